@@ -1,0 +1,117 @@
+/* tp_test.h - tensorpack's tiny test harness (written for this project).
+
+   TPT_RUN(fn) runs one test case; checks inside it record failures and go on. At the end
+   tpt_finish() prints "<suite>: N passed, N failed" (cases, not checks) and returns the exit
+   code. tests/run.sh adds those lines up. */
+#ifndef TP_TEST_H
+#define TP_TEST_H
+#include <stdio.h>
+#include <string.h>
+#include <stdint.h>
+
+static int tpt_passed, tpt_failed, tpt_case_failures;
+static const char *tpt_case = "";
+
+static void tpt_fail_at(const char *file, int line, const char *what) {
+  if (tpt_case_failures < 10) printf("  %s:%d: %s: %s\n", file, line, tpt_case, what);
+  tpt_case_failures++;
+}
+
+#define TPT_CHECK(cond) \
+  do { if (!(cond)) tpt_fail_at(__FILE__, __LINE__, "check failed: " #cond); } while (0)
+
+#define TPT_EQ_INT(a, b)                                                                  \
+  do {                                                                                    \
+    long long tpt_a_ = (long long)(a), tpt_b_ = (long long)(b);                           \
+    if (tpt_a_ != tpt_b_) {                                                               \
+      char tpt_m_[512];                                                                   \
+      snprintf(tpt_m_, sizeof tpt_m_, "%s == %s: %lld != %lld", #a, #b, tpt_a_, tpt_b_);  \
+      tpt_fail_at(__FILE__, __LINE__, tpt_m_);                                            \
+    }                                                                                     \
+  } while (0)
+
+#define TPT_EQ_U64(a, b)                                                                  \
+  do {                                                                                    \
+    unsigned long long tpt_a_ = (unsigned long long)(a), tpt_b_ = (unsigned long long)(b);\
+    if (tpt_a_ != tpt_b_) {                                                               \
+      char tpt_m_[512];                                                                   \
+      snprintf(tpt_m_, sizeof tpt_m_, "%s == %s: %llu != %llu", #a, #b, tpt_a_, tpt_b_);  \
+      tpt_fail_at(__FILE__, __LINE__, tpt_m_);                                            \
+    }                                                                                     \
+  } while (0)
+
+/* Exact status of a call. */
+#define TPT_STATUS(expr, want) TPT_EQ_INT((int)(expr), (int)(want))
+
+#define TPT_EQ_STR(a, b)                                                                  \
+  do {                                                                                    \
+    const char *tpt_a_ = (a), *tpt_b_ = (b);                                              \
+    if (!tpt_a_ || !tpt_b_ || strcmp(tpt_a_, tpt_b_) != 0) {                              \
+      char tpt_m_[512];                                                                   \
+      snprintf(tpt_m_, sizeof tpt_m_, "%s == %s: \"%.200s\" != \"%.200s\"", #a, #b,       \
+               tpt_a_ ? tpt_a_ : "(null)", tpt_b_ ? tpt_b_ : "(null)");                   \
+      tpt_fail_at(__FILE__, __LINE__, tpt_m_);                                            \
+    }                                                                                     \
+  } while (0)
+
+/* Substring check, for error messages. */
+#define TPT_CONTAINS(hay, needle)                                                         \
+  do {                                                                                    \
+    const char *tpt_h_ = (hay);                                                           \
+    if (!tpt_h_ || !strstr(tpt_h_, (needle))) {                                           \
+      char tpt_m_[512];                                                                   \
+      snprintf(tpt_m_, sizeof tpt_m_, "\"%.300s\" does not contain \"%s\"",               \
+               tpt_h_ ? tpt_h_ : "(null)", (needle));                                     \
+      tpt_fail_at(__FILE__, __LINE__, tpt_m_);                                            \
+    }                                                                                     \
+  } while (0)
+
+/* Equal bytes; names the first difference. */
+#define TPT_MEMEQ(a, b, n)                                                                \
+  do {                                                                                    \
+    const unsigned char *tpt_a_ = (const unsigned char *)(a);                             \
+    const unsigned char *tpt_b_ = (const unsigned char *)(b);                             \
+    size_t tpt_n_ = (size_t)(n), tpt_i_;                                                  \
+    for (tpt_i_ = 0; tpt_i_ < tpt_n_; tpt_i_++)                                           \
+      if (tpt_a_[tpt_i_] != tpt_b_[tpt_i_]) break;                                        \
+    if (tpt_i_ < tpt_n_) {                                                                \
+      char tpt_m_[512];                                                                   \
+      snprintf(tpt_m_, sizeof tpt_m_, "%s vs %s: byte %zu of %zu differs (0x%02x != 0x%02x)", \
+               #a, #b, tpt_i_, tpt_n_, tpt_a_[tpt_i_], tpt_b_[tpt_i_]);                   \
+      tpt_fail_at(__FILE__, __LINE__, tpt_m_);                                            \
+    }                                                                                     \
+  } while (0)
+
+static void tpt_run(const char *name, void (*fn)(void)) {
+  tpt_case = name;
+  tpt_case_failures = 0;
+  fn();
+  if (tpt_case_failures) {
+    printf("FAIL %s (%d failed checks)\n", name, tpt_case_failures);
+    tpt_failed++;
+  } else {
+    printf("ok   %s\n", name);
+    tpt_passed++;
+  }
+  fflush(stdout);
+}
+#define TPT_RUN(fn) tpt_run(#fn, fn)
+
+static int tpt_finish(const char *suite) {
+  printf("%s: %d passed, %d failed\n", suite, tpt_passed, tpt_failed);
+  return tpt_failed ? 1 : 0;
+}
+
+/* Deterministic xorshift64* for randomized tests. */
+static uint64_t tpt_rng_state = 0x9E3779B97F4A7C15ull;
+static uint64_t tpt_rand(void) {
+  uint64_t x = tpt_rng_state;
+  x ^= x >> 12; x ^= x << 25; x ^= x >> 27;
+  tpt_rng_state = x;
+  return x * 0x2545F4914F6CDD1Dull;
+}
+/* Uniform in [lo, hi]. */
+static int64_t tpt_range(int64_t lo, int64_t hi) {
+  return lo + (int64_t)(tpt_rand() % (uint64_t)(hi - lo + 1));
+}
+#endif
