@@ -19,7 +19,11 @@
 
 #ifndef TPDEF
 #ifdef TENSORPACK_STATIC
+#if defined(__GNUC__) || defined(__clang__)
+#define TPDEF static __attribute__((unused))
+#else
 #define TPDEF static
+#endif
 #else
 #define TPDEF extern
 #endif
@@ -248,6 +252,9 @@ TPDEF tp_status tp_convert_write(const tp_tensor *t, tp_dtype to, unsigned flags
    even index, an odd last dim padded with 0 (nibble 8). Any view of TP_I8. A value outside
    [-8, 7] is TP_ERR_INVALID and nothing is produced. */
 TPDEF tp_status tp_pack_int4(const tp_tensor *int8_values, tp_buffer *out);
+/* Checks that every value of an int8 view lies in [-8, 7]; on failure err (may be NULL) names
+   the first bad value's row-major index and the value. */
+TPDEF tp_status tp_pack_int4_check(const tp_tensor *int8_values, tp_error *err);
 /* The same, streamed (the values are checked before the first byte is written). */
 TPDEF tp_status tp_pack_int4_write(const tp_tensor *int8_values, tp_sink *sink);
 /* Packed size in bytes: rows * ceil(last / 2) (0-dim: 1 byte). */
@@ -262,6 +269,7 @@ typedef struct tp_sha256 {
   uint64_t nbytes;
   unsigned char buf[64];
   size_t fill;
+  int accel; /* 1: this context uses SHA-NI (set by init; set it to 0 to force portable C) */
 } tp_sha256;
 TPDEF void tp_sha256_init(tp_sha256 *c);
 TPDEF void tp_sha256_update(tp_sha256 *c, const void *data, size_t n);
@@ -315,7 +323,1639 @@ TPDEF tp_status tp_array_reserve(void **data, size_t *cap, size_t need, size_t e
 #ifndef TENSORPACK_IMPLEMENTATION_DONE
 #define TENSORPACK_IMPLEMENTATION_DONE
 
-/* >>core: implementation of sections 1-6 goes here (core owner) */
+/* >>core: implementation of sections 1-6 (core owner) */
+#include <string.h>
+#include <stdarg.h>
+#include <assert.h>
+#include <limits.h>
+
+#ifndef TP_ASSERT
+#define TP_ASSERT(x) assert(x)
+#endif
+
+#if defined(__BYTE_ORDER__) && defined(__ORDER_BIG_ENDIAN__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define TP__BIG_ENDIAN 1
+#else
+#define TP__BIG_ENDIAN 0
+#endif
+
+/* Scratch used by the streaming forms (tp_compact_write, tp_convert_write, tp_pack_int4_write). */
+#ifndef TP_SCRATCH_BYTES
+#define TP_SCRATCH_BYTES (256u * 1024u)
+#endif
+
+/* A valid non-NULL address for empty buffers. */
+static const unsigned char tp__empty[1] = {0};
+
+// >>status ------------------------------------------------------------------------------------
+
+TPDEF const char *tp_status_str(tp_status s) {
+  switch (s) {
+#define TP__STATUS_CASE(name, text) \
+  case name:                        \
+    return text;
+    TP_STATUS_LIST(TP__STATUS_CASE)
+#undef TP__STATUS_CASE
+    default:
+      break;
+  }
+  return "unknown status";
+}
+
+#ifdef TP_NO_STDIO
+/* A small vsnprintf for error sentences: %d %i %u %x %c %s %p %% with the l, ll, z and j
+   length modifiers; flags, width and precision are parsed and ignored. */
+static void tp__fmt_put(char *out, size_t cap, size_t *pos, char c) {
+  if (*pos + 1 < cap) out[*pos] = c;
+  (*pos)++;
+}
+static void tp__fmt_uint(char *out, size_t cap, size_t *pos, unsigned long long v, unsigned base) {
+  char tmp[24];
+  int n = 0;
+  do {
+    unsigned d = (unsigned)(v % base);
+    tmp[n++] = (char)(d < 10 ? '0' + d : 'a' + (d - 10));
+    v /= base;
+  } while (v);
+  while (n > 0) tp__fmt_put(out, cap, pos, tmp[--n]);
+}
+static void tp__vfmt(char *out, size_t cap, const char *fmt, va_list ap) {
+  size_t pos = 0;
+  const char *f;
+  if (cap == 0) return;
+  for (f = fmt; *f; f++) {
+    int lng = 0;
+    if (*f != '%') {
+      tp__fmt_put(out, cap, &pos, *f);
+      continue;
+    }
+    f++;
+    while (*f == '-' || *f == '+' || *f == ' ' || *f == '#' || *f == '0' || *f == '.' ||
+           (*f >= '1' && *f <= '9'))
+      f++;
+    for (;; f++) {
+      if (*f == 'l') lng++;
+      else if (*f == 'z' || *f == 'j') lng = 3;
+      else if (*f == 'h') continue;
+      else break;
+    }
+    switch (*f) {
+      case 'd':
+      case 'i': {
+        long long v = lng == 0 ? (long long)va_arg(ap, int)
+                    : lng == 1 ? (long long)va_arg(ap, long)
+                    : lng == 2 ? va_arg(ap, long long)
+                               : (long long)va_arg(ap, ptrdiff_t);
+        unsigned long long m = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+        if (v < 0) tp__fmt_put(out, cap, &pos, '-');
+        tp__fmt_uint(out, cap, &pos, m, 10);
+        break;
+      }
+      case 'u':
+      case 'x': {
+        unsigned long long v = lng == 0 ? (unsigned long long)va_arg(ap, unsigned)
+                             : lng == 1 ? (unsigned long long)va_arg(ap, unsigned long)
+                             : lng == 2 ? va_arg(ap, unsigned long long)
+                                        : (unsigned long long)va_arg(ap, size_t);
+        tp__fmt_uint(out, cap, &pos, v, *f == 'x' ? 16u : 10u);
+        break;
+      }
+      case 'p':
+        tp__fmt_uint(out, cap, &pos, (unsigned long long)(uintptr_t)va_arg(ap, void *), 16u);
+        break;
+      case 'c':
+        tp__fmt_put(out, cap, &pos, (char)va_arg(ap, int));
+        break;
+      case 's': {
+        const char *s = va_arg(ap, const char *);
+        if (!s) s = "(null)";
+        while (*s) tp__fmt_put(out, cap, &pos, *s++);
+        break;
+      }
+      case '%':
+        tp__fmt_put(out, cap, &pos, '%');
+        break;
+      case '\0':
+        f--;
+        break;
+      default:
+        tp__fmt_put(out, cap, &pos, '?');
+        break;
+    }
+  }
+  out[pos < cap ? pos : cap - 1] = '\0';
+}
+#endif
+
+TPDEF tp_status tp_error_set(tp_error *e, tp_status s, const char *fmt, ...) {
+  va_list ap;
+  if (!e) return s;
+  if (e->status != TP_OK) return e->status;
+  if (s == TP_OK) return TP_OK;
+  e->status = s;
+  if (!fmt) fmt = tp_status_str(s);
+  va_start(ap, fmt);
+#ifdef TP_NO_STDIO
+  tp__vfmt(e->msg, sizeof e->msg, fmt, ap);
+#else
+  vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+#endif
+  va_end(ap);
+  return s;
+}
+
+// >>helpers -----------------------------------------------------------------------------------
+
+TPDEF void tp_store_le16(unsigned char *p, uint16_t v) {
+  p[0] = (unsigned char)(v & 0xFFu);
+  p[1] = (unsigned char)(v >> 8);
+}
+TPDEF void tp_store_le32(unsigned char *p, uint32_t v) {
+  p[0] = (unsigned char)(v & 0xFFu);
+  p[1] = (unsigned char)((v >> 8) & 0xFFu);
+  p[2] = (unsigned char)((v >> 16) & 0xFFu);
+  p[3] = (unsigned char)(v >> 24);
+}
+TPDEF void tp_store_le64(unsigned char *p, uint64_t v) {
+  tp_store_le32(p, (uint32_t)(v & 0xFFFFFFFFu));
+  tp_store_le32(p + 4, (uint32_t)(v >> 32));
+}
+TPDEF uint16_t tp_load_le16(const unsigned char *p) {
+  return (uint16_t)(p[0] | (p[1] << 8));
+}
+TPDEF uint32_t tp_load_le32(const unsigned char *p) {
+  return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+TPDEF uint64_t tp_load_le64(const unsigned char *p) {
+  return (uint64_t)tp_load_le32(p) | ((uint64_t)tp_load_le32(p + 4) << 32);
+}
+
+TPDEF int tp_add_u64(uint64_t a, uint64_t b, uint64_t *out) {
+  if (a > UINT64_MAX - b) return 1;
+  *out = a + b;
+  return 0;
+}
+TPDEF int tp_mul_u64(uint64_t a, uint64_t b, uint64_t *out) {
+  if (a != 0 && b > UINT64_MAX / a) return 1;
+  *out = a * b;
+  return 0;
+}
+TPDEF int tp_align_u64(uint64_t v, uint64_t align, uint64_t *out) {
+  uint64_t r;
+  if (align == 0 || (align & (align - 1)) != 0) return 1;
+  if (tp_add_u64(v, align - 1, &r)) return 1;
+  *out = r & ~(align - 1);
+  return 0;
+}
+TPDEF tp_status tp_array_reserve(void **data, size_t *cap, size_t need, size_t elem_size) {
+  size_t ncap;
+  uint64_t bytes;
+  void *p;
+  TP_ASSERT(data && cap);
+  if (need <= *cap) return TP_OK;
+  if (elem_size == 0) return TP_ERR_INVALID;
+  ncap = *cap < 8 ? 8 : *cap;
+  while (ncap < need) ncap = ncap > SIZE_MAX / 2 ? need : ncap * 2;
+  if (tp_mul_u64(ncap, elem_size, &bytes) || bytes > SIZE_MAX) {
+    ncap = need; /* doubling overshot: try the exact need */
+    if (tp_mul_u64(ncap, elem_size, &bytes) || bytes > SIZE_MAX) return TP_ERR_OVERFLOW;
+  }
+  p = TP_REALLOC(*data, (size_t)bytes);
+  if (!p) return TP_ERR_NOMEM;
+  *data = p;
+  *cap = ncap;
+  return TP_OK;
+}
+
+/* Checked signed arithmetic: 0 on success, 1 on overflow. */
+static int tp__add_i64(int64_t a, int64_t b, int64_t *out) {
+  if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) return 1;
+  *out = a + b;
+  return 0;
+}
+static int tp__mul_i64(int64_t a, int64_t b, int64_t *out) {
+  if (a == 0 || b == 0) {
+    *out = 0;
+    return 0;
+  }
+  if (a > 0) {
+    if (b > 0 ? a > INT64_MAX / b : b < INT64_MIN / a) return 1;
+  } else {
+    if (b > 0 ? a < INT64_MIN / b : (a == INT64_MIN || b == INT64_MIN || -a > INT64_MAX / -b))
+      return 1;
+  }
+  *out = a * b;
+  return 0;
+}
+static int64_t tp__abs_i64(int64_t v) { return v < 0 ? -v : v; } /* v > INT64_MIN here */
+
+// >>dtype -------------------------------------------------------------------------------------
+
+TPDEF size_t tp_dtype_size(tp_dtype t) {
+  switch (t) {
+    case TP_U8: case TP_I8: case TP_BOOL: return 1;
+    case TP_I16: case TP_F16: case TP_BF16: return 2;
+    case TP_I32: case TP_F32: return 4;
+    case TP_I64: case TP_F64: return 8;
+    default: return 0;
+  }
+}
+TPDEF const char *tp_dtype_name(tp_dtype t) {
+  switch (t) {
+    case TP_U8: return "u8";
+    case TP_I8: return "i8";
+    case TP_I16: return "i16";
+    case TP_I32: return "i32";
+    case TP_I64: return "i64";
+    case TP_F16: return "f16";
+    case TP_F32: return "f32";
+    case TP_F64: return "f64";
+    case TP_BOOL: return "bool";
+    case TP_BF16: return "bf16";
+    default: return "?";
+  }
+}
+
+static uint32_t tp__f32_bits(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  return u;
+}
+static float tp__f32_from_bits(uint32_t u) {
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+/* Integer-only, so the result never depends on the FPU's mode or excess precision. */
+static uint16_t tp__f32bits_to_f16(uint32_t w) {
+  uint32_t sign = (w >> 16) & 0x8000u, a = w & 0x7FFFFFFFu;
+  if (a > 0x7F800000u) return (uint16_t)(sign | 0x7E00u); /* NaN: quiet, sign kept */
+  if (a >= 0x477FF000u) return (uint16_t)(sign | 0x7C00u); /* >= 65520 rounds to inf */
+  if (a >= 0x38800000u) {                                    /* normal half */
+    uint32_t m = a - 0x38000000u;                            /* rebias 127 -> 15 */
+    return (uint16_t)(sign | ((m + 0x0FFFu + ((m >> 13) & 1u)) >> 13));
+  } else { /* subnormal half (or zero): units of 2^-24 */
+    uint32_t e = a >> 23, mant = (a & 0x7FFFFFu) | 0x800000u, shift, q, r, half;
+    if (e < 102) return (uint16_t)sign; /* below 2^-25: rounds to zero */
+    shift = 126u - e;                   /* 14..24 */
+    q = mant >> shift;
+    r = mant & ((1u << shift) - 1u);
+    half = 1u << (shift - 1u);
+    if (r > half || (r == half && (q & 1u))) q++;
+    return (uint16_t)(sign | q);
+  }
+}
+static uint16_t tp__f32bits_to_bf16(uint32_t w) {
+  if ((w & 0x7FFFFFFFu) > 0x7F800000u) return (uint16_t)((w >> 16) | 0x0040u);
+  return (uint16_t)((w + 0x7FFFu + ((w >> 16) & 1u)) >> 16);
+}
+static uint32_t tp__f16_to_f32bits(uint16_t h) {
+  uint32_t sign = ((uint32_t)h & 0x8000u) << 16, e = ((uint32_t)h >> 10) & 0x1Fu,
+           m = (uint32_t)h & 0x3FFu;
+  if (e == 0x1F) return sign | 0x7F800000u | (m << 13);
+  if (e != 0) return sign | ((e + 112u) << 23) | (m << 13);
+  if (m == 0) return sign;
+  e = 113; /* normalise a subnormal */
+  while ((m & 0x400u) == 0) {
+    m <<= 1;
+    e--;
+  }
+  return sign | (e << 23) | ((m & 0x3FFu) << 13);
+}
+
+TPDEF uint16_t tp_f32_to_bf16(float f) { return tp__f32bits_to_bf16(tp__f32_bits(f)); }
+TPDEF uint16_t tp_f32_to_f16(float f) { return tp__f32bits_to_f16(tp__f32_bits(f)); }
+TPDEF float tp_bf16_to_f32(uint16_t h) { return tp__f32_from_bits((uint32_t)h << 16); }
+TPDEF float tp_f16_to_f32(uint16_t h) { return tp__f32_from_bits(tp__f16_to_f32bits(h)); }
+
+// >>view --------------------------------------------------------------------------------------
+
+/* Full check of a view; on success *numel_out, and (for a non-empty view) the smallest and
+   largest element index it addresses. */
+static tp_status tp__check(const tp_tensor *t, tp_error *err, int64_t *numel_out, int64_t *lo_out,
+                           int64_t *hi_out) {
+  int64_t numel = 1, lo = 0, hi = 0, nb;
+  size_t es;
+  int d, empty = 0;
+  if (!t) return tp_error_set(err, TP_ERR_INVALID, "view is NULL"), TP_ERR_INVALID;
+  if (t->ndim < 0 || t->ndim > TP_MAX_DIMS) {
+    if (t->ndim < 0) tp_error_set(err, TP_ERR_INVALID, "ndim %d is negative", t->ndim);
+    else tp_error_set(err, TP_ERR_INVALID, "ndim %d > TP_MAX_DIMS %d", t->ndim, TP_MAX_DIMS);
+    return TP_ERR_INVALID;
+  }
+  es = tp_dtype_size(t->dtype);
+  if (es == 0) {
+    tp_error_set(err, TP_ERR_INVALID, "dtype %d is not a tp_dtype", (int)t->dtype);
+    return TP_ERR_INVALID;
+  }
+  if (!t->storage.data && t->storage.nbytes > 0) {
+    tp_error_set(err, TP_ERR_INVALID, "storage data is NULL but nbytes is %llu",
+                 (unsigned long long)t->storage.nbytes);
+    return TP_ERR_INVALID;
+  }
+  for (d = 0; d < t->ndim; d++) {
+    if (t->sizes[d] < 0) {
+      tp_error_set(err, TP_ERR_INVALID, "size of dim %d is %lld", d, (long long)t->sizes[d]);
+      return TP_ERR_INVALID;
+    }
+    if (t->sizes[d] == 0) empty = 1;
+  }
+  if (t->offset < 0) {
+    tp_error_set(err, TP_ERR_BOUNDS, "offset %lld is negative", (long long)t->offset);
+    return TP_ERR_BOUNDS;
+  }
+  if (empty) {
+    *numel_out = 0;
+    if (lo_out) *lo_out = 0;
+    if (hi_out) *hi_out = 0;
+    return TP_OK;
+  }
+  for (d = 0; d < t->ndim; d++) {
+    int64_t ext;
+    if (tp__mul_i64(numel, t->sizes[d], &numel)) {
+      tp_error_set(err, TP_ERR_OVERFLOW, "element count overflows at dim %d (size %lld)", d,
+                   (long long)t->sizes[d]);
+      return TP_ERR_OVERFLOW;
+    }
+    if (tp__mul_i64(t->sizes[d] - 1, t->strides[d], &ext) ||
+        tp__add_i64(ext > 0 ? hi : lo, ext, ext > 0 ? &hi : &lo)) {
+      tp_error_set(err, TP_ERR_OVERFLOW, "dim %d: size %lld x stride %lld overflows", d,
+                   (long long)t->sizes[d], (long long)t->strides[d]);
+      return TP_ERR_OVERFLOW;
+    }
+  }
+  if (tp__mul_i64(numel, (int64_t)es, &nb) || (uint64_t)nb > (uint64_t)SIZE_MAX) {
+    tp_error_set(err, TP_ERR_OVERFLOW, "%lld elements of %u bytes overflow", (long long)numel,
+                 (unsigned)es);
+    return TP_ERR_OVERFLOW;
+  }
+  if (tp__add_i64(t->offset, lo, &lo) || tp__add_i64(t->offset, hi, &hi)) {
+    tp_error_set(err, TP_ERR_OVERFLOW, "offset %lld plus the view's extent overflows",
+                 (long long)t->offset);
+    return TP_ERR_OVERFLOW;
+  }
+  if (lo < 0) {
+    tp_error_set(err, TP_ERR_BOUNDS, "view reaches element %lld, before the storage's start",
+                 (long long)lo);
+    return TP_ERR_BOUNDS;
+  }
+  {
+    int64_t endb;
+    if (tp__add_i64(hi, 1, &endb) || tp__mul_i64(endb, (int64_t)es, &endb)) {
+      tp_error_set(err, TP_ERR_OVERFLOW, "view's last element %lld overflows as a byte offset",
+                   (long long)hi);
+      return TP_ERR_OVERFLOW;
+    }
+    if ((uint64_t)endb > (uint64_t)t->storage.nbytes) {
+      tp_error_set(err, TP_ERR_BOUNDS, "view reaches byte %llu of a %llu-byte storage",
+                   (unsigned long long)endb, (unsigned long long)t->storage.nbytes);
+      return TP_ERR_BOUNDS;
+    }
+  }
+  *numel_out = numel;
+  if (lo_out) *lo_out = lo;
+  if (hi_out) *hi_out = hi;
+  return TP_OK;
+}
+
+TPDEF tp_status tp_tensor_check(const tp_tensor *t, tp_error *err) {
+  int64_t n;
+  return tp__check(t, err, &n, NULL, NULL);
+}
+
+TPDEF tp_status tp_view(tp_storage s, tp_dtype dt, int ndim, const int64_t *sizes,
+                        const int64_t *strides, int64_t offset, tp_tensor *out) {
+  tp_tensor r;
+  int d;
+  tp_status st;
+  if (!out) return TP_ERR_INVALID;
+  if (ndim < 0 || ndim > TP_MAX_DIMS) return TP_ERR_INVALID;
+  if (ndim > 0 && !sizes) return TP_ERR_INVALID;
+  memset(&r, 0, sizeof r);
+  r.storage = s;
+  r.dtype = dt;
+  r.ndim = ndim;
+  r.offset = offset;
+  for (d = 0; d < ndim; d++) {
+    if (sizes[d] < 0) return TP_ERR_INVALID;
+    r.sizes[d] = sizes[d];
+  }
+  if (strides) {
+    for (d = 0; d < ndim; d++) r.strides[d] = strides[d];
+  } else {
+    int64_t acc = 1;
+    for (d = ndim - 1; d >= 0; d--) {
+      r.strides[d] = acc;
+      if (tp__mul_i64(acc, sizes[d] > 1 ? sizes[d] : 1, &acc)) {
+        /* only an error if the view is not empty: an empty view may have any sizes */
+        int e, empty = 0;
+        for (e = 0; e < ndim; e++) empty |= sizes[e] == 0;
+        if (!empty) return TP_ERR_OVERFLOW;
+        acc = 0; /* remaining strides are irrelevant for an empty view */
+      }
+    }
+  }
+  st = tp_tensor_check(&r, NULL);
+  if (st != TP_OK) return st;
+  *out = r;
+  return TP_OK;
+}
+
+/* Common prologue/epilogue of the view ops. */
+static tp_status tp__op_begin(const tp_tensor *t, tp_tensor *out, tp_tensor *r) {
+  tp_status s;
+  if (!out) return TP_ERR_INVALID;
+  s = tp_tensor_check(t, NULL);
+  if (s != TP_OK) return s;
+  *r = *t;
+  return TP_OK;
+}
+static tp_status tp__op_end(const tp_tensor *t, tp_tensor *r, tp_tensor *out) {
+  tp_status s;
+  int64_t n;
+  int d;
+  for (d = r->ndim; d < TP_MAX_DIMS; d++) r->sizes[d] = r->strides[d] = 0;
+  for (d = 0; d < r->ndim; d++)
+    if (r->sizes[d] == 0) r->offset = t->offset; /* empty: no bytes, keep a sane offset */
+  s = tp__check(r, NULL, &n, NULL, NULL);
+  if (s != TP_OK) return s;
+  *out = *r;
+  return TP_OK;
+}
+static int tp__bad_dim(const tp_tensor *t, int dim) { return dim < 0 || dim >= t->ndim; }
+
+TPDEF tp_status tp_select(const tp_tensor *t, int dim, int64_t index, tp_tensor *out) {
+  tp_tensor r;
+  int64_t size, delta;
+  int d;
+  tp_status s = tp__op_begin(t, out, &r);
+  if (s != TP_OK) return s;
+  if (tp__bad_dim(t, dim)) return TP_ERR_INVALID;
+  size = t->sizes[dim];
+  if (index < 0) index += size;
+  if (index < 0 || index >= size) return TP_ERR_BOUNDS;
+  if (tp__mul_i64(index, t->strides[dim], &delta) || tp__add_i64(r.offset, delta, &r.offset))
+    return TP_ERR_OVERFLOW;
+  for (d = dim; d + 1 < t->ndim; d++) {
+    r.sizes[d] = t->sizes[d + 1];
+    r.strides[d] = t->strides[d + 1];
+  }
+  r.ndim = t->ndim - 1;
+  return tp__op_end(t, &r, out);
+}
+
+TPDEF tp_status tp_narrow(const tp_tensor *t, int dim, int64_t start, int64_t length,
+                          tp_tensor *out) {
+  tp_tensor r;
+  int64_t size, delta;
+  tp_status s = tp__op_begin(t, out, &r);
+  if (s != TP_OK) return s;
+  if (tp__bad_dim(t, dim) || length < 0) return TP_ERR_INVALID;
+  size = t->sizes[dim];
+  if (start < 0) start += size;
+  if (start < 0 || start > size || length > size - start) return TP_ERR_BOUNDS;
+  if (tp__mul_i64(start, t->strides[dim], &delta) || tp__add_i64(r.offset, delta, &r.offset))
+    return TP_ERR_OVERFLOW;
+  r.sizes[dim] = length;
+  return tp__op_end(t, &r, out);
+}
+
+TPDEF tp_status tp_slice(const tp_tensor *t, int dim, int64_t start, int64_t stop, int64_t step,
+                         tp_tensor *out) {
+  tp_tensor r;
+  int64_t size, delta, len;
+  tp_status s = tp__op_begin(t, out, &r);
+  if (s != TP_OK) return s;
+  if (tp__bad_dim(t, dim) || step < 1) return TP_ERR_INVALID;
+  size = t->sizes[dim];
+  if (start < 0) start = start < -size ? 0 : start + size;
+  if (start > size) start = size;
+  if (stop < 0) stop = stop < -size ? 0 : stop + size;
+  if (stop > size) stop = size;
+  len = stop > start ? (stop - start - 1) / step + 1 : 0;
+  if (tp__mul_i64(start, t->strides[dim], &delta) || tp__add_i64(r.offset, delta, &r.offset) ||
+      tp__mul_i64(t->strides[dim], step, &r.strides[dim])) {
+    if (len > 0) return TP_ERR_OVERFLOW;
+    r.offset = t->offset;
+    r.strides[dim] = t->strides[dim];
+  }
+  r.sizes[dim] = len;
+  return tp__op_end(t, &r, out);
+}
+
+TPDEF tp_status tp_transpose(const tp_tensor *t, int d0, int d1, tp_tensor *out) {
+  tp_tensor r;
+  int64_t v;
+  tp_status s = tp__op_begin(t, out, &r);
+  if (s != TP_OK) return s;
+  if (tp__bad_dim(t, d0) || tp__bad_dim(t, d1)) return TP_ERR_INVALID;
+  v = r.sizes[d0]; r.sizes[d0] = r.sizes[d1]; r.sizes[d1] = v;
+  v = r.strides[d0]; r.strides[d0] = r.strides[d1]; r.strides[d1] = v;
+  return tp__op_end(t, &r, out);
+}
+
+TPDEF tp_status tp_permute(const tp_tensor *t, const int *perm, tp_tensor *out) {
+  tp_tensor r;
+  unsigned char seen[TP_MAX_DIMS];
+  int d;
+  tp_status s = tp__op_begin(t, out, &r);
+  if (s != TP_OK) return s;
+  if (t->ndim > 0 && !perm) return TP_ERR_INVALID;
+  memset(seen, 0, sizeof seen);
+  for (d = 0; d < t->ndim; d++) {
+    if (tp__bad_dim(t, perm[d]) || seen[perm[d]]) return TP_ERR_INVALID;
+    seen[perm[d]] = 1;
+    r.sizes[d] = t->sizes[perm[d]];
+    r.strides[d] = t->strides[perm[d]];
+  }
+  return tp__op_end(t, &r, out);
+}
+
+TPDEF tp_status tp_chunk(const tp_tensor *t, int chunks, int dim, int index, tp_tensor *out) {
+  int64_t size, csize, count, start;
+  tp_status s;
+  if (!out) return TP_ERR_INVALID;
+  s = tp_tensor_check(t, NULL);
+  if (s != TP_OK) return s;
+  if (chunks < 1 || tp__bad_dim(t, dim) || index < 0) return TP_ERR_INVALID;
+  size = t->sizes[dim];
+  if (size == 0) { /* torch.chunk gives `chunks` empty pieces */
+    if (index >= chunks) return TP_ERR_INVALID;
+    return tp_narrow(t, dim, 0, 0, out);
+  }
+  csize = (size - 1) / chunks + 1;
+  count = (size - 1) / csize + 1;
+  if (index >= count) return TP_ERR_INVALID;
+  start = (int64_t)index * csize;
+  return tp_narrow(t, dim, start, size - start < csize ? size - start : csize, out);
+}
+
+TPDEF tp_status tp_flip(const tp_tensor *t, int dim, tp_tensor *out) {
+  tp_tensor r;
+  int64_t delta;
+  tp_status s = tp__op_begin(t, out, &r);
+  if (s != TP_OK) return s;
+  if (tp__bad_dim(t, dim)) return TP_ERR_INVALID;
+  if (t->sizes[dim] > 0) {
+    if (tp__mul_i64(t->sizes[dim] - 1, t->strides[dim], &delta) ||
+        tp__add_i64(r.offset, delta, &r.offset))
+      return TP_ERR_OVERFLOW;
+  }
+  r.strides[dim] = -t->strides[dim];
+  return tp__op_end(t, &r, out);
+}
+
+TPDEF tp_status tp_expand(const tp_tensor *t, int ndim, const int64_t *sizes, tp_tensor *out) {
+  tp_tensor r;
+  int d, lead;
+  tp_status s = tp__op_begin(t, out, &r);
+  if (s != TP_OK) return s;
+  if (ndim < t->ndim || ndim > TP_MAX_DIMS || (ndim > 0 && !sizes)) return TP_ERR_INVALID;
+  lead = ndim - t->ndim;
+  for (d = 0; d < ndim; d++) {
+    int64_t want = sizes[d];
+    if (d < lead) {
+      if (want < 0) return TP_ERR_INVALID;
+      r.sizes[d] = want;
+      r.strides[d] = 0;
+    } else {
+      int64_t have = t->sizes[d - lead], st = t->strides[d - lead];
+      if (want == -1 || want == have) {
+        r.sizes[d] = have;
+        r.strides[d] = st;
+      } else if (have == 1 && want >= 0) {
+        r.sizes[d] = want;
+        r.strides[d] = 0;
+      } else {
+        return TP_ERR_INVALID;
+      }
+    }
+  }
+  r.ndim = ndim;
+  return tp__op_end(t, &r, out);
+}
+
+TPDEF int64_t tp_numel(const tp_tensor *t) {
+  int64_t n = 1;
+  int d;
+  if (!t || t->ndim < 0 || t->ndim > TP_MAX_DIMS) return -1;
+  for (d = 0; d < t->ndim; d++) {
+    if (t->sizes[d] < 0) return -1;
+    if (t->sizes[d] == 0) return 0;
+  }
+  for (d = 0; d < t->ndim; d++)
+    if (tp__mul_i64(n, t->sizes[d], &n)) return -1;
+  return n;
+}
+
+TPDEF size_t tp_nbytes(const tp_tensor *t) {
+  int64_t n = tp_numel(t);
+  uint64_t b;
+  if (n < 0 || tp_mul_u64((uint64_t)n, tp_dtype_size(t->dtype), &b) || b > SIZE_MAX) return 0;
+  return (size_t)b;
+}
+
+/* PyTorch's is_contiguous on raw arrays. */
+static int tp__contig(int ndim, const int64_t *sizes, const int64_t *strides) {
+  int64_t expected = 1;
+  int d;
+  for (d = 0; d < ndim; d++)
+    if (sizes[d] == 0) return 1;
+  for (d = ndim - 1; d >= 0; d--) {
+    if (sizes[d] != 1) {
+      if (strides[d] != expected) return 0;
+      expected *= sizes[d];
+    }
+  }
+  return 1;
+}
+
+TPDEF int tp_is_contiguous(const tp_tensor *t) {
+  if (!t || t->ndim < 0 || t->ndim > TP_MAX_DIMS) return 0;
+  return tp__contig(t->ndim, t->sizes, t->strides);
+}
+
+TPDEF int tp_is_dense(const tp_tensor *t) {
+  int perm[TP_MAX_DIMS];
+  int i, j, n;
+  int64_t require = 1;
+  if (!t || t->ndim < 0 || t->ndim > TP_MAX_DIMS) return 0;
+  n = t->ndim;
+  if (n == 1) return t->sizes[0] < 2 || tp__abs_i64(t->strides[0]) == 1;
+  /* stable sort of dims: size < 2 last, else by |stride| ascending */
+  for (i = 0; i < n; i++) {
+    int d = i;
+    perm[i] = d;
+    for (j = i; j > 0; j--) {
+      int a = perm[j - 1], b = perm[j];
+      int b_first;
+      if (t->sizes[b] < 2) b_first = 0;
+      else if (t->sizes[a] < 2) b_first = 1;
+      else b_first = tp__abs_i64(t->strides[b]) < tp__abs_i64(t->strides[a]);
+      if (!b_first) break;
+      perm[j - 1] = b;
+      perm[j] = a;
+    }
+  }
+  for (i = 0; i < n; i++) {
+    int64_t sz = t->sizes[perm[i]];
+    if (sz < 2) return 1;
+    if (tp__abs_i64(t->strides[perm[i]]) != require) return 0;
+    require *= sz;
+  }
+  return 1;
+}
+
+/* PyTorch's channels_last contiguity (4-d only). */
+static int tp__channels_last(const tp_tensor *t) {
+  static const int order[4] = {1, 3, 2, 0};
+  int64_t expected = 1;
+  int i;
+  if (t->ndim != 4) return 0;
+  for (i = 0; i < 4; i++) {
+    int d = order[i];
+    if (t->sizes[d] != 1) {
+      if (t->strides[d] != expected) return 0;
+      expected *= t->sizes[d];
+    }
+  }
+  return 1;
+}
+
+/* compute_elementwise_output_logical_to_physical_perm for one tensor, |stride|. */
+static void tp__dim_order(const tp_tensor *t, int *order) {
+  int n = t->ndim, i, perm[TP_MAX_DIMS];
+  int contig, cl;
+  if (n == 0) return;
+  if (n == 1) {
+    order[0] = 0;
+    return;
+  }
+  contig = tp_is_contiguous(t);
+  cl = tp__channels_last(t);
+  if (contig && !cl) {
+    for (i = 0; i < n; i++) order[i] = i;
+    return;
+  }
+  if (cl && !contig) {
+    order[0] = 0;
+    for (i = 2; i < n; i++) order[i - 1] = i;
+    order[n - 1] = 1;
+    return;
+  }
+  for (i = 0; i < n; i++) perm[i] = n - 1 - i; /* innermost first */
+  for (i = 1; i < n; i++) {
+    int dim1 = i, dim0;
+    for (dim0 = i - 1; dim0 >= 0; dim0--) {
+      int a = perm[dim0], b = perm[dim1], cmp = 0;
+      int64_t sa = tp__abs_i64(t->strides[a]), sb = tp__abs_i64(t->strides[b]);
+      if (sa != 0 && sb != 0) {
+        if (sa < sb) cmp = -1;
+        else if (sa > sb) cmp = 1;
+        else if (t->sizes[a] > t->sizes[b]) cmp = 1;
+      }
+      if (cmp > 0) {
+        perm[dim0] = b;
+        perm[dim1] = a;
+        dim1 = dim0;
+      } else if (cmp < 0) {
+        break;
+      }
+    }
+  }
+  for (i = 0; i < n; i++) order[i] = perm[n - 1 - i];
+}
+
+TPDEF tp_status tp_dim_order(const tp_tensor *t, uint8_t *order_out) {
+  int order[TP_MAX_DIMS], d;
+  tp_status s = tp_tensor_check(t, NULL);
+  if (s != TP_OK) return s;
+  if (t->ndim > 0 && !order_out) return TP_ERR_INVALID;
+  tp__dim_order(t, order);
+  for (d = 0; d < t->ndim; d++) order_out[d] = (uint8_t)order[d];
+  return TP_OK;
+}
+
+TPDEF tp_status tp_span(const tp_tensor *t, size_t *begin, size_t *end) {
+  int64_t n, lo, hi;
+  tp_status s = tp__check(t, NULL, &n, &lo, &hi);
+  if (s != TP_OK) return s;
+  if (!begin || !end) return TP_ERR_INVALID;
+  if (n == 0) {
+    *begin = *end = 0;
+    return TP_OK;
+  }
+  /* both fit: tp__check proved (hi + 1) * size <= storage bytes */
+  *begin = (size_t)lo * tp_dtype_size(t->dtype);
+  *end = ((size_t)hi + 1) * tp_dtype_size(t->dtype);
+  return TP_OK;
+}
+
+// >>sink --------------------------------------------------------------------------------------
+
+TPDEF tp_status tp_sink_write(tp_sink *sink, const void *data, size_t n) {
+  TP_ASSERT(sink && sink->write);
+  if (n == 0) return TP_OK;
+  if (!data) return TP_ERR_INVALID;
+  return sink->write(sink->ctx, data, n);
+}
+
+TPDEF tp_status tp_sink_zeros(tp_sink *sink, size_t n) {
+  static const unsigned char zeros[256] = {0};
+  TP_ASSERT(sink && sink->write);
+  while (n > 0) {
+    size_t k = n < sizeof zeros ? n : sizeof zeros;
+    tp_status s = sink->write(sink->ctx, zeros, k);
+    if (s != TP_OK) return s;
+    n -= k;
+  }
+  return TP_OK;
+}
+
+static tp_status tp__membuf_write(void *ctx, const void *data, size_t n) {
+  tp_membuf *m = (tp_membuf *)ctx;
+  void *p = m->data;
+  tp_status s;
+  if (n > SIZE_MAX - m->size) return TP_ERR_OVERFLOW;
+  s = tp_array_reserve(&p, &m->cap, m->size + n, 1);
+  m->data = (unsigned char *)p;
+  if (s != TP_OK) return s;
+  memcpy(m->data + m->size, data, n);
+  m->size += n;
+  return TP_OK;
+}
+TPDEF tp_sink tp_sink_membuf(tp_membuf *m) {
+  tp_sink s;
+  TP_ASSERT(m);
+  s.write = tp__membuf_write;
+  s.ctx = m;
+  return s;
+}
+TPDEF void tp_membuf_free(tp_membuf *m) {
+  if (!m) return;
+  TP_FREE(m->data);
+  m->data = NULL;
+  m->size = m->cap = 0;
+}
+
+static tp_status tp__counter_write(void *ctx, const void *data, size_t n) {
+  uint64_t *c = (uint64_t *)ctx;
+  (void)data;
+  return tp_add_u64(*c, n, c) ? TP_ERR_OVERFLOW : TP_OK;
+}
+TPDEF tp_sink tp_sink_counter(uint64_t *count) {
+  tp_sink s;
+  TP_ASSERT(count);
+  s.write = tp__counter_write;
+  s.ctx = count;
+  return s;
+}
+
+#ifndef TP_NO_STDIO
+#include <errno.h>
+static tp_status tp__file_write(void *ctx, const void *data, size_t n) {
+  return fwrite(data, 1, n, (FILE *)ctx) == n ? TP_OK : TP_ERR_IO;
+}
+TPDEF tp_sink tp_sink_file(FILE *f) {
+  tp_sink s;
+  TP_ASSERT(f);
+  s.write = tp__file_write;
+  s.ctx = f;
+  return s;
+}
+
+static void tp__atomic_clear(tp_atomic_file *af) {
+  TP_FREE(af->tmp_path);
+  TP_FREE(af->path);
+  af->f = NULL;
+  af->tmp_path = af->path = NULL;
+}
+
+TPDEF tp_status tp_atomic_open(tp_atomic_file *af, const char *path, tp_sink *sink_out) {
+  size_t len;
+  unsigned n;
+  TP_ASSERT(af);
+  af->f = NULL;
+  af->tmp_path = af->path = NULL;
+  if (!path || !*path || !sink_out) return TP_ERR_INVALID;
+  len = strlen(path);
+  if (len > SIZE_MAX - 32) return TP_ERR_OVERFLOW;
+  af->path = (char *)TP_MALLOC(len + 1);
+  af->tmp_path = (char *)TP_MALLOC(len + 32);
+  if (!af->path || !af->tmp_path) {
+    tp__atomic_clear(af);
+    return TP_ERR_NOMEM;
+  }
+  memcpy(af->path, path, len + 1);
+  /* "<path>.tmp.<n>", created exclusively, so concurrent writers never share a temp file */
+  for (n = 0; n < 64; n++) {
+    snprintf(af->tmp_path, len + 32, "%s.tmp.%u", path, n);
+    errno = 0;
+    af->f = fopen(af->tmp_path, "wbx");
+    if (af->f || errno != EEXIST) break;
+  }
+  if (!af->f) {
+    tp__atomic_clear(af);
+    return TP_ERR_IO;
+  }
+  *sink_out = tp_sink_file(af->f);
+  return TP_OK;
+}
+
+TPDEF tp_status tp_atomic_commit(tp_atomic_file *af) {
+  int bad;
+  TP_ASSERT(af);
+  if (!af->f || !af->tmp_path || !af->path) return TP_ERR_INVALID;
+  bad = fflush(af->f) != 0;
+  bad |= ferror(af->f) != 0;
+  bad |= fclose(af->f) != 0;
+  af->f = NULL;
+  if (!bad) {
+#ifdef _WIN32
+    remove(af->path); /* rename does not replace on Windows */
+#endif
+    bad = rename(af->tmp_path, af->path) != 0;
+  }
+  if (bad) remove(af->tmp_path);
+  tp__atomic_clear(af);
+  return bad ? TP_ERR_IO : TP_OK;
+}
+
+TPDEF void tp_atomic_abort(tp_atomic_file *af) {
+  if (!af) return;
+  if (af->f) fclose(af->f);
+  if (af->tmp_path) remove(af->tmp_path);
+  tp__atomic_clear(af);
+}
+
+TPDEF tp_status tp_atomic_write(const char *path, tp_status (*produce)(void *ctx, tp_sink *sink),
+                                void *ctx) {
+  tp_atomic_file af;
+  tp_sink sink;
+  tp_status s;
+  if (!produce) return TP_ERR_INVALID;
+  s = tp_atomic_open(&af, path, &sink);
+  if (s != TP_OK) return s;
+  s = produce(ctx, &sink);
+  if (s != TP_OK) {
+    tp_atomic_abort(&af);
+    return s;
+  }
+  return tp_atomic_commit(&af);
+}
+#endif /* TP_NO_STDIO */
+
+// >>copy --------------------------------------------------------------------------------------
+
+/* A view reduced for copying: the dims in output order (outermost first), size-1 dims dropped,
+   adjacent dims that walk memory as one merged. */
+typedef struct tp__plan {
+  int nd;
+  int64_t size[TP_MAX_DIMS];
+  int64_t stride[TP_MAX_DIMS]; /* elements */
+  size_t esize;
+  int64_t numel;
+  const unsigned char *base; /* the element at index (0, ..., 0); NULL when empty */
+} tp__plan;
+
+static tp_status tp__plan_make(const tp_tensor *t, tp_order order, tp__plan *p) {
+  int perm[TP_MAX_DIMS], d;
+  int64_t numel;
+  tp_status s = tp__check(t, NULL, &numel, NULL, NULL);
+  if (s != TP_OK) return s;
+  if (order != TP_ORDER_ROW_MAJOR && order != TP_ORDER_PRESERVE) return TP_ERR_INVALID;
+  memset(p, 0, sizeof *p);
+  p->esize = tp_dtype_size(t->dtype);
+  p->numel = numel;
+  if (numel == 0) return TP_OK;
+  p->base = (const unsigned char *)t->storage.data + (size_t)t->offset * p->esize;
+  if (order == TP_ORDER_PRESERVE) tp__dim_order(t, perm);
+  else
+    for (d = 0; d < t->ndim; d++) perm[d] = d;
+  for (d = 0; d < t->ndim; d++) {
+    int64_t sz = t->sizes[perm[d]], st = t->strides[perm[d]], merged;
+    if (sz == 1) continue;
+    if (p->nd > 0 && !tp__mul_i64(st, sz, &merged) && merged == p->stride[p->nd - 1]) {
+      p->size[p->nd - 1] *= sz; /* <= numel: no overflow */
+      p->stride[p->nd - 1] = st;
+      continue;
+    }
+    p->size[p->nd] = sz;
+    p->stride[p->nd] = st;
+    p->nd++;
+  }
+  return TP_OK;
+}
+
+/* Compact already: the bytes are one run starting at base. */
+static int tp__plan_is_run(const tp__plan *p) {
+  return p->numel == 0 || p->nd == 0 || (p->nd == 1 && p->stride[0] == 1);
+}
+
+static void tp__gather(unsigned char *dst, const unsigned char *src, int64_t n, int64_t sbytes,
+                       size_t es) {
+  int64_t i;
+  switch (es) {
+    case 1:
+      for (i = 0; i < n; i++, src += sbytes) dst[i] = *src;
+      break;
+    case 2:
+      for (i = 0; i < n; i++, src += sbytes, dst += 2) memcpy(dst, src, 2);
+      break;
+    case 4:
+      for (i = 0; i < n; i++, src += sbytes, dst += 4) memcpy(dst, src, 4);
+      break;
+    case 8:
+      for (i = 0; i < n; i++, src += sbytes, dst += 8) memcpy(dst, src, 8);
+      break;
+    default:
+      for (i = 0; i < n; i++, src += sbytes, dst += es) memcpy(dst, src, es);
+      break;
+  }
+}
+
+/* dst[i * drow + j] = src[i + j * scol] for i < rows, j < cols (elements of es bytes), in
+   cache-sized blocks. */
+#define TP__TBLOCK 32
+#define TP__TRANSPOSE_BODY(ES)                                                                 \
+  for (i0 = 0; i0 < rows; i0 += TP__TBLOCK) {                                                  \
+    int64_t i1 = i0 + TP__TBLOCK < rows ? i0 + TP__TBLOCK : rows;                              \
+    for (j0 = 0; j0 < cols; j0 += TP__TBLOCK) {                                                \
+      int64_t j1 = j0 + TP__TBLOCK < cols ? j0 + TP__TBLOCK : cols, i, j;                      \
+      for (i = i0; i < i1; i++) {                                                              \
+        unsigned char *d = dst + (i * drow + j0) * (ES);                                       \
+        const unsigned char *s = src + (i + j0 * scol) * (ES);                                 \
+        for (j = j0; j < j1; j++, d += (ES), s += scol * (ES)) memcpy(d, s, (size_t)(ES));     \
+      }                                                                                        \
+    }                                                                                          \
+  }
+static void tp__transpose(unsigned char *dst, const unsigned char *src, int64_t rows,
+                          int64_t cols, int64_t scol, int64_t drow, size_t es) {
+  int64_t i0, j0;
+  switch (es) {
+    case 1: TP__TRANSPOSE_BODY(1) break;
+    case 2: TP__TRANSPOSE_BODY(2) break;
+    case 4: TP__TRANSPOSE_BODY(4) break;
+    case 8: TP__TRANSPOSE_BODY(8) break;
+    default: {
+      int64_t esz = (int64_t)es;
+      TP__TRANSPOSE_BODY(esz)
+      break;
+    }
+  }
+}
+
+/* Writes the plan's numel * esize bytes to dst, row-major in plan order. */
+static void tp__plan_copy(const tp__plan *p, unsigned char *dst) {
+  int64_t ostride[TP_MAX_DIMS], lsize[TP_MAX_DIMS], lsrc[TP_MAX_DIMS], ldst[TP_MAX_DIMS];
+  int64_t idx[TP_MAX_DIMS], count, it, soff = 0, doff = 0, n, s;
+  int nd = p->nd, inner, k = -1, nl = 0, d;
+  int64_t es = (int64_t)p->esize;
+  if (p->numel == 0) return;
+  if (tp__plan_is_run(p)) {
+    memcpy(dst, p->base, (size_t)(p->numel * es));
+    return;
+  }
+  inner = nd - 1;
+  n = p->size[inner];
+  s = p->stride[inner];
+  ostride[inner] = 1;
+  for (d = inner - 1; d >= 0; d--) ostride[d] = ostride[d + 1] * p->size[d + 1];
+  if (s != 1 && s != 0)
+    for (d = 0; d < inner; d++)
+      if (p->stride[d] == 1) k = d; /* a unit-stride dim further out: transpose the plane */
+  count = 1;
+  for (d = 0; d < inner; d++) {
+    if (d == k) continue;
+    lsize[nl] = p->size[d];
+    lsrc[nl] = p->stride[d] * es;
+    ldst[nl] = ostride[d] * es;
+    idx[nl] = 0;
+    count *= p->size[d];
+    nl++;
+  }
+  for (it = 0; it < count; it++) {
+    if (s == 1)
+      memcpy(dst + doff, p->base + soff, (size_t)(n * es));
+    else if (k >= 0)
+      tp__transpose(dst + doff, p->base + soff, p->size[k], n, s, ostride[k], p->esize);
+    else
+      tp__gather(dst + doff, p->base + soff, n, s * es, p->esize);
+    for (d = nl - 1; d >= 0; d--) {
+      soff += lsrc[d];
+      doff += ldst[d];
+      if (++idx[d] < lsize[d]) break;
+      soff -= lsrc[d] * lsize[d];
+      doff -= ldst[d] * lsize[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+#if TP__BIG_ENDIAN
+static void tp__swap_elems(unsigned char *p, size_t nbytes, size_t es) {
+  size_t i, j;
+  if (es < 2) return;
+  for (i = 0; i + es <= nbytes; i += es)
+    for (j = 0; j < es / 2; j++) {
+      unsigned char c = p[i + j];
+      p[i + j] = p[i + es - 1 - j];
+      p[i + es - 1 - j] = c;
+    }
+}
+#endif
+
+/* The plan's bytes, little-endian, into dst. */
+static void tp__plan_emit(const tp__plan *p, unsigned char *dst) {
+  tp__plan_copy(p, dst);
+#if TP__BIG_ENDIAN
+  tp__swap_elems(dst, (size_t)p->numel * p->esize, p->esize);
+#endif
+}
+
+static int tp__plan_zero_copy(const tp__plan *p) {
+  return tp__plan_is_run(p) && (!TP__BIG_ENDIAN || p->esize == 1);
+}
+
+TPDEF tp_status tp_compact(const tp_tensor *t, tp_order order, tp_buffer *out) {
+  tp__plan p;
+  size_t nbytes;
+  unsigned char *mem;
+  tp_status s;
+  if (!out) return TP_ERR_INVALID;
+  s = tp__plan_make(t, order, &p);
+  if (s != TP_OK) return s;
+  nbytes = (size_t)p.numel * p.esize;
+  out->owned = NULL;
+  out->nbytes = nbytes;
+  if (nbytes == 0) {
+    out->data = tp__empty;
+    return TP_OK;
+  }
+  if (tp__plan_zero_copy(&p)) {
+    out->data = p.base;
+    return TP_OK;
+  }
+  mem = (unsigned char *)TP_MALLOC(nbytes);
+  if (!mem) {
+    out->data = NULL;
+    out->nbytes = 0;
+    return TP_ERR_NOMEM;
+  }
+  tp__plan_emit(&p, mem);
+  out->data = mem;
+  out->owned = mem;
+  return TP_OK;
+}
+
+TPDEF void tp_buffer_release(tp_buffer *b) {
+  if (!b) return;
+  TP_FREE(b->owned);
+  b->data = NULL;
+  b->nbytes = 0;
+  b->owned = NULL;
+}
+
+TPDEF tp_status tp_compact_into(const tp_tensor *t, tp_order order, void *dst, size_t cap) {
+  tp__plan p;
+  size_t nbytes;
+  tp_status s = tp__plan_make(t, order, &p);
+  if (s != TP_OK) return s;
+  nbytes = (size_t)p.numel * p.esize;
+  if (nbytes == 0) return TP_OK;
+  if (!dst) return TP_ERR_INVALID;
+  if (cap < nbytes) return TP_ERR_BOUNDS;
+  tp__plan_emit(&p, (unsigned char *)dst);
+  return TP_OK;
+}
+
+/* Streams a plan's bytes to fn in pieces of at most cap bytes (compact runs go in one piece,
+   straight from the storage). */
+typedef tp_status (*tp__piece_fn)(void *ctx, const unsigned char *bytes, size_t n);
+
+static tp_status tp__plan_stream(const tp__plan *p, unsigned char *scratch, size_t cap,
+                                 tp__piece_fn fn, void *ctx) {
+  size_t nbytes = (size_t)p->numel * p->esize, row;
+  tp__plan q;
+  int64_t i, per;
+  tp_status s;
+  if (nbytes == 0) return TP_OK;
+  if (tp__plan_zero_copy(p)) return fn(ctx, p->base, nbytes);
+  if (nbytes <= cap) {
+    tp__plan_emit(p, scratch);
+    return fn(ctx, scratch, nbytes);
+  }
+  /* here nd >= 1: split the outermost dim */
+  row = nbytes / (size_t)p->size[0];
+  q = *p;
+  if (row <= cap) {
+    per = (int64_t)(cap / row);
+    for (i = 0; i < p->size[0]; i += per) {
+      int64_t len = p->size[0] - i < per ? p->size[0] - i : per;
+      q.size[0] = len;
+      q.numel = len * (p->numel / p->size[0]);
+      q.base = p->base + i * p->stride[0] * (int64_t)p->esize;
+      s = tp__plan_stream(&q, scratch, cap, fn, ctx);
+      if (s != TP_OK) return s;
+    }
+    return TP_OK;
+  }
+  q.nd = p->nd - 1;
+  memmove(q.size, p->size + 1, sizeof(int64_t) * (size_t)q.nd);
+  memmove(q.stride, p->stride + 1, sizeof(int64_t) * (size_t)q.nd);
+  q.numel = p->numel / p->size[0];
+  for (i = 0; i < p->size[0]; i++) {
+    q.base = p->base + i * p->stride[0] * (int64_t)p->esize;
+    s = tp__plan_stream(&q, scratch, cap, fn, ctx);
+    if (s != TP_OK) return s;
+  }
+  return TP_OK;
+}
+
+/* Runs fn over the view's bytes in `order`, with a scratch of at most TP_SCRATCH_BYTES. */
+static tp_status tp__stream_view(const tp_tensor *t, tp_order order, tp__piece_fn fn, void *ctx) {
+  tp__plan p;
+  size_t nbytes, cap;
+  unsigned char *scratch = NULL;
+  tp_status s = tp__plan_make(t, order, &p);
+  if (s != TP_OK) return s;
+  nbytes = (size_t)p.numel * p.esize;
+  if (nbytes == 0) return TP_OK;
+  if (tp__plan_zero_copy(&p)) return fn(ctx, p.base, nbytes);
+  cap = nbytes < TP_SCRATCH_BYTES ? nbytes : TP_SCRATCH_BYTES;
+  if (cap < p.esize) cap = p.esize;
+  scratch = (unsigned char *)TP_MALLOC(cap);
+  if (!scratch) return TP_ERR_NOMEM;
+  s = tp__plan_stream(&p, scratch, cap, fn, ctx);
+  TP_FREE(scratch);
+  return s;
+}
+
+static tp_status tp__piece_to_sink(void *ctx, const unsigned char *bytes, size_t n) {
+  return tp_sink_write((tp_sink *)ctx, bytes, n);
+}
+
+TPDEF tp_status tp_compact_write(const tp_tensor *t, tp_order order, tp_sink *sink) {
+  if (!sink || !sink->write) return TP_ERR_INVALID;
+  return tp__stream_view(t, order, tp__piece_to_sink, sink);
+}
+
+// >>convert -----------------------------------------------------------------------------------
+
+typedef struct tp__conv {
+  tp_dtype from, to;
+  unsigned flags;
+  tp_sink *sink;
+  unsigned char out[4096];
+} tp__conv;
+
+static uint32_t tp__load_as_f32bits(tp_dtype from, const unsigned char *p) {
+  if (from == TP_F32) return tp_load_le32(p);
+  if (from == TP_F16) return tp__f16_to_f32bits(tp_load_le16(p));
+  return (uint32_t)tp_load_le16(p) << 16; /* bf16 */
+}
+
+static tp_status tp__conv_piece(void *ctx, const unsigned char *bytes, size_t n) {
+  tp__conv *c = (tp__conv *)ctx;
+  size_t ies = tp_dtype_size(c->from), oes = tp_dtype_size(c->to);
+  size_t count = n / ies, per = sizeof c->out / oes, i, k;
+  while (count > 0) {
+    size_t m = count < per ? count : per;
+    tp_status s;
+    for (i = 0, k = 0; i < m; i++, bytes += ies, k += oes) {
+      uint32_t w = tp__load_as_f32bits(c->from, bytes);
+      if ((c->flags & TP_CONVERT_SATURATE) && (w & 0x7F800000u) != 0x7F800000u) {
+        uint32_t lim = c->to == TP_F16 ? 0x477FE000u : c->to == TP_BF16 ? 0x7F7F0000u : 0x7F7FFFFFu;
+        if ((w & 0x7FFFFFFFu) > lim) w = (w & 0x80000000u) | lim;
+      }
+      if (c->to == TP_F32) tp_store_le32(c->out + k, w);
+      else if (c->to == TP_F16) tp_store_le16(c->out + k, tp__f32bits_to_f16(w));
+      else tp_store_le16(c->out + k, tp__f32bits_to_bf16(w));
+    }
+    s = tp_sink_write(c->sink, c->out, k);
+    if (s != TP_OK) return s;
+    count -= m;
+  }
+  return TP_OK;
+}
+
+static int tp__is_float_conv(tp_dtype t) { return t == TP_F32 || t == TP_F16 || t == TP_BF16; }
+
+TPDEF tp_status tp_convert_write(const tp_tensor *t, tp_dtype to, unsigned flags, tp_sink *sink) {
+  tp__conv *c;
+  tp_status s;
+  if (!sink || !sink->write) return TP_ERR_INVALID;
+  s = tp_tensor_check(t, NULL);
+  if (s != TP_OK) return s;
+  if (tp_dtype_size(to) == 0) return TP_ERR_INVALID;
+  /* the same dtype: a plain copy (a finite value is always in its own type's range) */
+  if (to == t->dtype) return tp_compact_write(t, TP_ORDER_ROW_MAJOR, sink);
+  if (!tp__is_float_conv(t->dtype) || !tp__is_float_conv(to)) return TP_ERR_UNSUPPORTED;
+  c = (tp__conv *)TP_MALLOC(sizeof *c);
+  if (!c) return TP_ERR_NOMEM;
+  c->from = t->dtype;
+  c->to = to;
+  c->flags = flags;
+  c->sink = sink;
+  s = tp__stream_view(t, TP_ORDER_ROW_MAJOR, tp__conv_piece, c);
+  TP_FREE(c);
+  return s;
+}
+
+// >>int4 --------------------------------------------------------------------------------------
+
+typedef struct tp__int4 {
+  int64_t last, col, index;
+  unsigned pending;
+  int bad_value;
+  tp_sink *sink; /* NULL: check only */
+  size_t fill;
+  unsigned char out[1024];
+} tp__int4;
+
+static tp_status tp__int4_piece(void *ctx, const unsigned char *bytes, size_t n) {
+  tp__int4 *c = (tp__int4 *)ctx;
+  size_t i;
+  if (!c->sink) {
+    for (i = 0; i < n; i++, c->index++) {
+      int v = (int)(signed char)bytes[i];
+      if (v < -8 || v > 7) {
+        c->bad_value = v;
+        return TP_ERR_INVALID;
+      }
+    }
+    return TP_OK;
+  }
+  for (i = 0; i < n; i++) {
+    unsigned nib = (unsigned)((int)(signed char)bytes[i] + 8) & 0xFu;
+    int emit = 0;
+    unsigned byte = 0;
+    if ((c->col & 1) == 0) {
+      c->pending = nib;
+      if (c->col + 1 == c->last) {
+        byte = nib | 0x80u; /* odd last dim: padded with 0, i.e. nibble 8 */
+        emit = 1;
+      }
+    } else {
+      byte = c->pending | (nib << 4);
+      emit = 1;
+    }
+    if (++c->col == c->last) c->col = 0;
+    if (emit) {
+      c->out[c->fill++] = (unsigned char)byte;
+      if (c->fill == sizeof c->out) {
+        tp_status s = tp_sink_write(c->sink, c->out, c->fill);
+        c->fill = 0;
+        if (s != TP_OK) return s;
+      }
+    }
+  }
+  return TP_OK;
+}
+
+TPDEF size_t tp_pack_int4_size(const tp_tensor *t) {
+  int64_t numel, last;
+  uint64_t r;
+  if (tp__check(t, NULL, &numel, NULL, NULL) != TP_OK) return 0;
+  if (t->ndim == 0) return 1;
+  last = t->sizes[t->ndim - 1];
+  if (numel == 0) return 0;
+  if (tp_mul_u64((uint64_t)(numel / last), (uint64_t)(last / 2 + (last & 1)), &r) || r > SIZE_MAX)
+    return 0;
+  return (size_t)r;
+}
+
+/* Checks every value of an int8 view lies in [-8, 7]; the message names the first bad one. */
+TPDEF tp_status tp_pack_int4_check(const tp_tensor *t, tp_error *err) {
+  tp__int4 c;
+  tp_status s = tp_tensor_check(t, err);
+  if (s != TP_OK) return s;
+  if (t->dtype != TP_I8) {
+    tp_error_set(err, TP_ERR_INVALID, "int4 values must be an i8 view, not %s",
+                 tp_dtype_name(t->dtype));
+    return TP_ERR_INVALID;
+  }
+  memset(&c, 0, sizeof c);
+  s = tp__stream_view(t, TP_ORDER_ROW_MAJOR, tp__int4_piece, &c);
+  if (s == TP_ERR_INVALID)
+    tp_error_set(err, s, "int4 value at index %lld is %d, outside [-8, 7]", (long long)c.index,
+                 c.bad_value);
+  else if (s != TP_OK)
+    tp_error_set(err, s, "int4 check failed: %s", tp_status_str(s));
+  return s;
+}
+
+TPDEF tp_status tp_pack_int4_write(const tp_tensor *t, tp_sink *sink) {
+  tp__int4 *c;
+  tp_status s;
+  if (!sink || !sink->write) return TP_ERR_INVALID;
+  s = tp_pack_int4_check(t, NULL);
+  if (s != TP_OK) return s;
+  c = (tp__int4 *)TP_MALLOC(sizeof *c);
+  if (!c) return TP_ERR_NOMEM;
+  memset(c, 0, sizeof *c);
+  c->last = t->ndim == 0 ? 1 : t->sizes[t->ndim - 1];
+  c->sink = sink;
+  s = tp__stream_view(t, TP_ORDER_ROW_MAJOR, tp__int4_piece, c);
+  if (s == TP_OK && c->fill > 0) s = tp_sink_write(sink, c->out, c->fill);
+  TP_FREE(c);
+  return s;
+}
+
+typedef struct tp__fixed {
+  unsigned char *p;
+  size_t size, cap;
+} tp__fixed;
+static tp_status tp__fixed_write(void *ctx, const void *data, size_t n) {
+  tp__fixed *f = (tp__fixed *)ctx;
+  if (n > f->cap - f->size) return TP_ERR_BOUNDS;
+  memcpy(f->p + f->size, data, n);
+  f->size += n;
+  return TP_OK;
+}
+
+TPDEF tp_status tp_pack_int4(const tp_tensor *t, tp_buffer *out) {
+  tp__fixed f;
+  tp_sink sink;
+  tp_status s;
+  if (!out) return TP_ERR_INVALID;
+  out->data = NULL;
+  out->nbytes = 0;
+  out->owned = NULL;
+  s = tp_pack_int4_check(t, NULL);
+  if (s != TP_OK) return s;
+  f.size = 0;
+  f.cap = tp_pack_int4_size(t);
+  if (f.cap == 0) {
+    out->data = tp__empty;
+    return TP_OK;
+  }
+  f.p = (unsigned char *)TP_MALLOC(f.cap);
+  if (!f.p) return TP_ERR_NOMEM;
+  sink.write = tp__fixed_write;
+  sink.ctx = &f;
+  s = tp_pack_int4_write(t, &sink);
+  if (s == TP_OK && f.size != f.cap) s = TP_ERR_INVALID; /* cannot happen */
+  if (s != TP_OK) {
+    TP_FREE(f.p);
+    return s;
+  }
+  out->data = f.p;
+  out->nbytes = f.cap;
+  out->owned = f.p;
+  return TP_OK;
+}
+
+// >>sha256 ------------------------------------------------------------------------------------
+
+static const uint32_t tp__sha256_k[64] = {
+    0x428a2f98u, 0x71374491u, 0xb5c0fbcfu, 0xe9b5dba5u, 0x3956c25bu, 0x59f111f1u, 0x923f82a4u,
+    0xab1c5ed5u, 0xd807aa98u, 0x12835b01u, 0x243185beu, 0x550c7dc3u, 0x72be5d74u, 0x80deb1feu,
+    0x9bdc06a7u, 0xc19bf174u, 0xe49b69c1u, 0xefbe4786u, 0x0fc19dc6u, 0x240ca1ccu, 0x2de92c6fu,
+    0x4a7484aau, 0x5cb0a9dcu, 0x76f988dau, 0x983e5152u, 0xa831c66du, 0xb00327c8u, 0xbf597fc7u,
+    0xc6e00bf3u, 0xd5a79147u, 0x06ca6351u, 0x14292967u, 0x27b70a85u, 0x2e1b2138u, 0x4d2c6dfcu,
+    0x53380d13u, 0x650a7354u, 0x766a0abbu, 0x81c2c92eu, 0x92722c85u, 0xa2bfe8a1u, 0xa81a664bu,
+    0xc24b8b70u, 0xc76c51a3u, 0xd192e819u, 0xd6990624u, 0xf40e3585u, 0x106aa070u, 0x19a4c116u,
+    0x1e376c08u, 0x2748774cu, 0x34b0bcb5u, 0x391c0cb3u, 0x4ed8aa4au, 0x5b9cca4fu, 0x682e6ff3u,
+    0x748f82eeu, 0x78a5636fu, 0x84c87814u, 0x8cc70208u, 0x90befffau, 0xa4506cebu, 0xbef9a3f7u,
+    0xc67178f2u};
+
+#define TP__ROR32(x, n) (((x) >> (n)) | ((x) << (32 - (n))))
+
+/* Portable compression of nblocks 64-byte blocks. */
+static void tp__sha256_blocks_c(uint32_t h[8], const unsigned char *p, size_t nblocks) {
+  uint32_t w[64];
+  for (; nblocks > 0; nblocks--, p += 64) {
+    uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], hh = h[7];
+    int i;
+    for (i = 0; i < 16; i++)
+      w[i] = ((uint32_t)p[4 * i] << 24) | ((uint32_t)p[4 * i + 1] << 16) |
+             ((uint32_t)p[4 * i + 2] << 8) | (uint32_t)p[4 * i + 3];
+    for (i = 16; i < 64; i++) {
+      uint32_t s0 = TP__ROR32(w[i - 15], 7) ^ TP__ROR32(w[i - 15], 18) ^ (w[i - 15] >> 3);
+      uint32_t s1 = TP__ROR32(w[i - 2], 17) ^ TP__ROR32(w[i - 2], 19) ^ (w[i - 2] >> 10);
+      w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+    }
+    for (i = 0; i < 64; i++) {
+      uint32_t S1 = TP__ROR32(e, 6) ^ TP__ROR32(e, 11) ^ TP__ROR32(e, 25);
+      uint32_t ch = (e & f) ^ (~e & g);
+      uint32_t t1 = hh + S1 + ch + tp__sha256_k[i] + w[i];
+      uint32_t S0 = TP__ROR32(a, 2) ^ TP__ROR32(a, 13) ^ TP__ROR32(a, 22);
+      uint32_t mj = (a & b) ^ (a & c) ^ (b & c);
+      uint32_t t2 = S0 + mj;
+      hh = g; g = f; f = e; e = d + t1; d = c; c = b; b = a; a = t1 + t2;
+    }
+    h[0] += a; h[1] += b; h[2] += c; h[3] += d; h[4] += e; h[5] += f; h[6] += g; h[7] += hh;
+  }
+}
+
+#if !defined(TP_NO_SHANI) && (defined(__x86_64__) || defined(__i386__)) && \
+    (defined(__GNUC__) || defined(__clang__))
+#define TP__HAVE_SHANI 1
+#include <immintrin.h>
+#include <cpuid.h>
+
+static int tp__cpu_has_shani(void) {
+  unsigned a, b, c, d;
+  if (!__get_cpuid(1, &a, &b, &c, &d)) return 0;
+  if (!(c & (1u << 19)) || !(c & (1u << 9))) return 0; /* SSE4.1, SSSE3 */
+  if (__get_cpuid_max(0, NULL) < 7) return 0;
+  __cpuid_count(7, 0, a, b, c, d);
+  return (b >> 29) & 1u;
+}
+
+/* SHA-NI compression: the state lives as ABEF / CDGH lane pairs; each sha256rnds2 does two
+   rounds, the msg1/msg2 pair extends the schedule four words at a time. */
+__attribute__((target("sha,sse4.1,ssse3"))) static void
+tp__sha256_blocks_ni(uint32_t h[8], const unsigned char *p, size_t nblocks) {
+  const __m128i bswap = _mm_set_epi64x(0x0c0d0e0f08090a0bLL, 0x0405060700010203LL);
+  __m128i abef, cdgh, t, m[4];
+  t = _mm_loadu_si128((const __m128i *)(const void *)&h[0]);    /* d c b a */
+  cdgh = _mm_loadu_si128((const __m128i *)(const void *)&h[4]); /* h g f e */
+  t = _mm_shuffle_epi32(t, 0xB1);                                /* c d a b */
+  cdgh = _mm_shuffle_epi32(cdgh, 0x1B);                          /* e f g h */
+  abef = _mm_alignr_epi8(t, cdgh, 8);                            /* a b e f */
+  cdgh = _mm_blend_epi16(cdgh, t, 0xF0);                         /* c d g h */
+  for (; nblocks > 0; nblocks--, p += 64) {
+    __m128i abef0 = abef, cdgh0 = cdgh, x;
+    int g;
+    for (g = 0; g < 4; g++)
+      m[g] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + 16 * g)), bswap);
+    for (g = 0; g < 16; g++) {
+      if (g >= 4) {
+        __m128i w4 = m[g & 3], w3 = m[(g + 1) & 3], w2 = m[(g + 2) & 3], w1 = m[(g + 3) & 3];
+        x = _mm_add_epi32(_mm_sha256msg1_epu32(w4, w3), _mm_alignr_epi8(w1, w2, 4));
+        m[g & 3] = _mm_sha256msg2_epu32(x, w1);
+      }
+      x = _mm_add_epi32(m[g & 3],
+                        _mm_loadu_si128((const __m128i *)(const void *)&tp__sha256_k[4 * g]));
+      cdgh = _mm_sha256rnds2_epu32(cdgh, abef, x);
+      abef = _mm_sha256rnds2_epu32(abef, cdgh, _mm_shuffle_epi32(x, 0x0E));
+    }
+    abef = _mm_add_epi32(abef, abef0);
+    cdgh = _mm_add_epi32(cdgh, cdgh0);
+  }
+  t = _mm_shuffle_epi32(abef, 0x1B);        /* f e b a */
+  cdgh = _mm_shuffle_epi32(cdgh, 0xB1);     /* d c h g */
+  abef = _mm_blend_epi16(t, cdgh, 0xF0);    /* d c b a */
+  cdgh = _mm_alignr_epi8(cdgh, t, 8);       /* h g f e */
+  _mm_storeu_si128((__m128i *)(void *)&h[0], abef);
+  _mm_storeu_si128((__m128i *)(void *)&h[4], cdgh);
+}
+#else
+#define TP__HAVE_SHANI 0
+static int tp__cpu_has_shani(void) { return 0; }
+#endif
+
+static void tp__sha256_blocks(tp_sha256 *c, const unsigned char *p, size_t nblocks) {
+#if TP__HAVE_SHANI
+  if (c->accel) {
+    tp__sha256_blocks_ni(c->h, p, nblocks);
+    return;
+  }
+#endif
+  tp__sha256_blocks_c(c->h, p, nblocks);
+}
+
+TPDEF int tp_sha256_accelerated(void) { return tp__cpu_has_shani(); }
+
+TPDEF void tp_sha256_init(tp_sha256 *c) {
+  static const uint32_t iv[8] = {0x6a09e667u, 0xbb67ae85u, 0x3c6ef372u, 0xa54ff53au,
+                                 0x510e527fu, 0x9b05688cu, 0x1f83d9abu, 0x5be0cd19u};
+  TP_ASSERT(c);
+  memcpy(c->h, iv, sizeof iv);
+  c->nbytes = 0;
+  c->fill = 0;
+  c->accel = tp__cpu_has_shani();
+}
+
+TPDEF void tp_sha256_update(tp_sha256 *c, const void *data, size_t n) {
+  const unsigned char *p = (const unsigned char *)data;
+  TP_ASSERT(c);
+  if (n == 0) return;
+  TP_ASSERT(p);
+  c->nbytes += n;
+  if (c->fill > 0) {
+    size_t k = 64 - c->fill < n ? 64 - c->fill : n;
+    memcpy(c->buf + c->fill, p, k);
+    c->fill += k;
+    p += k;
+    n -= k;
+    if (c->fill < 64) return;
+    tp__sha256_blocks(c, c->buf, 1);
+    c->fill = 0;
+  }
+  if (n >= 64) {
+    tp__sha256_blocks(c, p, n / 64);
+    p += n / 64 * 64;
+    n %= 64;
+  }
+  if (n > 0) {
+    memcpy(c->buf, p, n);
+    c->fill = n;
+  }
+}
+
+TPDEF void tp_sha256_final(tp_sha256 *c, unsigned char digest[32]) {
+  uint64_t bits;
+  int i;
+  TP_ASSERT(c && digest);
+  bits = c->nbytes * 8u;
+  c->buf[c->fill++] = 0x80;
+  if (c->fill > 56) {
+    memset(c->buf + c->fill, 0, 64 - c->fill);
+    tp__sha256_blocks(c, c->buf, 1);
+    c->fill = 0;
+  }
+  memset(c->buf + c->fill, 0, 56 - c->fill);
+  for (i = 0; i < 8; i++) c->buf[56 + i] = (unsigned char)(bits >> (56 - 8 * i));
+  tp__sha256_blocks(c, c->buf, 1);
+  for (i = 0; i < 8; i++) {
+    digest[4 * i] = (unsigned char)(c->h[i] >> 24);
+    digest[4 * i + 1] = (unsigned char)(c->h[i] >> 16);
+    digest[4 * i + 2] = (unsigned char)(c->h[i] >> 8);
+    digest[4 * i + 3] = (unsigned char)c->h[i];
+  }
+  c->fill = 0;
+}
+
+TPDEF void tp_hex(const unsigned char *bytes, size_t n, char *out) {
+  static const char digits[] = "0123456789abcdef";
+  size_t i;
+  TP_ASSERT(out && (bytes || n == 0));
+  for (i = 0; i < n; i++) {
+    out[2 * i] = digits[bytes[i] >> 4];
+    out[2 * i + 1] = digits[bytes[i] & 15];
+  }
+  out[2 * n] = '\0';
+}
+
+TPDEF tp_status tp_sha256_hex(const void *data, size_t n, char hex_out[65]) {
+  tp_sha256 c;
+  unsigned char d[32];
+  if (!hex_out || (!data && n > 0)) return TP_ERR_INVALID;
+  tp_sha256_init(&c);
+  tp_sha256_update(&c, data, n);
+  tp_sha256_final(&c, d);
+  tp_hex(d, 32, hex_out);
+  return TP_OK;
+}
+
+static tp_status tp__sha256_write(void *ctx, const void *data, size_t n) {
+  tp_sha256_update((tp_sha256 *)ctx, data, n);
+  return TP_OK;
+}
+TPDEF tp_sink tp_sink_sha256(tp_sha256 *c) {
+  tp_sink s;
+  TP_ASSERT(c);
+  s.write = tp__sha256_write;
+  s.ctx = c;
+  return s;
+}
+
+// >>end of core ---------------------------------------------------------------------------------
+
 
 #include "src/tp_fb_impl.h"
 #include "src/tp_store_impl.h"
