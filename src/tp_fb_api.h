@@ -17,8 +17,14 @@ TPDEF void tp_fb_builder_reset(tp_fb_builder *b);
 TPDEF tp_status tp_fb_status(const tp_fb_builder *b);
 /* The first failure as a sentence, or "". */
 TPDEF const char *tp_fb_error(const tp_fb_builder *b);
-/* When on, scalars equal to their default are written anyway (off by default). */
+/* When on, scalars equal to their default are written anyway (off by default). Scalars are
+   compared with their default bit for bit (a float -0.0 differs from a default of 0.0). */
 TPDEF void tp_fb_force_defaults(tp_fb_builder *b, int on);
+/* Lowers the size limit of the buffer (0 or anything larger = FlatBuffers' 2^31 - 1 bytes).
+   Growing past it is TP_ERR_OVERFLOW. For tests and for callers with a tighter budget. */
+TPDEF void tp_fb_set_max_size(tp_fb_builder *b, size_t max_size);
+/* Bytes built so far (after finish: the finished size). */
+TPDEF size_t tp_fb_size(const tp_fb_builder *b);
 
 TPDEF tp_fb_ref tp_fb_create_string(tp_fb_builder *b, const char *s, size_t len);
 /* Vector of scalars: count elements of elem_size (1, 2, 4 or 8) bytes in host order, written
@@ -55,7 +61,16 @@ TPDEF const unsigned char *tp_fb_data(const tp_fb_builder *b, size_t *size);
 /* ---- reader ------------------------------------------------------------------------------
    Every access is bounds-checked. Errors stick in the reader (the first one, as
    TP_ERR_FORMAT and a sentence); a failed access returns the default / an absent object, so a
-   caller may read a whole structure and check tp_fb_reader_status once. */
+   caller may read a whole structure and check tp_fb_reader_status once. Zero-initialise the
+   reader (or set max_depth / max_tables) before tp_fb_reader_init; init keeps those two.
+   Rules: the official verifier's (uoffsets non-zero, < 2^31 and inside the buffer; tables
+   4-aligned with an even-sized vtable inside the buffer; scalars aligned to their size relative
+   to the buffer start; strings NUL-terminated inside the buffer; vector counts 4-aligned and
+   count * elem_size bytes inside the buffer; depth and table-count limits), checked lazily on
+   each access, plus: a union's tag and value must agree (both absent or both present). An
+   index past a vector's count is TP_ERR_BOUNDS; a wrong elem_size or union id 0 is
+   TP_ERR_INVALID; everything else wrong is TP_ERR_FORMAT. Getters on an absent table (pos 0)
+   return defaults without an error. */
 typedef struct tp_fb_reader {
   const unsigned char *buf;
   size_t size;
