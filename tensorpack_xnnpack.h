@@ -1,5 +1,1966 @@
-/* tensorpack_xnnpack.h - placeholder, being written */
+/* tensorpack_xnnpack.h - v0.1 - ExecuTorch XNNPACK delegate blobs from tensor views
+                          public domain or MIT (see tensorpack.h)
+
+   Writes the payload ExecuTorch's XNNPACK backend loads (an "XH00" header, the "XN01"
+   FlatBuffer graph, the constant segment), with every constant exactly the bytes of the view
+   it was given: a weight that is a view 64 floats into a bigger storage is written as those
+   64 floats, a q/k/v chunk of a packed in_proj_weight as its own third, a transposed scale in
+   row-major order. Built only on tensorpack.h's public API.
+
+   Do this:
+      #define TENSORPACK_IMPLEMENTATION            (once, for tensorpack.h)
+      #define TENSORPACK_XNNPACK_IMPLEMENTATION    (once, for this file)
+   before you include this file in *one* C or C++ file.
+
+   QUICK START (from examples/02_xnnpack_linear.c: y = x W^T, W a view into a bigger storage)
+
+      float storage[3 * 8 * 8];                     // torch.randn(3, 8, 8)
+      int64_t sz[3] = {3, 8, 8};
+      tp_storage s = {storage, sizeof storage};
+      tp_tensor parent, w;                          // w = parent[1]: 64 floats in
+      tp_view(s, TP_F32, 3, sz, NULL, 0, &parent);
+      tp_select(&parent, 0, 1, &w);
+
+      tp_xnn_graph *g;
+      size_t xd[2] = {2, 8}, yd[2] = {2, 8};
+      uint32_t x, wt, y;
+      tp_xnn_graph_create(NULL, &g);                // NULL options: constants inline
+      tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, xd, NULL, 0, TP_XNN_FLAG_EXTERNAL_INPUT, &x);
+      tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, NULL, &w, TP_XNN_INVALID_ID, 0, &wt);
+      tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, yd, NULL, 1, TP_XNN_FLAG_EXTERNAL_OUTPUT, &y);
+      tp_xnn_define_fully_connected(g, -INFINITY, INFINITY, x, wt, TP_XNN_INVALID_ID, y, 0);
+      if (tp_xnn_write_file(g, "linear.xnn") != TP_OK)  // atomic: all or nothing
+        fprintf(stderr, "%s\n", tp_xnn_graph_error(g));
+      tp_xnn_graph_destroy(g);
+
+   WHAT IT DOES
+   - One define call per node kind of the schema's XNodeUnion (47), named and ordered as
+     XNNPACK's own xnn_define_* where XNNPACK has the call, otherwise in the schema's field
+     order. Value ids (id_out) are 0, 1, 2 ... in definition order.
+   - External ids are the caller's (TP_XNN_INVALID_ID for an internal value), unique, below
+     4096 (the upstream loader's limit). num_externs = largest external id + 1; input_ids /
+     output_ids = value ids of the external inputs / outputs ordered by external id.
+   - Constants. Inline (options.store == NULL): in the blob's constant segment, in definition
+     order, each entry starting at a multiple of the alignment (16 by default) from the segment
+     start and zero-padded up to the next one; constant_data[0] is the reserved empty entry;
+     inline entries carry no named_key field at all (the loader picks "named" by its presence).
+     Named (options.store set): each constant goes into the store under the lowercase hex
+     SHA-256 of its written bytes (scales: "scale_" + hex), and the blob's entry carries
+     offset UINT64_MAX, the size and the key; the constant segment is empty. In named mode,
+     constants with the same key share one constant_data entry; inline mode never merges.
+   - Weights are compacted row-major from any view (zero-copy in named mode when they already
+     are compact). Per-channel and groupwise scales are always copied row-major into a constant
+     of their own, referenced by scale_buffer_idx + num_scales, with an empty-but-present
+     `scale` vector. Groupwise scales are written as bf16 (from f32 with round-to-nearest-even,
+     or given as bf16). 4-bit weights (QCINT4, QBINT4) given as an int8 view of values in
+     [-8, 7] are packed (v + 8, two per byte along the last dim, low nibble = even index, odd
+     last dim padded with nibble 8); a uint8 view is taken as already packed.
+   - tp_xnn_blob_size() gives the exact size; tp_xnn_write() streams it (the FlatBuffer is built
+     in memory, constants are streamed view by view, never copied whole); tp_xnn_write_file()
+     is atomic.
+
+   BLOB LAYOUT (as ExecuTorch's XNNHeader.cpp parses it; all little-endian)
+      [0,4) zero  [4,8) "XH00"  [8,10) u16 30  [10,14) u32 flatbuffer offset (32)
+      [14,18) u32 flatbuffer size  [18,22) u32 constant data offset  [22,30) u64 constant size
+      zero padding to 32, the flatbuffer, zero padding to the alignment, the constant segment.
+
+   ERRORS
+   Every call returns a tp_status. The first failure sticks in the graph as a sentence that
+   names the value or node and the numbers (tp_xnn_graph_error); later calls return it and a
+   failed graph refuses to write. A failed define leaves no value or node behind.
+
+   OPTIONAL LOADER (define TENSORPACK_XNNPACK_RUNTIME with the implementation, link
+   -lXNNPACK -lm): tp_xnn_load() rebuilds a blob's subgraph with the real XNNPACK API and makes
+   a runtime; see the declarations at the end of the API.
+
+   THREADS: a graph is not shared between threads; different graphs are independent.
+   MEMORY: TP_MALLOC / TP_REALLOC / TP_FREE of tensorpack.h. Views are borrowed until written.
+*/
 #ifndef TENSORPACK_XNNPACK_H
 #define TENSORPACK_XNNPACK_H
+
 #include "tensorpack.h"
+
+#ifdef __cplusplus
+extern "C" {
 #endif
+
+/* Datatypes, numbered as the schema's XNNDatatype (and XNNPACK's xnn_datatype). */
+typedef enum tp_xnn_datatype {
+  TP_XNN_INVALID = 0, TP_XNN_FP32 = 1, TP_XNN_FP16 = 2, TP_XNN_QINT8 = 3, TP_XNN_QUINT8 = 4,
+  TP_XNN_QINT32 = 5, TP_XNN_QCINT8 = 6, TP_XNN_QCINT32 = 7, TP_XNN_QCINT4 = 8,
+  TP_XNN_QDINT8 = 9, TP_XNN_QBINT4 = 10, TP_XNN_QPINT8 = 11, TP_XNN_INT32 = 12,
+  TP_XNN_PFP32 = 13, TP_XNN_BF16 = 14
+} tp_xnn_datatype;
+
+#define TP_XNN_FLAG_EXTERNAL_INPUT 1u
+#define TP_XNN_FLAG_EXTERNAL_OUTPUT 2u
+#define TP_XNN_INVALID_ID UINT32_MAX
+#define TP_XNN_MAX_DIMS 6        /* XNN_MAX_TENSOR_DIMS */
+#define TP_XNN_MAX_EXTERNS 4096  /* the upstream loader refuses more */
+
+/* Node kinds: the XNodeUnion tags. X(tag, NAME, name) */
+#define TP_XNN_NODE_LIST(X)                                                                   \
+  X(1, ADD, add2) X(2, FULLY_CONNECTED, fully_connected) X(3, SOFTMAX, softmax)              \
+  X(4, SIGMOID, sigmoid) X(5, STATIC_TRANSPOSE, static_transpose) X(6, CLAMP, clamp)         \
+  X(7, CONV2D, convolution_2d) X(8, DIVIDE, divide)                                          \
+  X(9, STATIC_RESIZE_BILINEAR_2D, static_resize_bilinear_2d)                                 \
+  X(10, STATIC_CONSTANT_PAD, static_constant_pad) X(11, AVG_POOLING_2D, average_pooling_2d)  \
+  X(12, MINIMUM, minimum2) X(13, DEPTHWISE_CONV2D, depthwise_convolution_2d)                 \
+  X(14, MAX_POOLING_2D, max_pooling_2d) X(15, MULTIPLY, multiply2) X(16, SUBTRACT, subtract) \
+  X(17, FLOOR, floor) X(18, CONVERT, convert)                                                \
+  X(19, GLOBAL_AVG_POOLING_2D, global_average_pooling_2d)                                    \
+  X(20, STATIC_RESHAPE, static_reshape) X(21, ARGMAX_POOLING_2D, argmax_pooling_2d)          \
+  X(22, SQUARE_ROOT, square_root) X(23, CEILING, ceiling) X(24, HARDSWISH, hardswish)        \
+  X(25, LEAKY_RELU, leaky_relu) X(26, MAXIMUM, maximum2) X(27, NEGATE, negate)               \
+  X(28, SQUARE, square) X(29, ELU, elu) X(30, ABS, abs) X(31, PRELU, prelu)                  \
+  X(32, CONCATENATE2, concatenate2) X(33, CONCATENATE3, concatenate3)                        \
+  X(34, CONCATENATE4, concatenate4) X(35, STATIC_SLICE, static_slice)                        \
+  X(36, SCALED_DOT_PRODUCT_ATTENTION, scaled_dot_product_attention)                          \
+  X(37, BATCH_MATRIX_MULTIPLY, batch_matrix_multiply) X(38, CONCATENATE5, concatenate5)      \
+  X(39, DECONV2D, deconvolution_2d)                                                          \
+  X(40, RECIPROCAL_SQUARE_ROOT, reciprocal_square_root) X(41, LOG, log) X(42, GELU, gelu)    \
+  X(43, TANH, tanh) X(44, EXP, exp) X(45, SIN, sin) X(46, COPY, copy) X(47, COS, cos)
+
+typedef enum tp_xnn_node_kind {
+  TP_XNN_NODE_NONE = 0,
+#define TP__XNN_NODE_ENUM(tag, NAME, name) TP_XNN_NODE_##NAME = tag,
+  TP_XNN_NODE_LIST(TP__XNN_NODE_ENUM)
+#undef TP__XNN_NODE_ENUM
+  TP_XNN_NODE_COUNT = 48
+} tp_xnn_node_kind;
+
+/* The define call's name without "tp_xnn_define_" ("fully_connected"), or "?". */
+TPDEF const char *tp_xnn_node_name(int kind);
+/* The datatype's name ("fp32", "qcint4"), or "?". */
+TPDEF const char *tp_xnn_datatype_name(int datatype);
+/* The node's FlatBuffer table layout: one character per field id, 'i' a value id, 'b' a value
+   id or TP_XNN_INVALID_ID, 'u' a uint, 'f' a float, 'v' a vector of uint. NULL if unknown. */
+TPDEF const char *tp_xnn_node_layout(int kind);
+
+typedef struct tp_xnn_graph tp_xnn_graph;
+
+/* Zero = defaults. */
+typedef struct tp_xnn_options {
+  tp_store *store;   /* NULL: constants inline in the blob; set: named constants in the store */
+  size_t alignment;  /* constant alignment, a power of two; 0 = 16 (smaller values mean 16) */
+} tp_xnn_options;
+
+/* Makes an empty graph. Errors: TP_ERR_INVALID (alignment not a power of two), TP_ERR_NOMEM. */
+TPDEF tp_status tp_xnn_graph_create(const tp_xnn_options *opts, tp_xnn_graph **out);
+TPDEF void tp_xnn_graph_destroy(tp_xnn_graph *g);
+/* The first failure as a sentence, or "". */
+TPDEF const char *tp_xnn_graph_error(const tp_xnn_graph *g);
+/* The first failure's status (TP_OK when none). */
+TPDEF tp_status tp_xnn_graph_status(const tp_xnn_graph *g);
+TPDEF uint32_t tp_xnn_graph_num_values(const tp_xnn_graph *g);
+TPDEF uint32_t tp_xnn_graph_num_nodes(const tp_xnn_graph *g);
+
+/* ---- values ----------------------------------------------------------------------------
+   Common rules: num_dims <= 6; dims NULL = the data view's sizes (then num_dims must equal its
+   ndim); data NULL = not a constant; every dim < 2^32. A data view's compact byte count must be
+   numel(dims) x the datatype's element size (4-bit types: see the top of the file). external_id
+   TP_XNN_INVALID_ID = internal value; a valid one must be unique and < 4096; flags are
+   TP_XNN_FLAG_EXTERNAL_INPUT / _OUTPUT and need an external id. *id_out (may be NULL) = the
+   value id. Errors: TP_ERR_INVALID (the sentence names the value and the numbers),
+   TP_ERR_BOUNDS / TP_ERR_OVERFLOW (bad view), TP_ERR_NOMEM, and the store's errors. */
+
+/* Plain value: FP32, FP16, INT32, PFP32 or BF16. */
+TPDEF tp_status tp_xnn_define_tensor_value(tp_xnn_graph *g, tp_xnn_datatype dt, size_t num_dims,
+                                           const size_t *dims, const tp_tensor *data,
+                                           uint32_t external_id, uint32_t flags,
+                                           uint32_t *id_out);
+/* Per-tensor quantized: QINT8 (zero point in [-128, 127]), QUINT8 ([0, 255]) or QINT32 (0);
+   scale finite and > 0. */
+TPDEF tp_status tp_xnn_define_quantized_tensor_value(tp_xnn_graph *g, tp_xnn_datatype dt,
+                                                     int32_t zero_point, float scale,
+                                                     size_t num_dims, const size_t *dims,
+                                                     const tp_tensor *data, uint32_t external_id,
+                                                     uint32_t flags, uint32_t *id_out);
+/* Per-channel quantized: QCINT8, QCINT32 or QCINT4; scale = an F32 view with dims[channel_dim]
+   elements, any strides (copied row-major into its own constant). */
+TPDEF tp_status tp_xnn_define_channelwise_quantized_tensor_value(
+    tp_xnn_graph *g, tp_xnn_datatype dt, const tp_tensor *scale, size_t num_dims,
+    size_t channel_dim, const size_t *dims, const tp_tensor *data, uint32_t external_id,
+    uint32_t flags, uint32_t *id_out);
+/* Groupwise (blockwise) quantized 4-bit weights: QBINT4, 2 dims [out, in], channel_dim 0,
+   block_size > 0, a multiple of 32 and dividing dims[1]; scale = a view of shape
+   [dims[0], dims[1] / block_size], F32 (converted to bf16, RNE) or BF16, any strides. */
+TPDEF tp_status tp_xnn_define_blockwise_quantized_tensor_value(
+    tp_xnn_graph *g, tp_xnn_datatype dt, const tp_tensor *scale, size_t num_dims,
+    size_t channel_dim, size_t block_size, const size_t *dims, const tp_tensor *data,
+    uint32_t external_id, uint32_t flags, uint32_t *id_out);
+/* Dynamically quantized (per token): QDINT8 or QPINT8, num_nonbatch_dims <= num_dims, no data. */
+TPDEF tp_status tp_xnn_define_dynamically_quantized_tensor_value(
+    tp_xnn_graph *g, tp_xnn_datatype dt, size_t num_dims, size_t num_nonbatch_dims,
+    const size_t *dims, uint32_t external_id, uint32_t flags, uint32_t *id_out);
+
+/* ---- nodes -----------------------------------------------------------------------------
+   Arguments as in xnnpack.h. Every value id must be a defined value (bias_id may be
+   TP_XNN_INVALID_ID = no bias); otherwise TP_ERR_INVALID naming the node, the field and the id.
+   Calls with output_min/output_max write an OutputMinMax; tp_xnn_set_output_min_max() sets it
+   on any node. Node indices are 0, 1, 2 ... in definition order. */
+
+/* Binary nodes (_XNNNode2x1). */
+TPDEF tp_status tp_xnn_define_add2(tp_xnn_graph *g, float output_min, float output_max,
+                                   uint32_t input1_id, uint32_t input2_id, uint32_t output_id,
+                                   uint32_t flags);
+TPDEF tp_status tp_xnn_define_subtract(tp_xnn_graph *g, float output_min, float output_max,
+                                       uint32_t input1_id, uint32_t input2_id,
+                                       uint32_t output_id, uint32_t flags);
+TPDEF tp_status tp_xnn_define_multiply2(tp_xnn_graph *g, float output_min, float output_max,
+                                        uint32_t input1_id, uint32_t input2_id,
+                                        uint32_t output_id, uint32_t flags);
+TPDEF tp_status tp_xnn_define_divide(tp_xnn_graph *g, float output_min, float output_max,
+                                     uint32_t input1_id, uint32_t input2_id, uint32_t output_id,
+                                     uint32_t flags);
+TPDEF tp_status tp_xnn_define_maximum2(tp_xnn_graph *g, uint32_t input1_id, uint32_t input2_id,
+                                       uint32_t output_id, uint32_t flags);
+TPDEF tp_status tp_xnn_define_minimum2(tp_xnn_graph *g, uint32_t input1_id, uint32_t input2_id,
+                                       uint32_t output_id, uint32_t flags);
+/* input1 = input, input2 = slope. */
+TPDEF tp_status tp_xnn_define_prelu(tp_xnn_graph *g, uint32_t input_id, uint32_t slope_id,
+                                    uint32_t output_id, uint32_t flags);
+TPDEF tp_status tp_xnn_define_batch_matrix_multiply(tp_xnn_graph *g, uint32_t input1_id,
+                                                    uint32_t input2_id, uint32_t output_id,
+                                                    uint32_t flags);
+
+/* Unary nodes (_XNNNode1x1). */
+TPDEF tp_status tp_xnn_define_softmax(tp_xnn_graph *g, uint32_t input_id, uint32_t output_id,
+                                      uint32_t flags);
+TPDEF tp_status tp_xnn_define_sigmoid(tp_xnn_graph *g, uint32_t input_id, uint32_t output_id,
+                                      uint32_t flags);
+TPDEF tp_status tp_xnn_define_clamp(tp_xnn_graph *g, float output_min, float output_max,
+                                    uint32_t input_id, uint32_t output_id, uint32_t flags);
+TPDEF tp_status tp_xnn_define_floor(tp_xnn_graph *g, uint32_t input_id, uint32_t output_id,
+                                    uint32_t flags);
+TPDEF tp_status tp_xnn_define_convert(tp_xnn_graph *g, uint32_t input_id, uint32_t output_id,
+                                      uint32_t flags);
+TPDEF tp_status tp_xnn_define_global_average_pooling_2d(tp_xnn_graph *g, float output_min,
+                                                        float output_max, uint32_t input_id,
+                                                        uint32_t output_id, uint32_t flags);
+TPDEF tp_status tp_xnn_define_square_root(tp_xnn_graph *g, uint32_t input_id,
+                                          uint32_t output_id, uint32_t flags);
+TPDEF tp_status tp_xnn_define_ceiling(tp_xnn_graph *g, uint32_t input_id, uint32_t output_id,
+                                      uint32_t flags);
+TPDEF tp_status tp_xnn_define_hardswish(tp_xnn_graph *g, uint32_t input_id, uint32_t output_id,
+                                        uint32_t flags);
+TPDEF tp_status tp_xnn_define_negate(tp_xnn_graph *g, uint32_t input_id, uint32_t output_id,
+                                     uint32_t flags);
+TPDEF tp_status tp_xnn_define_square(tp_xnn_graph *g, uint32_t input_id, uint32_t output_id,
+                                     uint32_t flags);
+TPDEF tp_status tp_xnn_define_abs(tp_xnn_graph *g, uint32_t input_id, uint32_t output_id,
+                                  uint32_t flags);
+TPDEF tp_status tp_xnn_define_reciprocal_square_root(tp_xnn_graph *g, uint32_t input_id,
+                                                     uint32_t output_id, uint32_t flags);
+TPDEF tp_status tp_xnn_define_log(tp_xnn_graph *g, uint32_t input_id, uint32_t output_id,
+                                  uint32_t flags);
+TPDEF tp_status tp_xnn_define_gelu(tp_xnn_graph *g, uint32_t input_id, uint32_t output_id,
+                                   uint32_t flags);
+TPDEF tp_status tp_xnn_define_tanh(tp_xnn_graph *g, uint32_t input_id, uint32_t output_id,
+                                   uint32_t flags);
+TPDEF tp_status tp_xnn_define_exp(tp_xnn_graph *g, uint32_t input_id, uint32_t output_id,
+                                  uint32_t flags);
+TPDEF tp_status tp_xnn_define_sin(tp_xnn_graph *g, uint32_t input_id, uint32_t output_id,
+                                  uint32_t flags);
+TPDEF tp_status tp_xnn_define_cos(tp_xnn_graph *g, uint32_t input_id, uint32_t output_id,
+                                  uint32_t flags);
+TPDEF tp_status tp_xnn_define_copy(tp_xnn_graph *g, uint32_t input_id, uint32_t output_id,
+                                   uint32_t flags);
+
+/* Unary nodes with a parameter (XNNELU, XNNLeakyReLU). */
+TPDEF tp_status tp_xnn_define_elu(tp_xnn_graph *g, float alpha, uint32_t input_id,
+                                  uint32_t output_id, uint32_t flags);
+TPDEF tp_status tp_xnn_define_leaky_relu(tp_xnn_graph *g, float negative_slope,
+                                         uint32_t input_id, uint32_t output_id, uint32_t flags);
+
+/* Fully connected: filter [out, in] (or [in, out] with XNNPACK's TRANSPOSE_WEIGHTS flag). */
+TPDEF tp_status tp_xnn_define_fully_connected(tp_xnn_graph *g, float output_min,
+                                              float output_max, uint32_t input_id,
+                                              uint32_t filter_id, uint32_t bias_id,
+                                              uint32_t output_id, uint32_t flags);
+
+/* Convolutions (_XNNNodeConv). NHWC input, OHWI filter. */
+TPDEF tp_status tp_xnn_define_convolution_2d(
+    tp_xnn_graph *g, uint32_t input_padding_top, uint32_t input_padding_right,
+    uint32_t input_padding_bottom, uint32_t input_padding_left, uint32_t kernel_height,
+    uint32_t kernel_width, uint32_t subsampling_height, uint32_t subsampling_width,
+    uint32_t dilation_height, uint32_t dilation_width, uint32_t groups,
+    size_t group_input_channels, size_t group_output_channels, float output_min,
+    float output_max, uint32_t input_id, uint32_t filter_id, uint32_t bias_id,
+    uint32_t output_id, uint32_t flags);
+/* Written as the upstream serializer does: groups = input_channels, group_input_channels = 1,
+   group_output_channels = depth_multiplier (the loader divides them back). */
+TPDEF tp_status tp_xnn_define_depthwise_convolution_2d(
+    tp_xnn_graph *g, uint32_t input_padding_top, uint32_t input_padding_right,
+    uint32_t input_padding_bottom, uint32_t input_padding_left, uint32_t kernel_height,
+    uint32_t kernel_width, uint32_t subsampling_height, uint32_t subsampling_width,
+    uint32_t dilation_height, uint32_t dilation_width, uint32_t depth_multiplier,
+    size_t input_channels, float output_min, float output_max, uint32_t input_id,
+    uint32_t filter_id, uint32_t bias_id, uint32_t output_id, uint32_t flags);
+/* ConvTranspose2d; upsampling goes to the schema's subsampling fields. */
+TPDEF tp_status tp_xnn_define_deconvolution_2d(
+    tp_xnn_graph *g, uint32_t padding_top, uint32_t padding_right, uint32_t padding_bottom,
+    uint32_t padding_left, uint32_t adjustment_height, uint32_t adjustment_width,
+    uint32_t kernel_height, uint32_t kernel_width, uint32_t upsampling_height,
+    uint32_t upsampling_width, uint32_t dilation_height, uint32_t dilation_width,
+    uint32_t groups, size_t group_input_channels, size_t group_output_channels,
+    float output_min, float output_max, uint32_t input_id, uint32_t filter_id,
+    uint32_t bias_id, uint32_t output_id, uint32_t flags);
+
+/* Pooling (_XNNPooling2D; average pooling writes dilation 1 x 1). */
+TPDEF tp_status tp_xnn_define_average_pooling_2d(
+    tp_xnn_graph *g, uint32_t input_padding_top, uint32_t input_padding_right,
+    uint32_t input_padding_bottom, uint32_t input_padding_left, uint32_t pooling_height,
+    uint32_t pooling_width, uint32_t stride_height, uint32_t stride_width, float output_min,
+    float output_max, uint32_t input_id, uint32_t output_id, uint32_t flags);
+TPDEF tp_status tp_xnn_define_max_pooling_2d(
+    tp_xnn_graph *g, uint32_t input_padding_top, uint32_t input_padding_right,
+    uint32_t input_padding_bottom, uint32_t input_padding_left, uint32_t pooling_height,
+    uint32_t pooling_width, uint32_t stride_height, uint32_t stride_width,
+    uint32_t dilation_height, uint32_t dilation_width, float output_min, float output_max,
+    uint32_t input_id, uint32_t output_id, uint32_t flags);
+TPDEF tp_status tp_xnn_define_argmax_pooling_2d(
+    tp_xnn_graph *g, uint32_t input_padding_top, uint32_t input_padding_right,
+    uint32_t input_padding_bottom, uint32_t input_padding_left, uint32_t pooling_height,
+    uint32_t pooling_width, uint32_t input_id, uint32_t output_value_id,
+    uint32_t output_index_id, uint32_t flags);
+
+/* Concatenation (_XNNCat; unused input slots are written as TP_XNN_INVALID_ID, as upstream). */
+TPDEF tp_status tp_xnn_define_concatenate2(tp_xnn_graph *g, uint32_t axis, uint32_t input1_id,
+                                           uint32_t input2_id, uint32_t output_id,
+                                           uint32_t flags);
+TPDEF tp_status tp_xnn_define_concatenate3(tp_xnn_graph *g, uint32_t axis, uint32_t input1_id,
+                                           uint32_t input2_id, uint32_t input3_id,
+                                           uint32_t output_id, uint32_t flags);
+TPDEF tp_status tp_xnn_define_concatenate4(tp_xnn_graph *g, uint32_t axis, uint32_t input1_id,
+                                           uint32_t input2_id, uint32_t input3_id,
+                                           uint32_t input4_id, uint32_t output_id,
+                                           uint32_t flags);
+TPDEF tp_status tp_xnn_define_concatenate5(tp_xnn_graph *g, uint32_t axis, uint32_t input1_id,
+                                           uint32_t input2_id, uint32_t input3_id,
+                                           uint32_t input4_id, uint32_t input5_id,
+                                           uint32_t output_id, uint32_t flags);
+
+/* Shape nodes. Vectors have num_dims (<= 6) entries, each < 2^32. */
+TPDEF tp_status tp_xnn_define_static_transpose(tp_xnn_graph *g, size_t num_dims,
+                                               const size_t *perm, uint32_t input_id,
+                                               uint32_t output_id, uint32_t flags);
+TPDEF tp_status tp_xnn_define_static_reshape(tp_xnn_graph *g, size_t num_dims,
+                                             const size_t *new_shape, uint32_t input_id,
+                                             uint32_t output_id, uint32_t flags);
+TPDEF tp_status tp_xnn_define_static_slice(tp_xnn_graph *g, size_t num_dims,
+                                           const size_t *offsets, const size_t *sizes,
+                                           uint32_t input_id, uint32_t output_id, uint32_t flags);
+/* As xnnpack.h: one padding per dim of the input value (its num_dims). */
+TPDEF tp_status tp_xnn_define_static_constant_pad(tp_xnn_graph *g, const size_t *pre_paddings,
+                                                  const size_t *post_paddings,
+                                                  float padding_value, uint32_t input_id,
+                                                  uint32_t output_id, uint32_t flags);
+TPDEF tp_status tp_xnn_define_static_resize_bilinear_2d(tp_xnn_graph *g, size_t new_height,
+                                                        size_t new_width, uint32_t input_id,
+                                                        uint32_t output_id, uint32_t flags);
+
+/* Attention, in the schema's field order. */
+TPDEF tp_status tp_xnn_define_scaled_dot_product_attention(tp_xnn_graph *g, uint32_t query_id,
+                                                           uint32_t key_id, uint32_t value_id,
+                                                           uint32_t scale_id, uint32_t mask_id,
+                                                           uint32_t output_id, uint32_t flags);
+
+/* Node attributes. node_index in definition order; TP_ERR_INVALID when there is no such node. */
+TPDEF tp_status tp_xnn_set_output_min_max(tp_xnn_graph *g, uint32_t node_index,
+                                          float output_min, float output_max);
+TPDEF tp_status tp_xnn_set_debug_handle(tp_xnn_graph *g, uint32_t node_index, uint32_t handle);
+
+/* ---- output ---------------------------------------------------------------------------- */
+/* Exact number of bytes tp_xnn_write will produce. */
+TPDEF tp_status tp_xnn_blob_size(tp_xnn_graph *g, uint64_t *size_out);
+/* Streams the blob into sink. A failed graph writes nothing and returns its first error. */
+TPDEF tp_status tp_xnn_write(tp_xnn_graph *g, tp_sink *sink);
+#ifndef TP_NO_STDIO
+/* The blob into a file, atomically (temporary file + rename; nothing is left on failure). */
+TPDEF tp_status tp_xnn_write_file(tp_xnn_graph *g, const char *path);
+#endif
+
+#ifdef TENSORPACK_XNNPACK_RUNTIME
+/* ---- loader onto the real XNNPACK (optional) ---------------------------------------------
+   tp_xnn_load reads a blob (ours or upstream's; everything bounds-checked with tensorpack's
+   reader, nothing trusted), defines its values and nodes with the linked XNNPACK and creates a
+   runtime (xnn_create_runtime_v2, no thread pool). Named constants are looked up in `ptd` (a
+   .ptd file in memory; may be NULL when the blob has none). Constants are copied into memory
+   the runtime owns, so the blob and the .ptd may be freed after the call. What the linked
+   XNNPACK lacks (a datatype, a node kind, blockwise or dynamic quantization) is
+   TP_ERR_UNSUPPORTED with a sentence naming it; a malformed blob is TP_ERR_FORMAT; a call that
+   XNNPACK refuses is TP_ERR_INVALID naming the call and XNNPACK's status. err (may be NULL)
+   receives the sentence. Calls xnn_initialize itself. */
+typedef struct tp_xnn_runtime tp_xnn_runtime;
+TPDEF tp_status tp_xnn_load(const void *blob, size_t blob_size, const void *ptd, size_t ptd_size,
+                            uint32_t flags /* XNNPACK runtime flags, usually 0 */,
+                            tp_xnn_runtime **out, tp_error *err);
+TPDEF void tp_xnn_runtime_destroy(tp_xnn_runtime *rt);
+TPDEF const char *tp_xnn_runtime_error(const tp_xnn_runtime *rt);
+/* Number of external ids (num_externs) and the blob's external inputs / outputs. */
+TPDEF uint32_t tp_xnn_runtime_num_externs(const tp_xnn_runtime *rt);
+/* Binds the memory of external id `external_id` for the next invoke. Inputs need
+   XNN_EXTRA_BYTES (16) readable bytes past their end. */
+TPDEF tp_status tp_xnn_runtime_bind(tp_xnn_runtime *rt, uint32_t external_id, void *data);
+/* Sets up the runtime with every bound external value and runs it. */
+TPDEF tp_status tp_xnn_runtime_invoke(tp_xnn_runtime *rt);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+/* ====================================== stop here ======================================== */
+#endif /* TENSORPACK_XNNPACK_H */
+
+#ifdef TENSORPACK_XNNPACK_IMPLEMENTATION
+#ifndef TENSORPACK_XNNPACK_IMPLEMENTATION_DONE
+#define TENSORPACK_XNNPACK_IMPLEMENTATION_DONE
+
+#include <assert.h>
+#include <string.h>
+
+/* >>xnn-tables ------------------------------------------------------------------------------ */
+
+/* Field layouts of the node tables, one character per field id (see tp_xnn_node_layout). */
+#define TP__XNN_L2X1 "iiiu"
+#define TP__XNN_L1X1 "iiu"
+#define TP__XNN_LCONV "uuuuuuuuuuuuuuuiibiu"
+#define TP__XNN_LPOOL "uuuuuuuuuuiiu"
+
+static const char *tp__xnn_layout(int kind) {
+  switch (kind) {
+    case TP_XNN_NODE_ADD: case TP_XNN_NODE_DIVIDE: case TP_XNN_NODE_MINIMUM:
+    case TP_XNN_NODE_MULTIPLY: case TP_XNN_NODE_SUBTRACT: case TP_XNN_NODE_MAXIMUM:
+    case TP_XNN_NODE_PRELU: case TP_XNN_NODE_BATCH_MATRIX_MULTIPLY:
+      return TP__XNN_L2X1;
+    case TP_XNN_NODE_SOFTMAX: case TP_XNN_NODE_SIGMOID: case TP_XNN_NODE_CLAMP:
+    case TP_XNN_NODE_FLOOR: case TP_XNN_NODE_CONVERT: case TP_XNN_NODE_GLOBAL_AVG_POOLING_2D:
+    case TP_XNN_NODE_SQUARE_ROOT: case TP_XNN_NODE_CEILING: case TP_XNN_NODE_HARDSWISH:
+    case TP_XNN_NODE_NEGATE: case TP_XNN_NODE_SQUARE: case TP_XNN_NODE_ABS:
+    case TP_XNN_NODE_RECIPROCAL_SQUARE_ROOT: case TP_XNN_NODE_LOG: case TP_XNN_NODE_GELU:
+    case TP_XNN_NODE_TANH: case TP_XNN_NODE_EXP: case TP_XNN_NODE_SIN: case TP_XNN_NODE_COPY:
+    case TP_XNN_NODE_COS:
+      return TP__XNN_L1X1;
+    case TP_XNN_NODE_CONV2D: case TP_XNN_NODE_DEPTHWISE_CONV2D: case TP_XNN_NODE_DECONV2D:
+      return TP__XNN_LCONV;
+    case TP_XNN_NODE_AVG_POOLING_2D: case TP_XNN_NODE_MAX_POOLING_2D:
+      return TP__XNN_LPOOL;
+    case TP_XNN_NODE_FULLY_CONNECTED: return "iibiu";
+    case TP_XNN_NODE_STATIC_TRANSPOSE: return "uviiu";
+    case TP_XNN_NODE_STATIC_RESIZE_BILINEAR_2D: return "uuiiu";
+    case TP_XNN_NODE_STATIC_CONSTANT_PAD: return "vvfiiu";
+    case TP_XNN_NODE_STATIC_RESHAPE: return "uviiu";
+    case TP_XNN_NODE_ARGMAX_POOLING_2D: return "uuuuuuiiiu";
+    case TP_XNN_NODE_LEAKY_RELU: case TP_XNN_NODE_ELU: return "fiiu";
+    case TP_XNN_NODE_CONCATENATE2: return "uiibbiub";
+    case TP_XNN_NODE_CONCATENATE3: return "uiiibiub";
+    case TP_XNN_NODE_CONCATENATE4: return "uiiiiiub";
+    case TP_XNN_NODE_CONCATENATE5: return "uiiiiiui";
+    case TP_XNN_NODE_STATIC_SLICE: return "uvviiu";
+    case TP_XNN_NODE_SCALED_DOT_PRODUCT_ATTENTION: return "iiiiiiu";
+    default: return NULL;
+  }
+}
+
+/* Field names, for messages. */
+static const char *tp__xnn_field_name(int kind, unsigned id) {
+  static const char *const n2x1[] = {"input1_id", "input2_id", "output_id", "flags"};
+  static const char *const n1x1[] = {"input_id", "output_id", "flags"};
+  static const char *const nfc[] = {"input1_id", "filter_id", "bias_id", "output_id", "flags"};
+  static const char *const ncat[] = {"axis", "input1_id", "input2_id", "input3_id", "input4_id",
+                                     "output_id", "flags", "input5_id"};
+  static const char *const nsdpa[] = {"query_id", "key_id", "value_id", "scale_id", "mask_id",
+                                      "output_id", "flags"};
+  static const char *const nargmax[] = {"input_id", "output_value_id", "output_index_id"};
+  const char *l = tp__xnn_layout(kind);
+  size_t n = l ? strlen(l) : 0;
+  if (id >= n) return "?";
+  if (!strcmp(l, TP__XNN_L2X1)) return n2x1[id];
+  if (!strcmp(l, TP__XNN_L1X1)) return n1x1[id];
+  switch (kind) {
+    case TP_XNN_NODE_FULLY_CONNECTED: return nfc[id];
+    case TP_XNN_NODE_CONCATENATE2: case TP_XNN_NODE_CONCATENATE3:
+    case TP_XNN_NODE_CONCATENATE4: case TP_XNN_NODE_CONCATENATE5: return ncat[id];
+    case TP_XNN_NODE_SCALED_DOT_PRODUCT_ATTENTION: return nsdpa[id];
+    case TP_XNN_NODE_CONV2D: case TP_XNN_NODE_DEPTHWISE_CONV2D: case TP_XNN_NODE_DECONV2D:
+      return id >= 15 ? nfc[id - 15] : "parameter";
+    case TP_XNN_NODE_AVG_POOLING_2D: case TP_XNN_NODE_MAX_POOLING_2D:
+      return id >= 10 ? n1x1[id - 10] : "parameter";
+    case TP_XNN_NODE_ARGMAX_POOLING_2D: return (id >= 6 && id < 9) ? nargmax[id - 6] : "parameter";
+    default: break;
+  }
+  /* transpose, resize, pad, reshape, slice, leaky_relu, elu: input, output, flags at the end */
+  if (id + 3 >= n) return n1x1[id + 3 - n];
+  return "parameter";
+}
+
+TPDEF const char *tp_xnn_node_layout(int kind) { return tp__xnn_layout(kind); }
+
+TPDEF const char *tp_xnn_node_name(int kind) {
+  switch (kind) {
+#define TP__XNN_NODE_NAME(tag, NAME, name) case tag: return #name;
+    TP_XNN_NODE_LIST(TP__XNN_NODE_NAME)
+#undef TP__XNN_NODE_NAME
+    default: return "?";
+  }
+}
+
+TPDEF const char *tp_xnn_datatype_name(int dt) {
+  static const char *const names[] = {"invalid", "fp32", "fp16", "qint8", "quint8", "qint32",
+                                      "qcint8", "qcint32", "qcint4", "qdint8", "qbint4",
+                                      "qpint8", "int32", "pfp32", "bf16"};
+  return (dt >= 0 && dt <= 14) ? names[dt] : "?";
+}
+
+/* Bytes per element; 0 for the 4-bit types (packed two per byte) and invalid ones. */
+static size_t tp__xnn_elem_size(int dt) {
+  static const unsigned char sizes[] = {0, 4, 2, 1, 1, 4, 1, 4, 0, 1, 0, 1, 4, 4, 2};
+  return (dt >= 0 && dt <= 14) ? sizes[dt] : 0;
+}
+
+/* >>xnn-graph ------------------------------------------------------------------------------- */
+
+/* XNNQuantParams union tags */
+#define TP__XNN_Q_NONE 0
+#define TP__XNN_Q_CHANNEL 1
+#define TP__XNN_Q_TENSOR 2
+#define TP__XNN_Q_DYNAMIC 3
+#define TP__XNN_Q_GROUP 4
+
+typedef struct tp__xnn_value {
+  int quant;
+  int datatype;
+  uint32_t num_dims;
+  uint32_t dims[TP_XNN_MAX_DIMS];
+  uint32_t const_idx; /* 0 = not constant */
+  uint32_t external_id, flags;
+  float scale;
+  int32_t zero_point;
+  int32_t channel_dim, group_size, num_nonbatch_dims;
+  uint32_t scale_idx, num_scales;
+} tp__xnn_value;
+
+#define TP__XNN_MAX_FIELDS 20
+typedef struct tp__xnn_node {
+  int kind;
+  int has_minmax;
+  float out_min, out_max;
+  uint32_t debug_handle;
+  uint32_t f[TP__XNN_MAX_FIELDS]; /* by field id; floats as bits; 'v' fields: vector slot */
+  uint32_t vec_off[2], vec_len[2];
+} tp__xnn_node;
+
+/* How a constant's bytes are produced from its view. */
+#define TP__XNN_C_COMPACT 0 /* tp_compact_write, row-major */
+#define TP__XNN_C_PACK4 1   /* tp_pack_int4_write */
+#define TP__XNN_C_BF16 2    /* tp_convert_write to bf16 */
+
+typedef struct tp__xnn_const {
+  int how;
+  tp_tensor view;
+  uint64_t size;   /* bytes in the blob / store */
+  uint64_t offset; /* inline: offset in the constant segment */
+  int named;
+  char key[80];
+} tp__xnn_const;
+
+struct tp_xnn_graph {
+  tp_error err;
+  tp_store *store;
+  uint64_t alignment;
+  tp__xnn_value *values;
+  size_t nvalues, cap_values;
+  tp__xnn_node *nodes;
+  size_t nnodes, cap_nodes;
+  tp__xnn_const *consts; /* consts[0] is the reserved empty entry */
+  size_t nconsts, cap_consts;
+  uint32_t *pool; /* node vectors */
+  size_t npool, cap_pool;
+};
+
+TPDEF tp_status tp_xnn_graph_create(const tp_xnn_options *opts, tp_xnn_graph **out) {
+  tp_xnn_graph *g;
+  uint64_t align = 16;
+  if (!out) return TP_ERR_INVALID;
+  *out = NULL;
+  if (opts && opts->alignment) {
+    if ((opts->alignment & (opts->alignment - 1)) != 0) return TP_ERR_INVALID;
+    if (opts->alignment > align) align = (uint64_t)opts->alignment;
+  }
+  g = (tp_xnn_graph *)TP_MALLOC(sizeof *g);
+  if (!g) return TP_ERR_NOMEM;
+  memset(g, 0, sizeof *g);
+  g->store = opts ? opts->store : NULL;
+  g->alignment = align;
+  if (tp_array_reserve((void **)&g->consts, &g->cap_consts, 4, sizeof *g->consts) != TP_OK) {
+    TP_FREE(g);
+    return TP_ERR_NOMEM;
+  }
+  memset(&g->consts[0], 0, sizeof g->consts[0]);
+  g->nconsts = 1;
+  *out = g;
+  return TP_OK;
+}
+
+TPDEF void tp_xnn_graph_destroy(tp_xnn_graph *g) {
+  if (!g) return;
+  TP_FREE(g->values);
+  TP_FREE(g->nodes);
+  TP_FREE(g->consts);
+  TP_FREE(g->pool);
+  TP_FREE(g);
+}
+
+TPDEF const char *tp_xnn_graph_error(const tp_xnn_graph *g) {
+  assert(g);
+  return g->err.status ? g->err.msg : "";
+}
+
+TPDEF tp_status tp_xnn_graph_status(const tp_xnn_graph *g) {
+  assert(g);
+  return g->err.status;
+}
+
+TPDEF uint32_t tp_xnn_graph_num_values(const tp_xnn_graph *g) {
+  assert(g);
+  return (uint32_t)g->nvalues;
+}
+
+TPDEF uint32_t tp_xnn_graph_num_nodes(const tp_xnn_graph *g) {
+  assert(g);
+  return (uint32_t)g->nnodes;
+}
+
+/* >>xnn-constants --------------------------------------------------------------------------- */
+
+typedef struct tp__xnn_count_ctx {
+  tp_sink *inner;
+  uint64_t n;
+} tp__xnn_count_ctx;
+
+static tp_status tp__xnn_count_write(void *ctx, const void *p, size_t n) {
+  tp__xnn_count_ctx *c = (tp__xnn_count_ctx *)ctx;
+  c->n += (uint64_t)n;
+  return c->inner ? tp_sink_write(c->inner, p, n) : TP_OK;
+}
+
+/* Emits a constant's bytes (the only place constant bytes are produced). */
+static tp_status tp__xnn_const_emit(const tp__xnn_const *c, tp_sink *sink) {
+  switch (c->how) {
+    case TP__XNN_C_PACK4: return tp_pack_int4_write(&c->view, sink);
+    case TP__XNN_C_BF16: return tp_convert_write(&c->view, TP_BF16, 0, sink);
+    default: return tp_compact_write(&c->view, TP_ORDER_ROW_MAJOR, sink);
+  }
+}
+
+/* Adds a constant; *idx_out = its constant_data index. `what` names it in messages. In named
+   mode the bytes go to the store now (the key needs them) and an entry with the same key is
+   shared. */
+static tp_status tp__xnn_add_const(tp_xnn_graph *g, uint32_t value_id, const char *what,
+                                   const tp_tensor *view, int how, uint64_t size, int is_scale,
+                                   uint32_t *idx_out) {
+  tp__xnn_const c;
+  tp_status st;
+  size_t i;
+  memset(&c, 0, sizeof c);
+  c.how = how;
+  c.view = *view;
+  c.size = size;
+  if (g->store) {
+    const char *key = NULL;
+    tp_membuf mb;
+    memset(&mb, 0, sizeof mb);
+    if (how == TP__XNN_C_COMPACT && !is_scale) {
+      st = tp_store_add(g->store, NULL, view, TP_ORDER_ROW_MAJOR, (size_t)g->alignment, &key);
+    } else {
+      /* bytes that are not the view's own (packed, converted, or a scale that needs its
+         "scale_" key): produce them once, hash them, hand a copy to the store */
+      tp_sink ms = tp_sink_membuf(&mb);
+      char hex[65];
+      char name[80];
+      st = tp__xnn_const_emit(&c, &ms);
+      if (st == TP_OK) st = tp_sha256_hex(mb.data, mb.size, hex);
+      if (st == TP_OK) {
+        if (is_scale) {
+          memcpy(name, "scale_", 6);
+          memcpy(name + 6, hex, 65);
+        } else {
+          memcpy(name, hex, 65);
+        }
+        st = tp_store_add_bytes(g->store, name, mb.data, mb.size, (size_t)g->alignment, 1,
+                                &key);
+      }
+      if (st == TP_OK && (uint64_t)mb.size != size) st = TP_ERR_INVALID;
+      tp_membuf_free(&mb);
+    }
+    if (st != TP_OK || !key)
+      return tp_error_set(&g->err, st != TP_OK ? st : TP_ERR_INVALID,
+                          "value %u: %s could not be added to the store: %s", (unsigned)value_id,
+                          what, tp_store_error(g->store));
+    if (strlen(key) >= sizeof c.key)
+      return tp_error_set(&g->err, TP_ERR_INVALID, "value %u: store key of %u bytes is too long",
+                          (unsigned)value_id, (unsigned)strlen(key));
+    strcpy(c.key, key);
+    c.named = 1;
+    for (i = 1; i < g->nconsts; i++) {
+      if (g->consts[i].named && !strcmp(g->consts[i].key, c.key)) {
+        *idx_out = (uint32_t)i;
+        return TP_OK;
+      }
+    }
+  }
+  if (g->nconsts >= (size_t)UINT32_MAX)
+    return tp_error_set(&g->err, TP_ERR_OVERFLOW, "value %u: too many constants",
+                        (unsigned)value_id);
+  st = tp_array_reserve((void **)&g->consts, &g->cap_consts, g->nconsts + 1, sizeof c);
+  if (st != TP_OK)
+    return tp_error_set(&g->err, st, "value %u: no memory for constant %u", (unsigned)value_id,
+                        (unsigned)g->nconsts);
+  g->consts[g->nconsts] = c;
+  *idx_out = (uint32_t)g->nconsts;
+  g->nconsts++;
+  return TP_OK;
+}
+
+/* >>xnn-values ------------------------------------------------------------------------------ */
+
+/* Checks datatype, dims, external id and flags, fills v. Does not add anything. */
+static tp_status tp__xnn_value_begin(tp_xnn_graph *g, int dt, size_t num_dims,
+                                     const size_t *dims, const tp_tensor *data,
+                                     uint32_t external_id, uint32_t flags, tp__xnn_value *v) {
+  uint32_t id = (uint32_t)g->nvalues;
+  size_t i;
+  memset(v, 0, sizeof *v);
+  if (g->nvalues >= (size_t)UINT32_MAX - 1)
+    return tp_error_set(&g->err, TP_ERR_OVERFLOW, "value %u: too many values", (unsigned)id);
+  if (dt <= 0 || dt > 14)
+    return tp_error_set(&g->err, TP_ERR_INVALID, "value %u: unknown datatype %d", (unsigned)id,
+                        dt);
+  if (data) {
+    tp_error e;
+    tp_status st;
+    memset(&e, 0, sizeof e);
+    st = tp_tensor_check(data, &e);
+    if (st != TP_OK)
+      return tp_error_set(&g->err, st, "value %u: bad data view: %s", (unsigned)id, e.msg);
+  }
+  if (!dims) {
+    if (!data && num_dims > 0)
+      return tp_error_set(&g->err, TP_ERR_INVALID,
+                          "value %u: %u dims but neither dims nor data given", (unsigned)id,
+                          (unsigned)num_dims);
+    if (data && (size_t)data->ndim != num_dims)
+      return tp_error_set(&g->err, TP_ERR_INVALID,
+                          "value %u: num_dims %u but the data view has %d dims (dims NULL)",
+                          (unsigned)id, (unsigned)num_dims, data->ndim);
+  }
+  if (num_dims > TP_XNN_MAX_DIMS)
+    return tp_error_set(&g->err, TP_ERR_INVALID,
+                        "value %u: %u dims, XNNPACK allows at most %d", (unsigned)id,
+                        (unsigned)num_dims, TP_XNN_MAX_DIMS);
+  v->datatype = dt;
+  v->num_dims = (uint32_t)num_dims;
+  for (i = 0; i < num_dims; i++) {
+    uint64_t d = dims ? (uint64_t)dims[i] : (uint64_t)data->sizes[i];
+    if (d > (uint64_t)UINT32_MAX)
+      return tp_error_set(&g->err, TP_ERR_OVERFLOW,
+                          "value %u: dim %u is %llu, the format stores 32 bits", (unsigned)id,
+                          (unsigned)i, (unsigned long long)d);
+    v->dims[i] = (uint32_t)d;
+  }
+  if (flags & ~(TP_XNN_FLAG_EXTERNAL_INPUT | TP_XNN_FLAG_EXTERNAL_OUTPUT))
+    return tp_error_set(&g->err, TP_ERR_INVALID, "value %u: unknown flag bits 0x%x",
+                        (unsigned)id, (unsigned)flags);
+  if (external_id != TP_XNN_INVALID_ID) {
+    if (external_id >= TP_XNN_MAX_EXTERNS)
+      return tp_error_set(&g->err, TP_ERR_INVALID,
+                          "value %u: external id %u, the loader allows ids below %d",
+                          (unsigned)id, (unsigned)external_id, TP_XNN_MAX_EXTERNS);
+    for (i = 0; i < g->nvalues; i++)
+      if (g->values[i].external_id == external_id)
+        return tp_error_set(&g->err, TP_ERR_INVALID,
+                            "value %u: external id %u is already used by value %u",
+                            (unsigned)id, (unsigned)external_id, (unsigned)i);
+  } else if (flags) {
+    return tp_error_set(&g->err, TP_ERR_INVALID,
+                        "value %u: external input/output flags 0x%x need an external id",
+                        (unsigned)id, (unsigned)flags);
+  }
+  v->external_id = external_id;
+  v->flags = flags;
+  return TP_OK;
+}
+
+static uint64_t tp__xnn_numel(const tp__xnn_value *v, int *overflow) {
+  uint64_t n = 1;
+  uint32_t i;
+  for (i = 0; i < v->num_dims; i++)
+    if (tp_mul_u64(n, v->dims[i], &n)) *overflow = 1;
+  return n;
+}
+
+/* Checks a weight view against the value's dims and datatype, adds it as a constant. */
+static tp_status tp__xnn_value_data(tp_xnn_graph *g, tp__xnn_value *v, const tp_tensor *data) {
+  uint32_t id = (uint32_t)g->nvalues;
+  int ovf = 0;
+  uint64_t numel = tp__xnn_numel(v, &ovf), want, have;
+  int how = TP__XNN_C_COMPACT;
+  if (ovf)
+    return tp_error_set(&g->err, TP_ERR_OVERFLOW, "value %u: element count overflows",
+                        (unsigned)id);
+  if (v->datatype == TP_XNN_QCINT4 || v->datatype == TP_XNN_QBINT4) {
+    uint64_t last, rows = 1;
+    uint32_t i;
+    int k;
+    if (v->num_dims == 0)
+      return tp_error_set(&g->err, TP_ERR_INVALID, "value %u: 4-bit data needs at least 1 dim",
+                          (unsigned)id);
+    last = v->dims[v->num_dims - 1];
+    for (i = 0; i + 1 < v->num_dims; i++) rows *= v->dims[i]; /* <= numel, no overflow */
+    if (data->dtype != TP_I8 && data->dtype != TP_U8)
+      return tp_error_set(&g->err, TP_ERR_INVALID,
+                          "value %u: 4-bit data must be an i8 view of values or a u8 view of "
+                          "packed bytes, not %s",
+                          (unsigned)id, tp_dtype_name(data->dtype));
+    if ((uint32_t)data->ndim != v->num_dims)
+      return tp_error_set(&g->err, TP_ERR_INVALID,
+                          "value %u: data view has %d dims, the value %u", (unsigned)id,
+                          data->ndim, (unsigned)v->num_dims);
+    for (k = 0; k < data->ndim; k++) {
+      uint64_t need = v->dims[k];
+      if (k == data->ndim - 1 && data->dtype == TP_U8) need = (last + 1) / 2;
+      if ((uint64_t)data->sizes[k] != need)
+        return tp_error_set(&g->err, TP_ERR_INVALID,
+                            "value %u: data dim %d is %lld, expected %llu%s", (unsigned)id, k,
+                            (long long)data->sizes[k], (unsigned long long)need,
+                            data->dtype == TP_U8 && k == data->ndim - 1
+                                ? " (packed: half the last dim, rounded up)"
+                                : "");
+    }
+    want = rows * ((last + 1) / 2);
+    how = data->dtype == TP_I8 ? TP__XNN_C_PACK4 : TP__XNN_C_COMPACT;
+    if (how == TP__XNN_C_PACK4) {
+      tp_error e;
+      tp_status st;
+      memset(&e, 0, sizeof e);
+      st = tp_pack_int4_check(data, &e);
+      if (st != TP_OK)
+        return tp_error_set(&g->err, st, "value %u: 4-bit data: %s", (unsigned)id, e.msg);
+    }
+  } else {
+    size_t es = tp__xnn_elem_size(v->datatype);
+    if (tp_mul_u64(numel, (uint64_t)es, &want))
+      return tp_error_set(&g->err, TP_ERR_OVERFLOW, "value %u: byte count overflows",
+                          (unsigned)id);
+    have = (uint64_t)tp_nbytes(data);
+    if (have != want)
+      return tp_error_set(&g->err, TP_ERR_INVALID,
+                          "value %u: data view has %llu bytes, %llu %s elements need %llu",
+                          (unsigned)id, (unsigned long long)have, (unsigned long long)numel,
+                          tp_xnn_datatype_name(v->datatype), (unsigned long long)want);
+  }
+  return tp__xnn_add_const(g, id, "data", data, how, want, 0, &v->const_idx);
+}
+
+static tp_status tp__xnn_value_commit(tp_xnn_graph *g, const tp__xnn_value *v,
+                                      uint32_t *id_out) {
+  tp_status st = tp_array_reserve((void **)&g->values, &g->cap_values, g->nvalues + 1,
+                                  sizeof *v);
+  if (st != TP_OK)
+    return tp_error_set(&g->err, st, "value %u: no memory", (unsigned)g->nvalues);
+  g->values[g->nvalues] = *v;
+  if (id_out) *id_out = (uint32_t)g->nvalues;
+  g->nvalues++;
+  return TP_OK;
+}
+
+/* A failed define must leave nothing behind: constants added for it are dropped. */
+static tp_status tp__xnn_value_fail(tp_xnn_graph *g, size_t nconsts_before) {
+  g->nconsts = nconsts_before;
+  return g->err.status;
+}
+
+TPDEF tp_status tp_xnn_define_tensor_value(tp_xnn_graph *g, tp_xnn_datatype dt, size_t num_dims,
+                                           const size_t *dims, const tp_tensor *data,
+                                           uint32_t external_id, uint32_t flags,
+                                           uint32_t *id_out) {
+  tp__xnn_value v;
+  size_t nc;
+  assert(g);
+  if (g->err.status) return g->err.status;
+  nc = g->nconsts;
+  if (tp__xnn_value_begin(g, (int)dt, num_dims, dims, data, external_id, flags, &v) != TP_OK)
+    return g->err.status;
+  if (dt != TP_XNN_FP32 && dt != TP_XNN_FP16 && dt != TP_XNN_INT32 && dt != TP_XNN_PFP32 &&
+      dt != TP_XNN_BF16)
+    return tp_error_set(&g->err, TP_ERR_INVALID,
+                        "value %u: datatype %s needs a quantized define call",
+                        (unsigned)g->nvalues, tp_xnn_datatype_name((int)dt));
+  if (data && tp__xnn_value_data(g, &v, data) != TP_OK) return tp__xnn_value_fail(g, nc);
+  if (tp__xnn_value_commit(g, &v, id_out) != TP_OK) return tp__xnn_value_fail(g, nc);
+  return TP_OK;
+}
+
+TPDEF tp_status tp_xnn_define_quantized_tensor_value(tp_xnn_graph *g, tp_xnn_datatype dt,
+                                                     int32_t zero_point, float scale,
+                                                     size_t num_dims, const size_t *dims,
+                                                     const tp_tensor *data, uint32_t external_id,
+                                                     uint32_t flags, uint32_t *id_out) {
+  tp__xnn_value v;
+  size_t nc;
+  unsigned id;
+  int32_t zlo = 0, zhi = 0;
+  assert(g);
+  if (g->err.status) return g->err.status;
+  nc = g->nconsts;
+  id = (unsigned)g->nvalues;
+  if (tp__xnn_value_begin(g, (int)dt, num_dims, dims, data, external_id, flags, &v) != TP_OK)
+    return g->err.status;
+  if (dt == TP_XNN_QINT8) {
+    zlo = -128;
+    zhi = 127;
+  } else if (dt == TP_XNN_QUINT8) {
+    zhi = 255;
+  } else if (dt != TP_XNN_QINT32) {
+    return tp_error_set(&g->err, TP_ERR_INVALID,
+                        "value %u: datatype %s is not per-tensor quantized (qint8, quint8, "
+                        "qint32)",
+                        id, tp_xnn_datatype_name((int)dt));
+  }
+  if (zero_point < zlo || zero_point > zhi)
+    return tp_error_set(&g->err, TP_ERR_INVALID,
+                        "value %u: zero point %d outside [%d, %d] for %s", id, (int)zero_point,
+                        (int)zlo, (int)zhi, tp_xnn_datatype_name((int)dt));
+  if (!(scale > 0.0f) || scale > 3.4028234663852886e38f)
+    return tp_error_set(&g->err, TP_ERR_INVALID,
+                        "value %u: scale %g must be finite and > 0", id, (double)scale);
+  v.quant = TP__XNN_Q_TENSOR;
+  v.scale = scale;
+  v.zero_point = zero_point;
+  if (data && tp__xnn_value_data(g, &v, data) != TP_OK) return tp__xnn_value_fail(g, nc);
+  if (tp__xnn_value_commit(g, &v, id_out) != TP_OK) return tp__xnn_value_fail(g, nc);
+  return TP_OK;
+}
+
+TPDEF tp_status tp_xnn_define_channelwise_quantized_tensor_value(
+    tp_xnn_graph *g, tp_xnn_datatype dt, const tp_tensor *scale, size_t num_dims,
+    size_t channel_dim, const size_t *dims, const tp_tensor *data, uint32_t external_id,
+    uint32_t flags, uint32_t *id_out) {
+  tp__xnn_value v;
+  size_t nc;
+  unsigned id;
+  tp_error e;
+  tp_status st;
+  assert(g);
+  if (g->err.status) return g->err.status;
+  nc = g->nconsts;
+  id = (unsigned)g->nvalues;
+  if (tp__xnn_value_begin(g, (int)dt, num_dims, dims, data, external_id, flags, &v) != TP_OK)
+    return g->err.status;
+  if (dt != TP_XNN_QCINT8 && dt != TP_XNN_QCINT32 && dt != TP_XNN_QCINT4)
+    return tp_error_set(&g->err, TP_ERR_INVALID,
+                        "value %u: datatype %s is not per-channel quantized (qcint8, qcint32, "
+                        "qcint4)",
+                        id, tp_xnn_datatype_name((int)dt));
+  if (channel_dim >= num_dims)
+    return tp_error_set(&g->err, TP_ERR_INVALID, "value %u: channel_dim %u but %u dims", id,
+                        (unsigned)channel_dim, (unsigned)num_dims);
+  if (!scale)
+    return tp_error_set(&g->err, TP_ERR_INVALID, "value %u: no scale view", id);
+  memset(&e, 0, sizeof e);
+  st = tp_tensor_check(scale, &e);
+  if (st != TP_OK)
+    return tp_error_set(&g->err, st, "value %u: bad scale view: %s", id, e.msg);
+  if (scale->dtype != TP_F32)
+    return tp_error_set(&g->err, TP_ERR_INVALID, "value %u: scale view is %s, must be f32", id,
+                        tp_dtype_name(scale->dtype));
+  if ((uint64_t)tp_numel(scale) != (uint64_t)v.dims[channel_dim])
+    return tp_error_set(&g->err, TP_ERR_INVALID,
+                        "value %u: scale has %lld elements, channel dim %u has %u", id,
+                        (long long)tp_numel(scale), (unsigned)channel_dim,
+                        (unsigned)v.dims[channel_dim]);
+  v.quant = TP__XNN_Q_CHANNEL;
+  v.channel_dim = (int32_t)channel_dim;
+  v.num_scales = v.dims[channel_dim];
+  /* scale first, then the weights: the order upstream's serializer uses */
+  if (tp__xnn_add_const(g, id, "scale", scale, TP__XNN_C_COMPACT, (uint64_t)v.num_scales * 4u, 1,
+                        &v.scale_idx) != TP_OK)
+    return tp__xnn_value_fail(g, nc);
+  if (data && tp__xnn_value_data(g, &v, data) != TP_OK) return tp__xnn_value_fail(g, nc);
+  if (tp__xnn_value_commit(g, &v, id_out) != TP_OK) return tp__xnn_value_fail(g, nc);
+  return TP_OK;
+}
+
+TPDEF tp_status tp_xnn_define_blockwise_quantized_tensor_value(
+    tp_xnn_graph *g, tp_xnn_datatype dt, const tp_tensor *scale, size_t num_dims,
+    size_t channel_dim, size_t block_size, const size_t *dims, const tp_tensor *data,
+    uint32_t external_id, uint32_t flags, uint32_t *id_out) {
+  tp__xnn_value v;
+  size_t nc;
+  unsigned id;
+  tp_error e;
+  tp_status st;
+  uint64_t groups;
+  assert(g);
+  if (g->err.status) return g->err.status;
+  nc = g->nconsts;
+  id = (unsigned)g->nvalues;
+  if (tp__xnn_value_begin(g, (int)dt, num_dims, dims, data, external_id, flags, &v) != TP_OK)
+    return g->err.status;
+  if (dt != TP_XNN_QBINT4)
+    return tp_error_set(&g->err, TP_ERR_INVALID,
+                        "value %u: datatype %s is not blockwise quantized (qbint4)", id,
+                        tp_xnn_datatype_name((int)dt));
+  if (num_dims != 2)
+    return tp_error_set(&g->err, TP_ERR_INVALID,
+                        "value %u: blockwise weights need 2 dims [out, in], got %u", id,
+                        (unsigned)num_dims);
+  if (channel_dim != 0)
+    return tp_error_set(&g->err, TP_ERR_INVALID,
+                        "value %u: blockwise channel_dim must be 0, got %u", id,
+                        (unsigned)channel_dim);
+  if (block_size == 0 || block_size % 32 != 0 || block_size > (size_t)INT32_MAX)
+    return tp_error_set(&g->err, TP_ERR_INVALID,
+                        "value %u: block size %llu must be a positive multiple of 32", id,
+                        (unsigned long long)block_size);
+  if (v.dims[1] % block_size != 0)
+    return tp_error_set(&g->err, TP_ERR_INVALID,
+                        "value %u: block size %llu does not divide the %u input channels", id,
+                        (unsigned long long)block_size, (unsigned)v.dims[1]);
+  groups = v.dims[1] / block_size;
+  if (!scale)
+    return tp_error_set(&g->err, TP_ERR_INVALID, "value %u: no scale view", id);
+  memset(&e, 0, sizeof e);
+  st = tp_tensor_check(scale, &e);
+  if (st != TP_OK)
+    return tp_error_set(&g->err, st, "value %u: bad scale view: %s", id, e.msg);
+  if (scale->dtype != TP_F32 && scale->dtype != TP_BF16)
+    return tp_error_set(&g->err, TP_ERR_INVALID, "value %u: scale view is %s, must be f32 or bf16",
+                        id, tp_dtype_name(scale->dtype));
+  if (scale->ndim != 2 || (uint64_t)scale->sizes[0] != v.dims[0] ||
+      (uint64_t)scale->sizes[1] != groups)
+    return tp_error_set(&g->err, TP_ERR_INVALID,
+                        "value %u: scale must be [%u, %llu] (out channels, groups), got %d dims "
+                        "[%lld, %lld]",
+                        id, (unsigned)v.dims[0], (unsigned long long)groups, scale->ndim,
+                        scale->ndim > 0 ? (long long)scale->sizes[0] : -1LL,
+                        scale->ndim > 1 ? (long long)scale->sizes[1] : -1LL);
+  v.quant = TP__XNN_Q_GROUP;
+  v.channel_dim = 0;
+  v.group_size = (int32_t)block_size;
+  v.num_scales = (uint32_t)((uint64_t)v.dims[0] * groups); /* <= numel of packed bytes * 2 */
+  if ((uint64_t)v.dims[0] * groups > (uint64_t)UINT32_MAX)
+    return tp_error_set(&g->err, TP_ERR_OVERFLOW, "value %u: too many scales", id);
+  if (tp__xnn_add_const(g, id, "scale", scale,
+                        scale->dtype == TP_F32 ? TP__XNN_C_BF16 : TP__XNN_C_COMPACT,
+                        (uint64_t)v.num_scales * 2u, 1, &v.scale_idx) != TP_OK)
+    return tp__xnn_value_fail(g, nc);
+  if (data && tp__xnn_value_data(g, &v, data) != TP_OK) return tp__xnn_value_fail(g, nc);
+  if (tp__xnn_value_commit(g, &v, id_out) != TP_OK) return tp__xnn_value_fail(g, nc);
+  return TP_OK;
+}
+
+TPDEF tp_status tp_xnn_define_dynamically_quantized_tensor_value(
+    tp_xnn_graph *g, tp_xnn_datatype dt, size_t num_dims, size_t num_nonbatch_dims,
+    const size_t *dims, uint32_t external_id, uint32_t flags, uint32_t *id_out) {
+  tp__xnn_value v;
+  unsigned id;
+  assert(g);
+  if (g->err.status) return g->err.status;
+  id = (unsigned)g->nvalues;
+  if (tp__xnn_value_begin(g, (int)dt, num_dims, dims, NULL, external_id, flags, &v) != TP_OK)
+    return g->err.status;
+  if (dt != TP_XNN_QDINT8 && dt != TP_XNN_QPINT8)
+    return tp_error_set(&g->err, TP_ERR_INVALID,
+                        "value %u: datatype %s is not dynamically quantized (qdint8, qpint8)",
+                        id, tp_xnn_datatype_name((int)dt));
+  if (num_nonbatch_dims > num_dims)
+    return tp_error_set(&g->err, TP_ERR_INVALID,
+                        "value %u: num_nonbatch_dims %u exceeds num_dims %u", id,
+                        (unsigned)num_nonbatch_dims, (unsigned)num_dims);
+  v.quant = TP__XNN_Q_DYNAMIC;
+  v.num_nonbatch_dims = (int32_t)num_nonbatch_dims;
+  return tp__xnn_value_commit(g, &v, id_out);
+}
+
+/* >>xnn-nodes ------------------------------------------------------------------------------- */
+
+static uint32_t tp__xnn_fbits(float f) {
+  uint32_t u;
+  memcpy(&u, &f, sizeof u);
+  return u;
+}
+
+static float tp__xnn_bitsf(uint32_t u) {
+  float f;
+  memcpy(&f, &u, sizeof f);
+  return f;
+}
+
+/* Checks the node's value ids and vectors, then appends it. vals: the layout's fields in
+   order ('v' fields take the next vector from vecs/vec_lens). */
+static tp_status tp__xnn_node_add(tp_xnn_graph *g, int kind, const uint32_t *vals,
+                                  const size_t *const *vecs, const size_t *vec_lens,
+                                  int has_minmax, float out_min, float out_max) {
+  tp__xnn_node n;
+  const char *l = tp__xnn_layout(kind);
+  unsigned idx = (unsigned)g->nnodes;
+  size_t i, nv = 0, total = 0;
+  tp_status st;
+  assert(g);
+  if (g->err.status) return g->err.status;
+  memset(&n, 0, sizeof n);
+  n.kind = kind;
+  n.has_minmax = has_minmax;
+  n.out_min = out_min;
+  n.out_max = out_max;
+  if (g->nnodes >= (size_t)UINT32_MAX)
+    return tp_error_set(&g->err, TP_ERR_OVERFLOW, "node %u: too many nodes", idx);
+  for (i = 0; l[i]; i++) {
+    char c = l[i];
+    if (c == 'v') {
+      size_t k, len = vec_lens[nv];
+      if (len > TP_XNN_MAX_DIMS)
+        return tp_error_set(&g->err, TP_ERR_INVALID,
+                            "node %u (%s): %s has %u entries, at most %d", idx,
+                            tp_xnn_node_name(kind), tp__xnn_field_name(kind, (unsigned)i),
+                            (unsigned)len, TP_XNN_MAX_DIMS);
+      if (len && !vecs[nv])
+        return tp_error_set(&g->err, TP_ERR_INVALID, "node %u (%s): %s is NULL", idx,
+                            tp_xnn_node_name(kind), tp__xnn_field_name(kind, (unsigned)i));
+      for (k = 0; k < len; k++)
+        if ((uint64_t)vecs[nv][k] > (uint64_t)UINT32_MAX)
+          return tp_error_set(&g->err, TP_ERR_OVERFLOW,
+                              "node %u (%s): entry %u is %llu, the format stores 32 bits", idx,
+                              tp_xnn_node_name(kind), (unsigned)k,
+                              (unsigned long long)vecs[nv][k]);
+      n.f[i] = (uint32_t)nv;
+      n.vec_len[nv] = (uint32_t)len;
+      total += len;
+      nv++;
+      continue;
+    }
+    n.f[i] = vals[i];
+    if ((c == 'i' || c == 'b') && !(c == 'b' && vals[i] == TP_XNN_INVALID_ID) &&
+        vals[i] >= g->nvalues)
+      return tp_error_set(&g->err, TP_ERR_INVALID,
+                          "node %u (%s): %s %u is not a defined value (%u values)", idx,
+                          tp_xnn_node_name(kind), tp__xnn_field_name(kind, (unsigned)i),
+                          (unsigned)vals[i], (unsigned)g->nvalues);
+  }
+  st = tp_array_reserve((void **)&g->pool, &g->cap_pool, g->npool + total + 1, sizeof(uint32_t));
+  if (st == TP_OK)
+    st = tp_array_reserve((void **)&g->nodes, &g->cap_nodes, g->nnodes + 1, sizeof n);
+  if (st != TP_OK) return tp_error_set(&g->err, st, "node %u: no memory", idx);
+  for (i = 0; i < nv; i++) {
+    size_t k;
+    n.vec_off[i] = (uint32_t)g->npool;
+    for (k = 0; k < n.vec_len[i]; k++) g->pool[g->npool++] = (uint32_t)vecs[i][k];
+  }
+  g->nodes[g->nnodes++] = n;
+  return TP_OK;
+}
+
+static tp_status tp__xnn_2x1(tp_xnn_graph *g, int kind, int mm, float mn, float mx, uint32_t a,
+                             uint32_t b, uint32_t out, uint32_t flags) {
+  uint32_t v[4];
+  v[0] = a;
+  v[1] = b;
+  v[2] = out;
+  v[3] = flags;
+  return tp__xnn_node_add(g, kind, v, NULL, NULL, mm, mn, mx);
+}
+
+static tp_status tp__xnn_1x1(tp_xnn_graph *g, int kind, int mm, float mn, float mx, uint32_t in,
+                             uint32_t out, uint32_t flags) {
+  uint32_t v[3];
+  v[0] = in;
+  v[1] = out;
+  v[2] = flags;
+  return tp__xnn_node_add(g, kind, v, NULL, NULL, mm, mn, mx);
+}
+
+TPDEF tp_status tp_xnn_define_add2(tp_xnn_graph *g, float output_min, float output_max,
+                                   uint32_t input1_id, uint32_t input2_id, uint32_t output_id,
+                                   uint32_t flags) {
+  return tp__xnn_2x1(g, TP_XNN_NODE_ADD, 1, output_min, output_max, input1_id, input2_id,
+                     output_id, flags);
+}
+TPDEF tp_status tp_xnn_define_subtract(tp_xnn_graph *g, float output_min, float output_max,
+                                       uint32_t input1_id, uint32_t input2_id,
+                                       uint32_t output_id, uint32_t flags) {
+  return tp__xnn_2x1(g, TP_XNN_NODE_SUBTRACT, 1, output_min, output_max, input1_id, input2_id,
+                     output_id, flags);
+}
+TPDEF tp_status tp_xnn_define_multiply2(tp_xnn_graph *g, float output_min, float output_max,
+                                        uint32_t input1_id, uint32_t input2_id,
+                                        uint32_t output_id, uint32_t flags) {
+  return tp__xnn_2x1(g, TP_XNN_NODE_MULTIPLY, 1, output_min, output_max, input1_id, input2_id,
+                     output_id, flags);
+}
+TPDEF tp_status tp_xnn_define_divide(tp_xnn_graph *g, float output_min, float output_max,
+                                     uint32_t input1_id, uint32_t input2_id, uint32_t output_id,
+                                     uint32_t flags) {
+  return tp__xnn_2x1(g, TP_XNN_NODE_DIVIDE, 1, output_min, output_max, input1_id, input2_id,
+                     output_id, flags);
+}
+TPDEF tp_status tp_xnn_define_maximum2(tp_xnn_graph *g, uint32_t input1_id, uint32_t input2_id,
+                                       uint32_t output_id, uint32_t flags) {
+  return tp__xnn_2x1(g, TP_XNN_NODE_MAXIMUM, 0, 0.0f, 0.0f, input1_id, input2_id, output_id,
+                     flags);
+}
+TPDEF tp_status tp_xnn_define_minimum2(tp_xnn_graph *g, uint32_t input1_id, uint32_t input2_id,
+                                       uint32_t output_id, uint32_t flags) {
+  return tp__xnn_2x1(g, TP_XNN_NODE_MINIMUM, 0, 0.0f, 0.0f, input1_id, input2_id, output_id,
+                     flags);
+}
+TPDEF tp_status tp_xnn_define_prelu(tp_xnn_graph *g, uint32_t input_id, uint32_t slope_id,
+                                    uint32_t output_id, uint32_t flags) {
+  return tp__xnn_2x1(g, TP_XNN_NODE_PRELU, 0, 0.0f, 0.0f, input_id, slope_id, output_id, flags);
+}
+TPDEF tp_status tp_xnn_define_batch_matrix_multiply(tp_xnn_graph *g, uint32_t input1_id,
+                                                    uint32_t input2_id, uint32_t output_id,
+                                                    uint32_t flags) {
+  return tp__xnn_2x1(g, TP_XNN_NODE_BATCH_MATRIX_MULTIPLY, 0, 0.0f, 0.0f, input1_id, input2_id,
+                     output_id, flags);
+}
+
+#define TP__XNN_UNARY(fn, KIND)                                                             \
+  TPDEF tp_status tp_xnn_define_##fn(tp_xnn_graph *g, uint32_t input_id, uint32_t output_id, \
+                                     uint32_t flags) {                                      \
+    return tp__xnn_1x1(g, TP_XNN_NODE_##KIND, 0, 0.0f, 0.0f, input_id, output_id, flags);   \
+  }
+TP__XNN_UNARY(softmax, SOFTMAX)
+TP__XNN_UNARY(sigmoid, SIGMOID)
+TP__XNN_UNARY(floor, FLOOR)
+TP__XNN_UNARY(convert, CONVERT)
+TP__XNN_UNARY(square_root, SQUARE_ROOT)
+TP__XNN_UNARY(ceiling, CEILING)
+TP__XNN_UNARY(hardswish, HARDSWISH)
+TP__XNN_UNARY(negate, NEGATE)
+TP__XNN_UNARY(square, SQUARE)
+TP__XNN_UNARY(abs, ABS)
+TP__XNN_UNARY(reciprocal_square_root, RECIPROCAL_SQUARE_ROOT)
+TP__XNN_UNARY(log, LOG)
+TP__XNN_UNARY(gelu, GELU)
+TP__XNN_UNARY(tanh, TANH)
+TP__XNN_UNARY(exp, EXP)
+TP__XNN_UNARY(sin, SIN)
+TP__XNN_UNARY(cos, COS)
+TP__XNN_UNARY(copy, COPY)
+#undef TP__XNN_UNARY
+
+TPDEF tp_status tp_xnn_define_clamp(tp_xnn_graph *g, float output_min, float output_max,
+                                    uint32_t input_id, uint32_t output_id, uint32_t flags) {
+  return tp__xnn_1x1(g, TP_XNN_NODE_CLAMP, 1, output_min, output_max, input_id, output_id,
+                     flags);
+}
+TPDEF tp_status tp_xnn_define_global_average_pooling_2d(tp_xnn_graph *g, float output_min,
+                                                        float output_max, uint32_t input_id,
+                                                        uint32_t output_id, uint32_t flags) {
+  return tp__xnn_1x1(g, TP_XNN_NODE_GLOBAL_AVG_POOLING_2D, 1, output_min, output_max, input_id,
+                     output_id, flags);
+}
+
+static tp_status tp__xnn_param1x1(tp_xnn_graph *g, int kind, float p, uint32_t in, uint32_t out,
+                                  uint32_t flags) {
+  uint32_t v[4];
+  v[0] = tp__xnn_fbits(p);
+  v[1] = in;
+  v[2] = out;
+  v[3] = flags;
+  return tp__xnn_node_add(g, kind, v, NULL, NULL, 0, 0.0f, 0.0f);
+}
+TPDEF tp_status tp_xnn_define_elu(tp_xnn_graph *g, float alpha, uint32_t input_id,
+                                  uint32_t output_id, uint32_t flags) {
+  return tp__xnn_param1x1(g, TP_XNN_NODE_ELU, alpha, input_id, output_id, flags);
+}
+TPDEF tp_status tp_xnn_define_leaky_relu(tp_xnn_graph *g, float negative_slope,
+                                         uint32_t input_id, uint32_t output_id, uint32_t flags) {
+  return tp__xnn_param1x1(g, TP_XNN_NODE_LEAKY_RELU, negative_slope, input_id, output_id, flags);
+}
+
+TPDEF tp_status tp_xnn_define_fully_connected(tp_xnn_graph *g, float output_min,
+                                              float output_max, uint32_t input_id,
+                                              uint32_t filter_id, uint32_t bias_id,
+                                              uint32_t output_id, uint32_t flags) {
+  uint32_t v[5];
+  v[0] = input_id;
+  v[1] = filter_id;
+  v[2] = bias_id;
+  v[3] = output_id;
+  v[4] = flags;
+  return tp__xnn_node_add(g, TP_XNN_NODE_FULLY_CONNECTED, v, NULL, NULL, 1, output_min,
+                          output_max);
+}
+
+/* Conv fields: 0-3 padding t r b l, 4-5 kernel h w, 6-7 subsampling h w, 8-9 dilation h w,
+   10 group_input_channels, 11 group_output_channels, 12 groups, 13-14 adjustment h w,
+   15 input1, 16 filter, 17 bias, 18 output, 19 flags. */
+static tp_status tp__xnn_conv(tp_xnn_graph *g, int kind, const uint32_t *p15, size_t gic,
+                              size_t goc, float mn, float mx, uint32_t in, uint32_t filter,
+                              uint32_t bias, uint32_t out, uint32_t flags) {
+  uint32_t v[20];
+  assert(g);
+  if (g->err.status) return g->err.status;
+  if ((uint64_t)gic > (uint64_t)UINT32_MAX || (uint64_t)goc > (uint64_t)UINT32_MAX)
+    return tp_error_set(&g->err, TP_ERR_OVERFLOW,
+                        "node %u (%s): channel counts %llu / %llu do not fit 32 bits",
+                        (unsigned)g->nnodes, tp_xnn_node_name(kind), (unsigned long long)gic,
+                        (unsigned long long)goc);
+  memcpy(v, p15, 15 * sizeof *v);
+  v[10] = (uint32_t)gic;
+  v[11] = (uint32_t)goc;
+  v[15] = in;
+  v[16] = filter;
+  v[17] = bias;
+  v[18] = out;
+  v[19] = flags;
+  return tp__xnn_node_add(g, kind, v, NULL, NULL, 1, mn, mx);
+}
+
+TPDEF tp_status tp_xnn_define_convolution_2d(
+    tp_xnn_graph *g, uint32_t input_padding_top, uint32_t input_padding_right,
+    uint32_t input_padding_bottom, uint32_t input_padding_left, uint32_t kernel_height,
+    uint32_t kernel_width, uint32_t subsampling_height, uint32_t subsampling_width,
+    uint32_t dilation_height, uint32_t dilation_width, uint32_t groups,
+    size_t group_input_channels, size_t group_output_channels, float output_min,
+    float output_max, uint32_t input_id, uint32_t filter_id, uint32_t bias_id,
+    uint32_t output_id, uint32_t flags) {
+  uint32_t p[15];
+  p[0] = input_padding_top;
+  p[1] = input_padding_right;
+  p[2] = input_padding_bottom;
+  p[3] = input_padding_left;
+  p[4] = kernel_height;
+  p[5] = kernel_width;
+  p[6] = subsampling_height;
+  p[7] = subsampling_width;
+  p[8] = dilation_height;
+  p[9] = dilation_width;
+  p[10] = p[11] = 0;
+  p[12] = groups;
+  p[13] = p[14] = 0;
+  return tp__xnn_conv(g, TP_XNN_NODE_CONV2D, p, group_input_channels, group_output_channels,
+                      output_min, output_max, input_id, filter_id, bias_id, output_id, flags);
+}
+
+TPDEF tp_status tp_xnn_define_depthwise_convolution_2d(
+    tp_xnn_graph *g, uint32_t input_padding_top, uint32_t input_padding_right,
+    uint32_t input_padding_bottom, uint32_t input_padding_left, uint32_t kernel_height,
+    uint32_t kernel_width, uint32_t subsampling_height, uint32_t subsampling_width,
+    uint32_t dilation_height, uint32_t dilation_width, uint32_t depth_multiplier,
+    size_t input_channels, float output_min, float output_max, uint32_t input_id,
+    uint32_t filter_id, uint32_t bias_id, uint32_t output_id, uint32_t flags) {
+  uint32_t p[15];
+  assert(g);
+  if (g->err.status) return g->err.status;
+  if ((uint64_t)input_channels > (uint64_t)UINT32_MAX)
+    return tp_error_set(&g->err, TP_ERR_OVERFLOW,
+                        "node %u (depthwise_convolution_2d): %llu input channels do not fit 32 "
+                        "bits",
+                        (unsigned)g->nnodes, (unsigned long long)input_channels);
+  p[0] = input_padding_top;
+  p[1] = input_padding_right;
+  p[2] = input_padding_bottom;
+  p[3] = input_padding_left;
+  p[4] = kernel_height;
+  p[5] = kernel_width;
+  p[6] = subsampling_height;
+  p[7] = subsampling_width;
+  p[8] = dilation_height;
+  p[9] = dilation_width;
+  p[10] = p[11] = 0;
+  p[12] = (uint32_t)input_channels;
+  p[13] = p[14] = 0;
+  return tp__xnn_conv(g, TP_XNN_NODE_DEPTHWISE_CONV2D, p, 1, depth_multiplier, output_min,
+                      output_max, input_id, filter_id, bias_id, output_id, flags);
+}
+
+TPDEF tp_status tp_xnn_define_deconvolution_2d(
+    tp_xnn_graph *g, uint32_t padding_top, uint32_t padding_right, uint32_t padding_bottom,
+    uint32_t padding_left, uint32_t adjustment_height, uint32_t adjustment_width,
+    uint32_t kernel_height, uint32_t kernel_width, uint32_t upsampling_height,
+    uint32_t upsampling_width, uint32_t dilation_height, uint32_t dilation_width,
+    uint32_t groups, size_t group_input_channels, size_t group_output_channels,
+    float output_min, float output_max, uint32_t input_id, uint32_t filter_id,
+    uint32_t bias_id, uint32_t output_id, uint32_t flags) {
+  uint32_t p[15];
+  p[0] = padding_top;
+  p[1] = padding_right;
+  p[2] = padding_bottom;
+  p[3] = padding_left;
+  p[4] = kernel_height;
+  p[5] = kernel_width;
+  p[6] = upsampling_height;
+  p[7] = upsampling_width;
+  p[8] = dilation_height;
+  p[9] = dilation_width;
+  p[10] = p[11] = 0;
+  p[12] = groups;
+  p[13] = adjustment_height;
+  p[14] = adjustment_width;
+  return tp__xnn_conv(g, TP_XNN_NODE_DECONV2D, p, group_input_channels, group_output_channels,
+                      output_min, output_max, input_id, filter_id, bias_id, output_id, flags);
+}
+
+/* Pooling fields: 0-3 padding, 4-5 pooling h w, 6-7 stride h w, 8-9 dilation h w, 10 input,
+   11 output, 12 flags. */
+static tp_status tp__xnn_pool(tp_xnn_graph *g, int kind, uint32_t pt, uint32_t pr, uint32_t pb,
+                              uint32_t pl, uint32_t ph, uint32_t pw, uint32_t sh, uint32_t sw,
+                              uint32_t dh, uint32_t dw, float mn, float mx, uint32_t in,
+                              uint32_t out, uint32_t flags) {
+  uint32_t v[13];
+  v[0] = pt;
+  v[1] = pr;
+  v[2] = pb;
+  v[3] = pl;
+  v[4] = ph;
+  v[5] = pw;
+  v[6] = sh;
+  v[7] = sw;
+  v[8] = dh;
+  v[9] = dw;
+  v[10] = in;
+  v[11] = out;
+  v[12] = flags;
+  return tp__xnn_node_add(g, kind, v, NULL, NULL, 1, mn, mx);
+}
+
+TPDEF tp_status tp_xnn_define_average_pooling_2d(
+    tp_xnn_graph *g, uint32_t input_padding_top, uint32_t input_padding_right,
+    uint32_t input_padding_bottom, uint32_t input_padding_left, uint32_t pooling_height,
+    uint32_t pooling_width, uint32_t stride_height, uint32_t stride_width, float output_min,
+    float output_max, uint32_t input_id, uint32_t output_id, uint32_t flags) {
+  return tp__xnn_pool(g, TP_XNN_NODE_AVG_POOLING_2D, input_padding_top, input_padding_right,
+                      input_padding_bottom, input_padding_left, pooling_height, pooling_width,
+                      stride_height, stride_width, 1, 1, output_min, output_max, input_id,
+                      output_id, flags);
+}
+
+TPDEF tp_status tp_xnn_define_max_pooling_2d(
+    tp_xnn_graph *g, uint32_t input_padding_top, uint32_t input_padding_right,
+    uint32_t input_padding_bottom, uint32_t input_padding_left, uint32_t pooling_height,
+    uint32_t pooling_width, uint32_t stride_height, uint32_t stride_width,
+    uint32_t dilation_height, uint32_t dilation_width, float output_min, float output_max,
+    uint32_t input_id, uint32_t output_id, uint32_t flags) {
+  return tp__xnn_pool(g, TP_XNN_NODE_MAX_POOLING_2D, input_padding_top, input_padding_right,
+                      input_padding_bottom, input_padding_left, pooling_height, pooling_width,
+                      stride_height, stride_width, dilation_height, dilation_width, output_min,
+                      output_max, input_id, output_id, flags);
+}
+
+TPDEF tp_status tp_xnn_define_argmax_pooling_2d(
+    tp_xnn_graph *g, uint32_t input_padding_top, uint32_t input_padding_right,
+    uint32_t input_padding_bottom, uint32_t input_padding_left, uint32_t pooling_height,
+    uint32_t pooling_width, uint32_t input_id, uint32_t output_value_id,
+    uint32_t output_index_id, uint32_t flags) {
+  uint32_t v[10];
+  v[0] = input_padding_top;
+  v[1] = input_padding_right;
+  v[2] = input_padding_bottom;
+  v[3] = input_padding_left;
+  v[4] = pooling_height;
+  v[5] = pooling_width;
+  v[6] = input_id;
+  v[7] = output_value_id;
+  v[8] = output_index_id;
+  v[9] = flags;
+  return tp__xnn_node_add(g, TP_XNN_NODE_ARGMAX_POOLING_2D, v, NULL, NULL, 0, 0.0f, 0.0f);
+}
+
+/* Cat fields: 0 axis, 1-4 input1..4, 5 output, 6 flags, 7 input5. */
+static tp_status tp__xnn_cat(tp_xnn_graph *g, int kind, uint32_t axis, uint32_t i1, uint32_t i2,
+                             uint32_t i3, uint32_t i4, uint32_t i5, uint32_t out,
+                             uint32_t flags) {
+  uint32_t v[8];
+  v[0] = axis;
+  v[1] = i1;
+  v[2] = i2;
+  v[3] = i3;
+  v[4] = i4;
+  v[5] = out;
+  v[6] = flags;
+  v[7] = i5;
+  return tp__xnn_node_add(g, kind, v, NULL, NULL, 0, 0.0f, 0.0f);
+}
+TPDEF tp_status tp_xnn_define_concatenate2(tp_xnn_graph *g, uint32_t axis, uint32_t input1_id,
+                                           uint32_t input2_id, uint32_t output_id,
+                                           uint32_t flags) {
+  return tp__xnn_cat(g, TP_XNN_NODE_CONCATENATE2, axis, input1_id, input2_id, TP_XNN_INVALID_ID,
+                     TP_XNN_INVALID_ID, TP_XNN_INVALID_ID, output_id, flags);
+}
+TPDEF tp_status tp_xnn_define_concatenate3(tp_xnn_graph *g, uint32_t axis, uint32_t input1_id,
+                                           uint32_t input2_id, uint32_t input3_id,
+                                           uint32_t output_id, uint32_t flags) {
+  return tp__xnn_cat(g, TP_XNN_NODE_CONCATENATE3, axis, input1_id, input2_id, input3_id,
+                     TP_XNN_INVALID_ID, TP_XNN_INVALID_ID, output_id, flags);
+}
+TPDEF tp_status tp_xnn_define_concatenate4(tp_xnn_graph *g, uint32_t axis, uint32_t input1_id,
+                                           uint32_t input2_id, uint32_t input3_id,
+                                           uint32_t input4_id, uint32_t output_id,
+                                           uint32_t flags) {
+  return tp__xnn_cat(g, TP_XNN_NODE_CONCATENATE4, axis, input1_id, input2_id, input3_id,
+                     input4_id, TP_XNN_INVALID_ID, output_id, flags);
+}
+TPDEF tp_status tp_xnn_define_concatenate5(tp_xnn_graph *g, uint32_t axis, uint32_t input1_id,
+                                           uint32_t input2_id, uint32_t input3_id,
+                                           uint32_t input4_id, uint32_t input5_id,
+                                           uint32_t output_id, uint32_t flags) {
+  return tp__xnn_cat(g, TP_XNN_NODE_CONCATENATE5, axis, input1_id, input2_id, input3_id,
+                     input4_id, input5_id, output_id, flags);
+}
+
+/* Transpose / reshape: 0 num_dims, 1 vector, 2 input, 3 output, 4 flags. */
+static tp_status tp__xnn_shape1(tp_xnn_graph *g, int kind, size_t num_dims, const size_t *vec,
+                                uint32_t in, uint32_t out, uint32_t flags) {
+  uint32_t v[5];
+  const size_t *vecs[1];
+  size_t lens[1];
+  assert(g);
+  if (g->err.status) return g->err.status;
+  if (num_dims > TP_XNN_MAX_DIMS)
+    return tp_error_set(&g->err, TP_ERR_INVALID, "node %u (%s): %u dims, at most %d",
+                        (unsigned)g->nnodes, tp_xnn_node_name(kind), (unsigned)num_dims,
+                        TP_XNN_MAX_DIMS);
+  v[0] = (uint32_t)num_dims;
+  v[1] = 0;
+  v[2] = in;
+  v[3] = out;
+  v[4] = flags;
+  vecs[0] = vec;
+  lens[0] = num_dims;
+  return tp__xnn_node_add(g, kind, v, vecs, lens, 0, 0.0f, 0.0f);
+}
+TPDEF tp_status tp_xnn_define_static_transpose(tp_xnn_graph *g, size_t num_dims,
+                                               const size_t *perm, uint32_t input_id,
+                                               uint32_t output_id, uint32_t flags) {
+  return tp__xnn_shape1(g, TP_XNN_NODE_STATIC_TRANSPOSE, num_dims, perm, input_id, output_id,
+                        flags);
+}
+TPDEF tp_status tp_xnn_define_static_reshape(tp_xnn_graph *g, size_t num_dims,
+                                             const size_t *new_shape, uint32_t input_id,
+                                             uint32_t output_id, uint32_t flags) {
+  return tp__xnn_shape1(g, TP_XNN_NODE_STATIC_RESHAPE, num_dims, new_shape, input_id, output_id,
+                        flags);
+}
+
+/* Slice: 0 num_dims, 1 offsets, 2 sizes, 3 input, 4 output, 5 flags. */
+TPDEF tp_status tp_xnn_define_static_slice(tp_xnn_graph *g, size_t num_dims,
+                                           const size_t *offsets, const size_t *sizes,
+                                           uint32_t input_id, uint32_t output_id,
+                                           uint32_t flags) {
+  uint32_t v[6];
+  const size_t *vecs[2];
+  size_t lens[2];
+  assert(g);
+  if (g->err.status) return g->err.status;
+  if (num_dims > TP_XNN_MAX_DIMS)
+    return tp_error_set(&g->err, TP_ERR_INVALID, "node %u (static_slice): %u dims, at most %d",
+                        (unsigned)g->nnodes, (unsigned)num_dims, TP_XNN_MAX_DIMS);
+  v[0] = (uint32_t)num_dims;
+  v[1] = v[2] = 0;
+  v[3] = input_id;
+  v[4] = output_id;
+  v[5] = flags;
+  vecs[0] = offsets;
+  vecs[1] = sizes;
+  lens[0] = lens[1] = num_dims;
+  return tp__xnn_node_add(g, TP_XNN_NODE_STATIC_SLICE, v, vecs, lens, 0, 0.0f, 0.0f);
+}
+
+/* Pad: 0 pre_paddings, 1 post_paddings, 2 padding_value, 3 input, 4 output, 5 flags. */
+TPDEF tp_status tp_xnn_define_static_constant_pad(tp_xnn_graph *g, const size_t *pre_paddings,
+                                                  const size_t *post_paddings,
+                                                  float padding_value, uint32_t input_id,
+                                                  uint32_t output_id, uint32_t flags) {
+  uint32_t v[6];
+  const size_t *vecs[2];
+  size_t lens[2];
+  assert(g);
+  if (g->err.status) return g->err.status;
+  if (input_id >= g->nvalues)
+    return tp_error_set(&g->err, TP_ERR_INVALID,
+                        "node %u (static_constant_pad): input_id %u is not a defined value (%u "
+                        "values)",
+                        (unsigned)g->nnodes, (unsigned)input_id, (unsigned)g->nvalues);
+  v[0] = v[1] = 0;
+  v[2] = tp__xnn_fbits(padding_value);
+  v[3] = input_id;
+  v[4] = output_id;
+  v[5] = flags;
+  vecs[0] = pre_paddings;
+  vecs[1] = post_paddings;
+  lens[0] = lens[1] = g->values[input_id].num_dims;
+  return tp__xnn_node_add(g, TP_XNN_NODE_STATIC_CONSTANT_PAD, v, vecs, lens, 0, 0.0f, 0.0f);
+}
+
+/* Resize: 0 new_height, 1 new_width, 2 input, 3 output, 4 flags. */
+TPDEF tp_status tp_xnn_define_static_resize_bilinear_2d(tp_xnn_graph *g, size_t new_height,
+                                                        size_t new_width, uint32_t input_id,
+                                                        uint32_t output_id, uint32_t flags) {
+  uint32_t v[5];
+  assert(g);
+  if (g->err.status) return g->err.status;
+  if ((uint64_t)new_height > (uint64_t)UINT32_MAX || (uint64_t)new_width > (uint64_t)UINT32_MAX)
+    return tp_error_set(&g->err, TP_ERR_OVERFLOW,
+                        "node %u (static_resize_bilinear_2d): size %llu x %llu does not fit 32 "
+                        "bits",
+                        (unsigned)g->nnodes, (unsigned long long)new_height,
+                        (unsigned long long)new_width);
+  v[0] = (uint32_t)new_height;
+  v[1] = (uint32_t)new_width;
+  v[2] = input_id;
+  v[3] = output_id;
+  v[4] = flags;
+  return tp__xnn_node_add(g, TP_XNN_NODE_STATIC_RESIZE_BILINEAR_2D, v, NULL, NULL, 0, 0.0f,
+                          0.0f);
+}
+
+TPDEF tp_status tp_xnn_define_scaled_dot_product_attention(tp_xnn_graph *g, uint32_t query_id,
+                                                           uint32_t key_id, uint32_t value_id,
+                                                           uint32_t scale_id, uint32_t mask_id,
+                                                           uint32_t output_id, uint32_t flags) {
+  uint32_t v[7];
+  v[0] = query_id;
+  v[1] = key_id;
+  v[2] = value_id;
+  v[3] = scale_id;
+  v[4] = mask_id;
+  v[5] = output_id;
+  v[6] = flags;
+  return tp__xnn_node_add(g, TP_XNN_NODE_SCALED_DOT_PRODUCT_ATTENTION, v, NULL, NULL, 0, 0.0f,
+                          0.0f);
+}
+
+TPDEF tp_status tp_xnn_set_output_min_max(tp_xnn_graph *g, uint32_t node_index,
+                                          float output_min, float output_max) {
+  assert(g);
+  if (g->err.status) return g->err.status;
+  if (node_index >= g->nnodes)
+    return tp_error_set(&g->err, TP_ERR_INVALID,
+                        "set_output_min_max: node %u does not exist (%u nodes)",
+                        (unsigned)node_index, (unsigned)g->nnodes);
+  g->nodes[node_index].has_minmax = 1;
+  g->nodes[node_index].out_min = output_min;
+  g->nodes[node_index].out_max = output_max;
+  return TP_OK;
+}
+
+TPDEF tp_status tp_xnn_set_debug_handle(tp_xnn_graph *g, uint32_t node_index, uint32_t handle) {
+  assert(g);
+  if (g->err.status) return g->err.status;
+  if (node_index >= g->nnodes)
+    return tp_error_set(&g->err, TP_ERR_INVALID,
+                        "set_debug_handle: node %u does not exist (%u nodes)",
+                        (unsigned)node_index, (unsigned)g->nnodes);
+  g->nodes[node_index].debug_handle = handle;
+  return TP_OK;
+}
+
+/* >>xnn-serialize --------------------------------------------------------------------------- */
+
+/* Field ids (schema.fbs, XN01). */
+#define TP__XG_VERSION 0
+#define TP__XG_XNODES 1
+#define TP__XG_XVALUES 2
+#define TP__XG_NUM_EXTERNS 3
+#define TP__XG_INPUT_IDS 4
+#define TP__XG_OUTPUT_IDS 5
+#define TP__XG_CONSTANT_DATA 8
+
+/* Inline constant offsets and the segment size. */
+static tp_status tp__xnn_layout_consts(tp_xnn_graph *g, uint64_t *seg_size) {
+  uint64_t off = 0;
+  size_t i;
+  for (i = 1; i < g->nconsts; i++) {
+    tp__xnn_const *c = &g->consts[i];
+    if (c->named) continue;
+    c->offset = off;
+    if (tp_add_u64(off, c->size, &off) || tp_align_u64(off, g->alignment, &off))
+      return tp_error_set(&g->err, TP_ERR_OVERFLOW, "constant %u: segment size overflows",
+                          (unsigned)i);
+  }
+  *seg_size = off;
+  return TP_OK;
+}
+
+static tp_fb_ref tp__xnn_u32_vector(tp_fb_builder *b, const uint32_t *v, size_t n) {
+  static const uint32_t none = 0;
+  return tp_fb_create_vector(b, n ? (const void *)v : (const void *)&none, n, 4);
+}
+
+static tp_fb_ref tp__xnn_build_value(tp_xnn_graph *g, tp_fb_builder *b, uint32_t id) {
+  const tp__xnn_value *v = &g->values[id];
+  tp_fb_ref dims, tensor, qp = 0, val;
+  dims = tp__xnn_u32_vector(b, v->dims, v->num_dims);
+  tp_fb_start_table(b);
+  tp_fb_add_i16(b, 0, (int16_t)v->datatype, 0);
+  tp_fb_add_u32(b, 1, v->num_dims, 0);
+  tp_fb_add_ref(b, 2, dims);
+  tp_fb_add_u32(b, 3, v->const_idx, 0);
+  tp_fb_add_u32(b, 4, v->external_id, 0);
+  tp_fb_add_u32(b, 5, v->flags, 0);
+  tp_fb_add_u32(b, 6, id, 0);
+  tensor = tp_fb_end_table(b);
+  if (v->quant == TP__XNN_Q_NONE) {
+    tp_fb_start_table(b);
+    tp_fb_add_union(b, 1, 1, tensor);
+    return tp_fb_end_table(b);
+  }
+  switch (v->quant) {
+    case TP__XNN_Q_CHANNEL: {
+      tp_fb_ref empty = tp__xnn_u32_vector(b, NULL, 0);
+      tp_fb_start_table(b);
+      tp_fb_add_ref(b, 0, empty);
+      tp_fb_add_i32(b, 1, v->channel_dim, 0);
+      tp_fb_add_u32(b, 2, v->scale_idx, 0);
+      tp_fb_add_u32(b, 3, v->num_scales, 0);
+      qp = tp_fb_end_table(b);
+      break;
+    }
+    case TP__XNN_Q_GROUP: {
+      tp_fb_ref empty = tp__xnn_u32_vector(b, NULL, 0);
+      tp_fb_start_table(b);
+      tp_fb_add_ref(b, 0, empty);
+      tp_fb_add_i32(b, 1, v->channel_dim, 0);
+      tp_fb_add_i32(b, 2, v->group_size, 0);
+      tp_fb_add_u32(b, 4, v->scale_idx, 0);
+      tp_fb_add_u32(b, 5, v->num_scales, 0);
+      qp = tp_fb_end_table(b);
+      break;
+    }
+    case TP__XNN_Q_TENSOR:
+      tp_fb_start_table(b);
+      tp_fb_add_f32(b, 0, v->scale, 0.0f);
+      tp_fb_add_i32(b, 1, v->zero_point, 0);
+      qp = tp_fb_end_table(b);
+      break;
+    default: /* TP__XNN_Q_DYNAMIC */
+      tp_fb_start_table(b);
+      tp_fb_add_i32(b, 0, v->num_nonbatch_dims, 0);
+      qp = tp_fb_end_table(b);
+      break;
+  }
+  tp_fb_start_table(b);
+  tp_fb_add_ref(b, 0, tensor);
+  tp_fb_add_union(b, 2, (uint8_t)v->quant, qp);
+  val = tp_fb_end_table(b);
+  tp_fb_start_table(b);
+  tp_fb_add_union(b, 1, 2, val);
+  return tp_fb_end_table(b);
+}
+
+static tp_fb_ref tp__xnn_build_node(tp_xnn_graph *g, tp_fb_builder *b, const tp__xnn_node *n) {
+  const char *l = tp__xnn_layout(n->kind);
+  tp_fb_ref vec[2] = {0, 0}, body, mm = 0;
+  size_t i, nvec = 0;
+  for (i = 0; l[i]; i++) nvec += l[i] == 'v';
+  for (i = 0; i < nvec && i < 2; i++) /* vectors are always written, empty or not */
+    vec[i] = tp__xnn_u32_vector(b, g->pool + n->vec_off[i], n->vec_len[i]);
+  tp_fb_start_table(b);
+  for (i = 0; l[i]; i++) {
+    switch (l[i]) {
+      case 'v': tp_fb_add_ref(b, (uint16_t)i, vec[n->f[i]]); break;
+      case 'f': tp_fb_add_f32(b, (uint16_t)i, tp__xnn_bitsf(n->f[i]), 0.0f); break;
+      default: tp_fb_add_u32(b, (uint16_t)i, n->f[i], 0); break;
+    }
+  }
+  body = tp_fb_end_table(b);
+  if (n->has_minmax) {
+    tp_fb_start_table(b);
+    tp_fb_add_f32(b, 0, n->out_min, 0.0f);
+    tp_fb_add_f32(b, 1, n->out_max, 0.0f);
+    mm = tp_fb_end_table(b);
+  }
+  tp_fb_start_table(b);
+  tp_fb_add_union(b, 1, (uint8_t)n->kind, body);
+  tp_fb_add_u32(b, 2, n->debug_handle, 0);
+  tp_fb_add_ref(b, 3, mm);
+  return tp_fb_end_table(b);
+}
+
+/* Builds the XN01 flatbuffer into b (finished). */
+static tp_status tp__xnn_build(tp_xnn_graph *g, tp_fb_builder *b) {
+  tp_fb_ref *refs = NULL, version, nodes, values, cdata, in_ref, out_ref, root;
+  size_t n, i, cap = 0, nin = 0, nout = 0;
+  uint32_t num_externs = 0, *ext = NULL, *ins, *outs;
+  size_t ecap = 0;
+  tp_status st;
+  uint32_t e;
+
+  n = g->nvalues;
+  if (n < g->nnodes) n = g->nnodes;
+  if (n < g->nconsts) n = g->nconsts;
+  st = tp_array_reserve((void **)&refs, &cap, n + 1, sizeof *refs);
+  if (st != TP_OK) return tp_error_set(&g->err, st, "no memory for %u refs", (unsigned)n);
+
+  /* external ids -> value ids, ordered by external id */
+  for (i = 0; i < g->nvalues; i++)
+    if (g->values[i].external_id != TP_XNN_INVALID_ID &&
+        g->values[i].external_id + 1 > num_externs)
+      num_externs = g->values[i].external_id + 1;
+  st = tp_array_reserve((void **)&ext, &ecap, 2 * (size_t)num_externs + 2, sizeof *ext);
+  if (st != TP_OK) {
+    TP_FREE(refs);
+    return tp_error_set(&g->err, st, "no memory for %u externals", (unsigned)num_externs);
+  }
+  ins = ext;
+  outs = ext + num_externs + 1;
+  for (e = 0; e < num_externs; e++) {
+    for (i = 0; i < g->nvalues; i++) {
+      if (g->values[i].external_id != e) continue;
+      if (g->values[i].flags & TP_XNN_FLAG_EXTERNAL_INPUT) ins[nin++] = (uint32_t)i;
+      if (g->values[i].flags & TP_XNN_FLAG_EXTERNAL_OUTPUT) outs[nout++] = (uint32_t)i;
+    }
+  }
+
+  tp_fb_builder_reset(b);
+  /* children first (back to front): constants, values, nodes, then the root */
+  for (i = 0; i < g->nconsts; i++) {
+    const tp__xnn_const *c = &g->consts[i];
+    tp_fb_ref key = 0;
+    if (i > 0 && c->named) key = tp_fb_create_string(b, c->key, strlen(c->key));
+    tp_fb_start_table(b);
+    if (i > 0) {
+      tp_fb_add_u64(b, 0, c->named ? UINT64_MAX : c->offset, 0);
+      tp_fb_add_u64(b, 1, c->size, 0);
+      tp_fb_add_ref(b, 2, key);
+    }
+    refs[i] = tp_fb_end_table(b);
+  }
+  cdata = tp_fb_create_vector_refs(b, refs, g->nconsts);
+  for (i = 0; i < g->nvalues; i++) refs[i] = tp__xnn_build_value(g, b, (uint32_t)i);
+  values = tp_fb_create_vector_refs(b, refs, g->nvalues);
+  for (i = 0; i < g->nnodes; i++) refs[i] = tp__xnn_build_node(g, b, &g->nodes[i]);
+  nodes = tp_fb_create_vector_refs(b, refs, g->nnodes);
+  in_ref = tp__xnn_u32_vector(b, ins, nin);
+  out_ref = tp__xnn_u32_vector(b, outs, nout);
+  version = tp_fb_create_string(b, "0", 1);
+  tp_fb_start_table(b);
+  tp_fb_add_ref(b, TP__XG_VERSION, version);
+  tp_fb_add_ref(b, TP__XG_XNODES, nodes);
+  tp_fb_add_ref(b, TP__XG_XVALUES, values);
+  tp_fb_add_u32(b, TP__XG_NUM_EXTERNS, num_externs, 0);
+  tp_fb_add_ref(b, TP__XG_INPUT_IDS, in_ref);
+  tp_fb_add_ref(b, TP__XG_OUTPUT_IDS, out_ref);
+  tp_fb_add_ref(b, TP__XG_CONSTANT_DATA, cdata);
+  root = tp_fb_end_table(b);
+  st = tp_fb_finish(b, root, "XN01");
+  TP_FREE(refs);
+  TP_FREE(ext);
+  if (st != TP_OK)
+    return tp_error_set(&g->err, st, "flatbuffer: %s", tp_fb_error(b));
+  return TP_OK;
+}
+
+#define TP__XNN_HEADER_SIZE 30u
+#define TP__XNN_HEADER_PADDED 32u
+
+/* Builds the flatbuffer and computes the layout. */
+static tp_status tp__xnn_prepare(tp_xnn_graph *g, tp_fb_builder **b_out, const unsigned char **fb,
+                                 size_t *fb_size, uint64_t *cd_off, uint64_t *cd_size) {
+  tp_fb_builder *b = NULL;
+  tp_status st;
+  *b_out = NULL;
+  if (g->err.status) return g->err.status;
+  if (tp__xnn_layout_consts(g, cd_size) != TP_OK) return g->err.status;
+  st = tp_fb_builder_create(&b);
+  if (st != TP_OK) return tp_error_set(&g->err, st, "no memory for the flatbuffer builder");
+  if (tp__xnn_build(g, b) != TP_OK) {
+    tp_fb_builder_destroy(b);
+    return g->err.status;
+  }
+  *fb = tp_fb_data(b, fb_size);
+  if (!*fb || *fb_size > (size_t)INT32_MAX ||
+      tp_align_u64((uint64_t)TP__XNN_HEADER_PADDED + *fb_size, g->alignment, cd_off) ||
+      *cd_off > (uint64_t)UINT32_MAX) {
+    tp_fb_builder_destroy(b);
+    return tp_error_set(&g->err, TP_ERR_OVERFLOW,
+                        "flatbuffer of %llu bytes does not fit the header's 32-bit offsets",
+                        (unsigned long long)*fb_size);
+  }
+  *b_out = b;
+  return TP_OK;
+}
+
+TPDEF tp_status tp_xnn_blob_size(tp_xnn_graph *g, uint64_t *size_out) {
+  tp_fb_builder *b;
+  const unsigned char *fb;
+  size_t fb_size;
+  uint64_t cd_off, cd_size;
+  assert(g);
+  if (!size_out) return TP_ERR_INVALID;
+  if (tp__xnn_prepare(g, &b, &fb, &fb_size, &cd_off, &cd_size) != TP_OK) return g->err.status;
+  tp_fb_builder_destroy(b);
+  if (tp_add_u64(cd_off, cd_size, size_out))
+    return tp_error_set(&g->err, TP_ERR_OVERFLOW, "blob size overflows");
+  return TP_OK;
+}
+
+/* Write errors are returned, not recorded: the graph itself is still good. */
+TPDEF tp_status tp_xnn_write(tp_xnn_graph *g, tp_sink *sink) {
+  tp_fb_builder *b;
+  const unsigned char *fb;
+  size_t fb_size, i;
+  uint64_t cd_off, cd_size, pos;
+  unsigned char hdr[TP__XNN_HEADER_PADDED];
+  tp_status st;
+  assert(g);
+  if (!sink) return TP_ERR_INVALID;
+  if (tp__xnn_prepare(g, &b, &fb, &fb_size, &cd_off, &cd_size) != TP_OK) return g->err.status;
+  memset(hdr, 0, sizeof hdr);
+  memcpy(hdr + 4, "XH00", 4);
+  tp_store_le16(hdr + 8, (uint16_t)TP__XNN_HEADER_SIZE);
+  tp_store_le32(hdr + 10, TP__XNN_HEADER_PADDED);
+  tp_store_le32(hdr + 14, (uint32_t)fb_size);
+  tp_store_le32(hdr + 18, (uint32_t)cd_off);
+  tp_store_le64(hdr + 22, cd_size);
+  st = tp_sink_write(sink, hdr, sizeof hdr);
+  if (st == TP_OK) st = tp_sink_write(sink, fb, fb_size);
+  if (st == TP_OK)
+    st = tp_sink_zeros(sink, (size_t)(cd_off - TP__XNN_HEADER_PADDED - (uint64_t)fb_size));
+  tp_fb_builder_destroy(b);
+  pos = 0;
+  for (i = 1; st == TP_OK && i < g->nconsts; i++) {
+    const tp__xnn_const *c = &g->consts[i];
+    tp__xnn_count_ctx cc;
+    tp_sink cs;
+    if (c->named) continue;
+    st = tp_sink_zeros(sink, (size_t)(c->offset - pos));
+    if (st != TP_OK) break;
+    cc.inner = sink;
+    cc.n = 0;
+    cs.write = tp__xnn_count_write;
+    cs.ctx = &cc;
+    st = tp__xnn_const_emit(c, &cs);
+    if (st == TP_OK && cc.n != c->size) st = TP_ERR_INVALID; /* a view changed under us */
+    pos = c->offset + c->size;
+  }
+  if (st == TP_OK) st = tp_sink_zeros(sink, (size_t)(cd_size - pos));
+  return st;
+}
+
+#ifndef TP_NO_STDIO
+static tp_status tp__xnn_produce(void *ctx, tp_sink *sink) {
+  return tp_xnn_write((tp_xnn_graph *)ctx, sink);
+}
+
+TPDEF tp_status tp_xnn_write_file(tp_xnn_graph *g, const char *path) {
+  assert(g);
+  if (!path) return TP_ERR_INVALID;
+  if (g->err.status) return g->err.status;
+  return tp_atomic_write(path, tp__xnn_produce, g);
+}
+#endif
+
+/* >>xnn-runtime (TENSORPACK_XNNPACK_RUNTIME) ------------------------------------------------ */
+#ifdef TENSORPACK_XNNPACK_RUNTIME
+/*RUNTIME-PLACEHOLDER*/
+#endif /* TENSORPACK_XNNPACK_RUNTIME */
+
+#endif /* TENSORPACK_XNNPACK_IMPLEMENTATION_DONE */
+#endif /* TENSORPACK_XNNPACK_IMPLEMENTATION */
