@@ -22,9 +22,10 @@ TESTS   += $(FB_VERIFY)
 BENCHES += $(BUILD)/bench/bench_fb
 
 # One flatc run per schema; flat_tensor.fbs includes scalar_type.fbs (found through -I).
+# --reflect-names adds mini-reflection type tables (<Table>TypeTable()) used by verify_fb.
 $(BUILD)/gen/%_generated.h: tests/schemas/%.fbs $(FB_SCHEMAS)
 	@mkdir -p $(dir $@)
-	flatc --cpp -I tests/schemas -o $(BUILD)/gen $<
+	flatc --cpp --reflect-names -I tests/schemas -o $(BUILD)/gen $<
 
 $(BUILD)/tests/verify_%: tests/verify_%.cpp $(FB_GEN) $(HEADERS) tests/tp_test.h $(wildcard tests/tp_verify.h)
 	@mkdir -p $(dir $@)
