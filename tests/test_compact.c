@@ -1,0 +1,329 @@
+/* Compact copy: tp_compact / tp_compact_into / tp_compact_write against an element-by-element
+   reference over random views (every element size, zero and negative strides, empty and size-1
+   dims) in both orders; zero-copy proven; the blocked-transpose and streaming paths exercised.
+   A tiny scratch makes tp_compact_write split views into many pieces. */
+#define TP_SCRATCH_BYTES 40u
+#define TENSORPACK_IMPLEMENTATION
+#include "tensorpack.h"
+#include "tp_test.h"
+#include <stdlib.h>
+
+static unsigned char g_mem[1 << 16];
+
+static void fill_random(unsigned char *p, size_t n) {
+  size_t i;
+  for (i = 0; i < n; i++) p[i] = (unsigned char)(tpt_rand() >> 56);
+}
+
+/* Reference: the view's elements in logical index order of `perm` (outermost first). */
+static size_t ref_compact(const tp_tensor *t, const int *perm, unsigned char *out) {
+  int64_t idx[TP_MAX_DIMS] = {0}, n = 1;
+  size_t es = tp_dtype_size(t->dtype), w = 0;
+  int d;
+  for (d = 0; d < t->ndim; d++) n *= t->sizes[d];
+  if (n == 0) return 0;
+  for (;;) {
+    int64_t e = t->offset;
+    for (d = 0; d < t->ndim; d++) e += idx[d] * t->strides[d];
+    memcpy(out + w, (const unsigned char *)t->storage.data + e * (int64_t)es, es);
+    w += es;
+    for (d = t->ndim - 1; d >= 0; d--) {
+      int p = perm[d];
+      if (++idx[p] < t->sizes[p]) break;
+      idx[p] = 0;
+    }
+    if (d < 0) break;
+  }
+  return w;
+}
+
+static void rand_view(tp_tensor *t, tp_dtype dt, int maxdims, int maxsize) {
+  int64_t sizes[TP_MAX_DIMS], strides[TP_MAX_DIMS], lo = 0, hi = 0, off;
+  int nd, d;
+  size_t es = tp_dtype_size(dt), nbytes;
+  tp_storage s;
+again:
+  nd = (int)tpt_range(0, maxdims);
+  lo = hi = 0;
+  for (d = 0; d < nd; d++) {
+    int64_t r = tpt_range(0, 19);
+    sizes[d] = r == 0 ? 0 : r < 5 ? 1 : tpt_range(2, maxsize);
+    strides[d] = tpt_range(0, 3) == 0 ? tpt_range(-8, 8) : tpt_range(1, 12);
+  }
+  /* sometimes a permuted dense view (so PRESERVE has something to preserve) */
+  if (nd > 0 && tpt_range(0, 2) == 0) {
+    int p[TP_MAX_DIMS], i;
+    int64_t acc = 1;
+    for (i = 0; i < nd; i++) p[i] = i;
+    for (i = nd - 1; i > 0; i--) {
+      int j = (int)tpt_range(0, i), x = p[i];
+      p[i] = p[j];
+      p[j] = x;
+    }
+    for (i = nd - 1; i >= 0; i--) {
+      strides[p[i]] = acc * (tpt_range(0, 5) == 0 ? -1 : 1);
+      acc *= sizes[p[i]] ? sizes[p[i]] : 1;
+    }
+  }
+  for (d = 0; d < nd; d++)
+    if (sizes[d] > 0) {
+      int64_t ext = (sizes[d] - 1) * strides[d];
+      if (ext > 0) hi += ext; else lo += ext;
+    }
+  off = -lo + tpt_range(0, 3);
+  nbytes = (size_t)(off + hi + 1 + tpt_range(0, 3)) * es;
+  {
+    int64_t numel = 1;
+    for (d = 0; d < nd; d++) numel *= sizes[d];
+    if (nbytes > sizeof g_mem || numel * (int64_t)es > (1 << 18))
+      goto again; /* keep the views small enough for the reference buffers */
+  }
+  s.data = g_mem;
+  s.nbytes = nbytes;
+  TPT_STATUS(tp_view(s, dt, nd, sizes, strides, off, t), TP_OK);
+}
+
+static const tp_dtype k_types[4] = {TP_U8, TP_F16, TP_F32, TP_I64};
+
+/* Collects sink output; counts calls. */
+typedef struct collect {
+  unsigned char *p;
+  size_t n, cap;
+  int calls;
+  size_t biggest;
+} collect;
+static tp_status collect_write(void *ctx, const void *data, size_t n) {
+  collect *c = (collect *)ctx;
+  if (n > c->cap - c->n) return TP_ERR_BOUNDS;
+  memcpy(c->p + c->n, data, n);
+  c->n += n;
+  c->calls++;
+  if (n > c->biggest) c->biggest = n;
+  return TP_OK;
+}
+
+static void check_view_all_ways(const tp_tensor *t, int *zero_copy_seen) {
+  static unsigned char ref[1 << 18], got[(1 << 18) + 1];
+  int order, perm[TP_MAX_DIMS], d;
+  for (order = 0; order < 2; order++) {
+    size_t n;
+    tp_buffer b;
+    tp_sink sink;
+    collect c;
+    uint8_t o[TP_MAX_DIMS];
+    if (order == TP_ORDER_PRESERVE) {
+      TPT_STATUS(tp_dim_order(t, o), TP_OK);
+      for (d = 0; d < t->ndim; d++) perm[d] = o[d];
+    } else {
+      for (d = 0; d < t->ndim; d++) perm[d] = d;
+    }
+    n = ref_compact(t, perm, ref);
+    TPT_EQ_U64(n, tp_nbytes(t));
+    /* tp_compact */
+    TPT_STATUS(tp_compact(t, (tp_order)order, &b), TP_OK);
+    TPT_EQ_U64(b.nbytes, n);
+    TPT_CHECK(b.data != NULL);
+    TPT_MEMEQ(b.data, ref, n);
+    if (!b.owned && n > 0) {
+      size_t begin, end;
+      zero_copy_seen[order]++;
+      TPT_STATUS(tp_span(t, &begin, &end), TP_OK);
+      TPT_CHECK((const unsigned char *)b.data == (const unsigned char *)t->storage.data + begin);
+      TPT_EQ_U64(end - begin, n);
+    }
+    /* zero-copy exactly when PyTorch would call it contiguous in that order */
+    if (n > 0) {
+      tp_tensor p;
+      int want;
+      if (order == TP_ORDER_PRESERVE) {
+        TPT_STATUS(tp_permute(t, perm, &p), TP_OK);
+        want = tp_is_contiguous(&p);
+        if (tp_is_dense(t)) {
+          int neg = 0;
+          for (d = 0; d < t->ndim; d++) neg |= t->sizes[d] > 1 && t->strides[d] < 0;
+          TPT_EQ_INT(want, !neg);
+        }
+      } else {
+        want = tp_is_contiguous(t);
+      }
+      TPT_EQ_INT(b.owned == NULL, want);
+    }
+    tp_buffer_release(&b);
+    TPT_CHECK(b.data == NULL && b.owned == NULL);
+    /* tp_compact_into, exact cap, with a guard byte after */
+    got[n] = 0xA5;
+    TPT_STATUS(tp_compact_into(t, (tp_order)order, got, n), TP_OK);
+    TPT_MEMEQ(got, ref, n);
+    TPT_EQ_INT(got[n], 0xA5);
+    if (n > 0) TPT_STATUS(tp_compact_into(t, (tp_order)order, got, n - 1), TP_ERR_BOUNDS);
+    /* tp_compact_write through a tiny scratch */
+    c.p = got;
+    c.n = 0;
+    c.cap = sizeof got;
+    c.calls = 0;
+    c.biggest = 0;
+    sink.write = collect_write;
+    sink.ctx = &c;
+    TPT_STATUS(tp_compact_write(t, (tp_order)order, &sink), TP_OK);
+    TPT_EQ_U64(c.n, n);
+    TPT_MEMEQ(got, ref, n);
+    if (n > 0 && b.owned) TPT_CHECK(c.biggest <= 40); /* copies go through the bounded scratch */
+  }
+}
+
+static void test_random_views(void) {
+  int it, zc[2] = {0, 0};
+  for (it = 0; it < 20000; it++) {
+    tp_tensor t;
+    rand_view(&t, k_types[it % 4], 5, 6);
+    if (it % 7 == 0) fill_random(g_mem, t.storage.nbytes);
+    check_view_all_ways(&t, zc);
+  }
+  TPT_CHECK(zc[0] > 100);
+  TPT_CHECK(zc[1] > zc[0]);
+}
+
+/* Bigger views that reach the blocked transpose, inner-run memcpy and gather paths with more
+   than one block, in every element size. */
+static void test_large_paths(void) {
+  int dt, it;
+  int zc[2] = {0, 0};
+  fill_random(g_mem, sizeof g_mem);
+  for (dt = 0; dt < 4; dt++) {
+    tp_storage s;
+    tp_tensor t, u;
+    s.data = g_mem;
+    s.nbytes = sizeof g_mem;
+    {
+      int64_t sz[2] = {70, 45}; /* 2-D transpose with partial blocks */
+      TPT_STATUS(tp_view(s, k_types[dt], 2, sz, NULL, 3, &t), TP_OK);
+      TPT_STATUS(tp_transpose(&t, 0, 1, &u), TP_OK);
+      check_view_all_ways(&u, zc);
+      TPT_STATUS(tp_flip(&u, 1, &u), TP_OK); /* transpose with a negative stride */
+      check_view_all_ways(&u, zc);
+    }
+    {
+      int64_t sz[4] = {3, 5, 11, 7}; /* NCHW -> NHWC, and a channels_last slice */
+      int p[4] = {0, 2, 3, 1};
+      int64_t st[4] = {5 * 11 * 7, 1, 7 * 5, 5};
+      TPT_STATUS(tp_view(s, k_types[dt], 4, sz, NULL, 0, &t), TP_OK);
+      TPT_STATUS(tp_permute(&t, p, &u), TP_OK);
+      check_view_all_ways(&u, zc);
+      TPT_STATUS(tp_view(s, k_types[dt], 4, sz, st, 0, &t), TP_OK);
+      TPT_STATUS(tp_slice(&t, 2, 1, -1, 1, &u), TP_OK);
+      TPT_STATUS(tp_slice(&u, 3, 1, -1, 1, &u), TP_OK);
+      check_view_all_ways(&u, zc);
+    }
+    {
+      int64_t sz[3] = {4, 40, 33}; /* permute (2, 0, 1): plane not adjacent */
+      int p[3] = {2, 0, 1};
+      TPT_STATUS(tp_view(s, k_types[dt], 3, sz, NULL, 1, &t), TP_OK);
+      TPT_STATUS(tp_permute(&t, p, &u), TP_OK);
+      check_view_all_ways(&u, zc);
+      TPT_STATUS(tp_slice(&t, 2, 0, 33, 2, &u), TP_OK); /* every other column */
+      check_view_all_ways(&u, zc);
+    }
+    for (it = 0; it < 200; it++) { /* random larger shapes */
+      rand_view(&t, k_types[dt], 4, 40);
+      check_view_all_ways(&t, zc);
+    }
+  }
+}
+
+static void test_zero_copy_exact(void) {
+  float st[200];
+  tp_storage s;
+  tp_tensor t, v;
+  tp_buffer b;
+  int64_t sz[2] = {10, 20};
+  int i;
+  for (i = 0; i < 200; i++) st[i] = (float)i;
+  s.data = st;
+  s.nbytes = sizeof st;
+  TPT_STATUS(tp_view(s, TP_F32, 2, sz, NULL, 0, &t), TP_OK);
+  TPT_STATUS(tp_narrow(&t, 0, 3, 4, &v), TP_OK); /* rows 3..6: contiguous at an offset */
+  TPT_STATUS(tp_compact(&v, TP_ORDER_ROW_MAJOR, &b), TP_OK);
+  TPT_CHECK(b.data == (const void *)(st + 60));
+  TPT_EQ_U64(b.nbytes, 4 * 20 * sizeof(float));
+  TPT_CHECK(b.owned == NULL);
+  tp_buffer_release(&b);
+  TPT_STATUS(tp_compact(&v, TP_ORDER_PRESERVE, &b), TP_OK);
+  TPT_CHECK(b.data == (const void *)(st + 60) && b.owned == NULL);
+  tp_buffer_release(&b);
+  /* transposed: PRESERVE keeps the storage order, zero-copy; ROW_MAJOR copies */
+  TPT_STATUS(tp_transpose(&t, 0, 1, &v), TP_OK);
+  TPT_STATUS(tp_compact(&v, TP_ORDER_PRESERVE, &b), TP_OK);
+  TPT_CHECK(b.data == (const void *)st && b.owned == NULL && b.nbytes == sizeof st);
+  tp_buffer_release(&b);
+  TPT_STATUS(tp_compact(&v, TP_ORDER_ROW_MAJOR, &b), TP_OK);
+  TPT_CHECK(b.owned != NULL);
+  TPT_EQ_INT(((const float *)b.data)[1], 20);
+  tp_buffer_release(&b);
+  /* a flipped view is dense but never zero-copy: elements come out in logical order */
+  TPT_STATUS(tp_flip(&t, 1, &v), TP_OK);
+  TPT_STATUS(tp_compact(&v, TP_ORDER_PRESERVE, &b), TP_OK);
+  TPT_CHECK(b.owned != NULL);
+  TPT_EQ_INT(((const float *)b.data)[0], 19);
+  tp_buffer_release(&b);
+  /* empty view: non-NULL data, no bytes */
+  TPT_STATUS(tp_narrow(&t, 0, 10, 0, &v), TP_OK);
+  TPT_STATUS(tp_compact(&v, TP_ORDER_ROW_MAJOR, &b), TP_OK);
+  TPT_CHECK(b.data != NULL && b.nbytes == 0 && b.owned == NULL);
+  TPT_STATUS(tp_compact_into(&v, TP_ORDER_ROW_MAJOR, NULL, 0), TP_OK);
+  /* a contiguous view streams straight from the storage in one piece */
+  {
+    collect c;
+    tp_sink sink;
+    unsigned char out[800];
+    c.p = out; c.n = 0; c.cap = sizeof out; c.calls = 0; c.biggest = 0;
+    sink.write = collect_write;
+    sink.ctx = &c;
+    TPT_STATUS(tp_compact_write(&t, TP_ORDER_ROW_MAJOR, &sink), TP_OK);
+    TPT_EQ_INT(c.calls, 1);
+    TPT_MEMEQ(out, st, sizeof st);
+  }
+}
+
+static tp_status fail_after(void *ctx, const void *data, size_t n) {
+  int *left = (int *)ctx;
+  (void)data;
+  (void)n;
+  return (*left)-- > 0 ? TP_OK : TP_ERR_IO;
+}
+
+static void test_errors(void) {
+  float st[64];
+  tp_storage s;
+  tp_tensor t, v;
+  tp_buffer b;
+  tp_sink sink;
+  int left = 2;
+  int64_t sz[2] = {8, 8};
+  memset(st, 0, sizeof st);
+  s.data = st;
+  s.nbytes = sizeof st;
+  TPT_STATUS(tp_view(s, TP_F32, 2, sz, NULL, 0, &t), TP_OK);
+  TPT_STATUS(tp_compact(&t, (tp_order)2, &b), TP_ERR_INVALID);
+  TPT_STATUS(tp_compact(&t, TP_ORDER_ROW_MAJOR, NULL), TP_ERR_INVALID);
+  TPT_STATUS(tp_compact_into(&t, TP_ORDER_ROW_MAJOR, NULL, 256), TP_ERR_INVALID);
+  TPT_STATUS(tp_compact_write(&t, TP_ORDER_ROW_MAJOR, NULL), TP_ERR_INVALID);
+  TPT_STATUS(tp_compact(NULL, TP_ORDER_ROW_MAJOR, &b), TP_ERR_INVALID);
+  v = t;
+  v.offset = 1; /* hand-edited past the end */
+  TPT_STATUS(tp_compact(&v, TP_ORDER_ROW_MAJOR, &b), TP_ERR_BOUNDS);
+  TPT_STATUS(tp_compact_into(&v, TP_ORDER_ROW_MAJOR, st, sizeof st), TP_ERR_BOUNDS);
+  /* a failing sink stops the stream with its status */
+  sink.write = fail_after;
+  sink.ctx = &left;
+  TPT_STATUS(tp_transpose(&t, 0, 1, &v), TP_OK);
+  TPT_STATUS(tp_compact_write(&v, TP_ORDER_ROW_MAJOR, &sink), TP_ERR_IO);
+  TPT_EQ_INT(left, -1);
+}
+
+int main(void) {
+  TPT_RUN(test_random_views);
+  TPT_RUN(test_large_paths);
+  TPT_RUN(test_zero_copy_exact);
+  TPT_RUN(test_errors);
+  return tpt_finish("compact");
+}
