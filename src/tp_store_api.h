@@ -70,10 +70,11 @@ TPDEF tp_status tp_store_write_ptd_file(tp_store *s, const char *path);
    (length >= 40), flatbuffer_offset + flatbuffer_size and segment_base + segment_data_size
    inside the file (no 64-bit wrap) with the segments after the flatbuffer; the flatbuffer
    (bytes [0, flatbuffer_offset + flatbuffer_size)) through the bounds-checked reader, version 0,
-   segments and named_data present; and every named_data entry: a key string, segment_index <
-   segment count, the segment's offset + size within segment_data_size, and when a layout is
-   present: a scalar type tensorpack knows, sizes and dim_order present with the same count
-   <= TP_MAX_DIMS, sizes >= 0, dim_order a permutation, numel * element size == segment size.
+   segments and named_data present; and every named_data entry: a key string without a NUL
+   byte inside (no C string could name it), segment_index < segment count, the segment's
+   offset + size within segment_data_size, and when a layout is present: a scalar type
+   tensorpack knows, sizes and dim_order present with the same count <= TP_MAX_DIMS,
+   sizes >= 0, dim_order a permutation, numel * element size == segment size.
    Anything else is TP_ERR_FORMAT with a sentence in p->err; nothing is read outside the bytes.
    The bytes must stay alive while entries are used (entry pointers point into them); they need
    no particular alignment (entry data is as aligned as data + its file offset). */
@@ -107,6 +108,7 @@ typedef struct tp_ptd_entry {
 TPDEF tp_status tp_ptd_open(tp_ptd *p, const void *data, size_t size);
 /* Entry i (0 <= i < p->count, in file order). TP_ERR_INVALID when i is out of range. */
 TPDEF tp_status tp_ptd_entry_at(tp_ptd *p, size_t i, tp_ptd_entry *e);
-/* The entry under key: a linear scan (O(count) per lookup; the reader allocates nothing).
+/* The entry under key: a linear scan (O(count) per lookup; the reader allocates nothing); with
+   duplicate keys in a file (tp_store never writes them) the first one wins.
    TP_ERR_INVALID, with p->last_lookup naming the key, when it is not there. */
 TPDEF tp_status tp_ptd_find(tp_ptd *p, const char *key, tp_ptd_entry *e);

@@ -630,6 +630,10 @@ static tp_status tp__ptd_entry(tp_ptd *p, size_t i, tp_ptd_entry *e) {
                         p->r__.err.status != TP_OK ? p->r__.err.msg : "absent");
   if (!e->key)
     return tp_error_set(&p->err, TP_ERR_FORMAT, "named_data[%lu]: no key", (unsigned long)i);
+  if (strlen(e->key) != klen)
+    return tp_error_set(&p->err, TP_ERR_FORMAT,
+                        "named_data[%lu]: key \"%.80s\" has a NUL byte inside its %lu bytes",
+                        (unsigned long)i, e->key, (unsigned long)klen);
   if (e->segment_index >= segs.count)
     return tp_error_set(&p->err, TP_ERR_FORMAT,
                         "named_data[%lu] (\"%.80s\"): segment_index %lu, but there are %lu "
@@ -788,6 +792,7 @@ TPDEF tp_status tp_ptd_entry_at(tp_ptd *p, size_t i, tp_ptd_entry *e) {
   if (!e) return TP_ERR_INVALID;
   memset(e, 0, sizeof *e);
   if (p->err.status != TP_OK) return p->err.status;
+  memset(&p->last_lookup, 0, sizeof p->last_lookup);
   if (i >= p->count) {
     tp_error_set(&p->last_lookup, TP_ERR_INVALID, "entry %lu of %lu", (unsigned long)i,
                  (unsigned long)p->count);
