@@ -1,0 +1,1239 @@
+/* tpdump - print and check ExecuTorch backend blobs and .ptd files (part of tensorpack).
+
+   Usage:  tpdump FILE            print what FILE holds, then check it
+           tpdump --check FILE    check only, print nothing on success
+
+   FILE may be
+     - an XNNPACK delegate blob: XH00 header + XN01/XN00 flatbuffer + constant segment,
+       or a bare XN01/XN00 flatbuffer (no constant segment then);
+     - a Vulkan delegate blob: VH00 header + VK00 flatbuffer + raw bytes segment,
+       or a bare VK00 flatbuffer;
+     - a .ptd (FlatTensor, FT01 flatbuffer with the FH01 header after its identifier).
+
+   Printed: header fields; values (datatype, dims, constant, quantization), nodes (kind, ids,
+   flags, output_min_max, debug_handle) or the Vulkan op chain; constants with their offset,
+   size and the first 8 hex digits of the SHA-256 of their bytes; named keys.
+   Checked: every field through tensorpack's bounds-checked reader, constants inside their
+   segment, value ids in range, union tags known, the sizes the loaders rely on.
+
+   Exit status: 0 well formed, 2 malformed (the reason on stderr), 1 usage, I/O or memory.
+
+   Build: cc -std=c99 -I. tools/tpdump.c -o tpdump -lm
+   Compiled with -DTPDUMP_NO_MAIN it is a library for tests: tpdump_inspect() below. */
+#if !defined(TPDUMP_NO_MAIN) && !defined(TENSORPACK_IMPLEMENTATION)
+#define TENSORPACK_IMPLEMENTATION
+#endif
+#include "tensorpack.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TPD_NONE UINT32_MAX     /* XNN_INVALID_VALUE_ID: "no value" */
+#define TPD_LIST_MAX 16         /* list elements printed before "..." */
+
+/* ------------------------------------------------------------------------------------------ */
+/* Output and errors                                                                           */
+/* ------------------------------------------------------------------------------------------ */
+
+typedef struct tpd {
+  tp_membuf *out;             /* NULL: silent */
+  tp_error err;               /* first failure */
+  tp_fb_reader r;
+  const unsigned char *file;
+  size_t file_size;
+  /* the constant / raw bytes segment: [seg_off, seg_off + seg_size) of the file */
+  uint64_t seg_off, seg_size;
+  /* XNNPACK: sorted id_out of every value */
+  uint32_t *ids;
+  size_t nids;
+} tpd;
+
+static int tpd_ok(const tpd *d) { return d->err.status == TP_OK; }
+
+static void tpd_vfail(tpd *d, tp_status s, const char *fmt, va_list ap) {
+  char msg[TP_ERROR_MAX];
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  tp_error_set(&d->err, s, "%s", msg);
+}
+
+/* Records "malformed: <sentence>" (the first failure sticks). */
+static void tpd_fail(tpd *d, const char *fmt, ...) TP__PRINTF(2, 3);
+static void tpd_fail(tpd *d, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  tpd_vfail(d, TP_ERR_FORMAT, fmt, ap);
+  va_end(ap);
+}
+
+/* Moves a reader failure into d, prefixed with what was being read. Returns 1 when ok. */
+static int tpd_reader_ok(tpd *d, const char *fmt, ...) TP__PRINTF(2, 3);
+static int tpd_reader_ok(tpd *d, const char *fmt, ...) {
+  char where[128];
+  va_list ap;
+  if (!tpd_ok(d)) return 0;
+  if (tp_fb_reader_status(&d->r) == TP_OK) return 1;
+  va_start(ap, fmt);
+  vsnprintf(where, sizeof where, fmt, ap);
+  va_end(ap);
+  tp_error_set(&d->err, TP_ERR_FORMAT, "%s: %s", where,
+               d->r.err.msg[0] ? d->r.err.msg : tp_status_str(d->r.err.status));
+  return 0;
+}
+
+static void tpd_write(tpd *d, const char *s, size_t n) {
+  tp_sink sink;
+  if (!d->out || n == 0) return;
+  sink = tp_sink_membuf(d->out);
+  if (tp_sink_write(&sink, s, n) != TP_OK)
+    tp_error_set(&d->err, TP_ERR_NOMEM, "out of memory while printing");
+}
+
+static void tpd_print(tpd *d, const char *fmt, ...) TP__PRINTF(2, 3);
+static void tpd_print(tpd *d, const char *fmt, ...) {
+  char line[512];
+  int n;
+  va_list ap;
+  if (!d->out) return;
+  va_start(ap, fmt);
+  n = vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  if (n < 0) return;
+  tpd_write(d, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+}
+
+/* A string from the file, quoted, non-printable bytes escaped, long ones cut. */
+static void tpd_print_str(tpd *d, const char *s, size_t len) {
+  size_t i, shown = len < 96 ? len : 96;
+  if (!d->out) return;
+  if (!s) { tpd_print(d, "(absent)"); return; }
+  tpd_write(d, "\"", 1);
+  for (i = 0; i < shown; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') tpd_write(d, (const char *)&c, 1);
+    else tpd_print(d, "\\x%02x", c);
+  }
+  tpd_write(d, "\"", 1);
+  if (shown < len) tpd_print(d, "...(%zu bytes)", len);
+}
+
+/* "1a2b3c4d": the first 8 hex digits of the SHA-256 of bytes. */
+static void tpd_print_sha(tpd *d, const unsigned char *p, uint64_t n) {
+  char hex[65];
+  if (!d->out) return;
+  if (tp_sha256_hex(p, (size_t)n, hex) != TP_OK) { tpd_print(d, " sha256=?"); return; }
+  hex[8] = '\0';
+  tpd_print(d, " sha256=%s", hex);
+}
+
+/* Elements of a scalar vector: 'u' unsigned, 'i' signed, 'f' float, 'b' bool. */
+static void tpd_print_vec(tpd *d, const tp_fb_vector *v, char kind) {
+  uint32_t i;
+  tpd_print(d, "[");
+  for (i = 0; i < v->count && i < TPD_LIST_MAX; i++) {
+    uint64_t x = tp_fb_vector_scalar(v, i);
+    if (i) tpd_print(d, ", ");
+    if (kind == 'f' && v->elem_size == 4) tpd_print(d, "%g", (double)tp_fb_bits_f32((uint32_t)x));
+    else if (kind == 'f') tpd_print(d, "%g", tp_fb_bits_f64(x));
+    else if (kind == 'b') tpd_print(d, "%s", x ? "true" : "false");
+    else if (kind == 'i' && v->elem_size == 4) tpd_print(d, "%ld", (long)(int32_t)(uint32_t)x);
+    else if (kind == 'i') tpd_print(d, "%lld", (long long)(int64_t)x);
+    else tpd_print(d, "%llu", (unsigned long long)x);
+  }
+  if (v->count > TPD_LIST_MAX) tpd_print(d, ", ... (%lu)", (unsigned long)v->count);
+  tpd_print(d, "]");
+}
+
+static const char *tpd_name(const char *const *names, size_t n, unsigned v) {
+  return v < n && names[v] ? names[v] : NULL;
+}
+
+/* Checks [off, off + n) against the segment and returns its file offset in *at. */
+static int tpd_in_segment(const tpd *d, uint64_t off, uint64_t n, uint64_t *at) {
+  uint64_t end;
+  if (tp_add_u64(off, n, &end) || end > d->seg_size) return 0;
+  *at = d->seg_off + off;
+  return 1;
+}
+
+/* Reads a 30-byte XH00/VH00 delegate header: u16 length @8, u32 flatbuffer offset @10, u32
+   flatbuffer size @14, u32 segment offset @18, u64 segment size @22. Checks what the upstream
+   parsers check (sizes inside the file, no overlap, length >= 30). */
+static int tpd_delegate_header(tpd *d, const char *magic, const char *segname,
+                               uint32_t *fb_off, uint32_t *fb_size) {
+  const unsigned char *h = d->file;
+  uint16_t len;
+  uint32_t seg_off;
+  uint64_t seg_size, fb_end;
+  if (d->file_size < 30) {
+    tpd_fail(d, "%s header: file is %zu bytes, the header needs 30", magic, d->file_size);
+    return 0;
+  }
+  len = tp_load_le16(h + 8);
+  *fb_off = tp_load_le32(h + 10);
+  *fb_size = tp_load_le32(h + 14);
+  seg_off = tp_load_le32(h + 18);
+  seg_size = tp_load_le64(h + 22);
+  tpd_print(d, "header %s: length %u, flatbuffer offset %lu size %lu, %s offset %lu size %llu\n",
+            magic, (unsigned)len, (unsigned long)*fb_off, (unsigned long)*fb_size, segname,
+            (unsigned long)seg_off, (unsigned long long)seg_size);
+  if (len < 30) {
+    tpd_fail(d, "%s header: length %u < 30", magic, (unsigned)len);
+    return 0;
+  }
+  if (*fb_off < len) {
+    tpd_fail(d, "%s header: flatbuffer offset %lu is inside the %u-byte header", magic,
+             (unsigned long)*fb_off, (unsigned)len);
+    return 0;
+  }
+  if (*fb_size < 12) {
+    tpd_fail(d, "%s header: flatbuffer size %lu < 12 (root offset, identifier, one table)", magic,
+             (unsigned long)*fb_size);
+    return 0;
+  }
+  fb_end = (uint64_t)*fb_off + *fb_size;
+  if (fb_end > d->file_size) {
+    tpd_fail(d, "%s header: flatbuffer [%lu, %llu) ends past the %zu-byte file", magic,
+             (unsigned long)*fb_off, (unsigned long long)fb_end, d->file_size);
+    return 0;
+  }
+  if (seg_off > d->file_size || seg_size > d->file_size - seg_off) {
+    tpd_fail(d, "%s header: %s at %lu of %llu bytes ends past the %zu-byte file", magic, segname,
+             (unsigned long)seg_off, (unsigned long long)seg_size, d->file_size);
+    return 0;
+  }
+  if (seg_off < fb_end) {
+    tpd_fail(d, "%s header: %s offset %lu overlaps the flatbuffer [%lu, %llu)", magic, segname,
+             (unsigned long)seg_off, (unsigned long)*fb_off, (unsigned long long)fb_end);
+    return 0;
+  }
+  d->seg_off = seg_off;
+  d->seg_size = seg_size;
+  return 1;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* XNNPACK                                                                                     */
+/* ------------------------------------------------------------------------------------------ */
+
+/* Field kinds of the node tables (all u32 unless said). */
+enum { TPD_U32, TPD_ID, TPD_F32, TPD_VEC, TPD_CATIN };
+typedef struct tpd_field {
+  const char *name;
+  unsigned char kind;
+  unsigned char cat_input;    /* TPD_CATIN: which concatenate input (1..5) */
+} tpd_field;
+
+static const tpd_field tpd_n2x1[] = {
+  {"input1_id", TPD_ID, 0}, {"input2_id", TPD_ID, 0}, {"output_id", TPD_ID, 0},
+  {"flags", TPD_U32, 0}, {NULL, 0, 0}};
+static const tpd_field tpd_n1x1[] = {
+  {"input_id", TPD_ID, 0}, {"output_id", TPD_ID, 0}, {"flags", TPD_U32, 0}, {NULL, 0, 0}};
+static const tpd_field tpd_nfc[] = {
+  {"input1_id", TPD_ID, 0}, {"filter_id", TPD_ID, 0}, {"bias_id", TPD_ID, 0},
+  {"output_id", TPD_ID, 0}, {"flags", TPD_U32, 0}, {NULL, 0, 0}};
+static const tpd_field tpd_ntranspose[] = {
+  {"num_dims", TPD_U32, 0}, {"perm", TPD_VEC, 0}, {"input_id", TPD_ID, 0},
+  {"output_id", TPD_ID, 0}, {"flags", TPD_U32, 0}, {NULL, 0, 0}};
+static const tpd_field tpd_nconv[] = {
+  {"padding_top", TPD_U32, 0}, {"padding_right", TPD_U32, 0}, {"padding_bottom", TPD_U32, 0},
+  {"padding_left", TPD_U32, 0}, {"kernel_height", TPD_U32, 0}, {"kernel_width", TPD_U32, 0},
+  {"subsampling_height", TPD_U32, 0}, {"subsampling_width", TPD_U32, 0},
+  {"dilation_height", TPD_U32, 0}, {"dilation_width", TPD_U32, 0},
+  {"group_input_channels", TPD_U32, 0}, {"group_output_channels", TPD_U32, 0},
+  {"groups", TPD_U32, 0}, {"adjustment_height", TPD_U32, 0}, {"adjustment_width", TPD_U32, 0},
+  {"input1_id", TPD_ID, 0}, {"filter_id", TPD_ID, 0}, {"bias_id", TPD_ID, 0},
+  {"output_id", TPD_ID, 0}, {"flags", TPD_U32, 0}, {NULL, 0, 0}};
+static const tpd_field tpd_nresize[] = {
+  {"new_height", TPD_U32, 0}, {"new_width", TPD_U32, 0}, {"input_id", TPD_ID, 0},
+  {"output_id", TPD_ID, 0}, {"flags", TPD_U32, 0}, {NULL, 0, 0}};
+static const tpd_field tpd_npad[] = {
+  {"pre_paddings", TPD_VEC, 0}, {"post_paddings", TPD_VEC, 0}, {"padding_value", TPD_F32, 0},
+  {"input_id", TPD_ID, 0}, {"output_id", TPD_ID, 0}, {"flags", TPD_U32, 0}, {NULL, 0, 0}};
+static const tpd_field tpd_npool[] = {
+  {"padding_top", TPD_U32, 0}, {"padding_right", TPD_U32, 0}, {"padding_bottom", TPD_U32, 0},
+  {"padding_left", TPD_U32, 0}, {"pooling_height", TPD_U32, 0}, {"pooling_width", TPD_U32, 0},
+  {"stride_height", TPD_U32, 0}, {"stride_width", TPD_U32, 0}, {"dilation_height", TPD_U32, 0},
+  {"dilation_width", TPD_U32, 0}, {"input_id", TPD_ID, 0}, {"output_id", TPD_ID, 0},
+  {"flags", TPD_U32, 0}, {NULL, 0, 0}};
+static const tpd_field tpd_nreshape[] = {
+  {"num_dims", TPD_U32, 0}, {"new_shape", TPD_VEC, 0}, {"input_id", TPD_ID, 0},
+  {"output_id", TPD_ID, 0}, {"flags", TPD_U32, 0}, {NULL, 0, 0}};
+static const tpd_field tpd_nargmax[] = {
+  {"padding_top", TPD_U32, 0}, {"padding_right", TPD_U32, 0}, {"padding_bottom", TPD_U32, 0},
+  {"padding_left", TPD_U32, 0}, {"pooling_height", TPD_U32, 0}, {"pooling_width", TPD_U32, 0},
+  {"input_id", TPD_ID, 0}, {"output_value_id", TPD_ID, 0}, {"output_index_id", TPD_ID, 0},
+  {"flags", TPD_U32, 0}, {NULL, 0, 0}};
+static const tpd_field tpd_nleaky[] = {
+  {"negative_slope", TPD_F32, 0}, {"input_id", TPD_ID, 0}, {"output_id", TPD_ID, 0},
+  {"flags", TPD_U32, 0}, {NULL, 0, 0}};
+static const tpd_field tpd_nelu[] = {
+  {"alpha", TPD_F32, 0}, {"input_id", TPD_ID, 0}, {"output_id", TPD_ID, 0},
+  {"flags", TPD_U32, 0}, {NULL, 0, 0}};
+static const tpd_field tpd_ncat[] = {
+  {"axis", TPD_U32, 0}, {"input1_id", TPD_CATIN, 1}, {"input2_id", TPD_CATIN, 2},
+  {"input3_id", TPD_CATIN, 3}, {"input4_id", TPD_CATIN, 4}, {"output_id", TPD_ID, 0},
+  {"flags", TPD_U32, 0}, {"input5_id", TPD_CATIN, 5}, {NULL, 0, 0}};
+static const tpd_field tpd_nslice[] = {
+  {"num_dims", TPD_U32, 0}, {"offsets", TPD_VEC, 0}, {"sizes", TPD_VEC, 0},
+  {"input_id", TPD_ID, 0}, {"output_id", TPD_ID, 0}, {"flags", TPD_U32, 0}, {NULL, 0, 0}};
+static const tpd_field tpd_nsdpa[] = {
+  {"query_id", TPD_ID, 0}, {"key_id", TPD_ID, 0}, {"value_id", TPD_ID, 0},
+  {"scale_id", TPD_ID, 0}, {"mask_id", TPD_ID, 0}, {"output_id", TPD_ID, 0},
+  {"flags", TPD_U32, 0}, {NULL, 0, 0}};
+
+/* XNodeUnion members in tag order (tag 1 = Add); cat_inputs > 0 for the concatenates. */
+typedef struct tpd_node_kind {
+  const char *name;
+  const tpd_field *fields;
+  unsigned cat_inputs;
+} tpd_node_kind;
+
+static const tpd_node_kind tpd_xnn_nodes[] = {
+  {NULL, NULL, 0},
+  {"Add", tpd_n2x1, 0},               {"FullyConnected", tpd_nfc, 0},
+  {"Softmax", tpd_n1x1, 0},           {"Sigmoid", tpd_n1x1, 0},
+  {"StaticTranspose", tpd_ntranspose, 0}, {"Clamp", tpd_n1x1, 0},
+  {"Conv2d", tpd_nconv, 0},           {"Div", tpd_n2x1, 0},
+  {"StaticResizeBilinear2D", tpd_nresize, 0}, {"StaticConstantPad", tpd_npad, 0},
+  {"AvgPooling2d", tpd_npool, 0},     {"Minimum", tpd_n2x1, 0},
+  {"DepthwiseConv2d", tpd_nconv, 0},  {"MaxPooling2d", tpd_npool, 0},
+  {"Multiply", tpd_n2x1, 0},          {"Subtract", tpd_n2x1, 0},
+  {"Floor", tpd_n1x1, 0},             {"Convert", tpd_n1x1, 0},
+  {"GlobalAvgPooling2d", tpd_n1x1, 0}, {"StaticReshape", tpd_nreshape, 0},
+  {"ArgMaxPooling2d", tpd_nargmax, 0}, {"SquareRoot", tpd_n1x1, 0},
+  {"Ceiling", tpd_n1x1, 0},           {"Hardswish", tpd_n1x1, 0},
+  {"LeakyReLU", tpd_nleaky, 0},       {"Maximum", tpd_n2x1, 0},
+  {"Negate", tpd_n1x1, 0},            {"Square", tpd_n1x1, 0},
+  {"ELU", tpd_nelu, 0},               {"Abs", tpd_n1x1, 0},
+  {"PReLU", tpd_n2x1, 0},             {"Concatenate2", tpd_ncat, 2},
+  {"Concatenate3", tpd_ncat, 3},      {"Concatenate4", tpd_ncat, 4},
+  {"StaticSlice", tpd_nslice, 0},     {"ScaledDotProductAttention", tpd_nsdpa, 0},
+  {"BatchMatrixMultiply", tpd_n2x1, 0}, {"Concatenate5", tpd_ncat, 5},
+  {"ConvTranspose2d", tpd_nconv, 0},  {"ReciprocalSquareRoot", tpd_n1x1, 0},
+  {"Log", tpd_n1x1, 0},               {"Gelu", tpd_n1x1, 0},
+  {"Tanh", tpd_n1x1, 0},              {"Exp", tpd_n1x1, 0},
+  {"Sin", tpd_n1x1, 0},               {"Copy", tpd_n1x1, 0},
+  {"Cos", tpd_n1x1, 0}};
+#define TPD_XNN_NODE_KINDS (sizeof tpd_xnn_nodes / sizeof tpd_xnn_nodes[0] - 1) /* 47 */
+
+/* XNNDatatype names and element sizes in bits, by code. */
+static const char *const tpd_xnn_dtypes[] = {
+  "invalid", "fp32", "fp16", "qint8", "quint8", "qint32", "qcint8", "qcint32", "qcint4",
+  "qdint8", "qbint4", "qpint8", "int32", "pfp32", "bf16"};
+static const unsigned char tpd_xnn_dtype_bits[] = {0, 32, 16, 8, 8, 32, 8, 32, 4, 8, 4, 8, 32, 32, 16};
+#define TPD_XNN_DTYPES (sizeof tpd_xnn_dtypes / sizeof tpd_xnn_dtypes[0])
+
+static const char *const tpd_xnn_values[] = {NULL, "tensor", "quantized tensor"};
+static const char *const tpd_xnn_quant[] = {NULL, "per_channel", "per_tensor",
+                                            "per_token_dynamic", "per_channel_group"};
+
+#define TPD_XNN_FLAG_INPUT 1u
+#define TPD_XNN_FLAG_OUTPUT 2u
+#define TPD_XNN_MAX_EXTERNS 4096u  /* XNNCompiler's limit */
+
+/* One constant_data entry, read before the values that refer to it. */
+typedef struct tpd_const {
+  uint64_t offset, size;
+  int named;
+} tpd_const;
+
+static int tpd_cmp_u32(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+static int tpd_xnn_known_id(const tpd *d, uint32_t id) {
+  return id == TPD_NONE || (d->ids && bsearch(&id, d->ids, d->nids, sizeof *d->ids, tpd_cmp_u32));
+}
+
+static void tpd_print_id(tpd *d, uint32_t id) {
+  if (id == TPD_NONE) tpd_print(d, "none");
+  else tpd_print(d, "%lu", (unsigned long)id);
+}
+
+/* Checks that constant index idx exists and, when it is inline and want != UINT64_MAX, holds
+   exactly `want` bytes (or `alt` bytes, another accepted size). what names the user. */
+static void tpd_xnn_check_const(tpd *d, const tpd_const *cs, uint32_t ncs, uint32_t idx,
+                                uint64_t want, uint64_t alt, const char *what, uint32_t value) {
+  if (!tpd_ok(d) || idx == 0) return;
+  if (idx >= ncs) {
+    tpd_fail(d, "value %lu: %s %lu but constant_data has %lu entries", (unsigned long)value, what,
+             (unsigned long)idx, (unsigned long)ncs);
+    return;
+  }
+  if (cs[idx].named || want == UINT64_MAX) return;
+  if (cs[idx].size != want && cs[idx].size != alt)
+    tpd_fail(d, "value %lu: %s %lu holds %llu bytes, the value needs %llu", (unsigned long)value,
+             what, (unsigned long)idx, (unsigned long long)cs[idx].size,
+             (unsigned long long)want);
+}
+
+/* Bytes of an XNNPACK tensor (4-bit types: rows * ceil(last / 2) in *bytes, ceil(numel / 2) in
+   *alt). Returns 0 on overflow. */
+static int tpd_xnn_bytes(const tp_fb_vector *dims, unsigned bits, uint64_t *bytes, uint64_t *alt) {
+  uint64_t numel = 1, rows = 1, last = 1;
+  uint32_t i;
+  for (i = 0; i < dims->count; i++) {
+    uint64_t v = tp_fb_vector_scalar(dims, i);
+    if (tp_mul_u64(numel, v, &numel)) return 0;
+    if (i + 1 < dims->count) rows = numel;
+    else last = v;
+  }
+  if (bits == 4) {
+    uint64_t packed;
+    if (dims->count == 0) rows = 1;
+    if (tp_mul_u64(rows, (last + 1) / 2, &packed)) return 0;
+    *bytes = packed;
+    *alt = numel / 2 + (numel & 1);
+    return 1;
+  }
+  if (tp_mul_u64(numel, bits / 8u, bytes)) return 0;
+  *alt = *bytes;
+  return 1;
+}
+
+/* One XNNTensorValue (inside a quantized one when q != NULL). */
+static void tpd_xnn_value(tpd *d, uint32_t i, const tp_fb_table *xv, const tpd_const *cs,
+                          uint32_t ncs, uint32_t num_externs) {
+  uint8_t tag = 0, qtag = 0;
+  tp_fb_table v = tp_fb_union_field(xv, 1, &tag), tv, q;
+  int16_t dt;
+  uint32_t num_dims, cidx, ext, flags, id_out;
+  tp_fb_vector dims;
+  const char *dtname;
+  uint64_t want = UINT64_MAX, alt = UINT64_MAX;
+  if (!tpd_reader_ok(d, "value %lu", (unsigned long)i)) return;
+  if (tag == 0 || !tpd_name(tpd_xnn_values, 3, tag)) {
+    tpd_fail(d, "value %lu: XValueUnion tag %u is not a value kind", (unsigned long)i, tag);
+    return;
+  }
+  if (v.pos == 0) {
+    tpd_fail(d, "value %lu: XValueUnion tag %u without a table", (unsigned long)i, tag);
+    return;
+  }
+  memset(&q, 0, sizeof q);
+  if (tag == 2) {
+    q = v;
+    tv = tp_fb_table_field(&q, 0);
+    if (!tpd_reader_ok(d, "value %lu", (unsigned long)i)) return;
+    if (tv.pos == 0) {
+      tpd_fail(d, "value %lu: quantized tensor without tensor_value", (unsigned long)i);
+      return;
+    }
+  } else {
+    tv = v;
+  }
+  dt = tp_fb_i16(&tv, 0, 0);
+  num_dims = tp_fb_u32(&tv, 1, 0);
+  dims = tp_fb_vector_field(&tv, 2, 4);
+  cidx = tp_fb_u32(&tv, 3, 0);
+  ext = tp_fb_u32(&tv, 4, 0);
+  flags = tp_fb_u32(&tv, 5, 0);
+  id_out = tp_fb_u32(&tv, 6, 0);
+  if (!tpd_reader_ok(d, "value %lu", (unsigned long)i)) return;
+  dtname = dt >= 0 ? tpd_name(tpd_xnn_dtypes, TPD_XNN_DTYPES, (unsigned)dt) : NULL;
+  tpd_print(d, "  [%lu] id_out=%lu %s %s dims=", (unsigned long)i, (unsigned long)id_out,
+            tpd_xnn_values[tag], dtname ? dtname : "?");
+  if (dims.pos) tpd_print_vec(d, &dims, 'u');
+  else tpd_print(d, "(absent)");
+  if (cidx) tpd_print(d, " constant=%lu", (unsigned long)cidx);
+  if (flags & (TPD_XNN_FLAG_INPUT | TPD_XNN_FLAG_OUTPUT))
+    tpd_print(d, " external_id=%lu", (unsigned long)ext);
+  if (flags)
+    tpd_print(d, " flags=0x%lx%s%s", (unsigned long)flags,
+              flags & TPD_XNN_FLAG_INPUT ? " (input)" : "",
+              flags & TPD_XNN_FLAG_OUTPUT ? " (output)" : "");
+  if (!dtname || dt == 0) {
+    tpd_fail(d, "value %lu: datatype %d is not an XNNDatatype", (unsigned long)i, (int)dt);
+    return;
+  }
+  if (dims.pos == 0) {
+    tpd_fail(d, "value %lu: dims absent (the loader reads them unchecked)", (unsigned long)i);
+    return;
+  }
+  if (num_dims != dims.count) {
+    tpd_fail(d, "value %lu: num_dims %lu but dims has %lu entries", (unsigned long)i,
+             (unsigned long)num_dims, (unsigned long)dims.count);
+    return;
+  }
+  if ((flags & (TPD_XNN_FLAG_INPUT | TPD_XNN_FLAG_OUTPUT)) && ext >= num_externs) {
+    tpd_fail(d, "value %lu: external_id %lu but num_externs is %lu", (unsigned long)i,
+             (unsigned long)ext, (unsigned long)num_externs);
+    return;
+  }
+  if (!tpd_xnn_bytes(&dims, tpd_xnn_dtype_bits[dt], &want, &alt)) {
+    tpd_fail(d, "value %lu: the product of dims overflows 64 bits", (unsigned long)i);
+    return;
+  }
+  tpd_xnn_check_const(d, cs, ncs, cidx, want, alt, "constant", i);
+
+  if (q.pos) {
+    tp_fb_table p = tp_fb_union_field(&q, 2, &qtag);
+    const char *qname = tpd_name(tpd_xnn_quant, 5, qtag);
+    if (!tpd_reader_ok(d, "value %lu quant_params", (unsigned long)i)) return;
+    if (!qname || p.pos == 0) {
+      tpd_fail(d, "value %lu: quant_params tag %u %s", (unsigned long)i, qtag,
+               qname ? "without a table" : "is not an XNNQuantParams kind");
+      return;
+    }
+    tpd_print(d, " %s", qname);
+    if (qtag == 2) {
+      tpd_print(d, " scale=%g zero_point=%ld", (double)tp_fb_f32(&p, 0, 0.0f),
+                (long)tp_fb_i32(&p, 1, 0));
+    } else if (qtag == 3) {
+      tpd_print(d, " num_nonbatch_dims=%ld", (long)tp_fb_i32(&p, 0, 0));
+    } else {
+      /* per channel (1) or per channel group (4): scale vector, channel_dim, buffer idx */
+      int group = qtag == 4;
+      tp_fb_vector scale = tp_fb_vector_field(&p, 0, 4);
+      int32_t channel_dim = tp_fb_i32(&p, 1, 0);
+      int32_t group_size = group ? tp_fb_i32(&p, 2, 0) : 0;
+      uint32_t sidx = tp_fb_u32(&p, group ? 4 : 2, 0);
+      uint32_t nscales = tp_fb_u32(&p, group ? 5 : 3, 0);
+      if (!tpd_reader_ok(d, "value %lu quant_params", (unsigned long)i)) return;
+      tpd_print(d, " channel_dim=%ld", (long)channel_dim);
+      if (group) tpd_print(d, " group_size=%ld", (long)group_size);
+      tpd_print(d, " scale_buffer_idx=%lu num_scales=%lu scale=", (unsigned long)sidx,
+                (unsigned long)nscales);
+      if (scale.pos) tpd_print_vec(d, &scale, 'f');
+      else tpd_print(d, "(absent)");
+      if (channel_dim < 0 || (uint32_t)channel_dim >= dims.count) {
+        tpd_fail(d, "value %lu: channel_dim %ld outside its %lu dims", (unsigned long)i,
+                 (long)channel_dim, (unsigned long)dims.count);
+        return;
+      }
+      if (!group && scale.pos == 0) {
+        tpd_fail(d, "value %lu: per-channel scale vector absent (the loader reads it unchecked)",
+                 (unsigned long)i);
+        return;
+      }
+      if (sidx == 0 && scale.pos == 0) {
+        tpd_fail(d, "value %lu: no scales (scale vector absent, scale_buffer_idx 0)",
+                 (unsigned long)i);
+        return;
+      }
+      if (group) {
+        uint64_t oc, ic, n = sidx ? nscales : scale.count;
+        if (dims.count < 2 || group_size <= 0) {
+          tpd_fail(d, "value %lu: groupwise needs 2+ dims and group_size > 0 (have %lu dims, "
+                   "group_size %ld)", (unsigned long)i, (unsigned long)dims.count,
+                   (long)group_size);
+          return;
+        }
+        oc = tp_fb_vector_scalar(&dims, 0);
+        ic = tp_fb_vector_scalar(&dims, 1);
+        if (n != oc * ic / (uint64_t)group_size) {
+          tpd_fail(d, "value %lu: %llu scales, dims %llu x %llu with group_size %ld need %llu",
+                   (unsigned long)i, (unsigned long long)n, (unsigned long long)oc,
+                   (unsigned long long)ic, (long)group_size,
+                   (unsigned long long)(oc * ic / (uint64_t)group_size));
+          return;
+        }
+      } else if (sidx && nscales != tp_fb_vector_scalar(&dims, (size_t)channel_dim)) {
+        tpd_fail(d, "value %lu: num_scales %lu but dims[%ld] is %llu", (unsigned long)i,
+                 (unsigned long)nscales, (long)channel_dim,
+                 (unsigned long long)tp_fb_vector_scalar(&dims, (size_t)channel_dim));
+        return;
+      }
+      /* scale constants: fp32 per channel, bf16 groupwise */
+      tpd_xnn_check_const(d, cs, ncs, sidx, (uint64_t)nscales * (group ? 2u : 4u),
+                          (uint64_t)nscales * (group ? 2u : 4u), "scale_buffer_idx", i);
+    }
+  }
+  tpd_print(d, "\n");
+}
+
+static void tpd_xnn_node(tpd *d, uint32_t i, const tp_fb_table *xn) {
+  uint8_t tag = 0;
+  tp_fb_table n = tp_fb_union_field(xn, 1, &tag), mm;
+  const tpd_node_kind *k;
+  const tpd_field *f;
+  uint16_t id;
+  uint32_t handle;
+  if (!tpd_reader_ok(d, "node %lu", (unsigned long)i)) return;
+  if (tag == 0 || tag > TPD_XNN_NODE_KINDS) {
+    tpd_fail(d, "node %lu: XNodeUnion tag %u is not a node kind (1..%u)", (unsigned long)i, tag,
+             (unsigned)TPD_XNN_NODE_KINDS);
+    return;
+  }
+  k = &tpd_xnn_nodes[tag];
+  if (n.pos == 0) {
+    tpd_fail(d, "node %lu: %s (tag %u) without a table", (unsigned long)i, k->name, tag);
+    return;
+  }
+  tpd_print(d, "  #%lu %s", (unsigned long)i, k->name);
+  for (f = k->fields, id = 0; f->name; f++, id++) {
+    if (f->kind == TPD_CATIN && f->cat_input > k->cat_inputs) continue;
+    if (f->kind == TPD_F32) {
+      tpd_print(d, " %s=%g", f->name, (double)tp_fb_f32(&n, id, 0.0f));
+    } else if (f->kind == TPD_VEC) {
+      tp_fb_vector v = tp_fb_vector_field(&n, id, 4);
+      tpd_print(d, " %s=", f->name);
+      if (v.pos) tpd_print_vec(d, &v, 'u');
+      else tpd_print(d, "(absent)");
+    } else {
+      uint32_t v = tp_fb_u32(&n, id, 0);
+      if (f->kind == TPD_U32) {
+        tpd_print(d, " %s=%lu", f->name, (unsigned long)v);
+      } else {
+        tpd_print(d, " %s=", f->name);
+        tpd_print_id(d, v);
+        if (tpd_reader_ok(d, "node %lu", (unsigned long)i) && !tpd_xnn_known_id(d, v)) {
+          tpd_fail(d, "node %lu (%s): %s %lu is no value's id_out", (unsigned long)i, k->name,
+                   f->name, (unsigned long)v);
+          return;
+        }
+      }
+    }
+    if (!tpd_reader_ok(d, "node %lu (%s) field %s", (unsigned long)i, k->name, f->name)) return;
+  }
+  handle = tp_fb_u32(xn, 2, 0);
+  mm = tp_fb_table_field(xn, 3);
+  if (!tpd_reader_ok(d, "node %lu", (unsigned long)i)) return;
+  if (tp_fb_present(xn, 2)) tpd_print(d, " debug_handle=%lu", (unsigned long)handle);
+  if (mm.pos) {
+    float lo = tp_fb_f32(&mm, 0, 0.0f), hi = tp_fb_f32(&mm, 1, 0.0f);
+    if (!tpd_reader_ok(d, "node %lu output_min_max", (unsigned long)i)) return;
+    tpd_print(d, " output_min_max=[%g, %g]", (double)lo, (double)hi);
+  }
+  tpd_print(d, "\n");
+}
+
+static void tpd_xnn_ids(tpd *d, const tp_fb_table *g, uint16_t id, const char *name) {
+  tp_fb_vector v = tp_fb_vector_field(g, id, 4);
+  uint32_t i;
+  if (!tpd_reader_ok(d, "%s", name)) return;
+  tpd_print(d, "%s: ", name);
+  if (v.pos) tpd_print_vec(d, &v, 'u');
+  else tpd_print(d, "(absent)");
+  tpd_print(d, "\n");
+  for (i = 0; i < v.count; i++) {
+    uint32_t x = (uint32_t)tp_fb_vector_scalar(&v, i);
+    if (x == TPD_NONE || !tpd_xnn_known_id(d, x)) {
+      tpd_fail(d, "%s[%lu] = %lu is no value's id_out", name, (unsigned long)i, (unsigned long)x);
+      return;
+    }
+  }
+}
+
+static void tpd_xnnpack(tpd *d, const unsigned char *fb, size_t fb_size) {
+  tp_fb_table g, t;
+  tp_fb_vector nodes, values, cdata;
+  const char *version;
+  size_t vlen = 0;
+  uint32_t i, num_externs, ncs = 0;
+  tpd_const *cs = NULL;
+  char ident[5];
+
+  if (tp_fb_reader_init(&d->r, fb, fb_size, NULL, &g) != TP_OK) {
+    tpd_reader_ok(d, "XNNGraph flatbuffer");
+    return;
+  }
+  memcpy(ident, fb + 4, 4);
+  ident[4] = '\0';
+  version = tp_fb_string(&g, 0, &vlen);
+  nodes = tp_fb_vector_field(&g, 1, 4);
+  values = tp_fb_vector_field(&g, 2, 4);
+  num_externs = tp_fb_u32(&g, 3, 0);
+  cdata = tp_fb_vector_field(&g, 8, 4);
+  if (!tpd_reader_ok(d, "XNNGraph")) return;
+  tpd_print(d, "flatbuffer %s (XNNGraph): %zu bytes, version ", ident, fb_size);
+  tpd_print_str(d, version, vlen);
+  tpd_print(d, ", num_externs %lu, %lu values, %lu nodes, %lu constant_data entries\n",
+            (unsigned long)num_externs, (unsigned long)values.count, (unsigned long)nodes.count,
+            (unsigned long)cdata.count);
+  if (nodes.pos == 0 || values.pos == 0) {
+    tpd_fail(d, "XNNGraph: %s absent (the loader requires it)", nodes.pos ? "xvalues" : "xnodes");
+    return;
+  }
+  if (num_externs > TPD_XNN_MAX_EXTERNS) {
+    tpd_fail(d, "XNNGraph: num_externs %lu exceeds the loader's limit %u",
+             (unsigned long)num_externs, TPD_XNN_MAX_EXTERNS);
+    return;
+  }
+
+  /* constant_data first: values refer to it */
+  if (cdata.count) {
+    cs = (tpd_const *)TP_MALLOC(cdata.count * sizeof *cs);
+    if (!cs) { tp_error_set(&d->err, TP_ERR_NOMEM, "out of memory"); return; }
+    ncs = cdata.count;
+    for (i = 0; i < ncs; i++) {
+      t = tp_fb_vector_table(&cdata, i);
+      cs[i].offset = tp_fb_u64(&t, 0, 0);
+      cs[i].size = tp_fb_u64(&t, 1, 0);
+      cs[i].named = tp_fb_present(&t, 2);
+      if (!tpd_reader_ok(d, "constant_data[%lu]", (unsigned long)i)) goto done;
+      if (t.pos == 0) { tpd_fail(d, "constant_data[%lu]: absent", (unsigned long)i); goto done; }
+    }
+  }
+
+  /* the id_out set, sorted, for the id checks */
+  if (values.count) {
+    d->ids = (uint32_t *)TP_MALLOC(values.count * sizeof *d->ids);
+    if (!d->ids) { tp_error_set(&d->err, TP_ERR_NOMEM, "out of memory"); goto done; }
+  }
+  for (i = 0; i < values.count; i++) {
+    uint8_t tag = 0;
+    tp_fb_table xv = tp_fb_vector_table(&values, i), v = tp_fb_union_field(&xv, 1, &tag);
+    if (tag == 2) v = tp_fb_table_field(&v, 0);
+    d->ids[i] = tp_fb_u32(&v, 6, 0);
+    if (!tpd_reader_ok(d, "value %lu", (unsigned long)i)) goto done;
+  }
+  d->nids = values.count;
+  if (d->nids) qsort(d->ids, d->nids, sizeof *d->ids, tpd_cmp_u32);
+  for (i = 1; i < d->nids; i++)
+    if (d->ids[i] == d->ids[i - 1]) {
+      tpd_fail(d, "two values have id_out %lu", (unsigned long)d->ids[i]);
+      goto done;
+    }
+  if (d->nids && d->ids[d->nids - 1] == TPD_NONE) {
+    tpd_fail(d, "a value has id_out %lu (XNN_INVALID_VALUE_ID)", (unsigned long)TPD_NONE);
+    goto done;
+  }
+
+  tpd_xnn_ids(d, &g, 4, "input_ids");
+  tpd_xnn_ids(d, &g, 5, "output_ids");
+  if (!tpd_ok(d)) goto done;
+
+  tpd_print(d, "values:\n");
+  for (i = 0; i < values.count && tpd_ok(d); i++) {
+    t = tp_fb_vector_table(&values, i);
+    tpd_xnn_value(d, i, &t, cs, ncs, num_externs);
+  }
+  if (!tpd_ok(d)) goto done;
+  tpd_print(d, "nodes:\n");
+  for (i = 0; i < nodes.count && tpd_ok(d); i++) {
+    t = tp_fb_vector_table(&nodes, i);
+    if (tpd_reader_ok(d, "node %lu", (unsigned long)i)) tpd_xnn_node(d, i, &t);
+  }
+  if (!tpd_ok(d)) goto done;
+
+  tpd_print(d, "constant_data: %lu entries, segment at %llu, %llu bytes\n", (unsigned long)ncs,
+            (unsigned long long)d->seg_off, (unsigned long long)d->seg_size);
+  for (i = 0; i < ncs && tpd_ok(d); i++) {
+    uint64_t at;
+    tpd_print(d, "  [%lu] ", (unsigned long)i);
+    if (cs[i].named) {
+      size_t klen = 0;
+      const char *key;
+      t = tp_fb_vector_table(&cdata, i);
+      key = tp_fb_string(&t, 2, &klen);
+      if (!tpd_reader_ok(d, "constant_data[%lu] named_key", (unsigned long)i)) break;
+      tpd_print(d, "named_key=");
+      tpd_print_str(d, key, klen);
+      if (cs[i].offset == UINT64_MAX) tpd_print(d, " offset=none");
+      else tpd_print(d, " offset=%llu (ignored: named)", (unsigned long long)cs[i].offset);
+      tpd_print(d, " size=%llu\n", (unsigned long long)cs[i].size);
+      continue;
+    }
+    tpd_print(d, "offset=%llu size=%llu", (unsigned long long)cs[i].offset,
+              (unsigned long long)cs[i].size);
+    if (!tpd_in_segment(d, cs[i].offset, cs[i].size, &at)) {
+      tpd_print(d, "\n");
+      tpd_fail(d, "constant_data[%lu]: [%llu, +%llu) is outside the %llu-byte constant segment",
+               (unsigned long)i, (unsigned long long)cs[i].offset,
+               (unsigned long long)cs[i].size, (unsigned long long)d->seg_size);
+      break;
+    }
+    tpd_print(d, " at=%llu", (unsigned long long)at);
+    tpd_print_sha(d, d->file + at, cs[i].size);
+    tpd_print(d, "\n");
+  }
+done:
+  TP_FREE(cs);
+  TP_FREE(d->ids);
+  d->ids = NULL;
+  d->nids = 0;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Vulkan                                                                                      */
+/* ------------------------------------------------------------------------------------------ */
+
+static const char *const tpd_vk_values[] = {NULL, "Null", "Int", "Double", "Bool", "Tensor",
+  "IntList", "DoubleList", "BoolList", "ValueList", "String", "SymInt"};
+#define TPD_VK_VALUE_KINDS 12u
+static const char *const tpd_vk_dtypes[] = {"BOOL", "UINT8", "INT8", "INT32", "FLOAT16",
+                                            "FLOAT32", "FLOAT64", "INT64"};
+static const unsigned char tpd_vk_dtype_size[] = {1, 1, 1, 4, 2, 4, 8, 8};
+static const char *const tpd_vk_storage[] = {"BUFFER", "TEXTURE_3D", "TEXTURE_2D"};
+static const char *const tpd_vk_layouts[] = {"TENSOR_WIDTH_PACKED", "TENSOR_HEIGHT_PACKED",
+  "TENSOR_CHANNELS_PACKED", "PACKED_INT8_4W4C", "PACKED_INT8_4H4W", "PACKED_INT8_4W",
+  "PACKED_INT8_4C", NULL, "PACKED_INT8_4C1W", "PACKED_INT8_CONV2D"};
+
+static const char *tpd_vk_dtype(int v) {
+  if (v == 127) return "UNSET";
+  return v >= 0 && v < 8 ? tpd_vk_dtypes[v] : NULL;
+}
+
+/* One VkBytes entry of constants (what = "constants") or shaders. */
+static void tpd_vk_bytes(tpd *d, const tp_fb_vector *vec, uint32_t i, const char *what,
+                         uint32_t *named_out) {
+  tp_fb_table b = tp_fb_vector_table(vec, i);
+  uint64_t off = tp_fb_u64(&b, 0, 0), len = tp_fb_u64(&b, 1, 0), at;
+  size_t klen = 0;
+  const char *key = tp_fb_string(&b, 2, &klen);
+  if (!tpd_reader_ok(d, "%s[%lu]", what, (unsigned long)i)) return;
+  if (b.pos == 0) { tpd_fail(d, "%s[%lu]: absent", what, (unsigned long)i); return; }
+  tpd_print(d, "  [%lu] ", (unsigned long)i);
+  if (key && off == UINT64_MAX) {
+    tpd_print(d, "named_key=");
+    tpd_print_str(d, key, klen);
+    tpd_print(d, " length=%llu\n", (unsigned long long)len);
+    if (named_out) *named_out = 1;
+    return;
+  }
+  tpd_print(d, "offset=%llu length=%llu", (unsigned long long)off, (unsigned long long)len);
+  if (key) {
+    tpd_print(d, " named_key=");
+    tpd_print_str(d, key, klen);
+    tpd_print(d, " (ignored: offset is not UINT64_MAX)");
+  }
+  if (!tpd_in_segment(d, off, len, &at)) {
+    tpd_print(d, "\n");
+    tpd_fail(d, "%s[%lu]: [%llu, +%llu) is outside the %llu-byte bytes segment", what,
+             (unsigned long)i, (unsigned long long)off, (unsigned long long)len,
+             (unsigned long long)d->seg_size);
+    return;
+  }
+  tpd_print(d, " at=%llu", (unsigned long long)at);
+  tpd_print_sha(d, d->file + at, len);
+  tpd_print(d, "\n");
+}
+
+static void tpd_vk_tensor(tpd *d, uint32_t i, const tp_fb_table *t, const tp_fb_vector *consts,
+                          uint32_t nvalues) {
+  int8_t dt = tp_fb_i8(t, 0, 0), staging = tp_fb_i8(t, 6, 127);
+  tp_fb_vector dims = tp_fb_vector_field(t, 1, 4);
+  int32_t cid = tp_fb_i32(t, 2, 0), mem = tp_fb_i32(t, 3, 0);
+  uint8_t st = tp_fb_u8(t, 4, 255), ml = tp_fb_u8(t, 5, 255);
+  const char *dtn = tpd_vk_dtype(dt), *sdn = tpd_vk_dtype(staging);
+  const char *stn = st == 255 ? "DEFAULT" : tpd_name(tpd_vk_storage, 3, st);
+  const char *mln = ml == 255 ? "DEFAULT" : tpd_name(tpd_vk_layouts, 10, ml);
+  (void)nvalues;
+  if (!tpd_reader_ok(d, "value %lu (Tensor)", (unsigned long)i)) return;
+  tpd_print(d, " %s dims=", dtn ? dtn : "?");
+  if (dims.pos) tpd_print_vec(d, &dims, 'u');
+  else tpd_print(d, "(absent)");
+  tpd_print(d, " constant_id=%ld mem_obj_id=%ld storage=%s layout=%s staging=%s",
+            (long)cid, (long)mem, stn ? stn : "?", mln ? mln : "?", sdn ? sdn : "?");
+  if (!dtn || dt == 127) {
+    tpd_fail(d, "value %lu: datatype %d is not a VkDataType", (unsigned long)i, (int)dt);
+    return;
+  }
+  if (!sdn) {
+    tpd_fail(d, "value %lu: staging_datatype %d is not a VkDataType", (unsigned long)i,
+             (int)staging);
+    return;
+  }
+  if (!stn || !mln) {
+    tpd_fail(d, "value %lu: %s %u is not known", (unsigned long)i,
+             stn ? "memory_layout" : "storage_type", stn ? ml : st);
+    return;
+  }
+  if (dims.pos == 0) {
+    tpd_fail(d, "value %lu: dims absent (the loader reads them unchecked)", (unsigned long)i);
+    return;
+  }
+  if (cid >= 0) {
+    tp_fb_table b;
+    uint64_t off, len, need = tpd_vk_dtype_size[dt];
+    uint32_t k;
+    if ((uint32_t)cid >= consts->count) {
+      tpd_fail(d, "value %lu: constant_id %ld but there are %lu constants", (unsigned long)i,
+               (long)cid, (unsigned long)consts->count);
+      return;
+    }
+    b = tp_fb_vector_table(consts, (size_t)cid);
+    off = tp_fb_u64(&b, 0, 0);
+    len = tp_fb_u64(&b, 1, 0);
+    if (!tpd_reader_ok(d, "constants[%ld]", (long)cid)) return;
+    if (tp_fb_string(&b, 2, NULL) && off == UINT64_MAX) return;  /* named: size unknown here */
+    for (k = 0; k < dims.count; k++)
+      if (tp_mul_u64(need, tp_fb_vector_scalar(&dims, k), &need)) {
+        tpd_fail(d, "value %lu: the product of dims overflows 64 bits", (unsigned long)i);
+        return;
+      }
+    if (off >= d->seg_size) {
+      tpd_fail(d, "value %lu: constant %ld at offset %llu, the bytes segment has %llu bytes "
+               "(the loader needs offset < size)", (unsigned long)i, (long)cid,
+               (unsigned long long)off, (unsigned long long)d->seg_size);
+      return;
+    }
+    if (need > len) {
+      tpd_fail(d, "value %lu: %s dims need %llu bytes, constant %ld has %llu", (unsigned long)i,
+               dtn, (unsigned long long)need, (long)cid, (unsigned long long)len);
+      return;
+    }
+  }
+}
+
+static void tpd_vk_value(tpd *d, uint32_t i, const tp_fb_table *vv, const tp_fb_vector *consts,
+                         uint32_t nvalues) {
+  uint8_t tag = 0;
+  tp_fb_table v = tp_fb_union_field(vv, 1, &tag);
+  const char *kind = tag < TPD_VK_VALUE_KINDS ? tpd_vk_values[tag] : NULL;
+  if (!tpd_reader_ok(d, "value %lu", (unsigned long)i)) return;
+  if (!kind) {
+    tpd_fail(d, "value %lu: GraphTypes tag %u is not a value kind", (unsigned long)i, tag);
+    return;
+  }
+  if (v.pos == 0) {
+    tpd_fail(d, "value %lu: %s (tag %u) without a table", (unsigned long)i, kind, tag);
+    return;
+  }
+  tpd_print(d, "  [%lu] %s", (unsigned long)i, kind);
+  switch (tag) {
+    case 2: tpd_print(d, " %lld", (long long)tp_fb_i64(&v, 0, 0)); break;
+    case 3: tpd_print(d, " %g", tp_fb_f64(&v, 0, 0.0)); break;
+    case 4: tpd_print(d, " %s", tp_fb_u8(&v, 0, 0) ? "true" : "false"); break;
+    case 5: tpd_vk_tensor(d, i, &v, consts, nvalues); break;
+    case 6: case 7: case 8: case 9: {
+      static const size_t esize[] = {8, 8, 1, 4};
+      static const char ekind[] = {'i', 'f', 'b', 'i'};
+      tp_fb_vector items = tp_fb_vector_field(&v, 0, esize[tag - 6]);
+      uint32_t k;
+      if (!tpd_reader_ok(d, "value %lu items", (unsigned long)i)) return;
+      tpd_print(d, " ");
+      if (items.pos) tpd_print_vec(d, &items, ekind[tag - 6]);
+      else tpd_print(d, "(absent)");
+      for (k = 0; tag == 9 && k < items.count; k++) {
+        int32_t id = (int32_t)(uint32_t)tp_fb_vector_scalar(&items, k);
+        if (id < 0 || (uint32_t)id >= nvalues) {
+          tpd_fail(d, "value %lu: ValueList item %lu = %ld is not a value id (0..%lu)",
+                   (unsigned long)i, (unsigned long)k, (long)id, (unsigned long)nvalues - 1);
+          return;
+        }
+      }
+      break;
+    }
+    case 10: {
+      size_t len = 0;
+      const char *s = tp_fb_string(&v, 0, &len);
+      tpd_print(d, " ");
+      tpd_print_str(d, s, len);
+      break;
+    }
+    case 11: tpd_print(d, " %ld", (long)tp_fb_i32(&v, 0, 0)); break;
+    default: break;
+  }
+  if (tpd_reader_ok(d, "value %lu (%s)", (unsigned long)i, kind)) tpd_print(d, "\n");
+}
+
+static void tpd_vk_ids(tpd *d, const tp_fb_table *g, uint16_t id, const char *name,
+                       uint32_t nvalues) {
+  tp_fb_vector v = tp_fb_vector_field(g, id, 4);
+  uint32_t i;
+  if (!tpd_reader_ok(d, "%s", name)) return;
+  tpd_print(d, "%s: ", name);
+  if (v.pos) tpd_print_vec(d, &v, 'u');
+  else tpd_print(d, "(absent)");
+  tpd_print(d, "\n");
+  for (i = 0; i < v.count; i++) {
+    uint64_t x = tp_fb_vector_scalar(&v, i);
+    if (x >= nvalues) {
+      tpd_fail(d, "%s[%lu] = %llu but there are %lu values", name, (unsigned long)i,
+               (unsigned long long)x, (unsigned long)nvalues);
+      return;
+    }
+  }
+}
+
+static void tpd_vulkan(tpd *d, const unsigned char *fb, size_t fb_size) {
+  tp_fb_table g, t;
+  tp_fb_vector chain, values, consts, shaders;
+  const char *version;
+  size_t vlen = 0;
+  uint32_t i, named = 0;
+  uint8_t st_over, ml_over;
+
+  if (tp_fb_reader_init(&d->r, fb, fb_size, "VK00", &g) != TP_OK) {
+    tpd_reader_ok(d, "VkGraph flatbuffer");
+    return;
+  }
+  version = tp_fb_string(&g, 0, &vlen);
+  chain = tp_fb_vector_field(&g, 1, 4);
+  values = tp_fb_vector_field(&g, 2, 4);
+  consts = tp_fb_vector_field(&g, 5, 4);
+  shaders = tp_fb_vector_field(&g, 6, 4);
+  st_over = tp_fb_u8(&g, 7, 255);
+  ml_over = tp_fb_u8(&g, 8, 255);
+  if (!tpd_reader_ok(d, "VkGraph")) return;
+  tpd_print(d, "flatbuffer VK00 (VkGraph): %zu bytes, version ", fb_size);
+  tpd_print_str(d, version, vlen);
+  tpd_print(d, ", %lu values, %lu ops, %lu constants, %lu shaders", (unsigned long)values.count,
+            (unsigned long)chain.count, (unsigned long)consts.count, (unsigned long)shaders.count);
+  if (st_over != 255) tpd_print(d, ", storage_type_override %u", st_over);
+  if (ml_over != 255) tpd_print(d, ", memory_layout_override %u", ml_over);
+  tpd_print(d, "\n");
+  tpd_vk_ids(d, &g, 3, "input_ids", values.count);
+  tpd_vk_ids(d, &g, 4, "output_ids", values.count);
+  if (!tpd_ok(d)) return;
+
+  tpd_print(d, "values:\n");
+  for (i = 0; i < values.count && tpd_ok(d); i++) {
+    t = tp_fb_vector_table(&values, i);
+    if (tpd_reader_ok(d, "value %lu", (unsigned long)i)) tpd_vk_value(d, i, &t, &consts, values.count);
+  }
+  if (!tpd_ok(d)) return;
+
+  tpd_print(d, "chain:\n");
+  for (i = 0; i < chain.count && tpd_ok(d); i++) {
+    tp_fb_vector args;
+    size_t nlen = 0;
+    const char *name;
+    uint32_t node_id, k;
+    t = tp_fb_vector_table(&chain, i);
+    node_id = tp_fb_u32(&t, 0, 0);
+    name = tp_fb_string(&t, 1, &nlen);
+    args = tp_fb_vector_field(&t, 2, 4);
+    if (!tpd_reader_ok(d, "op %lu", (unsigned long)i)) return;
+    tpd_print(d, "  #%lu node_id=%lu ", (unsigned long)i, (unsigned long)node_id);
+    tpd_print_str(d, name, nlen);
+    tpd_print(d, " args=");
+    if (args.pos) tpd_print_vec(d, &args, 'i');
+    else tpd_print(d, "(absent)");
+    tpd_print(d, "\n");
+    if (!name) { tpd_fail(d, "op %lu: name absent", (unsigned long)i); return; }
+    if (!args.pos) { tpd_fail(d, "op %lu: args absent", (unsigned long)i); return; }
+    for (k = 0; k < args.count; k++) {
+      int32_t a = (int32_t)(uint32_t)tp_fb_vector_scalar(&args, k);
+      if (a < 0 || (uint32_t)a >= values.count) {
+        tpd_fail(d, "op %lu (%.*s): arg %lu = %ld is not a value id (%lu values)",
+                 (unsigned long)i, (int)(nlen < 64 ? nlen : 64), name, (unsigned long)k, (long)a,
+                 (unsigned long)values.count);
+        return;
+      }
+    }
+  }
+
+  tpd_print(d, "constants: %lu entries, bytes segment at %llu, %llu bytes\n",
+            (unsigned long)consts.count, (unsigned long long)d->seg_off,
+            (unsigned long long)d->seg_size);
+  for (i = 0; i < consts.count && tpd_ok(d); i++) tpd_vk_bytes(d, &consts, i, "constants", &named);
+  if (!tpd_ok(d)) return;
+  tpd_print(d, "shaders: %lu entries\n", (unsigned long)shaders.count);
+  for (i = 0; i < shaders.count && tpd_ok(d); i++) tpd_vk_bytes(d, &shaders, i, "shaders", NULL);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* .ptd (FlatTensor)                                                                           */
+/* ------------------------------------------------------------------------------------------ */
+
+static const char *tpd_scalar_type(int v) {
+  static const char *const names[] = {"BYTE", "CHAR", "SHORT", "INT", "LONG", "HALF", "FLOAT",
+    "DOUBLE", NULL, NULL, NULL, "BOOL", "QINT8", "QUINT8", "QINT32", "BFLOAT16", "QUINT4X2",
+    "QUINT2X4", NULL, NULL, NULL, NULL, "BITS16", "FLOAT8E5M2", "FLOAT8E4M3FN",
+    "FLOAT8E5M2FNUZ", "FLOAT8E4M3FNUZ", "UINT16", "UINT32", "UINT64"};
+  return v >= 0 ? tpd_name(names, sizeof names / sizeof names[0], (unsigned)v) : NULL;
+}
+
+static void tpd_ptd(tpd *d) {
+  tp_ptd p;
+  tp_fb_table root;
+  tp_fb_vector segs;
+  uint64_t fb_end;
+  size_t i;
+  tp_status s;
+  memset(&p, 0, sizeof p);
+  s = tp_ptd_open(&p, d->file, d->file_size);
+  if (s != TP_OK) {
+    tp_error_set(&d->err, s == TP_ERR_NOMEM ? s : TP_ERR_FORMAT, ".ptd: %s",
+                 p.err.msg[0] ? p.err.msg : tp_status_str(s));
+    return;
+  }
+  tpd_print(d, "header FH01: length %lu, flatbuffer offset %llu size %llu, segment base %llu "
+            "size %llu\n", (unsigned long)tp_load_le32(d->file + 12),
+            (unsigned long long)p.flatbuffer_offset, (unsigned long long)p.flatbuffer_size,
+            (unsigned long long)p.segment_base, (unsigned long long)p.segment_data_size);
+  tpd_print(d, "flatbuffer FT01 (FlatTensor): version %lu, %zu named entries\n",
+            (unsigned long)p.version, p.count);
+  /* the segment table, read again here to print it (tp_ptd_open has checked the file) */
+  d->seg_off = p.segment_base;
+  d->seg_size = p.segment_data_size;
+  if (p.segment_base > d->file_size || p.segment_data_size > d->file_size - p.segment_base) {
+    tpd_fail(d, ".ptd: segment data [%llu, +%llu) ends past the %zu-byte file",
+             (unsigned long long)p.segment_base, (unsigned long long)p.segment_data_size,
+             d->file_size);
+    return;
+  }
+  if (tp_add_u64(p.flatbuffer_offset, p.flatbuffer_size, &fb_end) || fb_end > d->file_size) {
+    tpd_fail(d, ".ptd: flatbuffer [%llu, +%llu) ends past the %zu-byte file",
+             (unsigned long long)p.flatbuffer_offset, (unsigned long long)p.flatbuffer_size,
+             d->file_size);
+    return;
+  }
+  if (tp_fb_reader_init(&d->r, d->file, (size_t)fb_end, "FT01", &root) != TP_OK) {
+    tpd_reader_ok(d, "FlatTensor flatbuffer");
+    return;
+  }
+  segs = tp_fb_vector_field(&root, 1, 4);
+  if (!tpd_reader_ok(d, "FlatTensor segments")) return;
+  tpd_print(d, "segments: %lu\n", (unsigned long)segs.count);
+  for (i = 0; i < segs.count; i++) {
+    tp_fb_table sg = tp_fb_vector_table(&segs, i);
+    uint64_t off = tp_fb_u64(&sg, 0, 0), n = tp_fb_u64(&sg, 1, 0), at;
+    if (!tpd_reader_ok(d, "segments[%zu]", i)) return;
+    tpd_print(d, "  [%zu] offset=%llu size=%llu", i, (unsigned long long)off,
+              (unsigned long long)n);
+    if (!tpd_in_segment(d, off, n, &at)) {
+      tpd_print(d, "\n");
+      tpd_fail(d, ".ptd segments[%zu]: [%llu, +%llu) is outside the %llu bytes of segment data", i,
+               (unsigned long long)off, (unsigned long long)n, (unsigned long long)d->seg_size);
+      return;
+    }
+    tpd_print(d, " at=%llu\n", (unsigned long long)at);
+  }
+  tpd_print(d, "named_data:\n");
+  for (i = 0; i < p.count; i++) {
+    tp_ptd_entry e;
+    int k;
+    const unsigned char *at;
+    s = tp_ptd_entry_at(&p, i, &e);
+    if (s != TP_OK) {
+      tp_error_set(&d->err, s == TP_ERR_NOMEM ? s : TP_ERR_FORMAT, ".ptd entry %zu: %s", i,
+                   p.err.msg[0] ? p.err.msg : tp_status_str(s));
+      return;
+    }
+    at = (const unsigned char *)e.data;
+    if (e.nbytes && (!at || at < d->file || e.nbytes > d->file_size ||
+                     (size_t)(at - d->file) > d->file_size - e.nbytes)) {
+      tpd_fail(d, ".ptd entry %zu: its bytes are not inside the file", i);
+      return;
+    }
+    tpd_print(d, "  [%zu] key=", i);
+    tpd_print_str(d, e.key, e.key ? strlen(e.key) : 0);
+    tpd_print(d, " segment=%lu at=%zu size=%zu", (unsigned long)e.segment_index,
+              at ? (size_t)(at - d->file) : (size_t)0, e.nbytes);
+    tpd_print_sha(d, at ? at : d->file, e.nbytes);
+    if (e.has_layout) {
+      const char *st = tpd_scalar_type((int)e.dtype);
+      tpd_print(d, " layout=%s sizes=[", st ? st : "?");
+      for (k = 0; k < e.ndim; k++) tpd_print(d, "%s%lld", k ? ", " : "", (long long)e.sizes[k]);
+      tpd_print(d, "] dim_order=[");
+      for (k = 0; k < e.ndim; k++) tpd_print(d, "%s%u", k ? ", " : "", (unsigned)e.dim_order[k]);
+      tpd_print(d, "]");
+    }
+    tpd_print(d, "\n");
+  }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Entry points                                                                                */
+/* ------------------------------------------------------------------------------------------ */
+
+/* Inspects size bytes at data (kept 16-aligned by the caller for .ptd files). The report is
+   appended to *out unless out is NULL (check only). Returns 0 when the bytes are well formed,
+   2 when they are malformed and 1 when memory ran out; *err (may be NULL) receives the
+   reason. Never reads outside [data, data + size). */
+static int tpdump_inspect(const void *data, size_t size, tp_membuf *out, tp_error *err) {
+  tpd d;
+  const unsigned char *b = (const unsigned char *)data;
+  memset(&d, 0, sizeof d);
+  d.out = out;
+  d.file = b;
+  d.file_size = size;
+  if (size < 8 || !b) {
+    tpd_fail(&d, "%zu bytes: too short for any blob (an identifier sits at bytes 4..7)", size);
+  } else if (!memcmp(b + 4, "XH00", 4) || !memcmp(b + 4, "VH00", 4)) {
+    int xnn = b[4] == 'X';
+    uint32_t fb_off = 0, fb_size = 0;
+    tpd_print(&d, "%s delegate blob: %zu bytes\n", xnn ? "XNNPACK" : "Vulkan", size);
+    if (tpd_delegate_header(&d, xnn ? "XH00" : "VH00", xnn ? "constant data" : "bytes",
+                            &fb_off, &fb_size)) {
+      const unsigned char *fb = b + fb_off;
+      if (xnn && memcmp(fb + 4, "XN01", 4) && memcmp(fb + 4, "XN00", 4))
+        tpd_fail(&d, "XH00 header: the flatbuffer's identifier is not XN01 or XN00");
+      else if (xnn) tpd_xnnpack(&d, fb, fb_size);
+      else tpd_vulkan(&d, fb, fb_size);
+    }
+  } else if (!memcmp(b + 4, "XN01", 4) || !memcmp(b + 4, "XN00", 4)) {
+    tpd_print(&d, "XNNPACK flatbuffer without XH00 header (no constant segment): %zu bytes\n",
+              size);
+    tpd_xnnpack(&d, b, size);
+  } else if (!memcmp(b + 4, "VK00", 4)) {
+    tpd_print(&d, "Vulkan flatbuffer without VH00 header (no bytes segment): %zu bytes\n", size);
+    tpd_vulkan(&d, b, size);
+  } else if (!memcmp(b + 4, "FT01", 4)) {
+    tpd_print(&d, ".ptd (FlatTensor) file: %zu bytes\n", size);
+    tpd_ptd(&d);
+  } else {
+    char id[4 * 4 + 1];
+    size_t i;
+    for (i = 0; i < 4; i++) {
+      unsigned char c = b[4 + i];
+      if (c >= 0x20 && c < 0x7f) { id[i] = (char)c; id[i + 1] = '\0'; }
+      else { id[0] = '\0'; break; }
+    }
+    if (i < 4) snprintf(id, sizeof id, "%02x %02x %02x %02x", b[4], b[5], b[6], b[7]);
+    tpd_fail(&d, "unknown format: bytes 4..7 are \"%s\" (want XH00, XN01, XN00, VH00, VK00 or "
+             "FT01)", id);
+  }
+  TP_FREE(d.ids);
+  if (err) *err = d.err;
+  if (d.err.status == TP_OK) return 0;
+  return d.err.status == TP_ERR_NOMEM ? 1 : 2;
+}
+
+#ifndef TPDUMP_NO_MAIN
+static int tpd_usage(void) {
+  fprintf(stderr, "usage: tpdump FILE\n       tpdump --check FILE\n"
+                  "Prints and checks an XNNPACK blob (XH00/XN01), a Vulkan blob (VH00/VK00) or a "
+                  ".ptd file.\nExit status: 0 well formed, 2 malformed, 1 usage or I/O error.\n");
+  return 1;
+}
+
+int main(int argc, char **argv) {
+  const char *path = NULL;
+  int check = 0, i, rc;
+  FILE *f;
+  unsigned char *data = NULL;
+  size_t size = 0, cap = 0;
+  tp_membuf out;
+  tp_error err;
+  for (i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--check")) check = 1;
+    else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) return tpd_usage();
+    else if (argv[i][0] == '-' && argv[i][1]) return tpd_usage();
+    else if (path) return tpd_usage();
+    else path = argv[i];
+  }
+  if (!path) return tpd_usage();
+  f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+  if (!f) {
+    fprintf(stderr, "tpdump: cannot open %s\n", path);
+    return 1;
+  }
+  for (;;) {
+    size_t got;
+    if (size == cap &&
+        tp_array_reserve((void **)&data, &cap, cap ? cap * 2 : 65536, 1) != TP_OK) {
+      fprintf(stderr, "tpdump: %s: out of memory\n", path);
+      TP_FREE(data);
+      if (f != stdin) fclose(f);
+      return 1;
+    }
+    got = fread(data + size, 1, cap - size, f);
+    size += got;
+    if (got == 0) break;
+  }
+  if (ferror(f)) {
+    fprintf(stderr, "tpdump: %s: read error\n", path);
+    TP_FREE(data);
+    if (f != stdin) fclose(f);
+    return 1;
+  }
+  if (f != stdin) fclose(f);
+  memset(&out, 0, sizeof out);
+  rc = tpdump_inspect(data, size, check ? NULL : &out, &err);
+  if (out.size && fwrite(out.data, 1, out.size, stdout) != out.size) rc = 1;
+  tp_membuf_free(&out);
+  TP_FREE(data);
+  if (rc == 0 && !check) printf("ok: well formed\n");
+  if (rc == 2) fprintf(stderr, "tpdump: %s: malformed: %s\n", path, err.msg);
+  else if (rc == 1) fprintf(stderr, "tpdump: %s: %s\n", path, err.msg[0] ? err.msg : "error");
+  return rc;
+}
+#endif
