@@ -17,6 +17,7 @@
    identical one written earlier (found through a hash table). */
 
 #include <assert.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define TP__FB_MAX_SIZE 0x7FFFFFFFu /* FlatBuffers' 2 GiB - 1 buffer limit */
@@ -212,8 +213,8 @@ TPDEF tp_fb_ref tp_fb_create_string(tp_fb_builder *b, const char *s, size_t len)
                  (unsigned long long)len, (unsigned long)b->max_size);
     return 0;
   }
-  if (!tp__fb_room(b, (uint64_t)len + 1 + 3 + 4)) return 0;
   pad = tp__fb_padding(b->size + (uint32_t)len + 1u, 4);
+  if (!tp__fb_room(b, (uint64_t)pad + len + 1 + 4)) return 0;
   tp__fb_pad(b, pad + 1); /* the NUL comes last in memory, right after the bytes */
   b->size += (uint32_t)len;
   if (len) memcpy(tp__fb_front(b), s, len);
@@ -250,9 +251,9 @@ TPDEF tp_fb_ref tp_fb_create_vector(tp_fb_builder *b, const void *elems, size_t 
     return 0;
   }
   align = elem_size > 4 ? (uint32_t)elem_size : 4u;
-  if (!tp__fb_room(b, bytes + align + 4)) return 0;
   n32 = (uint32_t)bytes;
   pad = tp__fb_padding(b->size + n32, align);
+  if (!tp__fb_room(b, (uint64_t)pad + bytes + 4)) return 0;
   tp__fb_pad(b, pad);
   b->size += n32;
   dst = tp__fb_front(b);
@@ -307,7 +308,7 @@ TPDEF tp_fb_ref tp_fb_create_vector_refs(tp_fb_builder *b, const tp_fb_ref *refs
       return 0;
     }
   }
-  if (!tp__fb_room(b, bytes + 3 + 4)) return 0;
+  if (!tp__fb_room(b, (uint64_t)tp__fb_padding(b->size, 4) + bytes + 4)) return 0;
   tp__fb_pad(b, tp__fb_padding(b->size, 4));
   {
     /* Element i's uoffset is relative to its own address; after the loop the element block
@@ -516,6 +517,12 @@ static void tp__fb_vt_insert(tp_fb_builder *b, uint32_t end, uint32_t h) {
   b->vt_count++;
 }
 
+static int tp__fb_field_cmp(const void *pa, const void *pb) {
+  const tp__fb_field *a = (const tp__fb_field *)pa, *c = (const tp__fb_field *)pb;
+  if (a->size != c->size) return a->size > c->size ? -1 : 1;
+  return a->id > c->id ? -1 : (a->id < c->id ? 1 : 0);
+}
+
 TPDEF tp_fb_ref tp_fb_end_table(tp_fb_builder *b) {
   size_t i, n;
   uint64_t need;
@@ -531,8 +538,10 @@ TPDEF tp_fb_ref tp_fb_end_table(tp_fb_builder *b) {
   b->in_table = 0;
   n = b->nfields;
   f = b->fields;
-  /* Sort: size descending, then id descending (the first pushed lands highest). */
-  for (i = 1; i < n; i++) {
+  /* Sort: size descending, then id descending (the first pushed lands highest). Insertion
+     sort for the usual handful of fields, qsort when a table is large. */
+  if (n > 32) qsort(f, n, sizeof *f, tp__fb_field_cmp);
+  else for (i = 1; i < n; i++) {
     tp__fb_field x = f[i];
     size_t j = i;
     while (j > 0 && (f[j - 1].size < x.size || (f[j - 1].size == x.size && f[j - 1].id < x.id))) {
@@ -544,44 +553,24 @@ TPDEF tp_fb_ref tp_fb_end_table(tp_fb_builder *b) {
   for (i = 0; i < n; i++)
     if (f[i].id > maxid) maxid = f[i].id;
   vsize = n ? 4u + 2u * (maxid + 1u) : 4u;
-  need = (uint64_t)n * 16u + 8u + vsize;
-  if (!tp__fb_room(b, need)) return 0;
+  /* Pass 1: where each field lands (distance from the end), without writing. */
   start = b->size;
-  for (i = 0; i < n; i++) {
-    unsigned sz = f[i].size;
-    unsigned char *p;
-    tp__fb_pad(b, tp__fb_padding(b->size, sz));
-    b->size += sz;
-    p = tp__fb_front(b);
-    if (f[i].is_ref) {
-      if (f[i].bits > b->size) { /* cannot happen: refs are checked when added */
-        tp_error_set(&b->err, TP_ERR_INVALID, "field id %u: bad ref", (unsigned)f[i].id);
-        return 0;
-      }
-      tp_store_le32(p, b->size - (uint32_t)f[i].bits);
-    } else if (sz == 1) {
-      p[0] = (unsigned char)f[i].bits;
-    } else if (sz == 2) {
-      tp_store_le16(p, (uint16_t)f[i].bits);
-    } else if (sz == 4) {
-      tp_store_le32(p, (uint32_t)f[i].bits);
-    } else {
-      tp_store_le64(p, f[i].bits);
+  {
+    uint64_t pos = start;
+    for (i = 0; i < n; i++) {
+      pos += tp__fb_padding((uint32_t)pos, f[i].size) + f[i].size;
+      f[i].end = (uint32_t)pos; /* pos < 2^31 + 2^20: fits */
     }
-    f[i].end = b->size;
-    tp__fb_track(b, sz);
+    pos += tp__fb_padding((uint32_t)pos, 4) + 4; /* the soffset */
+    if (pos - start >= 0x10000u) {
+      tp_error_set(&b->err, TP_ERR_OVERFLOW,
+                   "table of %llu inline bytes is over the 65535-byte limit of a vtable",
+                   (unsigned long long)(pos - start));
+      return 0;
+    }
+    tend = (uint32_t)pos; /* < start + 64 KiB: may exceed max_size, checked below */
   }
-  tp__fb_pad(b, tp__fb_padding(b->size, 4));
-  b->size += 4; /* the soffset, written below */
-  tend = b->size;
   tsize = tend - start;
-  if (tsize >= 0x10000u) {
-    tp_error_set(&b->err, TP_ERR_OVERFLOW,
-                 "table of %lu inline bytes is over the 65535-byte limit of a vtable",
-                 (unsigned long)tsize);
-    return 0;
-  }
-  tp__fb_track(b, 4);
   /* The vtable: size, table size, one offset per id (0 = absent). */
   if (b->vtbuf_cap < vsize) {
     unsigned char *nb = (unsigned char *)TP_REALLOC(b->vtbuf, vsize);
@@ -598,8 +587,33 @@ TPDEF tp_fb_ref tp_fb_end_table(tp_fb_builder *b) {
   for (i = 0; i < n; i++) tp_store_le16(b->vtbuf + 4 + 2 * f[i].id, (uint16_t)(tend - f[i].end));
   h = tp__fb_vt_hash(b->vtbuf, vsize);
   vend = tp__fb_vt_find(b, b->vtbuf, vsize, h);
+  need = (uint64_t)tsize + (vend ? 0u : vsize);
+  if (!tp__fb_room(b, need)) return 0;
+  /* Pass 2: write. */
+  for (i = 0; i < n; i++) {
+    unsigned sz = f[i].size;
+    unsigned char *p;
+    tp__fb_pad(b, tp__fb_padding(b->size, sz));
+    b->size += sz;
+    p = tp__fb_front(b);
+    if (f[i].is_ref) {
+      tp_store_le32(p, b->size - (uint32_t)f[i].bits);
+    } else if (sz == 1) {
+      p[0] = (unsigned char)f[i].bits;
+    } else if (sz == 2) {
+      tp_store_le16(p, (uint16_t)f[i].bits);
+    } else if (sz == 4) {
+      tp_store_le32(p, (uint32_t)f[i].bits);
+    } else {
+      tp_store_le64(p, f[i].bits);
+    }
+    tp__fb_track(b, sz);
+  }
+  tp__fb_pad(b, tp__fb_padding(b->size, 4));
+  b->size += 4; /* the soffset, written below */
+  tp__fb_track(b, 4);
   if (!vend) {
-    b->size += vsize; /* room was made above; vsize is even and we are 4-aligned */
+    b->size += vsize; /* vsize is even and we are 4-aligned */
     memcpy(tp__fb_front(b), b->vtbuf, vsize);
     vend = b->size;
     tp__fb_vt_insert(b, vend, h);
@@ -610,7 +624,7 @@ TPDEF tp_fb_ref tp_fb_end_table(tp_fb_builder *b) {
 }
 
 TPDEF tp_status tp_fb_finish(tp_fb_builder *b, tp_fb_ref root, const char *identifier) {
-  uint32_t head;
+  uint32_t head, pad;
   assert(b);
   if (!tp__fb_ok(b, "tp_fb_finish")) return b->err.status;
   if (b->in_table) {
@@ -623,8 +637,9 @@ TPDEF tp_status tp_fb_finish(tp_fb_builder *b, tp_fb_ref root, const char *ident
   }
   head = identifier ? 8u : 4u;
   tp__fb_track(b, 4);
-  if (!tp__fb_room(b, (uint64_t)head + b->minalign)) return b->err.status;
-  tp__fb_pad(b, tp__fb_padding(b->size + head, b->minalign));
+  pad = tp__fb_padding(b->size + head, b->minalign);
+  if (!tp__fb_room(b, (uint64_t)head + pad)) return b->err.status;
+  tp__fb_pad(b, pad);
   if (identifier) {
     b->size += 4;
     memcpy(tp__fb_front(b), identifier, 4);
