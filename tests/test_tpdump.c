@@ -1,0 +1,427 @@
+/* tpdump on blobs written by tensorpack's own writers (XNNPACK graph, .ptd store): the printed
+   fields and hashes prove which bytes the writers put where (the seed's offset view, named
+   constants and their .ptd entries, per-channel and groupwise scales, many node kinds); the
+   node table is cross-checked against the writer's independently written one; truncation at
+   every byte and single-byte changes give exit 0 or 2 and never a sanitizer report; the
+   command-line tool's exit codes. No dependency but libc. */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp */
+#define TENSORPACK_IMPLEMENTATION
+#define TENSORPACK_XNNPACK_IMPLEMENTATION
+#define TPDUMP_NO_MAIN
+#include "tensorpack_xnnpack.h"
+#include "tools/tpdump.c"
+#include "tp_test.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#ifndef TPDUMP_BIN
+#define TPDUMP_BIN "build/tools/tpdump"
+#endif
+
+static char report[65536];
+static tp_error last_err;
+
+/* tpdump_inspect on a 16-aligned copy; the report lands in `report`. Also checks that the
+   silent mode gives the same answer. */
+static int inspect(const unsigned char *p, size_t n) {
+  tp_membuf out;
+  tp_error quiet;
+  int rc, rc2;
+  unsigned char *copy = (unsigned char *)malloc(n ? n : 1);
+  memset(&out, 0, sizeof out);
+  if (n) memcpy(copy, p, n);
+  rc = tpdump_inspect(copy, n, &out, &last_err);
+  rc2 = tpdump_inspect(copy, n, NULL, &quiet);
+  if (rc2 != rc || strcmp(quiet.msg, last_err.msg) != 0) {
+    printf("  silent mode differs: %d \"%s\" vs %d \"%s\"\n", rc, last_err.msg, rc2, quiet.msg);
+    rc = 99;
+  }
+  report[0] = '\0';
+  if (out.data) {
+    size_t k = out.size < sizeof report - 1 ? out.size : sizeof report - 1;
+    memcpy(report, out.data, k);
+    report[k] = '\0';
+  }
+  tp_membuf_free(&out);
+  free(copy);
+  return rc;
+}
+
+static const char *shown_case;
+static void has_at(const char *file, int line, const char *hay, const char *needle, int want) {
+  char m[640];
+  if (hay && (strstr(hay, needle) != NULL) == want) return;
+  snprintf(m, sizeof m, "%s \"%.500s\"", want ? "missing" : "unexpected", needle);
+  tpt_fail_at(file, line, m);
+  if (shown_case != tpt_case) {
+    shown_case = tpt_case;
+    printf("---- the text was:\n%s----\n", hay ? hay : "(null)");
+  }
+}
+#define HAS(needle) has_at(__FILE__, __LINE__, report, needle, 1)
+#define LACKS(needle) has_at(__FILE__, __LINE__, report, needle, 0)
+
+static const char *sha8(const void *p, size_t n) {
+  static char s[80];
+  char hex[65];
+  tp_sha256_hex(p, n, hex);
+  hex[8] = '\0';
+  snprintf(s, sizeof s, "sha256=%s", hex);
+  return s;
+}
+
+static int xnn_blob(tp_xnn_graph *g, tp_membuf *m) {
+  tp_sink sink = tp_sink_membuf(m);
+  tp_status s = tp_xnn_write(g, &sink);
+  if (s != TP_OK) printf("  writer: %s\n", tp_xnn_graph_error(g));
+  return s == TP_OK;
+}
+
+/* Truncation at every length and single-byte changes at every position: 0 or 2. */
+static int robustness(const unsigned char *p, size_t n) {
+  static const unsigned char xor_with[] = {0xff, 0x01, 0x80};
+  unsigned char *m = (unsigned char *)malloc(n);
+  size_t i, k;
+  int bad = 0;
+  for (i = 0; i < n; i++)
+    if (inspect(p, i) != 2) bad++;
+  memcpy(m, p, n);
+  for (i = 0; i < n; i++) {
+    for (k = 0; k < sizeof xor_with; k++) {
+      int rc;
+      m[i] = (unsigned char)(p[i] ^ xor_with[k]);
+      rc = inspect(m, n);
+      if (rc != 0 && rc != 2) bad++;
+    }
+    m[i] = p[i];
+  }
+  free(m);
+  return bad;
+}
+
+/* ---- the node table against the writer's ---------------------------------------------------- */
+
+static void test_node_table_matches_writer(void) {
+  int kind;
+  TPT_EQ_INT(TPD_XNN_NODE_KINDS, 47);
+  for (kind = 1; kind <= 47; kind++) {
+    const char *layout = tp_xnn_node_layout(kind);
+    const tpd_field *f = tpd_xnn_nodes[kind].fields;
+    size_t i;
+    TPT_CHECK(layout != NULL);
+    if (!layout) continue;
+    for (i = 0; f[i].name && layout[i]; i++) {
+      char want = f[i].kind == TPD_U32 ? 'u' : f[i].kind == TPD_F32 ? 'f'
+                : f[i].kind == TPD_VEC ? 'v' : 'i';
+      char have = layout[i] == 'b' ? 'i' : layout[i];
+      if (want != have) {
+        printf("  kind %d (%s) field %zu (%s): tpdump '%c', writer '%c'\n", kind,
+               tpd_xnn_nodes[kind].name, i, f[i].name, want, layout[i]);
+        TPT_CHECK(want == have);
+      }
+    }
+    TPT_CHECK(f[i].name == NULL && layout[i] == '\0');
+  }
+  TPT_CHECK(tp_xnn_node_layout(48) == NULL);
+}
+
+/* ---- the seed's linear: weight = randn(3, 8, 8)[1], 64 floats into its storage ------------- */
+
+static float storage[3 * 8 * 8];
+
+static tp_xnn_graph *seed_graph(tp_store *store) {
+  tp_xnn_options o;
+  tp_xnn_graph *g = NULL;
+  int64_t sz[3] = {3, 8, 8};
+  tp_storage s;
+  tp_tensor parent, w;
+  size_t xd[2] = {2, 8}, yd[2] = {2, 8};
+  uint32_t x, wt, y;
+  int i;
+  for (i = 0; i < 3 * 8 * 8; i++) storage[i] = (float)i * 0.5f - 7.0f;
+  s.data = storage;
+  s.nbytes = sizeof storage;
+  memset(&o, 0, sizeof o);
+  o.store = store;
+  if (tp_view(s, TP_F32, 3, sz, NULL, 0, &parent) != TP_OK) return NULL;
+  if (tp_select(&parent, 0, 1, &w) != TP_OK) return NULL;
+  if (tp_xnn_graph_create(&o, &g) != TP_OK) return NULL;
+  tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, xd, NULL, 0, TP_XNN_FLAG_EXTERNAL_INPUT, &x);
+  tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, NULL, &w, TP_XNN_INVALID_ID, 0, &wt);
+  tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, yd, NULL, 1, TP_XNN_FLAG_EXTERNAL_OUTPUT, &y);
+  tp_xnn_define_fully_connected(g, -INFINITY, INFINITY, x, wt, TP_XNN_INVALID_ID, y, 0);
+  tp_xnn_set_debug_handle(g, 0, 42);
+  return g;
+}
+
+static void test_seed_inline(void) {
+  tp_xnn_graph *g = seed_graph(NULL);
+  tp_membuf m;
+  char line[256];
+  uint32_t seg;
+  memset(&m, 0, sizeof m);
+  TPT_CHECK(g != NULL);
+  if (!g || !xnn_blob(g, &m)) { TPT_CHECK(0); tp_xnn_graph_destroy(g); return; }
+  seg = tp_load_le32(m.data + 18);
+  TPT_EQ_INT(inspect(m.data, m.size), 0);
+  HAS("XNNPACK delegate blob: ");
+  HAS("flatbuffer XN01 (XNNGraph)");
+  HAS("num_externs 2, 3 values, 1 nodes, 2 constant_data entries\n");
+  HAS("input_ids: [0]\noutput_ids: [2]\n");
+  HAS("  [0] id_out=0 tensor fp32 dims=[2, 8] external_id=0 flags=0x1 (input)\n");
+  HAS("  [1] id_out=1 tensor fp32 dims=[8, 8] constant=1\n");
+  HAS("  [2] id_out=2 tensor fp32 dims=[2, 8] external_id=1 flags=0x2 (output)\n");
+  HAS("  #0 FullyConnected input1_id=0 filter_id=1 bias_id=none output_id=2 flags=0 "
+      "debug_handle=42");
+  /* the constant holds exactly the view's 64 floats, not the storage's first 64 */
+  snprintf(line, sizeof line, "  [1] offset=0 size=256 at=%lu %s\n", (unsigned long)seg,
+           sha8(storage + 64, 256));
+  HAS(line);
+  LACKS(sha8(storage, 256));
+  TPT_EQ_INT(robustness(m.data, m.size), 0);
+  tp_membuf_free(&m);
+  tp_xnn_graph_destroy(g);
+}
+
+static void test_seed_named_and_ptd(void) {
+  tp_store *store = NULL;
+  tp_xnn_graph *g;
+  tp_membuf m, p;
+  tp_sink sink;
+  char hex[65], line[256];
+  memset(&m, 0, sizeof m);
+  memset(&p, 0, sizeof p);
+  TPT_STATUS(tp_store_create(&store), TP_OK);
+  g = seed_graph(store);
+  TPT_CHECK(g != NULL);
+  if (!g || !xnn_blob(g, &m)) { TPT_CHECK(0); tp_xnn_graph_destroy(g); tp_store_destroy(store); return; }
+  tp_sha256_hex(storage + 64, 256, hex);
+  TPT_EQ_INT(inspect(m.data, m.size), 0);
+  snprintf(line, sizeof line, "  [1] named_key=\"%s\" offset=none size=256\n", hex);
+  HAS(line);
+  HAS("constant_data: 2 entries, segment at ");
+  /* the .ptd the store writes */
+  sink = tp_sink_membuf(&p);
+  TPT_STATUS(tp_store_write_ptd(store, &sink), TP_OK);
+  TPT_EQ_INT(inspect(p.data, p.size), 0);
+  HAS(".ptd (FlatTensor) file: ");
+  HAS("header FH01: length 40, flatbuffer offset 48 size ");
+  HAS("flatbuffer FT01 (FlatTensor): version 0, 1 named entries\n");
+  snprintf(line, sizeof line, "  [0] key=\"%s\" segment=0 at=%llu size=256 %s layout=FLOAT "
+           "sizes=[8, 8] dim_order=[0, 1]\n", hex, (unsigned long long)tp_load_le64(p.data + 32),
+           sha8(storage + 64, 256));
+  HAS(line);
+  TPT_EQ_INT(robustness(p.data, p.size), 0);
+  tp_membuf_free(&m);
+  tp_membuf_free(&p);
+  tp_xnn_graph_destroy(g);
+  tp_store_destroy(store);
+}
+
+/* ---- quantized values from the writer ------------------------------------------------------ */
+
+static void test_quantized_from_writer(void) {
+  static int8_t w8[4 * 8], w4[4 * 64];
+  static float sc[8], gs[4 * 2];
+  tp_xnn_graph *g = NULL;
+  tp_membuf m;
+  tp_tensor tw8, tsc, tw4, tgs, tgst;
+  tp_storage s;
+  int64_t d2[2] = {4, 8}, d4[2] = {4, 64}, dsc[1] = {4}, stsc[1] = {2}, dg[2] = {2, 4};
+  size_t qd[2] = {4, 8}, bd[2] = {4, 64}, xd[2] = {1, 8};
+  uint32_t id;
+  float gathered[4];
+  uint16_t bf[8];
+  char line[256];
+  uint32_t seg;
+  int i, r, c;
+  memset(&m, 0, sizeof m);
+  for (i = 0; i < 32; i++) w8[i] = (int8_t)(i * 7 - 100);
+  for (i = 0; i < 256; i++) w4[i] = (int8_t)(i % 16 - 8);
+  for (i = 0; i < 8; i++) sc[i] = 0.125f * (float)(i + 1);
+  for (i = 0; i < 8; i++) gs[i] = 0.01f * (float)(i + 3);
+  s.data = w8; s.nbytes = sizeof w8;
+  TPT_STATUS(tp_view(s, TP_I8, 2, d2, NULL, 0, &tw8), TP_OK);
+  s.data = sc; s.nbytes = sizeof sc;                   /* scale: every other float */
+  TPT_STATUS(tp_view(s, TP_F32, 1, dsc, stsc, 1, &tsc), TP_OK);
+  s.data = w4; s.nbytes = sizeof w4;
+  TPT_STATUS(tp_view(s, TP_I8, 2, d4, NULL, 0, &tw4), TP_OK);
+  s.data = gs; s.nbytes = sizeof gs;                   /* groupwise scale: a transposed [2, 4] */
+  TPT_STATUS(tp_view(s, TP_F32, 2, dg, NULL, 0, &tgs), TP_OK);
+  TPT_STATUS(tp_transpose(&tgs, 0, 1, &tgst), TP_OK);
+  TPT_STATUS(tp_xnn_graph_create(NULL, &g), TP_OK);
+  TPT_STATUS(tp_xnn_define_channelwise_quantized_tensor_value(g, TP_XNN_QCINT8, &tsc, 2, 0, qd,
+             &tw8, TP_XNN_INVALID_ID, 0, &id), TP_OK);
+  TPT_STATUS(tp_xnn_define_blockwise_quantized_tensor_value(g, TP_XNN_QBINT4, &tgst, 2, 0, 32,
+             bd, &tw4, TP_XNN_INVALID_ID, 0, &id), TP_OK);
+  TPT_STATUS(tp_xnn_define_quantized_tensor_value(g, TP_XNN_QINT8, -3, 0.25f, 2, qd, &tw8,
+             TP_XNN_INVALID_ID, 0, &id), TP_OK);
+  TPT_STATUS(tp_xnn_define_dynamically_quantized_tensor_value(g, TP_XNN_QDINT8, 2, 1, xd, 0,
+             TP_XNN_FLAG_EXTERNAL_INPUT, &id), TP_OK);
+  if (!xnn_blob(g, &m)) { TPT_CHECK(0); tp_xnn_graph_destroy(g); return; }
+  seg = tp_load_le32(m.data + 18);
+  TPT_EQ_INT(inspect(m.data, m.size), 0);
+  HAS("  [0] id_out=0 quantized tensor qcint8 dims=[4, 8] constant=2 per_channel channel_dim=0 "
+      "scale_buffer_idx=1 num_scales=4 scale=[]\n");
+  HAS("  [1] id_out=1 quantized tensor qbint4 dims=[4, 64] constant=4 per_channel_group "
+      "channel_dim=0 group_size=32 scale_buffer_idx=3 num_scales=8 scale=");
+  HAS("  [2] id_out=2 quantized tensor qint8 dims=[4, 8] constant=5 per_tensor scale=0.25 "
+      "zero_point=-3\n");
+  HAS("  [3] id_out=3 quantized tensor qdint8 dims=[1, 8] external_id=0 flags=0x1 (input) "
+      "per_token_dynamic num_nonbatch_dims=1\n");
+  /* weights: the int8 bytes; the per-channel scale gathered row-major; bf16 group scales
+     (the writer puts a value's scale constant before its data) */
+  snprintf(line, sizeof line, "  [2] offset=16 size=32 at=%lu %s\n", (unsigned long)seg + 16,
+           sha8(w8, 32));
+  HAS(line);
+  for (i = 0; i < 4; i++) gathered[i] = sc[1 + 2 * i];
+  snprintf(line, sizeof line, "  [1] offset=0 size=16 at=%lu %s\n", (unsigned long)seg,
+           sha8(gathered, 16));
+  HAS(line);
+  for (r = 0; r < 4; r++)
+    for (c = 0; c < 2; c++) bf[r * 2 + c] = tp_f32_to_bf16(gs[c * 4 + r]);
+  {
+    unsigned char le[16];
+    for (i = 0; i < 8; i++) tp_store_le16(le + 2 * i, bf[i]);
+    snprintf(line, sizeof line, "  [3] offset=48 size=16 at=%lu %s\n", (unsigned long)seg + 48,
+             sha8(le, 16));
+    HAS(line);
+  }
+  HAS("  [4] offset=64 size=128 ");   /* 4 x 64 nibbles */
+  TPT_EQ_INT(robustness(m.data, m.size), 0);
+  tp_membuf_free(&m);
+  tp_xnn_graph_destroy(g);
+}
+
+/* ---- many node kinds from the writer ------------------------------------------------------- */
+
+static void test_nodes_from_writer(void) {
+  tp_xnn_graph *g = NULL;
+  tp_membuf m;
+  size_t d4[4] = {1, 4, 4, 2}, d2[2] = {4, 8}, perm[4] = {0, 3, 1, 2}, off[4] = {0, 1, 1, 0},
+         sz[4] = {1, 2, 2, 2}, pre[4] = {0, 1, 1, 0}, post[4] = {0, 0, 1, 0},
+         shape[2] = {4, 8};
+  uint32_t v[8];
+  int i;
+  memset(&m, 0, sizeof m);
+  TPT_STATUS(tp_xnn_graph_create(NULL, &g), TP_OK);
+  for (i = 0; i < 6; i++)
+    TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 4, d4, NULL,
+               i == 0 ? 0u : i == 5 ? 1u : TP_XNN_INVALID_ID,
+               i == 0 ? TP_XNN_FLAG_EXTERNAL_INPUT : i == 5 ? TP_XNN_FLAG_EXTERNAL_OUTPUT : 0u,
+               &v[i]), TP_OK);
+  TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, d2, NULL, TP_XNN_INVALID_ID, 0, &v[6]),
+             TP_OK);
+  TPT_STATUS(tp_xnn_define_concatenate3(g, 3, v[0], v[1], v[2], v[3], 0), TP_OK);
+  TPT_STATUS(tp_xnn_define_static_transpose(g, 4, perm, v[0], v[1], 0), TP_OK);
+  TPT_STATUS(tp_xnn_define_static_slice(g, 4, off, sz, v[1], v[2], 0), TP_OK);
+  TPT_STATUS(tp_xnn_define_static_constant_pad(g, pre, post, 0.5f, v[2], v[3], 0), TP_OK);
+  TPT_STATUS(tp_xnn_define_static_reshape(g, 2, shape, v[3], v[6], 0), TP_OK);
+  TPT_STATUS(tp_xnn_define_elu(g, 1.5f, v[3], v[4], 0), TP_OK);
+  TPT_STATUS(tp_xnn_define_leaky_relu(g, 0.125f, v[4], v[5], 0), TP_OK);
+  TPT_STATUS(tp_xnn_define_argmax_pooling_2d(g, 0, 0, 0, 0, 2, 2, v[0], v[1], v[2], 0), TP_OK);
+  TPT_STATUS(tp_xnn_define_max_pooling_2d(g, 1, 1, 1, 1, 3, 3, 1, 1, 1, 1, -1.0f, 1.0f, v[0],
+             v[1], 0), TP_OK);
+  TPT_STATUS(tp_xnn_define_scaled_dot_product_attention(g, v[0], v[1], v[2], v[3], v[4], v[5],
+             0), TP_OK);
+  TPT_STATUS(tp_xnn_define_static_resize_bilinear_2d(g, 8, 8, v[0], v[1], 0), TP_OK);
+  TPT_STATUS(tp_xnn_define_concatenate5(g, 1, v[0], v[1], v[2], v[3], v[4], v[5], 0), TP_OK);
+  TPT_STATUS(tp_xnn_set_debug_handle(g, 3, 77), TP_OK);
+  if (!xnn_blob(g, &m)) { TPT_CHECK(0); tp_xnn_graph_destroy(g); return; }
+  TPT_EQ_INT(inspect(m.data, m.size), 0);
+  HAS("  #0 Concatenate3 axis=3 input1_id=0 input2_id=1 input3_id=2 output_id=3 flags=0\n");
+  HAS("  #1 StaticTranspose num_dims=4 perm=[0, 3, 1, 2] input_id=0 output_id=1 flags=0\n");
+  HAS("  #2 StaticSlice num_dims=4 offsets=[0, 1, 1, 0] sizes=[1, 2, 2, 2] input_id=1 "
+      "output_id=2 flags=0\n");
+  HAS("  #3 StaticConstantPad pre_paddings=[0, 1, 1, 0] post_paddings=[0, 0, 1, 0] "
+      "padding_value=0.5 input_id=2 output_id=3 flags=0 debug_handle=77\n");
+  HAS("  #4 StaticReshape num_dims=2 new_shape=[4, 8] input_id=3 output_id=6 flags=0\n");
+  HAS("  #5 ELU alpha=1.5 input_id=3 output_id=4 flags=0\n");
+  HAS("  #6 LeakyReLU negative_slope=0.125 input_id=4 output_id=5 flags=0\n");
+  HAS("  #7 ArgMaxPooling2d padding_top=0 padding_right=0 padding_bottom=0 padding_left=0 "
+      "pooling_height=2 pooling_width=2 input_id=0 output_value_id=1 output_index_id=2 flags=0\n");
+  HAS("  #8 MaxPooling2d padding_top=1 padding_right=1 padding_bottom=1 padding_left=1 "
+      "pooling_height=3 pooling_width=3 stride_height=1 stride_width=1 dilation_height=1 "
+      "dilation_width=1 input_id=0 output_id=1 flags=0 output_min_max=[-1, 1]\n");
+  HAS("  #9 ScaledDotProductAttention query_id=0 key_id=1 value_id=2 scale_id=3 mask_id=4 "
+      "output_id=5 flags=0\n");
+  HAS("  #10 StaticResizeBilinear2D new_height=8 new_width=8 input_id=0 output_id=1 flags=0\n");
+  HAS("  #11 Concatenate5 axis=1 input1_id=0 input2_id=1 input3_id=2 input4_id=3 output_id=5 "
+      "flags=0 input5_id=4\n");
+  TPT_EQ_INT(robustness(m.data, m.size), 0);
+  tp_membuf_free(&m);
+  tp_xnn_graph_destroy(g);
+}
+
+/* ---- small and strange inputs -------------------------------------------------------------- */
+
+static void test_small_inputs(void) {
+  static const unsigned char junk[12] = {0, 1, 2, 3, 0, 1, 2, 3, 9, 9, 9, 9};
+  static const unsigned char ft_only[16] = {12, 0, 0, 0, 'F', 'T', '0', '1'};
+  static const unsigned char xh_short[20] = {0, 0, 0, 0, 'X', 'H', '0', '0', 30, 0};
+  TPT_EQ_INT(inspect(junk, 0), 2);
+  TPT_EQ_STR(last_err.msg, "0 bytes: too short for any blob (an identifier sits at bytes 4..7)");
+  TPT_EQ_INT(inspect(junk, 7), 2);
+  TPT_EQ_STR(last_err.msg, "7 bytes: too short for any blob (an identifier sits at bytes 4..7)");
+  TPT_EQ_INT(inspect(junk, 12), 2);
+  TPT_EQ_STR(last_err.msg, "unknown format: bytes 4..7 are \"00 01 02 03\" (want XH00, XN01, "
+             "XN00, VH00, VK00 or FT01)");
+  TPT_EQ_INT(inspect(ft_only, sizeof ft_only), 2);
+  TPT_CONTAINS(last_err.msg, ".ptd: ");
+  TPT_EQ_INT(inspect(xh_short, sizeof xh_short), 2);
+  TPT_EQ_STR(last_err.msg, "XH00 header: file is 20 bytes, the header needs 30");
+  TPT_EQ_INT(last_err.status, TP_ERR_FORMAT);
+}
+
+/* ---- the command-line tool ---------------------------------------------------------------- */
+
+static int run(const char *args, const char *dir) {
+  char cmd[512];
+  int rc;
+  snprintf(cmd, sizeof cmd, "%s %s >%s/out.txt 2>%s/err.txt", TPDUMP_BIN, args, dir, dir);
+  rc = system(cmd);
+  return rc >= 0 && (rc & 0x7f) == 0 ? (rc >> 8) & 0xff : -1;
+}
+
+static void test_cli(void) {
+  tp_xnn_graph *g = seed_graph(NULL);
+  tp_membuf m;
+  char dir[] = "/tmp/tpdump-test-XXXXXX", path[128], args[256], cmd[160];
+  FILE *f;
+  memset(&m, 0, sizeof m);
+  TPT_CHECK(g != NULL && mkdtemp(dir) != NULL);
+  if (!g || !xnn_blob(g, &m)) { TPT_CHECK(0); tp_xnn_graph_destroy(g); return; }
+  snprintf(path, sizeof path, "%s/seed.xnn", dir);
+  f = fopen(path, "wb");
+  TPT_CHECK(f && fwrite(m.data, 1, m.size, f) == m.size);
+  if (f) fclose(f);
+  TPT_EQ_INT(run(path, dir), 0);
+  snprintf(args, sizeof args, "--check %s", path);
+  TPT_EQ_INT(run(args, dir), 0);
+  /* the same file cut short: 2 */
+  f = fopen(path, "wb");
+  TPT_CHECK(f && fwrite(m.data, 1, m.size - 3, f) == m.size - 3);
+  if (f) fclose(f);
+  TPT_EQ_INT(run(path, dir), 2);
+  TPT_EQ_INT(run(args, dir), 2);
+  snprintf(path, sizeof path, "%s/missing", dir);
+  TPT_EQ_INT(run(path, dir), 1);
+  TPT_EQ_INT(run("a b", dir), 1);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  TPT_EQ_INT(system(cmd), 0);
+  tp_membuf_free(&m);
+  tp_xnn_graph_destroy(g);
+}
+
+int main(void) {
+  (void)tpt_range;
+  TPT_RUN(test_node_table_matches_writer);
+  TPT_RUN(test_seed_inline);
+  TPT_RUN(test_seed_named_and_ptd);
+  TPT_RUN(test_quantized_from_writer);
+  TPT_RUN(test_nodes_from_writer);
+  TPT_RUN(test_small_inputs);
+  TPT_RUN(test_cli);
+  return tpt_finish("tpdump");
+}
