@@ -670,7 +670,9 @@ static tp_status tp__ptd_entry(tp_ptd *p, size_t i, tp_ptd_entry *e) {
     if (tp_fb_reader_status(&p->r__) != TP_OK)
       return tp_error_set(&p->err, TP_ERR_FORMAT, "named_data[%lu] (\"%.80s\") layout: %s",
                           (unsigned long)i, e->key, p->r__.err.msg);
-    if (stype < 0 || tp_dtype_size((tp_dtype)stype) == 0)
+    /* Range first: in C++ an int outside the enum's value range (0..15 for today's codes)
+       must not be converted to tp_dtype. */
+    if (stype < 0 || stype > 15 || tp_dtype_size((tp_dtype)stype) == 0)
       return tp_error_set(&p->err, TP_ERR_FORMAT,
                           "named_data[%lu] (\"%.80s\"): scalar type %d is not one tensorpack "
                           "knows", (unsigned long)i, e->key, (int)stype);
