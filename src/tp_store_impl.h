@@ -613,7 +613,7 @@ static tp_status tp__ptd_entry(tp_ptd *p, size_t i, tp_ptd_entry *e) {
   tp_fb_vector named, segs, sizes, order;
   tp_fb_table nd, seg, layout;
   size_t klen, d;
-  uint64_t off, size, end, numel = 1, want;
+  uint64_t off, size, end, numel = 1, want = 0;
   unsigned char seen[TP_MAX_DIMS];
   tp_status st;
 
