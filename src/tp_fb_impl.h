@@ -250,7 +250,8 @@ TPDEF tp_fb_ref tp_fb_create_vector(tp_fb_builder *b, const void *elems, size_t 
                  (unsigned long long)count);
     return 0;
   }
-  align = elem_size > 4 ? (uint32_t)elem_size : 4u;
+  /* An empty vector is just its count, aligned to 4, as the official builder writes it. */
+  align = (elem_size > 4 && count) ? (uint32_t)elem_size : 4u;
   n32 = (uint32_t)bytes;
   pad = tp__fb_padding(b->size + n32, align);
   if (!tp__fb_room(b, (uint64_t)pad + bytes + 4)) return 0;
