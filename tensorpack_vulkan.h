@@ -1,5 +1,1256 @@
-/* tensorpack_vulkan.h - placeholder, being written */
+/* tensorpack_vulkan.h - v0.1 - ExecuTorch Vulkan delegate blobs from C - public domain or MIT
+
+   Writes the payload the ExecuTorch Vulkan backend loads (a "VH00" blob: header, "VK00"
+   flatbuffer with root VkGraph, raw bytes) from a graph you describe call by call. Every
+   constant's bytes come from the strided view you pass (tp_tensor of tensorpack.h), row-major,
+   never from "the storage from its first byte": an offset view or a transposed view is written
+   as exactly the tensor it describes.
+
+   Do this:
+      #define TENSORPACK_IMPLEMENTATION          (once, for tensorpack.h)
+      #define TENSORPACK_VULKAN_IMPLEMENTATION   (once, for this file)
+   before you include this file in *one* C or C++ file. Other files just include it.
+   Optional: also define TENSORPACK_VULKAN_RUNTIME (in every file that uses it) to get
+   tp_vk_upload(), which puts a blob's constants into buffers on a real Vulkan device; only that
+   part includes <vulkan/vulkan.h> and needs -lvulkan.
+
+   QUICK START (examples/04_vulkan_graph.c: y = linear(x, W) with W a transposed view)
+
+      float wt[8 * 4];                    // W^T, stored [in = 8][out = 4]
+      tp_storage st = { wt, sizeof wt };
+      int64_t sz[2] = { 8, 4 };
+      tp_tensor wt_view, w;               // w: the [4][8] weight, a transposed view
+      tp_view(st, TP_F32, 2, sz, NULL, 0, &wt_view);
+      tp_transpose(&wt_view, 0, 1, &w);
+
+      tp_vk_graph *g;
+      tp_vk_graph_create(NULL, &g);       // NULL options: constants inline, no fp16
+      size_t xd[2] = { 1, 8 }, yd[2] = { 1, 4 };
+      uint32_t x, wid, bias, y;
+      tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, xd, NULL, -1, -1, -1, TP_VK_UNSET, &x);
+      tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, NULL, &w, -1, -1, -1, TP_VK_UNSET, &wid);
+      tp_vk_add_null(g, &bias);
+      tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, yd, NULL, -1, -1, -1, TP_VK_UNSET, &y);
+      uint32_t args[4] = { x, wid, bias, y };
+      tp_vk_add_op(g, 0, "aten.linear.default", args, 4);
+      tp_vk_set_io(g, &x, 1, &y, 1);
+      if (tp_vk_write_file(g, "linear.vkblob") != TP_OK)
+        fprintf(stderr, "%s\n", tp_vk_graph_error(g));
+      tp_vk_graph_destroy(g);
+
+   WHAT IT WRITES (checked against ExecuTorch's VulkanBackend.cpp and VulkanDelegateHeader.cpp)
+      [0, 30)   header: 4 zero bytes, "VH00", u16 30, u32 flatbuffer offset (32), u32 flatbuffer
+                size (unpadded), u32 raw bytes offset, u64 raw bytes size; little-endian;
+                padded with zeros to 32.
+      [32, ..)  the VK00 flatbuffer, padded with zeros to a multiple of 16.
+      [.., end) the raw bytes: inline constants in the order they were added, then shaders; each
+                entry padded with zeros to 16. Its size is the sum of those padded sizes (never
+                a storage's size). VkBytes.offset/length are relative to this segment.
+   Value ids are 0, 1, 2 ... in call order: every tp_vk_add_* that makes a value takes the next
+   id. THERE IS NO SCALAR DEDUP: two tp_vk_add_int(g, 1, ...) calls make two values (upstream's
+   Python builder shares equal scalars; keep the first id yourself if you want that). An empty
+   list is exactly ONE value (upstream's builder appends three for `[]`).
+   Tensors: datatype, dims (always written, an empty vector for a 0-dim tensor), constant_id (-1
+   when not a constant), mem_obj_id (-1 = own memory), and storage_type / memory_layout /
+   staging_datatype written whenever they differ from the schema defaults (255, 255, 127): so
+   BUFFER, TENSOR_WIDTH_PACKED and BOOL (all 0) are written. The staging datatype is always
+   written (the tensor's datatype when TP_VK_UNSET is passed). Lists, strings, the operator chain,
+   input/output ids, constants and shaders are always present (maybe empty), because the loader
+   dereferences them without null checks. The graph's version string is "0", as upstream.
+   Constants: a tp_tensor view of any strides. Its element count must equal numel(dims); its
+   bytes are written row-major in the tensor's datatype. The view's dtype must be the datatype's
+   own (FLOAT32 <-> TP_F32, FLOAT16 <-> TP_F16, INT32 <-> TP_I32, ...), except that a TP_F32 view
+   may back a FLOAT16 tensor (converted: clamped to +-65504, then round-to-nearest-even) and a
+   TP_F16 view a FLOAT32 tensor (exact widening).
+      - inline (options.store == NULL): the view is borrowed until the graph is written.
+      - named (options.store set): tp_vk_add_tensor adds the compact bytes to the store at once
+        under their lowercase SHA-256 hex key (16-aligned); the blob carries VkBytes{offset
+        UINT64_MAX, length, named_key}. A view added to the store is borrowed until the store is
+        written (tp_store_add's rule); a converted constant is copied into the store.
+      - an empty constant (0 elements) is always inline with length 0 at offset 0 (also in
+        named mode, as upstream); a segment that holds nothing else is 16 zero bytes, because
+        the loader requires offset < raw bytes size.
+   force_fp16 (options), as upstream: every FLOAT32 tensor is declared FLOAT16; constants are
+   converted (clamp to +-65504, RNE) and staged as FLOAT16; a non-constant tensor keeps FLOAT32
+   staging (or the staging datatype you gave).
+   Shaders: raw bytes copied at tp_vk_add_shader, written into the raw segment (16-aligned) in
+   both modes; the graph-level storage/memory-layout overrides are written when not default.
+   (Today's upstream loader reads neither; both are part of the format.)
+
+   ERRORS
+   Every fallible call returns tp_status. The first failure sticks in the graph as a sentence
+   naming the value and the numbers (tp_vk_graph_error), e.g. "value 3: constant has 30
+   elements but dims [4, 8] hold 32"; every later call returns the same status, and a failed
+   graph refuses to write. Bad arguments are TP_ERR_INVALID (unknown datatype, storage type or
+   memory layout, an id that does not exist, a constant that does not match dims x datatype,
+   NULL name/string/bytes, an empty shader); a dim larger than a u32, more than INT32_MAX
+   values or a blob larger than the header's u32 offsets allow is TP_ERR_OVERFLOW; a bad view is
+   what tp_tensor_check says. Nothing is written on error: tp_vk_write checks everything before
+   its first byte (a failing sink or view read can still stop it midway: use
+   tp_vk_write_file, which is atomic).
+   Asserts fire only for a NULL graph.
+
+   MEMORY: through TP_MALLOC / TP_REALLOC / TP_FREE (tensorpack.h). THREADS: a graph is used by
+   one thread at a time; different graphs are independent (no global state).
+   LICENSE: MIT or public domain, your choice (see tensorpack.h).
+*/
 #ifndef TENSORPACK_VULKAN_H
 #define TENSORPACK_VULKAN_H
+
 #include "tensorpack.h"
+
+#ifdef __cplusplus
+extern "C" {
 #endif
+
+/* VkDataType of the schema. */
+typedef enum tp_vk_datatype {
+  TP_VK_BOOL = 0, TP_VK_UINT8 = 1, TP_VK_INT8 = 2, TP_VK_INT32 = 3, TP_VK_FLOAT16 = 4,
+  TP_VK_FLOAT32 = 5, TP_VK_FLOAT64 = 6, TP_VK_INT64 = 7, TP_VK_UNSET = 127
+} tp_vk_datatype;
+
+/* VkStorageType and VkMemoryLayout of the schema (pass -1 for "default", i.e. 255). */
+#define TP_VK_BUFFER 0
+#define TP_VK_TEXTURE_3D 1
+#define TP_VK_TEXTURE_2D 2
+#define TP_VK_TENSOR_WIDTH_PACKED 0
+#define TP_VK_TENSOR_HEIGHT_PACKED 1
+#define TP_VK_TENSOR_CHANNELS_PACKED 2
+#define TP_VK_PACKED_INT8_4W4C 3
+#define TP_VK_PACKED_INT8_4H4W 4
+#define TP_VK_PACKED_INT8_4W 5
+#define TP_VK_PACKED_INT8_4C 6
+#define TP_VK_PACKED_INT8_4C1W 8
+#define TP_VK_PACKED_INT8_CONV2D 9
+
+/* GraphTypes union tags of the schema (what tp_vk_value_type reports). */
+#define TP_VK_NULL_VALUE 1
+#define TP_VK_INT_VALUE 2
+#define TP_VK_DOUBLE_VALUE 3
+#define TP_VK_BOOL_VALUE 4
+#define TP_VK_TENSOR_VALUE 5
+#define TP_VK_INT_LIST_VALUE 6
+#define TP_VK_DOUBLE_LIST_VALUE 7
+#define TP_VK_BOOL_LIST_VALUE 8
+#define TP_VK_VALUE_LIST_VALUE 9
+#define TP_VK_STRING_VALUE 10
+#define TP_VK_SYMINT_VALUE 11
+
+/* Size of the VH00 header as written (30) and where the flatbuffer starts (32). */
+#define TP_VK_HEADER_SIZE 30
+#define TP_VK_FLATBUFFER_OFFSET 32
+
+typedef struct tp_vk_graph tp_vk_graph; /* opaque */
+
+/* Zero-initialised = defaults. */
+typedef struct tp_vk_options {
+  tp_store *store; /* NULL: constants go inline into the blob; set: into this store, by key */
+  int force_fp16;  /* 0: datatypes as given; non-zero: FLOAT32 tensors become FLOAT16 */
+} tp_vk_options;
+
+/* Creates an empty graph. opts == NULL means all defaults; opts is copied (the store is
+   borrowed and must outlive the graph). TP_ERR_INVALID for a NULL out, TP_ERR_NOMEM. */
+TPDEF tp_status tp_vk_graph_create(const tp_vk_options *opts, tp_vk_graph **out);
+/* Frees the graph (NULL is fine). Borrowed views and the store are left alone. */
+TPDEF void tp_vk_graph_destroy(tp_vk_graph *g);
+/* The first failure as a sentence, or "". */
+TPDEF const char *tp_vk_graph_error(const tp_vk_graph *g);
+/* The first failure's status (TP_OK when none). */
+TPDEF tp_status tp_vk_graph_status(const tp_vk_graph *g);
+/* Number of values so far (the next value id). */
+TPDEF uint32_t tp_vk_value_count(const tp_vk_graph *g);
+/* GraphTypes tag of value id (TP_VK_*_VALUE), 0 when id does not exist. */
+TPDEF int tp_vk_value_type(const tp_vk_graph *g, uint32_t id);
+
+/* Scalars: each call makes one new value (no dedup); *id_out (may be NULL) gets its id. */
+TPDEF tp_status tp_vk_add_null(tp_vk_graph *g, uint32_t *id_out);
+TPDEF tp_status tp_vk_add_int(tp_vk_graph *g, int64_t v, uint32_t *id_out);
+TPDEF tp_status tp_vk_add_double(tp_vk_graph *g, double v, uint32_t *id_out);
+/* Any non-zero v is written as true. */
+TPDEF tp_status tp_vk_add_bool(tp_vk_graph *g, int v, uint32_t *id_out);
+/* s is copied (NUL-terminated, may be ""). NULL is TP_ERR_INVALID. */
+TPDEF tp_status tp_vk_add_string(tp_vk_graph *g, const char *s, uint32_t *id_out);
+TPDEF tp_status tp_vk_add_symint(tp_vk_graph *g, int32_t v, uint32_t *id_out);
+
+/* Lists: items copied; n == 0 makes exactly one value with an empty (present) items vector
+   (v may then be NULL). Bool items: non-zero is true. Value list items must be ids of values
+   that already exist. */
+TPDEF tp_status tp_vk_add_int_list(tp_vk_graph *g, const int64_t *v, size_t n, uint32_t *id_out);
+TPDEF tp_status tp_vk_add_double_list(tp_vk_graph *g, const double *v, size_t n,
+                                      uint32_t *id_out);
+TPDEF tp_status tp_vk_add_bool_list(tp_vk_graph *g, const uint8_t *v, size_t n,
+                                    uint32_t *id_out);
+TPDEF tp_status tp_vk_add_value_list(tp_vk_graph *g, const uint32_t *ids, size_t n,
+                                     uint32_t *id_out);
+
+/* A tensor value.
+   dt            datatype (not TP_VK_UNSET).
+   ndim, dims    shape; each dim must fit a u32. dims == NULL: the constant's sizes, and then
+                 ndim must equal constant->ndim.
+   constant      NULL: not a constant (constant_id -1). Otherwise a view whose element count
+                 is numel(dims) (see the manual for dtype rules); inline: borrowed until written.
+   mem_obj_id    shared memory object, -1 = own memory (written as is).
+   storage_type  -1 = default (255), else TP_VK_BUFFER / TEXTURE_3D / TEXTURE_2D.
+   memory_layout -1 = default (255), else one of the TP_VK_*_PACKED / PACKED_INT8_* values.
+   staging_dt    TP_VK_UNSET = dt (after force_fp16, see the manual). */
+TPDEF tp_status tp_vk_add_tensor(tp_vk_graph *g, tp_vk_datatype dt, size_t ndim,
+                                 const size_t *dims, const tp_tensor *constant,
+                                 int32_t mem_obj_id, int storage_type, int memory_layout,
+                                 tp_vk_datatype staging_dt, uint32_t *id_out);
+/* The key a named constant got (owned by the graph), or NULL when value id is not a named
+   constant. */
+TPDEF const char *tp_vk_constant_key(const tp_vk_graph *g, uint32_t id);
+
+/* Appends an operator call to the chain: node_id (debug handle, any), name (copied, e.g.
+   "aten.linear.default"), args = value ids that exist (outputs last, as upstream). */
+TPDEF tp_status tp_vk_add_op(tp_vk_graph *g, uint32_t node_id, const char *name,
+                             const uint32_t *args, size_t n);
+/* Sets (replaces) the graph's input and output value ids; every id must exist. */
+TPDEF tp_status tp_vk_set_io(tp_vk_graph *g, const uint32_t *inputs, size_t n_in,
+                             const uint32_t *outputs, size_t n_out);
+/* Adds a shader (e.g. SPIR-V) as raw bytes, copied; *index_out (may be NULL) = its index in
+   VkGraph.shaders. n == 0 or NULL bytes is TP_ERR_INVALID. */
+TPDEF tp_status tp_vk_add_shader(tp_vk_graph *g, const void *bytes, size_t n,
+                                 uint32_t *index_out);
+/* Graph-level storage type / memory layout overrides; -1 = default (255, not written). */
+TPDEF tp_status tp_vk_set_overrides(tp_vk_graph *g, int storage_type, int memory_layout);
+
+/* Exact number of bytes tp_vk_write will produce. */
+TPDEF tp_status tp_vk_blob_size(tp_vk_graph *g, uint64_t *size_out);
+/* Streams the blob into sink; the graph can be written again (same bytes). */
+TPDEF tp_status tp_vk_write(tp_vk_graph *g, tp_sink *sink);
+#ifndef TP_NO_STDIO
+/* Writes the blob to path atomically (temp file + rename; removed on any error). */
+TPDEF tp_status tp_vk_write_file(tp_vk_graph *g, const char *path);
+#endif
+
+/* ---- reading a blob (bounds-checked) ---------------------------------------------------- */
+
+/* The VH00 header, checked as VulkanDelegateHeader.cpp checks it (header size >= 30,
+   flatbuffer offset >= header size, flatbuffer size != 0, bytes offset >= flatbuffer end, both
+   regions inside size) plus the flatbuffer's "VK00" identifier. TP_ERR_FORMAT otherwise. */
+typedef struct tp_vk_header {
+  uint32_t header_size;
+  uint32_t flatbuffer_offset, flatbuffer_size;
+  uint32_t bytes_offset;
+  uint64_t bytes_size;
+} tp_vk_header;
+TPDEF tp_status tp_vk_parse_header(const void *blob, size_t size, tp_vk_header *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+/* ---- optional: upload onto a real Vulkan device ------------------------------------------ */
+#ifdef TENSORPACK_VULKAN_RUNTIME
+#ifndef TENSORPACK_VULKAN_RUNTIME_H
+#define TENSORPACK_VULKAN_RUNTIME_H
+#include <vulkan/vulkan.h>
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One constant tensor value, in a device buffer of its own. */
+typedef struct tp_vk_device_constant {
+  int is_constant;       /* 0: this value is not a constant (no buffer) */
+  tp_vk_datatype datatype;
+  uint32_t ndim;
+  uint32_t dims[TP_MAX_DIMS];
+  uint64_t nbytes;       /* 0 for an empty constant (then buffer is VK_NULL_HANDLE) */
+  VkBuffer buffer;       /* usage STORAGE_BUFFER | TRANSFER_SRC | TRANSFER_DST */
+  VkDeviceMemory memory;
+  int staged;            /* 1 when the bytes went through a staging buffer and a copy */
+} tp_vk_device_constant;
+
+typedef struct tp_vk_upload {
+  VkDevice device;
+  uint32_t value_count;
+  tp_vk_device_constant *values; /* value_count entries, indexed by value id */
+  tp_error err;                  /* why tp_vk_upload failed */
+} tp_vk_upload;
+
+/* Upload flags. */
+#define TP_VK_UPLOAD_FORCE_STAGING 1u /* use staging + copy even for host-visible memory */
+
+/* Parses blob (with our bounds-checked reader) and uploads every constant tensor of it into a
+   device buffer of its own on `device` (created from `physical`). Named constants are looked
+   up in ptd (a tp_ptd opened with tp_ptd_open; NULL when the blob has none). When the chosen
+   memory is not host-visible (or with TP_VK_UPLOAD_FORCE_STAGING) the bytes go through a
+   host-visible staging buffer and a copy submitted on queue 0 of queue_family. On failure
+   everything created is destroyed, out->err says why (TP_ERR_FORMAT for a malformed blob, a
+   missing key, a constant whose bytes do not match dims x datatype; TP_ERR_UNSUPPORTED for
+   a Vulkan call that failed, naming it and its VkResult). Free with tp_vk_upload_free. */
+TPDEF tp_status tp_vk_upload_blob(const void *blob, size_t size, tp_ptd *ptd,
+                                  VkPhysicalDevice physical, VkDevice device,
+                                  uint32_t queue_family, unsigned flags, tp_vk_upload *out);
+/* Destroys every buffer and memory of u and frees it (u zeroed; NULL-safe). */
+TPDEF void tp_vk_upload_free(tp_vk_upload *u);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TENSORPACK_VULKAN_RUNTIME_H */
+#endif /* TENSORPACK_VULKAN_RUNTIME */
+
+/* ====================================== stop here ======================================== */
+#endif /* TENSORPACK_VULKAN_H */
+
+#ifdef TENSORPACK_VULKAN_IMPLEMENTATION
+#ifndef TENSORPACK_VULKAN_IMPLEMENTATION_DONE
+#define TENSORPACK_VULKAN_IMPLEMENTATION_DONE
+
+#include <assert.h>
+#include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* >>vk-graph: the in-memory graph ------------------------------------------------------- */
+
+typedef struct tp_vk__value {
+  uint8_t type;         /* GraphTypes tag */
+  int64_t i;            /* Int, SymInt, Bool */
+  double d;             /* Double */
+  void *items;          /* lists: int64_t / double / uint8_t / int32_t; String: char */
+  size_t n;             /* list count or string length */
+  /* VkTensor */
+  int8_t dt, staging;
+  uint8_t storage, layout;
+  int32_t mem_obj_id, constant_id;
+  uint32_t *dims;
+  size_t ndim;
+} tp_vk__value;
+
+typedef struct tp_vk__const {
+  uint32_t value_id;
+  tp_tensor view;       /* inline: borrowed, written at write time */
+  tp_dtype out;         /* dtype of the written bytes */
+  uint64_t nbytes;
+  uint64_t offset;      /* inline: offset in the raw segment (set by the layout) */
+  char key[65];         /* named: sha256 hex; "" inline */
+  int named;
+} tp_vk__const;
+
+typedef struct tp_vk__shader {
+  unsigned char *bytes;
+  size_t n;
+  uint64_t offset;
+} tp_vk__shader;
+
+typedef struct tp_vk__op {
+  uint32_t node_id;
+  char *name;
+  int32_t *args;
+  size_t n;
+} tp_vk__op;
+
+struct tp_vk_graph {
+  tp_vk_options opts;
+  tp_error err;
+  tp_vk__value *values;
+  size_t nvalues, cap_values;
+  tp_vk__const *consts;
+  size_t nconsts, cap_consts;
+  tp_vk__shader *shaders;
+  size_t nshaders, cap_shaders;
+  tp_vk__op *ops;
+  size_t nops, cap_ops;
+  uint32_t *inputs, *outputs;
+  size_t ninputs, noutputs;
+  uint8_t storage_override, layout_override;
+  /* layout cache (valid while !dirty) */
+  int dirty;
+  tp_fb_builder *fb;
+  uint64_t segment_size;  /* raw bytes, all padded, incl. the 16 zero bytes case */
+  uint64_t fb_size;
+};
+
+static tp_status tp_vk__check(tp_vk_graph *g) { return g->err.status; }
+
+static tp_status tp_vk__nomem(tp_vk_graph *g, const char *what) {
+  return tp_error_set(&g->err, TP_ERR_NOMEM, "out of memory while adding %s", what);
+}
+
+static const char *tp_vk__dt_name(int dt) {
+  switch (dt) {
+    case TP_VK_BOOL: return "BOOL";
+    case TP_VK_UINT8: return "UINT8";
+    case TP_VK_INT8: return "INT8";
+    case TP_VK_INT32: return "INT32";
+    case TP_VK_FLOAT16: return "FLOAT16";
+    case TP_VK_FLOAT32: return "FLOAT32";
+    case TP_VK_FLOAT64: return "FLOAT64";
+    case TP_VK_INT64: return "INT64";
+    case TP_VK_UNSET: return "UNSET";
+    default: return "?";
+  }
+}
+
+/* The tp_dtype whose bytes a VkDataType holds; -1 for none. */
+static int tp_vk__dt_to_tp(int dt) {
+  switch (dt) {
+    case TP_VK_BOOL: return (int)TP_BOOL;
+    case TP_VK_UINT8: return (int)TP_U8;
+    case TP_VK_INT8: return (int)TP_I8;
+    case TP_VK_INT32: return (int)TP_I32;
+    case TP_VK_FLOAT16: return (int)TP_F16;
+    case TP_VK_FLOAT32: return (int)TP_F32;
+    case TP_VK_FLOAT64: return (int)TP_F64;
+    case TP_VK_INT64: return (int)TP_I64;
+    default: return -1;
+  }
+}
+
+static int tp_vk__storage_ok(int s) { return s >= 0 && s <= 2; }
+static int tp_vk__layout_ok(int l) { return (l >= 0 && l <= 6) || l == 8 || l == 9; }
+
+TPDEF tp_status tp_vk_graph_create(const tp_vk_options *opts, tp_vk_graph **out) {
+  tp_vk_graph *g;
+  if (!out) return TP_ERR_INVALID;
+  *out = NULL;
+  g = (tp_vk_graph *)TP_MALLOC(sizeof *g);
+  if (!g) return TP_ERR_NOMEM;
+  memset(g, 0, sizeof *g);
+  if (opts) g->opts = *opts;
+  g->storage_override = 255;
+  g->layout_override = 255;
+  g->dirty = 1;
+  *out = g;
+  return TP_OK;
+}
+
+TPDEF void tp_vk_graph_destroy(tp_vk_graph *g) {
+  size_t i;
+  if (!g) return;
+  for (i = 0; i < g->nvalues; i++) {
+    TP_FREE(g->values[i].items);
+    TP_FREE(g->values[i].dims);
+  }
+  for (i = 0; i < g->nshaders; i++) TP_FREE(g->shaders[i].bytes);
+  for (i = 0; i < g->nops; i++) {
+    TP_FREE(g->ops[i].name);
+    TP_FREE(g->ops[i].args);
+  }
+  TP_FREE(g->values);
+  TP_FREE(g->consts);
+  TP_FREE(g->shaders);
+  TP_FREE(g->ops);
+  TP_FREE(g->inputs);
+  TP_FREE(g->outputs);
+  if (g->fb) tp_fb_builder_destroy(g->fb);
+  TP_FREE(g);
+}
+
+TPDEF const char *tp_vk_graph_error(const tp_vk_graph *g) {
+  assert(g);
+  return g->err.status == TP_OK ? "" : g->err.msg;
+}
+
+TPDEF tp_status tp_vk_graph_status(const tp_vk_graph *g) {
+  assert(g);
+  return g->err.status;
+}
+
+TPDEF uint32_t tp_vk_value_count(const tp_vk_graph *g) {
+  assert(g);
+  return (uint32_t)g->nvalues;
+}
+
+TPDEF int tp_vk_value_type(const tp_vk_graph *g, uint32_t id) {
+  assert(g);
+  return id < g->nvalues ? (int)g->values[id].type : 0;
+}
+
+/* Reserves and zeroes the next value; NULL on failure (error recorded). */
+static tp_vk__value *tp_vk__new_value(tp_vk_graph *g, uint8_t type, const char *what) {
+  tp_vk__value *v;
+  tp_status s;
+  if (g->nvalues >= (size_t)INT32_MAX) {
+    tp_error_set(&g->err, TP_ERR_OVERFLOW,
+                 "value %lu: a graph holds at most %ld values (ids are int32 in the format)",
+                 (unsigned long)g->nvalues, (long)INT32_MAX);
+    return NULL;
+  }
+  s = tp_array_reserve((void **)&g->values, &g->cap_values, g->nvalues + 1, sizeof *g->values);
+  if (s != TP_OK) {
+    if (s == TP_ERR_NOMEM) tp_vk__nomem(g, what);
+    else tp_error_set(&g->err, s, "value %lu: cannot grow the value table",
+                      (unsigned long)g->nvalues);
+    return NULL;
+  }
+  v = &g->values[g->nvalues];
+  memset(v, 0, sizeof *v);
+  v->type = type;
+  return v;
+}
+
+static tp_status tp_vk__commit_value(tp_vk_graph *g, uint32_t *id_out) {
+  if (id_out) *id_out = (uint32_t)g->nvalues;
+  g->nvalues++;
+  g->dirty = 1;
+  return TP_OK;
+}
+
+static tp_status tp_vk__add_scalar(tp_vk_graph *g, uint8_t type, int64_t i, double d,
+                                   uint32_t *id_out) {
+  tp_vk__value *v;
+  assert(g);
+  if (tp_vk__check(g)) return g->err.status;
+  v = tp_vk__new_value(g, type, "a scalar");
+  if (!v) return g->err.status;
+  v->i = i;
+  v->d = d;
+  return tp_vk__commit_value(g, id_out);
+}
+
+TPDEF tp_status tp_vk_add_null(tp_vk_graph *g, uint32_t *id_out) {
+  return tp_vk__add_scalar(g, TP_VK_NULL_VALUE, 0, 0.0, id_out);
+}
+TPDEF tp_status tp_vk_add_int(tp_vk_graph *g, int64_t v, uint32_t *id_out) {
+  return tp_vk__add_scalar(g, TP_VK_INT_VALUE, v, 0.0, id_out);
+}
+TPDEF tp_status tp_vk_add_double(tp_vk_graph *g, double v, uint32_t *id_out) {
+  return tp_vk__add_scalar(g, TP_VK_DOUBLE_VALUE, 0, v, id_out);
+}
+TPDEF tp_status tp_vk_add_bool(tp_vk_graph *g, int v, uint32_t *id_out) {
+  return tp_vk__add_scalar(g, TP_VK_BOOL_VALUE, v != 0, 0.0, id_out);
+}
+TPDEF tp_status tp_vk_add_symint(tp_vk_graph *g, int32_t v, uint32_t *id_out) {
+  return tp_vk__add_scalar(g, TP_VK_SYMINT_VALUE, v, 0.0, id_out);
+}
+
+/* Copies n elements of size es into a fresh allocation (n == 0: NULL, fine). */
+static int tp_vk__dup(tp_vk_graph *g, const void *src, size_t n, size_t es, void **out,
+                      const char *what) {
+  uint64_t bytes;
+  *out = NULL;
+  if (n == 0) return 0;
+  if (tp_mul_u64((uint64_t)n, (uint64_t)es, &bytes) || bytes > (uint64_t)SIZE_MAX) {
+    tp_error_set(&g->err, TP_ERR_OVERFLOW, "value %lu: %s of %lu items is too large",
+                 (unsigned long)g->nvalues, what, (unsigned long)n);
+    return 1;
+  }
+  *out = TP_MALLOC((size_t)bytes);
+  if (!*out) {
+    tp_vk__nomem(g, what);
+    return 1;
+  }
+  memcpy(*out, src, (size_t)bytes);
+  return 0;
+}
+
+TPDEF tp_status tp_vk_add_string(tp_vk_graph *g, const char *s, uint32_t *id_out) {
+  tp_vk__value *v;
+  size_t n;
+  assert(g);
+  if (tp_vk__check(g)) return g->err.status;
+  if (!s)
+    return tp_error_set(&g->err, TP_ERR_INVALID, "value %lu: string is NULL",
+                        (unsigned long)g->nvalues);
+  n = strlen(s);
+  v = tp_vk__new_value(g, TP_VK_STRING_VALUE, "a string");
+  if (!v) return g->err.status;
+  if (tp_vk__dup(g, s, n + 1, 1, &v->items, "a string")) return g->err.status;
+  v->n = n;
+  return tp_vk__commit_value(g, id_out);
+}
+
+static tp_status tp_vk__add_list(tp_vk_graph *g, uint8_t type, const void *items, size_t n,
+                                 size_t es, const char *what, uint32_t *id_out) {
+  tp_vk__value *v;
+  assert(g);
+  if (tp_vk__check(g)) return g->err.status;
+  if (n > 0 && !items)
+    return tp_error_set(&g->err, TP_ERR_INVALID, "value %lu: %s of %lu items has NULL items",
+                        (unsigned long)g->nvalues, what, (unsigned long)n);
+  if (n > (size_t)INT32_MAX)
+    return tp_error_set(&g->err, TP_ERR_OVERFLOW, "value %lu: %s of %lu items is too long",
+                        (unsigned long)g->nvalues, what, (unsigned long)n);
+  v = tp_vk__new_value(g, type, what);
+  if (!v) return g->err.status;
+  if (tp_vk__dup(g, items, n, es, &v->items, what)) return g->err.status;
+  v->n = n;
+  return tp_vk__commit_value(g, id_out);
+}
+
+TPDEF tp_status tp_vk_add_int_list(tp_vk_graph *g, const int64_t *v, size_t n,
+                                   uint32_t *id_out) {
+  return tp_vk__add_list(g, TP_VK_INT_LIST_VALUE, v, n, sizeof(int64_t), "an int list", id_out);
+}
+
+TPDEF tp_status tp_vk_add_double_list(tp_vk_graph *g, const double *v, size_t n,
+                                      uint32_t *id_out) {
+  return tp_vk__add_list(g, TP_VK_DOUBLE_LIST_VALUE, v, n, sizeof(double), "a double list",
+                         id_out);
+}
+
+TPDEF tp_status tp_vk_add_bool_list(tp_vk_graph *g, const uint8_t *v, size_t n,
+                                    uint32_t *id_out) {
+  tp_status s = tp_vk__add_list(g, TP_VK_BOOL_LIST_VALUE, v, n, 1, "a bool list", id_out);
+  if (s == TP_OK) {
+    uint8_t *items = (uint8_t *)g->values[g->nvalues - 1].items;
+    size_t i;
+    for (i = 0; i < n; i++) items[i] = (uint8_t)(items[i] != 0);
+  }
+  return s;
+}
+
+/* 1 when every id exists (error recorded naming the first that does not). `what` names the
+   owner, e.g. "value list" or "operator", numbered `index` (index < 0: no number). */
+static int tp_vk__ids_exist(tp_vk_graph *g, const uint32_t *ids, size_t n, const char *what,
+                            long index) {
+  size_t i;
+  if (n > 0 && !ids) {
+    if (index >= 0)
+      tp_error_set(&g->err, TP_ERR_INVALID, "%s %ld: %lu ids given as NULL", what, index,
+                   (unsigned long)n);
+    else
+      tp_error_set(&g->err, TP_ERR_INVALID, "%s: %lu ids given as NULL", what,
+                   (unsigned long)n);
+    return 0;
+  }
+  for (i = 0; i < n; i++)
+    if (ids[i] >= g->nvalues) {
+      if (index >= 0)
+        tp_error_set(&g->err, TP_ERR_INVALID,
+                     "%s %ld: id %lu (item %lu) does not exist; the graph has %lu values", what,
+                     index, (unsigned long)ids[i], (unsigned long)i, (unsigned long)g->nvalues);
+      else
+        tp_error_set(&g->err, TP_ERR_INVALID,
+                     "%s: id %lu (item %lu) does not exist; the graph has %lu values", what,
+                     (unsigned long)ids[i], (unsigned long)i, (unsigned long)g->nvalues);
+      return 0;
+    }
+  return 1;
+}
+
+TPDEF tp_status tp_vk_add_value_list(tp_vk_graph *g, const uint32_t *ids, size_t n,
+                                     uint32_t *id_out) {
+  tp_vk__value *v;
+  int32_t *items = NULL;
+  size_t i;
+  assert(g);
+  if (tp_vk__check(g)) return g->err.status;
+  if (!tp_vk__ids_exist(g, ids, n, "value list", (long)g->nvalues)) return g->err.status;
+  v = tp_vk__new_value(g, TP_VK_VALUE_LIST_VALUE, "a value list");
+  if (!v) return g->err.status;
+  if (n > 0) {
+    if (tp_vk__dup(g, ids, n, sizeof(int32_t), &v->items, "a value list")) return g->err.status;
+    items = (int32_t *)v->items;
+    for (i = 0; i < n; i++) items[i] = (int32_t)ids[i];
+  }
+  v->n = n;
+  return tp_vk__commit_value(g, id_out);
+}
+
+/* >>vk-tensor: tensors and constants ------------------------------------------------------ */
+
+static tp_status tp_vk__add_const_named(tp_vk_graph *g, tp_vk__const *c, uint32_t id) {
+  const char *key = NULL;
+  tp_status s;
+  if (c->out == c->view.dtype) {
+    s = tp_store_add(g->opts.store, NULL, &c->view, TP_ORDER_ROW_MAJOR, 16, &key);
+  } else {
+    tp_membuf m;
+    tp_sink sink;
+    memset(&m, 0, sizeof m);
+    sink = tp_sink_membuf(&m);
+    s = tp_convert_write(&c->view, c->out, TP_CONVERT_SATURATE, &sink);
+    if (s == TP_OK && (uint64_t)m.size != c->nbytes) s = TP_ERR_FORMAT;
+    if (s == TP_OK)
+      s = tp_store_add_bytes(g->opts.store, NULL, m.data, m.size, 16, 1, &key);
+    tp_membuf_free(&m);
+  }
+  if (s != TP_OK)
+    return tp_error_set(&g->err, s, "value %lu: adding the constant to the store failed: %s",
+                        (unsigned long)id, tp_store_error(g->opts.store)[0]
+                            ? tp_store_error(g->opts.store) : tp_status_str(s));
+  if (!key || strlen(key) >= sizeof c->key)
+    return tp_error_set(&g->err, TP_ERR_FORMAT, "value %lu: the store returned no usable key",
+                        (unsigned long)id);
+  memcpy(c->key, key, strlen(key) + 1);
+  c->named = 1;
+  return TP_OK;
+}
+
+TPDEF tp_status tp_vk_add_tensor(tp_vk_graph *g, tp_vk_datatype dt, size_t ndim,
+                                 const size_t *dims, const tp_tensor *constant,
+                                 int32_t mem_obj_id, int storage_type, int memory_layout,
+                                 tp_vk_datatype staging_dt, uint32_t *id_out) {
+  unsigned long id;
+  tp_vk__value *v;
+  tp_vk__const c;
+  uint32_t *d32 = NULL;
+  uint64_t numel = 1;
+  size_t i;
+  int idt = (int)dt, ist = (int)staging_dt, tpdt;
+  tp_status s;
+  assert(g);
+  if (tp_vk__check(g)) return g->err.status;
+  id = (unsigned long)g->nvalues;
+  memset(&c, 0, sizeof c);
+  tpdt = tp_vk__dt_to_tp(idt);
+  if (tpdt < 0)
+    return tp_error_set(&g->err, TP_ERR_INVALID, "value %lu: unknown tensor datatype %d", id,
+                        idt);
+  if (ist != TP_VK_UNSET && tp_vk__dt_to_tp(ist) < 0)
+    return tp_error_set(&g->err, TP_ERR_INVALID, "value %lu: unknown staging datatype %d", id,
+                        ist);
+  if (storage_type != -1 && storage_type != 255 && !tp_vk__storage_ok(storage_type))
+    return tp_error_set(&g->err, TP_ERR_INVALID,
+                        "value %lu: unknown storage type %d (BUFFER 0, TEXTURE_3D 1, "
+                        "TEXTURE_2D 2, or -1 for the default)", id, storage_type);
+  if (memory_layout != -1 && memory_layout != 255 && !tp_vk__layout_ok(memory_layout))
+    return tp_error_set(&g->err, TP_ERR_INVALID,
+                        "value %lu: unknown memory layout %d (0-6, 8, 9, or -1 for the "
+                        "default)", id, memory_layout);
+  if (constant) {
+    tp_error verr;
+    memset(&verr, 0, sizeof verr);
+    s = tp_tensor_check(constant, &verr);
+    if (s != TP_OK)
+      return tp_error_set(&g->err, s, "value %lu: constant view: %s", id,
+                          verr.status ? verr.msg : tp_status_str(s));
+  }
+  if (!dims) {
+    if (!constant)
+      return tp_error_set(&g->err, TP_ERR_INVALID,
+                          "value %lu: dims is NULL and there is no constant to take them from",
+                          id);
+    if (ndim != (size_t)constant->ndim)
+      return tp_error_set(&g->err, TP_ERR_INVALID,
+                          "value %lu: dims is NULL but ndim %lu differs from the constant's %d",
+                          id, (unsigned long)ndim, constant->ndim);
+  }
+  if (ndim > 0) {
+    uint64_t bytes;
+    if (tp_mul_u64((uint64_t)ndim, 4, &bytes) || bytes > (uint64_t)SIZE_MAX ||
+        ndim > (size_t)INT32_MAX)
+      return tp_error_set(&g->err, TP_ERR_OVERFLOW, "value %lu: %lu dims are too many", id,
+                          (unsigned long)ndim);
+    d32 = (uint32_t *)TP_MALLOC((size_t)bytes);
+    if (!d32) return tp_vk__nomem(g, "tensor dims");
+  }
+  for (i = 0; i < ndim; i++) {
+    uint64_t di = dims ? (uint64_t)dims[i] : (uint64_t)constant->sizes[i];
+    if (di > UINT32_MAX) {
+      TP_FREE(d32);
+      return tp_error_set(&g->err, TP_ERR_OVERFLOW,
+                          "value %lu: dim %lu is %llu, more than a u32 holds", id,
+                          (unsigned long)i, (unsigned long long)di);
+    }
+    d32[i] = (uint32_t)di;
+    if (tp_mul_u64(numel, di, &numel)) {
+      TP_FREE(d32);
+      return tp_error_set(&g->err, TP_ERR_OVERFLOW,
+                          "value %lu: the product of the dims overflows at dim %lu", id,
+                          (unsigned long)i);
+    }
+  }
+  /* force_fp16: FLOAT32 tensors are declared FLOAT16. */
+  if (g->opts.force_fp16 && idt == TP_VK_FLOAT32) {
+    idt = TP_VK_FLOAT16;
+    if (constant) {
+      if (ist == TP_VK_UNSET || ist == TP_VK_FLOAT32) ist = TP_VK_FLOAT16;
+    } else if (ist == TP_VK_UNSET) {
+      ist = TP_VK_FLOAT32;
+    }
+    tpdt = (int)TP_F16;
+  }
+  if (ist == TP_VK_UNSET) ist = idt;
+  if (constant) {
+    uint64_t cnumel = (uint64_t)tp_numel(constant);
+    tp_dtype vdt = constant->dtype;
+    int convert_ok = (tpdt == (int)vdt) || (tpdt == (int)TP_F16 && vdt == TP_F32) ||
+                     (tpdt == (int)TP_F32 && vdt == TP_F16);
+    if (!convert_ok) {
+      TP_FREE(d32);
+      return tp_error_set(&g->err, TP_ERR_INVALID,
+                          "value %lu: constant view is %s but the tensor is %s (%s bytes "
+                          "expected)", id, tp_dtype_name(vdt), tp_vk__dt_name(idt),
+                          tp_dtype_name((tp_dtype)tpdt));
+    }
+    if (cnumel != numel) {
+      TP_FREE(d32);
+      return tp_error_set(&g->err, TP_ERR_INVALID,
+                          "value %lu: constant has %llu elements but the dims hold %llu", id,
+                          (unsigned long long)cnumel, (unsigned long long)numel);
+    }
+    if (tp_mul_u64(numel, (uint64_t)tp_dtype_size((tp_dtype)tpdt), &c.nbytes)) {
+      TP_FREE(d32);
+      return tp_error_set(&g->err, TP_ERR_OVERFLOW, "value %lu: constant size overflows", id);
+    }
+    if (g->nconsts >= (size_t)INT32_MAX) {
+      TP_FREE(d32);
+      return tp_error_set(&g->err, TP_ERR_OVERFLOW, "value %lu: too many constants", id);
+    }
+    c.value_id = (uint32_t)id;
+    c.view = *constant;
+    c.out = (tp_dtype)tpdt;
+    s = tp_array_reserve((void **)&g->consts, &g->cap_consts, g->nconsts + 1, sizeof c);
+    if (s != TP_OK) {
+      TP_FREE(d32);
+      return s == TP_ERR_NOMEM ? tp_vk__nomem(g, "a constant")
+                               : tp_error_set(&g->err, s, "value %lu: too many constants", id);
+    }
+    if (g->opts.store && c.nbytes > 0) {
+      s = tp_vk__add_const_named(g, &c, (uint32_t)id);
+      if (s != TP_OK) {
+        TP_FREE(d32);
+        return s;
+      }
+    }
+  }
+  v = tp_vk__new_value(g, TP_VK_TENSOR_VALUE, "a tensor");
+  if (!v) {
+    TP_FREE(d32);
+    return g->err.status;
+  }
+  v->dt = (int8_t)idt;
+  v->staging = (int8_t)ist;
+  v->storage = (uint8_t)(storage_type == -1 ? 255 : storage_type);
+  v->layout = (uint8_t)(memory_layout == -1 ? 255 : memory_layout);
+  v->mem_obj_id = mem_obj_id;
+  v->dims = d32;
+  v->ndim = ndim;
+  v->constant_id = -1;
+  if (constant) {
+    v->constant_id = (int32_t)g->nconsts;
+    g->consts[g->nconsts++] = c;
+  }
+  return tp_vk__commit_value(g, id_out);
+}
+
+TPDEF const char *tp_vk_constant_key(const tp_vk_graph *g, uint32_t id) {
+  assert(g);
+  if (id >= g->nvalues || g->values[id].type != TP_VK_TENSOR_VALUE ||
+      g->values[id].constant_id < 0)
+    return NULL;
+  return g->consts[g->values[id].constant_id].named ? g->consts[g->values[id].constant_id].key
+                                                    : NULL;
+}
+
+/* >>vk-chain: operators, io, shaders, overrides ---------------------------------------- */
+
+TPDEF tp_status tp_vk_add_op(tp_vk_graph *g, uint32_t node_id, const char *name,
+                             const uint32_t *args, size_t n) {
+  tp_vk__op op;
+  size_t i, len;
+  tp_status s;
+  assert(g);
+  if (tp_vk__check(g)) return g->err.status;
+  if (!name)
+    return tp_error_set(&g->err, TP_ERR_INVALID, "operator %lu: name is NULL",
+                        (unsigned long)g->nops);
+  if (!tp_vk__ids_exist(g, args, n, "operator", (long)g->nops)) return g->err.status;
+  s = tp_array_reserve((void **)&g->ops, &g->cap_ops, g->nops + 1, sizeof op);
+  if (s != TP_OK)
+    return tp_error_set(&g->err, s, "operator %lu: cannot grow the chain",
+                        (unsigned long)g->nops);
+  memset(&op, 0, sizeof op);
+  op.node_id = node_id;
+  len = strlen(name);
+  op.name = (char *)TP_MALLOC(len + 1);
+  if (!op.name) return tp_vk__nomem(g, "an operator name");
+  memcpy(op.name, name, len + 1);
+  if (n > 0) {
+    if (tp_vk__dup(g, args, n, sizeof(int32_t), (void **)&op.args, "operator args")) {
+      TP_FREE(op.name);
+      return g->err.status;
+    }
+    for (i = 0; i < n; i++) op.args[i] = (int32_t)args[i];
+  }
+  op.n = n;
+  g->ops[g->nops++] = op;
+  g->dirty = 1;
+  return TP_OK;
+}
+
+TPDEF tp_status tp_vk_set_io(tp_vk_graph *g, const uint32_t *inputs, size_t n_in,
+                             const uint32_t *outputs, size_t n_out) {
+  void *in = NULL, *out = NULL;
+  assert(g);
+  if (tp_vk__check(g)) return g->err.status;
+  if (!tp_vk__ids_exist(g, inputs, n_in, "graph inputs", -1)) return g->err.status;
+  if (!tp_vk__ids_exist(g, outputs, n_out, "graph outputs", -1)) return g->err.status;
+  if (tp_vk__dup(g, inputs, n_in, sizeof(uint32_t), &in, "input ids")) return g->err.status;
+  if (tp_vk__dup(g, outputs, n_out, sizeof(uint32_t), &out, "output ids")) {
+    TP_FREE(in);
+    return g->err.status;
+  }
+  TP_FREE(g->inputs);
+  TP_FREE(g->outputs);
+  g->inputs = (uint32_t *)in;
+  g->outputs = (uint32_t *)out;
+  g->ninputs = n_in;
+  g->noutputs = n_out;
+  g->dirty = 1;
+  return TP_OK;
+}
+
+TPDEF tp_status tp_vk_add_shader(tp_vk_graph *g, const void *bytes, size_t n,
+                                 uint32_t *index_out) {
+  tp_vk__shader sh;
+  tp_status s;
+  assert(g);
+  if (tp_vk__check(g)) return g->err.status;
+  if (!bytes || n == 0)
+    return tp_error_set(&g->err, TP_ERR_INVALID, "shader %lu: %s", (unsigned long)g->nshaders,
+                        bytes ? "has 0 bytes" : "bytes are NULL");
+  if (g->nshaders >= (size_t)INT32_MAX)
+    return tp_error_set(&g->err, TP_ERR_OVERFLOW, "shader %lu: too many shaders",
+                        (unsigned long)g->nshaders);
+  s = tp_array_reserve((void **)&g->shaders, &g->cap_shaders, g->nshaders + 1, sizeof sh);
+  if (s != TP_OK) return tp_error_set(&g->err, s, "shader %lu: cannot grow the shader table",
+                                      (unsigned long)g->nshaders);
+  memset(&sh, 0, sizeof sh);
+  sh.bytes = (unsigned char *)TP_MALLOC(n);
+  if (!sh.bytes) return tp_vk__nomem(g, "a shader");
+  memcpy(sh.bytes, bytes, n);
+  sh.n = n;
+  if (index_out) *index_out = (uint32_t)g->nshaders;
+  g->shaders[g->nshaders++] = sh;
+  g->dirty = 1;
+  return TP_OK;
+}
+
+TPDEF tp_status tp_vk_set_overrides(tp_vk_graph *g, int storage_type, int memory_layout) {
+  assert(g);
+  if (tp_vk__check(g)) return g->err.status;
+  if (storage_type != -1 && storage_type != 255 && !tp_vk__storage_ok(storage_type))
+    return tp_error_set(&g->err, TP_ERR_INVALID,
+                        "graph: unknown storage type override %d (0-2, or -1 for the default)",
+                        storage_type);
+  if (memory_layout != -1 && memory_layout != 255 && !tp_vk__layout_ok(memory_layout))
+    return tp_error_set(&g->err, TP_ERR_INVALID,
+                        "graph: unknown memory layout override %d (0-6, 8, 9, or -1 for the "
+                        "default)", memory_layout);
+  g->storage_override = (uint8_t)(storage_type == -1 ? 255 : storage_type);
+  g->layout_override = (uint8_t)(memory_layout == -1 ? 255 : memory_layout);
+  g->dirty = 1;
+  return TP_OK;
+}
+
+/* >>vk-layout: raw segment offsets and the flatbuffer ------------------------------------- */
+
+static tp_fb_ref tp_vk__value_table(tp_fb_builder *b, const tp_vk__value *v) {
+  tp_fb_ref r = 0;
+  switch (v->type) {
+    case TP_VK_NULL_VALUE:
+      tp_fb_start_table(b);
+      return tp_fb_end_table(b);
+    case TP_VK_INT_VALUE:
+      tp_fb_start_table(b);
+      tp_fb_add_i64(b, 0, v->i, 0);
+      return tp_fb_end_table(b);
+    case TP_VK_DOUBLE_VALUE:
+      tp_fb_start_table(b);
+      tp_fb_add_f64(b, 0, v->d, 0.0);
+      return tp_fb_end_table(b);
+    case TP_VK_BOOL_VALUE:
+      tp_fb_start_table(b);
+      tp_fb_add_u8(b, 0, (uint8_t)v->i, 0);
+      return tp_fb_end_table(b);
+    case TP_VK_SYMINT_VALUE:
+      tp_fb_start_table(b);
+      tp_fb_add_i32(b, 0, (int32_t)v->i, 0);
+      return tp_fb_end_table(b);
+    case TP_VK_STRING_VALUE:
+      r = tp_fb_create_string(b, (const char *)(v->items ? v->items : ""), v->n);
+      tp_fb_start_table(b);
+      tp_fb_add_ref(b, 0, r);
+      return tp_fb_end_table(b);
+    case TP_VK_INT_LIST_VALUE:
+    case TP_VK_DOUBLE_LIST_VALUE:
+    case TP_VK_BOOL_LIST_VALUE:
+    case TP_VK_VALUE_LIST_VALUE: {
+      size_t es = v->type == TP_VK_BOOL_LIST_VALUE ? 1 : v->type == TP_VK_VALUE_LIST_VALUE ? 4 : 8;
+      r = tp_fb_create_vector(b, v->items, v->n, es);
+      tp_fb_start_table(b);
+      tp_fb_add_ref(b, 0, r);
+      return tp_fb_end_table(b);
+    }
+    case TP_VK_TENSOR_VALUE:
+      r = tp_fb_create_vector(b, v->dims, v->ndim, 4);
+      tp_fb_start_table(b);
+      tp_fb_add_i8(b, 0, v->dt, 0);
+      tp_fb_add_ref(b, 1, r);
+      tp_fb_add_i32(b, 2, v->constant_id, 0);
+      tp_fb_add_i32(b, 3, v->mem_obj_id, 0);
+      tp_fb_add_u8(b, 4, v->storage, 255);
+      tp_fb_add_u8(b, 5, v->layout, 255);
+      tp_fb_add_i8(b, 6, v->staging, 127);
+      return tp_fb_end_table(b);
+    default:
+      return 0;
+  }
+}
+
+static tp_fb_ref tp_vk__bytes_table(tp_fb_builder *b, uint64_t offset, uint64_t length,
+                                    const char *key) {
+  tp_fb_ref k = key ? tp_fb_create_string(b, key, strlen(key)) : 0;
+  tp_fb_start_table(b);
+  tp_fb_add_u64(b, 0, offset, 0);
+  tp_fb_add_u64(b, 1, length, 0);
+  tp_fb_add_ref(b, 2, k);
+  return tp_fb_end_table(b);
+}
+
+/* Computes the raw-segment layout and builds the flatbuffer (cached until the graph changes). */
+static tp_status tp_vk__layout(tp_vk_graph *g) {
+  tp_fb_builder *b;
+  tp_fb_ref *refs = NULL;
+  tp_fb_ref r_version, r_chain, r_values, r_in, r_out, r_consts, r_shaders;
+  size_t i, nrefs;
+  uint64_t off = 0, total;
+  int any_empty = 0;
+  tp_status s;
+  const unsigned char *data;
+  size_t fb_size = 0;
+  int32_t *tmp = NULL;
+
+  if (tp_vk__check(g)) return g->err.status;
+  if (!g->dirty) return TP_OK;
+
+  /* raw segment: inline constants, then shaders, each padded to 16 */
+  for (i = 0; i < g->nconsts; i++) {
+    tp_vk__const *c = &g->consts[i];
+    if (c->named) continue;
+    if (c->nbytes == 0) {
+      c->offset = 0;
+      any_empty = 1;
+      continue;
+    }
+    c->offset = off;
+    if (tp_align_u64(c->nbytes, 16, &total) || tp_add_u64(off, total, &off))
+      return tp_error_set(&g->err, TP_ERR_OVERFLOW,
+                          "value %lu: the raw segment overflows at %llu bytes",
+                          (unsigned long)c->value_id, (unsigned long long)off);
+  }
+  for (i = 0; i < g->nshaders; i++) {
+    g->shaders[i].offset = off;
+    if (tp_align_u64((uint64_t)g->shaders[i].n, 16, &total) || tp_add_u64(off, total, &off))
+      return tp_error_set(&g->err, TP_ERR_OVERFLOW, "shader %lu: the raw segment overflows",
+                          (unsigned long)i);
+  }
+  if (off == 0 && any_empty) off = 16;
+  g->segment_size = off;
+
+  if (!g->fb) {
+    s = tp_fb_builder_create(&g->fb);
+    if (s != TP_OK) return tp_error_set(&g->err, s, "graph: cannot create a flatbuffer builder");
+  }
+  b = g->fb;
+  tp_fb_builder_reset(b);
+
+  nrefs = g->nvalues;
+  if (g->nops > nrefs) nrefs = g->nops;
+  if (g->nconsts > nrefs) nrefs = g->nconsts;
+  if (g->nshaders > nrefs) nrefs = g->nshaders;
+  if (nrefs > 0) {
+    refs = (tp_fb_ref *)TP_MALLOC(nrefs * sizeof *refs);
+    if (!refs) return tp_vk__nomem(g, "the flatbuffer");
+  }
+  /* values */
+  for (i = 0; i < g->nvalues; i++) {
+    tp_fb_ref t = tp_vk__value_table(b, &g->values[i]);
+    tp_fb_start_table(b);
+    tp_fb_add_union(b, 1, g->values[i].type, t);
+    refs[i] = tp_fb_end_table(b);
+  }
+  r_values = tp_fb_create_vector_refs(b, refs, g->nvalues);
+  /* chain */
+  for (i = 0; i < g->nops; i++) {
+    tp_fb_ref nm = tp_fb_create_string(b, g->ops[i].name, strlen(g->ops[i].name));
+    tp_fb_ref ar = tp_fb_create_vector(b, g->ops[i].args, g->ops[i].n, 4);
+    tp_fb_start_table(b);
+    tp_fb_add_u32(b, 0, g->ops[i].node_id, 0);
+    tp_fb_add_ref(b, 1, nm);
+    tp_fb_add_ref(b, 2, ar);
+    refs[i] = tp_fb_end_table(b);
+  }
+  r_chain = tp_fb_create_vector_refs(b, refs, g->nops);
+  /* constants */
+  for (i = 0; i < g->nconsts; i++) {
+    const tp_vk__const *c = &g->consts[i];
+    refs[i] = c->named ? tp_vk__bytes_table(b, UINT64_MAX, c->nbytes, c->key)
+                       : tp_vk__bytes_table(b, c->offset, c->nbytes, NULL);
+  }
+  r_consts = tp_fb_create_vector_refs(b, refs, g->nconsts);
+  for (i = 0; i < g->nshaders; i++)
+    refs[i] = tp_vk__bytes_table(b, g->shaders[i].offset, (uint64_t)g->shaders[i].n, NULL);
+  r_shaders = tp_fb_create_vector_refs(b, refs, g->nshaders);
+  TP_FREE(refs);
+  (void)tmp;
+  r_in = tp_fb_create_vector(b, g->inputs, g->ninputs, 4);
+  r_out = tp_fb_create_vector(b, g->outputs, g->noutputs, 4);
+  r_version = tp_fb_create_string(b, "0", 1);
+  tp_fb_start_table(b);
+  tp_fb_add_ref(b, 0, r_version);
+  tp_fb_add_ref(b, 1, r_chain);
+  tp_fb_add_ref(b, 2, r_values);
+  tp_fb_add_ref(b, 3, r_in);
+  tp_fb_add_ref(b, 4, r_out);
+  tp_fb_add_ref(b, 5, r_consts);
+  tp_fb_add_ref(b, 6, r_shaders);
+  tp_fb_add_u8(b, 7, g->storage_override, 255);
+  tp_fb_add_u8(b, 8, g->layout_override, 255);
+  s = tp_fb_finish(b, tp_fb_end_table(b), "VK00");
+  if (s != TP_OK)
+    return tp_error_set(&g->err, s, "graph: building the flatbuffer failed: %s", tp_fb_error(b));
+  data = tp_fb_data(b, &fb_size);
+  if (!data || fb_size == 0)
+    return tp_error_set(&g->err, TP_ERR_FORMAT, "graph: the flatbuffer builder gave no bytes");
+  g->fb_size = (uint64_t)fb_size;
+  /* The header's offsets are u32: flatbuffer end and bytes offset must fit. */
+  if (tp_align_u64(g->fb_size, 16, &total) || tp_add_u64(total, TP_VK_FLATBUFFER_OFFSET, &total) ||
+      total > UINT32_MAX)
+    return tp_error_set(&g->err, TP_ERR_OVERFLOW,
+                        "graph: the flatbuffer is %llu bytes; the VH00 header holds u32 offsets",
+                        (unsigned long long)g->fb_size);
+  g->dirty = 0;
+  return TP_OK;
+}
+
+static uint64_t tp_vk__bytes_offset(const tp_vk_graph *g) {
+  return TP_VK_FLATBUFFER_OFFSET + ((g->fb_size + 15u) & ~(uint64_t)15u);
+}
+
+TPDEF tp_status tp_vk_blob_size(tp_vk_graph *g, uint64_t *size_out) {
+  uint64_t total;
+  tp_status s;
+  assert(g);
+  s = tp_vk__layout(g);
+  if (s != TP_OK) return s;
+  if (tp_add_u64(tp_vk__bytes_offset(g), g->segment_size, &total))
+    return tp_error_set(&g->err, TP_ERR_OVERFLOW, "graph: blob size overflows");
+  if (size_out) *size_out = total;
+  return TP_OK;
+}
+
+/* >>vk-write: streaming ------------------------------------------------------------------- */
+
+typedef struct tp_vk__count_sink {
+  tp_sink *inner;
+  uint64_t n;
+} tp_vk__count_sink;
+
+static tp_status tp_vk__count_write(void *ctx, const void *data, size_t n) {
+  tp_vk__count_sink *c = (tp_vk__count_sink *)ctx;
+  tp_status s = tp_sink_write(c->inner, data, n);
+  if (s == TP_OK) c->n += (uint64_t)n;
+  return s;
+}
+
+static tp_status tp_vk__pad(tp_sink *sink, uint64_t n) {
+  uint64_t pad = (16u - (n & 15u)) & 15u;
+  return tp_sink_zeros(sink, (size_t)pad);
+}
+
+TPDEF tp_status tp_vk_write(tp_vk_graph *g, tp_sink *sink) {
+  unsigned char hdr[TP_VK_FLATBUFFER_OFFSET];
+  const unsigned char *fb;
+  size_t fb_size = 0, i;
+  uint64_t written = 0;
+  tp_status s;
+  assert(g);
+  s = tp_vk__layout(g);
+  if (s != TP_OK) return s;
+  if (!sink || !sink->write)
+    return TP_ERR_INVALID;
+  fb = tp_fb_data(g->fb, &fb_size);
+  memset(hdr, 0, sizeof hdr);
+  memcpy(hdr + 4, "VH00", 4);
+  tp_store_le16(hdr + 8, TP_VK_HEADER_SIZE);
+  tp_store_le32(hdr + 10, TP_VK_FLATBUFFER_OFFSET);
+  tp_store_le32(hdr + 14, (uint32_t)fb_size);
+  tp_store_le32(hdr + 18, (uint32_t)tp_vk__bytes_offset(g));
+  tp_store_le64(hdr + 22, g->segment_size);
+  s = tp_sink_write(sink, hdr, sizeof hdr);
+  if (s == TP_OK) s = tp_sink_write(sink, fb, fb_size);
+  if (s == TP_OK) s = tp_vk__pad(sink, (uint64_t)fb_size);
+  if (s != TP_OK) return s;
+  for (i = 0; i < g->nconsts; i++) {
+    const tp_vk__const *c = &g->consts[i];
+    tp_vk__count_sink cs;
+    tp_sink wrap;
+    if (c->named || c->nbytes == 0) continue;
+    cs.inner = sink;
+    cs.n = 0;
+    wrap.write = tp_vk__count_write;
+    wrap.ctx = &cs;
+    if (c->out == c->view.dtype)
+      s = tp_compact_write(&c->view, TP_ORDER_ROW_MAJOR, &wrap);
+    else
+      s = tp_convert_write(&c->view, c->out, TP_CONVERT_SATURATE, &wrap);
+    if (s != TP_OK) return s;
+    if (cs.n != c->nbytes)
+      return tp_error_set(&g->err, TP_ERR_FORMAT,
+                          "value %lu: constant wrote %llu bytes, expected %llu",
+                          (unsigned long)c->value_id, (unsigned long long)cs.n,
+                          (unsigned long long)c->nbytes);
+    s = tp_vk__pad(sink, c->nbytes);
+    if (s != TP_OK) return s;
+    written += (c->nbytes + 15u) & ~(uint64_t)15u;
+  }
+  for (i = 0; i < g->nshaders; i++) {
+    s = tp_sink_write(sink, g->shaders[i].bytes, g->shaders[i].n);
+    if (s == TP_OK) s = tp_vk__pad(sink, (uint64_t)g->shaders[i].n);
+    if (s != TP_OK) return s;
+    written += ((uint64_t)g->shaders[i].n + 15u) & ~(uint64_t)15u;
+  }
+  if (written < g->segment_size) s = tp_sink_zeros(sink, (size_t)(g->segment_size - written));
+  return s;
+}
+
+#ifndef TP_NO_STDIO
+static tp_status tp_vk__produce(void *ctx, tp_sink *sink) {
+  return tp_vk_write((tp_vk_graph *)ctx, sink);
+}
+
+TPDEF tp_status tp_vk_write_file(tp_vk_graph *g, const char *path) {
+  tp_status s;
+  assert(g);
+  s = tp_vk__layout(g);
+  if (s != TP_OK) return s;
+  if (!path) return TP_ERR_INVALID;
+  return tp_atomic_write(path, tp_vk__produce, g);
+}
+#endif
+
+/* >>vk-read: header --------------------------------------------------------------------- */
+
+TPDEF tp_status tp_vk_parse_header(const void *blob, size_t size, tp_vk_header *out) {
+  const unsigned char *p = (const unsigned char *)blob;
+  tp_vk_header h;
+  if (!out) return TP_ERR_INVALID;
+  memset(out, 0, sizeof *out);
+  if (!p || size < TP_VK_HEADER_SIZE) return TP_ERR_FORMAT;
+  if (memcmp(p + 4, "VH00", 4) != 0) return TP_ERR_FORMAT;
+  h.header_size = tp_load_le16(p + 8);
+  h.flatbuffer_offset = tp_load_le32(p + 10);
+  h.flatbuffer_size = tp_load_le32(p + 14);
+  h.bytes_offset = tp_load_le32(p + 18);
+  h.bytes_size = tp_load_le64(p + 22);
+  if (h.header_size < TP_VK_HEADER_SIZE || h.flatbuffer_offset < h.header_size ||
+      h.flatbuffer_size == 0 ||
+      (uint64_t)h.bytes_offset < (uint64_t)h.flatbuffer_offset + h.flatbuffer_size)
+    return TP_ERR_FORMAT;
+  if ((uint64_t)h.flatbuffer_offset > size ||
+      (uint64_t)h.flatbuffer_size > (uint64_t)size - h.flatbuffer_offset)
+    return TP_ERR_FORMAT;
+  if ((uint64_t)h.bytes_offset > size || h.bytes_size > (uint64_t)size - h.bytes_offset)
+    return TP_ERR_FORMAT;
+  if (h.flatbuffer_size < 8 || memcmp(p + h.flatbuffer_offset + 4, "VK00", 4) != 0)
+    return TP_ERR_FORMAT;
+  *out = h;
+  return TP_OK;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TENSORPACK_VULKAN_IMPLEMENTATION_DONE */
+#endif /* TENSORPACK_VULKAN_IMPLEMENTATION */
