@@ -48,6 +48,27 @@ static int inspect(const unsigned char *p, size_t n) {
   return rc;
 }
 
+/* The same with a .ptd to resolve named constants in. */
+static int inspect_ptd(const unsigned char *p, size_t n, const unsigned char *ptd, size_t pn) {
+  tp_membuf out;
+  int rc;
+  unsigned char *copy = (unsigned char *)malloc(n ? n : 1), *pcopy = (unsigned char *)malloc(pn ? pn : 1);
+  memset(&out, 0, sizeof out);
+  if (n) memcpy(copy, p, n);
+  if (pn) memcpy(pcopy, ptd, pn);
+  rc = tpdump_inspect_with(copy, n, pcopy, pn, &out, &last_err);
+  report[0] = '\0';
+  if (out.data) {
+    size_t k = out.size < sizeof report - 1 ? out.size : sizeof report - 1;
+    memcpy(report, out.data, k);
+    report[k] = '\0';
+  }
+  tp_membuf_free(&out);
+  free(copy);
+  free(pcopy);
+  return rc;
+}
+
 static const char *shown_case;
 static void has_at(const char *file, int line, const char *hay, const char *needle, int want) {
   char m[640];
@@ -213,6 +234,54 @@ static void test_seed_named_and_ptd(void) {
            sha8(storage + 64, 256));
   HAS(line);
   TPT_EQ_INT(robustness(p.data, p.size), 0);
+
+  /* the blob with its .ptd: the key resolves to the view's bytes */
+  TPT_EQ_INT(inspect_ptd(m.data, m.size, p.data, p.size), 0);
+  snprintf(line, sizeof line, "  [1] named_key=\"%s\" offset=none size=256 in .ptd: %s\n", hex,
+           sha8(storage + 64, 256));
+  HAS(line);
+  {
+    /* a .ptd where the key holds the whole storage (what a storage-based writer makes) */
+    tp_store *whole = NULL;
+    tp_membuf wp;
+    char msg[256];
+    size_t i;
+    int bad = 0;
+    memset(&wp, 0, sizeof wp);
+    TPT_STATUS(tp_store_create(&whole), TP_OK);
+    TPT_STATUS(tp_store_add_bytes(whole, hex, storage, sizeof storage, 0, 0, NULL), TP_OK);
+    sink = tp_sink_membuf(&wp);
+    TPT_STATUS(tp_store_write_ptd(whole, &sink), TP_OK);
+    TPT_EQ_INT(inspect_ptd(m.data, m.size, wp.data, wp.size), 2);
+    snprintf(msg, sizeof msg, "constant_data[1]: named_key \"%.80s\" has 768 bytes in the .ptd, "
+             "the blob says 256", hex);
+    TPT_EQ_STR(last_err.msg, msg);
+    tp_membuf_free(&wp);
+    tp_store_destroy(whole);
+    /* a .ptd without the key */
+    TPT_STATUS(tp_store_create(&whole), TP_OK);
+    TPT_STATUS(tp_store_add_bytes(whole, "other", storage, 16, 0, 0, NULL), TP_OK);
+    sink = tp_sink_membuf(&wp);
+    TPT_STATUS(tp_store_write_ptd(whole, &sink), TP_OK);
+    TPT_EQ_INT(inspect_ptd(m.data, m.size, wp.data, wp.size), 2);
+    snprintf(msg, sizeof msg, "constant_data[1]: named_key \"%.80s\" is not in the .ptd", hex);
+    TPT_EQ_STR(last_err.msg, msg);
+    tp_membuf_free(&wp);
+    tp_store_destroy(whole);
+    /* a damaged .ptd: 0 or 2, never a crash; a cut one is always 2 */
+    for (i = 0; i < p.size; i++)
+      if (inspect_ptd(m.data, m.size, p.data, i) != 2) bad++;
+    for (i = 0; i < p.size; i++) {
+      int rc;
+      p.data[i] ^= 0xff;
+      rc = inspect_ptd(m.data, m.size, p.data, p.size);
+      p.data[i] ^= 0xff;
+      if (rc != 0 && rc != 2) bad++;
+    }
+    TPT_EQ_INT(bad, 0);
+    TPT_EQ_INT(inspect_ptd(m.data, m.size, p.data, 10), 2);
+    TPT_CONTAINS(last_err.msg, "the --ptd file: ");
+  }
   tp_membuf_free(&m);
   tp_membuf_free(&p);
   tp_xnn_graph_destroy(g);
@@ -377,7 +446,7 @@ static void test_small_inputs(void) {
 /* ---- the command-line tool ---------------------------------------------------------------- */
 
 static int run(const char *args, const char *dir) {
-  char cmd[512];
+  char cmd[1024];
   int rc;
   snprintf(cmd, sizeof cmd, "%s %s >%s/out.txt 2>%s/err.txt", TPDUMP_BIN, args, dir, dir);
   rc = system(cmd);
@@ -387,7 +456,7 @@ static int run(const char *args, const char *dir) {
 static void test_cli(void) {
   tp_xnn_graph *g = seed_graph(NULL);
   tp_membuf m;
-  char dir[] = "/tmp/tpdump-test-XXXXXX", path[128], args[256], cmd[160];
+  char dir[] = "/tmp/tpdump-test-XXXXXX", path[128], args[512], cmd[160];
   FILE *f;
   memset(&m, 0, sizeof m);
   TPT_CHECK(g != NULL && mkdtemp(dir) != NULL);
@@ -399,11 +468,18 @@ static void test_cli(void) {
   TPT_EQ_INT(run(path, dir), 0);
   snprintf(args, sizeof args, "--check %s", path);
   TPT_EQ_INT(run(args, dir), 0);
+  snprintf(args, sizeof args, "%s --ptd %s", path, path);      /* not a .ptd: 2 */
+  TPT_EQ_INT(run(args, dir), 2);
+  snprintf(args, sizeof args, "%s --ptd %s/missing.ptd", path, dir);
+  TPT_EQ_INT(run(args, dir), 1);
+  snprintf(args, sizeof args, "%s --ptd", path);               /* --ptd without its file */
+  TPT_EQ_INT(run(args, dir), 1);
   /* the same file cut short: 2 */
   f = fopen(path, "wb");
   TPT_CHECK(f && fwrite(m.data, 1, m.size - 3, f) == m.size - 3);
   if (f) fclose(f);
   TPT_EQ_INT(run(path, dir), 2);
+  snprintf(args, sizeof args, "--check %s", path);
   TPT_EQ_INT(run(args, dir), 2);
   snprintf(path, sizeof path, "%s/missing", dir);
   TPT_EQ_INT(run(path, dir), 1);

@@ -630,6 +630,101 @@ static void test_ptd_robustness(void) {
   free(b);
 }
 
+/* ---- named constants resolved in a .ptd ---------------------------------------------------- */
+
+/* A .ptd from our store with one raw entry `key` of n bytes (fill(.., 5)). */
+static void ptd_with(const char *key, size_t n, tp_membuf *out) {
+  unsigned char bytes[64];
+  tp_store *st = NULL;
+  tp_sink sink;
+  fill(bytes, sizeof bytes, 5);
+  memset(out, 0, sizeof *out);
+  sink = tp_sink_membuf(out);
+  if (tp_store_create(&st) != TP_OK) return;
+  if (tp_store_add_bytes(st, key, bytes, n, 0, 1, NULL) != TP_OK ||
+      tp_store_write_ptd(st, &sink) != TP_OK)
+    printf("  store: %s\n", tp_store_error(st));
+  tp_store_destroy(st);
+}
+
+static int inspect_ptd(const unsigned char *b, size_t n, const tp_membuf *ptd) {
+  tp_membuf out;
+  int rc;
+  memset(&out, 0, sizeof out);
+  rc = tpdump_inspect_with(b, n, ptd->data, ptd->size, &out, &last_err);
+  report[0] = '\0';
+  if (out.data) {
+    size_t k = out.size < sizeof report - 1 ? out.size : sizeof report - 1;
+    memcpy(report, out.data, k);
+    report[k] = '\0';
+  }
+  tp_membuf_free(&out);
+  return rc;
+}
+
+static void test_named_with_ptd(void) {
+  size_t n = 0;
+  unsigned char *x = xnn_blob(NULL, NULL, XNN_SEG, &n), *v, ref[64];
+  tp_membuf p;
+  char line[256];
+  fill(ref, sizeof ref, 5);
+  TPT_CHECK(x != NULL);
+  if (!x) return;
+  ptd_with("tensorpack_named_w", 16, &p);
+  TPT_EQ_INT(inspect_ptd(x, n, &p), 0);
+  snprintf(line, sizeof line, "  [7] named_key=\"tensorpack_named_w\" offset=none size=16 in .ptd: "
+           "%s\n", sha8(ref, 16));
+  HAS(line);
+  tp_membuf_free(&p);
+  ptd_with("tensorpack_named_w", 8, &p);          /* blob says 16 */
+  TPT_EQ_INT(inspect_ptd(x, n, &p), 2);
+  TPT_EQ_STR(last_err.msg, "constant_data[7]: named_key \"tensorpack_named_w\" has 8 bytes in "
+             "the .ptd, the blob says 16");
+  tp_membuf_free(&p);
+  ptd_with("tensorpack_named_v", 16, &p);
+  TPT_EQ_INT(inspect_ptd(x, n, &p), 2);
+  TPT_EQ_STR(last_err.msg, "constant_data[7]: named_key \"tensorpack_named_w\" is not in the .ptd");
+  free(x);
+  /* blob and .ptd agree on 8 bytes, the qint8 [16] value needs 16 */
+  x = xnn_blob("{ offset: 18446744073709551615, size: 16,", "{ offset: 18446744073709551615, size: 8,",
+               XNN_SEG, &n);
+  TPT_CHECK(x != NULL);
+  tp_membuf_free(&p);
+  ptd_with("tensorpack_named_w", 8, &p);
+  if (x) {
+    TPT_EQ_INT(inspect_ptd(x, n, &p), 2);
+    TPT_EQ_STR(last_err.msg, "value 6: constant 7 holds 8 bytes in the .ptd, the value needs 16");
+  }
+  free(x);
+  tp_membuf_free(&p);
+
+  /* Vulkan: FLOAT16 [2, 4] named constant of 16 bytes */
+  v = vk_blob(NULL, NULL, VK_SEG, &n);
+  TPT_CHECK(v != NULL);
+  if (!v) return;
+  ptd_with("tensorpack_named_h", 16, &p);
+  TPT_EQ_INT(inspect_ptd(v, n, &p), 0);
+  snprintf(line, sizeof line, "  [1] named_key=\"tensorpack_named_h\" length=16 in .ptd: %s\n",
+           sha8(ref, 16));
+  HAS(line);
+  tp_membuf_free(&p);
+  ptd_with("tensorpack_named_h", 12, &p);
+  TPT_EQ_INT(inspect_ptd(v, n, &p), 2);
+  TPT_EQ_STR(last_err.msg, "value 13: FLOAT16 dims need 16 bytes, constant 1 has 12 in the .ptd");
+  tp_membuf_free(&p);
+  free(v);
+  v = vk_blob("length: 16, named_key", "length: 12, named_key", VK_SEG, &n);
+  TPT_CHECK(v != NULL);
+  ptd_with("tensorpack_named_h", 16, &p);
+  if (v) {
+    TPT_EQ_INT(inspect_ptd(v, n, &p), 2);
+    TPT_EQ_STR(last_err.msg, "constants[1]: named_key \"tensorpack_named_h\" has 16 bytes in the "
+               ".ptd, the blob says 12");
+  }
+  tp_membuf_free(&p);
+  free(v);
+}
+
 /* ---- the command-line tool ---------------------------------------------------------------- */
 
 static int run(const char *args) {
@@ -725,6 +820,7 @@ int main(void) {
   TPT_RUN(test_ptd_fields);
   TPT_RUN(test_ptd_malformed);
   TPT_RUN(test_ptd_robustness);
+  TPT_RUN(test_named_with_ptd);
   TPT_RUN(test_cli);
   snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
   if (system(cmd) != 0) printf("  could not remove %s\n", tmpdir);

@@ -1,7 +1,9 @@
 /* tpdump - print and check ExecuTorch backend blobs and .ptd files (part of tensorpack).
 
-   Usage:  tpdump FILE            print what FILE holds, then check it
-           tpdump --check FILE    check only, print nothing on success
+   Usage:  tpdump FILE [--ptd DATA.ptd]           print what FILE holds, then check it
+           tpdump --check FILE [--ptd DATA.ptd]   check only, print nothing on success
+   With --ptd, a blob's named constants are looked up in that .ptd: each key must be there,
+   with as many bytes as the blob and the value need; their hashes are printed.
 
    FILE may be
      - an XNNPACK delegate blob: XH00 header + XN01/XN00 flatbuffer + constant segment,
@@ -48,6 +50,8 @@ typedef struct tpd {
   /* XNNPACK: sorted id_out of every value */
   uint32_t *ids;
   size_t nids;
+  /* the .ptd that named constants are resolved in (NULL: not resolved) */
+  tp_ptd *ptd;
 } tpd;
 
 static int tpd_ok(const tpd *d) { return d->err.status == TP_OK; }
@@ -154,6 +158,21 @@ static int tpd_in_segment(const tpd *d, uint64_t off, uint64_t n, uint64_t *at) 
   uint64_t end;
   if (tp_add_u64(off, n, &end) || end > d->seg_size) return 0;
   *at = d->seg_off + off;
+  return 1;
+}
+
+/* Looks a named constant up in d->ptd. Returns 1 with *e filled when found; otherwise records
+   why (what names the entry) and returns 0. */
+static int tpd_resolve(tpd *d, const char *key, size_t klen, const char *what, uint32_t i,
+                       tp_ptd_entry *e) {
+  if (!key || strlen(key) != klen) {
+    tpd_fail(d, "%s[%lu]: named_key holds a NUL byte", what, (unsigned long)i);
+    return 0;
+  }
+  if (tp_ptd_find(d->ptd, key, e) != TP_OK) {
+    tpd_fail(d, "%s[%lu]: named_key \"%.80s\" is not in the .ptd", what, (unsigned long)i, key);
+    return 0;
+  }
   return 1;
 }
 
@@ -337,6 +356,9 @@ static const char *const tpd_xnn_quant[] = {NULL, "per_channel", "per_tensor",
 typedef struct tpd_const {
   uint64_t offset, size;
   int named;
+  int resolved;            /* named and found in the .ptd: */
+  const unsigned char *data;
+  uint64_t nbytes;         /* its bytes there */
 } tpd_const;
 
 static int tpd_cmp_u32(const void *a, const void *b) {
@@ -363,8 +385,12 @@ static void tpd_xnn_check_const(tpd *d, const tpd_const *cs, uint32_t ncs, uint3
              (unsigned long)idx, (unsigned long)ncs);
     return;
   }
-  if (cs[idx].named || want == UINT64_MAX) return;
-  if (cs[idx].size != want && cs[idx].size != alt)
+  if ((cs[idx].named && !cs[idx].resolved) || want == UINT64_MAX) return;
+  if (cs[idx].named && cs[idx].nbytes != want && cs[idx].nbytes != alt)
+    tpd_fail(d, "value %lu: %s %lu holds %llu bytes in the .ptd, the value needs %llu",
+             (unsigned long)value, what, (unsigned long)idx, (unsigned long long)cs[idx].nbytes,
+             (unsigned long long)want);
+  else if (!cs[idx].named && cs[idx].size != want && cs[idx].size != alt)
     tpd_fail(d, "value %lu: %s %lu holds %llu bytes, the value needs %llu", (unsigned long)value,
              what, (unsigned long)idx, (unsigned long long)cs[idx].size,
              (unsigned long long)want);
@@ -664,8 +690,25 @@ static void tpd_xnnpack(tpd *d, const unsigned char *fb, size_t fb_size) {
       cs[i].offset = tp_fb_u64(&t, 0, 0);
       cs[i].size = tp_fb_u64(&t, 1, 0);
       cs[i].named = tp_fb_present(&t, 2);
+      cs[i].resolved = 0;
       if (!tpd_reader_ok(d, "constant_data[%lu]", (unsigned long)i)) goto done;
       if (t.pos == 0) { tpd_fail(d, "constant_data[%lu]: absent", (unsigned long)i); goto done; }
+      if (cs[i].named && d->ptd) {
+        size_t klen = 0;
+        const char *key = tp_fb_string(&t, 2, &klen);
+        tp_ptd_entry e;
+        if (!tpd_reader_ok(d, "constant_data[%lu] named_key", (unsigned long)i)) goto done;
+        if (!tpd_resolve(d, key, klen, "constant_data", i, &e)) goto done;
+        cs[i].resolved = 1;
+        cs[i].data = (const unsigned char *)e.data;
+        cs[i].nbytes = e.nbytes;
+        if (cs[i].size != e.nbytes) {
+          tpd_fail(d, "constant_data[%lu]: named_key \"%.80s\" has %llu bytes in the .ptd, the "
+                   "blob says %llu", (unsigned long)i, key, (unsigned long long)e.nbytes,
+                   (unsigned long long)cs[i].size);
+          goto done;
+        }
+      }
     }
   }
 
@@ -725,7 +768,12 @@ static void tpd_xnnpack(tpd *d, const unsigned char *fb, size_t fb_size) {
       tpd_print_str(d, key, klen);
       if (cs[i].offset == UINT64_MAX) tpd_print(d, " offset=none");
       else tpd_print(d, " offset=%llu (ignored: named)", (unsigned long long)cs[i].offset);
-      tpd_print(d, " size=%llu\n", (unsigned long long)cs[i].size);
+      tpd_print(d, " size=%llu", (unsigned long long)cs[i].size);
+      if (cs[i].resolved) {
+        tpd_print(d, " in .ptd:");
+        tpd_print_sha(d, cs[i].data, cs[i].nbytes);
+      }
+      tpd_print(d, "\n");
       continue;
     }
     tpd_print(d, "offset=%llu size=%llu", (unsigned long long)cs[i].offset,
@@ -779,9 +827,23 @@ static void tpd_vk_bytes(tpd *d, const tp_fb_vector *vec, uint32_t i, const char
   if (b.pos == 0) { tpd_fail(d, "%s[%lu]: absent", what, (unsigned long)i); return; }
   tpd_print(d, "  [%lu] ", (unsigned long)i);
   if (key && off == UINT64_MAX) {
+    tp_ptd_entry e;
     tpd_print(d, "named_key=");
     tpd_print_str(d, key, klen);
-    tpd_print(d, " length=%llu\n", (unsigned long long)len);
+    tpd_print(d, " length=%llu", (unsigned long long)len);
+    if (d->ptd) {
+      if (!tpd_resolve(d, key, klen, what, i, &e)) { tpd_print(d, "\n"); return; }
+      tpd_print(d, " in .ptd:");
+      tpd_print_sha(d, (const unsigned char *)e.data, e.nbytes);
+      if (e.nbytes != len) {
+        tpd_print(d, "\n");
+        tpd_fail(d, "%s[%lu]: named_key \"%.80s\" has %llu bytes in the .ptd, the blob says %llu",
+                 what, (unsigned long)i, key, (unsigned long long)e.nbytes,
+                 (unsigned long long)len);
+        return;
+      }
+    }
+    tpd_print(d, "\n");
     if (named_out) *named_out = 1;
     return;
   }
@@ -850,12 +912,23 @@ static void tpd_vk_tensor(tpd *d, uint32_t i, const tp_fb_table *t, const tp_fb_
     off = tp_fb_u64(&b, 0, 0);
     len = tp_fb_u64(&b, 1, 0);
     if (!tpd_reader_ok(d, "constants[%ld]", (long)cid)) return;
-    if (tp_fb_string(&b, 2, NULL) && off == UINT64_MAX) return;  /* named: size unknown here */
     for (k = 0; k < dims.count; k++)
       if (tp_mul_u64(need, tp_fb_vector_scalar(&dims, k), &need)) {
         tpd_fail(d, "value %lu: the product of dims overflows 64 bits", (unsigned long)i);
         return;
       }
+    {
+      size_t klen = 0;
+      const char *key = tp_fb_string(&b, 2, &klen);
+      tp_ptd_entry e;
+      if (key && off == UINT64_MAX) {       /* named: checked when resolved */
+        if (d->ptd && tpd_resolve(d, key, klen, "constants", (uint32_t)cid, &e) &&
+            need > e.nbytes)
+          tpd_fail(d, "value %lu: %s dims need %llu bytes, constant %ld has %zu in the .ptd",
+                   (unsigned long)i, dtn, (unsigned long long)need, (long)cid, e.nbytes);
+        return;
+      }
+    }
     if (off >= d->seg_size) {
       tpd_fail(d, "value %lu: constant %ld at offset %llu, the bytes segment has %llu bytes "
                "(the loader needs offset < size)", (unsigned long)i, (long)cid,
@@ -1125,14 +1198,29 @@ static void tpd_ptd(tpd *d) {
 /* ------------------------------------------------------------------------------------------ */
 
 /* Inspects size bytes at data (kept 16-aligned by the caller for .ptd files). The report is
-   appended to *out unless out is NULL (check only). Returns 0 when the bytes are well formed,
-   2 when they are malformed and 1 when memory ran out; *err (may be NULL) receives the
-   reason. Never reads outside [data, data + size). */
-static int tpdump_inspect(const void *data, size_t size, tp_membuf *out, tp_error *err) {
+   appended to *out unless out is NULL (check only). ptd (may be NULL) is a .ptd file in memory
+   that named constants are resolved in. Returns 0 when the bytes are well formed, 2 when they
+   are malformed and 1 when memory ran out; *err (may be NULL) receives the reason. Never
+   reads outside [data, data + size) and [ptd, ptd + ptd_size). */
+static int tpdump_inspect_with(const void *data, size_t size, const void *ptd, size_t ptd_size,
+                               tp_membuf *out, tp_error *err) {
   tpd d;
+  tp_ptd p;
   const unsigned char *b = (const unsigned char *)data;
   memset(&d, 0, sizeof d);
   d.out = out;
+  if (ptd) {
+    tp_status s;
+    memset(&p, 0, sizeof p);
+    s = tp_ptd_open(&p, ptd, ptd_size);
+    if (s != TP_OK) {
+      tp_error_set(&d.err, s == TP_ERR_NOMEM ? s : TP_ERR_FORMAT, "the --ptd file: %s",
+                   p.err.msg[0] ? p.err.msg : tp_status_str(s));
+      if (err) *err = d.err;
+      return s == TP_ERR_NOMEM ? 1 : 2;
+    }
+    d.ptd = &p;
+  }
   d.file = b;
   d.file_size = size;
   if (size < 8 || !b) {
@@ -1177,60 +1265,83 @@ static int tpdump_inspect(const void *data, size_t size, tp_membuf *out, tp_erro
   return d.err.status == TP_ERR_NOMEM ? 1 : 2;
 }
 
+/* The same without a .ptd (named constants are printed, not resolved). */
+static int tpdump_inspect(const void *data, size_t size, tp_membuf *out, tp_error *err) {
+  return tpdump_inspect_with(data, size, NULL, 0, out, err);
+}
+
 #ifndef TPDUMP_NO_MAIN
 static int tpd_usage(void) {
-  fprintf(stderr, "usage: tpdump FILE\n       tpdump --check FILE\n"
+  fprintf(stderr, "usage: tpdump [--check] FILE [--ptd DATA.ptd]\n"
                   "Prints and checks an XNNPACK blob (XH00/XN01), a Vulkan blob (VH00/VK00) or a "
-                  ".ptd file.\nExit status: 0 well formed, 2 malformed, 1 usage or I/O error.\n");
+                  ".ptd file;\n--check prints nothing, --ptd resolves named constants in a .ptd.\n"
+                  "Exit status: 0 well formed, 2 malformed, 1 usage or I/O error.\n");
   return 1;
 }
 
-int main(int argc, char **argv) {
-  const char *path = NULL;
-  int check = 0, i, rc;
-  FILE *f;
+/* The whole file (path "-" = stdin) in memory from TP_MALLOC (16-aligned on the usual
+   platforms, as the .ptd reader wants); NULL on failure after saying why. */
+static unsigned char *tpd_read_file(const char *path, size_t *size_out) {
+  FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
   unsigned char *data = NULL;
   size_t size = 0, cap = 0;
-  tp_membuf out;
-  tp_error err;
-  for (i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--check")) check = 1;
-    else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) return tpd_usage();
-    else if (argv[i][0] == '-' && argv[i][1]) return tpd_usage();
-    else if (path) return tpd_usage();
-    else path = argv[i];
-  }
-  if (!path) return tpd_usage();
-  f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+  int failed = 0;
   if (!f) {
     fprintf(stderr, "tpdump: cannot open %s\n", path);
-    return 1;
+    return NULL;
   }
   for (;;) {
     size_t got;
-    if (size == cap &&
-        tp_array_reserve((void **)&data, &cap, cap ? cap * 2 : 65536, 1) != TP_OK) {
+    if (size == cap && tp_array_reserve((void **)&data, &cap, cap ? cap * 2 : 65536, 1) != TP_OK) {
       fprintf(stderr, "tpdump: %s: out of memory\n", path);
-      TP_FREE(data);
-      if (f != stdin) fclose(f);
-      return 1;
+      failed = 1;
+      break;
     }
     got = fread(data + size, 1, cap - size, f);
     size += got;
     if (got == 0) break;
   }
-  if (ferror(f)) {
+  if (!failed && ferror(f)) {
     fprintf(stderr, "tpdump: %s: read error\n", path);
-    TP_FREE(data);
-    if (f != stdin) fclose(f);
-    return 1;
+    failed = 1;
   }
   if (f != stdin) fclose(f);
+  if (failed) {
+    TP_FREE(data);
+    return NULL;
+  }
+  *size_out = size;
+  return data;
+}
+
+int main(int argc, char **argv) {
+  const char *path = NULL, *ptd_path = NULL;
+  int check = 0, i, rc;
+  unsigned char *data, *ptd = NULL;
+  size_t size = 0, ptd_size = 0;
+  tp_membuf out;
+  tp_error err;
+  for (i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--check")) check = 1;
+    else if (!strcmp(argv[i], "--ptd") && i + 1 < argc && !ptd_path) ptd_path = argv[++i];
+    else if (argv[i][0] == '-' && argv[i][1]) return tpd_usage();
+    else if (path) return tpd_usage();
+    else path = argv[i];
+  }
+  if (!path) return tpd_usage();
+  data = tpd_read_file(path, &size);
+  if (!data) return 1;
+  if (ptd_path && !(ptd = tpd_read_file(ptd_path, &ptd_size))) {
+    TP_FREE(data);
+    return 1;
+  }
   memset(&out, 0, sizeof out);
-  rc = tpdump_inspect(data, size, check ? NULL : &out, &err);
+  if (ptd_path) rc = tpdump_inspect_with(data, size, ptd, ptd_size, check ? NULL : &out, &err);
+  else rc = tpdump_inspect(data, size, check ? NULL : &out, &err);
   if (out.size && fwrite(out.data, 1, out.size, stdout) != out.size) rc = 1;
   tp_membuf_free(&out);
   TP_FREE(data);
+  TP_FREE(ptd);
   if (rc == 0 && !check) printf("ok: well formed\n");
   if (rc == 2) fprintf(stderr, "tpdump: %s: malformed: %s\n", path, err.msg);
   else if (rc == 1) fprintf(stderr, "tpdump: %s: %s\n", path, err.msg[0] ? err.msg : "error");
