@@ -68,6 +68,8 @@ struct tp_store {
   tp_fb_builder *fb;
   int prepared;                /* fb, offsets, base, data_size are up to date */
   uint64_t fb_size, base, data_size;
+  tp_sha256 sha0;              /* an initialised context, copied per add: tp_sha256_init runs
+                                  cpuid, which costs tens of microseconds in a VM */
   tp_error err;
 };
 
@@ -148,6 +150,7 @@ TPDEF tp_status tp_store_create(tp_store **out) {
   s = (tp_store *)TP_MALLOC(sizeof(tp_store));
   if (!s) return TP_ERR_NOMEM;
   memset(s, 0, sizeof *s);
+  tp_sha256_init(&s->sha0);
   *out = s;
   return TP_OK;
 }
@@ -357,7 +360,7 @@ TPDEF tp_status tp_store_add(tp_store *s, const char *key_or_NULL, const tp_tens
 
   /* The key (or the content check of a given key) needs the digest of the compact bytes:
      stream them through SHA-256 now, nothing is copied. */
-  tp_sha256_init(&ctx);
+  ctx = s->sha0;
   sink = tp_sink_sha256(&ctx);
   st = tp_compact_write(t, order, &sink);
   if (st != TP_OK)
@@ -386,7 +389,7 @@ TPDEF tp_status tp_store_add_bytes(tp_store *s, const char *key_or_NULL, const v
   it.bytes = data;
   it.copy = copy;
   it.nbytes = (uint64_t)n;
-  tp_sha256_init(&ctx);
+  ctx = s->sha0;
   if (n > 0) tp_sha256_update(&ctx, data, n);
   tp_sha256_final(&ctx, it.digest);
   return tp__store_insert(s, key_or_NULL, &it, key_out);
