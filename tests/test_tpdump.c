@@ -1,4 +1,4 @@
-/* tpdump on blobs written by tensorpack's own writers (XNNPACK graph, .ptd store): the printed
+/* tpdump on blobs written by tensorpack's own writers (XNNPACK graph, Vulkan graph, .ptd store): the printed
    fields and hashes prove which bytes the writers put where (the seed's offset view, named
    constants and their .ptd entries, per-channel and groupwise scales, many node kinds); the
    node table is cross-checked against the writer's independently written one; truncation at
@@ -7,8 +7,10 @@
 #define _POSIX_C_SOURCE 200809L /* mkdtemp */
 #define TENSORPACK_IMPLEMENTATION
 #define TENSORPACK_XNNPACK_IMPLEMENTATION
+#define TENSORPACK_VULKAN_IMPLEMENTATION
 #define TPDUMP_NO_MAIN
 #include "tensorpack_xnnpack.h"
+#include "tensorpack_vulkan.h"
 #include "tools/tpdump.c"
 #include "tp_test.h"
 
@@ -423,6 +425,143 @@ static void test_nodes_from_writer(void) {
   tp_xnn_graph_destroy(g);
 }
 
+/* ---- Vulkan blobs from the writer ----------------------------------------------------------- */
+
+/* y = linear(x, W) with W [4, 8] a transposed view of a [8, 4] storage, plus one value of each
+   other kind, an op chain and a shader. */
+static float wt[8 * 4];
+
+static tp_vk_graph *vk_graph(tp_store *store, int fp16) {
+  tp_vk_options o;
+  tp_vk_graph *g = NULL;
+  tp_storage st;
+  int64_t sz[2] = {8, 4}, il[3] = {1, -2, 3};
+  double dl[2] = {0.5, -1.25};
+  uint8_t bl[3] = {1, 0, 1};
+  size_t xd[2] = {1, 8}, yd[2] = {1, 4};
+  tp_tensor wv, w;
+  uint32_t x, wid, bias, y, n[9], args[4], vl[2];
+  static const unsigned char shader[20] = {3, 2, 0x23, 7, 1, 2, 3, 4, 5};
+  int i;
+  for (i = 0; i < 32; i++) wt[i] = (float)i * 0.25f - 3.0f;
+  st.data = wt;
+  st.nbytes = sizeof wt;
+  memset(&o, 0, sizeof o);
+  o.store = store;
+  o.force_fp16 = fp16;
+  if (tp_view(st, TP_F32, 2, sz, NULL, 0, &wv) != TP_OK || tp_transpose(&wv, 0, 1, &w) != TP_OK)
+    return NULL;
+  if (tp_vk_graph_create(&o, &g) != TP_OK) return NULL;
+  tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, xd, NULL, -1, TP_VK_BUFFER, TP_VK_TENSOR_WIDTH_PACKED,
+                   TP_VK_UNSET, &x);
+  tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, NULL, &w, -1, -1, -1, TP_VK_UNSET, &wid);
+  tp_vk_add_null(g, &bias);
+  tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, yd, NULL, 0, TP_VK_TEXTURE_3D,
+                   TP_VK_TENSOR_CHANNELS_PACKED, TP_VK_UNSET, &y);
+  tp_vk_add_int(g, -7, &n[0]);
+  tp_vk_add_double(g, 2.5, &n[1]);
+  tp_vk_add_bool(g, 1, &n[2]);
+  tp_vk_add_string(g, "same", &n[3]);
+  tp_vk_add_symint(g, 9, &n[4]);
+  tp_vk_add_int_list(g, il, 3, &n[5]);
+  tp_vk_add_double_list(g, dl, 2, &n[6]);
+  tp_vk_add_bool_list(g, bl, 3, &n[7]);
+  vl[0] = x;
+  vl[1] = y;
+  tp_vk_add_value_list(g, vl, 2, &n[8]);
+  args[0] = x; args[1] = wid; args[2] = bias; args[3] = y;
+  tp_vk_add_op(g, 5, "aten.linear.default", args, 4);
+  args[0] = n[8]; args[1] = n[0]; args[2] = y;
+  tp_vk_add_op(g, 6, "aten.cat.default", args, 3);
+  tp_vk_set_io(g, &x, 1, &y, 1);
+  tp_vk_add_shader(g, shader, sizeof shader, NULL);
+  return g;
+}
+
+static int vk_blob(tp_vk_graph *g, tp_membuf *m) {
+  tp_sink sink = tp_sink_membuf(m);
+  tp_status s = tp_vk_write(g, &sink);
+  if (s != TP_OK) printf("  vulkan writer: %s\n", tp_vk_graph_error(g));
+  return s == TP_OK;
+}
+
+static void test_vulkan_from_writer(void) {
+  tp_vk_graph *g = vk_graph(NULL, 0);
+  tp_membuf m;
+  float wrow[32];
+  char line[256];
+  uint32_t seg;
+  int r, c;
+  memset(&m, 0, sizeof m);
+  TPT_CHECK(g != NULL);
+  if (!g || !vk_blob(g, &m)) { TPT_CHECK(0); tp_vk_graph_destroy(g); return; }
+  seg = tp_load_le32(m.data + 18);
+  TPT_EQ_INT(inspect(m.data, m.size), 0);
+  HAS("Vulkan delegate blob: ");
+  HAS("flatbuffer VK00 (VkGraph): ");
+  HAS("version \"0\", 13 values, 2 ops, 1 constants, 1 shaders\n");
+  HAS("input_ids: [0]\noutput_ids: [3]\n");
+  HAS("  [0] Tensor FLOAT32 dims=[1, 8] constant_id=-1 mem_obj_id=-1 storage=BUFFER "
+      "layout=TENSOR_WIDTH_PACKED staging=FLOAT32\n");
+  HAS("  [1] Tensor FLOAT32 dims=[4, 8] constant_id=0 mem_obj_id=-1 storage=DEFAULT "
+      "layout=DEFAULT staging=FLOAT32\n");
+  HAS("  [2] Null\n");
+  HAS("  [3] Tensor FLOAT32 dims=[1, 4] constant_id=-1 mem_obj_id=0 storage=TEXTURE_3D "
+      "layout=TENSOR_CHANNELS_PACKED staging=FLOAT32\n");
+  HAS("  [4] Int -7\n  [5] Double 2.5\n  [6] Bool true\n  [7] String \"same\"\n  [8] SymInt 9\n"
+      "  [9] IntList [1, -2, 3]\n  [10] DoubleList [0.5, -1.25]\n  [11] BoolList [true, false, "
+      "true]\n  [12] ValueList [0, 3]\n");
+  HAS("  #0 node_id=5 \"aten.linear.default\" args=[0, 1, 2, 3]\n"
+      "  #1 node_id=6 \"aten.cat.default\" args=[12, 4, 3]\n");
+  /* the constant is W row-major: W[r][c] = wt[c * 4 + r] */
+  for (r = 0; r < 4; r++)
+    for (c = 0; c < 8; c++) wrow[r * 8 + c] = wt[c * 4 + r];
+  snprintf(line, sizeof line, "  [0] offset=0 length=128 at=%lu %s\n", (unsigned long)seg,
+           sha8(wrow, 128));
+  HAS(line);
+  LACKS(sha8(wt, 128));
+  HAS("shaders: 1 entries\n  [0] offset=128 length=20 at=");
+  TPT_EQ_INT(robustness(m.data, m.size), 0);
+  tp_membuf_free(&m);
+  tp_vk_graph_destroy(g);
+}
+
+static void test_vulkan_named_fp16(void) {
+  tp_store *store = NULL;
+  tp_vk_graph *g;
+  tp_membuf m, p;
+  tp_sink sink;
+  unsigned char h[64];
+  char hex[65], line[256];
+  int r, c;
+  memset(&m, 0, sizeof m);
+  memset(&p, 0, sizeof p);
+  TPT_STATUS(tp_store_create(&store), TP_OK);
+  g = vk_graph(store, 1);
+  TPT_CHECK(g != NULL);
+  if (!g || !vk_blob(g, &m)) { TPT_CHECK(0); tp_vk_graph_destroy(g); tp_store_destroy(store); return; }
+  sink = tp_sink_membuf(&p);
+  TPT_STATUS(tp_store_write_ptd(store, &sink), TP_OK);
+  for (r = 0; r < 4; r++)
+    for (c = 0; c < 8; c++) tp_store_le16(h + 2 * (r * 8 + c), tp_f32_to_f16(wt[c * 4 + r]));
+  tp_sha256_hex(h, sizeof h, hex);
+  TPT_EQ_INT(inspect_ptd(m.data, m.size, p.data, p.size), 0);
+  HAS("  [1] Tensor FLOAT16 dims=[4, 8] constant_id=0 mem_obj_id=-1 storage=DEFAULT "
+      "layout=DEFAULT staging=FLOAT16\n");
+  HAS("  [0] Tensor FLOAT16 dims=[1, 8] constant_id=-1 mem_obj_id=-1 storage=BUFFER "
+      "layout=TENSOR_WIDTH_PACKED staging=FLOAT32\n");
+  snprintf(line, sizeof line, "  [0] named_key=\"%s\" length=64 in .ptd: %s\n", hex, sha8(h, 64));
+  HAS(line);
+  TPT_EQ_INT(inspect(p.data, p.size), 0);
+  snprintf(line, sizeof line, "key=\"%s\" segment=0 at=", hex);
+  HAS(line);
+  TPT_EQ_INT(robustness(m.data, m.size), 0);
+  tp_membuf_free(&m);
+  tp_membuf_free(&p);
+  tp_vk_graph_destroy(g);
+  tp_store_destroy(store);
+}
+
 /* ---- small and strange inputs -------------------------------------------------------------- */
 
 static void test_small_inputs(void) {
@@ -497,6 +636,8 @@ int main(void) {
   TPT_RUN(test_seed_named_and_ptd);
   TPT_RUN(test_quantized_from_writer);
   TPT_RUN(test_nodes_from_writer);
+  TPT_RUN(test_vulkan_from_writer);
+  TPT_RUN(test_vulkan_named_fp16);
   TPT_RUN(test_small_inputs);
   TPT_RUN(test_cli);
   return tpt_finish("tpdump");
