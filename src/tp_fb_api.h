@@ -67,7 +67,9 @@ TPDEF const unsigned char *tp_fb_data(const tp_fb_builder *b, size_t *size);
    4-aligned with an even-sized vtable inside the buffer; scalars aligned to their size relative
    to the buffer start; strings NUL-terminated inside the buffer; vector counts 4-aligned and
    count * elem_size bytes inside the buffer; depth and table-count limits), checked lazily on
-   each access, plus: a union's tag and value must agree (both absent or both present). An
+   each access, plus: a union's tag and value must agree (both absent or both present), and a
+   non-empty vector's elements must be aligned to their size (the verifier lets misaligned
+   8-byte elements through; flatc never writes them). An
    index past a vector's count is TP_ERR_BOUNDS; a wrong elem_size or union id 0 is
    TP_ERR_INVALID; everything else wrong is TP_ERR_FORMAT. Getters on an absent table (pos 0)
    return defaults without an error. */

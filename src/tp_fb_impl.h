@@ -666,8 +666,9 @@ TPDEF const unsigned char *tp_fb_data(const tp_fb_builder *b, size_t *size) {
    (uoffsets non-zero, below 2^31 and landing inside the buffer; tables 4-aligned with an
    even-sized vtable in range; scalars aligned to their size relative to the buffer start;
    strings NUL-terminated inside the buffer; vectors' counts 4-aligned and their bytes in
-   range), plus two of our own: a union's tag and value must agree, and an element index must be
-   below the count. */
+   range), plus rules of our own: a union's tag and value must agree, the elements of a
+   non-empty vector are aligned to their size (the official verifier checks only the count
+   word), and an element index must be below the count. */
 
 static int tp__fb_rfail(tp_fb_reader *r) { return r->err.status != TP_OK; }
 
@@ -1003,6 +1004,12 @@ TPDEF tp_fb_vector tp_fb_vector_field(const tp_fb_table *t, uint16_t id, size_t 
   target = tp__fb_follow(t->r, p, "vector field");
   if (!target) return v;
   if (!tp__fb_check_vector(t->r, target, elem_size, &count, "vector")) return v;
+  if (count && (target + 4u) % elem_size != 0) {
+    tp_error_set(&t->r->err, TP_ERR_FORMAT,
+                 "vector at byte %lu: its %u-byte elements start at byte %lu, misaligned",
+                 (unsigned long)target, (unsigned)elem_size, (unsigned long)target + 4u);
+    return v;
+  }
   v.pos = target + 4;
   v.count = count;
   return v;
