@@ -1959,7 +1959,516 @@ TPDEF tp_status tp_xnn_write_file(tp_xnn_graph *g, const char *path) {
 
 /* >>xnn-runtime (TENSORPACK_XNNPACK_RUNTIME) ------------------------------------------------ */
 #ifdef TENSORPACK_XNNPACK_RUNTIME
-/*RUNTIME-PLACEHOLDER*/
+#include <math.h>
+#include <xnnpack.h>
+
+/* Highest XNNPACK datatype the linked library knows; Debian's 2022 snapshot stops at qcint32
+   (7). Define it higher for a newer XNNPACK. */
+#ifndef TP_XNN_RUNTIME_MAX_DATATYPE
+#define TP_XNN_RUNTIME_MAX_DATATYPE 7
+#endif
+
+struct tp_xnn_runtime {
+  tp_error err;
+  xnn_runtime_t runtime;
+  uint32_t num_externs;
+  void **bound;          /* num_externs pointers */
+  void **owned;          /* constant copies the runtime points into */
+  size_t nowned, cap_owned;
+  uint32_t *map_from, *map_to; /* serialized id -> XNNPACK id */
+  size_t nmap, cap_from, cap_to;
+};
+
+typedef struct tp__xnn_load {
+  tp_xnn_runtime *rt;
+  tp_fb_reader r;
+  tp_fb_table root;
+  const unsigned char *cd;  /* constant region (NULL without an XH00 header) */
+  uint64_t cd_size;
+  tp_ptd ptd;
+  int have_ptd;
+  xnn_subgraph_t sg;
+} tp__xnn_load;
+
+TPDEF void tp_xnn_runtime_destroy(tp_xnn_runtime *rt) {
+  size_t i;
+  if (!rt) return;
+  if (rt->runtime) xnn_delete_runtime(rt->runtime);
+  for (i = 0; i < rt->nowned; i++) TP_FREE(rt->owned[i]);
+  TP_FREE(rt->owned);
+  TP_FREE(rt->bound);
+  TP_FREE(rt->map_from);
+  TP_FREE(rt->map_to);
+  TP_FREE(rt);
+}
+
+TPDEF const char *tp_xnn_runtime_error(const tp_xnn_runtime *rt) {
+  assert(rt);
+  return rt->err.status ? rt->err.msg : "";
+}
+
+TPDEF uint32_t tp_xnn_runtime_num_externs(const tp_xnn_runtime *rt) {
+  assert(rt);
+  return rt->num_externs;
+}
+
+TPDEF tp_status tp_xnn_runtime_bind(tp_xnn_runtime *rt, uint32_t external_id, void *data) {
+  assert(rt);
+  if (external_id >= rt->num_externs)
+    return tp_error_set(&rt->err, TP_ERR_INVALID, "bind: external id %u, the blob has %u",
+                        (unsigned)external_id, (unsigned)rt->num_externs);
+  rt->bound[external_id] = data;
+  return TP_OK;
+}
+
+TPDEF tp_status tp_xnn_runtime_invoke(tp_xnn_runtime *rt) {
+  struct xnn_external_value *ev;
+  size_t n = 0, i;
+  enum xnn_status xs;
+  assert(rt);
+  if (rt->err.status) return rt->err.status;
+  ev = (struct xnn_external_value *)TP_MALLOC((rt->num_externs + 1) * sizeof *ev);
+  if (!ev) return tp_error_set(&rt->err, TP_ERR_NOMEM, "invoke: no memory");
+  for (i = 0; i < rt->num_externs; i++) {
+    if (!rt->bound[i]) continue;
+    ev[n].id = (uint32_t)i;
+    ev[n].data = rt->bound[i];
+    n++;
+  }
+  xs = xnn_setup_runtime(rt->runtime, n, ev);
+  TP_FREE(ev);
+  if (xs != xnn_status_success)
+    return tp_error_set(&rt->err, TP_ERR_INVALID,
+                        "xnn_setup_runtime failed with status %d (%u of %u external values bound)",
+                        (int)xs, (unsigned)n, (unsigned)rt->num_externs);
+  xs = xnn_invoke_runtime(rt->runtime);
+  if (xs != xnn_status_success)
+    return tp_error_set(&rt->err, TP_ERR_INVALID, "xnn_invoke_runtime failed with status %d",
+                        (int)xs);
+  return TP_OK;
+}
+
+static tp_status tp__xnn_rt_map(tp__xnn_load *L, uint32_t from, uint32_t to) {
+  tp_xnn_runtime *rt = L->rt;
+  size_t i;
+  for (i = 0; i < rt->nmap; i++)
+    if (rt->map_from[i] == from)
+      return tp_error_set(&rt->err, TP_ERR_FORMAT, "two values have id_out %u", (unsigned)from);
+  if (tp_array_reserve((void **)&rt->map_from, &rt->cap_from, rt->nmap + 1, sizeof(uint32_t)) ||
+      tp_array_reserve((void **)&rt->map_to, &rt->cap_to, rt->nmap + 1, sizeof(uint32_t)))
+    return tp_error_set(&rt->err, TP_ERR_NOMEM, "no memory for the id map");
+  rt->map_from[rt->nmap] = from;
+  rt->map_to[rt->nmap] = to;
+  rt->nmap++;
+  return TP_OK;
+}
+
+static int tp__xnn_rt_lookup(const tp_xnn_runtime *rt, uint32_t from, uint32_t *to) {
+  size_t i;
+  if (from == TP_XNN_INVALID_ID) {
+    *to = TP_XNN_INVALID_ID;
+    return 1;
+  }
+  for (i = 0; i < rt->nmap; i++)
+    if (rt->map_from[i] == from) {
+      *to = rt->map_to[i];
+      return 1;
+    }
+  return 0;
+}
+
+/* Constant entry idx -> a copy the runtime owns, at least `need` bytes long. */
+static tp_status tp__xnn_rt_const(tp__xnn_load *L, uint32_t value, uint32_t idx, uint64_t need,
+                                  const void **out) {
+  tp_xnn_runtime *rt = L->rt;
+  tp_fb_vector cdv = tp_fb_vector_field(&L->root, 8, 4);
+  tp_fb_table e;
+  const unsigned char *src;
+  uint64_t size;
+  void *copy;
+  if (cdv.pos == 0 || idx >= cdv.count)
+    return tp_error_set(&rt->err, TP_ERR_FORMAT,
+                        "value %u: constant index %u but the blob has %u constant entries",
+                        (unsigned)value, (unsigned)idx, (unsigned)cdv.count);
+  e = tp_fb_vector_table(&cdv, idx);
+  size = tp_fb_u64(&e, 1, 0);
+  if (tp_fb_present(&e, 2)) {
+    tp_ptd_entry pe;
+    const char *key = tp_fb_string(&e, 2, NULL);
+    if (!key) return tp_error_set(&rt->err, TP_ERR_FORMAT, "value %u: bad named_key", (unsigned)value);
+    if (!L->have_ptd)
+      return tp_error_set(&rt->err, TP_ERR_INVALID,
+                          "value %u: constant \"%.80s\" is named but no .ptd was given",
+                          (unsigned)value, key);
+    if (tp_ptd_find(&L->ptd, key, &pe) != TP_OK)
+      return tp_error_set(&rt->err, TP_ERR_INVALID, "value %u: key \"%.80s\" is not in the .ptd",
+                          (unsigned)value, key);
+    src = (const unsigned char *)pe.data;
+    size = pe.nbytes;
+  } else {
+    uint64_t off = tp_fb_u64(&e, 0, 0);
+    if (!L->cd || off > L->cd_size || size > L->cd_size - off)
+      return tp_error_set(&rt->err, TP_ERR_FORMAT,
+                          "value %u: constant %u {offset %llu, size %llu} is outside the %llu-byte "
+                          "constant region",
+                          (unsigned)value, (unsigned)idx, (unsigned long long)off,
+                          (unsigned long long)size, (unsigned long long)L->cd_size);
+    src = L->cd + off;
+  }
+  if (tp_fb_reader_status(&L->r) != TP_OK)
+    return tp_error_set(&rt->err, TP_ERR_FORMAT, "%s", L->r.err.msg);
+  if (size < need)
+    return tp_error_set(&rt->err, TP_ERR_FORMAT,
+                        "value %u: constant %u has %llu bytes, the value needs %llu",
+                        (unsigned)value, (unsigned)idx, (unsigned long long)size,
+                        (unsigned long long)need);
+  if (size > (uint64_t)SIZE_MAX - XNN_EXTRA_BYTES ||
+      tp_array_reserve((void **)&rt->owned, &rt->cap_owned, rt->nowned + 1, sizeof(void *)))
+    return tp_error_set(&rt->err, TP_ERR_NOMEM, "value %u: no memory", (unsigned)value);
+  copy = TP_MALLOC((size_t)size + XNN_EXTRA_BYTES);
+  if (!copy) return tp_error_set(&rt->err, TP_ERR_NOMEM, "value %u: no memory for %llu bytes",
+                                 (unsigned)value, (unsigned long long)size);
+  memcpy(copy, src, (size_t)size);
+  memset((unsigned char *)copy + size, 0, XNN_EXTRA_BYTES);
+  rt->owned[rt->nowned++] = copy;
+  *out = copy;
+  return TP_OK;
+}
+
+static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, tp_fb_table *xv) {
+  tp_xnn_runtime *rt = L->rt;
+  uint8_t vt = 0, qt = 0;
+  tp_fb_table u = tp_fb_union_field(xv, 1, &vt), t = u, q;
+  tp_fb_vector dv;
+  size_t dims[TP_XNN_MAX_DIMS];
+  size_t nd, i;
+  int dt;
+  uint32_t cidx, ext, flags, id_out, id = TP_XNN_INVALID_ID;
+  uint64_t numel = 1, need;
+  const void *data = NULL;
+  enum xnn_status xs;
+  memset(&q, 0, sizeof q);
+  if (vt == 2) {
+    t = tp_fb_table_field(&u, 0);
+    q = tp_fb_union_field(&u, 2, &qt);
+  } else if (vt != 1) {
+    return tp_error_set(&rt->err, TP_ERR_FORMAT, "value %u: unknown value type %u", (unsigned)vi,
+                        (unsigned)vt);
+  }
+  if (t.pos == 0)
+    return tp_error_set(&rt->err, TP_ERR_FORMAT, "value %u: no tensor value", (unsigned)vi);
+  dt = tp_fb_i16(&t, 0, 0);
+  dv = tp_fb_vector_field(&t, 2, 4);
+  cidx = tp_fb_u32(&t, 3, 0);
+  ext = tp_fb_u32(&t, 4, 0);
+  flags = tp_fb_u32(&t, 5, 0);
+  id_out = tp_fb_u32(&t, 6, 0);
+  if (tp_fb_i16(&t, 7, 0) != 0) /* runtime_schema's dq_datatype: the old dynamic path */
+    return tp_error_set(&rt->err, TP_ERR_UNSUPPORTED,
+                        "value %u: dq_datatype (old dynamic quantization) is not supported",
+                        (unsigned)vi);
+  if (tp_fb_reader_status(&L->r) != TP_OK)
+    return tp_error_set(&rt->err, TP_ERR_FORMAT, "value %u: %s", (unsigned)vi, L->r.err.msg);
+  nd = dv.pos ? dv.count : 0;
+  if (nd > TP_XNN_MAX_DIMS)
+    return tp_error_set(&rt->err, TP_ERR_FORMAT, "value %u: %u dims, XNNPACK allows 6",
+                        (unsigned)vi, (unsigned)nd);
+  for (i = 0; i < nd; i++) {
+    dims[i] = (size_t)tp_fb_vector_scalar(&dv, i);
+    if (tp_mul_u64(numel, (uint64_t)dims[i], &numel))
+      return tp_error_set(&rt->err, TP_ERR_FORMAT, "value %u: element count overflows",
+                          (unsigned)vi);
+  }
+  if (flags & ~(TP_XNN_FLAG_EXTERNAL_INPUT | TP_XNN_FLAG_EXTERNAL_OUTPUT))
+    return tp_error_set(&rt->err, TP_ERR_FORMAT, "value %u: unknown flag bits 0x%x",
+                        (unsigned)vi, (unsigned)flags);
+  if (ext != TP_XNN_INVALID_ID && ext >= rt->num_externs)
+    return tp_error_set(&rt->err, TP_ERR_FORMAT, "value %u: external id %u >= num_externs %u",
+                        (unsigned)vi, (unsigned)ext, (unsigned)rt->num_externs);
+  if (dt <= 0 || dt > 14)
+    return tp_error_set(&rt->err, TP_ERR_FORMAT, "value %u: unknown datatype %d", (unsigned)vi,
+                        dt);
+  if (dt > TP_XNN_RUNTIME_MAX_DATATYPE)
+    return tp_error_set(&rt->err, TP_ERR_UNSUPPORTED,
+                        "value %u: datatype %s (%d) is not in the linked XNNPACK (it has 1..%d)",
+                        (unsigned)vi, tp_xnn_datatype_name(dt), dt, TP_XNN_RUNTIME_MAX_DATATYPE);
+  if (cidx != 0) {
+    if (tp_mul_u64(numel, (uint64_t)tp__xnn_elem_size(dt), &need))
+      return tp_error_set(&rt->err, TP_ERR_FORMAT, "value %u: size overflows", (unsigned)vi);
+    if (tp__xnn_rt_const(L, vi, cidx, need, &data) != TP_OK) return rt->err.status;
+  }
+  if (vt == 1) {
+    xs = xnn_define_tensor_value(L->sg, (enum xnn_datatype)dt, nd, dims, data, ext, flags, &id);
+  } else if (qt == TP__XNN_Q_TENSOR) {
+    xs = xnn_define_quantized_tensor_value(L->sg, (enum xnn_datatype)dt, tp_fb_i32(&q, 1, 0),
+                                           tp_fb_f32(&q, 0, 0.0f), nd, dims, data, ext, flags,
+                                           &id);
+  } else if (qt == TP__XNN_Q_CHANNEL) {
+    int32_t cd = tp_fb_i32(&q, 1, 0);
+    uint32_t sidx = tp_fb_u32(&q, 2, 0);
+    const void *scale = NULL;
+    uint64_t nsc;
+    if (cd < 0 || (size_t)cd >= nd)
+      return tp_error_set(&rt->err, TP_ERR_FORMAT, "value %u: channel_dim %d with %u dims",
+                          (unsigned)vi, (int)cd, (unsigned)nd);
+    nsc = dims[cd];
+    if (sidx != 0) {
+      if (tp__xnn_rt_const(L, vi, sidx, nsc * 4u, &scale) != TP_OK) return rt->err.status;
+    } else {
+      tp_fb_vector sv = tp_fb_vector_field(&q, 0, 4);
+      float *copy;
+      if (sv.pos == 0 || sv.count < nsc)
+        return tp_error_set(&rt->err, TP_ERR_FORMAT,
+                            "value %u: %u inline scales for %llu channels", (unsigned)vi,
+                            (unsigned)sv.count, (unsigned long long)nsc);
+      if (tp_array_reserve((void **)&rt->owned, &rt->cap_owned, rt->nowned + 1, sizeof(void *)))
+        return tp_error_set(&rt->err, TP_ERR_NOMEM, "no memory");
+      copy = (float *)TP_MALLOC((size_t)nsc * sizeof(float) + 1);
+      if (!copy) return tp_error_set(&rt->err, TP_ERR_NOMEM, "no memory");
+      for (i = 0; i < nsc; i++) copy[i] = tp_fb_bits_f32((uint32_t)tp_fb_vector_scalar(&sv, i));
+      rt->owned[rt->nowned++] = copy;
+      scale = copy;
+    }
+    xs = xnn_define_channelwise_quantized_tensor_value(L->sg, (enum xnn_datatype)dt,
+                                                       (const float *)scale, nd, (size_t)cd,
+                                                       dims, data, ext, flags, &id);
+  } else if (qt == TP__XNN_Q_GROUP) {
+    return tp_error_set(&rt->err, TP_ERR_UNSUPPORTED,
+                        "value %u: blockwise (groupwise) quantization is not in the linked "
+                        "XNNPACK",
+                        (unsigned)vi);
+  } else if (qt == TP__XNN_Q_DYNAMIC) {
+    return tp_error_set(&rt->err, TP_ERR_UNSUPPORTED,
+                        "value %u: dynamic quantization is not in the linked XNNPACK",
+                        (unsigned)vi);
+  } else {
+    return tp_error_set(&rt->err, TP_ERR_FORMAT, "value %u: unknown quantization %u",
+                        (unsigned)vi, (unsigned)qt);
+  }
+  if (tp_fb_reader_status(&L->r) != TP_OK)
+    return tp_error_set(&rt->err, TP_ERR_FORMAT, "value %u: %s", (unsigned)vi, L->r.err.msg);
+  if (xs != xnn_status_success)
+    return tp_error_set(&rt->err, TP_ERR_INVALID,
+                        "value %u: XNNPACK refused the %s value (xnn_status %d)", (unsigned)vi,
+                        tp_xnn_datatype_name(dt), (int)xs);
+  return tp__xnn_rt_map(L, id_out, id);
+}
+
+static tp_status tp__xnn_rt_node(tp__xnn_load *L, uint32_t ni, tp_fb_table *xn) {
+  tp_xnn_runtime *rt = L->rt;
+  uint8_t kind = 0;
+  tp_fb_table body = tp_fb_union_field(xn, 1, &kind), mm = tp_fb_table_field(xn, 3);
+  const char *l = tp__xnn_layout(kind);
+  uint32_t a[TP__XNN_MAX_FIELDS];
+  size_t vec[2][TP_XNN_MAX_DIMS];
+  size_t vlen[2] = {0, 0};
+  float fparam = 0.0f, mn = -INFINITY, mx = INFINITY;
+  size_t i, nv = 0;
+  enum xnn_status xs;
+  if (!l || body.pos == 0)
+    return tp_error_set(&rt->err, TP_ERR_FORMAT, "node %u: unknown node type %u", (unsigned)ni,
+                        (unsigned)kind);
+  if (mm.pos) {
+    mn = tp_fb_f32(&mm, 0, 0.0f);
+    mx = tp_fb_f32(&mm, 1, 0.0f);
+  }
+  memset(vec, 0, sizeof vec);
+  for (i = 0; l[i]; i++) {
+    if (l[i] == 'v') {
+      tp_fb_vector v = tp_fb_vector_field(&body, (uint16_t)i, 4);
+      size_t k;
+      if (v.pos == 0 || v.count > TP_XNN_MAX_DIMS)
+        return tp_error_set(&rt->err, TP_ERR_FORMAT, "node %u (%s): vector field %u %s",
+                            (unsigned)ni, tp_xnn_node_name(kind), (unsigned)i,
+                            v.pos ? "has more than 6 entries" : "is missing");
+      for (k = 0; k < v.count; k++) vec[nv][k] = (size_t)tp_fb_vector_scalar(&v, k);
+      vlen[nv++] = v.count;
+      a[i] = 0;
+    } else if (l[i] == 'f') {
+      fparam = tp_fb_f32(&body, (uint16_t)i, 0.0f);
+      a[i] = 0;
+    } else {
+      a[i] = tp_fb_u32(&body, (uint16_t)i, 0);
+      if ((l[i] == 'i' || l[i] == 'b') && !tp__xnn_rt_lookup(rt, a[i], &a[i]))
+        return tp_error_set(&rt->err, TP_ERR_FORMAT,
+                            "node %u (%s): %s %u is not a defined value", (unsigned)ni,
+                            tp_xnn_node_name(kind), tp__xnn_field_name(kind, (unsigned)i),
+                            (unsigned)a[i]);
+    }
+  }
+  if (tp_fb_reader_status(&L->r) != TP_OK)
+    return tp_error_set(&rt->err, TP_ERR_FORMAT, "node %u: %s", (unsigned)ni, L->r.err.msg);
+  switch (kind) {
+    case TP_XNN_NODE_ADD: xs = xnn_define_add2(L->sg, mn, mx, a[0], a[1], a[2], a[3]); break;
+    case TP_XNN_NODE_SUBTRACT: xs = xnn_define_subtract(L->sg, mn, mx, a[0], a[1], a[2], a[3]); break;
+    case TP_XNN_NODE_MULTIPLY: xs = xnn_define_multiply2(L->sg, mn, mx, a[0], a[1], a[2], a[3]); break;
+    case TP_XNN_NODE_DIVIDE: xs = xnn_define_divide(L->sg, mn, mx, a[0], a[1], a[2], a[3]); break;
+    case TP_XNN_NODE_MAXIMUM: xs = xnn_define_maximum2(L->sg, a[0], a[1], a[2], a[3]); break;
+    case TP_XNN_NODE_MINIMUM: xs = xnn_define_minimum2(L->sg, a[0], a[1], a[2], a[3]); break;
+    case TP_XNN_NODE_PRELU: xs = xnn_define_prelu(L->sg, a[0], a[1], a[2], a[3]); break;
+    case TP_XNN_NODE_SOFTMAX: xs = xnn_define_softmax(L->sg, a[0], a[1], a[2]); break;
+    case TP_XNN_NODE_SIGMOID: xs = xnn_define_sigmoid(L->sg, a[0], a[1], a[2]); break;
+    case TP_XNN_NODE_CLAMP: xs = xnn_define_clamp(L->sg, mn, mx, a[0], a[1], a[2]); break;
+    case TP_XNN_NODE_FLOOR: xs = xnn_define_floor(L->sg, a[0], a[1], a[2]); break;
+    case TP_XNN_NODE_CONVERT: xs = xnn_define_convert(L->sg, a[0], a[1], a[2]); break;
+    case TP_XNN_NODE_GLOBAL_AVG_POOLING_2D:
+      xs = xnn_define_global_average_pooling_2d(L->sg, mn, mx, a[0], a[1], a[2]);
+      break;
+    case TP_XNN_NODE_SQUARE_ROOT: xs = xnn_define_square_root(L->sg, a[0], a[1], a[2]); break;
+    case TP_XNN_NODE_CEILING: xs = xnn_define_ceiling(L->sg, a[0], a[1], a[2]); break;
+    case TP_XNN_NODE_HARDSWISH: xs = xnn_define_hardswish(L->sg, a[0], a[1], a[2]); break;
+    case TP_XNN_NODE_NEGATE: xs = xnn_define_negate(L->sg, a[0], a[1], a[2]); break;
+    case TP_XNN_NODE_SQUARE: xs = xnn_define_square(L->sg, a[0], a[1], a[2]); break;
+    case TP_XNN_NODE_ABS: xs = xnn_define_abs(L->sg, a[0], a[1], a[2]); break;
+    case TP_XNN_NODE_ELU: xs = xnn_define_elu(L->sg, fparam, a[1], a[2], a[3]); break;
+    case TP_XNN_NODE_LEAKY_RELU: xs = xnn_define_leaky_relu(L->sg, fparam, a[1], a[2], a[3]); break;
+    case TP_XNN_NODE_FULLY_CONNECTED:
+      xs = xnn_define_fully_connected(L->sg, mn, mx, a[0], a[1], a[2], a[3], a[4]);
+      break;
+    case TP_XNN_NODE_CONV2D:
+      xs = xnn_define_convolution_2d(L->sg, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8],
+                                     a[9], a[12], a[10], a[11], mn, mx, a[15], a[16], a[17],
+                                     a[18], a[19]);
+      break;
+    case TP_XNN_NODE_DEPTHWISE_CONV2D:
+      if (a[10] == 0)
+        return tp_error_set(&rt->err, TP_ERR_FORMAT,
+                            "node %u (depthwise_convolution_2d): group_input_channels is 0",
+                            (unsigned)ni);
+      xs = xnn_define_depthwise_convolution_2d(L->sg, a[0], a[1], a[2], a[3], a[4], a[5], a[6],
+                                               a[7], a[8], a[9], a[11] / a[10], a[12], mn, mx,
+                                               a[15], a[16], a[17], a[18], a[19]);
+      break;
+    case TP_XNN_NODE_DECONV2D:
+      xs = xnn_define_deconvolution_2d(L->sg, a[0], a[1], a[2], a[3], a[13], a[14], a[4], a[5],
+                                       a[6], a[7], a[8], a[9], a[12], a[10], a[11], mn, mx, a[15],
+                                       a[16], a[17], a[18], a[19]);
+      break;
+    case TP_XNN_NODE_AVG_POOLING_2D:
+      xs = xnn_define_average_pooling_2d(L->sg, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7],
+                                         mn, mx, a[10], a[11], a[12]);
+      break;
+    case TP_XNN_NODE_MAX_POOLING_2D:
+      xs = xnn_define_max_pooling_2d(L->sg, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8],
+                                     a[9], mn, mx, a[10], a[11], a[12]);
+      break;
+    case TP_XNN_NODE_ARGMAX_POOLING_2D:
+      xs = xnn_define_argmax_pooling_2d(L->sg, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7],
+                                        a[8], a[9]);
+      break;
+    case TP_XNN_NODE_STATIC_RESHAPE:
+      xs = xnn_define_static_reshape(L->sg, vlen[0], vec[0], a[2], a[3], a[4]);
+      break;
+    case TP_XNN_NODE_STATIC_RESIZE_BILINEAR_2D:
+      xs = xnn_define_static_resize_bilinear_2d(L->sg, a[0], a[1], a[2], a[3], a[4]);
+      break;
+    case TP_XNN_NODE_STATIC_CONSTANT_PAD:
+      xs = xnn_define_static_constant_pad(L->sg, vec[0], vec[1], fparam, a[3], a[4], a[5]);
+      break;
+    default:
+      return tp_error_set(&rt->err, TP_ERR_UNSUPPORTED,
+                          "node %u: %s is not in the linked XNNPACK", (unsigned)ni,
+                          tp_xnn_node_name(kind));
+  }
+  if (xs != xnn_status_success)
+    return tp_error_set(&rt->err, TP_ERR_INVALID,
+                        "node %u: XNNPACK refused %s (xnn_status %d)", (unsigned)ni,
+                        tp_xnn_node_name(kind), (int)xs);
+  return TP_OK;
+}
+
+static tp_status tp__xnn_rt_build(tp__xnn_load *L, const unsigned char *blob, size_t n,
+                                  const void *ptd, size_t ptd_size, uint32_t flags) {
+  tp_xnn_runtime *rt = L->rt;
+  const unsigned char *fb = blob;
+  size_t fb_size = n, i;
+  tp_fb_vector values, nodes;
+  enum xnn_status xs;
+  if (!blob) return tp_error_set(&rt->err, TP_ERR_INVALID, "no blob");
+  if (n >= TP__XNN_HEADER_SIZE && memcmp(blob + 4, "XH00", 4) == 0) {
+    uint32_t fo = tp_load_le32(blob + 10), fs = tp_load_le32(blob + 14);
+    uint32_t co = tp_load_le32(blob + 18);
+    uint64_t cs = tp_load_le64(blob + 22);
+    if (fs < 8 || fo > n || fs > n - fo || co > n || cs > (uint64_t)(n - co) || co < fo ||
+        co - fo < fs)
+      return tp_error_set(&rt->err, TP_ERR_FORMAT,
+                          "XH00 header: flatbuffer {offset %u, size %u}, constants {offset %u, "
+                          "size %llu} do not fit a %llu-byte blob",
+                          (unsigned)fo, (unsigned)fs, (unsigned)co, (unsigned long long)cs,
+                          (unsigned long long)n);
+    fb = blob + fo;
+    fb_size = fs;
+    L->cd = blob + co;
+    L->cd_size = cs;
+  }
+  if (tp_fb_reader_init(&L->r, fb, fb_size, NULL, &L->root) != TP_OK)
+    return tp_error_set(&rt->err, TP_ERR_FORMAT, "flatbuffer: %s", L->r.err.msg);
+  if (memcmp(fb + 4, "XN01", 4) != 0 && memcmp(fb + 4, "XN00", 4) != 0)
+    return tp_error_set(&rt->err, TP_ERR_FORMAT,
+                        "flatbuffer identifier is not XN00 or XN01");
+  values = tp_fb_vector_field(&L->root, 2, 4);
+  nodes = tp_fb_vector_field(&L->root, 1, 4);
+  rt->num_externs = tp_fb_u32(&L->root, 3, 0);
+  if (tp_fb_reader_status(&L->r) != TP_OK || values.pos == 0 || nodes.pos == 0)
+    return tp_error_set(&rt->err, TP_ERR_FORMAT, "graph: %s",
+                        L->r.err.status ? L->r.err.msg : "xvalues or xnodes missing");
+  if (rt->num_externs > TP_XNN_MAX_EXTERNS)
+    return tp_error_set(&rt->err, TP_ERR_FORMAT, "num_externs %u exceeds %d",
+                        (unsigned)rt->num_externs, TP_XNN_MAX_EXTERNS);
+  rt->bound = (void **)TP_MALLOC(((size_t)rt->num_externs + 1) * sizeof(void *));
+  if (!rt->bound) return tp_error_set(&rt->err, TP_ERR_NOMEM, "no memory");
+  memset(rt->bound, 0, ((size_t)rt->num_externs + 1) * sizeof(void *));
+  if (ptd) {
+    memset(&L->ptd, 0, sizeof L->ptd);
+    if (tp_ptd_open(&L->ptd, ptd, ptd_size) != TP_OK)
+      return tp_error_set(&rt->err, TP_ERR_FORMAT, ".ptd: %s", L->ptd.err.msg);
+    L->have_ptd = 1;
+  }
+  xs = xnn_initialize(NULL);
+  if (xs != xnn_status_success)
+    return tp_error_set(&rt->err, TP_ERR_UNSUPPORTED, "xnn_initialize failed (xnn_status %d)",
+                        (int)xs);
+  xs = xnn_create_subgraph(rt->num_externs, 0, &L->sg);
+  if (xs != xnn_status_success)
+    return tp_error_set(&rt->err, TP_ERR_NOMEM, "xnn_create_subgraph failed (xnn_status %d)",
+                        (int)xs);
+  for (i = 0; i < values.count; i++) {
+    tp_fb_table xv = tp_fb_vector_table(&values, i);
+    if (tp__xnn_rt_value(L, (uint32_t)i, &xv) != TP_OK) return rt->err.status;
+  }
+  for (i = 0; i < nodes.count; i++) {
+    tp_fb_table xn = tp_fb_vector_table(&nodes, i);
+    if (tp__xnn_rt_node(L, (uint32_t)i, &xn) != TP_OK) return rt->err.status;
+  }
+  xs = xnn_create_runtime_v2(L->sg, NULL, flags, &rt->runtime);
+  if (xs != xnn_status_success)
+    return tp_error_set(&rt->err, TP_ERR_INVALID,
+                        "xnn_create_runtime_v2 failed (xnn_status %d)", (int)xs);
+  return TP_OK;
+}
+
+TPDEF tp_status tp_xnn_load(const void *blob, size_t blob_size, const void *ptd, size_t ptd_size,
+                            uint32_t flags, tp_xnn_runtime **out, tp_error *err) {
+  tp__xnn_load L;
+  tp_xnn_runtime *rt;
+  tp_status st;
+  if (!out) return tp_error_set(err, TP_ERR_INVALID, "tp_xnn_load: out is NULL");
+  *out = NULL;
+  rt = (tp_xnn_runtime *)TP_MALLOC(sizeof *rt);
+  if (!rt) return tp_error_set(err, TP_ERR_NOMEM, "tp_xnn_load: no memory");
+  memset(rt, 0, sizeof *rt);
+  memset(&L, 0, sizeof L);
+  L.rt = rt;
+  st = tp__xnn_rt_build(&L, (const unsigned char *)blob, blob_size, ptd, ptd_size, flags);
+  if (L.sg) xnn_delete_subgraph(L.sg);
+  if (st != TP_OK) {
+    if (err && !err->status) *err = rt->err;
+    tp_xnn_runtime_destroy(rt);
+    return st;
+  }
+  *out = rt;
+  return TP_OK;
+}
 #endif /* TENSORPACK_XNNPACK_RUNTIME */
 
 #endif /* TENSORPACK_XNNPACK_IMPLEMENTATION_DONE */

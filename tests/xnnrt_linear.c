@@ -1,0 +1,406 @@
+/* xnnrt_linear.c - tensorpack's XNNPACK blobs run on the real XNNPACK (Debian's libxnnpack):
+   the seed's linear with an offset weight view, q/k/v chunks of one in_proj_weight, per-channel
+   int8 weights with a transposed scale view as a 1x1 convolution, named mode (blob + .ptd),
+   and the loader's refusals (what the linked XNNPACK lacks, malformed blobs). */
+#include <math.h>
+#include <stdlib.h>
+
+#define TENSORPACK_IMPLEMENTATION
+#define TENSORPACK_XNNPACK_IMPLEMENTATION
+#define TENSORPACK_XNNPACK_RUNTIME
+#include "tensorpack_xnnpack.h"
+#include "tp_test.h"
+
+static tp_tensor view_f32(const float *p, size_t n, int ndim, const int64_t *sizes) {
+  tp_storage s;
+  tp_tensor t;
+  s.data = p;
+  s.nbytes = n * sizeof(float);
+  memset(&t, 0, sizeof t);
+  TPT_STATUS(tp_view(s, TP_F32, ndim, sizes, NULL, 0, &t), TP_OK);
+  return t;
+}
+
+static float frand(void) { return (float)((double)(tpt_rand() >> 11) / 9007199254740992.0 * 2.0 - 1.0); }
+
+static int write_blob(tp_xnn_graph *g, tp_membuf *m) {
+  tp_sink s;
+  memset(m, 0, sizeof *m);
+  s = tp_sink_membuf(m);
+  TPT_STATUS(tp_xnn_write(g, &s), TP_OK);
+  if (g && tp_xnn_graph_status(g) != TP_OK) printf("  graph: %s\n", tp_xnn_graph_error(g));
+  return m->size > 0;
+}
+
+/* Loads a blob, binds x (external 0) and ys (externals 1..n_out), runs it. */
+static tp_status run_blob(const tp_membuf *blob, const tp_membuf *ptd, float *x, float **ys,
+                          int n_out) {
+  tp_xnn_runtime *rt = NULL;
+  tp_error e;
+  tp_status st;
+  int i;
+  memset(&e, 0, sizeof e);
+  st = tp_xnn_load(blob->data, blob->size, ptd ? ptd->data : NULL, ptd ? ptd->size : 0, 0, &rt,
+                   &e);
+  if (st != TP_OK) {
+    printf("  load: %s\n", e.msg);
+    return st;
+  }
+  TPT_EQ_U64(tp_xnn_runtime_num_externs(rt), (uint64_t)n_out + 1);
+  TPT_STATUS(tp_xnn_runtime_bind(rt, 0, x), TP_OK);
+  for (i = 0; i < n_out; i++) TPT_STATUS(tp_xnn_runtime_bind(rt, (uint32_t)i + 1, ys[i]), TP_OK);
+  st = tp_xnn_runtime_invoke(rt);
+  if (st != TP_OK) printf("  invoke: %s\n", tp_xnn_runtime_error(rt));
+  tp_xnn_runtime_destroy(rt);
+  return st;
+}
+
+/* max |y - x W^T| against a double reference; W row-major [out][in] given by pointer. */
+static double max_err(const float *x, const float *w, const float *y, int batch, int in, int out) {
+  double worst = 0;
+  int b, o, i;
+  for (b = 0; b < batch; b++)
+    for (o = 0; o < out; o++) {
+      double acc = 0;
+      for (i = 0; i < in; i++) acc += (double)x[b * in + i] * (double)w[o * in + i];
+      if (fabs(acc - (double)y[b * out + o]) > worst) worst = fabs(acc - (double)y[b * out + o]);
+    }
+  return worst;
+}
+
+/* One linear y = x W^T, x external 0, y external 1. */
+static void linear_graph(tp_xnn_graph *g, const tp_tensor *w, size_t batch) {
+  size_t xd[2], yd[2];
+  uint32_t x, wt, y;
+  xd[0] = batch;
+  xd[1] = (size_t)w->sizes[1];
+  yd[0] = batch;
+  yd[1] = (size_t)w->sizes[0];
+  TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, xd, NULL, 0,
+                                        TP_XNN_FLAG_EXTERNAL_INPUT, &x), TP_OK);
+  TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, NULL, w, TP_XNN_INVALID_ID, 0, &wt),
+             TP_OK);
+  TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, yd, NULL, 1,
+                                        TP_XNN_FLAG_EXTERNAL_OUTPUT, &y), TP_OK);
+  TPT_STATUS(tp_xnn_define_fully_connected(g, -INFINITY, INFINITY, x, wt, TP_XNN_INVALID_ID, y,
+                                           0), TP_OK);
+}
+
+static float seed_storage[3 * 8 * 8];
+static float seed_x[2 * 8 + 4]; /* + XNN_EXTRA_BYTES of slack */
+
+/* The seed: F.linear(x, weight), weight = randn(3, 8, 8)[1]. */
+static void test_seed_offset_view(void) {
+  int64_t sz[3] = {3, 8, 8}, s2[2] = {8, 8};
+  tp_tensor parent = view_f32(seed_storage, 192, 3, sz), w, whole;
+  tp_xnn_graph *g;
+  tp_membuf blob;
+  float y[2 * 8], ywrong[2 * 8], *ys[1];
+  double err, err_whole;
+  TPT_STATUS(tp_select(&parent, 0, 1, &w), TP_OK);
+  TPT_STATUS(tp_xnn_graph_create(NULL, &g), TP_OK);
+  linear_graph(g, &w, 2);
+  if (write_blob(g, &blob)) {
+    ys[0] = y;
+    TPT_STATUS(run_blob(&blob, NULL, seed_x, ys, 1), TP_OK);
+    err = max_err(seed_x, seed_storage + 64, y, 2, 8, 8);
+    printf("  seed linear: max |err| vs double reference = %.3g\n", err);
+    TPT_CHECK(err < 1e-5);
+  }
+  tp_membuf_free(&blob);
+  tp_xnn_graph_destroy(g);
+  /* What a whole-storage writer produces: the storage's first 64 floats as the weight. */
+  whole = view_f32(seed_storage, 64, 2, s2);
+  TPT_STATUS(tp_xnn_graph_create(NULL, &g), TP_OK);
+  linear_graph(g, &whole, 2);
+  if (write_blob(g, &blob)) {
+    ys[0] = ywrong;
+    TPT_STATUS(run_blob(&blob, NULL, seed_x, ys, 1), TP_OK);
+    err_whole = max_err(seed_x, seed_storage + 64, ywrong, 2, 8, 8);
+    printf("  a whole-storage writer (first 64 floats) would be off by %.3g\n", err_whole);
+    TPT_CHECK(err_whole > 1.0);
+  }
+  tp_membuf_free(&blob);
+  tp_xnn_graph_destroy(g);
+}
+
+/* Cross-attention projections: q, k, v = chunks of one packed in_proj_weight [3E, E]. */
+static void test_qkv_in_proj(void) {
+  enum { E = 16, B = 3 };
+  static float in_proj[3 * E * E], x[B * E + 4], y[3][B * E];
+  int64_t sz[2] = {3 * E, E};
+  tp_tensor w = view_f32(in_proj, 3 * E * E, 2, sz), part;
+  tp_xnn_graph *g;
+  tp_membuf blob;
+  size_t xd[2] = {B, E}, yd[2] = {B, E};
+  uint32_t xid, wid, yid;
+  float *ys[3];
+  int i;
+  for (i = 0; i < 3 * E * E; i++) in_proj[i] = frand();
+  for (i = 0; i < B * E; i++) x[i] = frand();
+  TPT_STATUS(tp_xnn_graph_create(NULL, &g), TP_OK);
+  TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, xd, NULL, 0,
+                                        TP_XNN_FLAG_EXTERNAL_INPUT, &xid), TP_OK);
+  for (i = 0; i < 3; i++) {
+    TPT_STATUS(tp_chunk(&w, 3, 0, i, &part), TP_OK);
+    TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, NULL, &part, TP_XNN_INVALID_ID, 0,
+                                          &wid), TP_OK);
+    TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, yd, NULL, (uint32_t)i + 1,
+                                          TP_XNN_FLAG_EXTERNAL_OUTPUT, &yid), TP_OK);
+    TPT_STATUS(tp_xnn_define_fully_connected(g, -INFINITY, INFINITY, xid, wid,
+                                             TP_XNN_INVALID_ID, yid, 0), TP_OK);
+    ys[i] = y[i];
+  }
+  if (write_blob(g, &blob)) {
+    TPT_STATUS(run_blob(&blob, NULL, x, ys, 3), TP_OK);
+    for (i = 0; i < 3; i++) {
+      double err = max_err(x, in_proj + i * E * E, y[i], B, E, E);
+      double wrong = max_err(x, in_proj, y[i], B, E, E); /* vs the q rows */
+      printf("  %c projection: max |err| = %.3g%s\n", "qkv"[i], err,
+             i ? "" : " (each chunk checked against its own third)");
+      TPT_CHECK(err < 1e-5);
+      if (i > 0) TPT_CHECK(wrong > 1e-2);
+    }
+  }
+  tp_membuf_free(&blob);
+  tp_xnn_graph_destroy(g);
+}
+
+/* Per-channel int8 weights whose scale is a transposed (strided) view, as a 1x1 convolution
+   (Debian's XNNPACK has no per-channel fully connected). */
+static void test_per_channel_conv1x1_transposed_scale(void) {
+  enum { N = 2, IC = 8, OC = 4 };
+  static int8_t wq[OC * IC], xq[N * IC + 16], yq[N * OC];
+  static float scale_store[OC * 2]; /* [OC][2]: column 1 holds this layer's scales */
+  static int32_t bias[OC];
+  static float bias_scale[OC], sw[OC];
+  const float sx = 0.05f, sy = 0.1f;
+  const int32_t zx = 3, zy = -2;
+  int64_t ss[2] = {OC, 2}, wsz[4] = {OC, 1, 1, IC}, bsz[1] = {OC};
+  tp_tensor st, stt, scale, w, b, bsc;
+  tp_storage s;
+  tp_xnn_graph *g;
+  tp_membuf blob;
+  size_t xd[4] = {N, 1, 1, IC}, yd[4] = {N, 1, 1, OC};
+  uint32_t x, wid, bid, y;
+  int i, o, n, worst = 0;
+  for (o = 0; o < OC; o++) {
+    scale_store[o * 2 + 0] = 99.0f; /* someone else's scale */
+    scale_store[o * 2 + 1] = 0.01f * (float)(o + 1);
+    sw[o] = scale_store[o * 2 + 1];
+    bias_scale[o] = sx * sw[o];
+    bias[o] = (o - 1) * 37;
+  }
+  for (i = 0; i < OC * IC; i++) wq[i] = (int8_t)((i * 29) % 255 - 127);
+  for (i = 0; i < N * IC; i++) xq[i] = (int8_t)((i * 13) % 200 - 100);
+  st = view_f32(scale_store, OC * 2, 2, ss);
+  TPT_STATUS(tp_transpose(&st, 0, 1, &stt), TP_OK); /* [2][OC] */
+  TPT_STATUS(tp_select(&stt, 0, 1, &scale), TP_OK); /* stride 2, offset 1 */
+  TPT_CHECK(!tp_is_contiguous(&scale));
+  s.data = wq;
+  s.nbytes = sizeof wq;
+  TPT_STATUS(tp_view(s, TP_I8, 4, wsz, NULL, 0, &w), TP_OK);
+  s.data = bias;
+  s.nbytes = sizeof bias;
+  TPT_STATUS(tp_view(s, TP_I32, 1, bsz, NULL, 0, &b), TP_OK);
+  bsc = view_f32(bias_scale, OC, 1, bsz);
+  TPT_STATUS(tp_xnn_graph_create(NULL, &g), TP_OK);
+  TPT_STATUS(tp_xnn_define_quantized_tensor_value(g, TP_XNN_QINT8, zx, sx, 4, xd, NULL, 0,
+                                                  TP_XNN_FLAG_EXTERNAL_INPUT, &x), TP_OK);
+  TPT_STATUS(tp_xnn_define_channelwise_quantized_tensor_value(g, TP_XNN_QCINT8, &scale, 4, 0,
+                                                              NULL, &w, TP_XNN_INVALID_ID, 0,
+                                                              &wid), TP_OK);
+  TPT_STATUS(tp_xnn_define_channelwise_quantized_tensor_value(g, TP_XNN_QCINT32, &bsc, 1, 0,
+                                                              NULL, &b, TP_XNN_INVALID_ID, 0,
+                                                              &bid), TP_OK);
+  TPT_STATUS(tp_xnn_define_quantized_tensor_value(g, TP_XNN_QINT8, zy, sy, 4, yd, NULL, 1,
+                                                  TP_XNN_FLAG_EXTERNAL_OUTPUT, &y), TP_OK);
+  TPT_STATUS(tp_xnn_define_convolution_2d(g, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, IC, OC, -INFINITY,
+                                          INFINITY, x, wid, bid, y, 0), TP_OK);
+  if (write_blob(g, &blob)) {
+    tp_xnn_runtime *rt = NULL;
+    tp_error e;
+    memset(&e, 0, sizeof e);
+    TPT_STATUS(tp_xnn_load(blob.data, blob.size, NULL, 0, 0, &rt, &e), TP_OK);
+    if (rt) {
+      TPT_STATUS(tp_xnn_runtime_bind(rt, 0, xq), TP_OK);
+      TPT_STATUS(tp_xnn_runtime_bind(rt, 1, yq), TP_OK);
+      TPT_STATUS(tp_xnn_runtime_invoke(rt), TP_OK);
+      tp_xnn_runtime_destroy(rt);
+      for (n = 0; n < N; n++)
+        for (o = 0; o < OC; o++) {
+          long acc = bias[o], q;
+          int d;
+          for (i = 0; i < IC; i++) acc += (long)(xq[n * IC + i] - zx) * wq[o * IC + i];
+          q = lrint((double)acc * (double)sx * (double)sw[o] / (double)sy) + zy;
+          if (q < -128) q = -128;
+          if (q > 127) q = 127;
+          d = abs((int)q - (int)yq[n * OC + o]);
+          if (d > worst) worst = d;
+        }
+      printf("  per-channel 1x1 conv (transposed scale view): max |diff| = %d (int8 units)\n",
+             worst);
+      TPT_CHECK(worst <= 1);
+    } else {
+      printf("  load: %s\n", e.msg);
+    }
+  }
+  tp_membuf_free(&blob);
+  tp_xnn_graph_destroy(g);
+}
+
+/* Named mode: constants in a .ptd from the store; the same numbers as inline. */
+static void test_named_mode_same_numbers(void) {
+  int64_t sz[3] = {3, 8, 8};
+  tp_tensor parent = view_f32(seed_storage, 192, 3, sz), w;
+  tp_store *store = NULL;
+  tp_xnn_options o;
+  tp_xnn_graph *g;
+  tp_membuf blob, ptd, blob_inline;
+  tp_sink ps;
+  float y1[16], y2[16], *ys[1];
+  tp_xnn_runtime *rt = NULL;
+  tp_error e;
+  TPT_STATUS(tp_select(&parent, 0, 2, &w), TP_OK);
+  TPT_STATUS(tp_store_create(&store), TP_OK);
+  memset(&o, 0, sizeof o);
+  o.store = store;
+  TPT_STATUS(tp_xnn_graph_create(&o, &g), TP_OK);
+  linear_graph(g, &w, 2);
+  write_blob(g, &blob);
+  tp_xnn_graph_destroy(g);
+  memset(&ptd, 0, sizeof ptd);
+  ps = tp_sink_membuf(&ptd);
+  TPT_STATUS(tp_store_write_ptd(store, &ps), TP_OK);
+  TPT_STATUS(tp_xnn_graph_create(NULL, &g), TP_OK);
+  linear_graph(g, &w, 2);
+  write_blob(g, &blob_inline);
+  tp_xnn_graph_destroy(g);
+  ys[0] = y1;
+  TPT_STATUS(run_blob(&blob, &ptd, seed_x, ys, 1), TP_OK);
+  ys[0] = y2;
+  TPT_STATUS(run_blob(&blob_inline, NULL, seed_x, ys, 1), TP_OK);
+  TPT_MEMEQ(y1, y2, sizeof y1);
+  TPT_CHECK(max_err(seed_x, seed_storage + 128, y1, 2, 8, 8) < 1e-5);
+  TPT_CHECK(blob.size < blob_inline.size); /* the weights are in the .ptd */
+  /* the named blob without its .ptd is refused, naming the key */
+  memset(&e, 0, sizeof e);
+  TPT_STATUS(tp_xnn_load(blob.data, blob.size, NULL, 0, 0, &rt, &e), TP_ERR_INVALID);
+  TPT_CONTAINS(e.msg, "is named but no .ptd was given");
+  TPT_CHECK(rt == NULL);
+  tp_membuf_free(&blob);
+  tp_membuf_free(&blob_inline);
+  tp_membuf_free(&ptd);
+  tp_store_destroy(store);
+}
+
+/* What Debian's 2022 XNNPACK lacks is TP_ERR_UNSUPPORTED, naming it. */
+static void test_unsupported(void) {
+  static int8_t wq[2 * 64];
+  static float sc[2 * 2];
+  int64_t s264[2] = {2, 64}, s22[2] = {2, 2};
+  tp_storage s;
+  tp_tensor w, scale = view_f32(sc, 4, 2, s22);
+  size_t d264[2] = {2, 64}, d4[1] = {4};
+  tp_xnn_graph *g;
+  tp_membuf blob;
+  tp_xnn_runtime *rt = NULL;
+  tp_error e;
+  s.data = wq;
+  s.nbytes = sizeof wq;
+  sc[0] = sc[1] = sc[2] = sc[3] = 1.0f;
+  TPT_STATUS(tp_view(s, TP_I8, 2, s264, NULL, 0, &w), TP_OK);
+  TPT_STATUS(tp_xnn_graph_create(NULL, &g), TP_OK);
+  TPT_STATUS(tp_xnn_define_blockwise_quantized_tensor_value(g, TP_XNN_QBINT4, &scale, 2, 0, 32,
+                                                            d264, &w, TP_XNN_INVALID_ID, 0, NULL),
+             TP_OK);
+  write_blob(g, &blob);
+  memset(&e, 0, sizeof e);
+  TPT_STATUS(tp_xnn_load(blob.data, blob.size, NULL, 0, 0, &rt, &e), TP_ERR_UNSUPPORTED);
+  TPT_CONTAINS(e.msg, "value 0: datatype qbint4 (10) is not in the linked XNNPACK");
+  tp_membuf_free(&blob);
+  tp_xnn_graph_destroy(g);
+
+  TPT_STATUS(tp_xnn_graph_create(NULL, &g), TP_OK);
+  TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 1, d4, NULL, 0,
+                                        TP_XNN_FLAG_EXTERNAL_INPUT, NULL), TP_OK);
+  TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 1, d4, NULL, 1,
+                                        TP_XNN_FLAG_EXTERNAL_OUTPUT, NULL), TP_OK);
+  TPT_STATUS(tp_xnn_define_abs(g, 0, 1, 0), TP_OK);
+  TPT_STATUS(tp_xnn_define_tanh(g, 0, 1, 0), TP_OK);
+  write_blob(g, &blob);
+  memset(&e, 0, sizeof e);
+  TPT_STATUS(tp_xnn_load(blob.data, blob.size, NULL, 0, 0, &rt, &e), TP_ERR_UNSUPPORTED);
+  TPT_CONTAINS(e.msg, "node 1: tanh is not in the linked XNNPACK");
+  TPT_CHECK(rt == NULL);
+  tp_membuf_free(&blob);
+  tp_xnn_graph_destroy(g);
+}
+
+/* A malformed blob is refused, never a crash: truncations and single-byte corruptions. */
+static void test_malformed(void) {
+  int64_t sz[3] = {3, 8, 8};
+  tp_tensor parent = view_f32(seed_storage, 192, 3, sz), w;
+  tp_xnn_graph *g;
+  tp_membuf blob;
+  unsigned char *copy;
+  size_t cut, i;
+  int refused = 0, loaded = 0;
+  tp_error e;
+  tp_xnn_runtime *rt = NULL;
+  TPT_STATUS(tp_select(&parent, 0, 1, &w), TP_OK);
+  TPT_STATUS(tp_xnn_graph_create(NULL, &g), TP_OK);
+  linear_graph(g, &w, 2);
+  write_blob(g, &blob);
+  tp_xnn_graph_destroy(g);
+  copy = (unsigned char *)malloc(blob.size);
+  /* truncated: every length below the full size is refused */
+  for (cut = 0; cut < blob.size; cut += 7) {
+    memcpy(copy, blob.data, blob.size);
+    memset(&e, 0, sizeof e);
+    if (tp_xnn_load(copy, cut, NULL, 0, 0, &rt, &e) == TP_OK) {
+      loaded++;
+      tp_xnn_runtime_destroy(rt);
+    } else {
+      refused++;
+    }
+  }
+  TPT_EQ_INT(loaded, 0);
+  /* corrupted header and flatbuffer bytes: refused or loaded, never a crash (ASan watches) */
+  for (i = 0; i < 32u + tp_load_le32(blob.data + 14); i++) {
+    memcpy(copy, blob.data, blob.size);
+    copy[i] ^= 0x5a;
+    memset(&e, 0, sizeof e);
+    if (tp_xnn_load(copy, blob.size, NULL, 0, 0, &rt, &e) == TP_OK)
+      tp_xnn_runtime_destroy(rt);
+    else
+      refused++;
+  }
+  printf("  malformed blobs refused: %d\n", refused);
+  memcpy(copy, blob.data, blob.size);
+  memcpy(copy + 32 + 4, "XN99", 4);
+  memset(&e, 0, sizeof e);
+  TPT_STATUS(tp_xnn_load(copy, blob.size, NULL, 0, 0, &rt, &e), TP_ERR_FORMAT);
+  TPT_CONTAINS(e.msg, "identifier is not XN00 or XN01");
+  memcpy(copy, blob.data, blob.size);
+  tp_store_le64(copy + 22, 1u << 20);
+  memset(&e, 0, sizeof e);
+  TPT_STATUS(tp_xnn_load(copy, blob.size, NULL, 0, 0, &rt, &e), TP_ERR_FORMAT);
+  TPT_CONTAINS(e.msg, "XH00 header:");
+  free(copy);
+  tp_membuf_free(&blob);
+}
+
+int main(void) {
+  int i;
+  (void)tpt_range;
+  for (i = 0; i < 192; i++) seed_storage[i] = frand() * 3.0f; /* randn-like spread */
+  for (i = 0; i < 16; i++) seed_x[i] = frand();
+  TPT_RUN(test_seed_offset_view);
+  TPT_RUN(test_qkv_in_proj);
+  TPT_RUN(test_per_channel_conv1x1_transposed_scale);
+  TPT_RUN(test_named_mode_same_numbers);
+  TPT_RUN(test_unsupported);
+  TPT_RUN(test_malformed);
+  return tpt_finish("xnnrt_linear");
+}
