@@ -34,10 +34,10 @@ TPDEF const char *tp_store_error(const tp_store *s);
    key == NULL: the key is the lowercase hex SHA-256 of the compact bytes. The same key again:
    stored once when the bytes are equal (the first entry's layout stays, the larger alignment
    wins), TP_ERR_INVALID naming the key when they differ. alignment 0 = 16; otherwise a power
-   of two. *key_out (may be NULL) receives the key, owned by the store and valid until it is
-   destroyed.
-   Errors: TP_ERR_INVALID (NULL t, bad order, not a power of two, different bytes under one
-   key), whatever tp_tensor_check reports for a bad view (TP_ERR_BOUNDS, ...),
+   of two up to 2^24 (16 MiB). *key_out (may be NULL) receives the key, owned by the store and
+   valid until it is destroyed.
+   Errors: TP_ERR_INVALID (NULL t, bad order, bad alignment, different bytes under one key),
+   whatever tp_tensor_check reports for a bad view (TP_ERR_BOUNDS, ...),
    TP_ERR_UNSUPPORTED (a size above INT32_MAX: .ptd layouts hold int32 sizes), TP_ERR_NOMEM. */
 TPDEF tp_status tp_store_add(tp_store *s, const char *key_or_NULL, const tp_tensor *t,
                              tp_order order, size_t alignment, const char **key_out);

@@ -25,6 +25,8 @@
 #define TP__PTD_SEG_ALIGN 128u     /* upstream's default segment alignment (FlatTensorConfig) */
 #define TP__PTD_HEAD_BYTES 64u     /* the loader reads this many bytes first */
 #define TP__STORE_ALIGN 16u        /* default entry alignment */
+#define TP__STORE_MAX_ALIGN ((size_t)1 << 24) /* 16 MiB: far above any page size; a bigger
+                                                 one is a caller bug (it pads with zeros) */
 
 typedef struct tp__store_seg {
   int is_bytes;
@@ -303,10 +305,11 @@ static tp_status tp__store_insert(tp_store *s, const char *key_or_null, tp__stor
 static tp_status tp__store_alignment(tp_store *s, const char *key, size_t alignment,
                                      uint64_t *out) {
   if (alignment == 0) alignment = TP__STORE_ALIGN;
-  if ((alignment & (alignment - 1)) != 0)
+  if ((alignment & (alignment - 1)) != 0 || alignment > TP__STORE_MAX_ALIGN)
     return tp_error_set(&s->err, TP_ERR_INVALID,
-                        "key \"%.80s\": alignment %lu is not a power of two",
-                        key ? key : "(sha256)", (unsigned long)alignment);
+                        "key \"%.80s\": alignment %lu is not a power of two up to %lu",
+                        key ? key : "(sha256)", (unsigned long)alignment,
+                        (unsigned long)TP__STORE_MAX_ALIGN);
   *out = (uint64_t)alignment;
   return TP_OK;
 }

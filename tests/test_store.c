@@ -353,7 +353,15 @@ static void test_alignment(void) {
   tp_ptd p;
   TPT_STATUS(tp_store_create(&s), TP_OK);
   TPT_STATUS(tp_store_add(s, "a", &a, TP_ORDER_ROW_MAJOR, 3, NULL), TP_ERR_INVALID);
-  TPT_CONTAINS(tp_store_error(s), "alignment 3 is not a power of two");
+  TPT_CONTAINS(tp_store_error(s), "alignment 3 is not a power of two up to 16777216");
+  tp_store_destroy(s);
+  TPT_STATUS(tp_store_create(&s), TP_OK);
+  TPT_STATUS(tp_store_add_bytes(s, "a", "x", 1, (size_t)1 << 25, 0, NULL), TP_ERR_INVALID);
+  TPT_CONTAINS(tp_store_error(s), "alignment 33554432");
+  tp_store_destroy(s);
+  TPT_STATUS(tp_store_create(&s), TP_OK);
+  TPT_STATUS(tp_store_add_bytes(s, "a", "x", 1, (size_t)1 << 24, 0, NULL), TP_OK);
+  TPT_STATUS(tp_store_ptd_size(s, NULL), TP_OK);
   tp_store_destroy(s);
 
   TPT_STATUS(tp_store_create(&s), TP_OK);
