@@ -16,9 +16,10 @@ HEADERS := tensorpack.h tensorpack_xnnpack.h tensorpack_vulkan.h $(wildcard src/
 LIBM    := -lm
 
 # Optional real peers: detected, never required to build the library.
-HAVE_FLATC   := $(shell command -v flatc >/dev/null 2>&1 && printf '\#include <flatbuffers/flatbuffers.h>\nint main(){return 0;}\n' | $(CXX) -x c++ - -o /dev/null 2>/dev/null && echo 1)
-HAVE_XNNPACK := $(shell printf '\#include <xnnpack.h>\nint main(void){return (int)xnn_initialize(0);}\n' | $(CC) -x c - -o /dev/null -lXNNPACK -lm 2>/dev/null && echo 1)
-HAVE_VULKAN  := $(shell printf '\#include <vulkan/vulkan.h>\nint main(void){return (int)vkEnumerateInstanceVersion(0);}\n' | $(CC) -x c - -o /dev/null -lvulkan 2>/dev/null && echo 1)
+H := \#
+HAVE_FLATC   := $(shell command -v flatc >/dev/null 2>&1 && printf '$(H)include <flatbuffers/flatbuffers.h>\nint main(){return 0;}\n' | $(CXX) -x c++ - -o /dev/null 2>/dev/null && echo 1)
+HAVE_XNNPACK := $(shell printf '$(H)include <xnnpack.h>\nint main(void){return (int)xnn_initialize(0);}\n' | $(CC) -x c - -o /dev/null -lXNNPACK -lm 2>/dev/null && echo 1)
+HAVE_VULKAN  := $(shell printf '$(H)include <vulkan/vulkan.h>\nint main(void){return (int)vkEnumerateInstanceVersion(0);}\n' | $(CC) -x c - -o /dev/null -lvulkan 2>/dev/null && echo 1)
 
 # Plain suites: tests/test_*.c, one program each, no dependency but libc.
 TESTS    := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))

@@ -1,0 +1,19 @@
+# make demo: the seed's cases exported (and run on XNNPACK / Vulkan when installed).
+DEMO_FLAGS :=
+DEMO_LIBS  :=
+ifeq ($(HAVE_XNNPACK),1)
+DEMO_FLAGS += -DTP_DEMO_XNNPACK
+DEMO_LIBS  += -lXNNPACK
+endif
+ifeq ($(HAVE_VULKAN),1)
+DEMO_FLAGS += -DTP_DEMO_VULKAN
+DEMO_LIBS  += -lvulkan -ldl
+endif
+
+$(BUILD)/tools/demo: tools/demo.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(STRICT) -O1 -g -I. $(DEMO_FLAGS) $< -o $@ $(DEMO_LIBS) -lm
+
+demo: $(BUILD)/tools/demo
+	@mkdir -p $(BUILD)/demo
+	@$(BUILD)/tools/demo $(BUILD)/demo
