@@ -3,8 +3,83 @@
    Do this:
       #define TENSORPACK_IMPLEMENTATION
    before you include this file in *one* C or C++ file to create the implementation.
+   Every other file just includes it. tensorpack_xnnpack.h and tensorpack_vulkan.h build on it.
 
-   MANUAL (filled in by the core section; see README.md for the quick start)
+   WHAT IT DOES
+   A tensor is often a *view* into a larger storage: randn(3,8,8)[1] starts 64 floats in, a q/k/v
+   chunk of a packed in_proj_weight is a third of it, a transposed scale walks its storage out
+   of order, a channels_last slice skips bytes at every row. Writers that copy "the storage from
+   its first byte" emit wrong weights with no error. tensorpack describes a view exactly
+   (storage, dtype, sizes, strides, offset - in elements, as PyTorch), validates it, and gets its
+   bytes through one routine that never reads outside it:
+     - views: tp_view (the only constructor, fully checked) and the PyTorch view ops
+       tp_select / narrow / slice / transpose / permute / chunk / flip / expand;
+       questions tp_numel / nbytes / is_contiguous / is_dense / dim_order / span;
+     - bytes: tp_compact (zero-copy when the view already is compact), tp_compact_into,
+       tp_compact_write (streaming through a sink with a bounded scratch), tp_convert_write
+       (f32 <-> f16 / bf16, round-to-nearest-even, bit-equal to PyTorch), tp_pack_int4;
+     - sinks: memory, counter, FILE*, SHA-256, atomic file (temp + rename);
+     - SHA-256 (portable C and SHA-NI, chosen at run time; identical output) for the
+       lowercase-hex keys ExecuTorch names constants by;
+     - sections 7-8: a FlatBuffers builder/reader and the .ptd (FlatTensor) named-data store.
+   WHAT IT DOES NOT: run models, allocate tensors for you, convert integer types, or follow
+   storages it was not given (a tp_storage is borrowed: never freed, never written).
+
+   COMPILE
+   C99 or C++ (any), no dependency but libc. Warning-clean under gcc and clang with
+   -Wall -Wextra -pedantic (and -Wconversion). The SHA-NI and SSE2 paths are compiled on x86 with
+   gcc/clang and chosen at run time (SHA-NI) / compile time (SSE2); other targets get portable C.
+
+   QUICK START (examples/01_view_to_bytes.c)
+      float storage[3 * 8 * 8];                 // x = randn(3, 8, 8)
+      int64_t sizes[3] = {3, 8, 8};
+      tp_storage s = {storage, sizeof storage};
+      tp_tensor x, w;
+      tp_buffer b;
+      char key[65];
+      tp_view(s, TP_F32, 3, sizes, NULL, 0, &x);   // NULL strides = row-major
+      tp_select(&x, 0, 1, &w);                     // w = x[1], 64 floats in
+      tp_compact(&w, TP_ORDER_ROW_MAJOR, &b);      // b.data == storage + 64, b.nbytes == 256
+      tp_sha256_hex(b.data, b.nbytes, key);        // its ExecuTorch key
+      tp_buffer_release(&b);                       // frees only what was copied (b.owned)
+   Every call returns a tp_status; check it (the example does).
+
+   ORDERS
+   TP_ORDER_ROW_MAJOR: logical row-major. TP_ORDER_PRESERVE: the dim order PyTorch's
+   clone(memory_format=torch.preserve_format) keeps (tp_dim_order), e.g. channels_last stays
+   channels_last. Elements always come out in logical index order of that dim order: a negative
+   stride never reverses the output.
+
+   COMPILE-TIME OPTIONS (define before including)
+     TP_MAX_DIMS n          most dims a view has (default 16)
+     TP_MALLOC(n), TP_REALLOC(p, n), TP_FREE(p)
+                            the allocator; define all three or none (default malloc/realloc/free)
+     TENSORPACK_STATIC      all functions static (private to the including file)
+     TP_NO_STDIO            no <stdio.h>: no FILE* or atomic-file sinks; error sentences are
+                            formatted by a small built-in formatter
+     TP_SCRATCH_BYTES n     scratch of the streaming forms (default 256 KiB)
+     TP_NO_SHANI            never use the SHA-NI instructions
+     TP_ASSERT(x)           the assert used for NULL-object misuse (default assert)
+
+   MEMORY
+   Views are plain structs (no allocation). tp_compact allocates only when it must copy
+   (b.owned != NULL); the streaming forms allocate one scratch of at most TP_SCRATCH_BYTES per
+   call, so a 4 GiB weight never needs 4 GiB more. Builders and stores own their memory and
+   free it in their destroy call.
+
+   ERRORS
+   Every fallible call returns tp_status (TP_OK = 0); tp_status_str names it. Bad views, overflow,
+   unknown dtypes, I/O failures and malformed input are errors, never asserts; asserts guard
+   only NULL objects. Rules for view arguments: a dim outside 0..ndim-1, a perm that is not a
+   permutation, chunks < 1, step < 1 or a negative length is TP_ERR_INVALID; an index or range
+   outside a valid dim is TP_ERR_BOUNDS (select/narrow take Python-style negative indices;
+   slice clamps like Python; a chunk index past the last non-empty chunk is TP_ERR_INVALID).
+   tp_tensor_check writes a sentence naming the numbers ("view reaches byte 4160 of a
+   4096-byte storage"). Objects (builders, stores, graphs) keep their first failure.
+
+   THREAD SAFETY
+   No global state. Different objects may be used from different threads at once; one object
+   must not be used from two threads at once. Storages are only read.
 
    LICENSE: see the end of this file (MIT or public domain, your choice).
 */
@@ -1315,33 +1390,117 @@ static void tp__gather(unsigned char *dst, const unsigned char *src, int64_t n, 
   }
 }
 
-/* dst[i * drow + j] = src[i + j * scol] for i < rows, j < cols (elements of es bytes), in
-   cache-sized blocks. */
-#define TP__TBLOCK 32
-#define TP__TRANSPOSE_BODY(ES)                                                                 \
-  for (i0 = 0; i0 < rows; i0 += TP__TBLOCK) {                                                  \
-    int64_t i1 = i0 + TP__TBLOCK < rows ? i0 + TP__TBLOCK : rows;                              \
-    for (j0 = 0; j0 < cols; j0 += TP__TBLOCK) {                                                \
-      int64_t j1 = j0 + TP__TBLOCK < cols ? j0 + TP__TBLOCK : cols, i, j;                      \
-      for (i = i0; i < i1; i++) {                                                              \
-        unsigned char *d = dst + (i * drow + j0) * (ES);                                       \
-        const unsigned char *s = src + (i + j0 * scol) * (ES);                                 \
-        for (j = j0; j < j1; j++, d += (ES), s += scol * (ES)) memcpy(d, s, (size_t)(ES));     \
-      }                                                                                        \
-    }                                                                                          \
+/* The 2-D transpose kernel: dst[i * drow + j] = src[i + j * scol] for i < rows, j < cols
+   (element units). Square register tiles (SSE2 where available) inside cache blocks; scalar
+   loops for the edges and for other element sizes. Strides may be negative. */
+#if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
+#include <emmintrin.h>
+#define TP__SSE2 1
+#define TP__LD(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
+#define TP__ST(p, v) _mm_storeu_si128((__m128i *)(void *)(p), (v))
+/* 4x4 of 4-byte elements; ss / ds are byte strides between source / destination rows. */
+static void tp__tile_4x4(unsigned char *d, int64_t ds, const unsigned char *s, int64_t ss) {
+  __m128i r0 = TP__LD(s), r1 = TP__LD(s + ss), r2 = TP__LD(s + 2 * ss), r3 = TP__LD(s + 3 * ss);
+  __m128i t0 = _mm_unpacklo_epi32(r0, r1), t1 = _mm_unpacklo_epi32(r2, r3);
+  __m128i t2 = _mm_unpackhi_epi32(r0, r1), t3 = _mm_unpackhi_epi32(r2, r3);
+  TP__ST(d, _mm_unpacklo_epi64(t0, t1));
+  TP__ST(d + ds, _mm_unpackhi_epi64(t0, t1));
+  TP__ST(d + 2 * ds, _mm_unpacklo_epi64(t2, t3));
+  TP__ST(d + 3 * ds, _mm_unpackhi_epi64(t2, t3));
+}
+/* 8x8 of 2-byte elements. */
+static void tp__tile_8x8(unsigned char *d, int64_t ds, const unsigned char *s, int64_t ss) {
+  __m128i r0 = TP__LD(s), r1 = TP__LD(s + ss), r2 = TP__LD(s + 2 * ss), r3 = TP__LD(s + 3 * ss);
+  __m128i r4 = TP__LD(s + 4 * ss), r5 = TP__LD(s + 5 * ss), r6 = TP__LD(s + 6 * ss);
+  __m128i r7 = TP__LD(s + 7 * ss);
+  __m128i a = _mm_unpacklo_epi16(r0, r1), b = _mm_unpackhi_epi16(r0, r1);
+  __m128i c = _mm_unpacklo_epi16(r2, r3), e = _mm_unpackhi_epi16(r2, r3);
+  __m128i f = _mm_unpacklo_epi16(r4, r5), g = _mm_unpackhi_epi16(r4, r5);
+  __m128i h = _mm_unpacklo_epi16(r6, r7), k = _mm_unpackhi_epi16(r6, r7);
+  __m128i ac0 = _mm_unpacklo_epi32(a, c), ac1 = _mm_unpackhi_epi32(a, c);
+  __m128i be0 = _mm_unpacklo_epi32(b, e), be1 = _mm_unpackhi_epi32(b, e);
+  __m128i fh0 = _mm_unpacklo_epi32(f, h), fh1 = _mm_unpackhi_epi32(f, h);
+  __m128i gk0 = _mm_unpacklo_epi32(g, k), gk1 = _mm_unpackhi_epi32(g, k);
+  TP__ST(d, _mm_unpacklo_epi64(ac0, fh0));
+  TP__ST(d + ds, _mm_unpackhi_epi64(ac0, fh0));
+  TP__ST(d + 2 * ds, _mm_unpacklo_epi64(ac1, fh1));
+  TP__ST(d + 3 * ds, _mm_unpackhi_epi64(ac1, fh1));
+  TP__ST(d + 4 * ds, _mm_unpacklo_epi64(be0, gk0));
+  TP__ST(d + 5 * ds, _mm_unpackhi_epi64(be0, gk0));
+  TP__ST(d + 6 * ds, _mm_unpacklo_epi64(be1, gk1));
+  TP__ST(d + 7 * ds, _mm_unpackhi_epi64(be1, gk1));
+}
+/* 2x2 of 8-byte elements. */
+static void tp__tile_2x2(unsigned char *d, int64_t ds, const unsigned char *s, int64_t ss) {
+  __m128i r0 = TP__LD(s), r1 = TP__LD(s + ss);
+  TP__ST(d, _mm_unpacklo_epi64(r0, r1));
+  TP__ST(d + ds, _mm_unpackhi_epi64(r0, r1));
+}
+#else
+#define TP__SSE2 0
+#endif
+
+/* Scalar transpose of the sub-rectangle [i0, i1) x [j0, j1). */
+static void tp__transpose_scalar(unsigned char *dst, const unsigned char *src, int64_t i0,
+                                 int64_t i1, int64_t j0, int64_t j1, int64_t scol, int64_t drow,
+                                 size_t es) {
+  int64_t i, j, e = (int64_t)es;
+  for (i = i0; i < i1; i++) {
+    unsigned char *d = dst + (i * drow + j0) * e;
+    const unsigned char *s = src + (i + j0 * scol) * e;
+    switch (es) {
+      case 1: for (j = j0; j < j1; j++, d += 1, s += scol) *d = *s; break;
+      case 2: for (j = j0; j < j1; j++, d += 2, s += scol * 2) memcpy(d, s, 2); break;
+      case 4: for (j = j0; j < j1; j++, d += 4, s += scol * 4) memcpy(d, s, 4); break;
+      case 8: for (j = j0; j < j1; j++, d += 8, s += scol * 8) memcpy(d, s, 8); break;
+      default: for (j = j0; j < j1; j++, d += e, s += scol * e) memcpy(d, s, es); break;
+    }
   }
+}
+
+/* Transposes one block of rows x cols (small) directly: register tiles, scalar edges. */
+static void tp__transpose_block(unsigned char *dst, const unsigned char *src, int64_t rows,
+                                int64_t cols, int64_t scol, int64_t drow, size_t es) {
+  int64_t ifull = 0, jfull = 0;
+#if TP__SSE2
+  int64_t T = es == 4 ? 4 : es == 2 ? 8 : es == 8 ? 2 : 0;
+  if (T > 0) {
+    int64_t i, j, e = (int64_t)es, ss = scol * e, ds = drow * e;
+    ifull = rows / T * T;
+    jfull = cols / T * T;
+    for (j = 0; j < jfull; j += T)
+      for (i = 0; i < ifull; i += T) {
+        unsigned char *d = dst + (i * drow + j) * e;
+        const unsigned char *s = src + (i + j * scol) * e;
+        if (T == 4) tp__tile_4x4(d, ds, s, ss);
+        else if (T == 8) tp__tile_8x8(d, ds, s, ss);
+        else tp__tile_2x2(d, ds, s, ss);
+      }
+  }
+#endif
+  if (ifull > 0 && jfull < cols) tp__transpose_scalar(dst, src, 0, ifull, jfull, cols, scol, drow, es);
+  if (ifull < rows) tp__transpose_scalar(dst, src, ifull, rows, 0, cols, scol, drow, es);
+}
+
+/* The whole plane: blocks of B x B elements are transposed into a small contiguous buffer
+   (no cache-set conflicts, whatever the strides), then written out as full rows. */
+#define TP__TBUF 8192
 static void tp__transpose(unsigned char *dst, const unsigned char *src, int64_t rows,
                           int64_t cols, int64_t scol, int64_t drow, size_t es) {
-  int64_t i0, j0;
-  switch (es) {
-    case 1: TP__TRANSPOSE_BODY(1) break;
-    case 2: TP__TRANSPOSE_BODY(2) break;
-    case 4: TP__TRANSPOSE_BODY(4) break;
-    case 8: TP__TRANSPOSE_BODY(8) break;
-    default: {
-      int64_t esz = (int64_t)es;
-      TP__TRANSPOSE_BODY(esz)
-      break;
+  unsigned char buf[TP__TBUF];
+  int64_t e = (int64_t)es, B = es == 1 ? 64 : es == 2 ? 64 : es == 4 ? 32 : es == 8 ? 32 : 0;
+  int64_t i0, j0, i;
+  if (B == 0) { /* odd element sizes: plain scalar */
+    tp__transpose_scalar(dst, src, 0, rows, 0, cols, scol, drow, es);
+    return;
+  }
+  for (i0 = 0; i0 < rows; i0 += B) {
+    int64_t bi = rows - i0 < B ? rows - i0 : B;
+    for (j0 = 0; j0 < cols; j0 += B) {
+      int64_t bj = cols - j0 < B ? cols - j0 : B;
+      tp__transpose_block(buf, src + (i0 + j0 * scol) * e, bi, bj, scol, bj, es);
+      for (i = 0; i < bi; i++)
+        memcpy(dst + ((i0 + i) * drow + j0) * e, buf + i * bj * e, (size_t)(bj * e));
     }
   }
 }
@@ -1962,3 +2121,43 @@ TPDEF tp_sink tp_sink_sha256(tp_sha256 *c) {
 
 #endif /* TENSORPACK_IMPLEMENTATION_DONE */
 #endif /* TENSORPACK_IMPLEMENTATION */
+
+/*
+This software is available under 2 licenses -- choose whichever you prefer.
+------------------------------------------------------------------------------
+ALTERNATIVE A - MIT License
+Copyright (c) 2026 the tensorpack authors
+Permission is hereby granted, free of charge, to any person obtaining a copy of
+this software and associated documentation files (the "Software"), to deal in
+the Software without restriction, including without limitation the rights to
+use, copy, modify, merge, publish, distribute, sublicense, and/or sell copies
+of the Software, and to permit persons to whom the Software is furnished to do
+so, subject to the following conditions:
+The above copyright notice and this permission notice shall be included in all
+copies or substantial portions of the Software.
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
+LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE
+SOFTWARE.
+------------------------------------------------------------------------------
+ALTERNATIVE B - Public Domain (www.unlicense.org)
+This is free and unencumbered software released into the public domain.
+Anyone is free to copy, modify, publish, use, compile, sell, or distribute this
+software, either in source code form or as a compiled binary, for any purpose,
+commercial or non-commercial, and by any means.
+In jurisdictions that recognize copyright laws, the author or authors of this
+software dedicate any and all copyright interest in the software to the public
+domain. We make this dedication for the benefit of the public at large and to
+the detriment of our heirs and successors. We intend this dedication to be an
+overt act of relinquishment in perpetuity of all present and future rights to
+this software under copyright law.
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+AUTHORS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER LIABILITY, WHETHER IN AN
+ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM, OUT OF OR IN CONNECTION
+WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE SOFTWARE.
+*/
