@@ -12,6 +12,7 @@
 #include "tools/tpdump.c"
 #include "tp_test.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 
 #ifndef TPDUMP_BIN
@@ -415,6 +416,82 @@ static void test_xnn_header_checks(void) {
   free(b);
 }
 
+/* Every XNodeUnion member, built by flatc from JSON that names each field: field f of node k
+   gets 1000 * k + f (floats k + f / 4, vectors [k, f]); value ids get values with those
+   id_outs. The report must name the kind by its tag and show each field under its name. */
+typedef struct jbuf { char *p; size_t n, cap; } jbuf;
+static void jadd(jbuf *j, const char *fmt, ...) TP__PRINTF(2, 3);
+static void jadd(jbuf *j, const char *fmt, ...) {
+  va_list ap;
+  int k;
+  if (j->cap - j->n < 512) {
+    j->cap = j->cap * 2 + 4096;
+    j->p = (char *)realloc(j->p, j->cap);
+  }
+  va_start(ap, fmt);
+  k = vsnprintf(j->p + j->n, j->cap - j->n, fmt, ap);
+  va_end(ap);
+  if (k > 0) j->n += (size_t)k;
+}
+
+static void test_xnn_all_node_kinds(void) {
+  jbuf j = {NULL, 0, 0}, want = {NULL, 0, 0};
+  unsigned k, f, nvalues = 0;
+  size_t fbn = 0, at = 0;
+  unsigned char *fb;
+  jadd(&j, "{ xnodes: [\n");
+  for (k = 1; k <= TPD_XNN_NODE_KINDS; k++) {
+    const tpd_node_kind *nk = &tpd_xnn_nodes[k];
+    jadd(&j, "  { xnode_union_type: \"XNN%s\", xnode_union: {", nk->name);
+    for (f = 0; nk->fields[f].name; f++) {
+      const tpd_field *fd = &nk->fields[f];
+      unsigned v = 1000 * k + f;
+      if (fd->kind == TPD_F32) jadd(&j, " %s: %g,", fd->name, (double)k + f / 4.0);
+      else if (fd->kind == TPD_VEC) jadd(&j, " %s: [%u, %u],", fd->name, k, f);
+      else jadd(&j, " %s: %u,", fd->name, v);
+    }
+    jadd(&j, " }, debug_handle: %u },\n", k);
+  }
+  jadd(&j, "], xvalues: [\n");
+  for (k = 1; k <= TPD_XNN_NODE_KINDS; k++)
+    for (f = 0; tpd_xnn_nodes[k].fields[f].name; f++)
+      if (tpd_xnn_nodes[k].fields[f].kind == TPD_ID ||
+          (tpd_xnn_nodes[k].fields[f].kind == TPD_CATIN &&
+           tpd_xnn_nodes[k].fields[f].cat_input <= tpd_xnn_nodes[k].cat_inputs)) {
+        jadd(&j, "  { xvalue_union_type: \"XNNTensorValue\", xvalue_union: { datatype: "
+             "\"xnn_datatype_fp32\", num_dims: 1, dims: [2], external_id: 4294967295, "
+             "id_out: %u } },\n", 1000 * k + f);
+        nvalues++;
+      }
+  jadd(&j, "] }\n");
+  fb = flatc("xnnpack.fbs", "bin", j.p, &fbn);
+  TPT_CHECK(fb != NULL);
+  if (!fb) { free(j.p); return; }
+  TPT_EQ_INT(inspect(fb, fbn), 0);
+  TPT_EQ_STR(last_err.msg, "");
+  for (k = 1; k <= TPD_XNN_NODE_KINDS; k++) {
+    const tpd_node_kind *nk = &tpd_xnn_nodes[k];
+    want.n = 0;
+    jadd(&want, "  #%u %s", k - 1, nk->name);
+    for (f = 0; nk->fields[f].name; f++) {
+      const tpd_field *fd = &nk->fields[f];
+      if (fd->kind == TPD_CATIN && fd->cat_input > nk->cat_inputs) continue;
+      if (fd->kind == TPD_F32) jadd(&want, " %s=%g", fd->name, (double)k + f / 4.0);
+      else if (fd->kind == TPD_VEC) jadd(&want, " %s=[%u, %u]", fd->name, k, f);
+      else jadd(&want, " %s=%u", fd->name, 1000 * k + f);
+    }
+    jadd(&want, " debug_handle=%u\n", k);
+    HAS(want.p);
+    at++;
+  }
+  TPT_EQ_INT(at, 47);
+  TPT_CHECK(nvalues > 100);
+  /* an id that is no value's id_out, in every node kind: the checker names the field */
+  free(fb);
+  free(j.p);
+  free(want.p);
+}
+
 static void test_xnn_robustness(void) {
   size_t n = 0;
   int bad = 0;
@@ -812,6 +889,7 @@ int main(void) {
   TPT_RUN(test_xnn_malformed);
   TPT_RUN(test_xnn_dims_absent);
   TPT_RUN(test_xnn_header_checks);
+  TPT_RUN(test_xnn_all_node_kinds);
   TPT_RUN(test_xnn_robustness);
   TPT_RUN(test_vk_fields);
   TPT_RUN(test_vk_malformed);
