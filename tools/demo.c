@@ -402,7 +402,7 @@ static void case_transposed_scale(void) {
   {
     /* qc8 weights as a 1x1 convolution (Debian's XNNPACK FC takes no per-channel weights). */
     static int8_t xq[I + 16];
-    int8_t yq[O + 16];
+    int8_t yq[O + 16], yq_wrong[O + 16];
     int32_t bias[O];
     size_t xdims[4] = {1, 1, 1, I}, wdims[4] = {O, 1, 1, I}, ydims[4] = {1, 1, 1, O}, bdims[1] = {O};
     const float sx = 0.05f, sy = 0.5f;
@@ -429,28 +429,39 @@ static void case_transposed_scale(void) {
       tp_view(s, TP_I32, 1, b_sz, NULL, 0, &biasv);
     }
     {
-      /* the bias scale sx * s[o] as a plain f32 view (contiguous here) */
-      tp_tensor bscale;
+      /* pass 0: the scale view; pass 1: what a whole-storage writer reads, P's first O floats */
+      tp_tensor bscale, firstO;
+      int pass;
+      int64_t o_sz[1] = {O};
       s.data = biasf_scale;
       s.nbytes = sizeof biasf_scale;
       tp_view(s, TP_F32, 1, b_sz, NULL, 0, &bscale);
-      tp_xnn_graph_create(NULL, &g);
-      tp_xnn_define_quantized_tensor_value(g, TP_XNN_QINT8, zx, sx, 4, xdims, NULL, 0,
-                                           TP_XNN_FLAG_EXTERNAL_INPUT, &xv);
-      tp_xnn_define_channelwise_quantized_tensor_value(g, TP_XNN_QCINT8, &pcs, 4, 0, wdims, &w4d,
-                                                       TP_XNN_INVALID_ID, 0, &wv);
-      tp_xnn_define_channelwise_quantized_tensor_value(g, TP_XNN_QCINT32, &bscale, 1, 0, bdims,
-                                                       &biasv, TP_XNN_INVALID_ID, 0, &bv);
-      tp_xnn_define_quantized_tensor_value(g, TP_XNN_QINT8, zy, sy, 4, ydims, NULL, 1,
-                                           TP_XNN_FLAG_EXTERNAL_OUTPUT, &yv);
-      tp_xnn_define_convolution_2d(g, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, I, O, -INFINITY, INFINITY,
-                                   xv, wv, bv, yv, 0);
-      write_xnn(g, "perchannel_qc8.xnn");
-      tp_xnn_graph_destroy(g);
+      s.data = pc_storage;
+      s.nbytes = sizeof pc_storage;
+      tp_view(s, TP_F32, 1, o_sz, NULL, 0, &firstO);
+      for (pass = 0; pass < 2; pass++) {
+        const char *file = pass == 0 ? "perchannel_qc8.xnn" : "perchannel_qc8_whole_storage.xnn";
+        int8_t *yout = pass == 0 ? yq : yq_wrong;
+        tp_xnn_graph_create(NULL, &g);
+        tp_xnn_define_quantized_tensor_value(g, TP_XNN_QINT8, zx, sx, 4, xdims, NULL, 0,
+                                             TP_XNN_FLAG_EXTERNAL_INPUT, &xv);
+        tp_xnn_define_channelwise_quantized_tensor_value(g, TP_XNN_QCINT8, pass == 0 ? &pcs : &firstO,
+                                                         4, 0, wdims, &w4d, TP_XNN_INVALID_ID, 0, &wv);
+        tp_xnn_define_channelwise_quantized_tensor_value(g, TP_XNN_QCINT32, &bscale, 1, 0, bdims,
+                                                         &biasv, TP_XNN_INVALID_ID, 0, &bv);
+        tp_xnn_define_quantized_tensor_value(g, TP_XNN_QINT8, zy, sy, 4, ydims, NULL, 1,
+                                             TP_XNN_FLAG_EXTERNAL_OUTPUT, &yv);
+        tp_xnn_define_convolution_2d(g, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, I, O, -INFINITY, INFINITY,
+                                     xv, wv, bv, yv, 0);
+        write_xnn(g, file);
+        tp_xnn_graph_destroy(g);
+        in[0] = xq;
+        out[0] = yout;
+        if (run_xnn(file, NULL, in, 1, out, 1) != 0) CHECK(0, "XNNPACK run of %s", file);
+      }
     }
-    in[0] = xq;
-    out[0] = yq;
-    if (run_xnn("perchannel_qc8.xnn", NULL, in, 1, out, 1) == 0) {
+    {
+      double worst_wrong = 0;
       for (o = 0; o < O; o++) {
         double acc = bias[o], ref;
         long q;
@@ -460,12 +471,12 @@ static void case_transposed_scale(void) {
         if (q < -128) q = -128;
         if (q > 127) q = 127;
         if (fabs((double)(yq[o] - q)) > worst) worst = fabs((double)(yq[o] - q));
+        if (fabs((double)(yq_wrong[o] - q)) > worst_wrong) worst_wrong = fabs((double)(yq_wrong[o] - q));
       }
-      printf("    XNNPACK 1x1 conv with qc8 weights and that scale: max |output - reference| = %g quantized steps\n",
-             worst);
+      printf("    XNNPACK 1x1 conv with qc8 weights and that scale: max |output - reference| = %g quantized steps"
+             " (whole-storage writer: %g)\n", worst, worst_wrong);
       CHECK(worst <= 1, "per-channel output off by %g steps", worst);
-    } else {
-      CHECK(0, "XNNPACK run");
+      CHECK(worst_wrong > 1, "the whole-storage writer should be visibly wrong");
     }
   }
 #endif
