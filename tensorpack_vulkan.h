@@ -185,8 +185,8 @@ TPDEF tp_status tp_vk_add_value_list(tp_vk_graph *g, const uint32_t *ids, size_t
 
 /* A tensor value.
    dt            datatype (not TP_VK_UNSET).
-   ndim, dims    shape; each dim must fit a u32. dims == NULL: the constant's sizes, and then
-                 ndim must equal constant->ndim.
+   ndim, dims    shape; each dim must fit a u32. dims == NULL with ndim > 0: the constant's
+                 sizes, and then ndim must equal constant->ndim (ndim 0: a 0-dim tensor).
    constant      NULL: not a constant (constant_id -1). Otherwise a view whose element count
                  is numel(dims) (see the manual for dtype rules); inline: borrowed until written.
    mem_obj_id    shared memory object, -1 = own memory (written as is).
@@ -713,11 +713,11 @@ TPDEF tp_status tp_vk_add_tensor(tp_vk_graph *g, tp_vk_datatype dt, size_t ndim,
       return tp_error_set(&g->err, s, "value %lu: constant view: %s", id,
                           verr.status ? verr.msg : tp_status_str(s));
   }
-  if (!dims) {
+  if (!dims && ndim > 0) {
     if (!constant)
       return tp_error_set(&g->err, TP_ERR_INVALID,
-                          "value %lu: dims is NULL and there is no constant to take them from",
-                          id);
+                          "value %lu: dims is NULL and there is no constant to take %lu dims "
+                          "from", id, (unsigned long)ndim);
     if (ndim != (size_t)constant->ndim)
       return tp_error_set(&g->err, TP_ERR_INVALID,
                           "value %lu: dims is NULL but ndim %lu differs from the constant's %d",

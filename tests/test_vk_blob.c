@@ -1,0 +1,852 @@
+/* tensorpack_vulkan.h: exact bytes of the VH00 blob and every decoded field, read back with our
+   bounds-checked FlatBuffers reader (the official verifier runs in tests/verify_vulkan.cpp). */
+#define TENSORPACK_IMPLEMENTATION
+#define TENSORPACK_VULKAN_IMPLEMENTATION
+#include "tensorpack_vulkan.h"
+#include "tp_test.h"
+
+#include <stdlib.h>
+
+/* ---- helpers: write a graph and open the result ---------------------------------------- */
+
+typedef struct blob {
+  tp_membuf m;
+  tp_vk_header h;
+  tp_fb_reader r;
+  tp_fb_table root;
+  const unsigned char *seg; /* raw bytes segment */
+} blob;
+
+static int open_blob(tp_vk_graph *g, blob *b) {
+  uint64_t size = 0;
+  tp_sink sink;
+  memset(b, 0, sizeof *b);
+  TPT_STATUS(tp_vk_blob_size(g, &size), TP_OK);
+  sink = tp_sink_membuf(&b->m);
+  TPT_STATUS(tp_vk_write(g, &sink), TP_OK);
+  TPT_EQ_U64(b->m.size, size);
+  if (b->m.size != size || size == 0) return 0;
+  TPT_STATUS(tp_vk_parse_header(b->m.data, b->m.size, &b->h), TP_OK);
+  TPT_STATUS(tp_fb_reader_init(&b->r, b->m.data + b->h.flatbuffer_offset, b->h.flatbuffer_size,
+                               "VK00", &b->root),
+             TP_OK);
+  b->seg = b->m.data + b->h.bytes_offset;
+  return b->r.err.status == TP_OK;
+}
+
+static void close_blob(blob *b) { tp_membuf_free(&b->m); }
+
+/* VkGraph field ids */
+enum { G_VERSION, G_CHAIN, G_VALUES, G_INPUTS, G_OUTPUTS, G_CONSTANTS, G_SHADERS, G_STORAGE_OV,
+       G_LAYOUT_OV };
+/* VkTensor field ids */
+enum { T_DATATYPE, T_DIMS, T_CONSTANT_ID, T_MEM_OBJ_ID, T_STORAGE, T_LAYOUT, T_STAGING };
+
+static uint32_t value_count(blob *b) {
+  tp_fb_vector v = tp_fb_vector_field(&b->root, G_VALUES, 4);
+  return v.count;
+}
+
+/* Value id i: its GraphTypes tag in *type and the inner table. */
+static tp_fb_table value_at(blob *b, uint32_t i, uint8_t *type) {
+  tp_fb_vector v = tp_fb_vector_field(&b->root, G_VALUES, 4);
+  tp_fb_table vv = tp_fb_vector_table(&v, i);
+  return tp_fb_union_field(&vv, 1, type);
+}
+
+static tp_fb_table constant_at(blob *b, uint32_t i) {
+  tp_fb_vector v = tp_fb_vector_field(&b->root, G_CONSTANTS, 4);
+  return tp_fb_vector_table(&v, i);
+}
+
+static tp_fb_table shader_at(blob *b, uint32_t i) {
+  tp_fb_vector v = tp_fb_vector_field(&b->root, G_SHADERS, 4);
+  return tp_fb_vector_table(&v, i);
+}
+
+static tp_tensor make_view(const void *data, size_t nbytes, tp_dtype dt, int ndim,
+                           const int64_t *sizes, const int64_t *strides, int64_t offset) {
+  tp_tensor t;
+  tp_storage s;
+  s.data = data;
+  s.nbytes = nbytes;
+  memset(&t, 0, sizeof t);
+  TPT_STATUS(tp_view(s, dt, ndim, sizes, strides, offset, &t), TP_OK);
+  return t;
+}
+
+static uint32_t add_plain(tp_vk_graph *g, tp_vk_datatype dt, size_t ndim, const size_t *dims) {
+  uint32_t id = 999;
+  TPT_STATUS(tp_vk_add_tensor(g, dt, ndim, dims, NULL, -1, -1, -1, TP_VK_UNSET, &id), TP_OK);
+  return id;
+}
+
+static uint32_t add_const(tp_vk_graph *g, tp_vk_datatype dt, const tp_tensor *t) {
+  uint32_t id = 999;
+  TPT_STATUS(tp_vk_add_tensor(g, dt, (size_t)t->ndim, NULL, t, -1, -1, -1, TP_VK_UNSET, &id),
+             TP_OK);
+  return id;
+}
+
+/* ---- cases ------------------------------------------------------------------------------ */
+
+static void test_header_bytes(void) {
+  tp_vk_graph *g = NULL;
+  blob b;
+  size_t d[2] = {2, 3};
+  float w[6] = {1, 2, 3, 4, 5, 6};
+  int64_t sz[2] = {2, 3};
+  tp_tensor t = make_view(w, sizeof w, TP_F32, 2, sz, NULL, 0);
+  uint64_t fb_padded;
+  size_t i;
+  TPT_STATUS(tp_vk_graph_create(NULL, &g), TP_OK);
+  add_plain(g, TP_VK_FLOAT32, 2, d);
+  add_const(g, TP_VK_FLOAT32, &t);
+  if (open_blob(g, &b)) {
+    static const unsigned char magic[8] = {0, 0, 0, 0, 'V', 'H', '0', '0'};
+    TPT_MEMEQ(b.m.data, magic, 8);
+    TPT_EQ_INT(tp_load_le16(b.m.data + 8), 30);
+    TPT_EQ_INT(tp_load_le32(b.m.data + 10), 32);
+    TPT_EQ_INT(b.m.data[30], 0);
+    TPT_EQ_INT(b.m.data[31], 0);
+    TPT_EQ_U64(b.h.flatbuffer_offset, 32);
+    TPT_CHECK(b.h.flatbuffer_size > 0);
+    TPT_MEMEQ(b.m.data + 36, "VK00", 4);
+    fb_padded = (b.h.flatbuffer_size + 15u) & ~15u;
+    TPT_EQ_U64(b.h.bytes_offset, 32 + fb_padded);
+    for (i = 32 + b.h.flatbuffer_size; i < b.h.bytes_offset; i++) TPT_EQ_INT(b.m.data[i], 0);
+    /* one 24-byte constant, padded to 32 */
+    TPT_EQ_U64(b.h.bytes_size, 32);
+    TPT_EQ_U64(b.m.size, b.h.bytes_offset + 32);
+    TPT_MEMEQ(b.seg, w, 24);
+    for (i = 24; i < 32; i++) TPT_EQ_INT(b.seg[i], 0);
+    /* version "0", all vectors present */
+    {
+      size_t len = 9;
+      const char *v = tp_fb_string(&b.root, G_VERSION, &len);
+      TPT_EQ_STR(v, "0");
+      TPT_EQ_U64(len, 1);
+    }
+    TPT_CHECK(tp_fb_present(&b.root, G_CHAIN));
+    TPT_CHECK(tp_fb_present(&b.root, G_INPUTS));
+    TPT_CHECK(tp_fb_present(&b.root, G_OUTPUTS));
+    TPT_CHECK(tp_fb_present(&b.root, G_SHADERS));
+    TPT_CHECK(!tp_fb_present(&b.root, G_STORAGE_OV));
+    TPT_CHECK(!tp_fb_present(&b.root, G_LAYOUT_OV));
+    TPT_EQ_INT(tp_fb_u8(&b.root, G_STORAGE_OV, 255), 255);
+    TPT_STATUS(tp_fb_reader_status(&b.r), TP_OK);
+  }
+  close_blob(&b);
+  tp_vk_graph_destroy(g);
+}
+
+/* The seed: a weight that is a view 64 floats into a [3, 8, 8] storage, and a transposed view.
+   The raw segment holds exactly the views' row-major bytes, nothing of the parent storage. */
+static void test_offset_and_transposed_views(void) {
+  float parent[3 * 8 * 8];
+  float tsrc[5 * 3]; /* stored [5][3]; the constant is its transpose [3][5] */
+  int8_t small[3] = {-1, 2, -3};
+  int64_t psz[3] = {3, 8, 8}, tsz[2] = {5, 3}, ssz[1] = {3};
+  tp_tensor p, sel, ts, tt, sm;
+  tp_vk_graph *g = NULL;
+  blob b;
+  uint32_t id_sel, id_t, id_s;
+  int i, r, c;
+  for (i = 0; i < 192; i++) parent[i] = (float)i * 0.5f - 7.0f;
+  for (i = 0; i < 15; i++) tsrc[i] = (float)(100 + i);
+  p = make_view(parent, sizeof parent, TP_F32, 3, psz, NULL, 0);
+  TPT_STATUS(tp_select(&p, 0, 1, &sel), TP_OK);
+  TPT_EQ_INT(sel.offset, 64);
+  ts = make_view(tsrc, sizeof tsrc, TP_F32, 2, tsz, NULL, 0);
+  TPT_STATUS(tp_transpose(&ts, 0, 1, &tt), TP_OK);
+  sm = make_view(small, sizeof small, TP_I8, 1, ssz, NULL, 0);
+  TPT_STATUS(tp_vk_graph_create(NULL, &g), TP_OK);
+  id_sel = add_const(g, TP_VK_FLOAT32, &sel);
+  id_s = add_const(g, TP_VK_INT8, &sm);
+  id_t = add_const(g, TP_VK_FLOAT32, &tt);
+  TPT_EQ_INT(id_sel, 0);
+  TPT_EQ_INT(id_s, 1);
+  TPT_EQ_INT(id_t, 2);
+  if (open_blob(g, &b)) {
+    tp_fb_table c0 = constant_at(&b, 0), c1 = constant_at(&b, 1), c2 = constant_at(&b, 2);
+    uint8_t ty = 0;
+    tp_fb_table tv;
+    /* sizes: 256 (aligned 256) + 3 (aligned 16) + 60 (aligned 64) */
+    TPT_EQ_U64(b.h.bytes_size, 256 + 16 + 64);
+    TPT_CHECK(b.h.bytes_size < sizeof parent);
+    TPT_EQ_U64(tp_fb_u64(&c0, 0, 0), 0);
+    TPT_EQ_U64(tp_fb_u64(&c0, 1, 0), 256);
+    TPT_EQ_U64(tp_fb_u64(&c1, 0, 0), 256);
+    TPT_EQ_U64(tp_fb_u64(&c1, 1, 0), 3);
+    TPT_EQ_U64(tp_fb_u64(&c2, 0, 0), 272);
+    TPT_EQ_U64(tp_fb_u64(&c2, 1, 0), 60);
+    TPT_CHECK(!tp_fb_present(&c0, 2)); /* inline: no named_key */
+    TPT_MEMEQ(b.seg, parent + 64, 256);
+    TPT_MEMEQ(b.seg + 256, small, 3);
+    for (i = 3; i < 16; i++) TPT_EQ_INT(b.seg[256 + i], 0);
+    for (r = 0; r < 3; r++)
+      for (c = 0; c < 5; c++) {
+        float want = tsrc[c * 3 + r], got;
+        memcpy(&got, b.seg + 272 + 4 * (r * 5 + c), 4);
+        TPT_CHECK(got == want);
+      }
+    for (i = 60; i < 64; i++) TPT_EQ_INT(b.seg[272 + i], 0);
+    /* the whole-storage writer's answer (the parent's first 64 floats) differs */
+    TPT_CHECK(memcmp(b.seg, parent, 256) != 0);
+    tv = value_at(&b, id_t, &ty);
+    TPT_EQ_INT(ty, TP_VK_TENSOR_VALUE);
+    TPT_EQ_INT(tp_fb_i32(&tv, T_CONSTANT_ID, -7), 2);
+    {
+      tp_fb_vector d = tp_fb_vector_field(&tv, T_DIMS, 4);
+      TPT_EQ_INT(d.count, 2);
+      TPT_EQ_U64(tp_fb_vector_scalar(&d, 0), 3);
+      TPT_EQ_U64(tp_fb_vector_scalar(&d, 1), 5);
+    }
+    TPT_STATUS(tp_fb_reader_status(&b.r), TP_OK);
+  }
+  close_blob(&b);
+  tp_vk_graph_destroy(g);
+}
+
+static void test_empty_list_is_one_value(void) {
+  tp_vk_graph *g = NULL;
+  blob b;
+  uint32_t a = 99, c = 99, d = 99, e = 99, f = 99, n = 99;
+  TPT_STATUS(tp_vk_graph_create(NULL, &g), TP_OK);
+  TPT_STATUS(tp_vk_add_int_list(g, NULL, 0, &a), TP_OK);
+  TPT_EQ_INT(a, 0);
+  TPT_EQ_INT(tp_vk_value_count(g), 1);
+  TPT_STATUS(tp_vk_add_null(g, &n), TP_OK);
+  TPT_EQ_INT(n, 1);
+  /* [] used twice: two calls, two values */
+  TPT_STATUS(tp_vk_add_int_list(g, NULL, 0, &c), TP_OK);
+  TPT_EQ_INT(c, 2);
+  TPT_STATUS(tp_vk_add_bool_list(g, NULL, 0, &d), TP_OK);
+  TPT_STATUS(tp_vk_add_double_list(g, NULL, 0, &e), TP_OK);
+  TPT_STATUS(tp_vk_add_value_list(g, NULL, 0, &f), TP_OK);
+  TPT_EQ_INT(f, 5);
+  TPT_EQ_INT(tp_vk_value_count(g), 6);
+  if (open_blob(g, &b)) {
+    uint8_t ty = 0;
+    tp_fb_table t;
+    tp_fb_vector items;
+    TPT_EQ_INT(value_count(&b), 6);
+    t = value_at(&b, 0, &ty);
+    TPT_EQ_INT(ty, TP_VK_INT_LIST_VALUE);
+    TPT_CHECK(tp_fb_present(&t, 0));
+    items = tp_fb_vector_field(&t, 0, 8);
+    TPT_EQ_INT(items.count, 0);
+    TPT_CHECK(items.pos != 0);
+    t = value_at(&b, 1, &ty);
+    TPT_EQ_INT(ty, TP_VK_NULL_VALUE);
+    t = value_at(&b, 2, &ty);
+    TPT_EQ_INT(ty, TP_VK_INT_LIST_VALUE);
+    TPT_CHECK(tp_fb_present(&t, 0));
+    t = value_at(&b, 3, &ty);
+    TPT_EQ_INT(ty, TP_VK_BOOL_LIST_VALUE);
+    TPT_CHECK(tp_fb_present(&t, 0));
+    t = value_at(&b, 4, &ty);
+    TPT_EQ_INT(ty, TP_VK_DOUBLE_LIST_VALUE);
+    TPT_CHECK(tp_fb_present(&t, 0));
+    t = value_at(&b, 5, &ty);
+    TPT_EQ_INT(ty, TP_VK_VALUE_LIST_VALUE);
+    TPT_CHECK(tp_fb_present(&t, 0));
+    TPT_EQ_U64(b.h.bytes_size, 0);
+    TPT_STATUS(tp_fb_reader_status(&b.r), TP_OK);
+  }
+  close_blob(&b);
+  tp_vk_graph_destroy(g);
+}
+
+static void test_every_value_kind(void) {
+  tp_vk_graph *g = NULL;
+  blob b;
+  int64_t il[3] = {INT64_MIN, -1, INT64_MAX};
+  double dl[2] = {-0.25, 1e300};
+  uint8_t bl[4] = {0, 1, 7, 0};
+  uint32_t ids[12], vl[2];
+  size_t d0[1] = {0};
+  uint32_t k;
+  TPT_STATUS(tp_vk_graph_create(NULL, &g), TP_OK);
+  TPT_STATUS(tp_vk_add_null(g, &ids[0]), TP_OK);
+  TPT_STATUS(tp_vk_add_int(g, -1234567890123LL, &ids[1]), TP_OK);
+  TPT_STATUS(tp_vk_add_double(g, 3.5, &ids[2]), TP_OK);
+  TPT_STATUS(tp_vk_add_bool(g, 42, &ids[3]), TP_OK);
+  ids[4] = add_plain(g, TP_VK_INT64, 1, d0);
+  TPT_STATUS(tp_vk_add_int_list(g, il, 3, &ids[5]), TP_OK);
+  TPT_STATUS(tp_vk_add_double_list(g, dl, 2, &ids[6]), TP_OK);
+  TPT_STATUS(tp_vk_add_bool_list(g, bl, 4, &ids[7]), TP_OK);
+  vl[0] = ids[4];
+  vl[1] = ids[1];
+  TPT_STATUS(tp_vk_add_value_list(g, vl, 2, &ids[8]), TP_OK);
+  TPT_STATUS(tp_vk_add_string(g, "hello", &ids[9]), TP_OK);
+  TPT_STATUS(tp_vk_add_symint(g, -77, &ids[10]), TP_OK);
+  TPT_STATUS(tp_vk_add_string(g, "", &ids[11]), TP_OK);
+  for (k = 0; k < 12; k++) TPT_EQ_INT(ids[k], k);
+  TPT_EQ_INT(tp_vk_value_type(g, 7), TP_VK_BOOL_LIST_VALUE);
+  TPT_EQ_INT(tp_vk_value_type(g, 12), 0);
+  /* also bool false and int 0: defaults, still read back right */
+  TPT_STATUS(tp_vk_add_bool(g, 0, NULL), TP_OK);
+  TPT_STATUS(tp_vk_add_int(g, 0, NULL), TP_OK);
+  if (open_blob(g, &b)) {
+    uint8_t ty = 0;
+    tp_fb_table t;
+    tp_fb_vector v;
+    size_t len = 0;
+    TPT_EQ_INT(value_count(&b), 14);
+    t = value_at(&b, 0, &ty);
+    TPT_EQ_INT(ty, TP_VK_NULL_VALUE);
+    TPT_CHECK(t.pos != 0);
+    t = value_at(&b, 1, &ty);
+    TPT_EQ_INT(ty, TP_VK_INT_VALUE);
+    TPT_EQ_INT(tp_fb_i64(&t, 0, 0), -1234567890123LL);
+    t = value_at(&b, 2, &ty);
+    TPT_EQ_INT(ty, TP_VK_DOUBLE_VALUE);
+    TPT_CHECK(tp_fb_f64(&t, 0, 0.0) == 3.5);
+    t = value_at(&b, 3, &ty);
+    TPT_EQ_INT(ty, TP_VK_BOOL_VALUE);
+    TPT_EQ_INT(tp_fb_u8(&t, 0, 0), 1);
+    t = value_at(&b, 4, &ty);
+    TPT_EQ_INT(ty, TP_VK_TENSOR_VALUE);
+    TPT_EQ_INT(tp_fb_i8(&t, T_DATATYPE, 0), TP_VK_INT64);
+    t = value_at(&b, 5, &ty);
+    TPT_EQ_INT(ty, TP_VK_INT_LIST_VALUE);
+    v = tp_fb_vector_field(&t, 0, 8);
+    TPT_EQ_INT(v.count, 3);
+    TPT_CHECK((int64_t)tp_fb_vector_scalar(&v, 0) == INT64_MIN);
+    TPT_CHECK((int64_t)tp_fb_vector_scalar(&v, 1) == -1);
+    TPT_CHECK((int64_t)tp_fb_vector_scalar(&v, 2) == INT64_MAX);
+    t = value_at(&b, 6, &ty);
+    TPT_EQ_INT(ty, TP_VK_DOUBLE_LIST_VALUE);
+    v = tp_fb_vector_field(&t, 0, 8);
+    TPT_EQ_INT(v.count, 2);
+    TPT_CHECK(tp_fb_bits_f64(tp_fb_vector_scalar(&v, 0)) == -0.25);
+    TPT_CHECK(tp_fb_bits_f64(tp_fb_vector_scalar(&v, 1)) == 1e300);
+    t = value_at(&b, 7, &ty);
+    TPT_EQ_INT(ty, TP_VK_BOOL_LIST_VALUE);
+    v = tp_fb_vector_field(&t, 0, 1);
+    TPT_EQ_INT(v.count, 4);
+    TPT_EQ_U64(tp_fb_vector_scalar(&v, 0), 0);
+    TPT_EQ_U64(tp_fb_vector_scalar(&v, 1), 1);
+    TPT_EQ_U64(tp_fb_vector_scalar(&v, 2), 1); /* 7 is written as true */
+    TPT_EQ_U64(tp_fb_vector_scalar(&v, 3), 0);
+    t = value_at(&b, 8, &ty);
+    TPT_EQ_INT(ty, TP_VK_VALUE_LIST_VALUE);
+    v = tp_fb_vector_field(&t, 0, 4);
+    TPT_EQ_INT(v.count, 2);
+    TPT_EQ_U64(tp_fb_vector_scalar(&v, 0), 4);
+    TPT_EQ_U64(tp_fb_vector_scalar(&v, 1), 1);
+    t = value_at(&b, 9, &ty);
+    TPT_EQ_INT(ty, TP_VK_STRING_VALUE);
+    TPT_EQ_STR(tp_fb_string(&t, 0, &len), "hello");
+    TPT_EQ_U64(len, 5);
+    t = value_at(&b, 10, &ty);
+    TPT_EQ_INT(ty, TP_VK_SYMINT_VALUE);
+    TPT_EQ_INT(tp_fb_i32(&t, 0, 0), -77);
+    t = value_at(&b, 11, &ty);
+    TPT_EQ_INT(ty, TP_VK_STRING_VALUE);
+    TPT_EQ_STR(tp_fb_string(&t, 0, &len), ""); /* present, empty */
+    TPT_EQ_U64(len, 0);
+    t = value_at(&b, 12, &ty);
+    TPT_EQ_INT(ty, TP_VK_BOOL_VALUE);
+    TPT_EQ_INT(tp_fb_u8(&t, 0, 0), 0);
+    t = value_at(&b, 13, &ty);
+    TPT_EQ_INT(ty, TP_VK_INT_VALUE);
+    TPT_EQ_INT(tp_fb_i64(&t, 0, 0), 0);
+    TPT_STATUS(tp_fb_reader_status(&b.r), TP_OK);
+  }
+  close_blob(&b);
+  tp_vk_graph_destroy(g);
+}
+
+static void test_tensor_fields(void) {
+  tp_vk_graph *g = NULL;
+  blob b;
+  size_t d3[3] = {2, 3, 4};
+  uint32_t a, s, c, m;
+  TPT_STATUS(tp_vk_graph_create(NULL, &g), TP_OK);
+  /* BUFFER, WIDTH_PACKED, BOOL: all 0, must be written */
+  TPT_STATUS(tp_vk_add_tensor(g, TP_VK_BOOL, 3, d3, NULL, -1, TP_VK_BUFFER,
+                              TP_VK_TENSOR_WIDTH_PACKED, TP_VK_BOOL, &a), TP_OK);
+  /* a 0-dim (scalar) tensor: dims present and empty; defaults left to the schema */
+  TPT_STATUS(tp_vk_add_tensor(g, TP_VK_FLOAT32, 0, NULL, NULL, -1, -1, -1, TP_VK_UNSET, &s), TP_OK);
+  TPT_STATUS(tp_vk_add_tensor(g, TP_VK_UINT8, 1, d3, NULL, 0, TP_VK_TEXTURE_2D,
+                              TP_VK_TENSOR_CHANNELS_PACKED, TP_VK_INT32, &c), TP_OK);
+  TPT_STATUS(tp_vk_add_tensor(g, TP_VK_INT32, 2, d3, NULL, 7, TP_VK_TEXTURE_3D,
+                              TP_VK_PACKED_INT8_CONV2D, TP_VK_UNSET, &m), TP_OK);
+  if (open_blob(g, &b)) {
+    uint8_t ty = 0;
+    tp_fb_table t = value_at(&b, a, &ty);
+    tp_fb_vector d;
+    TPT_EQ_INT(ty, TP_VK_TENSOR_VALUE);
+    TPT_CHECK(tp_fb_present(&t, T_STORAGE));
+    TPT_CHECK(tp_fb_present(&t, T_LAYOUT));
+    TPT_CHECK(tp_fb_present(&t, T_STAGING));
+    TPT_EQ_INT(tp_fb_u8(&t, T_STORAGE, 255), 0);
+    TPT_EQ_INT(tp_fb_u8(&t, T_LAYOUT, 255), 0);
+    TPT_EQ_INT(tp_fb_i8(&t, T_STAGING, 127), 0);
+    TPT_EQ_INT(tp_fb_i8(&t, T_DATATYPE, 0), 0);
+    TPT_EQ_INT(tp_fb_i32(&t, T_CONSTANT_ID, 0), -1);
+    TPT_EQ_INT(tp_fb_i32(&t, T_MEM_OBJ_ID, 0), -1);
+    TPT_CHECK(tp_fb_present(&t, T_CONSTANT_ID));
+    TPT_CHECK(tp_fb_present(&t, T_MEM_OBJ_ID));
+    d = tp_fb_vector_field(&t, T_DIMS, 4);
+    TPT_EQ_INT(d.count, 3);
+    TPT_EQ_U64(tp_fb_vector_scalar(&d, 2), 4);
+
+    t = value_at(&b, s, &ty);
+    TPT_CHECK(tp_fb_present(&t, T_DIMS));
+    d = tp_fb_vector_field(&t, T_DIMS, 4);
+    TPT_EQ_INT(d.count, 0);
+    TPT_CHECK(!tp_fb_present(&t, T_STORAGE));
+    TPT_CHECK(!tp_fb_present(&t, T_LAYOUT));
+    TPT_EQ_INT(tp_fb_u8(&t, T_STORAGE, 255), 255);
+    TPT_EQ_INT(tp_fb_u8(&t, T_LAYOUT, 255), 255);
+    TPT_EQ_INT(tp_fb_i8(&t, T_DATATYPE, 0), TP_VK_FLOAT32);
+    TPT_CHECK(tp_fb_present(&t, T_STAGING)); /* staging always written: dt when UNSET */
+    TPT_EQ_INT(tp_fb_i8(&t, T_STAGING, 127), TP_VK_FLOAT32);
+
+    t = value_at(&b, c, &ty);
+    TPT_EQ_INT(tp_fb_i8(&t, T_DATATYPE, 0), TP_VK_UINT8);
+    TPT_EQ_INT(tp_fb_u8(&t, T_STORAGE, 255), TP_VK_TEXTURE_2D);
+    TPT_EQ_INT(tp_fb_u8(&t, T_LAYOUT, 255), TP_VK_TENSOR_CHANNELS_PACKED);
+    TPT_EQ_INT(tp_fb_i8(&t, T_STAGING, 127), TP_VK_INT32);
+    TPT_EQ_INT(tp_fb_i32(&t, T_MEM_OBJ_ID, 0), 0);
+
+    t = value_at(&b, m, &ty);
+    TPT_EQ_INT(tp_fb_u8(&t, T_STORAGE, 255), TP_VK_TEXTURE_3D);
+    TPT_EQ_INT(tp_fb_u8(&t, T_LAYOUT, 255), TP_VK_PACKED_INT8_CONV2D);
+    TPT_EQ_INT(tp_fb_i8(&t, T_STAGING, 127), TP_VK_INT32);
+    TPT_EQ_INT(tp_fb_i32(&t, T_MEM_OBJ_ID, 0), 7);
+    d = tp_fb_vector_field(&t, T_DIMS, 4);
+    TPT_EQ_INT(d.count, 2);
+    TPT_EQ_U64(tp_fb_vector_scalar(&d, 0), 2);
+    TPT_EQ_U64(tp_fb_vector_scalar(&d, 1), 3);
+    TPT_STATUS(tp_fb_reader_status(&b.r), TP_OK);
+  }
+  close_blob(&b);
+  tp_vk_graph_destroy(g);
+}
+
+static void test_chain_and_io(void) {
+  tp_vk_graph *g = NULL;
+  blob b;
+  size_t d[1] = {4};
+  uint32_t x, y, z, args[3], ins[2], outs[1];
+  TPT_STATUS(tp_vk_graph_create(NULL, &g), TP_OK);
+  x = add_plain(g, TP_VK_FLOAT32, 1, d);
+  y = add_plain(g, TP_VK_FLOAT32, 1, d);
+  z = add_plain(g, TP_VK_FLOAT32, 1, d);
+  args[0] = x;
+  args[1] = y;
+  args[2] = z;
+  TPT_STATUS(tp_vk_add_op(g, 17, "aten.add.Tensor", args, 3), TP_OK);
+  TPT_STATUS(tp_vk_add_op(g, 4000000000u, "et_vk.noop", NULL, 0), TP_OK);
+  ins[0] = y;
+  ins[1] = x;
+  outs[0] = z;
+  TPT_STATUS(tp_vk_set_io(g, ins, 2, outs, 1), TP_OK);
+  if (open_blob(g, &b)) {
+    tp_fb_vector chain = tp_fb_vector_field(&b.root, G_CHAIN, 4), v;
+    tp_fb_table op;
+    size_t len = 0;
+    TPT_EQ_INT(chain.count, 2);
+    op = tp_fb_vector_table(&chain, 0);
+    TPT_EQ_U64(tp_fb_u32(&op, 0, 0), 17);
+    TPT_EQ_STR(tp_fb_string(&op, 1, &len), "aten.add.Tensor");
+    v = tp_fb_vector_field(&op, 2, 4);
+    TPT_EQ_INT(v.count, 3);
+    TPT_EQ_U64(tp_fb_vector_scalar(&v, 0), 0);
+    TPT_EQ_U64(tp_fb_vector_scalar(&v, 2), 2);
+    op = tp_fb_vector_table(&chain, 1);
+    TPT_EQ_U64(tp_fb_u32(&op, 0, 0), 4000000000u);
+    TPT_EQ_STR(tp_fb_string(&op, 1, &len), "et_vk.noop");
+    TPT_CHECK(tp_fb_present(&op, 2));
+    v = tp_fb_vector_field(&op, 2, 4);
+    TPT_EQ_INT(v.count, 0);
+    v = tp_fb_vector_field(&b.root, G_INPUTS, 4);
+    TPT_EQ_INT(v.count, 2);
+    TPT_EQ_U64(tp_fb_vector_scalar(&v, 0), 1);
+    TPT_EQ_U64(tp_fb_vector_scalar(&v, 1), 0);
+    v = tp_fb_vector_field(&b.root, G_OUTPUTS, 4);
+    TPT_EQ_INT(v.count, 1);
+    TPT_EQ_U64(tp_fb_vector_scalar(&v, 0), 2);
+    TPT_STATUS(tp_fb_reader_status(&b.r), TP_OK);
+  }
+  close_blob(&b);
+  /* set_io again replaces; the blob changes accordingly */
+  TPT_STATUS(tp_vk_set_io(g, NULL, 0, NULL, 0), TP_OK);
+  if (open_blob(g, &b)) {
+    tp_fb_vector v = tp_fb_vector_field(&b.root, G_INPUTS, 4);
+    TPT_CHECK(tp_fb_present(&b.root, G_INPUTS));
+    TPT_EQ_INT(v.count, 0);
+  }
+  close_blob(&b);
+  tp_vk_graph_destroy(g);
+}
+
+static void test_shaders_and_overrides(void) {
+  static const uint32_t spv[5] = {0x07230203u, 0x00010000u, 1, 2, 3};
+  static const unsigned char odd[3] = {9, 8, 7};
+  float w[2] = {1.5f, -2.5f};
+  int64_t sz[1] = {2};
+  tp_tensor t = make_view(w, sizeof w, TP_F32, 1, sz, NULL, 0);
+  tp_vk_graph *g = NULL;
+  blob b;
+  uint32_t i0 = 9, i1 = 9;
+  int mode;
+  for (mode = 0; mode < 2; mode++) {
+    tp_store *st = NULL;
+    tp_vk_options o;
+    memset(&o, 0, sizeof o);
+    if (mode) {
+      TPT_STATUS(tp_store_create(&st), TP_OK);
+      o.store = st;
+    }
+    TPT_STATUS(tp_vk_graph_create(&o, &g), TP_OK);
+    add_const(g, TP_VK_FLOAT32, &t);
+    TPT_STATUS(tp_vk_add_shader(g, spv, sizeof spv, &i0), TP_OK);
+    TPT_STATUS(tp_vk_add_shader(g, odd, sizeof odd, &i1), TP_OK);
+    TPT_EQ_INT(i0, 0);
+    TPT_EQ_INT(i1, 1);
+    TPT_STATUS(tp_vk_set_overrides(g, TP_VK_BUFFER, TP_VK_TENSOR_WIDTH_PACKED), TP_OK);
+    if (open_blob(g, &b)) {
+      tp_fb_table s0 = shader_at(&b, 0), s1 = shader_at(&b, 1);
+      uint64_t base = mode ? 0 : 16; /* inline: the 8-byte constant comes first, padded */
+      TPT_EQ_U64(tp_fb_u64(&s0, 0, 0), base);
+      TPT_EQ_U64(tp_fb_u64(&s0, 1, 0), 20);
+      TPT_EQ_U64(tp_fb_u64(&s1, 0, 0), base + 32);
+      TPT_EQ_U64(tp_fb_u64(&s1, 1, 0), 3);
+      TPT_CHECK(!tp_fb_present(&s0, 2));
+      TPT_EQ_U64(b.h.bytes_size, base + 48);
+      {
+        unsigned char want[20];
+        int k;
+        for (k = 0; k < 5; k++) tp_store_le32(want + 4 * k, spv[k]);
+        TPT_MEMEQ(b.seg + base, want, 20);
+      }
+      TPT_MEMEQ(b.seg + base + 32, odd, 3);
+      TPT_CHECK(tp_fb_present(&b.root, G_STORAGE_OV));
+      TPT_CHECK(tp_fb_present(&b.root, G_LAYOUT_OV));
+      TPT_EQ_INT(tp_fb_u8(&b.root, G_STORAGE_OV, 255), 0);
+      TPT_EQ_INT(tp_fb_u8(&b.root, G_LAYOUT_OV, 255), 0);
+      TPT_STATUS(tp_fb_reader_status(&b.r), TP_OK);
+    }
+    close_blob(&b);
+    TPT_STATUS(tp_vk_set_overrides(g, TP_VK_TEXTURE_3D, -1), TP_OK);
+    if (open_blob(g, &b)) {
+      TPT_EQ_INT(tp_fb_u8(&b.root, G_STORAGE_OV, 255), 1);
+      TPT_CHECK(!tp_fb_present(&b.root, G_LAYOUT_OV));
+      TPT_EQ_INT(tp_fb_u8(&b.root, G_LAYOUT_OV, 255), 255);
+    }
+    close_blob(&b);
+    tp_vk_graph_destroy(g);
+    tp_store_destroy(st);
+  }
+}
+
+static void test_named_mode(void) {
+  float parent[3 * 8 * 8];
+  int64_t psz[3] = {3, 8, 8}, esz[2] = {0, 4};
+  tp_tensor p, sel, tr, empty;
+  tp_store *st = NULL;
+  tp_vk_options o;
+  tp_vk_graph *g = NULL;
+  blob b;
+  char hex_sel[65], hex_tr[65];
+  unsigned char trbytes[256];
+  uint32_t a, c, e;
+  int i, r, k;
+  for (i = 0; i < 192; i++) parent[i] = (float)(i * 3 % 17) - 8.0f;
+  for (r = 0; r < 8; r++)
+    for (k = 0; k < 8; k++) memcpy(trbytes + 4 * (r * 8 + k), &parent[128 + k * 8 + r], 4);
+  p = make_view(parent, sizeof parent, TP_F32, 3, psz, NULL, 0);
+  TPT_STATUS(tp_select(&p, 0, 1, &sel), TP_OK);
+  TPT_STATUS(tp_select(&p, 0, 2, &tr), TP_OK);
+  TPT_STATUS(tp_transpose(&tr, 0, 1, &tr), TP_OK);
+  empty = make_view(parent, sizeof parent, TP_F32, 2, esz, NULL, 0);
+  TPT_STATUS(tp_sha256_hex(parent + 64, 256, hex_sel), TP_OK);
+  TPT_STATUS(tp_sha256_hex(trbytes, 256, hex_tr), TP_OK);
+  TPT_STATUS(tp_store_create(&st), TP_OK);
+  memset(&o, 0, sizeof o);
+  o.store = st;
+  TPT_STATUS(tp_vk_graph_create(&o, &g), TP_OK);
+  a = add_const(g, TP_VK_FLOAT32, &sel);
+  e = add_const(g, TP_VK_FLOAT32, &empty);
+  c = add_const(g, TP_VK_FLOAT32, &tr);
+  TPT_EQ_STR(tp_vk_constant_key(g, a), hex_sel);
+  TPT_EQ_STR(tp_vk_constant_key(g, c), hex_tr);
+  TPT_CHECK(tp_vk_constant_key(g, e) == NULL);
+  TPT_EQ_INT(tp_store_count(st), 2);
+  if (open_blob(g, &b)) {
+    tp_fb_table c0 = constant_at(&b, 0), c1 = constant_at(&b, 1), c2 = constant_at(&b, 2);
+    size_t len = 0;
+    TPT_EQ_U64(tp_fb_u64(&c0, 0, 0), UINT64_MAX);
+    TPT_EQ_U64(tp_fb_u64(&c0, 1, 0), 256);
+    TPT_EQ_STR(tp_fb_string(&c0, 2, &len), hex_sel);
+    TPT_EQ_U64(len, 64);
+    /* the empty constant: inline, offset 0, length 0, no key */
+    TPT_CHECK(!tp_fb_present(&c1, 2));
+    TPT_EQ_U64(tp_fb_u64(&c1, 0, 0), 0);
+    TPT_EQ_U64(tp_fb_u64(&c1, 1, 0), 0);
+    TPT_EQ_U64(tp_fb_u64(&c2, 0, 0), UINT64_MAX);
+    TPT_EQ_STR(tp_fb_string(&c2, 2, &len), hex_tr);
+    /* only the empty constant is inline: 16 zero bytes, so offset 0 < bytes size */
+    TPT_EQ_U64(b.h.bytes_size, 16);
+    for (i = 0; i < 16; i++) TPT_EQ_INT(b.seg[i], 0);
+    TPT_STATUS(tp_fb_reader_status(&b.r), TP_OK);
+  }
+  close_blob(&b);
+  /* the .ptd holds the views' row-major bytes under those keys */
+  {
+    tp_membuf m;
+    tp_sink sink;
+    tp_ptd pd;
+    tp_ptd_entry en;
+    memset(&m, 0, sizeof m);
+    sink = tp_sink_membuf(&m);
+    TPT_STATUS(tp_store_write_ptd(st, &sink), TP_OK);
+    TPT_STATUS(tp_ptd_open(&pd, m.data, m.size), TP_OK);
+    TPT_STATUS(tp_ptd_find(&pd, hex_sel, &en), TP_OK);
+    TPT_EQ_U64(en.nbytes, 256);
+    TPT_MEMEQ(en.data, parent + 64, 256);
+    TPT_STATUS(tp_ptd_find(&pd, hex_tr, &en), TP_OK);
+    TPT_EQ_U64(en.nbytes, 256);
+    TPT_MEMEQ(en.data, trbytes, 256);
+    TPT_EQ_U64(((uintptr_t)en.data - (uintptr_t)m.data) % 16, 0);
+    tp_membuf_free(&m);
+  }
+  tp_vk_graph_destroy(g);
+  tp_store_destroy(st);
+}
+
+static void test_empty_constant_inline(void) {
+  float x[1] = {0};
+  int64_t esz[1] = {0};
+  tp_tensor empty = make_view(x, sizeof x, TP_F32, 1, esz, NULL, 0);
+  float w[3] = {1, 2, 3};
+  int64_t wsz[1] = {3};
+  tp_tensor wt = make_view(w, sizeof w, TP_F32, 1, wsz, NULL, 0);
+  tp_vk_graph *g = NULL;
+  blob b;
+  int i;
+  TPT_STATUS(tp_vk_graph_create(NULL, &g), TP_OK);
+  add_const(g, TP_VK_FLOAT32, &empty);
+  if (open_blob(g, &b)) {
+    tp_fb_table c0 = constant_at(&b, 0);
+    TPT_EQ_U64(b.h.bytes_size, 16);
+    TPT_EQ_U64(b.m.size, b.h.bytes_offset + 16);
+    for (i = 0; i < 16; i++) TPT_EQ_INT(b.seg[i], 0);
+    TPT_EQ_U64(tp_fb_u64(&c0, 0, 0), 0);
+    TPT_EQ_U64(tp_fb_u64(&c0, 1, 0), 0);
+  }
+  close_blob(&b);
+  /* with a real constant after it: the empty one stays at 0 and adds nothing */
+  add_const(g, TP_VK_FLOAT32, &wt);
+  add_const(g, TP_VK_FLOAT32, &empty);
+  if (open_blob(g, &b)) {
+    tp_fb_table c1 = constant_at(&b, 1), c2 = constant_at(&b, 2);
+    TPT_EQ_U64(b.h.bytes_size, 16);
+    TPT_EQ_U64(tp_fb_u64(&c1, 0, 0), 0);
+    TPT_EQ_U64(tp_fb_u64(&c1, 1, 0), 12);
+    TPT_EQ_U64(tp_fb_u64(&c2, 0, 0), 0);
+    TPT_EQ_U64(tp_fb_u64(&c2, 1, 0), 0);
+    TPT_MEMEQ(b.seg, w, 12);
+  }
+  close_blob(&b);
+  tp_vk_graph_destroy(g);
+}
+
+static void test_force_fp16(void) {
+  float w[4] = {1.0f, -2.5f, 100000.0f, -1e9f};
+  unsigned char want[8];
+  int64_t sz[1] = {4};
+  tp_tensor t = make_view(w, sizeof w, TP_F32, 1, sz, NULL, 0);
+  size_t d[1] = {4};
+  tp_vk_options o;
+  tp_vk_graph *g = NULL;
+  blob b;
+  uint32_t c, x, i32, xs;
+  int32_t iv[4] = {1, 2, 3, 4};
+  tp_tensor ti = make_view(iv, sizeof iv, TP_I32, 1, sz, NULL, 0);
+  tp_store_le16(want + 0, 0x3c00);
+  tp_store_le16(want + 2, 0xc100);
+  tp_store_le16(want + 4, 0x7bff); /* clamped to 65504 */
+  tp_store_le16(want + 6, 0xfbff); /* clamped to -65504 */
+  memset(&o, 0, sizeof o);
+  o.force_fp16 = 1;
+  TPT_STATUS(tp_vk_graph_create(&o, &g), TP_OK);
+  c = add_const(g, TP_VK_FLOAT32, &t);
+  x = add_plain(g, TP_VK_FLOAT32, 1, d);
+  i32 = add_const(g, TP_VK_INT32, &ti);
+  TPT_STATUS(tp_vk_add_tensor(g, TP_VK_FLOAT32, 1, d, NULL, -1, -1, -1, TP_VK_FLOAT64, &xs),
+             TP_OK);
+  if (open_blob(g, &b)) {
+    uint8_t ty;
+    tp_fb_table tv = value_at(&b, c, &ty);
+    tp_fb_table c0 = constant_at(&b, 0);
+    TPT_EQ_INT(tp_fb_i8(&tv, T_DATATYPE, 0), TP_VK_FLOAT16);
+    TPT_EQ_INT(tp_fb_i8(&tv, T_STAGING, 127), TP_VK_FLOAT16);
+    TPT_EQ_U64(tp_fb_u64(&c0, 1, 0), 8);
+    TPT_MEMEQ(b.seg, want, 8);
+    tv = value_at(&b, x, &ty);
+    TPT_EQ_INT(tp_fb_i8(&tv, T_DATATYPE, 0), TP_VK_FLOAT16);
+    TPT_EQ_INT(tp_fb_i8(&tv, T_STAGING, 127), TP_VK_FLOAT32);
+    tv = value_at(&b, i32, &ty);
+    TPT_EQ_INT(tp_fb_i8(&tv, T_DATATYPE, 0), TP_VK_INT32);
+    TPT_EQ_INT(tp_fb_i8(&tv, T_STAGING, 127), TP_VK_INT32);
+    TPT_MEMEQ(b.seg + 16, iv, 16);
+    tv = value_at(&b, xs, &ty);
+    TPT_EQ_INT(tp_fb_i8(&tv, T_DATATYPE, 0), TP_VK_FLOAT16);
+    TPT_EQ_INT(tp_fb_i8(&tv, T_STAGING, 127), TP_VK_FLOAT64);
+    TPT_EQ_U64(b.h.bytes_size, 32);
+  }
+  close_blob(&b);
+  tp_vk_graph_destroy(g);
+  /* named + force_fp16: the key is the sha256 of the fp16 bytes */
+  {
+    tp_store *st = NULL;
+    char hex[65];
+    TPT_STATUS(tp_store_create(&st), TP_OK);
+    o.store = st;
+    TPT_STATUS(tp_vk_graph_create(&o, &g), TP_OK);
+    c = add_const(g, TP_VK_FLOAT32, &t);
+    TPT_STATUS(tp_sha256_hex(want, 8, hex), TP_OK);
+    TPT_EQ_STR(tp_vk_constant_key(g, c), hex);
+    if (open_blob(g, &b)) {
+      tp_fb_table c0 = constant_at(&b, 0);
+      TPT_EQ_U64(tp_fb_u64(&c0, 1, 0), 8);
+      TPT_EQ_U64(b.h.bytes_size, 0);
+    }
+    close_blob(&b);
+    tp_vk_graph_destroy(g);
+    tp_store_destroy(st);
+  }
+  /* without force_fp16 an f32 view may back a FLOAT16 tensor (same conversion) and an f16
+     view a FLOAT32 one (exact widening) */
+  {
+    uint16_t h[2] = {0x3c00, 0xc000};
+    int64_t hs[1] = {2};
+    tp_tensor th = make_view(h, sizeof h, TP_F16, 1, hs, NULL, 0);
+    float wide[2] = {1.0f, -2.0f};
+    TPT_STATUS(tp_vk_graph_create(NULL, &g), TP_OK);
+    c = add_const(g, TP_VK_FLOAT16, &t);
+    x = add_const(g, TP_VK_FLOAT32, &th);
+    if (open_blob(g, &b)) {
+      uint8_t ty;
+      tp_fb_table tv = value_at(&b, c, &ty);
+      TPT_EQ_INT(tp_fb_i8(&tv, T_DATATYPE, 0), TP_VK_FLOAT16);
+      TPT_EQ_INT(tp_fb_i8(&tv, T_STAGING, 127), TP_VK_FLOAT16);
+      TPT_MEMEQ(b.seg, want, 8);
+      tv = value_at(&b, x, &ty);
+      TPT_EQ_INT(tp_fb_i8(&tv, T_DATATYPE, 0), TP_VK_FLOAT32);
+      TPT_MEMEQ(b.seg + 16, wide, 8);
+    }
+    close_blob(&b);
+    tp_vk_graph_destroy(g);
+  }
+}
+
+static void test_write_twice_and_file(void) {
+  float parent[64];
+  int64_t sz[2] = {4, 4}, st[2] = {1, 8};
+  tp_tensor v;
+  tp_vk_graph *g = NULL;
+  tp_membuf m1, m2;
+  tp_sink s1, s2;
+  const char *path = "/tmp/tp_test_vk_blob.vkblob";
+  FILE *f;
+  int i;
+  for (i = 0; i < 64; i++) parent[i] = (float)i;
+  v = make_view(parent, sizeof parent, TP_F32, 2, sz, st, 3); /* strided, offset */
+  memset(&m1, 0, sizeof m1);
+  memset(&m2, 0, sizeof m2);
+  TPT_STATUS(tp_vk_graph_create(NULL, &g), TP_OK);
+  add_const(g, TP_VK_FLOAT32, &v);
+  TPT_STATUS(tp_vk_add_string(g, "x", NULL), TP_OK);
+  s1 = tp_sink_membuf(&m1);
+  s2 = tp_sink_membuf(&m2);
+  TPT_STATUS(tp_vk_write(g, &s1), TP_OK);
+  TPT_STATUS(tp_vk_write(g, &s2), TP_OK);
+  TPT_EQ_U64(m1.size, m2.size);
+  if (m1.size == m2.size) TPT_MEMEQ(m1.data, m2.data, m1.size);
+  remove(path);
+  TPT_STATUS(tp_vk_write_file(g, path), TP_OK);
+  f = fopen(path, "rb");
+  TPT_CHECK(f != NULL);
+  if (f) {
+    unsigned char *buf = (unsigned char *)malloc(m1.size + 1);
+    size_t got = fread(buf, 1, m1.size + 1, f);
+    TPT_EQ_U64(got, m1.size);
+    if (got == m1.size) TPT_MEMEQ(buf, m1.data, got);
+    free(buf);
+    fclose(f);
+  }
+  {
+    /* the strided view's bytes: element (r, c) = parent[3 + r + 8 c] */
+    tp_vk_header h;
+    TPT_STATUS(tp_vk_parse_header(m1.data, m1.size, &h), TP_OK);
+    for (i = 0; i < 16; i++) {
+      float got;
+      memcpy(&got, m1.data + h.bytes_offset + 4 * i, 4);
+      TPT_CHECK(got == parent[3 + i / 4 + 8 * (i % 4)]);
+    }
+  }
+  remove(path);
+  tp_membuf_free(&m1);
+  tp_membuf_free(&m2);
+  tp_vk_graph_destroy(g);
+}
+
+static void test_parse_header_rejects(void) {
+  tp_vk_graph *g = NULL;
+  blob b;
+  tp_vk_header h;
+  TPT_STATUS(tp_vk_graph_create(NULL, &g), TP_OK);
+  TPT_STATUS(tp_vk_add_null(g, NULL), TP_OK);
+  if (open_blob(g, &b)) {
+    unsigned char *p = b.m.data;
+    TPT_STATUS(tp_vk_parse_header(p, 29, &h), TP_ERR_FORMAT);
+    TPT_STATUS(tp_vk_parse_header(p, b.h.flatbuffer_offset + b.h.flatbuffer_size - 1, &h),
+               TP_ERR_FORMAT);
+    p[5] = 'X';
+    TPT_STATUS(tp_vk_parse_header(p, b.m.size, &h), TP_ERR_FORMAT);
+    p[5] = 'H';
+    tp_store_le16(p + 8, 29);
+    TPT_STATUS(tp_vk_parse_header(p, b.m.size, &h), TP_ERR_FORMAT);
+    tp_store_le16(p + 8, 30);
+    tp_store_le32(p + 14, 0);
+    TPT_STATUS(tp_vk_parse_header(p, b.m.size, &h), TP_ERR_FORMAT);
+    tp_store_le32(p + 14, b.h.flatbuffer_size);
+    tp_store_le32(p + 18, 40);
+    TPT_STATUS(tp_vk_parse_header(p, b.m.size, &h), TP_ERR_FORMAT);
+    tp_store_le32(p + 18, b.h.bytes_offset);
+    tp_store_le64(p + 22, 1);
+    TPT_STATUS(tp_vk_parse_header(p, b.m.size, &h), TP_ERR_FORMAT);
+    tp_store_le64(p + 22, 0);
+    p[36] = 'X';
+    TPT_STATUS(tp_vk_parse_header(p, b.m.size, &h), TP_ERR_FORMAT);
+    p[36] = 'V';
+    TPT_STATUS(tp_vk_parse_header(p, b.m.size, &h), TP_OK);
+    TPT_STATUS(tp_vk_parse_header(p, b.m.size, NULL), TP_ERR_INVALID);
+  }
+  close_blob(&b);
+  tp_vk_graph_destroy(g);
+}
+
+int main(void) {
+  (void)tpt_range; /* the harness's helpers this suite does not use */
+  TPT_RUN(test_header_bytes);
+  TPT_RUN(test_offset_and_transposed_views);
+  TPT_RUN(test_empty_list_is_one_value);
+  TPT_RUN(test_every_value_kind);
+  TPT_RUN(test_tensor_fields);
+  TPT_RUN(test_chain_and_io);
+  TPT_RUN(test_shaders_and_overrides);
+  TPT_RUN(test_named_mode);
+  TPT_RUN(test_empty_constant_inline);
+  TPT_RUN(test_force_fp16);
+  TPT_RUN(test_write_twice_and_file);
+  TPT_RUN(test_parse_header_rejects);
+  return tpt_finish("vk_blob");
+}
