@@ -22,6 +22,7 @@
 #endif
 
 static char report[65536];
+static unsigned long inspections;   /* tpdump_inspect calls, reported at the end */
 static tp_error last_err;
 
 /* tpdump_inspect on a 16-aligned copy; the report lands in `report`. Also checks that the
@@ -34,6 +35,7 @@ static int inspect(const unsigned char *p, size_t n) {
   memset(&out, 0, sizeof out);
   if (n) memcpy(copy, p, n);
   rc = tpdump_inspect(copy, n, &out, &last_err);
+  inspections++;
   rc2 = tpdump_inspect(copy, n, NULL, &quiet);
   if (rc2 != rc || strcmp(quiet.msg, last_err.msg) != 0) {
     printf("  silent mode differs: %d \"%s\" vs %d \"%s\"\n", rc, last_err.msg, rc2, quiet.msg);
@@ -118,6 +120,14 @@ static int robustness(const unsigned char *p, size_t n) {
       if (rc != 0 && rc != 2) bad++;
     }
     m[i] = p[i];
+  }
+  /* random damage: 1 to 8 bytes set to random values, 2000 times */
+  for (i = 0; i < 2000; i++) {
+    int rc, hits = (int)tpt_range(1, 8), h;
+    memcpy(m, p, n);
+    for (h = 0; h < hits; h++) m[tpt_range(0, (int64_t)n - 1)] = (unsigned char)tpt_rand();
+    rc = inspect(m, n);
+    if (rc != 0 && rc != 2) bad++;
   }
   free(m);
   return bad;
@@ -630,7 +640,6 @@ static void test_cli(void) {
 }
 
 int main(void) {
-  (void)tpt_range;
   TPT_RUN(test_node_table_matches_writer);
   TPT_RUN(test_seed_inline);
   TPT_RUN(test_seed_named_and_ptd);
@@ -640,5 +649,6 @@ int main(void) {
   TPT_RUN(test_vulkan_named_fp16);
   TPT_RUN(test_small_inputs);
   TPT_RUN(test_cli);
+  printf("%lu files inspected in-process (damaged variants included)\n", inspections);
   return tpt_finish("tpdump");
 }

@@ -133,6 +133,7 @@ static unsigned char *wrap_ptd(const unsigned char *fb, size_t fb_size, size_t s
 /* ---- running tpdump ------------------------------------------------------------------------ */
 
 static char report[65536];
+static unsigned long inspections;   /* tpdump_inspect calls, reported at the end */
 static tp_error last_err;
 
 /* tpdump_inspect on a 16-aligned copy; the report lands in `report`. */
@@ -143,6 +144,7 @@ static int inspect(const unsigned char *p, size_t n) {
   memset(&out, 0, sizeof out);
   if (n) memcpy(copy, p, n);
   rc = tpdump_inspect(copy, n, &out, &last_err);
+  inspections++;
   report[0] = '\0';
   if (out.data) {
     size_t k = out.size < sizeof report - 1 ? out.size : sizeof report - 1;
@@ -197,6 +199,14 @@ static void robustness(const unsigned char *p, size_t n, int *bad_rc) {
       if (rc != 0 && rc != 2) (*bad_rc)++;
     }
     m[i] = p[i];
+  }
+  /* random damage: 1 to 8 bytes set to random values, 2000 times */
+  for (i = 0; i < 2000; i++) {
+    int rc, hits = (int)tpt_range(1, 8), h;
+    memcpy(m, p, n);
+    for (h = 0; h < hits; h++) m[tpt_range(0, (int64_t)n - 1)] = (unsigned char)tpt_rand();
+    rc = inspect(m, n);
+    if (rc != 0 && rc != 2) (*bad_rc)++;
   }
   free(m);
 }
@@ -332,6 +342,12 @@ static void test_xnn_malformed(void) {
      "value 4: per-channel scale vector absent (the loader reads it unchecked)"},
     {"channel_dim: 0, scale_buffer_idx: 4", "channel_dim: 2, scale_buffer_idx: 4",
      "value 4: channel_dim 2 outside its 2 dims"},
+    {"scale: [], channel_dim: 0, scale_buffer_idx: 4",
+     "scale: [0.5, 0.25], channel_dim: 0, scale_buffer_idx: 0",
+     "value 4: 2 scales in the scale vector but dims[0] is 4"},
+    {"dims: [1, 8], external_id: 4294967295, id_out: 7",
+     "dims: [4, 4], constant_buffer_idx: 2, external_id: 4294967295, id_out: 7",
+     "value 7: dynamically quantized with constant 2 (the loader refuses data)"},
     {"id_out: 9 }", "id_out: 8 }", "two values have id_out 8"},
     {"output_ids: [3]", "output_ids: [30]", "output_ids[0] = 30 is no value's id_out"},
     {"num_externs: 2", "num_externs: 5000",
@@ -878,7 +894,6 @@ static void test_cli(void) {
 
 int main(void) {
   char cmd[128];
-  (void)tpt_range;
   strcpy(tmpdir, "/tmp/tpdump-flatc-XXXXXX");
   if (!mkdtemp(tmpdir)) {
     printf("cannot make a temporary directory\n");
@@ -902,5 +917,6 @@ int main(void) {
   TPT_RUN(test_cli);
   snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
   if (system(cmd) != 0) printf("  could not remove %s\n", tmpdir);
+  printf("%lu files inspected in-process (damaged variants included)\n", inspections);
   return tpt_finish("tpdump-flatc");
 }

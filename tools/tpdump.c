@@ -420,7 +420,7 @@ static int tpd_xnn_bytes(const tp_fb_vector *dims, unsigned bits, uint64_t *byte
   return 1;
 }
 
-/* One XNNTensorValue (inside a quantized one when q != NULL). */
+/* One XValue: a tensor value, or a quantized one with its quantization parameters. */
 static void tpd_xnn_value(tpd *d, uint32_t i, const tp_fb_table *xv, const tpd_const *cs,
                           uint32_t ncs, uint32_t num_externs) {
   uint8_t tag = 0, qtag = 0;
@@ -510,6 +510,11 @@ static void tpd_xnn_value(tpd *d, uint32_t i, const tp_fb_table *xv, const tpd_c
                 (long)tp_fb_i32(&p, 1, 0));
     } else if (qtag == 3) {
       tpd_print(d, " num_nonbatch_dims=%ld", (long)tp_fb_i32(&p, 0, 0));
+      if (cidx) {
+        tpd_fail(d, "value %lu: dynamically quantized with constant %lu (the loader refuses data)",
+                 (unsigned long)i, (unsigned long)cidx);
+        return;
+      }
     } else {
       /* per channel (1) or per channel group (4): scale vector, channel_dim, buffer idx */
       int group = qtag == 4;
@@ -557,6 +562,11 @@ static void tpd_xnn_value(tpd *d, uint32_t i, const tp_fb_table *xv, const tpd_c
                    (unsigned long long)(oc * ic / (uint64_t)group_size));
           return;
         }
+      } else if (!sidx && scale.count != tp_fb_vector_scalar(&dims, (size_t)channel_dim)) {
+        tpd_fail(d, "value %lu: %lu scales in the scale vector but dims[%ld] is %llu",
+                 (unsigned long)i, (unsigned long)scale.count, (long)channel_dim,
+                 (unsigned long long)tp_fb_vector_scalar(&dims, (size_t)channel_dim));
+        return;
       } else if (sidx && nscales != tp_fb_vector_scalar(&dims, (size_t)channel_dim)) {
         tpd_fail(d, "value %lu: num_scales %lu but dims[%ld] is %llu", (unsigned long)i,
                  (unsigned long)nscales, (long)channel_dim,
@@ -817,8 +827,7 @@ static const char *tpd_vk_dtype(int v) {
 }
 
 /* One VkBytes entry of constants (what = "constants") or shaders. */
-static void tpd_vk_bytes(tpd *d, const tp_fb_vector *vec, uint32_t i, const char *what,
-                         uint32_t *named_out) {
+static void tpd_vk_bytes(tpd *d, const tp_fb_vector *vec, uint32_t i, const char *what) {
   tp_fb_table b = tp_fb_vector_table(vec, i);
   uint64_t off = tp_fb_u64(&b, 0, 0), len = tp_fb_u64(&b, 1, 0), at;
   size_t klen = 0;
@@ -844,7 +853,6 @@ static void tpd_vk_bytes(tpd *d, const tp_fb_vector *vec, uint32_t i, const char
       }
     }
     tpd_print(d, "\n");
-    if (named_out) *named_out = 1;
     return;
   }
   tpd_print(d, "offset=%llu length=%llu", (unsigned long long)off, (unsigned long long)len);
@@ -865,8 +873,7 @@ static void tpd_vk_bytes(tpd *d, const tp_fb_vector *vec, uint32_t i, const char
   tpd_print(d, "\n");
 }
 
-static void tpd_vk_tensor(tpd *d, uint32_t i, const tp_fb_table *t, const tp_fb_vector *consts,
-                          uint32_t nvalues) {
+static void tpd_vk_tensor(tpd *d, uint32_t i, const tp_fb_table *t, const tp_fb_vector *consts) {
   int8_t dt = tp_fb_i8(t, 0, 0), staging = tp_fb_i8(t, 6, 127);
   tp_fb_vector dims = tp_fb_vector_field(t, 1, 4);
   int32_t cid = tp_fb_i32(t, 2, 0), mem = tp_fb_i32(t, 3, 0);
@@ -874,7 +881,6 @@ static void tpd_vk_tensor(tpd *d, uint32_t i, const tp_fb_table *t, const tp_fb_
   const char *dtn = tpd_vk_dtype(dt), *sdn = tpd_vk_dtype(staging);
   const char *stn = st == 255 ? "DEFAULT" : tpd_name(tpd_vk_storage, 3, st);
   const char *mln = ml == 255 ? "DEFAULT" : tpd_name(tpd_vk_layouts, 10, ml);
-  (void)nvalues;
   if (!tpd_reader_ok(d, "value %lu (Tensor)", (unsigned long)i)) return;
   tpd_print(d, " %s dims=", dtn ? dtn : "?");
   if (dims.pos) tpd_print_vec(d, &dims, 'u');
@@ -962,7 +968,7 @@ static void tpd_vk_value(tpd *d, uint32_t i, const tp_fb_table *vv, const tp_fb_
     case 2: tpd_print(d, " %lld", (long long)tp_fb_i64(&v, 0, 0)); break;
     case 3: tpd_print(d, " %g", tp_fb_f64(&v, 0, 0.0)); break;
     case 4: tpd_print(d, " %s", tp_fb_u8(&v, 0, 0) ? "true" : "false"); break;
-    case 5: tpd_vk_tensor(d, i, &v, consts, nvalues); break;
+    case 5: tpd_vk_tensor(d, i, &v, consts); break;
     case 6: case 7: case 8: case 9: {
       static const size_t esize[] = {8, 8, 1, 4};
       static const char ekind[] = {'i', 'f', 'b', 'i'};
@@ -1019,7 +1025,7 @@ static void tpd_vulkan(tpd *d, const unsigned char *fb, size_t fb_size) {
   tp_fb_vector chain, values, consts, shaders;
   const char *version;
   size_t vlen = 0;
-  uint32_t i, named = 0;
+  uint32_t i;
   uint8_t st_over, ml_over;
 
   if (tp_fb_reader_init(&d->r, fb, fb_size, "VK00", &g) != TP_OK) {
@@ -1085,10 +1091,10 @@ static void tpd_vulkan(tpd *d, const unsigned char *fb, size_t fb_size) {
   tpd_print(d, "constants: %lu entries, bytes segment at %llu, %llu bytes\n",
             (unsigned long)consts.count, (unsigned long long)d->seg_off,
             (unsigned long long)d->seg_size);
-  for (i = 0; i < consts.count && tpd_ok(d); i++) tpd_vk_bytes(d, &consts, i, "constants", &named);
+  for (i = 0; i < consts.count && tpd_ok(d); i++) tpd_vk_bytes(d, &consts, i, "constants");
   if (!tpd_ok(d)) return;
   tpd_print(d, "shaders: %lu entries\n", (unsigned long)shaders.count);
-  for (i = 0; i < shaders.count && tpd_ok(d); i++) tpd_vk_bytes(d, &shaders, i, "shaders", NULL);
+  for (i = 0; i < shaders.count && tpd_ok(d); i++) tpd_vk_bytes(d, &shaders, i, "shaders");
 }
 
 /* ------------------------------------------------------------------------------------------ */
