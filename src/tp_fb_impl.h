@@ -23,13 +23,19 @@
 #define TP__FB_MAX_SIZE 0x7FFFFFFFu /* FlatBuffers' 2 GiB - 1 buffer limit */
 #define TP__FB_MAX_ID 32764u        /* largest id whose vtable size still fits a u16 */
 
+/* A field of the open table, kept with the others of its size (class 0..3 = 1, 2, 4, 8 bytes). */
 typedef struct tp__fb_field {
-  uint64_t bits;   /* scalar bits (little-endian order is applied when stored), or a ref */
-  uint32_t end;    /* where it was stored (distance from the end), set by end_table */
-  uint16_t id;
-  uint8_t size;    /* 1, 2, 4 or 8 */
-  uint8_t is_ref;
+  uint64_t bits;   /* scalar bits (stored little-endian by end_table), or a ref */
+  uint32_t id;     /* field id << 1 | is_ref */
+  uint32_t end;    /* where it lands (distance from the end), set by end_table */
 } tp__fb_field;
+
+typedef struct tp__fb_class {
+  tp__fb_field *f;
+  size_t n, cap;
+  uint32_t last;   /* last id << 1 recorded, to see whether ids came in ascending order */
+  int unsorted;
+} tp__fb_class;
 
 typedef struct tp__fb_vtslot {
   uint32_t end;    /* vtable position (distance from the end); 0 = empty slot */
@@ -43,9 +49,9 @@ struct tp_fb_builder {
   uint32_t minalign;
   uint32_t max_size;
   int in_table, finished, force_defaults;
-  tp__fb_field *fields;
-  size_t nfields, fields_cap;
-  uint32_t *seen;          /* seen[id] == stamp: id already added to the open table */
+  tp__fb_class cls[4];     /* fields of the open table by size */
+  uint64_t seen_lo;        /* ids 0..63 already added to the open table */
+  uint32_t *seen;          /* ids >= 64: seen[id - 64] == stamp when already added */
   size_t seen_len, seen_cap;
   uint32_t stamp;
   tp__fb_vtslot *vt;       /* open-addressing hash table of written vtables */
@@ -78,7 +84,10 @@ TPDEF tp_status tp_fb_builder_create(tp_fb_builder **out) {
 TPDEF void tp_fb_builder_destroy(tp_fb_builder *b) {
   if (!b) return;
   TP_FREE(b->buf);
-  TP_FREE(b->fields);
+  TP_FREE(b->cls[0].f);
+  TP_FREE(b->cls[1].f);
+  TP_FREE(b->cls[2].f);
+  TP_FREE(b->cls[3].f);
   TP_FREE(b->seen);
   TP_FREE(b->vt);
   TP_FREE(b->vtbuf);
@@ -91,7 +100,6 @@ TPDEF void tp_fb_builder_reset(tp_fb_builder *b) {
   b->minalign = 1;
   b->in_table = 0;
   b->finished = 0;
-  b->nfields = 0;
   if (b->vt) memset(b->vt, 0, b->vt_cap * sizeof *b->vt);
   b->vt_count = 0;
   memset(&b->err, 0, sizeof b->err);
@@ -338,7 +346,15 @@ TPDEF void tp_fb_start_table(tp_fb_builder *b) {
     return;
   }
   b->in_table = 1;
-  b->nfields = 0;
+  b->seen_lo = 0;
+  {
+    int c;
+    for (c = 0; c < 4; c++) {
+      b->cls[c].n = 0;
+      b->cls[c].last = 0;
+      b->cls[c].unsorted = 0;
+    }
+  }
   b->stamp++;
   if (b->stamp == 0) { /* wrapped: forget every old mark */
     if (b->seen) memset(b->seen, 0, b->seen_len * sizeof *b->seen);
@@ -346,81 +362,101 @@ TPDEF void tp_fb_start_table(tp_fb_builder *b) {
   }
 }
 
-/* Records a field of the open table; written when it differs from its default (or forced). */
-static void tp__fb_add(tp_fb_builder *b, uint16_t id, uint64_t bits, unsigned size, int is_ref,
-                       int is_default) {
-  tp__fb_field *f;
-  if (!tp__fb_ok(b, "adding a field")) return;
+/* The checks of tp__fb_add that fail or need memory: records the error and returns 0, or
+   marks an id >= 64 as seen and returns 1. */
+static int tp__fb_add_slow(tp_fb_builder *b, uint16_t id) {
+  size_t k;
+  if (!tp__fb_ok(b, "adding a field")) return 0;
   if (!b->in_table) {
     tp_error_set(&b->err, TP_ERR_INVALID, "field id %u added outside a table", (unsigned)id);
-    return;
+    return 0;
   }
   if (id > TP__FB_MAX_ID) {
     tp_error_set(&b->err, TP_ERR_INVALID, "field id %u is over the largest id %u", (unsigned)id,
                  TP__FB_MAX_ID);
-    return;
+    return 0;
   }
-  if ((size_t)id >= b->seen_len) {
-    size_t need = (size_t)id + 1;
-    if (need < 16) need = 16;
-    if (tp_array_reserve((void **)&b->seen, &b->seen_cap, need, sizeof *b->seen) != TP_OK) {
+  if (id < 64) { /* only reached for a repeated id */
+    tp_error_set(&b->err, TP_ERR_INVALID, "field id %u added twice in one table", (unsigned)id);
+    return 0;
+  }
+  k = (size_t)id - 64;
+  if (k >= b->seen_len) {
+    if (tp_array_reserve((void **)&b->seen, &b->seen_cap, k + 1, sizeof *b->seen) != TP_OK) {
       tp_error_set(&b->err, TP_ERR_NOMEM, "out of memory tracking field id %u", (unsigned)id);
-      return;
+      return 0;
     }
     memset(b->seen + b->seen_len, 0, (b->seen_cap - b->seen_len) * sizeof *b->seen);
     b->seen_len = b->seen_cap;
   }
-  if (b->seen[id] == b->stamp) {
+  if (b->seen[k] == b->stamp) {
     tp_error_set(&b->err, TP_ERR_INVALID, "field id %u added twice in one table", (unsigned)id);
+    return 0;
+  }
+  b->seen[k] = b->stamp;
+  return 1;
+}
+
+/* Records a field of the open table; written when it differs from its default (or forced).
+   cls: 0..3 for 1, 2, 4, 8 bytes. */
+static void tp__fb_add(tp_fb_builder *b, uint16_t id, uint64_t bits, unsigned cls, int is_ref,
+                       int is_default) {
+  tp__fb_class *c;
+  tp__fb_field *f;
+  uint32_t key;
+  if (b->err.status != TP_OK) return;
+  /* in_table implies not finished: finish refuses an open table, start refuses after finish */
+  if (b->in_table && id < 64 && !(b->seen_lo & ((uint64_t)1 << id))) {
+    b->seen_lo |= (uint64_t)1 << id;
+  } else if (!tp__fb_add_slow(b, id)) {
     return;
   }
-  b->seen[id] = b->stamp;
   if (is_default && !b->force_defaults) return;
-  if (b->nfields == b->fields_cap &&
-      tp_array_reserve((void **)&b->fields, &b->fields_cap, b->nfields + 1, sizeof *b->fields) !=
-          TP_OK) {
+  c = &b->cls[cls];
+  if (c->n == c->cap &&
+      tp_array_reserve((void **)&c->f, &c->cap, c->n + 1, sizeof *c->f) != TP_OK) {
     tp_error_set(&b->err, TP_ERR_NOMEM, "out of memory adding field id %u", (unsigned)id);
     return;
   }
-  f = &b->fields[b->nfields++];
+  key = (uint32_t)id << 1;
+  f = &c->f[c->n++];
   f->bits = bits;
-  f->end = 0;
-  f->id = id;
-  f->size = (uint8_t)size;
-  f->is_ref = (uint8_t)(is_ref != 0);
+  f->id = key | (uint32_t)(is_ref != 0);
+  if (key < c->last) c->unsorted = 1;
+  c->last = key;
 }
 
 TPDEF void tp_fb_add_u8(tp_fb_builder *b, uint16_t id, uint8_t v, uint8_t dflt) {
   assert(b);
-  tp__fb_add(b, id, v, 1, 0, v == dflt);
+  tp__fb_add(b, id, v, 0, 0, v == dflt);
 }
 TPDEF void tp_fb_add_i8(tp_fb_builder *b, uint16_t id, int8_t v, int8_t dflt) {
   assert(b);
-  tp__fb_add(b, id, (uint8_t)v, 1, 0, v == dflt);
+  tp__fb_add(b, id, (uint8_t)v, 0, 0, v == dflt);
 }
 TPDEF void tp_fb_add_u16(tp_fb_builder *b, uint16_t id, uint16_t v, uint16_t dflt) {
   assert(b);
-  tp__fb_add(b, id, v, 2, 0, v == dflt);
+  tp__fb_add(b, id, v, 1, 0, v == dflt);
 }
 TPDEF void tp_fb_add_i16(tp_fb_builder *b, uint16_t id, int16_t v, int16_t dflt) {
   assert(b);
-  tp__fb_add(b, id, (uint16_t)v, 2, 0, v == dflt);
+  tp__fb_add(b, id, (uint16_t)v, 1, 0, v == dflt);
 }
 TPDEF void tp_fb_add_u32(tp_fb_builder *b, uint16_t id, uint32_t v, uint32_t dflt) {
   assert(b);
-  tp__fb_add(b, id, v, 4, 0, v == dflt);
+  tp__fb_add(b, id, v, 2, 0, v == dflt);
 }
 TPDEF void tp_fb_add_i32(tp_fb_builder *b, uint16_t id, int32_t v, int32_t dflt) {
   assert(b);
-  tp__fb_add(b, id, (uint32_t)v, 4, 0, v == dflt);
+  tp__fb_add(b, id, (uint32_t)v, 2, 0, v == dflt);
 }
 TPDEF void tp_fb_add_u64(tp_fb_builder *b, uint16_t id, uint64_t v, uint64_t dflt) {
   assert(b);
-  tp__fb_add(b, id, v, 8, 0, v == dflt);
+  tp__fb_add(b, id, v, 3, 0, v == dflt);
 }
 TPDEF void tp_fb_add_i64(tp_fb_builder *b, uint16_t id, int64_t v, int64_t dflt) {
   assert(b);
-  tp__fb_add(b, id, (uint64_t)v, 8, 0, v == dflt);
+  tp__fb_add(b, id, (uint64_t)v, 3, 0, v == dflt);
 }
 /* Floats: default comparison is on the bits, so -0.0 is written against a default of 0.0 and
    a NaN against a NaN default only when the bits differ. */
@@ -429,14 +465,14 @@ TPDEF void tp_fb_add_f32(tp_fb_builder *b, uint16_t id, float v, float dflt) {
   assert(b);
   memcpy(&vb, &v, 4);
   memcpy(&db, &dflt, 4);
-  tp__fb_add(b, id, vb, 4, 0, vb == db);
+  tp__fb_add(b, id, vb, 2, 0, vb == db);
 }
 TPDEF void tp_fb_add_f64(tp_fb_builder *b, uint16_t id, double v, double dflt) {
   uint64_t vb, db;
   assert(b);
   memcpy(&vb, &v, 8);
   memcpy(&db, &dflt, 8);
-  tp__fb_add(b, id, vb, 8, 0, vb == db);
+  tp__fb_add(b, id, vb, 3, 0, vb == db);
 }
 
 TPDEF void tp_fb_add_ref(tp_fb_builder *b, uint16_t id, tp_fb_ref ref) {
@@ -447,7 +483,7 @@ TPDEF void tp_fb_add_ref(tp_fb_builder *b, uint16_t id, tp_fb_ref ref) {
     tp__fb_check_ref(b, ref, "tp_fb_add_ref");
     return;
   }
-  tp__fb_add(b, id, ref, 4, 1, 0);
+  tp__fb_add(b, id, ref, 2, 1, 0);
 }
 
 TPDEF void tp_fb_add_union(tp_fb_builder *b, uint16_t id, uint8_t type, tp_fb_ref value) {
@@ -465,15 +501,19 @@ TPDEF void tp_fb_add_union(tp_fb_builder *b, uint16_t id, uint8_t type, tp_fb_re
                  (unsigned)id, (unsigned)type, value ? "a" : "no");
     return;
   }
-  tp__fb_add(b, (uint16_t)(id - 1), type, 1, 0, type == 0);
+  tp__fb_add(b, (uint16_t)(id - 1), type, 0, 0, type == 0);
   if (value) tp_fb_add_ref(b, id, value);
 }
 
-static uint32_t tp__fb_vt_hash(const unsigned char *p, size_t n) {
-  uint32_t h = 2166136261u;
+static int tp__fb_same(const unsigned char *a, const unsigned char *c, size_t n) {
   size_t i;
-  for (i = 0; i < n; i++) h = (h ^ p[i]) * 16777619u;
-  return h ? h : 1u;
+  for (i = 0; i + 4 <= n; i += 4) {
+    uint32_t x, y;
+    memcpy(&x, a + i, 4);
+    memcpy(&y, c + i, 4);
+    if (x != y) return 0;
+  }
+  return i == n || (a[i] == c[i] && a[i + 1] == c[i + 1]);
 }
 
 /* Finds an identical vtable written before; returns its position or 0. */
@@ -484,7 +524,7 @@ static uint32_t tp__fb_vt_find(tp_fb_builder *b, const unsigned char *vt, size_t
   for (i = h & mask; b->vt[i].end; i = (i + 1) & mask) {
     if (b->vt[i].hash == h) {
       const unsigned char *old = b->buf + b->cap - b->vt[i].end;
-      if (tp_load_le16(old) == n && memcmp(old, vt, n) == 0) return b->vt[i].end;
+      if (tp_load_le16(old) == n && tp__fb_same(old, vt, n)) return b->vt[i].end;
     }
   }
   return 0;
@@ -519,17 +559,18 @@ static void tp__fb_vt_insert(tp_fb_builder *b, uint32_t end, uint32_t h) {
 }
 
 static int tp__fb_field_cmp(const void *pa, const void *pb) {
-  const tp__fb_field *a = (const tp__fb_field *)pa, *c = (const tp__fb_field *)pb;
-  if (a->size != c->size) return a->size > c->size ? -1 : 1;
-  return a->id > c->id ? -1 : (a->id < c->id ? 1 : 0);
+  uint32_t a = ((const tp__fb_field *)pa)->id, c = ((const tp__fb_field *)pb)->id;
+  return a < c ? -1 : (a > c ? 1 : 0);
 }
 
+/* Lays out the open table: size classes 8, 4, 2, 1 from the end (largest at the highest
+   addresses), within a class ids ascending in memory; padding only where a class starts.
+   This is the layout of flatc's generated Create<Table>() functions. */
 TPDEF tp_fb_ref tp_fb_end_table(tp_fb_builder *b) {
-  size_t i, n;
-  uint64_t need;
-  uint32_t start, tend, vend, tsize, vsize, h;
-  unsigned maxid = 0;
-  tp__fb_field *f;
+  size_t i, n = 0;
+  uint32_t start, tend, vend, tsize, vsize, h, pos, maxid = 0;
+  int c;
+  unsigned char *vt, *base;
   assert(b);
   if (!tp__fb_ok(b, "tp_fb_end_table")) return 0;
   if (!b->in_table) {
@@ -537,41 +578,31 @@ TPDEF tp_fb_ref tp_fb_end_table(tp_fb_builder *b) {
     return 0;
   }
   b->in_table = 0;
-  n = b->nfields;
-  f = b->fields;
-  /* Sort: size descending, then id descending (the first pushed lands highest). Insertion
-     sort for the usual handful of fields, qsort when a table is large. */
-  if (n > 32) qsort(f, n, sizeof *f, tp__fb_field_cmp);
-  else for (i = 1; i < n; i++) {
-    tp__fb_field x = f[i];
-    size_t j = i;
-    while (j > 0 && (f[j - 1].size < x.size || (f[j - 1].size == x.size && f[j - 1].id < x.id))) {
-      f[j] = f[j - 1];
-      j--;
-    }
-    f[j] = x;
-  }
-  for (i = 0; i < n; i++)
-    if (f[i].id > maxid) maxid = f[i].id;
-  vsize = n ? 4u + 2u * (maxid + 1u) : 4u;
-  /* Pass 1: where each field lands (distance from the end), without writing. */
   start = b->size;
-  {
-    uint64_t pos = start;
-    for (i = 0; i < n; i++) {
-      pos += tp__fb_padding((uint32_t)pos, f[i].size) + f[i].size;
-      f[i].end = (uint32_t)pos; /* pos < 2^31 + 2^20: fits */
-    }
-    pos += tp__fb_padding((uint32_t)pos, 4) + 4; /* the soffset */
-    if (pos - start >= 0x10000u) {
-      tp_error_set(&b->err, TP_ERR_OVERFLOW,
-                   "table of %llu inline bytes is over the 65535-byte limit of a vtable",
-                   (unsigned long long)(pos - start));
-      return 0;
-    }
-    tend = (uint32_t)pos; /* < start + 64 KiB: may exceed max_size, checked below */
+  pos = start;
+  /* Where each field lands (distance from the end): the class's fields are pushed from the
+     highest id down, so id rank j of cnt ends cnt - j slots into the class's block. */
+  for (c = 3; c >= 0; c--) {
+    tp__fb_class *k = &b->cls[c];
+    uint32_t sz = 1u << c, cnt = (uint32_t)k->n;
+    if (!cnt) continue;
+    if (k->unsorted) qsort(k->f, k->n, sizeof *k->f, tp__fb_field_cmp);
+    pos += tp__fb_padding(pos, sz);
+    for (i = 0; i < k->n; i++) k->f[i].end = pos + sz * (cnt - (uint32_t)i);
+    pos += sz * cnt; /* < 2^31 + 2^21: no wrap */
+    if ((k->f[cnt - 1].id >> 1) > maxid) maxid = k->f[cnt - 1].id >> 1;
+    n += cnt;
   }
-  tsize = tend - start;
+  pos += tp__fb_padding(pos, 4) + 4; /* the soffset */
+  tsize = pos - start;
+  if (tsize >= 0x10000u) {
+    tp_error_set(&b->err, TP_ERR_OVERFLOW,
+                 "table of %lu inline bytes is over the 65535-byte limit of a vtable",
+                 (unsigned long)tsize);
+    return 0;
+  }
+  tend = pos;
+  vsize = n ? 4u + 2u * (maxid + 1u) : 4u;
   /* The vtable: size, table size, one offset per id (0 = absent). */
   if (b->vtbuf_cap < vsize) {
     unsigned char *nb = (unsigned char *)TP_REALLOC(b->vtbuf, vsize);
@@ -582,40 +613,46 @@ TPDEF tp_fb_ref tp_fb_end_table(tp_fb_builder *b) {
     b->vtbuf = nb;
     b->vtbuf_cap = vsize;
   }
-  memset(b->vtbuf, 0, vsize);
-  tp_store_le16(b->vtbuf, (uint16_t)vsize);
-  tp_store_le16(b->vtbuf + 2, (uint16_t)tsize);
-  for (i = 0; i < n; i++) tp_store_le16(b->vtbuf + 4 + 2 * f[i].id, (uint16_t)(tend - f[i].end));
-  h = tp__fb_vt_hash(b->vtbuf, vsize);
-  vend = tp__fb_vt_find(b, b->vtbuf, vsize, h);
-  need = (uint64_t)tsize + (vend ? 0u : vsize);
-  if (!tp__fb_room(b, need)) return 0;
-  /* Pass 2: write. */
-  for (i = 0; i < n; i++) {
-    unsigned sz = f[i].size;
-    unsigned char *p;
-    tp__fb_pad(b, tp__fb_padding(b->size, sz));
-    b->size += sz;
-    p = tp__fb_front(b);
-    if (f[i].is_ref) {
-      tp_store_le32(p, b->size - (uint32_t)f[i].bits);
-    } else if (sz == 1) {
-      p[0] = (unsigned char)f[i].bits;
-    } else if (sz == 2) {
-      tp_store_le16(p, (uint16_t)f[i].bits);
-    } else if (sz == 4) {
-      tp_store_le32(p, (uint32_t)f[i].bits);
-    } else {
-      tp_store_le64(p, f[i].bits);
+  vt = b->vtbuf;
+  for (i = 4; i < vsize; i += 2) tp_store_le16(vt + i, 0);
+  tp_store_le16(vt, (uint16_t)vsize);
+  tp_store_le16(vt + 2, (uint16_t)tsize);
+  h = (vsize << 16 | tsize) * 0x9E3779B1u;
+  for (c = 0; c < 4; c++) {
+    const tp__fb_class *k = &b->cls[c];
+    for (i = 0; i < k->n; i++) {
+      uint32_t id = k->f[i].id >> 1, off = tend - k->f[i].end;
+      tp_store_le16(vt + 4 + 2 * id, (uint16_t)off);
+      h += ((id << 16 | off) + 0x7F4A7C15u) * 0x85EBCA6Bu; /* order-free sum of the entries */
     }
-    tp__fb_track(b, sz);
   }
-  tp__fb_pad(b, tp__fb_padding(b->size, 4));
-  b->size += 4; /* the soffset, written below */
+  h ^= h >> 16;
+  if (!h) h = 1;
+  vend = tp__fb_vt_find(b, vt, vsize, h);
+  if (!tp__fb_room(b, (uint64_t)tsize + (vend ? 0u : vsize))) return 0;
+  /* Write: zero the inline block (4 bytes at a time: tsize is a multiple of 4), then store
+     each field in place. */
+  base = b->buf + b->cap; /* distance d is at base - d */
+  for (pos = start + 4; pos <= tend; pos += 4) tp_store_le32(base - pos, 0);
+  {
+    const tp__fb_class *k = &b->cls[3];
+    for (i = 0; i < k->n; i++) tp_store_le64(base - k->f[i].end, k->f[i].bits);
+    if (k->n) tp__fb_track(b, 8);
+    k = &b->cls[2];
+    for (i = 0; i < k->n; i++) {
+      uint32_t e = k->f[i].end, v = (uint32_t)k->f[i].bits;
+      tp_store_le32(base - e, (k->f[i].id & 1u) ? e - v : v); /* a ref: distance to target */
+    }
+    k = &b->cls[1];
+    for (i = 0; i < k->n; i++) tp_store_le16(base - k->f[i].end, (uint16_t)k->f[i].bits);
+    k = &b->cls[0];
+    for (i = 0; i < k->n; i++) base[0 - (ptrdiff_t)k->f[i].end] = (unsigned char)k->f[i].bits;
+  }
   tp__fb_track(b, 4);
+  b->size = tend;
   if (!vend) {
     b->size += vsize; /* vsize is even and we are 4-aligned */
-    memcpy(tp__fb_front(b), b->vtbuf, vsize);
+    memcpy(tp__fb_front(b), vt, vsize);
     vend = b->size;
     tp__fb_vt_insert(b, vend, h);
   }
