@@ -1391,15 +1391,18 @@ static void tp__gather(unsigned char *dst, const unsigned char *src, int64_t n, 
 }
 
 /* The 2-D transpose kernel: dst[i * drow + j] = src[i + j * scol] for i < rows, j < cols
-   (element units). Square register tiles (SSE2 where available) inside cache blocks; scalar
-   loops for the edges and for other element sizes. Strides may be negative. */
+   (element units; strides may be negative). Square register tiles (SSE2, AVX2 when the CPU has
+   it) grouped into super-tiles that cover one 64-byte line of every source and destination row
+   they touch; scalar loops for the edges and odd element sizes. When a stride is a multiple of
+   4 KiB (every row in the same cache set), blocks go through a small buffer instead and are
+   written out as long row pieces. */
 #if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
 #include <emmintrin.h>
 #define TP__SSE2 1
 #define TP__LD(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
 #define TP__ST(p, v) _mm_storeu_si128((__m128i *)(void *)(p), (v))
 /* 4x4 of 4-byte elements; ss / ds are byte strides between source / destination rows. */
-static void tp__tile_4x4(unsigned char *d, int64_t ds, const unsigned char *s, int64_t ss) {
+static void tp__tile4_4x4(unsigned char *d, int64_t ds, const unsigned char *s, int64_t ss) {
   __m128i r0 = TP__LD(s), r1 = TP__LD(s + ss), r2 = TP__LD(s + 2 * ss), r3 = TP__LD(s + 3 * ss);
   __m128i t0 = _mm_unpacklo_epi32(r0, r1), t1 = _mm_unpacklo_epi32(r2, r3);
   __m128i t2 = _mm_unpackhi_epi32(r0, r1), t3 = _mm_unpackhi_epi32(r2, r3);
@@ -1409,7 +1412,7 @@ static void tp__tile_4x4(unsigned char *d, int64_t ds, const unsigned char *s, i
   TP__ST(d + 3 * ds, _mm_unpackhi_epi64(t2, t3));
 }
 /* 8x8 of 2-byte elements. */
-static void tp__tile_8x8(unsigned char *d, int64_t ds, const unsigned char *s, int64_t ss) {
+static void tp__tile2_8x8(unsigned char *d, int64_t ds, const unsigned char *s, int64_t ss) {
   __m128i r0 = TP__LD(s), r1 = TP__LD(s + ss), r2 = TP__LD(s + 2 * ss), r3 = TP__LD(s + 3 * ss);
   __m128i r4 = TP__LD(s + 4 * ss), r5 = TP__LD(s + 5 * ss), r6 = TP__LD(s + 6 * ss);
   __m128i r7 = TP__LD(s + 7 * ss);
@@ -1430,14 +1433,74 @@ static void tp__tile_8x8(unsigned char *d, int64_t ds, const unsigned char *s, i
   TP__ST(d + 6 * ds, _mm_unpacklo_epi64(be1, gk1));
   TP__ST(d + 7 * ds, _mm_unpackhi_epi64(be1, gk1));
 }
+/* 8x8 of bytes (8-byte row pieces). */
+static void tp__tile1_8x8(unsigned char *d, int64_t ds, const unsigned char *s, int64_t ss) {
+#define TP__L8(p) _mm_loadl_epi64((const __m128i *)(const void *)(p))
+  __m128i a = _mm_unpacklo_epi8(TP__L8(s), TP__L8(s + ss));
+  __m128i b = _mm_unpacklo_epi8(TP__L8(s + 2 * ss), TP__L8(s + 3 * ss));
+  __m128i c = _mm_unpacklo_epi8(TP__L8(s + 4 * ss), TP__L8(s + 5 * ss));
+  __m128i e = _mm_unpacklo_epi8(TP__L8(s + 6 * ss), TP__L8(s + 7 * ss));
+#undef TP__L8
+  __m128i ab0 = _mm_unpacklo_epi16(a, b), ab1 = _mm_unpackhi_epi16(a, b);
+  __m128i ce0 = _mm_unpacklo_epi16(c, e), ce1 = _mm_unpackhi_epi16(c, e);
+  __m128i o0 = _mm_unpacklo_epi32(ab0, ce0), o1 = _mm_unpackhi_epi32(ab0, ce0);
+  __m128i o2 = _mm_unpacklo_epi32(ab1, ce1), o3 = _mm_unpackhi_epi32(ab1, ce1);
+#define TP__S8(p, v) _mm_storel_epi64((__m128i *)(void *)(p), (v))
+  TP__S8(d, o0);
+  TP__S8(d + ds, _mm_unpackhi_epi64(o0, o0));
+  TP__S8(d + 2 * ds, o1);
+  TP__S8(d + 3 * ds, _mm_unpackhi_epi64(o1, o1));
+  TP__S8(d + 4 * ds, o2);
+  TP__S8(d + 5 * ds, _mm_unpackhi_epi64(o2, o2));
+  TP__S8(d + 6 * ds, o3);
+  TP__S8(d + 7 * ds, _mm_unpackhi_epi64(o3, o3));
+#undef TP__S8
+}
 /* 2x2 of 8-byte elements. */
-static void tp__tile_2x2(unsigned char *d, int64_t ds, const unsigned char *s, int64_t ss) {
+static void tp__tile8_2x2(unsigned char *d, int64_t ds, const unsigned char *s, int64_t ss) {
   __m128i r0 = TP__LD(s), r1 = TP__LD(s + ss);
   TP__ST(d, _mm_unpacklo_epi64(r0, r1));
   TP__ST(d + ds, _mm_unpackhi_epi64(r0, r1));
 }
 #else
 #define TP__SSE2 0
+#endif
+
+#if TP__SSE2 && !defined(TP_NO_AVX2) && (defined(__x86_64__) || defined(__i386__)) && \
+    (defined(__GNUC__) || defined(__clang__))
+#define TP__AVX2 1
+#include <immintrin.h>
+/* 8x8 of 4-byte elements with 256-bit registers (pure bit moves: NaN payloads are kept). */
+__attribute__((target("avx2"))) static void tp__tile4_8x8_avx2(unsigned char *d, int64_t ds,
+                                                               const unsigned char *s,
+                                                               int64_t ss) {
+#define TP__L(k) _mm256_loadu_ps((const float *)(const void *)(s + (k) * ss))
+  __m256 r0 = TP__L(0), r1 = TP__L(1), r2 = TP__L(2), r3 = TP__L(3);
+  __m256 r4 = TP__L(4), r5 = TP__L(5), r6 = TP__L(6), r7 = TP__L(7);
+#undef TP__L
+  __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
+  __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
+  __m256 t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5);
+  __m256 t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
+  __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+  __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+  __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+  __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+#define TP__S(k, v) _mm256_storeu_ps((float *)(void *)(d + (k) * ds), (v))
+  TP__S(0, _mm256_permute2f128_ps(u0, u4, 0x20));
+  TP__S(1, _mm256_permute2f128_ps(u1, u5, 0x20));
+  TP__S(2, _mm256_permute2f128_ps(u2, u6, 0x20));
+  TP__S(3, _mm256_permute2f128_ps(u3, u7, 0x20));
+  TP__S(4, _mm256_permute2f128_ps(u0, u4, 0x31));
+  TP__S(5, _mm256_permute2f128_ps(u1, u5, 0x31));
+  TP__S(6, _mm256_permute2f128_ps(u2, u6, 0x31));
+  TP__S(7, _mm256_permute2f128_ps(u3, u7, 0x31));
+#undef TP__S
+}
+static int tp__cpu_avx2(void) { return __builtin_cpu_supports("avx2") ? 1 : 0; }
+#else
+#define TP__AVX2 0
+static int tp__cpu_avx2(void) { return 0; }
 #endif
 
 /* Scalar transpose of the sub-rectangle [i0, i1) x [j0, j1). */
@@ -1458,49 +1521,74 @@ static void tp__transpose_scalar(unsigned char *dst, const unsigned char *src, i
   }
 }
 
-/* Transposes one block of rows x cols (small) directly: register tiles, scalar edges. */
-static void tp__transpose_block(unsigned char *dst, const unsigned char *src, int64_t rows,
-                                int64_t cols, int64_t scol, int64_t drow, size_t es) {
-  int64_t ifull = 0, jfull = 0;
-#if TP__SSE2
-  int64_t T = es == 4 ? 4 : es == 2 ? 8 : es == 8 ? 2 : 0;
-  if (T > 0) {
-    int64_t i, j, e = (int64_t)es, ss = scol * e, ds = drow * e;
-    ifull = rows / T * T;
-    jfull = cols / T * T;
-    for (j = 0; j < jfull; j += T)
-      for (i = 0; i < ifull; i += T) {
-        unsigned char *d = dst + (i * drow + j) * e;
-        const unsigned char *s = src + (i + j * scol) * e;
-        if (T == 4) tp__tile_4x4(d, ds, s, ss);
-        else if (T == 8) tp__tile_8x8(d, ds, s, ss);
-        else tp__tile_2x2(d, ds, s, ss);
-      }
+typedef void (*tp__tile_fn)(unsigned char *d, int64_t ds, const unsigned char *s, int64_t ss);
+
+/* The tile kernel and its size T for an element size (T = 0: none). */
+static tp__tile_fn tp__tile_for(size_t es, int avx2, int64_t *T) {
+  *T = 0;
+  (void)avx2;
+#if TP__AVX2
+  if (es == 4 && avx2) {
+    *T = 8;
+    return tp__tile4_8x8_avx2;
   }
 #endif
-  if (ifull > 0 && jfull < cols) tp__transpose_scalar(dst, src, 0, ifull, jfull, cols, scol, drow, es);
+#if TP__SSE2
+  switch (es) {
+    case 1: *T = 8; return tp__tile1_8x8;
+    case 2: *T = 8; return tp__tile2_8x8;
+    case 4: *T = 4; return tp__tile4_4x4;
+    case 8: *T = 2; return tp__tile8_2x2;
+    default: break;
+  }
+#endif
+  return NULL;
+}
+
+/* Transposes a rows x cols region: super-tiles of S x S (S = one 64-byte line of elements,
+   at least T) built from T x T tiles, source row groups consumed a whole line at a time; tiles
+   then scalar loops for the edges. */
+static void tp__transpose_region(unsigned char *dst, const unsigned char *src, int64_t rows,
+                                 int64_t cols, int64_t scol, int64_t drow, size_t es, int avx2) {
+  int64_t T, e = (int64_t)es, ss = scol * e, ds = drow * e, ifull = 0, jfull = 0;
+  tp__tile_fn tile = tp__tile_for(es, avx2, &T);
+  if (tile) {
+    int64_t S = 64 / e < T ? T : 64 / e, rs = rows / S * S, cs = cols / S * S, i, j, ii, jj;
+    for (i = 0; i < rs; i += S) /* S output rows at a time, written left to right */
+      for (j = 0; j < cs; j += S)
+        for (jj = j; jj < j + S; jj += T)
+          for (ii = i; ii < i + S; ii += T)
+            tile(dst + (ii * drow + jj) * e, ds, src + (ii + jj * scol) * e, ss);
+    /* the T-tiles of the edge strips */
+    ifull = rows / T * T;
+    jfull = cols / T * T;
+    for (i = 0; i < ifull; i += T)
+      for (j = i < rs ? cs : 0; j < jfull; j += T)
+        tile(dst + (i * drow + j) * e, ds, src + (i + j * scol) * e, ss);
+  }
+  if (ifull > 0 && jfull < cols)
+    tp__transpose_scalar(dst, src, 0, ifull, jfull, cols, scol, drow, es);
   if (ifull < rows) tp__transpose_scalar(dst, src, ifull, rows, 0, cols, scol, drow, es);
 }
 
-/* The whole plane: blocks of B x B elements are transposed into a small contiguous buffer
-   (no cache-set conflicts, whatever the strides), then written out as full rows. */
-#define TP__TBUF 8192
+#define TP__TBUF 32768
 static void tp__transpose(unsigned char *dst, const unsigned char *src, int64_t rows,
-                          int64_t cols, int64_t scol, int64_t drow, size_t es) {
-  unsigned char buf[TP__TBUF];
-  int64_t e = (int64_t)es, B = es == 1 ? 64 : es == 2 ? 64 : es == 4 ? 32 : es == 8 ? 32 : 0;
-  int64_t i0, j0, i;
-  if (B == 0) { /* odd element sizes: plain scalar */
-    tp__transpose_scalar(dst, src, 0, rows, 0, cols, scol, drow, es);
-    return;
-  }
-  for (i0 = 0; i0 < rows; i0 += B) {
-    int64_t bi = rows - i0 < B ? rows - i0 : B;
-    for (j0 = 0; j0 < cols; j0 += B) {
-      int64_t bj = cols - j0 < B ? cols - j0 : B;
-      tp__transpose_block(buf, src + (i0 + j0 * scol) * e, bi, bj, scol, bj, es);
-      for (i = 0; i < bi; i++)
-        memcpy(dst + ((i0 + i) * drow + j0) * e, buf + i * bj * e, (size_t)(bj * e));
+                          int64_t cols, int64_t scol, int64_t drow, size_t es, int avx2) {
+  int64_t e = (int64_t)es, as = (scol < 0 ? -scol : scol) * e, ad = (drow < 0 ? -drow : drow) * e;
+  if (es > 8 || ((as % 4096) != 0 && (ad % 4096) != 0) || rows * cols * e <= TP__TBUF) {
+    tp__transpose_region(dst, src, rows, cols, scol, drow, es, avx2);
+  } else {
+    /* every row in one cache set: B whole-line rows of the output at a time, through a buffer */
+    unsigned char buf[TP__TBUF];
+    int64_t B = 64 / e, seg = TP__TBUF / 64, i0, c0, i;
+    for (i0 = 0; i0 < rows; i0 += B) {
+      int64_t bi = rows - i0 < B ? rows - i0 : B;
+      for (c0 = 0; c0 < cols; c0 += seg) {
+        int64_t sc = cols - c0 < seg ? cols - c0 : seg;
+        tp__transpose_region(buf, src + (i0 + c0 * scol) * e, bi, sc, scol, sc, es, avx2);
+        for (i = 0; i < bi; i++)
+          memcpy(dst + ((i0 + i) * drow + c0) * e, buf + i * sc * e, (size_t)(sc * e));
+      }
     }
   }
 }
@@ -1509,7 +1597,7 @@ static void tp__transpose(unsigned char *dst, const unsigned char *src, int64_t 
 static void tp__plan_copy(const tp__plan *p, unsigned char *dst) {
   int64_t ostride[TP_MAX_DIMS], lsize[TP_MAX_DIMS], lsrc[TP_MAX_DIMS], ldst[TP_MAX_DIMS];
   int64_t idx[TP_MAX_DIMS], count, it, soff = 0, doff = 0, n, s;
-  int nd = p->nd, inner, k = -1, nl = 0, d;
+  int nd = p->nd, inner, k = -1, nl = 0, d, avx2 = 0;
   int64_t es = (int64_t)p->esize;
   if (p->numel == 0) return;
   if (tp__plan_is_run(p)) {
@@ -1524,6 +1612,7 @@ static void tp__plan_copy(const tp__plan *p, unsigned char *dst) {
   if (s != 1 && s != 0)
     for (d = 0; d < inner; d++)
       if (p->stride[d] == 1) k = d; /* a unit-stride dim further out: transpose the plane */
+  if (k >= 0) avx2 = tp__cpu_avx2();
   count = 1;
   for (d = 0; d < inner; d++) {
     if (d == k) continue;
@@ -1538,7 +1627,7 @@ static void tp__plan_copy(const tp__plan *p, unsigned char *dst) {
     if (s == 1)
       memcpy(dst + doff, p->base + soff, (size_t)(n * es));
     else if (k >= 0)
-      tp__transpose(dst + doff, p->base + soff, p->size[k], n, s, ostride[k], p->esize);
+      tp__transpose(dst + doff, p->base + soff, p->size[k], n, s, ostride[k], p->esize, avx2);
     else
       tp__gather(dst + doff, p->base + soff, n, s * es, p->esize);
     for (d = nl - 1; d >= 0; d--) {

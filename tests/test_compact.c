@@ -8,7 +8,7 @@
 #include "tp_test.h"
 #include <stdlib.h>
 
-static unsigned char g_mem[1 << 16];
+static unsigned char g_mem[1 << 18];
 
 static void fill_random(unsigned char *p, size_t n) {
   size_t i;
@@ -223,11 +223,51 @@ static void test_large_paths(void) {
       TPT_STATUS(tp_slice(&t, 2, 0, 33, 2, &u), TP_OK); /* every other column */
       check_view_all_ways(&u, zc);
     }
+    { /* a row stride that is a multiple of 4 KiB: the buffered path, both directions */
+      int64_t sz[2] = {37, (int64_t)(4096 / tp_dtype_size(k_types[dt]))};
+      TPT_STATUS(tp_view(s, k_types[dt], 2, sz, NULL, 5, &t), TP_OK);
+      TPT_STATUS(tp_transpose(&t, 0, 1, &u), TP_OK);
+      check_view_all_ways(&u, zc);
+      TPT_STATUS(tp_flip(&u, 1, &u), TP_OK);
+      check_view_all_ways(&u, zc);
+      sz[0] = 8; /* 8 x 4 KiB: fits the buffer, direct path */
+      TPT_STATUS(tp_view(s, k_types[dt], 2, sz, NULL, 0, &t), TP_OK);
+      TPT_STATUS(tp_transpose(&t, 0, 1, &u), TP_OK);
+      check_view_all_ways(&u, zc);
+    }
     for (it = 0; it < 200; it++) { /* random larger shapes */
       rand_view(&t, k_types[dt], 4, 40);
       check_view_all_ways(&t, zc);
     }
   }
+}
+
+/* The transpose kernel with and without the AVX2 tiles, every element size, odd shapes: same
+   bytes as the scalar loop. */
+static void test_transpose_kernels(void) {
+  static unsigned char out_a[1 << 15], out_b[1 << 15];
+  size_t es_list[5] = {1, 2, 4, 8, 3};
+  int k, it;
+  fill_random(g_mem, sizeof g_mem);
+  for (k = 0; k < 5; k++)
+    for (it = 0; it < 40; it++) {
+      size_t es = es_list[k];
+      int64_t rows = tpt_range(1, 70), cols = tpt_range(1, 70);
+      int64_t scol = rows + tpt_range(0, 9), drow = cols + tpt_range(0, 5);
+      size_t need = (size_t)(rows * drow) * es;
+      int avx2;
+      if (need > sizeof out_a || (size_t)(rows + cols * scol) * es > sizeof g_mem) continue;
+      memset(out_a, 0, need);
+      tp__transpose_scalar(out_a, g_mem, 0, rows, 0, cols, scol, drow, es);
+      for (avx2 = 0; avx2 < 2; avx2++) {
+        memset(out_b, 0, need);
+        tp__transpose(out_b, g_mem, rows, cols, scol, drow, es, avx2 && tp__cpu_avx2());
+        TPT_MEMEQ(out_b, out_a, need);
+        memset(out_b, 0, need);
+        tp__transpose_region(out_b, g_mem, rows, cols, scol, drow, es, avx2 && tp__cpu_avx2());
+        TPT_MEMEQ(out_b, out_a, need);
+      }
+    }
 }
 
 static void test_zero_copy_exact(void) {
@@ -323,6 +363,7 @@ static void test_errors(void) {
 int main(void) {
   TPT_RUN(test_random_views);
   TPT_RUN(test_large_paths);
+  TPT_RUN(test_transpose_kernels);
   TPT_RUN(test_zero_copy_exact);
   TPT_RUN(test_errors);
   return tpt_finish("compact");
