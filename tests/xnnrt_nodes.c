@@ -313,6 +313,116 @@ static void test_convolutions(void) {
   tp_xnn_graph_destroy(g);
 }
 
+/* Resize to the same size (identity), argmax pooling, convert (quantize), 1x1 deconvolution. */
+static void test_resize_argmax_convert_deconv(void) {
+  static float wd[3 * C];
+  static int8_t q[NIN + 16];
+  static uint32_t idx[64];
+  int64_t swd[4] = {3, 1, 1, C};
+  tp_tensor twd;
+  size_t dp[4] = {1, H / 2, W / 2, C}, dout3[4] = {1, H, W, 3};
+  uint32_t a, y, yi, f;
+  tp_xnn_graph *g;
+  tp_membuf m;
+  tp_sink s;
+  tp_xnn_runtime *rt = NULL;
+  tp_error e;
+  int h, w, c, i, o;
+
+  g = graph_io(4, dims_in, 0, &a, NULL, &y);
+  TPT_STATUS(tp_xnn_define_static_resize_bilinear_2d(g, H, W, a, y, 0), TP_OK);
+  for (i = 0; i < NIN; i++) ref[i] = in_a[i];
+  TPT_STATUS(run(g, 0), TP_OK);
+  TPT_CHECK(worst(NIN) <= 1e-6);
+  tp_xnn_graph_destroy(g);
+
+  /* argmax pooling: two outputs, values (ext 1) and uint32 indices (ext 3) */
+  g = graph_io(4, dp, 0, &a, NULL, &y);
+  TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 4, dp, NULL, 3,
+                                        TP_XNN_FLAG_EXTERNAL_OUTPUT, &yi), TP_OK);
+  TPT_STATUS(tp_xnn_define_argmax_pooling_2d(g, 0, 0, 0, 0, 2, 2, a, y, yi, 0), TP_OK);
+  memset(&m, 0, sizeof m);
+  memset(&e, 0, sizeof e);
+  s = tp_sink_membuf(&m);
+  TPT_STATUS(tp_xnn_write(g, &s), TP_OK);
+  TPT_STATUS(tp_xnn_load(m.data, m.size, NULL, 0, 0, &rt, &e), TP_OK);
+  if (rt) {
+    tp_xnn_runtime_bind(rt, 0, in_a);
+    tp_xnn_runtime_bind(rt, 1, out);
+    tp_xnn_runtime_bind(rt, 3, idx);
+    TPT_STATUS(tp_xnn_runtime_invoke(rt), TP_OK);
+    tp_xnn_runtime_destroy(rt);
+    for (h = 0; h < H / 2; h++)
+      for (w = 0; w < W / 2; w++)
+        for (c = 0; c < C; c++) {
+          float best = -INFINITY;
+          uint32_t bi = 0, k;
+          for (k = 0; k < 4; k++) {
+            float v = in_a[((2 * h + (int)(k / 2)) * W + 2 * w + (int)(k % 2)) * C + c];
+            if (v > best) {
+              best = v;
+              bi = (k % 2) * 2 + k / 2; /* XNNPACK numbers the window column by column */
+            }
+          }
+          ref[(h * (W / 2) + w) * C + c] = best;
+          TPT_EQ_INT(idx[(h * (W / 2) + w) * C + c], bi);
+        }
+    TPT_CHECK(worst(H * W * C / 4) == 0);
+  } else {
+    printf("  load: %s\n", e.msg);
+  }
+  tp_membuf_free(&m);
+  tp_xnn_graph_destroy(g);
+
+  /* convert fp32 -> qint8 (scale 0.05, zero point -3) */
+  TPT_STATUS(tp_xnn_graph_create(NULL, &g), TP_OK);
+  TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 4, dims_in, NULL, 0,
+                                        TP_XNN_FLAG_EXTERNAL_INPUT, &a), TP_OK);
+  TPT_STATUS(tp_xnn_define_quantized_tensor_value(g, TP_XNN_QINT8, -3, 0.05f, 4, dims_in, NULL,
+                                                  1, TP_XNN_FLAG_EXTERNAL_OUTPUT, &y), TP_OK);
+  TPT_STATUS(tp_xnn_define_convert(g, a, y, 0), TP_OK);
+  memset(&m, 0, sizeof m);
+  memset(&e, 0, sizeof e);
+  s = tp_sink_membuf(&m);
+  TPT_STATUS(tp_xnn_write(g, &s), TP_OK);
+  TPT_STATUS(tp_xnn_load(m.data, m.size, NULL, 0, 0, &rt, &e), TP_OK);
+  if (rt) {
+    int bad = 0;
+    tp_xnn_runtime_bind(rt, 0, in_a);
+    tp_xnn_runtime_bind(rt, 1, q);
+    TPT_STATUS(tp_xnn_runtime_invoke(rt), TP_OK);
+    tp_xnn_runtime_destroy(rt);
+    for (i = 0; i < NIN; i++) {
+      long r = lrintf(in_a[i] / 0.05f) - 3;
+      if (r < -128) r = -128;
+      if (r > 127) r = 127;
+      if (labs(r - q[i]) > 1) bad++;
+    }
+    TPT_EQ_INT(bad, 0);
+  }
+  tp_membuf_free(&m);
+  tp_xnn_graph_destroy(g);
+
+  /* 1x1 deconvolution, stride 1: y = x W^T per pixel */
+  for (i = 0; i < 3 * C; i++) wd[i] = 0.25f * (float)i - 0.5f;
+  twd = view_f32(wd, 3 * C, 4, swd);
+  g = graph_io(4, dout3, 0, &a, NULL, &y);
+  TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 4, NULL, &twd, TP_XNN_INVALID_ID, 0, &f),
+             TP_OK);
+  TPT_STATUS(tp_xnn_define_deconvolution_2d(g, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, C, 3,
+                                            -INFINITY, INFINITY, a, f, TP_XNN_INVALID_ID, y, 0),
+             TP_OK);
+  for (i = 0; i < H * W; i++)
+    for (o = 0; o < 3; o++) {
+      float acc = 0;
+      for (c = 0; c < C; c++) acc += in_a[i * C + c] * wd[o * C + c];
+      ref[i * 3 + o] = acc;
+    }
+  TPT_STATUS(run(g, 0), TP_OK);
+  TPT_CHECK(worst(H * W * 3) <= 1e-5);
+  tp_xnn_graph_destroy(g);
+}
+
 int main(void) {
   int i;
   (void)tpt_range;
@@ -325,5 +435,6 @@ int main(void) {
   TPT_RUN(test_prelu_softmax_reshape);
   TPT_RUN(test_pad_and_pools);
   TPT_RUN(test_convolutions);
+  TPT_RUN(test_resize_argmax_convert_deconv);
   return tpt_finish("xnnrt_nodes");
 }
