@@ -241,7 +241,11 @@ TPDEF tp_status tp_vk_parse_header(const void *blob, size_t size, tp_vk_header *
 }
 #endif
 
+#endif /* TENSORPACK_VULKAN_H */
+
 /* ---- optional: upload onto a real Vulkan device ------------------------------------------ */
+/* Outside the main include guard, so a file may include this header again with
+   TENSORPACK_VULKAN_RUNTIME defined. */
 #ifdef TENSORPACK_VULKAN_RUNTIME
 #ifndef TENSORPACK_VULKAN_RUNTIME_H
 #define TENSORPACK_VULKAN_RUNTIME_H
@@ -293,7 +297,7 @@ TPDEF void tp_vk_upload_free(tp_vk_upload *u);
 #endif /* TENSORPACK_VULKAN_RUNTIME */
 
 /* ====================================== stop here ======================================== */
-#endif /* TENSORPACK_VULKAN_H */
+
 
 #ifdef TENSORPACK_VULKAN_IMPLEMENTATION
 #ifndef TENSORPACK_VULKAN_IMPLEMENTATION_DONE
@@ -1254,3 +1258,400 @@ TPDEF tp_status tp_vk_parse_header(const void *blob, size_t size, tp_vk_header *
 
 #endif /* TENSORPACK_VULKAN_IMPLEMENTATION_DONE */
 #endif /* TENSORPACK_VULKAN_IMPLEMENTATION */
+
+/* >>vk-runtime: upload a blob's constants onto a Vulkan device ---------------------------- */
+#if defined(TENSORPACK_VULKAN_IMPLEMENTATION) && defined(TENSORPACK_VULKAN_RUNTIME)
+#ifndef TENSORPACK_VULKAN_RUNTIME_IMPLEMENTATION_DONE
+#define TENSORPACK_VULKAN_RUNTIME_IMPLEMENTATION_DONE
+
+#include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tp_vk__uploader {
+  VkPhysicalDevice physical;
+  VkDevice device;
+  uint32_t queue_family;
+  unsigned flags;
+  VkPhysicalDeviceMemoryProperties mem;
+  VkCommandPool pool; /* created on the first staged copy */
+  tp_vk_upload *out;
+} tp_vk__uploader;
+
+static tp_status tp_vk__vkfail(tp_vk_upload *u, uint32_t id, const char *call, VkResult r) {
+  return tp_error_set(&u->err, TP_ERR_UNSUPPORTED, "value %lu: %s failed with VkResult %d",
+                      (unsigned long)id, call, (int)r);
+}
+
+/* Index of a memory type allowed by bits with all of `want`, or -1. */
+static int tp_vk__memory_type(const VkPhysicalDeviceMemoryProperties *mp, uint32_t bits,
+                              VkMemoryPropertyFlags want) {
+  uint32_t i;
+  for (i = 0; i < mp->memoryTypeCount && i < 32u; i++)
+    if ((bits & (1u << i)) && (mp->memoryTypes[i].propertyFlags & want) == want) return (int)i;
+  return -1;
+}
+
+/* A buffer with memory of a type that has `want` (falling back to `fallback`). */
+static tp_status tp_vk__make_buffer(tp_vk__uploader *up, uint32_t id, VkDeviceSize size,
+                                    VkBufferUsageFlags usage, VkMemoryPropertyFlags want,
+                                    VkMemoryPropertyFlags fallback, VkBuffer *buf_out,
+                                    VkDeviceMemory *mem_out, VkMemoryPropertyFlags *got) {
+  VkBufferCreateInfo bi;
+  VkMemoryRequirements req;
+  VkMemoryAllocateInfo ai;
+  VkResult r;
+  int type;
+  *buf_out = VK_NULL_HANDLE;
+  *mem_out = VK_NULL_HANDLE;
+  memset(&bi, 0, sizeof bi);
+  bi.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
+  bi.size = size;
+  bi.usage = usage;
+  bi.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  r = vkCreateBuffer(up->device, &bi, NULL, buf_out);
+  if (r != VK_SUCCESS) {
+    *buf_out = VK_NULL_HANDLE;
+    return tp_vk__vkfail(up->out, id, "vkCreateBuffer", r);
+  }
+  vkGetBufferMemoryRequirements(up->device, *buf_out, &req);
+  type = tp_vk__memory_type(&up->mem, req.memoryTypeBits, want);
+  if (type < 0) type = tp_vk__memory_type(&up->mem, req.memoryTypeBits, fallback);
+  if (type < 0) {
+    vkDestroyBuffer(up->device, *buf_out, NULL);
+    *buf_out = VK_NULL_HANDLE;
+    return tp_error_set(&up->out->err, TP_ERR_UNSUPPORTED,
+                        "value %lu: no memory type fits a %llu-byte buffer (type bits 0x%x)",
+                        (unsigned long)id, (unsigned long long)size,
+                        (unsigned)req.memoryTypeBits);
+  }
+  *got = up->mem.memoryTypes[type].propertyFlags;
+  memset(&ai, 0, sizeof ai);
+  ai.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
+  ai.allocationSize = req.size;
+  ai.memoryTypeIndex = (uint32_t)type;
+  r = vkAllocateMemory(up->device, &ai, NULL, mem_out);
+  if (r == VK_SUCCESS) r = vkBindBufferMemory(up->device, *buf_out, *mem_out, 0);
+  if (r != VK_SUCCESS) {
+    if (*mem_out != VK_NULL_HANDLE) vkFreeMemory(up->device, *mem_out, NULL);
+    vkDestroyBuffer(up->device, *buf_out, NULL);
+    *buf_out = VK_NULL_HANDLE;
+    *mem_out = VK_NULL_HANDLE;
+    return tp_vk__vkfail(up->out, id, "vkAllocateMemory/vkBindBufferMemory", r);
+  }
+  return TP_OK;
+}
+
+/* Copies n bytes into host-visible memory (flushing when it is not coherent). */
+static tp_status tp_vk__fill(tp_vk__uploader *up, uint32_t id, VkDeviceMemory mem,
+                             VkMemoryPropertyFlags props, const void *data, size_t n) {
+  void *p = NULL;
+  VkResult r = vkMapMemory(up->device, mem, 0, VK_WHOLE_SIZE, 0, &p);
+  if (r != VK_SUCCESS) return tp_vk__vkfail(up->out, id, "vkMapMemory", r);
+  memcpy(p, data, n);
+  if (!(props & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT)) {
+    VkMappedMemoryRange range;
+    memset(&range, 0, sizeof range);
+    range.sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE;
+    range.memory = mem;
+    range.offset = 0;
+    range.size = VK_WHOLE_SIZE;
+    r = vkFlushMappedMemoryRanges(up->device, 1, &range);
+  }
+  vkUnmapMemory(up->device, mem);
+  return r == VK_SUCCESS ? TP_OK : tp_vk__vkfail(up->out, id, "vkFlushMappedMemoryRanges", r);
+}
+
+/* Staging buffer -> dst through a one-time command buffer on queue 0 of the family. */
+static tp_status tp_vk__staged_copy(tp_vk__uploader *up, uint32_t id, VkBuffer dst,
+                                    const void *data, size_t n) {
+  VkBuffer sbuf = VK_NULL_HANDLE;
+  VkDeviceMemory smem = VK_NULL_HANDLE;
+  VkMemoryPropertyFlags props = 0;
+  VkCommandBuffer cb = VK_NULL_HANDLE;
+  VkFence fence = VK_NULL_HANDLE;
+  VkQueue queue = VK_NULL_HANDLE;
+  VkResult r = VK_SUCCESS;
+  const char *call = "";
+  tp_status s;
+  s = tp_vk__make_buffer(up, id, (VkDeviceSize)n, VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                         VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+                         VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT, &sbuf, &smem, &props);
+  if (s != TP_OK) return s;
+  s = tp_vk__fill(up, id, smem, props, data, n);
+  if (s == TP_OK && up->pool == VK_NULL_HANDLE) {
+    VkCommandPoolCreateInfo pi;
+    memset(&pi, 0, sizeof pi);
+    pi.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
+    pi.flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT;
+    pi.queueFamilyIndex = up->queue_family;
+    call = "vkCreateCommandPool";
+    r = vkCreateCommandPool(up->device, &pi, NULL, &up->pool);
+    if (r != VK_SUCCESS) up->pool = VK_NULL_HANDLE;
+  }
+  if (s == TP_OK && r == VK_SUCCESS) {
+    VkCommandBufferAllocateInfo ai;
+    memset(&ai, 0, sizeof ai);
+    ai.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
+    ai.commandPool = up->pool;
+    ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    ai.commandBufferCount = 1;
+    call = "vkAllocateCommandBuffers";
+    r = vkAllocateCommandBuffers(up->device, &ai, &cb);
+    if (r != VK_SUCCESS) cb = VK_NULL_HANDLE;
+  }
+  if (s == TP_OK && r == VK_SUCCESS) {
+    VkCommandBufferBeginInfo bi;
+    VkBufferCopy region;
+    memset(&bi, 0, sizeof bi);
+    bi.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    call = "vkBeginCommandBuffer";
+    r = vkBeginCommandBuffer(cb, &bi);
+    if (r == VK_SUCCESS) {
+      memset(&region, 0, sizeof region);
+      region.size = (VkDeviceSize)n;
+      vkCmdCopyBuffer(cb, sbuf, dst, 1, &region);
+      call = "vkEndCommandBuffer";
+      r = vkEndCommandBuffer(cb);
+    }
+  }
+  if (s == TP_OK && r == VK_SUCCESS) {
+    VkFenceCreateInfo fi;
+    memset(&fi, 0, sizeof fi);
+    fi.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
+    call = "vkCreateFence";
+    r = vkCreateFence(up->device, &fi, NULL, &fence);
+    if (r != VK_SUCCESS) fence = VK_NULL_HANDLE;
+  }
+  if (s == TP_OK && r == VK_SUCCESS) {
+    VkSubmitInfo si;
+    memset(&si, 0, sizeof si);
+    si.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
+    si.commandBufferCount = 1;
+    si.pCommandBuffers = &cb;
+    vkGetDeviceQueue(up->device, up->queue_family, 0, &queue);
+    call = "vkQueueSubmit";
+    r = vkQueueSubmit(queue, 1, &si, fence);
+    if (r == VK_SUCCESS) {
+      call = "vkWaitForFences";
+      r = vkWaitForFences(up->device, 1, &fence, VK_TRUE, UINT64_MAX);
+    }
+  }
+  if (s == TP_OK && r != VK_SUCCESS) s = tp_vk__vkfail(up->out, id, call, r);
+  if (fence != VK_NULL_HANDLE) vkDestroyFence(up->device, fence, NULL);
+  if (cb != VK_NULL_HANDLE) vkFreeCommandBuffers(up->device, up->pool, 1, &cb);
+  vkDestroyBuffer(up->device, sbuf, NULL);
+  vkFreeMemory(up->device, smem, NULL);
+  return s;
+}
+
+static tp_status tp_vk__upload_one(tp_vk__uploader *up, uint32_t id, tp_vk_device_constant *c,
+                                   const void *data) {
+  const VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                                   VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                                   VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+  const VkMemoryPropertyFlags hv =
+      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  VkMemoryPropertyFlags props = 0;
+  tp_status s;
+  if (up->flags & TP_VK_UPLOAD_FORCE_STAGING)
+    s = tp_vk__make_buffer(up, id, (VkDeviceSize)c->nbytes, usage,
+                           VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0, &c->buffer, &c->memory, &props);
+  else
+    s = tp_vk__make_buffer(up, id, (VkDeviceSize)c->nbytes, usage,
+                           VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | hv,
+                           VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &c->buffer, &c->memory, &props);
+  if (s != TP_OK) return s;
+  if (!(up->flags & TP_VK_UPLOAD_FORCE_STAGING) && (props & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT))
+    return tp_vk__fill(up, id, c->memory, props, data, (size_t)c->nbytes);
+  c->staged = 1;
+  return tp_vk__staged_copy(up, id, c->buffer, data, (size_t)c->nbytes);
+}
+
+static size_t tp_vk__dt_size(int dt) {
+  int t = tp_vk__dt_to_tp(dt);
+  return t < 0 ? 0 : tp_dtype_size((tp_dtype)t);
+}
+
+TPDEF void tp_vk_upload_free(tp_vk_upload *u) {
+  uint32_t i;
+  if (!u) return;
+  if (u->values) {
+    for (i = 0; i < u->value_count; i++) {
+      if (u->values[i].buffer != VK_NULL_HANDLE)
+        vkDestroyBuffer(u->device, u->values[i].buffer, NULL);
+      if (u->values[i].memory != VK_NULL_HANDLE)
+        vkFreeMemory(u->device, u->values[i].memory, NULL);
+    }
+    TP_FREE(u->values);
+  }
+  memset(u, 0, sizeof *u);
+}
+
+TPDEF tp_status tp_vk_upload_blob(const void *blob, size_t size, tp_ptd *ptd,
+                                  VkPhysicalDevice physical, VkDevice device,
+                                  uint32_t queue_family, unsigned flags, tp_vk_upload *out) {
+  tp_vk__uploader up;
+  tp_vk_header h;
+  tp_fb_reader rd;
+  tp_fb_table root;
+  tp_fb_vector values, consts;
+  const unsigned char *bytes;
+  uint32_t i;
+  tp_status s;
+  if (!out) return TP_ERR_INVALID;
+  memset(out, 0, sizeof *out);
+  out->device = device;
+  if (!blob || device == VK_NULL_HANDLE || physical == VK_NULL_HANDLE)
+    return tp_error_set(&out->err, TP_ERR_INVALID, "upload: NULL blob, device or physical device");
+  s = tp_vk_parse_header(blob, size, &h);
+  if (s != TP_OK)
+    return tp_error_set(&out->err, s, "upload: the %lu-byte blob has no valid VH00 header and "
+                        "VK00 flatbuffer", (unsigned long)size);
+  bytes = (const unsigned char *)blob + h.bytes_offset;
+  memset(&rd, 0, sizeof rd);
+  s = tp_fb_reader_init(&rd, (const unsigned char *)blob + h.flatbuffer_offset,
+                        h.flatbuffer_size, "VK00", &root);
+  values = tp_fb_vector_field(&root, 2, 4);
+  consts = tp_fb_vector_field(&root, 5, 4);
+  if (s == TP_OK) s = tp_fb_reader_status(&rd);
+  if (s != TP_OK || values.pos == 0)
+    return tp_error_set(&out->err, TP_ERR_FORMAT, "upload: flatbuffer: %s",
+                        s != TP_OK ? rd.err.msg : "no values vector");
+  out->value_count = values.count;
+  if (values.count > 0) {
+    uint64_t nb;
+    if (tp_mul_u64((uint64_t)values.count, sizeof *out->values, &nb) || nb > SIZE_MAX)
+      return tp_error_set(&out->err, TP_ERR_OVERFLOW, "upload: %lu values",
+                          (unsigned long)values.count);
+    out->values = (tp_vk_device_constant *)TP_MALLOC((size_t)nb);
+    if (!out->values) {
+      out->value_count = 0;
+      return tp_error_set(&out->err, TP_ERR_NOMEM, "upload: %lu values",
+                          (unsigned long)values.count);
+    }
+    memset(out->values, 0, (size_t)nb);
+  }
+  memset(&up, 0, sizeof up);
+  up.physical = physical;
+  up.device = device;
+  up.queue_family = queue_family;
+  up.flags = flags;
+  up.out = out;
+  vkGetPhysicalDeviceMemoryProperties(physical, &up.mem);
+  s = TP_OK;
+  for (i = 0; i < values.count && s == TP_OK; i++) {
+    tp_fb_table vv = tp_fb_vector_table(&values, i), t, cb;
+    tp_fb_vector dims;
+    tp_vk_device_constant *c = &out->values[i];
+    uint8_t type = 0;
+    int32_t cid;
+    int dt;
+    uint64_t nbytes, off, len;
+    const char *key;
+    const void *data = NULL;
+    uint32_t k;
+    t = tp_fb_union_field(&vv, 1, &type);
+    if (type != TP_VK_TENSOR_VALUE) continue;
+    cid = tp_fb_i32(&t, 2, 0);
+    if (cid < 0) continue;
+    dt = tp_fb_i8(&t, 0, 0);
+    dims = tp_fb_vector_field(&t, 1, 4);
+    if (tp_fb_reader_status(&rd) != TP_OK) break;
+    if (tp_vk__dt_size(dt) == 0) {
+      s = tp_error_set(&out->err, TP_ERR_FORMAT, "value %lu: unknown datatype %d",
+                       (unsigned long)i, dt);
+      break;
+    }
+    if (!tp_fb_present(&t, 1) || dims.count > TP_MAX_DIMS) {
+      s = tp_error_set(&out->err, TP_ERR_FORMAT, "value %lu: dims %s", (unsigned long)i,
+                       tp_fb_present(&t, 1) ? "exceed TP_MAX_DIMS" : "are missing");
+      break;
+    }
+    if ((uint32_t)cid >= consts.count) {
+      s = tp_error_set(&out->err, TP_ERR_FORMAT,
+                       "value %lu: constant_id %ld but the blob has %lu constants",
+                       (unsigned long)i, (long)cid, (unsigned long)consts.count);
+      break;
+    }
+    c->is_constant = 1;
+    c->datatype = (tp_vk_datatype)dt;
+    c->ndim = dims.count;
+    nbytes = tp_vk__dt_size(dt);
+    for (k = 0; k < dims.count; k++) {
+      c->dims[k] = (uint32_t)tp_fb_vector_scalar(&dims, k);
+      if (tp_mul_u64(nbytes, c->dims[k], &nbytes)) {
+        s = tp_error_set(&out->err, TP_ERR_FORMAT, "value %lu: dims overflow",
+                         (unsigned long)i);
+        break;
+      }
+    }
+    if (s != TP_OK) break;
+    c->nbytes = nbytes;
+    cb = tp_fb_vector_table(&consts, (size_t)cid);
+    off = tp_fb_u64(&cb, 0, 0);
+    len = tp_fb_u64(&cb, 1, 0);
+    key = tp_fb_string(&cb, 2, NULL);
+    if (tp_fb_reader_status(&rd) != TP_OK) break;
+    if (len != nbytes) {
+      s = tp_error_set(&out->err, TP_ERR_FORMAT,
+                       "value %lu: constant %ld has %llu bytes but dims x %s make %llu",
+                       (unsigned long)i, (long)cid, (unsigned long long)len,
+                       tp_vk__dt_name(dt), (unsigned long long)nbytes);
+      break;
+    }
+    if (key && off == UINT64_MAX) {
+      tp_ptd_entry e;
+      if (!ptd) {
+        s = tp_error_set(&out->err, TP_ERR_FORMAT,
+                         "value %lu: constant is named \"%.64s\" but no .ptd was given",
+                         (unsigned long)i, key);
+        break;
+      }
+      if (tp_ptd_find(ptd, key, &e) != TP_OK) {
+        s = tp_error_set(&out->err, TP_ERR_FORMAT, "value %lu: key \"%.64s\" is not in the .ptd",
+                         (unsigned long)i, key);
+        break;
+      }
+      if ((uint64_t)e.nbytes != nbytes) {
+        s = tp_error_set(&out->err, TP_ERR_FORMAT,
+                         "value %lu: key \"%.64s\" holds %llu bytes, dims x %s make %llu",
+                         (unsigned long)i, key, (unsigned long long)e.nbytes,
+                         tp_vk__dt_name(dt), (unsigned long long)nbytes);
+        break;
+      }
+      data = e.data;
+    } else {
+      /* the loader's rule: offset strictly inside the raw bytes, extent inside too */
+      if (off >= h.bytes_size || nbytes > h.bytes_size - off) {
+        s = tp_error_set(&out->err, TP_ERR_FORMAT,
+                         "value %lu: constant at offset %llu with %llu bytes exceeds the %llu "
+                         "raw bytes", (unsigned long)i, (unsigned long long)off,
+                         (unsigned long long)nbytes, (unsigned long long)h.bytes_size);
+        break;
+      }
+      data = bytes + off;
+    }
+    if (nbytes == 0) continue;
+    s = tp_vk__upload_one(&up, i, c, data);
+  }
+  if (s == TP_OK && tp_fb_reader_status(&rd) != TP_OK)
+    s = tp_error_set(&out->err, TP_ERR_FORMAT, "upload: flatbuffer: %s", rd.err.msg);
+  if (up.pool != VK_NULL_HANDLE) vkDestroyCommandPool(device, up.pool, NULL);
+  if (s != TP_OK) {
+    tp_error keep = out->err;
+    tp_vk_upload_free(out);
+    out->err = keep;
+  }
+  return s;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TENSORPACK_VULKAN_RUNTIME_IMPLEMENTATION_DONE */
+#endif /* TENSORPACK_VULKAN_IMPLEMENTATION && TENSORPACK_VULKAN_RUNTIME */

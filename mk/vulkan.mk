@@ -1,0 +1,26 @@
+# Vulkan part (issues 5 and 7): the upload onto a real Vulkan device (lavapipe on CPU machines).
+# tests/test_vk_*.c build through the Makefile's plain rule, tests/verify_vulkan.cpp through
+# mk/fb.mk. tests/vkrt_*.c need libvulkan: built and run only when HAVE_VULKAN. The SPIR-V they
+# use is committed (tests/shaders/*.spv.inc, glslc -mfmt=c output); when glslc is installed the
+# rule regenerates it and fails on any difference, but glslc is never required.
+
+VK_SHADERS := $(wildcard tests/shaders/*.comp)
+VK_SHADER_INCS := $(patsubst %.comp,%.spv.inc,$(VK_SHADERS))
+HAVE_GLSLC := $(shell command -v glslc >/dev/null 2>&1 && echo 1)
+
+ifeq ($(HAVE_VULKAN),1)
+TESTS += $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/vkrt_*.c))
+
+$(BUILD)/tests/vkrt_%: tests/vkrt_%.c $(HEADERS) tests/tp_test.h $(VK_SHADER_INCS)
+	@mkdir -p $(dir $@)
+ifeq ($(HAVE_GLSLC),1)
+	@for s in $(VK_SHADERS); do \
+	  glslc --target-env=vulkan1.0 -O -mfmt=c $$s -o $(dir $@)shader.check.inc && \
+	  cmp -s $(dir $@)shader.check.inc $${s%.comp}.spv.inc || \
+	  { echo "$${s%.comp}.spv.inc is stale: regenerate it with glslc (see $$s)"; exit 1; }; \
+	done; rm -f $(dir $@)shader.check.inc
+endif
+	$(CC) $(TCFLAGS) $< -o $@ -lvulkan -ldl $(LIBM)
+else
+SKIPPED += vulkan-runtime:libvulkan-dev/mesa-vulkan-drivers not installed;
+endif
