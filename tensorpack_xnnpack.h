@@ -67,7 +67,15 @@
    ERRORS
    Every call returns a tp_status. The first failure sticks in the graph as a sentence that
    names the value or node and the numbers (tp_xnn_graph_error); later calls return it and a
-   failed graph refuses to write. A failed define leaves no value or node behind.
+   failed graph refuses to write. A failed define leaves no value, node or constant entry behind
+   (in named mode the store may already hold the bytes of a constant checked before the failure;
+   the store cannot take them back). A failing sink is returned by tp_xnn_write and does not
+   poison the graph.
+
+   LIFETIMES
+   Views (weights and scales) are borrowed: inline, until the graph is written; named, until the
+   store is written (weights that need no conversion go to the store as views; packed 4-bit
+   weights and scales go in as copies).
 
    OPTIONAL LOADER (define TENSORPACK_XNNPACK_RUNTIME with the implementation, link
    -lXNNPACK -lm): tp_xnn_load() rebuilds a blob's subgraph with the real XNNPACK API and makes
@@ -1808,14 +1816,22 @@ static tp_status tp__xnn_build(tp_xnn_graph *g, tp_fb_builder *b) {
     TP_FREE(refs);
     return tp_error_set(&g->err, st, "no memory for %u externals", (unsigned)num_externs);
   }
+  /* ext[e] = the value with external id e (ids are unique), then split by flags */
   ins = ext;
   outs = ext + num_externs + 1;
+  for (e = 0; e < num_externs; e++) ext[e] = TP_XNN_INVALID_ID;
+  for (i = 0; i < g->nvalues; i++)
+    if (g->values[i].external_id != TP_XNN_INVALID_ID)
+      ext[g->values[i].external_id] = (uint32_t)i;
   for (e = 0; e < num_externs; e++) {
-    for (i = 0; i < g->nvalues; i++) {
-      if (g->values[i].external_id != e) continue;
-      if (g->values[i].flags & TP_XNN_FLAG_EXTERNAL_INPUT) ins[nin++] = (uint32_t)i;
-      if (g->values[i].flags & TP_XNN_FLAG_EXTERNAL_OUTPUT) outs[nout++] = (uint32_t)i;
-    }
+    uint32_t vi = ext[e];
+    if (vi == TP_XNN_INVALID_ID) continue;
+    if (g->values[vi].flags & TP_XNN_FLAG_EXTERNAL_OUTPUT) outs[nout++] = vi;
+  }
+  for (e = 0; e < num_externs; e++) { /* in place: ins[k] only overwrites ext[j <= e] */
+    uint32_t vi = ext[e];
+    if (vi == TP_XNN_INVALID_ID) continue;
+    if (g->values[vi].flags & TP_XNN_FLAG_EXTERNAL_INPUT) ins[nin++] = vi;
   }
 
   tp_fb_builder_reset(b);
@@ -1977,6 +1993,8 @@ struct tp_xnn_runtime {
   size_t nowned, cap_owned;
   uint32_t *map_from, *map_to; /* serialized id -> XNNPACK id */
   size_t nmap, cap_from, cap_to;
+  uint32_t *direct;
+  size_t ndirect;
 };
 
 typedef struct tp__xnn_load {
@@ -1999,6 +2017,7 @@ TPDEF void tp_xnn_runtime_destroy(tp_xnn_runtime *rt) {
   TP_FREE(rt->bound);
   TP_FREE(rt->map_from);
   TP_FREE(rt->map_to);
+  TP_FREE(rt->direct);
   TP_FREE(rt);
 }
 
@@ -2048,9 +2067,17 @@ TPDEF tp_status tp_xnn_runtime_invoke(tp_xnn_runtime *rt) {
   return TP_OK;
 }
 
+/* Serialized ids below `ndirect` (the usual case: 0, 1, 2 ...) map through direct[]; others
+   through the (from, to) list. */
 static tp_status tp__xnn_rt_map(tp__xnn_load *L, uint32_t from, uint32_t to) {
   tp_xnn_runtime *rt = L->rt;
   size_t i;
+  if (from < rt->ndirect) {
+    if (rt->direct[from] != TP_XNN_INVALID_ID)
+      return tp_error_set(&rt->err, TP_ERR_FORMAT, "two values have id_out %u", (unsigned)from);
+    rt->direct[from] = to;
+    return TP_OK;
+  }
   for (i = 0; i < rt->nmap; i++)
     if (rt->map_from[i] == from)
       return tp_error_set(&rt->err, TP_ERR_FORMAT, "two values have id_out %u", (unsigned)from);
@@ -2068,6 +2095,10 @@ static int tp__xnn_rt_lookup(const tp_xnn_runtime *rt, uint32_t from, uint32_t *
   if (from == TP_XNN_INVALID_ID) {
     *to = TP_XNN_INVALID_ID;
     return 1;
+  }
+  if (from < rt->ndirect) {
+    *to = rt->direct[from];
+    return *to != TP_XNN_INVALID_ID;
   }
   for (i = 0; i < rt->nmap; i++)
     if (rt->map_from[i] == from) {
@@ -2424,6 +2455,10 @@ static tp_status tp__xnn_rt_build(tp__xnn_load *L, const unsigned char *blob, si
       return tp_error_set(&rt->err, TP_ERR_FORMAT, ".ptd: %s", L->ptd.err.msg);
     L->have_ptd = 1;
   }
+  rt->direct = (uint32_t *)TP_MALLOC(((size_t)values.count + 1) * sizeof(uint32_t));
+  if (!rt->direct) return tp_error_set(&rt->err, TP_ERR_NOMEM, "no memory for the id map");
+  rt->ndirect = values.count;
+  for (i = 0; i < rt->ndirect; i++) rt->direct[i] = TP_XNN_INVALID_ID;
   xs = xnn_initialize(NULL);
   if (xs != xnn_status_success)
     return tp_error_set(&rt->err, TP_ERR_UNSUPPORTED, "xnn_initialize failed (xnn_status %d)",
