@@ -6,12 +6,14 @@
    equal). The .ptd path adds them under sha256 keys (hashing timed separately), then
    tp_store_write_ptd_file streams them with tp_compact_write. The baseline compacts every view
    into one 1 GiB buffer first (not timed), then times fopen + 256 fwrite calls of 4 MiB +
-   fclose. Neither side calls fsync: both measure the write path into the page cache. Best of 3
-   alternating runs. Peak RSS growth of the .ptd write: VmHWM after the write minus VmRSS before
+   fclose. A second, stricter baseline compacts each view into one 4 MiB buffer (still hot in
+   cache, not timed) just before its fwrite and counts only fopen/fwrite/fclose. Neither side calls fsync: both measure the write path into the page cache; sync()
+   runs (untimed) before each timed write so that neither starts behind the other's dirty
+   pages. Best of 3 rounds. Peak RSS growth of the .ptd write: VmHWM after the write minus VmRSS before
    it, with VmHWM reset through /proc/self/clear_refs (Linux).
 
    Targets (issue 6): .ptd write >= 0.8x fwrite throughput, RSS growth < 64 MiB. */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700
 #define TENSORPACK_IMPLEMENTATION
 #include "tensorpack.h"
 
@@ -19,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define ROWS 1280
 #define COLS 2048
@@ -74,7 +77,7 @@ int main(int argc, char **argv) {
   tp_storage st;
   tp_tensor views[VIEWS];
   size_t i, view_bytes = (size_t)VR * VC * sizeof(float);
-  double best_ptd = 1e30, best_raw = 1e30, best_add = 1e30;
+  double best_ptd = 1e30, best_raw = 1e30, best_add = 1e30, best_hot = 1e30;
   long rss_growth_kb = -1;
   uint64_t ptd_size = 0;
   int round, hwm_ok = 1;
@@ -112,6 +115,7 @@ int main(int argc, char **argv) {
       }
     t1 = now();
     if (tp_store_ptd_size(s, &ptd_size) != TP_OK) return 1;
+    sync();
     hwm_ok &= reset_hwm();
     rss0 = status_kb("VmRSS");
     t1 = now();
@@ -132,6 +136,7 @@ int main(int argc, char **argv) {
       if (tp_compact_into(&views[i], TP_ORDER_ROW_MAJOR, flat + i * view_bytes, view_bytes) !=
           TP_OK)
         return 1;
+    sync();
     t0 = now();
     f = fopen(raw_path, "wb");
     if (!f) return 1;
@@ -140,6 +145,28 @@ int main(int argc, char **argv) {
     if (fclose(f) != 0) return 1;
     t1 = now();
     if (t1 - t0 < best_raw) best_raw = t1 - t0;
+    remove(raw_path);
+
+    /* strictest baseline: each view compacted into one hot 4 MiB buffer (not timed), only the
+       fopen/fwrite/fclose time counted */
+    sync();
+    {
+      double acc = 0;
+      t0 = now();
+      f = fopen(raw_path, "wb");
+      if (!f) return 1;
+      acc += now() - t0;
+      for (i = 0; i < VIEWS; i++) {
+        if (tp_compact_into(&views[i], TP_ORDER_ROW_MAJOR, flat, view_bytes) != TP_OK) return 1;
+        t0 = now();
+        if (fwrite(flat, 1, view_bytes, f) != view_bytes) return 1;
+        acc += now() - t0;
+      }
+      t0 = now();
+      if (fclose(f) != 0) return 1;
+      acc += now() - t0;
+      if (acc < best_hot) best_hot = acc;
+    }
     remove(raw_path);
   }
 
@@ -152,7 +179,9 @@ int main(int argc, char **argv) {
            gib / best_add, tp_sha256_accelerated() ? "SHA-NI" : "portable");
     printf("  tp_store_write_ptd_file:         %.3f s  %.2f GiB/s\n", best_ptd, gib / best_ptd);
     printf("  fwrite of compacted bytes:       %.3f s  %.2f GiB/s\n", best_raw, gib / best_raw);
-    printf("  ratio .ptd / fwrite throughput:  %.2fx (target >= 0.80x)\n", ratio);
+    printf("  fwrite, hot 4 MiB buffer:        %.3f s  %.2f GiB/s\n", best_hot, gib / best_hot);
+    printf("  ratio .ptd / fwrite throughput:  %.2fx (target >= 0.80x); vs hot-buffer fwrite "
+           "%.2fx\n", ratio, best_hot / best_ptd);
     if (hwm_ok && rss_growth_kb >= 0)
       printf("  peak RSS growth during write:    %.1f MiB (target < 64 MiB)\n",
              (double)rss_growth_kb / 1024.0);
