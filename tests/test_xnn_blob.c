@@ -865,6 +865,27 @@ static void test_failed_define_leaves_nothing(void) {
   tp_xnn_graph_destroy(g);
 }
 
+/* An empty graph still carries xnodes, xvalues and constant_data (the loader requires the first
+   two), version "0" and num_externs 0. */
+static void test_empty_graph(void) {
+  tp_xnn_graph *g;
+  blob b;
+  TPT_STATUS(tp_xnn_graph_create(NULL, &g), TP_OK);
+  if (blob_write(g, &b)) {
+    tp_fb_vector n = tp_fb_vector_field(&b.root, 1, 4), v = tp_fb_vector_field(&b.root, 2, 4);
+    TPT_CHECK(n.pos != 0 && n.count == 0);
+    TPT_CHECK(v.pos != 0 && v.count == 0);
+    TPT_EQ_INT(cd_count(&b), 1);
+    TPT_CHECK(tp_fb_vector_field(&b.root, 4, 4).pos != 0);
+    TPT_CHECK(tp_fb_vector_field(&b.root, 5, 4).pos != 0);
+    TPT_CHECK(!tp_fb_present(&b.root, 3)); /* num_externs 0: the default, omitted */
+    TPT_EQ_U64(b.cd_size, 0);
+    TPT_EQ_U64(b.m.size, b.cd_off);
+  }
+  blob_free(&b);
+  tp_xnn_graph_destroy(g);
+}
+
 int main(void) {
   int i;
   (void)tpt_range;
@@ -884,5 +905,6 @@ int main(void) {
   TPT_RUN(test_errors_values);
   TPT_RUN(test_errors_nodes);
   TPT_RUN(test_failed_define_leaves_nothing);
+  TPT_RUN(test_empty_graph);
   return tpt_finish("xnn_blob");
 }

@@ -391,6 +391,47 @@ static void test_malformed(void) {
   tp_membuf_free(&blob);
 }
 
+/* A bare flatbuffer (no XH00 header, no constants) loads too, as upstream's loader allows. */
+static void test_headerless_flatbuffer(void) {
+  tp_xnn_graph *g;
+  tp_membuf blob;
+  size_t d4[1] = {4};
+  static float x[4 + 4] = {-1.5f, 2.0f, -0.0f, 3.25f}, y[4];
+  tp_xnn_runtime *rt = NULL;
+  tp_error e;
+  TPT_STATUS(tp_xnn_graph_create(NULL, &g), TP_OK);
+  TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 1, d4, NULL, 0,
+                                        TP_XNN_FLAG_EXTERNAL_INPUT, NULL), TP_OK);
+  TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 1, d4, NULL, 1,
+                                        TP_XNN_FLAG_EXTERNAL_OUTPUT, NULL), TP_OK);
+  TPT_STATUS(tp_xnn_define_abs(g, 0, 1, 0), TP_OK);
+  if (write_blob(g, &blob)) {
+    uint32_t fb_size = tp_load_le32(blob.data + 14);
+    memset(&e, 0, sizeof e);
+    TPT_STATUS(tp_xnn_load(blob.data + 32, fb_size, NULL, 0, 0, &rt, &e), TP_OK);
+    if (rt) {
+      TPT_STATUS(tp_xnn_runtime_bind(rt, 0, x), TP_OK);
+      TPT_STATUS(tp_xnn_runtime_bind(rt, 1, y), TP_OK);
+      TPT_STATUS(tp_xnn_runtime_bind(rt, 2, y), TP_ERR_INVALID);
+      tp_xnn_runtime_destroy(rt);
+      rt = NULL;
+    }
+  }
+  /* ... and a fresh runtime computes |x| */
+  if (blob.size) {
+    TPT_STATUS(tp_xnn_load(blob.data, blob.size, NULL, 0, 0, &rt, &e), TP_OK);
+    if (rt) {
+      tp_xnn_runtime_bind(rt, 0, x);
+      tp_xnn_runtime_bind(rt, 1, y);
+      TPT_STATUS(tp_xnn_runtime_invoke(rt), TP_OK);
+      TPT_CHECK(y[0] == 1.5f && y[1] == 2.0f && y[2] == 0.0f && y[3] == 3.25f);
+      tp_xnn_runtime_destroy(rt);
+    }
+  }
+  tp_membuf_free(&blob);
+  tp_xnn_graph_destroy(g);
+}
+
 int main(void) {
   int i;
   (void)tpt_range;
@@ -402,5 +443,6 @@ int main(void) {
   TPT_RUN(test_named_mode_same_numbers);
   TPT_RUN(test_unsupported);
   TPT_RUN(test_malformed);
+  TPT_RUN(test_headerless_flatbuffer);
   return tpt_finish("xnnrt_linear");
 }
