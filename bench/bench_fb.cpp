@@ -40,14 +40,14 @@ struct Ours {
 tp_fb_ref our_tensor(tp_fb_builder *b, int16_t dt, const uint32_t *dims, uint32_t nd,
                      uint32_t cidx, uint32_t ext, uint32_t flags, uint32_t id) {
   tp_fb_ref d = tp_fb_create_vector(b, dims, nd, 4);
-  tp_fb_start_table(b);
-  tp_fb_add_i16(b, 0, dt, 0);
-  tp_fb_add_u32(b, 1, nd, 0);
-  tp_fb_add_ref(b, 2, d);
-  tp_fb_add_u32(b, 3, cidx, 0);
-  tp_fb_add_u32(b, 4, ext, 0);
-  tp_fb_add_u32(b, 5, flags, 0);
+  tp_fb_start_table(b); // fields largest first, then by descending id, as flatc's code does
   tp_fb_add_u32(b, 6, id, 0);
+  tp_fb_add_u32(b, 5, flags, 0);
+  tp_fb_add_u32(b, 4, ext, 0);
+  tp_fb_add_u32(b, 3, cidx, 0);
+  tp_fb_add_ref(b, 2, d);
+  tp_fb_add_u32(b, 1, nd, 0);
+  tp_fb_add_i16(b, 0, dt, 0);
   tp_fb_ref tv = tp_fb_end_table(b);
   tp_fb_start_table(b);
   tp_fb_add_union(b, 1, 1, tv); // XValue { XNNTensorValue }
@@ -73,20 +73,20 @@ size_t build_ours(Ours &o, const Net &net, const unsigned char **out) {
     o.values.push_back(our_tensor(b, 1, dout, 2, 0, i + 1 == net.n ? 1u : 0xFFFFFFFFu,
                                   i + 1 == net.n ? 2u : 0u, id + 3));
     tp_fb_start_table(b);
-    tp_fb_add_u32(b, 0, id, 0);
-    tp_fb_add_u32(b, 1, id + 1, 0);
-    tp_fb_add_u32(b, 2, id + 2, 0);
-    tp_fb_add_u32(b, 3, id + 3, 0);
     tp_fb_add_u32(b, 4, 0, 0);
+    tp_fb_add_u32(b, 3, id + 3, 0);
+    tp_fb_add_u32(b, 2, id + 2, 0);
+    tp_fb_add_u32(b, 1, id + 1, 0);
+    tp_fb_add_u32(b, 0, id, 0);
     tp_fb_ref fc = tp_fb_end_table(b);
     tp_fb_start_table(b);
-    tp_fb_add_union(b, 1, 2, fc); // XNode { XNNFullyConnected }
     tp_fb_add_u32(b, 2, (uint32_t)i, 0);
+    tp_fb_add_union(b, 1, 2, fc); // XNode { XNNFullyConnected }
     o.nodes.push_back(tp_fb_end_table(b));
     uint64_t size = (uint64_t)k * m * 4;
     tp_fb_start_table(b);
-    tp_fb_add_u64(b, 0, off, 0);
     tp_fb_add_u64(b, 1, size, 0);
+    tp_fb_add_u64(b, 0, off, 0);
     o.consts.push_back(tp_fb_end_table(b));
     off += (size + 15) & ~(uint64_t)15;
   }
@@ -98,13 +98,13 @@ size_t build_ours(Ours &o, const Net &net, const unsigned char **out) {
   tp_fb_ref cd = tp_fb_create_vector_refs(b, o.consts.data(), o.consts.size());
   tp_fb_ref ver = tp_fb_create_string(b, "1", 1);
   tp_fb_start_table(b);
-  tp_fb_add_ref(b, 0, ver);
-  tp_fb_add_ref(b, 1, xn);
-  tp_fb_add_ref(b, 2, xv);
-  tp_fb_add_u32(b, 3, 2, 0);
-  tp_fb_add_ref(b, 4, ii);
-  tp_fb_add_ref(b, 5, oi);
   tp_fb_add_ref(b, 8, cd);
+  tp_fb_add_ref(b, 5, oi);
+  tp_fb_add_ref(b, 4, ii);
+  tp_fb_add_u32(b, 3, 2, 0);
+  tp_fb_add_ref(b, 2, xv);
+  tp_fb_add_ref(b, 1, xn);
+  tp_fb_add_ref(b, 0, ver);
   tp_fb_ref g = tp_fb_end_table(b);
   if (tp_fb_finish(b, g, "XN01") != TP_OK) {
     fprintf(stderr, "tensorpack builder failed: %s\n", tp_fb_error(b));
@@ -204,7 +204,7 @@ int main() {
       if (t2 - t1 < best_theirs) best_theirs = t2 - t1;
     }
     bool same = no && no == nt && memcmp(po, pt, no) == 0;
-    flatbuffers::Verifier v(po, no);
+    flatbuffers::Verifier v(po, no, 64, 100000000); // 100000 nodes are 1.1 M tables
     bool ok = no && fb_xnnpack::VerifyXNNGraphBuffer(v);
     if (!ok || !same) bad = 1;
     printf("%8zu %4d %12zu %9.3f ms %9.3f ms %8.2f %10s\n", sizes[s], reps, no, best_ours,

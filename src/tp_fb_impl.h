@@ -10,11 +10,11 @@
    kept relative to the end; finish pads the front so that the total size is a multiple of the
    largest alignment used, which makes every alignment hold relative to the start as well.
 
-   A table's fields are collected while the table is open and laid out by tp_fb_end_table:
-   largest scalars at the highest addresses, ties by field id (this is the layout flatc's
-   generated Create<Table>() functions produce, so the same objects built in the same order
-   give the same bytes). The vtable goes right before its table, or is shared with an
-   identical one written earlier (found through a hash table). */
+   A table's fields are written as they are added, each aligned to its size, the first one at
+   the highest address (as the official builder does; adding the largest first, as flatc's
+   generated Create<Table>() functions do, gives the most compact table and the same bytes).
+   tp_fb_end_table writes the soffset and the vtable: right before its table, or shared with
+   an identical one written earlier (found through a hash table). */
 
 #include <assert.h>
 #include <stdlib.h>
@@ -23,19 +23,11 @@
 #define TP__FB_MAX_SIZE 0x7FFFFFFFu /* FlatBuffers' 2 GiB - 1 buffer limit */
 #define TP__FB_MAX_ID 32764u        /* largest id whose vtable size still fits a u16 */
 
-/* A field of the open table, kept with the others of its size (class 0..3 = 1, 2, 4, 8 bytes). */
+/* A field written into the open table: its id and where it ends (distance from the end). */
 typedef struct tp__fb_field {
-  uint64_t bits;   /* scalar bits (stored little-endian by end_table), or a ref */
-  uint32_t id;     /* field id << 1 | is_ref */
-  uint32_t end;    /* where it lands (distance from the end), set by end_table */
+  uint32_t id;
+  uint32_t end;
 } tp__fb_field;
-
-typedef struct tp__fb_class {
-  tp__fb_field *f;
-  size_t n, cap;
-  uint32_t last;   /* last id << 1 recorded, to see whether ids came in ascending order */
-  int unsorted;
-} tp__fb_class;
 
 typedef struct tp__fb_vtslot {
   uint32_t end;    /* vtable position (distance from the end); 0 = empty slot */
@@ -49,7 +41,10 @@ struct tp_fb_builder {
   uint32_t minalign;
   uint32_t max_size;
   int in_table, finished, force_defaults;
-  tp__fb_class cls[4];     /* fields of the open table by size */
+  tp__fb_field *fields;    /* fields written into the open table */
+  size_t nfields, fields_cap;
+  uint32_t table_start;    /* size when the open table was started */
+  uint32_t maxid;          /* largest id written into the open table */
   uint64_t seen_lo;        /* ids 0..63 already added to the open table */
   uint32_t *seen;          /* ids >= 64: seen[id - 64] == stamp when already added */
   size_t seen_len, seen_cap;
@@ -68,6 +63,26 @@ static int tp__fb_host_le(void) {
   return c == 1;
 }
 
+/* Little-endian stores for the hot paths: one plain store on a little-endian host (the test
+   folds at compile time), tp_store_le* elsewhere. */
+#if defined(__cplusplus) || (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L)
+#define TP__FB_INLINE static inline
+#else
+#define TP__FB_INLINE static
+#endif
+TP__FB_INLINE void tp__fb_st16(unsigned char *p, uint16_t v) {
+  if (tp__fb_host_le()) memcpy(p, &v, 2);
+  else tp_store_le16(p, v);
+}
+TP__FB_INLINE void tp__fb_st32(unsigned char *p, uint32_t v) {
+  if (tp__fb_host_le()) memcpy(p, &v, 4);
+  else tp_store_le32(p, v);
+}
+TP__FB_INLINE void tp__fb_st64(unsigned char *p, uint64_t v) {
+  if (tp__fb_host_le()) memcpy(p, &v, 8);
+  else tp_store_le64(p, v);
+}
+
 TPDEF tp_status tp_fb_builder_create(tp_fb_builder **out) {
   tp_fb_builder *b;
   if (!out) return TP_ERR_INVALID;
@@ -84,10 +99,7 @@ TPDEF tp_status tp_fb_builder_create(tp_fb_builder **out) {
 TPDEF void tp_fb_builder_destroy(tp_fb_builder *b) {
   if (!b) return;
   TP_FREE(b->buf);
-  TP_FREE(b->cls[0].f);
-  TP_FREE(b->cls[1].f);
-  TP_FREE(b->cls[2].f);
-  TP_FREE(b->cls[3].f);
+  TP_FREE(b->fields);
   TP_FREE(b->seen);
   TP_FREE(b->vt);
   TP_FREE(b->vtbuf);
@@ -141,8 +153,26 @@ static int tp__fb_ok(tp_fb_builder *b, const char *what) {
   return 1;
 }
 
+/* 1 when an object (string, vector) may be created now: not inside an open table, whose
+   fields are being written at the front of the buffer. */
+static int tp__fb_ok_outside(tp_fb_builder *b, const char *what) {
+  if (!tp__fb_ok(b, what)) return 0;
+  if (b->in_table) {
+    tp_error_set(&b->err, TP_ERR_INVALID,
+                 "%s inside an open table (build children before tp_fb_start_table)", what);
+    return 0;
+  }
+  return 1;
+}
+
 /* Makes room for n more bytes in front of the data; 0 on failure (error recorded). */
-static int tp__fb_room(tp_fb_builder *b, uint64_t n) {
+static int tp__fb_grow(tp_fb_builder *b, uint64_t n);
+TP__FB_INLINE int tp__fb_room(tp_fb_builder *b, uint64_t n) {
+  if (n <= (uint64_t)(b->cap - b->size) && n <= (uint64_t)(b->max_size - b->size)) return 1;
+  return tp__fb_grow(b, n);
+}
+
+static int tp__fb_grow(tp_fb_builder *b, uint64_t n) {
   size_t newcap, have;
   unsigned char *nb;
   if (n > (uint64_t)(b->max_size - b->size)) {
@@ -192,7 +222,7 @@ static void tp__fb_track(tp_fb_builder *b, uint32_t align) {
 
 static void tp__fb_put32(tp_fb_builder *b, uint32_t v) {
   b->size += 4;
-  tp_store_le32(tp__fb_front(b), v);
+  tp__fb_st32(tp__fb_front(b), v);
 }
 
 /* Checks that ref names something already built. */
@@ -209,7 +239,7 @@ static int tp__fb_check_ref(tp_fb_builder *b, tp_fb_ref ref, const char *what) {
 TPDEF tp_fb_ref tp_fb_create_string(tp_fb_builder *b, const char *s, size_t len) {
   uint32_t pad;
   assert(b);
-  if (!tp__fb_ok(b, "tp_fb_create_string")) return 0;
+  if (!tp__fb_ok_outside(b, "tp_fb_create_string")) return 0;
   if (!s && len) {
     tp_error_set(&b->err, TP_ERR_INVALID, "tp_fb_create_string: NULL string of length %llu",
                  (unsigned long long)len);
@@ -239,7 +269,7 @@ TPDEF tp_fb_ref tp_fb_create_vector(tp_fb_builder *b, const void *elems, size_t 
   const unsigned char *src = (const unsigned char *)elems;
   size_t i;
   assert(b);
-  if (!tp__fb_ok(b, "tp_fb_create_vector")) return 0;
+  if (!tp__fb_ok_outside(b, "tp_fb_create_vector")) return 0;
   if (elem_size != 1 && elem_size != 2 && elem_size != 4 && elem_size != 8) {
     tp_error_set(&b->err, TP_ERR_INVALID,
                  "tp_fb_create_vector: element size %llu is not 1, 2, 4 or 8",
@@ -296,7 +326,7 @@ TPDEF tp_fb_ref tp_fb_create_vector_refs(tp_fb_builder *b, const tp_fb_ref *refs
   size_t i;
   uint64_t bytes;
   assert(b);
-  if (!tp__fb_ok(b, "tp_fb_create_vector_refs")) return 0;
+  if (!tp__fb_ok_outside(b, "tp_fb_create_vector_refs")) return 0;
   if (tp_mul_u64((uint64_t)count, 4, &bytes) || bytes >= TP__FB_MAX_SIZE) {
     tp_error_set(&b->err, TP_ERR_OVERFLOW,
                  "vector of %llu offsets is over the FlatBuffers limit of %lu bytes",
@@ -328,7 +358,7 @@ TPDEF tp_fb_ref tp_fb_create_vector_refs(tp_fb_builder *b, const tp_fb_ref *refs
     p = tp__fb_front(b);
     for (i = 0; i < count; i++) {
       uint32_t elem_end = base + (uint32_t)((count - i) * 4); /* distance of element i */
-      tp_store_le32(p + 4 * i, elem_end - refs[i]);
+      tp__fb_st32(p + 4 * i, elem_end - refs[i]);
     }
   }
   tp__fb_put32(b, (uint32_t)count);
@@ -347,14 +377,9 @@ TPDEF void tp_fb_start_table(tp_fb_builder *b) {
   }
   b->in_table = 1;
   b->seen_lo = 0;
-  {
-    int c;
-    for (c = 0; c < 4; c++) {
-      b->cls[c].n = 0;
-      b->cls[c].last = 0;
-      b->cls[c].unsorted = 0;
-    }
-  }
+  b->nfields = 0;
+  b->maxid = 0;
+  b->table_start = b->size;
   b->stamp++;
   if (b->stamp == 0) { /* wrapped: forget every old mark */
     if (b->seen) memset(b->seen, 0, b->seen_len * sizeof *b->seen);
@@ -397,13 +422,13 @@ static int tp__fb_add_slow(tp_fb_builder *b, uint16_t id) {
   return 1;
 }
 
-/* Records a field of the open table; written when it differs from its default (or forced).
-   cls: 0..3 for 1, 2, 4, 8 bytes. */
-static void tp__fb_add(tp_fb_builder *b, uint16_t id, uint64_t bits, unsigned cls, int is_ref,
-                       int is_default) {
-  tp__fb_class *c;
+/* Writes a field into the open table when it differs from its default (or defaults are
+   forced): aligned to its size (1, 2, 4, 8), a ref as the distance to its target. */
+TP__FB_INLINE void tp__fb_add(tp_fb_builder *b, uint16_t id, uint64_t bits, uint32_t size,
+                              int is_ref, int is_default) {
+  uint32_t pad;
+  unsigned char *p;
   tp__fb_field *f;
-  uint32_t key;
   if (b->err.status != TP_OK) return;
   /* in_table implies not finished: finish refuses an open table, start refuses after finish */
   if (b->in_table && id < 64 && !(b->seen_lo & ((uint64_t)1 << id))) {
@@ -412,51 +437,61 @@ static void tp__fb_add(tp_fb_builder *b, uint16_t id, uint64_t bits, unsigned cl
     return;
   }
   if (is_default && !b->force_defaults) return;
-  c = &b->cls[cls];
-  if (c->n == c->cap &&
-      tp_array_reserve((void **)&c->f, &c->cap, c->n + 1, sizeof *c->f) != TP_OK) {
+  if (b->nfields == b->fields_cap &&
+      tp_array_reserve((void **)&b->fields, &b->fields_cap, b->nfields + 1, sizeof *b->fields) !=
+          TP_OK) {
     tp_error_set(&b->err, TP_ERR_NOMEM, "out of memory adding field id %u", (unsigned)id);
     return;
   }
-  key = (uint32_t)id << 1;
-  f = &c->f[c->n++];
-  f->bits = bits;
-  f->id = key | (uint32_t)(is_ref != 0);
-  if (key < c->last) c->unsorted = 1;
-  c->last = key;
+  pad = tp__fb_padding(b->size, size);
+  if (!tp__fb_room(b, (uint64_t)pad + size)) return;
+  b->size += pad + size;
+  p = b->buf + b->cap - b->size; /* the field, then pad zero bytes above it */
+  while (pad) p[size + --pad] = 0;
+  switch (size) {
+  case 1: p[0] = (unsigned char)bits; break;
+  case 2: tp__fb_st16(p, (uint16_t)bits); break;
+  case 4: tp__fb_st32(p, is_ref ? b->size - (uint32_t)bits : (uint32_t)bits); break;
+  default: tp__fb_st64(p, bits); break;
+  }
+  if (size > b->minalign) b->minalign = size;
+  f = &b->fields[b->nfields++];
+  f->id = id;
+  f->end = b->size;
+  if (id > b->maxid) b->maxid = id;
 }
 
 TPDEF void tp_fb_add_u8(tp_fb_builder *b, uint16_t id, uint8_t v, uint8_t dflt) {
   assert(b);
-  tp__fb_add(b, id, v, 0, 0, v == dflt);
+  tp__fb_add(b, id, v, 1, 0, v == dflt);
 }
 TPDEF void tp_fb_add_i8(tp_fb_builder *b, uint16_t id, int8_t v, int8_t dflt) {
   assert(b);
-  tp__fb_add(b, id, (uint8_t)v, 0, 0, v == dflt);
+  tp__fb_add(b, id, (uint8_t)v, 1, 0, v == dflt);
 }
 TPDEF void tp_fb_add_u16(tp_fb_builder *b, uint16_t id, uint16_t v, uint16_t dflt) {
   assert(b);
-  tp__fb_add(b, id, v, 1, 0, v == dflt);
+  tp__fb_add(b, id, v, 2, 0, v == dflt);
 }
 TPDEF void tp_fb_add_i16(tp_fb_builder *b, uint16_t id, int16_t v, int16_t dflt) {
   assert(b);
-  tp__fb_add(b, id, (uint16_t)v, 1, 0, v == dflt);
+  tp__fb_add(b, id, (uint16_t)v, 2, 0, v == dflt);
 }
 TPDEF void tp_fb_add_u32(tp_fb_builder *b, uint16_t id, uint32_t v, uint32_t dflt) {
   assert(b);
-  tp__fb_add(b, id, v, 2, 0, v == dflt);
+  tp__fb_add(b, id, v, 4, 0, v == dflt);
 }
 TPDEF void tp_fb_add_i32(tp_fb_builder *b, uint16_t id, int32_t v, int32_t dflt) {
   assert(b);
-  tp__fb_add(b, id, (uint32_t)v, 2, 0, v == dflt);
+  tp__fb_add(b, id, (uint32_t)v, 4, 0, v == dflt);
 }
 TPDEF void tp_fb_add_u64(tp_fb_builder *b, uint16_t id, uint64_t v, uint64_t dflt) {
   assert(b);
-  tp__fb_add(b, id, v, 3, 0, v == dflt);
+  tp__fb_add(b, id, v, 8, 0, v == dflt);
 }
 TPDEF void tp_fb_add_i64(tp_fb_builder *b, uint16_t id, int64_t v, int64_t dflt) {
   assert(b);
-  tp__fb_add(b, id, (uint64_t)v, 3, 0, v == dflt);
+  tp__fb_add(b, id, (uint64_t)v, 8, 0, v == dflt);
 }
 /* Floats: default comparison is on the bits, so -0.0 is written against a default of 0.0 and
    a NaN against a NaN default only when the bits differ. */
@@ -465,14 +500,14 @@ TPDEF void tp_fb_add_f32(tp_fb_builder *b, uint16_t id, float v, float dflt) {
   assert(b);
   memcpy(&vb, &v, 4);
   memcpy(&db, &dflt, 4);
-  tp__fb_add(b, id, vb, 2, 0, vb == db);
+  tp__fb_add(b, id, vb, 4, 0, vb == db);
 }
 TPDEF void tp_fb_add_f64(tp_fb_builder *b, uint16_t id, double v, double dflt) {
   uint64_t vb, db;
   assert(b);
   memcpy(&vb, &v, 8);
   memcpy(&db, &dflt, 8);
-  tp__fb_add(b, id, vb, 3, 0, vb == db);
+  tp__fb_add(b, id, vb, 8, 0, vb == db);
 }
 
 TPDEF void tp_fb_add_ref(tp_fb_builder *b, uint16_t id, tp_fb_ref ref) {
@@ -483,7 +518,7 @@ TPDEF void tp_fb_add_ref(tp_fb_builder *b, uint16_t id, tp_fb_ref ref) {
     tp__fb_check_ref(b, ref, "tp_fb_add_ref");
     return;
   }
-  tp__fb_add(b, id, ref, 2, 1, 0);
+  tp__fb_add(b, id, ref, 4, 1, 0);
 }
 
 TPDEF void tp_fb_add_union(tp_fb_builder *b, uint16_t id, uint8_t type, tp_fb_ref value) {
@@ -501,8 +536,8 @@ TPDEF void tp_fb_add_union(tp_fb_builder *b, uint16_t id, uint8_t type, tp_fb_re
                  (unsigned)id, (unsigned)type, value ? "a" : "no");
     return;
   }
-  tp__fb_add(b, (uint16_t)(id - 1), type, 0, 0, type == 0);
-  if (value) tp_fb_add_ref(b, id, value);
+  if (value) tp_fb_add_ref(b, id, value); /* the offset first (higher address), then the tag */
+  tp__fb_add(b, (uint16_t)(id - 1), type, 1, 0, type == 0);
 }
 
 static int tp__fb_same(const unsigned char *a, const unsigned char *c, size_t n) {
@@ -558,19 +593,10 @@ static void tp__fb_vt_insert(tp_fb_builder *b, uint32_t end, uint32_t h) {
   b->vt_count++;
 }
 
-static int tp__fb_field_cmp(const void *pa, const void *pb) {
-  uint32_t a = ((const tp__fb_field *)pa)->id, c = ((const tp__fb_field *)pb)->id;
-  return a < c ? -1 : (a > c ? 1 : 0);
-}
-
-/* Lays out the open table: size classes 8, 4, 2, 1 from the end (largest at the highest
-   addresses), within a class ids ascending in memory; padding only where a class starts.
-   This is the layout of flatc's generated Create<Table>() functions. */
 TPDEF tp_fb_ref tp_fb_end_table(tp_fb_builder *b) {
-  size_t i, n = 0;
-  uint32_t start, tend, vend, tsize, vsize, h, pos, maxid = 0;
-  int c;
-  unsigned char *vt, *base;
+  size_t i, n;
+  uint32_t tend, vend, tsize, vsize, h, pad;
+  unsigned char *vt;
   assert(b);
   if (!tp__fb_ok(b, "tp_fb_end_table")) return 0;
   if (!b->in_table) {
@@ -578,31 +604,17 @@ TPDEF tp_fb_ref tp_fb_end_table(tp_fb_builder *b) {
     return 0;
   }
   b->in_table = 0;
-  start = b->size;
-  pos = start;
-  /* Where each field lands (distance from the end): the class's fields are pushed from the
-     highest id down, so id rank j of cnt ends cnt - j slots into the class's block. */
-  for (c = 3; c >= 0; c--) {
-    tp__fb_class *k = &b->cls[c];
-    uint32_t sz = 1u << c, cnt = (uint32_t)k->n;
-    if (!cnt) continue;
-    if (k->unsorted) qsort(k->f, k->n, sizeof *k->f, tp__fb_field_cmp);
-    pos += tp__fb_padding(pos, sz);
-    for (i = 0; i < k->n; i++) k->f[i].end = pos + sz * (cnt - (uint32_t)i);
-    pos += sz * cnt; /* < 2^31 + 2^21: no wrap */
-    if ((k->f[cnt - 1].id >> 1) > maxid) maxid = k->f[cnt - 1].id >> 1;
-    n += cnt;
-  }
-  pos += tp__fb_padding(pos, 4) + 4; /* the soffset */
-  tsize = pos - start;
+  n = b->nfields;
+  vsize = n ? 4u + 2u * (b->maxid + 1u) : 4u;
+  pad = tp__fb_padding(b->size, 4);
+  tend = b->size + pad + 4; /* after the soffset */
+  tsize = tend - b->table_start;
   if (tsize >= 0x10000u) {
     tp_error_set(&b->err, TP_ERR_OVERFLOW,
                  "table of %lu inline bytes is over the 65535-byte limit of a vtable",
                  (unsigned long)tsize);
     return 0;
   }
-  tend = pos;
-  vsize = n ? 4u + 2u * (maxid + 1u) : 4u;
   /* The vtable: size, table size, one offset per id (0 = absent). */
   if (b->vtbuf_cap < vsize) {
     unsigned char *nb = (unsigned char *)TP_REALLOC(b->vtbuf, vsize);
@@ -614,42 +626,23 @@ TPDEF tp_fb_ref tp_fb_end_table(tp_fb_builder *b) {
     b->vtbuf_cap = vsize;
   }
   vt = b->vtbuf;
-  for (i = 4; i < vsize; i += 2) tp_store_le16(vt + i, 0);
-  tp_store_le16(vt, (uint16_t)vsize);
-  tp_store_le16(vt + 2, (uint16_t)tsize);
+  for (i = 4; i + 4 <= vsize; i += 4) tp__fb_st32(vt + i, 0);
+  if (i < vsize) tp__fb_st16(vt + i, 0);
+  tp__fb_st16(vt, (uint16_t)vsize);
+  tp__fb_st16(vt + 2, (uint16_t)tsize);
   h = (vsize << 16 | tsize) * 0x9E3779B1u;
-  for (c = 0; c < 4; c++) {
-    const tp__fb_class *k = &b->cls[c];
-    for (i = 0; i < k->n; i++) {
-      uint32_t id = k->f[i].id >> 1, off = tend - k->f[i].end;
-      tp_store_le16(vt + 4 + 2 * id, (uint16_t)off);
-      h += ((id << 16 | off) + 0x7F4A7C15u) * 0x85EBCA6Bu; /* order-free sum of the entries */
-    }
+  for (i = 0; i < n; i++) {
+    uint32_t id = b->fields[i].id, off = tend - b->fields[i].end;
+    tp__fb_st16(vt + 4 + 2 * id, (uint16_t)off);
+    h += ((id << 16 | off) + 0x7F4A7C15u) * 0x85EBCA6Bu; /* order-free sum of the entries */
   }
   h ^= h >> 16;
   if (!h) h = 1;
   vend = tp__fb_vt_find(b, vt, vsize, h);
-  if (!tp__fb_room(b, (uint64_t)tsize + (vend ? 0u : vsize))) return 0;
-  /* Write: zero the inline block (4 bytes at a time: tsize is a multiple of 4), then store
-     each field in place. */
-  base = b->buf + b->cap; /* distance d is at base - d */
-  for (pos = start + 4; pos <= tend; pos += 4) tp_store_le32(base - pos, 0);
-  {
-    const tp__fb_class *k = &b->cls[3];
-    for (i = 0; i < k->n; i++) tp_store_le64(base - k->f[i].end, k->f[i].bits);
-    if (k->n) tp__fb_track(b, 8);
-    k = &b->cls[2];
-    for (i = 0; i < k->n; i++) {
-      uint32_t e = k->f[i].end, v = (uint32_t)k->f[i].bits;
-      tp_store_le32(base - e, (k->f[i].id & 1u) ? e - v : v); /* a ref: distance to target */
-    }
-    k = &b->cls[1];
-    for (i = 0; i < k->n; i++) tp_store_le16(base - k->f[i].end, (uint16_t)k->f[i].bits);
-    k = &b->cls[0];
-    for (i = 0; i < k->n; i++) base[0 - (ptrdiff_t)k->f[i].end] = (unsigned char)k->f[i].bits;
-  }
-  tp__fb_track(b, 4);
-  b->size = tend;
+  if (!tp__fb_room(b, (uint64_t)pad + 4 + (vend ? 0u : vsize))) return 0;
+  tp__fb_pad(b, pad);
+  b->size = tend; /* the soffset, written below */
+  if (b->minalign < 4) b->minalign = 4;
   if (!vend) {
     b->size += vsize; /* vsize is even and we are 4-aligned */
     memcpy(tp__fb_front(b), vt, vsize);
@@ -657,7 +650,7 @@ TPDEF tp_fb_ref tp_fb_end_table(tp_fb_builder *b) {
     tp__fb_vt_insert(b, vend, h);
   }
   /* soffset = table position - vtable position, in buffer addresses. */
-  tp_store_le32(b->buf + b->cap - tend, (uint32_t)((int64_t)vend - (int64_t)tend));
+  tp__fb_st32(b->buf + b->cap - tend, (uint32_t)((int64_t)vend - (int64_t)tend));
   return tend;
 }
 

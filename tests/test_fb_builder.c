@@ -40,7 +40,8 @@ static void test_one_u8(void) {
   tp_fb_builder_destroy(b);
 }
 
-/* u8, u64, u8 by id: the u64 goes to the end of the table, 8-aligned from the buffer start. */
+/* u8, u64, u8 by id, added as flatc's generated code adds them (largest first, then by
+   descending id): the u64 at the end of the table, 8-aligned from the buffer start. */
 static void test_u64_between_u8s(void) {
   static const unsigned char want[40] = {
       0x18, 0, 0, 0, 'T', 'E', 'S', 'T', 0, 0, 0, 0, 0, 0, /* 6 bytes pad: size % 8 == 0 */
@@ -48,24 +49,32 @@ static void test_u64_between_u8s(void) {
       10, 0, 0, 0,                                         /* table at 24 */
       0, 0, 1, 2,                                          /* pad, id 0, id 2 */
       8, 7, 6, 5, 4, 3, 2, 1};                             /* id 1 at 32 */
+  /* Added in id order instead: fields are written as added (first = highest address), each
+     aligned to its size, so this layout pays 7 + 3 bytes of padding. */
+  static const unsigned char want_id_order[48] = {
+      0x18, 0, 0, 0, 'T', 'E', 'S', 'T', 0, 0, 0, 0, 0, 0,
+      10, 0, 24, 0, 23, 0, 8, 0, 7, 0,                     /* id 0 at +23, 1 at +8, 2 at +7 */
+      10, 0, 0, 0,                                         /* table at 24 */
+      0, 0, 0, 2,                                          /* pad, id 2 at 31 */
+      8, 7, 6, 5, 4, 3, 2, 1,                              /* id 1 at 32 */
+      0, 0, 0, 0, 0, 0, 0, 1};                             /* pad, id 0 at 47 */
   tp_fb_builder *b = fresh();
   tp_fb_ref t;
   tp_fb_start_table(b);
-  tp_fb_add_u8(b, 0, 1, 0);
   tp_fb_add_u64(b, 1, 0x0102030405060708ull, 0);
   tp_fb_add_u8(b, 2, 2, 0);
+  tp_fb_add_u8(b, 0, 1, 0);
   t = tp_fb_end_table(b);
   TPT_STATUS(tp_fb_finish(b, t, "TEST"), TP_OK);
   expect_bytes(b, want, sizeof want);
-  /* the same fields added in another order give the same bytes */
   tp_fb_builder_reset(b);
   tp_fb_start_table(b);
-  tp_fb_add_u8(b, 2, 2, 0);
-  tp_fb_add_u64(b, 1, 0x0102030405060708ull, 0);
   tp_fb_add_u8(b, 0, 1, 0);
+  tp_fb_add_u64(b, 1, 0x0102030405060708ull, 0);
+  tp_fb_add_u8(b, 2, 2, 0);
   t = tp_fb_end_table(b);
   TPT_STATUS(tp_fb_finish(b, t, "TEST"), TP_OK);
-  expect_bytes(b, want, sizeof want);
+  expect_bytes(b, want_id_order, sizeof want_id_order);
   tp_fb_builder_destroy(b);
 }
 
@@ -99,8 +108,8 @@ static void test_string_and_u64(void) {
   s = tp_fb_create_string(b, "ab", 2);
   TPT_EQ_U64(s, 8);
   tp_fb_start_table(b);
-  tp_fb_add_ref(b, 0, s);
   tp_fb_add_u64(b, 1, 0x1122334455667788ull, 0);
+  tp_fb_add_ref(b, 0, s);
   t = tp_fb_end_table(b);
   TPT_STATUS(tp_fb_finish(b, t, "TEST"), TP_OK);
   expect_bytes(b, want, sizeof want);
@@ -192,12 +201,12 @@ static void test_vtable_shared(void) {
   tp_fb_builder *b = fresh();
   tp_fb_ref t[2], v, r;
   tp_fb_start_table(b);
-  tp_fb_add_u32(b, 0, 1, 0);
   tp_fb_add_u32(b, 1, 2, 0);
+  tp_fb_add_u32(b, 0, 1, 0);
   t[0] = tp_fb_end_table(b);
   tp_fb_start_table(b);
-  tp_fb_add_u32(b, 0, 3, 0);
   tp_fb_add_u32(b, 1, 4, 0);
+  tp_fb_add_u32(b, 0, 3, 0);
   t[1] = tp_fb_end_table(b);
   v = tp_fb_create_vector_refs(b, t, 2);
   tp_fb_start_table(b);
@@ -513,6 +522,26 @@ static void test_err_nested_table(void) {
   tp_fb_builder_destroy(b);
 }
 
+static void test_err_create_inside_table(void) {
+  tp_fb_builder *b = fresh();
+  uint32_t e = 1;
+  tp_fb_ref r;
+  tp_fb_start_table(b);
+  TPT_EQ_U64(tp_fb_create_string(b, "x", 1), 0);
+  expect_error(b, TP_ERR_INVALID,
+               "tp_fb_create_string inside an open table (build children before tp_fb_start_table)");
+  tp_fb_builder_reset(b);
+  tp_fb_start_table(b);
+  TPT_EQ_U64(tp_fb_create_vector(b, &e, 1, 4), 0);
+  expect_error(b, TP_ERR_INVALID, "tp_fb_create_vector inside an open table");
+  tp_fb_builder_reset(b);
+  r = tp_fb_create_string(b, "x", 1);
+  tp_fb_start_table(b);
+  TPT_EQ_U64(tp_fb_create_vector_refs(b, &r, 1), 0);
+  expect_error(b, TP_ERR_INVALID, "tp_fb_create_vector_refs inside an open table");
+  tp_fb_builder_destroy(b);
+}
+
 static void test_err_end_without_start(void) {
   tp_fb_builder *b = fresh();
   TPT_EQ_U64(tp_fb_end_table(b), 0);
@@ -681,6 +710,7 @@ int main(void) {
   TPT_RUN(test_deterministic);
   TPT_RUN(test_growth);
   TPT_RUN(test_err_nested_table);
+  TPT_RUN(test_err_create_inside_table);
   TPT_RUN(test_err_end_without_start);
   TPT_RUN(test_err_duplicate_id);
   TPT_RUN(test_err_misuse);

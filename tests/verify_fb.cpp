@@ -279,13 +279,55 @@ void gen_table(Gen &g, const TT *tt, int depth, tp_fb_ref *a, flatbuffers::uoffs
   }
   ev += '}';
 
-  // ours: fields in random order (the builder lays them out itself)
-  std::vector<Field> order(fields);
-  for (size_t k = order.size(); k > 1; k--) std::swap(order[k - 1], order[(size_t)(tpt_rand() % k)]);
-  tp_fb_start_table(g.ours);
-  for (const Field &f : order) {
+  // A union is two fields: a 1-byte tag (id - 1) and an offset (id). Fields are added as
+  // flatc's generated Create<Table>() does (largest first, then by id descending) to both
+  // builders (same bytes expected), or in two independent random orders.
+  std::vector<Field> all;
+  for (const Field &f : fields) {
     if (f.union_value) {
-      tp_fb_add_union(g.ours, f.id, f.tag, f.tag ? f.our_ref : 0);
+      if (f.tag) {
+        Field v = f;
+        v.size = 0;
+        all.push_back(v);
+      }
+      Field t = f; // the tag entry: union_value stays set, size 1
+      t.size = 1;
+      t.id = (uint16_t)(f.id - 1);
+      t.bits = f.tag;
+      t.dflt = 0;
+      t.et = flatbuffers::ET_UTYPE;
+      all.push_back(t);
+    } else {
+      all.push_back(f);
+    }
+  }
+  std::vector<Field> mine(all);
+  if (g.mirror) {
+    std::sort(all.begin(), all.end(), [](const Field &x, const Field &y) {
+      unsigned sx = x.size ? x.size : 4, sy = y.size ? y.size : 4;
+      if (sx != sy) return sx > sy;
+      return x.id > y.id;
+    });
+    mine = all;
+  } else {
+    for (size_t k = all.size(); k > 1; k--) std::swap(all[k - 1], all[(size_t)(tpt_rand() % k)]);
+    for (size_t k = mine.size(); k > 1; k--) std::swap(mine[k - 1], mine[(size_t)(tpt_rand() % k)]);
+  }
+
+  tp_fb_start_table(g.ours);
+  for (size_t q = 0; q < mine.size(); q++) {
+    const Field &f = mine[q];
+    if (f.union_value && f.size == 0) {
+      // the value; with its tag right after it, both in one call
+      if (q + 1 < mine.size() && mine[q + 1].union_value && mine[q + 1].size == 1 &&
+          mine[q + 1].id + 1 == f.id) {
+        tp_fb_add_union(g.ours, f.id, f.tag, f.our_ref);
+        q++;
+      } else {
+        tp_fb_add_ref(g.ours, f.id, f.our_ref);
+      }
+    } else if (f.union_value) {
+      tp_fb_add_u8(g.ours, f.id, f.tag, 0);
     } else if (!f.size) {
       tp_fb_add_ref(g.ours, f.id, f.our_ref);
     } else {
@@ -309,36 +351,6 @@ void gen_table(Gen &g, const TT *tt, int depth, tp_fb_ref *a, flatbuffers::uoffs
   }
   *a = tp_fb_end_table(g.ours);
 
-  // theirs: a union is two fields (a 1-byte tag and an offset); fields are added as flatc's
-  // generated Create<Table>() does (largest first, then by id descending), or in random order
-  std::vector<Field> all;
-  for (const Field &f : fields) {
-    if (f.union_value) {
-      Field t = f;
-      t.union_value = false;
-      t.size = 1;
-      t.id = (uint16_t)(f.id - 1);
-      t.bits = f.tag;
-      t.dflt = 0;
-      all.push_back(t);
-      if (f.tag) {
-        Field v = f;
-        v.size = 0;
-        all.push_back(v);
-      }
-    } else {
-      all.push_back(f);
-    }
-  }
-  if (g.mirror) {
-    std::sort(all.begin(), all.end(), [](const Field &x, const Field &y) {
-      unsigned sx = x.size ? x.size : 4, sy = y.size ? y.size : 4;
-      if (sx != sy) return sx > sy;
-      return x.id > y.id;
-    });
-  } else {
-    for (size_t k = all.size(); k > 1; k--) std::swap(all[k - 1], all[(size_t)(tpt_rand() % k)]);
-  }
   flatbuffers::FlatBufferBuilder &fb = *g.theirs;
   flatbuffers::uoffset_t start = fb.StartTable();
   for (const Field &f : all) {
