@@ -171,12 +171,12 @@ TPDEF void tp_store_destroy(tp_store *s) {
 }
 
 TPDEF const char *tp_store_error(const tp_store *s) {
-  assert(s);
+  TP_ASSERT(s);
   return s->err.status != TP_OK ? s->err.msg : "";
 }
 
 TPDEF size_t tp_store_count(const tp_store *s) {
-  assert(s);
+  TP_ASSERT(s);
   return s->n_entries;
 }
 
@@ -324,7 +324,7 @@ TPDEF tp_status tp_store_add(tp_store *s, const char *key_or_NULL, const tp_tens
   tp_status st;
   int d;
 
-  assert(s);
+  TP_ASSERT(s);
   if (key_out) *key_out = NULL;
   if (s->err.status != TP_OK) return s->err.status;
   memset(&it, 0, sizeof it);
@@ -380,7 +380,7 @@ TPDEF tp_status tp_store_add_bytes(tp_store *s, const char *key_or_NULL, const v
   tp_sha256 ctx;
   tp_status st;
 
-  assert(s);
+  TP_ASSERT(s);
   if (key_out) *key_out = NULL;
   if (s->err.status != TP_OK) return s->err.status;
   if (!data && n > 0)
@@ -500,7 +500,7 @@ static tp_status tp__store_prepare(tp_store *s) {
 
 TPDEF tp_status tp_store_ptd_size(tp_store *s, uint64_t *size_out) {
   tp_status st;
-  assert(s);
+  TP_ASSERT(s);
   if (size_out) *size_out = 0;
   st = tp__store_prepare(s);
   if (st != TP_OK) return st;
@@ -537,7 +537,7 @@ TPDEF tp_status tp_store_write_ptd(tp_store *s, tp_sink *sink) {
   uint64_t pos, root;
   tp_status st;
 
-  assert(s);
+  TP_ASSERT(s);
   if (!sink || !sink->write)
     return tp_error_set(&s->err, TP_ERR_INVALID, "tp_store_write_ptd: NULL sink");
   st = tp__store_prepare(s);
@@ -597,7 +597,7 @@ static tp_status tp__store_produce(void *ctx, tp_sink *sink) {
 
 TPDEF tp_status tp_store_write_ptd_file(tp_store *s, const char *path) {
   tp_status st;
-  assert(s);
+  TP_ASSERT(s);
   if (s->err.status != TP_OK) return s->err.status;
   if (!path) return tp_error_set(&s->err, TP_ERR_INVALID, "tp_store_write_ptd_file: NULL path");
   st = tp_atomic_write(path, tp__store_produce, s);
@@ -733,7 +733,7 @@ TPDEF tp_status tp_ptd_open(tp_ptd *p, const void *data, size_t size) {
   size_t i;
   tp_status st;
 
-  assert(p);
+  TP_ASSERT(p);
   memset(p, 0, sizeof *p);
   p->data = b;
   p->size = size;
@@ -796,7 +796,7 @@ TPDEF tp_status tp_ptd_open(tp_ptd *p, const void *data, size_t size) {
 }
 
 TPDEF tp_status tp_ptd_entry_at(tp_ptd *p, size_t i, tp_ptd_entry *e) {
-  assert(p);
+  TP_ASSERT(p);
   if (!e) return TP_ERR_INVALID;
   memset(e, 0, sizeof *e);
   if (p->err.status != TP_OK) return p->err.status;
@@ -812,7 +812,7 @@ TPDEF tp_status tp_ptd_entry_at(tp_ptd *p, size_t i, tp_ptd_entry *e) {
 TPDEF tp_status tp_ptd_find(tp_ptd *p, const char *key, tp_ptd_entry *e) {
   tp_fb_vector named;
   size_t i, len;
-  assert(p);
+  TP_ASSERT(p);
   if (!e) return TP_ERR_INVALID;
   memset(e, 0, sizeof *e);
   if (p->err.status != TP_OK) return p->err.status;
