@@ -14,6 +14,7 @@
 
 #include <cstdlib>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 namespace ft = flat_tensor_flatbuffer;
@@ -368,6 +369,83 @@ static std::vector<unsigned char> official_ptd(const std::vector<std::vector<uns
   return out;
 }
 
+// The Python serializer's path: the FlatTensor as JSON, compiled by `flatc -b` (flatc's JSON
+// parser lays fields out its own way), the FH01 header inserted after byte 8, segments at
+// multiples of 128. Needs flatc on PATH and the working directory at the repository root (as
+// `make test` runs it). Returns an empty vector on failure.
+static std::vector<unsigned char> flatc_ptd(const std::vector<std::vector<unsigned char>> &segs,
+                                            const std::vector<OffEntry> &entries) {
+  static const char *names[16] = {"BYTE", "CHAR", "SHORT", "INT", "LONG", "HALF", "FLOAT",
+                                  "DOUBLE", "", "", "", "BOOL", "", "", "", "BFLOAT16"};
+  std::vector<unsigned char> out;
+  std::vector<uint64_t> offs;
+  uint64_t total = 0;
+  for (const auto &g : segs) {
+    total = (total + 127) / 128 * 128;
+    offs.push_back(total);
+    total += g.size();
+  }
+  std::string json = "{\"version\": 0, \"segments\": [";
+  for (size_t i = 0; i < segs.size(); i++)
+    json += (i ? ", " : "") + std::string("{\"offset\": ") + std::to_string(offs[i]) +
+            ", \"size\": " + std::to_string(segs[i].size()) + "}";
+  json += "], \"named_data\": [";
+  for (size_t i = 0; i < entries.size(); i++) {
+    const OffEntry &e = entries[i];
+    json += (i ? ", " : "") + std::string("{\"key\": \"") + e.key + "\", \"segment_index\": " +
+            std::to_string(e.seg);
+    if (e.layout) {
+      json += ", \"tensor_layout\": {\"scalar_type\": \"" + std::string(names[e.stype]) +
+              "\", \"sizes\": [";
+      for (size_t d = 0; d < e.sizes.size(); d++)
+        json += (d ? ", " : "") + std::to_string(e.sizes[d]);
+      json += "], \"dim_order\": [";
+      for (size_t d = 0; d < e.order.size(); d++)
+        json += (d ? ", " : "") + std::to_string(e.order[d]);
+      json += "]}";
+    }
+    json += "}";
+  }
+  json += "]}\n";
+
+  char dir[] = "/tmp/tp_verify_ptd_XXXXXX";
+  if (!mkdtemp(dir)) return out;
+  std::string jpath = std::string(dir) + "/ft.json", bpath = std::string(dir) + "/ft.ptd";  // file_extension "ptd"
+  FILE *f = fopen(jpath.c_str(), "wb");
+  if (!f) return out;
+  fputs(json.c_str(), f);
+  fclose(f);
+  std::string cmd = "flatc -b -I tests/schemas -o " + std::string(dir) +
+                    " tests/schemas/flat_tensor.fbs " + jpath + " >/dev/null 2>&1";
+  int rc = system(cmd.c_str());
+  std::vector<unsigned char> fb;
+  f = rc == 0 ? fopen(bpath.c_str(), "rb") : nullptr;
+  if (f) {
+    int c;
+    while ((c = fgetc(f)) != EOF) fb.push_back(static_cast<unsigned char>(c));
+    fclose(f);
+  }
+  remove(jpath.c_str());
+  remove(bpath.c_str());
+  rmdir(dir);
+  if (fb.size() < 12) return out;
+
+  uint64_t base = (48 + fb.size() + 127) / 128 * 128;
+  out.assign(static_cast<size_t>(base + total), 0);
+  tp_store_le32(out.data(), tp_load_le32(fb.data()) + 48);
+  memcpy(out.data() + 4, fb.data() + 4, 4);
+  memcpy(out.data() + 8, "FH01", 4);
+  tp_store_le32(out.data() + 12, 40);
+  tp_store_le64(out.data() + 16, 48);
+  tp_store_le64(out.data() + 24, fb.size());
+  tp_store_le64(out.data() + 32, base);
+  tp_store_le64(out.data() + 40, total);
+  memcpy(out.data() + 56, fb.data() + 8, fb.size() - 8);
+  for (size_t i = 0; i < segs.size(); i++)
+    if (!segs[i].empty()) memcpy(out.data() + base + offs[i], segs[i].data(), segs[i].size());
+  return out;
+}
+
 static tp_status open_heap_copy(const unsigned char *p, size_t n) {
   unsigned char *c = static_cast<unsigned char *>(malloc(n ? n : 1));
   if (n) memcpy(c, p, n);
@@ -398,10 +476,17 @@ static void test_official_files() {
       {"empty", 2, true, TP_F16, {0, 7}, {0, 1}},
       {"u8", 3, true, TP_U8, {2, 2, 4}, {0, 2, 1}},
   };
-  const int styles[] = {0, 0, 0, 1, 1};
-  const size_t aligns[] = {16, 64, 1, 16, 4096};
-  for (int k = 0; k < 5; k++) {
-    std::vector<unsigned char> f = official_ptd(segs, entries, styles[k], aligns[k]);
+  const int styles[] = {0, 0, 0, 1, 1, 2};
+  const size_t aligns[] = {16, 64, 1, 16, 4096, 128};
+  for (int k = 0; k < 6; k++) {
+    std::vector<unsigned char> f = styles[k] == 2 ? flatc_ptd(segs, entries)
+                                                  : official_ptd(segs, entries, styles[k], aligns[k]);
+    if (styles[k] == 2) {
+      TPT_CHECK(!f.empty());   // flatc -b ran
+      if (f.empty()) continue;
+      flatbuffers::Verifier v(f.data(), static_cast<size_t>(48 + tp_load_le64(f.data() + 24)));
+      TPT_CHECK(ft::VerifyFlatTensorBuffer(v));
+    }
     tp_ptd p;
     TPT_STATUS(tp_ptd_open(&p, f.data(), f.size()), TP_OK);
     if (p.err.status != TP_OK) {
@@ -425,7 +510,7 @@ static void test_official_files() {
         TPT_EQ_INT(got.dim_order[d], e.order[d]);
       }
     }
-    if (k == 0 || k == 3) {
+    if (k == 0 || k == 3 || k == 5) {
       size_t bad = 0, other = 0;
       for (size_t n = 0; n < f.size(); n++)
         if (open_heap_copy(f.data(), n) != TP_ERR_FORMAT) bad++;
