@@ -7,10 +7,11 @@
    tp_store_write_ptd_file streams them with tp_compact_write. The baseline compacts every view
    into one 1 GiB buffer first (not timed), then times fopen + 256 fwrite calls of 4 MiB +
    fclose. A second, stricter baseline compacts each view into one 4 MiB buffer (still hot in
-   cache, not timed) just before its fwrite and counts only fopen/fwrite/fclose. Neither side calls fsync: both measure the write path into the page cache; sync()
-   runs (untimed) before each timed write so that neither starts behind the other's dirty
-   pages. Best of 3 rounds. Peak RSS growth of the .ptd write: VmHWM after the write minus VmRSS before
-   it, with VmHWM reset through /proc/self/clear_refs (Linux).
+   cache, not timed) just before its fwrite and counts only fopen/fwrite/fclose.
+   No side calls fsync: all measure the write path into the page cache; sync() runs (untimed)
+   before each timed write so that none starts behind another's dirty pages. Best of 3 rounds.
+   Peak RSS growth of the .ptd write: VmHWM after the write minus VmRSS before it, with VmHWM
+   reset through /proc/self/clear_refs (Linux).
 
    Targets (issue 6): .ptd write >= 0.8x fwrite throughput, RSS growth < 64 MiB. */
 #define _XOPEN_SOURCE 700

@@ -120,7 +120,8 @@ static tp_status open_copy(const unsigned char *bytes, size_t n, tp_ptd *p, char
       if (e.nbytes > 0) {
         volatile unsigned char sum = 0;
         size_t k;
-        for (k = 0; k < e.nbytes; k++) sum = (unsigned char)(sum + ((const unsigned char *)e.data)[k]);
+        const unsigned char *q = (const unsigned char *)e.data;
+        for (k = 0; k < e.nbytes; k++) sum = (unsigned char)(sum + q[k]);
         (void)sum;
       }
       {

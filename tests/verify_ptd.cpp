@@ -194,8 +194,9 @@ static void write_and_verify(const std::vector<Added> &adds, const char *what) {
   for (size_t i = 0; i < wants.size(); i++)
     for (size_t j = i + 1; j < wants.size(); j++)
       if (wants[i].bytes == wants[j].bytes && j < root->named_data()->size())
-        TPT_EQ_INT(root->named_data()->Get(static_cast<flatbuffers::uoffset_t>(i))->segment_index(),
-                   root->named_data()->Get(static_cast<flatbuffers::uoffset_t>(j))->segment_index());
+        TPT_EQ_INT(
+            root->named_data()->Get(static_cast<flatbuffers::uoffset_t>(i))->segment_index(),
+            root->named_data()->Get(static_cast<flatbuffers::uoffset_t>(j))->segment_index());
   tp_membuf_free(&m);
 }
 
@@ -269,7 +270,8 @@ static void test_empty_scalar_raw_dedup() {
   tp_tensor a = view_of(g_m, 192, 2, s2, nullptr, 8), b = view_of(copy, 16, 2, s2, nullptr, 0);
   write_and_verify({tensor(nullptr, z, TP_ORDER_ROW_MAJOR), tensor("scalar", sc, TP_ORDER_PRESERVE),
                     bytes("raw", "abc", 3, 1), tensor(nullptr, a, TP_ORDER_ROW_MAJOR),
-                    tensor(nullptr, b, TP_ORDER_ROW_MAJOR), tensor("alias", b, TP_ORDER_PRESERVE, 256),
+                    tensor(nullptr, b, TP_ORDER_ROW_MAJOR),
+                    tensor("alias", b, TP_ORDER_PRESERVE, 256),
                     bytes(nullptr, &g_m[8], 64)},
                    "empty + scalar + raw + dedup");
   write_and_verify({}, "empty store");
@@ -410,7 +412,8 @@ static std::vector<unsigned char> flatc_ptd(const std::vector<std::vector<unsign
 
   char dir[] = "/tmp/tp_verify_ptd_XXXXXX";
   if (!mkdtemp(dir)) return out;
-  std::string jpath = std::string(dir) + "/ft.json", bpath = std::string(dir) + "/ft.ptd";  // file_extension "ptd"
+  // flatc names its output after the schema's file_extension: ft.ptd
+  std::string jpath = std::string(dir) + "/ft.json", bpath = std::string(dir) + "/ft.ptd";
   FILE *f = fopen(jpath.c_str(), "wb");
   if (!f) return out;
   fputs(json.c_str(), f);
@@ -479,8 +482,9 @@ static void test_official_files() {
   const int styles[] = {0, 0, 0, 1, 1, 2};
   const size_t aligns[] = {16, 64, 1, 16, 4096, 128};
   for (int k = 0; k < 6; k++) {
-    std::vector<unsigned char> f = styles[k] == 2 ? flatc_ptd(segs, entries)
-                                                  : official_ptd(segs, entries, styles[k], aligns[k]);
+    std::vector<unsigned char> f = styles[k] == 2
+                                       ? flatc_ptd(segs, entries)
+                                       : official_ptd(segs, entries, styles[k], aligns[k]);
     if (styles[k] == 2) {
       TPT_CHECK(!f.empty());   // flatc -b ran
       if (f.empty()) continue;
@@ -529,7 +533,8 @@ static void test_official_files() {
 
 int main() {
   for (size_t i = 0; i < sizeof g_x / sizeof g_x[0]; i++) g_x[i] = static_cast<float>(i) + 0.5f;
-  for (size_t i = 0; i < sizeof g_m / sizeof g_m[0]; i++) g_m[i] = static_cast<float>(i) * 0.25f - 7.0f;
+  for (size_t i = 0; i < sizeof g_m / sizeof g_m[0]; i++)
+    g_m[i] = static_cast<float>(i) * 0.25f - 7.0f;
   TPT_RUN(test_channels_last_both_orders);
   TPT_RUN(test_transposed_and_offset);
   TPT_RUN(test_empty_scalar_raw_dedup);
