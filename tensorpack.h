@@ -78,8 +78,10 @@
    4096-byte storage"). Objects (builders, stores, graphs) keep their first failure.
 
    THREAD SAFETY
-   No global state. Different objects may be used from different threads at once; one object
-   must not be used from two threads at once. Storages are only read.
+   No global state (one exception: whether the CPU has SHA-NI is asked once and cached, through
+   atomic loads and stores, because cpuid is slow in virtual machines). Different objects may be
+   used from different threads at once; one object must not be used from two threads at once.
+   Storages are only read.
 
    LICENSE: see the end of this file (MIT or public domain, your choice).
 */
@@ -2044,13 +2046,25 @@ static void tp__sha256_blocks_c(uint32_t h[8], const unsigned char *p, size_t nb
 #include <immintrin.h>
 #include <cpuid.h>
 
-static int tp__cpu_has_shani(void) {
+static int tp__cpuid_shani(void) {
   unsigned a, b, c, d;
   if (!__get_cpuid(1, &a, &b, &c, &d)) return 0;
   if (!(c & (1u << 19)) || !(c & (1u << 9))) return 0; /* SSE4.1, SSSE3 */
   if (__get_cpuid_max(0, NULL) < 7) return 0;
   __cpuid_count(7, 0, a, b, c, d);
   return (b >> 29) & 1u;
+}
+/* cpuid traps in virtual machines (tens of microseconds), so the answer is cached: a
+   hardware fact, written with the same value by whichever thread gets there first, through
+   atomic loads and stores (no data race). 0 = not asked yet, 1 = no, 2 = yes. */
+static int tp__cpu_has_shani(void) {
+  static int cache = 0;
+  int v = __atomic_load_n(&cache, __ATOMIC_RELAXED);
+  if (v == 0) {
+    v = tp__cpuid_shani() ? 2 : 1;
+    __atomic_store_n(&cache, v, __ATOMIC_RELAXED);
+  }
+  return v == 2;
 }
 
 /* SHA-NI compression: the state lives as ABEF / CDGH lane pairs; each sha256rnds2 does two
