@@ -2072,32 +2072,47 @@ static int tp__cpu_has_shani(void) {
 __attribute__((target("sha,sse4.1,ssse3"))) static void
 tp__sha256_blocks_ni(uint32_t h[8], const unsigned char *p, size_t nblocks) {
   const __m128i bswap = _mm_set_epi64x(0x0c0d0e0f08090a0bLL, 0x0405060700010203LL);
-  __m128i abef, cdgh, t, m[4];
+  __m128i abef, cdgh, t;
   t = _mm_loadu_si128((const __m128i *)(const void *)&h[0]);    /* d c b a */
   cdgh = _mm_loadu_si128((const __m128i *)(const void *)&h[4]); /* h g f e */
   t = _mm_shuffle_epi32(t, 0xB1);                                /* c d a b */
   cdgh = _mm_shuffle_epi32(cdgh, 0x1B);                          /* e f g h */
   abef = _mm_alignr_epi8(t, cdgh, 8);                            /* a b e f */
   cdgh = _mm_blend_epi16(cdgh, t, 0xF0);                         /* c d g h */
+#define TP__K4(g) _mm_loadu_si128((const __m128i *)(const void *)&tp__sha256_k[4 * (g)])
+#define TP__ROUNDS4(m, g)                                         \
+  x = _mm_add_epi32((m), TP__K4(g));                              \
+  cdgh = _mm_sha256rnds2_epu32(cdgh, abef, x);                    \
+  abef = _mm_sha256rnds2_epu32(abef, cdgh, _mm_shuffle_epi32(x, 0x0E))
+#define TP__SCHEDULE(m0, m1, m2, m3) \
+  m0 = _mm_sha256msg2_epu32(_mm_add_epi32(_mm_sha256msg1_epu32(m0, m1), _mm_alignr_epi8(m3, m2, 4)), m3)
   for (; nblocks > 0; nblocks--, p += 64) {
-    __m128i abef0 = abef, cdgh0 = cdgh, x;
+    __m128i abef0 = abef, cdgh0 = cdgh, x, m0, m1, m2, m3;
     int g;
-    for (g = 0; g < 4; g++)
-      m[g] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + 16 * g)), bswap);
-    for (g = 0; g < 16; g++) {
-      if (g >= 4) {
-        __m128i w4 = m[g & 3], w3 = m[(g + 1) & 3], w2 = m[(g + 2) & 3], w1 = m[(g + 3) & 3];
-        x = _mm_add_epi32(_mm_sha256msg1_epu32(w4, w3), _mm_alignr_epi8(w1, w2, 4));
-        m[g & 3] = _mm_sha256msg2_epu32(x, w1);
-      }
-      x = _mm_add_epi32(m[g & 3],
-                        _mm_loadu_si128((const __m128i *)(const void *)&tp__sha256_k[4 * g]));
-      cdgh = _mm_sha256rnds2_epu32(cdgh, abef, x);
-      abef = _mm_sha256rnds2_epu32(abef, cdgh, _mm_shuffle_epi32(x, 0x0E));
+    m0 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(const void *)p), bswap);
+    m1 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + 16)), bswap);
+    m2 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + 32)), bswap);
+    m3 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + 48)), bswap);
+    TP__ROUNDS4(m0, 0);
+    TP__ROUNDS4(m1, 1);
+    TP__ROUNDS4(m2, 2);
+    TP__ROUNDS4(m3, 3);
+    for (g = 4; g < 16; g += 4) { /* each step: four more schedule words, four rounds */
+      TP__SCHEDULE(m0, m1, m2, m3);
+      TP__ROUNDS4(m0, g);
+      TP__SCHEDULE(m1, m2, m3, m0);
+      TP__ROUNDS4(m1, g + 1);
+      TP__SCHEDULE(m2, m3, m0, m1);
+      TP__ROUNDS4(m2, g + 2);
+      TP__SCHEDULE(m3, m0, m1, m2);
+      TP__ROUNDS4(m3, g + 3);
     }
     abef = _mm_add_epi32(abef, abef0);
     cdgh = _mm_add_epi32(cdgh, cdgh0);
   }
+#undef TP__K4
+#undef TP__ROUNDS4
+#undef TP__SCHEDULE
   t = _mm_shuffle_epi32(abef, 0x1B);        /* f e b a */
   cdgh = _mm_shuffle_epi32(cdgh, 0xB1);     /* d c h g */
   abef = _mm_blend_epi16(t, cdgh, 0xF0);    /* d c b a */
