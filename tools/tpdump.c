@@ -1177,8 +1177,8 @@ static void tpd_ptd(tpd *d) {
       return;
     }
     at = (const unsigned char *)e.data;
-    if (e.nbytes && (!at || at < d->file || e.nbytes > d->file_size ||
-                     (size_t)(at - d->file) > d->file_size - e.nbytes)) {
+    if (e.nbytes && (!at || (uintptr_t)at < (uintptr_t)d->file || e.nbytes > d->file_size ||
+                     (uintptr_t)at - (uintptr_t)d->file > d->file_size - e.nbytes)) {
       tpd_fail(d, ".ptd entry %zu: its bytes are not inside the file", i);
       return;
     }
@@ -1190,9 +1190,11 @@ static void tpd_ptd(tpd *d) {
     if (e.has_layout) {
       const char *st = tpd_scalar_type((int)e.dtype);
       tpd_print(d, " layout=%s sizes=[", st ? st : "?");
-      for (k = 0; k < e.ndim; k++) tpd_print(d, "%s%lld", k ? ", " : "", (long long)e.sizes[k]);
+      for (k = 0; k < e.ndim && k < TP_MAX_DIMS; k++)
+        tpd_print(d, "%s%lld", k ? ", " : "", (long long)e.sizes[k]);
       tpd_print(d, "] dim_order=[");
-      for (k = 0; k < e.ndim; k++) tpd_print(d, "%s%u", k ? ", " : "", (unsigned)e.dim_order[k]);
+      for (k = 0; k < e.ndim && k < TP_MAX_DIMS; k++)
+        tpd_print(d, "%s%u", k ? ", " : "", (unsigned)e.dim_order[k]);
       tpd_print(d, "]");
     }
     tpd_print(d, "\n");
