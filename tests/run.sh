@@ -7,9 +7,12 @@ log=$(mktemp); trap 'rm -f "$log"' EXIT
 for t in "$@"; do
   name=$(basename "$t")
   echo "== $name"
+  t0=$(date +%s%N)
   "$t" >"$log" 2>&1
   rc=$?
+  t1=$(date +%s%N)
   cat "$log"
+  echo "   ($name took $(( (t1 - t0) / 1000000 )) ms)"
   line=$(grep -E '^[^ ]*: [0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1)
   if [ "$rc" -eq 77 ] && [ -z "$line" ]; then
     echo "SKIPPED: $name (no device or runtime; exit 77)"; skipped=$((skipped + 1)); continue
