@@ -23,12 +23,6 @@
 #define TP__FB_MAX_SIZE 0x7FFFFFFFu /* FlatBuffers' 2 GiB - 1 buffer limit */
 #define TP__FB_MAX_ID 32764u        /* largest id whose vtable size still fits a u16 */
 
-/* A field written into the open table: its id and where it ends (distance from the end). */
-typedef struct tp__fb_field {
-  uint32_t id;
-  uint32_t end;
-} tp__fb_field;
-
 typedef struct tp__fb_vtslot {
   uint32_t end;    /* vtable position (distance from the end); 0 = empty slot */
   uint32_t hash;
@@ -40,19 +34,20 @@ struct tp_fb_builder {
   uint32_t size;
   uint32_t minalign;
   uint32_t max_size;
+  uint32_t limit;          /* min(cap, max_size): size may grow to this without a check */
   int in_table, finished, force_defaults;
-  tp__fb_field *fields;    /* fields written into the open table */
-  size_t nfields, fields_cap;
+  uint32_t *slot;          /* per field id of the open table: where it ends, 0 = not written;
+                              all 0 outside a table */
+  size_t slot_cap;
   uint32_t table_start;    /* size when the open table was started */
-  uint32_t maxid;          /* largest id written into the open table */
+  uint32_t nids;           /* largest id written into the open table + 1; 0 = none */
+  uint32_t thash;          /* hash of the open table's (id, position) pairs so far */
   uint64_t seen_lo;        /* ids 0..63 already added to the open table */
   uint32_t *seen;          /* ids >= 64: seen[id - 64] == stamp when already added */
   size_t seen_len, seen_cap;
   uint32_t stamp;
   tp__fb_vtslot *vt;       /* open-addressing hash table of written vtables */
   size_t vt_cap, vt_count; /* vt_cap is 0 or a power of two */
-  unsigned char *vtbuf;    /* the vtable being built */
-  size_t vtbuf_cap;
   tp_error err;
 };
 
@@ -65,11 +60,19 @@ static int tp__fb_host_le(void) {
 
 /* Little-endian stores for the hot paths: one plain store on a little-endian host (the test
    folds at compile time), tp_store_le* elsewhere. */
-#if defined(__cplusplus) || (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L)
+#if defined(__GNUC__) || defined(__clang__)
+#define TP__FB_INLINE static inline __attribute__((always_inline))
+#elif defined(__cplusplus) || (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L)
 #define TP__FB_INLINE static inline
 #else
 #define TP__FB_INLINE static
 #endif
+TP__FB_INLINE uint16_t tp__fb_ld16(const unsigned char *p) {
+  uint16_t v;
+  if (!tp__fb_host_le()) return tp_load_le16(p);
+  memcpy(&v, p, 2);
+  return v;
+}
 TP__FB_INLINE void tp__fb_st16(unsigned char *p, uint16_t v) {
   if (tp__fb_host_le()) memcpy(p, &v, 2);
   else tp_store_le16(p, v);
@@ -83,6 +86,8 @@ TP__FB_INLINE void tp__fb_st64(unsigned char *p, uint64_t v) {
   else tp_store_le64(p, v);
 }
 
+static int tp__fb_slots(tp_fb_builder *b, uint16_t id);
+
 TPDEF tp_status tp_fb_builder_create(tp_fb_builder **out) {
   tp_fb_builder *b;
   if (!out) return TP_ERR_INVALID;
@@ -92,6 +97,10 @@ TPDEF tp_status tp_fb_builder_create(tp_fb_builder **out) {
   memset(b, 0, sizeof *b);
   b->minalign = 1;
   b->max_size = TP__FB_MAX_SIZE;
+  if (!tp__fb_slots(b, 63)) { /* ids 0..63 never need a capacity check */
+    TP_FREE(b);
+    return TP_ERR_NOMEM;
+  }
   *out = b;
   return TP_OK;
 }
@@ -99,10 +108,9 @@ TPDEF tp_status tp_fb_builder_create(tp_fb_builder **out) {
 TPDEF void tp_fb_builder_destroy(tp_fb_builder *b) {
   if (!b) return;
   TP_FREE(b->buf);
-  TP_FREE(b->fields);
+  TP_FREE(b->slot);
   TP_FREE(b->seen);
   TP_FREE(b->vt);
-  TP_FREE(b->vtbuf);
   TP_FREE(b);
 }
 
@@ -113,6 +121,7 @@ TPDEF void tp_fb_builder_reset(tp_fb_builder *b) {
   b->in_table = 0;
   b->finished = 0;
   if (b->vt) memset(b->vt, 0, b->vt_cap * sizeof *b->vt);
+  if (b->slot) memset(b->slot, 0, b->slot_cap * sizeof *b->slot); /* a table left open */
   b->vt_count = 0;
   memset(&b->err, 0, sizeof b->err);
 }
@@ -136,6 +145,7 @@ TPDEF void tp_fb_set_max_size(tp_fb_builder *b, size_t max_size) {
   assert(b);
   b->max_size = (max_size == 0 || max_size > TP__FB_MAX_SIZE) ? TP__FB_MAX_SIZE
                                                                : (uint32_t)max_size;
+  b->limit = b->cap < b->max_size ? (uint32_t)b->cap : b->max_size;
 }
 
 TPDEF size_t tp_fb_size(const tp_fb_builder *b) {
@@ -168,7 +178,7 @@ static int tp__fb_ok_outside(tp_fb_builder *b, const char *what) {
 /* Makes room for n more bytes in front of the data; 0 on failure (error recorded). */
 static int tp__fb_grow(tp_fb_builder *b, uint64_t n);
 TP__FB_INLINE int tp__fb_room(tp_fb_builder *b, uint64_t n) {
-  if (n <= (uint64_t)(b->cap - b->size) && n <= (uint64_t)(b->max_size - b->size)) return 1;
+  if (n <= (uint64_t)(b->limit - b->size)) return 1;
   return tp__fb_grow(b, n);
 }
 
@@ -200,6 +210,7 @@ static int tp__fb_grow(tp_fb_builder *b, uint64_t n) {
   if (b->size) memmove(nb + newcap - b->size, nb + b->cap - b->size, b->size);
   b->buf = nb;
   b->cap = newcap;
+  b->limit = b->cap < b->max_size ? (uint32_t)b->cap : b->max_size;
   return 1;
 }
 
@@ -377,14 +388,26 @@ TPDEF void tp_fb_start_table(tp_fb_builder *b) {
   }
   b->in_table = 1;
   b->seen_lo = 0;
-  b->nfields = 0;
-  b->maxid = 0;
+  b->nids = 0;
+  b->thash = 0;
   b->table_start = b->size;
   b->stamp++;
   if (b->stamp == 0) { /* wrapped: forget every old mark */
     if (b->seen) memset(b->seen, 0, b->seen_len * sizeof *b->seen);
     b->stamp = 1;
   }
+}
+
+/* Grows the per-id slots to hold id (new slots 0); 0 on failure (error recorded). */
+static int tp__fb_slots(tp_fb_builder *b, uint16_t id) {
+  size_t old = b->slot_cap, want = (size_t)id + 1;
+  if (want < 64) want = 64;
+  if (tp_array_reserve((void **)&b->slot, &b->slot_cap, want, sizeof *b->slot) != TP_OK) {
+    tp_error_set(&b->err, TP_ERR_NOMEM, "out of memory adding field id %u", (unsigned)id);
+    return 0;
+  }
+  memset(b->slot + old, 0, (b->slot_cap - old) * sizeof *b->slot);
+  return 1;
 }
 
 /* The checks of tp__fb_add that fail or need memory: records the error and returns 0, or
@@ -405,6 +428,7 @@ static int tp__fb_add_slow(tp_fb_builder *b, uint16_t id) {
     tp_error_set(&b->err, TP_ERR_INVALID, "field id %u added twice in one table", (unsigned)id);
     return 0;
   }
+  if (id >= b->slot_cap && !tp__fb_slots(b, id)) return 0;
   k = (size_t)id - 64;
   if (k >= b->seen_len) {
     if (tp_array_reserve((void **)&b->seen, &b->seen_cap, k + 1, sizeof *b->seen) != TP_OK) {
@@ -426,39 +450,35 @@ static int tp__fb_add_slow(tp_fb_builder *b, uint16_t id) {
    forced): aligned to its size (1, 2, 4, 8), a ref as the distance to its target. */
 TP__FB_INLINE void tp__fb_add(tp_fb_builder *b, uint16_t id, uint64_t bits, uint32_t size,
                               int is_ref, int is_default) {
-  uint32_t pad;
+  uint32_t pad, old, now;
   unsigned char *p;
-  tp__fb_field *f;
-  if (b->err.status != TP_OK) return;
-  /* in_table implies not finished: finish refuses an open table, start refuses after finish */
-  if (b->in_table && id < 64 && !(b->seen_lo & ((uint64_t)1 << id))) {
-    b->seen_lo |= (uint64_t)1 << id;
+  uint64_t bit = (uint64_t)1 << (id & 63u);
+  /* Every member is read before the first byte store (which may alias them). in_table implies
+     not finished: finish refuses an open table, start refuses after finish. */
+  if (b->err.status == TP_OK && b->in_table && id < 64 && !(b->seen_lo & bit)) {
+    b->seen_lo |= bit;
   } else if (!tp__fb_add_slow(b, id)) {
     return;
   }
   if (is_default && !b->force_defaults) return;
-  if (b->nfields == b->fields_cap &&
-      tp_array_reserve((void **)&b->fields, &b->fields_cap, b->nfields + 1, sizeof *b->fields) !=
-          TP_OK) {
-    tp_error_set(&b->err, TP_ERR_NOMEM, "out of memory adding field id %u", (unsigned)id);
-    return;
-  }
-  pad = tp__fb_padding(b->size, size);
-  if (!tp__fb_room(b, (uint64_t)pad + size)) return;
-  b->size += pad + size;
-  p = b->buf + b->cap - b->size; /* the field, then pad zero bytes above it */
-  while (pad) p[size + --pad] = 0;
+  old = b->size;
+  pad = tp__fb_padding(old, size);
+  if (pad + size > b->limit - old && !tp__fb_grow(b, (uint64_t)pad + size)) return;
+  now = old + pad + size;
+  b->size = now;
+  b->slot[id] = now;
+  /* order-free and chain-free: position from the table start, weighted by id */
+  b->thash += (now - b->table_start) * (2u * id + 0x85EBCA6Bu);
+  if (size > b->minalign) b->minalign = size;
+  if (id >= b->nids) b->nids = (uint32_t)id + 1u;
+  p = b->buf + b->cap - now; /* the field, then pad zero bytes above it */
   switch (size) {
   case 1: p[0] = (unsigned char)bits; break;
   case 2: tp__fb_st16(p, (uint16_t)bits); break;
-  case 4: tp__fb_st32(p, is_ref ? b->size - (uint32_t)bits : (uint32_t)bits); break;
+  case 4: tp__fb_st32(p, is_ref ? now - (uint32_t)bits : (uint32_t)bits); break;
   default: tp__fb_st64(p, bits); break;
   }
-  if (size > b->minalign) b->minalign = size;
-  f = &b->fields[b->nfields++];
-  f->id = id;
-  f->end = b->size;
-  if (id > b->maxid) b->maxid = id;
+  while (pad) p[size + --pad] = 0;
 }
 
 TPDEF void tp_fb_add_u8(tp_fb_builder *b, uint16_t id, uint8_t v, uint8_t dflt) {
@@ -513,9 +533,8 @@ TPDEF void tp_fb_add_f64(tp_fb_builder *b, uint16_t id, double v, double dflt) {
 TPDEF void tp_fb_add_ref(tp_fb_builder *b, uint16_t id, tp_fb_ref ref) {
   assert(b);
   if (ref == 0) return; /* absent field */
-  if (!tp__fb_ok(b, "tp_fb_add_ref")) return;
   if (ref > b->size) {
-    tp__fb_check_ref(b, ref, "tp_fb_add_ref");
+    if (tp__fb_ok(b, "tp_fb_add_ref")) tp__fb_check_ref(b, ref, "tp_fb_add_ref");
     return;
   }
   tp__fb_add(b, id, ref, 4, 1, 0);
@@ -538,31 +557,6 @@ TPDEF void tp_fb_add_union(tp_fb_builder *b, uint16_t id, uint8_t type, tp_fb_re
   }
   if (value) tp_fb_add_ref(b, id, value); /* the offset first (higher address), then the tag */
   tp__fb_add(b, (uint16_t)(id - 1), type, 1, 0, type == 0);
-}
-
-static int tp__fb_same(const unsigned char *a, const unsigned char *c, size_t n) {
-  size_t i;
-  for (i = 0; i + 4 <= n; i += 4) {
-    uint32_t x, y;
-    memcpy(&x, a + i, 4);
-    memcpy(&y, c + i, 4);
-    if (x != y) return 0;
-  }
-  return i == n || (a[i] == c[i] && a[i + 1] == c[i + 1]);
-}
-
-/* Finds an identical vtable written before; returns its position or 0. */
-static uint32_t tp__fb_vt_find(tp_fb_builder *b, const unsigned char *vt, size_t n, uint32_t h) {
-  size_t mask, i;
-  if (!b->vt_cap) return 0;
-  mask = b->vt_cap - 1;
-  for (i = h & mask; b->vt[i].end; i = (i + 1) & mask) {
-    if (b->vt[i].hash == h) {
-      const unsigned char *old = b->buf + b->cap - b->vt[i].end;
-      if (tp_load_le16(old) == n && tp__fb_same(old, vt, n)) return b->vt[i].end;
-    }
-  }
-  return 0;
 }
 
 /* Remembers a new vtable; failure to grow the table is not an error (no dedup then). */
@@ -593,10 +587,30 @@ static void tp__fb_vt_insert(tp_fb_builder *b, uint32_t end, uint32_t h) {
   b->vt_count++;
 }
 
+/* Finds a vtable written before that equals the open table's (nids entries, table size
+   tsize, table ending at tend): compared straight from the slots. Returns its position or 0. */
+static uint32_t tp__fb_vt_match(tp_fb_builder *b, uint32_t nids, uint32_t tsize, uint32_t tend,
+                                uint32_t h) {
+  size_t mask, i;
+  uint32_t vsize = 4u + 2u * nids, id;
+  if (!b->vt_cap) return 0;
+  mask = b->vt_cap - 1;
+  for (i = h & mask; b->vt[i].end; i = (i + 1) & mask) {
+    const unsigned char *old;
+    if (b->vt[i].hash != h) continue;
+    old = b->buf + b->cap - b->vt[i].end;
+    if (tp__fb_ld16(old) != vsize || tp__fb_ld16(old + 2) != tsize) continue;
+    for (id = 0; id < nids; id++) {
+      uint32_t e = b->slot[id];
+      if (tp__fb_ld16(old + 4 + 2 * id) != (e ? tend - e : 0u)) break;
+    }
+    if (id == nids) return b->vt[i].end;
+  }
+  return 0;
+}
+
 TPDEF tp_fb_ref tp_fb_end_table(tp_fb_builder *b) {
-  size_t i, n;
-  uint32_t tend, vend, tsize, vsize, h, pad;
-  unsigned char *vt;
+  uint32_t tend, vend, tsize, vsize, h, pad, id, nids;
   assert(b);
   if (!tp__fb_ok(b, "tp_fb_end_table")) return 0;
   if (!b->in_table) {
@@ -604,48 +618,46 @@ TPDEF tp_fb_ref tp_fb_end_table(tp_fb_builder *b) {
     return 0;
   }
   b->in_table = 0;
-  n = b->nfields;
-  vsize = n ? 4u + 2u * (b->maxid + 1u) : 4u;
+  nids = b->nids;
+  vsize = 4u + 2u * nids;
   pad = tp__fb_padding(b->size, 4);
   tend = b->size + pad + 4; /* after the soffset */
   tsize = tend - b->table_start;
   if (tsize >= 0x10000u) {
+    if (nids) memset(b->slot, 0, nids * sizeof *b->slot);
     tp_error_set(&b->err, TP_ERR_OVERFLOW,
                  "table of %lu inline bytes is over the 65535-byte limit of a vtable",
                  (unsigned long)tsize);
     return 0;
   }
-  /* The vtable: size, table size, one offset per id (0 = absent). */
-  if (b->vtbuf_cap < vsize) {
-    unsigned char *nb = (unsigned char *)TP_REALLOC(b->vtbuf, vsize);
-    if (!nb) {
-      tp_error_set(&b->err, TP_ERR_NOMEM, "out of memory building a vtable");
-      return 0;
-    }
-    b->vtbuf = nb;
-    b->vtbuf_cap = vsize;
-  }
-  vt = b->vtbuf;
-  for (i = 4; i + 4 <= vsize; i += 4) tp__fb_st32(vt + i, 0);
-  if (i < vsize) tp__fb_st16(vt + i, 0);
-  tp__fb_st16(vt, (uint16_t)vsize);
-  tp__fb_st16(vt + 2, (uint16_t)tsize);
-  h = (vsize << 16 | tsize) * 0x9E3779B1u;
-  for (i = 0; i < n; i++) {
-    uint32_t id = b->fields[i].id, off = tend - b->fields[i].end;
-    tp__fb_st16(vt + 4 + 2 * id, (uint16_t)off);
-    h += ((id << 16 | off) + 0x7F4A7C15u) * 0x85EBCA6Bu; /* order-free sum of the entries */
-  }
-  h ^= h >> 16;
+  h = b->thash + (vsize << 16 | tsize) * 0x9E3779B1u;
+  h ^= h >> 15;
+  h *= 0x2C1B3C6Du;
+  h ^= h >> 12;
   if (!h) h = 1;
-  vend = tp__fb_vt_find(b, vt, vsize, h);
-  if (!tp__fb_room(b, (uint64_t)pad + 4 + (vend ? 0u : vsize))) return 0;
+  vend = tp__fb_vt_match(b, nids, tsize, tend, h);
+  if (!tp__fb_room(b, (uint64_t)pad + 4 + (vend ? 0u : vsize))) {
+    if (nids) memset(b->slot, 0, nids * sizeof *b->slot);
+    return 0;
+  }
   tp__fb_pad(b, pad);
   b->size = tend; /* the soffset, written below */
   if (b->minalign < 4) b->minalign = 4;
-  if (!vend) {
-    b->size += vsize; /* vsize is even and we are 4-aligned */
-    memcpy(tp__fb_front(b), vt, vsize);
+  if (vend) {
+    for (id = 0; id < nids; id++) b->slot[id] = 0;
+  } else {
+    /* A new vtable, right before the table: size, table size, one offset per id (0 = absent);
+       vsize is even and we are 4-aligned. The slots are cleared for the next table. */
+    unsigned char *vt;
+    b->size += vsize;
+    vt = tp__fb_front(b);
+    tp__fb_st16(vt, (uint16_t)vsize);
+    tp__fb_st16(vt + 2, (uint16_t)tsize);
+    for (id = 0; id < nids; id++) {
+      uint32_t e = b->slot[id];
+      b->slot[id] = 0;
+      tp__fb_st16(vt + 4 + 2 * id, (uint16_t)(e ? tend - e : 0u));
+    }
     vend = b->size;
     tp__fb_vt_insert(b, vend, h);
   }
