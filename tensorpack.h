@@ -1476,27 +1476,33 @@ static void tp__tile8_2x2(unsigned char *d, int64_t ds, const unsigned char *s, 
 __attribute__((target("avx2"))) static void tp__tile4_8x8_avx2(unsigned char *d, int64_t ds,
                                                                const unsigned char *s,
                                                                int64_t ss) {
-#define TP__L(k) _mm256_loadu_ps((const float *)(const void *)(s + (k) * ss))
+  /* rows k and k + 4 share a register (low / high 128 bits): the inserts are loads plus blends,
+     which leaves the shuffle port 16 shuffles per tile instead of 24 */
+#define TP__L(k)                                                                              \
+  _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps((const float *)(const void *)(s + (k) * ss))), \
+                       _mm_loadu_ps((const float *)(const void *)(s + ((k) + 4) * ss)), 1)
   __m256 r0 = TP__L(0), r1 = TP__L(1), r2 = TP__L(2), r3 = TP__L(3);
-  __m256 r4 = TP__L(4), r5 = TP__L(5), r6 = TP__L(6), r7 = TP__L(7);
+#undef TP__L
+#define TP__L(k)                                                                              \
+  _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps((const float *)(const void *)(s + (k) * ss + 16))), \
+                       _mm_loadu_ps((const float *)(const void *)(s + ((k) + 4) * ss + 16)), 1)
+  __m256 r4 = TP__L(0), r5 = TP__L(1), r6 = TP__L(2), r7 = TP__L(3);
 #undef TP__L
   __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
   __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
   __m256 t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5);
   __m256 t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
-  __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
-  __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
-  __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
-  __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+  /* r_k = [row k cols 0-3 | row k+4 cols 0-3] (k < 4), r_{k+4} the same for cols 4-7; after
+     two shuffle stages each register holds one output row: [col c rows 0-3 | col c rows 4-7] */
 #define TP__S(k, v) _mm256_storeu_ps((float *)(void *)(d + (k) * ds), (v))
-  TP__S(0, _mm256_permute2f128_ps(u0, u4, 0x20));
-  TP__S(1, _mm256_permute2f128_ps(u1, u5, 0x20));
-  TP__S(2, _mm256_permute2f128_ps(u2, u6, 0x20));
-  TP__S(3, _mm256_permute2f128_ps(u3, u7, 0x20));
-  TP__S(4, _mm256_permute2f128_ps(u0, u4, 0x31));
-  TP__S(5, _mm256_permute2f128_ps(u1, u5, 0x31));
-  TP__S(6, _mm256_permute2f128_ps(u2, u6, 0x31));
-  TP__S(7, _mm256_permute2f128_ps(u3, u7, 0x31));
+  TP__S(0, _mm256_shuffle_ps(t0, t2, 0x44));
+  TP__S(1, _mm256_shuffle_ps(t0, t2, 0xEE));
+  TP__S(2, _mm256_shuffle_ps(t1, t3, 0x44));
+  TP__S(3, _mm256_shuffle_ps(t1, t3, 0xEE));
+  TP__S(4, _mm256_shuffle_ps(t4, t6, 0x44));
+  TP__S(5, _mm256_shuffle_ps(t4, t6, 0xEE));
+  TP__S(6, _mm256_shuffle_ps(t5, t7, 0x44));
+  TP__S(7, _mm256_shuffle_ps(t5, t7, 0xEE));
 #undef TP__S
 }
 static int tp__cpu_avx2(void) { return __builtin_cpu_supports("avx2") ? 1 : 0; }
@@ -1573,6 +1579,24 @@ static void tp__transpose_region(unsigned char *dst, const unsigned char *src, i
   if (ifull < rows) tp__transpose_scalar(dst, src, ifull, rows, 0, cols, scol, drow, es);
 }
 
+#if TP__SSE2
+/* memcpy with streaming stores: a big output is not read back soon, so it skips the caches
+   (and the read-for-ownership of every line it would otherwise cost). */
+static void tp__copy_nt(unsigned char *d, const unsigned char *s, size_t n) {
+  size_t head = (size_t)((16u - ((uintptr_t)d & 15u)) & 15u);
+  if (head > n) head = n;
+  memcpy(d, s, head);
+  d += head; s += head; n -= head;
+  for (; n >= 64; n -= 64, d += 64, s += 64) {
+    __m128i a = TP__LD(s), b = TP__LD(s + 16), c = TP__LD(s + 32), e = TP__LD(s + 48);
+    _mm_stream_si128((__m128i *)(void *)d, a);
+    _mm_stream_si128((__m128i *)(void *)(d + 16), b);
+    _mm_stream_si128((__m128i *)(void *)(d + 32), c);
+    _mm_stream_si128((__m128i *)(void *)(d + 48), e);
+  }
+  memcpy(d, s, n);
+}
+#endif
 #define TP__TBUF 32768
 static void tp__transpose(unsigned char *dst, const unsigned char *src, int64_t rows,
                           int64_t cols, int64_t scol, int64_t drow, size_t es, int avx2) {
@@ -1583,15 +1607,28 @@ static void tp__transpose(unsigned char *dst, const unsigned char *src, int64_t 
     /* every row in one cache set: B whole-line rows of the output at a time, through a buffer */
     unsigned char buf[TP__TBUF];
     int64_t B = 64 / e, seg = TP__TBUF / 64, i0, c0, i;
+    int big = rows * cols * e >= ((int64_t)8 << 20);
+    (void)big;
     for (i0 = 0; i0 < rows; i0 += B) {
       int64_t bi = rows - i0 < B ? rows - i0 : B;
       for (c0 = 0; c0 < cols; c0 += seg) {
         int64_t sc = cols - c0 < seg ? cols - c0 : seg;
         tp__transpose_region(buf, src + (i0 + c0 * scol) * e, bi, sc, scol, sc, es, avx2);
-        for (i = 0; i < bi; i++)
-          memcpy(dst + ((i0 + i) * drow + c0) * e, buf + i * sc * e, (size_t)(sc * e));
+        for (i = 0; i < bi; i++) {
+          unsigned char *d = dst + ((i0 + i) * drow + c0) * e;
+#if TP__SSE2
+          if (big) {
+            tp__copy_nt(d, buf + i * sc * e, (size_t)(sc * e));
+            continue;
+          }
+#endif
+          memcpy(d, buf + i * sc * e, (size_t)(sc * e));
+        }
       }
     }
+#if TP__SSE2
+    if (big) _mm_sfence(); /* order the streaming stores before anything that follows */
+#endif
   }
 }
 

@@ -270,6 +270,37 @@ static void test_transpose_kernels(void) {
     }
 }
 
+/* An 8 MiB plane with a 4 KiB-multiple stride: the buffered path with streaming stores. */
+static void test_big_transpose(void) {
+  size_t n = (size_t)2048 * 1024 * 4;
+  unsigned char *src = (unsigned char *)malloc(n), *a = (unsigned char *)malloc(n);
+  unsigned char *b = (unsigned char *)malloc(n + 1);
+  tp_storage s;
+  tp_tensor t, v;
+  int64_t sz[2] = {2048, 1024};
+  if (!src || !a || !b) {
+    TPT_CHECK(!"out of memory");
+    free(src); free(a); free(b);
+    return;
+  }
+  fill_random(src, n);
+  s.data = src;
+  s.nbytes = n;
+  TPT_STATUS(tp_view(s, TP_F32, 2, sz, NULL, 0, &t), TP_OK);
+  TPT_STATUS(tp_transpose(&t, 0, 1, &v), TP_OK);
+  tp__transpose_scalar(a, src, 0, 1024, 0, 2048, 1024, 2048, 4);
+  b[n] = 0x77;
+  TPT_STATUS(tp_compact_into(&v, TP_ORDER_ROW_MAJOR, b + 0, n), TP_OK);
+  TPT_MEMEQ(b, a, n);
+  TPT_EQ_INT(b[n], 0x77);
+  /* the same at an odd destination address (unaligned head of every streamed row) */
+  TPT_STATUS(tp_compact_into(&v, TP_ORDER_ROW_MAJOR, b + 1, n), TP_OK);
+  TPT_MEMEQ(b + 1, a, n);
+  free(src);
+  free(a);
+  free(b);
+}
+
 static void test_zero_copy_exact(void) {
   float st[200];
   tp_storage s;
@@ -364,6 +395,7 @@ int main(void) {
   TPT_RUN(test_random_views);
   TPT_RUN(test_large_paths);
   TPT_RUN(test_transpose_kernels);
+  TPT_RUN(test_big_transpose);
   TPT_RUN(test_zero_copy_exact);
   TPT_RUN(test_errors);
   return tpt_finish("compact");
