@@ -25,6 +25,94 @@ static char report[65536];
 static unsigned long inspections;   /* tpdump_inspect calls, reported at the end */
 static tp_error last_err;
 
+/* A small JSON syntax checker (RFC 8259 grammar, no semantics): returns the position after
+   one value, or NULL. */
+static const char *json_ws(const char *p) {
+  while (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r') p++;
+  return p;
+}
+static const char *json_value(const char *p, int depth) {
+  p = json_ws(p);
+  if (depth > 32) return NULL;
+  if (*p == '{' || *p == '[') {
+    char close = *p == '{' ? '}' : ']';
+    int obj = *p == '{';
+    p = json_ws(p + 1);
+    if (*p == close) return p + 1;
+    for (;;) {
+      if (obj) {
+        if (*p != '"' || !(p = json_value(p, depth + 1))) return NULL;
+        p = json_ws(p);
+        if (*p++ != ':') return NULL;
+      }
+      if (!(p = json_value(p, depth + 1))) return NULL;
+      p = json_ws(p);
+      if (*p == close) return p + 1;
+      if (*p++ != ',') return NULL;
+      p = json_ws(p);
+    }
+  }
+  if (*p == '"') {
+    for (p++; *p != '"'; p++) {
+      if ((unsigned char)*p < 0x20) return NULL;
+      if (*p == '\\') {
+        p++;
+        if (*p == 'u') {
+          int k;
+          for (k = 1; k <= 4; k++)
+            if (!strchr("0123456789abcdefABCDEF", p[k]) || !p[k]) return NULL;
+          p += 4;
+        } else if (!*p || !strchr("\"\\/bfnrt", *p)) {
+          return NULL;
+        }
+      }
+    }
+    return p + 1;
+  }
+  if (!strncmp(p, "true", 4)) return p + 4;
+  if (!strncmp(p, "false", 5)) return p + 5;
+  if (!strncmp(p, "null", 4)) return p + 4;
+  if (*p == '-' || (*p >= '0' && *p <= '9')) {
+    const char *q = p + (*p == '-');
+    if (*q < '0' || *q > '9') return NULL;
+    while ((*q >= '0' && *q <= '9') || *q == '.' || *q == 'e' || *q == 'E' || *q == '+' ||
+           *q == '-')
+      q++;
+    return q;
+  }
+  return NULL;
+}
+static int json_valid(const char *s) {
+  const char *end = json_value(s, 0);
+  return end && *json_ws(end) == '\0';
+}
+
+static char jreport[65536];
+
+/* tpdump_inspect_json; the document lands in `jreport`; -1 when it is not valid JSON. */
+static int inspect_json(const unsigned char *p, size_t n, const unsigned char *ptd, size_t pn) {
+  tp_membuf out;
+  tp_error e;
+  int rc;
+  unsigned char *copy = (unsigned char *)malloc(n ? n : 1);
+  memset(&out, 0, sizeof out);
+  if (n) memcpy(copy, p, n);
+  rc = tpdump_inspect_json(copy, n, ptd, pn, &out, &e);
+  jreport[0] = '\0';
+  if (out.data) {
+    size_t k = out.size < sizeof jreport - 1 ? out.size : sizeof jreport - 1;
+    memcpy(jreport, out.data, k);
+    jreport[k] = '\0';
+  }
+  if (!json_valid(jreport)) {
+    printf("  invalid JSON:\n%s\n", jreport);
+    rc = -1;
+  }
+  tp_membuf_free(&out);
+  free(copy);
+  return rc;
+}
+
 /* tpdump_inspect on a 16-aligned copy; the report lands in `report`. Also checks that the
    silent mode gives the same answer. */
 static int inspect(const unsigned char *p, size_t n) {
@@ -85,6 +173,7 @@ static void has_at(const char *file, int line, const char *hay, const char *need
   }
 }
 #define HAS(needle) has_at(__FILE__, __LINE__, report, needle, 1)
+#define HAS_IN(hay, needle) has_at(__FILE__, __LINE__, hay, needle, 1)
 #define LACKS(needle) has_at(__FILE__, __LINE__, report, needle, 0)
 
 static const char *sha8(const void *p, size_t n) {
@@ -109,8 +198,10 @@ static int robustness(const unsigned char *p, size_t n) {
   unsigned char *m = (unsigned char *)malloc(n);
   size_t i, k;
   int bad = 0;
-  for (i = 0; i < n; i++)
+  for (i = 0; i < n; i++) {
     if (inspect(p, i) != 2) bad++;
+    if (inspect_json(p, i, NULL, 0) != 2) bad++;      /* valid JSON, same answer */
+  }
   memcpy(m, p, n);
   for (i = 0; i < n; i++) {
     for (k = 0; k < sizeof xor_with; k++) {
@@ -118,6 +209,7 @@ static int robustness(const unsigned char *p, size_t n) {
       m[i] = (unsigned char)(p[i] ^ xor_with[k]);
       rc = inspect(m, n);
       if (rc != 0 && rc != 2) bad++;
+      if (k == 0 && inspect_json(m, n, NULL, 0) != rc) bad++;
     }
     m[i] = p[i];
   }
@@ -572,6 +664,64 @@ static void test_vulkan_named_fp16(void) {
   tp_store_destroy(store);
 }
 
+/* ---- --json --------------------------------------------------------------------------------- */
+
+static void test_json(void) {
+  tp_store *store = NULL;
+  tp_xnn_graph *g = seed_graph(NULL), *gn;
+  tp_membuf m, mn, p;
+  tp_sink sink;
+  char hex[65], line[512];
+  memset(&m, 0, sizeof m);
+  memset(&mn, 0, sizeof mn);
+  memset(&p, 0, sizeof p);
+  TPT_CHECK(json_valid("{\"a\": [1, -2.5e3, true, null, \"x\\u0022\"], \"b\": {}}"));
+  TPT_CHECK(!json_valid("{\"a\": [1,]}"));
+  TPT_CHECK(!json_valid("{\"a\": \"\x01\"}"));
+  if (!g || !xnn_blob(g, &m)) { TPT_CHECK(0); tp_xnn_graph_destroy(g); return; }
+  tp_sha256_hex(storage + 64, 256, hex);
+  TPT_EQ_INT(inspect_json(m.data, m.size, NULL, 0), 0);
+  snprintf(line, sizeof line, "{\"format\": \"xnnpack\", \"size\": %zu, \"ok\": true, "
+           "\"error\": null,\n\"constants\": [\n", m.size);
+  TPT_CHECK(strncmp(jreport, line, strlen(line)) == 0);
+  snprintf(line, sizeof line, "{\"section\": \"constant_data\", \"index\": 1, \"source\": "
+           "\"blob\", \"at\": %lu, \"size\": 256, \"sha256\": \"%s\"}",
+           (unsigned long)tp_load_le32(m.data + 18), hex);
+  HAS_IN(jreport, line);
+  /* named: unresolved without the .ptd, resolved with it */
+  TPT_STATUS(tp_store_create(&store), TP_OK);
+  gn = seed_graph(store);
+  if (!gn || !xnn_blob(gn, &mn)) { TPT_CHECK(0); goto out; }
+  sink = tp_sink_membuf(&p);
+  TPT_STATUS(tp_store_write_ptd(store, &sink), TP_OK);
+  TPT_EQ_INT(inspect_json(mn.data, mn.size, NULL, 0), 0);
+  snprintf(line, sizeof line, "{\"section\": \"constant_data\", \"index\": 1, \"key\": \"%s\", "
+           "\"source\": \"unresolved\", \"size\": 256}", hex);
+  HAS_IN(jreport, line);
+  TPT_EQ_INT(inspect_json(mn.data, mn.size, p.data, p.size), 0);
+  snprintf(line, sizeof line, "{\"section\": \"constant_data\", \"index\": 1, \"key\": \"%s\", "
+           "\"source\": \"ptd\", \"size\": 256, \"sha256\": \"%s\"}", hex, hex);
+  HAS_IN(jreport, line);
+  TPT_EQ_INT(inspect_json(p.data, p.size, NULL, 0), 0);
+  snprintf(line, sizeof line, "{\"section\": \"named_data\", \"index\": 0, \"key\": \"%s\", "
+           "\"source\": \"blob\", \"at\": %llu, \"size\": 256, \"sha256\": \"%s\"}", hex,
+           (unsigned long long)tp_load_le64(p.data + 32), hex);
+  HAS_IN(jreport, line);
+  /* a failure: ok false, the reason as an escaped string, the same exit code */
+  TPT_EQ_INT(inspect_json(mn.data, mn.size, m.data, m.size), 2);
+  HAS_IN(jreport, "\"ok\": false, \"error\": \"the --ptd file: ");
+  TPT_EQ_INT(inspect_json((const unsigned char *)"ab\"\\cdefgh\x01", 11, NULL, 0), 2);
+  HAS_IN(jreport, "{\"format\": null, \"size\": 11, \"ok\": false, \"error\": "
+               "\"unknown format: bytes 4..7 are \\u0022cdef\\u0022 (want");
+out:
+  tp_membuf_free(&m);
+  tp_membuf_free(&mn);
+  tp_membuf_free(&p);
+  tp_xnn_graph_destroy(g);
+  tp_xnn_graph_destroy(gn);
+  tp_store_destroy(store);
+}
+
 /* ---- small and strange inputs -------------------------------------------------------------- */
 
 static void test_small_inputs(void) {
@@ -617,6 +767,10 @@ static void test_cli(void) {
   TPT_EQ_INT(run(path, dir), 0);
   snprintf(args, sizeof args, "--check %s", path);
   TPT_EQ_INT(run(args, dir), 0);
+  snprintf(args, sizeof args, "--json %s", path);
+  TPT_EQ_INT(run(args, dir), 0);
+  snprintf(args, sizeof args, "--json --check %s", path);      /* one or the other */
+  TPT_EQ_INT(run(args, dir), 1);
   snprintf(args, sizeof args, "%s --ptd %s", path, path);      /* not a .ptd: 2 */
   TPT_EQ_INT(run(args, dir), 2);
   snprintf(args, sizeof args, "%s --ptd %s/missing.ptd", path, dir);
@@ -647,6 +801,7 @@ int main(void) {
   TPT_RUN(test_nodes_from_writer);
   TPT_RUN(test_vulkan_from_writer);
   TPT_RUN(test_vulkan_named_fp16);
+  TPT_RUN(test_json);
   TPT_RUN(test_small_inputs);
   TPT_RUN(test_cli);
   printf("%lu files inspected in-process (damaged variants included)\n", inspections);

@@ -818,6 +818,48 @@ static void test_named_with_ptd(void) {
   free(v);
 }
 
+/* ---- --json on the flatc-built files ------------------------------------------------------- */
+
+static void test_json(void) {
+  size_t n = 0, base = 0;
+  unsigned char *b = vk_blob(NULL, NULL, VK_SEG, &n);
+  tp_membuf out;
+  tp_error e;
+  char line[512], hex[65];
+  uint32_t seg;
+  TPT_CHECK(b != NULL);
+  if (!b) return;
+  seg = tp_load_le32(b + 18);
+  memset(&out, 0, sizeof out);
+  TPT_EQ_INT(tpdump_inspect_json(b, n, NULL, 0, &out, &e), 0);
+  TPT_CHECK(out.data != NULL);
+  if (out.data) {
+    char *text = (char *)malloc(out.size + 1);
+    memcpy(text, out.data, out.size);
+    text[out.size] = '\0';
+    tp_sha256_hex(b + seg + 64, 16, hex);
+    snprintf(line, sizeof line, "{\"format\": \"vulkan\", \"size\": %zu, \"ok\": true, \"error\": "
+             "null,\n\"constants\": [\n", n);
+    HAS_IN(text, line);
+    HAS_IN(text, "  {\"section\": \"constants\", \"index\": 1, \"key\": \"tensorpack_named_h\", "
+           "\"source\": \"unresolved\", \"size\": 16},\n");
+    snprintf(line, sizeof line, "  {\"section\": \"shaders\", \"index\": 0, \"source\": \"blob\", "
+             "\"at\": %lu, \"size\": 16, \"sha256\": \"%s\"}\n]}\n", (unsigned long)seg + 64, hex);
+    HAS_IN(text, line);
+    free(text);
+  }
+  tp_membuf_free(&out);
+  free(b);
+  b = ptd_file("{ offset: 128, size: 6 }", "{ offset: 130, size: 6 }", &n, &base);
+  TPT_CHECK(b != NULL);
+  if (!b) return;
+  memset(&out, 0, sizeof out);
+  TPT_EQ_INT(tpdump_inspect_json(b, n, NULL, 0, &out, &e), 2);
+  TPT_CHECK(out.size > 0 && memcmp(out.data, "{\"format\": \"ptd\", \"size\": ", 26) == 0);
+  tp_membuf_free(&out);
+  free(b);
+}
+
 /* ---- the command-line tool ---------------------------------------------------------------- */
 
 static int run(const char *args) {
@@ -914,6 +956,7 @@ int main(void) {
   TPT_RUN(test_ptd_malformed);
   TPT_RUN(test_ptd_robustness);
   TPT_RUN(test_named_with_ptd);
+  TPT_RUN(test_json);
   TPT_RUN(test_cli);
   snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
   if (system(cmd) != 0) printf("  could not remove %s\n", tmpdir);

@@ -2,6 +2,12 @@
 
    Usage:  tpdump FILE [--ptd DATA.ptd]           print what FILE holds, then check it
            tpdump --check FILE [--ptd DATA.ptd]   check only, print nothing on success
+           tpdump --json FILE [--ptd DATA.ptd]    the check result and the constants as JSON:
+             {"format": "xnnpack" | "vulkan" | "ptd" | null, "size": N, "ok": true | false,
+              "error": null | "why", "constants": [{"section", "index", "key" (named only),
+              "source": "blob" | "ptd" | "unresolved", "at" (file offset, blob only), "size",
+              "sha256" (full hex, when the bytes are at hand)}, ...]}
+             (constants listed up to the first failure; the exit status is the same)
    With --ptd, a blob's named constants are looked up in that .ptd: each key must be there,
    with as many bytes as the blob and the value need; their hashes are printed.
 
@@ -52,6 +58,9 @@ typedef struct tpd {
   size_t nids;
   /* the .ptd that named constants are resolved in (NULL: not resolved) */
   tp_ptd *ptd;
+  /* --json: the constants array being written (NULL: no JSON) */
+  tp_membuf *json;
+  size_t json_count;
 } tpd;
 
 static int tpd_ok(const tpd *d) { return d->err.status == TP_OK; }
@@ -129,6 +138,46 @@ static void tpd_print_sha(tpd *d, const unsigned char *p, uint64_t n) {
   if (tp_sha256_hex(p, (size_t)n, hex) != TP_OK) { tpd_print(d, " sha256=?"); return; }
   hex[8] = '\0';
   tpd_print(d, " sha256=%s", hex);
+}
+
+/* A JSON string: quotes, backslashes, control and non-ASCII bytes escaped as \u00XX. */
+static void tpd_json_str(tpd *d, const char *s, size_t len) {
+  tp_membuf *save = d->out;
+  size_t i;
+  d->out = d->json;
+  tpd_write(d, "\"", 1);
+  for (i = 0; i < len; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') tpd_write(d, (const char *)&c, 1);
+    else tpd_print(d, "\\u%04x", c);
+  }
+  tpd_write(d, "\"", 1);
+  d->out = save;
+}
+
+/* One entry of the JSON constants array. key == NULL: inline. bytes: where they are (in the
+   blob at file offset `at` when source is "blob"; in the .ptd; NULL when not at hand). */
+static void tpd_json_const(tpd *d, const char *section, size_t index, const char *key,
+                           size_t klen, const char *source, uint64_t at,
+                           const unsigned char *bytes, uint64_t size) {
+  tp_membuf *save = d->out;
+  char hex[65];
+  if (!d->json) return;
+  d->out = d->json;
+  tpd_print(d, "%s\n  {\"section\": \"%s\", \"index\": %zu", d->json_count ? "," : "", section,
+            index);
+  if (key) {
+    tpd_print(d, ", \"key\": ");
+    tpd_json_str(d, key, klen);
+  }
+  tpd_print(d, ", \"source\": \"%s\"", source);
+  if (!strcmp(source, "blob")) tpd_print(d, ", \"at\": %llu", (unsigned long long)at);
+  tpd_print(d, ", \"size\": %llu", (unsigned long long)size);
+  if (bytes && tp_sha256_hex(bytes, (size_t)size, hex) == TP_OK)
+    tpd_print(d, ", \"sha256\": \"%s\"", hex);
+  tpd_print(d, "}");
+  d->json_count++;
+  d->out = save;
 }
 
 /* Elements of a scalar vector: 'u' unsigned, 'i' signed, 'f' float, 'b' bool. */
@@ -784,6 +833,9 @@ static void tpd_xnnpack(tpd *d, const unsigned char *fb, size_t fb_size) {
         tpd_print_sha(d, cs[i].data, cs[i].nbytes);
       }
       tpd_print(d, "\n");
+      tpd_json_const(d, "constant_data", i, key ? key : "", klen,
+                     cs[i].resolved ? "ptd" : "unresolved", 0, cs[i].resolved ? cs[i].data : NULL,
+                     cs[i].resolved ? cs[i].nbytes : cs[i].size);
       continue;
     }
     tpd_print(d, "offset=%llu size=%llu", (unsigned long long)cs[i].offset,
@@ -798,6 +850,7 @@ static void tpd_xnnpack(tpd *d, const unsigned char *fb, size_t fb_size) {
     tpd_print(d, " at=%llu", (unsigned long long)at);
     tpd_print_sha(d, d->file + at, cs[i].size);
     tpd_print(d, "\n");
+    tpd_json_const(d, "constant_data", i, NULL, 0, "blob", at, d->file + at, cs[i].size);
   }
 done:
   TP_FREE(cs);
@@ -851,6 +904,9 @@ static void tpd_vk_bytes(tpd *d, const tp_fb_vector *vec, uint32_t i, const char
                  (unsigned long long)len);
         return;
       }
+      tpd_json_const(d, what, i, key, klen, "ptd", 0, (const unsigned char *)e.data, e.nbytes);
+    } else {
+      tpd_json_const(d, what, i, key, klen, "unresolved", 0, NULL, len);
     }
     tpd_print(d, "\n");
     return;
@@ -871,6 +927,7 @@ static void tpd_vk_bytes(tpd *d, const tp_fb_vector *vec, uint32_t i, const char
   tpd_print(d, " at=%llu", (unsigned long long)at);
   tpd_print_sha(d, d->file + at, len);
   tpd_print(d, "\n");
+  tpd_json_const(d, what, i, NULL, 0, "blob", at, d->file + at, len);
 }
 
 static void tpd_vk_tensor(tpd *d, uint32_t i, const tp_fb_table *t, const tp_fb_vector *consts) {
@@ -1187,6 +1244,8 @@ static void tpd_ptd(tpd *d) {
     tpd_print(d, " segment=%lu at=%zu size=%zu", (unsigned long)e.segment_index,
               at ? (size_t)(at - d->file) : (size_t)0, e.nbytes);
     tpd_print_sha(d, at ? at : d->file, e.nbytes);
+    tpd_json_const(d, "named_data", i, e.key ? e.key : "", e.key ? strlen(e.key) : 0, "blob",
+                   at ? (uint64_t)(at - d->file) : 0, at ? at : d->file, e.nbytes);
     if (e.has_layout) {
       const char *st = tpd_scalar_type((int)e.dtype);
       tpd_print(d, " layout=%s sizes=[", st ? st : "?");
@@ -1205,56 +1264,58 @@ static void tpd_ptd(tpd *d) {
 /* Entry points                                                                                */
 /* ------------------------------------------------------------------------------------------ */
 
-/* Inspects size bytes at data (kept 16-aligned by the caller for .ptd files). The report is
-   appended to *out unless out is NULL (check only). ptd (may be NULL) is a .ptd file in memory
-   that named constants are resolved in. Returns 0 when the bytes are well formed, 2 when they
-   are malformed and 1 when memory ran out; *err (may be NULL) receives the reason. Never
-   reads outside [data, data + size) and [ptd, ptd + ptd_size). */
-static int tpdump_inspect_with(const void *data, size_t size, const void *ptd, size_t ptd_size,
-                               tp_membuf *out, tp_error *err) {
-  tpd d;
+/* "xnnpack", "vulkan", "ptd" by the identifier at bytes 4..7, or NULL. */
+static const char *tpd_format(const unsigned char *b, size_t size) {
+  static const char *const ids[] = {"XH00", "XN01", "XN00", "VH00", "VK00", "FT01"};
+  static const char *const fmts[] = {"xnnpack", "xnnpack", "xnnpack", "vulkan", "vulkan", "ptd"};
+  size_t i;
+  for (i = 0; b && size >= 8 && i < 6; i++)
+    if (!memcmp(b + 4, ids[i], 4)) return fmts[i];
+  return NULL;
+}
+
+/* Runs the inspection on a prepared d (out / json set); returns 0, 1 or 2 as below. */
+static int tpd_run(tpd *d, const unsigned char *b, size_t size, const void *ptd,
+                   size_t ptd_size) {
   tp_ptd p;
-  const unsigned char *b = (const unsigned char *)data;
-  memset(&d, 0, sizeof d);
-  d.out = out;
+  const char *fmt = tpd_format(b, size);
+  d->file = b;
+  d->file_size = size;
   if (ptd) {
     tp_status s;
     memset(&p, 0, sizeof p);
     s = tp_ptd_open(&p, ptd, ptd_size);
     if (s != TP_OK) {
-      tp_error_set(&d.err, s == TP_ERR_NOMEM ? s : TP_ERR_FORMAT, "the --ptd file: %s",
+      tp_error_set(&d->err, s == TP_ERR_NOMEM ? s : TP_ERR_FORMAT, "the --ptd file: %s",
                    p.err.msg[0] ? p.err.msg : tp_status_str(s));
-      if (err) *err = d.err;
       return s == TP_ERR_NOMEM ? 1 : 2;
     }
-    d.ptd = &p;
+    d->ptd = &p;
   }
-  d.file = b;
-  d.file_size = size;
   if (size < 8 || !b) {
-    tpd_fail(&d, "%zu bytes: too short for any blob (an identifier sits at bytes 4..7)", size);
+    tpd_fail(d, "%zu bytes: too short for any blob (an identifier sits at bytes 4..7)", size);
   } else if (!memcmp(b + 4, "XH00", 4) || !memcmp(b + 4, "VH00", 4)) {
     int xnn = b[4] == 'X';
     uint32_t fb_off = 0, fb_size = 0;
-    tpd_print(&d, "%s delegate blob: %zu bytes\n", xnn ? "XNNPACK" : "Vulkan", size);
-    if (tpd_delegate_header(&d, xnn ? "XH00" : "VH00", xnn ? "constant data" : "bytes",
+    tpd_print(d, "%s delegate blob: %zu bytes\n", xnn ? "XNNPACK" : "Vulkan", size);
+    if (tpd_delegate_header(d, xnn ? "XH00" : "VH00", xnn ? "constant data" : "bytes",
                             &fb_off, &fb_size)) {
       const unsigned char *fb = b + fb_off;
       if (xnn && memcmp(fb + 4, "XN01", 4) && memcmp(fb + 4, "XN00", 4))
-        tpd_fail(&d, "XH00 header: the flatbuffer's identifier is not XN01 or XN00");
-      else if (xnn) tpd_xnnpack(&d, fb, fb_size);
-      else tpd_vulkan(&d, fb, fb_size);
+        tpd_fail(d, "XH00 header: the flatbuffer's identifier is not XN01 or XN00");
+      else if (xnn) tpd_xnnpack(d, fb, fb_size);
+      else tpd_vulkan(d, fb, fb_size);
     }
-  } else if (!memcmp(b + 4, "XN01", 4) || !memcmp(b + 4, "XN00", 4)) {
-    tpd_print(&d, "XNNPACK flatbuffer without XH00 header (no constant segment): %zu bytes\n",
+  } else if (fmt && fmt[0] == 'x') {
+    tpd_print(d, "XNNPACK flatbuffer without XH00 header (no constant segment): %zu bytes\n",
               size);
-    tpd_xnnpack(&d, b, size);
-  } else if (!memcmp(b + 4, "VK00", 4)) {
-    tpd_print(&d, "Vulkan flatbuffer without VH00 header (no bytes segment): %zu bytes\n", size);
-    tpd_vulkan(&d, b, size);
-  } else if (!memcmp(b + 4, "FT01", 4)) {
-    tpd_print(&d, ".ptd (FlatTensor) file: %zu bytes\n", size);
-    tpd_ptd(&d);
+    tpd_xnnpack(d, b, size);
+  } else if (fmt && fmt[0] == 'v') {
+    tpd_print(d, "Vulkan flatbuffer without VH00 header (no bytes segment): %zu bytes\n", size);
+    tpd_vulkan(d, b, size);
+  } else if (fmt) {
+    tpd_print(d, ".ptd (FlatTensor) file: %zu bytes\n", size);
+    tpd_ptd(d);
   } else {
     char id[4 * 4 + 1];
     size_t i;
@@ -1264,13 +1325,30 @@ static int tpdump_inspect_with(const void *data, size_t size, const void *ptd, s
       else { id[0] = '\0'; break; }
     }
     if (i < 4) snprintf(id, sizeof id, "%02x %02x %02x %02x", b[4], b[5], b[6], b[7]);
-    tpd_fail(&d, "unknown format: bytes 4..7 are \"%s\" (want XH00, XN01, XN00, VH00, VK00 or "
+    tpd_fail(d, "unknown format: bytes 4..7 are \"%s\" (want XH00, XN01, XN00, VH00, VK00 or "
              "FT01)", id);
   }
-  TP_FREE(d.ids);
+  TP_FREE(d->ids);
+  d->ids = NULL;
+  d->ptd = NULL;
+  if (d->err.status == TP_OK) return 0;
+  return d->err.status == TP_ERR_NOMEM ? 1 : 2;
+}
+
+/* Inspects size bytes at data (kept 16-aligned by the caller for .ptd files). The report is
+   appended to *out unless out is NULL (check only). ptd (may be NULL) is a .ptd file in memory
+   that named constants are resolved in. Returns 0 when the bytes are well formed, 2 when they
+   are malformed and 1 when memory ran out; *err (may be NULL) receives the reason. Never
+   reads outside [data, data + size) and [ptd, ptd + ptd_size). */
+static int tpdump_inspect_with(const void *data, size_t size, const void *ptd, size_t ptd_size,
+                               tp_membuf *out, tp_error *err) {
+  tpd d;
+  int rc;
+  memset(&d, 0, sizeof d);
+  d.out = out;
+  rc = tpd_run(&d, (const unsigned char *)data, size, ptd, ptd_size);
   if (err) *err = d.err;
-  if (d.err.status == TP_OK) return 0;
-  return d.err.status == TP_ERR_NOMEM ? 1 : 2;
+  return rc;
 }
 
 /* The same without a .ptd (named constants are printed, not resolved). */
@@ -1278,11 +1356,43 @@ static int tpdump_inspect(const void *data, size_t size, tp_membuf *out, tp_erro
   return tpdump_inspect_with(data, size, NULL, 0, out, err);
 }
 
+/* The same check; appends the JSON document described at the top of the file to *json. */
+static int tpdump_inspect_json(const void *data, size_t size, const void *ptd, size_t ptd_size,
+                               tp_membuf *json, tp_error *err) {
+  tpd d, w;
+  tp_membuf consts;
+  const char *fmt = tpd_format((const unsigned char *)data, size);
+  int rc;
+  memset(&d, 0, sizeof d);
+  memset(&consts, 0, sizeof consts);
+  d.json = &consts;
+  rc = tpd_run(&d, (const unsigned char *)data, size, ptd, ptd_size);
+  memset(&w, 0, sizeof w);
+  w.out = json;
+  w.json = json;
+  if (fmt) tpd_print(&w, "{\"format\": \"%s\", ", fmt);
+  else tpd_print(&w, "{\"format\": null, ");
+  tpd_print(&w, "\"size\": %zu, \"ok\": %s, \"error\": ", size, rc == 0 ? "true" : "false");
+  if (rc == 0) tpd_print(&w, "null");
+  else tpd_json_str(&w, d.err.msg, strlen(d.err.msg));
+  tpd_print(&w, ",\n\"constants\": [");
+  tpd_write(&w, consts.data ? (const char *)consts.data : "", consts.size);
+  tpd_print(&w, "%s]}\n", d.json_count ? "\n" : "");
+  tp_membuf_free(&consts);
+  if (w.err.status != TP_OK) {       /* out of memory while writing the document */
+    if (err) *err = w.err;
+    return 1;
+  }
+  if (err) *err = d.err;
+  return rc;
+}
+
 #ifndef TPDUMP_NO_MAIN
 static int tpd_usage(void) {
-  fprintf(stderr, "usage: tpdump [--check] FILE [--ptd DATA.ptd]\n"
+  fprintf(stderr, "usage: tpdump [--check | --json] FILE [--ptd DATA.ptd]\n"
                   "Prints and checks an XNNPACK blob (XH00/XN01), a Vulkan blob (VH00/VK00) or a "
-                  ".ptd file;\n--check prints nothing, --ptd resolves named constants in a .ptd.\n"
+                  ".ptd file;\n--check prints nothing, --json prints the result and the constants "
+                  "as JSON,\n--ptd resolves named constants in a .ptd.\n"
                   "Exit status: 0 well formed, 2 malformed, 1 usage or I/O error.\n");
   return 1;
 }
@@ -1324,19 +1434,20 @@ static unsigned char *tpd_read_file(const char *path, size_t *size_out) {
 
 int main(int argc, char **argv) {
   const char *path = NULL, *ptd_path = NULL;
-  int check = 0, i, rc;
+  int check = 0, json = 0, i, rc;
   unsigned char *data, *ptd = NULL;
   size_t size = 0, ptd_size = 0;
   tp_membuf out;
   tp_error err;
   for (i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--check")) check = 1;
+    else if (!strcmp(argv[i], "--json")) json = 1;
     else if (!strcmp(argv[i], "--ptd") && i + 1 < argc && !ptd_path) ptd_path = argv[++i];
     else if (argv[i][0] == '-' && argv[i][1]) return tpd_usage();
     else if (path) return tpd_usage();
     else path = argv[i];
   }
-  if (!path) return tpd_usage();
+  if (!path || (check && json)) return tpd_usage();
   data = tpd_read_file(path, &size);
   if (!data) return 1;
   if (ptd_path && !(ptd = tpd_read_file(ptd_path, &ptd_size))) {
@@ -1344,13 +1455,14 @@ int main(int argc, char **argv) {
     return 1;
   }
   memset(&out, 0, sizeof out);
-  if (ptd_path) rc = tpdump_inspect_with(data, size, ptd, ptd_size, check ? NULL : &out, &err);
+  if (json) rc = tpdump_inspect_json(data, size, ptd, ptd_size, &out, &err);
+  else if (ptd_path) rc = tpdump_inspect_with(data, size, ptd, ptd_size, check ? NULL : &out, &err);
   else rc = tpdump_inspect(data, size, check ? NULL : &out, &err);
   if (out.size && fwrite(out.data, 1, out.size, stdout) != out.size) rc = 1;
   tp_membuf_free(&out);
   TP_FREE(data);
   TP_FREE(ptd);
-  if (rc == 0 && !check) printf("ok: well formed\n");
+  if (rc == 0 && !check && !json) printf("ok: well formed\n");
   if (rc == 2) fprintf(stderr, "tpdump: %s: malformed: %s\n", path, err.msg);
   else if (rc == 1) fprintf(stderr, "tpdump: %s: %s\n", path, err.msg[0] ? err.msg : "error");
   return rc;
