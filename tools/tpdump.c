@@ -26,8 +26,10 @@
 
    Exit status: 0 well formed, 2 malformed (the reason on stderr), 1 usage, I/O or memory.
 
-   Build: cc -std=c99 -I. tools/tpdump.c -o tpdump -lm
-   Compiled with -DTPDUMP_NO_MAIN it is a library for tests: tpdump_inspect() below. */
+   Build (from the repository root): cc -std=c99 -I. tools/tpdump.c -o tpdump -lm
+   (make builds $(BUILD)/tools/tpdump). Included with TPDUMP_NO_MAIN defined it is a library for
+   tests: tpdump_inspect(), tpdump_inspect_with() (with a .ptd), tpdump_inspect_json() below;
+   define TENSORPACK_IMPLEMENTATION yourself then. */
 #if !defined(TPDUMP_NO_MAIN) && !defined(TENSORPACK_IMPLEMENTATION)
 #define TENSORPACK_IMPLEMENTATION
 #endif
