@@ -221,33 +221,46 @@ TPDEF tp_status tp_view(tp_storage s, tp_dtype dt, int ndim, const int64_t *size
    into err (when err != NULL) such as "view reaches byte 4160 of a 4096-byte storage". */
 TPDEF tp_status tp_tensor_check(const tp_tensor *t, tp_error *err);
 
-/* View ops: each checks its input and arguments and returns a validated view. Negative dims
-   are not accepted (dim must be in 0..ndim-1). out may alias t. */
+/* View ops: each checks its input and arguments and returns a validated view (out is written
+   only on success and may alias t). They follow PyTorch, and share one rule for bad arguments:
+   a dim outside 0..ndim-1 (negative dims are not accepted), a perm that is not a permutation,
+   chunks < 1, step < 1 or a negative length is TP_ERR_INVALID; an index or range that does not
+   fit the dim is TP_ERR_BOUNDS. An invalid input view returns tp_tensor_check's status. */
+/* t[index] along dim; index may be negative (counts from the end, -size..size-1). */
 TPDEF tp_status tp_select(const tp_tensor *t, int dim, int64_t index, tp_tensor *out);
+/* length elements from start along dim; start may be negative (-size..size). */
 TPDEF tp_status tp_narrow(const tp_tensor *t, int dim, int64_t start, int64_t length,
                           tp_tensor *out);
 /* Python-like t[start:stop:step] along dim, step >= 1; start/stop are clamped like Python
    slices, negative values count from the end. */
 TPDEF tp_status tp_slice(const tp_tensor *t, int dim, int64_t start, int64_t stop, int64_t step,
                          tp_tensor *out);
+/* Swaps dims d0 and d1. */
 TPDEF tp_status tp_transpose(const tp_tensor *t, int d0, int d1, tp_tensor *out);
 /* out dim i is t's dim perm[i]; perm has t->ndim entries. */
 TPDEF tp_status tp_permute(const tp_tensor *t, const int *perm, tp_tensor *out);
-/* torch.chunk: chunk `index` of `chunks` pieces of ceil(size / chunks) along dim. */
+/* torch.chunk: chunk `index` of `chunks` pieces of ceil(size / chunks) along dim (the last one
+   may be shorter; an index past the last non-empty chunk is TP_ERR_INVALID; a dim of size 0
+   has `chunks` empty chunks). */
 TPDEF tp_status tp_chunk(const tp_tensor *t, int chunks, int dim, int index, tp_tensor *out);
+/* Reverses dim: a negative stride, the offset moved to the old last element (numpy-style;
+   torch.flip copies instead). Compact copies still come out in logical order. */
 TPDEF tp_status tp_flip(const tp_tensor *t, int dim, tp_tensor *out);
 /* torch.expand: new leading dims and size-1 dims become stride-0 broadcasts; -1 keeps a size. */
 TPDEF tp_status tp_expand(const tp_tensor *t, int ndim, const int64_t *sizes, tp_tensor *out);
 
+/* Element count; -1 when t is NULL or its ndim / sizes are not valid or overflow. */
 TPDEF int64_t tp_numel(const tp_tensor *t);
-/* numel * element size (the compact byte count). */
+/* numel * element size (the compact byte count); 0 when that is not valid. */
 TPDEF size_t tp_nbytes(const tp_tensor *t);
 /* Row-major dense, as PyTorch's is_contiguous(). */
 TPDEF int tp_is_contiguous(const tp_tensor *t);
 /* Non-overlapping and dense in some dim order (stride magnitudes), as PyTorch's
    is_non_overlapping_and_dense(). */
 TPDEF int tp_is_dense(const tp_tensor *t);
-/* The dim order PRESERVE writes in (outermost first), PyTorch's rule. */
+/* The dim order PRESERVE writes in (outermost first, ndim entries): PyTorch's
+   compute_elementwise_output_logical_to_physical_perm for one tensor (the order
+   clone(memory_format=torch.preserve_format) keeps), with stride magnitudes. */
 TPDEF tp_status tp_dim_order(const tp_tensor *t, uint8_t *order_out);
 /* First byte and one past the last byte of the storage the view touches; both 0 for an
    empty view. */
@@ -272,7 +285,9 @@ typedef struct tp_membuf {
   unsigned char *data;
   size_t size, cap;
 } tp_membuf;
+/* A sink appending to m (grown as needed; TP_ERR_NOMEM / TP_ERR_OVERFLOW when it cannot). */
 TPDEF tp_sink tp_sink_membuf(tp_membuf *m);
+/* Frees m's bytes and zeroes it (m may be NULL). */
 TPDEF void tp_membuf_free(tp_membuf *m);
 
 /* Counts bytes without storing them (exact sizes before writing). */
@@ -289,8 +304,13 @@ typedef struct tp_atomic_file {
   char *tmp_path;
   char *path;
 } tp_atomic_file;
+/* Creates "<path>.tmp.<n>" (exclusively: concurrent writers never share one) and gives the
+   sink that writes it. TP_ERR_IO when it cannot be created (e.g. a missing directory). */
 TPDEF tp_status tp_atomic_open(tp_atomic_file *af, const char *path, tp_sink *sink_out);
+/* Flushes and closes the temp file (each step checked) and renames it over path; on any
+   failure the temp file is removed, path is untouched, and TP_ERR_IO is returned. */
 TPDEF tp_status tp_atomic_commit(tp_atomic_file *af);
+/* Closes and removes the temp file; path is untouched. */
 TPDEF void tp_atomic_abort(tp_atomic_file *af);
 /* Opens path atomically, calls produce(ctx, sink), commits on TP_OK, aborts otherwise. */
 TPDEF tp_status tp_atomic_write(const char *path, tp_status (*produce)(void *ctx, tp_sink *sink),
@@ -312,7 +332,11 @@ typedef struct tp_buffer {
 } tp_buffer;
 
 /* Exactly the view's bytes in `order`; zero-copy when the view already is compact. */
+/* Zero-copy: data = the storage at the view's first byte, nbytes = exactly the view's bytes,
+   owned = NULL (ROW_MAJOR of a contiguous view; PRESERVE of a dense view without negative
+   strides). An empty view gives nbytes 0 and a non-NULL data. */
 TPDEF tp_status tp_compact(const tp_tensor *t, tp_order order, tp_buffer *out);
+/* Frees what tp_compact / tp_pack_int4 copied (nothing for zero-copy) and zeroes b. */
 TPDEF void tp_buffer_release(tp_buffer *b);
 /* Into dst; cap < nbytes is TP_ERR_BOUNDS (nothing written). */
 TPDEF tp_status tp_compact_into(const tp_tensor *t, tp_order order, void *dst, size_t cap);
@@ -321,8 +345,9 @@ TPDEF tp_status tp_compact_write(const tp_tensor *t, tp_order order, tp_sink *si
 
 /* Conversion flags for tp_convert_write. */
 #define TP_CONVERT_SATURATE 1u /* clamp finite values to the target's finite range first */
-/* Streams the view row-major, each element converted to dtype `to` (f32 -> f16/bf16,
-   f16/bf16 -> f32, or `to` == t->dtype for a plain copy). Other pairs: TP_ERR_UNSUPPORTED. */
+/* Streams the view row-major, each element converted to dtype `to`: any pair of f32, f16 and
+   bf16 (through f32, round-to-nearest-even), or `to` == t->dtype for a plain copy. Other pairs:
+   TP_ERR_UNSUPPORTED; `to` not a dtype: TP_ERR_INVALID. */
 TPDEF tp_status tp_convert_write(const tp_tensor *t, tp_dtype to, unsigned flags, tp_sink *sink);
 
 /* int8 values in [-8, 7] -> nibbles (v + 8), two per byte along the last dim, low nibble =
@@ -348,15 +373,18 @@ typedef struct tp_sha256 {
   size_t fill;
   int accel; /* 1: this context uses SHA-NI (set by init; set it to 0 to force portable C) */
 } tp_sha256;
+/* Streaming SHA-256: init, update any number of times (any sizes), final writes the 32-byte
+   digest (the context must be initialised again before reuse). */
 TPDEF void tp_sha256_init(tp_sha256 *c);
 TPDEF void tp_sha256_update(tp_sha256 *c, const void *data, size_t n);
 TPDEF void tp_sha256_final(tp_sha256 *c, unsigned char digest[32]);
 /* Lowercase hex of a digest, NUL-terminated. */
 TPDEF void tp_hex(const unsigned char *bytes, size_t n, char *out /* 2n + 1 */);
+/* hex_out = lowercase hex SHA-256 of n bytes (ExecuTorch's constant key). */
 TPDEF tp_status tp_sha256_hex(const void *data, size_t n, char hex_out[65]);
 /* A sink that hashes what it is given. */
 TPDEF tp_sink tp_sink_sha256(tp_sha256 *c);
-/* 1 when the SHA-NI path is in use on this CPU. */
+/* 1 when this CPU has SHA-NI (and tp_sha256_init will use it). */
 TPDEF int tp_sha256_accelerated(void);
 
 /* ------------------------------------------------------------------------------------------ */
@@ -373,7 +401,7 @@ TPDEF uint64_t tp_load_le64(const unsigned char *p);
 /* Checked arithmetic: 0 on success, 1 on overflow (out untouched then). */
 TPDEF int tp_add_u64(uint64_t a, uint64_t b, uint64_t *out);
 TPDEF int tp_mul_u64(uint64_t a, uint64_t b, uint64_t *out);
-/* Round v up to a multiple of align (a power of two). */
+/* Round v up to a multiple of align: 0, or 1 on overflow or when align is not a power of 2. */
 TPDEF int tp_align_u64(uint64_t v, uint64_t align, uint64_t *out);
 /* Grows *data (elements of elem_size) to hold at least need elements; TP_ERR_NOMEM or
    TP_ERR_OVERFLOW on failure (then *data is unchanged). */
