@@ -548,6 +548,15 @@ static void test_sink_failure(void) {
     tp_store_destroy(s);
   }
   TPT_CHECK(size > 370);   /* so the loop cut inside every region */
+  {
+    tp_store *s;
+    TPT_STATUS(tp_store_create(&s), TP_OK);
+    TPT_STATUS(tp_store_write_ptd(s, NULL), TP_ERR_INVALID);
+    TPT_CONTAINS(tp_store_error(s), "NULL sink");
+    tp_store_destroy(s);
+    TPT_STATUS(tp_store_create(NULL), TP_ERR_INVALID);
+    tp_store_destroy(NULL);
+  }
 }
 
 static void test_file_atomic(void) {
