@@ -432,6 +432,133 @@ static void test_headerless_flatbuffer(void) {
   tp_xnn_graph_destroy(g);
 }
 
+/* Random damage (1-4 bytes anywhere, including the constant segment and the .ptd) to an inline
+   per-channel blob and to a named blob + .ptd: refused or loaded, never a crash or a read
+   outside the buffers (ASan watches every run). */
+static void test_random_damage(void) {
+  static float sc[4] = {0.5f, 0.25f, 2.0f, 1.0f};
+  static int8_t wq[4 * 8];
+  int64_t s4[1] = {4}, w48[4] = {4, 1, 1, 8}, s3[3] = {3, 8, 8};
+  size_t xd[4] = {1, 1, 1, 8}, yd[4] = {1, 1, 1, 4};
+  tp_storage ws;
+  tp_tensor scale = view_f32(sc, 4, 1, s4), w, parent = view_f32(seed_storage, 192, 3, s3), fw;
+  tp_xnn_graph *g;
+  tp_store *store = NULL;
+  tp_xnn_options o;
+  tp_membuf blobs[2], ptd;
+  tp_sink ps;
+  uint32_t x, f, y;
+  int k, iter, loaded = 0, refused = 0;
+  for (k = 0; k < 32; k++) wq[k] = (int8_t)(k * 7 % 31 - 15);
+  ws.data = wq;
+  ws.nbytes = sizeof wq;
+  TPT_STATUS(tp_view(ws, TP_I8, 4, w48, NULL, 0, &w), TP_OK);
+  TPT_STATUS(tp_xnn_graph_create(NULL, &g), TP_OK);
+  TPT_STATUS(tp_xnn_define_quantized_tensor_value(g, TP_XNN_QINT8, 1, 0.1f, 4, xd, NULL, 0,
+                                                  TP_XNN_FLAG_EXTERNAL_INPUT, &x), TP_OK);
+  TPT_STATUS(tp_xnn_define_channelwise_quantized_tensor_value(g, TP_XNN_QCINT8, &scale, 4, 0,
+                                                              NULL, &w, TP_XNN_INVALID_ID, 0,
+                                                              &f), TP_OK);
+  TPT_STATUS(tp_xnn_define_quantized_tensor_value(g, TP_XNN_QINT8, 0, 0.2f, 4, yd, NULL, 1,
+                                                  TP_XNN_FLAG_EXTERNAL_OUTPUT, &y), TP_OK);
+  TPT_STATUS(tp_xnn_define_convolution_2d(g, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 8, 4, -INFINITY,
+                                          INFINITY, x, f, TP_XNN_INVALID_ID, y, 0), TP_OK);
+  write_blob(g, &blobs[0]);
+  tp_xnn_graph_destroy(g);
+  TPT_STATUS(tp_select(&parent, 0, 1, &fw), TP_OK);
+  TPT_STATUS(tp_store_create(&store), TP_OK);
+  memset(&o, 0, sizeof o);
+  o.store = store;
+  TPT_STATUS(tp_xnn_graph_create(&o, &g), TP_OK);
+  linear_graph(g, &fw, 2);
+  write_blob(g, &blobs[1]);
+  tp_xnn_graph_destroy(g);
+  memset(&ptd, 0, sizeof ptd);
+  ps = tp_sink_membuf(&ptd);
+  TPT_STATUS(tp_store_write_ptd(store, &ps), TP_OK);
+  for (iter = 0; iter < 4000; iter++) {
+    int which = iter % 2, damage_ptd = which && (iter % 4 == 1), n = 1 + (int)(tpt_rand() % 4), j;
+    const tp_membuf *src = damage_ptd ? &ptd : &blobs[which];
+    unsigned char *b = (unsigned char *)malloc(src->size), *p2 = NULL;
+    tp_xnn_runtime *rt = NULL;
+    tp_error e;
+    memcpy(b, src->data, src->size);
+    for (j = 0; j < n; j++) b[tpt_rand() % src->size] ^= (unsigned char)(1 + tpt_rand() % 255);
+    memset(&e, 0, sizeof e);
+    if (which) {
+      p2 = damage_ptd ? b : ptd.data;
+      if (tp_xnn_load(damage_ptd ? blobs[1].data : b, blobs[1].size, p2, ptd.size, 0, &rt, &e) ==
+          TP_OK)
+        loaded++;
+      else
+        refused++;
+    } else {
+      if (tp_xnn_load(b, src->size, NULL, 0, 0, &rt, &e) == TP_OK)
+        loaded++;
+      else
+        refused++;
+    }
+    if (rt) tp_xnn_runtime_destroy(rt);
+    free(b);
+  }
+  printf("  random damage: %d loaded, %d refused, no crash\n", loaded, refused);
+  TPT_EQ_INT(loaded + refused, 4000);
+  TPT_CHECK(refused > 0);
+  tp_membuf_free(&blobs[0]);
+  tp_membuf_free(&blobs[1]);
+  tp_membuf_free(&ptd);
+  tp_store_destroy(store);
+}
+
+/* Nodes whose parameters disagree with their values' dims are refused before XNNPACK sees them
+   (it would read past the filter or write past the output). */
+static void test_inconsistent_shapes_refused(void) {
+  static float wf[4 * 8];
+  int64_t w48[4] = {4, 1, 1, 8}, w2[2] = {4, 8};
+  tp_tensor w4 = view_f32(wf, 32, 4, w48), wfc = view_f32(wf, 32, 2, w2);
+  size_t xd[4] = {1, 3, 3, 8}, yd[4] = {1, 3, 3, 4}, fx[2] = {2, 8}, fy[2] = {3, 4};
+  int k;
+  for (k = 0; k < 3; k++) {
+    tp_xnn_graph *g;
+    tp_membuf m;
+    tp_xnn_runtime *rt = NULL;
+    tp_error e;
+    uint32_t x, f, y;
+    TPT_STATUS(tp_xnn_graph_create(NULL, &g), TP_OK);
+    if (k < 2) {
+      TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 4, xd, NULL, 0,
+                                            TP_XNN_FLAG_EXTERNAL_INPUT, &x), TP_OK);
+      TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 4, NULL, &w4, TP_XNN_INVALID_ID, 0,
+                                            &f), TP_OK);
+      TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 4, yd, NULL, 1,
+                                            TP_XNN_FLAG_EXTERNAL_OUTPUT, &y), TP_OK);
+      /* k 0: a 3x3 kernel over a 1x1 filter; k 1: output 3x3 where padding 1 gives 5x5 */
+      TPT_STATUS(tp_xnn_define_convolution_2d(g, 0, k, 0, k, k ? 1 : 3, k ? 1 : 3, 1, 1, 1, 1, 1,
+                                              8, 4, -INFINITY, INFINITY, x, f, TP_XNN_INVALID_ID,
+                                              y, 0), TP_OK);
+    } else {
+      TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, fx, NULL, 0,
+                                            TP_XNN_FLAG_EXTERNAL_INPUT, &x), TP_OK);
+      TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, NULL, &wfc, TP_XNN_INVALID_ID, 0,
+                                            &f), TP_OK);
+      TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, fy, NULL, 1,
+                                            TP_XNN_FLAG_EXTERNAL_OUTPUT, &y), TP_OK);
+      TPT_STATUS(tp_xnn_define_fully_connected(g, -INFINITY, INFINITY, x, f, TP_XNN_INVALID_ID,
+                                               y, 0), TP_OK);
+    }
+    write_blob(g, &m);
+    memset(&e, 0, sizeof e);
+    TPT_STATUS(tp_xnn_load(m.data, m.size, NULL, 0, 0, &rt, &e), TP_ERR_FORMAT);
+    TPT_CONTAINS(e.msg, k == 0 ? "node 0 (convolution_2d): filter is not [groups x group outputs"
+                        : k == 1 ? "node 0 (convolution_2d): output height/width do not follow "
+                                   "from the input and the window (expected 3 x 5)"
+                                 : "node 0 (fully_connected): output dims do not match");
+    TPT_CHECK(rt == NULL);
+    tp_membuf_free(&m);
+    tp_xnn_graph_destroy(g);
+  }
+}
+
 int main(void) {
   int i;
   (void)tpt_range;
@@ -444,5 +571,7 @@ int main(void) {
   TPT_RUN(test_unsupported);
   TPT_RUN(test_malformed);
   TPT_RUN(test_headerless_flatbuffer);
+  TPT_RUN(test_random_damage);
+  TPT_RUN(test_inconsistent_shapes_refused);
   return tpt_finish("xnnrt_linear");
 }
