@@ -2319,7 +2319,8 @@ static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, tp_fb_table *xv)
    kernel, channels or output dims disagree with its values would make it read past a constant
    or write past an output. Everything here is what a consistent graph satisfies. */
 #define TP__XNN_FLAG_TRANSPOSE_WEIGHTS 0x1u
-#define TP__XNN_FLAG_TF_SAME_PADDING 0x4u
+#define TP__XNN_FLAG_TF_SAME_PADDING 0x4u /* convolution, pooling */
+#define TP__XNN_FLAG_TF_RESHAPE_2D 0x4u   /* fully connected: input taken as [numel / ic, ic] */
 
 static uint64_t tp__xnn_rt_numel(const tp__xnn_vinfo *v) {
   uint64_t n = 1;
@@ -2353,7 +2354,9 @@ static tp_status tp__xnn_rt_shapes(tp_xnn_runtime *rt, uint32_t ni, int kind, co
       ic = w->dims[(a[4] & TP__XNN_FLAG_TRANSPOSE_WEIGHTS) ? 0 : 1];
       oc = w->dims[(a[4] & TP__XNN_FLAG_TRANSPOSE_WEIGHTS) ? 1 : 0];
       if (b && tp__xnn_rt_numel(b) != oc) { why = "bias size is not the output channels"; break; }
-      if (ic == 0 || in->nd == 0 || in->dims[in->nd - 1] != ic) {
+      if (ic == 0 || in->nd == 0 ||
+          ((a[4] & TP__XNN_FLAG_TF_RESHAPE_2D) ? tp__xnn_rt_numel(in) % ic != 0
+                                                : in->dims[in->nd - 1] != ic)) {
         why = "input's last dim is not the filter's input channels";
         break;
       }
