@@ -39,6 +39,8 @@ struct tp_fb_builder {
   uint32_t *slot;          /* per field id of the open table: where it ends, 0 = not written;
                               all 0 outside a table */
   size_t slot_cap;
+  uint16_t *vts;           /* the open table's vtable entries, computed by end_table */
+  size_t vts_cap;
   uint32_t table_start;    /* size when the open table was started */
   uint32_t nids;           /* largest id written into the open table + 1; 0 = none */
   uint32_t thash;          /* hash of the open table's (id, position) pairs so far */
@@ -109,6 +111,7 @@ TPDEF void tp_fb_builder_destroy(tp_fb_builder *b) {
   if (!b) return;
   TP_FREE(b->buf);
   TP_FREE(b->slot);
+  TP_FREE(b->vts);
   TP_FREE(b->seen);
   TP_FREE(b->vt);
   TP_FREE(b);
@@ -280,14 +283,16 @@ TPDEF tp_fb_ref tp_fb_create_vector(tp_fb_builder *b, const void *elems, size_t 
   const unsigned char *src = (const unsigned char *)elems;
   size_t i;
   assert(b);
-  if (!tp__fb_ok_outside(b, "tp_fb_create_vector")) return 0;
+  if ((b->err.status != TP_OK || b->finished || b->in_table) &&
+      !tp__fb_ok_outside(b, "tp_fb_create_vector"))
+    return 0;
   if (elem_size != 1 && elem_size != 2 && elem_size != 4 && elem_size != 8) {
     tp_error_set(&b->err, TP_ERR_INVALID,
                  "tp_fb_create_vector: element size %llu is not 1, 2, 4 or 8",
                  (unsigned long long)elem_size);
     return 0;
   }
-  if (tp_mul_u64((uint64_t)count, (uint64_t)elem_size, &bytes) || bytes >= TP__FB_MAX_SIZE) {
+  if ((uint64_t)count >= TP__FB_MAX_SIZE / elem_size) { /* elem_size is 1..8: no overflow */
     tp_error_set(&b->err, TP_ERR_OVERFLOW,
                  "vector of %llu elements of %llu bytes is over the FlatBuffers limit of %lu bytes",
                  (unsigned long long)count, (unsigned long long)elem_size,
@@ -299,6 +304,7 @@ TPDEF tp_fb_ref tp_fb_create_vector(tp_fb_builder *b, const void *elems, size_t 
                  (unsigned long long)count);
     return 0;
   }
+  bytes = (uint64_t)count * elem_size;
   /* An empty vector is just its count, aligned to 4, as the official builder writes it. */
   align = (elem_size > 4 && count) ? (uint32_t)elem_size : 4u;
   n32 = (uint32_t)bytes;
@@ -407,6 +413,10 @@ static int tp__fb_slots(tp_fb_builder *b, uint16_t id) {
     return 0;
   }
   memset(b->slot + old, 0, (b->slot_cap - old) * sizeof *b->slot);
+  if (tp_array_reserve((void **)&b->vts, &b->vts_cap, b->slot_cap, sizeof *b->vts) != TP_OK) {
+    tp_error_set(&b->err, TP_ERR_NOMEM, "out of memory adding field id %u", (unsigned)id);
+    return 0;
+  }
   return 1;
 }
 
@@ -448,23 +458,12 @@ static int tp__fb_add_slow(tp_fb_builder *b, uint16_t id) {
 
 /* Writes a field into the open table when it differs from its default (or defaults are
    forced): aligned to its size (1, 2, 4, 8), a ref as the distance to its target. */
-TP__FB_INLINE void tp__fb_add(tp_fb_builder *b, uint16_t id, uint64_t bits, uint32_t size,
-                              int is_ref, int is_default) {
-  uint32_t pad, old, now;
+/* Stores a field at the front: aligned to its size (1, 2, 4, 8), a ref as the distance to its
+   target; the room was made. */
+TP__FB_INLINE void tp__fb_store(tp_fb_builder *b, uint16_t id, uint64_t bits, uint32_t size,
+                                int is_ref, uint32_t pad) {
+  uint32_t now = b->size + pad + size;
   unsigned char *p;
-  uint64_t bit = (uint64_t)1 << (id & 63u);
-  /* Every member is read before the first byte store (which may alias them). in_table implies
-     not finished: finish refuses an open table, start refuses after finish. */
-  if (b->err.status == TP_OK && b->in_table && id < 64 && !(b->seen_lo & bit)) {
-    b->seen_lo |= bit;
-  } else if (!tp__fb_add_slow(b, id)) {
-    return;
-  }
-  if (is_default && !b->force_defaults) return;
-  old = b->size;
-  pad = tp__fb_padding(old, size);
-  if (pad + size > b->limit - old && !tp__fb_grow(b, (uint64_t)pad + size)) return;
-  now = old + pad + size;
   b->size = now;
   b->slot[id] = now;
   /* order-free and chain-free: position from the table start, weighted by id */
@@ -479,6 +478,39 @@ TP__FB_INLINE void tp__fb_add(tp_fb_builder *b, uint16_t id, uint64_t bits, uint
   default: tp__fb_st64(p, bits); break;
   }
   while (pad) p[size + --pad] = 0;
+}
+
+/* tp__fb_add when the fast path does not apply: checks that fail, ids >= 64, growth. */
+static void tp__fb_add_general(tp_fb_builder *b, uint16_t id, uint64_t bits, uint32_t size,
+                               int is_ref, int is_default) {
+  uint32_t pad;
+  if (b->err.status == TP_OK && b->in_table && id < 64 && !(b->seen_lo & ((uint64_t)1 << id))) {
+    b->seen_lo |= (uint64_t)1 << id;
+  } else if (!tp__fb_add_slow(b, id)) {
+    return;
+  }
+  if (is_default && !b->force_defaults) return;
+  pad = tp__fb_padding(b->size, size);
+  if (!tp__fb_room(b, (uint64_t)pad + size)) return;
+  tp__fb_store(b, id, bits, size, is_ref, pad);
+}
+
+/* Writes a field into the open table when it differs from its default (or defaults are
+   forced). The fast path makes no calls (the rest goes to tp__fb_add_general as a tail call),
+   so it needs no saved registers. */
+TP__FB_INLINE void tp__fb_add(tp_fb_builder *b, uint16_t id, uint64_t bits, uint32_t size,
+                              int is_ref, int is_default) {
+  uint64_t bit = (uint64_t)1 << (id & 63u);
+  uint32_t pad = tp__fb_padding(b->size, size);
+  /* in_table implies not finished: finish refuses an open table, start refuses after finish */
+  if (b->err.status != TP_OK || !b->in_table || id >= 64 || (b->seen_lo & bit) ||
+      pad + size > b->limit - b->size) {
+    tp__fb_add_general(b, id, bits, size, is_ref, is_default);
+    return;
+  }
+  b->seen_lo |= bit;
+  if (is_default && !b->force_defaults) return;
+  tp__fb_store(b, id, bits, size, is_ref, pad);
 }
 
 TPDEF void tp_fb_add_u8(tp_fb_builder *b, uint16_t id, uint8_t v, uint8_t dflt) {
@@ -587,30 +619,22 @@ static void tp__fb_vt_insert(tp_fb_builder *b, uint32_t end, uint32_t h) {
   b->vt_count++;
 }
 
-/* Finds a vtable written before that equals the open table's (nids entries, table size
-   tsize, table ending at tend): compared straight from the slots. Returns its position or 0. */
-static uint32_t tp__fb_vt_match(tp_fb_builder *b, uint32_t nids, uint32_t tsize, uint32_t tend,
-                                uint32_t h) {
-  size_t mask, i;
-  uint32_t vsize = 4u + 2u * nids, id;
-  if (!b->vt_cap) return 0;
-  mask = b->vt_cap - 1;
-  for (i = h & mask; b->vt[i].end; i = (i + 1) & mask) {
-    const unsigned char *old;
-    if (b->vt[i].hash != h) continue;
-    old = b->buf + b->cap - b->vt[i].end;
-    if (tp__fb_ld16(old) != vsize || tp__fb_ld16(old + 2) != tsize) continue;
-    for (id = 0; id < nids; id++) {
-      uint32_t e = b->slot[id];
-      if (tp__fb_ld16(old + 4 + 2 * id) != (e ? tend - e : 0u)) break;
-    }
-    if (id == nids) return b->vt[i].end;
-  }
-  return 0;
+/* 1 when the vtable at old has the size, table size and entries given. */
+static int tp__fb_vt_equal(const unsigned char *old, uint32_t vsize, uint32_t tsize,
+                           const uint16_t *e, uint32_t nids) {
+  uint32_t id;
+  if (tp__fb_ld16(old) != vsize || tp__fb_ld16(old + 2) != tsize) return 0;
+  for (id = 0; id < nids; id++)
+    if (tp__fb_ld16(old + 4 + 2 * id) != e[id]) return 0;
+  return 1;
 }
 
 TPDEF tp_fb_ref tp_fb_end_table(tp_fb_builder *b) {
-  uint32_t tend, vend, tsize, vsize, h, pad, id, nids;
+  uint32_t tend, vend = 0, tsize, vsize, h, pad, id, nids, diff;
+  size_t i, mask;
+  const unsigned char *cand = NULL;
+  uint32_t *slot;
+  uint16_t *vts;
   assert(b);
   if (!tp__fb_ok(b, "tp_fb_end_table")) return 0;
   if (!b->in_table) {
@@ -623,41 +647,66 @@ TPDEF tp_fb_ref tp_fb_end_table(tp_fb_builder *b) {
   pad = tp__fb_padding(b->size, 4);
   tend = b->size + pad + 4; /* after the soffset */
   tsize = tend - b->table_start;
-  if (tsize >= 0x10000u) {
-    if (nids) memset(b->slot, 0, nids * sizeof *b->slot);
-    tp_error_set(&b->err, TP_ERR_OVERFLOW,
-                 "table of %lu inline bytes is over the 65535-byte limit of a vtable",
-                 (unsigned long)tsize);
-    return 0;
-  }
   h = b->thash + (vsize << 16 | tsize) * 0x9E3779B1u;
   h ^= h >> 15;
   h *= 0x2C1B3C6Du;
   h ^= h >> 12;
   if (!h) h = 1;
-  vend = tp__fb_vt_match(b, nids, tsize, tend, h);
-  if (!tp__fb_room(b, (uint64_t)pad + 4 + (vend ? 0u : vsize))) {
-    if (nids) memset(b->slot, 0, nids * sizeof *b->slot);
+  /* The first written vtable with this hash, sizes checked: usually the one. */
+  mask = b->vt_cap - 1;
+  i = h & mask;
+  if (b->vt_cap) {
+    for (; b->vt[i].end; i = (i + 1) & mask) {
+      const unsigned char *old = b->buf + b->cap - b->vt[i].end;
+      if (b->vt[i].hash == h && tp__fb_ld16(old) == vsize && tp__fb_ld16(old + 2) == tsize) {
+        cand = old;
+        vend = b->vt[i].end;
+        break;
+      }
+    }
+  }
+  /* One pass over the ids: the entries (0 = absent), the slots cleared for the next table, the
+     candidate compared. */
+  slot = b->slot;
+  vts = b->vts;
+  diff = cand ? 0u : 1u;
+  for (id = 0; id < nids; id++) {
+    uint32_t e = slot[id];
+    uint16_t off = (uint16_t)((tend - e) & (0u - (uint32_t)(e != 0)));
+    slot[id] = 0;
+    vts[id] = off;
+    if (cand) diff |= (uint32_t)(tp__fb_ld16(cand + 4 + 2 * id) ^ off);
+  }
+  if (tsize >= 0x10000u) {
+    tp_error_set(&b->err, TP_ERR_OVERFLOW,
+                 "table of %lu inline bytes is over the 65535-byte limit of a vtable",
+                 (unsigned long)tsize);
     return 0;
   }
+  if (diff) { /* a hash collision (rare): look further along the chain */
+    vend = 0;
+    if (cand) {
+      for (i = (i + 1) & mask; b->vt[i].end; i = (i + 1) & mask) {
+        if (b->vt[i].hash == h &&
+            tp__fb_vt_equal(b->buf + b->cap - b->vt[i].end, vsize, tsize, vts, nids)) {
+          vend = b->vt[i].end;
+          break;
+        }
+      }
+    }
+  }
+  if (!tp__fb_room(b, (uint64_t)pad + 4 + (vend ? 0u : vsize))) return 0;
   tp__fb_pad(b, pad);
   b->size = tend; /* the soffset, written below */
   if (b->minalign < 4) b->minalign = 4;
-  if (vend) {
-    for (id = 0; id < nids; id++) b->slot[id] = 0;
-  } else {
-    /* A new vtable, right before the table: size, table size, one offset per id (0 = absent);
-       vsize is even and we are 4-aligned. The slots are cleared for the next table. */
+  if (!vend) {
+    /* A new vtable, right before the table (vsize is even and we are 4-aligned). */
     unsigned char *vt;
     b->size += vsize;
     vt = tp__fb_front(b);
     tp__fb_st16(vt, (uint16_t)vsize);
     tp__fb_st16(vt + 2, (uint16_t)tsize);
-    for (id = 0; id < nids; id++) {
-      uint32_t e = b->slot[id];
-      b->slot[id] = 0;
-      tp__fb_st16(vt + 4 + 2 * id, (uint16_t)(e ? tend - e : 0u));
-    }
+    for (id = 0; id < nids; id++) tp__fb_st16(vt + 4 + 2 * id, vts[id]);
     vend = b->size;
     tp__fb_vt_insert(b, vend, h);
   }
