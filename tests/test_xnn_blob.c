@@ -161,6 +161,7 @@ static void test_offset_view_linear(void) {
     TPT_EQ_U64(tp_fb_u32(&t, 4, 0), TP_XNN_INVALID_ID);
     TPT_EQ_U64(tp_fb_u32(&t, 5, 0), 0);
     TPT_EQ_U64(tp_fb_u32(&t, 6, 0), 1);
+    TPT_CHECK(!tp_fb_present(&t, 7)); /* runtime_schema's dq_datatype: never written */
     t = value_tensor(&b, 2, NULL, NULL, NULL);
     TPT_EQ_U64(tp_fb_u32(&t, 4, 99), 1);
     TPT_EQ_U64(tp_fb_u32(&t, 5, 0), TP_XNN_FLAG_EXTERNAL_OUTPUT);
