@@ -48,8 +48,8 @@
      SHA-256 of its written bytes (scales: "scale_" + hex), and the blob's entry carries
      offset UINT64_MAX, the size and the key; the constant segment is empty. In named mode,
      constants with the same key share one constant_data entry; inline mode never merges.
-   - Weights are compacted row-major from any view (zero-copy in named mode when they already
-     are compact). Per-channel and groupwise scales are always copied row-major into a constant
+   - Weights are compacted row-major from any view (a view that already is compact is handed
+     to the sink / store straight from its storage, no copy). Per-channel and groupwise scales are always copied row-major into a constant
      of their own, referenced by scale_buffer_idx + num_scales, with an empty-but-present
      `scale` vector. Groupwise scales are written as bf16 (from f32 with round-to-nearest-even,
      or given as bf16). 4-bit weights (QCINT4, QBINT4) given as an int8 view of values in
