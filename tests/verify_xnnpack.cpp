@@ -501,7 +501,154 @@ struct Expect {
   Fields f;
   bool minmax;
   float mn, mx;
+  uint32_t handle;
 };
+
+// Defines node kind k from its schema fields f (by field id; 'v' fields come from va / vb with
+// nvec entries, 'f' fields are fparam) through the xnnpack.h-ordered call, and returns in *e
+// the fields the blob must carry. Some fields are fixed by the call (no bias slot, unused cat
+// inputs, depthwise's group_input_channels, average pooling's dilation): f is adjusted first.
+static tp_status define_node(tp_xnn_graph *g, int k, uint64_t *f, const size_t *va, const size_t *vb,
+                             size_t nvec, size_t pad_rank, float fparam, float mn, float mx, Expect *e) {
+  const std::string lay = tp_xnn_node_layout(k);
+  const uint32_t INV = TP_XNN_INVALID_ID;
+  bool mm = true;
+  uint32_t A[20];
+  tp_status st = TP_ERR_INVALID;
+  switch (k) {
+    case TP_XNN_NODE_FULLY_CONNECTED: break;
+    case TP_XNN_NODE_CONV2D: f[13] = f[14] = 0; break;
+    case TP_XNN_NODE_DEPTHWISE_CONV2D: f[10] = 1; f[13] = f[14] = 0; break;
+    case TP_XNN_NODE_AVG_POOLING_2D: f[8] = f[9] = 1; break;
+    case TP_XNN_NODE_CONCATENATE2: f[3] = f[4] = f[7] = INV; break;
+    case TP_XNN_NODE_CONCATENATE3: f[4] = f[7] = INV; break;
+    case TP_XNN_NODE_CONCATENATE4: f[7] = INV; break;
+    case TP_XNN_NODE_STATIC_TRANSPOSE: case TP_XNN_NODE_STATIC_RESHAPE: case TP_XNN_NODE_STATIC_SLICE:
+      f[0] = nvec;
+      break;
+    case TP_XNN_NODE_STATIC_CONSTANT_PAD: nvec = pad_rank; break;
+    default: break;
+  }
+  for (size_t i = 0; i < 20; i++) A[i] = i < lay.size() ? (uint32_t)f[i] : 0;
+  switch (k) {
+    case TP_XNN_NODE_ADD: st = tp_xnn_define_add2(g, mn, mx, A[0], A[1], A[2], A[3]); break;
+    case TP_XNN_NODE_SUBTRACT: st = tp_xnn_define_subtract(g, mn, mx, A[0], A[1], A[2], A[3]); break;
+    case TP_XNN_NODE_MULTIPLY: st = tp_xnn_define_multiply2(g, mn, mx, A[0], A[1], A[2], A[3]); break;
+    case TP_XNN_NODE_DIVIDE: st = tp_xnn_define_divide(g, mn, mx, A[0], A[1], A[2], A[3]); break;
+    case TP_XNN_NODE_MAXIMUM: mm = false; st = tp_xnn_define_maximum2(g, A[0], A[1], A[2], A[3]); break;
+    case TP_XNN_NODE_MINIMUM: mm = false; st = tp_xnn_define_minimum2(g, A[0], A[1], A[2], A[3]); break;
+    case TP_XNN_NODE_PRELU: mm = false; st = tp_xnn_define_prelu(g, A[0], A[1], A[2], A[3]); break;
+    case TP_XNN_NODE_BATCH_MATRIX_MULTIPLY: mm = false; st = tp_xnn_define_batch_matrix_multiply(g, A[0], A[1], A[2], A[3]); break;
+    case TP_XNN_NODE_CLAMP: st = tp_xnn_define_clamp(g, mn, mx, A[0], A[1], A[2]); break;
+    case TP_XNN_NODE_GLOBAL_AVG_POOLING_2D: st = tp_xnn_define_global_average_pooling_2d(g, mn, mx, A[0], A[1], A[2]); break;
+#define U1(KIND, fn) case TP_XNN_NODE_##KIND: mm = false; st = tp_xnn_define_##fn(g, A[0], A[1], A[2]); break;
+    U1(SOFTMAX, softmax) U1(SIGMOID, sigmoid) U1(FLOOR, floor) U1(CONVERT, convert)
+    U1(SQUARE_ROOT, square_root) U1(CEILING, ceiling) U1(HARDSWISH, hardswish) U1(NEGATE, negate)
+    U1(SQUARE, square) U1(ABS, abs) U1(RECIPROCAL_SQUARE_ROOT, reciprocal_square_root) U1(LOG, log)
+    U1(GELU, gelu) U1(TANH, tanh) U1(EXP, exp) U1(SIN, sin) U1(COS, cos) U1(COPY, copy)
+#undef U1
+    case TP_XNN_NODE_ELU: mm = false; st = tp_xnn_define_elu(g, fparam, A[1], A[2], A[3]); break;
+    case TP_XNN_NODE_LEAKY_RELU: mm = false; st = tp_xnn_define_leaky_relu(g, fparam, A[1], A[2], A[3]); break;
+    case TP_XNN_NODE_FULLY_CONNECTED:
+      st = tp_xnn_define_fully_connected(g, mn, mx, A[0], A[1], A[2], A[3], A[4]);
+      break;
+    case TP_XNN_NODE_CONV2D:
+      st = tp_xnn_define_convolution_2d(g, A[0], A[1], A[2], A[3], A[4], A[5], A[6], A[7], A[8], A[9],
+                                        A[12], A[10], A[11], mn, mx, A[15], A[16], A[17], A[18], A[19]);
+      break;
+    case TP_XNN_NODE_DEPTHWISE_CONV2D:
+      st = tp_xnn_define_depthwise_convolution_2d(g, A[0], A[1], A[2], A[3], A[4], A[5], A[6], A[7], A[8],
+                                                  A[9], A[11] /* depth multiplier */, A[12] /* channels */,
+                                                  mn, mx, A[15], A[16], A[17], A[18], A[19]);
+      break;
+    case TP_XNN_NODE_DECONV2D:
+      st = tp_xnn_define_deconvolution_2d(g, A[0], A[1], A[2], A[3], A[13], A[14], A[4], A[5], A[6], A[7],
+                                          A[8], A[9], A[12], A[10], A[11], mn, mx, A[15], A[16], A[17],
+                                          A[18], A[19]);
+      break;
+    case TP_XNN_NODE_AVG_POOLING_2D:
+      st = tp_xnn_define_average_pooling_2d(g, A[0], A[1], A[2], A[3], A[4], A[5], A[6], A[7], mn, mx,
+                                            A[10], A[11], A[12]);
+      break;
+    case TP_XNN_NODE_MAX_POOLING_2D:
+      st = tp_xnn_define_max_pooling_2d(g, A[0], A[1], A[2], A[3], A[4], A[5], A[6], A[7], A[8], A[9], mn,
+                                        mx, A[10], A[11], A[12]);
+      break;
+    case TP_XNN_NODE_ARGMAX_POOLING_2D:
+      mm = false;
+      st = tp_xnn_define_argmax_pooling_2d(g, A[0], A[1], A[2], A[3], A[4], A[5], A[6], A[7], A[8], A[9]);
+      break;
+    case TP_XNN_NODE_CONCATENATE2: mm = false; st = tp_xnn_define_concatenate2(g, A[0], A[1], A[2], A[5], A[6]); break;
+    case TP_XNN_NODE_CONCATENATE3: mm = false; st = tp_xnn_define_concatenate3(g, A[0], A[1], A[2], A[3], A[5], A[6]); break;
+    case TP_XNN_NODE_CONCATENATE4:
+      mm = false;
+      st = tp_xnn_define_concatenate4(g, A[0], A[1], A[2], A[3], A[4], A[5], A[6]);
+      break;
+    case TP_XNN_NODE_CONCATENATE5:
+      mm = false;
+      st = tp_xnn_define_concatenate5(g, A[0], A[1], A[2], A[3], A[4], A[7], A[5], A[6]);
+      break;
+    case TP_XNN_NODE_STATIC_TRANSPOSE: mm = false; st = tp_xnn_define_static_transpose(g, nvec, va, A[2], A[3], A[4]); break;
+    case TP_XNN_NODE_STATIC_RESHAPE: mm = false; st = tp_xnn_define_static_reshape(g, nvec, va, A[2], A[3], A[4]); break;
+    case TP_XNN_NODE_STATIC_SLICE: mm = false; st = tp_xnn_define_static_slice(g, nvec, va, vb, A[3], A[4], A[5]); break;
+    case TP_XNN_NODE_STATIC_CONSTANT_PAD:
+      mm = false;
+      st = tp_xnn_define_static_constant_pad(g, va, vb, fparam, A[3], A[4], A[5]);
+      break;
+    case TP_XNN_NODE_STATIC_RESIZE_BILINEAR_2D:
+      mm = false;
+      st = tp_xnn_define_static_resize_bilinear_2d(g, A[0], A[1], A[2], A[3], A[4]);
+      break;
+    case TP_XNN_NODE_SCALED_DOT_PRODUCT_ATTENTION:
+      mm = false;
+      st = tp_xnn_define_scaled_dot_product_attention(g, A[0], A[1], A[2], A[3], A[4], A[5], A[6]);
+      break;
+    default: break;
+  }
+  e->kind = k;
+  e->f.clear();
+  int vi = 0;
+  for (size_t i = 0; i < lay.size(); i++) {
+    if (lay[i] == 'v') {
+      const size_t *src = vi++ == 0 ? va : vb;
+      e->f.push_back(0xFFFF0000u | nvec);
+      for (size_t j = 0; j < nvec; j++) e->f.push_back(src[j]);
+    } else if (lay[i] == 'f') {
+      e->f.push_back(fbits(fparam));
+    } else {
+      e->f.push_back(f[i]);
+    }
+  }
+  e->minmax = mm;
+  e->mn = mn;
+  e->mx = mx;
+  e->handle = 0;
+  return st;
+}
+
+static void check_nodes(Blob *b, const std::vector<Expect> &ex) {
+  TPT_EQ_INT(b->graph->xnodes()->size(), ex.size());
+  for (uint32_t i = 0; i < b->graph->xnodes()->size() && i < ex.size(); i++) {
+    const XNode *n = b->graph->xnodes()->Get(i);
+    const Expect &e = ex[i];
+    TPT_EQ_INT(n->xnode_union_type(), e.kind);
+    TPT_CHECK(n->xnode_union() != nullptr);
+    TPT_EQ_U64(n->debug_handle(), e.handle);
+    TPT_EQ_INT(n->output_min_max() != nullptr, e.minmax);
+    if (n->output_min_max() && e.minmax)
+      TPT_CHECK(n->output_min_max()->output_min() == e.mn && n->output_min_max()->output_max() == e.mx);
+    Fields got = decode(n);
+    bool same = got == e.f;
+    TPT_CHECK(same);
+    if (!same) {
+      printf("  node %u (%s): got", i, tp_xnn_node_name(e.kind));
+      for (uint64_t x : got) printf(" %llu", (unsigned long long)x);
+      printf("\n  want");
+      for (uint64_t x : e.f) printf(" %llu", (unsigned long long)x);
+      printf("\n");
+    }
+  }
+}
 
 static void every_node_kind() {
   tp_xnn_graph *g;
@@ -513,152 +660,26 @@ static void every_node_kind() {
                                           i == 0 ? TP_XNN_FLAG_EXTERNAL_INPUT : i == 1 ? TP_XNN_FLAG_EXTERNAL_OUTPUT : 0,
                                           nullptr), TP_OK);
   std::vector<Expect> ex;
-  const uint32_t INV = TP_XNN_INVALID_ID;
   for (int k = 1; k <= 47; k++) {
     // Field values by schema field id: ids rotate through the values, parameters are unique.
     const std::string lay = tp_xnn_node_layout(k);
-    uint64_t f[20];
+    uint64_t f[20] = {0};
     size_t va[6], vb[6];
-    size_t nvec = (size_t)(k % 4) + 1;  // vector lengths 1..4
     for (size_t i = 0; i < 6; i++) {
       va[i] = 100u * (unsigned)k + i;
       vb[i] = 200u * (unsigned)k + i;
     }
-    for (size_t i = 0; i < lay.size(); i++) {
-      char c = lay[i];
-      f[i] = c == 'i' || c == 'b' ? (uint64_t)((k * 5 + (int)i) % (int)NV)
-             : c == 'f' ? fbits(0.25f * (float)k + (float)i)
-             : 1000u * (unsigned)k + i;
-    }
-    float mn = -(float)k, mx = (float)k + 0.5f;
-    bool mm = true;
+    for (size_t i = 0; i < lay.size(); i++)
+      f[i] = lay[i] == 'i' || lay[i] == 'b' ? (uint64_t)((k * 5 + (int)i) % (int)NV) : 1000u * (unsigned)k + i;
+    if (k == TP_XNN_NODE_FULLY_CONNECTED) f[2] = TP_XNN_INVALID_ID;  // no bias
     Expect e;
-    e.kind = k;
-    uint32_t A[20];
-    for (int i = 0; i < 20; i++) A[i] = (uint32_t)f[i];
-    tp_status st = TP_ERR_INVALID;
-    switch (k) {
-      case TP_XNN_NODE_ADD: st = tp_xnn_define_add2(g, mn, mx, A[0], A[1], A[2], A[3]); break;
-      case TP_XNN_NODE_SUBTRACT: st = tp_xnn_define_subtract(g, mn, mx, A[0], A[1], A[2], A[3]); break;
-      case TP_XNN_NODE_MULTIPLY: st = tp_xnn_define_multiply2(g, mn, mx, A[0], A[1], A[2], A[3]); break;
-      case TP_XNN_NODE_DIVIDE: st = tp_xnn_define_divide(g, mn, mx, A[0], A[1], A[2], A[3]); break;
-      case TP_XNN_NODE_MAXIMUM: mm = false; st = tp_xnn_define_maximum2(g, A[0], A[1], A[2], A[3]); break;
-      case TP_XNN_NODE_MINIMUM: mm = false; st = tp_xnn_define_minimum2(g, A[0], A[1], A[2], A[3]); break;
-      case TP_XNN_NODE_PRELU: mm = false; st = tp_xnn_define_prelu(g, A[0], A[1], A[2], A[3]); break;
-      case TP_XNN_NODE_BATCH_MATRIX_MULTIPLY: mm = false; st = tp_xnn_define_batch_matrix_multiply(g, A[0], A[1], A[2], A[3]); break;
-      case TP_XNN_NODE_CLAMP: st = tp_xnn_define_clamp(g, mn, mx, A[0], A[1], A[2]); break;
-      case TP_XNN_NODE_GLOBAL_AVG_POOLING_2D: st = tp_xnn_define_global_average_pooling_2d(g, mn, mx, A[0], A[1], A[2]); break;
-#define U1(KIND, fn) case TP_XNN_NODE_##KIND: mm = false; st = tp_xnn_define_##fn(g, A[0], A[1], A[2]); break;
-      U1(SOFTMAX, softmax) U1(SIGMOID, sigmoid) U1(FLOOR, floor) U1(CONVERT, convert)
-      U1(SQUARE_ROOT, square_root) U1(CEILING, ceiling) U1(HARDSWISH, hardswish) U1(NEGATE, negate)
-      U1(SQUARE, square) U1(ABS, abs) U1(RECIPROCAL_SQUARE_ROOT, reciprocal_square_root) U1(LOG, log)
-      U1(GELU, gelu) U1(TANH, tanh) U1(EXP, exp) U1(SIN, sin) U1(COS, cos) U1(COPY, copy)
-#undef U1
-      case TP_XNN_NODE_ELU: mm = false; st = tp_xnn_define_elu(g, 0.25f * (float)k, A[1], A[2], A[3]); break;
-      case TP_XNN_NODE_LEAKY_RELU: mm = false; st = tp_xnn_define_leaky_relu(g, 0.25f * (float)k, A[1], A[2], A[3]); break;
-      case TP_XNN_NODE_FULLY_CONNECTED:
-        f[2] = A[2] = INV;  // no bias
-        st = tp_xnn_define_fully_connected(g, mn, mx, A[0], A[1], A[2], A[3], A[4]);
-        break;
-      case TP_XNN_NODE_CONV2D:
-        f[13] = f[14] = 0;  // no adjustment for a convolution
-        st = tp_xnn_define_convolution_2d(g, A[0], A[1], A[2], A[3], A[4], A[5], A[6], A[7], A[8], A[9],
-                                          A[12], A[10], A[11], mn, mx, A[15], A[16], A[17], A[18], A[19]);
-        break;
-      case TP_XNN_NODE_DEPTHWISE_CONV2D:
-        f[10] = 1;  // group_input_channels, as upstream writes depthwise
-        f[13] = f[14] = 0;
-        st = tp_xnn_define_depthwise_convolution_2d(g, A[0], A[1], A[2], A[3], A[4], A[5], A[6], A[7], A[8],
-                                                    A[9], A[11] /* depth multiplier */, A[12] /* channels */,
-                                                    mn, mx, A[15], A[16], A[17], A[18], A[19]);
-        break;
-      case TP_XNN_NODE_DECONV2D:
-        st = tp_xnn_define_deconvolution_2d(g, A[0], A[1], A[2], A[3], A[13], A[14], A[4], A[5], A[6], A[7],
-                                            A[8], A[9], A[12], A[10], A[11], mn, mx, A[15], A[16], A[17],
-                                            A[18], A[19]);
-        break;
-      case TP_XNN_NODE_AVG_POOLING_2D:
-        f[8] = f[9] = 1;  // dilation 1 x 1
-        st = tp_xnn_define_average_pooling_2d(g, A[0], A[1], A[2], A[3], A[4], A[5], A[6], A[7], mn, mx,
-                                              A[10], A[11], A[12]);
-        break;
-      case TP_XNN_NODE_MAX_POOLING_2D:
-        st = tp_xnn_define_max_pooling_2d(g, A[0], A[1], A[2], A[3], A[4], A[5], A[6], A[7], A[8], A[9], mn,
-                                          mx, A[10], A[11], A[12]);
-        break;
-      case TP_XNN_NODE_ARGMAX_POOLING_2D:
-        mm = false;
-        st = tp_xnn_define_argmax_pooling_2d(g, A[0], A[1], A[2], A[3], A[4], A[5], A[6], A[7], A[8], A[9]);
-        break;
-      case TP_XNN_NODE_CONCATENATE2:
-        mm = false;
-        f[3] = f[4] = f[7] = INV;
-        st = tp_xnn_define_concatenate2(g, A[0], A[1], A[2], A[5], A[6]);
-        break;
-      case TP_XNN_NODE_CONCATENATE3:
-        mm = false;
-        f[4] = f[7] = INV;
-        st = tp_xnn_define_concatenate3(g, A[0], A[1], A[2], A[3], A[5], A[6]);
-        break;
-      case TP_XNN_NODE_CONCATENATE4:
-        mm = false;
-        f[7] = INV;
-        st = tp_xnn_define_concatenate4(g, A[0], A[1], A[2], A[3], A[4], A[5], A[6]);
-        break;
-      case TP_XNN_NODE_CONCATENATE5:
-        mm = false;
-        st = tp_xnn_define_concatenate5(g, A[0], A[1], A[2], A[3], A[4], A[7], A[5], A[6]);
-        break;
-      case TP_XNN_NODE_STATIC_TRANSPOSE:
-        mm = false;
-        f[0] = nvec;
-        st = tp_xnn_define_static_transpose(g, nvec, va, A[2], A[3], A[4]);
-        break;
-      case TP_XNN_NODE_STATIC_RESHAPE:
-        mm = false;
-        f[0] = nvec;
-        st = tp_xnn_define_static_reshape(g, nvec, va, A[2], A[3], A[4]);
-        break;
-      case TP_XNN_NODE_STATIC_SLICE:
-        mm = false;
-        f[0] = nvec;
-        st = tp_xnn_define_static_slice(g, nvec, va, vb, A[3], A[4], A[5]);
-        break;
-      case TP_XNN_NODE_STATIC_CONSTANT_PAD:
-        mm = false;
-        nvec = 4;  // the input value's rank
-        st = tp_xnn_define_static_constant_pad(g, va, vb, 0.25f * (float)k + 2.0f, A[3], A[4], A[5]);
-        break;
-      case TP_XNN_NODE_STATIC_RESIZE_BILINEAR_2D:
-        mm = false;
-        st = tp_xnn_define_static_resize_bilinear_2d(g, A[0], A[1], A[2], A[3], A[4]);
-        break;
-      case TP_XNN_NODE_SCALED_DOT_PRODUCT_ATTENTION:
-        mm = false;
-        st = tp_xnn_define_scaled_dot_product_attention(g, A[0], A[1], A[2], A[3], A[4], A[5], A[6]);
-        break;
-      default: break;
-    }
+    tp_status st = define_node(g, k, f, va, vb, (size_t)(k % 4) + 1, 4, 0.25f * (float)k + 2.0f,
+                               -(float)k, (float)k + 0.5f, &e);
     TPT_STATUS(st, TP_OK);
     if (st != TP_OK) printf("  kind %d (%s): %s\n", k, tp_xnn_node_name(k), tp_xnn_graph_error(g));
-    // expected fields in schema order, vectors as (marker | count, elements)
-    int vi = 0;
-    for (size_t i = 0; i < lay.size(); i++) {
-      if (lay[i] == 'v') {
-        const size_t *src = vi++ == 0 ? va : vb;
-        e.f.push_back(0xFFFF0000u | nvec);
-        for (size_t j = 0; j < nvec; j++) e.f.push_back(src[j]);
-      } else {
-        e.f.push_back(f[i]);
-      }
-    }
-    if (k == TP_XNN_NODE_LEAKY_RELU || k == TP_XNN_NODE_ELU) e.f[0] = fbits(0.25f * (float)k);
-    if (k == TP_XNN_NODE_STATIC_CONSTANT_PAD) e.f[10] = fbits(0.25f * (float)k + 2.0f);
-    e.minmax = mm;
-    e.mn = mn;
-    e.mx = mx;
+    e.handle = 5000u + (uint32_t)k;
     ex.push_back(e);
-    TPT_STATUS(tp_xnn_set_debug_handle(g, (uint32_t)(k - 1), 5000u + (uint32_t)k), TP_OK);
+    TPT_STATUS(tp_xnn_set_debug_handle(g, (uint32_t)(k - 1), e.handle), TP_OK);
   }
   // output_min_max set afterwards on a node whose call has none
   TPT_STATUS(tp_xnn_set_output_min_max(g, TP_XNN_NODE_SOFTMAX - 1, -3.0f, 3.0f), TP_OK);
@@ -668,27 +689,7 @@ static void every_node_kind() {
   Blob b;
   if (write_and_verify(g, &b)) {
     TPT_EQ_INT(b.graph->xnodes()->size(), 47);
-    for (uint32_t i = 0; i < b.graph->xnodes()->size() && i < ex.size(); i++) {
-      const XNode *n = b.graph->xnodes()->Get(i);
-      const Expect &e = ex[i];
-      TPT_EQ_INT(n->xnode_union_type(), e.kind);
-      TPT_CHECK(n->xnode_union() != nullptr);
-      TPT_EQ_INT(n->debug_handle(), 5000 + e.kind);
-      TPT_EQ_INT(n->output_min_max() != nullptr, e.minmax);
-      if (n->output_min_max() && e.minmax)
-        TPT_CHECK(n->output_min_max()->output_min() == e.mn && n->output_min_max()->output_max() == e.mx);
-      Fields got = decode(n);
-      TPT_EQ_INT(got.size(), e.f.size());
-      bool same = got == e.f;
-      TPT_CHECK(same);
-      if (!same) {
-        printf("  node %u (%s): got", i, tp_xnn_node_name(e.kind));
-        for (uint64_t x : got) printf(" %llu", (unsigned long long)x);
-        printf("\n  want");
-        for (uint64_t x : e.f) printf(" %llu", (unsigned long long)x);
-        printf("\n");
-      }
-    }
+    check_nodes(&b, ex);
     // Also through the mini-reflection table flatc generated: the union has 47 members.
     TPT_EQ_INT(XNodeUnionTypeTable()->num_elems, 48);
   }
@@ -696,8 +697,189 @@ static void every_node_kind() {
   tp_xnn_graph_destroy(g);
 }
 
+// ---- random graphs -------------------------------------------------------------------------------
+// Random values (every define call, constants from random strided views into one storage, random
+// external ids) and random nodes (any kind, random valid ids and parameters, random debug handles and
+// min/max): each graph verifies and decodes to exactly what was defined.
+
+static float rstore[4096];
+static int8_t i4store[8192];  // int8 values in [-8, 7]
+
+static tp_tensor random_view(int ndim, const size_t *dims, tp_dtype dt) {
+  // a permuted, offset view into rstore whose logical shape is dims
+  int64_t sizes[6], strides[6];
+  int perm[6];
+  for (int i = 0; i < ndim; i++) perm[i] = i;
+  for (int i = ndim - 1; i > 0; i--) {
+    int j = (int)(tpt_rand() % (uint64_t)(i + 1));
+    int t = perm[i];
+    perm[i] = perm[j];
+    perm[j] = t;
+  }
+  int64_t st = 1;
+  for (int i = ndim - 1; i >= 0; i--) {  // dense in the permuted order
+    strides[perm[i]] = st;
+    st *= (int64_t)dims[perm[i]];
+  }
+  for (int i = 0; i < ndim; i++) sizes[i] = (int64_t)dims[i];
+  size_t esz = tp_dtype_size(dt);
+  bool i4 = dt == TP_I8;  // int8 data comes from the int4-valued storage
+  int64_t cap = (int64_t)((i4 ? sizeof i4store : sizeof rstore) / esz);
+  int64_t off = st < cap ? (int64_t)(tpt_rand() % (uint64_t)(cap - st + 1)) : 0;
+  tp_storage s = {i4 ? (const void *)i4store : (const void *)rstore, i4 ? sizeof i4store : sizeof rstore};
+  tp_tensor t;
+  memset(&t, 0, sizeof t);
+  TPT_STATUS(tp_view(s, dt, ndim, sizes, strides, off, &t), TP_OK);
+  return t;
+}
+
+static void random_graphs() {
+  for (size_t i = 0; i < sizeof rstore / sizeof rstore[0]; i++) rstore[i] = (float)tpt_range(-1000, 1000) * 0.01f;
+  for (size_t i = 0; i < sizeof i4store; i++) i4store[i] = (int8_t)((i * 7) % 16 - 8);
+  for (size_t i = 0; i < 512; i++) rstore[i] = (float)(i + 1) * 0.001f;   // positive scales up front
+  int graphs = 0;
+  for (int gi = 0; gi < 150; gi++) {
+    tp_xnn_graph *g;
+    TPT_STATUS(tp_xnn_graph_create(nullptr, &g), TP_OK);
+    int nv = (int)tpt_range(1, 24);
+    std::vector<size_t> ranks;
+    std::vector<std::vector<uint8_t>> want_bytes;  // constant bytes per value ([] = none)
+    std::vector<int> kinds;
+    uint32_t next_ext = 0;
+    for (int v = 0; v < nv; v++) {
+      int kind = (int)tpt_range(0, 4);
+      size_t dims[6], nd = (size_t)tpt_range(1, 4);
+      for (size_t d = 0; d < nd; d++) dims[d] = (size_t)tpt_range(1, 5);
+      uint32_t ext = TP_XNN_INVALID_ID, flags = 0;
+      if (tpt_rand() % 3 == 0) {
+        ext = next_ext;
+        next_ext += (uint32_t)tpt_range(1, 3);
+        flags = (uint32_t)tpt_range(1, 3);
+      }
+      bool with_data = ext == TP_XNN_INVALID_ID && tpt_rand() % 2;
+      tp_tensor data, scale;
+      std::vector<uint8_t> bytes;
+      tp_status st = TP_OK;
+      if (kind == 0) {
+        tp_xnn_datatype dt = tpt_rand() % 2 ? TP_XNN_FP32 : TP_XNN_FP16;
+        if (with_data) {
+          data = random_view((int)nd, dims, dt == TP_XNN_FP32 ? TP_F32 : TP_F16);
+          tp_buffer buf;
+          TPT_STATUS(tp_compact(&data, TP_ORDER_ROW_MAJOR, &buf), TP_OK);
+          bytes.assign((const uint8_t *)buf.data, (const uint8_t *)buf.data + buf.nbytes);
+          tp_buffer_release(&buf);
+        }
+        st = tp_xnn_define_tensor_value(g, dt, nd, dims, with_data ? &data : nullptr, ext, flags, nullptr);
+      } else if (kind == 1) {
+        if (with_data) {
+          data = random_view((int)nd, dims, TP_I8);
+          tp_buffer buf;
+          TPT_STATUS(tp_compact(&data, TP_ORDER_ROW_MAJOR, &buf), TP_OK);
+          bytes.assign((const uint8_t *)buf.data, (const uint8_t *)buf.data + buf.nbytes);
+          tp_buffer_release(&buf);
+        }
+        st = tp_xnn_define_quantized_tensor_value(g, TP_XNN_QINT8, (int32_t)tpt_range(-128, 127), 0.5f, nd,
+                                                  dims, with_data ? &data : nullptr, ext, flags, nullptr);
+      } else if (kind == 2) {
+        size_t cd = (size_t)tpt_range(0, (int64_t)nd - 1);
+        size_t sd[1] = {dims[cd]};
+        int64_t ss[1] = {(int64_t)dims[cd]}, sst[1] = {(int64_t)tpt_range(1, 3)};
+        tp_storage s = {rstore, 512 * sizeof(float)};
+        TPT_STATUS(tp_view(s, TP_F32, 1, ss, sst, tpt_range(0, 100), &scale), TP_OK);
+        (void)sd;
+        if (with_data) {
+          data = random_view((int)nd, dims, TP_I8);
+          tp_buffer buf;
+          TPT_STATUS(tp_compact(&data, TP_ORDER_ROW_MAJOR, &buf), TP_OK);
+          bytes.assign((const uint8_t *)buf.data, (const uint8_t *)buf.data + buf.nbytes);
+          tp_buffer_release(&buf);
+        }
+        st = tp_xnn_define_channelwise_quantized_tensor_value(g, TP_XNN_QCINT8, &scale, nd, cd, dims,
+                                                              with_data ? &data : nullptr, ext, flags, nullptr);
+      } else if (kind == 3) {
+        nd = 2;
+        dims[1] = 32 * (size_t)tpt_range(1, 3);
+        size_t groups = dims[1] / 32;
+        int64_t ss[2] = {(int64_t)dims[0], (int64_t)groups}, sst[2] = {1, (int64_t)dims[0]};
+        tp_storage s = {rstore, 512 * sizeof(float)};
+        TPT_STATUS(tp_view(s, TP_F32, 2, ss, sst, 0, &scale), TP_OK);  // transposed
+        if (with_data) {
+          data = random_view(2, dims, TP_I8);
+          tp_buffer buf;
+          TPT_STATUS(tp_pack_int4(&data, &buf), TP_OK);
+          bytes.assign((const uint8_t *)buf.data, (const uint8_t *)buf.data + buf.nbytes);
+          tp_buffer_release(&buf);
+        }
+        st = tp_xnn_define_blockwise_quantized_tensor_value(g, TP_XNN_QBINT4, &scale, 2, 0, 32, dims,
+                                                            with_data ? &data : nullptr, ext, flags, nullptr);
+      } else {
+        st = tp_xnn_define_dynamically_quantized_tensor_value(g, TP_XNN_QDINT8, nd, (size_t)tpt_range(0, (int64_t)nd),
+                                                              dims, ext, flags, nullptr);
+      }
+      TPT_STATUS(st, TP_OK);
+      if (st != TP_OK) printf("  value %d kind %d: %s\n", v, kind, tp_xnn_graph_error(g));
+      ranks.push_back(nd);
+      want_bytes.push_back(bytes);
+      kinds.push_back(kind);
+    }
+    std::vector<Expect> ex;
+    int nn = (int)tpt_range(0, 30);
+    for (int n = 0; n < nn; n++) {
+      int k = (int)tpt_range(1, 47);
+      const std::string lay = tp_xnn_node_layout(k);
+      uint64_t f[20] = {0};
+      size_t va[6], vb[6];
+      for (size_t i = 0; i < 6; i++) {
+        va[i] = (size_t)(tpt_rand() % 100000);
+        vb[i] = (size_t)(tpt_rand() & 0xffffffffu);
+      }
+      for (size_t i = 0; i < lay.size(); i++)
+        f[i] = lay[i] == 'i' || lay[i] == 'b' ? (uint64_t)tpt_range(0, nv - 1) : (tpt_rand() & 0xffffffffu);
+      if (k == TP_XNN_NODE_FULLY_CONNECTED && tpt_rand() % 2) f[2] = TP_XNN_INVALID_ID;
+      size_t pad_rank = k == TP_XNN_NODE_STATIC_CONSTANT_PAD ? ranks[(size_t)f[3]] : 0;
+      Expect e;
+      float fp = (float)tpt_range(-100, 100) * 0.125f;
+      TPT_STATUS(define_node(g, k, f, va, vb, (size_t)tpt_range(0, 6), pad_rank, fp,
+                             (float)tpt_range(-9, 0), (float)tpt_range(1, 9), &e), TP_OK);
+      if (tpt_rand() % 2) {
+        e.handle = (uint32_t)(tpt_rand() & 0xffffffffu);
+        TPT_STATUS(tp_xnn_set_debug_handle(g, (uint32_t)n, e.handle), TP_OK);
+      }
+      if (tpt_rand() % 4 == 0) {
+        e.minmax = true;
+        e.mn = -1.5f;
+        e.mx = 2.5f;
+        TPT_STATUS(tp_xnn_set_output_min_max(g, (uint32_t)n, -1.5f, 2.5f), TP_OK);
+      }
+      ex.push_back(e);
+    }
+    Blob b;
+    if (write_and_verify(g, &b)) {
+      graphs++;
+      check_nodes(&b, ex);
+      TPT_EQ_INT(b.graph->xvalues()->size(), nv);
+      for (int v = 0; v < nv && v < (int)b.graph->xvalues()->size(); v++) {
+        const XNNTensorValue *t = tensor_of(b.graph->xvalues()->Get((uint32_t)v));
+        TPT_CHECK(t && t->id_out() == (uint32_t)v && t->num_dims() == ranks[(size_t)v]);
+        if (!t) continue;
+        if (want_bytes[(size_t)v].empty()) {
+          TPT_EQ_INT(t->constant_buffer_idx(), 0);
+        } else {
+          uint64_t n;
+          const uint8_t *c = constant(&b, t->constant_buffer_idx(), &n);
+          TPT_EQ_U64(n, want_bytes[(size_t)v].size());
+          TPT_CHECK(n == want_bytes[(size_t)v].size() && memcmp(c, want_bytes[(size_t)v].data(), n) == 0);
+        }
+      }
+    }
+    tp_membuf_free(&b.m);
+    tp_xnn_graph_destroy(g);
+  }
+  printf("  %d random graphs verified and decoded\n", graphs);
+  TPT_EQ_INT(graphs, 150);
+}
+
 int main() {
-  (void)tpt_range;
   for (int i = 0; i < 192; i++) storage[i] = (float)i * 0.5f - 20.0f;
   TPT_RUN(seed_offset_view);
   TPT_RUN(seed_view_at_byte0);
@@ -707,5 +889,6 @@ int main() {
   TPT_RUN(seed_named_mode);
   TPT_RUN(every_value_kind);
   TPT_RUN(every_node_kind);
+  TPT_RUN(random_graphs);
   return tpt_finish("verify_xnnpack");
 }
