@@ -11,8 +11,9 @@
       #define TENSORPACK_VULKAN_IMPLEMENTATION   (once, for this file)
    before you include this file in *one* C or C++ file. Other files just include it.
    Optional: also define TENSORPACK_VULKAN_RUNTIME (in every file that uses it) to get
-   tp_vk_upload(), which puts a blob's constants into buffers on a real Vulkan device; only that
-   part includes <vulkan/vulkan.h> and needs -lvulkan.
+   tp_vk_upload_blob(), which puts a blob's constants into buffers on a real Vulkan device; only
+   that part includes <vulkan/vulkan.h> and needs -lvulkan. Reading a blob back
+   (tp_vk_parse_header, tp_vk_read_blob) needs neither.
 
    QUICK START (examples/04_vulkan_graph.c: y = linear(x, W) with W a transposed view)
 
@@ -237,6 +238,32 @@ typedef struct tp_vk_header {
 } tp_vk_header;
 TPDEF tp_status tp_vk_parse_header(const void *blob, size_t size, tp_vk_header *out);
 
+/* One value of a blob as the loader sees its constant. */
+typedef struct tp_vk_blob_value {
+  int type;                /* GraphTypes tag (TP_VK_*_VALUE) */
+  int is_constant;         /* a VkTensor with constant_id >= 0 */
+  int32_t constant_id;
+  tp_vk_datatype datatype; /* tensors only */
+  uint32_t ndim;
+  uint32_t dims[TP_MAX_DIMS];
+  uint64_t nbytes;         /* constants: numel(dims) x datatype size */
+  const void *data;        /* constants: the bytes, inside the blob or the .ptd */
+  const char *key;         /* named constants: the key (inside the blob); else NULL */
+} tp_vk_blob_value;
+
+/* Reads every value of a VH00 blob with the bounds-checked reader and resolves each constant's
+   bytes as ExecuTorch's loader does: named (key present and offset UINT64_MAX) through ptd
+   (opened with tp_ptd_open; may be NULL when the blob has no named constant), otherwise inside
+   the raw bytes (offset < raw size, extent inside). Also checked: a known datatype, dims
+   present and at most TP_MAX_DIMS, the VkBytes length equal to numel(dims) x datatype size
+   (also the .ptd entry's size). *values_out gets value_count entries, indexed by value id;
+   free it with tp_vk_blob_values_free. Errors: TP_ERR_FORMAT (sentence in err, may be NULL),
+   TP_ERR_NOMEM, TP_ERR_INVALID for NULL outputs. */
+TPDEF tp_status tp_vk_read_blob(const void *blob, size_t size, tp_ptd *ptd,
+                                tp_vk_blob_value **values_out, uint32_t *value_count,
+                                tp_error *err);
+TPDEF void tp_vk_blob_values_free(tp_vk_blob_value *values);
+
 #ifdef __cplusplus
 }
 #endif
@@ -276,14 +303,15 @@ typedef struct tp_vk_upload {
 /* Upload flags. */
 #define TP_VK_UPLOAD_FORCE_STAGING 1u /* use staging + copy even for host-visible memory */
 
-/* Parses blob (with our bounds-checked reader) and uploads every constant tensor of it into a
-   device buffer of its own on `device` (created from `physical`). Named constants are looked
-   up in ptd (a tp_ptd opened with tp_ptd_open; NULL when the blob has none). When the chosen
-   memory is not host-visible (or with TP_VK_UPLOAD_FORCE_STAGING) the bytes go through a
-   host-visible staging buffer and a copy submitted on queue 0 of queue_family. On failure
-   everything created is destroyed, out->err says why (TP_ERR_FORMAT for a malformed blob, a
-   missing key, a constant whose bytes do not match dims x datatype; TP_ERR_UNSUPPORTED for
-   a Vulkan call that failed, naming it and its VkResult). Free with tp_vk_upload_free. */
+/* Reads blob with tp_vk_read_blob (bounds-checked; named constants resolved through ptd, NULL
+   when the blob has none) and uploads every non-empty constant tensor into a device buffer of
+   its own on `device` (created from `physical`): memory DEVICE_LOCAL and host-visible when the
+   device has it (mapped, copied), otherwise DEVICE_LOCAL through a host-visible staging buffer
+   and a copy submitted on queue 0 of queue_family (also with TP_VK_UPLOAD_FORCE_STAGING).
+   On failure everything created is destroyed and out->err says why: tp_vk_read_blob's errors
+   (TP_ERR_FORMAT: malformed blob, missing .ptd or key, bytes not matching dims x datatype),
+   TP_ERR_UNSUPPORTED for a Vulkan call that failed (naming it and its VkResult) or no fitting
+   memory type, TP_ERR_INVALID for NULL arguments. Free with tp_vk_upload_free. */
 TPDEF tp_status tp_vk_upload_blob(const void *blob, size_t size, tp_ptd *ptd,
                                   VkPhysicalDevice physical, VkDevice device,
                                   uint32_t queue_family, unsigned flags, tp_vk_upload *out);
@@ -1252,6 +1280,154 @@ TPDEF tp_status tp_vk_parse_header(const void *blob, size_t size, tp_vk_header *
   return TP_OK;
 }
 
+static size_t tp_vk__dt_size(int dt) {
+  int t = tp_vk__dt_to_tp(dt);
+  return t < 0 ? 0 : tp_dtype_size((tp_dtype)t);
+}
+
+TPDEF void tp_vk_blob_values_free(tp_vk_blob_value *values) { TP_FREE(values); }
+
+TPDEF tp_status tp_vk_read_blob(const void *blob, size_t size, tp_ptd *ptd,
+                                tp_vk_blob_value **values_out, uint32_t *value_count,
+                                tp_error *err) {
+  tp_vk_header h;
+  tp_fb_reader rd;
+  tp_fb_table root;
+  tp_fb_vector values, consts;
+  const unsigned char *bytes;
+  tp_vk_blob_value *vals = NULL;
+  uint32_t i;
+  tp_status s;
+  if (!values_out || !value_count) return tp_error_set(err, TP_ERR_INVALID, "read: NULL output");
+  *values_out = NULL;
+  *value_count = 0;
+  s = tp_vk_parse_header(blob, size, &h);
+  if (s != TP_OK)
+    return tp_error_set(err, s, "read: the %lu-byte blob has no valid VH00 header and VK00 "
+                        "flatbuffer", (unsigned long)size);
+  bytes = (const unsigned char *)blob + h.bytes_offset;
+  memset(&rd, 0, sizeof rd);
+  s = tp_fb_reader_init(&rd, (const unsigned char *)blob + h.flatbuffer_offset,
+                        h.flatbuffer_size, "VK00", &root);
+  values = tp_fb_vector_field(&root, 2, 4);
+  consts = tp_fb_vector_field(&root, 5, 4);
+  if (s == TP_OK) s = tp_fb_reader_status(&rd);
+  if (s != TP_OK || values.pos == 0)
+    return tp_error_set(err, TP_ERR_FORMAT, "read: flatbuffer: %s",
+                        s != TP_OK ? rd.err.msg : "no values vector");
+  if (values.count > 0) {
+    uint64_t nb;
+    if (tp_mul_u64((uint64_t)values.count, sizeof *vals, &nb) || nb > SIZE_MAX)
+      return tp_error_set(err, TP_ERR_FORMAT, "read: %lu values", (unsigned long)values.count);
+    vals = (tp_vk_blob_value *)TP_MALLOC((size_t)nb);
+    if (!vals)
+      return tp_error_set(err, TP_ERR_NOMEM, "read: %lu values", (unsigned long)values.count);
+    memset(vals, 0, (size_t)nb);
+  }
+  s = TP_OK;
+  for (i = 0; i < values.count && s == TP_OK; i++) {
+    tp_fb_table vv = tp_fb_vector_table(&values, i), t, cb;
+    tp_fb_vector dims;
+    tp_vk_blob_value *c = &vals[i];
+    uint8_t type = 0;
+    int dt;
+    uint64_t nbytes, off, len;
+    const char *key;
+    uint32_t k;
+    t = tp_fb_union_field(&vv, 1, &type);
+    c->type = type;
+    c->constant_id = -1;
+    if (type != TP_VK_TENSOR_VALUE) continue;
+    dt = tp_fb_i8(&t, 0, 0);
+    dims = tp_fb_vector_field(&t, 1, 4);
+    c->constant_id = tp_fb_i32(&t, 2, 0);
+    if (tp_fb_reader_status(&rd) != TP_OK) break;
+    c->datatype = (tp_vk_datatype)dt;
+    if (tp_vk__dt_size(dt) == 0) {
+      s = tp_error_set(err, TP_ERR_FORMAT, "value %lu: unknown datatype %d", (unsigned long)i,
+                       dt);
+      break;
+    }
+    if (!tp_fb_present(&t, 1) || dims.count > TP_MAX_DIMS) {
+      s = tp_error_set(err, TP_ERR_FORMAT, "value %lu: dims %s", (unsigned long)i,
+                       tp_fb_present(&t, 1) ? "exceed TP_MAX_DIMS" : "are missing");
+      break;
+    }
+    c->ndim = dims.count;
+    nbytes = tp_vk__dt_size(dt);
+    for (k = 0; k < dims.count; k++) {
+      c->dims[k] = (uint32_t)tp_fb_vector_scalar(&dims, k);
+      if (tp_mul_u64(nbytes, c->dims[k], &nbytes)) {
+        s = tp_error_set(err, TP_ERR_FORMAT, "value %lu: dims overflow", (unsigned long)i);
+        break;
+      }
+    }
+    if (s != TP_OK || c->constant_id < 0) continue;
+    if ((uint32_t)c->constant_id >= consts.count) {
+      s = tp_error_set(err, TP_ERR_FORMAT,
+                       "value %lu: constant_id %ld but the blob has %lu constants",
+                       (unsigned long)i, (long)c->constant_id, (unsigned long)consts.count);
+      break;
+    }
+    c->is_constant = 1;
+    c->nbytes = nbytes;
+    cb = tp_fb_vector_table(&consts, (size_t)c->constant_id);
+    off = tp_fb_u64(&cb, 0, 0);
+    len = tp_fb_u64(&cb, 1, 0);
+    key = tp_fb_string(&cb, 2, NULL);
+    if (tp_fb_reader_status(&rd) != TP_OK) break;
+    if (len != nbytes) {
+      s = tp_error_set(err, TP_ERR_FORMAT,
+                       "value %lu: constant %ld has %llu bytes but dims x %s make %llu",
+                       (unsigned long)i, (long)c->constant_id, (unsigned long long)len,
+                       tp_vk__dt_name(dt), (unsigned long long)nbytes);
+      break;
+    }
+    if (key && off == UINT64_MAX) {
+      tp_ptd_entry e;
+      c->key = key;
+      if (!ptd) {
+        s = tp_error_set(err, TP_ERR_FORMAT,
+                         "value %lu: constant is named \"%.64s\" but no .ptd was given",
+                         (unsigned long)i, key);
+        break;
+      }
+      if (tp_ptd_find(ptd, key, &e) != TP_OK) {
+        s = tp_error_set(err, TP_ERR_FORMAT, "value %lu: key \"%.64s\" is not in the .ptd",
+                         (unsigned long)i, key);
+        break;
+      }
+      if ((uint64_t)e.nbytes != nbytes) {
+        s = tp_error_set(err, TP_ERR_FORMAT,
+                         "value %lu: key \"%.64s\" holds %llu bytes, dims x %s make %llu",
+                         (unsigned long)i, key, (unsigned long long)e.nbytes,
+                         tp_vk__dt_name(dt), (unsigned long long)nbytes);
+        break;
+      }
+      c->data = e.data;
+    } else {
+      /* the loader's rule: offset strictly inside the raw bytes, extent inside too */
+      if (off >= h.bytes_size || nbytes > h.bytes_size - off) {
+        s = tp_error_set(err, TP_ERR_FORMAT,
+                         "value %lu: constant at offset %llu with %llu bytes exceeds the %llu "
+                         "raw bytes", (unsigned long)i, (unsigned long long)off,
+                         (unsigned long long)nbytes, (unsigned long long)h.bytes_size);
+        break;
+      }
+      c->data = bytes + off;
+    }
+  }
+  if (s == TP_OK && tp_fb_reader_status(&rd) != TP_OK)
+    s = tp_error_set(err, TP_ERR_FORMAT, "read: flatbuffer: %s", rd.err.msg);
+  if (s != TP_OK) {
+    TP_FREE(vals);
+    return s;
+  }
+  *values_out = vals;
+  *value_count = values.count;
+  return TP_OK;
+}
+
 #ifdef __cplusplus
 }
 #endif
@@ -1471,11 +1647,6 @@ static tp_status tp_vk__upload_one(tp_vk__uploader *up, uint32_t id, tp_vk_devic
   return tp_vk__staged_copy(up, id, c->buffer, data, (size_t)c->nbytes);
 }
 
-static size_t tp_vk__dt_size(int dt) {
-  int t = tp_vk__dt_to_tp(dt);
-  return t < 0 ? 0 : tp_dtype_size((tp_dtype)t);
-}
-
 TPDEF void tp_vk_upload_free(tp_vk_upload *u) {
   uint32_t i;
   if (!u) return;
@@ -1495,46 +1666,25 @@ TPDEF tp_status tp_vk_upload_blob(const void *blob, size_t size, tp_ptd *ptd,
                                   VkPhysicalDevice physical, VkDevice device,
                                   uint32_t queue_family, unsigned flags, tp_vk_upload *out) {
   tp_vk__uploader up;
-  tp_vk_header h;
-  tp_fb_reader rd;
-  tp_fb_table root;
-  tp_fb_vector values, consts;
-  const unsigned char *bytes;
-  uint32_t i;
+  tp_vk_blob_value *vals = NULL;
+  uint32_t n = 0, i;
   tp_status s;
   if (!out) return TP_ERR_INVALID;
   memset(out, 0, sizeof *out);
   out->device = device;
   if (!blob || device == VK_NULL_HANDLE || physical == VK_NULL_HANDLE)
     return tp_error_set(&out->err, TP_ERR_INVALID, "upload: NULL blob, device or physical device");
-  s = tp_vk_parse_header(blob, size, &h);
-  if (s != TP_OK)
-    return tp_error_set(&out->err, s, "upload: the %lu-byte blob has no valid VH00 header and "
-                        "VK00 flatbuffer", (unsigned long)size);
-  bytes = (const unsigned char *)blob + h.bytes_offset;
-  memset(&rd, 0, sizeof rd);
-  s = tp_fb_reader_init(&rd, (const unsigned char *)blob + h.flatbuffer_offset,
-                        h.flatbuffer_size, "VK00", &root);
-  values = tp_fb_vector_field(&root, 2, 4);
-  consts = tp_fb_vector_field(&root, 5, 4);
-  if (s == TP_OK) s = tp_fb_reader_status(&rd);
-  if (s != TP_OK || values.pos == 0)
-    return tp_error_set(&out->err, TP_ERR_FORMAT, "upload: flatbuffer: %s",
-                        s != TP_OK ? rd.err.msg : "no values vector");
-  out->value_count = values.count;
-  if (values.count > 0) {
-    uint64_t nb;
-    if (tp_mul_u64((uint64_t)values.count, sizeof *out->values, &nb) || nb > SIZE_MAX)
-      return tp_error_set(&out->err, TP_ERR_OVERFLOW, "upload: %lu values",
-                          (unsigned long)values.count);
-    out->values = (tp_vk_device_constant *)TP_MALLOC((size_t)nb);
+  s = tp_vk_read_blob(blob, size, ptd, &vals, &n, &out->err);
+  if (s != TP_OK) return s;
+  if (n > 0) {
+    out->values = (tp_vk_device_constant *)TP_MALLOC((size_t)n * sizeof *out->values);
     if (!out->values) {
-      out->value_count = 0;
-      return tp_error_set(&out->err, TP_ERR_NOMEM, "upload: %lu values",
-                          (unsigned long)values.count);
+      tp_vk_blob_values_free(vals);
+      return tp_error_set(&out->err, TP_ERR_NOMEM, "upload: %lu values", (unsigned long)n);
     }
-    memset(out->values, 0, (size_t)nb);
+    memset(out->values, 0, (size_t)n * sizeof *out->values);
   }
+  out->value_count = n;
   memset(&up, 0, sizeof up);
   up.physical = physical;
   up.device = device;
@@ -1542,104 +1692,23 @@ TPDEF tp_status tp_vk_upload_blob(const void *blob, size_t size, tp_ptd *ptd,
   up.flags = flags;
   up.out = out;
   vkGetPhysicalDeviceMemoryProperties(physical, &up.mem);
-  s = TP_OK;
-  for (i = 0; i < values.count && s == TP_OK; i++) {
-    tp_fb_table vv = tp_fb_vector_table(&values, i), t, cb;
-    tp_fb_vector dims;
+  for (i = 0; i < n && s == TP_OK; i++) {
     tp_vk_device_constant *c = &out->values[i];
-    uint8_t type = 0;
-    int32_t cid;
-    int dt;
-    uint64_t nbytes, off, len;
-    const char *key;
-    const void *data = NULL;
-    uint32_t k;
-    t = tp_fb_union_field(&vv, 1, &type);
-    if (type != TP_VK_TENSOR_VALUE) continue;
-    cid = tp_fb_i32(&t, 2, 0);
-    if (cid < 0) continue;
-    dt = tp_fb_i8(&t, 0, 0);
-    dims = tp_fb_vector_field(&t, 1, 4);
-    if (tp_fb_reader_status(&rd) != TP_OK) break;
-    if (tp_vk__dt_size(dt) == 0) {
-      s = tp_error_set(&out->err, TP_ERR_FORMAT, "value %lu: unknown datatype %d",
-                       (unsigned long)i, dt);
-      break;
-    }
-    if (!tp_fb_present(&t, 1) || dims.count > TP_MAX_DIMS) {
-      s = tp_error_set(&out->err, TP_ERR_FORMAT, "value %lu: dims %s", (unsigned long)i,
-                       tp_fb_present(&t, 1) ? "exceed TP_MAX_DIMS" : "are missing");
-      break;
-    }
-    if ((uint32_t)cid >= consts.count) {
-      s = tp_error_set(&out->err, TP_ERR_FORMAT,
-                       "value %lu: constant_id %ld but the blob has %lu constants",
-                       (unsigned long)i, (long)cid, (unsigned long)consts.count);
-      break;
-    }
+    if (!vals[i].is_constant) continue;
     c->is_constant = 1;
-    c->datatype = (tp_vk_datatype)dt;
-    c->ndim = dims.count;
-    nbytes = tp_vk__dt_size(dt);
-    for (k = 0; k < dims.count; k++) {
-      c->dims[k] = (uint32_t)tp_fb_vector_scalar(&dims, k);
-      if (tp_mul_u64(nbytes, c->dims[k], &nbytes)) {
-        s = tp_error_set(&out->err, TP_ERR_FORMAT, "value %lu: dims overflow",
-                         (unsigned long)i);
-        break;
-      }
-    }
-    if (s != TP_OK) break;
-    c->nbytes = nbytes;
-    cb = tp_fb_vector_table(&consts, (size_t)cid);
-    off = tp_fb_u64(&cb, 0, 0);
-    len = tp_fb_u64(&cb, 1, 0);
-    key = tp_fb_string(&cb, 2, NULL);
-    if (tp_fb_reader_status(&rd) != TP_OK) break;
-    if (len != nbytes) {
-      s = tp_error_set(&out->err, TP_ERR_FORMAT,
-                       "value %lu: constant %ld has %llu bytes but dims x %s make %llu",
-                       (unsigned long)i, (long)cid, (unsigned long long)len,
-                       tp_vk__dt_name(dt), (unsigned long long)nbytes);
+    c->datatype = vals[i].datatype;
+    c->ndim = vals[i].ndim;
+    memcpy(c->dims, vals[i].dims, sizeof c->dims);
+    c->nbytes = vals[i].nbytes;
+    if (c->nbytes == 0) continue;
+    if (c->nbytes > (uint64_t)SIZE_MAX) {
+      s = tp_error_set(&out->err, TP_ERR_OVERFLOW, "value %lu: %llu bytes", (unsigned long)i,
+                       (unsigned long long)c->nbytes);
       break;
     }
-    if (key && off == UINT64_MAX) {
-      tp_ptd_entry e;
-      if (!ptd) {
-        s = tp_error_set(&out->err, TP_ERR_FORMAT,
-                         "value %lu: constant is named \"%.64s\" but no .ptd was given",
-                         (unsigned long)i, key);
-        break;
-      }
-      if (tp_ptd_find(ptd, key, &e) != TP_OK) {
-        s = tp_error_set(&out->err, TP_ERR_FORMAT, "value %lu: key \"%.64s\" is not in the .ptd",
-                         (unsigned long)i, key);
-        break;
-      }
-      if ((uint64_t)e.nbytes != nbytes) {
-        s = tp_error_set(&out->err, TP_ERR_FORMAT,
-                         "value %lu: key \"%.64s\" holds %llu bytes, dims x %s make %llu",
-                         (unsigned long)i, key, (unsigned long long)e.nbytes,
-                         tp_vk__dt_name(dt), (unsigned long long)nbytes);
-        break;
-      }
-      data = e.data;
-    } else {
-      /* the loader's rule: offset strictly inside the raw bytes, extent inside too */
-      if (off >= h.bytes_size || nbytes > h.bytes_size - off) {
-        s = tp_error_set(&out->err, TP_ERR_FORMAT,
-                         "value %lu: constant at offset %llu with %llu bytes exceeds the %llu "
-                         "raw bytes", (unsigned long)i, (unsigned long long)off,
-                         (unsigned long long)nbytes, (unsigned long long)h.bytes_size);
-        break;
-      }
-      data = bytes + off;
-    }
-    if (nbytes == 0) continue;
-    s = tp_vk__upload_one(&up, i, c, data);
+    s = tp_vk__upload_one(&up, i, c, vals[i].data);
   }
-  if (s == TP_OK && tp_fb_reader_status(&rd) != TP_OK)
-    s = tp_error_set(&out->err, TP_ERR_FORMAT, "upload: flatbuffer: %s", rd.err.msg);
+  tp_vk_blob_values_free(vals);
   if (up.pool != VK_NULL_HANDLE) vkDestroyCommandPool(device, up.pool, NULL);
   if (s != TP_OK) {
     tp_error keep = out->err;
