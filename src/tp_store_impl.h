@@ -13,7 +13,15 @@
      segments, each at an offset (from the base) aligned to its entry's alignment; zeros
      between them; no padding after the last one (segment_data_size ends there).
    So bytes [0, flatbuffer_offset + flatbuffer_size) are themselves a valid FT01 flatbuffer,
-   which is what ExecuTorch's FlatTensorDataMap loads. */
+   which is what ExecuTorch's FlatTensorDataMap loads.
+
+   Choices, against upstream's writers (the loader accepts all of them):
+   - flatbuffer_offset 48 and a 128-aligned segment base, as the Python FlatTensorSerializer
+     (the C++ save_ptd pads the header to its tensor alignment instead);
+   - segments are packed at their entries' own alignment, where Python starts every segment
+     at a multiple of lcm(128, alignment): 100k small constants do not cost 12 MiB of padding;
+   - entries with equal bytes (length and SHA-256) share one segment, as Python's
+     NamedDataStore shares buffers; named_data lists keys in first-add order. */
 
 #include <assert.h>
 #include <string.h>
