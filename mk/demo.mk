@@ -14,6 +14,9 @@ $(BUILD)/tools/demo: tools/demo.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(STRICT) -O1 -g -I. $(DEMO_FLAGS) $< -o $@ $(DEMO_LIBS) -lm
 
-demo: $(BUILD)/tools/demo
+demo: $(BUILD)/tools/demo $(BUILD)/tools/tpdump
 	@mkdir -p $(BUILD)/demo
 	@$(BUILD)/tools/demo $(BUILD)/demo
+	@echo
+	@echo "tpdump $(BUILD)/demo/qkv_named.xnn --ptd $(BUILD)/demo/qkv.ptd   (named keys = the chunks' sha256)"
+	@$(BUILD)/tools/tpdump $(BUILD)/demo/qkv_named.xnn --ptd $(BUILD)/demo/qkv.ptd
