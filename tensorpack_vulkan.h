@@ -81,8 +81,9 @@
    ERRORS
    Every fallible call returns tp_status. The first failure sticks in the graph as a sentence
    naming the value and the numbers (tp_vk_graph_error), e.g. "value 3: constant has 30
-   elements but dims [4, 8] hold 32"; every later call returns the same status, and a failed
-   graph refuses to write. Bad arguments are TP_ERR_INVALID (unknown datatype, storage type or
+   elements but the dims hold 32"; every later call returns the same status, and a failed
+   graph refuses to write (TP_ERR_NOMEM sticks too). A sink's own failure (TP_ERR_IO from
+   tp_vk_write) is returned but does not stick: the graph can be written again. Bad arguments are TP_ERR_INVALID (unknown datatype, storage type or
    memory layout, an id that does not exist, a constant that does not match dims x datatype,
    NULL name/string/bytes, an empty shader); a dim larger than a u32, more than INT32_MAX
    values or a blob larger than the header's u32 offsets allow is TP_ERR_OVERFLOW; a bad view is
