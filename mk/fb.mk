@@ -10,13 +10,6 @@ FB_GEN     := $(BUILD)/gen/xnnpack_generated.h $(BUILD)/gen/vulkan_generated.h \
 FB_VERIFY  := $(patsubst tests/%.cpp,$(BUILD)/tests/%,$(wildcard tests/verify_*.cpp))
 FB_CXXFLAGS := -std=c++17 -Wall -Wextra -Werror -O1 -g $(SAN) -I. -Itests -I$(BUILD)/gen
 
-# Workaround: the Makefile's probe writes '\#include' (GNU make 4.3 keeps the backslash inside
-# $(shell)), so it never finds flatc. Probe again here, portably, only when it said no.
-ifneq ($(HAVE_FLATC),1)
-FB__HASH := \#
-HAVE_FLATC := $(shell command -v flatc >/dev/null 2>&1 && printf '$(FB__HASH)include <flatbuffers/flatbuffers.h>\nint main(){return 0;}\n' | $(CXX) -x c++ - -o /dev/null 2>/dev/null && echo 1)
-endif
-
 ifeq ($(HAVE_FLATC),1)
 TESTS   += $(FB_VERIFY)
 BENCHES += $(BUILD)/bench/bench_fb
