@@ -5,11 +5,18 @@
    Back to front, like the official builder: build children first (strings, vectors, tables),
    then the table that refers to them. A tp_fb_ref names an object already built (its distance
    from the end of the buffer); 0 means "none" and makes an add_ref a no-op (field absent).
-   The first failure sticks: every later call is a no-op returning 0, and finish reports it.
-   Output is deterministic: the same calls give the same bytes. */
+   The first failure sticks: every later call is a no-op returning 0, and finish reports it:
+   TP_ERR_INVALID for misuse (a table started inside a table, end without start, a field id
+   added twice to one table or over 32764, a field outside a table, a string or vector created
+   while a table is open, a ref that names nothing, a union whose type and value disagree, an
+   identifier that is not 4 characters, building after finish), TP_ERR_OVERFLOW when the
+   buffer would pass 2^31 - 1 bytes (never a wrap-around) or a table's inline part 64 KiB,
+   TP_ERR_NOMEM. Identical vtables are stored once (found through a hash table: no quadratic
+   work). Output is deterministic: the same calls give the same bytes. Nothing recurses. */
 typedef uint32_t tp_fb_ref;
 typedef struct tp_fb_builder tp_fb_builder;
 
+/* TP_ERR_INVALID for a NULL out, TP_ERR_NOMEM. */
 TPDEF tp_status tp_fb_builder_create(tp_fb_builder **out);
 TPDEF void tp_fb_builder_destroy(tp_fb_builder *b);
 /* Forget everything built so far, keep the memory. */
@@ -28,7 +35,8 @@ TPDEF size_t tp_fb_size(const tp_fb_builder *b);
 
 TPDEF tp_fb_ref tp_fb_create_string(tp_fb_builder *b, const char *s, size_t len);
 /* Vector of scalars: count elements of elem_size (1, 2, 4 or 8) bytes in host order, written
-   little-endian and aligned to max(4, elem_size). */
+   little-endian and aligned to max(4, elem_size) (so 8-byte elements put the count at 8k+4).
+   An empty vector is only its 4-aligned count, as the official builder writes it. */
 TPDEF tp_fb_ref tp_fb_create_vector(tp_fb_builder *b, const void *elems, size_t count,
                                     size_t elem_size);
 /* Vector of tables or strings (refs must all be non-zero). */
@@ -62,7 +70,8 @@ TPDEF tp_fb_ref tp_fb_end_table(tp_fb_builder *b);
 /* Writes the root offset and the 4-character file identifier (NULL: none) and pads the buffer
    to the largest alignment used. */
 TPDEF tp_status tp_fb_finish(tp_fb_builder *b, tp_fb_ref root, const char *identifier);
-/* The finished bytes (valid until the builder is reset or destroyed); NULL before finish. */
+/* The finished bytes (valid until the builder is reset or destroyed); NULL (size 0) before
+   finish or after a failure. The size is a multiple of the largest alignment used. */
 TPDEF const unsigned char *tp_fb_data(const tp_fb_builder *b, size_t *size);
 
 /* ---- reader ------------------------------------------------------------------------------
