@@ -1563,6 +1563,7 @@ typedef void (*tp__tile_fn)(unsigned char *d, int64_t ds, const unsigned char *s
 static tp__tile_fn tp__tile_for(size_t es, int avx2, int64_t *T) {
   *T = 0;
   (void)avx2;
+  (void)es;
 #if TP__AVX2
   if (es == 4 && avx2) {
     *T = 8;

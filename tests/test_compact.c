@@ -279,7 +279,7 @@ static void test_big_transpose(void) {
   tp_tensor t, v;
   int64_t sz[2] = {2048, 1024};
   if (!src || !a || !b) {
-    TPT_CHECK(!"out of memory");
+    tpt_fail_at(__FILE__, __LINE__, "out of memory");
     free(src); free(a); free(b);
     return;
   }

@@ -17,8 +17,8 @@ static void digest_of(const void *p, size_t n, int accel, char hex[65]) {
 
 static const char *k_msgs[4] = {
     "", "abc", "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
-    "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlm"
-    "nopqrsmnopqrstnopqrstu"};
+    ("abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlm"
+     "nopqrsmnopqrstnopqrstu")};
 static const char *k_want[4] = {
     "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
     "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",

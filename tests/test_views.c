@@ -303,7 +303,7 @@ static void check_map(const tp_tensor *in, const tp_tensor *out, map_fn map, con
   for (k = 0; k < n; k++) {
     map(idx, in_idx, a, b);
     if (ref_elem(out, idx) != ref_elem(in, in_idx)) {
-      TPT_CHECK(!"element mismatch");
+      tpt_fail_at(__FILE__, __LINE__, "element mismatch");
       return;
     }
     next_index(out, idx);
