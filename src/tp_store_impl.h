@@ -633,6 +633,7 @@ static tp_status tp__ptd_entry(tp_ptd *p, size_t i, tp_ptd_entry *e) {
 
   memset(e, 0, sizeof *e);
   p->root__.r = &p->r__;
+  p->r__.tables = 0;   /* the table budget guards one walk; ours visit <= 3 tables per entry */
   named = tp_fb_vector_field(&p->root__, 2, 4);
   segs = tp_fb_vector_field(&p->root__, 1, 4);
   nd = tp_fb_vector_table(&named, i);
@@ -779,7 +780,11 @@ TPDEF tp_status tp_ptd_open(tp_ptd *p, const void *data, size_t size) {
                         "segment base %llu lies inside the flatbuffer (which ends at %llu)",
                         (unsigned long long)p->segment_base, (unsigned long long)fb_end);
 
-  /* The flatbuffer is bytes [0, fb_end): its root offset already counts the header. */
+  /* The flatbuffer is bytes [0, fb_end): its root offset already counts the header. Every
+     walk below is linear in the entry count (no recursion, no shared subtrees revisited more
+     than a fixed number of times), so the reader's table budget is lifted; each call resets
+     the count. */
+  p->r__.max_tables = (size_t)-1;
   st = tp_fb_reader_init(&p->r__, b, (size_t)fb_end, "FT01", &p->root__);
   if (st != TP_OK)
     return tp_error_set(&p->err, TP_ERR_FORMAT, "FlatTensor flatbuffer: %s",
@@ -831,6 +836,7 @@ TPDEF tp_status tp_ptd_find(tp_ptd *p, const char *key, tp_ptd_entry *e) {
   }
   len = strlen(key);
   p->root__.r = &p->r__;
+  p->r__.tables = 0;
   named = tp_fb_vector_field(&p->root__, 2, 4);
   for (i = 0; i < p->count; i++) {
     tp_fb_table nd = tp_fb_vector_table(&named, i);
