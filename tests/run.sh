@@ -2,6 +2,7 @@
 # Runs the test programs given as arguments, adds up their "N passed, N failed" lines, names
 # every skipped suite (SKIPPED="suite:reason;suite:reason"), and ends with the total line.
 # A program that exits non-zero without a summary (a crash) counts as one failed case.
+# With TP_REQUIRE_ALL set (CI), every skipped suite also counts as a failed case.
 passed=0; failed=0; skipped=0
 log=$(mktemp); trap 'rm -f "$log"' EXIT
 for t in "$@"; do
@@ -15,7 +16,9 @@ for t in "$@"; do
   echo "   ($name took $(( (t1 - t0) / 1000000 )) ms)"
   line=$(grep -E '^[^ ]*: [0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1)
   if [ "$rc" -eq 77 ] && [ -z "$line" ]; then
-    echo "SKIPPED: $name (no device or runtime; exit 77)"; skipped=$((skipped + 1)); continue
+    echo "SKIPPED: $name (no device or runtime; exit 77)"; skipped=$((skipped + 1))
+    if [ -n "$TP_REQUIRE_ALL" ]; then echo "FAIL $name: skipped, but TP_REQUIRE_ALL is set"; failed=$((failed + 1)); fi
+    continue
   fi
   if [ -n "$line" ]; then
     p=$(echo "$line" | sed -E 's/.*: ([0-9]+) passed, ([0-9]+) failed/\1/')
@@ -33,6 +36,7 @@ if [ -n "$SKIPPED" ]; then
   for s in $SKIPPED; do
     [ -n "$s" ] || continue
     echo "SKIPPED: ${s%%:*} (${s#*:})"; skipped=$((skipped + 1))
+    if [ -n "$TP_REQUIRE_ALL" ]; then echo "FAIL ${s%%:*}: skipped, but TP_REQUIRE_ALL is set"; failed=$((failed + 1)); fi
   done
   unset IFS
 fi
