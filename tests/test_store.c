@@ -142,6 +142,31 @@ static void test_channels_last_slice_preserve(void) {
   tp_store_destroy(s);
 }
 
+/* The whole channels_last tensor in PRESERVE: its bytes are the storage, as is. */
+static void test_channels_last_dense_preserve(void) {
+  tp_store *s;
+  tp_storage st;
+  tp_tensor x;
+  int64_t sizes[4] = {2, 3, 5, 6}, strides[4] = {90, 1, 18, 3};
+  uint8_t cl[4] = {0, 2, 3, 1};
+  tp_membuf m;
+  tp_ptd p;
+  st.data = g_x;
+  st.nbytes = sizeof g_x;
+  TPT_STATUS(tp_view(st, TP_F32, 4, sizes, strides, 0, &x), TP_OK);
+  TPT_STATUS(tp_store_create(&s), TP_OK);
+  TPT_STATUS(tp_store_add(s, "x", &x, TP_ORDER_PRESERVE, 0, NULL), TP_OK);
+  if (write_open(s, &m, &p)) {
+    tp_ptd_entry e;
+    check_entry(&p, "x", &x, cl, 16);
+    TPT_STATUS(tp_ptd_find(&p, "x", &e), TP_OK);
+    TPT_EQ_U64(e.nbytes, sizeof g_x);
+    TPT_MEMEQ(e.data, g_x, sizeof g_x);
+  }
+  tp_membuf_free(&m);
+  tp_store_destroy(s);
+}
+
 static void test_channels_last_slice_row_major(void) {
   tp_store *s;
   tp_tensor y = cl_slice();
@@ -639,6 +664,7 @@ int main(void) {
   (void)tpt_range;   /* harness helpers this suite does not use */
   fill();
   TPT_RUN(test_channels_last_slice_preserve);
+  TPT_RUN(test_channels_last_dense_preserve);
   TPT_RUN(test_channels_last_slice_row_major);
   TPT_RUN(test_transposed_2d);
   TPT_RUN(test_offset_view);
