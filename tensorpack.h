@@ -438,10 +438,15 @@ TPDEF tp_status tp_array_reserve(void **data, size_t *cap, size_t need, size_t e
 #define TP_ASSERT(x) assert(x)
 #endif
 
+/* Tensor payloads are written little-endian; on a big-endian host each element is swapped
+   (and multi-byte views are never zero-copy). Tests define TP__BIG_ENDIAN 1 on a little-endian
+   host to run the swapping code. */
+#ifndef TP__BIG_ENDIAN
 #if defined(__BYTE_ORDER__) && defined(__ORDER_BIG_ENDIAN__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 #define TP__BIG_ENDIAN 1
 #else
 #define TP__BIG_ENDIAN 0
+#endif
 #endif
 
 /* Scratch used by the streaming forms (tp_compact_write, tp_convert_write, tp_pack_int4_write). */
