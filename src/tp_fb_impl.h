@@ -670,12 +670,21 @@ TPDEF tp_fb_ref tp_fb_end_table(tp_fb_builder *b) {
   slot = b->slot;
   vts = b->vts;
   diff = cand ? 0u : 1u;
-  for (id = 0; id < nids; id++) {
-    uint32_t e = slot[id];
-    uint16_t off = (uint16_t)((tend - e) & (0u - (uint32_t)(e != 0)));
-    slot[id] = 0;
-    vts[id] = off;
-    if (cand) diff |= (uint32_t)(tp__fb_ld16(cand + 4 + 2 * id) ^ off);
+  if (cand) {
+    const unsigned char *ce = cand + 4;
+    for (id = 0; id < nids; id++) {
+      uint32_t e = slot[id];
+      uint16_t off = (uint16_t)(e ? tend - e : 0u);
+      slot[id] = 0;
+      vts[id] = off;
+      diff |= (uint32_t)(tp__fb_ld16(ce + 2 * id) ^ off);
+    }
+  } else {
+    for (id = 0; id < nids; id++) {
+      uint32_t e = slot[id];
+      slot[id] = 0;
+      vts[id] = (uint16_t)(e ? tend - e : 0u);
+    }
   }
   if (tsize >= 0x10000u) {
     tp_error_set(&b->err, TP_ERR_OVERFLOW,
