@@ -1,0 +1,104 @@
+/* fuzz_ptd - libFuzzer target for tensorpack's .ptd (FlatTensor) reader.
+
+   Input: a .ptd file. tp_ptd_open on it; on success tp_ptd_entry_at for every entry, every
+   key byte (up to its NUL) and every data byte summed so ASan sees any pointer outside the
+   input (libFuzzer passes it in a heap block of exactly `size` bytes); tp_ptd_find of the
+   first key (must give entry 0) and of a key that is not there; entry_at(count) refused.
+   Invariants checked (abort on violation), all promised by src/tp_store_api.h: data and key
+   inside the input, a layout's dim_order is a permutation of ndim <= TP_MAX_DIMS entries,
+   sizes >= 0, and numel x element size == nbytes, so tp_view accepts the entry as a
+   row-major tensor over exactly its bytes.
+
+   Build: clang -fsanitize=fuzzer,address,undefined -I. fuzz/fuzz_ptd.c -lm */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TENSORPACK_IMPLEMENTATION
+#include "tensorpack.h"
+
+static volatile uint64_t fz_sink;
+
+static void fz_fail(const char *what, size_t i) {
+  fprintf(stderr, "fuzz_ptd: invariant broken: %s (entry %lu)\n", what, (unsigned long)i);
+  abort();
+}
+
+static int fz_inside(const uint8_t *base, size_t size, const void *p, size_t n) {
+  const uint8_t *q = (const uint8_t *)p;
+  if (q < base || q > base + size) return 0;
+  return n <= size - (size_t)(q - base);
+}
+
+static void fz_check_entry(const uint8_t *data, size_t size, const tp_ptd_entry *e, size_t i) {
+  size_t k, klen;
+  uint64_t acc = 0;
+  const unsigned char *d = (const unsigned char *)e->data;
+  if (!e->key || !fz_inside(data, size, e->key, 1)) fz_fail("key outside the input", i);
+  klen = strlen(e->key); /* ASan checks this scan */
+  if (!fz_inside(data, size, e->key, klen + 1)) fz_fail("key outside the input", i);
+  if (e->nbytes && !fz_inside(data, size, e->data, e->nbytes)) fz_fail("data outside", i);
+  for (k = 0; k < e->nbytes; k++) acc += d[k];
+  fz_sink += acc + klen;
+  if (e->has_layout) {
+    uint32_t seen = 0;
+    int j;
+    tp_storage s;
+    tp_tensor t;
+    tp_status st;
+    if (e->ndim < 0 || e->ndim > TP_MAX_DIMS) fz_fail("layout ndim out of range", i);
+    for (j = 0; j < e->ndim; j++) {
+      if (e->sizes[j] < 0) fz_fail("negative size", i);
+      if (e->dim_order[j] >= e->ndim || (seen >> e->dim_order[j]) & 1u)
+        fz_fail("dim_order is not a permutation", i);
+      seen |= 1u << e->dim_order[j];
+    }
+    if (tp_dtype_size(e->dtype) == 0) fz_fail("unknown dtype accepted", i);
+    s.data = e->nbytes ? e->data : data;
+    s.nbytes = e->nbytes;
+    st = tp_view(s, e->dtype, e->ndim, e->sizes, NULL, 0, &t);
+    if (st != TP_OK) fz_fail("layout does not fit its bytes (tp_view refused)", i);
+    if (tp_nbytes(&t) != e->nbytes) fz_fail("numel x element size != nbytes", i);
+  }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  tp_ptd p;
+  tp_ptd_entry e, f;
+  tp_status st;
+  size_t i;
+
+  memset(&p, 0, sizeof p);
+  st = tp_ptd_open(&p, size ? data : NULL, size);
+  if (st != TP_OK) {
+    if (st != TP_ERR_FORMAT) fz_fail("open failed with a status other than FORMAT", 0);
+    if (tp_ptd_entry_at(&p, 0, &e) == TP_OK) fz_fail("entry_at after a failed open", 0);
+    return 0;
+  }
+  if (p.segment_base > size || p.segment_data_size > size - p.segment_base)
+    fz_fail("segments outside the input", 0);
+  if (p.flatbuffer_offset > size || p.flatbuffer_size > size - p.flatbuffer_offset)
+    fz_fail("flatbuffer outside the input", 0);
+  for (i = 0; i < p.count; i++) {
+    memset(&e, 0, sizeof e);
+    st = tp_ptd_entry_at(&p, i, &e);
+    if (st != TP_OK) fz_fail("entry_at failed after a successful open", i);
+    fz_check_entry(data, size, &e, i);
+  }
+  if (tp_ptd_entry_at(&p, p.count, &e) != TP_ERR_INVALID) fz_fail("entry_at(count) accepted", 0);
+  if (p.count > 0) {
+    if (tp_ptd_entry_at(&p, 0, &e) != TP_OK) fz_fail("entry_at(0)", 0);
+    st = tp_ptd_find(&p, e.key, &f);
+    if (st != TP_OK) fz_fail("first key not found", 0);
+    if (f.data != e.data || f.nbytes != e.nbytes || strcmp(f.key, e.key) != 0)
+      fz_fail("find(first key) is not entry 0", 0);
+    fz_check_entry(data, size, &f, 0);
+  }
+  /* 65 characters: longer than any sha256 key tensorpack writes */
+  st = tp_ptd_find(&p, "fuzz-key-that-is-not-there-0123456789abcdef0123456789abcdef012345", &f);
+  if (st != TP_OK && st != TP_ERR_INVALID) fz_fail("find of a missing key: odd status", 0);
+  if (st == TP_OK) fz_check_entry(data, size, &f, 0);
+  return 0;
+}

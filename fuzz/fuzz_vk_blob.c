@@ -1,0 +1,124 @@
+/* fuzz_vk_blob - libFuzzer target for tensorpack's Vulkan blob reader (no Vulkan needed).
+
+   Input framing (fuzz/make_seeds.c writes seeds this way):
+     [0,4)  u32 little-endian n = the blob's length
+     [4, 4 + n)   the VH00 blob
+     [4 + n, end) a .ptd file holding the blob's named constants (may be empty)
+   When n is larger than what follows, everything after the 4 bytes is the blob and there is
+   no .ptd; an input shorter than 4 bytes is all blob. The blob and the .ptd are each copied
+   into a heap block of exactly their size, so ASan sees any read past either one.
+
+   Calls tp_vk_parse_header and tp_vk_read_blob (with the .ptd when it opens); every returned
+   constant's bytes and every key are read. Invariants (abort on violation): header regions
+   inside the blob; each constant's data inside the blob or inside the .ptd, nbytes equal to
+   numel(dims) x datatype size, ndim <= TP_MAX_DIMS.
+
+   Build: clang -fsanitize=fuzzer,address,undefined -I. fuzz/fuzz_vk_blob.c -lm */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TENSORPACK_IMPLEMENTATION
+#define TENSORPACK_VULKAN_IMPLEMENTATION
+#include "tensorpack_vulkan.h"
+
+static volatile uint64_t fz_sink;
+
+static void fz_fail(const char *what, uint32_t i) {
+  fprintf(stderr, "fuzz_vk_blob: invariant broken: %s (value %lu)\n", what, (unsigned long)i);
+  abort();
+}
+
+static int fz_inside(const uint8_t *base, size_t size, const void *p, uint64_t n) {
+  const uint8_t *q = (const uint8_t *)p;
+  if (!base || q < base || q > base + size) return 0;
+  return n <= (uint64_t)(size - (size_t)(q - base));
+}
+
+static uint64_t fz_dtype_size(tp_vk_datatype dt) {
+  switch (dt) {
+  case TP_VK_BOOL: case TP_VK_UINT8: case TP_VK_INT8: return 1;
+  case TP_VK_FLOAT16: return 2;
+  case TP_VK_INT32: case TP_VK_FLOAT32: return 4;
+  case TP_VK_FLOAT64: case TP_VK_INT64: return 8;
+  default: return 0;
+  }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  size_t blob_n = size, ptd_n = 0;
+  const uint8_t *blob_src = data, *ptd_src = NULL;
+  uint8_t *blob = NULL, *ptdb = NULL;
+  tp_ptd ptd;
+  int have_ptd = 0;
+  tp_vk_header h;
+  tp_vk_blob_value *vals = NULL;
+  uint32_t nvals = 0, i;
+  tp_error err;
+  tp_status st;
+
+  if (size >= 4) {
+    uint32_t n = (uint32_t)data[0] | (uint32_t)data[1] << 8 | (uint32_t)data[2] << 16 |
+                 (uint32_t)data[3] << 24;
+    blob_src = data + 4;
+    blob_n = size - 4;
+    if (n <= blob_n) {
+      ptd_src = blob_src + n;
+      ptd_n = blob_n - n;
+      blob_n = n;
+    }
+  }
+  blob = (uint8_t *)malloc(blob_n ? blob_n : 1);
+  if (!blob) return 0;
+  if (blob_n) memcpy(blob, blob_src, blob_n);
+  if (ptd_n) {
+    ptdb = (uint8_t *)malloc(ptd_n);
+    if (!ptdb) { free(blob); return 0; }
+    memcpy(ptdb, ptd_src, ptd_n);
+    memset(&ptd, 0, sizeof ptd);
+    have_ptd = tp_ptd_open(&ptd, ptdb, ptd_n) == TP_OK;
+  }
+
+  st = tp_vk_parse_header(blob, blob_n, &h);
+  if (st == TP_OK) {
+    if ((uint64_t)h.flatbuffer_offset + h.flatbuffer_size > blob_n ||
+        (uint64_t)h.bytes_offset + h.bytes_size > blob_n)
+      fz_fail("header regions outside the blob", 0);
+  } else if (st != TP_ERR_FORMAT) {
+    fz_fail("parse_header: status other than FORMAT", 0);
+  }
+
+  memset(&err, 0, sizeof err);
+  st = tp_vk_read_blob(blob, blob_n, have_ptd ? &ptd : NULL, &vals, &nvals, &err);
+  if (st == TP_OK) {
+    uint64_t acc = 0;
+    for (i = 0; i < nvals; i++) {
+      const tp_vk_blob_value *v = &vals[i];
+      if (v->ndim > TP_MAX_DIMS) fz_fail("ndim over TP_MAX_DIMS", i);
+      if (v->key) acc += strlen(v->key);
+      if (v->is_constant) {
+        uint64_t n = fz_dtype_size(v->datatype), k;
+        const unsigned char *d = (const unsigned char *)v->data;
+        uint32_t j;
+        for (j = 0; j < v->ndim && n; j++) n *= v->dims[j]; /* small: bytes exist */
+        if (fz_dtype_size(v->datatype) == 0) fz_fail("constant of an unknown datatype", i);
+        if (n != v->nbytes) fz_fail("nbytes != numel(dims) x datatype size", i);
+        if (v->nbytes &&
+            !fz_inside(blob, blob_n, v->data, v->nbytes) &&
+            !(have_ptd && fz_inside(ptdb, ptd_n, v->data, v->nbytes)))
+          fz_fail("constant bytes outside the blob and the .ptd", i);
+        for (k = 0; k < v->nbytes; k++) acc += d[k];
+      }
+    }
+    fz_sink += acc;
+    tp_vk_blob_values_free(vals);
+  } else {
+    if (st != TP_ERR_FORMAT && st != TP_ERR_NOMEM) fz_fail("read_blob: odd status", 0);
+    if (err.status != st) fz_fail("read_blob: err does not hold the status", 0);
+  }
+  free(ptdb);
+  free(blob);
+  return 0;
+}
