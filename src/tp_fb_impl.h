@@ -120,6 +120,7 @@ TPDEF void tp_fb_builder_destroy(tp_fb_builder *b) {
 TPDEF void tp_fb_builder_reset(tp_fb_builder *b) {
   assert(b);
   b->size = 0;
+  b->limit = b->cap < b->max_size ? (uint32_t)b->cap : b->max_size;
   b->minalign = 1;
   b->in_table = 0;
   b->finished = 0;
@@ -149,6 +150,7 @@ TPDEF void tp_fb_set_max_size(tp_fb_builder *b, size_t max_size) {
   b->max_size = (max_size == 0 || max_size > TP__FB_MAX_SIZE) ? TP__FB_MAX_SIZE
                                                                : (uint32_t)max_size;
   b->limit = b->cap < b->max_size ? (uint32_t)b->cap : b->max_size;
+  if (b->limit < b->size) b->limit = b->size; /* already past a lowered limit: no more room */
 }
 
 TPDEF size_t tp_fb_size(const tp_fb_builder *b) {
@@ -188,7 +190,7 @@ TP__FB_INLINE int tp__fb_room(tp_fb_builder *b, uint64_t n) {
 static int tp__fb_grow(tp_fb_builder *b, uint64_t n) {
   size_t newcap, have;
   unsigned char *nb;
-  if (n > (uint64_t)(b->max_size - b->size)) {
+  if (b->size > b->max_size || n > (uint64_t)(b->max_size - b->size)) {
     tp_error_set(&b->err, TP_ERR_OVERFLOW,
                  "buffer would grow from %lu by %llu bytes, over the FlatBuffers limit of %lu",
                  (unsigned long)b->size, (unsigned long long)n, (unsigned long)b->max_size);

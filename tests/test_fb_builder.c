@@ -678,6 +678,21 @@ static void test_err_overflow(void) {
   TPT_STATUS(tp_fb_finish(b, s, "ABCD"), TP_OK);
   TPT_EQ_U64(tp_fb_size(b), 64);
   tp_fb_builder_reset(b);
+  /* a limit lowered below what is already built: the next byte fails */
+  s = tp_fb_create_string(b, big, 40);
+  TPT_EQ_U64(s, 48);
+  tp_fb_set_max_size(b, 16);
+  TPT_EQ_U64(tp_fb_create_string(b, "", 0), 0);
+  expect_error(b, TP_ERR_OVERFLOW, "buffer would grow from 48 by 8 bytes, over the FlatBuffers limit of 16");
+  tp_fb_builder_reset(b); /* keeps the limit of 16 for the fields' fast path too */
+  tp_fb_start_table(b);
+  tp_fb_add_u64(b, 0, 1, 0);
+  tp_fb_add_u64(b, 1, 1, 0); /* 16 bytes: exactly the limit */
+  TPT_STATUS(tp_fb_status(b), TP_OK);
+  tp_fb_add_u64(b, 2, 1, 0);
+  TPT_STATUS(tp_fb_status(b), TP_ERR_OVERFLOW);
+  TPT_CONTAINS(tp_fb_error(b), "buffer would grow from 16 by 8 bytes, over the FlatBuffers limit of 16");
+  tp_fb_builder_reset(b);
   /* a table whose inline part would pass 64 KiB */
   tp_fb_set_max_size(b, 0);
   {
