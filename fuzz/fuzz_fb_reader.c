@@ -25,8 +25,8 @@
 
 #define FZ_MAX_ID 16       /* field ids probed: 0..15 */
 #define FZ_MAX_DEPTH 6     /* recursion bound of the walker */
-#define FZ_MAX_ELEMS 64    /* vector elements read per vector */
-#define FZ_MAX_VISITS 64   /* tables walked per input */
+#define FZ_MAX_ELEMS 16    /* vector elements read per vector */
+#define FZ_MAX_VISITS 16   /* tables walked per input */
 
 typedef struct fz_ctx {
   tp_fb_reader *r;
