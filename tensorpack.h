@@ -1587,6 +1587,63 @@ static tp__tile_fn tp__tile_for(size_t es, int avx2, int64_t *T) {
   return NULL;
 }
 
+/* The super-tile loop with the tile call made directly (so it is inlined): rs and cs are
+   multiples of S. One function per kernel. */
+typedef void (*tp__super_fn)(unsigned char *dst, const unsigned char *src, int64_t rs,
+                             int64_t cs, int64_t scol, int64_t drow);
+#define TP__SUPER_BODY(TILE, T, ES)                                                            \
+  int64_t i, j, ii, jj, S = 64 / (ES) < (T) ? (T) : 64 / (ES), ss = scol * (ES),                \
+                        ds = drow * (ES);                                                      \
+  for (i = 0; i < rs; i += S)                                                                  \
+    for (j = 0; j < cs; j += S)                                                                \
+      for (jj = j; jj < j + S; jj += (T))                                                      \
+        for (ii = i; ii < i + S; ii += (T))                                                    \
+          TILE(dst + (ii * drow + jj) * (ES), ds, src + (ii + jj * scol) * (ES), ss);
+#if TP__SSE2
+static void tp__super1(unsigned char *dst, const unsigned char *src, int64_t rs, int64_t cs,
+                       int64_t scol, int64_t drow) {
+  TP__SUPER_BODY(tp__tile1_8x8, 8, 1)
+}
+static void tp__super2(unsigned char *dst, const unsigned char *src, int64_t rs, int64_t cs,
+                       int64_t scol, int64_t drow) {
+  TP__SUPER_BODY(tp__tile2_8x8, 8, 2)
+}
+static void tp__super4(unsigned char *dst, const unsigned char *src, int64_t rs, int64_t cs,
+                       int64_t scol, int64_t drow) {
+  TP__SUPER_BODY(tp__tile4_4x4, 4, 4)
+}
+static void tp__super8(unsigned char *dst, const unsigned char *src, int64_t rs, int64_t cs,
+                       int64_t scol, int64_t drow) {
+  TP__SUPER_BODY(tp__tile8_2x2, 2, 8)
+}
+#endif
+#if TP__AVX2
+__attribute__((target("avx2"))) static void tp__super4_avx2(unsigned char *dst,
+                                                            const unsigned char *src, int64_t rs,
+                                                            int64_t cs, int64_t scol,
+                                                            int64_t drow) {
+  TP__SUPER_BODY(tp__tile4_8x8_avx2, 8, 4)
+}
+#endif
+#undef TP__SUPER_BODY
+static tp__super_fn tp__super_for(size_t es, int avx2) {
+  (void)avx2;
+#if TP__AVX2
+  if (es == 4 && avx2) return tp__super4_avx2;
+#endif
+#if TP__SSE2
+  switch (es) {
+    case 1: return tp__super1;
+    case 2: return tp__super2;
+    case 4: return tp__super4;
+    case 8: return tp__super8;
+    default: break;
+  }
+#endif
+  (void)es;
+  return NULL;
+}
+
 /* Transposes a rows x cols region: super-tiles of S x S (S = one 64-byte line of elements,
    at least T) built from T x T tiles, source row groups consumed a whole line at a time; tiles
    then scalar loops for the edges. */
@@ -1595,12 +1652,18 @@ static void tp__transpose_region(unsigned char *dst, const unsigned char *src, i
   int64_t T, e = (int64_t)es, ss = scol * e, ds = drow * e, ifull = 0, jfull = 0;
   tp__tile_fn tile = tp__tile_for(es, avx2, &T);
   if (tile) {
-    int64_t S = 64 / e < T ? T : 64 / e, rs = rows / S * S, cs = cols / S * S, i, j, ii, jj;
-    for (i = 0; i < rs; i += S) /* S output rows at a time, written left to right */
-      for (j = 0; j < cs; j += S)
-        for (jj = j; jj < j + S; jj += T)
-          for (ii = i; ii < i + S; ii += T)
-            tile(dst + (ii * drow + jj) * e, ds, src + (ii + jj * scol) * e, ss);
+    int64_t S = 64 / e < T ? T : 64 / e, rs = rows / S * S, cs = cols / S * S, i, j;
+    tp__super_fn super = tp__super_for(es, avx2);
+    if (super) {
+      super(dst, src, rs, cs, scol, drow);
+    } else {
+      int64_t ii, jj;
+      for (i = 0; i < rs; i += S) /* S output rows at a time, written left to right */
+        for (j = 0; j < cs; j += S)
+          for (jj = j; jj < j + S; jj += T)
+            for (ii = i; ii < i + S; ii += T)
+              tile(dst + (ii * drow + jj) * e, ds, src + (ii + jj * scol) * e, ss);
+    }
     /* the T-tiles of the edge strips */
     ifull = rows / T * T;
     jfull = cols / T * T;
