@@ -100,6 +100,8 @@ TPDEF tp_status tp_fb_builder_create(tp_fb_builder **out) {
   b->minalign = 1;
   b->max_size = TP__FB_MAX_SIZE;
   if (!tp__fb_slots(b, 63)) { /* ids 0..63 never need a capacity check */
+    TP_FREE(b->vts);
+    TP_FREE(b->slot);
     TP_FREE(b);
     return TP_ERR_NOMEM;
   }
@@ -410,15 +412,12 @@ TPDEF void tp_fb_start_table(tp_fb_builder *b) {
 static int tp__fb_slots(tp_fb_builder *b, uint16_t id) {
   size_t old = b->slot_cap, want = (size_t)id + 1;
   if (want < 64) want = 64;
-  if (tp_array_reserve((void **)&b->slot, &b->slot_cap, want, sizeof *b->slot) != TP_OK) {
+  if (tp_array_reserve((void **)&b->vts, &b->vts_cap, want, sizeof *b->vts) != TP_OK ||
+      tp_array_reserve((void **)&b->slot, &b->slot_cap, want, sizeof *b->slot) != TP_OK) {
     tp_error_set(&b->err, TP_ERR_NOMEM, "out of memory adding field id %u", (unsigned)id);
     return 0;
   }
   memset(b->slot + old, 0, (b->slot_cap - old) * sizeof *b->slot);
-  if (tp_array_reserve((void **)&b->vts, &b->vts_cap, b->slot_cap, sizeof *b->vts) != TP_OK) {
-    tp_error_set(&b->err, TP_ERR_NOMEM, "out of memory adding field id %u", (unsigned)id);
-    return 0;
-  }
   return 1;
 }
 
@@ -440,7 +439,7 @@ static int tp__fb_add_slow(tp_fb_builder *b, uint16_t id) {
     tp_error_set(&b->err, TP_ERR_INVALID, "field id %u added twice in one table", (unsigned)id);
     return 0;
   }
-  if (id >= b->slot_cap && !tp__fb_slots(b, id)) return 0;
+  if ((id >= b->slot_cap || id >= b->vts_cap) && !tp__fb_slots(b, id)) return 0;
   k = (size_t)id - 64;
   if (k >= b->seen_len) {
     if (tp_array_reserve((void **)&b->seen, &b->seen_cap, k + 1, sizeof *b->seen) != TP_OK) {

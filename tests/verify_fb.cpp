@@ -2,16 +2,18 @@
 // code from tests/schemas, libflatbuffers-dev headers).
 //
 // Random XNNGraph-, VkGraph- and FlatTensor-shaped buffers are generated from the schemas'
-// mini-reflection type tables (every table, field type, union member, vector kind), built in
-// lock step with tensorpack's builder and with flatbuffers::FlatBufferBuilder:
-//   - forward: our bytes pass Verify<Root>Buffer, decode (official accessors) to exactly what
-//     was written, and are byte-identical to the official builder's output when it adds fields
-//     in the order flatc's generated code does;
-//   - reverse: buffers from the official builder (fields added in random order, so layouts
+// mini-reflection type tables (every table, field type, union member, vector kind, defaults
+// forced or not), built in lock step with tensorpack's builder and with
+// flatbuffers::FlatBufferBuilder:
+//   - forward: our bytes pass Verify<Root>Buffer, decode (official accessors, schema-driven)
+//     to exactly what was written, read back the same through our reader, and are
+//     byte-identical to the official builder's when both add the fields in the order flatc's
+//     generated code uses;
+//   - reverse: buffers from the official builder (fields added in random orders, so layouts
 //     differ from ours) are read by our reader to exactly what was written;
 //   - corruption: for a few buffers of each schema, every truncation and several changes of
-//     every byte are either read correctly or refused with TP_ERR_FORMAT; whatever the
-//     official verifier refuses, our reader refuses too; when both accept, both decode alike.
+//     every byte are either read cleanly or refused with TP_ERR_FORMAT; whatever the official
+//     verifier refuses, our reader refuses too; when both accept, both decode alike.
 #define TENSORPACK_IMPLEMENTATION
 #include "tensorpack.h"
 #include "tp_test.h"
