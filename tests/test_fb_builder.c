@@ -6,6 +6,12 @@
 #include "tensorpack.h"
 #include "tp_test.h"
 
+static void expect_error(tp_fb_builder *b, tp_status want, const char *needle) {
+  TPT_STATUS(tp_fb_status(b), want);
+  TPT_CONTAINS(tp_fb_error(b), needle);
+  TPT_CHECK(tp_fb_data(b, NULL) == NULL);
+}
+
 static tp_fb_builder *fresh(void) {
   tp_fb_builder *b = NULL;
   TPT_STATUS(tp_fb_builder_create(&b), TP_OK);
@@ -431,6 +437,43 @@ static tp_fb_ref build_sample(tp_fb_builder *b, int salt) {
   return t;
 }
 
+/* Ids past 63 take the slow path (growing per-id arrays, stamped duplicate check). */
+static void test_large_ids(void) {
+  tp_fb_builder *b = fresh();
+  tp_fb_ref t;
+  size_t n;
+  const unsigned char *d;
+  tp_fb_reader r;
+  tp_fb_table root;
+  int k;
+  for (k = 0; k < 2; k++) { /* the same ids again in a second table are fine */
+    tp_fb_start_table(b);
+    tp_fb_add_u32(b, 1000, 77, 0);
+    tp_fb_add_u16(b, 100, 5, 0);
+    tp_fb_add_u8(b, 64, 9, 0);
+    tp_fb_add_u8(b, 3, 1, 0);
+    t = tp_fb_end_table(b);
+  }
+  TPT_STATUS(tp_fb_finish(b, t, "BIGI"), TP_OK);
+  d = tp_fb_data(b, &n);
+  memset(&r, 0, sizeof r);
+  TPT_STATUS(tp_fb_reader_init(&r, d, n, "BIGI", &root), TP_OK);
+  TPT_EQ_INT(root.vtable_size, 4 + 2 * 1001);
+  TPT_EQ_U64(tp_fb_u32(&root, 1000, 0), 77);
+  TPT_EQ_INT(tp_fb_u16(&root, 100, 0), 5);
+  TPT_EQ_INT(tp_fb_u8(&root, 64, 0), 9);
+  TPT_EQ_INT(tp_fb_u8(&root, 3, 0), 1);
+  TPT_CHECK(!tp_fb_present(&root, 999));
+  TPT_STATUS(tp_fb_reader_status(&r), TP_OK);
+  tp_fb_builder_reset(b);
+  tp_fb_start_table(b);
+  tp_fb_add_u32(b, 1000, 1, 0);
+  tp_fb_add_u32(b, 999, 0, 0); /* a default: not written, still counted */
+  tp_fb_add_u64(b, 999, 2, 0);
+  expect_error(b, TP_ERR_INVALID, "field id 999 added twice in one table");
+  tp_fb_builder_destroy(b);
+}
+
 static void test_deterministic(void) {
   tp_fb_builder *a = fresh(), *b = fresh();
   size_t na, nb;
@@ -499,11 +542,6 @@ static void test_growth(void) {
 
 /* ---- errors ---------------------------------------------------------------------------- */
 
-static void expect_error(tp_fb_builder *b, tp_status want, const char *needle) {
-  TPT_STATUS(tp_fb_status(b), want);
-  TPT_CONTAINS(tp_fb_error(b), needle);
-  TPT_CHECK(tp_fb_data(b, NULL) == NULL);
-}
 
 static void test_err_nested_table(void) {
   tp_fb_builder *b = fresh();
@@ -722,6 +760,7 @@ int main(void) {
   TPT_RUN(test_no_identifier);
   TPT_RUN(test_defaults);
   TPT_RUN(test_all_widths_roundtrip);
+  TPT_RUN(test_large_ids);
   TPT_RUN(test_deterministic);
   TPT_RUN(test_growth);
   TPT_RUN(test_err_nested_table);
