@@ -9,7 +9,14 @@ VK_SHADER_INCS := $(patsubst %.comp,%.spv.inc,$(VK_SHADERS))
 HAVE_GLSLC := $(shell command -v glslc >/dev/null 2>&1 && echo 1)
 
 ifeq ($(HAVE_VULKAN),1)
+# Each vkrt test runs twice: built as C99 and as C++ (the runtime part must compile as both).
 TESTS += $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/vkrt_*.c))
+TESTS += $(patsubst tests/%.c,$(BUILD)/tests/%_cxx,$(wildcard tests/vkrt_*.c))
+
+$(BUILD)/tests/vkrt_%_cxx: tests/vkrt_%.c $(HEADERS) tests/tp_test.h $(VK_SHADER_INCS)
+	@mkdir -p $(dir $@)
+	$(CXX) -x c++ -std=c++11 -Wall -Wextra -pedantic -Werror -Wconversion -Wsign-conversion \
+	  -O1 -g $(SAN) -I. -Itests $< -o $@ -lvulkan -ldl $(LIBM)
 
 $(BUILD)/tests/vkrt_%: tests/vkrt_%.c $(HEADERS) tests/tp_test.h $(VK_SHADER_INCS)
 	@mkdir -p $(dir $@)
