@@ -515,11 +515,124 @@ static void test_random_graphs() {
   }
 }
 
+
+// The other direction: a blob built by the OFFICIAL FlatBufferBuilder the way upstream's
+// Python serializer lays it out (inline constants carry an empty-but-present named_key, an
+// empty constant sits at the running offset, named constants at UINT64_MAX) is read by
+// tp_vk_read_blob exactly as the loader would.
+static void test_read_official_blob() {
+  flatbuffers::FlatBufferBuilder fbb;
+  static float w0[12];
+  for (int i = 0; i < 12; i++) w0[i] = (float)i * 0.75f;
+  float w1[4] = {9, 8, 7, 6};
+  char key1[65];
+  TPT_STATUS(tp_sha256_hex(w1, sizeof w1, key1), TP_OK);
+  std::vector<flatbuffers::Offset<VkValue>> values;
+  std::vector<uint32_t> d0 = {3, 4}, d1 = {4}, d2 = {2, 2}, d3 = {0};
+  values.push_back(CreateVkValue(fbb, GraphTypes_Int, CreateInt(fbb, 5).Union()));
+  values.push_back(CreateVkValue(fbb, GraphTypes_VkTensor,
+      CreateVkTensorDirect(fbb, VkDataType_FLOAT32, &d0, 0, -1, VkStorageType_DEFAULT_STORAGE,
+                           VkMemoryLayout_DEFAULT_LAYOUT, VkDataType_FLOAT32).Union()));
+  values.push_back(CreateVkValue(fbb, GraphTypes_VkTensor,
+      CreateVkTensorDirect(fbb, VkDataType_FLOAT32, &d1, 1, -1).Union()));
+  values.push_back(CreateVkValue(fbb, GraphTypes_VkTensor,
+      CreateVkTensorDirect(fbb, VkDataType_INT32, &d2, -1, 0, VkStorageType_BUFFER,
+                           VkMemoryLayout_TENSOR_WIDTH_PACKED, VkDataType_INT32).Union()));
+  values.push_back(CreateVkValue(fbb, GraphTypes_VkTensor,
+      CreateVkTensorDirect(fbb, VkDataType_FLOAT32, &d3, 2, -1).Union()));
+  std::vector<int64_t> none;
+  values.push_back(CreateVkValue(fbb, GraphTypes_IntList, CreateIntListDirect(fbb, &none).Union()));
+  std::vector<flatbuffers::Offset<VkBytes>> consts;
+  consts.push_back(CreateVkBytesDirect(fbb, 0, 48, ""));            // inline, key "" present
+  consts.push_back(CreateVkBytesDirect(fbb, UINT64_MAX, 16, key1));  // named
+  consts.push_back(CreateVkBytesDirect(fbb, 0, 0, ""));             // empty
+  std::vector<flatbuffers::Offset<OperatorCall>> chain;
+  std::vector<int32_t> args = {1, 3};
+  chain.push_back(CreateOperatorCallDirect(fbb, 0, "aten.mm.default", &args));
+  std::vector<uint32_t> ins = {3}, outs = {3};
+  std::vector<flatbuffers::Offset<VkBytes>> shaders;
+  FinishVkGraphBuffer(fbb, CreateVkGraphDirect(fbb, "0", &chain, &values, &ins, &outs, &consts,
+                                               &shaders));
+  // VH00 blob: header padded to 32, flatbuffer padded to 16, raw bytes (48)
+  std::vector<uint8_t> blob(32, 0);
+  uint32_t fb_size = fbb.GetSize(), fb_pad = (fb_size + 15u) & ~15u;
+  memcpy(&blob[4], "VH00", 4);
+  tp_store_le16(&blob[8], 30);
+  tp_store_le32(&blob[10], 32);
+  tp_store_le32(&blob[14], fb_size);
+  tp_store_le32(&blob[18], 32 + fb_pad);
+  tp_store_le64(&blob[22], 48);
+  blob.insert(blob.end(), fbb.GetBufferPointer(), fbb.GetBufferPointer() + fb_size);
+  blob.resize(32 + fb_pad, 0);
+  const uint8_t *wb = (const uint8_t *)w0;
+  blob.insert(blob.end(), wb, wb + 48);
+  // the .ptd with the named constant
+  tp_store *st = nullptr;
+  TPT_STATUS(tp_store_create(&st), TP_OK);
+  TPT_STATUS(tp_store_add_bytes(st, nullptr, w1, sizeof w1, 16, 1, nullptr), TP_OK);
+  tp_membuf pm;
+  memset(&pm, 0, sizeof pm);
+  tp_sink ps = tp_sink_membuf(&pm);
+  TPT_STATUS(tp_store_write_ptd(st, &ps), TP_OK);
+  tp_ptd pd;
+  TPT_STATUS(tp_ptd_open(&pd, pm.data, pm.size), TP_OK);
+  tp_vk_blob_value *v = nullptr;
+  uint32_t n = 0;
+  tp_error err;
+  memset(&err, 0, sizeof err);
+  TPT_STATUS(tp_vk_read_blob(blob.data(), blob.size(), &pd, &v, &n, &err), TP_OK);
+  TPT_EQ_STR(err.msg, "");
+  TPT_EQ_INT(n, 6);
+  if (v && n == 6) {
+    TPT_EQ_INT(v[0].type, TP_VK_INT_VALUE);
+    TPT_CHECK(v[1].is_constant && v[1].key == nullptr);  // "" + real offset = inline
+    TPT_EQ_U64(v[1].nbytes, 48);
+    TPT_CHECK(v[1].data == blob.data() + 32 + fb_pad);
+    if (v[1].data) TPT_MEMEQ(v[1].data, w0, 48);
+    TPT_CHECK(v[2].is_constant && v[2].key != nullptr);
+    if (v[2].key) TPT_EQ_STR(v[2].key, key1);
+    if (v[2].data) TPT_MEMEQ(v[2].data, w1, 16);
+    TPT_CHECK(!v[3].is_constant);
+    TPT_EQ_INT(v[3].datatype, TP_VK_INT32);
+    TPT_EQ_INT(v[3].ndim, 2);
+    TPT_CHECK(v[4].is_constant);
+    TPT_EQ_U64(v[4].nbytes, 0);
+    TPT_EQ_INT(v[5].type, TP_VK_INT_LIST_VALUE);
+  }
+  tp_vk_blob_values_free(v);
+  // upstream puts an empty constant at the running offset; at the very end of the raw bytes
+  // the loader refuses it (offset < size), and so does tp_vk_read_blob
+  {
+    flatbuffers::FlatBufferBuilder f2;
+    std::vector<flatbuffers::Offset<VkValue>> vals2;
+    vals2.push_back(CreateVkValue(f2, GraphTypes_VkTensor,
+        CreateVkTensorDirect(f2, VkDataType_FLOAT32, &d3, 0, -1).Union()));
+    std::vector<flatbuffers::Offset<VkBytes>> c2;
+    c2.push_back(CreateVkBytesDirect(f2, 48, 0, ""));
+    std::vector<flatbuffers::Offset<OperatorCall>> ch2;
+    std::vector<uint32_t> io2;
+    FinishVkGraphBuffer(f2, CreateVkGraphDirect(f2, "0", &ch2, &vals2, &io2, &io2, &c2, &c2));
+    std::vector<uint8_t> b2(blob.begin(), blob.begin() + 32);
+    uint32_t s2 = f2.GetSize(), p2 = (s2 + 15u) & ~15u;
+    tp_store_le32(&b2[14], s2);
+    tp_store_le32(&b2[18], 32 + p2);
+    b2.insert(b2.end(), f2.GetBufferPointer(), f2.GetBufferPointer() + s2);
+    b2.resize(32 + p2 + 48, 0);
+    memset(&err, 0, sizeof err);
+    TPT_STATUS(tp_vk_read_blob(b2.data(), b2.size(), nullptr, &v, &n, &err), TP_ERR_FORMAT);
+    TPT_CHECK(std::string(err.msg).find("offset 48 with 0 bytes exceeds the 48 raw bytes") !=
+              std::string::npos);
+  }
+  tp_membuf_free(&pm);
+  tp_store_destroy(st);
+}
+
 int main() {
   TPT_RUN(test_views_linear);
   TPT_RUN(test_empty_list);
   TPT_RUN(test_every_kind_and_zero_enums);
   TPT_RUN(test_named_shaders_overrides_fp16);
   TPT_RUN(test_random_graphs);
+  TPT_RUN(test_read_official_blob);
   return tpt_finish("verify_vulkan");
 }
