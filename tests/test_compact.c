@@ -183,6 +183,54 @@ static void test_random_views(void) {
   TPT_CHECK(zc[1] > zc[0]);
 }
 
+/* tp_convert_write and tp_pack_int4_write through the same 40-byte scratch: equal to the
+   conversion / packing of the reference row-major bytes. */
+static void test_streamed_convert_and_int4(void) {
+  static unsigned char ref[1 << 18];
+  int it, perm[TP_MAX_DIMS], d;
+  for (d = 0; d < TP_MAX_DIMS; d++) perm[d] = d;
+  fill_random(g_mem, sizeof g_mem);
+  for (it = 0; it < 2000; it++) {
+    tp_tensor t;
+    tp_membuf m = {0};
+    tp_sink sink = tp_sink_membuf(&m);
+    size_t n, k;
+    int bad = 0;
+    if (it % 2 == 0) {
+      rand_view(&t, TP_F32, 4, 7);
+      n = ref_compact(&t, perm, ref) / 4;
+      TPT_STATUS(tp_convert_write(&t, it % 4 ? TP_F16 : TP_BF16, 0, &sink), TP_OK);
+      TPT_EQ_U64(m.size, n * 2);
+      for (k = 0; k < n && m.size == n * 2; k++) {
+        float f;
+        memcpy(&f, ref + 4 * k, 4);
+        bad += tp_load_le16(m.data + 2 * k) != (it % 4 ? tp_f32_to_f16(f) : tp_f32_to_bf16(f));
+      }
+    } else {
+      size_t i, w = 0;
+      int64_t last, col = 0;
+      rand_view(&t, TP_I8, 4, 9);
+      for (i = 0; i < t.storage.nbytes; i++) g_mem[i] = (unsigned char)(g_mem[i] % 16 - 8);
+      n = ref_compact(&t, perm, ref);
+      last = t.ndim ? t.sizes[t.ndim - 1] : 1;
+      TPT_STATUS(tp_pack_int4_write(&t, &sink), TP_OK);
+      TPT_EQ_U64(m.size, tp_pack_int4_size(&t));
+      for (k = 0; k < n; k++, col = col + 1 == last ? 0 : col + 1) { /* reference packing */
+        unsigned nib = (unsigned)((signed char)ref[k] + 8);
+        if (col % 2 == 0) {
+          unsigned hi = col + 1 < last ? (unsigned)((signed char)ref[k + 1] + 8) : 8u;
+          bad += w >= m.size || m.data[w] != (unsigned char)(nib | hi << 4);
+          w++;
+        }
+      }
+      TPT_EQ_U64(w, m.size);
+      fill_random(g_mem, t.storage.nbytes);
+    }
+    TPT_EQ_INT(bad, 0);
+    tp_membuf_free(&m);
+  }
+}
+
 /* Bigger views that reach the blocked transpose, inner-run memcpy and gather paths with more
    than one block, in every element size. */
 static void test_large_paths(void) {
@@ -393,6 +441,7 @@ static void test_errors(void) {
 
 int main(void) {
   TPT_RUN(test_random_views);
+  TPT_RUN(test_streamed_convert_and_int4);
   TPT_RUN(test_large_paths);
   TPT_RUN(test_transpose_kernels);
   TPT_RUN(test_big_transpose);
