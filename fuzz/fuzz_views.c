@@ -76,7 +76,16 @@ static void fz_gather(const tp_tensor *t, const int *order, unsigned char *out) 
   int64_t numel = 1, e;
   int d, n = t->ndim;
   const unsigned char *base = (const unsigned char *)t->storage.data;
-  for (d = 0; d < n; d++) numel *= t->sizes[d];
+  for (d = 0; d < n; d++) /* a zero size first: an empty view may have huge other sizes */
+    if (t->sizes[d] == 0) numel = 0;
+  for (d = 0; d < n && numel; d++) numel *= t->sizes[d]; /* <= FZ_MAX_NUMEL: checked before */
+#ifdef FZ_DEBUG /* -DFZ_DEBUG: print the view each reproducer ends with */
+  fprintf(stderr, "view dtype %d ndim %d offset %lld storage %lu bytes:", (int)t->dtype, n,
+          (long long)t->offset, (unsigned long)t->storage.nbytes);
+  for (d = 0; d < n; d++)
+    fprintf(stderr, " %lld:%lld", (long long)t->sizes[d], (long long)t->strides[d]);
+  fprintf(stderr, "\n");
+#endif
   if (numel == 0) return;
   memset(idx, 0, sizeof idx);
   for (e = 0; e < numel; e++) {
