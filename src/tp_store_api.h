@@ -89,6 +89,8 @@ typedef struct tp_ptd {
   /* private */
   tp_fb_reader r__;
   tp_fb_table root__;
+  uint32_t *index__;    /* tp_ptd_index's slots (caller memory), or NULL */
+  size_t index_cap__;
 } tp_ptd;
 
 typedef struct tp_ptd_entry {
@@ -108,7 +110,15 @@ typedef struct tp_ptd_entry {
 TPDEF tp_status tp_ptd_open(tp_ptd *p, const void *data, size_t size);
 /* Entry i (0 <= i < p->count, in file order). TP_ERR_INVALID when i is out of range. */
 TPDEF tp_status tp_ptd_entry_at(tp_ptd *p, size_t i, tp_ptd_entry *e);
-/* The entry under key: a linear scan (O(count) per lookup; the reader allocates nothing); with
-   duplicate keys in a file (tp_store never writes them) the first one wins.
+/* The entry under key: a linear scan (O(count) per lookup; the reader allocates nothing), or a
+   hash lookup after tp_ptd_index; with duplicate keys in a file (tp_store never writes them)
+   the first one wins either way.
    TP_ERR_INVALID, with p->last_lookup naming the key, when it is not there. */
 TPDEF tp_status tp_ptd_find(tp_ptd *p, const char *key, tp_ptd_entry *e);
+/* Optional, for many lookups in a big file: a hash index for tp_ptd_find in caller memory.
+   tp_ptd_index_slots(p) is the number of uint32_t slots it needs (a power of two >= 2 * count;
+   0 for an opened file without entries or a failed open). The slots must stay alive, unchanged,
+   as long as p is used. Errors: TP_ERR_INVALID (slots too few, or NULL with a need > 0), the
+   open failure. */
+TPDEF size_t tp_ptd_index_slots(const tp_ptd *p);
+TPDEF tp_status tp_ptd_index(tp_ptd *p, uint32_t *slots, size_t nslots);

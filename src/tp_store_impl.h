@@ -822,6 +822,50 @@ TPDEF tp_status tp_ptd_entry_at(tp_ptd *p, size_t i, tp_ptd_entry *e) {
   return tp__ptd_entry(p, i, e);
 }
 
+/* Key i of named_data (checked by tp_ptd_open), with its length. */
+static const char *tp__ptd_key(const tp_fb_vector *named, size_t i, size_t *len) {
+  tp_fb_table nd = tp_fb_vector_table(named, i);
+  *len = 0;
+  return tp_fb_string(&nd, 0, len);
+}
+
+TPDEF size_t tp_ptd_index_slots(const tp_ptd *p) {
+  size_t cap = 1;
+  TP_ASSERT(p);
+  if (p->err.status != TP_OK || p->count == 0) return 0;
+  while (cap < 2 * p->count) cap *= 2;   /* count < 2^30: a vector entry takes 4 bytes */
+  return cap;
+}
+
+TPDEF tp_status tp_ptd_index(tp_ptd *p, uint32_t *slots, size_t nslots) {
+  tp_fb_vector named;
+  size_t need, i, len;
+  TP_ASSERT(p);
+  if (p->err.status != TP_OK) return p->err.status;
+  need = tp_ptd_index_slots(p);
+  if (nslots < need || (need > 0 && !slots)) {
+    tp_error_set(&p->last_lookup, TP_ERR_INVALID, "the index needs %lu slots, %lu given",
+                 (unsigned long)need, (unsigned long)nslots);
+    return TP_ERR_INVALID;
+  }
+  p->index__ = NULL;
+  p->index_cap__ = 0;
+  if (need == 0) return TP_OK;
+  memset(slots, 0, need * sizeof *slots);
+  p->root__.r = &p->r__;
+  p->r__.tables = 0;
+  named = tp_fb_vector_field(&p->root__, 2, 4);
+  for (i = 0; i < p->count; i++) {
+    const char *k = tp__ptd_key(&named, i, &len);
+    size_t j = (size_t)tp__fnv1a(k, len) & (need - 1);
+    while (slots[j] != 0) j = (j + 1) & (need - 1);
+    slots[j] = (uint32_t)(i + 1);
+  }
+  p->index__ = slots;
+  p->index_cap__ = need;
+  return TP_OK;
+}
+
 TPDEF tp_status tp_ptd_find(tp_ptd *p, const char *key, tp_ptd_entry *e) {
   tp_fb_vector named;
   size_t i, len;
@@ -838,11 +882,20 @@ TPDEF tp_status tp_ptd_find(tp_ptd *p, const char *key, tp_ptd_entry *e) {
   p->root__.r = &p->r__;
   p->r__.tables = 0;
   named = tp_fb_vector_field(&p->root__, 2, 4);
-  for (i = 0; i < p->count; i++) {
-    tp_fb_table nd = tp_fb_vector_table(&named, i);
-    size_t klen = 0;
-    const char *k = tp_fb_string(&nd, 0, &klen);
-    if (k && klen == len && memcmp(k, key, len) == 0) return tp__ptd_entry(p, i, e);
+  if (p->index__) {
+    size_t mask = p->index_cap__ - 1, j = (size_t)tp__fnv1a(key, len) & mask;
+    for (; p->index__[j] != 0; j = (j + 1) & mask) {
+      size_t klen;
+      const char *k = tp__ptd_key(&named, p->index__[j] - 1, &klen);
+      if (k && klen == len && memcmp(k, key, len) == 0)
+        return tp__ptd_entry(p, p->index__[j] - 1, e);
+    }
+  } else {
+    for (i = 0; i < p->count; i++) {
+      size_t klen;
+      const char *k = tp__ptd_key(&named, i, &klen);
+      if (k && klen == len && memcmp(k, key, len) == 0) return tp__ptd_entry(p, i, e);
+    }
   }
   tp_error_set(&p->last_lookup, TP_ERR_INVALID, "key \"%.120s\" is not in the .ptd", key);
   return TP_ERR_INVALID;

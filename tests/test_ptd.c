@@ -130,6 +130,18 @@ static tp_status open_copy(const unsigned char *bytes, size_t n, tp_ptd *p, char
       }
     }
   }
+  if (st == TP_OK && p->count > 0) {
+    /* the same lookups through the index */
+    size_t need = tp_ptd_index_slots(p), i;
+    uint32_t *slots = (uint32_t *)malloc(need * sizeof(uint32_t));
+    TPT_STATUS(tp_ptd_index(p, slots, need), TP_OK);
+    for (i = 0; i < p->count; i++) {
+      tp_ptd_entry e, f;
+      TPT_STATUS(tp_ptd_entry_at(p, i, &e), TP_OK);
+      TPT_STATUS(tp_ptd_find(p, e.key, &f), TP_OK);
+    }
+    free(slots);
+  }
   if (msg) snprintf(msg, msgcap, "%s", p->err.status != TP_OK ? p->err.msg : "");
   free(c);
   return st;
@@ -225,6 +237,45 @@ static void test_hand_built_good(void) {
     tp_ptd q = p;
     TPT_STATUS(tp_ptd_find(&q, "w", &e), TP_OK);
   }
+  tp_membuf_free(&fb);
+  tp_membuf_free(&file);
+}
+
+/* Duplicate keys in a file (tp_store never writes them): the first wins, scanned or indexed. */
+static void test_duplicate_keys_and_index(void) {
+  ft_spec f = good_spec();
+  tp_membuf fb, file;
+  tp_ptd p;
+  tp_ptd_entry e;
+  uint32_t slots[8];
+  f.nd[1].key = "w";
+  build_ft(&f, &fb);
+  wrap_ptd(&fb, g_w, 37, &file);
+  TPT_STATUS(tp_ptd_open(&p, file.data, file.size), TP_OK);
+  TPT_STATUS(tp_ptd_find(&p, "w", &e), TP_OK);
+  TPT_EQ_INT(e.segment_index, 0);
+  TPT_EQ_U64(tp_ptd_index_slots(&p), 4);
+  TPT_STATUS(tp_ptd_index(&p, NULL, 4), TP_ERR_INVALID);
+  TPT_STATUS(tp_ptd_index(&p, slots, 8), TP_OK);
+  TPT_STATUS(tp_ptd_find(&p, "w", &e), TP_OK);
+  TPT_EQ_INT(e.segment_index, 0);
+  TPT_STATUS(tp_ptd_find(&p, "raw", &e), TP_ERR_INVALID);
+  TPT_CONTAINS(p.last_lookup.msg, "\"raw\" is not in the .ptd");
+  /* a failed open: no index, its error */
+  TPT_STATUS(tp_ptd_open(&p, file.data, 10), TP_ERR_FORMAT);
+  TPT_EQ_U64(tp_ptd_index_slots(&p), 0);
+  TPT_STATUS(tp_ptd_index(&p, slots, 8), TP_ERR_FORMAT);
+  /* no entries: nothing needed, lookups miss */
+  f.nsegs = 0;
+  f.nnd = 0;
+  tp_membuf_free(&fb);
+  tp_membuf_free(&file);
+  build_ft(&f, &fb);
+  wrap_ptd(&fb, g_w, 0, &file);
+  TPT_STATUS(tp_ptd_open(&p, file.data, file.size), TP_OK);
+  TPT_EQ_U64(tp_ptd_index_slots(&p), 0);
+  TPT_STATUS(tp_ptd_index(&p, NULL, 0), TP_OK);
+  TPT_STATUS(tp_ptd_find(&p, "w", &e), TP_ERR_INVALID);
   tp_membuf_free(&fb);
   tp_membuf_free(&file);
 }
@@ -443,6 +494,7 @@ int main(void) {
   size_t i;
   for (i = 0; i < 64; i++) g_w[i] = (float)i;
   TPT_RUN(test_hand_built_good);
+  TPT_RUN(test_duplicate_keys_and_index);
   TPT_RUN(test_entry_checks);
   TPT_RUN(test_header_checks);
   TPT_RUN(test_truncation_every_byte);

@@ -654,6 +654,25 @@ static void test_many_entries(void) {
     TPT_EQ_INT(e.segment_index, 49998);
     TPT_STATUS(tp_ptd_entry_at(&p, N - 1, &e), TP_OK);
     TPT_EQ_INT(p.err.status, TP_OK);
+    /* with an index every key is found (a linear scan each would be 5e9 compares) */
+    {
+      size_t need = tp_ptd_index_slots(&p), bad = 0;
+      uint32_t *slots = (uint32_t *)malloc(need * sizeof(uint32_t));
+      TPT_EQ_U64(need, 262144);   /* power of two >= 2 * 100000 */
+      TPT_STATUS(tp_ptd_index(&p, slots, need - 1), TP_ERR_INVALID);
+      TPT_CONTAINS(p.last_lookup.msg, "needs 262144 slots, 262143 given");
+      TPT_STATUS(tp_ptd_index(&p, slots, need), TP_OK);
+      for (i = 0; i < N; i++) {
+        snprintf(key, sizeof key, "k%lu", (unsigned long)i);
+        if (tp_ptd_find(&p, key, &e) != TP_OK || e.segment_index != i % 50000 ||
+            strcmp(e.key, key) != 0)
+          bad++;
+      }
+      TPT_EQ_U64(bad, 0);
+      TPT_STATUS(tp_ptd_find(&p, "k100000", &e), TP_ERR_INVALID);
+      TPT_STATUS(tp_ptd_find(&p, "", &e), TP_ERR_INVALID);
+      free(slots);
+    }
   }
   tp_membuf_free(&m);
   tp_store_destroy(s);
