@@ -9,7 +9,7 @@
    fclose. A second, stricter baseline compacts each view into one 4 MiB buffer (still hot in
    cache, not timed) just before its fwrite and counts only fopen/fwrite/fclose.
    No side calls fsync: all measure the write path into the page cache; sync() runs (untimed)
-   before each timed write so that none starts behind another's dirty pages. Best of 3 rounds.
+   before each timed write so that none starts behind another's dirty pages. Best of 5 rounds.
    Peak RSS growth of the .ptd write: VmHWM after the write minus VmRSS before it, with VmHWM
    reset through /proc/self/clear_refs (Linux).
 
@@ -100,7 +100,7 @@ int main(int argc, char **argv) {
       return 1;
     }
 
-  for (round = 0; round < 3; round++) {
+  for (round = 0; round < 5; round++) {
     tp_store *s;
     double t0, t1, t2;
     long rss0, hwm1;
