@@ -104,14 +104,14 @@ static int tpt_finish(const char *suite) {
 
 /* Deterministic xorshift64* for randomized tests. */
 static uint64_t tpt_rng_state = 0x9E3779B97F4A7C15ull;
-static uint64_t tpt_rand(void) {
+static inline uint64_t tpt_rand(void) {
   uint64_t x = tpt_rng_state;
   x ^= x >> 12; x ^= x << 25; x ^= x >> 27;
   tpt_rng_state = x;
   return x * 0x2545F4914F6CDD1Dull;
 }
 /* Uniform in [lo, hi]. */
-static int64_t tpt_range(int64_t lo, int64_t hi) {
+static inline int64_t tpt_range(int64_t lo, int64_t hi) {
   return lo + (int64_t)(tpt_rand() % (uint64_t)(hi - lo + 1));
 }
 #endif
