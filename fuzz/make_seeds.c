@@ -4,6 +4,7 @@
    Creates DIR/<target>/seed-<name> for every target:
      fuzz_xnn_blob, fuzz_vk_blob   u32 LE blob length + blob + .ptd (empty when inline), the
                                    framing the targets read
+     fuzz_tpdump                   the same files, plus .ptd files in that framing
      fuzz_ptd                      .ptd files
      fuzz_fb_reader                the flatbuffers of the blobs above, whole .ptd files, and a
                                    builder-made buffer with every kind of field
@@ -50,6 +51,11 @@ static void put_framed(const char *target, const char *name, const tp_membuf *bl
   memcpy(b + 4, blob->data, blob->size);
   if (ptd && ptd->size) memcpy(b + 4 + blob->size, ptd->data, ptd->size);
   put(target, name, b, n);
+  if (strcmp(target, "fuzz_tpdump") != 0) { /* the inspector reads the same framing */
+    char both[160];
+    snprintf(both, sizeof both, "%s-%s", target, name);
+    put("fuzz_tpdump", both, b, n);
+  }
   free(b);
 }
 
@@ -312,6 +318,10 @@ static void ptd_emit(const char *name, tp_store *s) {
   check(tp_store_write_ptd(s, &sk), "tp_store_write_ptd");
   put("fuzz_ptd", name, m.data, m.size);
   snprintf(fbname, sizeof fbname, "ptd-%s", name);
+  {
+    tp_membuf none = {NULL, 0, 0};
+    put_framed("fuzz_tpdump", fbname, &m, &none); /* a .ptd as the file, no .ptd after it */
+  }
   put("fuzz_fb_reader", fbname, m.data, m.size);
   tp_membuf_free(&m);
 }

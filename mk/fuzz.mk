@@ -6,8 +6,9 @@
 #                        fuzz/crashes/<target>-<n> (which must no longer crash)
 # Seeds: fuzz/make_seeds.c writes valid blobs/.ptd/views with the library's own writers into
 # $(BUILD)/fuzz/corpus/<target>/. Nothing binary is committed except crash reproducers.
-# Needs clang with libFuzzer (Debian: clang + libclang-rt-14-dev); fuzz_xnn_blob also needs
-# XNNPACK (the only blob reader tensorpack_xnnpack.h has is tp_xnn_load).
+# Targets: fuzz_fb_reader, fuzz_ptd, fuzz_vk_blob, fuzz_views, fuzz_tpdump (tools/tpdump.c as a
+# library), fuzz_xnn_blob (only with XNNPACK: the one blob reader tensorpack_xnnpack.h has is
+# tp_xnn_load). Needs clang with libFuzzer (Debian: clang + libclang-rt-14-dev).
 
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
@@ -20,7 +21,7 @@ ifneq ($(HAVE_XNNPACK),1)
 HAVE_XNNPACK := $(shell printf '$(FUZZ__HASH)include <xnnpack.h>\nint main(void){return (int)xnn_initialize(0);}\n' | $(CC) -x c - -o /dev/null -lXNNPACK -lm 2>/dev/null && echo 1)
 endif
 
-FUZZ_NAMES := fuzz_fb_reader fuzz_ptd fuzz_vk_blob fuzz_views
+FUZZ_NAMES := fuzz_fb_reader fuzz_ptd fuzz_vk_blob fuzz_views fuzz_tpdump
 ifeq ($(HAVE_XNNPACK),1)
 FUZZ_NAMES += fuzz_xnn_blob
 endif
@@ -42,13 +43,15 @@ $(BUILD)/fuzz/fuzz_%: fuzz/fuzz_%.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $< -o $@ $(FUZZ_LIBS_fuzz_$*) $(LIBM)
 
+$(BUILD)/fuzz/fuzz_tpdump: tools/tpdump.c
+
 $(BUILD)/fuzz/make_seeds: fuzz/make_seeds.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(TCFLAGS) $< -o $@ $(LIBM)
 
 $(FUZZ_SEEDS): $(BUILD)/fuzz/make_seeds
 	@rm -rf $(FUZZ_CORPUS)
-	@for t in fuzz_fb_reader fuzz_ptd fuzz_vk_blob fuzz_views fuzz_xnn_blob; do \
+	@for t in fuzz_fb_reader fuzz_ptd fuzz_vk_blob fuzz_views fuzz_xnn_blob fuzz_tpdump; do \
 	  mkdir -p $(FUZZ_CORPUS)/$$t || exit 1; done
 	$(BUILD)/fuzz/make_seeds $(FUZZ_CORPUS)
 	@touch $@

@@ -1,0 +1,92 @@
+/* fuzz_tpdump - libFuzzer target for the tpdump inspector (tools/tpdump.c), which parses
+   XNNPACK blobs, Vulkan blobs and .ptd files by hand on top of tensorpack's reader.
+
+   Input framing (the same as fuzz_xnn_blob / fuzz_vk_blob; fuzz/make_seeds.c writes seeds):
+     [0,4)  u32 little-endian n = the file's length
+     [4, 4 + n)   the file (XH00/XN01 blob, VH00/VK00 blob or .ptd)
+     [4 + n, end) a .ptd that named constants are resolved in (may be empty: none)
+   When n is larger than what follows, everything after the 4 bytes is the file and there is no
+   .ptd; an input shorter than 4 bytes is all file. The file and the .ptd are each copied into
+   a heap block of exactly their size (malloc: 16-aligned, as tpdump wants), so ASan sees any
+   read past either one.
+
+   Runs the three modes of the tool on it: check only, the text report, the JSON document.
+   Invariants (abort on violation): the three give the same result (tpdump promises the same
+   exit status in every mode), 0 or 2 unless memory ran out (1), an error sentence exactly when
+   the result is not 0, a NUL-free report (non-empty for a good file), a non-empty NUL-free
+   JSON document starting with '{'.
+
+   Build: clang -fsanitize=fuzzer,address,undefined -I. fuzz/fuzz_tpdump.c -lm */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TENSORPACK_IMPLEMENTATION
+#define TPDUMP_NO_MAIN
+#include "tools/tpdump.c"
+
+static void fz_fail(const char *what, int a, int b) {
+  fprintf(stderr, "fuzz_tpdump: invariant broken: %s (%d, %d)\n", what, a, b);
+  abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  size_t file_n = size, ptd_n = 0;
+  const uint8_t *file_src = data, *ptd_src = NULL;
+  uint8_t *file, *ptdb = NULL;
+  tp_membuf text, json;
+  tp_error e0, e1, e2;
+  int rc0, rc1, rc2;
+
+  if (size >= 4) {
+    uint32_t n = (uint32_t)data[0] | (uint32_t)data[1] << 8 | (uint32_t)data[2] << 16 |
+                 (uint32_t)data[3] << 24;
+    file_src = data + 4;
+    file_n = size - 4;
+    if (n <= file_n) {
+      ptd_src = file_src + n;
+      ptd_n = file_n - n;
+      file_n = n;
+    }
+  }
+  file = (uint8_t *)malloc(file_n ? file_n : 1);
+  if (!file) return 0;
+  if (file_n) memcpy(file, file_src, file_n);
+  if (ptd_n) {
+    ptdb = (uint8_t *)malloc(ptd_n);
+    if (!ptdb) {
+      free(file);
+      return 0;
+    }
+    memcpy(ptdb, ptd_src, ptd_n);
+  }
+  memset(&text, 0, sizeof text);
+  memset(&json, 0, sizeof json);
+  memset(&e0, 0, sizeof e0);
+  memset(&e1, 0, sizeof e1);
+  memset(&e2, 0, sizeof e2);
+  rc0 = tpdump_inspect_with(file, file_n, ptdb, ptd_n, NULL, &e0);
+  rc1 = tpdump_inspect_with(file, file_n, ptdb, ptd_n, &text, &e1);
+  rc2 = tpdump_inspect_json(file, file_n, ptdb, ptd_n, &json, &e2);
+  if (!ptd_n) { /* the no-.ptd entry point must agree */
+    int rc3 = tpdump_inspect(file, file_n, NULL, NULL);
+    if (rc0 != 1 && rc3 != 1 && rc0 != rc3) fz_fail("tpdump_inspect differs", rc0, rc3);
+  }
+  if (rc0 != 0 && rc0 != 1 && rc0 != 2) fz_fail("result not 0, 1 or 2", rc0, 0);
+  if (rc0 != 1 && rc1 != 1 && rc0 != rc1) fz_fail("check-only and text differ", rc0, rc1);
+  if (rc0 != 1 && rc2 != 1 && rc0 != rc2) fz_fail("check-only and JSON differ", rc0, rc2);
+  if ((rc0 == 0) != (e0.status == TP_OK)) fz_fail("error sentence vs result", rc0, (int)e0.status);
+  if (rc0 == 2 && e0.msg[0] == 0) fz_fail("malformed without a sentence", rc0, 0);
+  if (rc1 == 0 && (text.size == 0 || memchr(text.data, 0, text.size)))
+    fz_fail("report of a good file empty or with a NUL byte", rc1, (int)text.size);
+  if (text.size && memchr(text.data, 0, text.size)) fz_fail("NUL byte in the report", rc1, 0);
+  if (rc2 != 1 && (json.size == 0 || memchr(json.data, 0, json.size) || json.data[0] != '{'))
+    fz_fail("JSON document empty, not an object, or with a NUL byte", rc2, (int)json.size);
+  tp_membuf_free(&text);
+  tp_membuf_free(&json);
+  free(ptdb);
+  free(file);
+  return 0;
+}
