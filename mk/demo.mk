@@ -10,9 +10,9 @@ DEMO_FLAGS += -DTP_DEMO_VULKAN
 DEMO_LIBS  += -lvulkan -ldl
 endif
 
-$(BUILD)/tools/demo: tools/demo.c $(HEADERS)
+$(BUILD)/tools/demo: tools/demo.c $(HEADERS) tests/vk_compute.h
 	@mkdir -p $(dir $@)
-	$(CC) $(STRICT) -O1 -g -I. $(DEMO_FLAGS) $< -o $@ $(DEMO_LIBS) -lm
+	$(CC) $(STRICT) -O1 -g -I. -Itests $(DEMO_FLAGS) $< -o $@ $(DEMO_LIBS) -lm
 
 demo: $(BUILD)/tools/demo $(BUILD)/tools/tpdump
 	@mkdir -p $(BUILD)/demo

@@ -13,12 +13,12 @@ ifeq ($(HAVE_VULKAN),1)
 TESTS += $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/vkrt_*.c))
 TESTS += $(patsubst tests/%.c,$(BUILD)/tests/%_cxx,$(wildcard tests/vkrt_*.c))
 
-$(BUILD)/tests/vkrt_%_cxx: tests/vkrt_%.c $(HEADERS) tests/tp_test.h $(VK_SHADER_INCS)
+$(BUILD)/tests/vkrt_%_cxx: tests/vkrt_%.c $(HEADERS) tests/tp_test.h tests/vk_compute.h $(VK_SHADER_INCS)
 	@mkdir -p $(dir $@)
 	$(CXX) -x c++ -std=c++11 -Wall -Wextra -pedantic -Werror -Wconversion -Wsign-conversion \
 	  -O1 -g $(SAN) -I. -Itests $< -o $@ -lvulkan -ldl $(LIBM)
 
-$(BUILD)/tests/vkrt_%: tests/vkrt_%.c $(HEADERS) tests/tp_test.h $(VK_SHADER_INCS)
+$(BUILD)/tests/vkrt_%: tests/vkrt_%.c $(HEADERS) tests/tp_test.h tests/vk_compute.h $(VK_SHADER_INCS)
 	@mkdir -p $(dir $@)
 ifeq ($(HAVE_GLSLC),1)
 	@for s in $(VK_SHADERS); do \

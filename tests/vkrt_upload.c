@@ -11,303 +11,21 @@
 #include "tensorpack_vulkan.h"
 #include "tp_test.h"
 
-#include <dlfcn.h>
 #include <math.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-static const uint32_t matvec_spv[] =
-#include "shaders/matvec.spv.inc"
-    ;
-
-static struct {
-  VkInstance instance;
-  VkPhysicalDevice physical;
-  VkDevice device;
-  uint32_t family;
-  VkQueue queue;
-  VkPhysicalDeviceMemoryProperties mem;
-  int all_host_visible; /* every memory type is host-visible: buffers can be mapped to check */
-} C;
-
-/* 0: ready; 77: no instance or no device with a compute queue; 1: a failure after that. */
-static int setup(void) {
-  VkApplicationInfo app;
-  VkInstanceCreateInfo ici;
-  VkPhysicalDevice devs[16];
-  uint32_t ndev = 16, d, i;
-  VkResult r;
-  memset(&app, 0, sizeof app);
-  app.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO;
-  app.pApplicationName = "tensorpack-vkrt";
-  app.apiVersion = VK_API_VERSION_1_0;
-  memset(&ici, 0, sizeof ici);
-  ici.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
-  ici.pApplicationInfo = &app;
-  r = vkCreateInstance(&ici, NULL, &C.instance);
-  if (r != VK_SUCCESS) {
-    printf("vkCreateInstance: VkResult %d\n", (int)r);
-    return 77;
-  }
-  /* Keep lavapipe loaded until exit, or LeakSanitizer reports the ICD's unload. */
-  (void)dlopen("libvulkan_lvp.so", RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
-  r = vkEnumeratePhysicalDevices(C.instance, &ndev, devs);
-  if ((r != VK_SUCCESS && r != VK_INCOMPLETE) || ndev == 0) {
-    printf("no Vulkan device (VkResult %d, %u devices)\n", (int)r, ndev);
-    return 77;
-  }
-  for (d = 0; d < ndev && !C.physical; d++) {
-    VkQueueFamilyProperties qf[16];
-    uint32_t nq = 16;
-    vkGetPhysicalDeviceQueueFamilyProperties(devs[d], &nq, qf);
-    for (i = 0; i < nq; i++)
-      if (qf[i].queueFlags & VK_QUEUE_COMPUTE_BIT) {
-        C.physical = devs[d];
-        C.family = i;
-        break;
-      }
-  }
-  if (!C.physical) {
-    printf("no Vulkan device with a compute queue\n");
-    return 77;
-  }
-  {
-    float prio = 1.0f;
-    VkDeviceQueueCreateInfo qci;
-    VkDeviceCreateInfo dci;
-    VkPhysicalDeviceProperties props;
-    memset(&qci, 0, sizeof qci);
-    qci.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
-    qci.queueFamilyIndex = C.family;
-    qci.queueCount = 1;
-    qci.pQueuePriorities = &prio;
-    memset(&dci, 0, sizeof dci);
-    dci.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
-    dci.queueCreateInfoCount = 1;
-    dci.pQueueCreateInfos = &qci;
-    r = vkCreateDevice(C.physical, &dci, NULL, &C.device);
-    if (r != VK_SUCCESS) {
-      printf("vkCreateDevice: VkResult %d\n", (int)r);
-      return 1;
-    }
-    vkGetDeviceQueue(C.device, C.family, 0, &C.queue);
-    vkGetPhysicalDeviceProperties(C.physical, &props);
-    printf("device: %s\n", props.deviceName);
-  }
-  vkGetPhysicalDeviceMemoryProperties(C.physical, &C.mem);
-  C.all_host_visible = 1;
-  for (i = 0; i < C.mem.memoryTypeCount; i++)
-    if (!(C.mem.memoryTypes[i].propertyFlags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT))
-      C.all_host_visible = 0;
-  return 0;
-}
-
-static void teardown(void) {
-  if (C.device) vkDestroyDevice(C.device, NULL);
-  if (C.instance) vkDestroyInstance(C.instance, NULL);
-}
-
-/* A host-visible, coherent storage buffer of n bytes holding `data` (NULL: zeros). */
-static int host_buffer(size_t n, const void *data, VkBuffer *buf, VkDeviceMemory *mem) {
-  VkBufferCreateInfo bi;
-  VkMemoryRequirements req;
-  VkMemoryAllocateInfo ai;
-  void *p = NULL;
-  uint32_t i;
-  const VkMemoryPropertyFlags want =
-      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-  memset(&bi, 0, sizeof bi);
-  bi.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
-  bi.size = n;
-  bi.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
-  bi.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
-  if (vkCreateBuffer(C.device, &bi, NULL, buf) != VK_SUCCESS) return 0;
-  vkGetBufferMemoryRequirements(C.device, *buf, &req);
-  memset(&ai, 0, sizeof ai);
-  ai.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
-  ai.allocationSize = req.size;
-  ai.memoryTypeIndex = UINT32_MAX;
-  for (i = 0; i < C.mem.memoryTypeCount; i++)
-    if ((req.memoryTypeBits & (1u << i)) && (C.mem.memoryTypes[i].propertyFlags & want) == want) {
-      ai.memoryTypeIndex = i;
-      break;
-    }
-  if (ai.memoryTypeIndex == UINT32_MAX) return 0;
-  if (vkAllocateMemory(C.device, &ai, NULL, mem) != VK_SUCCESS) return 0;
-  if (vkBindBufferMemory(C.device, *buf, *mem, 0) != VK_SUCCESS) return 0;
-  if (vkMapMemory(C.device, *mem, 0, VK_WHOLE_SIZE, 0, &p) != VK_SUCCESS) return 0;
-  if (data) memcpy(p, data, n);
-  else memset(p, 0, n);
-  vkUnmapMemory(C.device, *mem);
-  return 1;
-}
-
-/* y = W x on the device, W being an uploaded buffer of rows x cols floats. 1 on success. */
-static int run_matvec(VkBuffer w, uint32_t rows, uint32_t cols, const float *x, float *y) {
-  VkBuffer xb = VK_NULL_HANDLE, yb = VK_NULL_HANDLE;
-  VkDeviceMemory xm = VK_NULL_HANDLE, ym = VK_NULL_HANDLE;
-  VkDescriptorSetLayoutBinding bind[3];
-  VkDescriptorSetLayoutCreateInfo dl;
-  VkDescriptorSetLayout dsl = VK_NULL_HANDLE;
-  VkPushConstantRange pc;
-  VkPipelineLayoutCreateInfo pl;
-  VkPipelineLayout layout = VK_NULL_HANDLE;
-  VkShaderModuleCreateInfo smi;
-  VkShaderModule sm = VK_NULL_HANDLE;
-  VkComputePipelineCreateInfo cpi;
-  VkPipeline pipe = VK_NULL_HANDLE;
-  VkDescriptorPoolSize ps;
-  VkDescriptorPoolCreateInfo dpi;
-  VkDescriptorPool dpool = VK_NULL_HANDLE;
-  VkDescriptorSetAllocateInfo dsai;
-  VkDescriptorSet set = VK_NULL_HANDLE;
-  VkDescriptorBufferInfo dbi[3];
-  VkWriteDescriptorSet wr[3];
-  VkCommandPoolCreateInfo cpci;
-  VkCommandPool cpool = VK_NULL_HANDLE;
-  VkCommandBufferAllocateInfo cbai;
-  VkCommandBuffer cb = VK_NULL_HANDLE;
-  VkCommandBufferBeginInfo cbbi;
-  VkMemoryBarrier mb;
-  VkSubmitInfo si;
-  VkFenceCreateInfo fci;
-  VkFence fence = VK_NULL_HANDLE;
-  uint32_t push[2];
-  int ok = 0, i;
-  void *p = NULL;
-
-  if (!host_buffer((size_t)cols * 4, x, &xb, &xm)) goto done;
-  if (!host_buffer((size_t)rows * 4, NULL, &yb, &ym)) goto done;
-  memset(bind, 0, sizeof bind);
-  for (i = 0; i < 3; i++) {
-    bind[i].binding = (uint32_t)i;
-    bind[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    bind[i].descriptorCount = 1;
-    bind[i].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
-  }
-  memset(&dl, 0, sizeof dl);
-  dl.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO;
-  dl.bindingCount = 3;
-  dl.pBindings = bind;
-  if (vkCreateDescriptorSetLayout(C.device, &dl, NULL, &dsl) != VK_SUCCESS) goto done;
-  memset(&pc, 0, sizeof pc);
-  pc.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
-  pc.size = sizeof push;
-  memset(&pl, 0, sizeof pl);
-  pl.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO;
-  pl.setLayoutCount = 1;
-  pl.pSetLayouts = &dsl;
-  pl.pushConstantRangeCount = 1;
-  pl.pPushConstantRanges = &pc;
-  if (vkCreatePipelineLayout(C.device, &pl, NULL, &layout) != VK_SUCCESS) goto done;
-  memset(&smi, 0, sizeof smi);
-  smi.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO;
-  smi.codeSize = sizeof matvec_spv;
-  smi.pCode = matvec_spv;
-  if (vkCreateShaderModule(C.device, &smi, NULL, &sm) != VK_SUCCESS) goto done;
-  memset(&cpi, 0, sizeof cpi);
-  cpi.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO;
-  cpi.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
-  cpi.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-  cpi.stage.module = sm;
-  cpi.stage.pName = "main";
-  cpi.layout = layout;
-  if (vkCreateComputePipelines(C.device, VK_NULL_HANDLE, 1, &cpi, NULL, &pipe) != VK_SUCCESS)
-    goto done;
-  memset(&ps, 0, sizeof ps);
-  ps.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-  ps.descriptorCount = 3;
-  memset(&dpi, 0, sizeof dpi);
-  dpi.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO;
-  dpi.maxSets = 1;
-  dpi.poolSizeCount = 1;
-  dpi.pPoolSizes = &ps;
-  if (vkCreateDescriptorPool(C.device, &dpi, NULL, &dpool) != VK_SUCCESS) goto done;
-  memset(&dsai, 0, sizeof dsai);
-  dsai.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO;
-  dsai.descriptorPool = dpool;
-  dsai.descriptorSetCount = 1;
-  dsai.pSetLayouts = &dsl;
-  if (vkAllocateDescriptorSets(C.device, &dsai, &set) != VK_SUCCESS) goto done;
-  memset(dbi, 0, sizeof dbi);
-  memset(wr, 0, sizeof wr);
-  dbi[0].buffer = w;
-  dbi[1].buffer = xb;
-  dbi[2].buffer = yb;
-  for (i = 0; i < 3; i++) {
-    dbi[i].range = VK_WHOLE_SIZE;
-    wr[i].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
-    wr[i].dstSet = set;
-    wr[i].dstBinding = (uint32_t)i;
-    wr[i].descriptorCount = 1;
-    wr[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    wr[i].pBufferInfo = &dbi[i];
-  }
-  vkUpdateDescriptorSets(C.device, 3, wr, 0, NULL);
-  memset(&cpci, 0, sizeof cpci);
-  cpci.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
-  cpci.queueFamilyIndex = C.family;
-  if (vkCreateCommandPool(C.device, &cpci, NULL, &cpool) != VK_SUCCESS) goto done;
-  memset(&cbai, 0, sizeof cbai);
-  cbai.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
-  cbai.commandPool = cpool;
-  cbai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-  cbai.commandBufferCount = 1;
-  if (vkAllocateCommandBuffers(C.device, &cbai, &cb) != VK_SUCCESS) goto done;
-  memset(&cbbi, 0, sizeof cbbi);
-  cbbi.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
-  cbbi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-  if (vkBeginCommandBuffer(cb, &cbbi) != VK_SUCCESS) goto done;
-  vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
-  vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &set, 0, NULL);
-  push[0] = rows;
-  push[1] = cols;
-  vkCmdPushConstants(cb, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, push);
-  vkCmdDispatch(cb, (rows + 63u) / 64u, 1, 1);
-  memset(&mb, 0, sizeof mb);
-  mb.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
-  mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-  mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1,
-                       &mb, 0, NULL, 0, NULL);
-  if (vkEndCommandBuffer(cb) != VK_SUCCESS) goto done;
-  memset(&fci, 0, sizeof fci);
-  fci.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
-  if (vkCreateFence(C.device, &fci, NULL, &fence) != VK_SUCCESS) goto done;
-  memset(&si, 0, sizeof si);
-  si.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
-  si.commandBufferCount = 1;
-  si.pCommandBuffers = &cb;
-  if (vkQueueSubmit(C.queue, 1, &si, fence) != VK_SUCCESS) goto done;
-  if (vkWaitForFences(C.device, 1, &fence, VK_TRUE, UINT64_MAX) != VK_SUCCESS) goto done;
-  if (vkMapMemory(C.device, ym, 0, VK_WHOLE_SIZE, 0, &p) != VK_SUCCESS) goto done;
-  memcpy(y, p, (size_t)rows * 4);
-  vkUnmapMemory(C.device, ym);
-  ok = 1;
-done:
-  if (fence) vkDestroyFence(C.device, fence, NULL);
-  if (cpool) vkDestroyCommandPool(C.device, cpool, NULL);
-  if (dpool) vkDestroyDescriptorPool(C.device, dpool, NULL);
-  if (pipe) vkDestroyPipeline(C.device, pipe, NULL);
-  if (sm) vkDestroyShaderModule(C.device, sm, NULL);
-  if (layout) vkDestroyPipelineLayout(C.device, layout, NULL);
-  if (dsl) vkDestroyDescriptorSetLayout(C.device, dsl, NULL);
-  if (xb) vkDestroyBuffer(C.device, xb, NULL);
-  if (xm) vkFreeMemory(C.device, xm, NULL);
-  if (yb) vkDestroyBuffer(C.device, yb, NULL);
-  if (ym) vkFreeMemory(C.device, ym, NULL);
-  return ok;
-}
+#include "vk_compute.h"
 
 /* Compares an uploaded buffer's bytes with `want` (only where every memory type is mappable). */
 static void check_buffer_bytes(const tp_vk_device_constant *c, const void *want, size_t n) {
   void *p = NULL;
   TPT_EQ_U64(c->nbytes, n);
-  if (!C.all_host_visible || c->nbytes != n || n == 0) return;
-  TPT_CHECK(vkMapMemory(C.device, c->memory, 0, VK_WHOLE_SIZE, 0, &p) == VK_SUCCESS);
+  if (!vkc.all_host_visible || c->nbytes != n || n == 0) return;
+  TPT_CHECK(vkMapMemory(vkc.device, c->memory, 0, VK_WHOLE_SIZE, 0, &p) == VK_SUCCESS);
   if (p) {
     TPT_MEMEQ(p, want, n);
-    vkUnmapMemory(C.device, c->memory);
+    vkUnmapMemory(vkc.device, c->memory);
   }
 }
 
@@ -389,7 +107,7 @@ static void run_and_check(const tp_vk_upload *u, uint32_t wid) {
   TPT_EQ_INT(u->values[wid].dims[0], ROWS);
   TPT_EQ_INT(u->values[wid].dims[1], COLS);
   check_buffer_bytes(&u->values[wid], g_w_rowmajor, sizeof g_w_rowmajor);
-  TPT_CHECK(run_matvec(u->values[wid].buffer, ROWS, COLS, g_x, y));
+  TPT_CHECK(vkc_run_matvec(u->values[wid].buffer, ROWS, COLS, g_x, y));
   err = max_err(y, g_w_rowmajor);
   /* what a writer that takes the storage from its first byte would have given */
   err_storage = max_err(y, g_storage);
@@ -404,7 +122,7 @@ static void test_inline_upload(void) {
   tp_vk_upload u;
   uint32_t wid = 0, i;
   build_blob(NULL, 0, &m, &wid);
-  TPT_STATUS(tp_vk_upload_blob(m.data, m.size, NULL, C.physical, C.device, C.family, 0, &u),
+  TPT_STATUS(tp_vk_upload_blob(m.data, m.size, NULL, vkc.physical, vkc.device, vkc.family, 0, &u),
              TP_OK);
   TPT_EQ_STR(u.err.msg, "");
   TPT_EQ_INT(u.value_count, 3);
@@ -413,7 +131,7 @@ static void test_inline_upload(void) {
       TPT_CHECK(!u.values[i].is_constant);
       TPT_CHECK(u.values[i].buffer == VK_NULL_HANDLE);
     }
-  TPT_CHECK(!u.values[wid].staged || !C.all_host_visible);
+  TPT_CHECK(!u.values[wid].staged || !vkc.all_host_visible);
   run_and_check(&u, wid);
   tp_vk_upload_free(&u);
   TPT_CHECK(u.values == NULL && u.value_count == 0);
@@ -426,7 +144,7 @@ static void test_forced_staging(void) {
   tp_vk_upload u;
   uint32_t wid = 0;
   build_blob(NULL, 0, &m, &wid);
-  TPT_STATUS(tp_vk_upload_blob(m.data, m.size, NULL, C.physical, C.device, C.family,
+  TPT_STATUS(tp_vk_upload_blob(m.data, m.size, NULL, vkc.physical, vkc.device, vkc.family,
                                TP_VK_UPLOAD_FORCE_STAGING, &u), TP_OK);
   if (u.values) TPT_EQ_INT(u.values[wid].staged, 1);
   run_and_check(&u, wid);
@@ -447,12 +165,12 @@ static void test_named_upload(void) {
   ps = tp_sink_membuf(&pm);
   TPT_STATUS(tp_store_write_ptd(st, &ps), TP_OK);
   TPT_STATUS(tp_ptd_open(&pd, pm.data, pm.size), TP_OK);
-  TPT_STATUS(tp_vk_upload_blob(m.data, m.size, &pd, C.physical, C.device, C.family, 0, &u),
+  TPT_STATUS(tp_vk_upload_blob(m.data, m.size, &pd, vkc.physical, vkc.device, vkc.family, 0, &u),
              TP_OK);
   run_and_check(&u, wid);
   tp_vk_upload_free(&u);
   /* without the .ptd: a clear error, nothing left allocated */
-  TPT_STATUS(tp_vk_upload_blob(m.data, m.size, NULL, C.physical, C.device, C.family, 0, &u),
+  TPT_STATUS(tp_vk_upload_blob(m.data, m.size, NULL, vkc.physical, vkc.device, vkc.family, 0, &u),
              TP_ERR_FORMAT);
   TPT_CONTAINS(u.err.msg, "but no .ptd was given");
   TPT_CHECK(u.values == NULL);
@@ -469,7 +187,7 @@ static void test_named_upload(void) {
     os = tp_sink_membuf(&om);
     TPT_STATUS(tp_store_write_ptd(other, &os), TP_OK);
     TPT_STATUS(tp_ptd_open(&opd, om.data, om.size), TP_OK);
-    TPT_STATUS(tp_vk_upload_blob(m.data, m.size, &opd, C.physical, C.device, C.family, 0, &u),
+    TPT_STATUS(tp_vk_upload_blob(m.data, m.size, &opd, vkc.physical, vkc.device, vkc.family, 0, &u),
                TP_ERR_FORMAT);
     TPT_CONTAINS(u.err.msg, "is not in the .ptd");
     tp_membuf_free(&om);
@@ -515,7 +233,7 @@ static void test_other_constants(void) {
   sink = tp_sink_membuf(&m);
   TPT_STATUS(tp_vk_write(g, &sink), TP_OK);
   tp_vk_graph_destroy(g);
-  TPT_STATUS(tp_vk_upload_blob(m.data, m.size, NULL, C.physical, C.device, C.family, 0, &u),
+  TPT_STATUS(tp_vk_upload_blob(m.data, m.size, NULL, vkc.physical, vkc.device, vkc.family, 0, &u),
              TP_OK);
   if (u.values) {
     TPT_EQ_INT(u.values[a].datatype, TP_VK_FLOAT16);
@@ -536,22 +254,22 @@ static void test_malformed(void) {
   tp_vk_upload u;
   uint32_t wid = 0;
   build_blob(NULL, 0, &m, &wid);
-  TPT_STATUS(tp_vk_upload_blob(m.data, 20, NULL, C.physical, C.device, C.family, 0, &u),
+  TPT_STATUS(tp_vk_upload_blob(m.data, 20, NULL, vkc.physical, vkc.device, vkc.family, 0, &u),
              TP_ERR_FORMAT);
   TPT_CONTAINS(u.err.msg, "no valid VH00 header");
-  TPT_STATUS(tp_vk_upload_blob(m.data, m.size - 16, NULL, C.physical, C.device, C.family, 0, &u),
+  TPT_STATUS(tp_vk_upload_blob(m.data, m.size - 16, NULL, vkc.physical, vkc.device, vkc.family, 0, &u),
              TP_ERR_FORMAT); /* raw bytes cut short: the header's region leaves the buffer */
   m.data[36] = 'X';
-  TPT_STATUS(tp_vk_upload_blob(m.data, m.size, NULL, C.physical, C.device, C.family, 0, &u),
+  TPT_STATUS(tp_vk_upload_blob(m.data, m.size, NULL, vkc.physical, vkc.device, vkc.family, 0, &u),
              TP_ERR_FORMAT);
   m.data[36] = 'V';
   /* shrink the declared raw bytes: the constant no longer fits */
   tp_store_le64(m.data + 22, 64);
-  TPT_STATUS(tp_vk_upload_blob(m.data, m.size, NULL, C.physical, C.device, C.family, 0, &u),
+  TPT_STATUS(tp_vk_upload_blob(m.data, m.size, NULL, vkc.physical, vkc.device, vkc.family, 0, &u),
              TP_ERR_FORMAT);
   TPT_CONTAINS(u.err.msg, "exceeds the 64 raw bytes");
   TPT_CHECK(u.values == NULL);
-  TPT_STATUS(tp_vk_upload_blob(m.data, m.size, NULL, C.physical, C.device, C.family, 0, NULL),
+  TPT_STATUS(tp_vk_upload_blob(m.data, m.size, NULL, vkc.physical, vkc.device, vkc.family, 0, NULL),
              TP_ERR_INVALID);
   tp_membuf_free(&m);
 }
@@ -562,9 +280,9 @@ int main(void) {
   (void)tpt_range;
   setenv("MESA_SHADER_CACHE_DISABLE", "true", 1);
   if (mkdtemp(tmpl)) setenv("XDG_CACHE_HOME", tmpl, 1);
-  rc = setup();
+  rc = vkc_setup();
   if (rc != 0) {
-    teardown();
+    vkc_teardown();
     if (rc == 77) printf("vkrt_upload: skipped, no Vulkan device\n");
     return rc;
   }
@@ -574,7 +292,7 @@ int main(void) {
   TPT_RUN(test_named_upload);
   TPT_RUN(test_other_constants);
   TPT_RUN(test_malformed);
-  teardown();
+  vkc_teardown();
   rmdir(tmpl);
   return tpt_finish("vkrt_upload");
 }

@@ -8,6 +8,9 @@
    compared with a double-precision reference.
 
    Usage: demo OUTDIR        exit status 0 when every check holds. */
+#ifdef TP_DEMO_VULKAN
+#define _POSIX_C_SOURCE 200809L /* dlopen, setenv (tests/vk_compute.h) */
+#endif
 #define TENSORPACK_IMPLEMENTATION
 #define TENSORPACK_XNNPACK_IMPLEMENTATION
 #define TENSORPACK_VULKAN_IMPLEMENTATION
@@ -25,6 +28,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef TP_DEMO_VULKAN
+#include "vk_compute.h" /* tests/: instance, device, y = W x with a compute shader */
+#endif
 
 static int g_failures;
 static char g_dir[512];
@@ -582,7 +588,47 @@ static void case_vulkan(void) {
   printf("    wrote %s (%llu bytes)\n", path_in("transposed.vkb"), (unsigned long long)size);
   tp_vk_graph_destroy(g);
 #ifdef TP_DEMO_VULKAN
-  printf("    (Vulkan upload: see below)\n");
+  {
+    static float x[K];
+    float y[R], yw[R];
+    size_t n = 0;
+    void *blob = read_file(path_in("transposed.vkb"), &n);
+    tp_vk_upload u;
+    VkBuffer raw = VK_NULL_HANDLE;
+    VkDeviceMemory raw_mem = VK_NULL_HANDLE;
+    double e_ok = 0, e_bad = 0;
+    int r, k;
+    randn(x, K);
+    setenv("MESA_SHADER_CACHE_DISABLE", "true", 1);
+    memset(&u, 0, sizeof u);
+    if (vkc_setup() != 0) {
+      printf("    no Vulkan device with a compute queue: blob written, not uploaded\n");
+    } else if (!blob || tp_vk_upload_blob(blob, n, NULL, vkc.physical, vkc.device, vkc.family, 0,
+                                          &u) != TP_OK) {
+      CHECK(0, "Vulkan upload: %s", u.err.msg);
+    } else if (!vkc_run_matvec(u.values[w_id].buffer, R, K, x, y) ||
+               !vkc_host_buffer(sizeof p, p, &raw, &raw_mem) || /* the storage from byte 0 */
+               !vkc_run_matvec(raw, R, K, x, yw)) {
+      CHECK(0, "Vulkan compute");
+    } else {
+      for (r = 0; r < R; r++) {
+        double acc = 0;
+        for (k = 0; k < K; k++) acc += (double)p[k * R + r] * (double)x[k];
+        if (fabs(acc - y[r]) > e_ok) e_ok = fabs(acc - y[r]);
+        if (fabs(acc - yw[r]) > e_bad) e_bad = fabs(acc - yw[r]);
+      }
+      printf("    uploaded to Vulkan (%s constant buffer), y = W x by a compute shader: max error %.2g"
+             " (the storage's bytes as they lie: %.3g)\n",
+             u.values[w_id].staged ? "staged" : "host-visible", e_ok, e_bad);
+      CHECK(e_ok < 1e-5, "Vulkan max error %.3g", e_ok);
+      CHECK(e_bad > 0.5, "the whole-storage bytes should be visibly wrong");
+    }
+    if (raw) vkDestroyBuffer(vkc.device, raw, NULL);
+    if (raw_mem) vkFreeMemory(vkc.device, raw_mem, NULL);
+    tp_vk_upload_free(&u);
+    vkc_teardown();
+    free(blob);
+  }
 #endif
 }
 
