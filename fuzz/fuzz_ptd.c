@@ -7,7 +7,8 @@
    Invariants checked (abort on violation), all promised by src/tp_store_api.h: data and key
    inside the input, a layout's dim_order is a permutation of ndim <= TP_MAX_DIMS entries,
    sizes >= 0, and numel x element size == nbytes, so tp_view accepts the entry as a
-   row-major tensor over exactly its bytes.
+   row-major tensor over exactly its bytes. Then the optional hash index (tp_ptd_index, in
+   caller memory of exactly the asked size) must find every key as the linear scan did.
 
    Build: clang -fsanitize=fuzzer,address,undefined -I. fuzz/fuzz_ptd.c -lm */
 #include <stdint.h>
@@ -63,6 +64,46 @@ static void fz_check_entry(const uint8_t *data, size_t size, const tp_ptd_entry 
   }
 }
 
+#define FZ_MISSING "fuzz-key-that-is-not-there-0123456789abcdef0123456789abcdef012345"
+#define FZ_MAX_LOOKUPS 32
+
+/* The optional hash index: built in a heap block of exactly the slots it asks for (one slot
+   fewer is refused); every key looked up through it (up to FZ_MAX_LOOKUPS) gives the entry the
+   linear scan gave (first wins with duplicate keys, both ways), a missing key stays missing. */
+static void fz_check_index(tp_ptd *p, const uint8_t *data, size_t size) {
+  const void *lin[FZ_MAX_LOOKUPS];
+  size_t i, n = p->count < FZ_MAX_LOOKUPS ? p->count : FZ_MAX_LOOKUPS;
+  size_t need = tp_ptd_index_slots(p);
+  uint32_t *slots;
+  tp_ptd_entry e, f;
+  tp_status st;
+  for (i = 0; i < n; i++) {
+    if (tp_ptd_entry_at(p, i, &e) != TP_OK || tp_ptd_find(p, e.key, &f) != TP_OK)
+      fz_fail("linear find of an entry's key", i);
+    lin[i] = f.data;
+  }
+  if (p->count == 0) {
+    if (need != 0) fz_fail("index slots for an empty file", 0);
+    return;
+  }
+  if (need < 2 * p->count || (need & (need - 1)) != 0)
+    fz_fail("index slots: not a power of two >= 2 x count", need);
+  slots = (uint32_t *)malloc(need * sizeof *slots);
+  if (!slots) return;
+  if (tp_ptd_index(p, slots, need - 1) != TP_ERR_INVALID) fz_fail("index with too few slots", need);
+  st = tp_ptd_index(p, slots, need);
+  if (st != TP_OK) fz_fail("index failed on an opened file", (size_t)st);
+  for (i = 0; i < n; i++) {
+    if (tp_ptd_entry_at(p, i, &e) != TP_OK) fz_fail("entry_at with the index", i);
+    if (tp_ptd_find(p, e.key, &f) != TP_OK) fz_fail("indexed find of an entry's key", i);
+    if (f.data != lin[i]) fz_fail("indexed find differs from the linear scan", i);
+    fz_check_entry(data, size, &f, i);
+  }
+  if (tp_ptd_find(p, FZ_MISSING, &f) == TP_OK && tp_ptd_find(p, FZ_MISSING, &e) != TP_OK)
+    fz_fail("indexed find of the missing key flips", 0);
+  free(slots);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   tp_ptd p;
@@ -97,8 +138,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fz_check_entry(data, size, &f, 0);
   }
   /* 65 characters: longer than any sha256 key tensorpack writes */
-  st = tp_ptd_find(&p, "fuzz-key-that-is-not-there-0123456789abcdef0123456789abcdef012345", &f);
+  st = tp_ptd_find(&p, FZ_MISSING, &f);
   if (st != TP_OK && st != TP_ERR_INVALID) fz_fail("find of a missing key: odd status", 0);
   if (st == TP_OK) fz_check_entry(data, size, &f, 0);
+  fz_check_index(&p, data, size);
   return 0;
 }
