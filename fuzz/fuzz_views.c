@@ -129,7 +129,8 @@ static void fz_check_compact(const tp_tensor *t, tp_order order, const unsigned 
   if (b.nbytes != nbytes) fz_fail("tp_compact: wrong byte count");
   if (nbytes && memcmp(b.data, want, nbytes) != 0) fz_fail("tp_compact: wrong bytes");
   if (!b.owned && nbytes) {
-    const unsigned char *s = (const unsigned char *)t->storage.data, *q = (const unsigned char *)b.data;
+    const unsigned char *s = (const unsigned char *)t->storage.data;
+    const unsigned char *q = (const unsigned char *)b.data;
     if (q < s || q > s + t->storage.nbytes || nbytes > t->storage.nbytes - (size_t)(q - s))
       fz_fail("tp_compact: zero-copy bytes outside the storage");
   }

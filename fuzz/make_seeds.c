@@ -134,7 +134,8 @@ static void xnn_linear(int named, int with_bias) {
   check(tp_xnn_graph_create(&o, &g), "tp_xnn_graph_create");
   tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, xd, NULL, 0, TP_XNN_FLAG_EXTERNAL_INPUT, &x);
   tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, NULL, &w, TP_XNN_INVALID_ID, 0, &wt);
-  if (with_bias) tp_xnn_define_tensor_value(g, TP_XNN_FP32, 1, NULL, &b, TP_XNN_INVALID_ID, 0, &bid);
+  if (with_bias)
+    tp_xnn_define_tensor_value(g, TP_XNN_FP32, 1, NULL, &b, TP_XNN_INVALID_ID, 0, &bid);
   tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, yd, NULL, 1, TP_XNN_FLAG_EXTERNAL_OUTPUT, &y);
   tp_xnn_define_fully_connected(g, -INFINITY, INFINITY, x, wt, bid, y, 0);
   tp_xnn_set_debug_handle(g, 0, 7);
@@ -330,9 +331,9 @@ static void ptds(void) {
   int64_t sz4[4] = {2, 3, 4, 5}, sz2[2] = {8, 8}, esz[2] = {0, 4}, bsz[1] = {8};
   static float nchw[2 * 3 * 4 * 5];
   static uint16_t half[8];
-  tp_tensor x = view(nchw, sizeof nchw, TP_F32, 4, sz4), cl, a = view(w_store, 64 * 4, TP_F32, 2, sz2);
+  tp_tensor x = view(nchw, sizeof nchw, TP_F32, 4, sz4), cl;
+  tp_tensor a = view(w_store, 64 * 4, TP_F32, 2, sz2);
   tp_tensor e = view(w_store, 0, TP_F32, 2, esz), h = view(half, sizeof half, TP_BF16, 1, bsz), at;
-  int perm[4] = {0, 2, 3, 1};
   tp_store *s = NULL;
   int i;
   for (i = 0; i < 120; i++) nchw[i] = (float)i;
@@ -344,7 +345,6 @@ static void ptds(void) {
     int back[4] = {0, 3, 1, 2};
     check(tp_permute(&y, back, &cl), "tp_permute");
   }
-  (void)perm;
   check(tp_transpose(&a, 0, 1, &at), "tp_transpose");
 
   check(tp_store_create(&s), "tp_store_create");
