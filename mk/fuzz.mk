@@ -66,7 +66,7 @@ fuzz: fuzz-build
 	  w=$(BUILD)/fuzz/work/$$t; a=$(BUILD)/fuzz/artifacts/$$t; mkdir -p $$w $$a; \
 	  cp -n $(FUZZ_CORPUS)/$$t/* $$w/ 2>/dev/null; \
 	  echo "== $$t ($(FUZZ_SECONDS) s)"; \
-	  ./$(BUILD)/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	  $(BUILD)/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
 	    -artifact_prefix=$$a/ $$w > $(BUILD)/fuzz/$$t.log 2>&1; rc=$$?; \
 	  execs=$$(grep -E '^stat::number_of_executed_units' $(BUILD)/fuzz/$$t.log | awk '{print $$2}'); \
 	  cov=$$(grep -E '^#[0-9]+' $(BUILD)/fuzz/$$t.log | grep -oE 'cov: [0-9]+ ft: [0-9]+' | tail -n 1); \
