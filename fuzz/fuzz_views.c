@@ -317,6 +317,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
   numel = tp_numel(&t);
   if (numel < 0) fz_fail("tp_numel of a valid view is -1");
+#ifdef FZ_AVOID_KNOWN_BUGS
+  /* fuzz/crashes/fuzz_views-1 and -2: tp_is_dense and tp__channels_last (tp_dim_order,
+     PRESERVE) overflow int64 on empty views with huge sizes (reported); skip empty views to
+     look for other bugs */
+  if (numel == 0) numel = FZ_MAX_NUMEL + 1;
+#endif
   if (numel > FZ_MAX_NUMEL) {
     free(store);
     return 0;
@@ -334,11 +340,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     order_i[i] = order[i];
   }
   (void)tp_is_contiguous(&t);
-#ifdef FZ_AVOID_KNOWN_BUGS
-  /* fuzz/crashes/fuzz_views-1: tp_is_dense overflows int64 on some empty views (reported) */
-  if (numel > 0)
-#endif
-    (void)tp_is_dense(&t);
+  (void)tp_is_dense(&t);
 
   want = (unsigned char *)malloc(numel ? (size_t)numel * es : 1);
   if (!want) {
