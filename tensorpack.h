@@ -657,7 +657,8 @@ static int tp__mul_i64(int64_t a, int64_t b, int64_t *out) {
   *out = a * b;
   return 0;
 }
-static int64_t tp__abs_i64(int64_t v) { return v < 0 ? -v : v; } /* v > INT64_MIN here */
+/* |v|, saturating at INT64_MAX (a hand-filled stride may be INT64_MIN). */
+static int64_t tp__abs_i64(int64_t v) { return v >= 0 ? v : v == INT64_MIN ? INT64_MAX : -v; }
 
 // >>dtype -------------------------------------------------------------------------------------
 
@@ -1069,13 +1070,14 @@ TPDEF size_t tp_nbytes(const tp_tensor *t) {
 /* PyTorch's is_contiguous on raw arrays. */
 static int tp__contig(int ndim, const int64_t *sizes, const int64_t *strides) {
   int64_t expected = 1;
-  int d;
+  int d, over = 0;
   for (d = 0; d < ndim; d++)
     if (sizes[d] == 0) return 1;
   for (d = ndim - 1; d >= 0; d--) {
     if (sizes[d] != 1) {
-      if (strides[d] != expected) return 0;
-      expected *= sizes[d];
+      /* once the product leaves int64 (a hand-filled view), no later stride can match */
+      if (over || strides[d] != expected) return 0;
+      over = tp__mul_i64(expected, sizes[d], &expected);
     }
   }
   return 1;
@@ -1088,7 +1090,7 @@ TPDEF int tp_is_contiguous(const tp_tensor *t) {
 
 TPDEF int tp_is_dense(const tp_tensor *t) {
   int perm[TP_MAX_DIMS];
-  int i, j, n;
+  int i, j, n, over = 0;
   int64_t require = 1;
   if (!t || t->ndim < 0 || t->ndim > TP_MAX_DIMS) return 0;
   n = t->ndim;
@@ -1111,8 +1113,8 @@ TPDEF int tp_is_dense(const tp_tensor *t) {
   for (i = 0; i < n; i++) {
     int64_t sz = t->sizes[perm[i]];
     if (sz < 2) return 1;
-    if (tp__abs_i64(t->strides[perm[i]]) != require) return 0;
-    require *= sz;
+    if (over || tp__abs_i64(t->strides[perm[i]]) != require) return 0;
+    over = tp__mul_i64(require, sz, &require);
   }
   return 1;
 }
@@ -1121,13 +1123,13 @@ TPDEF int tp_is_dense(const tp_tensor *t) {
 static int tp__channels_last(const tp_tensor *t) {
   static const int order[4] = {1, 3, 2, 0};
   int64_t expected = 1;
-  int i;
+  int i, over = 0;
   if (t->ndim != 4) return 0;
   for (i = 0; i < 4; i++) {
     int d = order[i];
     if (t->sizes[d] != 1) {
-      if (t->strides[d] != expected) return 0;
-      expected *= t->sizes[d];
+      if (over || t->strides[d] != expected) return 0;
+      over = tp__mul_i64(expected, t->sizes[d], &expected);
     }
   }
   return 1;
