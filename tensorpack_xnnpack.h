@@ -1996,6 +1996,7 @@ TPDEF tp_status tp_xnn_write_file(tp_xnn_graph *g, const char *path) {
 typedef struct tp__xnn_vinfo {
   uint32_t xnn_id;
   int is_const;
+  int produced; /* some node already writes it */
   size_t nd;
   size_t dims[TP_XNN_MAX_DIMS];
 } tp__xnn_vinfo;
@@ -2309,6 +2310,7 @@ static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, tp_fb_table *xv)
                         tp_xnn_datatype_name(dt), (int)xs);
   rt->vinfo[vi].xnn_id = id;
   rt->vinfo[vi].is_const = data != NULL;
+  rt->vinfo[vi].produced = 0;
   rt->vinfo[vi].nd = nd;
   for (i = 0; i < nd; i++) rt->vinfo[vi].dims[i] = dims[i];
   return tp__xnn_rt_map(L, id_out, vi);
@@ -2652,6 +2654,19 @@ static tp_status tp__xnn_rt_node(tp__xnn_load *L, uint32_t ni, tp_fb_table *xn) 
     return tp_error_set(&rt->err, TP_ERR_INVALID,
                         "node %u: XNNPACK refused %s (xnn_status %d)", (unsigned)ni,
                         tp_xnn_node_name(kind), (int)xs);
+  /* One producer per value, never a constant: the 2022 library asserts (aborts) in
+     xnn_create_runtime otherwise, so refuse it here. */
+  for (i = 0; l[i]; i++) {
+    const char *field = tp__xnn_field_name(kind, (unsigned)i);
+    tp__xnn_vinfo *v;
+    if (l[i] != 'i' || strncmp(field, "output", 6) != 0) continue;
+    v = &rt->vinfo[pos[i]];
+    if (v->is_const || v->produced)
+      return tp_error_set(&rt->err, TP_ERR_FORMAT, "node %u (%s): %s (value %u) is %s",
+                          (unsigned)ni, tp_xnn_node_name(kind), field, (unsigned)pos[i],
+                          v->is_const ? "a constant" : "already the output of another node");
+    v->produced = 1;
+  }
   return TP_OK;
 }
 

@@ -337,6 +337,53 @@ static void test_unsupported(void) {
   tp_xnn_graph_destroy(g);
 }
 
+/* Two nodes writing one value, or a node writing a constant: XNNPACK 2022 would abort in
+   xnn_create_runtime, so the loader refuses the blob (TP_ERR_FORMAT) first. */
+static void test_one_producer_per_value(void) {
+  size_t d4[1] = {4};
+  float c[4] = {1, 2, 3, 4};
+  int64_t s4[1] = {4};
+  tp_storage s;
+  tp_tensor cv;
+  tp_xnn_graph *g;
+  tp_membuf blob;
+  tp_xnn_runtime *rt = NULL;
+  tp_error e;
+  uint32_t k;
+  memset(&blob, 0, sizeof blob);
+  TPT_STATUS(tp_xnn_graph_create(NULL, &g), TP_OK);
+  TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 1, d4, NULL, 0,
+                                        TP_XNN_FLAG_EXTERNAL_INPUT, NULL), TP_OK);
+  TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 1, d4, NULL, 1,
+                                        TP_XNN_FLAG_EXTERNAL_OUTPUT, NULL), TP_OK);
+  TPT_STATUS(tp_xnn_define_abs(g, 0, 1, 0), TP_OK);
+  TPT_STATUS(tp_xnn_define_negate(g, 0, 1, 0), TP_OK);
+  write_blob(g, &blob);
+  memset(&e, 0, sizeof e);
+  TPT_STATUS(tp_xnn_load(blob.data, blob.size, NULL, 0, 0, &rt, &e), TP_ERR_FORMAT);
+  TPT_CONTAINS(e.msg, "node 1 (negate): output_id (value 1) is already the output of another node");
+  TPT_CHECK(rt == NULL);
+  tp_membuf_free(&blob);
+  tp_xnn_graph_destroy(g);
+
+  s.data = c;
+  s.nbytes = sizeof c;
+  TPT_STATUS(tp_view(s, TP_F32, 1, s4, NULL, 0, &cv), TP_OK);
+  TPT_STATUS(tp_xnn_graph_create(NULL, &g), TP_OK);
+  TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 1, d4, NULL, 0,
+                                        TP_XNN_FLAG_EXTERNAL_INPUT, NULL), TP_OK);
+  TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 1, NULL, &cv, TP_XNN_INVALID_ID, 0, &k),
+             TP_OK);
+  TPT_STATUS(tp_xnn_define_abs(g, 0, k, 0), TP_OK);
+  write_blob(g, &blob);
+  memset(&e, 0, sizeof e);
+  TPT_STATUS(tp_xnn_load(blob.data, blob.size, NULL, 0, 0, &rt, &e), TP_ERR_FORMAT);
+  TPT_CONTAINS(e.msg, "node 0 (abs): output_id (value 1) is a constant");
+  TPT_CHECK(rt == NULL);
+  tp_membuf_free(&blob);
+  tp_xnn_graph_destroy(g);
+}
+
 /* A malformed blob is refused, never a crash: truncations and single-byte corruptions. */
 static void test_malformed(void) {
   int64_t sz[3] = {3, 8, 8};
@@ -569,6 +616,7 @@ int main(void) {
   TPT_RUN(test_per_channel_conv1x1_transposed_scale);
   TPT_RUN(test_named_mode_same_numbers);
   TPT_RUN(test_unsupported);
+  TPT_RUN(test_one_producer_per_value);
   TPT_RUN(test_malformed);
   TPT_RUN(test_headerless_flatbuffer);
   TPT_RUN(test_random_damage);
