@@ -305,6 +305,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   for (k = 0; k < nbytes; k++) store[k] = size ? data[size - 1 - k % size] : (uint8_t)k;
   s.data = nbytes ? store : NULL;
   s.nbytes = nbytes;
+#ifdef FZ_AVOID_KNOWN_BUGS
+  /* fuzz/crashes/fuzz_views-3, -4: a stride of INT64_MIN (accepted on a size-1 dim) is
+     negated by tp__dim_order and tp_flip (reported); skip such views */
+  for (i = 0; i < ndim; i++)
+    if (explicit_strides && strides[i] == INT64_MIN) ndim = TP_MAX_DIMS + 1;
+#endif
   st = tp_view(s, dt, ndim, sizes, explicit_strides ? strides : NULL, offset, &t);
   if (st != TP_OK) {
     if (st != TP_ERR_INVALID && st != TP_ERR_BOUNDS && st != TP_ERR_OVERFLOW)
@@ -322,10 +328,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
      PRESERVE) overflow int64 on empty views with huge sizes (reported); skip empty views to
      look for other bugs */
   if (numel == 0) numel = FZ_MAX_NUMEL + 1;
-  /* fuzz/crashes/fuzz_views-3: tp__abs_i64(INT64_MIN) in tp__dim_order for a size-1 dim with
-     stride INT64_MIN (reported); skip such views */
-  for (i = 0; i < t.ndim; i++)
-    if (t.strides[i] == INT64_MIN) numel = FZ_MAX_NUMEL + 1;
 #endif
   if (numel > FZ_MAX_NUMEL) {
     free(store);
