@@ -173,7 +173,8 @@ static void fz_check_int4(const tp_tensor *t, const unsigned char *rm, int64_t n
     if (v < -8 || v > 7) in_range = 0;
   }
   rows = last ? numel / last : 0;
-  packed = (size_t)(rows * ((last + 1) / 2));
+  /* an empty view may have a huge last dim: no (last + 1) */
+  packed = rows ? (size_t)(rows * (last / 2 + (last & 1))) : 0;
   if (t->ndim == 0) packed = 1;
   if (tp_pack_int4_size(t) != packed) fz_fail("tp_pack_int4_size");
   memset(&b, 0, sizeof b);
@@ -196,7 +197,7 @@ static void fz_check_int4(const tp_tensor *t, const unsigned char *rm, int64_t n
   if (t->ndim == 0) {
     want[0] = (unsigned char)(((int)(int8_t)rm[0] + 8) | (8 << 4));
   } else {
-    size_t half = (size_t)((last + 1) / 2);
+    size_t half = (size_t)(last / 2 + (last & 1));
     for (r = 0; r < rows; r++) {
       for (i = 0; i < last + (last & 1); i++) {
         unsigned nib = i < last ? (unsigned)((int)(int8_t)rm[r * last + i] + 8) : 8u;
