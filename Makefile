@@ -12,7 +12,7 @@ STRICT  := -std=c99 -Wall -Wextra -pedantic -Werror
 SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 TCFLAGS := $(STRICT) -O1 -g $(SAN) -I. -Itests
 BCFLAGS := -std=c99 -Wall -Wextra -O2 -I. -Itests
-HEADERS := tensorpack.h tensorpack_xnnpack.h tensorpack_vulkan.h $(wildcard src/*.h)
+HEADERS := tensorpack.h tensorpack_xnnpack.h tensorpack_vulkan.h
 LIBM    := -lm
 
 # Optional real peers: detected, never required to build the library.

@@ -410,12 +410,278 @@ TPDEF tp_status tp_array_reserve(void **data, size_t *cap, size_t need, size_t e
 /* ------------------------------------------------------------------------------------------ */
 /* 7. FlatBuffers builder and reader                                                           */
 /* ------------------------------------------------------------------------------------------ */
-#include "src/tp_fb_api.h"
+/* Section 7 of tensorpack.h (FlatBuffers builder and reader). */
+
+/* ---- builder ----------------------------------------------------------------------------
+   Back to front, like the official builder: build children first (strings, vectors, tables),
+   then the table that refers to them. A tp_fb_ref names an object already built (its distance
+   from the end of the buffer); 0 means "none" and makes an add_ref a no-op (field absent).
+   The first failure sticks: every later call is a no-op returning 0, and finish reports it:
+   TP_ERR_INVALID for misuse (a table started inside a table, end without start, a field id
+   added twice to one table or over 32764, a field outside a table, a string or vector created
+   while a table is open, a ref that names nothing, a union whose type and value disagree, an
+   identifier that is not 4 characters, building after finish), TP_ERR_OVERFLOW when the
+   buffer would pass 2^31 - 1 bytes (never a wrap-around) or a table's inline part 64 KiB,
+   TP_ERR_NOMEM. Identical vtables are stored once (found through a hash table: no quadratic
+   work). Output is deterministic: the same calls give the same bytes. Nothing recurses. */
+typedef uint32_t tp_fb_ref;
+typedef struct tp_fb_builder tp_fb_builder;
+
+/* TP_ERR_INVALID for a NULL out, TP_ERR_NOMEM. */
+TPDEF tp_status tp_fb_builder_create(tp_fb_builder **out);
+TPDEF void tp_fb_builder_destroy(tp_fb_builder *b);
+/* Forget everything built so far, keep the memory. */
+TPDEF void tp_fb_builder_reset(tp_fb_builder *b);
+TPDEF tp_status tp_fb_status(const tp_fb_builder *b);
+/* The first failure as a sentence, or "". */
+TPDEF const char *tp_fb_error(const tp_fb_builder *b);
+/* When on, scalars equal to their default are written anyway (off by default). Scalars are
+   compared with their default bit for bit (a float -0.0 differs from a default of 0.0). */
+TPDEF void tp_fb_force_defaults(tp_fb_builder *b, int on);
+/* Lowers the size limit of the buffer (0 or anything larger = FlatBuffers' 2^31 - 1 bytes).
+   Growing past it is TP_ERR_OVERFLOW. For tests and for callers with a tighter budget. */
+TPDEF void tp_fb_set_max_size(tp_fb_builder *b, size_t max_size);
+/* Bytes built so far (after finish: the finished size). */
+TPDEF size_t tp_fb_size(const tp_fb_builder *b);
+
+TPDEF tp_fb_ref tp_fb_create_string(tp_fb_builder *b, const char *s, size_t len);
+/* Vector of scalars: count elements of elem_size (1, 2, 4 or 8) bytes in host order, written
+   little-endian and aligned to max(4, elem_size) (so 8-byte elements put the count at 8k+4).
+   An empty vector is only its 4-aligned count, as the official builder writes it. */
+TPDEF tp_fb_ref tp_fb_create_vector(tp_fb_builder *b, const void *elems, size_t count,
+                                    size_t elem_size);
+/* Vector of tables or strings (refs must all be non-zero). */
+TPDEF tp_fb_ref tp_fb_create_vector_refs(tp_fb_builder *b, const tp_fb_ref *refs, size_t count);
+
+/* Tables: start, add fields, end. Tables do not nest and nothing else is created while one is
+   open: build children (strings, vectors, tables) first. Fields are written in the order they
+   are added, each aligned to its size, the first at the highest address, as the official
+   builder does: adding the largest first (8-byte, then 4-byte and offsets, then 2, then 1 byte;
+   within a size by descending id), as flatc's generated Create<Table>() functions do, gives
+   the most compact table and the same bytes as the official builder. */
+TPDEF void tp_fb_start_table(tp_fb_builder *b);
+TPDEF void tp_fb_add_u8(tp_fb_builder *b, uint16_t id, uint8_t v, uint8_t dflt);
+TPDEF void tp_fb_add_i8(tp_fb_builder *b, uint16_t id, int8_t v, int8_t dflt);
+TPDEF void tp_fb_add_u16(tp_fb_builder *b, uint16_t id, uint16_t v, uint16_t dflt);
+TPDEF void tp_fb_add_i16(tp_fb_builder *b, uint16_t id, int16_t v, int16_t dflt);
+TPDEF void tp_fb_add_u32(tp_fb_builder *b, uint16_t id, uint32_t v, uint32_t dflt);
+TPDEF void tp_fb_add_i32(tp_fb_builder *b, uint16_t id, int32_t v, int32_t dflt);
+TPDEF void tp_fb_add_u64(tp_fb_builder *b, uint16_t id, uint64_t v, uint64_t dflt);
+TPDEF void tp_fb_add_i64(tp_fb_builder *b, uint16_t id, int64_t v, int64_t dflt);
+TPDEF void tp_fb_add_f32(tp_fb_builder *b, uint16_t id, float v, float dflt);
+TPDEF void tp_fb_add_f64(tp_fb_builder *b, uint16_t id, double v, double dflt);
+/* An offset field (string, vector or table); ref == 0 leaves the field absent. */
+TPDEF void tp_fb_add_ref(tp_fb_builder *b, uint16_t id, tp_fb_ref ref);
+/* A union: the value goes to field id, then the u8 type tag to field id-1. type 0 (NONE)
+   goes with value 0 and writes nothing (unless defaults are forced); anything else with a
+   value of 0, or type 0 with a value, is TP_ERR_INVALID. */
+TPDEF void tp_fb_add_union(tp_fb_builder *b, uint16_t id, uint8_t type, tp_fb_ref value);
+TPDEF tp_fb_ref tp_fb_end_table(tp_fb_builder *b);
+
+/* Writes the root offset and the 4-character file identifier (NULL: none) and pads the buffer
+   to the largest alignment used. */
+TPDEF tp_status tp_fb_finish(tp_fb_builder *b, tp_fb_ref root, const char *identifier);
+/* The finished bytes (valid until the builder is reset or destroyed); NULL (size 0) before
+   finish or after a failure. The size is a multiple of the largest alignment used. */
+TPDEF const unsigned char *tp_fb_data(const tp_fb_builder *b, size_t *size);
+
+/* ---- reader ------------------------------------------------------------------------------
+   Every access is bounds-checked. Errors stick in the reader (the first one, as
+   TP_ERR_FORMAT and a sentence); a failed access returns the default / an absent object, so a
+   caller may read a whole structure and check tp_fb_reader_status once. Zero-initialise the
+   reader (or set max_depth / max_tables) before tp_fb_reader_init; init keeps those two.
+   Rules: the official verifier's (uoffsets non-zero, < 2^31 and inside the buffer; tables
+   4-aligned with an even-sized vtable inside the buffer; scalars aligned to their size relative
+   to the buffer start; strings NUL-terminated inside the buffer; vector counts 4-aligned and
+   count * elem_size bytes inside the buffer; depth and table-count limits), checked lazily on
+   each access, plus: a union's tag and value must agree (both absent or both present), and a
+   non-empty vector's elements must be aligned to their size (the verifier lets misaligned
+   8-byte elements through; flatc never writes them). An
+   index past a vector's count is TP_ERR_BOUNDS; a wrong elem_size or union id 0 is
+   TP_ERR_INVALID; everything else wrong is TP_ERR_FORMAT. Getters on an absent table (pos 0)
+   return defaults without an error. */
+typedef struct tp_fb_reader {
+  const unsigned char *buf;
+  size_t size;
+  unsigned max_depth;   /* 0 = 64 */
+  size_t max_tables;    /* 0 = 1000000 */
+  size_t tables;        /* tables visited so far */
+  tp_error err;
+} tp_fb_reader;
+
+typedef struct tp_fb_table {
+  tp_fb_reader *r;
+  uint32_t pos;         /* 0 = absent */
+  uint32_t vtable;
+  uint16_t vtable_size;
+  uint16_t depth;
+} tp_fb_table;
+
+typedef struct tp_fb_vector {
+  tp_fb_reader *r;
+  uint32_t pos;         /* first element; 0 = absent */
+  uint32_t count;
+  uint16_t elem_size;
+  uint16_t depth;
+} tp_fb_vector;
+
+/* Checks the header (size, root offset, identifier when not NULL) and returns the root table. */
+TPDEF tp_status tp_fb_reader_init(tp_fb_reader *r, const void *buf, size_t size,
+                                  const char *identifier, tp_fb_table *root);
+TPDEF tp_status tp_fb_reader_status(const tp_fb_reader *r);
+TPDEF int tp_fb_present(const tp_fb_table *t, uint16_t id);
+TPDEF uint8_t tp_fb_u8(const tp_fb_table *t, uint16_t id, uint8_t dflt);
+TPDEF int8_t tp_fb_i8(const tp_fb_table *t, uint16_t id, int8_t dflt);
+TPDEF uint16_t tp_fb_u16(const tp_fb_table *t, uint16_t id, uint16_t dflt);
+TPDEF int16_t tp_fb_i16(const tp_fb_table *t, uint16_t id, int16_t dflt);
+TPDEF uint32_t tp_fb_u32(const tp_fb_table *t, uint16_t id, uint32_t dflt);
+TPDEF int32_t tp_fb_i32(const tp_fb_table *t, uint16_t id, int32_t dflt);
+TPDEF uint64_t tp_fb_u64(const tp_fb_table *t, uint16_t id, uint64_t dflt);
+TPDEF int64_t tp_fb_i64(const tp_fb_table *t, uint16_t id, int64_t dflt);
+TPDEF float tp_fb_f32(const tp_fb_table *t, uint16_t id, float dflt);
+TPDEF double tp_fb_f64(const tp_fb_table *t, uint16_t id, double dflt);
+/* Sub-table; .pos == 0 when absent or on error. */
+TPDEF tp_fb_table tp_fb_table_field(const tp_fb_table *t, uint16_t id);
+/* Union at ids id-1 (tag) and id (value); *type_out = 0 when absent. */
+TPDEF tp_fb_table tp_fb_union_field(const tp_fb_table *t, uint16_t id, uint8_t *type_out);
+/* String: NUL-terminated inside the buffer; NULL when absent or on error. */
+TPDEF const char *tp_fb_string(const tp_fb_table *t, uint16_t id, size_t *len_out);
+/* Vector of elem_size-byte elements (scalars: 1/2/4/8; tables and strings: 4). */
+TPDEF tp_fb_vector tp_fb_vector_field(const tp_fb_table *t, uint16_t id, size_t elem_size);
+/* Element i of a scalar vector, zero-extended (sign-extend yourself for signed types). */
+TPDEF uint64_t tp_fb_vector_scalar(const tp_fb_vector *v, size_t i);
+TPDEF tp_fb_table tp_fb_vector_table(const tp_fb_vector *v, size_t i);
+TPDEF const char *tp_fb_vector_string(const tp_fb_vector *v, size_t i, size_t *len_out);
+/* Float bit casts for vector elements. */
+TPDEF float tp_fb_bits_f32(uint32_t bits);
+TPDEF double tp_fb_bits_f64(uint64_t bits);
 
 /* ------------------------------------------------------------------------------------------ */
 /* 8. Named data store and .ptd files                                                          */
 /* ------------------------------------------------------------------------------------------ */
-#include "src/tp_store_api.h"
+/* Section 8 of tensorpack.h (named data store and .ptd files).
+
+   A tp_store collects named constants the way ExecuTorch's NamedDataStore does, and writes
+   them as a FlatTensor (.ptd) file that ExecuTorch's FlatTensorDataMap loads:
+     - each entry has a key, bytes (a borrowed view streamed at write time, or raw bytes), an
+       alignment and, for a view, a tensor layout (ScalarType = tp_dtype code, sizes,
+       dim_order);
+     - a NULL key means the lowercase hex SHA-256 of the bytes (ExecuTorch's naming);
+     - entries whose bytes are equal (same length and SHA-256) share one segment; named_data
+       keeps one record per key, in the order keys were first added;
+     - segment_base_offset is aligned to max(128, largest entry alignment) and each segment's
+       offset from the base to its entry's alignment (the strictest one when entries share it),
+       so every alignment holds for absolute file offsets too.
+   Errors stick: the first failure (bad view, key collision, sink failure) is kept with a
+   sentence (tp_store_error) and every later call on the store returns it.
+   Thread safety: none inside one store; different stores are independent. */
+
+typedef struct tp_store tp_store;
+
+/* A new empty store. Errors: TP_ERR_INVALID (out == NULL), TP_ERR_NOMEM. */
+TPDEF tp_status tp_store_create(tp_store **out);
+/* Frees the store, its keys and its copies (never the borrowed views). NULL is a no-op. */
+TPDEF void tp_store_destroy(tp_store *s);
+/* The first failure as a sentence, or "". */
+TPDEF const char *tp_store_error(const tp_store *s);
+
+/* Adds a tensor entry: its compact bytes in `order` and a tensor layout.
+   ROW_MAJOR: row-major bytes, dim_order (0, 1, .., n-1). PRESERVE: the bytes in
+   tp_dim_order(t)'s order and that dim_order (a channels_last slice -> channels_last bytes,
+   dim_order (0, 2, 3, 1)); sizes are always the logical sizes.
+   The view is borrowed: its storage must stay alive and unchanged until the store is written
+   (the bytes are streamed through SHA-256 now and through the sink at write time).
+   key == NULL: the key is the lowercase hex SHA-256 of the compact bytes. The same key again:
+   stored once when the bytes are equal (the first entry's layout stays, the larger alignment
+   wins), TP_ERR_INVALID naming the key when they differ. alignment 0 = 16; otherwise a power
+   of two up to 2^24 (16 MiB). *key_out (may be NULL) receives the key, owned by the store and
+   valid until it is destroyed.
+   Errors: TP_ERR_INVALID (NULL t, bad order, bad alignment, different bytes under one key),
+   whatever tp_tensor_check reports for a bad view (TP_ERR_BOUNDS, ...),
+   TP_ERR_UNSUPPORTED (a size above INT32_MAX: .ptd layouts hold int32 sizes), TP_ERR_NOMEM. */
+TPDEF tp_status tp_store_add(tp_store *s, const char *key_or_NULL, const tp_tensor *t,
+                             tp_order order, size_t alignment, const char **key_out);
+/* Adds raw bytes with no tensor layout. copy != 0: the store keeps its own copy (none is made
+   when an entry with equal bytes is already there); copy == 0: borrowed until the store is
+   written. Keys, dedup, alignment and errors as tp_store_add (NULL data with n > 0 is
+   TP_ERR_INVALID). */
+TPDEF tp_status tp_store_add_bytes(tp_store *s, const char *key_or_NULL, const void *data,
+                                   size_t n, size_t alignment, int copy, const char **key_out);
+/* Number of distinct keys. */
+TPDEF size_t tp_store_count(const tp_store *s);
+
+/* Writes the FlatTensor (.ptd) file into sink: the flatbuffer prefix (root offset + 48,
+   "FT01"), the FH01 header (u32 length 40, u64 flatbuffer_offset 48, u64 flatbuffer_size,
+   u64 segment_base_offset, u64 segment_data_size), padding, the rest of the flatbuffer,
+   padding, then the segments, each view streamed with tp_compact_write (memory use does not
+   grow with the data size). The same bytes on every host. The store stays usable (more adds,
+   another write) unless a failure occurred. */
+TPDEF tp_status tp_store_write_ptd(tp_store *s, tp_sink *sink);
+/* Exact number of bytes tp_store_write_ptd writes (builds the flatbuffer; cached until the
+   next add). */
+TPDEF tp_status tp_store_ptd_size(tp_store *s, uint64_t *size_out);
+#ifndef TP_NO_STDIO
+/* tp_store_write_ptd into path through tp_atomic_write: an error leaves no file. */
+TPDEF tp_status tp_store_write_ptd_file(tp_store *s, const char *path);
+#endif
+
+/* ---- .ptd reader (bounds-checked, no verifier needed) -----------------------------------
+   tp_ptd_open checks, against the byte count: the 64-byte head, "FT01" and the FH01 header
+   (length >= 40), flatbuffer_offset + flatbuffer_size and segment_base + segment_data_size
+   inside the file (no 64-bit wrap) with the segments after the flatbuffer; the flatbuffer
+   (bytes [0, flatbuffer_offset + flatbuffer_size)) through the bounds-checked reader, version 0,
+   segments and named_data present; and every named_data entry: a key string without a NUL
+   byte inside (no C string could name it), segment_index < segment count, the segment's
+   offset + size within segment_data_size, and when a layout is present: a scalar type
+   tensorpack knows, sizes and dim_order present with the same count <= TP_MAX_DIMS,
+   sizes >= 0, dim_order a permutation, numel * element size == segment size.
+   Anything else is TP_ERR_FORMAT with a sentence in p->err; nothing is read outside the bytes.
+   The bytes must stay alive while entries are used (entry pointers point into them); they need
+   no particular alignment (entry data is as aligned as data + its file offset). */
+typedef struct tp_ptd {
+  const unsigned char *data;
+  size_t size;
+  uint64_t flatbuffer_offset, flatbuffer_size, segment_base, segment_data_size;
+  uint32_t version;
+  size_t count;         /* named entries */
+  tp_error err;         /* the open failure (sticky: every later call returns it) */
+  tp_error last_lookup; /* why the last tp_ptd_find / tp_ptd_entry_at failed (not sticky) */
+  /* private */
+  tp_fb_reader r__;
+  tp_fb_table root__;
+  uint32_t *index__;    /* tp_ptd_index's slots (caller memory), or NULL */
+  size_t index_cap__;
+} tp_ptd;
+
+typedef struct tp_ptd_entry {
+  const char *key;      /* NUL-terminated, inside the file bytes */
+  const void *data;     /* points into the file bytes */
+  size_t nbytes;
+  uint32_t segment_index;
+  int has_layout;       /* 0: raw bytes; the fields below are then 0 */
+  tp_dtype dtype;       /* ScalarType code as stored */
+  int ndim;
+  int64_t sizes[TP_MAX_DIMS];
+  uint8_t dim_order[TP_MAX_DIMS];
+} tp_ptd_entry;
+
+/* Parses and checks the headers and every entry (above). Errors: TP_ERR_FORMAT,
+   TP_ERR_INVALID (NULL data with size > 0). */
+TPDEF tp_status tp_ptd_open(tp_ptd *p, const void *data, size_t size);
+/* Entry i (0 <= i < p->count, in file order). TP_ERR_INVALID when i is out of range. */
+TPDEF tp_status tp_ptd_entry_at(tp_ptd *p, size_t i, tp_ptd_entry *e);
+/* The entry under key: a linear scan (O(count) per lookup; the reader allocates nothing), or a
+   hash lookup after tp_ptd_index; with duplicate keys in a file (tp_store never writes them)
+   the first one wins either way.
+   TP_ERR_INVALID, with p->last_lookup naming the key, when it is not there. */
+TPDEF tp_status tp_ptd_find(tp_ptd *p, const char *key, tp_ptd_entry *e);
+/* Optional, for many lookups in a big file: a hash index for tp_ptd_find in caller memory.
+   tp_ptd_index_slots(p) is the number of uint32_t slots it needs (a power of two >= 2 * count;
+   0 for an opened file without entries or a failed open). The slots must stay alive, unchanged,
+   as long as p is used. Errors: TP_ERR_INVALID (slots too few, or NULL with a need > 0), the
+   open failure. */
+TPDEF size_t tp_ptd_index_slots(const tp_ptd *p);
+TPDEF tp_status tp_ptd_index(tp_ptd *p, uint32_t *slots, size_t nslots);
 
 #ifdef __cplusplus
 }
@@ -428,7 +694,9 @@ TPDEF tp_status tp_array_reserve(void **data, size_t *cap, size_t need, size_t e
 #ifndef TENSORPACK_IMPLEMENTATION_DONE
 #define TENSORPACK_IMPLEMENTATION_DONE
 
-/* >>core: implementation of sections 1-6 (core owner) */
+/* Implementation, in data-flow order; sections start with greppable markers "// >>name":
+   status, helpers, dtype, view, sink, copy, convert, int4, sha256, flatbuffers, fbreader,
+   store, ptd. */
 #include <string.h>
 #include <stdarg.h>
 #include <assert.h>
@@ -771,6 +1039,10 @@ static tp_status tp__check(const tp_tensor *t, tp_error *err, int64_t *numel_out
       return TP_ERR_INVALID;
     }
     if (t->sizes[d] == 0) empty = 1;
+    if (t->strides[d] == INT64_MIN) { /* no magnitude in int64: flip/abs would overflow */
+      tp_error_set(err, TP_ERR_OVERFLOW, "stride of dim %d is INT64_MIN", d);
+      return TP_ERR_OVERFLOW;
+    }
   }
   if (t->offset < 0) {
     tp_error_set(err, TP_ERR_BOUNDS, "offset %lld is negative", (long long)t->offset);
@@ -2367,11 +2639,2074 @@ TPDEF tp_sink tp_sink_sha256(tp_sha256 *c) {
   return s;
 }
 
-// >>end of core ---------------------------------------------------------------------------------
+// >>flatbuffers (section 7) ---------------------------------------------------------------------
+/* The builder fills one buffer from its end towards its start, as the official builder does:
+   b->buf[b->cap - b->size .. b->cap) holds everything built so far, and an object is named by
+   its distance from the end (a tp_fb_ref), which never changes as more is built in front of
+   it. Children are built first, so every uoffset points to a higher address. Alignment is
+   kept relative to the end; finish pads the front so that the total size is a multiple of the
+   largest alignment used, which makes every alignment hold relative to the start as well.
 
+   A table's fields are written as they are added, each aligned to its size, the first one at
+   the highest address (as the official builder does; adding the largest first, as flatc's
+   generated Create<Table>() functions do, gives the most compact table and the same bytes).
+   tp_fb_end_table writes the soffset and the vtable: right before its table, or shared with
+   an identical one written earlier (found through a hash table). */
 
-#include "src/tp_fb_impl.h"
-#include "src/tp_store_impl.h"
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TP__FB_MAX_SIZE 0x7FFFFFFFu /* FlatBuffers' 2 GiB - 1 buffer limit */
+#define TP__FB_MAX_ID 32764u        /* largest id whose vtable size still fits a u16 */
+
+typedef struct tp__fb_vtslot {
+  uint32_t end;    /* vtable position (distance from the end); 0 = empty slot */
+  uint32_t hash;
+} tp__fb_vtslot;
+
+struct tp_fb_builder {
+  unsigned char *buf;
+  size_t cap;
+  uint32_t size;
+  uint32_t minalign;
+  uint32_t max_size;
+  uint32_t limit;          /* min(cap, max_size): size may grow to this without a check */
+  int in_table, finished, force_defaults;
+  uint32_t *slot;          /* per field id of the open table: where it ends, 0 = not written;
+                              all 0 outside a table */
+  size_t slot_cap;
+  uint16_t *vts;           /* the open table's vtable entries, computed by end_table */
+  size_t vts_cap;
+  uint32_t table_start;    /* size when the open table was started */
+  uint32_t nids;           /* largest id written into the open table + 1; 0 = none */
+  uint32_t thash;          /* hash of the open table's (id, position) pairs so far */
+  uint64_t seen_lo;        /* ids 0..63 already added to the open table */
+  uint32_t *seen;          /* ids >= 64: seen[id - 64] == stamp when already added */
+  size_t seen_len, seen_cap;
+  uint32_t stamp;
+  tp__fb_vtslot *vt;       /* open-addressing hash table of written vtables */
+  size_t vt_cap, vt_count; /* vt_cap is 0 or a power of two */
+  tp_error err;
+};
+
+static int tp__fb_host_le(void) {
+  const uint16_t one = 1;
+  unsigned char c;
+  memcpy(&c, &one, 1);
+  return c == 1;
+}
+
+/* Little-endian stores for the hot paths: one plain store on a little-endian host (the test
+   folds at compile time), tp_store_le* elsewhere. */
+#if defined(__GNUC__) || defined(__clang__)
+#define TP__FB_INLINE static inline __attribute__((always_inline))
+#elif defined(__cplusplus) || (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L)
+#define TP__FB_INLINE static inline
+#else
+#define TP__FB_INLINE static
+#endif
+TP__FB_INLINE uint16_t tp__fb_ld16(const unsigned char *p) {
+  uint16_t v;
+  if (!tp__fb_host_le()) return tp_load_le16(p);
+  memcpy(&v, p, 2);
+  return v;
+}
+TP__FB_INLINE void tp__fb_st16(unsigned char *p, uint16_t v) {
+  if (tp__fb_host_le()) memcpy(p, &v, 2);
+  else tp_store_le16(p, v);
+}
+TP__FB_INLINE void tp__fb_st32(unsigned char *p, uint32_t v) {
+  if (tp__fb_host_le()) memcpy(p, &v, 4);
+  else tp_store_le32(p, v);
+}
+TP__FB_INLINE void tp__fb_st64(unsigned char *p, uint64_t v) {
+  if (tp__fb_host_le()) memcpy(p, &v, 8);
+  else tp_store_le64(p, v);
+}
+
+static int tp__fb_slots(tp_fb_builder *b, uint16_t id);
+
+TPDEF tp_status tp_fb_builder_create(tp_fb_builder **out) {
+  tp_fb_builder *b;
+  if (!out) return TP_ERR_INVALID;
+  *out = NULL;
+  b = (tp_fb_builder *)TP_MALLOC(sizeof *b);
+  if (!b) return TP_ERR_NOMEM;
+  memset(b, 0, sizeof *b);
+  b->minalign = 1;
+  b->max_size = TP__FB_MAX_SIZE;
+  if (!tp__fb_slots(b, 63)) { /* ids 0..63 never need a capacity check */
+    TP_FREE(b->vts);
+    TP_FREE(b->slot);
+    TP_FREE(b);
+    return TP_ERR_NOMEM;
+  }
+  *out = b;
+  return TP_OK;
+}
+
+TPDEF void tp_fb_builder_destroy(tp_fb_builder *b) {
+  if (!b) return;
+  TP_FREE(b->buf);
+  TP_FREE(b->slot);
+  TP_FREE(b->vts);
+  TP_FREE(b->seen);
+  TP_FREE(b->vt);
+  TP_FREE(b);
+}
+
+TPDEF void tp_fb_builder_reset(tp_fb_builder *b) {
+  assert(b);
+  b->size = 0;
+  b->limit = b->cap < b->max_size ? (uint32_t)b->cap : b->max_size;
+  b->minalign = 1;
+  b->in_table = 0;
+  b->finished = 0;
+  if (b->vt) memset(b->vt, 0, b->vt_cap * sizeof *b->vt);
+  if (b->slot) memset(b->slot, 0, b->slot_cap * sizeof *b->slot); /* a table left open */
+  b->vt_count = 0;
+  memset(&b->err, 0, sizeof b->err);
+}
+
+TPDEF tp_status tp_fb_status(const tp_fb_builder *b) {
+  assert(b);
+  return b->err.status;
+}
+
+TPDEF const char *tp_fb_error(const tp_fb_builder *b) {
+  assert(b);
+  return b->err.status == TP_OK ? "" : b->err.msg;
+}
+
+TPDEF void tp_fb_force_defaults(tp_fb_builder *b, int on) {
+  assert(b);
+  b->force_defaults = on != 0;
+}
+
+TPDEF void tp_fb_set_max_size(tp_fb_builder *b, size_t max_size) {
+  assert(b);
+  b->max_size = (max_size == 0 || max_size > TP__FB_MAX_SIZE) ? TP__FB_MAX_SIZE
+                                                               : (uint32_t)max_size;
+  b->limit = b->cap < b->max_size ? (uint32_t)b->cap : b->max_size;
+  if (b->limit < b->size) b->limit = b->size; /* already past a lowered limit: no more room */
+}
+
+TPDEF size_t tp_fb_size(const tp_fb_builder *b) {
+  assert(b);
+  return b->size;
+}
+
+/* 1 when the builder may go on; records misuse after finish. */
+static int tp__fb_ok(tp_fb_builder *b, const char *what) {
+  if (b->err.status != TP_OK) return 0;
+  if (b->finished) {
+    tp_error_set(&b->err, TP_ERR_INVALID, "%s after tp_fb_finish (reset the builder first)", what);
+    return 0;
+  }
+  return 1;
+}
+
+/* 1 when an object (string, vector) may be created now: not inside an open table, whose
+   fields are being written at the front of the buffer. */
+static int tp__fb_ok_outside(tp_fb_builder *b, const char *what) {
+  if (!tp__fb_ok(b, what)) return 0;
+  if (b->in_table) {
+    tp_error_set(&b->err, TP_ERR_INVALID,
+                 "%s inside an open table (build children before tp_fb_start_table)", what);
+    return 0;
+  }
+  return 1;
+}
+
+/* Makes room for n more bytes in front of the data; 0 on failure (error recorded). */
+static int tp__fb_grow(tp_fb_builder *b, uint64_t n);
+TP__FB_INLINE int tp__fb_room(tp_fb_builder *b, uint64_t n) {
+  if (n <= (uint64_t)(b->limit - b->size)) return 1;
+  return tp__fb_grow(b, n);
+}
+
+static int tp__fb_grow(tp_fb_builder *b, uint64_t n) {
+  size_t newcap, have;
+  unsigned char *nb;
+  if (b->size > b->max_size || n > (uint64_t)(b->max_size - b->size)) {
+    tp_error_set(&b->err, TP_ERR_OVERFLOW,
+                 "buffer would grow from %lu by %llu bytes, over the FlatBuffers limit of %lu",
+                 (unsigned long)b->size, (unsigned long long)n, (unsigned long)b->max_size);
+    return 0;
+  }
+  have = b->cap - b->size;
+  if ((size_t)n <= have) return 1;
+  newcap = b->cap < 1024 ? 1024 : b->cap;
+  while (newcap - b->size < (size_t)n) {
+    if (newcap > ((size_t)-1) / 2) {
+      newcap = (size_t)b->size + (size_t)n;
+      break;
+    }
+    newcap *= 2;
+  }
+  nb = (unsigned char *)TP_REALLOC(b->buf, newcap);
+  if (!nb) {
+    tp_error_set(&b->err, TP_ERR_NOMEM, "out of memory growing the buffer to %llu bytes",
+                 (unsigned long long)newcap);
+    return 0;
+  }
+  if (b->size) memmove(nb + newcap - b->size, nb + b->cap - b->size, b->size);
+  b->buf = nb;
+  b->cap = newcap;
+  b->limit = b->cap < b->max_size ? (uint32_t)b->cap : b->max_size;
+  return 1;
+}
+
+/* The following push helpers assume the room was made. */
+static unsigned char *tp__fb_front(tp_fb_builder *b) { return b->buf + b->cap - b->size; }
+
+static void tp__fb_pad(tp_fb_builder *b, uint32_t n) {
+  if (!n) return;
+  b->size += n;
+  memset(tp__fb_front(b), 0, n);
+}
+
+static uint32_t tp__fb_padding(uint32_t size, uint32_t align) {
+  return (uint32_t)(0u - size) & (align - 1u);
+}
+
+static void tp__fb_track(tp_fb_builder *b, uint32_t align) {
+  if (align > b->minalign) b->minalign = align;
+}
+
+static void tp__fb_put32(tp_fb_builder *b, uint32_t v) {
+  b->size += 4;
+  tp__fb_st32(tp__fb_front(b), v);
+}
+
+/* Checks that ref names something already built. */
+static int tp__fb_check_ref(tp_fb_builder *b, tp_fb_ref ref, const char *what) {
+  if (ref == 0 || ref > b->size) {
+    tp_error_set(&b->err, TP_ERR_INVALID,
+                 "%s: ref %lu does not name an object (%lu bytes built so far)", what,
+                 (unsigned long)ref, (unsigned long)b->size);
+    return 0;
+  }
+  return 1;
+}
+
+TPDEF tp_fb_ref tp_fb_create_string(tp_fb_builder *b, const char *s, size_t len) {
+  uint32_t pad;
+  assert(b);
+  if (!tp__fb_ok_outside(b, "tp_fb_create_string")) return 0;
+  if (!s && len) {
+    tp_error_set(&b->err, TP_ERR_INVALID, "tp_fb_create_string: NULL string of length %llu",
+                 (unsigned long long)len);
+    return 0;
+  }
+  if ((uint64_t)len >= TP__FB_MAX_SIZE) {
+    tp_error_set(&b->err, TP_ERR_OVERFLOW,
+                 "string of %llu bytes is over the FlatBuffers limit of %lu bytes",
+                 (unsigned long long)len, (unsigned long)b->max_size);
+    return 0;
+  }
+  pad = tp__fb_padding(b->size + (uint32_t)len + 1u, 4);
+  if (!tp__fb_room(b, (uint64_t)pad + len + 1 + 4)) return 0;
+  tp__fb_pad(b, pad + 1); /* the NUL comes last in memory, right after the bytes */
+  b->size += (uint32_t)len;
+  if (len) memcpy(tp__fb_front(b), s, len);
+  tp__fb_put32(b, (uint32_t)len);
+  tp__fb_track(b, 4);
+  return b->size;
+}
+
+TPDEF tp_fb_ref tp_fb_create_vector(tp_fb_builder *b, const void *elems, size_t count,
+                                    size_t elem_size) {
+  uint64_t bytes;
+  uint32_t align, pad, n32;
+  unsigned char *dst;
+  const unsigned char *src = (const unsigned char *)elems;
+  size_t i;
+  assert(b);
+  if ((b->err.status != TP_OK || b->finished || b->in_table) &&
+      !tp__fb_ok_outside(b, "tp_fb_create_vector"))
+    return 0;
+  if (elem_size != 1 && elem_size != 2 && elem_size != 4 && elem_size != 8) {
+    tp_error_set(&b->err, TP_ERR_INVALID,
+                 "tp_fb_create_vector: element size %llu is not 1, 2, 4 or 8",
+                 (unsigned long long)elem_size);
+    return 0;
+  }
+  if ((uint64_t)count >= TP__FB_MAX_SIZE / elem_size) { /* elem_size is 1..8: no overflow */
+    tp_error_set(&b->err, TP_ERR_OVERFLOW,
+                 "vector of %llu elements of %llu bytes is over the FlatBuffers limit of %lu bytes",
+                 (unsigned long long)count, (unsigned long long)elem_size,
+                 (unsigned long)b->max_size);
+    return 0;
+  }
+  if (!elems && count) {
+    tp_error_set(&b->err, TP_ERR_INVALID, "tp_fb_create_vector: NULL elements, count %llu",
+                 (unsigned long long)count);
+    return 0;
+  }
+  bytes = (uint64_t)count * elem_size;
+  /* An empty vector is just its count, aligned to 4, as the official builder writes it. */
+  align = (elem_size > 4 && count) ? (uint32_t)elem_size : 4u;
+  n32 = (uint32_t)bytes;
+  pad = tp__fb_padding(b->size + n32, align);
+  if (!tp__fb_room(b, (uint64_t)pad + bytes + 4)) return 0;
+  tp__fb_pad(b, pad);
+  b->size += n32;
+  dst = tp__fb_front(b);
+  if (elem_size == 1 || tp__fb_host_le()) {
+    if (n32) memcpy(dst, src, n32);
+  } else if (elem_size == 2) {
+    for (i = 0; i < count; i++) {
+      uint16_t v;
+      memcpy(&v, src + 2 * i, 2);
+      tp_store_le16(dst + 2 * i, v);
+    }
+  } else if (elem_size == 4) {
+    for (i = 0; i < count; i++) {
+      uint32_t v;
+      memcpy(&v, src + 4 * i, 4);
+      tp_store_le32(dst + 4 * i, v);
+    }
+  } else {
+    for (i = 0; i < count; i++) {
+      uint64_t v;
+      memcpy(&v, src + 8 * i, 8);
+      tp_store_le64(dst + 8 * i, v);
+    }
+  }
+  tp__fb_put32(b, (uint32_t)count);
+  tp__fb_track(b, align);
+  return b->size;
+}
+
+TPDEF tp_fb_ref tp_fb_create_vector_refs(tp_fb_builder *b, const tp_fb_ref *refs, size_t count) {
+  size_t i;
+  uint64_t bytes;
+  assert(b);
+  if (!tp__fb_ok_outside(b, "tp_fb_create_vector_refs")) return 0;
+  if (tp_mul_u64((uint64_t)count, 4, &bytes) || bytes >= TP__FB_MAX_SIZE) {
+    tp_error_set(&b->err, TP_ERR_OVERFLOW,
+                 "vector of %llu offsets is over the FlatBuffers limit of %lu bytes",
+                 (unsigned long long)count, (unsigned long)b->max_size);
+    return 0;
+  }
+  if (!refs && count) {
+    tp_error_set(&b->err, TP_ERR_INVALID, "tp_fb_create_vector_refs: NULL refs, count %llu",
+                 (unsigned long long)count);
+    return 0;
+  }
+  for (i = 0; i < count; i++) {
+    if (refs[i] == 0 || refs[i] > b->size) {
+      tp_error_set(&b->err, TP_ERR_INVALID,
+                   "tp_fb_create_vector_refs: element %llu: ref %lu does not name an object "
+                   "(%lu bytes built so far)",
+                   (unsigned long long)i, (unsigned long)refs[i], (unsigned long)b->size);
+      return 0;
+    }
+  }
+  if (!tp__fb_room(b, (uint64_t)tp__fb_padding(b->size, 4) + bytes + 4)) return 0;
+  tp__fb_pad(b, tp__fb_padding(b->size, 4));
+  {
+    /* Element i's uoffset is relative to its own address; after the loop the element block
+       is [front, front + 4 * count). */
+    uint32_t base = b->size;
+    unsigned char *p;
+    b->size += (uint32_t)bytes;
+    p = tp__fb_front(b);
+    for (i = 0; i < count; i++) {
+      uint32_t elem_end = base + (uint32_t)((count - i) * 4); /* distance of element i */
+      tp__fb_st32(p + 4 * i, elem_end - refs[i]);
+    }
+  }
+  tp__fb_put32(b, (uint32_t)count);
+  tp__fb_track(b, 4);
+  return b->size;
+}
+
+TPDEF void tp_fb_start_table(tp_fb_builder *b) {
+  assert(b);
+  if (!tp__fb_ok(b, "tp_fb_start_table")) return;
+  if (b->in_table) {
+    tp_error_set(&b->err, TP_ERR_INVALID,
+                 "tp_fb_start_table inside an open table (tables do not nest: build children "
+                 "first)");
+    return;
+  }
+  b->in_table = 1;
+  b->seen_lo = 0;
+  b->nids = 0;
+  b->thash = 0;
+  b->table_start = b->size;
+  b->stamp++;
+  if (b->stamp == 0) { /* wrapped: forget every old mark */
+    if (b->seen) memset(b->seen, 0, b->seen_len * sizeof *b->seen);
+    b->stamp = 1;
+  }
+}
+
+/* Grows the per-id slots to hold id (new slots 0); 0 on failure (error recorded). */
+static int tp__fb_slots(tp_fb_builder *b, uint16_t id) {
+  size_t old = b->slot_cap, want = (size_t)id + 1;
+  if (want < 64) want = 64;
+  if (tp_array_reserve((void **)&b->vts, &b->vts_cap, want, sizeof *b->vts) != TP_OK ||
+      tp_array_reserve((void **)&b->slot, &b->slot_cap, want, sizeof *b->slot) != TP_OK) {
+    tp_error_set(&b->err, TP_ERR_NOMEM, "out of memory adding field id %u", (unsigned)id);
+    return 0;
+  }
+  memset(b->slot + old, 0, (b->slot_cap - old) * sizeof *b->slot);
+  return 1;
+}
+
+/* The checks of tp__fb_add that fail or need memory: records the error and returns 0, or
+   marks an id >= 64 as seen and returns 1. */
+static int tp__fb_add_slow(tp_fb_builder *b, uint16_t id) {
+  size_t k;
+  if (!tp__fb_ok(b, "adding a field")) return 0;
+  if (!b->in_table) {
+    tp_error_set(&b->err, TP_ERR_INVALID, "field id %u added outside a table", (unsigned)id);
+    return 0;
+  }
+  if (id > TP__FB_MAX_ID) {
+    tp_error_set(&b->err, TP_ERR_INVALID, "field id %u is over the largest id %u", (unsigned)id,
+                 TP__FB_MAX_ID);
+    return 0;
+  }
+  if (id < 64) { /* only reached for a repeated id */
+    tp_error_set(&b->err, TP_ERR_INVALID, "field id %u added twice in one table", (unsigned)id);
+    return 0;
+  }
+  if ((id >= b->slot_cap || id >= b->vts_cap) && !tp__fb_slots(b, id)) return 0;
+  k = (size_t)id - 64;
+  if (k >= b->seen_len) {
+    if (tp_array_reserve((void **)&b->seen, &b->seen_cap, k + 1, sizeof *b->seen) != TP_OK) {
+      tp_error_set(&b->err, TP_ERR_NOMEM, "out of memory tracking field id %u", (unsigned)id);
+      return 0;
+    }
+    memset(b->seen + b->seen_len, 0, (b->seen_cap - b->seen_len) * sizeof *b->seen);
+    b->seen_len = b->seen_cap;
+  }
+  if (b->seen[k] == b->stamp) {
+    tp_error_set(&b->err, TP_ERR_INVALID, "field id %u added twice in one table", (unsigned)id);
+    return 0;
+  }
+  b->seen[k] = b->stamp;
+  return 1;
+}
+
+/* Writes a field into the open table when it differs from its default (or defaults are
+   forced): aligned to its size (1, 2, 4, 8), a ref as the distance to its target. */
+/* Stores a field at the front: aligned to its size (1, 2, 4, 8), a ref as the distance to its
+   target; the room was made. */
+TP__FB_INLINE void tp__fb_store(tp_fb_builder *b, uint16_t id, uint64_t bits, uint32_t size,
+                                int is_ref, uint32_t pad) {
+  uint32_t now = b->size + pad + size;
+  unsigned char *p;
+  b->size = now;
+  b->slot[id] = now;
+  /* order-free and chain-free: position from the table start, weighted by id */
+  b->thash += (now - b->table_start) * (2u * id + 0x85EBCA6Bu);
+  if (size > b->minalign) b->minalign = size;
+  if (id >= b->nids) b->nids = (uint32_t)id + 1u;
+  p = b->buf + b->cap - now; /* the field, then pad zero bytes above it */
+  switch (size) {
+  case 1: p[0] = (unsigned char)bits; break;
+  case 2: tp__fb_st16(p, (uint16_t)bits); break;
+  case 4: tp__fb_st32(p, is_ref ? now - (uint32_t)bits : (uint32_t)bits); break;
+  default: tp__fb_st64(p, bits); break;
+  }
+  while (pad) p[size + --pad] = 0;
+}
+
+/* tp__fb_add when the fast path does not apply: checks that fail, ids >= 64, growth. */
+static void tp__fb_add_general(tp_fb_builder *b, uint16_t id, uint64_t bits, uint32_t size,
+                               int is_ref, int is_default) {
+  uint32_t pad;
+  if (b->err.status == TP_OK && b->in_table && id < 64 && !(b->seen_lo & ((uint64_t)1 << id))) {
+    b->seen_lo |= (uint64_t)1 << id;
+  } else if (!tp__fb_add_slow(b, id)) {
+    return;
+  }
+  if (is_default && !b->force_defaults) return;
+  pad = tp__fb_padding(b->size, size);
+  if (!tp__fb_room(b, (uint64_t)pad + size)) return;
+  tp__fb_store(b, id, bits, size, is_ref, pad);
+}
+
+/* Writes a field into the open table when it differs from its default (or defaults are
+   forced). The fast path makes no calls (the rest goes to tp__fb_add_general as a tail call),
+   so it needs no saved registers. */
+TP__FB_INLINE void tp__fb_add(tp_fb_builder *b, uint16_t id, uint64_t bits, uint32_t size,
+                              int is_ref, int is_default) {
+  uint64_t bit = (uint64_t)1 << (id & 63u);
+  uint32_t pad = tp__fb_padding(b->size, size);
+  /* in_table implies not finished: finish refuses an open table, start refuses after finish */
+  if (b->err.status != TP_OK || !b->in_table || id >= 64 || (b->seen_lo & bit) ||
+      pad + size > b->limit - b->size) {
+    tp__fb_add_general(b, id, bits, size, is_ref, is_default);
+    return;
+  }
+  b->seen_lo |= bit;
+  if (is_default && !b->force_defaults) return;
+  tp__fb_store(b, id, bits, size, is_ref, pad);
+}
+
+TPDEF void tp_fb_add_u8(tp_fb_builder *b, uint16_t id, uint8_t v, uint8_t dflt) {
+  assert(b);
+  tp__fb_add(b, id, v, 1, 0, v == dflt);
+}
+TPDEF void tp_fb_add_i8(tp_fb_builder *b, uint16_t id, int8_t v, int8_t dflt) {
+  assert(b);
+  tp__fb_add(b, id, (uint8_t)v, 1, 0, v == dflt);
+}
+TPDEF void tp_fb_add_u16(tp_fb_builder *b, uint16_t id, uint16_t v, uint16_t dflt) {
+  assert(b);
+  tp__fb_add(b, id, v, 2, 0, v == dflt);
+}
+TPDEF void tp_fb_add_i16(tp_fb_builder *b, uint16_t id, int16_t v, int16_t dflt) {
+  assert(b);
+  tp__fb_add(b, id, (uint16_t)v, 2, 0, v == dflt);
+}
+TPDEF void tp_fb_add_u32(tp_fb_builder *b, uint16_t id, uint32_t v, uint32_t dflt) {
+  assert(b);
+  tp__fb_add(b, id, v, 4, 0, v == dflt);
+}
+TPDEF void tp_fb_add_i32(tp_fb_builder *b, uint16_t id, int32_t v, int32_t dflt) {
+  assert(b);
+  tp__fb_add(b, id, (uint32_t)v, 4, 0, v == dflt);
+}
+TPDEF void tp_fb_add_u64(tp_fb_builder *b, uint16_t id, uint64_t v, uint64_t dflt) {
+  assert(b);
+  tp__fb_add(b, id, v, 8, 0, v == dflt);
+}
+TPDEF void tp_fb_add_i64(tp_fb_builder *b, uint16_t id, int64_t v, int64_t dflt) {
+  assert(b);
+  tp__fb_add(b, id, (uint64_t)v, 8, 0, v == dflt);
+}
+/* Floats: default comparison is on the bits, so -0.0 is written against a default of 0.0 and
+   a NaN against a NaN default only when the bits differ. */
+TPDEF void tp_fb_add_f32(tp_fb_builder *b, uint16_t id, float v, float dflt) {
+  uint32_t vb, db;
+  assert(b);
+  memcpy(&vb, &v, 4);
+  memcpy(&db, &dflt, 4);
+  tp__fb_add(b, id, vb, 4, 0, vb == db);
+}
+TPDEF void tp_fb_add_f64(tp_fb_builder *b, uint16_t id, double v, double dflt) {
+  uint64_t vb, db;
+  assert(b);
+  memcpy(&vb, &v, 8);
+  memcpy(&db, &dflt, 8);
+  tp__fb_add(b, id, vb, 8, 0, vb == db);
+}
+
+TPDEF void tp_fb_add_ref(tp_fb_builder *b, uint16_t id, tp_fb_ref ref) {
+  assert(b);
+  if (ref == 0) return; /* absent field */
+  if (ref > b->size) {
+    if (tp__fb_ok(b, "tp_fb_add_ref")) tp__fb_check_ref(b, ref, "tp_fb_add_ref");
+    return;
+  }
+  tp__fb_add(b, id, ref, 4, 1, 0);
+}
+
+TPDEF void tp_fb_add_union(tp_fb_builder *b, uint16_t id, uint8_t type, tp_fb_ref value) {
+  assert(b);
+  if (!tp__fb_ok(b, "tp_fb_add_union")) return;
+  if (id == 0) {
+    tp_error_set(&b->err, TP_ERR_INVALID,
+                 "union at field id 0: its type tag needs id - 1 (a union takes two ids)");
+    return;
+  }
+  if ((type == 0) != (value == 0)) {
+    tp_error_set(&b->err, TP_ERR_INVALID,
+                 "union at field id %u: type %u with %s value (NONE goes with no value, any "
+                 "other type needs one)",
+                 (unsigned)id, (unsigned)type, value ? "a" : "no");
+    return;
+  }
+  if (value) tp_fb_add_ref(b, id, value); /* the offset first (higher address), then the tag */
+  tp__fb_add(b, (uint16_t)(id - 1), type, 1, 0, type == 0);
+}
+
+/* Remembers a new vtable; failure to grow the table is not an error (no dedup then). */
+static void tp__fb_vt_insert(tp_fb_builder *b, uint32_t end, uint32_t h) {
+  size_t mask, i;
+  if ((b->vt_count + 1) * 2 > b->vt_cap) {
+    size_t ncap = b->vt_cap ? b->vt_cap * 2 : 64, j;
+    tp__fb_vtslot *nv;
+    if (ncap > ((size_t)-1) / sizeof *nv) return;
+    nv = (tp__fb_vtslot *)TP_MALLOC(ncap * sizeof *nv);
+    if (!nv) return;
+    memset(nv, 0, ncap * sizeof *nv);
+    for (j = 0; j < b->vt_cap; j++) {
+      if (!b->vt[j].end) continue;
+      for (i = b->vt[j].hash & (ncap - 1); nv[i].end; i = (i + 1) & (ncap - 1)) {
+      }
+      nv[i] = b->vt[j];
+    }
+    TP_FREE(b->vt);
+    b->vt = nv;
+    b->vt_cap = ncap;
+  }
+  mask = b->vt_cap - 1;
+  for (i = h & mask; b->vt[i].end; i = (i + 1) & mask) {
+  }
+  b->vt[i].end = end;
+  b->vt[i].hash = h;
+  b->vt_count++;
+}
+
+/* 1 when the vtable at old has the size, table size and entries given. */
+static int tp__fb_vt_equal(const unsigned char *old, uint32_t vsize, uint32_t tsize,
+                           const uint16_t *e, uint32_t nids) {
+  uint32_t id;
+  if (tp__fb_ld16(old) != vsize || tp__fb_ld16(old + 2) != tsize) return 0;
+  for (id = 0; id < nids; id++)
+    if (tp__fb_ld16(old + 4 + 2 * id) != e[id]) return 0;
+  return 1;
+}
+
+TPDEF tp_fb_ref tp_fb_end_table(tp_fb_builder *b) {
+  uint32_t tend, vend = 0, tsize, vsize, h, pad, id, nids, diff;
+  size_t i, mask;
+  const unsigned char *cand = NULL;
+  uint32_t *slot;
+  uint16_t *vts;
+  assert(b);
+  if (!tp__fb_ok(b, "tp_fb_end_table")) return 0;
+  if (!b->in_table) {
+    tp_error_set(&b->err, TP_ERR_INVALID, "tp_fb_end_table without tp_fb_start_table");
+    return 0;
+  }
+  b->in_table = 0;
+  nids = b->nids;
+  vsize = 4u + 2u * nids;
+  pad = tp__fb_padding(b->size, 4);
+  tend = b->size + pad + 4; /* after the soffset */
+  tsize = tend - b->table_start;
+  h = b->thash + (vsize << 16 | tsize) * 0x9E3779B1u;
+  h ^= h >> 15;
+  h *= 0x2C1B3C6Du;
+  h ^= h >> 12;
+  if (!h) h = 1;
+  /* The first written vtable with this hash, sizes checked: usually the one. */
+  mask = b->vt_cap - 1;
+  i = h & mask;
+  if (b->vt_cap) {
+    for (; b->vt[i].end; i = (i + 1) & mask) {
+      const unsigned char *old = b->buf + b->cap - b->vt[i].end;
+      if (b->vt[i].hash == h && tp__fb_ld16(old) == vsize && tp__fb_ld16(old + 2) == tsize) {
+        cand = old;
+        vend = b->vt[i].end;
+        break;
+      }
+    }
+  }
+  /* One pass over the ids: the entries (0 = absent), the slots cleared for the next table, the
+     candidate compared. */
+  slot = b->slot;
+  vts = b->vts;
+  diff = cand ? 0u : 1u;
+  if (cand) {
+    const unsigned char *ce = cand + 4;
+    for (id = 0; id < nids; id++) {
+      uint32_t e = slot[id];
+      uint16_t off = (uint16_t)(e ? tend - e : 0u);
+      slot[id] = 0;
+      vts[id] = off;
+      diff |= (uint32_t)(tp__fb_ld16(ce + 2 * id) ^ off);
+    }
+  } else {
+    for (id = 0; id < nids; id++) {
+      uint32_t e = slot[id];
+      slot[id] = 0;
+      vts[id] = (uint16_t)(e ? tend - e : 0u);
+    }
+  }
+  if (tsize >= 0x10000u) {
+    tp_error_set(&b->err, TP_ERR_OVERFLOW,
+                 "table of %lu inline bytes is over the 65535-byte limit of a vtable",
+                 (unsigned long)tsize);
+    return 0;
+  }
+  if (diff) { /* a hash collision (rare): look further along the chain */
+    vend = 0;
+    if (cand) {
+      for (i = (i + 1) & mask; b->vt[i].end; i = (i + 1) & mask) {
+        if (b->vt[i].hash == h &&
+            tp__fb_vt_equal(b->buf + b->cap - b->vt[i].end, vsize, tsize, vts, nids)) {
+          vend = b->vt[i].end;
+          break;
+        }
+      }
+    }
+  }
+  if (!tp__fb_room(b, (uint64_t)pad + 4 + (vend ? 0u : vsize))) return 0;
+  tp__fb_pad(b, pad);
+  b->size = tend; /* the soffset, written below */
+  if (b->minalign < 4) b->minalign = 4;
+  if (!vend) {
+    /* A new vtable, right before the table (vsize is even and we are 4-aligned). */
+    unsigned char *vt;
+    b->size += vsize;
+    vt = tp__fb_front(b);
+    tp__fb_st16(vt, (uint16_t)vsize);
+    tp__fb_st16(vt + 2, (uint16_t)tsize);
+    for (id = 0; id < nids; id++) tp__fb_st16(vt + 4 + 2 * id, vts[id]);
+    vend = b->size;
+    tp__fb_vt_insert(b, vend, h);
+  }
+  /* soffset = table position - vtable position, in buffer addresses. */
+  tp__fb_st32(b->buf + b->cap - tend, (uint32_t)((int64_t)vend - (int64_t)tend));
+  return tend;
+}
+
+TPDEF tp_status tp_fb_finish(tp_fb_builder *b, tp_fb_ref root, const char *identifier) {
+  uint32_t head, pad;
+  assert(b);
+  if (!tp__fb_ok(b, "tp_fb_finish")) return b->err.status;
+  if (b->in_table) {
+    return tp_error_set(&b->err, TP_ERR_INVALID, "tp_fb_finish inside an open table");
+  }
+  if (!tp__fb_check_ref(b, root, "tp_fb_finish")) return b->err.status;
+  if (identifier && strlen(identifier) != 4) {
+    return tp_error_set(&b->err, TP_ERR_INVALID,
+                        "file identifier \"%.16s\" is not 4 characters long", identifier);
+  }
+  head = identifier ? 8u : 4u;
+  tp__fb_track(b, 4);
+  pad = tp__fb_padding(b->size + head, b->minalign);
+  if (!tp__fb_room(b, (uint64_t)head + pad)) return b->err.status;
+  tp__fb_pad(b, pad);
+  if (identifier) {
+    b->size += 4;
+    memcpy(tp__fb_front(b), identifier, 4);
+  }
+  tp__fb_put32(b, b->size + 4 - root);
+  b->finished = 1;
+  return TP_OK;
+}
+
+TPDEF const unsigned char *tp_fb_data(const tp_fb_builder *b, size_t *size) {
+  assert(b);
+  if (!b->finished || b->err.status != TP_OK) {
+    if (size) *size = 0;
+    return NULL;
+  }
+  if (size) *size = b->size;
+  return b->buf + b->cap - b->size;
+}
+
+// >>fbreader
+/* Every position is checked against the buffer before it is read; positions fit in 32 bits
+   because a buffer over 2 GiB - 1 is refused by init. The rules are the official verifier's
+   (uoffsets non-zero, below 2^31 and landing inside the buffer; tables 4-aligned with an
+   even-sized vtable in range; scalars aligned to their size relative to the buffer start;
+   strings NUL-terminated inside the buffer; vectors' counts 4-aligned and their bytes in
+   range), plus rules of our own: a union's tag and value must agree, the elements of a
+   non-empty vector are aligned to their size (the official verifier checks only the count
+   word), and an element index must be below the count. */
+
+static int tp__fb_rfail(tp_fb_reader *r) { return r->err.status != TP_OK; }
+
+TPDEF tp_status tp_fb_reader_status(const tp_fb_reader *r) {
+  assert(r);
+  return r->err.status;
+}
+
+/* Opens the table at pos (reached at depth); returns an absent table on error. */
+static tp_fb_table tp__fb_open_table(tp_fb_reader *r, uint64_t pos, unsigned depth) {
+  tp_fb_table t;
+  unsigned max_depth = r->max_depth ? r->max_depth : 64u;
+  size_t max_tables = r->max_tables ? r->max_tables : 1000000u;
+  int64_t vt;
+  int32_t soff;
+  uint16_t vsize;
+  memset(&t, 0, sizeof t);
+  t.r = r;
+  if (tp__fb_rfail(r)) return t;
+  if (depth > max_depth) {
+    tp_error_set(&r->err, TP_ERR_FORMAT, "table at byte %llu is nested %u deep, over the limit %u",
+                 (unsigned long long)pos, depth, max_depth);
+    return t;
+  }
+  if (r->tables >= max_tables) {
+    tp_error_set(&r->err, TP_ERR_FORMAT, "more than %llu tables in the buffer",
+                 (unsigned long long)max_tables);
+    return t;
+  }
+  r->tables++;
+  if (pos % 4 != 0 || pos + 4 > r->size) {
+    tp_error_set(&r->err, TP_ERR_FORMAT,
+                 "table at byte %llu is %s (buffer of %llu bytes)", (unsigned long long)pos,
+                 pos % 4 ? "not 4-aligned" : "outside the buffer", (unsigned long long)r->size);
+    return t;
+  }
+  soff = (int32_t)tp_load_le32(r->buf + pos);
+  vt = (int64_t)pos - (int64_t)soff;
+  if (vt < 0 || vt % 2 != 0 || (uint64_t)vt + 2 > r->size) {
+    tp_error_set(&r->err, TP_ERR_FORMAT,
+                 "table at byte %llu: its vtable at byte %lld is %s (buffer of %llu bytes)",
+                 (unsigned long long)pos, (long long)vt,
+                 (vt >= 0 && vt % 2 != 0) ? "not 2-aligned" : "outside the buffer",
+                 (unsigned long long)r->size);
+    return t;
+  }
+  vsize = tp_load_le16(r->buf + vt);
+  if (vsize % 2 != 0 || (uint64_t)vt + vsize > r->size) {
+    tp_error_set(&r->err, TP_ERR_FORMAT,
+                 "table at byte %llu: vtable at byte %lld has size %u (%s; buffer of %llu bytes)",
+                 (unsigned long long)pos, (long long)vt, (unsigned)vsize,
+                 vsize % 2 ? "odd" : "past the end", (unsigned long long)r->size);
+    return t;
+  }
+  t.pos = (uint32_t)pos;
+  t.vtable = (uint32_t)vt;
+  t.vtable_size = vsize;
+  t.depth = (uint16_t)depth;
+  return t;
+}
+
+TPDEF tp_status tp_fb_reader_init(tp_fb_reader *r, const void *buf, size_t size,
+                                  const char *identifier, tp_fb_table *root) {
+  uint32_t off;
+  assert(r);
+  r->buf = (const unsigned char *)buf;
+  r->size = size;
+  r->tables = 0;
+  memset(&r->err, 0, sizeof r->err);
+  if (root) memset(root, 0, sizeof *root);
+  if (root) root->r = r;
+  if (!buf && size) {
+    return tp_error_set(&r->err, TP_ERR_INVALID, "NULL buffer of %llu bytes",
+                        (unsigned long long)size);
+  }
+  if (size < 12) {
+    return tp_error_set(&r->err, TP_ERR_FORMAT,
+                        "buffer of %llu bytes is shorter than the 12-byte minimum",
+                        (unsigned long long)size);
+  }
+  if (size > TP__FB_MAX_SIZE) {
+    return tp_error_set(&r->err, TP_ERR_FORMAT,
+                        "buffer of %llu bytes is over the FlatBuffers limit of %lu",
+                        (unsigned long long)size, (unsigned long)TP__FB_MAX_SIZE);
+  }
+  if (identifier && strncmp((const char *)r->buf + 4, identifier, 4) != 0) {
+    char got[5];
+    int i;
+    for (i = 0; i < 4; i++) {
+      unsigned char c = r->buf[4 + i];
+      got[i] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
+    }
+    got[4] = 0;
+    return tp_error_set(&r->err, TP_ERR_FORMAT, "file identifier is \"%s\", expected \"%.4s\"",
+                        got, identifier);
+  }
+  off = tp_load_le32(r->buf);
+  if (off == 0 || off >= 0x80000000u || off >= size) {
+    return tp_error_set(&r->err, TP_ERR_FORMAT,
+                        "root offset %lu is not inside the %llu-byte buffer", (unsigned long)off,
+                        (unsigned long long)size);
+  }
+  {
+    tp_fb_table t = tp__fb_open_table(r, off, 1);
+    if (root) *root = t;
+  }
+  return r->err.status;
+}
+
+/* Position of field id of t, checked for n bytes aligned to n; 0 when absent or on error. */
+static uint32_t tp__fb_field_pos(const tp_fb_table *t, uint16_t id, unsigned n) {
+  tp_fb_reader *r = t->r;
+  uint32_t voff;
+  uint64_t pos;
+  uint16_t fo;
+  if (!r || !t->pos || tp__fb_rfail(r)) return 0;
+  voff = 4u + 2u * (uint32_t)id;
+  if (voff + 2u > t->vtable_size) return 0;
+  fo = tp_load_le16(r->buf + t->vtable + voff);
+  if (!fo) return 0;
+  pos = (uint64_t)t->pos + fo;
+  if (pos % n != 0 || pos + n > r->size) {
+    tp_error_set(&r->err, TP_ERR_FORMAT,
+                 "table at byte %lu, field id %u: %u-byte value at byte %llu is %s (buffer of "
+                 "%llu bytes)",
+                 (unsigned long)t->pos, (unsigned)id, n, (unsigned long long)pos,
+                 pos % n ? "misaligned" : "outside the buffer", (unsigned long long)r->size);
+    return 0;
+  }
+  return (uint32_t)pos;
+}
+
+TPDEF int tp_fb_present(const tp_fb_table *t, uint16_t id) {
+  uint32_t voff;
+  assert(t);
+  if (!t->r || !t->pos || tp__fb_rfail(t->r)) return 0;
+  voff = 4u + 2u * (uint32_t)id;
+  if (voff + 2u > t->vtable_size) return 0;
+  return tp_load_le16(t->r->buf + t->vtable + voff) != 0;
+}
+
+TPDEF uint8_t tp_fb_u8(const tp_fb_table *t, uint16_t id, uint8_t dflt) {
+  uint32_t p;
+  assert(t);
+  p = tp__fb_field_pos(t, id, 1);
+  return p ? t->r->buf[p] : dflt;
+}
+TPDEF int8_t tp_fb_i8(const tp_fb_table *t, uint16_t id, int8_t dflt) {
+  uint32_t p;
+  assert(t);
+  p = tp__fb_field_pos(t, id, 1);
+  return p ? (int8_t)t->r->buf[p] : dflt;
+}
+TPDEF uint16_t tp_fb_u16(const tp_fb_table *t, uint16_t id, uint16_t dflt) {
+  uint32_t p;
+  assert(t);
+  p = tp__fb_field_pos(t, id, 2);
+  return p ? tp_load_le16(t->r->buf + p) : dflt;
+}
+TPDEF int16_t tp_fb_i16(const tp_fb_table *t, uint16_t id, int16_t dflt) {
+  uint32_t p;
+  assert(t);
+  p = tp__fb_field_pos(t, id, 2);
+  return p ? (int16_t)tp_load_le16(t->r->buf + p) : dflt;
+}
+TPDEF uint32_t tp_fb_u32(const tp_fb_table *t, uint16_t id, uint32_t dflt) {
+  uint32_t p;
+  assert(t);
+  p = tp__fb_field_pos(t, id, 4);
+  return p ? tp_load_le32(t->r->buf + p) : dflt;
+}
+TPDEF int32_t tp_fb_i32(const tp_fb_table *t, uint16_t id, int32_t dflt) {
+  uint32_t p;
+  assert(t);
+  p = tp__fb_field_pos(t, id, 4);
+  return p ? (int32_t)tp_load_le32(t->r->buf + p) : dflt;
+}
+TPDEF uint64_t tp_fb_u64(const tp_fb_table *t, uint16_t id, uint64_t dflt) {
+  uint32_t p;
+  assert(t);
+  p = tp__fb_field_pos(t, id, 8);
+  return p ? tp_load_le64(t->r->buf + p) : dflt;
+}
+TPDEF int64_t tp_fb_i64(const tp_fb_table *t, uint16_t id, int64_t dflt) {
+  uint32_t p;
+  assert(t);
+  p = tp__fb_field_pos(t, id, 8);
+  return p ? (int64_t)tp_load_le64(t->r->buf + p) : dflt;
+}
+TPDEF float tp_fb_bits_f32(uint32_t bits) {
+  float f;
+  memcpy(&f, &bits, 4);
+  return f;
+}
+TPDEF double tp_fb_bits_f64(uint64_t bits) {
+  double d;
+  memcpy(&d, &bits, 8);
+  return d;
+}
+TPDEF float tp_fb_f32(const tp_fb_table *t, uint16_t id, float dflt) {
+  uint32_t p;
+  assert(t);
+  p = tp__fb_field_pos(t, id, 4);
+  return p ? tp_fb_bits_f32(tp_load_le32(t->r->buf + p)) : dflt;
+}
+TPDEF double tp_fb_f64(const tp_fb_table *t, uint16_t id, double dflt) {
+  uint32_t p;
+  assert(t);
+  p = tp__fb_field_pos(t, id, 8);
+  return p ? tp_fb_bits_f64(tp_load_le64(t->r->buf + p)) : dflt;
+}
+
+/* Follows the uoffset stored at pos (already checked readable and 4-aligned); 0 on error. */
+static uint32_t tp__fb_follow(tp_fb_reader *r, uint32_t pos, const char *what) {
+  uint32_t off = tp_load_le32(r->buf + pos);
+  uint64_t target = (uint64_t)pos + off;
+  if (off == 0 || off >= 0x80000000u || target >= r->size) {
+    tp_error_set(&r->err, TP_ERR_FORMAT,
+                 "%s: offset %lu at byte %lu leads %s (buffer of %llu bytes)", what,
+                 (unsigned long)off, (unsigned long)pos,
+                 off == 0 ? "nowhere" : "outside the buffer", (unsigned long long)r->size);
+    return 0;
+  }
+  return (uint32_t)target;
+}
+
+/* Checks a vector (or string, elem_size 1) at target; returns its count or sets an error. */
+static int tp__fb_check_vector(tp_fb_reader *r, uint32_t target, size_t elem_size,
+                               uint32_t *count_out, const char *what) {
+  uint32_t count;
+  uint64_t bytes;
+  if (target % 4 != 0 || (uint64_t)target + 4 > r->size) {
+    tp_error_set(&r->err, TP_ERR_FORMAT, "%s at byte %lu: length word %s (buffer of %llu bytes)",
+                 what, (unsigned long)target, target % 4 ? "not 4-aligned" : "outside the buffer",
+                 (unsigned long long)r->size);
+    return 0;
+  }
+  count = tp_load_le32(r->buf + target);
+  bytes = (uint64_t)count * elem_size; /* count < 2^32, elem_size <= 8: no overflow */
+  if (bytes > r->size - target - 4) {
+    tp_error_set(&r->err, TP_ERR_FORMAT,
+                 "%s at byte %lu: %lu elements of %u bytes run past the end of the %llu-byte "
+                 "buffer",
+                 what, (unsigned long)target, (unsigned long)count, (unsigned)elem_size,
+                 (unsigned long long)r->size);
+    return 0;
+  }
+  *count_out = count;
+  return 1;
+}
+
+/* A string at target: in range and NUL-terminated. */
+static const char *tp__fb_string_at(tp_fb_reader *r, uint32_t target, size_t *len_out) {
+  uint32_t len;
+  if (!tp__fb_check_vector(r, target, 1, &len, "string")) return NULL;
+  if ((uint64_t)target + 4 + len >= r->size || r->buf[target + 4 + len] != 0) {
+    tp_error_set(&r->err, TP_ERR_FORMAT, "string at byte %lu (%lu bytes) is not NUL-terminated",
+                 (unsigned long)target, (unsigned long)len);
+    return NULL;
+  }
+  if (len_out) *len_out = len;
+  return (const char *)(r->buf + target + 4);
+}
+
+TPDEF tp_fb_table tp_fb_table_field(const tp_fb_table *t, uint16_t id) {
+  tp_fb_table none;
+  uint32_t p, target;
+  assert(t);
+  memset(&none, 0, sizeof none);
+  none.r = t->r;
+  p = tp__fb_field_pos(t, id, 4);
+  if (!p) return none;
+  target = tp__fb_follow(t->r, p, "table field");
+  if (!target) return none;
+  return tp__fb_open_table(t->r, target, (unsigned)t->depth + 1u);
+}
+
+TPDEF tp_fb_table tp_fb_union_field(const tp_fb_table *t, uint16_t id, uint8_t *type_out) {
+  tp_fb_table none, v;
+  uint8_t tag;
+  int has_value;
+  assert(t);
+  memset(&none, 0, sizeof none);
+  none.r = t->r;
+  if (type_out) *type_out = 0;
+  if (id == 0) {
+    if (t->r) tp_error_set(&t->r->err, TP_ERR_INVALID, "union at field id 0 (its tag needs id - 1)");
+    return none;
+  }
+  tag = tp_fb_u8(t, (uint16_t)(id - 1), 0);
+  has_value = tp_fb_present(t, id);
+  if (!t->r || tp__fb_rfail(t->r)) return none;
+  if ((tag == 0) != (has_value == 0)) {
+    tp_error_set(&t->r->err, TP_ERR_FORMAT,
+                 "table at byte %lu, union at field id %u: type %u with %s value",
+                 (unsigned long)t->pos, (unsigned)id, (unsigned)tag, has_value ? "a" : "no");
+    return none;
+  }
+  if (!tag) return none;
+  v = tp_fb_table_field(t, id);
+  if (!v.pos) return none;
+  if (type_out) *type_out = tag;
+  return v;
+}
+
+TPDEF const char *tp_fb_string(const tp_fb_table *t, uint16_t id, size_t *len_out) {
+  uint32_t p, target;
+  assert(t);
+  if (len_out) *len_out = 0;
+  p = tp__fb_field_pos(t, id, 4);
+  if (!p) return NULL;
+  target = tp__fb_follow(t->r, p, "string field");
+  if (!target) return NULL;
+  return tp__fb_string_at(t->r, target, len_out);
+}
+
+TPDEF tp_fb_vector tp_fb_vector_field(const tp_fb_table *t, uint16_t id, size_t elem_size) {
+  tp_fb_vector v;
+  uint32_t p, target, count;
+  assert(t);
+  memset(&v, 0, sizeof v);
+  v.r = t->r;
+  v.depth = t->depth;
+  if (elem_size != 1 && elem_size != 2 && elem_size != 4 && elem_size != 8) {
+    if (t->r)
+      tp_error_set(&t->r->err, TP_ERR_INVALID, "vector element size %llu is not 1, 2, 4 or 8",
+                   (unsigned long long)elem_size);
+    return v;
+  }
+  v.elem_size = (uint16_t)elem_size;
+  p = tp__fb_field_pos(t, id, 4);
+  if (!p) return v;
+  target = tp__fb_follow(t->r, p, "vector field");
+  if (!target) return v;
+  if (!tp__fb_check_vector(t->r, target, elem_size, &count, "vector")) return v;
+  if (count && (target + 4u) % elem_size != 0) {
+    tp_error_set(&t->r->err, TP_ERR_FORMAT,
+                 "vector at byte %lu: its %u-byte elements start at byte %lu, misaligned",
+                 (unsigned long)target, (unsigned)elem_size, (unsigned long)target + 4u);
+    return v;
+  }
+  v.pos = target + 4;
+  v.count = count;
+  return v;
+}
+
+/* Position of element i, or 0 with an error. */
+static uint32_t tp__fb_elem(const tp_fb_vector *v, size_t i, int want_ref) {
+  if (!v->r || tp__fb_rfail(v->r)) return 0;
+  if (i >= v->count || !v->pos) {
+    tp_error_set(&v->r->err, TP_ERR_BOUNDS, "vector element %llu of %lu",
+                 (unsigned long long)i, (unsigned long)v->count);
+    return 0;
+  }
+  if (want_ref && v->elem_size != 4) {
+    tp_error_set(&v->r->err, TP_ERR_INVALID,
+                 "vector of %u-byte elements read as offsets (needs 4)", (unsigned)v->elem_size);
+    return 0;
+  }
+  return v->pos + (uint32_t)i * v->elem_size;
+}
+
+TPDEF uint64_t tp_fb_vector_scalar(const tp_fb_vector *v, size_t i) {
+  uint32_t p;
+  const unsigned char *q;
+  assert(v);
+  p = tp__fb_elem(v, i, 0);
+  if (!p) return 0;
+  q = v->r->buf + p;
+  switch (v->elem_size) {
+  case 1: return q[0];
+  case 2: return tp_load_le16(q);
+  case 4: return tp_load_le32(q);
+  default: return tp_load_le64(q);
+  }
+}
+
+TPDEF tp_fb_table tp_fb_vector_table(const tp_fb_vector *v, size_t i) {
+  tp_fb_table none;
+  uint32_t p, target;
+  assert(v);
+  memset(&none, 0, sizeof none);
+  none.r = v->r;
+  p = tp__fb_elem(v, i, 1);
+  if (!p) return none;
+  target = tp__fb_follow(v->r, p, "vector element");
+  if (!target) return none;
+  return tp__fb_open_table(v->r, target, (unsigned)v->depth + 1u);
+}
+
+TPDEF const char *tp_fb_vector_string(const tp_fb_vector *v, size_t i, size_t *len_out) {
+  uint32_t p, target;
+  assert(v);
+  if (len_out) *len_out = 0;
+  p = tp__fb_elem(v, i, 1);
+  if (!p) return NULL;
+  target = tp__fb_follow(v->r, p, "vector element");
+  if (!target) return NULL;
+  return tp__fb_string_at(v->r, target, len_out);
+}
+/* Section 8, implementation: the named data store and .ptd files.
+
+   File layout written by tp_store_write_ptd (all integers little-endian):
+     [0, 4)    root offset of the FT01 flatbuffer, + 48 (the header is inserted after byte 8)
+     [4, 8)    "FT01"
+     [8, 48)   FH01 header: "FH01", u32 40, u64 flatbuffer_offset (48), u64 flatbuffer_size,
+               u64 segment_base_offset, u64 segment_data_size
+     [48, 56)  zeros (the header padded to 16, as upstream's serializers pad it)
+     [56, 48 + fb_size)           bytes 8.. of the flatbuffer
+     zeros up to segment_base_offset (a multiple of max(128, largest entry alignment))
+     segments, each at an offset (from the base) aligned to its entry's alignment; zeros
+     between them; no padding after the last one (segment_data_size ends there).
+   So bytes [0, flatbuffer_offset + flatbuffer_size) are themselves a valid FT01 flatbuffer,
+   which is what ExecuTorch's FlatTensorDataMap loads.
+
+   Choices, against upstream's writers (the loader accepts all of them):
+   - flatbuffer_offset 48 and a 128-aligned segment base, as the Python FlatTensorSerializer
+     (the C++ save_ptd pads the header to its tensor alignment instead);
+   - segments are packed at their entries' own alignment, where Python starts every segment
+     at a multiple of lcm(128, alignment): 100k small constants do not cost 12 MiB of padding;
+   - entries with equal bytes (length and SHA-256) share one segment, as Python's
+     NamedDataStore shares buffers; named_data lists keys in first-add order. */
+
+#include <assert.h>
+#include <string.h>
+
+// >>store
+
+#define TP__PTD_HEADER_LEN 40u     /* FH01 header length field */
+#define TP__PTD_FB_OFFSET 48u      /* header length padded to 16: the flatbuffer_offset field */
+#define TP__PTD_SEG_ALIGN 128u     /* upstream's default segment alignment (FlatTensorConfig) */
+#define TP__PTD_HEAD_BYTES 64u     /* the loader reads this many bytes first */
+#define TP__STORE_ALIGN 16u        /* default entry alignment */
+#define TP__STORE_MAX_ALIGN ((size_t)1 << 24) /* 16 MiB: far above any page size; a bigger
+                                                 one is a caller bug (it pads with zeros) */
+
+typedef struct tp__store_seg {
+  int is_bytes;
+  tp_tensor view;              /* !is_bytes: streamed with tp_compact_write(view, order) */
+  tp_order order;
+  const unsigned char *bytes;  /* is_bytes: borrowed, or == owned */
+  unsigned char *owned;
+  uint64_t nbytes;
+  uint64_t alignment;
+  uint64_t offset;             /* from the segment base; set by tp__store_prepare */
+  uint64_t hash;
+  unsigned char digest[32];    /* SHA-256 of the bytes */
+} tp__store_seg;
+
+typedef struct tp__store_entry {
+  char *key;                   /* own allocation: pointers handed out stay valid */
+  size_t key_len;
+  uint64_t hash;
+  uint32_t seg;
+  int has_layout;
+  int8_t scalar_type;
+  uint8_t ndim;
+  int32_t sizes[TP_MAX_DIMS];
+  uint8_t dim_order[TP_MAX_DIMS];
+} tp__store_entry;
+
+/* Open-addressing hash table of item index + 1 (0 = empty slot); cap is 0 or a power of two
+   and at most half full. */
+typedef struct tp__slots {
+  uint32_t *slot;
+  size_t cap;
+} tp__slots;
+
+struct tp_store {
+  tp__store_entry *entries;
+  size_t n_entries, cap_entries;
+  tp__store_seg *segs;
+  size_t n_segs, cap_segs;
+  tp__slots keys;              /* entries by key */
+  tp__slots contents;          /* segments by (digest, nbytes) */
+  tp_fb_builder *fb;
+  int prepared;                /* fb, offsets, base, data_size are up to date */
+  uint64_t fb_size, base, data_size;
+  tp_sha256 sha0;              /* an initialised context, copied per add: tp_sha256_init runs
+                                  cpuid, which costs tens of microseconds in a VM */
+  tp_error err;
+};
+
+static uint64_t tp__fnv1a(const void *data, size_t n) {
+  const unsigned char *p = (const unsigned char *)data;
+  uint64_t h = 14695981039346656037ull;
+  size_t i;
+  for (i = 0; i < n; i++) {
+    h ^= p[i];
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+static uint64_t tp__content_hash(const unsigned char digest[32], uint64_t nbytes) {
+  return tp_load_le64(digest) ^ (nbytes * 0x9E3779B97F4A7C15ull);
+}
+
+static void tp__slots_put(tp__slots *t, uint64_t h, uint32_t idx1) {
+  size_t mask = t->cap - 1, i = (size_t)h & mask;
+  while (t->slot[i] != 0) i = (i + 1) & mask;
+  t->slot[i] = idx1;
+}
+
+/* Makes room for `count` items (load <= 1/2), rehashing with the stored hashes. */
+static tp_status tp__slots_reserve(tp_store *s, tp__slots *t, size_t count, int for_keys) {
+  size_t cap = t->cap ? t->cap : 16, i;
+  uint32_t *slot;
+  tp__slots nt;
+  while (count > cap / 2) {
+    if (cap > ((size_t)-1) / 2 / sizeof(uint32_t)) return TP_ERR_OVERFLOW;
+    cap *= 2;
+  }
+  if (cap == t->cap) return TP_OK;
+  slot = (uint32_t *)TP_MALLOC(cap * sizeof(uint32_t));
+  if (!slot) return TP_ERR_NOMEM;
+  memset(slot, 0, cap * sizeof(uint32_t));
+  nt.slot = slot;
+  nt.cap = cap;
+  for (i = 0; i < t->cap; i++) {
+    uint32_t idx1 = t->slot[i];
+    if (idx1 == 0) continue;
+    tp__slots_put(&nt, for_keys ? s->entries[idx1 - 1].hash : s->segs[idx1 - 1].hash, idx1);
+  }
+  TP_FREE(t->slot);
+  *t = nt;
+  return TP_OK;
+}
+
+static tp__store_entry *tp__store_find_key(tp_store *s, const char *key, size_t len,
+                                           uint64_t h) {
+  size_t mask, i;
+  if (s->keys.cap == 0) return NULL;
+  mask = s->keys.cap - 1;
+  for (i = (size_t)h & mask; s->keys.slot[i] != 0; i = (i + 1) & mask) {
+    tp__store_entry *e = &s->entries[s->keys.slot[i] - 1];
+    if (e->hash == h && e->key_len == len && memcmp(e->key, key, len) == 0) return e;
+  }
+  return NULL;
+}
+
+static tp__store_seg *tp__store_find_content(tp_store *s, const unsigned char digest[32],
+                                             uint64_t nbytes, uint64_t h) {
+  size_t mask, i;
+  if (s->contents.cap == 0) return NULL;
+  mask = s->contents.cap - 1;
+  for (i = (size_t)h & mask; s->contents.slot[i] != 0; i = (i + 1) & mask) {
+    tp__store_seg *g = &s->segs[s->contents.slot[i] - 1];
+    if (g->hash == h && g->nbytes == nbytes && memcmp(g->digest, digest, 32) == 0) return g;
+  }
+  return NULL;
+}
+
+TPDEF tp_status tp_store_create(tp_store **out) {
+  tp_store *s;
+  if (!out) return TP_ERR_INVALID;
+  *out = NULL;
+  s = (tp_store *)TP_MALLOC(sizeof(tp_store));
+  if (!s) return TP_ERR_NOMEM;
+  memset(s, 0, sizeof *s);
+  tp_sha256_init(&s->sha0);
+  *out = s;
+  return TP_OK;
+}
+
+TPDEF void tp_store_destroy(tp_store *s) {
+  size_t i;
+  if (!s) return;
+  for (i = 0; i < s->n_entries; i++) TP_FREE(s->entries[i].key);
+  for (i = 0; i < s->n_segs; i++) TP_FREE(s->segs[i].owned);
+  TP_FREE(s->entries);
+  TP_FREE(s->segs);
+  TP_FREE(s->keys.slot);
+  TP_FREE(s->contents.slot);
+  if (s->fb) tp_fb_builder_destroy(s->fb);
+  TP_FREE(s);
+}
+
+TPDEF const char *tp_store_error(const tp_store *s) {
+  TP_ASSERT(s);
+  return s->err.status != TP_OK ? s->err.msg : "";
+}
+
+TPDEF size_t tp_store_count(const tp_store *s) {
+  TP_ASSERT(s);
+  return s->n_entries;
+}
+
+/* What an add brings: the content (a view or bytes), its digest and its layout. */
+typedef struct tp__store_item {
+  const tp_tensor *view;
+  tp_order order;
+  const void *bytes;
+  int copy;
+  uint64_t nbytes;
+  uint64_t alignment;
+  unsigned char digest[32];
+  int has_layout;
+  int8_t scalar_type;
+  uint8_t ndim;
+  int32_t sizes[TP_MAX_DIMS];
+  uint8_t dim_order[TP_MAX_DIMS];
+} tp__store_item;
+
+static tp_status tp__store_insert(tp_store *s, const char *key_or_null, tp__store_item *it,
+                                  const char **key_out) {
+  char hex[65];
+  const char *key = key_or_null;
+  size_t len;
+  uint64_t h, ch;
+  tp__store_entry *e;
+  tp__store_seg *g;
+  tp_status st;
+
+  if (!key) {
+    tp_hex(it->digest, 32, hex);
+    key = hex;
+  }
+  len = strlen(key);
+  h = tp__fnv1a(key, len);
+  ch = tp__content_hash(it->digest, it->nbytes);
+
+  e = tp__store_find_key(s, key, len, h);
+  if (e) {
+    g = &s->segs[e->seg];
+    if (g->nbytes != it->nbytes || memcmp(g->digest, it->digest, 32) != 0) {
+      char a[17], b[17];
+      tp_hex(g->digest, 8, a);
+      tp_hex(it->digest, 8, b);
+      return tp_error_set(&s->err, TP_ERR_INVALID,
+                          "key \"%.80s\": added again with different bytes (%llu bytes, "
+                          "sha256 %s... now; %llu bytes, sha256 %s... before)",
+                          key, (unsigned long long)it->nbytes, b,
+                          (unsigned long long)g->nbytes, a);
+    }
+    /* Same key, same bytes: stored once; the first layout stays; the strictest alignment
+       wins. */
+    if (it->alignment > g->alignment) g->alignment = it->alignment;
+    s->prepared = 0;
+    if (key_out) *key_out = e->key;
+    return TP_OK;
+  }
+
+  if (s->n_entries >= (size_t)UINT32_MAX - 1u)
+    return tp_error_set(&s->err, TP_ERR_OVERFLOW, "key \"%.80s\": a store holds at most %lu "
+                        "entries", key, (unsigned long)(UINT32_MAX - 1u));
+
+  g = tp__store_find_content(s, it->digest, it->nbytes, ch);
+  if (!g) {
+    tp__store_seg *ng;
+    st = tp_array_reserve((void **)&s->segs, &s->cap_segs, s->n_segs + 1, sizeof(tp__store_seg));
+    if (st == TP_OK) st = tp__slots_reserve(s, &s->contents, s->n_segs + 1, 0);
+    if (st != TP_OK)
+      return tp_error_set(&s->err, st, "key \"%.80s\": no room for segment %lu", key,
+                          (unsigned long)s->n_segs);
+    ng = &s->segs[s->n_segs];
+    memset(ng, 0, sizeof *ng);
+    if (it->view) {
+      ng->view = *it->view;
+      ng->order = it->order;
+    } else {
+      ng->is_bytes = 1;
+      ng->bytes = (const unsigned char *)it->bytes;
+      if (it->copy && it->nbytes > 0) {
+        ng->owned = (unsigned char *)TP_MALLOC((size_t)it->nbytes);
+        if (!ng->owned)
+          return tp_error_set(&s->err, TP_ERR_NOMEM, "key \"%.80s\": cannot copy %llu bytes",
+                              key, (unsigned long long)it->nbytes);
+        memcpy(ng->owned, it->bytes, (size_t)it->nbytes);
+        ng->bytes = ng->owned;
+      }
+    }
+    ng->nbytes = it->nbytes;
+    ng->alignment = it->alignment;
+    ng->hash = ch;
+    memcpy(ng->digest, it->digest, 32);
+    s->n_segs++;
+    tp__slots_put(&s->contents, ch, (uint32_t)s->n_segs);
+    g = ng;
+  } else if (it->alignment > g->alignment) {
+    g->alignment = it->alignment;
+  }
+
+  st = tp_array_reserve((void **)&s->entries, &s->cap_entries, s->n_entries + 1,
+                        sizeof(tp__store_entry));
+  if (st == TP_OK) st = tp__slots_reserve(s, &s->keys, s->n_entries + 1, 1);
+  if (st != TP_OK)
+    return tp_error_set(&s->err, st, "key \"%.80s\": no room for entry %lu", key,
+                        (unsigned long)s->n_entries);
+  e = &s->entries[s->n_entries];
+  memset(e, 0, sizeof *e);
+  e->key = (char *)TP_MALLOC(len + 1);
+  if (!e->key)
+    return tp_error_set(&s->err, TP_ERR_NOMEM, "key \"%.80s\": cannot copy the key", key);
+  memcpy(e->key, key, len + 1);
+  e->key_len = len;
+  e->hash = h;
+  e->seg = (uint32_t)(g - s->segs);
+  e->has_layout = it->has_layout;
+  e->scalar_type = it->scalar_type;
+  e->ndim = it->ndim;
+  memcpy(e->sizes, it->sizes, sizeof e->sizes);
+  memcpy(e->dim_order, it->dim_order, sizeof e->dim_order);
+  s->n_entries++;
+  tp__slots_put(&s->keys, h, (uint32_t)s->n_entries);
+  s->prepared = 0;
+  if (key_out) *key_out = e->key;
+  return TP_OK;
+}
+
+static tp_status tp__store_alignment(tp_store *s, const char *key, size_t alignment,
+                                     uint64_t *out) {
+  if (alignment == 0) alignment = TP__STORE_ALIGN;
+  if ((alignment & (alignment - 1)) != 0 || alignment > TP__STORE_MAX_ALIGN)
+    return tp_error_set(&s->err, TP_ERR_INVALID,
+                        "key \"%.80s\": alignment %lu is not a power of two up to %lu",
+                        key ? key : "(sha256)", (unsigned long)alignment,
+                        (unsigned long)TP__STORE_MAX_ALIGN);
+  *out = (uint64_t)alignment;
+  return TP_OK;
+}
+
+TPDEF tp_status tp_store_add(tp_store *s, const char *key_or_NULL, const tp_tensor *t,
+                             tp_order order, size_t alignment, const char **key_out) {
+  const char *kname = key_or_NULL ? key_or_NULL : "(sha256)";
+  tp__store_item it;
+  tp_error verr;
+  tp_sha256 ctx;
+  tp_sink sink;
+  tp_status st;
+  int d;
+
+  TP_ASSERT(s);
+  if (key_out) *key_out = NULL;
+  if (s->err.status != TP_OK) return s->err.status;
+  memset(&it, 0, sizeof it);
+  if (!t) return tp_error_set(&s->err, TP_ERR_INVALID, "key \"%.80s\": NULL tensor", kname);
+  if (order != TP_ORDER_ROW_MAJOR && order != TP_ORDER_PRESERVE)
+    return tp_error_set(&s->err, TP_ERR_INVALID, "key \"%.80s\": order %d is not a tp_order",
+                        kname, (int)order);
+  memset(&verr, 0, sizeof verr);
+  st = tp_tensor_check(t, &verr);
+  if (st != TP_OK)
+    return tp_error_set(&s->err, st, "key \"%.80s\": %s", kname,
+                        verr.status != TP_OK ? verr.msg : tp_status_str(st));
+  st = tp__store_alignment(s, key_or_NULL, alignment, &it.alignment);
+  if (st != TP_OK) return st;
+
+  it.view = t;
+  it.order = order;
+  it.nbytes = (uint64_t)tp_nbytes(t);
+  it.has_layout = 1;
+  it.scalar_type = (int8_t)t->dtype;
+  it.ndim = (uint8_t)t->ndim;
+  for (d = 0; d < t->ndim; d++) {
+    if (t->sizes[d] > INT32_MAX)
+      return tp_error_set(&s->err, TP_ERR_UNSUPPORTED,
+                          "key \"%.80s\": dim %d has size %lld; a .ptd layout holds int32 sizes",
+                          kname, d, (long long)t->sizes[d]);
+    it.sizes[d] = (int32_t)t->sizes[d];
+    it.dim_order[d] = (uint8_t)d;
+  }
+  if (order == TP_ORDER_PRESERVE && t->ndim > 0) {
+    st = tp_dim_order(t, it.dim_order);
+    if (st != TP_OK)
+      return tp_error_set(&s->err, st, "key \"%.80s\": no dim order (%s)", kname,
+                          tp_status_str(st));
+  }
+
+  /* The key (or the content check of a given key) needs the digest of the compact bytes:
+     stream them through SHA-256 now, nothing is copied. */
+  ctx = s->sha0;
+  sink = tp_sink_sha256(&ctx);
+  st = tp_compact_write(t, order, &sink);
+  if (st != TP_OK)
+    return tp_error_set(&s->err, st, "key \"%.80s\": hashing the view failed (%s)", kname,
+                        tp_status_str(st));
+  tp_sha256_final(&ctx, it.digest);
+  return tp__store_insert(s, key_or_NULL, &it, key_out);
+}
+
+TPDEF tp_status tp_store_add_bytes(tp_store *s, const char *key_or_NULL, const void *data,
+                                   size_t n, size_t alignment, int copy, const char **key_out) {
+  const char *kname = key_or_NULL ? key_or_NULL : "(sha256)";
+  tp__store_item it;
+  tp_sha256 ctx;
+  tp_status st;
+
+  TP_ASSERT(s);
+  if (key_out) *key_out = NULL;
+  if (s->err.status != TP_OK) return s->err.status;
+  if (!data && n > 0)
+    return tp_error_set(&s->err, TP_ERR_INVALID, "key \"%.80s\": NULL data with %lu bytes",
+                        kname, (unsigned long)n);
+  memset(&it, 0, sizeof it);
+  st = tp__store_alignment(s, key_or_NULL, alignment, &it.alignment);
+  if (st != TP_OK) return st;
+  it.bytes = data;
+  it.copy = copy;
+  it.nbytes = (uint64_t)n;
+  ctx = s->sha0;
+  if (n > 0) tp_sha256_update(&ctx, data, n);
+  tp_sha256_final(&ctx, it.digest);
+  return tp__store_insert(s, key_or_NULL, &it, key_out);
+}
+
+// >>ptd
+
+/* Segment offsets, the flatbuffer, the segment base and the data size. Cached until the next
+   add. */
+static tp_status tp__store_prepare(tp_store *s) {
+  uint64_t off = 0, max_align = TP__PTD_SEG_ALIGN, end;
+  tp_fb_ref *refs = NULL, segs_vec, named_vec, root;
+  size_t i, nrefs;
+  const unsigned char *fbd;
+  size_t fbn;
+  tp_fb_builder *b;
+  tp_status st;
+
+  if (s->err.status != TP_OK) return s->err.status;
+  if (s->prepared) return TP_OK;
+
+  for (i = 0; i < s->n_segs; i++) {
+    tp__store_seg *g = &s->segs[i];
+    if (tp_align_u64(off, g->alignment, &off) || tp_add_u64(off, g->nbytes, &end))
+      return tp_error_set(&s->err, TP_ERR_OVERFLOW,
+                          "segment %lu: offset overflows 64 bits", (unsigned long)i);
+    g->offset = off;
+    off = end;
+    if (g->alignment > max_align) max_align = g->alignment;
+  }
+  s->data_size = off;
+
+  if (!s->fb) {
+    st = tp_fb_builder_create(&s->fb);
+    if (st != TP_OK) return tp_error_set(&s->err, st, "cannot create the flatbuffer builder");
+  } else {
+    tp_fb_builder_reset(s->fb);
+  }
+  b = s->fb;
+
+  nrefs = s->n_segs > s->n_entries ? s->n_segs : s->n_entries;
+  if (nrefs == 0) nrefs = 1;
+  if (nrefs > ((size_t)-1) / sizeof(tp_fb_ref))
+    return tp_error_set(&s->err, TP_ERR_OVERFLOW, "too many entries");
+  refs = (tp_fb_ref *)TP_MALLOC(nrefs * sizeof(tp_fb_ref));
+  if (!refs) return tp_error_set(&s->err, TP_ERR_NOMEM, "no memory for %lu flatbuffer refs",
+                                 (unsigned long)nrefs);
+
+  /* DataSegment: 0 offset u64, 1 size u64. */
+  for (i = 0; i < s->n_segs; i++) {
+    tp_fb_start_table(b);
+    tp_fb_add_u64(b, 0, s->segs[i].offset, 0);
+    tp_fb_add_u64(b, 1, s->segs[i].nbytes, 0);
+    refs[i] = tp_fb_end_table(b);
+  }
+  segs_vec = tp_fb_create_vector_refs(b, refs, s->n_segs);
+
+  /* NamedData: 0 key string, 1 segment_index u32, 2 tensor_layout. TensorLayout: 0 scalar_type
+     i8, 1 sizes [i32], 2 dim_order [u8]; both vectors always present (the loader reads them
+     unchecked), empty for a 0-dim tensor. */
+  for (i = 0; i < s->n_entries; i++) {
+    const tp__store_entry *e = &s->entries[i];
+    tp_fb_ref key = tp_fb_create_string(b, e->key, e->key_len), layout = 0;
+    if (e->has_layout) {
+      tp_fb_ref sizes = tp_fb_create_vector(b, e->sizes, e->ndim, 4);
+      tp_fb_ref order = tp_fb_create_vector(b, e->dim_order, e->ndim, 1);
+      tp_fb_start_table(b);
+      tp_fb_add_i8(b, 0, e->scalar_type, 0);
+      tp_fb_add_ref(b, 1, sizes);
+      tp_fb_add_ref(b, 2, order);
+      layout = tp_fb_end_table(b);
+    }
+    tp_fb_start_table(b);
+    tp_fb_add_ref(b, 0, key);
+    tp_fb_add_u32(b, 1, e->seg, 0);
+    tp_fb_add_ref(b, 2, layout);
+    refs[i] = tp_fb_end_table(b);
+  }
+  named_vec = tp_fb_create_vector_refs(b, refs, s->n_entries);
+  TP_FREE(refs);
+
+  /* FlatTensor: 0 version u32 (0), 1 segments, 2 named_data (both always present). */
+  tp_fb_start_table(b);
+  tp_fb_add_u32(b, 0, 0, 0);
+  tp_fb_add_ref(b, 1, segs_vec);
+  tp_fb_add_ref(b, 2, named_vec);
+  root = tp_fb_end_table(b);
+  st = tp_fb_finish(b, root, "FT01");
+  if (st != TP_OK)
+    return tp_error_set(&s->err, st, "building the FlatTensor flatbuffer: %s", tp_fb_error(b));
+  fbd = tp_fb_data(b, &fbn);
+  if (!fbd || fbn < 12 || (uint64_t)fbn > 0x7FFFFFFFull - TP__PTD_FB_OFFSET)
+    return tp_error_set(&s->err, TP_ERR_OVERFLOW,
+                        "the FlatTensor flatbuffer has %lu bytes (limit 2 GiB)",
+                        (unsigned long)fbn);
+  s->fb_size = (uint64_t)fbn;
+  if (tp_align_u64(TP__PTD_FB_OFFSET + s->fb_size, max_align, &s->base) ||
+      tp_add_u64(s->base, s->data_size, &end))
+    return tp_error_set(&s->err, TP_ERR_OVERFLOW,
+                        "segment base overflows 64 bits (alignment %llu)",
+                        (unsigned long long)max_align);
+  s->prepared = 1;
+  return TP_OK;
+}
+
+TPDEF tp_status tp_store_ptd_size(tp_store *s, uint64_t *size_out) {
+  tp_status st;
+  TP_ASSERT(s);
+  if (size_out) *size_out = 0;
+  st = tp__store_prepare(s);
+  if (st != TP_OK) return st;
+  if (size_out) *size_out = s->base + s->data_size;
+  return TP_OK;
+}
+
+/* Counts what passes through (to check a view streamed exactly its byte count). */
+typedef struct tp__count_sink {
+  tp_sink *inner;
+  uint64_t n;
+} tp__count_sink;
+
+static tp_status tp__count_write(void *ctx, const void *p, size_t n) {
+  tp__count_sink *c = (tp__count_sink *)ctx;
+  c->n += (uint64_t)n;
+  return tp_sink_write(c->inner, p, n);
+}
+
+static tp_status tp__store_zeros(tp_sink *sink, uint64_t n) {
+  while (n > 0) {
+    size_t k = n > (uint64_t)(1u << 30) ? (size_t)(1u << 30) : (size_t)n;
+    tp_status st = tp_sink_zeros(sink, k);
+    if (st != TP_OK) return st;
+    n -= (uint64_t)k;
+  }
+  return TP_OK;
+}
+
+TPDEF tp_status tp_store_write_ptd(tp_store *s, tp_sink *sink) {
+  unsigned char head[TP__PTD_FB_OFFSET + 8];
+  const unsigned char *fb;
+  size_t fbn, i;
+  uint64_t pos, root;
+  tp_status st;
+
+  TP_ASSERT(s);
+  if (!sink || !sink->write)
+    return tp_error_set(&s->err, TP_ERR_INVALID, "tp_store_write_ptd: NULL sink");
+  st = tp__store_prepare(s);
+  if (st != TP_OK) return st;
+  fb = tp_fb_data(s->fb, &fbn);
+
+  root = (uint64_t)tp_load_le32(fb) + TP__PTD_FB_OFFSET;
+  memset(head, 0, sizeof head);
+  tp_store_le32(head, (uint32_t)root);
+  memcpy(head + 4, fb + 4, 4);
+  memcpy(head + 8, "FH01", 4);
+  tp_store_le32(head + 12, TP__PTD_HEADER_LEN);
+  tp_store_le64(head + 16, TP__PTD_FB_OFFSET);
+  tp_store_le64(head + 24, s->fb_size);
+  tp_store_le64(head + 32, s->base);
+  tp_store_le64(head + 40, s->data_size);
+  st = tp_sink_write(sink, head, sizeof head);
+  if (st == TP_OK) st = tp_sink_write(sink, fb + 8, fbn - 8);
+  if (st == TP_OK) st = tp__store_zeros(sink, s->base - TP__PTD_FB_OFFSET - s->fb_size);
+  if (st != TP_OK)
+    return tp_error_set(&s->err, st, "writing the .ptd header and flatbuffer: %s",
+                        tp_status_str(st));
+
+  pos = 0;
+  for (i = 0; i < s->n_segs; i++) {
+    const tp__store_seg *g = &s->segs[i];
+    st = tp__store_zeros(sink, g->offset - pos);
+    if (st == TP_OK && g->is_bytes) {
+      st = tp_sink_write(sink, g->bytes, (size_t)g->nbytes);
+    } else if (st == TP_OK) {
+      tp__count_sink cs;
+      tp_sink wrap;
+      cs.inner = sink;
+      cs.n = 0;
+      wrap.write = tp__count_write;
+      wrap.ctx = &cs;
+      st = tp_compact_write(&g->view, g->order, &wrap);
+      if (st == TP_OK && cs.n != g->nbytes)
+        return tp_error_set(&s->err, TP_ERR_INVALID,
+                            "segment %lu: the view streamed %llu bytes, %llu were added",
+                            (unsigned long)i, (unsigned long long)cs.n,
+                            (unsigned long long)g->nbytes);
+    }
+    if (st != TP_OK)
+      return tp_error_set(&s->err, st, "writing segment %lu of the .ptd (file offset %llu): %s",
+                          (unsigned long)i, (unsigned long long)(s->base + g->offset),
+                          tp_status_str(st));
+    pos = g->offset + g->nbytes;
+  }
+  return TP_OK;
+}
+
+#ifndef TP_NO_STDIO
+static tp_status tp__store_produce(void *ctx, tp_sink *sink) {
+  return tp_store_write_ptd((tp_store *)ctx, sink);
+}
+
+TPDEF tp_status tp_store_write_ptd_file(tp_store *s, const char *path) {
+  tp_status st;
+  TP_ASSERT(s);
+  if (s->err.status != TP_OK) return s->err.status;
+  if (!path) return tp_error_set(&s->err, TP_ERR_INVALID, "tp_store_write_ptd_file: NULL path");
+  st = tp_atomic_write(path, tp__store_produce, s);
+  if (st != TP_OK)
+    return tp_error_set(&s->err, st, "writing \"%.120s\": %s", path, tp_status_str(st));
+  return TP_OK;
+}
+#endif
+
+/* ---- reader ---------------------------------------------------------------------------- */
+
+static int64_t tp__i32_bits(uint64_t v) {
+  uint32_t u = (uint32_t)v;
+  return u >= 0x80000000u ? (int64_t)u - (int64_t)0x100000000ll : (int64_t)u;
+}
+
+/* Reads and checks named_data[i]; on failure records a sentence in p->err. */
+static tp_status tp__ptd_entry(tp_ptd *p, size_t i, tp_ptd_entry *e) {
+  tp_fb_vector named, segs, sizes, order;
+  tp_fb_table nd, seg, layout;
+  size_t klen, d;
+  uint64_t off, size, end, numel = 1, want = 0;
+  unsigned char seen[TP_MAX_DIMS];
+  tp_status st;
+
+  memset(e, 0, sizeof *e);
+  p->root__.r = &p->r__;
+  p->r__.tables = 0;   /* the table budget guards one walk; ours visit <= 3 tables per entry */
+  named = tp_fb_vector_field(&p->root__, 2, 4);
+  segs = tp_fb_vector_field(&p->root__, 1, 4);
+  nd = tp_fb_vector_table(&named, i);
+  e->key = tp_fb_string(&nd, 0, &klen);
+  e->segment_index = tp_fb_u32(&nd, 1, 0);
+  st = tp_fb_reader_status(&p->r__);
+  if (st != TP_OK || nd.pos == 0)
+    return tp_error_set(&p->err, TP_ERR_FORMAT, "named_data[%lu]: %s", (unsigned long)i,
+                        p->r__.err.status != TP_OK ? p->r__.err.msg : "absent");
+  if (!e->key)
+    return tp_error_set(&p->err, TP_ERR_FORMAT, "named_data[%lu]: no key", (unsigned long)i);
+  if (strlen(e->key) != klen)
+    return tp_error_set(&p->err, TP_ERR_FORMAT,
+                        "named_data[%lu]: key \"%.80s\" has a NUL byte inside its %lu bytes",
+                        (unsigned long)i, e->key, (unsigned long)klen);
+  if (e->segment_index >= segs.count)
+    return tp_error_set(&p->err, TP_ERR_FORMAT,
+                        "named_data[%lu] (\"%.80s\"): segment_index %lu, but there are %lu "
+                        "segments", (unsigned long)i, e->key, (unsigned long)e->segment_index,
+                        (unsigned long)segs.count);
+  seg = tp_fb_vector_table(&segs, e->segment_index);
+  off = tp_fb_u64(&seg, 0, 0);
+  size = tp_fb_u64(&seg, 1, 0);
+  st = tp_fb_reader_status(&p->r__);
+  if (st != TP_OK || seg.pos == 0)
+    return tp_error_set(&p->err, TP_ERR_FORMAT, "segments[%lu]: %s",
+                        (unsigned long)e->segment_index,
+                        p->r__.err.status != TP_OK ? p->r__.err.msg : "absent");
+  if (tp_add_u64(off, size, &end) || end > p->segment_data_size)
+    return tp_error_set(&p->err, TP_ERR_FORMAT,
+                        "segments[%lu]: offset %llu + size %llu exceeds the segment data "
+                        "size %llu", (unsigned long)e->segment_index, (unsigned long long)off,
+                        (unsigned long long)size, (unsigned long long)p->segment_data_size);
+  /* segment_base + segment_data_size <= file size was checked by tp_ptd_open. */
+  e->data = p->data + (size_t)(p->segment_base + off);
+  e->nbytes = (size_t)size;
+
+  layout = tp_fb_table_field(&nd, 2);
+  if (tp_fb_reader_status(&p->r__) != TP_OK)
+    return tp_error_set(&p->err, TP_ERR_FORMAT, "named_data[%lu] (\"%.80s\"): %s",
+                        (unsigned long)i, e->key, p->r__.err.msg);
+  if (layout.pos == 0) return TP_OK;
+
+  e->has_layout = 1;
+  {
+    int8_t stype = tp_fb_i8(&layout, 0, 0);
+    sizes = tp_fb_vector_field(&layout, 1, 4);
+    order = tp_fb_vector_field(&layout, 2, 1);
+    if (tp_fb_reader_status(&p->r__) != TP_OK)
+      return tp_error_set(&p->err, TP_ERR_FORMAT, "named_data[%lu] (\"%.80s\") layout: %s",
+                          (unsigned long)i, e->key, p->r__.err.msg);
+    /* Range first: in C++ an int outside the enum's value range (0..15 for today's codes)
+       must not be converted to tp_dtype. */
+    if (stype < 0 || stype > 15 || tp_dtype_size((tp_dtype)stype) == 0)
+      return tp_error_set(&p->err, TP_ERR_FORMAT,
+                          "named_data[%lu] (\"%.80s\"): scalar type %d is not one tensorpack "
+                          "knows", (unsigned long)i, e->key, (int)stype);
+    e->dtype = (tp_dtype)stype;
+  }
+  if (sizes.pos == 0 || order.pos == 0)
+    return tp_error_set(&p->err, TP_ERR_FORMAT,
+                        "named_data[%lu] (\"%.80s\"): layout without %s", (unsigned long)i,
+                        e->key, sizes.pos == 0 ? "sizes" : "dim_order");
+  if (sizes.count > TP_MAX_DIMS || order.count != sizes.count)
+    return tp_error_set(&p->err, TP_ERR_FORMAT,
+                        "named_data[%lu] (\"%.80s\"): %lu sizes and %lu dim_order entries "
+                        "(at most %d, equal)", (unsigned long)i, e->key,
+                        (unsigned long)sizes.count, (unsigned long)order.count, TP_MAX_DIMS);
+  e->ndim = (int)sizes.count;
+  memset(seen, 0, sizeof seen);
+  for (d = 0; d < sizes.count; d++) {
+    int64_t v = tp__i32_bits(tp_fb_vector_scalar(&sizes, d));
+    uint64_t o = tp_fb_vector_scalar(&order, d);
+    if (v < 0)
+      return tp_error_set(&p->err, TP_ERR_FORMAT, "named_data[%lu] (\"%.80s\"): size %lld "
+                          "at dim %lu", (unsigned long)i, e->key, (long long)v,
+                          (unsigned long)d);
+    if (o >= sizes.count || seen[o])
+      return tp_error_set(&p->err, TP_ERR_FORMAT, "named_data[%lu] (\"%.80s\"): dim_order is "
+                          "not a permutation of 0..%lu (entry %lu is %llu)", (unsigned long)i,
+                          e->key, (unsigned long)(sizes.count - 1), (unsigned long)d,
+                          (unsigned long long)o);
+    seen[o] = 1;
+    e->sizes[d] = v;
+    e->dim_order[d] = (uint8_t)o;
+    if (tp_mul_u64(numel, (uint64_t)v, &numel)) numel = UINT64_MAX;
+  }
+  if (tp_fb_reader_status(&p->r__) != TP_OK)
+    return tp_error_set(&p->err, TP_ERR_FORMAT, "named_data[%lu] (\"%.80s\") layout: %s",
+                        (unsigned long)i, e->key, p->r__.err.msg);
+  if (tp_mul_u64(numel, (uint64_t)tp_dtype_size(e->dtype), &want) || want != size)
+    return tp_error_set(&p->err, TP_ERR_FORMAT,
+                        "named_data[%lu] (\"%.80s\"): layout needs %llu bytes, segment %lu has "
+                        "%llu", (unsigned long)i, e->key,
+                        (unsigned long long)(numel == UINT64_MAX ? UINT64_MAX : want),
+                        (unsigned long)e->segment_index, (unsigned long long)size);
+  return TP_OK;
+}
+
+TPDEF tp_status tp_ptd_open(tp_ptd *p, const void *data, size_t size) {
+  const unsigned char *b = (const unsigned char *)data;
+  uint64_t fb_end, seg_end;
+  uint32_t len;
+  tp_fb_vector named, segs;
+  tp_ptd_entry e;
+  size_t i;
+  tp_status st;
+
+  TP_ASSERT(p);
+  memset(p, 0, sizeof *p);
+  p->data = b;
+  p->size = size;
+  if (!b && size > 0)
+    return tp_error_set(&p->err, TP_ERR_INVALID, "NULL data with %lu bytes",
+                        (unsigned long)size);
+  if (size < TP__PTD_HEAD_BYTES)
+    return tp_error_set(&p->err, TP_ERR_FORMAT,
+                        "%lu bytes: shorter than the %u-byte head of a .ptd file",
+                        (unsigned long)size, TP__PTD_HEAD_BYTES);
+  if (memcmp(b + 4, "FT01", 4) != 0)
+    return tp_error_set(&p->err, TP_ERR_FORMAT, "file identifier is not FT01");
+  if (memcmp(b + 8, "FH01", 4) != 0)
+    return tp_error_set(&p->err, TP_ERR_FORMAT, "no FH01 header at byte 8");
+  len = tp_load_le32(b + 12);
+  if (len < TP__PTD_HEADER_LEN)
+    return tp_error_set(&p->err, TP_ERR_FORMAT, "FH01 header length %lu < %u",
+                        (unsigned long)len, TP__PTD_HEADER_LEN);
+  p->flatbuffer_offset = tp_load_le64(b + 16);
+  p->flatbuffer_size = tp_load_le64(b + 24);
+  p->segment_base = tp_load_le64(b + 32);
+  p->segment_data_size = tp_load_le64(b + 40);
+  if (tp_add_u64(p->flatbuffer_offset, p->flatbuffer_size, &fb_end) || fb_end > size)
+    return tp_error_set(&p->err, TP_ERR_FORMAT,
+                        "flatbuffer offset %llu + size %llu exceeds the file's %lu bytes",
+                        (unsigned long long)p->flatbuffer_offset,
+                        (unsigned long long)p->flatbuffer_size, (unsigned long)size);
+  if (tp_add_u64(p->segment_base, p->segment_data_size, &seg_end) || seg_end > size)
+    return tp_error_set(&p->err, TP_ERR_FORMAT,
+                        "segment base %llu + data size %llu exceeds the file's %lu bytes",
+                        (unsigned long long)p->segment_base,
+                        (unsigned long long)p->segment_data_size, (unsigned long)size);
+  if (p->segment_base < fb_end)
+    return tp_error_set(&p->err, TP_ERR_FORMAT,
+                        "segment base %llu lies inside the flatbuffer (which ends at %llu)",
+                        (unsigned long long)p->segment_base, (unsigned long long)fb_end);
+
+  /* The flatbuffer is bytes [0, fb_end): its root offset already counts the header. Every
+     walk below is linear in the entry count (no recursion, no shared subtrees revisited more
+     than a fixed number of times), so the reader's table budget is lifted; each call resets
+     the count. */
+  p->r__.max_tables = (size_t)-1;
+  st = tp_fb_reader_init(&p->r__, b, (size_t)fb_end, "FT01", &p->root__);
+  if (st != TP_OK)
+    return tp_error_set(&p->err, TP_ERR_FORMAT, "FlatTensor flatbuffer: %s",
+                        p->r__.err.status != TP_OK ? p->r__.err.msg : tp_status_str(st));
+  p->version = tp_fb_u32(&p->root__, 0, 0);
+  segs = tp_fb_vector_field(&p->root__, 1, 4);
+  named = tp_fb_vector_field(&p->root__, 2, 4);
+  if (tp_fb_reader_status(&p->r__) != TP_OK)
+    return tp_error_set(&p->err, TP_ERR_FORMAT, "FlatTensor: %s", p->r__.err.msg);
+  if (p->version != 0)
+    return tp_error_set(&p->err, TP_ERR_FORMAT, "FlatTensor version %lu, expected 0",
+                        (unsigned long)p->version);
+  if (segs.pos == 0 || named.pos == 0)
+    return tp_error_set(&p->err, TP_ERR_FORMAT, "FlatTensor without %s",
+                        segs.pos == 0 ? "segments" : "named_data");
+  for (i = 0; i < named.count; i++) {
+    st = tp__ptd_entry(p, i, &e);
+    if (st != TP_OK) return st;
+  }
+  p->count = named.count;
+  return TP_OK;
+}
+
+TPDEF tp_status tp_ptd_entry_at(tp_ptd *p, size_t i, tp_ptd_entry *e) {
+  TP_ASSERT(p);
+  if (!e) return TP_ERR_INVALID;
+  memset(e, 0, sizeof *e);
+  if (p->err.status != TP_OK) return p->err.status;
+  memset(&p->last_lookup, 0, sizeof p->last_lookup);
+  if (i >= p->count) {
+    tp_error_set(&p->last_lookup, TP_ERR_INVALID, "entry %lu of %lu", (unsigned long)i,
+                 (unsigned long)p->count);
+    return TP_ERR_INVALID;
+  }
+  return tp__ptd_entry(p, i, e);
+}
+
+/* Key i of named_data (checked by tp_ptd_open), with its length. */
+static const char *tp__ptd_key(const tp_fb_vector *named, size_t i, size_t *len) {
+  tp_fb_table nd = tp_fb_vector_table(named, i);
+  *len = 0;
+  return tp_fb_string(&nd, 0, len);
+}
+
+TPDEF size_t tp_ptd_index_slots(const tp_ptd *p) {
+  size_t cap = 1;
+  TP_ASSERT(p);
+  if (p->err.status != TP_OK || p->count == 0) return 0;
+  while (cap < 2 * p->count) cap *= 2;   /* count < 2^30: a vector entry takes 4 bytes */
+  return cap;
+}
+
+TPDEF tp_status tp_ptd_index(tp_ptd *p, uint32_t *slots, size_t nslots) {
+  tp_fb_vector named;
+  size_t need, i, len;
+  TP_ASSERT(p);
+  if (p->err.status != TP_OK) return p->err.status;
+  need = tp_ptd_index_slots(p);
+  if (nslots < need || (need > 0 && !slots)) {
+    tp_error_set(&p->last_lookup, TP_ERR_INVALID, "the index needs %lu slots, %lu given",
+                 (unsigned long)need, (unsigned long)nslots);
+    return TP_ERR_INVALID;
+  }
+  p->index__ = NULL;
+  p->index_cap__ = 0;
+  if (need == 0) return TP_OK;
+  memset(slots, 0, need * sizeof *slots);
+  p->root__.r = &p->r__;
+  p->r__.tables = 0;
+  named = tp_fb_vector_field(&p->root__, 2, 4);
+  for (i = 0; i < p->count; i++) {
+    const char *k = tp__ptd_key(&named, i, &len);
+    size_t j = (size_t)tp__fnv1a(k, len) & (need - 1);
+    while (slots[j] != 0) j = (j + 1) & (need - 1);
+    slots[j] = (uint32_t)(i + 1);
+  }
+  p->index__ = slots;
+  p->index_cap__ = need;
+  return TP_OK;
+}
+
+TPDEF tp_status tp_ptd_find(tp_ptd *p, const char *key, tp_ptd_entry *e) {
+  tp_fb_vector named;
+  size_t i, len;
+  TP_ASSERT(p);
+  if (!e) return TP_ERR_INVALID;
+  memset(e, 0, sizeof *e);
+  if (p->err.status != TP_OK) return p->err.status;
+  memset(&p->last_lookup, 0, sizeof p->last_lookup);
+  if (!key) {
+    tp_error_set(&p->last_lookup, TP_ERR_INVALID, "NULL key");
+    return TP_ERR_INVALID;
+  }
+  len = strlen(key);
+  p->root__.r = &p->r__;
+  p->r__.tables = 0;
+  named = tp_fb_vector_field(&p->root__, 2, 4);
+  if (p->index__) {
+    size_t mask = p->index_cap__ - 1, j = (size_t)tp__fnv1a(key, len) & mask;
+    for (; p->index__[j] != 0; j = (j + 1) & mask) {
+      size_t klen;
+      const char *k = tp__ptd_key(&named, p->index__[j] - 1, &klen);
+      if (k && klen == len && memcmp(k, key, len) == 0)
+        return tp__ptd_entry(p, p->index__[j] - 1, e);
+    }
+  } else {
+    for (i = 0; i < p->count; i++) {
+      size_t klen;
+      const char *k = tp__ptd_key(&named, i, &klen);
+      if (k && klen == len && memcmp(k, key, len) == 0) return tp__ptd_entry(p, i, e);
+    }
+  }
+  tp_error_set(&p->last_lookup, TP_ERR_INVALID, "key \"%.120s\" is not in the .ptd", key);
+  return TP_ERR_INVALID;
+}
 
 #endif /* TENSORPACK_IMPLEMENTATION_DONE */
 #endif /* TENSORPACK_IMPLEMENTATION */

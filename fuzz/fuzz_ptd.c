@@ -4,7 +4,7 @@
    key byte (up to its NUL) and every data byte summed so ASan sees any pointer outside the
    input (libFuzzer passes it in a heap block of exactly `size` bytes); tp_ptd_find of the
    first key (must give entry 0) and of a key that is not there; entry_at(count) refused.
-   Invariants checked (abort on violation), all promised by src/tp_store_api.h: data and key
+   Invariants checked (abort on violation), all promised by tensorpack.h section 8: data and key
    inside the input, a layout's dim_order is a permutation of ndim <= TP_MAX_DIMS entries,
    sizes >= 0, and numel x element size == nbytes, so tp_view accepts the entry as a
    row-major tensor over exactly its bytes. Then the optional hash index (tp_ptd_index, in

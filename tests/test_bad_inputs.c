@@ -45,6 +45,8 @@ static const bad_case k_cases[] = {
      "offset 9223372036854775806 plus"},
     {"last byte overflows", 64, 0, TP_F64, 1, {2}, {BIG / 4}, 0, TP_ERR_OVERFLOW,
      "as a byte offset"},
+    {"stride INT64_MIN, empty view", 64, 0, TP_F32, 2, {0, 2}, {1, INT64_MIN}, 0, TP_ERR_OVERFLOW,
+     "stride of dim 1 is INT64_MIN"},
     {"negative size", 64, 0, TP_F32, 3, {2, -1, 3}, {3, 3, 1}, 0, TP_ERR_INVALID,
      "size of dim 1 is -1"},
     {"unknown dtype", 64, 0, 9, 1, {1}, {1}, 0, TP_ERR_INVALID, "dtype 9 is not a tp_dtype"},
