@@ -32,7 +32,7 @@ all: examples
 
 -include $(sort $(wildcard mk/*.mk))
 
-$(BUILD)/tests/%: tests/%.c $(HEADERS) tests/tp_test.h
+$(BUILD)/tests/%: tests/%.c $(HEADERS) tests/tp_test.h tests/tp_count_alloc.h
 	@mkdir -p $(dir $@)
 	$(CC) $(TCFLAGS) $< -o $@ $(LIBM)
 
