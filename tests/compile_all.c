@@ -3,6 +3,10 @@
 #define TENSORPACK_IMPLEMENTATION
 #define TENSORPACK_XNNPACK_IMPLEMENTATION
 #define TENSORPACK_VULKAN_IMPLEMENTATION
+#ifdef TP_WITH_RUNTIMES /* the optional parts that include xnnpack.h / vulkan/vulkan.h */
+#define TENSORPACK_XNNPACK_RUNTIME
+#define TENSORPACK_VULKAN_RUNTIME
+#endif
 #include "tensorpack.h"
 #include "tensorpack_xnnpack.h"
 #include "tensorpack_vulkan.h"

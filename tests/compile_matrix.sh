@@ -6,9 +6,9 @@ cd "${TP_ROOT:-.}" || exit 1
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 passed=0; failed=0
 W="-Wall -Wextra -pedantic -Werror -Wshadow -Wconversion -Wsign-conversion"
-try() { # name, compiler, flags...
-  name=$1; shift
-  if "$@" -I. tests/compile_all.c -o "$tmp/a.out" -lm >"$tmp/log" 2>&1 && "$tmp/a.out"; then
+try() { # name, libraries, compiler, flags...
+  name=$1; libs=$2; shift 2
+  if "$@" -I. tests/compile_all.c -o "$tmp/a.out" $libs -lm >"$tmp/log" 2>&1 && "$tmp/a.out"; then
     echo "ok   $name"; passed=$((passed + 1))
   else
     echo "FAIL $name"; head -n 30 "$tmp/log"; failed=$((failed + 1))
@@ -16,13 +16,22 @@ try() { # name, compiler, flags...
 }
 for cc in gcc clang; do
   command -v $cc >/dev/null || continue
-  try "$cc c99" $cc -std=c99 $W -O2
-  try "$cc c11 static" $cc -std=c11 $W -O2 -DTENSORPACK_STATIC -Wno-unused-function
+  try "$cc c99" "" $cc -std=c99 $W -O2
+  try "$cc c11 static" "" $cc -std=c11 $W -O2 -DTENSORPACK_STATIC -Wno-unused-function
 done
+# With XNNPACK and Vulkan installed: the optional runtime parts too.
+rt=""
+printf '#include <xnnpack.h>\n#include <vulkan/vulkan.h>\nint main(void){return 0;}\n' > "$tmp/p.c"
+if cc "$tmp/p.c" -o "$tmp/p" -lXNNPACK -lvulkan 2>/dev/null; then rt=1; fi
 for cxx in g++ clang++; do
   command -v $cxx >/dev/null || continue
-  try "$cxx c++11" $cxx -x c++ -std=c++11 $W -O2
-  try "$cxx c++17" $cxx -x c++ -std=c++17 $W -O2
+  try "$cxx c++11" "" $cxx -x c++ -std=c++11 $W -O2
+  try "$cxx c++17" "" $cxx -x c++ -std=c++17 $W -O2
+  [ -n "$rt" ] && try "$cxx c++17 runtimes" "-lXNNPACK -lvulkan" $cxx -x c++ -std=c++17 $W -O2 -DTP_WITH_RUNTIMES
+done
+for cc in gcc clang; do
+  command -v $cc >/dev/null || continue
+  [ -n "$rt" ] && try "$cc c99 runtimes" "-lXNNPACK -lvulkan" $cc -std=c99 $W -O2 -DTP_WITH_RUNTIMES
 done
 echo "compile_matrix: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
