@@ -2025,6 +2025,7 @@ typedef struct tp__xnn_load {
   tp_ptd ptd;
   int have_ptd;
   xnn_subgraph_t sg;
+  unsigned char ext_seen[TP_XNN_MAX_EXTERNS / 8]; /* external ids defined so far */
 } tp__xnn_load;
 
 TPDEF void tp_xnn_runtime_destroy(tp_xnn_runtime *rt) {
@@ -2236,6 +2237,13 @@ static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, tp_fb_table *xv)
   if (ext != TP_XNN_INVALID_ID && ext >= rt->num_externs)
     return tp_error_set(&rt->err, TP_ERR_FORMAT, "value %u: external id %u >= num_externs %u",
                         (unsigned)vi, (unsigned)ext, (unsigned)rt->num_externs);
+  /* XNNPACK gives two values with one external id the same storage (two producers: abort). */
+  if (ext != TP_XNN_INVALID_ID) {
+    if (L->ext_seen[ext / 8] & (1u << (ext % 8)))
+      return tp_error_set(&rt->err, TP_ERR_FORMAT, "value %u: external id %u is used twice",
+                          (unsigned)vi, (unsigned)ext);
+    L->ext_seen[ext / 8] = (unsigned char)(L->ext_seen[ext / 8] | (1u << (ext % 8)));
+  }
   if (dt <= 0 || dt > 14)
     return tp_error_set(&rt->err, TP_ERR_FORMAT, "value %u: unknown datatype %d", (unsigned)vi,
                         dt);

@@ -384,6 +384,48 @@ static void test_one_producer_per_value(void) {
   tp_xnn_graph_destroy(g);
 }
 
+/* Two values with one external id (the writer never makes that; a damaged or foreign blob
+   can): XNNPACK would give both one storage and abort, so the loader refuses it. */
+static void test_external_id_used_twice(void) {
+  size_t d4[1] = {4};
+  tp_xnn_graph *g;
+  tp_membuf blob;
+  tp_xnn_runtime *rt = NULL;
+  tp_error e;
+  tp_fb_reader r;
+  tp_fb_table root, xv, tv;
+  tp_fb_vector values;
+  uint8_t type = 0;
+  uint16_t off;
+  uint32_t fb_off;
+  memset(&blob, 0, sizeof blob);
+  TPT_STATUS(tp_xnn_graph_create(NULL, &g), TP_OK);
+  TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 1, d4, NULL, 0,
+                                        TP_XNN_FLAG_EXTERNAL_INPUT, NULL), TP_OK);
+  TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 1, d4, NULL, 1,
+                                        TP_XNN_FLAG_EXTERNAL_OUTPUT, NULL), TP_OK);
+  TPT_STATUS(tp_xnn_define_abs(g, 0, 1, 0), TP_OK);
+  write_blob(g, &blob);
+  /* xvalues[1].external_id (XNNTensorValue field 4): 1 -> 0 */
+  fb_off = tp_load_le32(blob.data + 10);
+  TPT_STATUS(tp_fb_reader_init(&r, blob.data + fb_off, tp_load_le32(blob.data + 14), "XN01",
+                               &root), TP_OK);
+  values = tp_fb_vector_field(&root, 2, 4);
+  xv = tp_fb_vector_table(&values, 1);
+  tv = tp_fb_union_field(&xv, 1, &type);
+  TPT_EQ_INT(type, 1);
+  TPT_EQ_INT(tp_fb_u32(&tv, 4, 0), 1);
+  off = tp_load_le16(r.buf + tv.vtable + 4 + 2 * 4);
+  TPT_CHECK(off != 0);
+  tp_store_le32(blob.data + fb_off + tv.pos + off, 0);
+  memset(&e, 0, sizeof e);
+  TPT_STATUS(tp_xnn_load(blob.data, blob.size, NULL, 0, 0, &rt, &e), TP_ERR_FORMAT);
+  TPT_CONTAINS(e.msg, "value 1: external id 0 is used twice");
+  TPT_CHECK(rt == NULL);
+  tp_membuf_free(&blob);
+  tp_xnn_graph_destroy(g);
+}
+
 /* A malformed blob is refused, never a crash: truncations and single-byte corruptions. */
 static void test_malformed(void) {
   int64_t sz[3] = {3, 8, 8};
@@ -617,6 +659,7 @@ int main(void) {
   TPT_RUN(test_named_mode_same_numbers);
   TPT_RUN(test_unsupported);
   TPT_RUN(test_one_producer_per_value);
+  TPT_RUN(test_external_id_used_twice);
   TPT_RUN(test_malformed);
   TPT_RUN(test_headerless_flatbuffer);
   TPT_RUN(test_random_damage);
