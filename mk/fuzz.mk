@@ -14,12 +14,7 @@ FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_FLAGS   := -std=c99 -Wall -Wextra -pedantic -Werror -g -O1 \
                 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -I.
-FUZZ__HASH   := \#
-HAVE_LIBFUZZER := $(shell printf '$(FUZZ__HASH)include <stddef.h>\n$(FUZZ__HASH)include <stdint.h>\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n);\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { (void)d; (void)n; return 0; }\n' | $(FUZZ_CC) -x c - -fsanitize=fuzzer,address,undefined -o /dev/null 2>/dev/null && echo 1)
-# mk/xnnpack.mk probes again after this file; the Makefile's probe may be empty (see fb.mk).
-ifneq ($(HAVE_XNNPACK),1)
-HAVE_XNNPACK := $(shell printf '$(FUZZ__HASH)include <xnnpack.h>\nint main(void){return (int)xnn_initialize(0);}\n' | $(CC) -x c - -o /dev/null -lXNNPACK -lm 2>/dev/null && echo 1)
-endif
+HAVE_LIBFUZZER := $(shell printf '$(H)include <stddef.h>\n$(H)include <stdint.h>\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n);\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { (void)d; (void)n; return 0; }\n' | $(FUZZ_CC) -x c - -fsanitize=fuzzer,address,undefined -o /dev/null 2>/dev/null && echo 1)
 
 FUZZ_NAMES := fuzz_fb_reader fuzz_ptd fuzz_vk_blob fuzz_views fuzz_tpdump
 ifeq ($(HAVE_XNNPACK),1)

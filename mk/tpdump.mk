@@ -3,7 +3,7 @@
 #   tests/test_tpdump*.c             include tools/tpdump.c with -DTPDUMP_NO_MAIN and also run
 #                                    the built tool (its path comes in as TPDUMP_BIN)
 #   tests/test_tpdump_flatc.c        blobs made by `flatc --binary` from tests/data/tpdump_*.json;
-#                                    only with HAVE_FLATC (fb.mk re-probes it before this file).
+#                                    only with HAVE_FLATC.
 
 TPDUMP_BIN   := $(BUILD)/tools/tpdump
 TPDUMP_TESTS := $(filter $(BUILD)/tests/test_tpdump%,$(TESTS))
