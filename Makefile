@@ -50,7 +50,7 @@ test: $(TESTS) $(EXAMPLES)
 	@SKIPPED='$(SKIPPED)' sh tests/run.sh $(TESTS)
 
 bench: $(BENCHES)
-	@for b in $(BENCHES); do echo "== $$b"; ./$$b || exit 1; done
+	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
 
 clean:
 	rm -rf $(BUILD)
