@@ -34,6 +34,7 @@ done
 if [ -n "$SKIPPED" ]; then
   IFS=';'
   for s in $SKIPPED; do
+    s=$(echo "$s" | sed 's/^ *//')
     [ -n "$s" ] || continue
     echo "SKIPPED: ${s%%:*} (${s#*:})"; skipped=$((skipped + 1))
     if [ -n "$TP_REQUIRE_ALL" ]; then echo "FAIL ${s%%:*}: skipped, but TP_REQUIRE_ALL is set"; failed=$((failed + 1)); fi
