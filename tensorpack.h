@@ -293,6 +293,15 @@ TPDEF void tp_membuf_free(tp_membuf *m);
 /* Counts bytes without storing them (exact sizes before writing). */
 TPDEF tp_sink tp_sink_counter(uint64_t *count);
 
+/* Passes every write on to `inner` and counts the bytes inner accepted (t->n), e.g. to check
+   that a view streamed exactly the bytes it should. */
+typedef struct tp_tally {
+  tp_sink *inner;
+  uint64_t n;
+} tp_tally;
+/* Sets t->inner = inner, t->n = 0 and returns the sink; inner's errors pass through. */
+TPDEF tp_sink tp_sink_tally(tp_tally *t, tp_sink *inner);
+
 #ifndef TP_NO_STDIO
 /* fwrite into f; a short write is TP_ERR_IO. */
 TPDEF tp_sink tp_sink_file(FILE *f);
@@ -1533,6 +1542,22 @@ TPDEF tp_sink tp_sink_counter(uint64_t *count) {
   TP_ASSERT(count);
   s.write = tp__counter_write;
   s.ctx = count;
+  return s;
+}
+
+static tp_status tp__tally_write(void *ctx, const void *data, size_t n) {
+  tp_tally *t = (tp_tally *)ctx;
+  tp_status st = tp_sink_write(t->inner, data, n);
+  if (st == TP_OK) t->n += (uint64_t)n;
+  return st;
+}
+TPDEF tp_sink tp_sink_tally(tp_tally *t, tp_sink *inner) {
+  tp_sink s;
+  TP_ASSERT(t && inner);
+  t->inner = inner;
+  t->n = 0;
+  s.write = tp__tally_write;
+  s.ctx = t;
   return s;
 }
 
@@ -4323,17 +4348,6 @@ TPDEF tp_status tp_store_ptd_size(tp_store *s, uint64_t *size_out) {
   return TP_OK;
 }
 
-/* Counts what passes through (to check a view streamed exactly its byte count). */
-typedef struct tp__count_sink {
-  tp_sink *inner;
-  uint64_t n;
-} tp__count_sink;
-
-static tp_status tp__count_write(void *ctx, const void *p, size_t n) {
-  tp__count_sink *c = (tp__count_sink *)ctx;
-  c->n += (uint64_t)n;
-  return tp_sink_write(c->inner, p, n);
-}
 
 static tp_status tp__store_zeros(tp_sink *sink, uint64_t n) {
   while (n > 0) {
@@ -4383,12 +4397,8 @@ TPDEF tp_status tp_store_write_ptd(tp_store *s, tp_sink *sink) {
     if (st == TP_OK && g->is_bytes) {
       st = tp_sink_write(sink, g->bytes, (size_t)g->nbytes);
     } else if (st == TP_OK) {
-      tp__count_sink cs;
-      tp_sink wrap;
-      cs.inner = sink;
-      cs.n = 0;
-      wrap.write = tp__count_write;
-      wrap.ctx = &cs;
+      tp_tally cs;
+      tp_sink wrap = tp_sink_tally(&cs, sink);
       st = tp_compact_write(&g->view, g->order, &wrap);
       if (st == TP_OK && cs.n != g->nbytes)
         return tp_error_set(&s->err, TP_ERR_INVALID,

@@ -1164,18 +1164,6 @@ TPDEF tp_status tp_vk_blob_size(tp_vk_graph *g, uint64_t *size_out) {
 
 /* >>vk-write: streaming ------------------------------------------------------------------- */
 
-typedef struct tp_vk__count_sink {
-  tp_sink *inner;
-  uint64_t n;
-} tp_vk__count_sink;
-
-static tp_status tp_vk__count_write(void *ctx, const void *data, size_t n) {
-  tp_vk__count_sink *c = (tp_vk__count_sink *)ctx;
-  tp_status s = tp_sink_write(c->inner, data, n);
-  if (s == TP_OK) c->n += (uint64_t)n;
-  return s;
-}
-
 static tp_status tp_vk__pad(tp_sink *sink, uint64_t n) {
   uint64_t pad = (16u - (n & 15u)) & 15u;
   return tp_sink_zeros(sink, (size_t)pad);
@@ -1206,13 +1194,10 @@ TPDEF tp_status tp_vk_write(tp_vk_graph *g, tp_sink *sink) {
   if (s != TP_OK) return s;
   for (i = 0; i < g->nconsts; i++) {
     const tp_vk__const *c = &g->consts[i];
-    tp_vk__count_sink cs;
+    tp_tally cs;
     tp_sink wrap;
     if (c->named || c->nbytes == 0) continue;
-    cs.inner = sink;
-    cs.n = 0;
-    wrap.write = tp_vk__count_write;
-    wrap.ctx = &cs;
+    wrap = tp_sink_tally(&cs, sink);
     if (c->out == c->view.dtype)
       s = tp_compact_write(&c->view, TP_ORDER_ROW_MAJOR, &wrap);
     else

@@ -647,16 +647,6 @@ TPDEF uint32_t tp_xnn_graph_num_nodes(const tp_xnn_graph *g) {
 
 /* >>xnn-constants --------------------------------------------------------------------------- */
 
-typedef struct tp__xnn_count_ctx {
-  tp_sink *inner;
-  uint64_t n;
-} tp__xnn_count_ctx;
-
-static tp_status tp__xnn_count_write(void *ctx, const void *p, size_t n) {
-  tp__xnn_count_ctx *c = (tp__xnn_count_ctx *)ctx;
-  c->n += (uint64_t)n;
-  return c->inner ? tp_sink_write(c->inner, p, n) : TP_OK;
-}
 
 /* Emits a constant's bytes (the only place constant bytes are produced). */
 static tp_status tp__xnn_const_emit(const tp__xnn_const *c, tp_sink *sink) {
@@ -1946,15 +1936,12 @@ TPDEF tp_status tp_xnn_write(tp_xnn_graph *g, tp_sink *sink) {
   pos = 0;
   for (i = 1; st == TP_OK && i < g->nconsts; i++) {
     const tp__xnn_const *c = &g->consts[i];
-    tp__xnn_count_ctx cc;
+    tp_tally cc;
     tp_sink cs;
     if (c->named) continue;
     st = tp_sink_zeros(sink, (size_t)(c->offset - pos));
     if (st != TP_OK) break;
-    cc.inner = sink;
-    cc.n = 0;
-    cs.write = tp__xnn_count_write;
-    cs.ctx = &cc;
+    cs = tp_sink_tally(&cc, sink);
     st = tp__xnn_const_emit(c, &cs);
     if (st == TP_OK && cc.n != c->size) st = TP_ERR_INVALID; /* a view changed under us */
     pos = c->offset + c->size;

@@ -58,6 +58,39 @@ static void test_counter(void) {
   TPT_EQ_U64(n, UINT64_MAX - 2);
 }
 
+static tp_status fail_after_8(void *ctx, const void *data, size_t n) {
+  size_t *seen = (size_t *)ctx;
+  (void)data;
+  if (*seen + n > 8) return TP_ERR_IO;
+  *seen += n;
+  return TP_OK;
+}
+
+/* tp_sink_tally forwards every write and counts only what the inner sink accepted. */
+static void test_tally(void) {
+  tp_membuf m;
+  tp_sink inner, t;
+  tp_tally tally;
+  size_t seen = 0;
+  memset(&m, 0, sizeof m);
+  inner = tp_sink_membuf(&m);
+  t = tp_sink_tally(&tally, &inner);
+  TPT_CHECK(tally.inner == &inner);
+  TPT_STATUS(tp_sink_write(&t, "abc", 3), TP_OK);
+  TPT_STATUS(tp_sink_zeros(&t, 5), TP_OK);
+  TPT_EQ_U64(tally.n, 8);
+  TPT_EQ_U64(m.size, 8);
+  TPT_MEMEQ(m.data, "abc\0\0\0\0\0", 8);
+  tp_membuf_free(&m);
+
+  inner.write = fail_after_8;
+  inner.ctx = &seen;
+  t = tp_sink_tally(&tally, &inner);
+  TPT_STATUS(tp_sink_write(&t, "0123456", 7), TP_OK);
+  TPT_STATUS(tp_sink_write(&t, "89", 2), TP_ERR_IO); /* the inner status passes through */
+  TPT_EQ_U64(tally.n, 7);                             /* the refused bytes are not counted */
+}
+
 static void test_file_sink(void) {
   char p[256];
   unsigned char back[16];
@@ -254,6 +287,7 @@ int main(void) {
   }
   TPT_RUN(test_membuf);
   TPT_RUN(test_counter);
+  TPT_RUN(test_tally);
   TPT_RUN(test_file_sink);
   TPT_RUN(test_atomic);
   TPT_RUN(test_errors_and_status);

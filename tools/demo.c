@@ -106,7 +106,8 @@ static void print_dims(const char *label, const int64_t *v, int n) {
   printf("]");
 }
 
-/* Prints the view and what tensorpack takes from it; returns its compact bytes' sha256. */
+/* Prints the view, what tensorpack takes from it (zero-copy or compacted, its sha256) and the
+   range a whole-storage writer would take instead. */
 static void describe(const char *name, const tp_tensor *t, tp_order order) {
   tp_buffer b;
   char hex[65];
@@ -191,8 +192,9 @@ static double linear_max_err(const float *y, const float *x, const tp_tensor *w,
 
 /* ---- case 1: a weight that is a view at an offset ------------------------------------------ */
 
-static void define_linear(tp_xnn_graph *g, const tp_tensor *w, int batch, uint32_t x_ext,
-                          uint32_t x_id, uint32_t y_ext) {
+/* A constant weight w, an external output y_ext = x_id w^T (fully connected, no bias). */
+static void define_linear(tp_xnn_graph *g, const tp_tensor *w, int batch, uint32_t x_id,
+                          uint32_t y_ext) {
   size_t yd[2];
   uint32_t wt, y;
   yd[0] = (size_t)batch;
@@ -200,7 +202,6 @@ static void define_linear(tp_xnn_graph *g, const tp_tensor *w, int batch, uint32
   tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, NULL, w, TP_XNN_INVALID_ID, 0, &wt);
   tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, yd, NULL, y_ext, TP_XNN_FLAG_EXTERNAL_OUTPUT, &y);
   tp_xnn_define_fully_connected(g, -INFINITY, INFINITY, x_id, wt, TP_XNN_INVALID_ID, y, 0);
-  (void)x_ext;
 }
 
 static void case_offset_view(void) {
@@ -230,7 +231,7 @@ static void case_offset_view(void) {
     const tp_tensor *wt = pass == 0 ? &w : &wrong;
     tp_xnn_graph_create(NULL, &g);
     tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, xd, NULL, 0, TP_XNN_FLAG_EXTERNAL_INPUT, &xid);
-    define_linear(g, wt, 2, 0, xid, 1);
+    define_linear(g, wt, 2, xid, 1);
     write_xnn(g, pass == 0 ? "seed_linear.xnn" : "seed_linear_whole_storage.xnn");
     tp_xnn_graph_destroy(g);
   }
@@ -299,7 +300,7 @@ static void case_qkv(void) {
     }
     tp_xnn_graph_create(&opts, &g);
     tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, xd, NULL, 0, TP_XNN_FLAG_EXTERNAL_INPUT, &xid);
-    for (i = 0; i < 3; i++) define_linear(g, &qkv[i], B, 0, xid, (uint32_t)(1 + i));
+    for (i = 0; i < 3; i++) define_linear(g, &qkv[i], B, xid, (uint32_t)(1 + i));
     write_xnn(g, mode == 0 ? "qkv.xnn" : "qkv_named.xnn");
     tp_xnn_graph_destroy(g);
     if (mode == 1) {
