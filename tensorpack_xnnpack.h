@@ -678,22 +678,18 @@ static tp_status tp__xnn_add_const(tp_xnn_graph *g, uint32_t value_id, const cha
       st = tp_store_add(g->store, NULL, view, TP_ORDER_ROW_MAJOR, (size_t)g->alignment, &key);
     } else {
       /* bytes that are not the view's own (packed, converted, or a scale that needs its
-         "scale_" key): produce them once, hash them, hand a copy to the store */
+         "scale_" key): produce them once and hand a copy to the store, which keys them by
+         their sha256 hex (a scale's key gets the prefix here, so only scales hash twice) */
       tp_sink ms = tp_sink_membuf(&mb);
-      char hex[65];
       char name[80];
       st = tp__xnn_const_emit(&c, &ms);
-      if (st == TP_OK) st = tp_sha256_hex(mb.data, mb.size, hex);
-      if (st == TP_OK) {
-        if (is_scale) {
-          memcpy(name, "scale_", 6);
-          memcpy(name + 6, hex, 65);
-        } else {
-          memcpy(name, hex, 65);
-        }
-        st = tp_store_add_bytes(g->store, name, mb.data, mb.size, (size_t)g->alignment, 1,
-                                &key);
+      if (st == TP_OK && is_scale) {
+        memcpy(name, "scale_", 6);
+        st = tp_sha256_hex(mb.data, mb.size, name + 6);
       }
+      if (st == TP_OK)
+        st = tp_store_add_bytes(g->store, is_scale ? name : NULL, mb.data, mb.size,
+                                (size_t)g->alignment, 1, &key);
       if (st == TP_OK && (uint64_t)mb.size != size) st = TP_ERR_INVALID;
       tp_membuf_free(&mb);
     }
