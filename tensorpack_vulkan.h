@@ -148,7 +148,200 @@ typedef struct tp_vk_graph tp_vk_graph; /* opaque */
 typedef struct tp_vk_options {
   tp_store *store; /* NULL: constants go inline into the blob; set: into this store, by key */
   int force_fp16;  /* 0: datatypes as given; non-zero: FLOAT32 tensors become FLOAT16 */
+  int other_runtime; /* 0: tp_vk_add_op checks every operator against TP_VK_OPS (what
+                        ExecuTorch's VulkanBackend runs); non-zero: the graph targets another
+                        runtime, any name and arguments are written as given */
 } tp_vk_options;
+
+/* ---- the operators ExecuTorch's Vulkan backend runs ------------------------------------ */
+
+/* TP_VK_OPS(X) calls X(name, args) once per operator ExecuTorch's VulkanBackend registers:
+   the VK_REGISTER_OP lines of the REGISTER_OPERATORS blocks in
+   backends/vulkan/runtime/graph/ops/impl/<op>.cpp of pytorch/executorch (commit cff6f4dd32,
+   2026-08-22): 157 names, sorted. A graph whose chain names anything else aborts there
+   ("Missing operator"). `args` describes the arguments in call order (outputs last, as the
+   runtime reads them), "" where the table does not describe them (then only the name is
+   checked). One "name:KIND" per argument, KIND being
+     T  a tensor              t  a tensor or Null          C  a constant tensor
+     S  a scalar: Int, Double, Bool or SymInt              s  a scalar or Null
+     I  an Int or SymInt      i  an Int, SymInt or Null    B  a Bool
+     L  an int list: IntList, or ValueList of Int / SymInt values
+     V  a ValueList of tensors                             *  any value
+   followed, for T / t / C, by a digit n (the tensor has n dims) and/or w: a tensor that is not a
+   constant must be width-packed, i.e. TP_VK_TENSOR_WIDTH_PACKED, or the default layout where the
+   runtime resolves it to width-packed (fewer than 3 dims, or dim -3 of size 1; a compile-spec
+   memory_layout_override is not taken into account). The conventions, e.g.
+     aten.linear.default(input[.., K], weight[N, K], bias or Null, out)   y = x W^T (+ bias)
+     aten.mm.default(mat1[M, K], mat2[K, N], out)       2-D only, mat2 not transposed
+     aten.addmm.default(self, mat1, mat2, beta, alpha, out)
+     aten.add.Tensor(self, other, alpha, out)           alpha an Int or Double, never Null
+   There is no aten.mv.default: y = W x is aten.linear.default(x, W, Null, y). */
+#define TP_VK_OPS(X) \
+  X("add", "") \
+  X("aten._log_softmax.default", "self:T dim:I half_to_float:* out:T") \
+  X("aten._native_batch_norm_legit_no_training.default", "") \
+  X("aten._softmax.default", "self:T dim:I half_to_float:* out:T") \
+  X("aten._to_copy.default", "") \
+  X("aten._weight_int8pack_mm.default", "") \
+  X("aten.abs.default", "self:T out:T") \
+  X("aten.add.Tensor", "self:T other:T alpha:S out:T") \
+  X("aten.addmm.default", "self:tw mat1:T2w mat2:T2w beta:S alpha:S out:T2w") \
+  X("aten.amax.default", "") \
+  X("aten.amin.default", "") \
+  X("aten.arange.start_step", "") \
+  X("aten.argmax.default", "") \
+  X("aten.argmin.default", "") \
+  X("aten.avg_pool2d.default", "") \
+  X("aten.bitwise_and.Tensor", "self:T other:T out:T") \
+  X("aten.bitwise_not.default", "self:T out:T") \
+  X("aten.bitwise_or.Tensor", "self:T other:T out:T") \
+  X("aten.bmm.default", "mat1:T3w mat2:T3w out:T3w") \
+  X("aten.cat.default", "tensors:V dim:I out:T") \
+  X("aten.clamp.default", "self:T min:s max:s out:T") \
+  X("aten.clone.default", "self:T memory_format:* out:T") \
+  X("aten.constant_pad_nd.default", "") \
+  X("aten.convolution.default", "input:T weight:C bias:t stride:L padding:L dilation:L transposed:B output_padding:L groups:I out:T") \
+  X("aten.cos.default", "self:T out:T") \
+  X("aten.div.Tensor", "self:T other:T out:T") \
+  X("aten.div.Tensor_mode", "self:T other:T rounding_mode:* out:T") \
+  X("aten.embedding.default", "") \
+  X("aten.eq.Scalar", "") \
+  X("aten.eq.Tensor", "self:T other:T out:T") \
+  X("aten.exp.default", "self:T out:T") \
+  X("aten.expand_copy.default", "") \
+  X("aten.flip.default", "") \
+  X("aten.full.default", "") \
+  X("aten.full_like.default", "") \
+  X("aten.gather.default", "") \
+  X("aten.ge.Scalar", "") \
+  X("aten.ge.Tensor", "self:T other:T out:T") \
+  X("aten.gelu.default", "self:T approximate:* out:T") \
+  X("aten.grid_sampler_2d.default", "") \
+  X("aten.gt.Scalar", "") \
+  X("aten.gt.Tensor", "self:T other:T out:T") \
+  X("aten.hardshrink.default", "self:T lambd:s out:T") \
+  X("aten.hardsigmoid.default", "self:T out:T") \
+  X("aten.hardswish.default", "self:T out:T") \
+  X("aten.hardtanh.default", "self:T min_val:s max_val:s out:T") \
+  X("aten.index.Tensor", "") \
+  X("aten.index_select.default", "") \
+  X("aten.le.Scalar", "") \
+  X("aten.le.Tensor", "self:T other:T out:T") \
+  X("aten.leaky_relu.default", "self:T negative_slope:s out:T") \
+  X("aten.linear.default", "input:Tw weight:T bias:t out:Tw") \
+  X("aten.log10.default", "self:T out:T") \
+  X("aten.logical_and.default", "self:T other:T out:T") \
+  X("aten.logical_or.default", "self:T other:T out:T") \
+  X("aten.lt.Scalar", "") \
+  X("aten.lt.Tensor", "self:T other:T out:T") \
+  X("aten.max_pool2d.default", "") \
+  X("aten.max_pool2d_with_indices.default", "") \
+  X("aten.mean.dim", "") \
+  X("aten.minimum.default", "self:T other:T out:T") \
+  X("aten.mm.default", "mat1:T2w mat2:T2w out:T2w") \
+  X("aten.mul.Tensor", "self:T other:T out:T") \
+  X("aten.native_group_norm.default", "") \
+  X("aten.native_layer_norm.default", "") \
+  X("aten.ne.Scalar", "") \
+  X("aten.neg.default", "self:T out:T") \
+  X("aten.ones.default", "") \
+  X("aten.ones_like.default", "") \
+  X("aten.permute.default", "self:T dims:L out:T") \
+  X("aten.permute_copy.default", "self:T dims:L out:T") \
+  X("aten.pixel_shuffle.default", "") \
+  X("aten.pow.Tensor_Scalar", "") \
+  X("aten.pow.Tensor_Tensor", "self:T other:T out:T") \
+  X("aten.relu.default", "self:T out:T") \
+  X("aten.relu6.default", "self:T out:T") \
+  X("aten.repeat.default", "") \
+  X("aten.repeat_interleave.self_int", "") \
+  X("aten.round.default", "self:T out:T") \
+  X("aten.rsqrt.default", "self:T out:T") \
+  X("aten.scalar_tensor.default", "") \
+  X("aten.select.int", "self:T dim:I index:I out:T") \
+  X("aten.select_copy.int", "self:T dim:I index:I out:T") \
+  X("aten.sigmoid.default", "self:T out:T") \
+  X("aten.sin.default", "self:T out:T") \
+  X("aten.slice.Tensor", "self:T dim:I start:i end:i step:I out:T") \
+  X("aten.slice_copy.Tensor", "self:T dim:I start:i end:i step:I out:T") \
+  X("aten.split_with_sizes_copy.default", "") \
+  X("aten.sqrt.default", "self:T out:T") \
+  X("aten.squeeze_copy.dims", "") \
+  X("aten.sub.Tensor", "self:T other:T alpha:S out:T") \
+  X("aten.sum.dim_IntList", "") \
+  X("aten.tan.default", "") \
+  X("aten.tanh.default", "self:T out:T") \
+  X("aten.unfold_copy.default", "") \
+  X("aten.unsqueeze_copy.default", "self:T dim:I out:T") \
+  X("aten.upsample_bilinear2d.vec", "") \
+  X("aten.upsample_nearest2d.vec", "") \
+  X("aten.var.dim", "") \
+  X("aten.view_copy.default", "self:T size:L out:T") \
+  X("aten.where.self", "") \
+  X("aten.zeros.default", "") \
+  X("aten.zeros_like.default", "") \
+  X("conv_with_clamp.default", "input:T weight:C bias:t stride:L padding:L dilation:L transposed:B output_padding:L groups:I output_min:s output_max:s out:T") \
+  X("dim_order_ops._to_dim_order_copy.default", "") \
+  X("et_vk.adamw_step.default", "") \
+  X("et_vk.apply_rotary_emb.default", "") \
+  X("et_vk.apply_rotary_emb_hf.default", "") \
+  X("et_vk.apply_rotary_emb_interleaved.default", "") \
+  X("et_vk.conv1d_dw.default", "") \
+  X("et_vk.conv1d_pw.default", "") \
+  X("et_vk.conv2d_gemm.default", "") \
+  X("et_vk.conv2d_q8csw.default", "") \
+  X("et_vk.conv2d_q8ta_q8csw.default", "") \
+  X("et_vk.conv2d_q8ta_q8csw_q8to.default", "") \
+  X("et_vk.conv2d_q8ta_q8csw_q8to_dw.default", "") \
+  X("et_vk.conv_with_clamp.default", "input:T weight:C bias:t stride:L padding:L dilation:L transposed:B output_padding:L groups:I output_min:s output_max:s out:T") \
+  X("et_vk.embedding_q4gsw.default", "") \
+  X("et_vk.fused_ce.default", "") \
+  X("et_vk.grid_priors.default", "") \
+  X("et_vk.linear_dW.default", "") \
+  X("et_vk.linear_dq8ca_q4gsw.default", "") \
+  X("et_vk.linear_q4gsw.default", "") \
+  X("et_vk.linear_q4gsw_backward.default", "") \
+  X("et_vk.linear_q8csw.default", "") \
+  X("et_vk.linear_q8ta_q8csw.default", "") \
+  X("et_vk.linear_qcs4w.default", "") \
+  X("et_vk.prepack.default", "") \
+  X("et_vk.q4gsw_linear.default", "") \
+  X("et_vk.q4gsw_requant.default", "") \
+  X("et_vk.q8ta_add.default", "") \
+  X("et_vk.q8ta_conv2d.default", "") \
+  X("et_vk.q8ta_conv2d_dw.default", "") \
+  X("et_vk.q8ta_conv2d_general.default", "") \
+  X("et_vk.q8ta_conv2d_im2col.default", "") \
+  X("et_vk.q8ta_conv2d_pw.default", "") \
+  X("et_vk.q8ta_conv2d_transposed.default", "") \
+  X("et_vk.q8ta_linear.default", "") \
+  X("et_vk.q8ta_linear_gemv.default", "") \
+  X("et_vk.q8ta_pixel_shuffle.default", "") \
+  X("et_vk.q8ta_relu.default", "") \
+  X("et_vk.rms_norm.default", "") \
+  X("et_vk.sdpa.default", "") \
+  X("et_vk.select_as_symint.default", "") \
+  X("etvk.choose_qparams_per_row.default", "") \
+  X("etvk.test_conv2d_q8ta_q8csw_q8to.default", "") \
+  X("floordiv", "") \
+  X("llama.custom_sdpa.default", "") \
+  X("mul", "") \
+  X("quantized_decomposed.dequantize_per_tensor.default", "") \
+  X("quantized_decomposed.quantize_per_tensor.default", "") \
+  X("sdpa_with_kv_cache.default", "") \
+  X("sub", "") \
+  X("sym_size.int", "") \
+  X("testing.compute_attn_weight_with_kv_cache.default", "") \
+  X("torchao.choose_qparams_affine.default", "") \
+  X("update_cache.default", "")
+
+/* Number of entries of TP_VK_OPS (157). */
+TPDEF size_t tp_vk_op_count(void);
+/* Name and argument description of entry i of TP_VK_OPS; NULL when i >= tp_vk_op_count(). */
+TPDEF const char *tp_vk_op_name(size_t i);
+TPDEF const char *tp_vk_op_args(size_t i);
+/* Index of name in TP_VK_OPS (exact, case-sensitive), or -1 (also for NULL). */
+TPDEF int tp_vk_op_find(const char *name);
 
 /* Creates an empty graph. opts == NULL means all defaults; opts is copied (the store is
    borrowed and must outlive the graph). TP_ERR_INVALID for a NULL out, TP_ERR_NOMEM. */
@@ -204,7 +397,13 @@ TPDEF tp_status tp_vk_add_tensor(tp_vk_graph *g, tp_vk_datatype dt, size_t ndim,
 TPDEF const char *tp_vk_constant_key(const tp_vk_graph *g, uint32_t id);
 
 /* Appends an operator call to the chain: node_id (debug handle, any), name (copied, e.g.
-   "aten.linear.default"), args = value ids that exist (outputs last, as upstream). */
+   "aten.linear.default"), args = value ids that exist (outputs last, as upstream).
+   Unless options.other_runtime is set, the call is checked against TP_VK_OPS first:
+   a name ExecuTorch's Vulkan backend does not register is TP_ERR_UNSUPPORTED ("operator 0:
+   \"aten.mv.default\" is not one of the 157 operators ..."); for a described operator a wrong
+   argument count, a value of the wrong kind (a Null where a scalar is needed), a tensor of the
+   wrong rank (a 1-D input to aten.mm.default) or a non-width-packed input where width-packed is
+   needed is TP_ERR_INVALID, the sentence naming the operator, the argument and what it needs. */
 TPDEF tp_status tp_vk_add_op(tp_vk_graph *g, uint32_t node_id, const char *name,
                              const uint32_t *args, size_t n);
 /* Sets (replaces) the graph's input and output value ids; every id must exist. */
@@ -864,6 +1063,220 @@ TPDEF const char *tp_vk_constant_key(const tp_vk_graph *g, uint32_t id) {
                                                     : NULL;
 }
 
+/* >>vk-ops: the operator table and the check of a call against it ----------------------- */
+
+typedef struct tp_vk__opdef {
+  const char *name, *args;
+} tp_vk__opdef;
+
+#define TP_VK__OPDEF(name, args) {name, args},
+static const tp_vk__opdef tp_vk__ops[] = {TP_VK_OPS(TP_VK__OPDEF)};
+#undef TP_VK__OPDEF
+#define TP_VK__NOPS (sizeof tp_vk__ops / sizeof tp_vk__ops[0])
+
+TPDEF size_t tp_vk_op_count(void) { return TP_VK__NOPS; }
+TPDEF const char *tp_vk_op_name(size_t i) { return i < TP_VK__NOPS ? tp_vk__ops[i].name : NULL; }
+TPDEF const char *tp_vk_op_args(size_t i) { return i < TP_VK__NOPS ? tp_vk__ops[i].args : NULL; }
+
+TPDEF int tp_vk_op_find(const char *name) {
+  size_t lo = 0, hi = TP_VK__NOPS;
+  if (!name) return -1;
+  while (lo < hi) { /* the table is sorted (strcmp order) */
+    size_t mid = lo + (hi - lo) / 2;
+    int c = strcmp(name, tp_vk__ops[mid].name);
+    if (c == 0) return (int)mid;
+    if (c < 0) hi = mid;
+    else lo = mid + 1;
+  }
+  return -1;
+}
+
+/* One argument of a TP_VK_OPS description, parsed. */
+typedef struct tp_vk__argspec {
+  char name[32];
+  char kind;  /* T t C S s I i B L V * */
+  int rank;   /* -1: any */
+  int width;  /* 1: a non-constant tensor must be width-packed */
+} tp_vk__argspec;
+
+/* Parses the next "name:KIND" of *p; 0 at the end of the description. */
+static int tp_vk__next_arg(const char **p, tp_vk__argspec *a) {
+  const char *q = *p;
+  size_t n = 0;
+  while (*q == ' ') q++;
+  if (!*q) return 0;
+  while (*q && *q != ':' && n + 1 < sizeof a->name) a->name[n++] = *q++;
+  a->name[n] = 0;
+  while (*q && *q != ':') q++;
+  if (*q == ':') q++;
+  a->kind = *q ? *q++ : '*';
+  a->rank = -1;
+  a->width = 0;
+  for (; *q && *q != ' '; q++) {
+    if (*q >= '0' && *q <= '9') a->rank = *q - '0';
+    else if (*q == 'w') a->width = 1;
+  }
+  *p = q;
+  return 1;
+}
+
+static const char *tp_vk__kind_need(char kind) {
+  switch (kind) {
+    case 'T': return "a tensor";
+    case 't': return "a tensor or Null";
+    case 'C': return "a constant tensor";
+    case 'S': return "a scalar (Int, Double, Bool or SymInt)";
+    case 's': return "a scalar (Int, Double, Bool or SymInt) or Null";
+    case 'I': return "an Int or SymInt";
+    case 'i': return "an Int, SymInt or Null";
+    case 'B': return "a Bool";
+    case 'L': return "an int list (IntList, or ValueList of Int / SymInt values)";
+    case 'V': return "a ValueList of tensors";
+    default: return "any value";
+  }
+}
+
+static const char *tp_vk__kind_is(int type) {
+  switch (type) {
+    case TP_VK_NULL_VALUE: return "a Null";
+    case TP_VK_INT_VALUE: return "an Int";
+    case TP_VK_DOUBLE_VALUE: return "a Double";
+    case TP_VK_BOOL_VALUE: return "a Bool";
+    case TP_VK_TENSOR_VALUE: return "a tensor";
+    case TP_VK_INT_LIST_VALUE: return "an IntList";
+    case TP_VK_DOUBLE_LIST_VALUE: return "a DoubleList";
+    case TP_VK_BOOL_LIST_VALUE: return "a BoolList";
+    case TP_VK_VALUE_LIST_VALUE: return "a ValueList";
+    case TP_VK_STRING_VALUE: return "a String";
+    case TP_VK_SYMINT_VALUE: return "a SymInt";
+    default: return "an unknown value";
+  }
+}
+
+static const char *tp_vk__layout_name(int l) {
+  switch (l) {
+    case TP_VK_TENSOR_WIDTH_PACKED: return "width-packed";
+    case TP_VK_TENSOR_HEIGHT_PACKED: return "height-packed";
+    case TP_VK_TENSOR_CHANNELS_PACKED: return "channels-packed";
+    default: return "int8-packed";
+  }
+}
+
+/* 1 when value id is of the kind `kind` (lists: their items checked too). */
+static int tp_vk__kind_ok(const tp_vk_graph *g, uint32_t id, char kind) {
+  const tp_vk__value *v = &g->values[id];
+  int t = v->type;
+  size_t k;
+  switch (kind) {
+    case 'T': case 'C': return t == TP_VK_TENSOR_VALUE && (kind == 'T' || v->constant_id >= 0);
+    case 't': return t == TP_VK_TENSOR_VALUE || t == TP_VK_NULL_VALUE;
+    case 'S': case 's':
+      return t == TP_VK_INT_VALUE || t == TP_VK_DOUBLE_VALUE || t == TP_VK_BOOL_VALUE ||
+             t == TP_VK_SYMINT_VALUE || (kind == 's' && t == TP_VK_NULL_VALUE);
+    case 'I': case 'i':
+      return t == TP_VK_INT_VALUE || t == TP_VK_SYMINT_VALUE ||
+             (kind == 'i' && t == TP_VK_NULL_VALUE);
+    case 'B': return t == TP_VK_BOOL_VALUE;
+    case 'L':
+      if (t == TP_VK_INT_LIST_VALUE) return 1;
+      if (t != TP_VK_VALUE_LIST_VALUE) return 0;
+      for (k = 0; k < v->n; k++) {
+        int it = g->values[((const int32_t *)v->items)[k]].type;
+        if (it != TP_VK_INT_VALUE && it != TP_VK_SYMINT_VALUE) return 0;
+      }
+      return 1;
+    case 'V':
+      if (t != TP_VK_VALUE_LIST_VALUE) return 0;
+      for (k = 0; k < v->n; k++)
+        if (g->values[((const int32_t *)v->items)[k]].type != TP_VK_TENSOR_VALUE) return 0;
+      return 1;
+    default: return 1;
+  }
+}
+
+/* Checks a call against TP_VK_OPS (ids already known to exist); records the error. */
+static tp_status tp_vk__check_op(tp_vk_graph *g, const char *name, const uint32_t *args,
+                                 size_t n) {
+  unsigned long op = (unsigned long)g->nops;
+  const char *p;
+  tp_vk__argspec a;
+  size_t want = 0, i;
+  int k = tp_vk_op_find(name);
+  if (k < 0)
+    return tp_error_set(&g->err, TP_ERR_UNSUPPORTED,
+                        "operator %lu: \"%.80s\" is not one of the %lu operators ExecuTorch's "
+                        "Vulkan backend registers (see TP_VK_OPS; set tp_vk_options.other_runtime "
+                        "when the graph targets another runtime)", op, name,
+                        (unsigned long)TP_VK__NOPS);
+  p = tp_vk__ops[k].args;
+  while (tp_vk__next_arg(&p, &a)) want++;
+  if (want == 0) return TP_OK; /* not described: the name is all we know */
+  if (n != want) {
+    char names[160];
+    size_t len = 0;
+    p = tp_vk__ops[k].args;
+    names[0] = 0;
+    while (tp_vk__next_arg(&p, &a)) {
+      size_t m = strlen(a.name);
+      if (len + m + 3 >= sizeof names) break;
+      if (len) {
+        names[len++] = ',';
+        names[len++] = ' ';
+      }
+      memcpy(names + len, a.name, m + 1);
+      len += m;
+    }
+    return tp_error_set(&g->err, TP_ERR_INVALID,
+                        "operator %lu \"%s\": %lu arguments given, it takes %lu (%s)", op,
+                        tp_vk__ops[k].name, (unsigned long)n, (unsigned long)want, names);
+  }
+  p = tp_vk__ops[k].args;
+  for (i = 0; tp_vk__next_arg(&p, &a); i++) {
+    const tp_vk__value *v = &g->values[args[i]];
+    int is_tensor = v->type == TP_VK_TENSOR_VALUE;
+    if (!tp_vk__kind_ok(g, args[i], a.kind)) {
+      if (a.kind == 'C' && is_tensor)
+        return tp_error_set(&g->err, TP_ERR_INVALID,
+                            "operator %lu \"%s\": argument %lu (%s) is value %lu, a tensor that "
+                            "is not a constant; it needs a constant tensor", op,
+                            tp_vk__ops[k].name, (unsigned long)i, a.name,
+                            (unsigned long)args[i]);
+      return tp_error_set(&g->err, TP_ERR_INVALID,
+                          "operator %lu \"%s\": argument %lu (%s) is value %lu, %s; it needs %s",
+                          op, tp_vk__ops[k].name, (unsigned long)i, a.name,
+                          (unsigned long)args[i],
+                          v->type == TP_VK_VALUE_LIST_VALUE && (a.kind == 'L' || a.kind == 'V')
+                              ? "a ValueList with other items"
+                              : tp_vk__kind_is(v->type),
+                          tp_vk__kind_need(a.kind));
+    }
+    if (!is_tensor) continue;
+    if (a.rank >= 0 && v->ndim != (size_t)a.rank)
+      return tp_error_set(&g->err, TP_ERR_INVALID,
+                          "operator %lu \"%s\": argument %lu (%s) is value %lu, a %lu-D tensor; "
+                          "it needs a %d-D tensor", op, tp_vk__ops[k].name, (unsigned long)i,
+                          a.name, (unsigned long)args[i], (unsigned long)v->ndim, a.rank);
+    if (a.width && v->constant_id < 0) {
+      if (v->layout != 255 && v->layout != TP_VK_TENSOR_WIDTH_PACKED)
+        return tp_error_set(&g->err, TP_ERR_INVALID,
+                            "operator %lu \"%s\": argument %lu (%s) is value %lu, a %s tensor; "
+                            "it needs a width-packed tensor (memory_layout "
+                            "TP_VK_TENSOR_WIDTH_PACKED)", op, tp_vk__ops[k].name,
+                            (unsigned long)i, a.name, (unsigned long)args[i],
+                            tp_vk__layout_name(v->layout));
+      if (v->layout == 255 && v->ndim >= 3 && v->dims[v->ndim - 3] != 1)
+        return tp_error_set(&g->err, TP_ERR_INVALID,
+                            "operator %lu \"%s\": argument %lu (%s) is value %lu, a %lu-D "
+                            "tensor of default layout with dim -3 of size %lu, which the runtime "
+                            "makes channels-packed; it needs a width-packed tensor (memory_layout "
+                            "TP_VK_TENSOR_WIDTH_PACKED)", op, tp_vk__ops[k].name,
+                            (unsigned long)i, a.name, (unsigned long)args[i],
+                            (unsigned long)v->ndim, (unsigned long)v->dims[v->ndim - 3]);
+    }
+  }
+  return TP_OK;
+}
+
 /* >>vk-chain: operators, io, shaders, overrides ---------------------------------------- */
 
 TPDEF tp_status tp_vk_add_op(tp_vk_graph *g, uint32_t node_id, const char *name,
@@ -877,6 +1290,7 @@ TPDEF tp_status tp_vk_add_op(tp_vk_graph *g, uint32_t node_id, const char *name,
     return tp_error_set(&g->err, TP_ERR_INVALID, "operator %lu: name is NULL",
                         (unsigned long)g->nops);
   if (!tp_vk__ids_exist(g, args, n, "operator", (long)g->nops)) return g->err.status;
+  if (!g->opts.other_runtime && tp_vk__check_op(g, name, args, n) != TP_OK) return g->err.status;
   s = tp_array_reserve((void **)&g->ops, &g->cap_ops, g->nops + 1, sizeof op);
   if (s != TP_OK)
     return tp_error_set(&g->err, s, "operator %lu: cannot grow the chain",

@@ -282,7 +282,10 @@ static void vk_values(void) {
   tp_vk_graph *g = NULL;
   uint32_t ids[16], list[3], shader, in, out;
   size_t d1[1] = {8};
-  check(tp_vk_graph_create(NULL, &g), "tp_vk_graph_create");
+  tp_vk_options o;
+  memset(&o, 0, sizeof o);
+  o.other_runtime = 1; /* every value kind in one chain call: not an ExecuTorch operator call */
+  check(tp_vk_graph_create(&o, &g), "tp_vk_graph_create");
   tp_vk_add_int(g, -5, &ids[0]);
   tp_vk_add_double(g, 2.5, &ids[1]);
   tp_vk_add_bool(g, 1, &ids[2]);

@@ -433,7 +433,10 @@ static void test_chain_and_io(void) {
   blob b;
   size_t d[1] = {4};
   uint32_t x, y, z, args[3], ins[2], outs[1];
-  TPT_STATUS(tp_vk_graph_create(NULL, &g), TP_OK);
+  tp_vk_options o;
+  memset(&o, 0, sizeof o);
+  o.other_runtime = 1; /* the chain's encoding with any names and argument counts */
+  TPT_STATUS(tp_vk_graph_create(&o, &g), TP_OK);
   x = add_plain(g, TP_VK_FLOAT32, 1, d);
   y = add_plain(g, TP_VK_FLOAT32, 1, d);
   z = add_plain(g, TP_VK_FLOAT32, 1, d);
@@ -935,10 +938,13 @@ static void test_read_blob_damaged(void) {
   int i, ok_count = 0, bad_count = 0;
   int64_t il[2] = {1, 2};
   uint32_t ids[2] = {0, 1};
+  tp_vk_options o;
+  memset(&o, 0, sizeof o);
+  o.other_runtime = 1; /* an operator "op": any chain, the reader must survive every damage */
   for (i = 0; i < 12; i++) w[i] = (float)i;
   t = make_view(w, sizeof w, TP_F32, 2, sz, NULL, 0);
   TPT_STATUS(tp_transpose(&t, 0, 1, &tt), TP_OK);
-  TPT_STATUS(tp_vk_graph_create(NULL, &g), TP_OK);
+  TPT_STATUS(tp_vk_graph_create(&o, &g), TP_OK);
   add_const(g, TP_VK_FLOAT32, &t);
   add_const(g, TP_VK_FLOAT32, &tt);
   TPT_STATUS(tp_vk_add_int_list(g, il, 2, NULL), TP_OK);

@@ -409,6 +409,7 @@ static void test_random_graphs() {
       o.store = st;
     }
     o.force_fp16 = iter % 5 == 4;
+    o.other_runtime = 1;  // random values and an "et_vk.test" call: the encoding, not a model
     tp_vk_graph *g = nullptr;
     TPT_STATUS(tp_vk_graph_create(&o, &g), TP_OK);
     std::vector<int> kinds;
