@@ -354,6 +354,8 @@ TPDEF tp_status tp_compact_write(const tp_tensor *t, tp_order order, tp_sink *si
 
 /* Conversion flags for tp_convert_write. */
 #define TP_CONVERT_SATURATE 1u /* clamp finite values to the target's finite range first */
+#define TP_CONVERT_CLAMP_INF 2u /* with SATURATE: +-inf too become the target's finite max, as
+                                   torch.clamp(t, finfo.min, finfo.max) does (NaN stays NaN) */
 /* Streams the view row-major, each element converted to dtype `to`: any pair of f32, f16 and
    bf16 (through f32, round-to-nearest-even), or `to` == t->dtype for a plain copy. Other pairs:
    TP_ERR_UNSUPPORTED; `to` not a dtype: TP_ERR_INVALID. */
@@ -2248,7 +2250,9 @@ static tp_status tp__conv_piece(void *ctx, const unsigned char *bytes, size_t n)
     tp_status s;
     for (i = 0, k = 0; i < m; i++, bytes += ies, k += oes) {
       uint32_t w = tp__load_as_f32bits(c->from, bytes);
-      if ((c->flags & TP_CONVERT_SATURATE) && (w & 0x7F800000u) != 0x7F800000u) {
+      if ((c->flags & TP_CONVERT_SATURATE) &&
+          ((w & 0x7F800000u) != 0x7F800000u ||
+           ((c->flags & TP_CONVERT_CLAMP_INF) && (w & 0x007FFFFFu) == 0))) {
         uint32_t lim = c->to == TP_F16 ? 0x477FE000u : c->to == TP_BF16 ? 0x7F7F0000u : 0x7F7FFFFFu;
         if ((w & 0x7FFFFFFFu) > lim) w = (w & 0x80000000u) | lim;
       }

@@ -61,8 +61,8 @@
    Constants: a tp_tensor view of any strides. Its element count must equal numel(dims); its
    bytes are written row-major in the tensor's datatype. The view's dtype must be the datatype's
    own (FLOAT32 <-> TP_F32, FLOAT16 <-> TP_F16, INT32 <-> TP_I32, ...), except that a TP_F32 view
-   may back a FLOAT16 tensor (converted: clamped to +-65504, then round-to-nearest-even) and a
-   TP_F16 view a FLOAT32 tensor (exact widening).
+   may back a FLOAT16 tensor (converted: clamped to +-65504, +-inf included, as upstream; then
+   round-to-nearest-even) and a TP_F16 view a FLOAT32 tensor (exact widening).
       - inline (options.store == NULL): the view is borrowed until the graph is written.
       - named (options.store set): tp_vk_add_tensor adds the compact bytes to the store at once
         under their lowercase SHA-256 hex key (16-aligned); the blob carries VkBytes{offset
@@ -72,8 +72,8 @@
         named mode, as upstream); a segment that holds nothing else is 16 zero bytes, because
         the loader requires offset < raw bytes size.
    force_fp16 (options), as upstream: every FLOAT32 tensor is declared FLOAT16; constants are
-   converted (clamp to +-65504, RNE) and staged as FLOAT16; a non-constant tensor keeps FLOAT32
-   staging (or the staging datatype you gave).
+   converted (clamped to +-65504, +-inf too, NaN stays NaN; RNE) and staged as FLOAT16; a
+   non-constant tensor keeps FLOAT32 staging (or the staging datatype you gave).
    Shaders: raw bytes copied at tp_vk_add_shader, written into the raw segment (16-aligned) in
    both modes; the graph-level storage/memory-layout overrides are written when not default.
    (Today's upstream loader reads neither; both are part of the format.)
@@ -878,6 +878,13 @@ TPDEF tp_status tp_vk_add_value_list(tp_vk_graph *g, const uint32_t *ids, size_t
 
 /* >>vk-tensor: tensors and constants ------------------------------------------------------ */
 
+/* How a constant is converted into the tensor's datatype: narrowing to FLOAT16 clamps to
+   +-65504 first, +-inf included (upstream's builder: tensor.clamp(finfo.min, finfo.max) before
+   .to(float16); NaN stays NaN); widening FLOAT16 -> FLOAT32 is exact. */
+static unsigned tp_vk__convert_flags(tp_dtype out) {
+  return out == TP_F16 ? TP_CONVERT_SATURATE | TP_CONVERT_CLAMP_INF : TP_CONVERT_SATURATE;
+}
+
 static tp_status tp_vk__add_const_named(tp_vk_graph *g, tp_vk__const *c, uint32_t id) {
   const char *key = NULL;
   tp_status s;
@@ -888,7 +895,7 @@ static tp_status tp_vk__add_const_named(tp_vk_graph *g, tp_vk__const *c, uint32_
     tp_sink sink;
     memset(&m, 0, sizeof m);
     sink = tp_sink_membuf(&m);
-    s = tp_convert_write(&c->view, c->out, TP_CONVERT_SATURATE, &sink);
+    s = tp_convert_write(&c->view, c->out, tp_vk__convert_flags(c->out), &sink);
     if (s == TP_OK && (uint64_t)m.size != c->nbytes) s = TP_ERR_FORMAT;
     if (s == TP_OK)
       s = tp_store_add_bytes(g->opts.store, NULL, m.data, m.size, 16, 1, &key);
@@ -1615,7 +1622,7 @@ TPDEF tp_status tp_vk_write(tp_vk_graph *g, tp_sink *sink) {
     if (c->out == c->view.dtype)
       s = tp_compact_write(&c->view, TP_ORDER_ROW_MAJOR, &wrap);
     else
-      s = tp_convert_write(&c->view, c->out, TP_CONVERT_SATURATE, &wrap);
+      s = tp_convert_write(&c->view, c->out, tp_vk__convert_flags(c->out), &wrap);
     if (s != TP_OK) return s;
     if (cs.n != c->nbytes)
       return tp_error_set(&g->err, TP_ERR_FORMAT,

@@ -660,6 +660,65 @@ static void test_empty_constant_inline(void) {
   tp_vk_graph_destroy(g);
 }
 
+/* force_fp16: +-inf constants become +-65504 as upstream's clamp makes them (not +-inf); NaN
+   stays a NaN with its sign; an f16 view widened to FLOAT32 keeps its infinities. */
+static void test_force_fp16_inf(void) {
+  uint32_t bits[5] = {0x7F800000u, 0xFF800000u, 0x7FC00000u, 0xFFC00000u, 0x477FF000u};
+  float w[5];
+  unsigned char want[10];
+  int64_t sz[1] = {5};
+  tp_tensor t;
+  tp_vk_options o;
+  tp_vk_graph *g = NULL;
+  tp_store *st = NULL;
+  blob b;
+  uint32_t c;
+  char hex[65];
+  memcpy(w, bits, sizeof w);
+  t = make_view(w, sizeof w, TP_F32, 1, sz, NULL, 0);
+  tp_store_le16(want + 0, 0x7bff); /* +inf -> 65504 */
+  tp_store_le16(want + 2, 0xfbff); /* -inf -> -65504 */
+  tp_store_le16(want + 4, 0x7e00); /* NaN stays a quiet NaN */
+  tp_store_le16(want + 6, 0xfe00); /* -NaN keeps its sign */
+  tp_store_le16(want + 8, 0x7bff); /* 65520 (would round to inf) -> 65504 */
+  memset(&o, 0, sizeof o);
+  o.force_fp16 = 1;
+  TPT_STATUS(tp_vk_graph_create(&o, &g), TP_OK);
+  c = add_const(g, TP_VK_FLOAT32, &t);
+  if (open_blob(g, &b)) TPT_MEMEQ(b.seg, want, 10);
+  close_blob(&b);
+  tp_vk_graph_destroy(g);
+  /* named: the store holds the same clamped bytes under their sha256 */
+  TPT_STATUS(tp_store_create(&st), TP_OK);
+  o.store = st;
+  TPT_STATUS(tp_vk_graph_create(&o, &g), TP_OK);
+  c = add_const(g, TP_VK_FLOAT32, &t);
+  TPT_STATUS(tp_sha256_hex(want, 10, hex), TP_OK);
+  TPT_EQ_STR(tp_vk_constant_key(g, c), hex);
+  tp_vk_graph_destroy(g);
+  tp_store_destroy(st);
+  /* without force_fp16, an f32 view backing a FLOAT16 tensor: the same clamp */
+  TPT_STATUS(tp_vk_graph_create(NULL, &g), TP_OK);
+  c = add_const(g, TP_VK_FLOAT16, &t);
+  if (open_blob(g, &b)) TPT_MEMEQ(b.seg, want, 10);
+  close_blob(&b);
+  tp_vk_graph_destroy(g);
+  /* widening f16 -> FLOAT32 is exact: inf stays inf */
+  {
+    uint16_t h[2] = {0x7c00, 0xfc00};
+    int64_t hs[1] = {2};
+    tp_tensor th = make_view(h, sizeof h, TP_F16, 1, hs, NULL, 0);
+    unsigned char wide[8];
+    tp_store_le32(wide, 0x7F800000u);
+    tp_store_le32(wide + 4, 0xFF800000u);
+    TPT_STATUS(tp_vk_graph_create(NULL, &g), TP_OK);
+    add_const(g, TP_VK_FLOAT32, &th);
+    if (open_blob(g, &b)) TPT_MEMEQ(b.seg, wide, 8);
+    close_blob(&b);
+    tp_vk_graph_destroy(g);
+  }
+}
+
 static void test_force_fp16(void) {
   float w[4] = {1.0f, -2.5f, 100000.0f, -1e9f};
   unsigned char want[8];
@@ -1000,6 +1059,7 @@ int main(void) {
   TPT_RUN(test_named_mode);
   TPT_RUN(test_empty_constant_inline);
   TPT_RUN(test_force_fp16);
+  TPT_RUN(test_force_fp16_inf);
   TPT_RUN(test_write_twice_and_file);
   TPT_RUN(test_parse_header_rejects);
   TPT_RUN(test_read_blob);
