@@ -392,6 +392,42 @@ TPDEF tp_status tp_vk_add_tensor(tp_vk_graph *g, tp_vk_datatype dt, size_t ndim,
                                  const size_t *dims, const tp_tensor *constant,
                                  int32_t mem_obj_id, int storage_type, int memory_layout,
                                  tp_vk_datatype staging_dt, uint32_t *id_out);
+/* A tensor described by a struct whose zero value means "default" for every field but the
+   datatype (sokol-style), instead of tp_vk_add_tensor's sentinels (-1, -1, -1, TP_VK_UNSET).
+   Storage and layout use their own enums where 0 is DEFAULT and each schema value is shifted
+   by one (TP_VK_STORAGE_BUFFER is 1 here, TP_VK_BUFFER 0 in the schema). The same call as
+   tp_vk_add_tensor with the defaults resolved, so the same tensor gives the same bytes. */
+typedef enum tp_vk_storage {
+  TP_VK_STORAGE_DEFAULT = 0, /* written as 255: the runtime (or a compile spec) decides */
+  TP_VK_STORAGE_BUFFER = 1, TP_VK_STORAGE_TEXTURE_3D = 2, TP_VK_STORAGE_TEXTURE_2D = 3
+} tp_vk_storage;
+typedef enum tp_vk_layout {
+  TP_VK_LAYOUT_DEFAULT = 0, /* written as 255: the runtime (or a compile spec) decides */
+  TP_VK_LAYOUT_WIDTH_PACKED = 1, TP_VK_LAYOUT_HEIGHT_PACKED = 2, TP_VK_LAYOUT_CHANNELS_PACKED = 3,
+  TP_VK_LAYOUT_PACKED_INT8_4W4C = 4, TP_VK_LAYOUT_PACKED_INT8_4H4W = 5,
+  TP_VK_LAYOUT_PACKED_INT8_4W = 6, TP_VK_LAYOUT_PACKED_INT8_4C = 7,
+  TP_VK_LAYOUT_PACKED_INT8_4C1W = 9, TP_VK_LAYOUT_PACKED_INT8_CONV2D = 10
+} tp_vk_layout;
+typedef struct tp_vk_tensor_desc {
+  tp_vk_datatype datatype;   /* REQUIRED, there is no default: 0 is TP_VK_BOOL */
+  size_t ndim;               /* number of dims; dims NULL with a constant: 0 = the constant's */
+  const size_t *dims;        /* NULL: the constant's sizes (no constant: ndim must be 0) */
+  const tp_tensor *constant; /* NULL: not a constant; else as tp_vk_add_tensor's constant */
+  tp_vk_storage storage;     /* 0: default */
+  tp_vk_layout layout;       /* 0: default */
+  tp_vk_datatype staging;    /* 0: default = the tensor's datatype (a non-constant FLOAT32 under
+                                force_fp16: FLOAT32), as upstream. So TP_VK_BOOL (0) staging is
+                                only had by a BOOL tensor, as its default. */
+  int shares_memory;         /* 0: own memory (mem_obj_id -1 in the blob); non-zero: the tensor
+                                lives in shared memory object mem_obj_id */
+  int32_t mem_obj_id;        /* read only when shares_memory (>= 0); must be 0 otherwise */
+} tp_vk_tensor_desc;
+/* Adds the tensor desc describes; *id_out (may be NULL) gets its id. Errors as
+   tp_vk_add_tensor's, plus TP_ERR_INVALID for a NULL desc, a storage or layout outside its enum,
+   mem_obj_id set without shares_memory, or a negative mem_obj_id. */
+TPDEF tp_status tp_vk_add_tensor_desc(tp_vk_graph *g, const tp_vk_tensor_desc *desc,
+                                      uint32_t *id_out);
+
 /* The key a named constant got (owned by the graph), or NULL when value id is not a named
    constant. */
 TPDEF const char *tp_vk_constant_key(const tp_vk_graph *g, uint32_t id);
@@ -410,11 +446,52 @@ TPDEF tp_status tp_vk_add_op(tp_vk_graph *g, uint32_t node_id, const char *name,
 TPDEF tp_status tp_vk_set_io(tp_vk_graph *g, const uint32_t *inputs, size_t n_in,
                              const uint32_t *outputs, size_t n_out);
 /* Adds a shader (e.g. SPIR-V) as raw bytes, copied; *index_out (may be NULL) = its index in
-   VkGraph.shaders. n == 0 or NULL bytes is TP_ERR_INVALID. */
+   VkGraph.shaders. n == 0 or NULL bytes is TP_ERR_INVALID.
+   EXECUTORCH IGNORES THEM: its VulkanBackend never reads VkGraph.shaders (a blob with 64 junk
+   shader bytes runs); it compiles its own shader library. Part of the format, written as given. */
 TPDEF tp_status tp_vk_add_shader(tp_vk_graph *g, const void *bytes, size_t n,
                                  uint32_t *index_out);
-/* Graph-level storage type / memory layout overrides; -1 = default (255, not written). */
+/* Graph-level storage type / memory layout overrides; -1 = default (255, not written).
+   EXECUTORCH IGNORES THEM: its VulkanBackend reads neither VkGraph.storage_type_override nor
+   memory_layout_override. What it honours is each tensor's own storage_type / memory_layout
+   (tp_vk_add_tensor) and, for a program, the delegate's compile specs
+   (tp_vk_compile_specs below). Part of the format, written as given. */
 TPDEF tp_status tp_vk_set_overrides(tp_vk_graph *g, int storage_type, int memory_layout);
+
+/* ---- compile specs: what ExecuTorch's runtime reads to choose storage and layout ------- */
+
+/* The delegate compile specs ExecuTorch's VulkanBackend reads (VulkanBackend.cpp,
+   get_graph_config): the storage type and memory layout every tensor of DEFAULT storage /
+   layout gets. A program's BackendDelegate carries them (tp_vk_add_pte_method); this is how a
+   user asks for BUFFER storage the way the runtime understands.
+   TP_VK_SPEC_UNSET (-1; 255 is accepted too) means "not given": no compile spec is written.
+   0 IS A VALUE here, as in the schema: TP_VK_BUFFER / TP_VK_TENSOR_WIDTH_PACKED. So a zeroed
+   struct asks for both; start from tp_vk_compile_specs_unset() and set what you want. */
+#define TP_VK_SPEC_UNSET (-1)
+typedef struct tp_vk_compile_specs {
+  int storage_type_override;  /* TP_VK_SPEC_UNSET, or TP_VK_BUFFER / TEXTURE_3D / TEXTURE_2D */
+  int memory_layout_override; /* TP_VK_SPEC_UNSET, or TP_VK_TENSOR_*_PACKED / PACKED_INT8_*
+                                 (0-6, 8: the layouts the runtime's enum has) */
+} tp_vk_compile_specs;
+/* Both fields TP_VK_SPEC_UNSET. */
+TPDEF tp_vk_compile_specs tp_vk_compile_specs_unset(void);
+
+/* One CompileSpec { key, value } as ExecuTorch's Vulkan partitioner writes it
+   (vulkan_partitioner.py parse_compile_options: an enum value becomes 4 bytes, little-endian;
+   the runtime refuses any other size). */
+typedef struct tp_vk_compile_spec {
+  const char *key;         /* "storage_type_override" or "memory_layout_override" (static) */
+  unsigned char value[4];  /* the value as a u32, little-endian */
+  size_t value_size;       /* 4 */
+} tp_vk_compile_spec;
+#define TP_VK_MAX_COMPILE_SPECS 2
+
+/* Encodes specs (NULL = none) into out[0 .. *count): storage first, then layout, only the ones
+   set. A value the runtime does not know (storage 3, layout 7 or 9, ...) is TP_ERR_INVALID with
+   a sentence in err (may be NULL), *count 0. NULL out or count: TP_ERR_INVALID. */
+TPDEF tp_status tp_vk_encode_compile_specs(const tp_vk_compile_specs *specs,
+                                           tp_vk_compile_spec out[TP_VK_MAX_COMPILE_SPECS],
+                                           size_t *count, tp_error *err);
 
 /* Exact number of bytes tp_vk_write will produce. */
 TPDEF tp_status tp_vk_blob_size(tp_vk_graph *g, uint64_t *size_out);
@@ -1061,6 +1138,41 @@ TPDEF tp_status tp_vk_add_tensor(tp_vk_graph *g, tp_vk_datatype dt, size_t ndim,
   return tp_vk__commit_value(g, id_out);
 }
 
+TPDEF tp_status tp_vk_add_tensor_desc(tp_vk_graph *g, const tp_vk_tensor_desc *desc,
+                                      uint32_t *id_out) {
+  unsigned long id;
+  int st, ml;
+  size_t ndim;
+  assert(g);
+  if (tp_vk__check(g)) return g->err.status;
+  id = (unsigned long)g->nvalues;
+  if (!desc) return tp_error_set(&g->err, TP_ERR_INVALID, "value %lu: tensor desc is NULL", id);
+  st = (int)desc->storage;
+  ml = (int)desc->layout;
+  if (st < 0 || st > 3)
+    return tp_error_set(&g->err, TP_ERR_INVALID,
+                        "value %lu: desc.storage %d is not a tp_vk_storage (0 default, "
+                        "1 BUFFER, 2 TEXTURE_3D, 3 TEXTURE_2D)", id, st);
+  if (ml < 0 || ml > 10 || ml == 8)
+    return tp_error_set(&g->err, TP_ERR_INVALID,
+                        "value %lu: desc.layout %d is not a tp_vk_layout (0 default, 1-7, 9, "
+                        "10: the schema's value + 1)", id, ml);
+  if (!desc->shares_memory && desc->mem_obj_id != 0)
+    return tp_error_set(&g->err, TP_ERR_INVALID,
+                        "value %lu: desc.mem_obj_id is %ld but desc.shares_memory is 0 (set it "
+                        "to share memory object %ld)", id, (long)desc->mem_obj_id,
+                        (long)desc->mem_obj_id);
+  if (desc->shares_memory && desc->mem_obj_id < 0)
+    return tp_error_set(&g->err, TP_ERR_INVALID,
+                        "value %lu: desc.mem_obj_id %ld is negative; a shared memory object id "
+                        "is >= 0", id, (long)desc->mem_obj_id);
+  ndim = desc->ndim;
+  if (!desc->dims && desc->constant && ndim == 0) ndim = (size_t)desc->constant->ndim;
+  return tp_vk_add_tensor(g, desc->datatype, ndim, desc->dims, desc->constant,
+                          desc->shares_memory ? desc->mem_obj_id : -1, st - 1, ml - 1,
+                          desc->staging == TP_VK_BOOL ? TP_VK_UNSET : desc->staging, id_out);
+}
+
 TPDEF const char *tp_vk_constant_key(const tp_vk_graph *g, uint32_t id) {
   assert(g);
   if (id >= g->nvalues || g->values[id].type != TP_VK_TENSOR_VALUE ||
@@ -1383,6 +1495,48 @@ TPDEF tp_status tp_vk_set_overrides(tp_vk_graph *g, int storage_type, int memory
   g->storage_override = (uint8_t)(storage_type == -1 ? 255 : storage_type);
   g->layout_override = (uint8_t)(memory_layout == -1 ? 255 : memory_layout);
   g->dirty = 1;
+  return TP_OK;
+}
+
+/* >>vk-specs: compile specs ------------------------------------------------------------- */
+
+TPDEF tp_vk_compile_specs tp_vk_compile_specs_unset(void) {
+  tp_vk_compile_specs cs;
+  cs.storage_type_override = TP_VK_SPEC_UNSET;
+  cs.memory_layout_override = TP_VK_SPEC_UNSET;
+  return cs;
+}
+
+static void tp_vk__spec(tp_vk_compile_spec *o, const char *key, int v) {
+  o->key = key;
+  tp_store_le32(o->value, (uint32_t)v);
+  o->value_size = 4;
+}
+
+TPDEF tp_status tp_vk_encode_compile_specs(const tp_vk_compile_specs *specs,
+                                           tp_vk_compile_spec out[TP_VK_MAX_COMPILE_SPECS],
+                                           size_t *count, tp_error *err) {
+  int st, ml;
+  size_t n = 0;
+  if (err) memset(err, 0, sizeof *err);
+  if (!out || !count)
+    return tp_error_set(err, TP_ERR_INVALID, "compile specs: NULL out or count");
+  *count = 0;
+  if (!specs) return TP_OK;
+  st = specs->storage_type_override;
+  ml = specs->memory_layout_override;
+  if (st != TP_VK_SPEC_UNSET && st != 255 && !tp_vk__storage_ok(st))
+    return tp_error_set(err, TP_ERR_INVALID,
+                        "compile specs: storage_type_override %d is not a storage type the "
+                        "runtime knows (BUFFER 0, TEXTURE_3D 1, TEXTURE_2D 2, or "
+                        "TP_VK_SPEC_UNSET)", st);
+  if (ml != TP_VK_SPEC_UNSET && ml != 255 && !((ml >= 0 && ml <= 6) || ml == 8))
+    return tp_error_set(err, TP_ERR_INVALID,
+                        "compile specs: memory_layout_override %d is not a memory layout the "
+                        "runtime knows (0-6 or 8, or TP_VK_SPEC_UNSET)", ml);
+  if (st != TP_VK_SPEC_UNSET && st != 255) tp_vk__spec(&out[n++], "storage_type_override", st);
+  if (ml != TP_VK_SPEC_UNSET && ml != 255) tp_vk__spec(&out[n++], "memory_layout_override", ml);
+  *count = n;
   return TP_OK;
 }
 
