@@ -28,12 +28,17 @@
       tp_vk_graph_create(NULL, &g);       // NULL options: constants inline, no fp16
       size_t xd[2] = { 1, 8 }, yd[2] = { 1, 4 };
       uint32_t x, wid, bias, y;
-      tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, xd, NULL, -1, -1, -1, TP_VK_UNSET, &x);
-      tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, NULL, &w, -1, -1, -1, TP_VK_UNSET, &wid);
+      tp_vk_tensor_desc d = {0};          // zero = defaults; the datatype is required
+      d.datatype = TP_VK_FLOAT32;
+      d.ndim = 2; d.dims = xd;
+      tp_vk_add_tensor_desc(g, &d, &x);
+      d.ndim = 0; d.dims = NULL; d.constant = &w;   // dims: the constant's
+      tp_vk_add_tensor_desc(g, &d, &wid);
       tp_vk_add_null(g, &bias);
-      tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, yd, NULL, -1, -1, -1, TP_VK_UNSET, &y);
-      uint32_t args[4] = { x, wid, bias, y };
-      tp_vk_add_op(g, 0, "aten.linear.default", args, 4);
+      d.constant = NULL; d.ndim = 2; d.dims = yd;
+      tp_vk_add_tensor_desc(g, &d, &y);
+      uint32_t args[4] = { x, wid, bias, y };       // ExecuTorch's linear(input, weight, bias, out)
+      tp_vk_add_op(g, 0, "aten.linear.default", args, 4);   // checked against TP_VK_OPS
       tp_vk_set_io(g, &x, 1, &y, 1);
       if (tp_vk_write_file(g, "linear.vkblob") != TP_OK)
         fprintf(stderr, "%s\n", tp_vk_graph_error(g));
