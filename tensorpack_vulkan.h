@@ -143,6 +143,86 @@ typedef enum tp_vk_datatype {
 #define TP_VK_STRING_VALUE 10
 #define TP_VK_SYMINT_VALUE 11
 
+/* ---- the VK00 format, described once ------------------------------------------------------
+   The tables and fields of ExecuTorch's backends/vulkan/serialization/schema.fbs (file
+   identifier "VK00", root VkGraph). The writer, tp_vk_read_blob, tpdump's Vulkan printer and
+   the tests' sweeps all take field ids, defaults and names from these lists; the non-zero
+   defaults are the ones that bite: VkTensor.storage_type / memory_layout 255 and
+   staging_datatype 127 (so BUFFER, TENSOR_WIDTH_PACKED and BOOL, all 0, must be written),
+   constant_id / mem_obj_id 0 (so "none" is an explicit -1).
+   TP_VK_FIELDS(X): X(table, field, id, kind, default), kind one of BOOL I8 U8 I32 U32 I64 U64
+   F64 (scalars), STR (string), VEC (vector), UNION (the union's value; its type byte is the
+   field before). Each entry also defines TP_VK_F_<table>_<field> (the id) and
+   TP_VK_D_<table>_<field> (the default) below. A new field is one entry here. */
+#define TP_VK_FIELDS(X) \
+  X(VkGraph, version, 0, STR, 0) \
+  X(VkGraph, chain, 1, VEC, 0) \
+  X(VkGraph, values, 2, VEC, 0) \
+  X(VkGraph, input_ids, 3, VEC, 0) \
+  X(VkGraph, output_ids, 4, VEC, 0) \
+  X(VkGraph, constants, 5, VEC, 0) \
+  X(VkGraph, shaders, 6, VEC, 0) \
+  X(VkGraph, storage_type_override, 7, U8, 255) \
+  X(VkGraph, memory_layout_override, 8, U8, 255) \
+  X(OperatorCall, node_id, 0, U32, 0) \
+  X(OperatorCall, name, 1, STR, 0) \
+  X(OperatorCall, args, 2, VEC, 0) \
+  X(VkValue, value_type, 0, U8, 0) \
+  X(VkValue, value, 1, UNION, 0) \
+  X(VkTensor, datatype, 0, I8, 0) \
+  X(VkTensor, dims, 1, VEC, 0) \
+  X(VkTensor, constant_id, 2, I32, 0) \
+  X(VkTensor, mem_obj_id, 3, I32, 0) \
+  X(VkTensor, storage_type, 4, U8, 255) \
+  X(VkTensor, memory_layout, 5, U8, 255) \
+  X(VkTensor, staging_datatype, 6, I8, 127) \
+  X(Int, int_val, 0, I64, 0) \
+  X(Double, double_val, 0, F64, 0) \
+  X(Bool, bool_val, 0, BOOL, 0) \
+  X(String, string_val, 0, STR, 0) \
+  X(IntList, items, 0, VEC, 0) \
+  X(DoubleList, items, 0, VEC, 0) \
+  X(BoolList, items, 0, VEC, 0) \
+  X(ValueList, items, 0, VEC, 0) \
+  X(SymInt, value, 0, I32, 0) \
+  X(VkBytes, offset, 0, U64, 0) \
+  X(VkBytes, length, 1, U64, 0) \
+  X(VkBytes, named_key, 2, STR, 0)
+
+#define TP_VK__FIELD_ENUM(t, f, id, kind, dflt) TP_VK_F_##t##_##f = id, TP_VK_D_##t##_##f = dflt,
+enum { TP_VK_FIELDS(TP_VK__FIELD_ENUM) TP_VK__FIELD_ENUM_END };
+#undef TP_VK__FIELD_ENUM
+
+/* The GraphTypes union (VkValue.value): X(tag, member, element size of its items vector, or 0).
+   The tags are the TP_VK_*_VALUE defines below. */
+#define TP_VK_VALUE_KINDS(X) \
+  X(1, Null, 0) X(2, Int, 0) X(3, Double, 0) X(4, Bool, 0) X(5, VkTensor, 0) \
+  X(6, IntList, 8) X(7, DoubleList, 8) X(8, BoolList, 1) X(9, ValueList, 4) X(10, String, 0) \
+  X(11, SymInt, 0)
+
+/* VkDataType: X(value, name, tp_dtype of its bytes, element size). UNSET (127) is the
+   staging_datatype default and not a tensor datatype. */
+#define TP_VK_DATATYPES(X) \
+  X(0, BOOL, TP_BOOL, 1) X(1, UINT8, TP_U8, 1) X(2, INT8, TP_I8, 1) X(3, INT32, TP_I32, 4) \
+  X(4, FLOAT16, TP_F16, 2) X(5, FLOAT32, TP_F32, 4) X(6, FLOAT64, TP_F64, 8) \
+  X(7, INT64, TP_I64, 8)
+
+/* VkStorageType and VkMemoryLayout: X(value, name); 255 is DEFAULT_STORAGE / DEFAULT_LAYOUT. */
+#define TP_VK_STORAGE_TYPES(X) X(0, BUFFER) X(1, TEXTURE_3D) X(2, TEXTURE_2D)
+#define TP_VK_MEMORY_LAYOUTS(X) \
+  X(0, TENSOR_WIDTH_PACKED) X(1, TENSOR_HEIGHT_PACKED) X(2, TENSOR_CHANNELS_PACKED) \
+  X(3, PACKED_INT8_4W4C) X(4, PACKED_INT8_4H4W) X(5, PACKED_INT8_4W) X(6, PACKED_INT8_4C) \
+  X(8, PACKED_INT8_4C1W) X(9, PACKED_INT8_CONV2D)
+
+/* Names from the lists above ("FLOAT32", "TEXTURE_3D", "TENSOR_WIDTH_PACKED", "IntList";
+   "UNSET" for datatype 127, "DEFAULT" for storage / layout 255), NULL for a value the schema
+   does not have. tp_vk_datatype_size: the element size, 0 for none (UNSET included). */
+TPDEF const char *tp_vk_datatype_name(int v);
+TPDEF size_t tp_vk_datatype_size(int v);
+TPDEF const char *tp_vk_storage_type_name(int v);
+TPDEF const char *tp_vk_memory_layout_name(int v);
+TPDEF const char *tp_vk_value_kind_name(int tag);
+
 /* Size of the VH00 header as written (30) and where the flatbuffer starts (32). */
 #define TP_VK_HEADER_SIZE 30
 #define TP_VK_FLATBUFFER_OFFSET 32
@@ -686,38 +766,62 @@ static tp_status tp_vk__nomem(tp_vk_graph *g, const char *what) {
   return tp_error_set(&g->err, TP_ERR_NOMEM, "out of memory while adding %s", what);
 }
 
+/* >>vk-format: names and sizes from the format description ---------------------------------- */
+
+TPDEF const char *tp_vk_datatype_name(int v) {
+#define TP_VK__DT_NAME(val, name, tpdt, size) if (v == val) return #name;
+  TP_VK_DATATYPES(TP_VK__DT_NAME)
+#undef TP_VK__DT_NAME
+  return v == TP_VK_UNSET ? "UNSET" : NULL;
+}
+
+TPDEF size_t tp_vk_datatype_size(int v) {
+#define TP_VK__DT_SIZE(val, name, tpdt, size) if (v == val) return size;
+  TP_VK_DATATYPES(TP_VK__DT_SIZE)
+#undef TP_VK__DT_SIZE
+  return 0;
+}
+
+TPDEF const char *tp_vk_storage_type_name(int v) {
+#define TP_VK__ST_NAME(val, name) if (v == val) return #name;
+  TP_VK_STORAGE_TYPES(TP_VK__ST_NAME)
+#undef TP_VK__ST_NAME
+  return v == TP_VK_D_VkTensor_storage_type ? "DEFAULT" : NULL;
+}
+
+TPDEF const char *tp_vk_memory_layout_name(int v) {
+#define TP_VK__ML_NAME(val, name) if (v == val) return #name;
+  TP_VK_MEMORY_LAYOUTS(TP_VK__ML_NAME)
+#undef TP_VK__ML_NAME
+  return v == TP_VK_D_VkTensor_memory_layout ? "DEFAULT" : NULL;
+}
+
+TPDEF const char *tp_vk_value_kind_name(int tag) {
+#define TP_VK__KIND_NAME(t, name, es) if (tag == t) return #name;
+  TP_VK_VALUE_KINDS(TP_VK__KIND_NAME)
+#undef TP_VK__KIND_NAME
+  return NULL;
+}
+
 static const char *tp_vk__dt_name(int dt) {
-  switch (dt) {
-    case TP_VK_BOOL: return "BOOL";
-    case TP_VK_UINT8: return "UINT8";
-    case TP_VK_INT8: return "INT8";
-    case TP_VK_INT32: return "INT32";
-    case TP_VK_FLOAT16: return "FLOAT16";
-    case TP_VK_FLOAT32: return "FLOAT32";
-    case TP_VK_FLOAT64: return "FLOAT64";
-    case TP_VK_INT64: return "INT64";
-    case TP_VK_UNSET: return "UNSET";
-    default: return "?";
-  }
+  const char *n = tp_vk_datatype_name(dt);
+  return n ? n : "?";
 }
 
 /* The tp_dtype whose bytes a VkDataType holds; -1 for none. */
 static int tp_vk__dt_to_tp(int dt) {
-  switch (dt) {
-    case TP_VK_BOOL: return (int)TP_BOOL;
-    case TP_VK_UINT8: return (int)TP_U8;
-    case TP_VK_INT8: return (int)TP_I8;
-    case TP_VK_INT32: return (int)TP_I32;
-    case TP_VK_FLOAT16: return (int)TP_F16;
-    case TP_VK_FLOAT32: return (int)TP_F32;
-    case TP_VK_FLOAT64: return (int)TP_F64;
-    case TP_VK_INT64: return (int)TP_I64;
-    default: return -1;
-  }
+#define TP_VK__DT_TP(val, name, tpdt, size) if (dt == val) return (int)tpdt;
+  TP_VK_DATATYPES(TP_VK__DT_TP)
+#undef TP_VK__DT_TP
+  return -1;
 }
 
-static int tp_vk__storage_ok(int s) { return s >= 0 && s <= 2; }
-static int tp_vk__layout_ok(int l) { return (l >= 0 && l <= 6) || l == 8 || l == 9; }
+static int tp_vk__storage_ok(int s) {
+  return s != TP_VK_D_VkTensor_storage_type && tp_vk_storage_type_name(s) != NULL;
+}
+static int tp_vk__layout_ok(int l) {
+  return l != TP_VK_D_VkTensor_memory_layout && tp_vk_memory_layout_name(l) != NULL;
+}
 
 TPDEF tp_status tp_vk_graph_create(const tp_vk_options *opts, tp_vk_graph **out) {
   tp_vk_graph *g;
@@ -1555,24 +1659,24 @@ static tp_fb_ref tp_vk__value_table(tp_fb_builder *b, const tp_vk__value *v) {
       return tp_fb_end_table(b);
     case TP_VK_INT_VALUE:
       tp_fb_start_table(b);
-      tp_fb_add_i64(b, 0, v->i, 0);
+      tp_fb_add_i64(b, TP_VK_F_Int_int_val, v->i, TP_VK_D_Int_int_val);
       return tp_fb_end_table(b);
     case TP_VK_DOUBLE_VALUE:
       tp_fb_start_table(b);
-      tp_fb_add_f64(b, 0, v->d, 0.0);
+      tp_fb_add_f64(b, TP_VK_F_Double_double_val, v->d, TP_VK_D_Double_double_val);
       return tp_fb_end_table(b);
     case TP_VK_BOOL_VALUE:
       tp_fb_start_table(b);
-      tp_fb_add_u8(b, 0, (uint8_t)v->i, 0);
+      tp_fb_add_u8(b, TP_VK_F_Bool_bool_val, (uint8_t)v->i, TP_VK_D_Bool_bool_val);
       return tp_fb_end_table(b);
     case TP_VK_SYMINT_VALUE:
       tp_fb_start_table(b);
-      tp_fb_add_i32(b, 0, (int32_t)v->i, 0);
+      tp_fb_add_i32(b, TP_VK_F_SymInt_value, (int32_t)v->i, TP_VK_D_SymInt_value);
       return tp_fb_end_table(b);
     case TP_VK_STRING_VALUE:
       r = tp_fb_create_string(b, (const char *)(v->items ? v->items : ""), v->n);
       tp_fb_start_table(b);
-      tp_fb_add_ref(b, 0, r);
+      tp_fb_add_ref(b, TP_VK_F_String_string_val, r);
       return tp_fb_end_table(b);
     case TP_VK_INT_LIST_VALUE:
     case TP_VK_DOUBLE_LIST_VALUE:
@@ -1581,19 +1685,20 @@ static tp_fb_ref tp_vk__value_table(tp_fb_builder *b, const tp_vk__value *v) {
       size_t es = v->type == TP_VK_BOOL_LIST_VALUE ? 1 : v->type == TP_VK_VALUE_LIST_VALUE ? 4 : 8;
       r = tp_fb_create_vector(b, v->items, v->n, es);
       tp_fb_start_table(b);
-      tp_fb_add_ref(b, 0, r);
+      tp_fb_add_ref(b, TP_VK_F_IntList_items, r); /* items is field 0 of every list table */
       return tp_fb_end_table(b);
     }
     case TP_VK_TENSOR_VALUE:
       r = tp_fb_create_vector(b, v->dims, v->ndim, 4);
       tp_fb_start_table(b);
-      tp_fb_add_i8(b, 0, v->dt, 0);
-      tp_fb_add_ref(b, 1, r);
-      tp_fb_add_i32(b, 2, v->constant_id, 0);
-      tp_fb_add_i32(b, 3, v->mem_obj_id, 0);
-      tp_fb_add_u8(b, 4, v->storage, 255);
-      tp_fb_add_u8(b, 5, v->layout, 255);
-      tp_fb_add_i8(b, 6, v->staging, 127);
+      tp_fb_add_i8(b, TP_VK_F_VkTensor_datatype, v->dt, TP_VK_D_VkTensor_datatype);
+      tp_fb_add_ref(b, TP_VK_F_VkTensor_dims, r);
+      tp_fb_add_i32(b, TP_VK_F_VkTensor_constant_id, v->constant_id, TP_VK_D_VkTensor_constant_id);
+      tp_fb_add_i32(b, TP_VK_F_VkTensor_mem_obj_id, v->mem_obj_id, TP_VK_D_VkTensor_mem_obj_id);
+      tp_fb_add_u8(b, TP_VK_F_VkTensor_storage_type, v->storage, TP_VK_D_VkTensor_storage_type);
+      tp_fb_add_u8(b, TP_VK_F_VkTensor_memory_layout, v->layout, TP_VK_D_VkTensor_memory_layout);
+      tp_fb_add_i8(b, TP_VK_F_VkTensor_staging_datatype, v->staging,
+                   TP_VK_D_VkTensor_staging_datatype);
       return tp_fb_end_table(b);
     default:
       return 0;
@@ -1604,9 +1709,9 @@ static tp_fb_ref tp_vk__bytes_table(tp_fb_builder *b, uint64_t offset, uint64_t 
                                     const char *key) {
   tp_fb_ref k = key ? tp_fb_create_string(b, key, strlen(key)) : 0;
   tp_fb_start_table(b);
-  tp_fb_add_u64(b, 0, offset, 0);
-  tp_fb_add_u64(b, 1, length, 0);
-  tp_fb_add_ref(b, 2, k);
+  tp_fb_add_u64(b, TP_VK_F_VkBytes_offset, offset, TP_VK_D_VkBytes_offset);
+  tp_fb_add_u64(b, TP_VK_F_VkBytes_length, length, TP_VK_D_VkBytes_length);
+  tp_fb_add_ref(b, TP_VK_F_VkBytes_named_key, k);
   return tp_fb_end_table(b);
 }
 
@@ -1669,7 +1774,7 @@ static tp_status tp_vk__layout(tp_vk_graph *g) {
   for (i = 0; i < g->nvalues; i++) {
     tp_fb_ref t = tp_vk__value_table(b, &g->values[i]);
     tp_fb_start_table(b);
-    tp_fb_add_union(b, 1, g->values[i].type, t);
+    tp_fb_add_union(b, TP_VK_F_VkValue_value, g->values[i].type, t);
     refs[i] = tp_fb_end_table(b);
   }
   r_values = tp_fb_create_vector_refs(b, refs, g->nvalues);
@@ -1678,9 +1783,10 @@ static tp_status tp_vk__layout(tp_vk_graph *g) {
     tp_fb_ref nm = tp_fb_create_string(b, g->ops[i].name, strlen(g->ops[i].name));
     tp_fb_ref ar = tp_fb_create_vector(b, g->ops[i].args, g->ops[i].n, 4);
     tp_fb_start_table(b);
-    tp_fb_add_u32(b, 0, g->ops[i].node_id, 0);
-    tp_fb_add_ref(b, 1, nm);
-    tp_fb_add_ref(b, 2, ar);
+    tp_fb_add_u32(b, TP_VK_F_OperatorCall_node_id, g->ops[i].node_id,
+                  TP_VK_D_OperatorCall_node_id);
+    tp_fb_add_ref(b, TP_VK_F_OperatorCall_name, nm);
+    tp_fb_add_ref(b, TP_VK_F_OperatorCall_args, ar);
     refs[i] = tp_fb_end_table(b);
   }
   r_chain = tp_fb_create_vector_refs(b, refs, g->nops);
@@ -1700,15 +1806,17 @@ static tp_status tp_vk__layout(tp_vk_graph *g) {
   r_out = tp_fb_create_vector(b, g->outputs, g->noutputs, 4);
   r_version = tp_fb_create_string(b, "0", 1);
   tp_fb_start_table(b);
-  tp_fb_add_ref(b, 0, r_version);
-  tp_fb_add_ref(b, 1, r_chain);
-  tp_fb_add_ref(b, 2, r_values);
-  tp_fb_add_ref(b, 3, r_in);
-  tp_fb_add_ref(b, 4, r_out);
-  tp_fb_add_ref(b, 5, r_consts);
-  tp_fb_add_ref(b, 6, r_shaders);
-  tp_fb_add_u8(b, 7, g->storage_override, 255);
-  tp_fb_add_u8(b, 8, g->layout_override, 255);
+  tp_fb_add_ref(b, TP_VK_F_VkGraph_version, r_version);
+  tp_fb_add_ref(b, TP_VK_F_VkGraph_chain, r_chain);
+  tp_fb_add_ref(b, TP_VK_F_VkGraph_values, r_values);
+  tp_fb_add_ref(b, TP_VK_F_VkGraph_input_ids, r_in);
+  tp_fb_add_ref(b, TP_VK_F_VkGraph_output_ids, r_out);
+  tp_fb_add_ref(b, TP_VK_F_VkGraph_constants, r_consts);
+  tp_fb_add_ref(b, TP_VK_F_VkGraph_shaders, r_shaders);
+  tp_fb_add_u8(b, TP_VK_F_VkGraph_storage_type_override, g->storage_override,
+               TP_VK_D_VkGraph_storage_type_override);
+  tp_fb_add_u8(b, TP_VK_F_VkGraph_memory_layout_override, g->layout_override,
+               TP_VK_D_VkGraph_memory_layout_override);
   s = tp_fb_finish(b, tp_fb_end_table(b), "VK00");
   if (s != TP_OK)
     return tp_error_set(&g->err, s, "graph: building the flatbuffer failed: %s", tp_fb_error(b));
@@ -1846,10 +1954,7 @@ TPDEF tp_status tp_vk_parse_header(const void *blob, size_t size, tp_vk_header *
   return TP_OK;
 }
 
-static size_t tp_vk__dt_size(int dt) {
-  int t = tp_vk__dt_to_tp(dt);
-  return t < 0 ? 0 : tp_dtype_size((tp_dtype)t);
-}
+static size_t tp_vk__dt_size(int dt) { return tp_vk_datatype_size(dt); }
 
 TPDEF void tp_vk_blob_values_free(tp_vk_blob_value *values) { TP_FREE(values); }
 
@@ -1875,8 +1980,8 @@ TPDEF tp_status tp_vk_read_blob(const void *blob, size_t size, tp_ptd *ptd,
   memset(&rd, 0, sizeof rd);
   s = tp_fb_reader_init(&rd, (const unsigned char *)blob + h.flatbuffer_offset,
                         h.flatbuffer_size, "VK00", &root);
-  values = tp_fb_vector_field(&root, 2, 4);
-  consts = tp_fb_vector_field(&root, 5, 4);
+  values = tp_fb_vector_field(&root, TP_VK_F_VkGraph_values, 4);
+  consts = tp_fb_vector_field(&root, TP_VK_F_VkGraph_constants, 4);
   if (s == TP_OK) s = tp_fb_reader_status(&rd);
   if (s != TP_OK || values.pos == 0)
     return tp_error_set(err, TP_ERR_FORMAT, "read: flatbuffer: %s",
@@ -1900,13 +2005,13 @@ TPDEF tp_status tp_vk_read_blob(const void *blob, size_t size, tp_ptd *ptd,
     uint64_t nbytes, off, len;
     const char *key;
     uint32_t k;
-    t = tp_fb_union_field(&vv, 1, &type);
+    t = tp_fb_union_field(&vv, TP_VK_F_VkValue_value, &type);
     c->type = type;
     c->constant_id = -1;
     if (type != TP_VK_TENSOR_VALUE) continue;
-    dt = tp_fb_i8(&t, 0, 0);
-    dims = tp_fb_vector_field(&t, 1, 4);
-    c->constant_id = tp_fb_i32(&t, 2, 0);
+    dt = tp_fb_i8(&t, TP_VK_F_VkTensor_datatype, TP_VK_D_VkTensor_datatype);
+    dims = tp_fb_vector_field(&t, TP_VK_F_VkTensor_dims, 4);
+    c->constant_id = tp_fb_i32(&t, TP_VK_F_VkTensor_constant_id, TP_VK_D_VkTensor_constant_id);
     if (tp_fb_reader_status(&rd) != TP_OK) break;
     c->datatype = (tp_vk_datatype)dt;
     if (tp_vk__dt_size(dt) == 0) {
@@ -1914,9 +2019,10 @@ TPDEF tp_status tp_vk_read_blob(const void *blob, size_t size, tp_ptd *ptd,
                        dt);
       break;
     }
-    if (!tp_fb_present(&t, 1) || dims.count > TP_MAX_DIMS) {
+    if (!tp_fb_present(&t, TP_VK_F_VkTensor_dims) || dims.count > TP_MAX_DIMS) {
       s = tp_error_set(err, TP_ERR_FORMAT, "value %lu: dims %s", (unsigned long)i,
-                       tp_fb_present(&t, 1) ? "exceed TP_MAX_DIMS" : "are missing");
+                       tp_fb_present(&t, TP_VK_F_VkTensor_dims) ? "exceed TP_MAX_DIMS"
+                                                                 : "are missing");
       break;
     }
     c->ndim = dims.count;
@@ -1938,9 +2044,9 @@ TPDEF tp_status tp_vk_read_blob(const void *blob, size_t size, tp_ptd *ptd,
     c->is_constant = 1;
     c->nbytes = nbytes;
     cb = tp_fb_vector_table(&consts, (size_t)c->constant_id);
-    off = tp_fb_u64(&cb, 0, 0);
-    len = tp_fb_u64(&cb, 1, 0);
-    key = tp_fb_string(&cb, 2, NULL);
+    off = tp_fb_u64(&cb, TP_VK_F_VkBytes_offset, TP_VK_D_VkBytes_offset);
+    len = tp_fb_u64(&cb, TP_VK_F_VkBytes_length, TP_VK_D_VkBytes_length);
+    key = tp_fb_string(&cb, TP_VK_F_VkBytes_named_key, NULL);
     if (tp_fb_reader_status(&rd) != TP_OK) break;
     if (len != nbytes) {
       s = tp_error_set(err, TP_ERR_FORMAT,

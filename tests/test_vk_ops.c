@@ -5,6 +5,8 @@
 #define TENSORPACK_IMPLEMENTATION
 #define TENSORPACK_VULKAN_IMPLEMENTATION
 #include "tensorpack_vulkan.h"
+#define TPDUMP_NO_MAIN
+#include "tools/tpdump.c" /* its Vulkan printer names operators the backend does not have */
 #include "tp_test.h"
 
 static tp_vk_graph *graph(int other_runtime) {
@@ -331,8 +333,46 @@ static void test_ids_before_table(void) {
   tp_vk_graph_destroy(g);
 }
 
+/* tpdump notes an operator outside TP_VK_OPS (a blob for another runtime is still well formed). */
+static void test_tpdump_notes_unknown_ops(void) {
+  int k;
+  for (k = 0; k < 2; k++) {
+    tp_vk_graph *g = graph(1);
+    size_t d[1] = {4};
+    uint32_t x = tensor(g, 1, d, -1), w = constant(g, 4, 4), none, args[4];
+    tp_membuf m, out;
+    tp_sink sink;
+    tp_error err;
+    TPT_STATUS(tp_vk_add_null(g, &none), TP_OK);
+    args[0] = x; args[1] = w; args[2] = none; args[3] = x;
+    TPT_STATUS(tp_vk_add_op(g, 0, k ? "aten.mv.default" : "aten.linear.default", args,
+                            k ? 3u : 4u), TP_OK);
+    memset(&m, 0, sizeof m);
+    memset(&out, 0, sizeof out);
+    memset(&err, 0, sizeof err);
+    sink = tp_sink_membuf(&m);
+    TPT_STATUS(tp_vk_write(g, &sink), TP_OK);
+    TPT_EQ_INT(tpdump_inspect(m.data, m.size, &out, &err), 0);
+    {
+      tp_sink os = tp_sink_membuf(&out);
+      TPT_STATUS(tp_sink_write(&os, "", 1), TP_OK); /* NUL-terminate the report */
+    }
+    if (k)
+      TPT_CONTAINS((const char *)out.data,
+                   "\"aten.mv.default\" args=[0, 1, 2] (not an operator ExecuTorch's Vulkan "
+                   "backend registers: it aborts there)");
+    else
+      TPT_CHECK(strstr((const char *)out.data, "not an operator") == NULL);
+    tp_membuf_free(&m);
+    tp_membuf_free(&out);
+    tp_vk_graph_destroy(g);
+  }
+}
+
 int main(void) {
   (void)tpt_range;
+  (void)tpdump_inspect_json; /* tpdump's helpers this suite does not use */
+  (void)tpdump_inspect_with;
   TPT_RUN(test_table);
   TPT_RUN(test_graphs_executorch_runs);
   TPT_RUN(test_unknown_operator);
@@ -345,5 +385,6 @@ int main(void) {
   TPT_RUN(test_list_kinds);
   TPT_RUN(test_other_runtime);
   TPT_RUN(test_ids_before_table);
+  TPT_RUN(test_tpdump_notes_unknown_ops);
   return tpt_finish("vk_ops");
 }
