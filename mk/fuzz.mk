@@ -6,7 +6,7 @@
 #                        fuzz/crashes/<target>-<n> (which must no longer crash)
 # Seeds: fuzz/make_seeds.c writes valid blobs/.ptd/views with the library's own writers into
 # $(BUILD)/fuzz/corpus/<target>/. Nothing binary is committed except crash reproducers.
-# Targets: fuzz_fb_reader, fuzz_ptd, fuzz_vk_blob, fuzz_views, fuzz_tpdump (tools/tpdump.c as a
+# Targets: fuzz_fb_reader, fuzz_ptd, fuzz_pte, fuzz_vk_blob, fuzz_views, fuzz_tpdump (tools/tpdump.c as a
 # library), fuzz_xnn_blob (only with XNNPACK: the one blob reader tensorpack_xnnpack.h has is
 # tp_xnn_load). Needs clang with libFuzzer (Debian: clang + libclang-rt-14-dev).
 
@@ -16,7 +16,7 @@ FUZZ_FLAGS   := -std=c99 -Wall -Wextra -pedantic -Werror -g -O1 \
                 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -I.
 HAVE_LIBFUZZER := $(shell printf '$(H)include <stddef.h>\n$(H)include <stdint.h>\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n);\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { (void)d; (void)n; return 0; }\n' | $(FUZZ_CC) -x c - -fsanitize=fuzzer,address,undefined -o /dev/null 2>/dev/null && echo 1)
 
-FUZZ_NAMES := fuzz_fb_reader fuzz_ptd fuzz_vk_blob fuzz_views fuzz_tpdump
+FUZZ_NAMES := fuzz_fb_reader fuzz_ptd fuzz_vk_blob fuzz_views fuzz_tpdump fuzz_pte
 ifeq ($(HAVE_XNNPACK),1)
 FUZZ_NAMES += fuzz_xnn_blob
 endif
@@ -46,7 +46,7 @@ $(BUILD)/fuzz/make_seeds: fuzz/make_seeds.c $(HEADERS)
 
 $(FUZZ_SEEDS): $(BUILD)/fuzz/make_seeds
 	@rm -rf $(FUZZ_CORPUS)
-	@for t in fuzz_fb_reader fuzz_ptd fuzz_vk_blob fuzz_views fuzz_xnn_blob fuzz_tpdump; do \
+	@for t in fuzz_fb_reader fuzz_ptd fuzz_vk_blob fuzz_views fuzz_xnn_blob fuzz_tpdump fuzz_pte; do \
 	  mkdir -p $(FUZZ_CORPUS)/$$t || exit 1; done
 	$(BUILD)/fuzz/make_seeds $(FUZZ_CORPUS)
 	@touch $@

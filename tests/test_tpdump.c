@@ -734,7 +734,7 @@ static void test_small_inputs(void) {
   TPT_EQ_STR(last_err.msg, "7 bytes: too short for any blob (an identifier sits at bytes 4..7)");
   TPT_EQ_INT(inspect(junk, 12), 2);
   TPT_EQ_STR(last_err.msg, "unknown format: bytes 4..7 are \"00 01 02 03\" (want XH00, XN01, "
-             "XN00, VH00, VK00 or FT01)");
+             "XN00, VH00, VK00, FT01 or ET12)");
   TPT_EQ_INT(inspect(ft_only, sizeof ft_only), 2);
   TPT_CONTAINS(last_err.msg, ".ptd: ");
   TPT_EQ_INT(inspect(xh_short, sizeof xh_short), 2);
