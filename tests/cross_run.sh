@@ -17,8 +17,9 @@ seeds_tmp=
 for p in "$@"; do
   t0=$(date +%s%N)
   # shellcheck disable=SC2086  # the runner is a command with arguments
-  $runner "$p" >"$log" 2>&1 </dev/null
+  $runner "$p" >"$log.raw" 2>&1 </dev/null
   rc=$?
+  tr -d '\r' <"$log.raw" >"$log"; rm -f "$log.raw" # Windows programs print CRLF
   t1=$(date +%s%N)
   sed 's/^/  /' "$log"
   line=$(grep -E '^[^ ]*: [0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1)
