@@ -72,7 +72,8 @@ WIN_NAMES  := $(filter-out $(WIN_POSIX_ONLY),$(PLAT_NAMES))
 WIN_DIR    := $(BUILD)/win
 WIN_BINS   := $(addsuffix .exe,$(addprefix $(WIN_DIR)/,$(WIN_NAMES)))
 WINE_PREFIX := $(abspath $(BUILD))/wine
-WIN_RUN    := env WINEDEBUG=-all WINEPREFIX=$(WINE_PREFIX) $(WINE64)
+# headless: no debug output; no Mono / Gecko installers on the first start of the prefix
+WIN_RUN    := env WINEDEBUG=-all WINEDLLOVERRIDES=mscoree,mshtml= WINEPREFIX=$(WINE_PREFIX) $(WINE64)
 HAVE_WINDOWS := $(shell [ -n "$(WINE64)" ] && d=$$(mktemp -d) && $(PLAT_PROBE) | $(MINGW_CC) -x c - -o $$d/p.exe 2>/dev/null && echo 1; rm -rf $$d)
 
 ifeq ($(HAVE_WINDOWS),1)
@@ -97,4 +98,18 @@ $(BUILD)/tests/windows: $(WIN_BINS) $(WIN_DIR)/tpdump.exe $(WIN_DIR)/make_seeds.
 	@chmod +x $@
 else
 SKIPPED += windows:$(MINGW_CC) (gcc-mingw-w64-x86-64) or wine64 (wine64) not installed;
+endif
+
+# ---- ThreadSanitizer --------------------------------------------------------------------------
+# The probe runs a TSan program: some kernels/containers refuse TSan's memory layout.
+TSAN_FLAGS := $(STRICT) -O1 -g -fsanitize=thread -I. -Itests
+HAVE_TSAN  := $(shell d=$$(mktemp -d) && printf '$(H)include <pthread.h>\nstatic void *f(void *p){return p;}\nint main(void){pthread_t t; if (pthread_create(&t, 0, f, 0)) return 1; return pthread_join(t, 0);}\n' | \
+                $(TSAN_CC) -x c - -fsanitize=thread -pthread -o $$d/p 2>/dev/null && $$d/p && echo 1; rm -rf $$d)
+ifeq ($(HAVE_TSAN),1)
+TESTS += $(BUILD)/tests/tsan_concurrency
+$(BUILD)/tests/tsan_concurrency: tests/tsan_concurrency.c tools/tpdump.c $(HEADERS) tests/tp_test.h
+	@mkdir -p $(dir $@)
+	$(TSAN_CC) $(TSAN_FLAGS) $< -o $@ -pthread $(LIBM)
+else
+SKIPPED += tsan:$(TSAN_CC) -fsanitize=thread cannot build or run a threaded program;
 endif
