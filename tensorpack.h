@@ -131,7 +131,12 @@
 #define TP_ASSERT(x) assert(x)
 #endif
 
-#if defined(__GNUC__) || defined(__clang__)
+#if defined(__MINGW32__) && defined(TP_NO_STDIO)
+#define TP__PRINTF(f, a) __attribute__((format(gnu_printf, f, a))) /* our own formatter */
+#elif defined(__MINGW32__) && defined(__MINGW_PRINTF_FORMAT)
+/* MinGW: the checks of the printf in use (the C99 one, or msvcrt's without %zu) */
+#define TP__PRINTF(f, a) __attribute__((format(__MINGW_PRINTF_FORMAT, f, a)))
+#elif defined(__GNUC__) || defined(__clang__)
 #define TP__PRINTF(f, a) __attribute__((format(printf, f, a)))
 #else
 #define TP__PRINTF(f, a)
@@ -1960,6 +1965,35 @@ TPDEF tp_sink tp_sink_file(FILE *f) {
   return s;
 }
 
+/* The temp file, created exclusively (EEXIST when it is there): "wbx" where the C library
+   knows "x" (C11, glibc); msvcrt ignores it, so on Windows through _open(_O_EXCL). */
+#ifdef _WIN32
+#include <fcntl.h>
+#include <io.h>
+#include <sys/stat.h>
+static FILE *tp__fopen_excl(const char *path) {
+  FILE *f;
+  int fd = _open(path, _O_WRONLY | _O_CREAT | _O_EXCL | _O_BINARY, _S_IREAD | _S_IWRITE);
+  if (fd < 0) return NULL;
+  f = _fdopen(fd, "wb");
+  if (!f) {
+    _close(fd);
+    remove(path);
+  }
+  return f;
+}
+/* kernel32's MoveFileExA, declared here (as <windows.h> does) to keep <windows.h> out */
+#ifdef __cplusplus
+extern "C"
+#endif
+__declspec(dllimport) int __stdcall MoveFileExA(const char *from, const char *to,
+                                                 unsigned long flags);
+#define TP__MOVEFILE_REPLACE_EXISTING 0x1ul
+#define TP__MOVEFILE_WRITE_THROUGH 0x8ul
+#else
+static FILE *tp__fopen_excl(const char *path) { return fopen(path, "wbx"); }
+#endif
+
 static void tp__atomic_clear(tp_atomic_file *af) {
   TP_FREE(af->tmp_path);
   TP_FREE(af->path);
@@ -1987,7 +2021,7 @@ TPDEF tp_status tp_atomic_open(tp_atomic_file *af, const char *path, tp_sink *si
   for (n = 0; n < 64; n++) {
     snprintf(af->tmp_path, len + 32, "%s.tmp.%u", path, n);
     errno = 0;
-    af->f = fopen(af->tmp_path, "wbx");
+    af->f = tp__fopen_excl(af->tmp_path);
     if (af->f || errno != EEXIST) break;
   }
   if (!af->f) {
@@ -2008,9 +2042,13 @@ TPDEF tp_status tp_atomic_commit(tp_atomic_file *af) {
   af->f = NULL;
   if (!bad) {
 #ifdef _WIN32
-    remove(af->path); /* rename does not replace on Windows */
-#endif
+    /* rename does not replace on Windows; MoveFileEx replaces in one step (the old file stays
+       whole when it fails) and returns only once the data is on disk */
+    bad = !MoveFileExA(af->tmp_path, af->path,
+                       TP__MOVEFILE_REPLACE_EXISTING | TP__MOVEFILE_WRITE_THROUGH);
+#else
     bad = rename(af->tmp_path, af->path) != 0;
+#endif
   }
   if (bad) remove(af->tmp_path);
   tp__atomic_clear(af);
