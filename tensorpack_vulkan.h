@@ -626,6 +626,37 @@ TPDEF tp_status tp_vk_read_blob(const void *blob, size_t size, tp_ptd *ptd,
                                 tp_error *err);
 TPDEF void tp_vk_blob_values_free(tp_vk_blob_value *values);
 
+/* ---- programs (.pte) ---------------------------------------------------------------------- */
+/* What tensor value `id` is (for wrappers such as tp_vk_add_pte_method). */
+typedef struct tp_vk_tensor_info {
+  tp_vk_datatype datatype;   /* as written (after force_fp16) */
+  tp_vk_datatype staging;    /* the staging datatype as written (what the caller's data is) */
+  size_t ndim;
+  uint32_t dims[TP_MAX_DIMS];
+  int is_constant;
+} tp_vk_tensor_info;
+/* TP_ERR_INVALID when id is not a tensor value of g (or out is NULL); TP_ERR_UNSUPPORTED for a
+   tensor of more than TP_MAX_DIMS dims. */
+TPDEF tp_status tp_vk_graph_tensor(const tp_vk_graph *g, uint32_t id, tp_vk_tensor_info *out);
+/* The graph's input and output value ids (owned by g, valid until the next tp_vk_set_io). */
+TPDEF void tp_vk_graph_io(const tp_vk_graph *g, const uint32_t **inputs, size_t *n_in,
+                          const uint32_t **outputs, size_t *n_out);
+/* Adds method `name` to p: one delegate call to "VulkanBackend" whose blob is g (streamed at
+   write time; g and its views are borrowed until p is written). Its arguments are g's inputs
+   then its outputs, in list order (VulkanBackend copies args[i] into input i and output j from
+   args[n_inputs + j]); each a memory-planned tensor with the value's dims and its staging
+   datatype's ScalarType (BOOL -> Bool, UINT8 -> Byte, INT8 -> Char, INT32 -> Int, FLOAT16 ->
+   Half, FLOAT32 -> Float, FLOAT64 -> Double, INT64 -> Long). A named-mode graph's store must
+   be embedded in p or written as a .ptd beside it. Refused (latched in p, with a sentence): a
+   failed graph; an input or output that is not a tensor (TP_ERR_UNSUPPORTED); and
+   tp_pte_add_method's refusals. */
+TPDEF tp_status tp_vk_add_pte_method(tp_pte *p, const char *name, tp_vk_graph *g);
+/* The same with compile specs for the delegate (e.g. "storage_type_override" /
+   "memory_layout_override", which the runtime honours; values as the Vulkan partitioner
+   serializes them); copied. */
+TPDEF tp_status tp_vk_add_pte_method_ex(tp_pte *p, const char *name, tp_vk_graph *g,
+                                        const tp_pte_compile_spec *specs, size_t n_specs);
+
 #ifdef __cplusplus
 }
 #endif
@@ -693,7 +724,6 @@ TPDEF void tp_vk_upload_free(tp_vk_upload *u);
 #ifndef TENSORPACK_VULKAN_IMPLEMENTATION_DONE
 #define TENSORPACK_VULKAN_IMPLEMENTATION_DONE
 
-#include <assert.h>
 #include <string.h>
 
 #ifdef __cplusplus
@@ -861,22 +891,22 @@ TPDEF void tp_vk_graph_destroy(tp_vk_graph *g) {
 }
 
 TPDEF const char *tp_vk_graph_error(const tp_vk_graph *g) {
-  assert(g);
+  TP_ASSERT(g);
   return g->err.status == TP_OK ? "" : g->err.msg;
 }
 
 TPDEF tp_status tp_vk_graph_status(const tp_vk_graph *g) {
-  assert(g);
+  TP_ASSERT(g);
   return g->err.status;
 }
 
 TPDEF uint32_t tp_vk_value_count(const tp_vk_graph *g) {
-  assert(g);
+  TP_ASSERT(g);
   return (uint32_t)g->nvalues;
 }
 
 TPDEF int tp_vk_value_type(const tp_vk_graph *g, uint32_t id) {
-  assert(g);
+  TP_ASSERT(g);
   return id < g->nvalues ? (int)g->values[id].type : 0;
 }
 
@@ -913,7 +943,7 @@ static tp_status tp_vk__commit_value(tp_vk_graph *g, uint32_t *id_out) {
 static tp_status tp_vk__add_scalar(tp_vk_graph *g, uint8_t type, int64_t i, double d,
                                    uint32_t *id_out) {
   tp_vk__value *v;
-  assert(g);
+  TP_ASSERT(g);
   if (tp_vk__check(g)) return g->err.status;
   v = tp_vk__new_value(g, type, "a scalar");
   if (!v) return g->err.status;
@@ -961,7 +991,7 @@ static int tp_vk__dup(tp_vk_graph *g, const void *src, size_t n, size_t es, void
 TPDEF tp_status tp_vk_add_string(tp_vk_graph *g, const char *s, uint32_t *id_out) {
   tp_vk__value *v;
   size_t n;
-  assert(g);
+  TP_ASSERT(g);
   if (tp_vk__check(g)) return g->err.status;
   if (!s)
     return tp_error_set(&g->err, TP_ERR_INVALID, "value %lu: string is NULL",
@@ -977,7 +1007,7 @@ TPDEF tp_status tp_vk_add_string(tp_vk_graph *g, const char *s, uint32_t *id_out
 static tp_status tp_vk__add_list(tp_vk_graph *g, uint8_t type, const void *items, size_t n,
                                  size_t es, const char *what, uint32_t *id_out) {
   tp_vk__value *v;
-  assert(g);
+  TP_ASSERT(g);
   if (tp_vk__check(g)) return g->err.status;
   if (n > 0 && !items)
     return tp_error_set(&g->err, TP_ERR_INVALID, "value %lu: %s of %lu items has NULL items",
@@ -1048,7 +1078,7 @@ TPDEF tp_status tp_vk_add_value_list(tp_vk_graph *g, const uint32_t *ids, size_t
   tp_vk__value *v;
   int32_t *items = NULL;
   size_t i;
-  assert(g);
+  TP_ASSERT(g);
   if (tp_vk__check(g)) return g->err.status;
   if (!tp_vk__ids_exist(g, ids, n, "value list", (long)g->nvalues)) return g->err.status;
   v = tp_vk__new_value(g, TP_VK_VALUE_LIST_VALUE, "a value list");
@@ -1111,7 +1141,7 @@ TPDEF tp_status tp_vk_add_tensor(tp_vk_graph *g, tp_vk_datatype dt, size_t ndim,
   size_t i;
   int idt = (int)dt, ist = (int)staging_dt, tpdt;
   tp_status s;
-  assert(g);
+  TP_ASSERT(g);
   if (tp_vk__check(g)) return g->err.status;
   id = (unsigned long)g->nvalues;
   memset(&c, 0, sizeof c);
@@ -1283,7 +1313,7 @@ TPDEF tp_status tp_vk_add_tensor_desc(tp_vk_graph *g, const tp_vk_tensor_desc *d
 }
 
 TPDEF const char *tp_vk_constant_key(const tp_vk_graph *g, uint32_t id) {
-  assert(g);
+  TP_ASSERT(g);
   if (id >= g->nvalues || g->values[id].type != TP_VK_TENSOR_VALUE ||
       g->values[id].constant_id < 0)
     return NULL;
@@ -1512,7 +1542,7 @@ TPDEF tp_status tp_vk_add_op(tp_vk_graph *g, uint32_t node_id, const char *name,
   tp_vk__op op;
   size_t i, len;
   tp_status s;
-  assert(g);
+  TP_ASSERT(g);
   if (tp_vk__check(g)) return g->err.status;
   if (!name)
     return tp_error_set(&g->err, TP_ERR_INVALID, "operator %lu: name is NULL",
@@ -1545,7 +1575,7 @@ TPDEF tp_status tp_vk_add_op(tp_vk_graph *g, uint32_t node_id, const char *name,
 TPDEF tp_status tp_vk_set_io(tp_vk_graph *g, const uint32_t *inputs, size_t n_in,
                              const uint32_t *outputs, size_t n_out) {
   void *in = NULL, *out = NULL;
-  assert(g);
+  TP_ASSERT(g);
   if (tp_vk__check(g)) return g->err.status;
   if (!tp_vk__ids_exist(g, inputs, n_in, "graph inputs", -1)) return g->err.status;
   if (!tp_vk__ids_exist(g, outputs, n_out, "graph outputs", -1)) return g->err.status;
@@ -1568,7 +1598,7 @@ TPDEF tp_status tp_vk_add_shader(tp_vk_graph *g, const void *bytes, size_t n,
                                  uint32_t *index_out) {
   tp_vk__shader sh;
   tp_status s;
-  assert(g);
+  TP_ASSERT(g);
   if (tp_vk__check(g)) return g->err.status;
   if (!bytes || n == 0)
     return tp_error_set(&g->err, TP_ERR_INVALID, "shader %lu: %s", (unsigned long)g->nshaders,
@@ -1591,7 +1621,7 @@ TPDEF tp_status tp_vk_add_shader(tp_vk_graph *g, const void *bytes, size_t n,
 }
 
 TPDEF tp_status tp_vk_set_overrides(tp_vk_graph *g, int storage_type, int memory_layout) {
-  assert(g);
+  TP_ASSERT(g);
   if (tp_vk__check(g)) return g->err.status;
   if (storage_type != -1 && storage_type != 255 && !tp_vk__storage_ok(storage_type))
     return tp_error_set(&g->err, TP_ERR_INVALID,
@@ -1841,7 +1871,7 @@ static uint64_t tp_vk__bytes_offset(const tp_vk_graph *g) {
 TPDEF tp_status tp_vk_blob_size(tp_vk_graph *g, uint64_t *size_out) {
   uint64_t total;
   tp_status s;
-  assert(g);
+  TP_ASSERT(g);
   s = tp_vk__layout(g);
   if (s != TP_OK) return s;
   if (tp_add_u64(tp_vk__bytes_offset(g), g->segment_size, &total))
@@ -1863,7 +1893,7 @@ TPDEF tp_status tp_vk_write(tp_vk_graph *g, tp_sink *sink) {
   size_t fb_size = 0, i;
   uint64_t written = 0;
   tp_status s;
-  assert(g);
+  TP_ASSERT(g);
   s = tp_vk__layout(g);
   if (s != TP_OK) return s;
   if (!sink || !sink->write)
@@ -1917,7 +1947,7 @@ static tp_status tp_vk__produce(void *ctx, tp_sink *sink) {
 
 TPDEF tp_status tp_vk_write_file(tp_vk_graph *g, const char *path) {
   tp_status s;
-  assert(g);
+  TP_ASSERT(g);
   s = tp_vk__layout(g);
   if (s != TP_OK) return s;
   if (!path) return TP_ERR_INVALID;
@@ -2098,6 +2128,107 @@ TPDEF tp_status tp_vk_read_blob(const void *blob, size_t size, tp_ptd *ptd,
   *values_out = vals;
   *value_count = values.count;
   return TP_OK;
+}
+
+/* >>vk-pte: a graph as a program's method -------------------------------------------------- */
+
+#ifndef TP_ASSERT
+#define TP_ASSERT(x) assert(x)
+#endif
+
+TPDEF tp_status tp_vk_graph_tensor(const tp_vk_graph *g, uint32_t id, tp_vk_tensor_info *out) {
+  const tp_vk__value *v;
+  size_t d;
+  TP_ASSERT(g);
+  if (!out) return TP_ERR_INVALID;
+  memset(out, 0, sizeof *out);
+  if (id >= g->nvalues || g->values[id].type != TP_VK_TENSOR_VALUE) return TP_ERR_INVALID;
+  v = &g->values[id];
+  if (v->ndim > TP_MAX_DIMS) return TP_ERR_UNSUPPORTED;
+  out->datatype = (tp_vk_datatype)v->dt;
+  out->staging = (tp_vk_datatype)v->staging;
+  out->ndim = v->ndim;
+  for (d = 0; d < v->ndim; d++) out->dims[d] = v->dims[d];
+  out->is_constant = v->constant_id >= 0;
+  return TP_OK;
+}
+
+TPDEF void tp_vk_graph_io(const tp_vk_graph *g, const uint32_t **inputs, size_t *n_in,
+                          const uint32_t **outputs, size_t *n_out) {
+  TP_ASSERT(g);
+  if (inputs) *inputs = g->inputs;
+  if (n_in) *n_in = g->ninputs;
+  if (outputs) *outputs = g->outputs;
+  if (n_out) *n_out = g->noutputs;
+}
+
+static tp_status tp_vk__pte_produce(void *ctx, tp_sink *sink) {
+  return tp_vk_write((tp_vk_graph *)ctx, sink);
+}
+
+TPDEF tp_status tp_vk_add_pte_method_ex(tp_pte *p, const char *name, tp_vk_graph *g,
+                                        const tp_pte_compile_spec *specs, size_t n_specs) {
+  const char *nm = name ? name : "(null)";
+  const uint32_t *ids[2];
+  size_t n[2], k, i, a = 0;
+  tp_pte_tensor *args = NULL;
+  tp_pte_method m;
+  uint64_t blob = 0;
+  tp_status st;
+  TP_ASSERT(p);
+  TP_ASSERT(g);
+  if (tp_pte_status(p) != TP_OK) return tp_pte_status(p);
+  if (tp_vk_graph_status(g) != TP_OK)
+    return tp_pte_fail(p, tp_vk_graph_status(g), "method \"%.80s\": the Vulkan graph failed: "
+                       "%.160s", nm, tp_vk_graph_error(g));
+  tp_vk_graph_io(g, &ids[0], &n[0], &ids[1], &n[1]);
+  if (n[0] + n[1] > 0) {
+    args = (tp_pte_tensor *)TP_MALLOC((n[0] + n[1]) * sizeof *args);
+    if (!args) return tp_pte_fail(p, TP_ERR_NOMEM, "method \"%.80s\": no memory", nm);
+    memset(args, 0, (n[0] + n[1]) * sizeof *args);
+  }
+  for (k = 0; k < 2; k++)
+    for (i = 0; i < n[k]; i++, a++) {
+      tp_vk_tensor_info ti;
+      size_t d;
+      int sc;
+      st = tp_vk_graph_tensor(g, ids[k][i], &ti);
+      if (st != TP_OK) {
+        TP_FREE(args);
+        return tp_pte_fail(p, TP_ERR_UNSUPPORTED,
+                           "method \"%.80s\": Vulkan %s %lu (value %lu) is not a tensor%s", nm,
+                           k ? "output" : "input", (unsigned long)i, (unsigned long)ids[k][i],
+                           st == TP_ERR_INVALID ? "" : " of at most TP_MAX_DIMS dims");
+      }
+      sc = tp_vk__dt_to_tp((int)ti.staging);
+      args[a].role = k ? TP_PTE_OUTPUT : TP_PTE_INPUT;
+      args[a].dtype = (tp_dtype)(sc < 0 ? (int)TP_F32 : sc);
+      args[a].ndim = (int)ti.ndim;
+      for (d = 0; d < ti.ndim; d++) args[a].sizes[d] = (int64_t)ti.dims[d];
+    }
+  st = tp_vk_blob_size(g, &blob);
+  if (st != TP_OK) {
+    TP_FREE(args);
+    return tp_pte_fail(p, st, "method \"%.80s\": sizing the Vulkan blob failed: %.160s", nm,
+                       tp_vk_graph_error(g));
+  }
+  memset(&m, 0, sizeof m);
+  m.name = name;
+  m.args = args;
+  m.n_args = n[0] + n[1];
+  m.backend_id = "VulkanBackend";
+  m.blob_size = blob;
+  m.produce = tp_vk__pte_produce;
+  m.ctx = g;
+  m.specs = specs;
+  m.n_specs = n_specs;
+  st = tp_pte_add_method(p, &m);
+  TP_FREE(args);
+  return st;
+}
+
+TPDEF tp_status tp_vk_add_pte_method(tp_pte *p, const char *name, tp_vk_graph *g) {
+  return tp_vk_add_pte_method_ex(p, name, g, NULL, 0);
 }
 
 #ifdef __cplusplus

@@ -419,6 +419,32 @@ TPDEF tp_status tp_xnn_runtime_bind(tp_xnn_runtime *rt, uint32_t external_id, vo
 TPDEF tp_status tp_xnn_runtime_invoke(tp_xnn_runtime *rt);
 #endif
 
+
+/* ---- programs (.pte) ---------------------------------------------------------------------- */
+/* What value `id` of a graph is (for wrappers such as tp_xnn_add_pte_method). */
+typedef struct tp_xnn_value_info {
+  int datatype;                  /* tp_xnn_datatype */
+  uint32_t num_dims;
+  size_t dims[TP_XNN_MAX_DIMS];
+  uint32_t external_id;          /* TP_XNN_INVALID_ID for an internal value */
+  uint32_t flags;                /* TP_XNN_FLAG_EXTERNAL_INPUT / _OUTPUT */
+  int is_constant;
+} tp_xnn_value_info;
+/* TP_ERR_INVALID when id is not a value of g (or out is NULL). */
+TPDEF tp_status tp_xnn_graph_value(const tp_xnn_graph *g, uint32_t id, tp_xnn_value_info *out);
+/* Adds method `name` to p: one delegate call to "XnnpackBackend" whose blob is g (streamed at
+   write time: g, and its views, are borrowed until p is written). The method's arguments are
+   g's externals in external-id order (ExecuTorch's XNNExecutor indexes the call's arguments by
+   external id), each a memory-planned tensor with the external's dims; plan inputs / outputs
+   are the external inputs / outputs in that order. A named-mode graph's store must be embedded
+   in p (tp_pte_options.embed) or written as a .ptd beside it. Refused (latched in p, with a
+   sentence): a failed graph (its status and sentence); external ids that are not dense
+   0 .. n-1 (TP_ERR_INVALID naming the first missing id: a gap makes the runtime read past the
+   call's arguments); an external with neither flag (TP_ERR_INVALID); an external whose
+   datatype has no ScalarType (TP_ERR_UNSUPPORTED; FP32 -> Float, FP16 -> Half, BF16 ->
+   BFloat16, INT32 -> Int, QINT8 -> Char, QUINT8 -> Byte); and tp_pte_add_method's refusals. */
+TPDEF tp_status tp_xnn_add_pte_method(tp_pte *p, const char *name, tp_xnn_graph *g);
+
 #ifdef __cplusplus
 }
 #endif
@@ -430,7 +456,6 @@ TPDEF tp_status tp_xnn_runtime_invoke(tp_xnn_runtime *rt);
 #ifndef TENSORPACK_XNNPACK_IMPLEMENTATION_DONE
 #define TENSORPACK_XNNPACK_IMPLEMENTATION_DONE
 
-#include <assert.h>
 #include <string.h>
 
 /* >>xnn-tables ------------------------------------------------------------------------------ */
@@ -626,22 +651,22 @@ TPDEF void tp_xnn_graph_destroy(tp_xnn_graph *g) {
 }
 
 TPDEF const char *tp_xnn_graph_error(const tp_xnn_graph *g) {
-  assert(g);
+  TP_ASSERT(g);
   return g->err.status ? g->err.msg : "";
 }
 
 TPDEF tp_status tp_xnn_graph_status(const tp_xnn_graph *g) {
-  assert(g);
+  TP_ASSERT(g);
   return g->err.status;
 }
 
 TPDEF uint32_t tp_xnn_graph_num_values(const tp_xnn_graph *g) {
-  assert(g);
+  TP_ASSERT(g);
   return (uint32_t)g->nvalues;
 }
 
 TPDEF uint32_t tp_xnn_graph_num_nodes(const tp_xnn_graph *g) {
-  assert(g);
+  TP_ASSERT(g);
   return (uint32_t)g->nnodes;
 }
 
@@ -886,7 +911,7 @@ TPDEF tp_status tp_xnn_define_tensor_value(tp_xnn_graph *g, tp_xnn_datatype dt, 
                                            uint32_t *id_out) {
   tp__xnn_value v;
   size_t nc;
-  assert(g);
+  TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   nc = g->nconsts;
   if (tp__xnn_value_begin(g, (int)dt, num_dims, dims, data, external_id, flags, &v) != TP_OK)
@@ -910,7 +935,7 @@ TPDEF tp_status tp_xnn_define_quantized_tensor_value(tp_xnn_graph *g, tp_xnn_dat
   size_t nc;
   unsigned id;
   int32_t zlo = 0, zhi = 0;
-  assert(g);
+  TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   nc = g->nconsts;
   id = (unsigned)g->nvalues;
@@ -951,7 +976,7 @@ TPDEF tp_status tp_xnn_define_channelwise_quantized_tensor_value(
   unsigned id;
   tp_error e;
   tp_status st;
-  assert(g);
+  TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   nc = g->nconsts;
   id = (unsigned)g->nvalues;
@@ -1001,7 +1026,7 @@ TPDEF tp_status tp_xnn_define_blockwise_quantized_tensor_value(
   tp_error e;
   tp_status st;
   uint64_t groups;
-  assert(g);
+  TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   nc = g->nconsts;
   id = (unsigned)g->nvalues;
@@ -1065,7 +1090,7 @@ TPDEF tp_status tp_xnn_define_dynamically_quantized_tensor_value(
     const size_t *dims, uint32_t external_id, uint32_t flags, uint32_t *id_out) {
   tp__xnn_value v;
   unsigned id;
-  assert(g);
+  TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   id = (unsigned)g->nvalues;
   if (tp__xnn_value_begin(g, (int)dt, num_dims, dims, NULL, external_id, flags, &v) != TP_OK)
@@ -1107,7 +1132,7 @@ static tp_status tp__xnn_node_add(tp_xnn_graph *g, int kind, const uint32_t *val
   unsigned idx = (unsigned)g->nnodes;
   size_t i, nv = 0, total = 0;
   tp_status st;
-  assert(g);
+  TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   memset(&n, 0, sizeof n);
   n.kind = kind;
@@ -1301,7 +1326,7 @@ static tp_status tp__xnn_conv(tp_xnn_graph *g, int kind, const uint32_t *p15, si
                               size_t goc, float mn, float mx, uint32_t in, uint32_t filter,
                               uint32_t bias, uint32_t out, uint32_t flags) {
   uint32_t v[20];
-  assert(g);
+  TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   if ((uint64_t)gic > (uint64_t)UINT32_MAX || (uint64_t)goc > (uint64_t)UINT32_MAX)
     return tp_error_set(&g->err, TP_ERR_OVERFLOW,
@@ -1353,7 +1378,7 @@ TPDEF tp_status tp_xnn_define_depthwise_convolution_2d(
     size_t input_channels, float output_min, float output_max, uint32_t input_id,
     uint32_t filter_id, uint32_t bias_id, uint32_t output_id, uint32_t flags) {
   uint32_t p[15];
-  assert(g);
+  TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   if ((uint64_t)input_channels > (uint64_t)UINT32_MAX)
     return tp_error_set(&g->err, TP_ERR_OVERFLOW,
@@ -1517,7 +1542,7 @@ static tp_status tp__xnn_shape1(tp_xnn_graph *g, int kind, size_t num_dims, cons
   uint32_t v[5];
   const size_t *vecs[1];
   size_t lens[1];
-  assert(g);
+  TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   if (num_dims > TP_XNN_MAX_DIMS)
     return tp_error_set(&g->err, TP_ERR_INVALID, "node %u (%s): %u dims, at most %d",
@@ -1553,7 +1578,7 @@ TPDEF tp_status tp_xnn_define_static_slice(tp_xnn_graph *g, size_t num_dims,
   uint32_t v[6];
   const size_t *vecs[2];
   size_t lens[2];
-  assert(g);
+  TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   if (num_dims > TP_XNN_MAX_DIMS)
     return tp_error_set(&g->err, TP_ERR_INVALID, "node %u (static_slice): %u dims, at most %d",
@@ -1577,7 +1602,7 @@ TPDEF tp_status tp_xnn_define_static_constant_pad(tp_xnn_graph *g, const size_t 
   uint32_t v[6];
   const size_t *vecs[2];
   size_t lens[2];
-  assert(g);
+  TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   if (input_id >= g->nvalues)
     return tp_error_set(&g->err, TP_ERR_INVALID,
@@ -1600,7 +1625,7 @@ TPDEF tp_status tp_xnn_define_static_resize_bilinear_2d(tp_xnn_graph *g, size_t 
                                                         size_t new_width, uint32_t input_id,
                                                         uint32_t output_id, uint32_t flags) {
   uint32_t v[5];
-  assert(g);
+  TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   if ((uint64_t)new_height > (uint64_t)UINT32_MAX || (uint64_t)new_width > (uint64_t)UINT32_MAX)
     return tp_error_set(&g->err, TP_ERR_OVERFLOW,
@@ -1635,7 +1660,7 @@ TPDEF tp_status tp_xnn_define_scaled_dot_product_attention(tp_xnn_graph *g, uint
 
 TPDEF tp_status tp_xnn_set_output_min_max(tp_xnn_graph *g, uint32_t node_index,
                                           float output_min, float output_max) {
-  assert(g);
+  TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   if (node_index >= g->nnodes)
     return tp_error_set(&g->err, TP_ERR_INVALID,
@@ -1648,7 +1673,7 @@ TPDEF tp_status tp_xnn_set_output_min_max(tp_xnn_graph *g, uint32_t node_index,
 }
 
 TPDEF tp_status tp_xnn_set_debug_handle(tp_xnn_graph *g, uint32_t node_index, uint32_t handle) {
-  assert(g);
+  TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   if (node_index >= g->nnodes)
     return tp_error_set(&g->err, TP_ERR_INVALID,
@@ -1897,7 +1922,7 @@ TPDEF tp_status tp_xnn_blob_size(tp_xnn_graph *g, uint64_t *size_out) {
   const unsigned char *fb;
   size_t fb_size;
   uint64_t cd_off, cd_size;
-  assert(g);
+  TP_ASSERT(g);
   if (!size_out) return TP_ERR_INVALID;
   if (tp__xnn_prepare(g, &b, &fb, &fb_size, &cd_off, &cd_size) != TP_OK) return g->err.status;
   tp_fb_builder_destroy(b);
@@ -1914,7 +1939,7 @@ TPDEF tp_status tp_xnn_write(tp_xnn_graph *g, tp_sink *sink) {
   uint64_t cd_off, cd_size, pos;
   unsigned char hdr[TP__XNN_HEADER_PADDED];
   tp_status st;
-  assert(g);
+  TP_ASSERT(g);
   if (!sink) return TP_ERR_INVALID;
   if (tp__xnn_prepare(g, &b, &fb, &fb_size, &cd_off, &cd_size) != TP_OK) return g->err.status;
   memset(hdr, 0, sizeof hdr);
@@ -1952,12 +1977,139 @@ static tp_status tp__xnn_produce(void *ctx, tp_sink *sink) {
 }
 
 TPDEF tp_status tp_xnn_write_file(tp_xnn_graph *g, const char *path) {
-  assert(g);
+  TP_ASSERT(g);
   if (!path) return TP_ERR_INVALID;
   if (g->err.status) return g->err.status;
   return tp_atomic_write(path, tp__xnn_produce, g);
 }
 #endif
+
+/* >>xnn-pte: a graph as a program's method ------------------------------------------------ */
+
+#ifndef TP_ASSERT
+#include <assert.h>
+#define TP_ASSERT(x) assert(x)
+#endif
+
+TPDEF tp_status tp_xnn_graph_value(const tp_xnn_graph *g, uint32_t id, tp_xnn_value_info *out) {
+  const tp__xnn_value *v;
+  uint32_t d;
+  TP_ASSERT(g);
+  if (!out) return TP_ERR_INVALID;
+  memset(out, 0, sizeof *out);
+  if (id >= g->nvalues) return TP_ERR_INVALID;
+  v = &g->values[id];
+  out->datatype = v->datatype;
+  out->num_dims = v->num_dims;
+  for (d = 0; d < v->num_dims && d < TP_XNN_MAX_DIMS; d++) out->dims[d] = v->dims[d];
+  out->external_id = v->external_id;
+  out->flags = v->flags;
+  out->is_constant = v->const_idx != 0;
+  return TP_OK;
+}
+
+/* XNNDatatype -> ScalarType (tp_dtype codes); -1 for none. */
+static int tp__xnn_scalar_type(int dt) {
+  switch (dt) {
+    case TP_XNN_FP32: return (int)TP_F32;
+    case TP_XNN_FP16: return (int)TP_F16;
+    case TP_XNN_BF16: return (int)TP_BF16;
+    case TP_XNN_INT32: return (int)TP_I32;
+    case TP_XNN_QINT8: return (int)TP_I8;
+    case TP_XNN_QUINT8: return (int)TP_U8;
+    default: return -1;
+  }
+}
+
+static tp_status tp__xnn_pte_produce(void *ctx, tp_sink *sink) {
+  return tp_xnn_write((tp_xnn_graph *)ctx, sink);
+}
+
+TPDEF tp_status tp_xnn_add_pte_method(tp_pte *p, const char *name, tp_xnn_graph *g) {
+  const char *nm = name ? name : "(null)";
+  tp_pte_tensor *args = NULL;
+  tp_pte_method m;
+  tp_xnn_value_info vi;
+  uint32_t i, n = 0, max_id = 0;
+  uint64_t blob = 0;
+  tp_status st;
+  TP_ASSERT(p);
+  TP_ASSERT(g);
+  if (tp_pte_status(p) != TP_OK) return tp_pte_status(p);
+  if (tp_xnn_graph_status(g) != TP_OK)
+    return tp_pte_fail(p, tp_xnn_graph_status(g), "method \"%.80s\": the XNNPACK graph failed: "
+                       "%.160s", nm, tp_xnn_graph_error(g));
+  for (i = 0; i < tp_xnn_graph_num_values(g); i++) {
+    tp_xnn_graph_value(g, i, &vi);
+    if (vi.external_id == TP_XNN_INVALID_ID) continue;
+    n++;
+    if (vi.external_id > max_id) max_id = vi.external_id;
+  }
+  if (n > 0 && max_id >= n) {
+    /* ids are unique (the graph checks): the first one missing names the gap */
+    uint32_t miss;
+    for (miss = 0; miss <= max_id; miss++) {
+      int found = 0;
+      for (i = 0; i < tp_xnn_graph_num_values(g) && !found; i++) {
+        tp_xnn_graph_value(g, i, &vi);
+        found = vi.external_id == miss;
+      }
+      if (!found) break;
+    }
+    return tp_pte_fail(p, TP_ERR_INVALID, "method \"%.80s\": external ids are not dense 0 .. "
+                       "%lu: %lu externals, the largest id is %lu and id %lu is missing", nm,
+                       (unsigned long)(n - 1), (unsigned long)n, (unsigned long)max_id,
+                       (unsigned long)miss);
+  }
+  if (n > 0) {
+    args = (tp_pte_tensor *)TP_MALLOC(n * sizeof *args);
+    if (!args) return tp_pte_fail(p, TP_ERR_NOMEM, "method \"%.80s\": no memory", nm);
+    memset(args, 0, n * sizeof *args);
+  }
+  for (i = 0; i < tp_xnn_graph_num_values(g); i++) {
+    tp_pte_tensor *t;
+    int st_code;
+    uint32_t d;
+    tp_xnn_graph_value(g, i, &vi);
+    if (vi.external_id == TP_XNN_INVALID_ID) continue;
+    t = &args[vi.external_id];
+    if ((vi.flags & (TP_XNN_FLAG_EXTERNAL_INPUT | TP_XNN_FLAG_EXTERNAL_OUTPUT)) == 0) {
+      TP_FREE(args);
+      return tp_pte_fail(p, TP_ERR_INVALID, "method \"%.80s\": value %lu (external id %lu) is "
+                         "neither an external input nor an external output", nm,
+                         (unsigned long)i, (unsigned long)vi.external_id);
+    }
+    st_code = tp__xnn_scalar_type(vi.datatype);
+    if (st_code < 0) {
+      TP_FREE(args);
+      return tp_pte_fail(p, TP_ERR_UNSUPPORTED, "method \"%.80s\": value %lu (external id "
+                         "%lu) has datatype %s, which has no ScalarType", nm, (unsigned long)i,
+                         (unsigned long)vi.external_id, tp_xnn_datatype_name(vi.datatype));
+    }
+    t->role = ((vi.flags & TP_XNN_FLAG_EXTERNAL_INPUT) ? TP_PTE_INPUT : 0u) |
+              ((vi.flags & TP_XNN_FLAG_EXTERNAL_OUTPUT) ? TP_PTE_OUTPUT : 0u);
+    t->dtype = (tp_dtype)st_code;
+    t->ndim = (int)vi.num_dims;
+    for (d = 0; d < vi.num_dims; d++) t->sizes[d] = (int64_t)vi.dims[d];
+  }
+  st = tp_xnn_blob_size(g, &blob);
+  if (st != TP_OK) {
+    TP_FREE(args);
+    return tp_pte_fail(p, st, "method \"%.80s\": sizing the XNNPACK blob failed: %.160s", nm,
+                       tp_xnn_graph_error(g));
+  }
+  memset(&m, 0, sizeof m);
+  m.name = name;
+  m.args = args;
+  m.n_args = n;
+  m.backend_id = "XnnpackBackend";
+  m.blob_size = blob;
+  m.produce = tp__xnn_pte_produce;
+  m.ctx = g;
+  st = tp_pte_add_method(p, &m);
+  TP_FREE(args);
+  return st;
+}
 
 /* >>xnn-runtime (TENSORPACK_XNNPACK_RUNTIME) ------------------------------------------------ */
 #ifdef TENSORPACK_XNNPACK_RUNTIME
@@ -2026,17 +2178,17 @@ TPDEF void tp_xnn_runtime_destroy(tp_xnn_runtime *rt) {
 }
 
 TPDEF const char *tp_xnn_runtime_error(const tp_xnn_runtime *rt) {
-  assert(rt);
+  TP_ASSERT(rt);
   return rt->err.status ? rt->err.msg : "";
 }
 
 TPDEF uint32_t tp_xnn_runtime_num_externs(const tp_xnn_runtime *rt) {
-  assert(rt);
+  TP_ASSERT(rt);
   return rt->num_externs;
 }
 
 TPDEF tp_status tp_xnn_runtime_bind(tp_xnn_runtime *rt, uint32_t external_id, void *data) {
-  assert(rt);
+  TP_ASSERT(rt);
   if (external_id >= rt->num_externs)
     return tp_error_set(&rt->err, TP_ERR_INVALID, "bind: external id %u, the blob has %u",
                         (unsigned)external_id, (unsigned)rt->num_externs);
@@ -2048,7 +2200,7 @@ TPDEF tp_status tp_xnn_runtime_invoke(tp_xnn_runtime *rt) {
   struct xnn_external_value *ev;
   size_t n = 0, i;
   enum xnn_status xs;
-  assert(rt);
+  TP_ASSERT(rt);
   if (rt->err.status) return rt->err.status;
   ev = (struct xnn_external_value *)TP_MALLOC((rt->num_externs + 1) * sizeof *ev);
   if (!ev) return tp_error_set(&rt->err, TP_ERR_NOMEM, "invoke: no memory");
