@@ -656,6 +656,12 @@ TPDEF tp_status tp_vk_add_pte_method(tp_pte *p, const char *name, tp_vk_graph *g
    serializes them); copied. */
 TPDEF tp_status tp_vk_add_pte_method_ex(tp_pte *p, const char *name, tp_vk_graph *g,
                                         const tp_pte_compile_spec *specs, size_t n_specs);
+/* The same with the compile specs of cs (NULL = none), encoded by tp_vk_encode_compile_specs:
+   the way to ask ExecuTorch's runtime for BUFFER storage or a memory layout for every tensor of
+   default storage / layout. A value the runtime does not know is latched in p
+   (TP_ERR_INVALID, the encoder's sentence after "method \"NAME\": "). */
+TPDEF tp_status tp_vk_add_pte_method_specs(tp_pte *p, const char *name, tp_vk_graph *g,
+                                           const tp_vk_compile_specs *cs);
 
 #ifdef __cplusplus
 }
@@ -1282,7 +1288,7 @@ TPDEF tp_status tp_vk_add_tensor_desc(tp_vk_graph *g, const tp_vk_tensor_desc *d
   unsigned long id;
   int st, ml;
   size_t ndim;
-  assert(g);
+  TP_ASSERT(g);
   if (tp_vk__check(g)) return g->err.status;
   id = (unsigned long)g->nvalues;
   if (!desc) return tp_error_set(&g->err, TP_ERR_INVALID, "value %lu: tensor desc is NULL", id);
@@ -2229,6 +2235,27 @@ TPDEF tp_status tp_vk_add_pte_method_ex(tp_pte *p, const char *name, tp_vk_graph
 
 TPDEF tp_status tp_vk_add_pte_method(tp_pte *p, const char *name, tp_vk_graph *g) {
   return tp_vk_add_pte_method_ex(p, name, g, NULL, 0);
+}
+
+TPDEF tp_status tp_vk_add_pte_method_specs(tp_pte *p, const char *name, tp_vk_graph *g,
+                                           const tp_vk_compile_specs *cs) {
+  tp_vk_compile_spec enc[TP_VK_MAX_COMPILE_SPECS];
+  tp_pte_compile_spec specs[TP_VK_MAX_COMPILE_SPECS];
+  size_t n = 0, i;
+  tp_error err;
+  tp_status st;
+  TP_ASSERT(p);
+  TP_ASSERT(g);
+  if (tp_pte_status(p) != TP_OK) return tp_pte_status(p);
+  st = tp_vk_encode_compile_specs(cs, enc, &n, &err);
+  if (st != TP_OK)
+    return tp_pte_fail(p, st, "method \"%.80s\": %.160s", name ? name : "(null)", err.msg);
+  for (i = 0; i < n; i++) {
+    specs[i].key = enc[i].key;
+    specs[i].value = enc[i].value;
+    specs[i].nbytes = enc[i].value_size;
+  }
+  return tp_vk_add_pte_method_ex(p, name, g, n ? specs : NULL, n); /* the specs are copied */
 }
 
 #ifdef __cplusplus

@@ -217,11 +217,93 @@ static void test_desc_refused(void) {
   desc_refused(&d, "value 1: dims is NULL and there is no constant to take 1 dims from");
 }
 
+/* A program whose VulkanBackend delegate carries the encoded compile specs. */
+static void test_program_compile_specs(void) {
+  int k;
+  for (k = 0; k < 3; k++) {
+    tp_vk_graph *g = NULL;
+    tp_pte *p = NULL;
+    tp_vk_tensor_desc d;
+    tp_vk_compile_specs cs = tp_vk_compile_specs_unset();
+    size_t xd[1] = {6}, yd[1] = {4};
+    tp_storage st;
+    tp_tensor w;
+    int64_t sz[2] = {4, 6};
+    uint32_t args[4];
+    tp_membuf m;
+    tp_sink sink;
+    tp_pte_file f;
+    tp_pte_delegate_info di;
+    const char *key = NULL;
+    const void *val = NULL;
+    size_t nb = 0;
+    static const unsigned char zero[4] = {0, 0, 0, 0}, two[4] = {2, 0, 0, 0};
+    st.data = g_w;
+    st.nbytes = sizeof g_w;
+    TPT_STATUS(tp_view(st, TP_F32, 2, sz, NULL, 0, &w), TP_OK);
+    TPT_STATUS(tp_vk_graph_create(NULL, &g), TP_OK);
+    memset(&d, 0, sizeof d);
+    d.datatype = TP_VK_FLOAT32;
+    d.ndim = 1;
+    d.dims = xd;
+    TPT_STATUS(tp_vk_add_tensor_desc(g, &d, &args[0]), TP_OK);
+    d.ndim = 0;
+    d.dims = NULL;
+    d.constant = &w;
+    TPT_STATUS(tp_vk_add_tensor_desc(g, &d, &args[1]), TP_OK);
+    TPT_STATUS(tp_vk_add_null(g, &args[2]), TP_OK);
+    d.constant = NULL;
+    d.ndim = 1;
+    d.dims = yd;
+    TPT_STATUS(tp_vk_add_tensor_desc(g, &d, &args[3]), TP_OK);
+    TPT_STATUS(tp_vk_add_op(g, 0, "aten.linear.default", args, 4), TP_OK);
+    TPT_STATUS(tp_vk_set_io(g, &args[0], 1, &args[3], 1), TP_OK);
+    TPT_STATUS(tp_pte_create(NULL, &p), TP_OK);
+    if (k == 2) { /* a value the runtime does not know: latched in the program */
+      const char *want = "method \"forward\": compile specs: storage_type_override 5 is not a "
+                         "storage type the runtime knows (BUFFER 0, TEXTURE_3D 1, TEXTURE_2D 2, "
+                         "or TP_VK_SPEC_UNSET)";
+      cs.storage_type_override = 5;
+      TPT_STATUS(tp_vk_add_pte_method_specs(p, "forward", g, &cs), TP_ERR_INVALID);
+      TPT_EQ_STR(tp_pte_error(p), want);
+      tp_pte_destroy(p);
+      tp_vk_graph_destroy(g);
+      continue;
+    }
+    if (k == 1) {
+      cs.storage_type_override = TP_VK_BUFFER;
+      cs.memory_layout_override = TP_VK_TENSOR_CHANNELS_PACKED;
+    }
+    TPT_STATUS(tp_vk_add_pte_method_specs(p, "forward", g, k ? &cs : NULL), TP_OK);
+    memset(&m, 0, sizeof m);
+    sink = tp_sink_membuf(&m);
+    TPT_STATUS(tp_pte_write(p, &sink), TP_OK);
+    TPT_STATUS(tp_pte_read(&f, m.data, m.size), TP_OK);
+    TPT_STATUS(tp_pte_delegate_at(&f, 0, 0, &di), TP_OK);
+    TPT_EQ_STR(di.id, "VulkanBackend");
+    TPT_EQ_U64(di.n_specs, k ? 2 : 0);
+    if (k == 1 && di.n_specs == 2) {
+      TPT_STATUS(tp_pte_compile_spec_at(&f, 0, 0, 0, &key, &val, &nb), TP_OK);
+      TPT_EQ_STR(key, "storage_type_override");
+      TPT_EQ_U64(nb, 4);
+      TPT_MEMEQ(val, zero, 4);
+      TPT_STATUS(tp_pte_compile_spec_at(&f, 0, 0, 1, &key, &val, &nb), TP_OK);
+      TPT_EQ_STR(key, "memory_layout_override");
+      TPT_EQ_U64(nb, 4);
+      TPT_MEMEQ(val, two, 4);
+    }
+    tp_membuf_free(&m);
+    tp_pte_destroy(p);
+    tp_vk_graph_destroy(g);
+  }
+}
+
 int main(void) {
   (void)tpt_range;
   TPT_RUN(test_compile_specs_encoding);
   TPT_RUN(test_compile_specs_refused);
   TPT_RUN(test_desc_same_bytes);
   TPT_RUN(test_desc_refused);
+  TPT_RUN(test_program_compile_specs);
   return tpt_finish("vk_specs");
 }
