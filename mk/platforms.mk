@@ -67,7 +67,7 @@ endif
 
 # ---- Windows (MinGW-w64 under wine64) --------------------------------------------------------
 # Not built there: the suites that use POSIX calls (mkdtemp, mkdir with a mode, the shell).
-WIN_POSIX_ONLY := test_sinks test_tpdump test_tpdump_flatc
+WIN_POSIX_ONLY := test_sinks test_tpdump test_tpdump_flatc test_tpdump_pte
 WIN_NAMES  := $(filter-out $(WIN_POSIX_ONLY),$(PLAT_NAMES))
 WIN_DIR    := $(BUILD)/win
 WIN_BINS   := $(addsuffix .exe,$(addprefix $(WIN_DIR)/,$(WIN_NAMES)))
