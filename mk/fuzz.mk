@@ -16,6 +16,8 @@ FUZZ_FLAGS   := -std=c99 -Wall -Wextra -pedantic -Werror -g -O1 \
                 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -I.
 HAVE_LIBFUZZER := $(shell printf '$(H)include <stddef.h>\n$(H)include <stdint.h>\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n);\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { (void)d; (void)n; return 0; }\n' | $(FUZZ_CC) -x c - -fsanitize=fuzzer,address,undefined -o /dev/null 2>/dev/null && echo 1)
 
+# every corpus directory fuzz/make_seeds.c writes into (also used by mk/platforms.mk)
+FUZZ_SEED_DIRS := fuzz_fb_reader fuzz_ptd fuzz_vk_blob fuzz_views fuzz_xnn_blob fuzz_tpdump fuzz_pte
 FUZZ_NAMES := fuzz_fb_reader fuzz_ptd fuzz_vk_blob fuzz_views fuzz_tpdump fuzz_pte
 ifeq ($(HAVE_XNNPACK),1)
 FUZZ_NAMES += fuzz_xnn_blob
@@ -49,7 +51,7 @@ $(BUILD)/fuzz/make_seeds: fuzz/make_seeds.c $(HEADERS)
 
 $(FUZZ_SEEDS): $(BUILD)/fuzz/make_seeds
 	@rm -rf $(FUZZ_CORPUS)
-	@for t in fuzz_fb_reader fuzz_ptd fuzz_vk_blob fuzz_views fuzz_xnn_blob fuzz_tpdump fuzz_pte; do \
+	@for t in $(FUZZ_SEED_DIRS); do \
 	  mkdir -p $(FUZZ_CORPUS)/$$t || exit 1; done
 	$(BUILD)/fuzz/make_seeds $(FUZZ_CORPUS)
 	@touch $@

@@ -75,8 +75,10 @@ static void test_copy_frees_weights(void) {
   TPT_STATUS(tp_ptd_open(&p, b.data, b.size), TP_OK);
   TPT_STATUS(tp_ptd_find(&p, "t", &e), TP_OK);
   if (e.nbytes == 96) {
+    const unsigned char *d = (const unsigned char *)e.data;
     float f[6];
-    memcpy(f, e.data, sizeof f);
+    int k;
+    for (k = 0; k < 6; k++) f[k] = tpt_f32_le(d + 4 * k);
     TPT_CHECK(f[0] == -3.0f && f[1] == 3.0f && f[5] == 27.0f);
   }
   TPT_STATUS(tp_ptd_find(&p, "raw", &e), TP_OK);
