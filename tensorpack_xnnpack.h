@@ -456,7 +456,6 @@ TPDEF tp_status tp_xnn_add_pte_method(tp_pte *p, const char *name, tp_xnn_graph 
 #ifndef TENSORPACK_XNNPACK_IMPLEMENTATION_DONE
 #define TENSORPACK_XNNPACK_IMPLEMENTATION_DONE
 
-#include <assert.h>
 #include <string.h>
 
 /* >>xnn-tables ------------------------------------------------------------------------------ */
@@ -652,22 +651,22 @@ TPDEF void tp_xnn_graph_destroy(tp_xnn_graph *g) {
 }
 
 TPDEF const char *tp_xnn_graph_error(const tp_xnn_graph *g) {
-  assert(g);
+  TP_ASSERT(g);
   return g->err.status ? g->err.msg : "";
 }
 
 TPDEF tp_status tp_xnn_graph_status(const tp_xnn_graph *g) {
-  assert(g);
+  TP_ASSERT(g);
   return g->err.status;
 }
 
 TPDEF uint32_t tp_xnn_graph_num_values(const tp_xnn_graph *g) {
-  assert(g);
+  TP_ASSERT(g);
   return (uint32_t)g->nvalues;
 }
 
 TPDEF uint32_t tp_xnn_graph_num_nodes(const tp_xnn_graph *g) {
-  assert(g);
+  TP_ASSERT(g);
   return (uint32_t)g->nnodes;
 }
 
@@ -912,7 +911,7 @@ TPDEF tp_status tp_xnn_define_tensor_value(tp_xnn_graph *g, tp_xnn_datatype dt, 
                                            uint32_t *id_out) {
   tp__xnn_value v;
   size_t nc;
-  assert(g);
+  TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   nc = g->nconsts;
   if (tp__xnn_value_begin(g, (int)dt, num_dims, dims, data, external_id, flags, &v) != TP_OK)
@@ -936,7 +935,7 @@ TPDEF tp_status tp_xnn_define_quantized_tensor_value(tp_xnn_graph *g, tp_xnn_dat
   size_t nc;
   unsigned id;
   int32_t zlo = 0, zhi = 0;
-  assert(g);
+  TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   nc = g->nconsts;
   id = (unsigned)g->nvalues;
@@ -977,7 +976,7 @@ TPDEF tp_status tp_xnn_define_channelwise_quantized_tensor_value(
   unsigned id;
   tp_error e;
   tp_status st;
-  assert(g);
+  TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   nc = g->nconsts;
   id = (unsigned)g->nvalues;
@@ -1027,7 +1026,7 @@ TPDEF tp_status tp_xnn_define_blockwise_quantized_tensor_value(
   tp_error e;
   tp_status st;
   uint64_t groups;
-  assert(g);
+  TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   nc = g->nconsts;
   id = (unsigned)g->nvalues;
@@ -1091,7 +1090,7 @@ TPDEF tp_status tp_xnn_define_dynamically_quantized_tensor_value(
     const size_t *dims, uint32_t external_id, uint32_t flags, uint32_t *id_out) {
   tp__xnn_value v;
   unsigned id;
-  assert(g);
+  TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   id = (unsigned)g->nvalues;
   if (tp__xnn_value_begin(g, (int)dt, num_dims, dims, NULL, external_id, flags, &v) != TP_OK)
@@ -1133,7 +1132,7 @@ static tp_status tp__xnn_node_add(tp_xnn_graph *g, int kind, const uint32_t *val
   unsigned idx = (unsigned)g->nnodes;
   size_t i, nv = 0, total = 0;
   tp_status st;
-  assert(g);
+  TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   memset(&n, 0, sizeof n);
   n.kind = kind;
@@ -1327,7 +1326,7 @@ static tp_status tp__xnn_conv(tp_xnn_graph *g, int kind, const uint32_t *p15, si
                               size_t goc, float mn, float mx, uint32_t in, uint32_t filter,
                               uint32_t bias, uint32_t out, uint32_t flags) {
   uint32_t v[20];
-  assert(g);
+  TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   if ((uint64_t)gic > (uint64_t)UINT32_MAX || (uint64_t)goc > (uint64_t)UINT32_MAX)
     return tp_error_set(&g->err, TP_ERR_OVERFLOW,
@@ -1379,7 +1378,7 @@ TPDEF tp_status tp_xnn_define_depthwise_convolution_2d(
     size_t input_channels, float output_min, float output_max, uint32_t input_id,
     uint32_t filter_id, uint32_t bias_id, uint32_t output_id, uint32_t flags) {
   uint32_t p[15];
-  assert(g);
+  TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   if ((uint64_t)input_channels > (uint64_t)UINT32_MAX)
     return tp_error_set(&g->err, TP_ERR_OVERFLOW,
@@ -1543,7 +1542,7 @@ static tp_status tp__xnn_shape1(tp_xnn_graph *g, int kind, size_t num_dims, cons
   uint32_t v[5];
   const size_t *vecs[1];
   size_t lens[1];
-  assert(g);
+  TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   if (num_dims > TP_XNN_MAX_DIMS)
     return tp_error_set(&g->err, TP_ERR_INVALID, "node %u (%s): %u dims, at most %d",
@@ -1579,7 +1578,7 @@ TPDEF tp_status tp_xnn_define_static_slice(tp_xnn_graph *g, size_t num_dims,
   uint32_t v[6];
   const size_t *vecs[2];
   size_t lens[2];
-  assert(g);
+  TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   if (num_dims > TP_XNN_MAX_DIMS)
     return tp_error_set(&g->err, TP_ERR_INVALID, "node %u (static_slice): %u dims, at most %d",
@@ -1603,7 +1602,7 @@ TPDEF tp_status tp_xnn_define_static_constant_pad(tp_xnn_graph *g, const size_t 
   uint32_t v[6];
   const size_t *vecs[2];
   size_t lens[2];
-  assert(g);
+  TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   if (input_id >= g->nvalues)
     return tp_error_set(&g->err, TP_ERR_INVALID,
@@ -1626,7 +1625,7 @@ TPDEF tp_status tp_xnn_define_static_resize_bilinear_2d(tp_xnn_graph *g, size_t 
                                                         size_t new_width, uint32_t input_id,
                                                         uint32_t output_id, uint32_t flags) {
   uint32_t v[5];
-  assert(g);
+  TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   if ((uint64_t)new_height > (uint64_t)UINT32_MAX || (uint64_t)new_width > (uint64_t)UINT32_MAX)
     return tp_error_set(&g->err, TP_ERR_OVERFLOW,
@@ -1661,7 +1660,7 @@ TPDEF tp_status tp_xnn_define_scaled_dot_product_attention(tp_xnn_graph *g, uint
 
 TPDEF tp_status tp_xnn_set_output_min_max(tp_xnn_graph *g, uint32_t node_index,
                                           float output_min, float output_max) {
-  assert(g);
+  TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   if (node_index >= g->nnodes)
     return tp_error_set(&g->err, TP_ERR_INVALID,
@@ -1674,7 +1673,7 @@ TPDEF tp_status tp_xnn_set_output_min_max(tp_xnn_graph *g, uint32_t node_index,
 }
 
 TPDEF tp_status tp_xnn_set_debug_handle(tp_xnn_graph *g, uint32_t node_index, uint32_t handle) {
-  assert(g);
+  TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   if (node_index >= g->nnodes)
     return tp_error_set(&g->err, TP_ERR_INVALID,
@@ -1923,7 +1922,7 @@ TPDEF tp_status tp_xnn_blob_size(tp_xnn_graph *g, uint64_t *size_out) {
   const unsigned char *fb;
   size_t fb_size;
   uint64_t cd_off, cd_size;
-  assert(g);
+  TP_ASSERT(g);
   if (!size_out) return TP_ERR_INVALID;
   if (tp__xnn_prepare(g, &b, &fb, &fb_size, &cd_off, &cd_size) != TP_OK) return g->err.status;
   tp_fb_builder_destroy(b);
@@ -1940,7 +1939,7 @@ TPDEF tp_status tp_xnn_write(tp_xnn_graph *g, tp_sink *sink) {
   uint64_t cd_off, cd_size, pos;
   unsigned char hdr[TP__XNN_HEADER_PADDED];
   tp_status st;
-  assert(g);
+  TP_ASSERT(g);
   if (!sink) return TP_ERR_INVALID;
   if (tp__xnn_prepare(g, &b, &fb, &fb_size, &cd_off, &cd_size) != TP_OK) return g->err.status;
   memset(hdr, 0, sizeof hdr);
@@ -1978,7 +1977,7 @@ static tp_status tp__xnn_produce(void *ctx, tp_sink *sink) {
 }
 
 TPDEF tp_status tp_xnn_write_file(tp_xnn_graph *g, const char *path) {
-  assert(g);
+  TP_ASSERT(g);
   if (!path) return TP_ERR_INVALID;
   if (g->err.status) return g->err.status;
   return tp_atomic_write(path, tp__xnn_produce, g);
@@ -2179,17 +2178,17 @@ TPDEF void tp_xnn_runtime_destroy(tp_xnn_runtime *rt) {
 }
 
 TPDEF const char *tp_xnn_runtime_error(const tp_xnn_runtime *rt) {
-  assert(rt);
+  TP_ASSERT(rt);
   return rt->err.status ? rt->err.msg : "";
 }
 
 TPDEF uint32_t tp_xnn_runtime_num_externs(const tp_xnn_runtime *rt) {
-  assert(rt);
+  TP_ASSERT(rt);
   return rt->num_externs;
 }
 
 TPDEF tp_status tp_xnn_runtime_bind(tp_xnn_runtime *rt, uint32_t external_id, void *data) {
-  assert(rt);
+  TP_ASSERT(rt);
   if (external_id >= rt->num_externs)
     return tp_error_set(&rt->err, TP_ERR_INVALID, "bind: external id %u, the blob has %u",
                         (unsigned)external_id, (unsigned)rt->num_externs);
@@ -2201,7 +2200,7 @@ TPDEF tp_status tp_xnn_runtime_invoke(tp_xnn_runtime *rt) {
   struct xnn_external_value *ev;
   size_t n = 0, i;
   enum xnn_status xs;
-  assert(rt);
+  TP_ASSERT(rt);
   if (rt->err.status) return rt->err.status;
   ev = (struct xnn_external_value *)TP_MALLOC((rt->num_externs + 1) * sizeof *ev);
   if (!ev) return tp_error_set(&rt->err, TP_ERR_NOMEM, "invoke: no memory");

@@ -277,7 +277,10 @@ static void vk_values(void) {
   static const int64_t il[3] = {1, -2, 3};
   static const double dl[2] = {0.5, -1.25};
   static const uint8_t bl[3] = {1, 0, 1};
-  static const uint32_t spv[5] = {0x07230203u, 0x00010000u, 0, 1, 0};
+  /* a shader is raw bytes: the SPIR-V words 0x07230203, 0x00010000, 0, 1, 0 little-endian (the
+     same file on every host) */
+  static const unsigned char spv[20] = {0x03, 0x02, 0x23, 0x07, 0, 0, 1, 0, 0, 0, 0, 0,
+                                        1, 0, 0, 0, 0, 0, 0, 0};
   int64_t esz[2] = {0, 3}, qsz[1] = {8};
   tp_tensor empty = view(w_store, 0, TP_F32, 2, esz), q = view(wq, 8, TP_I8, 1, qsz);
   tp_vk_graph *g = NULL;

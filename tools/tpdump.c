@@ -39,6 +39,10 @@
 #if !defined(TPDUMP_NO_MAIN) && !defined(TENSORPACK_IMPLEMENTATION)
 #define TENSORPACK_IMPLEMENTATION
 #endif
+/* MinGW: the C99 printf (%zu, %lld), not msvcrt's; must come before the first libc header */
+#if defined(_WIN32) && !defined(__USE_MINGW_ANSI_STDIO)
+#define __USE_MINGW_ANSI_STDIO 1
+#endif
 #include "tensorpack.h"
 
 #include <stdarg.h>
