@@ -22,6 +22,8 @@
      - SHA-256 (portable C and SHA-NI, chosen at run time; identical output) for the
        lowercase-hex keys ExecuTorch names constants by;
      - sections 7-8: a FlatBuffers builder/reader and the .ptd (FlatTensor) named-data store.
+     - section 9: ExecuTorch programs (.pte) whose methods call a delegate blob, and a
+       bounds-checked .pte reader.
    WHAT IT DOES NOT: run models, allocate tensors for you, convert integer types, or follow
    storages it was not given (a tp_storage is borrowed: never freed, never written).
 

@@ -22,6 +22,16 @@
 
 static float g_storage[3 * 8 * 8];
 
+/* The little-endian bytes of n floats (what every file holds, on any host). */
+static void le_floats(const float *f, size_t n, unsigned char *out) {
+  size_t i;
+  for (i = 0; i < n; i++) {
+    uint32_t u;
+    memcpy(&u, &f[i], 4);
+    tp_store_le32(out + 4 * i, u);
+  }
+}
+
 /* The seed's linear: x[2, 8] (external 0) -> y[2, 8] = x w^T (external 1), w = storage[1]. */
 static tp_xnn_graph *seed_linear(tp_store *store) {
   int64_t sz[3] = {3, 8, 8};
@@ -337,7 +347,11 @@ static void test_methods_specs_embed(void) {
   TPT_EQ_INT(strlen(key), 64);
   TPT_EQ_INT(si, 3);
   TPT_EQ_U64(nbytes, 256);
-  TPT_MEMEQ_LE(data, g_storage + 64, 256, 4);
+  {
+    unsigned char le[256];
+    le_floats(g_storage + 64, 64, le);
+    TPT_MEMEQ(data, le, 256);
+  }
   TPT_STATUS(tp_pte_named_at(&f, 1, &key, &si, &data, &nbytes), TP_OK);
   TPT_EQ_STR(key, "extra");
   TPT_EQ_INT(si, 4);
