@@ -6,8 +6,16 @@
 #include "tensorpack.h"
 #include "tp_test.h"
 #include <stdlib.h>
+#ifdef _WIN32 /* the Windows suite (mk/platforms.mk): the POSIX calls this file uses */
+#include <direct.h>
+#include <io.h>
+#define mkdir(path, mode) _mkdir(path)
+#define rmdir _rmdir
+static char *mkdtemp(char *tmpl) { return _mktemp(tmpl) && _mkdir(tmpl) == 0 ? tmpl : NULL; }
+#else
 #include <unistd.h>
 #include <sys/stat.h>
+#endif
 
 static char g_dir[64];
 

@@ -75,10 +75,8 @@ static void test_copy_frees_weights(void) {
   TPT_STATUS(tp_ptd_open(&p, b.data, b.size), TP_OK);
   TPT_STATUS(tp_ptd_find(&p, "t", &e), TP_OK);
   if (e.nbytes == 96) {
-    const unsigned char *d = (const unsigned char *)e.data;
     float f[6];
-    int k;
-    for (k = 0; k < 6; k++) f[k] = tpt_f32_le(d + 4 * k);
+    tpt_to_le(f, e.data, 6, 4); /* stored little-endian: back to host floats */
     TPT_CHECK(f[0] == -3.0f && f[1] == 3.0f && f[5] == 27.0f);
   }
   TPT_STATUS(tp_ptd_find(&p, "raw", &e), TP_OK);
