@@ -70,8 +70,8 @@
    ERRORS
    Every fallible call returns tp_status (TP_OK = 0); tp_status_str names it. Bad views, overflow,
    unknown dtypes, I/O failures and malformed input are errors, never asserts; asserts guard
-   only NULL objects. Rules for view arguments: a dim outside 0..ndim-1, a perm that is not a
-   permutation, chunks < 1, step < 1 or a negative length is TP_ERR_INVALID; an index or range
+   only NULL objects. Rules for view arguments: a dim outside -ndim..ndim-1 (negative dims
+   count from the end, as in Python), a perm that is not a permutation, chunks < 1, step < 1 or a negative length is TP_ERR_INVALID; an index or range
    outside a valid dim is TP_ERR_BOUNDS (select/narrow take Python-style negative indices;
    slice clamps like Python; a chunk index past the last non-empty chunk is TP_ERR_INVALID).
    tp_tensor_check writes a sentence naming the numbers ("view reaches byte 4160 of a
@@ -223,15 +223,21 @@ typedef struct tp_tensor {
 TPDEF tp_status tp_view(tp_storage s, tp_dtype dt, int ndim, const int64_t *sizes,
                         const int64_t *strides, int64_t offset, tp_tensor *out);
 
-/* Checks any tp_tensor (also hand-filled ones) as tp_view does; on failure writes a sentence
-   into err (when err != NULL) such as "view reaches byte 4160 of a 4096-byte storage". */
+/* Checks any tp_tensor (also hand-filled ones) as tp_view does; err (may be NULL) is reset on
+   entry and on failure receives a sentence such as "view reaches byte 4160 of a 4096-byte storage". */
 TPDEF tp_status tp_tensor_check(const tp_tensor *t, tp_error *err);
 
 /* View ops: each checks its input and arguments and returns a validated view (out is written
    only on success and may alias t). They follow PyTorch, and share one rule for bad arguments:
-   a dim outside 0..ndim-1 (negative dims are not accepted), a perm that is not a permutation,
-   chunks < 1, step < 1 or a negative length is TP_ERR_INVALID; an index or range that does not
-   fit the dim is TP_ERR_BOUNDS. An invalid input view returns tp_tensor_check's status. */
+   a dim (also a perm entry) counts from the end when negative, as in Python: -ndim..ndim-1
+   (-1 is the last dim); a dim outside that range, a perm that is not a permutation, chunks < 1,
+   step < 1 or a negative length is TP_ERR_INVALID; an index or range that does not fit the dim
+   is TP_ERR_BOUNDS. An invalid input view returns tp_tensor_check's status. A result that is a
+   valid view is never refused for overflow: an empty result keeps the input's offset, and a
+   slice with a single element along dim keeps the old stride when stride x step leaves int64.
+   Why an op failed: every op has an _ex form taking a tp_error *err (may be NULL) that is
+   reset on entry and, on failure, receives the status and a sentence with the numbers
+   ("select: index 5 is outside -3..2 (dim 0 has size 3)"); no global state is involved. */
 /* t[index] along dim; index may be negative (counts from the end, -size..size-1). */
 TPDEF tp_status tp_select(const tp_tensor *t, int dim, int64_t index, tp_tensor *out);
 /* length elements from start along dim; start may be negative (-size..size). */
@@ -243,17 +249,36 @@ TPDEF tp_status tp_slice(const tp_tensor *t, int dim, int64_t start, int64_t sto
                          tp_tensor *out);
 /* Swaps dims d0 and d1. */
 TPDEF tp_status tp_transpose(const tp_tensor *t, int d0, int d1, tp_tensor *out);
-/* out dim i is t's dim perm[i]; perm has t->ndim entries. */
+/* out dim i is t's dim perm[i]; perm has t->ndim entries (negative entries count from the end). */
 TPDEF tp_status tp_permute(const tp_tensor *t, const int *perm, tp_tensor *out);
 /* torch.chunk: chunk `index` of `chunks` pieces of ceil(size / chunks) along dim (the last one
-   may be shorter; an index past the last non-empty chunk is TP_ERR_INVALID; a dim of size 0
-   has `chunks` empty chunks). */
+   may be shorter; an index past the last non-empty chunk, or a negative one, is
+   TP_ERR_INVALID; a dim of size 0 has `chunks` empty chunks). */
 TPDEF tp_status tp_chunk(const tp_tensor *t, int chunks, int dim, int index, tp_tensor *out);
 /* Reverses dim: a negative stride, the offset moved to the old last element (numpy-style;
    torch.flip copies instead). Compact copies still come out in logical order. */
 TPDEF tp_status tp_flip(const tp_tensor *t, int dim, tp_tensor *out);
 /* torch.expand: new leading dims and size-1 dims become stride-0 broadcasts; -1 keeps a size. */
 TPDEF tp_status tp_expand(const tp_tensor *t, int ndim, const int64_t *sizes, tp_tensor *out);
+/* The same ops (and tp_view), each with a sentence on failure in *err (see above). */
+TPDEF tp_status tp_view_ex(tp_storage s, tp_dtype dt, int ndim, const int64_t *sizes,
+                           const int64_t *strides, int64_t offset, tp_tensor *out,
+                           tp_error *err);
+TPDEF tp_status tp_select_ex(const tp_tensor *t, int dim, int64_t index, tp_tensor *out,
+                             tp_error *err);
+TPDEF tp_status tp_narrow_ex(const tp_tensor *t, int dim, int64_t start, int64_t length,
+                             tp_tensor *out, tp_error *err);
+TPDEF tp_status tp_slice_ex(const tp_tensor *t, int dim, int64_t start, int64_t stop,
+                            int64_t step, tp_tensor *out, tp_error *err);
+TPDEF tp_status tp_transpose_ex(const tp_tensor *t, int d0, int d1, tp_tensor *out,
+                                tp_error *err);
+TPDEF tp_status tp_permute_ex(const tp_tensor *t, const int *perm, tp_tensor *out,
+                              tp_error *err);
+TPDEF tp_status tp_chunk_ex(const tp_tensor *t, int chunks, int dim, int index, tp_tensor *out,
+                            tp_error *err);
+TPDEF tp_status tp_flip_ex(const tp_tensor *t, int dim, tp_tensor *out, tp_error *err);
+TPDEF tp_status tp_expand_ex(const tp_tensor *t, int ndim, const int64_t *sizes, tp_tensor *out,
+                             tp_error *err);
 
 /* Element count; -1 when t is NULL or its ndim / sizes are not valid or overflow. */
 TPDEF int64_t tp_numel(const tp_tensor *t);
@@ -855,6 +880,14 @@ TPDEF tp_status tp_error_set(tp_error *e, tp_status s, const char *fmt, ...) {
   return s;
 }
 
+/* The error rule's reset: a caller's tp_error argument never keeps an old failure. */
+static void tp__error_reset(tp_error *e) {
+  if (e) {
+    e->status = TP_OK;
+    e->msg[0] = '\0';
+  }
+}
+
 // >>helpers -----------------------------------------------------------------------------------
 
 TPDEF void tp_store_le16(unsigned char *p, uint16_t v) {
@@ -1117,24 +1150,29 @@ static tp_status tp__check(const tp_tensor *t, tp_error *err, int64_t *numel_out
 
 TPDEF tp_status tp_tensor_check(const tp_tensor *t, tp_error *err) {
   int64_t n;
+  tp__error_reset(err);
   return tp__check(t, err, &n, NULL, NULL);
 }
 
-TPDEF tp_status tp_view(tp_storage s, tp_dtype dt, int ndim, const int64_t *sizes,
-                        const int64_t *strides, int64_t offset, tp_tensor *out) {
+static tp_status tp__view(tp_storage s, tp_dtype dt, int ndim, const int64_t *sizes,
+                         const int64_t *strides, int64_t offset, tp_tensor *out, tp_error *err) {
   tp_tensor r;
   int d;
-  tp_status st;
-  if (!out) return TP_ERR_INVALID;
-  if (ndim < 0 || ndim > TP_MAX_DIMS) return TP_ERR_INVALID;
-  if (ndim > 0 && !sizes) return TP_ERR_INVALID;
+  if (!out) return tp_error_set(err, TP_ERR_INVALID, "view: out is NULL");
+  if (ndim < 0 || ndim > TP_MAX_DIMS)
+    return tp_error_set(err, TP_ERR_INVALID, "view: ndim %d is outside 0..TP_MAX_DIMS %d", ndim,
+                        TP_MAX_DIMS);
+  if (ndim > 0 && !sizes)
+    return tp_error_set(err, TP_ERR_INVALID, "view: sizes is NULL for ndim %d", ndim);
   memset(&r, 0, sizeof r);
   r.storage = s;
   r.dtype = dt;
   r.ndim = ndim;
   r.offset = offset;
   for (d = 0; d < ndim; d++) {
-    if (sizes[d] < 0) return TP_ERR_INVALID;
+    if (sizes[d] < 0)
+      return tp_error_set(err, TP_ERR_INVALID, "view: size of dim %d is %lld", d,
+                          (long long)sizes[d]);
     r.sizes[d] = sizes[d];
   }
   if (strides) {
@@ -1147,172 +1185,265 @@ TPDEF tp_status tp_view(tp_storage s, tp_dtype dt, int ndim, const int64_t *size
         /* only an error if the view is not empty: an empty view may have any sizes */
         int e, empty = 0;
         for (e = 0; e < ndim; e++) empty |= sizes[e] == 0;
-        if (!empty) return TP_ERR_OVERFLOW;
+        if (!empty)
+          return tp_error_set(err, TP_ERR_OVERFLOW,
+                              "view: the row-major stride of dim %d overflows (size %lld)", d,
+                              (long long)sizes[d]);
         acc = 0; /* remaining strides are irrelevant for an empty view */
       }
     }
   }
-  st = tp_tensor_check(&r, NULL);
-  if (st != TP_OK) return st;
+  {
+    tp_status st = tp_tensor_check(&r, err);
+    if (st != TP_OK) return st;
+  }
   *out = r;
   return TP_OK;
 }
+TPDEF tp_status tp_view(tp_storage s, tp_dtype dt, int ndim, const int64_t *sizes,
+                        const int64_t *strides, int64_t offset, tp_tensor *out) {
+  return tp__view(s, dt, ndim, sizes, strides, offset, out, NULL);
+}
+TPDEF tp_status tp_view_ex(tp_storage s, tp_dtype dt, int ndim, const int64_t *sizes,
+                           const int64_t *strides, int64_t offset, tp_tensor *out,
+                           tp_error *err) {
+  tp__error_reset(err);
+  return tp__view(s, dt, ndim, sizes, strides, offset, out, err);
+}
 
-/* Common prologue/epilogue of the view ops. */
-static tp_status tp__op_begin(const tp_tensor *t, tp_tensor *out, tp_tensor *r) {
+/* Common prologue/epilogue of the view ops. Each op is written once, with a tp_error * that
+   may be NULL; the plain form passes NULL and the _ex form the caller's (reset on entry). */
+static tp_status tp__op_begin(const char *op, const tp_tensor *t, tp_tensor *out, tp_tensor *r,
+                              tp_error *err) {
   tp_status s;
-  if (!out) return TP_ERR_INVALID;
-  s = tp_tensor_check(t, NULL);
+  if (!out) return tp_error_set(err, TP_ERR_INVALID, "%s: out is NULL", op);
+  if (!t) return tp_error_set(err, TP_ERR_INVALID, "%s: the input view is NULL", op);
+  s = tp_tensor_check(t, err);
   if (s != TP_OK) return s;
   *r = *t;
   return TP_OK;
 }
-static tp_status tp__op_end(const tp_tensor *t, tp_tensor *r, tp_tensor *out) {
+static tp_status tp__op_end(const char *op, const tp_tensor *t, tp_tensor *r, tp_tensor *out,
+                            tp_error *err) {
   tp_status s;
+  tp_error e;
   int64_t n;
   int d;
   for (d = r->ndim; d < TP_MAX_DIMS; d++) r->sizes[d] = r->strides[d] = 0;
   for (d = 0; d < r->ndim; d++)
     if (r->sizes[d] == 0) r->offset = t->offset; /* empty: no bytes, keep a sane offset */
-  s = tp__check(r, NULL, &n, NULL, NULL);
-  if (s != TP_OK) return s;
+  memset(&e, 0, sizeof e);
+  s = tp__check(r, &e, &n, NULL, NULL);
+  if (s != TP_OK) return tp_error_set(err, s, "%s: the result %s", op, e.msg);
   *out = *r;
   return TP_OK;
 }
-static int tp__bad_dim(const tp_tensor *t, int dim) { return dim < 0 || dim >= t->ndim; }
-
-TPDEF tp_status tp_select(const tp_tensor *t, int dim, int64_t index, tp_tensor *out) {
-  tp_tensor r;
-  int64_t size, delta;
+/* Python-style dim: -ndim..ndim-1, negative counts from the end. 0 and *dim normalised, or 1
+   with a sentence. */
+static int tp__dim_arg(const char *op, const char *name, const tp_tensor *t, int *dim,
+                       tp_error *err) {
+  if (*dim >= -t->ndim && *dim < t->ndim) {
+    if (*dim < 0) *dim += t->ndim;
+    return 0;
+  }
+  if (t->ndim == 0)
+    tp_error_set(err, TP_ERR_INVALID, "%s: %s %d given, but a 0-d view has no dims", op, name,
+                 *dim);
+  else
+    tp_error_set(err, TP_ERR_INVALID, "%s: %s %d is outside -%d..%d (a %d-d view)", op, name,
+                 *dim, t->ndim, t->ndim - 1, t->ndim);
+  return 1;
+}
+/* 1 when some dim other than `skip` has size 0: the result is empty whatever the op does to
+   `skip`, so its offset arithmetic must not fail (tp__op_end resets the offset). */
+static int tp__empty_besides(const tp_tensor *t, int skip) {
   int d;
-  tp_status s = tp__op_begin(t, out, &r);
+  for (d = 0; d < t->ndim; d++)
+    if (d != skip && t->sizes[d] == 0) return 1;
+  return 0;
+}
+/* r->offset += index * stride of dim; an empty result never overflows. */
+static tp_status tp__move_offset(const char *op, const tp_tensor *t, int dim, int64_t index,
+                                 int empty, tp_tensor *r, tp_error *err) {
+  int64_t delta;
+  if (empty) return TP_OK;
+  if (tp__mul_i64(index, t->strides[dim], &delta) || tp__add_i64(r->offset, delta, &r->offset))
+    return tp_error_set(err, TP_ERR_OVERFLOW,
+                        "%s: offset %lld + index %lld x stride %lld of dim %d overflows", op,
+                        (long long)t->offset, (long long)index, (long long)t->strides[dim], dim);
+  return TP_OK;
+}
+
+static tp_status tp__vop_select(const tp_tensor *t, int dim, int64_t index, tp_tensor *out,
+                            tp_error *err) {
+  tp_tensor r;
+  int64_t size, given = index;
+  int d;
+  tp_status s = tp__op_begin("select", t, out, &r, err);
   if (s != TP_OK) return s;
-  if (tp__bad_dim(t, dim)) return TP_ERR_INVALID;
+  if (tp__dim_arg("select", "dim", t, &dim, err)) return TP_ERR_INVALID;
   size = t->sizes[dim];
   if (index < 0) index += size;
-  if (index < 0 || index >= size) return TP_ERR_BOUNDS;
-  if (tp__mul_i64(index, t->strides[dim], &delta) || tp__add_i64(r.offset, delta, &r.offset))
-    return TP_ERR_OVERFLOW;
+  if (index < 0 || index >= size)
+    return tp_error_set(err, TP_ERR_BOUNDS, "select: index %lld is outside -%lld..%lld (dim %d has size %lld)",
+                        (long long)given, (long long)size, (long long)size - 1, dim,
+                        (long long)size);
+  s = tp__move_offset("select", t, dim, index, tp__empty_besides(t, dim), &r, err);
+  if (s != TP_OK) return s;
   for (d = dim; d + 1 < t->ndim; d++) {
     r.sizes[d] = t->sizes[d + 1];
     r.strides[d] = t->strides[d + 1];
   }
   r.ndim = t->ndim - 1;
-  return tp__op_end(t, &r, out);
+  return tp__op_end("select", t, &r, out, err);
 }
 
-TPDEF tp_status tp_narrow(const tp_tensor *t, int dim, int64_t start, int64_t length,
-                          tp_tensor *out) {
+static tp_status tp__vop_narrow(const tp_tensor *t, int dim, int64_t start, int64_t length,
+                            tp_tensor *out, tp_error *err) {
   tp_tensor r;
-  int64_t size, delta;
-  tp_status s = tp__op_begin(t, out, &r);
+  int64_t size, given = start;
+  tp_status s = tp__op_begin("narrow", t, out, &r, err);
   if (s != TP_OK) return s;
-  if (tp__bad_dim(t, dim) || length < 0) return TP_ERR_INVALID;
+  if (tp__dim_arg("narrow", "dim", t, &dim, err)) return TP_ERR_INVALID;
+  if (length < 0)
+    return tp_error_set(err, TP_ERR_INVALID, "narrow: length %lld is negative", (long long)length);
   size = t->sizes[dim];
   if (start < 0) start += size;
-  if (start < 0 || start > size || length > size - start) return TP_ERR_BOUNDS;
-  if (tp__mul_i64(start, t->strides[dim], &delta) || tp__add_i64(r.offset, delta, &r.offset))
-    return TP_ERR_OVERFLOW;
+  if (start < 0 || start > size)
+    return tp_error_set(err, TP_ERR_BOUNDS, "narrow: start %lld is outside -%lld..%lld (dim %d has size %lld)",
+                        (long long)given, (long long)size, (long long)size, dim, (long long)size);
+  if (length > size - start)
+    return tp_error_set(err, TP_ERR_BOUNDS,
+                        "narrow: start %lld + length %lld passes the end of dim %d (size %lld)",
+                        (long long)start, (long long)length, dim, (long long)size);
+  s = tp__move_offset("narrow", t, dim, start, length == 0 || tp__empty_besides(t, dim), &r, err);
+  if (s != TP_OK) return s;
   r.sizes[dim] = length;
-  return tp__op_end(t, &r, out);
+  return tp__op_end("narrow", t, &r, out, err);
 }
 
-TPDEF tp_status tp_slice(const tp_tensor *t, int dim, int64_t start, int64_t stop, int64_t step,
-                         tp_tensor *out) {
+static tp_status tp__vop_slice(const tp_tensor *t, int dim, int64_t start, int64_t stop,
+                           int64_t step, tp_tensor *out, tp_error *err) {
   tp_tensor r;
-  int64_t size, delta, len;
-  tp_status s = tp__op_begin(t, out, &r);
+  int64_t size, len;
+  tp_status s = tp__op_begin("slice", t, out, &r, err);
   if (s != TP_OK) return s;
-  if (tp__bad_dim(t, dim) || step < 1) return TP_ERR_INVALID;
+  if (tp__dim_arg("slice", "dim", t, &dim, err)) return TP_ERR_INVALID;
+  if (step < 1)
+    return tp_error_set(err, TP_ERR_INVALID, "slice: step %lld must be >= 1", (long long)step);
   size = t->sizes[dim];
   if (start < 0) start = start < -size ? 0 : start + size;
   if (start > size) start = size;
   if (stop < 0) stop = stop < -size ? 0 : stop + size;
   if (stop > size) stop = size;
   len = stop > start ? (stop - start - 1) / step + 1 : 0;
-  if (tp__mul_i64(start, t->strides[dim], &delta) || tp__add_i64(r.offset, delta, &r.offset) ||
-      tp__mul_i64(t->strides[dim], step, &r.strides[dim])) {
-    if (len > 0) return TP_ERR_OVERFLOW;
-    r.offset = t->offset;
+  s = tp__move_offset("slice", t, dim, start, len == 0 || tp__empty_besides(t, dim), &r, err);
+  if (s != TP_OK) return s;
+  /* the new stride matters only when the result has two or more elements along dim: a
+     single element keeps the old stride when stride x step leaves int64 */
+  if (tp__mul_i64(t->strides[dim], step, &r.strides[dim]) || r.strides[dim] == INT64_MIN) {
+    if (len > 1 && !tp__empty_besides(t, dim))
+      return tp_error_set(err, TP_ERR_OVERFLOW, "slice: stride %lld x step %lld of dim %d overflows",
+                          (long long)t->strides[dim], (long long)step, dim);
     r.strides[dim] = t->strides[dim];
   }
   r.sizes[dim] = len;
-  return tp__op_end(t, &r, out);
+  return tp__op_end("slice", t, &r, out, err);
 }
 
-TPDEF tp_status tp_transpose(const tp_tensor *t, int d0, int d1, tp_tensor *out) {
+static tp_status tp__vop_transpose(const tp_tensor *t, int d0, int d1, tp_tensor *out,
+                               tp_error *err) {
   tp_tensor r;
   int64_t v;
-  tp_status s = tp__op_begin(t, out, &r);
+  tp_status s = tp__op_begin("transpose", t, out, &r, err);
   if (s != TP_OK) return s;
-  if (tp__bad_dim(t, d0) || tp__bad_dim(t, d1)) return TP_ERR_INVALID;
+  if (tp__dim_arg("transpose", "d0", t, &d0, err) || tp__dim_arg("transpose", "d1", t, &d1, err))
+    return TP_ERR_INVALID;
   v = r.sizes[d0]; r.sizes[d0] = r.sizes[d1]; r.sizes[d1] = v;
   v = r.strides[d0]; r.strides[d0] = r.strides[d1]; r.strides[d1] = v;
-  return tp__op_end(t, &r, out);
+  return tp__op_end("transpose", t, &r, out, err);
 }
 
-TPDEF tp_status tp_permute(const tp_tensor *t, const int *perm, tp_tensor *out) {
+static tp_status tp__vop_permute(const tp_tensor *t, const int *perm, tp_tensor *out, tp_error *err) {
   tp_tensor r;
   unsigned char seen[TP_MAX_DIMS];
   int d;
-  tp_status s = tp__op_begin(t, out, &r);
+  tp_status s = tp__op_begin("permute", t, out, &r, err);
   if (s != TP_OK) return s;
-  if (t->ndim > 0 && !perm) return TP_ERR_INVALID;
+  if (t->ndim > 0 && !perm)
+    return tp_error_set(err, TP_ERR_INVALID, "permute: perm is NULL for a %d-d view", t->ndim);
   memset(seen, 0, sizeof seen);
   for (d = 0; d < t->ndim; d++) {
-    if (tp__bad_dim(t, perm[d]) || seen[perm[d]]) return TP_ERR_INVALID;
-    seen[perm[d]] = 1;
-    r.sizes[d] = t->sizes[perm[d]];
-    r.strides[d] = t->strides[perm[d]];
+    int p = perm[d];
+    if (tp__dim_arg("permute", "perm entry", t, &p, err)) return TP_ERR_INVALID;
+    if (seen[p])
+      return tp_error_set(err, TP_ERR_INVALID,
+                          "permute: perm[%d] = %d names dim %d twice (not a permutation)", d,
+                          perm[d], p);
+    seen[p] = 1;
+    r.sizes[d] = t->sizes[p];
+    r.strides[d] = t->strides[p];
   }
-  return tp__op_end(t, &r, out);
+  return tp__op_end("permute", t, &r, out, err);
 }
 
-TPDEF tp_status tp_chunk(const tp_tensor *t, int chunks, int dim, int index, tp_tensor *out) {
+static tp_status tp__vop_chunk(const tp_tensor *t, int chunks, int dim, int index, tp_tensor *out,
+                           tp_error *err) {
   int64_t size, csize, count, start;
-  tp_status s;
-  if (!out) return TP_ERR_INVALID;
-  s = tp_tensor_check(t, NULL);
+  tp_tensor r;
+  tp_status s = tp__op_begin("chunk", t, out, &r, err);
   if (s != TP_OK) return s;
-  if (chunks < 1 || tp__bad_dim(t, dim) || index < 0) return TP_ERR_INVALID;
+  if (chunks < 1)
+    return tp_error_set(err, TP_ERR_INVALID, "chunk: chunks %d must be >= 1", chunks);
+  if (tp__dim_arg("chunk", "dim", t, &dim, err)) return TP_ERR_INVALID;
   size = t->sizes[dim];
   if (size == 0) { /* torch.chunk gives `chunks` empty pieces */
-    if (index >= chunks) return TP_ERR_INVALID;
-    return tp_narrow(t, dim, 0, 0, out);
+    count = chunks;
+    csize = 0;
+  } else {
+    csize = (size - 1) / chunks + 1;
+    count = (size - 1) / csize + 1;
   }
-  csize = (size - 1) / chunks + 1;
-  count = (size - 1) / csize + 1;
-  if (index >= count) return TP_ERR_INVALID;
+  if (index < 0 || index >= count)
+    return tp_error_set(err, TP_ERR_INVALID,
+                        "chunk: index %d is outside 0..%lld (dim %d of size %lld in %d chunks "
+                        "gives %lld)",
+                        index, (long long)count - 1, dim, (long long)size, chunks,
+                        (long long)count);
   start = (int64_t)index * csize;
-  return tp_narrow(t, dim, start, size - start < csize ? size - start : csize, out);
+  return tp__vop_narrow(t, dim, start, size - start < csize ? size - start : csize, out, err);
 }
 
-TPDEF tp_status tp_flip(const tp_tensor *t, int dim, tp_tensor *out) {
+static tp_status tp__vop_flip(const tp_tensor *t, int dim, tp_tensor *out, tp_error *err) {
   tp_tensor r;
-  int64_t delta;
-  tp_status s = tp__op_begin(t, out, &r);
+  tp_status s = tp__op_begin("flip", t, out, &r, err);
   if (s != TP_OK) return s;
-  if (tp__bad_dim(t, dim)) return TP_ERR_INVALID;
+  if (tp__dim_arg("flip", "dim", t, &dim, err)) return TP_ERR_INVALID;
   if (t->sizes[dim] > 0) {
-    if (tp__mul_i64(t->sizes[dim] - 1, t->strides[dim], &delta) ||
-        tp__add_i64(r.offset, delta, &r.offset))
-      return TP_ERR_OVERFLOW;
+    s = tp__move_offset("flip", t, dim, t->sizes[dim] - 1, tp__empty_besides(t, dim), &r, err);
+    if (s != TP_OK) return s;
   }
   r.strides[dim] = -t->strides[dim];
-  return tp__op_end(t, &r, out);
+  return tp__op_end("flip", t, &r, out, err);
 }
 
-TPDEF tp_status tp_expand(const tp_tensor *t, int ndim, const int64_t *sizes, tp_tensor *out) {
+static tp_status tp__vop_expand(const tp_tensor *t, int ndim, const int64_t *sizes, tp_tensor *out,
+                            tp_error *err) {
   tp_tensor r;
   int d, lead;
-  tp_status s = tp__op_begin(t, out, &r);
+  tp_status s = tp__op_begin("expand", t, out, &r, err);
   if (s != TP_OK) return s;
-  if (ndim < t->ndim || ndim > TP_MAX_DIMS || (ndim > 0 && !sizes)) return TP_ERR_INVALID;
+  if (ndim < t->ndim || ndim > TP_MAX_DIMS)
+    return tp_error_set(err, TP_ERR_INVALID, "expand: ndim %d is outside %d..%d (a %d-d view)",
+                        ndim, t->ndim, TP_MAX_DIMS, t->ndim);
+  if (ndim > 0 && !sizes) return tp_error_set(err, TP_ERR_INVALID, "expand: sizes is NULL");
   lead = ndim - t->ndim;
   for (d = 0; d < ndim; d++) {
     int64_t want = sizes[d];
     if (d < lead) {
-      if (want < 0) return TP_ERR_INVALID;
+      if (want < 0)
+        return tp_error_set(err, TP_ERR_INVALID, "expand: size %lld of new leading dim %d is negative",
+                            (long long)want, d);
       r.sizes[d] = want;
       r.strides[d] = 0;
     } else {
@@ -1324,12 +1455,81 @@ TPDEF tp_status tp_expand(const tp_tensor *t, int ndim, const int64_t *sizes, tp
         r.sizes[d] = want;
         r.strides[d] = 0;
       } else {
-        return TP_ERR_INVALID;
+        return tp_error_set(err, TP_ERR_INVALID,
+                            "expand: size %lld for dim %d, which has size %lld (only size-1 dims "
+                            "expand; -1 keeps a size)",
+                            (long long)want, d, (long long)have);
       }
     }
   }
   r.ndim = ndim;
-  return tp__op_end(t, &r, out);
+  return tp__op_end("expand", t, &r, out, err);
+}
+
+TPDEF tp_status tp_select(const tp_tensor *t, int dim, int64_t index, tp_tensor *out) {
+  return tp__vop_select(t, dim, index, out, NULL);
+}
+TPDEF tp_status tp_select_ex(const tp_tensor *t, int dim, int64_t index, tp_tensor *out,
+                             tp_error *err) {
+  tp__error_reset(err);
+  return tp__vop_select(t, dim, index, out, err);
+}
+TPDEF tp_status tp_narrow(const tp_tensor *t, int dim, int64_t start, int64_t length,
+                          tp_tensor *out) {
+  return tp__vop_narrow(t, dim, start, length, out, NULL);
+}
+TPDEF tp_status tp_narrow_ex(const tp_tensor *t, int dim, int64_t start, int64_t length,
+                             tp_tensor *out, tp_error *err) {
+  tp__error_reset(err);
+  return tp__vop_narrow(t, dim, start, length, out, err);
+}
+TPDEF tp_status tp_slice(const tp_tensor *t, int dim, int64_t start, int64_t stop, int64_t step,
+                         tp_tensor *out) {
+  return tp__vop_slice(t, dim, start, stop, step, out, NULL);
+}
+TPDEF tp_status tp_slice_ex(const tp_tensor *t, int dim, int64_t start, int64_t stop,
+                            int64_t step, tp_tensor *out, tp_error *err) {
+  tp__error_reset(err);
+  return tp__vop_slice(t, dim, start, stop, step, out, err);
+}
+TPDEF tp_status tp_transpose(const tp_tensor *t, int d0, int d1, tp_tensor *out) {
+  return tp__vop_transpose(t, d0, d1, out, NULL);
+}
+TPDEF tp_status tp_transpose_ex(const tp_tensor *t, int d0, int d1, tp_tensor *out,
+                                tp_error *err) {
+  tp__error_reset(err);
+  return tp__vop_transpose(t, d0, d1, out, err);
+}
+TPDEF tp_status tp_permute(const tp_tensor *t, const int *perm, tp_tensor *out) {
+  return tp__vop_permute(t, perm, out, NULL);
+}
+TPDEF tp_status tp_permute_ex(const tp_tensor *t, const int *perm, tp_tensor *out,
+                              tp_error *err) {
+  tp__error_reset(err);
+  return tp__vop_permute(t, perm, out, err);
+}
+TPDEF tp_status tp_chunk(const tp_tensor *t, int chunks, int dim, int index, tp_tensor *out) {
+  return tp__vop_chunk(t, chunks, dim, index, out, NULL);
+}
+TPDEF tp_status tp_chunk_ex(const tp_tensor *t, int chunks, int dim, int index, tp_tensor *out,
+                            tp_error *err) {
+  tp__error_reset(err);
+  return tp__vop_chunk(t, chunks, dim, index, out, err);
+}
+TPDEF tp_status tp_flip(const tp_tensor *t, int dim, tp_tensor *out) {
+  return tp__vop_flip(t, dim, out, NULL);
+}
+TPDEF tp_status tp_flip_ex(const tp_tensor *t, int dim, tp_tensor *out, tp_error *err) {
+  tp__error_reset(err);
+  return tp__vop_flip(t, dim, out, err);
+}
+TPDEF tp_status tp_expand(const tp_tensor *t, int ndim, const int64_t *sizes, tp_tensor *out) {
+  return tp__vop_expand(t, ndim, sizes, out, NULL);
+}
+TPDEF tp_status tp_expand_ex(const tp_tensor *t, int ndim, const int64_t *sizes, tp_tensor *out,
+                             tp_error *err) {
+  tp__error_reset(err);
+  return tp__vop_expand(t, ndim, sizes, out, err);
 }
 
 TPDEF int64_t tp_numel(const tp_tensor *t) {
@@ -2355,7 +2555,7 @@ TPDEF size_t tp_pack_int4_size(const tp_tensor *t) {
 /* Checks every value of an int8 view lies in [-8, 7]; the message names the first bad one. */
 TPDEF tp_status tp_pack_int4_check(const tp_tensor *t, tp_error *err) {
   tp__int4 c;
-  tp_status s = tp_tensor_check(t, err);
+  tp_status s = tp_tensor_check(t, err); /* resets err */
   if (s != TP_OK) return s;
   if (t->dtype != TP_I8) {
     tp_error_set(err, TP_ERR_INVALID, "int4 values must be an i8 view, not %s",
