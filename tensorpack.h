@@ -67,15 +67,31 @@
    call, so a 4 GiB weight never needs 4 GiB more. Builders and stores own their memory and
    free it in their destroy call.
 
-   ERRORS
-   Every fallible call returns tp_status (TP_OK = 0); tp_status_str names it. Bad views, overflow,
-   unknown dtypes, I/O failures and malformed input are errors, never asserts; asserts guard
-   only NULL objects. Rules for view arguments: a dim outside -ndim..ndim-1 (negative dims
-   count from the end, as in Python), a perm that is not a permutation, chunks < 1, step < 1 or a negative length is TP_ERR_INVALID; an index or range
-   outside a valid dim is TP_ERR_BOUNDS (select/narrow take Python-style negative indices;
-   slice clamps like Python; a chunk index past the last non-empty chunk is TP_ERR_INVALID).
-   tp_tensor_check writes a sentence naming the numbers ("view reaches byte 4160 of a
-   4096-byte storage"). Objects (builders, stores, graphs) keep their first failure.
+   ERRORS (the one rule every header follows: tensorpack.h, tensorpack_xnnpack.h,
+   tensorpack_vulkan.h)
+   - Every fallible call returns tp_status (TP_OK = 0); tp_status_str names it. Bad views,
+     overflow, unknown dtypes, I/O failures and malformed input are errors, never asserts.
+   - Misuse: a NULL *object* (the builder, store, graph, reader a call works on) is a
+     programming error and hits TP_ASSERT; a bad *argument* (a NULL out pointer, a NULL sink or
+     a sink whose write callback is NULL, a NULL path, a bad dim) is TP_ERR_INVALID with a
+     sentence.
+   - Objects (builders, stores, graphs, readers) have <obj>_status() and <obj>_error(): the
+     status and a sentence naming the value and the numbers ("key \"w\": view reaches byte 4160
+     of a 4096-byte storage"), "" when there is no failure.
+   - Building calls (add, define, start/end) latch the object's first failure; every later
+     building call returns it, and so does a write of a failed object.
+   - A size or write call never kills the object: its failure leaves a sentence in the object
+     (a write to a missing directory names the path and says why), _status() reports it until
+     the next size/write call, and a retry after fixing the cause succeeds with the same bytes.
+     A failed write never leaves a partial file.
+   - A caller's tp_error *err argument (the _ex forms, tp_tensor_check, tp_atomic_write_ex,
+     ...) may be NULL, is reset on entry (it never keeps an old failure) and on failure holds
+     the status and the sentence.
+   - Rules for view arguments: a dim outside -ndim..ndim-1 (negative dims count from the end,
+     as in Python), a perm that is not a permutation, chunks < 1, step < 1 or a negative
+     length is TP_ERR_INVALID; an index or range outside a valid dim is TP_ERR_BOUNDS
+     (select/narrow take Python-style negative indices; slice clamps like Python; a chunk
+     index past the last non-empty chunk is TP_ERR_INVALID). The _ex forms say which.
 
    THREAD SAFETY
    No global state (one exception: whether the CPU has SHA-NI is asked once and cached, through
@@ -161,8 +177,8 @@ typedef enum tp_status {
 /* A short English name for s ("out of bounds"); never NULL. */
 TPDEF const char *tp_status_str(tp_status s);
 
-/* The first failure of an object, as a status plus a sentence naming the value and the numbers.
-   Zero-initialised = no failure. */
+/* A failure as a status plus a sentence naming the value and the numbers (see ERRORS at the
+   top of this file). Zero-initialised = no failure. */
 #define TP_ERROR_MAX 256
 typedef struct tp_error {
   tp_status status;
@@ -306,7 +322,8 @@ typedef struct tp_sink {
   void *ctx;
 } tp_sink;
 
-/* Calls sink->write (n == 0 is a no-op). */
+/* Calls sink->write (n == 0 is a no-op). A NULL sink or write callback is TP_ERR_INVALID, as
+   for every call that takes a sink (the misuse rule under ERRORS). */
 TPDEF tp_status tp_sink_write(tp_sink *sink, const void *data, size_t n);
 /* Writes n zero bytes (padding). */
 TPDEF tp_status tp_sink_zeros(tp_sink *sink, size_t n);
@@ -355,6 +372,11 @@ TPDEF void tp_atomic_abort(tp_atomic_file *af);
 /* Opens path atomically, calls produce(ctx, sink), commits on TP_OK, aborts otherwise. */
 TPDEF tp_status tp_atomic_write(const char *path, tp_status (*produce)(void *ctx, tp_sink *sink),
                                 void *ctx);
+/* The same, with a sentence naming the path in err (may be NULL; reset on entry) on failure:
+   "cannot create a temporary file beside \"out/x.ptd\": No such file or directory (...)". */
+TPDEF tp_status tp_atomic_write_ex(const char *path,
+                                   tp_status (*produce)(void *ctx, tp_sink *sink), void *ctx,
+                                   tp_error *err);
 #endif
 
 /* ------------------------------------------------------------------------------------------ */
@@ -528,8 +550,9 @@ TPDEF const unsigned char *tp_fb_data(const tp_fb_builder *b, size_t *size);
 /* ---- reader ------------------------------------------------------------------------------
    Every access is bounds-checked. Errors stick in the reader (the first one, as
    TP_ERR_FORMAT and a sentence); a failed access returns the default / an absent object, so a
-   caller may read a whole structure and check tp_fb_reader_status once. Zero-initialise the
-   reader (or set max_depth / max_tables) before tp_fb_reader_init; init keeps those two.
+   caller may read a whole structure and check tp_fb_reader_status once (tp_fb_reader_error
+   gives the sentence). tp_fb_reader_init sets every field of the reader (it needs no zeroed
+   struct) with the default limits; tp_fb_reader_init_ex takes the limits.
    Rules: the official verifier's (uoffsets non-zero, < 2^31 and inside the buffer; tables
    4-aligned with an even-sized vtable inside the buffer; scalars aligned to their size relative
    to the buffer start; strings NUL-terminated inside the buffer; vector counts 4-aligned and
@@ -568,7 +591,15 @@ typedef struct tp_fb_vector {
 /* Checks the header (size, root offset, identifier when not NULL) and returns the root table. */
 TPDEF tp_status tp_fb_reader_init(tp_fb_reader *r, const void *buf, size_t size,
                                   const char *identifier, tp_fb_table *root);
+/* Like tp_fb_reader_init, with the limits: max_depth (0 = 64) and max_tables (tables visited
+   per walk, 0 = 1000000). */
+TPDEF tp_status tp_fb_reader_init_ex(tp_fb_reader *r, const void *buf, size_t size,
+                                     const char *identifier, tp_fb_table *root,
+                                     unsigned max_depth, size_t max_tables);
+/* The reader's first error (TP_OK when none) and its sentence ("" when none). Read these, not
+   the err field (kept for source compatibility). */
 TPDEF tp_status tp_fb_reader_status(const tp_fb_reader *r);
+TPDEF const char *tp_fb_reader_error(const tp_fb_reader *r);
 TPDEF int tp_fb_present(const tp_fb_table *t, uint16_t id);
 TPDEF uint8_t tp_fb_u8(const tp_fb_table *t, uint16_t id, uint8_t dflt);
 TPDEF int8_t tp_fb_i8(const tp_fb_table *t, uint16_t id, int8_t dflt);
@@ -612,8 +643,10 @@ TPDEF double tp_fb_bits_f64(uint64_t bits);
      - segment_base_offset is aligned to max(128, largest entry alignment) and each segment's
        offset from the base to its entry's alignment (the strictest one when entries share it),
        so every alignment holds for absolute file offsets too.
-   Errors stick: the first failure (bad view, key collision, sink failure) is kept with a
-   sentence (tp_store_error) and every later call on the store returns it.
+   Errors follow the ERRORS rule at the top: a failed add (bad view, key collision, no memory)
+   latches, every later call returns it; a failed size or write call (sink failure, missing
+   directory, no memory) leaves its sentence (tp_store_status / tp_store_error) until the
+   next size or write call and does not stop the store: fix the cause and write again.
    Thread safety: none inside one store; different stores are independent. */
 
 typedef struct tp_store tp_store;
@@ -622,7 +655,9 @@ typedef struct tp_store tp_store;
 TPDEF tp_status tp_store_create(tp_store **out);
 /* Frees the store, its keys and its copies (never the borrowed views). NULL is a no-op. */
 TPDEF void tp_store_destroy(tp_store *s);
-/* The first failure as a sentence, or "". */
+/* The latched add failure, else the last size/write call's failure: its status (TP_OK when
+   none) and its sentence ("" when none). */
+TPDEF tp_status tp_store_status(const tp_store *s);
 TPDEF const char *tp_store_error(const tp_store *s);
 
 /* Adds a tensor entry: its compact bytes in `order` and a tensor layout.
@@ -655,13 +690,16 @@ TPDEF size_t tp_store_count(const tp_store *s);
    u64 segment_base_offset, u64 segment_data_size), padding, the rest of the flatbuffer,
    padding, then the segments, each view streamed with tp_compact_write (memory use does not
    grow with the data size). The same bytes on every host. The store stays usable (more adds,
-   another write) unless a failure occurred. */
+   another write), also after a failed write. A sink or write callback that is NULL is
+   TP_ERR_INVALID. */
 TPDEF tp_status tp_store_write_ptd(tp_store *s, tp_sink *sink);
 /* Exact number of bytes tp_store_write_ptd writes (builds the flatbuffer; cached until the
    next add). */
 TPDEF tp_status tp_store_ptd_size(tp_store *s, uint64_t *size_out);
 #ifndef TP_NO_STDIO
-/* tp_store_write_ptd into path through tp_atomic_write: an error leaves no file. */
+/* tp_store_write_ptd into path through tp_atomic_write_ex: an error leaves no file and a
+   sentence naming the path ("cannot create a temporary file beside \"d/x.ptd\": No such file
+   or directory (...)"). */
 TPDEF tp_status tp_store_write_ptd_file(tp_store *s, const char *path);
 #endif
 
@@ -708,6 +746,12 @@ typedef struct tp_ptd_entry {
 /* Parses and checks the headers and every entry (above). Errors: TP_ERR_FORMAT,
    TP_ERR_INVALID (NULL data with size > 0). */
 TPDEF tp_status tp_ptd_open(tp_ptd *p, const void *data, size_t size);
+/* The open failure (TP_OK when the file opened) and its sentence ("" when none); why the last
+   tp_ptd_find / tp_ptd_entry_at failed ("" after a success). Read these, not the err and
+   last_lookup fields (kept for source compatibility). */
+TPDEF tp_status tp_ptd_status(const tp_ptd *p);
+TPDEF const char *tp_ptd_error(const tp_ptd *p);
+TPDEF const char *tp_ptd_lookup_error(const tp_ptd *p);
 /* Entry i (0 <= i < p->count, in file order). TP_ERR_INVALID when i is out of range. */
 TPDEF tp_status tp_ptd_entry_at(tp_ptd *p, size_t i, tp_ptd_entry *e);
 /* The entry under key: a linear scan (O(count) per lookup; the reader allocates nothing), or a
@@ -1692,7 +1736,7 @@ TPDEF tp_status tp_span(const tp_tensor *t, size_t *begin, size_t *end) {
 // >>sink --------------------------------------------------------------------------------------
 
 TPDEF tp_status tp_sink_write(tp_sink *sink, const void *data, size_t n) {
-  TP_ASSERT(sink && sink->write);
+  if (!sink || !sink->write) return TP_ERR_INVALID; /* a bad argument, not a NULL object */
   if (n == 0) return TP_OK;
   if (!data) return TP_ERR_INVALID;
   return sink->write(sink->ctx, data, n);
@@ -1700,7 +1744,7 @@ TPDEF tp_status tp_sink_write(tp_sink *sink, const void *data, size_t n) {
 
 TPDEF tp_status tp_sink_zeros(tp_sink *sink, size_t n) {
   static const unsigned char zeros[256] = {0};
-  TP_ASSERT(sink && sink->write);
+  if (!sink || !sink->write) return TP_ERR_INVALID;
   while (n > 0) {
     size_t k = n < sizeof zeros ? n : sizeof zeros;
     tp_status s = sink->write(sink->ctx, zeros, k);
@@ -1757,7 +1801,7 @@ static tp_status tp__tally_write(void *ctx, const void *data, size_t n) {
 }
 TPDEF tp_sink tp_sink_tally(tp_tally *t, tp_sink *inner) {
   tp_sink s;
-  TP_ASSERT(t && inner);
+  TP_ASSERT(t); /* a NULL inner sink makes every write TP_ERR_INVALID */
   t->inner = inner;
   t->n = 0;
   s.write = tp__tally_write;
@@ -1843,18 +1887,43 @@ TPDEF void tp_atomic_abort(tp_atomic_file *af) {
 
 TPDEF tp_status tp_atomic_write(const char *path, tp_status (*produce)(void *ctx, tp_sink *sink),
                                 void *ctx) {
+  return tp_atomic_write_ex(path, produce, ctx, NULL);
+}
+
+TPDEF tp_status tp_atomic_write_ex(const char *path,
+                                   tp_status (*produce)(void *ctx, tp_sink *sink), void *ctx,
+                                   tp_error *err) {
   tp_atomic_file af;
   tp_sink sink;
   tp_status s;
-  if (!produce) return TP_ERR_INVALID;
+  int e;
+  tp__error_reset(err);
+  if (!produce) return tp_error_set(err, TP_ERR_INVALID, "atomic write: produce is NULL");
+  if (!path || !*path)
+    return tp_error_set(err, TP_ERR_INVALID, "atomic write: the path is NULL or empty");
+  errno = 0;
   s = tp_atomic_open(&af, path, &sink);
-  if (s != TP_OK) return s;
+  e = errno;
+  if (s != TP_OK) {
+    if (s == TP_ERR_IO)
+      return tp_error_set(err, s, "cannot create a temporary file beside \"%.100s\": %s "
+                          "(does its directory exist and is it writable?)", path,
+                          e ? strerror(e) : "unknown reason");
+    return tp_error_set(err, s, "cannot open \"%.100s\": %s", path, tp_status_str(s));
+  }
   s = produce(ctx, &sink);
   if (s != TP_OK) {
     tp_atomic_abort(&af);
-    return s;
+    return tp_error_set(err, s, "writing \"%.100s\" failed (%s); no file was left",
+                        path, tp_status_str(s));
   }
-  return tp_atomic_commit(&af);
+  errno = 0;
+  s = tp_atomic_commit(&af);
+  e = errno;
+  if (s != TP_OK)
+    return tp_error_set(err, s, "cannot finish \"%.100s\" (flush, close or rename failed: %s); "
+                        "no file was left", path, e ? strerror(e) : "unknown reason");
+  return TP_OK;
 }
 #endif /* TP_NO_STDIO */
 
@@ -3453,15 +3522,24 @@ TPDEF void tp_fb_add_union(tp_fb_builder *b, uint16_t id, uint8_t type, tp_fb_re
   tp__fb_add(b, (uint16_t)(id - 1), type, 1, 0, type == 0);
 }
 
-/* Remembers a new vtable; failure to grow the table is not an error (no dedup then). */
+/* Remembers a new vtable. Failing to grow the table latches TP_ERR_NOMEM: skipping the dedup
+   instead would give different bytes with TP_OK (issue 14 item 13). */
 static void tp__fb_vt_insert(tp_fb_builder *b, uint32_t end, uint32_t h) {
   size_t mask, i;
   if ((b->vt_count + 1) * 2 > b->vt_cap) {
     size_t ncap = b->vt_cap ? b->vt_cap * 2 : 64, j;
     tp__fb_vtslot *nv;
-    if (ncap > ((size_t)-1) / sizeof *nv) return;
+    if (ncap > ((size_t)-1) / sizeof *nv) {
+      tp_error_set(&b->err, TP_ERR_OVERFLOW, "the vtable table cannot grow past %lu slots",
+                   (unsigned long)b->vt_cap);
+      return;
+    }
     nv = (tp__fb_vtslot *)TP_MALLOC(ncap * sizeof *nv);
-    if (!nv) return;
+    if (!nv) {
+      tp_error_set(&b->err, TP_ERR_NOMEM, "no memory to grow the vtable table to %lu slots",
+                   (unsigned long)ncap);
+      return;
+    }
     memset(nv, 0, ncap * sizeof *nv);
     for (j = 0; j < b->vt_cap; j++) {
       if (!b->vt[j].end) continue;
@@ -3694,12 +3772,23 @@ static tp_fb_table tp__fb_open_table(tp_fb_reader *r, uint64_t pos, unsigned dep
 
 TPDEF tp_status tp_fb_reader_init(tp_fb_reader *r, const void *buf, size_t size,
                                   const char *identifier, tp_fb_table *root) {
+  return tp_fb_reader_init_ex(r, buf, size, identifier, root, 0, 0);
+}
+TPDEF const char *tp_fb_reader_error(const tp_fb_reader *r) {
+  TP_ASSERT(r);
+  return r->err.status != TP_OK ? r->err.msg : "";
+}
+
+TPDEF tp_status tp_fb_reader_init_ex(tp_fb_reader *r, const void *buf, size_t size,
+                                     const char *identifier, tp_fb_table *root,
+                                     unsigned max_depth, size_t max_tables) {
   uint32_t off;
   TP_ASSERT(r);
+  memset(r, 0, sizeof *r); /* any old contents: nothing is read from r */
   r->buf = (const unsigned char *)buf;
   r->size = size;
-  r->tables = 0;
-  memset(&r->err, 0, sizeof r->err);
+  r->max_depth = max_depth;
+  r->max_tables = max_tables;
   if (root) memset(root, 0, sizeof *root);
   if (root) root->r = r;
   if (!buf && size) {
@@ -4108,7 +4197,8 @@ struct tp_store {
   uint64_t fb_size, base, data_size;
   tp_sha256 sha0;              /* an initialised context, copied per add: tp_sha256_init runs
                                   cpuid, which costs tens of microseconds in a VM */
-  tp_error err;
+  tp_error err;                /* the first failed add: latched, every later call returns it */
+  tp_error werr;               /* the last size/write call's failure (reset by the next one) */
 };
 
 static uint64_t tp__fnv1a(const void *data, size_t n) {
@@ -4208,7 +4298,12 @@ TPDEF void tp_store_destroy(tp_store *s) {
 
 TPDEF const char *tp_store_error(const tp_store *s) {
   TP_ASSERT(s);
-  return s->err.status != TP_OK ? s->err.msg : "";
+  if (s->err.status != TP_OK) return s->err.msg;
+  return s->werr.status != TP_OK ? s->werr.msg : "";
+}
+TPDEF tp_status tp_store_status(const tp_store *s) {
+  TP_ASSERT(s);
+  return s->err.status != TP_OK ? s->err.status : s->werr.status;
 }
 
 TPDEF size_t tp_store_count(const tp_store *s) {
@@ -4453,7 +4548,7 @@ static tp_status tp__store_prepare(tp_store *s) {
   for (i = 0; i < s->n_segs; i++) {
     tp__store_seg *g = &s->segs[i];
     if (tp_align_u64(off, g->alignment, &off) || tp_add_u64(off, g->nbytes, &end))
-      return tp_error_set(&s->err, TP_ERR_OVERFLOW,
+      return tp_error_set(&s->werr, TP_ERR_OVERFLOW,
                           "segment %lu: offset overflows 64 bits", (unsigned long)i);
     g->offset = off;
     off = end;
@@ -4463,7 +4558,7 @@ static tp_status tp__store_prepare(tp_store *s) {
 
   if (!s->fb) {
     st = tp_fb_builder_create(&s->fb);
-    if (st != TP_OK) return tp_error_set(&s->err, st, "cannot create the flatbuffer builder");
+    if (st != TP_OK) return tp_error_set(&s->werr, st, "cannot create the flatbuffer builder");
   } else {
     tp_fb_builder_reset(s->fb);
   }
@@ -4472,9 +4567,9 @@ static tp_status tp__store_prepare(tp_store *s) {
   nrefs = s->n_segs > s->n_entries ? s->n_segs : s->n_entries;
   if (nrefs == 0) nrefs = 1;
   if (nrefs > ((size_t)-1) / sizeof(tp_fb_ref))
-    return tp_error_set(&s->err, TP_ERR_OVERFLOW, "too many entries");
+    return tp_error_set(&s->werr, TP_ERR_OVERFLOW, "too many entries");
   refs = (tp_fb_ref *)TP_MALLOC(nrefs * sizeof(tp_fb_ref));
-  if (!refs) return tp_error_set(&s->err, TP_ERR_NOMEM, "no memory for %lu flatbuffer refs",
+  if (!refs) return tp_error_set(&s->werr, TP_ERR_NOMEM, "no memory for %lu flatbuffer refs",
                                  (unsigned long)nrefs);
 
   /* DataSegment: 0 offset u64, 1 size u64. */
@@ -4518,16 +4613,16 @@ static tp_status tp__store_prepare(tp_store *s) {
   root = tp_fb_end_table(b);
   st = tp_fb_finish(b, root, "FT01");
   if (st != TP_OK)
-    return tp_error_set(&s->err, st, "building the FlatTensor flatbuffer: %s", tp_fb_error(b));
+    return tp_error_set(&s->werr, st, "building the FlatTensor flatbuffer: %s", tp_fb_error(b));
   fbd = tp_fb_data(b, &fbn);
   if (!fbd || fbn < 12 || (uint64_t)fbn > 0x7FFFFFFFull - TP__PTD_FB_OFFSET)
-    return tp_error_set(&s->err, TP_ERR_OVERFLOW,
+    return tp_error_set(&s->werr, TP_ERR_OVERFLOW,
                         "the FlatTensor flatbuffer has %lu bytes (limit 2 GiB)",
                         (unsigned long)fbn);
   s->fb_size = (uint64_t)fbn;
   if (tp_align_u64(TP__PTD_FB_OFFSET + s->fb_size, max_align, &s->base) ||
       tp_add_u64(s->base, s->data_size, &end))
-    return tp_error_set(&s->err, TP_ERR_OVERFLOW,
+    return tp_error_set(&s->werr, TP_ERR_OVERFLOW,
                         "segment base overflows 64 bits (alignment %llu)",
                         (unsigned long long)max_align);
   s->prepared = 1;
@@ -4537,6 +4632,7 @@ static tp_status tp__store_prepare(tp_store *s) {
 TPDEF tp_status tp_store_ptd_size(tp_store *s, uint64_t *size_out) {
   tp_status st;
   TP_ASSERT(s);
+  tp__error_reset(&s->werr);
   if (size_out) *size_out = 0;
   st = tp__store_prepare(s);
   if (st != TP_OK) return st;
@@ -4563,8 +4659,11 @@ TPDEF tp_status tp_store_write_ptd(tp_store *s, tp_sink *sink) {
   tp_status st;
 
   TP_ASSERT(s);
+  tp__error_reset(&s->werr);
+  if (s->err.status != TP_OK) return s->err.status;
   if (!sink || !sink->write)
-    return tp_error_set(&s->err, TP_ERR_INVALID, "tp_store_write_ptd: NULL sink");
+    return tp_error_set(&s->werr, TP_ERR_INVALID,
+                        "tp_store_write_ptd: the sink or its write callback is NULL");
   st = tp__store_prepare(s);
   if (st != TP_OK) return st;
   fb = tp_fb_data(s->fb, &fbn);
@@ -4583,7 +4682,7 @@ TPDEF tp_status tp_store_write_ptd(tp_store *s, tp_sink *sink) {
   if (st == TP_OK) st = tp_sink_write(sink, fb + 8, fbn - 8);
   if (st == TP_OK) st = tp__store_zeros(sink, s->base - TP__PTD_FB_OFFSET - s->fb_size);
   if (st != TP_OK)
-    return tp_error_set(&s->err, st, "writing the .ptd header and flatbuffer: %s",
+    return tp_error_set(&s->werr, st, "writing the .ptd header and flatbuffer: %s",
                         tp_status_str(st));
 
   pos = 0;
@@ -4597,13 +4696,13 @@ TPDEF tp_status tp_store_write_ptd(tp_store *s, tp_sink *sink) {
       tp_sink wrap = tp_sink_tally(&cs, sink);
       st = tp_compact_write(&g->view, g->order, &wrap);
       if (st == TP_OK && cs.n != g->nbytes)
-        return tp_error_set(&s->err, TP_ERR_INVALID,
+        return tp_error_set(&s->werr, TP_ERR_INVALID,
                             "segment %lu: the view streamed %llu bytes, %llu were added",
                             (unsigned long)i, (unsigned long long)cs.n,
                             (unsigned long long)g->nbytes);
     }
     if (st != TP_OK)
-      return tp_error_set(&s->err, st, "writing segment %lu of the .ptd (file offset %llu): %s",
+      return tp_error_set(&s->werr, st, "writing segment %lu of the .ptd (file offset %llu): %s",
                           (unsigned long)i, (unsigned long long)(s->base + g->offset),
                           tp_status_str(st));
     pos = g->offset + g->nbytes;
@@ -4618,17 +4717,36 @@ static tp_status tp__store_produce(void *ctx, tp_sink *sink) {
 
 TPDEF tp_status tp_store_write_ptd_file(tp_store *s, const char *path) {
   tp_status st;
+  tp_error fe;
   TP_ASSERT(s);
+  tp__error_reset(&s->werr);
   if (s->err.status != TP_OK) return s->err.status;
-  if (!path) return tp_error_set(&s->err, TP_ERR_INVALID, "tp_store_write_ptd_file: NULL path");
-  st = tp_atomic_write(path, tp__store_produce, s);
-  if (st != TP_OK)
-    return tp_error_set(&s->err, st, "writing \"%.120s\": %s", path, tp_status_str(st));
-  return TP_OK;
+  if (!path) return tp_error_set(&s->werr, TP_ERR_INVALID, "tp_store_write_ptd_file: NULL path");
+  st = tp_atomic_write_ex(path, tp__store_produce, s, &fe);
+  if (st == TP_OK) return TP_OK;
+  if (s->werr.status != TP_OK) { /* the store's own write failed: say where it went */
+    tp_error inner = s->werr;
+    tp__error_reset(&s->werr);
+    return tp_error_set(&s->werr, inner.status, "writing \"%.100s\": %s", path, inner.msg);
+  }
+  return tp_error_set(&s->werr, st, "%s", fe.msg);
 }
 #endif
 
 /* ---- reader ---------------------------------------------------------------------------- */
+
+TPDEF tp_status tp_ptd_status(const tp_ptd *p) {
+  TP_ASSERT(p);
+  return p->err.status;
+}
+TPDEF const char *tp_ptd_error(const tp_ptd *p) {
+  TP_ASSERT(p);
+  return p->err.status != TP_OK ? p->err.msg : "";
+}
+TPDEF const char *tp_ptd_lookup_error(const tp_ptd *p) {
+  TP_ASSERT(p);
+  return p->last_lookup.status != TP_OK ? p->last_lookup.msg : "";
+}
 
 static int64_t tp__i32_bits(uint64_t v) {
   uint32_t u = (uint32_t)v;
@@ -4797,8 +4915,7 @@ TPDEF tp_status tp_ptd_open(tp_ptd *p, const void *data, size_t size) {
      walk below is linear in the entry count (no recursion, no shared subtrees revisited more
      than a fixed number of times), so the reader's table budget is lifted; each call resets
      the count. */
-  p->r__.max_tables = (size_t)-1;
-  st = tp_fb_reader_init(&p->r__, b, (size_t)fb_end, "FT01", &p->root__);
+  st = tp_fb_reader_init_ex(&p->r__, b, (size_t)fb_end, "FT01", &p->root__, 0, (size_t)-1);
   if (st != TP_OK)
     return tp_error_set(&p->err, TP_ERR_FORMAT, "FlatTensor flatbuffer: %s",
                         p->r__.err.status != TP_OK ? p->r__.err.msg : tp_status_str(st));
