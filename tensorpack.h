@@ -43,6 +43,10 @@
       tp_sha256_hex(b.data, b.nbytes, key);        // its ExecuTorch key
       tp_buffer_release(&b);                       // frees only what was copied (b.owned)
    Every call returns a tp_status; check it (the example does).
+   LIFETIME: a tp_storage is borrowed. A writer (graph, store) reads a view's bytes when it is
+   written, not when it is added: keep the weights alive and unchanged until the write call
+   returns. To free them earlier, create the store with tp_store_options.copy = 1
+   (tp_store_create_ex): it copies each entry's bytes at add.
 
    ORDERS
    TP_ORDER_ROW_MAJOR: logical row-major. TP_ORDER_PRESERVE: the dim order PyTorch's
@@ -653,6 +657,20 @@ typedef struct tp_store tp_store;
 
 /* A new empty store. Errors: TP_ERR_INVALID (out == NULL), TP_ERR_NOMEM. */
 TPDEF tp_status tp_store_create(tp_store **out);
+
+/* Options of tp_store_create_ex. Zero every field (memset, or `= {0}`) and set the ones you
+   want: a zero field is the default, so new fields never change what old code gets. */
+typedef struct tp_store_options {
+  int copy;   /* 0: views are borrowed until the store is written; 1: each entry's bytes are copied at add */
+  /* further fields added by other work, zero = default */
+} tp_store_options;
+/* Like tp_store_create, with options (NULL = defaults, the same as tp_store_create).
+   With copy = 1, tp_store_add copies the view's compact bytes (in its order) into the store
+   and tp_store_add_bytes copies whatever its own copy argument says: the caller may then free
+   or change the weights right after each add. Nothing is copied for an entry whose bytes are
+   already in the store (dedup happens first). The bytes written are the same either way.
+   Errors: TP_ERR_INVALID (out == NULL), TP_ERR_NOMEM. */
+TPDEF tp_status tp_store_create_ex(const tp_store_options *opts, tp_store **out);
 /* Frees the store, its keys and its copies (never the borrowed views). NULL is a no-op. */
 TPDEF void tp_store_destroy(tp_store *s);
 /* The latched add failure, else the last size/write call's failure: its status (TP_OK when
@@ -665,7 +683,8 @@ TPDEF const char *tp_store_error(const tp_store *s);
    tp_dim_order(t)'s order and that dim_order (a channels_last slice -> channels_last bytes,
    dim_order (0, 2, 3, 1)); sizes are always the logical sizes.
    The view is borrowed: its storage must stay alive and unchanged until the store is written
-   (the bytes are streamed through SHA-256 now and through the sink at write time).
+   (the bytes are streamed through SHA-256 now and through the sink at write time), unless the
+   store was created with tp_store_options.copy = 1 (its bytes are then copied here).
    key == NULL: the key is the lowercase hex SHA-256 of the compact bytes. The same key again:
    stored once when the bytes are equal (the first entry's layout stays, the larger alignment
    wins), TP_ERR_INVALID naming the key when they differ. alignment 0 = 16; otherwise a power
@@ -676,9 +695,9 @@ TPDEF const char *tp_store_error(const tp_store *s);
    TP_ERR_UNSUPPORTED (a size above INT32_MAX: .ptd layouts hold int32 sizes), TP_ERR_NOMEM. */
 TPDEF tp_status tp_store_add(tp_store *s, const char *key_or_NULL, const tp_tensor *t,
                              tp_order order, size_t alignment, const char **key_out);
-/* Adds raw bytes with no tensor layout. copy != 0: the store keeps its own copy (none is made
-   when an entry with equal bytes is already there); copy == 0: borrowed until the store is
-   written. Keys, dedup, alignment and errors as tp_store_add (NULL data with n > 0 is
+/* Adds raw bytes with no tensor layout. copy != 0 (or a store created with
+   tp_store_options.copy = 1): the store keeps its own copy (none is made when an entry with
+   equal bytes is already there); otherwise borrowed until the store is written. Keys, dedup, alignment and errors as tp_store_add (NULL data with n > 0 is
    TP_ERR_INVALID). */
 TPDEF tp_status tp_store_add_bytes(tp_store *s, const char *key_or_NULL, const void *data,
                                    size_t n, size_t alignment, int copy, const char **key_out);
@@ -4197,6 +4216,7 @@ struct tp_store {
   uint64_t fb_size, base, data_size;
   tp_sha256 sha0;              /* an initialised context, copied per add: tp_sha256_init runs
                                   cpuid, which costs tens of microseconds in a VM */
+  tp_store_options opts;
   tp_error err;                /* the first failed add: latched, every later call returns it */
   tp_error werr;               /* the last size/write call's failure (reset by the next one) */
 };
@@ -4271,17 +4291,20 @@ static tp__store_seg *tp__store_find_content(tp_store *s, const unsigned char di
   return NULL;
 }
 
-TPDEF tp_status tp_store_create(tp_store **out) {
+TPDEF tp_status tp_store_create_ex(const tp_store_options *opts, tp_store **out) {
   tp_store *s;
   if (!out) return TP_ERR_INVALID;
   *out = NULL;
   s = (tp_store *)TP_MALLOC(sizeof(tp_store));
   if (!s) return TP_ERR_NOMEM;
   memset(s, 0, sizeof *s);
+  if (opts) s->opts = *opts;
   tp_sha256_init(&s->sha0);
   *out = s;
   return TP_OK;
 }
+
+TPDEF tp_status tp_store_create(tp_store **out) { return tp_store_create_ex(NULL, out); }
 
 TPDEF void tp_store_destroy(tp_store *s) {
   size_t i;
@@ -4380,7 +4403,24 @@ static tp_status tp__store_insert(tp_store *s, const char *key_or_null, tp__stor
                           (unsigned long)s->n_segs);
     ng = &s->segs[s->n_segs];
     memset(ng, 0, sizeof *ng);
-    if (it->view) {
+    if (it->view && s->opts.copy) {
+      /* Copying store: the compact bytes now, so the caller may free the weights. */
+      ng->is_bytes = 1;
+      if (it->nbytes > 0) {
+        ng->owned = (unsigned char *)TP_MALLOC((size_t)it->nbytes);
+        if (!ng->owned)
+          return tp_error_set(&s->err, TP_ERR_NOMEM, "key \"%.80s\": cannot copy %llu bytes",
+                              key, (unsigned long long)it->nbytes);
+        st = tp_compact_into(it->view, it->order, ng->owned, (size_t)it->nbytes);
+        if (st != TP_OK) {
+          TP_FREE(ng->owned);
+          ng->owned = NULL;
+          return tp_error_set(&s->err, st, "key \"%.80s\": copying the view failed (%s)", key,
+                              tp_status_str(st));
+        }
+      }
+      ng->bytes = ng->owned;
+    } else if (it->view) {
       ng->view = *it->view;
       ng->order = it->order;
     } else {
@@ -4521,7 +4561,7 @@ TPDEF tp_status tp_store_add_bytes(tp_store *s, const char *key_or_NULL, const v
   st = tp__store_alignment(s, key_or_NULL, alignment, &it.alignment);
   if (st != TP_OK) return st;
   it.bytes = data;
-  it.copy = copy;
+  it.copy = copy || s->opts.copy;
   it.nbytes = (uint64_t)n;
   ctx = s->sha0;
   if (n > 0) tp_sha256_update(&ctx, data, n);
