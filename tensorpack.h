@@ -1,4 +1,4 @@
-/* tensorpack.h - v0.1 - exact tensor bytes for ExecuTorch backend blobs - public domain or MIT
+/* tensorpack.h - v0.2.0 - exact tensor bytes for ExecuTorch backend blobs - public domain or MIT
 
    Do this:
       #define TENSORPACK_IMPLEMENTATION
@@ -55,12 +55,18 @@
    stride never reverses the output.
 
    COMPILE-TIME OPTIONS (define before including)
-     TP_MAX_DIMS n          most dims a view has (default 16)
+   The three marked "set globally" change a struct or the implementation's symbols: define
+   them the same way for every file of a program (e.g. with -D on the command line). Two files
+   that disagree do not link (an undefined reference to tp__abi_v0_2_d<dims>_<stdio|nostdio>,
+   see VERSION AND ABI below) instead of crashing at run time.
+     TP_MAX_DIMS n          set globally; most dims a view has (a plain integer literal 1..64,
+                            default 16): it sizes tp_tensor and tp_ptd_entry
      TP_MALLOC(n), TP_REALLOC(p, n), TP_FREE(p)
                             the allocator; define all three or none (default malloc/realloc/free)
-     TENSORPACK_STATIC      all functions static (private to the including file)
-     TP_NO_STDIO            no <stdio.h>: no FILE* or atomic-file sinks; error sentences are
-                            formatted by a small built-in formatter
+     TENSORPACK_STATIC      set globally; all functions static (private to the including file:
+                            then each file has its own copy and no link check is made)
+     TP_NO_STDIO            set globally; no <stdio.h>: no FILE* or atomic-file sinks; error
+                            sentences are formatted by a small built-in formatter
      TP_SCRATCH_BYTES n     scratch of the streaming forms (default 256 KiB)
      TP_NO_SHANI            never use the SHA-NI instructions
      TP_ASSERT(x)           the assert used for NULL-object misuse (default assert)
@@ -97,6 +103,15 @@
      (select/narrow take Python-style negative indices; slice clamps like Python; a chunk
      index past the last non-empty chunk is TP_ERR_INVALID). The _ex forms say which.
 
+   VERSION AND ABI
+   TP_VERSION_MAJOR / MINOR / PATCH (this is 0.2.0) and tp_version_string() ("0.2.0"); the
+   revision history is at the end of this file. tensorpack_xnnpack.h and tensorpack_vulkan.h
+   refuse to compile (#error) against a core of another minor version. Every file that includes
+   this header (without TENSORPACK_STATIC) references the symbol tp__abi_v<major>_<minor>_d
+   <TP_MAX_DIMS>_<stdio|nostdio>, which only the implementation file defines: a file built with
+   another TP_MAX_DIMS, TP_NO_STDIO or version than the implementation fails to link, naming
+   the options it was built with. Cost: one pointer per file.
+
    THREAD SAFETY
    No global state (one exception: whether the CPU has SHA-NI is asked once and cached, through
    atomic loads and stores, because cpuid is slow in virtual machines). Different objects may be
@@ -126,9 +141,27 @@
 #endif
 #endif
 
+#define TP_VERSION_MAJOR 0
+#define TP_VERSION_MINOR 2
+#define TP_VERSION_PATCH 0
+
 #ifndef TP_MAX_DIMS
 #define TP_MAX_DIMS 16
 #endif
+#if TP_MAX_DIMS < 1 || TP_MAX_DIMS > 64
+#error "tensorpack: TP_MAX_DIMS must be a plain integer literal from 1 to 64"
+#endif
+
+/* The link-time ABI check (VERSION AND ABI above): the name encodes what changes the structs. */
+#define TP__CAT7(a, b, c, d, e, f, g) a##b##c##d##e##f##g
+#define TP__ABI_NAME_(maj, min, dims, io) TP__CAT7(tp__abi_v, maj, _, min, _d, dims, io)
+#ifdef TP_NO_STDIO
+#define TP__ABI_IO _nostdio
+#else
+#define TP__ABI_IO _stdio
+#endif
+#define TP__ABI_NAME \
+  TP__ABI_NAME_(TP_VERSION_MAJOR, TP_VERSION_MINOR, TP_MAX_DIMS, TP__ABI_IO)
 
 #if defined(TP_MALLOC) && defined(TP_REALLOC) && defined(TP_FREE)
 /* all three given */
@@ -180,6 +213,16 @@ typedef enum tp_status {
 
 /* A short English name for s ("out of bounds"); never NULL. */
 TPDEF const char *tp_status_str(tp_status s);
+/* "0.2.0": TP_VERSION_MAJOR.MINOR.PATCH of the implementation that was linked. */
+TPDEF const char *tp_version_string(void);
+
+#ifndef TENSORPACK_STATIC
+/* Defined only by the implementation; referenced once by every file (see VERSION AND ABI). */
+extern const int TP__ABI_NAME;
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((used)) static const int *const tp__abi_ref = &TP__ABI_NAME;
+#endif
+#endif
 
 /* A failure as a status plus a sentence naming the value and the numbers (see ERRORS at the
    top of this file). Zero-initialised = no failure. */
@@ -827,6 +870,15 @@ TPDEF tp_status tp_ptd_index(tp_ptd *p, uint32_t *slots, size_t nslots);
 static const unsigned char tp__empty[1] = {0};
 
 // >>status ------------------------------------------------------------------------------------
+
+#define TP__STR_(x) #x
+#define TP__STR(x) TP__STR_(x)
+TPDEF const char *tp_version_string(void) {
+  return TP__STR(TP_VERSION_MAJOR) "." TP__STR(TP_VERSION_MINOR) "." TP__STR(TP_VERSION_PATCH);
+}
+#ifndef TENSORPACK_STATIC
+const int TP__ABI_NAME = 1; /* external, C linkage: declared extern "C" above */
+#endif
 
 TPDEF const char *tp_status_str(tp_status s) {
   switch (s) {
@@ -5073,6 +5125,19 @@ TPDEF tp_status tp_ptd_find(tp_ptd *p, const char *key, tp_ptd_entry *e) {
 
 #endif /* TENSORPACK_IMPLEMENTATION_DONE */
 #endif /* TENSORPACK_IMPLEMENTATION */
+
+/* REVISION HISTORY
+   0.2.0  One error rule (ERRORS above): a failed write no longer kills a store, sentences name
+          paths; tp_store_status, tp_atomic_write_ex, tp_fb_reader_init_ex / _error,
+          tp_ptd_status / _error / _lookup_error. View ops take negative dims (from the end,
+          as Python) and have _ex forms with a sentence; results that are valid views are
+          never TP_ERR_OVERFLOW. NULL sinks / callbacks are TP_ERR_INVALID. The builder fails
+          (TP_ERR_NOMEM) instead of skipping vtable dedup. TP_NO_STDIO formatter: precision,
+          %g. Version macros, tp_version_string, the link-time ABI check. tp_store_options /
+          tp_store_create_ex. Internal helpers renamed tp__ (see the rename list in the
+          0.2.0 merge). TP_ASSERT reaches every header.
+   0.1    First release: views, compact copy, conversions, int4, SHA-256, sinks, FlatBuffers
+          builder and reader, named data store and .ptd, XNNPACK and Vulkan delegate blobs. */
 
 /*
 This software is available under 2 licenses -- choose whichever you prefer.

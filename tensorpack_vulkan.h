@@ -100,6 +100,9 @@
 #define TENSORPACK_VULKAN_H
 
 #include "tensorpack.h"
+#if !defined(TP_VERSION_MAJOR) || TP_VERSION_MAJOR != 0 || TP_VERSION_MINOR != 2
+#error "tensorpack_vulkan.h needs tensorpack.h 0.2.x (an older or newer tensorpack.h was found first on the include path)"
+#endif
 
 #ifdef __cplusplus
 extern "C" {
