@@ -894,87 +894,276 @@ TPDEF const char *tp_status_str(tp_status s) {
 }
 
 #ifdef TP_NO_STDIO
-/* A small vsnprintf for error sentences: %d %i %u %x %c %s %p %% with the l, ll, z and j
-   length modifiers; flags, width and precision are parsed and ignored. */
-static void tp__fmt_put(char *out, size_t cap, size_t *pos, char c) {
-  if (*pos + 1 < cap) out[*pos] = c;
-  (*pos)++;
+/* A small vsnprintf for error sentences, byte-equal to glibc's for what the messages use:
+   %d %i %u %x %X %c %s %p %g %G %e %E %% with the hh, h, l, ll, z, j and t length modifiers,
+   the flags - + space 0 #, a width and a precision (also * for either). %g / %e print the
+   exactly rounded decimal value (round half to even on the exact binary value, as glibc). */
+typedef struct tp__fmt_out {
+  char *out;
+  size_t cap, pos;
+} tp__fmt_out;
+static void tp__fmt_put(tp__fmt_out *o, char c) {
+  if (o->pos + 1 < o->cap) o->out[o->pos] = c;
+  o->pos++;
 }
-static void tp__fmt_uint(char *out, size_t cap, size_t *pos, unsigned long long v, unsigned base) {
-  char tmp[24];
-  int n = 0;
-  do {
-    unsigned d = (unsigned)(v % base);
-    tmp[n++] = (char)(d < 10 ? '0' + d : 'a' + (d - 10));
-    v /= base;
-  } while (v);
-  while (n > 0) tp__fmt_put(out, cap, pos, tmp[--n]);
+static void tp__fmt_rep(tp__fmt_out *o, char c, long n) {
+  while (n-- > 0) tp__fmt_put(o, c);
+}
+/* sign/prefix, then zeros to `zeros`, then body; padded to width (left with '-', zeros after
+   the sign with '0' when zero_ok). */
+static void tp__fmt_field(tp__fmt_out *o, const char *pre, const char *body, size_t blen,
+                          long zeros, long width, int left, int zero_pad) {
+  long plen = (long)strlen(pre), n = plen + zeros + (long)blen, i;
+  if (!left && !zero_pad) tp__fmt_rep(o, ' ', width - n);
+  for (i = 0; i < plen; i++) tp__fmt_put(o, pre[i]);
+  if (!left && zero_pad) tp__fmt_rep(o, '0', width - n);
+  tp__fmt_rep(o, '0', zeros);
+  for (i = 0; i < (long)blen; i++) tp__fmt_put(o, body[i]);
+  if (left) tp__fmt_rep(o, ' ', width - n);
+}
+/* Exact decimal digits of a finite double v > 0: digits (no leading zero) and the decimal
+   exponent of the first one. A 1100-digit buffer holds any double's exact expansion. */
+#define TP__BN_LIMBS 90
+static size_t tp__fmt_exact(double v, char *dig, int *exp10) {
+  uint32_t bn[TP__BN_LIMBS];
+  uint64_t bits, m;
+  int e2, n = 1, i, j, k;
+  size_t len = 0;
+  memcpy(&bits, &v, sizeof bits);
+  e2 = (int)((bits >> 52) & 0x7FF);
+  m = bits & ((1ull << 52) - 1);
+  if (e2) m |= 1ull << 52;
+  else e2 = 1;
+  e2 -= 1075; /* v = m * 2^e2 */
+  bn[0] = (uint32_t)(m % 1000000000u);
+  bn[1] = (uint32_t)(m / 1000000000u % 1000000000u);
+  bn[2] = (uint32_t)(m / 1000000000u / 1000000000u);
+  n = bn[2] ? 3 : bn[1] ? 2 : 1;
+  for (k = e2 > 0 ? e2 : -e2; k > 0;) { /* times 2^e2 or 5^-e2, in chunks */
+    uint32_t mul;
+    uint64_t carry = 0;
+    if (e2 > 0) { int c = k > 29 ? 29 : k; mul = 1u << c; k -= c; }
+    else { int c = k > 12 ? 12 : k; mul = 1; for (j = 0; j < c; j++) mul *= 5u; k -= c; }
+    for (i = 0; i < n; i++) {
+      uint64_t x = (uint64_t)bn[i] * mul + carry;
+      bn[i] = (uint32_t)(x % 1000000000u);
+      carry = x / 1000000000u;
+    }
+    if (carry && n < TP__BN_LIMBS) bn[n++] = (uint32_t)carry;
+  }
+  for (i = n - 1; i >= 0; i--) { /* base 1e9 limbs -> digits */
+    char t[9];
+    uint32_t x = bn[i];
+    for (j = 8; j >= 0; j--) { t[j] = (char)('0' + x % 10u); x /= 10u; }
+    for (j = 0; j < 9; j++)
+      if (len || t[j] != '0' || (i == 0 && j == 8)) dig[len++] = t[j];
+  }
+  *exp10 = (int)len - 1 + (e2 < 0 ? e2 : 0);
+  return len;
+}
+static void tp__fmt_float(tp__fmt_out *o, double v, char conv, int prec, int alt, long width,
+                          int left, int zero_pad, const char *sign_flag) {
+  char dig[1200], body[400];
+  const char *pre;
+  size_t len, b = 0;
+  int x, i, upper = conv == 'G' || conv == 'E', neg;
+  uint64_t bits;
+  memcpy(&bits, &v, sizeof bits);
+  neg = (int)(bits >> 63);
+  pre = neg ? "-" : sign_flag;
+  if (v != v || v - v != 0.0) { /* nan, inf */
+    const char *w = v != v ? (upper ? "NAN" : "nan") : (upper ? "INF" : "inf");
+    tp__fmt_field(o, pre, w, 3, 0, width, left, 0);
+    return;
+  }
+  if (prec < 0) prec = 6;
+  if ((conv == 'g' || conv == 'G') && prec == 0) prec = 1;
+  if (prec > 300) prec = 300;
+  {
+    int sig = conv == 'g' || conv == 'G' ? prec : prec + 1; /* significant digits kept */
+    if (v == 0.0 || v == -0.0) {
+      len = 0;
+      x = 0;
+    } else {
+      len = tp__fmt_exact(neg ? -v : v, dig, &x);
+    }
+    if (len > (size_t)sig) { /* round half to even on the exact digits */
+      int up = dig[sig] > '5';
+      if (dig[sig] == '5') {
+        size_t r;
+        up = (dig[sig - 1] - '0') & 1;
+        for (r = (size_t)sig + 1; r < len; r++)
+          if (dig[r] != '0') up = 1;
+      }
+      len = (size_t)sig;
+      if (up) {
+        for (i = sig - 1; i >= 0 && dig[i] == '9'; i--) dig[i] = '0';
+        if (i >= 0) dig[i]++;
+        else { dig[0] = '1'; x++; }
+      }
+    }
+    while (len < (size_t)sig) dig[len++] = '0';
+    if (conv == 'g' || conv == 'G') {
+      int fixed = v == 0.0 || (x < prec && x >= -4), last = sig - 1;
+      if (!alt) /* %g drops trailing zeros (and then the point) */
+        while (last > 0 && dig[last] == '0' && (!fixed || last > x)) last--;
+      if (fixed) {
+        if (x >= 0) {
+          for (i = 0; i <= x; i++) body[b++] = dig[i];
+          if (last > x || alt) body[b++] = '.';
+          for (i = x + 1; i <= last; i++) body[b++] = dig[i];
+        } else {
+          body[b++] = '0';
+          body[b++] = '.';
+          for (i = 0; i < -x - 1; i++) body[b++] = '0';
+          for (i = 0; i <= last; i++) body[b++] = dig[i];
+        }
+        tp__fmt_field(o, pre, body, b, 0, width, left, zero_pad);
+        return;
+      }
+      sig = last + 1;
+    }
+    body[b++] = dig[0];
+    if (sig > 1 || alt) body[b++] = '.';
+    for (i = 1; i < sig; i++) body[b++] = dig[i];
+    body[b++] = upper ? 'E' : 'e';
+    body[b++] = x < 0 ? '-' : '+';
+    {
+      int ax = x < 0 ? -x : x;
+      if (ax >= 100) body[b++] = (char)('0' + ax / 100);
+      body[b++] = (char)('0' + ax / 10 % 10);
+      body[b++] = (char)('0' + ax % 10);
+    }
+    tp__fmt_field(o, pre, body, b, 0, width, left, zero_pad);
+  }
 }
 static void tp__vfmt(char *out, size_t cap, const char *fmt, va_list ap) {
-  size_t pos = 0;
+  tp__fmt_out o;
   const char *f;
+  o.out = out;
+  o.cap = cap;
+  o.pos = 0;
   if (cap == 0) return;
   for (f = fmt; *f; f++) {
-    int lng = 0;
+    int lng = 0, left = 0, zero = 0, plus = 0, space = 0, alt = 0, prec = -1;
+    long width = 0;
     if (*f != '%') {
-      tp__fmt_put(out, cap, &pos, *f);
+      tp__fmt_put(&o, *f);
       continue;
     }
-    f++;
-    while (*f == '-' || *f == '+' || *f == ' ' || *f == '#' || *f == '0' || *f == '.' ||
-           (*f >= '1' && *f <= '9'))
+    for (f++;; f++) {
+      if (*f == '-') left = 1;
+      else if (*f == '0') zero = 1;
+      else if (*f == '+') plus = 1;
+      else if (*f == ' ') space = 1;
+      else if (*f == '#') alt = 1;
+      else break;
+    }
+    if (*f == '*') {
+      width = va_arg(ap, int);
+      if (width < 0) { left = 1; width = -width; }
       f++;
+    } else {
+      while (*f >= '0' && *f <= '9') width = width * 10 + (*f++ - '0');
+    }
+    if (*f == '.') {
+      f++;
+      prec = 0;
+      if (*f == '*') {
+        prec = va_arg(ap, int);
+        f++;
+      } else {
+        while (*f >= '0' && *f <= '9') prec = prec * 10 + (*f++ - '0');
+      }
+    }
     for (;; f++) {
       if (*f == 'l') lng++;
-      else if (*f == 'z' || *f == 'j') lng = 3;
+      else if (*f == 'z' || *f == 'j' || *f == 't') lng = 3;
       else if (*f == 'h') continue;
       else break;
     }
     switch (*f) {
       case 'd':
-      case 'i': {
-        long long v = lng == 0 ? (long long)va_arg(ap, int)
-                    : lng == 1 ? (long long)va_arg(ap, long)
-                    : lng == 2 ? va_arg(ap, long long)
-                               : (long long)va_arg(ap, ptrdiff_t);
-        unsigned long long m = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
-        if (v < 0) tp__fmt_put(out, cap, &pos, '-');
-        tp__fmt_uint(out, cap, &pos, m, 10);
-        break;
-      }
+      case 'i':
       case 'u':
-      case 'x': {
-        unsigned long long v = lng == 0 ? (unsigned long long)va_arg(ap, unsigned)
-                             : lng == 1 ? (unsigned long long)va_arg(ap, unsigned long)
-                             : lng == 2 ? va_arg(ap, unsigned long long)
-                                        : (unsigned long long)va_arg(ap, size_t);
-        tp__fmt_uint(out, cap, &pos, v, *f == 'x' ? 16u : 10u);
+      case 'x':
+      case 'X':
+      case 'p': {
+        char tmp[24];
+        int nd = 0, sgn = 0;
+        unsigned long long v;
+        const char *pre = "";
+        unsigned base = *f == 'x' || *f == 'X' || *f == 'p' ? 16u : 10u;
+        if (*f == 'd' || *f == 'i') {
+          long long s = lng == 0 ? (long long)va_arg(ap, int)
+                      : lng == 1 ? (long long)va_arg(ap, long)
+                      : lng == 2 ? va_arg(ap, long long)
+                                 : (long long)va_arg(ap, ptrdiff_t);
+          v = s < 0 ? 0ull - (unsigned long long)s : (unsigned long long)s;
+          sgn = s < 0;
+          pre = sgn ? "-" : plus ? "+" : space ? " " : "";
+        } else if (*f == 'p') {
+          void *p = va_arg(ap, void *);
+          if (!p) {
+            tp__fmt_field(&o, "", "(nil)", 5, 0, width, left, 0);
+            break;
+          }
+          v = (unsigned long long)(uintptr_t)p;
+          pre = "0x";
+        } else {
+          v = lng == 0 ? (unsigned long long)va_arg(ap, unsigned)
+            : lng == 1 ? (unsigned long long)va_arg(ap, unsigned long)
+            : lng == 2 ? va_arg(ap, unsigned long long)
+                       : (unsigned long long)va_arg(ap, size_t);
+          if (alt && v && base == 16) pre = *f == 'X' ? "0X" : "0x";
+        }
+        if (v || prec != 0) {
+          do {
+            unsigned d = (unsigned)(v % base);
+            tmp[nd++] = (char)(d < 10 ? '0' + d : (*f == 'X' ? 'A' : 'a') + (d - 10));
+            v /= base;
+          } while (v);
+        }
+        { /* reverse into place */
+          int a = 0, z = nd - 1;
+          while (a < z) { char c = tmp[a]; tmp[a++] = tmp[z]; tmp[z--] = c; }
+        }
+        tp__fmt_field(&o, pre, tmp, (size_t)nd, prec > nd ? prec - nd : 0, width, left,
+                      zero && prec < 0);
         break;
       }
-      case 'p':
-        tp__fmt_uint(out, cap, &pos, (unsigned long long)(uintptr_t)va_arg(ap, void *), 16u);
+      case 'c': {
+        char c = (char)va_arg(ap, int);
+        tp__fmt_field(&o, "", &c, 1, 0, width, left, 0);
         break;
-      case 'c':
-        tp__fmt_put(out, cap, &pos, (char)va_arg(ap, int));
-        break;
+      }
       case 's': {
         const char *s = va_arg(ap, const char *);
-        if (!s) s = "(null)";
-        while (*s) tp__fmt_put(out, cap, &pos, *s++);
+        size_t n = 0;
+        if (!s) s = prec < 0 || prec >= 6 ? "(null)" : "";
+        while (s[n] && (prec < 0 || n < (size_t)prec)) n++;
+        tp__fmt_field(&o, "", s, n, 0, width, left, 0);
         break;
       }
+      case 'g':
+      case 'G':
+      case 'e':
+      case 'E':
+        tp__fmt_float(&o, va_arg(ap, double), *f, prec, alt, width, left, zero,
+                      plus ? "+" : space ? " " : "");
+        break;
       case '%':
-        tp__fmt_put(out, cap, &pos, '%');
+        tp__fmt_put(&o, '%');
         break;
       case '\0':
         f--;
         break;
       default:
-        tp__fmt_put(out, cap, &pos, '?');
+        tp__fmt_put(&o, '?');
         break;
     }
   }
-  out[pos < cap ? pos : cap - 1] = '\0';
+  out[o.pos < cap ? o.pos : cap - 1] = '\0';
 }
 #endif
 
