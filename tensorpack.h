@@ -5,6 +5,19 @@
    before you include this file in *one* C or C++ file to create the implementation.
    Every other file just includes it. tensorpack_xnnpack.h and tensorpack_vulkan.h build on it.
 
+   CONTENTS (declarations: numbered boxes "N. name"; implementation: markers "// >>name")
+     1. Status and errors (tp_status, tp_error)    >>status, >>helpers
+     2. dtypes and conversions                     >>dtype
+     3. Storage and views (tp_view, view ops)      >>view
+     4. Sinks (memory, counter, FILE*, atomic)     >>sink
+     5. Compact copy, conversion, int4 packing     >>copy, >>convert, >>int4
+     6. SHA-256                                    >>sha256
+     6b. Small public helpers (LE stores, checked arithmetic)
+     7. FlatBuffers builder and reader             >>flatbuffers, >>fbreader
+     8. Named data store and .ptd files            >>store, >>ptd
+     Then: REVISION HISTORY and LICENSE at the end of this file.
+   Sections the other parts add (programs, inputs, delegate blobs) keep the same two forms.
+
    WHAT IT DOES
    A tensor is often a *view* into a larger storage: randn(3,8,8)[1] starts 64 floats in, a q/k/v
    chunk of a packed in_proj_weight is a third of it, a transposed scale walks its storage out
@@ -497,7 +510,7 @@ TPDEF tp_sink tp_sink_sha256(tp_sha256 *c);
 TPDEF int tp_sha256_accelerated(void);
 
 /* ------------------------------------------------------------------------------------------ */
-/* Small public helpers the backends build on                                                 */
+/* 6b. Small public helpers the backends build on                                             */
 /* ------------------------------------------------------------------------------------------ */
 
 /* Little-endian stores and loads, from shifts: the bytes never depend on the host. */
@@ -519,7 +532,6 @@ TPDEF tp_status tp_array_reserve(void **data, size_t *cap, size_t need, size_t e
 /* ------------------------------------------------------------------------------------------ */
 /* 7. FlatBuffers builder and reader                                                           */
 /* ------------------------------------------------------------------------------------------ */
-/* Section 7 of tensorpack.h (FlatBuffers builder and reader). */
 
 /* ---- builder ----------------------------------------------------------------------------
    Back to front, like the official builder: build children first (strings, vectors, tables),
@@ -677,9 +689,7 @@ TPDEF double tp_fb_bits_f64(uint64_t bits);
 /* ------------------------------------------------------------------------------------------ */
 /* 8. Named data store and .ptd files                                                          */
 /* ------------------------------------------------------------------------------------------ */
-/* Section 8 of tensorpack.h (named data store and .ptd files).
-
-   A tp_store collects named constants the way ExecuTorch's NamedDataStore does, and writes
+/* A tp_store collects named constants the way ExecuTorch's NamedDataStore does, and writes
    them as a FlatTensor (.ptd) file that ExecuTorch's FlatTensorDataMap loads:
      - each entry has a key, bytes (a borrowed view streamed at write time, or raw bytes), an
        alignment and, for a view, a tensor layout (ScalarType = tp_dtype code, sizes,
@@ -840,9 +850,8 @@ TPDEF tp_status tp_ptd_index(tp_ptd *p, uint32_t *slots, size_t nslots);
 #ifndef TENSORPACK_IMPLEMENTATION_DONE
 #define TENSORPACK_IMPLEMENTATION_DONE
 
-/* Implementation, in data-flow order; sections start with greppable markers "// >>name":
-   status, helpers, dtype, view, sink, copy, convert, int4, sha256, flatbuffers, fbreader,
-   store, ptd. */
+/* Implementation, in data-flow order; sections start with greppable markers "// >>name"
+   (see CONTENTS at the top). */
 #include <string.h>
 #include <stdarg.h>
 #include <limits.h>
@@ -3196,7 +3205,7 @@ TPDEF tp_sink tp_sink_sha256(tp_sha256 *c) {
   return s;
 }
 
-// >>flatbuffers (section 7) ---------------------------------------------------------------------
+// >>flatbuffers -------------------------------------------------------------------------------
 /* The builder fills one buffer from its end towards its start, as the official builder does:
    b->buf[b->cap - b->size .. b->cap) holds everything built so far, and an object is named by
    its distance from the end (a tp_fb_ref), which never changes as more is built in front of
@@ -3243,15 +3252,9 @@ struct tp_fb_builder {
   tp_error err;
 };
 
-static int tp__fb_host_le(void) {
-  const uint16_t one = 1;
-  unsigned char c;
-  memcpy(&c, &one, 1);
-  return c == 1;
-}
-
-/* Little-endian stores for the hot paths: one plain store on a little-endian host (the test
-   folds at compile time), tp_store_le* elsewhere. */
+/* Little-endian stores for the hot paths: one plain store on a little-endian host, tp_store_le*
+   elsewhere. The one endianness switch is TP__BIG_ENDIAN (compile time, top of the
+   implementation), so tests/test_bigendian_sim.c runs the shift paths here too. */
 #if defined(__GNUC__) || defined(__clang__)
 #define TP__FB_INLINE static inline __attribute__((always_inline))
 #elif defined(__cplusplus) || (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L)
@@ -3261,20 +3264,20 @@ static int tp__fb_host_le(void) {
 #endif
 TP__FB_INLINE uint16_t tp__fb_ld16(const unsigned char *p) {
   uint16_t v;
-  if (!tp__fb_host_le()) return tp_load_le16(p);
+  if (TP__BIG_ENDIAN) return tp_load_le16(p);
   memcpy(&v, p, 2);
   return v;
 }
 TP__FB_INLINE void tp__fb_st16(unsigned char *p, uint16_t v) {
-  if (tp__fb_host_le()) memcpy(p, &v, 2);
+  if (!TP__BIG_ENDIAN) memcpy(p, &v, 2);
   else tp_store_le16(p, v);
 }
 TP__FB_INLINE void tp__fb_st32(unsigned char *p, uint32_t v) {
-  if (tp__fb_host_le()) memcpy(p, &v, 4);
+  if (!TP__BIG_ENDIAN) memcpy(p, &v, 4);
   else tp_store_le32(p, v);
 }
 TP__FB_INLINE void tp__fb_st64(unsigned char *p, uint64_t v) {
-  if (tp__fb_host_le()) memcpy(p, &v, 8);
+  if (!TP__BIG_ENDIAN) memcpy(p, &v, 8);
   else tp_store_le64(p, v);
 }
 
@@ -3507,7 +3510,7 @@ TPDEF tp_fb_ref tp_fb_create_vector(tp_fb_builder *b, const void *elems, size_t 
   tp__fb_pad(b, pad);
   b->size += n32;
   dst = tp__fb_front(b);
-  if (elem_size == 1 || tp__fb_host_le()) {
+  if (elem_size == 1 || !TP__BIG_ENDIAN) {
     if (n32) memcpy(dst, src, n32);
   } else if (elem_size == 2) {
     for (i = 0; i < count; i++) {
@@ -3960,7 +3963,7 @@ TPDEF const unsigned char *tp_fb_data(const tp_fb_builder *b, size_t *size) {
   return b->buf + b->cap - b->size;
 }
 
-// >>fbreader
+// >>fbreader ----------------------------------------------------------------------------------
 /* Every position is checked against the buffer before it is read; positions fit in 32 bits
    because a buffer over 2 GiB - 1 is refused by init. The rules are the official verifier's
    (uoffsets non-zero, below 2^31 and landing inside the buffer; tables 4-aligned with an
@@ -4380,7 +4383,8 @@ TPDEF const char *tp_fb_vector_string(const tp_fb_vector *v, size_t i, size_t *l
   if (!target) return NULL;
   return tp__fb_string_at(v->r, target, len_out);
 }
-/* Section 8, implementation: the named data store and .ptd files.
+// >>store -------------------------------------------------------------------------------------
+/* The named data store and .ptd files.
 
    File layout written by tp_store_write_ptd (all integers little-endian):
      [0, 4)    root offset of the FT01 flatbuffer, + 48 (the header is inserted after byte 8)
@@ -4403,7 +4407,6 @@ TPDEF const char *tp_fb_vector_string(const tp_fb_vector *v, size_t i, size_t *l
    - entries with equal bytes (length and SHA-256) share one segment, as Python's
      NamedDataStore shares buffers; named_data lists keys in first-add order. */
 
-// >>store
 
 #define TP__PTD_HEADER_LEN 40u     /* FH01 header length field */
 #define TP__PTD_FB_OFFSET 48u      /* header length padded to 16: the flatbuffer_offset field */
@@ -4810,7 +4813,7 @@ TPDEF tp_status tp_store_add_bytes(tp_store *s, const char *key_or_NULL, const v
   return tp__store_insert(s, key_or_NULL, &it, key_out);
 }
 
-// >>ptd
+// >>ptd ---------------------------------------------------------------------------------------
 
 /* Segment offsets, the flatbuffer, the segment base and the data size. Cached until the next
    add. */

@@ -1043,7 +1043,6 @@ static tp_status tp_vk__layout(tp_vk_graph *g) {
   tp_status s;
   const unsigned char *data;
   size_t fb_size = 0;
-  int32_t *tmp = NULL;
 
   if (tp_vk__check(g)) return g->err.status;
   if (!g->dirty) return TP_OK;
@@ -1117,7 +1116,6 @@ static tp_status tp_vk__layout(tp_vk_graph *g) {
     refs[i] = tp_vk__bytes_table(b, g->shaders[i].offset, (uint64_t)g->shaders[i].n, NULL);
   r_shaders = tp_fb_create_vector_refs(b, refs, g->nshaders);
   TP_FREE(refs);
-  (void)tmp;
   r_in = tp_fb_create_vector(b, g->inputs, g->ninputs, 4);
   r_out = tp_fb_create_vector(b, g->outputs, g->noutputs, 4);
   r_version = tp_fb_create_string(b, "0", 1);
