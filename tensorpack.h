@@ -706,6 +706,31 @@ TPDEF double tp_fb_bits_f64(uint64_t bits);
    next size or write call and does not stop the store: fix the cause and write again.
    Thread safety: none inside one store; different stores are independent. */
 
+/* ---- the FT01 format, described once ------------------------------------------------------
+   The tables of ExecuTorch's extension/flat_tensor/serialize/flat_tensor.fbs (file identifier
+   "FT01", root FlatTensor; tests/schemas/flat_tensor.fbs is our copy). The .ptd writer
+   (tp_store_write_ptd) and reader (tp_ptd_open, ...) take every field id from this list, and
+   tests/verify_ptd.cpp checks it against flatc's code for the schema (names at their ids,
+   types, defaults, no field left out). TP_FT01_FIELDS(X): X(table, field, id, kind, default),
+   kind one of I8 U32 U64 (scalars), STR (string), VEC (vector), TABLE (sub-table). Each entry
+   defines TP_FT01_F_<table>_<field> (the id) and TP_FT01_D_<table>_<field> (the default). */
+#define TP_FT01_FIELDS(X)                          \
+  X(TensorLayout, scalar_type, 0, I8, 0)           \
+  X(TensorLayout, sizes, 1, VEC, 0)                \
+  X(TensorLayout, dim_order, 2, VEC, 0)            \
+  X(DataSegment, offset, 0, U64, 0)                \
+  X(DataSegment, size, 1, U64, 0)                  \
+  X(NamedData, key, 0, STR, 0)                     \
+  X(NamedData, segment_index, 1, U32, 0)           \
+  X(NamedData, tensor_layout, 2, TABLE, 0)         \
+  X(FlatTensor, version, 0, U32, 0)                \
+  X(FlatTensor, segments, 1, VEC, 0)               \
+  X(FlatTensor, named_data, 2, VEC, 0)
+#define TP__FT01_ENUM(t, f, id, kind, dflt) TP_FT01_F_##t##_##f = id, TP_FT01_D_##t##_##f = dflt,
+enum { TP_FT01_FIELDS(TP__FT01_ENUM) TP__FT01_ENUM_END };
+#undef TP__FT01_ENUM
+#define TP_FT01_IDENTIFIER "FT01"
+
 typedef struct tp_store tp_store;
 
 /* A new empty store. Errors: TP_ERR_INVALID (out == NULL), TP_ERR_NOMEM. */
@@ -1598,7 +1623,8 @@ static tp_status tp__vop_select(const tp_tensor *t, int dim, int64_t index, tp_t
   size = t->sizes[dim];
   if (index < 0) index += size;
   if (index < 0 || index >= size)
-    return tp_error_set(err, TP_ERR_BOUNDS, "select: index %lld is outside -%lld..%lld (dim %d has size %lld)",
+    return tp_error_set(err, TP_ERR_BOUNDS,
+                        "select: index %lld is outside -%lld..%lld (dim %d has size %lld)",
                         (long long)given, (long long)size, (long long)size - 1, dim,
                         (long long)size);
   s = tp__move_offset("select", t, dim, index, tp__empty_besides(t, dim), &r, err);
@@ -1623,7 +1649,8 @@ static tp_status tp__vop_narrow(const tp_tensor *t, int dim, int64_t start, int6
   size = t->sizes[dim];
   if (start < 0) start += size;
   if (start < 0 || start > size)
-    return tp_error_set(err, TP_ERR_BOUNDS, "narrow: start %lld is outside -%lld..%lld (dim %d has size %lld)",
+    return tp_error_set(err, TP_ERR_BOUNDS,
+                        "narrow: start %lld is outside -%lld..%lld (dim %d has size %lld)",
                         (long long)given, (long long)size, (long long)size, dim, (long long)size);
   if (length > size - start)
     return tp_error_set(err, TP_ERR_BOUNDS,
@@ -1656,7 +1683,8 @@ static tp_status tp__vop_slice(const tp_tensor *t, int dim, int64_t start, int64
      single element keeps the old stride when stride x step leaves int64 */
   if (tp__mul_i64(t->strides[dim], step, &r.strides[dim]) || r.strides[dim] == INT64_MIN) {
     if (len > 1 && !tp__empty_besides(t, dim))
-      return tp_error_set(err, TP_ERR_OVERFLOW, "slice: stride %lld x step %lld of dim %d overflows",
+      return tp_error_set(err, TP_ERR_OVERFLOW,
+                          "slice: stride %lld x step %lld of dim %d overflows",
                           (long long)t->strides[dim], (long long)step, dim);
     r.strides[dim] = t->strides[dim];
   }
@@ -1677,7 +1705,8 @@ static tp_status tp__vop_transpose(const tp_tensor *t, int d0, int d1, tp_tensor
   return tp__op_end("transpose", t, &r, out, err);
 }
 
-static tp_status tp__vop_permute(const tp_tensor *t, const int *perm, tp_tensor *out, tp_error *err) {
+static tp_status tp__vop_permute(const tp_tensor *t, const int *perm, tp_tensor *out,
+                                 tp_error *err) {
   tp_tensor r;
   unsigned char seen[TP_MAX_DIMS];
   int d;
@@ -1755,7 +1784,8 @@ static tp_status tp__vop_expand(const tp_tensor *t, int ndim, const int64_t *siz
     int64_t want = sizes[d];
     if (d < lead) {
       if (want < 0)
-        return tp_error_set(err, TP_ERR_INVALID, "expand: size %lld of new leading dim %d is negative",
+        return tp_error_set(err, TP_ERR_INVALID,
+                            "expand: size %lld of new leading dim %d is negative",
                             (long long)want, d);
       r.sizes[d] = want;
       r.strides[d] = 0;
@@ -4859,8 +4889,9 @@ static tp_status tp__store_prepare(tp_store *s) {
   /* DataSegment: 0 offset u64, 1 size u64. */
   for (i = 0; i < s->n_segs; i++) {
     tp_fb_start_table(b);
-    tp_fb_add_u64(b, 0, s->segs[i].offset, 0);
-    tp_fb_add_u64(b, 1, s->segs[i].nbytes, 0);
+    tp_fb_add_u64(b, TP_FT01_F_DataSegment_offset, s->segs[i].offset,
+                  TP_FT01_D_DataSegment_offset);
+    tp_fb_add_u64(b, TP_FT01_F_DataSegment_size, s->segs[i].nbytes, TP_FT01_D_DataSegment_size);
     refs[i] = tp_fb_end_table(b);
   }
   segs_vec = tp_fb_create_vector_refs(b, refs, s->n_segs);
@@ -4875,15 +4906,16 @@ static tp_status tp__store_prepare(tp_store *s) {
       tp_fb_ref sizes = tp_fb_create_vector(b, e->sizes, e->ndim, 4);
       tp_fb_ref order = tp_fb_create_vector(b, e->dim_order, e->ndim, 1);
       tp_fb_start_table(b);
-      tp_fb_add_i8(b, 0, e->scalar_type, 0);
-      tp_fb_add_ref(b, 1, sizes);
-      tp_fb_add_ref(b, 2, order);
+      tp_fb_add_i8(b, TP_FT01_F_TensorLayout_scalar_type, e->scalar_type,
+                   TP_FT01_D_TensorLayout_scalar_type);
+      tp_fb_add_ref(b, TP_FT01_F_TensorLayout_sizes, sizes);
+      tp_fb_add_ref(b, TP_FT01_F_TensorLayout_dim_order, order);
       layout = tp_fb_end_table(b);
     }
     tp_fb_start_table(b);
-    tp_fb_add_ref(b, 0, key);
-    tp_fb_add_u32(b, 1, e->seg, 0);
-    tp_fb_add_ref(b, 2, layout);
+    tp_fb_add_ref(b, TP_FT01_F_NamedData_key, key);
+    tp_fb_add_u32(b, TP_FT01_F_NamedData_segment_index, e->seg, TP_FT01_D_NamedData_segment_index);
+    tp_fb_add_ref(b, TP_FT01_F_NamedData_tensor_layout, layout);
     refs[i] = tp_fb_end_table(b);
   }
   named_vec = tp_fb_create_vector_refs(b, refs, s->n_entries);
@@ -4891,11 +4923,11 @@ static tp_status tp__store_prepare(tp_store *s) {
 
   /* FlatTensor: 0 version u32 (0), 1 segments, 2 named_data (both always present). */
   tp_fb_start_table(b);
-  tp_fb_add_u32(b, 0, 0, 0);
-  tp_fb_add_ref(b, 1, segs_vec);
-  tp_fb_add_ref(b, 2, named_vec);
+  tp_fb_add_u32(b, TP_FT01_F_FlatTensor_version, 0, TP_FT01_D_FlatTensor_version);
+  tp_fb_add_ref(b, TP_FT01_F_FlatTensor_segments, segs_vec);
+  tp_fb_add_ref(b, TP_FT01_F_FlatTensor_named_data, named_vec);
   root = tp_fb_end_table(b);
-  st = tp_fb_finish(b, root, "FT01");
+  st = tp_fb_finish(b, root, TP_FT01_IDENTIFIER);
   if (st != TP_OK)
     return tp_error_set(&s->werr, st, "building the FlatTensor flatbuffer: %s", tp_fb_error(b));
   fbd = tp_fb_data(b, &fbn);
@@ -5049,11 +5081,11 @@ static tp_status tp__ptd_entry(tp_ptd *p, size_t i, tp_ptd_entry *e) {
   memset(e, 0, sizeof *e);
   p->root__.r = &p->r__;
   p->r__.tables = 0;   /* the table budget guards one walk; ours visit <= 3 tables per entry */
-  named = tp_fb_vector_field(&p->root__, 2, 4);
-  segs = tp_fb_vector_field(&p->root__, 1, 4);
+  named = tp_fb_vector_field(&p->root__, TP_FT01_F_FlatTensor_named_data, 4);
+  segs = tp_fb_vector_field(&p->root__, TP_FT01_F_FlatTensor_segments, 4);
   nd = tp_fb_vector_table(&named, i);
-  e->key = tp_fb_string(&nd, 0, &klen);
-  e->segment_index = tp_fb_u32(&nd, 1, 0);
+  e->key = tp_fb_string(&nd, TP_FT01_F_NamedData_key, &klen);
+  e->segment_index = tp_fb_u32(&nd, TP_FT01_F_NamedData_segment_index, TP_FT01_D_NamedData_segment_index);
   st = tp_fb_reader_status(&p->r__);
   if (st != TP_OK || nd.pos == 0)
     return tp_error_set(&p->err, TP_ERR_FORMAT, "named_data[%lu]: %s", (unsigned long)i,
@@ -5070,8 +5102,8 @@ static tp_status tp__ptd_entry(tp_ptd *p, size_t i, tp_ptd_entry *e) {
                         "segments", (unsigned long)i, e->key, (unsigned long)e->segment_index,
                         (unsigned long)segs.count);
   seg = tp_fb_vector_table(&segs, e->segment_index);
-  off = tp_fb_u64(&seg, 0, 0);
-  size = tp_fb_u64(&seg, 1, 0);
+  off = tp_fb_u64(&seg, TP_FT01_F_DataSegment_offset, TP_FT01_D_DataSegment_offset);
+  size = tp_fb_u64(&seg, TP_FT01_F_DataSegment_size, TP_FT01_D_DataSegment_size);
   st = tp_fb_reader_status(&p->r__);
   if (st != TP_OK || seg.pos == 0)
     return tp_error_set(&p->err, TP_ERR_FORMAT, "segments[%lu]: %s",
@@ -5086,7 +5118,7 @@ static tp_status tp__ptd_entry(tp_ptd *p, size_t i, tp_ptd_entry *e) {
   e->data = p->data + (size_t)(p->segment_base + off);
   e->nbytes = (size_t)size;
 
-  layout = tp_fb_table_field(&nd, 2);
+  layout = tp_fb_table_field(&nd, TP_FT01_F_NamedData_tensor_layout);
   if (tp_fb_reader_status(&p->r__) != TP_OK)
     return tp_error_set(&p->err, TP_ERR_FORMAT, "named_data[%lu] (\"%.80s\"): %s",
                         (unsigned long)i, e->key, p->r__.err.msg);
@@ -5094,9 +5126,9 @@ static tp_status tp__ptd_entry(tp_ptd *p, size_t i, tp_ptd_entry *e) {
 
   e->has_layout = 1;
   {
-    int8_t stype = tp_fb_i8(&layout, 0, 0);
-    sizes = tp_fb_vector_field(&layout, 1, 4);
-    order = tp_fb_vector_field(&layout, 2, 1);
+    int8_t stype = tp_fb_i8(&layout, TP_FT01_F_TensorLayout_scalar_type, TP_FT01_D_TensorLayout_scalar_type);
+    sizes = tp_fb_vector_field(&layout, TP_FT01_F_TensorLayout_sizes, 4);
+    order = tp_fb_vector_field(&layout, TP_FT01_F_TensorLayout_dim_order, 1);
     if (tp_fb_reader_status(&p->r__) != TP_OK)
       return tp_error_set(&p->err, TP_ERR_FORMAT, "named_data[%lu] (\"%.80s\") layout: %s",
                           (unsigned long)i, e->key, p->r__.err.msg);
@@ -5168,7 +5200,7 @@ TPDEF tp_status tp_ptd_open(tp_ptd *p, const void *data, size_t size) {
     return tp_error_set(&p->err, TP_ERR_FORMAT,
                         "%lu bytes: shorter than the %u-byte head of a .ptd file",
                         (unsigned long)size, TP__PTD_HEAD_BYTES);
-  if (memcmp(b + 4, "FT01", 4) != 0)
+  if (memcmp(b + 4, TP_FT01_IDENTIFIER, 4) != 0)
     return tp_error_set(&p->err, TP_ERR_FORMAT, "file identifier is not FT01");
   if (memcmp(b + 8, "FH01", 4) != 0)
     return tp_error_set(&p->err, TP_ERR_FORMAT, "no FH01 header at byte 8");
@@ -5199,13 +5231,14 @@ TPDEF tp_status tp_ptd_open(tp_ptd *p, const void *data, size_t size) {
      walk below is linear in the entry count (no recursion, no shared subtrees revisited more
      than a fixed number of times), so the reader's table budget is lifted; each call resets
      the count. */
-  st = tp_fb_reader_init_ex(&p->r__, b, (size_t)fb_end, "FT01", &p->root__, 0, (size_t)-1);
+  st = tp_fb_reader_init_ex(&p->r__, b, (size_t)fb_end, TP_FT01_IDENTIFIER, &p->root__, 0,
+                            (size_t)-1);
   if (st != TP_OK)
     return tp_error_set(&p->err, TP_ERR_FORMAT, "FlatTensor flatbuffer: %s",
                         p->r__.err.status != TP_OK ? p->r__.err.msg : tp_status_str(st));
-  p->version = tp_fb_u32(&p->root__, 0, 0);
-  segs = tp_fb_vector_field(&p->root__, 1, 4);
-  named = tp_fb_vector_field(&p->root__, 2, 4);
+  p->version = tp_fb_u32(&p->root__, TP_FT01_F_FlatTensor_version, TP_FT01_D_FlatTensor_version);
+  segs = tp_fb_vector_field(&p->root__, TP_FT01_F_FlatTensor_segments, 4);
+  named = tp_fb_vector_field(&p->root__, TP_FT01_F_FlatTensor_named_data, 4);
   if (tp_fb_reader_status(&p->r__) != TP_OK)
     return tp_error_set(&p->err, TP_ERR_FORMAT, "FlatTensor: %s", p->r__.err.msg);
   if (p->version != 0)
@@ -5240,7 +5273,7 @@ TPDEF tp_status tp_ptd_entry_at(tp_ptd *p, size_t i, tp_ptd_entry *e) {
 static const char *tp__ptd_key(const tp_fb_vector *named, size_t i, size_t *len) {
   tp_fb_table nd = tp_fb_vector_table(named, i);
   *len = 0;
-  return tp_fb_string(&nd, 0, len);
+  return tp_fb_string(&nd, TP_FT01_F_NamedData_key, len);
 }
 
 TPDEF size_t tp_ptd_index_slots(const tp_ptd *p) {
@@ -5268,7 +5301,7 @@ TPDEF tp_status tp_ptd_index(tp_ptd *p, uint32_t *slots, size_t nslots) {
   memset(slots, 0, need * sizeof *slots);
   p->root__.r = &p->r__;
   p->r__.tables = 0;
-  named = tp_fb_vector_field(&p->root__, 2, 4);
+  named = tp_fb_vector_field(&p->root__, TP_FT01_F_FlatTensor_named_data, 4);
   for (i = 0; i < p->count; i++) {
     const char *k = tp__ptd_key(&named, i, &len);
     size_t j = (size_t)tp__fnv1a(k, len) & (need - 1);
@@ -5295,7 +5328,7 @@ TPDEF tp_status tp_ptd_find(tp_ptd *p, const char *key, tp_ptd_entry *e) {
   len = strlen(key);
   p->root__.r = &p->r__;
   p->r__.tables = 0;
-  named = tp_fb_vector_field(&p->root__, 2, 4);
+  named = tp_fb_vector_field(&p->root__, TP_FT01_F_FlatTensor_named_data, 4);
   if (p->index__) {
     size_t mask = p->index_cap__ - 1, j = (size_t)tp__fnv1a(key, len) & mask;
     for (; p->index__[j] != 0; j = (j + 1) & mask) {

@@ -5,7 +5,10 @@
 //     offsets/sizes and layouts equal what was added, segment bytes equal the views' bytes;
 //  2. files built with the official C++ builder, the header inserted the way upstream's C++
 //     (save_ptd) and Python (FlatTensorSerializer) writers do, are read by tp_ptd_open; every
-//     truncation and single-byte corruption of them is read or refused with TP_ERR_FORMAT.
+//     truncation and single-byte corruption of them is read or refused with TP_ERR_FORMAT;
+//  3. the one description of FT01 (TP_FT01_FIELDS in tensorpack.h) against flatc's code for
+//     our schema copy: every described field has the schema's name at its id, its type and its
+//     default, and every field of every table is described.
 #define TENSORPACK_IMPLEMENTATION
 #include "tensorpack.h"
 #include "tp_test.h"
@@ -531,6 +534,54 @@ static void test_official_files() {
   }
 }
 
+// ---- 3. the FT01 description -----------------------------------------------------------
+
+static bool kind_matches(const char *kind, const flatbuffers::TypeCode &tc) {
+  std::string k(kind);
+  if (k == "VEC") return tc.is_repeating != 0;
+  if (tc.is_repeating) return false;
+  if (k == "STR") return tc.base_type == flatbuffers::ET_STRING;
+  if (k == "TABLE") return tc.base_type == flatbuffers::ET_SEQUENCE;
+  if (k == "I8") return tc.base_type == flatbuffers::ET_CHAR;
+  if (k == "U32") return tc.base_type == flatbuffers::ET_UINT;
+  if (k == "U64") return tc.base_type == flatbuffers::ET_ULONG;
+  return false;
+}
+template <typename T> static bool default_is(T v, long long d) { return (long long)v == d; }
+template <typename T> static bool default_is(const T *p, long long d) { return !p && d == 0; }
+template <typename T> static const T *empty_table(flatbuffers::FlatBufferBuilder &fbb) {
+  fbb.Clear();
+  flatbuffers::uoffset_t start = fbb.StartTable();
+  fbb.Finish(flatbuffers::Offset<T>(fbb.EndTable(start)));
+  return flatbuffers::GetRoot<T>(fbb.GetBufferPointer());
+}
+
+static void test_format_description() {
+  using namespace flat_tensor_flatbuffer;
+  flatbuffers::FlatBufferBuilder fbb;
+  int n = 0;
+#define TPF_FIELD(t, f, id, kind, dflt)                                                        \
+  {                                                                                            \
+    const flatbuffers::TypeTable *tt = t##TypeTable();                                         \
+    TPT_CHECK((size_t)(id) < tt->num_elems);                                                   \
+    if ((size_t)(id) < tt->num_elems) {                                                        \
+      TPT_EQ_STR(tt->names[id], #f);                                                           \
+      TPT_CHECK(kind_matches(#kind, tt->type_codes[id]));                                      \
+    }                                                                                          \
+    TPT_CHECK(default_is(empty_table<t>(fbb)->f(), (long long)(dflt)));                        \
+    n++;                                                                                       \
+  }
+  TP_FT01_FIELDS(TPF_FIELD)
+#undef TPF_FIELD
+  const flatbuffers::TypeTable *all[] = {TensorLayoutTypeTable(), DataSegmentTypeTable(),
+                                         NamedDataTypeTable(), FlatTensorTypeTable()};
+  int total = 0;
+  for (const flatbuffers::TypeTable *tt : all) total += (int)tt->num_elems;
+  TPT_EQ_INT(n, total);  // nothing left out
+  TPT_EQ_INT(n, 11);
+  TPT_EQ_STR(FlatTensorIdentifier(), TP_FT01_IDENTIFIER);
+}
+
 int main() {
   for (size_t i = 0; i < sizeof g_x / sizeof g_x[0]; i++) g_x[i] = static_cast<float>(i) + 0.5f;
   for (size_t i = 0; i < sizeof g_m / sizeof g_m[0]; i++)
@@ -540,6 +591,7 @@ int main() {
   TPT_RUN(test_empty_scalar_raw_dedup);
   TPT_RUN(test_many_random);
   TPT_RUN(test_official_files);
+  TPT_RUN(test_format_description);
   printf("  %d .ptd files passed the official verifier\n", g_files_verified);
   return tpt_finish("verify_ptd");
 }
