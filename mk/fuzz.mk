@@ -6,7 +6,7 @@
 #                        fuzz/crashes/<target>-<n> (which must no longer crash)
 # Seeds: fuzz/make_seeds.c writes valid blobs/.ptd/views with the library's own writers into
 # $(BUILD)/fuzz/corpus/<target>/. Nothing binary is committed except crash reproducers.
-# Targets: fuzz_fb_reader, fuzz_ptd, fuzz_vk_blob, fuzz_views, fuzz_tpdump (tools/tpdump.c as a
+# Targets: fuzz_fb_reader, fuzz_ptd, fuzz_pte, fuzz_vk_blob, fuzz_views, fuzz_tpdump (tools/tpdump.c as a
 # library), fuzz_xnn_blob (only with XNNPACK: the one blob reader tensorpack_xnnpack.h has is
 # tp_xnn_load). Needs clang with libFuzzer (Debian: clang + libclang-rt-14-dev).
 
@@ -16,7 +16,7 @@ FUZZ_FLAGS   := -std=c99 -Wall -Wextra -pedantic -Werror -g -O1 \
                 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -I.
 HAVE_LIBFUZZER := $(shell printf '$(H)include <stddef.h>\n$(H)include <stdint.h>\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n);\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { (void)d; (void)n; return 0; }\n' | $(FUZZ_CC) -x c - -fsanitize=fuzzer,address,undefined -o /dev/null 2>/dev/null && echo 1)
 
-FUZZ_NAMES := fuzz_fb_reader fuzz_ptd fuzz_vk_blob fuzz_views fuzz_tpdump
+FUZZ_NAMES := fuzz_fb_reader fuzz_ptd fuzz_vk_blob fuzz_views fuzz_tpdump fuzz_pte
 ifeq ($(HAVE_XNNPACK),1)
 FUZZ_NAMES += fuzz_xnn_blob
 endif
@@ -28,6 +28,9 @@ FUZZ_SEEDS  := $(FUZZ_CORPUS)/.stamp
 FUZZ_RUNS_fuzz_fb_reader := 4000
 FUZZ_RUNS_DEFAULT        := 20000
 FUZZ_LIBS_fuzz_xnn_blob  := -lXNNPACK
+# The magics of every format (XH00, XN01, VH00, VK00, FT01, FH01, ET12, eh00, ...): libFuzzer
+# splices them in, in `make fuzz` and in the smoke run.
+FUZZ_DICT := fuzz/tensorpack.dict
 
 .PHONY: fuzz fuzz-build
 
@@ -46,7 +49,7 @@ $(BUILD)/fuzz/make_seeds: fuzz/make_seeds.c $(HEADERS)
 
 $(FUZZ_SEEDS): $(BUILD)/fuzz/make_seeds
 	@rm -rf $(FUZZ_CORPUS)
-	@for t in fuzz_fb_reader fuzz_ptd fuzz_vk_blob fuzz_views fuzz_xnn_blob fuzz_tpdump; do \
+	@for t in fuzz_fb_reader fuzz_ptd fuzz_vk_blob fuzz_views fuzz_xnn_blob fuzz_tpdump fuzz_pte; do \
 	  mkdir -p $(FUZZ_CORPUS)/$$t || exit 1; done
 	$(BUILD)/fuzz/make_seeds $(FUZZ_CORPUS)
 	@touch $@
@@ -61,7 +64,7 @@ fuzz: fuzz-build
 	  w=$(BUILD)/fuzz/work/$$t; a=$(BUILD)/fuzz/artifacts/$$t; mkdir -p $$w $$a; \
 	  cp -n $(FUZZ_CORPUS)/$$t/* $$w/ 2>/dev/null; \
 	  echo "== $$t ($(FUZZ_SECONDS) s)"; \
-	  $(BUILD)/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	  $(BUILD)/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -dict=$(FUZZ_DICT) \
 	    -artifact_prefix=$$a/ $$w > $(BUILD)/fuzz/$$t.log 2>&1; rc=$$?; \
 	  execs=$$(grep -E '^stat::number_of_executed_units' $(BUILD)/fuzz/$$t.log | awk '{print $$2}'); \
 	  cov=$$(grep -E '^#[0-9]+' $(BUILD)/fuzz/$$t.log | grep -oE 'cov: [0-9]+ ft: [0-9]+' | tail -n 1); \
@@ -71,12 +74,12 @@ fuzz: fuzz-build
 	echo "== fuzz summary"; printf "$$summary"; exit $$bad
 
 # The smoke test for make test: tests/fuzz_smoke.sh, run by a two-line wrapper (as
-# mk/matrix.mk does) that passes the paths and run counts.
-$(BUILD)/tests/fuzz_smoke: tests/fuzz_smoke.sh $(FUZZ_BINS) $(FUZZ_SEEDS) $(wildcard fuzz/crashes/*) mk/fuzz.mk
+# mk/matrix.mk does) that passes the paths, the dictionary and the run counts.
+$(BUILD)/tests/fuzz_smoke: tests/fuzz_smoke.sh $(FUZZ_BINS) $(FUZZ_SEEDS) $(wildcard fuzz/crashes/*) $(FUZZ_DICT) mk/fuzz.mk
 	@mkdir -p $(dir $@)
-	@printf '#!/bin/sh\nFUZZ_BIN=%s FUZZ_CORPUS=%s TP_ROOT=%s FUZZ_NAMES="%s" FUZZ_RUNS_DEFAULT=%s FUZZ_RUNS_fuzz_fb_reader=%s exec sh %s/tests/fuzz_smoke.sh\n' \
-	  "$(abspath $(BUILD))/fuzz" "$(abspath $(FUZZ_CORPUS))" "$(CURDIR)" "$(FUZZ_NAMES)" \
-	  "$(FUZZ_RUNS_DEFAULT)" "$(FUZZ_RUNS_fuzz_fb_reader)" "$(CURDIR)" > $@
+	@printf '#!/bin/sh\nFUZZ_BIN=%s FUZZ_CORPUS=%s FUZZ_DICT=%s TP_ROOT=%s FUZZ_NAMES="%s" FUZZ_RUNS_DEFAULT=%s FUZZ_RUNS_fuzz_fb_reader=%s exec sh %s/tests/fuzz_smoke.sh\n' \
+	  "$(abspath $(BUILD))/fuzz" "$(abspath $(FUZZ_CORPUS))" "$(abspath $(FUZZ_DICT))" "$(CURDIR)" \
+	  "$(FUZZ_NAMES)" "$(FUZZ_RUNS_DEFAULT)" "$(FUZZ_RUNS_fuzz_fb_reader)" "$(CURDIR)" > $@
 	@chmod +x $@
 else
 SKIPPED += fuzz-smoke:clang libFuzzer (libclang-rt-14-dev) not installed;
