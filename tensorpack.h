@@ -12,7 +12,7 @@
      4. Sinks (memory, counter, FILE*, atomic)     >>sink
      5. Compact copy, conversion, int4 packing     >>copy, >>convert, >>int4
      6. SHA-256                                    >>sha256
-     6b. Small public helpers (LE stores, checked arithmetic)
+     6b. Internal helpers shared by the headers (tp__, not API)
      7. FlatBuffers builder and reader             >>flatbuffers, >>fbreader
      8. Named data store and .ptd files            >>store, >>ptd
      9. Programs (.pte)                            >>pte
@@ -251,9 +251,10 @@ typedef struct tp_error {
   char msg[TP_ERROR_MAX];
 } tp_error;
 
-/* Records a failure in e unless e already holds one (the first failure sticks). Returns
-   e->status afterwards (the first failure's status). e may be NULL: then it just returns s. */
-TPDEF tp_status tp_error_set(tp_error *e, tp_status s, const char *fmt, ...) TP__PRINTF(3, 4);
+/* Internal (not API; the headers' objects use it to latch a sentence): records a failure in e
+   unless e already holds one (the first failure sticks). Returns e->status afterwards (the
+   first failure's status). e may be NULL: then it just returns s. */
+TPDEF tp_status tp__error_set(tp_error *e, tp_status s, const char *fmt, ...) TP__PRINTF(3, 4);
 
 /* ------------------------------------------------------------------------------------------ */
 /* 2. dtypes                                                                                   */
@@ -516,24 +517,29 @@ TPDEF tp_sink tp_sink_sha256(tp_sha256 *c);
 TPDEF int tp_sha256_accelerated(void);
 
 /* ------------------------------------------------------------------------------------------ */
-/* 6b. Small public helpers the backends build on                                             */
+/* 6b. Internal helpers shared by the three headers                                           */
 /* ------------------------------------------------------------------------------------------ */
 
+/* Not part of the API (tp__ names, may change in any release): little-endian stores and
+   loads, checked arithmetic and array growth that tensorpack_xnnpack.h and tensorpack_vulkan.h
+   share with the core. They stay extern because a backend's implementation may live in
+   another file than the core's. (0.1 named them tp_store_le32, tp_add_u64, ...; the store_
+   names collided with the data store's tp_store_ prefix.) */
 /* Little-endian stores and loads, from shifts: the bytes never depend on the host. */
-TPDEF void tp_store_le16(unsigned char *p, uint16_t v);
-TPDEF void tp_store_le32(unsigned char *p, uint32_t v);
-TPDEF void tp_store_le64(unsigned char *p, uint64_t v);
-TPDEF uint16_t tp_load_le16(const unsigned char *p);
-TPDEF uint32_t tp_load_le32(const unsigned char *p);
-TPDEF uint64_t tp_load_le64(const unsigned char *p);
+TPDEF void tp__put_le16(unsigned char *p, uint16_t v);
+TPDEF void tp__put_le32(unsigned char *p, uint32_t v);
+TPDEF void tp__put_le64(unsigned char *p, uint64_t v);
+TPDEF uint16_t tp__get_le16(const unsigned char *p);
+TPDEF uint32_t tp__get_le32(const unsigned char *p);
+TPDEF uint64_t tp__get_le64(const unsigned char *p);
 /* Checked arithmetic: 0 on success, 1 on overflow (out untouched then). */
-TPDEF int tp_add_u64(uint64_t a, uint64_t b, uint64_t *out);
-TPDEF int tp_mul_u64(uint64_t a, uint64_t b, uint64_t *out);
+TPDEF int tp__add_u64(uint64_t a, uint64_t b, uint64_t *out);
+TPDEF int tp__mul_u64(uint64_t a, uint64_t b, uint64_t *out);
 /* Round v up to a multiple of align: 0, or 1 on overflow or when align is not a power of 2. */
-TPDEF int tp_align_u64(uint64_t v, uint64_t align, uint64_t *out);
+TPDEF int tp__align_u64(uint64_t v, uint64_t align, uint64_t *out);
 /* Grows *data (elements of elem_size) to hold at least need elements; TP_ERR_NOMEM or
    TP_ERR_OVERFLOW on failure (then *data is unchanged). */
-TPDEF tp_status tp_array_reserve(void **data, size_t *cap, size_t need, size_t elem_size);
+TPDEF tp_status tp__array_reserve(void **data, size_t *cap, size_t need, size_t elem_size);
 
 /* ------------------------------------------------------------------------------------------ */
 /* 7. FlatBuffers builder and reader                                                           */
@@ -1571,7 +1577,7 @@ static void tp__vfmt(char *out, size_t cap, const char *fmt, va_list ap) {
 }
 #endif
 
-TPDEF tp_status tp_error_set(tp_error *e, tp_status s, const char *fmt, ...) {
+TPDEF tp_status tp__error_set(tp_error *e, tp_status s, const char *fmt, ...) {
   va_list ap;
   if (!e) return s;
   if (e->status != TP_OK) return e->status;
@@ -1598,48 +1604,48 @@ static void tp__error_reset(tp_error *e) {
 
 // >>helpers -----------------------------------------------------------------------------------
 
-TPDEF void tp_store_le16(unsigned char *p, uint16_t v) {
+TPDEF void tp__put_le16(unsigned char *p, uint16_t v) {
   p[0] = (unsigned char)(v & 0xFFu);
   p[1] = (unsigned char)(v >> 8);
 }
-TPDEF void tp_store_le32(unsigned char *p, uint32_t v) {
+TPDEF void tp__put_le32(unsigned char *p, uint32_t v) {
   p[0] = (unsigned char)(v & 0xFFu);
   p[1] = (unsigned char)((v >> 8) & 0xFFu);
   p[2] = (unsigned char)((v >> 16) & 0xFFu);
   p[3] = (unsigned char)(v >> 24);
 }
-TPDEF void tp_store_le64(unsigned char *p, uint64_t v) {
-  tp_store_le32(p, (uint32_t)(v & 0xFFFFFFFFu));
-  tp_store_le32(p + 4, (uint32_t)(v >> 32));
+TPDEF void tp__put_le64(unsigned char *p, uint64_t v) {
+  tp__put_le32(p, (uint32_t)(v & 0xFFFFFFFFu));
+  tp__put_le32(p + 4, (uint32_t)(v >> 32));
 }
-TPDEF uint16_t tp_load_le16(const unsigned char *p) {
+TPDEF uint16_t tp__get_le16(const unsigned char *p) {
   return (uint16_t)(p[0] | (p[1] << 8));
 }
-TPDEF uint32_t tp_load_le32(const unsigned char *p) {
+TPDEF uint32_t tp__get_le32(const unsigned char *p) {
   return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
 }
-TPDEF uint64_t tp_load_le64(const unsigned char *p) {
-  return (uint64_t)tp_load_le32(p) | ((uint64_t)tp_load_le32(p + 4) << 32);
+TPDEF uint64_t tp__get_le64(const unsigned char *p) {
+  return (uint64_t)tp__get_le32(p) | ((uint64_t)tp__get_le32(p + 4) << 32);
 }
 
-TPDEF int tp_add_u64(uint64_t a, uint64_t b, uint64_t *out) {
+TPDEF int tp__add_u64(uint64_t a, uint64_t b, uint64_t *out) {
   if (a > UINT64_MAX - b) return 1;
   *out = a + b;
   return 0;
 }
-TPDEF int tp_mul_u64(uint64_t a, uint64_t b, uint64_t *out) {
+TPDEF int tp__mul_u64(uint64_t a, uint64_t b, uint64_t *out) {
   if (a != 0 && b > UINT64_MAX / a) return 1;
   *out = a * b;
   return 0;
 }
-TPDEF int tp_align_u64(uint64_t v, uint64_t align, uint64_t *out) {
+TPDEF int tp__align_u64(uint64_t v, uint64_t align, uint64_t *out) {
   uint64_t r;
   if (align == 0 || (align & (align - 1)) != 0) return 1;
-  if (tp_add_u64(v, align - 1, &r)) return 1;
+  if (tp__add_u64(v, align - 1, &r)) return 1;
   *out = r & ~(align - 1);
   return 0;
 }
-TPDEF tp_status tp_array_reserve(void **data, size_t *cap, size_t need, size_t elem_size) {
+TPDEF tp_status tp__array_reserve(void **data, size_t *cap, size_t need, size_t elem_size) {
   size_t ncap;
   uint64_t bytes;
   void *p;
@@ -1648,9 +1654,9 @@ TPDEF tp_status tp_array_reserve(void **data, size_t *cap, size_t need, size_t e
   if (elem_size == 0) return TP_ERR_INVALID;
   ncap = *cap < 8 ? 8 : *cap;
   while (ncap < need) ncap = ncap > SIZE_MAX / 2 ? need : ncap * 2;
-  if (tp_mul_u64(ncap, elem_size, &bytes) || bytes > SIZE_MAX) {
+  if (tp__mul_u64(ncap, elem_size, &bytes) || bytes > SIZE_MAX) {
     ncap = need; /* doubling overshot: try the exact need */
-    if (tp_mul_u64(ncap, elem_size, &bytes) || bytes > SIZE_MAX) return TP_ERR_OVERFLOW;
+    if (tp__mul_u64(ncap, elem_size, &bytes) || bytes > SIZE_MAX) return TP_ERR_OVERFLOW;
   }
   p = TP_REALLOC(*data, (size_t)bytes);
   if (!p) return TP_ERR_NOMEM;
@@ -1771,35 +1777,35 @@ static tp_status tp__check(const tp_tensor *t, tp_error *err, int64_t *numel_out
   int64_t numel = 1, lo = 0, hi = 0, nb;
   size_t es;
   int d, empty = 0;
-  if (!t) return tp_error_set(err, TP_ERR_INVALID, "view is NULL"), TP_ERR_INVALID;
+  if (!t) return tp__error_set(err, TP_ERR_INVALID, "view is NULL"), TP_ERR_INVALID;
   if (t->ndim < 0 || t->ndim > TP_MAX_DIMS) {
-    if (t->ndim < 0) tp_error_set(err, TP_ERR_INVALID, "ndim %d is negative", t->ndim);
-    else tp_error_set(err, TP_ERR_INVALID, "ndim %d > TP_MAX_DIMS %d", t->ndim, TP_MAX_DIMS);
+    if (t->ndim < 0) tp__error_set(err, TP_ERR_INVALID, "ndim %d is negative", t->ndim);
+    else tp__error_set(err, TP_ERR_INVALID, "ndim %d > TP_MAX_DIMS %d", t->ndim, TP_MAX_DIMS);
     return TP_ERR_INVALID;
   }
   es = tp_dtype_size(t->dtype);
   if (es == 0) {
-    tp_error_set(err, TP_ERR_INVALID, "dtype %d is not a tp_dtype", (int)t->dtype);
+    tp__error_set(err, TP_ERR_INVALID, "dtype %d is not a tp_dtype", (int)t->dtype);
     return TP_ERR_INVALID;
   }
   if (!t->storage.data && t->storage.nbytes > 0) {
-    tp_error_set(err, TP_ERR_INVALID, "storage data is NULL but nbytes is %llu",
+    tp__error_set(err, TP_ERR_INVALID, "storage data is NULL but nbytes is %llu",
                  (unsigned long long)t->storage.nbytes);
     return TP_ERR_INVALID;
   }
   for (d = 0; d < t->ndim; d++) {
     if (t->sizes[d] < 0) {
-      tp_error_set(err, TP_ERR_INVALID, "size of dim %d is %lld", d, (long long)t->sizes[d]);
+      tp__error_set(err, TP_ERR_INVALID, "size of dim %d is %lld", d, (long long)t->sizes[d]);
       return TP_ERR_INVALID;
     }
     if (t->sizes[d] == 0) empty = 1;
     if (t->strides[d] == INT64_MIN) { /* no magnitude in int64: flip/abs would overflow */
-      tp_error_set(err, TP_ERR_OVERFLOW, "stride of dim %d is INT64_MIN", d);
+      tp__error_set(err, TP_ERR_OVERFLOW, "stride of dim %d is INT64_MIN", d);
       return TP_ERR_OVERFLOW;
     }
   }
   if (t->offset < 0) {
-    tp_error_set(err, TP_ERR_BOUNDS, "offset %lld is negative", (long long)t->offset);
+    tp__error_set(err, TP_ERR_BOUNDS, "offset %lld is negative", (long long)t->offset);
     return TP_ERR_BOUNDS;
   }
   if (empty) {
@@ -1811,41 +1817,41 @@ static tp_status tp__check(const tp_tensor *t, tp_error *err, int64_t *numel_out
   for (d = 0; d < t->ndim; d++) {
     int64_t ext;
     if (tp__mul_i64(numel, t->sizes[d], &numel)) {
-      tp_error_set(err, TP_ERR_OVERFLOW, "element count overflows at dim %d (size %lld)", d,
+      tp__error_set(err, TP_ERR_OVERFLOW, "element count overflows at dim %d (size %lld)", d,
                    (long long)t->sizes[d]);
       return TP_ERR_OVERFLOW;
     }
     if (tp__mul_i64(t->sizes[d] - 1, t->strides[d], &ext) ||
         tp__add_i64(ext > 0 ? hi : lo, ext, ext > 0 ? &hi : &lo)) {
-      tp_error_set(err, TP_ERR_OVERFLOW, "dim %d: size %lld x stride %lld overflows", d,
+      tp__error_set(err, TP_ERR_OVERFLOW, "dim %d: size %lld x stride %lld overflows", d,
                    (long long)t->sizes[d], (long long)t->strides[d]);
       return TP_ERR_OVERFLOW;
     }
   }
   if (tp__mul_i64(numel, (int64_t)es, &nb) || (uint64_t)nb > (uint64_t)SIZE_MAX) {
-    tp_error_set(err, TP_ERR_OVERFLOW, "%lld elements of %u bytes overflow", (long long)numel,
+    tp__error_set(err, TP_ERR_OVERFLOW, "%lld elements of %u bytes overflow", (long long)numel,
                  (unsigned)es);
     return TP_ERR_OVERFLOW;
   }
   if (tp__add_i64(t->offset, lo, &lo) || tp__add_i64(t->offset, hi, &hi)) {
-    tp_error_set(err, TP_ERR_OVERFLOW, "offset %lld plus the view's extent overflows",
+    tp__error_set(err, TP_ERR_OVERFLOW, "offset %lld plus the view's extent overflows",
                  (long long)t->offset);
     return TP_ERR_OVERFLOW;
   }
   if (lo < 0) {
-    tp_error_set(err, TP_ERR_BOUNDS, "view reaches element %lld, before the storage's start",
+    tp__error_set(err, TP_ERR_BOUNDS, "view reaches element %lld, before the storage's start",
                  (long long)lo);
     return TP_ERR_BOUNDS;
   }
   {
     int64_t endb;
     if (tp__add_i64(hi, 1, &endb) || tp__mul_i64(endb, (int64_t)es, &endb)) {
-      tp_error_set(err, TP_ERR_OVERFLOW, "view's last element %lld overflows as a byte offset",
+      tp__error_set(err, TP_ERR_OVERFLOW, "view's last element %lld overflows as a byte offset",
                    (long long)hi);
       return TP_ERR_OVERFLOW;
     }
     if ((uint64_t)endb > (uint64_t)t->storage.nbytes) {
-      tp_error_set(err, TP_ERR_BOUNDS, "view reaches byte %llu of a %llu-byte storage",
+      tp__error_set(err, TP_ERR_BOUNDS, "view reaches byte %llu of a %llu-byte storage",
                    (unsigned long long)endb, (unsigned long long)t->storage.nbytes);
       return TP_ERR_BOUNDS;
     }
@@ -1866,12 +1872,12 @@ static tp_status tp__view(tp_storage s, tp_dtype dt, int ndim, const int64_t *si
                          const int64_t *strides, int64_t offset, tp_tensor *out, tp_error *err) {
   tp_tensor r;
   int d;
-  if (!out) return tp_error_set(err, TP_ERR_INVALID, "view: out is NULL");
+  if (!out) return tp__error_set(err, TP_ERR_INVALID, "view: out is NULL");
   if (ndim < 0 || ndim > TP_MAX_DIMS)
-    return tp_error_set(err, TP_ERR_INVALID, "view: ndim %d is outside 0..TP_MAX_DIMS %d", ndim,
+    return tp__error_set(err, TP_ERR_INVALID, "view: ndim %d is outside 0..TP_MAX_DIMS %d", ndim,
                         TP_MAX_DIMS);
   if (ndim > 0 && !sizes)
-    return tp_error_set(err, TP_ERR_INVALID, "view: sizes is NULL for ndim %d", ndim);
+    return tp__error_set(err, TP_ERR_INVALID, "view: sizes is NULL for ndim %d", ndim);
   memset(&r, 0, sizeof r);
   r.storage = s;
   r.dtype = dt;
@@ -1879,7 +1885,7 @@ static tp_status tp__view(tp_storage s, tp_dtype dt, int ndim, const int64_t *si
   r.offset = offset;
   for (d = 0; d < ndim; d++) {
     if (sizes[d] < 0)
-      return tp_error_set(err, TP_ERR_INVALID, "view: size of dim %d is %lld", d,
+      return tp__error_set(err, TP_ERR_INVALID, "view: size of dim %d is %lld", d,
                           (long long)sizes[d]);
     r.sizes[d] = sizes[d];
   }
@@ -1894,7 +1900,7 @@ static tp_status tp__view(tp_storage s, tp_dtype dt, int ndim, const int64_t *si
         int e, empty = 0;
         for (e = 0; e < ndim; e++) empty |= sizes[e] == 0;
         if (!empty)
-          return tp_error_set(err, TP_ERR_OVERFLOW,
+          return tp__error_set(err, TP_ERR_OVERFLOW,
                               "view: the row-major stride of dim %d overflows (size %lld)", d,
                               (long long)sizes[d]);
         acc = 0; /* remaining strides are irrelevant for an empty view */
@@ -1924,8 +1930,8 @@ TPDEF tp_status tp_view_ex(tp_storage s, tp_dtype dt, int ndim, const int64_t *s
 static tp_status tp__op_begin(const char *op, const tp_tensor *t, tp_tensor *out, tp_tensor *r,
                               tp_error *err) {
   tp_status s;
-  if (!out) return tp_error_set(err, TP_ERR_INVALID, "%s: out is NULL", op);
-  if (!t) return tp_error_set(err, TP_ERR_INVALID, "%s: the input view is NULL", op);
+  if (!out) return tp__error_set(err, TP_ERR_INVALID, "%s: out is NULL", op);
+  if (!t) return tp__error_set(err, TP_ERR_INVALID, "%s: the input view is NULL", op);
   s = tp_tensor_check(t, err);
   if (s != TP_OK) return s;
   *r = *t;
@@ -1942,7 +1948,7 @@ static tp_status tp__op_end(const char *op, const tp_tensor *t, tp_tensor *r, tp
     if (r->sizes[d] == 0) r->offset = t->offset; /* empty: no bytes, keep a sane offset */
   memset(&e, 0, sizeof e);
   s = tp__check(r, &e, &n, NULL, NULL);
-  if (s != TP_OK) return tp_error_set(err, s, "%s: the result %s", op, e.msg);
+  if (s != TP_OK) return tp__error_set(err, s, "%s: the result %s", op, e.msg);
   *out = *r;
   return TP_OK;
 }
@@ -1955,10 +1961,10 @@ static int tp__dim_arg(const char *op, const char *name, const tp_tensor *t, int
     return 0;
   }
   if (t->ndim == 0)
-    tp_error_set(err, TP_ERR_INVALID, "%s: %s %d given, but a 0-d view has no dims", op, name,
+    tp__error_set(err, TP_ERR_INVALID, "%s: %s %d given, but a 0-d view has no dims", op, name,
                  *dim);
   else
-    tp_error_set(err, TP_ERR_INVALID, "%s: %s %d is outside -%d..%d (a %d-d view)", op, name,
+    tp__error_set(err, TP_ERR_INVALID, "%s: %s %d is outside -%d..%d (a %d-d view)", op, name,
                  *dim, t->ndim, t->ndim - 1, t->ndim);
   return 1;
 }
@@ -1976,7 +1982,7 @@ static tp_status tp__move_offset(const char *op, const tp_tensor *t, int dim, in
   int64_t delta;
   if (empty) return TP_OK;
   if (tp__mul_i64(index, t->strides[dim], &delta) || tp__add_i64(r->offset, delta, &r->offset))
-    return tp_error_set(err, TP_ERR_OVERFLOW,
+    return tp__error_set(err, TP_ERR_OVERFLOW,
                         "%s: offset %lld + index %lld x stride %lld of dim %d overflows", op,
                         (long long)t->offset, (long long)index, (long long)t->strides[dim], dim);
   return TP_OK;
@@ -1993,7 +1999,7 @@ static tp_status tp__vop_select(const tp_tensor *t, int dim, int64_t index, tp_t
   size = t->sizes[dim];
   if (index < 0) index += size;
   if (index < 0 || index >= size)
-    return tp_error_set(err, TP_ERR_BOUNDS,
+    return tp__error_set(err, TP_ERR_BOUNDS,
                         "select: index %lld is outside -%lld..%lld (dim %d has size %lld)",
                         (long long)given, (long long)size, (long long)size - 1, dim,
                         (long long)size);
@@ -2015,15 +2021,15 @@ static tp_status tp__vop_narrow(const tp_tensor *t, int dim, int64_t start, int6
   if (s != TP_OK) return s;
   if (tp__dim_arg("narrow", "dim", t, &dim, err)) return TP_ERR_INVALID;
   if (length < 0)
-    return tp_error_set(err, TP_ERR_INVALID, "narrow: length %lld is negative", (long long)length);
+    return tp__error_set(err, TP_ERR_INVALID, "narrow: length %lld is negative", (long long)length);
   size = t->sizes[dim];
   if (start < 0) start += size;
   if (start < 0 || start > size)
-    return tp_error_set(err, TP_ERR_BOUNDS,
+    return tp__error_set(err, TP_ERR_BOUNDS,
                         "narrow: start %lld is outside -%lld..%lld (dim %d has size %lld)",
                         (long long)given, (long long)size, (long long)size, dim, (long long)size);
   if (length > size - start)
-    return tp_error_set(err, TP_ERR_BOUNDS,
+    return tp__error_set(err, TP_ERR_BOUNDS,
                         "narrow: start %lld + length %lld passes the end of dim %d (size %lld)",
                         (long long)start, (long long)length, dim, (long long)size);
   s = tp__move_offset("narrow", t, dim, start, length == 0 || tp__empty_besides(t, dim), &r, err);
@@ -2040,7 +2046,7 @@ static tp_status tp__vop_slice(const tp_tensor *t, int dim, int64_t start, int64
   if (s != TP_OK) return s;
   if (tp__dim_arg("slice", "dim", t, &dim, err)) return TP_ERR_INVALID;
   if (step < 1)
-    return tp_error_set(err, TP_ERR_INVALID, "slice: step %lld must be >= 1", (long long)step);
+    return tp__error_set(err, TP_ERR_INVALID, "slice: step %lld must be >= 1", (long long)step);
   size = t->sizes[dim];
   if (start < 0) start = start < -size ? 0 : start + size;
   if (start > size) start = size;
@@ -2053,7 +2059,7 @@ static tp_status tp__vop_slice(const tp_tensor *t, int dim, int64_t start, int64
      single element keeps the old stride when stride x step leaves int64 */
   if (tp__mul_i64(t->strides[dim], step, &r.strides[dim]) || r.strides[dim] == INT64_MIN) {
     if (len > 1 && !tp__empty_besides(t, dim))
-      return tp_error_set(err, TP_ERR_OVERFLOW,
+      return tp__error_set(err, TP_ERR_OVERFLOW,
                           "slice: stride %lld x step %lld of dim %d overflows",
                           (long long)t->strides[dim], (long long)step, dim);
     r.strides[dim] = t->strides[dim];
@@ -2083,13 +2089,13 @@ static tp_status tp__vop_permute(const tp_tensor *t, const int *perm, tp_tensor 
   tp_status s = tp__op_begin("permute", t, out, &r, err);
   if (s != TP_OK) return s;
   if (t->ndim > 0 && !perm)
-    return tp_error_set(err, TP_ERR_INVALID, "permute: perm is NULL for a %d-d view", t->ndim);
+    return tp__error_set(err, TP_ERR_INVALID, "permute: perm is NULL for a %d-d view", t->ndim);
   memset(seen, 0, sizeof seen);
   for (d = 0; d < t->ndim; d++) {
     int p = perm[d];
     if (tp__dim_arg("permute", "perm entry", t, &p, err)) return TP_ERR_INVALID;
     if (seen[p])
-      return tp_error_set(err, TP_ERR_INVALID,
+      return tp__error_set(err, TP_ERR_INVALID,
                           "permute: perm[%d] = %d names dim %d twice (not a permutation)", d,
                           perm[d], p);
     seen[p] = 1;
@@ -2106,7 +2112,7 @@ static tp_status tp__vop_chunk(const tp_tensor *t, int chunks, int dim, int inde
   tp_status s = tp__op_begin("chunk", t, out, &r, err);
   if (s != TP_OK) return s;
   if (chunks < 1)
-    return tp_error_set(err, TP_ERR_INVALID, "chunk: chunks %d must be >= 1", chunks);
+    return tp__error_set(err, TP_ERR_INVALID, "chunk: chunks %d must be >= 1", chunks);
   if (tp__dim_arg("chunk", "dim", t, &dim, err)) return TP_ERR_INVALID;
   size = t->sizes[dim];
   if (size == 0) { /* torch.chunk gives `chunks` empty pieces */
@@ -2117,7 +2123,7 @@ static tp_status tp__vop_chunk(const tp_tensor *t, int chunks, int dim, int inde
     count = (size - 1) / csize + 1;
   }
   if (index < 0 || index >= count)
-    return tp_error_set(err, TP_ERR_INVALID,
+    return tp__error_set(err, TP_ERR_INVALID,
                         "chunk: index %d is outside 0..%lld (dim %d of size %lld in %d chunks "
                         "gives %lld)",
                         index, (long long)count - 1, dim, (long long)size, chunks,
@@ -2146,15 +2152,15 @@ static tp_status tp__vop_expand(const tp_tensor *t, int ndim, const int64_t *siz
   tp_status s = tp__op_begin("expand", t, out, &r, err);
   if (s != TP_OK) return s;
   if (ndim < t->ndim || ndim > TP_MAX_DIMS)
-    return tp_error_set(err, TP_ERR_INVALID, "expand: ndim %d is outside %d..%d (a %d-d view)",
+    return tp__error_set(err, TP_ERR_INVALID, "expand: ndim %d is outside %d..%d (a %d-d view)",
                         ndim, t->ndim, TP_MAX_DIMS, t->ndim);
-  if (ndim > 0 && !sizes) return tp_error_set(err, TP_ERR_INVALID, "expand: sizes is NULL");
+  if (ndim > 0 && !sizes) return tp__error_set(err, TP_ERR_INVALID, "expand: sizes is NULL");
   lead = ndim - t->ndim;
   for (d = 0; d < ndim; d++) {
     int64_t want = sizes[d];
     if (d < lead) {
       if (want < 0)
-        return tp_error_set(err, TP_ERR_INVALID,
+        return tp__error_set(err, TP_ERR_INVALID,
                             "expand: size %lld of new leading dim %d is negative",
                             (long long)want, d);
       r.sizes[d] = want;
@@ -2168,7 +2174,7 @@ static tp_status tp__vop_expand(const tp_tensor *t, int ndim, const int64_t *siz
         r.sizes[d] = want;
         r.strides[d] = 0;
       } else {
-        return tp_error_set(err, TP_ERR_INVALID,
+        return tp__error_set(err, TP_ERR_INVALID,
                             "expand: size %lld for dim %d, which has size %lld (only size-1 dims "
                             "expand; -1 keeps a size)",
                             (long long)want, d, (long long)have);
@@ -2261,7 +2267,7 @@ TPDEF int64_t tp_numel(const tp_tensor *t) {
 TPDEF size_t tp_nbytes(const tp_tensor *t) {
   int64_t n = tp_numel(t);
   uint64_t b;
-  if (n < 0 || tp_mul_u64((uint64_t)n, tp_dtype_size(t->dtype), &b) || b > SIZE_MAX) return 0;
+  if (n < 0 || tp__mul_u64((uint64_t)n, tp_dtype_size(t->dtype), &b) || b > SIZE_MAX) return 0;
   return (size_t)b;
 }
 
@@ -2428,7 +2434,7 @@ static tp_status tp__membuf_write(void *ctx, const void *data, size_t n) {
   void *p = m->data;
   tp_status s;
   if (n > SIZE_MAX - m->size) return TP_ERR_OVERFLOW;
-  s = tp_array_reserve(&p, &m->cap, m->size + n, 1);
+  s = tp__array_reserve(&p, &m->cap, m->size + n, 1);
   m->data = (unsigned char *)p;
   if (s != TP_OK) return s;
   memcpy(m->data + m->size, data, n);
@@ -2452,7 +2458,7 @@ TPDEF void tp_membuf_free(tp_membuf *m) {
 static tp_status tp__counter_write(void *ctx, const void *data, size_t n) {
   uint64_t *c = (uint64_t *)ctx;
   (void)data;
-  return tp_add_u64(*c, n, c) ? TP_ERR_OVERFLOW : TP_OK;
+  return tp__add_u64(*c, n, c) ? TP_ERR_OVERFLOW : TP_OK;
 }
 TPDEF tp_sink tp_sink_counter(uint64_t *count) {
   tp_sink s;
@@ -2600,30 +2606,30 @@ TPDEF tp_status tp_atomic_write_ex(const char *path,
   tp_status s;
   int e;
   tp__error_reset(err);
-  if (!produce) return tp_error_set(err, TP_ERR_INVALID, "atomic write: produce is NULL");
+  if (!produce) return tp__error_set(err, TP_ERR_INVALID, "atomic write: produce is NULL");
   if (!path || !*path)
-    return tp_error_set(err, TP_ERR_INVALID, "atomic write: the path is NULL or empty");
+    return tp__error_set(err, TP_ERR_INVALID, "atomic write: the path is NULL or empty");
   errno = 0;
   s = tp_atomic_open(&af, path, &sink);
   e = errno;
   if (s != TP_OK) {
     if (s == TP_ERR_IO)
-      return tp_error_set(err, s, "cannot create a temporary file beside \"%.100s\": %s "
+      return tp__error_set(err, s, "cannot create a temporary file beside \"%.100s\": %s "
                           "(does its directory exist and is it writable?)", path,
                           e ? strerror(e) : "unknown reason");
-    return tp_error_set(err, s, "cannot open \"%.100s\": %s", path, tp_status_str(s));
+    return tp__error_set(err, s, "cannot open \"%.100s\": %s", path, tp_status_str(s));
   }
   s = produce(ctx, &sink);
   if (s != TP_OK) {
     tp_atomic_abort(&af);
-    return tp_error_set(err, s, "writing \"%.100s\" failed (%s); no file was left",
+    return tp__error_set(err, s, "writing \"%.100s\" failed (%s); no file was left",
                         path, tp_status_str(s));
   }
   errno = 0;
   s = tp_atomic_commit(&af);
   e = errno;
   if (s != TP_OK)
-    return tp_error_set(err, s, "cannot finish \"%.100s\" (flush, close or rename failed: %s); "
+    return tp__error_set(err, s, "cannot finish \"%.100s\" (flush, close or rename failed: %s); "
                         "no file was left", path, e ? strerror(e) : "unknown reason");
   return TP_OK;
 }
@@ -3208,9 +3214,9 @@ typedef struct tp__conv {
 } tp__conv;
 
 static uint32_t tp__load_as_f32bits(tp_dtype from, const unsigned char *p) {
-  if (from == TP_F32) return tp_load_le32(p);
-  if (from == TP_F16) return tp__f16_to_f32bits(tp_load_le16(p));
-  return (uint32_t)tp_load_le16(p) << 16; /* bf16 */
+  if (from == TP_F32) return tp__get_le32(p);
+  if (from == TP_F16) return tp__f16_to_f32bits(tp__get_le16(p));
+  return (uint32_t)tp__get_le16(p) << 16; /* bf16 */
 }
 
 static tp_status tp__conv_piece(void *ctx, const unsigned char *bytes, size_t n) {
@@ -3226,9 +3232,9 @@ static tp_status tp__conv_piece(void *ctx, const unsigned char *bytes, size_t n)
         uint32_t lim = c->to == TP_F16 ? 0x477FE000u : c->to == TP_BF16 ? 0x7F7F0000u : 0x7F7FFFFFu;
         if ((w & 0x7FFFFFFFu) > lim) w = (w & 0x80000000u) | lim;
       }
-      if (c->to == TP_F32) tp_store_le32(c->out + k, w);
-      else if (c->to == TP_F16) tp_store_le16(c->out + k, tp__f32bits_to_f16(w));
-      else tp_store_le16(c->out + k, tp__f32bits_to_bf16(w));
+      if (c->to == TP_F32) tp__put_le32(c->out + k, w);
+      else if (c->to == TP_F16) tp__put_le16(c->out + k, tp__f32bits_to_f16(w));
+      else tp__put_le16(c->out + k, tp__f32bits_to_bf16(w));
     }
     s = tp_sink_write(c->sink, c->out, k);
     if (s != TP_OK) return s;
@@ -3318,7 +3324,7 @@ TPDEF size_t tp_pack_int4_size(const tp_tensor *t) {
   if (t->ndim == 0) return 1;
   last = t->sizes[t->ndim - 1];
   if (numel == 0) return 0;
-  if (tp_mul_u64((uint64_t)(numel / last), (uint64_t)(last / 2 + (last & 1)), &r) || r > SIZE_MAX)
+  if (tp__mul_u64((uint64_t)(numel / last), (uint64_t)(last / 2 + (last & 1)), &r) || r > SIZE_MAX)
     return 0;
   return (size_t)r;
 }
@@ -3329,17 +3335,17 @@ TPDEF tp_status tp_pack_int4_check(const tp_tensor *t, tp_error *err) {
   tp_status s = tp_tensor_check(t, err); /* resets err */
   if (s != TP_OK) return s;
   if (t->dtype != TP_I8) {
-    tp_error_set(err, TP_ERR_INVALID, "int4 values must be an i8 view, not %s",
+    tp__error_set(err, TP_ERR_INVALID, "int4 values must be an i8 view, not %s",
                  tp_dtype_name(t->dtype));
     return TP_ERR_INVALID;
   }
   memset(&c, 0, sizeof c);
   s = tp__stream_view(t, TP_ORDER_ROW_MAJOR, tp__int4_piece, &c);
   if (s == TP_ERR_INVALID)
-    tp_error_set(err, s, "int4 value at index %lld is %d, outside [-8, 7]", (long long)c.index,
+    tp__error_set(err, s, "int4 value at index %lld is %d, outside [-8, 7]", (long long)c.index,
                  c.bad_value);
   else if (s != TP_OK)
-    tp_error_set(err, s, "int4 check failed: %s", tp_status_str(s));
+    tp__error_set(err, s, "int4 check failed: %s", tp_status_str(s));
   return s;
 }
 
@@ -3697,21 +3703,21 @@ struct tp_fb_builder {
 #endif
 TP__FB_INLINE uint16_t tp__fb_ld16(const unsigned char *p) {
   uint16_t v;
-  if (TP__BIG_ENDIAN) return tp_load_le16(p);
+  if (TP__BIG_ENDIAN) return tp__get_le16(p);
   memcpy(&v, p, 2);
   return v;
 }
 TP__FB_INLINE void tp__fb_st16(unsigned char *p, uint16_t v) {
   if (!TP__BIG_ENDIAN) memcpy(p, &v, 2);
-  else tp_store_le16(p, v);
+  else tp__put_le16(p, v);
 }
 TP__FB_INLINE void tp__fb_st32(unsigned char *p, uint32_t v) {
   if (!TP__BIG_ENDIAN) memcpy(p, &v, 4);
-  else tp_store_le32(p, v);
+  else tp__put_le32(p, v);
 }
 TP__FB_INLINE void tp__fb_st64(unsigned char *p, uint64_t v) {
   if (!TP__BIG_ENDIAN) memcpy(p, &v, 8);
-  else tp_store_le64(p, v);
+  else tp__put_le64(p, v);
 }
 
 static int tp__fb_slots(tp_fb_builder *b, uint16_t id);
@@ -3790,7 +3796,7 @@ TPDEF size_t tp_fb_size(const tp_fb_builder *b) {
 static int tp__fb_ok(tp_fb_builder *b, const char *what) {
   if (b->err.status != TP_OK) return 0;
   if (b->finished) {
-    tp_error_set(&b->err, TP_ERR_INVALID, "%s after tp_fb_finish (reset the builder first)", what);
+    tp__error_set(&b->err, TP_ERR_INVALID, "%s after tp_fb_finish (reset the builder first)", what);
     return 0;
   }
   return 1;
@@ -3801,7 +3807,7 @@ static int tp__fb_ok(tp_fb_builder *b, const char *what) {
 static int tp__fb_ok_outside(tp_fb_builder *b, const char *what) {
   if (!tp__fb_ok(b, what)) return 0;
   if (b->in_table) {
-    tp_error_set(&b->err, TP_ERR_INVALID,
+    tp__error_set(&b->err, TP_ERR_INVALID,
                  "%s inside an open table (build children before tp_fb_start_table)", what);
     return 0;
   }
@@ -3819,7 +3825,7 @@ static int tp__fb_grow(tp_fb_builder *b, uint64_t n) {
   size_t newcap, have;
   unsigned char *nb;
   if (b->size > b->max_size || n > (uint64_t)(b->max_size - b->size)) {
-    tp_error_set(&b->err, TP_ERR_OVERFLOW,
+    tp__error_set(&b->err, TP_ERR_OVERFLOW,
                  "buffer would grow from %lu by %llu bytes, over the FlatBuffers limit of %lu",
                  (unsigned long)b->size, (unsigned long long)n, (unsigned long)b->max_size);
     return 0;
@@ -3836,7 +3842,7 @@ static int tp__fb_grow(tp_fb_builder *b, uint64_t n) {
   }
   nb = (unsigned char *)TP_REALLOC(b->buf, newcap);
   if (!nb) {
-    tp_error_set(&b->err, TP_ERR_NOMEM, "out of memory growing the buffer to %llu bytes",
+    tp__error_set(&b->err, TP_ERR_NOMEM, "out of memory growing the buffer to %llu bytes",
                  (unsigned long long)newcap);
     return 0;
   }
@@ -3872,7 +3878,7 @@ static void tp__fb_put32(tp_fb_builder *b, uint32_t v) {
 /* Checks that ref names something already built. */
 static int tp__fb_check_ref(tp_fb_builder *b, tp_fb_ref ref, const char *what) {
   if (ref == 0 || ref > b->size) {
-    tp_error_set(&b->err, TP_ERR_INVALID,
+    tp__error_set(&b->err, TP_ERR_INVALID,
                  "%s: ref %lu does not name an object (%lu bytes built so far)", what,
                  (unsigned long)ref, (unsigned long)b->size);
     return 0;
@@ -3885,12 +3891,12 @@ TPDEF tp_fb_ref tp_fb_create_string(tp_fb_builder *b, const char *s, size_t len)
   TP_ASSERT(b);
   if (!tp__fb_ok_outside(b, "tp_fb_create_string")) return 0;
   if (!s && len) {
-    tp_error_set(&b->err, TP_ERR_INVALID, "tp_fb_create_string: NULL string of length %llu",
+    tp__error_set(&b->err, TP_ERR_INVALID, "tp_fb_create_string: NULL string of length %llu",
                  (unsigned long long)len);
     return 0;
   }
   if ((uint64_t)len >= TP__FB_MAX_SIZE) {
-    tp_error_set(&b->err, TP_ERR_OVERFLOW,
+    tp__error_set(&b->err, TP_ERR_OVERFLOW,
                  "string of %llu bytes is over the FlatBuffers limit of %lu bytes",
                  (unsigned long long)len, (unsigned long)b->max_size);
     return 0;
@@ -3917,20 +3923,20 @@ TPDEF tp_fb_ref tp_fb_create_vector(tp_fb_builder *b, const void *elems, size_t 
       !tp__fb_ok_outside(b, "tp_fb_create_vector"))
     return 0;
   if (elem_size != 1 && elem_size != 2 && elem_size != 4 && elem_size != 8) {
-    tp_error_set(&b->err, TP_ERR_INVALID,
+    tp__error_set(&b->err, TP_ERR_INVALID,
                  "tp_fb_create_vector: element size %llu is not 1, 2, 4 or 8",
                  (unsigned long long)elem_size);
     return 0;
   }
   if ((uint64_t)count >= TP__FB_MAX_SIZE / elem_size) { /* elem_size is 1..8: no overflow */
-    tp_error_set(&b->err, TP_ERR_OVERFLOW,
+    tp__error_set(&b->err, TP_ERR_OVERFLOW,
                  "vector of %llu elements of %llu bytes is over the FlatBuffers limit of %lu bytes",
                  (unsigned long long)count, (unsigned long long)elem_size,
                  (unsigned long)b->max_size);
     return 0;
   }
   if (!elems && count) {
-    tp_error_set(&b->err, TP_ERR_INVALID, "tp_fb_create_vector: NULL elements, count %llu",
+    tp__error_set(&b->err, TP_ERR_INVALID, "tp_fb_create_vector: NULL elements, count %llu",
                  (unsigned long long)count);
     return 0;
   }
@@ -3949,19 +3955,19 @@ TPDEF tp_fb_ref tp_fb_create_vector(tp_fb_builder *b, const void *elems, size_t 
     for (i = 0; i < count; i++) {
       uint16_t v;
       memcpy(&v, src + 2 * i, 2);
-      tp_store_le16(dst + 2 * i, v);
+      tp__put_le16(dst + 2 * i, v);
     }
   } else if (elem_size == 4) {
     for (i = 0; i < count; i++) {
       uint32_t v;
       memcpy(&v, src + 4 * i, 4);
-      tp_store_le32(dst + 4 * i, v);
+      tp__put_le32(dst + 4 * i, v);
     }
   } else {
     for (i = 0; i < count; i++) {
       uint64_t v;
       memcpy(&v, src + 8 * i, 8);
-      tp_store_le64(dst + 8 * i, v);
+      tp__put_le64(dst + 8 * i, v);
     }
   }
   tp__fb_put32(b, (uint32_t)count);
@@ -3974,20 +3980,20 @@ TPDEF tp_fb_ref tp_fb_create_vector_refs(tp_fb_builder *b, const tp_fb_ref *refs
   uint64_t bytes;
   TP_ASSERT(b);
   if (!tp__fb_ok_outside(b, "tp_fb_create_vector_refs")) return 0;
-  if (tp_mul_u64((uint64_t)count, 4, &bytes) || bytes >= TP__FB_MAX_SIZE) {
-    tp_error_set(&b->err, TP_ERR_OVERFLOW,
+  if (tp__mul_u64((uint64_t)count, 4, &bytes) || bytes >= TP__FB_MAX_SIZE) {
+    tp__error_set(&b->err, TP_ERR_OVERFLOW,
                  "vector of %llu offsets is over the FlatBuffers limit of %lu bytes",
                  (unsigned long long)count, (unsigned long)b->max_size);
     return 0;
   }
   if (!refs && count) {
-    tp_error_set(&b->err, TP_ERR_INVALID, "tp_fb_create_vector_refs: NULL refs, count %llu",
+    tp__error_set(&b->err, TP_ERR_INVALID, "tp_fb_create_vector_refs: NULL refs, count %llu",
                  (unsigned long long)count);
     return 0;
   }
   for (i = 0; i < count; i++) {
     if (refs[i] == 0 || refs[i] > b->size) {
-      tp_error_set(&b->err, TP_ERR_INVALID,
+      tp__error_set(&b->err, TP_ERR_INVALID,
                    "tp_fb_create_vector_refs: element %llu: ref %lu does not name an object "
                    "(%lu bytes built so far)",
                    (unsigned long long)i, (unsigned long)refs[i], (unsigned long)b->size);
@@ -4017,7 +4023,7 @@ TPDEF void tp_fb_start_table(tp_fb_builder *b) {
   TP_ASSERT(b);
   if (!tp__fb_ok(b, "tp_fb_start_table")) return;
   if (b->in_table) {
-    tp_error_set(&b->err, TP_ERR_INVALID,
+    tp__error_set(&b->err, TP_ERR_INVALID,
                  "tp_fb_start_table inside an open table (tables do not nest: build children "
                  "first)");
     return;
@@ -4038,9 +4044,9 @@ TPDEF void tp_fb_start_table(tp_fb_builder *b) {
 static int tp__fb_slots(tp_fb_builder *b, uint16_t id) {
   size_t old = b->slot_cap, want = (size_t)id + 1;
   if (want < 64) want = 64;
-  if (tp_array_reserve((void **)&b->vts, &b->vts_cap, want, sizeof *b->vts) != TP_OK ||
-      tp_array_reserve((void **)&b->slot, &b->slot_cap, want, sizeof *b->slot) != TP_OK) {
-    tp_error_set(&b->err, TP_ERR_NOMEM, "out of memory adding field id %u", (unsigned)id);
+  if (tp__array_reserve((void **)&b->vts, &b->vts_cap, want, sizeof *b->vts) != TP_OK ||
+      tp__array_reserve((void **)&b->slot, &b->slot_cap, want, sizeof *b->slot) != TP_OK) {
+    tp__error_set(&b->err, TP_ERR_NOMEM, "out of memory adding field id %u", (unsigned)id);
     return 0;
   }
   memset(b->slot + old, 0, (b->slot_cap - old) * sizeof *b->slot);
@@ -4053,30 +4059,30 @@ static int tp__fb_add_slow(tp_fb_builder *b, uint16_t id) {
   size_t k;
   if (!tp__fb_ok(b, "adding a field")) return 0;
   if (!b->in_table) {
-    tp_error_set(&b->err, TP_ERR_INVALID, "field id %u added outside a table", (unsigned)id);
+    tp__error_set(&b->err, TP_ERR_INVALID, "field id %u added outside a table", (unsigned)id);
     return 0;
   }
   if (id > TP__FB_MAX_ID) {
-    tp_error_set(&b->err, TP_ERR_INVALID, "field id %u is over the largest id %u", (unsigned)id,
+    tp__error_set(&b->err, TP_ERR_INVALID, "field id %u is over the largest id %u", (unsigned)id,
                  TP__FB_MAX_ID);
     return 0;
   }
   if (id < 64) { /* only reached for a repeated id */
-    tp_error_set(&b->err, TP_ERR_INVALID, "field id %u added twice in one table", (unsigned)id);
+    tp__error_set(&b->err, TP_ERR_INVALID, "field id %u added twice in one table", (unsigned)id);
     return 0;
   }
   if ((id >= b->slot_cap || id >= b->vts_cap) && !tp__fb_slots(b, id)) return 0;
   k = (size_t)id - 64;
   if (k >= b->seen_len) {
-    if (tp_array_reserve((void **)&b->seen, &b->seen_cap, k + 1, sizeof *b->seen) != TP_OK) {
-      tp_error_set(&b->err, TP_ERR_NOMEM, "out of memory tracking field id %u", (unsigned)id);
+    if (tp__array_reserve((void **)&b->seen, &b->seen_cap, k + 1, sizeof *b->seen) != TP_OK) {
+      tp__error_set(&b->err, TP_ERR_NOMEM, "out of memory tracking field id %u", (unsigned)id);
       return 0;
     }
     memset(b->seen + b->seen_len, 0, (b->seen_cap - b->seen_len) * sizeof *b->seen);
     b->seen_len = b->seen_cap;
   }
   if (b->seen[k] == b->stamp) {
-    tp_error_set(&b->err, TP_ERR_INVALID, "field id %u added twice in one table", (unsigned)id);
+    tp__error_set(&b->err, TP_ERR_INVALID, "field id %u added twice in one table", (unsigned)id);
     return 0;
   }
   b->seen[k] = b->stamp;
@@ -4203,12 +4209,12 @@ TPDEF void tp_fb_add_union(tp_fb_builder *b, uint16_t id, uint8_t type, tp_fb_re
   TP_ASSERT(b);
   if (!tp__fb_ok(b, "tp_fb_add_union")) return;
   if (id == 0) {
-    tp_error_set(&b->err, TP_ERR_INVALID,
+    tp__error_set(&b->err, TP_ERR_INVALID,
                  "union at field id 0: its type tag needs id - 1 (a union takes two ids)");
     return;
   }
   if ((type == 0) != (value == 0)) {
-    tp_error_set(&b->err, TP_ERR_INVALID,
+    tp__error_set(&b->err, TP_ERR_INVALID,
                  "union at field id %u: type %u with %s value (NONE goes with no value, any "
                  "other type needs one)",
                  (unsigned)id, (unsigned)type, value ? "a" : "no");
@@ -4226,13 +4232,13 @@ static void tp__fb_vt_insert(tp_fb_builder *b, uint32_t end, uint32_t h) {
     size_t ncap = b->vt_cap ? b->vt_cap * 2 : 64, j;
     tp__fb_vtslot *nv;
     if (ncap > ((size_t)-1) / sizeof *nv) {
-      tp_error_set(&b->err, TP_ERR_OVERFLOW, "the vtable table cannot grow past %lu slots",
+      tp__error_set(&b->err, TP_ERR_OVERFLOW, "the vtable table cannot grow past %lu slots",
                    (unsigned long)b->vt_cap);
       return;
     }
     nv = (tp__fb_vtslot *)TP_MALLOC(ncap * sizeof *nv);
     if (!nv) {
-      tp_error_set(&b->err, TP_ERR_NOMEM, "no memory to grow the vtable table to %lu slots",
+      tp__error_set(&b->err, TP_ERR_NOMEM, "no memory to grow the vtable table to %lu slots",
                    (unsigned long)ncap);
       return;
     }
@@ -4274,7 +4280,7 @@ TPDEF tp_fb_ref tp_fb_end_table(tp_fb_builder *b) {
   TP_ASSERT(b);
   if (!tp__fb_ok(b, "tp_fb_end_table")) return 0;
   if (!b->in_table) {
-    tp_error_set(&b->err, TP_ERR_INVALID, "tp_fb_end_table without tp_fb_start_table");
+    tp__error_set(&b->err, TP_ERR_INVALID, "tp_fb_end_table without tp_fb_start_table");
     return 0;
   }
   b->in_table = 0;
@@ -4323,7 +4329,7 @@ TPDEF tp_fb_ref tp_fb_end_table(tp_fb_builder *b) {
     }
   }
   if (tsize >= 0x10000u) {
-    tp_error_set(&b->err, TP_ERR_OVERFLOW,
+    tp__error_set(&b->err, TP_ERR_OVERFLOW,
                  "table of %lu inline bytes is over the 65535-byte limit of a vtable",
                  (unsigned long)tsize);
     return 0;
@@ -4365,11 +4371,11 @@ TPDEF tp_status tp_fb_finish(tp_fb_builder *b, tp_fb_ref root, const char *ident
   TP_ASSERT(b);
   if (!tp__fb_ok(b, "tp_fb_finish")) return b->err.status;
   if (b->in_table) {
-    return tp_error_set(&b->err, TP_ERR_INVALID, "tp_fb_finish inside an open table");
+    return tp__error_set(&b->err, TP_ERR_INVALID, "tp_fb_finish inside an open table");
   }
   if (!tp__fb_check_ref(b, root, "tp_fb_finish")) return b->err.status;
   if (identifier && strlen(identifier) != 4) {
-    return tp_error_set(&b->err, TP_ERR_INVALID,
+    return tp__error_set(&b->err, TP_ERR_INVALID,
                         "file identifier \"%.16s\" is not 4 characters long", identifier);
   }
   head = identifier ? 8u : 4u;
@@ -4425,35 +4431,35 @@ static tp_fb_table tp__fb_open_table(tp_fb_reader *r, uint64_t pos, unsigned dep
   t.r = r;
   if (tp__fb_rfail(r)) return t;
   if (depth > max_depth) {
-    tp_error_set(&r->err, TP_ERR_FORMAT, "table at byte %llu is nested %u deep, over the limit %u",
+    tp__error_set(&r->err, TP_ERR_FORMAT, "table at byte %llu is nested %u deep, over the limit %u",
                  (unsigned long long)pos, depth, max_depth);
     return t;
   }
   if (r->tables >= max_tables) {
-    tp_error_set(&r->err, TP_ERR_FORMAT, "more than %llu tables in the buffer",
+    tp__error_set(&r->err, TP_ERR_FORMAT, "more than %llu tables in the buffer",
                  (unsigned long long)max_tables);
     return t;
   }
   r->tables++;
   if (pos % 4 != 0 || pos + 4 > r->size) {
-    tp_error_set(&r->err, TP_ERR_FORMAT,
+    tp__error_set(&r->err, TP_ERR_FORMAT,
                  "table at byte %llu is %s (buffer of %llu bytes)", (unsigned long long)pos,
                  pos % 4 ? "not 4-aligned" : "outside the buffer", (unsigned long long)r->size);
     return t;
   }
-  soff = (int32_t)tp_load_le32(r->buf + pos);
+  soff = (int32_t)tp__get_le32(r->buf + pos);
   vt = (int64_t)pos - (int64_t)soff;
   if (vt < 0 || vt % 2 != 0 || (uint64_t)vt + 2 > r->size) {
-    tp_error_set(&r->err, TP_ERR_FORMAT,
+    tp__error_set(&r->err, TP_ERR_FORMAT,
                  "table at byte %llu: its vtable at byte %lld is %s (buffer of %llu bytes)",
                  (unsigned long long)pos, (long long)vt,
                  (vt >= 0 && vt % 2 != 0) ? "not 2-aligned" : "outside the buffer",
                  (unsigned long long)r->size);
     return t;
   }
-  vsize = tp_load_le16(r->buf + vt);
+  vsize = tp__get_le16(r->buf + vt);
   if (vsize % 2 != 0 || (uint64_t)vt + vsize > r->size) {
-    tp_error_set(&r->err, TP_ERR_FORMAT,
+    tp__error_set(&r->err, TP_ERR_FORMAT,
                  "table at byte %llu: vtable at byte %lld has size %u (%s; buffer of %llu bytes)",
                  (unsigned long long)pos, (long long)vt, (unsigned)vsize,
                  vsize % 2 ? "odd" : "past the end", (unsigned long long)r->size);
@@ -4488,16 +4494,16 @@ TPDEF tp_status tp_fb_reader_init_ex(tp_fb_reader *r, const void *buf, size_t si
   if (root) memset(root, 0, sizeof *root);
   if (root) root->r = r;
   if (!buf && size) {
-    return tp_error_set(&r->err, TP_ERR_INVALID, "NULL buffer of %llu bytes",
+    return tp__error_set(&r->err, TP_ERR_INVALID, "NULL buffer of %llu bytes",
                         (unsigned long long)size);
   }
   if (size < 12) {
-    return tp_error_set(&r->err, TP_ERR_FORMAT,
+    return tp__error_set(&r->err, TP_ERR_FORMAT,
                         "buffer of %llu bytes is shorter than the 12-byte minimum",
                         (unsigned long long)size);
   }
   if (size > TP__FB_MAX_SIZE) {
-    return tp_error_set(&r->err, TP_ERR_FORMAT,
+    return tp__error_set(&r->err, TP_ERR_FORMAT,
                         "buffer of %llu bytes is over the FlatBuffers limit of %lu",
                         (unsigned long long)size, (unsigned long)TP__FB_MAX_SIZE);
   }
@@ -4509,12 +4515,12 @@ TPDEF tp_status tp_fb_reader_init_ex(tp_fb_reader *r, const void *buf, size_t si
       got[i] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
     }
     got[4] = 0;
-    return tp_error_set(&r->err, TP_ERR_FORMAT, "file identifier is \"%s\", expected \"%.4s\"",
+    return tp__error_set(&r->err, TP_ERR_FORMAT, "file identifier is \"%s\", expected \"%.4s\"",
                         got, identifier);
   }
-  off = tp_load_le32(r->buf);
+  off = tp__get_le32(r->buf);
   if (off == 0 || off >= 0x80000000u || off >= size) {
-    return tp_error_set(&r->err, TP_ERR_FORMAT,
+    return tp__error_set(&r->err, TP_ERR_FORMAT,
                         "root offset %lu is not inside the %llu-byte buffer", (unsigned long)off,
                         (unsigned long long)size);
   }
@@ -4534,11 +4540,11 @@ static uint32_t tp__fb_field_pos(const tp_fb_table *t, uint16_t id, unsigned n) 
   if (!r || !t->pos || tp__fb_rfail(r)) return 0;
   voff = 4u + 2u * (uint32_t)id;
   if (voff + 2u > t->vtable_size) return 0;
-  fo = tp_load_le16(r->buf + t->vtable + voff);
+  fo = tp__get_le16(r->buf + t->vtable + voff);
   if (!fo) return 0;
   pos = (uint64_t)t->pos + fo;
   if (pos % n != 0 || pos + n > r->size) {
-    tp_error_set(&r->err, TP_ERR_FORMAT,
+    tp__error_set(&r->err, TP_ERR_FORMAT,
                  "table at byte %lu, field id %u: %u-byte value at byte %llu is %s (buffer of "
                  "%llu bytes)",
                  (unsigned long)t->pos, (unsigned)id, n, (unsigned long long)pos,
@@ -4554,7 +4560,7 @@ TPDEF int tp_fb_present(const tp_fb_table *t, uint16_t id) {
   if (!t->r || !t->pos || tp__fb_rfail(t->r)) return 0;
   voff = 4u + 2u * (uint32_t)id;
   if (voff + 2u > t->vtable_size) return 0;
-  return tp_load_le16(t->r->buf + t->vtable + voff) != 0;
+  return tp__get_le16(t->r->buf + t->vtable + voff) != 0;
 }
 
 TPDEF uint8_t tp_fb_u8(const tp_fb_table *t, uint16_t id, uint8_t dflt) {
@@ -4573,37 +4579,37 @@ TPDEF uint16_t tp_fb_u16(const tp_fb_table *t, uint16_t id, uint16_t dflt) {
   uint32_t p;
   TP_ASSERT(t);
   p = tp__fb_field_pos(t, id, 2);
-  return p ? tp_load_le16(t->r->buf + p) : dflt;
+  return p ? tp__get_le16(t->r->buf + p) : dflt;
 }
 TPDEF int16_t tp_fb_i16(const tp_fb_table *t, uint16_t id, int16_t dflt) {
   uint32_t p;
   TP_ASSERT(t);
   p = tp__fb_field_pos(t, id, 2);
-  return p ? (int16_t)tp_load_le16(t->r->buf + p) : dflt;
+  return p ? (int16_t)tp__get_le16(t->r->buf + p) : dflt;
 }
 TPDEF uint32_t tp_fb_u32(const tp_fb_table *t, uint16_t id, uint32_t dflt) {
   uint32_t p;
   TP_ASSERT(t);
   p = tp__fb_field_pos(t, id, 4);
-  return p ? tp_load_le32(t->r->buf + p) : dflt;
+  return p ? tp__get_le32(t->r->buf + p) : dflt;
 }
 TPDEF int32_t tp_fb_i32(const tp_fb_table *t, uint16_t id, int32_t dflt) {
   uint32_t p;
   TP_ASSERT(t);
   p = tp__fb_field_pos(t, id, 4);
-  return p ? (int32_t)tp_load_le32(t->r->buf + p) : dflt;
+  return p ? (int32_t)tp__get_le32(t->r->buf + p) : dflt;
 }
 TPDEF uint64_t tp_fb_u64(const tp_fb_table *t, uint16_t id, uint64_t dflt) {
   uint32_t p;
   TP_ASSERT(t);
   p = tp__fb_field_pos(t, id, 8);
-  return p ? tp_load_le64(t->r->buf + p) : dflt;
+  return p ? tp__get_le64(t->r->buf + p) : dflt;
 }
 TPDEF int64_t tp_fb_i64(const tp_fb_table *t, uint16_t id, int64_t dflt) {
   uint32_t p;
   TP_ASSERT(t);
   p = tp__fb_field_pos(t, id, 8);
-  return p ? (int64_t)tp_load_le64(t->r->buf + p) : dflt;
+  return p ? (int64_t)tp__get_le64(t->r->buf + p) : dflt;
 }
 TPDEF float tp_fb_bits_f32(uint32_t bits) {
   float f;
@@ -4619,21 +4625,21 @@ TPDEF float tp_fb_f32(const tp_fb_table *t, uint16_t id, float dflt) {
   uint32_t p;
   TP_ASSERT(t);
   p = tp__fb_field_pos(t, id, 4);
-  return p ? tp_fb_bits_f32(tp_load_le32(t->r->buf + p)) : dflt;
+  return p ? tp_fb_bits_f32(tp__get_le32(t->r->buf + p)) : dflt;
 }
 TPDEF double tp_fb_f64(const tp_fb_table *t, uint16_t id, double dflt) {
   uint32_t p;
   TP_ASSERT(t);
   p = tp__fb_field_pos(t, id, 8);
-  return p ? tp_fb_bits_f64(tp_load_le64(t->r->buf + p)) : dflt;
+  return p ? tp_fb_bits_f64(tp__get_le64(t->r->buf + p)) : dflt;
 }
 
 /* Follows the uoffset stored at pos (already checked readable and 4-aligned); 0 on error. */
 static uint32_t tp__fb_follow(tp_fb_reader *r, uint32_t pos, const char *what) {
-  uint32_t off = tp_load_le32(r->buf + pos);
+  uint32_t off = tp__get_le32(r->buf + pos);
   uint64_t target = (uint64_t)pos + off;
   if (off == 0 || off >= 0x80000000u || target >= r->size) {
-    tp_error_set(&r->err, TP_ERR_FORMAT,
+    tp__error_set(&r->err, TP_ERR_FORMAT,
                  "%s: offset %lu at byte %lu leads %s (buffer of %llu bytes)", what,
                  (unsigned long)off, (unsigned long)pos,
                  off == 0 ? "nowhere" : "outside the buffer", (unsigned long long)r->size);
@@ -4648,15 +4654,15 @@ static int tp__fb_check_vector(tp_fb_reader *r, uint32_t target, size_t elem_siz
   uint32_t count;
   uint64_t bytes;
   if (target % 4 != 0 || (uint64_t)target + 4 > r->size) {
-    tp_error_set(&r->err, TP_ERR_FORMAT, "%s at byte %lu: length word %s (buffer of %llu bytes)",
+    tp__error_set(&r->err, TP_ERR_FORMAT, "%s at byte %lu: length word %s (buffer of %llu bytes)",
                  what, (unsigned long)target, target % 4 ? "not 4-aligned" : "outside the buffer",
                  (unsigned long long)r->size);
     return 0;
   }
-  count = tp_load_le32(r->buf + target);
+  count = tp__get_le32(r->buf + target);
   bytes = (uint64_t)count * elem_size; /* count < 2^32, elem_size <= 8: no overflow */
   if (bytes > r->size - target - 4) {
-    tp_error_set(&r->err, TP_ERR_FORMAT,
+    tp__error_set(&r->err, TP_ERR_FORMAT,
                  "%s at byte %lu: %lu elements of %u bytes run past the end of the %llu-byte "
                  "buffer",
                  what, (unsigned long)target, (unsigned long)count, (unsigned)elem_size,
@@ -4672,7 +4678,7 @@ static const char *tp__fb_string_at(tp_fb_reader *r, uint32_t target, size_t *le
   uint32_t len;
   if (!tp__fb_check_vector(r, target, 1, &len, "string")) return NULL;
   if ((uint64_t)target + 4 + len >= r->size || r->buf[target + 4 + len] != 0) {
-    tp_error_set(&r->err, TP_ERR_FORMAT, "string at byte %lu (%lu bytes) is not NUL-terminated",
+    tp__error_set(&r->err, TP_ERR_FORMAT, "string at byte %lu (%lu bytes) is not NUL-terminated",
                  (unsigned long)target, (unsigned long)len);
     return NULL;
   }
@@ -4702,14 +4708,14 @@ TPDEF tp_fb_table tp_fb_union_field(const tp_fb_table *t, uint16_t id, uint8_t *
   none.r = t->r;
   if (type_out) *type_out = 0;
   if (id == 0) {
-    if (t->r) tp_error_set(&t->r->err, TP_ERR_INVALID, "union at field id 0 (its tag needs id - 1)");
+    if (t->r) tp__error_set(&t->r->err, TP_ERR_INVALID, "union at field id 0 (its tag needs id - 1)");
     return none;
   }
   tag = tp_fb_u8(t, (uint16_t)(id - 1), 0);
   has_value = tp_fb_present(t, id);
   if (!t->r || tp__fb_rfail(t->r)) return none;
   if ((tag == 0) != (has_value == 0)) {
-    tp_error_set(&t->r->err, TP_ERR_FORMAT,
+    tp__error_set(&t->r->err, TP_ERR_FORMAT,
                  "table at byte %lu, union at field id %u: type %u with %s value",
                  (unsigned long)t->pos, (unsigned)id, (unsigned)tag, has_value ? "a" : "no");
     return none;
@@ -4741,7 +4747,7 @@ TPDEF tp_fb_vector tp_fb_vector_field(const tp_fb_table *t, uint16_t id, size_t 
   v.depth = t->depth;
   if (elem_size != 1 && elem_size != 2 && elem_size != 4 && elem_size != 8) {
     if (t->r)
-      tp_error_set(&t->r->err, TP_ERR_INVALID, "vector element size %llu is not 1, 2, 4 or 8",
+      tp__error_set(&t->r->err, TP_ERR_INVALID, "vector element size %llu is not 1, 2, 4 or 8",
                    (unsigned long long)elem_size);
     return v;
   }
@@ -4752,7 +4758,7 @@ TPDEF tp_fb_vector tp_fb_vector_field(const tp_fb_table *t, uint16_t id, size_t 
   if (!target) return v;
   if (!tp__fb_check_vector(t->r, target, elem_size, &count, "vector")) return v;
   if (count && (target + 4u) % elem_size != 0) {
-    tp_error_set(&t->r->err, TP_ERR_FORMAT,
+    tp__error_set(&t->r->err, TP_ERR_FORMAT,
                  "vector at byte %lu: its %u-byte elements start at byte %lu, misaligned",
                  (unsigned long)target, (unsigned)elem_size, (unsigned long)target + 4u);
     return v;
@@ -4766,12 +4772,12 @@ TPDEF tp_fb_vector tp_fb_vector_field(const tp_fb_table *t, uint16_t id, size_t 
 static uint32_t tp__fb_elem(const tp_fb_vector *v, size_t i, int want_ref) {
   if (!v->r || tp__fb_rfail(v->r)) return 0;
   if (i >= v->count || !v->pos) {
-    tp_error_set(&v->r->err, TP_ERR_BOUNDS, "vector element %llu of %lu",
+    tp__error_set(&v->r->err, TP_ERR_BOUNDS, "vector element %llu of %lu",
                  (unsigned long long)i, (unsigned long)v->count);
     return 0;
   }
   if (want_ref && v->elem_size != 4) {
-    tp_error_set(&v->r->err, TP_ERR_INVALID,
+    tp__error_set(&v->r->err, TP_ERR_INVALID,
                  "vector of %u-byte elements read as offsets (needs 4)", (unsigned)v->elem_size);
     return 0;
   }
@@ -4787,9 +4793,9 @@ TPDEF uint64_t tp_fb_vector_scalar(const tp_fb_vector *v, size_t i) {
   q = v->r->buf + p;
   switch (v->elem_size) {
   case 1: return q[0];
-  case 2: return tp_load_le16(q);
-  case 4: return tp_load_le32(q);
-  default: return tp_load_le64(q);
+  case 2: return tp__get_le16(q);
+  case 4: return tp__get_le32(q);
+  default: return tp__get_le64(q);
   }
 }
 
@@ -4910,7 +4916,7 @@ static uint64_t tp__fnv1a(const void *data, size_t n) {
 }
 
 static uint64_t tp__content_hash(const unsigned char digest[32], uint64_t nbytes) {
-  return tp_load_le64(digest) ^ (nbytes * 0x9E3779B97F4A7C15ull);
+  return tp__get_le64(digest) ^ (nbytes * 0x9E3779B97F4A7C15ull);
 }
 
 static void tp__slots_put(tp__slots *t, uint64_t h, uint32_t idx1) {
@@ -5052,7 +5058,7 @@ static tp_status tp__store_insert(tp_store *s, const char *key_or_null, tp__stor
       char a[17], b[17];
       tp_hex(g->digest, 8, a);
       tp_hex(it->digest, 8, b);
-      return tp_error_set(&s->err, TP_ERR_INVALID,
+      return tp__error_set(&s->err, TP_ERR_INVALID,
                           "key \"%.80s\": added again with different bytes (%llu bytes, "
                           "sha256 %s... now; %llu bytes, sha256 %s... before)",
                           key, (unsigned long long)it->nbytes, b,
@@ -5067,16 +5073,16 @@ static tp_status tp__store_insert(tp_store *s, const char *key_or_null, tp__stor
   }
 
   if (s->n_entries >= (size_t)UINT32_MAX - 1u)
-    return tp_error_set(&s->err, TP_ERR_OVERFLOW, "key \"%.80s\": a store holds at most %lu "
+    return tp__error_set(&s->err, TP_ERR_OVERFLOW, "key \"%.80s\": a store holds at most %lu "
                         "entries", key, (unsigned long)(UINT32_MAX - 1u));
 
   g = tp__store_find_content(s, it->digest, it->nbytes, ch);
   if (!g) {
     tp__store_seg *ng;
-    st = tp_array_reserve((void **)&s->segs, &s->cap_segs, s->n_segs + 1, sizeof(tp__store_seg));
+    st = tp__array_reserve((void **)&s->segs, &s->cap_segs, s->n_segs + 1, sizeof(tp__store_seg));
     if (st == TP_OK) st = tp__slots_reserve(s, &s->contents, s->n_segs + 1, 0);
     if (st != TP_OK)
-      return tp_error_set(&s->err, st, "key \"%.80s\": no room for segment %lu", key,
+      return tp__error_set(&s->err, st, "key \"%.80s\": no room for segment %lu", key,
                           (unsigned long)s->n_segs);
     ng = &s->segs[s->n_segs];
     memset(ng, 0, sizeof *ng);
@@ -5086,13 +5092,13 @@ static tp_status tp__store_insert(tp_store *s, const char *key_or_null, tp__stor
       if (it->nbytes > 0) {
         ng->owned = (unsigned char *)TP_MALLOC((size_t)it->nbytes);
         if (!ng->owned)
-          return tp_error_set(&s->err, TP_ERR_NOMEM, "key \"%.80s\": cannot copy %llu bytes",
+          return tp__error_set(&s->err, TP_ERR_NOMEM, "key \"%.80s\": cannot copy %llu bytes",
                               key, (unsigned long long)it->nbytes);
         st = tp_compact_into(it->view, it->order, ng->owned, (size_t)it->nbytes);
         if (st != TP_OK) {
           TP_FREE(ng->owned);
           ng->owned = NULL;
-          return tp_error_set(&s->err, st, "key \"%.80s\": copying the view failed (%s)", key,
+          return tp__error_set(&s->err, st, "key \"%.80s\": copying the view failed (%s)", key,
                               tp_status_str(st));
         }
       }
@@ -5106,7 +5112,7 @@ static tp_status tp__store_insert(tp_store *s, const char *key_or_null, tp__stor
       if (it->copy && it->nbytes > 0) {
         ng->owned = (unsigned char *)TP_MALLOC((size_t)it->nbytes);
         if (!ng->owned)
-          return tp_error_set(&s->err, TP_ERR_NOMEM, "key \"%.80s\": cannot copy %llu bytes",
+          return tp__error_set(&s->err, TP_ERR_NOMEM, "key \"%.80s\": cannot copy %llu bytes",
                               key, (unsigned long long)it->nbytes);
         memcpy(ng->owned, it->bytes, (size_t)it->nbytes);
         ng->bytes = ng->owned;
@@ -5123,17 +5129,17 @@ static tp_status tp__store_insert(tp_store *s, const char *key_or_null, tp__stor
     g->alignment = it->alignment;
   }
 
-  st = tp_array_reserve((void **)&s->entries, &s->cap_entries, s->n_entries + 1,
+  st = tp__array_reserve((void **)&s->entries, &s->cap_entries, s->n_entries + 1,
                         sizeof(tp__store_entry));
   if (st == TP_OK) st = tp__slots_reserve(s, &s->keys, s->n_entries + 1, 1);
   if (st != TP_OK)
-    return tp_error_set(&s->err, st, "key \"%.80s\": no room for entry %lu", key,
+    return tp__error_set(&s->err, st, "key \"%.80s\": no room for entry %lu", key,
                         (unsigned long)s->n_entries);
   e = &s->entries[s->n_entries];
   memset(e, 0, sizeof *e);
   e->key = (char *)TP_MALLOC(len + 1);
   if (!e->key)
-    return tp_error_set(&s->err, TP_ERR_NOMEM, "key \"%.80s\": cannot copy the key", key);
+    return tp__error_set(&s->err, TP_ERR_NOMEM, "key \"%.80s\": cannot copy the key", key);
   memcpy(e->key, key, len + 1);
   e->key_len = len;
   e->hash = h;
@@ -5154,7 +5160,7 @@ static tp_status tp__store_alignment(tp_store *s, const char *key, size_t alignm
                                      uint64_t *out) {
   if (alignment == 0) alignment = TP__STORE_ALIGN;
   if ((alignment & (alignment - 1)) != 0 || alignment > TP__STORE_MAX_ALIGN)
-    return tp_error_set(&s->err, TP_ERR_INVALID,
+    return tp__error_set(&s->err, TP_ERR_INVALID,
                         "key \"%.80s\": alignment %lu is not a power of two up to %lu",
                         key ? key : "(sha256)", (unsigned long)alignment,
                         (unsigned long)TP__STORE_MAX_ALIGN);
@@ -5176,14 +5182,14 @@ TPDEF tp_status tp_store_add(tp_store *s, const char *key_or_NULL, const tp_tens
   if (key_out) *key_out = NULL;
   if (s->err.status != TP_OK) return s->err.status;
   memset(&it, 0, sizeof it);
-  if (!t) return tp_error_set(&s->err, TP_ERR_INVALID, "key \"%.80s\": NULL tensor", kname);
+  if (!t) return tp__error_set(&s->err, TP_ERR_INVALID, "key \"%.80s\": NULL tensor", kname);
   if (order != TP_ORDER_ROW_MAJOR && order != TP_ORDER_PRESERVE)
-    return tp_error_set(&s->err, TP_ERR_INVALID, "key \"%.80s\": order %d is not a tp_order",
+    return tp__error_set(&s->err, TP_ERR_INVALID, "key \"%.80s\": order %d is not a tp_order",
                         kname, (int)order);
   memset(&verr, 0, sizeof verr);
   st = tp_tensor_check(t, &verr);
   if (st != TP_OK)
-    return tp_error_set(&s->err, st, "key \"%.80s\": %s", kname,
+    return tp__error_set(&s->err, st, "key \"%.80s\": %s", kname,
                         verr.status != TP_OK ? verr.msg : tp_status_str(st));
   st = tp__store_alignment(s, key_or_NULL, alignment, &it.alignment);
   if (st != TP_OK) return st;
@@ -5196,7 +5202,7 @@ TPDEF tp_status tp_store_add(tp_store *s, const char *key_or_NULL, const tp_tens
   it.ndim = (uint8_t)t->ndim;
   for (d = 0; d < t->ndim; d++) {
     if (t->sizes[d] > INT32_MAX)
-      return tp_error_set(&s->err, TP_ERR_UNSUPPORTED,
+      return tp__error_set(&s->err, TP_ERR_UNSUPPORTED,
                           "key \"%.80s\": dim %d has size %lld; a .ptd layout holds int32 sizes",
                           kname, d, (long long)t->sizes[d]);
     it.sizes[d] = (int32_t)t->sizes[d];
@@ -5205,7 +5211,7 @@ TPDEF tp_status tp_store_add(tp_store *s, const char *key_or_NULL, const tp_tens
   if (order == TP_ORDER_PRESERVE && t->ndim > 0) {
     st = tp_dim_order(t, it.dim_order);
     if (st != TP_OK)
-      return tp_error_set(&s->err, st, "key \"%.80s\": no dim order (%s)", kname,
+      return tp__error_set(&s->err, st, "key \"%.80s\": no dim order (%s)", kname,
                           tp_status_str(st));
   }
 
@@ -5215,7 +5221,7 @@ TPDEF tp_status tp_store_add(tp_store *s, const char *key_or_NULL, const tp_tens
   sink = tp_sink_sha256(&ctx);
   st = tp_compact_write(t, order, &sink);
   if (st != TP_OK)
-    return tp_error_set(&s->err, st, "key \"%.80s\": hashing the view failed (%s)", kname,
+    return tp__error_set(&s->err, st, "key \"%.80s\": hashing the view failed (%s)", kname,
                         tp_status_str(st));
   tp_sha256_final(&ctx, it.digest);
   return tp__store_insert(s, key_or_NULL, &it, key_out);
@@ -5232,7 +5238,7 @@ TPDEF tp_status tp_store_add_bytes(tp_store *s, const char *key_or_NULL, const v
   if (key_out) *key_out = NULL;
   if (s->err.status != TP_OK) return s->err.status;
   if (!data && n > 0)
-    return tp_error_set(&s->err, TP_ERR_INVALID, "key \"%.80s\": NULL data with %lu bytes",
+    return tp__error_set(&s->err, TP_ERR_INVALID, "key \"%.80s\": NULL data with %lu bytes",
                         kname, (unsigned long)n);
   memset(&it, 0, sizeof it);
   st = tp__store_alignment(s, key_or_NULL, alignment, &it.alignment);
@@ -5264,8 +5270,8 @@ static tp_status tp__store_prepare(tp_store *s) {
 
   for (i = 0; i < s->n_segs; i++) {
     tp__store_seg *g = &s->segs[i];
-    if (tp_align_u64(off, g->alignment, &off) || tp_add_u64(off, g->nbytes, &end))
-      return tp_error_set(&s->werr, TP_ERR_OVERFLOW,
+    if (tp__align_u64(off, g->alignment, &off) || tp__add_u64(off, g->nbytes, &end))
+      return tp__error_set(&s->werr, TP_ERR_OVERFLOW,
                           "segment %lu: offset overflows 64 bits", (unsigned long)i);
     g->offset = off;
     off = end;
@@ -5275,7 +5281,7 @@ static tp_status tp__store_prepare(tp_store *s) {
 
   if (!s->fb) {
     st = tp_fb_builder_create(&s->fb);
-    if (st != TP_OK) return tp_error_set(&s->werr, st, "cannot create the flatbuffer builder");
+    if (st != TP_OK) return tp__error_set(&s->werr, st, "cannot create the flatbuffer builder");
   } else {
     tp_fb_builder_reset(s->fb);
   }
@@ -5284,9 +5290,9 @@ static tp_status tp__store_prepare(tp_store *s) {
   nrefs = s->n_segs > s->n_entries ? s->n_segs : s->n_entries;
   if (nrefs == 0) nrefs = 1;
   if (nrefs > ((size_t)-1) / sizeof(tp_fb_ref))
-    return tp_error_set(&s->werr, TP_ERR_OVERFLOW, "too many entries");
+    return tp__error_set(&s->werr, TP_ERR_OVERFLOW, "too many entries");
   refs = (tp_fb_ref *)TP_MALLOC(nrefs * sizeof(tp_fb_ref));
-  if (!refs) return tp_error_set(&s->werr, TP_ERR_NOMEM, "no memory for %lu flatbuffer refs",
+  if (!refs) return tp__error_set(&s->werr, TP_ERR_NOMEM, "no memory for %lu flatbuffer refs",
                                  (unsigned long)nrefs);
 
   /* DataSegment: 0 offset u64, 1 size u64. */
@@ -5332,16 +5338,16 @@ static tp_status tp__store_prepare(tp_store *s) {
   root = tp_fb_end_table(b);
   st = tp_fb_finish(b, root, TP_FT01_IDENTIFIER);
   if (st != TP_OK)
-    return tp_error_set(&s->werr, st, "building the FlatTensor flatbuffer: %s", tp_fb_error(b));
+    return tp__error_set(&s->werr, st, "building the FlatTensor flatbuffer: %s", tp_fb_error(b));
   fbd = tp_fb_data(b, &fbn);
   if (!fbd || fbn < 12 || (uint64_t)fbn > 0x7FFFFFFFull - TP__PTD_FB_OFFSET)
-    return tp_error_set(&s->werr, TP_ERR_OVERFLOW,
+    return tp__error_set(&s->werr, TP_ERR_OVERFLOW,
                         "the FlatTensor flatbuffer has %lu bytes (limit 2 GiB)",
                         (unsigned long)fbn);
   s->fb_size = (uint64_t)fbn;
-  if (tp_align_u64(TP__PTD_FB_OFFSET + s->fb_size, max_align, &s->base) ||
-      tp_add_u64(s->base, s->data_size, &end))
-    return tp_error_set(&s->werr, TP_ERR_OVERFLOW,
+  if (tp__align_u64(TP__PTD_FB_OFFSET + s->fb_size, max_align, &s->base) ||
+      tp__add_u64(s->base, s->data_size, &end))
+    return tp__error_set(&s->werr, TP_ERR_OVERFLOW,
                         "segment base overflows 64 bits (alignment %llu)",
                         (unsigned long long)max_align);
   s->prepared = 1;
@@ -5381,27 +5387,27 @@ TPDEF tp_status tp_store_write_ptd(tp_store *s, tp_sink *sink) {
   tp__error_reset(&s->werr);
   if (s->err.status != TP_OK) return s->err.status;
   if (!sink || !sink->write)
-    return tp_error_set(&s->werr, TP_ERR_INVALID,
+    return tp__error_set(&s->werr, TP_ERR_INVALID,
                         "tp_store_write_ptd: the sink or its write callback is NULL");
   st = tp__store_prepare(s);
   if (st != TP_OK) return st;
   fb = tp_fb_data(s->fb, &fbn);
 
-  root = (uint64_t)tp_load_le32(fb) + TP__PTD_FB_OFFSET;
+  root = (uint64_t)tp__get_le32(fb) + TP__PTD_FB_OFFSET;
   memset(head, 0, sizeof head);
-  tp_store_le32(head, (uint32_t)root);
+  tp__put_le32(head, (uint32_t)root);
   memcpy(head + 4, fb + 4, 4);
   memcpy(head + 8, "FH01", 4);
-  tp_store_le32(head + 12, TP__PTD_HEADER_LEN);
-  tp_store_le64(head + 16, TP__PTD_FB_OFFSET);
-  tp_store_le64(head + 24, s->fb_size);
-  tp_store_le64(head + 32, s->base);
-  tp_store_le64(head + 40, s->data_size);
+  tp__put_le32(head + 12, TP__PTD_HEADER_LEN);
+  tp__put_le64(head + 16, TP__PTD_FB_OFFSET);
+  tp__put_le64(head + 24, s->fb_size);
+  tp__put_le64(head + 32, s->base);
+  tp__put_le64(head + 40, s->data_size);
   st = tp_sink_write(sink, head, sizeof head);
   if (st == TP_OK) st = tp_sink_write(sink, fb + 8, fbn - 8);
   if (st == TP_OK) st = tp__store_zeros(sink, s->base - TP__PTD_FB_OFFSET - s->fb_size);
   if (st != TP_OK)
-    return tp_error_set(&s->werr, st, "writing the .ptd header and flatbuffer: %s",
+    return tp__error_set(&s->werr, st, "writing the .ptd header and flatbuffer: %s",
                         tp_status_str(st));
 
   pos = 0;
@@ -5415,13 +5421,13 @@ TPDEF tp_status tp_store_write_ptd(tp_store *s, tp_sink *sink) {
       tp_sink wrap = tp_sink_tally(&cs, sink);
       st = tp_compact_write(&g->view, g->order, &wrap);
       if (st == TP_OK && cs.n != g->nbytes)
-        return tp_error_set(&s->werr, TP_ERR_INVALID,
+        return tp__error_set(&s->werr, TP_ERR_INVALID,
                             "segment %lu: the view streamed %llu bytes, %llu were added",
                             (unsigned long)i, (unsigned long long)cs.n,
                             (unsigned long long)g->nbytes);
     }
     if (st != TP_OK)
-      return tp_error_set(&s->werr, st, "writing segment %lu of the .ptd (file offset %llu): %s",
+      return tp__error_set(&s->werr, st, "writing segment %lu of the .ptd (file offset %llu): %s",
                           (unsigned long)i, (unsigned long long)(s->base + g->offset),
                           tp_status_str(st));
     pos = g->offset + g->nbytes;
@@ -5440,15 +5446,15 @@ TPDEF tp_status tp_store_write_ptd_file(tp_store *s, const char *path) {
   TP_ASSERT(s);
   tp__error_reset(&s->werr);
   if (s->err.status != TP_OK) return s->err.status;
-  if (!path) return tp_error_set(&s->werr, TP_ERR_INVALID, "tp_store_write_ptd_file: NULL path");
+  if (!path) return tp__error_set(&s->werr, TP_ERR_INVALID, "tp_store_write_ptd_file: NULL path");
   st = tp_atomic_write_ex(path, tp__store_produce, s, &fe);
   if (st == TP_OK) return TP_OK;
   if (s->werr.status != TP_OK) { /* the store's own write failed: say where it went */
     tp_error inner = s->werr;
     tp__error_reset(&s->werr);
-    return tp_error_set(&s->werr, inner.status, "writing \"%.100s\": %s", path, inner.msg);
+    return tp__error_set(&s->werr, inner.status, "writing \"%.100s\": %s", path, inner.msg);
   }
-  return tp_error_set(&s->werr, st, "%s", fe.msg);
+  return tp__error_set(&s->werr, st, "%s", fe.msg);
 }
 #endif
 
@@ -5491,16 +5497,16 @@ static tp_status tp__ptd_entry(tp_ptd *p, size_t i, tp_ptd_entry *e) {
   e->segment_index = tp_fb_u32(&nd, TP_FT01_F_NamedData_segment_index, TP_FT01_D_NamedData_segment_index);
   st = tp_fb_reader_status(&p->r__);
   if (st != TP_OK || nd.pos == 0)
-    return tp_error_set(&p->err, TP_ERR_FORMAT, "named_data[%lu]: %s", (unsigned long)i,
+    return tp__error_set(&p->err, TP_ERR_FORMAT, "named_data[%lu]: %s", (unsigned long)i,
                         p->r__.err.status != TP_OK ? p->r__.err.msg : "absent");
   if (!e->key)
-    return tp_error_set(&p->err, TP_ERR_FORMAT, "named_data[%lu]: no key", (unsigned long)i);
+    return tp__error_set(&p->err, TP_ERR_FORMAT, "named_data[%lu]: no key", (unsigned long)i);
   if (strlen(e->key) != klen)
-    return tp_error_set(&p->err, TP_ERR_FORMAT,
+    return tp__error_set(&p->err, TP_ERR_FORMAT,
                         "named_data[%lu]: key \"%.80s\" has a NUL byte inside its %lu bytes",
                         (unsigned long)i, e->key, (unsigned long)klen);
   if (e->segment_index >= segs.count)
-    return tp_error_set(&p->err, TP_ERR_FORMAT,
+    return tp__error_set(&p->err, TP_ERR_FORMAT,
                         "named_data[%lu] (\"%.80s\"): segment_index %lu, but there are %lu "
                         "segments", (unsigned long)i, e->key, (unsigned long)e->segment_index,
                         (unsigned long)segs.count);
@@ -5509,11 +5515,11 @@ static tp_status tp__ptd_entry(tp_ptd *p, size_t i, tp_ptd_entry *e) {
   size = tp_fb_u64(&seg, TP_FT01_F_DataSegment_size, TP_FT01_D_DataSegment_size);
   st = tp_fb_reader_status(&p->r__);
   if (st != TP_OK || seg.pos == 0)
-    return tp_error_set(&p->err, TP_ERR_FORMAT, "segments[%lu]: %s",
+    return tp__error_set(&p->err, TP_ERR_FORMAT, "segments[%lu]: %s",
                         (unsigned long)e->segment_index,
                         p->r__.err.status != TP_OK ? p->r__.err.msg : "absent");
-  if (tp_add_u64(off, size, &end) || end > p->segment_data_size)
-    return tp_error_set(&p->err, TP_ERR_FORMAT,
+  if (tp__add_u64(off, size, &end) || end > p->segment_data_size)
+    return tp__error_set(&p->err, TP_ERR_FORMAT,
                         "segments[%lu]: offset %llu + size %llu exceeds the segment data "
                         "size %llu", (unsigned long)e->segment_index, (unsigned long long)off,
                         (unsigned long long)size, (unsigned long long)p->segment_data_size);
@@ -5523,7 +5529,7 @@ static tp_status tp__ptd_entry(tp_ptd *p, size_t i, tp_ptd_entry *e) {
 
   layout = tp_fb_table_field(&nd, TP_FT01_F_NamedData_tensor_layout);
   if (tp_fb_reader_status(&p->r__) != TP_OK)
-    return tp_error_set(&p->err, TP_ERR_FORMAT, "named_data[%lu] (\"%.80s\"): %s",
+    return tp__error_set(&p->err, TP_ERR_FORMAT, "named_data[%lu] (\"%.80s\"): %s",
                         (unsigned long)i, e->key, p->r__.err.msg);
   if (layout.pos == 0) return TP_OK;
 
@@ -5533,22 +5539,22 @@ static tp_status tp__ptd_entry(tp_ptd *p, size_t i, tp_ptd_entry *e) {
     sizes = tp_fb_vector_field(&layout, TP_FT01_F_TensorLayout_sizes, 4);
     order = tp_fb_vector_field(&layout, TP_FT01_F_TensorLayout_dim_order, 1);
     if (tp_fb_reader_status(&p->r__) != TP_OK)
-      return tp_error_set(&p->err, TP_ERR_FORMAT, "named_data[%lu] (\"%.80s\") layout: %s",
+      return tp__error_set(&p->err, TP_ERR_FORMAT, "named_data[%lu] (\"%.80s\") layout: %s",
                           (unsigned long)i, e->key, p->r__.err.msg);
     /* Range first: in C++ an int outside the enum's value range (0..15 for today's codes)
        must not be converted to tp_dtype. */
     if (stype < 0 || stype > 15 || tp_dtype_size((tp_dtype)stype) == 0)
-      return tp_error_set(&p->err, TP_ERR_FORMAT,
+      return tp__error_set(&p->err, TP_ERR_FORMAT,
                           "named_data[%lu] (\"%.80s\"): scalar type %d is not one tensorpack "
                           "knows", (unsigned long)i, e->key, (int)stype);
     e->dtype = (tp_dtype)stype;
   }
   if (sizes.pos == 0 || order.pos == 0)
-    return tp_error_set(&p->err, TP_ERR_FORMAT,
+    return tp__error_set(&p->err, TP_ERR_FORMAT,
                         "named_data[%lu] (\"%.80s\"): layout without %s", (unsigned long)i,
                         e->key, sizes.pos == 0 ? "sizes" : "dim_order");
   if (sizes.count > TP_MAX_DIMS || order.count != sizes.count)
-    return tp_error_set(&p->err, TP_ERR_FORMAT,
+    return tp__error_set(&p->err, TP_ERR_FORMAT,
                         "named_data[%lu] (\"%.80s\"): %lu sizes and %lu dim_order entries "
                         "(at most %d, equal)", (unsigned long)i, e->key,
                         (unsigned long)sizes.count, (unsigned long)order.count, TP_MAX_DIMS);
@@ -5558,24 +5564,24 @@ static tp_status tp__ptd_entry(tp_ptd *p, size_t i, tp_ptd_entry *e) {
     int64_t v = tp__i32_bits(tp_fb_vector_scalar(&sizes, d));
     uint64_t o = tp_fb_vector_scalar(&order, d);
     if (v < 0)
-      return tp_error_set(&p->err, TP_ERR_FORMAT, "named_data[%lu] (\"%.80s\"): size %lld "
+      return tp__error_set(&p->err, TP_ERR_FORMAT, "named_data[%lu] (\"%.80s\"): size %lld "
                           "at dim %lu", (unsigned long)i, e->key, (long long)v,
                           (unsigned long)d);
     if (o >= sizes.count || seen[o])
-      return tp_error_set(&p->err, TP_ERR_FORMAT, "named_data[%lu] (\"%.80s\"): dim_order is "
+      return tp__error_set(&p->err, TP_ERR_FORMAT, "named_data[%lu] (\"%.80s\"): dim_order is "
                           "not a permutation of 0..%lu (entry %lu is %llu)", (unsigned long)i,
                           e->key, (unsigned long)(sizes.count - 1), (unsigned long)d,
                           (unsigned long long)o);
     seen[o] = 1;
     e->sizes[d] = v;
     e->dim_order[d] = (uint8_t)o;
-    if (tp_mul_u64(numel, (uint64_t)v, &numel)) numel = UINT64_MAX;
+    if (tp__mul_u64(numel, (uint64_t)v, &numel)) numel = UINT64_MAX;
   }
   if (tp_fb_reader_status(&p->r__) != TP_OK)
-    return tp_error_set(&p->err, TP_ERR_FORMAT, "named_data[%lu] (\"%.80s\") layout: %s",
+    return tp__error_set(&p->err, TP_ERR_FORMAT, "named_data[%lu] (\"%.80s\") layout: %s",
                         (unsigned long)i, e->key, p->r__.err.msg);
-  if (tp_mul_u64(numel, (uint64_t)tp_dtype_size(e->dtype), &want) || want != size)
-    return tp_error_set(&p->err, TP_ERR_FORMAT,
+  if (tp__mul_u64(numel, (uint64_t)tp_dtype_size(e->dtype), &want) || want != size)
+    return tp__error_set(&p->err, TP_ERR_FORMAT,
                         "named_data[%lu] (\"%.80s\"): layout needs %llu bytes, segment %lu has "
                         "%llu", (unsigned long)i, e->key,
                         (unsigned long long)(numel == UINT64_MAX ? UINT64_MAX : want),
@@ -5597,36 +5603,36 @@ TPDEF tp_status tp_ptd_open(tp_ptd *p, const void *data, size_t size) {
   p->data = b;
   p->size = size;
   if (!b && size > 0)
-    return tp_error_set(&p->err, TP_ERR_INVALID, "NULL data with %lu bytes",
+    return tp__error_set(&p->err, TP_ERR_INVALID, "NULL data with %lu bytes",
                         (unsigned long)size);
   if (size < TP__PTD_HEAD_BYTES)
-    return tp_error_set(&p->err, TP_ERR_FORMAT,
+    return tp__error_set(&p->err, TP_ERR_FORMAT,
                         "%lu bytes: shorter than the %u-byte head of a .ptd file",
                         (unsigned long)size, TP__PTD_HEAD_BYTES);
   if (memcmp(b + 4, TP_FT01_IDENTIFIER, 4) != 0)
-    return tp_error_set(&p->err, TP_ERR_FORMAT, "file identifier is not FT01");
+    return tp__error_set(&p->err, TP_ERR_FORMAT, "file identifier is not FT01");
   if (memcmp(b + 8, "FH01", 4) != 0)
-    return tp_error_set(&p->err, TP_ERR_FORMAT, "no FH01 header at byte 8");
-  len = tp_load_le32(b + 12);
+    return tp__error_set(&p->err, TP_ERR_FORMAT, "no FH01 header at byte 8");
+  len = tp__get_le32(b + 12);
   if (len < TP__PTD_HEADER_LEN)
-    return tp_error_set(&p->err, TP_ERR_FORMAT, "FH01 header length %lu < %u",
+    return tp__error_set(&p->err, TP_ERR_FORMAT, "FH01 header length %lu < %u",
                         (unsigned long)len, TP__PTD_HEADER_LEN);
-  p->flatbuffer_offset = tp_load_le64(b + 16);
-  p->flatbuffer_size = tp_load_le64(b + 24);
-  p->segment_base = tp_load_le64(b + 32);
-  p->segment_data_size = tp_load_le64(b + 40);
-  if (tp_add_u64(p->flatbuffer_offset, p->flatbuffer_size, &fb_end) || fb_end > size)
-    return tp_error_set(&p->err, TP_ERR_FORMAT,
+  p->flatbuffer_offset = tp__get_le64(b + 16);
+  p->flatbuffer_size = tp__get_le64(b + 24);
+  p->segment_base = tp__get_le64(b + 32);
+  p->segment_data_size = tp__get_le64(b + 40);
+  if (tp__add_u64(p->flatbuffer_offset, p->flatbuffer_size, &fb_end) || fb_end > size)
+    return tp__error_set(&p->err, TP_ERR_FORMAT,
                         "flatbuffer offset %llu + size %llu exceeds the file's %lu bytes",
                         (unsigned long long)p->flatbuffer_offset,
                         (unsigned long long)p->flatbuffer_size, (unsigned long)size);
-  if (tp_add_u64(p->segment_base, p->segment_data_size, &seg_end) || seg_end > size)
-    return tp_error_set(&p->err, TP_ERR_FORMAT,
+  if (tp__add_u64(p->segment_base, p->segment_data_size, &seg_end) || seg_end > size)
+    return tp__error_set(&p->err, TP_ERR_FORMAT,
                         "segment base %llu + data size %llu exceeds the file's %lu bytes",
                         (unsigned long long)p->segment_base,
                         (unsigned long long)p->segment_data_size, (unsigned long)size);
   if (p->segment_base < fb_end)
-    return tp_error_set(&p->err, TP_ERR_FORMAT,
+    return tp__error_set(&p->err, TP_ERR_FORMAT,
                         "segment base %llu lies inside the flatbuffer (which ends at %llu)",
                         (unsigned long long)p->segment_base, (unsigned long long)fb_end);
 
@@ -5637,18 +5643,18 @@ TPDEF tp_status tp_ptd_open(tp_ptd *p, const void *data, size_t size) {
   st = tp_fb_reader_init_ex(&p->r__, b, (size_t)fb_end, TP_FT01_IDENTIFIER, &p->root__, 0,
                             (size_t)-1);
   if (st != TP_OK)
-    return tp_error_set(&p->err, TP_ERR_FORMAT, "FlatTensor flatbuffer: %s",
+    return tp__error_set(&p->err, TP_ERR_FORMAT, "FlatTensor flatbuffer: %s",
                         p->r__.err.status != TP_OK ? p->r__.err.msg : tp_status_str(st));
   p->version = tp_fb_u32(&p->root__, TP_FT01_F_FlatTensor_version, TP_FT01_D_FlatTensor_version);
   segs = tp_fb_vector_field(&p->root__, TP_FT01_F_FlatTensor_segments, 4);
   named = tp_fb_vector_field(&p->root__, TP_FT01_F_FlatTensor_named_data, 4);
   if (tp_fb_reader_status(&p->r__) != TP_OK)
-    return tp_error_set(&p->err, TP_ERR_FORMAT, "FlatTensor: %s", p->r__.err.msg);
+    return tp__error_set(&p->err, TP_ERR_FORMAT, "FlatTensor: %s", p->r__.err.msg);
   if (p->version != 0)
-    return tp_error_set(&p->err, TP_ERR_FORMAT, "FlatTensor version %lu, expected 0",
+    return tp__error_set(&p->err, TP_ERR_FORMAT, "FlatTensor version %lu, expected 0",
                         (unsigned long)p->version);
   if (segs.pos == 0 || named.pos == 0)
-    return tp_error_set(&p->err, TP_ERR_FORMAT, "FlatTensor without %s",
+    return tp__error_set(&p->err, TP_ERR_FORMAT, "FlatTensor without %s",
                         segs.pos == 0 ? "segments" : "named_data");
   for (i = 0; i < named.count; i++) {
     st = tp__ptd_entry(p, i, &e);
@@ -5665,7 +5671,7 @@ TPDEF tp_status tp_ptd_entry_at(tp_ptd *p, size_t i, tp_ptd_entry *e) {
   if (p->err.status != TP_OK) return p->err.status;
   memset(&p->last_lookup, 0, sizeof p->last_lookup);
   if (i >= p->count) {
-    tp_error_set(&p->last_lookup, TP_ERR_INVALID, "entry %lu of %lu", (unsigned long)i,
+    tp__error_set(&p->last_lookup, TP_ERR_INVALID, "entry %lu of %lu", (unsigned long)i,
                  (unsigned long)p->count);
     return TP_ERR_INVALID;
   }
@@ -5694,7 +5700,7 @@ TPDEF tp_status tp_ptd_index(tp_ptd *p, uint32_t *slots, size_t nslots) {
   if (p->err.status != TP_OK) return p->err.status;
   need = tp_ptd_index_slots(p);
   if (nslots < need || (need > 0 && !slots)) {
-    tp_error_set(&p->last_lookup, TP_ERR_INVALID, "the index needs %lu slots, %lu given",
+    tp__error_set(&p->last_lookup, TP_ERR_INVALID, "the index needs %lu slots, %lu given",
                  (unsigned long)need, (unsigned long)nslots);
     return TP_ERR_INVALID;
   }
@@ -5725,7 +5731,7 @@ TPDEF tp_status tp_ptd_find(tp_ptd *p, const char *key, tp_ptd_entry *e) {
   if (p->err.status != TP_OK) return p->err.status;
   memset(&p->last_lookup, 0, sizeof p->last_lookup);
   if (!key) {
-    tp_error_set(&p->last_lookup, TP_ERR_INVALID, "NULL key");
+    tp__error_set(&p->last_lookup, TP_ERR_INVALID, "NULL key");
     return TP_ERR_INVALID;
   }
   len = strlen(key);
@@ -5747,7 +5753,7 @@ TPDEF tp_status tp_ptd_find(tp_ptd *p, const char *key, tp_ptd_entry *e) {
       if (k && klen == len && memcmp(k, key, len) == 0) return tp__ptd_entry(p, i, e);
     }
   }
-  tp_error_set(&p->last_lookup, TP_ERR_INVALID, "key \"%.120s\" is not in the .ptd", key);
+  tp__error_set(&p->last_lookup, TP_ERR_INVALID, "key \"%.120s\" is not in the .ptd", key);
   return TP_ERR_INVALID;
 }
 
@@ -5914,35 +5920,35 @@ static tp_status tp__pte_check_arg(tp_pte *p, const char *name, size_t k, tp_pte
   unsigned char seen[TP_MAX_DIMS];
   uint64_t numel = 1, nbytes;
   if (t->role == 0 || (t->role & ~(TP_PTE_INPUT | TP_PTE_OUTPUT)) != 0)
-    return tp_error_set(&p->err, TP_ERR_INVALID,
+    return tp__error_set(&p->err, TP_ERR_INVALID,
                         "method \"%.80s\" argument %lu: role %u is not TP_PTE_INPUT and/or "
                         "TP_PTE_OUTPUT", name, (unsigned long)k, t->role);
   if ((int)t->dtype < 0 || (int)t->dtype > 15 || tp_dtype_size(t->dtype) == 0)
-    return tp_error_set(&p->err, TP_ERR_UNSUPPORTED,
+    return tp__error_set(&p->err, TP_ERR_UNSUPPORTED,
                         "method \"%.80s\" argument %lu: dtype %d has no ScalarType tensorpack "
                         "writes", name, (unsigned long)k, (int)t->dtype);
   if (t->ndim < 0 || t->ndim > TP_MAX_DIMS)
-    return tp_error_set(&p->err, TP_ERR_INVALID,
+    return tp__error_set(&p->err, TP_ERR_INVALID,
                         "method \"%.80s\" argument %lu: %d dims (0 .. %d)", name,
                         (unsigned long)k, t->ndim, TP_MAX_DIMS);
   for (d = 0; d < t->ndim; d++) {
     if (t->sizes[d] < 0)
-      return tp_error_set(&p->err, TP_ERR_INVALID,
+      return tp__error_set(&p->err, TP_ERR_INVALID,
                           "method \"%.80s\" argument %lu: size %lld at dim %d", name,
                           (unsigned long)k, (long long)t->sizes[d], d);
     if (t->sizes[d] > INT32_MAX)
-      return tp_error_set(&p->err, TP_ERR_UNSUPPORTED,
+      return tp__error_set(&p->err, TP_ERR_UNSUPPORTED,
                           "method \"%.80s\" argument %lu: dim %d has size %lld; a program holds "
                           "int32 sizes", name, (unsigned long)k, d, (long long)t->sizes[d]);
     if (t->dim_order[d] != 0) all_zero = 0;
-    if (tp_mul_u64(numel, (uint64_t)t->sizes[d], &numel))
-      return tp_error_set(&p->err, TP_ERR_OVERFLOW,
+    if (tp__mul_u64(numel, (uint64_t)t->sizes[d], &numel))
+      return tp__error_set(&p->err, TP_ERR_OVERFLOW,
                           "method \"%.80s\" argument %lu: element count overflows", name,
                           (unsigned long)k);
   }
-  if (tp_mul_u64(numel, (uint64_t)tp_dtype_size(t->dtype), &nbytes) ||
+  if (tp__mul_u64(numel, (uint64_t)tp_dtype_size(t->dtype), &nbytes) ||
       nbytes > ((uint64_t)1 << 62))
-    return tp_error_set(&p->err, TP_ERR_OVERFLOW,
+    return tp__error_set(&p->err, TP_ERR_OVERFLOW,
                         "method \"%.80s\" argument %lu: byte count overflows", name,
                         (unsigned long)k);
   for (d = t->ndim; d < TP_MAX_DIMS; d++) t->dim_order[d] = 0;
@@ -5954,7 +5960,7 @@ static tp_status tp__pte_check_arg(tp_pte *p, const char *name, size_t k, tp_pte
   for (d = 0; d < t->ndim; d++) {
     unsigned o = t->dim_order[d];
     if (o >= (unsigned)t->ndim || seen[o])
-      return tp_error_set(&p->err, TP_ERR_INVALID,
+      return tp__error_set(&p->err, TP_ERR_INVALID,
                           "method \"%.80s\" argument %lu: dim_order is not a permutation of "
                           "0..%d (entry %d is %u)", name, (unsigned long)k, t->ndim - 1, d, o);
     seen[o] = 1;
@@ -5968,43 +5974,43 @@ TPDEF tp_status tp_pte_add_method(tp_pte *p, const tp_pte_method *m) {
   tp_status st;
   TP_ASSERT(p);
   if (p->err.status != TP_OK) return p->err.status;
-  if (!m) return tp_error_set(&p->err, TP_ERR_INVALID, "tp_pte_add_method: NULL method");
+  if (!m) return tp__error_set(&p->err, TP_ERR_INVALID, "tp_pte_add_method: NULL method");
   if (!m->name || !*m->name)
-    return tp_error_set(&p->err, TP_ERR_INVALID, "method %lu: the name is empty",
+    return tp__error_set(&p->err, TP_ERR_INVALID, "method %lu: the name is empty",
                         (unsigned long)p->n);
   for (i = 0; i < p->n; i++)
     if (strcmp(p->meths[i].name, m->name) == 0)
-      return tp_error_set(&p->err, TP_ERR_INVALID,
+      return tp__error_set(&p->err, TP_ERR_INVALID,
                           "method \"%.80s\": the name is already method %lu's", m->name,
                           (unsigned long)i);
   if (p->n >= TP_PTE_MAX_METHODS)
-    return tp_error_set(&p->err, TP_ERR_INVALID,
+    return tp__error_set(&p->err, TP_ERR_INVALID,
                         "method \"%.80s\": a program holds at most %d methods", m->name,
                         TP_PTE_MAX_METHODS);
   if (!m->backend_id || !*m->backend_id)
-    return tp_error_set(&p->err, TP_ERR_INVALID, "method \"%.80s\": the backend id is empty",
+    return tp__error_set(&p->err, TP_ERR_INVALID, "method \"%.80s\": the backend id is empty",
                         m->name);
   if (!m->produce)
-    return tp_error_set(&p->err, TP_ERR_INVALID, "method \"%.80s\": NULL blob producer",
+    return tp__error_set(&p->err, TP_ERR_INVALID, "method \"%.80s\": NULL blob producer",
                         m->name);
   if (m->blob_size == 0)
-    return tp_error_set(&p->err, TP_ERR_INVALID, "method \"%.80s\": blob size 0", m->name);
+    return tp__error_set(&p->err, TP_ERR_INVALID, "method \"%.80s\": blob size 0", m->name);
   if (m->n_args > TP_PTE_MAX_ARGS)
-    return tp_error_set(&p->err, TP_ERR_INVALID,
+    return tp__error_set(&p->err, TP_ERR_INVALID,
                         "method \"%.80s\": %lu arguments (at most %d)", m->name,
                         (unsigned long)m->n_args, TP_PTE_MAX_ARGS);
   if (m->n_args > 0 && !m->args)
-    return tp_error_set(&p->err, TP_ERR_INVALID, "method \"%.80s\": NULL args with %lu "
+    return tp__error_set(&p->err, TP_ERR_INVALID, "method \"%.80s\": NULL args with %lu "
                         "arguments", m->name, (unsigned long)m->n_args);
   if (m->n_specs > 0 && !m->specs)
-    return tp_error_set(&p->err, TP_ERR_INVALID, "method \"%.80s\": NULL specs with %lu "
+    return tp__error_set(&p->err, TP_ERR_INVALID, "method \"%.80s\": NULL specs with %lu "
                         "compile specs", m->name, (unsigned long)m->n_specs);
   for (k = 0; k < m->n_specs; k++) {
     if (!m->specs[k].key || !*m->specs[k].key)
-      return tp_error_set(&p->err, TP_ERR_INVALID, "method \"%.80s\": compile spec %lu has an "
+      return tp__error_set(&p->err, TP_ERR_INVALID, "method \"%.80s\": compile spec %lu has an "
                           "empty key", m->name, (unsigned long)k);
     if (!m->specs[k].value && m->specs[k].nbytes > 0)
-      return tp_error_set(&p->err, TP_ERR_INVALID, "method \"%.80s\": compile spec \"%.80s\" "
+      return tp__error_set(&p->err, TP_ERR_INVALID, "method \"%.80s\": compile spec \"%.80s\" "
                           "has NULL bytes with %lu bytes", m->name, m->specs[k].key,
                           (unsigned long)m->specs[k].nbytes);
   }
@@ -6022,7 +6028,7 @@ TPDEF tp_status tp_pte_add_method(tp_pte *p, const tp_pte_method *m) {
   }
   if (!nm.name || !nm.backend || (m->n_args > 0 && !nm.args) || (m->n_specs > 0 && !nm.specs)) {
     tp__pte_meth_free(&nm);
-    return tp_error_set(&p->err, TP_ERR_NOMEM, "method \"%.80s\": no memory", m->name);
+    return tp__error_set(&p->err, TP_ERR_NOMEM, "method \"%.80s\": no memory", m->name);
   }
   nm.nargs = m->n_args;
   for (k = 0; k < m->n_args; k++) {
@@ -6041,14 +6047,14 @@ TPDEF tp_status tp_pte_add_method(tp_pte *p, const tp_pte_method *m) {
     sp->value = (unsigned char *)TP_MALLOC(sp->nbytes ? sp->nbytes : 1);
     if (!sp->key || !sp->value) {
       tp__pte_meth_free(&nm);
-      return tp_error_set(&p->err, TP_ERR_NOMEM, "method \"%.80s\": no memory", m->name);
+      return tp__error_set(&p->err, TP_ERR_NOMEM, "method \"%.80s\": no memory", m->name);
     }
     if (sp->nbytes) memcpy(sp->value, m->specs[k].value, sp->nbytes);
   }
-  st = tp_array_reserve((void **)&p->meths, &p->cap, p->n + 1, sizeof *p->meths);
+  st = tp__array_reserve((void **)&p->meths, &p->cap, p->n + 1, sizeof *p->meths);
   if (st != TP_OK) {
     tp__pte_meth_free(&nm);
-    return tp_error_set(&p->err, st, "method \"%.80s\": no memory", m->name);
+    return tp__error_set(&p->err, st, "method \"%.80s\": no memory", m->name);
   }
   p->meths[p->n++] = nm;
   return TP_OK;
@@ -6170,17 +6176,17 @@ static tp_status tp__pte_prepare(tp_pte *p) {
 
   if (p->err.status != TP_OK) return p->err.status;
   if (p->n == 0)
-    return tp_error_set(&p->last, TP_ERR_INVALID,
+    return tp__error_set(&p->last, TP_ERR_INVALID,
                         "the program has no method (add one with tp_pte_add_method)");
   if (s && s->err.status != TP_OK)
-    return tp_error_set(&p->last, s->err.status, "the embedded store failed: %s", s->err.msg);
+    return tp__error_set(&p->last, s->err.status, "the embedded store failed: %s", s->err.msg);
 
   /* Segments: 0 = the empty constant segment, 1 .. n = the blobs, then the store's. */
   p->max_align = p->alignment;
   for (i = 0; i < p->n; i++) {
     tp__pte_meth *m = &p->meths[i];
-    if (tp_align_u64(off, p->alignment, &off) || tp_add_u64(off, m->blob_size, &end))
-      return tp_error_set(&p->last, TP_ERR_OVERFLOW, "method \"%.80s\": segment offset "
+    if (tp__align_u64(off, p->alignment, &off) || tp__add_u64(off, m->blob_size, &end))
+      return tp__error_set(&p->last, TP_ERR_OVERFLOW, "method \"%.80s\": segment offset "
                           "overflows 64 bits", m->name);
     m->seg_offset = off;
     off = end;
@@ -6188,10 +6194,10 @@ static tp_status tp__pte_prepare(tp_pte *p) {
   if (nstore > p->store_off_cap) {
     uint64_t *no;
     if (nstore > ((size_t)-1) / sizeof(uint64_t))
-      return tp_error_set(&p->last, TP_ERR_OVERFLOW, "too many store segments");
+      return tp__error_set(&p->last, TP_ERR_OVERFLOW, "too many store segments");
     no = (uint64_t *)TP_MALLOC(nstore * sizeof(uint64_t));
     if (!no)
-      return tp_error_set(&p->last, TP_ERR_NOMEM, "no memory for %lu segment offsets",
+      return tp__error_set(&p->last, TP_ERR_NOMEM, "no memory for %lu segment offsets",
                           (unsigned long)nstore);
     TP_FREE(p->store_off);
     p->store_off = no;
@@ -6200,8 +6206,8 @@ static tp_status tp__pte_prepare(tp_pte *p) {
   for (i = 0; i < nstore; i++) {
     const tp__store_seg *g = &s->segs[i];
     uint64_t a = g->alignment > p->alignment ? g->alignment : p->alignment;
-    if (tp_align_u64(off, a, &off) || tp_add_u64(off, g->nbytes, &end))
-      return tp_error_set(&p->last, TP_ERR_OVERFLOW, "store segment %lu: offset overflows 64 "
+    if (tp__align_u64(off, a, &off) || tp__add_u64(off, g->nbytes, &end))
+      return tp__error_set(&p->last, TP_ERR_OVERFLOW, "store segment %lu: offset overflows 64 "
                           "bits", (unsigned long)i);
     p->store_off[i] = off;
     off = end;
@@ -6210,12 +6216,12 @@ static tp_status tp__pte_prepare(tp_pte *p) {
   p->data_size = off;
   nsegs = 1 + p->n + nstore;
   if (nsegs - 1 > (size_t)UINT32_MAX - 1u)
-    return tp_error_set(&p->last, TP_ERR_OVERFLOW, "%lu segments (at most 2^32 - 1)",
+    return tp__error_set(&p->last, TP_ERR_OVERFLOW, "%lu segments (at most 2^32 - 1)",
                         (unsigned long)nsegs);
 
   if (!p->fb) {
     st = tp_fb_builder_create(&p->fb);
-    if (st != TP_OK) return tp_error_set(&p->last, st, "cannot create the flatbuffer builder");
+    if (st != TP_OK) return tp__error_set(&p->last, st, "cannot create the flatbuffer builder");
   } else {
     tp_fb_builder_reset(p->fb);
   }
@@ -6229,16 +6235,16 @@ static tp_status tp__pte_prepare(tp_pte *p) {
     if (need > nrefs) nrefs = need;
   }
   if (nrefs > ((size_t)-1) / sizeof(tp_fb_ref))
-    return tp_error_set(&p->last, TP_ERR_OVERFLOW, "too many flatbuffer refs");
+    return tp__error_set(&p->last, TP_ERR_OVERFLOW, "too many flatbuffer refs");
   refs = (tp_fb_ref *)TP_MALLOC(nrefs * sizeof(tp_fb_ref));
   if (!refs)
-    return tp_error_set(&p->last, TP_ERR_NOMEM, "no memory for %lu flatbuffer refs",
+    return tp__error_set(&p->last, TP_ERR_NOMEM, "no memory for %lu flatbuffer refs",
                         (unsigned long)nrefs);
   {
     tp_fb_ref *plan_refs = (tp_fb_ref *)TP_MALLOC(p->n * sizeof(tp_fb_ref));
     if (!plan_refs) {
       TP_FREE(refs);
-      return tp_error_set(&p->last, TP_ERR_NOMEM, "no memory for %lu plans",
+      return tp__error_set(&p->last, TP_ERR_NOMEM, "no memory for %lu plans",
                           (unsigned long)p->n);
     }
     for (i = 0; i < p->n; i++)
@@ -6288,16 +6294,16 @@ static tp_status tp__pte_prepare(tp_pte *p) {
   root = tp_fb_end_table(b);
   st = tp_fb_finish(b, root, "ET12");
   if (st != TP_OK)
-    return tp_error_set(&p->last, st, "building the program flatbuffer: %s", tp_fb_error(b));
+    return tp__error_set(&p->last, st, "building the program flatbuffer: %s", tp_fb_error(b));
   fbd = tp_fb_data(b, &fbn);
   if (!fbd || fbn < 12 || (uint64_t)fbn > 0x7FFFFFFFull - TP__PTE_EH_LEN)
-    return tp_error_set(&p->last, TP_ERR_OVERFLOW,
+    return tp__error_set(&p->last, TP_ERR_OVERFLOW,
                         "the program flatbuffer has %lu bytes (limit 2 GiB)",
                         (unsigned long)fbn);
   p->program_size = (uint64_t)fbn + TP__PTE_EH_LEN;
-  if (tp_align_u64(p->program_size, p->max_align, &p->base) ||
-      tp_add_u64(p->base, p->data_size, &eh))
-    return tp_error_set(&p->last, TP_ERR_OVERFLOW, "the program size overflows 64 bits");
+  if (tp__align_u64(p->program_size, p->max_align, &p->base) ||
+      tp__add_u64(p->base, p->data_size, &eh))
+    return tp__error_set(&p->last, TP_ERR_OVERFLOW, "the program size overflows 64 bits");
   return TP_OK;
 }
 
@@ -6306,7 +6312,7 @@ TPDEF tp_status tp_pte_size(tp_pte *p, uint64_t *size_out) {
   TP_ASSERT(p);
   memset(&p->last, 0, sizeof p->last);
   if (size_out) *size_out = 0;
-  if (!size_out) return tp_error_set(&p->last, TP_ERR_INVALID, "tp_pte_size: NULL size_out");
+  if (!size_out) return tp__error_set(&p->last, TP_ERR_INVALID, "tp_pte_size: NULL size_out");
   st = tp__pte_prepare(p);
   if (st != TP_OK) return st;
   *size_out = p->base + p->data_size;
@@ -6335,22 +6341,22 @@ TPDEF tp_status tp_pte_write(tp_pte *p, tp_sink *sink) {
   TP_ASSERT(p);
   memset(&p->last, 0, sizeof p->last);
   if (!sink || !sink->write)
-    return tp_error_set(&p->last, TP_ERR_INVALID, "tp_pte_write: NULL sink");
+    return tp__error_set(&p->last, TP_ERR_INVALID, "tp_pte_write: NULL sink");
   st = tp__pte_prepare(p);
   if (st != TP_OK) return st;
   fb = tp_fb_data(p->fb, &fbn);
-  tp_store_le32(head, tp_load_le32(fb) + TP__PTE_EH_LEN);
+  tp__put_le32(head, tp__get_le32(fb) + TP__PTE_EH_LEN);
   memcpy(head + 4, fb + 4, 4);
   memcpy(head + 8, "eh00", 4);
-  tp_store_le32(head + 12, TP__PTE_EH_LEN);
-  tp_store_le64(head + 16, p->program_size);
-  tp_store_le64(head + 24, p->base);
-  tp_store_le64(head + 32, p->data_size);
+  tp__put_le32(head + 12, TP__PTE_EH_LEN);
+  tp__put_le64(head + 16, p->program_size);
+  tp__put_le64(head + 24, p->base);
+  tp__put_le64(head + 32, p->data_size);
   st = tp_sink_write(sink, head, sizeof head);
   if (st == TP_OK) st = tp_sink_write(sink, fb + 8, fbn - 8);
   if (st == TP_OK) st = tp__store_zeros(sink, p->base - p->program_size);
   if (st != TP_OK)
-    return tp_error_set(&p->last, st, "writing the program header and flatbuffer: %s",
+    return tp__error_set(&p->last, st, "writing the program header and flatbuffer: %s",
                         tp_status_str(st));
   for (i = 0; i < p->n; i++) {
     const tp__pte_meth *m = &p->meths[i];
@@ -6361,12 +6367,12 @@ TPDEF tp_status tp_pte_write(tp_pte *p, tp_sink *sink) {
     w = tp_sink_tally(&t, sink);
     st = m->produce(m->ctx, &w);
     if (st == TP_OK && t.n != m->blob_size)
-      return tp_error_set(&p->last, TP_ERR_INVALID,
+      return tp__error_set(&p->last, TP_ERR_INVALID,
                           "method \"%.80s\": the producer streamed %llu bytes, the blob size is "
                           "%llu", m->name, (unsigned long long)t.n,
                           (unsigned long long)m->blob_size);
     if (st != TP_OK)
-      return tp_error_set(&p->last, st, "method \"%.80s\": writing its blob (segment %lu, file "
+      return tp__error_set(&p->last, st, "method \"%.80s\": writing its blob (segment %lu, file "
                           "offset %llu) failed: %s", m->name, (unsigned long)(1 + i),
                           (unsigned long long)(p->base + m->seg_offset), tp_status_str(st));
     pos = m->seg_offset + m->blob_size;
@@ -6376,13 +6382,13 @@ TPDEF tp_status tp_pte_write(tp_pte *p, tp_sink *sink) {
     st = tp__store_zeros(sink, p->store_off[i] - pos);
     if (st == TP_OK) st = tp__pte_store_seg(g, sink);
     if (st != TP_OK)
-      return tp_error_set(&p->last, st, "writing named data segment %lu (file offset %llu): %s",
+      return tp__error_set(&p->last, st, "writing named data segment %lu (file offset %llu): %s",
                           (unsigned long)(1 + p->n + i),
                           (unsigned long long)(p->base + p->store_off[i]), tp_status_str(st));
     pos = p->store_off[i] + g->nbytes;
   }
   if (st != TP_OK)
-    return tp_error_set(&p->last, st, "writing the program's padding: %s", tp_status_str(st));
+    return tp__error_set(&p->last, st, "writing the program's padding: %s", tp_status_str(st));
   return TP_OK;
 }
 
@@ -6397,17 +6403,17 @@ TPDEF tp_status tp_pte_write_file(tp_pte *p, const char *path) {
   if (p->err.status != TP_OK) return p->err.status;
   if (!path || !*path) {
     memset(&p->last, 0, sizeof p->last);
-    return tp_error_set(&p->last, TP_ERR_INVALID, "tp_pte_write_file: empty path");
+    return tp__error_set(&p->last, TP_ERR_INVALID, "tp_pte_write_file: empty path");
   }
   st = tp_atomic_write(path, tp__pte_produce, p);
   if (st != TP_OK) {
     if (p->last.status == TP_OK)
-      tp_error_set(&p->last, st, "writing \"%.160s\": %s (cannot create or finish the file)",
+      tp__error_set(&p->last, st, "writing \"%.160s\": %s (cannot create or finish the file)",
                    path, tp_status_str(st));
     else {
       tp_error inner = p->last;
       memset(&p->last, 0, sizeof p->last);
-      tp_error_set(&p->last, st, "writing \"%.120s\": %.120s", path, inner.msg);
+      tp__error_set(&p->last, st, "writing \"%.120s\": %.120s", path, inner.msg);
     }
   }
   return st;
@@ -6416,7 +6422,7 @@ TPDEF tp_status tp_pte_write_file(tp_pte *p, const char *path) {
 
 /* ---- reader ---------------------------------------------------------------------------- */
 
-#define TP__PTE_BAD(f, ...) tp_error_set(&(f)->err, TP_ERR_FORMAT, __VA_ARGS__)
+#define TP__PTE_BAD(f, ...) tp__error_set(&(f)->err, TP_ERR_FORMAT, __VA_ARGS__)
 
 static void tp__pte_rewind(tp_pte_file *f) {
   f->root__.r = &f->r__;
@@ -6513,9 +6519,9 @@ static tp_status tp__pte_value(tp_pte_file *f, const tp_fb_table *plan, size_t m
       seen[o] = 1;
       out->sizes[d] = sz;
       out->dim_order[d] = (uint8_t)o;
-      if (tp_mul_u64(numel, (uint64_t)sz, &numel)) ovf = 1;
+      if (tp__mul_u64(numel, (uint64_t)sz, &numel)) ovf = 1;
     }
-    if (ovf || tp_mul_u64(numel, es, &out->nbytes))
+    if (ovf || tp__mul_u64(numel, es, &out->nbytes))
       return TP__PTE_BAD(f, "method %lu value %lu: the tensor's byte count overflows",
                          (unsigned long)m, (unsigned long)v);
     if (alloc.pos != 0) {
@@ -6532,7 +6538,7 @@ static tp_status tp__pte_value(tp_pte_file *f, const tp_fb_table *plan, size_t m
                            (unsigned long)ncbs.count,
                            (unsigned long)(ncbs.count > 0 ? ncbs.count - 1 : 0));
       bsize = tp_fb_vector_scalar(&ncbs, out->memory_id);
-      if (tp_add_u64(out->memory_offset, out->nbytes, &end) || end > bsize)
+      if (tp__add_u64(out->memory_offset, out->nbytes, &end) || end > bsize)
         return TP__PTE_BAD(f, "method %lu value %lu: offset %llu + %llu bytes exceeds buffer "
                            "%lu's %llu bytes", (unsigned long)m, (unsigned long)v,
                            (unsigned long long)out->memory_offset,
@@ -6665,7 +6671,7 @@ TPDEF tp_status tp_pte_read(tp_pte_file *f, const void *data, size_t size) {
   f->data = b;
   f->size = size;
   if (!b && size > 0)
-    return tp_error_set(&f->err, TP_ERR_INVALID, "NULL data with %lu bytes",
+    return tp__error_set(&f->err, TP_ERR_INVALID, "NULL data with %lu bytes",
                         (unsigned long)size);
   if (size < TP__PTE_HEAD_BYTES)
     return TP__PTE_BAD(f, "%lu bytes: shorter than the %u bytes the loader reads first",
@@ -6674,19 +6680,19 @@ TPDEF tp_status tp_pte_read(tp_pte_file *f, const void *data, size_t size) {
     return TP__PTE_BAD(f, "file identifier is not ET12");
   f->program_size = size;
   if (memcmp(b + 8, "eh00", 4) == 0) {
-    uint32_t len = tp_load_le32(b + 12);
+    uint32_t len = tp__get_le32(b + 12);
     uint64_t end;
     if (len < TP__PTE_EH_MIN)
       return TP__PTE_BAD(f, "eh00 header length %lu < %u", (unsigned long)len, TP__PTE_EH_MIN);
     f->has_extended_header = 1;
-    f->program_size = tp_load_le64(b + 16);
-    f->segment_base = tp_load_le64(b + 24);
-    f->segment_data_size = len >= 32 ? tp_load_le64(b + 32) : 0;
+    f->program_size = tp__get_le64(b + 16);
+    f->segment_base = tp__get_le64(b + 24);
+    f->segment_data_size = len >= 32 ? tp__get_le64(b + 32) : 0;
     if (f->program_size > size || f->program_size < 16)
       return TP__PTE_BAD(f, "program size %llu, but the file has %lu bytes",
                          (unsigned long long)f->program_size, (unsigned long)size);
     if (f->segment_base != 0 || f->segment_data_size != 0) {
-      if (tp_add_u64(f->segment_base, f->segment_data_size, &end) || end > size)
+      if (tp__add_u64(f->segment_base, f->segment_data_size, &end) || end > size)
         return TP__PTE_BAD(f, "segment base %llu + data size %llu exceeds the file's %lu bytes",
                            (unsigned long long)f->segment_base,
                            (unsigned long long)f->segment_data_size, (unsigned long)size);
@@ -7024,7 +7030,7 @@ TPDEF tp_status tp_pte_segment_at(tp_pte_file *f, size_t i, uint64_t *offset, ui
   if (!f->has_extended_header || f->segment_base == 0)
     return TP__PTE_BAD(f, "segments[%lu]: the file has no segment data (no eh00 header or "
                        "segment base 0)", (unsigned long)i);
-  if (tp_add_u64(*offset, *size, &end) || end > f->segment_data_size)
+  if (tp__add_u64(*offset, *size, &end) || end > f->segment_data_size)
     return TP__PTE_BAD(f, "segments[%lu]: offset %llu + size %llu exceeds the segment data "
                        "size %llu", (unsigned long)i, (unsigned long long)*offset,
                        (unsigned long long)*size, (unsigned long long)f->segment_data_size);
@@ -7075,8 +7081,10 @@ TPDEF tp_status tp_pte_named_at(tp_pte_file *f, size_t i, const char **key,
           never TP_ERR_OVERFLOW. NULL sinks / callbacks are TP_ERR_INVALID. The builder fails
           (TP_ERR_NOMEM) instead of skipping vtable dedup. TP_NO_STDIO formatter: precision,
           %g. Version macros, tp_version_string, the link-time ABI check. tp_store_options /
-          tp_store_create_ex. Internal helpers renamed tp__ (see the rename list in the
-          0.2.0 merge). TP_ASSERT reaches every header.
+          tp_store_create_ex; programs (.pte, section 9). Internal helpers out of the API:
+          tp_store_le16/32/64 -> tp__put_le*, tp_load_le16/32/64 -> tp__get_le*,
+          tp_add_u64 / tp_mul_u64 / tp_align_u64 / tp_array_reserve / tp_error_set ->
+          tp__add_u64 / ... / tp__error_set. TP_ASSERT reaches every header.
    0.1    First release: views, compact copy, conversions, int4, SHA-256, sinks, FlatBuffers
           builder and reader, named data store and .ptd, XNNPACK and Vulkan delegate blobs. */
 

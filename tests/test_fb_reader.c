@@ -30,7 +30,7 @@ static const unsigned char *poke(const unsigned char *g, size_t n, int at, unsig
   return work;
 }
 
-static void poke32(int at, uint32_t v) { tp_store_le32(work + at, v); }
+static void poke32(int at, uint32_t v) { tp__put_le32(work + at, v); }
 
 static tp_status open_buf(tp_fb_reader *r, const void *p, size_t n, tp_fb_table *root) {
   memset(r, 0, sizeof *r);

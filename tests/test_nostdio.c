@@ -11,25 +11,25 @@
 static void test_formatter(void) {
   tp_error e;
   memset(&e, 0, sizeof e);
-  TPT_STATUS(tp_error_set(&e, TP_ERR_BOUNDS, "a %d b %u c %s d %llu e %zu f %x g %lld %% h %c",
+  TPT_STATUS(tp__error_set(&e, TP_ERR_BOUNDS, "a %d b %u c %s d %llu e %zu f %x g %lld %% h %c",
                           -5, 7u, "str", 123456789012ull, (size_t)42, 255u, -9000000000ll, 'z'),
              TP_ERR_BOUNDS);
   TPT_EQ_STR(e.msg, "a -5 b 7 c str d 123456789012 e 42 f ff g -9000000000 % h z");
   memset(&e, 0, sizeof e);
-  tp_error_set(&e, TP_ERR_INVALID, "%ld|%lu|%5s|%i|%p", -1L, 2UL, "w", 0, (void *)0x1f);
+  tp__error_set(&e, TP_ERR_INVALID, "%ld|%lu|%5s|%i|%p", -1L, 2UL, "w", 0, (void *)0x1f);
   TPT_EQ_STR(e.msg, "-1|2|    w|0|0x1f"); /* width and %p as glibc */
   memset(&e, 0, sizeof e);
-  tp_error_set(&e, TP_ERR_INVALID, "scale %g, %.80s|%g|%g|%g", 0.1, "k", 1e-7, 123456789.0, 2.5);
+  tp__error_set(&e, TP_ERR_INVALID, "scale %g, %.80s|%g|%g|%g", 0.1, "k", 1e-7, 123456789.0, 2.5);
   TPT_EQ_STR(e.msg, "scale 0.1, k|1e-07|1.23457e+08|2.5");
   memset(&e, 0, sizeof e);
-  tp_error_set(&e, TP_ERR_INVALID, "%lld", (long long)INT64_MIN);
+  tp__error_set(&e, TP_ERR_INVALID, "%lld", (long long)INT64_MIN);
   TPT_EQ_STR(e.msg, "-9223372036854775808");
   { /* truncation keeps the terminator */
     char big[400];
     memset(big, 'y', sizeof big - 1);
     big[sizeof big - 1] = 0;
     memset(&e, 0, sizeof e);
-    tp_error_set(&e, TP_ERR_INVALID, "%s%d", big, 12345);
+    tp__error_set(&e, TP_ERR_INVALID, "%s%d", big, 12345);
     TPT_EQ_U64(strlen(e.msg), TP_ERROR_MAX - 1);
   }
 }

@@ -128,9 +128,9 @@ static void write_and_verify(const std::vector<Added> &adds, const char *what) {
 
   // Header, as the upstream loader parses it.
   TPT_MEMEQ(m.data + 8, "FH01", 4);
-  TPT_EQ_U64(tp_load_le32(m.data + 12), 40);
-  uint64_t fb_off = tp_load_le64(m.data + 16), fb_size = tp_load_le64(m.data + 24);
-  uint64_t base = tp_load_le64(m.data + 32), data_size = tp_load_le64(m.data + 40);
+  TPT_EQ_U64(tp__get_le32(m.data + 12), 40);
+  uint64_t fb_off = tp__get_le64(m.data + 16), fb_size = tp__get_le64(m.data + 24);
+  uint64_t base = tp__get_le64(m.data + 32), data_size = tp__get_le64(m.data + 40);
   TPT_EQ_U64(fb_off, 48);
   TPT_EQ_U64(base % 128, 0);
   TPT_CHECK(base >= fb_off + fb_size);
@@ -357,14 +357,14 @@ static std::vector<unsigned char> official_ptd(const std::vector<std::vector<uns
   uint64_t base = style == 0 ? hdr + (fbn + align - 1) / align * align
                              : (hdr + fbn + 127) / 128 * 128;
   std::vector<unsigned char> out(static_cast<size_t>(base + total), 0);
-  tp_store_le32(out.data(), tp_load_le32(fb) + static_cast<uint32_t>(hdr));
+  tp__put_le32(out.data(), tp__get_le32(fb) + static_cast<uint32_t>(hdr));
   memcpy(out.data() + 4, fb + 4, 4);
   memcpy(out.data() + 8, "FH01", 4);
-  tp_store_le32(out.data() + 12, 40);
-  tp_store_le64(out.data() + 16, hdr);
-  tp_store_le64(out.data() + 24, fbn);
-  tp_store_le64(out.data() + 32, base);
-  tp_store_le64(out.data() + 40, total);
+  tp__put_le32(out.data() + 12, 40);
+  tp__put_le64(out.data() + 16, hdr);
+  tp__put_le64(out.data() + 24, fbn);
+  tp__put_le64(out.data() + 32, base);
+  tp__put_le64(out.data() + 40, total);
   memcpy(out.data() + hdr + 8, fb + 8, static_cast<size_t>(fbn - 8));
   for (size_t i = 0; i < segs.size(); i++)
     if (!segs[i].empty()) memcpy(out.data() + base + offs[i], segs[i].data(), segs[i].size());
@@ -438,14 +438,14 @@ static std::vector<unsigned char> flatc_ptd(const std::vector<std::vector<unsign
 
   uint64_t base = (48 + fb.size() + 127) / 128 * 128;
   out.assign(static_cast<size_t>(base + total), 0);
-  tp_store_le32(out.data(), tp_load_le32(fb.data()) + 48);
+  tp__put_le32(out.data(), tp__get_le32(fb.data()) + 48);
   memcpy(out.data() + 4, fb.data() + 4, 4);
   memcpy(out.data() + 8, "FH01", 4);
-  tp_store_le32(out.data() + 12, 40);
-  tp_store_le64(out.data() + 16, 48);
-  tp_store_le64(out.data() + 24, fb.size());
-  tp_store_le64(out.data() + 32, base);
-  tp_store_le64(out.data() + 40, total);
+  tp__put_le32(out.data() + 12, 40);
+  tp__put_le64(out.data() + 16, 48);
+  tp__put_le64(out.data() + 24, fb.size());
+  tp__put_le64(out.data() + 32, base);
+  tp__put_le64(out.data() + 40, total);
   memcpy(out.data() + 56, fb.data() + 8, fb.size() - 8);
   for (size_t i = 0; i < segs.size(); i++)
     if (!segs[i].empty()) memcpy(out.data() + base + offs[i], segs[i].data(), segs[i].size());
@@ -491,7 +491,7 @@ static void test_official_files() {
     if (styles[k] == 2) {
       TPT_CHECK(!f.empty());   // flatc -b ran
       if (f.empty()) continue;
-      flatbuffers::Verifier v(f.data(), static_cast<size_t>(48 + tp_load_le64(f.data() + 24)));
+      flatbuffers::Verifier v(f.data(), static_cast<size_t>(48 + tp__get_le64(f.data() + 24)));
       TPT_CHECK(ft::VerifyFlatTensorBuffer(v));
     }
     tp_ptd p;
