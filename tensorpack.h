@@ -6702,8 +6702,8 @@ TPDEF tp_status tp_pte_read(tp_pte_file *f, const void *data, size_t size) {
                            (unsigned long long)f->program_size);
     }
   }
-  f->r__.max_tables = (size_t)-1;
-  st = tp_fb_reader_init(&f->r__, b, (size_t)f->program_size, "ET12", &f->root__);
+  st = tp_fb_reader_init_ex(&f->r__, b, (size_t)f->program_size, "ET12", &f->root__, 0,
+                            (size_t)-1); /* the walks are linear: no table budget */
   if (st != TP_OK)
     return TP__PTE_BAD(f, "program flatbuffer: %s",
                        f->r__.err.status != TP_OK ? f->r__.err.msg : tp_status_str(st));
