@@ -28,7 +28,7 @@ static void le_floats(const float *f, size_t n, unsigned char *out) {
   for (i = 0; i < n; i++) {
     uint32_t u;
     memcpy(&u, &f[i], 4);
-    tp_store_le32(out + 4 * i, u);
+    tp__put_le32(out + 4 * i, u);
   }
 }
 
