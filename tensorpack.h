@@ -5650,13 +5650,15 @@ TPDEF tp_status tp_view_from_dlpack(const DLTensor *t, size_t storage_nbytes, tp
     int64_t acc = 1;
     for (d = t->ndim - 1; d >= 0; d--) {
       r.strides[d] = acc;
-      if (tp__mul_i64(acc, r.sizes[d] > 1 ? r.sizes[d] : 1, &acc)) acc = 0;  /* huge: checked below */
+      /* an overflow here means the element count overflows too: tp_tensor_check says so */
+      if (tp__mul_i64(acc, r.sizes[d] > 1 ? r.sizes[d] : 1, &acc)) acc = 0;
     }
   }
   base = (const unsigned char *)t->data;
   if (storage_nbytes == 0) {
     /* The storage is the view's span: from its lowest to its highest addressed element. */
     int64_t lo = 0, hi = 0, ext, nb;
+    uint64_t before;
     int empty = 0;
     for (d = 0; d < r.ndim; d++) empty |= r.sizes[d] == 0;
     for (d = 0; d < r.ndim && !empty; d++) {
@@ -5665,22 +5667,26 @@ TPDEF tp_status tp_view_from_dlpack(const DLTensor *t, size_t storage_nbytes, tp
         return tp_error_set(err, TP_ERR_OVERFLOW, "DLPack dim %d: size %lld x stride %lld "
                             "overflows", d, (long long)r.sizes[d], (long long)r.strides[d]);
     }
-    if (tp__add_i64(hi - lo, 1, &nb) || tp__mul_i64(nb, (int64_t)es, &nb) ||
-        (uint64_t)nb > (uint64_t)SIZE_MAX ||
+    if (lo == INT64_MIN || tp__add_i64(hi, -lo, &nb) || tp__add_i64(nb, 1, &nb) ||
+        tp__mul_i64(nb, (int64_t)es, &nb) || (uint64_t)nb > (uint64_t)SIZE_MAX ||
         (uint64_t)(-lo) > (UINT64_MAX - t->byte_offset) / es)
-      return tp_error_set(err, TP_ERR_OVERFLOW, "DLPack view's extent overflows");
-    if (!empty && (uint64_t)(-lo) * es > t->byte_offset + (uint64_t)(uintptr_t)base)
-      return tp_error_set(err, TP_ERR_BOUNDS, "DLPack view reaches before address 0");
-    r.storage.data = base + (size_t)t->byte_offset - (size_t)((uint64_t)(-lo) * es);
+      return tp_error_set(err, TP_ERR_OVERFLOW, "DLPack view's extent (elements %lld to %lld "
+                          "of %u bytes) overflows", (long long)lo, (long long)hi, (unsigned)es);
+    before = (uint64_t)(-lo) * es;   /* bytes the view reaches before data + byte_offset */
+    if (before > t->byte_offset && before - t->byte_offset > (uint64_t)(uintptr_t)base)
+      return tp_error_set(err, TP_ERR_BOUNDS, "DLPack view reaches %llu bytes before data + "
+                          "byte_offset, below address 0", (unsigned long long)before);
+    r.storage.data = (const unsigned char *)((uintptr_t)base + (uintptr_t)t->byte_offset -
+                                             (uintptr_t)before);
     r.storage.nbytes = empty ? 0 : (size_t)nb;
     r.offset = -lo;
   } else if (t->byte_offset % es == 0) {
-    r.storage.data = base;
-    r.storage.nbytes = storage_nbytes;
-    r.offset = (int64_t)(t->byte_offset / es);
     if (t->byte_offset / es > (uint64_t)INT64_MAX)
       return tp_error_set(err, TP_ERR_OVERFLOW, "DLPack byte_offset %llu overflows",
                           (unsigned long long)t->byte_offset);
+    r.storage.data = base;
+    r.storage.nbytes = storage_nbytes;
+    r.offset = (int64_t)(t->byte_offset / es);
   } else {
     if (t->byte_offset > storage_nbytes)
       return tp_error_set(err, TP_ERR_BOUNDS, "DLPack byte_offset %llu is past the %lu-byte "
