@@ -125,6 +125,12 @@
 #error "tensorpack: define all of TP_MALLOC, TP_REALLOC and TP_FREE, or none"
 #endif
 
+/* The assert that guards misuse (a NULL object); override it to reach every header's code. */
+#ifndef TP_ASSERT
+#include <assert.h>
+#define TP_ASSERT(x) assert(x)
+#endif
+
 #if defined(__GNUC__) || defined(__clang__)
 #define TP__PRINTF(f, a) __attribute__((format(printf, f, a)))
 #else
@@ -795,11 +801,9 @@ TPDEF tp_status tp_view_from_dlpack(const DLTensor *t, size_t storage_nbytes, tp
    store, ptd, safetensors, dlpack. */
 #include <string.h>
 #include <stdarg.h>
-#include <assert.h>
 #include <limits.h>
-
-#ifndef TP_ASSERT
-#define TP_ASSERT(x) assert(x)
+#ifndef TP_NO_STDIO
+#include <errno.h>
 #endif
 
 /* Tensor payloads are written little-endian; on a big-endian host each element is swapped
@@ -1649,7 +1653,6 @@ TPDEF tp_sink tp_sink_tally(tp_tally *t, tp_sink *inner) {
 }
 
 #ifndef TP_NO_STDIO
-#include <errno.h>
 static tp_status tp__file_write(void *ctx, const void *data, size_t n) {
   return fwrite(data, 1, n, (FILE *)ctx) == n ? TP_OK : TP_ERR_IO;
 }
@@ -2765,10 +2768,6 @@ TPDEF tp_sink tp_sink_sha256(tp_sha256 *c) {
    tp_fb_end_table writes the soffset and the vtable: right before its table, or shared with
    an identical one written earlier (found through a hash table). */
 
-#include <assert.h>
-#include <stdlib.h>
-#include <string.h>
-
 #define TP__FB_MAX_SIZE 0x7FFFFFFFu /* FlatBuffers' 2 GiB - 1 buffer limit */
 #define TP__FB_MAX_ID 32764u        /* largest id whose vtable size still fits a u16 */
 
@@ -2869,7 +2868,7 @@ TPDEF void tp_fb_builder_destroy(tp_fb_builder *b) {
 }
 
 TPDEF void tp_fb_builder_reset(tp_fb_builder *b) {
-  assert(b);
+  TP_ASSERT(b);
   b->size = 0;
   b->limit = b->cap < b->max_size ? (uint32_t)b->cap : b->max_size;
   b->minalign = 1;
@@ -2882,22 +2881,22 @@ TPDEF void tp_fb_builder_reset(tp_fb_builder *b) {
 }
 
 TPDEF tp_status tp_fb_status(const tp_fb_builder *b) {
-  assert(b);
+  TP_ASSERT(b);
   return b->err.status;
 }
 
 TPDEF const char *tp_fb_error(const tp_fb_builder *b) {
-  assert(b);
+  TP_ASSERT(b);
   return b->err.status == TP_OK ? "" : b->err.msg;
 }
 
 TPDEF void tp_fb_force_defaults(tp_fb_builder *b, int on) {
-  assert(b);
+  TP_ASSERT(b);
   b->force_defaults = on != 0;
 }
 
 TPDEF void tp_fb_set_max_size(tp_fb_builder *b, size_t max_size) {
-  assert(b);
+  TP_ASSERT(b);
   b->max_size = (max_size == 0 || max_size > TP__FB_MAX_SIZE) ? TP__FB_MAX_SIZE
                                                                : (uint32_t)max_size;
   b->limit = b->cap < b->max_size ? (uint32_t)b->cap : b->max_size;
@@ -2905,7 +2904,7 @@ TPDEF void tp_fb_set_max_size(tp_fb_builder *b, size_t max_size) {
 }
 
 TPDEF size_t tp_fb_size(const tp_fb_builder *b) {
-  assert(b);
+  TP_ASSERT(b);
   return b->size;
 }
 
@@ -3005,7 +3004,7 @@ static int tp__fb_check_ref(tp_fb_builder *b, tp_fb_ref ref, const char *what) {
 
 TPDEF tp_fb_ref tp_fb_create_string(tp_fb_builder *b, const char *s, size_t len) {
   uint32_t pad;
-  assert(b);
+  TP_ASSERT(b);
   if (!tp__fb_ok_outside(b, "tp_fb_create_string")) return 0;
   if (!s && len) {
     tp_error_set(&b->err, TP_ERR_INVALID, "tp_fb_create_string: NULL string of length %llu",
@@ -3035,7 +3034,7 @@ TPDEF tp_fb_ref tp_fb_create_vector(tp_fb_builder *b, const void *elems, size_t 
   unsigned char *dst;
   const unsigned char *src = (const unsigned char *)elems;
   size_t i;
-  assert(b);
+  TP_ASSERT(b);
   if ((b->err.status != TP_OK || b->finished || b->in_table) &&
       !tp__fb_ok_outside(b, "tp_fb_create_vector"))
     return 0;
@@ -3095,7 +3094,7 @@ TPDEF tp_fb_ref tp_fb_create_vector(tp_fb_builder *b, const void *elems, size_t 
 TPDEF tp_fb_ref tp_fb_create_vector_refs(tp_fb_builder *b, const tp_fb_ref *refs, size_t count) {
   size_t i;
   uint64_t bytes;
-  assert(b);
+  TP_ASSERT(b);
   if (!tp__fb_ok_outside(b, "tp_fb_create_vector_refs")) return 0;
   if (tp_mul_u64((uint64_t)count, 4, &bytes) || bytes >= TP__FB_MAX_SIZE) {
     tp_error_set(&b->err, TP_ERR_OVERFLOW,
@@ -3137,7 +3136,7 @@ TPDEF tp_fb_ref tp_fb_create_vector_refs(tp_fb_builder *b, const tp_fb_ref *refs
 }
 
 TPDEF void tp_fb_start_table(tp_fb_builder *b) {
-  assert(b);
+  TP_ASSERT(b);
   if (!tp__fb_ok(b, "tp_fb_start_table")) return;
   if (b->in_table) {
     tp_error_set(&b->err, TP_ERR_INVALID,
@@ -3264,56 +3263,56 @@ TP__FB_INLINE void tp__fb_add(tp_fb_builder *b, uint16_t id, uint64_t bits, uint
 }
 
 TPDEF void tp_fb_add_u8(tp_fb_builder *b, uint16_t id, uint8_t v, uint8_t dflt) {
-  assert(b);
+  TP_ASSERT(b);
   tp__fb_add(b, id, v, 1, 0, v == dflt);
 }
 TPDEF void tp_fb_add_i8(tp_fb_builder *b, uint16_t id, int8_t v, int8_t dflt) {
-  assert(b);
+  TP_ASSERT(b);
   tp__fb_add(b, id, (uint8_t)v, 1, 0, v == dflt);
 }
 TPDEF void tp_fb_add_u16(tp_fb_builder *b, uint16_t id, uint16_t v, uint16_t dflt) {
-  assert(b);
+  TP_ASSERT(b);
   tp__fb_add(b, id, v, 2, 0, v == dflt);
 }
 TPDEF void tp_fb_add_i16(tp_fb_builder *b, uint16_t id, int16_t v, int16_t dflt) {
-  assert(b);
+  TP_ASSERT(b);
   tp__fb_add(b, id, (uint16_t)v, 2, 0, v == dflt);
 }
 TPDEF void tp_fb_add_u32(tp_fb_builder *b, uint16_t id, uint32_t v, uint32_t dflt) {
-  assert(b);
+  TP_ASSERT(b);
   tp__fb_add(b, id, v, 4, 0, v == dflt);
 }
 TPDEF void tp_fb_add_i32(tp_fb_builder *b, uint16_t id, int32_t v, int32_t dflt) {
-  assert(b);
+  TP_ASSERT(b);
   tp__fb_add(b, id, (uint32_t)v, 4, 0, v == dflt);
 }
 TPDEF void tp_fb_add_u64(tp_fb_builder *b, uint16_t id, uint64_t v, uint64_t dflt) {
-  assert(b);
+  TP_ASSERT(b);
   tp__fb_add(b, id, v, 8, 0, v == dflt);
 }
 TPDEF void tp_fb_add_i64(tp_fb_builder *b, uint16_t id, int64_t v, int64_t dflt) {
-  assert(b);
+  TP_ASSERT(b);
   tp__fb_add(b, id, (uint64_t)v, 8, 0, v == dflt);
 }
 /* Floats: default comparison is on the bits, so -0.0 is written against a default of 0.0 and
    a NaN against a NaN default only when the bits differ. */
 TPDEF void tp_fb_add_f32(tp_fb_builder *b, uint16_t id, float v, float dflt) {
   uint32_t vb, db;
-  assert(b);
+  TP_ASSERT(b);
   memcpy(&vb, &v, 4);
   memcpy(&db, &dflt, 4);
   tp__fb_add(b, id, vb, 4, 0, vb == db);
 }
 TPDEF void tp_fb_add_f64(tp_fb_builder *b, uint16_t id, double v, double dflt) {
   uint64_t vb, db;
-  assert(b);
+  TP_ASSERT(b);
   memcpy(&vb, &v, 8);
   memcpy(&db, &dflt, 8);
   tp__fb_add(b, id, vb, 8, 0, vb == db);
 }
 
 TPDEF void tp_fb_add_ref(tp_fb_builder *b, uint16_t id, tp_fb_ref ref) {
-  assert(b);
+  TP_ASSERT(b);
   if (ref == 0) return; /* absent field */
   if (ref > b->size) {
     if (tp__fb_ok(b, "tp_fb_add_ref")) tp__fb_check_ref(b, ref, "tp_fb_add_ref");
@@ -3323,7 +3322,7 @@ TPDEF void tp_fb_add_ref(tp_fb_builder *b, uint16_t id, tp_fb_ref ref) {
 }
 
 TPDEF void tp_fb_add_union(tp_fb_builder *b, uint16_t id, uint8_t type, tp_fb_ref value) {
-  assert(b);
+  TP_ASSERT(b);
   if (!tp__fb_ok(b, "tp_fb_add_union")) return;
   if (id == 0) {
     tp_error_set(&b->err, TP_ERR_INVALID,
@@ -3385,7 +3384,7 @@ TPDEF tp_fb_ref tp_fb_end_table(tp_fb_builder *b) {
   const unsigned char *cand = NULL;
   uint32_t *slot;
   uint16_t *vts;
-  assert(b);
+  TP_ASSERT(b);
   if (!tp__fb_ok(b, "tp_fb_end_table")) return 0;
   if (!b->in_table) {
     tp_error_set(&b->err, TP_ERR_INVALID, "tp_fb_end_table without tp_fb_start_table");
@@ -3476,7 +3475,7 @@ TPDEF tp_fb_ref tp_fb_end_table(tp_fb_builder *b) {
 
 TPDEF tp_status tp_fb_finish(tp_fb_builder *b, tp_fb_ref root, const char *identifier) {
   uint32_t head, pad;
-  assert(b);
+  TP_ASSERT(b);
   if (!tp__fb_ok(b, "tp_fb_finish")) return b->err.status;
   if (b->in_table) {
     return tp_error_set(&b->err, TP_ERR_INVALID, "tp_fb_finish inside an open table");
@@ -3501,7 +3500,7 @@ TPDEF tp_status tp_fb_finish(tp_fb_builder *b, tp_fb_ref root, const char *ident
 }
 
 TPDEF const unsigned char *tp_fb_data(const tp_fb_builder *b, size_t *size) {
-  assert(b);
+  TP_ASSERT(b);
   if (!b->finished || b->err.status != TP_OK) {
     if (size) *size = 0;
     return NULL;
@@ -3523,7 +3522,7 @@ TPDEF const unsigned char *tp_fb_data(const tp_fb_builder *b, size_t *size) {
 static int tp__fb_rfail(tp_fb_reader *r) { return r->err.status != TP_OK; }
 
 TPDEF tp_status tp_fb_reader_status(const tp_fb_reader *r) {
-  assert(r);
+  TP_ASSERT(r);
   return r->err.status;
 }
 
@@ -3583,7 +3582,7 @@ static tp_fb_table tp__fb_open_table(tp_fb_reader *r, uint64_t pos, unsigned dep
 TPDEF tp_status tp_fb_reader_init(tp_fb_reader *r, const void *buf, size_t size,
                                   const char *identifier, tp_fb_table *root) {
   uint32_t off;
-  assert(r);
+  TP_ASSERT(r);
   r->buf = (const unsigned char *)buf;
   r->size = size;
   r->tables = 0;
@@ -3653,7 +3652,7 @@ static uint32_t tp__fb_field_pos(const tp_fb_table *t, uint16_t id, unsigned n) 
 
 TPDEF int tp_fb_present(const tp_fb_table *t, uint16_t id) {
   uint32_t voff;
-  assert(t);
+  TP_ASSERT(t);
   if (!t->r || !t->pos || tp__fb_rfail(t->r)) return 0;
   voff = 4u + 2u * (uint32_t)id;
   if (voff + 2u > t->vtable_size) return 0;
@@ -3662,49 +3661,49 @@ TPDEF int tp_fb_present(const tp_fb_table *t, uint16_t id) {
 
 TPDEF uint8_t tp_fb_u8(const tp_fb_table *t, uint16_t id, uint8_t dflt) {
   uint32_t p;
-  assert(t);
+  TP_ASSERT(t);
   p = tp__fb_field_pos(t, id, 1);
   return p ? t->r->buf[p] : dflt;
 }
 TPDEF int8_t tp_fb_i8(const tp_fb_table *t, uint16_t id, int8_t dflt) {
   uint32_t p;
-  assert(t);
+  TP_ASSERT(t);
   p = tp__fb_field_pos(t, id, 1);
   return p ? (int8_t)t->r->buf[p] : dflt;
 }
 TPDEF uint16_t tp_fb_u16(const tp_fb_table *t, uint16_t id, uint16_t dflt) {
   uint32_t p;
-  assert(t);
+  TP_ASSERT(t);
   p = tp__fb_field_pos(t, id, 2);
   return p ? tp_load_le16(t->r->buf + p) : dflt;
 }
 TPDEF int16_t tp_fb_i16(const tp_fb_table *t, uint16_t id, int16_t dflt) {
   uint32_t p;
-  assert(t);
+  TP_ASSERT(t);
   p = tp__fb_field_pos(t, id, 2);
   return p ? (int16_t)tp_load_le16(t->r->buf + p) : dflt;
 }
 TPDEF uint32_t tp_fb_u32(const tp_fb_table *t, uint16_t id, uint32_t dflt) {
   uint32_t p;
-  assert(t);
+  TP_ASSERT(t);
   p = tp__fb_field_pos(t, id, 4);
   return p ? tp_load_le32(t->r->buf + p) : dflt;
 }
 TPDEF int32_t tp_fb_i32(const tp_fb_table *t, uint16_t id, int32_t dflt) {
   uint32_t p;
-  assert(t);
+  TP_ASSERT(t);
   p = tp__fb_field_pos(t, id, 4);
   return p ? (int32_t)tp_load_le32(t->r->buf + p) : dflt;
 }
 TPDEF uint64_t tp_fb_u64(const tp_fb_table *t, uint16_t id, uint64_t dflt) {
   uint32_t p;
-  assert(t);
+  TP_ASSERT(t);
   p = tp__fb_field_pos(t, id, 8);
   return p ? tp_load_le64(t->r->buf + p) : dflt;
 }
 TPDEF int64_t tp_fb_i64(const tp_fb_table *t, uint16_t id, int64_t dflt) {
   uint32_t p;
-  assert(t);
+  TP_ASSERT(t);
   p = tp__fb_field_pos(t, id, 8);
   return p ? (int64_t)tp_load_le64(t->r->buf + p) : dflt;
 }
@@ -3720,13 +3719,13 @@ TPDEF double tp_fb_bits_f64(uint64_t bits) {
 }
 TPDEF float tp_fb_f32(const tp_fb_table *t, uint16_t id, float dflt) {
   uint32_t p;
-  assert(t);
+  TP_ASSERT(t);
   p = tp__fb_field_pos(t, id, 4);
   return p ? tp_fb_bits_f32(tp_load_le32(t->r->buf + p)) : dflt;
 }
 TPDEF double tp_fb_f64(const tp_fb_table *t, uint16_t id, double dflt) {
   uint32_t p;
-  assert(t);
+  TP_ASSERT(t);
   p = tp__fb_field_pos(t, id, 8);
   return p ? tp_fb_bits_f64(tp_load_le64(t->r->buf + p)) : dflt;
 }
@@ -3786,7 +3785,7 @@ static const char *tp__fb_string_at(tp_fb_reader *r, uint32_t target, size_t *le
 TPDEF tp_fb_table tp_fb_table_field(const tp_fb_table *t, uint16_t id) {
   tp_fb_table none;
   uint32_t p, target;
-  assert(t);
+  TP_ASSERT(t);
   memset(&none, 0, sizeof none);
   none.r = t->r;
   p = tp__fb_field_pos(t, id, 4);
@@ -3800,7 +3799,7 @@ TPDEF tp_fb_table tp_fb_union_field(const tp_fb_table *t, uint16_t id, uint8_t *
   tp_fb_table none, v;
   uint8_t tag;
   int has_value;
-  assert(t);
+  TP_ASSERT(t);
   memset(&none, 0, sizeof none);
   none.r = t->r;
   if (type_out) *type_out = 0;
@@ -3826,7 +3825,7 @@ TPDEF tp_fb_table tp_fb_union_field(const tp_fb_table *t, uint16_t id, uint8_t *
 
 TPDEF const char *tp_fb_string(const tp_fb_table *t, uint16_t id, size_t *len_out) {
   uint32_t p, target;
-  assert(t);
+  TP_ASSERT(t);
   if (len_out) *len_out = 0;
   p = tp__fb_field_pos(t, id, 4);
   if (!p) return NULL;
@@ -3838,7 +3837,7 @@ TPDEF const char *tp_fb_string(const tp_fb_table *t, uint16_t id, size_t *len_ou
 TPDEF tp_fb_vector tp_fb_vector_field(const tp_fb_table *t, uint16_t id, size_t elem_size) {
   tp_fb_vector v;
   uint32_t p, target, count;
-  assert(t);
+  TP_ASSERT(t);
   memset(&v, 0, sizeof v);
   v.r = t->r;
   v.depth = t->depth;
@@ -3884,7 +3883,7 @@ static uint32_t tp__fb_elem(const tp_fb_vector *v, size_t i, int want_ref) {
 TPDEF uint64_t tp_fb_vector_scalar(const tp_fb_vector *v, size_t i) {
   uint32_t p;
   const unsigned char *q;
-  assert(v);
+  TP_ASSERT(v);
   p = tp__fb_elem(v, i, 0);
   if (!p) return 0;
   q = v->r->buf + p;
@@ -3899,7 +3898,7 @@ TPDEF uint64_t tp_fb_vector_scalar(const tp_fb_vector *v, size_t i) {
 TPDEF tp_fb_table tp_fb_vector_table(const tp_fb_vector *v, size_t i) {
   tp_fb_table none;
   uint32_t p, target;
-  assert(v);
+  TP_ASSERT(v);
   memset(&none, 0, sizeof none);
   none.r = v->r;
   p = tp__fb_elem(v, i, 1);
@@ -3911,7 +3910,7 @@ TPDEF tp_fb_table tp_fb_vector_table(const tp_fb_vector *v, size_t i) {
 
 TPDEF const char *tp_fb_vector_string(const tp_fb_vector *v, size_t i, size_t *len_out) {
   uint32_t p, target;
-  assert(v);
+  TP_ASSERT(v);
   if (len_out) *len_out = 0;
   p = tp__fb_elem(v, i, 1);
   if (!p) return NULL;
@@ -3941,9 +3940,6 @@ TPDEF const char *tp_fb_vector_string(const tp_fb_vector *v, size_t i, size_t *l
      at a multiple of lcm(128, alignment): 100k small constants do not cost 12 MiB of padding;
    - entries with equal bytes (length and SHA-256) share one segment, as Python's
      NamedDataStore shares buffers; named_data lists keys in first-add order. */
-
-#include <assert.h>
-#include <string.h>
 
 // >>store
 
