@@ -153,7 +153,8 @@ extern "C" {
   X(TP_ERR_NOMEM, "out of memory")                                                             \
   X(TP_ERR_IO, "i/o error")                                                                    \
   X(TP_ERR_UNSUPPORTED, "unsupported")                                                         \
-  X(TP_ERR_FORMAT, "malformed input")
+  X(TP_ERR_FORMAT, "malformed input")                                                        \
+  X(TP_ERR_CANCELLED, "cancelled by the progress callback")
 
 typedef enum tp_status {
 #define TP__STATUS_ENUM(name, text) name,
@@ -311,6 +312,25 @@ typedef struct tp_tally {
 } tp_tally;
 /* Sets t->inner = inner, t->n = 0 and returns the sink; inner's errors pass through. */
 TPDEF tp_sink tp_sink_tally(tp_tally *t, tp_sink *inner);
+
+/* Progress of a write: done of total bytes so far. Return 0 to go on, non-zero to cancel (the
+   write then fails with TP_ERR_CANCELLED; a file writer leaves no file). Writers that take
+   one (tp_store_options, tp_xnn_options, tp_vk_options: fields progress / progress_ctx, NULL =
+   none) call it before their first byte with done = 0 and then about every 1% of total, and
+   always once with done == total when the last byte is written. */
+typedef int (*tp_progress_fn)(void *ctx, uint64_t done, uint64_t total);
+typedef struct tp_progress {
+  tp_sink *inner;
+  tp_progress_fn fn;
+  void *ctx;
+  uint64_t done, total, reported, step;
+  int started, cancelled;
+} tp_progress;
+/* A pass-through sink that reports to fn (above) as bytes reach inner; the writers wrap their
+   sink in one at their entry point. fn == NULL: no reports. After a cancel, p->cancelled is 1
+   and every later write fails with TP_ERR_CANCELLED too. */
+TPDEF tp_sink tp_sink_progress(tp_progress *p, tp_sink *inner, uint64_t total, tp_progress_fn fn,
+                               void *ctx);
 
 #ifndef TP_NO_STDIO
 /* fwrite into f; a short write is TP_ERR_IO. */
@@ -604,6 +624,8 @@ TPDEF tp_status tp_store_create(tp_store **out);
    want: a zero field is the default, so new fields never change what old code gets. */
 typedef struct tp_store_options {
   int copy;   /* 0: views are borrowed until the store is written; 1: each entry's bytes are copied at add */
+  tp_progress_fn progress;   /* NULL: none; else called as the .ptd is written (section 4) */
+  void *progress_ctx;        /* its first argument */
   /* further fields added by other work, zero = default */
 } tp_store_options;
 /* Like tp_store_create, with options (NULL = defaults, the same as tp_store_create).
@@ -649,7 +671,9 @@ TPDEF size_t tp_store_count(const tp_store *s);
    u64 segment_base_offset, u64 segment_data_size), padding, the rest of the flatbuffer,
    padding, then the segments, each view streamed with tp_compact_write (memory use does not
    grow with the data size). The same bytes on every host. The store stays usable (more adds,
-   another write) unless a failure occurred. */
+   another write) unless a failure occurred. With tp_store_options.progress set, it reports
+   (done, total = tp_store_ptd_size) as the bytes go out; a non-zero return stops the write with
+   TP_ERR_CANCELLED (tp_store_write_ptd_file then leaves no file). */
 TPDEF tp_status tp_store_write_ptd(tp_store *s, tp_sink *sink);
 /* Exact number of bytes tp_store_write_ptd writes (builds the flatbuffer; cached until the
    next add). */
@@ -1649,6 +1673,45 @@ TPDEF tp_sink tp_sink_tally(tp_tally *t, tp_sink *inner) {
   t->n = 0;
   s.write = tp__tally_write;
   s.ctx = t;
+  return s;
+}
+
+static tp_status tp__progress_write(void *ctx, const void *data, size_t n) {
+  tp_progress *p = (tp_progress *)ctx;
+  tp_status st;
+  if (p->cancelled) return TP_ERR_CANCELLED;
+  if (p->fn && !p->started) {
+    p->started = 1;
+    if (p->fn(p->ctx, 0, p->total) != 0) {
+      p->cancelled = 1;
+      return TP_ERR_CANCELLED;
+    }
+  }
+  st = tp_sink_write(p->inner, data, n);
+  if (st != TP_OK) return st;
+  p->done += (uint64_t)n;
+  if (p->fn && n > 0 && (p->done - p->reported >= p->step || p->done == p->total)) {
+    p->reported = p->done;
+    if (p->fn(p->ctx, p->done, p->total) != 0) {
+      p->cancelled = 1;
+      return TP_ERR_CANCELLED;
+    }
+  }
+  return TP_OK;
+}
+
+TPDEF tp_sink tp_sink_progress(tp_progress *p, tp_sink *inner, uint64_t total, tp_progress_fn fn,
+                               void *ctx) {
+  tp_sink s;
+  TP_ASSERT(p && inner);
+  memset(p, 0, sizeof *p);
+  p->inner = inner;
+  p->fn = fn;
+  p->ctx = ctx;
+  p->total = total;
+  p->step = total / 100 > 0 ? total / 100 : 1;
+  s.write = tp__progress_write;
+  s.ctx = p;
   return s;
 }
 
@@ -4463,7 +4526,22 @@ static tp_status tp__store_zeros(tp_sink *sink, uint64_t n) {
   return TP_OK;
 }
 
+static tp_status tp__store_write_ptd(tp_store *s, tp_sink *sink);
+
 TPDEF tp_status tp_store_write_ptd(tp_store *s, tp_sink *sink) {
+  tp_progress pr;
+  tp_sink ps;
+  uint64_t total;
+  tp_status st;
+  TP_ASSERT(s);
+  if (!s->opts.progress || !sink || !sink->write) return tp__store_write_ptd(s, sink);
+  st = tp_store_ptd_size(s, &total);
+  if (st != TP_OK) return st;
+  ps = tp_sink_progress(&pr, sink, total, s->opts.progress, s->opts.progress_ctx);
+  return tp__store_write_ptd(s, &ps);
+}
+
+static tp_status tp__store_write_ptd(tp_store *s, tp_sink *sink) {
   unsigned char head[TP__PTD_FB_OFFSET + 8];
   const unsigned char *fb;
   size_t fbn, i;
