@@ -336,6 +336,10 @@ typedef struct tp_progress {
    and every later write fails with TP_ERR_CANCELLED too. */
 TPDEF tp_sink tp_sink_progress(tp_progress *p, tp_sink *inner, uint64_t total, tp_progress_fn fn,
                                void *ctx);
+/* For writers' entry points: runs produce(ctx, s) with s a tp_sink_progress over sink (total,
+   fn, fn_ctx); fn == NULL runs produce(ctx, sink) itself. Returns produce's status. */
+TPDEF tp_status tp_progress_run(tp_status (*produce)(void *ctx, tp_sink *sink), void *ctx,
+                                tp_sink *sink, uint64_t total, tp_progress_fn fn, void *fn_ctx);
 
 #ifndef TP_NO_STDIO
 /* fwrite into f; a short write is TP_ERR_IO. */
@@ -784,6 +788,9 @@ typedef struct tp_pte_options {
                        into the .pte as named data (named_data + segments): one file holds all.
                        Borrowed until the program is written. */
   size_t alignment; /* segment alignment, a power of two up to 2^24; 0 = 128 (upstream's) */
+  tp_progress_fn progress; /* NULL: none; else called as the program is written (section 4);
+                              a non-zero return cancels with TP_ERR_CANCELLED */
+  void *progress_ctx;      /* its first argument */
 } tp_pte_options;
 
 /* One delegate-call argument as the method sees it (zero = defaults). */
@@ -850,7 +857,9 @@ TPDEF tp_status tp_pte_fail(tp_pte *p, tp_status s, const char *fmt, ...) TP__PR
 TPDEF tp_status tp_pte_size(tp_pte *p, uint64_t *size_out);
 /* Streams the program into sink: the flatbuffer (built in memory: small), then each blob from
    its producer and each embedded store entry from its view; nothing blob- or model-sized is
-   buffered. A producer that writes more or fewer than blob_size bytes is TP_ERR_INVALID. */
+   buffered. A producer that writes more or fewer than blob_size bytes is TP_ERR_INVALID. With
+   options.progress set it reports (done, total = tp_pte_size); a non-zero return stops the
+   write with TP_ERR_CANCELLED (tp_pte_write_file then leaves no file). */
 TPDEF tp_status tp_pte_write(tp_pte *p, tp_sink *sink);
 #ifndef TP_NO_STDIO
 /* tp_pte_write into path through tp_atomic_write: an error leaves no file (the sentence names
@@ -2082,6 +2091,16 @@ TPDEF tp_sink tp_sink_progress(tp_progress *p, tp_sink *inner, uint64_t total, t
   s.write = tp__progress_write;
   s.ctx = p;
   return s;
+}
+
+TPDEF tp_status tp_progress_run(tp_status (*produce)(void *ctx, tp_sink *sink), void *ctx,
+                                tp_sink *sink, uint64_t total, tp_progress_fn fn, void *fn_ctx) {
+  tp_progress p;
+  tp_sink s;
+  TP_ASSERT(produce && sink);
+  if (!fn) return produce(ctx, sink);
+  s = tp_sink_progress(&p, sink, total, fn, fn_ctx);
+  return produce(ctx, &s);
 }
 
 #ifndef TP_NO_STDIO
@@ -5377,6 +5396,8 @@ struct tp_pte {
   uint64_t *store_off;   /* offsets of the embedded store's segments */
   size_t store_off_cap;
   uint64_t program_size, base, data_size, max_align;
+  tp_progress_fn progress;   /* options.progress / progress_ctx */
+  void *progress_ctx;
 };
 
 static char *tp__pte_strdup(const char *s) {
@@ -5412,6 +5433,8 @@ TPDEF tp_status tp_pte_create(const tp_pte_options *opts, tp_pte **out) {
   if (!p) return TP_ERR_NOMEM;
   memset(p, 0, sizeof *p);
   p->embed = opts ? opts->embed : NULL;
+  p->progress = opts ? opts->progress : NULL;
+  p->progress_ctx = opts ? opts->progress_ctx : NULL;
   p->alignment = (uint64_t)align;
   *out = p;
   return TP_OK;
@@ -5876,7 +5899,23 @@ static tp_status tp__pte_store_seg(const tp__store_seg *g, tp_sink *sink) {
   return st;
 }
 
+static tp_status tp__pte_write(tp_pte *p, tp_sink *sink);
+static tp_status tp__pte_write_ctx(void *p, tp_sink *sink) {
+  return tp__pte_write((tp_pte *)p, sink);
+}
+
+/* The entry point: with options.progress, the bytes go through a progress sink. */
 TPDEF tp_status tp_pte_write(tp_pte *p, tp_sink *sink) {
+  uint64_t total;
+  tp_status st;
+  TP_ASSERT(p);
+  if (!p->progress || !sink || !sink->write) return tp__pte_write(p, sink);
+  st = tp_pte_size(p, &total);
+  if (st != TP_OK) return st;
+  return tp_progress_run(tp__pte_write_ctx, p, sink, total, p->progress, p->progress_ctx);
+}
+
+static tp_status tp__pte_write(tp_pte *p, tp_sink *sink) {
   unsigned char head[8 + TP__PTE_EH_LEN];
   const unsigned char *fb;
   size_t fbn, i;

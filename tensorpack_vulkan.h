@@ -148,6 +148,9 @@ typedef struct tp_vk_graph tp_vk_graph; /* opaque */
 typedef struct tp_vk_options {
   tp_store *store; /* NULL: constants go inline into the blob; set: into this store, by key */
   int force_fp16;  /* 0: datatypes as given; non-zero: FLOAT32 tensors become FLOAT16 */
+  tp_progress_fn progress; /* NULL: none; else called as the blob is written (tensorpack.h
+                              section 4); a non-zero return cancels with TP_ERR_CANCELLED */
+  void *progress_ctx;      /* its first argument */
 } tp_vk_options;
 
 /* Creates an empty graph. opts == NULL means all defaults; opts is copied (the store is
@@ -219,7 +222,9 @@ TPDEF tp_status tp_vk_set_overrides(tp_vk_graph *g, int storage_type, int memory
 
 /* Exact number of bytes tp_vk_write will produce. */
 TPDEF tp_status tp_vk_blob_size(tp_vk_graph *g, uint64_t *size_out);
-/* Streams the blob into sink; the graph can be written again (same bytes). */
+/* Streams the blob into sink; the graph can be written again (same bytes). With
+   options.progress set it reports (done, total = the blob size); a non-zero return stops the
+   write with TP_ERR_CANCELLED (tp_vk_write_file then leaves no file). */
 TPDEF tp_status tp_vk_write(tp_vk_graph *g, tp_sink *sink);
 #ifndef TP_NO_STDIO
 /* Writes the blob to path atomically (temp file + rename; removed on any error). */
@@ -1199,7 +1204,24 @@ static tp_status tp_vk__pad(tp_sink *sink, uint64_t n) {
   return tp_sink_zeros(sink, (size_t)pad);
 }
 
+static tp_status tp_vk__write(tp_vk_graph *g, tp_sink *sink);
+static tp_status tp_vk__write_ctx(void *g, tp_sink *sink) {
+  return tp_vk__write((tp_vk_graph *)g, sink);
+}
+
+/* The entry point: with options.progress, the bytes go through a progress sink. */
 TPDEF tp_status tp_vk_write(tp_vk_graph *g, tp_sink *sink) {
+  uint64_t total;
+  tp_status s;
+  TP_ASSERT(g);
+  if (!g->opts.progress || !sink || !sink->write) return tp_vk__write(g, sink);
+  s = tp_vk_blob_size(g, &total);
+  if (s != TP_OK) return s;
+  return tp_progress_run(tp_vk__write_ctx, g, sink, total, g->opts.progress,
+                         g->opts.progress_ctx);
+}
+
+static tp_status tp_vk__write(tp_vk_graph *g, tp_sink *sink) {
   unsigned char hdr[TP_VK_FLATBUFFER_OFFSET];
   const unsigned char *fb;
   size_t fb_size = 0, i;

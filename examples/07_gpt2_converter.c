@@ -14,8 +14,9 @@
    sequences need a batched matmul, which Debian's 2022 XNNPACK does not have; q and k are
    outputs so that a runner can do that part itself.
 
-   Usage: 07_gpt2_converter [IN.safetensors [OUT]]    writes OUT.xnn and OUT.ptd (OUT default
-   "gpt2_attn"). Without IN it first writes a small sample, gpt2_attn_sample.safetensors (E = 64,
+   Usage: 07_gpt2_converter [IN.safetensors [OUT]]    writes OUT.xnn (the blob), OUT.ptd (its
+   named constants) and OUT.pte (a program whose method "forward" calls the blob; run it with
+   executor_runner --model_path OUT.pte --data_path OUT.ptd); OUT defaults to "gpt2_attn". Without IN it first writes a small sample, gpt2_attn_sample.safetensors (E = 64,
    names "transformer.h.0.attn.*"), so it runs anywhere. Tensor names are found by their
    suffix (c_attn.weight, c_attn.bias, c_proj.weight, c_proj.bias), any prefix. The .ptd write
    shows a progress bar. The program checks its own output: it reopens the .ptd and compares q's
@@ -131,7 +132,9 @@ static int bar(void *ctx, uint64_t done, uint64_t total) {
 int main(int argc, char **argv) {
   const char *in = argc > 1 ? argv[1] : "gpt2_attn_sample.safetensors";
   const char *out = argc > 2 ? argv[2] : "gpt2_attn";
-  char xnn_path[512], ptd_path[512];
+  char xnn_path[512], ptd_path[512], pte_path[512];
+  tp_pte *pte = NULL;
+  uint64_t pte_size = 0;
   unsigned char *file, *ptd_bytes = NULL;
   size_t nbytes = 0, ptd_n = 0;
   tp_safetensors *st = NULL;
@@ -155,6 +158,7 @@ int main(int argc, char **argv) {
   }
   snprintf(xnn_path, sizeof xnn_path, "%s.xnn", out);
   snprintf(ptd_path, sizeof ptd_path, "%s.ptd", out);
+  snprintf(pte_path, sizeof pte_path, "%s.pte", out);
   file = read_file(in, &nbytes);
   if (!file) {
     fprintf(stderr, "error: cannot read %s\n", in);
@@ -232,9 +236,16 @@ int main(int argc, char **argv) {
     fprintf(stderr, "error: %s\n", tp_store_error(store));
     goto done;
   }
-  printf("wrote %s (%llu bytes) and %s (%llu bytes, %lu named constants)\n", xnn_path,
-         (unsigned long long)blob_size, ptd_path, (unsigned long long)ptd_size,
-         (unsigned long)tp_store_count(store));
+  /* ... and the same graph as a program: method "forward" calling the blob; its constants are
+     the .ptd's named data (ExecuTorch's executor_runner --model_path OUT.pte --data_path OUT.ptd). */
+  if (tp_pte_create(NULL, &pte) != TP_OK || tp_xnn_add_pte_method(pte, "forward", g) != TP_OK ||
+      tp_pte_size(pte, &pte_size) != TP_OK || tp_pte_write_file(pte, pte_path) != TP_OK) {
+    fprintf(stderr, "error: %s\n", pte ? tp_pte_error(pte) : "no memory");
+    goto done;
+  }
+  printf("wrote %s (%llu bytes), %s (%llu bytes, %lu named constants) and %s (%llu bytes)\n",
+         xnn_path, (unsigned long long)blob_size, ptd_path, (unsigned long long)ptd_size,
+         (unsigned long)tp_store_count(store), pte_path, (unsigned long long)pte_size);
 
   /* 5. Check: q's weight in the .ptd is row o = column o of c_attn.weight, for every o. */
   {
@@ -267,6 +278,7 @@ int main(int argc, char **argv) {
   }
   rc = 0;
 done:
+  tp_pte_destroy(pte);
   tp_xnn_graph_destroy(g);
   tp_store_destroy(store);
   tp_safetensors_close(st);

@@ -1,9 +1,13 @@
 /* Progress callbacks: tp_sink_progress (reports at the start, about every 1%, and at the end;
-   a non-zero return cancels with TP_ERR_CANCELLED) and the store's writer wired to it through
-   tp_store_options.progress: the same bytes with or without it, and a cancel at any report
-   leaves no file and a sentence. */
+   a non-zero return cancels with TP_ERR_CANCELLED) and the writers wired to it through their
+   options (tp_store_options, tp_xnn_options, tp_vk_options .progress): the same bytes with or
+   without it, and a cancel at any report leaves no file and a sentence / status. */
+#include <math.h>
 #define TENSORPACK_IMPLEMENTATION
-#include "tensorpack.h"
+#define TENSORPACK_XNNPACK_IMPLEMENTATION
+#define TENSORPACK_VULKAN_IMPLEMENTATION
+#include "tensorpack_xnnpack.h"
+#include "tensorpack_vulkan.h"
 #include "tp_test.h"
 
 #include <stdio.h>
@@ -173,6 +177,168 @@ static void test_store_progress_and_cancel(void) {
   tp_membuf_free(&b);
 }
 
+/* A graph with a 3 x 1024-float weight, for either backend; r == NULL: no progress. */
+static tp_xnn_graph *xnn_graph(rec *r) {
+  tp_xnn_options o;
+  tp_xnn_graph *g = NULL;
+  tp_storage st;
+  tp_tensor w;
+  int64_t sz[2] = {96, 32};
+  size_t xd[2] = {1, 32}, yd[2] = {1, 96};
+  uint32_t x, wt, y;
+  memset(&o, 0, sizeof o);
+  if (r) {
+    o.progress = on_progress;
+    o.progress_ctx = r;
+  }
+  st.data = g_w;
+  st.nbytes = sizeof g_w;
+  if (tp_view(st, TP_F32, 2, sz, NULL, 0, &w) != TP_OK || tp_xnn_graph_create(&o, &g) != TP_OK)
+    return NULL;
+  tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, xd, NULL, 0, TP_XNN_FLAG_EXTERNAL_INPUT, &x);
+  tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, NULL, &w, TP_XNN_INVALID_ID, 0, &wt);
+  tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, yd, NULL, 1, TP_XNN_FLAG_EXTERNAL_OUTPUT, &y);
+  tp_xnn_define_fully_connected(g, -INFINITY, INFINITY, x, wt, TP_XNN_INVALID_ID, y, 0);
+  return g;
+}
+
+static tp_vk_graph *vk_graph(rec *r) {
+  tp_vk_options o;
+  tp_vk_graph *g = NULL;
+  tp_storage st;
+  tp_tensor w;
+  int64_t sz[2] = {96, 32};
+  size_t xd[2] = {1, 32}, yd[2] = {1, 96};
+  uint32_t args[4];
+  memset(&o, 0, sizeof o);
+  if (r) {
+    o.progress = on_progress;
+    o.progress_ctx = r;
+  }
+  st.data = g_w;
+  st.nbytes = sizeof g_w;
+  if (tp_view(st, TP_F32, 2, sz, NULL, 0, &w) != TP_OK || tp_vk_graph_create(&o, &g) != TP_OK)
+    return NULL;
+  tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, xd, NULL, -1, -1, -1, TP_VK_UNSET, &args[0]);
+  tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, NULL, &w, -1, -1, -1, TP_VK_UNSET, &args[1]);
+  tp_vk_add_null(g, &args[2]);
+  tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, yd, NULL, -1, -1, -1, TP_VK_UNSET, &args[3]);
+  tp_vk_add_op(g, 0, "aten.linear.default", args, 4);
+  tp_vk_set_io(g, &args[0], 1, &args[3], 1);
+  return g;
+}
+
+/* A program (.pte) whose method calls the XNNPACK graph; r == NULL: no progress. */
+typedef struct pte_case {
+  tp_xnn_graph *g;
+  tp_pte *p;
+} pte_case;
+static int pte_make(pte_case *c, rec *r) {
+  tp_pte_options o;
+  memset(&o, 0, sizeof o);
+  if (r) {
+    o.progress = on_progress;
+    o.progress_ctx = r;
+  }
+  c->p = NULL;
+  c->g = xnn_graph(NULL);
+  if (!c->g || tp_pte_create(&o, &c->p) != TP_OK ||
+      tp_xnn_add_pte_method(c->p, "forward", c->g) != TP_OK)
+    return 0;
+  return 1;
+}
+static void pte_free(pte_case *c) {
+  tp_pte_destroy(c->p);
+  tp_xnn_graph_destroy(c->g);
+}
+
+/* backend 0: XNNPACK, 1: Vulkan, 2: a program. Same bytes with progress; a cancel at every report: status,
+   no file. */
+static void backend_case(int backend) {
+  const char *path = backend == 2 ? "tp_test_progress.pte"
+                     : backend   ? "tp_test_progress.vkb"
+                                 : "tp_test_progress.xnn";
+  tp_membuf a = {NULL, 0, 0}, b = {NULL, 0, 0};
+  tp_sink sa = tp_sink_membuf(&a), sb = tp_sink_membuf(&b);
+  rec r;
+  uint64_t size = 0;
+  int calls, k;
+  memset(&r, 0, sizeof r);
+  r.cancel_at = -1;
+  if (backend == 2) {
+    pte_case p, g;
+    int okp = pte_make(&p, NULL), okg = pte_make(&g, &r);
+    TPT_CHECK(okp && okg);
+    if (okp && okg) {
+      TPT_STATUS(tp_pte_write(p.p, &sa), TP_OK);
+      TPT_STATUS(tp_pte_write(g.p, &sb), TP_OK);
+      TPT_STATUS(tp_pte_size(g.p, &size), TP_OK);
+    }
+    pte_free(&p);
+    pte_free(&g);
+    if (!okp || !okg) return;
+  } else if (backend) {
+    tp_vk_graph *p = vk_graph(NULL), *g = vk_graph(&r);
+    TPT_CHECK(p && g);
+    if (!p || !g) return;
+    TPT_STATUS(tp_vk_write(p, &sa), TP_OK);
+    TPT_STATUS(tp_vk_write(g, &sb), TP_OK);
+    TPT_STATUS(tp_vk_blob_size(g, &size), TP_OK);
+    tp_vk_graph_destroy(p);
+    tp_vk_graph_destroy(g);
+  } else {
+    tp_xnn_graph *p = xnn_graph(NULL), *g = xnn_graph(&r);
+    TPT_CHECK(p && g);
+    if (!p || !g) return;
+    TPT_STATUS(tp_xnn_write(p, &sa), TP_OK);
+    TPT_STATUS(tp_xnn_write(g, &sb), TP_OK);
+    TPT_STATUS(tp_xnn_blob_size(g, &size), TP_OK);
+    tp_xnn_graph_destroy(p);
+    tp_xnn_graph_destroy(g);
+  }
+  TPT_EQ_U64(a.size, b.size);
+  if (a.size == b.size) TPT_MEMEQ(a.data, b.data, a.size);
+  TPT_EQ_U64(r.total, size);
+  TPT_EQ_U64(r.done[0], 0);
+  TPT_EQ_U64(r.done[r.n - 1], size);
+  calls = r.n;
+  TPT_CHECK(calls >= 3);
+  remove(path);
+  for (k = 0; k < calls; k++) {
+    FILE *f;
+    tp_status s;
+    memset(&r, 0, sizeof r);
+    r.cancel_at = k;
+    if (backend == 2) {
+      pte_case c;
+      s = pte_make(&c, &r) ? tp_pte_write_file(c.p, path) : TP_ERR_NOMEM;
+      if (c.p && k == 0)
+        TPT_CONTAINS(tp_pte_error(c.p), "cancelled by the progress callback");
+      pte_free(&c);
+    } else if (backend) {
+      tp_vk_graph *g = vk_graph(&r);
+      s = g ? tp_vk_write_file(g, path) : TP_ERR_NOMEM;
+      tp_vk_graph_destroy(g);
+    } else {
+      tp_xnn_graph *g = xnn_graph(&r);
+      s = g ? tp_xnn_write_file(g, path) : TP_ERR_NOMEM;
+      tp_xnn_graph_destroy(g);
+    }
+    TPT_STATUS(s, TP_ERR_CANCELLED);
+    TPT_EQ_INT(r.n, k + 1);
+    f = fopen(path, "rb");
+    TPT_CHECK(f == NULL);
+    if (f) fclose(f);
+    TPT_CHECK(!dir_has_prefix(".", path));
+  }
+  tp_membuf_free(&a);
+  tp_membuf_free(&b);
+}
+
+static void test_xnn_progress(void) { backend_case(0); }
+static void test_vk_progress(void) { backend_case(1); }
+static void test_pte_progress(void) { backend_case(2); }
+
 int main(void) {
   int i, k;
   (void)tpt_range;
@@ -180,5 +346,8 @@ int main(void) {
     for (i = 0; i < 1024; i++) g_w[k][i] = (float)(k * 1024 + i);
   TPT_RUN(test_sink_progress);
   TPT_RUN(test_store_progress_and_cancel);
+  TPT_RUN(test_xnn_progress);
+  TPT_RUN(test_vk_progress);
+  TPT_RUN(test_pte_progress);
   return tpt_finish("progress");
 }

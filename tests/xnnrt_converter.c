@@ -2,7 +2,8 @@
    real XNNPACK: the test writes its own safetensors file (random Conv1D weights, E = 24, a
    prefix the example must find by suffix), runs the built example on it, loads the blob + .ptd
    it wrote with tp_xnn_load, and compares q, k, v and y = c_proj(v) for 4 tokens with a
-   double-precision reference computed here from the file's own numbers. Also: the example
+   double-precision reference computed here from the file's own numbers; its .pte holds the same
+   blob. Also: the example
    refuses a file whose shapes are not an attention block, and leaves no output then. */
 #include <math.h>
 #include <stdlib.h>
@@ -105,6 +106,20 @@ static void test_converter_on_xnnpack(void) {
   ptd = slurp(cmd, &ptd_n);
   TPT_CHECK(blob && ptd);
   if (!blob || !ptd) goto done;
+  /* the program holds the very same blob (its method's delegate segment) */
+  {
+    size_t pte_n = 0, at;
+    unsigned char *pte;
+    int found = 0;
+    snprintf(cmd, sizeof cmd, "%s.pte", out);
+    pte = slurp(cmd, &pte_n);
+    TPT_CHECK(pte != NULL && pte_n > blob_n);
+    for (at = 0; pte && at + blob_n <= pte_n && !found; at++)
+      found = memcmp(pte + at, blob, blob_n) == 0;
+    TPT_CHECK(found);
+    free(pte);
+    remove(cmd);
+  }
   TPT_STATUS(tp_xnn_load(blob, blob_n, ptd, ptd_n, 0, &rt, &err), TP_OK);
   if (!rt) {
     printf("  load: %s\n", err.msg);
