@@ -21,7 +21,12 @@
      - sinks: memory, counter, FILE*, SHA-256, atomic file (temp + rename);
      - SHA-256 (portable C and SHA-NI, chosen at run time; identical output) for the
        lowercase-hex keys ExecuTorch names constants by;
-     - sections 7-8: a FlatBuffers builder/reader and the .ptd (FlatTensor) named-data store.
+     - sections 7-8: a FlatBuffers builder/reader and the .ptd (FlatTensor) named-data store
+       (tp_store_options.copy = 1 copies each entry at add, so weights may be freed at once);
+     - section 10: inputs - safetensors files (bounds-checked, strict JSON) and DLPack tensors
+       (when dlpack.h is included first) as zero-copy, checked views;
+     - progress: every writer takes an optional progress callback (tp_progress_fn) that can
+       cancel the write (TP_ERR_CANCELLED, no file left).
    WHAT IT DOES NOT: run models, allocate tensors for you, convert integer types, or follow
    storages it was not given (a tp_storage is borrowed: never freed, never written).
 
