@@ -71,7 +71,7 @@ static int write_sample(const char *path) {
            4 * (3 * E * E + 3 * E), 4 * (4 * E * E + 3 * E), E, 4 * (4 * E * E + 3 * E),
            4 * (4 * E * E + 4 * E));
   hl = strlen(header);
-  tp_store_le64(len, (uint64_t)hl);
+  tp__put_le64(len, (uint64_t)hl);
   f = fopen(path, "wb");
   if (!f) return 1;
   if (fwrite(len, 1, 8, f) != 8 || fwrite(header, 1, hl, f) != hl) {
@@ -82,7 +82,7 @@ static int write_sample(const char *path) {
     unsigned char b[4];
     uint32_t u;
     memcpy(&u, &w[i], 4);
-    tp_store_le32(b, u);
+    tp__put_le32(b, u);
     if (fwrite(b, 1, 4, f) != 4) {
       fclose(f);
       return 1;

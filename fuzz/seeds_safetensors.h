@@ -8,7 +8,7 @@ static void safetensors_seed(const char *name, const char *header, size_t data_l
     g_failed = 1;
     return;
   }
-  tp_store_le64(f, (uint64_t)h);
+  tp__put_le64(f, (uint64_t)h);
   memcpy(f + 8, header, h);
   for (i = 0; i < data_len; i++) f[8 + h + i] = (unsigned char)(i * 37u);
   put("fuzz_safetensors", name, f, 8 + h + data_len);

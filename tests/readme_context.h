@@ -9,6 +9,8 @@ const void *ptd, *file_bytes;
 size_t file_size;
 float x[64], y[64];
 tp_ptd *vk_ptd;
+tp_store *store;
+tp_xnn_graph *g;
 #ifdef TENSORPACK_VULKAN_RUNTIME
 VkPhysicalDevice physical;
 VkDevice device;

@@ -153,12 +153,13 @@ static void test_store_progress_and_cancel(void) {
     TPT_CHECK(!dir_has_prefix(dir, "tp_test_progress.ptd"));   /* and no temporary beside it */
     TPT_CONTAINS(tp_store_error(s), ": cancelled by the progress callback");
     if (k == 0)
-      TPT_EQ_STR(tp_store_error(s), "writing the .ptd header and flatbuffer: cancelled by the "
-                                    "progress callback");
+      TPT_EQ_STR(tp_store_error(s), "writing \"tp_test_progress.ptd\": writing the .ptd header "
+                                    "and flatbuffer: cancelled by the progress callback");
     if (k == calls - 1) {
       char want[160];
-      snprintf(want, sizeof want, "writing segment 2 of the .ptd (file offset %llu): cancelled "
-               "by the progress callback", (unsigned long long)last_off);
+      snprintf(want, sizeof want, "writing \"tp_test_progress.ptd\": writing segment 2 of the "
+               ".ptd (file offset %llu): cancelled by the progress callback",
+               (unsigned long long)last_off);
       TPT_EQ_STR(tp_store_error(s), want);
     }
     TPT_EQ_INT(r.n, k + 1);   /* no report after the cancel */

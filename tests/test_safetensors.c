@@ -13,7 +13,7 @@ static unsigned char *mkfile(const char *header, size_t data_len, size_t *n) {
   size_t h = strlen(header), i;
   unsigned char *f = (unsigned char *)malloc(8 + h + data_len + 1);
   if (!f) return NULL;
-  tp_store_le64(f, (uint64_t)h);
+  tp__put_le64(f, (uint64_t)h);
   memcpy(f + 8, header, h);
   for (i = 0; i < data_len; i++) f[8 + h + i] = (unsigned char)i;
   *n = 8 + h + data_len;
@@ -249,13 +249,13 @@ static void test_lengths(void) {
   TPT_STATUS(tp_safetensors_open(f, 7, &st, &err), TP_ERR_FORMAT);
   TPT_EQ_STR(err.msg, "the file is 7 bytes; a safetensors file starts with an 8-byte header "
                       "length");
-  tp_store_le64(f, 13);
+  tp__put_le64(f, 13);
   TPT_STATUS(tp_safetensors_open(f, 20, &st, &err), TP_ERR_FORMAT);
   TPT_EQ_STR(err.msg, "header length 13 runs past the end of the 20-byte file");
-  tp_store_le64(f, UINT64_MAX);
+  tp__put_le64(f, UINT64_MAX);
   TPT_STATUS(tp_safetensors_open(f, 20, &st, &err), TP_ERR_FORMAT);
   TPT_EQ_STR(err.msg, "header length 18446744073709551615 runs past the end of the 20-byte file");
-  tp_store_le64(f, 0);
+  tp__put_le64(f, 0);
   TPT_STATUS(tp_safetensors_open(f, 20, &st, &err), TP_ERR_FORMAT);
   TPT_EQ_STR(err.msg, "the 0-byte header does not start with '{'");
   {
@@ -265,10 +265,10 @@ static void test_lengths(void) {
       memset(g + 8, ' ', big);
       g[8] = '{';
       g[9] = '}';
-      tp_store_le64(g, big);
+      tp__put_le64(g, big);
       TPT_STATUS(tp_safetensors_open(g, 8 + big, &st, &err), TP_ERR_FORMAT);
       TPT_EQ_STR(err.msg, "header length 100000001 is above the limit of 100000000 bytes");
-      tp_store_le64(g, big - 1);   /* at the limit, trailing spaces: fine, 1 data byte extra */
+      tp__put_le64(g, big - 1);   /* at the limit, trailing spaces: fine, 1 data byte extra */
       TPT_STATUS(tp_safetensors_open(g, 8 + big, &st, &err), TP_ERR_FORMAT);
       TPT_EQ_STR(err.msg, "no tensors, but 1 data bytes follow the header");
       free(g);

@@ -76,11 +76,7 @@ static void test_copy_frees_weights(void) {
   TPT_STATUS(tp_ptd_find(&p, "t", &e), TP_OK);
   if (e.nbytes == 96) {
     float f[6];
-    int k;
-    for (k = 0; k < 6; k++) {   /* the file's floats are little-endian on every host */
-      uint32_t u = tp_load_le32((const unsigned char *)e.data + 4 * k);
-      memcpy(&f[k], &u, 4);
-    }
+    tpt_to_le(f, e.data, 6, 4); /* stored little-endian: back to host floats */
     TPT_CHECK(f[0] == -3.0f && f[1] == 3.0f && f[5] == 27.0f);
   }
   TPT_STATUS(tp_ptd_find(&p, "raw", &e), TP_OK);

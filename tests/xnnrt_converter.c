@@ -31,7 +31,7 @@ static int put_f32s(FILE *f, const float *v, size_t n) {
     unsigned char b[4];
     uint32_t u;
     memcpy(&u, &v[i], 4);
-    tp_store_le32(b, u);
+    tp__put_le32(b, u);
     if (fwrite(b, 1, 4, f) != 4) return 1;
   }
   return 0;
@@ -53,7 +53,7 @@ static int write_st(const char *path, int pw_rows) {
            "\"__metadata__\":{\"format\":\"pt\"}}",
            E, (unsigned long)o1, E, 3 * E, (unsigned long)o1, (unsigned long)o2, pw_rows, E,
            (unsigned long)o2, (unsigned long)o3, 3 * E, (unsigned long)o3, (unsigned long)o4);
-  tp_store_le64(len, (uint64_t)strlen(h));
+  tp__put_le64(len, (uint64_t)strlen(h));
   f = fopen(path, "wb");
   if (!f) return 1;
   bad = fwrite(len, 1, 8, f) != 8 || fwrite(h, 1, strlen(h), f) != strlen(h) ||
