@@ -239,6 +239,9 @@ typedef struct tp_vk_options {
   int other_runtime; /* 0: tp_vk_add_op checks every operator against TP_VK_OPS (what
                         ExecuTorch's VulkanBackend runs); non-zero: the graph targets another
                         runtime, any name and arguments are written as given */
+  tp_progress_fn progress; /* NULL: none; else called as the blob is written (tensorpack.h
+                              section 4); a non-zero return cancels with TP_ERR_CANCELLED */
+  void *progress_ctx;      /* its first argument */
 } tp_vk_options;
 
 /* ---- the operators ExecuTorch's Vulkan backend runs ------------------------------------ */
@@ -583,7 +586,9 @@ TPDEF tp_status tp_vk_encode_compile_specs(const tp_vk_compile_specs *specs,
 
 /* Exact number of bytes tp_vk_write will produce. */
 TPDEF tp_status tp_vk_blob_size(tp_vk_graph *g, uint64_t *size_out);
-/* Streams the blob into sink; the graph can be written again (same bytes). */
+/* Streams the blob into sink; the graph can be written again (same bytes). With
+   options.progress set it reports (done, total = the blob size); a non-zero return stops the
+   write with TP_ERR_CANCELLED (tp_vk_write_file then leaves no file). */
 TPDEF tp_status tp_vk_write(tp_vk_graph *g, tp_sink *sink);
 #ifndef TP_NO_STDIO
 /* Writes the blob to path atomically (temp file + rename; removed on any error). */
@@ -1894,7 +1899,24 @@ static tp_status tp_vk__pad(tp_sink *sink, uint64_t n) {
   return tp_sink_zeros(sink, (size_t)pad);
 }
 
+static tp_status tp_vk__write(tp_vk_graph *g, tp_sink *sink);
+static tp_status tp_vk__write_ctx(void *g, tp_sink *sink) {
+  return tp_vk__write((tp_vk_graph *)g, sink);
+}
+
+/* The entry point: with options.progress, the bytes go through a progress sink. */
 TPDEF tp_status tp_vk_write(tp_vk_graph *g, tp_sink *sink) {
+  uint64_t total;
+  tp_status s;
+  TP_ASSERT(g);
+  if (!g->opts.progress || !sink || !sink->write) return tp_vk__write(g, sink);
+  s = tp_vk_blob_size(g, &total);
+  if (s != TP_OK) return s;
+  return tp_progress_run(tp_vk__write_ctx, g, sink, total, g->opts.progress,
+                         g->opts.progress_ctx);
+}
+
+static tp_status tp_vk__write(tp_vk_graph *g, tp_sink *sink) {
   unsigned char hdr[TP_VK_FLATBUFFER_OFFSET];
   const unsigned char *fb;
   size_t fb_size = 0, i;

@@ -10,6 +10,7 @@
      fuzz_fb_reader                the flatbuffers of the blobs above, whole .ptd files, and a
                                    builder-made buffer with every kind of field
      fuzz_views                    encoded views (see fuzz/fuzz_views.c for the encoding)
+     fuzz_safetensors              safetensors files (fuzz/seeds_safetensors.h)
    The directories must exist (the make rule creates them). Exit status 0 on success. */
 #include <math.h>
 #include <stdio.h>
@@ -38,6 +39,8 @@ static void put(const char *target, const char *name, const void *a, size_t an) 
   }
   g_count++;
 }
+
+#include "seeds_safetensors.h"
 
 /* u32 LE blob length, blob, ptd */
 static void put_framed(const char *target, const char *name, const tp_membuf *blob,
@@ -592,6 +595,7 @@ int main(int argc, char **argv) {
   ptds();
   fb_every_field();
   views();
+  safetensors_seeds();
   ptes();
   if (g_failed) return 1;
   printf("make_seeds: %d seed files in %s\n", g_count, g_dir);

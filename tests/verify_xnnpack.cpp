@@ -262,7 +262,9 @@ static void seed_named_mode() {
   w2 = view_f32(storage + 128, 64, 2, sz);  // the same 64 floats through another view
   tp_store *store;
   TPT_STATUS(tp_store_create(&store), TP_OK);
-  tp_xnn_options o = {store, 0};
+  tp_xnn_options o;
+  memset(&o, 0, sizeof o);  // zero = defaults: new option fields need no edit here
+  o.store = store;
   tp_xnn_graph *g;
   TPT_STATUS(tp_xnn_graph_create(&o, &g), TP_OK);
   uint32_t x = TP_XNN_INVALID_ID;

@@ -174,6 +174,7 @@ static int run_xnn(const char *blob_file, const char *ptd_file, void **inputs, i
 }
 #endif
 
+#ifdef TP_DEMO_XNNPACK
 /* y[b][o] = sum_i x[b][i] * W[o][i], W read through the view. */
 static double linear_max_err(const float *y, const float *x, const tp_tensor *w, int batch) {
   const float *wd = (const float *)w->storage.data;
@@ -189,6 +190,7 @@ static double linear_max_err(const float *y, const float *x, const tp_tensor *w,
     }
   return worst;
 }
+#endif
 
 /* ---- case 1: a weight that is a view at an offset ------------------------------------------ */
 
