@@ -59,8 +59,9 @@ $(S390X_DIR)/make_seeds: fuzz/make_seeds.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(S390X_CC) $(PLAT_STRICT) $< -o $@ $(LIBM)
 # the tpdump suites run the tool through the shell: the s390x build, under qemu
-$(S390X_DIR)/test_tpdump $(S390X_DIR)/test_tpdump_flatc: tools/tpdump.c $(S390X_DIR)/tpdump
-$(S390X_DIR)/test_tpdump $(S390X_DIR)/test_tpdump_flatc: \
+S390X_TPDUMP_TESTS := $(filter $(S390X_DIR)/test_tpdump%,$(S390X_BINS))
+$(S390X_TPDUMP_TESTS): tools/tpdump.c $(S390X_DIR)/tpdump
+$(S390X_TPDUMP_TESTS): \
   PLAT_STRICT += -DTPDUMP_BIN='"$(S390X_RUN) $(abspath $(S390X_DIR))/tpdump"'
 $(S390X_DIR)/golden: tests/data/golden.sha256
 # (without sanitizers gcc 12 sees golden.c's intended snprintf truncation of a long name)
