@@ -26,7 +26,7 @@ PLAT_NAMES := $(patsubst tests/%.c,%,$(wildcard tests/test_*.c))
 ifneq ($(HAVE_FLATC),1)
 PLAT_NAMES := $(filter-out test_tpdump_flatc,$(PLAT_NAMES))
 endif
-PLAT_SEED_DIRS := fuzz_fb_reader fuzz_ptd fuzz_vk_blob fuzz_views fuzz_xnn_blob fuzz_tpdump
+PLAT_SEED_DIRS := fuzz_fb_reader fuzz_ptd fuzz_vk_blob fuzz_views fuzz_xnn_blob fuzz_tpdump fuzz_pte
 
 $(BUILD)/plat/make_seeds: fuzz/make_seeds.c $(HEADERS)
 	@mkdir -p $(dir $@)
