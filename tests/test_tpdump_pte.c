@@ -33,7 +33,7 @@ static void weight_sha(char hex[65]) {
   for (i = 0; i < 64; i++) {
     uint32_t u;
     memcpy(&u, &g_storage[64 + i], 4);
-    tp_store_le32(le + 4 * i, u);
+    tp__put_le32(le + 4 * i, u);
   }
   tp_sha256_hex(le, sizeof le, hex);
 }
