@@ -400,10 +400,11 @@ TPDEF tp_status tp_xnn_write_file(tp_xnn_graph *g, const char *path);
    XNNPACK lacks (a datatype, a node kind, blockwise or dynamic quantization) is
    TP_ERR_UNSUPPORTED with a sentence naming it; a malformed blob is TP_ERR_FORMAT; a call that
    XNNPACK refuses is TP_ERR_INVALID naming the call and XNNPACK's status. err (may be NULL)
-   receives the sentence. Calls xnn_initialize itself. Limits (macros, define them higher to
-   change): TP_XNN_RUNTIME_MAX_DATATYPE (7: Debian's 2022 XNNPACK), and
-   TP_XNN_RUNTIME_MAX_ACTIVATION_BYTES (1 GiB over all non-constant values, whose dims come
-   from the blob and which XNNPACK allocates). */
+   receives the sentence. Calls xnn_initialize itself. Datatypes are mapped to XNNPACK's by name
+   (the numbers differ from qbint4 on); which ones the linked xnnpack.h has is detected at
+   compile time (TP_XNN_RUNTIME_ALL_DATATYPES, see the implementation). Limit (a macro, define
+   it higher to change): TP_XNN_RUNTIME_MAX_ACTIVATION_BYTES (1 GiB over all non-constant
+   values, whose dims come from the blob and which XNNPACK allocates). */
 typedef struct tp_xnn_runtime tp_xnn_runtime;
 TPDEF tp_status tp_xnn_load(const void *blob, size_t blob_size, const void *ptd, size_t ptd_size,
                             uint32_t flags /* XNNPACK runtime flags, usually 0 */,
@@ -1964,11 +1965,43 @@ TPDEF tp_status tp_xnn_write_file(tp_xnn_graph *g, const char *path) {
 #include <math.h>
 #include <xnnpack.h>
 
-/* Highest XNNPACK datatype the linked library knows; Debian's 2022 snapshot stops at qcint32
-   (7). Define it higher for a newer XNNPACK. */
-#ifndef TP_XNN_RUNTIME_MAX_DATATYPE
-#define TP_XNN_RUNTIME_MAX_DATATYPE 7
+/* The schema's XNNDatatype numbers and XNNPACK's enum xnn_datatype agree only up to qdint8 (9):
+   the schema has qbint4 = 10, qpint8 = 11, int32 = 12 where XNNPACK has qpint8 = 10,
+   int32 = 11, qbint4 = 12. The loader therefore maps by name, never by number. Which names the
+   linked xnnpack.h has is detected at compile time: Debian's 2022 snapshot stops at qcint32 (7)
+   and has no XNN_EXTRA_QUANTIZATION_PARAMS; headers that define it (2023 on, as the one
+   ExecuTorch pins) have every datatype of the schema. Define TP_XNN_RUNTIME_ALL_DATATYPES to 0
+   or 1 to override the detection. */
+#ifndef TP_XNN_RUNTIME_ALL_DATATYPES
+#ifdef XNN_EXTRA_QUANTIZATION_PARAMS
+#define TP_XNN_RUNTIME_ALL_DATATYPES 1
+#else
+#define TP_XNN_RUNTIME_ALL_DATATYPES 0
 #endif
+#endif
+
+/* Schema datatype dt -> the linked XNNPACK's enum value; 0 when the library lacks it. */
+static int tp__xnn_rt_datatype(int dt, enum xnn_datatype *out) {
+  switch (dt) {
+    case TP_XNN_FP32: *out = xnn_datatype_fp32; return 1;
+    case TP_XNN_FP16: *out = xnn_datatype_fp16; return 1;
+    case TP_XNN_QINT8: *out = xnn_datatype_qint8; return 1;
+    case TP_XNN_QUINT8: *out = xnn_datatype_quint8; return 1;
+    case TP_XNN_QINT32: *out = xnn_datatype_qint32; return 1;
+    case TP_XNN_QCINT8: *out = xnn_datatype_qcint8; return 1;
+    case TP_XNN_QCINT32: *out = xnn_datatype_qcint32; return 1;
+#if TP_XNN_RUNTIME_ALL_DATATYPES
+    case TP_XNN_QCINT4: *out = xnn_datatype_qcint4; return 1;
+    case TP_XNN_QDINT8: *out = xnn_datatype_qdint8; return 1;
+    case TP_XNN_QBINT4: *out = xnn_datatype_qbint4; return 1;
+    case TP_XNN_QPINT8: *out = xnn_datatype_qpint8; return 1;
+    case TP_XNN_INT32: *out = xnn_datatype_int32; return 1;
+    case TP_XNN_PFP32: *out = xnn_datatype_pfp32; return 1;
+    case TP_XNN_BF16: *out = xnn_datatype_bf16; return 1;
+#endif
+    default: return 0;
+  }
+}
 
 /* The loader refuses a blob whose non-constant values (activations, inputs, outputs) add up to
    more bytes than this: their dims come from the blob, and XNNPACK would allocate them. */
@@ -2182,6 +2215,7 @@ static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, tp_fb_table *xv)
   uint64_t numel = 1, need;
   const void *data = NULL;
   enum xnn_status xs;
+  enum xnn_datatype xdt = xnn_datatype_invalid;
   memset(&q, 0, sizeof q);
   if (vt == 2) {
     t = tp_fb_table_field(&u, 0);
@@ -2230,10 +2264,10 @@ static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, tp_fb_table *xv)
   if (dt <= 0 || dt > 14)
     return tp_error_set(&rt->err, TP_ERR_FORMAT, "value %u: unknown datatype %d", (unsigned)vi,
                         dt);
-  if (dt > TP_XNN_RUNTIME_MAX_DATATYPE)
+  if (!tp__xnn_rt_datatype(dt, &xdt))
     return tp_error_set(&rt->err, TP_ERR_UNSUPPORTED,
-                        "value %u: datatype %s (%d) is not in the linked XNNPACK (it has 1..%d)",
-                        (unsigned)vi, tp_xnn_datatype_name(dt), dt, TP_XNN_RUNTIME_MAX_DATATYPE);
+                        "value %u: datatype %s (%d) is not in the linked XNNPACK", (unsigned)vi,
+                        tp_xnn_datatype_name(dt), dt);
   if (tp_mul_u64(numel, (uint64_t)tp__xnn_elem_size(dt), &need))
     return tp_error_set(&rt->err, TP_ERR_FORMAT, "value %u: size overflows", (unsigned)vi);
   if (cidx != 0) {
@@ -2246,9 +2280,9 @@ static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, tp_fb_table *xv)
                         (unsigned)vi, (unsigned long long)TP_XNN_RUNTIME_MAX_ACTIVATION_BYTES);
   }
   if (vt == 1) {
-    xs = xnn_define_tensor_value(L->sg, (enum xnn_datatype)dt, nd, dims, data, ext, flags, &id);
+    xs = xnn_define_tensor_value(L->sg, xdt, nd, dims, data, ext, flags, &id);
   } else if (qt == TP__XNN_Q_TENSOR) {
-    xs = xnn_define_quantized_tensor_value(L->sg, (enum xnn_datatype)dt, tp_fb_i32(&q, 1, 0),
+    xs = xnn_define_quantized_tensor_value(L->sg, xdt, tp_fb_i32(&q, 1, 0),
                                            tp_fb_f32(&q, 0, 0.0f), nd, dims, data, ext, flags,
                                            &id);
   } else if (qt == TP__XNN_Q_CHANNEL) {
@@ -2277,7 +2311,7 @@ static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, tp_fb_table *xv)
       rt->owned[rt->nowned++] = copy;
       scale = copy;
     }
-    xs = xnn_define_channelwise_quantized_tensor_value(L->sg, (enum xnn_datatype)dt,
+    xs = xnn_define_channelwise_quantized_tensor_value(L->sg, xdt,
                                                        (const float *)scale, nd, (size_t)cd,
                                                        dims, data, ext, flags, &id);
   } else if (qt == TP__XNN_Q_GROUP) {
