@@ -390,9 +390,12 @@ typedef struct tp_xnn_options {
 /* Makes an empty graph. Errors: TP_ERR_INVALID (alignment not a power of two), TP_ERR_NOMEM. */
 TPDEF tp_status tp_xnn_graph_create(const tp_xnn_options *opts, tp_xnn_graph **out);
 TPDEF void tp_xnn_graph_destroy(tp_xnn_graph *g);
-/* The first failure as a sentence, or "". */
+/* The graph's failure as a sentence, or "": the first failed building call's (latched: later
+   calls return it), else the last write / size call's when that failed (a write never poisons
+   the graph: after fixing the cause, e.g. creating the directory, a retry succeeds and clears
+   it). */
 TPDEF const char *tp_xnn_graph_error(const tp_xnn_graph *g);
-/* The first failure's status (TP_OK when none). */
+/* The status of that failure (TP_OK when none). */
 TPDEF tp_status tp_xnn_graph_status(const tp_xnn_graph *g);
 TPDEF uint32_t tp_xnn_graph_num_values(const tp_xnn_graph *g);
 TPDEF uint32_t tp_xnn_graph_num_nodes(const tp_xnn_graph *g);
@@ -810,6 +813,9 @@ struct tp_xnn_graph {
   size_t nconsts, cap_consts;
   uint32_t *pool; /* node vectors */
   size_t npool, cap_pool;
+  tp_error werr;     /* the last write / size call's failure (never latched) */
+  tp_fb_builder *fb; /* the built XN01 flatbuffer, valid while fb_valid */
+  int fb_valid;      /* cleared by every define and set call */
 };
 
 TPDEF tp_status tp_xnn_graph_create(const tp_xnn_options *opts, tp_xnn_graph **out) {
@@ -842,17 +848,18 @@ TPDEF void tp_xnn_graph_destroy(tp_xnn_graph *g) {
   TP_FREE(g->nodes);
   TP_FREE(g->consts);
   TP_FREE(g->pool);
+  tp_fb_builder_destroy(g->fb);
   TP_FREE(g);
 }
 
 TPDEF const char *tp_xnn_graph_error(const tp_xnn_graph *g) {
   TP_ASSERT(g);
-  return g->err.status ? g->err.msg : "";
+  return g->err.status ? g->err.msg : g->werr.status ? g->werr.msg : "";
 }
 
 TPDEF tp_status tp_xnn_graph_status(const tp_xnn_graph *g) {
   TP_ASSERT(g);
-  return g->err.status;
+  return g->err.status ? g->err.status : g->werr.status;
 }
 
 TPDEF uint32_t tp_xnn_graph_num_values(const tp_xnn_graph *g) {
@@ -877,6 +884,10 @@ static tp_status tp__xnn_const_emit(const tp__xnn_const *c, tp_sink *sink) {
   }
 }
 
+static tp_status tp__xnn_const_produce(const void *ctx, tp_sink *sink) {
+  return tp__xnn_const_emit((const tp__xnn_const *)ctx, sink);
+}
+
 /* Adds a constant; *idx_out = its constant_data index. `what` names it in messages. In named
    mode the bytes go to the store now (the key needs them) and an entry with the same key is
    shared. */
@@ -892,27 +903,12 @@ static tp_status tp__xnn_add_const(tp_xnn_graph *g, uint32_t value_id, const cha
   c.size = size;
   if (g->store) {
     const char *key = NULL;
-    tp_membuf mb;
-    memset(&mb, 0, sizeof mb);
-    if (how == TP__XNN_C_COMPACT && !is_scale) {
-      st = tp_store_add(g->store, NULL, view, TP_ORDER_ROW_MAJOR, (size_t)g->alignment, &key);
-    } else {
-      /* bytes that are not the view's own (packed, converted, or a scale that needs its
-         "scale_" key): produce them once and hand a copy to the store, which keys them by
-         their sha256 hex (a scale's key gets the prefix here, so only scales hash twice) */
-      tp_sink ms = tp_sink_membuf(&mb);
-      char name[80];
-      st = tp__xnn_const_emit(&c, &ms);
-      if (st == TP_OK && is_scale) {
-        memcpy(name, "scale_", 6);
-        st = tp_sha256_hex(mb.data, mb.size, name + 6);
-      }
-      if (st == TP_OK)
-        st = tp_store_add_bytes(g->store, is_scale ? name : NULL, mb.data, mb.size,
-                                (size_t)g->alignment, 1, &key);
-      if (st == TP_OK && (uint64_t)mb.size != size) st = TP_ERR_INVALID;
-      tp_membuf_free(&mb);
-    }
+    /* the view as it is (the store hashes it once), or bytes that are not the view's own
+       (packed, converted, or a scale whose key needs the "scale_" prefix) made once */
+    st = tp_delegate_store_constant(g->store, view,
+                                    how == TP__XNN_C_COMPACT ? NULL : tp__xnn_const_produce, &c,
+                                    size, is_scale ? "scale_" : NULL, (size_t)g->alignment,
+                                    &key);
     if (st != TP_OK || !key)
       return tp_error_set(&g->err, st != TP_OK ? st : TP_ERR_INVALID,
                           "value %u: %s could not be added to the store: %s", (unsigned)value_id,
@@ -1091,6 +1087,7 @@ static tp_status tp__xnn_value_commit(tp_xnn_graph *g, const tp__xnn_value *v,
   g->values[g->nvalues] = *v;
   if (id_out) *id_out = (uint32_t)g->nvalues;
   g->nvalues++;
+  g->fb_valid = 0;
   return TP_OK;
 }
 
@@ -1378,6 +1375,7 @@ static tp_status tp__xnn_node_add(tp_xnn_graph *g, int kind, const uint32_t *val
     for (k = 0; k < n.vec_len[i]; k++) g->pool[g->npool++] = (uint32_t)vecs[i][k];
   }
   g->nodes[g->nnodes++] = n;
+  g->fb_valid = 0;
   return TP_OK;
 }
 
@@ -1845,6 +1843,7 @@ TPDEF tp_status tp_xnn_set_output_min_max(tp_xnn_graph *g, uint32_t node_index,
     return tp_error_set(&g->err, TP_ERR_INVALID,
                         "set_output_min_max: node %u does not exist (%u nodes)",
                         (unsigned)node_index, (unsigned)g->nnodes);
+  g->fb_valid = 0;
   g->nodes[node_index].has_minmax = 1;
   g->nodes[node_index].out_min = output_min;
   g->nodes[node_index].out_max = output_max;
@@ -1858,6 +1857,7 @@ TPDEF tp_status tp_xnn_set_debug_handle(tp_xnn_graph *g, uint32_t node_index, ui
     return tp_error_set(&g->err, TP_ERR_INVALID,
                         "set_debug_handle: node %u does not exist (%u nodes)",
                         (unsigned)node_index, (unsigned)g->nnodes);
+  g->fb_valid = 0;
   g->nodes[node_index].debug_handle = handle;
   return TP_OK;
 }
@@ -1871,8 +1871,7 @@ static tp_status tp__xnn_layout_consts(tp_xnn_graph *g, uint64_t *seg_size) {
   for (i = 1; i < g->nconsts; i++) {
     tp__xnn_const *c = &g->consts[i];
     if (c->named) continue;
-    c->offset = off;
-    if (tp_add_u64(off, c->size, &off) || tp_align_u64(off, g->alignment, &off))
+    if (tp_delegate_place(&off, c->size, g->alignment, &c->offset))
       return tp_error_set(&g->err, TP_ERR_OVERFLOW, "constant %u: segment size overflows",
                           (unsigned)i);
   }
@@ -2057,100 +2056,120 @@ static tp_status tp__xnn_build(tp_xnn_graph *g, tp_fb_builder *b) {
   return TP_OK;
 }
 
-#define TP__XNN_HEADER_SIZE 30u
-#define TP__XNN_HEADER_PADDED 32u
-
-/* Builds the flatbuffer and computes the layout. */
-static tp_status tp__xnn_prepare(tp_xnn_graph *g, tp_fb_builder **b_out, const unsigned char **fb,
-                                 size_t *fb_size, uint64_t *cd_off, uint64_t *cd_size) {
-  tp_fb_builder *b = NULL;
+/* Lays out the constants and builds the flatbuffer, once per state of the graph (every define
+   and set call invalidates it): a size call followed by a write builds it once. The frame (the
+   delegate core's) in *f. Failures here are the graph's own (latched). */
+static tp_status tp__xnn_prepare(tp_xnn_graph *g, tp_delegate_frame *f, uint64_t *total) {
+  uint64_t cd_size = 0;
+  size_t fb_size = 0;
   tp_status st;
-  *b_out = NULL;
   if (g->err.status) return g->err.status;
-  if (tp__xnn_layout_consts(g, cd_size) != TP_OK) return g->err.status;
-  st = tp_fb_builder_create(&b);
-  if (st != TP_OK) return tp_error_set(&g->err, st, "no memory for the flatbuffer builder");
-  if (tp__xnn_build(g, b) != TP_OK) {
-    tp_fb_builder_destroy(b);
-    return g->err.status;
+  if (tp__xnn_layout_consts(g, &cd_size) != TP_OK) return g->err.status;
+  if (!g->fb) {
+    st = tp_fb_builder_create(&g->fb);
+    if (st != TP_OK) return tp_error_set(&g->err, st, "no memory for the flatbuffer builder");
   }
-  *fb = tp_fb_data(b, fb_size);
-  if (!*fb || *fb_size > (size_t)INT32_MAX ||
-      tp_align_u64((uint64_t)TP__XNN_HEADER_PADDED + *fb_size, g->alignment, cd_off) ||
-      *cd_off > (uint64_t)UINT32_MAX) {
-    tp_fb_builder_destroy(b);
+  if (!g->fb_valid) {
+    if (tp__xnn_build(g, g->fb) != TP_OK) return g->err.status;
+    g->fb_valid = 1;
+  }
+  if (!tp_fb_data(g->fb, &fb_size) || fb_size > (size_t)INT32_MAX)
     return tp_error_set(&g->err, TP_ERR_OVERFLOW,
                         "flatbuffer of %llu bytes does not fit the header's 32-bit offsets",
-                        (unsigned long long)*fb_size);
-  }
-  *b_out = b;
-  return TP_OK;
+                        (unsigned long long)fb_size);
+  return tp_delegate_frame_make("XH00", (uint64_t)fb_size, g->alignment, cd_size, f, total,
+                                &g->err);
 }
 
 TPDEF tp_status tp_xnn_blob_size(tp_xnn_graph *g, uint64_t *size_out) {
-  tp_fb_builder *b;
-  const unsigned char *fb;
-  size_t fb_size;
-  uint64_t cd_off, cd_size;
+  tp_delegate_frame f;
   TP_ASSERT(g);
-  if (!size_out) return TP_ERR_INVALID;
-  if (tp__xnn_prepare(g, &b, &fb, &fb_size, &cd_off, &cd_size) != TP_OK) return g->err.status;
-  tp_fb_builder_destroy(b);
-  if (tp_add_u64(cd_off, cd_size, size_out))
-    return tp_error_set(&g->err, TP_ERR_OVERFLOW, "blob size overflows");
-  return TP_OK;
+  memset(&g->werr, 0, sizeof g->werr);
+  if (!size_out)
+    return tp_error_set(&g->werr, TP_ERR_INVALID, "blob_size: size_out is NULL");
+  return tp__xnn_prepare(g, &f, size_out);
 }
 
-/* Write errors are returned, not recorded: the graph itself is still good. */
-TPDEF tp_status tp_xnn_write(tp_xnn_graph *g, tp_sink *sink) {
-  tp_fb_builder *b;
+/* The blob into sink; a sink failure is the write's (werr), with the bytes written so far. */
+static tp_status tp__xnn_write(tp_xnn_graph *g, tp_sink *out) {
+  tp_delegate_frame f;
   const unsigned char *fb;
   size_t fb_size, i;
-  uint64_t cd_off, cd_size, pos;
-  unsigned char hdr[TP__XNN_HEADER_PADDED];
+  uint64_t pos, total;
+  tp_tally tally;
+  tp_sink sink;
   tp_status st;
-  TP_ASSERT(g);
-  if (!sink) return TP_ERR_INVALID;
-  if (tp__xnn_prepare(g, &b, &fb, &fb_size, &cd_off, &cd_size) != TP_OK) return g->err.status;
-  memset(hdr, 0, sizeof hdr);
-  memcpy(hdr + 4, "XH00", 4);
-  tp_store_le16(hdr + 8, (uint16_t)TP__XNN_HEADER_SIZE);
-  tp_store_le32(hdr + 10, TP__XNN_HEADER_PADDED);
-  tp_store_le32(hdr + 14, (uint32_t)fb_size);
-  tp_store_le32(hdr + 18, (uint32_t)cd_off);
-  tp_store_le64(hdr + 22, cd_size);
-  st = tp_sink_write(sink, hdr, sizeof hdr);
-  if (st == TP_OK) st = tp_sink_write(sink, fb, fb_size);
-  if (st == TP_OK)
-    st = tp_sink_zeros(sink, (size_t)(cd_off - TP__XNN_HEADER_PADDED - (uint64_t)fb_size));
-  tp_fb_builder_destroy(b);
+  if (tp__xnn_prepare(g, &f, &total) != TP_OK) return g->err.status;
+  fb = tp_fb_data(g->fb, &fb_size);
+  sink = tp_sink_tally(&tally, out);
+  st = tp_delegate_write_head(&sink, "XH00", &f, fb);
   pos = 0;
   for (i = 1; st == TP_OK && i < g->nconsts; i++) {
     const tp__xnn_const *c = &g->consts[i];
     tp_tally cc;
     tp_sink cs;
     if (c->named) continue;
-    st = tp_sink_zeros(sink, (size_t)(c->offset - pos));
+    st = tp_sink_zeros(&sink, (size_t)(c->offset - pos));
     if (st != TP_OK) break;
-    cs = tp_sink_tally(&cc, sink);
+    cs = tp_sink_tally(&cc, &sink);
     st = tp__xnn_const_emit(c, &cs);
-    if (st == TP_OK && cc.n != c->size) st = TP_ERR_INVALID; /* a view changed under us */
+    if (st == TP_OK && cc.n != c->size)
+      return tp_error_set(&g->werr, TP_ERR_INVALID,
+                          "write: constant %u gave %llu bytes, %llu expected (its view changed "
+                          "after the define call)",
+                          (unsigned)i, (unsigned long long)cc.n, (unsigned long long)c->size);
     pos = c->offset + c->size;
   }
-  if (st == TP_OK) st = tp_sink_zeros(sink, (size_t)(cd_size - pos));
-  return st;
+  if (st == TP_OK) st = tp_sink_zeros(&sink, (size_t)(f.segment_size - pos));
+  if (st != TP_OK)
+    return tp_error_set(&g->werr, st,
+                        "write: the sink failed (%s) after %llu of the blob's %llu bytes",
+                        tp_status_str(st), (unsigned long long)tally.n,
+                        (unsigned long long)total);
+  return TP_OK;
+}
+
+/* Write errors go to werr, not the latched error: the graph itself is still good. */
+TPDEF tp_status tp_xnn_write(tp_xnn_graph *g, tp_sink *sink) {
+  TP_ASSERT(g);
+  memset(&g->werr, 0, sizeof g->werr);
+  if (!sink || !sink->write)
+    return tp_error_set(&g->werr, TP_ERR_INVALID, "write: the sink is NULL or has no write");
+  return tp__xnn_write(g, sink);
 }
 
 #ifndef TP_NO_STDIO
-static tp_status tp__xnn_produce(void *ctx, tp_sink *sink) {
-  return tp_xnn_write((tp_xnn_graph *)ctx, sink);
-}
-
 TPDEF tp_status tp_xnn_write_file(tp_xnn_graph *g, const char *path) {
+  tp_atomic_file af;
+  tp_sink sink;
+  tp_status st;
   TP_ASSERT(g);
-  if (!path) return TP_ERR_INVALID;
+  memset(&g->werr, 0, sizeof g->werr);
+  if (!path) return tp_error_set(&g->werr, TP_ERR_INVALID, "write_file: path is NULL");
   if (g->err.status) return g->err.status;
-  return tp_atomic_write(path, tp__xnn_produce, g);
+  st = tp_atomic_open(&af, path, &sink);
+  if (st != TP_OK)
+    return tp_error_set(&g->werr, st,
+                        "write_file: cannot create a file beside \"%.200s\" (does its directory "
+                        "exist and is it writable?)",
+                        path);
+  st = tp__xnn_write(g, &sink);
+  if (st != TP_OK) {
+    tp_atomic_abort(&af);
+    if (g->err.status) return st;
+    {
+      tp_error e = g->werr;
+      memset(&g->werr, 0, sizeof g->werr);
+      return tp_error_set(&g->werr, st, "write_file \"%.200s\": %s", path, e.msg);
+    }
+  }
+  st = tp_atomic_commit(&af);
+  if (st != TP_OK)
+    return tp_error_set(&g->werr, st,
+                        "write_file: finishing \"%.200s\" failed (flush, close or rename; "
+                        "nothing was written)",
+                        path);
+  return TP_OK;
 }
 #endif
 
@@ -2898,7 +2917,7 @@ static tp_status tp__xnn_rt_build(tp__xnn_load *L, const unsigned char *blob, si
   tp_fb_vector values, nodes;
   enum xnn_status xs;
   if (!blob) return tp_error_set(&rt->err, TP_ERR_INVALID, "no blob");
-  if (n >= TP__XNN_HEADER_SIZE && memcmp(blob + 4, "XH00", 4) == 0) {
+  if (n >= TP_DELEGATE_HEADER_SIZE && memcmp(blob + 4, "XH00", 4) == 0) {
     uint32_t fo = tp_load_le32(blob + 10), fs = tp_load_le32(blob + 14);
     uint32_t co = tp_load_le32(blob + 18);
     uint64_t cs = tp_load_le64(blob + 22);

@@ -705,11 +705,63 @@ static void test_sink_failure(void) {
   TPT_STATUS(tp_xnn_blob_size(g, &size), TP_OK);
   left = 10;
   TPT_STATUS(tp_xnn_write(g, &s), TP_ERR_IO);
-  left = (size_t)size - 1;
-  TPT_STATUS(tp_xnn_write(g, &s), TP_ERR_IO);
+  TPT_STATUS(tp_xnn_graph_status(g), TP_ERR_IO); /* the write's failure, with a sentence */
+  {
+    char want[160];
+    snprintf(want, sizeof want, "write: the sink failed (i/o error) after 0 of the blob's %llu bytes",
+             (unsigned long long)size);
+    TPT_EQ_STR(tp_xnn_graph_error(g), want);
+    left = (size_t)size - 1;
+    TPT_STATUS(tp_xnn_write(g, &s), TP_ERR_IO);
+    TPT_CONTAINS(tp_xnn_graph_error(g), "write: the sink failed (i/o error) after ");
+  }
   left = (size_t)size;
   TPT_STATUS(tp_xnn_write(g, &s), TP_OK); /* a sink error does not poison the graph */
   TPT_EQ_INT(left, 0);
+  TPT_STATUS(tp_xnn_graph_status(g), TP_OK); /* and a good write clears it */
+  TPT_EQ_STR(tp_xnn_graph_error(g), "");
+  TPT_STATUS(tp_xnn_blob_size(g, NULL), TP_ERR_INVALID);
+  TPT_EQ_STR(tp_xnn_graph_error(g), "blob_size: size_out is NULL");
+  TPT_STATUS(tp_xnn_write(g, NULL), TP_ERR_INVALID);
+  TPT_EQ_STR(tp_xnn_graph_error(g), "write: the sink is NULL or has no write");
+  TPT_STATUS(tp_xnn_blob_size(g, &size), TP_OK);
+  TPT_EQ_STR(tp_xnn_graph_error(g), "");
+  tp_xnn_graph_destroy(g);
+}
+
+/* The error rule for writes: a write_file to a missing directory fails with a sentence naming
+   the path, leaves no file, does not poison the graph, and a retry once the directory exists
+   succeeds (and clears the sentence). */
+static void test_write_file_missing_directory(void) {
+  static float w[4] = {1, 2, 3, 4};
+  int64_t n[1] = {4};
+  tp_tensor t = view_f32(w, 4, 1, n);
+  tp_xnn_graph *g;
+  const char *dir = "/tmp/tp_test_xnn_missing_dir", *path = "/tmp/tp_test_xnn_missing_dir/g.xnn";
+  char want[300], cmd[128];
+  FILE *f;
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  TPT_EQ_INT(system(cmd), 0);
+  TPT_STATUS(tp_xnn_graph_create(NULL, &g), TP_OK);
+  TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 1, NULL, &t, TP_XNN_INVALID_ID, 0, NULL),
+             TP_OK);
+  TPT_STATUS(tp_xnn_write_file(g, path), TP_ERR_IO);
+  snprintf(want, sizeof want, "write_file: cannot create a file beside \"%s\" (does its "
+           "directory exist and is it writable?)", path);
+  TPT_EQ_STR(tp_xnn_graph_error(g), want);
+  TPT_STATUS(tp_xnn_graph_status(g), TP_ERR_IO);
+  TPT_STATUS(tp_xnn_write_file(g, NULL), TP_ERR_INVALID);
+  TPT_EQ_STR(tp_xnn_graph_error(g), "write_file: path is NULL");
+  snprintf(cmd, sizeof cmd, "mkdir -p %s", dir);
+  TPT_EQ_INT(system(cmd), 0);
+  TPT_STATUS(tp_xnn_write_file(g, path), TP_OK);
+  TPT_STATUS(tp_xnn_graph_status(g), TP_OK);
+  TPT_EQ_STR(tp_xnn_graph_error(g), "");
+  f = fopen(path, "rb");
+  TPT_CHECK(f != NULL);
+  if (f) fclose(f);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  TPT_EQ_INT(system(cmd), 0);
   tp_xnn_graph_destroy(g);
 }
 
@@ -936,6 +988,7 @@ int main(void) {
   TPT_RUN(test_node_names_and_layouts);
   TPT_RUN(test_write_file_atomic);
   TPT_RUN(test_sink_failure);
+  TPT_RUN(test_write_file_missing_directory);
   TPT_RUN(test_errors_values);
   TPT_RUN(test_errors_nodes);
   TPT_RUN(test_failed_define_leaves_nothing);

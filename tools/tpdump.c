@@ -232,59 +232,32 @@ static int tpd_resolve(tpd *d, const char *key, size_t klen, const char *what, u
   return 1;
 }
 
-/* Reads a 30-byte XH00/VH00 delegate header: u16 length @8, u32 flatbuffer offset @10, u32
-   flatbuffer size @14, u32 segment offset @18, u64 segment size @22. Checks what the upstream
-   parsers check (sizes inside the file, no overlap, length >= 30). */
+/* Reads a 30-byte XH00/VH00 delegate header through the delegate core's tp_delegate_parse
+   (the checks the upstream parsers make: sizes inside the file, no overlap, length >= 30),
+   printing its fields first. */
 static int tpd_delegate_header(tpd *d, const char *magic, const char *segname,
                                uint32_t *fb_off, uint32_t *fb_size) {
-  const unsigned char *h = d->file;
-  uint16_t len;
-  uint32_t seg_off;
-  uint64_t seg_size, fb_end;
-  if (d->file_size < 30) {
-    tpd_fail(d, "%s header: file is %zu bytes, the header needs 30", magic, d->file_size);
+  tp_delegate_frame f;
+  tp_error e;
+  tp_status st;
+  memset(&e, 0, sizeof e);
+  st = tp_delegate_parse(d->file, d->file_size, magic, segname, &f, &e);
+  if (d->file_size < TP_DELEGATE_HEADER_SIZE) {
+    tpd_fail(d, "%s", e.msg);
     return 0;
   }
-  len = tp_load_le16(h + 8);
-  *fb_off = tp_load_le32(h + 10);
-  *fb_size = tp_load_le32(h + 14);
-  seg_off = tp_load_le32(h + 18);
-  seg_size = tp_load_le64(h + 22);
+  *fb_off = f.flatbuffer_offset;
+  *fb_size = f.flatbuffer_size;
   tpd_print(d, "header %s: length %u, flatbuffer offset %lu size %lu, %s offset %lu size %llu\n",
-            magic, (unsigned)len, (unsigned long)*fb_off, (unsigned long)*fb_size, segname,
-            (unsigned long)seg_off, (unsigned long long)seg_size);
-  if (len < 30) {
-    tpd_fail(d, "%s header: length %u < 30", magic, (unsigned)len);
+            magic, (unsigned)f.header_size, (unsigned long)f.flatbuffer_offset,
+            (unsigned long)f.flatbuffer_size, segname, (unsigned long)f.segment_offset,
+            (unsigned long long)f.segment_size);
+  if (st != TP_OK) {
+    tpd_fail(d, "%s", e.msg);
     return 0;
   }
-  if (*fb_off < len) {
-    tpd_fail(d, "%s header: flatbuffer offset %lu is inside the %u-byte header", magic,
-             (unsigned long)*fb_off, (unsigned)len);
-    return 0;
-  }
-  if (*fb_size < 12) {
-    tpd_fail(d, "%s header: flatbuffer size %lu < 12 (root offset, identifier, one table)", magic,
-             (unsigned long)*fb_size);
-    return 0;
-  }
-  fb_end = (uint64_t)*fb_off + *fb_size;
-  if (fb_end > d->file_size) {
-    tpd_fail(d, "%s header: flatbuffer [%lu, %llu) ends past the %zu-byte file", magic,
-             (unsigned long)*fb_off, (unsigned long long)fb_end, d->file_size);
-    return 0;
-  }
-  if (seg_off > d->file_size || seg_size > d->file_size - seg_off) {
-    tpd_fail(d, "%s header: %s at %lu of %llu bytes ends past the %zu-byte file", magic, segname,
-             (unsigned long)seg_off, (unsigned long long)seg_size, d->file_size);
-    return 0;
-  }
-  if (seg_off < fb_end) {
-    tpd_fail(d, "%s header: %s offset %lu overlaps the flatbuffer [%lu, %llu)", magic, segname,
-             (unsigned long)seg_off, (unsigned long)*fb_off, (unsigned long long)fb_end);
-    return 0;
-  }
-  d->seg_off = seg_off;
-  d->seg_size = seg_size;
+  d->seg_off = f.segment_offset;
+  d->seg_size = f.segment_size;
   return 1;
 }
 
