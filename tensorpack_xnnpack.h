@@ -626,6 +626,82 @@ TPDEF tp_status tp_xnn_write(tp_xnn_graph *g, tp_sink *sink);
 TPDEF tp_status tp_xnn_write_file(tp_xnn_graph *g, const char *path);
 #endif
 
+/* ---- reading a blob (bounds-checked, no XNNPACK needed) -----------------------------------
+   tp_xnn_read_blob parses an XNNPACK delegate blob - the XH00 frame (the delegate core's
+   tp_delegate_parse; a blob that does not start with an XH00 header is taken as a bare XN01 /
+   XN00 flatbuffer, as upstream) and the XNNGraph flatbuffer through the bounds-checked reader -
+   into the read-only structure below, every field named by the XN01 description. It checks
+   the structure, not the meaning: the identifier, xvalues and xnodes present, num_externs
+   <= 4096, every XValue a known union member with its tensor, dims at most 6, a known
+   quantization tag, every XNode a known kind with its table and its vectors present with at
+   most 6 entries, every constant_data entry a table and a readable named_key. Datatypes, ids,
+   sizes and whether a constant lies inside the segment are left to the user (constants[i].data
+   is NULL when an inline entry is outside the segment). Pointers point into `blob`, which must
+   outlive the result. Errors: TP_ERR_FORMAT with a sentence in err (may be NULL, reset on
+   entry), TP_ERR_NOMEM, TP_ERR_INVALID (NULL out, or NULL blob). Free with tp_xnn_blob_free. */
+typedef struct tp_xnn_blob_value {
+  int value_type;               /* TP_XNN_VALUE_TENSOR or TP_XNN_VALUE_QUANTIZED */
+  int datatype;                 /* XNNTensorValue fields, as stored */
+  uint32_t num_dims;            /* the num_dims field */
+  uint32_t ndims;               /* entries of dims (0 when absent) */
+  int has_dims;
+  uint32_t dims[TP_XNN_MAX_DIMS];
+  uint32_t constant_buffer_idx, external_id, flags, id_out;
+  int dq_datatype;              /* runtime schema only; 0 = absent */
+  int quant;                    /* 0 or the XNNQuantParams tag (TP_XNN_QUANT_*) */
+  float scale;                  /* PerTensorQuant */
+  int32_t zero_point;
+  int32_t channel_dim, group_size; /* PerChannelQuant / PerChannelGroupQuant */
+  uint32_t scale_buffer_idx, num_scales;
+  int has_inline_scale;         /* the scale vector is present */
+  uint32_t num_inline_scales;
+  const unsigned char *inline_scales; /* little-endian f32, inside the blob */
+  int32_t num_nonbatch_dims;    /* PerTokenDynamicQuant */
+} tp_xnn_blob_value;
+
+typedef struct tp_xnn_blob_node {
+  int kind;                        /* XNodeUnion tag */
+  const tp_xnn_node_desc *desc;    /* its description */
+  uint32_t f[20];                  /* scalar fields by field id (floats as their bits) */
+  uint32_t nvec;                   /* vector fields in field order: */
+  uint32_t vec_len[2];
+  uint32_t vec[2][TP_XNN_MAX_DIMS];
+  uint32_t debug_handle;
+  int has_debug_handle;
+  int has_output_min_max;
+  float output_min, output_max;
+} tp_xnn_blob_node;
+
+typedef struct tp_xnn_blob_constant {
+  uint64_t offset, size;
+  const char *named_key;        /* NUL-terminated, inside the blob; NULL for an inline entry */
+  size_t named_key_len;
+  const unsigned char *data;    /* inline: the bytes inside the segment; else NULL */
+} tp_xnn_blob_constant;
+
+typedef struct tp_xnn_blob {
+  int has_header;               /* an XH00 frame (else a bare flatbuffer) */
+  tp_delegate_frame frame;
+  const unsigned char *flatbuffer;
+  size_t flatbuffer_size;
+  char identifier[5];           /* "XN01" or "XN00" */
+  const unsigned char *segment; /* the constant segment (NULL without a header) */
+  uint64_t segment_size;
+  const char *version;
+  size_t version_len;
+  uint32_t num_externs;
+  uint32_t num_input_ids, num_output_ids;
+  uint32_t *input_ids, *output_ids;
+  uint32_t num_values, num_nodes, num_constants;
+  tp_xnn_blob_value *values;
+  tp_xnn_blob_node *nodes;
+  tp_xnn_blob_constant *constants; /* constants[0] is the reserved entry */
+} tp_xnn_blob;
+
+TPDEF tp_status tp_xnn_read_blob(const void *blob, size_t size, tp_xnn_blob *out, tp_error *err);
+/* Frees what tp_xnn_read_blob allocated (a zeroed or already freed blob is fine). */
+TPDEF void tp_xnn_blob_free(tp_xnn_blob *b);
+
 #ifdef TENSORPACK_XNNPACK_RUNTIME
 /* ---- loader onto the real XNNPACK (optional) ---------------------------------------------
    tp_xnn_load reads a blob (ours or upstream's; everything bounds-checked with tensorpack's
@@ -2172,6 +2248,255 @@ TPDEF tp_status tp_xnn_write_file(tp_xnn_graph *g, const char *path) {
   return TP_OK;
 }
 #endif
+
+/* >>xnn-read: tp_xnn_read_blob ------------------------------------------------------------- */
+
+TPDEF void tp_xnn_blob_free(tp_xnn_blob *b) {
+  if (!b) return;
+  TP_FREE(b->input_ids);
+  TP_FREE(b->output_ids);
+  TP_FREE(b->values);
+  TP_FREE(b->nodes);
+  TP_FREE(b->constants);
+  memset(b, 0, sizeof *b);
+}
+
+/* n elements of `es` bytes, zeroed; NULL (and *ok = 0) on overflow or no memory. */
+static void *tp__xnn_rd_alloc(uint32_t n, size_t es, int *ok) {
+  uint64_t bytes;
+  void *p;
+  if (tp_mul_u64((uint64_t)n + 1, (uint64_t)es, &bytes) || bytes > (uint64_t)SIZE_MAX) {
+    *ok = 0;
+    return NULL;
+  }
+  p = TP_MALLOC((size_t)bytes);
+  if (!p) {
+    *ok = 0;
+    return NULL;
+  }
+  memset(p, 0, (size_t)bytes);
+  return p;
+}
+
+static uint32_t *tp__xnn_rd_ids(tp_fb_table *root, uint16_t id, uint32_t *count, int *ok) {
+  tp_fb_vector v = tp_fb_vector_field(root, id, 4);
+  uint32_t *out = (uint32_t *)tp__xnn_rd_alloc(v.count, sizeof(uint32_t), ok);
+  uint32_t i;
+  *count = 0;
+  if (!out) return NULL;
+  for (i = 0; i < v.count; i++) out[i] = (uint32_t)tp_fb_vector_scalar(&v, i);
+  *count = v.count;
+  return out;
+}
+
+#define TP__XNN_RD_FAIL(...)                 \
+  do {                                       \
+    st = tp_error_set(err, TP_ERR_FORMAT, __VA_ARGS__); \
+    goto fail;                               \
+  } while (0)
+
+static tp_status tp__xnn_rd_value(tp_fb_reader *r, uint32_t vi, tp_fb_table *xv,
+                                  tp_xnn_blob_value *v, tp_error *err) {
+  uint8_t vt = 0, qt = 0;
+  tp_fb_table u = tp_fb_union_field(xv, TP__XF(XValue, xvalue_union), &vt), t = u, q;
+  tp_fb_vector dv;
+  uint32_t i;
+  memset(&q, 0, sizeof q);
+  if (vt == TP_XNN_VALUE_QUANTIZED) {
+    t = tp_fb_table_field(&u, TP__XF(XNNQuantizedTensorValue, tensor_value));
+    q = tp_fb_union_field(&u, TP__XF(XNNQuantizedTensorValue, quant_params), &qt);
+  } else if (vt != TP_XNN_VALUE_TENSOR) {
+    return tp_error_set(err, TP_ERR_FORMAT, "value %u: unknown value type %u", (unsigned)vi,
+                        (unsigned)vt);
+  }
+  if (t.pos == 0)
+    return tp_error_set(err, TP_ERR_FORMAT, "value %u: no tensor value", (unsigned)vi);
+  v->value_type = vt;
+  v->datatype = tp_fb_i16(&t, TP__XF(XNNTensorValue, datatype), 0);
+  v->num_dims = tp_fb_u32(&t, TP__XF(XNNTensorValue, num_dims), 0);
+  dv = tp_fb_vector_field(&t, TP__XF(XNNTensorValue, dims), 4);
+  v->constant_buffer_idx = tp_fb_u32(&t, TP__XF(XNNTensorValue, constant_buffer_idx), 0);
+  v->external_id = tp_fb_u32(&t, TP__XF(XNNTensorValue, external_id), 0);
+  v->flags = tp_fb_u32(&t, TP__XF(XNNTensorValue, flags), 0);
+  v->id_out = tp_fb_u32(&t, TP__XF(XNNTensorValue, id_out), 0);
+  v->dq_datatype = tp_fb_i16(&t, TP__XF(XNNTensorValue, dq_datatype), 0);
+  if (tp_fb_reader_status(r) != TP_OK)
+    return tp_error_set(err, TP_ERR_FORMAT, "value %u: %s", (unsigned)vi, r->err.msg);
+  if (dv.count > TP_XNN_MAX_DIMS)
+    return tp_error_set(err, TP_ERR_FORMAT, "value %u: %u dims, XNNPACK allows 6", (unsigned)vi,
+                        (unsigned)dv.count);
+  v->has_dims = dv.pos != 0;
+  v->ndims = dv.pos ? dv.count : 0;
+  for (i = 0; i < v->ndims; i++) v->dims[i] = (uint32_t)tp_fb_vector_scalar(&dv, i);
+  if (vt == TP_XNN_VALUE_QUANTIZED) {
+    v->quant = qt;
+    switch (qt) {
+      case TP_XNN_QUANT_PER_TENSOR:
+        v->scale = tp_fb_f32(&q, TP__XF(PerTensorQuant, scale), 0.0f);
+        v->zero_point = tp_fb_i32(&q, TP__XF(PerTensorQuant, zero_point), 0);
+        break;
+      case TP_XNN_QUANT_PER_CHANNEL:
+      case TP_XNN_QUANT_PER_CHANNEL_GROUP: {
+        int grp = qt == TP_XNN_QUANT_PER_CHANNEL_GROUP;
+        tp_fb_vector sv = tp_fb_vector_field(&q, TP__XF(PerChannelQuant, scale), 4);
+        v->channel_dim = tp_fb_i32(&q, TP__XF(PerChannelQuant, channel_dim), 0);
+        v->group_size = grp ? tp_fb_i32(&q, TP__XF(PerChannelGroupQuant, group_size), 0) : 0;
+        v->scale_buffer_idx =
+            tp_fb_u32(&q, grp ? TP__XF(PerChannelGroupQuant, scale_buffer_idx)
+                              : TP__XF(PerChannelQuant, scale_buffer_idx), 0);
+        v->num_scales = tp_fb_u32(&q, grp ? TP__XF(PerChannelGroupQuant, num_scales)
+                                          : TP__XF(PerChannelQuant, num_scales), 0);
+        v->has_inline_scale = sv.pos != 0;
+        v->num_inline_scales = sv.pos ? sv.count : 0;
+        v->inline_scales = sv.pos ? r->buf + sv.pos : NULL;
+        break;
+      }
+      case TP_XNN_QUANT_PER_TOKEN_DYNAMIC:
+        v->num_nonbatch_dims = tp_fb_i32(&q, TP__XF(PerTokenDynamicQuant, num_nonbatch_dims), 0);
+        break;
+      default:
+        return tp_error_set(err, TP_ERR_FORMAT, "value %u: unknown quantization %u",
+                            (unsigned)vi, (unsigned)qt);
+    }
+  }
+  if (tp_fb_reader_status(r) != TP_OK)
+    return tp_error_set(err, TP_ERR_FORMAT, "value %u: %s", (unsigned)vi, r->err.msg);
+  return TP_OK;
+}
+
+static tp_status tp__xnn_rd_node(tp_fb_reader *r, uint32_t ni, tp_fb_table *xn,
+                                 tp_xnn_blob_node *n, tp_error *err) {
+  uint8_t kind = 0;
+  tp_fb_table body = tp_fb_union_field(xn, TP__XF(XNode, xnode_union), &kind);
+  tp_fb_table mm = tp_fb_table_field(xn, TP__XF(XNode, output_min_max));
+  const tp_xnn_node_desc *d = tp_xnn_describe_node(kind);
+  uint32_t i;
+  if (!d || body.pos == 0)
+    return tp_error_set(err, TP_ERR_FORMAT, "node %u: unknown node type %u", (unsigned)ni,
+                        (unsigned)kind);
+  n->kind = kind;
+  n->desc = d;
+  n->debug_handle = tp_fb_u32(xn, TP__XF(XNode, debug_handle), 0);
+  n->has_debug_handle = tp_fb_present(xn, TP__XF(XNode, debug_handle));
+  if (mm.pos) {
+    n->has_output_min_max = 1;
+    n->output_min = tp_fb_f32(&mm, TP__XF(OutputMinMax, output_min), 0.0f);
+    n->output_max = tp_fb_f32(&mm, TP__XF(OutputMinMax, output_max), 0.0f);
+  }
+  for (i = 0; i < d->nfields; i++) {
+    const tp_xnn_field *f = &d->fields[i];
+    if (f->type == 'v') {
+      tp_fb_vector v = tp_fb_vector_field(&body, f->id, 4);
+      uint32_t k;
+      if (v.pos == 0 || v.count > TP_XNN_MAX_DIMS)
+        return tp_error_set(err, TP_ERR_FORMAT, "node %u (%s): vector field %u %s", (unsigned)ni,
+                            d->name, (unsigned)f->id,
+                            v.pos ? "has more than 6 entries" : "is missing");
+      for (k = 0; k < v.count; k++) n->vec[n->nvec][k] = (uint32_t)tp_fb_vector_scalar(&v, k);
+      n->vec_len[n->nvec] = v.count;
+      n->f[f->id] = n->nvec++;
+    } else if (f->type == 'f') {
+      float x = tp_fb_f32(&body, f->id, 0.0f);
+      memcpy(&n->f[f->id], &x, sizeof x);
+    } else {
+      n->f[f->id] = tp_fb_u32(&body, f->id, 0);
+    }
+  }
+  if (tp_fb_reader_status(r) != TP_OK)
+    return tp_error_set(err, TP_ERR_FORMAT, "node %u: %s", (unsigned)ni, r->err.msg);
+  return TP_OK;
+}
+
+TPDEF tp_status tp_xnn_read_blob(const void *blob, size_t size, tp_xnn_blob *out, tp_error *err) {
+  const unsigned char *p = (const unsigned char *)blob;
+  tp_fb_reader r;
+  tp_fb_table root;
+  tp_fb_vector values, nodes, cdata;
+  tp_status st = TP_OK;
+  uint32_t i;
+  int ok = 1;
+  if (err) memset(err, 0, sizeof *err);
+  if (!out) return tp_error_set(err, TP_ERR_INVALID, "read_blob: out is NULL");
+  memset(out, 0, sizeof *out);
+  if (!p) return tp_error_set(err, TP_ERR_INVALID, "read_blob: no blob");
+  out->flatbuffer = p;
+  out->flatbuffer_size = size;
+  if (size >= TP_DELEGATE_HEADER_SIZE && memcmp(p + 4, "XH00", 4) == 0) {
+    st = tp_delegate_parse(p, size, "XH00", "constant data", &out->frame, err);
+    if (st != TP_OK) return st;
+    out->has_header = 1;
+    out->flatbuffer = p + out->frame.flatbuffer_offset;
+    out->flatbuffer_size = out->frame.flatbuffer_size;
+    out->segment = p + out->frame.segment_offset;
+    out->segment_size = out->frame.segment_size;
+  }
+  memset(&r, 0, sizeof r);
+  if (tp_fb_reader_init(&r, out->flatbuffer, out->flatbuffer_size, NULL, &root) != TP_OK) {
+    st = tp_error_set(err, TP_ERR_FORMAT, "flatbuffer: %s", r.err.msg);
+    goto fail;
+  }
+  memcpy(out->identifier, out->flatbuffer + 4, 4);
+  if (memcmp(out->identifier, "XN01", 4) != 0 && memcmp(out->identifier, "XN00", 4) != 0)
+    TP__XNN_RD_FAIL("flatbuffer identifier is not XN00 or XN01");
+  out->version = tp_fb_string(&root, TP__XF(XNNGraph, version), &out->version_len);
+  values = tp_fb_vector_field(&root, TP__XF(XNNGraph, xvalues), 4);
+  nodes = tp_fb_vector_field(&root, TP__XF(XNNGraph, xnodes), 4);
+  cdata = tp_fb_vector_field(&root, TP__XF(XNNGraph, constant_data), 4);
+  out->num_externs = tp_fb_u32(&root, TP__XF(XNNGraph, num_externs), 0);
+  if (tp_fb_reader_status(&r) != TP_OK || values.pos == 0 || nodes.pos == 0)
+    TP__XNN_RD_FAIL("graph: %s", r.err.status ? r.err.msg : "xvalues or xnodes missing");
+  if (out->num_externs > TP_XNN_MAX_EXTERNS)
+    TP__XNN_RD_FAIL("num_externs %u exceeds %d", (unsigned)out->num_externs, TP_XNN_MAX_EXTERNS);
+  out->input_ids = tp__xnn_rd_ids(&root, TP__XF(XNNGraph, input_ids), &out->num_input_ids, &ok);
+  out->output_ids =
+      tp__xnn_rd_ids(&root, TP__XF(XNNGraph, output_ids), &out->num_output_ids, &ok);
+  out->values = (tp_xnn_blob_value *)tp__xnn_rd_alloc(values.count, sizeof *out->values, &ok);
+  out->nodes = (tp_xnn_blob_node *)tp__xnn_rd_alloc(nodes.count, sizeof *out->nodes, &ok);
+  out->constants =
+      (tp_xnn_blob_constant *)tp__xnn_rd_alloc(cdata.count, sizeof *out->constants, &ok);
+  if (!ok) {
+    st = tp_error_set(err, TP_ERR_NOMEM, "read_blob: no memory for %u values, %u nodes",
+                      (unsigned)values.count, (unsigned)nodes.count);
+    goto fail;
+  }
+  if (tp_fb_reader_status(&r) != TP_OK) TP__XNN_RD_FAIL("graph: %s", r.err.msg);
+  for (i = 0; i < values.count; i++) {
+    tp_fb_table xv = tp_fb_vector_table(&values, i);
+    st = tp__xnn_rd_value(&r, i, &xv, &out->values[i], err);
+    if (st != TP_OK) goto fail;
+  }
+  out->num_values = values.count;
+  for (i = 0; i < nodes.count; i++) {
+    tp_fb_table xn = tp_fb_vector_table(&nodes, i);
+    st = tp__xnn_rd_node(&r, i, &xn, &out->nodes[i], err);
+    if (st != TP_OK) goto fail;
+  }
+  out->num_nodes = nodes.count;
+  for (i = 0; i < cdata.count; i++) {
+    tp_fb_table e = tp_fb_vector_table(&cdata, i);
+    tp_xnn_blob_constant *c = &out->constants[i];
+    if (e.pos == 0)
+      TP__XNN_RD_FAIL("constant_data[%u]: %s", (unsigned)i, r.err.status ? r.err.msg : "absent");
+    c->offset = tp_fb_u64(&e, TP__XF(ConstantDataOffset, offset), 0);
+    c->size = tp_fb_u64(&e, TP__XF(ConstantDataOffset, size), 0);
+    if (tp_fb_present(&e, TP__XF(ConstantDataOffset, named_key))) {
+      c->named_key = tp_fb_string(&e, TP__XF(ConstantDataOffset, named_key), &c->named_key_len);
+      if (!c->named_key || strlen(c->named_key) != c->named_key_len)
+        TP__XNN_RD_FAIL("constant_data[%u]: bad named_key", (unsigned)i);
+    } else if (out->segment && c->offset <= out->segment_size &&
+               c->size <= out->segment_size - c->offset) {
+      c->data = out->segment + c->offset;
+    }
+    if (tp_fb_reader_status(&r) != TP_OK)
+      TP__XNN_RD_FAIL("constant_data[%u]: %s", (unsigned)i, r.err.msg);
+  }
+  out->num_constants = cdata.count;
+  return TP_OK;
+fail:
+  tp_xnn_blob_free(out);
+  return st;
+}
+#undef TP__XNN_RD_FAIL
 
 /* >>xnn-runtime (TENSORPACK_XNNPACK_RUNTIME) ------------------------------------------------ */
 #ifdef TENSORPACK_XNNPACK_RUNTIME
