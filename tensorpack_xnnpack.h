@@ -853,7 +853,7 @@ typedef struct tp__xnn_value {
 } tp__xnn_value;
 
 #define TP__XNN_MAX_FIELDS 20 /* the widest node table (_XNNNodeConv) */
-#define TP__XF(table, field) TP_XNN_FIELD(table, field)
+#define TP__XF(table, field) ((uint16_t)TP_XNN_FIELD(table, field))
 typedef struct tp__xnn_node {
   int kind;
   int has_minmax;
