@@ -2572,10 +2572,7 @@ struct tp_xnn_runtime {
 
 typedef struct tp__xnn_load {
   tp_xnn_runtime *rt;
-  tp_fb_reader r;
-  tp_fb_table root;
-  const unsigned char *cd;  /* constant region (NULL without an XH00 header) */
-  uint64_t cd_size;
+  tp_xnn_blob b; /* tp_xnn_read_blob's result: the loader reads nothing else of the blob */
   tp_ptd ptd;
   int have_ptd;
   xnn_subgraph_t sg;
@@ -2687,42 +2684,36 @@ static int tp__xnn_rt_lookup(const tp_xnn_runtime *rt, uint32_t from, uint32_t *
 static tp_status tp__xnn_rt_const(tp__xnn_load *L, uint32_t value, uint32_t idx, uint64_t need,
                                   const void **out) {
   tp_xnn_runtime *rt = L->rt;
-  tp_fb_vector cdv = tp_fb_vector_field(&L->root, 8, 4);
-  tp_fb_table e;
+  const tp_xnn_blob_constant *e;
   const unsigned char *src;
   uint64_t size;
   void *copy;
-  if (cdv.pos == 0 || idx >= cdv.count)
+  if (idx >= L->b.num_constants)
     return tp_error_set(&rt->err, TP_ERR_FORMAT,
                         "value %u: constant index %u but the blob has %u constant entries",
-                        (unsigned)value, (unsigned)idx, (unsigned)cdv.count);
-  e = tp_fb_vector_table(&cdv, idx);
-  size = tp_fb_u64(&e, 1, 0);
-  if (tp_fb_present(&e, 2)) {
+                        (unsigned)value, (unsigned)idx, (unsigned)L->b.num_constants);
+  e = &L->b.constants[idx];
+  size = e->size;
+  if (e->named_key) {
     tp_ptd_entry pe;
-    const char *key = tp_fb_string(&e, 2, NULL);
-    if (!key) return tp_error_set(&rt->err, TP_ERR_FORMAT, "value %u: bad named_key", (unsigned)value);
     if (!L->have_ptd)
       return tp_error_set(&rt->err, TP_ERR_INVALID,
                           "value %u: constant \"%.80s\" is named but no .ptd was given",
-                          (unsigned)value, key);
-    if (tp_ptd_find(&L->ptd, key, &pe) != TP_OK)
+                          (unsigned)value, e->named_key);
+    if (tp_ptd_find(&L->ptd, e->named_key, &pe) != TP_OK)
       return tp_error_set(&rt->err, TP_ERR_INVALID, "value %u: key \"%.80s\" is not in the .ptd",
-                          (unsigned)value, key);
+                          (unsigned)value, e->named_key);
     src = (const unsigned char *)pe.data;
     size = pe.nbytes;
   } else {
-    uint64_t off = tp_fb_u64(&e, 0, 0);
-    if (!L->cd || off > L->cd_size || size > L->cd_size - off)
+    if (!e->data)
       return tp_error_set(&rt->err, TP_ERR_FORMAT,
                           "value %u: constant %u {offset %llu, size %llu} is outside the %llu-byte "
                           "constant region",
-                          (unsigned)value, (unsigned)idx, (unsigned long long)off,
-                          (unsigned long long)size, (unsigned long long)L->cd_size);
-    src = L->cd + off;
+                          (unsigned)value, (unsigned)idx, (unsigned long long)e->offset,
+                          (unsigned long long)size, (unsigned long long)L->b.segment_size);
+    src = e->data;
   }
-  if (tp_fb_reader_status(&L->r) != TP_OK)
-    return tp_error_set(&rt->err, TP_ERR_FORMAT, "%s", L->r.err.msg);
   if (size < need)
     return tp_error_set(&rt->err, TP_ERR_FORMAT,
                         "value %u: constant %u has %llu bytes, the value needs %llu",
@@ -2741,47 +2732,24 @@ static tp_status tp__xnn_rt_const(tp__xnn_load *L, uint32_t value, uint32_t idx,
   return TP_OK;
 }
 
-static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, tp_fb_table *xv) {
+static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, const tp_xnn_blob_value *bv) {
   tp_xnn_runtime *rt = L->rt;
-  uint8_t vt = 0, qt = 0;
-  tp_fb_table u = tp_fb_union_field(xv, 1, &vt), t = u, q;
-  tp_fb_vector dv;
   size_t dims[TP_XNN_MAX_DIMS];
   size_t nd, i;
-  int dt;
-  uint32_t cidx, ext, flags, id_out, id = TP_XNN_INVALID_ID;
+  int dt = bv->datatype, qt = bv->quant;
+  uint32_t cidx = bv->constant_buffer_idx, ext = bv->external_id, flags = bv->flags;
+  uint32_t id_out = bv->id_out, id = TP_XNN_INVALID_ID;
   uint64_t numel = 1, need;
   const void *data = NULL;
   enum xnn_status xs;
   enum xnn_datatype xdt = xnn_datatype_invalid;
-  memset(&q, 0, sizeof q);
-  if (vt == 2) {
-    t = tp_fb_table_field(&u, 0);
-    q = tp_fb_union_field(&u, 2, &qt);
-  } else if (vt != 1) {
-    return tp_error_set(&rt->err, TP_ERR_FORMAT, "value %u: unknown value type %u", (unsigned)vi,
-                        (unsigned)vt);
-  }
-  if (t.pos == 0)
-    return tp_error_set(&rt->err, TP_ERR_FORMAT, "value %u: no tensor value", (unsigned)vi);
-  dt = tp_fb_i16(&t, 0, 0);
-  dv = tp_fb_vector_field(&t, 2, 4);
-  cidx = tp_fb_u32(&t, 3, 0);
-  ext = tp_fb_u32(&t, 4, 0);
-  flags = tp_fb_u32(&t, 5, 0);
-  id_out = tp_fb_u32(&t, 6, 0);
-  if (tp_fb_i16(&t, 7, 0) != 0) /* runtime_schema's dq_datatype: the old dynamic path */
+  if (bv->dq_datatype != 0) /* runtime_schema's dq_datatype: the old dynamic path */
     return tp_error_set(&rt->err, TP_ERR_UNSUPPORTED,
                         "value %u: dq_datatype (old dynamic quantization) is not supported",
                         (unsigned)vi);
-  if (tp_fb_reader_status(&L->r) != TP_OK)
-    return tp_error_set(&rt->err, TP_ERR_FORMAT, "value %u: %s", (unsigned)vi, L->r.err.msg);
-  nd = dv.pos ? dv.count : 0;
-  if (nd > TP_XNN_MAX_DIMS)
-    return tp_error_set(&rt->err, TP_ERR_FORMAT, "value %u: %u dims, XNNPACK allows 6",
-                        (unsigned)vi, (unsigned)nd);
+  nd = bv->ndims; /* <= 6: tp_xnn_read_blob checked */
   for (i = 0; i < nd; i++) {
-    dims[i] = (size_t)tp_fb_vector_scalar(&dv, i);
+    dims[i] = (size_t)bv->dims[i];
     if (tp_mul_u64(numel, (uint64_t)dims[i], &numel))
       return tp_error_set(&rt->err, TP_ERR_FORMAT, "value %u: element count overflows",
                           (unsigned)vi);
@@ -2817,15 +2785,14 @@ static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, tp_fb_table *xv)
                         "limit, TP_XNN_RUNTIME_MAX_ACTIVATION_BYTES)",
                         (unsigned)vi, (unsigned long long)TP_XNN_RUNTIME_MAX_ACTIVATION_BYTES);
   }
-  if (vt == 1) {
+  if (bv->value_type == TP_XNN_VALUE_TENSOR) {
     xs = xnn_define_tensor_value(L->sg, xdt, nd, dims, data, ext, flags, &id);
   } else if (qt == TP_XNN_QUANT_PER_TENSOR) {
-    xs = xnn_define_quantized_tensor_value(L->sg, xdt, tp_fb_i32(&q, 1, 0),
-                                           tp_fb_f32(&q, 0, 0.0f), nd, dims, data, ext, flags,
-                                           &id);
+    xs = xnn_define_quantized_tensor_value(L->sg, xdt, bv->zero_point, bv->scale, nd, dims, data,
+                                           ext, flags, &id);
   } else if (qt == TP_XNN_QUANT_PER_CHANNEL) {
-    int32_t cd = tp_fb_i32(&q, 1, 0);
-    uint32_t sidx = tp_fb_u32(&q, 2, 0);
+    int32_t cd = bv->channel_dim;
+    uint32_t sidx = bv->scale_buffer_idx;
     const void *scale = NULL;
     uint64_t nsc;
     if (cd < 0 || (size_t)cd >= nd)
@@ -2835,17 +2802,16 @@ static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, tp_fb_table *xv)
     if (sidx != 0) {
       if (tp__xnn_rt_const(L, vi, sidx, nsc * 4u, &scale) != TP_OK) return rt->err.status;
     } else {
-      tp_fb_vector sv = tp_fb_vector_field(&q, 0, 4);
       float *copy;
-      if (sv.pos == 0 || sv.count < nsc)
+      if (!bv->has_inline_scale || bv->num_inline_scales < nsc)
         return tp_error_set(&rt->err, TP_ERR_FORMAT,
                             "value %u: %u inline scales for %llu channels", (unsigned)vi,
-                            (unsigned)sv.count, (unsigned long long)nsc);
+                            (unsigned)bv->num_inline_scales, (unsigned long long)nsc);
       if (tp_array_reserve((void **)&rt->owned, &rt->cap_owned, rt->nowned + 1, sizeof(void *)))
         return tp_error_set(&rt->err, TP_ERR_NOMEM, "no memory");
       copy = (float *)TP_MALLOC((size_t)nsc * sizeof(float) + 1);
       if (!copy) return tp_error_set(&rt->err, TP_ERR_NOMEM, "no memory");
-      for (i = 0; i < nsc; i++) copy[i] = tp_fb_bits_f32((uint32_t)tp_fb_vector_scalar(&sv, i));
+      for (i = 0; i < nsc; i++) copy[i] = tp_fb_bits_f32(tp_load_le32(bv->inline_scales + 4 * i));
       rt->owned[rt->nowned++] = copy;
       scale = copy;
     }
@@ -2865,8 +2831,6 @@ static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, tp_fb_table *xv)
     return tp_error_set(&rt->err, TP_ERR_FORMAT, "value %u: unknown quantization %u",
                         (unsigned)vi, (unsigned)qt);
   }
-  if (tp_fb_reader_status(&L->r) != TP_OK)
-    return tp_error_set(&rt->err, TP_ERR_FORMAT, "value %u: %s", (unsigned)vi, L->r.err.msg);
   if (xs != xnn_status_success)
     return tp_error_set(&rt->err, TP_ERR_INVALID,
                         "value %u: XNNPACK refused the %s value (xnn_status %d)", (unsigned)vi,
@@ -2902,6 +2866,15 @@ static uint64_t tp__xnn_rt_out(uint64_t in, uint64_t pad, uint64_t k, uint64_t d
   return padded < eff ? 0 : (padded - eff) / s + 1;
 }
 
+/* Node fields by name (the XN01 description's ids) in a[] / pos[]. */
+#define TP__N2(f) a[TP__XF(_XNNNode2x1, f)]
+#define TP__N1(f) a[TP__XF(_XNNNode1x1, f)]
+#define TP__FC(f) a[TP__XF(XNNFullyConnected, f)]
+#define TP__CV(f) a[TP__XF(_XNNNodeConv, f)]
+#define TP__PL(f) a[TP__XF(_XNNPooling2D, f)]
+#define TP__AM(f) a[TP__XF(XNNArgMaxPooling2d, f)]
+#define TP__RZ(f) a[TP__XF(XNNStaticResizeBilinear2D, f)]
+
 static tp_status tp__xnn_rt_shapes(tp_xnn_runtime *rt, uint32_t ni, int kind, const uint32_t *a,
                                    const uint32_t *pos, size_t vec[2][TP_XNN_MAX_DIMS],
                                    const size_t *vlen) {
@@ -2910,17 +2883,19 @@ static tp_status tp__xnn_rt_shapes(tp_xnn_runtime *rt, uint32_t ni, int kind, co
   const char *why = NULL;
   uint64_t x = 0, y = 0;
   size_t i;
-#define TP__V(k) (pos[k] == TP_XNN_INVALID_ID ? NULL : &rt->vinfo[pos[k]])
+#define TP__V(table, field)                                                \
+  (pos[TP__XF(table, field)] == TP_XNN_INVALID_ID ? NULL : &rt->vinfo[pos[TP__XF(table, field)]])
   switch (kind) {
     case TP_XNN_NODE_FULLY_CONNECTED: {
       uint64_t ic, oc;
-      in = TP__V(0), w = TP__V(1), b = TP__V(2), out = TP__V(3);
+      in = TP__V(XNNFullyConnected, input1_id), w = TP__V(XNNFullyConnected, filter_id);
+      b = TP__V(XNNFullyConnected, bias_id), out = TP__V(XNNFullyConnected, output_id);
       if (w->nd != 2) { why = "filter is not 2-D"; break; }
-      ic = w->dims[(a[4] & TP__XNN_FLAG_TRANSPOSE_WEIGHTS) ? 0 : 1];
-      oc = w->dims[(a[4] & TP__XNN_FLAG_TRANSPOSE_WEIGHTS) ? 1 : 0];
+      ic = w->dims[(TP__FC(flags) & TP__XNN_FLAG_TRANSPOSE_WEIGHTS) ? 0 : 1];
+      oc = w->dims[(TP__FC(flags) & TP__XNN_FLAG_TRANSPOSE_WEIGHTS) ? 1 : 0];
       if (b && tp__xnn_rt_numel(b) != oc) { why = "bias size is not the output channels"; break; }
       if (ic == 0 || in->nd == 0 ||
-          ((a[4] & TP__XNN_FLAG_TF_RESHAPE_2D) ? tp__xnn_rt_numel(in) % ic != 0
+          ((TP__FC(flags) & TP__XNN_FLAG_TF_RESHAPE_2D) ? tp__xnn_rt_numel(in) % ic != 0
                                                 : in->dims[in->nd - 1] != ic)) {
         why = "input's last dim is not the filter's input channels";
         break;
@@ -2935,21 +2910,21 @@ static tp_status tp__xnn_rt_shapes(tp_xnn_runtime *rt, uint32_t ni, int kind, co
          13-14 adjustment, 15 input, 16 filter, 17 bias, 18 output, 19 flags */
       uint64_t ic, oc, oh, ow;
       int dw = kind == TP_XNN_NODE_DEPTHWISE_CONV2D;
-      in = TP__V(15), w = TP__V(16), b = TP__V(17), out = TP__V(18);
+      in = TP__V(_XNNNodeConv, input1_id), w = TP__V(_XNNNodeConv, filter_id), b = TP__V(_XNNNodeConv, bias_id), out = TP__V(_XNNNodeConv, output_id);
       if (dw) {
-        if (a[10] == 0) { why = "group_input_channels is 0"; break; }
-        ic = a[12];
-        oc = (uint64_t)a[12] * (a[11] / a[10]);
-        if (w->nd != 4 || w->dims[0] != 1 || w->dims[1] != a[4] || w->dims[2] != a[5] ||
+        if (TP__CV(group_input_channels) == 0) { why = "group_input_channels is 0"; break; }
+        ic = TP__CV(groups);
+        oc = (uint64_t)TP__CV(groups) * (TP__CV(group_output_channels) / TP__CV(group_input_channels));
+        if (w->nd != 4 || w->dims[0] != 1 || w->dims[1] != TP__CV(kernel_height) || w->dims[2] != TP__CV(kernel_width) ||
             w->dims[3] != oc) {
           why = "filter is not [1, kernel h, kernel w, channels x multiplier]";
           break;
         }
       } else {
-        ic = (uint64_t)a[12] * a[10];
-        oc = (uint64_t)a[12] * a[11];
-        if (w->nd != 4 || w->dims[0] != oc || w->dims[1] != a[4] || w->dims[2] != a[5] ||
-            w->dims[3] != a[10]) {
+        ic = (uint64_t)TP__CV(groups) * TP__CV(group_input_channels);
+        oc = (uint64_t)TP__CV(groups) * TP__CV(group_output_channels);
+        if (w->nd != 4 || w->dims[0] != oc || w->dims[1] != TP__CV(kernel_height) || w->dims[2] != TP__CV(kernel_width) ||
+            w->dims[3] != TP__CV(group_input_channels)) {
           why = "filter is not [groups x group outputs, kernel h, kernel w, group inputs]";
           break;
         }
@@ -2961,21 +2936,21 @@ static tp_status tp__xnn_rt_shapes(tp_xnn_runtime *rt, uint32_t ni, int kind, co
         break;
       }
       if (kind == TP_XNN_NODE_DECONV2D) {
-        uint64_t kh = ((uint64_t)a[4] - 1) * a[8] + 1, kw = ((uint64_t)a[5] - 1) * a[9] + 1;
-        if (a[4] == 0 || a[5] == 0 || in->dims[1] == 0 || in->dims[2] == 0) {
+        uint64_t kh = ((uint64_t)TP__CV(kernel_height) - 1) * TP__CV(dilation_height) + 1, kw = ((uint64_t)TP__CV(kernel_width) - 1) * TP__CV(dilation_width) + 1;
+        if (TP__CV(kernel_height) == 0 || TP__CV(kernel_width) == 0 || in->dims[1] == 0 || in->dims[2] == 0) {
           why = "empty kernel or input";
           break;
         }
-        oh = (uint64_t)a[6] * (in->dims[1] - 1) + a[13] + kh;
-        ow = (uint64_t)a[7] * (in->dims[2] - 1) + a[14] + kw;
-        oh = oh > (uint64_t)a[0] + a[2] ? oh - a[0] - a[2] : 0;
-        ow = ow > (uint64_t)a[1] + a[3] ? ow - a[1] - a[3] : 0;
-      } else if (a[19] & TP__XNN_FLAG_TF_SAME_PADDING) {
-        oh = a[6] ? (in->dims[1] + a[6] - 1) / a[6] : 0;
-        ow = a[7] ? (in->dims[2] + a[7] - 1) / a[7] : 0;
+        oh = (uint64_t)TP__CV(subsampling_height) * (in->dims[1] - 1) + TP__CV(adjustment_height) + kh;
+        ow = (uint64_t)TP__CV(subsampling_width) * (in->dims[2] - 1) + TP__CV(adjustment_width) + kw;
+        oh = oh > (uint64_t)TP__CV(padding_top) + TP__CV(padding_bottom) ? oh - TP__CV(padding_top) - TP__CV(padding_bottom) : 0;
+        ow = ow > (uint64_t)TP__CV(padding_right) + TP__CV(padding_left) ? ow - TP__CV(padding_right) - TP__CV(padding_left) : 0;
+      } else if (TP__CV(flags) & TP__XNN_FLAG_TF_SAME_PADDING) {
+        oh = TP__CV(subsampling_height) ? (in->dims[1] + TP__CV(subsampling_height) - 1) / TP__CV(subsampling_height) : 0;
+        ow = TP__CV(subsampling_width) ? (in->dims[2] + TP__CV(subsampling_width) - 1) / TP__CV(subsampling_width) : 0;
       } else {
-        oh = tp__xnn_rt_out(in->dims[1], (uint64_t)a[0] + a[2], a[4], a[8], a[6]);
-        ow = tp__xnn_rt_out(in->dims[2], (uint64_t)a[1] + a[3], a[5], a[9], a[7]);
+        oh = tp__xnn_rt_out(in->dims[1], (uint64_t)TP__CV(padding_top) + TP__CV(padding_bottom), TP__CV(kernel_height), TP__CV(dilation_height), TP__CV(subsampling_height));
+        ow = tp__xnn_rt_out(in->dims[2], (uint64_t)TP__CV(padding_right) + TP__CV(padding_left), TP__CV(kernel_width), TP__CV(dilation_width), TP__CV(subsampling_width));
       }
       if (out->dims[1] != oh || out->dims[2] != ow) {
         why = "output height/width do not follow from the input and the window";
@@ -2988,9 +2963,9 @@ static tp_status tp__xnn_rt_shapes(tp_xnn_runtime *rt, uint32_t ni, int kind, co
     case TP_XNN_NODE_ARGMAX_POOLING_2D: {
       uint64_t oh, ow;
       int am = kind == TP_XNN_NODE_ARGMAX_POOLING_2D;
-      in = TP__V(am ? 6 : 10);
-      out = TP__V(am ? 7 : 11);
-      if (am) in2 = TP__V(8);
+      in = am ? TP__V(XNNArgMaxPooling2d, input_id) : TP__V(_XNNPooling2D, input_id);
+      out = am ? TP__V(XNNArgMaxPooling2d, output_value_id) : TP__V(_XNNPooling2D, output_id);
+      if (am) in2 = TP__V(XNNArgMaxPooling2d, output_index_id);
       if (in->nd != 4 || out->nd != 4 || out->dims[0] != in->dims[0] ||
           out->dims[3] != in->dims[3] ||
           (in2 && (in2->nd != 4 || tp__xnn_rt_numel(in2) != tp__xnn_rt_numel(out)))) {
@@ -2998,16 +2973,16 @@ static tp_status tp__xnn_rt_shapes(tp_xnn_runtime *rt, uint32_t ni, int kind, co
         break;
       }
       if (am) {
-        oh = tp__xnn_rt_out(in->dims[1], (uint64_t)a[0] + a[2], a[4], 1, a[4]);
-        ow = tp__xnn_rt_out(in->dims[2], (uint64_t)a[1] + a[3], a[5], 1, a[5]);
-      } else if (a[12] & TP__XNN_FLAG_TF_SAME_PADDING) {
-        oh = a[6] ? (in->dims[1] + a[6] - 1) / a[6] : 0;
-        ow = a[7] ? (in->dims[2] + a[7] - 1) / a[7] : 0;
+        oh = tp__xnn_rt_out(in->dims[1], (uint64_t)TP__PL(padding_top) + TP__PL(padding_bottom), TP__PL(pooling_height), 1, TP__PL(pooling_height));
+        ow = tp__xnn_rt_out(in->dims[2], (uint64_t)TP__PL(padding_right) + TP__PL(padding_left), TP__PL(pooling_width), 1, TP__PL(pooling_width));
+      } else if (TP__PL(flags) & TP__XNN_FLAG_TF_SAME_PADDING) {
+        oh = TP__PL(stride_height) ? (in->dims[1] + TP__PL(stride_height) - 1) / TP__PL(stride_height) : 0;
+        ow = TP__PL(stride_width) ? (in->dims[2] + TP__PL(stride_width) - 1) / TP__PL(stride_width) : 0;
       } else {
-        uint64_t dh = kind == TP_XNN_NODE_AVG_POOLING_2D ? 1 : a[8];
-        uint64_t dwd = kind == TP_XNN_NODE_AVG_POOLING_2D ? 1 : a[9];
-        oh = tp__xnn_rt_out(in->dims[1], (uint64_t)a[0] + a[2], a[4], dh, a[6]);
-        ow = tp__xnn_rt_out(in->dims[2], (uint64_t)a[1] + a[3], a[5], dwd, a[7]);
+        uint64_t dh = kind == TP_XNN_NODE_AVG_POOLING_2D ? 1 : TP__PL(dilation_height);
+        uint64_t dwd = kind == TP_XNN_NODE_AVG_POOLING_2D ? 1 : TP__PL(dilation_width);
+        oh = tp__xnn_rt_out(in->dims[1], (uint64_t)TP__PL(padding_top) + TP__PL(padding_bottom), TP__PL(pooling_height), dh, TP__PL(stride_height));
+        ow = tp__xnn_rt_out(in->dims[2], (uint64_t)TP__PL(padding_right) + TP__PL(padding_left), TP__PL(pooling_width), dwd, TP__PL(stride_width));
       }
       if (out->dims[1] != oh || out->dims[2] != ow) {
         why = "output height/width do not follow from the input and the window";
@@ -3017,7 +2992,7 @@ static tp_status tp__xnn_rt_shapes(tp_xnn_runtime *rt, uint32_t ni, int kind, co
       break;
     }
     case TP_XNN_NODE_GLOBAL_AVG_POOLING_2D:
-      in = TP__V(0), out = TP__V(1);
+      in = TP__V(_XNNNode1x1, input_id), out = TP__V(_XNNNode1x1, output_id);
       if (in->nd != 4 || tp__xnn_rt_numel(out) != (uint64_t)in->dims[0] * in->dims[3] ||
           out->nd == 0 || out->dims[out->nd - 1] != in->dims[3])
         why = "output is not [batch, 1, 1, channels]";
@@ -3025,7 +3000,8 @@ static tp_status tp__xnn_rt_shapes(tp_xnn_runtime *rt, uint32_t ni, int kind, co
     case TP_XNN_NODE_ADD: case TP_XNN_NODE_SUBTRACT: case TP_XNN_NODE_MULTIPLY:
     case TP_XNN_NODE_DIVIDE: case TP_XNN_NODE_MAXIMUM: case TP_XNN_NODE_MINIMUM: {
       size_t nd;
-      in = TP__V(0), in2 = TP__V(1), out = TP__V(2);
+      in = TP__V(_XNNNode2x1, input1_id), in2 = TP__V(_XNNNode2x1, input2_id);
+      out = TP__V(_XNNNode2x1, output_id);
       nd = in->nd > in2->nd ? in->nd : in2->nd;
       if (out->nd != nd) { why = "output rank is not the broadcast rank"; break; }
       for (i = 0; i < nd; i++) { /* right-aligned numpy broadcasting */
@@ -3040,7 +3016,8 @@ static tp_status tp__xnn_rt_shapes(tp_xnn_runtime *rt, uint32_t ni, int kind, co
       break;
     }
     case TP_XNN_NODE_PRELU:
-      in = TP__V(0), w = TP__V(1), out = TP__V(2);
+      in = TP__V(_XNNNode2x1, input1_id), w = TP__V(_XNNNode2x1, input2_id);
+      out = TP__V(_XNNNode2x1, output_id);
       if (in->nd == 0 || tp__xnn_rt_numel(w) != in->dims[in->nd - 1])
         why = "slope size is not the input's channels";
       else if (tp__xnn_rt_numel(out) != tp__xnn_rt_numel(in))
@@ -3048,14 +3025,14 @@ static tp_status tp__xnn_rt_shapes(tp_xnn_runtime *rt, uint32_t ni, int kind, co
       break;
     case TP_XNN_NODE_STATIC_RESHAPE: {
       uint64_t n = 1;
-      in = TP__V(2), out = TP__V(3);
+      in = TP__V(XNNStaticReshape, input_id), out = TP__V(XNNStaticReshape, output_id);
       for (i = 0; i < vlen[0]; i++) n *= (uint64_t)vec[0][i];
       if (tp__xnn_rt_numel(out) != tp__xnn_rt_numel(in) || (vlen[0] && n != tp__xnn_rt_numel(in)))
         why = "element counts differ";
       break;
     }
     case TP_XNN_NODE_STATIC_CONSTANT_PAD:
-      in = TP__V(3), out = TP__V(4);
+      in = TP__V(XNNStaticConstantPad, input_id), out = TP__V(XNNStaticConstantPad, output_id);
       if (vlen[0] != in->nd || vlen[1] != in->nd || out->nd != in->nd) {
         why = "paddings or output rank differ from the input rank";
         break;
@@ -3067,9 +3044,11 @@ static tp_status tp__xnn_rt_shapes(tp_xnn_runtime *rt, uint32_t ni, int kind, co
         }
       break;
     case TP_XNN_NODE_STATIC_RESIZE_BILINEAR_2D:
-      in = TP__V(2), out = TP__V(3);
+      in = TP__V(XNNStaticResizeBilinear2D, input_id);
+      out = TP__V(XNNStaticResizeBilinear2D, output_id);
       if (in->nd != 4 || out->nd != 4 || out->dims[0] != in->dims[0] ||
-          out->dims[3] != in->dims[3] || out->dims[1] != a[0] || out->dims[2] != a[1])
+          out->dims[3] != in->dims[3] || out->dims[1] != TP__RZ(new_height) ||
+          out->dims[2] != TP__RZ(new_width))
         why = "output is not [batch, new height, new width, channels]";
       break;
     default: /* the other 1x1 nodes (and ELU, LeakyReLU): element-wise */
@@ -3077,7 +3056,8 @@ static tp_status tp__xnn_rt_shapes(tp_xnn_runtime *rt, uint32_t ni, int kind, co
           (!strcmp(tp_xnn_describe_node(kind)->table, "_XNNNode1x1") ||
            kind == TP_XNN_NODE_ELU || kind == TP_XNN_NODE_LEAKY_RELU)) {
         int o = kind == TP_XNN_NODE_ELU || kind == TP_XNN_NODE_LEAKY_RELU;
-        in = TP__V(o), out = TP__V(o + 1);
+        in = o ? TP__V(XNNELU, input_id) : TP__V(_XNNNode1x1, input_id); /* ELU, LeakyReLU: */
+        out = o ? TP__V(XNNELU, output_id) : TP__V(_XNNNode1x1, output_id); /* the same ids */
         if (tp__xnn_rt_numel(out) != tp__xnn_rt_numel(in)) why = "output size is not the input size";
       }
       break;
@@ -3093,121 +3073,178 @@ static tp_status tp__xnn_rt_shapes(tp_xnn_runtime *rt, uint32_t ni, int kind, co
   return TP_OK;
 }
 
-static tp_status tp__xnn_rt_node(tp__xnn_load *L, uint32_t ni, tp_fb_table *xn) {
+static tp_status tp__xnn_rt_node(tp__xnn_load *L, uint32_t ni, const tp_xnn_blob_node *n) {
   tp_xnn_runtime *rt = L->rt;
-  uint8_t kind = 0;
-  tp_fb_table body = tp_fb_union_field(xn, 1, &kind), mm = tp_fb_table_field(xn, 3);
-  const char *l = tp__xnn_layout(kind);
+  int kind = n->kind;
+  const tp_xnn_node_desc *d = n->desc; /* known: tp_xnn_read_blob checked */
   uint32_t a[TP__XNN_MAX_FIELDS], pos[TP__XNN_MAX_FIELDS];
   size_t vec[2][TP_XNN_MAX_DIMS];
   size_t vlen[2] = {0, 0};
   float fparam = 0.0f, mn = -INFINITY, mx = INFINITY;
-  size_t i, nv = 0;
+  uint32_t i, nv = 0;
   enum xnn_status xs;
-  if (!l || body.pos == 0)
-    return tp_error_set(&rt->err, TP_ERR_FORMAT, "node %u: unknown node type %u", (unsigned)ni,
-                        (unsigned)kind);
-  if (mm.pos) {
-    mn = tp_fb_f32(&mm, 0, 0.0f);
-    mx = tp_fb_f32(&mm, 1, 0.0f);
+  if (n->has_output_min_max) {
+    mn = n->output_min;
+    mx = n->output_max;
   }
   memset(vec, 0, sizeof vec);
-  for (i = 0; l[i]; i++) {
-    if (l[i] == 'v') {
-      tp_fb_vector v = tp_fb_vector_field(&body, (uint16_t)i, 4);
+  for (i = 0; i < d->nfields; i++) {
+    char t = d->fields[i].type;
+    pos[i] = TP_XNN_INVALID_ID;
+    if (t == 'v') {
       size_t k;
-      if (v.pos == 0 || v.count > TP_XNN_MAX_DIMS)
-        return tp_error_set(&rt->err, TP_ERR_FORMAT, "node %u (%s): vector field %u %s",
-                            (unsigned)ni, tp_xnn_node_name(kind), (unsigned)i,
-                            v.pos ? "has more than 6 entries" : "is missing");
-      for (k = 0; k < v.count; k++) vec[nv][k] = (size_t)tp_fb_vector_scalar(&v, k);
-      vlen[nv++] = v.count;
+      for (k = 0; k < n->vec_len[nv]; k++) vec[nv][k] = (size_t)n->vec[nv][k];
+      vlen[nv] = n->vec_len[nv];
+      nv++;
       a[i] = 0;
-    } else if (l[i] == 'f') {
-      fparam = tp_fb_f32(&body, (uint16_t)i, 0.0f);
+    } else if (t == 'f') {
+      memcpy(&fparam, &n->f[i], sizeof fparam);
       a[i] = 0;
     } else {
-      a[i] = tp_fb_u32(&body, (uint16_t)i, 0);
-      pos[i] = TP_XNN_INVALID_ID;
-      if (l[i] == 'i' || l[i] == 'b') {
-        if (!tp__xnn_rt_lookup(rt, a[i], &pos[i]) || (l[i] == 'i' && pos[i] == TP_XNN_INVALID_ID))
+      a[i] = n->f[i];
+      if (t == 'i' || t == 'b') {
+        if (!tp__xnn_rt_lookup(rt, a[i], &pos[i]) || (t == 'i' && pos[i] == TP_XNN_INVALID_ID))
           return tp_error_set(&rt->err, TP_ERR_FORMAT,
                               "node %u (%s): %s %u is not a defined value", (unsigned)ni,
-                              tp_xnn_node_name(kind), tp__xnn_field_name(kind, (unsigned)i),
-                              (unsigned)a[i]);
+                              d->name, d->fields[i].name, (unsigned)a[i]);
         a[i] = pos[i] == TP_XNN_INVALID_ID ? TP_XNN_INVALID_ID : rt->vinfo[pos[i]].xnn_id;
       }
     }
   }
-  if (tp_fb_reader_status(&L->r) != TP_OK)
-    return tp_error_set(&rt->err, TP_ERR_FORMAT, "node %u: %s", (unsigned)ni, L->r.err.msg);
   if (tp__xnn_rt_shapes(rt, ni, kind, a, pos, vec, vlen) != TP_OK) return rt->err.status;
   switch (kind) {
-    case TP_XNN_NODE_ADD: xs = xnn_define_add2(L->sg, mn, mx, a[0], a[1], a[2], a[3]); break;
-    case TP_XNN_NODE_SUBTRACT: xs = xnn_define_subtract(L->sg, mn, mx, a[0], a[1], a[2], a[3]); break;
-    case TP_XNN_NODE_MULTIPLY: xs = xnn_define_multiply2(L->sg, mn, mx, a[0], a[1], a[2], a[3]); break;
-    case TP_XNN_NODE_DIVIDE: xs = xnn_define_divide(L->sg, mn, mx, a[0], a[1], a[2], a[3]); break;
-    case TP_XNN_NODE_MAXIMUM: xs = xnn_define_maximum2(L->sg, a[0], a[1], a[2], a[3]); break;
-    case TP_XNN_NODE_MINIMUM: xs = xnn_define_minimum2(L->sg, a[0], a[1], a[2], a[3]); break;
-    case TP_XNN_NODE_PRELU: xs = xnn_define_prelu(L->sg, a[0], a[1], a[2], a[3]); break;
-    case TP_XNN_NODE_SOFTMAX: xs = xnn_define_softmax(L->sg, a[0], a[1], a[2]); break;
-    case TP_XNN_NODE_SIGMOID: xs = xnn_define_sigmoid(L->sg, a[0], a[1], a[2]); break;
-    case TP_XNN_NODE_CLAMP: xs = xnn_define_clamp(L->sg, mn, mx, a[0], a[1], a[2]); break;
-    case TP_XNN_NODE_FLOOR: xs = xnn_define_floor(L->sg, a[0], a[1], a[2]); break;
-    case TP_XNN_NODE_CONVERT: xs = xnn_define_convert(L->sg, a[0], a[1], a[2]); break;
-    case TP_XNN_NODE_GLOBAL_AVG_POOLING_2D:
-      xs = xnn_define_global_average_pooling_2d(L->sg, mn, mx, a[0], a[1], a[2]);
+    case TP_XNN_NODE_ADD:
+      xs = xnn_define_add2(L->sg, mn, mx, TP__N2(input1_id), TP__N2(input2_id), TP__N2(output_id),
+                           TP__N2(flags));
       break;
-    case TP_XNN_NODE_SQUARE_ROOT: xs = xnn_define_square_root(L->sg, a[0], a[1], a[2]); break;
-    case TP_XNN_NODE_CEILING: xs = xnn_define_ceiling(L->sg, a[0], a[1], a[2]); break;
-    case TP_XNN_NODE_HARDSWISH: xs = xnn_define_hardswish(L->sg, a[0], a[1], a[2]); break;
-    case TP_XNN_NODE_NEGATE: xs = xnn_define_negate(L->sg, a[0], a[1], a[2]); break;
-    case TP_XNN_NODE_SQUARE: xs = xnn_define_square(L->sg, a[0], a[1], a[2]); break;
-    case TP_XNN_NODE_ABS: xs = xnn_define_abs(L->sg, a[0], a[1], a[2]); break;
-    case TP_XNN_NODE_ELU: xs = xnn_define_elu(L->sg, fparam, a[1], a[2], a[3]); break;
-    case TP_XNN_NODE_LEAKY_RELU: xs = xnn_define_leaky_relu(L->sg, fparam, a[1], a[2], a[3]); break;
+    case TP_XNN_NODE_SUBTRACT:
+      xs = xnn_define_subtract(L->sg, mn, mx, TP__N2(input1_id), TP__N2(input2_id),
+                               TP__N2(output_id), TP__N2(flags));
+      break;
+    case TP_XNN_NODE_MULTIPLY:
+      xs = xnn_define_multiply2(L->sg, mn, mx, TP__N2(input1_id), TP__N2(input2_id),
+                                TP__N2(output_id), TP__N2(flags));
+      break;
+    case TP_XNN_NODE_DIVIDE:
+      xs = xnn_define_divide(L->sg, mn, mx, TP__N2(input1_id), TP__N2(input2_id),
+                             TP__N2(output_id), TP__N2(flags));
+      break;
+    case TP_XNN_NODE_MAXIMUM:
+      xs = xnn_define_maximum2(L->sg, TP__N2(input1_id), TP__N2(input2_id), TP__N2(output_id),
+                               TP__N2(flags));
+      break;
+    case TP_XNN_NODE_MINIMUM:
+      xs = xnn_define_minimum2(L->sg, TP__N2(input1_id), TP__N2(input2_id), TP__N2(output_id),
+                               TP__N2(flags));
+      break;
+    case TP_XNN_NODE_PRELU:
+      xs = xnn_define_prelu(L->sg, TP__N2(input1_id), TP__N2(input2_id), TP__N2(output_id),
+                            TP__N2(flags));
+      break;
+#define TP__XNN_RT_U1(KIND, fn)                                                           \
+  case TP_XNN_NODE_##KIND:                                                                \
+    xs = xnn_define_##fn(L->sg, TP__N1(input_id), TP__N1(output_id), TP__N1(flags));      \
+    break;
+    TP__XNN_RT_U1(SOFTMAX, softmax)
+    TP__XNN_RT_U1(SIGMOID, sigmoid)
+    TP__XNN_RT_U1(FLOOR, floor)
+    TP__XNN_RT_U1(CONVERT, convert)
+    TP__XNN_RT_U1(SQUARE_ROOT, square_root)
+    TP__XNN_RT_U1(CEILING, ceiling)
+    TP__XNN_RT_U1(HARDSWISH, hardswish)
+    TP__XNN_RT_U1(NEGATE, negate)
+    TP__XNN_RT_U1(SQUARE, square)
+    TP__XNN_RT_U1(ABS, abs)
+#undef TP__XNN_RT_U1
+    case TP_XNN_NODE_CLAMP:
+      xs = xnn_define_clamp(L->sg, mn, mx, TP__N1(input_id), TP__N1(output_id), TP__N1(flags));
+      break;
+    case TP_XNN_NODE_GLOBAL_AVG_POOLING_2D:
+      xs = xnn_define_global_average_pooling_2d(L->sg, mn, mx, TP__N1(input_id),
+                                                TP__N1(output_id), TP__N1(flags));
+      break;
+    case TP_XNN_NODE_ELU:
+      xs = xnn_define_elu(L->sg, fparam, a[TP__XF(XNNELU, input_id)],
+                          a[TP__XF(XNNELU, output_id)], a[TP__XF(XNNELU, flags)]);
+      break;
+    case TP_XNN_NODE_LEAKY_RELU:
+      xs = xnn_define_leaky_relu(L->sg, fparam, a[TP__XF(XNNLeakyReLU, input_id)],
+                                 a[TP__XF(XNNLeakyReLU, output_id)],
+                                 a[TP__XF(XNNLeakyReLU, flags)]);
+      break;
     case TP_XNN_NODE_FULLY_CONNECTED:
-      xs = xnn_define_fully_connected(L->sg, mn, mx, a[0], a[1], a[2], a[3], a[4]);
+      xs = xnn_define_fully_connected(L->sg, mn, mx, TP__FC(input1_id), TP__FC(filter_id),
+                                      TP__FC(bias_id), TP__FC(output_id), TP__FC(flags));
       break;
     case TP_XNN_NODE_CONV2D:
-      xs = xnn_define_convolution_2d(L->sg, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8],
-                                     a[9], a[12], a[10], a[11], mn, mx, a[15], a[16], a[17],
-                                     a[18], a[19]);
+      xs = xnn_define_convolution_2d(
+          L->sg, TP__CV(padding_top), TP__CV(padding_right), TP__CV(padding_bottom),
+          TP__CV(padding_left), TP__CV(kernel_height), TP__CV(kernel_width),
+          TP__CV(subsampling_height), TP__CV(subsampling_width), TP__CV(dilation_height),
+          TP__CV(dilation_width), TP__CV(groups), TP__CV(group_input_channels),
+          TP__CV(group_output_channels), mn, mx, TP__CV(input1_id), TP__CV(filter_id),
+          TP__CV(bias_id), TP__CV(output_id), TP__CV(flags));
       break;
     case TP_XNN_NODE_DEPTHWISE_CONV2D:
-      if (a[10] == 0)
+      if (TP__CV(group_input_channels) == 0)
         return tp_error_set(&rt->err, TP_ERR_FORMAT,
                             "node %u (depthwise_convolution_2d): group_input_channels is 0",
                             (unsigned)ni);
-      xs = xnn_define_depthwise_convolution_2d(L->sg, a[0], a[1], a[2], a[3], a[4], a[5], a[6],
-                                               a[7], a[8], a[9], a[11] / a[10], a[12], mn, mx,
-                                               a[15], a[16], a[17], a[18], a[19]);
+      /* written as upstream does: groups = channels, group_output_channels = multiplier */
+      xs = xnn_define_depthwise_convolution_2d(
+          L->sg, TP__CV(padding_top), TP__CV(padding_right), TP__CV(padding_bottom),
+          TP__CV(padding_left), TP__CV(kernel_height), TP__CV(kernel_width),
+          TP__CV(subsampling_height), TP__CV(subsampling_width), TP__CV(dilation_height),
+          TP__CV(dilation_width), TP__CV(group_output_channels) / TP__CV(group_input_channels),
+          TP__CV(groups), mn, mx, TP__CV(input1_id), TP__CV(filter_id), TP__CV(bias_id),
+          TP__CV(output_id), TP__CV(flags));
       break;
-    case TP_XNN_NODE_DECONV2D:
-      xs = xnn_define_deconvolution_2d(L->sg, a[0], a[1], a[2], a[3], a[13], a[14], a[4], a[5],
-                                       a[6], a[7], a[8], a[9], a[12], a[10], a[11], mn, mx, a[15],
-                                       a[16], a[17], a[18], a[19]);
+    case TP_XNN_NODE_DECONV2D: /* upsampling in the subsampling fields */
+      xs = xnn_define_deconvolution_2d(
+          L->sg, TP__CV(padding_top), TP__CV(padding_right), TP__CV(padding_bottom),
+          TP__CV(padding_left), TP__CV(adjustment_height), TP__CV(adjustment_width),
+          TP__CV(kernel_height), TP__CV(kernel_width), TP__CV(subsampling_height),
+          TP__CV(subsampling_width), TP__CV(dilation_height), TP__CV(dilation_width),
+          TP__CV(groups), TP__CV(group_input_channels), TP__CV(group_output_channels), mn, mx,
+          TP__CV(input1_id), TP__CV(filter_id), TP__CV(bias_id), TP__CV(output_id),
+          TP__CV(flags));
       break;
     case TP_XNN_NODE_AVG_POOLING_2D:
-      xs = xnn_define_average_pooling_2d(L->sg, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7],
-                                         mn, mx, a[10], a[11], a[12]);
+      xs = xnn_define_average_pooling_2d(
+          L->sg, TP__PL(padding_top), TP__PL(padding_right), TP__PL(padding_bottom),
+          TP__PL(padding_left), TP__PL(pooling_height), TP__PL(pooling_width),
+          TP__PL(stride_height), TP__PL(stride_width), mn, mx, TP__PL(input_id),
+          TP__PL(output_id), TP__PL(flags));
       break;
     case TP_XNN_NODE_MAX_POOLING_2D:
-      xs = xnn_define_max_pooling_2d(L->sg, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8],
-                                     a[9], mn, mx, a[10], a[11], a[12]);
+      xs = xnn_define_max_pooling_2d(
+          L->sg, TP__PL(padding_top), TP__PL(padding_right), TP__PL(padding_bottom),
+          TP__PL(padding_left), TP__PL(pooling_height), TP__PL(pooling_width),
+          TP__PL(stride_height), TP__PL(stride_width), TP__PL(dilation_height),
+          TP__PL(dilation_width), mn, mx, TP__PL(input_id), TP__PL(output_id), TP__PL(flags));
       break;
     case TP_XNN_NODE_ARGMAX_POOLING_2D:
-      xs = xnn_define_argmax_pooling_2d(L->sg, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7],
-                                        a[8], a[9]);
+      xs = xnn_define_argmax_pooling_2d(
+          L->sg, TP__AM(padding_top), TP__AM(padding_right), TP__AM(padding_bottom),
+          TP__AM(padding_left), TP__AM(pooling_height), TP__AM(pooling_width), TP__AM(input_id),
+          TP__AM(output_value_id), TP__AM(output_index_id), TP__AM(flags));
       break;
     case TP_XNN_NODE_STATIC_RESHAPE:
-      xs = xnn_define_static_reshape(L->sg, vlen[0], vec[0], a[2], a[3], a[4]);
+      xs = xnn_define_static_reshape(L->sg, vlen[0], vec[0],
+                                     a[TP__XF(XNNStaticReshape, input_id)],
+                                     a[TP__XF(XNNStaticReshape, output_id)],
+                                     a[TP__XF(XNNStaticReshape, flags)]);
       break;
     case TP_XNN_NODE_STATIC_RESIZE_BILINEAR_2D:
-      xs = xnn_define_static_resize_bilinear_2d(L->sg, a[0], a[1], a[2], a[3], a[4]);
+      xs = xnn_define_static_resize_bilinear_2d(L->sg, TP__RZ(new_height), TP__RZ(new_width),
+                                                TP__RZ(input_id), TP__RZ(output_id),
+                                                TP__RZ(flags));
       break;
     case TP_XNN_NODE_STATIC_CONSTANT_PAD:
-      xs = xnn_define_static_constant_pad(L->sg, vec[0], vec[1], fparam, a[3], a[4], a[5]);
+      xs = xnn_define_static_constant_pad(L->sg, vec[0], vec[1], fparam,
+                                          a[TP__XF(XNNStaticConstantPad, input_id)],
+                                          a[TP__XF(XNNStaticConstantPad, output_id)],
+                                          a[TP__XF(XNNStaticConstantPad, flags)]);
       break;
     default:
       return tp_error_set(&rt->err, TP_ERR_UNSUPPORTED,
@@ -3220,10 +3257,10 @@ static tp_status tp__xnn_rt_node(tp__xnn_load *L, uint32_t ni, tp_fb_table *xn) 
                         tp_xnn_node_name(kind), (int)xs);
   /* One producer per value, never a constant: the 2022 library asserts (aborts) in
      xnn_create_runtime otherwise, so refuse it here. */
-  for (i = 0; l[i]; i++) {
-    const char *field = tp__xnn_field_name(kind, (unsigned)i);
+  for (i = 0; i < d->nfields; i++) {
+    const char *field = d->fields[i].name;
     tp__xnn_vinfo *v;
-    if (l[i] != 'i' || strncmp(field, "output", 6) != 0) continue;
+    if (d->fields[i].type != 'i' || strncmp(field, "output", 6) != 0) continue;
     v = &rt->vinfo[pos[i]];
     if (v->is_const || v->produced)
       return tp_error_set(&rt->err, TP_ERR_FORMAT, "node %u (%s): %s (value %u) is %s",
@@ -3237,41 +3274,15 @@ static tp_status tp__xnn_rt_node(tp__xnn_load *L, uint32_t ni, tp_fb_table *xn) 
 static tp_status tp__xnn_rt_build(tp__xnn_load *L, const unsigned char *blob, size_t n,
                                   const void *ptd, size_t ptd_size, uint32_t flags) {
   tp_xnn_runtime *rt = L->rt;
-  const unsigned char *fb = blob;
-  size_t fb_size = n, i;
-  tp_fb_vector values, nodes;
+  size_t i;
   enum xnn_status xs;
+  tp_error e;
+  tp_status st;
   if (!blob) return tp_error_set(&rt->err, TP_ERR_INVALID, "no blob");
-  if (n >= TP_DELEGATE_HEADER_SIZE && memcmp(blob + 4, "XH00", 4) == 0) {
-    uint32_t fo = tp_load_le32(blob + 10), fs = tp_load_le32(blob + 14);
-    uint32_t co = tp_load_le32(blob + 18);
-    uint64_t cs = tp_load_le64(blob + 22);
-    if (fs < 8 || fo > n || fs > n - fo || co > n || cs > (uint64_t)(n - co) || co < fo ||
-        co - fo < fs)
-      return tp_error_set(&rt->err, TP_ERR_FORMAT,
-                          "XH00 header: flatbuffer {offset %u, size %u}, constants {offset %u, "
-                          "size %llu} do not fit a %llu-byte blob",
-                          (unsigned)fo, (unsigned)fs, (unsigned)co, (unsigned long long)cs,
-                          (unsigned long long)n);
-    fb = blob + fo;
-    fb_size = fs;
-    L->cd = blob + co;
-    L->cd_size = cs;
-  }
-  if (tp_fb_reader_init(&L->r, fb, fb_size, NULL, &L->root) != TP_OK)
-    return tp_error_set(&rt->err, TP_ERR_FORMAT, "flatbuffer: %s", L->r.err.msg);
-  if (memcmp(fb + 4, "XN01", 4) != 0 && memcmp(fb + 4, "XN00", 4) != 0)
-    return tp_error_set(&rt->err, TP_ERR_FORMAT,
-                        "flatbuffer identifier is not XN00 or XN01");
-  values = tp_fb_vector_field(&L->root, 2, 4);
-  nodes = tp_fb_vector_field(&L->root, 1, 4);
-  rt->num_externs = tp_fb_u32(&L->root, 3, 0);
-  if (tp_fb_reader_status(&L->r) != TP_OK || values.pos == 0 || nodes.pos == 0)
-    return tp_error_set(&rt->err, TP_ERR_FORMAT, "graph: %s",
-                        L->r.err.status ? L->r.err.msg : "xvalues or xnodes missing");
-  if (rt->num_externs > TP_XNN_MAX_EXTERNS)
-    return tp_error_set(&rt->err, TP_ERR_FORMAT, "num_externs %u exceeds %d",
-                        (unsigned)rt->num_externs, TP_XNN_MAX_EXTERNS);
+  /* the structure through the pure reader; what XNNPACK needs is checked below */
+  st = tp_xnn_read_blob(blob, n, &L->b, &e);
+  if (st != TP_OK) return tp_error_set(&rt->err, st, "%s", e.msg);
+  rt->num_externs = L->b.num_externs;
   rt->bound = (void **)TP_MALLOC(((size_t)rt->num_externs + 1) * sizeof(void *));
   if (!rt->bound) return tp_error_set(&rt->err, TP_ERR_NOMEM, "no memory");
   memset(rt->bound, 0, ((size_t)rt->num_externs + 1) * sizeof(void *));
@@ -3281,11 +3292,11 @@ static tp_status tp__xnn_rt_build(tp__xnn_load *L, const unsigned char *blob, si
       return tp_error_set(&rt->err, TP_ERR_FORMAT, ".ptd: %s", L->ptd.err.msg);
     L->have_ptd = 1;
   }
-  rt->direct = (uint32_t *)TP_MALLOC(((size_t)values.count + 1) * sizeof(uint32_t));
-  rt->vinfo = (tp__xnn_vinfo *)TP_MALLOC(((size_t)values.count + 1) * sizeof(tp__xnn_vinfo));
+  rt->direct = (uint32_t *)TP_MALLOC(((size_t)L->b.num_values + 1) * sizeof(uint32_t));
+  rt->vinfo = (tp__xnn_vinfo *)TP_MALLOC(((size_t)L->b.num_values + 1) * sizeof(tp__xnn_vinfo));
   if (!rt->direct || !rt->vinfo)
     return tp_error_set(&rt->err, TP_ERR_NOMEM, "no memory for the id map");
-  rt->ndirect = values.count;
+  rt->ndirect = L->b.num_values;
   for (i = 0; i < rt->ndirect; i++) rt->direct[i] = TP_XNN_INVALID_ID;
   xs = xnn_initialize(NULL);
   if (xs != xnn_status_success)
@@ -3295,14 +3306,10 @@ static tp_status tp__xnn_rt_build(tp__xnn_load *L, const unsigned char *blob, si
   if (xs != xnn_status_success)
     return tp_error_set(&rt->err, TP_ERR_NOMEM, "xnn_create_subgraph failed (xnn_status %d)",
                         (int)xs);
-  for (i = 0; i < values.count; i++) {
-    tp_fb_table xv = tp_fb_vector_table(&values, i);
-    if (tp__xnn_rt_value(L, (uint32_t)i, &xv) != TP_OK) return rt->err.status;
-  }
-  for (i = 0; i < nodes.count; i++) {
-    tp_fb_table xn = tp_fb_vector_table(&nodes, i);
-    if (tp__xnn_rt_node(L, (uint32_t)i, &xn) != TP_OK) return rt->err.status;
-  }
+  for (i = 0; i < L->b.num_values; i++)
+    if (tp__xnn_rt_value(L, (uint32_t)i, &L->b.values[i]) != TP_OK) return rt->err.status;
+  for (i = 0; i < L->b.num_nodes; i++)
+    if (tp__xnn_rt_node(L, (uint32_t)i, &L->b.nodes[i]) != TP_OK) return rt->err.status;
   xs = xnn_create_runtime_v2(L->sg, NULL, flags, &rt->runtime);
   if (xs != xnn_status_success)
     return tp_error_set(&rt->err, TP_ERR_INVALID,
@@ -3324,6 +3331,7 @@ TPDEF tp_status tp_xnn_load(const void *blob, size_t blob_size, const void *ptd,
   L.rt = rt;
   st = tp__xnn_rt_build(&L, (const unsigned char *)blob, blob_size, ptd, ptd_size, flags);
   if (L.sg) xnn_delete_subgraph(L.sg);
+  tp_xnn_blob_free(&L.b);
   if (st != TP_OK) {
     if (err && !err->status) *err = rt->err;
     tp_xnn_runtime_destroy(rt);
