@@ -100,6 +100,9 @@
 #define TENSORPACK_VULKAN_H
 
 #include "tensorpack.h"
+#if !defined(TP_VERSION_MAJOR) || TP_VERSION_MAJOR != 0 || TP_VERSION_MINOR != 2
+#error "tensorpack_vulkan.h needs tensorpack.h 0.2.x (an older or newer tensorpack.h was found first on the include path)"
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -434,7 +437,7 @@ struct tp_vk_graph {
 static tp_status tp_vk__check(tp_vk_graph *g) { return g->err.status; }
 
 static tp_status tp_vk__nomem(tp_vk_graph *g, const char *what) {
-  return tp_error_set(&g->err, TP_ERR_NOMEM, "out of memory while adding %s", what);
+  return tp__error_set(&g->err, TP_ERR_NOMEM, "out of memory while adding %s", what);
 }
 
 static const char *tp_vk__dt_name(int dt) {
@@ -532,15 +535,15 @@ static tp_vk__value *tp_vk__new_value(tp_vk_graph *g, uint8_t type, const char *
   tp_vk__value *v;
   tp_status s;
   if (g->nvalues >= (size_t)INT32_MAX) {
-    tp_error_set(&g->err, TP_ERR_OVERFLOW,
+    tp__error_set(&g->err, TP_ERR_OVERFLOW,
                  "value %lu: a graph holds at most %ld values (ids are int32 in the format)",
                  (unsigned long)g->nvalues, (long)INT32_MAX);
     return NULL;
   }
-  s = tp_array_reserve((void **)&g->values, &g->cap_values, g->nvalues + 1, sizeof *g->values);
+  s = tp__array_reserve((void **)&g->values, &g->cap_values, g->nvalues + 1, sizeof *g->values);
   if (s != TP_OK) {
     if (s == TP_ERR_NOMEM) tp_vk__nomem(g, what);
-    else tp_error_set(&g->err, s, "value %lu: cannot grow the value table",
+    else tp__error_set(&g->err, s, "value %lu: cannot grow the value table",
                       (unsigned long)g->nvalues);
     return NULL;
   }
@@ -591,8 +594,8 @@ static int tp_vk__dup(tp_vk_graph *g, const void *src, size_t n, size_t es, void
   uint64_t bytes;
   *out = NULL;
   if (n == 0) return 0;
-  if (tp_mul_u64((uint64_t)n, (uint64_t)es, &bytes) || bytes > (uint64_t)SIZE_MAX) {
-    tp_error_set(&g->err, TP_ERR_OVERFLOW, "value %lu: %s of %lu items is too large",
+  if (tp__mul_u64((uint64_t)n, (uint64_t)es, &bytes) || bytes > (uint64_t)SIZE_MAX) {
+    tp__error_set(&g->err, TP_ERR_OVERFLOW, "value %lu: %s of %lu items is too large",
                  (unsigned long)g->nvalues, what, (unsigned long)n);
     return 1;
   }
@@ -611,7 +614,7 @@ TPDEF tp_status tp_vk_add_string(tp_vk_graph *g, const char *s, uint32_t *id_out
   TP_ASSERT(g);
   if (tp_vk__check(g)) return g->err.status;
   if (!s)
-    return tp_error_set(&g->err, TP_ERR_INVALID, "value %lu: string is NULL",
+    return tp__error_set(&g->err, TP_ERR_INVALID, "value %lu: string is NULL",
                         (unsigned long)g->nvalues);
   n = strlen(s);
   v = tp_vk__new_value(g, TP_VK_STRING_VALUE, "a string");
@@ -627,10 +630,10 @@ static tp_status tp_vk__add_list(tp_vk_graph *g, uint8_t type, const void *items
   TP_ASSERT(g);
   if (tp_vk__check(g)) return g->err.status;
   if (n > 0 && !items)
-    return tp_error_set(&g->err, TP_ERR_INVALID, "value %lu: %s of %lu items has NULL items",
+    return tp__error_set(&g->err, TP_ERR_INVALID, "value %lu: %s of %lu items has NULL items",
                         (unsigned long)g->nvalues, what, (unsigned long)n);
   if (n > (size_t)INT32_MAX)
-    return tp_error_set(&g->err, TP_ERR_OVERFLOW, "value %lu: %s of %lu items is too long",
+    return tp__error_set(&g->err, TP_ERR_OVERFLOW, "value %lu: %s of %lu items is too long",
                         (unsigned long)g->nvalues, what, (unsigned long)n);
   v = tp_vk__new_value(g, type, what);
   if (!v) return g->err.status;
@@ -668,21 +671,21 @@ static int tp_vk__ids_exist(tp_vk_graph *g, const uint32_t *ids, size_t n, const
   size_t i;
   if (n > 0 && !ids) {
     if (index >= 0)
-      tp_error_set(&g->err, TP_ERR_INVALID, "%s %ld: %lu ids given as NULL", what, index,
+      tp__error_set(&g->err, TP_ERR_INVALID, "%s %ld: %lu ids given as NULL", what, index,
                    (unsigned long)n);
     else
-      tp_error_set(&g->err, TP_ERR_INVALID, "%s: %lu ids given as NULL", what,
+      tp__error_set(&g->err, TP_ERR_INVALID, "%s: %lu ids given as NULL", what,
                    (unsigned long)n);
     return 0;
   }
   for (i = 0; i < n; i++)
     if (ids[i] >= g->nvalues) {
       if (index >= 0)
-        tp_error_set(&g->err, TP_ERR_INVALID,
+        tp__error_set(&g->err, TP_ERR_INVALID,
                      "%s %ld: id %lu (item %lu) does not exist; the graph has %lu values", what,
                      index, (unsigned long)ids[i], (unsigned long)i, (unsigned long)g->nvalues);
       else
-        tp_error_set(&g->err, TP_ERR_INVALID,
+        tp__error_set(&g->err, TP_ERR_INVALID,
                      "%s: id %lu (item %lu) does not exist; the graph has %lu values", what,
                      (unsigned long)ids[i], (unsigned long)i, (unsigned long)g->nvalues);
       return 0;
@@ -724,11 +727,11 @@ static tp_status tp_vk__add_const_named(tp_vk_graph *g, tp_vk__const *c, uint32_
                                  c->out == c->view.dtype ? NULL : tp_vk__const_produce, c,
                                  c->nbytes, NULL, 16, &key);
   if (s != TP_OK)
-    return tp_error_set(&g->err, s, "value %lu: adding the constant to the store failed: %s",
+    return tp__error_set(&g->err, s, "value %lu: adding the constant to the store failed: %s",
                         (unsigned long)id, tp_store_error(g->opts.store)[0]
                             ? tp_store_error(g->opts.store) : tp_status_str(s));
   if (!key || strlen(key) >= sizeof c->key)
-    return tp_error_set(&g->err, TP_ERR_FORMAT, "value %lu: the store returned no usable key",
+    return tp__error_set(&g->err, TP_ERR_FORMAT, "value %lu: the store returned no usable key",
                         (unsigned long)id);
   memcpy(c->key, key, strlen(key) + 1);
   c->named = 1;
@@ -753,17 +756,17 @@ TPDEF tp_status tp_vk_add_tensor(tp_vk_graph *g, tp_vk_datatype dt, size_t ndim,
   memset(&c, 0, sizeof c);
   tpdt = tp_vk__dt_to_tp(idt);
   if (tpdt < 0)
-    return tp_error_set(&g->err, TP_ERR_INVALID, "value %lu: unknown tensor datatype %d", id,
+    return tp__error_set(&g->err, TP_ERR_INVALID, "value %lu: unknown tensor datatype %d", id,
                         idt);
   if (ist != TP_VK_UNSET && tp_vk__dt_to_tp(ist) < 0)
-    return tp_error_set(&g->err, TP_ERR_INVALID, "value %lu: unknown staging datatype %d", id,
+    return tp__error_set(&g->err, TP_ERR_INVALID, "value %lu: unknown staging datatype %d", id,
                         ist);
   if (storage_type != -1 && storage_type != 255 && !tp_vk__storage_ok(storage_type))
-    return tp_error_set(&g->err, TP_ERR_INVALID,
+    return tp__error_set(&g->err, TP_ERR_INVALID,
                         "value %lu: unknown storage type %d (BUFFER 0, TEXTURE_3D 1, "
                         "TEXTURE_2D 2, or -1 for the default)", id, storage_type);
   if (memory_layout != -1 && memory_layout != 255 && !tp_vk__layout_ok(memory_layout))
-    return tp_error_set(&g->err, TP_ERR_INVALID,
+    return tp__error_set(&g->err, TP_ERR_INVALID,
                         "value %lu: unknown memory layout %d (0-6, 8, 9, or -1 for the "
                         "default)", id, memory_layout);
   if (constant) {
@@ -771,24 +774,24 @@ TPDEF tp_status tp_vk_add_tensor(tp_vk_graph *g, tp_vk_datatype dt, size_t ndim,
     memset(&verr, 0, sizeof verr);
     s = tp_tensor_check(constant, &verr);
     if (s != TP_OK)
-      return tp_error_set(&g->err, s, "value %lu: constant view: %s", id,
+      return tp__error_set(&g->err, s, "value %lu: constant view: %s", id,
                           verr.status ? verr.msg : tp_status_str(s));
   }
   if (!dims && ndim > 0) {
     if (!constant)
-      return tp_error_set(&g->err, TP_ERR_INVALID,
+      return tp__error_set(&g->err, TP_ERR_INVALID,
                           "value %lu: dims is NULL and there is no constant to take %lu dims "
                           "from", id, (unsigned long)ndim);
     if (ndim != (size_t)constant->ndim)
-      return tp_error_set(&g->err, TP_ERR_INVALID,
+      return tp__error_set(&g->err, TP_ERR_INVALID,
                           "value %lu: dims is NULL but ndim %lu differs from the constant's %d",
                           id, (unsigned long)ndim, constant->ndim);
   }
   if (ndim > 0) {
     uint64_t bytes;
-    if (tp_mul_u64((uint64_t)ndim, 4, &bytes) || bytes > (uint64_t)SIZE_MAX ||
+    if (tp__mul_u64((uint64_t)ndim, 4, &bytes) || bytes > (uint64_t)SIZE_MAX ||
         ndim > (size_t)INT32_MAX)
-      return tp_error_set(&g->err, TP_ERR_OVERFLOW, "value %lu: %lu dims are too many", id,
+      return tp__error_set(&g->err, TP_ERR_OVERFLOW, "value %lu: %lu dims are too many", id,
                           (unsigned long)ndim);
     d32 = (uint32_t *)TP_MALLOC((size_t)bytes);
     if (!d32) return tp_vk__nomem(g, "tensor dims");
@@ -797,14 +800,14 @@ TPDEF tp_status tp_vk_add_tensor(tp_vk_graph *g, tp_vk_datatype dt, size_t ndim,
     uint64_t di = dims ? (uint64_t)dims[i] : (uint64_t)constant->sizes[i];
     if (di > UINT32_MAX) {
       TP_FREE(d32);
-      return tp_error_set(&g->err, TP_ERR_OVERFLOW,
+      return tp__error_set(&g->err, TP_ERR_OVERFLOW,
                           "value %lu: dim %lu is %llu, more than a u32 holds", id,
                           (unsigned long)i, (unsigned long long)di);
     }
     d32[i] = (uint32_t)di;
-    if (tp_mul_u64(numel, di, &numel)) {
+    if (tp__mul_u64(numel, di, &numel)) {
       TP_FREE(d32);
-      return tp_error_set(&g->err, TP_ERR_OVERFLOW,
+      return tp__error_set(&g->err, TP_ERR_OVERFLOW,
                           "value %lu: the product of the dims overflows at dim %lu", id,
                           (unsigned long)i);
     }
@@ -827,33 +830,33 @@ TPDEF tp_status tp_vk_add_tensor(tp_vk_graph *g, tp_vk_datatype dt, size_t ndim,
                      (tpdt == (int)TP_F32 && vdt == TP_F16);
     if (!convert_ok) {
       TP_FREE(d32);
-      return tp_error_set(&g->err, TP_ERR_INVALID,
+      return tp__error_set(&g->err, TP_ERR_INVALID,
                           "value %lu: constant view is %s but the tensor is %s (%s bytes "
                           "expected)", id, tp_dtype_name(vdt), tp_vk__dt_name(idt),
                           tp_dtype_name((tp_dtype)tpdt));
     }
     if (cnumel != numel) {
       TP_FREE(d32);
-      return tp_error_set(&g->err, TP_ERR_INVALID,
+      return tp__error_set(&g->err, TP_ERR_INVALID,
                           "value %lu: constant has %llu elements but the dims hold %llu", id,
                           (unsigned long long)cnumel, (unsigned long long)numel);
     }
-    if (tp_mul_u64(numel, (uint64_t)tp_dtype_size((tp_dtype)tpdt), &c.nbytes)) {
+    if (tp__mul_u64(numel, (uint64_t)tp_dtype_size((tp_dtype)tpdt), &c.nbytes)) {
       TP_FREE(d32);
-      return tp_error_set(&g->err, TP_ERR_OVERFLOW, "value %lu: constant size overflows", id);
+      return tp__error_set(&g->err, TP_ERR_OVERFLOW, "value %lu: constant size overflows", id);
     }
     if (g->nconsts >= (size_t)INT32_MAX) {
       TP_FREE(d32);
-      return tp_error_set(&g->err, TP_ERR_OVERFLOW, "value %lu: too many constants", id);
+      return tp__error_set(&g->err, TP_ERR_OVERFLOW, "value %lu: too many constants", id);
     }
     c.value_id = (uint32_t)id;
     c.view = *constant;
     c.out = (tp_dtype)tpdt;
-    s = tp_array_reserve((void **)&g->consts, &g->cap_consts, g->nconsts + 1, sizeof c);
+    s = tp__array_reserve((void **)&g->consts, &g->cap_consts, g->nconsts + 1, sizeof c);
     if (s != TP_OK) {
       TP_FREE(d32);
       return s == TP_ERR_NOMEM ? tp_vk__nomem(g, "a constant")
-                               : tp_error_set(&g->err, s, "value %lu: too many constants", id);
+                               : tp__error_set(&g->err, s, "value %lu: too many constants", id);
     }
     if (g->opts.store && c.nbytes > 0) {
       s = tp_vk__add_const_named(g, &c, (uint32_t)id);
@@ -902,12 +905,12 @@ TPDEF tp_status tp_vk_add_op(tp_vk_graph *g, uint32_t node_id, const char *name,
   TP_ASSERT(g);
   if (tp_vk__check(g)) return g->err.status;
   if (!name)
-    return tp_error_set(&g->err, TP_ERR_INVALID, "operator %lu: name is NULL",
+    return tp__error_set(&g->err, TP_ERR_INVALID, "operator %lu: name is NULL",
                         (unsigned long)g->nops);
   if (!tp_vk__ids_exist(g, args, n, "operator", (long)g->nops)) return g->err.status;
-  s = tp_array_reserve((void **)&g->ops, &g->cap_ops, g->nops + 1, sizeof op);
+  s = tp__array_reserve((void **)&g->ops, &g->cap_ops, g->nops + 1, sizeof op);
   if (s != TP_OK)
-    return tp_error_set(&g->err, s, "operator %lu: cannot grow the chain",
+    return tp__error_set(&g->err, s, "operator %lu: cannot grow the chain",
                         (unsigned long)g->nops);
   memset(&op, 0, sizeof op);
   op.node_id = node_id;
@@ -957,13 +960,13 @@ TPDEF tp_status tp_vk_add_shader(tp_vk_graph *g, const void *bytes, size_t n,
   TP_ASSERT(g);
   if (tp_vk__check(g)) return g->err.status;
   if (!bytes || n == 0)
-    return tp_error_set(&g->err, TP_ERR_INVALID, "shader %lu: %s", (unsigned long)g->nshaders,
+    return tp__error_set(&g->err, TP_ERR_INVALID, "shader %lu: %s", (unsigned long)g->nshaders,
                         bytes ? "has 0 bytes" : "bytes are NULL");
   if (g->nshaders >= (size_t)INT32_MAX)
-    return tp_error_set(&g->err, TP_ERR_OVERFLOW, "shader %lu: too many shaders",
+    return tp__error_set(&g->err, TP_ERR_OVERFLOW, "shader %lu: too many shaders",
                         (unsigned long)g->nshaders);
-  s = tp_array_reserve((void **)&g->shaders, &g->cap_shaders, g->nshaders + 1, sizeof sh);
-  if (s != TP_OK) return tp_error_set(&g->err, s, "shader %lu: cannot grow the shader table",
+  s = tp__array_reserve((void **)&g->shaders, &g->cap_shaders, g->nshaders + 1, sizeof sh);
+  if (s != TP_OK) return tp__error_set(&g->err, s, "shader %lu: cannot grow the shader table",
                                       (unsigned long)g->nshaders);
   memset(&sh, 0, sizeof sh);
   sh.bytes = (unsigned char *)TP_MALLOC(n);
@@ -980,11 +983,11 @@ TPDEF tp_status tp_vk_set_overrides(tp_vk_graph *g, int storage_type, int memory
   TP_ASSERT(g);
   if (tp_vk__check(g)) return g->err.status;
   if (storage_type != -1 && storage_type != 255 && !tp_vk__storage_ok(storage_type))
-    return tp_error_set(&g->err, TP_ERR_INVALID,
+    return tp__error_set(&g->err, TP_ERR_INVALID,
                         "graph: unknown storage type override %d (0-2, or -1 for the default)",
                         storage_type);
   if (memory_layout != -1 && memory_layout != 255 && !tp_vk__layout_ok(memory_layout))
-    return tp_error_set(&g->err, TP_ERR_INVALID,
+    return tp__error_set(&g->err, TP_ERR_INVALID,
                         "graph: unknown memory layout override %d (0-6, 8, 9, or -1 for the "
                         "default)", memory_layout);
   g->storage_override = (uint8_t)(storage_type == -1 ? 255 : storage_type);
@@ -1069,7 +1072,6 @@ static tp_status tp_vk__layout(tp_vk_graph *g) {
   tp_status s;
   const unsigned char *data;
   size_t fb_size = 0;
-  int32_t *tmp = NULL;
 
   if (tp_vk__check(g)) return g->err.status;
   if (!g->dirty) return TP_OK;
@@ -1084,13 +1086,13 @@ static tp_status tp_vk__layout(tp_vk_graph *g) {
       continue;
     }
     if (tp_delegate_place(&off, c->nbytes, 16, &c->offset))
-      return tp_error_set(&g->err, TP_ERR_OVERFLOW,
+      return tp__error_set(&g->err, TP_ERR_OVERFLOW,
                           "value %lu: the raw segment overflows at %llu bytes",
                           (unsigned long)c->value_id, (unsigned long long)off);
   }
   for (i = 0; i < g->nshaders; i++) {
     if (tp_delegate_place(&off, (uint64_t)g->shaders[i].n, 16, &g->shaders[i].offset))
-      return tp_error_set(&g->err, TP_ERR_OVERFLOW, "shader %lu: the raw segment overflows",
+      return tp__error_set(&g->err, TP_ERR_OVERFLOW, "shader %lu: the raw segment overflows",
                           (unsigned long)i);
   }
   if (off == 0 && any_empty) off = 16;
@@ -1098,7 +1100,7 @@ static tp_status tp_vk__layout(tp_vk_graph *g) {
 
   if (!g->fb) {
     s = tp_fb_builder_create(&g->fb);
-    if (s != TP_OK) return tp_error_set(&g->err, s, "graph: cannot create a flatbuffer builder");
+    if (s != TP_OK) return tp__error_set(&g->err, s, "graph: cannot create a flatbuffer builder");
   }
   b = g->fb;
   tp_fb_builder_reset(b);
@@ -1141,7 +1143,6 @@ static tp_status tp_vk__layout(tp_vk_graph *g) {
     refs[i] = tp_vk__bytes_table(b, g->shaders[i].offset, (uint64_t)g->shaders[i].n, NULL);
   r_shaders = tp_fb_create_vector_refs(b, refs, g->nshaders);
   TP_FREE(refs);
-  (void)tmp;
   r_in = tp_fb_create_vector(b, g->inputs, g->ninputs, 4);
   r_out = tp_fb_create_vector(b, g->outputs, g->noutputs, 4);
   r_version = tp_fb_create_string(b, "0", 1);
@@ -1157,10 +1158,10 @@ static tp_status tp_vk__layout(tp_vk_graph *g) {
   tp_fb_add_u8(b, 8, g->layout_override, 255);
   s = tp_fb_finish(b, tp_fb_end_table(b), "VK00");
   if (s != TP_OK)
-    return tp_error_set(&g->err, s, "graph: building the flatbuffer failed: %s", tp_fb_error(b));
+    return tp__error_set(&g->err, s, "graph: building the flatbuffer failed: %s", tp_fb_error(b));
   data = tp_fb_data(b, &fb_size);
   if (!data || fb_size == 0)
-    return tp_error_set(&g->err, TP_ERR_FORMAT, "graph: the flatbuffer builder gave no bytes");
+    return tp__error_set(&g->err, TP_ERR_FORMAT, "graph: the flatbuffer builder gave no bytes");
   g->fb_size = (uint64_t)fb_size;
   /* the delegate core's frame (the header's offsets are u32) */
   s = tp_delegate_frame_make("VH00", g->fb_size, 16, g->segment_size, &g->frame, &total, &g->err);
@@ -1177,8 +1178,8 @@ TPDEF tp_status tp_vk_blob_size(tp_vk_graph *g, uint64_t *size_out) {
   TP_ASSERT(g);
   s = tp_vk__layout(g);
   if (s != TP_OK) return s;
-  if (tp_add_u64(tp_vk__bytes_offset(g), g->segment_size, &total))
-    return tp_error_set(&g->err, TP_ERR_OVERFLOW, "graph: blob size overflows");
+  if (tp__add_u64(tp_vk__bytes_offset(g), g->segment_size, &total))
+    return tp__error_set(&g->err, TP_ERR_OVERFLOW, "graph: blob size overflows");
   if (size_out) *size_out = total;
   return TP_OK;
 }
@@ -1215,7 +1216,7 @@ TPDEF tp_status tp_vk_write(tp_vk_graph *g, tp_sink *sink) {
       s = tp_convert_write(&c->view, c->out, TP_CONVERT_SATURATE, &wrap);
     if (s != TP_OK) return s;
     if (cs.n != c->nbytes)
-      return tp_error_set(&g->err, TP_ERR_FORMAT,
+      return tp__error_set(&g->err, TP_ERR_FORMAT,
                           "value %lu: constant wrote %llu bytes, expected %llu",
                           (unsigned long)c->value_id, (unsigned long long)cs.n,
                           (unsigned long long)c->nbytes);
@@ -1285,12 +1286,12 @@ TPDEF tp_status tp_vk_read_blob(const void *blob, size_t size, tp_ptd *ptd,
   tp_vk_blob_value *vals = NULL;
   uint32_t i;
   tp_status s;
-  if (!values_out || !value_count) return tp_error_set(err, TP_ERR_INVALID, "read: NULL output");
+  if (!values_out || !value_count) return tp__error_set(err, TP_ERR_INVALID, "read: NULL output");
   *values_out = NULL;
   *value_count = 0;
   s = tp_vk_parse_header(blob, size, &h);
   if (s != TP_OK)
-    return tp_error_set(err, s, "read: the %lu-byte blob has no valid VH00 header and VK00 "
+    return tp__error_set(err, s, "read: the %lu-byte blob has no valid VH00 header and VK00 "
                         "flatbuffer", (unsigned long)size);
   bytes = (const unsigned char *)blob + h.bytes_offset;
   memset(&rd, 0, sizeof rd);
@@ -1300,15 +1301,15 @@ TPDEF tp_status tp_vk_read_blob(const void *blob, size_t size, tp_ptd *ptd,
   consts = tp_fb_vector_field(&root, 5, 4);
   if (s == TP_OK) s = tp_fb_reader_status(&rd);
   if (s != TP_OK || values.pos == 0)
-    return tp_error_set(err, TP_ERR_FORMAT, "read: flatbuffer: %s",
+    return tp__error_set(err, TP_ERR_FORMAT, "read: flatbuffer: %s",
                         s != TP_OK ? rd.err.msg : "no values vector");
   if (values.count > 0) {
     uint64_t nb;
-    if (tp_mul_u64((uint64_t)values.count, sizeof *vals, &nb) || nb > SIZE_MAX)
-      return tp_error_set(err, TP_ERR_FORMAT, "read: %lu values", (unsigned long)values.count);
+    if (tp__mul_u64((uint64_t)values.count, sizeof *vals, &nb) || nb > SIZE_MAX)
+      return tp__error_set(err, TP_ERR_FORMAT, "read: %lu values", (unsigned long)values.count);
     vals = (tp_vk_blob_value *)TP_MALLOC((size_t)nb);
     if (!vals)
-      return tp_error_set(err, TP_ERR_NOMEM, "read: %lu values", (unsigned long)values.count);
+      return tp__error_set(err, TP_ERR_NOMEM, "read: %lu values", (unsigned long)values.count);
     memset(vals, 0, (size_t)nb);
   }
   s = TP_OK;
@@ -1331,12 +1332,12 @@ TPDEF tp_status tp_vk_read_blob(const void *blob, size_t size, tp_ptd *ptd,
     if (tp_fb_reader_status(&rd) != TP_OK) break;
     c->datatype = (tp_vk_datatype)dt;
     if (tp_vk__dt_size(dt) == 0) {
-      s = tp_error_set(err, TP_ERR_FORMAT, "value %lu: unknown datatype %d", (unsigned long)i,
+      s = tp__error_set(err, TP_ERR_FORMAT, "value %lu: unknown datatype %d", (unsigned long)i,
                        dt);
       break;
     }
     if (!tp_fb_present(&t, 1) || dims.count > TP_MAX_DIMS) {
-      s = tp_error_set(err, TP_ERR_FORMAT, "value %lu: dims %s", (unsigned long)i,
+      s = tp__error_set(err, TP_ERR_FORMAT, "value %lu: dims %s", (unsigned long)i,
                        tp_fb_present(&t, 1) ? "exceed TP_MAX_DIMS" : "are missing");
       break;
     }
@@ -1344,14 +1345,14 @@ TPDEF tp_status tp_vk_read_blob(const void *blob, size_t size, tp_ptd *ptd,
     nbytes = tp_vk__dt_size(dt);
     for (k = 0; k < dims.count; k++) {
       c->dims[k] = (uint32_t)tp_fb_vector_scalar(&dims, k);
-      if (tp_mul_u64(nbytes, c->dims[k], &nbytes)) {
-        s = tp_error_set(err, TP_ERR_FORMAT, "value %lu: dims overflow", (unsigned long)i);
+      if (tp__mul_u64(nbytes, c->dims[k], &nbytes)) {
+        s = tp__error_set(err, TP_ERR_FORMAT, "value %lu: dims overflow", (unsigned long)i);
         break;
       }
     }
     if (s != TP_OK || c->constant_id < 0) continue;
     if ((uint32_t)c->constant_id >= consts.count) {
-      s = tp_error_set(err, TP_ERR_FORMAT,
+      s = tp__error_set(err, TP_ERR_FORMAT,
                        "value %lu: constant_id %ld but the blob has %lu constants",
                        (unsigned long)i, (long)c->constant_id, (unsigned long)consts.count);
       break;
@@ -1364,7 +1365,7 @@ TPDEF tp_status tp_vk_read_blob(const void *blob, size_t size, tp_ptd *ptd,
     key = tp_fb_string(&cb, 2, NULL);
     if (tp_fb_reader_status(&rd) != TP_OK) break;
     if (len != nbytes) {
-      s = tp_error_set(err, TP_ERR_FORMAT,
+      s = tp__error_set(err, TP_ERR_FORMAT,
                        "value %lu: constant %ld has %llu bytes but dims x %s make %llu",
                        (unsigned long)i, (long)c->constant_id, (unsigned long long)len,
                        tp_vk__dt_name(dt), (unsigned long long)nbytes);
@@ -1374,18 +1375,18 @@ TPDEF tp_status tp_vk_read_blob(const void *blob, size_t size, tp_ptd *ptd,
       tp_ptd_entry e;
       c->key = key;
       if (!ptd) {
-        s = tp_error_set(err, TP_ERR_FORMAT,
+        s = tp__error_set(err, TP_ERR_FORMAT,
                          "value %lu: constant is named \"%.64s\" but no .ptd was given",
                          (unsigned long)i, key);
         break;
       }
       if (tp_ptd_find(ptd, key, &e) != TP_OK) {
-        s = tp_error_set(err, TP_ERR_FORMAT, "value %lu: key \"%.64s\" is not in the .ptd",
+        s = tp__error_set(err, TP_ERR_FORMAT, "value %lu: key \"%.64s\" is not in the .ptd",
                          (unsigned long)i, key);
         break;
       }
       if ((uint64_t)e.nbytes != nbytes) {
-        s = tp_error_set(err, TP_ERR_FORMAT,
+        s = tp__error_set(err, TP_ERR_FORMAT,
                          "value %lu: key \"%.64s\" holds %llu bytes, dims x %s make %llu",
                          (unsigned long)i, key, (unsigned long long)e.nbytes,
                          tp_vk__dt_name(dt), (unsigned long long)nbytes);
@@ -1395,7 +1396,7 @@ TPDEF tp_status tp_vk_read_blob(const void *blob, size_t size, tp_ptd *ptd,
     } else {
       /* the loader's rule: offset strictly inside the raw bytes, extent inside too */
       if (off >= h.bytes_size || nbytes > h.bytes_size - off) {
-        s = tp_error_set(err, TP_ERR_FORMAT,
+        s = tp__error_set(err, TP_ERR_FORMAT,
                          "value %lu: constant at offset %llu with %llu bytes exceeds the %llu "
                          "raw bytes", (unsigned long)i, (unsigned long long)off,
                          (unsigned long long)nbytes, (unsigned long long)h.bytes_size);
@@ -1405,7 +1406,7 @@ TPDEF tp_status tp_vk_read_blob(const void *blob, size_t size, tp_ptd *ptd,
     }
   }
   if (s == TP_OK && tp_fb_reader_status(&rd) != TP_OK)
-    s = tp_error_set(err, TP_ERR_FORMAT, "read: flatbuffer: %s", rd.err.msg);
+    s = tp__error_set(err, TP_ERR_FORMAT, "read: flatbuffer: %s", rd.err.msg);
   if (s != TP_OK) {
     TP_FREE(vals);
     return s;
@@ -1545,7 +1546,7 @@ typedef struct tp_vk__uploader {
 } tp_vk__uploader;
 
 static tp_status tp_vk__vkfail(tp_vk_upload *u, uint32_t id, const char *call, VkResult r) {
-  return tp_error_set(&u->err, TP_ERR_UNSUPPORTED, "value %lu: %s failed with VkResult %d",
+  return tp__error_set(&u->err, TP_ERR_UNSUPPORTED, "value %lu: %s failed with VkResult %d",
                       (unsigned long)id, call, (int)r);
 }
 
@@ -1586,7 +1587,7 @@ static tp_status tp_vk__make_buffer(tp_vk__uploader *up, uint32_t id, VkDeviceSi
   if (type < 0) {
     vkDestroyBuffer(up->device, *buf_out, NULL);
     *buf_out = VK_NULL_HANDLE;
-    return tp_error_set(&up->out->err, TP_ERR_UNSUPPORTED,
+    return tp__error_set(&up->out->err, TP_ERR_UNSUPPORTED,
                         "value %lu: no memory type fits a %llu-byte buffer (type bits 0x%x)",
                         (unsigned long)id, (unsigned long long)size,
                         (unsigned)req.memoryTypeBits);
@@ -1761,14 +1762,14 @@ TPDEF tp_status tp_vk_upload_blob(const void *blob, size_t size, tp_ptd *ptd,
   memset(out, 0, sizeof *out);
   out->device = device;
   if (!blob || device == VK_NULL_HANDLE || physical == VK_NULL_HANDLE)
-    return tp_error_set(&out->err, TP_ERR_INVALID, "upload: NULL blob, device or physical device");
+    return tp__error_set(&out->err, TP_ERR_INVALID, "upload: NULL blob, device or physical device");
   s = tp_vk_read_blob(blob, size, ptd, &vals, &n, &out->err);
   if (s != TP_OK) return s;
   if (n > 0) {
     out->values = (tp_vk_device_constant *)TP_MALLOC((size_t)n * sizeof *out->values);
     if (!out->values) {
       tp_vk_blob_values_free(vals);
-      return tp_error_set(&out->err, TP_ERR_NOMEM, "upload: %lu values", (unsigned long)n);
+      return tp__error_set(&out->err, TP_ERR_NOMEM, "upload: %lu values", (unsigned long)n);
     }
     memset(out->values, 0, (size_t)n * sizeof *out->values);
   }
@@ -1790,7 +1791,7 @@ TPDEF tp_status tp_vk_upload_blob(const void *blob, size_t size, tp_ptd *ptd,
     c->nbytes = vals[i].nbytes;
     if (c->nbytes == 0) continue;
     if (c->nbytes > (uint64_t)SIZE_MAX) {
-      s = tp_error_set(&out->err, TP_ERR_OVERFLOW, "value %lu: %llu bytes", (unsigned long)i,
+      s = tp__error_set(&out->err, TP_ERR_OVERFLOW, "value %lu: %llu bytes", (unsigned long)i,
                        (unsigned long long)c->nbytes);
       break;
     }

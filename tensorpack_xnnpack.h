@@ -88,6 +88,9 @@
 #define TENSORPACK_XNNPACK_H
 
 #include "tensorpack.h"
+#if !defined(TP_VERSION_MAJOR) || TP_VERSION_MAJOR != 0 || TP_VERSION_MINOR != 2
+#error "tensorpack_xnnpack.h needs tensorpack.h 0.2.x (an older or newer tensorpack.h was found first on the include path)"
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -934,7 +937,7 @@ TPDEF tp_status tp_xnn_graph_create(const tp_xnn_options *opts, tp_xnn_graph **o
   memset(g, 0, sizeof *g);
   g->store = opts ? opts->store : NULL;
   g->alignment = align;
-  if (tp_array_reserve((void **)&g->consts, &g->cap_consts, 4, sizeof *g->consts) != TP_OK) {
+  if (tp__array_reserve((void **)&g->consts, &g->cap_consts, 4, sizeof *g->consts) != TP_OK) {
     TP_FREE(g);
     return TP_ERR_NOMEM;
   }
@@ -1012,11 +1015,11 @@ static tp_status tp__xnn_add_const(tp_xnn_graph *g, uint32_t value_id, const cha
                                     size, is_scale ? "scale_" : NULL, (size_t)g->alignment,
                                     &key);
     if (st != TP_OK || !key)
-      return tp_error_set(&g->err, st != TP_OK ? st : TP_ERR_INVALID,
+      return tp__error_set(&g->err, st != TP_OK ? st : TP_ERR_INVALID,
                           "value %u: %s could not be added to the store: %s", (unsigned)value_id,
                           what, tp_store_error(g->store));
     if (strlen(key) >= sizeof c.key)
-      return tp_error_set(&g->err, TP_ERR_INVALID, "value %u: store key of %u bytes is too long",
+      return tp__error_set(&g->err, TP_ERR_INVALID, "value %u: store key of %u bytes is too long",
                           (unsigned)value_id, (unsigned)strlen(key));
     strcpy(c.key, key);
     c.named = 1;
@@ -1028,11 +1031,11 @@ static tp_status tp__xnn_add_const(tp_xnn_graph *g, uint32_t value_id, const cha
     }
   }
   if (g->nconsts >= (size_t)UINT32_MAX)
-    return tp_error_set(&g->err, TP_ERR_OVERFLOW, "value %u: too many constants",
+    return tp__error_set(&g->err, TP_ERR_OVERFLOW, "value %u: too many constants",
                         (unsigned)value_id);
-  st = tp_array_reserve((void **)&g->consts, &g->cap_consts, g->nconsts + 1, sizeof c);
+  st = tp__array_reserve((void **)&g->consts, &g->cap_consts, g->nconsts + 1, sizeof c);
   if (st != TP_OK)
-    return tp_error_set(&g->err, st, "value %u: no memory for constant %u", (unsigned)value_id,
+    return tp__error_set(&g->err, st, "value %u: no memory for constant %u", (unsigned)value_id,
                         (unsigned)g->nconsts);
   g->consts[g->nconsts] = c;
   *idx_out = (uint32_t)g->nconsts;
@@ -1050,9 +1053,9 @@ static tp_status tp__xnn_value_begin(tp_xnn_graph *g, int dt, size_t num_dims,
   size_t i;
   memset(v, 0, sizeof *v);
   if (g->nvalues >= (size_t)UINT32_MAX - 1)
-    return tp_error_set(&g->err, TP_ERR_OVERFLOW, "value %u: too many values", (unsigned)id);
+    return tp__error_set(&g->err, TP_ERR_OVERFLOW, "value %u: too many values", (unsigned)id);
   if (dt <= 0 || dt > 14)
-    return tp_error_set(&g->err, TP_ERR_INVALID, "value %u: unknown datatype %d", (unsigned)id,
+    return tp__error_set(&g->err, TP_ERR_INVALID, "value %u: unknown datatype %d", (unsigned)id,
                         dt);
   if (data) {
     tp_error e;
@@ -1060,20 +1063,20 @@ static tp_status tp__xnn_value_begin(tp_xnn_graph *g, int dt, size_t num_dims,
     memset(&e, 0, sizeof e);
     st = tp_tensor_check(data, &e);
     if (st != TP_OK)
-      return tp_error_set(&g->err, st, "value %u: bad data view: %s", (unsigned)id, e.msg);
+      return tp__error_set(&g->err, st, "value %u: bad data view: %s", (unsigned)id, e.msg);
   }
   if (!dims) {
     if (!data && num_dims > 0)
-      return tp_error_set(&g->err, TP_ERR_INVALID,
+      return tp__error_set(&g->err, TP_ERR_INVALID,
                           "value %u: %u dims but neither dims nor data given", (unsigned)id,
                           (unsigned)num_dims);
     if (data && (size_t)data->ndim != num_dims)
-      return tp_error_set(&g->err, TP_ERR_INVALID,
+      return tp__error_set(&g->err, TP_ERR_INVALID,
                           "value %u: num_dims %u but the data view has %d dims (dims NULL)",
                           (unsigned)id, (unsigned)num_dims, data->ndim);
   }
   if (num_dims > TP_XNN_MAX_DIMS)
-    return tp_error_set(&g->err, TP_ERR_INVALID,
+    return tp__error_set(&g->err, TP_ERR_INVALID,
                         "value %u: %u dims, XNNPACK allows at most %d", (unsigned)id,
                         (unsigned)num_dims, TP_XNN_MAX_DIMS);
   v->datatype = dt;
@@ -1081,26 +1084,26 @@ static tp_status tp__xnn_value_begin(tp_xnn_graph *g, int dt, size_t num_dims,
   for (i = 0; i < num_dims; i++) {
     uint64_t d = dims ? (uint64_t)dims[i] : (uint64_t)data->sizes[i];
     if (d > (uint64_t)UINT32_MAX)
-      return tp_error_set(&g->err, TP_ERR_OVERFLOW,
+      return tp__error_set(&g->err, TP_ERR_OVERFLOW,
                           "value %u: dim %u is %llu, the format stores 32 bits", (unsigned)id,
                           (unsigned)i, (unsigned long long)d);
     v->dims[i] = (uint32_t)d;
   }
   if (flags & ~(TP_XNN_FLAG_EXTERNAL_INPUT | TP_XNN_FLAG_EXTERNAL_OUTPUT))
-    return tp_error_set(&g->err, TP_ERR_INVALID, "value %u: unknown flag bits 0x%x",
+    return tp__error_set(&g->err, TP_ERR_INVALID, "value %u: unknown flag bits 0x%x",
                         (unsigned)id, (unsigned)flags);
   if (external_id != TP_XNN_INVALID_ID) {
     if (external_id >= TP_XNN_MAX_EXTERNS)
-      return tp_error_set(&g->err, TP_ERR_INVALID,
+      return tp__error_set(&g->err, TP_ERR_INVALID,
                           "value %u: external id %u, the loader allows ids below %d",
                           (unsigned)id, (unsigned)external_id, TP_XNN_MAX_EXTERNS);
     for (i = 0; i < g->nvalues; i++)
       if (g->values[i].external_id == external_id)
-        return tp_error_set(&g->err, TP_ERR_INVALID,
+        return tp__error_set(&g->err, TP_ERR_INVALID,
                             "value %u: external id %u is already used by value %u",
                             (unsigned)id, (unsigned)external_id, (unsigned)i);
   } else if (flags) {
-    return tp_error_set(&g->err, TP_ERR_INVALID,
+    return tp__error_set(&g->err, TP_ERR_INVALID,
                         "value %u: external input/output flags 0x%x need an external id",
                         (unsigned)id, (unsigned)flags);
   }
@@ -1113,7 +1116,7 @@ static uint64_t tp__xnn_numel(const tp__xnn_value *v, int *overflow) {
   uint64_t n = 1;
   uint32_t i;
   for (i = 0; i < v->num_dims; i++)
-    if (tp_mul_u64(n, v->dims[i], &n)) *overflow = 1;
+    if (tp__mul_u64(n, v->dims[i], &n)) *overflow = 1;
   return n;
 }
 
@@ -1124,31 +1127,31 @@ static tp_status tp__xnn_value_data(tp_xnn_graph *g, tp__xnn_value *v, const tp_
   uint64_t numel = tp__xnn_numel(v, &ovf), want, have;
   int how = TP__XNN_C_COMPACT;
   if (ovf)
-    return tp_error_set(&g->err, TP_ERR_OVERFLOW, "value %u: element count overflows",
+    return tp__error_set(&g->err, TP_ERR_OVERFLOW, "value %u: element count overflows",
                         (unsigned)id);
   if (v->datatype == TP_XNN_QCINT4 || v->datatype == TP_XNN_QBINT4) {
     uint64_t last, rows = 1;
     uint32_t i;
     int k;
     if (v->num_dims == 0)
-      return tp_error_set(&g->err, TP_ERR_INVALID, "value %u: 4-bit data needs at least 1 dim",
+      return tp__error_set(&g->err, TP_ERR_INVALID, "value %u: 4-bit data needs at least 1 dim",
                           (unsigned)id);
     last = v->dims[v->num_dims - 1];
     for (i = 0; i + 1 < v->num_dims; i++) rows *= v->dims[i]; /* <= numel, no overflow */
     if (data->dtype != TP_I8 && data->dtype != TP_U8)
-      return tp_error_set(&g->err, TP_ERR_INVALID,
+      return tp__error_set(&g->err, TP_ERR_INVALID,
                           "value %u: 4-bit data must be an i8 view of values or a u8 view of "
                           "packed bytes, not %s",
                           (unsigned)id, tp_dtype_name(data->dtype));
     if ((uint32_t)data->ndim != v->num_dims)
-      return tp_error_set(&g->err, TP_ERR_INVALID,
+      return tp__error_set(&g->err, TP_ERR_INVALID,
                           "value %u: data view has %d dims, the value %u", (unsigned)id,
                           data->ndim, (unsigned)v->num_dims);
     for (k = 0; k < data->ndim; k++) {
       uint64_t need = v->dims[k];
       if (k == data->ndim - 1 && data->dtype == TP_U8) need = (last + 1) / 2;
       if ((uint64_t)data->sizes[k] != need)
-        return tp_error_set(&g->err, TP_ERR_INVALID,
+        return tp__error_set(&g->err, TP_ERR_INVALID,
                             "value %u: data dim %d is %lld, expected %llu%s", (unsigned)id, k,
                             (long long)data->sizes[k], (unsigned long long)need,
                             data->dtype == TP_U8 && k == data->ndim - 1
@@ -1163,16 +1166,16 @@ static tp_status tp__xnn_value_data(tp_xnn_graph *g, tp__xnn_value *v, const tp_
       memset(&e, 0, sizeof e);
       st = tp_pack_int4_check(data, &e);
       if (st != TP_OK)
-        return tp_error_set(&g->err, st, "value %u: 4-bit data: %s", (unsigned)id, e.msg);
+        return tp__error_set(&g->err, st, "value %u: 4-bit data: %s", (unsigned)id, e.msg);
     }
   } else {
     size_t es = tp__xnn_elem_size(v->datatype);
-    if (tp_mul_u64(numel, (uint64_t)es, &want))
-      return tp_error_set(&g->err, TP_ERR_OVERFLOW, "value %u: byte count overflows",
+    if (tp__mul_u64(numel, (uint64_t)es, &want))
+      return tp__error_set(&g->err, TP_ERR_OVERFLOW, "value %u: byte count overflows",
                           (unsigned)id);
     have = (uint64_t)tp_nbytes(data);
     if (have != want)
-      return tp_error_set(&g->err, TP_ERR_INVALID,
+      return tp__error_set(&g->err, TP_ERR_INVALID,
                           "value %u: data view has %llu bytes, %llu %s elements need %llu",
                           (unsigned)id, (unsigned long long)have, (unsigned long long)numel,
                           tp_xnn_datatype_name(v->datatype), (unsigned long long)want);
@@ -1182,10 +1185,10 @@ static tp_status tp__xnn_value_data(tp_xnn_graph *g, tp__xnn_value *v, const tp_
 
 static tp_status tp__xnn_value_commit(tp_xnn_graph *g, const tp__xnn_value *v,
                                       uint32_t *id_out) {
-  tp_status st = tp_array_reserve((void **)&g->values, &g->cap_values, g->nvalues + 1,
+  tp_status st = tp__array_reserve((void **)&g->values, &g->cap_values, g->nvalues + 1,
                                   sizeof *v);
   if (st != TP_OK)
-    return tp_error_set(&g->err, st, "value %u: no memory", (unsigned)g->nvalues);
+    return tp__error_set(&g->err, st, "value %u: no memory", (unsigned)g->nvalues);
   g->values[g->nvalues] = *v;
   if (id_out) *id_out = (uint32_t)g->nvalues;
   g->nvalues++;
@@ -1212,7 +1215,7 @@ TPDEF tp_status tp_xnn_define_tensor_value(tp_xnn_graph *g, tp_xnn_datatype dt, 
     return g->err.status;
   if (dt != TP_XNN_FP32 && dt != TP_XNN_FP16 && dt != TP_XNN_INT32 && dt != TP_XNN_PFP32 &&
       dt != TP_XNN_BF16)
-    return tp_error_set(&g->err, TP_ERR_INVALID,
+    return tp__error_set(&g->err, TP_ERR_INVALID,
                         "value %u: datatype %s needs a quantized define call",
                         (unsigned)g->nvalues, tp_xnn_datatype_name((int)dt));
   if (data && tp__xnn_value_data(g, &v, data) != TP_OK) return tp__xnn_value_fail(g, nc);
@@ -1241,17 +1244,17 @@ TPDEF tp_status tp_xnn_define_quantized_tensor_value(tp_xnn_graph *g, tp_xnn_dat
   } else if (dt == TP_XNN_QUINT8) {
     zhi = 255;
   } else if (dt != TP_XNN_QINT32) {
-    return tp_error_set(&g->err, TP_ERR_INVALID,
+    return tp__error_set(&g->err, TP_ERR_INVALID,
                         "value %u: datatype %s is not per-tensor quantized (qint8, quint8, "
                         "qint32)",
                         id, tp_xnn_datatype_name((int)dt));
   }
   if (zero_point < zlo || zero_point > zhi)
-    return tp_error_set(&g->err, TP_ERR_INVALID,
+    return tp__error_set(&g->err, TP_ERR_INVALID,
                         "value %u: zero point %d outside [%d, %d] for %s", id, (int)zero_point,
                         (int)zlo, (int)zhi, tp_xnn_datatype_name((int)dt));
   if (!(scale > 0.0f) || scale > 3.4028234663852886e38f)
-    return tp_error_set(&g->err, TP_ERR_INVALID,
+    return tp__error_set(&g->err, TP_ERR_INVALID,
                         "value %u: scale %g must be finite and > 0", id, (double)scale);
   v.quant = TP_XNN_QUANT_PER_TENSOR;
   v.scale = scale;
@@ -1277,24 +1280,24 @@ TPDEF tp_status tp_xnn_define_channelwise_quantized_tensor_value(
   if (tp__xnn_value_begin(g, (int)dt, num_dims, dims, data, external_id, flags, &v) != TP_OK)
     return g->err.status;
   if (dt != TP_XNN_QCINT8 && dt != TP_XNN_QCINT32 && dt != TP_XNN_QCINT4)
-    return tp_error_set(&g->err, TP_ERR_INVALID,
+    return tp__error_set(&g->err, TP_ERR_INVALID,
                         "value %u: datatype %s is not per-channel quantized (qcint8, qcint32, "
                         "qcint4)",
                         id, tp_xnn_datatype_name((int)dt));
   if (channel_dim >= num_dims)
-    return tp_error_set(&g->err, TP_ERR_INVALID, "value %u: channel_dim %u but %u dims", id,
+    return tp__error_set(&g->err, TP_ERR_INVALID, "value %u: channel_dim %u but %u dims", id,
                         (unsigned)channel_dim, (unsigned)num_dims);
   if (!scale)
-    return tp_error_set(&g->err, TP_ERR_INVALID, "value %u: no scale view", id);
+    return tp__error_set(&g->err, TP_ERR_INVALID, "value %u: no scale view", id);
   memset(&e, 0, sizeof e);
   st = tp_tensor_check(scale, &e);
   if (st != TP_OK)
-    return tp_error_set(&g->err, st, "value %u: bad scale view: %s", id, e.msg);
+    return tp__error_set(&g->err, st, "value %u: bad scale view: %s", id, e.msg);
   if (scale->dtype != TP_F32)
-    return tp_error_set(&g->err, TP_ERR_INVALID, "value %u: scale view is %s, must be f32", id,
+    return tp__error_set(&g->err, TP_ERR_INVALID, "value %u: scale view is %s, must be f32", id,
                         tp_dtype_name(scale->dtype));
   if ((uint64_t)tp_numel(scale) != (uint64_t)v.dims[channel_dim])
-    return tp_error_set(&g->err, TP_ERR_INVALID,
+    return tp__error_set(&g->err, TP_ERR_INVALID,
                         "value %u: scale has %lld elements, channel dim %u has %u", id,
                         (long long)tp_numel(scale), (unsigned)channel_dim,
                         (unsigned)v.dims[channel_dim]);
@@ -1327,38 +1330,38 @@ TPDEF tp_status tp_xnn_define_blockwise_quantized_tensor_value(
   if (tp__xnn_value_begin(g, (int)dt, num_dims, dims, data, external_id, flags, &v) != TP_OK)
     return g->err.status;
   if (dt != TP_XNN_QBINT4)
-    return tp_error_set(&g->err, TP_ERR_INVALID,
+    return tp__error_set(&g->err, TP_ERR_INVALID,
                         "value %u: datatype %s is not blockwise quantized (qbint4)", id,
                         tp_xnn_datatype_name((int)dt));
   if (num_dims != 2)
-    return tp_error_set(&g->err, TP_ERR_INVALID,
+    return tp__error_set(&g->err, TP_ERR_INVALID,
                         "value %u: blockwise weights need 2 dims [out, in], got %u", id,
                         (unsigned)num_dims);
   if (channel_dim != 0)
-    return tp_error_set(&g->err, TP_ERR_INVALID,
+    return tp__error_set(&g->err, TP_ERR_INVALID,
                         "value %u: blockwise channel_dim must be 0, got %u", id,
                         (unsigned)channel_dim);
   if (block_size == 0 || block_size % 32 != 0 || block_size > (size_t)INT32_MAX)
-    return tp_error_set(&g->err, TP_ERR_INVALID,
+    return tp__error_set(&g->err, TP_ERR_INVALID,
                         "value %u: block size %llu must be a positive multiple of 32", id,
                         (unsigned long long)block_size);
   if (v.dims[1] % block_size != 0)
-    return tp_error_set(&g->err, TP_ERR_INVALID,
+    return tp__error_set(&g->err, TP_ERR_INVALID,
                         "value %u: block size %llu does not divide the %u input channels", id,
                         (unsigned long long)block_size, (unsigned)v.dims[1]);
   groups = v.dims[1] / block_size;
   if (!scale)
-    return tp_error_set(&g->err, TP_ERR_INVALID, "value %u: no scale view", id);
+    return tp__error_set(&g->err, TP_ERR_INVALID, "value %u: no scale view", id);
   memset(&e, 0, sizeof e);
   st = tp_tensor_check(scale, &e);
   if (st != TP_OK)
-    return tp_error_set(&g->err, st, "value %u: bad scale view: %s", id, e.msg);
+    return tp__error_set(&g->err, st, "value %u: bad scale view: %s", id, e.msg);
   if (scale->dtype != TP_F32 && scale->dtype != TP_BF16)
-    return tp_error_set(&g->err, TP_ERR_INVALID, "value %u: scale view is %s, must be f32 or bf16",
+    return tp__error_set(&g->err, TP_ERR_INVALID, "value %u: scale view is %s, must be f32 or bf16",
                         id, tp_dtype_name(scale->dtype));
   if (scale->ndim != 2 || (uint64_t)scale->sizes[0] != v.dims[0] ||
       (uint64_t)scale->sizes[1] != groups)
-    return tp_error_set(&g->err, TP_ERR_INVALID,
+    return tp__error_set(&g->err, TP_ERR_INVALID,
                         "value %u: scale must be [%u, %llu] (out channels, groups), got %d dims "
                         "[%lld, %lld]",
                         id, (unsigned)v.dims[0], (unsigned long long)groups, scale->ndim,
@@ -1369,7 +1372,7 @@ TPDEF tp_status tp_xnn_define_blockwise_quantized_tensor_value(
   v.group_size = (int32_t)block_size;
   v.num_scales = (uint32_t)((uint64_t)v.dims[0] * groups); /* <= numel of packed bytes * 2 */
   if ((uint64_t)v.dims[0] * groups > (uint64_t)UINT32_MAX)
-    return tp_error_set(&g->err, TP_ERR_OVERFLOW, "value %u: too many scales", id);
+    return tp__error_set(&g->err, TP_ERR_OVERFLOW, "value %u: too many scales", id);
   if (tp__xnn_add_const(g, id, "scale", scale,
                         scale->dtype == TP_F32 ? TP__XNN_C_BF16 : TP__XNN_C_COMPACT,
                         (uint64_t)v.num_scales * 2u, 1, &v.scale_idx) != TP_OK)
@@ -1390,11 +1393,11 @@ TPDEF tp_status tp_xnn_define_dynamically_quantized_tensor_value(
   if (tp__xnn_value_begin(g, (int)dt, num_dims, dims, NULL, external_id, flags, &v) != TP_OK)
     return g->err.status;
   if (dt != TP_XNN_QDINT8 && dt != TP_XNN_QPINT8)
-    return tp_error_set(&g->err, TP_ERR_INVALID,
+    return tp__error_set(&g->err, TP_ERR_INVALID,
                         "value %u: datatype %s is not dynamically quantized (qdint8, qpint8)",
                         id, tp_xnn_datatype_name((int)dt));
   if (num_nonbatch_dims > num_dims)
-    return tp_error_set(&g->err, TP_ERR_INVALID,
+    return tp__error_set(&g->err, TP_ERR_INVALID,
                         "value %u: num_nonbatch_dims %u exceeds num_dims %u", id,
                         (unsigned)num_nonbatch_dims, (unsigned)num_dims);
   v.quant = TP_XNN_QUANT_PER_TOKEN_DYNAMIC;
@@ -1434,22 +1437,22 @@ static tp_status tp__xnn_node_add(tp_xnn_graph *g, int kind, const uint32_t *val
   n.out_min = out_min;
   n.out_max = out_max;
   if (g->nnodes >= (size_t)UINT32_MAX)
-    return tp_error_set(&g->err, TP_ERR_OVERFLOW, "node %u: too many nodes", idx);
+    return tp__error_set(&g->err, TP_ERR_OVERFLOW, "node %u: too many nodes", idx);
   for (i = 0; l[i]; i++) {
     char c = l[i];
     if (c == 'v') {
       size_t k, len = vec_lens[nv];
       if (len > TP_XNN_MAX_DIMS)
-        return tp_error_set(&g->err, TP_ERR_INVALID,
+        return tp__error_set(&g->err, TP_ERR_INVALID,
                             "node %u (%s): %s has %u entries, at most %d", idx,
                             tp_xnn_node_name(kind), tp__xnn_field_name(kind, (unsigned)i),
                             (unsigned)len, TP_XNN_MAX_DIMS);
       if (len && !vecs[nv])
-        return tp_error_set(&g->err, TP_ERR_INVALID, "node %u (%s): %s is NULL", idx,
+        return tp__error_set(&g->err, TP_ERR_INVALID, "node %u (%s): %s is NULL", idx,
                             tp_xnn_node_name(kind), tp__xnn_field_name(kind, (unsigned)i));
       for (k = 0; k < len; k++)
         if ((uint64_t)vecs[nv][k] > (uint64_t)UINT32_MAX)
-          return tp_error_set(&g->err, TP_ERR_OVERFLOW,
+          return tp__error_set(&g->err, TP_ERR_OVERFLOW,
                               "node %u (%s): entry %u is %llu, the format stores 32 bits", idx,
                               tp_xnn_node_name(kind), (unsigned)k,
                               (unsigned long long)vecs[nv][k]);
@@ -1462,15 +1465,15 @@ static tp_status tp__xnn_node_add(tp_xnn_graph *g, int kind, const uint32_t *val
     n.f[i] = vals[i];
     if ((c == 'i' || c == 'b') && !(c == 'b' && vals[i] == TP_XNN_INVALID_ID) &&
         vals[i] >= g->nvalues)
-      return tp_error_set(&g->err, TP_ERR_INVALID,
+      return tp__error_set(&g->err, TP_ERR_INVALID,
                           "node %u (%s): %s %u is not a defined value (%u values)", idx,
                           tp_xnn_node_name(kind), tp__xnn_field_name(kind, (unsigned)i),
                           (unsigned)vals[i], (unsigned)g->nvalues);
   }
-  st = tp_array_reserve((void **)&g->pool, &g->cap_pool, g->npool + total + 1, sizeof(uint32_t));
+  st = tp__array_reserve((void **)&g->pool, &g->cap_pool, g->npool + total + 1, sizeof(uint32_t));
   if (st == TP_OK)
-    st = tp_array_reserve((void **)&g->nodes, &g->cap_nodes, g->nnodes + 1, sizeof n);
-  if (st != TP_OK) return tp_error_set(&g->err, st, "node %u: no memory", idx);
+    st = tp__array_reserve((void **)&g->nodes, &g->cap_nodes, g->nnodes + 1, sizeof n);
+  if (st != TP_OK) return tp__error_set(&g->err, st, "node %u: no memory", idx);
   for (i = 0; i < nv; i++) {
     size_t k;
     n.vec_off[i] = (uint32_t)g->npool;
@@ -1623,7 +1626,7 @@ static tp_status tp__xnn_conv(tp_xnn_graph *g, int kind, uint32_t *v, size_t gic
   TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   if ((uint64_t)gic > (uint64_t)UINT32_MAX || (uint64_t)goc > (uint64_t)UINT32_MAX)
-    return tp_error_set(&g->err, TP_ERR_OVERFLOW,
+    return tp__error_set(&g->err, TP_ERR_OVERFLOW,
                         "node %u (%s): channel counts %llu / %llu do not fit 32 bits",
                         (unsigned)g->nnodes, tp_xnn_node_name(kind), (unsigned long long)gic,
                         (unsigned long long)goc);
@@ -1682,7 +1685,7 @@ TPDEF tp_status tp_xnn_define_depthwise_convolution_2d(
   TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   if ((uint64_t)input_channels > (uint64_t)UINT32_MAX)
-    return tp_error_set(&g->err, TP_ERR_OVERFLOW,
+    return tp__error_set(&g->err, TP_ERR_OVERFLOW,
                         "node %u (depthwise_convolution_2d): %llu input channels do not fit 32 "
                         "bits",
                         (unsigned)g->nnodes, (unsigned long long)input_channels);
@@ -1827,7 +1830,7 @@ static tp_status tp__xnn_shape1(tp_xnn_graph *g, int kind, size_t num_dims, cons
   TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   if (num_dims > TP_XNN_MAX_DIMS)
-    return tp_error_set(&g->err, TP_ERR_INVALID, "node %u (%s): %u dims, at most %d",
+    return tp__error_set(&g->err, TP_ERR_INVALID, "node %u (%s): %u dims, at most %d",
                         (unsigned)g->nnodes, tp_xnn_node_name(kind), (unsigned)num_dims,
                         TP_XNN_MAX_DIMS);
   memset(v, 0, sizeof v);
@@ -1862,7 +1865,7 @@ TPDEF tp_status tp_xnn_define_static_slice(tp_xnn_graph *g, size_t num_dims,
   TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   if (num_dims > TP_XNN_MAX_DIMS)
-    return tp_error_set(&g->err, TP_ERR_INVALID, "node %u (static_slice): %u dims, at most %d",
+    return tp__error_set(&g->err, TP_ERR_INVALID, "node %u (static_slice): %u dims, at most %d",
                         (unsigned)g->nnodes, (unsigned)num_dims, TP_XNN_MAX_DIMS);
   memset(v, 0, sizeof v);
   v[TP__XF(XNNStaticSlice, num_dims)] = (uint32_t)num_dims;
@@ -1885,7 +1888,7 @@ TPDEF tp_status tp_xnn_define_static_constant_pad(tp_xnn_graph *g, const size_t 
   TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   if (input_id >= g->nvalues)
-    return tp_error_set(&g->err, TP_ERR_INVALID,
+    return tp__error_set(&g->err, TP_ERR_INVALID,
                         "node %u (static_constant_pad): input_id %u is not a defined value (%u "
                         "values)",
                         (unsigned)g->nnodes, (unsigned)input_id, (unsigned)g->nvalues);
@@ -1907,7 +1910,7 @@ TPDEF tp_status tp_xnn_define_static_resize_bilinear_2d(tp_xnn_graph *g, size_t 
   TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   if ((uint64_t)new_height > (uint64_t)UINT32_MAX || (uint64_t)new_width > (uint64_t)UINT32_MAX)
-    return tp_error_set(&g->err, TP_ERR_OVERFLOW,
+    return tp__error_set(&g->err, TP_ERR_OVERFLOW,
                         "node %u (static_resize_bilinear_2d): size %llu x %llu does not fit 32 "
                         "bits",
                         (unsigned)g->nnodes, (unsigned long long)new_height,
@@ -1942,7 +1945,7 @@ TPDEF tp_status tp_xnn_set_output_min_max(tp_xnn_graph *g, uint32_t node_index,
   TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   if (node_index >= g->nnodes)
-    return tp_error_set(&g->err, TP_ERR_INVALID,
+    return tp__error_set(&g->err, TP_ERR_INVALID,
                         "set_output_min_max: node %u does not exist (%u nodes)",
                         (unsigned)node_index, (unsigned)g->nnodes);
   g->fb_valid = 0;
@@ -1956,7 +1959,7 @@ TPDEF tp_status tp_xnn_set_debug_handle(tp_xnn_graph *g, uint32_t node_index, ui
   TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   if (node_index >= g->nnodes)
-    return tp_error_set(&g->err, TP_ERR_INVALID,
+    return tp__error_set(&g->err, TP_ERR_INVALID,
                         "set_debug_handle: node %u does not exist (%u nodes)",
                         (unsigned)node_index, (unsigned)g->nnodes);
   g->fb_valid = 0;
@@ -1974,7 +1977,7 @@ static tp_status tp__xnn_layout_consts(tp_xnn_graph *g, uint64_t *seg_size) {
     tp__xnn_const *c = &g->consts[i];
     if (c->named) continue;
     if (tp_delegate_place(&off, c->size, g->alignment, &c->offset))
-      return tp_error_set(&g->err, TP_ERR_OVERFLOW, "constant %u: segment size overflows",
+      return tp__error_set(&g->err, TP_ERR_OVERFLOW, "constant %u: segment size overflows",
                           (unsigned)i);
   }
   *seg_size = off;
@@ -2088,18 +2091,18 @@ static tp_status tp__xnn_build(tp_xnn_graph *g, tp_fb_builder *b) {
   n = g->nvalues;
   if (n < g->nnodes) n = g->nnodes;
   if (n < g->nconsts) n = g->nconsts;
-  st = tp_array_reserve((void **)&refs, &cap, n + 1, sizeof *refs);
-  if (st != TP_OK) return tp_error_set(&g->err, st, "no memory for %u refs", (unsigned)n);
+  st = tp__array_reserve((void **)&refs, &cap, n + 1, sizeof *refs);
+  if (st != TP_OK) return tp__error_set(&g->err, st, "no memory for %u refs", (unsigned)n);
 
   /* external ids -> value ids, ordered by external id */
   for (i = 0; i < g->nvalues; i++)
     if (g->values[i].external_id != TP_XNN_INVALID_ID &&
         g->values[i].external_id + 1 > num_externs)
       num_externs = g->values[i].external_id + 1;
-  st = tp_array_reserve((void **)&ext, &ecap, 2 * (size_t)num_externs + 2, sizeof *ext);
+  st = tp__array_reserve((void **)&ext, &ecap, 2 * (size_t)num_externs + 2, sizeof *ext);
   if (st != TP_OK) {
     TP_FREE(refs);
-    return tp_error_set(&g->err, st, "no memory for %u externals", (unsigned)num_externs);
+    return tp__error_set(&g->err, st, "no memory for %u externals", (unsigned)num_externs);
   }
   /* ext[e] = the value with external id e (ids are unique), then split by flags */
   ins = ext;
@@ -2154,7 +2157,7 @@ static tp_status tp__xnn_build(tp_xnn_graph *g, tp_fb_builder *b) {
   TP_FREE(refs);
   TP_FREE(ext);
   if (st != TP_OK)
-    return tp_error_set(&g->err, st, "flatbuffer: %s", tp_fb_error(b));
+    return tp__error_set(&g->err, st, "flatbuffer: %s", tp_fb_error(b));
   return TP_OK;
 }
 
@@ -2169,14 +2172,14 @@ static tp_status tp__xnn_prepare(tp_xnn_graph *g, tp_delegate_frame *f, uint64_t
   if (tp__xnn_layout_consts(g, &cd_size) != TP_OK) return g->err.status;
   if (!g->fb) {
     st = tp_fb_builder_create(&g->fb);
-    if (st != TP_OK) return tp_error_set(&g->err, st, "no memory for the flatbuffer builder");
+    if (st != TP_OK) return tp__error_set(&g->err, st, "no memory for the flatbuffer builder");
   }
   if (!g->fb_valid) {
     if (tp__xnn_build(g, g->fb) != TP_OK) return g->err.status;
     g->fb_valid = 1;
   }
   if (!tp_fb_data(g->fb, &fb_size) || fb_size > (size_t)INT32_MAX)
-    return tp_error_set(&g->err, TP_ERR_OVERFLOW,
+    return tp__error_set(&g->err, TP_ERR_OVERFLOW,
                         "flatbuffer of %llu bytes does not fit the header's 32-bit offsets",
                         (unsigned long long)fb_size);
   return tp_delegate_frame_make("XH00", (uint64_t)fb_size, g->alignment, cd_size, f, total,
@@ -2188,7 +2191,7 @@ TPDEF tp_status tp_xnn_blob_size(tp_xnn_graph *g, uint64_t *size_out) {
   TP_ASSERT(g);
   memset(&g->werr, 0, sizeof g->werr);
   if (!size_out)
-    return tp_error_set(&g->werr, TP_ERR_INVALID, "blob_size: size_out is NULL");
+    return tp__error_set(&g->werr, TP_ERR_INVALID, "blob_size: size_out is NULL");
   return tp__xnn_prepare(g, &f, size_out);
 }
 
@@ -2216,7 +2219,7 @@ static tp_status tp__xnn_write(tp_xnn_graph *g, tp_sink *out) {
     cs = tp_sink_tally(&cc, &sink);
     st = tp__xnn_const_emit(c, &cs);
     if (st == TP_OK && cc.n != c->size)
-      return tp_error_set(&g->werr, TP_ERR_INVALID,
+      return tp__error_set(&g->werr, TP_ERR_INVALID,
                           "write: constant %u gave %llu bytes, %llu expected (its view changed "
                           "after the define call)",
                           (unsigned)i, (unsigned long long)cc.n, (unsigned long long)c->size);
@@ -2224,7 +2227,7 @@ static tp_status tp__xnn_write(tp_xnn_graph *g, tp_sink *out) {
   }
   if (st == TP_OK) st = tp_sink_zeros(&sink, (size_t)(f.segment_size - pos));
   if (st != TP_OK)
-    return tp_error_set(&g->werr, st,
+    return tp__error_set(&g->werr, st,
                         "write: the sink failed (%s) after %llu of the blob's %llu bytes",
                         tp_status_str(st), (unsigned long long)tally.n,
                         (unsigned long long)total);
@@ -2236,7 +2239,7 @@ TPDEF tp_status tp_xnn_write(tp_xnn_graph *g, tp_sink *sink) {
   TP_ASSERT(g);
   memset(&g->werr, 0, sizeof g->werr);
   if (!sink || !sink->write)
-    return tp_error_set(&g->werr, TP_ERR_INVALID, "write: the sink is NULL or has no write");
+    return tp__error_set(&g->werr, TP_ERR_INVALID, "write: the sink is NULL or has no write");
   return tp__xnn_write(g, sink);
 }
 
@@ -2247,11 +2250,11 @@ TPDEF tp_status tp_xnn_write_file(tp_xnn_graph *g, const char *path) {
   tp_status st;
   TP_ASSERT(g);
   memset(&g->werr, 0, sizeof g->werr);
-  if (!path) return tp_error_set(&g->werr, TP_ERR_INVALID, "write_file: path is NULL");
+  if (!path) return tp__error_set(&g->werr, TP_ERR_INVALID, "write_file: path is NULL");
   if (g->err.status) return g->err.status;
   st = tp_atomic_open(&af, path, &sink);
   if (st != TP_OK)
-    return tp_error_set(&g->werr, st,
+    return tp__error_set(&g->werr, st,
                         "write_file: cannot create a file beside \"%.200s\" (does its directory "
                         "exist and is it writable?)",
                         path);
@@ -2262,12 +2265,12 @@ TPDEF tp_status tp_xnn_write_file(tp_xnn_graph *g, const char *path) {
     {
       tp_error e = g->werr;
       memset(&g->werr, 0, sizeof g->werr);
-      return tp_error_set(&g->werr, st, "write_file \"%.200s\": %s", path, e.msg);
+      return tp__error_set(&g->werr, st, "write_file \"%.200s\": %s", path, e.msg);
     }
   }
   st = tp_atomic_commit(&af);
   if (st != TP_OK)
-    return tp_error_set(&g->werr, st,
+    return tp__error_set(&g->werr, st,
                         "write_file: finishing \"%.200s\" failed (flush, close or rename; "
                         "nothing was written)",
                         path);
@@ -2291,7 +2294,7 @@ TPDEF void tp_xnn_blob_free(tp_xnn_blob *b) {
 static void *tp__xnn_rd_alloc(uint32_t n, size_t es, int *ok) {
   uint64_t bytes;
   void *p;
-  if (tp_mul_u64((uint64_t)n + 1, (uint64_t)es, &bytes) || bytes > (uint64_t)SIZE_MAX) {
+  if (tp__mul_u64((uint64_t)n + 1, (uint64_t)es, &bytes) || bytes > (uint64_t)SIZE_MAX) {
     *ok = 0;
     return NULL;
   }
@@ -2317,7 +2320,7 @@ static uint32_t *tp__xnn_rd_ids(tp_fb_table *root, uint16_t id, uint32_t *count,
 
 #define TP__XNN_RD_FAIL(...)                 \
   do {                                       \
-    st = tp_error_set(err, TP_ERR_FORMAT, __VA_ARGS__); \
+    st = tp__error_set(err, TP_ERR_FORMAT, __VA_ARGS__); \
     goto fail;                               \
   } while (0)
 
@@ -2332,11 +2335,11 @@ static tp_status tp__xnn_rd_value(tp_fb_reader *r, uint32_t vi, tp_fb_table *xv,
     t = tp_fb_table_field(&u, TP__XF(XNNQuantizedTensorValue, tensor_value));
     q = tp_fb_union_field(&u, TP__XF(XNNQuantizedTensorValue, quant_params), &qt);
   } else if (vt != TP_XNN_VALUE_TENSOR) {
-    return tp_error_set(err, TP_ERR_FORMAT, "value %u: unknown value type %u", (unsigned)vi,
+    return tp__error_set(err, TP_ERR_FORMAT, "value %u: unknown value type %u", (unsigned)vi,
                         (unsigned)vt);
   }
   if (t.pos == 0)
-    return tp_error_set(err, TP_ERR_FORMAT, "value %u: no tensor value", (unsigned)vi);
+    return tp__error_set(err, TP_ERR_FORMAT, "value %u: no tensor value", (unsigned)vi);
   v->value_type = vt;
   v->datatype = tp_fb_i16(&t, TP__XF(XNNTensorValue, datatype), 0);
   v->num_dims = tp_fb_u32(&t, TP__XF(XNNTensorValue, num_dims), 0);
@@ -2347,9 +2350,9 @@ static tp_status tp__xnn_rd_value(tp_fb_reader *r, uint32_t vi, tp_fb_table *xv,
   v->id_out = tp_fb_u32(&t, TP__XF(XNNTensorValue, id_out), 0);
   v->dq_datatype = tp_fb_i16(&t, TP__XF(XNNTensorValue, dq_datatype), 0);
   if (tp_fb_reader_status(r) != TP_OK)
-    return tp_error_set(err, TP_ERR_FORMAT, "value %u: %s", (unsigned)vi, r->err.msg);
+    return tp__error_set(err, TP_ERR_FORMAT, "value %u: %s", (unsigned)vi, r->err.msg);
   if (dv.count > TP_XNN_MAX_DIMS)
-    return tp_error_set(err, TP_ERR_FORMAT, "value %u: %u dims, XNNPACK allows 6", (unsigned)vi,
+    return tp__error_set(err, TP_ERR_FORMAT, "value %u: %u dims, XNNPACK allows 6", (unsigned)vi,
                         (unsigned)dv.count);
   v->has_dims = dv.pos != 0;
   v->ndims = dv.pos ? dv.count : 0;
@@ -2381,12 +2384,12 @@ static tp_status tp__xnn_rd_value(tp_fb_reader *r, uint32_t vi, tp_fb_table *xv,
         v->num_nonbatch_dims = tp_fb_i32(&q, TP__XF(PerTokenDynamicQuant, num_nonbatch_dims), 0);
         break;
       default:
-        return tp_error_set(err, TP_ERR_FORMAT, "value %u: unknown quantization %u",
+        return tp__error_set(err, TP_ERR_FORMAT, "value %u: unknown quantization %u",
                             (unsigned)vi, (unsigned)qt);
     }
   }
   if (tp_fb_reader_status(r) != TP_OK)
-    return tp_error_set(err, TP_ERR_FORMAT, "value %u: %s", (unsigned)vi, r->err.msg);
+    return tp__error_set(err, TP_ERR_FORMAT, "value %u: %s", (unsigned)vi, r->err.msg);
   return TP_OK;
 }
 
@@ -2398,7 +2401,7 @@ static tp_status tp__xnn_rd_node(tp_fb_reader *r, uint32_t ni, tp_fb_table *xn,
   const tp_xnn_node_desc *d = tp_xnn_describe_node(kind);
   uint32_t i;
   if (!d || body.pos == 0)
-    return tp_error_set(err, TP_ERR_FORMAT, "node %u: unknown node type %u", (unsigned)ni,
+    return tp__error_set(err, TP_ERR_FORMAT, "node %u: unknown node type %u", (unsigned)ni,
                         (unsigned)kind);
   n->kind = kind;
   n->desc = d;
@@ -2415,7 +2418,7 @@ static tp_status tp__xnn_rd_node(tp_fb_reader *r, uint32_t ni, tp_fb_table *xn,
       tp_fb_vector v = tp_fb_vector_field(&body, f->id, 4);
       uint32_t k;
       if (v.pos == 0 || v.count > TP_XNN_MAX_DIMS)
-        return tp_error_set(err, TP_ERR_FORMAT, "node %u (%s): vector field %u %s", (unsigned)ni,
+        return tp__error_set(err, TP_ERR_FORMAT, "node %u (%s): vector field %u %s", (unsigned)ni,
                             d->name, (unsigned)f->id,
                             v.pos ? "has more than 6 entries" : "is missing");
       for (k = 0; k < v.count; k++) n->vec[n->nvec][k] = (uint32_t)tp_fb_vector_scalar(&v, k);
@@ -2429,7 +2432,7 @@ static tp_status tp__xnn_rd_node(tp_fb_reader *r, uint32_t ni, tp_fb_table *xn,
     }
   }
   if (tp_fb_reader_status(r) != TP_OK)
-    return tp_error_set(err, TP_ERR_FORMAT, "node %u: %s", (unsigned)ni, r->err.msg);
+    return tp__error_set(err, TP_ERR_FORMAT, "node %u: %s", (unsigned)ni, r->err.msg);
   return TP_OK;
 }
 
@@ -2442,9 +2445,9 @@ TPDEF tp_status tp_xnn_read_blob(const void *blob, size_t size, tp_xnn_blob *out
   uint32_t i;
   int ok = 1;
   if (err) memset(err, 0, sizeof *err);
-  if (!out) return tp_error_set(err, TP_ERR_INVALID, "read_blob: out is NULL");
+  if (!out) return tp__error_set(err, TP_ERR_INVALID, "read_blob: out is NULL");
   memset(out, 0, sizeof *out);
-  if (!p) return tp_error_set(err, TP_ERR_INVALID, "read_blob: no blob");
+  if (!p) return tp__error_set(err, TP_ERR_INVALID, "read_blob: no blob");
   out->flatbuffer = p;
   out->flatbuffer_size = size;
   if (size >= TP_DELEGATE_HEADER_SIZE && memcmp(p + 4, "XH00", 4) == 0) {
@@ -2458,7 +2461,7 @@ TPDEF tp_status tp_xnn_read_blob(const void *blob, size_t size, tp_xnn_blob *out
   }
   memset(&r, 0, sizeof r);
   if (tp_fb_reader_init(&r, out->flatbuffer, out->flatbuffer_size, NULL, &root) != TP_OK) {
-    st = tp_error_set(err, TP_ERR_FORMAT, "flatbuffer: %s", r.err.msg);
+    st = tp__error_set(err, TP_ERR_FORMAT, "flatbuffer: %s", r.err.msg);
     goto fail;
   }
   memcpy(out->identifier, out->flatbuffer + 4, 4);
@@ -2481,7 +2484,7 @@ TPDEF tp_status tp_xnn_read_blob(const void *blob, size_t size, tp_xnn_blob *out
   out->constants =
       (tp_xnn_blob_constant *)tp__xnn_rd_alloc(cdata.count, sizeof *out->constants, &ok);
   if (!ok) {
-    st = tp_error_set(err, TP_ERR_NOMEM, "read_blob: no memory for %u values, %u nodes",
+    st = tp__error_set(err, TP_ERR_NOMEM, "read_blob: no memory for %u values, %u nodes",
                       (unsigned)values.count, (unsigned)nodes.count);
     goto fail;
   }
@@ -2758,7 +2761,7 @@ TPDEF uint32_t tp_xnn_runtime_num_externs(const tp_xnn_runtime *rt) {
 TPDEF tp_status tp_xnn_runtime_bind(tp_xnn_runtime *rt, uint32_t external_id, void *data) {
   TP_ASSERT(rt);
   if (external_id >= rt->num_externs)
-    return tp_error_set(&rt->err, TP_ERR_INVALID, "bind: external id %u, the blob has %u",
+    return tp__error_set(&rt->err, TP_ERR_INVALID, "bind: external id %u, the blob has %u",
                         (unsigned)external_id, (unsigned)rt->num_externs);
   rt->bound[external_id] = data;
   return TP_OK;
@@ -2771,7 +2774,7 @@ TPDEF tp_status tp_xnn_runtime_invoke(tp_xnn_runtime *rt) {
   TP_ASSERT(rt);
   if (rt->err.status) return rt->err.status;
   ev = (struct xnn_external_value *)TP_MALLOC((rt->num_externs + 1) * sizeof *ev);
-  if (!ev) return tp_error_set(&rt->err, TP_ERR_NOMEM, "invoke: no memory");
+  if (!ev) return tp__error_set(&rt->err, TP_ERR_NOMEM, "invoke: no memory");
   for (i = 0; i < rt->num_externs; i++) {
     if (!rt->bound[i]) continue;
     ev[n].id = (uint32_t)i;
@@ -2781,12 +2784,12 @@ TPDEF tp_status tp_xnn_runtime_invoke(tp_xnn_runtime *rt) {
   xs = xnn_setup_runtime(rt->runtime, n, ev);
   TP_FREE(ev);
   if (xs != xnn_status_success)
-    return tp_error_set(&rt->err, TP_ERR_INVALID,
+    return tp__error_set(&rt->err, TP_ERR_INVALID,
                         "xnn_setup_runtime failed with status %d (%u of %u external values bound)",
                         (int)xs, (unsigned)n, (unsigned)rt->num_externs);
   xs = xnn_invoke_runtime(rt->runtime);
   if (xs != xnn_status_success)
-    return tp_error_set(&rt->err, TP_ERR_INVALID, "xnn_invoke_runtime failed with status %d",
+    return tp__error_set(&rt->err, TP_ERR_INVALID, "xnn_invoke_runtime failed with status %d",
                         (int)xs);
   return TP_OK;
 }
@@ -2798,16 +2801,16 @@ static tp_status tp__xnn_rt_map(tp__xnn_load *L, uint32_t from, uint32_t to) {
   size_t i;
   if (from < rt->ndirect) {
     if (rt->direct[from] != TP_XNN_INVALID_ID)
-      return tp_error_set(&rt->err, TP_ERR_FORMAT, "two values have id_out %u", (unsigned)from);
+      return tp__error_set(&rt->err, TP_ERR_FORMAT, "two values have id_out %u", (unsigned)from);
     rt->direct[from] = to;
     return TP_OK;
   }
   for (i = 0; i < rt->nmap; i++)
     if (rt->map_from[i] == from)
-      return tp_error_set(&rt->err, TP_ERR_FORMAT, "two values have id_out %u", (unsigned)from);
-  if (tp_array_reserve((void **)&rt->map_from, &rt->cap_from, rt->nmap + 1, sizeof(uint32_t)) ||
-      tp_array_reserve((void **)&rt->map_to, &rt->cap_to, rt->nmap + 1, sizeof(uint32_t)))
-    return tp_error_set(&rt->err, TP_ERR_NOMEM, "no memory for the id map");
+      return tp__error_set(&rt->err, TP_ERR_FORMAT, "two values have id_out %u", (unsigned)from);
+  if (tp__array_reserve((void **)&rt->map_from, &rt->cap_from, rt->nmap + 1, sizeof(uint32_t)) ||
+      tp__array_reserve((void **)&rt->map_to, &rt->cap_to, rt->nmap + 1, sizeof(uint32_t)))
+    return tp__error_set(&rt->err, TP_ERR_NOMEM, "no memory for the id map");
   rt->map_from[rt->nmap] = from;
   rt->map_to[rt->nmap] = to;
   rt->nmap++;
@@ -2841,7 +2844,7 @@ static tp_status tp__xnn_rt_const(tp__xnn_load *L, uint32_t value, uint32_t idx,
   uint64_t size;
   void *copy;
   if (idx >= L->b.num_constants)
-    return tp_error_set(&rt->err, TP_ERR_FORMAT,
+    return tp__error_set(&rt->err, TP_ERR_FORMAT,
                         "value %u: constant index %u but the blob has %u constant entries",
                         (unsigned)value, (unsigned)idx, (unsigned)L->b.num_constants);
   e = &L->b.constants[idx];
@@ -2849,17 +2852,17 @@ static tp_status tp__xnn_rt_const(tp__xnn_load *L, uint32_t value, uint32_t idx,
   if (e->named_key) {
     tp_ptd_entry pe;
     if (!L->have_ptd)
-      return tp_error_set(&rt->err, TP_ERR_INVALID,
+      return tp__error_set(&rt->err, TP_ERR_INVALID,
                           "value %u: constant \"%.80s\" is named but no .ptd was given",
                           (unsigned)value, e->named_key);
     if (tp_ptd_find(&L->ptd, e->named_key, &pe) != TP_OK)
-      return tp_error_set(&rt->err, TP_ERR_INVALID, "value %u: key \"%.80s\" is not in the .ptd",
+      return tp__error_set(&rt->err, TP_ERR_INVALID, "value %u: key \"%.80s\" is not in the .ptd",
                           (unsigned)value, e->named_key);
     src = (const unsigned char *)pe.data;
     size = pe.nbytes;
   } else {
     if (!e->data)
-      return tp_error_set(&rt->err, TP_ERR_FORMAT,
+      return tp__error_set(&rt->err, TP_ERR_FORMAT,
                           "value %u: constant %u {offset %llu, size %llu} is outside the %llu-byte "
                           "constant region",
                           (unsigned)value, (unsigned)idx, (unsigned long long)e->offset,
@@ -2867,15 +2870,15 @@ static tp_status tp__xnn_rt_const(tp__xnn_load *L, uint32_t value, uint32_t idx,
     src = e->data;
   }
   if (size < need)
-    return tp_error_set(&rt->err, TP_ERR_FORMAT,
+    return tp__error_set(&rt->err, TP_ERR_FORMAT,
                         "value %u: constant %u has %llu bytes, the value needs %llu",
                         (unsigned)value, (unsigned)idx, (unsigned long long)size,
                         (unsigned long long)need);
   if (size > (uint64_t)SIZE_MAX - XNN_EXTRA_BYTES ||
-      tp_array_reserve((void **)&rt->owned, &rt->cap_owned, rt->nowned + 1, sizeof(void *)))
-    return tp_error_set(&rt->err, TP_ERR_NOMEM, "value %u: no memory", (unsigned)value);
+      tp__array_reserve((void **)&rt->owned, &rt->cap_owned, rt->nowned + 1, sizeof(void *)))
+    return tp__error_set(&rt->err, TP_ERR_NOMEM, "value %u: no memory", (unsigned)value);
   copy = TP_MALLOC((size_t)size + XNN_EXTRA_BYTES);
-  if (!copy) return tp_error_set(&rt->err, TP_ERR_NOMEM, "value %u: no memory for %llu bytes",
+  if (!copy) return tp__error_set(&rt->err, TP_ERR_NOMEM, "value %u: no memory for %llu bytes",
                                  (unsigned)value, (unsigned long long)size);
   memcpy(copy, src, (size_t)size);
   memset((unsigned char *)copy + size, 0, XNN_EXTRA_BYTES);
@@ -2896,43 +2899,43 @@ static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, const tp_xnn_blo
   enum xnn_status xs;
   enum xnn_datatype xdt = xnn_datatype_invalid;
   if (bv->dq_datatype != 0) /* runtime_schema's dq_datatype: the old dynamic path */
-    return tp_error_set(&rt->err, TP_ERR_UNSUPPORTED,
+    return tp__error_set(&rt->err, TP_ERR_UNSUPPORTED,
                         "value %u: dq_datatype (old dynamic quantization) is not supported",
                         (unsigned)vi);
   nd = bv->ndims; /* <= 6: tp_xnn_read_blob checked */
   for (i = 0; i < nd; i++) {
     dims[i] = (size_t)bv->dims[i];
-    if (tp_mul_u64(numel, (uint64_t)dims[i], &numel))
-      return tp_error_set(&rt->err, TP_ERR_FORMAT, "value %u: element count overflows",
+    if (tp__mul_u64(numel, (uint64_t)dims[i], &numel))
+      return tp__error_set(&rt->err, TP_ERR_FORMAT, "value %u: element count overflows",
                           (unsigned)vi);
   }
   if (flags & ~(TP_XNN_FLAG_EXTERNAL_INPUT | TP_XNN_FLAG_EXTERNAL_OUTPUT))
-    return tp_error_set(&rt->err, TP_ERR_FORMAT, "value %u: unknown flag bits 0x%x",
+    return tp__error_set(&rt->err, TP_ERR_FORMAT, "value %u: unknown flag bits 0x%x",
                         (unsigned)vi, (unsigned)flags);
   if (ext != TP_XNN_INVALID_ID && ext >= rt->num_externs)
-    return tp_error_set(&rt->err, TP_ERR_FORMAT, "value %u: external id %u >= num_externs %u",
+    return tp__error_set(&rt->err, TP_ERR_FORMAT, "value %u: external id %u >= num_externs %u",
                         (unsigned)vi, (unsigned)ext, (unsigned)rt->num_externs);
   /* XNNPACK gives two values with one external id the same storage (two producers: abort). */
   if (ext != TP_XNN_INVALID_ID) {
     if (L->ext_seen[ext / 8] & (1u << (ext % 8)))
-      return tp_error_set(&rt->err, TP_ERR_FORMAT, "value %u: external id %u is used twice",
+      return tp__error_set(&rt->err, TP_ERR_FORMAT, "value %u: external id %u is used twice",
                           (unsigned)vi, (unsigned)ext);
     L->ext_seen[ext / 8] = (unsigned char)(L->ext_seen[ext / 8] | (1u << (ext % 8)));
   }
   if (dt <= 0 || dt > 14)
-    return tp_error_set(&rt->err, TP_ERR_FORMAT, "value %u: unknown datatype %d", (unsigned)vi,
+    return tp__error_set(&rt->err, TP_ERR_FORMAT, "value %u: unknown datatype %d", (unsigned)vi,
                         dt);
   if (!tp__xnn_rt_datatype(dt, &xdt))
-    return tp_error_set(&rt->err, TP_ERR_UNSUPPORTED,
+    return tp__error_set(&rt->err, TP_ERR_UNSUPPORTED,
                         "value %u: datatype %s (%d) is not in the linked XNNPACK", (unsigned)vi,
                         tp_xnn_datatype_name(dt), dt);
-  if (tp_mul_u64(numel, (uint64_t)tp__xnn_elem_size(dt), &need))
-    return tp_error_set(&rt->err, TP_ERR_FORMAT, "value %u: size overflows", (unsigned)vi);
+  if (tp__mul_u64(numel, (uint64_t)tp__xnn_elem_size(dt), &need))
+    return tp__error_set(&rt->err, TP_ERR_FORMAT, "value %u: size overflows", (unsigned)vi);
   if (cidx != 0) {
     if (tp__xnn_rt_const(L, vi, cidx, need, &data) != TP_OK) return rt->err.status;
-  } else if (tp_add_u64(rt->activation_bytes, need, &rt->activation_bytes) ||
+  } else if (tp__add_u64(rt->activation_bytes, need, &rt->activation_bytes) ||
              rt->activation_bytes > TP_XNN_RUNTIME_MAX_ACTIVATION_BYTES) {
-    return tp_error_set(&rt->err, TP_ERR_FORMAT,
+    return tp__error_set(&rt->err, TP_ERR_FORMAT,
                         "value %u: non-constant values need more than %llu bytes (the loader's "
                         "limit, TP_XNN_RUNTIME_MAX_ACTIVATION_BYTES)",
                         (unsigned)vi, (unsigned long long)TP_XNN_RUNTIME_MAX_ACTIVATION_BYTES);
@@ -2948,7 +2951,7 @@ static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, const tp_xnn_blo
     const void *scale = NULL;
     uint64_t nsc;
     if (cd < 0 || (size_t)cd >= nd)
-      return tp_error_set(&rt->err, TP_ERR_FORMAT, "value %u: channel_dim %d with %u dims",
+      return tp__error_set(&rt->err, TP_ERR_FORMAT, "value %u: channel_dim %d with %u dims",
                           (unsigned)vi, (int)cd, (unsigned)nd);
     nsc = dims[cd];
     if (sidx != 0) {
@@ -2956,14 +2959,14 @@ static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, const tp_xnn_blo
     } else {
       float *copy;
       if (!bv->has_inline_scale || bv->num_inline_scales < nsc)
-        return tp_error_set(&rt->err, TP_ERR_FORMAT,
+        return tp__error_set(&rt->err, TP_ERR_FORMAT,
                             "value %u: %u inline scales for %llu channels", (unsigned)vi,
                             (unsigned)bv->num_inline_scales, (unsigned long long)nsc);
-      if (tp_array_reserve((void **)&rt->owned, &rt->cap_owned, rt->nowned + 1, sizeof(void *)))
-        return tp_error_set(&rt->err, TP_ERR_NOMEM, "no memory");
+      if (tp__array_reserve((void **)&rt->owned, &rt->cap_owned, rt->nowned + 1, sizeof(void *)))
+        return tp__error_set(&rt->err, TP_ERR_NOMEM, "no memory");
       copy = (float *)TP_MALLOC((size_t)nsc * sizeof(float) + 1);
-      if (!copy) return tp_error_set(&rt->err, TP_ERR_NOMEM, "no memory");
-      for (i = 0; i < nsc; i++) copy[i] = tp_fb_bits_f32(tp_load_le32(bv->inline_scales + 4 * i));
+      if (!copy) return tp__error_set(&rt->err, TP_ERR_NOMEM, "no memory");
+      for (i = 0; i < nsc; i++) copy[i] = tp_fb_bits_f32(tp__get_le32(bv->inline_scales + 4 * i));
       rt->owned[rt->nowned++] = copy;
       scale = copy;
     }
@@ -2971,20 +2974,20 @@ static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, const tp_xnn_blo
                                                        (const float *)scale, nd, (size_t)cd,
                                                        dims, data, ext, flags, &id);
   } else if (qt == TP_XNN_QUANT_PER_CHANNEL_GROUP) {
-    return tp_error_set(&rt->err, TP_ERR_UNSUPPORTED,
+    return tp__error_set(&rt->err, TP_ERR_UNSUPPORTED,
                         "value %u: blockwise (groupwise) quantization is not in the linked "
                         "XNNPACK",
                         (unsigned)vi);
   } else if (qt == TP_XNN_QUANT_PER_TOKEN_DYNAMIC) {
-    return tp_error_set(&rt->err, TP_ERR_UNSUPPORTED,
+    return tp__error_set(&rt->err, TP_ERR_UNSUPPORTED,
                         "value %u: dynamic quantization is not in the linked XNNPACK",
                         (unsigned)vi);
   } else {
-    return tp_error_set(&rt->err, TP_ERR_FORMAT, "value %u: unknown quantization %u",
+    return tp__error_set(&rt->err, TP_ERR_FORMAT, "value %u: unknown quantization %u",
                         (unsigned)vi, (unsigned)qt);
   }
   if (xs != xnn_status_success)
-    return tp_error_set(&rt->err, TP_ERR_INVALID,
+    return tp__error_set(&rt->err, TP_ERR_INVALID,
                         "value %u: XNNPACK refused the %s value (xnn_status %d)", (unsigned)vi,
                         tp_xnn_datatype_name(dt), (int)xs);
   rt->vinfo[vi].xnn_id = id;
@@ -3217,10 +3220,10 @@ static tp_status tp__xnn_rt_shapes(tp_xnn_runtime *rt, uint32_t ni, int kind, co
 #undef TP__V
   if (why) {
     if (x || y)
-      return tp_error_set(&rt->err, TP_ERR_FORMAT,
+      return tp__error_set(&rt->err, TP_ERR_FORMAT,
                           "node %u (%s): %s (expected %llu x %llu)", (unsigned)ni, name, why,
                           (unsigned long long)x, (unsigned long long)y);
-    return tp_error_set(&rt->err, TP_ERR_FORMAT, "node %u (%s): %s", (unsigned)ni, name, why);
+    return tp__error_set(&rt->err, TP_ERR_FORMAT, "node %u (%s): %s", (unsigned)ni, name, why);
   }
   return TP_OK;
 }
@@ -3256,7 +3259,7 @@ static tp_status tp__xnn_rt_node(tp__xnn_load *L, uint32_t ni, const tp_xnn_blob
       a[i] = n->f[i];
       if (t == 'i' || t == 'b') {
         if (!tp__xnn_rt_lookup(rt, a[i], &pos[i]) || (t == 'i' && pos[i] == TP_XNN_INVALID_ID))
-          return tp_error_set(&rt->err, TP_ERR_FORMAT,
+          return tp__error_set(&rt->err, TP_ERR_FORMAT,
                               "node %u (%s): %s %u is not a defined value", (unsigned)ni,
                               d->name, d->fields[i].name, (unsigned)a[i]);
         a[i] = pos[i] == TP_XNN_INVALID_ID ? TP_XNN_INVALID_ID : rt->vinfo[pos[i]].xnn_id;
@@ -3339,7 +3342,7 @@ static tp_status tp__xnn_rt_node(tp__xnn_load *L, uint32_t ni, const tp_xnn_blob
       break;
     case TP_XNN_NODE_DEPTHWISE_CONV2D:
       if (TP__CV(group_input_channels) == 0)
-        return tp_error_set(&rt->err, TP_ERR_FORMAT,
+        return tp__error_set(&rt->err, TP_ERR_FORMAT,
                             "node %u (depthwise_convolution_2d): group_input_channels is 0",
                             (unsigned)ni);
       /* written as upstream does: groups = channels, group_output_channels = multiplier */
@@ -3399,12 +3402,12 @@ static tp_status tp__xnn_rt_node(tp__xnn_load *L, uint32_t ni, const tp_xnn_blob
                                           a[TP__XF(XNNStaticConstantPad, flags)]);
       break;
     default:
-      return tp_error_set(&rt->err, TP_ERR_UNSUPPORTED,
+      return tp__error_set(&rt->err, TP_ERR_UNSUPPORTED,
                           "node %u: %s is not in the linked XNNPACK", (unsigned)ni,
                           tp_xnn_node_name(kind));
   }
   if (xs != xnn_status_success)
-    return tp_error_set(&rt->err, TP_ERR_INVALID,
+    return tp__error_set(&rt->err, TP_ERR_INVALID,
                         "node %u: XNNPACK refused %s (xnn_status %d)", (unsigned)ni,
                         tp_xnn_node_name(kind), (int)xs);
   /* One producer per value, never a constant: the 2022 library asserts (aborts) in
@@ -3415,7 +3418,7 @@ static tp_status tp__xnn_rt_node(tp__xnn_load *L, uint32_t ni, const tp_xnn_blob
     if (d->fields[i].type != 'i' || strncmp(field, "output", 6) != 0) continue;
     v = &rt->vinfo[pos[i]];
     if (v->is_const || v->produced)
-      return tp_error_set(&rt->err, TP_ERR_FORMAT, "node %u (%s): %s (value %u) is %s",
+      return tp__error_set(&rt->err, TP_ERR_FORMAT, "node %u (%s): %s (value %u) is %s",
                           (unsigned)ni, tp_xnn_node_name(kind), field, (unsigned)pos[i],
                           v->is_const ? "a constant" : "already the output of another node");
     v->produced = 1;
@@ -3430,33 +3433,33 @@ static tp_status tp__xnn_rt_build(tp__xnn_load *L, const unsigned char *blob, si
   enum xnn_status xs;
   tp_error e;
   tp_status st;
-  if (!blob) return tp_error_set(&rt->err, TP_ERR_INVALID, "no blob");
+  if (!blob) return tp__error_set(&rt->err, TP_ERR_INVALID, "no blob");
   /* the structure through the pure reader; what XNNPACK needs is checked below */
   st = tp_xnn_read_blob(blob, n, &L->b, &e);
-  if (st != TP_OK) return tp_error_set(&rt->err, st, "%s", e.msg);
+  if (st != TP_OK) return tp__error_set(&rt->err, st, "%s", e.msg);
   rt->num_externs = L->b.num_externs;
   rt->bound = (void **)TP_MALLOC(((size_t)rt->num_externs + 1) * sizeof(void *));
-  if (!rt->bound) return tp_error_set(&rt->err, TP_ERR_NOMEM, "no memory");
+  if (!rt->bound) return tp__error_set(&rt->err, TP_ERR_NOMEM, "no memory");
   memset(rt->bound, 0, ((size_t)rt->num_externs + 1) * sizeof(void *));
   if (ptd) {
     memset(&L->ptd, 0, sizeof L->ptd);
     if (tp_ptd_open(&L->ptd, ptd, ptd_size) != TP_OK)
-      return tp_error_set(&rt->err, TP_ERR_FORMAT, ".ptd: %s", L->ptd.err.msg);
+      return tp__error_set(&rt->err, TP_ERR_FORMAT, ".ptd: %s", L->ptd.err.msg);
     L->have_ptd = 1;
   }
   rt->direct = (uint32_t *)TP_MALLOC(((size_t)L->b.num_values + 1) * sizeof(uint32_t));
   rt->vinfo = (tp__xnn_vinfo *)TP_MALLOC(((size_t)L->b.num_values + 1) * sizeof(tp__xnn_vinfo));
   if (!rt->direct || !rt->vinfo)
-    return tp_error_set(&rt->err, TP_ERR_NOMEM, "no memory for the id map");
+    return tp__error_set(&rt->err, TP_ERR_NOMEM, "no memory for the id map");
   rt->ndirect = L->b.num_values;
   for (i = 0; i < rt->ndirect; i++) rt->direct[i] = TP_XNN_INVALID_ID;
   xs = xnn_initialize(NULL);
   if (xs != xnn_status_success)
-    return tp_error_set(&rt->err, TP_ERR_UNSUPPORTED, "xnn_initialize failed (xnn_status %d)",
+    return tp__error_set(&rt->err, TP_ERR_UNSUPPORTED, "xnn_initialize failed (xnn_status %d)",
                         (int)xs);
   xs = xnn_create_subgraph(rt->num_externs, 0, &L->sg);
   if (xs != xnn_status_success)
-    return tp_error_set(&rt->err, TP_ERR_NOMEM, "xnn_create_subgraph failed (xnn_status %d)",
+    return tp__error_set(&rt->err, TP_ERR_NOMEM, "xnn_create_subgraph failed (xnn_status %d)",
                         (int)xs);
   for (i = 0; i < L->b.num_values; i++)
     if (tp__xnn_rt_value(L, (uint32_t)i, &L->b.values[i]) != TP_OK) return rt->err.status;
@@ -3464,7 +3467,7 @@ static tp_status tp__xnn_rt_build(tp__xnn_load *L, const unsigned char *blob, si
     if (tp__xnn_rt_node(L, (uint32_t)i, &L->b.nodes[i]) != TP_OK) return rt->err.status;
   xs = xnn_create_runtime_v2(L->sg, NULL, flags, &rt->runtime);
   if (xs != xnn_status_success)
-    return tp_error_set(&rt->err, TP_ERR_INVALID,
+    return tp__error_set(&rt->err, TP_ERR_INVALID,
                         "xnn_create_runtime_v2 failed (xnn_status %d)", (int)xs);
   return TP_OK;
 }
@@ -3474,10 +3477,10 @@ TPDEF tp_status tp_xnn_load(const void *blob, size_t blob_size, const void *ptd,
   tp__xnn_load L;
   tp_xnn_runtime *rt;
   tp_status st;
-  if (!out) return tp_error_set(err, TP_ERR_INVALID, "tp_xnn_load: out is NULL");
+  if (!out) return tp__error_set(err, TP_ERR_INVALID, "tp_xnn_load: out is NULL");
   *out = NULL;
   rt = (tp_xnn_runtime *)TP_MALLOC(sizeof *rt);
-  if (!rt) return tp_error_set(err, TP_ERR_NOMEM, "tp_xnn_load: no memory");
+  if (!rt) return tp__error_set(err, TP_ERR_NOMEM, "tp_xnn_load: no memory");
   memset(rt, 0, sizeof *rt);
   memset(&L, 0, sizeof L);
   L.rt = rt;

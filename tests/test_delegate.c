@@ -26,9 +26,9 @@ static void test_frame_round_trip(void) {
   TPT_STATUS(tp_delegate_write_head(&s, "XH00", &f, fb), TP_OK);
   TPT_EQ_U64(m.size, 64);
   TPT_MEMEQ(m.data + 4, "XH00", 4);
-  TPT_EQ_INT(tp_load_le16(m.data + 8), 30);
-  TPT_EQ_INT(tp_load_le32(m.data + 18), 64);
-  TPT_EQ_U64(tp_load_le64(m.data + 22), 100);
+  TPT_EQ_INT(tp__get_le16(m.data + 8), 30);
+  TPT_EQ_INT(tp__get_le32(m.data + 18), 64);
+  TPT_EQ_U64(tp__get_le64(m.data + 22), 100);
   TPT_MEMEQ(m.data + 32, fb, sizeof fb);
   for (i = 52; i < 64; i++) TPT_EQ_INT(m.data[i], 0);
   memset(blob, 0, sizeof blob);
@@ -54,11 +54,11 @@ static void expect_parse(size_t size, const char *want) {
 static void set_frame(uint16_t len, uint32_t fo, uint32_t fs, uint32_t so, uint64_t ss) {
   memset(blob, 0, sizeof blob);
   memcpy(blob + 4, "VH00", 4);
-  tp_store_le16(blob + 8, len);
-  tp_store_le32(blob + 10, fo);
-  tp_store_le32(blob + 14, fs);
-  tp_store_le32(blob + 18, so);
-  tp_store_le64(blob + 22, ss);
+  tp__put_le16(blob + 8, len);
+  tp__put_le32(blob + 10, fo);
+  tp__put_le32(blob + 14, fs);
+  tp__put_le32(blob + 18, so);
+  tp__put_le64(blob + 22, ss);
 }
 
 /* Every refusal, with its sentence and numbers. */
@@ -86,7 +86,7 @@ static void test_parse_errors(void) {
                    "the 64-byte file");
   /* an old error in err does not stay */
   memset(&e, 0, sizeof e);
-  tp_error_set(&e, TP_ERR_IO, "old");
+  tp__error_set(&e, TP_ERR_IO, "old");
   set_frame(30, 32, 16, 40, 8);
   TPT_STATUS(tp_delegate_parse(blob, 64, "VH00", "bytes", &f, &e), TP_ERR_FORMAT);
   TPT_EQ_INT(e.status, TP_ERR_FORMAT);

@@ -240,7 +240,7 @@ static void test_malformed(void) {
   tp_xnn_blob b;
   tp_error e;
   memset(&e, 0, sizeof e);
-  tp_error_set(&e, TP_ERR_IO, "old");
+  tp__error_set(&e, TP_ERR_IO, "old");
   TPT_STATUS(tp_xnn_read_blob(p, 31, &b, &e), TP_ERR_FORMAT);
   TPT_CONTAINS(e.msg, "XH00 header: flatbuffer [32, ");
   TPT_CONTAINS(e.msg, ") ends past the 31-byte file");
@@ -258,7 +258,7 @@ static void test_malformed(void) {
   tp_xnn_blob_free(&b);
   /* a bare flatbuffer (no XH00 frame) is read as upstream reads it */
   {
-    uint32_t fo = tp_load_le32(p + 10), fs = tp_load_le32(p + 14);
+    uint32_t fo = tp__get_le32(p + 10), fs = tp__get_le32(p + 14);
     unsigned char *fb = (unsigned char *)malloc(fs);
     memcpy(fb, p + fo, fs);
     TPT_STATUS(tp_xnn_read_blob(fb, fs, &b, &e), TP_OK);
