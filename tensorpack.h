@@ -557,7 +557,7 @@ TPDEF int tp_sha256_accelerated(void);
 /* Not part of the API (tp__ names, may change in any release): little-endian stores and
    loads, checked arithmetic and array growth that tensorpack_xnnpack.h and tensorpack_vulkan.h
    share with the core. They stay extern because a backend's implementation may live in
-   another file than the core's. (0.1 named them tp_store_le32, tp_add_u64, ...; the store_
+   another file than the core's. (0.1 named them tp__put_le32, tp__add_u64, ...; the store_
    names collided with the data store's tp_store_ prefix.) */
 /* Little-endian stores and loads, from shifts: the bytes never depend on the host. */
 TPDEF void tp__put_le16(unsigned char *p, uint16_t v);
@@ -914,6 +914,64 @@ TPDEF tp_status tp_ptd_find(tp_ptd *p, const char *key, tp_ptd_entry *e);
 TPDEF size_t tp_ptd_index_slots(const tp_ptd *p);
 TPDEF tp_status tp_ptd_index(tp_ptd *p, uint32_t *slots, size_t nslots);
 
+
+// >>delegate ----------------------------------------------------------------------------------
+/* The delegate-blob frame ExecuTorch's XNNPACK ("XH00") and Vulkan ("VH00") backends share,
+   written and parsed here once for both (all little-endian):
+      [0,4) zero  [4,8) magic  [8,10) u16 header size (30)  [10,14) u32 flatbuffer offset (32)
+      [14,18) u32 flatbuffer size  [18,22) u32 segment offset  [22,30) u64 segment size
+      zero padding to 32, the flatbuffer, zero padding up to the segment offset (a multiple of
+      the backend's alignment), the segment.
+   The segment holds the inline constants (and Vulkan's shaders), each entry at a multiple of
+   the alignment from the segment start, zero-padded to the next one (tp_delegate_place). */
+#define TP_DELEGATE_HEADER_SIZE 30
+#define TP_DELEGATE_FLATBUFFER_OFFSET 32
+
+typedef struct tp_delegate_frame {
+  uint32_t header_size;       /* as stored (30 when written) */
+  uint32_t flatbuffer_offset; /* 32 when written */
+  uint32_t flatbuffer_size;
+  uint32_t segment_offset;
+  uint64_t segment_size;
+} tp_delegate_frame;
+
+/* The frame of a blob with a flatbuffer of fb_size bytes and a segment of seg_size bytes whose
+   offset is aligned to `alignment` (a power of two >= 16); *total_out (may be NULL) = the blob
+   size. TP_ERR_OVERFLOW, with a sentence naming the magic and the size in err (may be NULL),
+   when the offsets do not fit the header's 32 bits. */
+TPDEF tp_status tp_delegate_frame_make(const char *magic, uint64_t fb_size, uint64_t alignment,
+                                       uint64_t seg_size, tp_delegate_frame *out,
+                                       uint64_t *total_out, tp_error *err);
+/* Streams the 32-byte header (magic, f), the flatbuffer fb (f->flatbuffer_size bytes) and the
+   zero padding up to f->segment_offset. The sink's status. */
+TPDEF tp_status tp_delegate_write_head(tp_sink *sink, const char *magic,
+                                       const tp_delegate_frame *f, const void *fb);
+/* Parses and checks the frame of a blob of `size` bytes: at least 30 bytes, magic at 4, header
+   size >= 30, flatbuffer offset >= header size, flatbuffer size >= 12 (root offset,
+   identifier, a table) and inside the blob, segment inside the blob and not before the
+   flatbuffer's end. *out gets the stored fields even on failure (all zero when the blob is
+   shorter than the header). TP_ERR_FORMAT with a sentence in err ("<magic> header: ...",
+   segment_name naming the segment, e.g. "constant data") otherwise; TP_ERR_INVALID for a
+   NULL out or magic. err (may be NULL) is reset on entry. */
+TPDEF tp_status tp_delegate_parse(const void *blob, size_t size, const char *magic,
+                                  const char *segment_name, tp_delegate_frame *out,
+                                  tp_error *err);
+/* Places a segment entry of `size` bytes at *pos (its offset, in *offset_out) and moves *pos
+   past it to the next multiple of alignment. Returns 1 on overflow (nothing changed). */
+TPDEF int tp_delegate_place(uint64_t *pos, uint64_t size, uint64_t alignment,
+                            uint64_t *offset_out);
+/* Sends one named constant to the store under the lowercase hex SHA-256 of its bytes
+   (prefixed with key_prefix when not NULL, e.g. "scale_"), aligned to `alignment`, and gives
+   the store's key in *key_out. Bytes that are the view's own row-major bytes (produce == NULL,
+   key_prefix == NULL) go in as the view (borrowed until the store is written, hashed once by
+   the store); otherwise they are made once - produce(ctx, sink), or the view row-major when
+   produce is NULL - and handed to the store as its own copy. The made bytes must be `expect`
+   long (else TP_ERR_INVALID). Errors: the store's (its sentence in tp_store_error), NOMEM. */
+TPDEF tp_status tp_delegate_store_constant(tp_store *store, const tp_tensor *view,
+                                           tp_status (*produce)(const void *ctx, tp_sink *sink),
+                                           const void *ctx, uint64_t expect,
+                                           const char *key_prefix, size_t alignment,
+                                           const char **key_out);
 /* ------------------------------------------------------------------------------------------ */
 /* 9. Programs (.pte)                                                                          */
 /* ------------------------------------------------------------------------------------------ */
@@ -5934,6 +5992,151 @@ TPDEF tp_status tp_ptd_find(tp_ptd *p, const char *key, tp_ptd_entry *e) {
   return TP_ERR_INVALID;
 }
 
+
+// >>delegate (implementation) -----------------------------------------------------------------
+
+TPDEF tp_status tp_delegate_frame_make(const char *magic, uint64_t fb_size, uint64_t alignment,
+                                       uint64_t seg_size, tp_delegate_frame *out,
+                                       uint64_t *total_out, tp_error *err) {
+  uint64_t seg_off, total;
+  TP_ASSERT(out && magic);
+  if (err) memset(err, 0, sizeof *err);
+  memset(out, 0, sizeof *out);
+  if (alignment < 16 || (alignment & (alignment - 1)) != 0)
+    return tp__error_set(err, TP_ERR_INVALID, "%.4s blob: alignment %llu is not a power of two >= 16",
+                        magic, (unsigned long long)alignment);
+  if (fb_size > (uint64_t)UINT32_MAX ||
+      tp__align_u64((uint64_t)TP_DELEGATE_FLATBUFFER_OFFSET + fb_size, alignment, &seg_off) ||
+      seg_off > (uint64_t)UINT32_MAX)
+    return tp__error_set(err, TP_ERR_OVERFLOW,
+                        "%.4s header: a flatbuffer of %llu bytes does not fit its 32-bit offsets",
+                        magic, (unsigned long long)fb_size);
+  if (tp__add_u64(seg_off, seg_size, &total))
+    return tp__error_set(err, TP_ERR_OVERFLOW, "%.4s blob: a segment of %llu bytes overflows",
+                        magic, (unsigned long long)seg_size);
+  out->header_size = TP_DELEGATE_HEADER_SIZE;
+  out->flatbuffer_offset = TP_DELEGATE_FLATBUFFER_OFFSET;
+  out->flatbuffer_size = (uint32_t)fb_size;
+  out->segment_offset = (uint32_t)seg_off;
+  out->segment_size = seg_size;
+  if (total_out) *total_out = total;
+  return TP_OK;
+}
+
+TPDEF tp_status tp_delegate_write_head(tp_sink *sink, const char *magic,
+                                       const tp_delegate_frame *f, const void *fb) {
+  unsigned char hdr[TP_DELEGATE_FLATBUFFER_OFFSET];
+  tp_status st;
+  TP_ASSERT(sink && magic && f);
+  memset(hdr, 0, sizeof hdr);
+  memcpy(hdr + 4, magic, 4);
+  tp__put_le16(hdr + 8, (uint16_t)f->header_size);
+  tp__put_le32(hdr + 10, f->flatbuffer_offset);
+  tp__put_le32(hdr + 14, f->flatbuffer_size);
+  tp__put_le32(hdr + 18, f->segment_offset);
+  tp__put_le64(hdr + 22, f->segment_size);
+  st = tp_sink_write(sink, hdr, sizeof hdr);
+  if (st == TP_OK) st = tp_sink_write(sink, fb, f->flatbuffer_size);
+  if (st == TP_OK)
+    st = tp_sink_zeros(sink, (size_t)((uint64_t)f->segment_offset - TP_DELEGATE_FLATBUFFER_OFFSET -
+                                      f->flatbuffer_size));
+  return st;
+}
+
+TPDEF tp_status tp_delegate_parse(const void *blob, size_t size, const char *magic,
+                                  const char *segment_name, tp_delegate_frame *out,
+                                  tp_error *err) {
+  const unsigned char *h = (const unsigned char *)blob;
+  uint64_t fb_end;
+  if (err) memset(err, 0, sizeof *err); /* a caller's error is reset on entry */
+  if (!out || !magic) return tp__error_set(err, TP_ERR_INVALID, "delegate header: NULL argument");
+  memset(out, 0, sizeof *out);
+  if (!segment_name) segment_name = "segment";
+  if (!h || size < TP_DELEGATE_HEADER_SIZE)
+    return tp__error_set(err, TP_ERR_FORMAT, "%.4s header: file is %llu bytes, the header needs 30",
+                        magic, (unsigned long long)(h ? size : 0));
+  out->header_size = tp__get_le16(h + 8);
+  out->flatbuffer_offset = tp__get_le32(h + 10);
+  out->flatbuffer_size = tp__get_le32(h + 14);
+  out->segment_offset = tp__get_le32(h + 18);
+  out->segment_size = tp__get_le64(h + 22);
+  if (memcmp(h + 4, magic, 4) != 0)
+    return tp__error_set(err, TP_ERR_FORMAT, "%.4s header: magic is not %.4s", magic, magic);
+  if (out->header_size < TP_DELEGATE_HEADER_SIZE)
+    return tp__error_set(err, TP_ERR_FORMAT, "%.4s header: length %u < 30", magic,
+                        (unsigned)out->header_size);
+  if (out->flatbuffer_offset < out->header_size)
+    return tp__error_set(err, TP_ERR_FORMAT,
+                        "%.4s header: flatbuffer offset %lu is inside the %u-byte header", magic,
+                        (unsigned long)out->flatbuffer_offset, (unsigned)out->header_size);
+  if (out->flatbuffer_size < 12)
+    return tp__error_set(err, TP_ERR_FORMAT,
+                        "%.4s header: flatbuffer size %lu < 12 (root offset, identifier, one "
+                        "table)",
+                        magic, (unsigned long)out->flatbuffer_size);
+  fb_end = (uint64_t)out->flatbuffer_offset + out->flatbuffer_size;
+  if (fb_end > (uint64_t)size)
+    return tp__error_set(err, TP_ERR_FORMAT,
+                        "%.4s header: flatbuffer [%lu, %llu) ends past the %llu-byte file", magic,
+                        (unsigned long)out->flatbuffer_offset, (unsigned long long)fb_end,
+                        (unsigned long long)size);
+  if ((uint64_t)out->segment_offset > (uint64_t)size ||
+      out->segment_size > (uint64_t)size - out->segment_offset)
+    return tp__error_set(err, TP_ERR_FORMAT,
+                        "%.4s header: %s at %lu of %llu bytes ends past the %llu-byte file", magic,
+                        segment_name, (unsigned long)out->segment_offset,
+                        (unsigned long long)out->segment_size, (unsigned long long)size);
+  if ((uint64_t)out->segment_offset < fb_end)
+    return tp__error_set(err, TP_ERR_FORMAT,
+                        "%.4s header: %s offset %lu overlaps the flatbuffer [%lu, %llu)", magic,
+                        segment_name, (unsigned long)out->segment_offset,
+                        (unsigned long)out->flatbuffer_offset, (unsigned long long)fb_end);
+  return TP_OK;
+}
+
+TPDEF int tp_delegate_place(uint64_t *pos, uint64_t size, uint64_t alignment,
+                            uint64_t *offset_out) {
+  uint64_t end;
+  TP_ASSERT(pos && offset_out);
+  if (tp__add_u64(*pos, size, &end) || tp__align_u64(end, alignment, &end)) return 1;
+  *offset_out = *pos;
+  *pos = end;
+  return 0;
+}
+
+
+TPDEF tp_status tp_delegate_store_constant(tp_store *store, const tp_tensor *view,
+                                           tp_status (*produce)(const void *ctx, tp_sink *sink),
+                                           const void *ctx, uint64_t expect,
+                                           const char *key_prefix, size_t alignment,
+                                           const char **key_out) {
+  tp_membuf mb;
+  tp_sink ms;
+  tp_status st;
+  char key[16 + 65];
+  size_t plen = key_prefix ? strlen(key_prefix) : 0;
+  TP_ASSERT(store && key_out);
+  *key_out = NULL;
+  if (!produce && !key_prefix) {
+    if (!view) return TP_ERR_INVALID;
+    return tp_store_add(store, NULL, view, TP_ORDER_ROW_MAJOR, alignment, key_out);
+  }
+  if (plen > 16 || (!produce && !view)) return TP_ERR_INVALID;
+  memset(&mb, 0, sizeof mb);
+  ms = tp_sink_membuf(&mb);
+  st = produce ? produce(ctx, &ms) : tp_compact_write(view, TP_ORDER_ROW_MAJOR, &ms);
+  if (st == TP_OK && (uint64_t)mb.size != expect) st = TP_ERR_INVALID;
+  if (st == TP_OK && key_prefix) {
+    memcpy(key, key_prefix, plen);
+    st = tp_sha256_hex(mb.data, mb.size, key + plen);
+  }
+  if (st == TP_OK)
+    st = tp_store_add_bytes(store, key_prefix ? key : NULL, mb.data, mb.size, alignment, 1,
+                            key_out);
+  tp_membuf_free(&mb);
+  return st;
+}
+
 // >>pte ---------------------------------------------------------------------------------------
 
 #define TP__PTE_EH_LEN 32u     /* eh00 header as written: magic, u32 length, 3 x u64 */
@@ -8162,8 +8365,8 @@ TPDEF tp_status tp_view_from_dlpack(const DLTensor *t, size_t storage_nbytes, tp
           (TP_ERR_NOMEM) instead of skipping vtable dedup. TP_NO_STDIO formatter: precision,
           %g. Version macros, tp_version_string, the link-time ABI check. tp_store_options /
           tp_store_create_ex; programs (.pte, section 9). Internal helpers out of the API:
-          tp_store_le16/32/64 -> tp__put_le*, tp_load_le16/32/64 -> tp__get_le*,
-          tp_add_u64 / tp_mul_u64 / tp_align_u64 / tp_array_reserve / tp_error_set ->
+          tp__put_le16/32/64 -> tp__put_le*, tp__get_le16/32/64 -> tp__get_le*,
+          tp__add_u64 / tp__mul_u64 / tp__align_u64 / tp__array_reserve / tp__error_set ->
           tp__add_u64 / ... / tp__error_set. TP_ASSERT reaches every header.
    0.1    First release: views, compact copy, conversions, int4, SHA-256, sinks, FlatBuffers
           builder and reader, named data store and .ptd, XNNPACK and Vulkan delegate blobs. */

@@ -597,9 +597,10 @@ TPDEF tp_status tp_vk_write_file(tp_vk_graph *g, const char *path);
 
 /* ---- reading a blob (bounds-checked) ---------------------------------------------------- */
 
-/* The VH00 header, checked as VulkanDelegateHeader.cpp checks it (header size >= 30,
-   flatbuffer offset >= header size, flatbuffer size != 0, bytes offset >= flatbuffer end, both
-   regions inside size) plus the flatbuffer's "VK00" identifier. TP_ERR_FORMAT otherwise. */
+/* The VH00 header, checked by the delegate core's tp_delegate_parse (header size >= 30,
+   flatbuffer offset >= header size, flatbuffer size >= 12, bytes offset >= flatbuffer end, both
+   regions inside size: what VulkanDelegateHeader.cpp checks, and a flatbuffer that can hold a
+   root table) plus the flatbuffer's "VK00" identifier. TP_ERR_FORMAT otherwise. */
 typedef struct tp_vk_header {
   uint32_t header_size;
   uint32_t flatbuffer_offset, flatbuffer_size;
@@ -802,6 +803,7 @@ struct tp_vk_graph {
   tp_fb_builder *fb;
   uint64_t segment_size;  /* raw bytes, all padded, incl. the 16 zero bytes case */
   uint64_t fb_size;
+  tp_delegate_frame frame; /* the delegate core's frame of the built flatbuffer */
 };
 
 static tp_status tp_vk__check(tp_vk_graph *g) { return g->err.status; }
@@ -1115,22 +1117,18 @@ static unsigned tp_vk__convert_flags(tp_dtype out) {
   return out == TP_F16 ? TP_CONVERT_SATURATE | TP_CONVERT_CLAMP_INF : TP_CONVERT_SATURATE;
 }
 
+static tp_status tp_vk__const_produce(const void *ctx, tp_sink *sink) {
+  const tp_vk__const *c = (const tp_vk__const *)ctx;
+  return tp_convert_write(&c->view, c->out, tp_vk__convert_flags(c->out), sink);
+}
+
 static tp_status tp_vk__add_const_named(tp_vk_graph *g, tp_vk__const *c, uint32_t id) {
   const char *key = NULL;
   tp_status s;
-  if (c->out == c->view.dtype) {
-    s = tp_store_add(g->opts.store, NULL, &c->view, TP_ORDER_ROW_MAJOR, 16, &key);
-  } else {
-    tp_membuf m;
-    tp_sink sink;
-    memset(&m, 0, sizeof m);
-    sink = tp_sink_membuf(&m);
-    s = tp_convert_write(&c->view, c->out, tp_vk__convert_flags(c->out), &sink);
-    if (s == TP_OK && (uint64_t)m.size != c->nbytes) s = TP_ERR_FORMAT;
-    if (s == TP_OK)
-      s = tp_store_add_bytes(g->opts.store, NULL, m.data, m.size, 16, 1, &key);
-    tp_membuf_free(&m);
-  }
+  /* the view as it is, or the converted bytes made once (the delegate core's routine) */
+  s = tp_delegate_store_constant(g->opts.store, &c->view,
+                                 c->out == c->view.dtype ? NULL : tp_vk__const_produce, c,
+                                 c->nbytes, NULL, 16, &key);
   if (s != TP_OK)
     return tp__error_set(&g->err, s, "value %lu: adding the constant to the store failed: %s",
                         (unsigned long)id, tp_store_error(g->opts.store)[0]
@@ -1783,15 +1781,13 @@ static tp_status tp_vk__layout(tp_vk_graph *g) {
       any_empty = 1;
       continue;
     }
-    c->offset = off;
-    if (tp__align_u64(c->nbytes, 16, &total) || tp__add_u64(off, total, &off))
+    if (tp_delegate_place(&off, c->nbytes, 16, &c->offset))
       return tp__error_set(&g->err, TP_ERR_OVERFLOW,
                           "value %lu: the raw segment overflows at %llu bytes",
                           (unsigned long)c->value_id, (unsigned long long)off);
   }
   for (i = 0; i < g->nshaders; i++) {
-    g->shaders[i].offset = off;
-    if (tp__align_u64((uint64_t)g->shaders[i].n, 16, &total) || tp__add_u64(off, total, &off))
+    if (tp_delegate_place(&off, (uint64_t)g->shaders[i].n, 16, &g->shaders[i].offset))
       return tp__error_set(&g->err, TP_ERR_OVERFLOW, "shader %lu: the raw segment overflows",
                           (unsigned long)i);
   }
@@ -1866,19 +1862,14 @@ static tp_status tp_vk__layout(tp_vk_graph *g) {
   if (!data || fb_size == 0)
     return tp__error_set(&g->err, TP_ERR_FORMAT, "graph: the flatbuffer builder gave no bytes");
   g->fb_size = (uint64_t)fb_size;
-  /* The header's offsets are u32: flatbuffer end and bytes offset must fit. */
-  if (tp__align_u64(g->fb_size, 16, &total) || tp__add_u64(total, TP_VK_FLATBUFFER_OFFSET, &total) ||
-      total > UINT32_MAX)
-    return tp__error_set(&g->err, TP_ERR_OVERFLOW,
-                        "graph: the flatbuffer is %llu bytes; the VH00 header holds u32 offsets",
-                        (unsigned long long)g->fb_size);
+  /* the delegate core's frame (the header's offsets are u32) */
+  s = tp_delegate_frame_make("VH00", g->fb_size, 16, g->segment_size, &g->frame, &total, &g->err);
+  if (s != TP_OK) return s;
   g->dirty = 0;
   return TP_OK;
 }
 
-static uint64_t tp_vk__bytes_offset(const tp_vk_graph *g) {
-  return TP_VK_FLATBUFFER_OFFSET + ((g->fb_size + 15u) & ~(uint64_t)15u);
-}
+static uint64_t tp_vk__bytes_offset(const tp_vk_graph *g) { return g->frame.segment_offset; }
 
 TPDEF tp_status tp_vk_blob_size(tp_vk_graph *g, uint64_t *size_out) {
   uint64_t total;
@@ -1917,7 +1908,6 @@ TPDEF tp_status tp_vk_write(tp_vk_graph *g, tp_sink *sink) {
 }
 
 static tp_status tp_vk__write(tp_vk_graph *g, tp_sink *sink) {
-  unsigned char hdr[TP_VK_FLATBUFFER_OFFSET];
   const unsigned char *fb;
   size_t fb_size = 0, i;
   uint64_t written = 0;
@@ -1928,16 +1918,7 @@ static tp_status tp_vk__write(tp_vk_graph *g, tp_sink *sink) {
   if (!sink || !sink->write)
     return TP_ERR_INVALID;
   fb = tp_fb_data(g->fb, &fb_size);
-  memset(hdr, 0, sizeof hdr);
-  memcpy(hdr + 4, "VH00", 4);
-  tp__put_le16(hdr + 8, TP_VK_HEADER_SIZE);
-  tp__put_le32(hdr + 10, TP_VK_FLATBUFFER_OFFSET);
-  tp__put_le32(hdr + 14, (uint32_t)fb_size);
-  tp__put_le32(hdr + 18, (uint32_t)tp_vk__bytes_offset(g));
-  tp__put_le64(hdr + 22, g->segment_size);
-  s = tp_sink_write(sink, hdr, sizeof hdr);
-  if (s == TP_OK) s = tp_sink_write(sink, fb, fb_size);
-  if (s == TP_OK) s = tp_vk__pad(sink, (uint64_t)fb_size);
+  s = tp_delegate_write_head(sink, "VH00", &g->frame, fb);
   if (s != TP_OK) return s;
   for (i = 0; i < g->nconsts; i++) {
     const tp_vk__const *c = &g->consts[i];
@@ -1988,27 +1969,17 @@ TPDEF tp_status tp_vk_write_file(tp_vk_graph *g, const char *path) {
 
 TPDEF tp_status tp_vk_parse_header(const void *blob, size_t size, tp_vk_header *out) {
   const unsigned char *p = (const unsigned char *)blob;
+  tp_delegate_frame f;
   tp_vk_header h;
   if (!out) return TP_ERR_INVALID;
   memset(out, 0, sizeof *out);
-  if (!p || size < TP_VK_HEADER_SIZE) return TP_ERR_FORMAT;
-  if (memcmp(p + 4, "VH00", 4) != 0) return TP_ERR_FORMAT;
-  h.header_size = tp__get_le16(p + 8);
-  h.flatbuffer_offset = tp__get_le32(p + 10);
-  h.flatbuffer_size = tp__get_le32(p + 14);
-  h.bytes_offset = tp__get_le32(p + 18);
-  h.bytes_size = tp__get_le64(p + 22);
-  if (h.header_size < TP_VK_HEADER_SIZE || h.flatbuffer_offset < h.header_size ||
-      h.flatbuffer_size == 0 ||
-      (uint64_t)h.bytes_offset < (uint64_t)h.flatbuffer_offset + h.flatbuffer_size)
-    return TP_ERR_FORMAT;
-  if ((uint64_t)h.flatbuffer_offset > size ||
-      (uint64_t)h.flatbuffer_size > (uint64_t)size - h.flatbuffer_offset)
-    return TP_ERR_FORMAT;
-  if ((uint64_t)h.bytes_offset > size || h.bytes_size > (uint64_t)size - h.bytes_offset)
-    return TP_ERR_FORMAT;
-  if (h.flatbuffer_size < 8 || memcmp(p + h.flatbuffer_offset + 4, "VK00", 4) != 0)
-    return TP_ERR_FORMAT;
+  if (tp_delegate_parse(blob, size, "VH00", "bytes", &f, NULL) != TP_OK) return TP_ERR_FORMAT;
+  if (memcmp(p + f.flatbuffer_offset + 4, "VK00", 4) != 0) return TP_ERR_FORMAT;
+  h.header_size = f.header_size;
+  h.flatbuffer_offset = f.flatbuffer_offset;
+  h.flatbuffer_size = f.flatbuffer_size;
+  h.bytes_offset = f.segment_offset;
+  h.bytes_size = f.segment_size;
   *out = h;
   return TP_OK;
 }

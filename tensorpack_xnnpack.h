@@ -110,43 +110,276 @@ typedef enum tp_xnn_datatype {
 #define TP_XNN_MAX_DIMS 6        /* XNN_MAX_TENSOR_DIMS */
 #define TP_XNN_MAX_EXTERNS 4096  /* the upstream loader refuses more */
 
-/* Node kinds: the XNodeUnion tags. X(tag, NAME, name) */
-#define TP_XNN_NODE_LIST(X)                                                                   \
-  X(1, ADD, add2) X(2, FULLY_CONNECTED, fully_connected) X(3, SOFTMAX, softmax)              \
-  X(4, SIGMOID, sigmoid) X(5, STATIC_TRANSPOSE, static_transpose) X(6, CLAMP, clamp)         \
-  X(7, CONV2D, convolution_2d) X(8, DIVIDE, divide)                                          \
-  X(9, STATIC_RESIZE_BILINEAR_2D, static_resize_bilinear_2d)                                 \
-  X(10, STATIC_CONSTANT_PAD, static_constant_pad) X(11, AVG_POOLING_2D, average_pooling_2d)  \
-  X(12, MINIMUM, minimum2) X(13, DEPTHWISE_CONV2D, depthwise_convolution_2d)                 \
-  X(14, MAX_POOLING_2D, max_pooling_2d) X(15, MULTIPLY, multiply2) X(16, SUBTRACT, subtract) \
-  X(17, FLOOR, floor) X(18, CONVERT, convert)                                                \
-  X(19, GLOBAL_AVG_POOLING_2D, global_average_pooling_2d)                                    \
-  X(20, STATIC_RESHAPE, static_reshape) X(21, ARGMAX_POOLING_2D, argmax_pooling_2d)          \
-  X(22, SQUARE_ROOT, square_root) X(23, CEILING, ceiling) X(24, HARDSWISH, hardswish)        \
-  X(25, LEAKY_RELU, leaky_relu) X(26, MAXIMUM, maximum2) X(27, NEGATE, negate)               \
-  X(28, SQUARE, square) X(29, ELU, elu) X(30, ABS, abs) X(31, PRELU, prelu)                  \
-  X(32, CONCATENATE2, concatenate2) X(33, CONCATENATE3, concatenate3)                        \
-  X(34, CONCATENATE4, concatenate4) X(35, STATIC_SLICE, static_slice)                        \
-  X(36, SCALED_DOT_PRODUCT_ATTENTION, scaled_dot_product_attention)                          \
-  X(37, BATCH_MATRIX_MULTIPLY, batch_matrix_multiply) X(38, CONCATENATE5, concatenate5)      \
-  X(39, DECONV2D, deconvolution_2d)                                                          \
-  X(40, RECIPROCAL_SQUARE_ROOT, reciprocal_square_root) X(41, LOG, log) X(42, GELU, gelu)    \
-  X(43, TANH, tanh) X(44, EXP, exp) X(45, SIN, sin) X(46, COPY, copy) X(47, COS, cos)
+/* ---- the XN01 format, described once ------------------------------------------------------
+   Every table of the XNNPACK delegate's schema.fbs that this library writes or reads, in one
+   place: X-macro lists of X(table, field, id, type), id = the field's vtable slot. The writer,
+   the define-time checks, tp_xnn_read_blob, the runtime loader, tpdump and the test sweeps all
+   take field ids, names and types from here (TP_XNN_FIELD(table, field) is the id as a
+   constant). Defaults: the schema declares none, so every scalar defaults to 0 (the writer
+   omits a field equal to 0, readers take an absent field as 0); vectors, strings and tables
+   default to absent. A union field at id n has its u8 type tag at id n - 1.
+   Types: U32 uint, I16 short, I32 int, U64 uint64, F32 float, STR string, VEC [uint],
+   VEC_F32 [float], TABLE a table, TABLES [table], UNION a union, DEPR a deprecated slot (never
+   written); in node tables ID = a value id (id_out of some value), OPT_ID = a value id or
+   TP_XNN_INVALID_ID ("none"). */
+#define TP_XNN_FIELDS_XNNGraph(X)                                                           \
+  X(XNNGraph, version, 0, STR) X(XNNGraph, xnodes, 1, TABLES) X(XNNGraph, xvalues, 2, TABLES) \
+  X(XNNGraph, num_externs, 3, U32) X(XNNGraph, input_ids, 4, VEC)                            \
+  X(XNNGraph, output_ids, 5, VEC) X(XNNGraph, constant_buffer, 6, DEPR)                      \
+  X(XNNGraph, mem_buffer_sizes, 7, DEPR) X(XNNGraph, constant_data, 8, TABLES)
+#define TP_XNN_FIELDS_XNode(X)                                                              \
+  X(XNode, xnode_union, 1, UNION) X(XNode, debug_handle, 2, U32)                            \
+  X(XNode, output_min_max, 3, TABLE)
+#define TP_XNN_FIELDS_OutputMinMax(X) \
+  X(OutputMinMax, output_min, 0, F32) X(OutputMinMax, output_max, 1, F32)
+#define TP_XNN_FIELDS_XValue(X) X(XValue, xvalue_union, 1, UNION)
+/* dq_datatype (7) is in ExecuTorch's runtime schema only; never written, refused when set. */
+#define TP_XNN_FIELDS_XNNTensorValue(X)                                                      \
+  X(XNNTensorValue, datatype, 0, I16) X(XNNTensorValue, num_dims, 1, U32)                    \
+  X(XNNTensorValue, dims, 2, VEC) X(XNNTensorValue, constant_buffer_idx, 3, U32)             \
+  X(XNNTensorValue, external_id, 4, U32) X(XNNTensorValue, flags, 5, U32)                    \
+  X(XNNTensorValue, id_out, 6, U32) X(XNNTensorValue, dq_datatype, 7, I16)
+#define TP_XNN_FIELDS_XNNQuantizedTensorValue(X)           \
+  X(XNNQuantizedTensorValue, tensor_value, 0, TABLE)       \
+  X(XNNQuantizedTensorValue, quant_params, 2, UNION)
+#define TP_XNN_FIELDS_PerChannelQuant(X)                                                    \
+  X(PerChannelQuant, scale, 0, VEC_F32) X(PerChannelQuant, channel_dim, 1, I32)              \
+  X(PerChannelQuant, scale_buffer_idx, 2, U32) X(PerChannelQuant, num_scales, 3, U32)
+#define TP_XNN_FIELDS_PerTensorQuant(X) \
+  X(PerTensorQuant, scale, 0, F32) X(PerTensorQuant, zero_point, 1, I32)
+#define TP_XNN_FIELDS_PerTokenDynamicQuant(X) X(PerTokenDynamicQuant, num_nonbatch_dims, 0, I32)
+#define TP_XNN_FIELDS_PerChannelGroupQuant(X)                                                \
+  X(PerChannelGroupQuant, scale, 0, VEC_F32) X(PerChannelGroupQuant, channel_dim, 1, I32)     \
+  X(PerChannelGroupQuant, group_size, 2, I32) X(PerChannelGroupQuant, scale_bf16, 3, DEPR)    \
+  X(PerChannelGroupQuant, scale_buffer_idx, 4, U32) X(PerChannelGroupQuant, num_scales, 5, U32)
+#define TP_XNN_FIELDS_Buffer(X) X(Buffer, storage, 0, DEPR)
+#define TP_XNN_FIELDS_ConstantDataOffset(X)                                                 \
+  X(ConstantDataOffset, offset, 0, U64) X(ConstantDataOffset, size, 1, U64)                  \
+  X(ConstantDataOffset, named_key, 2, STR)
 
+/* The node tables (XNodeUnion members share them). */
+#define TP_XNN_FIELDS__XNNNode2x1(X)                                                        \
+  X(_XNNNode2x1, input1_id, 0, ID) X(_XNNNode2x1, input2_id, 1, ID)                          \
+  X(_XNNNode2x1, output_id, 2, ID) X(_XNNNode2x1, flags, 3, U32)
+#define TP_XNN_FIELDS__XNNNode1x1(X) \
+  X(_XNNNode1x1, input_id, 0, ID) X(_XNNNode1x1, output_id, 1, ID) X(_XNNNode1x1, flags, 2, U32)
+#define TP_XNN_FIELDS_XNNFullyConnected(X)                                                  \
+  X(XNNFullyConnected, input1_id, 0, ID) X(XNNFullyConnected, filter_id, 1, ID)              \
+  X(XNNFullyConnected, bias_id, 2, OPT_ID) X(XNNFullyConnected, output_id, 3, ID)            \
+  X(XNNFullyConnected, flags, 4, U32)
+#define TP_XNN_FIELDS__XNNNodeConv(X)                                                       \
+  X(_XNNNodeConv, padding_top, 0, U32) X(_XNNNodeConv, padding_right, 1, U32)                \
+  X(_XNNNodeConv, padding_bottom, 2, U32) X(_XNNNodeConv, padding_left, 3, U32)              \
+  X(_XNNNodeConv, kernel_height, 4, U32) X(_XNNNodeConv, kernel_width, 5, U32)               \
+  X(_XNNNodeConv, subsampling_height, 6, U32) X(_XNNNodeConv, subsampling_width, 7, U32)     \
+  X(_XNNNodeConv, dilation_height, 8, U32) X(_XNNNodeConv, dilation_width, 9, U32)           \
+  X(_XNNNodeConv, group_input_channels, 10, U32)                                             \
+  X(_XNNNodeConv, group_output_channels, 11, U32) X(_XNNNodeConv, groups, 12, U32)           \
+  X(_XNNNodeConv, adjustment_height, 13, U32) X(_XNNNodeConv, adjustment_width, 14, U32)     \
+  X(_XNNNodeConv, input1_id, 15, ID) X(_XNNNodeConv, filter_id, 16, ID)                      \
+  X(_XNNNodeConv, bias_id, 17, OPT_ID) X(_XNNNodeConv, output_id, 18, ID)                    \
+  X(_XNNNodeConv, flags, 19, U32)
+#define TP_XNN_FIELDS__XNNPooling2D(X)                                                      \
+  X(_XNNPooling2D, padding_top, 0, U32) X(_XNNPooling2D, padding_right, 1, U32)              \
+  X(_XNNPooling2D, padding_bottom, 2, U32) X(_XNNPooling2D, padding_left, 3, U32)            \
+  X(_XNNPooling2D, pooling_height, 4, U32) X(_XNNPooling2D, pooling_width, 5, U32)           \
+  X(_XNNPooling2D, stride_height, 6, U32) X(_XNNPooling2D, stride_width, 7, U32)             \
+  X(_XNNPooling2D, dilation_height, 8, U32) X(_XNNPooling2D, dilation_width, 9, U32)         \
+  X(_XNNPooling2D, input_id, 10, ID) X(_XNNPooling2D, output_id, 11, ID)                     \
+  X(_XNNPooling2D, flags, 12, U32)
+#define TP_XNN_FIELDS_XNNArgMaxPooling2d(X)                                                 \
+  X(XNNArgMaxPooling2d, padding_top, 0, U32) X(XNNArgMaxPooling2d, padding_right, 1, U32)    \
+  X(XNNArgMaxPooling2d, padding_bottom, 2, U32) X(XNNArgMaxPooling2d, padding_left, 3, U32)  \
+  X(XNNArgMaxPooling2d, pooling_height, 4, U32) X(XNNArgMaxPooling2d, pooling_width, 5, U32) \
+  X(XNNArgMaxPooling2d, input_id, 6, ID) X(XNNArgMaxPooling2d, output_value_id, 7, ID)       \
+  X(XNNArgMaxPooling2d, output_index_id, 8, ID) X(XNNArgMaxPooling2d, flags, 9, U32)
+/* _XNNCat: input k of concatenate N is ID for k <= N, OPT_ID (written as none) above. */
+#define TP__XNN_CAT_FIELDS(X, t3, t4, t5)                                                   \
+  X(_XNNCat, axis, 0, U32) X(_XNNCat, input1_id, 1, ID) X(_XNNCat, input2_id, 2, ID)         \
+  X(_XNNCat, input3_id, 3, t3) X(_XNNCat, input4_id, 4, t4) X(_XNNCat, output_id, 5, ID)     \
+  X(_XNNCat, flags, 6, U32) X(_XNNCat, input5_id, 7, t5)
+#define TP_XNN_FIELDS__XNNCat(X) TP__XNN_CAT_FIELDS(X, ID, ID, ID)
+#define TP_XNN_FIELDS__XNNCat2(X) TP__XNN_CAT_FIELDS(X, OPT_ID, OPT_ID, OPT_ID)
+#define TP_XNN_FIELDS__XNNCat3(X) TP__XNN_CAT_FIELDS(X, ID, OPT_ID, OPT_ID)
+#define TP_XNN_FIELDS__XNNCat4(X) TP__XNN_CAT_FIELDS(X, ID, ID, OPT_ID)
+#define TP_XNN_FIELDS__XNNCat5(X) TP__XNN_CAT_FIELDS(X, ID, ID, ID)
+#define TP_XNN_FIELDS_XNNStaticTranspose(X)                                                 \
+  X(XNNStaticTranspose, num_dims, 0, U32) X(XNNStaticTranspose, perm, 1, VEC)                \
+  X(XNNStaticTranspose, input_id, 2, ID) X(XNNStaticTranspose, output_id, 3, ID)             \
+  X(XNNStaticTranspose, flags, 4, U32)
+#define TP_XNN_FIELDS_XNNStaticResizeBilinear2D(X)                                           \
+  X(XNNStaticResizeBilinear2D, new_height, 0, U32)                                           \
+  X(XNNStaticResizeBilinear2D, new_width, 1, U32)                                            \
+  X(XNNStaticResizeBilinear2D, input_id, 2, ID) X(XNNStaticResizeBilinear2D, output_id, 3, ID) \
+  X(XNNStaticResizeBilinear2D, flags, 4, U32)
+#define TP_XNN_FIELDS_XNNStaticConstantPad(X)                                               \
+  X(XNNStaticConstantPad, pre_paddings, 0, VEC) X(XNNStaticConstantPad, post_paddings, 1, VEC) \
+  X(XNNStaticConstantPad, padding_value, 2, F32) X(XNNStaticConstantPad, input_id, 3, ID)    \
+  X(XNNStaticConstantPad, output_id, 4, ID) X(XNNStaticConstantPad, flags, 5, U32)
+#define TP_XNN_FIELDS_XNNStaticReshape(X)                                                   \
+  X(XNNStaticReshape, num_dims, 0, U32) X(XNNStaticReshape, new_shape, 1, VEC)               \
+  X(XNNStaticReshape, input_id, 2, ID) X(XNNStaticReshape, output_id, 3, ID)                 \
+  X(XNNStaticReshape, flags, 4, U32)
+#define TP_XNN_FIELDS_XNNStaticSlice(X)                                                     \
+  X(XNNStaticSlice, num_dims, 0, U32) X(XNNStaticSlice, offsets, 1, VEC)                     \
+  X(XNNStaticSlice, sizes, 2, VEC) X(XNNStaticSlice, input_id, 3, ID)                        \
+  X(XNNStaticSlice, output_id, 4, ID) X(XNNStaticSlice, flags, 5, U32)
+#define TP_XNN_FIELDS_XNNLeakyReLU(X)                                                       \
+  X(XNNLeakyReLU, negative_slope, 0, F32) X(XNNLeakyReLU, input_id, 1, ID)                   \
+  X(XNNLeakyReLU, output_id, 2, ID) X(XNNLeakyReLU, flags, 3, U32)
+#define TP_XNN_FIELDS_XNNELU(X)                                                             \
+  X(XNNELU, alpha, 0, F32) X(XNNELU, input_id, 1, ID) X(XNNELU, output_id, 2, ID)            \
+  X(XNNELU, flags, 3, U32)
+#define TP_XNN_FIELDS_XNNScaledDotProductAttention(X)                                        \
+  X(XNNScaledDotProductAttention, query_id, 0, ID) X(XNNScaledDotProductAttention, key_id, 1, ID) \
+  X(XNNScaledDotProductAttention, value_id, 2, ID)                                           \
+  X(XNNScaledDotProductAttention, scale_id, 3, ID)                                           \
+  X(XNNScaledDotProductAttention, mask_id, 4, ID)                                            \
+  X(XNNScaledDotProductAttention, output_id, 5, ID) X(XNNScaledDotProductAttention, flags, 6, U32)
+
+/* Every table above, for iteration: X(table). */
+#define TP_XNN_TABLE_LIST(X)                                                                \
+  X(XNNGraph) X(XNode) X(OutputMinMax) X(XValue) X(XNNTensorValue) X(XNNQuantizedTensorValue) \
+  X(PerChannelQuant) X(PerTensorQuant) X(PerTokenDynamicQuant) X(PerChannelGroupQuant)       \
+  X(Buffer) X(ConstantDataOffset) X(_XNNNode2x1) X(_XNNNode1x1) X(XNNFullyConnected)          \
+  X(_XNNNodeConv) X(_XNNPooling2D) X(XNNArgMaxPooling2d) X(_XNNCat) X(XNNStaticTranspose)      \
+  X(XNNStaticResizeBilinear2D) X(XNNStaticConstantPad) X(XNNStaticReshape) X(XNNStaticSlice)  \
+  X(XNNLeakyReLU) X(XNNELU) X(XNNScaledDotProductAttention)
+
+/* Field ids as constants: TP_XNN_FIELD(XNNTensorValue, dims) == 2. */
+#define TP_XNN_FIELD(table, field) TP_XNN_F_##table##_##field
+#define TP__XNN_FIELD_ENUM(table, field, id, type) TP_XNN_F_##table##_##field = id,
+#define TP__XNN_TABLE_ENUM(table) \
+  enum { TP_XNN_FIELDS_##table(TP__XNN_FIELD_ENUM) TP__XNN_F_END_##table };
+TP_XNN_TABLE_LIST(TP__XNN_TABLE_ENUM)
+#undef TP__XNN_TABLE_ENUM
+
+/* Unions: X(tag, NAME, member table). XValueUnion and XNNQuantParams. */
+#define TP_XNN_VALUE_UNION(X) X(1, TENSOR, XNNTensorValue) X(2, QUANTIZED, XNNQuantizedTensorValue)
+#define TP_XNN_QUANT_UNION(X)                                                               \
+  X(1, PER_CHANNEL, PerChannelQuant) X(2, PER_TENSOR, PerTensorQuant)                        \
+  X(3, PER_TOKEN_DYNAMIC, PerTokenDynamicQuant) X(4, PER_CHANNEL_GROUP, PerChannelGroupQuant)
+#define TP__XNN_UNION_ENUM(tag, NAME, table) TP_XNN_VALUE_##NAME = tag,
+enum { TP_XNN_VALUE_UNION(TP__XNN_UNION_ENUM) TP__XNN_VALUE_END };
+#undef TP__XNN_UNION_ENUM
+#define TP__XNN_UNION_ENUM(tag, NAME, table) TP_XNN_QUANT_##NAME = tag,
+enum { TP_XNN_QUANT_UNION(TP__XNN_UNION_ENUM) TP__XNN_QUANT_END };
+#undef TP__XNN_UNION_ENUM
+
+/* Node kinds: the XNodeUnion members in tag order.
+   X(tag, NAME, define name, union member, table, field list) - the field list is the table's,
+   except for the concatenates (which inputs are required). Adding a node kind: one entry here
+   (plus its table above if it has a new one, and its define call); see tests/README.md. */
+#define TP_XNN_NODE_LIST(X)                                                                 \
+  X(1, ADD, add2, XNNAdd, _XNNNode2x1, _XNNNode2x1)                                          \
+  X(2, FULLY_CONNECTED, fully_connected, XNNFullyConnected, XNNFullyConnected,               \
+    XNNFullyConnected)                                                                       \
+  X(3, SOFTMAX, softmax, XNNSoftmax, _XNNNode1x1, _XNNNode1x1)                               \
+  X(4, SIGMOID, sigmoid, XNNSigmoid, _XNNNode1x1, _XNNNode1x1)                               \
+  X(5, STATIC_TRANSPOSE, static_transpose, XNNStaticTranspose, XNNStaticTranspose,           \
+    XNNStaticTranspose)                                                                      \
+  X(6, CLAMP, clamp, XNNClamp, _XNNNode1x1, _XNNNode1x1)                                     \
+  X(7, CONV2D, convolution_2d, XNNConv2d, _XNNNodeConv, _XNNNodeConv)                        \
+  X(8, DIVIDE, divide, XNNDiv, _XNNNode2x1, _XNNNode2x1)                                     \
+  X(9, STATIC_RESIZE_BILINEAR_2D, static_resize_bilinear_2d, XNNStaticResizeBilinear2D,      \
+    XNNStaticResizeBilinear2D, XNNStaticResizeBilinear2D)                                    \
+  X(10, STATIC_CONSTANT_PAD, static_constant_pad, XNNStaticConstantPad,                      \
+    XNNStaticConstantPad, XNNStaticConstantPad)                                              \
+  X(11, AVG_POOLING_2D, average_pooling_2d, XNNAvgPooling2d, _XNNPooling2D, _XNNPooling2D)   \
+  X(12, MINIMUM, minimum2, XNNMinimum, _XNNNode2x1, _XNNNode2x1)                             \
+  X(13, DEPTHWISE_CONV2D, depthwise_convolution_2d, XNNDepthwiseConv2d, _XNNNodeConv,        \
+    _XNNNodeConv)                                                                            \
+  X(14, MAX_POOLING_2D, max_pooling_2d, XNNMaxPooling2d, _XNNPooling2D, _XNNPooling2D)       \
+  X(15, MULTIPLY, multiply2, XNNMultiply, _XNNNode2x1, _XNNNode2x1)                          \
+  X(16, SUBTRACT, subtract, XNNSubtract, _XNNNode2x1, _XNNNode2x1)                           \
+  X(17, FLOOR, floor, XNNFloor, _XNNNode1x1, _XNNNode1x1)                                    \
+  X(18, CONVERT, convert, XNNConvert, _XNNNode1x1, _XNNNode1x1)                              \
+  X(19, GLOBAL_AVG_POOLING_2D, global_average_pooling_2d, XNNGlobalAvgPooling2d,             \
+    _XNNNode1x1, _XNNNode1x1)                                                                \
+  X(20, STATIC_RESHAPE, static_reshape, XNNStaticReshape, XNNStaticReshape, XNNStaticReshape) \
+  X(21, ARGMAX_POOLING_2D, argmax_pooling_2d, XNNArgMaxPooling2d, XNNArgMaxPooling2d,        \
+    XNNArgMaxPooling2d)                                                                      \
+  X(22, SQUARE_ROOT, square_root, XNNSquareRoot, _XNNNode1x1, _XNNNode1x1)                   \
+  X(23, CEILING, ceiling, XNNCeiling, _XNNNode1x1, _XNNNode1x1)                              \
+  X(24, HARDSWISH, hardswish, XNNHardswish, _XNNNode1x1, _XNNNode1x1)                        \
+  X(25, LEAKY_RELU, leaky_relu, XNNLeakyReLU, XNNLeakyReLU, XNNLeakyReLU)                    \
+  X(26, MAXIMUM, maximum2, XNNMaximum, _XNNNode2x1, _XNNNode2x1)                             \
+  X(27, NEGATE, negate, XNNNegate, _XNNNode1x1, _XNNNode1x1)                                 \
+  X(28, SQUARE, square, XNNSquare, _XNNNode1x1, _XNNNode1x1)                                 \
+  X(29, ELU, elu, XNNELU, XNNELU, XNNELU)                                                    \
+  X(30, ABS, abs, XNNAbs, _XNNNode1x1, _XNNNode1x1)                                          \
+  X(31, PRELU, prelu, XNNPReLU, _XNNNode2x1, _XNNNode2x1)                                    \
+  X(32, CONCATENATE2, concatenate2, XNNConcatenate2, _XNNCat, _XNNCat2)                      \
+  X(33, CONCATENATE3, concatenate3, XNNConcatenate3, _XNNCat, _XNNCat3)                      \
+  X(34, CONCATENATE4, concatenate4, XNNConcatenate4, _XNNCat, _XNNCat4)                      \
+  X(35, STATIC_SLICE, static_slice, XNNStaticSlice, XNNStaticSlice, XNNStaticSlice)          \
+  X(36, SCALED_DOT_PRODUCT_ATTENTION, scaled_dot_product_attention,                          \
+    XNNScaledDotProductAttention, XNNScaledDotProductAttention, XNNScaledDotProductAttention) \
+  X(37, BATCH_MATRIX_MULTIPLY, batch_matrix_multiply, XNNBatchMatrixMultiply, _XNNNode2x1,   \
+    _XNNNode2x1)                                                                             \
+  X(38, CONCATENATE5, concatenate5, XNNConcatenate5, _XNNCat, _XNNCat5)                      \
+  X(39, DECONV2D, deconvolution_2d, XNNConvTranspose2d, _XNNNodeConv, _XNNNodeConv)          \
+  X(40, RECIPROCAL_SQUARE_ROOT, reciprocal_square_root, XNNReciprocalSquareRoot,             \
+    _XNNNode1x1, _XNNNode1x1)                                                                \
+  X(41, LOG, log, XNNLog, _XNNNode1x1, _XNNNode1x1)                                          \
+  X(42, GELU, gelu, XNNGelu, _XNNNode1x1, _XNNNode1x1)                                       \
+  X(43, TANH, tanh, XNNTanh, _XNNNode1x1, _XNNNode1x1)                                       \
+  X(44, EXP, exp, XNNExp, _XNNNode1x1, _XNNNode1x1)                                          \
+  X(45, SIN, sin, XNNSin, _XNNNode1x1, _XNNNode1x1)                                          \
+  X(46, COPY, copy, XNNCopy, _XNNNode1x1, _XNNNode1x1)                                       \
+  X(47, COS, cos, XNNCos, _XNNNode1x1, _XNNNode1x1)
+
+#define TP__XNN_NODE_ENUM(tag, NAME, name, member, table, fields) TP_XNN_NODE_##NAME = tag,
+#define TP__XNN_NODE_ONE(tag, NAME, name, member, table, fields) +1
 typedef enum tp_xnn_node_kind {
   TP_XNN_NODE_NONE = 0,
-#define TP__XNN_NODE_ENUM(tag, NAME, name) TP_XNN_NODE_##NAME = tag,
   TP_XNN_NODE_LIST(TP__XNN_NODE_ENUM)
-#undef TP__XNN_NODE_ENUM
-  TP_XNN_NODE_COUNT = 48
+  TP_XNN_NODE_KINDS = 0 TP_XNN_NODE_LIST(TP__XNN_NODE_ONE), /* how many kinds (tags 1..KINDS) */
+  TP_XNN_NODE_COUNT = TP_XNN_NODE_KINDS + 1                  /* one past the last tag */
 } tp_xnn_node_kind;
+#undef TP__XNN_NODE_ENUM
+#undef TP__XNN_NODE_ONE
 
+/* One field of a table, as the description gives it: type is one character, 'u' U32, 'h' I16,
+   'd' I32, 'U' U64, 'f' F32, 's' STR, 'v' VEC, 'F' VEC_F32, 't' TABLE, 'T' TABLES, 'n' UNION,
+   'x' DEPR, 'i' ID, 'b' OPT_ID. */
+typedef struct tp_xnn_field {
+  const char *name;
+  uint16_t id;
+  char type;
+} tp_xnn_field;
+
+/* A table: its name and fields in id order (ids may skip: a union's type slot). */
+typedef struct tp_xnn_table {
+  const char *name;
+  const tp_xnn_field *fields;
+  uint32_t nfields;
+} tp_xnn_table;
+
+/* A node kind: tag, the define call's name without "tp_xnn_define_", the XNodeUnion member
+   ("XNNAdd"), its table ("_XNNNode2x1"), and the fields (ids 0, 1, 2 ... in order) with the
+   kind's id rules; layout = the fields' type characters in id order ("iiiu"). */
+typedef struct tp_xnn_node_desc {
+  int kind;
+  const char *name;
+  const char *member;
+  const char *table;
+  const char *layout;
+  const tp_xnn_field *fields;
+  uint32_t nfields;
+} tp_xnn_node_desc;
+
+/* The description of node kind `kind` (1..TP_XNN_NODE_KINDS), or NULL. */
+TPDEF const tp_xnn_node_desc *tp_xnn_describe_node(int kind);
+/* The i-th table of TP_XNN_TABLE_LIST (0-based), or NULL past the end. */
+TPDEF const tp_xnn_table *tp_xnn_describe_table(int i);
 /* The define call's name without "tp_xnn_define_" ("fully_connected"), or "?". */
 TPDEF const char *tp_xnn_node_name(int kind);
 /* The datatype's name ("fp32", "qcint4"), or "?". */
 TPDEF const char *tp_xnn_datatype_name(int datatype);
-/* The node's FlatBuffer table layout: one character per field id, 'i' a value id, 'b' a value
-   id or TP_XNN_INVALID_ID, 'u' a uint, 'f' a float, 'v' a vector of uint. NULL if unknown. */
+/* The node's layout (tp_xnn_describe_node(kind)->layout): one character per field id, 'i' a
+   value id, 'b' a value id or TP_XNN_INVALID_ID, 'u' a uint, 'f' a float, 'v' a vector of
+   uint. NULL if unknown. */
 TPDEF const char *tp_xnn_node_layout(int kind);
 
 typedef struct tp_xnn_graph tp_xnn_graph;
@@ -163,9 +396,12 @@ typedef struct tp_xnn_options {
 /* Makes an empty graph. Errors: TP_ERR_INVALID (alignment not a power of two), TP_ERR_NOMEM. */
 TPDEF tp_status tp_xnn_graph_create(const tp_xnn_options *opts, tp_xnn_graph **out);
 TPDEF void tp_xnn_graph_destroy(tp_xnn_graph *g);
-/* The first failure as a sentence, or "". */
+/* The graph's failure as a sentence, or "": the first failed building call's (latched: later
+   calls return it), else the last write / size call's when that failed (a write never poisons
+   the graph: after fixing the cause, e.g. creating the directory, a retry succeeds and clears
+   it). */
 TPDEF const char *tp_xnn_graph_error(const tp_xnn_graph *g);
-/* The first failure's status (TP_OK when none). */
+/* The status of that failure (TP_OK when none). */
 TPDEF tp_status tp_xnn_graph_status(const tp_xnn_graph *g);
 TPDEF uint32_t tp_xnn_graph_num_values(const tp_xnn_graph *g);
 TPDEF uint32_t tp_xnn_graph_num_nodes(const tp_xnn_graph *g);
@@ -398,6 +634,82 @@ TPDEF tp_status tp_xnn_write(tp_xnn_graph *g, tp_sink *sink);
 TPDEF tp_status tp_xnn_write_file(tp_xnn_graph *g, const char *path);
 #endif
 
+/* ---- reading a blob (bounds-checked, no XNNPACK needed) -----------------------------------
+   tp_xnn_read_blob parses an XNNPACK delegate blob - the XH00 frame (the delegate core's
+   tp_delegate_parse; a blob that does not start with an XH00 header is taken as a bare XN01 /
+   XN00 flatbuffer, as upstream) and the XNNGraph flatbuffer through the bounds-checked reader -
+   into the read-only structure below, every field named by the XN01 description. It checks
+   the structure, not the meaning: the identifier, xvalues and xnodes present, num_externs
+   <= 4096, every XValue a known union member with its tensor, dims at most 6, a known
+   quantization tag, every XNode a known kind with its table and its vectors present with at
+   most 6 entries, every constant_data entry a table and a readable named_key. Datatypes, ids,
+   sizes and whether a constant lies inside the segment are left to the user (constants[i].data
+   is NULL when an inline entry is outside the segment). Pointers point into `blob`, which must
+   outlive the result. Errors: TP_ERR_FORMAT with a sentence in err (may be NULL, reset on
+   entry), TP_ERR_NOMEM, TP_ERR_INVALID (NULL out, or NULL blob). Free with tp_xnn_blob_free. */
+typedef struct tp_xnn_blob_value {
+  int value_type;               /* TP_XNN_VALUE_TENSOR or TP_XNN_VALUE_QUANTIZED */
+  int datatype;                 /* XNNTensorValue fields, as stored */
+  uint32_t num_dims;            /* the num_dims field */
+  uint32_t ndims;               /* entries of dims (0 when absent) */
+  int has_dims;
+  uint32_t dims[TP_XNN_MAX_DIMS];
+  uint32_t constant_buffer_idx, external_id, flags, id_out;
+  int dq_datatype;              /* runtime schema only; 0 = absent */
+  int quant;                    /* 0 or the XNNQuantParams tag (TP_XNN_QUANT_*) */
+  float scale;                  /* PerTensorQuant */
+  int32_t zero_point;
+  int32_t channel_dim, group_size; /* PerChannelQuant / PerChannelGroupQuant */
+  uint32_t scale_buffer_idx, num_scales;
+  int has_inline_scale;         /* the scale vector is present */
+  uint32_t num_inline_scales;
+  const unsigned char *inline_scales; /* little-endian f32, inside the blob */
+  int32_t num_nonbatch_dims;    /* PerTokenDynamicQuant */
+} tp_xnn_blob_value;
+
+typedef struct tp_xnn_blob_node {
+  int kind;                        /* XNodeUnion tag */
+  const tp_xnn_node_desc *desc;    /* its description */
+  uint32_t f[20];                  /* scalar fields by field id (floats as their bits) */
+  uint32_t nvec;                   /* vector fields in field order: */
+  uint32_t vec_len[2];
+  uint32_t vec[2][TP_XNN_MAX_DIMS];
+  uint32_t debug_handle;
+  int has_debug_handle;
+  int has_output_min_max;
+  float output_min, output_max;
+} tp_xnn_blob_node;
+
+typedef struct tp_xnn_blob_constant {
+  uint64_t offset, size;
+  const char *named_key;        /* NUL-terminated, inside the blob; NULL for an inline entry */
+  size_t named_key_len;
+  const unsigned char *data;    /* inline: the bytes inside the segment; else NULL */
+} tp_xnn_blob_constant;
+
+typedef struct tp_xnn_blob {
+  int has_header;               /* an XH00 frame (else a bare flatbuffer) */
+  tp_delegate_frame frame;
+  const unsigned char *flatbuffer;
+  size_t flatbuffer_size;
+  char identifier[5];           /* "XN01" or "XN00" */
+  const unsigned char *segment; /* the constant segment (NULL without a header) */
+  uint64_t segment_size;
+  const char *version;
+  size_t version_len;
+  uint32_t num_externs;
+  uint32_t num_input_ids, num_output_ids;
+  uint32_t *input_ids, *output_ids;
+  uint32_t num_values, num_nodes, num_constants;
+  tp_xnn_blob_value *values;
+  tp_xnn_blob_node *nodes;
+  tp_xnn_blob_constant *constants; /* constants[0] is the reserved entry */
+} tp_xnn_blob;
+
+TPDEF tp_status tp_xnn_read_blob(const void *blob, size_t size, tp_xnn_blob *out, tp_error *err);
+/* Frees what tp_xnn_read_blob allocated (a zeroed or already freed blob is fine). */
+TPDEF void tp_xnn_blob_free(tp_xnn_blob *b);
+
 #ifdef TENSORPACK_XNNPACK_RUNTIME
 /* ---- loader onto the real XNNPACK (optional) ---------------------------------------------
    tp_xnn_load reads a blob (ours or upstream's; everything bounds-checked with tensorpack's
@@ -408,10 +720,11 @@ TPDEF tp_status tp_xnn_write_file(tp_xnn_graph *g, const char *path);
    XNNPACK lacks (a datatype, a node kind, blockwise or dynamic quantization) is
    TP_ERR_UNSUPPORTED with a sentence naming it; a malformed blob is TP_ERR_FORMAT; a call that
    XNNPACK refuses is TP_ERR_INVALID naming the call and XNNPACK's status. err (may be NULL)
-   receives the sentence. Calls xnn_initialize itself. Limits (macros, define them higher to
-   change): TP_XNN_RUNTIME_MAX_DATATYPE (7: Debian's 2022 XNNPACK), and
-   TP_XNN_RUNTIME_MAX_ACTIVATION_BYTES (1 GiB over all non-constant values, whose dims come
-   from the blob and which XNNPACK allocates). */
+   receives the sentence. Calls xnn_initialize itself. Datatypes are mapped to XNNPACK's by name
+   (the numbers differ from qbint4 on); which ones the linked xnnpack.h has is detected at
+   compile time (TP_XNN_RUNTIME_ALL_DATATYPES, see the implementation). Limit (a macro, define
+   it higher to change): TP_XNN_RUNTIME_MAX_ACTIVATION_BYTES (1 GiB over all non-constant
+   values, whose dims come from the blob and which XNNPACK allocates). */
 typedef struct tp_xnn_runtime tp_xnn_runtime;
 TPDEF tp_status tp_xnn_load(const void *blob, size_t blob_size, const void *ptd, size_t ptd_size,
                             uint32_t flags /* XNNPACK runtime flags, usually 0 */,
@@ -468,88 +781,79 @@ TPDEF tp_status tp_xnn_add_pte_method(tp_pte *p, const char *name, tp_xnn_graph 
 
 /* >>xnn-tables ------------------------------------------------------------------------------ */
 
-/* Field layouts of the node tables, one character per field id (see tp_xnn_node_layout). */
-#define TP__XNN_L2X1 "iiiu"
-#define TP__XNN_L1X1 "iiu"
-#define TP__XNN_LCONV "uuuuuuuuuuuuuuuiibiu"
-#define TP__XNN_LPOOL "uuuuuuuuuuiiu"
+/* The description's types as characters (see tp_xnn_field) and as layout strings. */
+#define TP__XNN_TY_U32 'u'
+#define TP__XNN_TY_I16 'h'
+#define TP__XNN_TY_I32 'd'
+#define TP__XNN_TY_U64 'U'
+#define TP__XNN_TY_F32 'f'
+#define TP__XNN_TY_STR 's'
+#define TP__XNN_TY_VEC 'v'
+#define TP__XNN_TY_VEC_F32 'F'
+#define TP__XNN_TY_TABLE 't'
+#define TP__XNN_TY_TABLES 'T'
+#define TP__XNN_TY_UNION 'n'
+#define TP__XNN_TY_DEPR 'x'
+#define TP__XNN_TY_ID 'i'
+#define TP__XNN_TY_OPT_ID 'b'
+#define TP__XNN_LS_U32 "u"
+#define TP__XNN_LS_F32 "f"
+#define TP__XNN_LS_VEC "v"
+#define TP__XNN_LS_ID "i"
+#define TP__XNN_LS_OPT_ID "b"
 
-static const char *tp__xnn_layout(int kind) {
-  switch (kind) {
-    case TP_XNN_NODE_ADD: case TP_XNN_NODE_DIVIDE: case TP_XNN_NODE_MINIMUM:
-    case TP_XNN_NODE_MULTIPLY: case TP_XNN_NODE_SUBTRACT: case TP_XNN_NODE_MAXIMUM:
-    case TP_XNN_NODE_PRELU: case TP_XNN_NODE_BATCH_MATRIX_MULTIPLY:
-      return TP__XNN_L2X1;
-    case TP_XNN_NODE_SOFTMAX: case TP_XNN_NODE_SIGMOID: case TP_XNN_NODE_CLAMP:
-    case TP_XNN_NODE_FLOOR: case TP_XNN_NODE_CONVERT: case TP_XNN_NODE_GLOBAL_AVG_POOLING_2D:
-    case TP_XNN_NODE_SQUARE_ROOT: case TP_XNN_NODE_CEILING: case TP_XNN_NODE_HARDSWISH:
-    case TP_XNN_NODE_NEGATE: case TP_XNN_NODE_SQUARE: case TP_XNN_NODE_ABS:
-    case TP_XNN_NODE_RECIPROCAL_SQUARE_ROOT: case TP_XNN_NODE_LOG: case TP_XNN_NODE_GELU:
-    case TP_XNN_NODE_TANH: case TP_XNN_NODE_EXP: case TP_XNN_NODE_SIN: case TP_XNN_NODE_COPY:
-    case TP_XNN_NODE_COS:
-      return TP__XNN_L1X1;
-    case TP_XNN_NODE_CONV2D: case TP_XNN_NODE_DEPTHWISE_CONV2D: case TP_XNN_NODE_DECONV2D:
-      return TP__XNN_LCONV;
-    case TP_XNN_NODE_AVG_POOLING_2D: case TP_XNN_NODE_MAX_POOLING_2D:
-      return TP__XNN_LPOOL;
-    case TP_XNN_NODE_FULLY_CONNECTED: return "iibiu";
-    case TP_XNN_NODE_STATIC_TRANSPOSE: return "uviiu";
-    case TP_XNN_NODE_STATIC_RESIZE_BILINEAR_2D: return "uuiiu";
-    case TP_XNN_NODE_STATIC_CONSTANT_PAD: return "vvfiiu";
-    case TP_XNN_NODE_STATIC_RESHAPE: return "uviiu";
-    case TP_XNN_NODE_ARGMAX_POOLING_2D: return "uuuuuuiiiu";
-    case TP_XNN_NODE_LEAKY_RELU: case TP_XNN_NODE_ELU: return "fiiu";
-    case TP_XNN_NODE_CONCATENATE2: return "uiibbiub";
-    case TP_XNN_NODE_CONCATENATE3: return "uiiibiub";
-    case TP_XNN_NODE_CONCATENATE4: return "uiiiiiub";
-    case TP_XNN_NODE_CONCATENATE5: return "uiiiiiui";
-    case TP_XNN_NODE_STATIC_SLICE: return "uvviiu";
-    case TP_XNN_NODE_SCALED_DOT_PRODUCT_ATTENTION: return "iiiiiiu";
-    default: return NULL;
-  }
+#define TP__XNN_FIELD_INIT(table, field, id, type) {#field, id, TP__XNN_TY_##type},
+#define TP__XNN_FIELD_ONE(table, field, id, type) +1
+#define TP__XNN_LAYOUT_CH(table, field, id, type) TP__XNN_LS_##type
+
+/* every table's fields */
+#define TP__XNN_TABLE_FIELDS(table) \
+  static const tp_xnn_field tp__xnn_tf_##table[] = {TP_XNN_FIELDS_##table(TP__XNN_FIELD_INIT)};
+TP_XNN_TABLE_LIST(TP__XNN_TABLE_FIELDS)
+#undef TP__XNN_TABLE_FIELDS
+#define TP__XNN_TABLE_DESC(table) \
+  {#table, tp__xnn_tf_##table, 0 TP_XNN_FIELDS_##table(TP__XNN_FIELD_ONE)},
+static const tp_xnn_table tp__xnn_tables[] = {TP_XNN_TABLE_LIST(TP__XNN_TABLE_DESC)};
+#undef TP__XNN_TABLE_DESC
+
+/* each node kind's fields (its table's, with the kind's id rules) */
+#define TP__XNN_NODE_FIELDS(tag, NAME, name, member, table, fields) \
+  static const tp_xnn_field tp__xnn_nf_##NAME[] = {TP_XNN_FIELDS_##fields(TP__XNN_FIELD_INIT)};
+TP_XNN_NODE_LIST(TP__XNN_NODE_FIELDS)
+#undef TP__XNN_NODE_FIELDS
+#define TP__XNN_NODE_DESC(tag, NAME, name, member, table, fields)                        \
+  {tag, #name, #member, #table, "" TP_XNN_FIELDS_##fields(TP__XNN_LAYOUT_CH), tp__xnn_nf_##NAME, \
+   0 TP_XNN_FIELDS_##fields(TP__XNN_FIELD_ONE)},
+static const tp_xnn_node_desc tp__xnn_nodes[] = {TP_XNN_NODE_LIST(TP__XNN_NODE_DESC)};
+#undef TP__XNN_NODE_DESC
+
+TPDEF const tp_xnn_node_desc *tp_xnn_describe_node(int kind) {
+  if (kind < 1 || kind > (int)TP_XNN_NODE_KINDS) return NULL;
+  TP_ASSERT(tp__xnn_nodes[kind - 1].kind == kind); /* the list is in tag order */
+  return &tp__xnn_nodes[kind - 1];
 }
 
-/* Field names, for messages. */
+TPDEF const tp_xnn_table *tp_xnn_describe_table(int i) {
+  if (i < 0 || (size_t)i >= sizeof tp__xnn_tables / sizeof tp__xnn_tables[0]) return NULL;
+  return &tp__xnn_tables[i];
+}
+
+static const char *tp__xnn_layout(int kind) {
+  const tp_xnn_node_desc *d = tp_xnn_describe_node(kind);
+  return d ? d->layout : NULL;
+}
+
+/* A node field's name, for messages. */
 static const char *tp__xnn_field_name(int kind, unsigned id) {
-  static const char *const n2x1[] = {"input1_id", "input2_id", "output_id", "flags"};
-  static const char *const n1x1[] = {"input_id", "output_id", "flags"};
-  static const char *const nfc[] = {"input1_id", "filter_id", "bias_id", "output_id", "flags"};
-  static const char *const ncat[] = {"axis", "input1_id", "input2_id", "input3_id", "input4_id",
-                                     "output_id", "flags", "input5_id"};
-  static const char *const nsdpa[] = {"query_id", "key_id", "value_id", "scale_id", "mask_id",
-                                      "output_id", "flags"};
-  static const char *const nargmax[] = {"input_id", "output_value_id", "output_index_id"};
-  const char *l = tp__xnn_layout(kind);
-  size_t n = l ? strlen(l) : 0;
-  if (id >= n) return "?";
-  if (!strcmp(l, TP__XNN_L2X1)) return n2x1[id];
-  if (!strcmp(l, TP__XNN_L1X1)) return n1x1[id];
-  switch (kind) {
-    case TP_XNN_NODE_FULLY_CONNECTED: return nfc[id];
-    case TP_XNN_NODE_CONCATENATE2: case TP_XNN_NODE_CONCATENATE3:
-    case TP_XNN_NODE_CONCATENATE4: case TP_XNN_NODE_CONCATENATE5: return ncat[id];
-    case TP_XNN_NODE_SCALED_DOT_PRODUCT_ATTENTION: return nsdpa[id];
-    case TP_XNN_NODE_CONV2D: case TP_XNN_NODE_DEPTHWISE_CONV2D: case TP_XNN_NODE_DECONV2D:
-      return id >= 15 ? nfc[id - 15] : "parameter";
-    case TP_XNN_NODE_AVG_POOLING_2D: case TP_XNN_NODE_MAX_POOLING_2D:
-      return id >= 10 ? n1x1[id - 10] : "parameter";
-    case TP_XNN_NODE_ARGMAX_POOLING_2D: return (id >= 6 && id < 9) ? nargmax[id - 6] : "parameter";
-    default: break;
-  }
-  /* transpose, resize, pad, reshape, slice, leaky_relu, elu: input, output, flags at the end */
-  if (id + 3 >= n) return n1x1[id + 3 - n];
-  return "parameter";
+  const tp_xnn_node_desc *d = tp_xnn_describe_node(kind);
+  return d && id < d->nfields ? d->fields[id].name : "?";
 }
 
 TPDEF const char *tp_xnn_node_layout(int kind) { return tp__xnn_layout(kind); }
 
 TPDEF const char *tp_xnn_node_name(int kind) {
-  switch (kind) {
-#define TP__XNN_NODE_NAME(tag, NAME, name) case tag: return #name;
-    TP_XNN_NODE_LIST(TP__XNN_NODE_NAME)
-#undef TP__XNN_NODE_NAME
-    default: return "?";
-  }
+  const tp_xnn_node_desc *d = tp_xnn_describe_node(kind);
+  return d ? d->name : "?";
 }
 
 TPDEF const char *tp_xnn_datatype_name(int dt) {
@@ -567,12 +871,7 @@ static size_t tp__xnn_elem_size(int dt) {
 
 /* >>xnn-graph ------------------------------------------------------------------------------- */
 
-/* XNNQuantParams union tags */
-#define TP__XNN_Q_NONE 0
-#define TP__XNN_Q_CHANNEL 1
-#define TP__XNN_Q_TENSOR 2
-#define TP__XNN_Q_DYNAMIC 3
-#define TP__XNN_Q_GROUP 4
+#define TP__XNN_Q_NONE 0 /* not quantized; else an XNNQuantParams tag (TP_XNN_QUANT_*) */
 
 typedef struct tp__xnn_value {
   int quant;
@@ -587,7 +886,8 @@ typedef struct tp__xnn_value {
   uint32_t scale_idx, num_scales;
 } tp__xnn_value;
 
-#define TP__XNN_MAX_FIELDS 20
+#define TP__XNN_MAX_FIELDS 20 /* the widest node table (_XNNNodeConv) */
+#define TP__XF(table, field) ((uint16_t)TP_XNN_FIELD(table, field))
 typedef struct tp__xnn_node {
   int kind;
   int has_minmax;
@@ -625,6 +925,9 @@ struct tp_xnn_graph {
   size_t npool, cap_pool;
   tp_progress_fn progress; /* options.progress / progress_ctx */
   void *progress_ctx;
+  tp_error werr;     /* the last write / size call's failure (never latched) */
+  tp_fb_builder *fb; /* the built XN01 flatbuffer, valid while fb_valid */
+  int fb_valid;      /* cleared by every define and set call */
 };
 
 TPDEF tp_status tp_xnn_graph_create(const tp_xnn_options *opts, tp_xnn_graph **out) {
@@ -659,17 +962,18 @@ TPDEF void tp_xnn_graph_destroy(tp_xnn_graph *g) {
   TP_FREE(g->nodes);
   TP_FREE(g->consts);
   TP_FREE(g->pool);
+  tp_fb_builder_destroy(g->fb);
   TP_FREE(g);
 }
 
 TPDEF const char *tp_xnn_graph_error(const tp_xnn_graph *g) {
   TP_ASSERT(g);
-  return g->err.status ? g->err.msg : "";
+  return g->err.status ? g->err.msg : g->werr.status ? g->werr.msg : "";
 }
 
 TPDEF tp_status tp_xnn_graph_status(const tp_xnn_graph *g) {
   TP_ASSERT(g);
-  return g->err.status;
+  return g->err.status ? g->err.status : g->werr.status;
 }
 
 TPDEF uint32_t tp_xnn_graph_num_values(const tp_xnn_graph *g) {
@@ -694,6 +998,10 @@ static tp_status tp__xnn_const_emit(const tp__xnn_const *c, tp_sink *sink) {
   }
 }
 
+static tp_status tp__xnn_const_produce(const void *ctx, tp_sink *sink) {
+  return tp__xnn_const_emit((const tp__xnn_const *)ctx, sink);
+}
+
 /* Adds a constant; *idx_out = its constant_data index. `what` names it in messages. In named
    mode the bytes go to the store now (the key needs them) and an entry with the same key is
    shared. */
@@ -709,27 +1017,12 @@ static tp_status tp__xnn_add_const(tp_xnn_graph *g, uint32_t value_id, const cha
   c.size = size;
   if (g->store) {
     const char *key = NULL;
-    tp_membuf mb;
-    memset(&mb, 0, sizeof mb);
-    if (how == TP__XNN_C_COMPACT && !is_scale) {
-      st = tp_store_add(g->store, NULL, view, TP_ORDER_ROW_MAJOR, (size_t)g->alignment, &key);
-    } else {
-      /* bytes that are not the view's own (packed, converted, or a scale that needs its
-         "scale_" key): produce them once and hand a copy to the store, which keys them by
-         their sha256 hex (a scale's key gets the prefix here, so only scales hash twice) */
-      tp_sink ms = tp_sink_membuf(&mb);
-      char name[80];
-      st = tp__xnn_const_emit(&c, &ms);
-      if (st == TP_OK && is_scale) {
-        memcpy(name, "scale_", 6);
-        st = tp_sha256_hex(mb.data, mb.size, name + 6);
-      }
-      if (st == TP_OK)
-        st = tp_store_add_bytes(g->store, is_scale ? name : NULL, mb.data, mb.size,
-                                (size_t)g->alignment, 1, &key);
-      if (st == TP_OK && (uint64_t)mb.size != size) st = TP_ERR_INVALID;
-      tp_membuf_free(&mb);
-    }
+    /* the view as it is (the store hashes it once), or bytes that are not the view's own
+       (packed, converted, or a scale whose key needs the "scale_" prefix) made once */
+    st = tp_delegate_store_constant(g->store, view,
+                                    how == TP__XNN_C_COMPACT ? NULL : tp__xnn_const_produce, &c,
+                                    size, is_scale ? "scale_" : NULL, (size_t)g->alignment,
+                                    &key);
     if (st != TP_OK || !key)
       return tp__error_set(&g->err, st != TP_OK ? st : TP_ERR_INVALID,
                           "value %u: %s could not be added to the store: %s", (unsigned)value_id,
@@ -908,6 +1201,7 @@ static tp_status tp__xnn_value_commit(tp_xnn_graph *g, const tp__xnn_value *v,
   g->values[g->nvalues] = *v;
   if (id_out) *id_out = (uint32_t)g->nvalues;
   g->nvalues++;
+  g->fb_valid = 0;
   return TP_OK;
 }
 
@@ -971,7 +1265,7 @@ TPDEF tp_status tp_xnn_define_quantized_tensor_value(tp_xnn_graph *g, tp_xnn_dat
   if (!(scale > 0.0f) || scale > 3.4028234663852886e38f)
     return tp__error_set(&g->err, TP_ERR_INVALID,
                         "value %u: scale %g must be finite and > 0", id, (double)scale);
-  v.quant = TP__XNN_Q_TENSOR;
+  v.quant = TP_XNN_QUANT_PER_TENSOR;
   v.scale = scale;
   v.zero_point = zero_point;
   if (data && tp__xnn_value_data(g, &v, data) != TP_OK) return tp__xnn_value_fail(g, nc);
@@ -1016,7 +1310,7 @@ TPDEF tp_status tp_xnn_define_channelwise_quantized_tensor_value(
                         "value %u: scale has %lld elements, channel dim %u has %u", id,
                         (long long)tp_numel(scale), (unsigned)channel_dim,
                         (unsigned)v.dims[channel_dim]);
-  v.quant = TP__XNN_Q_CHANNEL;
+  v.quant = TP_XNN_QUANT_PER_CHANNEL;
   v.channel_dim = (int32_t)channel_dim;
   v.num_scales = v.dims[channel_dim];
   /* scale first, then the weights: the order upstream's serializer uses */
@@ -1082,7 +1376,7 @@ TPDEF tp_status tp_xnn_define_blockwise_quantized_tensor_value(
                         id, (unsigned)v.dims[0], (unsigned long long)groups, scale->ndim,
                         scale->ndim > 0 ? (long long)scale->sizes[0] : -1LL,
                         scale->ndim > 1 ? (long long)scale->sizes[1] : -1LL);
-  v.quant = TP__XNN_Q_GROUP;
+  v.quant = TP_XNN_QUANT_PER_CHANNEL_GROUP;
   v.channel_dim = 0;
   v.group_size = (int32_t)block_size;
   v.num_scales = (uint32_t)((uint64_t)v.dims[0] * groups); /* <= numel of packed bytes * 2 */
@@ -1115,7 +1409,7 @@ TPDEF tp_status tp_xnn_define_dynamically_quantized_tensor_value(
     return tp__error_set(&g->err, TP_ERR_INVALID,
                         "value %u: num_nonbatch_dims %u exceeds num_dims %u", id,
                         (unsigned)num_nonbatch_dims, (unsigned)num_dims);
-  v.quant = TP__XNN_Q_DYNAMIC;
+  v.quant = TP_XNN_QUANT_PER_TOKEN_DYNAMIC;
   v.num_nonbatch_dims = (int32_t)num_nonbatch_dims;
   return tp__xnn_value_commit(g, &v, id_out);
 }
@@ -1195,25 +1489,26 @@ static tp_status tp__xnn_node_add(tp_xnn_graph *g, int kind, const uint32_t *val
     for (k = 0; k < n.vec_len[i]; k++) g->pool[g->npool++] = (uint32_t)vecs[i][k];
   }
   g->nodes[g->nnodes++] = n;
+  g->fb_valid = 0;
   return TP_OK;
 }
 
 static tp_status tp__xnn_2x1(tp_xnn_graph *g, int kind, int mm, float mn, float mx, uint32_t a,
                              uint32_t b, uint32_t out, uint32_t flags) {
-  uint32_t v[4];
-  v[0] = a;
-  v[1] = b;
-  v[2] = out;
-  v[3] = flags;
+  uint32_t v[TP__XNN_MAX_FIELDS];
+  v[TP__XF(_XNNNode2x1, input1_id)] = a;
+  v[TP__XF(_XNNNode2x1, input2_id)] = b;
+  v[TP__XF(_XNNNode2x1, output_id)] = out;
+  v[TP__XF(_XNNNode2x1, flags)] = flags;
   return tp__xnn_node_add(g, kind, v, NULL, NULL, mm, mn, mx);
 }
 
 static tp_status tp__xnn_1x1(tp_xnn_graph *g, int kind, int mm, float mn, float mx, uint32_t in,
                              uint32_t out, uint32_t flags) {
-  uint32_t v[3];
-  v[0] = in;
-  v[1] = out;
-  v[2] = flags;
+  uint32_t v[TP__XNN_MAX_FIELDS];
+  v[TP__XF(_XNNNode1x1, input_id)] = in;
+  v[TP__XF(_XNNNode1x1, output_id)] = out;
+  v[TP__XF(_XNNNode1x1, flags)] = flags;
   return tp__xnn_node_add(g, kind, v, NULL, NULL, mm, mn, mx);
 }
 
@@ -1299,45 +1594,44 @@ TPDEF tp_status tp_xnn_define_global_average_pooling_2d(tp_xnn_graph *g, float o
                      output_id, flags);
 }
 
-static tp_status tp__xnn_param1x1(tp_xnn_graph *g, int kind, float p, uint32_t in, uint32_t out,
-                                  uint32_t flags) {
-  uint32_t v[4];
-  v[0] = tp__xnn_fbits(p);
-  v[1] = in;
-  v[2] = out;
-  v[3] = flags;
-  return tp__xnn_node_add(g, kind, v, NULL, NULL, 0, 0.0f, 0.0f);
-}
 TPDEF tp_status tp_xnn_define_elu(tp_xnn_graph *g, float alpha, uint32_t input_id,
                                   uint32_t output_id, uint32_t flags) {
-  return tp__xnn_param1x1(g, TP_XNN_NODE_ELU, alpha, input_id, output_id, flags);
+  uint32_t v[TP__XNN_MAX_FIELDS];
+  v[TP__XF(XNNELU, alpha)] = tp__xnn_fbits(alpha);
+  v[TP__XF(XNNELU, input_id)] = input_id;
+  v[TP__XF(XNNELU, output_id)] = output_id;
+  v[TP__XF(XNNELU, flags)] = flags;
+  return tp__xnn_node_add(g, TP_XNN_NODE_ELU, v, NULL, NULL, 0, 0.0f, 0.0f);
 }
 TPDEF tp_status tp_xnn_define_leaky_relu(tp_xnn_graph *g, float negative_slope,
                                          uint32_t input_id, uint32_t output_id, uint32_t flags) {
-  return tp__xnn_param1x1(g, TP_XNN_NODE_LEAKY_RELU, negative_slope, input_id, output_id, flags);
+  uint32_t v[TP__XNN_MAX_FIELDS];
+  v[TP__XF(XNNLeakyReLU, negative_slope)] = tp__xnn_fbits(negative_slope);
+  v[TP__XF(XNNLeakyReLU, input_id)] = input_id;
+  v[TP__XF(XNNLeakyReLU, output_id)] = output_id;
+  v[TP__XF(XNNLeakyReLU, flags)] = flags;
+  return tp__xnn_node_add(g, TP_XNN_NODE_LEAKY_RELU, v, NULL, NULL, 0, 0.0f, 0.0f);
 }
 
 TPDEF tp_status tp_xnn_define_fully_connected(tp_xnn_graph *g, float output_min,
                                               float output_max, uint32_t input_id,
                                               uint32_t filter_id, uint32_t bias_id,
                                               uint32_t output_id, uint32_t flags) {
-  uint32_t v[5];
-  v[0] = input_id;
-  v[1] = filter_id;
-  v[2] = bias_id;
-  v[3] = output_id;
-  v[4] = flags;
+  uint32_t v[TP__XNN_MAX_FIELDS];
+  v[TP__XF(XNNFullyConnected, input1_id)] = input_id;
+  v[TP__XF(XNNFullyConnected, filter_id)] = filter_id;
+  v[TP__XF(XNNFullyConnected, bias_id)] = bias_id;
+  v[TP__XF(XNNFullyConnected, output_id)] = output_id;
+  v[TP__XF(XNNFullyConnected, flags)] = flags;
   return tp__xnn_node_add(g, TP_XNN_NODE_FULLY_CONNECTED, v, NULL, NULL, 1, output_min,
                           output_max);
 }
 
-/* Conv fields: 0-3 padding t r b l, 4-5 kernel h w, 6-7 subsampling h w, 8-9 dilation h w,
-   10 group_input_channels, 11 group_output_channels, 12 groups, 13-14 adjustment h w,
-   15 input1, 16 filter, 17 bias, 18 output, 19 flags. */
-static tp_status tp__xnn_conv(tp_xnn_graph *g, int kind, const uint32_t *p15, size_t gic,
-                              size_t goc, float mn, float mx, uint32_t in, uint32_t filter,
-                              uint32_t bias, uint32_t out, uint32_t flags) {
-  uint32_t v[20];
+/* The three convolutions share _XNNNodeConv; the caller fills the parameters by name. */
+#define TP__CV(field) v[TP__XF(_XNNNodeConv, field)]
+static tp_status tp__xnn_conv(tp_xnn_graph *g, int kind, uint32_t *v, size_t gic, size_t goc,
+                              float mn, float mx, uint32_t in, uint32_t filter, uint32_t bias,
+                              uint32_t out, uint32_t flags) {
   TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   if ((uint64_t)gic > (uint64_t)UINT32_MAX || (uint64_t)goc > (uint64_t)UINT32_MAX)
@@ -1345,15 +1639,31 @@ static tp_status tp__xnn_conv(tp_xnn_graph *g, int kind, const uint32_t *p15, si
                         "node %u (%s): channel counts %llu / %llu do not fit 32 bits",
                         (unsigned)g->nnodes, tp_xnn_node_name(kind), (unsigned long long)gic,
                         (unsigned long long)goc);
-  memcpy(v, p15, 15 * sizeof *v);
-  v[10] = (uint32_t)gic;
-  v[11] = (uint32_t)goc;
-  v[15] = in;
-  v[16] = filter;
-  v[17] = bias;
-  v[18] = out;
-  v[19] = flags;
+  TP__CV(group_input_channels) = (uint32_t)gic;
+  TP__CV(group_output_channels) = (uint32_t)goc;
+  TP__CV(input1_id) = in;
+  TP__CV(filter_id) = filter;
+  TP__CV(bias_id) = bias;
+  TP__CV(output_id) = out;
+  TP__CV(flags) = flags;
   return tp__xnn_node_add(g, kind, v, NULL, NULL, 1, mn, mx);
+}
+
+/* padding, kernel, subsampling (upsampling for deconvolution), dilation */
+static void tp__xnn_conv_window(uint32_t *v, uint32_t pt, uint32_t pr, uint32_t pb, uint32_t pl,
+                                uint32_t kh, uint32_t kw, uint32_t sh, uint32_t sw, uint32_t dh,
+                                uint32_t dw) {
+  memset(v, 0, TP__XNN_MAX_FIELDS * sizeof *v);
+  TP__CV(padding_top) = pt;
+  TP__CV(padding_right) = pr;
+  TP__CV(padding_bottom) = pb;
+  TP__CV(padding_left) = pl;
+  TP__CV(kernel_height) = kh;
+  TP__CV(kernel_width) = kw;
+  TP__CV(subsampling_height) = sh;
+  TP__CV(subsampling_width) = sw;
+  TP__CV(dilation_height) = dh;
+  TP__CV(dilation_width) = dw;
 }
 
 TPDEF tp_status tp_xnn_define_convolution_2d(
@@ -1364,21 +1674,12 @@ TPDEF tp_status tp_xnn_define_convolution_2d(
     size_t group_input_channels, size_t group_output_channels, float output_min,
     float output_max, uint32_t input_id, uint32_t filter_id, uint32_t bias_id,
     uint32_t output_id, uint32_t flags) {
-  uint32_t p[15];
-  p[0] = input_padding_top;
-  p[1] = input_padding_right;
-  p[2] = input_padding_bottom;
-  p[3] = input_padding_left;
-  p[4] = kernel_height;
-  p[5] = kernel_width;
-  p[6] = subsampling_height;
-  p[7] = subsampling_width;
-  p[8] = dilation_height;
-  p[9] = dilation_width;
-  p[10] = p[11] = 0;
-  p[12] = groups;
-  p[13] = p[14] = 0;
-  return tp__xnn_conv(g, TP_XNN_NODE_CONV2D, p, group_input_channels, group_output_channels,
+  uint32_t v[TP__XNN_MAX_FIELDS];
+  tp__xnn_conv_window(v, input_padding_top, input_padding_right, input_padding_bottom,
+                      input_padding_left, kernel_height, kernel_width, subsampling_height,
+                      subsampling_width, dilation_height, dilation_width);
+  TP__CV(groups) = groups;
+  return tp__xnn_conv(g, TP_XNN_NODE_CONV2D, v, group_input_channels, group_output_channels,
                       output_min, output_max, input_id, filter_id, bias_id, output_id, flags);
 }
 
@@ -1389,7 +1690,7 @@ TPDEF tp_status tp_xnn_define_depthwise_convolution_2d(
     uint32_t dilation_height, uint32_t dilation_width, uint32_t depth_multiplier,
     size_t input_channels, float output_min, float output_max, uint32_t input_id,
     uint32_t filter_id, uint32_t bias_id, uint32_t output_id, uint32_t flags) {
-  uint32_t p[15];
+  uint32_t v[TP__XNN_MAX_FIELDS];
   TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   if ((uint64_t)input_channels > (uint64_t)UINT32_MAX)
@@ -1397,20 +1698,11 @@ TPDEF tp_status tp_xnn_define_depthwise_convolution_2d(
                         "node %u (depthwise_convolution_2d): %llu input channels do not fit 32 "
                         "bits",
                         (unsigned)g->nnodes, (unsigned long long)input_channels);
-  p[0] = input_padding_top;
-  p[1] = input_padding_right;
-  p[2] = input_padding_bottom;
-  p[3] = input_padding_left;
-  p[4] = kernel_height;
-  p[5] = kernel_width;
-  p[6] = subsampling_height;
-  p[7] = subsampling_width;
-  p[8] = dilation_height;
-  p[9] = dilation_width;
-  p[10] = p[11] = 0;
-  p[12] = (uint32_t)input_channels;
-  p[13] = p[14] = 0;
-  return tp__xnn_conv(g, TP_XNN_NODE_DEPTHWISE_CONV2D, p, 1, depth_multiplier, output_min,
+  tp__xnn_conv_window(v, input_padding_top, input_padding_right, input_padding_bottom,
+                      input_padding_left, kernel_height, kernel_width, subsampling_height,
+                      subsampling_width, dilation_height, dilation_width);
+  TP__CV(groups) = (uint32_t)input_channels;
+  return tp__xnn_conv(g, TP_XNN_NODE_DEPTHWISE_CONV2D, v, 1, depth_multiplier, output_min,
                       output_max, input_id, filter_id, bias_id, output_id, flags);
 }
 
@@ -1422,45 +1714,36 @@ TPDEF tp_status tp_xnn_define_deconvolution_2d(
     uint32_t groups, size_t group_input_channels, size_t group_output_channels,
     float output_min, float output_max, uint32_t input_id, uint32_t filter_id,
     uint32_t bias_id, uint32_t output_id, uint32_t flags) {
-  uint32_t p[15];
-  p[0] = padding_top;
-  p[1] = padding_right;
-  p[2] = padding_bottom;
-  p[3] = padding_left;
-  p[4] = kernel_height;
-  p[5] = kernel_width;
-  p[6] = upsampling_height;
-  p[7] = upsampling_width;
-  p[8] = dilation_height;
-  p[9] = dilation_width;
-  p[10] = p[11] = 0;
-  p[12] = groups;
-  p[13] = adjustment_height;
-  p[14] = adjustment_width;
-  return tp__xnn_conv(g, TP_XNN_NODE_DECONV2D, p, group_input_channels, group_output_channels,
+  uint32_t v[TP__XNN_MAX_FIELDS];
+  tp__xnn_conv_window(v, padding_top, padding_right, padding_bottom, padding_left,
+                      kernel_height, kernel_width, upsampling_height, upsampling_width,
+                      dilation_height, dilation_width);
+  TP__CV(groups) = groups;
+  TP__CV(adjustment_height) = adjustment_height;
+  TP__CV(adjustment_width) = adjustment_width;
+  return tp__xnn_conv(g, TP_XNN_NODE_DECONV2D, v, group_input_channels, group_output_channels,
                       output_min, output_max, input_id, filter_id, bias_id, output_id, flags);
 }
+#undef TP__CV
 
-/* Pooling fields: 0-3 padding, 4-5 pooling h w, 6-7 stride h w, 8-9 dilation h w, 10 input,
-   11 output, 12 flags. */
 static tp_status tp__xnn_pool(tp_xnn_graph *g, int kind, uint32_t pt, uint32_t pr, uint32_t pb,
                               uint32_t pl, uint32_t ph, uint32_t pw, uint32_t sh, uint32_t sw,
                               uint32_t dh, uint32_t dw, float mn, float mx, uint32_t in,
                               uint32_t out, uint32_t flags) {
-  uint32_t v[13];
-  v[0] = pt;
-  v[1] = pr;
-  v[2] = pb;
-  v[3] = pl;
-  v[4] = ph;
-  v[5] = pw;
-  v[6] = sh;
-  v[7] = sw;
-  v[8] = dh;
-  v[9] = dw;
-  v[10] = in;
-  v[11] = out;
-  v[12] = flags;
+  uint32_t v[TP__XNN_MAX_FIELDS];
+  v[TP__XF(_XNNPooling2D, padding_top)] = pt;
+  v[TP__XF(_XNNPooling2D, padding_right)] = pr;
+  v[TP__XF(_XNNPooling2D, padding_bottom)] = pb;
+  v[TP__XF(_XNNPooling2D, padding_left)] = pl;
+  v[TP__XF(_XNNPooling2D, pooling_height)] = ph;
+  v[TP__XF(_XNNPooling2D, pooling_width)] = pw;
+  v[TP__XF(_XNNPooling2D, stride_height)] = sh;
+  v[TP__XF(_XNNPooling2D, stride_width)] = sw;
+  v[TP__XF(_XNNPooling2D, dilation_height)] = dh;
+  v[TP__XF(_XNNPooling2D, dilation_width)] = dw;
+  v[TP__XF(_XNNPooling2D, input_id)] = in;
+  v[TP__XF(_XNNPooling2D, output_id)] = out;
+  v[TP__XF(_XNNPooling2D, flags)] = flags;
   return tp__xnn_node_add(g, kind, v, NULL, NULL, 1, mn, mx);
 }
 
@@ -1492,33 +1775,32 @@ TPDEF tp_status tp_xnn_define_argmax_pooling_2d(
     uint32_t input_padding_bottom, uint32_t input_padding_left, uint32_t pooling_height,
     uint32_t pooling_width, uint32_t input_id, uint32_t output_value_id,
     uint32_t output_index_id, uint32_t flags) {
-  uint32_t v[10];
-  v[0] = input_padding_top;
-  v[1] = input_padding_right;
-  v[2] = input_padding_bottom;
-  v[3] = input_padding_left;
-  v[4] = pooling_height;
-  v[5] = pooling_width;
-  v[6] = input_id;
-  v[7] = output_value_id;
-  v[8] = output_index_id;
-  v[9] = flags;
+  uint32_t v[TP__XNN_MAX_FIELDS];
+  v[TP__XF(XNNArgMaxPooling2d, padding_top)] = input_padding_top;
+  v[TP__XF(XNNArgMaxPooling2d, padding_right)] = input_padding_right;
+  v[TP__XF(XNNArgMaxPooling2d, padding_bottom)] = input_padding_bottom;
+  v[TP__XF(XNNArgMaxPooling2d, padding_left)] = input_padding_left;
+  v[TP__XF(XNNArgMaxPooling2d, pooling_height)] = pooling_height;
+  v[TP__XF(XNNArgMaxPooling2d, pooling_width)] = pooling_width;
+  v[TP__XF(XNNArgMaxPooling2d, input_id)] = input_id;
+  v[TP__XF(XNNArgMaxPooling2d, output_value_id)] = output_value_id;
+  v[TP__XF(XNNArgMaxPooling2d, output_index_id)] = output_index_id;
+  v[TP__XF(XNNArgMaxPooling2d, flags)] = flags;
   return tp__xnn_node_add(g, TP_XNN_NODE_ARGMAX_POOLING_2D, v, NULL, NULL, 0, 0.0f, 0.0f);
 }
 
-/* Cat fields: 0 axis, 1-4 input1..4, 5 output, 6 flags, 7 input5. */
 static tp_status tp__xnn_cat(tp_xnn_graph *g, int kind, uint32_t axis, uint32_t i1, uint32_t i2,
                              uint32_t i3, uint32_t i4, uint32_t i5, uint32_t out,
                              uint32_t flags) {
-  uint32_t v[8];
-  v[0] = axis;
-  v[1] = i1;
-  v[2] = i2;
-  v[3] = i3;
-  v[4] = i4;
-  v[5] = out;
-  v[6] = flags;
-  v[7] = i5;
+  uint32_t v[TP__XNN_MAX_FIELDS];
+  v[TP__XF(_XNNCat, axis)] = axis;
+  v[TP__XF(_XNNCat, input1_id)] = i1;
+  v[TP__XF(_XNNCat, input2_id)] = i2;
+  v[TP__XF(_XNNCat, input3_id)] = i3;
+  v[TP__XF(_XNNCat, input4_id)] = i4;
+  v[TP__XF(_XNNCat, output_id)] = out;
+  v[TP__XF(_XNNCat, flags)] = flags;
+  v[TP__XF(_XNNCat, input5_id)] = i5;
   return tp__xnn_node_add(g, kind, v, NULL, NULL, 0, 0.0f, 0.0f);
 }
 TPDEF tp_status tp_xnn_define_concatenate2(tp_xnn_graph *g, uint32_t axis, uint32_t input1_id,
@@ -1548,10 +1830,10 @@ TPDEF tp_status tp_xnn_define_concatenate5(tp_xnn_graph *g, uint32_t axis, uint3
                      input4_id, input5_id, output_id, flags);
 }
 
-/* Transpose / reshape: 0 num_dims, 1 vector, 2 input, 3 output, 4 flags. */
+/* Transpose and reshape have the same field ids (num_dims, one vector, input, output, flags). */
 static tp_status tp__xnn_shape1(tp_xnn_graph *g, int kind, size_t num_dims, const size_t *vec,
                                 uint32_t in, uint32_t out, uint32_t flags) {
-  uint32_t v[5];
+  uint32_t v[TP__XNN_MAX_FIELDS];
   const size_t *vecs[1];
   size_t lens[1];
   TP_ASSERT(g);
@@ -1560,11 +1842,11 @@ static tp_status tp__xnn_shape1(tp_xnn_graph *g, int kind, size_t num_dims, cons
     return tp__error_set(&g->err, TP_ERR_INVALID, "node %u (%s): %u dims, at most %d",
                         (unsigned)g->nnodes, tp_xnn_node_name(kind), (unsigned)num_dims,
                         TP_XNN_MAX_DIMS);
-  v[0] = (uint32_t)num_dims;
-  v[1] = 0;
-  v[2] = in;
-  v[3] = out;
-  v[4] = flags;
+  memset(v, 0, sizeof v);
+  v[TP__XF(XNNStaticTranspose, num_dims)] = (uint32_t)num_dims;
+  v[TP__XF(XNNStaticTranspose, input_id)] = in;
+  v[TP__XF(XNNStaticTranspose, output_id)] = out;
+  v[TP__XF(XNNStaticTranspose, flags)] = flags;
   vecs[0] = vec;
   lens[0] = num_dims;
   return tp__xnn_node_add(g, kind, v, vecs, lens, 0, 0.0f, 0.0f);
@@ -1582,12 +1864,11 @@ TPDEF tp_status tp_xnn_define_static_reshape(tp_xnn_graph *g, size_t num_dims,
                         flags);
 }
 
-/* Slice: 0 num_dims, 1 offsets, 2 sizes, 3 input, 4 output, 5 flags. */
 TPDEF tp_status tp_xnn_define_static_slice(tp_xnn_graph *g, size_t num_dims,
                                            const size_t *offsets, const size_t *sizes,
                                            uint32_t input_id, uint32_t output_id,
                                            uint32_t flags) {
-  uint32_t v[6];
+  uint32_t v[TP__XNN_MAX_FIELDS];
   const size_t *vecs[2];
   size_t lens[2];
   TP_ASSERT(g);
@@ -1595,23 +1876,22 @@ TPDEF tp_status tp_xnn_define_static_slice(tp_xnn_graph *g, size_t num_dims,
   if (num_dims > TP_XNN_MAX_DIMS)
     return tp__error_set(&g->err, TP_ERR_INVALID, "node %u (static_slice): %u dims, at most %d",
                         (unsigned)g->nnodes, (unsigned)num_dims, TP_XNN_MAX_DIMS);
-  v[0] = (uint32_t)num_dims;
-  v[1] = v[2] = 0;
-  v[3] = input_id;
-  v[4] = output_id;
-  v[5] = flags;
+  memset(v, 0, sizeof v);
+  v[TP__XF(XNNStaticSlice, num_dims)] = (uint32_t)num_dims;
+  v[TP__XF(XNNStaticSlice, input_id)] = input_id;
+  v[TP__XF(XNNStaticSlice, output_id)] = output_id;
+  v[TP__XF(XNNStaticSlice, flags)] = flags;
   vecs[0] = offsets;
   vecs[1] = sizes;
   lens[0] = lens[1] = num_dims;
   return tp__xnn_node_add(g, TP_XNN_NODE_STATIC_SLICE, v, vecs, lens, 0, 0.0f, 0.0f);
 }
 
-/* Pad: 0 pre_paddings, 1 post_paddings, 2 padding_value, 3 input, 4 output, 5 flags. */
 TPDEF tp_status tp_xnn_define_static_constant_pad(tp_xnn_graph *g, const size_t *pre_paddings,
                                                   const size_t *post_paddings,
                                                   float padding_value, uint32_t input_id,
                                                   uint32_t output_id, uint32_t flags) {
-  uint32_t v[6];
+  uint32_t v[TP__XNN_MAX_FIELDS];
   const size_t *vecs[2];
   size_t lens[2];
   TP_ASSERT(g);
@@ -1621,22 +1901,21 @@ TPDEF tp_status tp_xnn_define_static_constant_pad(tp_xnn_graph *g, const size_t 
                         "node %u (static_constant_pad): input_id %u is not a defined value (%u "
                         "values)",
                         (unsigned)g->nnodes, (unsigned)input_id, (unsigned)g->nvalues);
-  v[0] = v[1] = 0;
-  v[2] = tp__xnn_fbits(padding_value);
-  v[3] = input_id;
-  v[4] = output_id;
-  v[5] = flags;
+  memset(v, 0, sizeof v);
+  v[TP__XF(XNNStaticConstantPad, padding_value)] = tp__xnn_fbits(padding_value);
+  v[TP__XF(XNNStaticConstantPad, input_id)] = input_id;
+  v[TP__XF(XNNStaticConstantPad, output_id)] = output_id;
+  v[TP__XF(XNNStaticConstantPad, flags)] = flags;
   vecs[0] = pre_paddings;
   vecs[1] = post_paddings;
   lens[0] = lens[1] = g->values[input_id].num_dims;
   return tp__xnn_node_add(g, TP_XNN_NODE_STATIC_CONSTANT_PAD, v, vecs, lens, 0, 0.0f, 0.0f);
 }
 
-/* Resize: 0 new_height, 1 new_width, 2 input, 3 output, 4 flags. */
 TPDEF tp_status tp_xnn_define_static_resize_bilinear_2d(tp_xnn_graph *g, size_t new_height,
                                                         size_t new_width, uint32_t input_id,
                                                         uint32_t output_id, uint32_t flags) {
-  uint32_t v[5];
+  uint32_t v[TP__XNN_MAX_FIELDS];
   TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   if ((uint64_t)new_height > (uint64_t)UINT32_MAX || (uint64_t)new_width > (uint64_t)UINT32_MAX)
@@ -1645,11 +1924,11 @@ TPDEF tp_status tp_xnn_define_static_resize_bilinear_2d(tp_xnn_graph *g, size_t 
                         "bits",
                         (unsigned)g->nnodes, (unsigned long long)new_height,
                         (unsigned long long)new_width);
-  v[0] = (uint32_t)new_height;
-  v[1] = (uint32_t)new_width;
-  v[2] = input_id;
-  v[3] = output_id;
-  v[4] = flags;
+  v[TP__XF(XNNStaticResizeBilinear2D, new_height)] = (uint32_t)new_height;
+  v[TP__XF(XNNStaticResizeBilinear2D, new_width)] = (uint32_t)new_width;
+  v[TP__XF(XNNStaticResizeBilinear2D, input_id)] = input_id;
+  v[TP__XF(XNNStaticResizeBilinear2D, output_id)] = output_id;
+  v[TP__XF(XNNStaticResizeBilinear2D, flags)] = flags;
   return tp__xnn_node_add(g, TP_XNN_NODE_STATIC_RESIZE_BILINEAR_2D, v, NULL, NULL, 0, 0.0f,
                           0.0f);
 }
@@ -1658,14 +1937,14 @@ TPDEF tp_status tp_xnn_define_scaled_dot_product_attention(tp_xnn_graph *g, uint
                                                            uint32_t key_id, uint32_t value_id,
                                                            uint32_t scale_id, uint32_t mask_id,
                                                            uint32_t output_id, uint32_t flags) {
-  uint32_t v[7];
-  v[0] = query_id;
-  v[1] = key_id;
-  v[2] = value_id;
-  v[3] = scale_id;
-  v[4] = mask_id;
-  v[5] = output_id;
-  v[6] = flags;
+  uint32_t v[TP__XNN_MAX_FIELDS];
+  v[TP__XF(XNNScaledDotProductAttention, query_id)] = query_id;
+  v[TP__XF(XNNScaledDotProductAttention, key_id)] = key_id;
+  v[TP__XF(XNNScaledDotProductAttention, value_id)] = value_id;
+  v[TP__XF(XNNScaledDotProductAttention, scale_id)] = scale_id;
+  v[TP__XF(XNNScaledDotProductAttention, mask_id)] = mask_id;
+  v[TP__XF(XNNScaledDotProductAttention, output_id)] = output_id;
+  v[TP__XF(XNNScaledDotProductAttention, flags)] = flags;
   return tp__xnn_node_add(g, TP_XNN_NODE_SCALED_DOT_PRODUCT_ATTENTION, v, NULL, NULL, 0, 0.0f,
                           0.0f);
 }
@@ -1678,6 +1957,7 @@ TPDEF tp_status tp_xnn_set_output_min_max(tp_xnn_graph *g, uint32_t node_index,
     return tp__error_set(&g->err, TP_ERR_INVALID,
                         "set_output_min_max: node %u does not exist (%u nodes)",
                         (unsigned)node_index, (unsigned)g->nnodes);
+  g->fb_valid = 0;
   g->nodes[node_index].has_minmax = 1;
   g->nodes[node_index].out_min = output_min;
   g->nodes[node_index].out_max = output_max;
@@ -1691,20 +1971,12 @@ TPDEF tp_status tp_xnn_set_debug_handle(tp_xnn_graph *g, uint32_t node_index, ui
     return tp__error_set(&g->err, TP_ERR_INVALID,
                         "set_debug_handle: node %u does not exist (%u nodes)",
                         (unsigned)node_index, (unsigned)g->nnodes);
+  g->fb_valid = 0;
   g->nodes[node_index].debug_handle = handle;
   return TP_OK;
 }
 
 /* >>xnn-serialize --------------------------------------------------------------------------- */
-
-/* Field ids (schema.fbs, XN01). */
-#define TP__XG_VERSION 0
-#define TP__XG_XNODES 1
-#define TP__XG_XVALUES 2
-#define TP__XG_NUM_EXTERNS 3
-#define TP__XG_INPUT_IDS 4
-#define TP__XG_OUTPUT_IDS 5
-#define TP__XG_CONSTANT_DATA 8
 
 /* Inline constant offsets and the segment size. */
 static tp_status tp__xnn_layout_consts(tp_xnn_graph *g, uint64_t *seg_size) {
@@ -1713,8 +1985,7 @@ static tp_status tp__xnn_layout_consts(tp_xnn_graph *g, uint64_t *seg_size) {
   for (i = 1; i < g->nconsts; i++) {
     tp__xnn_const *c = &g->consts[i];
     if (c->named) continue;
-    c->offset = off;
-    if (tp__add_u64(off, c->size, &off) || tp__align_u64(off, g->alignment, &off))
+    if (tp_delegate_place(&off, c->size, g->alignment, &c->offset))
       return tp__error_set(&g->err, TP_ERR_OVERFLOW, "constant %u: segment size overflows",
                           (unsigned)i);
   }
@@ -1732,59 +2003,59 @@ static tp_fb_ref tp__xnn_build_value(tp_xnn_graph *g, tp_fb_builder *b, uint32_t
   tp_fb_ref dims, tensor, qp = 0, val;
   dims = tp__xnn_u32_vector(b, v->dims, v->num_dims);
   tp_fb_start_table(b);
-  tp_fb_add_i16(b, 0, (int16_t)v->datatype, 0);
-  tp_fb_add_u32(b, 1, v->num_dims, 0);
-  tp_fb_add_ref(b, 2, dims);
-  tp_fb_add_u32(b, 3, v->const_idx, 0);
-  tp_fb_add_u32(b, 4, v->external_id, 0);
-  tp_fb_add_u32(b, 5, v->flags, 0);
-  tp_fb_add_u32(b, 6, id, 0);
+  tp_fb_add_i16(b, TP__XF(XNNTensorValue, datatype), (int16_t)v->datatype, 0);
+  tp_fb_add_u32(b, TP__XF(XNNTensorValue, num_dims), v->num_dims, 0);
+  tp_fb_add_ref(b, TP__XF(XNNTensorValue, dims), dims);
+  tp_fb_add_u32(b, TP__XF(XNNTensorValue, constant_buffer_idx), v->const_idx, 0);
+  tp_fb_add_u32(b, TP__XF(XNNTensorValue, external_id), v->external_id, 0);
+  tp_fb_add_u32(b, TP__XF(XNNTensorValue, flags), v->flags, 0);
+  tp_fb_add_u32(b, TP__XF(XNNTensorValue, id_out), id, 0);
   tensor = tp_fb_end_table(b);
   if (v->quant == TP__XNN_Q_NONE) {
     tp_fb_start_table(b);
-    tp_fb_add_union(b, 1, 1, tensor);
+    tp_fb_add_union(b, TP__XF(XValue, xvalue_union), TP_XNN_VALUE_TENSOR, tensor);
     return tp_fb_end_table(b);
   }
   switch (v->quant) {
-    case TP__XNN_Q_CHANNEL: {
+    case TP_XNN_QUANT_PER_CHANNEL: {
       tp_fb_ref empty = tp__xnn_u32_vector(b, NULL, 0);
       tp_fb_start_table(b);
-      tp_fb_add_ref(b, 0, empty);
-      tp_fb_add_i32(b, 1, v->channel_dim, 0);
-      tp_fb_add_u32(b, 2, v->scale_idx, 0);
-      tp_fb_add_u32(b, 3, v->num_scales, 0);
+      tp_fb_add_ref(b, TP__XF(PerChannelQuant, scale), empty);
+      tp_fb_add_i32(b, TP__XF(PerChannelQuant, channel_dim), v->channel_dim, 0);
+      tp_fb_add_u32(b, TP__XF(PerChannelQuant, scale_buffer_idx), v->scale_idx, 0);
+      tp_fb_add_u32(b, TP__XF(PerChannelQuant, num_scales), v->num_scales, 0);
       qp = tp_fb_end_table(b);
       break;
     }
-    case TP__XNN_Q_GROUP: {
+    case TP_XNN_QUANT_PER_CHANNEL_GROUP: {
       tp_fb_ref empty = tp__xnn_u32_vector(b, NULL, 0);
       tp_fb_start_table(b);
-      tp_fb_add_ref(b, 0, empty);
-      tp_fb_add_i32(b, 1, v->channel_dim, 0);
-      tp_fb_add_i32(b, 2, v->group_size, 0);
-      tp_fb_add_u32(b, 4, v->scale_idx, 0);
-      tp_fb_add_u32(b, 5, v->num_scales, 0);
+      tp_fb_add_ref(b, TP__XF(PerChannelGroupQuant, scale), empty);
+      tp_fb_add_i32(b, TP__XF(PerChannelGroupQuant, channel_dim), v->channel_dim, 0);
+      tp_fb_add_i32(b, TP__XF(PerChannelGroupQuant, group_size), v->group_size, 0);
+      tp_fb_add_u32(b, TP__XF(PerChannelGroupQuant, scale_buffer_idx), v->scale_idx, 0);
+      tp_fb_add_u32(b, TP__XF(PerChannelGroupQuant, num_scales), v->num_scales, 0);
       qp = tp_fb_end_table(b);
       break;
     }
-    case TP__XNN_Q_TENSOR:
+    case TP_XNN_QUANT_PER_TENSOR:
       tp_fb_start_table(b);
-      tp_fb_add_f32(b, 0, v->scale, 0.0f);
-      tp_fb_add_i32(b, 1, v->zero_point, 0);
+      tp_fb_add_f32(b, TP__XF(PerTensorQuant, scale), v->scale, 0.0f);
+      tp_fb_add_i32(b, TP__XF(PerTensorQuant, zero_point), v->zero_point, 0);
       qp = tp_fb_end_table(b);
       break;
-    default: /* TP__XNN_Q_DYNAMIC */
+    default: /* TP_XNN_QUANT_PER_TOKEN_DYNAMIC */
       tp_fb_start_table(b);
-      tp_fb_add_i32(b, 0, v->num_nonbatch_dims, 0);
+      tp_fb_add_i32(b, TP__XF(PerTokenDynamicQuant, num_nonbatch_dims), v->num_nonbatch_dims, 0);
       qp = tp_fb_end_table(b);
       break;
   }
   tp_fb_start_table(b);
-  tp_fb_add_ref(b, 0, tensor);
-  tp_fb_add_union(b, 2, (uint8_t)v->quant, qp);
+  tp_fb_add_ref(b, TP__XF(XNNQuantizedTensorValue, tensor_value), tensor);
+  tp_fb_add_union(b, TP__XF(XNNQuantizedTensorValue, quant_params), (uint8_t)v->quant, qp);
   val = tp_fb_end_table(b);
   tp_fb_start_table(b);
-  tp_fb_add_union(b, 1, 2, val);
+  tp_fb_add_union(b, TP__XF(XValue, xvalue_union), TP_XNN_VALUE_QUANTIZED, val);
   return tp_fb_end_table(b);
 }
 
@@ -1806,14 +2077,14 @@ static tp_fb_ref tp__xnn_build_node(tp_xnn_graph *g, tp_fb_builder *b, const tp_
   body = tp_fb_end_table(b);
   if (n->has_minmax) {
     tp_fb_start_table(b);
-    tp_fb_add_f32(b, 0, n->out_min, 0.0f);
-    tp_fb_add_f32(b, 1, n->out_max, 0.0f);
+    tp_fb_add_f32(b, TP__XF(OutputMinMax, output_min), n->out_min, 0.0f);
+    tp_fb_add_f32(b, TP__XF(OutputMinMax, output_max), n->out_max, 0.0f);
     mm = tp_fb_end_table(b);
   }
   tp_fb_start_table(b);
-  tp_fb_add_union(b, 1, (uint8_t)n->kind, body);
-  tp_fb_add_u32(b, 2, n->debug_handle, 0);
-  tp_fb_add_ref(b, 3, mm);
+  tp_fb_add_union(b, TP__XF(XNode, xnode_union), (uint8_t)n->kind, body);
+  tp_fb_add_u32(b, TP__XF(XNode, debug_handle), n->debug_handle, 0);
+  tp_fb_add_ref(b, TP__XF(XNode, output_min_max), mm);
   return tp_fb_end_table(b);
 }
 
@@ -1868,9 +2139,9 @@ static tp_status tp__xnn_build(tp_xnn_graph *g, tp_fb_builder *b) {
     if (i > 0 && c->named) key = tp_fb_create_string(b, c->key, strlen(c->key));
     tp_fb_start_table(b);
     if (i > 0) {
-      tp_fb_add_u64(b, 0, c->named ? UINT64_MAX : c->offset, 0);
-      tp_fb_add_u64(b, 1, c->size, 0);
-      tp_fb_add_ref(b, 2, key);
+      tp_fb_add_u64(b, TP__XF(ConstantDataOffset, offset), c->named ? UINT64_MAX : c->offset, 0);
+      tp_fb_add_u64(b, TP__XF(ConstantDataOffset, size), c->size, 0);
+      tp_fb_add_ref(b, TP__XF(ConstantDataOffset, named_key), key);
     }
     refs[i] = tp_fb_end_table(b);
   }
@@ -1883,13 +2154,13 @@ static tp_status tp__xnn_build(tp_xnn_graph *g, tp_fb_builder *b) {
   out_ref = tp__xnn_u32_vector(b, outs, nout);
   version = tp_fb_create_string(b, "0", 1);
   tp_fb_start_table(b);
-  tp_fb_add_ref(b, TP__XG_VERSION, version);
-  tp_fb_add_ref(b, TP__XG_XNODES, nodes);
-  tp_fb_add_ref(b, TP__XG_XVALUES, values);
-  tp_fb_add_u32(b, TP__XG_NUM_EXTERNS, num_externs, 0);
-  tp_fb_add_ref(b, TP__XG_INPUT_IDS, in_ref);
-  tp_fb_add_ref(b, TP__XG_OUTPUT_IDS, out_ref);
-  tp_fb_add_ref(b, TP__XG_CONSTANT_DATA, cdata);
+  tp_fb_add_ref(b, TP__XF(XNNGraph, version), version);
+  tp_fb_add_ref(b, TP__XF(XNNGraph, xnodes), nodes);
+  tp_fb_add_ref(b, TP__XF(XNNGraph, xvalues), values);
+  tp_fb_add_u32(b, TP__XF(XNNGraph, num_externs), num_externs, 0);
+  tp_fb_add_ref(b, TP__XF(XNNGraph, input_ids), in_ref);
+  tp_fb_add_ref(b, TP__XF(XNNGraph, output_ids), out_ref);
+  tp_fb_add_ref(b, TP__XF(XNNGraph, constant_data), cdata);
   root = tp_fb_end_table(b);
   st = tp_fb_finish(b, root, "XN01");
   TP_FREE(refs);
@@ -1899,119 +2170,382 @@ static tp_status tp__xnn_build(tp_xnn_graph *g, tp_fb_builder *b) {
   return TP_OK;
 }
 
-#define TP__XNN_HEADER_SIZE 30u
-#define TP__XNN_HEADER_PADDED 32u
-
-/* Builds the flatbuffer and computes the layout. */
-static tp_status tp__xnn_prepare(tp_xnn_graph *g, tp_fb_builder **b_out, const unsigned char **fb,
-                                 size_t *fb_size, uint64_t *cd_off, uint64_t *cd_size) {
-  tp_fb_builder *b = NULL;
+/* Lays out the constants and builds the flatbuffer, once per state of the graph (every define
+   and set call invalidates it): a size call followed by a write builds it once. The frame (the
+   delegate core's) in *f. Failures here are the graph's own (latched). */
+static tp_status tp__xnn_prepare(tp_xnn_graph *g, tp_delegate_frame *f, uint64_t *total) {
+  uint64_t cd_size = 0;
+  size_t fb_size = 0;
   tp_status st;
-  *b_out = NULL;
   if (g->err.status) return g->err.status;
-  if (tp__xnn_layout_consts(g, cd_size) != TP_OK) return g->err.status;
-  st = tp_fb_builder_create(&b);
-  if (st != TP_OK) return tp__error_set(&g->err, st, "no memory for the flatbuffer builder");
-  if (tp__xnn_build(g, b) != TP_OK) {
-    tp_fb_builder_destroy(b);
-    return g->err.status;
+  if (tp__xnn_layout_consts(g, &cd_size) != TP_OK) return g->err.status;
+  if (!g->fb) {
+    st = tp_fb_builder_create(&g->fb);
+    if (st != TP_OK) return tp__error_set(&g->err, st, "no memory for the flatbuffer builder");
   }
-  *fb = tp_fb_data(b, fb_size);
-  if (!*fb || *fb_size > (size_t)INT32_MAX ||
-      tp__align_u64((uint64_t)TP__XNN_HEADER_PADDED + *fb_size, g->alignment, cd_off) ||
-      *cd_off > (uint64_t)UINT32_MAX) {
-    tp_fb_builder_destroy(b);
+  if (!g->fb_valid) {
+    if (tp__xnn_build(g, g->fb) != TP_OK) return g->err.status;
+    g->fb_valid = 1;
+  }
+  if (!tp_fb_data(g->fb, &fb_size) || fb_size > (size_t)INT32_MAX)
     return tp__error_set(&g->err, TP_ERR_OVERFLOW,
                         "flatbuffer of %llu bytes does not fit the header's 32-bit offsets",
-                        (unsigned long long)*fb_size);
-  }
-  *b_out = b;
-  return TP_OK;
+                        (unsigned long long)fb_size);
+  return tp_delegate_frame_make("XH00", (uint64_t)fb_size, g->alignment, cd_size, f, total,
+                                &g->err);
 }
 
 TPDEF tp_status tp_xnn_blob_size(tp_xnn_graph *g, uint64_t *size_out) {
-  tp_fb_builder *b;
-  const unsigned char *fb;
-  size_t fb_size;
-  uint64_t cd_off, cd_size;
+  tp_delegate_frame f;
   TP_ASSERT(g);
-  if (!size_out) return TP_ERR_INVALID;
-  if (tp__xnn_prepare(g, &b, &fb, &fb_size, &cd_off, &cd_size) != TP_OK) return g->err.status;
-  tp_fb_builder_destroy(b);
-  if (tp__add_u64(cd_off, cd_size, size_out))
-    return tp__error_set(&g->err, TP_ERR_OVERFLOW, "blob size overflows");
-  return TP_OK;
+  memset(&g->werr, 0, sizeof g->werr);
+  if (!size_out)
+    return tp__error_set(&g->werr, TP_ERR_INVALID, "blob_size: size_out is NULL");
+  return tp__xnn_prepare(g, &f, size_out);
 }
 
-static tp_status tp__xnn_write(tp_xnn_graph *g, tp_sink *sink);
+static tp_status tp__xnn_write(tp_xnn_graph *g, tp_sink *out);
 static tp_status tp__xnn_write_ctx(void *g, tp_sink *sink) {
   return tp__xnn_write((tp_xnn_graph *)g, sink);
 }
 
-/* The entry point: with options.progress, the bytes go through a progress sink. */
-TPDEF tp_status tp_xnn_write(tp_xnn_graph *g, tp_sink *sink) {
-  uint64_t total;
-  tp_status s;
-  TP_ASSERT(g);
-  if (!g->progress || !sink || !sink->write) return tp__xnn_write(g, sink);
-  s = tp_xnn_blob_size(g, &total);
-  if (s != TP_OK) return s;
-  return tp_progress_run(tp__xnn_write_ctx, g, sink, total, g->progress, g->progress_ctx);
-}
-
-/* Write errors are returned, not recorded: the graph itself is still good. */
-static tp_status tp__xnn_write(tp_xnn_graph *g, tp_sink *sink) {
-  tp_fb_builder *b;
+/* The blob into sink; a sink failure is the write's (werr), with the bytes written so far. */
+static tp_status tp__xnn_write(tp_xnn_graph *g, tp_sink *out) {
+  tp_delegate_frame f;
   const unsigned char *fb;
   size_t fb_size, i;
-  uint64_t cd_off, cd_size, pos;
-  unsigned char hdr[TP__XNN_HEADER_PADDED];
+  uint64_t pos, total;
+  tp_tally tally;
+  tp_sink sink;
   tp_status st;
-  TP_ASSERT(g);
-  if (!sink) return TP_ERR_INVALID;
-  if (tp__xnn_prepare(g, &b, &fb, &fb_size, &cd_off, &cd_size) != TP_OK) return g->err.status;
-  memset(hdr, 0, sizeof hdr);
-  memcpy(hdr + 4, "XH00", 4);
-  tp__put_le16(hdr + 8, (uint16_t)TP__XNN_HEADER_SIZE);
-  tp__put_le32(hdr + 10, TP__XNN_HEADER_PADDED);
-  tp__put_le32(hdr + 14, (uint32_t)fb_size);
-  tp__put_le32(hdr + 18, (uint32_t)cd_off);
-  tp__put_le64(hdr + 22, cd_size);
-  st = tp_sink_write(sink, hdr, sizeof hdr);
-  if (st == TP_OK) st = tp_sink_write(sink, fb, fb_size);
-  if (st == TP_OK)
-    st = tp_sink_zeros(sink, (size_t)(cd_off - TP__XNN_HEADER_PADDED - (uint64_t)fb_size));
-  tp_fb_builder_destroy(b);
+  if (tp__xnn_prepare(g, &f, &total) != TP_OK) return g->err.status;
+  fb = tp_fb_data(g->fb, &fb_size);
+  sink = tp_sink_tally(&tally, out);
+  st = tp_delegate_write_head(&sink, "XH00", &f, fb);
   pos = 0;
   for (i = 1; st == TP_OK && i < g->nconsts; i++) {
     const tp__xnn_const *c = &g->consts[i];
     tp_tally cc;
     tp_sink cs;
     if (c->named) continue;
-    st = tp_sink_zeros(sink, (size_t)(c->offset - pos));
+    st = tp_sink_zeros(&sink, (size_t)(c->offset - pos));
     if (st != TP_OK) break;
-    cs = tp_sink_tally(&cc, sink);
+    cs = tp_sink_tally(&cc, &sink);
     st = tp__xnn_const_emit(c, &cs);
-    if (st == TP_OK && cc.n != c->size) st = TP_ERR_INVALID; /* a view changed under us */
+    if (st == TP_OK && cc.n != c->size)
+      return tp__error_set(&g->werr, TP_ERR_INVALID,
+                          "write: constant %u gave %llu bytes, %llu expected (its view changed "
+                          "after the define call)",
+                          (unsigned)i, (unsigned long long)cc.n, (unsigned long long)c->size);
     pos = c->offset + c->size;
   }
-  if (st == TP_OK) st = tp_sink_zeros(sink, (size_t)(cd_size - pos));
-  return st;
+  if (st == TP_OK) st = tp_sink_zeros(&sink, (size_t)(f.segment_size - pos));
+  if (st != TP_OK)
+    return tp__error_set(&g->werr, st,
+                        "write: the sink failed (%s) after %llu of the blob's %llu bytes",
+                        tp_status_str(st), (unsigned long long)tally.n,
+                        (unsigned long long)total);
+  return TP_OK;
+}
+
+/* Write errors go to werr, not the latched error: the graph itself is still good. With
+   options.progress, the bytes go through a progress sink. */
+TPDEF tp_status tp_xnn_write(tp_xnn_graph *g, tp_sink *sink) {
+  uint64_t total;
+  tp_status st;
+  TP_ASSERT(g);
+  memset(&g->werr, 0, sizeof g->werr);
+  if (!sink || !sink->write)
+    return tp__error_set(&g->werr, TP_ERR_INVALID, "write: the sink is NULL or has no write");
+  if (!g->progress) return tp__xnn_write(g, sink);
+  st = tp_xnn_blob_size(g, &total);
+  if (st != TP_OK) return st;
+  return tp_progress_run(tp__xnn_write_ctx, g, sink, total, g->progress, g->progress_ctx);
 }
 
 #ifndef TP_NO_STDIO
-static tp_status tp__xnn_produce(void *ctx, tp_sink *sink) {
-  return tp_xnn_write((tp_xnn_graph *)ctx, sink);
-}
-
 TPDEF tp_status tp_xnn_write_file(tp_xnn_graph *g, const char *path) {
+  tp_atomic_file af;
+  tp_sink sink;
+  tp_status st;
   TP_ASSERT(g);
-  if (!path) return TP_ERR_INVALID;
+  memset(&g->werr, 0, sizeof g->werr);
+  if (!path) return tp__error_set(&g->werr, TP_ERR_INVALID, "write_file: path is NULL");
   if (g->err.status) return g->err.status;
-  return tp_atomic_write(path, tp__xnn_produce, g);
+  st = tp_atomic_open(&af, path, &sink);
+  if (st != TP_OK)
+    return tp__error_set(&g->werr, st,
+                        "write_file: cannot create a file beside \"%.200s\" (does its directory "
+                        "exist and is it writable?)",
+                        path);
+  st = tp__xnn_write(g, &sink);
+  if (st != TP_OK) {
+    tp_atomic_abort(&af);
+    if (g->err.status) return st;
+    {
+      tp_error e = g->werr;
+      memset(&g->werr, 0, sizeof g->werr);
+      return tp__error_set(&g->werr, st, "write_file \"%.200s\": %s", path, e.msg);
+    }
+  }
+  st = tp_atomic_commit(&af);
+  if (st != TP_OK)
+    return tp__error_set(&g->werr, st,
+                        "write_file: finishing \"%.200s\" failed (flush, close or rename; "
+                        "nothing was written)",
+                        path);
+  return TP_OK;
 }
 #endif
 
+/* >>xnn-read: tp_xnn_read_blob ------------------------------------------------------------- */
+
+TPDEF void tp_xnn_blob_free(tp_xnn_blob *b) {
+  if (!b) return;
+  TP_FREE(b->input_ids);
+  TP_FREE(b->output_ids);
+  TP_FREE(b->values);
+  TP_FREE(b->nodes);
+  TP_FREE(b->constants);
+  memset(b, 0, sizeof *b);
+}
+
+/* n elements of `es` bytes, zeroed; NULL (and *ok = 0) on overflow or no memory. */
+static void *tp__xnn_rd_alloc(uint32_t n, size_t es, int *ok) {
+  uint64_t bytes;
+  void *p;
+  if (tp__mul_u64((uint64_t)n + 1, (uint64_t)es, &bytes) || bytes > (uint64_t)SIZE_MAX) {
+    *ok = 0;
+    return NULL;
+  }
+  p = TP_MALLOC((size_t)bytes);
+  if (!p) {
+    *ok = 0;
+    return NULL;
+  }
+  memset(p, 0, (size_t)bytes);
+  return p;
+}
+
+static uint32_t *tp__xnn_rd_ids(tp_fb_table *root, uint16_t id, uint32_t *count, int *ok) {
+  tp_fb_vector v = tp_fb_vector_field(root, id, 4);
+  uint32_t *out = (uint32_t *)tp__xnn_rd_alloc(v.count, sizeof(uint32_t), ok);
+  uint32_t i;
+  *count = 0;
+  if (!out) return NULL;
+  for (i = 0; i < v.count; i++) out[i] = (uint32_t)tp_fb_vector_scalar(&v, i);
+  *count = v.count;
+  return out;
+}
+
+#define TP__XNN_RD_FAIL(...)                 \
+  do {                                       \
+    st = tp__error_set(err, TP_ERR_FORMAT, __VA_ARGS__); \
+    goto fail;                               \
+  } while (0)
+
+static tp_status tp__xnn_rd_value(tp_fb_reader *r, uint32_t vi, tp_fb_table *xv,
+                                  tp_xnn_blob_value *v, tp_error *err) {
+  uint8_t vt = 0, qt = 0;
+  tp_fb_table u = tp_fb_union_field(xv, TP__XF(XValue, xvalue_union), &vt), t = u, q;
+  tp_fb_vector dv;
+  uint32_t i;
+  memset(&q, 0, sizeof q);
+  if (vt == TP_XNN_VALUE_QUANTIZED) {
+    t = tp_fb_table_field(&u, TP__XF(XNNQuantizedTensorValue, tensor_value));
+    q = tp_fb_union_field(&u, TP__XF(XNNQuantizedTensorValue, quant_params), &qt);
+  } else if (vt != TP_XNN_VALUE_TENSOR) {
+    return tp__error_set(err, TP_ERR_FORMAT, "value %u: unknown value type %u", (unsigned)vi,
+                        (unsigned)vt);
+  }
+  if (t.pos == 0)
+    return tp__error_set(err, TP_ERR_FORMAT, "value %u: no tensor value", (unsigned)vi);
+  v->value_type = vt;
+  v->datatype = tp_fb_i16(&t, TP__XF(XNNTensorValue, datatype), 0);
+  v->num_dims = tp_fb_u32(&t, TP__XF(XNNTensorValue, num_dims), 0);
+  dv = tp_fb_vector_field(&t, TP__XF(XNNTensorValue, dims), 4);
+  v->constant_buffer_idx = tp_fb_u32(&t, TP__XF(XNNTensorValue, constant_buffer_idx), 0);
+  v->external_id = tp_fb_u32(&t, TP__XF(XNNTensorValue, external_id), 0);
+  v->flags = tp_fb_u32(&t, TP__XF(XNNTensorValue, flags), 0);
+  v->id_out = tp_fb_u32(&t, TP__XF(XNNTensorValue, id_out), 0);
+  v->dq_datatype = tp_fb_i16(&t, TP__XF(XNNTensorValue, dq_datatype), 0);
+  if (tp_fb_reader_status(r) != TP_OK)
+    return tp__error_set(err, TP_ERR_FORMAT, "value %u: %s", (unsigned)vi, r->err.msg);
+  if (dv.count > TP_XNN_MAX_DIMS)
+    return tp__error_set(err, TP_ERR_FORMAT, "value %u: %u dims, XNNPACK allows 6", (unsigned)vi,
+                        (unsigned)dv.count);
+  v->has_dims = dv.pos != 0;
+  v->ndims = dv.pos ? dv.count : 0;
+  for (i = 0; i < v->ndims; i++) v->dims[i] = (uint32_t)tp_fb_vector_scalar(&dv, i);
+  if (vt == TP_XNN_VALUE_QUANTIZED) {
+    v->quant = qt;
+    switch (qt) {
+      case TP_XNN_QUANT_PER_TENSOR:
+        v->scale = tp_fb_f32(&q, TP__XF(PerTensorQuant, scale), 0.0f);
+        v->zero_point = tp_fb_i32(&q, TP__XF(PerTensorQuant, zero_point), 0);
+        break;
+      case TP_XNN_QUANT_PER_CHANNEL:
+      case TP_XNN_QUANT_PER_CHANNEL_GROUP: {
+        int grp = qt == TP_XNN_QUANT_PER_CHANNEL_GROUP;
+        tp_fb_vector sv = tp_fb_vector_field(&q, TP__XF(PerChannelQuant, scale), 4);
+        v->channel_dim = tp_fb_i32(&q, TP__XF(PerChannelQuant, channel_dim), 0);
+        v->group_size = grp ? tp_fb_i32(&q, TP__XF(PerChannelGroupQuant, group_size), 0) : 0;
+        v->scale_buffer_idx =
+            tp_fb_u32(&q, grp ? TP__XF(PerChannelGroupQuant, scale_buffer_idx)
+                              : TP__XF(PerChannelQuant, scale_buffer_idx), 0);
+        v->num_scales = tp_fb_u32(&q, grp ? TP__XF(PerChannelGroupQuant, num_scales)
+                                          : TP__XF(PerChannelQuant, num_scales), 0);
+        v->has_inline_scale = sv.pos != 0;
+        v->num_inline_scales = sv.pos ? sv.count : 0;
+        v->inline_scales = sv.pos ? r->buf + sv.pos : NULL;
+        break;
+      }
+      case TP_XNN_QUANT_PER_TOKEN_DYNAMIC:
+        v->num_nonbatch_dims = tp_fb_i32(&q, TP__XF(PerTokenDynamicQuant, num_nonbatch_dims), 0);
+        break;
+      default:
+        return tp__error_set(err, TP_ERR_FORMAT, "value %u: unknown quantization %u",
+                            (unsigned)vi, (unsigned)qt);
+    }
+  }
+  if (tp_fb_reader_status(r) != TP_OK)
+    return tp__error_set(err, TP_ERR_FORMAT, "value %u: %s", (unsigned)vi, r->err.msg);
+  return TP_OK;
+}
+
+static tp_status tp__xnn_rd_node(tp_fb_reader *r, uint32_t ni, tp_fb_table *xn,
+                                 tp_xnn_blob_node *n, tp_error *err) {
+  uint8_t kind = 0;
+  tp_fb_table body = tp_fb_union_field(xn, TP__XF(XNode, xnode_union), &kind);
+  tp_fb_table mm = tp_fb_table_field(xn, TP__XF(XNode, output_min_max));
+  const tp_xnn_node_desc *d = tp_xnn_describe_node(kind);
+  uint32_t i;
+  if (!d || body.pos == 0)
+    return tp__error_set(err, TP_ERR_FORMAT, "node %u: unknown node type %u", (unsigned)ni,
+                        (unsigned)kind);
+  n->kind = kind;
+  n->desc = d;
+  n->debug_handle = tp_fb_u32(xn, TP__XF(XNode, debug_handle), 0);
+  n->has_debug_handle = tp_fb_present(xn, TP__XF(XNode, debug_handle));
+  if (mm.pos) {
+    n->has_output_min_max = 1;
+    n->output_min = tp_fb_f32(&mm, TP__XF(OutputMinMax, output_min), 0.0f);
+    n->output_max = tp_fb_f32(&mm, TP__XF(OutputMinMax, output_max), 0.0f);
+  }
+  for (i = 0; i < d->nfields; i++) {
+    const tp_xnn_field *f = &d->fields[i];
+    if (f->type == 'v') {
+      tp_fb_vector v = tp_fb_vector_field(&body, f->id, 4);
+      uint32_t k;
+      if (v.pos == 0 || v.count > TP_XNN_MAX_DIMS)
+        return tp__error_set(err, TP_ERR_FORMAT, "node %u (%s): vector field %u %s", (unsigned)ni,
+                            d->name, (unsigned)f->id,
+                            v.pos ? "has more than 6 entries" : "is missing");
+      for (k = 0; k < v.count; k++) n->vec[n->nvec][k] = (uint32_t)tp_fb_vector_scalar(&v, k);
+      n->vec_len[n->nvec] = v.count;
+      n->f[f->id] = n->nvec++;
+    } else if (f->type == 'f') {
+      float x = tp_fb_f32(&body, f->id, 0.0f);
+      memcpy(&n->f[f->id], &x, sizeof x);
+    } else {
+      n->f[f->id] = tp_fb_u32(&body, f->id, 0);
+    }
+  }
+  if (tp_fb_reader_status(r) != TP_OK)
+    return tp__error_set(err, TP_ERR_FORMAT, "node %u: %s", (unsigned)ni, r->err.msg);
+  return TP_OK;
+}
+
+TPDEF tp_status tp_xnn_read_blob(const void *blob, size_t size, tp_xnn_blob *out, tp_error *err) {
+  const unsigned char *p = (const unsigned char *)blob;
+  tp_fb_reader r;
+  tp_fb_table root;
+  tp_fb_vector values, nodes, cdata;
+  tp_status st = TP_OK;
+  uint32_t i;
+  int ok = 1;
+  if (err) memset(err, 0, sizeof *err);
+  if (!out) return tp__error_set(err, TP_ERR_INVALID, "read_blob: out is NULL");
+  memset(out, 0, sizeof *out);
+  if (!p) return tp__error_set(err, TP_ERR_INVALID, "read_blob: no blob");
+  out->flatbuffer = p;
+  out->flatbuffer_size = size;
+  if (size >= TP_DELEGATE_HEADER_SIZE && memcmp(p + 4, "XH00", 4) == 0) {
+    st = tp_delegate_parse(p, size, "XH00", "constant data", &out->frame, err);
+    if (st != TP_OK) return st;
+    out->has_header = 1;
+    out->flatbuffer = p + out->frame.flatbuffer_offset;
+    out->flatbuffer_size = out->frame.flatbuffer_size;
+    out->segment = p + out->frame.segment_offset;
+    out->segment_size = out->frame.segment_size;
+  }
+  memset(&r, 0, sizeof r);
+  if (tp_fb_reader_init(&r, out->flatbuffer, out->flatbuffer_size, NULL, &root) != TP_OK) {
+    st = tp__error_set(err, TP_ERR_FORMAT, "flatbuffer: %s", r.err.msg);
+    goto fail;
+  }
+  memcpy(out->identifier, out->flatbuffer + 4, 4);
+  if (memcmp(out->identifier, "XN01", 4) != 0 && memcmp(out->identifier, "XN00", 4) != 0)
+    TP__XNN_RD_FAIL("flatbuffer identifier is not XN00 or XN01");
+  out->version = tp_fb_string(&root, TP__XF(XNNGraph, version), &out->version_len);
+  values = tp_fb_vector_field(&root, TP__XF(XNNGraph, xvalues), 4);
+  nodes = tp_fb_vector_field(&root, TP__XF(XNNGraph, xnodes), 4);
+  cdata = tp_fb_vector_field(&root, TP__XF(XNNGraph, constant_data), 4);
+  out->num_externs = tp_fb_u32(&root, TP__XF(XNNGraph, num_externs), 0);
+  if (tp_fb_reader_status(&r) != TP_OK || values.pos == 0 || nodes.pos == 0)
+    TP__XNN_RD_FAIL("graph: %s", r.err.status ? r.err.msg : "xvalues or xnodes missing");
+  if (out->num_externs > TP_XNN_MAX_EXTERNS)
+    TP__XNN_RD_FAIL("num_externs %u exceeds %d", (unsigned)out->num_externs, TP_XNN_MAX_EXTERNS);
+  out->input_ids = tp__xnn_rd_ids(&root, TP__XF(XNNGraph, input_ids), &out->num_input_ids, &ok);
+  out->output_ids =
+      tp__xnn_rd_ids(&root, TP__XF(XNNGraph, output_ids), &out->num_output_ids, &ok);
+  out->values = (tp_xnn_blob_value *)tp__xnn_rd_alloc(values.count, sizeof *out->values, &ok);
+  out->nodes = (tp_xnn_blob_node *)tp__xnn_rd_alloc(nodes.count, sizeof *out->nodes, &ok);
+  out->constants =
+      (tp_xnn_blob_constant *)tp__xnn_rd_alloc(cdata.count, sizeof *out->constants, &ok);
+  if (!ok) {
+    st = tp__error_set(err, TP_ERR_NOMEM, "read_blob: no memory for %u values, %u nodes",
+                      (unsigned)values.count, (unsigned)nodes.count);
+    goto fail;
+  }
+  if (tp_fb_reader_status(&r) != TP_OK) TP__XNN_RD_FAIL("graph: %s", r.err.msg);
+  for (i = 0; i < values.count; i++) {
+    tp_fb_table xv = tp_fb_vector_table(&values, i);
+    st = tp__xnn_rd_value(&r, i, &xv, &out->values[i], err);
+    if (st != TP_OK) goto fail;
+  }
+  out->num_values = values.count;
+  for (i = 0; i < nodes.count; i++) {
+    tp_fb_table xn = tp_fb_vector_table(&nodes, i);
+    st = tp__xnn_rd_node(&r, i, &xn, &out->nodes[i], err);
+    if (st != TP_OK) goto fail;
+  }
+  out->num_nodes = nodes.count;
+  for (i = 0; i < cdata.count; i++) {
+    tp_fb_table e = tp_fb_vector_table(&cdata, i);
+    tp_xnn_blob_constant *c = &out->constants[i];
+    if (e.pos == 0)
+      TP__XNN_RD_FAIL("constant_data[%u]: %s", (unsigned)i, r.err.status ? r.err.msg : "absent");
+    c->offset = tp_fb_u64(&e, TP__XF(ConstantDataOffset, offset), 0);
+    c->size = tp_fb_u64(&e, TP__XF(ConstantDataOffset, size), 0);
+    if (tp_fb_present(&e, TP__XF(ConstantDataOffset, named_key))) {
+      c->named_key = tp_fb_string(&e, TP__XF(ConstantDataOffset, named_key), &c->named_key_len);
+      if (!c->named_key || strlen(c->named_key) != c->named_key_len)
+        TP__XNN_RD_FAIL("constant_data[%u]: bad named_key", (unsigned)i);
+    } else if (out->segment && c->offset <= out->segment_size &&
+               c->size <= out->segment_size - c->offset) {
+      c->data = out->segment + c->offset;
+    }
+    if (tp_fb_reader_status(&r) != TP_OK)
+      TP__XNN_RD_FAIL("constant_data[%u]: %s", (unsigned)i, r.err.msg);
+  }
+  out->num_constants = cdata.count;
+  return TP_OK;
+fail:
+  tp_xnn_blob_free(out);
+  return st;
+}
+#undef TP__XNN_RD_FAIL
 /* >>xnn-pte: a graph as a program's method ------------------------------------------------ */
 
 #ifndef TP_ASSERT
@@ -2144,11 +2678,43 @@ TPDEF tp_status tp_xnn_add_pte_method(tp_pte *p, const char *name, tp_xnn_graph 
 #include <math.h>
 #include <xnnpack.h>
 
-/* Highest XNNPACK datatype the linked library knows; Debian's 2022 snapshot stops at qcint32
-   (7). Define it higher for a newer XNNPACK. */
-#ifndef TP_XNN_RUNTIME_MAX_DATATYPE
-#define TP_XNN_RUNTIME_MAX_DATATYPE 7
+/* The schema's XNNDatatype numbers and XNNPACK's enum xnn_datatype agree only up to qdint8 (9):
+   the schema has qbint4 = 10, qpint8 = 11, int32 = 12 where XNNPACK has qpint8 = 10,
+   int32 = 11, qbint4 = 12. The loader therefore maps by name, never by number. Which names the
+   linked xnnpack.h has is detected at compile time: Debian's 2022 snapshot stops at qcint32 (7)
+   and has no XNN_EXTRA_QUANTIZATION_PARAMS; headers that define it (2023 on, as the one
+   ExecuTorch pins) have every datatype of the schema. Define TP_XNN_RUNTIME_ALL_DATATYPES to 0
+   or 1 to override the detection. */
+#ifndef TP_XNN_RUNTIME_ALL_DATATYPES
+#ifdef XNN_EXTRA_QUANTIZATION_PARAMS
+#define TP_XNN_RUNTIME_ALL_DATATYPES 1
+#else
+#define TP_XNN_RUNTIME_ALL_DATATYPES 0
 #endif
+#endif
+
+/* Schema datatype dt -> the linked XNNPACK's enum value; 0 when the library lacks it. */
+static int tp__xnn_rt_datatype(int dt, enum xnn_datatype *out) {
+  switch (dt) {
+    case TP_XNN_FP32: *out = xnn_datatype_fp32; return 1;
+    case TP_XNN_FP16: *out = xnn_datatype_fp16; return 1;
+    case TP_XNN_QINT8: *out = xnn_datatype_qint8; return 1;
+    case TP_XNN_QUINT8: *out = xnn_datatype_quint8; return 1;
+    case TP_XNN_QINT32: *out = xnn_datatype_qint32; return 1;
+    case TP_XNN_QCINT8: *out = xnn_datatype_qcint8; return 1;
+    case TP_XNN_QCINT32: *out = xnn_datatype_qcint32; return 1;
+#if TP_XNN_RUNTIME_ALL_DATATYPES
+    case TP_XNN_QCINT4: *out = xnn_datatype_qcint4; return 1;
+    case TP_XNN_QDINT8: *out = xnn_datatype_qdint8; return 1;
+    case TP_XNN_QBINT4: *out = xnn_datatype_qbint4; return 1;
+    case TP_XNN_QPINT8: *out = xnn_datatype_qpint8; return 1;
+    case TP_XNN_INT32: *out = xnn_datatype_int32; return 1;
+    case TP_XNN_PFP32: *out = xnn_datatype_pfp32; return 1;
+    case TP_XNN_BF16: *out = xnn_datatype_bf16; return 1;
+#endif
+    default: return 0;
+  }
+}
 
 /* The loader refuses a blob whose non-constant values (activations, inputs, outputs) add up to
    more bytes than this: their dims come from the blob, and XNNPACK would allocate them. */
@@ -2181,10 +2747,7 @@ struct tp_xnn_runtime {
 
 typedef struct tp__xnn_load {
   tp_xnn_runtime *rt;
-  tp_fb_reader r;
-  tp_fb_table root;
-  const unsigned char *cd;  /* constant region (NULL without an XH00 header) */
-  uint64_t cd_size;
+  tp_xnn_blob b; /* tp_xnn_read_blob's result: the loader reads nothing else of the blob */
   tp_ptd ptd;
   int have_ptd;
   xnn_subgraph_t sg;
@@ -2296,42 +2859,36 @@ static int tp__xnn_rt_lookup(const tp_xnn_runtime *rt, uint32_t from, uint32_t *
 static tp_status tp__xnn_rt_const(tp__xnn_load *L, uint32_t value, uint32_t idx, uint64_t need,
                                   const void **out) {
   tp_xnn_runtime *rt = L->rt;
-  tp_fb_vector cdv = tp_fb_vector_field(&L->root, 8, 4);
-  tp_fb_table e;
+  const tp_xnn_blob_constant *e;
   const unsigned char *src;
   uint64_t size;
   void *copy;
-  if (cdv.pos == 0 || idx >= cdv.count)
+  if (idx >= L->b.num_constants)
     return tp__error_set(&rt->err, TP_ERR_FORMAT,
                         "value %u: constant index %u but the blob has %u constant entries",
-                        (unsigned)value, (unsigned)idx, (unsigned)cdv.count);
-  e = tp_fb_vector_table(&cdv, idx);
-  size = tp_fb_u64(&e, 1, 0);
-  if (tp_fb_present(&e, 2)) {
+                        (unsigned)value, (unsigned)idx, (unsigned)L->b.num_constants);
+  e = &L->b.constants[idx];
+  size = e->size;
+  if (e->named_key) {
     tp_ptd_entry pe;
-    const char *key = tp_fb_string(&e, 2, NULL);
-    if (!key) return tp__error_set(&rt->err, TP_ERR_FORMAT, "value %u: bad named_key", (unsigned)value);
     if (!L->have_ptd)
       return tp__error_set(&rt->err, TP_ERR_INVALID,
                           "value %u: constant \"%.80s\" is named but no .ptd was given",
-                          (unsigned)value, key);
-    if (tp_ptd_find(&L->ptd, key, &pe) != TP_OK)
+                          (unsigned)value, e->named_key);
+    if (tp_ptd_find(&L->ptd, e->named_key, &pe) != TP_OK)
       return tp__error_set(&rt->err, TP_ERR_INVALID, "value %u: key \"%.80s\" is not in the .ptd",
-                          (unsigned)value, key);
+                          (unsigned)value, e->named_key);
     src = (const unsigned char *)pe.data;
     size = pe.nbytes;
   } else {
-    uint64_t off = tp_fb_u64(&e, 0, 0);
-    if (!L->cd || off > L->cd_size || size > L->cd_size - off)
+    if (!e->data)
       return tp__error_set(&rt->err, TP_ERR_FORMAT,
                           "value %u: constant %u {offset %llu, size %llu} is outside the %llu-byte "
                           "constant region",
-                          (unsigned)value, (unsigned)idx, (unsigned long long)off,
-                          (unsigned long long)size, (unsigned long long)L->cd_size);
-    src = L->cd + off;
+                          (unsigned)value, (unsigned)idx, (unsigned long long)e->offset,
+                          (unsigned long long)size, (unsigned long long)L->b.segment_size);
+    src = e->data;
   }
-  if (tp_fb_reader_status(&L->r) != TP_OK)
-    return tp__error_set(&rt->err, TP_ERR_FORMAT, "%s", L->r.err.msg);
   if (size < need)
     return tp__error_set(&rt->err, TP_ERR_FORMAT,
                         "value %u: constant %u has %llu bytes, the value needs %llu",
@@ -2350,46 +2907,24 @@ static tp_status tp__xnn_rt_const(tp__xnn_load *L, uint32_t value, uint32_t idx,
   return TP_OK;
 }
 
-static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, tp_fb_table *xv) {
+static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, const tp_xnn_blob_value *bv) {
   tp_xnn_runtime *rt = L->rt;
-  uint8_t vt = 0, qt = 0;
-  tp_fb_table u = tp_fb_union_field(xv, 1, &vt), t = u, q;
-  tp_fb_vector dv;
   size_t dims[TP_XNN_MAX_DIMS];
   size_t nd, i;
-  int dt;
-  uint32_t cidx, ext, flags, id_out, id = TP_XNN_INVALID_ID;
+  int dt = bv->datatype, qt = bv->quant;
+  uint32_t cidx = bv->constant_buffer_idx, ext = bv->external_id, flags = bv->flags;
+  uint32_t id_out = bv->id_out, id = TP_XNN_INVALID_ID;
   uint64_t numel = 1, need;
   const void *data = NULL;
   enum xnn_status xs;
-  memset(&q, 0, sizeof q);
-  if (vt == 2) {
-    t = tp_fb_table_field(&u, 0);
-    q = tp_fb_union_field(&u, 2, &qt);
-  } else if (vt != 1) {
-    return tp__error_set(&rt->err, TP_ERR_FORMAT, "value %u: unknown value type %u", (unsigned)vi,
-                        (unsigned)vt);
-  }
-  if (t.pos == 0)
-    return tp__error_set(&rt->err, TP_ERR_FORMAT, "value %u: no tensor value", (unsigned)vi);
-  dt = tp_fb_i16(&t, 0, 0);
-  dv = tp_fb_vector_field(&t, 2, 4);
-  cidx = tp_fb_u32(&t, 3, 0);
-  ext = tp_fb_u32(&t, 4, 0);
-  flags = tp_fb_u32(&t, 5, 0);
-  id_out = tp_fb_u32(&t, 6, 0);
-  if (tp_fb_i16(&t, 7, 0) != 0) /* runtime_schema's dq_datatype: the old dynamic path */
+  enum xnn_datatype xdt = xnn_datatype_invalid;
+  if (bv->dq_datatype != 0) /* runtime_schema's dq_datatype: the old dynamic path */
     return tp__error_set(&rt->err, TP_ERR_UNSUPPORTED,
                         "value %u: dq_datatype (old dynamic quantization) is not supported",
                         (unsigned)vi);
-  if (tp_fb_reader_status(&L->r) != TP_OK)
-    return tp__error_set(&rt->err, TP_ERR_FORMAT, "value %u: %s", (unsigned)vi, L->r.err.msg);
-  nd = dv.pos ? dv.count : 0;
-  if (nd > TP_XNN_MAX_DIMS)
-    return tp__error_set(&rt->err, TP_ERR_FORMAT, "value %u: %u dims, XNNPACK allows 6",
-                        (unsigned)vi, (unsigned)nd);
+  nd = bv->ndims; /* <= 6: tp_xnn_read_blob checked */
   for (i = 0; i < nd; i++) {
-    dims[i] = (size_t)tp_fb_vector_scalar(&dv, i);
+    dims[i] = (size_t)bv->dims[i];
     if (tp__mul_u64(numel, (uint64_t)dims[i], &numel))
       return tp__error_set(&rt->err, TP_ERR_FORMAT, "value %u: element count overflows",
                           (unsigned)vi);
@@ -2410,10 +2945,10 @@ static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, tp_fb_table *xv)
   if (dt <= 0 || dt > 14)
     return tp__error_set(&rt->err, TP_ERR_FORMAT, "value %u: unknown datatype %d", (unsigned)vi,
                         dt);
-  if (dt > TP_XNN_RUNTIME_MAX_DATATYPE)
+  if (!tp__xnn_rt_datatype(dt, &xdt))
     return tp__error_set(&rt->err, TP_ERR_UNSUPPORTED,
-                        "value %u: datatype %s (%d) is not in the linked XNNPACK (it has 1..%d)",
-                        (unsigned)vi, tp_xnn_datatype_name(dt), dt, TP_XNN_RUNTIME_MAX_DATATYPE);
+                        "value %u: datatype %s (%d) is not in the linked XNNPACK", (unsigned)vi,
+                        tp_xnn_datatype_name(dt), dt);
   if (tp__mul_u64(numel, (uint64_t)tp__xnn_elem_size(dt), &need))
     return tp__error_set(&rt->err, TP_ERR_FORMAT, "value %u: size overflows", (unsigned)vi);
   if (cidx != 0) {
@@ -2425,15 +2960,14 @@ static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, tp_fb_table *xv)
                         "limit, TP_XNN_RUNTIME_MAX_ACTIVATION_BYTES)",
                         (unsigned)vi, (unsigned long long)TP_XNN_RUNTIME_MAX_ACTIVATION_BYTES);
   }
-  if (vt == 1) {
-    xs = xnn_define_tensor_value(L->sg, (enum xnn_datatype)dt, nd, dims, data, ext, flags, &id);
-  } else if (qt == TP__XNN_Q_TENSOR) {
-    xs = xnn_define_quantized_tensor_value(L->sg, (enum xnn_datatype)dt, tp_fb_i32(&q, 1, 0),
-                                           tp_fb_f32(&q, 0, 0.0f), nd, dims, data, ext, flags,
-                                           &id);
-  } else if (qt == TP__XNN_Q_CHANNEL) {
-    int32_t cd = tp_fb_i32(&q, 1, 0);
-    uint32_t sidx = tp_fb_u32(&q, 2, 0);
+  if (bv->value_type == TP_XNN_VALUE_TENSOR) {
+    xs = xnn_define_tensor_value(L->sg, xdt, nd, dims, data, ext, flags, &id);
+  } else if (qt == TP_XNN_QUANT_PER_TENSOR) {
+    xs = xnn_define_quantized_tensor_value(L->sg, xdt, bv->zero_point, bv->scale, nd, dims, data,
+                                           ext, flags, &id);
+  } else if (qt == TP_XNN_QUANT_PER_CHANNEL) {
+    int32_t cd = bv->channel_dim;
+    uint32_t sidx = bv->scale_buffer_idx;
     const void *scale = NULL;
     uint64_t nsc;
     if (cd < 0 || (size_t)cd >= nd)
@@ -2443,29 +2977,28 @@ static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, tp_fb_table *xv)
     if (sidx != 0) {
       if (tp__xnn_rt_const(L, vi, sidx, nsc * 4u, &scale) != TP_OK) return rt->err.status;
     } else {
-      tp_fb_vector sv = tp_fb_vector_field(&q, 0, 4);
       float *copy;
-      if (sv.pos == 0 || sv.count < nsc)
+      if (!bv->has_inline_scale || bv->num_inline_scales < nsc)
         return tp__error_set(&rt->err, TP_ERR_FORMAT,
                             "value %u: %u inline scales for %llu channels", (unsigned)vi,
-                            (unsigned)sv.count, (unsigned long long)nsc);
+                            (unsigned)bv->num_inline_scales, (unsigned long long)nsc);
       if (tp__array_reserve((void **)&rt->owned, &rt->cap_owned, rt->nowned + 1, sizeof(void *)))
         return tp__error_set(&rt->err, TP_ERR_NOMEM, "no memory");
       copy = (float *)TP_MALLOC((size_t)nsc * sizeof(float) + 1);
       if (!copy) return tp__error_set(&rt->err, TP_ERR_NOMEM, "no memory");
-      for (i = 0; i < nsc; i++) copy[i] = tp_fb_bits_f32((uint32_t)tp_fb_vector_scalar(&sv, i));
+      for (i = 0; i < nsc; i++) copy[i] = tp_fb_bits_f32(tp__get_le32(bv->inline_scales + 4 * i));
       rt->owned[rt->nowned++] = copy;
       scale = copy;
     }
-    xs = xnn_define_channelwise_quantized_tensor_value(L->sg, (enum xnn_datatype)dt,
+    xs = xnn_define_channelwise_quantized_tensor_value(L->sg, xdt,
                                                        (const float *)scale, nd, (size_t)cd,
                                                        dims, data, ext, flags, &id);
-  } else if (qt == TP__XNN_Q_GROUP) {
+  } else if (qt == TP_XNN_QUANT_PER_CHANNEL_GROUP) {
     return tp__error_set(&rt->err, TP_ERR_UNSUPPORTED,
                         "value %u: blockwise (groupwise) quantization is not in the linked "
                         "XNNPACK",
                         (unsigned)vi);
-  } else if (qt == TP__XNN_Q_DYNAMIC) {
+  } else if (qt == TP_XNN_QUANT_PER_TOKEN_DYNAMIC) {
     return tp__error_set(&rt->err, TP_ERR_UNSUPPORTED,
                         "value %u: dynamic quantization is not in the linked XNNPACK",
                         (unsigned)vi);
@@ -2473,8 +3006,6 @@ static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, tp_fb_table *xv)
     return tp__error_set(&rt->err, TP_ERR_FORMAT, "value %u: unknown quantization %u",
                         (unsigned)vi, (unsigned)qt);
   }
-  if (tp_fb_reader_status(&L->r) != TP_OK)
-    return tp__error_set(&rt->err, TP_ERR_FORMAT, "value %u: %s", (unsigned)vi, L->r.err.msg);
   if (xs != xnn_status_success)
     return tp__error_set(&rt->err, TP_ERR_INVALID,
                         "value %u: XNNPACK refused the %s value (xnn_status %d)", (unsigned)vi,
@@ -2510,6 +3041,15 @@ static uint64_t tp__xnn_rt_out(uint64_t in, uint64_t pad, uint64_t k, uint64_t d
   return padded < eff ? 0 : (padded - eff) / s + 1;
 }
 
+/* Node fields by name (the XN01 description's ids) in a[] / pos[]. */
+#define TP__N2(f) a[TP__XF(_XNNNode2x1, f)]
+#define TP__N1(f) a[TP__XF(_XNNNode1x1, f)]
+#define TP__FC(f) a[TP__XF(XNNFullyConnected, f)]
+#define TP__CV(f) a[TP__XF(_XNNNodeConv, f)]
+#define TP__PL(f) a[TP__XF(_XNNPooling2D, f)]
+#define TP__AM(f) a[TP__XF(XNNArgMaxPooling2d, f)]
+#define TP__RZ(f) a[TP__XF(XNNStaticResizeBilinear2D, f)]
+
 static tp_status tp__xnn_rt_shapes(tp_xnn_runtime *rt, uint32_t ni, int kind, const uint32_t *a,
                                    const uint32_t *pos, size_t vec[2][TP_XNN_MAX_DIMS],
                                    const size_t *vlen) {
@@ -2518,17 +3058,19 @@ static tp_status tp__xnn_rt_shapes(tp_xnn_runtime *rt, uint32_t ni, int kind, co
   const char *why = NULL;
   uint64_t x = 0, y = 0;
   size_t i;
-#define TP__V(k) (pos[k] == TP_XNN_INVALID_ID ? NULL : &rt->vinfo[pos[k]])
+#define TP__V(table, field)                                                \
+  (pos[TP__XF(table, field)] == TP_XNN_INVALID_ID ? NULL : &rt->vinfo[pos[TP__XF(table, field)]])
   switch (kind) {
     case TP_XNN_NODE_FULLY_CONNECTED: {
       uint64_t ic, oc;
-      in = TP__V(0), w = TP__V(1), b = TP__V(2), out = TP__V(3);
+      in = TP__V(XNNFullyConnected, input1_id), w = TP__V(XNNFullyConnected, filter_id);
+      b = TP__V(XNNFullyConnected, bias_id), out = TP__V(XNNFullyConnected, output_id);
       if (w->nd != 2) { why = "filter is not 2-D"; break; }
-      ic = w->dims[(a[4] & TP__XNN_FLAG_TRANSPOSE_WEIGHTS) ? 0 : 1];
-      oc = w->dims[(a[4] & TP__XNN_FLAG_TRANSPOSE_WEIGHTS) ? 1 : 0];
+      ic = w->dims[(TP__FC(flags) & TP__XNN_FLAG_TRANSPOSE_WEIGHTS) ? 0 : 1];
+      oc = w->dims[(TP__FC(flags) & TP__XNN_FLAG_TRANSPOSE_WEIGHTS) ? 1 : 0];
       if (b && tp__xnn_rt_numel(b) != oc) { why = "bias size is not the output channels"; break; }
       if (ic == 0 || in->nd == 0 ||
-          ((a[4] & TP__XNN_FLAG_TF_RESHAPE_2D) ? tp__xnn_rt_numel(in) % ic != 0
+          ((TP__FC(flags) & TP__XNN_FLAG_TF_RESHAPE_2D) ? tp__xnn_rt_numel(in) % ic != 0
                                                 : in->dims[in->nd - 1] != ic)) {
         why = "input's last dim is not the filter's input channels";
         break;
@@ -2543,21 +3085,21 @@ static tp_status tp__xnn_rt_shapes(tp_xnn_runtime *rt, uint32_t ni, int kind, co
          13-14 adjustment, 15 input, 16 filter, 17 bias, 18 output, 19 flags */
       uint64_t ic, oc, oh, ow;
       int dw = kind == TP_XNN_NODE_DEPTHWISE_CONV2D;
-      in = TP__V(15), w = TP__V(16), b = TP__V(17), out = TP__V(18);
+      in = TP__V(_XNNNodeConv, input1_id), w = TP__V(_XNNNodeConv, filter_id), b = TP__V(_XNNNodeConv, bias_id), out = TP__V(_XNNNodeConv, output_id);
       if (dw) {
-        if (a[10] == 0) { why = "group_input_channels is 0"; break; }
-        ic = a[12];
-        oc = (uint64_t)a[12] * (a[11] / a[10]);
-        if (w->nd != 4 || w->dims[0] != 1 || w->dims[1] != a[4] || w->dims[2] != a[5] ||
+        if (TP__CV(group_input_channels) == 0) { why = "group_input_channels is 0"; break; }
+        ic = TP__CV(groups);
+        oc = (uint64_t)TP__CV(groups) * (TP__CV(group_output_channels) / TP__CV(group_input_channels));
+        if (w->nd != 4 || w->dims[0] != 1 || w->dims[1] != TP__CV(kernel_height) || w->dims[2] != TP__CV(kernel_width) ||
             w->dims[3] != oc) {
           why = "filter is not [1, kernel h, kernel w, channels x multiplier]";
           break;
         }
       } else {
-        ic = (uint64_t)a[12] * a[10];
-        oc = (uint64_t)a[12] * a[11];
-        if (w->nd != 4 || w->dims[0] != oc || w->dims[1] != a[4] || w->dims[2] != a[5] ||
-            w->dims[3] != a[10]) {
+        ic = (uint64_t)TP__CV(groups) * TP__CV(group_input_channels);
+        oc = (uint64_t)TP__CV(groups) * TP__CV(group_output_channels);
+        if (w->nd != 4 || w->dims[0] != oc || w->dims[1] != TP__CV(kernel_height) || w->dims[2] != TP__CV(kernel_width) ||
+            w->dims[3] != TP__CV(group_input_channels)) {
           why = "filter is not [groups x group outputs, kernel h, kernel w, group inputs]";
           break;
         }
@@ -2569,21 +3111,21 @@ static tp_status tp__xnn_rt_shapes(tp_xnn_runtime *rt, uint32_t ni, int kind, co
         break;
       }
       if (kind == TP_XNN_NODE_DECONV2D) {
-        uint64_t kh = ((uint64_t)a[4] - 1) * a[8] + 1, kw = ((uint64_t)a[5] - 1) * a[9] + 1;
-        if (a[4] == 0 || a[5] == 0 || in->dims[1] == 0 || in->dims[2] == 0) {
+        uint64_t kh = ((uint64_t)TP__CV(kernel_height) - 1) * TP__CV(dilation_height) + 1, kw = ((uint64_t)TP__CV(kernel_width) - 1) * TP__CV(dilation_width) + 1;
+        if (TP__CV(kernel_height) == 0 || TP__CV(kernel_width) == 0 || in->dims[1] == 0 || in->dims[2] == 0) {
           why = "empty kernel or input";
           break;
         }
-        oh = (uint64_t)a[6] * (in->dims[1] - 1) + a[13] + kh;
-        ow = (uint64_t)a[7] * (in->dims[2] - 1) + a[14] + kw;
-        oh = oh > (uint64_t)a[0] + a[2] ? oh - a[0] - a[2] : 0;
-        ow = ow > (uint64_t)a[1] + a[3] ? ow - a[1] - a[3] : 0;
-      } else if (a[19] & TP__XNN_FLAG_TF_SAME_PADDING) {
-        oh = a[6] ? (in->dims[1] + a[6] - 1) / a[6] : 0;
-        ow = a[7] ? (in->dims[2] + a[7] - 1) / a[7] : 0;
+        oh = (uint64_t)TP__CV(subsampling_height) * (in->dims[1] - 1) + TP__CV(adjustment_height) + kh;
+        ow = (uint64_t)TP__CV(subsampling_width) * (in->dims[2] - 1) + TP__CV(adjustment_width) + kw;
+        oh = oh > (uint64_t)TP__CV(padding_top) + TP__CV(padding_bottom) ? oh - TP__CV(padding_top) - TP__CV(padding_bottom) : 0;
+        ow = ow > (uint64_t)TP__CV(padding_right) + TP__CV(padding_left) ? ow - TP__CV(padding_right) - TP__CV(padding_left) : 0;
+      } else if (TP__CV(flags) & TP__XNN_FLAG_TF_SAME_PADDING) {
+        oh = TP__CV(subsampling_height) ? (in->dims[1] + TP__CV(subsampling_height) - 1) / TP__CV(subsampling_height) : 0;
+        ow = TP__CV(subsampling_width) ? (in->dims[2] + TP__CV(subsampling_width) - 1) / TP__CV(subsampling_width) : 0;
       } else {
-        oh = tp__xnn_rt_out(in->dims[1], (uint64_t)a[0] + a[2], a[4], a[8], a[6]);
-        ow = tp__xnn_rt_out(in->dims[2], (uint64_t)a[1] + a[3], a[5], a[9], a[7]);
+        oh = tp__xnn_rt_out(in->dims[1], (uint64_t)TP__CV(padding_top) + TP__CV(padding_bottom), TP__CV(kernel_height), TP__CV(dilation_height), TP__CV(subsampling_height));
+        ow = tp__xnn_rt_out(in->dims[2], (uint64_t)TP__CV(padding_right) + TP__CV(padding_left), TP__CV(kernel_width), TP__CV(dilation_width), TP__CV(subsampling_width));
       }
       if (out->dims[1] != oh || out->dims[2] != ow) {
         why = "output height/width do not follow from the input and the window";
@@ -2596,9 +3138,9 @@ static tp_status tp__xnn_rt_shapes(tp_xnn_runtime *rt, uint32_t ni, int kind, co
     case TP_XNN_NODE_ARGMAX_POOLING_2D: {
       uint64_t oh, ow;
       int am = kind == TP_XNN_NODE_ARGMAX_POOLING_2D;
-      in = TP__V(am ? 6 : 10);
-      out = TP__V(am ? 7 : 11);
-      if (am) in2 = TP__V(8);
+      in = am ? TP__V(XNNArgMaxPooling2d, input_id) : TP__V(_XNNPooling2D, input_id);
+      out = am ? TP__V(XNNArgMaxPooling2d, output_value_id) : TP__V(_XNNPooling2D, output_id);
+      if (am) in2 = TP__V(XNNArgMaxPooling2d, output_index_id);
       if (in->nd != 4 || out->nd != 4 || out->dims[0] != in->dims[0] ||
           out->dims[3] != in->dims[3] ||
           (in2 && (in2->nd != 4 || tp__xnn_rt_numel(in2) != tp__xnn_rt_numel(out)))) {
@@ -2606,16 +3148,16 @@ static tp_status tp__xnn_rt_shapes(tp_xnn_runtime *rt, uint32_t ni, int kind, co
         break;
       }
       if (am) {
-        oh = tp__xnn_rt_out(in->dims[1], (uint64_t)a[0] + a[2], a[4], 1, a[4]);
-        ow = tp__xnn_rt_out(in->dims[2], (uint64_t)a[1] + a[3], a[5], 1, a[5]);
-      } else if (a[12] & TP__XNN_FLAG_TF_SAME_PADDING) {
-        oh = a[6] ? (in->dims[1] + a[6] - 1) / a[6] : 0;
-        ow = a[7] ? (in->dims[2] + a[7] - 1) / a[7] : 0;
+        oh = tp__xnn_rt_out(in->dims[1], (uint64_t)TP__PL(padding_top) + TP__PL(padding_bottom), TP__PL(pooling_height), 1, TP__PL(pooling_height));
+        ow = tp__xnn_rt_out(in->dims[2], (uint64_t)TP__PL(padding_right) + TP__PL(padding_left), TP__PL(pooling_width), 1, TP__PL(pooling_width));
+      } else if (TP__PL(flags) & TP__XNN_FLAG_TF_SAME_PADDING) {
+        oh = TP__PL(stride_height) ? (in->dims[1] + TP__PL(stride_height) - 1) / TP__PL(stride_height) : 0;
+        ow = TP__PL(stride_width) ? (in->dims[2] + TP__PL(stride_width) - 1) / TP__PL(stride_width) : 0;
       } else {
-        uint64_t dh = kind == TP_XNN_NODE_AVG_POOLING_2D ? 1 : a[8];
-        uint64_t dwd = kind == TP_XNN_NODE_AVG_POOLING_2D ? 1 : a[9];
-        oh = tp__xnn_rt_out(in->dims[1], (uint64_t)a[0] + a[2], a[4], dh, a[6]);
-        ow = tp__xnn_rt_out(in->dims[2], (uint64_t)a[1] + a[3], a[5], dwd, a[7]);
+        uint64_t dh = kind == TP_XNN_NODE_AVG_POOLING_2D ? 1 : TP__PL(dilation_height);
+        uint64_t dwd = kind == TP_XNN_NODE_AVG_POOLING_2D ? 1 : TP__PL(dilation_width);
+        oh = tp__xnn_rt_out(in->dims[1], (uint64_t)TP__PL(padding_top) + TP__PL(padding_bottom), TP__PL(pooling_height), dh, TP__PL(stride_height));
+        ow = tp__xnn_rt_out(in->dims[2], (uint64_t)TP__PL(padding_right) + TP__PL(padding_left), TP__PL(pooling_width), dwd, TP__PL(stride_width));
       }
       if (out->dims[1] != oh || out->dims[2] != ow) {
         why = "output height/width do not follow from the input and the window";
@@ -2625,7 +3167,7 @@ static tp_status tp__xnn_rt_shapes(tp_xnn_runtime *rt, uint32_t ni, int kind, co
       break;
     }
     case TP_XNN_NODE_GLOBAL_AVG_POOLING_2D:
-      in = TP__V(0), out = TP__V(1);
+      in = TP__V(_XNNNode1x1, input_id), out = TP__V(_XNNNode1x1, output_id);
       if (in->nd != 4 || tp__xnn_rt_numel(out) != (uint64_t)in->dims[0] * in->dims[3] ||
           out->nd == 0 || out->dims[out->nd - 1] != in->dims[3])
         why = "output is not [batch, 1, 1, channels]";
@@ -2633,7 +3175,8 @@ static tp_status tp__xnn_rt_shapes(tp_xnn_runtime *rt, uint32_t ni, int kind, co
     case TP_XNN_NODE_ADD: case TP_XNN_NODE_SUBTRACT: case TP_XNN_NODE_MULTIPLY:
     case TP_XNN_NODE_DIVIDE: case TP_XNN_NODE_MAXIMUM: case TP_XNN_NODE_MINIMUM: {
       size_t nd;
-      in = TP__V(0), in2 = TP__V(1), out = TP__V(2);
+      in = TP__V(_XNNNode2x1, input1_id), in2 = TP__V(_XNNNode2x1, input2_id);
+      out = TP__V(_XNNNode2x1, output_id);
       nd = in->nd > in2->nd ? in->nd : in2->nd;
       if (out->nd != nd) { why = "output rank is not the broadcast rank"; break; }
       for (i = 0; i < nd; i++) { /* right-aligned numpy broadcasting */
@@ -2648,7 +3191,8 @@ static tp_status tp__xnn_rt_shapes(tp_xnn_runtime *rt, uint32_t ni, int kind, co
       break;
     }
     case TP_XNN_NODE_PRELU:
-      in = TP__V(0), w = TP__V(1), out = TP__V(2);
+      in = TP__V(_XNNNode2x1, input1_id), w = TP__V(_XNNNode2x1, input2_id);
+      out = TP__V(_XNNNode2x1, output_id);
       if (in->nd == 0 || tp__xnn_rt_numel(w) != in->dims[in->nd - 1])
         why = "slope size is not the input's channels";
       else if (tp__xnn_rt_numel(out) != tp__xnn_rt_numel(in))
@@ -2656,14 +3200,14 @@ static tp_status tp__xnn_rt_shapes(tp_xnn_runtime *rt, uint32_t ni, int kind, co
       break;
     case TP_XNN_NODE_STATIC_RESHAPE: {
       uint64_t n = 1;
-      in = TP__V(2), out = TP__V(3);
+      in = TP__V(XNNStaticReshape, input_id), out = TP__V(XNNStaticReshape, output_id);
       for (i = 0; i < vlen[0]; i++) n *= (uint64_t)vec[0][i];
       if (tp__xnn_rt_numel(out) != tp__xnn_rt_numel(in) || (vlen[0] && n != tp__xnn_rt_numel(in)))
         why = "element counts differ";
       break;
     }
     case TP_XNN_NODE_STATIC_CONSTANT_PAD:
-      in = TP__V(3), out = TP__V(4);
+      in = TP__V(XNNStaticConstantPad, input_id), out = TP__V(XNNStaticConstantPad, output_id);
       if (vlen[0] != in->nd || vlen[1] != in->nd || out->nd != in->nd) {
         why = "paddings or output rank differ from the input rank";
         break;
@@ -2675,16 +3219,20 @@ static tp_status tp__xnn_rt_shapes(tp_xnn_runtime *rt, uint32_t ni, int kind, co
         }
       break;
     case TP_XNN_NODE_STATIC_RESIZE_BILINEAR_2D:
-      in = TP__V(2), out = TP__V(3);
+      in = TP__V(XNNStaticResizeBilinear2D, input_id);
+      out = TP__V(XNNStaticResizeBilinear2D, output_id);
       if (in->nd != 4 || out->nd != 4 || out->dims[0] != in->dims[0] ||
-          out->dims[3] != in->dims[3] || out->dims[1] != a[0] || out->dims[2] != a[1])
+          out->dims[3] != in->dims[3] || out->dims[1] != TP__RZ(new_height) ||
+          out->dims[2] != TP__RZ(new_width))
         why = "output is not [batch, new height, new width, channels]";
       break;
     default: /* the other 1x1 nodes (and ELU, LeakyReLU): element-wise */
-      if (tp__xnn_layout(kind) && (!strcmp(tp__xnn_layout(kind), TP__XNN_L1X1) ||
-                                   kind == TP_XNN_NODE_ELU || kind == TP_XNN_NODE_LEAKY_RELU)) {
+      if (tp_xnn_describe_node(kind) &&
+          (!strcmp(tp_xnn_describe_node(kind)->table, "_XNNNode1x1") ||
+           kind == TP_XNN_NODE_ELU || kind == TP_XNN_NODE_LEAKY_RELU)) {
         int o = kind == TP_XNN_NODE_ELU || kind == TP_XNN_NODE_LEAKY_RELU;
-        in = TP__V(o), out = TP__V(o + 1);
+        in = o ? TP__V(XNNELU, input_id) : TP__V(_XNNNode1x1, input_id); /* ELU, LeakyReLU: */
+        out = o ? TP__V(XNNELU, output_id) : TP__V(_XNNNode1x1, output_id); /* the same ids */
         if (tp__xnn_rt_numel(out) != tp__xnn_rt_numel(in)) why = "output size is not the input size";
       }
       break;
@@ -2700,121 +3248,178 @@ static tp_status tp__xnn_rt_shapes(tp_xnn_runtime *rt, uint32_t ni, int kind, co
   return TP_OK;
 }
 
-static tp_status tp__xnn_rt_node(tp__xnn_load *L, uint32_t ni, tp_fb_table *xn) {
+static tp_status tp__xnn_rt_node(tp__xnn_load *L, uint32_t ni, const tp_xnn_blob_node *n) {
   tp_xnn_runtime *rt = L->rt;
-  uint8_t kind = 0;
-  tp_fb_table body = tp_fb_union_field(xn, 1, &kind), mm = tp_fb_table_field(xn, 3);
-  const char *l = tp__xnn_layout(kind);
+  int kind = n->kind;
+  const tp_xnn_node_desc *d = n->desc; /* known: tp_xnn_read_blob checked */
   uint32_t a[TP__XNN_MAX_FIELDS], pos[TP__XNN_MAX_FIELDS];
   size_t vec[2][TP_XNN_MAX_DIMS];
   size_t vlen[2] = {0, 0};
   float fparam = 0.0f, mn = -INFINITY, mx = INFINITY;
-  size_t i, nv = 0;
+  uint32_t i, nv = 0;
   enum xnn_status xs;
-  if (!l || body.pos == 0)
-    return tp__error_set(&rt->err, TP_ERR_FORMAT, "node %u: unknown node type %u", (unsigned)ni,
-                        (unsigned)kind);
-  if (mm.pos) {
-    mn = tp_fb_f32(&mm, 0, 0.0f);
-    mx = tp_fb_f32(&mm, 1, 0.0f);
+  if (n->has_output_min_max) {
+    mn = n->output_min;
+    mx = n->output_max;
   }
   memset(vec, 0, sizeof vec);
-  for (i = 0; l[i]; i++) {
-    if (l[i] == 'v') {
-      tp_fb_vector v = tp_fb_vector_field(&body, (uint16_t)i, 4);
+  for (i = 0; i < d->nfields; i++) {
+    char t = d->fields[i].type;
+    pos[i] = TP_XNN_INVALID_ID;
+    if (t == 'v') {
       size_t k;
-      if (v.pos == 0 || v.count > TP_XNN_MAX_DIMS)
-        return tp__error_set(&rt->err, TP_ERR_FORMAT, "node %u (%s): vector field %u %s",
-                            (unsigned)ni, tp_xnn_node_name(kind), (unsigned)i,
-                            v.pos ? "has more than 6 entries" : "is missing");
-      for (k = 0; k < v.count; k++) vec[nv][k] = (size_t)tp_fb_vector_scalar(&v, k);
-      vlen[nv++] = v.count;
+      for (k = 0; k < n->vec_len[nv]; k++) vec[nv][k] = (size_t)n->vec[nv][k];
+      vlen[nv] = n->vec_len[nv];
+      nv++;
       a[i] = 0;
-    } else if (l[i] == 'f') {
-      fparam = tp_fb_f32(&body, (uint16_t)i, 0.0f);
+    } else if (t == 'f') {
+      memcpy(&fparam, &n->f[i], sizeof fparam);
       a[i] = 0;
     } else {
-      a[i] = tp_fb_u32(&body, (uint16_t)i, 0);
-      pos[i] = TP_XNN_INVALID_ID;
-      if (l[i] == 'i' || l[i] == 'b') {
-        if (!tp__xnn_rt_lookup(rt, a[i], &pos[i]) || (l[i] == 'i' && pos[i] == TP_XNN_INVALID_ID))
+      a[i] = n->f[i];
+      if (t == 'i' || t == 'b') {
+        if (!tp__xnn_rt_lookup(rt, a[i], &pos[i]) || (t == 'i' && pos[i] == TP_XNN_INVALID_ID))
           return tp__error_set(&rt->err, TP_ERR_FORMAT,
                               "node %u (%s): %s %u is not a defined value", (unsigned)ni,
-                              tp_xnn_node_name(kind), tp__xnn_field_name(kind, (unsigned)i),
-                              (unsigned)a[i]);
+                              d->name, d->fields[i].name, (unsigned)a[i]);
         a[i] = pos[i] == TP_XNN_INVALID_ID ? TP_XNN_INVALID_ID : rt->vinfo[pos[i]].xnn_id;
       }
     }
   }
-  if (tp_fb_reader_status(&L->r) != TP_OK)
-    return tp__error_set(&rt->err, TP_ERR_FORMAT, "node %u: %s", (unsigned)ni, L->r.err.msg);
   if (tp__xnn_rt_shapes(rt, ni, kind, a, pos, vec, vlen) != TP_OK) return rt->err.status;
   switch (kind) {
-    case TP_XNN_NODE_ADD: xs = xnn_define_add2(L->sg, mn, mx, a[0], a[1], a[2], a[3]); break;
-    case TP_XNN_NODE_SUBTRACT: xs = xnn_define_subtract(L->sg, mn, mx, a[0], a[1], a[2], a[3]); break;
-    case TP_XNN_NODE_MULTIPLY: xs = xnn_define_multiply2(L->sg, mn, mx, a[0], a[1], a[2], a[3]); break;
-    case TP_XNN_NODE_DIVIDE: xs = xnn_define_divide(L->sg, mn, mx, a[0], a[1], a[2], a[3]); break;
-    case TP_XNN_NODE_MAXIMUM: xs = xnn_define_maximum2(L->sg, a[0], a[1], a[2], a[3]); break;
-    case TP_XNN_NODE_MINIMUM: xs = xnn_define_minimum2(L->sg, a[0], a[1], a[2], a[3]); break;
-    case TP_XNN_NODE_PRELU: xs = xnn_define_prelu(L->sg, a[0], a[1], a[2], a[3]); break;
-    case TP_XNN_NODE_SOFTMAX: xs = xnn_define_softmax(L->sg, a[0], a[1], a[2]); break;
-    case TP_XNN_NODE_SIGMOID: xs = xnn_define_sigmoid(L->sg, a[0], a[1], a[2]); break;
-    case TP_XNN_NODE_CLAMP: xs = xnn_define_clamp(L->sg, mn, mx, a[0], a[1], a[2]); break;
-    case TP_XNN_NODE_FLOOR: xs = xnn_define_floor(L->sg, a[0], a[1], a[2]); break;
-    case TP_XNN_NODE_CONVERT: xs = xnn_define_convert(L->sg, a[0], a[1], a[2]); break;
-    case TP_XNN_NODE_GLOBAL_AVG_POOLING_2D:
-      xs = xnn_define_global_average_pooling_2d(L->sg, mn, mx, a[0], a[1], a[2]);
+    case TP_XNN_NODE_ADD:
+      xs = xnn_define_add2(L->sg, mn, mx, TP__N2(input1_id), TP__N2(input2_id), TP__N2(output_id),
+                           TP__N2(flags));
       break;
-    case TP_XNN_NODE_SQUARE_ROOT: xs = xnn_define_square_root(L->sg, a[0], a[1], a[2]); break;
-    case TP_XNN_NODE_CEILING: xs = xnn_define_ceiling(L->sg, a[0], a[1], a[2]); break;
-    case TP_XNN_NODE_HARDSWISH: xs = xnn_define_hardswish(L->sg, a[0], a[1], a[2]); break;
-    case TP_XNN_NODE_NEGATE: xs = xnn_define_negate(L->sg, a[0], a[1], a[2]); break;
-    case TP_XNN_NODE_SQUARE: xs = xnn_define_square(L->sg, a[0], a[1], a[2]); break;
-    case TP_XNN_NODE_ABS: xs = xnn_define_abs(L->sg, a[0], a[1], a[2]); break;
-    case TP_XNN_NODE_ELU: xs = xnn_define_elu(L->sg, fparam, a[1], a[2], a[3]); break;
-    case TP_XNN_NODE_LEAKY_RELU: xs = xnn_define_leaky_relu(L->sg, fparam, a[1], a[2], a[3]); break;
+    case TP_XNN_NODE_SUBTRACT:
+      xs = xnn_define_subtract(L->sg, mn, mx, TP__N2(input1_id), TP__N2(input2_id),
+                               TP__N2(output_id), TP__N2(flags));
+      break;
+    case TP_XNN_NODE_MULTIPLY:
+      xs = xnn_define_multiply2(L->sg, mn, mx, TP__N2(input1_id), TP__N2(input2_id),
+                                TP__N2(output_id), TP__N2(flags));
+      break;
+    case TP_XNN_NODE_DIVIDE:
+      xs = xnn_define_divide(L->sg, mn, mx, TP__N2(input1_id), TP__N2(input2_id),
+                             TP__N2(output_id), TP__N2(flags));
+      break;
+    case TP_XNN_NODE_MAXIMUM:
+      xs = xnn_define_maximum2(L->sg, TP__N2(input1_id), TP__N2(input2_id), TP__N2(output_id),
+                               TP__N2(flags));
+      break;
+    case TP_XNN_NODE_MINIMUM:
+      xs = xnn_define_minimum2(L->sg, TP__N2(input1_id), TP__N2(input2_id), TP__N2(output_id),
+                               TP__N2(flags));
+      break;
+    case TP_XNN_NODE_PRELU:
+      xs = xnn_define_prelu(L->sg, TP__N2(input1_id), TP__N2(input2_id), TP__N2(output_id),
+                            TP__N2(flags));
+      break;
+#define TP__XNN_RT_U1(KIND, fn)                                                           \
+  case TP_XNN_NODE_##KIND:                                                                \
+    xs = xnn_define_##fn(L->sg, TP__N1(input_id), TP__N1(output_id), TP__N1(flags));      \
+    break;
+    TP__XNN_RT_U1(SOFTMAX, softmax)
+    TP__XNN_RT_U1(SIGMOID, sigmoid)
+    TP__XNN_RT_U1(FLOOR, floor)
+    TP__XNN_RT_U1(CONVERT, convert)
+    TP__XNN_RT_U1(SQUARE_ROOT, square_root)
+    TP__XNN_RT_U1(CEILING, ceiling)
+    TP__XNN_RT_U1(HARDSWISH, hardswish)
+    TP__XNN_RT_U1(NEGATE, negate)
+    TP__XNN_RT_U1(SQUARE, square)
+    TP__XNN_RT_U1(ABS, abs)
+#undef TP__XNN_RT_U1
+    case TP_XNN_NODE_CLAMP:
+      xs = xnn_define_clamp(L->sg, mn, mx, TP__N1(input_id), TP__N1(output_id), TP__N1(flags));
+      break;
+    case TP_XNN_NODE_GLOBAL_AVG_POOLING_2D:
+      xs = xnn_define_global_average_pooling_2d(L->sg, mn, mx, TP__N1(input_id),
+                                                TP__N1(output_id), TP__N1(flags));
+      break;
+    case TP_XNN_NODE_ELU:
+      xs = xnn_define_elu(L->sg, fparam, a[TP__XF(XNNELU, input_id)],
+                          a[TP__XF(XNNELU, output_id)], a[TP__XF(XNNELU, flags)]);
+      break;
+    case TP_XNN_NODE_LEAKY_RELU:
+      xs = xnn_define_leaky_relu(L->sg, fparam, a[TP__XF(XNNLeakyReLU, input_id)],
+                                 a[TP__XF(XNNLeakyReLU, output_id)],
+                                 a[TP__XF(XNNLeakyReLU, flags)]);
+      break;
     case TP_XNN_NODE_FULLY_CONNECTED:
-      xs = xnn_define_fully_connected(L->sg, mn, mx, a[0], a[1], a[2], a[3], a[4]);
+      xs = xnn_define_fully_connected(L->sg, mn, mx, TP__FC(input1_id), TP__FC(filter_id),
+                                      TP__FC(bias_id), TP__FC(output_id), TP__FC(flags));
       break;
     case TP_XNN_NODE_CONV2D:
-      xs = xnn_define_convolution_2d(L->sg, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8],
-                                     a[9], a[12], a[10], a[11], mn, mx, a[15], a[16], a[17],
-                                     a[18], a[19]);
+      xs = xnn_define_convolution_2d(
+          L->sg, TP__CV(padding_top), TP__CV(padding_right), TP__CV(padding_bottom),
+          TP__CV(padding_left), TP__CV(kernel_height), TP__CV(kernel_width),
+          TP__CV(subsampling_height), TP__CV(subsampling_width), TP__CV(dilation_height),
+          TP__CV(dilation_width), TP__CV(groups), TP__CV(group_input_channels),
+          TP__CV(group_output_channels), mn, mx, TP__CV(input1_id), TP__CV(filter_id),
+          TP__CV(bias_id), TP__CV(output_id), TP__CV(flags));
       break;
     case TP_XNN_NODE_DEPTHWISE_CONV2D:
-      if (a[10] == 0)
+      if (TP__CV(group_input_channels) == 0)
         return tp__error_set(&rt->err, TP_ERR_FORMAT,
                             "node %u (depthwise_convolution_2d): group_input_channels is 0",
                             (unsigned)ni);
-      xs = xnn_define_depthwise_convolution_2d(L->sg, a[0], a[1], a[2], a[3], a[4], a[5], a[6],
-                                               a[7], a[8], a[9], a[11] / a[10], a[12], mn, mx,
-                                               a[15], a[16], a[17], a[18], a[19]);
+      /* written as upstream does: groups = channels, group_output_channels = multiplier */
+      xs = xnn_define_depthwise_convolution_2d(
+          L->sg, TP__CV(padding_top), TP__CV(padding_right), TP__CV(padding_bottom),
+          TP__CV(padding_left), TP__CV(kernel_height), TP__CV(kernel_width),
+          TP__CV(subsampling_height), TP__CV(subsampling_width), TP__CV(dilation_height),
+          TP__CV(dilation_width), TP__CV(group_output_channels) / TP__CV(group_input_channels),
+          TP__CV(groups), mn, mx, TP__CV(input1_id), TP__CV(filter_id), TP__CV(bias_id),
+          TP__CV(output_id), TP__CV(flags));
       break;
-    case TP_XNN_NODE_DECONV2D:
-      xs = xnn_define_deconvolution_2d(L->sg, a[0], a[1], a[2], a[3], a[13], a[14], a[4], a[5],
-                                       a[6], a[7], a[8], a[9], a[12], a[10], a[11], mn, mx, a[15],
-                                       a[16], a[17], a[18], a[19]);
+    case TP_XNN_NODE_DECONV2D: /* upsampling in the subsampling fields */
+      xs = xnn_define_deconvolution_2d(
+          L->sg, TP__CV(padding_top), TP__CV(padding_right), TP__CV(padding_bottom),
+          TP__CV(padding_left), TP__CV(adjustment_height), TP__CV(adjustment_width),
+          TP__CV(kernel_height), TP__CV(kernel_width), TP__CV(subsampling_height),
+          TP__CV(subsampling_width), TP__CV(dilation_height), TP__CV(dilation_width),
+          TP__CV(groups), TP__CV(group_input_channels), TP__CV(group_output_channels), mn, mx,
+          TP__CV(input1_id), TP__CV(filter_id), TP__CV(bias_id), TP__CV(output_id),
+          TP__CV(flags));
       break;
     case TP_XNN_NODE_AVG_POOLING_2D:
-      xs = xnn_define_average_pooling_2d(L->sg, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7],
-                                         mn, mx, a[10], a[11], a[12]);
+      xs = xnn_define_average_pooling_2d(
+          L->sg, TP__PL(padding_top), TP__PL(padding_right), TP__PL(padding_bottom),
+          TP__PL(padding_left), TP__PL(pooling_height), TP__PL(pooling_width),
+          TP__PL(stride_height), TP__PL(stride_width), mn, mx, TP__PL(input_id),
+          TP__PL(output_id), TP__PL(flags));
       break;
     case TP_XNN_NODE_MAX_POOLING_2D:
-      xs = xnn_define_max_pooling_2d(L->sg, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8],
-                                     a[9], mn, mx, a[10], a[11], a[12]);
+      xs = xnn_define_max_pooling_2d(
+          L->sg, TP__PL(padding_top), TP__PL(padding_right), TP__PL(padding_bottom),
+          TP__PL(padding_left), TP__PL(pooling_height), TP__PL(pooling_width),
+          TP__PL(stride_height), TP__PL(stride_width), TP__PL(dilation_height),
+          TP__PL(dilation_width), mn, mx, TP__PL(input_id), TP__PL(output_id), TP__PL(flags));
       break;
     case TP_XNN_NODE_ARGMAX_POOLING_2D:
-      xs = xnn_define_argmax_pooling_2d(L->sg, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7],
-                                        a[8], a[9]);
+      xs = xnn_define_argmax_pooling_2d(
+          L->sg, TP__AM(padding_top), TP__AM(padding_right), TP__AM(padding_bottom),
+          TP__AM(padding_left), TP__AM(pooling_height), TP__AM(pooling_width), TP__AM(input_id),
+          TP__AM(output_value_id), TP__AM(output_index_id), TP__AM(flags));
       break;
     case TP_XNN_NODE_STATIC_RESHAPE:
-      xs = xnn_define_static_reshape(L->sg, vlen[0], vec[0], a[2], a[3], a[4]);
+      xs = xnn_define_static_reshape(L->sg, vlen[0], vec[0],
+                                     a[TP__XF(XNNStaticReshape, input_id)],
+                                     a[TP__XF(XNNStaticReshape, output_id)],
+                                     a[TP__XF(XNNStaticReshape, flags)]);
       break;
     case TP_XNN_NODE_STATIC_RESIZE_BILINEAR_2D:
-      xs = xnn_define_static_resize_bilinear_2d(L->sg, a[0], a[1], a[2], a[3], a[4]);
+      xs = xnn_define_static_resize_bilinear_2d(L->sg, TP__RZ(new_height), TP__RZ(new_width),
+                                                TP__RZ(input_id), TP__RZ(output_id),
+                                                TP__RZ(flags));
       break;
     case TP_XNN_NODE_STATIC_CONSTANT_PAD:
-      xs = xnn_define_static_constant_pad(L->sg, vec[0], vec[1], fparam, a[3], a[4], a[5]);
+      xs = xnn_define_static_constant_pad(L->sg, vec[0], vec[1], fparam,
+                                          a[TP__XF(XNNStaticConstantPad, input_id)],
+                                          a[TP__XF(XNNStaticConstantPad, output_id)],
+                                          a[TP__XF(XNNStaticConstantPad, flags)]);
       break;
     default:
       return tp__error_set(&rt->err, TP_ERR_UNSUPPORTED,
@@ -2827,10 +3432,10 @@ static tp_status tp__xnn_rt_node(tp__xnn_load *L, uint32_t ni, tp_fb_table *xn) 
                         tp_xnn_node_name(kind), (int)xs);
   /* One producer per value, never a constant: the 2022 library asserts (aborts) in
      xnn_create_runtime otherwise, so refuse it here. */
-  for (i = 0; l[i]; i++) {
-    const char *field = tp__xnn_field_name(kind, (unsigned)i);
+  for (i = 0; i < d->nfields; i++) {
+    const char *field = d->fields[i].name;
     tp__xnn_vinfo *v;
-    if (l[i] != 'i' || strncmp(field, "output", 6) != 0) continue;
+    if (d->fields[i].type != 'i' || strncmp(field, "output", 6) != 0) continue;
     v = &rt->vinfo[pos[i]];
     if (v->is_const || v->produced)
       return tp__error_set(&rt->err, TP_ERR_FORMAT, "node %u (%s): %s (value %u) is %s",
@@ -2844,41 +3449,15 @@ static tp_status tp__xnn_rt_node(tp__xnn_load *L, uint32_t ni, tp_fb_table *xn) 
 static tp_status tp__xnn_rt_build(tp__xnn_load *L, const unsigned char *blob, size_t n,
                                   const void *ptd, size_t ptd_size, uint32_t flags) {
   tp_xnn_runtime *rt = L->rt;
-  const unsigned char *fb = blob;
-  size_t fb_size = n, i;
-  tp_fb_vector values, nodes;
+  size_t i;
   enum xnn_status xs;
+  tp_error e;
+  tp_status st;
   if (!blob) return tp__error_set(&rt->err, TP_ERR_INVALID, "no blob");
-  if (n >= TP__XNN_HEADER_SIZE && memcmp(blob + 4, "XH00", 4) == 0) {
-    uint32_t fo = tp__get_le32(blob + 10), fs = tp__get_le32(blob + 14);
-    uint32_t co = tp__get_le32(blob + 18);
-    uint64_t cs = tp__get_le64(blob + 22);
-    if (fs < 8 || fo > n || fs > n - fo || co > n || cs > (uint64_t)(n - co) || co < fo ||
-        co - fo < fs)
-      return tp__error_set(&rt->err, TP_ERR_FORMAT,
-                          "XH00 header: flatbuffer {offset %u, size %u}, constants {offset %u, "
-                          "size %llu} do not fit a %llu-byte blob",
-                          (unsigned)fo, (unsigned)fs, (unsigned)co, (unsigned long long)cs,
-                          (unsigned long long)n);
-    fb = blob + fo;
-    fb_size = fs;
-    L->cd = blob + co;
-    L->cd_size = cs;
-  }
-  if (tp_fb_reader_init(&L->r, fb, fb_size, NULL, &L->root) != TP_OK)
-    return tp__error_set(&rt->err, TP_ERR_FORMAT, "flatbuffer: %s", L->r.err.msg);
-  if (memcmp(fb + 4, "XN01", 4) != 0 && memcmp(fb + 4, "XN00", 4) != 0)
-    return tp__error_set(&rt->err, TP_ERR_FORMAT,
-                        "flatbuffer identifier is not XN00 or XN01");
-  values = tp_fb_vector_field(&L->root, 2, 4);
-  nodes = tp_fb_vector_field(&L->root, 1, 4);
-  rt->num_externs = tp_fb_u32(&L->root, 3, 0);
-  if (tp_fb_reader_status(&L->r) != TP_OK || values.pos == 0 || nodes.pos == 0)
-    return tp__error_set(&rt->err, TP_ERR_FORMAT, "graph: %s",
-                        L->r.err.status ? L->r.err.msg : "xvalues or xnodes missing");
-  if (rt->num_externs > TP_XNN_MAX_EXTERNS)
-    return tp__error_set(&rt->err, TP_ERR_FORMAT, "num_externs %u exceeds %d",
-                        (unsigned)rt->num_externs, TP_XNN_MAX_EXTERNS);
+  /* the structure through the pure reader; what XNNPACK needs is checked below */
+  st = tp_xnn_read_blob(blob, n, &L->b, &e);
+  if (st != TP_OK) return tp__error_set(&rt->err, st, "%s", e.msg);
+  rt->num_externs = L->b.num_externs;
   rt->bound = (void **)TP_MALLOC(((size_t)rt->num_externs + 1) * sizeof(void *));
   if (!rt->bound) return tp__error_set(&rt->err, TP_ERR_NOMEM, "no memory");
   memset(rt->bound, 0, ((size_t)rt->num_externs + 1) * sizeof(void *));
@@ -2888,11 +3467,11 @@ static tp_status tp__xnn_rt_build(tp__xnn_load *L, const unsigned char *blob, si
       return tp__error_set(&rt->err, TP_ERR_FORMAT, ".ptd: %s", L->ptd.err.msg);
     L->have_ptd = 1;
   }
-  rt->direct = (uint32_t *)TP_MALLOC(((size_t)values.count + 1) * sizeof(uint32_t));
-  rt->vinfo = (tp__xnn_vinfo *)TP_MALLOC(((size_t)values.count + 1) * sizeof(tp__xnn_vinfo));
+  rt->direct = (uint32_t *)TP_MALLOC(((size_t)L->b.num_values + 1) * sizeof(uint32_t));
+  rt->vinfo = (tp__xnn_vinfo *)TP_MALLOC(((size_t)L->b.num_values + 1) * sizeof(tp__xnn_vinfo));
   if (!rt->direct || !rt->vinfo)
     return tp__error_set(&rt->err, TP_ERR_NOMEM, "no memory for the id map");
-  rt->ndirect = values.count;
+  rt->ndirect = L->b.num_values;
   for (i = 0; i < rt->ndirect; i++) rt->direct[i] = TP_XNN_INVALID_ID;
   xs = xnn_initialize(NULL);
   if (xs != xnn_status_success)
@@ -2902,14 +3481,10 @@ static tp_status tp__xnn_rt_build(tp__xnn_load *L, const unsigned char *blob, si
   if (xs != xnn_status_success)
     return tp__error_set(&rt->err, TP_ERR_NOMEM, "xnn_create_subgraph failed (xnn_status %d)",
                         (int)xs);
-  for (i = 0; i < values.count; i++) {
-    tp_fb_table xv = tp_fb_vector_table(&values, i);
-    if (tp__xnn_rt_value(L, (uint32_t)i, &xv) != TP_OK) return rt->err.status;
-  }
-  for (i = 0; i < nodes.count; i++) {
-    tp_fb_table xn = tp_fb_vector_table(&nodes, i);
-    if (tp__xnn_rt_node(L, (uint32_t)i, &xn) != TP_OK) return rt->err.status;
-  }
+  for (i = 0; i < L->b.num_values; i++)
+    if (tp__xnn_rt_value(L, (uint32_t)i, &L->b.values[i]) != TP_OK) return rt->err.status;
+  for (i = 0; i < L->b.num_nodes; i++)
+    if (tp__xnn_rt_node(L, (uint32_t)i, &L->b.nodes[i]) != TP_OK) return rt->err.status;
   xs = xnn_create_runtime_v2(L->sg, NULL, flags, &rt->runtime);
   if (xs != xnn_status_success)
     return tp__error_set(&rt->err, TP_ERR_INVALID,
@@ -2931,6 +3506,7 @@ TPDEF tp_status tp_xnn_load(const void *blob, size_t blob_size, const void *ptd,
   L.rt = rt;
   st = tp__xnn_rt_build(&L, (const unsigned char *)blob, blob_size, ptd, ptd_size, flags);
   if (L.sg) xnn_delete_subgraph(L.sg);
+  tp_xnn_blob_free(&L.b);
   if (st != TP_OK) {
     if (err && !err->status) *err = rt->err;
     tp_xnn_runtime_destroy(rt);

@@ -1,34 +1,29 @@
-/* fuzz_xnn_blob - libFuzzer target for tensorpack's XNNPACK blob loader.
-
-   tensorpack_xnnpack.h offers no blob parser without XNNPACK: its only reader is tp_xnn_load
-   (TENSORPACK_XNNPACK_RUNTIME), which reads the blob with the bounds-checked reader, checks
-   shapes, and rebuilds the subgraph on the real XNNPACK. So this target needs -lXNNPACK and
-   mk/fuzz.mk builds it only when the library is there.
+/* fuzz_xnn_blob - libFuzzer target for tp_xnn_read_blob, the pure XNNPACK blob reader (no
+   XNNPACK needed: it runs on every machine). The load onto the real XNNPACK is the separate
+   target fuzz_xnn_load (only where libXNNPACK is installed).
 
    Input framing (fuzz/make_seeds.c writes seeds this way):
      [0,4)  u32 little-endian n = the blob's length
      [4, 4 + n)   the XH00 blob (or a bare XN01/XN00 flatbuffer)
      [4 + n, end) a .ptd file holding the blob's named constants (may be empty)
-   When n is larger than what follows, everything after the 4 bytes is the blob and there is
-   no .ptd; an input shorter than 4 bytes is all blob. The blob and the .ptd are each copied
-   into a heap block of exactly their size, so ASan sees any read past either one (in
-   tensorpack's code; XNNPACK itself is not instrumented).
+   When n is larger than what follows, everything after the 4 bytes is the blob; an input
+   shorter than 4 bytes is all blob. Blob and .ptd are each copied into a heap block of exactly
+   their size, so ASan sees any read past either one.
 
-   Load, then destroy. Invariants (abort on violation): a status from the documented set, the
-   error sentence set exactly when the load fails, a runtime exactly when it succeeds.
-   The activation budget is lowered to 64 MiB so that a blob cannot make XNNPACK allocate
-   past libFuzzer's memory limit.
+   Invariants (abort on violation): a status from the documented set; on failure a sentence and
+   a zeroed result; on success every count and pointer consistent: values with at most 6 dims,
+   nodes with their description and at most 6 entries per vector, every inline constant's bytes
+   inside the blob, every named key NUL-terminated at its length (and looked up in the .ptd
+   when one is given).
 
-   Build: clang -fsanitize=fuzzer,address,undefined -I. fuzz/fuzz_xnn_blob.c -lXNNPACK -lm */
+   Build: clang -fsanitize=fuzzer,address,undefined -I. fuzz/fuzz_xnn_blob.c -lm */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define TP_XNN_RUNTIME_MAX_ACTIVATION_BYTES ((uint64_t)64 << 20)
 #define TENSORPACK_IMPLEMENTATION
 #define TENSORPACK_XNNPACK_IMPLEMENTATION
-#define TENSORPACK_XNNPACK_RUNTIME
 #include "tensorpack_xnnpack.h"
 
 static void fz_fail(const char *what, tp_status st) {
@@ -36,12 +31,53 @@ static void fz_fail(const char *what, tp_status st) {
   abort();
 }
 
+static void fz_check(const tp_xnn_blob *b, const uint8_t *blob, size_t n, tp_ptd *ptd) {
+  uint32_t i, k;
+  if (b->num_values && !b->values) fz_fail("values missing", TP_OK);
+  if (b->num_nodes && !b->nodes) fz_fail("nodes missing", TP_OK);
+  if (b->num_externs > TP_XNN_MAX_EXTERNS) fz_fail("num_externs above the limit", TP_OK);
+  if (b->flatbuffer < blob || b->flatbuffer + b->flatbuffer_size > blob + n)
+    fz_fail("flatbuffer outside the blob", TP_OK);
+  if (b->segment && (b->segment < blob || b->segment_size > (uint64_t)(blob + n - b->segment)))
+    fz_fail("segment outside the blob", TP_OK);
+  for (i = 0; i < b->num_values; i++) {
+    const tp_xnn_blob_value *v = &b->values[i];
+    if (v->ndims > TP_XNN_MAX_DIMS) fz_fail("a value with more than 6 dims", TP_OK);
+    if (v->value_type != TP_XNN_VALUE_TENSOR && v->value_type != TP_XNN_VALUE_QUANTIZED)
+      fz_fail("an unknown value type", TP_OK);
+    if (v->inline_scales && (v->inline_scales < blob ||
+                             (uint64_t)v->num_inline_scales * 4u >
+                                 (uint64_t)(blob + n - v->inline_scales)))
+      fz_fail("inline scales outside the blob", TP_OK);
+  }
+  for (i = 0; i < b->num_nodes; i++) {
+    const tp_xnn_blob_node *nd = &b->nodes[i];
+    if (!nd->desc || nd->desc != tp_xnn_describe_node(nd->kind)) fz_fail("a node without its description", TP_OK);
+    if (nd->nvec > 2) fz_fail("more than two vectors", TP_OK);
+    for (k = 0; k < nd->nvec; k++)
+      if (nd->vec_len[k] > TP_XNN_MAX_DIMS) fz_fail("a vector with more than 6 entries", TP_OK);
+  }
+  for (i = 0; i < b->num_constants; i++) {
+    const tp_xnn_blob_constant *c = &b->constants[i];
+    if (c->data && (c->data < blob || c->size > (uint64_t)(blob + n - c->data)))
+      fz_fail("constant bytes outside the blob", TP_OK);
+    if (c->named_key) {
+      tp_ptd_entry e;
+      if (strlen(c->named_key) != c->named_key_len) fz_fail("a key not ending at its length", TP_OK);
+      if (c->data) fz_fail("a named constant with inline data", TP_OK);
+      if (ptd) (void)tp_ptd_find(ptd, c->named_key, &e);
+    }
+  }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   size_t blob_n = size, ptd_n = 0;
   const uint8_t *blob_src = data, *ptd_src = NULL;
   uint8_t *blob = NULL, *ptdb = NULL;
-  tp_xnn_runtime *rt = NULL;
+  tp_xnn_blob b;
+  tp_ptd ptd;
+  int have_ptd = 0;
   tp_error err;
   tp_status st;
 
@@ -66,21 +102,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       return 0;
     }
     memcpy(ptdb, ptd_src, ptd_n);
+    memset(&ptd, 0, sizeof ptd);
+    have_ptd = tp_ptd_open(&ptd, ptdb, ptd_n) == TP_OK;
   }
 
   memset(&err, 0, sizeof err);
-  st = tp_xnn_load(blob, blob_n, ptdb, ptd_n, 0, &rt, &err);
+  st = tp_xnn_read_blob(blob, blob_n, &b, &err);
   switch (st) {
   case TP_OK:
-    if (!rt) fz_fail("TP_OK without a runtime", st);
     if (err.status != TP_OK) fz_fail("TP_OK with an error set", st);
-    (void)tp_xnn_runtime_num_externs(rt);
-    tp_xnn_runtime_destroy(rt);
+    fz_check(&b, blob, blob_n, have_ptd ? &ptd : NULL);
+    tp_xnn_blob_free(&b);
+    if (b.values || b.num_values) fz_fail("free left something", st);
     break;
-  case TP_ERR_FORMAT: case TP_ERR_UNSUPPORTED: case TP_ERR_INVALID: case TP_ERR_NOMEM:
-  case TP_ERR_BOUNDS: case TP_ERR_OVERFLOW:
-    if (rt) fz_fail("a failed load returned a runtime", st);
-    if (err.status != st || err.msg[0] == 0) fz_fail("a failed load without its sentence", st);
+  case TP_ERR_FORMAT: case TP_ERR_NOMEM:
+    if (err.status != st || err.msg[0] == 0) fz_fail("a failed read without its sentence", st);
+    if (b.values || b.nodes || b.constants || b.num_values) fz_fail("a failed read left a result", st);
     break;
   default:
     fz_fail("unexpected status", st);

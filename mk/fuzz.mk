@@ -6,9 +6,10 @@
 #                        fuzz/crashes/<target>-<n> (which must no longer crash)
 # Seeds: fuzz/make_seeds.c writes valid blobs/.ptd/views with the library's own writers into
 # $(BUILD)/fuzz/corpus/<target>/. Nothing binary is committed except crash reproducers.
-# Targets: fuzz_fb_reader, fuzz_ptd, fuzz_pte, fuzz_vk_blob, fuzz_views, fuzz_safetensors,
-# fuzz_tpdump (tools/tpdump.c as a library), fuzz_xnn_blob (only with XNNPACK: the one blob reader tensorpack_xnnpack.h has is
-# tp_xnn_load). Needs clang with libFuzzer (Debian: clang + libclang-rt-14-dev).
+# Targets: fuzz_fb_reader, fuzz_ptd, fuzz_pte, fuzz_vk_blob, fuzz_views, fuzz_safetensors, fuzz_tpdump (tools/tpdump.c as a
+# library), fuzz_xnn_blob (tp_xnn_read_blob, the pure XNNPACK reader: every machine) and
+# fuzz_xnn_load (tp_xnn_load onto the real XNNPACK: only with XNNPACK; its seeds are
+# fuzz_xnn_blob's). Needs clang with libFuzzer (Debian: clang + libclang-rt-14-dev).
 
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
@@ -18,9 +19,9 @@ HAVE_LIBFUZZER := $(shell printf '$(H)include <stddef.h>\n$(H)include <stdint.h>
 
 # every corpus directory fuzz/make_seeds.c writes into (also used by mk/platforms.mk)
 FUZZ_SEED_DIRS := fuzz_fb_reader fuzz_ptd fuzz_vk_blob fuzz_views fuzz_xnn_blob fuzz_tpdump fuzz_pte fuzz_safetensors
-FUZZ_NAMES := fuzz_fb_reader fuzz_ptd fuzz_vk_blob fuzz_views fuzz_tpdump fuzz_pte fuzz_safetensors
+FUZZ_NAMES := fuzz_fb_reader fuzz_ptd fuzz_vk_blob fuzz_views fuzz_tpdump fuzz_pte fuzz_xnn_blob fuzz_safetensors
 ifeq ($(HAVE_XNNPACK),1)
-FUZZ_NAMES += fuzz_xnn_blob
+FUZZ_NAMES += fuzz_xnn_load
 endif
 FUZZ_BINS   := $(addprefix $(BUILD)/fuzz/,$(FUZZ_NAMES))
 FUZZ_CORPUS := $(BUILD)/fuzz/corpus
@@ -29,7 +30,7 @@ FUZZ_SEEDS  := $(FUZZ_CORPUS)/.stamp
 # ASan+UBSan; the flatbuffer walker does ~1000 inputs/s, so it gets fewer.
 FUZZ_RUNS_fuzz_fb_reader := 4000
 FUZZ_RUNS_DEFAULT        := 20000
-FUZZ_LIBS_fuzz_xnn_blob  := -lXNNPACK
+FUZZ_LIBS_fuzz_xnn_load  := -lXNNPACK
 # The magics of every format (XH00, XN01, VH00, VK00, FT01, FH01, ET12, eh00, ...): libFuzzer
 # splices them in, in `make fuzz` and in the smoke run.
 FUZZ_DICT := fuzz/tensorpack.dict
@@ -54,6 +55,7 @@ $(FUZZ_SEEDS): $(BUILD)/fuzz/make_seeds
 	@for t in $(FUZZ_SEED_DIRS); do \
 	  mkdir -p $(FUZZ_CORPUS)/$$t || exit 1; done
 	$(BUILD)/fuzz/make_seeds $(FUZZ_CORPUS)
+	@rm -rf $(FUZZ_CORPUS)/fuzz_xnn_load && cp -R $(FUZZ_CORPUS)/fuzz_xnn_blob $(FUZZ_CORPUS)/fuzz_xnn_load
 	@touch $@
 
 fuzz-build: $(FUZZ_BINS) $(FUZZ_SEEDS)
