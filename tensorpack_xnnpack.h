@@ -2278,7 +2278,7 @@ TPDEF tp_status tp_xnn_write_file(tp_xnn_graph *g, const char *path) {
                         "write_file: cannot create a file beside \"%.200s\" (does its directory "
                         "exist and is it writable?)",
                         path);
-  st = tp__xnn_write(g, &sink);
+  st = tp_xnn_write(g, &sink); /* the entry point: options.progress applies */
   if (st != TP_OK) {
     tp_atomic_abort(&af);
     if (g->err.status) return st;
