@@ -1,8 +1,10 @@
 /* Compact copy: tp_compact / tp_compact_into / tp_compact_write against an element-by-element
    reference over random views (every element size, zero and negative strides, empty and size-1
    dims) in both orders; zero-copy proven; the blocked-transpose and streaming paths exercised.
-   A tiny scratch makes tp_compact_write split views into many pieces. */
+   A tiny scratch makes tp_compact_write split views into many pieces; a small assumed
+   last-level cache makes every output of 64 KiB or more take the streaming-store paths. */
 #define TP_SCRATCH_BYTES 40u
+#define TP_LLC_BYTES (128u * 1024u)
 #define TENSORPACK_IMPLEMENTATION
 #include "tensorpack.h"
 #include "tp_test.h"
@@ -262,6 +264,15 @@ static void test_large_paths(void) {
       TPT_STATUS(tp_slice(&u, 3, 1, -1, 1, &u), TP_OK);
       check_view_all_ways(&u, zc);
     }
+    { /* a bigger channels_last slice: the transpose's two column levels, cache blocks */
+      int64_t sz[4] = {2, 24, 21, 19}, st[4] = {24 * 21 * 19, 1, 19 * 24, 24};
+      TPT_STATUS(tp_view(s, k_types[dt], 4, sz, st, 0, &t), TP_OK);
+      TPT_STATUS(tp_slice(&t, 2, 1, -1, 1, &u), TP_OK);
+      TPT_STATUS(tp_slice(&u, 3, 2, -1, 1, &u), TP_OK);
+      check_view_all_ways(&u, zc);
+      TPT_STATUS(tp_flip(&u, 3, &u), TP_OK);
+      check_view_all_ways(&u, zc);
+    }
     {
       int64_t sz[3] = {4, 40, 33}; /* permute (2, 0, 1): plane not adjacent */
       int p[3] = {2, 0, 1};
@@ -290,35 +301,61 @@ static void test_large_paths(void) {
   }
 }
 
-/* The transpose kernel with and without the AVX2 tiles, every element size, odd shapes: same
-   bytes as the scalar loop. */
+/* The transpose kernel with and without the AVX2 tiles and streaming stores, every element
+   size, odd shapes (tile and cache-block edges, planes below and above the direct-path size,
+   row strides that do and do not allow streaming): same bytes as the scalar loop. */
 static void test_transpose_kernels(void) {
-  static unsigned char out_a[1 << 15], out_b[1 << 15];
+  size_t cap = (size_t)1 << 20;
+  unsigned char *out_a = (unsigned char *)malloc(cap), *out_b = (unsigned char *)malloc(cap);
   size_t es_list[5] = {1, 2, 4, 8, 3};
   int k, it;
+  if (!out_a || !out_b) {
+    tpt_fail_at(__FILE__, __LINE__, "out of memory");
+    free(out_a);
+    free(out_b);
+    return;
+  }
   fill_random(g_mem, sizeof g_mem);
   for (k = 0; k < 5; k++)
-    for (it = 0; it < 40; it++) {
+    for (it = 0; it < 120; it++) {
       size_t es = es_list[k];
-      int64_t rows = tpt_range(1, 70), cols = tpt_range(1, 70);
-      int64_t scol = rows + tpt_range(0, 9), drow = cols + tpt_range(0, 5);
-      size_t need = (size_t)(rows * drow) * es;
-      int avx2;
-      if (need > sizeof out_a || (size_t)(rows + cols * scol) * es > sizeof g_mem) continue;
+      int big = it % 2, aligned = (it / 2) % 2;
+      int64_t lim = big ? 330 : 70;
+      int64_t rows = tpt_range(1, lim), cols = tpt_range(1, lim);
+      int64_t scol = rows + tpt_range(0, 9), cols2 = it % 3 == 0 ? tpt_range(1, 3) : 1;
+      int64_t scol2 = cols * scol + tpt_range(0, 7), drow = cols * cols2 + tpt_range(0, 5), g;
+      size_t need;
+      int flags;
+      if (aligned) drow = (drow + 15) / 16 * 16; /* 16-byte row stride: streaming allowed */
+      need = (size_t)(rows * drow) * es;
+      if (need > cap || (size_t)(rows + cols * scol + (cols2 - 1) * scol2) * es > sizeof g_mem)
+        continue;
       memset(out_a, 0, need);
-      tp__transpose_scalar(out_a, g_mem, 0, rows, 0, cols, scol, drow, es);
-      for (avx2 = 0; avx2 < 2; avx2++) {
+      for (g = 0; g < cols2; g++) /* cols2 column groups, scol2 apart in the source */
+        tp__transpose_scalar(out_a + (size_t)(g * cols) * es, g_mem + (size_t)(g * scol2) * es, 0,
+                             rows, 0, cols, scol, drow, es);
+      for (flags = 0; flags < 4; flags++) {
+        int f = flags;
+        if ((f & TP__K_AVX2) && !tp__cpu_avx2()) f &= ~TP__K_AVX2;
         memset(out_b, 0, need);
-        tp__transpose(out_b, g_mem, rows, cols, scol, drow, es, avx2 && tp__cpu_avx2());
+        tp__transpose(out_b, g_mem, rows, cols, scol, cols2, scol2, drow, es, f);
+#if TP__SSE2
+        _mm_sfence();
+#endif
+        TPT_MEMEQ(out_b, out_a, need);
+        if (cols2 > 1) continue;
         TPT_MEMEQ(out_b, out_a, need);
         memset(out_b, 0, need);
-        tp__transpose_region(out_b, g_mem, rows, cols, scol, drow, es, avx2 && tp__cpu_avx2());
+        tp__transpose_region(out_b, g_mem, rows, cols, scol, drow, es, f & TP__K_AVX2);
         TPT_MEMEQ(out_b, out_a, need);
       }
     }
+  free(out_a);
+  free(out_b);
 }
 
-/* An 8 MiB plane with a 4 KiB-multiple stride: the buffered path with streaming stores. */
+/* An 8 MiB plane with a 4 KiB-multiple stride: the cache-blocked path with streaming stores
+   (aligned and unaligned output). */
 static void test_big_transpose(void) {
   size_t n = (size_t)2048 * 1024 * 4;
   unsigned char *src = (unsigned char *)malloc(n), *a = (unsigned char *)malloc(n);
