@@ -43,6 +43,10 @@
       tp_sha256_hex(b.data, b.nbytes, key);        // its ExecuTorch key
       tp_buffer_release(&b);                       // frees only what was copied (b.owned)
    Every call returns a tp_status; check it (the example does).
+   LIFETIME: a tp_storage is borrowed. A writer (graph, store) reads a view's bytes when it is
+   written, not when it is added: keep the weights alive and unchanged until the write call
+   returns. To free them earlier, create the store with tp_store_options.copy = 1
+   (tp_store_create_ex): it copies each entry's bytes at add.
 
    ORDERS
    TP_ORDER_ROW_MAJOR: logical row-major. TP_ORDER_PRESERVE: the dim order PyTorch's
@@ -123,6 +127,12 @@
 #define TP_FREE(p) free(p)
 #else
 #error "tensorpack: define all of TP_MALLOC, TP_REALLOC and TP_FREE, or none"
+#endif
+
+/* The assert that guards misuse (a NULL object); override it to reach every header's code. */
+#ifndef TP_ASSERT
+#include <assert.h>
+#define TP_ASSERT(x) assert(x)
 #endif
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -593,6 +603,20 @@ typedef struct tp_store tp_store;
 
 /* A new empty store. Errors: TP_ERR_INVALID (out == NULL), TP_ERR_NOMEM. */
 TPDEF tp_status tp_store_create(tp_store **out);
+
+/* Options of tp_store_create_ex. Zero every field (memset, or `= {0}`) and set the ones you
+   want: a zero field is the default, so new fields never change what old code gets. */
+typedef struct tp_store_options {
+  int copy;   /* 0: views are borrowed until the store is written; 1: each entry's bytes are copied at add */
+  /* further fields added by other work, zero = default */
+} tp_store_options;
+/* Like tp_store_create, with options (NULL = defaults, the same as tp_store_create).
+   With copy = 1, tp_store_add copies the view's compact bytes (in its order) into the store
+   and tp_store_add_bytes copies whatever its own copy argument says: the caller may then free
+   or change the weights right after each add. Nothing is copied for an entry whose bytes are
+   already in the store (dedup happens first). The bytes written are the same either way.
+   Errors: TP_ERR_INVALID (out == NULL), TP_ERR_NOMEM. */
+TPDEF tp_status tp_store_create_ex(const tp_store_options *opts, tp_store **out);
 /* Frees the store, its keys and its copies (never the borrowed views). NULL is a no-op. */
 TPDEF void tp_store_destroy(tp_store *s);
 /* The first failure as a sentence, or "". */
@@ -603,7 +627,8 @@ TPDEF const char *tp_store_error(const tp_store *s);
    tp_dim_order(t)'s order and that dim_order (a channels_last slice -> channels_last bytes,
    dim_order (0, 2, 3, 1)); sizes are always the logical sizes.
    The view is borrowed: its storage must stay alive and unchanged until the store is written
-   (the bytes are streamed through SHA-256 now and through the sink at write time).
+   (the bytes are streamed through SHA-256 now and through the sink at write time), unless the
+   store was created with tp_store_options.copy = 1 (its bytes are then copied here).
    key == NULL: the key is the lowercase hex SHA-256 of the compact bytes. The same key again:
    stored once when the bytes are equal (the first entry's layout stays, the larger alignment
    wins), TP_ERR_INVALID naming the key when they differ. alignment 0 = 16; otherwise a power
@@ -614,9 +639,9 @@ TPDEF const char *tp_store_error(const tp_store *s);
    TP_ERR_UNSUPPORTED (a size above INT32_MAX: .ptd layouts hold int32 sizes), TP_ERR_NOMEM. */
 TPDEF tp_status tp_store_add(tp_store *s, const char *key_or_NULL, const tp_tensor *t,
                              tp_order order, size_t alignment, const char **key_out);
-/* Adds raw bytes with no tensor layout. copy != 0: the store keeps its own copy (none is made
-   when an entry with equal bytes is already there); copy == 0: borrowed until the store is
-   written. Keys, dedup, alignment and errors as tp_store_add (NULL data with n > 0 is
+/* Adds raw bytes with no tensor layout. copy != 0 (or a store created with
+   tp_store_options.copy = 1): the store keeps its own copy (none is made when an entry with
+   equal bytes is already there); otherwise borrowed until the store is written. Keys, dedup, alignment and errors as tp_store_add (NULL data with n > 0 is
    TP_ERR_INVALID). */
 TPDEF tp_status tp_store_add_bytes(tp_store *s, const char *key_or_NULL, const void *data,
                                    size_t n, size_t alignment, int copy, const char **key_out);
@@ -712,11 +737,9 @@ TPDEF tp_status tp_ptd_index(tp_ptd *p, uint32_t *slots, size_t nslots);
    store, ptd. */
 #include <string.h>
 #include <stdarg.h>
-#include <assert.h>
 #include <limits.h>
-
-#ifndef TP_ASSERT
-#define TP_ASSERT(x) assert(x)
+#ifndef TP_NO_STDIO
+#include <errno.h>
 #endif
 
 /* Tensor payloads are written little-endian; on a big-endian host each element is swapped
@@ -1569,7 +1592,6 @@ TPDEF tp_sink tp_sink_tally(tp_tally *t, tp_sink *inner) {
 }
 
 #ifndef TP_NO_STDIO
-#include <errno.h>
 static tp_status tp__file_write(void *ctx, const void *data, size_t n) {
   return fwrite(data, 1, n, (FILE *)ctx) == n ? TP_OK : TP_ERR_IO;
 }
@@ -2841,10 +2863,6 @@ TPDEF tp_sink tp_sink_sha256(tp_sha256 *c) {
    tp_fb_end_table writes the soffset and the vtable: right before its table, or shared with
    an identical one written earlier (found through a hash table). */
 
-#include <assert.h>
-#include <stdlib.h>
-#include <string.h>
-
 #define TP__FB_MAX_SIZE 0x7FFFFFFFu /* FlatBuffers' 2 GiB - 1 buffer limit */
 #define TP__FB_MAX_ID 32764u        /* largest id whose vtable size still fits a u16 */
 
@@ -2945,7 +2963,7 @@ TPDEF void tp_fb_builder_destroy(tp_fb_builder *b) {
 }
 
 TPDEF void tp_fb_builder_reset(tp_fb_builder *b) {
-  assert(b);
+  TP_ASSERT(b);
   b->size = 0;
   b->limit = b->cap < b->max_size ? (uint32_t)b->cap : b->max_size;
   b->minalign = 1;
@@ -2958,22 +2976,22 @@ TPDEF void tp_fb_builder_reset(tp_fb_builder *b) {
 }
 
 TPDEF tp_status tp_fb_status(const tp_fb_builder *b) {
-  assert(b);
+  TP_ASSERT(b);
   return b->err.status;
 }
 
 TPDEF const char *tp_fb_error(const tp_fb_builder *b) {
-  assert(b);
+  TP_ASSERT(b);
   return b->err.status == TP_OK ? "" : b->err.msg;
 }
 
 TPDEF void tp_fb_force_defaults(tp_fb_builder *b, int on) {
-  assert(b);
+  TP_ASSERT(b);
   b->force_defaults = on != 0;
 }
 
 TPDEF void tp_fb_set_max_size(tp_fb_builder *b, size_t max_size) {
-  assert(b);
+  TP_ASSERT(b);
   b->max_size = (max_size == 0 || max_size > TP__FB_MAX_SIZE) ? TP__FB_MAX_SIZE
                                                                : (uint32_t)max_size;
   b->limit = b->cap < b->max_size ? (uint32_t)b->cap : b->max_size;
@@ -2981,7 +2999,7 @@ TPDEF void tp_fb_set_max_size(tp_fb_builder *b, size_t max_size) {
 }
 
 TPDEF size_t tp_fb_size(const tp_fb_builder *b) {
-  assert(b);
+  TP_ASSERT(b);
   return b->size;
 }
 
@@ -3081,7 +3099,7 @@ static int tp__fb_check_ref(tp_fb_builder *b, tp_fb_ref ref, const char *what) {
 
 TPDEF tp_fb_ref tp_fb_create_string(tp_fb_builder *b, const char *s, size_t len) {
   uint32_t pad;
-  assert(b);
+  TP_ASSERT(b);
   if (!tp__fb_ok_outside(b, "tp_fb_create_string")) return 0;
   if (!s && len) {
     tp_error_set(&b->err, TP_ERR_INVALID, "tp_fb_create_string: NULL string of length %llu",
@@ -3111,7 +3129,7 @@ TPDEF tp_fb_ref tp_fb_create_vector(tp_fb_builder *b, const void *elems, size_t 
   unsigned char *dst;
   const unsigned char *src = (const unsigned char *)elems;
   size_t i;
-  assert(b);
+  TP_ASSERT(b);
   if ((b->err.status != TP_OK || b->finished || b->in_table) &&
       !tp__fb_ok_outside(b, "tp_fb_create_vector"))
     return 0;
@@ -3171,7 +3189,7 @@ TPDEF tp_fb_ref tp_fb_create_vector(tp_fb_builder *b, const void *elems, size_t 
 TPDEF tp_fb_ref tp_fb_create_vector_refs(tp_fb_builder *b, const tp_fb_ref *refs, size_t count) {
   size_t i;
   uint64_t bytes;
-  assert(b);
+  TP_ASSERT(b);
   if (!tp__fb_ok_outside(b, "tp_fb_create_vector_refs")) return 0;
   if (tp_mul_u64((uint64_t)count, 4, &bytes) || bytes >= TP__FB_MAX_SIZE) {
     tp_error_set(&b->err, TP_ERR_OVERFLOW,
@@ -3213,7 +3231,7 @@ TPDEF tp_fb_ref tp_fb_create_vector_refs(tp_fb_builder *b, const tp_fb_ref *refs
 }
 
 TPDEF void tp_fb_start_table(tp_fb_builder *b) {
-  assert(b);
+  TP_ASSERT(b);
   if (!tp__fb_ok(b, "tp_fb_start_table")) return;
   if (b->in_table) {
     tp_error_set(&b->err, TP_ERR_INVALID,
@@ -3340,56 +3358,56 @@ TP__FB_INLINE void tp__fb_add(tp_fb_builder *b, uint16_t id, uint64_t bits, uint
 }
 
 TPDEF void tp_fb_add_u8(tp_fb_builder *b, uint16_t id, uint8_t v, uint8_t dflt) {
-  assert(b);
+  TP_ASSERT(b);
   tp__fb_add(b, id, v, 1, 0, v == dflt);
 }
 TPDEF void tp_fb_add_i8(tp_fb_builder *b, uint16_t id, int8_t v, int8_t dflt) {
-  assert(b);
+  TP_ASSERT(b);
   tp__fb_add(b, id, (uint8_t)v, 1, 0, v == dflt);
 }
 TPDEF void tp_fb_add_u16(tp_fb_builder *b, uint16_t id, uint16_t v, uint16_t dflt) {
-  assert(b);
+  TP_ASSERT(b);
   tp__fb_add(b, id, v, 2, 0, v == dflt);
 }
 TPDEF void tp_fb_add_i16(tp_fb_builder *b, uint16_t id, int16_t v, int16_t dflt) {
-  assert(b);
+  TP_ASSERT(b);
   tp__fb_add(b, id, (uint16_t)v, 2, 0, v == dflt);
 }
 TPDEF void tp_fb_add_u32(tp_fb_builder *b, uint16_t id, uint32_t v, uint32_t dflt) {
-  assert(b);
+  TP_ASSERT(b);
   tp__fb_add(b, id, v, 4, 0, v == dflt);
 }
 TPDEF void tp_fb_add_i32(tp_fb_builder *b, uint16_t id, int32_t v, int32_t dflt) {
-  assert(b);
+  TP_ASSERT(b);
   tp__fb_add(b, id, (uint32_t)v, 4, 0, v == dflt);
 }
 TPDEF void tp_fb_add_u64(tp_fb_builder *b, uint16_t id, uint64_t v, uint64_t dflt) {
-  assert(b);
+  TP_ASSERT(b);
   tp__fb_add(b, id, v, 8, 0, v == dflt);
 }
 TPDEF void tp_fb_add_i64(tp_fb_builder *b, uint16_t id, int64_t v, int64_t dflt) {
-  assert(b);
+  TP_ASSERT(b);
   tp__fb_add(b, id, (uint64_t)v, 8, 0, v == dflt);
 }
 /* Floats: default comparison is on the bits, so -0.0 is written against a default of 0.0 and
    a NaN against a NaN default only when the bits differ. */
 TPDEF void tp_fb_add_f32(tp_fb_builder *b, uint16_t id, float v, float dflt) {
   uint32_t vb, db;
-  assert(b);
+  TP_ASSERT(b);
   memcpy(&vb, &v, 4);
   memcpy(&db, &dflt, 4);
   tp__fb_add(b, id, vb, 4, 0, vb == db);
 }
 TPDEF void tp_fb_add_f64(tp_fb_builder *b, uint16_t id, double v, double dflt) {
   uint64_t vb, db;
-  assert(b);
+  TP_ASSERT(b);
   memcpy(&vb, &v, 8);
   memcpy(&db, &dflt, 8);
   tp__fb_add(b, id, vb, 8, 0, vb == db);
 }
 
 TPDEF void tp_fb_add_ref(tp_fb_builder *b, uint16_t id, tp_fb_ref ref) {
-  assert(b);
+  TP_ASSERT(b);
   if (ref == 0) return; /* absent field */
   if (ref > b->size) {
     if (tp__fb_ok(b, "tp_fb_add_ref")) tp__fb_check_ref(b, ref, "tp_fb_add_ref");
@@ -3399,7 +3417,7 @@ TPDEF void tp_fb_add_ref(tp_fb_builder *b, uint16_t id, tp_fb_ref ref) {
 }
 
 TPDEF void tp_fb_add_union(tp_fb_builder *b, uint16_t id, uint8_t type, tp_fb_ref value) {
-  assert(b);
+  TP_ASSERT(b);
   if (!tp__fb_ok(b, "tp_fb_add_union")) return;
   if (id == 0) {
     tp_error_set(&b->err, TP_ERR_INVALID,
@@ -3461,7 +3479,7 @@ TPDEF tp_fb_ref tp_fb_end_table(tp_fb_builder *b) {
   const unsigned char *cand = NULL;
   uint32_t *slot;
   uint16_t *vts;
-  assert(b);
+  TP_ASSERT(b);
   if (!tp__fb_ok(b, "tp_fb_end_table")) return 0;
   if (!b->in_table) {
     tp_error_set(&b->err, TP_ERR_INVALID, "tp_fb_end_table without tp_fb_start_table");
@@ -3552,7 +3570,7 @@ TPDEF tp_fb_ref tp_fb_end_table(tp_fb_builder *b) {
 
 TPDEF tp_status tp_fb_finish(tp_fb_builder *b, tp_fb_ref root, const char *identifier) {
   uint32_t head, pad;
-  assert(b);
+  TP_ASSERT(b);
   if (!tp__fb_ok(b, "tp_fb_finish")) return b->err.status;
   if (b->in_table) {
     return tp_error_set(&b->err, TP_ERR_INVALID, "tp_fb_finish inside an open table");
@@ -3577,7 +3595,7 @@ TPDEF tp_status tp_fb_finish(tp_fb_builder *b, tp_fb_ref root, const char *ident
 }
 
 TPDEF const unsigned char *tp_fb_data(const tp_fb_builder *b, size_t *size) {
-  assert(b);
+  TP_ASSERT(b);
   if (!b->finished || b->err.status != TP_OK) {
     if (size) *size = 0;
     return NULL;
@@ -3599,7 +3617,7 @@ TPDEF const unsigned char *tp_fb_data(const tp_fb_builder *b, size_t *size) {
 static int tp__fb_rfail(tp_fb_reader *r) { return r->err.status != TP_OK; }
 
 TPDEF tp_status tp_fb_reader_status(const tp_fb_reader *r) {
-  assert(r);
+  TP_ASSERT(r);
   return r->err.status;
 }
 
@@ -3659,7 +3677,7 @@ static tp_fb_table tp__fb_open_table(tp_fb_reader *r, uint64_t pos, unsigned dep
 TPDEF tp_status tp_fb_reader_init(tp_fb_reader *r, const void *buf, size_t size,
                                   const char *identifier, tp_fb_table *root) {
   uint32_t off;
-  assert(r);
+  TP_ASSERT(r);
   r->buf = (const unsigned char *)buf;
   r->size = size;
   r->tables = 0;
@@ -3729,7 +3747,7 @@ static uint32_t tp__fb_field_pos(const tp_fb_table *t, uint16_t id, unsigned n) 
 
 TPDEF int tp_fb_present(const tp_fb_table *t, uint16_t id) {
   uint32_t voff;
-  assert(t);
+  TP_ASSERT(t);
   if (!t->r || !t->pos || tp__fb_rfail(t->r)) return 0;
   voff = 4u + 2u * (uint32_t)id;
   if (voff + 2u > t->vtable_size) return 0;
@@ -3738,49 +3756,49 @@ TPDEF int tp_fb_present(const tp_fb_table *t, uint16_t id) {
 
 TPDEF uint8_t tp_fb_u8(const tp_fb_table *t, uint16_t id, uint8_t dflt) {
   uint32_t p;
-  assert(t);
+  TP_ASSERT(t);
   p = tp__fb_field_pos(t, id, 1);
   return p ? t->r->buf[p] : dflt;
 }
 TPDEF int8_t tp_fb_i8(const tp_fb_table *t, uint16_t id, int8_t dflt) {
   uint32_t p;
-  assert(t);
+  TP_ASSERT(t);
   p = tp__fb_field_pos(t, id, 1);
   return p ? (int8_t)t->r->buf[p] : dflt;
 }
 TPDEF uint16_t tp_fb_u16(const tp_fb_table *t, uint16_t id, uint16_t dflt) {
   uint32_t p;
-  assert(t);
+  TP_ASSERT(t);
   p = tp__fb_field_pos(t, id, 2);
   return p ? tp_load_le16(t->r->buf + p) : dflt;
 }
 TPDEF int16_t tp_fb_i16(const tp_fb_table *t, uint16_t id, int16_t dflt) {
   uint32_t p;
-  assert(t);
+  TP_ASSERT(t);
   p = tp__fb_field_pos(t, id, 2);
   return p ? (int16_t)tp_load_le16(t->r->buf + p) : dflt;
 }
 TPDEF uint32_t tp_fb_u32(const tp_fb_table *t, uint16_t id, uint32_t dflt) {
   uint32_t p;
-  assert(t);
+  TP_ASSERT(t);
   p = tp__fb_field_pos(t, id, 4);
   return p ? tp_load_le32(t->r->buf + p) : dflt;
 }
 TPDEF int32_t tp_fb_i32(const tp_fb_table *t, uint16_t id, int32_t dflt) {
   uint32_t p;
-  assert(t);
+  TP_ASSERT(t);
   p = tp__fb_field_pos(t, id, 4);
   return p ? (int32_t)tp_load_le32(t->r->buf + p) : dflt;
 }
 TPDEF uint64_t tp_fb_u64(const tp_fb_table *t, uint16_t id, uint64_t dflt) {
   uint32_t p;
-  assert(t);
+  TP_ASSERT(t);
   p = tp__fb_field_pos(t, id, 8);
   return p ? tp_load_le64(t->r->buf + p) : dflt;
 }
 TPDEF int64_t tp_fb_i64(const tp_fb_table *t, uint16_t id, int64_t dflt) {
   uint32_t p;
-  assert(t);
+  TP_ASSERT(t);
   p = tp__fb_field_pos(t, id, 8);
   return p ? (int64_t)tp_load_le64(t->r->buf + p) : dflt;
 }
@@ -3796,13 +3814,13 @@ TPDEF double tp_fb_bits_f64(uint64_t bits) {
 }
 TPDEF float tp_fb_f32(const tp_fb_table *t, uint16_t id, float dflt) {
   uint32_t p;
-  assert(t);
+  TP_ASSERT(t);
   p = tp__fb_field_pos(t, id, 4);
   return p ? tp_fb_bits_f32(tp_load_le32(t->r->buf + p)) : dflt;
 }
 TPDEF double tp_fb_f64(const tp_fb_table *t, uint16_t id, double dflt) {
   uint32_t p;
-  assert(t);
+  TP_ASSERT(t);
   p = tp__fb_field_pos(t, id, 8);
   return p ? tp_fb_bits_f64(tp_load_le64(t->r->buf + p)) : dflt;
 }
@@ -3862,7 +3880,7 @@ static const char *tp__fb_string_at(tp_fb_reader *r, uint32_t target, size_t *le
 TPDEF tp_fb_table tp_fb_table_field(const tp_fb_table *t, uint16_t id) {
   tp_fb_table none;
   uint32_t p, target;
-  assert(t);
+  TP_ASSERT(t);
   memset(&none, 0, sizeof none);
   none.r = t->r;
   p = tp__fb_field_pos(t, id, 4);
@@ -3876,7 +3894,7 @@ TPDEF tp_fb_table tp_fb_union_field(const tp_fb_table *t, uint16_t id, uint8_t *
   tp_fb_table none, v;
   uint8_t tag;
   int has_value;
-  assert(t);
+  TP_ASSERT(t);
   memset(&none, 0, sizeof none);
   none.r = t->r;
   if (type_out) *type_out = 0;
@@ -3902,7 +3920,7 @@ TPDEF tp_fb_table tp_fb_union_field(const tp_fb_table *t, uint16_t id, uint8_t *
 
 TPDEF const char *tp_fb_string(const tp_fb_table *t, uint16_t id, size_t *len_out) {
   uint32_t p, target;
-  assert(t);
+  TP_ASSERT(t);
   if (len_out) *len_out = 0;
   p = tp__fb_field_pos(t, id, 4);
   if (!p) return NULL;
@@ -3914,7 +3932,7 @@ TPDEF const char *tp_fb_string(const tp_fb_table *t, uint16_t id, size_t *len_ou
 TPDEF tp_fb_vector tp_fb_vector_field(const tp_fb_table *t, uint16_t id, size_t elem_size) {
   tp_fb_vector v;
   uint32_t p, target, count;
-  assert(t);
+  TP_ASSERT(t);
   memset(&v, 0, sizeof v);
   v.r = t->r;
   v.depth = t->depth;
@@ -3960,7 +3978,7 @@ static uint32_t tp__fb_elem(const tp_fb_vector *v, size_t i, int want_ref) {
 TPDEF uint64_t tp_fb_vector_scalar(const tp_fb_vector *v, size_t i) {
   uint32_t p;
   const unsigned char *q;
-  assert(v);
+  TP_ASSERT(v);
   p = tp__fb_elem(v, i, 0);
   if (!p) return 0;
   q = v->r->buf + p;
@@ -3975,7 +3993,7 @@ TPDEF uint64_t tp_fb_vector_scalar(const tp_fb_vector *v, size_t i) {
 TPDEF tp_fb_table tp_fb_vector_table(const tp_fb_vector *v, size_t i) {
   tp_fb_table none;
   uint32_t p, target;
-  assert(v);
+  TP_ASSERT(v);
   memset(&none, 0, sizeof none);
   none.r = v->r;
   p = tp__fb_elem(v, i, 1);
@@ -3987,7 +4005,7 @@ TPDEF tp_fb_table tp_fb_vector_table(const tp_fb_vector *v, size_t i) {
 
 TPDEF const char *tp_fb_vector_string(const tp_fb_vector *v, size_t i, size_t *len_out) {
   uint32_t p, target;
-  assert(v);
+  TP_ASSERT(v);
   if (len_out) *len_out = 0;
   p = tp__fb_elem(v, i, 1);
   if (!p) return NULL;
@@ -4017,9 +4035,6 @@ TPDEF const char *tp_fb_vector_string(const tp_fb_vector *v, size_t i, size_t *l
      at a multiple of lcm(128, alignment): 100k small constants do not cost 12 MiB of padding;
    - entries with equal bytes (length and SHA-256) share one segment, as Python's
      NamedDataStore shares buffers; named_data lists keys in first-add order. */
-
-#include <assert.h>
-#include <string.h>
 
 // >>store
 
@@ -4075,6 +4090,7 @@ struct tp_store {
   uint64_t fb_size, base, data_size;
   tp_sha256 sha0;              /* an initialised context, copied per add: tp_sha256_init runs
                                   cpuid, which costs tens of microseconds in a VM */
+  tp_store_options opts;
   tp_error err;
 };
 
@@ -4148,17 +4164,20 @@ static tp__store_seg *tp__store_find_content(tp_store *s, const unsigned char di
   return NULL;
 }
 
-TPDEF tp_status tp_store_create(tp_store **out) {
+TPDEF tp_status tp_store_create_ex(const tp_store_options *opts, tp_store **out) {
   tp_store *s;
   if (!out) return TP_ERR_INVALID;
   *out = NULL;
   s = (tp_store *)TP_MALLOC(sizeof(tp_store));
   if (!s) return TP_ERR_NOMEM;
   memset(s, 0, sizeof *s);
+  if (opts) s->opts = *opts;
   tp_sha256_init(&s->sha0);
   *out = s;
   return TP_OK;
 }
+
+TPDEF tp_status tp_store_create(tp_store **out) { return tp_store_create_ex(NULL, out); }
 
 TPDEF void tp_store_destroy(tp_store *s) {
   size_t i;
@@ -4252,7 +4271,24 @@ static tp_status tp__store_insert(tp_store *s, const char *key_or_null, tp__stor
                           (unsigned long)s->n_segs);
     ng = &s->segs[s->n_segs];
     memset(ng, 0, sizeof *ng);
-    if (it->view) {
+    if (it->view && s->opts.copy) {
+      /* Copying store: the compact bytes now, so the caller may free the weights. */
+      ng->is_bytes = 1;
+      if (it->nbytes > 0) {
+        ng->owned = (unsigned char *)TP_MALLOC((size_t)it->nbytes);
+        if (!ng->owned)
+          return tp_error_set(&s->err, TP_ERR_NOMEM, "key \"%.80s\": cannot copy %llu bytes",
+                              key, (unsigned long long)it->nbytes);
+        st = tp_compact_into(it->view, it->order, ng->owned, (size_t)it->nbytes);
+        if (st != TP_OK) {
+          TP_FREE(ng->owned);
+          ng->owned = NULL;
+          return tp_error_set(&s->err, st, "key \"%.80s\": copying the view failed (%s)", key,
+                              tp_status_str(st));
+        }
+      }
+      ng->bytes = ng->owned;
+    } else if (it->view) {
       ng->view = *it->view;
       ng->order = it->order;
     } else {
@@ -4393,7 +4429,7 @@ TPDEF tp_status tp_store_add_bytes(tp_store *s, const char *key_or_NULL, const v
   st = tp__store_alignment(s, key_or_NULL, alignment, &it.alignment);
   if (st != TP_OK) return st;
   it.bytes = data;
-  it.copy = copy;
+  it.copy = copy || s->opts.copy;
   it.nbytes = (uint64_t)n;
   ctx = s->sha0;
   if (n > 0) tp_sha256_update(&ctx, data, n);

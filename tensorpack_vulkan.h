@@ -332,7 +332,6 @@ TPDEF void tp_vk_upload_free(tp_vk_upload *u);
 #ifndef TENSORPACK_VULKAN_IMPLEMENTATION_DONE
 #define TENSORPACK_VULKAN_IMPLEMENTATION_DONE
 
-#include <assert.h>
 #include <string.h>
 
 #ifdef __cplusplus
@@ -476,22 +475,22 @@ TPDEF void tp_vk_graph_destroy(tp_vk_graph *g) {
 }
 
 TPDEF const char *tp_vk_graph_error(const tp_vk_graph *g) {
-  assert(g);
+  TP_ASSERT(g);
   return g->err.status == TP_OK ? "" : g->err.msg;
 }
 
 TPDEF tp_status tp_vk_graph_status(const tp_vk_graph *g) {
-  assert(g);
+  TP_ASSERT(g);
   return g->err.status;
 }
 
 TPDEF uint32_t tp_vk_value_count(const tp_vk_graph *g) {
-  assert(g);
+  TP_ASSERT(g);
   return (uint32_t)g->nvalues;
 }
 
 TPDEF int tp_vk_value_type(const tp_vk_graph *g, uint32_t id) {
-  assert(g);
+  TP_ASSERT(g);
   return id < g->nvalues ? (int)g->values[id].type : 0;
 }
 
@@ -528,7 +527,7 @@ static tp_status tp_vk__commit_value(tp_vk_graph *g, uint32_t *id_out) {
 static tp_status tp_vk__add_scalar(tp_vk_graph *g, uint8_t type, int64_t i, double d,
                                    uint32_t *id_out) {
   tp_vk__value *v;
-  assert(g);
+  TP_ASSERT(g);
   if (tp_vk__check(g)) return g->err.status;
   v = tp_vk__new_value(g, type, "a scalar");
   if (!v) return g->err.status;
@@ -576,7 +575,7 @@ static int tp_vk__dup(tp_vk_graph *g, const void *src, size_t n, size_t es, void
 TPDEF tp_status tp_vk_add_string(tp_vk_graph *g, const char *s, uint32_t *id_out) {
   tp_vk__value *v;
   size_t n;
-  assert(g);
+  TP_ASSERT(g);
   if (tp_vk__check(g)) return g->err.status;
   if (!s)
     return tp_error_set(&g->err, TP_ERR_INVALID, "value %lu: string is NULL",
@@ -592,7 +591,7 @@ TPDEF tp_status tp_vk_add_string(tp_vk_graph *g, const char *s, uint32_t *id_out
 static tp_status tp_vk__add_list(tp_vk_graph *g, uint8_t type, const void *items, size_t n,
                                  size_t es, const char *what, uint32_t *id_out) {
   tp_vk__value *v;
-  assert(g);
+  TP_ASSERT(g);
   if (tp_vk__check(g)) return g->err.status;
   if (n > 0 && !items)
     return tp_error_set(&g->err, TP_ERR_INVALID, "value %lu: %s of %lu items has NULL items",
@@ -663,7 +662,7 @@ TPDEF tp_status tp_vk_add_value_list(tp_vk_graph *g, const uint32_t *ids, size_t
   tp_vk__value *v;
   int32_t *items = NULL;
   size_t i;
-  assert(g);
+  TP_ASSERT(g);
   if (tp_vk__check(g)) return g->err.status;
   if (!tp_vk__ids_exist(g, ids, n, "value list", (long)g->nvalues)) return g->err.status;
   v = tp_vk__new_value(g, TP_VK_VALUE_LIST_VALUE, "a value list");
@@ -719,7 +718,7 @@ TPDEF tp_status tp_vk_add_tensor(tp_vk_graph *g, tp_vk_datatype dt, size_t ndim,
   size_t i;
   int idt = (int)dt, ist = (int)staging_dt, tpdt;
   tp_status s;
-  assert(g);
+  TP_ASSERT(g);
   if (tp_vk__check(g)) return g->err.status;
   id = (unsigned long)g->nvalues;
   memset(&c, 0, sizeof c);
@@ -856,7 +855,7 @@ TPDEF tp_status tp_vk_add_tensor(tp_vk_graph *g, tp_vk_datatype dt, size_t ndim,
 }
 
 TPDEF const char *tp_vk_constant_key(const tp_vk_graph *g, uint32_t id) {
-  assert(g);
+  TP_ASSERT(g);
   if (id >= g->nvalues || g->values[id].type != TP_VK_TENSOR_VALUE ||
       g->values[id].constant_id < 0)
     return NULL;
@@ -871,7 +870,7 @@ TPDEF tp_status tp_vk_add_op(tp_vk_graph *g, uint32_t node_id, const char *name,
   tp_vk__op op;
   size_t i, len;
   tp_status s;
-  assert(g);
+  TP_ASSERT(g);
   if (tp_vk__check(g)) return g->err.status;
   if (!name)
     return tp_error_set(&g->err, TP_ERR_INVALID, "operator %lu: name is NULL",
@@ -903,7 +902,7 @@ TPDEF tp_status tp_vk_add_op(tp_vk_graph *g, uint32_t node_id, const char *name,
 TPDEF tp_status tp_vk_set_io(tp_vk_graph *g, const uint32_t *inputs, size_t n_in,
                              const uint32_t *outputs, size_t n_out) {
   void *in = NULL, *out = NULL;
-  assert(g);
+  TP_ASSERT(g);
   if (tp_vk__check(g)) return g->err.status;
   if (!tp_vk__ids_exist(g, inputs, n_in, "graph inputs", -1)) return g->err.status;
   if (!tp_vk__ids_exist(g, outputs, n_out, "graph outputs", -1)) return g->err.status;
@@ -926,7 +925,7 @@ TPDEF tp_status tp_vk_add_shader(tp_vk_graph *g, const void *bytes, size_t n,
                                  uint32_t *index_out) {
   tp_vk__shader sh;
   tp_status s;
-  assert(g);
+  TP_ASSERT(g);
   if (tp_vk__check(g)) return g->err.status;
   if (!bytes || n == 0)
     return tp_error_set(&g->err, TP_ERR_INVALID, "shader %lu: %s", (unsigned long)g->nshaders,
@@ -949,7 +948,7 @@ TPDEF tp_status tp_vk_add_shader(tp_vk_graph *g, const void *bytes, size_t n,
 }
 
 TPDEF tp_status tp_vk_set_overrides(tp_vk_graph *g, int storage_type, int memory_layout) {
-  assert(g);
+  TP_ASSERT(g);
   if (tp_vk__check(g)) return g->err.status;
   if (storage_type != -1 && storage_type != 255 && !tp_vk__storage_ok(storage_type))
     return tp_error_set(&g->err, TP_ERR_INVALID,
@@ -1153,7 +1152,7 @@ static uint64_t tp_vk__bytes_offset(const tp_vk_graph *g) {
 TPDEF tp_status tp_vk_blob_size(tp_vk_graph *g, uint64_t *size_out) {
   uint64_t total;
   tp_status s;
-  assert(g);
+  TP_ASSERT(g);
   s = tp_vk__layout(g);
   if (s != TP_OK) return s;
   if (tp_add_u64(tp_vk__bytes_offset(g), g->segment_size, &total))
@@ -1175,7 +1174,7 @@ TPDEF tp_status tp_vk_write(tp_vk_graph *g, tp_sink *sink) {
   size_t fb_size = 0, i;
   uint64_t written = 0;
   tp_status s;
-  assert(g);
+  TP_ASSERT(g);
   s = tp_vk__layout(g);
   if (s != TP_OK) return s;
   if (!sink || !sink->write)
@@ -1229,7 +1228,7 @@ static tp_status tp_vk__produce(void *ctx, tp_sink *sink) {
 
 TPDEF tp_status tp_vk_write_file(tp_vk_graph *g, const char *path) {
   tp_status s;
-  assert(g);
+  TP_ASSERT(g);
   s = tp_vk__layout(g);
   if (s != TP_OK) return s;
   if (!path) return TP_ERR_INVALID;

@@ -430,7 +430,6 @@ TPDEF tp_status tp_xnn_runtime_invoke(tp_xnn_runtime *rt);
 #ifndef TENSORPACK_XNNPACK_IMPLEMENTATION_DONE
 #define TENSORPACK_XNNPACK_IMPLEMENTATION_DONE
 
-#include <assert.h>
 #include <string.h>
 
 /* >>xnn-tables ------------------------------------------------------------------------------ */
@@ -626,22 +625,22 @@ TPDEF void tp_xnn_graph_destroy(tp_xnn_graph *g) {
 }
 
 TPDEF const char *tp_xnn_graph_error(const tp_xnn_graph *g) {
-  assert(g);
+  TP_ASSERT(g);
   return g->err.status ? g->err.msg : "";
 }
 
 TPDEF tp_status tp_xnn_graph_status(const tp_xnn_graph *g) {
-  assert(g);
+  TP_ASSERT(g);
   return g->err.status;
 }
 
 TPDEF uint32_t tp_xnn_graph_num_values(const tp_xnn_graph *g) {
-  assert(g);
+  TP_ASSERT(g);
   return (uint32_t)g->nvalues;
 }
 
 TPDEF uint32_t tp_xnn_graph_num_nodes(const tp_xnn_graph *g) {
-  assert(g);
+  TP_ASSERT(g);
   return (uint32_t)g->nnodes;
 }
 
@@ -886,7 +885,7 @@ TPDEF tp_status tp_xnn_define_tensor_value(tp_xnn_graph *g, tp_xnn_datatype dt, 
                                            uint32_t *id_out) {
   tp__xnn_value v;
   size_t nc;
-  assert(g);
+  TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   nc = g->nconsts;
   if (tp__xnn_value_begin(g, (int)dt, num_dims, dims, data, external_id, flags, &v) != TP_OK)
@@ -910,7 +909,7 @@ TPDEF tp_status tp_xnn_define_quantized_tensor_value(tp_xnn_graph *g, tp_xnn_dat
   size_t nc;
   unsigned id;
   int32_t zlo = 0, zhi = 0;
-  assert(g);
+  TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   nc = g->nconsts;
   id = (unsigned)g->nvalues;
@@ -951,7 +950,7 @@ TPDEF tp_status tp_xnn_define_channelwise_quantized_tensor_value(
   unsigned id;
   tp_error e;
   tp_status st;
-  assert(g);
+  TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   nc = g->nconsts;
   id = (unsigned)g->nvalues;
@@ -1001,7 +1000,7 @@ TPDEF tp_status tp_xnn_define_blockwise_quantized_tensor_value(
   tp_error e;
   tp_status st;
   uint64_t groups;
-  assert(g);
+  TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   nc = g->nconsts;
   id = (unsigned)g->nvalues;
@@ -1065,7 +1064,7 @@ TPDEF tp_status tp_xnn_define_dynamically_quantized_tensor_value(
     const size_t *dims, uint32_t external_id, uint32_t flags, uint32_t *id_out) {
   tp__xnn_value v;
   unsigned id;
-  assert(g);
+  TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   id = (unsigned)g->nvalues;
   if (tp__xnn_value_begin(g, (int)dt, num_dims, dims, NULL, external_id, flags, &v) != TP_OK)
@@ -1107,7 +1106,7 @@ static tp_status tp__xnn_node_add(tp_xnn_graph *g, int kind, const uint32_t *val
   unsigned idx = (unsigned)g->nnodes;
   size_t i, nv = 0, total = 0;
   tp_status st;
-  assert(g);
+  TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   memset(&n, 0, sizeof n);
   n.kind = kind;
@@ -1301,7 +1300,7 @@ static tp_status tp__xnn_conv(tp_xnn_graph *g, int kind, const uint32_t *p15, si
                               size_t goc, float mn, float mx, uint32_t in, uint32_t filter,
                               uint32_t bias, uint32_t out, uint32_t flags) {
   uint32_t v[20];
-  assert(g);
+  TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   if ((uint64_t)gic > (uint64_t)UINT32_MAX || (uint64_t)goc > (uint64_t)UINT32_MAX)
     return tp_error_set(&g->err, TP_ERR_OVERFLOW,
@@ -1353,7 +1352,7 @@ TPDEF tp_status tp_xnn_define_depthwise_convolution_2d(
     size_t input_channels, float output_min, float output_max, uint32_t input_id,
     uint32_t filter_id, uint32_t bias_id, uint32_t output_id, uint32_t flags) {
   uint32_t p[15];
-  assert(g);
+  TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   if ((uint64_t)input_channels > (uint64_t)UINT32_MAX)
     return tp_error_set(&g->err, TP_ERR_OVERFLOW,
@@ -1517,7 +1516,7 @@ static tp_status tp__xnn_shape1(tp_xnn_graph *g, int kind, size_t num_dims, cons
   uint32_t v[5];
   const size_t *vecs[1];
   size_t lens[1];
-  assert(g);
+  TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   if (num_dims > TP_XNN_MAX_DIMS)
     return tp_error_set(&g->err, TP_ERR_INVALID, "node %u (%s): %u dims, at most %d",
@@ -1553,7 +1552,7 @@ TPDEF tp_status tp_xnn_define_static_slice(tp_xnn_graph *g, size_t num_dims,
   uint32_t v[6];
   const size_t *vecs[2];
   size_t lens[2];
-  assert(g);
+  TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   if (num_dims > TP_XNN_MAX_DIMS)
     return tp_error_set(&g->err, TP_ERR_INVALID, "node %u (static_slice): %u dims, at most %d",
@@ -1577,7 +1576,7 @@ TPDEF tp_status tp_xnn_define_static_constant_pad(tp_xnn_graph *g, const size_t 
   uint32_t v[6];
   const size_t *vecs[2];
   size_t lens[2];
-  assert(g);
+  TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   if (input_id >= g->nvalues)
     return tp_error_set(&g->err, TP_ERR_INVALID,
@@ -1600,7 +1599,7 @@ TPDEF tp_status tp_xnn_define_static_resize_bilinear_2d(tp_xnn_graph *g, size_t 
                                                         size_t new_width, uint32_t input_id,
                                                         uint32_t output_id, uint32_t flags) {
   uint32_t v[5];
-  assert(g);
+  TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   if ((uint64_t)new_height > (uint64_t)UINT32_MAX || (uint64_t)new_width > (uint64_t)UINT32_MAX)
     return tp_error_set(&g->err, TP_ERR_OVERFLOW,
@@ -1635,7 +1634,7 @@ TPDEF tp_status tp_xnn_define_scaled_dot_product_attention(tp_xnn_graph *g, uint
 
 TPDEF tp_status tp_xnn_set_output_min_max(tp_xnn_graph *g, uint32_t node_index,
                                           float output_min, float output_max) {
-  assert(g);
+  TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   if (node_index >= g->nnodes)
     return tp_error_set(&g->err, TP_ERR_INVALID,
@@ -1648,7 +1647,7 @@ TPDEF tp_status tp_xnn_set_output_min_max(tp_xnn_graph *g, uint32_t node_index,
 }
 
 TPDEF tp_status tp_xnn_set_debug_handle(tp_xnn_graph *g, uint32_t node_index, uint32_t handle) {
-  assert(g);
+  TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   if (node_index >= g->nnodes)
     return tp_error_set(&g->err, TP_ERR_INVALID,
@@ -1897,7 +1896,7 @@ TPDEF tp_status tp_xnn_blob_size(tp_xnn_graph *g, uint64_t *size_out) {
   const unsigned char *fb;
   size_t fb_size;
   uint64_t cd_off, cd_size;
-  assert(g);
+  TP_ASSERT(g);
   if (!size_out) return TP_ERR_INVALID;
   if (tp__xnn_prepare(g, &b, &fb, &fb_size, &cd_off, &cd_size) != TP_OK) return g->err.status;
   tp_fb_builder_destroy(b);
@@ -1914,7 +1913,7 @@ TPDEF tp_status tp_xnn_write(tp_xnn_graph *g, tp_sink *sink) {
   uint64_t cd_off, cd_size, pos;
   unsigned char hdr[TP__XNN_HEADER_PADDED];
   tp_status st;
-  assert(g);
+  TP_ASSERT(g);
   if (!sink) return TP_ERR_INVALID;
   if (tp__xnn_prepare(g, &b, &fb, &fb_size, &cd_off, &cd_size) != TP_OK) return g->err.status;
   memset(hdr, 0, sizeof hdr);
@@ -1952,7 +1951,7 @@ static tp_status tp__xnn_produce(void *ctx, tp_sink *sink) {
 }
 
 TPDEF tp_status tp_xnn_write_file(tp_xnn_graph *g, const char *path) {
-  assert(g);
+  TP_ASSERT(g);
   if (!path) return TP_ERR_INVALID;
   if (g->err.status) return g->err.status;
   return tp_atomic_write(path, tp__xnn_produce, g);
@@ -2026,17 +2025,17 @@ TPDEF void tp_xnn_runtime_destroy(tp_xnn_runtime *rt) {
 }
 
 TPDEF const char *tp_xnn_runtime_error(const tp_xnn_runtime *rt) {
-  assert(rt);
+  TP_ASSERT(rt);
   return rt->err.status ? rt->err.msg : "";
 }
 
 TPDEF uint32_t tp_xnn_runtime_num_externs(const tp_xnn_runtime *rt) {
-  assert(rt);
+  TP_ASSERT(rt);
   return rt->num_externs;
 }
 
 TPDEF tp_status tp_xnn_runtime_bind(tp_xnn_runtime *rt, uint32_t external_id, void *data) {
-  assert(rt);
+  TP_ASSERT(rt);
   if (external_id >= rt->num_externs)
     return tp_error_set(&rt->err, TP_ERR_INVALID, "bind: external id %u, the blob has %u",
                         (unsigned)external_id, (unsigned)rt->num_externs);
@@ -2048,7 +2047,7 @@ TPDEF tp_status tp_xnn_runtime_invoke(tp_xnn_runtime *rt) {
   struct xnn_external_value *ev;
   size_t n = 0, i;
   enum xnn_status xs;
-  assert(rt);
+  TP_ASSERT(rt);
   if (rt->err.status) return rt->err.status;
   ev = (struct xnn_external_value *)TP_MALLOC((rt->num_externs + 1) * sizeof *ev);
   if (!ev) return tp_error_set(&rt->err, TP_ERR_NOMEM, "invoke: no memory");
