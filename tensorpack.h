@@ -606,9 +606,20 @@ TPDEF tp_status tp_store_create(tp_store **out);
 
 /* Options of tp_store_create_ex. Zero every field (memset, or `= {0}`) and set the ones you
    want: a zero field is the default, so new fields never change what old code gets. */
+/* A parallel-for supplied by the caller (the library starts no threads of its own): it must run
+   fn(fn_ctx, i) once for every i in [0, n), in any order, on any threads, and return only when
+   every call has returned. hook_ctx is tp_store_options.parallel_ctx. The calls never touch
+   one another's data; with a hook, TP_MALLOC/TP_FREE must be thread-safe (the defaults are). */
+typedef void (*tp_parallel_task)(void *fn_ctx, size_t i);
+typedef void (*tp_parallel_for)(void *hook_ctx, size_t n, tp_parallel_task fn, void *fn_ctx);
+
 typedef struct tp_store_options {
   int copy;   /* 0: views are borrowed until the store is written; 1: each entry's bytes are copied at add */
   /* further fields added by other work, zero = default */
+  tp_parallel_for parallel_for; /* NULL: everything on the calling thread. Otherwise
+                                   tp_store_add_all hashes its views through it (one task per
+                                   view); the entries, keys and bytes are the same either way */
+  void *parallel_ctx;           /* passed to parallel_for as hook_ctx */
 } tp_store_options;
 /* Like tp_store_create, with options (NULL = defaults, the same as tp_store_create).
    With copy = 1, tp_store_add copies the view's compact bytes (in its order) into the store
@@ -639,6 +650,22 @@ TPDEF const char *tp_store_error(const tp_store *s);
    TP_ERR_UNSUPPORTED (a size above INT32_MAX: .ptd layouts hold int32 sizes), TP_ERR_NOMEM. */
 TPDEF tp_status tp_store_add(tp_store *s, const char *key_or_NULL, const tp_tensor *t,
                              tp_order order, size_t alignment, const char **key_out);
+/* One view for tp_store_add_all: the arguments of one tp_store_add call, and its key_out. */
+typedef struct tp_store_item {
+  const char *key;         /* NULL: the lowercase hex SHA-256 of the compact bytes */
+  const tp_tensor *view;
+  tp_order order;
+  size_t alignment;        /* 0 = 16 */
+  const char *key_out;     /* set by tp_store_add_all: the entry's key (owned by the store), or
+                              NULL when the item was not added */
+} tp_store_item;
+/* Adds n views: the same entries, keys, bytes and errors as n tp_store_add calls in item order
+   (a failure at item k keeps items 0..k-1, adds none after it and is the store's error, with
+   the sentence tp_store_add would give). The SHA-256 of the views - the cost of an add - runs
+   through the store's parallel_for hook when it has one (tp_store_options), one task per
+   view, so n views hash on as many cores as the hook uses; without a hook, serially.
+   Errors: as tp_store_add; TP_ERR_INVALID for items == NULL with n > 0; TP_ERR_NOMEM. */
+TPDEF tp_status tp_store_add_all(tp_store *s, tp_store_item *items, size_t n);
 /* Adds raw bytes with no tensor layout. copy != 0 (or a store created with
    tp_store_options.copy = 1): the store keeps its own copy (none is made when an entry with
    equal bytes is already there); otherwise borrowed until the store is written. Keys, dedup, alignment and errors as tp_store_add (NULL data with n > 0 is
@@ -4353,20 +4380,14 @@ static tp_status tp__store_alignment(tp_store *s, const char *key, size_t alignm
   return TP_OK;
 }
 
-TPDEF tp_status tp_store_add(tp_store *s, const char *key_or_NULL, const tp_tensor *t,
-                             tp_order order, size_t alignment, const char **key_out) {
+/* Checks one view add and fills its item (layout, alignment), all but the digest. */
+static tp_status tp__store_view_item(tp_store *s, const char *key_or_NULL, const tp_tensor *t,
+                                     tp_order order, size_t alignment, tp__store_item *it) {
   const char *kname = key_or_NULL ? key_or_NULL : "(sha256)";
-  tp__store_item it;
   tp_error verr;
-  tp_sha256 ctx;
-  tp_sink sink;
   tp_status st;
   int d;
-
-  TP_ASSERT(s);
-  if (key_out) *key_out = NULL;
-  if (s->err.status != TP_OK) return s->err.status;
-  memset(&it, 0, sizeof it);
+  memset(it, 0, sizeof *it);
   if (!t) return tp_error_set(&s->err, TP_ERR_INVALID, "key \"%.80s\": NULL tensor", kname);
   if (order != TP_ORDER_ROW_MAJOR && order != TP_ORDER_PRESERVE)
     return tp_error_set(&s->err, TP_ERR_INVALID, "key \"%.80s\": order %d is not a tp_order",
@@ -4376,40 +4397,131 @@ TPDEF tp_status tp_store_add(tp_store *s, const char *key_or_NULL, const tp_tens
   if (st != TP_OK)
     return tp_error_set(&s->err, st, "key \"%.80s\": %s", kname,
                         verr.status != TP_OK ? verr.msg : tp_status_str(st));
-  st = tp__store_alignment(s, key_or_NULL, alignment, &it.alignment);
+  st = tp__store_alignment(s, key_or_NULL, alignment, &it->alignment);
   if (st != TP_OK) return st;
 
-  it.view = t;
-  it.order = order;
-  it.nbytes = (uint64_t)tp_nbytes(t);
-  it.has_layout = 1;
-  it.scalar_type = (int8_t)t->dtype;
-  it.ndim = (uint8_t)t->ndim;
+  it->view = t;
+  it->order = order;
+  it->nbytes = (uint64_t)tp_nbytes(t);
+  it->has_layout = 1;
+  it->scalar_type = (int8_t)t->dtype;
+  it->ndim = (uint8_t)t->ndim;
   for (d = 0; d < t->ndim; d++) {
     if (t->sizes[d] > INT32_MAX)
       return tp_error_set(&s->err, TP_ERR_UNSUPPORTED,
                           "key \"%.80s\": dim %d has size %lld; a .ptd layout holds int32 sizes",
                           kname, d, (long long)t->sizes[d]);
-    it.sizes[d] = (int32_t)t->sizes[d];
-    it.dim_order[d] = (uint8_t)d;
+    it->sizes[d] = (int32_t)t->sizes[d];
+    it->dim_order[d] = (uint8_t)d;
   }
   if (order == TP_ORDER_PRESERVE && t->ndim > 0) {
-    st = tp_dim_order(t, it.dim_order);
+    st = tp_dim_order(t, it->dim_order);
     if (st != TP_OK)
       return tp_error_set(&s->err, st, "key \"%.80s\": no dim order (%s)", kname,
                           tp_status_str(st));
   }
+  return TP_OK;
+}
 
-  /* The key (or the content check of a given key) needs the digest of the compact bytes:
-     stream them through SHA-256 now, nothing is copied. */
-  ctx = s->sha0;
-  sink = tp_sink_sha256(&ctx);
-  st = tp_compact_write(t, order, &sink);
-  if (st != TP_OK)
-    return tp_error_set(&s->err, st, "key \"%.80s\": hashing the view failed (%s)", kname,
-                        tp_status_str(st));
-  tp_sha256_final(&ctx, it.digest);
+/* The digest of a view's compact bytes, streamed through SHA-256 (nothing is copied). Touches
+   only its arguments and the read-only sha0: safe on any thread. */
+static tp_status tp__store_view_digest(const tp_sha256 *sha0, const tp_tensor *t, tp_order order,
+                                       unsigned char digest[32]) {
+  tp_sha256 ctx = *sha0;
+  tp_sink sink = tp_sink_sha256(&ctx);
+  tp_status st = tp_compact_write(t, order, &sink);
+  if (st == TP_OK) tp_sha256_final(&ctx, digest);
+  return st;
+}
+
+static tp_status tp__store_hash_failed(tp_store *s, const char *key_or_NULL, tp_status st) {
+  return tp_error_set(&s->err, st, "key \"%.80s\": hashing the view failed (%s)",
+                      key_or_NULL ? key_or_NULL : "(sha256)", tp_status_str(st));
+}
+
+TPDEF tp_status tp_store_add(tp_store *s, const char *key_or_NULL, const tp_tensor *t,
+                             tp_order order, size_t alignment, const char **key_out) {
+  tp__store_item it;
+  tp_status st;
+
+  TP_ASSERT(s);
+  if (key_out) *key_out = NULL;
+  if (s->err.status != TP_OK) return s->err.status;
+  st = tp__store_view_item(s, key_or_NULL, t, order, alignment, &it);
+  if (st != TP_OK) return st;
+  /* The key (or the content check of a given key) needs the digest of the compact bytes. */
+  st = tp__store_view_digest(&s->sha0, t, order, it.digest);
+  if (st != TP_OK) return tp__store_hash_failed(s, key_or_NULL, st);
   return tp__store_insert(s, key_or_NULL, &it, key_out);
+}
+
+/* tp_store_add_all's hashing task: item i's digest and status. */
+typedef struct tp__store_hash_job {
+  const tp_sha256 *sha0;
+  tp__store_item *its;
+  tp_status *status;
+} tp__store_hash_job;
+
+static void tp__store_hash_task(void *ctx, size_t i) {
+  tp__store_hash_job *j = (tp__store_hash_job *)ctx;
+  j->status[i] = tp__store_view_digest(j->sha0, j->its[i].view, j->its[i].order, j->its[i].digest);
+}
+
+TPDEF tp_status tp_store_add_all(tp_store *s, tp_store_item *items, size_t n) {
+  tp__store_item *its;
+  tp_status *status, st = TP_OK;
+  tp__store_hash_job job;
+  size_t i, ok = 0;
+  tp_error bad;
+
+  TP_ASSERT(s);
+  if (s->err.status != TP_OK) return s->err.status;
+  if (n == 0) return TP_OK;
+  if (!items)
+    return tp_error_set(&s->err, TP_ERR_INVALID, "tp_store_add_all: NULL items with n = %lu",
+                        (unsigned long)n);
+  for (i = 0; i < n; i++) items[i].key_out = NULL;
+  if (n > SIZE_MAX / (sizeof(tp__store_item) + sizeof(tp_status)))
+    return tp_error_set(&s->err, TP_ERR_OVERFLOW, "tp_store_add_all: %lu items",
+                        (unsigned long)n);
+  its = (tp__store_item *)TP_MALLOC(n * (sizeof(tp__store_item) + sizeof(tp_status)));
+  if (!its)
+    return tp_error_set(&s->err, TP_ERR_NOMEM, "tp_store_add_all: no room for %lu items",
+                        (unsigned long)n);
+  status = (tp_status *)(void *)(its + n);
+  /* the checks in item order, up to the first bad item; its error waits until the items
+     before it are in (as with one tp_store_add after another) */
+  memset(&bad, 0, sizeof bad);
+  for (; ok < n; ok++) {
+    st = tp__store_view_item(s, items[ok].key, items[ok].view, items[ok].order,
+                             items[ok].alignment, &its[ok]);
+    if (st != TP_OK) {
+      bad = s->err;
+      memset(&s->err, 0, sizeof s->err);
+      break;
+    }
+  }
+  /* the digests of the good items, through the hook when there is one */
+  job.sha0 = &s->sha0;
+  job.its = its;
+  job.status = status;
+  if (s->opts.parallel_for && ok > 1) {
+    s->opts.parallel_for(s->opts.parallel_ctx, ok, tp__store_hash_task, &job);
+  } else {
+    for (i = 0; i < ok; i++) tp__store_hash_task(&job, i);
+  }
+  /* inserts in item order: the same store as ok tp_store_add calls */
+  st = TP_OK;
+  for (i = 0; i < ok && st == TP_OK; i++) {
+    if (status[i] != TP_OK) st = tp__store_hash_failed(s, items[i].key, status[i]);
+    else st = tp__store_insert(s, items[i].key, &its[i], &items[i].key_out);
+  }
+  if (st == TP_OK && bad.status != TP_OK) { /* every good item is in: now the bad one's error */
+    s->err = bad;
+    st = bad.status;
+  }
+  TP_FREE(its);
+  return st;
 }
 
 TPDEF tp_status tp_store_add_bytes(tp_store *s, const char *key_or_NULL, const void *data,
