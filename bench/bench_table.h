@@ -13,23 +13,23 @@
 
 #define BT_MAX_ROUNDS 64
 
-static int bt_cmp(const void *a, const void *b) {
+static inline int bt_cmp(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return x < y ? -1 : x > y;
 }
-static double bt_median(const double *v, int n) {
+static inline double bt_median(const double *v, int n) {
   double tmp[BT_MAX_ROUNDS];
   memcpy(tmp, v, sizeof(double) * (size_t)n);
   qsort(tmp, (size_t)n, sizeof *tmp, bt_cmp);
   return n % 2 ? tmp[n / 2] : 0.5 * (tmp[n / 2 - 1] + tmp[n / 2]);
 }
-static void bt_fmt_time(char *out, size_t cap, double s) {
+static inline void bt_fmt_time(char *out, size_t cap, double s) {
   if (s < 1e-3) snprintf(out, cap, "%.1f us", s * 1e6);
   else if (s < 1.0) snprintf(out, cap, "%.3f ms", s * 1e3);
   else snprintf(out, cap, "%.3f s", s);
 }
 
-static void bt_header(void) {
+static inline void bt_header(void) {
   printf("| case | tensorpack | peer | limit | ratio [range] | target | |\n");
   printf("|---|---|---|---|---|---|---|\n");
 }
@@ -37,7 +37,7 @@ static void bt_header(void) {
 /* One row: n rounds of tensorpack times tp[], peer times peer[] (named peer_name), and
    optionally block-loop times loop[] (NULL: the limit is the peer). Lower ratio is better;
    the target is a maximum. */
-static void bt_row(const char *name, const char *peer_name, const double *tp, const double *peer,
+static inline void bt_row(const char *name, const char *peer_name, const double *tp, const double *peer,
                    const double *loop, int n, double target) {
   double ratio[BT_MAX_ROUNDS], lim[BT_MAX_ROUNDS], lo = 1e300, hi = 0, med;
   char a[32], b[32], c[48];
@@ -64,7 +64,7 @@ static void bt_row(const char *name, const char *peer_name, const double *tp, co
 
 /* A throughput row where higher is better: ratio = tensorpack rate / peer rate per round,
    the target a minimum. tp[] and peer[] are times for the same bytes. */
-static void bt_row_rate(const char *name, const char *peer_name, const double *tp,
+static inline void bt_row_rate(const char *name, const char *peer_name, const double *tp,
                         const double *peer, int n, double target) {
   double ratio[BT_MAX_ROUNDS], lo = 1e300, hi = 0, med;
   char a[32], b[32];
@@ -83,7 +83,7 @@ static void bt_row_rate(const char *name, const char *peer_name, const double *t
 }
 
 /* A row that only reports (no peer). */
-static void bt_note(const char *name, const char *what) {
+static inline void bt_note(const char *name, const char *what) {
   printf("| %s | %s | - | - | - | - | |\n", name, what);
   fflush(stdout);
 }
