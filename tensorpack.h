@@ -3257,7 +3257,22 @@ TPDEF tp_fb_ref tp_fb_create_vector_refs(tp_fb_builder *b, const tp_fb_ref *refs
   return b->size;
 }
 
-TPDEF void tp_fb_start_table(tp_fb_builder *b) {
+/* tp_fb_start_table and the public adds are inlined into callers in the implementation's translation unit (the
+   generated code of the official builder inlines its adds too): one call per field was the
+   builder's largest cost. They stay ordinary external functions for every other caller. GCC
+   warns that an always_inline function without `inline` "might not be inlinable" (it is, where
+   the body is seen); `inline` itself would change the linkage in C++, so the warning is off
+   here. */
+#if defined(__GNUC__) || defined(__clang__)
+#define TP__FB_HOT __attribute__((always_inline))
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wattributes"
+#endif
+#else
+#define TP__FB_HOT
+#endif
+TPDEF TP__FB_HOT void tp_fb_start_table(tp_fb_builder *b) {
   TP_ASSERT(b);
   if (!tp__fb_ok(b, "tp_fb_start_table")) return;
   if (b->in_table) {
@@ -3384,48 +3399,48 @@ TP__FB_INLINE void tp__fb_add(tp_fb_builder *b, uint16_t id, uint64_t bits, uint
   tp__fb_store(b, id, bits, size, is_ref, pad);
 }
 
-TPDEF void tp_fb_add_u8(tp_fb_builder *b, uint16_t id, uint8_t v, uint8_t dflt) {
+TPDEF TP__FB_HOT void tp_fb_add_u8(tp_fb_builder *b, uint16_t id, uint8_t v, uint8_t dflt) {
   TP_ASSERT(b);
   tp__fb_add(b, id, v, 1, 0, v == dflt);
 }
-TPDEF void tp_fb_add_i8(tp_fb_builder *b, uint16_t id, int8_t v, int8_t dflt) {
+TPDEF TP__FB_HOT void tp_fb_add_i8(tp_fb_builder *b, uint16_t id, int8_t v, int8_t dflt) {
   TP_ASSERT(b);
   tp__fb_add(b, id, (uint8_t)v, 1, 0, v == dflt);
 }
-TPDEF void tp_fb_add_u16(tp_fb_builder *b, uint16_t id, uint16_t v, uint16_t dflt) {
+TPDEF TP__FB_HOT void tp_fb_add_u16(tp_fb_builder *b, uint16_t id, uint16_t v, uint16_t dflt) {
   TP_ASSERT(b);
   tp__fb_add(b, id, v, 2, 0, v == dflt);
 }
-TPDEF void tp_fb_add_i16(tp_fb_builder *b, uint16_t id, int16_t v, int16_t dflt) {
+TPDEF TP__FB_HOT void tp_fb_add_i16(tp_fb_builder *b, uint16_t id, int16_t v, int16_t dflt) {
   TP_ASSERT(b);
   tp__fb_add(b, id, (uint16_t)v, 2, 0, v == dflt);
 }
-TPDEF void tp_fb_add_u32(tp_fb_builder *b, uint16_t id, uint32_t v, uint32_t dflt) {
+TPDEF TP__FB_HOT void tp_fb_add_u32(tp_fb_builder *b, uint16_t id, uint32_t v, uint32_t dflt) {
   TP_ASSERT(b);
   tp__fb_add(b, id, v, 4, 0, v == dflt);
 }
-TPDEF void tp_fb_add_i32(tp_fb_builder *b, uint16_t id, int32_t v, int32_t dflt) {
+TPDEF TP__FB_HOT void tp_fb_add_i32(tp_fb_builder *b, uint16_t id, int32_t v, int32_t dflt) {
   TP_ASSERT(b);
   tp__fb_add(b, id, (uint32_t)v, 4, 0, v == dflt);
 }
-TPDEF void tp_fb_add_u64(tp_fb_builder *b, uint16_t id, uint64_t v, uint64_t dflt) {
+TPDEF TP__FB_HOT void tp_fb_add_u64(tp_fb_builder *b, uint16_t id, uint64_t v, uint64_t dflt) {
   TP_ASSERT(b);
   tp__fb_add(b, id, v, 8, 0, v == dflt);
 }
-TPDEF void tp_fb_add_i64(tp_fb_builder *b, uint16_t id, int64_t v, int64_t dflt) {
+TPDEF TP__FB_HOT void tp_fb_add_i64(tp_fb_builder *b, uint16_t id, int64_t v, int64_t dflt) {
   TP_ASSERT(b);
   tp__fb_add(b, id, (uint64_t)v, 8, 0, v == dflt);
 }
 /* Floats: default comparison is on the bits, so -0.0 is written against a default of 0.0 and
    a NaN against a NaN default only when the bits differ. */
-TPDEF void tp_fb_add_f32(tp_fb_builder *b, uint16_t id, float v, float dflt) {
+TPDEF TP__FB_HOT void tp_fb_add_f32(tp_fb_builder *b, uint16_t id, float v, float dflt) {
   uint32_t vb, db;
   TP_ASSERT(b);
   memcpy(&vb, &v, 4);
   memcpy(&db, &dflt, 4);
   tp__fb_add(b, id, vb, 4, 0, vb == db);
 }
-TPDEF void tp_fb_add_f64(tp_fb_builder *b, uint16_t id, double v, double dflt) {
+TPDEF TP__FB_HOT void tp_fb_add_f64(tp_fb_builder *b, uint16_t id, double v, double dflt) {
   uint64_t vb, db;
   TP_ASSERT(b);
   memcpy(&vb, &v, 8);
@@ -3433,7 +3448,7 @@ TPDEF void tp_fb_add_f64(tp_fb_builder *b, uint16_t id, double v, double dflt) {
   tp__fb_add(b, id, vb, 8, 0, vb == db);
 }
 
-TPDEF void tp_fb_add_ref(tp_fb_builder *b, uint16_t id, tp_fb_ref ref) {
+TPDEF TP__FB_HOT void tp_fb_add_ref(tp_fb_builder *b, uint16_t id, tp_fb_ref ref) {
   TP_ASSERT(b);
   if (ref == 0) return; /* absent field */
   if (ref > b->size) {
@@ -3443,7 +3458,7 @@ TPDEF void tp_fb_add_ref(tp_fb_builder *b, uint16_t id, tp_fb_ref ref) {
   tp__fb_add(b, id, ref, 4, 1, 0);
 }
 
-TPDEF void tp_fb_add_union(tp_fb_builder *b, uint16_t id, uint8_t type, tp_fb_ref value) {
+TPDEF TP__FB_HOT void tp_fb_add_union(tp_fb_builder *b, uint16_t id, uint8_t type, tp_fb_ref value) {
   TP_ASSERT(b);
   if (!tp__fb_ok(b, "tp_fb_add_union")) return;
   if (id == 0) {
@@ -3461,6 +3476,11 @@ TPDEF void tp_fb_add_union(tp_fb_builder *b, uint16_t id, uint8_t type, tp_fb_re
   if (value) tp_fb_add_ref(b, id, value); /* the offset first (higher address), then the tag */
   tp__fb_add(b, (uint16_t)(id - 1), type, 1, 0, type == 0);
 }
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+#undef TP__FB_HOT
 
 /* Remembers a new vtable; failure to grow the table is not an error (no dedup then). */
 static void tp__fb_vt_insert(tp_fb_builder *b, uint32_t end, uint32_t h) {
@@ -4591,6 +4611,8 @@ static tp_status tp__store_prepare(tp_store *s) {
   refs = (tp_fb_ref *)TP_MALLOC(nrefs * sizeof(tp_fb_ref));
   if (!refs) return tp_error_set(&s->err, TP_ERR_NOMEM, "no memory for %lu flatbuffer refs",
                                  (unsigned long)nrefs);
+  memset(refs, 0, nrefs * sizeof(tp_fb_ref)); /* (with the adds inlined, GCC cannot see that
+                                                  an empty store reads none of it) */
 
   /* DataSegment: 0 offset u64, 1 size u64. */
   for (i = 0; i < s->n_segs; i++) {
