@@ -135,7 +135,12 @@
 #define TP_ASSERT(x) assert(x)
 #endif
 
-#if defined(__GNUC__) || defined(__clang__)
+#if defined(__MINGW32__) && defined(TP_NO_STDIO)
+#define TP__PRINTF(f, a) __attribute__((format(gnu_printf, f, a))) /* our own formatter */
+#elif defined(__MINGW32__) && defined(__MINGW_PRINTF_FORMAT)
+/* MinGW: the checks of the printf in use (the C99 one, or msvcrt's without %zu) */
+#define TP__PRINTF(f, a) __attribute__((format(__MINGW_PRINTF_FORMAT, f, a)))
+#elif defined(__GNUC__) || defined(__clang__)
 #define TP__PRINTF(f, a) __attribute__((format(printf, f, a)))
 #else
 #define TP__PRINTF(f, a)
@@ -748,6 +753,370 @@ TPDEF tp_status tp_ptd_find(tp_ptd *p, const char *key, tp_ptd_entry *e);
 TPDEF size_t tp_ptd_index_slots(const tp_ptd *p);
 TPDEF tp_status tp_ptd_index(tp_ptd *p, uint32_t *slots, size_t nslots);
 
+/* ------------------------------------------------------------------------------------------ */
+/* 9. Programs (.pte)                                                                          */
+/* ------------------------------------------------------------------------------------------ */
+/* An ExecuTorch program ("ET12" flatbuffer + the "eh00" extended header + segments) whose
+   methods each call one delegate blob, so a C program goes from weights to a file that
+   Program::load -> load_method -> execute (executor_runner) runs. The core knows programs, not
+   backends: tensorpack_xnnpack.h / tensorpack_vulkan.h add tp_xnn_add_pte_method /
+   tp_vk_add_pte_method on top of tp_pte_add_method.
+
+   LAYOUT (as exir/_serialize/_program.py writes it; all little-endian)
+      [0,4) root offset  [4,8) "ET12"  [8,40) eh00: "eh00", u32 32, u64 program size,
+      u64 segment base offset, u64 segment data size;  the rest of the flatbuffer;  zero
+      padding to the segment base (a multiple of the alignment);  the segments:
+        segment 0        the constant segment, empty (constant_segment = {0, offsets [0]}):
+                         no constant lives in the program, every weight is in a blob or in
+                         named data;
+        1 .. m           method i's delegate blob (processed = {SEGMENT, 1 + i}), streamed
+                         from its producer;
+        m + 1 ..         with options.embed: the store's segments (named_data keys -> them).
+      Each segment starts at a multiple of max(alignment, its own alignment) from the base.
+   A method's values are its delegate call's arguments, one Tensor each, memory-planned in
+   buffer 1 (allocation_info {memory_id 1, offset}, 16-aligned; non_const_buffer_sizes
+   [0, total]), so a plain runner needs no set_output_data_ptr; inputs / outputs list the
+   arguments of each role in argument order; one chain with one DelegateCall (delegate 0,
+   args 0 .. n-1); operators empty; version 0.
+   ERRORS: building calls (tp_pte_add_method) latch their first error in the program; later
+   building calls return it and a failed program refuses to write. tp_pte_size / _write /
+   _write_file never latch: a failure leaves its sentence in tp_pte_error (naming the path or
+   the segment) and a retry after fixing the cause succeeds. */
+
+typedef struct tp_pte tp_pte; /* opaque */
+
+/* Zero = defaults. */
+typedef struct tp_pte_options {
+  tp_store *embed;  /* NULL: no named data in the .pte; set: every entry of this store is written
+                       into the .pte as named data (named_data + segments): one file holds all.
+                       Borrowed until the program is written. */
+  size_t alignment; /* segment alignment, a power of two up to 2^24; 0 = 128 (upstream's) */
+} tp_pte_options;
+
+/* One delegate-call argument as the method sees it (zero = defaults). */
+#define TP_PTE_INPUT 1u
+#define TP_PTE_OUTPUT 2u
+typedef struct tp_pte_tensor {
+  unsigned role;      /* TP_PTE_INPUT, TP_PTE_OUTPUT or both */
+  tp_dtype dtype;     /* the ScalarType (tp_dtype codes are ScalarType codes) */
+  int ndim;           /* 0 .. TP_MAX_DIMS */
+  int64_t sizes[TP_MAX_DIMS];          /* each 0 .. INT32_MAX (the schema holds int32) */
+  uint8_t dim_order[TP_MAX_DIMS];      /* a permutation of 0..ndim-1; all zero = 0, 1, .. */
+} tp_pte_tensor;
+
+/* A backend compile spec (CompileSpec: key + value bytes), copied by tp_pte_add_method. */
+typedef struct tp_pte_compile_spec {
+  const char *key;
+  const void *value;
+  size_t nbytes;
+} tp_pte_compile_spec;
+
+/* A method: its delegate call's arguments in call order and the delegate blob, which a
+   producer streams into a sink at write time (exactly blob_size bytes, else the write fails). */
+typedef struct tp_pte_method {
+  const char *name;                /* unique in the program, not empty */
+  const tp_pte_tensor *args;       /* n_args entries (copied) */
+  size_t n_args;
+  const char *backend_id;          /* "XnnpackBackend", "VulkanBackend", ... (copied) */
+  uint64_t blob_size;              /* exact, > 0 */
+  tp_status (*produce)(void *ctx, tp_sink *sink); /* called once per write */
+  void *ctx;                       /* borrowed until the program is written */
+  const tp_pte_compile_spec *specs; /* n_specs entries (copied); may be NULL when 0 */
+  size_t n_specs;
+} tp_pte_method;
+
+/* At most this many methods per program and arguments per method (the reader's limits too). */
+#define TP_PTE_MAX_METHODS 1024
+#define TP_PTE_MAX_ARGS 65536
+
+/* A new empty program; opts NULL = defaults (opts is copied). TP_ERR_INVALID (NULL out, an
+   alignment that is not a power of two up to 2^24), TP_ERR_NOMEM. */
+TPDEF tp_status tp_pte_create(const tp_pte_options *opts, tp_pte **out);
+/* Frees the program (NULL is a no-op); never the embedded store or the producers' contexts. */
+TPDEF void tp_pte_destroy(tp_pte *p);
+/* The latched building failure as a sentence; else the last failed size/write's; else "". */
+TPDEF const char *tp_pte_error(const tp_pte *p);
+/* The latched building failure's status (TP_OK when none). */
+TPDEF tp_status tp_pte_status(const tp_pte *p);
+/* Adds a method (copied, see tp_pte_method). Refused, with a sentence naming the value and the
+   numbers: NULL m, an empty or repeated name, an empty backend id, a NULL producer, blob size
+   0, NULL args with n_args > 0, more than TP_PTE_MAX_METHODS / TP_PTE_MAX_ARGS, a role that is
+   not input/output, ndim outside 0..TP_MAX_DIMS, a negative size, a dim_order that is not a
+   permutation, an empty spec key, NULL spec bytes with nbytes > 0 (TP_ERR_INVALID); a dtype
+   that is not a tp_dtype, a size above INT32_MAX (TP_ERR_UNSUPPORTED); a byte count that
+   overflows (TP_ERR_OVERFLOW); TP_ERR_NOMEM. */
+TPDEF tp_status tp_pte_add_method(tp_pte *p, const tp_pte_method *m);
+/* Number of methods added. */
+TPDEF size_t tp_pte_method_count(const tp_pte *p);
+/* For backend headers that refuse a graph before tp_pte_add_method: latches the building
+   failure s in p with the sentence fmt (unless p already holds one) and returns p's first
+   failure's status. s == TP_OK is a no-op. */
+TPDEF tp_status tp_pte_fail(tp_pte *p, tp_status s, const char *fmt, ...) TP__PRINTF(3, 4);
+/* Exact number of bytes tp_pte_write writes. TP_ERR_INVALID for a program without methods,
+   the embedded store's error, TP_ERR_OVERFLOW. */
+TPDEF tp_status tp_pte_size(tp_pte *p, uint64_t *size_out);
+/* Streams the program into sink: the flatbuffer (built in memory: small), then each blob from
+   its producer and each embedded store entry from its view; nothing blob- or model-sized is
+   buffered. A producer that writes more or fewer than blob_size bytes is TP_ERR_INVALID. */
+TPDEF tp_status tp_pte_write(tp_pte *p, tp_sink *sink);
+#ifndef TP_NO_STDIO
+/* tp_pte_write into path through tp_atomic_write: an error leaves no file (the sentence names
+   the path). */
+TPDEF tp_status tp_pte_write_file(tp_pte *p, const char *path);
+#endif
+
+/* ---- ET12 description ----------------------------------------------------------------------
+   program.fbs once: every table's fields with their ids (X(Table, field, FIELD, id, kind,
+   default)); kinds: TP_PTE_K_* below. The writer, the reader and tpdump use the ids as
+   TP_PTE_F_<Table>_<field>; tests/verify_pte.cpp checks every row against flatc's generated
+   VT_<FIELD> offsets. A union is two rows: <field>_type (u8 tag) and <field>. */
+#define TP_PTE_K_BOOL 1
+#define TP_PTE_K_I8 2
+#define TP_PTE_K_U8 3
+#define TP_PTE_K_I32 4
+#define TP_PTE_K_U32 5
+#define TP_PTE_K_I64 6
+#define TP_PTE_K_U64 7
+#define TP_PTE_K_F64 8
+#define TP_PTE_K_STRING 9
+#define TP_PTE_K_TABLE 10
+#define TP_PTE_K_UTYPE 11   /* a union's tag */
+#define TP_PTE_K_UNION 12   /* a union's value */
+#define TP_PTE_K_VEC_BOOL 13
+#define TP_PTE_K_VEC_U8 14
+#define TP_PTE_K_VEC_I32 15
+#define TP_PTE_K_VEC_I64 16
+#define TP_PTE_K_VEC_U64 17
+#define TP_PTE_K_VEC_F64 18
+#define TP_PTE_K_VEC_TABLE 19
+
+#define TP_PTE_FIELDS(X)                                                                       \
+  X(ContainerMetadata, encoded_inp_str, ENCODED_INP_STR, 0, TP_PTE_K_STRING, 0)                \
+  X(ContainerMetadata, encoded_out_str, ENCODED_OUT_STR, 1, TP_PTE_K_STRING, 0)                \
+  X(AllocationDetails, memory_id, MEMORY_ID, 0, TP_PTE_K_U32, 0)                               \
+  X(AllocationDetails, memory_offset_low, MEMORY_OFFSET_LOW, 1, TP_PTE_K_U32, 0)               \
+  X(AllocationDetails, memory_offset_high, MEMORY_OFFSET_HIGH, 2, TP_PTE_K_U32, 0)             \
+  X(ExtraTensorInfo, mutable_data_segments_idx, MUTABLE_DATA_SEGMENTS_IDX, 0, TP_PTE_K_U64, 0) \
+  X(ExtraTensorInfo, fully_qualified_name, FULLY_QUALIFIED_NAME, 1, TP_PTE_K_STRING, 0)        \
+  X(ExtraTensorInfo, location, LOCATION, 2, TP_PTE_K_I8, 0)                                    \
+  X(ExtraTensorInfo, device_type, DEVICE_TYPE, 3, TP_PTE_K_I8, 0)                              \
+  X(ExtraTensorInfo, device_index, DEVICE_INDEX, 4, TP_PTE_K_I8, 0)                            \
+  X(Tensor, scalar_type, SCALAR_TYPE, 0, TP_PTE_K_I8, 0)                                       \
+  X(Tensor, storage_offset, STORAGE_OFFSET, 1, TP_PTE_K_I32, 0)                                \
+  X(Tensor, sizes, SIZES, 2, TP_PTE_K_VEC_I32, 0)                                              \
+  X(Tensor, dim_order, DIM_ORDER, 3, TP_PTE_K_VEC_U8, 0)                                       \
+  X(Tensor, requires_grad, REQUIRES_GRAD, 4, TP_PTE_K_BOOL, 0)                                 \
+  X(Tensor, data_buffer_idx, DATA_BUFFER_IDX, 5, TP_PTE_K_U32, 0)                              \
+  X(Tensor, allocation_info, ALLOCATION_INFO, 6, TP_PTE_K_TABLE, 0)                            \
+  X(Tensor, layout, LAYOUT, 7, TP_PTE_K_I8, 0)                                                 \
+  X(Tensor, shape_dynamism, SHAPE_DYNAMISM, 8, TP_PTE_K_I8, 0)                                 \
+  X(Tensor, extra_tensor_info, EXTRA_TENSOR_INFO, 9, TP_PTE_K_TABLE, 0)                        \
+  X(Int, int_val, INT_VAL, 0, TP_PTE_K_I64, 0)                                                 \
+  X(Bool, bool_val, BOOL_VAL, 0, TP_PTE_K_BOOL, 0)                                             \
+  X(Double, double_val, DOUBLE_VAL, 0, TP_PTE_K_F64, 0)                                        \
+  X(String, string_val, STRING_VAL, 0, TP_PTE_K_STRING, 0)                                     \
+  X(IntList, items, ITEMS, 0, TP_PTE_K_VEC_I64, 0)                                             \
+  X(DoubleList, items, ITEMS, 0, TP_PTE_K_VEC_F64, 0)                                          \
+  X(BoolList, items, ITEMS, 0, TP_PTE_K_VEC_BOOL, 0)                                           \
+  X(TensorList, items, ITEMS, 0, TP_PTE_K_VEC_I32, 0)                                          \
+  X(OptionalTensorList, items, ITEMS, 0, TP_PTE_K_VEC_I32, 0)                                  \
+  X(EValue, val_type, VAL_TYPE, 0, TP_PTE_K_UTYPE, 0)                                          \
+  X(EValue, val, VAL, 1, TP_PTE_K_UNION, 0)                                                    \
+  X(Operator, name, NAME, 0, TP_PTE_K_STRING, 0)                                               \
+  X(Operator, overload, OVERLOAD, 1, TP_PTE_K_STRING, 0)                                       \
+  X(KernelCall, op_index, OP_INDEX, 0, TP_PTE_K_I32, 0)                                        \
+  X(KernelCall, args, ARGS, 1, TP_PTE_K_VEC_I32, 0)                                            \
+  X(DelegateCall, delegate_index, DELEGATE_INDEX, 0, TP_PTE_K_I32, 0)                          \
+  X(DelegateCall, args, ARGS, 1, TP_PTE_K_VEC_I32, 0)                                          \
+  X(MoveCall, move_from, MOVE_FROM, 0, TP_PTE_K_I32, 0)                                        \
+  X(MoveCall, move_to, MOVE_TO, 1, TP_PTE_K_I32, 0)                                            \
+  X(JumpFalseCall, cond_value_index, COND_VALUE_INDEX, 0, TP_PTE_K_I32, 0)                     \
+  X(JumpFalseCall, destination_instruction, DESTINATION_INSTRUCTION, 1, TP_PTE_K_I32, 0)       \
+  X(FreeCall, value_index, VALUE_INDEX, 0, TP_PTE_K_I32, 0)                                    \
+  X(Instruction, instr_args_type, INSTR_ARGS_TYPE, 0, TP_PTE_K_UTYPE, 0)                       \
+  X(Instruction, instr_args, INSTR_ARGS, 1, TP_PTE_K_UNION, 0)                                 \
+  X(Frame, filename, FILENAME, 0, TP_PTE_K_STRING, 0)                                          \
+  X(Frame, lineno, LINENO, 1, TP_PTE_K_I32, 0)                                                 \
+  X(Frame, name, NAME, 2, TP_PTE_K_STRING, 0)                                                  \
+  X(Frame, context, CONTEXT, 3, TP_PTE_K_STRING, 0)                                            \
+  X(FrameList, items, ITEMS, 0, TP_PTE_K_VEC_TABLE, 0)                                         \
+  X(BackendDelegateDataReference, location, LOCATION, 0, TP_PTE_K_I8, 0)                       \
+  X(BackendDelegateDataReference, index, INDEX, 1, TP_PTE_K_U32, 0)                            \
+  X(CompileSpec, key, KEY, 0, TP_PTE_K_STRING, 0)                                              \
+  X(CompileSpec, value, VALUE, 1, TP_PTE_K_VEC_U8, 0)                                          \
+  X(BackendDelegate, id, ID, 0, TP_PTE_K_STRING, 0)                                            \
+  X(BackendDelegate, processed, PROCESSED, 1, TP_PTE_K_TABLE, 0)                               \
+  X(BackendDelegate, compile_specs, COMPILE_SPECS, 2, TP_PTE_K_VEC_TABLE, 0)                   \
+  X(Chain, inputs, INPUTS, 0, TP_PTE_K_VEC_I32, 0)                                             \
+  X(Chain, outputs, OUTPUTS, 1, TP_PTE_K_VEC_I32, 0)                                           \
+  X(Chain, instructions, INSTRUCTIONS, 2, TP_PTE_K_VEC_TABLE, 0)                               \
+  X(Chain, stacktrace, STACKTRACE, 3, TP_PTE_K_VEC_TABLE, 0)                                   \
+  X(ExecutionPlan, name, NAME, 0, TP_PTE_K_STRING, 0)                                          \
+  X(ExecutionPlan, container_meta_type, CONTAINER_META_TYPE, 1, TP_PTE_K_TABLE, 0)             \
+  X(ExecutionPlan, values, VALUES, 2, TP_PTE_K_VEC_TABLE, 0)                                   \
+  X(ExecutionPlan, inputs, INPUTS, 3, TP_PTE_K_VEC_I32, 0)                                     \
+  X(ExecutionPlan, outputs, OUTPUTS, 4, TP_PTE_K_VEC_I32, 0)                                   \
+  X(ExecutionPlan, chains, CHAINS, 5, TP_PTE_K_VEC_TABLE, 0)                                   \
+  X(ExecutionPlan, operators, OPERATORS, 6, TP_PTE_K_VEC_TABLE, 0)                             \
+  X(ExecutionPlan, delegates, DELEGATES, 7, TP_PTE_K_VEC_TABLE, 0)                             \
+  X(ExecutionPlan, non_const_buffer_sizes, NON_CONST_BUFFER_SIZES, 8, TP_PTE_K_VEC_I64, 0)     \
+  X(ExecutionPlan, non_const_buffer_device, NON_CONST_BUFFER_DEVICE, 9, TP_PTE_K_VEC_TABLE, 0) \
+  X(NonConstBufferDevice, buffer_idx, BUFFER_IDX, 0, TP_PTE_K_I32, 0)                          \
+  X(NonConstBufferDevice, device_type, DEVICE_TYPE, 1, TP_PTE_K_I8, 0)                         \
+  X(NonConstBufferDevice, device_index, DEVICE_INDEX, 2, TP_PTE_K_I8, 0)                       \
+  X(Buffer, storage, STORAGE, 0, TP_PTE_K_VEC_U8, 0)                                           \
+  X(BackendDelegateInlineData, data, DATA, 0, TP_PTE_K_VEC_U8, 0)                              \
+  X(DataSegment, offset, OFFSET, 0, TP_PTE_K_U64, 0)                                           \
+  X(DataSegment, size, SIZE, 1, TP_PTE_K_U64, 0)                                               \
+  X(SubsegmentOffsets, segment_index, SEGMENT_INDEX, 0, TP_PTE_K_U32, 0)                       \
+  X(SubsegmentOffsets, offsets, OFFSETS, 1, TP_PTE_K_VEC_U64, 0)                               \
+  X(NamedData, key, KEY, 0, TP_PTE_K_STRING, 0)                                                \
+  X(NamedData, segment_index, SEGMENT_INDEX, 1, TP_PTE_K_U32, 0)                               \
+  X(Program, version, VERSION, 0, TP_PTE_K_U32, 0)                                             \
+  X(Program, execution_plan, EXECUTION_PLAN, 1, TP_PTE_K_VEC_TABLE, 0)                         \
+  X(Program, constant_buffer, CONSTANT_BUFFER, 2, TP_PTE_K_VEC_TABLE, 0)                       \
+  X(Program, backend_delegate_data, BACKEND_DELEGATE_DATA, 3, TP_PTE_K_VEC_TABLE, 0)           \
+  X(Program, segments, SEGMENTS, 4, TP_PTE_K_VEC_TABLE, 0)                                     \
+  X(Program, constant_segment, CONSTANT_SEGMENT, 5, TP_PTE_K_TABLE, 0)                         \
+  X(Program, mutable_data_segments, MUTABLE_DATA_SEGMENTS, 6, TP_PTE_K_VEC_TABLE, 0)           \
+  X(Program, named_data, NAMED_DATA, 7, TP_PTE_K_VEC_TABLE, 0)
+
+/* The field ids: TP_PTE_F_Tensor_sizes == 2, ... */
+enum {
+#define TP__PTE_FIELD_ENUM(T, f, F, id, kind, dflt) TP_PTE_F_##T##_##f = id,
+  TP_PTE_FIELDS(TP__PTE_FIELD_ENUM)
+#undef TP__PTE_FIELD_ENUM
+  TP_PTE_F_END__
+};
+
+/* Union members (KernelTypes for EValue.val, InstructionArguments for Instruction.instr_args)
+   and enums: X(Name, tag). */
+#define TP_PTE_KERNEL_TYPES(X)                                                                 \
+  X(Null, 1) X(Int, 2) X(Bool, 3) X(Double, 4) X(Tensor, 5) X(String, 6) X(IntList, 7)          \
+  X(DoubleList, 8) X(BoolList, 9) X(TensorList, 10) X(OptionalTensorList, 11)
+#define TP_PTE_INSTRUCTIONS(X)                                                                 \
+  X(KernelCall, 1) X(DelegateCall, 2) X(MoveCall, 3) X(JumpFalseCall, 4) X(FreeCall, 5)
+enum {
+#define TP__PTE_TAG_ENUM(N, tag) TP_PTE_V_##N = tag,
+  TP_PTE_KERNEL_TYPES(TP__PTE_TAG_ENUM)
+#undef TP__PTE_TAG_ENUM
+#define TP__PTE_TAG_ENUM(N, tag) TP_PTE_I_##N = tag,
+  TP_PTE_INSTRUCTIONS(TP__PTE_TAG_ENUM)
+#undef TP__PTE_TAG_ENUM
+  TP_PTE_DATA_INLINE = 0, TP_PTE_DATA_SEGMENT = 1   /* DataLocation */
+};
+
+/* One row of the description, for walkers (tpdump) and tests. */
+typedef struct tp_pte_field_info {
+  const char *table, *field;
+  uint16_t id;
+  int kind;
+} tp_pte_field_info;
+/* The rows of TP_PTE_FIELDS in order; *count gets their number. */
+TPDEF const tp_pte_field_info *tp_pte_fields(size_t *count);
+/* Union member name for a tag ("Tensor", "DelegateCall"), or "?". */
+TPDEF const char *tp_pte_value_kind_name(int tag);
+TPDEF const char *tp_pte_instruction_name(int tag);
+
+/* ---- .pte reader (bounds-checked, no verifier needed) ------------------------------------
+   tp_pte_read checks, against the byte count: at least 64 bytes (the loader reads them
+   first); "ET12"; the eh00 header when present (length >= 24; program size <= file; segment
+   base >= program size and base + segment data size <= file, without wrap); the flatbuffer
+   [0, program size) through the bounds-checked reader; and then everything the runtime uses,
+   including what upstream's loader does not check: an execution_plan with 1 ..
+   TP_PTE_MAX_METHODS plans, each with a non-empty unique name, values, inputs and outputs
+   whose every index names a value, at least one chain whose instructions are known kinds
+   with every value index, operator index, delegate index and jump target in range,
+   delegates with an id and a processed reference (INLINE: inside backend_delegate_data;
+   SEGMENT: a segment, which needs the extended header), compile specs with key and value,
+   non_const_buffer_sizes present and >= 0, tensors with a known ScalarType, sizes and
+   dim_order of equal count <= TP_MAX_DIMS, sizes >= 0, dim_order a permutation, and a
+   memory plan (memory_id 1 .. buffers - 1, offset + nbytes inside that buffer); segments
+   inside the segment data; the constant segment (required: the loader refuses programs
+   without one) with offsets and a valid segment index; named_data keys without a NUL inside
+   and valid segment indices. Anything else is TP_ERR_FORMAT with a sentence in f->err; nothing
+   is read outside the bytes; nothing is allocated. The bytes must stay alive while f is used. */
+typedef struct tp_pte_file {
+  const unsigned char *data;
+  size_t size;
+  int has_extended_header;
+  uint64_t program_size, segment_base, segment_data_size;
+  uint32_t version;
+  size_t n_methods, n_segments, n_named, n_inline;
+  tp_error err;   /* the open failure (sticky: every later call returns it) */
+  /* private */
+  tp_fb_reader r__;
+  tp_fb_table root__;
+} tp_pte_file;
+
+typedef struct tp_pte_method_info {
+  const char *name;
+  size_t n_values, n_inputs, n_outputs, n_chains, n_operators, n_delegates, n_buffers;
+  uint64_t planned_bytes;        /* sum of non_const_buffer_sizes */
+} tp_pte_method_info;
+
+typedef struct tp_pte_value_info {
+  int kind;                      /* KernelTypes tag (TP_PTE_V_*), 0 = none */
+  /* Tensor only: */
+  int scalar_type;               /* ScalarType code */
+  int ndim;
+  int64_t sizes[TP_MAX_DIMS];
+  uint8_t dim_order[TP_MAX_DIMS];
+  int shape_dynamism;
+  uint64_t nbytes;               /* numel x element size */
+  int planned;                   /* has allocation_info */
+  uint32_t memory_id;
+  uint64_t memory_offset;
+  uint32_t data_buffer_idx;
+  /* Int / Bool / Double: */
+  int64_t i;
+  double d;
+} tp_pte_value_info;
+
+typedef struct tp_pte_instruction_info {
+  int kind;                      /* InstructionArguments tag (TP_PTE_I_*) */
+  int32_t index;                 /* delegate_index, op_index, move_from, cond_value_index,
+                                    value_index */
+  int32_t index2;                /* move_to, destination_instruction */
+  tp_fb_vector args;             /* Kernel/DelegateCall: int32 value indices (all in range);
+                                    read them with tp_fb_vector_scalar */
+} tp_pte_instruction_info;
+
+typedef struct tp_pte_delegate_info {
+  const char *id;
+  int location;                  /* TP_PTE_DATA_INLINE or TP_PTE_DATA_SEGMENT */
+  uint32_t index;                /* into backend_delegate_data or segments */
+  const void *data;              /* the blob, inside the file bytes */
+  uint64_t nbytes;
+  uint64_t file_offset;          /* where the blob starts in the file */
+  size_t n_specs;
+} tp_pte_delegate_info;
+
+/* Parses and checks everything (above). TP_ERR_FORMAT, TP_ERR_INVALID (NULL data, size > 0). */
+TPDEF tp_status tp_pte_read(tp_pte_file *f, const void *data, size_t size);
+/* Accessors (all checked by tp_pte_read; an index out of range is TP_ERR_INVALID). */
+TPDEF tp_status tp_pte_method_at(tp_pte_file *f, size_t m, tp_pte_method_info *out);
+/* Method m by name; TP_ERR_INVALID when there is none. */
+TPDEF tp_status tp_pte_method_find(tp_pte_file *f, const char *name, size_t *m_out);
+TPDEF tp_status tp_pte_value_at(tp_pte_file *f, size_t m, size_t v, tp_pte_value_info *out);
+/* Value index of plan input (is_output 0) or output (1) number k. */
+TPDEF tp_status tp_pte_io_at(tp_pte_file *f, size_t m, int is_output, size_t k, size_t *v_out);
+/* Buffer size non_const_buffer_sizes[b] of method m. */
+TPDEF tp_status tp_pte_buffer_at(tp_pte_file *f, size_t m, size_t b, uint64_t *size_out);
+/* Number of instructions of chain c, and instruction k of it. */
+TPDEF tp_status tp_pte_chain_size(tp_pte_file *f, size_t m, size_t c, size_t *n_out);
+TPDEF tp_status tp_pte_instruction_at(tp_pte_file *f, size_t m, size_t c, size_t k,
+                                      tp_pte_instruction_info *out);
+TPDEF tp_status tp_pte_delegate_at(tp_pte_file *f, size_t m, size_t d,
+                                   tp_pte_delegate_info *out);
+TPDEF tp_status tp_pte_compile_spec_at(tp_pte_file *f, size_t m, size_t d, size_t k,
+                                       const char **key, const void **value, size_t *nbytes);
+/* Segment i: offset from the segment base and size. */
+TPDEF tp_status tp_pte_segment_at(tp_pte_file *f, size_t i, uint64_t *offset, uint64_t *size);
+/* Named data entry i: key, segment index and bytes (inside the file). */
+TPDEF tp_status tp_pte_named_at(tp_pte_file *f, size_t i, const char **key,
+                                uint32_t *segment_index, const void **data, uint64_t *nbytes);
+
 #ifdef __cplusplus
 }
 #endif
@@ -761,7 +1130,7 @@ TPDEF tp_status tp_ptd_index(tp_ptd *p, uint32_t *slots, size_t nslots);
 
 /* Implementation, in data-flow order; sections start with greppable markers "// >>name":
    status, helpers, dtype, view, sink, copy, convert, int4, sha256, flatbuffers, fbreader,
-   store, ptd. */
+   store, ptd, pte. */
 #include <string.h>
 #include <stdarg.h>
 #include <limits.h>
@@ -1630,6 +1999,35 @@ TPDEF tp_sink tp_sink_file(FILE *f) {
   return s;
 }
 
+/* The temp file, created exclusively (EEXIST when it is there): "wbx" where the C library
+   knows "x" (C11, glibc); msvcrt ignores it, so on Windows through _open(_O_EXCL). */
+#ifdef _WIN32
+#include <fcntl.h>
+#include <io.h>
+#include <sys/stat.h>
+static FILE *tp__fopen_excl(const char *path) {
+  FILE *f;
+  int fd = _open(path, _O_WRONLY | _O_CREAT | _O_EXCL | _O_BINARY, _S_IREAD | _S_IWRITE);
+  if (fd < 0) return NULL;
+  f = _fdopen(fd, "wb");
+  if (!f) {
+    _close(fd);
+    remove(path);
+  }
+  return f;
+}
+/* kernel32's MoveFileExA, declared here (as <windows.h> does) to keep <windows.h> out */
+#ifdef __cplusplus
+extern "C"
+#endif
+__declspec(dllimport) int __stdcall MoveFileExA(const char *from, const char *to,
+                                                 unsigned long flags);
+#define TP__MOVEFILE_REPLACE_EXISTING 0x1ul
+#define TP__MOVEFILE_WRITE_THROUGH 0x8ul
+#else
+static FILE *tp__fopen_excl(const char *path) { return fopen(path, "wbx"); }
+#endif
+
 static void tp__atomic_clear(tp_atomic_file *af) {
   TP_FREE(af->tmp_path);
   TP_FREE(af->path);
@@ -1657,7 +2055,7 @@ TPDEF tp_status tp_atomic_open(tp_atomic_file *af, const char *path, tp_sink *si
   for (n = 0; n < 64; n++) {
     snprintf(af->tmp_path, len + 32, "%s.tmp.%u", path, n);
     errno = 0;
-    af->f = fopen(af->tmp_path, "wbx");
+    af->f = tp__fopen_excl(af->tmp_path);
     if (af->f || errno != EEXIST) break;
   }
   if (!af->f) {
@@ -1678,9 +2076,13 @@ TPDEF tp_status tp_atomic_commit(tp_atomic_file *af) {
   af->f = NULL;
   if (!bad) {
 #ifdef _WIN32
-    remove(af->path); /* rename does not replace on Windows */
-#endif
+    /* rename does not replace on Windows; MoveFileEx replaces in one step (the old file stays
+       whole when it fails) and returns only once the data is on disk */
+    bad = !MoveFileExA(af->tmp_path, af->path,
+                       TP__MOVEFILE_REPLACE_EXISTING | TP__MOVEFILE_WRITE_THROUGH);
+#else
     bad = rename(af->tmp_path, af->path) != 0;
+#endif
   }
   if (bad) remove(af->tmp_path);
   tp__atomic_clear(af);
@@ -5049,6 +5451,1319 @@ TPDEF tp_status tp_ptd_find(tp_ptd *p, const char *key, tp_ptd_entry *e) {
   }
   tp_error_set(&p->last_lookup, TP_ERR_INVALID, "key \"%.120s\" is not in the .ptd", key);
   return TP_ERR_INVALID;
+}
+
+// >>pte
+
+#define TP__PTE_EH_LEN 32u     /* eh00 header as written: magic, u32 length, 3 x u64 */
+#define TP__PTE_EH_MIN 24u     /* the loader's minimum header length (no segment_data_size) */
+#define TP__PTE_HEAD_BYTES 64u /* the loader reads this many bytes first */
+#define TP__PTE_SEG_ALIGN 128u /* upstream's default segment alignment */
+#define TP__PTE_MAX_ALIGN ((size_t)1 << 24)
+#define TP__PTE_PLAN_ALIGN 16u /* memory-planned tensors start at multiples of this */
+
+static const tp_pte_field_info tp__pte_field_rows[] = {
+#define TP__PTE_FIELD_ROW(T, f, F, id, kind, dflt) {#T, #f, id, kind},
+  TP_PTE_FIELDS(TP__PTE_FIELD_ROW)
+#undef TP__PTE_FIELD_ROW
+};
+
+TPDEF const tp_pte_field_info *tp_pte_fields(size_t *count) {
+  if (count) *count = sizeof tp__pte_field_rows / sizeof tp__pte_field_rows[0];
+  return tp__pte_field_rows;
+}
+
+TPDEF const char *tp_pte_value_kind_name(int tag) {
+  switch (tag) {
+#define TP__PTE_TAG_CASE(N, tag) case tag: return #N;
+    TP_PTE_KERNEL_TYPES(TP__PTE_TAG_CASE)
+#undef TP__PTE_TAG_CASE
+    default: return "?";
+  }
+}
+
+TPDEF const char *tp_pte_instruction_name(int tag) {
+  switch (tag) {
+#define TP__PTE_TAG_CASE(N, tag) case tag: return #N;
+    TP_PTE_INSTRUCTIONS(TP__PTE_TAG_CASE)
+#undef TP__PTE_TAG_CASE
+    default: return "?";
+  }
+}
+
+/* Element size of a ScalarType of scalar_type.fbs; 0 = not one. */
+static size_t tp__pte_scalar_size(int st) {
+  static const unsigned char sz[30] = {1, 1, 2, 4, 8, 2, 4, 8, 0, 0, 0, 1, 1, 1, 4,
+                                       2, 1, 1, 0, 0, 0, 0, 2, 1, 1, 1, 1, 2, 4, 8};
+  return (st >= 0 && st < 30) ? sz[st] : 0;
+}
+
+typedef struct tp__pte_spec {
+  char *key;
+  unsigned char *value;
+  size_t nbytes;
+} tp__pte_spec;
+
+typedef struct tp__pte_meth {
+  char *name;
+  char *backend;
+  tp_pte_tensor *args;
+  size_t nargs;
+  tp__pte_spec *specs;
+  size_t nspecs;
+  uint64_t blob_size;
+  tp_status (*produce)(void *ctx, tp_sink *sink);
+  void *ctx;
+  uint64_t seg_offset;   /* from the segment base; set by tp__pte_prepare */
+} tp__pte_meth;
+
+struct tp_pte {
+  tp_store *embed;
+  uint64_t alignment;
+  tp__pte_meth *meths;
+  size_t n, cap;
+  tp_error err;          /* latched building failure */
+  tp_error last;         /* the last failed size / write (reset by each call) */
+  tp_fb_builder *fb;
+  uint64_t *store_off;   /* offsets of the embedded store's segments */
+  size_t store_off_cap;
+  uint64_t program_size, base, data_size, max_align;
+};
+
+static char *tp__pte_strdup(const char *s) {
+  size_t n = strlen(s);
+  char *d = (char *)TP_MALLOC(n + 1);
+  if (d) memcpy(d, s, n + 1);
+  return d;
+}
+
+static void tp__pte_meth_free(tp__pte_meth *m) {
+  size_t i;
+  TP_FREE(m->name);
+  TP_FREE(m->backend);
+  TP_FREE(m->args);
+  for (i = 0; i < m->nspecs; i++) {
+    TP_FREE(m->specs[i].key);
+    TP_FREE(m->specs[i].value);
+  }
+  TP_FREE(m->specs);
+  memset(m, 0, sizeof *m);
+}
+
+TPDEF tp_status tp_pte_create(const tp_pte_options *opts, tp_pte **out) {
+  tp_pte *p;
+  size_t align = TP__PTE_SEG_ALIGN;
+  if (!out) return TP_ERR_INVALID;
+  *out = NULL;
+  if (opts && opts->alignment) {
+    align = opts->alignment;
+    if ((align & (align - 1)) != 0 || align > TP__PTE_MAX_ALIGN) return TP_ERR_INVALID;
+  }
+  p = (tp_pte *)TP_MALLOC(sizeof *p);
+  if (!p) return TP_ERR_NOMEM;
+  memset(p, 0, sizeof *p);
+  p->embed = opts ? opts->embed : NULL;
+  p->alignment = (uint64_t)align;
+  *out = p;
+  return TP_OK;
+}
+
+TPDEF void tp_pte_destroy(tp_pte *p) {
+  size_t i;
+  if (!p) return;
+  for (i = 0; i < p->n; i++) tp__pte_meth_free(&p->meths[i]);
+  TP_FREE(p->meths);
+  TP_FREE(p->store_off);
+  if (p->fb) tp_fb_builder_destroy(p->fb);
+  TP_FREE(p);
+}
+
+TPDEF const char *tp_pte_error(const tp_pte *p) {
+  TP_ASSERT(p);
+  if (p->err.status != TP_OK) return p->err.msg;
+  return p->last.status != TP_OK ? p->last.msg : "";
+}
+
+TPDEF tp_status tp_pte_status(const tp_pte *p) {
+  TP_ASSERT(p);
+  return p->err.status;
+}
+
+TPDEF size_t tp_pte_method_count(const tp_pte *p) {
+  TP_ASSERT(p);
+  return p->n;
+}
+
+TPDEF tp_status tp_pte_fail(tp_pte *p, tp_status s, const char *fmt, ...) {
+  va_list ap;
+  TP_ASSERT(p);
+  if (p->err.status != TP_OK || s == TP_OK) return p->err.status;
+  p->err.status = s;
+  if (!fmt) fmt = tp_status_str(s);
+  va_start(ap, fmt);
+#ifdef TP_NO_STDIO
+  tp__vfmt(p->err.msg, sizeof p->err.msg, fmt, ap);
+#else
+  vsnprintf(p->err.msg, sizeof p->err.msg, fmt, ap);
+#endif
+  va_end(ap);
+  return s;
+}
+
+/* Checks argument k of method `name` (a copy in *t, dim_order defaulted). */
+static tp_status tp__pte_check_arg(tp_pte *p, const char *name, size_t k, tp_pte_tensor *t) {
+  int d, all_zero = 1;
+  unsigned char seen[TP_MAX_DIMS];
+  uint64_t numel = 1, nbytes;
+  if (t->role == 0 || (t->role & ~(TP_PTE_INPUT | TP_PTE_OUTPUT)) != 0)
+    return tp_error_set(&p->err, TP_ERR_INVALID,
+                        "method \"%.80s\" argument %lu: role %u is not TP_PTE_INPUT and/or "
+                        "TP_PTE_OUTPUT", name, (unsigned long)k, t->role);
+  if ((int)t->dtype < 0 || (int)t->dtype > 15 || tp_dtype_size(t->dtype) == 0)
+    return tp_error_set(&p->err, TP_ERR_UNSUPPORTED,
+                        "method \"%.80s\" argument %lu: dtype %d has no ScalarType tensorpack "
+                        "writes", name, (unsigned long)k, (int)t->dtype);
+  if (t->ndim < 0 || t->ndim > TP_MAX_DIMS)
+    return tp_error_set(&p->err, TP_ERR_INVALID,
+                        "method \"%.80s\" argument %lu: %d dims (0 .. %d)", name,
+                        (unsigned long)k, t->ndim, TP_MAX_DIMS);
+  for (d = 0; d < t->ndim; d++) {
+    if (t->sizes[d] < 0)
+      return tp_error_set(&p->err, TP_ERR_INVALID,
+                          "method \"%.80s\" argument %lu: size %lld at dim %d", name,
+                          (unsigned long)k, (long long)t->sizes[d], d);
+    if (t->sizes[d] > INT32_MAX)
+      return tp_error_set(&p->err, TP_ERR_UNSUPPORTED,
+                          "method \"%.80s\" argument %lu: dim %d has size %lld; a program holds "
+                          "int32 sizes", name, (unsigned long)k, d, (long long)t->sizes[d]);
+    if (t->dim_order[d] != 0) all_zero = 0;
+    if (tp_mul_u64(numel, (uint64_t)t->sizes[d], &numel))
+      return tp_error_set(&p->err, TP_ERR_OVERFLOW,
+                          "method \"%.80s\" argument %lu: element count overflows", name,
+                          (unsigned long)k);
+  }
+  if (tp_mul_u64(numel, (uint64_t)tp_dtype_size(t->dtype), &nbytes) ||
+      nbytes > ((uint64_t)1 << 62))
+    return tp_error_set(&p->err, TP_ERR_OVERFLOW,
+                        "method \"%.80s\" argument %lu: byte count overflows", name,
+                        (unsigned long)k);
+  for (d = t->ndim; d < TP_MAX_DIMS; d++) t->dim_order[d] = 0;
+  if (all_zero) {
+    for (d = 0; d < t->ndim; d++) t->dim_order[d] = (uint8_t)d;
+    return TP_OK;
+  }
+  memset(seen, 0, sizeof seen);
+  for (d = 0; d < t->ndim; d++) {
+    unsigned o = t->dim_order[d];
+    if (o >= (unsigned)t->ndim || seen[o])
+      return tp_error_set(&p->err, TP_ERR_INVALID,
+                          "method \"%.80s\" argument %lu: dim_order is not a permutation of "
+                          "0..%d (entry %d is %u)", name, (unsigned long)k, t->ndim - 1, d, o);
+    seen[o] = 1;
+  }
+  return TP_OK;
+}
+
+TPDEF tp_status tp_pte_add_method(tp_pte *p, const tp_pte_method *m) {
+  tp__pte_meth nm;
+  size_t i, k;
+  tp_status st;
+  TP_ASSERT(p);
+  if (p->err.status != TP_OK) return p->err.status;
+  if (!m) return tp_error_set(&p->err, TP_ERR_INVALID, "tp_pte_add_method: NULL method");
+  if (!m->name || !*m->name)
+    return tp_error_set(&p->err, TP_ERR_INVALID, "method %lu: the name is empty",
+                        (unsigned long)p->n);
+  for (i = 0; i < p->n; i++)
+    if (strcmp(p->meths[i].name, m->name) == 0)
+      return tp_error_set(&p->err, TP_ERR_INVALID,
+                          "method \"%.80s\": the name is already method %lu's", m->name,
+                          (unsigned long)i);
+  if (p->n >= TP_PTE_MAX_METHODS)
+    return tp_error_set(&p->err, TP_ERR_INVALID,
+                        "method \"%.80s\": a program holds at most %d methods", m->name,
+                        TP_PTE_MAX_METHODS);
+  if (!m->backend_id || !*m->backend_id)
+    return tp_error_set(&p->err, TP_ERR_INVALID, "method \"%.80s\": the backend id is empty",
+                        m->name);
+  if (!m->produce)
+    return tp_error_set(&p->err, TP_ERR_INVALID, "method \"%.80s\": NULL blob producer",
+                        m->name);
+  if (m->blob_size == 0)
+    return tp_error_set(&p->err, TP_ERR_INVALID, "method \"%.80s\": blob size 0", m->name);
+  if (m->n_args > TP_PTE_MAX_ARGS)
+    return tp_error_set(&p->err, TP_ERR_INVALID,
+                        "method \"%.80s\": %lu arguments (at most %d)", m->name,
+                        (unsigned long)m->n_args, TP_PTE_MAX_ARGS);
+  if (m->n_args > 0 && !m->args)
+    return tp_error_set(&p->err, TP_ERR_INVALID, "method \"%.80s\": NULL args with %lu "
+                        "arguments", m->name, (unsigned long)m->n_args);
+  if (m->n_specs > 0 && !m->specs)
+    return tp_error_set(&p->err, TP_ERR_INVALID, "method \"%.80s\": NULL specs with %lu "
+                        "compile specs", m->name, (unsigned long)m->n_specs);
+  for (k = 0; k < m->n_specs; k++) {
+    if (!m->specs[k].key || !*m->specs[k].key)
+      return tp_error_set(&p->err, TP_ERR_INVALID, "method \"%.80s\": compile spec %lu has an "
+                          "empty key", m->name, (unsigned long)k);
+    if (!m->specs[k].value && m->specs[k].nbytes > 0)
+      return tp_error_set(&p->err, TP_ERR_INVALID, "method \"%.80s\": compile spec \"%.80s\" "
+                          "has NULL bytes with %lu bytes", m->name, m->specs[k].key,
+                          (unsigned long)m->specs[k].nbytes);
+  }
+
+  memset(&nm, 0, sizeof nm);
+  nm.blob_size = m->blob_size;
+  nm.produce = m->produce;
+  nm.ctx = m->ctx;
+  nm.name = tp__pte_strdup(m->name);
+  nm.backend = tp__pte_strdup(m->backend_id);
+  if (m->n_args > 0) nm.args = (tp_pte_tensor *)TP_MALLOC(m->n_args * sizeof(tp_pte_tensor));
+  if (m->n_specs > 0) {
+    nm.specs = (tp__pte_spec *)TP_MALLOC(m->n_specs * sizeof(tp__pte_spec));
+    if (nm.specs) memset(nm.specs, 0, m->n_specs * sizeof(tp__pte_spec));
+  }
+  if (!nm.name || !nm.backend || (m->n_args > 0 && !nm.args) || (m->n_specs > 0 && !nm.specs)) {
+    tp__pte_meth_free(&nm);
+    return tp_error_set(&p->err, TP_ERR_NOMEM, "method \"%.80s\": no memory", m->name);
+  }
+  nm.nargs = m->n_args;
+  for (k = 0; k < m->n_args; k++) {
+    nm.args[k] = m->args[k];
+    st = tp__pte_check_arg(p, m->name, k, &nm.args[k]);
+    if (st != TP_OK) {
+      tp__pte_meth_free(&nm);
+      return st;
+    }
+  }
+  for (k = 0; k < m->n_specs; k++) {
+    tp__pte_spec *sp = &nm.specs[k];
+    nm.nspecs = k + 1;
+    sp->key = tp__pte_strdup(m->specs[k].key);
+    sp->nbytes = m->specs[k].nbytes;
+    sp->value = (unsigned char *)TP_MALLOC(sp->nbytes ? sp->nbytes : 1);
+    if (!sp->key || !sp->value) {
+      tp__pte_meth_free(&nm);
+      return tp_error_set(&p->err, TP_ERR_NOMEM, "method \"%.80s\": no memory", m->name);
+    }
+    if (sp->nbytes) memcpy(sp->value, m->specs[k].value, sp->nbytes);
+  }
+  st = tp_array_reserve((void **)&p->meths, &p->cap, p->n + 1, sizeof *p->meths);
+  if (st != TP_OK) {
+    tp__pte_meth_free(&nm);
+    return tp_error_set(&p->err, st, "method \"%.80s\": no memory", m->name);
+  }
+  p->meths[p->n++] = nm;
+  return TP_OK;
+}
+
+/* One ExecutionPlan into the builder. */
+static tp_fb_ref tp__pte_build_plan(tp_fb_builder *b, const tp__pte_meth *m, uint32_t seg,
+                                    tp_fb_ref *refs) {
+  size_t k, nin = 0, nout = 0;
+  int32_t *ins, *outs, *args;
+  tp_fb_ref values, vin, vout, vargs, dc, ins_ref, instrs, chain, chains, ops, specs, processed,
+      del, dels, ncbs, name, id;
+  uint64_t off = 0, end;
+  int64_t sizes2[2];
+
+  /* ins / outs / args share one array of 3 * nargs int32 (refs has room for that). */
+  args = (int32_t *)(void *)(refs + m->nargs);
+  ins = args + m->nargs;
+  outs = ins + m->nargs;
+  for (k = 0; k < m->nargs; k++) {
+    const tp_pte_tensor *t = &m->args[k];
+    int32_t sz[TP_MAX_DIMS];
+    uint64_t numel = 1, nbytes;
+    tp_fb_ref sizes, order, alloc, tensor;
+    int d;
+    for (d = 0; d < t->ndim; d++) {
+      sz[d] = (int32_t)t->sizes[d];
+      numel *= (uint64_t)t->sizes[d];   /* checked at add */
+    }
+    nbytes = numel * (uint64_t)tp_dtype_size(t->dtype);
+    sizes = tp_fb_create_vector(b, sz, (size_t)t->ndim, 4);
+    order = tp_fb_create_vector(b, t->dim_order, (size_t)t->ndim, 1);
+    tp_fb_start_table(b);
+    tp_fb_add_u32(b, TP_PTE_F_AllocationDetails_memory_id, 1, 0);
+    tp_fb_add_u32(b, TP_PTE_F_AllocationDetails_memory_offset_low, (uint32_t)off, 0);
+    tp_fb_add_u32(b, TP_PTE_F_AllocationDetails_memory_offset_high, (uint32_t)(off >> 32), 0);
+    alloc = tp_fb_end_table(b);
+    tp_fb_start_table(b);
+    tp_fb_add_ref(b, TP_PTE_F_Tensor_sizes, sizes);
+    tp_fb_add_ref(b, TP_PTE_F_Tensor_dim_order, order);
+    tp_fb_add_ref(b, TP_PTE_F_Tensor_allocation_info, alloc);
+    tp_fb_add_i8(b, TP_PTE_F_Tensor_scalar_type, (int8_t)t->dtype, 0);
+    tensor = tp_fb_end_table(b);
+    tp_fb_start_table(b);
+    tp_fb_add_union(b, TP_PTE_F_EValue_val, TP_PTE_V_Tensor, tensor);
+    refs[k] = tp_fb_end_table(b);
+    end = off + nbytes;                         /* < 2^62 per tensor, <= 2^16 tensors */
+    off = (end + TP__PTE_PLAN_ALIGN - 1) & ~(uint64_t)(TP__PTE_PLAN_ALIGN - 1);
+    args[k] = (int32_t)k;
+    if (t->role & TP_PTE_INPUT) ins[nin++] = (int32_t)k;
+    if (t->role & TP_PTE_OUTPUT) outs[nout++] = (int32_t)k;
+  }
+  values = tp_fb_create_vector_refs(b, refs, m->nargs);
+  vin = tp_fb_create_vector(b, ins, nin, 4);
+  vout = tp_fb_create_vector(b, outs, nout, 4);
+  vargs = tp_fb_create_vector(b, args, m->nargs, 4);
+  tp_fb_start_table(b);
+  tp_fb_add_ref(b, TP_PTE_F_DelegateCall_args, vargs);
+  tp_fb_add_i32(b, TP_PTE_F_DelegateCall_delegate_index, 0, 0);
+  dc = tp_fb_end_table(b);
+  tp_fb_start_table(b);
+  tp_fb_add_union(b, TP_PTE_F_Instruction_instr_args, TP_PTE_I_DelegateCall, dc);
+  ins_ref = tp_fb_end_table(b);
+  instrs = tp_fb_create_vector_refs(b, &ins_ref, 1);
+  tp_fb_start_table(b);
+  tp_fb_add_ref(b, TP_PTE_F_Chain_inputs, vin);
+  tp_fb_add_ref(b, TP_PTE_F_Chain_outputs, vout);
+  tp_fb_add_ref(b, TP_PTE_F_Chain_instructions, instrs);
+  chain = tp_fb_end_table(b);
+  chains = tp_fb_create_vector_refs(b, &chain, 1);
+  ops = tp_fb_create_vector_refs(b, NULL, 0);
+  for (k = 0; k < m->nspecs; k++) {
+    tp_fb_ref key = tp_fb_create_string(b, m->specs[k].key, strlen(m->specs[k].key));
+    tp_fb_ref val = tp_fb_create_vector(b, m->specs[k].value, m->specs[k].nbytes, 1);
+    tp_fb_start_table(b);
+    tp_fb_add_ref(b, TP_PTE_F_CompileSpec_key, key);
+    tp_fb_add_ref(b, TP_PTE_F_CompileSpec_value, val);
+    refs[k] = tp_fb_end_table(b);
+  }
+  specs = m->nspecs ? tp_fb_create_vector_refs(b, refs, m->nspecs) : 0;
+  tp_fb_start_table(b);
+  tp_fb_add_u32(b, TP_PTE_F_BackendDelegateDataReference_index, seg, 0);
+  tp_fb_add_i8(b, TP_PTE_F_BackendDelegateDataReference_location, TP_PTE_DATA_SEGMENT, 0);
+  processed = tp_fb_end_table(b);
+  id = tp_fb_create_string(b, m->backend, strlen(m->backend));
+  tp_fb_start_table(b);
+  tp_fb_add_ref(b, TP_PTE_F_BackendDelegate_id, id);
+  tp_fb_add_ref(b, TP_PTE_F_BackendDelegate_processed, processed);
+  tp_fb_add_ref(b, TP_PTE_F_BackendDelegate_compile_specs, specs);
+  del = tp_fb_end_table(b);
+  dels = tp_fb_create_vector_refs(b, &del, 1);
+  sizes2[0] = 0;
+  sizes2[1] = (int64_t)off;
+  ncbs = tp_fb_create_vector(b, sizes2, 2, 8);
+  name = tp_fb_create_string(b, m->name, strlen(m->name));
+  tp_fb_start_table(b);
+  tp_fb_add_ref(b, TP_PTE_F_ExecutionPlan_name, name);
+  tp_fb_add_ref(b, TP_PTE_F_ExecutionPlan_values, values);
+  tp_fb_add_ref(b, TP_PTE_F_ExecutionPlan_inputs, vin);
+  tp_fb_add_ref(b, TP_PTE_F_ExecutionPlan_outputs, vout);
+  tp_fb_add_ref(b, TP_PTE_F_ExecutionPlan_chains, chains);
+  tp_fb_add_ref(b, TP_PTE_F_ExecutionPlan_operators, ops);
+  tp_fb_add_ref(b, TP_PTE_F_ExecutionPlan_delegates, dels);
+  tp_fb_add_ref(b, TP_PTE_F_ExecutionPlan_non_const_buffer_sizes, ncbs);
+  return tp_fb_end_table(b);
+}
+
+/* Segment offsets and the flatbuffer (built on every size / write: it is small, and the
+   embedded store may have grown since). Failures go to p->last. */
+static tp_status tp__pte_prepare(tp_pte *p) {
+  tp_store *s = p->embed;
+  size_t i, nrefs = 1, nsegs, nstore = s ? s->n_segs : 0, nnamed = s ? s->n_entries : 0;
+  uint64_t off = 0, end, u0 = 0, eh;
+  tp_fb_ref *refs, plans, segs, cseg, coffs, named = 0, root;
+  tp_fb_builder *b;
+  const unsigned char *fbd;
+  size_t fbn;
+  tp_status st;
+
+  if (p->err.status != TP_OK) return p->err.status;
+  if (p->n == 0)
+    return tp_error_set(&p->last, TP_ERR_INVALID,
+                        "the program has no method (add one with tp_pte_add_method)");
+  if (s && s->err.status != TP_OK)
+    return tp_error_set(&p->last, s->err.status, "the embedded store failed: %s", s->err.msg);
+
+  /* Segments: 0 = the empty constant segment, 1 .. n = the blobs, then the store's. */
+  p->max_align = p->alignment;
+  for (i = 0; i < p->n; i++) {
+    tp__pte_meth *m = &p->meths[i];
+    if (tp_align_u64(off, p->alignment, &off) || tp_add_u64(off, m->blob_size, &end))
+      return tp_error_set(&p->last, TP_ERR_OVERFLOW, "method \"%.80s\": segment offset "
+                          "overflows 64 bits", m->name);
+    m->seg_offset = off;
+    off = end;
+  }
+  if (nstore > p->store_off_cap) {
+    uint64_t *no;
+    if (nstore > ((size_t)-1) / sizeof(uint64_t))
+      return tp_error_set(&p->last, TP_ERR_OVERFLOW, "too many store segments");
+    no = (uint64_t *)TP_MALLOC(nstore * sizeof(uint64_t));
+    if (!no)
+      return tp_error_set(&p->last, TP_ERR_NOMEM, "no memory for %lu segment offsets",
+                          (unsigned long)nstore);
+    TP_FREE(p->store_off);
+    p->store_off = no;
+    p->store_off_cap = nstore;
+  }
+  for (i = 0; i < nstore; i++) {
+    const tp__store_seg *g = &s->segs[i];
+    uint64_t a = g->alignment > p->alignment ? g->alignment : p->alignment;
+    if (tp_align_u64(off, a, &off) || tp_add_u64(off, g->nbytes, &end))
+      return tp_error_set(&p->last, TP_ERR_OVERFLOW, "store segment %lu: offset overflows 64 "
+                          "bits", (unsigned long)i);
+    p->store_off[i] = off;
+    off = end;
+    if (a > p->max_align) p->max_align = a;
+  }
+  p->data_size = off;
+  nsegs = 1 + p->n + nstore;
+  if (nsegs - 1 > (size_t)UINT32_MAX - 1u)
+    return tp_error_set(&p->last, TP_ERR_OVERFLOW, "%lu segments (at most 2^32 - 1)",
+                        (unsigned long)nsegs);
+
+  if (!p->fb) {
+    st = tp_fb_builder_create(&p->fb);
+    if (st != TP_OK) return tp_error_set(&p->last, st, "cannot create the flatbuffer builder");
+  } else {
+    tp_fb_builder_reset(p->fb);
+  }
+  b = p->fb;
+  /* refs: one per segment / named entry / plan, or 1 + 3 * (int32) per argument of a plan */
+  if (nsegs > nrefs) nrefs = nsegs;
+  if (nnamed > nrefs) nrefs = nnamed;
+  for (i = 0; i < p->n; i++) {
+    size_t need = p->meths[i].nargs * 4 + 1;
+    if (p->meths[i].nspecs + 1 > need) need = p->meths[i].nspecs + 1;
+    if (need > nrefs) nrefs = need;
+  }
+  if (nrefs > ((size_t)-1) / sizeof(tp_fb_ref))
+    return tp_error_set(&p->last, TP_ERR_OVERFLOW, "too many flatbuffer refs");
+  refs = (tp_fb_ref *)TP_MALLOC(nrefs * sizeof(tp_fb_ref));
+  if (!refs)
+    return tp_error_set(&p->last, TP_ERR_NOMEM, "no memory for %lu flatbuffer refs",
+                        (unsigned long)nrefs);
+  {
+    tp_fb_ref *plan_refs = (tp_fb_ref *)TP_MALLOC(p->n * sizeof(tp_fb_ref));
+    if (!plan_refs) {
+      TP_FREE(refs);
+      return tp_error_set(&p->last, TP_ERR_NOMEM, "no memory for %lu plans",
+                          (unsigned long)p->n);
+    }
+    for (i = 0; i < p->n; i++)
+      plan_refs[i] = tp__pte_build_plan(b, &p->meths[i], (uint32_t)(1 + i), refs);
+    plans = tp_fb_create_vector_refs(b, plan_refs, p->n);
+    TP_FREE(plan_refs);
+  }
+  /* DataSegment: offset, size (segment 0: empty, both default). */
+  tp_fb_start_table(b);
+  refs[0] = tp_fb_end_table(b);
+  for (i = 0; i < p->n; i++) {
+    tp_fb_start_table(b);
+    tp_fb_add_u64(b, TP_PTE_F_DataSegment_offset, p->meths[i].seg_offset, 0);
+    tp_fb_add_u64(b, TP_PTE_F_DataSegment_size, p->meths[i].blob_size, 0);
+    refs[1 + i] = tp_fb_end_table(b);
+  }
+  for (i = 0; i < nstore; i++) {
+    tp_fb_start_table(b);
+    tp_fb_add_u64(b, TP_PTE_F_DataSegment_offset, p->store_off[i], 0);
+    tp_fb_add_u64(b, TP_PTE_F_DataSegment_size, s->segs[i].nbytes, 0);
+    refs[1 + p->n + i] = tp_fb_end_table(b);
+  }
+  segs = tp_fb_create_vector_refs(b, refs, nsegs);
+  if (s) {
+    for (i = 0; i < nnamed; i++) {
+      const tp__store_entry *e = &s->entries[i];
+      tp_fb_ref key = tp_fb_create_string(b, e->key, e->key_len);
+      tp_fb_start_table(b);
+      tp_fb_add_ref(b, TP_PTE_F_NamedData_key, key);
+      tp_fb_add_u32(b, TP_PTE_F_NamedData_segment_index, (uint32_t)(1 + p->n + e->seg), 0);
+      refs[i] = tp_fb_end_table(b);
+    }
+    named = tp_fb_create_vector_refs(b, refs, nnamed);
+  }
+  TP_FREE(refs);
+  coffs = tp_fb_create_vector(b, &u0, 1, 8);
+  tp_fb_start_table(b);
+  tp_fb_add_ref(b, TP_PTE_F_SubsegmentOffsets_offsets, coffs);
+  tp_fb_add_u32(b, TP_PTE_F_SubsegmentOffsets_segment_index, 0, 0);
+  cseg = tp_fb_end_table(b);
+  tp_fb_start_table(b);
+  tp_fb_add_ref(b, TP_PTE_F_Program_execution_plan, plans);
+  tp_fb_add_ref(b, TP_PTE_F_Program_segments, segs);
+  tp_fb_add_ref(b, TP_PTE_F_Program_constant_segment, cseg);
+  tp_fb_add_ref(b, TP_PTE_F_Program_named_data, named);
+  tp_fb_add_u32(b, TP_PTE_F_Program_version, 0, 0);
+  root = tp_fb_end_table(b);
+  st = tp_fb_finish(b, root, "ET12");
+  if (st != TP_OK)
+    return tp_error_set(&p->last, st, "building the program flatbuffer: %s", tp_fb_error(b));
+  fbd = tp_fb_data(b, &fbn);
+  if (!fbd || fbn < 12 || (uint64_t)fbn > 0x7FFFFFFFull - TP__PTE_EH_LEN)
+    return tp_error_set(&p->last, TP_ERR_OVERFLOW,
+                        "the program flatbuffer has %lu bytes (limit 2 GiB)",
+                        (unsigned long)fbn);
+  p->program_size = (uint64_t)fbn + TP__PTE_EH_LEN;
+  if (tp_align_u64(p->program_size, p->max_align, &p->base) ||
+      tp_add_u64(p->base, p->data_size, &eh))
+    return tp_error_set(&p->last, TP_ERR_OVERFLOW, "the program size overflows 64 bits");
+  return TP_OK;
+}
+
+TPDEF tp_status tp_pte_size(tp_pte *p, uint64_t *size_out) {
+  tp_status st;
+  TP_ASSERT(p);
+  memset(&p->last, 0, sizeof p->last);
+  if (size_out) *size_out = 0;
+  if (!size_out) return tp_error_set(&p->last, TP_ERR_INVALID, "tp_pte_size: NULL size_out");
+  st = tp__pte_prepare(p);
+  if (st != TP_OK) return st;
+  *size_out = p->base + p->data_size;
+  return TP_OK;
+}
+
+/* Streams store segment g (a view or bytes); exactly g->nbytes. */
+static tp_status tp__pte_store_seg(const tp__store_seg *g, tp_sink *sink) {
+  tp_tally t;
+  tp_sink w;
+  tp_status st;
+  if (g->is_bytes) return tp_sink_write(sink, g->bytes, (size_t)g->nbytes);
+  w = tp_sink_tally(&t, sink);
+  st = tp_compact_write(&g->view, g->order, &w);
+  if (st == TP_OK && t.n != g->nbytes) st = TP_ERR_INVALID;
+  return st;
+}
+
+TPDEF tp_status tp_pte_write(tp_pte *p, tp_sink *sink) {
+  unsigned char head[8 + TP__PTE_EH_LEN];
+  const unsigned char *fb;
+  size_t fbn, i;
+  uint64_t pos = 0;
+  tp_status st;
+
+  TP_ASSERT(p);
+  memset(&p->last, 0, sizeof p->last);
+  if (!sink || !sink->write)
+    return tp_error_set(&p->last, TP_ERR_INVALID, "tp_pte_write: NULL sink");
+  st = tp__pte_prepare(p);
+  if (st != TP_OK) return st;
+  fb = tp_fb_data(p->fb, &fbn);
+  tp_store_le32(head, tp_load_le32(fb) + TP__PTE_EH_LEN);
+  memcpy(head + 4, fb + 4, 4);
+  memcpy(head + 8, "eh00", 4);
+  tp_store_le32(head + 12, TP__PTE_EH_LEN);
+  tp_store_le64(head + 16, p->program_size);
+  tp_store_le64(head + 24, p->base);
+  tp_store_le64(head + 32, p->data_size);
+  st = tp_sink_write(sink, head, sizeof head);
+  if (st == TP_OK) st = tp_sink_write(sink, fb + 8, fbn - 8);
+  if (st == TP_OK) st = tp__store_zeros(sink, p->base - p->program_size);
+  if (st != TP_OK)
+    return tp_error_set(&p->last, st, "writing the program header and flatbuffer: %s",
+                        tp_status_str(st));
+  for (i = 0; i < p->n; i++) {
+    const tp__pte_meth *m = &p->meths[i];
+    tp_tally t;
+    tp_sink w;
+    st = tp__store_zeros(sink, m->seg_offset - pos);
+    if (st != TP_OK) break;
+    w = tp_sink_tally(&t, sink);
+    st = m->produce(m->ctx, &w);
+    if (st == TP_OK && t.n != m->blob_size)
+      return tp_error_set(&p->last, TP_ERR_INVALID,
+                          "method \"%.80s\": the producer streamed %llu bytes, the blob size is "
+                          "%llu", m->name, (unsigned long long)t.n,
+                          (unsigned long long)m->blob_size);
+    if (st != TP_OK)
+      return tp_error_set(&p->last, st, "method \"%.80s\": writing its blob (segment %lu, file "
+                          "offset %llu) failed: %s", m->name, (unsigned long)(1 + i),
+                          (unsigned long long)(p->base + m->seg_offset), tp_status_str(st));
+    pos = m->seg_offset + m->blob_size;
+  }
+  for (i = 0; st == TP_OK && p->embed && i < p->embed->n_segs; i++) {
+    const tp__store_seg *g = &p->embed->segs[i];
+    st = tp__store_zeros(sink, p->store_off[i] - pos);
+    if (st == TP_OK) st = tp__pte_store_seg(g, sink);
+    if (st != TP_OK)
+      return tp_error_set(&p->last, st, "writing named data segment %lu (file offset %llu): %s",
+                          (unsigned long)(1 + p->n + i),
+                          (unsigned long long)(p->base + p->store_off[i]), tp_status_str(st));
+    pos = p->store_off[i] + g->nbytes;
+  }
+  if (st != TP_OK)
+    return tp_error_set(&p->last, st, "writing the program's padding: %s", tp_status_str(st));
+  return TP_OK;
+}
+
+#ifndef TP_NO_STDIO
+static tp_status tp__pte_produce(void *ctx, tp_sink *sink) {
+  return tp_pte_write((tp_pte *)ctx, sink);
+}
+
+TPDEF tp_status tp_pte_write_file(tp_pte *p, const char *path) {
+  tp_status st;
+  TP_ASSERT(p);
+  if (p->err.status != TP_OK) return p->err.status;
+  if (!path || !*path) {
+    memset(&p->last, 0, sizeof p->last);
+    return tp_error_set(&p->last, TP_ERR_INVALID, "tp_pte_write_file: empty path");
+  }
+  st = tp_atomic_write(path, tp__pte_produce, p);
+  if (st != TP_OK) {
+    if (p->last.status == TP_OK)
+      tp_error_set(&p->last, st, "writing \"%.160s\": %s (cannot create or finish the file)",
+                   path, tp_status_str(st));
+    else {
+      tp_error inner = p->last;
+      memset(&p->last, 0, sizeof p->last);
+      tp_error_set(&p->last, st, "writing \"%.120s\": %.120s", path, inner.msg);
+    }
+  }
+  return st;
+}
+#endif
+
+/* ---- reader ---------------------------------------------------------------------------- */
+
+#define TP__PTE_BAD(f, ...) tp_error_set(&(f)->err, TP_ERR_FORMAT, __VA_ARGS__)
+
+static void tp__pte_rewind(tp_pte_file *f) {
+  f->root__.r = &f->r__;
+  f->r__.tables = 0;
+}
+
+static tp_fb_table tp__pte_plan(tp_pte_file *f, size_t m) {
+  tp_fb_vector v;
+  tp__pte_rewind(f);
+  v = tp_fb_vector_field(&f->root__, TP_PTE_F_Program_execution_plan, 4);
+  return tp_fb_vector_table(&v, m);
+}
+
+static const char *tp__pte_fbmsg(tp_pte_file *f) {
+  return f->r__.err.status != TP_OK ? f->r__.err.msg : "absent";
+}
+
+/* Value v of plan (of method m): decoded and checked against the buffer sizes. */
+static tp_status tp__pte_value(tp_pte_file *f, const tp_fb_table *plan, size_t m, size_t v,
+                               tp_pte_value_info *out) {
+  tp_fb_vector values = tp_fb_vector_field(plan, TP_PTE_F_ExecutionPlan_values, 4);
+  tp_fb_vector ncbs = tp_fb_vector_field(plan, TP_PTE_F_ExecutionPlan_non_const_buffer_sizes, 8);
+  tp_fb_table ev = tp_fb_vector_table(&values, v), val, alloc;
+  uint8_t tag = 0;
+  memset(out, 0, sizeof *out);
+  val = tp_fb_union_field(&ev, TP_PTE_F_EValue_val, &tag);
+  if (tp_fb_reader_status(&f->r__) != TP_OK || ev.pos == 0)
+    return TP__PTE_BAD(f, "method %lu value %lu: %s", (unsigned long)m, (unsigned long)v,
+                       tp__pte_fbmsg(f));
+  out->kind = tag;
+  if (tag > TP_PTE_V_OptionalTensorList)
+    return TP__PTE_BAD(f, "method %lu value %lu: kind %u is not a KernelTypes member",
+                       (unsigned long)m, (unsigned long)v, (unsigned)tag);
+  if (tag == TP_PTE_V_Int) out->i = tp_fb_i64(&val, TP_PTE_F_Int_int_val, 0);
+  if (tag == TP_PTE_V_Bool) out->i = tp_fb_u8(&val, TP_PTE_F_Bool_bool_val, 0);
+  if (tag == TP_PTE_V_Double) out->d = tp_fb_f64(&val, TP_PTE_F_Double_double_val, 0);
+  if (tag >= TP_PTE_V_IntList) {
+    static const unsigned char es[5] = {8, 8, 1, 4, 4};
+    tp_fb_vector items = tp_fb_vector_field(&val, 0, es[tag - TP_PTE_V_IntList]);
+    size_t k;
+    if (tp_fb_reader_status(&f->r__) != TP_OK || items.pos == 0)
+      return TP__PTE_BAD(f, "method %lu value %lu (%s): items %s", (unsigned long)m,
+                         (unsigned long)v, tp_pte_value_kind_name(tag), tp__pte_fbmsg(f));
+    if (tag == TP_PTE_V_TensorList || tag == TP_PTE_V_OptionalTensorList)
+      for (k = 0; k < items.count; k++) {
+        int64_t x = tp__i32_bits(tp_fb_vector_scalar(&items, k));
+        if (x >= (int64_t)values.count || x < (tag == TP_PTE_V_TensorList ? 0 : -1))
+          return TP__PTE_BAD(f, "method %lu value %lu (%s): item %lu is value %lld of %lu",
+                             (unsigned long)m, (unsigned long)v, tp_pte_value_kind_name(tag),
+                             (unsigned long)k, (long long)x, (unsigned long)values.count);
+      }
+  }
+  if (tag == TP_PTE_V_String && !tp_fb_string(&val, TP_PTE_F_String_string_val, NULL))
+    return TP__PTE_BAD(f, "method %lu value %lu: String without string_val", (unsigned long)m,
+                       (unsigned long)v);
+  if (tag == TP_PTE_V_Tensor) {
+    tp_fb_vector sizes = tp_fb_vector_field(&val, TP_PTE_F_Tensor_sizes, 4);
+    tp_fb_vector order = tp_fb_vector_field(&val, TP_PTE_F_Tensor_dim_order, 1);
+    unsigned char seen[TP_MAX_DIMS];
+    uint64_t numel = 1, es;
+    size_t d;
+    int ovf = 0;
+    out->scalar_type = tp_fb_i8(&val, TP_PTE_F_Tensor_scalar_type, 0);
+    out->shape_dynamism = tp_fb_i8(&val, TP_PTE_F_Tensor_shape_dynamism, 0);
+    out->data_buffer_idx = tp_fb_u32(&val, TP_PTE_F_Tensor_data_buffer_idx, 0);
+    alloc = tp_fb_table_field(&val, TP_PTE_F_Tensor_allocation_info);
+    if (tp_fb_reader_status(&f->r__) != TP_OK)
+      return TP__PTE_BAD(f, "method %lu value %lu (Tensor): %s", (unsigned long)m,
+                         (unsigned long)v, f->r__.err.msg);
+    es = (uint64_t)tp__pte_scalar_size(out->scalar_type);
+    if (es == 0)
+      return TP__PTE_BAD(f, "method %lu value %lu: scalar type %d is not a ScalarType",
+                         (unsigned long)m, (unsigned long)v, out->scalar_type);
+    if (sizes.pos == 0 || order.pos == 0)
+      return TP__PTE_BAD(f, "method %lu value %lu: a Tensor without %s", (unsigned long)m,
+                         (unsigned long)v, sizes.pos == 0 ? "sizes" : "dim_order");
+    if (sizes.count > TP_MAX_DIMS || order.count != sizes.count)
+      return TP__PTE_BAD(f, "method %lu value %lu: %lu sizes and %lu dim_order entries (at "
+                         "most %d, equal)", (unsigned long)m, (unsigned long)v,
+                         (unsigned long)sizes.count, (unsigned long)order.count, TP_MAX_DIMS);
+    out->ndim = (int)sizes.count;
+    memset(seen, 0, sizeof seen);
+    for (d = 0; d < sizes.count; d++) {
+      int64_t sz = tp__i32_bits(tp_fb_vector_scalar(&sizes, d));
+      uint64_t o = tp_fb_vector_scalar(&order, d);
+      if (sz < 0)
+        return TP__PTE_BAD(f, "method %lu value %lu: size %lld at dim %lu", (unsigned long)m,
+                           (unsigned long)v, (long long)sz, (unsigned long)d);
+      if (o >= sizes.count || seen[o])
+        return TP__PTE_BAD(f, "method %lu value %lu: dim_order is not a permutation of 0..%lu "
+                           "(entry %lu is %llu)", (unsigned long)m, (unsigned long)v,
+                           (unsigned long)(sizes.count - 1), (unsigned long)d,
+                           (unsigned long long)o);
+      seen[o] = 1;
+      out->sizes[d] = sz;
+      out->dim_order[d] = (uint8_t)o;
+      if (tp_mul_u64(numel, (uint64_t)sz, &numel)) ovf = 1;
+    }
+    if (ovf || tp_mul_u64(numel, es, &out->nbytes))
+      return TP__PTE_BAD(f, "method %lu value %lu: the tensor's byte count overflows",
+                         (unsigned long)m, (unsigned long)v);
+    if (alloc.pos != 0) {
+      uint64_t lo = tp_fb_u32(&alloc, TP_PTE_F_AllocationDetails_memory_offset_low, 0);
+      uint64_t hi = tp_fb_u32(&alloc, TP_PTE_F_AllocationDetails_memory_offset_high, 0);
+      uint64_t end, bsize;
+      out->planned = 1;
+      out->memory_id = tp_fb_u32(&alloc, TP_PTE_F_AllocationDetails_memory_id, 0);
+      out->memory_offset = lo | (hi << 32);
+      if (ncbs.pos == 0 || out->memory_id == 0 || out->memory_id >= ncbs.count)
+        return TP__PTE_BAD(f, "method %lu value %lu: memory_id %lu, but the plan has %lu "
+                           "buffers (ids 1 .. %lu are planned memory)", (unsigned long)m,
+                           (unsigned long)v, (unsigned long)out->memory_id,
+                           (unsigned long)ncbs.count,
+                           (unsigned long)(ncbs.count > 0 ? ncbs.count - 1 : 0));
+      bsize = tp_fb_vector_scalar(&ncbs, out->memory_id);
+      if (tp_add_u64(out->memory_offset, out->nbytes, &end) || end > bsize)
+        return TP__PTE_BAD(f, "method %lu value %lu: offset %llu + %llu bytes exceeds buffer "
+                           "%lu's %llu bytes", (unsigned long)m, (unsigned long)v,
+                           (unsigned long long)out->memory_offset,
+                           (unsigned long long)out->nbytes, (unsigned long)out->memory_id,
+                           (unsigned long long)bsize);
+    }
+  }
+  if (tp_fb_reader_status(&f->r__) != TP_OK)
+    return TP__PTE_BAD(f, "method %lu value %lu: %s", (unsigned long)m, (unsigned long)v,
+                       f->r__.err.msg);
+  return TP_OK;
+}
+
+/* An int32 index vector whose every entry names one of n things. */
+static tp_status tp__pte_indices(tp_pte_file *f, const tp_fb_vector *vec, size_t n,
+                                 const char *what, size_t m, size_t k) {
+  size_t i;
+  for (i = 0; i < vec->count; i++) {
+    int64_t x = tp__i32_bits(tp_fb_vector_scalar(vec, i));
+    if (x < 0 || x >= (int64_t)n)
+      return TP__PTE_BAD(f, "method %lu %s%lu: entry %lu is value %lld, but there are %lu "
+                         "values", (unsigned long)m, what, (unsigned long)k, (unsigned long)i,
+                         (long long)x, (unsigned long)n);
+  }
+  return TP_OK;
+}
+
+static tp_status tp__pte_check_plan(tp_pte_file *f, size_t m) {
+  tp_fb_table plan = tp__pte_plan(f, m);
+  tp_fb_vector values, ins, outs, chains, ops, dels, ncbs;
+  const char *name;
+  size_t i, k, nvalues;
+  tp_status st;
+  name = tp_fb_string(&plan, TP_PTE_F_ExecutionPlan_name, NULL);
+  values = tp_fb_vector_field(&plan, TP_PTE_F_ExecutionPlan_values, 4);
+  ins = tp_fb_vector_field(&plan, TP_PTE_F_ExecutionPlan_inputs, 4);
+  outs = tp_fb_vector_field(&plan, TP_PTE_F_ExecutionPlan_outputs, 4);
+  chains = tp_fb_vector_field(&plan, TP_PTE_F_ExecutionPlan_chains, 4);
+  ops = tp_fb_vector_field(&plan, TP_PTE_F_ExecutionPlan_operators, 4);
+  dels = tp_fb_vector_field(&plan, TP_PTE_F_ExecutionPlan_delegates, 4);
+  ncbs = tp_fb_vector_field(&plan, TP_PTE_F_ExecutionPlan_non_const_buffer_sizes, 8);
+  if (tp_fb_reader_status(&f->r__) != TP_OK || plan.pos == 0)
+    return TP__PTE_BAD(f, "method %lu: %s", (unsigned long)m, tp__pte_fbmsg(f));
+  if (!name || !*name) return TP__PTE_BAD(f, "method %lu: no name", (unsigned long)m);
+  for (i = 0; i < m; i++) {
+    tp_fb_table other = tp__pte_plan(f, i);
+    const char *on = tp_fb_string(&other, TP_PTE_F_ExecutionPlan_name, NULL);
+    if (on && strcmp(on, name) == 0)
+      return TP__PTE_BAD(f, "method %lu: the name \"%.80s\" is already method %lu's",
+                         (unsigned long)m, name, (unsigned long)i);
+  }
+  tp__pte_rewind(f);
+  if (values.pos == 0 || ins.pos == 0 || outs.pos == 0 || dels.pos == 0 || ncbs.pos == 0)
+    return TP__PTE_BAD(f, "method \"%.80s\": no %s", name,
+                       values.pos == 0 ? "values" : ins.pos == 0 ? "inputs" :
+                       outs.pos == 0 ? "outputs" : dels.pos == 0 ? "delegates" :
+                       "non_const_buffer_sizes");
+  nvalues = values.count;
+  for (i = 0; i < ncbs.count; i++)
+    if (tp_fb_vector_scalar(&ncbs, i) >= ((uint64_t)1 << 63))
+      return TP__PTE_BAD(f, "method \"%.80s\": non_const_buffer_sizes[%lu] is negative", name,
+                         (unsigned long)i);
+  for (i = 0; i < nvalues; i++) {
+    tp_pte_value_info vi;
+    tp__pte_rewind(f);
+    st = tp__pte_value(f, &plan, m, i, &vi);
+    if (st != TP_OK) return st;
+  }
+  if (tp__pte_indices(f, &ins, nvalues, "inputs", m, 0) != TP_OK ||
+      tp__pte_indices(f, &outs, nvalues, "outputs", m, 0) != TP_OK)
+    return f->err.status;
+  if (chains.pos == 0 || chains.count == 0)
+    return TP__PTE_BAD(f, "method \"%.80s\": no chain", name);
+  for (i = 0; ops.pos && i < ops.count; i++) {
+    tp_fb_table op;
+    tp__pte_rewind(f);
+    op = tp_fb_vector_table(&ops, i);
+    if (!tp_fb_string(&op, TP_PTE_F_Operator_name, NULL))
+      return TP__PTE_BAD(f, "method \"%.80s\" operator %lu: no name (%s)", name,
+                         (unsigned long)i, tp__pte_fbmsg(f));
+  }
+  for (i = 0; i < dels.count; i++) {
+    tp_pte_delegate_info di;
+    st = tp_pte_delegate_at(f, m, i, &di);
+    if (st != TP_OK) return f->err.status ? f->err.status : st;
+    for (k = 0; k < di.n_specs; k++) {
+      const char *key;
+      const void *val;
+      size_t nb;
+      st = tp_pte_compile_spec_at(f, m, i, k, &key, &val, &nb);
+      if (st != TP_OK) return f->err.status ? f->err.status : st;
+    }
+  }
+  for (i = 0; i < chains.count; i++) {
+    tp_fb_table ch;
+    tp_fb_vector cin, cout, instrs;
+    tp__pte_rewind(f);
+    ch = tp_fb_vector_table(&chains, i);
+    cin = tp_fb_vector_field(&ch, TP_PTE_F_Chain_inputs, 4);
+    cout = tp_fb_vector_field(&ch, TP_PTE_F_Chain_outputs, 4);
+    instrs = tp_fb_vector_field(&ch, TP_PTE_F_Chain_instructions, 4);
+    if (tp_fb_reader_status(&f->r__) != TP_OK || ch.pos == 0)
+      return TP__PTE_BAD(f, "method \"%.80s\" chain %lu: %s", name, (unsigned long)i,
+                         tp__pte_fbmsg(f));
+    if (instrs.pos == 0)
+      return TP__PTE_BAD(f, "method \"%.80s\" chain %lu: no instructions", name,
+                         (unsigned long)i);
+    if (tp__pte_indices(f, &cin, nvalues, "chain inputs ", m, i) != TP_OK ||
+        tp__pte_indices(f, &cout, nvalues, "chain outputs ", m, i) != TP_OK)
+      return f->err.status;
+    for (k = 0; k < instrs.count; k++) {
+      tp_pte_instruction_info ii;
+      st = tp_pte_instruction_at(f, m, i, k, &ii);
+      if (st != TP_OK) return f->err.status ? f->err.status : st;
+    }
+  }
+  return TP_OK;
+}
+
+TPDEF tp_status tp_pte_read(tp_pte_file *f, const void *data, size_t size) {
+  const unsigned char *b = (const unsigned char *)data;
+  tp_fb_vector plans, segs, named, bdd;
+  tp_fb_table cseg;
+  tp_fb_vector coffs;
+  size_t i;
+  tp_status st;
+
+  TP_ASSERT(f);
+  memset(f, 0, sizeof *f);
+  f->data = b;
+  f->size = size;
+  if (!b && size > 0)
+    return tp_error_set(&f->err, TP_ERR_INVALID, "NULL data with %lu bytes",
+                        (unsigned long)size);
+  if (size < TP__PTE_HEAD_BYTES)
+    return TP__PTE_BAD(f, "%lu bytes: shorter than the %u bytes the loader reads first",
+                       (unsigned long)size, TP__PTE_HEAD_BYTES);
+  if (memcmp(b + 4, "ET12", 4) != 0)
+    return TP__PTE_BAD(f, "file identifier is not ET12");
+  f->program_size = size;
+  if (memcmp(b + 8, "eh00", 4) == 0) {
+    uint32_t len = tp_load_le32(b + 12);
+    uint64_t end;
+    if (len < TP__PTE_EH_MIN)
+      return TP__PTE_BAD(f, "eh00 header length %lu < %u", (unsigned long)len, TP__PTE_EH_MIN);
+    f->has_extended_header = 1;
+    f->program_size = tp_load_le64(b + 16);
+    f->segment_base = tp_load_le64(b + 24);
+    f->segment_data_size = len >= 32 ? tp_load_le64(b + 32) : 0;
+    if (f->program_size > size || f->program_size < 16)
+      return TP__PTE_BAD(f, "program size %llu, but the file has %lu bytes",
+                         (unsigned long long)f->program_size, (unsigned long)size);
+    if (f->segment_base != 0 || f->segment_data_size != 0) {
+      if (tp_add_u64(f->segment_base, f->segment_data_size, &end) || end > size)
+        return TP__PTE_BAD(f, "segment base %llu + data size %llu exceeds the file's %lu bytes",
+                           (unsigned long long)f->segment_base,
+                           (unsigned long long)f->segment_data_size, (unsigned long)size);
+      if (f->segment_base < f->program_size)
+        return TP__PTE_BAD(f, "segment base %llu lies inside the program (which ends at %llu)",
+                           (unsigned long long)f->segment_base,
+                           (unsigned long long)f->program_size);
+    }
+  }
+  f->r__.max_tables = (size_t)-1;
+  st = tp_fb_reader_init(&f->r__, b, (size_t)f->program_size, "ET12", &f->root__);
+  if (st != TP_OK)
+    return TP__PTE_BAD(f, "program flatbuffer: %s",
+                       f->r__.err.status != TP_OK ? f->r__.err.msg : tp_status_str(st));
+  f->version = tp_fb_u32(&f->root__, TP_PTE_F_Program_version, 0);
+  plans = tp_fb_vector_field(&f->root__, TP_PTE_F_Program_execution_plan, 4);
+  segs = tp_fb_vector_field(&f->root__, TP_PTE_F_Program_segments, 4);
+  named = tp_fb_vector_field(&f->root__, TP_PTE_F_Program_named_data, 4);
+  bdd = tp_fb_vector_field(&f->root__, TP_PTE_F_Program_backend_delegate_data, 4);
+  cseg = tp_fb_table_field(&f->root__, TP_PTE_F_Program_constant_segment);
+  coffs = tp_fb_vector_field(&cseg, TP_PTE_F_SubsegmentOffsets_offsets, 8);
+  if (tp_fb_reader_status(&f->r__) != TP_OK)
+    return TP__PTE_BAD(f, "Program: %s", f->r__.err.msg);
+  if (plans.pos == 0 || plans.count == 0)
+    return TP__PTE_BAD(f, "no execution plan");
+  if (plans.count > TP_PTE_MAX_METHODS)
+    return TP__PTE_BAD(f, "%lu execution plans (at most %d)", (unsigned long)plans.count,
+                       TP_PTE_MAX_METHODS);
+  f->n_segments = segs.pos ? segs.count : 0;
+  f->n_named = named.pos ? named.count : 0;
+  f->n_inline = bdd.pos ? bdd.count : 0;
+  for (i = 0; i < f->n_segments; i++) {
+    uint64_t off, sz;
+    st = tp_pte_segment_at(f, i, &off, &sz);
+    if (st != TP_OK) return f->err.status ? f->err.status : st;
+  }
+  for (i = 0; i < f->n_inline; i++) {
+    tp_fb_table d;
+    tp__pte_rewind(f);
+    d = tp_fb_vector_table(&bdd, i);
+    tp_fb_vector_field(&d, TP_PTE_F_BackendDelegateInlineData_data, 1);
+    if (tp_fb_reader_status(&f->r__) != TP_OK || d.pos == 0)
+      return TP__PTE_BAD(f, "backend_delegate_data[%lu]: %s", (unsigned long)i,
+                         tp__pte_fbmsg(f));
+  }
+  if (cseg.pos == 0 || coffs.pos == 0 || coffs.count == 0)
+    return TP__PTE_BAD(f, "no constant segment with offsets (the loader refuses such a "
+                       "program)");
+  {
+    uint32_t ci = tp_fb_u32(&cseg, TP_PTE_F_SubsegmentOffsets_segment_index, 0);
+    if (coffs.count > 1 && ci >= f->n_segments)
+      return TP__PTE_BAD(f, "constant segment index %lu, but there are %lu segments",
+                         (unsigned long)ci, (unsigned long)f->n_segments);
+  }
+  for (i = 0; i < f->n_named; i++) {
+    const char *key;
+    uint32_t si;
+    const void *d;
+    uint64_t n;
+    st = tp_pte_named_at(f, i, &key, &si, &d, &n);
+    if (st != TP_OK) return f->err.status ? f->err.status : st;
+  }
+  f->n_methods = plans.count;
+  for (i = 0; i < plans.count; i++) {
+    st = tp__pte_check_plan(f, i);
+    if (st != TP_OK) {
+      f->n_methods = 0;
+      return st;
+    }
+  }
+  return TP_OK;
+}
+
+/* Entry guard of the accessors: the open failure, then the index. */
+#define TP__PTE_GUARD(f, cond)                                                                 \
+  do {                                                                                         \
+    TP_ASSERT(f);                                                                              \
+    if ((f)->err.status != TP_OK) return (f)->err.status;                                      \
+    if (!(cond)) return TP_ERR_INVALID;                                                        \
+  } while (0)
+
+TPDEF tp_status tp_pte_method_at(tp_pte_file *f, size_t m, tp_pte_method_info *out) {
+  tp_fb_table plan;
+  tp_fb_vector v;
+  size_t i;
+  TP__PTE_GUARD(f, out && m < f->n_methods);
+  memset(out, 0, sizeof *out);
+  plan = tp__pte_plan(f, m);
+  out->name = tp_fb_string(&plan, TP_PTE_F_ExecutionPlan_name, NULL);
+  out->n_values = tp_fb_vector_field(&plan, TP_PTE_F_ExecutionPlan_values, 4).count;
+  out->n_inputs = tp_fb_vector_field(&plan, TP_PTE_F_ExecutionPlan_inputs, 4).count;
+  out->n_outputs = tp_fb_vector_field(&plan, TP_PTE_F_ExecutionPlan_outputs, 4).count;
+  out->n_chains = tp_fb_vector_field(&plan, TP_PTE_F_ExecutionPlan_chains, 4).count;
+  out->n_operators = tp_fb_vector_field(&plan, TP_PTE_F_ExecutionPlan_operators, 4).count;
+  out->n_delegates = tp_fb_vector_field(&plan, TP_PTE_F_ExecutionPlan_delegates, 4).count;
+  v = tp_fb_vector_field(&plan, TP_PTE_F_ExecutionPlan_non_const_buffer_sizes, 8);
+  out->n_buffers = v.count;
+  for (i = 0; i < v.count; i++) {
+    uint64_t s = tp_fb_vector_scalar(&v, i);
+    out->planned_bytes = out->planned_bytes + s < out->planned_bytes ? UINT64_MAX
+                                                                     : out->planned_bytes + s;
+  }
+  return tp_fb_reader_status(&f->r__) == TP_OK ? TP_OK : TP_ERR_FORMAT;
+}
+
+TPDEF tp_status tp_pte_method_find(tp_pte_file *f, const char *name, size_t *m_out) {
+  size_t i;
+  TP__PTE_GUARD(f, name && m_out);
+  for (i = 0; i < f->n_methods; i++) {
+    tp_fb_table plan = tp__pte_plan(f, i);
+    const char *n = tp_fb_string(&plan, TP_PTE_F_ExecutionPlan_name, NULL);
+    if (n && strcmp(n, name) == 0) {
+      *m_out = i;
+      return TP_OK;
+    }
+  }
+  return TP_ERR_INVALID;
+}
+
+TPDEF tp_status tp_pte_value_at(tp_pte_file *f, size_t m, size_t v, tp_pte_value_info *out) {
+  tp_fb_table plan;
+  TP__PTE_GUARD(f, out && m < f->n_methods);
+  plan = tp__pte_plan(f, m);
+  if (v >= tp_fb_vector_field(&plan, TP_PTE_F_ExecutionPlan_values, 4).count) {
+    memset(out, 0, sizeof *out);
+    return TP_ERR_INVALID;
+  }
+  return tp__pte_value(f, &plan, m, v, out);
+}
+
+TPDEF tp_status tp_pte_io_at(tp_pte_file *f, size_t m, int is_output, size_t k, size_t *v_out) {
+  tp_fb_table plan;
+  tp_fb_vector io;
+  TP__PTE_GUARD(f, v_out && m < f->n_methods);
+  plan = tp__pte_plan(f, m);
+  io = tp_fb_vector_field(&plan, is_output ? TP_PTE_F_ExecutionPlan_outputs
+                                           : TP_PTE_F_ExecutionPlan_inputs, 4);
+  if (k >= io.count) return TP_ERR_INVALID;
+  *v_out = (size_t)tp_fb_vector_scalar(&io, k);
+  return TP_OK;
+}
+
+TPDEF tp_status tp_pte_buffer_at(tp_pte_file *f, size_t m, size_t b, uint64_t *size_out) {
+  tp_fb_table plan;
+  tp_fb_vector v;
+  TP__PTE_GUARD(f, size_out && m < f->n_methods);
+  plan = tp__pte_plan(f, m);
+  v = tp_fb_vector_field(&plan, TP_PTE_F_ExecutionPlan_non_const_buffer_sizes, 8);
+  if (b >= v.count) return TP_ERR_INVALID;
+  *size_out = tp_fb_vector_scalar(&v, b);
+  return TP_OK;
+}
+
+static tp_fb_vector tp__pte_instrs(tp_pte_file *f, size_t m, size_t c, int *ok) {
+  tp_fb_table plan = tp__pte_plan(f, m), ch;
+  tp_fb_vector chains = tp_fb_vector_field(&plan, TP_PTE_F_ExecutionPlan_chains, 4), none;
+  memset(&none, 0, sizeof none);
+  *ok = c < chains.count;
+  if (!*ok) return none;
+  ch = tp_fb_vector_table(&chains, c);
+  return tp_fb_vector_field(&ch, TP_PTE_F_Chain_instructions, 4);
+}
+
+TPDEF tp_status tp_pte_chain_size(tp_pte_file *f, size_t m, size_t c, size_t *n_out) {
+  tp_fb_vector v;
+  int ok;
+  TP__PTE_GUARD(f, n_out && m < f->n_methods);
+  v = tp__pte_instrs(f, m, c, &ok);
+  if (!ok) return TP_ERR_INVALID;
+  *n_out = v.count;
+  return TP_OK;
+}
+
+/* Used by tp_pte_read (checks) before n_methods is final: m < plan count is the caller's. */
+TPDEF tp_status tp_pte_instruction_at(tp_pte_file *f, size_t m, size_t c, size_t k,
+                                      tp_pte_instruction_info *out) {
+  tp_fb_table plan, ins, a;
+  tp_fb_vector instrs, values, dels, ops;
+  uint8_t tag = 0;
+  int ok;
+  size_t nvalues;
+  TP__PTE_GUARD(f, out && m < f->n_methods);
+  memset(out, 0, sizeof *out);
+  instrs = tp__pte_instrs(f, m, c, &ok);
+  if (!ok || k >= instrs.count) return TP_ERR_INVALID;
+  plan = tp__pte_plan(f, m);
+  values = tp_fb_vector_field(&plan, TP_PTE_F_ExecutionPlan_values, 4);
+  dels = tp_fb_vector_field(&plan, TP_PTE_F_ExecutionPlan_delegates, 4);
+  ops = tp_fb_vector_field(&plan, TP_PTE_F_ExecutionPlan_operators, 4);
+  nvalues = values.count;
+  ins = tp_fb_vector_table(&instrs, k);
+  a = tp_fb_union_field(&ins, TP_PTE_F_Instruction_instr_args, &tag);
+  out->kind = tag;
+  if (tp_fb_reader_status(&f->r__) != TP_OK || ins.pos == 0)
+    return TP__PTE_BAD(f, "method %lu chain %lu instruction %lu: %s", (unsigned long)m,
+                       (unsigned long)c, (unsigned long)k, tp__pte_fbmsg(f));
+  if (tag < TP_PTE_I_KernelCall || tag > TP_PTE_I_FreeCall)
+    return TP__PTE_BAD(f, "method %lu chain %lu instruction %lu: kind %u is not an "
+                       "InstructionArguments member", (unsigned long)m, (unsigned long)c,
+                       (unsigned long)k, (unsigned)tag);
+  /* field 0 of every member is its first index, field 1 the second (or the args) */
+  out->index = tp_fb_i32(&a, 0, 0);
+  if (tag == TP_PTE_I_KernelCall || tag == TP_PTE_I_DelegateCall) {
+    size_t lim = tag == TP_PTE_I_DelegateCall ? dels.count : (ops.pos ? ops.count : 0);
+    out->args = tp_fb_vector_field(&a, TP_PTE_F_DelegateCall_args, 4);
+    if (tp_fb_reader_status(&f->r__) != TP_OK || out->args.pos == 0)
+      return TP__PTE_BAD(f, "method %lu chain %lu instruction %lu (%s): args %s",
+                         (unsigned long)m, (unsigned long)c, (unsigned long)k,
+                         tp_pte_instruction_name(tag), tp__pte_fbmsg(f));
+    if (out->index < 0 || (size_t)out->index >= lim)
+      return TP__PTE_BAD(f, "method %lu chain %lu instruction %lu (%s): %s %ld, but there are "
+                         "%lu", (unsigned long)m, (unsigned long)c, (unsigned long)k,
+                         tp_pte_instruction_name(tag),
+                         tag == TP_PTE_I_DelegateCall ? "delegate" : "operator",
+                         (long)out->index, (unsigned long)lim);
+    if (tp__pte_indices(f, &out->args, nvalues, "instruction ", m, k) != TP_OK)
+      return f->err.status;
+  } else {
+    out->index2 = tp_fb_i32(&a, 1, 0);
+    if (out->index < 0 || (size_t)out->index >= nvalues ||
+        (tag == TP_PTE_I_MoveCall && (out->index2 < 0 || (size_t)out->index2 >= nvalues)) ||
+        (tag == TP_PTE_I_JumpFalseCall &&
+         (out->index2 < 0 || (size_t)out->index2 >= instrs.count)))
+      return TP__PTE_BAD(f, "method %lu chain %lu instruction %lu (%s): index %ld / %ld out of "
+                         "range (%lu values, %lu instructions)", (unsigned long)m,
+                         (unsigned long)c, (unsigned long)k, tp_pte_instruction_name(tag),
+                         (long)out->index, (long)out->index2, (unsigned long)nvalues,
+                         (unsigned long)instrs.count);
+  }
+  if (tp_fb_reader_status(&f->r__) != TP_OK)
+    return TP__PTE_BAD(f, "method %lu chain %lu instruction %lu: %s", (unsigned long)m,
+                       (unsigned long)c, (unsigned long)k, f->r__.err.msg);
+  return TP_OK;
+}
+
+static tp_fb_table tp__pte_delegate(tp_pte_file *f, size_t m, size_t d, int *ok) {
+  tp_fb_table plan = tp__pte_plan(f, m), none;
+  tp_fb_vector dels = tp_fb_vector_field(&plan, TP_PTE_F_ExecutionPlan_delegates, 4);
+  memset(&none, 0, sizeof none);
+  *ok = d < dels.count;
+  return *ok ? tp_fb_vector_table(&dels, d) : none;
+}
+
+TPDEF tp_status tp_pte_delegate_at(tp_pte_file *f, size_t m, size_t d,
+                                   tp_pte_delegate_info *out) {
+  tp_fb_table del, proc;
+  tp_fb_vector specs;
+  int ok;
+  TP__PTE_GUARD(f, out && m < f->n_methods);
+  memset(out, 0, sizeof *out);
+  del = tp__pte_delegate(f, m, d, &ok);
+  if (!ok) return TP_ERR_INVALID;
+  out->id = tp_fb_string(&del, TP_PTE_F_BackendDelegate_id, NULL);
+  proc = tp_fb_table_field(&del, TP_PTE_F_BackendDelegate_processed);
+  specs = tp_fb_vector_field(&del, TP_PTE_F_BackendDelegate_compile_specs, 4);
+  out->location = tp_fb_i8(&proc, TP_PTE_F_BackendDelegateDataReference_location, 0);
+  out->index = tp_fb_u32(&proc, TP_PTE_F_BackendDelegateDataReference_index, 0);
+  out->n_specs = specs.pos ? specs.count : 0;
+  if (tp_fb_reader_status(&f->r__) != TP_OK || del.pos == 0)
+    return TP__PTE_BAD(f, "method %lu delegate %lu: %s", (unsigned long)m, (unsigned long)d,
+                       tp__pte_fbmsg(f));
+  if (!out->id || proc.pos == 0)
+    return TP__PTE_BAD(f, "method %lu delegate %lu: no %s", (unsigned long)m, (unsigned long)d,
+                       !out->id ? "id" : "processed");
+  if (out->location == TP_PTE_DATA_SEGMENT) {
+    uint64_t off, sz;
+    if (out->index >= f->n_segments)
+      return TP__PTE_BAD(f, "method %lu delegate %lu (%.60s): segment %lu, but there are %lu",
+                         (unsigned long)m, (unsigned long)d, out->id,
+                         (unsigned long)out->index, (unsigned long)f->n_segments);
+    if (tp_pte_segment_at(f, out->index, &off, &sz) != TP_OK) return f->err.status;
+    out->file_offset = f->segment_base + off;
+    out->nbytes = sz;
+  } else if (out->location == TP_PTE_DATA_INLINE) {
+    tp_fb_vector bdd = tp_fb_vector_field(&f->root__, TP_PTE_F_Program_backend_delegate_data, 4);
+    tp_fb_table it;
+    tp_fb_vector data;
+    if (out->index >= f->n_inline)
+      return TP__PTE_BAD(f, "method %lu delegate %lu (%.60s): inline data %lu, but there are "
+                         "%lu", (unsigned long)m, (unsigned long)d, out->id,
+                         (unsigned long)out->index, (unsigned long)f->n_inline);
+    it = tp_fb_vector_table(&bdd, out->index);
+    data = tp_fb_vector_field(&it, TP_PTE_F_BackendDelegateInlineData_data, 1);
+    if (tp_fb_reader_status(&f->r__) != TP_OK || data.pos == 0)
+      return TP__PTE_BAD(f, "method %lu delegate %lu: inline data %s", (unsigned long)m,
+                         (unsigned long)d, tp__pte_fbmsg(f));
+    out->file_offset = data.pos;
+    out->nbytes = data.count;
+  } else {
+    return TP__PTE_BAD(f, "method %lu delegate %lu: location %d is not INLINE or SEGMENT",
+                       (unsigned long)m, (unsigned long)d, out->location);
+  }
+  out->data = f->data + (size_t)out->file_offset;
+  return TP_OK;
+}
+
+TPDEF tp_status tp_pte_compile_spec_at(tp_pte_file *f, size_t m, size_t d, size_t k,
+                                       const char **key, const void **value, size_t *nbytes) {
+  tp_fb_table del, sp;
+  tp_fb_vector specs, val;
+  int ok;
+  TP__PTE_GUARD(f, key && value && nbytes && m < f->n_methods);
+  *key = NULL;
+  *value = NULL;
+  *nbytes = 0;
+  del = tp__pte_delegate(f, m, d, &ok);
+  if (!ok) return TP_ERR_INVALID;
+  specs = tp_fb_vector_field(&del, TP_PTE_F_BackendDelegate_compile_specs, 4);
+  if (k >= specs.count) return TP_ERR_INVALID;
+  sp = tp_fb_vector_table(&specs, k);
+  *key = tp_fb_string(&sp, TP_PTE_F_CompileSpec_key, NULL);
+  val = tp_fb_vector_field(&sp, TP_PTE_F_CompileSpec_value, 1);
+  if (tp_fb_reader_status(&f->r__) != TP_OK || !*key || val.pos == 0)
+    return TP__PTE_BAD(f, "method %lu delegate %lu compile spec %lu: no %s", (unsigned long)m,
+                       (unsigned long)d, (unsigned long)k, !*key ? "key" : "value");
+  *value = f->data + val.pos;
+  *nbytes = val.count;
+  return TP_OK;
+}
+
+TPDEF tp_status tp_pte_segment_at(tp_pte_file *f, size_t i, uint64_t *offset, uint64_t *size) {
+  tp_fb_vector segs;
+  tp_fb_table s;
+  uint64_t end;
+  TP_ASSERT(f);
+  if (f->err.status != TP_OK) return f->err.status;
+  if (!offset || !size || i >= f->n_segments) return TP_ERR_INVALID;
+  tp__pte_rewind(f);
+  segs = tp_fb_vector_field(&f->root__, TP_PTE_F_Program_segments, 4);
+  s = tp_fb_vector_table(&segs, i);
+  *offset = tp_fb_u64(&s, TP_PTE_F_DataSegment_offset, 0);
+  *size = tp_fb_u64(&s, TP_PTE_F_DataSegment_size, 0);
+  if (tp_fb_reader_status(&f->r__) != TP_OK || s.pos == 0)
+    return TP__PTE_BAD(f, "segments[%lu]: %s", (unsigned long)i, tp__pte_fbmsg(f));
+  if (!f->has_extended_header || f->segment_base == 0)
+    return TP__PTE_BAD(f, "segments[%lu]: the file has no segment data (no eh00 header or "
+                       "segment base 0)", (unsigned long)i);
+  if (tp_add_u64(*offset, *size, &end) || end > f->segment_data_size)
+    return TP__PTE_BAD(f, "segments[%lu]: offset %llu + size %llu exceeds the segment data "
+                       "size %llu", (unsigned long)i, (unsigned long long)*offset,
+                       (unsigned long long)*size, (unsigned long long)f->segment_data_size);
+  return TP_OK;
+}
+
+TPDEF tp_status tp_pte_named_at(tp_pte_file *f, size_t i, const char **key,
+                                uint32_t *segment_index, const void **data, uint64_t *nbytes) {
+  tp_fb_vector named;
+  tp_fb_table nd;
+  size_t klen = 0;
+  uint64_t off, sz;
+  TP_ASSERT(f);
+  if (f->err.status != TP_OK) return f->err.status;
+  if (!key || !segment_index || !data || !nbytes || i >= f->n_named) return TP_ERR_INVALID;
+  tp__pte_rewind(f);
+  named = tp_fb_vector_field(&f->root__, TP_PTE_F_Program_named_data, 4);
+  nd = tp_fb_vector_table(&named, i);
+  *key = tp_fb_string(&nd, TP_PTE_F_NamedData_key, &klen);
+  *segment_index = tp_fb_u32(&nd, TP_PTE_F_NamedData_segment_index, 0);
+  *data = NULL;
+  *nbytes = 0;
+  if (tp_fb_reader_status(&f->r__) != TP_OK || nd.pos == 0 || !*key)
+    return TP__PTE_BAD(f, "named_data[%lu]: %s", (unsigned long)i,
+                       nd.pos && !*key && f->r__.err.status == TP_OK ? "no key"
+                                                                     : tp__pte_fbmsg(f));
+  if (strlen(*key) != klen)
+    return TP__PTE_BAD(f, "named_data[%lu]: key \"%.80s\" has a NUL byte inside its %lu bytes",
+                       (unsigned long)i, *key, (unsigned long)klen);
+  if (*segment_index >= f->n_segments)
+    return TP__PTE_BAD(f, "named_data[%lu] (\"%.80s\"): segment_index %lu, but there are %lu "
+                       "segments", (unsigned long)i, *key, (unsigned long)*segment_index,
+                       (unsigned long)f->n_segments);
+  if (tp_pte_segment_at(f, *segment_index, &off, &sz) != TP_OK) return f->err.status;
+  *data = f->data + (size_t)(f->segment_base + off);
+  *nbytes = sz;
+  return TP_OK;
 }
 
 #endif /* TENSORPACK_IMPLEMENTATION_DONE */

@@ -265,6 +265,37 @@ TPDEF tp_status tp_vk_read_blob(const void *blob, size_t size, tp_ptd *ptd,
                                 tp_error *err);
 TPDEF void tp_vk_blob_values_free(tp_vk_blob_value *values);
 
+/* ---- programs (.pte) ---------------------------------------------------------------------- */
+/* What tensor value `id` is (for wrappers such as tp_vk_add_pte_method). */
+typedef struct tp_vk_tensor_info {
+  tp_vk_datatype datatype;   /* as written (after force_fp16) */
+  tp_vk_datatype staging;    /* the staging datatype as written (what the caller's data is) */
+  size_t ndim;
+  uint32_t dims[TP_MAX_DIMS];
+  int is_constant;
+} tp_vk_tensor_info;
+/* TP_ERR_INVALID when id is not a tensor value of g (or out is NULL); TP_ERR_UNSUPPORTED for a
+   tensor of more than TP_MAX_DIMS dims. */
+TPDEF tp_status tp_vk_graph_tensor(const tp_vk_graph *g, uint32_t id, tp_vk_tensor_info *out);
+/* The graph's input and output value ids (owned by g, valid until the next tp_vk_set_io). */
+TPDEF void tp_vk_graph_io(const tp_vk_graph *g, const uint32_t **inputs, size_t *n_in,
+                          const uint32_t **outputs, size_t *n_out);
+/* Adds method `name` to p: one delegate call to "VulkanBackend" whose blob is g (streamed at
+   write time; g and its views are borrowed until p is written). Its arguments are g's inputs
+   then its outputs, in list order (VulkanBackend copies args[i] into input i and output j from
+   args[n_inputs + j]); each a memory-planned tensor with the value's dims and its staging
+   datatype's ScalarType (BOOL -> Bool, UINT8 -> Byte, INT8 -> Char, INT32 -> Int, FLOAT16 ->
+   Half, FLOAT32 -> Float, FLOAT64 -> Double, INT64 -> Long). A named-mode graph's store must
+   be embedded in p or written as a .ptd beside it. Refused (latched in p, with a sentence): a
+   failed graph; an input or output that is not a tensor (TP_ERR_UNSUPPORTED); and
+   tp_pte_add_method's refusals. */
+TPDEF tp_status tp_vk_add_pte_method(tp_pte *p, const char *name, tp_vk_graph *g);
+/* The same with compile specs for the delegate (e.g. "storage_type_override" /
+   "memory_layout_override", which the runtime honours; values as the Vulkan partitioner
+   serializes them); copied. */
+TPDEF tp_status tp_vk_add_pte_method_ex(tp_pte *p, const char *name, tp_vk_graph *g,
+                                        const tp_pte_compile_spec *specs, size_t n_specs);
+
 #ifdef __cplusplus
 }
 #endif
@@ -1411,6 +1442,107 @@ TPDEF tp_status tp_vk_read_blob(const void *blob, size_t size, tp_ptd *ptd,
   *values_out = vals;
   *value_count = values.count;
   return TP_OK;
+}
+
+/* >>vk-pte: a graph as a program's method -------------------------------------------------- */
+
+#ifndef TP_ASSERT
+#define TP_ASSERT(x) assert(x)
+#endif
+
+TPDEF tp_status tp_vk_graph_tensor(const tp_vk_graph *g, uint32_t id, tp_vk_tensor_info *out) {
+  const tp_vk__value *v;
+  size_t d;
+  TP_ASSERT(g);
+  if (!out) return TP_ERR_INVALID;
+  memset(out, 0, sizeof *out);
+  if (id >= g->nvalues || g->values[id].type != TP_VK_TENSOR_VALUE) return TP_ERR_INVALID;
+  v = &g->values[id];
+  if (v->ndim > TP_MAX_DIMS) return TP_ERR_UNSUPPORTED;
+  out->datatype = (tp_vk_datatype)v->dt;
+  out->staging = (tp_vk_datatype)v->staging;
+  out->ndim = v->ndim;
+  for (d = 0; d < v->ndim; d++) out->dims[d] = v->dims[d];
+  out->is_constant = v->constant_id >= 0;
+  return TP_OK;
+}
+
+TPDEF void tp_vk_graph_io(const tp_vk_graph *g, const uint32_t **inputs, size_t *n_in,
+                          const uint32_t **outputs, size_t *n_out) {
+  TP_ASSERT(g);
+  if (inputs) *inputs = g->inputs;
+  if (n_in) *n_in = g->ninputs;
+  if (outputs) *outputs = g->outputs;
+  if (n_out) *n_out = g->noutputs;
+}
+
+static tp_status tp_vk__pte_produce(void *ctx, tp_sink *sink) {
+  return tp_vk_write((tp_vk_graph *)ctx, sink);
+}
+
+TPDEF tp_status tp_vk_add_pte_method_ex(tp_pte *p, const char *name, tp_vk_graph *g,
+                                        const tp_pte_compile_spec *specs, size_t n_specs) {
+  const char *nm = name ? name : "(null)";
+  const uint32_t *ids[2];
+  size_t n[2], k, i, a = 0;
+  tp_pte_tensor *args = NULL;
+  tp_pte_method m;
+  uint64_t blob = 0;
+  tp_status st;
+  TP_ASSERT(p);
+  TP_ASSERT(g);
+  if (tp_pte_status(p) != TP_OK) return tp_pte_status(p);
+  if (tp_vk_graph_status(g) != TP_OK)
+    return tp_pte_fail(p, tp_vk_graph_status(g), "method \"%.80s\": the Vulkan graph failed: "
+                       "%.160s", nm, tp_vk_graph_error(g));
+  tp_vk_graph_io(g, &ids[0], &n[0], &ids[1], &n[1]);
+  if (n[0] + n[1] > 0) {
+    args = (tp_pte_tensor *)TP_MALLOC((n[0] + n[1]) * sizeof *args);
+    if (!args) return tp_pte_fail(p, TP_ERR_NOMEM, "method \"%.80s\": no memory", nm);
+    memset(args, 0, (n[0] + n[1]) * sizeof *args);
+  }
+  for (k = 0; k < 2; k++)
+    for (i = 0; i < n[k]; i++, a++) {
+      tp_vk_tensor_info ti;
+      size_t d;
+      int sc;
+      st = tp_vk_graph_tensor(g, ids[k][i], &ti);
+      if (st != TP_OK) {
+        TP_FREE(args);
+        return tp_pte_fail(p, TP_ERR_UNSUPPORTED,
+                           "method \"%.80s\": Vulkan %s %lu (value %lu) is not a tensor%s", nm,
+                           k ? "output" : "input", (unsigned long)i, (unsigned long)ids[k][i],
+                           st == TP_ERR_INVALID ? "" : " of at most TP_MAX_DIMS dims");
+      }
+      sc = tp_vk__dt_to_tp((int)ti.staging);
+      args[a].role = k ? TP_PTE_OUTPUT : TP_PTE_INPUT;
+      args[a].dtype = (tp_dtype)(sc < 0 ? (int)TP_F32 : sc);
+      args[a].ndim = (int)ti.ndim;
+      for (d = 0; d < ti.ndim; d++) args[a].sizes[d] = (int64_t)ti.dims[d];
+    }
+  st = tp_vk_blob_size(g, &blob);
+  if (st != TP_OK) {
+    TP_FREE(args);
+    return tp_pte_fail(p, st, "method \"%.80s\": sizing the Vulkan blob failed: %.160s", nm,
+                       tp_vk_graph_error(g));
+  }
+  memset(&m, 0, sizeof m);
+  m.name = name;
+  m.args = args;
+  m.n_args = n[0] + n[1];
+  m.backend_id = "VulkanBackend";
+  m.blob_size = blob;
+  m.produce = tp_vk__pte_produce;
+  m.ctx = g;
+  m.specs = specs;
+  m.n_specs = n_specs;
+  st = tp_pte_add_method(p, &m);
+  TP_FREE(args);
+  return st;
+}
+
+TPDEF tp_status tp_vk_add_pte_method(tp_pte *p, const char *name, tp_vk_graph *g) {
+  return tp_vk_add_pte_method_ex(p, name, g, NULL, 0);
 }
 
 #ifdef __cplusplus

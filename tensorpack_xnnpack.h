@@ -419,6 +419,32 @@ TPDEF tp_status tp_xnn_runtime_bind(tp_xnn_runtime *rt, uint32_t external_id, vo
 TPDEF tp_status tp_xnn_runtime_invoke(tp_xnn_runtime *rt);
 #endif
 
+
+/* ---- programs (.pte) ---------------------------------------------------------------------- */
+/* What value `id` of a graph is (for wrappers such as tp_xnn_add_pte_method). */
+typedef struct tp_xnn_value_info {
+  int datatype;                  /* tp_xnn_datatype */
+  uint32_t num_dims;
+  size_t dims[TP_XNN_MAX_DIMS];
+  uint32_t external_id;          /* TP_XNN_INVALID_ID for an internal value */
+  uint32_t flags;                /* TP_XNN_FLAG_EXTERNAL_INPUT / _OUTPUT */
+  int is_constant;
+} tp_xnn_value_info;
+/* TP_ERR_INVALID when id is not a value of g (or out is NULL). */
+TPDEF tp_status tp_xnn_graph_value(const tp_xnn_graph *g, uint32_t id, tp_xnn_value_info *out);
+/* Adds method `name` to p: one delegate call to "XnnpackBackend" whose blob is g (streamed at
+   write time: g, and its views, are borrowed until p is written). The method's arguments are
+   g's externals in external-id order (ExecuTorch's XNNExecutor indexes the call's arguments by
+   external id), each a memory-planned tensor with the external's dims; plan inputs / outputs
+   are the external inputs / outputs in that order. A named-mode graph's store must be embedded
+   in p (tp_pte_options.embed) or written as a .ptd beside it. Refused (latched in p, with a
+   sentence): a failed graph (its status and sentence); external ids that are not dense
+   0 .. n-1 (TP_ERR_INVALID naming the first missing id: a gap makes the runtime read past the
+   call's arguments); an external with neither flag (TP_ERR_INVALID); an external whose
+   datatype has no ScalarType (TP_ERR_UNSUPPORTED; FP32 -> Float, FP16 -> Half, BF16 ->
+   BFloat16, INT32 -> Int, QINT8 -> Char, QUINT8 -> Byte); and tp_pte_add_method's refusals. */
+TPDEF tp_status tp_xnn_add_pte_method(tp_pte *p, const char *name, tp_xnn_graph *g);
+
 #ifdef __cplusplus
 }
 #endif
@@ -1957,6 +1983,133 @@ TPDEF tp_status tp_xnn_write_file(tp_xnn_graph *g, const char *path) {
   return tp_atomic_write(path, tp__xnn_produce, g);
 }
 #endif
+
+/* >>xnn-pte: a graph as a program's method ------------------------------------------------ */
+
+#ifndef TP_ASSERT
+#include <assert.h>
+#define TP_ASSERT(x) assert(x)
+#endif
+
+TPDEF tp_status tp_xnn_graph_value(const tp_xnn_graph *g, uint32_t id, tp_xnn_value_info *out) {
+  const tp__xnn_value *v;
+  uint32_t d;
+  TP_ASSERT(g);
+  if (!out) return TP_ERR_INVALID;
+  memset(out, 0, sizeof *out);
+  if (id >= g->nvalues) return TP_ERR_INVALID;
+  v = &g->values[id];
+  out->datatype = v->datatype;
+  out->num_dims = v->num_dims;
+  for (d = 0; d < v->num_dims && d < TP_XNN_MAX_DIMS; d++) out->dims[d] = v->dims[d];
+  out->external_id = v->external_id;
+  out->flags = v->flags;
+  out->is_constant = v->const_idx != 0;
+  return TP_OK;
+}
+
+/* XNNDatatype -> ScalarType (tp_dtype codes); -1 for none. */
+static int tp__xnn_scalar_type(int dt) {
+  switch (dt) {
+    case TP_XNN_FP32: return (int)TP_F32;
+    case TP_XNN_FP16: return (int)TP_F16;
+    case TP_XNN_BF16: return (int)TP_BF16;
+    case TP_XNN_INT32: return (int)TP_I32;
+    case TP_XNN_QINT8: return (int)TP_I8;
+    case TP_XNN_QUINT8: return (int)TP_U8;
+    default: return -1;
+  }
+}
+
+static tp_status tp__xnn_pte_produce(void *ctx, tp_sink *sink) {
+  return tp_xnn_write((tp_xnn_graph *)ctx, sink);
+}
+
+TPDEF tp_status tp_xnn_add_pte_method(tp_pte *p, const char *name, tp_xnn_graph *g) {
+  const char *nm = name ? name : "(null)";
+  tp_pte_tensor *args = NULL;
+  tp_pte_method m;
+  tp_xnn_value_info vi;
+  uint32_t i, n = 0, max_id = 0;
+  uint64_t blob = 0;
+  tp_status st;
+  TP_ASSERT(p);
+  TP_ASSERT(g);
+  if (tp_pte_status(p) != TP_OK) return tp_pte_status(p);
+  if (tp_xnn_graph_status(g) != TP_OK)
+    return tp_pte_fail(p, tp_xnn_graph_status(g), "method \"%.80s\": the XNNPACK graph failed: "
+                       "%.160s", nm, tp_xnn_graph_error(g));
+  for (i = 0; i < tp_xnn_graph_num_values(g); i++) {
+    tp_xnn_graph_value(g, i, &vi);
+    if (vi.external_id == TP_XNN_INVALID_ID) continue;
+    n++;
+    if (vi.external_id > max_id) max_id = vi.external_id;
+  }
+  if (n > 0 && max_id >= n) {
+    /* ids are unique (the graph checks): the first one missing names the gap */
+    uint32_t miss;
+    for (miss = 0; miss <= max_id; miss++) {
+      int found = 0;
+      for (i = 0; i < tp_xnn_graph_num_values(g) && !found; i++) {
+        tp_xnn_graph_value(g, i, &vi);
+        found = vi.external_id == miss;
+      }
+      if (!found) break;
+    }
+    return tp_pte_fail(p, TP_ERR_INVALID, "method \"%.80s\": external ids are not dense 0 .. "
+                       "%lu: %lu externals, the largest id is %lu and id %lu is missing", nm,
+                       (unsigned long)(n - 1), (unsigned long)n, (unsigned long)max_id,
+                       (unsigned long)miss);
+  }
+  if (n > 0) {
+    args = (tp_pte_tensor *)TP_MALLOC(n * sizeof *args);
+    if (!args) return tp_pte_fail(p, TP_ERR_NOMEM, "method \"%.80s\": no memory", nm);
+    memset(args, 0, n * sizeof *args);
+  }
+  for (i = 0; i < tp_xnn_graph_num_values(g); i++) {
+    tp_pte_tensor *t;
+    int st_code;
+    uint32_t d;
+    tp_xnn_graph_value(g, i, &vi);
+    if (vi.external_id == TP_XNN_INVALID_ID) continue;
+    t = &args[vi.external_id];
+    if ((vi.flags & (TP_XNN_FLAG_EXTERNAL_INPUT | TP_XNN_FLAG_EXTERNAL_OUTPUT)) == 0) {
+      TP_FREE(args);
+      return tp_pte_fail(p, TP_ERR_INVALID, "method \"%.80s\": value %lu (external id %lu) is "
+                         "neither an external input nor an external output", nm,
+                         (unsigned long)i, (unsigned long)vi.external_id);
+    }
+    st_code = tp__xnn_scalar_type(vi.datatype);
+    if (st_code < 0) {
+      TP_FREE(args);
+      return tp_pte_fail(p, TP_ERR_UNSUPPORTED, "method \"%.80s\": value %lu (external id "
+                         "%lu) has datatype %s, which has no ScalarType", nm, (unsigned long)i,
+                         (unsigned long)vi.external_id, tp_xnn_datatype_name(vi.datatype));
+    }
+    t->role = ((vi.flags & TP_XNN_FLAG_EXTERNAL_INPUT) ? TP_PTE_INPUT : 0u) |
+              ((vi.flags & TP_XNN_FLAG_EXTERNAL_OUTPUT) ? TP_PTE_OUTPUT : 0u);
+    t->dtype = (tp_dtype)st_code;
+    t->ndim = (int)vi.num_dims;
+    for (d = 0; d < vi.num_dims; d++) t->sizes[d] = (int64_t)vi.dims[d];
+  }
+  st = tp_xnn_blob_size(g, &blob);
+  if (st != TP_OK) {
+    TP_FREE(args);
+    return tp_pte_fail(p, st, "method \"%.80s\": sizing the XNNPACK blob failed: %.160s", nm,
+                       tp_xnn_graph_error(g));
+  }
+  memset(&m, 0, sizeof m);
+  m.name = name;
+  m.args = args;
+  m.n_args = n;
+  m.backend_id = "XnnpackBackend";
+  m.blob_size = blob;
+  m.produce = tp__xnn_pte_produce;
+  m.ctx = g;
+  st = tp_pte_add_method(p, &m);
+  TP_FREE(args);
+  return st;
+}
 
 /* >>xnn-runtime (TENSORPACK_XNNPACK_RUNTIME) ------------------------------------------------ */
 #ifdef TENSORPACK_XNNPACK_RUNTIME

@@ -6,6 +6,7 @@
                                    framing the targets read
      fuzz_tpdump                   the same files, plus .ptd files in that framing
      fuzz_ptd                      .ptd files
+     fuzz_pte                      .pte programs (also in fuzz_tpdump, framed, and fuzz_fb_reader)
      fuzz_fb_reader                the flatbuffers of the blobs above, whole .ptd files, and a
                                    builder-made buffer with every kind of field
      fuzz_views                    encoded views (see fuzz/fuzz_views.c for the encoding)
@@ -276,7 +277,10 @@ static void vk_values(void) {
   static const int64_t il[3] = {1, -2, 3};
   static const double dl[2] = {0.5, -1.25};
   static const uint8_t bl[3] = {1, 0, 1};
-  static const uint32_t spv[5] = {0x07230203u, 0x00010000u, 0, 1, 0};
+  /* a shader is raw bytes: the SPIR-V words 0x07230203, 0x00010000, 0, 1, 0 little-endian (the
+     same file on every host) */
+  static const unsigned char spv[20] = {0x03, 0x02, 0x23, 0x07, 0, 0, 1, 0, 0, 0, 0, 0,
+                                        1, 0, 0, 0, 0, 0, 0, 0};
   int64_t esz[2] = {0, 3}, qsz[1] = {8};
   tp_tensor empty = view(w_store, 0, TP_F32, 2, esz), q = view(wq, 8, TP_I8, 1, qsz);
   tp_vk_graph *g = NULL;
@@ -452,6 +456,112 @@ static void views(void) {
   put("fuzz_views", "chunk", chunk, sizeof chunk);
 }
 
+/* Programs (.pte): the seed linear (inline, and named with its store embedded), a Vulkan
+   linear, and two methods with compile specs; into fuzz_pte, and framed into fuzz_tpdump. */
+static tp_status seed_bytes_produce(void *ctx, tp_sink *sink) {
+  static const unsigned char blob[40] = {0, 0, 0, 0, 'X', 'H', '0', '0'};
+  (void)ctx;
+  return tp_sink_write(sink, blob, sizeof blob);
+}
+
+static void pte_emit(const char *name, tp_pte *p) {
+  tp_membuf mb = {NULL, 0, 0};
+  tp_sink s = tp_sink_membuf(&mb);
+  char fbname[128];
+  if (tp_pte_write(p, &s) != TP_OK) {
+    fprintf(stderr, "make_seeds: pte %s: %s\n", name, tp_pte_error(p));
+    g_failed = 1;
+  }
+  put("fuzz_pte", name, mb.data, mb.size);
+  snprintf(fbname, sizeof fbname, "pte-%s", name);
+  put("fuzz_fb_reader", fbname, mb.data, mb.size);
+  {
+    tp_membuf none = {NULL, 0, 0};
+    put_framed("fuzz_tpdump", fbname, &mb, &none);
+  }
+  tp_membuf_free(&mb);
+}
+
+static void ptes(void) {
+  int named;
+  for (named = 0; named < 2; named++) {
+    int64_t sz[3] = {3, 8, 8};
+    tp_tensor parent = view(w_store, sizeof w_store, TP_F32, 3, sz), w;
+    tp_xnn_graph *g = NULL;
+    tp_store *store = NULL;
+    tp_xnn_options o;
+    tp_pte_options po;
+    tp_pte *p = NULL;
+    size_t xd[2] = {2, 8}, yd[2] = {2, 8};
+    uint32_t x, wt, y;
+    check(tp_select(&parent, 0, 1, &w), "tp_select");
+    memset(&o, 0, sizeof o);
+    if (named) check(tp_store_create(&store), "tp_store_create");
+    o.store = store;
+    check(tp_xnn_graph_create(&o, &g), "tp_xnn_graph_create");
+    tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, xd, NULL, 0, TP_XNN_FLAG_EXTERNAL_INPUT, &x);
+    tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, NULL, &w, TP_XNN_INVALID_ID, 0, &wt);
+    tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, yd, NULL, 1, TP_XNN_FLAG_EXTERNAL_OUTPUT, &y);
+    tp_xnn_define_fully_connected(g, -INFINITY, INFINITY, x, wt, TP_XNN_INVALID_ID, y, 0);
+    memset(&po, 0, sizeof po);
+    po.embed = store;
+    check(tp_pte_create(&po, &p), "tp_pte_create");
+    check(tp_xnn_add_pte_method(p, "forward", g), "tp_xnn_add_pte_method");
+    if (named) {
+      tp_pte_tensor a[3];
+      tp_pte_compile_spec sp;
+      tp_pte_method m;
+      memset(a, 0, sizeof a);
+      a[0].role = TP_PTE_INPUT; a[0].dtype = TP_F16; a[0].ndim = 3;
+      a[0].sizes[0] = 2; a[0].sizes[1] = 3; a[0].sizes[2] = 4;
+      a[0].dim_order[0] = 0; a[0].dim_order[1] = 2; a[0].dim_order[2] = 1;
+      a[1].role = TP_PTE_INPUT | TP_PTE_OUTPUT; a[1].dtype = TP_I64;
+      a[2].role = TP_PTE_OUTPUT; a[2].dtype = TP_BF16; a[2].ndim = 1; a[2].sizes[0] = 5;
+      sp.key = "storage_type_override";
+      sp.value = "\x01\x00\x00\x00";
+      sp.nbytes = 4;
+      memset(&m, 0, sizeof m);
+      m.name = "second";
+      m.args = a;
+      m.n_args = 3;
+      m.backend_id = "VulkanBackend";
+      m.blob_size = 40;
+      m.produce = seed_bytes_produce;
+      m.specs = &sp;
+      m.n_specs = 1;
+      check(tp_pte_add_method(p, &m), "tp_pte_add_method");
+    }
+    pte_emit(named ? "linear-named-two-methods" : "linear-inline", p);
+    tp_pte_destroy(p);
+    tp_xnn_graph_destroy(g);
+    tp_store_destroy(store);
+  }
+  {
+    int64_t sz[2] = {4, 8};
+    tp_tensor w = view(w_store, 4 * 8 * sizeof(float), TP_F32, 2, sz);
+    tp_vk_graph *g = NULL;
+    tp_pte *p = NULL;
+    size_t xd[2] = {1, 8}, yd[2] = {1, 4};
+    uint32_t x, wid, bias, y, args[4];
+    check(tp_vk_graph_create(NULL, &g), "tp_vk_graph_create");
+    tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, xd, NULL, -1, -1, -1, TP_VK_UNSET, &x);
+    tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, NULL, &w, -1, -1, -1, TP_VK_UNSET, &wid);
+    tp_vk_add_null(g, &bias);
+    tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, yd, NULL, -1, -1, -1, TP_VK_UNSET, &y);
+    args[0] = x;
+    args[1] = wid;
+    args[2] = bias;
+    args[3] = y;
+    tp_vk_add_op(g, 0, "aten.linear.default", args, 4);
+    tp_vk_set_io(g, &x, 1, &y, 1);
+    check(tp_pte_create(NULL, &p), "tp_pte_create");
+    check(tp_vk_add_pte_method(p, "forward", g), "tp_vk_add_pte_method");
+    pte_emit("vulkan-linear", p);
+    tp_pte_destroy(p);
+    tp_vk_graph_destroy(g);
+  }
+}
+
 int main(int argc, char **argv) {
   int i;
   if (argc != 2) {
@@ -479,6 +589,7 @@ int main(int argc, char **argv) {
   ptds();
   fb_every_field();
   views();
+  ptes();
   if (g_failed) return 1;
   printf("make_seeds: %d seed files in %s\n", g_count, g_dir);
   return 0;

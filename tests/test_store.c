@@ -23,7 +23,7 @@ static size_t ref_compact(const tp_tensor *t, const uint8_t *order, unsigned cha
   for (;;) {
     int64_t off = t->offset;
     for (d = 0; d < t->ndim; d++) off += idx[d] * t->strides[d];
-    memcpy(out + n, base + (size_t)off * es, es);
+    tpt_to_le(out + n, base + (size_t)off * es, 1, es); /* the bytes as written */
     n += es;
     for (k = t->ndim - 1; k >= 0; k--) {
       int dd = order[k];
@@ -161,7 +161,7 @@ static void test_channels_last_dense_preserve(void) {
     check_entry(&p, "x", &x, cl, 16);
     TPT_STATUS(tp_ptd_find(&p, "x", &e), TP_OK);
     TPT_EQ_U64(e.nbytes, sizeof g_x);
-    TPT_MEMEQ(e.data, g_x, sizeof g_x);
+    TPT_MEMEQ_LE(e.data, g_x, sizeof g_x, 4);
   }
   tp_membuf_free(&m);
   tp_store_destroy(s);
@@ -210,10 +210,10 @@ static void test_transposed_2d(void) {
     check_entry(&p, "t.keep", &t, tr, 16);
     /* PRESERVE of a dense transpose is the storage's own order */
     TPT_STATUS(tp_ptd_find(&p, "t.keep", &e), TP_OK);
-    TPT_MEMEQ(e.data, g_m, 15 * 4);
+    TPT_MEMEQ_LE(e.data, g_m, 15 * 4, 4);
     /* row-major: element [1][0] of the transpose is a[0][1] */
     TPT_STATUS(tp_ptd_find(&p, "t.rm", &e), TP_OK);
-    TPT_MEMEQ((const float *)e.data + 3, &g_m[1], 4);
+    TPT_MEMEQ_LE((const float *)e.data + 3, &g_m[1], 4, 4);
   }
   tp_membuf_free(&m);
   tp_store_destroy(s);
@@ -237,7 +237,7 @@ static void test_offset_view(void) {
     tp_ptd_entry e;
     TPT_STATUS(tp_ptd_find(&p, "x1", &e), TP_OK);
     TPT_EQ_U64(e.nbytes, 64 * 4);
-    TPT_MEMEQ(e.data, &g_m[64], 64 * 4);   /* the view's bytes, not the storage's first */
+    TPT_MEMEQ_LE(e.data, &g_m[64], 64 * 4, 4); /* the view's bytes, not the storage's first */
     TPT_EQ_U64(p.segment_data_size, 64 * 4);
   }
   tp_membuf_free(&m);
@@ -284,7 +284,7 @@ static void test_scalar_0d(void) {
     TPT_EQ_INT(e.ndim, 0);
     TPT_EQ_INT(e.has_layout, 1);
     TPT_EQ_U64(e.nbytes, 4);
-    TPT_MEMEQ(e.data, &g_m[5], 4);
+    TPT_MEMEQ_LE(e.data, &g_m[5], 4, 4);
   }
   tp_membuf_free(&m);
   tp_store_destroy(s);
@@ -294,6 +294,7 @@ static void test_dedup(void) {
   tp_store *s;
   tp_tensor a = mat(2, 8, 8), b;
   static float copy[16];
+  unsigned char le[64]; /* a's bytes as written (little-endian floats) */
   tp_storage st;
   const char *k1 = NULL, *k2 = NULL;
   int64_t sizes[2] = {2, 8};
@@ -310,7 +311,8 @@ static void test_dedup(void) {
   TPT_EQ_INT(tp_store_count(s), 1);
   TPT_STATUS(tp_store_add(s, "alias", &b, TP_ORDER_ROW_MAJOR, 0, NULL), TP_OK);
   TPT_STATUS(tp_store_add(s, "alias", &a, TP_ORDER_ROW_MAJOR, 0, NULL), TP_OK);
-  TPT_STATUS(tp_store_add_bytes(s, "raw", &g_m[8], 64, 0, 0, NULL), TP_OK);
+  tpt_to_le(le, &g_m[8], 16, 4);
+  TPT_STATUS(tp_store_add_bytes(s, "raw", le, 64, 0, 0, NULL), TP_OK);
   TPT_EQ_INT(tp_store_count(s), 3);
   if (write_open(s, &m, &p)) {
     tp_ptd_entry e0, e1, e2;
@@ -448,7 +450,7 @@ static void test_header_bytes(void) {
     for (i = (size_t)(48 + fbsize); i < base; i++) TPT_EQ_INT(m.data[i], 0);
     /* the root table lies inside the flatbuffer, after the header */
     TPT_CHECK(root >= 56 && root < 48 + fbsize && root % 4 == 0);
-    TPT_MEMEQ(m.data + base, g_m, 16);
+    TPT_MEMEQ_LE(m.data + base, g_m, 16, 4);
     /* the same store written twice gives the same bytes */
     {
       tp_membuf m2;
@@ -635,6 +637,7 @@ static void test_many_entries(void) {
   TPT_STATUS(tp_store_create(&s), TP_OK);
   for (i = 0; i < N; i++) {
     vals[i] = (uint32_t)(i % 50000);   /* half the contents repeat */
+    tpt_to_le(&vals[i], &vals[i], 1, 4); /* raw bytes: stored as given */
     snprintf(key, sizeof key, "k%lu", (unsigned long)i);
     if (tp_store_add_bytes(s, key, &vals[i], 4, 4, 0, NULL) != TP_OK) break;
   }

@@ -185,6 +185,18 @@ static const char *sha8(const void *p, size_t n) {
   return s;
 }
 
+/* sha8 / tp_sha256_hex of n bytes of floats as the writers store them (little-endian). */
+static void sha_hex_f32(const float *p, size_t n, char hex[65]) {
+  static unsigned char le[4096];
+  tpt_to_le(le, p, n / 4, 4);
+  tp_sha256_hex(le, n, hex);
+}
+static const char *sha8f(const float *p, size_t n) {
+  static unsigned char le[4096];
+  tpt_to_le(le, p, n / 4, 4);
+  return sha8(le, n);
+}
+
 static int xnn_blob(tp_xnn_graph *g, tp_membuf *m) {
   tp_sink sink = tp_sink_membuf(m);
   tp_status s = tp_xnn_write(g, &sink);
@@ -301,9 +313,9 @@ static void test_seed_inline(void) {
       "debug_handle=42");
   /* the constant holds exactly the view's 64 floats, not the storage's first 64 */
   snprintf(line, sizeof line, "  [1] offset=0 size=256 at=%lu %s\n", (unsigned long)seg,
-           sha8(storage + 64, 256));
+           sha8f(storage + 64, 256));
   HAS(line);
-  LACKS(sha8(storage, 256));
+  LACKS(sha8f(storage, 256));
   TPT_EQ_INT(robustness(m.data, m.size), 0);
   tp_membuf_free(&m);
   tp_xnn_graph_destroy(g);
@@ -321,7 +333,7 @@ static void test_seed_named_and_ptd(void) {
   g = seed_graph(store);
   TPT_CHECK(g != NULL);
   if (!g || !xnn_blob(g, &m)) { TPT_CHECK(0); tp_xnn_graph_destroy(g); tp_store_destroy(store); return; }
-  tp_sha256_hex(storage + 64, 256, hex);
+  sha_hex_f32(storage + 64, 256, hex);
   TPT_EQ_INT(inspect(m.data, m.size), 0);
   snprintf(line, sizeof line, "  [1] named_key=\"%s\" offset=none size=256\n", hex);
   HAS(line);
@@ -335,14 +347,14 @@ static void test_seed_named_and_ptd(void) {
   HAS("flatbuffer FT01 (FlatTensor): version 0, 1 named entries\n");
   snprintf(line, sizeof line, "  [0] key=\"%s\" segment=0 at=%llu size=256 %s layout=FLOAT "
            "sizes=[8, 8] dim_order=[0, 1]\n", hex, (unsigned long long)tp_load_le64(p.data + 32),
-           sha8(storage + 64, 256));
+           sha8f(storage + 64, 256));
   HAS(line);
   TPT_EQ_INT(robustness(p.data, p.size), 0);
 
   /* the blob with its .ptd: the key resolves to the view's bytes */
   TPT_EQ_INT(inspect_ptd(m.data, m.size, p.data, p.size), 0);
   snprintf(line, sizeof line, "  [1] named_key=\"%s\" offset=none size=256 in .ptd: %s\n", hex,
-           sha8(storage + 64, 256));
+           sha8f(storage + 64, 256));
   HAS(line);
   {
     /* a .ptd where the key holds the whole storage (what a storage-based writer makes) */
@@ -450,7 +462,7 @@ static void test_quantized_from_writer(void) {
   HAS(line);
   for (i = 0; i < 4; i++) gathered[i] = sc[1 + 2 * i];
   snprintf(line, sizeof line, "  [1] offset=0 size=16 at=%lu %s\n", (unsigned long)seg,
-           sha8(gathered, 16));
+           sha8f(gathered, 16));
   HAS(line);
   for (r = 0; r < 4; r++)
     for (c = 0; c < 2; c++) bf[r * 2 + c] = tp_f32_to_bf16(gs[c * 4 + r]);
@@ -619,9 +631,9 @@ static void test_vulkan_from_writer(void) {
   for (r = 0; r < 4; r++)
     for (c = 0; c < 8; c++) wrow[r * 8 + c] = wt[c * 4 + r];
   snprintf(line, sizeof line, "  [0] offset=0 length=128 at=%lu %s\n", (unsigned long)seg,
-           sha8(wrow, 128));
+           sha8f(wrow, 128));
   HAS(line);
-  LACKS(sha8(wt, 128));
+  LACKS(sha8f(wt, 128));
   HAS("shaders: 1 entries\n  [0] offset=128 length=20 at=");
   TPT_EQ_INT(robustness(m.data, m.size), 0);
   tp_membuf_free(&m);
@@ -679,7 +691,7 @@ static void test_json(void) {
   TPT_CHECK(!json_valid("{\"a\": [1,]}"));
   TPT_CHECK(!json_valid("{\"a\": \"\x01\"}"));
   if (!g || !xnn_blob(g, &m)) { TPT_CHECK(0); tp_xnn_graph_destroy(g); return; }
-  tp_sha256_hex(storage + 64, 256, hex);
+  sha_hex_f32(storage + 64, 256, hex);
   TPT_EQ_INT(inspect_json(m.data, m.size, NULL, 0), 0);
   snprintf(line, sizeof line, "{\"format\": \"xnnpack\", \"size\": %zu, \"ok\": true, "
            "\"error\": null,\n\"constants\": [\n", m.size);
@@ -734,7 +746,7 @@ static void test_small_inputs(void) {
   TPT_EQ_STR(last_err.msg, "7 bytes: too short for any blob (an identifier sits at bytes 4..7)");
   TPT_EQ_INT(inspect(junk, 12), 2);
   TPT_EQ_STR(last_err.msg, "unknown format: bytes 4..7 are \"00 01 02 03\" (want XH00, XN01, "
-             "XN00, VH00, VK00 or FT01)");
+             "XN00, VH00, VK00, FT01 or ET12)");
   TPT_EQ_INT(inspect(ft_only, sizeof ft_only), 2);
   TPT_CONTAINS(last_err.msg, ".ptd: ");
   TPT_EQ_INT(inspect(xh_short, sizeof xh_short), 2);

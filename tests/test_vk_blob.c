@@ -118,7 +118,7 @@ static void test_header_bytes(void) {
     /* one 24-byte constant, padded to 32 */
     TPT_EQ_U64(b.h.bytes_size, 32);
     TPT_EQ_U64(b.m.size, b.h.bytes_offset + 32);
-    TPT_MEMEQ(b.seg, w, 24);
+    TPT_MEMEQ_LE(b.seg, w, 24, 4);
     for (i = 24; i < 32; i++) TPT_EQ_INT(b.seg[i], 0);
     /* version "0", all vectors present */
     {
@@ -181,13 +181,12 @@ static void test_offset_and_transposed_views(void) {
     TPT_EQ_U64(tp_fb_u64(&c2, 0, 0), 272);
     TPT_EQ_U64(tp_fb_u64(&c2, 1, 0), 60);
     TPT_CHECK(!tp_fb_present(&c0, 2)); /* inline: no named_key */
-    TPT_MEMEQ(b.seg, parent + 64, 256);
+    TPT_MEMEQ_LE(b.seg, parent + 64, 256, 4);
     TPT_MEMEQ(b.seg + 256, small, 3);
     for (i = 3; i < 16; i++) TPT_EQ_INT(b.seg[256 + i], 0);
     for (r = 0; r < 3; r++)
       for (c = 0; c < 5; c++) {
-        float want = tsrc[c * 3 + r], got;
-        memcpy(&got, b.seg + 272 + 4 * (r * 5 + c), 4);
+        float want = tsrc[c * 3 + r], got = tpt_f32_le(b.seg + 272 + 4 * (r * 5 + c));
         TPT_CHECK(got == want);
       }
     for (i = 60; i < 64; i++) TPT_EQ_INT(b.seg[272 + i], 0);
@@ -494,6 +493,7 @@ static void test_shaders_and_overrides(void) {
   tp_vk_graph *g = NULL;
   blob b;
   uint32_t i0 = 9, i1 = 9;
+  unsigned char spv_le[sizeof spv]; /* a shader is raw bytes: SPIR-V words little-endian */
   int mode;
   for (mode = 0; mode < 2; mode++) {
     tp_store *st = NULL;
@@ -505,7 +505,8 @@ static void test_shaders_and_overrides(void) {
     }
     TPT_STATUS(tp_vk_graph_create(&o, &g), TP_OK);
     add_const(g, TP_VK_FLOAT32, &t);
-    TPT_STATUS(tp_vk_add_shader(g, spv, sizeof spv, &i0), TP_OK);
+    tpt_to_le(spv_le, spv, 5, 4);
+    TPT_STATUS(tp_vk_add_shader(g, spv_le, sizeof spv_le, &i0), TP_OK);
     TPT_STATUS(tp_vk_add_shader(g, odd, sizeof odd, &i1), TP_OK);
     TPT_EQ_INT(i0, 0);
     TPT_EQ_INT(i1, 1);
@@ -559,13 +560,17 @@ static void test_named_mode(void) {
   int i, r, k;
   for (i = 0; i < 192; i++) parent[i] = (float)(i * 3 % 17) - 8.0f;
   for (r = 0; r < 8; r++)
-    for (k = 0; k < 8; k++) memcpy(trbytes + 4 * (r * 8 + k), &parent[128 + k * 8 + r], 4);
+    for (k = 0; k < 8; k++) tpt_to_le(trbytes + 4 * (r * 8 + k), &parent[128 + k * 8 + r], 1, 4);
   p = make_view(parent, sizeof parent, TP_F32, 3, psz, NULL, 0);
   TPT_STATUS(tp_select(&p, 0, 1, &sel), TP_OK);
   TPT_STATUS(tp_select(&p, 0, 2, &tr), TP_OK);
   TPT_STATUS(tp_transpose(&tr, 0, 1, &tr), TP_OK);
   empty = make_view(parent, sizeof parent, TP_F32, 2, esz, NULL, 0);
-  TPT_STATUS(tp_sha256_hex(parent + 64, 256, hex_sel), TP_OK);
+  {
+    unsigned char le[256];
+    tpt_to_le(le, parent + 64, 64, 4);
+    TPT_STATUS(tp_sha256_hex(le, 256, hex_sel), TP_OK);
+  }
   TPT_STATUS(tp_sha256_hex(trbytes, 256, hex_tr), TP_OK);
   TPT_STATUS(tp_store_create(&st), TP_OK);
   memset(&o, 0, sizeof o);
@@ -609,7 +614,7 @@ static void test_named_mode(void) {
     TPT_STATUS(tp_ptd_open(&pd, m.data, m.size), TP_OK);
     TPT_STATUS(tp_ptd_find(&pd, hex_sel, &en), TP_OK);
     TPT_EQ_U64(en.nbytes, 256);
-    TPT_MEMEQ(en.data, parent + 64, 256);
+    TPT_MEMEQ_LE(en.data, parent + 64, 256, 4);
     TPT_STATUS(tp_ptd_find(&pd, hex_tr, &en), TP_OK);
     TPT_EQ_U64(en.nbytes, 256);
     TPT_MEMEQ(en.data, trbytes, 256);
@@ -651,7 +656,7 @@ static void test_empty_constant_inline(void) {
     TPT_EQ_U64(tp_fb_u64(&c1, 1, 0), 12);
     TPT_EQ_U64(tp_fb_u64(&c2, 0, 0), 0);
     TPT_EQ_U64(tp_fb_u64(&c2, 1, 0), 0);
-    TPT_MEMEQ(b.seg, w, 12);
+    TPT_MEMEQ_LE(b.seg, w, 12, 4);
   }
   close_blob(&b);
   tp_vk_graph_destroy(g);
@@ -695,7 +700,7 @@ static void test_force_fp16(void) {
     tv = value_at(&b, i32, &ty);
     TPT_EQ_INT(tp_fb_i8(&tv, T_DATATYPE, 0), TP_VK_INT32);
     TPT_EQ_INT(tp_fb_i8(&tv, T_STAGING, 127), TP_VK_INT32);
-    TPT_MEMEQ(b.seg + 16, iv, 16);
+    TPT_MEMEQ_LE(b.seg + 16, iv, 16, 4);
     tv = value_at(&b, xs, &ty);
     TPT_EQ_INT(tp_fb_i8(&tv, T_DATATYPE, 0), TP_VK_FLOAT16);
     TPT_EQ_INT(tp_fb_i8(&tv, T_STAGING, 127), TP_VK_FLOAT64);
@@ -740,7 +745,7 @@ static void test_force_fp16(void) {
       TPT_MEMEQ(b.seg, want, 8);
       tv = value_at(&b, x, &ty);
       TPT_EQ_INT(tp_fb_i8(&tv, T_DATATYPE, 0), TP_VK_FLOAT32);
-      TPT_MEMEQ(b.seg + 16, wide, 8);
+      TPT_MEMEQ_LE(b.seg + 16, wide, 8, 4);
     }
     close_blob(&b);
     tp_vk_graph_destroy(g);
@@ -787,8 +792,7 @@ static void test_write_twice_and_file(void) {
     tp_vk_header h;
     TPT_STATUS(tp_vk_parse_header(m1.data, m1.size, &h), TP_OK);
     for (i = 0; i < 16; i++) {
-      float got;
-      memcpy(&got, m1.data + h.bytes_offset + 4 * i, 4);
+      float got = tpt_f32_le(m1.data + h.bytes_offset + 4 * i);
       TPT_CHECK(got == parent[3 + i / 4 + 8 * (i % 4)]);
     }
   }
@@ -873,7 +877,7 @@ static void test_read_blob(void) {
       unsigned char want[64];
       int r, c;
       for (r = 0; r < 4; r++)
-        for (c = 0; c < 4; c++) memcpy(want + 4 * (r * 4 + c), &parent[16 + c * 4 + r], 4);
+        for (c = 0; c < 4; c++) tpt_to_le(want + 4 * (r * 4 + c), &parent[16 + c * 4 + r], 1, 4);
       if (mode) {
         memset(&pm, 0, sizeof pm);
         ps = tp_sink_membuf(&pm);

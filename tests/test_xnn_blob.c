@@ -146,7 +146,7 @@ static void test_offset_view_linear(void) {
     TPT_CHECK(t.pos != 0 && !tp_fb_present(&t, 2)); /* inline: no named_key at all */
     c = const_bytes(&b, 1, &n);
     TPT_EQ_U64(n, 256);
-    TPT_MEMEQ(c, seed_storage + 64, 256);                 /* the view's floats */
+    TPT_MEMEQ_LE(c, seed_storage + 64, 256, 4);                 /* the view's floats */
     TPT_CHECK(memcmp(c, seed_storage, 256) != 0);         /* not the storage's first 64 */
     TPT_EQ_U64(b.cd_size, 256);
     /* values: ids, external ids, flags, dims, constant index */
@@ -204,7 +204,7 @@ static void test_view_at_byte0_of_larger_storage(void) {
   if (blob_write(g, &b)) {
     c = const_bytes(&b, 1, &n);
     TPT_EQ_U64(n, 64);
-    TPT_MEMEQ(c, seed_storage, 64);
+    TPT_MEMEQ_LE(c, seed_storage, 64, 4);
     TPT_EQ_U64(b.cd_size, 64); /* only its bytes, not the storage's 192 */
   }
   blob_free(&b);
@@ -241,7 +241,7 @@ static void test_qkv_chunks(void) {
       const unsigned char *c = const_bytes(&b, (size_t)i + 1, &n);
       tp_fb_table t = value_tensor(&b, (size_t)(1 + 2 * i), NULL, NULL, NULL);
       TPT_EQ_U64(n, E * E * 4);
-      TPT_MEMEQ(c, in_proj + i * E * E, E * E * 4);
+      TPT_MEMEQ_LE(c, in_proj + i * E * E, E * E * 4, 4);
       TPT_EQ_U64(tp_fb_u32(&t, 3, 0), (uint64_t)i + 1);
       t = cd_entry(&b, (size_t)i + 1);
       TPT_EQ_U64(tp_fb_u64(&t, 0, 0), (uint64_t)i * 64);
@@ -373,7 +373,7 @@ static void test_per_channel_scale_view_identical_blob(void) {
                TP_OK);
     c = const_bytes(&bl, 1, &n);
     TPT_EQ_U64(n, 16);
-    TPT_MEMEQ(c, compact, 16);
+    TPT_MEMEQ_LE(c, compact, 16, 4);
     c = const_bytes(&bl, 2, &n);
     TPT_EQ_U64(n, 12);
     TPT_EQ_INT((int8_t)c[1], -2);
@@ -394,6 +394,7 @@ static void test_per_channel_scale_view_identical_blob(void) {
 static void test_named_mode(void) {
   static float wa[16], scale[4] = {0.5f, 1.5f, 2.5f, 3.5f};
   static int8_t wq[4 * 4];
+  unsigned char le[64]; /* floats as written: little-endian */
   int64_t sz[2] = {4, 4}, s1[1] = {4};
   tp_tensor w1 = view_f32(wa, 16, 2, sz), sc = view_f32(scale, 4, 1, s1), q;
   tp_storage qs;
@@ -436,12 +437,14 @@ static void test_named_mode(void) {
     TPT_EQ_U64(tp_fb_u64(&e, 0, 0), UINT64_MAX);
     TPT_EQ_U64(tp_fb_u64(&e, 1, 0), 64);
     key = tp_fb_string(&e, 2, NULL);
-    TPT_STATUS(tp_sha256_hex(wa, 64, hex), TP_OK);
+    tpt_to_le(le, wa, 16, 4); /* keys hash the bytes as written */
+    TPT_STATUS(tp_sha256_hex(le, 64, hex), TP_OK);
     TPT_EQ_STR(key, hex);
     value_tensor(&b, 2, NULL, &qp, NULL);
     TPT_EQ_U64(tp_fb_u32(&qp, 2, 0), 2);
     e = cd_entry(&b, 2);
-    TPT_STATUS(tp_sha256_hex(scale, 16, hex), TP_OK);
+    tpt_to_le(le, scale, 4, 4);
+    TPT_STATUS(tp_sha256_hex(le, 16, hex), TP_OK);
     strcpy(skey, "scale_");
     strcat(skey, hex);
     TPT_EQ_STR(tp_fb_string(&e, 2, NULL), skey);
@@ -462,9 +465,9 @@ static void test_named_mode(void) {
       TPT_STATUS(tp_ptd_open(&p, pm.data, pm.size), TP_OK);
       TPT_STATUS(tp_ptd_find(&p, skey, &pe), TP_OK);
       TPT_EQ_U64(pe.nbytes, 16);
-      TPT_MEMEQ(pe.data, scale, 16);
+      TPT_MEMEQ_LE(pe.data, scale, 16, 4);
       TPT_STATUS(tp_ptd_find(&p, key, &pe), TP_OK);
-      TPT_MEMEQ(pe.data, wa, 64);
+      TPT_MEMEQ_LE(pe.data, wa, 64, 4);
       tp_membuf_free(&pm);
     }
   }
@@ -494,7 +497,7 @@ static void test_alignment_option(void) {
     TPT_EQ_U64(b.cd_off % 64, 0);
     TPT_EQ_U64(tp_fb_u64(&e, 0, 0), 64);
     TPT_EQ_U64(b.cd_size, 128);
-    TPT_MEMEQ(b.m.data + b.cd_off + 64, w5, 20);
+    TPT_MEMEQ_LE(b.m.data + b.cd_off + 64, w5, 20, 4);
     TPT_EQ_INT(b.m.data[b.cd_off + 12], 0); /* zero padding after the first */
   }
   blob_free(&b);
@@ -586,7 +589,7 @@ static void test_qcint4_odd_last_dim(void) {
   if (m1.size > 32) {
     uint32_t cd = tp_load_le32(m1.data + 18);
     TPT_MEMEQ(m1.data + cd + 16, packed, 4); /* after the 8-byte scale padded to 16 */
-    TPT_MEMEQ(m1.data + cd, sc, 8);
+    TPT_MEMEQ_LE(m1.data + cd, sc, 8, 4);
   }
   tp_membuf_free(&m1);
   tp_membuf_free(&m2);

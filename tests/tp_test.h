@@ -17,6 +17,28 @@ static void tpt_fail_at(const char *file, int line, const char *what) {
   tpt_case_failures++;
 }
 
+/* 1 on a big-endian host (s390x), where the writers swap every element to little-endian. */
+static inline int tpt_big_endian(void) {
+  const uint16_t one = 1;
+  unsigned char b;
+  memcpy(&b, &one, 1);
+  return b == 0;
+}
+/* The bytes the writers store for n elements of es bytes each at src: each element in
+   little-endian order (a plain copy on a little-endian host). dst may equal src. */
+static inline void tpt_to_le(void *dst, const void *src, size_t n, size_t es) {
+  unsigned char *d = (unsigned char *)dst, t;
+  size_t i, k;
+  if (dst != src) memmove(dst, src, n * es);
+  if (!tpt_big_endian() || es < 2) return;
+  for (i = 0; i < n; i++, d += es)
+    for (k = 0; k < es / 2; k++) {
+      t = d[k];
+      d[k] = d[es - 1 - k];
+      d[es - 1 - k] = t;
+    }
+}
+
 #define TPT_CHECK(cond) \
   do { if (!(cond)) tpt_fail_at(__FILE__, __LINE__, "check failed: " #cond); } while (0)
 
@@ -72,12 +94,49 @@ static void tpt_fail_at(const char *file, int line, const char *what) {
     const unsigned char *tpt_a_ = (const unsigned char *)(a);                             \
     const unsigned char *tpt_b_ = (const unsigned char *)(b);                             \
     size_t tpt_n_ = (size_t)(n), tpt_i_;                                                  \
+    if (tpt_n_ && (!tpt_a_ || !tpt_b_)) {                                                 \
+      tpt_fail_at(__FILE__, __LINE__, #a " or " #b " is NULL");                           \
+      break;                                                                              \
+    }                                                                                     \
     for (tpt_i_ = 0; tpt_i_ < tpt_n_; tpt_i_++)                                           \
       if (tpt_a_[tpt_i_] != tpt_b_[tpt_i_]) break;                                        \
     if (tpt_i_ < tpt_n_) {                                                                \
       char tpt_m_[512];                                                                   \
       snprintf(tpt_m_, sizeof tpt_m_, "%s vs %s: byte %zu of %zu differs (0x%02x != 0x%02x)", \
                #a, #b, tpt_i_, tpt_n_, tpt_a_[tpt_i_], tpt_b_[tpt_i_]);                   \
+      tpt_fail_at(__FILE__, __LINE__, tpt_m_);                                            \
+    }                                                                                     \
+  } while (0)
+
+/* The float stored little-endian at p (what the writers store), as a host float. */
+static inline float tpt_f32_le(const void *p) {
+  const unsigned char *b = (const unsigned char *)p;
+  uint32_t u = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+/* Like TPT_MEMEQ, against the bytes the writers store for b: b holds elements of es bytes in
+   host order, written little-endian (the same as TPT_MEMEQ on a little-endian host). */
+#define TPT_MEMEQ_LE(a, b, n, es)                                                         \
+  do {                                                                                    \
+    const unsigned char *tpt_a_ = (const unsigned char *)(a);                             \
+    const unsigned char *tpt_b_ = (const unsigned char *)(b);                             \
+    size_t tpt_n_ = (size_t)(n), tpt_e_ = (size_t)(es), tpt_i_, tpt_j_ = 0;               \
+    int tpt_be_ = tpt_big_endian();                                                       \
+    if (tpt_n_ && (!tpt_a_ || !tpt_b_)) {                                                 \
+      tpt_fail_at(__FILE__, __LINE__, #a " or " #b " is NULL");                           \
+      break;                                                                              \
+    }                                                                                     \
+    for (tpt_i_ = 0; tpt_i_ < tpt_n_; tpt_i_++) {                                         \
+      tpt_j_ = tpt_be_ ? tpt_i_ - tpt_i_ % tpt_e_ + tpt_e_ - 1 - tpt_i_ % tpt_e_ : tpt_i_; \
+      if (tpt_a_[tpt_i_] != tpt_b_[tpt_j_]) break;                                        \
+    }                                                                                     \
+    if (tpt_i_ < tpt_n_) {                                                                \
+      char tpt_m_[512];                                                                   \
+      snprintf(tpt_m_, sizeof tpt_m_, "%s vs %s (little-endian): byte %zu of %zu differs " \
+               "(0x%02x != 0x%02x)", #a, #b, tpt_i_, tpt_n_, tpt_a_[tpt_i_], tpt_b_[tpt_j_]); \
       tpt_fail_at(__FILE__, __LINE__, tpt_m_);                                            \
     }                                                                                     \
   } while (0)

@@ -633,6 +633,189 @@ static void case_vulkan(void) {
 #endif
 }
 
+/* ---- case 6: programs (.pte) that ExecuTorch's runtime runs --------------------------------- */
+
+/* Writes p to file, reads it back with tp_pte_read and checks the method count, the named
+   entries and that delegate 0 of each method holds exactly `blobs[m]` (n bytes). */
+static void write_and_check_pte(tp_pte *p, const char *file, size_t methods, size_t named,
+                                const tp_membuf *blobs) {
+  size_t n = 0, m;
+  uint64_t size = 0;
+  void *data;
+  tp_pte_file f;
+  if (tp_pte_size(p, &size) != TP_OK || tp_pte_write_file(p, path_in(file)) != TP_OK) {
+    CHECK(0, "writing %s: %s", file, tp_pte_error(p));
+    return;
+  }
+  data = read_file(path_in(file), &n);
+  CHECK(data && n == size, "%s: %lu bytes on disk, tp_pte_size said %llu", file,
+        (unsigned long)n, (unsigned long long)size);
+  if (!data) return;
+  if (tp_pte_read(&f, data, n) != TP_OK) {
+    CHECK(0, "%s: our reader refuses it: %s", file, f.err.msg);
+  } else {
+    CHECK(f.n_methods == methods && f.n_named == named, "%s: %lu methods, %lu named entries",
+          file, (unsigned long)f.n_methods, (unsigned long)f.n_named);
+    for (m = 0; m < f.n_methods && m < methods; m++) {
+      tp_pte_delegate_info di;
+      CHECK(tp_pte_delegate_at(&f, m, 0, &di) == TP_OK && di.nbytes == blobs[m].size &&
+                memcmp(di.data, blobs[m].data, blobs[m].size) == 0,
+            "%s: method %lu's segment is not its blob", file, (unsigned long)m);
+    }
+    printf("    wrote %s (%llu bytes: %lu method%s, %lu segments, %lu named entries); tp_pte_read: "
+           "ok, every blob intact in its segment\n", path_in(file), (unsigned long long)size,
+           (unsigned long)f.n_methods, f.n_methods == 1 ? "" : "s", (unsigned long)f.n_segments,
+           (unsigned long)f.n_named);
+  }
+  free(data);
+}
+
+static tp_membuf blob_of(tp_xnn_graph *g) {
+  tp_membuf mb;
+  tp_sink s;
+  memset(&mb, 0, sizeof mb);
+  s = tp_sink_membuf(&mb);
+  CHECK(tp_xnn_write(g, &s) == TP_OK, "blob: %s", tp_xnn_graph_error(g));
+  return mb;
+}
+
+static void case_programs(void) {
+  enum { E = 16, B = 3 };
+  static float storage[3 * 8 * 8], in_proj[3 * E * E];
+  int64_t sz[3] = {3, 8, 8}, qsz[2] = {3 * E, E};
+  tp_storage s;
+  tp_tensor parent, w, packed, qkv[3];
+  tp_xnn_graph *g;
+  tp_xnn_options xo;
+  tp_pte_options po;
+  tp_pte *p;
+  tp_store *store;
+  tp_membuf blobs[1];
+  size_t xd[2] = {2, 8}, qxd[2] = {B, E};
+  uint32_t xid;
+  int i, mode;
+
+  printf("\n[6] programs (.pte): the same graphs as methods ExecuTorch's runtime loads and runs\n");
+  /* seed_linear.pte: case 1's graph, weight = randn(3, 8, 8)[1] */
+  randn(storage, 3 * 8 * 8);
+  s.data = storage;
+  s.nbytes = sizeof storage;
+  tp_view(s, TP_F32, 3, sz, NULL, 0, &parent);
+  tp_select(&parent, 0, 1, &w);
+  tp_xnn_graph_create(NULL, &g);
+  tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, xd, NULL, 0, TP_XNN_FLAG_EXTERNAL_INPUT, &xid);
+  define_linear(g, &w, 2, xid, 1);
+  tp_pte_create(NULL, &p);
+  CHECK(tp_xnn_add_pte_method(p, "forward", g) == TP_OK, "%s", tp_pte_error(p));
+  blobs[0] = blob_of(g);
+  write_and_check_pte(p, "seed_linear.pte", 1, 0, blobs);
+#ifdef TP_DEMO_XNNPACK
+  {
+    static float x[2 * 8 + 4], y[2 * 8];
+    size_t n = 0;
+    void *data = read_file(path_in("seed_linear.pte"), &n);
+    tp_pte_file f;
+    tp_pte_delegate_info di;
+    tp_xnn_runtime *rt = NULL;
+    tp_error err;
+    randn(x, 2 * 8);
+    memset(&err, 0, sizeof err);
+    if (data && tp_pte_read(&f, data, n) == TP_OK && tp_pte_delegate_at(&f, 0, 0, &di) == TP_OK &&
+        tp_xnn_load(di.data, (size_t)di.nbytes, NULL, 0, 0, &rt, &err) == TP_OK &&
+        tp_xnn_runtime_bind(rt, 0, x) == TP_OK && tp_xnn_runtime_bind(rt, 1, y) == TP_OK &&
+        tp_xnn_runtime_invoke(rt) == TP_OK) {
+      double e = linear_max_err(y, x, &w, 2);
+      printf("    XNNPACK on the blob in seed_linear.pte's segment: max error %.2g\n", e);
+      CHECK(e < 1e-5, "max error %.3g", e);
+    } else {
+      CHECK(0, "running seed_linear.pte's blob: %s", err.msg);
+    }
+    tp_xnn_runtime_destroy(rt);
+    free(data);
+  }
+#endif
+  tp_membuf_free(&blobs[0]);
+  tp_pte_destroy(p);
+  tp_xnn_graph_destroy(g);
+
+  /* q/k/v: named constants, the store embedded (one file) or written as a .ptd beside */
+  randn(in_proj, 3 * E * E);
+  s.data = in_proj;
+  s.nbytes = sizeof in_proj;
+  tp_view(s, TP_F32, 2, qsz, NULL, 0, &packed);
+  for (i = 0; i < 3; i++) tp_chunk(&packed, 3, 0, i, &qkv[i]);
+  for (mode = 0; mode < 2; mode++) {
+    store = NULL;
+    tp_store_create(&store);
+    memset(&xo, 0, sizeof xo);
+    xo.store = store;
+    tp_xnn_graph_create(&xo, &g);
+    tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, qxd, NULL, 0, TP_XNN_FLAG_EXTERNAL_INPUT, &xid);
+    for (i = 0; i < 3; i++) define_linear(g, &qkv[i], B, xid, (uint32_t)(1 + i));
+    memset(&po, 0, sizeof po);
+    po.embed = mode == 0 ? store : NULL;
+    tp_pte_create(&po, &p);
+    CHECK(tp_xnn_add_pte_method(p, "forward", g) == TP_OK, "%s", tp_pte_error(p));
+    blobs[0] = blob_of(g);
+    write_and_check_pte(p, mode == 0 ? "qkv.pte" : "qkv_with_ptd.pte", 1, mode == 0 ? 3 : 0,
+                        blobs);
+    if (mode == 1) {
+      CHECK(tp_store_write_ptd_file(store, path_in("qkv_with_ptd.ptd")) == TP_OK, "%s",
+            tp_store_error(store));
+      printf("    wrote %s (its named data: the three chunks under their sha256 keys)\n",
+             path_in("qkv_with_ptd.ptd"));
+    }
+    tp_membuf_free(&blobs[0]);
+    tp_pte_destroy(p);
+    tp_xnn_graph_destroy(g);
+    tp_store_destroy(store);
+  }
+
+  /* Vulkan: y = linear(x, W) with W a transposed view (aten.linear.default, which
+     VulkanBackend registers) */
+  {
+    static float wt[8 * 4];
+    int64_t wsz[2] = {8, 4};
+    tp_tensor wt_view, wv;
+    tp_vk_graph *vg = NULL;
+    size_t vxd[2] = {1, 8}, vyd[2] = {1, 4};
+    uint32_t x, wid, bias, y, args[4];
+    tp_sink sk;
+    randn(wt, 8 * 4);
+    s.data = wt;
+    s.nbytes = sizeof wt;
+    tp_view(s, TP_F32, 2, wsz, NULL, 0, &wt_view);
+    tp_transpose(&wt_view, 0, 1, &wv);
+    tp_vk_graph_create(NULL, &vg);
+    tp_vk_add_tensor(vg, TP_VK_FLOAT32, 2, vxd, NULL, -1, -1, -1, TP_VK_UNSET, &x);
+    tp_vk_add_tensor(vg, TP_VK_FLOAT32, 2, NULL, &wv, -1, -1, -1, TP_VK_UNSET, &wid);
+    tp_vk_add_null(vg, &bias);
+    tp_vk_add_tensor(vg, TP_VK_FLOAT32, 2, vyd, NULL, -1, -1, -1, TP_VK_UNSET, &y);
+    args[0] = x;
+    args[1] = wid;
+    args[2] = bias;
+    args[3] = y;
+    tp_vk_add_op(vg, 0, "aten.linear.default", args, 4);
+    tp_vk_set_io(vg, &x, 1, &y, 1);
+    tp_pte_create(NULL, &p);
+    CHECK(tp_vk_add_pte_method(p, "forward", vg) == TP_OK, "%s", tp_pte_error(p));
+    memset(&blobs[0], 0, sizeof blobs[0]);
+    sk = tp_sink_membuf(&blobs[0]);
+    CHECK(tp_vk_write(vg, &sk) == TP_OK, "%s", tp_vk_graph_error(vg));
+    write_and_check_pte(p, "vulkan_linear.pte", 1, 0, blobs);
+    tp_membuf_free(&blobs[0]);
+    tp_pte_destroy(p);
+    tp_vk_graph_destroy(vg);
+  }
+  printf("    run them with ExecuTorch (no Python anywhere), e.g. its executor_runner:\n");
+  printf("      executor_runner --model_path %s\n", path_in("seed_linear.pte"));
+  printf("      executor_runner --model_path %s\n", path_in("qkv.pte"));
+  printf("      executor_runner --model_path %s --data_path %s\n", path_in("qkv_with_ptd.pte"),
+         path_in("qkv_with_ptd.ptd"));
+  printf("      executor_runner --model_path %s   (a runner built with the Vulkan backend)\n",
+         path_in("vulkan_linear.pte"));
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: %s OUTDIR\n", argv[0]);
@@ -652,6 +835,7 @@ int main(int argc, char **argv) {
   case_transposed_scale();
   case_channels_last();
   case_vulkan();
+  case_programs();
   printf("\n%s\n", g_failures ? "demo: SOME CHECKS FAILED" : "demo: every check holds");
   return g_failures ? 1 : 0;
 }

@@ -1,9 +1,9 @@
-/* tpdump - print and check ExecuTorch backend blobs and .ptd files (part of tensorpack).
+/* tpdump - print and check ExecuTorch backend blobs, .ptd and .pte files (part of tensorpack).
 
    Usage:  tpdump FILE [--ptd DATA.ptd]           print what FILE holds, then check it
            tpdump --check FILE [--ptd DATA.ptd]   check only, print nothing on success
            tpdump --json FILE [--ptd DATA.ptd]    the check result and the constants as JSON:
-             {"format": "xnnpack" | "vulkan" | "ptd" | null, "size": N, "ok": true | false,
+             {"format": "xnnpack" | "vulkan" | "ptd" | "pte" | null, "size": N, "ok": true | false,
               "error": null | "why", "constants": [{"section", "index", "key" (named only),
               "source": "blob" | "ptd" | "unresolved", "at" (file offset, blob only), "size",
               "sha256" (full hex, when the bytes are at hand)}, ...]}
@@ -16,7 +16,13 @@
        or a bare XN01/XN00 flatbuffer (no constant segment then);
      - a Vulkan delegate blob: VH00 header + VK00 flatbuffer + raw bytes segment,
        or a bare VK00 flatbuffer;
-     - a .ptd (FlatTensor, FT01 flatbuffer with the FH01 header after its identifier).
+     - a .ptd (FlatTensor, FT01 flatbuffer with the FH01 header after its identifier);
+     - a .pte (ExecuTorch program, ET12 flatbuffer with the eh00 header): the eh00 fields,
+       segments, named data, and per method its values (kind, ScalarType, sizes, dim_order,
+       memory plan), inputs, outputs, chains (instructions, delegate call arguments) and
+       delegates (id, where the blob lies, compile specs), each blob then dumped as above
+       (its named constants resolved in the program's own named data, or in --ptd). Checked
+       by tp_pte_read (indices the runtime's loader does not check included).
 
    Printed: header fields; values (datatype, dims, constant, quantization), nodes (kind, ids,
    flags, output_min_max, debug_handle) or the Vulkan op chain; constants with their offset,
@@ -32,6 +38,10 @@
    define TENSORPACK_IMPLEMENTATION yourself then. */
 #if !defined(TPDUMP_NO_MAIN) && !defined(TENSORPACK_IMPLEMENTATION)
 #define TENSORPACK_IMPLEMENTATION
+#endif
+/* MinGW: the C99 printf (%zu, %lld), not msvcrt's; must come before the first libc header */
+#if defined(_WIN32) && !defined(__USE_MINGW_ANSI_STDIO)
+#define __USE_MINGW_ANSI_STDIO 1
 #endif
 #include "tensorpack.h"
 
@@ -1263,15 +1273,227 @@ static void tpd_ptd(tpd *d) {
 }
 
 /* ------------------------------------------------------------------------------------------ */
+/* .pte (ExecuTorch program, ET12)                                                             */
+/* ------------------------------------------------------------------------------------------ */
+
+static int tpd_run(tpd *d, const unsigned char *b, size_t size, const void *ptd,
+                   size_t ptd_size);
+
+/* tp_pte_read's or an accessor's failure as d's (sticky) error. */
+static int tpd_pte_ok(tpd *d, tp_pte_file *f, tp_status s, const char *what) {
+  if (s == TP_OK) return 1;
+  tp_error_set(&d->err, TP_ERR_FORMAT, ".pte %s: %s", what,
+               f->err.status != TP_OK ? f->err.msg : tp_status_str(s));
+  return 0;
+}
+
+/* The program's named data as a .ptd in memory (so the blobs' named constants resolve). */
+static int tpd_pte_named_ptd(tpd *d, tp_pte_file *f, tp_membuf *ptd) {
+  tp_store *st = NULL;
+  tp_sink sink;
+  size_t i;
+  tp_status s = tp_store_create(&st);
+  for (i = 0; s == TP_OK && i < f->n_named; i++) {
+    const char *key;
+    uint32_t si;
+    const void *data;
+    uint64_t n;
+    s = tp_pte_named_at(f, i, &key, &si, &data, &n);
+    if (s == TP_OK) s = tp_store_add_bytes(st, key, data, (size_t)n, 16, 0, NULL);
+  }
+  if (s == TP_OK) {
+    sink = tp_sink_membuf(ptd);
+    s = tp_store_write_ptd(st, &sink);
+  }
+  if (s != TP_OK)
+    tp_error_set(&d->err, s == TP_ERR_NOMEM ? s : TP_ERR_FORMAT,
+                 ".pte named data as a .ptd: %s", st ? tp_store_error(st) : tp_status_str(s));
+  tp_store_destroy(st);
+  return s == TP_OK;
+}
+
+static void tpd_pte_value(tpd *d, tp_pte_file *f, size_t m, size_t v) {
+  tp_pte_value_info vi;
+  int k;
+  if (!tpd_pte_ok(d, f, tp_pte_value_at(f, m, v, &vi), "value")) return;
+  tpd_print(d, "    value %zu: %s", v, tp_pte_value_kind_name(vi.kind));
+  if (vi.kind == TP_PTE_V_Tensor) {
+    const char *st = tpd_scalar_type(vi.scalar_type);
+    tpd_print(d, " %s sizes=[", st ? st : "?");
+    for (k = 0; k < vi.ndim; k++) tpd_print(d, "%s%lld", k ? ", " : "", (long long)vi.sizes[k]);
+    tpd_print(d, "] dim_order=[");
+    for (k = 0; k < vi.ndim; k++) tpd_print(d, "%s%u", k ? ", " : "", (unsigned)vi.dim_order[k]);
+    tpd_print(d, "] %llu bytes", (unsigned long long)vi.nbytes);
+    if (vi.shape_dynamism) tpd_print(d, " shape_dynamism=%d", vi.shape_dynamism);
+    if (vi.planned)
+      tpd_print(d, " planned: buffer %lu offset %llu", (unsigned long)vi.memory_id,
+                (unsigned long long)vi.memory_offset);
+    else if (vi.data_buffer_idx)
+      tpd_print(d, " constant buffer %lu", (unsigned long)vi.data_buffer_idx);
+    else
+      tpd_print(d, " not planned (set_input / set_output_data_ptr)");
+  } else if (vi.kind == TP_PTE_V_Int || vi.kind == TP_PTE_V_Bool) {
+    tpd_print(d, " %lld", (long long)vi.i);
+  } else if (vi.kind == TP_PTE_V_Double) {
+    tpd_print(d, " %g", vi.d);
+  }
+  tpd_print(d, "\n");
+}
+
+static void tpd_pte_io(tpd *d, tp_pte_file *f, size_t m, int out, size_t n) {
+  size_t k, v;
+  tpd_print(d, "[");
+  for (k = 0; k < n; k++) {
+    if (!tpd_pte_ok(d, f, tp_pte_io_at(f, m, out, k, &v), "inputs/outputs")) return;
+    tpd_print(d, "%s%zu", k ? ", " : "", v);
+  }
+  tpd_print(d, "]");
+}
+
+static void tpd_pte_method(tpd *d, tp_pte_file *f, size_t m, const tp_membuf *named_ptd,
+                           const void *ptd, size_t ptd_size) {
+  tp_pte_method_info mi;
+  size_t v, c, k, n;
+  if (!tpd_pte_ok(d, f, tp_pte_method_at(f, m, &mi), "method")) return;
+  tpd_print(d, "method %zu: ", m);
+  tpd_print_str(d, mi.name, strlen(mi.name));
+  tpd_print(d, ": %zu values, inputs ", mi.n_values);
+  tpd_pte_io(d, f, m, 0, mi.n_inputs);
+  tpd_print(d, ", outputs ");
+  tpd_pte_io(d, f, m, 1, mi.n_outputs);
+  tpd_print(d, ", %zu operators, non_const_buffer_sizes [", mi.n_operators);
+  for (k = 0; k < mi.n_buffers; k++) {
+    uint64_t b = 0;
+    tp_pte_buffer_at(f, m, k, &b);
+    tpd_print(d, "%s%llu", k ? ", " : "", (unsigned long long)b);
+  }
+  tpd_print(d, "]\n");
+  for (v = 0; v < mi.n_values && tpd_ok(d); v++) tpd_pte_value(d, f, m, v);
+  for (c = 0; c < mi.n_chains && tpd_ok(d); c++) {
+    if (!tpd_pte_ok(d, f, tp_pte_chain_size(f, m, c, &n), "chain")) return;
+    tpd_print(d, "  chain %zu: %zu instructions\n", c, n);
+    for (k = 0; k < n; k++) {
+      tp_pte_instruction_info ii;
+      if (!tpd_pte_ok(d, f, tp_pte_instruction_at(f, m, c, k, &ii), "instruction")) return;
+      tpd_print(d, "    [%zu] %s", k, tp_pte_instruction_name(ii.kind));
+      if (ii.kind == TP_PTE_I_DelegateCall || ii.kind == TP_PTE_I_KernelCall) {
+        tpd_print(d, " %s=%ld args=", ii.kind == TP_PTE_I_DelegateCall ? "delegate" : "op",
+                  (long)ii.index);
+        tpd_print_vec(d, &ii.args, 'i');
+      } else {
+        tpd_print(d, " %ld %ld", (long)ii.index, (long)ii.index2);
+      }
+      tpd_print(d, "\n");
+    }
+  }
+  for (k = 0; k < mi.n_delegates && tpd_ok(d); k++) {
+    tp_pte_delegate_info di;
+    size_t s;
+    tpd sub;
+    if (!tpd_pte_ok(d, f, tp_pte_delegate_at(f, m, k, &di), "delegate")) return;
+    tpd_print(d, "  delegate %zu: id=", k);
+    tpd_print_str(d, di.id, strlen(di.id));
+    tpd_print(d, " processed=%s %lu, blob at file offset %llu, %llu bytes",
+              di.location == TP_PTE_DATA_SEGMENT ? "SEGMENT" : "INLINE",
+              (unsigned long)di.index, (unsigned long long)di.file_offset,
+              (unsigned long long)di.nbytes);
+    tpd_print_sha(d, (const unsigned char *)di.data, di.nbytes);
+    tpd_print(d, "\n");
+    for (s = 0; s < di.n_specs; s++) {
+      const char *key;
+      const void *val;
+      size_t nb, b;
+      if (!tpd_pte_ok(d, f, tp_pte_compile_spec_at(f, m, k, s, &key, &val, &nb), "compile spec"))
+        return;
+      tpd_print(d, "    compile_spec ");
+      tpd_print_str(d, key, strlen(key));
+      tpd_print(d, " = %zu bytes [", nb);
+      for (b = 0; b < nb && b < TPD_LIST_MAX; b++)
+        tpd_print(d, "%s%02x", b ? " " : "", ((const unsigned char *)val)[b]);
+      tpd_print(d, "%s]\n", nb > TPD_LIST_MAX ? " ..." : "");
+    }
+    /* the blob itself, dumped as tpdump dumps a blob (offsets from the blob's start) */
+    if (di.nbytes >= 8 && !memcmp((const unsigned char *)di.data + 4, "ET12", 4)) {
+      tpd_fail(d, ".pte method %zu delegate %zu: the blob is itself a program", m, k);
+      return;
+    }
+    tpd_print(d, "  --- delegate %zu's blob (offsets below count from its first byte) ---\n", k);
+    memset(&sub, 0, sizeof sub);
+    sub.out = d->out;
+    sub.json = d->json;
+    sub.json_count = d->json_count;
+    if (ptd)
+      tpd_run(&sub, (const unsigned char *)di.data, (size_t)di.nbytes, ptd, ptd_size);
+    else
+      tpd_run(&sub, (const unsigned char *)di.data, (size_t)di.nbytes,
+              named_ptd->size ? named_ptd->data : NULL, named_ptd->size);
+    d->json_count = sub.json_count;
+    if (sub.err.status != TP_OK) {
+      tp_error_set(&d->err, sub.err.status, ".pte method %zu delegate %zu's blob: %s", m, k,
+                   sub.err.msg);
+      return;
+    }
+    tpd_print(d, "  --- end of delegate %zu's blob ---\n", k);
+  }
+}
+
+static void tpd_pte(tpd *d, const void *ptd, size_t ptd_size) {
+  tp_pte_file f;
+  tp_membuf named_ptd;
+  size_t i;
+  if (!tpd_pte_ok(d, &f, tp_pte_read(&f, d->file, d->file_size), "file")) return;
+  if (f.has_extended_header)
+    tpd_print(d, "header eh00: length %lu, program size %llu, segment base %llu, segment data "
+              "size %llu\n", (unsigned long)tp_load_le32(d->file + 12),
+              (unsigned long long)f.program_size, (unsigned long long)f.segment_base,
+              (unsigned long long)f.segment_data_size);
+  else
+    tpd_print(d, "no eh00 header (no segments)\n");
+  tpd_print(d, "flatbuffer ET12 (Program): version %lu, %zu methods, %zu segments, %zu named "
+            "data, %zu inline delegate data\n", (unsigned long)f.version, f.n_methods,
+            f.n_segments, f.n_named, f.n_inline);
+  tpd_print(d, "segments:\n");
+  for (i = 0; i < f.n_segments; i++) {
+    uint64_t off, sz;
+    if (!tpd_pte_ok(d, &f, tp_pte_segment_at(&f, i, &off, &sz), "segment")) return;
+    tpd_print(d, "  [%zu] offset=%llu size=%llu at=%llu\n", i, (unsigned long long)off,
+              (unsigned long long)sz, (unsigned long long)(f.segment_base + off));
+  }
+  tpd_print(d, "named_data:%s\n", f.n_named ? "" : " none");
+  for (i = 0; i < f.n_named; i++) {
+    const char *key;
+    uint32_t si;
+    const void *data;
+    uint64_t n, at;
+    if (!tpd_pte_ok(d, &f, tp_pte_named_at(&f, i, &key, &si, &data, &n), "named data")) return;
+    at = (uint64_t)((const unsigned char *)data - d->file);
+    tpd_print(d, "  [%zu] key=", i);
+    tpd_print_str(d, key, strlen(key));
+    tpd_print(d, " segment=%lu at=%llu size=%llu", (unsigned long)si, (unsigned long long)at,
+              (unsigned long long)n);
+    tpd_print_sha(d, (const unsigned char *)data, n);
+    tpd_print(d, "\n");
+    tpd_json_const(d, "named_data", i, key, strlen(key), "blob", at,
+                   (const unsigned char *)data, n);
+  }
+  memset(&named_ptd, 0, sizeof named_ptd);
+  if (!ptd && f.n_named && !tpd_pte_named_ptd(d, &f, &named_ptd)) return;
+  for (i = 0; i < f.n_methods && tpd_ok(d); i++)
+    tpd_pte_method(d, &f, i, &named_ptd, ptd, ptd_size);
+  tp_membuf_free(&named_ptd);
+}
+
+/* ------------------------------------------------------------------------------------------ */
 /* Entry points                                                                                */
 /* ------------------------------------------------------------------------------------------ */
 
 /* "xnnpack", "vulkan", "ptd" by the identifier at bytes 4..7, or NULL. */
 static const char *tpd_format(const unsigned char *b, size_t size) {
-  static const char *const ids[] = {"XH00", "XN01", "XN00", "VH00", "VK00", "FT01"};
-  static const char *const fmts[] = {"xnnpack", "xnnpack", "xnnpack", "vulkan", "vulkan", "ptd"};
+  static const char *const ids[] = {"XH00", "XN01", "XN00", "VH00", "VK00", "FT01", "ET12"};
+  static const char *const fmts[] = {"xnnpack", "xnnpack", "xnnpack", "vulkan", "vulkan", "ptd",
+                                     "pte"};
   size_t i;
-  for (i = 0; b && size >= 8 && i < 6; i++)
+  for (i = 0; b && size >= 8 && i < 7; i++)
     if (!memcmp(b + 4, ids[i], 4)) return fmts[i];
   return NULL;
 }
@@ -1315,6 +1537,10 @@ static int tpd_run(tpd *d, const unsigned char *b, size_t size, const void *ptd,
   } else if (fmt && fmt[0] == 'v') {
     tpd_print(d, "Vulkan flatbuffer without VH00 header (no bytes segment): %zu bytes\n", size);
     tpd_vulkan(d, b, size);
+  } else if (fmt && !strcmp(fmt, "pte")) {
+    tpd_print(d, ".pte (ExecuTorch program) file: %zu bytes\n", size);
+    d->ptd = NULL;
+    tpd_pte(d, ptd, ptd_size);
   } else if (fmt) {
     tpd_print(d, ".ptd (FlatTensor) file: %zu bytes\n", size);
     tpd_ptd(d);
@@ -1327,8 +1553,8 @@ static int tpd_run(tpd *d, const unsigned char *b, size_t size, const void *ptd,
       else { id[0] = '\0'; break; }
     }
     if (i < 4) snprintf(id, sizeof id, "%02x %02x %02x %02x", b[4], b[5], b[6], b[7]);
-    tpd_fail(d, "unknown format: bytes 4..7 are \"%s\" (want XH00, XN01, XN00, VH00, VK00 or "
-             "FT01)", id);
+    tpd_fail(d, "unknown format: bytes 4..7 are \"%s\" (want XH00, XN01, XN00, VH00, VK00, "
+             "FT01 or ET12)", id);
   }
   TP_FREE(d->ids);
   d->ids = NULL;
@@ -1392,8 +1618,8 @@ static int tpdump_inspect_json(const void *data, size_t size, const void *ptd, s
 #ifndef TPDUMP_NO_MAIN
 static int tpd_usage(void) {
   fprintf(stderr, "usage: tpdump [--check | --json] FILE [--ptd DATA.ptd]\n"
-                  "Prints and checks an XNNPACK blob (XH00/XN01), a Vulkan blob (VH00/VK00) or a "
-                  ".ptd file;\n--check prints nothing, --json prints the result and the constants "
+                  "Prints and checks an XNNPACK blob (XH00/XN01), a Vulkan blob (VH00/VK00), a "
+                  ".ptd or a .pte file;\n--check prints nothing, --json prints the result and the constants "
                   "as JSON,\n--ptd resolves named constants in a .ptd.\n"
                   "Exit status: 0 well formed, 2 malformed, 1 usage or I/O error.\n");
   return 1;

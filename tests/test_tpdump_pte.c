@@ -1,0 +1,173 @@
+/* tpdump on programs (.pte) written by tensorpack.h section 9: the printed header, segments,
+   values (dtype, sizes, dim order, memory plan), chain and delegates, each delegate's blob
+   dumped as tpdump dumps a blob, named data resolved from the program itself; --json; a
+   malformed program gives one sentence and exit 2 (library and the built tool); truncation at
+   every byte never crashes. */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp */
+#define TENSORPACK_IMPLEMENTATION
+#define TENSORPACK_XNNPACK_IMPLEMENTATION
+#define TENSORPACK_VULKAN_IMPLEMENTATION
+#define TPDUMP_NO_MAIN
+#include "tensorpack_xnnpack.h"
+#include "tensorpack_vulkan.h"
+#include "tools/tpdump.c"
+#include "tp_test.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef TPDUMP_BIN
+#define TPDUMP_BIN "build/tools/tpdump"
+#endif
+
+static float g_storage[3 * 8 * 8];
+
+static void program(int named, tp_membuf *mb) {
+  int64_t sz[3] = {3, 8, 8};
+  tp_storage s;
+  tp_tensor parent, w;
+  tp_xnn_options o;
+  tp_pte_options po;
+  tp_xnn_graph *g = NULL;
+  tp_store *st = NULL;
+  tp_pte *p = NULL;
+  tp_sink sink;
+  size_t xd[2] = {2, 8}, yd[2] = {2, 8}, i;
+  uint32_t x, wt, y;
+  for (i = 0; i < 3 * 8 * 8; i++) g_storage[i] = (float)i;
+  s.data = g_storage;
+  s.nbytes = sizeof g_storage;
+  tp_view(s, TP_F32, 3, sz, NULL, 0, &parent);
+  tp_select(&parent, 0, 1, &w);
+  if (named) tp_store_create(&st);
+  memset(&o, 0, sizeof o);
+  o.store = st;
+  tp_xnn_graph_create(&o, &g);
+  tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, xd, NULL, 0, TP_XNN_FLAG_EXTERNAL_INPUT, &x);
+  tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, NULL, &w, TP_XNN_INVALID_ID, 0, &wt);
+  tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, yd, NULL, 1, TP_XNN_FLAG_EXTERNAL_OUTPUT, &y);
+  tp_xnn_define_fully_connected(g, -INFINITY, INFINITY, x, wt, TP_XNN_INVALID_ID, y, 0);
+  memset(&po, 0, sizeof po);
+  po.embed = st;
+  tp_pte_create(&po, &p);
+  TPT_STATUS(tp_xnn_add_pte_method(p, "forward", g), TP_OK);
+  memset(mb, 0, sizeof *mb);
+  sink = tp_sink_membuf(mb);
+  TPT_STATUS(tp_pte_write(p, &sink), TP_OK);
+  tp_pte_destroy(p);
+  tp_xnn_graph_destroy(g);
+  tp_store_destroy(st);
+}
+
+static void test_print(void) {
+  tp_membuf mb, out;
+  tp_error err;
+  char hex[65];
+  program(0, &mb);
+  memset(&out, 0, sizeof out);
+  TPT_EQ_INT(tpdump_inspect(mb.data, mb.size, &out, &err), 0);
+  {
+    tp_sink s = tp_sink_membuf(&out);
+    tp_sink_write(&s, "", 1);
+  }
+  TPT_CONTAINS((const char *)out.data, ".pte (ExecuTorch program) file: ");
+  TPT_CONTAINS((const char *)out.data, "header eh00: length 32, program size ");
+  TPT_CONTAINS((const char *)out.data, "segment data size 736");
+  TPT_CONTAINS((const char *)out.data, "  [1] offset=0 size=736 at=");
+  TPT_CONTAINS((const char *)out.data, "method 0: \"forward\": 2 values, inputs [0], outputs [1], "
+               "0 operators, non_const_buffer_sizes [0, 128]");
+  TPT_CONTAINS((const char *)out.data, "value 1: Tensor FLOAT sizes=[2, 8] dim_order=[0, 1] 64 "
+               "bytes planned: buffer 1 offset 64");
+  TPT_CONTAINS((const char *)out.data, "[0] DelegateCall delegate=0 args=[0, 1]");
+  TPT_CONTAINS((const char *)out.data, "delegate 0: id=\"XnnpackBackend\" processed=SEGMENT 1, "
+               "blob at file offset ");
+  /* the blob dumped: its weight constant is the view's 64 floats */
+  TPT_CONTAINS((const char *)out.data, "XNNPACK delegate blob: 736 bytes");
+  TPT_CHECK(tp_sha256_hex(g_storage + 64, 256, hex) == TP_OK);
+  hex[8] = '\0';
+  TPT_CONTAINS((const char *)out.data, hex);
+  tp_membuf_free(&out);
+  tp_membuf_free(&mb);
+}
+
+static void test_named_and_json(void) {
+  tp_membuf mb, out, js;
+  tp_error err;
+  char hex[65];
+  tp_sink s;
+  program(1, &mb);
+  tp_sha256_hex(g_storage + 64, 256, hex);
+  memset(&out, 0, sizeof out);
+  TPT_EQ_INT(tpdump_inspect(mb.data, mb.size, &out, &err), 0);
+  s = tp_sink_membuf(&out);
+  tp_sink_write(&s, "", 1);
+  TPT_CONTAINS((const char *)out.data, "named_data:\n  [0] key=\"");
+  TPT_CONTAINS((const char *)out.data, hex);             /* the key: the weight's sha256 */
+  TPT_CONTAINS((const char *)out.data, " segment=2 at=");
+  memset(&js, 0, sizeof js);
+  TPT_EQ_INT(tpdump_inspect_json(mb.data, mb.size, NULL, 0, &js, &err), 0);
+  s = tp_sink_membuf(&js);
+  tp_sink_write(&s, "", 1);
+  TPT_CONTAINS((const char *)js.data, "{\"format\": \"pte\", ");
+  TPT_CONTAINS((const char *)js.data, "\"ok\": true");
+  TPT_CONTAINS((const char *)js.data, "\"section\": \"named_data\"");
+  TPT_CONTAINS((const char *)js.data, "\"source\": \"ptd\""); /* the blob's named constant */
+  tp_membuf_free(&js);
+  tp_membuf_free(&out);
+  tp_membuf_free(&mb);
+}
+
+static void test_malformed(void) {
+  tp_membuf mb;
+  tp_error err;
+  size_t i;
+  char dir[] = "/tmp/tpdump_pte_XXXXXX", path[128], cmd[512];
+  FILE *f;
+  program(1, &mb);
+  for (i = 0; i < mb.size; i++) {
+    int rc = tpdump_inspect(mb.data, i, NULL, &err);
+    TPT_EQ_INT(rc, 2);
+    TPT_CHECK(err.msg[0] != '\0');
+  }
+  TPT_EQ_INT(tpdump_inspect(mb.data, mb.size - 1, NULL, &err), 2);
+  TPT_CONTAINS(err.msg, ".pte file: segment base ");
+  for (i = 0; i < mb.size; i += 3) {
+    mb.data[i] ^= 0x41;
+    TPT_CHECK(tpdump_inspect(mb.data, mb.size, NULL, &err) != 1);
+    mb.data[i] ^= 0x41;
+  }
+  /* the tool: exit 2, one line on stderr */
+  TPT_CHECK(mkdtemp(dir) != NULL);
+  snprintf(path, sizeof path, "%s/short.pte", dir);
+  f = fopen(path, "wb");
+  TPT_CHECK(f != NULL);
+  if (f) {
+    fwrite(mb.data, 1, mb.size - 1, f);
+    fclose(f);
+  }
+  snprintf(cmd, sizeof cmd, "%s --check %s 2>%s/err.txt", TPDUMP_BIN, path, dir);
+  TPT_EQ_INT(WEXITSTATUS(system(cmd)), 2);
+  snprintf(cmd, sizeof cmd, "test $(wc -l < %s/err.txt) -eq 1 && grep -q 'malformed: .pte file: "
+           "segment base' %s/err.txt", dir, dir);
+  TPT_EQ_INT(system(cmd), 0);
+  snprintf(path, sizeof path, "%s/ok.pte", dir);
+  f = fopen(path, "wb");
+  if (f) {
+    fwrite(mb.data, 1, mb.size, f);
+    fclose(f);
+  }
+  snprintf(cmd, sizeof cmd, "%s --check %s", TPDUMP_BIN, path);
+  TPT_EQ_INT(system(cmd), 0);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  TPT_EQ_INT(system(cmd), 0);
+  tp_membuf_free(&mb);
+}
+
+int main(void) {
+  TPT_RUN(test_print);
+  TPT_RUN(test_named_and_json);
+  TPT_RUN(test_malformed);
+  return tpt_finish("test_tpdump_pte");
+}
