@@ -368,7 +368,10 @@ TPDEF tp_status tp_compact(const tp_tensor *t, tp_order order, tp_buffer *out);
 TPDEF void tp_buffer_release(tp_buffer *b);
 /* Into dst; cap < nbytes is TP_ERR_BOUNDS (nothing written). */
 TPDEF tp_status tp_compact_into(const tp_tensor *t, tp_order order, void *dst, size_t cap);
-/* Streams the compact bytes into sink with a bounded scratch. */
+/* Streams the compact bytes into sink with a bounded scratch. A compact view goes to the sink
+   straight from its storage (zero-copy). A sink that offers its own buffer - tp_sink_membuf,
+   also behind tp_sink_tally - gets the bytes compacted in place at the end of its buffer: no
+   scratch and no second copy (the same bytes and statuses as through its write callback). */
 TPDEF tp_status tp_compact_write(const tp_tensor *t, tp_order order, tp_sink *sink);
 
 /* Conversion flags for tp_convert_write. */
@@ -2833,9 +2836,57 @@ static tp_status tp__piece_to_sink(void *ctx, const unsigned char *bytes, size_t
   return tp_sink_write((tp_sink *)ctx, bytes, n);
 }
 
+/* Sinks that take bytes in place: a tp_sink_membuf sink (possibly behind tp_sink_tally
+   counters) offers the tail of its own buffer, so a view is compacted straight into it - no
+   scratch, no second copy. Returns where n bytes go (the caller fills all of them, then calls
+   tp__sink_commit), NULL with *st == TP_OK for a sink that does not offer a buffer, or NULL
+   with the error the sink's write would have returned. */
+static unsigned char *tp__sink_place(tp_sink *sink, size_t n, tp_status *st) {
+  *st = TP_OK;
+  if (sink->write == tp__tally_write) {
+    tp_tally *t = (tp_tally *)sink->ctx;
+    return t->inner && t->inner->write ? tp__sink_place(t->inner, n, st) : NULL;
+  }
+  if (sink->write == tp__membuf_write) {
+    tp_membuf *m = (tp_membuf *)sink->ctx;
+    void *p = m->data;
+    if (n > SIZE_MAX - m->size) {
+      *st = TP_ERR_OVERFLOW;
+      return NULL;
+    }
+    *st = tp_array_reserve(&p, &m->cap, m->size + n, 1);
+    m->data = (unsigned char *)p;
+    return *st == TP_OK ? m->data + m->size : NULL;
+  }
+  return NULL;
+}
+static void tp__sink_commit(tp_sink *sink, size_t n) {
+  if (sink->write == tp__tally_write) {
+    tp_tally *t = (tp_tally *)sink->ctx;
+    tp__sink_commit(t->inner, n);
+    t->n += (uint64_t)n;
+  } else {
+    ((tp_membuf *)sink->ctx)->size += n;
+  }
+}
+
 TPDEF tp_status tp_compact_write(const tp_tensor *t, tp_order order, tp_sink *sink) {
+  tp__plan p;
+  tp_status s;
+  size_t nbytes;
+  unsigned char *dst;
   if (!sink || !sink->write) return TP_ERR_INVALID;
-  return tp__stream_view(t, order, tp__piece_to_sink, sink);
+  s = tp__plan_make(t, order, &p);
+  if (s != TP_OK) return s;
+  nbytes = (size_t)p.numel * p.esize;
+  if (nbytes == 0 || tp__plan_zero_copy(&p))
+    return tp__stream_view(t, order, tp__piece_to_sink, sink); /* zero-copy stays zero-copy */
+  dst = tp__sink_place(sink, nbytes, &s);
+  if (s != TP_OK) return s;
+  if (!dst) return tp__stream_view(t, order, tp__piece_to_sink, sink);
+  tp__plan_emit(&p, dst, tp__stream_out(nbytes));
+  tp__sink_commit(sink, nbytes);
+  return TP_OK;
 }
 
 // >>convert -----------------------------------------------------------------------------------

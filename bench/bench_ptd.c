@@ -65,6 +65,12 @@ static int reset_hwm(void) {
   return ok;
 }
 
+/* The .pte row's delegate blob: 64 bytes (the program's point here is its embedded named data). */
+static tp_status produce_blob(void *ctx, tp_sink *sink) {
+  (void)ctx;
+  return tp_sink_zeros(sink, 64);
+}
+
 static tp_status make_view(const tp_storage *st, int i, tp_tensor *out) {
   static const int64_t sizes[2] = {ROWS, COLS};
   tp_tensor all, rows;
@@ -84,7 +90,8 @@ int main(int argc, char **argv) {
   tp_store_item items[VIEWS];
   size_t i, view_bytes = (size_t)VR * VC * sizeof(float);
   double t_write[ROUNDS], t_raw[ROUNDS], t_par[ROUNDS], t_ser[ROUNDS], t_all_par[ROUNDS],
-      t_all_ser[ROUNDS];
+      t_all_ser[ROUNDS], t_pte[ROUNDS];
+  char pte_path[512];
   long rss_growth_kb = -1;
   uint64_t ptd_size = 0;
   int round, hwm_ok = 1, threads = 2;
@@ -92,6 +99,7 @@ int main(int argc, char **argv) {
 
   snprintf(ptd_path, sizeof ptd_path, "%s/tp_bench_ptd.ptd", dir);
   snprintf(raw_path, sizeof raw_path, "%s/tp_bench_ptd.raw", dir);
+  snprintf(pte_path, sizeof pte_path, "%s/tp_bench_ptd.pte", dir);
   data = (float *)malloc((size_t)ROWS * COLS * sizeof(float));
   flat = (unsigned char *)malloc(view_bytes * VIEWS);
   if (!data || !flat) {
@@ -148,6 +156,41 @@ int main(int argc, char **argv) {
     tp_store_destroy(s);
     remove(ptd_path);
 
+    /* a self-contained program: the same adds (hook), embedded in a .pte as named data */
+    {
+      tp_pte *prog;
+      tp_pte_options po;
+      tp_pte_method m;
+      tp_pte_tensor arg;
+      memset(&po, 0, sizeof po);
+      memset(&m, 0, sizeof m);
+      memset(&arg, 0, sizeof arg);
+      arg.role = TP_PTE_INPUT | TP_PTE_OUTPUT;
+      arg.dtype = TP_F32;
+      arg.ndim = 1;
+      arg.sizes[0] = 16;
+      m.name = "forward";
+      m.args = &arg;
+      m.n_args = 1;
+      m.backend_id = "XnnpackBackend";
+      m.blob_size = 64;
+      m.produce = produce_blob;
+      if (tp_store_create_ex(&o, &s) != TP_OK) return 1;
+      sync();
+      t0 = now();
+      if (tp_store_add_all(s, items, VIEWS) != TP_OK) return 1;
+      po.embed = s;
+      if (tp_pte_create(&po, &prog) != TP_OK || tp_pte_add_method(prog, &m) != TP_OK) return 1;
+      if (tp_pte_write_file(prog, pte_path) != TP_OK) {
+        fprintf(stderr, "bench_ptd: pte: %s\n", tp_pte_error(prog));
+        return 1;
+      }
+      if (round >= 0) t_pte[round] = now() - t0;
+      tp_pte_destroy(prog);
+      tp_store_destroy(s);
+      remove(pte_path);
+    }
+
     /* the same adds on the calling thread alone (the write is the same code either way) */
     if (tp_store_create(&ser) != TP_OK) return 1;
     t0 = now();
@@ -177,6 +220,8 @@ int main(int argc, char **argv) {
   bt_row_rate("1 GiB strided views -> .ptd, sha256 keys, 2-thread hook (add_all + write)",
               "fwrite", t_all_par, t_raw, ROUNDS, 0.8);
   bt_row_rate("same, adds on one thread", "fwrite", t_all_ser, t_raw, ROUNDS, 0.8);
+  bt_row_rate("same views -> self-contained .pte (embedded named data), 2-thread hook", "fwrite",
+              t_pte, t_raw, ROUNDS, 0.8);
   bt_row_rate("tp_store_write_ptd_file alone (the adds done)", "fwrite", t_write, t_raw, ROUNDS,
               0.8);
   snprintf(what, sizeof what, "%.2f GiB/s with the 2-thread hook, %.2f GiB/s on one thread (%s)",

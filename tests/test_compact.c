@@ -5,6 +5,7 @@
    last-level cache makes every output of 64 KiB or more take the streaming-store paths. */
 #define TP_SCRATCH_BYTES 40u
 #define TP_LLC_BYTES (128u * 1024u)
+#include "tp_count_alloc.h"
 #define TENSORPACK_IMPLEMENTATION
 #include "tensorpack.h"
 #include "tp_test.h"
@@ -481,6 +482,68 @@ static void test_errors(void) {
   TPT_EQ_INT(left, -1);
 }
 
+/* A membuf sink (also behind a tally) takes the bytes in place: the same bytes as the
+   reference, appended after what it holds, no scratch allocated (no allocation at all once the
+   buffer has room); a compact view still streams from its storage; a sink without a buffer
+   goes through its write callback. */
+static void test_sink_in_place(void) {
+  static float w[96 * 80];
+  static unsigned char want[96 * 80 * 4];
+  tp_storage s;
+  tp_tensor t, v;
+  tp_membuf m;
+  tp_sink ms, ts;
+  tp_tally tally;
+  int64_t sz[2] = {96, 80};
+  int perm[2] = {1, 0}, rowmajor[2] = {0, 1};
+  size_t n = sizeof want;
+  long calls;
+  int i;
+  for (i = 0; i < 96 * 80; i++) w[i] = (float)i * 0.5f;
+  s.data = w;
+  s.nbytes = sizeof w;
+  TPT_STATUS(tp_view(s, TP_F32, 2, sz, NULL, 0, &t), TP_OK);
+  TPT_STATUS(tp_permute(&t, perm, &v), TP_OK);
+  TPT_EQ_U64(ref_compact(&v, rowmajor, want), n);
+  memset(&m, 0, sizeof m);
+  ms = tp_sink_membuf(&m);
+  TPT_STATUS(tp_sink_write(&ms, "abc", 3), TP_OK);
+  TPT_STATUS(tp_compact_write(&v, TP_ORDER_ROW_MAJOR, &ms), TP_OK);
+  TPT_EQ_U64(m.size, 3 + n);
+  TPT_CHECK(memcmp(m.data, "abc", 3) == 0);
+  TPT_MEMEQ(m.data + 3, want, n);
+  /* room already there: not one allocation (the scratch path would take one) */
+  m.size = 3;
+  calls = g_calls;
+  ts = tp_sink_tally(&tally, &ms);
+  TPT_STATUS(tp_compact_write(&v, TP_ORDER_ROW_MAJOR, &ts), TP_OK);
+  TPT_EQ_INT((int)(g_calls - calls), 0);
+  TPT_EQ_U64(tally.n, n);
+  TPT_EQ_U64(m.size, 3 + n);
+  TPT_MEMEQ(m.data + 3, want, n);
+  /* a failed reserve is the membuf's own status, nothing appended */
+  m.size = 3;
+  g_fail_at = 0;
+  {
+    tp_membuf small;
+    tp_sink ss;
+    memset(&small, 0, sizeof small);
+    ss = tp_sink_membuf(&small);
+    TPT_STATUS(tp_compact_write(&v, TP_ORDER_ROW_MAJOR, &ss), TP_ERR_NOMEM);
+    TPT_EQ_U64(small.size, 0);
+    tp_membuf_free(&small);
+  }
+  g_fail_at = -1;
+  /* a counter sink offers no buffer: through its callback */
+  {
+    uint64_t count = 0;
+    tp_sink cs = tp_sink_counter(&count);
+    TPT_STATUS(tp_compact_write(&v, TP_ORDER_ROW_MAJOR, &cs), TP_OK);
+    TPT_EQ_U64(count, n);
+  }
+  tp_membuf_free(&m);
+}
+
 int main(void) {
   TPT_RUN(test_random_views);
   TPT_RUN(test_streamed_convert_and_int4);
@@ -489,5 +552,6 @@ int main(void) {
   TPT_RUN(test_big_transpose);
   TPT_RUN(test_zero_copy_exact);
   TPT_RUN(test_errors);
+  TPT_RUN(test_sink_in_place);
   return tpt_finish("compact");
 }
