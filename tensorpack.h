@@ -89,7 +89,8 @@
    No global state (one exception: whether the CPU has SHA-NI is asked once and cached, through
    atomic loads and stores, because cpuid is slow in virtual machines). Different objects may be
    used from different threads at once; one object must not be used from two threads at once.
-   Storages are only read.
+   Storages are only read. The library starts no threads: a store given a parallel_for hook
+   (tp_store_options) runs its hashing tasks on the hook's threads, each task on its own data.
 
    LICENSE: see the end of this file (MIT or public domain, your choice).
 */
