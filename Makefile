@@ -40,17 +40,19 @@ $(BUILD)/examples/%: examples/%.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(STRICT) -O1 -g $(SAN) -I. $< -o $@ $(LIBM) $(EXAMPLE_LIBS_$*)
 
-$(BUILD)/bench/%: bench/%.c $(HEADERS)
+$(BUILD)/bench/%: bench/%.c $(HEADERS) $(wildcard bench/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(BCFLAGS) $< -o $@ $(LIBM)
+	$(CC) $(BCFLAGS) $< -o $@ $(LIBM) $(BENCH_LIBS_$*)
 
 examples: $(EXAMPLES)
 
 test: $(TESTS) $(EXAMPLES)
 	@SKIPPED='$(SKIPPED)' sh tests/run.sh $(TESTS)
 
+# One table (bench/bench_table.h): the header once, then every program's rows.
 bench: $(BENCHES)
-	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
+	@printf '| case | tensorpack | peer | limit | ratio [range] | target | |\n|---|---|---|---|---|---|---|\n'
+	@for b in $(BENCHES); do $$b || exit 1; done
 
 clean:
 	rm -rf $(BUILD)

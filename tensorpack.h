@@ -90,6 +90,10 @@
      TP_NO_STDIO            set globally; no <stdio.h>: no FILE* or atomic-file sinks; error
                             sentences are formatted by a small built-in formatter
      TP_SCRATCH_BYTES n     scratch of the streaming forms (default 256 KiB)
+     TP_LLC_BYTES n         last-level cache size assumed by the copy kernels (default 32 MiB):
+                            tp_compact / tp_compact_into outputs of at least half of it are
+                            written with streaming (non-temporal) stores on x86
+     TP_NO_AVX2             never use the AVX2 transpose tiles (else chosen at run time)
      TP_NO_SHANI            never use the SHA-NI instructions
      TP_ASSERT(x)           the assert used for NULL-object misuse (default assert)
 
@@ -138,7 +142,8 @@
    No global state (one exception: whether the CPU has SHA-NI is asked once and cached, through
    atomic loads and stores, because cpuid is slow in virtual machines). Different objects may be
    used from different threads at once; one object must not be used from two threads at once.
-   Storages are only read.
+   Storages are only read. The library starts no threads: a store given a parallel_for hook
+   (tp_store_options) runs its hashing tasks on the hook's threads, each task on its own data.
 
    LICENSE: see the end of this file (MIT or public domain, your choice).
 */
@@ -501,7 +506,10 @@ TPDEF tp_status tp_compact(const tp_tensor *t, tp_order order, tp_buffer *out);
 TPDEF void tp_buffer_release(tp_buffer *b);
 /* Into dst; cap < nbytes is TP_ERR_BOUNDS (nothing written). */
 TPDEF tp_status tp_compact_into(const tp_tensor *t, tp_order order, void *dst, size_t cap);
-/* Streams the compact bytes into sink with a bounded scratch. */
+/* Streams the compact bytes into sink with a bounded scratch. A compact view goes to the sink
+   straight from its storage (zero-copy). A sink that offers its own buffer - tp_sink_membuf,
+   also behind tp_sink_tally - gets the bytes compacted in place at the end of its buffer: no
+   scratch and no second copy (the same bytes and statuses as through its write callback). */
 TPDEF tp_status tp_compact_write(const tp_tensor *t, tp_order order, tp_sink *sink);
 
 /* Conversion flags for tp_convert_write. */
@@ -784,11 +792,22 @@ TPDEF tp_status tp_store_create(tp_store **out);
 
 /* Options of tp_store_create_ex. Zero every field (memset, or `= {0}`) and set the ones you
    want: a zero field is the default, so new fields never change what old code gets. */
+/* A parallel-for supplied by the caller (the library starts no threads of its own): it must run
+   fn(fn_ctx, i) once for every i in [0, n), in any order, on any threads, and return only when
+   every call has returned. hook_ctx is tp_store_options.parallel_ctx. The calls never touch
+   one another's data; with a hook, TP_MALLOC/TP_FREE must be thread-safe (the defaults are). */
+typedef void (*tp_parallel_task)(void *fn_ctx, size_t i);
+typedef void (*tp_parallel_for)(void *hook_ctx, size_t n, tp_parallel_task fn, void *fn_ctx);
+
 typedef struct tp_store_options {
   int copy;   /* 0: views are borrowed until the store is written; 1: each entry's bytes are copied at add */
   tp_progress_fn progress;   /* NULL: none; else called as the .ptd is written (section 4) */
   void *progress_ctx;        /* its first argument */
   /* further fields added by other work, zero = default */
+  tp_parallel_for parallel_for; /* NULL: everything on the calling thread. Otherwise
+                                   tp_store_add_all hashes its views through it (one task per
+                                   view); the entries, keys and bytes are the same either way */
+  void *parallel_ctx;           /* passed to parallel_for as hook_ctx */
 } tp_store_options;
 /* Like tp_store_create, with options (NULL = defaults, the same as tp_store_create).
    With copy = 1, tp_store_add copies the view's compact bytes (in its order) into the store
@@ -821,6 +840,22 @@ TPDEF const char *tp_store_error(const tp_store *s);
    TP_ERR_UNSUPPORTED (a size above INT32_MAX: .ptd layouts hold int32 sizes), TP_ERR_NOMEM. */
 TPDEF tp_status tp_store_add(tp_store *s, const char *key_or_NULL, const tp_tensor *t,
                              tp_order order, size_t alignment, const char **key_out);
+/* One view for tp_store_add_all: the arguments of one tp_store_add call, and its key_out. */
+typedef struct tp_store_item {
+  const char *key;         /* NULL: the lowercase hex SHA-256 of the compact bytes */
+  const tp_tensor *view;
+  tp_order order;
+  size_t alignment;        /* 0 = 16 */
+  const char *key_out;     /* set by tp_store_add_all: the entry's key (owned by the store), or
+                              NULL when the item was not added */
+} tp_store_item;
+/* Adds n views: the same entries, keys, bytes and errors as n tp_store_add calls in item order
+   (a failure at item k keeps items 0..k-1, adds none after it and is the store's error, with
+   the sentence tp_store_add would give). The SHA-256 of the views - the cost of an add - runs
+   through the store's parallel_for hook when it has one (tp_store_options), one task per
+   view, so n views hash on as many cores as the hook uses; without a hook, serially.
+   Errors: as tp_store_add; TP_ERR_INVALID for items == NULL with n > 0; TP_ERR_NOMEM. */
+TPDEF tp_status tp_store_add_all(tp_store *s, tp_store_item *items, size_t n);
 /* Adds raw bytes with no tensor layout. copy != 0 (or a store created with
    tp_store_options.copy = 1): the store keeps its own copy (none is made when an entry with
    equal bytes is already there); otherwise borrowed until the store is written. Keys, dedup, alignment and errors as tp_store_add (NULL data with n > 0 is
@@ -1441,6 +1476,9 @@ TPDEF tp_status tp_view_from_dlpack(const DLTensor *t, size_t storage_nbytes, tp
 #endif
 
 /* Scratch used by the streaming forms (tp_compact_write, tp_convert_write, tp_pack_int4_write). */
+#ifndef TP_LLC_BYTES
+#define TP_LLC_BYTES (32u * 1024u * 1024u)
+#endif
 #ifndef TP_SCRATCH_BYTES
 #define TP_SCRATCH_BYTES (256u * 1024u)
 #endif
@@ -2923,49 +2961,72 @@ static void tp__gather(unsigned char *dst, const unsigned char *src, int64_t n, 
 }
 
 /* The 2-D transpose kernel: dst[i * drow + j] = src[i + j * scol] for i < rows, j < cols
-   (element units; strides may be negative). Square register tiles (SSE2, AVX2 when the CPU has
-   it) grouped into super-tiles that cover one 64-byte line of every source and destination row
-   they touch; scalar loops for the edges and odd element sizes. When a stride is a multiple of
-   4 KiB (every row in the same cache set), blocks go through a small buffer instead and are
-   written out as long row pieces. */
+   (element units; strides may be negative). Two levels of blocking:
+   - register tiles: square T x T tiles (SSE2 at compile time on x86-64; AVX2 for 4-byte
+     elements when the CPU has it, chosen at run time), scalar loops for the edges and for
+     element sizes without a tile;
+   - cache blocks: a plane bigger than TP__TDIRECT is cut into blocks of Bj source rows x Bi
+     elements. Each block's source rows are first copied into a small contiguous bounce buffer
+     (long sequential reads the prefetchers follow, and no cache-set conflicts however the
+     source stride aliases), then transposed tile by tile into the output, each output row's
+     piece written left to right. Blocks go down the source rows' runs first, so every source
+     line is read once, whole, while its neighbours are still in flight.
+   With streaming stores (TP__K_NT: the whole output is bigger than the last-level cache can
+   keep, see TP_LLC_BYTES) the tiles write with non-temporal stores, which skip the caches and
+   the read-for-ownership of every output line. */
+#ifndef TP__PF_ROWS
+#define TP__PF_ROWS 1
+#endif
+#define TP__K_AVX2 1 /* the CPU has AVX2 */
+#define TP__K_NT 2   /* streaming stores for the output */
 #if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
 #include <emmintrin.h>
 #define TP__SSE2 1
 #define TP__LD(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
 #define TP__ST(p, v) _mm_storeu_si128((__m128i *)(void *)(p), (v))
+#define TP__STN(p, v) _mm_stream_si128((__m128i *)(void *)(p), (v))
 /* 4x4 of 4-byte elements; ss / ds are byte strides between source / destination rows. */
-static void tp__tile4_4x4(unsigned char *d, int64_t ds, const unsigned char *s, int64_t ss) {
-  __m128i r0 = TP__LD(s), r1 = TP__LD(s + ss), r2 = TP__LD(s + 2 * ss), r3 = TP__LD(s + 3 * ss);
-  __m128i t0 = _mm_unpacklo_epi32(r0, r1), t1 = _mm_unpacklo_epi32(r2, r3);
-  __m128i t2 = _mm_unpackhi_epi32(r0, r1), t3 = _mm_unpackhi_epi32(r2, r3);
-  TP__ST(d, _mm_unpacklo_epi64(t0, t1));
-  TP__ST(d + ds, _mm_unpackhi_epi64(t0, t1));
-  TP__ST(d + 2 * ds, _mm_unpacklo_epi64(t2, t3));
-  TP__ST(d + 3 * ds, _mm_unpackhi_epi64(t2, t3));
-}
+#define TP__TILE4_4X4(NAME, STORE)                                                             \
+  static void NAME(unsigned char *d, int64_t ds, const unsigned char *s, int64_t ss) {        \
+    __m128i r0 = TP__LD(s), r1 = TP__LD(s + ss), r2 = TP__LD(s + 2 * ss);                      \
+    __m128i r3 = TP__LD(s + 3 * ss);                                                           \
+    __m128i t0 = _mm_unpacklo_epi32(r0, r1), t1 = _mm_unpacklo_epi32(r2, r3);                  \
+    __m128i t2 = _mm_unpackhi_epi32(r0, r1), t3 = _mm_unpackhi_epi32(r2, r3);                  \
+    STORE(d, _mm_unpacklo_epi64(t0, t1));                                                      \
+    STORE(d + ds, _mm_unpackhi_epi64(t0, t1));                                                 \
+    STORE(d + 2 * ds, _mm_unpacklo_epi64(t2, t3));                                             \
+    STORE(d + 3 * ds, _mm_unpackhi_epi64(t2, t3));                                             \
+  }
+TP__TILE4_4X4(tp__tile4_4x4, TP__ST)
+TP__TILE4_4X4(tp__tile4_4x4_nt, TP__STN)
+#undef TP__TILE4_4X4
 /* 8x8 of 2-byte elements. */
-static void tp__tile2_8x8(unsigned char *d, int64_t ds, const unsigned char *s, int64_t ss) {
-  __m128i r0 = TP__LD(s), r1 = TP__LD(s + ss), r2 = TP__LD(s + 2 * ss), r3 = TP__LD(s + 3 * ss);
-  __m128i r4 = TP__LD(s + 4 * ss), r5 = TP__LD(s + 5 * ss), r6 = TP__LD(s + 6 * ss);
-  __m128i r7 = TP__LD(s + 7 * ss);
-  __m128i a = _mm_unpacklo_epi16(r0, r1), b = _mm_unpackhi_epi16(r0, r1);
-  __m128i c = _mm_unpacklo_epi16(r2, r3), e = _mm_unpackhi_epi16(r2, r3);
-  __m128i f = _mm_unpacklo_epi16(r4, r5), g = _mm_unpackhi_epi16(r4, r5);
-  __m128i h = _mm_unpacklo_epi16(r6, r7), k = _mm_unpackhi_epi16(r6, r7);
-  __m128i ac0 = _mm_unpacklo_epi32(a, c), ac1 = _mm_unpackhi_epi32(a, c);
-  __m128i be0 = _mm_unpacklo_epi32(b, e), be1 = _mm_unpackhi_epi32(b, e);
-  __m128i fh0 = _mm_unpacklo_epi32(f, h), fh1 = _mm_unpackhi_epi32(f, h);
-  __m128i gk0 = _mm_unpacklo_epi32(g, k), gk1 = _mm_unpackhi_epi32(g, k);
-  TP__ST(d, _mm_unpacklo_epi64(ac0, fh0));
-  TP__ST(d + ds, _mm_unpackhi_epi64(ac0, fh0));
-  TP__ST(d + 2 * ds, _mm_unpacklo_epi64(ac1, fh1));
-  TP__ST(d + 3 * ds, _mm_unpackhi_epi64(ac1, fh1));
-  TP__ST(d + 4 * ds, _mm_unpacklo_epi64(be0, gk0));
-  TP__ST(d + 5 * ds, _mm_unpackhi_epi64(be0, gk0));
-  TP__ST(d + 6 * ds, _mm_unpacklo_epi64(be1, gk1));
-  TP__ST(d + 7 * ds, _mm_unpackhi_epi64(be1, gk1));
-}
-/* 8x8 of bytes (8-byte row pieces). */
+#define TP__TILE2_8X8(NAME, STORE)                                                             \
+  static void NAME(unsigned char *d, int64_t ds, const unsigned char *s, int64_t ss) {        \
+    __m128i r0 = TP__LD(s), r1 = TP__LD(s + ss), r2 = TP__LD(s + 2 * ss);                      \
+    __m128i r3 = TP__LD(s + 3 * ss), r4 = TP__LD(s + 4 * ss), r5 = TP__LD(s + 5 * ss);         \
+    __m128i r6 = TP__LD(s + 6 * ss), r7 = TP__LD(s + 7 * ss);                                  \
+    __m128i a = _mm_unpacklo_epi16(r0, r1), b = _mm_unpackhi_epi16(r0, r1);                    \
+    __m128i c = _mm_unpacklo_epi16(r2, r3), e = _mm_unpackhi_epi16(r2, r3);                    \
+    __m128i f = _mm_unpacklo_epi16(r4, r5), g = _mm_unpackhi_epi16(r4, r5);                    \
+    __m128i h = _mm_unpacklo_epi16(r6, r7), k = _mm_unpackhi_epi16(r6, r7);                    \
+    __m128i ac0 = _mm_unpacklo_epi32(a, c), ac1 = _mm_unpackhi_epi32(a, c);                    \
+    __m128i be0 = _mm_unpacklo_epi32(b, e), be1 = _mm_unpackhi_epi32(b, e);                    \
+    __m128i fh0 = _mm_unpacklo_epi32(f, h), fh1 = _mm_unpackhi_epi32(f, h);                    \
+    __m128i gk0 = _mm_unpacklo_epi32(g, k), gk1 = _mm_unpackhi_epi32(g, k);                    \
+    STORE(d, _mm_unpacklo_epi64(ac0, fh0));                                                    \
+    STORE(d + ds, _mm_unpackhi_epi64(ac0, fh0));                                               \
+    STORE(d + 2 * ds, _mm_unpacklo_epi64(ac1, fh1));                                           \
+    STORE(d + 3 * ds, _mm_unpackhi_epi64(ac1, fh1));                                           \
+    STORE(d + 4 * ds, _mm_unpacklo_epi64(be0, gk0));                                           \
+    STORE(d + 5 * ds, _mm_unpackhi_epi64(be0, gk0));                                           \
+    STORE(d + 6 * ds, _mm_unpacklo_epi64(be1, gk1));                                           \
+    STORE(d + 7 * ds, _mm_unpackhi_epi64(be1, gk1));                                           \
+  }
+TP__TILE2_8X8(tp__tile2_8x8, TP__ST)
+TP__TILE2_8X8(tp__tile2_8x8_nt, TP__STN)
+#undef TP__TILE2_8X8
+/* 8x8 of bytes (8-byte row pieces; no streaming form: 8-byte pieces would not fill a line). */
 static void tp__tile1_8x8(unsigned char *d, int64_t ds, const unsigned char *s, int64_t ss) {
 #define TP__L8(p) _mm_loadl_epi64((const __m128i *)(const void *)(p))
   __m128i a = _mm_unpacklo_epi8(TP__L8(s), TP__L8(s + ss));
@@ -2994,6 +3055,11 @@ static void tp__tile8_2x2(unsigned char *d, int64_t ds, const unsigned char *s, 
   TP__ST(d, _mm_unpacklo_epi64(r0, r1));
   TP__ST(d + ds, _mm_unpackhi_epi64(r0, r1));
 }
+static void tp__tile8_2x2_nt(unsigned char *d, int64_t ds, const unsigned char *s, int64_t ss) {
+  __m128i r0 = TP__LD(s), r1 = TP__LD(s + ss);
+  TP__STN(d, _mm_unpacklo_epi64(r0, r1));
+  TP__STN(d + ds, _mm_unpackhi_epi64(r0, r1));
+}
 #else
 #define TP__SSE2 0
 #endif
@@ -3002,39 +3068,49 @@ static void tp__tile8_2x2(unsigned char *d, int64_t ds, const unsigned char *s, 
     (defined(__GNUC__) || defined(__clang__))
 #define TP__AVX2 1
 #include <immintrin.h>
-/* 8x8 of 4-byte elements with 256-bit registers (pure bit moves: NaN payloads are kept). */
-__attribute__((target("avx2"))) static void tp__tile4_8x8_avx2(unsigned char *d, int64_t ds,
-                                                               const unsigned char *s,
-                                                               int64_t ss) {
-  /* rows k and k + 4 share a register (low / high 128 bits): the inserts are loads plus blends,
-     which leaves the shuffle port 16 shuffles per tile instead of 24 */
-#define TP__L(k)                                                                              \
-  _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps((const float *)(const void *)(s + (k) * ss))), \
-                       _mm_loadu_ps((const float *)(const void *)(s + ((k) + 4) * ss)), 1)
-  __m256 r0 = TP__L(0), r1 = TP__L(1), r2 = TP__L(2), r3 = TP__L(3);
-#undef TP__L
-#define TP__L(k)                                                                              \
-  _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps((const float *)(const void *)(s + (k) * ss + 16))), \
-                       _mm_loadu_ps((const float *)(const void *)(s + ((k) + 4) * ss + 16)), 1)
-  __m256 r4 = TP__L(0), r5 = TP__L(1), r6 = TP__L(2), r7 = TP__L(3);
-#undef TP__L
-  __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
-  __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
-  __m256 t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5);
-  __m256 t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
-  /* r_k = [row k cols 0-3 | row k+4 cols 0-3] (k < 4), r_{k+4} the same for cols 4-7; after
-     two shuffle stages each register holds one output row: [col c rows 0-3 | col c rows 4-7] */
-#define TP__S(k, v) _mm256_storeu_ps((float *)(void *)(d + (k) * ds), (v))
-  TP__S(0, _mm256_shuffle_ps(t0, t2, 0x44));
-  TP__S(1, _mm256_shuffle_ps(t0, t2, 0xEE));
-  TP__S(2, _mm256_shuffle_ps(t1, t3, 0x44));
-  TP__S(3, _mm256_shuffle_ps(t1, t3, 0xEE));
-  TP__S(4, _mm256_shuffle_ps(t4, t6, 0x44));
-  TP__S(5, _mm256_shuffle_ps(t4, t6, 0xEE));
-  TP__S(6, _mm256_shuffle_ps(t5, t7, 0x44));
-  TP__S(7, _mm256_shuffle_ps(t5, t7, 0xEE));
-#undef TP__S
-}
+/* 8x8 of 4-byte elements with 256-bit registers (pure bit moves: NaN payloads are kept).
+   Rows k and k + 4 share a register (low / high 128 bits): the inserts are loads plus blends,
+   which leaves the shuffle port 16 shuffles per tile instead of 24. r_k = [row k cols 0-3 |
+   row k+4 cols 0-3] (k < 4), r_{k+4} the same for cols 4-7; after two shuffle stages each
+   register holds one output row: [col c rows 0-3 | col c rows 4-7]. The streaming form stores
+   each row as two 16-byte halves (16-byte alignment is all it needs). */
+#define TP__LDH(p) _mm_loadu_ps((const float *)(const void *)(p))
+#define TP__LROW(k, o)                                                                          \
+  _mm256_insertf128_ps(_mm256_castps128_ps256(TP__LDH(s + (k) * ss + (o))),                     \
+                       TP__LDH(s + ((k) + 4) * ss + (o)), 1)
+#define TP__S256(p, v) _mm256_storeu_ps((float *)(void *)(p), (v))
+#define TP__S256N(p, v)                                                                         \
+  do {                                                                                          \
+    __m256 tp__v = (v);                                                                         \
+    _mm_stream_ps((float *)(void *)(p), _mm256_castps256_ps128(tp__v));                          \
+    _mm_stream_ps((float *)(void *)((p) + 16), _mm256_extractf128_ps(tp__v, 1));                \
+  } while (0)
+#define TP__TILE4_8X8(NAME, STORE)                                                              \
+  __attribute__((target("avx2"))) static void NAME(unsigned char *d, int64_t ds,                \
+                                                   const unsigned char *s, int64_t ss) {        \
+    __m256 r0 = TP__LROW(0, 0), r1 = TP__LROW(1, 0), r2 = TP__LROW(2, 0), r3 = TP__LROW(3, 0);   \
+    __m256 r4 = TP__LROW(0, 16), r5 = TP__LROW(1, 16), r6 = TP__LROW(2, 16);                    \
+    __m256 r7 = TP__LROW(3, 16);                                                                \
+    __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);                    \
+    __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);                    \
+    __m256 t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5);                    \
+    __m256 t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);                    \
+    STORE(d, _mm256_shuffle_ps(t0, t2, 0x44));                                                  \
+    STORE(d + ds, _mm256_shuffle_ps(t0, t2, 0xEE));                                             \
+    STORE(d + 2 * ds, _mm256_shuffle_ps(t1, t3, 0x44));                                         \
+    STORE(d + 3 * ds, _mm256_shuffle_ps(t1, t3, 0xEE));                                         \
+    STORE(d + 4 * ds, _mm256_shuffle_ps(t4, t6, 0x44));                                         \
+    STORE(d + 5 * ds, _mm256_shuffle_ps(t4, t6, 0xEE));                                         \
+    STORE(d + 6 * ds, _mm256_shuffle_ps(t5, t7, 0x44));                                         \
+    STORE(d + 7 * ds, _mm256_shuffle_ps(t5, t7, 0xEE));                                         \
+  }
+TP__TILE4_8X8(tp__tile4_8x8_avx2, TP__S256)
+TP__TILE4_8X8(tp__tile4_8x8_avx2_nt, TP__S256N)
+#undef TP__TILE4_8X8
+#undef TP__S256N
+#undef TP__S256
+#undef TP__LROW
+#undef TP__LDH
 static int tp__cpu_avx2(void) { return __builtin_cpu_supports("avx2") ? 1 : 0; }
 #else
 #define TP__AVX2 0
@@ -3173,7 +3249,74 @@ static void tp__transpose_region(unsigned char *dst, const unsigned char *src, i
   if (ifull < rows) tp__transpose_scalar(dst, src, ifull, rows, 0, cols, scol, drow, es);
 }
 
+/* The tiles of one cache block taken from the bounce buffer: buf holds the block's source rows
+   bs elements apart; bi x bj (multiples of T) output elements, each T output rows written
+   left to right (whole lines in a row when streaming). One function per kernel and store kind,
+   so the tile is inlined. */
+typedef void (*tp__block_fn)(unsigned char *dst, int64_t drow, const unsigned char *buf,
+                             int64_t bs, int64_t bi, int64_t bj);
+#define TP__BLOCK_FN(NAME, ATTR, TILE, T, ES)                                                  \
+  ATTR static void NAME(unsigned char *dst, int64_t drow, const unsigned char *buf,            \
+                        int64_t bs, int64_t bi, int64_t bj) {                                  \
+    int64_t ii, jj;                                                                            \
+    for (ii = 0; ii < bi; ii += (T))                                                           \
+      for (jj = 0; jj < bj; jj += (T))                                                         \
+        TILE(dst + (ii * drow + jj) * (ES), drow * (ES), buf + (ii + jj * bs) * (ES),          \
+             bs * (ES));                                                                       \
+  }
+#define TP__NOATTR
 #if TP__SSE2
+TP__BLOCK_FN(tp__block1, TP__NOATTR, tp__tile1_8x8, 8, 1)
+TP__BLOCK_FN(tp__block2, TP__NOATTR, tp__tile2_8x8, 8, 2)
+TP__BLOCK_FN(tp__block2_nt, TP__NOATTR, tp__tile2_8x8_nt, 8, 2)
+TP__BLOCK_FN(tp__block4, TP__NOATTR, tp__tile4_4x4, 4, 4)
+TP__BLOCK_FN(tp__block4_nt, TP__NOATTR, tp__tile4_4x4_nt, 4, 4)
+TP__BLOCK_FN(tp__block8, TP__NOATTR, tp__tile8_2x2, 2, 8)
+TP__BLOCK_FN(tp__block8_nt, TP__NOATTR, tp__tile8_2x2_nt, 2, 8)
+#endif
+#if TP__AVX2
+TP__BLOCK_FN(tp__block4_avx2, __attribute__((target("avx2"))), tp__tile4_8x8_avx2, 8, 4)
+TP__BLOCK_FN(tp__block4_avx2_nt, __attribute__((target("avx2"))), tp__tile4_8x8_avx2_nt, 8, 4)
+#endif
+#undef TP__NOATTR
+#undef TP__BLOCK_FN
+
+/* The block kernel for an element size and TP__K_* flags, its tile size T, and whether it
+   streams (NULL: none; element sizes without a tile never stream). */
+static tp__block_fn tp__block_for(size_t es, int flags, int64_t *T, int *nt) {
+  int want_nt = (flags & TP__K_NT) != 0;
+  *T = 0;
+  *nt = 0;
+  (void)want_nt;
+#if TP__AVX2
+  if (es == 4 && (flags & TP__K_AVX2)) {
+    *T = 8;
+    *nt = want_nt;
+    return want_nt ? tp__block4_avx2_nt : tp__block4_avx2;
+  }
+#endif
+#if TP__SSE2
+  *nt = want_nt && es != 1;
+  switch (es) {
+    case 1: *T = 8; return tp__block1;
+    case 2: *T = 8; return want_nt ? tp__block2_nt : tp__block2;
+    case 4: *T = 4; return want_nt ? tp__block4_nt : tp__block4;
+    case 8: *T = 2; return want_nt ? tp__block8_nt : tp__block8;
+    default: break;
+  }
+  *nt = 0;
+#endif
+  (void)es;
+  return NULL;
+}
+
+#if TP__SSE2
+/* Asks for the first (at most 4 KiB of the) n bytes at p to be brought into the cache. */
+static void tp__prefetch(const unsigned char *p, size_t n) {
+  size_t q;
+  if (n > 4096) n = 4096;
+  for (q = 0; q < n; q += 64) _mm_prefetch((const char *)(const void *)(p + q), _MM_HINT_T0);
+}
 /* memcpy with streaming stores: a big output is not read back soon, so it skips the caches
    (and the read-for-ownership of every line it would otherwise cost). */
 static void tp__copy_nt(unsigned char *d, const unsigned char *s, size_t n) {
@@ -3183,60 +3326,92 @@ static void tp__copy_nt(unsigned char *d, const unsigned char *s, size_t n) {
   d += head; s += head; n -= head;
   for (; n >= 64; n -= 64, d += 64, s += 64) {
     __m128i a = TP__LD(s), b = TP__LD(s + 16), c = TP__LD(s + 32), e = TP__LD(s + 48);
-    _mm_stream_si128((__m128i *)(void *)d, a);
-    _mm_stream_si128((__m128i *)(void *)(d + 16), b);
-    _mm_stream_si128((__m128i *)(void *)(d + 32), c);
-    _mm_stream_si128((__m128i *)(void *)(d + 48), e);
+    TP__STN(d, a);
+    TP__STN(d + 16, b);
+    TP__STN(d + 32, c);
+    TP__STN(d + 48, e);
   }
   memcpy(d, s, n);
 }
 #endif
-#define TP__TBUF 32768
-static void tp__transpose(unsigned char *dst, const unsigned char *src, int64_t rows,
-                          int64_t cols, int64_t scol, int64_t drow, size_t es, int avx2) {
-  int64_t e = (int64_t)es, as = (scol < 0 ? -scol : scol) * e, ad = (drow < 0 ? -drow : drow) * e;
-  if (es > 8 || ((as % 4096) != 0 && (ad % 4096) != 0) || rows * cols * e <= TP__TBUF) {
-    tp__transpose_region(dst, src, rows, cols, scol, drow, es, avx2);
-  } else {
-    /* every row in one cache set: B whole-line rows of the output at a time, through a buffer */
-    unsigned char buf[TP__TBUF];
-    int64_t B = 64 / e, seg = TP__TBUF / 64, i0, c0, i;
-    int big = rows * cols * e >= ((int64_t)8 << 20);
-    (void)big;
-    for (i0 = 0; i0 < rows; i0 += B) {
-      int64_t bi = rows - i0 < B ? rows - i0 : B;
-      for (c0 = 0; c0 < cols; c0 += seg) {
-        int64_t sc = cols - c0 < seg ? cols - c0 : seg;
-        tp__transpose_region(buf, src + (i0 + c0 * scol) * e, bi, sc, scol, sc, es, avx2);
-        for (i = 0; i < bi; i++) {
-          unsigned char *d = dst + ((i0 + i) * drow + c0) * e;
-#if TP__SSE2
-          if (big) {
-            tp__copy_nt(d, buf + i * sc * e, (size_t)(sc * e));
-            continue;
-          }
+
+/* Planes up to this many bytes are transposed in place with super-tiles; bigger ones go through
+   the bounce buffer in cache blocks of TP__TBLOCK bytes. */
+#ifndef TP__TDIRECT
+#define TP__TDIRECT 4096
 #endif
-          memcpy(d, buf + i * sc * e, (size_t)(sc * e));
-        }
+#define TP__TBLOCK 16384
+/* The transpose of tp__transpose_region for cols2 groups of cols output columns: output
+   column j = g * cols + c (g < cols2, c < cols) reads source row g * scol2 + c * scol, so an
+   inner output dim that does not merge with its neighbour in the source (a slice of a
+   channels_last tensor) still gives long output rows. flags: TP__K_*; a streaming transpose
+   needs a 16-byte aligned output and row stride (else it stores normally); the caller fences
+   (_mm_sfence) after the last streaming store. */
+static void tp__transpose(unsigned char *dst, const unsigned char *src, int64_t rows,
+                          int64_t cols, int64_t scol, int64_t cols2, int64_t scol2, int64_t drow,
+                          size_t es, int flags) {
+  int64_t e = (int64_t)es, T, Bi, Bj, i0, j0, k, g, c, ncols = cols * cols2;
+  int nt;
+  tp__block_fn blk;
+  /* 8-byte alignment is enough for the loads; the buffer is read with unaligned loads */
+  uint64_t buf[TP__TBLOCK / 8];
+  unsigned char *b = (unsigned char *)buf;
+  const unsigned char *row[TP__TBLOCK / 128]; /* the block's source rows (Bj <= TP__TBLOCK / 128) */
+  if ((flags & TP__K_NT) && (((uintptr_t)dst & 15u) != 0 || ((drow * e) & 15) != 0))
+    flags &= ~TP__K_NT;
+  blk = tp__block_for(es, flags, &T, &nt);
+  if (!blk || rows * ncols * e <= TP__TDIRECT) {
+    for (g = 0; g < cols2; g++)
+      tp__transpose_region(dst + g * cols * e, src + g * scol2 * e, rows, cols, scol, drow, es,
+                           flags & TP__K_AVX2);
+    return;
+  }
+  /* runs of 256 source bytes when streaming (whole output lines per tile row; fewer, longer
+     output pieces), 128 otherwise (more source rows per block: longer output pieces in cache) */
+  Bi = (nt ? 256 : 128) / e;
+  Bj = TP__TBLOCK / (Bi * e);
+  g = c = 0; /* output column j0 = g * cols + c */
+  for (j0 = 0; j0 < ncols; j0 += Bj) {
+    int64_t bj = ncols - j0 < Bj ? ncols - j0 : Bj, tj = bj / T * T;
+    for (k = 0; k < bj; k++) {
+      row[k] = src + (g * scol2 + c * scol) * e;
+      if (++c == cols) {
+        c = 0;
+        g++;
       }
     }
+    for (i0 = 0; i0 < rows; i0 += Bi) {
+      int64_t bi = rows - i0 < Bi ? rows - i0 : Bi, ti = bi / T * T;
+      unsigned char *d = dst + (i0 * drow + j0) * e;
+      for (k = 0; k < bj; k++) memcpy(b + k * Bi * e, row[k] + i0 * e, (size_t)(bi * e));
 #if TP__SSE2
-    if (big) _mm_sfence(); /* order the streaming stores before anything that follows */
+      if (i0 + Bi < rows) { /* the next block's runs continue these rows: start their reads */
+        int64_t nb = rows - i0 - Bi < Bi ? rows - i0 - Bi : Bi;
+        for (k = 0; k < bj; k++) tp__prefetch(row[k] + (i0 + Bi) * e, (size_t)(nb * e));
+      }
 #endif
+      blk(d, drow, b, Bi, ti, tj);
+      if (tj < bj) tp__transpose_scalar(d, b, 0, ti, tj, bj, Bi, drow, es);
+      if (ti < bi) tp__transpose_scalar(d, b, ti, bi, 0, bj, Bi, drow, es);
+    }
   }
 }
 
-/* Writes the plan's numel * esize bytes to dst, row-major in plan order. */
-static void tp__plan_copy(const tp__plan *p, unsigned char *dst) {
+/* Writes the plan's numel * esize bytes to dst, row-major in plan order; nt: the output is big
+   enough for streaming stores. */
+static void tp__plan_copy(const tp__plan *p, unsigned char *dst, int nt) {
   int64_t ostride[TP_MAX_DIMS], lsize[TP_MAX_DIMS], lsrc[TP_MAX_DIMS], ldst[TP_MAX_DIMS];
   int64_t idx[TP_MAX_DIMS], count, it, soff = 0, doff = 0, n, s;
-  int nd = p->nd, inner, k = -1, nl = 0, d, avx2 = 0;
+  int nd = p->nd, inner, k = -1, g2, nl = 0, d, flags = 0;
   int64_t es = (int64_t)p->esize;
   if (p->numel == 0) return;
   if (tp__plan_is_run(p)) {
     memcpy(dst, p->base, (size_t)(p->numel * es));
     return;
   }
+#if !TP__SSE2
+  nt = 0;
+#endif
   inner = nd - 1;
   n = p->size[inner];
   s = p->stride[inner];
@@ -3245,10 +3420,13 @@ static void tp__plan_copy(const tp__plan *p, unsigned char *dst) {
   if (s != 1 && s != 0)
     for (d = 0; d < inner; d++)
       if (p->stride[d] == 1) k = d; /* a unit-stride dim further out: transpose the plane */
-  if (k >= 0) avx2 = tp__cpu_avx2();
+  if (k >= 0) flags = tp__cpu_avx2() ? TP__K_AVX2 : 0;
+  if (nt) flags |= TP__K_NT;
+  /* the dim outside the inner one joins the transpose's output rows (a second column level) */
+  g2 = k >= 0 && k < inner - 1 ? inner - 1 : -1;
   count = 1;
   for (d = 0; d < inner; d++) {
-    if (d == k) continue;
+    if (d == k || d == g2) continue;
     lsize[nl] = p->size[d];
     lsrc[nl] = p->stride[d] * es;
     ldst[nl] = ostride[d] * es;
@@ -3257,13 +3435,8 @@ static void tp__plan_copy(const tp__plan *p, unsigned char *dst) {
     nl++;
   }
   for (it = 0; it < count; it++) {
-    if (s == 1)
-      memcpy(dst + doff, p->base + soff, (size_t)(n * es));
-    else if (k >= 0)
-      tp__transpose(dst + doff, p->base + soff, p->size[k], n, s, ostride[k], p->esize, avx2);
-    else
-      tp__gather(dst + doff, p->base + soff, n, s * es, p->esize);
-    for (d = nl - 1; d >= 0; d--) {
+    int64_t s0 = soff, d0 = doff;
+    for (d = nl - 1; d >= 0; d--) { /* the next piece's offsets first: its rows are prefetched */
       soff += lsrc[d];
       doff += ldst[d];
       if (++idx[d] < lsize[d]) break;
@@ -3271,9 +3444,26 @@ static void tp__plan_copy(const tp__plan *p, unsigned char *dst) {
       doff -= ldst[d] * lsize[d];
       idx[d] = 0;
     }
+    if (s == 1) {
+#if TP__SSE2
+      /* a long row starts the next one's reads (the hardware prefetchers stop at the end of a
+         run and take a while to start on a new one; short rows they follow by stride) */
+      if (TP__PF_ROWS && n * es >= 1024 && it + 1 < count) tp__prefetch(p->base + soff, (size_t)(n * es));
+      if (nt && n * es >= 256) tp__copy_nt(dst + d0, p->base + s0, (size_t)(n * es));
+      else
+#endif
+        memcpy(dst + d0, p->base + s0, (size_t)(n * es));
+    } else if (k >= 0) {
+      tp__transpose(dst + d0, p->base + s0, p->size[k], n, s, g2 >= 0 ? p->size[g2] : 1,
+                    g2 >= 0 ? p->stride[g2] : 0, ostride[k], p->esize, flags);
+    } else {
+      tp__gather(dst + d0, p->base + s0, n, s * es, p->esize);
+    }
   }
+#if TP__SSE2
+  if (nt) _mm_sfence(); /* order the streaming stores before anything that follows */
+#endif
 }
-
 #if TP__BIG_ENDIAN
 static void tp__swap_elems(unsigned char *p, size_t nbytes, size_t es) {
   size_t i, j;
@@ -3288,12 +3478,16 @@ static void tp__swap_elems(unsigned char *p, size_t nbytes, size_t es) {
 #endif
 
 /* The plan's bytes, little-endian, into dst. */
-static void tp__plan_emit(const tp__plan *p, unsigned char *dst) {
-  tp__plan_copy(p, dst);
+static void tp__plan_emit(const tp__plan *p, unsigned char *dst, int nt) {
+  tp__plan_copy(p, dst, nt);
 #if TP__BIG_ENDIAN
   tp__swap_elems(dst, (size_t)p->numel * p->esize, p->esize);
 #endif
 }
+
+/* Whether an output of n bytes is written with streaming stores: source plus output exceed the
+   last-level cache, so the output would only push the source (and itself) out of it. */
+static int tp__stream_out(size_t n) { return n >= (size_t)(TP_LLC_BYTES / 2); }
 
 static int tp__plan_zero_copy(const tp__plan *p) {
   return tp__plan_is_run(p) && (!TP__BIG_ENDIAN || p->esize == 1);
@@ -3324,7 +3518,7 @@ TPDEF tp_status tp_compact(const tp_tensor *t, tp_order order, tp_buffer *out) {
     out->nbytes = 0;
     return TP_ERR_NOMEM;
   }
-  tp__plan_emit(&p, mem);
+  tp__plan_emit(&p, mem, tp__stream_out(nbytes));
   out->data = mem;
   out->owned = mem;
   return TP_OK;
@@ -3347,7 +3541,7 @@ TPDEF tp_status tp_compact_into(const tp_tensor *t, tp_order order, void *dst, s
   if (nbytes == 0) return TP_OK;
   if (!dst) return TP_ERR_INVALID;
   if (cap < nbytes) return TP_ERR_BOUNDS;
-  tp__plan_emit(&p, (unsigned char *)dst);
+  tp__plan_emit(&p, (unsigned char *)dst, tp__stream_out(nbytes));
   return TP_OK;
 }
 
@@ -3364,7 +3558,7 @@ static tp_status tp__plan_stream(const tp__plan *p, unsigned char *scratch, size
   if (nbytes == 0) return TP_OK;
   if (tp__plan_zero_copy(p)) return fn(ctx, p->base, nbytes);
   if (nbytes <= cap) {
-    tp__plan_emit(p, scratch);
+    tp__plan_emit(p, scratch, 0); /* the sink reads the scratch next: keep it in cache */
     return fn(ctx, scratch, nbytes);
   }
   /* here nd >= 1: split the outermost dim */
@@ -3417,9 +3611,57 @@ static tp_status tp__piece_to_sink(void *ctx, const unsigned char *bytes, size_t
   return tp_sink_write((tp_sink *)ctx, bytes, n);
 }
 
+/* Sinks that take bytes in place: a tp_sink_membuf sink (possibly behind tp_sink_tally
+   counters) offers the tail of its own buffer, so a view is compacted straight into it - no
+   scratch, no second copy. Returns where n bytes go (the caller fills all of them, then calls
+   tp__sink_commit), NULL with *st == TP_OK for a sink that does not offer a buffer, or NULL
+   with the error the sink's write would have returned. */
+static unsigned char *tp__sink_place(tp_sink *sink, size_t n, tp_status *st) {
+  *st = TP_OK;
+  if (sink->write == tp__tally_write) {
+    tp_tally *t = (tp_tally *)sink->ctx;
+    return t->inner && t->inner->write ? tp__sink_place(t->inner, n, st) : NULL;
+  }
+  if (sink->write == tp__membuf_write) {
+    tp_membuf *m = (tp_membuf *)sink->ctx;
+    void *p = m->data;
+    if (n > SIZE_MAX - m->size) {
+      *st = TP_ERR_OVERFLOW;
+      return NULL;
+    }
+    *st = tp__array_reserve(&p, &m->cap, m->size + n, 1);
+    m->data = (unsigned char *)p;
+    return *st == TP_OK ? m->data + m->size : NULL;
+  }
+  return NULL;
+}
+static void tp__sink_commit(tp_sink *sink, size_t n) {
+  if (sink->write == tp__tally_write) {
+    tp_tally *t = (tp_tally *)sink->ctx;
+    tp__sink_commit(t->inner, n);
+    t->n += (uint64_t)n;
+  } else {
+    ((tp_membuf *)sink->ctx)->size += n;
+  }
+}
+
 TPDEF tp_status tp_compact_write(const tp_tensor *t, tp_order order, tp_sink *sink) {
+  tp__plan p;
+  tp_status s;
+  size_t nbytes;
+  unsigned char *dst;
   if (!sink || !sink->write) return TP_ERR_INVALID;
-  return tp__stream_view(t, order, tp__piece_to_sink, sink);
+  s = tp__plan_make(t, order, &p);
+  if (s != TP_OK) return s;
+  nbytes = (size_t)p.numel * p.esize;
+  if (nbytes == 0 || tp__plan_zero_copy(&p))
+    return tp__stream_view(t, order, tp__piece_to_sink, sink); /* zero-copy stays zero-copy */
+  dst = tp__sink_place(sink, nbytes, &s);
+  if (s != TP_OK) return s;
+  if (!dst) return tp__stream_view(t, order, tp__piece_to_sink, sink);
+  tp__plan_emit(&p, dst, tp__stream_out(nbytes));
+  tp__sink_commit(sink, nbytes);
+  return TP_OK;
 }
 
 // >>convert -----------------------------------------------------------------------------------
@@ -4239,7 +4481,22 @@ TPDEF tp_fb_ref tp_fb_create_vector_refs(tp_fb_builder *b, const tp_fb_ref *refs
   return b->size;
 }
 
-TPDEF void tp_fb_start_table(tp_fb_builder *b) {
+/* tp_fb_start_table and the public adds are inlined into callers in the implementation's translation unit (the
+   generated code of the official builder inlines its adds too): one call per field was the
+   builder's largest cost. They stay ordinary external functions for every other caller. GCC
+   warns that an always_inline function without `inline` "might not be inlinable" (it is, where
+   the body is seen); `inline` itself would change the linkage in C++, so the warning is off
+   here. */
+#if defined(__GNUC__) || defined(__clang__)
+#define TP__FB_HOT __attribute__((always_inline))
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wattributes"
+#endif
+#else
+#define TP__FB_HOT
+#endif
+TPDEF TP__FB_HOT void tp_fb_start_table(tp_fb_builder *b) {
   TP_ASSERT(b);
   if (!tp__fb_ok(b, "tp_fb_start_table")) return;
   if (b->in_table) {
@@ -4366,48 +4623,48 @@ TP__FB_INLINE void tp__fb_add(tp_fb_builder *b, uint16_t id, uint64_t bits, uint
   tp__fb_store(b, id, bits, size, is_ref, pad);
 }
 
-TPDEF void tp_fb_add_u8(tp_fb_builder *b, uint16_t id, uint8_t v, uint8_t dflt) {
+TPDEF TP__FB_HOT void tp_fb_add_u8(tp_fb_builder *b, uint16_t id, uint8_t v, uint8_t dflt) {
   TP_ASSERT(b);
   tp__fb_add(b, id, v, 1, 0, v == dflt);
 }
-TPDEF void tp_fb_add_i8(tp_fb_builder *b, uint16_t id, int8_t v, int8_t dflt) {
+TPDEF TP__FB_HOT void tp_fb_add_i8(tp_fb_builder *b, uint16_t id, int8_t v, int8_t dflt) {
   TP_ASSERT(b);
   tp__fb_add(b, id, (uint8_t)v, 1, 0, v == dflt);
 }
-TPDEF void tp_fb_add_u16(tp_fb_builder *b, uint16_t id, uint16_t v, uint16_t dflt) {
+TPDEF TP__FB_HOT void tp_fb_add_u16(tp_fb_builder *b, uint16_t id, uint16_t v, uint16_t dflt) {
   TP_ASSERT(b);
   tp__fb_add(b, id, v, 2, 0, v == dflt);
 }
-TPDEF void tp_fb_add_i16(tp_fb_builder *b, uint16_t id, int16_t v, int16_t dflt) {
+TPDEF TP__FB_HOT void tp_fb_add_i16(tp_fb_builder *b, uint16_t id, int16_t v, int16_t dflt) {
   TP_ASSERT(b);
   tp__fb_add(b, id, (uint16_t)v, 2, 0, v == dflt);
 }
-TPDEF void tp_fb_add_u32(tp_fb_builder *b, uint16_t id, uint32_t v, uint32_t dflt) {
+TPDEF TP__FB_HOT void tp_fb_add_u32(tp_fb_builder *b, uint16_t id, uint32_t v, uint32_t dflt) {
   TP_ASSERT(b);
   tp__fb_add(b, id, v, 4, 0, v == dflt);
 }
-TPDEF void tp_fb_add_i32(tp_fb_builder *b, uint16_t id, int32_t v, int32_t dflt) {
+TPDEF TP__FB_HOT void tp_fb_add_i32(tp_fb_builder *b, uint16_t id, int32_t v, int32_t dflt) {
   TP_ASSERT(b);
   tp__fb_add(b, id, (uint32_t)v, 4, 0, v == dflt);
 }
-TPDEF void tp_fb_add_u64(tp_fb_builder *b, uint16_t id, uint64_t v, uint64_t dflt) {
+TPDEF TP__FB_HOT void tp_fb_add_u64(tp_fb_builder *b, uint16_t id, uint64_t v, uint64_t dflt) {
   TP_ASSERT(b);
   tp__fb_add(b, id, v, 8, 0, v == dflt);
 }
-TPDEF void tp_fb_add_i64(tp_fb_builder *b, uint16_t id, int64_t v, int64_t dflt) {
+TPDEF TP__FB_HOT void tp_fb_add_i64(tp_fb_builder *b, uint16_t id, int64_t v, int64_t dflt) {
   TP_ASSERT(b);
   tp__fb_add(b, id, (uint64_t)v, 8, 0, v == dflt);
 }
 /* Floats: default comparison is on the bits, so -0.0 is written against a default of 0.0 and
    a NaN against a NaN default only when the bits differ. */
-TPDEF void tp_fb_add_f32(tp_fb_builder *b, uint16_t id, float v, float dflt) {
+TPDEF TP__FB_HOT void tp_fb_add_f32(tp_fb_builder *b, uint16_t id, float v, float dflt) {
   uint32_t vb, db;
   TP_ASSERT(b);
   memcpy(&vb, &v, 4);
   memcpy(&db, &dflt, 4);
   tp__fb_add(b, id, vb, 4, 0, vb == db);
 }
-TPDEF void tp_fb_add_f64(tp_fb_builder *b, uint16_t id, double v, double dflt) {
+TPDEF TP__FB_HOT void tp_fb_add_f64(tp_fb_builder *b, uint16_t id, double v, double dflt) {
   uint64_t vb, db;
   TP_ASSERT(b);
   memcpy(&vb, &v, 8);
@@ -4415,7 +4672,7 @@ TPDEF void tp_fb_add_f64(tp_fb_builder *b, uint16_t id, double v, double dflt) {
   tp__fb_add(b, id, vb, 8, 0, vb == db);
 }
 
-TPDEF void tp_fb_add_ref(tp_fb_builder *b, uint16_t id, tp_fb_ref ref) {
+TPDEF TP__FB_HOT void tp_fb_add_ref(tp_fb_builder *b, uint16_t id, tp_fb_ref ref) {
   TP_ASSERT(b);
   if (ref == 0) return; /* absent field */
   if (ref > b->size) {
@@ -4425,7 +4682,7 @@ TPDEF void tp_fb_add_ref(tp_fb_builder *b, uint16_t id, tp_fb_ref ref) {
   tp__fb_add(b, id, ref, 4, 1, 0);
 }
 
-TPDEF void tp_fb_add_union(tp_fb_builder *b, uint16_t id, uint8_t type, tp_fb_ref value) {
+TPDEF TP__FB_HOT void tp_fb_add_union(tp_fb_builder *b, uint16_t id, uint8_t type, tp_fb_ref value) {
   TP_ASSERT(b);
   if (!tp__fb_ok(b, "tp_fb_add_union")) return;
   if (id == 0) {
@@ -4443,6 +4700,11 @@ TPDEF void tp_fb_add_union(tp_fb_builder *b, uint16_t id, uint8_t type, tp_fb_re
   if (value) tp_fb_add_ref(b, id, value); /* the offset first (higher address), then the tag */
   tp__fb_add(b, (uint16_t)(id - 1), type, 1, 0, type == 0);
 }
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+#undef TP__FB_HOT
 
 /* Remembers a new vtable. Failing to grow the table latches TP_ERR_NOMEM: skipping the dedup
    instead would give different bytes with TP_OK (issue 14 item 13). */
@@ -5388,20 +5650,14 @@ static tp_status tp__store_alignment(tp_store *s, const char *key, size_t alignm
   return TP_OK;
 }
 
-TPDEF tp_status tp_store_add(tp_store *s, const char *key_or_NULL, const tp_tensor *t,
-                             tp_order order, size_t alignment, const char **key_out) {
+/* Checks one view add and fills its item (layout, alignment), all but the digest. */
+static tp_status tp__store_view_item(tp_store *s, const char *key_or_NULL, const tp_tensor *t,
+                                     tp_order order, size_t alignment, tp__store_item *it) {
   const char *kname = key_or_NULL ? key_or_NULL : "(sha256)";
-  tp__store_item it;
   tp_error verr;
-  tp_sha256 ctx;
-  tp_sink sink;
   tp_status st;
   int d;
-
-  TP_ASSERT(s);
-  if (key_out) *key_out = NULL;
-  if (s->err.status != TP_OK) return s->err.status;
-  memset(&it, 0, sizeof it);
+  memset(it, 0, sizeof *it);
   if (!t) return tp__error_set(&s->err, TP_ERR_INVALID, "key \"%.80s\": NULL tensor", kname);
   if (order != TP_ORDER_ROW_MAJOR && order != TP_ORDER_PRESERVE)
     return tp__error_set(&s->err, TP_ERR_INVALID, "key \"%.80s\": order %d is not a tp_order",
@@ -5411,40 +5667,131 @@ TPDEF tp_status tp_store_add(tp_store *s, const char *key_or_NULL, const tp_tens
   if (st != TP_OK)
     return tp__error_set(&s->err, st, "key \"%.80s\": %s", kname,
                         verr.status != TP_OK ? verr.msg : tp_status_str(st));
-  st = tp__store_alignment(s, key_or_NULL, alignment, &it.alignment);
+  st = tp__store_alignment(s, key_or_NULL, alignment, &it->alignment);
   if (st != TP_OK) return st;
 
-  it.view = t;
-  it.order = order;
-  it.nbytes = (uint64_t)tp_nbytes(t);
-  it.has_layout = 1;
-  it.scalar_type = (int8_t)t->dtype;
-  it.ndim = (uint8_t)t->ndim;
+  it->view = t;
+  it->order = order;
+  it->nbytes = (uint64_t)tp_nbytes(t);
+  it->has_layout = 1;
+  it->scalar_type = (int8_t)t->dtype;
+  it->ndim = (uint8_t)t->ndim;
   for (d = 0; d < t->ndim; d++) {
     if (t->sizes[d] > INT32_MAX)
       return tp__error_set(&s->err, TP_ERR_UNSUPPORTED,
                           "key \"%.80s\": dim %d has size %lld; a .ptd layout holds int32 sizes",
                           kname, d, (long long)t->sizes[d]);
-    it.sizes[d] = (int32_t)t->sizes[d];
-    it.dim_order[d] = (uint8_t)d;
+    it->sizes[d] = (int32_t)t->sizes[d];
+    it->dim_order[d] = (uint8_t)d;
   }
   if (order == TP_ORDER_PRESERVE && t->ndim > 0) {
-    st = tp_dim_order(t, it.dim_order);
+    st = tp_dim_order(t, it->dim_order);
     if (st != TP_OK)
       return tp__error_set(&s->err, st, "key \"%.80s\": no dim order (%s)", kname,
                           tp_status_str(st));
   }
+  return TP_OK;
+}
 
-  /* The key (or the content check of a given key) needs the digest of the compact bytes:
-     stream them through SHA-256 now, nothing is copied. */
-  ctx = s->sha0;
-  sink = tp_sink_sha256(&ctx);
-  st = tp_compact_write(t, order, &sink);
-  if (st != TP_OK)
-    return tp__error_set(&s->err, st, "key \"%.80s\": hashing the view failed (%s)", kname,
-                        tp_status_str(st));
-  tp_sha256_final(&ctx, it.digest);
+/* The digest of a view's compact bytes, streamed through SHA-256 (nothing is copied). Touches
+   only its arguments and the read-only sha0: safe on any thread. */
+static tp_status tp__store_view_digest(const tp_sha256 *sha0, const tp_tensor *t, tp_order order,
+                                       unsigned char digest[32]) {
+  tp_sha256 ctx = *sha0;
+  tp_sink sink = tp_sink_sha256(&ctx);
+  tp_status st = tp_compact_write(t, order, &sink);
+  if (st == TP_OK) tp_sha256_final(&ctx, digest);
+  return st;
+}
+
+static tp_status tp__store_hash_failed(tp_store *s, const char *key_or_NULL, tp_status st) {
+  return tp__error_set(&s->err, st, "key \"%.80s\": hashing the view failed (%s)",
+                      key_or_NULL ? key_or_NULL : "(sha256)", tp_status_str(st));
+}
+
+TPDEF tp_status tp_store_add(tp_store *s, const char *key_or_NULL, const tp_tensor *t,
+                             tp_order order, size_t alignment, const char **key_out) {
+  tp__store_item it;
+  tp_status st;
+
+  TP_ASSERT(s);
+  if (key_out) *key_out = NULL;
+  if (s->err.status != TP_OK) return s->err.status;
+  st = tp__store_view_item(s, key_or_NULL, t, order, alignment, &it);
+  if (st != TP_OK) return st;
+  /* The key (or the content check of a given key) needs the digest of the compact bytes. */
+  st = tp__store_view_digest(&s->sha0, t, order, it.digest);
+  if (st != TP_OK) return tp__store_hash_failed(s, key_or_NULL, st);
   return tp__store_insert(s, key_or_NULL, &it, key_out);
+}
+
+/* tp_store_add_all's hashing task: item i's digest and status. */
+typedef struct tp__store_hash_job {
+  const tp_sha256 *sha0;
+  tp__store_item *its;
+  tp_status *status;
+} tp__store_hash_job;
+
+static void tp__store_hash_task(void *ctx, size_t i) {
+  tp__store_hash_job *j = (tp__store_hash_job *)ctx;
+  j->status[i] = tp__store_view_digest(j->sha0, j->its[i].view, j->its[i].order, j->its[i].digest);
+}
+
+TPDEF tp_status tp_store_add_all(tp_store *s, tp_store_item *items, size_t n) {
+  tp__store_item *its;
+  tp_status *status, st = TP_OK;
+  tp__store_hash_job job;
+  size_t i, ok = 0;
+  tp_error bad;
+
+  TP_ASSERT(s);
+  if (s->err.status != TP_OK) return s->err.status;
+  if (n == 0) return TP_OK;
+  if (!items)
+    return tp__error_set(&s->err, TP_ERR_INVALID, "tp_store_add_all: NULL items with n = %lu",
+                        (unsigned long)n);
+  for (i = 0; i < n; i++) items[i].key_out = NULL;
+  if (n > SIZE_MAX / (sizeof(tp__store_item) + sizeof(tp_status)))
+    return tp__error_set(&s->err, TP_ERR_OVERFLOW, "tp_store_add_all: %lu items",
+                        (unsigned long)n);
+  its = (tp__store_item *)TP_MALLOC(n * (sizeof(tp__store_item) + sizeof(tp_status)));
+  if (!its)
+    return tp__error_set(&s->err, TP_ERR_NOMEM, "tp_store_add_all: no room for %lu items",
+                        (unsigned long)n);
+  status = (tp_status *)(void *)(its + n);
+  /* the checks in item order, up to the first bad item; its error waits until the items
+     before it are in (as with one tp_store_add after another) */
+  memset(&bad, 0, sizeof bad);
+  for (; ok < n; ok++) {
+    st = tp__store_view_item(s, items[ok].key, items[ok].view, items[ok].order,
+                             items[ok].alignment, &its[ok]);
+    if (st != TP_OK) {
+      bad = s->err;
+      memset(&s->err, 0, sizeof s->err);
+      break;
+    }
+  }
+  /* the digests of the good items, through the hook when there is one */
+  job.sha0 = &s->sha0;
+  job.its = its;
+  job.status = status;
+  if (s->opts.parallel_for && ok > 1) {
+    s->opts.parallel_for(s->opts.parallel_ctx, ok, tp__store_hash_task, &job);
+  } else {
+    for (i = 0; i < ok; i++) tp__store_hash_task(&job, i);
+  }
+  /* inserts in item order: the same store as ok tp_store_add calls */
+  st = TP_OK;
+  for (i = 0; i < ok && st == TP_OK; i++) {
+    if (status[i] != TP_OK) st = tp__store_hash_failed(s, items[i].key, status[i]);
+    else st = tp__store_insert(s, items[i].key, &its[i], &items[i].key_out);
+  }
+  if (st == TP_OK && bad.status != TP_OK) { /* every good item is in: now the bad one's error */
+    s->err = bad;
+    st = bad.status;
+  }
+  TP_FREE(its);
+  return st;
 }
 
 TPDEF tp_status tp_store_add_bytes(tp_store *s, const char *key_or_NULL, const void *data,
@@ -5514,6 +5861,8 @@ static tp_status tp__store_prepare(tp_store *s) {
   refs = (tp_fb_ref *)TP_MALLOC(nrefs * sizeof(tp_fb_ref));
   if (!refs) return tp__error_set(&s->werr, TP_ERR_NOMEM, "no memory for %lu flatbuffer refs",
                                  (unsigned long)nrefs);
+  memset(refs, 0, nrefs * sizeof(tp_fb_ref)); /* (with the adds inlined, GCC cannot see that
+                                                  an empty store reads none of it) */
 
   /* DataSegment: 0 offset u64, 1 size u64. */
   for (i = 0; i < s->n_segs; i++) {

@@ -1,15 +1,18 @@
 // Encoder speed: an XNNGraph-shaped buffer with N fully-connected nodes (each with input,
 // weight, bias and output tensor values and a constant_data entry), built with tensorpack's
 // builder and with the official FlatBuffers C++ builder (flatc-generated Create* functions)
-// from the same data, in the same run. Prints the best time of several runs for each, the
-// ratio (ours / official; below 1 is faster) and whether the bytes are identical.
+// from the same data, in the same run: interleaved rounds, medians and ranges of the ratio
+// (ours / official; below 1 is faster), rows of bench_table.h; the bytes must be identical
+// and pass the official verifier (the program fails otherwise). Built with g++ and, when
+// present, clang++ (mk/fb.mk).
 #define TENSORPACK_IMPLEMENTATION
 #include "tensorpack.h"
 
+#include "bench_table.h"
 #include <flatbuffers/flatbuffers.h>
 #include "xnnpack_generated.h"
 
-#include <chrono>
+#include <time.h>
 #include <cstdio>
 #include <cstring>
 #include <vector>
@@ -168,49 +171,69 @@ size_t build_theirs(Theirs &t, const Net &net, const unsigned char **out) {
   return f.GetSize();
 }
 
+// Thread CPU time: a shared machine's other processes do not count.
 double now_ms() {
-  return std::chrono::duration<double, std::milli>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
 } // namespace
 
 int main() {
   static const size_t sizes[3] = {10, 1000, 100000};
+  const int rounds = 15;
   Ours ours;
   Theirs theirs;
   if (tp_fb_builder_create(&ours.b) != TP_OK) return 1;
-  printf("XNNGraph with N fully-connected nodes (4 tensor values + 1 constant_data entry each);\n"
-         "best of R runs, builders reused between runs (memory kept), same data for both.\n");
-  printf("%8s %4s %12s %12s %12s %8s %10s\n", "N", "R", "bytes", "tensorpack", "official",
-         "ratio", "identical");
+#ifdef __clang__
+  const char *cc = "clang++";
+#else
+  const char *cc = "g++";
+#endif
   int bad = 0;
   for (size_t s = 0; s < 3; s++) {
     Net net;
     fill(net, sizes[s]);
-    int reps = sizes[s] >= 100000 ? 7 : (sizes[s] >= 1000 ? 50 : 2000);
-    double best_ours = 1e30, best_theirs = 1e30, first_ours = 0, first_theirs = 0;
+    int reps = sizes[s] >= 100000 ? 1 : (sizes[s] >= 1000 ? 20 : 1000); // builds per round
+    double t_ours[BT_MAX_ROUNDS], t_theirs[BT_MAX_ROUNDS], first_ours = 0, first_theirs = 0;
     const unsigned char *po = nullptr, *pt = nullptr;
     size_t no = 0, nt = 0;
-    for (int r = 0; r < reps; r++) { // interleaved, so both see the same machine state
-      double t0 = now_ms();
-      no = build_ours(ours, net, &po);
-      double t1 = now_ms();
-      nt = build_theirs(theirs, net, &pt);
-      double t2 = now_ms();
-      if (r == 0) { first_ours = t1 - t0; first_theirs = t2 - t1; }
-      if (t1 - t0 < best_ours) best_ours = t1 - t0;
-      if (t2 - t1 < best_theirs) best_theirs = t2 - t1;
+    for (int r = -1; r < rounds; r++) { // interleaved, so both see the same machine state
+      double a = 0, b = 0;
+      for (int half = 0; half < 2; half++) { // which builder goes first alternates by round
+        double t0 = now_ms();
+        if ((half == 0) == (r % 2 == 0)) {
+          for (int k = 0; k < reps; k++) no = build_ours(ours, net, &po);
+          a = now_ms() - t0;
+        } else {
+          for (int k = 0; k < reps; k++) nt = build_theirs(theirs, net, &pt);
+          b = now_ms() - t0;
+        }
+      }
+      double t0 = 0, t1 = a, t2 = a + b;
+      if (r < 0) {
+        first_ours = (t1 - t0) / reps;
+        first_theirs = (t2 - t1) / reps;
+        continue;
+      }
+      t_ours[r] = (t1 - t0) / reps * 1e-3;
+      t_theirs[r] = (t2 - t1) / reps * 1e-3;
     }
     bool same = no && no == nt && memcmp(po, pt, no) == 0;
     flatbuffers::Verifier v(po, no, 64, 100000000); // 100000 nodes are 1.1 M tables
     bool ok = no && fb_xnnpack::VerifyXNNGraphBuffer(v);
     if (!ok || !same) bad = 1;
-    printf("%8zu %4d %12zu %9.3f ms %9.3f ms %8.2f %10s\n", sizes[s], reps, no, best_ours,
-           best_theirs, best_ours / best_theirs, same ? "yes" : "NO");
-    printf("%8s %4s %12s %9.3f ms %9.3f ms %8.2f   (first run, cold memory)%s\n", "", "", "",
-           first_ours, first_theirs, first_ours / first_theirs, ok ? "" : "  VERIFY FAILED");
+    char name[160];
+    snprintf(name, sizeof name, "FlatBuffers encoder, XNNGraph N = %zu (%zu bytes, %s, %s)",
+             sizes[s], no, cc, same && ok ? "bytes identical, verified" : "BYTES DIFFER");
+    bt_row(name, "official", t_ours, t_theirs, nullptr, rounds, 1.0);
+    if (sizes[s] == 100000) {
+      char what[160];
+      snprintf(what, sizeof what, "%.3f ms vs official %.3f ms: %.2fx (first build, cold memory)",
+               first_ours, first_theirs, first_ours / first_theirs);
+      bt_note("same, first build", what);
+    }
   }
   tp_fb_builder_destroy(ours.b);
   return bad;

@@ -1,22 +1,25 @@
-/* bench_ptd: 1 GiB of strided view data written as a .ptd file, against plain fwrite of the same
-   bytes, in the same run, to the same directory.
+/* bench_ptd: 1 GiB of strided view data written as a .ptd file with sha256 keys, against plain
+   fwrite of the same bytes, in the same run, to the same directory.
 
    256 views of one 10 MiB float storage [1280, 2048]: view i = rows [i, i + 1024), columns
    [c_i, c_i + 1024), 4 MiB each, row stride 8 KiB (so every view is strided and no two are
-   equal). The .ptd path adds them under sha256 keys (hashing timed separately), then
+   equal). The .ptd path adds them under sha256 keys with tp_store_add_all - through a
+   2-thread pthreads parallel_for hook (bench_pool.h), and again serially - then
    tp_store_write_ptd_file streams them with tp_compact_write. The baseline compacts every view
    into one 1 GiB buffer first (not timed), then times fopen + 256 fwrite calls of 4 MiB +
-   fclose. A second, stricter baseline compacts each view into one 4 MiB buffer (still hot in
-   cache, not timed) just before its fwrite and counts only fopen/fwrite/fclose.
-   No side calls fsync: all measure the write path into the page cache; sync() runs (untimed)
-   before each timed write so that none starts behind another's dirty pages. Best of 5 rounds.
+   fclose. No side calls fsync: all measure the write path into the page cache; sync() runs
+   (untimed) before each timed write so that none starts behind another's dirty pages.
+   Interleaved rounds; medians and ranges as in bench_table.h.
    Peak RSS growth of the .ptd write: VmHWM after the write minus VmRSS before it, with VmHWM
    reset through /proc/self/clear_refs (Linux).
 
-   Targets (issue 6): .ptd write >= 0.8x fwrite throughput, RSS growth < 64 MiB. */
+   Targets (issues 6, 16): adds with sha256 keys + .ptd write >= 0.8x fwrite throughput on 2
+   cores, RSS growth < 64 MiB. */
 #define _XOPEN_SOURCE 700
 #define TENSORPACK_IMPLEMENTATION
 #include "tensorpack.h"
+#include "bench_table.h"
+#include "bench_pool.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +32,7 @@
 #define VIEWS 256
 #define VR 1024
 #define VC 1024
+#define ROUNDS 11
 
 static double now(void) {
   struct timespec ts;
@@ -61,6 +65,12 @@ static int reset_hwm(void) {
   return ok;
 }
 
+/* The .pte row's delegate blob: 64 bytes (the program's point here is its embedded named data). */
+static tp_status produce_blob(void *ctx, tp_sink *sink) {
+  (void)ctx;
+  return tp_sink_zeros(sink, 64);
+}
+
 static tp_status make_view(const tp_storage *st, int i, tp_tensor *out) {
   static const int64_t sizes[2] = {ROWS, COLS};
   tp_tensor all, rows;
@@ -72,19 +82,24 @@ static tp_status make_view(const tp_storage *st, int i, tp_tensor *out) {
 
 int main(int argc, char **argv) {
   const char *dir = argc > 1 ? argv[1] : "/tmp";
-  char ptd_path[512], raw_path[512];
+  char ptd_path[512], raw_path[512], what[160];
   float *data;
   unsigned char *flat;
   tp_storage st;
   tp_tensor views[VIEWS];
+  tp_store_item items[VIEWS];
   size_t i, view_bytes = (size_t)VR * VC * sizeof(float);
-  double best_ptd = 1e30, best_raw = 1e30, best_add = 1e30, best_hot = 1e30;
+  double t_write[ROUNDS], t_raw[ROUNDS], t_par[ROUNDS], t_ser[ROUNDS], t_all_par[ROUNDS],
+      t_all_ser[ROUNDS], t_pte[ROUNDS];
+  char pte_path[512];
   long rss_growth_kb = -1;
   uint64_t ptd_size = 0;
-  int round, hwm_ok = 1;
+  int round, hwm_ok = 1, threads = 2;
+  double gib = (double)view_bytes * VIEWS / (1024.0 * 1024.0 * 1024.0);
 
   snprintf(ptd_path, sizeof ptd_path, "%s/tp_bench_ptd.ptd", dir);
   snprintf(raw_path, sizeof raw_path, "%s/tp_bench_ptd.raw", dir);
+  snprintf(pte_path, sizeof pte_path, "%s/tp_bench_ptd.pte", dir);
   data = (float *)malloc((size_t)ROWS * COLS * sizeof(float));
   flat = (unsigned char *)malloc(view_bytes * VIEWS);
   if (!data || !flat) {
@@ -94,49 +109,96 @@ int main(int argc, char **argv) {
   for (i = 0; i < (size_t)ROWS * COLS; i++) data[i] = (float)(i * 2654435761u % 1000003u);
   st.data = data;
   st.nbytes = (size_t)ROWS * COLS * sizeof(float);
-  for (i = 0; i < VIEWS; i++)
+  for (i = 0; i < VIEWS; i++) {
     if (make_view(&st, (int)i, &views[i]) != TP_OK) {
       fprintf(stderr, "bench_ptd: bad view %lu\n", (unsigned long)i);
       return 1;
     }
+    memset(&items[i], 0, sizeof items[i]);
+    items[i].view = &views[i];
+    items[i].order = TP_ORDER_ROW_MAJOR;
+  }
+  for (i = 0; i < VIEWS; i++) /* the baseline's bytes, compacted once (not timed) */
+    if (tp_compact_into(&views[i], TP_ORDER_ROW_MAJOR, flat + i * view_bytes, view_bytes) !=
+        TP_OK)
+      return 1;
 
-  for (round = 0; round < 5; round++) {
-    tp_store *s;
-    double t0, t1, t2;
+  for (round = -1; round < ROUNDS; round++) {
+    tp_store *s, *ser;
+    tp_store_options o;
+    double t0, add_par, add_ser, wr, raw;
     long rss0, hwm1;
     FILE *f;
 
-    /* .ptd: add (hashing), then the streamed write */
-    if (tp_store_create(&s) != TP_OK) return 1;
+    /* .ptd: adds with sha256 keys through the 2-thread hook, then the streamed write */
+    memset(&o, 0, sizeof o);
+    o.parallel_for = bench_pool_for;
+    o.parallel_ctx = &threads;
+    if (tp_store_create_ex(&o, &s) != TP_OK) return 1;
     t0 = now();
-    for (i = 0; i < VIEWS; i++)
-      if (tp_store_add(s, NULL, &views[i], TP_ORDER_ROW_MAJOR, 0, NULL) != TP_OK) {
-        fprintf(stderr, "bench_ptd: add: %s\n", tp_store_error(s));
-        return 1;
-      }
-    t1 = now();
+    if (tp_store_add_all(s, items, VIEWS) != TP_OK) {
+      fprintf(stderr, "bench_ptd: add: %s\n", tp_store_error(s));
+      return 1;
+    }
+    add_par = now() - t0;
     if (tp_store_ptd_size(s, &ptd_size) != TP_OK) return 1;
     sync();
     hwm_ok &= reset_hwm();
     rss0 = status_kb("VmRSS");
-    t1 = now();
+    t0 = now();
     if (tp_store_write_ptd_file(s, ptd_path) != TP_OK) {
       fprintf(stderr, "bench_ptd: write: %s\n", tp_store_error(s));
       return 1;
     }
-    t2 = now();
+    wr = now() - t0;
     hwm1 = status_kb("VmHWM");
     if (rss0 >= 0 && hwm1 >= 0 && hwm1 - rss0 > rss_growth_kb) rss_growth_kb = hwm1 - rss0;
     tp_store_destroy(s);
-    if (t1 - t0 < best_add) best_add = t1 - t0;
-    if (t2 - t1 < best_ptd) best_ptd = t2 - t1;
     remove(ptd_path);
 
-    /* baseline: the same bytes, compacted first (not timed), then plain fwrite */
-    for (i = 0; i < VIEWS; i++)
-      if (tp_compact_into(&views[i], TP_ORDER_ROW_MAJOR, flat + i * view_bytes, view_bytes) !=
-          TP_OK)
+    /* a self-contained program: the same adds (hook), embedded in a .pte as named data */
+    {
+      tp_pte *prog;
+      tp_pte_options po;
+      tp_pte_method m;
+      tp_pte_tensor arg;
+      memset(&po, 0, sizeof po);
+      memset(&m, 0, sizeof m);
+      memset(&arg, 0, sizeof arg);
+      arg.role = TP_PTE_INPUT | TP_PTE_OUTPUT;
+      arg.dtype = TP_F32;
+      arg.ndim = 1;
+      arg.sizes[0] = 16;
+      m.name = "forward";
+      m.args = &arg;
+      m.n_args = 1;
+      m.backend_id = "XnnpackBackend";
+      m.blob_size = 64;
+      m.produce = produce_blob;
+      if (tp_store_create_ex(&o, &s) != TP_OK) return 1;
+      sync();
+      t0 = now();
+      if (tp_store_add_all(s, items, VIEWS) != TP_OK) return 1;
+      po.embed = s;
+      if (tp_pte_create(&po, &prog) != TP_OK || tp_pte_add_method(prog, &m) != TP_OK) return 1;
+      if (tp_pte_write_file(prog, pte_path) != TP_OK) {
+        fprintf(stderr, "bench_ptd: pte: %s\n", tp_pte_error(prog));
         return 1;
+      }
+      if (round >= 0) t_pte[round] = now() - t0;
+      tp_pte_destroy(prog);
+      tp_store_destroy(s);
+      remove(pte_path);
+    }
+
+    /* the same adds on the calling thread alone (the write is the same code either way) */
+    if (tp_store_create(&ser) != TP_OK) return 1;
+    t0 = now();
+    if (tp_store_add_all(ser, items, VIEWS) != TP_OK) return 1;
+    add_ser = now() - t0;
+    tp_store_destroy(ser);
+
+    /* baseline: plain fwrite of the compacted bytes */
     sync();
     t0 = now();
     f = fopen(raw_path, "wb");
@@ -144,51 +206,35 @@ int main(int argc, char **argv) {
     for (i = 0; i < VIEWS; i++)
       if (fwrite(flat + i * view_bytes, 1, view_bytes, f) != view_bytes) return 1;
     if (fclose(f) != 0) return 1;
-    t1 = now();
-    if (t1 - t0 < best_raw) best_raw = t1 - t0;
+    raw = now() - t0;
     remove(raw_path);
-
-    /* strictest baseline: each view compacted into one hot 4 MiB buffer (not timed), only the
-       fopen/fwrite/fclose time counted */
-    sync();
-    {
-      double acc = 0;
-      t0 = now();
-      f = fopen(raw_path, "wb");
-      if (!f) return 1;
-      acc += now() - t0;
-      for (i = 0; i < VIEWS; i++) {
-        if (tp_compact_into(&views[i], TP_ORDER_ROW_MAJOR, flat, view_bytes) != TP_OK) return 1;
-        t0 = now();
-        if (fwrite(flat, 1, view_bytes, f) != view_bytes) return 1;
-        acc += now() - t0;
-      }
-      t0 = now();
-      if (fclose(f) != 0) return 1;
-      acc += now() - t0;
-      if (acc < best_hot) best_hot = acc;
+    if (round >= 0) {
+      t_write[round] = wr;
+      t_raw[round] = raw;
+      t_par[round] = add_par;
+      t_ser[round] = add_ser;
+      t_all_par[round] = add_par + wr;
+      t_all_ser[round] = add_ser + wr;
     }
-    remove(raw_path);
   }
-
-  {
-    double gib = (double)view_bytes * VIEWS / (1024.0 * 1024.0 * 1024.0);
-    double ratio = best_raw / best_ptd;
-    printf("bench_ptd: %d strided views x 4 MiB = %.2f GiB of view data, .ptd file %llu bytes, "
-           "in %s\n", VIEWS, gib, (unsigned long long)ptd_size, dir);
-    printf("  tp_store_add x%d (sha256 keys): %.3f s  %.2f GiB/s (sha256 %s)\n", VIEWS, best_add,
-           gib / best_add, tp_sha256_accelerated() ? "SHA-NI" : "portable");
-    printf("  tp_store_write_ptd_file:         %.3f s  %.2f GiB/s\n", best_ptd, gib / best_ptd);
-    printf("  fwrite of compacted bytes:       %.3f s  %.2f GiB/s\n", best_raw, gib / best_raw);
-    printf("  fwrite, hot 4 MiB buffer:        %.3f s  %.2f GiB/s\n", best_hot, gib / best_hot);
-    printf("  ratio .ptd / fwrite throughput:  %.2fx (target >= 0.80x); vs hot-buffer fwrite "
-           "%.2fx\n", ratio, best_hot / best_ptd);
-    if (hwm_ok && rss_growth_kb >= 0)
-      printf("  peak RSS growth during write:    %.1f MiB (target < 64 MiB)\n",
-             (double)rss_growth_kb / 1024.0);
-    else
-      printf("  peak RSS growth during write:    not measured (no /proc/self/clear_refs)\n");
-  }
+  bt_row_rate("1 GiB strided views -> .ptd, sha256 keys, 2-thread hook (add_all + write)",
+              "fwrite", t_all_par, t_raw, ROUNDS, 0.8);
+  bt_row_rate("same, adds on one thread", "fwrite", t_all_ser, t_raw, ROUNDS, 0.8);
+  bt_row_rate("same views -> self-contained .pte (embedded named data), 2-thread hook", "fwrite",
+              t_pte, t_raw, ROUNDS, 0.8);
+  bt_row_rate("tp_store_write_ptd_file alone (the adds done)", "fwrite", t_write, t_raw, ROUNDS,
+              0.8);
+  snprintf(what, sizeof what, "%.2f GiB/s with the 2-thread hook, %.2f GiB/s on one thread (%s)",
+           gib / bt_median(t_par, ROUNDS), gib / bt_median(t_ser, ROUNDS),
+           tp_sha256_accelerated() ? "SHA-NI" : "portable SHA-256");
+  bt_note("tp_store_add_all, 256 views x 4 MiB, sha256 keys", what);
+  if (hwm_ok && rss_growth_kb >= 0)
+    snprintf(what, sizeof what, "%.1f MiB (target < 64 MiB) %s", (double)rss_growth_kb / 1024.0,
+             rss_growth_kb < 64 * 1024 ? "\xE2\x9C\x93" : "\xE2\x9C\x97");
+  else
+    snprintf(what, sizeof what, "not measured (no /proc/self/clear_refs)");
+  bt_note("peak RSS growth of the .ptd write", what);
+  (void)ptd_size;
   free(flat);
   free(data);
   return 0;

@@ -8,13 +8,14 @@
    flatbuffer, the blob and then every view through tp_compact_write into a temp file and
    renames it. The baseline compacts every view into one 1 GiB buffer first (not timed), then
    times fopen + 256 fwrite calls of 4 MiB + fclose. sync() (untimed) before each timed write;
-   no fsync on either side. Best of 3 rounds. Peak RSS growth of the .pte write: VmHWM after
+   no fsync on either side. 3 rounds; the median and range go to make bench's table. Peak RSS growth of the .pte write: VmHWM after
    the write minus VmRSS before it, VmHWM reset through /proc/self/clear_refs (Linux).
 
    Targets (issue 11): .pte write >= 0.8x fwrite throughput, RSS growth < 64 MiB. */
 #define _XOPEN_SOURCE 700
 #define TENSORPACK_IMPLEMENTATION
 #include "tensorpack.h"
+#include "bench_table.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,7 +74,7 @@ int main(int argc, char **argv) {
   tp_storage st;
   tp_tensor all, views[VIEWS];
   size_t i, view_bytes = (size_t)VR * VC * sizeof(float);
-  double best_pte = 1e30, best_raw = 1e30;
+  double best_pte = 1e30, best_raw = 1e30, t_pte[3], t_raw[3];
   long rss_growth_kb = -1;
   uint64_t pte_size = 0;
   int round, hwm_ok = 1;
@@ -143,6 +144,7 @@ int main(int argc, char **argv) {
     hwm1 = status_kb("VmHWM");
     if (rss0 >= 0 && hwm1 >= 0 && hwm1 - rss0 > rss_growth_kb) rss_growth_kb = hwm1 - rss0;
     if (t1 - t0 < best_pte) best_pte = t1 - t0;
+    t_pte[round] = t1 - t0;
     remove(pte_path);
 
     for (i = 0; i < VIEWS; i++)
@@ -158,20 +160,21 @@ int main(int argc, char **argv) {
     if (fclose(f) != 0) return 1;
     t1 = now();
     if (t1 - t0 < best_raw) best_raw = t1 - t0;
+    t_raw[round] = t1 - t0;
     remove(raw_path);
   }
-  {
-    double gib = (double)view_bytes * VIEWS / (1024.0 * 1024.0 * 1024.0);
-    printf("bench_pte: %d strided views x 4 MiB = %.2f GiB of named data in one .pte of %llu "
-           "bytes, in %s\n", VIEWS, gib, (unsigned long long)pte_size, dir);
-    printf("  tp_pte_write_file:               %.3f s  %.2f GiB/s\n", best_pte, gib / best_pte);
-    printf("  fwrite of compacted bytes:       %.3f s  %.2f GiB/s\n", best_raw, gib / best_raw);
-    printf("  ratio .pte / fwrite throughput:  %.2fx (target >= 0.80x)\n", best_raw / best_pte);
+  { /* rows of make bench's table (bench_table.h); 3 rounds, interleaved */
+    char what[128];
+    bt_row_rate("1 GiB strided views embedded in a .pte: tp_pte_write_file (adds done)", "fwrite",
+                t_pte, t_raw, 3, 0.8);
     if (hwm_ok && rss_growth_kb >= 0)
-      printf("  peak RSS growth during write:    %.1f MiB (target < 64 MiB)\n",
-             (double)rss_growth_kb / 1024.0);
+      snprintf(what, sizeof what, "%.1f MiB (target < 64 MiB)", (double)rss_growth_kb / 1024.0);
     else
-      printf("  peak RSS growth during write:    not measured (no /proc/self/clear_refs)\n");
+      snprintf(what, sizeof what, "not measured (no /proc/self/clear_refs)");
+    bt_note("peak RSS growth of the .pte write", what);
+    (void)best_pte;
+    (void)best_raw;
+    (void)pte_size;
   }
   tp_pte_destroy(p);
   tp_store_destroy(s);

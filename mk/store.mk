@@ -2,3 +2,5 @@
 # suites (the Makefile builds every tests/test_*.c); tests/verify_ptd.cpp is built by mk/fb.mk's
 # verify_* rule when flatc is present. Here: the .ptd write benchmark.
 BENCHES += $(BUILD)/bench/bench_ptd
+# bench_ptd runs tp_store_add_all through a pthreads parallel_for hook (bench/bench_pool.h).
+BENCH_LIBS_bench_ptd := -pthread

@@ -1,8 +1,11 @@
 /* Compact copy: tp_compact / tp_compact_into / tp_compact_write against an element-by-element
    reference over random views (every element size, zero and negative strides, empty and size-1
    dims) in both orders; zero-copy proven; the blocked-transpose and streaming paths exercised.
-   A tiny scratch makes tp_compact_write split views into many pieces. */
+   A tiny scratch makes tp_compact_write split views into many pieces; a small assumed
+   last-level cache makes every output of 64 KiB or more take the streaming-store paths. */
 #define TP_SCRATCH_BYTES 40u
+#define TP_LLC_BYTES (128u * 1024u)
+#include "tp_count_alloc.h"
 #define TENSORPACK_IMPLEMENTATION
 #include "tensorpack.h"
 #include "tp_test.h"
@@ -262,6 +265,15 @@ static void test_large_paths(void) {
       TPT_STATUS(tp_slice(&u, 3, 1, -1, 1, &u), TP_OK);
       check_view_all_ways(&u, zc);
     }
+    { /* a bigger channels_last slice: the transpose's two column levels, cache blocks */
+      int64_t sz[4] = {2, 24, 21, 19}, st[4] = {24 * 21 * 19, 1, 19 * 24, 24};
+      TPT_STATUS(tp_view(s, k_types[dt], 4, sz, st, 0, &t), TP_OK);
+      TPT_STATUS(tp_slice(&t, 2, 1, -1, 1, &u), TP_OK);
+      TPT_STATUS(tp_slice(&u, 3, 2, -1, 1, &u), TP_OK);
+      check_view_all_ways(&u, zc);
+      TPT_STATUS(tp_flip(&u, 3, &u), TP_OK);
+      check_view_all_ways(&u, zc);
+    }
     {
       int64_t sz[3] = {4, 40, 33}; /* permute (2, 0, 1): plane not adjacent */
       int p[3] = {2, 0, 1};
@@ -290,35 +302,61 @@ static void test_large_paths(void) {
   }
 }
 
-/* The transpose kernel with and without the AVX2 tiles, every element size, odd shapes: same
-   bytes as the scalar loop. */
+/* The transpose kernel with and without the AVX2 tiles and streaming stores, every element
+   size, odd shapes (tile and cache-block edges, planes below and above the direct-path size,
+   row strides that do and do not allow streaming): same bytes as the scalar loop. */
 static void test_transpose_kernels(void) {
-  static unsigned char out_a[1 << 15], out_b[1 << 15];
+  size_t cap = (size_t)1 << 20;
+  unsigned char *out_a = (unsigned char *)malloc(cap), *out_b = (unsigned char *)malloc(cap);
   size_t es_list[5] = {1, 2, 4, 8, 3};
   int k, it;
+  if (!out_a || !out_b) {
+    tpt_fail_at(__FILE__, __LINE__, "out of memory");
+    free(out_a);
+    free(out_b);
+    return;
+  }
   fill_random(g_mem, sizeof g_mem);
   for (k = 0; k < 5; k++)
-    for (it = 0; it < 40; it++) {
+    for (it = 0; it < 120; it++) {
       size_t es = es_list[k];
-      int64_t rows = tpt_range(1, 70), cols = tpt_range(1, 70);
-      int64_t scol = rows + tpt_range(0, 9), drow = cols + tpt_range(0, 5);
-      size_t need = (size_t)(rows * drow) * es;
-      int avx2;
-      if (need > sizeof out_a || (size_t)(rows + cols * scol) * es > sizeof g_mem) continue;
+      int big = it % 2, aligned = (it / 2) % 2;
+      int64_t lim = big ? 330 : 70;
+      int64_t rows = tpt_range(1, lim), cols = tpt_range(1, lim);
+      int64_t scol = rows + tpt_range(0, 9), cols2 = it % 3 == 0 ? tpt_range(1, 3) : 1;
+      int64_t scol2 = cols * scol + tpt_range(0, 7), drow = cols * cols2 + tpt_range(0, 5), g;
+      size_t need;
+      int flags;
+      if (aligned) drow = (drow + 15) / 16 * 16; /* 16-byte row stride: streaming allowed */
+      need = (size_t)(rows * drow) * es;
+      if (need > cap || (size_t)(rows + cols * scol + (cols2 - 1) * scol2) * es > sizeof g_mem)
+        continue;
       memset(out_a, 0, need);
-      tp__transpose_scalar(out_a, g_mem, 0, rows, 0, cols, scol, drow, es);
-      for (avx2 = 0; avx2 < 2; avx2++) {
+      for (g = 0; g < cols2; g++) /* cols2 column groups, scol2 apart in the source */
+        tp__transpose_scalar(out_a + (size_t)(g * cols) * es, g_mem + (size_t)(g * scol2) * es, 0,
+                             rows, 0, cols, scol, drow, es);
+      for (flags = 0; flags < 4; flags++) {
+        int f = flags;
+        if ((f & TP__K_AVX2) && !tp__cpu_avx2()) f &= ~TP__K_AVX2;
         memset(out_b, 0, need);
-        tp__transpose(out_b, g_mem, rows, cols, scol, drow, es, avx2 && tp__cpu_avx2());
+        tp__transpose(out_b, g_mem, rows, cols, scol, cols2, scol2, drow, es, f);
+#if TP__SSE2
+        _mm_sfence();
+#endif
+        TPT_MEMEQ(out_b, out_a, need);
+        if (cols2 > 1) continue;
         TPT_MEMEQ(out_b, out_a, need);
         memset(out_b, 0, need);
-        tp__transpose_region(out_b, g_mem, rows, cols, scol, drow, es, avx2 && tp__cpu_avx2());
+        tp__transpose_region(out_b, g_mem, rows, cols, scol, drow, es, f & TP__K_AVX2);
         TPT_MEMEQ(out_b, out_a, need);
       }
     }
+  free(out_a);
+  free(out_b);
 }
 
-/* An 8 MiB plane with a 4 KiB-multiple stride: the buffered path with streaming stores. */
+/* An 8 MiB plane with a 4 KiB-multiple stride: the cache-blocked path with streaming stores
+   (aligned and unaligned output). */
 static void test_big_transpose(void) {
   size_t n = (size_t)2048 * 1024 * 4;
   unsigned char *src = (unsigned char *)malloc(n), *a = (unsigned char *)malloc(n);
@@ -444,6 +482,68 @@ static void test_errors(void) {
   TPT_EQ_INT(left, -1);
 }
 
+/* A membuf sink (also behind a tally) takes the bytes in place: the same bytes as the
+   reference, appended after what it holds, no scratch allocated (no allocation at all once the
+   buffer has room); a compact view still streams from its storage; a sink without a buffer
+   goes through its write callback. */
+static void test_sink_in_place(void) {
+  static float w[96 * 80];
+  static unsigned char want[96 * 80 * 4];
+  tp_storage s;
+  tp_tensor t, v;
+  tp_membuf m;
+  tp_sink ms, ts;
+  tp_tally tally;
+  int64_t sz[2] = {96, 80};
+  int perm[2] = {1, 0}, rowmajor[2] = {0, 1};
+  size_t n = sizeof want;
+  long calls;
+  int i;
+  for (i = 0; i < 96 * 80; i++) w[i] = (float)i * 0.5f;
+  s.data = w;
+  s.nbytes = sizeof w;
+  TPT_STATUS(tp_view(s, TP_F32, 2, sz, NULL, 0, &t), TP_OK);
+  TPT_STATUS(tp_permute(&t, perm, &v), TP_OK);
+  TPT_EQ_U64(ref_compact(&v, rowmajor, want), n);
+  memset(&m, 0, sizeof m);
+  ms = tp_sink_membuf(&m);
+  TPT_STATUS(tp_sink_write(&ms, "abc", 3), TP_OK);
+  TPT_STATUS(tp_compact_write(&v, TP_ORDER_ROW_MAJOR, &ms), TP_OK);
+  TPT_EQ_U64(m.size, 3 + n);
+  TPT_CHECK(memcmp(m.data, "abc", 3) == 0);
+  TPT_MEMEQ(m.data + 3, want, n);
+  /* room already there: not one allocation (the scratch path would take one) */
+  m.size = 3;
+  calls = g_calls;
+  ts = tp_sink_tally(&tally, &ms);
+  TPT_STATUS(tp_compact_write(&v, TP_ORDER_ROW_MAJOR, &ts), TP_OK);
+  TPT_EQ_INT((int)(g_calls - calls), 0);
+  TPT_EQ_U64(tally.n, n);
+  TPT_EQ_U64(m.size, 3 + n);
+  TPT_MEMEQ(m.data + 3, want, n);
+  /* a failed reserve is the membuf's own status, nothing appended */
+  m.size = 3;
+  g_fail_at = 0;
+  {
+    tp_membuf small;
+    tp_sink ss;
+    memset(&small, 0, sizeof small);
+    ss = tp_sink_membuf(&small);
+    TPT_STATUS(tp_compact_write(&v, TP_ORDER_ROW_MAJOR, &ss), TP_ERR_NOMEM);
+    TPT_EQ_U64(small.size, 0);
+    tp_membuf_free(&small);
+  }
+  g_fail_at = -1;
+  /* a counter sink offers no buffer: through its callback */
+  {
+    uint64_t count = 0;
+    tp_sink cs = tp_sink_counter(&count);
+    TPT_STATUS(tp_compact_write(&v, TP_ORDER_ROW_MAJOR, &cs), TP_OK);
+    TPT_EQ_U64(count, n);
+  }
+  tp_membuf_free(&m);
+}
+
 int main(void) {
   TPT_RUN(test_random_views);
   TPT_RUN(test_streamed_convert_and_int4);
@@ -452,5 +552,6 @@ int main(void) {
   TPT_RUN(test_big_transpose);
   TPT_RUN(test_zero_copy_exact);
   TPT_RUN(test_errors);
+  TPT_RUN(test_sink_in_place);
   return tpt_finish("compact");
 }
