@@ -6980,6 +6980,7 @@ static tp_status tp__pte_prepare(tp_pte *p) {
       return tp__error_set(&p->last, TP_ERR_NOMEM, "no memory for %lu plans",
                           (unsigned long)p->n);
     }
+    memset(plan_refs, 0, p->n * sizeof(tp_fb_ref)); /* (GCC, with the adds inlined) */
     for (i = 0; i < p->n; i++)
       plan_refs[i] = tp__pte_build_plan(b, &p->meths[i], (uint32_t)(1 + i), refs);
     plans = tp_fb_create_vector_refs(b, plan_refs, p->n);
