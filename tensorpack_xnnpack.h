@@ -107,43 +107,276 @@ typedef enum tp_xnn_datatype {
 #define TP_XNN_MAX_DIMS 6        /* XNN_MAX_TENSOR_DIMS */
 #define TP_XNN_MAX_EXTERNS 4096  /* the upstream loader refuses more */
 
-/* Node kinds: the XNodeUnion tags. X(tag, NAME, name) */
-#define TP_XNN_NODE_LIST(X)                                                                   \
-  X(1, ADD, add2) X(2, FULLY_CONNECTED, fully_connected) X(3, SOFTMAX, softmax)              \
-  X(4, SIGMOID, sigmoid) X(5, STATIC_TRANSPOSE, static_transpose) X(6, CLAMP, clamp)         \
-  X(7, CONV2D, convolution_2d) X(8, DIVIDE, divide)                                          \
-  X(9, STATIC_RESIZE_BILINEAR_2D, static_resize_bilinear_2d)                                 \
-  X(10, STATIC_CONSTANT_PAD, static_constant_pad) X(11, AVG_POOLING_2D, average_pooling_2d)  \
-  X(12, MINIMUM, minimum2) X(13, DEPTHWISE_CONV2D, depthwise_convolution_2d)                 \
-  X(14, MAX_POOLING_2D, max_pooling_2d) X(15, MULTIPLY, multiply2) X(16, SUBTRACT, subtract) \
-  X(17, FLOOR, floor) X(18, CONVERT, convert)                                                \
-  X(19, GLOBAL_AVG_POOLING_2D, global_average_pooling_2d)                                    \
-  X(20, STATIC_RESHAPE, static_reshape) X(21, ARGMAX_POOLING_2D, argmax_pooling_2d)          \
-  X(22, SQUARE_ROOT, square_root) X(23, CEILING, ceiling) X(24, HARDSWISH, hardswish)        \
-  X(25, LEAKY_RELU, leaky_relu) X(26, MAXIMUM, maximum2) X(27, NEGATE, negate)               \
-  X(28, SQUARE, square) X(29, ELU, elu) X(30, ABS, abs) X(31, PRELU, prelu)                  \
-  X(32, CONCATENATE2, concatenate2) X(33, CONCATENATE3, concatenate3)                        \
-  X(34, CONCATENATE4, concatenate4) X(35, STATIC_SLICE, static_slice)                        \
-  X(36, SCALED_DOT_PRODUCT_ATTENTION, scaled_dot_product_attention)                          \
-  X(37, BATCH_MATRIX_MULTIPLY, batch_matrix_multiply) X(38, CONCATENATE5, concatenate5)      \
-  X(39, DECONV2D, deconvolution_2d)                                                          \
-  X(40, RECIPROCAL_SQUARE_ROOT, reciprocal_square_root) X(41, LOG, log) X(42, GELU, gelu)    \
-  X(43, TANH, tanh) X(44, EXP, exp) X(45, SIN, sin) X(46, COPY, copy) X(47, COS, cos)
+/* ---- the XN01 format, described once ------------------------------------------------------
+   Every table of the XNNPACK delegate's schema.fbs that this library writes or reads, in one
+   place: X-macro lists of X(table, field, id, type), id = the field's vtable slot. The writer,
+   the define-time checks, tp_xnn_read_blob, the runtime loader, tpdump and the test sweeps all
+   take field ids, names and types from here (TP_XNN_FIELD(table, field) is the id as a
+   constant). Defaults: the schema declares none, so every scalar defaults to 0 (the writer
+   omits a field equal to 0, readers take an absent field as 0); vectors, strings and tables
+   default to absent. A union field at id n has its u8 type tag at id n - 1.
+   Types: U32 uint, I16 short, I32 int, U64 uint64, F32 float, STR string, VEC [uint],
+   VEC_F32 [float], TABLE a table, TABLES [table], UNION a union, DEPR a deprecated slot (never
+   written); in node tables ID = a value id (id_out of some value), OPT_ID = a value id or
+   TP_XNN_INVALID_ID ("none"). */
+#define TP_XNN_FIELDS_XNNGraph(X)                                                           \
+  X(XNNGraph, version, 0, STR) X(XNNGraph, xnodes, 1, TABLES) X(XNNGraph, xvalues, 2, TABLES) \
+  X(XNNGraph, num_externs, 3, U32) X(XNNGraph, input_ids, 4, VEC)                            \
+  X(XNNGraph, output_ids, 5, VEC) X(XNNGraph, constant_buffer, 6, DEPR)                      \
+  X(XNNGraph, mem_buffer_sizes, 7, DEPR) X(XNNGraph, constant_data, 8, TABLES)
+#define TP_XNN_FIELDS_XNode(X)                                                              \
+  X(XNode, xnode_union, 1, UNION) X(XNode, debug_handle, 2, U32)                            \
+  X(XNode, output_min_max, 3, TABLE)
+#define TP_XNN_FIELDS_OutputMinMax(X) \
+  X(OutputMinMax, output_min, 0, F32) X(OutputMinMax, output_max, 1, F32)
+#define TP_XNN_FIELDS_XValue(X) X(XValue, xvalue_union, 1, UNION)
+/* dq_datatype (7) is in ExecuTorch's runtime schema only; never written, refused when set. */
+#define TP_XNN_FIELDS_XNNTensorValue(X)                                                      \
+  X(XNNTensorValue, datatype, 0, I16) X(XNNTensorValue, num_dims, 1, U32)                    \
+  X(XNNTensorValue, dims, 2, VEC) X(XNNTensorValue, constant_buffer_idx, 3, U32)             \
+  X(XNNTensorValue, external_id, 4, U32) X(XNNTensorValue, flags, 5, U32)                    \
+  X(XNNTensorValue, id_out, 6, U32) X(XNNTensorValue, dq_datatype, 7, I16)
+#define TP_XNN_FIELDS_XNNQuantizedTensorValue(X)           \
+  X(XNNQuantizedTensorValue, tensor_value, 0, TABLE)       \
+  X(XNNQuantizedTensorValue, quant_params, 2, UNION)
+#define TP_XNN_FIELDS_PerChannelQuant(X)                                                    \
+  X(PerChannelQuant, scale, 0, VEC_F32) X(PerChannelQuant, channel_dim, 1, I32)              \
+  X(PerChannelQuant, scale_buffer_idx, 2, U32) X(PerChannelQuant, num_scales, 3, U32)
+#define TP_XNN_FIELDS_PerTensorQuant(X) \
+  X(PerTensorQuant, scale, 0, F32) X(PerTensorQuant, zero_point, 1, I32)
+#define TP_XNN_FIELDS_PerTokenDynamicQuant(X) X(PerTokenDynamicQuant, num_nonbatch_dims, 0, I32)
+#define TP_XNN_FIELDS_PerChannelGroupQuant(X)                                                \
+  X(PerChannelGroupQuant, scale, 0, VEC_F32) X(PerChannelGroupQuant, channel_dim, 1, I32)     \
+  X(PerChannelGroupQuant, group_size, 2, I32) X(PerChannelGroupQuant, scale_bf16, 3, DEPR)    \
+  X(PerChannelGroupQuant, scale_buffer_idx, 4, U32) X(PerChannelGroupQuant, num_scales, 5, U32)
+#define TP_XNN_FIELDS_Buffer(X) X(Buffer, storage, 0, DEPR)
+#define TP_XNN_FIELDS_ConstantDataOffset(X)                                                 \
+  X(ConstantDataOffset, offset, 0, U64) X(ConstantDataOffset, size, 1, U64)                  \
+  X(ConstantDataOffset, named_key, 2, STR)
 
+/* The node tables (XNodeUnion members share them). */
+#define TP_XNN_FIELDS__XNNNode2x1(X)                                                        \
+  X(_XNNNode2x1, input1_id, 0, ID) X(_XNNNode2x1, input2_id, 1, ID)                          \
+  X(_XNNNode2x1, output_id, 2, ID) X(_XNNNode2x1, flags, 3, U32)
+#define TP_XNN_FIELDS__XNNNode1x1(X) \
+  X(_XNNNode1x1, input_id, 0, ID) X(_XNNNode1x1, output_id, 1, ID) X(_XNNNode1x1, flags, 2, U32)
+#define TP_XNN_FIELDS_XNNFullyConnected(X)                                                  \
+  X(XNNFullyConnected, input1_id, 0, ID) X(XNNFullyConnected, filter_id, 1, ID)              \
+  X(XNNFullyConnected, bias_id, 2, OPT_ID) X(XNNFullyConnected, output_id, 3, ID)            \
+  X(XNNFullyConnected, flags, 4, U32)
+#define TP_XNN_FIELDS__XNNNodeConv(X)                                                       \
+  X(_XNNNodeConv, padding_top, 0, U32) X(_XNNNodeConv, padding_right, 1, U32)                \
+  X(_XNNNodeConv, padding_bottom, 2, U32) X(_XNNNodeConv, padding_left, 3, U32)              \
+  X(_XNNNodeConv, kernel_height, 4, U32) X(_XNNNodeConv, kernel_width, 5, U32)               \
+  X(_XNNNodeConv, subsampling_height, 6, U32) X(_XNNNodeConv, subsampling_width, 7, U32)     \
+  X(_XNNNodeConv, dilation_height, 8, U32) X(_XNNNodeConv, dilation_width, 9, U32)           \
+  X(_XNNNodeConv, group_input_channels, 10, U32)                                             \
+  X(_XNNNodeConv, group_output_channels, 11, U32) X(_XNNNodeConv, groups, 12, U32)           \
+  X(_XNNNodeConv, adjustment_height, 13, U32) X(_XNNNodeConv, adjustment_width, 14, U32)     \
+  X(_XNNNodeConv, input1_id, 15, ID) X(_XNNNodeConv, filter_id, 16, ID)                      \
+  X(_XNNNodeConv, bias_id, 17, OPT_ID) X(_XNNNodeConv, output_id, 18, ID)                    \
+  X(_XNNNodeConv, flags, 19, U32)
+#define TP_XNN_FIELDS__XNNPooling2D(X)                                                      \
+  X(_XNNPooling2D, padding_top, 0, U32) X(_XNNPooling2D, padding_right, 1, U32)              \
+  X(_XNNPooling2D, padding_bottom, 2, U32) X(_XNNPooling2D, padding_left, 3, U32)            \
+  X(_XNNPooling2D, pooling_height, 4, U32) X(_XNNPooling2D, pooling_width, 5, U32)           \
+  X(_XNNPooling2D, stride_height, 6, U32) X(_XNNPooling2D, stride_width, 7, U32)             \
+  X(_XNNPooling2D, dilation_height, 8, U32) X(_XNNPooling2D, dilation_width, 9, U32)         \
+  X(_XNNPooling2D, input_id, 10, ID) X(_XNNPooling2D, output_id, 11, ID)                     \
+  X(_XNNPooling2D, flags, 12, U32)
+#define TP_XNN_FIELDS_XNNArgMaxPooling2d(X)                                                 \
+  X(XNNArgMaxPooling2d, padding_top, 0, U32) X(XNNArgMaxPooling2d, padding_right, 1, U32)    \
+  X(XNNArgMaxPooling2d, padding_bottom, 2, U32) X(XNNArgMaxPooling2d, padding_left, 3, U32)  \
+  X(XNNArgMaxPooling2d, pooling_height, 4, U32) X(XNNArgMaxPooling2d, pooling_width, 5, U32) \
+  X(XNNArgMaxPooling2d, input_id, 6, ID) X(XNNArgMaxPooling2d, output_value_id, 7, ID)       \
+  X(XNNArgMaxPooling2d, output_index_id, 8, ID) X(XNNArgMaxPooling2d, flags, 9, U32)
+/* _XNNCat: input k of concatenate N is ID for k <= N, OPT_ID (written as none) above. */
+#define TP__XNN_CAT_FIELDS(X, t3, t4, t5)                                                   \
+  X(_XNNCat, axis, 0, U32) X(_XNNCat, input1_id, 1, ID) X(_XNNCat, input2_id, 2, ID)         \
+  X(_XNNCat, input3_id, 3, t3) X(_XNNCat, input4_id, 4, t4) X(_XNNCat, output_id, 5, ID)     \
+  X(_XNNCat, flags, 6, U32) X(_XNNCat, input5_id, 7, t5)
+#define TP_XNN_FIELDS__XNNCat(X) TP__XNN_CAT_FIELDS(X, ID, ID, ID)
+#define TP_XNN_FIELDS__XNNCat2(X) TP__XNN_CAT_FIELDS(X, OPT_ID, OPT_ID, OPT_ID)
+#define TP_XNN_FIELDS__XNNCat3(X) TP__XNN_CAT_FIELDS(X, ID, OPT_ID, OPT_ID)
+#define TP_XNN_FIELDS__XNNCat4(X) TP__XNN_CAT_FIELDS(X, ID, ID, OPT_ID)
+#define TP_XNN_FIELDS__XNNCat5(X) TP__XNN_CAT_FIELDS(X, ID, ID, ID)
+#define TP_XNN_FIELDS_XNNStaticTranspose(X)                                                 \
+  X(XNNStaticTranspose, num_dims, 0, U32) X(XNNStaticTranspose, perm, 1, VEC)                \
+  X(XNNStaticTranspose, input_id, 2, ID) X(XNNStaticTranspose, output_id, 3, ID)             \
+  X(XNNStaticTranspose, flags, 4, U32)
+#define TP_XNN_FIELDS_XNNStaticResizeBilinear2D(X)                                           \
+  X(XNNStaticResizeBilinear2D, new_height, 0, U32)                                           \
+  X(XNNStaticResizeBilinear2D, new_width, 1, U32)                                            \
+  X(XNNStaticResizeBilinear2D, input_id, 2, ID) X(XNNStaticResizeBilinear2D, output_id, 3, ID) \
+  X(XNNStaticResizeBilinear2D, flags, 4, U32)
+#define TP_XNN_FIELDS_XNNStaticConstantPad(X)                                               \
+  X(XNNStaticConstantPad, pre_paddings, 0, VEC) X(XNNStaticConstantPad, post_paddings, 1, VEC) \
+  X(XNNStaticConstantPad, padding_value, 2, F32) X(XNNStaticConstantPad, input_id, 3, ID)    \
+  X(XNNStaticConstantPad, output_id, 4, ID) X(XNNStaticConstantPad, flags, 5, U32)
+#define TP_XNN_FIELDS_XNNStaticReshape(X)                                                   \
+  X(XNNStaticReshape, num_dims, 0, U32) X(XNNStaticReshape, new_shape, 1, VEC)               \
+  X(XNNStaticReshape, input_id, 2, ID) X(XNNStaticReshape, output_id, 3, ID)                 \
+  X(XNNStaticReshape, flags, 4, U32)
+#define TP_XNN_FIELDS_XNNStaticSlice(X)                                                     \
+  X(XNNStaticSlice, num_dims, 0, U32) X(XNNStaticSlice, offsets, 1, VEC)                     \
+  X(XNNStaticSlice, sizes, 2, VEC) X(XNNStaticSlice, input_id, 3, ID)                        \
+  X(XNNStaticSlice, output_id, 4, ID) X(XNNStaticSlice, flags, 5, U32)
+#define TP_XNN_FIELDS_XNNLeakyReLU(X)                                                       \
+  X(XNNLeakyReLU, negative_slope, 0, F32) X(XNNLeakyReLU, input_id, 1, ID)                   \
+  X(XNNLeakyReLU, output_id, 2, ID) X(XNNLeakyReLU, flags, 3, U32)
+#define TP_XNN_FIELDS_XNNELU(X)                                                             \
+  X(XNNELU, alpha, 0, F32) X(XNNELU, input_id, 1, ID) X(XNNELU, output_id, 2, ID)            \
+  X(XNNELU, flags, 3, U32)
+#define TP_XNN_FIELDS_XNNScaledDotProductAttention(X)                                        \
+  X(XNNScaledDotProductAttention, query_id, 0, ID) X(XNNScaledDotProductAttention, key_id, 1, ID) \
+  X(XNNScaledDotProductAttention, value_id, 2, ID)                                           \
+  X(XNNScaledDotProductAttention, scale_id, 3, ID)                                           \
+  X(XNNScaledDotProductAttention, mask_id, 4, ID)                                            \
+  X(XNNScaledDotProductAttention, output_id, 5, ID) X(XNNScaledDotProductAttention, flags, 6, U32)
+
+/* Every table above, for iteration: X(table). */
+#define TP_XNN_TABLE_LIST(X)                                                                \
+  X(XNNGraph) X(XNode) X(OutputMinMax) X(XValue) X(XNNTensorValue) X(XNNQuantizedTensorValue) \
+  X(PerChannelQuant) X(PerTensorQuant) X(PerTokenDynamicQuant) X(PerChannelGroupQuant)       \
+  X(Buffer) X(ConstantDataOffset) X(_XNNNode2x1) X(_XNNNode1x1) X(XNNFullyConnected)          \
+  X(_XNNNodeConv) X(_XNNPooling2D) X(XNNArgMaxPooling2d) X(_XNNCat) X(XNNStaticTranspose)      \
+  X(XNNStaticResizeBilinear2D) X(XNNStaticConstantPad) X(XNNStaticReshape) X(XNNStaticSlice)  \
+  X(XNNLeakyReLU) X(XNNELU) X(XNNScaledDotProductAttention)
+
+/* Field ids as constants: TP_XNN_FIELD(XNNTensorValue, dims) == 2. */
+#define TP_XNN_FIELD(table, field) TP_XNN_F_##table##_##field
+#define TP__XNN_FIELD_ENUM(table, field, id, type) TP_XNN_F_##table##_##field = id,
+#define TP__XNN_TABLE_ENUM(table) \
+  enum { TP_XNN_FIELDS_##table(TP__XNN_FIELD_ENUM) TP__XNN_F_END_##table };
+TP_XNN_TABLE_LIST(TP__XNN_TABLE_ENUM)
+#undef TP__XNN_TABLE_ENUM
+
+/* Unions: X(tag, NAME, member table). XValueUnion and XNNQuantParams. */
+#define TP_XNN_VALUE_UNION(X) X(1, TENSOR, XNNTensorValue) X(2, QUANTIZED, XNNQuantizedTensorValue)
+#define TP_XNN_QUANT_UNION(X)                                                               \
+  X(1, PER_CHANNEL, PerChannelQuant) X(2, PER_TENSOR, PerTensorQuant)                        \
+  X(3, PER_TOKEN_DYNAMIC, PerTokenDynamicQuant) X(4, PER_CHANNEL_GROUP, PerChannelGroupQuant)
+#define TP__XNN_UNION_ENUM(tag, NAME, table) TP_XNN_VALUE_##NAME = tag,
+enum { TP_XNN_VALUE_UNION(TP__XNN_UNION_ENUM) TP__XNN_VALUE_END };
+#undef TP__XNN_UNION_ENUM
+#define TP__XNN_UNION_ENUM(tag, NAME, table) TP_XNN_QUANT_##NAME = tag,
+enum { TP_XNN_QUANT_UNION(TP__XNN_UNION_ENUM) TP__XNN_QUANT_END };
+#undef TP__XNN_UNION_ENUM
+
+/* Node kinds: the XNodeUnion members in tag order.
+   X(tag, NAME, define name, union member, table, field list) - the field list is the table's,
+   except for the concatenates (which inputs are required). Adding a node kind: one entry here
+   (plus its table above if it has a new one, and its define call); see tests/README.md. */
+#define TP_XNN_NODE_LIST(X)                                                                 \
+  X(1, ADD, add2, XNNAdd, _XNNNode2x1, _XNNNode2x1)                                          \
+  X(2, FULLY_CONNECTED, fully_connected, XNNFullyConnected, XNNFullyConnected,               \
+    XNNFullyConnected)                                                                       \
+  X(3, SOFTMAX, softmax, XNNSoftmax, _XNNNode1x1, _XNNNode1x1)                               \
+  X(4, SIGMOID, sigmoid, XNNSigmoid, _XNNNode1x1, _XNNNode1x1)                               \
+  X(5, STATIC_TRANSPOSE, static_transpose, XNNStaticTranspose, XNNStaticTranspose,           \
+    XNNStaticTranspose)                                                                      \
+  X(6, CLAMP, clamp, XNNClamp, _XNNNode1x1, _XNNNode1x1)                                     \
+  X(7, CONV2D, convolution_2d, XNNConv2d, _XNNNodeConv, _XNNNodeConv)                        \
+  X(8, DIVIDE, divide, XNNDiv, _XNNNode2x1, _XNNNode2x1)                                     \
+  X(9, STATIC_RESIZE_BILINEAR_2D, static_resize_bilinear_2d, XNNStaticResizeBilinear2D,      \
+    XNNStaticResizeBilinear2D, XNNStaticResizeBilinear2D)                                    \
+  X(10, STATIC_CONSTANT_PAD, static_constant_pad, XNNStaticConstantPad,                      \
+    XNNStaticConstantPad, XNNStaticConstantPad)                                              \
+  X(11, AVG_POOLING_2D, average_pooling_2d, XNNAvgPooling2d, _XNNPooling2D, _XNNPooling2D)   \
+  X(12, MINIMUM, minimum2, XNNMinimum, _XNNNode2x1, _XNNNode2x1)                             \
+  X(13, DEPTHWISE_CONV2D, depthwise_convolution_2d, XNNDepthwiseConv2d, _XNNNodeConv,        \
+    _XNNNodeConv)                                                                            \
+  X(14, MAX_POOLING_2D, max_pooling_2d, XNNMaxPooling2d, _XNNPooling2D, _XNNPooling2D)       \
+  X(15, MULTIPLY, multiply2, XNNMultiply, _XNNNode2x1, _XNNNode2x1)                          \
+  X(16, SUBTRACT, subtract, XNNSubtract, _XNNNode2x1, _XNNNode2x1)                           \
+  X(17, FLOOR, floor, XNNFloor, _XNNNode1x1, _XNNNode1x1)                                    \
+  X(18, CONVERT, convert, XNNConvert, _XNNNode1x1, _XNNNode1x1)                              \
+  X(19, GLOBAL_AVG_POOLING_2D, global_average_pooling_2d, XNNGlobalAvgPooling2d,             \
+    _XNNNode1x1, _XNNNode1x1)                                                                \
+  X(20, STATIC_RESHAPE, static_reshape, XNNStaticReshape, XNNStaticReshape, XNNStaticReshape) \
+  X(21, ARGMAX_POOLING_2D, argmax_pooling_2d, XNNArgMaxPooling2d, XNNArgMaxPooling2d,        \
+    XNNArgMaxPooling2d)                                                                      \
+  X(22, SQUARE_ROOT, square_root, XNNSquareRoot, _XNNNode1x1, _XNNNode1x1)                   \
+  X(23, CEILING, ceiling, XNNCeiling, _XNNNode1x1, _XNNNode1x1)                              \
+  X(24, HARDSWISH, hardswish, XNNHardswish, _XNNNode1x1, _XNNNode1x1)                        \
+  X(25, LEAKY_RELU, leaky_relu, XNNLeakyReLU, XNNLeakyReLU, XNNLeakyReLU)                    \
+  X(26, MAXIMUM, maximum2, XNNMaximum, _XNNNode2x1, _XNNNode2x1)                             \
+  X(27, NEGATE, negate, XNNNegate, _XNNNode1x1, _XNNNode1x1)                                 \
+  X(28, SQUARE, square, XNNSquare, _XNNNode1x1, _XNNNode1x1)                                 \
+  X(29, ELU, elu, XNNELU, XNNELU, XNNELU)                                                    \
+  X(30, ABS, abs, XNNAbs, _XNNNode1x1, _XNNNode1x1)                                          \
+  X(31, PRELU, prelu, XNNPReLU, _XNNNode2x1, _XNNNode2x1)                                    \
+  X(32, CONCATENATE2, concatenate2, XNNConcatenate2, _XNNCat, _XNNCat2)                      \
+  X(33, CONCATENATE3, concatenate3, XNNConcatenate3, _XNNCat, _XNNCat3)                      \
+  X(34, CONCATENATE4, concatenate4, XNNConcatenate4, _XNNCat, _XNNCat4)                      \
+  X(35, STATIC_SLICE, static_slice, XNNStaticSlice, XNNStaticSlice, XNNStaticSlice)          \
+  X(36, SCALED_DOT_PRODUCT_ATTENTION, scaled_dot_product_attention,                          \
+    XNNScaledDotProductAttention, XNNScaledDotProductAttention, XNNScaledDotProductAttention) \
+  X(37, BATCH_MATRIX_MULTIPLY, batch_matrix_multiply, XNNBatchMatrixMultiply, _XNNNode2x1,   \
+    _XNNNode2x1)                                                                             \
+  X(38, CONCATENATE5, concatenate5, XNNConcatenate5, _XNNCat, _XNNCat5)                      \
+  X(39, DECONV2D, deconvolution_2d, XNNConvTranspose2d, _XNNNodeConv, _XNNNodeConv)          \
+  X(40, RECIPROCAL_SQUARE_ROOT, reciprocal_square_root, XNNReciprocalSquareRoot,             \
+    _XNNNode1x1, _XNNNode1x1)                                                                \
+  X(41, LOG, log, XNNLog, _XNNNode1x1, _XNNNode1x1)                                          \
+  X(42, GELU, gelu, XNNGelu, _XNNNode1x1, _XNNNode1x1)                                       \
+  X(43, TANH, tanh, XNNTanh, _XNNNode1x1, _XNNNode1x1)                                       \
+  X(44, EXP, exp, XNNExp, _XNNNode1x1, _XNNNode1x1)                                          \
+  X(45, SIN, sin, XNNSin, _XNNNode1x1, _XNNNode1x1)                                          \
+  X(46, COPY, copy, XNNCopy, _XNNNode1x1, _XNNNode1x1)                                       \
+  X(47, COS, cos, XNNCos, _XNNNode1x1, _XNNNode1x1)
+
+#define TP__XNN_NODE_ENUM(tag, NAME, name, member, table, fields) TP_XNN_NODE_##NAME = tag,
+#define TP__XNN_NODE_ONE(tag, NAME, name, member, table, fields) +1
 typedef enum tp_xnn_node_kind {
   TP_XNN_NODE_NONE = 0,
-#define TP__XNN_NODE_ENUM(tag, NAME, name) TP_XNN_NODE_##NAME = tag,
   TP_XNN_NODE_LIST(TP__XNN_NODE_ENUM)
-#undef TP__XNN_NODE_ENUM
-  TP_XNN_NODE_COUNT = 48
+  TP_XNN_NODE_KINDS = 0 TP_XNN_NODE_LIST(TP__XNN_NODE_ONE), /* how many kinds (tags 1..KINDS) */
+  TP_XNN_NODE_COUNT = TP_XNN_NODE_KINDS + 1                  /* one past the last tag */
 } tp_xnn_node_kind;
+#undef TP__XNN_NODE_ENUM
+#undef TP__XNN_NODE_ONE
 
+/* One field of a table, as the description gives it: type is one character, 'u' U32, 'h' I16,
+   'd' I32, 'U' U64, 'f' F32, 's' STR, 'v' VEC, 'F' VEC_F32, 't' TABLE, 'T' TABLES, 'n' UNION,
+   'x' DEPR, 'i' ID, 'b' OPT_ID. */
+typedef struct tp_xnn_field {
+  const char *name;
+  uint16_t id;
+  char type;
+} tp_xnn_field;
+
+/* A table: its name and fields in id order (ids may skip: a union's type slot). */
+typedef struct tp_xnn_table {
+  const char *name;
+  const tp_xnn_field *fields;
+  uint32_t nfields;
+} tp_xnn_table;
+
+/* A node kind: tag, the define call's name without "tp_xnn_define_", the XNodeUnion member
+   ("XNNAdd"), its table ("_XNNNode2x1"), and the fields (ids 0, 1, 2 ... in order) with the
+   kind's id rules; layout = the fields' type characters in id order ("iiiu"). */
+typedef struct tp_xnn_node_desc {
+  int kind;
+  const char *name;
+  const char *member;
+  const char *table;
+  const char *layout;
+  const tp_xnn_field *fields;
+  uint32_t nfields;
+} tp_xnn_node_desc;
+
+/* The description of node kind `kind` (1..TP_XNN_NODE_KINDS), or NULL. */
+TPDEF const tp_xnn_node_desc *tp_xnn_describe_node(int kind);
+/* The i-th table of TP_XNN_TABLE_LIST (0-based), or NULL past the end. */
+TPDEF const tp_xnn_table *tp_xnn_describe_table(int i);
 /* The define call's name without "tp_xnn_define_" ("fully_connected"), or "?". */
 TPDEF const char *tp_xnn_node_name(int kind);
 /* The datatype's name ("fp32", "qcint4"), or "?". */
 TPDEF const char *tp_xnn_datatype_name(int datatype);
-/* The node's FlatBuffer table layout: one character per field id, 'i' a value id, 'b' a value
-   id or TP_XNN_INVALID_ID, 'u' a uint, 'f' a float, 'v' a vector of uint. NULL if unknown. */
+/* The node's layout (tp_xnn_describe_node(kind)->layout): one character per field id, 'i' a
+   value id, 'b' a value id or TP_XNN_INVALID_ID, 'u' a uint, 'f' a float, 'v' a vector of
+   uint. NULL if unknown. */
 TPDEF const char *tp_xnn_node_layout(int kind);
 
 typedef struct tp_xnn_graph tp_xnn_graph;
@@ -400,10 +633,11 @@ TPDEF tp_status tp_xnn_write_file(tp_xnn_graph *g, const char *path);
    XNNPACK lacks (a datatype, a node kind, blockwise or dynamic quantization) is
    TP_ERR_UNSUPPORTED with a sentence naming it; a malformed blob is TP_ERR_FORMAT; a call that
    XNNPACK refuses is TP_ERR_INVALID naming the call and XNNPACK's status. err (may be NULL)
-   receives the sentence. Calls xnn_initialize itself. Limits (macros, define them higher to
-   change): TP_XNN_RUNTIME_MAX_DATATYPE (7: Debian's 2022 XNNPACK), and
-   TP_XNN_RUNTIME_MAX_ACTIVATION_BYTES (1 GiB over all non-constant values, whose dims come
-   from the blob and which XNNPACK allocates). */
+   receives the sentence. Calls xnn_initialize itself. Datatypes are mapped to XNNPACK's by name
+   (the numbers differ from qbint4 on); which ones the linked xnnpack.h has is detected at
+   compile time (TP_XNN_RUNTIME_ALL_DATATYPES, see the implementation). Limit (a macro, define
+   it higher to change): TP_XNN_RUNTIME_MAX_ACTIVATION_BYTES (1 GiB over all non-constant
+   values, whose dims come from the blob and which XNNPACK allocates). */
 typedef struct tp_xnn_runtime tp_xnn_runtime;
 TPDEF tp_status tp_xnn_load(const void *blob, size_t blob_size, const void *ptd, size_t ptd_size,
                             uint32_t flags /* XNNPACK runtime flags, usually 0 */,
@@ -460,88 +694,79 @@ TPDEF tp_status tp_xnn_add_pte_method(tp_pte *p, const char *name, tp_xnn_graph 
 
 /* >>xnn-tables ------------------------------------------------------------------------------ */
 
-/* Field layouts of the node tables, one character per field id (see tp_xnn_node_layout). */
-#define TP__XNN_L2X1 "iiiu"
-#define TP__XNN_L1X1 "iiu"
-#define TP__XNN_LCONV "uuuuuuuuuuuuuuuiibiu"
-#define TP__XNN_LPOOL "uuuuuuuuuuiiu"
+/* The description's types as characters (see tp_xnn_field) and as layout strings. */
+#define TP__XNN_TY_U32 'u'
+#define TP__XNN_TY_I16 'h'
+#define TP__XNN_TY_I32 'd'
+#define TP__XNN_TY_U64 'U'
+#define TP__XNN_TY_F32 'f'
+#define TP__XNN_TY_STR 's'
+#define TP__XNN_TY_VEC 'v'
+#define TP__XNN_TY_VEC_F32 'F'
+#define TP__XNN_TY_TABLE 't'
+#define TP__XNN_TY_TABLES 'T'
+#define TP__XNN_TY_UNION 'n'
+#define TP__XNN_TY_DEPR 'x'
+#define TP__XNN_TY_ID 'i'
+#define TP__XNN_TY_OPT_ID 'b'
+#define TP__XNN_LS_U32 "u"
+#define TP__XNN_LS_F32 "f"
+#define TP__XNN_LS_VEC "v"
+#define TP__XNN_LS_ID "i"
+#define TP__XNN_LS_OPT_ID "b"
 
-static const char *tp__xnn_layout(int kind) {
-  switch (kind) {
-    case TP_XNN_NODE_ADD: case TP_XNN_NODE_DIVIDE: case TP_XNN_NODE_MINIMUM:
-    case TP_XNN_NODE_MULTIPLY: case TP_XNN_NODE_SUBTRACT: case TP_XNN_NODE_MAXIMUM:
-    case TP_XNN_NODE_PRELU: case TP_XNN_NODE_BATCH_MATRIX_MULTIPLY:
-      return TP__XNN_L2X1;
-    case TP_XNN_NODE_SOFTMAX: case TP_XNN_NODE_SIGMOID: case TP_XNN_NODE_CLAMP:
-    case TP_XNN_NODE_FLOOR: case TP_XNN_NODE_CONVERT: case TP_XNN_NODE_GLOBAL_AVG_POOLING_2D:
-    case TP_XNN_NODE_SQUARE_ROOT: case TP_XNN_NODE_CEILING: case TP_XNN_NODE_HARDSWISH:
-    case TP_XNN_NODE_NEGATE: case TP_XNN_NODE_SQUARE: case TP_XNN_NODE_ABS:
-    case TP_XNN_NODE_RECIPROCAL_SQUARE_ROOT: case TP_XNN_NODE_LOG: case TP_XNN_NODE_GELU:
-    case TP_XNN_NODE_TANH: case TP_XNN_NODE_EXP: case TP_XNN_NODE_SIN: case TP_XNN_NODE_COPY:
-    case TP_XNN_NODE_COS:
-      return TP__XNN_L1X1;
-    case TP_XNN_NODE_CONV2D: case TP_XNN_NODE_DEPTHWISE_CONV2D: case TP_XNN_NODE_DECONV2D:
-      return TP__XNN_LCONV;
-    case TP_XNN_NODE_AVG_POOLING_2D: case TP_XNN_NODE_MAX_POOLING_2D:
-      return TP__XNN_LPOOL;
-    case TP_XNN_NODE_FULLY_CONNECTED: return "iibiu";
-    case TP_XNN_NODE_STATIC_TRANSPOSE: return "uviiu";
-    case TP_XNN_NODE_STATIC_RESIZE_BILINEAR_2D: return "uuiiu";
-    case TP_XNN_NODE_STATIC_CONSTANT_PAD: return "vvfiiu";
-    case TP_XNN_NODE_STATIC_RESHAPE: return "uviiu";
-    case TP_XNN_NODE_ARGMAX_POOLING_2D: return "uuuuuuiiiu";
-    case TP_XNN_NODE_LEAKY_RELU: case TP_XNN_NODE_ELU: return "fiiu";
-    case TP_XNN_NODE_CONCATENATE2: return "uiibbiub";
-    case TP_XNN_NODE_CONCATENATE3: return "uiiibiub";
-    case TP_XNN_NODE_CONCATENATE4: return "uiiiiiub";
-    case TP_XNN_NODE_CONCATENATE5: return "uiiiiiui";
-    case TP_XNN_NODE_STATIC_SLICE: return "uvviiu";
-    case TP_XNN_NODE_SCALED_DOT_PRODUCT_ATTENTION: return "iiiiiiu";
-    default: return NULL;
-  }
+#define TP__XNN_FIELD_INIT(table, field, id, type) {#field, id, TP__XNN_TY_##type},
+#define TP__XNN_FIELD_ONE(table, field, id, type) +1
+#define TP__XNN_LAYOUT_CH(table, field, id, type) TP__XNN_LS_##type
+
+/* every table's fields */
+#define TP__XNN_TABLE_FIELDS(table) \
+  static const tp_xnn_field tp__xnn_tf_##table[] = {TP_XNN_FIELDS_##table(TP__XNN_FIELD_INIT)};
+TP_XNN_TABLE_LIST(TP__XNN_TABLE_FIELDS)
+#undef TP__XNN_TABLE_FIELDS
+#define TP__XNN_TABLE_DESC(table) \
+  {#table, tp__xnn_tf_##table, 0 TP_XNN_FIELDS_##table(TP__XNN_FIELD_ONE)},
+static const tp_xnn_table tp__xnn_tables[] = {TP_XNN_TABLE_LIST(TP__XNN_TABLE_DESC)};
+#undef TP__XNN_TABLE_DESC
+
+/* each node kind's fields (its table's, with the kind's id rules) */
+#define TP__XNN_NODE_FIELDS(tag, NAME, name, member, table, fields) \
+  static const tp_xnn_field tp__xnn_nf_##NAME[] = {TP_XNN_FIELDS_##fields(TP__XNN_FIELD_INIT)};
+TP_XNN_NODE_LIST(TP__XNN_NODE_FIELDS)
+#undef TP__XNN_NODE_FIELDS
+#define TP__XNN_NODE_DESC(tag, NAME, name, member, table, fields)                        \
+  {tag, #name, #member, #table, "" TP_XNN_FIELDS_##fields(TP__XNN_LAYOUT_CH), tp__xnn_nf_##NAME, \
+   0 TP_XNN_FIELDS_##fields(TP__XNN_FIELD_ONE)},
+static const tp_xnn_node_desc tp__xnn_nodes[] = {TP_XNN_NODE_LIST(TP__XNN_NODE_DESC)};
+#undef TP__XNN_NODE_DESC
+
+TPDEF const tp_xnn_node_desc *tp_xnn_describe_node(int kind) {
+  if (kind < 1 || kind > (int)TP_XNN_NODE_KINDS) return NULL;
+  TP_ASSERT(tp__xnn_nodes[kind - 1].kind == kind); /* the list is in tag order */
+  return &tp__xnn_nodes[kind - 1];
 }
 
-/* Field names, for messages. */
+TPDEF const tp_xnn_table *tp_xnn_describe_table(int i) {
+  if (i < 0 || (size_t)i >= sizeof tp__xnn_tables / sizeof tp__xnn_tables[0]) return NULL;
+  return &tp__xnn_tables[i];
+}
+
+static const char *tp__xnn_layout(int kind) {
+  const tp_xnn_node_desc *d = tp_xnn_describe_node(kind);
+  return d ? d->layout : NULL;
+}
+
+/* A node field's name, for messages. */
 static const char *tp__xnn_field_name(int kind, unsigned id) {
-  static const char *const n2x1[] = {"input1_id", "input2_id", "output_id", "flags"};
-  static const char *const n1x1[] = {"input_id", "output_id", "flags"};
-  static const char *const nfc[] = {"input1_id", "filter_id", "bias_id", "output_id", "flags"};
-  static const char *const ncat[] = {"axis", "input1_id", "input2_id", "input3_id", "input4_id",
-                                     "output_id", "flags", "input5_id"};
-  static const char *const nsdpa[] = {"query_id", "key_id", "value_id", "scale_id", "mask_id",
-                                      "output_id", "flags"};
-  static const char *const nargmax[] = {"input_id", "output_value_id", "output_index_id"};
-  const char *l = tp__xnn_layout(kind);
-  size_t n = l ? strlen(l) : 0;
-  if (id >= n) return "?";
-  if (!strcmp(l, TP__XNN_L2X1)) return n2x1[id];
-  if (!strcmp(l, TP__XNN_L1X1)) return n1x1[id];
-  switch (kind) {
-    case TP_XNN_NODE_FULLY_CONNECTED: return nfc[id];
-    case TP_XNN_NODE_CONCATENATE2: case TP_XNN_NODE_CONCATENATE3:
-    case TP_XNN_NODE_CONCATENATE4: case TP_XNN_NODE_CONCATENATE5: return ncat[id];
-    case TP_XNN_NODE_SCALED_DOT_PRODUCT_ATTENTION: return nsdpa[id];
-    case TP_XNN_NODE_CONV2D: case TP_XNN_NODE_DEPTHWISE_CONV2D: case TP_XNN_NODE_DECONV2D:
-      return id >= 15 ? nfc[id - 15] : "parameter";
-    case TP_XNN_NODE_AVG_POOLING_2D: case TP_XNN_NODE_MAX_POOLING_2D:
-      return id >= 10 ? n1x1[id - 10] : "parameter";
-    case TP_XNN_NODE_ARGMAX_POOLING_2D: return (id >= 6 && id < 9) ? nargmax[id - 6] : "parameter";
-    default: break;
-  }
-  /* transpose, resize, pad, reshape, slice, leaky_relu, elu: input, output, flags at the end */
-  if (id + 3 >= n) return n1x1[id + 3 - n];
-  return "parameter";
+  const tp_xnn_node_desc *d = tp_xnn_describe_node(kind);
+  return d && id < d->nfields ? d->fields[id].name : "?";
 }
 
 TPDEF const char *tp_xnn_node_layout(int kind) { return tp__xnn_layout(kind); }
 
 TPDEF const char *tp_xnn_node_name(int kind) {
-  switch (kind) {
-#define TP__XNN_NODE_NAME(tag, NAME, name) case tag: return #name;
-    TP_XNN_NODE_LIST(TP__XNN_NODE_NAME)
-#undef TP__XNN_NODE_NAME
-    default: return "?";
-  }
+  const tp_xnn_node_desc *d = tp_xnn_describe_node(kind);
+  return d ? d->name : "?";
 }
 
 TPDEF const char *tp_xnn_datatype_name(int dt) {
@@ -559,12 +784,7 @@ static size_t tp__xnn_elem_size(int dt) {
 
 /* >>xnn-graph ------------------------------------------------------------------------------- */
 
-/* XNNQuantParams union tags */
-#define TP__XNN_Q_NONE 0
-#define TP__XNN_Q_CHANNEL 1
-#define TP__XNN_Q_TENSOR 2
-#define TP__XNN_Q_DYNAMIC 3
-#define TP__XNN_Q_GROUP 4
+#define TP__XNN_Q_NONE 0 /* not quantized; else an XNNQuantParams tag (TP_XNN_QUANT_*) */
 
 typedef struct tp__xnn_value {
   int quant;
@@ -579,7 +799,8 @@ typedef struct tp__xnn_value {
   uint32_t scale_idx, num_scales;
 } tp__xnn_value;
 
-#define TP__XNN_MAX_FIELDS 20
+#define TP__XNN_MAX_FIELDS 20 /* the widest node table (_XNNNodeConv) */
+#define TP__XF(table, field) TP_XNN_FIELD(table, field)
 typedef struct tp__xnn_node {
   int kind;
   int has_minmax;
@@ -959,7 +1180,7 @@ TPDEF tp_status tp_xnn_define_quantized_tensor_value(tp_xnn_graph *g, tp_xnn_dat
   if (!(scale > 0.0f) || scale > 3.4028234663852886e38f)
     return tp_error_set(&g->err, TP_ERR_INVALID,
                         "value %u: scale %g must be finite and > 0", id, (double)scale);
-  v.quant = TP__XNN_Q_TENSOR;
+  v.quant = TP_XNN_QUANT_PER_TENSOR;
   v.scale = scale;
   v.zero_point = zero_point;
   if (data && tp__xnn_value_data(g, &v, data) != TP_OK) return tp__xnn_value_fail(g, nc);
@@ -1004,7 +1225,7 @@ TPDEF tp_status tp_xnn_define_channelwise_quantized_tensor_value(
                         "value %u: scale has %lld elements, channel dim %u has %u", id,
                         (long long)tp_numel(scale), (unsigned)channel_dim,
                         (unsigned)v.dims[channel_dim]);
-  v.quant = TP__XNN_Q_CHANNEL;
+  v.quant = TP_XNN_QUANT_PER_CHANNEL;
   v.channel_dim = (int32_t)channel_dim;
   v.num_scales = v.dims[channel_dim];
   /* scale first, then the weights: the order upstream's serializer uses */
@@ -1070,7 +1291,7 @@ TPDEF tp_status tp_xnn_define_blockwise_quantized_tensor_value(
                         id, (unsigned)v.dims[0], (unsigned long long)groups, scale->ndim,
                         scale->ndim > 0 ? (long long)scale->sizes[0] : -1LL,
                         scale->ndim > 1 ? (long long)scale->sizes[1] : -1LL);
-  v.quant = TP__XNN_Q_GROUP;
+  v.quant = TP_XNN_QUANT_PER_CHANNEL_GROUP;
   v.channel_dim = 0;
   v.group_size = (int32_t)block_size;
   v.num_scales = (uint32_t)((uint64_t)v.dims[0] * groups); /* <= numel of packed bytes * 2 */
@@ -1103,7 +1324,7 @@ TPDEF tp_status tp_xnn_define_dynamically_quantized_tensor_value(
     return tp_error_set(&g->err, TP_ERR_INVALID,
                         "value %u: num_nonbatch_dims %u exceeds num_dims %u", id,
                         (unsigned)num_nonbatch_dims, (unsigned)num_dims);
-  v.quant = TP__XNN_Q_DYNAMIC;
+  v.quant = TP_XNN_QUANT_PER_TOKEN_DYNAMIC;
   v.num_nonbatch_dims = (int32_t)num_nonbatch_dims;
   return tp__xnn_value_commit(g, &v, id_out);
 }
@@ -1188,20 +1409,20 @@ static tp_status tp__xnn_node_add(tp_xnn_graph *g, int kind, const uint32_t *val
 
 static tp_status tp__xnn_2x1(tp_xnn_graph *g, int kind, int mm, float mn, float mx, uint32_t a,
                              uint32_t b, uint32_t out, uint32_t flags) {
-  uint32_t v[4];
-  v[0] = a;
-  v[1] = b;
-  v[2] = out;
-  v[3] = flags;
+  uint32_t v[TP__XNN_MAX_FIELDS];
+  v[TP__XF(_XNNNode2x1, input1_id)] = a;
+  v[TP__XF(_XNNNode2x1, input2_id)] = b;
+  v[TP__XF(_XNNNode2x1, output_id)] = out;
+  v[TP__XF(_XNNNode2x1, flags)] = flags;
   return tp__xnn_node_add(g, kind, v, NULL, NULL, mm, mn, mx);
 }
 
 static tp_status tp__xnn_1x1(tp_xnn_graph *g, int kind, int mm, float mn, float mx, uint32_t in,
                              uint32_t out, uint32_t flags) {
-  uint32_t v[3];
-  v[0] = in;
-  v[1] = out;
-  v[2] = flags;
+  uint32_t v[TP__XNN_MAX_FIELDS];
+  v[TP__XF(_XNNNode1x1, input_id)] = in;
+  v[TP__XF(_XNNNode1x1, output_id)] = out;
+  v[TP__XF(_XNNNode1x1, flags)] = flags;
   return tp__xnn_node_add(g, kind, v, NULL, NULL, mm, mn, mx);
 }
 
@@ -1287,45 +1508,44 @@ TPDEF tp_status tp_xnn_define_global_average_pooling_2d(tp_xnn_graph *g, float o
                      output_id, flags);
 }
 
-static tp_status tp__xnn_param1x1(tp_xnn_graph *g, int kind, float p, uint32_t in, uint32_t out,
-                                  uint32_t flags) {
-  uint32_t v[4];
-  v[0] = tp__xnn_fbits(p);
-  v[1] = in;
-  v[2] = out;
-  v[3] = flags;
-  return tp__xnn_node_add(g, kind, v, NULL, NULL, 0, 0.0f, 0.0f);
-}
 TPDEF tp_status tp_xnn_define_elu(tp_xnn_graph *g, float alpha, uint32_t input_id,
                                   uint32_t output_id, uint32_t flags) {
-  return tp__xnn_param1x1(g, TP_XNN_NODE_ELU, alpha, input_id, output_id, flags);
+  uint32_t v[TP__XNN_MAX_FIELDS];
+  v[TP__XF(XNNELU, alpha)] = tp__xnn_fbits(alpha);
+  v[TP__XF(XNNELU, input_id)] = input_id;
+  v[TP__XF(XNNELU, output_id)] = output_id;
+  v[TP__XF(XNNELU, flags)] = flags;
+  return tp__xnn_node_add(g, TP_XNN_NODE_ELU, v, NULL, NULL, 0, 0.0f, 0.0f);
 }
 TPDEF tp_status tp_xnn_define_leaky_relu(tp_xnn_graph *g, float negative_slope,
                                          uint32_t input_id, uint32_t output_id, uint32_t flags) {
-  return tp__xnn_param1x1(g, TP_XNN_NODE_LEAKY_RELU, negative_slope, input_id, output_id, flags);
+  uint32_t v[TP__XNN_MAX_FIELDS];
+  v[TP__XF(XNNLeakyReLU, negative_slope)] = tp__xnn_fbits(negative_slope);
+  v[TP__XF(XNNLeakyReLU, input_id)] = input_id;
+  v[TP__XF(XNNLeakyReLU, output_id)] = output_id;
+  v[TP__XF(XNNLeakyReLU, flags)] = flags;
+  return tp__xnn_node_add(g, TP_XNN_NODE_LEAKY_RELU, v, NULL, NULL, 0, 0.0f, 0.0f);
 }
 
 TPDEF tp_status tp_xnn_define_fully_connected(tp_xnn_graph *g, float output_min,
                                               float output_max, uint32_t input_id,
                                               uint32_t filter_id, uint32_t bias_id,
                                               uint32_t output_id, uint32_t flags) {
-  uint32_t v[5];
-  v[0] = input_id;
-  v[1] = filter_id;
-  v[2] = bias_id;
-  v[3] = output_id;
-  v[4] = flags;
+  uint32_t v[TP__XNN_MAX_FIELDS];
+  v[TP__XF(XNNFullyConnected, input1_id)] = input_id;
+  v[TP__XF(XNNFullyConnected, filter_id)] = filter_id;
+  v[TP__XF(XNNFullyConnected, bias_id)] = bias_id;
+  v[TP__XF(XNNFullyConnected, output_id)] = output_id;
+  v[TP__XF(XNNFullyConnected, flags)] = flags;
   return tp__xnn_node_add(g, TP_XNN_NODE_FULLY_CONNECTED, v, NULL, NULL, 1, output_min,
                           output_max);
 }
 
-/* Conv fields: 0-3 padding t r b l, 4-5 kernel h w, 6-7 subsampling h w, 8-9 dilation h w,
-   10 group_input_channels, 11 group_output_channels, 12 groups, 13-14 adjustment h w,
-   15 input1, 16 filter, 17 bias, 18 output, 19 flags. */
-static tp_status tp__xnn_conv(tp_xnn_graph *g, int kind, const uint32_t *p15, size_t gic,
-                              size_t goc, float mn, float mx, uint32_t in, uint32_t filter,
-                              uint32_t bias, uint32_t out, uint32_t flags) {
-  uint32_t v[20];
+/* The three convolutions share _XNNNodeConv; the caller fills the parameters by name. */
+#define TP__CV(field) v[TP__XF(_XNNNodeConv, field)]
+static tp_status tp__xnn_conv(tp_xnn_graph *g, int kind, uint32_t *v, size_t gic, size_t goc,
+                              float mn, float mx, uint32_t in, uint32_t filter, uint32_t bias,
+                              uint32_t out, uint32_t flags) {
   TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   if ((uint64_t)gic > (uint64_t)UINT32_MAX || (uint64_t)goc > (uint64_t)UINT32_MAX)
@@ -1333,15 +1553,31 @@ static tp_status tp__xnn_conv(tp_xnn_graph *g, int kind, const uint32_t *p15, si
                         "node %u (%s): channel counts %llu / %llu do not fit 32 bits",
                         (unsigned)g->nnodes, tp_xnn_node_name(kind), (unsigned long long)gic,
                         (unsigned long long)goc);
-  memcpy(v, p15, 15 * sizeof *v);
-  v[10] = (uint32_t)gic;
-  v[11] = (uint32_t)goc;
-  v[15] = in;
-  v[16] = filter;
-  v[17] = bias;
-  v[18] = out;
-  v[19] = flags;
+  TP__CV(group_input_channels) = (uint32_t)gic;
+  TP__CV(group_output_channels) = (uint32_t)goc;
+  TP__CV(input1_id) = in;
+  TP__CV(filter_id) = filter;
+  TP__CV(bias_id) = bias;
+  TP__CV(output_id) = out;
+  TP__CV(flags) = flags;
   return tp__xnn_node_add(g, kind, v, NULL, NULL, 1, mn, mx);
+}
+
+/* padding, kernel, subsampling (upsampling for deconvolution), dilation */
+static void tp__xnn_conv_window(uint32_t *v, uint32_t pt, uint32_t pr, uint32_t pb, uint32_t pl,
+                                uint32_t kh, uint32_t kw, uint32_t sh, uint32_t sw, uint32_t dh,
+                                uint32_t dw) {
+  memset(v, 0, TP__XNN_MAX_FIELDS * sizeof *v);
+  TP__CV(padding_top) = pt;
+  TP__CV(padding_right) = pr;
+  TP__CV(padding_bottom) = pb;
+  TP__CV(padding_left) = pl;
+  TP__CV(kernel_height) = kh;
+  TP__CV(kernel_width) = kw;
+  TP__CV(subsampling_height) = sh;
+  TP__CV(subsampling_width) = sw;
+  TP__CV(dilation_height) = dh;
+  TP__CV(dilation_width) = dw;
 }
 
 TPDEF tp_status tp_xnn_define_convolution_2d(
@@ -1352,21 +1588,12 @@ TPDEF tp_status tp_xnn_define_convolution_2d(
     size_t group_input_channels, size_t group_output_channels, float output_min,
     float output_max, uint32_t input_id, uint32_t filter_id, uint32_t bias_id,
     uint32_t output_id, uint32_t flags) {
-  uint32_t p[15];
-  p[0] = input_padding_top;
-  p[1] = input_padding_right;
-  p[2] = input_padding_bottom;
-  p[3] = input_padding_left;
-  p[4] = kernel_height;
-  p[5] = kernel_width;
-  p[6] = subsampling_height;
-  p[7] = subsampling_width;
-  p[8] = dilation_height;
-  p[9] = dilation_width;
-  p[10] = p[11] = 0;
-  p[12] = groups;
-  p[13] = p[14] = 0;
-  return tp__xnn_conv(g, TP_XNN_NODE_CONV2D, p, group_input_channels, group_output_channels,
+  uint32_t v[TP__XNN_MAX_FIELDS];
+  tp__xnn_conv_window(v, input_padding_top, input_padding_right, input_padding_bottom,
+                      input_padding_left, kernel_height, kernel_width, subsampling_height,
+                      subsampling_width, dilation_height, dilation_width);
+  TP__CV(groups) = groups;
+  return tp__xnn_conv(g, TP_XNN_NODE_CONV2D, v, group_input_channels, group_output_channels,
                       output_min, output_max, input_id, filter_id, bias_id, output_id, flags);
 }
 
@@ -1377,7 +1604,7 @@ TPDEF tp_status tp_xnn_define_depthwise_convolution_2d(
     uint32_t dilation_height, uint32_t dilation_width, uint32_t depth_multiplier,
     size_t input_channels, float output_min, float output_max, uint32_t input_id,
     uint32_t filter_id, uint32_t bias_id, uint32_t output_id, uint32_t flags) {
-  uint32_t p[15];
+  uint32_t v[TP__XNN_MAX_FIELDS];
   TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   if ((uint64_t)input_channels > (uint64_t)UINT32_MAX)
@@ -1385,20 +1612,11 @@ TPDEF tp_status tp_xnn_define_depthwise_convolution_2d(
                         "node %u (depthwise_convolution_2d): %llu input channels do not fit 32 "
                         "bits",
                         (unsigned)g->nnodes, (unsigned long long)input_channels);
-  p[0] = input_padding_top;
-  p[1] = input_padding_right;
-  p[2] = input_padding_bottom;
-  p[3] = input_padding_left;
-  p[4] = kernel_height;
-  p[5] = kernel_width;
-  p[6] = subsampling_height;
-  p[7] = subsampling_width;
-  p[8] = dilation_height;
-  p[9] = dilation_width;
-  p[10] = p[11] = 0;
-  p[12] = (uint32_t)input_channels;
-  p[13] = p[14] = 0;
-  return tp__xnn_conv(g, TP_XNN_NODE_DEPTHWISE_CONV2D, p, 1, depth_multiplier, output_min,
+  tp__xnn_conv_window(v, input_padding_top, input_padding_right, input_padding_bottom,
+                      input_padding_left, kernel_height, kernel_width, subsampling_height,
+                      subsampling_width, dilation_height, dilation_width);
+  TP__CV(groups) = (uint32_t)input_channels;
+  return tp__xnn_conv(g, TP_XNN_NODE_DEPTHWISE_CONV2D, v, 1, depth_multiplier, output_min,
                       output_max, input_id, filter_id, bias_id, output_id, flags);
 }
 
@@ -1410,45 +1628,36 @@ TPDEF tp_status tp_xnn_define_deconvolution_2d(
     uint32_t groups, size_t group_input_channels, size_t group_output_channels,
     float output_min, float output_max, uint32_t input_id, uint32_t filter_id,
     uint32_t bias_id, uint32_t output_id, uint32_t flags) {
-  uint32_t p[15];
-  p[0] = padding_top;
-  p[1] = padding_right;
-  p[2] = padding_bottom;
-  p[3] = padding_left;
-  p[4] = kernel_height;
-  p[5] = kernel_width;
-  p[6] = upsampling_height;
-  p[7] = upsampling_width;
-  p[8] = dilation_height;
-  p[9] = dilation_width;
-  p[10] = p[11] = 0;
-  p[12] = groups;
-  p[13] = adjustment_height;
-  p[14] = adjustment_width;
-  return tp__xnn_conv(g, TP_XNN_NODE_DECONV2D, p, group_input_channels, group_output_channels,
+  uint32_t v[TP__XNN_MAX_FIELDS];
+  tp__xnn_conv_window(v, padding_top, padding_right, padding_bottom, padding_left,
+                      kernel_height, kernel_width, upsampling_height, upsampling_width,
+                      dilation_height, dilation_width);
+  TP__CV(groups) = groups;
+  TP__CV(adjustment_height) = adjustment_height;
+  TP__CV(adjustment_width) = adjustment_width;
+  return tp__xnn_conv(g, TP_XNN_NODE_DECONV2D, v, group_input_channels, group_output_channels,
                       output_min, output_max, input_id, filter_id, bias_id, output_id, flags);
 }
+#undef TP__CV
 
-/* Pooling fields: 0-3 padding, 4-5 pooling h w, 6-7 stride h w, 8-9 dilation h w, 10 input,
-   11 output, 12 flags. */
 static tp_status tp__xnn_pool(tp_xnn_graph *g, int kind, uint32_t pt, uint32_t pr, uint32_t pb,
                               uint32_t pl, uint32_t ph, uint32_t pw, uint32_t sh, uint32_t sw,
                               uint32_t dh, uint32_t dw, float mn, float mx, uint32_t in,
                               uint32_t out, uint32_t flags) {
-  uint32_t v[13];
-  v[0] = pt;
-  v[1] = pr;
-  v[2] = pb;
-  v[3] = pl;
-  v[4] = ph;
-  v[5] = pw;
-  v[6] = sh;
-  v[7] = sw;
-  v[8] = dh;
-  v[9] = dw;
-  v[10] = in;
-  v[11] = out;
-  v[12] = flags;
+  uint32_t v[TP__XNN_MAX_FIELDS];
+  v[TP__XF(_XNNPooling2D, padding_top)] = pt;
+  v[TP__XF(_XNNPooling2D, padding_right)] = pr;
+  v[TP__XF(_XNNPooling2D, padding_bottom)] = pb;
+  v[TP__XF(_XNNPooling2D, padding_left)] = pl;
+  v[TP__XF(_XNNPooling2D, pooling_height)] = ph;
+  v[TP__XF(_XNNPooling2D, pooling_width)] = pw;
+  v[TP__XF(_XNNPooling2D, stride_height)] = sh;
+  v[TP__XF(_XNNPooling2D, stride_width)] = sw;
+  v[TP__XF(_XNNPooling2D, dilation_height)] = dh;
+  v[TP__XF(_XNNPooling2D, dilation_width)] = dw;
+  v[TP__XF(_XNNPooling2D, input_id)] = in;
+  v[TP__XF(_XNNPooling2D, output_id)] = out;
+  v[TP__XF(_XNNPooling2D, flags)] = flags;
   return tp__xnn_node_add(g, kind, v, NULL, NULL, 1, mn, mx);
 }
 
@@ -1480,33 +1689,32 @@ TPDEF tp_status tp_xnn_define_argmax_pooling_2d(
     uint32_t input_padding_bottom, uint32_t input_padding_left, uint32_t pooling_height,
     uint32_t pooling_width, uint32_t input_id, uint32_t output_value_id,
     uint32_t output_index_id, uint32_t flags) {
-  uint32_t v[10];
-  v[0] = input_padding_top;
-  v[1] = input_padding_right;
-  v[2] = input_padding_bottom;
-  v[3] = input_padding_left;
-  v[4] = pooling_height;
-  v[5] = pooling_width;
-  v[6] = input_id;
-  v[7] = output_value_id;
-  v[8] = output_index_id;
-  v[9] = flags;
+  uint32_t v[TP__XNN_MAX_FIELDS];
+  v[TP__XF(XNNArgMaxPooling2d, padding_top)] = input_padding_top;
+  v[TP__XF(XNNArgMaxPooling2d, padding_right)] = input_padding_right;
+  v[TP__XF(XNNArgMaxPooling2d, padding_bottom)] = input_padding_bottom;
+  v[TP__XF(XNNArgMaxPooling2d, padding_left)] = input_padding_left;
+  v[TP__XF(XNNArgMaxPooling2d, pooling_height)] = pooling_height;
+  v[TP__XF(XNNArgMaxPooling2d, pooling_width)] = pooling_width;
+  v[TP__XF(XNNArgMaxPooling2d, input_id)] = input_id;
+  v[TP__XF(XNNArgMaxPooling2d, output_value_id)] = output_value_id;
+  v[TP__XF(XNNArgMaxPooling2d, output_index_id)] = output_index_id;
+  v[TP__XF(XNNArgMaxPooling2d, flags)] = flags;
   return tp__xnn_node_add(g, TP_XNN_NODE_ARGMAX_POOLING_2D, v, NULL, NULL, 0, 0.0f, 0.0f);
 }
 
-/* Cat fields: 0 axis, 1-4 input1..4, 5 output, 6 flags, 7 input5. */
 static tp_status tp__xnn_cat(tp_xnn_graph *g, int kind, uint32_t axis, uint32_t i1, uint32_t i2,
                              uint32_t i3, uint32_t i4, uint32_t i5, uint32_t out,
                              uint32_t flags) {
-  uint32_t v[8];
-  v[0] = axis;
-  v[1] = i1;
-  v[2] = i2;
-  v[3] = i3;
-  v[4] = i4;
-  v[5] = out;
-  v[6] = flags;
-  v[7] = i5;
+  uint32_t v[TP__XNN_MAX_FIELDS];
+  v[TP__XF(_XNNCat, axis)] = axis;
+  v[TP__XF(_XNNCat, input1_id)] = i1;
+  v[TP__XF(_XNNCat, input2_id)] = i2;
+  v[TP__XF(_XNNCat, input3_id)] = i3;
+  v[TP__XF(_XNNCat, input4_id)] = i4;
+  v[TP__XF(_XNNCat, output_id)] = out;
+  v[TP__XF(_XNNCat, flags)] = flags;
+  v[TP__XF(_XNNCat, input5_id)] = i5;
   return tp__xnn_node_add(g, kind, v, NULL, NULL, 0, 0.0f, 0.0f);
 }
 TPDEF tp_status tp_xnn_define_concatenate2(tp_xnn_graph *g, uint32_t axis, uint32_t input1_id,
@@ -1536,10 +1744,10 @@ TPDEF tp_status tp_xnn_define_concatenate5(tp_xnn_graph *g, uint32_t axis, uint3
                      input4_id, input5_id, output_id, flags);
 }
 
-/* Transpose / reshape: 0 num_dims, 1 vector, 2 input, 3 output, 4 flags. */
+/* Transpose and reshape have the same field ids (num_dims, one vector, input, output, flags). */
 static tp_status tp__xnn_shape1(tp_xnn_graph *g, int kind, size_t num_dims, const size_t *vec,
                                 uint32_t in, uint32_t out, uint32_t flags) {
-  uint32_t v[5];
+  uint32_t v[TP__XNN_MAX_FIELDS];
   const size_t *vecs[1];
   size_t lens[1];
   TP_ASSERT(g);
@@ -1548,11 +1756,11 @@ static tp_status tp__xnn_shape1(tp_xnn_graph *g, int kind, size_t num_dims, cons
     return tp_error_set(&g->err, TP_ERR_INVALID, "node %u (%s): %u dims, at most %d",
                         (unsigned)g->nnodes, tp_xnn_node_name(kind), (unsigned)num_dims,
                         TP_XNN_MAX_DIMS);
-  v[0] = (uint32_t)num_dims;
-  v[1] = 0;
-  v[2] = in;
-  v[3] = out;
-  v[4] = flags;
+  memset(v, 0, sizeof v);
+  v[TP__XF(XNNStaticTranspose, num_dims)] = (uint32_t)num_dims;
+  v[TP__XF(XNNStaticTranspose, input_id)] = in;
+  v[TP__XF(XNNStaticTranspose, output_id)] = out;
+  v[TP__XF(XNNStaticTranspose, flags)] = flags;
   vecs[0] = vec;
   lens[0] = num_dims;
   return tp__xnn_node_add(g, kind, v, vecs, lens, 0, 0.0f, 0.0f);
@@ -1570,12 +1778,11 @@ TPDEF tp_status tp_xnn_define_static_reshape(tp_xnn_graph *g, size_t num_dims,
                         flags);
 }
 
-/* Slice: 0 num_dims, 1 offsets, 2 sizes, 3 input, 4 output, 5 flags. */
 TPDEF tp_status tp_xnn_define_static_slice(tp_xnn_graph *g, size_t num_dims,
                                            const size_t *offsets, const size_t *sizes,
                                            uint32_t input_id, uint32_t output_id,
                                            uint32_t flags) {
-  uint32_t v[6];
+  uint32_t v[TP__XNN_MAX_FIELDS];
   const size_t *vecs[2];
   size_t lens[2];
   TP_ASSERT(g);
@@ -1583,23 +1790,22 @@ TPDEF tp_status tp_xnn_define_static_slice(tp_xnn_graph *g, size_t num_dims,
   if (num_dims > TP_XNN_MAX_DIMS)
     return tp_error_set(&g->err, TP_ERR_INVALID, "node %u (static_slice): %u dims, at most %d",
                         (unsigned)g->nnodes, (unsigned)num_dims, TP_XNN_MAX_DIMS);
-  v[0] = (uint32_t)num_dims;
-  v[1] = v[2] = 0;
-  v[3] = input_id;
-  v[4] = output_id;
-  v[5] = flags;
+  memset(v, 0, sizeof v);
+  v[TP__XF(XNNStaticSlice, num_dims)] = (uint32_t)num_dims;
+  v[TP__XF(XNNStaticSlice, input_id)] = input_id;
+  v[TP__XF(XNNStaticSlice, output_id)] = output_id;
+  v[TP__XF(XNNStaticSlice, flags)] = flags;
   vecs[0] = offsets;
   vecs[1] = sizes;
   lens[0] = lens[1] = num_dims;
   return tp__xnn_node_add(g, TP_XNN_NODE_STATIC_SLICE, v, vecs, lens, 0, 0.0f, 0.0f);
 }
 
-/* Pad: 0 pre_paddings, 1 post_paddings, 2 padding_value, 3 input, 4 output, 5 flags. */
 TPDEF tp_status tp_xnn_define_static_constant_pad(tp_xnn_graph *g, const size_t *pre_paddings,
                                                   const size_t *post_paddings,
                                                   float padding_value, uint32_t input_id,
                                                   uint32_t output_id, uint32_t flags) {
-  uint32_t v[6];
+  uint32_t v[TP__XNN_MAX_FIELDS];
   const size_t *vecs[2];
   size_t lens[2];
   TP_ASSERT(g);
@@ -1609,22 +1815,21 @@ TPDEF tp_status tp_xnn_define_static_constant_pad(tp_xnn_graph *g, const size_t 
                         "node %u (static_constant_pad): input_id %u is not a defined value (%u "
                         "values)",
                         (unsigned)g->nnodes, (unsigned)input_id, (unsigned)g->nvalues);
-  v[0] = v[1] = 0;
-  v[2] = tp__xnn_fbits(padding_value);
-  v[3] = input_id;
-  v[4] = output_id;
-  v[5] = flags;
+  memset(v, 0, sizeof v);
+  v[TP__XF(XNNStaticConstantPad, padding_value)] = tp__xnn_fbits(padding_value);
+  v[TP__XF(XNNStaticConstantPad, input_id)] = input_id;
+  v[TP__XF(XNNStaticConstantPad, output_id)] = output_id;
+  v[TP__XF(XNNStaticConstantPad, flags)] = flags;
   vecs[0] = pre_paddings;
   vecs[1] = post_paddings;
   lens[0] = lens[1] = g->values[input_id].num_dims;
   return tp__xnn_node_add(g, TP_XNN_NODE_STATIC_CONSTANT_PAD, v, vecs, lens, 0, 0.0f, 0.0f);
 }
 
-/* Resize: 0 new_height, 1 new_width, 2 input, 3 output, 4 flags. */
 TPDEF tp_status tp_xnn_define_static_resize_bilinear_2d(tp_xnn_graph *g, size_t new_height,
                                                         size_t new_width, uint32_t input_id,
                                                         uint32_t output_id, uint32_t flags) {
-  uint32_t v[5];
+  uint32_t v[TP__XNN_MAX_FIELDS];
   TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   if ((uint64_t)new_height > (uint64_t)UINT32_MAX || (uint64_t)new_width > (uint64_t)UINT32_MAX)
@@ -1633,11 +1838,11 @@ TPDEF tp_status tp_xnn_define_static_resize_bilinear_2d(tp_xnn_graph *g, size_t 
                         "bits",
                         (unsigned)g->nnodes, (unsigned long long)new_height,
                         (unsigned long long)new_width);
-  v[0] = (uint32_t)new_height;
-  v[1] = (uint32_t)new_width;
-  v[2] = input_id;
-  v[3] = output_id;
-  v[4] = flags;
+  v[TP__XF(XNNStaticResizeBilinear2D, new_height)] = (uint32_t)new_height;
+  v[TP__XF(XNNStaticResizeBilinear2D, new_width)] = (uint32_t)new_width;
+  v[TP__XF(XNNStaticResizeBilinear2D, input_id)] = input_id;
+  v[TP__XF(XNNStaticResizeBilinear2D, output_id)] = output_id;
+  v[TP__XF(XNNStaticResizeBilinear2D, flags)] = flags;
   return tp__xnn_node_add(g, TP_XNN_NODE_STATIC_RESIZE_BILINEAR_2D, v, NULL, NULL, 0, 0.0f,
                           0.0f);
 }
@@ -1646,14 +1851,14 @@ TPDEF tp_status tp_xnn_define_scaled_dot_product_attention(tp_xnn_graph *g, uint
                                                            uint32_t key_id, uint32_t value_id,
                                                            uint32_t scale_id, uint32_t mask_id,
                                                            uint32_t output_id, uint32_t flags) {
-  uint32_t v[7];
-  v[0] = query_id;
-  v[1] = key_id;
-  v[2] = value_id;
-  v[3] = scale_id;
-  v[4] = mask_id;
-  v[5] = output_id;
-  v[6] = flags;
+  uint32_t v[TP__XNN_MAX_FIELDS];
+  v[TP__XF(XNNScaledDotProductAttention, query_id)] = query_id;
+  v[TP__XF(XNNScaledDotProductAttention, key_id)] = key_id;
+  v[TP__XF(XNNScaledDotProductAttention, value_id)] = value_id;
+  v[TP__XF(XNNScaledDotProductAttention, scale_id)] = scale_id;
+  v[TP__XF(XNNScaledDotProductAttention, mask_id)] = mask_id;
+  v[TP__XF(XNNScaledDotProductAttention, output_id)] = output_id;
+  v[TP__XF(XNNScaledDotProductAttention, flags)] = flags;
   return tp__xnn_node_add(g, TP_XNN_NODE_SCALED_DOT_PRODUCT_ATTENTION, v, NULL, NULL, 0, 0.0f,
                           0.0f);
 }
@@ -1685,15 +1890,6 @@ TPDEF tp_status tp_xnn_set_debug_handle(tp_xnn_graph *g, uint32_t node_index, ui
 
 /* >>xnn-serialize --------------------------------------------------------------------------- */
 
-/* Field ids (schema.fbs, XN01). */
-#define TP__XG_VERSION 0
-#define TP__XG_XNODES 1
-#define TP__XG_XVALUES 2
-#define TP__XG_NUM_EXTERNS 3
-#define TP__XG_INPUT_IDS 4
-#define TP__XG_OUTPUT_IDS 5
-#define TP__XG_CONSTANT_DATA 8
-
 /* Inline constant offsets and the segment size. */
 static tp_status tp__xnn_layout_consts(tp_xnn_graph *g, uint64_t *seg_size) {
   uint64_t off = 0;
@@ -1720,59 +1916,59 @@ static tp_fb_ref tp__xnn_build_value(tp_xnn_graph *g, tp_fb_builder *b, uint32_t
   tp_fb_ref dims, tensor, qp = 0, val;
   dims = tp__xnn_u32_vector(b, v->dims, v->num_dims);
   tp_fb_start_table(b);
-  tp_fb_add_i16(b, 0, (int16_t)v->datatype, 0);
-  tp_fb_add_u32(b, 1, v->num_dims, 0);
-  tp_fb_add_ref(b, 2, dims);
-  tp_fb_add_u32(b, 3, v->const_idx, 0);
-  tp_fb_add_u32(b, 4, v->external_id, 0);
-  tp_fb_add_u32(b, 5, v->flags, 0);
-  tp_fb_add_u32(b, 6, id, 0);
+  tp_fb_add_i16(b, TP__XF(XNNTensorValue, datatype), (int16_t)v->datatype, 0);
+  tp_fb_add_u32(b, TP__XF(XNNTensorValue, num_dims), v->num_dims, 0);
+  tp_fb_add_ref(b, TP__XF(XNNTensorValue, dims), dims);
+  tp_fb_add_u32(b, TP__XF(XNNTensorValue, constant_buffer_idx), v->const_idx, 0);
+  tp_fb_add_u32(b, TP__XF(XNNTensorValue, external_id), v->external_id, 0);
+  tp_fb_add_u32(b, TP__XF(XNNTensorValue, flags), v->flags, 0);
+  tp_fb_add_u32(b, TP__XF(XNNTensorValue, id_out), id, 0);
   tensor = tp_fb_end_table(b);
   if (v->quant == TP__XNN_Q_NONE) {
     tp_fb_start_table(b);
-    tp_fb_add_union(b, 1, 1, tensor);
+    tp_fb_add_union(b, TP__XF(XValue, xvalue_union), TP_XNN_VALUE_TENSOR, tensor);
     return tp_fb_end_table(b);
   }
   switch (v->quant) {
-    case TP__XNN_Q_CHANNEL: {
+    case TP_XNN_QUANT_PER_CHANNEL: {
       tp_fb_ref empty = tp__xnn_u32_vector(b, NULL, 0);
       tp_fb_start_table(b);
-      tp_fb_add_ref(b, 0, empty);
-      tp_fb_add_i32(b, 1, v->channel_dim, 0);
-      tp_fb_add_u32(b, 2, v->scale_idx, 0);
-      tp_fb_add_u32(b, 3, v->num_scales, 0);
+      tp_fb_add_ref(b, TP__XF(PerChannelQuant, scale), empty);
+      tp_fb_add_i32(b, TP__XF(PerChannelQuant, channel_dim), v->channel_dim, 0);
+      tp_fb_add_u32(b, TP__XF(PerChannelQuant, scale_buffer_idx), v->scale_idx, 0);
+      tp_fb_add_u32(b, TP__XF(PerChannelQuant, num_scales), v->num_scales, 0);
       qp = tp_fb_end_table(b);
       break;
     }
-    case TP__XNN_Q_GROUP: {
+    case TP_XNN_QUANT_PER_CHANNEL_GROUP: {
       tp_fb_ref empty = tp__xnn_u32_vector(b, NULL, 0);
       tp_fb_start_table(b);
-      tp_fb_add_ref(b, 0, empty);
-      tp_fb_add_i32(b, 1, v->channel_dim, 0);
-      tp_fb_add_i32(b, 2, v->group_size, 0);
-      tp_fb_add_u32(b, 4, v->scale_idx, 0);
-      tp_fb_add_u32(b, 5, v->num_scales, 0);
+      tp_fb_add_ref(b, TP__XF(PerChannelGroupQuant, scale), empty);
+      tp_fb_add_i32(b, TP__XF(PerChannelGroupQuant, channel_dim), v->channel_dim, 0);
+      tp_fb_add_i32(b, TP__XF(PerChannelGroupQuant, group_size), v->group_size, 0);
+      tp_fb_add_u32(b, TP__XF(PerChannelGroupQuant, scale_buffer_idx), v->scale_idx, 0);
+      tp_fb_add_u32(b, TP__XF(PerChannelGroupQuant, num_scales), v->num_scales, 0);
       qp = tp_fb_end_table(b);
       break;
     }
-    case TP__XNN_Q_TENSOR:
+    case TP_XNN_QUANT_PER_TENSOR:
       tp_fb_start_table(b);
-      tp_fb_add_f32(b, 0, v->scale, 0.0f);
-      tp_fb_add_i32(b, 1, v->zero_point, 0);
+      tp_fb_add_f32(b, TP__XF(PerTensorQuant, scale), v->scale, 0.0f);
+      tp_fb_add_i32(b, TP__XF(PerTensorQuant, zero_point), v->zero_point, 0);
       qp = tp_fb_end_table(b);
       break;
-    default: /* TP__XNN_Q_DYNAMIC */
+    default: /* TP_XNN_QUANT_PER_TOKEN_DYNAMIC */
       tp_fb_start_table(b);
-      tp_fb_add_i32(b, 0, v->num_nonbatch_dims, 0);
+      tp_fb_add_i32(b, TP__XF(PerTokenDynamicQuant, num_nonbatch_dims), v->num_nonbatch_dims, 0);
       qp = tp_fb_end_table(b);
       break;
   }
   tp_fb_start_table(b);
-  tp_fb_add_ref(b, 0, tensor);
-  tp_fb_add_union(b, 2, (uint8_t)v->quant, qp);
+  tp_fb_add_ref(b, TP__XF(XNNQuantizedTensorValue, tensor_value), tensor);
+  tp_fb_add_union(b, TP__XF(XNNQuantizedTensorValue, quant_params), (uint8_t)v->quant, qp);
   val = tp_fb_end_table(b);
   tp_fb_start_table(b);
-  tp_fb_add_union(b, 1, 2, val);
+  tp_fb_add_union(b, TP__XF(XValue, xvalue_union), TP_XNN_VALUE_QUANTIZED, val);
   return tp_fb_end_table(b);
 }
 
@@ -1794,14 +1990,14 @@ static tp_fb_ref tp__xnn_build_node(tp_xnn_graph *g, tp_fb_builder *b, const tp_
   body = tp_fb_end_table(b);
   if (n->has_minmax) {
     tp_fb_start_table(b);
-    tp_fb_add_f32(b, 0, n->out_min, 0.0f);
-    tp_fb_add_f32(b, 1, n->out_max, 0.0f);
+    tp_fb_add_f32(b, TP__XF(OutputMinMax, output_min), n->out_min, 0.0f);
+    tp_fb_add_f32(b, TP__XF(OutputMinMax, output_max), n->out_max, 0.0f);
     mm = tp_fb_end_table(b);
   }
   tp_fb_start_table(b);
-  tp_fb_add_union(b, 1, (uint8_t)n->kind, body);
-  tp_fb_add_u32(b, 2, n->debug_handle, 0);
-  tp_fb_add_ref(b, 3, mm);
+  tp_fb_add_union(b, TP__XF(XNode, xnode_union), (uint8_t)n->kind, body);
+  tp_fb_add_u32(b, TP__XF(XNode, debug_handle), n->debug_handle, 0);
+  tp_fb_add_ref(b, TP__XF(XNode, output_min_max), mm);
   return tp_fb_end_table(b);
 }
 
@@ -1856,9 +2052,9 @@ static tp_status tp__xnn_build(tp_xnn_graph *g, tp_fb_builder *b) {
     if (i > 0 && c->named) key = tp_fb_create_string(b, c->key, strlen(c->key));
     tp_fb_start_table(b);
     if (i > 0) {
-      tp_fb_add_u64(b, 0, c->named ? UINT64_MAX : c->offset, 0);
-      tp_fb_add_u64(b, 1, c->size, 0);
-      tp_fb_add_ref(b, 2, key);
+      tp_fb_add_u64(b, TP__XF(ConstantDataOffset, offset), c->named ? UINT64_MAX : c->offset, 0);
+      tp_fb_add_u64(b, TP__XF(ConstantDataOffset, size), c->size, 0);
+      tp_fb_add_ref(b, TP__XF(ConstantDataOffset, named_key), key);
     }
     refs[i] = tp_fb_end_table(b);
   }
@@ -1871,13 +2067,13 @@ static tp_status tp__xnn_build(tp_xnn_graph *g, tp_fb_builder *b) {
   out_ref = tp__xnn_u32_vector(b, outs, nout);
   version = tp_fb_create_string(b, "0", 1);
   tp_fb_start_table(b);
-  tp_fb_add_ref(b, TP__XG_VERSION, version);
-  tp_fb_add_ref(b, TP__XG_XNODES, nodes);
-  tp_fb_add_ref(b, TP__XG_XVALUES, values);
-  tp_fb_add_u32(b, TP__XG_NUM_EXTERNS, num_externs, 0);
-  tp_fb_add_ref(b, TP__XG_INPUT_IDS, in_ref);
-  tp_fb_add_ref(b, TP__XG_OUTPUT_IDS, out_ref);
-  tp_fb_add_ref(b, TP__XG_CONSTANT_DATA, cdata);
+  tp_fb_add_ref(b, TP__XF(XNNGraph, version), version);
+  tp_fb_add_ref(b, TP__XF(XNNGraph, xnodes), nodes);
+  tp_fb_add_ref(b, TP__XF(XNNGraph, xvalues), values);
+  tp_fb_add_u32(b, TP__XF(XNNGraph, num_externs), num_externs, 0);
+  tp_fb_add_ref(b, TP__XF(XNNGraph, input_ids), in_ref);
+  tp_fb_add_ref(b, TP__XF(XNNGraph, output_ids), out_ref);
+  tp_fb_add_ref(b, TP__XF(XNNGraph, constant_data), cdata);
   root = tp_fb_end_table(b);
   st = tp_fb_finish(b, root, "XN01");
   TP_FREE(refs);
@@ -2116,11 +2312,43 @@ TPDEF tp_status tp_xnn_add_pte_method(tp_pte *p, const char *name, tp_xnn_graph 
 #include <math.h>
 #include <xnnpack.h>
 
-/* Highest XNNPACK datatype the linked library knows; Debian's 2022 snapshot stops at qcint32
-   (7). Define it higher for a newer XNNPACK. */
-#ifndef TP_XNN_RUNTIME_MAX_DATATYPE
-#define TP_XNN_RUNTIME_MAX_DATATYPE 7
+/* The schema's XNNDatatype numbers and XNNPACK's enum xnn_datatype agree only up to qdint8 (9):
+   the schema has qbint4 = 10, qpint8 = 11, int32 = 12 where XNNPACK has qpint8 = 10,
+   int32 = 11, qbint4 = 12. The loader therefore maps by name, never by number. Which names the
+   linked xnnpack.h has is detected at compile time: Debian's 2022 snapshot stops at qcint32 (7)
+   and has no XNN_EXTRA_QUANTIZATION_PARAMS; headers that define it (2023 on, as the one
+   ExecuTorch pins) have every datatype of the schema. Define TP_XNN_RUNTIME_ALL_DATATYPES to 0
+   or 1 to override the detection. */
+#ifndef TP_XNN_RUNTIME_ALL_DATATYPES
+#ifdef XNN_EXTRA_QUANTIZATION_PARAMS
+#define TP_XNN_RUNTIME_ALL_DATATYPES 1
+#else
+#define TP_XNN_RUNTIME_ALL_DATATYPES 0
 #endif
+#endif
+
+/* Schema datatype dt -> the linked XNNPACK's enum value; 0 when the library lacks it. */
+static int tp__xnn_rt_datatype(int dt, enum xnn_datatype *out) {
+  switch (dt) {
+    case TP_XNN_FP32: *out = xnn_datatype_fp32; return 1;
+    case TP_XNN_FP16: *out = xnn_datatype_fp16; return 1;
+    case TP_XNN_QINT8: *out = xnn_datatype_qint8; return 1;
+    case TP_XNN_QUINT8: *out = xnn_datatype_quint8; return 1;
+    case TP_XNN_QINT32: *out = xnn_datatype_qint32; return 1;
+    case TP_XNN_QCINT8: *out = xnn_datatype_qcint8; return 1;
+    case TP_XNN_QCINT32: *out = xnn_datatype_qcint32; return 1;
+#if TP_XNN_RUNTIME_ALL_DATATYPES
+    case TP_XNN_QCINT4: *out = xnn_datatype_qcint4; return 1;
+    case TP_XNN_QDINT8: *out = xnn_datatype_qdint8; return 1;
+    case TP_XNN_QBINT4: *out = xnn_datatype_qbint4; return 1;
+    case TP_XNN_QPINT8: *out = xnn_datatype_qpint8; return 1;
+    case TP_XNN_INT32: *out = xnn_datatype_int32; return 1;
+    case TP_XNN_PFP32: *out = xnn_datatype_pfp32; return 1;
+    case TP_XNN_BF16: *out = xnn_datatype_bf16; return 1;
+#endif
+    default: return 0;
+  }
+}
 
 /* The loader refuses a blob whose non-constant values (activations, inputs, outputs) add up to
    more bytes than this: their dims come from the blob, and XNNPACK would allocate them. */
@@ -2334,6 +2562,7 @@ static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, tp_fb_table *xv)
   uint64_t numel = 1, need;
   const void *data = NULL;
   enum xnn_status xs;
+  enum xnn_datatype xdt = xnn_datatype_invalid;
   memset(&q, 0, sizeof q);
   if (vt == 2) {
     t = tp_fb_table_field(&u, 0);
@@ -2382,10 +2611,10 @@ static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, tp_fb_table *xv)
   if (dt <= 0 || dt > 14)
     return tp_error_set(&rt->err, TP_ERR_FORMAT, "value %u: unknown datatype %d", (unsigned)vi,
                         dt);
-  if (dt > TP_XNN_RUNTIME_MAX_DATATYPE)
+  if (!tp__xnn_rt_datatype(dt, &xdt))
     return tp_error_set(&rt->err, TP_ERR_UNSUPPORTED,
-                        "value %u: datatype %s (%d) is not in the linked XNNPACK (it has 1..%d)",
-                        (unsigned)vi, tp_xnn_datatype_name(dt), dt, TP_XNN_RUNTIME_MAX_DATATYPE);
+                        "value %u: datatype %s (%d) is not in the linked XNNPACK", (unsigned)vi,
+                        tp_xnn_datatype_name(dt), dt);
   if (tp_mul_u64(numel, (uint64_t)tp__xnn_elem_size(dt), &need))
     return tp_error_set(&rt->err, TP_ERR_FORMAT, "value %u: size overflows", (unsigned)vi);
   if (cidx != 0) {
@@ -2398,12 +2627,12 @@ static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, tp_fb_table *xv)
                         (unsigned)vi, (unsigned long long)TP_XNN_RUNTIME_MAX_ACTIVATION_BYTES);
   }
   if (vt == 1) {
-    xs = xnn_define_tensor_value(L->sg, (enum xnn_datatype)dt, nd, dims, data, ext, flags, &id);
-  } else if (qt == TP__XNN_Q_TENSOR) {
-    xs = xnn_define_quantized_tensor_value(L->sg, (enum xnn_datatype)dt, tp_fb_i32(&q, 1, 0),
+    xs = xnn_define_tensor_value(L->sg, xdt, nd, dims, data, ext, flags, &id);
+  } else if (qt == TP_XNN_QUANT_PER_TENSOR) {
+    xs = xnn_define_quantized_tensor_value(L->sg, xdt, tp_fb_i32(&q, 1, 0),
                                            tp_fb_f32(&q, 0, 0.0f), nd, dims, data, ext, flags,
                                            &id);
-  } else if (qt == TP__XNN_Q_CHANNEL) {
+  } else if (qt == TP_XNN_QUANT_PER_CHANNEL) {
     int32_t cd = tp_fb_i32(&q, 1, 0);
     uint32_t sidx = tp_fb_u32(&q, 2, 0);
     const void *scale = NULL;
@@ -2429,15 +2658,15 @@ static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, tp_fb_table *xv)
       rt->owned[rt->nowned++] = copy;
       scale = copy;
     }
-    xs = xnn_define_channelwise_quantized_tensor_value(L->sg, (enum xnn_datatype)dt,
+    xs = xnn_define_channelwise_quantized_tensor_value(L->sg, xdt,
                                                        (const float *)scale, nd, (size_t)cd,
                                                        dims, data, ext, flags, &id);
-  } else if (qt == TP__XNN_Q_GROUP) {
+  } else if (qt == TP_XNN_QUANT_PER_CHANNEL_GROUP) {
     return tp_error_set(&rt->err, TP_ERR_UNSUPPORTED,
                         "value %u: blockwise (groupwise) quantization is not in the linked "
                         "XNNPACK",
                         (unsigned)vi);
-  } else if (qt == TP__XNN_Q_DYNAMIC) {
+  } else if (qt == TP_XNN_QUANT_PER_TOKEN_DYNAMIC) {
     return tp_error_set(&rt->err, TP_ERR_UNSUPPORTED,
                         "value %u: dynamic quantization is not in the linked XNNPACK",
                         (unsigned)vi);
@@ -2653,8 +2882,9 @@ static tp_status tp__xnn_rt_shapes(tp_xnn_runtime *rt, uint32_t ni, int kind, co
         why = "output is not [batch, new height, new width, channels]";
       break;
     default: /* the other 1x1 nodes (and ELU, LeakyReLU): element-wise */
-      if (tp__xnn_layout(kind) && (!strcmp(tp__xnn_layout(kind), TP__XNN_L1X1) ||
-                                   kind == TP_XNN_NODE_ELU || kind == TP_XNN_NODE_LEAKY_RELU)) {
+      if (tp_xnn_describe_node(kind) &&
+          (!strcmp(tp_xnn_describe_node(kind)->table, "_XNNNode1x1") ||
+           kind == TP_XNN_NODE_ELU || kind == TP_XNN_NODE_LEAKY_RELU)) {
         int o = kind == TP_XNN_NODE_ELU || kind == TP_XNN_NODE_LEAKY_RELU;
         in = TP__V(o), out = TP__V(o + 1);
         if (tp__xnn_rt_numel(out) != tp__xnn_rt_numel(in)) why = "output size is not the input size";

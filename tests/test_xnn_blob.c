@@ -595,21 +595,54 @@ static void test_qcint4_odd_last_dim(void) {
   tp_membuf_free(&m2);
 }
 
+/* The XN01 description: every node kind of TP_XNN_NODE_LIST has a unique define name, union
+   member, a table whose fields have ids 0, 1, 2 ... and a layout that is their types; the
+   count comes from the list. Field ids of the non-node tables are strictly increasing. */
 static void test_node_names_and_layouts(void) {
-  int k, n = 0;
-  for (k = 1; k <= 47; k++) {
-    int j;
+  int k, n = 0, t;
+  for (k = 1; tp_xnn_describe_node(k) != NULL; k++) {
+    const tp_xnn_node_desc *d = tp_xnn_describe_node(k);
     const char *l = tp_xnn_node_layout(k);
-    TPT_CHECK(l != NULL && strlen(l) <= 20);
-    TPT_CHECK(strcmp(tp_xnn_node_name(k), "?") != 0);
-    for (j = 1; j < k; j++) TPT_CHECK(strcmp(tp_xnn_node_name(j), tp_xnn_node_name(k)) != 0);
+    uint32_t i;
+    int j;
+    TPT_EQ_INT(d->kind, k);
+    TPT_CHECK(l != NULL && l == d->layout && strlen(l) == d->nfields && d->nfields <= 20);
+    TPT_EQ_STR(tp_xnn_node_name(k), d->name);
+    TPT_CHECK(strncmp(d->member, "XNN", 3) == 0);
+    for (i = 0; i < d->nfields && l; i++) {
+      TPT_EQ_INT(d->fields[i].id, i);
+      TPT_CHECK(d->fields[i].type == l[i]);
+      TPT_CHECK(strchr("iubfv", l[i]) != NULL);
+    }
+    for (j = 1; j < k; j++) {
+      TPT_CHECK(strcmp(tp_xnn_node_name(j), d->name) != 0);
+      TPT_CHECK(strcmp(tp_xnn_describe_node(j)->member, d->member) != 0);
+    }
     n++;
   }
-  TPT_EQ_INT(n, 47);
-  TPT_CHECK(tp_xnn_node_layout(0) == NULL && tp_xnn_node_layout(48) == NULL);
-  TPT_EQ_STR(tp_xnn_node_name(48), "?");
+  TPT_EQ_INT(n, TP_XNN_NODE_KINDS);
+  TPT_EQ_INT(TP_XNN_NODE_COUNT, TP_XNN_NODE_KINDS + 1);
+  TPT_CHECK(tp_xnn_describe_node(0) == NULL && tp_xnn_describe_node(TP_XNN_NODE_COUNT) == NULL);
+  TPT_CHECK(tp_xnn_node_layout(0) == NULL && tp_xnn_node_layout(TP_XNN_NODE_COUNT) == NULL);
+  TPT_EQ_STR(tp_xnn_node_name(TP_XNN_NODE_COUNT), "?");
+  /* what the schema says, spelled out: a conv, the concatenates' required inputs */
   TPT_EQ_STR(tp_xnn_node_layout(TP_XNN_NODE_CONV2D), "uuuuuuuuuuuuuuuiibiu");
+  TPT_EQ_STR(tp_xnn_node_layout(TP_XNN_NODE_CONCATENATE2), "uiibbiub");
+  TPT_EQ_STR(tp_xnn_node_layout(TP_XNN_NODE_CONCATENATE5), "uiiiiiui");
+  TPT_EQ_STR(tp_xnn_describe_node(TP_XNN_NODE_DECONV2D)->member, "XNNConvTranspose2d");
+  TPT_EQ_STR(tp_xnn_describe_node(TP_XNN_NODE_DECONV2D)->table, "_XNNNodeConv");
+  TPT_EQ_STR(tp_xnn_describe_node(TP_XNN_NODE_CONV2D)->fields[TP_XNN_FIELD(_XNNNodeConv, groups)].name,
+             "groups");
   TPT_EQ_STR(tp_xnn_datatype_name(TP_XNN_QBINT4), "qbint4");
+  for (t = 0; tp_xnn_describe_table(t) != NULL; t++) {
+    const tp_xnn_table *tb = tp_xnn_describe_table(t);
+    uint32_t i;
+    TPT_CHECK(tb->nfields > 0);
+    for (i = 1; i < tb->nfields; i++) TPT_CHECK(tb->fields[i].id > tb->fields[i - 1].id);
+  }
+  TPT_EQ_INT(t, 27);
+  TPT_EQ_INT(TP_XNN_FIELD(XNNGraph, constant_data), 8);
+  TPT_EQ_INT(TP_XNN_FIELD(PerChannelGroupQuant, scale_buffer_idx), 4);
 }
 
 static void test_write_file_atomic(void) {

@@ -660,7 +660,7 @@ static void every_node_kind() {
                                           i == 0 ? TP_XNN_FLAG_EXTERNAL_INPUT : i == 1 ? TP_XNN_FLAG_EXTERNAL_OUTPUT : 0,
                                           nullptr), TP_OK);
   std::vector<Expect> ex;
-  for (int k = 1; k <= 47; k++) {
+  for (int k = 1; k <= (int)TP_XNN_NODE_KINDS; k++) {
     // Field values by schema field id: ids rotate through the values, parameters are unique.
     const std::string lay = tp_xnn_node_layout(k);
     uint64_t f[20] = {0};
@@ -688,13 +688,67 @@ static void every_node_kind() {
   ex[TP_XNN_NODE_SOFTMAX - 1].mx = 3.0f;
   Blob b;
   if (write_and_verify(g, &b)) {
-    TPT_EQ_INT(b.graph->xnodes()->size(), 47);
+    TPT_EQ_INT(b.graph->xnodes()->size(), TP_XNN_NODE_KINDS);
     check_nodes(&b, ex);
-    // Also through the mini-reflection table flatc generated: the union has 47 members.
-    TPT_EQ_INT(XNodeUnionTypeTable()->num_elems, 48);
+    // Also through the mini-reflection table flatc generated: the union has NONE + every kind.
+    TPT_EQ_INT(XNodeUnionTypeTable()->num_elems, TP_XNN_NODE_KINDS + 1);
   }
   tp_membuf_free(&b.m);
   tp_xnn_graph_destroy(g);
+}
+
+// The XN01 description against flatc's mini-reflection of our schema copy: every XNodeUnion
+// member in tag order with its table's field names in id order, and every described table's
+// fields (by name and id; a union field's type slot and deprecated fields as flatc lists them).
+static const flatbuffers::TypeTable *table_by_name(const char *name) {
+  static const struct { const char *n; const flatbuffers::TypeTable *(*f)(); } all[] = {
+    {"XNNGraph", XNNGraphTypeTable}, {"XNode", XNodeTypeTable},
+    {"OutputMinMax", OutputMinMaxTypeTable}, {"XValue", XValueTypeTable},
+    {"XNNTensorValue", XNNTensorValueTypeTable},
+    {"XNNQuantizedTensorValue", XNNQuantizedTensorValueTypeTable},
+    {"PerChannelQuant", PerChannelQuantTypeTable}, {"PerTensorQuant", PerTensorQuantTypeTable},
+    {"PerTokenDynamicQuant", PerTokenDynamicQuantTypeTable},
+    {"PerChannelGroupQuant", PerChannelGroupQuantTypeTable}, {"Buffer", BufferTypeTable},
+    {"ConstantDataOffset", ConstantDataOffsetTypeTable}};
+  for (const auto &a : all)
+    if (!strcmp(a.n, name)) return a.f();
+  return nullptr;
+}
+
+static void description_matches_schema() {
+  const flatbuffers::TypeTable *u = XNodeUnionTypeTable();
+  TPT_EQ_INT(u->num_elems, TP_XNN_NODE_KINDS + 1);
+  for (int k = 1; k <= (int)TP_XNN_NODE_KINDS && (size_t)k < u->num_elems; k++) {
+    const tp_xnn_node_desc *d = tp_xnn_describe_node(k);
+    TPT_CHECK(d != nullptr);
+    if (!d) continue;
+    TPT_EQ_STR(u->names[k], d->member);
+    const flatbuffers::TypeTable *t = u->type_refs[u->type_codes[k].sequence_ref]();
+    TPT_EQ_INT(t->num_elems, d->nfields);
+    for (size_t i = 0; i < t->num_elems && i < d->nfields; i++) TPT_EQ_STR(t->names[i], d->fields[i].name);
+  }
+  int checked = 0;
+  for (int ti = 0; tp_xnn_describe_table(ti); ti++) {
+    const tp_xnn_table *dt = tp_xnn_describe_table(ti);
+    const flatbuffers::TypeTable *t = table_by_name(dt->name);
+    if (!t) continue;  // node tables: checked through the union above
+    checked++;
+    // flatc lists a union as two elements (type, value) and keeps deprecated fields; the
+    // description has one entry per union (at the value's id); runtime-only dq_datatype is extra.
+    size_t j = 0;
+    for (uint32_t i = 0; i < dt->nfields; i++) {
+      const tp_xnn_field &f = dt->fields[i];
+      if (!strcmp(dt->name, "XNNTensorValue") && !strcmp(f.name, "dq_datatype")) continue;
+      if (f.type == 'n') j++;  // skip the _type element
+      TPT_CHECK(j < t->num_elems);
+      if (j >= t->num_elems) break;
+      TPT_EQ_INT(j, f.id);
+      TPT_EQ_STR(t->names[j], f.name);
+      j++;
+    }
+    TPT_EQ_INT(j, t->num_elems);
+  }
+  TPT_EQ_INT(checked, 12);
 }
 
 // ---- random graphs -------------------------------------------------------------------------------
@@ -825,7 +879,7 @@ static void random_graphs() {
     std::vector<Expect> ex;
     int nn = (int)tpt_range(0, 30);
     for (int n = 0; n < nn; n++) {
-      int k = (int)tpt_range(1, 47);
+      int k = (int)tpt_range(1, TP_XNN_NODE_KINDS);
       const std::string lay = tp_xnn_node_layout(k);
       uint64_t f[20] = {0};
       size_t va[6], vb[6];
@@ -881,6 +935,7 @@ static void random_graphs() {
 
 int main() {
   for (int i = 0; i < 192; i++) storage[i] = (float)i * 0.5f - 20.0f;
+  TPT_RUN(description_matches_schema);
   TPT_RUN(seed_offset_view);
   TPT_RUN(seed_view_at_byte0);
   TPT_RUN(seed_qkv);

@@ -337,6 +337,59 @@ static void test_unsupported(void) {
   tp_xnn_graph_destroy(g);
 }
 
+/* Datatypes are mapped by name, not number (the schema's qbint4 = 10 is XNNPACK's qpint8, its
+   int32 = 12 XNNPACK's qbint4): with the linked library's names detected at compile time, each
+   schema datatype either loads as itself or is refused naming it, never cast to another. */
+static void test_datatype_mapping(void) {
+  int dt;
+  for (dt = TP_XNN_FP32; dt <= TP_XNN_BF16; dt++) {
+    tp_xnn_graph *g;
+    tp_membuf blob;
+    tp_xnn_runtime *rt = NULL;
+    tp_error e;
+    size_t d[2] = {2, 64};
+    tp_status st;
+    char want[128];
+    TPT_STATUS(tp_xnn_graph_create(NULL, &g), TP_OK);
+    if (dt == TP_XNN_QINT8 || dt == TP_XNN_QUINT8 || dt == TP_XNN_QINT32)
+      st = tp_xnn_define_quantized_tensor_value(g, (tp_xnn_datatype)dt, 0, 0.5f, 2, d, NULL, 0,
+                                                TP_XNN_FLAG_EXTERNAL_INPUT, NULL);
+    else if (dt == TP_XNN_QDINT8 || dt == TP_XNN_QPINT8)
+      st = tp_xnn_define_dynamically_quantized_tensor_value(g, (tp_xnn_datatype)dt, 2, 1, d, 0,
+                                                            TP_XNN_FLAG_EXTERNAL_INPUT, NULL);
+    else if (dt == TP_XNN_QCINT8 || dt == TP_XNN_QCINT32 || dt == TP_XNN_QCINT4 ||
+             dt == TP_XNN_QBINT4)
+      st = TP_ERR_INVALID; /* constants only: covered by test_unsupported and the conv tests */
+    else
+      st = tp_xnn_define_tensor_value(g, (tp_xnn_datatype)dt, 2, d, NULL, 0,
+                                      TP_XNN_FLAG_EXTERNAL_INPUT, NULL);
+    if (st != TP_OK) {
+      tp_xnn_graph_destroy(g);
+      continue;
+    }
+    write_blob(g, &blob);
+    memset(&e, 0, sizeof e);
+    st = tp_xnn_load(blob.data, blob.size, NULL, 0, 0, &rt, &e);
+#if TP_XNN_RUNTIME_ALL_DATATYPES
+    TPT_STATUS(st, TP_OK);
+#else
+    if (dt <= TP_XNN_QCINT32) {
+      TPT_STATUS(st, TP_OK);
+    } else {
+      TPT_STATUS(st, TP_ERR_UNSUPPORTED);
+      snprintf(want, sizeof want, "value 0: datatype %s (%d) is not in the linked XNNPACK",
+               tp_xnn_datatype_name(dt), dt);
+      TPT_EQ_STR(e.msg, want);
+    }
+#endif
+    (void)want;
+    tp_xnn_runtime_destroy(rt);
+    rt = NULL;
+    tp_membuf_free(&blob);
+    tp_xnn_graph_destroy(g);
+  }
+}
+
 /* Two nodes writing one value, or a node writing a constant: XNNPACK 2022 would abort in
    xnn_create_runtime, so the loader refuses the blob (TP_ERR_FORMAT) first. */
 static void test_one_producer_per_value(void) {
@@ -407,6 +460,7 @@ static void test_external_id_used_twice(void) {
   TPT_STATUS(tp_xnn_define_abs(g, 0, 1, 0), TP_OK);
   write_blob(g, &blob);
   /* xvalues[1].external_id (XNNTensorValue field 4): 1 -> 0 */
+  memset(&r, 0, sizeof r); /* tp_fb_reader_init wants a zeroed reader */
   fb_off = tp_load_le32(blob.data + 10);
   TPT_STATUS(tp_fb_reader_init(&r, blob.data + fb_off, tp_load_le32(blob.data + 14), "XN01",
                                &root), TP_OK);
@@ -658,6 +712,7 @@ int main(void) {
   TPT_RUN(test_per_channel_conv1x1_transposed_scale);
   TPT_RUN(test_named_mode_same_numbers);
   TPT_RUN(test_unsupported);
+  TPT_RUN(test_datatype_mapping);
   TPT_RUN(test_one_producer_per_value);
   TPT_RUN(test_external_id_used_twice);
   TPT_RUN(test_malformed);

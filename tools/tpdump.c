@@ -43,7 +43,12 @@
 #if defined(_WIN32) && !defined(__USE_MINGW_ANSI_STDIO)
 #define __USE_MINGW_ANSI_STDIO 1
 #endif
+/* the XNNPACK part is built with the core (tpdump reads the XN01 description from it) */
+#if defined(TENSORPACK_IMPLEMENTATION) && !defined(TENSORPACK_XNNPACK_IMPLEMENTATION)
+#define TENSORPACK_XNNPACK_IMPLEMENTATION
+#endif
 #include "tensorpack.h"
+#include "tensorpack_xnnpack.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -297,106 +302,9 @@ static int tpd_delegate_header(tpd *d, const char *magic, const char *segname,
 /* XNNPACK                                                                                     */
 /* ------------------------------------------------------------------------------------------ */
 
-/* Field kinds of the node tables (all u32 unless said). */
-enum { TPD_U32, TPD_ID, TPD_F32, TPD_VEC, TPD_CATIN };
-typedef struct tpd_field {
-  const char *name;
-  unsigned char kind;
-  unsigned char cat_input;    /* TPD_CATIN: which concatenate input (1..5) */
-} tpd_field;
-
-static const tpd_field tpd_n2x1[] = {
-  {"input1_id", TPD_ID, 0}, {"input2_id", TPD_ID, 0}, {"output_id", TPD_ID, 0},
-  {"flags", TPD_U32, 0}, {NULL, 0, 0}};
-static const tpd_field tpd_n1x1[] = {
-  {"input_id", TPD_ID, 0}, {"output_id", TPD_ID, 0}, {"flags", TPD_U32, 0}, {NULL, 0, 0}};
-static const tpd_field tpd_nfc[] = {
-  {"input1_id", TPD_ID, 0}, {"filter_id", TPD_ID, 0}, {"bias_id", TPD_ID, 0},
-  {"output_id", TPD_ID, 0}, {"flags", TPD_U32, 0}, {NULL, 0, 0}};
-static const tpd_field tpd_ntranspose[] = {
-  {"num_dims", TPD_U32, 0}, {"perm", TPD_VEC, 0}, {"input_id", TPD_ID, 0},
-  {"output_id", TPD_ID, 0}, {"flags", TPD_U32, 0}, {NULL, 0, 0}};
-static const tpd_field tpd_nconv[] = {
-  {"padding_top", TPD_U32, 0}, {"padding_right", TPD_U32, 0}, {"padding_bottom", TPD_U32, 0},
-  {"padding_left", TPD_U32, 0}, {"kernel_height", TPD_U32, 0}, {"kernel_width", TPD_U32, 0},
-  {"subsampling_height", TPD_U32, 0}, {"subsampling_width", TPD_U32, 0},
-  {"dilation_height", TPD_U32, 0}, {"dilation_width", TPD_U32, 0},
-  {"group_input_channels", TPD_U32, 0}, {"group_output_channels", TPD_U32, 0},
-  {"groups", TPD_U32, 0}, {"adjustment_height", TPD_U32, 0}, {"adjustment_width", TPD_U32, 0},
-  {"input1_id", TPD_ID, 0}, {"filter_id", TPD_ID, 0}, {"bias_id", TPD_ID, 0},
-  {"output_id", TPD_ID, 0}, {"flags", TPD_U32, 0}, {NULL, 0, 0}};
-static const tpd_field tpd_nresize[] = {
-  {"new_height", TPD_U32, 0}, {"new_width", TPD_U32, 0}, {"input_id", TPD_ID, 0},
-  {"output_id", TPD_ID, 0}, {"flags", TPD_U32, 0}, {NULL, 0, 0}};
-static const tpd_field tpd_npad[] = {
-  {"pre_paddings", TPD_VEC, 0}, {"post_paddings", TPD_VEC, 0}, {"padding_value", TPD_F32, 0},
-  {"input_id", TPD_ID, 0}, {"output_id", TPD_ID, 0}, {"flags", TPD_U32, 0}, {NULL, 0, 0}};
-static const tpd_field tpd_npool[] = {
-  {"padding_top", TPD_U32, 0}, {"padding_right", TPD_U32, 0}, {"padding_bottom", TPD_U32, 0},
-  {"padding_left", TPD_U32, 0}, {"pooling_height", TPD_U32, 0}, {"pooling_width", TPD_U32, 0},
-  {"stride_height", TPD_U32, 0}, {"stride_width", TPD_U32, 0}, {"dilation_height", TPD_U32, 0},
-  {"dilation_width", TPD_U32, 0}, {"input_id", TPD_ID, 0}, {"output_id", TPD_ID, 0},
-  {"flags", TPD_U32, 0}, {NULL, 0, 0}};
-static const tpd_field tpd_nreshape[] = {
-  {"num_dims", TPD_U32, 0}, {"new_shape", TPD_VEC, 0}, {"input_id", TPD_ID, 0},
-  {"output_id", TPD_ID, 0}, {"flags", TPD_U32, 0}, {NULL, 0, 0}};
-static const tpd_field tpd_nargmax[] = {
-  {"padding_top", TPD_U32, 0}, {"padding_right", TPD_U32, 0}, {"padding_bottom", TPD_U32, 0},
-  {"padding_left", TPD_U32, 0}, {"pooling_height", TPD_U32, 0}, {"pooling_width", TPD_U32, 0},
-  {"input_id", TPD_ID, 0}, {"output_value_id", TPD_ID, 0}, {"output_index_id", TPD_ID, 0},
-  {"flags", TPD_U32, 0}, {NULL, 0, 0}};
-static const tpd_field tpd_nleaky[] = {
-  {"negative_slope", TPD_F32, 0}, {"input_id", TPD_ID, 0}, {"output_id", TPD_ID, 0},
-  {"flags", TPD_U32, 0}, {NULL, 0, 0}};
-static const tpd_field tpd_nelu[] = {
-  {"alpha", TPD_F32, 0}, {"input_id", TPD_ID, 0}, {"output_id", TPD_ID, 0},
-  {"flags", TPD_U32, 0}, {NULL, 0, 0}};
-static const tpd_field tpd_ncat[] = {
-  {"axis", TPD_U32, 0}, {"input1_id", TPD_CATIN, 1}, {"input2_id", TPD_CATIN, 2},
-  {"input3_id", TPD_CATIN, 3}, {"input4_id", TPD_CATIN, 4}, {"output_id", TPD_ID, 0},
-  {"flags", TPD_U32, 0}, {"input5_id", TPD_CATIN, 5}, {NULL, 0, 0}};
-static const tpd_field tpd_nslice[] = {
-  {"num_dims", TPD_U32, 0}, {"offsets", TPD_VEC, 0}, {"sizes", TPD_VEC, 0},
-  {"input_id", TPD_ID, 0}, {"output_id", TPD_ID, 0}, {"flags", TPD_U32, 0}, {NULL, 0, 0}};
-static const tpd_field tpd_nsdpa[] = {
-  {"query_id", TPD_ID, 0}, {"key_id", TPD_ID, 0}, {"value_id", TPD_ID, 0},
-  {"scale_id", TPD_ID, 0}, {"mask_id", TPD_ID, 0}, {"output_id", TPD_ID, 0},
-  {"flags", TPD_U32, 0}, {NULL, 0, 0}};
-
-/* XNodeUnion members in tag order (tag 1 = Add); cat_inputs > 0 for the concatenates. */
-typedef struct tpd_node_kind {
-  const char *name;
-  const tpd_field *fields;
-  unsigned cat_inputs;
-} tpd_node_kind;
-
-static const tpd_node_kind tpd_xnn_nodes[] = {
-  {NULL, NULL, 0},
-  {"Add", tpd_n2x1, 0},               {"FullyConnected", tpd_nfc, 0},
-  {"Softmax", tpd_n1x1, 0},           {"Sigmoid", tpd_n1x1, 0},
-  {"StaticTranspose", tpd_ntranspose, 0}, {"Clamp", tpd_n1x1, 0},
-  {"Conv2d", tpd_nconv, 0},           {"Div", tpd_n2x1, 0},
-  {"StaticResizeBilinear2D", tpd_nresize, 0}, {"StaticConstantPad", tpd_npad, 0},
-  {"AvgPooling2d", tpd_npool, 0},     {"Minimum", tpd_n2x1, 0},
-  {"DepthwiseConv2d", tpd_nconv, 0},  {"MaxPooling2d", tpd_npool, 0},
-  {"Multiply", tpd_n2x1, 0},          {"Subtract", tpd_n2x1, 0},
-  {"Floor", tpd_n1x1, 0},             {"Convert", tpd_n1x1, 0},
-  {"GlobalAvgPooling2d", tpd_n1x1, 0}, {"StaticReshape", tpd_nreshape, 0},
-  {"ArgMaxPooling2d", tpd_nargmax, 0}, {"SquareRoot", tpd_n1x1, 0},
-  {"Ceiling", tpd_n1x1, 0},           {"Hardswish", tpd_n1x1, 0},
-  {"LeakyReLU", tpd_nleaky, 0},       {"Maximum", tpd_n2x1, 0},
-  {"Negate", tpd_n1x1, 0},            {"Square", tpd_n1x1, 0},
-  {"ELU", tpd_nelu, 0},               {"Abs", tpd_n1x1, 0},
-  {"PReLU", tpd_n2x1, 0},             {"Concatenate2", tpd_ncat, 2},
-  {"Concatenate3", tpd_ncat, 3},      {"Concatenate4", tpd_ncat, 4},
-  {"StaticSlice", tpd_nslice, 0},     {"ScaledDotProductAttention", tpd_nsdpa, 0},
-  {"BatchMatrixMultiply", tpd_n2x1, 0}, {"Concatenate5", tpd_ncat, 5},
-  {"ConvTranspose2d", tpd_nconv, 0},  {"ReciprocalSquareRoot", tpd_n1x1, 0},
-  {"Log", tpd_n1x1, 0},               {"Gelu", tpd_n1x1, 0},
-  {"Tanh", tpd_n1x1, 0},              {"Exp", tpd_n1x1, 0},
-  {"Sin", tpd_n1x1, 0},               {"Copy", tpd_n1x1, 0},
-  {"Cos", tpd_n1x1, 0}};
-#define TPD_XNN_NODE_KINDS (sizeof tpd_xnn_nodes / sizeof tpd_xnn_nodes[0] - 1) /* 47 */
+/* Node kinds, tables and fields come from tensorpack_xnnpack.h's XN01 description
+   (tp_xnn_describe_node); tpdump keeps no field tables of its own. */
+#define TPD_XNN_NODE_KINDS ((unsigned)TP_XNN_NODE_KINDS)
 
 /* XNNDatatype names and element sizes in bits, by code. */
 static const char *const tpd_xnn_dtypes[] = {
@@ -485,7 +393,7 @@ static int tpd_xnn_bytes(const tp_fb_vector *dims, unsigned bits, uint64_t *byte
 static void tpd_xnn_value(tpd *d, uint32_t i, const tp_fb_table *xv, const tpd_const *cs,
                           uint32_t ncs, uint32_t num_externs) {
   uint8_t tag = 0, qtag = 0;
-  tp_fb_table v = tp_fb_union_field(xv, 1, &tag), tv, q;
+  tp_fb_table v = tp_fb_union_field(xv, TP_XNN_FIELD(XValue, xvalue_union), &tag), tv, q;
   int16_t dt;
   uint32_t num_dims, cidx, ext, flags, id_out;
   tp_fb_vector dims;
@@ -503,7 +411,7 @@ static void tpd_xnn_value(tpd *d, uint32_t i, const tp_fb_table *xv, const tpd_c
   memset(&q, 0, sizeof q);
   if (tag == 2) {
     q = v;
-    tv = tp_fb_table_field(&q, 0);
+    tv = tp_fb_table_field(&q, TP_XNN_FIELD(XNNQuantizedTensorValue, tensor_value));
     if (!tpd_reader_ok(d, "value %lu", (unsigned long)i)) return;
     if (tv.pos == 0) {
       tpd_fail(d, "value %lu: quantized tensor without tensor_value", (unsigned long)i);
@@ -512,13 +420,13 @@ static void tpd_xnn_value(tpd *d, uint32_t i, const tp_fb_table *xv, const tpd_c
   } else {
     tv = v;
   }
-  dt = tp_fb_i16(&tv, 0, 0);
-  num_dims = tp_fb_u32(&tv, 1, 0);
-  dims = tp_fb_vector_field(&tv, 2, 4);
-  cidx = tp_fb_u32(&tv, 3, 0);
-  ext = tp_fb_u32(&tv, 4, 0);
-  flags = tp_fb_u32(&tv, 5, 0);
-  id_out = tp_fb_u32(&tv, 6, 0);
+  dt = tp_fb_i16(&tv, TP_XNN_FIELD(XNNTensorValue, datatype), 0);
+  num_dims = tp_fb_u32(&tv, TP_XNN_FIELD(XNNTensorValue, num_dims), 0);
+  dims = tp_fb_vector_field(&tv, TP_XNN_FIELD(XNNTensorValue, dims), 4);
+  cidx = tp_fb_u32(&tv, TP_XNN_FIELD(XNNTensorValue, constant_buffer_idx), 0);
+  ext = tp_fb_u32(&tv, TP_XNN_FIELD(XNNTensorValue, external_id), 0);
+  flags = tp_fb_u32(&tv, TP_XNN_FIELD(XNNTensorValue, flags), 0);
+  id_out = tp_fb_u32(&tv, TP_XNN_FIELD(XNNTensorValue, id_out), 0);
   if (!tpd_reader_ok(d, "value %lu", (unsigned long)i)) return;
   dtname = dt >= 0 ? tpd_name(tpd_xnn_dtypes, TPD_XNN_DTYPES, (unsigned)dt) : NULL;
   tpd_print(d, "  [%lu] id_out=%lu %s %s dims=", (unsigned long)i, (unsigned long)id_out,
@@ -557,7 +465,7 @@ static void tpd_xnn_value(tpd *d, uint32_t i, const tp_fb_table *xv, const tpd_c
   tpd_xnn_check_const(d, cs, ncs, cidx, want, alt, "constant", i);
 
   if (q.pos) {
-    tp_fb_table p = tp_fb_union_field(&q, 2, &qtag);
+    tp_fb_table p = tp_fb_union_field(&q, TP_XNN_FIELD(XNNQuantizedTensorValue, quant_params), &qtag);
     const char *qname = tpd_name(tpd_xnn_quant, 5, qtag);
     if (!tpd_reader_ok(d, "value %lu quant_params", (unsigned long)i)) return;
     if (!qname || p.pos == 0) {
@@ -566,11 +474,13 @@ static void tpd_xnn_value(tpd *d, uint32_t i, const tp_fb_table *xv, const tpd_c
       return;
     }
     tpd_print(d, " %s", qname);
-    if (qtag == 2) {
-      tpd_print(d, " scale=%g zero_point=%ld", (double)tp_fb_f32(&p, 0, 0.0f),
-                (long)tp_fb_i32(&p, 1, 0));
-    } else if (qtag == 3) {
-      tpd_print(d, " num_nonbatch_dims=%ld", (long)tp_fb_i32(&p, 0, 0));
+    if (qtag == TP_XNN_QUANT_PER_TENSOR) {
+      tpd_print(d, " scale=%g zero_point=%ld",
+                (double)tp_fb_f32(&p, TP_XNN_FIELD(PerTensorQuant, scale), 0.0f),
+                (long)tp_fb_i32(&p, TP_XNN_FIELD(PerTensorQuant, zero_point), 0));
+    } else if (qtag == TP_XNN_QUANT_PER_TOKEN_DYNAMIC) {
+      tpd_print(d, " num_nonbatch_dims=%ld",
+                (long)tp_fb_i32(&p, TP_XNN_FIELD(PerTokenDynamicQuant, num_nonbatch_dims), 0));
       if (cidx) {
         tpd_fail(d, "value %lu: dynamically quantized with constant %lu (the loader refuses data)",
                  (unsigned long)i, (unsigned long)cidx);
@@ -578,12 +488,14 @@ static void tpd_xnn_value(tpd *d, uint32_t i, const tp_fb_table *xv, const tpd_c
       }
     } else {
       /* per channel (1) or per channel group (4): scale vector, channel_dim, buffer idx */
-      int group = qtag == 4;
-      tp_fb_vector scale = tp_fb_vector_field(&p, 0, 4);
-      int32_t channel_dim = tp_fb_i32(&p, 1, 0);
-      int32_t group_size = group ? tp_fb_i32(&p, 2, 0) : 0;
-      uint32_t sidx = tp_fb_u32(&p, group ? 4 : 2, 0);
-      uint32_t nscales = tp_fb_u32(&p, group ? 5 : 3, 0);
+      int group = qtag == TP_XNN_QUANT_PER_CHANNEL_GROUP;
+      tp_fb_vector scale = tp_fb_vector_field(&p, TP_XNN_FIELD(PerChannelQuant, scale), 4);
+      int32_t channel_dim = tp_fb_i32(&p, TP_XNN_FIELD(PerChannelQuant, channel_dim), 0);
+      int32_t group_size = group ? tp_fb_i32(&p, TP_XNN_FIELD(PerChannelGroupQuant, group_size), 0) : 0;
+      uint32_t sidx = tp_fb_u32(&p, group ? TP_XNN_FIELD(PerChannelGroupQuant, scale_buffer_idx)
+                                         : TP_XNN_FIELD(PerChannelQuant, scale_buffer_idx), 0);
+      uint32_t nscales = tp_fb_u32(&p, group ? TP_XNN_FIELD(PerChannelGroupQuant, num_scales)
+                                             : TP_XNN_FIELD(PerChannelQuant, num_scales), 0);
       if (!tpd_reader_ok(d, "value %lu quant_params", (unsigned long)i)) return;
       tpd_print(d, " channel_dim=%ld", (long)channel_dim);
       if (group) tpd_print(d, " group_size=%ld", (long)group_size);
@@ -644,54 +556,58 @@ static void tpd_xnn_value(tpd *d, uint32_t i, const tp_fb_table *xv, const tpd_c
 
 static void tpd_xnn_node(tpd *d, uint32_t i, const tp_fb_table *xn) {
   uint8_t tag = 0;
-  tp_fb_table n = tp_fb_union_field(xn, 1, &tag), mm;
-  const tpd_node_kind *k;
-  const tpd_field *f;
-  uint16_t id;
+  tp_fb_table n = tp_fb_union_field(xn, TP_XNN_FIELD(XNode, xnode_union), &tag), mm;
+  const tp_xnn_node_desc *k;
+  const char *kname;
+  uint32_t fi;
   uint32_t handle;
   if (!tpd_reader_ok(d, "node %lu", (unsigned long)i)) return;
-  if (tag == 0 || tag > TPD_XNN_NODE_KINDS) {
+  k = tp_xnn_describe_node(tag);
+  if (!k) {
     tpd_fail(d, "node %lu: XNodeUnion tag %u is not a node kind (1..%u)", (unsigned long)i, tag,
-             (unsigned)TPD_XNN_NODE_KINDS);
+             TPD_XNN_NODE_KINDS);
     return;
   }
-  k = &tpd_xnn_nodes[tag];
+  kname = k->member + 3; /* "XNNAdd" -> "Add" */
   if (n.pos == 0) {
-    tpd_fail(d, "node %lu: %s (tag %u) without a table", (unsigned long)i, k->name, tag);
+    tpd_fail(d, "node %lu: %s (tag %u) without a table", (unsigned long)i, kname, tag);
     return;
   }
-  tpd_print(d, "  #%lu %s", (unsigned long)i, k->name);
-  for (f = k->fields, id = 0; f->name; f++, id++) {
-    if (f->kind == TPD_CATIN && f->cat_input > k->cat_inputs) continue;
-    if (f->kind == TPD_F32) {
-      tpd_print(d, " %s=%g", f->name, (double)tp_fb_f32(&n, id, 0.0f));
-    } else if (f->kind == TPD_VEC) {
-      tp_fb_vector v = tp_fb_vector_field(&n, id, 4);
+  tpd_print(d, "  #%lu %s", (unsigned long)i, kname);
+  for (fi = 0; fi < k->nfields; fi++) {
+    const tp_xnn_field *f = &k->fields[fi];
+    /* a concatenate's unused inputs (OPT_ID in _XNNCat) are not shown */
+    if (f->type == 'b' && !strcmp(k->table, "_XNNCat")) continue;
+    if (f->type == 'f') {
+      tpd_print(d, " %s=%g", f->name, (double)tp_fb_f32(&n, f->id, 0.0f));
+    } else if (f->type == 'v') {
+      tp_fb_vector v = tp_fb_vector_field(&n, f->id, 4);
       tpd_print(d, " %s=", f->name);
       if (v.pos) tpd_print_vec(d, &v, 'u');
       else tpd_print(d, "(absent)");
     } else {
-      uint32_t v = tp_fb_u32(&n, id, 0);
-      if (f->kind == TPD_U32) {
+      uint32_t v = tp_fb_u32(&n, f->id, 0);
+      if (f->type == 'u') {
         tpd_print(d, " %s=%lu", f->name, (unsigned long)v);
       } else {
         tpd_print(d, " %s=", f->name);
         tpd_print_id(d, v);
         if (tpd_reader_ok(d, "node %lu", (unsigned long)i) && !tpd_xnn_known_id(d, v)) {
-          tpd_fail(d, "node %lu (%s): %s %lu is no value's id_out", (unsigned long)i, k->name,
+          tpd_fail(d, "node %lu (%s): %s %lu is no value's id_out", (unsigned long)i, kname,
                    f->name, (unsigned long)v);
           return;
         }
       }
     }
-    if (!tpd_reader_ok(d, "node %lu (%s) field %s", (unsigned long)i, k->name, f->name)) return;
+    if (!tpd_reader_ok(d, "node %lu (%s) field %s", (unsigned long)i, kname, f->name)) return;
   }
-  handle = tp_fb_u32(xn, 2, 0);
-  mm = tp_fb_table_field(xn, 3);
+  handle = tp_fb_u32(xn, TP_XNN_FIELD(XNode, debug_handle), 0);
+  mm = tp_fb_table_field(xn, TP_XNN_FIELD(XNode, output_min_max));
   if (!tpd_reader_ok(d, "node %lu", (unsigned long)i)) return;
-  if (tp_fb_present(xn, 2)) tpd_print(d, " debug_handle=%lu", (unsigned long)handle);
+  if (tp_fb_present(xn, TP_XNN_FIELD(XNode, debug_handle))) tpd_print(d, " debug_handle=%lu", (unsigned long)handle);
   if (mm.pos) {
-    float lo = tp_fb_f32(&mm, 0, 0.0f), hi = tp_fb_f32(&mm, 1, 0.0f);
+    float lo = tp_fb_f32(&mm, TP_XNN_FIELD(OutputMinMax, output_min), 0.0f);
+    float hi = tp_fb_f32(&mm, TP_XNN_FIELD(OutputMinMax, output_max), 0.0f);
     if (!tpd_reader_ok(d, "node %lu output_min_max", (unsigned long)i)) return;
     tpd_print(d, " output_min_max=[%g, %g]", (double)lo, (double)hi);
   }
@@ -730,11 +646,11 @@ static void tpd_xnnpack(tpd *d, const unsigned char *fb, size_t fb_size) {
   }
   memcpy(ident, fb + 4, 4);
   ident[4] = '\0';
-  version = tp_fb_string(&g, 0, &vlen);
-  nodes = tp_fb_vector_field(&g, 1, 4);
-  values = tp_fb_vector_field(&g, 2, 4);
-  num_externs = tp_fb_u32(&g, 3, 0);
-  cdata = tp_fb_vector_field(&g, 8, 4);
+  version = tp_fb_string(&g, TP_XNN_FIELD(XNNGraph, version), &vlen);
+  nodes = tp_fb_vector_field(&g, TP_XNN_FIELD(XNNGraph, xnodes), 4);
+  values = tp_fb_vector_field(&g, TP_XNN_FIELD(XNNGraph, xvalues), 4);
+  num_externs = tp_fb_u32(&g, TP_XNN_FIELD(XNNGraph, num_externs), 0);
+  cdata = tp_fb_vector_field(&g, TP_XNN_FIELD(XNNGraph, constant_data), 4);
   if (!tpd_reader_ok(d, "XNNGraph")) return;
   tpd_print(d, "flatbuffer %s (XNNGraph): %zu bytes, version ", ident, fb_size);
   tpd_print_str(d, version, vlen);
@@ -758,15 +674,15 @@ static void tpd_xnnpack(tpd *d, const unsigned char *fb, size_t fb_size) {
     ncs = cdata.count;
     for (i = 0; i < ncs; i++) {
       t = tp_fb_vector_table(&cdata, i);
-      cs[i].offset = tp_fb_u64(&t, 0, 0);
-      cs[i].size = tp_fb_u64(&t, 1, 0);
-      cs[i].named = tp_fb_present(&t, 2);
+      cs[i].offset = tp_fb_u64(&t, TP_XNN_FIELD(ConstantDataOffset, offset), 0);
+      cs[i].size = tp_fb_u64(&t, TP_XNN_FIELD(ConstantDataOffset, size), 0);
+      cs[i].named = tp_fb_present(&t, TP_XNN_FIELD(ConstantDataOffset, named_key));
       cs[i].resolved = 0;
       if (!tpd_reader_ok(d, "constant_data[%lu]", (unsigned long)i)) goto done;
       if (t.pos == 0) { tpd_fail(d, "constant_data[%lu]: absent", (unsigned long)i); goto done; }
       if (cs[i].named && d->ptd) {
         size_t klen = 0;
-        const char *key = tp_fb_string(&t, 2, &klen);
+        const char *key = tp_fb_string(&t, TP_XNN_FIELD(ConstantDataOffset, named_key), &klen);
         tp_ptd_entry e;
         if (!tpd_reader_ok(d, "constant_data[%lu] named_key", (unsigned long)i)) goto done;
         if (!tpd_resolve(d, key, klen, "constant_data", i, &e)) goto done;
@@ -790,9 +706,11 @@ static void tpd_xnnpack(tpd *d, const unsigned char *fb, size_t fb_size) {
   }
   for (i = 0; i < values.count; i++) {
     uint8_t tag = 0;
-    tp_fb_table xv = tp_fb_vector_table(&values, i), v = tp_fb_union_field(&xv, 1, &tag);
-    if (tag == 2) v = tp_fb_table_field(&v, 0);
-    d->ids[i] = tp_fb_u32(&v, 6, 0);
+    tp_fb_table xv = tp_fb_vector_table(&values, i);
+    tp_fb_table v = tp_fb_union_field(&xv, TP_XNN_FIELD(XValue, xvalue_union), &tag);
+    if (tag == TP_XNN_VALUE_QUANTIZED)
+      v = tp_fb_table_field(&v, TP_XNN_FIELD(XNNQuantizedTensorValue, tensor_value));
+    d->ids[i] = tp_fb_u32(&v, TP_XNN_FIELD(XNNTensorValue, id_out), 0);
     if (!tpd_reader_ok(d, "value %lu", (unsigned long)i)) goto done;
   }
   d->nids = values.count;
@@ -807,8 +725,8 @@ static void tpd_xnnpack(tpd *d, const unsigned char *fb, size_t fb_size) {
     goto done;
   }
 
-  tpd_xnn_ids(d, &g, 4, "input_ids");
-  tpd_xnn_ids(d, &g, 5, "output_ids");
+  tpd_xnn_ids(d, &g, TP_XNN_FIELD(XNNGraph, input_ids), "input_ids");
+  tpd_xnn_ids(d, &g, TP_XNN_FIELD(XNNGraph, output_ids), "output_ids");
   if (!tpd_ok(d)) goto done;
 
   tpd_print(d, "values:\n");
@@ -833,7 +751,7 @@ static void tpd_xnnpack(tpd *d, const unsigned char *fb, size_t fb_size) {
       size_t klen = 0;
       const char *key;
       t = tp_fb_vector_table(&cdata, i);
-      key = tp_fb_string(&t, 2, &klen);
+      key = tp_fb_string(&t, TP_XNN_FIELD(ConstantDataOffset, named_key), &klen);
       if (!tpd_reader_ok(d, "constant_data[%lu] named_key", (unsigned long)i)) break;
       tpd_print(d, "named_key=");
       tpd_print_str(d, key, klen);
