@@ -782,6 +782,11 @@ static void tpd_xnnpack(tpd *d, const unsigned char *fb, size_t fb_size) {
     tpd_print(d, "\n");
     tpd_json_const(d, "constant_data", i, NULL, 0, "blob", at, d->file + at, cs[i].size);
   }
+  if (tpd_ok(d)) { /* the writer's node and graph rules, for ExecuTorch's runtime */
+    tp_error ce;
+    if (tp_xnn_check_blob(fb, fb_size, TP_XNN_TARGET_EXECUTORCH, &ce) != TP_OK)
+      tpd_fail(d, "rule: %s", ce.msg);
+  }
 done:
   TP_FREE(cs);
   TP_FREE(d->ids);
