@@ -1,9 +1,23 @@
-/* tensorpack.h - v0.1 - exact tensor bytes for ExecuTorch backend blobs - public domain or MIT
+/* tensorpack.h - v0.2.0 - exact tensor bytes for ExecuTorch backend blobs - public domain or MIT
 
    Do this:
       #define TENSORPACK_IMPLEMENTATION
    before you include this file in *one* C or C++ file to create the implementation.
    Every other file just includes it. tensorpack_xnnpack.h and tensorpack_vulkan.h build on it.
+
+   CONTENTS (declarations: numbered boxes "N. name"; implementation: markers "// >>name")
+     1. Status and errors (tp_status, tp_error)    >>status, >>helpers
+     2. dtypes and conversions                     >>dtype
+     3. Storage and views (tp_view, view ops)      >>view
+     4. Sinks (memory, counter, FILE*, atomic)     >>sink
+     5. Compact copy, conversion, int4 packing     >>copy, >>convert, >>int4
+     6. SHA-256                                    >>sha256
+     6b. Internal helpers shared by the headers (tp__, not API)
+     7. FlatBuffers builder and reader             >>flatbuffers, >>fbreader
+     8. Named data store and .ptd files            >>store, >>ptd
+     9. Programs (.pte)                            >>pte
+     Then: REVISION HISTORY and LICENSE at the end of this file.
+   Sections the other parts add (programs, inputs, delegate blobs) keep the same two forms.
 
    WHAT IT DOES
    A tensor is often a *view* into a larger storage: randn(3,8,8)[1] starts 64 floats in, a q/k/v
@@ -22,6 +36,8 @@
      - SHA-256 (portable C and SHA-NI, chosen at run time; identical output) for the
        lowercase-hex keys ExecuTorch names constants by;
      - sections 7-8: a FlatBuffers builder/reader and the .ptd (FlatTensor) named-data store.
+     - section 9: ExecuTorch programs (.pte) whose methods call a delegate blob, and a
+       bounds-checked .pte reader.
    WHAT IT DOES NOT: run models, allocate tensors for you, convert integer types, or follow
    storages it was not given (a tp_storage is borrowed: never freed, never written).
 
@@ -55,12 +71,18 @@
    stride never reverses the output.
 
    COMPILE-TIME OPTIONS (define before including)
-     TP_MAX_DIMS n          most dims a view has (default 16)
+   The three marked "set globally" change a struct or the implementation's symbols: define
+   them the same way for every file of a program (e.g. with -D on the command line). Two files
+   that disagree do not link (an undefined reference to tp__abi_v0_2_d<dims>_<stdio|nostdio>,
+   see VERSION AND ABI below) instead of crashing at run time.
+     TP_MAX_DIMS n          set globally; most dims a view has (a plain integer literal 1..64,
+                            default 16): it sizes tp_tensor and tp_ptd_entry
      TP_MALLOC(n), TP_REALLOC(p, n), TP_FREE(p)
                             the allocator; define all three or none (default malloc/realloc/free)
-     TENSORPACK_STATIC      all functions static (private to the including file)
-     TP_NO_STDIO            no <stdio.h>: no FILE* or atomic-file sinks; error sentences are
-                            formatted by a small built-in formatter
+     TENSORPACK_STATIC      set globally; all functions static (private to the including file:
+                            then each file has its own copy and no link check is made)
+     TP_NO_STDIO            set globally; no <stdio.h>: no FILE* or atomic-file sinks; error
+                            sentences are formatted by a small built-in formatter
      TP_SCRATCH_BYTES n     scratch of the streaming forms (default 256 KiB)
      TP_NO_SHANI            never use the SHA-NI instructions
      TP_ASSERT(x)           the assert used for NULL-object misuse (default assert)
@@ -71,15 +93,40 @@
    call, so a 4 GiB weight never needs 4 GiB more. Builders and stores own their memory and
    free it in their destroy call.
 
-   ERRORS
-   Every fallible call returns tp_status (TP_OK = 0); tp_status_str names it. Bad views, overflow,
-   unknown dtypes, I/O failures and malformed input are errors, never asserts; asserts guard
-   only NULL objects. Rules for view arguments: a dim outside 0..ndim-1, a perm that is not a
-   permutation, chunks < 1, step < 1 or a negative length is TP_ERR_INVALID; an index or range
-   outside a valid dim is TP_ERR_BOUNDS (select/narrow take Python-style negative indices;
-   slice clamps like Python; a chunk index past the last non-empty chunk is TP_ERR_INVALID).
-   tp_tensor_check writes a sentence naming the numbers ("view reaches byte 4160 of a
-   4096-byte storage"). Objects (builders, stores, graphs) keep their first failure.
+   ERRORS (the one rule every header follows: tensorpack.h, tensorpack_xnnpack.h,
+   tensorpack_vulkan.h)
+   - Every fallible call returns tp_status (TP_OK = 0); tp_status_str names it. Bad views,
+     overflow, unknown dtypes, I/O failures and malformed input are errors, never asserts.
+   - Misuse: a NULL *object* (the builder, store, graph, reader a call works on) is a
+     programming error and hits TP_ASSERT; a bad *argument* (a NULL out pointer, a NULL sink or
+     a sink whose write callback is NULL, a NULL path, a bad dim) is TP_ERR_INVALID with a
+     sentence.
+   - Objects (builders, stores, graphs, readers) have <obj>_status() and <obj>_error(): the
+     status and a sentence naming the value and the numbers ("key \"w\": view reaches byte 4160
+     of a 4096-byte storage"), "" when there is no failure.
+   - Building calls (add, define, start/end) latch the object's first failure; every later
+     building call returns it, and so does a write of a failed object.
+   - A size or write call never kills the object: its failure leaves a sentence in the object
+     (a write to a missing directory names the path and says why), _status() reports it until
+     the next size/write call, and a retry after fixing the cause succeeds with the same bytes.
+     A failed write never leaves a partial file.
+   - A caller's tp_error *err argument (the _ex forms, tp_tensor_check, tp_atomic_write_ex,
+     ...) may be NULL, is reset on entry (it never keeps an old failure) and on failure holds
+     the status and the sentence.
+   - Rules for view arguments: a dim outside -ndim..ndim-1 (negative dims count from the end,
+     as in Python), a perm that is not a permutation, chunks < 1, step < 1 or a negative
+     length is TP_ERR_INVALID; an index or range outside a valid dim is TP_ERR_BOUNDS
+     (select/narrow take Python-style negative indices; slice clamps like Python; a chunk
+     index past the last non-empty chunk is TP_ERR_INVALID). The _ex forms say which.
+
+   VERSION AND ABI
+   TP_VERSION_MAJOR / MINOR / PATCH (this is 0.2.0) and tp_version_string() ("0.2.0"); the
+   revision history is at the end of this file. tensorpack_xnnpack.h and tensorpack_vulkan.h
+   refuse to compile (#error) against a core of another minor version. Every file that includes
+   this header (without TENSORPACK_STATIC) references the symbol tp__abi_v<major>_<minor>_d
+   <TP_MAX_DIMS>_<stdio|nostdio>, which only the implementation file defines: a file built with
+   another TP_MAX_DIMS, TP_NO_STDIO or version than the implementation fails to link, naming
+   the options it was built with. Cost: one pointer per file.
 
    THREAD SAFETY
    No global state (one exception: whether the CPU has SHA-NI is asked once and cached, through
@@ -110,9 +157,27 @@
 #endif
 #endif
 
+#define TP_VERSION_MAJOR 0
+#define TP_VERSION_MINOR 2
+#define TP_VERSION_PATCH 0
+
 #ifndef TP_MAX_DIMS
 #define TP_MAX_DIMS 16
 #endif
+#if TP_MAX_DIMS < 1 || TP_MAX_DIMS > 64
+#error "tensorpack: TP_MAX_DIMS must be a plain integer literal from 1 to 64"
+#endif
+
+/* The link-time ABI check (VERSION AND ABI above): the name encodes what changes the structs. */
+#define TP__CAT7(a, b, c, d, e, f, g) a##b##c##d##e##f##g
+#define TP__ABI_NAME_(maj, min, dims, io) TP__CAT7(tp__abi_v, maj, _, min, _d, dims, io)
+#ifdef TP_NO_STDIO
+#define TP__ABI_IO _nostdio
+#else
+#define TP__ABI_IO _stdio
+#endif
+#define TP__ABI_NAME \
+  TP__ABI_NAME_(TP_VERSION_MAJOR, TP_VERSION_MINOR, TP_MAX_DIMS, TP__ABI_IO)
 
 #if defined(TP_MALLOC) && defined(TP_REALLOC) && defined(TP_FREE)
 /* all three given */
@@ -169,18 +234,29 @@ typedef enum tp_status {
 
 /* A short English name for s ("out of bounds"); never NULL. */
 TPDEF const char *tp_status_str(tp_status s);
+/* "0.2.0": TP_VERSION_MAJOR.MINOR.PATCH of the implementation that was linked. */
+TPDEF const char *tp_version_string(void);
 
-/* The first failure of an object, as a status plus a sentence naming the value and the numbers.
-   Zero-initialised = no failure. */
+#ifndef TENSORPACK_STATIC
+/* Defined only by the implementation; referenced once by every file (see VERSION AND ABI). */
+extern const int TP__ABI_NAME;
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((used)) static const int *const tp__abi_ref = &TP__ABI_NAME;
+#endif
+#endif
+
+/* A failure as a status plus a sentence naming the value and the numbers (see ERRORS at the
+   top of this file). Zero-initialised = no failure. */
 #define TP_ERROR_MAX 256
 typedef struct tp_error {
   tp_status status;
   char msg[TP_ERROR_MAX];
 } tp_error;
 
-/* Records a failure in e unless e already holds one (the first failure sticks). Returns
-   e->status afterwards (the first failure's status). e may be NULL: then it just returns s. */
-TPDEF tp_status tp_error_set(tp_error *e, tp_status s, const char *fmt, ...) TP__PRINTF(3, 4);
+/* Internal (not API; the headers' objects use it to latch a sentence): records a failure in e
+   unless e already holds one (the first failure sticks). Returns e->status afterwards (the
+   first failure's status). e may be NULL: then it just returns s. */
+TPDEF tp_status tp__error_set(tp_error *e, tp_status s, const char *fmt, ...) TP__PRINTF(3, 4);
 
 /* ------------------------------------------------------------------------------------------ */
 /* 2. dtypes                                                                                   */
@@ -232,15 +308,21 @@ typedef struct tp_tensor {
 TPDEF tp_status tp_view(tp_storage s, tp_dtype dt, int ndim, const int64_t *sizes,
                         const int64_t *strides, int64_t offset, tp_tensor *out);
 
-/* Checks any tp_tensor (also hand-filled ones) as tp_view does; on failure writes a sentence
-   into err (when err != NULL) such as "view reaches byte 4160 of a 4096-byte storage". */
+/* Checks any tp_tensor (also hand-filled ones) as tp_view does; err (may be NULL) is reset on
+   entry and on failure receives a sentence such as "view reaches byte 4160 of a 4096-byte storage". */
 TPDEF tp_status tp_tensor_check(const tp_tensor *t, tp_error *err);
 
 /* View ops: each checks its input and arguments and returns a validated view (out is written
    only on success and may alias t). They follow PyTorch, and share one rule for bad arguments:
-   a dim outside 0..ndim-1 (negative dims are not accepted), a perm that is not a permutation,
-   chunks < 1, step < 1 or a negative length is TP_ERR_INVALID; an index or range that does not
-   fit the dim is TP_ERR_BOUNDS. An invalid input view returns tp_tensor_check's status. */
+   a dim (also a perm entry) counts from the end when negative, as in Python: -ndim..ndim-1
+   (-1 is the last dim); a dim outside that range, a perm that is not a permutation, chunks < 1,
+   step < 1 or a negative length is TP_ERR_INVALID; an index or range that does not fit the dim
+   is TP_ERR_BOUNDS. An invalid input view returns tp_tensor_check's status. A result that is a
+   valid view is never refused for overflow: an empty result keeps the input's offset, and a
+   slice with a single element along dim keeps the old stride when stride x step leaves int64.
+   Why an op failed: every op has an _ex form taking a tp_error *err (may be NULL) that is
+   reset on entry and, on failure, receives the status and a sentence with the numbers
+   ("select: index 5 is outside -3..2 (dim 0 has size 3)"); no global state is involved. */
 /* t[index] along dim; index may be negative (counts from the end, -size..size-1). */
 TPDEF tp_status tp_select(const tp_tensor *t, int dim, int64_t index, tp_tensor *out);
 /* length elements from start along dim; start may be negative (-size..size). */
@@ -252,17 +334,36 @@ TPDEF tp_status tp_slice(const tp_tensor *t, int dim, int64_t start, int64_t sto
                          tp_tensor *out);
 /* Swaps dims d0 and d1. */
 TPDEF tp_status tp_transpose(const tp_tensor *t, int d0, int d1, tp_tensor *out);
-/* out dim i is t's dim perm[i]; perm has t->ndim entries. */
+/* out dim i is t's dim perm[i]; perm has t->ndim entries (negative entries count from the end). */
 TPDEF tp_status tp_permute(const tp_tensor *t, const int *perm, tp_tensor *out);
 /* torch.chunk: chunk `index` of `chunks` pieces of ceil(size / chunks) along dim (the last one
-   may be shorter; an index past the last non-empty chunk is TP_ERR_INVALID; a dim of size 0
-   has `chunks` empty chunks). */
+   may be shorter; an index past the last non-empty chunk, or a negative one, is
+   TP_ERR_INVALID; a dim of size 0 has `chunks` empty chunks). */
 TPDEF tp_status tp_chunk(const tp_tensor *t, int chunks, int dim, int index, tp_tensor *out);
 /* Reverses dim: a negative stride, the offset moved to the old last element (numpy-style;
    torch.flip copies instead). Compact copies still come out in logical order. */
 TPDEF tp_status tp_flip(const tp_tensor *t, int dim, tp_tensor *out);
 /* torch.expand: new leading dims and size-1 dims become stride-0 broadcasts; -1 keeps a size. */
 TPDEF tp_status tp_expand(const tp_tensor *t, int ndim, const int64_t *sizes, tp_tensor *out);
+/* The same ops (and tp_view), each with a sentence on failure in *err (see above). */
+TPDEF tp_status tp_view_ex(tp_storage s, tp_dtype dt, int ndim, const int64_t *sizes,
+                           const int64_t *strides, int64_t offset, tp_tensor *out,
+                           tp_error *err);
+TPDEF tp_status tp_select_ex(const tp_tensor *t, int dim, int64_t index, tp_tensor *out,
+                             tp_error *err);
+TPDEF tp_status tp_narrow_ex(const tp_tensor *t, int dim, int64_t start, int64_t length,
+                             tp_tensor *out, tp_error *err);
+TPDEF tp_status tp_slice_ex(const tp_tensor *t, int dim, int64_t start, int64_t stop,
+                            int64_t step, tp_tensor *out, tp_error *err);
+TPDEF tp_status tp_transpose_ex(const tp_tensor *t, int d0, int d1, tp_tensor *out,
+                                tp_error *err);
+TPDEF tp_status tp_permute_ex(const tp_tensor *t, const int *perm, tp_tensor *out,
+                              tp_error *err);
+TPDEF tp_status tp_chunk_ex(const tp_tensor *t, int chunks, int dim, int index, tp_tensor *out,
+                            tp_error *err);
+TPDEF tp_status tp_flip_ex(const tp_tensor *t, int dim, tp_tensor *out, tp_error *err);
+TPDEF tp_status tp_expand_ex(const tp_tensor *t, int ndim, const int64_t *sizes, tp_tensor *out,
+                             tp_error *err);
 
 /* Element count; -1 when t is NULL or its ndim / sizes are not valid or overflow. */
 TPDEF int64_t tp_numel(const tp_tensor *t);
@@ -290,7 +391,8 @@ typedef struct tp_sink {
   void *ctx;
 } tp_sink;
 
-/* Calls sink->write (n == 0 is a no-op). */
+/* Calls sink->write (n == 0 is a no-op). A NULL sink or write callback is TP_ERR_INVALID, as
+   for every call that takes a sink (the misuse rule under ERRORS). */
 TPDEF tp_status tp_sink_write(tp_sink *sink, const void *data, size_t n);
 /* Writes n zero bytes (padding). */
 TPDEF tp_status tp_sink_zeros(tp_sink *sink, size_t n);
@@ -339,6 +441,11 @@ TPDEF void tp_atomic_abort(tp_atomic_file *af);
 /* Opens path atomically, calls produce(ctx, sink), commits on TP_OK, aborts otherwise. */
 TPDEF tp_status tp_atomic_write(const char *path, tp_status (*produce)(void *ctx, tp_sink *sink),
                                 void *ctx);
+/* The same, with a sentence naming the path in err (may be NULL; reset on entry) on failure:
+   "cannot create a temporary file beside \"out/x.ptd\": No such file or directory (...)". */
+TPDEF tp_status tp_atomic_write_ex(const char *path,
+                                   tp_status (*produce)(void *ctx, tp_sink *sink), void *ctx,
+                                   tp_error *err);
 #endif
 
 /* ------------------------------------------------------------------------------------------ */
@@ -412,29 +519,33 @@ TPDEF tp_sink tp_sink_sha256(tp_sha256 *c);
 TPDEF int tp_sha256_accelerated(void);
 
 /* ------------------------------------------------------------------------------------------ */
-/* Small public helpers the backends build on                                                 */
+/* 6b. Internal helpers shared by the three headers                                           */
 /* ------------------------------------------------------------------------------------------ */
 
+/* Not part of the API (tp__ names, may change in any release): little-endian stores and
+   loads, checked arithmetic and array growth that tensorpack_xnnpack.h and tensorpack_vulkan.h
+   share with the core. They stay extern because a backend's implementation may live in
+   another file than the core's. (0.1 named them tp_store_le32, tp_add_u64, ...; the store_
+   names collided with the data store's tp_store_ prefix.) */
 /* Little-endian stores and loads, from shifts: the bytes never depend on the host. */
-TPDEF void tp_store_le16(unsigned char *p, uint16_t v);
-TPDEF void tp_store_le32(unsigned char *p, uint32_t v);
-TPDEF void tp_store_le64(unsigned char *p, uint64_t v);
-TPDEF uint16_t tp_load_le16(const unsigned char *p);
-TPDEF uint32_t tp_load_le32(const unsigned char *p);
-TPDEF uint64_t tp_load_le64(const unsigned char *p);
+TPDEF void tp__put_le16(unsigned char *p, uint16_t v);
+TPDEF void tp__put_le32(unsigned char *p, uint32_t v);
+TPDEF void tp__put_le64(unsigned char *p, uint64_t v);
+TPDEF uint16_t tp__get_le16(const unsigned char *p);
+TPDEF uint32_t tp__get_le32(const unsigned char *p);
+TPDEF uint64_t tp__get_le64(const unsigned char *p);
 /* Checked arithmetic: 0 on success, 1 on overflow (out untouched then). */
-TPDEF int tp_add_u64(uint64_t a, uint64_t b, uint64_t *out);
-TPDEF int tp_mul_u64(uint64_t a, uint64_t b, uint64_t *out);
+TPDEF int tp__add_u64(uint64_t a, uint64_t b, uint64_t *out);
+TPDEF int tp__mul_u64(uint64_t a, uint64_t b, uint64_t *out);
 /* Round v up to a multiple of align: 0, or 1 on overflow or when align is not a power of 2. */
-TPDEF int tp_align_u64(uint64_t v, uint64_t align, uint64_t *out);
+TPDEF int tp__align_u64(uint64_t v, uint64_t align, uint64_t *out);
 /* Grows *data (elements of elem_size) to hold at least need elements; TP_ERR_NOMEM or
    TP_ERR_OVERFLOW on failure (then *data is unchanged). */
-TPDEF tp_status tp_array_reserve(void **data, size_t *cap, size_t need, size_t elem_size);
+TPDEF tp_status tp__array_reserve(void **data, size_t *cap, size_t need, size_t elem_size);
 
 /* ------------------------------------------------------------------------------------------ */
 /* 7. FlatBuffers builder and reader                                                           */
 /* ------------------------------------------------------------------------------------------ */
-/* Section 7 of tensorpack.h (FlatBuffers builder and reader). */
 
 /* ---- builder ----------------------------------------------------------------------------
    Back to front, like the official builder: build children first (strings, vectors, tables),
@@ -512,8 +623,9 @@ TPDEF const unsigned char *tp_fb_data(const tp_fb_builder *b, size_t *size);
 /* ---- reader ------------------------------------------------------------------------------
    Every access is bounds-checked. Errors stick in the reader (the first one, as
    TP_ERR_FORMAT and a sentence); a failed access returns the default / an absent object, so a
-   caller may read a whole structure and check tp_fb_reader_status once. Zero-initialise the
-   reader (or set max_depth / max_tables) before tp_fb_reader_init; init keeps those two.
+   caller may read a whole structure and check tp_fb_reader_status once (tp_fb_reader_error
+   gives the sentence). tp_fb_reader_init sets every field of the reader (it needs no zeroed
+   struct) with the default limits; tp_fb_reader_init_ex takes the limits.
    Rules: the official verifier's (uoffsets non-zero, < 2^31 and inside the buffer; tables
    4-aligned with an even-sized vtable inside the buffer; scalars aligned to their size relative
    to the buffer start; strings NUL-terminated inside the buffer; vector counts 4-aligned and
@@ -552,7 +664,15 @@ typedef struct tp_fb_vector {
 /* Checks the header (size, root offset, identifier when not NULL) and returns the root table. */
 TPDEF tp_status tp_fb_reader_init(tp_fb_reader *r, const void *buf, size_t size,
                                   const char *identifier, tp_fb_table *root);
+/* Like tp_fb_reader_init, with the limits: max_depth (0 = 64) and max_tables (tables visited
+   per walk, 0 = 1000000). */
+TPDEF tp_status tp_fb_reader_init_ex(tp_fb_reader *r, const void *buf, size_t size,
+                                     const char *identifier, tp_fb_table *root,
+                                     unsigned max_depth, size_t max_tables);
+/* The reader's first error (TP_OK when none) and its sentence ("" when none). Read these, not
+   the err field (kept for source compatibility). */
 TPDEF tp_status tp_fb_reader_status(const tp_fb_reader *r);
+TPDEF const char *tp_fb_reader_error(const tp_fb_reader *r);
 TPDEF int tp_fb_present(const tp_fb_table *t, uint16_t id);
 TPDEF uint8_t tp_fb_u8(const tp_fb_table *t, uint16_t id, uint8_t dflt);
 TPDEF int8_t tp_fb_i8(const tp_fb_table *t, uint16_t id, int8_t dflt);
@@ -583,9 +703,7 @@ TPDEF double tp_fb_bits_f64(uint64_t bits);
 /* ------------------------------------------------------------------------------------------ */
 /* 8. Named data store and .ptd files                                                          */
 /* ------------------------------------------------------------------------------------------ */
-/* Section 8 of tensorpack.h (named data store and .ptd files).
-
-   A tp_store collects named constants the way ExecuTorch's NamedDataStore does, and writes
+/* A tp_store collects named constants the way ExecuTorch's NamedDataStore does, and writes
    them as a FlatTensor (.ptd) file that ExecuTorch's FlatTensorDataMap loads:
      - each entry has a key, bytes (a borrowed view streamed at write time, or raw bytes), an
        alignment and, for a view, a tensor layout (ScalarType = tp_dtype code, sizes,
@@ -596,9 +714,36 @@ TPDEF double tp_fb_bits_f64(uint64_t bits);
      - segment_base_offset is aligned to max(128, largest entry alignment) and each segment's
        offset from the base to its entry's alignment (the strictest one when entries share it),
        so every alignment holds for absolute file offsets too.
-   Errors stick: the first failure (bad view, key collision, sink failure) is kept with a
-   sentence (tp_store_error) and every later call on the store returns it.
+   Errors follow the ERRORS rule at the top: a failed add (bad view, key collision, no memory)
+   latches, every later call returns it; a failed size or write call (sink failure, missing
+   directory, no memory) leaves its sentence (tp_store_status / tp_store_error) until the
+   next size or write call and does not stop the store: fix the cause and write again.
    Thread safety: none inside one store; different stores are independent. */
+
+/* ---- the FT01 format, described once ------------------------------------------------------
+   The tables of ExecuTorch's extension/flat_tensor/serialize/flat_tensor.fbs (file identifier
+   "FT01", root FlatTensor; tests/schemas/flat_tensor.fbs is our copy). The .ptd writer
+   (tp_store_write_ptd) and reader (tp_ptd_open, ...) take every field id from this list, and
+   tests/verify_ptd.cpp checks it against flatc's code for the schema (names at their ids,
+   types, defaults, no field left out). TP_FT01_FIELDS(X): X(table, field, id, kind, default),
+   kind one of I8 U32 U64 (scalars), STR (string), VEC (vector), TABLE (sub-table). Each entry
+   defines TP_FT01_F_<table>_<field> (the id) and TP_FT01_D_<table>_<field> (the default). */
+#define TP_FT01_FIELDS(X)                          \
+  X(TensorLayout, scalar_type, 0, I8, 0)           \
+  X(TensorLayout, sizes, 1, VEC, 0)                \
+  X(TensorLayout, dim_order, 2, VEC, 0)            \
+  X(DataSegment, offset, 0, U64, 0)                \
+  X(DataSegment, size, 1, U64, 0)                  \
+  X(NamedData, key, 0, STR, 0)                     \
+  X(NamedData, segment_index, 1, U32, 0)           \
+  X(NamedData, tensor_layout, 2, TABLE, 0)         \
+  X(FlatTensor, version, 0, U32, 0)                \
+  X(FlatTensor, segments, 1, VEC, 0)               \
+  X(FlatTensor, named_data, 2, VEC, 0)
+#define TP__FT01_ENUM(t, f, id, kind, dflt) TP_FT01_F_##t##_##f = id, TP_FT01_D_##t##_##f = dflt,
+enum { TP_FT01_FIELDS(TP__FT01_ENUM) TP__FT01_ENUM_END };
+#undef TP__FT01_ENUM
+#define TP_FT01_IDENTIFIER "FT01"
 
 typedef struct tp_store tp_store;
 
@@ -620,7 +765,9 @@ typedef struct tp_store_options {
 TPDEF tp_status tp_store_create_ex(const tp_store_options *opts, tp_store **out);
 /* Frees the store, its keys and its copies (never the borrowed views). NULL is a no-op. */
 TPDEF void tp_store_destroy(tp_store *s);
-/* The first failure as a sentence, or "". */
+/* The latched add failure, else the last size/write call's failure: its status (TP_OK when
+   none) and its sentence ("" when none). */
+TPDEF tp_status tp_store_status(const tp_store *s);
 TPDEF const char *tp_store_error(const tp_store *s);
 
 /* Adds a tensor entry: its compact bytes in `order` and a tensor layout.
@@ -654,13 +801,16 @@ TPDEF size_t tp_store_count(const tp_store *s);
    u64 segment_base_offset, u64 segment_data_size), padding, the rest of the flatbuffer,
    padding, then the segments, each view streamed with tp_compact_write (memory use does not
    grow with the data size). The same bytes on every host. The store stays usable (more adds,
-   another write) unless a failure occurred. */
+   another write), also after a failed write. A sink or write callback that is NULL is
+   TP_ERR_INVALID. */
 TPDEF tp_status tp_store_write_ptd(tp_store *s, tp_sink *sink);
 /* Exact number of bytes tp_store_write_ptd writes (builds the flatbuffer; cached until the
    next add). */
 TPDEF tp_status tp_store_ptd_size(tp_store *s, uint64_t *size_out);
 #ifndef TP_NO_STDIO
-/* tp_store_write_ptd into path through tp_atomic_write: an error leaves no file. */
+/* tp_store_write_ptd into path through tp_atomic_write_ex: an error leaves no file and a
+   sentence naming the path ("cannot create a temporary file beside \"d/x.ptd\": No such file
+   or directory (...)"). */
 TPDEF tp_status tp_store_write_ptd_file(tp_store *s, const char *path);
 #endif
 
@@ -707,6 +857,12 @@ typedef struct tp_ptd_entry {
 /* Parses and checks the headers and every entry (above). Errors: TP_ERR_FORMAT,
    TP_ERR_INVALID (NULL data with size > 0). */
 TPDEF tp_status tp_ptd_open(tp_ptd *p, const void *data, size_t size);
+/* The open failure (TP_OK when the file opened) and its sentence ("" when none); why the last
+   tp_ptd_find / tp_ptd_entry_at failed ("" after a success). Read these, not the err and
+   last_lookup fields (kept for source compatibility). */
+TPDEF tp_status tp_ptd_status(const tp_ptd *p);
+TPDEF const char *tp_ptd_error(const tp_ptd *p);
+TPDEF const char *tp_ptd_lookup_error(const tp_ptd *p);
 /* Entry i (0 <= i < p->count, in file order). TP_ERR_INVALID when i is out of range. */
 TPDEF tp_status tp_ptd_entry_at(tp_ptd *p, size_t i, tp_ptd_entry *e);
 /* The entry under key: a linear scan (O(count) per lookup; the reader allocates nothing), or a
@@ -1097,9 +1253,8 @@ TPDEF tp_status tp_pte_named_at(tp_pte_file *f, size_t i, const char **key,
 #ifndef TENSORPACK_IMPLEMENTATION_DONE
 #define TENSORPACK_IMPLEMENTATION_DONE
 
-/* Implementation, in data-flow order; sections start with greppable markers "// >>name":
-   status, helpers, dtype, view, sink, copy, convert, int4, sha256, flatbuffers, fbreader,
-   store, ptd, pte. */
+/* Implementation, in data-flow order; sections start with greppable markers "// >>name"
+   (see CONTENTS at the top). */
 #include <string.h>
 #include <stdarg.h>
 #include <limits.h>
@@ -1128,6 +1283,15 @@ static const unsigned char tp__empty[1] = {0};
 
 // >>status ------------------------------------------------------------------------------------
 
+#define TP__STR_(x) #x
+#define TP__STR(x) TP__STR_(x)
+TPDEF const char *tp_version_string(void) {
+  return TP__STR(TP_VERSION_MAJOR) "." TP__STR(TP_VERSION_MINOR) "." TP__STR(TP_VERSION_PATCH);
+}
+#ifndef TENSORPACK_STATIC
+const int TP__ABI_NAME = 1; /* external, C linkage: declared extern "C" above */
+#endif
+
 TPDEF const char *tp_status_str(tp_status s) {
   switch (s) {
 #define TP__STATUS_CASE(name, text) \
@@ -1142,91 +1306,280 @@ TPDEF const char *tp_status_str(tp_status s) {
 }
 
 #ifdef TP_NO_STDIO
-/* A small vsnprintf for error sentences: %d %i %u %x %c %s %p %% with the l, ll, z and j
-   length modifiers; flags, width and precision are parsed and ignored. */
-static void tp__fmt_put(char *out, size_t cap, size_t *pos, char c) {
-  if (*pos + 1 < cap) out[*pos] = c;
-  (*pos)++;
+/* A small vsnprintf for error sentences, byte-equal to glibc's for what the messages use:
+   %d %i %u %x %X %c %s %p %g %G %e %E %% with the hh, h, l, ll, z, j and t length modifiers,
+   the flags - + space 0 #, a width and a precision (also * for either). %g / %e print the
+   exactly rounded decimal value (round half to even on the exact binary value, as glibc). */
+typedef struct tp__fmt_out {
+  char *out;
+  size_t cap, pos;
+} tp__fmt_out;
+static void tp__fmt_put(tp__fmt_out *o, char c) {
+  if (o->pos + 1 < o->cap) o->out[o->pos] = c;
+  o->pos++;
 }
-static void tp__fmt_uint(char *out, size_t cap, size_t *pos, unsigned long long v, unsigned base) {
-  char tmp[24];
-  int n = 0;
-  do {
-    unsigned d = (unsigned)(v % base);
-    tmp[n++] = (char)(d < 10 ? '0' + d : 'a' + (d - 10));
-    v /= base;
-  } while (v);
-  while (n > 0) tp__fmt_put(out, cap, pos, tmp[--n]);
+static void tp__fmt_rep(tp__fmt_out *o, char c, long n) {
+  while (n-- > 0) tp__fmt_put(o, c);
+}
+/* sign/prefix, then zeros to `zeros`, then body; padded to width (left with '-', zeros after
+   the sign with '0' when zero_ok). */
+static void tp__fmt_field(tp__fmt_out *o, const char *pre, const char *body, size_t blen,
+                          long zeros, long width, int left, int zero_pad) {
+  long plen = (long)strlen(pre), n = plen + zeros + (long)blen, i;
+  if (!left && !zero_pad) tp__fmt_rep(o, ' ', width - n);
+  for (i = 0; i < plen; i++) tp__fmt_put(o, pre[i]);
+  if (!left && zero_pad) tp__fmt_rep(o, '0', width - n);
+  tp__fmt_rep(o, '0', zeros);
+  for (i = 0; i < (long)blen; i++) tp__fmt_put(o, body[i]);
+  if (left) tp__fmt_rep(o, ' ', width - n);
+}
+/* Exact decimal digits of a finite double v > 0: digits (no leading zero) and the decimal
+   exponent of the first one. A 1100-digit buffer holds any double's exact expansion. */
+#define TP__BN_LIMBS 90
+static size_t tp__fmt_exact(double v, char *dig, int *exp10) {
+  uint32_t bn[TP__BN_LIMBS];
+  uint64_t bits, m;
+  int e2, n = 1, i, j, k;
+  size_t len = 0;
+  memcpy(&bits, &v, sizeof bits);
+  e2 = (int)((bits >> 52) & 0x7FF);
+  m = bits & ((1ull << 52) - 1);
+  if (e2) m |= 1ull << 52;
+  else e2 = 1;
+  e2 -= 1075; /* v = m * 2^e2 */
+  bn[0] = (uint32_t)(m % 1000000000u);
+  bn[1] = (uint32_t)(m / 1000000000u % 1000000000u);
+  bn[2] = (uint32_t)(m / 1000000000u / 1000000000u);
+  n = bn[2] ? 3 : bn[1] ? 2 : 1;
+  for (k = e2 > 0 ? e2 : -e2; k > 0;) { /* times 2^e2 or 5^-e2, in chunks */
+    uint32_t mul;
+    uint64_t carry = 0;
+    if (e2 > 0) { int c = k > 29 ? 29 : k; mul = 1u << c; k -= c; }
+    else { int c = k > 12 ? 12 : k; mul = 1; for (j = 0; j < c; j++) mul *= 5u; k -= c; }
+    for (i = 0; i < n; i++) {
+      uint64_t x = (uint64_t)bn[i] * mul + carry;
+      bn[i] = (uint32_t)(x % 1000000000u);
+      carry = x / 1000000000u;
+    }
+    if (carry && n < TP__BN_LIMBS) bn[n++] = (uint32_t)carry;
+  }
+  for (i = n - 1; i >= 0; i--) { /* base 1e9 limbs -> digits */
+    char t[9];
+    uint32_t x = bn[i];
+    for (j = 8; j >= 0; j--) { t[j] = (char)('0' + x % 10u); x /= 10u; }
+    for (j = 0; j < 9; j++)
+      if (len || t[j] != '0' || (i == 0 && j == 8)) dig[len++] = t[j];
+  }
+  *exp10 = (int)len - 1 + (e2 < 0 ? e2 : 0);
+  return len;
+}
+static void tp__fmt_float(tp__fmt_out *o, double v, char conv, int prec, int alt, long width,
+                          int left, int zero_pad, const char *sign_flag) {
+  char dig[1200], body[400];
+  const char *pre;
+  size_t len, b = 0;
+  int x, i, upper = conv == 'G' || conv == 'E', neg;
+  uint64_t bits;
+  memcpy(&bits, &v, sizeof bits);
+  neg = (int)(bits >> 63);
+  pre = neg ? "-" : sign_flag;
+  if (v != v || v - v != 0.0) { /* nan, inf */
+    const char *w = v != v ? (upper ? "NAN" : "nan") : (upper ? "INF" : "inf");
+    tp__fmt_field(o, pre, w, 3, 0, width, left, 0);
+    return;
+  }
+  if (prec < 0) prec = 6;
+  if ((conv == 'g' || conv == 'G') && prec == 0) prec = 1;
+  if (prec > 300) prec = 300;
+  {
+    int sig = conv == 'g' || conv == 'G' ? prec : prec + 1; /* significant digits kept */
+    if (v == 0.0 || v == -0.0) {
+      len = 0;
+      x = 0;
+    } else {
+      len = tp__fmt_exact(neg ? -v : v, dig, &x);
+    }
+    if (len > (size_t)sig) { /* round half to even on the exact digits */
+      int up = dig[sig] > '5';
+      if (dig[sig] == '5') {
+        size_t r;
+        up = (dig[sig - 1] - '0') & 1;
+        for (r = (size_t)sig + 1; r < len; r++)
+          if (dig[r] != '0') up = 1;
+      }
+      len = (size_t)sig;
+      if (up) {
+        for (i = sig - 1; i >= 0 && dig[i] == '9'; i--) dig[i] = '0';
+        if (i >= 0) dig[i]++;
+        else { dig[0] = '1'; x++; }
+      }
+    }
+    while (len < (size_t)sig) dig[len++] = '0';
+    if (conv == 'g' || conv == 'G') {
+      int fixed = v == 0.0 || (x < prec && x >= -4), last = sig - 1;
+      if (!alt) /* %g drops trailing zeros (and then the point) */
+        while (last > 0 && dig[last] == '0' && (!fixed || last > x)) last--;
+      if (fixed) {
+        if (x >= 0) {
+          for (i = 0; i <= x; i++) body[b++] = dig[i];
+          if (last > x || alt) body[b++] = '.';
+          for (i = x + 1; i <= last; i++) body[b++] = dig[i];
+        } else {
+          body[b++] = '0';
+          body[b++] = '.';
+          for (i = 0; i < -x - 1; i++) body[b++] = '0';
+          for (i = 0; i <= last; i++) body[b++] = dig[i];
+        }
+        tp__fmt_field(o, pre, body, b, 0, width, left, zero_pad);
+        return;
+      }
+      sig = last + 1;
+    }
+    body[b++] = dig[0];
+    if (sig > 1 || alt) body[b++] = '.';
+    for (i = 1; i < sig; i++) body[b++] = dig[i];
+    body[b++] = upper ? 'E' : 'e';
+    body[b++] = x < 0 ? '-' : '+';
+    {
+      int ax = x < 0 ? -x : x;
+      if (ax >= 100) body[b++] = (char)('0' + ax / 100);
+      body[b++] = (char)('0' + ax / 10 % 10);
+      body[b++] = (char)('0' + ax % 10);
+    }
+    tp__fmt_field(o, pre, body, b, 0, width, left, zero_pad);
+  }
 }
 static void tp__vfmt(char *out, size_t cap, const char *fmt, va_list ap) {
-  size_t pos = 0;
+  tp__fmt_out o;
   const char *f;
+  o.out = out;
+  o.cap = cap;
+  o.pos = 0;
   if (cap == 0) return;
   for (f = fmt; *f; f++) {
-    int lng = 0;
+    int lng = 0, left = 0, zero = 0, plus = 0, space = 0, alt = 0, prec = -1;
+    long width = 0;
     if (*f != '%') {
-      tp__fmt_put(out, cap, &pos, *f);
+      tp__fmt_put(&o, *f);
       continue;
     }
-    f++;
-    while (*f == '-' || *f == '+' || *f == ' ' || *f == '#' || *f == '0' || *f == '.' ||
-           (*f >= '1' && *f <= '9'))
+    for (f++;; f++) {
+      if (*f == '-') left = 1;
+      else if (*f == '0') zero = 1;
+      else if (*f == '+') plus = 1;
+      else if (*f == ' ') space = 1;
+      else if (*f == '#') alt = 1;
+      else break;
+    }
+    if (*f == '*') {
+      width = va_arg(ap, int);
+      if (width < 0) { left = 1; width = -width; }
       f++;
+    } else {
+      while (*f >= '0' && *f <= '9') width = width * 10 + (*f++ - '0');
+    }
+    if (*f == '.') {
+      f++;
+      prec = 0;
+      if (*f == '*') {
+        prec = va_arg(ap, int);
+        f++;
+      } else {
+        while (*f >= '0' && *f <= '9') prec = prec * 10 + (*f++ - '0');
+      }
+    }
     for (;; f++) {
       if (*f == 'l') lng++;
-      else if (*f == 'z' || *f == 'j') lng = 3;
+      else if (*f == 'z' || *f == 'j' || *f == 't') lng = 3;
       else if (*f == 'h') continue;
       else break;
     }
     switch (*f) {
       case 'd':
-      case 'i': {
-        long long v = lng == 0 ? (long long)va_arg(ap, int)
-                    : lng == 1 ? (long long)va_arg(ap, long)
-                    : lng == 2 ? va_arg(ap, long long)
-                               : (long long)va_arg(ap, ptrdiff_t);
-        unsigned long long m = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
-        if (v < 0) tp__fmt_put(out, cap, &pos, '-');
-        tp__fmt_uint(out, cap, &pos, m, 10);
-        break;
-      }
+      case 'i':
       case 'u':
-      case 'x': {
-        unsigned long long v = lng == 0 ? (unsigned long long)va_arg(ap, unsigned)
-                             : lng == 1 ? (unsigned long long)va_arg(ap, unsigned long)
-                             : lng == 2 ? va_arg(ap, unsigned long long)
-                                        : (unsigned long long)va_arg(ap, size_t);
-        tp__fmt_uint(out, cap, &pos, v, *f == 'x' ? 16u : 10u);
+      case 'x':
+      case 'X':
+      case 'p': {
+        char tmp[24];
+        int nd = 0, sgn = 0;
+        unsigned long long v;
+        const char *pre = "";
+        unsigned base = *f == 'x' || *f == 'X' || *f == 'p' ? 16u : 10u;
+        if (*f == 'd' || *f == 'i') {
+          long long s = lng == 0 ? (long long)va_arg(ap, int)
+                      : lng == 1 ? (long long)va_arg(ap, long)
+                      : lng == 2 ? va_arg(ap, long long)
+                                 : (long long)va_arg(ap, ptrdiff_t);
+          v = s < 0 ? 0ull - (unsigned long long)s : (unsigned long long)s;
+          sgn = s < 0;
+          pre = sgn ? "-" : plus ? "+" : space ? " " : "";
+        } else if (*f == 'p') {
+          void *p = va_arg(ap, void *);
+          if (!p) {
+            tp__fmt_field(&o, "", "(nil)", 5, 0, width, left, 0);
+            break;
+          }
+          v = (unsigned long long)(uintptr_t)p;
+          pre = "0x";
+        } else {
+          v = lng == 0 ? (unsigned long long)va_arg(ap, unsigned)
+            : lng == 1 ? (unsigned long long)va_arg(ap, unsigned long)
+            : lng == 2 ? va_arg(ap, unsigned long long)
+                       : (unsigned long long)va_arg(ap, size_t);
+          if (alt && v && base == 16) pre = *f == 'X' ? "0X" : "0x";
+        }
+        if (v || prec != 0) {
+          do {
+            unsigned d = (unsigned)(v % base);
+            tmp[nd++] = (char)(d < 10 ? '0' + d : (*f == 'X' ? 'A' : 'a') + (d - 10));
+            v /= base;
+          } while (v);
+        }
+        { /* reverse into place */
+          int a = 0, z = nd - 1;
+          while (a < z) { char c = tmp[a]; tmp[a++] = tmp[z]; tmp[z--] = c; }
+        }
+        tp__fmt_field(&o, pre, tmp, (size_t)nd, prec > nd ? prec - nd : 0, width, left,
+                      zero && prec < 0);
         break;
       }
-      case 'p':
-        tp__fmt_uint(out, cap, &pos, (unsigned long long)(uintptr_t)va_arg(ap, void *), 16u);
+      case 'c': {
+        char c = (char)va_arg(ap, int);
+        tp__fmt_field(&o, "", &c, 1, 0, width, left, 0);
         break;
-      case 'c':
-        tp__fmt_put(out, cap, &pos, (char)va_arg(ap, int));
-        break;
+      }
       case 's': {
         const char *s = va_arg(ap, const char *);
-        if (!s) s = "(null)";
-        while (*s) tp__fmt_put(out, cap, &pos, *s++);
+        size_t n = 0;
+        if (!s) s = prec < 0 || prec >= 6 ? "(null)" : "";
+        while (s[n] && (prec < 0 || n < (size_t)prec)) n++;
+        tp__fmt_field(&o, "", s, n, 0, width, left, 0);
         break;
       }
+      case 'g':
+      case 'G':
+      case 'e':
+      case 'E':
+        tp__fmt_float(&o, va_arg(ap, double), *f, prec, alt, width, left, zero,
+                      plus ? "+" : space ? " " : "");
+        break;
       case '%':
-        tp__fmt_put(out, cap, &pos, '%');
+        tp__fmt_put(&o, '%');
         break;
       case '\0':
         f--;
         break;
       default:
-        tp__fmt_put(out, cap, &pos, '?');
+        tp__fmt_put(&o, '?');
         break;
     }
   }
-  out[pos < cap ? pos : cap - 1] = '\0';
+  out[o.pos < cap ? o.pos : cap - 1] = '\0';
 }
 #endif
 
-TPDEF tp_status tp_error_set(tp_error *e, tp_status s, const char *fmt, ...) {
+TPDEF tp_status tp__error_set(tp_error *e, tp_status s, const char *fmt, ...) {
   va_list ap;
   if (!e) return s;
   if (e->status != TP_OK) return e->status;
@@ -1243,50 +1596,58 @@ TPDEF tp_status tp_error_set(tp_error *e, tp_status s, const char *fmt, ...) {
   return s;
 }
 
+/* The error rule's reset: a caller's tp_error argument never keeps an old failure. */
+static void tp__error_reset(tp_error *e) {
+  if (e) {
+    e->status = TP_OK;
+    e->msg[0] = '\0';
+  }
+}
+
 // >>helpers -----------------------------------------------------------------------------------
 
-TPDEF void tp_store_le16(unsigned char *p, uint16_t v) {
+TPDEF void tp__put_le16(unsigned char *p, uint16_t v) {
   p[0] = (unsigned char)(v & 0xFFu);
   p[1] = (unsigned char)(v >> 8);
 }
-TPDEF void tp_store_le32(unsigned char *p, uint32_t v) {
+TPDEF void tp__put_le32(unsigned char *p, uint32_t v) {
   p[0] = (unsigned char)(v & 0xFFu);
   p[1] = (unsigned char)((v >> 8) & 0xFFu);
   p[2] = (unsigned char)((v >> 16) & 0xFFu);
   p[3] = (unsigned char)(v >> 24);
 }
-TPDEF void tp_store_le64(unsigned char *p, uint64_t v) {
-  tp_store_le32(p, (uint32_t)(v & 0xFFFFFFFFu));
-  tp_store_le32(p + 4, (uint32_t)(v >> 32));
+TPDEF void tp__put_le64(unsigned char *p, uint64_t v) {
+  tp__put_le32(p, (uint32_t)(v & 0xFFFFFFFFu));
+  tp__put_le32(p + 4, (uint32_t)(v >> 32));
 }
-TPDEF uint16_t tp_load_le16(const unsigned char *p) {
+TPDEF uint16_t tp__get_le16(const unsigned char *p) {
   return (uint16_t)(p[0] | (p[1] << 8));
 }
-TPDEF uint32_t tp_load_le32(const unsigned char *p) {
+TPDEF uint32_t tp__get_le32(const unsigned char *p) {
   return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
 }
-TPDEF uint64_t tp_load_le64(const unsigned char *p) {
-  return (uint64_t)tp_load_le32(p) | ((uint64_t)tp_load_le32(p + 4) << 32);
+TPDEF uint64_t tp__get_le64(const unsigned char *p) {
+  return (uint64_t)tp__get_le32(p) | ((uint64_t)tp__get_le32(p + 4) << 32);
 }
 
-TPDEF int tp_add_u64(uint64_t a, uint64_t b, uint64_t *out) {
+TPDEF int tp__add_u64(uint64_t a, uint64_t b, uint64_t *out) {
   if (a > UINT64_MAX - b) return 1;
   *out = a + b;
   return 0;
 }
-TPDEF int tp_mul_u64(uint64_t a, uint64_t b, uint64_t *out) {
+TPDEF int tp__mul_u64(uint64_t a, uint64_t b, uint64_t *out) {
   if (a != 0 && b > UINT64_MAX / a) return 1;
   *out = a * b;
   return 0;
 }
-TPDEF int tp_align_u64(uint64_t v, uint64_t align, uint64_t *out) {
+TPDEF int tp__align_u64(uint64_t v, uint64_t align, uint64_t *out) {
   uint64_t r;
   if (align == 0 || (align & (align - 1)) != 0) return 1;
-  if (tp_add_u64(v, align - 1, &r)) return 1;
+  if (tp__add_u64(v, align - 1, &r)) return 1;
   *out = r & ~(align - 1);
   return 0;
 }
-TPDEF tp_status tp_array_reserve(void **data, size_t *cap, size_t need, size_t elem_size) {
+TPDEF tp_status tp__array_reserve(void **data, size_t *cap, size_t need, size_t elem_size) {
   size_t ncap;
   uint64_t bytes;
   void *p;
@@ -1295,9 +1656,9 @@ TPDEF tp_status tp_array_reserve(void **data, size_t *cap, size_t need, size_t e
   if (elem_size == 0) return TP_ERR_INVALID;
   ncap = *cap < 8 ? 8 : *cap;
   while (ncap < need) ncap = ncap > SIZE_MAX / 2 ? need : ncap * 2;
-  if (tp_mul_u64(ncap, elem_size, &bytes) || bytes > SIZE_MAX) {
+  if (tp__mul_u64(ncap, elem_size, &bytes) || bytes > SIZE_MAX) {
     ncap = need; /* doubling overshot: try the exact need */
-    if (tp_mul_u64(ncap, elem_size, &bytes) || bytes > SIZE_MAX) return TP_ERR_OVERFLOW;
+    if (tp__mul_u64(ncap, elem_size, &bytes) || bytes > SIZE_MAX) return TP_ERR_OVERFLOW;
   }
   p = TP_REALLOC(*data, (size_t)bytes);
   if (!p) return TP_ERR_NOMEM;
@@ -1418,35 +1779,35 @@ static tp_status tp__check(const tp_tensor *t, tp_error *err, int64_t *numel_out
   int64_t numel = 1, lo = 0, hi = 0, nb;
   size_t es;
   int d, empty = 0;
-  if (!t) return tp_error_set(err, TP_ERR_INVALID, "view is NULL"), TP_ERR_INVALID;
+  if (!t) return tp__error_set(err, TP_ERR_INVALID, "view is NULL"), TP_ERR_INVALID;
   if (t->ndim < 0 || t->ndim > TP_MAX_DIMS) {
-    if (t->ndim < 0) tp_error_set(err, TP_ERR_INVALID, "ndim %d is negative", t->ndim);
-    else tp_error_set(err, TP_ERR_INVALID, "ndim %d > TP_MAX_DIMS %d", t->ndim, TP_MAX_DIMS);
+    if (t->ndim < 0) tp__error_set(err, TP_ERR_INVALID, "ndim %d is negative", t->ndim);
+    else tp__error_set(err, TP_ERR_INVALID, "ndim %d > TP_MAX_DIMS %d", t->ndim, TP_MAX_DIMS);
     return TP_ERR_INVALID;
   }
   es = tp_dtype_size(t->dtype);
   if (es == 0) {
-    tp_error_set(err, TP_ERR_INVALID, "dtype %d is not a tp_dtype", (int)t->dtype);
+    tp__error_set(err, TP_ERR_INVALID, "dtype %d is not a tp_dtype", (int)t->dtype);
     return TP_ERR_INVALID;
   }
   if (!t->storage.data && t->storage.nbytes > 0) {
-    tp_error_set(err, TP_ERR_INVALID, "storage data is NULL but nbytes is %llu",
+    tp__error_set(err, TP_ERR_INVALID, "storage data is NULL but nbytes is %llu",
                  (unsigned long long)t->storage.nbytes);
     return TP_ERR_INVALID;
   }
   for (d = 0; d < t->ndim; d++) {
     if (t->sizes[d] < 0) {
-      tp_error_set(err, TP_ERR_INVALID, "size of dim %d is %lld", d, (long long)t->sizes[d]);
+      tp__error_set(err, TP_ERR_INVALID, "size of dim %d is %lld", d, (long long)t->sizes[d]);
       return TP_ERR_INVALID;
     }
     if (t->sizes[d] == 0) empty = 1;
     if (t->strides[d] == INT64_MIN) { /* no magnitude in int64: flip/abs would overflow */
-      tp_error_set(err, TP_ERR_OVERFLOW, "stride of dim %d is INT64_MIN", d);
+      tp__error_set(err, TP_ERR_OVERFLOW, "stride of dim %d is INT64_MIN", d);
       return TP_ERR_OVERFLOW;
     }
   }
   if (t->offset < 0) {
-    tp_error_set(err, TP_ERR_BOUNDS, "offset %lld is negative", (long long)t->offset);
+    tp__error_set(err, TP_ERR_BOUNDS, "offset %lld is negative", (long long)t->offset);
     return TP_ERR_BOUNDS;
   }
   if (empty) {
@@ -1458,41 +1819,41 @@ static tp_status tp__check(const tp_tensor *t, tp_error *err, int64_t *numel_out
   for (d = 0; d < t->ndim; d++) {
     int64_t ext;
     if (tp__mul_i64(numel, t->sizes[d], &numel)) {
-      tp_error_set(err, TP_ERR_OVERFLOW, "element count overflows at dim %d (size %lld)", d,
+      tp__error_set(err, TP_ERR_OVERFLOW, "element count overflows at dim %d (size %lld)", d,
                    (long long)t->sizes[d]);
       return TP_ERR_OVERFLOW;
     }
     if (tp__mul_i64(t->sizes[d] - 1, t->strides[d], &ext) ||
         tp__add_i64(ext > 0 ? hi : lo, ext, ext > 0 ? &hi : &lo)) {
-      tp_error_set(err, TP_ERR_OVERFLOW, "dim %d: size %lld x stride %lld overflows", d,
+      tp__error_set(err, TP_ERR_OVERFLOW, "dim %d: size %lld x stride %lld overflows", d,
                    (long long)t->sizes[d], (long long)t->strides[d]);
       return TP_ERR_OVERFLOW;
     }
   }
   if (tp__mul_i64(numel, (int64_t)es, &nb) || (uint64_t)nb > (uint64_t)SIZE_MAX) {
-    tp_error_set(err, TP_ERR_OVERFLOW, "%lld elements of %u bytes overflow", (long long)numel,
+    tp__error_set(err, TP_ERR_OVERFLOW, "%lld elements of %u bytes overflow", (long long)numel,
                  (unsigned)es);
     return TP_ERR_OVERFLOW;
   }
   if (tp__add_i64(t->offset, lo, &lo) || tp__add_i64(t->offset, hi, &hi)) {
-    tp_error_set(err, TP_ERR_OVERFLOW, "offset %lld plus the view's extent overflows",
+    tp__error_set(err, TP_ERR_OVERFLOW, "offset %lld plus the view's extent overflows",
                  (long long)t->offset);
     return TP_ERR_OVERFLOW;
   }
   if (lo < 0) {
-    tp_error_set(err, TP_ERR_BOUNDS, "view reaches element %lld, before the storage's start",
+    tp__error_set(err, TP_ERR_BOUNDS, "view reaches element %lld, before the storage's start",
                  (long long)lo);
     return TP_ERR_BOUNDS;
   }
   {
     int64_t endb;
     if (tp__add_i64(hi, 1, &endb) || tp__mul_i64(endb, (int64_t)es, &endb)) {
-      tp_error_set(err, TP_ERR_OVERFLOW, "view's last element %lld overflows as a byte offset",
+      tp__error_set(err, TP_ERR_OVERFLOW, "view's last element %lld overflows as a byte offset",
                    (long long)hi);
       return TP_ERR_OVERFLOW;
     }
     if ((uint64_t)endb > (uint64_t)t->storage.nbytes) {
-      tp_error_set(err, TP_ERR_BOUNDS, "view reaches byte %llu of a %llu-byte storage",
+      tp__error_set(err, TP_ERR_BOUNDS, "view reaches byte %llu of a %llu-byte storage",
                    (unsigned long long)endb, (unsigned long long)t->storage.nbytes);
       return TP_ERR_BOUNDS;
     }
@@ -1505,24 +1866,29 @@ static tp_status tp__check(const tp_tensor *t, tp_error *err, int64_t *numel_out
 
 TPDEF tp_status tp_tensor_check(const tp_tensor *t, tp_error *err) {
   int64_t n;
+  tp__error_reset(err);
   return tp__check(t, err, &n, NULL, NULL);
 }
 
-TPDEF tp_status tp_view(tp_storage s, tp_dtype dt, int ndim, const int64_t *sizes,
-                        const int64_t *strides, int64_t offset, tp_tensor *out) {
+static tp_status tp__view(tp_storage s, tp_dtype dt, int ndim, const int64_t *sizes,
+                         const int64_t *strides, int64_t offset, tp_tensor *out, tp_error *err) {
   tp_tensor r;
   int d;
-  tp_status st;
-  if (!out) return TP_ERR_INVALID;
-  if (ndim < 0 || ndim > TP_MAX_DIMS) return TP_ERR_INVALID;
-  if (ndim > 0 && !sizes) return TP_ERR_INVALID;
+  if (!out) return tp__error_set(err, TP_ERR_INVALID, "view: out is NULL");
+  if (ndim < 0 || ndim > TP_MAX_DIMS)
+    return tp__error_set(err, TP_ERR_INVALID, "view: ndim %d is outside 0..TP_MAX_DIMS %d", ndim,
+                        TP_MAX_DIMS);
+  if (ndim > 0 && !sizes)
+    return tp__error_set(err, TP_ERR_INVALID, "view: sizes is NULL for ndim %d", ndim);
   memset(&r, 0, sizeof r);
   r.storage = s;
   r.dtype = dt;
   r.ndim = ndim;
   r.offset = offset;
   for (d = 0; d < ndim; d++) {
-    if (sizes[d] < 0) return TP_ERR_INVALID;
+    if (sizes[d] < 0)
+      return tp__error_set(err, TP_ERR_INVALID, "view: size of dim %d is %lld", d,
+                          (long long)sizes[d]);
     r.sizes[d] = sizes[d];
   }
   if (strides) {
@@ -1535,172 +1901,270 @@ TPDEF tp_status tp_view(tp_storage s, tp_dtype dt, int ndim, const int64_t *size
         /* only an error if the view is not empty: an empty view may have any sizes */
         int e, empty = 0;
         for (e = 0; e < ndim; e++) empty |= sizes[e] == 0;
-        if (!empty) return TP_ERR_OVERFLOW;
+        if (!empty)
+          return tp__error_set(err, TP_ERR_OVERFLOW,
+                              "view: the row-major stride of dim %d overflows (size %lld)", d,
+                              (long long)sizes[d]);
         acc = 0; /* remaining strides are irrelevant for an empty view */
       }
     }
   }
-  st = tp_tensor_check(&r, NULL);
-  if (st != TP_OK) return st;
+  {
+    tp_status st = tp_tensor_check(&r, err);
+    if (st != TP_OK) return st;
+  }
   *out = r;
   return TP_OK;
 }
+TPDEF tp_status tp_view(tp_storage s, tp_dtype dt, int ndim, const int64_t *sizes,
+                        const int64_t *strides, int64_t offset, tp_tensor *out) {
+  return tp__view(s, dt, ndim, sizes, strides, offset, out, NULL);
+}
+TPDEF tp_status tp_view_ex(tp_storage s, tp_dtype dt, int ndim, const int64_t *sizes,
+                           const int64_t *strides, int64_t offset, tp_tensor *out,
+                           tp_error *err) {
+  tp__error_reset(err);
+  return tp__view(s, dt, ndim, sizes, strides, offset, out, err);
+}
 
-/* Common prologue/epilogue of the view ops. */
-static tp_status tp__op_begin(const tp_tensor *t, tp_tensor *out, tp_tensor *r) {
+/* Common prologue/epilogue of the view ops. Each op is written once, with a tp_error * that
+   may be NULL; the plain form passes NULL and the _ex form the caller's (reset on entry). */
+static tp_status tp__op_begin(const char *op, const tp_tensor *t, tp_tensor *out, tp_tensor *r,
+                              tp_error *err) {
   tp_status s;
-  if (!out) return TP_ERR_INVALID;
-  s = tp_tensor_check(t, NULL);
+  if (!out) return tp__error_set(err, TP_ERR_INVALID, "%s: out is NULL", op);
+  if (!t) return tp__error_set(err, TP_ERR_INVALID, "%s: the input view is NULL", op);
+  s = tp_tensor_check(t, err);
   if (s != TP_OK) return s;
   *r = *t;
   return TP_OK;
 }
-static tp_status tp__op_end(const tp_tensor *t, tp_tensor *r, tp_tensor *out) {
+static tp_status tp__op_end(const char *op, const tp_tensor *t, tp_tensor *r, tp_tensor *out,
+                            tp_error *err) {
   tp_status s;
+  tp_error e;
   int64_t n;
   int d;
   for (d = r->ndim; d < TP_MAX_DIMS; d++) r->sizes[d] = r->strides[d] = 0;
   for (d = 0; d < r->ndim; d++)
     if (r->sizes[d] == 0) r->offset = t->offset; /* empty: no bytes, keep a sane offset */
-  s = tp__check(r, NULL, &n, NULL, NULL);
-  if (s != TP_OK) return s;
+  memset(&e, 0, sizeof e);
+  s = tp__check(r, &e, &n, NULL, NULL);
+  if (s != TP_OK) return tp__error_set(err, s, "%s: the result %s", op, e.msg);
   *out = *r;
   return TP_OK;
 }
-static int tp__bad_dim(const tp_tensor *t, int dim) { return dim < 0 || dim >= t->ndim; }
-
-TPDEF tp_status tp_select(const tp_tensor *t, int dim, int64_t index, tp_tensor *out) {
-  tp_tensor r;
-  int64_t size, delta;
+/* Python-style dim: -ndim..ndim-1, negative counts from the end. 0 and *dim normalised, or 1
+   with a sentence. */
+static int tp__dim_arg(const char *op, const char *name, const tp_tensor *t, int *dim,
+                       tp_error *err) {
+  if (*dim >= -t->ndim && *dim < t->ndim) {
+    if (*dim < 0) *dim += t->ndim;
+    return 0;
+  }
+  if (t->ndim == 0)
+    tp__error_set(err, TP_ERR_INVALID, "%s: %s %d given, but a 0-d view has no dims", op, name,
+                 *dim);
+  else
+    tp__error_set(err, TP_ERR_INVALID, "%s: %s %d is outside -%d..%d (a %d-d view)", op, name,
+                 *dim, t->ndim, t->ndim - 1, t->ndim);
+  return 1;
+}
+/* 1 when some dim other than `skip` has size 0: the result is empty whatever the op does to
+   `skip`, so its offset arithmetic must not fail (tp__op_end resets the offset). */
+static int tp__empty_besides(const tp_tensor *t, int skip) {
   int d;
-  tp_status s = tp__op_begin(t, out, &r);
+  for (d = 0; d < t->ndim; d++)
+    if (d != skip && t->sizes[d] == 0) return 1;
+  return 0;
+}
+/* r->offset += index * stride of dim; an empty result never overflows. */
+static tp_status tp__move_offset(const char *op, const tp_tensor *t, int dim, int64_t index,
+                                 int empty, tp_tensor *r, tp_error *err) {
+  int64_t delta;
+  if (empty) return TP_OK;
+  if (tp__mul_i64(index, t->strides[dim], &delta) || tp__add_i64(r->offset, delta, &r->offset))
+    return tp__error_set(err, TP_ERR_OVERFLOW,
+                        "%s: offset %lld + index %lld x stride %lld of dim %d overflows", op,
+                        (long long)t->offset, (long long)index, (long long)t->strides[dim], dim);
+  return TP_OK;
+}
+
+static tp_status tp__vop_select(const tp_tensor *t, int dim, int64_t index, tp_tensor *out,
+                            tp_error *err) {
+  tp_tensor r;
+  int64_t size, given = index;
+  int d;
+  tp_status s = tp__op_begin("select", t, out, &r, err);
   if (s != TP_OK) return s;
-  if (tp__bad_dim(t, dim)) return TP_ERR_INVALID;
+  if (tp__dim_arg("select", "dim", t, &dim, err)) return TP_ERR_INVALID;
   size = t->sizes[dim];
   if (index < 0) index += size;
-  if (index < 0 || index >= size) return TP_ERR_BOUNDS;
-  if (tp__mul_i64(index, t->strides[dim], &delta) || tp__add_i64(r.offset, delta, &r.offset))
-    return TP_ERR_OVERFLOW;
+  if (index < 0 || index >= size)
+    return tp__error_set(err, TP_ERR_BOUNDS,
+                        "select: index %lld is outside -%lld..%lld (dim %d has size %lld)",
+                        (long long)given, (long long)size, (long long)size - 1, dim,
+                        (long long)size);
+  s = tp__move_offset("select", t, dim, index, tp__empty_besides(t, dim), &r, err);
+  if (s != TP_OK) return s;
   for (d = dim; d + 1 < t->ndim; d++) {
     r.sizes[d] = t->sizes[d + 1];
     r.strides[d] = t->strides[d + 1];
   }
   r.ndim = t->ndim - 1;
-  return tp__op_end(t, &r, out);
+  return tp__op_end("select", t, &r, out, err);
 }
 
-TPDEF tp_status tp_narrow(const tp_tensor *t, int dim, int64_t start, int64_t length,
-                          tp_tensor *out) {
+static tp_status tp__vop_narrow(const tp_tensor *t, int dim, int64_t start, int64_t length,
+                            tp_tensor *out, tp_error *err) {
   tp_tensor r;
-  int64_t size, delta;
-  tp_status s = tp__op_begin(t, out, &r);
+  int64_t size, given = start;
+  tp_status s = tp__op_begin("narrow", t, out, &r, err);
   if (s != TP_OK) return s;
-  if (tp__bad_dim(t, dim) || length < 0) return TP_ERR_INVALID;
+  if (tp__dim_arg("narrow", "dim", t, &dim, err)) return TP_ERR_INVALID;
+  if (length < 0)
+    return tp__error_set(err, TP_ERR_INVALID, "narrow: length %lld is negative", (long long)length);
   size = t->sizes[dim];
   if (start < 0) start += size;
-  if (start < 0 || start > size || length > size - start) return TP_ERR_BOUNDS;
-  if (tp__mul_i64(start, t->strides[dim], &delta) || tp__add_i64(r.offset, delta, &r.offset))
-    return TP_ERR_OVERFLOW;
+  if (start < 0 || start > size)
+    return tp__error_set(err, TP_ERR_BOUNDS,
+                        "narrow: start %lld is outside -%lld..%lld (dim %d has size %lld)",
+                        (long long)given, (long long)size, (long long)size, dim, (long long)size);
+  if (length > size - start)
+    return tp__error_set(err, TP_ERR_BOUNDS,
+                        "narrow: start %lld + length %lld passes the end of dim %d (size %lld)",
+                        (long long)start, (long long)length, dim, (long long)size);
+  s = tp__move_offset("narrow", t, dim, start, length == 0 || tp__empty_besides(t, dim), &r, err);
+  if (s != TP_OK) return s;
   r.sizes[dim] = length;
-  return tp__op_end(t, &r, out);
+  return tp__op_end("narrow", t, &r, out, err);
 }
 
-TPDEF tp_status tp_slice(const tp_tensor *t, int dim, int64_t start, int64_t stop, int64_t step,
-                         tp_tensor *out) {
+static tp_status tp__vop_slice(const tp_tensor *t, int dim, int64_t start, int64_t stop,
+                           int64_t step, tp_tensor *out, tp_error *err) {
   tp_tensor r;
-  int64_t size, delta, len;
-  tp_status s = tp__op_begin(t, out, &r);
+  int64_t size, len;
+  tp_status s = tp__op_begin("slice", t, out, &r, err);
   if (s != TP_OK) return s;
-  if (tp__bad_dim(t, dim) || step < 1) return TP_ERR_INVALID;
+  if (tp__dim_arg("slice", "dim", t, &dim, err)) return TP_ERR_INVALID;
+  if (step < 1)
+    return tp__error_set(err, TP_ERR_INVALID, "slice: step %lld must be >= 1", (long long)step);
   size = t->sizes[dim];
   if (start < 0) start = start < -size ? 0 : start + size;
   if (start > size) start = size;
   if (stop < 0) stop = stop < -size ? 0 : stop + size;
   if (stop > size) stop = size;
   len = stop > start ? (stop - start - 1) / step + 1 : 0;
-  if (tp__mul_i64(start, t->strides[dim], &delta) || tp__add_i64(r.offset, delta, &r.offset) ||
-      tp__mul_i64(t->strides[dim], step, &r.strides[dim])) {
-    if (len > 0) return TP_ERR_OVERFLOW;
-    r.offset = t->offset;
+  s = tp__move_offset("slice", t, dim, start, len == 0 || tp__empty_besides(t, dim), &r, err);
+  if (s != TP_OK) return s;
+  /* the new stride matters only when the result has two or more elements along dim: a
+     single element keeps the old stride when stride x step leaves int64 */
+  if (tp__mul_i64(t->strides[dim], step, &r.strides[dim]) || r.strides[dim] == INT64_MIN) {
+    if (len > 1 && !tp__empty_besides(t, dim))
+      return tp__error_set(err, TP_ERR_OVERFLOW,
+                          "slice: stride %lld x step %lld of dim %d overflows",
+                          (long long)t->strides[dim], (long long)step, dim);
     r.strides[dim] = t->strides[dim];
   }
   r.sizes[dim] = len;
-  return tp__op_end(t, &r, out);
+  return tp__op_end("slice", t, &r, out, err);
 }
 
-TPDEF tp_status tp_transpose(const tp_tensor *t, int d0, int d1, tp_tensor *out) {
+static tp_status tp__vop_transpose(const tp_tensor *t, int d0, int d1, tp_tensor *out,
+                               tp_error *err) {
   tp_tensor r;
   int64_t v;
-  tp_status s = tp__op_begin(t, out, &r);
+  tp_status s = tp__op_begin("transpose", t, out, &r, err);
   if (s != TP_OK) return s;
-  if (tp__bad_dim(t, d0) || tp__bad_dim(t, d1)) return TP_ERR_INVALID;
+  if (tp__dim_arg("transpose", "d0", t, &d0, err) || tp__dim_arg("transpose", "d1", t, &d1, err))
+    return TP_ERR_INVALID;
   v = r.sizes[d0]; r.sizes[d0] = r.sizes[d1]; r.sizes[d1] = v;
   v = r.strides[d0]; r.strides[d0] = r.strides[d1]; r.strides[d1] = v;
-  return tp__op_end(t, &r, out);
+  return tp__op_end("transpose", t, &r, out, err);
 }
 
-TPDEF tp_status tp_permute(const tp_tensor *t, const int *perm, tp_tensor *out) {
+static tp_status tp__vop_permute(const tp_tensor *t, const int *perm, tp_tensor *out,
+                                 tp_error *err) {
   tp_tensor r;
   unsigned char seen[TP_MAX_DIMS];
   int d;
-  tp_status s = tp__op_begin(t, out, &r);
+  tp_status s = tp__op_begin("permute", t, out, &r, err);
   if (s != TP_OK) return s;
-  if (t->ndim > 0 && !perm) return TP_ERR_INVALID;
+  if (t->ndim > 0 && !perm)
+    return tp__error_set(err, TP_ERR_INVALID, "permute: perm is NULL for a %d-d view", t->ndim);
   memset(seen, 0, sizeof seen);
   for (d = 0; d < t->ndim; d++) {
-    if (tp__bad_dim(t, perm[d]) || seen[perm[d]]) return TP_ERR_INVALID;
-    seen[perm[d]] = 1;
-    r.sizes[d] = t->sizes[perm[d]];
-    r.strides[d] = t->strides[perm[d]];
+    int p = perm[d];
+    if (tp__dim_arg("permute", "perm entry", t, &p, err)) return TP_ERR_INVALID;
+    if (seen[p])
+      return tp__error_set(err, TP_ERR_INVALID,
+                          "permute: perm[%d] = %d names dim %d twice (not a permutation)", d,
+                          perm[d], p);
+    seen[p] = 1;
+    r.sizes[d] = t->sizes[p];
+    r.strides[d] = t->strides[p];
   }
-  return tp__op_end(t, &r, out);
+  return tp__op_end("permute", t, &r, out, err);
 }
 
-TPDEF tp_status tp_chunk(const tp_tensor *t, int chunks, int dim, int index, tp_tensor *out) {
+static tp_status tp__vop_chunk(const tp_tensor *t, int chunks, int dim, int index, tp_tensor *out,
+                           tp_error *err) {
   int64_t size, csize, count, start;
-  tp_status s;
-  if (!out) return TP_ERR_INVALID;
-  s = tp_tensor_check(t, NULL);
+  tp_tensor r;
+  tp_status s = tp__op_begin("chunk", t, out, &r, err);
   if (s != TP_OK) return s;
-  if (chunks < 1 || tp__bad_dim(t, dim) || index < 0) return TP_ERR_INVALID;
+  if (chunks < 1)
+    return tp__error_set(err, TP_ERR_INVALID, "chunk: chunks %d must be >= 1", chunks);
+  if (tp__dim_arg("chunk", "dim", t, &dim, err)) return TP_ERR_INVALID;
   size = t->sizes[dim];
   if (size == 0) { /* torch.chunk gives `chunks` empty pieces */
-    if (index >= chunks) return TP_ERR_INVALID;
-    return tp_narrow(t, dim, 0, 0, out);
+    count = chunks;
+    csize = 0;
+  } else {
+    csize = (size - 1) / chunks + 1;
+    count = (size - 1) / csize + 1;
   }
-  csize = (size - 1) / chunks + 1;
-  count = (size - 1) / csize + 1;
-  if (index >= count) return TP_ERR_INVALID;
+  if (index < 0 || index >= count)
+    return tp__error_set(err, TP_ERR_INVALID,
+                        "chunk: index %d is outside 0..%lld (dim %d of size %lld in %d chunks "
+                        "gives %lld)",
+                        index, (long long)count - 1, dim, (long long)size, chunks,
+                        (long long)count);
   start = (int64_t)index * csize;
-  return tp_narrow(t, dim, start, size - start < csize ? size - start : csize, out);
+  return tp__vop_narrow(t, dim, start, size - start < csize ? size - start : csize, out, err);
 }
 
-TPDEF tp_status tp_flip(const tp_tensor *t, int dim, tp_tensor *out) {
+static tp_status tp__vop_flip(const tp_tensor *t, int dim, tp_tensor *out, tp_error *err) {
   tp_tensor r;
-  int64_t delta;
-  tp_status s = tp__op_begin(t, out, &r);
+  tp_status s = tp__op_begin("flip", t, out, &r, err);
   if (s != TP_OK) return s;
-  if (tp__bad_dim(t, dim)) return TP_ERR_INVALID;
+  if (tp__dim_arg("flip", "dim", t, &dim, err)) return TP_ERR_INVALID;
   if (t->sizes[dim] > 0) {
-    if (tp__mul_i64(t->sizes[dim] - 1, t->strides[dim], &delta) ||
-        tp__add_i64(r.offset, delta, &r.offset))
-      return TP_ERR_OVERFLOW;
+    s = tp__move_offset("flip", t, dim, t->sizes[dim] - 1, tp__empty_besides(t, dim), &r, err);
+    if (s != TP_OK) return s;
   }
   r.strides[dim] = -t->strides[dim];
-  return tp__op_end(t, &r, out);
+  return tp__op_end("flip", t, &r, out, err);
 }
 
-TPDEF tp_status tp_expand(const tp_tensor *t, int ndim, const int64_t *sizes, tp_tensor *out) {
+static tp_status tp__vop_expand(const tp_tensor *t, int ndim, const int64_t *sizes, tp_tensor *out,
+                            tp_error *err) {
   tp_tensor r;
   int d, lead;
-  tp_status s = tp__op_begin(t, out, &r);
+  tp_status s = tp__op_begin("expand", t, out, &r, err);
   if (s != TP_OK) return s;
-  if (ndim < t->ndim || ndim > TP_MAX_DIMS || (ndim > 0 && !sizes)) return TP_ERR_INVALID;
+  if (ndim < t->ndim || ndim > TP_MAX_DIMS)
+    return tp__error_set(err, TP_ERR_INVALID, "expand: ndim %d is outside %d..%d (a %d-d view)",
+                        ndim, t->ndim, TP_MAX_DIMS, t->ndim);
+  if (ndim > 0 && !sizes) return tp__error_set(err, TP_ERR_INVALID, "expand: sizes is NULL");
   lead = ndim - t->ndim;
   for (d = 0; d < ndim; d++) {
     int64_t want = sizes[d];
     if (d < lead) {
-      if (want < 0) return TP_ERR_INVALID;
+      if (want < 0)
+        return tp__error_set(err, TP_ERR_INVALID,
+                            "expand: size %lld of new leading dim %d is negative",
+                            (long long)want, d);
       r.sizes[d] = want;
       r.strides[d] = 0;
     } else {
@@ -1712,12 +2176,81 @@ TPDEF tp_status tp_expand(const tp_tensor *t, int ndim, const int64_t *sizes, tp
         r.sizes[d] = want;
         r.strides[d] = 0;
       } else {
-        return TP_ERR_INVALID;
+        return tp__error_set(err, TP_ERR_INVALID,
+                            "expand: size %lld for dim %d, which has size %lld (only size-1 dims "
+                            "expand; -1 keeps a size)",
+                            (long long)want, d, (long long)have);
       }
     }
   }
   r.ndim = ndim;
-  return tp__op_end(t, &r, out);
+  return tp__op_end("expand", t, &r, out, err);
+}
+
+TPDEF tp_status tp_select(const tp_tensor *t, int dim, int64_t index, tp_tensor *out) {
+  return tp__vop_select(t, dim, index, out, NULL);
+}
+TPDEF tp_status tp_select_ex(const tp_tensor *t, int dim, int64_t index, tp_tensor *out,
+                             tp_error *err) {
+  tp__error_reset(err);
+  return tp__vop_select(t, dim, index, out, err);
+}
+TPDEF tp_status tp_narrow(const tp_tensor *t, int dim, int64_t start, int64_t length,
+                          tp_tensor *out) {
+  return tp__vop_narrow(t, dim, start, length, out, NULL);
+}
+TPDEF tp_status tp_narrow_ex(const tp_tensor *t, int dim, int64_t start, int64_t length,
+                             tp_tensor *out, tp_error *err) {
+  tp__error_reset(err);
+  return tp__vop_narrow(t, dim, start, length, out, err);
+}
+TPDEF tp_status tp_slice(const tp_tensor *t, int dim, int64_t start, int64_t stop, int64_t step,
+                         tp_tensor *out) {
+  return tp__vop_slice(t, dim, start, stop, step, out, NULL);
+}
+TPDEF tp_status tp_slice_ex(const tp_tensor *t, int dim, int64_t start, int64_t stop,
+                            int64_t step, tp_tensor *out, tp_error *err) {
+  tp__error_reset(err);
+  return tp__vop_slice(t, dim, start, stop, step, out, err);
+}
+TPDEF tp_status tp_transpose(const tp_tensor *t, int d0, int d1, tp_tensor *out) {
+  return tp__vop_transpose(t, d0, d1, out, NULL);
+}
+TPDEF tp_status tp_transpose_ex(const tp_tensor *t, int d0, int d1, tp_tensor *out,
+                                tp_error *err) {
+  tp__error_reset(err);
+  return tp__vop_transpose(t, d0, d1, out, err);
+}
+TPDEF tp_status tp_permute(const tp_tensor *t, const int *perm, tp_tensor *out) {
+  return tp__vop_permute(t, perm, out, NULL);
+}
+TPDEF tp_status tp_permute_ex(const tp_tensor *t, const int *perm, tp_tensor *out,
+                              tp_error *err) {
+  tp__error_reset(err);
+  return tp__vop_permute(t, perm, out, err);
+}
+TPDEF tp_status tp_chunk(const tp_tensor *t, int chunks, int dim, int index, tp_tensor *out) {
+  return tp__vop_chunk(t, chunks, dim, index, out, NULL);
+}
+TPDEF tp_status tp_chunk_ex(const tp_tensor *t, int chunks, int dim, int index, tp_tensor *out,
+                            tp_error *err) {
+  tp__error_reset(err);
+  return tp__vop_chunk(t, chunks, dim, index, out, err);
+}
+TPDEF tp_status tp_flip(const tp_tensor *t, int dim, tp_tensor *out) {
+  return tp__vop_flip(t, dim, out, NULL);
+}
+TPDEF tp_status tp_flip_ex(const tp_tensor *t, int dim, tp_tensor *out, tp_error *err) {
+  tp__error_reset(err);
+  return tp__vop_flip(t, dim, out, err);
+}
+TPDEF tp_status tp_expand(const tp_tensor *t, int ndim, const int64_t *sizes, tp_tensor *out) {
+  return tp__vop_expand(t, ndim, sizes, out, NULL);
+}
+TPDEF tp_status tp_expand_ex(const tp_tensor *t, int ndim, const int64_t *sizes, tp_tensor *out,
+                             tp_error *err) {
+  tp__error_reset(err);
+  return tp__vop_expand(t, ndim, sizes, out, err);
 }
 
 TPDEF int64_t tp_numel(const tp_tensor *t) {
@@ -1736,7 +2269,7 @@ TPDEF int64_t tp_numel(const tp_tensor *t) {
 TPDEF size_t tp_nbytes(const tp_tensor *t) {
   int64_t n = tp_numel(t);
   uint64_t b;
-  if (n < 0 || tp_mul_u64((uint64_t)n, tp_dtype_size(t->dtype), &b) || b > SIZE_MAX) return 0;
+  if (n < 0 || tp__mul_u64((uint64_t)n, tp_dtype_size(t->dtype), &b) || b > SIZE_MAX) return 0;
   return (size_t)b;
 }
 
@@ -1880,7 +2413,7 @@ TPDEF tp_status tp_span(const tp_tensor *t, size_t *begin, size_t *end) {
 // >>sink --------------------------------------------------------------------------------------
 
 TPDEF tp_status tp_sink_write(tp_sink *sink, const void *data, size_t n) {
-  TP_ASSERT(sink && sink->write);
+  if (!sink || !sink->write) return TP_ERR_INVALID; /* a bad argument, not a NULL object */
   if (n == 0) return TP_OK;
   if (!data) return TP_ERR_INVALID;
   return sink->write(sink->ctx, data, n);
@@ -1888,7 +2421,7 @@ TPDEF tp_status tp_sink_write(tp_sink *sink, const void *data, size_t n) {
 
 TPDEF tp_status tp_sink_zeros(tp_sink *sink, size_t n) {
   static const unsigned char zeros[256] = {0};
-  TP_ASSERT(sink && sink->write);
+  if (!sink || !sink->write) return TP_ERR_INVALID;
   while (n > 0) {
     size_t k = n < sizeof zeros ? n : sizeof zeros;
     tp_status s = sink->write(sink->ctx, zeros, k);
@@ -1903,7 +2436,7 @@ static tp_status tp__membuf_write(void *ctx, const void *data, size_t n) {
   void *p = m->data;
   tp_status s;
   if (n > SIZE_MAX - m->size) return TP_ERR_OVERFLOW;
-  s = tp_array_reserve(&p, &m->cap, m->size + n, 1);
+  s = tp__array_reserve(&p, &m->cap, m->size + n, 1);
   m->data = (unsigned char *)p;
   if (s != TP_OK) return s;
   memcpy(m->data + m->size, data, n);
@@ -1927,7 +2460,7 @@ TPDEF void tp_membuf_free(tp_membuf *m) {
 static tp_status tp__counter_write(void *ctx, const void *data, size_t n) {
   uint64_t *c = (uint64_t *)ctx;
   (void)data;
-  return tp_add_u64(*c, n, c) ? TP_ERR_OVERFLOW : TP_OK;
+  return tp__add_u64(*c, n, c) ? TP_ERR_OVERFLOW : TP_OK;
 }
 TPDEF tp_sink tp_sink_counter(uint64_t *count) {
   tp_sink s;
@@ -1945,7 +2478,7 @@ static tp_status tp__tally_write(void *ctx, const void *data, size_t n) {
 }
 TPDEF tp_sink tp_sink_tally(tp_tally *t, tp_sink *inner) {
   tp_sink s;
-  TP_ASSERT(t && inner);
+  TP_ASSERT(t); /* a NULL inner sink makes every write TP_ERR_INVALID */
   t->inner = inner;
   t->n = 0;
   s.write = tp__tally_write;
@@ -2064,18 +2597,43 @@ TPDEF void tp_atomic_abort(tp_atomic_file *af) {
 
 TPDEF tp_status tp_atomic_write(const char *path, tp_status (*produce)(void *ctx, tp_sink *sink),
                                 void *ctx) {
+  return tp_atomic_write_ex(path, produce, ctx, NULL);
+}
+
+TPDEF tp_status tp_atomic_write_ex(const char *path,
+                                   tp_status (*produce)(void *ctx, tp_sink *sink), void *ctx,
+                                   tp_error *err) {
   tp_atomic_file af;
   tp_sink sink;
   tp_status s;
-  if (!produce) return TP_ERR_INVALID;
+  int e;
+  tp__error_reset(err);
+  if (!produce) return tp__error_set(err, TP_ERR_INVALID, "atomic write: produce is NULL");
+  if (!path || !*path)
+    return tp__error_set(err, TP_ERR_INVALID, "atomic write: the path is NULL or empty");
+  errno = 0;
   s = tp_atomic_open(&af, path, &sink);
-  if (s != TP_OK) return s;
+  e = errno;
+  if (s != TP_OK) {
+    if (s == TP_ERR_IO)
+      return tp__error_set(err, s, "cannot create a temporary file beside \"%.100s\": %s "
+                          "(does its directory exist and is it writable?)", path,
+                          e ? strerror(e) : "unknown reason");
+    return tp__error_set(err, s, "cannot open \"%.100s\": %s", path, tp_status_str(s));
+  }
   s = produce(ctx, &sink);
   if (s != TP_OK) {
     tp_atomic_abort(&af);
-    return s;
+    return tp__error_set(err, s, "writing \"%.100s\" failed (%s); no file was left",
+                        path, tp_status_str(s));
   }
-  return tp_atomic_commit(&af);
+  errno = 0;
+  s = tp_atomic_commit(&af);
+  e = errno;
+  if (s != TP_OK)
+    return tp__error_set(err, s, "cannot finish \"%.100s\" (flush, close or rename failed: %s); "
+                        "no file was left", path, e ? strerror(e) : "unknown reason");
+  return TP_OK;
 }
 #endif /* TP_NO_STDIO */
 
@@ -2658,9 +3216,9 @@ typedef struct tp__conv {
 } tp__conv;
 
 static uint32_t tp__load_as_f32bits(tp_dtype from, const unsigned char *p) {
-  if (from == TP_F32) return tp_load_le32(p);
-  if (from == TP_F16) return tp__f16_to_f32bits(tp_load_le16(p));
-  return (uint32_t)tp_load_le16(p) << 16; /* bf16 */
+  if (from == TP_F32) return tp__get_le32(p);
+  if (from == TP_F16) return tp__f16_to_f32bits(tp__get_le16(p));
+  return (uint32_t)tp__get_le16(p) << 16; /* bf16 */
 }
 
 static tp_status tp__conv_piece(void *ctx, const unsigned char *bytes, size_t n) {
@@ -2676,9 +3234,9 @@ static tp_status tp__conv_piece(void *ctx, const unsigned char *bytes, size_t n)
         uint32_t lim = c->to == TP_F16 ? 0x477FE000u : c->to == TP_BF16 ? 0x7F7F0000u : 0x7F7FFFFFu;
         if ((w & 0x7FFFFFFFu) > lim) w = (w & 0x80000000u) | lim;
       }
-      if (c->to == TP_F32) tp_store_le32(c->out + k, w);
-      else if (c->to == TP_F16) tp_store_le16(c->out + k, tp__f32bits_to_f16(w));
-      else tp_store_le16(c->out + k, tp__f32bits_to_bf16(w));
+      if (c->to == TP_F32) tp__put_le32(c->out + k, w);
+      else if (c->to == TP_F16) tp__put_le16(c->out + k, tp__f32bits_to_f16(w));
+      else tp__put_le16(c->out + k, tp__f32bits_to_bf16(w));
     }
     s = tp_sink_write(c->sink, c->out, k);
     if (s != TP_OK) return s;
@@ -2768,7 +3326,7 @@ TPDEF size_t tp_pack_int4_size(const tp_tensor *t) {
   if (t->ndim == 0) return 1;
   last = t->sizes[t->ndim - 1];
   if (numel == 0) return 0;
-  if (tp_mul_u64((uint64_t)(numel / last), (uint64_t)(last / 2 + (last & 1)), &r) || r > SIZE_MAX)
+  if (tp__mul_u64((uint64_t)(numel / last), (uint64_t)(last / 2 + (last & 1)), &r) || r > SIZE_MAX)
     return 0;
   return (size_t)r;
 }
@@ -2776,20 +3334,20 @@ TPDEF size_t tp_pack_int4_size(const tp_tensor *t) {
 /* Checks every value of an int8 view lies in [-8, 7]; the message names the first bad one. */
 TPDEF tp_status tp_pack_int4_check(const tp_tensor *t, tp_error *err) {
   tp__int4 c;
-  tp_status s = tp_tensor_check(t, err);
+  tp_status s = tp_tensor_check(t, err); /* resets err */
   if (s != TP_OK) return s;
   if (t->dtype != TP_I8) {
-    tp_error_set(err, TP_ERR_INVALID, "int4 values must be an i8 view, not %s",
+    tp__error_set(err, TP_ERR_INVALID, "int4 values must be an i8 view, not %s",
                  tp_dtype_name(t->dtype));
     return TP_ERR_INVALID;
   }
   memset(&c, 0, sizeof c);
   s = tp__stream_view(t, TP_ORDER_ROW_MAJOR, tp__int4_piece, &c);
   if (s == TP_ERR_INVALID)
-    tp_error_set(err, s, "int4 value at index %lld is %d, outside [-8, 7]", (long long)c.index,
+    tp__error_set(err, s, "int4 value at index %lld is %d, outside [-8, 7]", (long long)c.index,
                  c.bad_value);
   else if (s != TP_OK)
-    tp_error_set(err, s, "int4 check failed: %s", tp_status_str(s));
+    tp__error_set(err, s, "int4 check failed: %s", tp_status_str(s));
   return s;
 }
 
@@ -3088,7 +3646,7 @@ TPDEF tp_sink tp_sink_sha256(tp_sha256 *c) {
   return s;
 }
 
-// >>flatbuffers (section 7) ---------------------------------------------------------------------
+// >>flatbuffers -------------------------------------------------------------------------------
 /* The builder fills one buffer from its end towards its start, as the official builder does:
    b->buf[b->cap - b->size .. b->cap) holds everything built so far, and an object is named by
    its distance from the end (a tp_fb_ref), which never changes as more is built in front of
@@ -3135,15 +3693,9 @@ struct tp_fb_builder {
   tp_error err;
 };
 
-static int tp__fb_host_le(void) {
-  const uint16_t one = 1;
-  unsigned char c;
-  memcpy(&c, &one, 1);
-  return c == 1;
-}
-
-/* Little-endian stores for the hot paths: one plain store on a little-endian host (the test
-   folds at compile time), tp_store_le* elsewhere. */
+/* Little-endian stores for the hot paths: one plain store on a little-endian host, tp_store_le*
+   elsewhere. The one endianness switch is TP__BIG_ENDIAN (compile time, top of the
+   implementation), so tests/test_bigendian_sim.c runs the shift paths here too. */
 #if defined(__GNUC__) || defined(__clang__)
 #define TP__FB_INLINE static inline __attribute__((always_inline))
 #elif defined(__cplusplus) || (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L)
@@ -3153,21 +3705,21 @@ static int tp__fb_host_le(void) {
 #endif
 TP__FB_INLINE uint16_t tp__fb_ld16(const unsigned char *p) {
   uint16_t v;
-  if (!tp__fb_host_le()) return tp_load_le16(p);
+  if (TP__BIG_ENDIAN) return tp__get_le16(p);
   memcpy(&v, p, 2);
   return v;
 }
 TP__FB_INLINE void tp__fb_st16(unsigned char *p, uint16_t v) {
-  if (tp__fb_host_le()) memcpy(p, &v, 2);
-  else tp_store_le16(p, v);
+  if (!TP__BIG_ENDIAN) memcpy(p, &v, 2);
+  else tp__put_le16(p, v);
 }
 TP__FB_INLINE void tp__fb_st32(unsigned char *p, uint32_t v) {
-  if (tp__fb_host_le()) memcpy(p, &v, 4);
-  else tp_store_le32(p, v);
+  if (!TP__BIG_ENDIAN) memcpy(p, &v, 4);
+  else tp__put_le32(p, v);
 }
 TP__FB_INLINE void tp__fb_st64(unsigned char *p, uint64_t v) {
-  if (tp__fb_host_le()) memcpy(p, &v, 8);
-  else tp_store_le64(p, v);
+  if (!TP__BIG_ENDIAN) memcpy(p, &v, 8);
+  else tp__put_le64(p, v);
 }
 
 static int tp__fb_slots(tp_fb_builder *b, uint16_t id);
@@ -3246,7 +3798,7 @@ TPDEF size_t tp_fb_size(const tp_fb_builder *b) {
 static int tp__fb_ok(tp_fb_builder *b, const char *what) {
   if (b->err.status != TP_OK) return 0;
   if (b->finished) {
-    tp_error_set(&b->err, TP_ERR_INVALID, "%s after tp_fb_finish (reset the builder first)", what);
+    tp__error_set(&b->err, TP_ERR_INVALID, "%s after tp_fb_finish (reset the builder first)", what);
     return 0;
   }
   return 1;
@@ -3257,7 +3809,7 @@ static int tp__fb_ok(tp_fb_builder *b, const char *what) {
 static int tp__fb_ok_outside(tp_fb_builder *b, const char *what) {
   if (!tp__fb_ok(b, what)) return 0;
   if (b->in_table) {
-    tp_error_set(&b->err, TP_ERR_INVALID,
+    tp__error_set(&b->err, TP_ERR_INVALID,
                  "%s inside an open table (build children before tp_fb_start_table)", what);
     return 0;
   }
@@ -3275,7 +3827,7 @@ static int tp__fb_grow(tp_fb_builder *b, uint64_t n) {
   size_t newcap, have;
   unsigned char *nb;
   if (b->size > b->max_size || n > (uint64_t)(b->max_size - b->size)) {
-    tp_error_set(&b->err, TP_ERR_OVERFLOW,
+    tp__error_set(&b->err, TP_ERR_OVERFLOW,
                  "buffer would grow from %lu by %llu bytes, over the FlatBuffers limit of %lu",
                  (unsigned long)b->size, (unsigned long long)n, (unsigned long)b->max_size);
     return 0;
@@ -3292,7 +3844,7 @@ static int tp__fb_grow(tp_fb_builder *b, uint64_t n) {
   }
   nb = (unsigned char *)TP_REALLOC(b->buf, newcap);
   if (!nb) {
-    tp_error_set(&b->err, TP_ERR_NOMEM, "out of memory growing the buffer to %llu bytes",
+    tp__error_set(&b->err, TP_ERR_NOMEM, "out of memory growing the buffer to %llu bytes",
                  (unsigned long long)newcap);
     return 0;
   }
@@ -3328,7 +3880,7 @@ static void tp__fb_put32(tp_fb_builder *b, uint32_t v) {
 /* Checks that ref names something already built. */
 static int tp__fb_check_ref(tp_fb_builder *b, tp_fb_ref ref, const char *what) {
   if (ref == 0 || ref > b->size) {
-    tp_error_set(&b->err, TP_ERR_INVALID,
+    tp__error_set(&b->err, TP_ERR_INVALID,
                  "%s: ref %lu does not name an object (%lu bytes built so far)", what,
                  (unsigned long)ref, (unsigned long)b->size);
     return 0;
@@ -3341,12 +3893,12 @@ TPDEF tp_fb_ref tp_fb_create_string(tp_fb_builder *b, const char *s, size_t len)
   TP_ASSERT(b);
   if (!tp__fb_ok_outside(b, "tp_fb_create_string")) return 0;
   if (!s && len) {
-    tp_error_set(&b->err, TP_ERR_INVALID, "tp_fb_create_string: NULL string of length %llu",
+    tp__error_set(&b->err, TP_ERR_INVALID, "tp_fb_create_string: NULL string of length %llu",
                  (unsigned long long)len);
     return 0;
   }
   if ((uint64_t)len >= TP__FB_MAX_SIZE) {
-    tp_error_set(&b->err, TP_ERR_OVERFLOW,
+    tp__error_set(&b->err, TP_ERR_OVERFLOW,
                  "string of %llu bytes is over the FlatBuffers limit of %lu bytes",
                  (unsigned long long)len, (unsigned long)b->max_size);
     return 0;
@@ -3373,20 +3925,20 @@ TPDEF tp_fb_ref tp_fb_create_vector(tp_fb_builder *b, const void *elems, size_t 
       !tp__fb_ok_outside(b, "tp_fb_create_vector"))
     return 0;
   if (elem_size != 1 && elem_size != 2 && elem_size != 4 && elem_size != 8) {
-    tp_error_set(&b->err, TP_ERR_INVALID,
+    tp__error_set(&b->err, TP_ERR_INVALID,
                  "tp_fb_create_vector: element size %llu is not 1, 2, 4 or 8",
                  (unsigned long long)elem_size);
     return 0;
   }
   if ((uint64_t)count >= TP__FB_MAX_SIZE / elem_size) { /* elem_size is 1..8: no overflow */
-    tp_error_set(&b->err, TP_ERR_OVERFLOW,
+    tp__error_set(&b->err, TP_ERR_OVERFLOW,
                  "vector of %llu elements of %llu bytes is over the FlatBuffers limit of %lu bytes",
                  (unsigned long long)count, (unsigned long long)elem_size,
                  (unsigned long)b->max_size);
     return 0;
   }
   if (!elems && count) {
-    tp_error_set(&b->err, TP_ERR_INVALID, "tp_fb_create_vector: NULL elements, count %llu",
+    tp__error_set(&b->err, TP_ERR_INVALID, "tp_fb_create_vector: NULL elements, count %llu",
                  (unsigned long long)count);
     return 0;
   }
@@ -3399,25 +3951,25 @@ TPDEF tp_fb_ref tp_fb_create_vector(tp_fb_builder *b, const void *elems, size_t 
   tp__fb_pad(b, pad);
   b->size += n32;
   dst = tp__fb_front(b);
-  if (elem_size == 1 || tp__fb_host_le()) {
+  if (elem_size == 1 || !TP__BIG_ENDIAN) {
     if (n32) memcpy(dst, src, n32);
   } else if (elem_size == 2) {
     for (i = 0; i < count; i++) {
       uint16_t v;
       memcpy(&v, src + 2 * i, 2);
-      tp_store_le16(dst + 2 * i, v);
+      tp__put_le16(dst + 2 * i, v);
     }
   } else if (elem_size == 4) {
     for (i = 0; i < count; i++) {
       uint32_t v;
       memcpy(&v, src + 4 * i, 4);
-      tp_store_le32(dst + 4 * i, v);
+      tp__put_le32(dst + 4 * i, v);
     }
   } else {
     for (i = 0; i < count; i++) {
       uint64_t v;
       memcpy(&v, src + 8 * i, 8);
-      tp_store_le64(dst + 8 * i, v);
+      tp__put_le64(dst + 8 * i, v);
     }
   }
   tp__fb_put32(b, (uint32_t)count);
@@ -3430,20 +3982,20 @@ TPDEF tp_fb_ref tp_fb_create_vector_refs(tp_fb_builder *b, const tp_fb_ref *refs
   uint64_t bytes;
   TP_ASSERT(b);
   if (!tp__fb_ok_outside(b, "tp_fb_create_vector_refs")) return 0;
-  if (tp_mul_u64((uint64_t)count, 4, &bytes) || bytes >= TP__FB_MAX_SIZE) {
-    tp_error_set(&b->err, TP_ERR_OVERFLOW,
+  if (tp__mul_u64((uint64_t)count, 4, &bytes) || bytes >= TP__FB_MAX_SIZE) {
+    tp__error_set(&b->err, TP_ERR_OVERFLOW,
                  "vector of %llu offsets is over the FlatBuffers limit of %lu bytes",
                  (unsigned long long)count, (unsigned long)b->max_size);
     return 0;
   }
   if (!refs && count) {
-    tp_error_set(&b->err, TP_ERR_INVALID, "tp_fb_create_vector_refs: NULL refs, count %llu",
+    tp__error_set(&b->err, TP_ERR_INVALID, "tp_fb_create_vector_refs: NULL refs, count %llu",
                  (unsigned long long)count);
     return 0;
   }
   for (i = 0; i < count; i++) {
     if (refs[i] == 0 || refs[i] > b->size) {
-      tp_error_set(&b->err, TP_ERR_INVALID,
+      tp__error_set(&b->err, TP_ERR_INVALID,
                    "tp_fb_create_vector_refs: element %llu: ref %lu does not name an object "
                    "(%lu bytes built so far)",
                    (unsigned long long)i, (unsigned long)refs[i], (unsigned long)b->size);
@@ -3473,7 +4025,7 @@ TPDEF void tp_fb_start_table(tp_fb_builder *b) {
   TP_ASSERT(b);
   if (!tp__fb_ok(b, "tp_fb_start_table")) return;
   if (b->in_table) {
-    tp_error_set(&b->err, TP_ERR_INVALID,
+    tp__error_set(&b->err, TP_ERR_INVALID,
                  "tp_fb_start_table inside an open table (tables do not nest: build children "
                  "first)");
     return;
@@ -3494,9 +4046,9 @@ TPDEF void tp_fb_start_table(tp_fb_builder *b) {
 static int tp__fb_slots(tp_fb_builder *b, uint16_t id) {
   size_t old = b->slot_cap, want = (size_t)id + 1;
   if (want < 64) want = 64;
-  if (tp_array_reserve((void **)&b->vts, &b->vts_cap, want, sizeof *b->vts) != TP_OK ||
-      tp_array_reserve((void **)&b->slot, &b->slot_cap, want, sizeof *b->slot) != TP_OK) {
-    tp_error_set(&b->err, TP_ERR_NOMEM, "out of memory adding field id %u", (unsigned)id);
+  if (tp__array_reserve((void **)&b->vts, &b->vts_cap, want, sizeof *b->vts) != TP_OK ||
+      tp__array_reserve((void **)&b->slot, &b->slot_cap, want, sizeof *b->slot) != TP_OK) {
+    tp__error_set(&b->err, TP_ERR_NOMEM, "out of memory adding field id %u", (unsigned)id);
     return 0;
   }
   memset(b->slot + old, 0, (b->slot_cap - old) * sizeof *b->slot);
@@ -3509,30 +4061,30 @@ static int tp__fb_add_slow(tp_fb_builder *b, uint16_t id) {
   size_t k;
   if (!tp__fb_ok(b, "adding a field")) return 0;
   if (!b->in_table) {
-    tp_error_set(&b->err, TP_ERR_INVALID, "field id %u added outside a table", (unsigned)id);
+    tp__error_set(&b->err, TP_ERR_INVALID, "field id %u added outside a table", (unsigned)id);
     return 0;
   }
   if (id > TP__FB_MAX_ID) {
-    tp_error_set(&b->err, TP_ERR_INVALID, "field id %u is over the largest id %u", (unsigned)id,
+    tp__error_set(&b->err, TP_ERR_INVALID, "field id %u is over the largest id %u", (unsigned)id,
                  TP__FB_MAX_ID);
     return 0;
   }
   if (id < 64) { /* only reached for a repeated id */
-    tp_error_set(&b->err, TP_ERR_INVALID, "field id %u added twice in one table", (unsigned)id);
+    tp__error_set(&b->err, TP_ERR_INVALID, "field id %u added twice in one table", (unsigned)id);
     return 0;
   }
   if ((id >= b->slot_cap || id >= b->vts_cap) && !tp__fb_slots(b, id)) return 0;
   k = (size_t)id - 64;
   if (k >= b->seen_len) {
-    if (tp_array_reserve((void **)&b->seen, &b->seen_cap, k + 1, sizeof *b->seen) != TP_OK) {
-      tp_error_set(&b->err, TP_ERR_NOMEM, "out of memory tracking field id %u", (unsigned)id);
+    if (tp__array_reserve((void **)&b->seen, &b->seen_cap, k + 1, sizeof *b->seen) != TP_OK) {
+      tp__error_set(&b->err, TP_ERR_NOMEM, "out of memory tracking field id %u", (unsigned)id);
       return 0;
     }
     memset(b->seen + b->seen_len, 0, (b->seen_cap - b->seen_len) * sizeof *b->seen);
     b->seen_len = b->seen_cap;
   }
   if (b->seen[k] == b->stamp) {
-    tp_error_set(&b->err, TP_ERR_INVALID, "field id %u added twice in one table", (unsigned)id);
+    tp__error_set(&b->err, TP_ERR_INVALID, "field id %u added twice in one table", (unsigned)id);
     return 0;
   }
   b->seen[k] = b->stamp;
@@ -3659,12 +4211,12 @@ TPDEF void tp_fb_add_union(tp_fb_builder *b, uint16_t id, uint8_t type, tp_fb_re
   TP_ASSERT(b);
   if (!tp__fb_ok(b, "tp_fb_add_union")) return;
   if (id == 0) {
-    tp_error_set(&b->err, TP_ERR_INVALID,
+    tp__error_set(&b->err, TP_ERR_INVALID,
                  "union at field id 0: its type tag needs id - 1 (a union takes two ids)");
     return;
   }
   if ((type == 0) != (value == 0)) {
-    tp_error_set(&b->err, TP_ERR_INVALID,
+    tp__error_set(&b->err, TP_ERR_INVALID,
                  "union at field id %u: type %u with %s value (NONE goes with no value, any "
                  "other type needs one)",
                  (unsigned)id, (unsigned)type, value ? "a" : "no");
@@ -3674,15 +4226,24 @@ TPDEF void tp_fb_add_union(tp_fb_builder *b, uint16_t id, uint8_t type, tp_fb_re
   tp__fb_add(b, (uint16_t)(id - 1), type, 1, 0, type == 0);
 }
 
-/* Remembers a new vtable; failure to grow the table is not an error (no dedup then). */
+/* Remembers a new vtable. Failing to grow the table latches TP_ERR_NOMEM: skipping the dedup
+   instead would give different bytes with TP_OK (issue 14 item 13). */
 static void tp__fb_vt_insert(tp_fb_builder *b, uint32_t end, uint32_t h) {
   size_t mask, i;
   if ((b->vt_count + 1) * 2 > b->vt_cap) {
     size_t ncap = b->vt_cap ? b->vt_cap * 2 : 64, j;
     tp__fb_vtslot *nv;
-    if (ncap > ((size_t)-1) / sizeof *nv) return;
+    if (ncap > ((size_t)-1) / sizeof *nv) {
+      tp__error_set(&b->err, TP_ERR_OVERFLOW, "the vtable table cannot grow past %lu slots",
+                   (unsigned long)b->vt_cap);
+      return;
+    }
     nv = (tp__fb_vtslot *)TP_MALLOC(ncap * sizeof *nv);
-    if (!nv) return;
+    if (!nv) {
+      tp__error_set(&b->err, TP_ERR_NOMEM, "no memory to grow the vtable table to %lu slots",
+                   (unsigned long)ncap);
+      return;
+    }
     memset(nv, 0, ncap * sizeof *nv);
     for (j = 0; j < b->vt_cap; j++) {
       if (!b->vt[j].end) continue;
@@ -3721,7 +4282,7 @@ TPDEF tp_fb_ref tp_fb_end_table(tp_fb_builder *b) {
   TP_ASSERT(b);
   if (!tp__fb_ok(b, "tp_fb_end_table")) return 0;
   if (!b->in_table) {
-    tp_error_set(&b->err, TP_ERR_INVALID, "tp_fb_end_table without tp_fb_start_table");
+    tp__error_set(&b->err, TP_ERR_INVALID, "tp_fb_end_table without tp_fb_start_table");
     return 0;
   }
   b->in_table = 0;
@@ -3770,7 +4331,7 @@ TPDEF tp_fb_ref tp_fb_end_table(tp_fb_builder *b) {
     }
   }
   if (tsize >= 0x10000u) {
-    tp_error_set(&b->err, TP_ERR_OVERFLOW,
+    tp__error_set(&b->err, TP_ERR_OVERFLOW,
                  "table of %lu inline bytes is over the 65535-byte limit of a vtable",
                  (unsigned long)tsize);
     return 0;
@@ -3812,11 +4373,11 @@ TPDEF tp_status tp_fb_finish(tp_fb_builder *b, tp_fb_ref root, const char *ident
   TP_ASSERT(b);
   if (!tp__fb_ok(b, "tp_fb_finish")) return b->err.status;
   if (b->in_table) {
-    return tp_error_set(&b->err, TP_ERR_INVALID, "tp_fb_finish inside an open table");
+    return tp__error_set(&b->err, TP_ERR_INVALID, "tp_fb_finish inside an open table");
   }
   if (!tp__fb_check_ref(b, root, "tp_fb_finish")) return b->err.status;
   if (identifier && strlen(identifier) != 4) {
-    return tp_error_set(&b->err, TP_ERR_INVALID,
+    return tp__error_set(&b->err, TP_ERR_INVALID,
                         "file identifier \"%.16s\" is not 4 characters long", identifier);
   }
   head = identifier ? 8u : 4u;
@@ -3843,7 +4404,7 @@ TPDEF const unsigned char *tp_fb_data(const tp_fb_builder *b, size_t *size) {
   return b->buf + b->cap - b->size;
 }
 
-// >>fbreader
+// >>fbreader ----------------------------------------------------------------------------------
 /* Every position is checked against the buffer before it is read; positions fit in 32 bits
    because a buffer over 2 GiB - 1 is refused by init. The rules are the official verifier's
    (uoffsets non-zero, below 2^31 and landing inside the buffer; tables 4-aligned with an
@@ -3872,35 +4433,35 @@ static tp_fb_table tp__fb_open_table(tp_fb_reader *r, uint64_t pos, unsigned dep
   t.r = r;
   if (tp__fb_rfail(r)) return t;
   if (depth > max_depth) {
-    tp_error_set(&r->err, TP_ERR_FORMAT, "table at byte %llu is nested %u deep, over the limit %u",
+    tp__error_set(&r->err, TP_ERR_FORMAT, "table at byte %llu is nested %u deep, over the limit %u",
                  (unsigned long long)pos, depth, max_depth);
     return t;
   }
   if (r->tables >= max_tables) {
-    tp_error_set(&r->err, TP_ERR_FORMAT, "more than %llu tables in the buffer",
+    tp__error_set(&r->err, TP_ERR_FORMAT, "more than %llu tables in the buffer",
                  (unsigned long long)max_tables);
     return t;
   }
   r->tables++;
   if (pos % 4 != 0 || pos + 4 > r->size) {
-    tp_error_set(&r->err, TP_ERR_FORMAT,
+    tp__error_set(&r->err, TP_ERR_FORMAT,
                  "table at byte %llu is %s (buffer of %llu bytes)", (unsigned long long)pos,
                  pos % 4 ? "not 4-aligned" : "outside the buffer", (unsigned long long)r->size);
     return t;
   }
-  soff = (int32_t)tp_load_le32(r->buf + pos);
+  soff = (int32_t)tp__get_le32(r->buf + pos);
   vt = (int64_t)pos - (int64_t)soff;
   if (vt < 0 || vt % 2 != 0 || (uint64_t)vt + 2 > r->size) {
-    tp_error_set(&r->err, TP_ERR_FORMAT,
+    tp__error_set(&r->err, TP_ERR_FORMAT,
                  "table at byte %llu: its vtable at byte %lld is %s (buffer of %llu bytes)",
                  (unsigned long long)pos, (long long)vt,
                  (vt >= 0 && vt % 2 != 0) ? "not 2-aligned" : "outside the buffer",
                  (unsigned long long)r->size);
     return t;
   }
-  vsize = tp_load_le16(r->buf + vt);
+  vsize = tp__get_le16(r->buf + vt);
   if (vsize % 2 != 0 || (uint64_t)vt + vsize > r->size) {
-    tp_error_set(&r->err, TP_ERR_FORMAT,
+    tp__error_set(&r->err, TP_ERR_FORMAT,
                  "table at byte %llu: vtable at byte %lld has size %u (%s; buffer of %llu bytes)",
                  (unsigned long long)pos, (long long)vt, (unsigned)vsize,
                  vsize % 2 ? "odd" : "past the end", (unsigned long long)r->size);
@@ -3915,25 +4476,36 @@ static tp_fb_table tp__fb_open_table(tp_fb_reader *r, uint64_t pos, unsigned dep
 
 TPDEF tp_status tp_fb_reader_init(tp_fb_reader *r, const void *buf, size_t size,
                                   const char *identifier, tp_fb_table *root) {
+  return tp_fb_reader_init_ex(r, buf, size, identifier, root, 0, 0);
+}
+TPDEF const char *tp_fb_reader_error(const tp_fb_reader *r) {
+  TP_ASSERT(r);
+  return r->err.status != TP_OK ? r->err.msg : "";
+}
+
+TPDEF tp_status tp_fb_reader_init_ex(tp_fb_reader *r, const void *buf, size_t size,
+                                     const char *identifier, tp_fb_table *root,
+                                     unsigned max_depth, size_t max_tables) {
   uint32_t off;
   TP_ASSERT(r);
+  memset(r, 0, sizeof *r); /* any old contents: nothing is read from r */
   r->buf = (const unsigned char *)buf;
   r->size = size;
-  r->tables = 0;
-  memset(&r->err, 0, sizeof r->err);
+  r->max_depth = max_depth;
+  r->max_tables = max_tables;
   if (root) memset(root, 0, sizeof *root);
   if (root) root->r = r;
   if (!buf && size) {
-    return tp_error_set(&r->err, TP_ERR_INVALID, "NULL buffer of %llu bytes",
+    return tp__error_set(&r->err, TP_ERR_INVALID, "NULL buffer of %llu bytes",
                         (unsigned long long)size);
   }
   if (size < 12) {
-    return tp_error_set(&r->err, TP_ERR_FORMAT,
+    return tp__error_set(&r->err, TP_ERR_FORMAT,
                         "buffer of %llu bytes is shorter than the 12-byte minimum",
                         (unsigned long long)size);
   }
   if (size > TP__FB_MAX_SIZE) {
-    return tp_error_set(&r->err, TP_ERR_FORMAT,
+    return tp__error_set(&r->err, TP_ERR_FORMAT,
                         "buffer of %llu bytes is over the FlatBuffers limit of %lu",
                         (unsigned long long)size, (unsigned long)TP__FB_MAX_SIZE);
   }
@@ -3945,12 +4517,12 @@ TPDEF tp_status tp_fb_reader_init(tp_fb_reader *r, const void *buf, size_t size,
       got[i] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
     }
     got[4] = 0;
-    return tp_error_set(&r->err, TP_ERR_FORMAT, "file identifier is \"%s\", expected \"%.4s\"",
+    return tp__error_set(&r->err, TP_ERR_FORMAT, "file identifier is \"%s\", expected \"%.4s\"",
                         got, identifier);
   }
-  off = tp_load_le32(r->buf);
+  off = tp__get_le32(r->buf);
   if (off == 0 || off >= 0x80000000u || off >= size) {
-    return tp_error_set(&r->err, TP_ERR_FORMAT,
+    return tp__error_set(&r->err, TP_ERR_FORMAT,
                         "root offset %lu is not inside the %llu-byte buffer", (unsigned long)off,
                         (unsigned long long)size);
   }
@@ -3970,11 +4542,11 @@ static uint32_t tp__fb_field_pos(const tp_fb_table *t, uint16_t id, unsigned n) 
   if (!r || !t->pos || tp__fb_rfail(r)) return 0;
   voff = 4u + 2u * (uint32_t)id;
   if (voff + 2u > t->vtable_size) return 0;
-  fo = tp_load_le16(r->buf + t->vtable + voff);
+  fo = tp__get_le16(r->buf + t->vtable + voff);
   if (!fo) return 0;
   pos = (uint64_t)t->pos + fo;
   if (pos % n != 0 || pos + n > r->size) {
-    tp_error_set(&r->err, TP_ERR_FORMAT,
+    tp__error_set(&r->err, TP_ERR_FORMAT,
                  "table at byte %lu, field id %u: %u-byte value at byte %llu is %s (buffer of "
                  "%llu bytes)",
                  (unsigned long)t->pos, (unsigned)id, n, (unsigned long long)pos,
@@ -3990,7 +4562,7 @@ TPDEF int tp_fb_present(const tp_fb_table *t, uint16_t id) {
   if (!t->r || !t->pos || tp__fb_rfail(t->r)) return 0;
   voff = 4u + 2u * (uint32_t)id;
   if (voff + 2u > t->vtable_size) return 0;
-  return tp_load_le16(t->r->buf + t->vtable + voff) != 0;
+  return tp__get_le16(t->r->buf + t->vtable + voff) != 0;
 }
 
 TPDEF uint8_t tp_fb_u8(const tp_fb_table *t, uint16_t id, uint8_t dflt) {
@@ -4009,37 +4581,37 @@ TPDEF uint16_t tp_fb_u16(const tp_fb_table *t, uint16_t id, uint16_t dflt) {
   uint32_t p;
   TP_ASSERT(t);
   p = tp__fb_field_pos(t, id, 2);
-  return p ? tp_load_le16(t->r->buf + p) : dflt;
+  return p ? tp__get_le16(t->r->buf + p) : dflt;
 }
 TPDEF int16_t tp_fb_i16(const tp_fb_table *t, uint16_t id, int16_t dflt) {
   uint32_t p;
   TP_ASSERT(t);
   p = tp__fb_field_pos(t, id, 2);
-  return p ? (int16_t)tp_load_le16(t->r->buf + p) : dflt;
+  return p ? (int16_t)tp__get_le16(t->r->buf + p) : dflt;
 }
 TPDEF uint32_t tp_fb_u32(const tp_fb_table *t, uint16_t id, uint32_t dflt) {
   uint32_t p;
   TP_ASSERT(t);
   p = tp__fb_field_pos(t, id, 4);
-  return p ? tp_load_le32(t->r->buf + p) : dflt;
+  return p ? tp__get_le32(t->r->buf + p) : dflt;
 }
 TPDEF int32_t tp_fb_i32(const tp_fb_table *t, uint16_t id, int32_t dflt) {
   uint32_t p;
   TP_ASSERT(t);
   p = tp__fb_field_pos(t, id, 4);
-  return p ? (int32_t)tp_load_le32(t->r->buf + p) : dflt;
+  return p ? (int32_t)tp__get_le32(t->r->buf + p) : dflt;
 }
 TPDEF uint64_t tp_fb_u64(const tp_fb_table *t, uint16_t id, uint64_t dflt) {
   uint32_t p;
   TP_ASSERT(t);
   p = tp__fb_field_pos(t, id, 8);
-  return p ? tp_load_le64(t->r->buf + p) : dflt;
+  return p ? tp__get_le64(t->r->buf + p) : dflt;
 }
 TPDEF int64_t tp_fb_i64(const tp_fb_table *t, uint16_t id, int64_t dflt) {
   uint32_t p;
   TP_ASSERT(t);
   p = tp__fb_field_pos(t, id, 8);
-  return p ? (int64_t)tp_load_le64(t->r->buf + p) : dflt;
+  return p ? (int64_t)tp__get_le64(t->r->buf + p) : dflt;
 }
 TPDEF float tp_fb_bits_f32(uint32_t bits) {
   float f;
@@ -4055,21 +4627,21 @@ TPDEF float tp_fb_f32(const tp_fb_table *t, uint16_t id, float dflt) {
   uint32_t p;
   TP_ASSERT(t);
   p = tp__fb_field_pos(t, id, 4);
-  return p ? tp_fb_bits_f32(tp_load_le32(t->r->buf + p)) : dflt;
+  return p ? tp_fb_bits_f32(tp__get_le32(t->r->buf + p)) : dflt;
 }
 TPDEF double tp_fb_f64(const tp_fb_table *t, uint16_t id, double dflt) {
   uint32_t p;
   TP_ASSERT(t);
   p = tp__fb_field_pos(t, id, 8);
-  return p ? tp_fb_bits_f64(tp_load_le64(t->r->buf + p)) : dflt;
+  return p ? tp_fb_bits_f64(tp__get_le64(t->r->buf + p)) : dflt;
 }
 
 /* Follows the uoffset stored at pos (already checked readable and 4-aligned); 0 on error. */
 static uint32_t tp__fb_follow(tp_fb_reader *r, uint32_t pos, const char *what) {
-  uint32_t off = tp_load_le32(r->buf + pos);
+  uint32_t off = tp__get_le32(r->buf + pos);
   uint64_t target = (uint64_t)pos + off;
   if (off == 0 || off >= 0x80000000u || target >= r->size) {
-    tp_error_set(&r->err, TP_ERR_FORMAT,
+    tp__error_set(&r->err, TP_ERR_FORMAT,
                  "%s: offset %lu at byte %lu leads %s (buffer of %llu bytes)", what,
                  (unsigned long)off, (unsigned long)pos,
                  off == 0 ? "nowhere" : "outside the buffer", (unsigned long long)r->size);
@@ -4084,15 +4656,15 @@ static int tp__fb_check_vector(tp_fb_reader *r, uint32_t target, size_t elem_siz
   uint32_t count;
   uint64_t bytes;
   if (target % 4 != 0 || (uint64_t)target + 4 > r->size) {
-    tp_error_set(&r->err, TP_ERR_FORMAT, "%s at byte %lu: length word %s (buffer of %llu bytes)",
+    tp__error_set(&r->err, TP_ERR_FORMAT, "%s at byte %lu: length word %s (buffer of %llu bytes)",
                  what, (unsigned long)target, target % 4 ? "not 4-aligned" : "outside the buffer",
                  (unsigned long long)r->size);
     return 0;
   }
-  count = tp_load_le32(r->buf + target);
+  count = tp__get_le32(r->buf + target);
   bytes = (uint64_t)count * elem_size; /* count < 2^32, elem_size <= 8: no overflow */
   if (bytes > r->size - target - 4) {
-    tp_error_set(&r->err, TP_ERR_FORMAT,
+    tp__error_set(&r->err, TP_ERR_FORMAT,
                  "%s at byte %lu: %lu elements of %u bytes run past the end of the %llu-byte "
                  "buffer",
                  what, (unsigned long)target, (unsigned long)count, (unsigned)elem_size,
@@ -4108,7 +4680,7 @@ static const char *tp__fb_string_at(tp_fb_reader *r, uint32_t target, size_t *le
   uint32_t len;
   if (!tp__fb_check_vector(r, target, 1, &len, "string")) return NULL;
   if ((uint64_t)target + 4 + len >= r->size || r->buf[target + 4 + len] != 0) {
-    tp_error_set(&r->err, TP_ERR_FORMAT, "string at byte %lu (%lu bytes) is not NUL-terminated",
+    tp__error_set(&r->err, TP_ERR_FORMAT, "string at byte %lu (%lu bytes) is not NUL-terminated",
                  (unsigned long)target, (unsigned long)len);
     return NULL;
   }
@@ -4138,14 +4710,14 @@ TPDEF tp_fb_table tp_fb_union_field(const tp_fb_table *t, uint16_t id, uint8_t *
   none.r = t->r;
   if (type_out) *type_out = 0;
   if (id == 0) {
-    if (t->r) tp_error_set(&t->r->err, TP_ERR_INVALID, "union at field id 0 (its tag needs id - 1)");
+    if (t->r) tp__error_set(&t->r->err, TP_ERR_INVALID, "union at field id 0 (its tag needs id - 1)");
     return none;
   }
   tag = tp_fb_u8(t, (uint16_t)(id - 1), 0);
   has_value = tp_fb_present(t, id);
   if (!t->r || tp__fb_rfail(t->r)) return none;
   if ((tag == 0) != (has_value == 0)) {
-    tp_error_set(&t->r->err, TP_ERR_FORMAT,
+    tp__error_set(&t->r->err, TP_ERR_FORMAT,
                  "table at byte %lu, union at field id %u: type %u with %s value",
                  (unsigned long)t->pos, (unsigned)id, (unsigned)tag, has_value ? "a" : "no");
     return none;
@@ -4177,7 +4749,7 @@ TPDEF tp_fb_vector tp_fb_vector_field(const tp_fb_table *t, uint16_t id, size_t 
   v.depth = t->depth;
   if (elem_size != 1 && elem_size != 2 && elem_size != 4 && elem_size != 8) {
     if (t->r)
-      tp_error_set(&t->r->err, TP_ERR_INVALID, "vector element size %llu is not 1, 2, 4 or 8",
+      tp__error_set(&t->r->err, TP_ERR_INVALID, "vector element size %llu is not 1, 2, 4 or 8",
                    (unsigned long long)elem_size);
     return v;
   }
@@ -4188,7 +4760,7 @@ TPDEF tp_fb_vector tp_fb_vector_field(const tp_fb_table *t, uint16_t id, size_t 
   if (!target) return v;
   if (!tp__fb_check_vector(t->r, target, elem_size, &count, "vector")) return v;
   if (count && (target + 4u) % elem_size != 0) {
-    tp_error_set(&t->r->err, TP_ERR_FORMAT,
+    tp__error_set(&t->r->err, TP_ERR_FORMAT,
                  "vector at byte %lu: its %u-byte elements start at byte %lu, misaligned",
                  (unsigned long)target, (unsigned)elem_size, (unsigned long)target + 4u);
     return v;
@@ -4202,12 +4774,12 @@ TPDEF tp_fb_vector tp_fb_vector_field(const tp_fb_table *t, uint16_t id, size_t 
 static uint32_t tp__fb_elem(const tp_fb_vector *v, size_t i, int want_ref) {
   if (!v->r || tp__fb_rfail(v->r)) return 0;
   if (i >= v->count || !v->pos) {
-    tp_error_set(&v->r->err, TP_ERR_BOUNDS, "vector element %llu of %lu",
+    tp__error_set(&v->r->err, TP_ERR_BOUNDS, "vector element %llu of %lu",
                  (unsigned long long)i, (unsigned long)v->count);
     return 0;
   }
   if (want_ref && v->elem_size != 4) {
-    tp_error_set(&v->r->err, TP_ERR_INVALID,
+    tp__error_set(&v->r->err, TP_ERR_INVALID,
                  "vector of %u-byte elements read as offsets (needs 4)", (unsigned)v->elem_size);
     return 0;
   }
@@ -4223,9 +4795,9 @@ TPDEF uint64_t tp_fb_vector_scalar(const tp_fb_vector *v, size_t i) {
   q = v->r->buf + p;
   switch (v->elem_size) {
   case 1: return q[0];
-  case 2: return tp_load_le16(q);
-  case 4: return tp_load_le32(q);
-  default: return tp_load_le64(q);
+  case 2: return tp__get_le16(q);
+  case 4: return tp__get_le32(q);
+  default: return tp__get_le64(q);
   }
 }
 
@@ -4252,7 +4824,8 @@ TPDEF const char *tp_fb_vector_string(const tp_fb_vector *v, size_t i, size_t *l
   if (!target) return NULL;
   return tp__fb_string_at(v->r, target, len_out);
 }
-/* Section 8, implementation: the named data store and .ptd files.
+// >>store -------------------------------------------------------------------------------------
+/* The named data store and .ptd files.
 
    File layout written by tp_store_write_ptd (all integers little-endian):
      [0, 4)    root offset of the FT01 flatbuffer, + 48 (the header is inserted after byte 8)
@@ -4275,7 +4848,6 @@ TPDEF const char *tp_fb_vector_string(const tp_fb_vector *v, size_t i, size_t *l
    - entries with equal bytes (length and SHA-256) share one segment, as Python's
      NamedDataStore shares buffers; named_data lists keys in first-add order. */
 
-// >>store
 
 #define TP__PTD_HEADER_LEN 40u     /* FH01 header length field */
 #define TP__PTD_FB_OFFSET 48u      /* header length padded to 16: the flatbuffer_offset field */
@@ -4330,7 +4902,8 @@ struct tp_store {
   tp_sha256 sha0;              /* an initialised context, copied per add: tp_sha256_init runs
                                   cpuid, which costs tens of microseconds in a VM */
   tp_store_options opts;
-  tp_error err;
+  tp_error err;                /* the first failed add: latched, every later call returns it */
+  tp_error werr;               /* the last size/write call's failure (reset by the next one) */
 };
 
 static uint64_t tp__fnv1a(const void *data, size_t n) {
@@ -4345,7 +4918,7 @@ static uint64_t tp__fnv1a(const void *data, size_t n) {
 }
 
 static uint64_t tp__content_hash(const unsigned char digest[32], uint64_t nbytes) {
-  return tp_load_le64(digest) ^ (nbytes * 0x9E3779B97F4A7C15ull);
+  return tp__get_le64(digest) ^ (nbytes * 0x9E3779B97F4A7C15ull);
 }
 
 static void tp__slots_put(tp__slots *t, uint64_t h, uint32_t idx1) {
@@ -4433,7 +5006,12 @@ TPDEF void tp_store_destroy(tp_store *s) {
 
 TPDEF const char *tp_store_error(const tp_store *s) {
   TP_ASSERT(s);
-  return s->err.status != TP_OK ? s->err.msg : "";
+  if (s->err.status != TP_OK) return s->err.msg;
+  return s->werr.status != TP_OK ? s->werr.msg : "";
+}
+TPDEF tp_status tp_store_status(const tp_store *s) {
+  TP_ASSERT(s);
+  return s->err.status != TP_OK ? s->err.status : s->werr.status;
 }
 
 TPDEF size_t tp_store_count(const tp_store *s) {
@@ -4482,7 +5060,7 @@ static tp_status tp__store_insert(tp_store *s, const char *key_or_null, tp__stor
       char a[17], b[17];
       tp_hex(g->digest, 8, a);
       tp_hex(it->digest, 8, b);
-      return tp_error_set(&s->err, TP_ERR_INVALID,
+      return tp__error_set(&s->err, TP_ERR_INVALID,
                           "key \"%.80s\": added again with different bytes (%llu bytes, "
                           "sha256 %s... now; %llu bytes, sha256 %s... before)",
                           key, (unsigned long long)it->nbytes, b,
@@ -4497,16 +5075,16 @@ static tp_status tp__store_insert(tp_store *s, const char *key_or_null, tp__stor
   }
 
   if (s->n_entries >= (size_t)UINT32_MAX - 1u)
-    return tp_error_set(&s->err, TP_ERR_OVERFLOW, "key \"%.80s\": a store holds at most %lu "
+    return tp__error_set(&s->err, TP_ERR_OVERFLOW, "key \"%.80s\": a store holds at most %lu "
                         "entries", key, (unsigned long)(UINT32_MAX - 1u));
 
   g = tp__store_find_content(s, it->digest, it->nbytes, ch);
   if (!g) {
     tp__store_seg *ng;
-    st = tp_array_reserve((void **)&s->segs, &s->cap_segs, s->n_segs + 1, sizeof(tp__store_seg));
+    st = tp__array_reserve((void **)&s->segs, &s->cap_segs, s->n_segs + 1, sizeof(tp__store_seg));
     if (st == TP_OK) st = tp__slots_reserve(s, &s->contents, s->n_segs + 1, 0);
     if (st != TP_OK)
-      return tp_error_set(&s->err, st, "key \"%.80s\": no room for segment %lu", key,
+      return tp__error_set(&s->err, st, "key \"%.80s\": no room for segment %lu", key,
                           (unsigned long)s->n_segs);
     ng = &s->segs[s->n_segs];
     memset(ng, 0, sizeof *ng);
@@ -4516,13 +5094,13 @@ static tp_status tp__store_insert(tp_store *s, const char *key_or_null, tp__stor
       if (it->nbytes > 0) {
         ng->owned = (unsigned char *)TP_MALLOC((size_t)it->nbytes);
         if (!ng->owned)
-          return tp_error_set(&s->err, TP_ERR_NOMEM, "key \"%.80s\": cannot copy %llu bytes",
+          return tp__error_set(&s->err, TP_ERR_NOMEM, "key \"%.80s\": cannot copy %llu bytes",
                               key, (unsigned long long)it->nbytes);
         st = tp_compact_into(it->view, it->order, ng->owned, (size_t)it->nbytes);
         if (st != TP_OK) {
           TP_FREE(ng->owned);
           ng->owned = NULL;
-          return tp_error_set(&s->err, st, "key \"%.80s\": copying the view failed (%s)", key,
+          return tp__error_set(&s->err, st, "key \"%.80s\": copying the view failed (%s)", key,
                               tp_status_str(st));
         }
       }
@@ -4536,7 +5114,7 @@ static tp_status tp__store_insert(tp_store *s, const char *key_or_null, tp__stor
       if (it->copy && it->nbytes > 0) {
         ng->owned = (unsigned char *)TP_MALLOC((size_t)it->nbytes);
         if (!ng->owned)
-          return tp_error_set(&s->err, TP_ERR_NOMEM, "key \"%.80s\": cannot copy %llu bytes",
+          return tp__error_set(&s->err, TP_ERR_NOMEM, "key \"%.80s\": cannot copy %llu bytes",
                               key, (unsigned long long)it->nbytes);
         memcpy(ng->owned, it->bytes, (size_t)it->nbytes);
         ng->bytes = ng->owned;
@@ -4553,17 +5131,17 @@ static tp_status tp__store_insert(tp_store *s, const char *key_or_null, tp__stor
     g->alignment = it->alignment;
   }
 
-  st = tp_array_reserve((void **)&s->entries, &s->cap_entries, s->n_entries + 1,
+  st = tp__array_reserve((void **)&s->entries, &s->cap_entries, s->n_entries + 1,
                         sizeof(tp__store_entry));
   if (st == TP_OK) st = tp__slots_reserve(s, &s->keys, s->n_entries + 1, 1);
   if (st != TP_OK)
-    return tp_error_set(&s->err, st, "key \"%.80s\": no room for entry %lu", key,
+    return tp__error_set(&s->err, st, "key \"%.80s\": no room for entry %lu", key,
                         (unsigned long)s->n_entries);
   e = &s->entries[s->n_entries];
   memset(e, 0, sizeof *e);
   e->key = (char *)TP_MALLOC(len + 1);
   if (!e->key)
-    return tp_error_set(&s->err, TP_ERR_NOMEM, "key \"%.80s\": cannot copy the key", key);
+    return tp__error_set(&s->err, TP_ERR_NOMEM, "key \"%.80s\": cannot copy the key", key);
   memcpy(e->key, key, len + 1);
   e->key_len = len;
   e->hash = h;
@@ -4584,7 +5162,7 @@ static tp_status tp__store_alignment(tp_store *s, const char *key, size_t alignm
                                      uint64_t *out) {
   if (alignment == 0) alignment = TP__STORE_ALIGN;
   if ((alignment & (alignment - 1)) != 0 || alignment > TP__STORE_MAX_ALIGN)
-    return tp_error_set(&s->err, TP_ERR_INVALID,
+    return tp__error_set(&s->err, TP_ERR_INVALID,
                         "key \"%.80s\": alignment %lu is not a power of two up to %lu",
                         key ? key : "(sha256)", (unsigned long)alignment,
                         (unsigned long)TP__STORE_MAX_ALIGN);
@@ -4606,14 +5184,14 @@ TPDEF tp_status tp_store_add(tp_store *s, const char *key_or_NULL, const tp_tens
   if (key_out) *key_out = NULL;
   if (s->err.status != TP_OK) return s->err.status;
   memset(&it, 0, sizeof it);
-  if (!t) return tp_error_set(&s->err, TP_ERR_INVALID, "key \"%.80s\": NULL tensor", kname);
+  if (!t) return tp__error_set(&s->err, TP_ERR_INVALID, "key \"%.80s\": NULL tensor", kname);
   if (order != TP_ORDER_ROW_MAJOR && order != TP_ORDER_PRESERVE)
-    return tp_error_set(&s->err, TP_ERR_INVALID, "key \"%.80s\": order %d is not a tp_order",
+    return tp__error_set(&s->err, TP_ERR_INVALID, "key \"%.80s\": order %d is not a tp_order",
                         kname, (int)order);
   memset(&verr, 0, sizeof verr);
   st = tp_tensor_check(t, &verr);
   if (st != TP_OK)
-    return tp_error_set(&s->err, st, "key \"%.80s\": %s", kname,
+    return tp__error_set(&s->err, st, "key \"%.80s\": %s", kname,
                         verr.status != TP_OK ? verr.msg : tp_status_str(st));
   st = tp__store_alignment(s, key_or_NULL, alignment, &it.alignment);
   if (st != TP_OK) return st;
@@ -4626,7 +5204,7 @@ TPDEF tp_status tp_store_add(tp_store *s, const char *key_or_NULL, const tp_tens
   it.ndim = (uint8_t)t->ndim;
   for (d = 0; d < t->ndim; d++) {
     if (t->sizes[d] > INT32_MAX)
-      return tp_error_set(&s->err, TP_ERR_UNSUPPORTED,
+      return tp__error_set(&s->err, TP_ERR_UNSUPPORTED,
                           "key \"%.80s\": dim %d has size %lld; a .ptd layout holds int32 sizes",
                           kname, d, (long long)t->sizes[d]);
     it.sizes[d] = (int32_t)t->sizes[d];
@@ -4635,7 +5213,7 @@ TPDEF tp_status tp_store_add(tp_store *s, const char *key_or_NULL, const tp_tens
   if (order == TP_ORDER_PRESERVE && t->ndim > 0) {
     st = tp_dim_order(t, it.dim_order);
     if (st != TP_OK)
-      return tp_error_set(&s->err, st, "key \"%.80s\": no dim order (%s)", kname,
+      return tp__error_set(&s->err, st, "key \"%.80s\": no dim order (%s)", kname,
                           tp_status_str(st));
   }
 
@@ -4645,7 +5223,7 @@ TPDEF tp_status tp_store_add(tp_store *s, const char *key_or_NULL, const tp_tens
   sink = tp_sink_sha256(&ctx);
   st = tp_compact_write(t, order, &sink);
   if (st != TP_OK)
-    return tp_error_set(&s->err, st, "key \"%.80s\": hashing the view failed (%s)", kname,
+    return tp__error_set(&s->err, st, "key \"%.80s\": hashing the view failed (%s)", kname,
                         tp_status_str(st));
   tp_sha256_final(&ctx, it.digest);
   return tp__store_insert(s, key_or_NULL, &it, key_out);
@@ -4662,7 +5240,7 @@ TPDEF tp_status tp_store_add_bytes(tp_store *s, const char *key_or_NULL, const v
   if (key_out) *key_out = NULL;
   if (s->err.status != TP_OK) return s->err.status;
   if (!data && n > 0)
-    return tp_error_set(&s->err, TP_ERR_INVALID, "key \"%.80s\": NULL data with %lu bytes",
+    return tp__error_set(&s->err, TP_ERR_INVALID, "key \"%.80s\": NULL data with %lu bytes",
                         kname, (unsigned long)n);
   memset(&it, 0, sizeof it);
   st = tp__store_alignment(s, key_or_NULL, alignment, &it.alignment);
@@ -4676,7 +5254,7 @@ TPDEF tp_status tp_store_add_bytes(tp_store *s, const char *key_or_NULL, const v
   return tp__store_insert(s, key_or_NULL, &it, key_out);
 }
 
-// >>ptd
+// >>ptd ---------------------------------------------------------------------------------------
 
 /* Segment offsets, the flatbuffer, the segment base and the data size. Cached until the next
    add. */
@@ -4694,8 +5272,8 @@ static tp_status tp__store_prepare(tp_store *s) {
 
   for (i = 0; i < s->n_segs; i++) {
     tp__store_seg *g = &s->segs[i];
-    if (tp_align_u64(off, g->alignment, &off) || tp_add_u64(off, g->nbytes, &end))
-      return tp_error_set(&s->err, TP_ERR_OVERFLOW,
+    if (tp__align_u64(off, g->alignment, &off) || tp__add_u64(off, g->nbytes, &end))
+      return tp__error_set(&s->werr, TP_ERR_OVERFLOW,
                           "segment %lu: offset overflows 64 bits", (unsigned long)i);
     g->offset = off;
     off = end;
@@ -4705,7 +5283,7 @@ static tp_status tp__store_prepare(tp_store *s) {
 
   if (!s->fb) {
     st = tp_fb_builder_create(&s->fb);
-    if (st != TP_OK) return tp_error_set(&s->err, st, "cannot create the flatbuffer builder");
+    if (st != TP_OK) return tp__error_set(&s->werr, st, "cannot create the flatbuffer builder");
   } else {
     tp_fb_builder_reset(s->fb);
   }
@@ -4714,16 +5292,17 @@ static tp_status tp__store_prepare(tp_store *s) {
   nrefs = s->n_segs > s->n_entries ? s->n_segs : s->n_entries;
   if (nrefs == 0) nrefs = 1;
   if (nrefs > ((size_t)-1) / sizeof(tp_fb_ref))
-    return tp_error_set(&s->err, TP_ERR_OVERFLOW, "too many entries");
+    return tp__error_set(&s->werr, TP_ERR_OVERFLOW, "too many entries");
   refs = (tp_fb_ref *)TP_MALLOC(nrefs * sizeof(tp_fb_ref));
-  if (!refs) return tp_error_set(&s->err, TP_ERR_NOMEM, "no memory for %lu flatbuffer refs",
+  if (!refs) return tp__error_set(&s->werr, TP_ERR_NOMEM, "no memory for %lu flatbuffer refs",
                                  (unsigned long)nrefs);
 
   /* DataSegment: 0 offset u64, 1 size u64. */
   for (i = 0; i < s->n_segs; i++) {
     tp_fb_start_table(b);
-    tp_fb_add_u64(b, 0, s->segs[i].offset, 0);
-    tp_fb_add_u64(b, 1, s->segs[i].nbytes, 0);
+    tp_fb_add_u64(b, TP_FT01_F_DataSegment_offset, s->segs[i].offset,
+                  TP_FT01_D_DataSegment_offset);
+    tp_fb_add_u64(b, TP_FT01_F_DataSegment_size, s->segs[i].nbytes, TP_FT01_D_DataSegment_size);
     refs[i] = tp_fb_end_table(b);
   }
   segs_vec = tp_fb_create_vector_refs(b, refs, s->n_segs);
@@ -4738,15 +5317,16 @@ static tp_status tp__store_prepare(tp_store *s) {
       tp_fb_ref sizes = tp_fb_create_vector(b, e->sizes, e->ndim, 4);
       tp_fb_ref order = tp_fb_create_vector(b, e->dim_order, e->ndim, 1);
       tp_fb_start_table(b);
-      tp_fb_add_i8(b, 0, e->scalar_type, 0);
-      tp_fb_add_ref(b, 1, sizes);
-      tp_fb_add_ref(b, 2, order);
+      tp_fb_add_i8(b, TP_FT01_F_TensorLayout_scalar_type, e->scalar_type,
+                   TP_FT01_D_TensorLayout_scalar_type);
+      tp_fb_add_ref(b, TP_FT01_F_TensorLayout_sizes, sizes);
+      tp_fb_add_ref(b, TP_FT01_F_TensorLayout_dim_order, order);
       layout = tp_fb_end_table(b);
     }
     tp_fb_start_table(b);
-    tp_fb_add_ref(b, 0, key);
-    tp_fb_add_u32(b, 1, e->seg, 0);
-    tp_fb_add_ref(b, 2, layout);
+    tp_fb_add_ref(b, TP_FT01_F_NamedData_key, key);
+    tp_fb_add_u32(b, TP_FT01_F_NamedData_segment_index, e->seg, TP_FT01_D_NamedData_segment_index);
+    tp_fb_add_ref(b, TP_FT01_F_NamedData_tensor_layout, layout);
     refs[i] = tp_fb_end_table(b);
   }
   named_vec = tp_fb_create_vector_refs(b, refs, s->n_entries);
@@ -4754,22 +5334,22 @@ static tp_status tp__store_prepare(tp_store *s) {
 
   /* FlatTensor: 0 version u32 (0), 1 segments, 2 named_data (both always present). */
   tp_fb_start_table(b);
-  tp_fb_add_u32(b, 0, 0, 0);
-  tp_fb_add_ref(b, 1, segs_vec);
-  tp_fb_add_ref(b, 2, named_vec);
+  tp_fb_add_u32(b, TP_FT01_F_FlatTensor_version, 0, TP_FT01_D_FlatTensor_version);
+  tp_fb_add_ref(b, TP_FT01_F_FlatTensor_segments, segs_vec);
+  tp_fb_add_ref(b, TP_FT01_F_FlatTensor_named_data, named_vec);
   root = tp_fb_end_table(b);
-  st = tp_fb_finish(b, root, "FT01");
+  st = tp_fb_finish(b, root, TP_FT01_IDENTIFIER);
   if (st != TP_OK)
-    return tp_error_set(&s->err, st, "building the FlatTensor flatbuffer: %s", tp_fb_error(b));
+    return tp__error_set(&s->werr, st, "building the FlatTensor flatbuffer: %s", tp_fb_error(b));
   fbd = tp_fb_data(b, &fbn);
   if (!fbd || fbn < 12 || (uint64_t)fbn > 0x7FFFFFFFull - TP__PTD_FB_OFFSET)
-    return tp_error_set(&s->err, TP_ERR_OVERFLOW,
+    return tp__error_set(&s->werr, TP_ERR_OVERFLOW,
                         "the FlatTensor flatbuffer has %lu bytes (limit 2 GiB)",
                         (unsigned long)fbn);
   s->fb_size = (uint64_t)fbn;
-  if (tp_align_u64(TP__PTD_FB_OFFSET + s->fb_size, max_align, &s->base) ||
-      tp_add_u64(s->base, s->data_size, &end))
-    return tp_error_set(&s->err, TP_ERR_OVERFLOW,
+  if (tp__align_u64(TP__PTD_FB_OFFSET + s->fb_size, max_align, &s->base) ||
+      tp__add_u64(s->base, s->data_size, &end))
+    return tp__error_set(&s->werr, TP_ERR_OVERFLOW,
                         "segment base overflows 64 bits (alignment %llu)",
                         (unsigned long long)max_align);
   s->prepared = 1;
@@ -4779,6 +5359,7 @@ static tp_status tp__store_prepare(tp_store *s) {
 TPDEF tp_status tp_store_ptd_size(tp_store *s, uint64_t *size_out) {
   tp_status st;
   TP_ASSERT(s);
+  tp__error_reset(&s->werr);
   if (size_out) *size_out = 0;
   st = tp__store_prepare(s);
   if (st != TP_OK) return st;
@@ -4805,27 +5386,30 @@ TPDEF tp_status tp_store_write_ptd(tp_store *s, tp_sink *sink) {
   tp_status st;
 
   TP_ASSERT(s);
+  tp__error_reset(&s->werr);
+  if (s->err.status != TP_OK) return s->err.status;
   if (!sink || !sink->write)
-    return tp_error_set(&s->err, TP_ERR_INVALID, "tp_store_write_ptd: NULL sink");
+    return tp__error_set(&s->werr, TP_ERR_INVALID,
+                        "tp_store_write_ptd: the sink or its write callback is NULL");
   st = tp__store_prepare(s);
   if (st != TP_OK) return st;
   fb = tp_fb_data(s->fb, &fbn);
 
-  root = (uint64_t)tp_load_le32(fb) + TP__PTD_FB_OFFSET;
+  root = (uint64_t)tp__get_le32(fb) + TP__PTD_FB_OFFSET;
   memset(head, 0, sizeof head);
-  tp_store_le32(head, (uint32_t)root);
+  tp__put_le32(head, (uint32_t)root);
   memcpy(head + 4, fb + 4, 4);
   memcpy(head + 8, "FH01", 4);
-  tp_store_le32(head + 12, TP__PTD_HEADER_LEN);
-  tp_store_le64(head + 16, TP__PTD_FB_OFFSET);
-  tp_store_le64(head + 24, s->fb_size);
-  tp_store_le64(head + 32, s->base);
-  tp_store_le64(head + 40, s->data_size);
+  tp__put_le32(head + 12, TP__PTD_HEADER_LEN);
+  tp__put_le64(head + 16, TP__PTD_FB_OFFSET);
+  tp__put_le64(head + 24, s->fb_size);
+  tp__put_le64(head + 32, s->base);
+  tp__put_le64(head + 40, s->data_size);
   st = tp_sink_write(sink, head, sizeof head);
   if (st == TP_OK) st = tp_sink_write(sink, fb + 8, fbn - 8);
   if (st == TP_OK) st = tp__store_zeros(sink, s->base - TP__PTD_FB_OFFSET - s->fb_size);
   if (st != TP_OK)
-    return tp_error_set(&s->err, st, "writing the .ptd header and flatbuffer: %s",
+    return tp__error_set(&s->werr, st, "writing the .ptd header and flatbuffer: %s",
                         tp_status_str(st));
 
   pos = 0;
@@ -4839,13 +5423,13 @@ TPDEF tp_status tp_store_write_ptd(tp_store *s, tp_sink *sink) {
       tp_sink wrap = tp_sink_tally(&cs, sink);
       st = tp_compact_write(&g->view, g->order, &wrap);
       if (st == TP_OK && cs.n != g->nbytes)
-        return tp_error_set(&s->err, TP_ERR_INVALID,
+        return tp__error_set(&s->werr, TP_ERR_INVALID,
                             "segment %lu: the view streamed %llu bytes, %llu were added",
                             (unsigned long)i, (unsigned long long)cs.n,
                             (unsigned long long)g->nbytes);
     }
     if (st != TP_OK)
-      return tp_error_set(&s->err, st, "writing segment %lu of the .ptd (file offset %llu): %s",
+      return tp__error_set(&s->werr, st, "writing segment %lu of the .ptd (file offset %llu): %s",
                           (unsigned long)i, (unsigned long long)(s->base + g->offset),
                           tp_status_str(st));
     pos = g->offset + g->nbytes;
@@ -4860,17 +5444,36 @@ static tp_status tp__store_produce(void *ctx, tp_sink *sink) {
 
 TPDEF tp_status tp_store_write_ptd_file(tp_store *s, const char *path) {
   tp_status st;
+  tp_error fe;
   TP_ASSERT(s);
+  tp__error_reset(&s->werr);
   if (s->err.status != TP_OK) return s->err.status;
-  if (!path) return tp_error_set(&s->err, TP_ERR_INVALID, "tp_store_write_ptd_file: NULL path");
-  st = tp_atomic_write(path, tp__store_produce, s);
-  if (st != TP_OK)
-    return tp_error_set(&s->err, st, "writing \"%.120s\": %s", path, tp_status_str(st));
-  return TP_OK;
+  if (!path) return tp__error_set(&s->werr, TP_ERR_INVALID, "tp_store_write_ptd_file: NULL path");
+  st = tp_atomic_write_ex(path, tp__store_produce, s, &fe);
+  if (st == TP_OK) return TP_OK;
+  if (s->werr.status != TP_OK) { /* the store's own write failed: say where it went */
+    tp_error inner = s->werr;
+    tp__error_reset(&s->werr);
+    return tp__error_set(&s->werr, inner.status, "writing \"%.100s\": %s", path, inner.msg);
+  }
+  return tp__error_set(&s->werr, st, "%s", fe.msg);
 }
 #endif
 
 /* ---- reader ---------------------------------------------------------------------------- */
+
+TPDEF tp_status tp_ptd_status(const tp_ptd *p) {
+  TP_ASSERT(p);
+  return p->err.status;
+}
+TPDEF const char *tp_ptd_error(const tp_ptd *p) {
+  TP_ASSERT(p);
+  return p->err.status != TP_OK ? p->err.msg : "";
+}
+TPDEF const char *tp_ptd_lookup_error(const tp_ptd *p) {
+  TP_ASSERT(p);
+  return p->last_lookup.status != TP_OK ? p->last_lookup.msg : "";
+}
 
 static int64_t tp__i32_bits(uint64_t v) {
   uint32_t u = (uint32_t)v;
@@ -4889,36 +5492,36 @@ static tp_status tp__ptd_entry(tp_ptd *p, size_t i, tp_ptd_entry *e) {
   memset(e, 0, sizeof *e);
   p->root__.r = &p->r__;
   p->r__.tables = 0;   /* the table budget guards one walk; ours visit <= 3 tables per entry */
-  named = tp_fb_vector_field(&p->root__, 2, 4);
-  segs = tp_fb_vector_field(&p->root__, 1, 4);
+  named = tp_fb_vector_field(&p->root__, TP_FT01_F_FlatTensor_named_data, 4);
+  segs = tp_fb_vector_field(&p->root__, TP_FT01_F_FlatTensor_segments, 4);
   nd = tp_fb_vector_table(&named, i);
-  e->key = tp_fb_string(&nd, 0, &klen);
-  e->segment_index = tp_fb_u32(&nd, 1, 0);
+  e->key = tp_fb_string(&nd, TP_FT01_F_NamedData_key, &klen);
+  e->segment_index = tp_fb_u32(&nd, TP_FT01_F_NamedData_segment_index, TP_FT01_D_NamedData_segment_index);
   st = tp_fb_reader_status(&p->r__);
   if (st != TP_OK || nd.pos == 0)
-    return tp_error_set(&p->err, TP_ERR_FORMAT, "named_data[%lu]: %s", (unsigned long)i,
+    return tp__error_set(&p->err, TP_ERR_FORMAT, "named_data[%lu]: %s", (unsigned long)i,
                         p->r__.err.status != TP_OK ? p->r__.err.msg : "absent");
   if (!e->key)
-    return tp_error_set(&p->err, TP_ERR_FORMAT, "named_data[%lu]: no key", (unsigned long)i);
+    return tp__error_set(&p->err, TP_ERR_FORMAT, "named_data[%lu]: no key", (unsigned long)i);
   if (strlen(e->key) != klen)
-    return tp_error_set(&p->err, TP_ERR_FORMAT,
+    return tp__error_set(&p->err, TP_ERR_FORMAT,
                         "named_data[%lu]: key \"%.80s\" has a NUL byte inside its %lu bytes",
                         (unsigned long)i, e->key, (unsigned long)klen);
   if (e->segment_index >= segs.count)
-    return tp_error_set(&p->err, TP_ERR_FORMAT,
+    return tp__error_set(&p->err, TP_ERR_FORMAT,
                         "named_data[%lu] (\"%.80s\"): segment_index %lu, but there are %lu "
                         "segments", (unsigned long)i, e->key, (unsigned long)e->segment_index,
                         (unsigned long)segs.count);
   seg = tp_fb_vector_table(&segs, e->segment_index);
-  off = tp_fb_u64(&seg, 0, 0);
-  size = tp_fb_u64(&seg, 1, 0);
+  off = tp_fb_u64(&seg, TP_FT01_F_DataSegment_offset, TP_FT01_D_DataSegment_offset);
+  size = tp_fb_u64(&seg, TP_FT01_F_DataSegment_size, TP_FT01_D_DataSegment_size);
   st = tp_fb_reader_status(&p->r__);
   if (st != TP_OK || seg.pos == 0)
-    return tp_error_set(&p->err, TP_ERR_FORMAT, "segments[%lu]: %s",
+    return tp__error_set(&p->err, TP_ERR_FORMAT, "segments[%lu]: %s",
                         (unsigned long)e->segment_index,
                         p->r__.err.status != TP_OK ? p->r__.err.msg : "absent");
-  if (tp_add_u64(off, size, &end) || end > p->segment_data_size)
-    return tp_error_set(&p->err, TP_ERR_FORMAT,
+  if (tp__add_u64(off, size, &end) || end > p->segment_data_size)
+    return tp__error_set(&p->err, TP_ERR_FORMAT,
                         "segments[%lu]: offset %llu + size %llu exceeds the segment data "
                         "size %llu", (unsigned long)e->segment_index, (unsigned long long)off,
                         (unsigned long long)size, (unsigned long long)p->segment_data_size);
@@ -4926,34 +5529,34 @@ static tp_status tp__ptd_entry(tp_ptd *p, size_t i, tp_ptd_entry *e) {
   e->data = p->data + (size_t)(p->segment_base + off);
   e->nbytes = (size_t)size;
 
-  layout = tp_fb_table_field(&nd, 2);
+  layout = tp_fb_table_field(&nd, TP_FT01_F_NamedData_tensor_layout);
   if (tp_fb_reader_status(&p->r__) != TP_OK)
-    return tp_error_set(&p->err, TP_ERR_FORMAT, "named_data[%lu] (\"%.80s\"): %s",
+    return tp__error_set(&p->err, TP_ERR_FORMAT, "named_data[%lu] (\"%.80s\"): %s",
                         (unsigned long)i, e->key, p->r__.err.msg);
   if (layout.pos == 0) return TP_OK;
 
   e->has_layout = 1;
   {
-    int8_t stype = tp_fb_i8(&layout, 0, 0);
-    sizes = tp_fb_vector_field(&layout, 1, 4);
-    order = tp_fb_vector_field(&layout, 2, 1);
+    int8_t stype = tp_fb_i8(&layout, TP_FT01_F_TensorLayout_scalar_type, TP_FT01_D_TensorLayout_scalar_type);
+    sizes = tp_fb_vector_field(&layout, TP_FT01_F_TensorLayout_sizes, 4);
+    order = tp_fb_vector_field(&layout, TP_FT01_F_TensorLayout_dim_order, 1);
     if (tp_fb_reader_status(&p->r__) != TP_OK)
-      return tp_error_set(&p->err, TP_ERR_FORMAT, "named_data[%lu] (\"%.80s\") layout: %s",
+      return tp__error_set(&p->err, TP_ERR_FORMAT, "named_data[%lu] (\"%.80s\") layout: %s",
                           (unsigned long)i, e->key, p->r__.err.msg);
     /* Range first: in C++ an int outside the enum's value range (0..15 for today's codes)
        must not be converted to tp_dtype. */
     if (stype < 0 || stype > 15 || tp_dtype_size((tp_dtype)stype) == 0)
-      return tp_error_set(&p->err, TP_ERR_FORMAT,
+      return tp__error_set(&p->err, TP_ERR_FORMAT,
                           "named_data[%lu] (\"%.80s\"): scalar type %d is not one tensorpack "
                           "knows", (unsigned long)i, e->key, (int)stype);
     e->dtype = (tp_dtype)stype;
   }
   if (sizes.pos == 0 || order.pos == 0)
-    return tp_error_set(&p->err, TP_ERR_FORMAT,
+    return tp__error_set(&p->err, TP_ERR_FORMAT,
                         "named_data[%lu] (\"%.80s\"): layout without %s", (unsigned long)i,
                         e->key, sizes.pos == 0 ? "sizes" : "dim_order");
   if (sizes.count > TP_MAX_DIMS || order.count != sizes.count)
-    return tp_error_set(&p->err, TP_ERR_FORMAT,
+    return tp__error_set(&p->err, TP_ERR_FORMAT,
                         "named_data[%lu] (\"%.80s\"): %lu sizes and %lu dim_order entries "
                         "(at most %d, equal)", (unsigned long)i, e->key,
                         (unsigned long)sizes.count, (unsigned long)order.count, TP_MAX_DIMS);
@@ -4963,24 +5566,24 @@ static tp_status tp__ptd_entry(tp_ptd *p, size_t i, tp_ptd_entry *e) {
     int64_t v = tp__i32_bits(tp_fb_vector_scalar(&sizes, d));
     uint64_t o = tp_fb_vector_scalar(&order, d);
     if (v < 0)
-      return tp_error_set(&p->err, TP_ERR_FORMAT, "named_data[%lu] (\"%.80s\"): size %lld "
+      return tp__error_set(&p->err, TP_ERR_FORMAT, "named_data[%lu] (\"%.80s\"): size %lld "
                           "at dim %lu", (unsigned long)i, e->key, (long long)v,
                           (unsigned long)d);
     if (o >= sizes.count || seen[o])
-      return tp_error_set(&p->err, TP_ERR_FORMAT, "named_data[%lu] (\"%.80s\"): dim_order is "
+      return tp__error_set(&p->err, TP_ERR_FORMAT, "named_data[%lu] (\"%.80s\"): dim_order is "
                           "not a permutation of 0..%lu (entry %lu is %llu)", (unsigned long)i,
                           e->key, (unsigned long)(sizes.count - 1), (unsigned long)d,
                           (unsigned long long)o);
     seen[o] = 1;
     e->sizes[d] = v;
     e->dim_order[d] = (uint8_t)o;
-    if (tp_mul_u64(numel, (uint64_t)v, &numel)) numel = UINT64_MAX;
+    if (tp__mul_u64(numel, (uint64_t)v, &numel)) numel = UINT64_MAX;
   }
   if (tp_fb_reader_status(&p->r__) != TP_OK)
-    return tp_error_set(&p->err, TP_ERR_FORMAT, "named_data[%lu] (\"%.80s\") layout: %s",
+    return tp__error_set(&p->err, TP_ERR_FORMAT, "named_data[%lu] (\"%.80s\") layout: %s",
                         (unsigned long)i, e->key, p->r__.err.msg);
-  if (tp_mul_u64(numel, (uint64_t)tp_dtype_size(e->dtype), &want) || want != size)
-    return tp_error_set(&p->err, TP_ERR_FORMAT,
+  if (tp__mul_u64(numel, (uint64_t)tp_dtype_size(e->dtype), &want) || want != size)
+    return tp__error_set(&p->err, TP_ERR_FORMAT,
                         "named_data[%lu] (\"%.80s\"): layout needs %llu bytes, segment %lu has "
                         "%llu", (unsigned long)i, e->key,
                         (unsigned long long)(numel == UINT64_MAX ? UINT64_MAX : want),
@@ -5002,36 +5605,36 @@ TPDEF tp_status tp_ptd_open(tp_ptd *p, const void *data, size_t size) {
   p->data = b;
   p->size = size;
   if (!b && size > 0)
-    return tp_error_set(&p->err, TP_ERR_INVALID, "NULL data with %lu bytes",
+    return tp__error_set(&p->err, TP_ERR_INVALID, "NULL data with %lu bytes",
                         (unsigned long)size);
   if (size < TP__PTD_HEAD_BYTES)
-    return tp_error_set(&p->err, TP_ERR_FORMAT,
+    return tp__error_set(&p->err, TP_ERR_FORMAT,
                         "%lu bytes: shorter than the %u-byte head of a .ptd file",
                         (unsigned long)size, TP__PTD_HEAD_BYTES);
-  if (memcmp(b + 4, "FT01", 4) != 0)
-    return tp_error_set(&p->err, TP_ERR_FORMAT, "file identifier is not FT01");
+  if (memcmp(b + 4, TP_FT01_IDENTIFIER, 4) != 0)
+    return tp__error_set(&p->err, TP_ERR_FORMAT, "file identifier is not FT01");
   if (memcmp(b + 8, "FH01", 4) != 0)
-    return tp_error_set(&p->err, TP_ERR_FORMAT, "no FH01 header at byte 8");
-  len = tp_load_le32(b + 12);
+    return tp__error_set(&p->err, TP_ERR_FORMAT, "no FH01 header at byte 8");
+  len = tp__get_le32(b + 12);
   if (len < TP__PTD_HEADER_LEN)
-    return tp_error_set(&p->err, TP_ERR_FORMAT, "FH01 header length %lu < %u",
+    return tp__error_set(&p->err, TP_ERR_FORMAT, "FH01 header length %lu < %u",
                         (unsigned long)len, TP__PTD_HEADER_LEN);
-  p->flatbuffer_offset = tp_load_le64(b + 16);
-  p->flatbuffer_size = tp_load_le64(b + 24);
-  p->segment_base = tp_load_le64(b + 32);
-  p->segment_data_size = tp_load_le64(b + 40);
-  if (tp_add_u64(p->flatbuffer_offset, p->flatbuffer_size, &fb_end) || fb_end > size)
-    return tp_error_set(&p->err, TP_ERR_FORMAT,
+  p->flatbuffer_offset = tp__get_le64(b + 16);
+  p->flatbuffer_size = tp__get_le64(b + 24);
+  p->segment_base = tp__get_le64(b + 32);
+  p->segment_data_size = tp__get_le64(b + 40);
+  if (tp__add_u64(p->flatbuffer_offset, p->flatbuffer_size, &fb_end) || fb_end > size)
+    return tp__error_set(&p->err, TP_ERR_FORMAT,
                         "flatbuffer offset %llu + size %llu exceeds the file's %lu bytes",
                         (unsigned long long)p->flatbuffer_offset,
                         (unsigned long long)p->flatbuffer_size, (unsigned long)size);
-  if (tp_add_u64(p->segment_base, p->segment_data_size, &seg_end) || seg_end > size)
-    return tp_error_set(&p->err, TP_ERR_FORMAT,
+  if (tp__add_u64(p->segment_base, p->segment_data_size, &seg_end) || seg_end > size)
+    return tp__error_set(&p->err, TP_ERR_FORMAT,
                         "segment base %llu + data size %llu exceeds the file's %lu bytes",
                         (unsigned long long)p->segment_base,
                         (unsigned long long)p->segment_data_size, (unsigned long)size);
   if (p->segment_base < fb_end)
-    return tp_error_set(&p->err, TP_ERR_FORMAT,
+    return tp__error_set(&p->err, TP_ERR_FORMAT,
                         "segment base %llu lies inside the flatbuffer (which ends at %llu)",
                         (unsigned long long)p->segment_base, (unsigned long long)fb_end);
 
@@ -5039,21 +5642,21 @@ TPDEF tp_status tp_ptd_open(tp_ptd *p, const void *data, size_t size) {
      walk below is linear in the entry count (no recursion, no shared subtrees revisited more
      than a fixed number of times), so the reader's table budget is lifted; each call resets
      the count. */
-  p->r__.max_tables = (size_t)-1;
-  st = tp_fb_reader_init(&p->r__, b, (size_t)fb_end, "FT01", &p->root__);
+  st = tp_fb_reader_init_ex(&p->r__, b, (size_t)fb_end, TP_FT01_IDENTIFIER, &p->root__, 0,
+                            (size_t)-1);
   if (st != TP_OK)
-    return tp_error_set(&p->err, TP_ERR_FORMAT, "FlatTensor flatbuffer: %s",
+    return tp__error_set(&p->err, TP_ERR_FORMAT, "FlatTensor flatbuffer: %s",
                         p->r__.err.status != TP_OK ? p->r__.err.msg : tp_status_str(st));
-  p->version = tp_fb_u32(&p->root__, 0, 0);
-  segs = tp_fb_vector_field(&p->root__, 1, 4);
-  named = tp_fb_vector_field(&p->root__, 2, 4);
+  p->version = tp_fb_u32(&p->root__, TP_FT01_F_FlatTensor_version, TP_FT01_D_FlatTensor_version);
+  segs = tp_fb_vector_field(&p->root__, TP_FT01_F_FlatTensor_segments, 4);
+  named = tp_fb_vector_field(&p->root__, TP_FT01_F_FlatTensor_named_data, 4);
   if (tp_fb_reader_status(&p->r__) != TP_OK)
-    return tp_error_set(&p->err, TP_ERR_FORMAT, "FlatTensor: %s", p->r__.err.msg);
+    return tp__error_set(&p->err, TP_ERR_FORMAT, "FlatTensor: %s", p->r__.err.msg);
   if (p->version != 0)
-    return tp_error_set(&p->err, TP_ERR_FORMAT, "FlatTensor version %lu, expected 0",
+    return tp__error_set(&p->err, TP_ERR_FORMAT, "FlatTensor version %lu, expected 0",
                         (unsigned long)p->version);
   if (segs.pos == 0 || named.pos == 0)
-    return tp_error_set(&p->err, TP_ERR_FORMAT, "FlatTensor without %s",
+    return tp__error_set(&p->err, TP_ERR_FORMAT, "FlatTensor without %s",
                         segs.pos == 0 ? "segments" : "named_data");
   for (i = 0; i < named.count; i++) {
     st = tp__ptd_entry(p, i, &e);
@@ -5070,7 +5673,7 @@ TPDEF tp_status tp_ptd_entry_at(tp_ptd *p, size_t i, tp_ptd_entry *e) {
   if (p->err.status != TP_OK) return p->err.status;
   memset(&p->last_lookup, 0, sizeof p->last_lookup);
   if (i >= p->count) {
-    tp_error_set(&p->last_lookup, TP_ERR_INVALID, "entry %lu of %lu", (unsigned long)i,
+    tp__error_set(&p->last_lookup, TP_ERR_INVALID, "entry %lu of %lu", (unsigned long)i,
                  (unsigned long)p->count);
     return TP_ERR_INVALID;
   }
@@ -5081,7 +5684,7 @@ TPDEF tp_status tp_ptd_entry_at(tp_ptd *p, size_t i, tp_ptd_entry *e) {
 static const char *tp__ptd_key(const tp_fb_vector *named, size_t i, size_t *len) {
   tp_fb_table nd = tp_fb_vector_table(named, i);
   *len = 0;
-  return tp_fb_string(&nd, 0, len);
+  return tp_fb_string(&nd, TP_FT01_F_NamedData_key, len);
 }
 
 TPDEF size_t tp_ptd_index_slots(const tp_ptd *p) {
@@ -5099,7 +5702,7 @@ TPDEF tp_status tp_ptd_index(tp_ptd *p, uint32_t *slots, size_t nslots) {
   if (p->err.status != TP_OK) return p->err.status;
   need = tp_ptd_index_slots(p);
   if (nslots < need || (need > 0 && !slots)) {
-    tp_error_set(&p->last_lookup, TP_ERR_INVALID, "the index needs %lu slots, %lu given",
+    tp__error_set(&p->last_lookup, TP_ERR_INVALID, "the index needs %lu slots, %lu given",
                  (unsigned long)need, (unsigned long)nslots);
     return TP_ERR_INVALID;
   }
@@ -5109,7 +5712,7 @@ TPDEF tp_status tp_ptd_index(tp_ptd *p, uint32_t *slots, size_t nslots) {
   memset(slots, 0, need * sizeof *slots);
   p->root__.r = &p->r__;
   p->r__.tables = 0;
-  named = tp_fb_vector_field(&p->root__, 2, 4);
+  named = tp_fb_vector_field(&p->root__, TP_FT01_F_FlatTensor_named_data, 4);
   for (i = 0; i < p->count; i++) {
     const char *k = tp__ptd_key(&named, i, &len);
     size_t j = (size_t)tp__fnv1a(k, len) & (need - 1);
@@ -5130,13 +5733,13 @@ TPDEF tp_status tp_ptd_find(tp_ptd *p, const char *key, tp_ptd_entry *e) {
   if (p->err.status != TP_OK) return p->err.status;
   memset(&p->last_lookup, 0, sizeof p->last_lookup);
   if (!key) {
-    tp_error_set(&p->last_lookup, TP_ERR_INVALID, "NULL key");
+    tp__error_set(&p->last_lookup, TP_ERR_INVALID, "NULL key");
     return TP_ERR_INVALID;
   }
   len = strlen(key);
   p->root__.r = &p->r__;
   p->r__.tables = 0;
-  named = tp_fb_vector_field(&p->root__, 2, 4);
+  named = tp_fb_vector_field(&p->root__, TP_FT01_F_FlatTensor_named_data, 4);
   if (p->index__) {
     size_t mask = p->index_cap__ - 1, j = (size_t)tp__fnv1a(key, len) & mask;
     for (; p->index__[j] != 0; j = (j + 1) & mask) {
@@ -5152,11 +5755,11 @@ TPDEF tp_status tp_ptd_find(tp_ptd *p, const char *key, tp_ptd_entry *e) {
       if (k && klen == len && memcmp(k, key, len) == 0) return tp__ptd_entry(p, i, e);
     }
   }
-  tp_error_set(&p->last_lookup, TP_ERR_INVALID, "key \"%.120s\" is not in the .ptd", key);
+  tp__error_set(&p->last_lookup, TP_ERR_INVALID, "key \"%.120s\" is not in the .ptd", key);
   return TP_ERR_INVALID;
 }
 
-// >>pte
+// >>pte ---------------------------------------------------------------------------------------
 
 #define TP__PTE_EH_LEN 32u     /* eh00 header as written: magic, u32 length, 3 x u64 */
 #define TP__PTE_EH_MIN 24u     /* the loader's minimum header length (no segment_data_size) */
@@ -5319,35 +5922,35 @@ static tp_status tp__pte_check_arg(tp_pte *p, const char *name, size_t k, tp_pte
   unsigned char seen[TP_MAX_DIMS];
   uint64_t numel = 1, nbytes;
   if (t->role == 0 || (t->role & ~(TP_PTE_INPUT | TP_PTE_OUTPUT)) != 0)
-    return tp_error_set(&p->err, TP_ERR_INVALID,
+    return tp__error_set(&p->err, TP_ERR_INVALID,
                         "method \"%.80s\" argument %lu: role %u is not TP_PTE_INPUT and/or "
                         "TP_PTE_OUTPUT", name, (unsigned long)k, t->role);
   if ((int)t->dtype < 0 || (int)t->dtype > 15 || tp_dtype_size(t->dtype) == 0)
-    return tp_error_set(&p->err, TP_ERR_UNSUPPORTED,
+    return tp__error_set(&p->err, TP_ERR_UNSUPPORTED,
                         "method \"%.80s\" argument %lu: dtype %d has no ScalarType tensorpack "
                         "writes", name, (unsigned long)k, (int)t->dtype);
   if (t->ndim < 0 || t->ndim > TP_MAX_DIMS)
-    return tp_error_set(&p->err, TP_ERR_INVALID,
+    return tp__error_set(&p->err, TP_ERR_INVALID,
                         "method \"%.80s\" argument %lu: %d dims (0 .. %d)", name,
                         (unsigned long)k, t->ndim, TP_MAX_DIMS);
   for (d = 0; d < t->ndim; d++) {
     if (t->sizes[d] < 0)
-      return tp_error_set(&p->err, TP_ERR_INVALID,
+      return tp__error_set(&p->err, TP_ERR_INVALID,
                           "method \"%.80s\" argument %lu: size %lld at dim %d", name,
                           (unsigned long)k, (long long)t->sizes[d], d);
     if (t->sizes[d] > INT32_MAX)
-      return tp_error_set(&p->err, TP_ERR_UNSUPPORTED,
+      return tp__error_set(&p->err, TP_ERR_UNSUPPORTED,
                           "method \"%.80s\" argument %lu: dim %d has size %lld; a program holds "
                           "int32 sizes", name, (unsigned long)k, d, (long long)t->sizes[d]);
     if (t->dim_order[d] != 0) all_zero = 0;
-    if (tp_mul_u64(numel, (uint64_t)t->sizes[d], &numel))
-      return tp_error_set(&p->err, TP_ERR_OVERFLOW,
+    if (tp__mul_u64(numel, (uint64_t)t->sizes[d], &numel))
+      return tp__error_set(&p->err, TP_ERR_OVERFLOW,
                           "method \"%.80s\" argument %lu: element count overflows", name,
                           (unsigned long)k);
   }
-  if (tp_mul_u64(numel, (uint64_t)tp_dtype_size(t->dtype), &nbytes) ||
+  if (tp__mul_u64(numel, (uint64_t)tp_dtype_size(t->dtype), &nbytes) ||
       nbytes > ((uint64_t)1 << 62))
-    return tp_error_set(&p->err, TP_ERR_OVERFLOW,
+    return tp__error_set(&p->err, TP_ERR_OVERFLOW,
                         "method \"%.80s\" argument %lu: byte count overflows", name,
                         (unsigned long)k);
   for (d = t->ndim; d < TP_MAX_DIMS; d++) t->dim_order[d] = 0;
@@ -5359,7 +5962,7 @@ static tp_status tp__pte_check_arg(tp_pte *p, const char *name, size_t k, tp_pte
   for (d = 0; d < t->ndim; d++) {
     unsigned o = t->dim_order[d];
     if (o >= (unsigned)t->ndim || seen[o])
-      return tp_error_set(&p->err, TP_ERR_INVALID,
+      return tp__error_set(&p->err, TP_ERR_INVALID,
                           "method \"%.80s\" argument %lu: dim_order is not a permutation of "
                           "0..%d (entry %d is %u)", name, (unsigned long)k, t->ndim - 1, d, o);
     seen[o] = 1;
@@ -5373,43 +5976,43 @@ TPDEF tp_status tp_pte_add_method(tp_pte *p, const tp_pte_method *m) {
   tp_status st;
   TP_ASSERT(p);
   if (p->err.status != TP_OK) return p->err.status;
-  if (!m) return tp_error_set(&p->err, TP_ERR_INVALID, "tp_pte_add_method: NULL method");
+  if (!m) return tp__error_set(&p->err, TP_ERR_INVALID, "tp_pte_add_method: NULL method");
   if (!m->name || !*m->name)
-    return tp_error_set(&p->err, TP_ERR_INVALID, "method %lu: the name is empty",
+    return tp__error_set(&p->err, TP_ERR_INVALID, "method %lu: the name is empty",
                         (unsigned long)p->n);
   for (i = 0; i < p->n; i++)
     if (strcmp(p->meths[i].name, m->name) == 0)
-      return tp_error_set(&p->err, TP_ERR_INVALID,
+      return tp__error_set(&p->err, TP_ERR_INVALID,
                           "method \"%.80s\": the name is already method %lu's", m->name,
                           (unsigned long)i);
   if (p->n >= TP_PTE_MAX_METHODS)
-    return tp_error_set(&p->err, TP_ERR_INVALID,
+    return tp__error_set(&p->err, TP_ERR_INVALID,
                         "method \"%.80s\": a program holds at most %d methods", m->name,
                         TP_PTE_MAX_METHODS);
   if (!m->backend_id || !*m->backend_id)
-    return tp_error_set(&p->err, TP_ERR_INVALID, "method \"%.80s\": the backend id is empty",
+    return tp__error_set(&p->err, TP_ERR_INVALID, "method \"%.80s\": the backend id is empty",
                         m->name);
   if (!m->produce)
-    return tp_error_set(&p->err, TP_ERR_INVALID, "method \"%.80s\": NULL blob producer",
+    return tp__error_set(&p->err, TP_ERR_INVALID, "method \"%.80s\": NULL blob producer",
                         m->name);
   if (m->blob_size == 0)
-    return tp_error_set(&p->err, TP_ERR_INVALID, "method \"%.80s\": blob size 0", m->name);
+    return tp__error_set(&p->err, TP_ERR_INVALID, "method \"%.80s\": blob size 0", m->name);
   if (m->n_args > TP_PTE_MAX_ARGS)
-    return tp_error_set(&p->err, TP_ERR_INVALID,
+    return tp__error_set(&p->err, TP_ERR_INVALID,
                         "method \"%.80s\": %lu arguments (at most %d)", m->name,
                         (unsigned long)m->n_args, TP_PTE_MAX_ARGS);
   if (m->n_args > 0 && !m->args)
-    return tp_error_set(&p->err, TP_ERR_INVALID, "method \"%.80s\": NULL args with %lu "
+    return tp__error_set(&p->err, TP_ERR_INVALID, "method \"%.80s\": NULL args with %lu "
                         "arguments", m->name, (unsigned long)m->n_args);
   if (m->n_specs > 0 && !m->specs)
-    return tp_error_set(&p->err, TP_ERR_INVALID, "method \"%.80s\": NULL specs with %lu "
+    return tp__error_set(&p->err, TP_ERR_INVALID, "method \"%.80s\": NULL specs with %lu "
                         "compile specs", m->name, (unsigned long)m->n_specs);
   for (k = 0; k < m->n_specs; k++) {
     if (!m->specs[k].key || !*m->specs[k].key)
-      return tp_error_set(&p->err, TP_ERR_INVALID, "method \"%.80s\": compile spec %lu has an "
+      return tp__error_set(&p->err, TP_ERR_INVALID, "method \"%.80s\": compile spec %lu has an "
                           "empty key", m->name, (unsigned long)k);
     if (!m->specs[k].value && m->specs[k].nbytes > 0)
-      return tp_error_set(&p->err, TP_ERR_INVALID, "method \"%.80s\": compile spec \"%.80s\" "
+      return tp__error_set(&p->err, TP_ERR_INVALID, "method \"%.80s\": compile spec \"%.80s\" "
                           "has NULL bytes with %lu bytes", m->name, m->specs[k].key,
                           (unsigned long)m->specs[k].nbytes);
   }
@@ -5427,7 +6030,7 @@ TPDEF tp_status tp_pte_add_method(tp_pte *p, const tp_pte_method *m) {
   }
   if (!nm.name || !nm.backend || (m->n_args > 0 && !nm.args) || (m->n_specs > 0 && !nm.specs)) {
     tp__pte_meth_free(&nm);
-    return tp_error_set(&p->err, TP_ERR_NOMEM, "method \"%.80s\": no memory", m->name);
+    return tp__error_set(&p->err, TP_ERR_NOMEM, "method \"%.80s\": no memory", m->name);
   }
   nm.nargs = m->n_args;
   for (k = 0; k < m->n_args; k++) {
@@ -5446,14 +6049,14 @@ TPDEF tp_status tp_pte_add_method(tp_pte *p, const tp_pte_method *m) {
     sp->value = (unsigned char *)TP_MALLOC(sp->nbytes ? sp->nbytes : 1);
     if (!sp->key || !sp->value) {
       tp__pte_meth_free(&nm);
-      return tp_error_set(&p->err, TP_ERR_NOMEM, "method \"%.80s\": no memory", m->name);
+      return tp__error_set(&p->err, TP_ERR_NOMEM, "method \"%.80s\": no memory", m->name);
     }
     if (sp->nbytes) memcpy(sp->value, m->specs[k].value, sp->nbytes);
   }
-  st = tp_array_reserve((void **)&p->meths, &p->cap, p->n + 1, sizeof *p->meths);
+  st = tp__array_reserve((void **)&p->meths, &p->cap, p->n + 1, sizeof *p->meths);
   if (st != TP_OK) {
     tp__pte_meth_free(&nm);
-    return tp_error_set(&p->err, st, "method \"%.80s\": no memory", m->name);
+    return tp__error_set(&p->err, st, "method \"%.80s\": no memory", m->name);
   }
   p->meths[p->n++] = nm;
   return TP_OK;
@@ -5575,17 +6178,17 @@ static tp_status tp__pte_prepare(tp_pte *p) {
 
   if (p->err.status != TP_OK) return p->err.status;
   if (p->n == 0)
-    return tp_error_set(&p->last, TP_ERR_INVALID,
+    return tp__error_set(&p->last, TP_ERR_INVALID,
                         "the program has no method (add one with tp_pte_add_method)");
   if (s && s->err.status != TP_OK)
-    return tp_error_set(&p->last, s->err.status, "the embedded store failed: %s", s->err.msg);
+    return tp__error_set(&p->last, s->err.status, "the embedded store failed: %s", s->err.msg);
 
   /* Segments: 0 = the empty constant segment, 1 .. n = the blobs, then the store's. */
   p->max_align = p->alignment;
   for (i = 0; i < p->n; i++) {
     tp__pte_meth *m = &p->meths[i];
-    if (tp_align_u64(off, p->alignment, &off) || tp_add_u64(off, m->blob_size, &end))
-      return tp_error_set(&p->last, TP_ERR_OVERFLOW, "method \"%.80s\": segment offset "
+    if (tp__align_u64(off, p->alignment, &off) || tp__add_u64(off, m->blob_size, &end))
+      return tp__error_set(&p->last, TP_ERR_OVERFLOW, "method \"%.80s\": segment offset "
                           "overflows 64 bits", m->name);
     m->seg_offset = off;
     off = end;
@@ -5593,10 +6196,10 @@ static tp_status tp__pte_prepare(tp_pte *p) {
   if (nstore > p->store_off_cap) {
     uint64_t *no;
     if (nstore > ((size_t)-1) / sizeof(uint64_t))
-      return tp_error_set(&p->last, TP_ERR_OVERFLOW, "too many store segments");
+      return tp__error_set(&p->last, TP_ERR_OVERFLOW, "too many store segments");
     no = (uint64_t *)TP_MALLOC(nstore * sizeof(uint64_t));
     if (!no)
-      return tp_error_set(&p->last, TP_ERR_NOMEM, "no memory for %lu segment offsets",
+      return tp__error_set(&p->last, TP_ERR_NOMEM, "no memory for %lu segment offsets",
                           (unsigned long)nstore);
     TP_FREE(p->store_off);
     p->store_off = no;
@@ -5605,8 +6208,8 @@ static tp_status tp__pte_prepare(tp_pte *p) {
   for (i = 0; i < nstore; i++) {
     const tp__store_seg *g = &s->segs[i];
     uint64_t a = g->alignment > p->alignment ? g->alignment : p->alignment;
-    if (tp_align_u64(off, a, &off) || tp_add_u64(off, g->nbytes, &end))
-      return tp_error_set(&p->last, TP_ERR_OVERFLOW, "store segment %lu: offset overflows 64 "
+    if (tp__align_u64(off, a, &off) || tp__add_u64(off, g->nbytes, &end))
+      return tp__error_set(&p->last, TP_ERR_OVERFLOW, "store segment %lu: offset overflows 64 "
                           "bits", (unsigned long)i);
     p->store_off[i] = off;
     off = end;
@@ -5615,12 +6218,12 @@ static tp_status tp__pte_prepare(tp_pte *p) {
   p->data_size = off;
   nsegs = 1 + p->n + nstore;
   if (nsegs - 1 > (size_t)UINT32_MAX - 1u)
-    return tp_error_set(&p->last, TP_ERR_OVERFLOW, "%lu segments (at most 2^32 - 1)",
+    return tp__error_set(&p->last, TP_ERR_OVERFLOW, "%lu segments (at most 2^32 - 1)",
                         (unsigned long)nsegs);
 
   if (!p->fb) {
     st = tp_fb_builder_create(&p->fb);
-    if (st != TP_OK) return tp_error_set(&p->last, st, "cannot create the flatbuffer builder");
+    if (st != TP_OK) return tp__error_set(&p->last, st, "cannot create the flatbuffer builder");
   } else {
     tp_fb_builder_reset(p->fb);
   }
@@ -5634,16 +6237,16 @@ static tp_status tp__pte_prepare(tp_pte *p) {
     if (need > nrefs) nrefs = need;
   }
   if (nrefs > ((size_t)-1) / sizeof(tp_fb_ref))
-    return tp_error_set(&p->last, TP_ERR_OVERFLOW, "too many flatbuffer refs");
+    return tp__error_set(&p->last, TP_ERR_OVERFLOW, "too many flatbuffer refs");
   refs = (tp_fb_ref *)TP_MALLOC(nrefs * sizeof(tp_fb_ref));
   if (!refs)
-    return tp_error_set(&p->last, TP_ERR_NOMEM, "no memory for %lu flatbuffer refs",
+    return tp__error_set(&p->last, TP_ERR_NOMEM, "no memory for %lu flatbuffer refs",
                         (unsigned long)nrefs);
   {
     tp_fb_ref *plan_refs = (tp_fb_ref *)TP_MALLOC(p->n * sizeof(tp_fb_ref));
     if (!plan_refs) {
       TP_FREE(refs);
-      return tp_error_set(&p->last, TP_ERR_NOMEM, "no memory for %lu plans",
+      return tp__error_set(&p->last, TP_ERR_NOMEM, "no memory for %lu plans",
                           (unsigned long)p->n);
     }
     for (i = 0; i < p->n; i++)
@@ -5693,16 +6296,16 @@ static tp_status tp__pte_prepare(tp_pte *p) {
   root = tp_fb_end_table(b);
   st = tp_fb_finish(b, root, "ET12");
   if (st != TP_OK)
-    return tp_error_set(&p->last, st, "building the program flatbuffer: %s", tp_fb_error(b));
+    return tp__error_set(&p->last, st, "building the program flatbuffer: %s", tp_fb_error(b));
   fbd = tp_fb_data(b, &fbn);
   if (!fbd || fbn < 12 || (uint64_t)fbn > 0x7FFFFFFFull - TP__PTE_EH_LEN)
-    return tp_error_set(&p->last, TP_ERR_OVERFLOW,
+    return tp__error_set(&p->last, TP_ERR_OVERFLOW,
                         "the program flatbuffer has %lu bytes (limit 2 GiB)",
                         (unsigned long)fbn);
   p->program_size = (uint64_t)fbn + TP__PTE_EH_LEN;
-  if (tp_align_u64(p->program_size, p->max_align, &p->base) ||
-      tp_add_u64(p->base, p->data_size, &eh))
-    return tp_error_set(&p->last, TP_ERR_OVERFLOW, "the program size overflows 64 bits");
+  if (tp__align_u64(p->program_size, p->max_align, &p->base) ||
+      tp__add_u64(p->base, p->data_size, &eh))
+    return tp__error_set(&p->last, TP_ERR_OVERFLOW, "the program size overflows 64 bits");
   return TP_OK;
 }
 
@@ -5711,7 +6314,7 @@ TPDEF tp_status tp_pte_size(tp_pte *p, uint64_t *size_out) {
   TP_ASSERT(p);
   memset(&p->last, 0, sizeof p->last);
   if (size_out) *size_out = 0;
-  if (!size_out) return tp_error_set(&p->last, TP_ERR_INVALID, "tp_pte_size: NULL size_out");
+  if (!size_out) return tp__error_set(&p->last, TP_ERR_INVALID, "tp_pte_size: NULL size_out");
   st = tp__pte_prepare(p);
   if (st != TP_OK) return st;
   *size_out = p->base + p->data_size;
@@ -5740,22 +6343,22 @@ TPDEF tp_status tp_pte_write(tp_pte *p, tp_sink *sink) {
   TP_ASSERT(p);
   memset(&p->last, 0, sizeof p->last);
   if (!sink || !sink->write)
-    return tp_error_set(&p->last, TP_ERR_INVALID, "tp_pte_write: NULL sink");
+    return tp__error_set(&p->last, TP_ERR_INVALID, "tp_pte_write: NULL sink");
   st = tp__pte_prepare(p);
   if (st != TP_OK) return st;
   fb = tp_fb_data(p->fb, &fbn);
-  tp_store_le32(head, tp_load_le32(fb) + TP__PTE_EH_LEN);
+  tp__put_le32(head, tp__get_le32(fb) + TP__PTE_EH_LEN);
   memcpy(head + 4, fb + 4, 4);
   memcpy(head + 8, "eh00", 4);
-  tp_store_le32(head + 12, TP__PTE_EH_LEN);
-  tp_store_le64(head + 16, p->program_size);
-  tp_store_le64(head + 24, p->base);
-  tp_store_le64(head + 32, p->data_size);
+  tp__put_le32(head + 12, TP__PTE_EH_LEN);
+  tp__put_le64(head + 16, p->program_size);
+  tp__put_le64(head + 24, p->base);
+  tp__put_le64(head + 32, p->data_size);
   st = tp_sink_write(sink, head, sizeof head);
   if (st == TP_OK) st = tp_sink_write(sink, fb + 8, fbn - 8);
   if (st == TP_OK) st = tp__store_zeros(sink, p->base - p->program_size);
   if (st != TP_OK)
-    return tp_error_set(&p->last, st, "writing the program header and flatbuffer: %s",
+    return tp__error_set(&p->last, st, "writing the program header and flatbuffer: %s",
                         tp_status_str(st));
   for (i = 0; i < p->n; i++) {
     const tp__pte_meth *m = &p->meths[i];
@@ -5766,12 +6369,12 @@ TPDEF tp_status tp_pte_write(tp_pte *p, tp_sink *sink) {
     w = tp_sink_tally(&t, sink);
     st = m->produce(m->ctx, &w);
     if (st == TP_OK && t.n != m->blob_size)
-      return tp_error_set(&p->last, TP_ERR_INVALID,
+      return tp__error_set(&p->last, TP_ERR_INVALID,
                           "method \"%.80s\": the producer streamed %llu bytes, the blob size is "
                           "%llu", m->name, (unsigned long long)t.n,
                           (unsigned long long)m->blob_size);
     if (st != TP_OK)
-      return tp_error_set(&p->last, st, "method \"%.80s\": writing its blob (segment %lu, file "
+      return tp__error_set(&p->last, st, "method \"%.80s\": writing its blob (segment %lu, file "
                           "offset %llu) failed: %s", m->name, (unsigned long)(1 + i),
                           (unsigned long long)(p->base + m->seg_offset), tp_status_str(st));
     pos = m->seg_offset + m->blob_size;
@@ -5781,13 +6384,13 @@ TPDEF tp_status tp_pte_write(tp_pte *p, tp_sink *sink) {
     st = tp__store_zeros(sink, p->store_off[i] - pos);
     if (st == TP_OK) st = tp__pte_store_seg(g, sink);
     if (st != TP_OK)
-      return tp_error_set(&p->last, st, "writing named data segment %lu (file offset %llu): %s",
+      return tp__error_set(&p->last, st, "writing named data segment %lu (file offset %llu): %s",
                           (unsigned long)(1 + p->n + i),
                           (unsigned long long)(p->base + p->store_off[i]), tp_status_str(st));
     pos = p->store_off[i] + g->nbytes;
   }
   if (st != TP_OK)
-    return tp_error_set(&p->last, st, "writing the program's padding: %s", tp_status_str(st));
+    return tp__error_set(&p->last, st, "writing the program's padding: %s", tp_status_str(st));
   return TP_OK;
 }
 
@@ -5802,17 +6405,17 @@ TPDEF tp_status tp_pte_write_file(tp_pte *p, const char *path) {
   if (p->err.status != TP_OK) return p->err.status;
   if (!path || !*path) {
     memset(&p->last, 0, sizeof p->last);
-    return tp_error_set(&p->last, TP_ERR_INVALID, "tp_pte_write_file: empty path");
+    return tp__error_set(&p->last, TP_ERR_INVALID, "tp_pte_write_file: empty path");
   }
   st = tp_atomic_write(path, tp__pte_produce, p);
   if (st != TP_OK) {
     if (p->last.status == TP_OK)
-      tp_error_set(&p->last, st, "writing \"%.160s\": %s (cannot create or finish the file)",
+      tp__error_set(&p->last, st, "writing \"%.160s\": %s (cannot create or finish the file)",
                    path, tp_status_str(st));
     else {
       tp_error inner = p->last;
       memset(&p->last, 0, sizeof p->last);
-      tp_error_set(&p->last, st, "writing \"%.120s\": %.120s", path, inner.msg);
+      tp__error_set(&p->last, st, "writing \"%.120s\": %.120s", path, inner.msg);
     }
   }
   return st;
@@ -5821,7 +6424,7 @@ TPDEF tp_status tp_pte_write_file(tp_pte *p, const char *path) {
 
 /* ---- reader ---------------------------------------------------------------------------- */
 
-#define TP__PTE_BAD(f, ...) tp_error_set(&(f)->err, TP_ERR_FORMAT, __VA_ARGS__)
+#define TP__PTE_BAD(f, ...) tp__error_set(&(f)->err, TP_ERR_FORMAT, __VA_ARGS__)
 
 static void tp__pte_rewind(tp_pte_file *f) {
   f->root__.r = &f->r__;
@@ -5918,9 +6521,9 @@ static tp_status tp__pte_value(tp_pte_file *f, const tp_fb_table *plan, size_t m
       seen[o] = 1;
       out->sizes[d] = sz;
       out->dim_order[d] = (uint8_t)o;
-      if (tp_mul_u64(numel, (uint64_t)sz, &numel)) ovf = 1;
+      if (tp__mul_u64(numel, (uint64_t)sz, &numel)) ovf = 1;
     }
-    if (ovf || tp_mul_u64(numel, es, &out->nbytes))
+    if (ovf || tp__mul_u64(numel, es, &out->nbytes))
       return TP__PTE_BAD(f, "method %lu value %lu: the tensor's byte count overflows",
                          (unsigned long)m, (unsigned long)v);
     if (alloc.pos != 0) {
@@ -5937,7 +6540,7 @@ static tp_status tp__pte_value(tp_pte_file *f, const tp_fb_table *plan, size_t m
                            (unsigned long)ncbs.count,
                            (unsigned long)(ncbs.count > 0 ? ncbs.count - 1 : 0));
       bsize = tp_fb_vector_scalar(&ncbs, out->memory_id);
-      if (tp_add_u64(out->memory_offset, out->nbytes, &end) || end > bsize)
+      if (tp__add_u64(out->memory_offset, out->nbytes, &end) || end > bsize)
         return TP__PTE_BAD(f, "method %lu value %lu: offset %llu + %llu bytes exceeds buffer "
                            "%lu's %llu bytes", (unsigned long)m, (unsigned long)v,
                            (unsigned long long)out->memory_offset,
@@ -6070,7 +6673,7 @@ TPDEF tp_status tp_pte_read(tp_pte_file *f, const void *data, size_t size) {
   f->data = b;
   f->size = size;
   if (!b && size > 0)
-    return tp_error_set(&f->err, TP_ERR_INVALID, "NULL data with %lu bytes",
+    return tp__error_set(&f->err, TP_ERR_INVALID, "NULL data with %lu bytes",
                         (unsigned long)size);
   if (size < TP__PTE_HEAD_BYTES)
     return TP__PTE_BAD(f, "%lu bytes: shorter than the %u bytes the loader reads first",
@@ -6079,19 +6682,19 @@ TPDEF tp_status tp_pte_read(tp_pte_file *f, const void *data, size_t size) {
     return TP__PTE_BAD(f, "file identifier is not ET12");
   f->program_size = size;
   if (memcmp(b + 8, "eh00", 4) == 0) {
-    uint32_t len = tp_load_le32(b + 12);
+    uint32_t len = tp__get_le32(b + 12);
     uint64_t end;
     if (len < TP__PTE_EH_MIN)
       return TP__PTE_BAD(f, "eh00 header length %lu < %u", (unsigned long)len, TP__PTE_EH_MIN);
     f->has_extended_header = 1;
-    f->program_size = tp_load_le64(b + 16);
-    f->segment_base = tp_load_le64(b + 24);
-    f->segment_data_size = len >= 32 ? tp_load_le64(b + 32) : 0;
+    f->program_size = tp__get_le64(b + 16);
+    f->segment_base = tp__get_le64(b + 24);
+    f->segment_data_size = len >= 32 ? tp__get_le64(b + 32) : 0;
     if (f->program_size > size || f->program_size < 16)
       return TP__PTE_BAD(f, "program size %llu, but the file has %lu bytes",
                          (unsigned long long)f->program_size, (unsigned long)size);
     if (f->segment_base != 0 || f->segment_data_size != 0) {
-      if (tp_add_u64(f->segment_base, f->segment_data_size, &end) || end > size)
+      if (tp__add_u64(f->segment_base, f->segment_data_size, &end) || end > size)
         return TP__PTE_BAD(f, "segment base %llu + data size %llu exceeds the file's %lu bytes",
                            (unsigned long long)f->segment_base,
                            (unsigned long long)f->segment_data_size, (unsigned long)size);
@@ -6101,8 +6704,8 @@ TPDEF tp_status tp_pte_read(tp_pte_file *f, const void *data, size_t size) {
                            (unsigned long long)f->program_size);
     }
   }
-  f->r__.max_tables = (size_t)-1;
-  st = tp_fb_reader_init(&f->r__, b, (size_t)f->program_size, "ET12", &f->root__);
+  st = tp_fb_reader_init_ex(&f->r__, b, (size_t)f->program_size, "ET12", &f->root__, 0,
+                            (size_t)-1); /* the walks are linear: no table budget */
   if (st != TP_OK)
     return TP__PTE_BAD(f, "program flatbuffer: %s",
                        f->r__.err.status != TP_OK ? f->r__.err.msg : tp_status_str(st));
@@ -6429,7 +7032,7 @@ TPDEF tp_status tp_pte_segment_at(tp_pte_file *f, size_t i, uint64_t *offset, ui
   if (!f->has_extended_header || f->segment_base == 0)
     return TP__PTE_BAD(f, "segments[%lu]: the file has no segment data (no eh00 header or "
                        "segment base 0)", (unsigned long)i);
-  if (tp_add_u64(*offset, *size, &end) || end > f->segment_data_size)
+  if (tp__add_u64(*offset, *size, &end) || end > f->segment_data_size)
     return TP__PTE_BAD(f, "segments[%lu]: offset %llu + size %llu exceeds the segment data "
                        "size %llu", (unsigned long)i, (unsigned long long)*offset,
                        (unsigned long long)*size, (unsigned long long)f->segment_data_size);
@@ -6471,6 +7074,21 @@ TPDEF tp_status tp_pte_named_at(tp_pte_file *f, size_t i, const char **key,
 
 #endif /* TENSORPACK_IMPLEMENTATION_DONE */
 #endif /* TENSORPACK_IMPLEMENTATION */
+
+/* REVISION HISTORY
+   0.2.0  One error rule (ERRORS above): a failed write no longer kills a store, sentences name
+          paths; tp_store_status, tp_atomic_write_ex, tp_fb_reader_init_ex / _error,
+          tp_ptd_status / _error / _lookup_error. View ops take negative dims (from the end,
+          as Python) and have _ex forms with a sentence; results that are valid views are
+          never TP_ERR_OVERFLOW. NULL sinks / callbacks are TP_ERR_INVALID. The builder fails
+          (TP_ERR_NOMEM) instead of skipping vtable dedup. TP_NO_STDIO formatter: precision,
+          %g. Version macros, tp_version_string, the link-time ABI check. tp_store_options /
+          tp_store_create_ex; programs (.pte, section 9). Internal helpers out of the API:
+          tp_store_le16/32/64 -> tp__put_le*, tp_load_le16/32/64 -> tp__get_le*,
+          tp_add_u64 / tp_mul_u64 / tp_align_u64 / tp_array_reserve / tp_error_set ->
+          tp__add_u64 / ... / tp__error_set. TP_ASSERT reaches every header.
+   0.1    First release: views, compact copy, conversions, int4, SHA-256, sinks, FlatBuffers
+          builder and reader, named data store and .ptd, XNNPACK and Vulkan delegate blobs. */
 
 /*
 This software is available under 2 licenses -- choose whichever you prefer.

@@ -100,6 +100,9 @@
 #define TENSORPACK_VULKAN_H
 
 #include "tensorpack.h"
+#if !defined(TP_VERSION_MAJOR) || TP_VERSION_MAJOR != 0 || TP_VERSION_MINOR != 2
+#error "tensorpack_vulkan.h needs tensorpack.h 0.2.x (an older or newer tensorpack.h was found first on the include path)"
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -432,7 +435,7 @@ struct tp_vk_graph {
 static tp_status tp_vk__check(tp_vk_graph *g) { return g->err.status; }
 
 static tp_status tp_vk__nomem(tp_vk_graph *g, const char *what) {
-  return tp_error_set(&g->err, TP_ERR_NOMEM, "out of memory while adding %s", what);
+  return tp__error_set(&g->err, TP_ERR_NOMEM, "out of memory while adding %s", what);
 }
 
 static const char *tp_vk__dt_name(int dt) {
@@ -530,15 +533,15 @@ static tp_vk__value *tp_vk__new_value(tp_vk_graph *g, uint8_t type, const char *
   tp_vk__value *v;
   tp_status s;
   if (g->nvalues >= (size_t)INT32_MAX) {
-    tp_error_set(&g->err, TP_ERR_OVERFLOW,
+    tp__error_set(&g->err, TP_ERR_OVERFLOW,
                  "value %lu: a graph holds at most %ld values (ids are int32 in the format)",
                  (unsigned long)g->nvalues, (long)INT32_MAX);
     return NULL;
   }
-  s = tp_array_reserve((void **)&g->values, &g->cap_values, g->nvalues + 1, sizeof *g->values);
+  s = tp__array_reserve((void **)&g->values, &g->cap_values, g->nvalues + 1, sizeof *g->values);
   if (s != TP_OK) {
     if (s == TP_ERR_NOMEM) tp_vk__nomem(g, what);
-    else tp_error_set(&g->err, s, "value %lu: cannot grow the value table",
+    else tp__error_set(&g->err, s, "value %lu: cannot grow the value table",
                       (unsigned long)g->nvalues);
     return NULL;
   }
@@ -589,8 +592,8 @@ static int tp_vk__dup(tp_vk_graph *g, const void *src, size_t n, size_t es, void
   uint64_t bytes;
   *out = NULL;
   if (n == 0) return 0;
-  if (tp_mul_u64((uint64_t)n, (uint64_t)es, &bytes) || bytes > (uint64_t)SIZE_MAX) {
-    tp_error_set(&g->err, TP_ERR_OVERFLOW, "value %lu: %s of %lu items is too large",
+  if (tp__mul_u64((uint64_t)n, (uint64_t)es, &bytes) || bytes > (uint64_t)SIZE_MAX) {
+    tp__error_set(&g->err, TP_ERR_OVERFLOW, "value %lu: %s of %lu items is too large",
                  (unsigned long)g->nvalues, what, (unsigned long)n);
     return 1;
   }
@@ -609,7 +612,7 @@ TPDEF tp_status tp_vk_add_string(tp_vk_graph *g, const char *s, uint32_t *id_out
   TP_ASSERT(g);
   if (tp_vk__check(g)) return g->err.status;
   if (!s)
-    return tp_error_set(&g->err, TP_ERR_INVALID, "value %lu: string is NULL",
+    return tp__error_set(&g->err, TP_ERR_INVALID, "value %lu: string is NULL",
                         (unsigned long)g->nvalues);
   n = strlen(s);
   v = tp_vk__new_value(g, TP_VK_STRING_VALUE, "a string");
@@ -625,10 +628,10 @@ static tp_status tp_vk__add_list(tp_vk_graph *g, uint8_t type, const void *items
   TP_ASSERT(g);
   if (tp_vk__check(g)) return g->err.status;
   if (n > 0 && !items)
-    return tp_error_set(&g->err, TP_ERR_INVALID, "value %lu: %s of %lu items has NULL items",
+    return tp__error_set(&g->err, TP_ERR_INVALID, "value %lu: %s of %lu items has NULL items",
                         (unsigned long)g->nvalues, what, (unsigned long)n);
   if (n > (size_t)INT32_MAX)
-    return tp_error_set(&g->err, TP_ERR_OVERFLOW, "value %lu: %s of %lu items is too long",
+    return tp__error_set(&g->err, TP_ERR_OVERFLOW, "value %lu: %s of %lu items is too long",
                         (unsigned long)g->nvalues, what, (unsigned long)n);
   v = tp_vk__new_value(g, type, what);
   if (!v) return g->err.status;
@@ -666,21 +669,21 @@ static int tp_vk__ids_exist(tp_vk_graph *g, const uint32_t *ids, size_t n, const
   size_t i;
   if (n > 0 && !ids) {
     if (index >= 0)
-      tp_error_set(&g->err, TP_ERR_INVALID, "%s %ld: %lu ids given as NULL", what, index,
+      tp__error_set(&g->err, TP_ERR_INVALID, "%s %ld: %lu ids given as NULL", what, index,
                    (unsigned long)n);
     else
-      tp_error_set(&g->err, TP_ERR_INVALID, "%s: %lu ids given as NULL", what,
+      tp__error_set(&g->err, TP_ERR_INVALID, "%s: %lu ids given as NULL", what,
                    (unsigned long)n);
     return 0;
   }
   for (i = 0; i < n; i++)
     if (ids[i] >= g->nvalues) {
       if (index >= 0)
-        tp_error_set(&g->err, TP_ERR_INVALID,
+        tp__error_set(&g->err, TP_ERR_INVALID,
                      "%s %ld: id %lu (item %lu) does not exist; the graph has %lu values", what,
                      index, (unsigned long)ids[i], (unsigned long)i, (unsigned long)g->nvalues);
       else
-        tp_error_set(&g->err, TP_ERR_INVALID,
+        tp__error_set(&g->err, TP_ERR_INVALID,
                      "%s: id %lu (item %lu) does not exist; the graph has %lu values", what,
                      (unsigned long)ids[i], (unsigned long)i, (unsigned long)g->nvalues);
       return 0;
@@ -726,11 +729,11 @@ static tp_status tp_vk__add_const_named(tp_vk_graph *g, tp_vk__const *c, uint32_
     tp_membuf_free(&m);
   }
   if (s != TP_OK)
-    return tp_error_set(&g->err, s, "value %lu: adding the constant to the store failed: %s",
+    return tp__error_set(&g->err, s, "value %lu: adding the constant to the store failed: %s",
                         (unsigned long)id, tp_store_error(g->opts.store)[0]
                             ? tp_store_error(g->opts.store) : tp_status_str(s));
   if (!key || strlen(key) >= sizeof c->key)
-    return tp_error_set(&g->err, TP_ERR_FORMAT, "value %lu: the store returned no usable key",
+    return tp__error_set(&g->err, TP_ERR_FORMAT, "value %lu: the store returned no usable key",
                         (unsigned long)id);
   memcpy(c->key, key, strlen(key) + 1);
   c->named = 1;
@@ -755,17 +758,17 @@ TPDEF tp_status tp_vk_add_tensor(tp_vk_graph *g, tp_vk_datatype dt, size_t ndim,
   memset(&c, 0, sizeof c);
   tpdt = tp_vk__dt_to_tp(idt);
   if (tpdt < 0)
-    return tp_error_set(&g->err, TP_ERR_INVALID, "value %lu: unknown tensor datatype %d", id,
+    return tp__error_set(&g->err, TP_ERR_INVALID, "value %lu: unknown tensor datatype %d", id,
                         idt);
   if (ist != TP_VK_UNSET && tp_vk__dt_to_tp(ist) < 0)
-    return tp_error_set(&g->err, TP_ERR_INVALID, "value %lu: unknown staging datatype %d", id,
+    return tp__error_set(&g->err, TP_ERR_INVALID, "value %lu: unknown staging datatype %d", id,
                         ist);
   if (storage_type != -1 && storage_type != 255 && !tp_vk__storage_ok(storage_type))
-    return tp_error_set(&g->err, TP_ERR_INVALID,
+    return tp__error_set(&g->err, TP_ERR_INVALID,
                         "value %lu: unknown storage type %d (BUFFER 0, TEXTURE_3D 1, "
                         "TEXTURE_2D 2, or -1 for the default)", id, storage_type);
   if (memory_layout != -1 && memory_layout != 255 && !tp_vk__layout_ok(memory_layout))
-    return tp_error_set(&g->err, TP_ERR_INVALID,
+    return tp__error_set(&g->err, TP_ERR_INVALID,
                         "value %lu: unknown memory layout %d (0-6, 8, 9, or -1 for the "
                         "default)", id, memory_layout);
   if (constant) {
@@ -773,24 +776,24 @@ TPDEF tp_status tp_vk_add_tensor(tp_vk_graph *g, tp_vk_datatype dt, size_t ndim,
     memset(&verr, 0, sizeof verr);
     s = tp_tensor_check(constant, &verr);
     if (s != TP_OK)
-      return tp_error_set(&g->err, s, "value %lu: constant view: %s", id,
+      return tp__error_set(&g->err, s, "value %lu: constant view: %s", id,
                           verr.status ? verr.msg : tp_status_str(s));
   }
   if (!dims && ndim > 0) {
     if (!constant)
-      return tp_error_set(&g->err, TP_ERR_INVALID,
+      return tp__error_set(&g->err, TP_ERR_INVALID,
                           "value %lu: dims is NULL and there is no constant to take %lu dims "
                           "from", id, (unsigned long)ndim);
     if (ndim != (size_t)constant->ndim)
-      return tp_error_set(&g->err, TP_ERR_INVALID,
+      return tp__error_set(&g->err, TP_ERR_INVALID,
                           "value %lu: dims is NULL but ndim %lu differs from the constant's %d",
                           id, (unsigned long)ndim, constant->ndim);
   }
   if (ndim > 0) {
     uint64_t bytes;
-    if (tp_mul_u64((uint64_t)ndim, 4, &bytes) || bytes > (uint64_t)SIZE_MAX ||
+    if (tp__mul_u64((uint64_t)ndim, 4, &bytes) || bytes > (uint64_t)SIZE_MAX ||
         ndim > (size_t)INT32_MAX)
-      return tp_error_set(&g->err, TP_ERR_OVERFLOW, "value %lu: %lu dims are too many", id,
+      return tp__error_set(&g->err, TP_ERR_OVERFLOW, "value %lu: %lu dims are too many", id,
                           (unsigned long)ndim);
     d32 = (uint32_t *)TP_MALLOC((size_t)bytes);
     if (!d32) return tp_vk__nomem(g, "tensor dims");
@@ -799,14 +802,14 @@ TPDEF tp_status tp_vk_add_tensor(tp_vk_graph *g, tp_vk_datatype dt, size_t ndim,
     uint64_t di = dims ? (uint64_t)dims[i] : (uint64_t)constant->sizes[i];
     if (di > UINT32_MAX) {
       TP_FREE(d32);
-      return tp_error_set(&g->err, TP_ERR_OVERFLOW,
+      return tp__error_set(&g->err, TP_ERR_OVERFLOW,
                           "value %lu: dim %lu is %llu, more than a u32 holds", id,
                           (unsigned long)i, (unsigned long long)di);
     }
     d32[i] = (uint32_t)di;
-    if (tp_mul_u64(numel, di, &numel)) {
+    if (tp__mul_u64(numel, di, &numel)) {
       TP_FREE(d32);
-      return tp_error_set(&g->err, TP_ERR_OVERFLOW,
+      return tp__error_set(&g->err, TP_ERR_OVERFLOW,
                           "value %lu: the product of the dims overflows at dim %lu", id,
                           (unsigned long)i);
     }
@@ -829,33 +832,33 @@ TPDEF tp_status tp_vk_add_tensor(tp_vk_graph *g, tp_vk_datatype dt, size_t ndim,
                      (tpdt == (int)TP_F32 && vdt == TP_F16);
     if (!convert_ok) {
       TP_FREE(d32);
-      return tp_error_set(&g->err, TP_ERR_INVALID,
+      return tp__error_set(&g->err, TP_ERR_INVALID,
                           "value %lu: constant view is %s but the tensor is %s (%s bytes "
                           "expected)", id, tp_dtype_name(vdt), tp_vk__dt_name(idt),
                           tp_dtype_name((tp_dtype)tpdt));
     }
     if (cnumel != numel) {
       TP_FREE(d32);
-      return tp_error_set(&g->err, TP_ERR_INVALID,
+      return tp__error_set(&g->err, TP_ERR_INVALID,
                           "value %lu: constant has %llu elements but the dims hold %llu", id,
                           (unsigned long long)cnumel, (unsigned long long)numel);
     }
-    if (tp_mul_u64(numel, (uint64_t)tp_dtype_size((tp_dtype)tpdt), &c.nbytes)) {
+    if (tp__mul_u64(numel, (uint64_t)tp_dtype_size((tp_dtype)tpdt), &c.nbytes)) {
       TP_FREE(d32);
-      return tp_error_set(&g->err, TP_ERR_OVERFLOW, "value %lu: constant size overflows", id);
+      return tp__error_set(&g->err, TP_ERR_OVERFLOW, "value %lu: constant size overflows", id);
     }
     if (g->nconsts >= (size_t)INT32_MAX) {
       TP_FREE(d32);
-      return tp_error_set(&g->err, TP_ERR_OVERFLOW, "value %lu: too many constants", id);
+      return tp__error_set(&g->err, TP_ERR_OVERFLOW, "value %lu: too many constants", id);
     }
     c.value_id = (uint32_t)id;
     c.view = *constant;
     c.out = (tp_dtype)tpdt;
-    s = tp_array_reserve((void **)&g->consts, &g->cap_consts, g->nconsts + 1, sizeof c);
+    s = tp__array_reserve((void **)&g->consts, &g->cap_consts, g->nconsts + 1, sizeof c);
     if (s != TP_OK) {
       TP_FREE(d32);
       return s == TP_ERR_NOMEM ? tp_vk__nomem(g, "a constant")
-                               : tp_error_set(&g->err, s, "value %lu: too many constants", id);
+                               : tp__error_set(&g->err, s, "value %lu: too many constants", id);
     }
     if (g->opts.store && c.nbytes > 0) {
       s = tp_vk__add_const_named(g, &c, (uint32_t)id);
@@ -904,12 +907,12 @@ TPDEF tp_status tp_vk_add_op(tp_vk_graph *g, uint32_t node_id, const char *name,
   TP_ASSERT(g);
   if (tp_vk__check(g)) return g->err.status;
   if (!name)
-    return tp_error_set(&g->err, TP_ERR_INVALID, "operator %lu: name is NULL",
+    return tp__error_set(&g->err, TP_ERR_INVALID, "operator %lu: name is NULL",
                         (unsigned long)g->nops);
   if (!tp_vk__ids_exist(g, args, n, "operator", (long)g->nops)) return g->err.status;
-  s = tp_array_reserve((void **)&g->ops, &g->cap_ops, g->nops + 1, sizeof op);
+  s = tp__array_reserve((void **)&g->ops, &g->cap_ops, g->nops + 1, sizeof op);
   if (s != TP_OK)
-    return tp_error_set(&g->err, s, "operator %lu: cannot grow the chain",
+    return tp__error_set(&g->err, s, "operator %lu: cannot grow the chain",
                         (unsigned long)g->nops);
   memset(&op, 0, sizeof op);
   op.node_id = node_id;
@@ -959,13 +962,13 @@ TPDEF tp_status tp_vk_add_shader(tp_vk_graph *g, const void *bytes, size_t n,
   TP_ASSERT(g);
   if (tp_vk__check(g)) return g->err.status;
   if (!bytes || n == 0)
-    return tp_error_set(&g->err, TP_ERR_INVALID, "shader %lu: %s", (unsigned long)g->nshaders,
+    return tp__error_set(&g->err, TP_ERR_INVALID, "shader %lu: %s", (unsigned long)g->nshaders,
                         bytes ? "has 0 bytes" : "bytes are NULL");
   if (g->nshaders >= (size_t)INT32_MAX)
-    return tp_error_set(&g->err, TP_ERR_OVERFLOW, "shader %lu: too many shaders",
+    return tp__error_set(&g->err, TP_ERR_OVERFLOW, "shader %lu: too many shaders",
                         (unsigned long)g->nshaders);
-  s = tp_array_reserve((void **)&g->shaders, &g->cap_shaders, g->nshaders + 1, sizeof sh);
-  if (s != TP_OK) return tp_error_set(&g->err, s, "shader %lu: cannot grow the shader table",
+  s = tp__array_reserve((void **)&g->shaders, &g->cap_shaders, g->nshaders + 1, sizeof sh);
+  if (s != TP_OK) return tp__error_set(&g->err, s, "shader %lu: cannot grow the shader table",
                                       (unsigned long)g->nshaders);
   memset(&sh, 0, sizeof sh);
   sh.bytes = (unsigned char *)TP_MALLOC(n);
@@ -982,11 +985,11 @@ TPDEF tp_status tp_vk_set_overrides(tp_vk_graph *g, int storage_type, int memory
   TP_ASSERT(g);
   if (tp_vk__check(g)) return g->err.status;
   if (storage_type != -1 && storage_type != 255 && !tp_vk__storage_ok(storage_type))
-    return tp_error_set(&g->err, TP_ERR_INVALID,
+    return tp__error_set(&g->err, TP_ERR_INVALID,
                         "graph: unknown storage type override %d (0-2, or -1 for the default)",
                         storage_type);
   if (memory_layout != -1 && memory_layout != 255 && !tp_vk__layout_ok(memory_layout))
-    return tp_error_set(&g->err, TP_ERR_INVALID,
+    return tp__error_set(&g->err, TP_ERR_INVALID,
                         "graph: unknown memory layout override %d (0-6, 8, 9, or -1 for the "
                         "default)", memory_layout);
   g->storage_override = (uint8_t)(storage_type == -1 ? 255 : storage_type);
@@ -1071,7 +1074,6 @@ static tp_status tp_vk__layout(tp_vk_graph *g) {
   tp_status s;
   const unsigned char *data;
   size_t fb_size = 0;
-  int32_t *tmp = NULL;
 
   if (tp_vk__check(g)) return g->err.status;
   if (!g->dirty) return TP_OK;
@@ -1086,15 +1088,15 @@ static tp_status tp_vk__layout(tp_vk_graph *g) {
       continue;
     }
     c->offset = off;
-    if (tp_align_u64(c->nbytes, 16, &total) || tp_add_u64(off, total, &off))
-      return tp_error_set(&g->err, TP_ERR_OVERFLOW,
+    if (tp__align_u64(c->nbytes, 16, &total) || tp__add_u64(off, total, &off))
+      return tp__error_set(&g->err, TP_ERR_OVERFLOW,
                           "value %lu: the raw segment overflows at %llu bytes",
                           (unsigned long)c->value_id, (unsigned long long)off);
   }
   for (i = 0; i < g->nshaders; i++) {
     g->shaders[i].offset = off;
-    if (tp_align_u64((uint64_t)g->shaders[i].n, 16, &total) || tp_add_u64(off, total, &off))
-      return tp_error_set(&g->err, TP_ERR_OVERFLOW, "shader %lu: the raw segment overflows",
+    if (tp__align_u64((uint64_t)g->shaders[i].n, 16, &total) || tp__add_u64(off, total, &off))
+      return tp__error_set(&g->err, TP_ERR_OVERFLOW, "shader %lu: the raw segment overflows",
                           (unsigned long)i);
   }
   if (off == 0 && any_empty) off = 16;
@@ -1102,7 +1104,7 @@ static tp_status tp_vk__layout(tp_vk_graph *g) {
 
   if (!g->fb) {
     s = tp_fb_builder_create(&g->fb);
-    if (s != TP_OK) return tp_error_set(&g->err, s, "graph: cannot create a flatbuffer builder");
+    if (s != TP_OK) return tp__error_set(&g->err, s, "graph: cannot create a flatbuffer builder");
   }
   b = g->fb;
   tp_fb_builder_reset(b);
@@ -1145,7 +1147,6 @@ static tp_status tp_vk__layout(tp_vk_graph *g) {
     refs[i] = tp_vk__bytes_table(b, g->shaders[i].offset, (uint64_t)g->shaders[i].n, NULL);
   r_shaders = tp_fb_create_vector_refs(b, refs, g->nshaders);
   TP_FREE(refs);
-  (void)tmp;
   r_in = tp_fb_create_vector(b, g->inputs, g->ninputs, 4);
   r_out = tp_fb_create_vector(b, g->outputs, g->noutputs, 4);
   r_version = tp_fb_create_string(b, "0", 1);
@@ -1161,15 +1162,15 @@ static tp_status tp_vk__layout(tp_vk_graph *g) {
   tp_fb_add_u8(b, 8, g->layout_override, 255);
   s = tp_fb_finish(b, tp_fb_end_table(b), "VK00");
   if (s != TP_OK)
-    return tp_error_set(&g->err, s, "graph: building the flatbuffer failed: %s", tp_fb_error(b));
+    return tp__error_set(&g->err, s, "graph: building the flatbuffer failed: %s", tp_fb_error(b));
   data = tp_fb_data(b, &fb_size);
   if (!data || fb_size == 0)
-    return tp_error_set(&g->err, TP_ERR_FORMAT, "graph: the flatbuffer builder gave no bytes");
+    return tp__error_set(&g->err, TP_ERR_FORMAT, "graph: the flatbuffer builder gave no bytes");
   g->fb_size = (uint64_t)fb_size;
   /* The header's offsets are u32: flatbuffer end and bytes offset must fit. */
-  if (tp_align_u64(g->fb_size, 16, &total) || tp_add_u64(total, TP_VK_FLATBUFFER_OFFSET, &total) ||
+  if (tp__align_u64(g->fb_size, 16, &total) || tp__add_u64(total, TP_VK_FLATBUFFER_OFFSET, &total) ||
       total > UINT32_MAX)
-    return tp_error_set(&g->err, TP_ERR_OVERFLOW,
+    return tp__error_set(&g->err, TP_ERR_OVERFLOW,
                         "graph: the flatbuffer is %llu bytes; the VH00 header holds u32 offsets",
                         (unsigned long long)g->fb_size);
   g->dirty = 0;
@@ -1186,8 +1187,8 @@ TPDEF tp_status tp_vk_blob_size(tp_vk_graph *g, uint64_t *size_out) {
   TP_ASSERT(g);
   s = tp_vk__layout(g);
   if (s != TP_OK) return s;
-  if (tp_add_u64(tp_vk__bytes_offset(g), g->segment_size, &total))
-    return tp_error_set(&g->err, TP_ERR_OVERFLOW, "graph: blob size overflows");
+  if (tp__add_u64(tp_vk__bytes_offset(g), g->segment_size, &total))
+    return tp__error_set(&g->err, TP_ERR_OVERFLOW, "graph: blob size overflows");
   if (size_out) *size_out = total;
   return TP_OK;
 }
@@ -1213,11 +1214,11 @@ TPDEF tp_status tp_vk_write(tp_vk_graph *g, tp_sink *sink) {
   fb = tp_fb_data(g->fb, &fb_size);
   memset(hdr, 0, sizeof hdr);
   memcpy(hdr + 4, "VH00", 4);
-  tp_store_le16(hdr + 8, TP_VK_HEADER_SIZE);
-  tp_store_le32(hdr + 10, TP_VK_FLATBUFFER_OFFSET);
-  tp_store_le32(hdr + 14, (uint32_t)fb_size);
-  tp_store_le32(hdr + 18, (uint32_t)tp_vk__bytes_offset(g));
-  tp_store_le64(hdr + 22, g->segment_size);
+  tp__put_le16(hdr + 8, TP_VK_HEADER_SIZE);
+  tp__put_le32(hdr + 10, TP_VK_FLATBUFFER_OFFSET);
+  tp__put_le32(hdr + 14, (uint32_t)fb_size);
+  tp__put_le32(hdr + 18, (uint32_t)tp_vk__bytes_offset(g));
+  tp__put_le64(hdr + 22, g->segment_size);
   s = tp_sink_write(sink, hdr, sizeof hdr);
   if (s == TP_OK) s = tp_sink_write(sink, fb, fb_size);
   if (s == TP_OK) s = tp_vk__pad(sink, (uint64_t)fb_size);
@@ -1234,7 +1235,7 @@ TPDEF tp_status tp_vk_write(tp_vk_graph *g, tp_sink *sink) {
       s = tp_convert_write(&c->view, c->out, TP_CONVERT_SATURATE, &wrap);
     if (s != TP_OK) return s;
     if (cs.n != c->nbytes)
-      return tp_error_set(&g->err, TP_ERR_FORMAT,
+      return tp__error_set(&g->err, TP_ERR_FORMAT,
                           "value %lu: constant wrote %llu bytes, expected %llu",
                           (unsigned long)c->value_id, (unsigned long long)cs.n,
                           (unsigned long long)c->nbytes);
@@ -1276,11 +1277,11 @@ TPDEF tp_status tp_vk_parse_header(const void *blob, size_t size, tp_vk_header *
   memset(out, 0, sizeof *out);
   if (!p || size < TP_VK_HEADER_SIZE) return TP_ERR_FORMAT;
   if (memcmp(p + 4, "VH00", 4) != 0) return TP_ERR_FORMAT;
-  h.header_size = tp_load_le16(p + 8);
-  h.flatbuffer_offset = tp_load_le32(p + 10);
-  h.flatbuffer_size = tp_load_le32(p + 14);
-  h.bytes_offset = tp_load_le32(p + 18);
-  h.bytes_size = tp_load_le64(p + 22);
+  h.header_size = tp__get_le16(p + 8);
+  h.flatbuffer_offset = tp__get_le32(p + 10);
+  h.flatbuffer_size = tp__get_le32(p + 14);
+  h.bytes_offset = tp__get_le32(p + 18);
+  h.bytes_size = tp__get_le64(p + 22);
   if (h.header_size < TP_VK_HEADER_SIZE || h.flatbuffer_offset < h.header_size ||
       h.flatbuffer_size == 0 ||
       (uint64_t)h.bytes_offset < (uint64_t)h.flatbuffer_offset + h.flatbuffer_size)
@@ -1314,12 +1315,12 @@ TPDEF tp_status tp_vk_read_blob(const void *blob, size_t size, tp_ptd *ptd,
   tp_vk_blob_value *vals = NULL;
   uint32_t i;
   tp_status s;
-  if (!values_out || !value_count) return tp_error_set(err, TP_ERR_INVALID, "read: NULL output");
+  if (!values_out || !value_count) return tp__error_set(err, TP_ERR_INVALID, "read: NULL output");
   *values_out = NULL;
   *value_count = 0;
   s = tp_vk_parse_header(blob, size, &h);
   if (s != TP_OK)
-    return tp_error_set(err, s, "read: the %lu-byte blob has no valid VH00 header and VK00 "
+    return tp__error_set(err, s, "read: the %lu-byte blob has no valid VH00 header and VK00 "
                         "flatbuffer", (unsigned long)size);
   bytes = (const unsigned char *)blob + h.bytes_offset;
   memset(&rd, 0, sizeof rd);
@@ -1329,15 +1330,15 @@ TPDEF tp_status tp_vk_read_blob(const void *blob, size_t size, tp_ptd *ptd,
   consts = tp_fb_vector_field(&root, 5, 4);
   if (s == TP_OK) s = tp_fb_reader_status(&rd);
   if (s != TP_OK || values.pos == 0)
-    return tp_error_set(err, TP_ERR_FORMAT, "read: flatbuffer: %s",
+    return tp__error_set(err, TP_ERR_FORMAT, "read: flatbuffer: %s",
                         s != TP_OK ? rd.err.msg : "no values vector");
   if (values.count > 0) {
     uint64_t nb;
-    if (tp_mul_u64((uint64_t)values.count, sizeof *vals, &nb) || nb > SIZE_MAX)
-      return tp_error_set(err, TP_ERR_FORMAT, "read: %lu values", (unsigned long)values.count);
+    if (tp__mul_u64((uint64_t)values.count, sizeof *vals, &nb) || nb > SIZE_MAX)
+      return tp__error_set(err, TP_ERR_FORMAT, "read: %lu values", (unsigned long)values.count);
     vals = (tp_vk_blob_value *)TP_MALLOC((size_t)nb);
     if (!vals)
-      return tp_error_set(err, TP_ERR_NOMEM, "read: %lu values", (unsigned long)values.count);
+      return tp__error_set(err, TP_ERR_NOMEM, "read: %lu values", (unsigned long)values.count);
     memset(vals, 0, (size_t)nb);
   }
   s = TP_OK;
@@ -1360,12 +1361,12 @@ TPDEF tp_status tp_vk_read_blob(const void *blob, size_t size, tp_ptd *ptd,
     if (tp_fb_reader_status(&rd) != TP_OK) break;
     c->datatype = (tp_vk_datatype)dt;
     if (tp_vk__dt_size(dt) == 0) {
-      s = tp_error_set(err, TP_ERR_FORMAT, "value %lu: unknown datatype %d", (unsigned long)i,
+      s = tp__error_set(err, TP_ERR_FORMAT, "value %lu: unknown datatype %d", (unsigned long)i,
                        dt);
       break;
     }
     if (!tp_fb_present(&t, 1) || dims.count > TP_MAX_DIMS) {
-      s = tp_error_set(err, TP_ERR_FORMAT, "value %lu: dims %s", (unsigned long)i,
+      s = tp__error_set(err, TP_ERR_FORMAT, "value %lu: dims %s", (unsigned long)i,
                        tp_fb_present(&t, 1) ? "exceed TP_MAX_DIMS" : "are missing");
       break;
     }
@@ -1373,14 +1374,14 @@ TPDEF tp_status tp_vk_read_blob(const void *blob, size_t size, tp_ptd *ptd,
     nbytes = tp_vk__dt_size(dt);
     for (k = 0; k < dims.count; k++) {
       c->dims[k] = (uint32_t)tp_fb_vector_scalar(&dims, k);
-      if (tp_mul_u64(nbytes, c->dims[k], &nbytes)) {
-        s = tp_error_set(err, TP_ERR_FORMAT, "value %lu: dims overflow", (unsigned long)i);
+      if (tp__mul_u64(nbytes, c->dims[k], &nbytes)) {
+        s = tp__error_set(err, TP_ERR_FORMAT, "value %lu: dims overflow", (unsigned long)i);
         break;
       }
     }
     if (s != TP_OK || c->constant_id < 0) continue;
     if ((uint32_t)c->constant_id >= consts.count) {
-      s = tp_error_set(err, TP_ERR_FORMAT,
+      s = tp__error_set(err, TP_ERR_FORMAT,
                        "value %lu: constant_id %ld but the blob has %lu constants",
                        (unsigned long)i, (long)c->constant_id, (unsigned long)consts.count);
       break;
@@ -1393,7 +1394,7 @@ TPDEF tp_status tp_vk_read_blob(const void *blob, size_t size, tp_ptd *ptd,
     key = tp_fb_string(&cb, 2, NULL);
     if (tp_fb_reader_status(&rd) != TP_OK) break;
     if (len != nbytes) {
-      s = tp_error_set(err, TP_ERR_FORMAT,
+      s = tp__error_set(err, TP_ERR_FORMAT,
                        "value %lu: constant %ld has %llu bytes but dims x %s make %llu",
                        (unsigned long)i, (long)c->constant_id, (unsigned long long)len,
                        tp_vk__dt_name(dt), (unsigned long long)nbytes);
@@ -1403,18 +1404,18 @@ TPDEF tp_status tp_vk_read_blob(const void *blob, size_t size, tp_ptd *ptd,
       tp_ptd_entry e;
       c->key = key;
       if (!ptd) {
-        s = tp_error_set(err, TP_ERR_FORMAT,
+        s = tp__error_set(err, TP_ERR_FORMAT,
                          "value %lu: constant is named \"%.64s\" but no .ptd was given",
                          (unsigned long)i, key);
         break;
       }
       if (tp_ptd_find(ptd, key, &e) != TP_OK) {
-        s = tp_error_set(err, TP_ERR_FORMAT, "value %lu: key \"%.64s\" is not in the .ptd",
+        s = tp__error_set(err, TP_ERR_FORMAT, "value %lu: key \"%.64s\" is not in the .ptd",
                          (unsigned long)i, key);
         break;
       }
       if ((uint64_t)e.nbytes != nbytes) {
-        s = tp_error_set(err, TP_ERR_FORMAT,
+        s = tp__error_set(err, TP_ERR_FORMAT,
                          "value %lu: key \"%.64s\" holds %llu bytes, dims x %s make %llu",
                          (unsigned long)i, key, (unsigned long long)e.nbytes,
                          tp_vk__dt_name(dt), (unsigned long long)nbytes);
@@ -1424,7 +1425,7 @@ TPDEF tp_status tp_vk_read_blob(const void *blob, size_t size, tp_ptd *ptd,
     } else {
       /* the loader's rule: offset strictly inside the raw bytes, extent inside too */
       if (off >= h.bytes_size || nbytes > h.bytes_size - off) {
-        s = tp_error_set(err, TP_ERR_FORMAT,
+        s = tp__error_set(err, TP_ERR_FORMAT,
                          "value %lu: constant at offset %llu with %llu bytes exceeds the %llu "
                          "raw bytes", (unsigned long)i, (unsigned long long)off,
                          (unsigned long long)nbytes, (unsigned long long)h.bytes_size);
@@ -1434,7 +1435,7 @@ TPDEF tp_status tp_vk_read_blob(const void *blob, size_t size, tp_ptd *ptd,
     }
   }
   if (s == TP_OK && tp_fb_reader_status(&rd) != TP_OK)
-    s = tp_error_set(err, TP_ERR_FORMAT, "read: flatbuffer: %s", rd.err.msg);
+    s = tp__error_set(err, TP_ERR_FORMAT, "read: flatbuffer: %s", rd.err.msg);
   if (s != TP_OK) {
     TP_FREE(vals);
     return s;
@@ -1574,7 +1575,7 @@ typedef struct tp_vk__uploader {
 } tp_vk__uploader;
 
 static tp_status tp_vk__vkfail(tp_vk_upload *u, uint32_t id, const char *call, VkResult r) {
-  return tp_error_set(&u->err, TP_ERR_UNSUPPORTED, "value %lu: %s failed with VkResult %d",
+  return tp__error_set(&u->err, TP_ERR_UNSUPPORTED, "value %lu: %s failed with VkResult %d",
                       (unsigned long)id, call, (int)r);
 }
 
@@ -1615,7 +1616,7 @@ static tp_status tp_vk__make_buffer(tp_vk__uploader *up, uint32_t id, VkDeviceSi
   if (type < 0) {
     vkDestroyBuffer(up->device, *buf_out, NULL);
     *buf_out = VK_NULL_HANDLE;
-    return tp_error_set(&up->out->err, TP_ERR_UNSUPPORTED,
+    return tp__error_set(&up->out->err, TP_ERR_UNSUPPORTED,
                         "value %lu: no memory type fits a %llu-byte buffer (type bits 0x%x)",
                         (unsigned long)id, (unsigned long long)size,
                         (unsigned)req.memoryTypeBits);
@@ -1790,14 +1791,14 @@ TPDEF tp_status tp_vk_upload_blob(const void *blob, size_t size, tp_ptd *ptd,
   memset(out, 0, sizeof *out);
   out->device = device;
   if (!blob || device == VK_NULL_HANDLE || physical == VK_NULL_HANDLE)
-    return tp_error_set(&out->err, TP_ERR_INVALID, "upload: NULL blob, device or physical device");
+    return tp__error_set(&out->err, TP_ERR_INVALID, "upload: NULL blob, device or physical device");
   s = tp_vk_read_blob(blob, size, ptd, &vals, &n, &out->err);
   if (s != TP_OK) return s;
   if (n > 0) {
     out->values = (tp_vk_device_constant *)TP_MALLOC((size_t)n * sizeof *out->values);
     if (!out->values) {
       tp_vk_blob_values_free(vals);
-      return tp_error_set(&out->err, TP_ERR_NOMEM, "upload: %lu values", (unsigned long)n);
+      return tp__error_set(&out->err, TP_ERR_NOMEM, "upload: %lu values", (unsigned long)n);
     }
     memset(out->values, 0, (size_t)n * sizeof *out->values);
   }
@@ -1819,7 +1820,7 @@ TPDEF tp_status tp_vk_upload_blob(const void *blob, size_t size, tp_ptd *ptd,
     c->nbytes = vals[i].nbytes;
     if (c->nbytes == 0) continue;
     if (c->nbytes > (uint64_t)SIZE_MAX) {
-      s = tp_error_set(&out->err, TP_ERR_OVERFLOW, "value %lu: %llu bytes", (unsigned long)i,
+      s = tp__error_set(&out->err, TP_ERR_OVERFLOW, "value %lu: %llu bytes", (unsigned long)i,
                        (unsigned long long)c->nbytes);
       break;
     }

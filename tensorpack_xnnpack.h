@@ -88,6 +88,9 @@
 #define TENSORPACK_XNNPACK_H
 
 #include "tensorpack.h"
+#if !defined(TP_VERSION_MAJOR) || TP_VERSION_MAJOR != 0 || TP_VERSION_MINOR != 2
+#error "tensorpack_xnnpack.h needs tensorpack.h 0.2.x (an older or newer tensorpack.h was found first on the include path)"
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -905,7 +908,7 @@ TPDEF tp_status tp_xnn_graph_create(const tp_xnn_options *opts, tp_xnn_graph **o
   g->store = opts ? opts->store : NULL;
   g->target = opts ? opts->target : TP_XNN_TARGET_EXECUTORCH;
   g->alignment = align;
-  if (tp_array_reserve((void **)&g->consts, &g->cap_consts, 4, sizeof *g->consts) != TP_OK) {
+  if (tp__array_reserve((void **)&g->consts, &g->cap_consts, 4, sizeof *g->consts) != TP_OK) {
     TP_FREE(g);
     return TP_ERR_NOMEM;
   }
@@ -1008,7 +1011,7 @@ static uint64_t tp__xnn_window_out(uint64_t in, uint64_t pad, uint64_t k, uint64
 }
 
 #define TP__XNN_VID(fid) (n->f[fid])
-#define TP__XNN_FAIL(st, ...) return tp_error_set(err, st, __VA_ARGS__)
+#define TP__XNN_FAIL(st, ...) return tp__error_set(err, st, __VA_ARGS__)
 
 /* The window rule of convolutions and pooling: non-zero kernel, stride, dilation; a non-empty
    output whose height and width follow from the input. */
@@ -1577,14 +1580,14 @@ static tp_status tp__xnn_check_const(const tp__xnn_value *v, uint32_t id, const 
     default: want = TP_I32; break; /* INT32, QINT32, QCINT32 */
   }
   if (graph_rules && v->external_id != TP_XNN_INVALID_ID)
-    return tp_error_set(err, TP_ERR_INVALID,
+    return tp__error_set(err, TP_ERR_INVALID,
                         "value %u: a constant cannot be external (external id %u, flags 0x%x): "
                         "define it without an external id, or without data",
                         (unsigned)id, (unsigned)v->external_id, (unsigned)v->flags);
   if ((int)data->dtype != want) {
     int fl = (want == TP_F32 || want == TP_F16 || want == TP_BF16) &&
              (data->dtype == TP_F32 || data->dtype == TP_F16 || data->dtype == TP_BF16);
-    return tp_error_set(err, TP_ERR_INVALID,
+    return tp__error_set(err, TP_ERR_INVALID,
                         "value %u: %s data must be a %s view, not %s%s%s%s", (unsigned)id,
                         tp_xnn_datatype_name(v->datatype), tp_dtype_name((tp_dtype)want),
                         tp_dtype_name(data->dtype),
@@ -1596,13 +1599,13 @@ static tp_status tp__xnn_check_const(const tp__xnn_value *v, uint32_t id, const 
                            : " (bytes are never reinterpreted)");
   }
   if ((uint32_t)data->ndim != v->num_dims)
-    return tp_error_set(err, TP_ERR_INVALID,
+    return tp__error_set(err, TP_ERR_INVALID,
                         "value %u: dims %s but the data view has %d dims: reshape the view "
                         "(tp_reshape / tp_view), dims are never reinterpreted",
                         (unsigned)id, tp__xnn_dims_str(v, b1), data->ndim);
   for (i = 0; i < v->num_dims; i++)
     if ((uint64_t)data->sizes[i] != (uint64_t)v->dims[i])
-      return tp_error_set(err, TP_ERR_INVALID,
+      return tp__error_set(err, TP_ERR_INVALID,
                           "value %u: dims %s but the data view's dim %u is %lld: reshape the "
                           "view (tp_reshape / tp_view), dims are never reinterpreted",
                           (unsigned)id, tp__xnn_dims_str(v, b1), (unsigned)i,
@@ -1630,7 +1633,7 @@ static tp_status tp__xnn_check_graph(const tp_xnn_graph *g, tp_error *err) {
   if (!st || !ext) {
     TP_FREE(st);
     TP_FREE(ext);
-    return tp_error_set(err, TP_ERR_NOMEM, "no memory for the graph check (%u values)",
+    return tp__error_set(err, TP_ERR_NOMEM, "no memory for the graph check (%u values)",
                         (unsigned)g->nvalues);
   }
   memset(st, 0, g->nvalues + 1);
@@ -1639,13 +1642,13 @@ static tp_status tp__xnn_check_graph(const tp_xnn_graph *g, tp_error *err) {
     if (g->values[i].external_id != TP_XNN_INVALID_ID) ext[g->values[i].external_id] = (uint32_t)i;
   for (k = 0; k < next && res == TP_OK; k++) {
     if (ext[k] == TP_XNN_INVALID_ID)
-      res = tp_error_set(err, TP_ERR_INVALID,
+      res = tp__error_set(err, TP_ERR_INVALID,
                          "external ids must be dense 0..%u: no value has external id %u "
                          "(ExecuTorch takes the call's arguments by external id)",
                          (unsigned)(next - 1), (unsigned)k);
     else if ((g->values[ext[k]].flags &
               (TP_XNN_FLAG_EXTERNAL_INPUT | TP_XNN_FLAG_EXTERNAL_OUTPUT)) == 0)
-      res = tp_error_set(err, TP_ERR_INVALID,
+      res = tp__error_set(err, TP_ERR_INVALID,
                          "value %u: external id %u but neither TP_XNN_FLAG_EXTERNAL_INPUT nor "
                          "_OUTPUT",
                          (unsigned)ext[k], (unsigned)k);
@@ -1666,14 +1669,14 @@ static tp_status tp__xnn_check_graph(const tp_xnn_graph *g, tp_error *err) {
         if (!is_out) {
           if (!v->const_idx && !(v->flags & TP_XNN_FLAG_EXTERNAL_INPUT) &&
               !(st[id] & TP__XNN_S_PRODUCED))
-            res = tp_error_set(err, TP_ERR_INVALID,
+            res = tp__error_set(err, TP_ERR_INVALID,
                                "%s #%u: %s %u is read before any node produces it (not a "
                                "constant, not TP_XNN_FLAG_EXTERNAL_INPUT)",
                                tp_xnn_node_name(nd->kind), (unsigned)i, field, (unsigned)id);
           st[id] |= TP__XNN_S_READ;
         } else if (v->const_idx || (v->flags & TP_XNN_FLAG_EXTERNAL_INPUT) ||
                    (st[id] & TP__XNN_S_PRODUCED)) {
-          res = tp_error_set(err, TP_ERR_INVALID, "%s #%u: %s %u is %s", tp_xnn_node_name(nd->kind),
+          res = tp__error_set(err, TP_ERR_INVALID, "%s #%u: %s %u is %s", tp_xnn_node_name(nd->kind),
                              (unsigned)i, field, (unsigned)id,
                              v->const_idx ? "a constant"
                              : (v->flags & TP_XNN_FLAG_EXTERNAL_INPUT)
@@ -1688,16 +1691,16 @@ static tp_status tp__xnn_check_graph(const tp_xnn_graph *g, tp_error *err) {
   for (i = 0; i < g->nvalues && res == TP_OK; i++) {
     const tp__xnn_value *v = &g->values[i];
     if ((v->flags & TP_XNN_FLAG_EXTERNAL_INPUT) && !(st[i] & TP__XNN_S_READ))
-      res = tp_error_set(err, TP_ERR_INVALID,
+      res = tp__error_set(err, TP_ERR_INVALID,
                          "value %u: external input (external id %u) is read by no node",
                          (unsigned)i, (unsigned)v->external_id);
     else if ((v->flags & TP_XNN_FLAG_EXTERNAL_OUTPUT) && !(st[i] & TP__XNN_S_PRODUCED))
-      res = tp_error_set(err, TP_ERR_INVALID,
+      res = tp__error_set(err, TP_ERR_INVALID,
                          "value %u: external output (external id %u) is written by no node",
                          (unsigned)i, (unsigned)v->external_id);
     else if ((st[i] & TP__XNN_S_PRODUCED) && !(st[i] & TP__XNN_S_READ) &&
              !(v->flags & TP_XNN_FLAG_EXTERNAL_OUTPUT))
-      res = tp_error_set(err, TP_ERR_INVALID,
+      res = tp__error_set(err, TP_ERR_INVALID,
                          "value %u: a node writes it but no later node reads it and it is not "
                          "TP_XNN_FLAG_EXTERNAL_OUTPUT (XNNPACK aborts on an unconsumed output)",
                          (unsigned)i);
@@ -1756,11 +1759,11 @@ static tp_status tp__xnn_add_const(tp_xnn_graph *g, uint32_t value_id, const cha
       tp_membuf_free(&mb);
     }
     if (st != TP_OK || !key)
-      return tp_error_set(&g->err, st != TP_OK ? st : TP_ERR_INVALID,
+      return tp__error_set(&g->err, st != TP_OK ? st : TP_ERR_INVALID,
                           "value %u: %s could not be added to the store: %s", (unsigned)value_id,
                           what, tp_store_error(g->store));
     if (strlen(key) >= sizeof c.key)
-      return tp_error_set(&g->err, TP_ERR_INVALID, "value %u: store key of %u bytes is too long",
+      return tp__error_set(&g->err, TP_ERR_INVALID, "value %u: store key of %u bytes is too long",
                           (unsigned)value_id, (unsigned)strlen(key));
     strcpy(c.key, key);
     c.named = 1;
@@ -1772,11 +1775,11 @@ static tp_status tp__xnn_add_const(tp_xnn_graph *g, uint32_t value_id, const cha
     }
   }
   if (g->nconsts >= (size_t)UINT32_MAX)
-    return tp_error_set(&g->err, TP_ERR_OVERFLOW, "value %u: too many constants",
+    return tp__error_set(&g->err, TP_ERR_OVERFLOW, "value %u: too many constants",
                         (unsigned)value_id);
-  st = tp_array_reserve((void **)&g->consts, &g->cap_consts, g->nconsts + 1, sizeof c);
+  st = tp__array_reserve((void **)&g->consts, &g->cap_consts, g->nconsts + 1, sizeof c);
   if (st != TP_OK)
-    return tp_error_set(&g->err, st, "value %u: no memory for constant %u", (unsigned)value_id,
+    return tp__error_set(&g->err, st, "value %u: no memory for constant %u", (unsigned)value_id,
                         (unsigned)g->nconsts);
   g->consts[g->nconsts] = c;
   *idx_out = (uint32_t)g->nconsts;
@@ -1794,9 +1797,9 @@ static tp_status tp__xnn_value_begin(tp_xnn_graph *g, int dt, size_t num_dims,
   size_t i;
   memset(v, 0, sizeof *v);
   if (g->nvalues >= (size_t)UINT32_MAX - 1)
-    return tp_error_set(&g->err, TP_ERR_OVERFLOW, "value %u: too many values", (unsigned)id);
+    return tp__error_set(&g->err, TP_ERR_OVERFLOW, "value %u: too many values", (unsigned)id);
   if (dt <= 0 || dt > 14)
-    return tp_error_set(&g->err, TP_ERR_INVALID, "value %u: unknown datatype %d", (unsigned)id,
+    return tp__error_set(&g->err, TP_ERR_INVALID, "value %u: unknown datatype %d", (unsigned)id,
                         dt);
   if (data) {
     tp_error e;
@@ -1804,20 +1807,20 @@ static tp_status tp__xnn_value_begin(tp_xnn_graph *g, int dt, size_t num_dims,
     memset(&e, 0, sizeof e);
     st = tp_tensor_check(data, &e);
     if (st != TP_OK)
-      return tp_error_set(&g->err, st, "value %u: bad data view: %s", (unsigned)id, e.msg);
+      return tp__error_set(&g->err, st, "value %u: bad data view: %s", (unsigned)id, e.msg);
   }
   if (!dims) {
     if (!data && num_dims > 0)
-      return tp_error_set(&g->err, TP_ERR_INVALID,
+      return tp__error_set(&g->err, TP_ERR_INVALID,
                           "value %u: %u dims but neither dims nor data given", (unsigned)id,
                           (unsigned)num_dims);
     if (data && (size_t)data->ndim != num_dims)
-      return tp_error_set(&g->err, TP_ERR_INVALID,
+      return tp__error_set(&g->err, TP_ERR_INVALID,
                           "value %u: num_dims %u but the data view has %d dims (dims NULL)",
                           (unsigned)id, (unsigned)num_dims, data->ndim);
   }
   if (num_dims > TP_XNN_MAX_DIMS)
-    return tp_error_set(&g->err, TP_ERR_INVALID,
+    return tp__error_set(&g->err, TP_ERR_INVALID,
                         "value %u: %u dims, XNNPACK allows at most %d", (unsigned)id,
                         (unsigned)num_dims, TP_XNN_MAX_DIMS);
   v->datatype = dt;
@@ -1825,26 +1828,26 @@ static tp_status tp__xnn_value_begin(tp_xnn_graph *g, int dt, size_t num_dims,
   for (i = 0; i < num_dims; i++) {
     uint64_t d = dims ? (uint64_t)dims[i] : (uint64_t)data->sizes[i];
     if (d > (uint64_t)UINT32_MAX)
-      return tp_error_set(&g->err, TP_ERR_OVERFLOW,
+      return tp__error_set(&g->err, TP_ERR_OVERFLOW,
                           "value %u: dim %u is %llu, the format stores 32 bits", (unsigned)id,
                           (unsigned)i, (unsigned long long)d);
     v->dims[i] = (uint32_t)d;
   }
   if (flags & ~(TP_XNN_FLAG_EXTERNAL_INPUT | TP_XNN_FLAG_EXTERNAL_OUTPUT))
-    return tp_error_set(&g->err, TP_ERR_INVALID, "value %u: unknown flag bits 0x%x",
+    return tp__error_set(&g->err, TP_ERR_INVALID, "value %u: unknown flag bits 0x%x",
                         (unsigned)id, (unsigned)flags);
   if (external_id != TP_XNN_INVALID_ID) {
     if (external_id >= TP_XNN_MAX_EXTERNS)
-      return tp_error_set(&g->err, TP_ERR_INVALID,
+      return tp__error_set(&g->err, TP_ERR_INVALID,
                           "value %u: external id %u, the loader allows ids below %d",
                           (unsigned)id, (unsigned)external_id, TP_XNN_MAX_EXTERNS);
     for (i = 0; i < g->nvalues; i++)
       if (g->values[i].external_id == external_id)
-        return tp_error_set(&g->err, TP_ERR_INVALID,
+        return tp__error_set(&g->err, TP_ERR_INVALID,
                             "value %u: external id %u is already used by value %u",
                             (unsigned)id, (unsigned)external_id, (unsigned)i);
   } else if (flags) {
-    return tp_error_set(&g->err, TP_ERR_INVALID,
+    return tp__error_set(&g->err, TP_ERR_INVALID,
                         "value %u: external input/output flags 0x%x need an external id",
                         (unsigned)id, (unsigned)flags);
   }
@@ -1857,7 +1860,7 @@ static uint64_t tp__xnn_numel(const tp__xnn_value *v, int *overflow) {
   uint64_t n = 1;
   uint32_t i;
   for (i = 0; i < v->num_dims; i++)
-    if (tp_mul_u64(n, v->dims[i], &n)) *overflow = 1;
+    if (tp__mul_u64(n, v->dims[i], &n)) *overflow = 1;
   return n;
 }
 
@@ -1868,31 +1871,31 @@ static tp_status tp__xnn_value_data(tp_xnn_graph *g, tp__xnn_value *v, const tp_
   uint64_t numel = tp__xnn_numel(v, &ovf), want, have;
   int how = TP__XNN_C_COMPACT;
   if (ovf)
-    return tp_error_set(&g->err, TP_ERR_OVERFLOW, "value %u: element count overflows",
+    return tp__error_set(&g->err, TP_ERR_OVERFLOW, "value %u: element count overflows",
                         (unsigned)id);
   if (v->datatype == TP_XNN_QCINT4 || v->datatype == TP_XNN_QBINT4) {
     uint64_t last, rows = 1;
     uint32_t i;
     int k;
     if (v->num_dims == 0)
-      return tp_error_set(&g->err, TP_ERR_INVALID, "value %u: 4-bit data needs at least 1 dim",
+      return tp__error_set(&g->err, TP_ERR_INVALID, "value %u: 4-bit data needs at least 1 dim",
                           (unsigned)id);
     last = v->dims[v->num_dims - 1];
     for (i = 0; i + 1 < v->num_dims; i++) rows *= v->dims[i]; /* <= numel, no overflow */
     if (data->dtype != TP_I8 && data->dtype != TP_U8)
-      return tp_error_set(&g->err, TP_ERR_INVALID,
+      return tp__error_set(&g->err, TP_ERR_INVALID,
                           "value %u: 4-bit data must be an i8 view of values or a u8 view of "
                           "packed bytes, not %s",
                           (unsigned)id, tp_dtype_name(data->dtype));
     if ((uint32_t)data->ndim != v->num_dims)
-      return tp_error_set(&g->err, TP_ERR_INVALID,
+      return tp__error_set(&g->err, TP_ERR_INVALID,
                           "value %u: data view has %d dims, the value %u", (unsigned)id,
                           data->ndim, (unsigned)v->num_dims);
     for (k = 0; k < data->ndim; k++) {
       uint64_t need = v->dims[k];
       if (k == data->ndim - 1 && data->dtype == TP_U8) need = (last + 1) / 2;
       if ((uint64_t)data->sizes[k] != need)
-        return tp_error_set(&g->err, TP_ERR_INVALID,
+        return tp__error_set(&g->err, TP_ERR_INVALID,
                             "value %u: data dim %d is %lld, expected %llu%s", (unsigned)id, k,
                             (long long)data->sizes[k], (unsigned long long)need,
                             data->dtype == TP_U8 && k == data->ndim - 1
@@ -1907,18 +1910,18 @@ static tp_status tp__xnn_value_data(tp_xnn_graph *g, tp__xnn_value *v, const tp_
       memset(&e, 0, sizeof e);
       st = tp_pack_int4_check(data, &e);
       if (st != TP_OK)
-        return tp_error_set(&g->err, st, "value %u: 4-bit data: %s", (unsigned)id, e.msg);
+        return tp__error_set(&g->err, st, "value %u: 4-bit data: %s", (unsigned)id, e.msg);
     }
   } else {
     size_t es = tp__xnn_elem_size(v->datatype);
     if (tp__xnn_check_const(v, id, data, g->target != TP_XNN_TARGET_UNCHECKED, &g->err) != TP_OK)
       return g->err.status;
-    if (tp_mul_u64(numel, (uint64_t)es, &want))
-      return tp_error_set(&g->err, TP_ERR_OVERFLOW, "value %u: byte count overflows",
+    if (tp__mul_u64(numel, (uint64_t)es, &want))
+      return tp__error_set(&g->err, TP_ERR_OVERFLOW, "value %u: byte count overflows",
                           (unsigned)id);
     have = (uint64_t)tp_nbytes(data);
     if (have != want)
-      return tp_error_set(&g->err, TP_ERR_INVALID,
+      return tp__error_set(&g->err, TP_ERR_INVALID,
                           "value %u: data view has %llu bytes, %llu %s elements need %llu",
                           (unsigned)id, (unsigned long long)have, (unsigned long long)numel,
                           tp_xnn_datatype_name(v->datatype), (unsigned long long)want);
@@ -1928,10 +1931,10 @@ static tp_status tp__xnn_value_data(tp_xnn_graph *g, tp__xnn_value *v, const tp_
 
 static tp_status tp__xnn_value_commit(tp_xnn_graph *g, const tp__xnn_value *v,
                                       uint32_t *id_out) {
-  tp_status st = tp_array_reserve((void **)&g->values, &g->cap_values, g->nvalues + 1,
+  tp_status st = tp__array_reserve((void **)&g->values, &g->cap_values, g->nvalues + 1,
                                   sizeof *v);
   if (st != TP_OK)
-    return tp_error_set(&g->err, st, "value %u: no memory", (unsigned)g->nvalues);
+    return tp__error_set(&g->err, st, "value %u: no memory", (unsigned)g->nvalues);
   g->values[g->nvalues] = *v;
   if (id_out) *id_out = (uint32_t)g->nvalues;
   g->nvalues++;
@@ -1957,7 +1960,7 @@ TPDEF tp_status tp_xnn_define_tensor_value(tp_xnn_graph *g, tp_xnn_datatype dt, 
     return g->err.status;
   if (dt != TP_XNN_FP32 && dt != TP_XNN_FP16 && dt != TP_XNN_INT32 && dt != TP_XNN_PFP32 &&
       dt != TP_XNN_BF16)
-    return tp_error_set(&g->err, TP_ERR_INVALID,
+    return tp__error_set(&g->err, TP_ERR_INVALID,
                         "value %u: datatype %s needs a quantized define call",
                         (unsigned)g->nvalues, tp_xnn_datatype_name((int)dt));
   if (data && tp__xnn_value_data(g, &v, data) != TP_OK) return tp__xnn_value_fail(g, nc);
@@ -1986,17 +1989,17 @@ TPDEF tp_status tp_xnn_define_quantized_tensor_value(tp_xnn_graph *g, tp_xnn_dat
   } else if (dt == TP_XNN_QUINT8) {
     zhi = 255;
   } else if (dt != TP_XNN_QINT32) {
-    return tp_error_set(&g->err, TP_ERR_INVALID,
+    return tp__error_set(&g->err, TP_ERR_INVALID,
                         "value %u: datatype %s is not per-tensor quantized (qint8, quint8, "
                         "qint32)",
                         id, tp_xnn_datatype_name((int)dt));
   }
   if (zero_point < zlo || zero_point > zhi)
-    return tp_error_set(&g->err, TP_ERR_INVALID,
+    return tp__error_set(&g->err, TP_ERR_INVALID,
                         "value %u: zero point %d outside [%d, %d] for %s", id, (int)zero_point,
                         (int)zlo, (int)zhi, tp_xnn_datatype_name((int)dt));
   if (!(scale > 0.0f) || scale > 3.4028234663852886e38f)
-    return tp_error_set(&g->err, TP_ERR_INVALID,
+    return tp__error_set(&g->err, TP_ERR_INVALID,
                         "value %u: scale %g must be finite and > 0", id, (double)scale);
   v.quant = TP_XNN_QUANT_PER_TENSOR;
   v.scale = scale;
@@ -2022,24 +2025,24 @@ TPDEF tp_status tp_xnn_define_channelwise_quantized_tensor_value(
   if (tp__xnn_value_begin(g, (int)dt, num_dims, dims, data, external_id, flags, &v) != TP_OK)
     return g->err.status;
   if (dt != TP_XNN_QCINT8 && dt != TP_XNN_QCINT32 && dt != TP_XNN_QCINT4)
-    return tp_error_set(&g->err, TP_ERR_INVALID,
+    return tp__error_set(&g->err, TP_ERR_INVALID,
                         "value %u: datatype %s is not per-channel quantized (qcint8, qcint32, "
                         "qcint4)",
                         id, tp_xnn_datatype_name((int)dt));
   if (channel_dim >= num_dims)
-    return tp_error_set(&g->err, TP_ERR_INVALID, "value %u: channel_dim %u but %u dims", id,
+    return tp__error_set(&g->err, TP_ERR_INVALID, "value %u: channel_dim %u but %u dims", id,
                         (unsigned)channel_dim, (unsigned)num_dims);
   if (!scale)
-    return tp_error_set(&g->err, TP_ERR_INVALID, "value %u: no scale view", id);
+    return tp__error_set(&g->err, TP_ERR_INVALID, "value %u: no scale view", id);
   memset(&e, 0, sizeof e);
   st = tp_tensor_check(scale, &e);
   if (st != TP_OK)
-    return tp_error_set(&g->err, st, "value %u: bad scale view: %s", id, e.msg);
+    return tp__error_set(&g->err, st, "value %u: bad scale view: %s", id, e.msg);
   if (scale->dtype != TP_F32)
-    return tp_error_set(&g->err, TP_ERR_INVALID, "value %u: scale view is %s, must be f32", id,
+    return tp__error_set(&g->err, TP_ERR_INVALID, "value %u: scale view is %s, must be f32", id,
                         tp_dtype_name(scale->dtype));
   if ((uint64_t)tp_numel(scale) != (uint64_t)v.dims[channel_dim])
-    return tp_error_set(&g->err, TP_ERR_INVALID,
+    return tp__error_set(&g->err, TP_ERR_INVALID,
                         "value %u: scale has %lld elements, channel dim %u has %u", id,
                         (long long)tp_numel(scale), (unsigned)channel_dim,
                         (unsigned)v.dims[channel_dim]);
@@ -2072,38 +2075,38 @@ TPDEF tp_status tp_xnn_define_blockwise_quantized_tensor_value(
   if (tp__xnn_value_begin(g, (int)dt, num_dims, dims, data, external_id, flags, &v) != TP_OK)
     return g->err.status;
   if (dt != TP_XNN_QBINT4)
-    return tp_error_set(&g->err, TP_ERR_INVALID,
+    return tp__error_set(&g->err, TP_ERR_INVALID,
                         "value %u: datatype %s is not blockwise quantized (qbint4)", id,
                         tp_xnn_datatype_name((int)dt));
   if (num_dims != 2)
-    return tp_error_set(&g->err, TP_ERR_INVALID,
+    return tp__error_set(&g->err, TP_ERR_INVALID,
                         "value %u: blockwise weights need 2 dims [out, in], got %u", id,
                         (unsigned)num_dims);
   if (channel_dim != 0)
-    return tp_error_set(&g->err, TP_ERR_INVALID,
+    return tp__error_set(&g->err, TP_ERR_INVALID,
                         "value %u: blockwise channel_dim must be 0, got %u", id,
                         (unsigned)channel_dim);
   if (block_size == 0 || block_size % 32 != 0 || block_size > (size_t)INT32_MAX)
-    return tp_error_set(&g->err, TP_ERR_INVALID,
+    return tp__error_set(&g->err, TP_ERR_INVALID,
                         "value %u: block size %llu must be a positive multiple of 32", id,
                         (unsigned long long)block_size);
   if (v.dims[1] % block_size != 0)
-    return tp_error_set(&g->err, TP_ERR_INVALID,
+    return tp__error_set(&g->err, TP_ERR_INVALID,
                         "value %u: block size %llu does not divide the %u input channels", id,
                         (unsigned long long)block_size, (unsigned)v.dims[1]);
   groups = v.dims[1] / block_size;
   if (!scale)
-    return tp_error_set(&g->err, TP_ERR_INVALID, "value %u: no scale view", id);
+    return tp__error_set(&g->err, TP_ERR_INVALID, "value %u: no scale view", id);
   memset(&e, 0, sizeof e);
   st = tp_tensor_check(scale, &e);
   if (st != TP_OK)
-    return tp_error_set(&g->err, st, "value %u: bad scale view: %s", id, e.msg);
+    return tp__error_set(&g->err, st, "value %u: bad scale view: %s", id, e.msg);
   if (scale->dtype != TP_F32 && scale->dtype != TP_BF16)
-    return tp_error_set(&g->err, TP_ERR_INVALID, "value %u: scale view is %s, must be f32 or bf16",
+    return tp__error_set(&g->err, TP_ERR_INVALID, "value %u: scale view is %s, must be f32 or bf16",
                         id, tp_dtype_name(scale->dtype));
   if (scale->ndim != 2 || (uint64_t)scale->sizes[0] != v.dims[0] ||
       (uint64_t)scale->sizes[1] != groups)
-    return tp_error_set(&g->err, TP_ERR_INVALID,
+    return tp__error_set(&g->err, TP_ERR_INVALID,
                         "value %u: scale must be [%u, %llu] (out channels, groups), got %d dims "
                         "[%lld, %lld]",
                         id, (unsigned)v.dims[0], (unsigned long long)groups, scale->ndim,
@@ -2114,7 +2117,7 @@ TPDEF tp_status tp_xnn_define_blockwise_quantized_tensor_value(
   v.group_size = (int32_t)block_size;
   v.num_scales = (uint32_t)((uint64_t)v.dims[0] * groups); /* <= numel of packed bytes * 2 */
   if ((uint64_t)v.dims[0] * groups > (uint64_t)UINT32_MAX)
-    return tp_error_set(&g->err, TP_ERR_OVERFLOW, "value %u: too many scales", id);
+    return tp__error_set(&g->err, TP_ERR_OVERFLOW, "value %u: too many scales", id);
   if (tp__xnn_add_const(g, id, "scale", scale,
                         scale->dtype == TP_F32 ? TP__XNN_C_BF16 : TP__XNN_C_COMPACT,
                         (uint64_t)v.num_scales * 2u, 1, &v.scale_idx) != TP_OK)
@@ -2135,11 +2138,11 @@ TPDEF tp_status tp_xnn_define_dynamically_quantized_tensor_value(
   if (tp__xnn_value_begin(g, (int)dt, num_dims, dims, NULL, external_id, flags, &v) != TP_OK)
     return g->err.status;
   if (dt != TP_XNN_QDINT8 && dt != TP_XNN_QPINT8)
-    return tp_error_set(&g->err, TP_ERR_INVALID,
+    return tp__error_set(&g->err, TP_ERR_INVALID,
                         "value %u: datatype %s is not dynamically quantized (qdint8, qpint8)",
                         id, tp_xnn_datatype_name((int)dt));
   if (num_nonbatch_dims > num_dims)
-    return tp_error_set(&g->err, TP_ERR_INVALID,
+    return tp__error_set(&g->err, TP_ERR_INVALID,
                         "value %u: num_nonbatch_dims %u exceeds num_dims %u", id,
                         (unsigned)num_nonbatch_dims, (unsigned)num_dims);
   v.quant = TP_XNN_QUANT_PER_TOKEN_DYNAMIC;
@@ -2179,22 +2182,22 @@ static tp_status tp__xnn_node_add(tp_xnn_graph *g, int kind, const uint32_t *val
   n.out_min = out_min;
   n.out_max = out_max;
   if (g->nnodes >= (size_t)UINT32_MAX)
-    return tp_error_set(&g->err, TP_ERR_OVERFLOW, "node %u: too many nodes", idx);
+    return tp__error_set(&g->err, TP_ERR_OVERFLOW, "node %u: too many nodes", idx);
   for (i = 0; l[i]; i++) {
     char c = l[i];
     if (c == 'v') {
       size_t k, len = vec_lens[nv];
       if (len > TP_XNN_MAX_DIMS)
-        return tp_error_set(&g->err, TP_ERR_INVALID,
+        return tp__error_set(&g->err, TP_ERR_INVALID,
                             "node %u (%s): %s has %u entries, at most %d", idx,
                             tp_xnn_node_name(kind), tp__xnn_field_name(kind, (unsigned)i),
                             (unsigned)len, TP_XNN_MAX_DIMS);
       if (len && !vecs[nv])
-        return tp_error_set(&g->err, TP_ERR_INVALID, "node %u (%s): %s is NULL", idx,
+        return tp__error_set(&g->err, TP_ERR_INVALID, "node %u (%s): %s is NULL", idx,
                             tp_xnn_node_name(kind), tp__xnn_field_name(kind, (unsigned)i));
       for (k = 0; k < len; k++)
         if ((uint64_t)vecs[nv][k] > (uint64_t)UINT32_MAX)
-          return tp_error_set(&g->err, TP_ERR_OVERFLOW,
+          return tp__error_set(&g->err, TP_ERR_OVERFLOW,
                               "node %u (%s): entry %u is %llu, the format stores 32 bits", idx,
                               tp_xnn_node_name(kind), (unsigned)k,
                               (unsigned long long)vecs[nv][k]);
@@ -2207,7 +2210,7 @@ static tp_status tp__xnn_node_add(tp_xnn_graph *g, int kind, const uint32_t *val
     n.f[i] = vals[i];
     if ((c == 'i' || c == 'b') && !(c == 'b' && vals[i] == TP_XNN_INVALID_ID) &&
         vals[i] >= g->nvalues)
-      return tp_error_set(&g->err, TP_ERR_INVALID,
+      return tp__error_set(&g->err, TP_ERR_INVALID,
                           "node %u (%s): %s %u is not a defined value (%u values)", idx,
                           tp_xnn_node_name(kind), tp__xnn_field_name(kind, (unsigned)i),
                           (unsigned)vals[i], (unsigned)g->nvalues);
@@ -2230,10 +2233,10 @@ static tp_status tp__xnn_node_add(tp_xnn_graph *g, int kind, const uint32_t *val
     if (g->target != TP_XNN_TARGET_UNCHECKED && tp__xnn_check_node(&nv, g->target, &g->err) != TP_OK)
       return g->err.status;
   }
-  st = tp_array_reserve((void **)&g->pool, &g->cap_pool, g->npool + total + 1, sizeof(uint32_t));
+  st = tp__array_reserve((void **)&g->pool, &g->cap_pool, g->npool + total + 1, sizeof(uint32_t));
   if (st == TP_OK)
-    st = tp_array_reserve((void **)&g->nodes, &g->cap_nodes, g->nnodes + 1, sizeof n);
-  if (st != TP_OK) return tp_error_set(&g->err, st, "node %u: no memory", idx);
+    st = tp__array_reserve((void **)&g->nodes, &g->cap_nodes, g->nnodes + 1, sizeof n);
+  if (st != TP_OK) return tp__error_set(&g->err, st, "node %u: no memory", idx);
   for (i = 0; i < nv; i++) {
     size_t k;
     n.vec_off[i] = (uint32_t)g->npool;
@@ -2385,7 +2388,7 @@ static tp_status tp__xnn_conv(tp_xnn_graph *g, int kind, uint32_t *v, size_t gic
   TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   if ((uint64_t)gic > (uint64_t)UINT32_MAX || (uint64_t)goc > (uint64_t)UINT32_MAX)
-    return tp_error_set(&g->err, TP_ERR_OVERFLOW,
+    return tp__error_set(&g->err, TP_ERR_OVERFLOW,
                         "node %u (%s): channel counts %llu / %llu do not fit 32 bits",
                         (unsigned)g->nnodes, tp_xnn_node_name(kind), (unsigned long long)gic,
                         (unsigned long long)goc);
@@ -2444,7 +2447,7 @@ TPDEF tp_status tp_xnn_define_depthwise_convolution_2d(
   TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   if ((uint64_t)input_channels > (uint64_t)UINT32_MAX)
-    return tp_error_set(&g->err, TP_ERR_OVERFLOW,
+    return tp__error_set(&g->err, TP_ERR_OVERFLOW,
                         "node %u (depthwise_convolution_2d): %llu input channels do not fit 32 "
                         "bits",
                         (unsigned)g->nnodes, (unsigned long long)input_channels);
@@ -2589,7 +2592,7 @@ static tp_status tp__xnn_shape1(tp_xnn_graph *g, int kind, size_t num_dims, cons
   TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   if (num_dims > TP_XNN_MAX_DIMS)
-    return tp_error_set(&g->err, TP_ERR_INVALID, "node %u (%s): %u dims, at most %d",
+    return tp__error_set(&g->err, TP_ERR_INVALID, "node %u (%s): %u dims, at most %d",
                         (unsigned)g->nnodes, tp_xnn_node_name(kind), (unsigned)num_dims,
                         TP_XNN_MAX_DIMS);
   memset(v, 0, sizeof v);
@@ -2624,7 +2627,7 @@ TPDEF tp_status tp_xnn_define_static_slice(tp_xnn_graph *g, size_t num_dims,
   TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   if (num_dims > TP_XNN_MAX_DIMS)
-    return tp_error_set(&g->err, TP_ERR_INVALID, "node %u (static_slice): %u dims, at most %d",
+    return tp__error_set(&g->err, TP_ERR_INVALID, "node %u (static_slice): %u dims, at most %d",
                         (unsigned)g->nnodes, (unsigned)num_dims, TP_XNN_MAX_DIMS);
   memset(v, 0, sizeof v);
   v[TP__XF(XNNStaticSlice, num_dims)] = (uint32_t)num_dims;
@@ -2647,7 +2650,7 @@ TPDEF tp_status tp_xnn_define_static_constant_pad(tp_xnn_graph *g, const size_t 
   TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   if (input_id >= g->nvalues)
-    return tp_error_set(&g->err, TP_ERR_INVALID,
+    return tp__error_set(&g->err, TP_ERR_INVALID,
                         "node %u (static_constant_pad): input_id %u is not a defined value (%u "
                         "values)",
                         (unsigned)g->nnodes, (unsigned)input_id, (unsigned)g->nvalues);
@@ -2669,7 +2672,7 @@ TPDEF tp_status tp_xnn_define_static_resize_bilinear_2d(tp_xnn_graph *g, size_t 
   TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   if ((uint64_t)new_height > (uint64_t)UINT32_MAX || (uint64_t)new_width > (uint64_t)UINT32_MAX)
-    return tp_error_set(&g->err, TP_ERR_OVERFLOW,
+    return tp__error_set(&g->err, TP_ERR_OVERFLOW,
                         "node %u (static_resize_bilinear_2d): size %llu x %llu does not fit 32 "
                         "bits",
                         (unsigned)g->nnodes, (unsigned long long)new_height,
@@ -2704,7 +2707,7 @@ TPDEF tp_status tp_xnn_set_output_min_max(tp_xnn_graph *g, uint32_t node_index,
   TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   if (node_index >= g->nnodes)
-    return tp_error_set(&g->err, TP_ERR_INVALID,
+    return tp__error_set(&g->err, TP_ERR_INVALID,
                         "set_output_min_max: node %u does not exist (%u nodes)",
                         (unsigned)node_index, (unsigned)g->nnodes);
   g->nodes[node_index].has_minmax = 1;
@@ -2717,7 +2720,7 @@ TPDEF tp_status tp_xnn_set_debug_handle(tp_xnn_graph *g, uint32_t node_index, ui
   TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   if (node_index >= g->nnodes)
-    return tp_error_set(&g->err, TP_ERR_INVALID,
+    return tp__error_set(&g->err, TP_ERR_INVALID,
                         "set_debug_handle: node %u does not exist (%u nodes)",
                         (unsigned)node_index, (unsigned)g->nnodes);
   g->nodes[node_index].debug_handle = handle;
@@ -2734,8 +2737,8 @@ static tp_status tp__xnn_layout_consts(tp_xnn_graph *g, uint64_t *seg_size) {
     tp__xnn_const *c = &g->consts[i];
     if (c->named) continue;
     c->offset = off;
-    if (tp_add_u64(off, c->size, &off) || tp_align_u64(off, g->alignment, &off))
-      return tp_error_set(&g->err, TP_ERR_OVERFLOW, "constant %u: segment size overflows",
+    if (tp__add_u64(off, c->size, &off) || tp__align_u64(off, g->alignment, &off))
+      return tp__error_set(&g->err, TP_ERR_OVERFLOW, "constant %u: segment size overflows",
                           (unsigned)i);
   }
   *seg_size = off;
@@ -2849,18 +2852,18 @@ static tp_status tp__xnn_build(tp_xnn_graph *g, tp_fb_builder *b) {
   n = g->nvalues;
   if (n < g->nnodes) n = g->nnodes;
   if (n < g->nconsts) n = g->nconsts;
-  st = tp_array_reserve((void **)&refs, &cap, n + 1, sizeof *refs);
-  if (st != TP_OK) return tp_error_set(&g->err, st, "no memory for %u refs", (unsigned)n);
+  st = tp__array_reserve((void **)&refs, &cap, n + 1, sizeof *refs);
+  if (st != TP_OK) return tp__error_set(&g->err, st, "no memory for %u refs", (unsigned)n);
 
   /* external ids -> value ids, ordered by external id */
   for (i = 0; i < g->nvalues; i++)
     if (g->values[i].external_id != TP_XNN_INVALID_ID &&
         g->values[i].external_id + 1 > num_externs)
       num_externs = g->values[i].external_id + 1;
-  st = tp_array_reserve((void **)&ext, &ecap, 2 * (size_t)num_externs + 2, sizeof *ext);
+  st = tp__array_reserve((void **)&ext, &ecap, 2 * (size_t)num_externs + 2, sizeof *ext);
   if (st != TP_OK) {
     TP_FREE(refs);
-    return tp_error_set(&g->err, st, "no memory for %u externals", (unsigned)num_externs);
+    return tp__error_set(&g->err, st, "no memory for %u externals", (unsigned)num_externs);
   }
   /* ext[e] = the value with external id e (ids are unique), then split by flags */
   ins = ext;
@@ -2915,7 +2918,7 @@ static tp_status tp__xnn_build(tp_xnn_graph *g, tp_fb_builder *b) {
   TP_FREE(refs);
   TP_FREE(ext);
   if (st != TP_OK)
-    return tp_error_set(&g->err, st, "flatbuffer: %s", tp_fb_error(b));
+    return tp__error_set(&g->err, st, "flatbuffer: %s", tp_fb_error(b));
   return TP_OK;
 }
 
@@ -2934,17 +2937,17 @@ static tp_status tp__xnn_prepare(tp_xnn_graph *g, tp_fb_builder **b_out, const u
     return g->wr.status;
   if (tp__xnn_layout_consts(g, cd_size) != TP_OK) return g->err.status;
   st = tp_fb_builder_create(&b);
-  if (st != TP_OK) return tp_error_set(&g->err, st, "no memory for the flatbuffer builder");
+  if (st != TP_OK) return tp__error_set(&g->err, st, "no memory for the flatbuffer builder");
   if (tp__xnn_build(g, b) != TP_OK) {
     tp_fb_builder_destroy(b);
     return g->err.status;
   }
   *fb = tp_fb_data(b, fb_size);
   if (!*fb || *fb_size > (size_t)INT32_MAX ||
-      tp_align_u64((uint64_t)TP__XNN_HEADER_PADDED + *fb_size, g->alignment, cd_off) ||
+      tp__align_u64((uint64_t)TP__XNN_HEADER_PADDED + *fb_size, g->alignment, cd_off) ||
       *cd_off > (uint64_t)UINT32_MAX) {
     tp_fb_builder_destroy(b);
-    return tp_error_set(&g->err, TP_ERR_OVERFLOW,
+    return tp__error_set(&g->err, TP_ERR_OVERFLOW,
                         "flatbuffer of %llu bytes does not fit the header's 32-bit offsets",
                         (unsigned long long)*fb_size);
   }
@@ -2963,8 +2966,8 @@ TPDEF tp_status tp_xnn_blob_size(tp_xnn_graph *g, uint64_t *size_out) {
   st = tp__xnn_prepare(g, &b, &fb, &fb_size, &cd_off, &cd_size);
   if (st != TP_OK) return st;
   tp_fb_builder_destroy(b);
-  if (tp_add_u64(cd_off, cd_size, size_out))
-    return tp_error_set(&g->err, TP_ERR_OVERFLOW, "blob size overflows");
+  if (tp__add_u64(cd_off, cd_size, size_out))
+    return tp__error_set(&g->err, TP_ERR_OVERFLOW, "blob size overflows");
   return TP_OK;
 }
 
@@ -2982,11 +2985,11 @@ TPDEF tp_status tp_xnn_write(tp_xnn_graph *g, tp_sink *sink) {
   if (st != TP_OK) return st;
   memset(hdr, 0, sizeof hdr);
   memcpy(hdr + 4, "XH00", 4);
-  tp_store_le16(hdr + 8, (uint16_t)TP__XNN_HEADER_SIZE);
-  tp_store_le32(hdr + 10, TP__XNN_HEADER_PADDED);
-  tp_store_le32(hdr + 14, (uint32_t)fb_size);
-  tp_store_le32(hdr + 18, (uint32_t)cd_off);
-  tp_store_le64(hdr + 22, cd_size);
+  tp__put_le16(hdr + 8, (uint16_t)TP__XNN_HEADER_SIZE);
+  tp__put_le32(hdr + 10, TP__XNN_HEADER_PADDED);
+  tp__put_le32(hdr + 14, (uint32_t)fb_size);
+  tp__put_le32(hdr + 18, (uint32_t)cd_off);
+  tp__put_le64(hdr + 22, cd_size);
   st = tp_sink_write(sink, hdr, sizeof hdr);
   if (st == TP_OK) st = tp_sink_write(sink, fb, fb_size);
   if (st == TP_OK)
@@ -3040,14 +3043,14 @@ static tp_status tp__xnn_cb_value(tp_xnn_graph *g, size_t i, tp_fb_table *xv, tp
     q = tp_fb_union_field(&t, TP_XNN_FIELD(XNNQuantizedTensorValue, quant_params), &qt);
     t = tp_fb_table_field(&t, TP_XNN_FIELD(XNNQuantizedTensorValue, tensor_value));
   } else if (vt != TP_XNN_VALUE_TENSOR) {
-    return tp_error_set(err, TP_ERR_FORMAT, "value %u: unknown value type %u", (unsigned)i,
+    return tp__error_set(err, TP_ERR_FORMAT, "value %u: unknown value type %u", (unsigned)i,
                         (unsigned)vt);
   }
-  if (t.pos == 0) return tp_error_set(err, TP_ERR_FORMAT, "value %u: no tensor value", (unsigned)i);
+  if (t.pos == 0) return tp__error_set(err, TP_ERR_FORMAT, "value %u: no tensor value", (unsigned)i);
   v->datatype = tp_fb_i16(&t, TP_XNN_FIELD(XNNTensorValue, datatype), 0);
   dv = tp_fb_vector_field(&t, TP_XNN_FIELD(XNNTensorValue, dims), 4);
   if (dv.count > TP_XNN_MAX_DIMS)
-    return tp_error_set(err, TP_ERR_FORMAT, "value %u: %u dims, XNNPACK allows 6", (unsigned)i,
+    return tp__error_set(err, TP_ERR_FORMAT, "value %u: %u dims, XNNPACK allows 6", (unsigned)i,
                         (unsigned)dv.count);
   v->num_dims = (uint32_t)dv.count;
   for (k = 0; k < v->num_dims; k++) v->dims[k] = (uint32_t)tp_fb_vector_scalar(&dv, k);
@@ -3055,23 +3058,23 @@ static tp_status tp__xnn_cb_value(tp_xnn_graph *g, size_t i, tp_fb_table *xv, tp
     int ovf = 0;
     (void)tp__xnn_numel(v, &ovf);
     if (ovf)
-      return tp_error_set(err, TP_ERR_FORMAT, "value %u: element count overflows", (unsigned)i);
+      return tp__error_set(err, TP_ERR_FORMAT, "value %u: element count overflows", (unsigned)i);
   }
   v->const_idx = tp_fb_u32(&t, TP_XNN_FIELD(XNNTensorValue, constant_buffer_idx), 0);
   v->external_id = tp_fb_u32(&t, TP_XNN_FIELD(XNNTensorValue, external_id), 0);
   v->flags = tp_fb_u32(&t, TP_XNN_FIELD(XNNTensorValue, flags), 0);
   if (tp_fb_u32(&t, TP_XNN_FIELD(XNNTensorValue, id_out), 0) != (uint32_t)i)
-    return tp_error_set(err, TP_ERR_FORMAT,
+    return tp__error_set(err, TP_ERR_FORMAT,
                         "value %u: id_out %u: the rules need values in id order (id_out = "
                         "position, as ExecuTorch's serializer writes them)",
                         (unsigned)i, (unsigned)tp_fb_u32(&t, TP_XNN_FIELD(XNNTensorValue, id_out), 0));
   if (v->flags && v->external_id == TP_XNN_INVALID_ID)
-    return tp_error_set(err, TP_ERR_FORMAT,
+    return tp__error_set(err, TP_ERR_FORMAT,
                         "value %u: flags 0x%x mark it external but its external id is 0x%x "
                         "(none)",
                         (unsigned)i, (unsigned)v->flags, (unsigned)v->external_id);
   if (v->const_idx && v->external_id != TP_XNN_INVALID_ID)
-    return tp_error_set(err, TP_ERR_FORMAT,
+    return tp__error_set(err, TP_ERR_FORMAT,
                         "value %u: constant %u has external id %u: a constant cannot be external",
                         (unsigned)i, (unsigned)v->const_idx, (unsigned)v->external_id);
   v->quant = vt == TP_XNN_VALUE_QUANTIZED ? (int)qt : TP__XNN_Q_NONE;
@@ -3093,7 +3096,7 @@ static tp_status tp__xnn_cb_node(tp_xnn_graph *g, size_t ni, tp_fb_table *xn, in
   memset(n, 0, sizeof *n);
   memset(&nv, 0, sizeof nv);
   if (!l || body.pos == 0)
-    return tp_error_set(err, TP_ERR_FORMAT, "node %u: unknown node type %u", (unsigned)ni,
+    return tp__error_set(err, TP_ERR_FORMAT, "node %u: unknown node type %u", (unsigned)ni,
                         (unsigned)kind);
   n->kind = nv.kind = kind;
   nv.index = (unsigned)ni;
@@ -3102,7 +3105,7 @@ static tp_status tp__xnn_cb_node(tp_xnn_graph *g, size_t ni, tp_fb_table *xn, in
       tp_fb_vector vv = tp_fb_vector_field(&body, (uint16_t)i, 4);
       size_t k;
       if (vv.count > TP_XNN_MAX_DIMS || nvec >= 2)
-        return tp_error_set(err, TP_ERR_FORMAT, "node %u (%s): %s has %u entries, at most 6",
+        return tp__error_set(err, TP_ERR_FORMAT, "node %u (%s): %s has %u entries, at most 6",
                             (unsigned)ni, tp_xnn_node_name(kind),
                             tp__xnn_field_name(kind, (unsigned)i), (unsigned)vv.count);
       n->f[i] = nv.f[i] = (uint32_t)nvec;
@@ -3116,7 +3119,7 @@ static tp_status tp__xnn_cb_node(tp_xnn_graph *g, size_t ni, tp_fb_table *xn, in
       uint32_t id = n->f[i];
       if (l[i] == 'b' && id == TP_XNN_INVALID_ID) continue;
       if (id >= g->nvalues)
-        return tp_error_set(err, TP_ERR_FORMAT,
+        return tp__error_set(err, TP_ERR_FORMAT,
                             "node %u (%s): %s %u is not a defined value (%u values)",
                             (unsigned)ni, tp_xnn_node_name(kind),
                             tp__xnn_field_name(kind, (unsigned)i), (unsigned)id,
@@ -3140,28 +3143,28 @@ TPDEF tp_status tp_xnn_check_blob(const void *blob, size_t size, int target, tp_
   memset(out, 0, sizeof *out);
   memset(&g, 0, sizeof g);
   memset(&r, 0, sizeof r);
-  if (!blob) return tp_error_set(out, TP_ERR_INVALID, "check: no blob");
+  if (!blob) return tp__error_set(out, TP_ERR_INVALID, "check: no blob");
   if (target < TP_XNN_TARGET_EXECUTORCH || target > TP_XNN_TARGET_UNCHECKED)
-    return tp_error_set(out, TP_ERR_INVALID, "check: unknown target %d", target);
+    return tp__error_set(out, TP_ERR_INVALID, "check: unknown target %d", target);
   if (size >= TP__XNN_HEADER_SIZE && memcmp(b + 4, "XH00", 4) == 0) {
-    uint32_t fo = tp_load_le32(b + 10), fs = tp_load_le32(b + 14);
+    uint32_t fo = tp__get_le32(b + 10), fs = tp__get_le32(b + 14);
     if (fo > size || fs > size - fo)
-      return tp_error_set(out, TP_ERR_FORMAT,
+      return tp__error_set(out, TP_ERR_FORMAT,
                           "XH00 header: flatbuffer [%u, +%u) outside the %llu-byte blob",
                           (unsigned)fo, (unsigned)fs, (unsigned long long)size);
     fb = b + fo;
     fb_size = fs;
   }
   if (tp_fb_reader_init(&r, fb, fb_size, NULL, &root) != TP_OK)
-    return tp_error_set(out, TP_ERR_FORMAT, "flatbuffer: %s", r.err.msg);
+    return tp__error_set(out, TP_ERR_FORMAT, "flatbuffer: %s", r.err.msg);
   values = tp_fb_vector_field(&root, TP_XNN_FIELD(XNNGraph, xvalues), 4);
   nodes = tp_fb_vector_field(&root, TP_XNN_FIELD(XNNGraph, xnodes), 4);
   if (tp_fb_reader_status(&r) != TP_OK)
-    return tp_error_set(out, TP_ERR_FORMAT, "graph: %s", r.err.msg);
+    return tp__error_set(out, TP_ERR_FORMAT, "graph: %s", r.err.msg);
   g.target = target;
   g.values = (tp__xnn_value *)TP_MALLOC((values.count + 1) * sizeof *g.values);
   g.nodes = (tp__xnn_node *)TP_MALLOC((nodes.count + 1) * sizeof *g.nodes);
-  if (!g.values || !g.nodes) st = tp_error_set(out, TP_ERR_NOMEM, "check: no memory");
+  if (!g.values || !g.nodes) st = tp__error_set(out, TP_ERR_NOMEM, "check: no memory");
   for (i = 0; st == TP_OK && i < values.count; i++) {
     tp_fb_table xv = tp_fb_vector_table(&values, i);
     g.nvalues = i + 1;
@@ -3174,7 +3177,7 @@ TPDEF tp_status tp_xnn_check_blob(const void *blob, size_t size, int target, tp_
     st = tp__xnn_cb_node(&g, i, &xn, target, out);
   }
   if (st == TP_OK && tp_fb_reader_status(&r) != TP_OK)
-    st = tp_error_set(out, TP_ERR_FORMAT, "%s", r.err.msg);
+    st = tp__error_set(out, TP_ERR_FORMAT, "%s", r.err.msg);
   if (st == TP_OK && target != TP_XNN_TARGET_UNCHECKED) st = tp__xnn_check_graph(&g, out);
   TP_FREE(g.values);
   TP_FREE(g.nodes);
@@ -3421,7 +3424,7 @@ TPDEF uint32_t tp_xnn_runtime_num_externs(const tp_xnn_runtime *rt) {
 TPDEF tp_status tp_xnn_runtime_bind(tp_xnn_runtime *rt, uint32_t external_id, void *data) {
   TP_ASSERT(rt);
   if (external_id >= rt->num_externs)
-    return tp_error_set(&rt->err, TP_ERR_INVALID, "bind: external id %u, the blob has %u",
+    return tp__error_set(&rt->err, TP_ERR_INVALID, "bind: external id %u, the blob has %u",
                         (unsigned)external_id, (unsigned)rt->num_externs);
   rt->bound[external_id] = data;
   return TP_OK;
@@ -3439,7 +3442,7 @@ TPDEF tp_status tp_xnn_runtime_extern_size(const tp_xnn_runtime *rt, uint32_t ex
     for (k = 0; k < cv->num_dims; k++) n *= cv->dims[k]; /* bounded by the activation cap */
     b = n * tp__xnn_elem_size(cv->datatype);
     if (b > (uint64_t)(SIZE_MAX - TP_XNN_EXTRA_BYTES))
-      return tp_error_set((tp_error *)&rt->err, TP_ERR_OVERFLOW, "external %u: size overflows",
+      return tp__error_set((tp_error *)&rt->err, TP_ERR_OVERFLOW, "external %u: size overflows",
                           (unsigned)external_id);
     if (size) *size = (size_t)b;
     if (padded) *padded = (size_t)b + TP_XNN_EXTRA_BYTES;
@@ -3455,13 +3458,13 @@ TPDEF tp_status tp_xnn_runtime_invoke(tp_xnn_runtime *rt) {
   TP_ASSERT(rt);
   if (rt->err.status) return rt->err.status;
   ev = (struct xnn_external_value *)TP_MALLOC((rt->num_externs + 1) * sizeof *ev);
-  if (!ev) return tp_error_set(&rt->err, TP_ERR_NOMEM, "invoke: no memory");
+  if (!ev) return tp__error_set(&rt->err, TP_ERR_NOMEM, "invoke: no memory");
   for (i = 0; i < rt->ndirect; i++) { /* XNNPACK would read or write through NULL */
     const tp__xnn_value *cv = &rt->vinfo[i].cv;
     if (cv->external_id != TP_XNN_INVALID_ID && cv->external_id < rt->num_externs &&
         !rt->bound[cv->external_id]) {
       TP_FREE(ev);
-      return tp_error_set(&rt->err, TP_ERR_INVALID,
+      return tp__error_set(&rt->err, TP_ERR_INVALID,
                           "invoke: external %s %u (value %u) is not bound: "
                           "tp_xnn_runtime_bind it first",
                           (cv->flags & TP_XNN_FLAG_EXTERNAL_INPUT) ? "input" : "output",
@@ -3477,12 +3480,12 @@ TPDEF tp_status tp_xnn_runtime_invoke(tp_xnn_runtime *rt) {
   xs = xnn_setup_runtime(rt->runtime, n, ev);
   TP_FREE(ev);
   if (xs != xnn_status_success)
-    return tp_error_set(&rt->err, TP_ERR_INVALID,
+    return tp__error_set(&rt->err, TP_ERR_INVALID,
                         "xnn_setup_runtime failed with status %d (%u of %u external values bound)",
                         (int)xs, (unsigned)n, (unsigned)rt->num_externs);
   xs = xnn_invoke_runtime(rt->runtime);
   if (xs != xnn_status_success)
-    return tp_error_set(&rt->err, TP_ERR_INVALID, "xnn_invoke_runtime failed with status %d",
+    return tp__error_set(&rt->err, TP_ERR_INVALID, "xnn_invoke_runtime failed with status %d",
                         (int)xs);
   return TP_OK;
 }
@@ -3494,16 +3497,16 @@ static tp_status tp__xnn_rt_map(tp__xnn_load *L, uint32_t from, uint32_t to) {
   size_t i;
   if (from < rt->ndirect) {
     if (rt->direct[from] != TP_XNN_INVALID_ID)
-      return tp_error_set(&rt->err, TP_ERR_FORMAT, "two values have id_out %u", (unsigned)from);
+      return tp__error_set(&rt->err, TP_ERR_FORMAT, "two values have id_out %u", (unsigned)from);
     rt->direct[from] = to;
     return TP_OK;
   }
   for (i = 0; i < rt->nmap; i++)
     if (rt->map_from[i] == from)
-      return tp_error_set(&rt->err, TP_ERR_FORMAT, "two values have id_out %u", (unsigned)from);
-  if (tp_array_reserve((void **)&rt->map_from, &rt->cap_from, rt->nmap + 1, sizeof(uint32_t)) ||
-      tp_array_reserve((void **)&rt->map_to, &rt->cap_to, rt->nmap + 1, sizeof(uint32_t)))
-    return tp_error_set(&rt->err, TP_ERR_NOMEM, "no memory for the id map");
+      return tp__error_set(&rt->err, TP_ERR_FORMAT, "two values have id_out %u", (unsigned)from);
+  if (tp__array_reserve((void **)&rt->map_from, &rt->cap_from, rt->nmap + 1, sizeof(uint32_t)) ||
+      tp__array_reserve((void **)&rt->map_to, &rt->cap_to, rt->nmap + 1, sizeof(uint32_t)))
+    return tp__error_set(&rt->err, TP_ERR_NOMEM, "no memory for the id map");
   rt->map_from[rt->nmap] = from;
   rt->map_to[rt->nmap] = to;
   rt->nmap++;
@@ -3538,7 +3541,7 @@ static tp_status tp__xnn_rt_const(tp__xnn_load *L, uint32_t value, uint32_t idx,
   uint64_t size;
   void *copy;
   if (cdv.pos == 0 || idx >= cdv.count)
-    return tp_error_set(&rt->err, TP_ERR_FORMAT,
+    return tp__error_set(&rt->err, TP_ERR_FORMAT,
                         "value %u: constant index %u but the blob has %u constant entries",
                         (unsigned)value, (unsigned)idx, (unsigned)cdv.count);
   e = tp_fb_vector_table(&cdv, idx);
@@ -3546,20 +3549,20 @@ static tp_status tp__xnn_rt_const(tp__xnn_load *L, uint32_t value, uint32_t idx,
   if (tp_fb_present(&e, 2)) {
     tp_ptd_entry pe;
     const char *key = tp_fb_string(&e, 2, NULL);
-    if (!key) return tp_error_set(&rt->err, TP_ERR_FORMAT, "value %u: bad named_key", (unsigned)value);
+    if (!key) return tp__error_set(&rt->err, TP_ERR_FORMAT, "value %u: bad named_key", (unsigned)value);
     if (!L->have_ptd)
-      return tp_error_set(&rt->err, TP_ERR_INVALID,
+      return tp__error_set(&rt->err, TP_ERR_INVALID,
                           "value %u: constant \"%.80s\" is named but no .ptd was given",
                           (unsigned)value, key);
     if (tp_ptd_find(&L->ptd, key, &pe) != TP_OK)
-      return tp_error_set(&rt->err, TP_ERR_INVALID, "value %u: key \"%.80s\" is not in the .ptd",
+      return tp__error_set(&rt->err, TP_ERR_INVALID, "value %u: key \"%.80s\" is not in the .ptd",
                           (unsigned)value, key);
     src = (const unsigned char *)pe.data;
     size = pe.nbytes;
   } else {
     uint64_t off = tp_fb_u64(&e, 0, 0);
     if (!L->cd || off > L->cd_size || size > L->cd_size - off)
-      return tp_error_set(&rt->err, TP_ERR_FORMAT,
+      return tp__error_set(&rt->err, TP_ERR_FORMAT,
                           "value %u: constant %u {offset %llu, size %llu} is outside the %llu-byte "
                           "constant region",
                           (unsigned)value, (unsigned)idx, (unsigned long long)off,
@@ -3567,17 +3570,17 @@ static tp_status tp__xnn_rt_const(tp__xnn_load *L, uint32_t value, uint32_t idx,
     src = L->cd + off;
   }
   if (tp_fb_reader_status(&L->r) != TP_OK)
-    return tp_error_set(&rt->err, TP_ERR_FORMAT, "%s", L->r.err.msg);
+    return tp__error_set(&rt->err, TP_ERR_FORMAT, "%s", L->r.err.msg);
   if (size < need)
-    return tp_error_set(&rt->err, TP_ERR_FORMAT,
+    return tp__error_set(&rt->err, TP_ERR_FORMAT,
                         "value %u: constant %u has %llu bytes, the value needs %llu",
                         (unsigned)value, (unsigned)idx, (unsigned long long)size,
                         (unsigned long long)need);
   if (size > (uint64_t)SIZE_MAX - XNN_EXTRA_BYTES ||
-      tp_array_reserve((void **)&rt->owned, &rt->cap_owned, rt->nowned + 1, sizeof(void *)))
-    return tp_error_set(&rt->err, TP_ERR_NOMEM, "value %u: no memory", (unsigned)value);
+      tp__array_reserve((void **)&rt->owned, &rt->cap_owned, rt->nowned + 1, sizeof(void *)))
+    return tp__error_set(&rt->err, TP_ERR_NOMEM, "value %u: no memory", (unsigned)value);
   copy = TP_MALLOC((size_t)size + XNN_EXTRA_BYTES);
-  if (!copy) return tp_error_set(&rt->err, TP_ERR_NOMEM, "value %u: no memory for %llu bytes",
+  if (!copy) return tp__error_set(&rt->err, TP_ERR_NOMEM, "value %u: no memory for %llu bytes",
                                  (unsigned)value, (unsigned long long)size);
   memcpy(copy, src, (size_t)size);
   memset((unsigned char *)copy + size, 0, XNN_EXTRA_BYTES);
@@ -3604,11 +3607,11 @@ static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, tp_fb_table *xv)
     t = tp_fb_table_field(&u, 0);
     q = tp_fb_union_field(&u, 2, &qt);
   } else if (vt != 1) {
-    return tp_error_set(&rt->err, TP_ERR_FORMAT, "value %u: unknown value type %u", (unsigned)vi,
+    return tp__error_set(&rt->err, TP_ERR_FORMAT, "value %u: unknown value type %u", (unsigned)vi,
                         (unsigned)vt);
   }
   if (t.pos == 0)
-    return tp_error_set(&rt->err, TP_ERR_FORMAT, "value %u: no tensor value", (unsigned)vi);
+    return tp__error_set(&rt->err, TP_ERR_FORMAT, "value %u: no tensor value", (unsigned)vi);
   dt = tp_fb_i16(&t, 0, 0);
   dv = tp_fb_vector_field(&t, 2, 4);
   cidx = tp_fb_u32(&t, 3, 0);
@@ -3616,57 +3619,57 @@ static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, tp_fb_table *xv)
   flags = tp_fb_u32(&t, 5, 0);
   id_out = tp_fb_u32(&t, 6, 0);
   if (tp_fb_i16(&t, 7, 0) != 0) /* runtime_schema's dq_datatype: the old dynamic path */
-    return tp_error_set(&rt->err, TP_ERR_UNSUPPORTED,
+    return tp__error_set(&rt->err, TP_ERR_UNSUPPORTED,
                         "value %u: dq_datatype (old dynamic quantization) is not supported",
                         (unsigned)vi);
   if (tp_fb_reader_status(&L->r) != TP_OK)
-    return tp_error_set(&rt->err, TP_ERR_FORMAT, "value %u: %s", (unsigned)vi, L->r.err.msg);
+    return tp__error_set(&rt->err, TP_ERR_FORMAT, "value %u: %s", (unsigned)vi, L->r.err.msg);
   nd = dv.pos ? dv.count : 0;
   if (nd > TP_XNN_MAX_DIMS)
-    return tp_error_set(&rt->err, TP_ERR_FORMAT, "value %u: %u dims, XNNPACK allows 6",
+    return tp__error_set(&rt->err, TP_ERR_FORMAT, "value %u: %u dims, XNNPACK allows 6",
                         (unsigned)vi, (unsigned)nd);
   for (i = 0; i < nd; i++) {
     dims[i] = (size_t)tp_fb_vector_scalar(&dv, i);
-    if (tp_mul_u64(numel, (uint64_t)dims[i], &numel))
-      return tp_error_set(&rt->err, TP_ERR_FORMAT, "value %u: element count overflows",
+    if (tp__mul_u64(numel, (uint64_t)dims[i], &numel))
+      return tp__error_set(&rt->err, TP_ERR_FORMAT, "value %u: element count overflows",
                           (unsigned)vi);
   }
   if (flags & ~(TP_XNN_FLAG_EXTERNAL_INPUT | TP_XNN_FLAG_EXTERNAL_OUTPUT))
-    return tp_error_set(&rt->err, TP_ERR_FORMAT, "value %u: unknown flag bits 0x%x",
+    return tp__error_set(&rt->err, TP_ERR_FORMAT, "value %u: unknown flag bits 0x%x",
                         (unsigned)vi, (unsigned)flags);
   if (ext != TP_XNN_INVALID_ID && ext >= rt->num_externs)
-    return tp_error_set(&rt->err, TP_ERR_FORMAT, "value %u: external id %u >= num_externs %u",
+    return tp__error_set(&rt->err, TP_ERR_FORMAT, "value %u: external id %u >= num_externs %u",
                         (unsigned)vi, (unsigned)ext, (unsigned)rt->num_externs);
   if (flags && ext == TP_XNN_INVALID_ID)
-    return tp_error_set(&rt->err, TP_ERR_FORMAT,
+    return tp__error_set(&rt->err, TP_ERR_FORMAT,
                         "value %u: flags 0x%x mark it external but its external id is 0x%x "
                         "(none)",
                         (unsigned)vi, (unsigned)flags, (unsigned)ext);
   if (cidx != 0 && ext != TP_XNN_INVALID_ID)
-    return tp_error_set(&rt->err, TP_ERR_FORMAT,
+    return tp__error_set(&rt->err, TP_ERR_FORMAT,
                         "value %u: constant %u has external id %u: a constant cannot be external",
                         (unsigned)vi, (unsigned)cidx, (unsigned)ext);
   /* XNNPACK gives two values with one external id the same storage (two producers: abort). */
   if (ext != TP_XNN_INVALID_ID) {
     if (L->ext_seen[ext / 8] & (1u << (ext % 8)))
-      return tp_error_set(&rt->err, TP_ERR_FORMAT, "value %u: external id %u is used twice",
+      return tp__error_set(&rt->err, TP_ERR_FORMAT, "value %u: external id %u is used twice",
                           (unsigned)vi, (unsigned)ext);
     L->ext_seen[ext / 8] = (unsigned char)(L->ext_seen[ext / 8] | (1u << (ext % 8)));
   }
   if (dt <= 0 || dt > 14)
-    return tp_error_set(&rt->err, TP_ERR_FORMAT, "value %u: unknown datatype %d", (unsigned)vi,
+    return tp__error_set(&rt->err, TP_ERR_FORMAT, "value %u: unknown datatype %d", (unsigned)vi,
                         dt);
   if (!tp__xnn_rt_datatype(dt, &xdt))
-    return tp_error_set(&rt->err, TP_ERR_UNSUPPORTED,
+    return tp__error_set(&rt->err, TP_ERR_UNSUPPORTED,
                         "value %u: datatype %s (%d) is not in the linked XNNPACK", (unsigned)vi,
                         tp_xnn_datatype_name(dt), dt);
-  if (tp_mul_u64(numel, (uint64_t)tp__xnn_elem_size(dt), &need))
-    return tp_error_set(&rt->err, TP_ERR_FORMAT, "value %u: size overflows", (unsigned)vi);
+  if (tp__mul_u64(numel, (uint64_t)tp__xnn_elem_size(dt), &need))
+    return tp__error_set(&rt->err, TP_ERR_FORMAT, "value %u: size overflows", (unsigned)vi);
   if (cidx != 0) {
     if (tp__xnn_rt_const(L, vi, cidx, need, &data) != TP_OK) return rt->err.status;
-  } else if (tp_add_u64(rt->activation_bytes, need, &rt->activation_bytes) ||
+  } else if (tp__add_u64(rt->activation_bytes, need, &rt->activation_bytes) ||
              rt->activation_bytes > TP_XNN_RUNTIME_MAX_ACTIVATION_BYTES) {
-    return tp_error_set(&rt->err, TP_ERR_FORMAT,
+    return tp__error_set(&rt->err, TP_ERR_FORMAT,
                         "value %u: non-constant values need more than %llu bytes (the loader's "
                         "limit, TP_XNN_RUNTIME_MAX_ACTIVATION_BYTES)",
                         (unsigned)vi, (unsigned long long)TP_XNN_RUNTIME_MAX_ACTIVATION_BYTES);
@@ -3683,7 +3686,7 @@ static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, tp_fb_table *xv)
     const void *scale = NULL;
     uint64_t nsc;
     if (cd < 0 || (size_t)cd >= nd)
-      return tp_error_set(&rt->err, TP_ERR_FORMAT, "value %u: channel_dim %d with %u dims",
+      return tp__error_set(&rt->err, TP_ERR_FORMAT, "value %u: channel_dim %d with %u dims",
                           (unsigned)vi, (int)cd, (unsigned)nd);
     nsc = dims[cd];
     if (sidx != 0) {
@@ -3692,13 +3695,13 @@ static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, tp_fb_table *xv)
       tp_fb_vector sv = tp_fb_vector_field(&q, 0, 4);
       float *copy;
       if (sv.pos == 0 || sv.count < nsc)
-        return tp_error_set(&rt->err, TP_ERR_FORMAT,
+        return tp__error_set(&rt->err, TP_ERR_FORMAT,
                             "value %u: %u inline scales for %llu channels", (unsigned)vi,
                             (unsigned)sv.count, (unsigned long long)nsc);
-      if (tp_array_reserve((void **)&rt->owned, &rt->cap_owned, rt->nowned + 1, sizeof(void *)))
-        return tp_error_set(&rt->err, TP_ERR_NOMEM, "no memory");
+      if (tp__array_reserve((void **)&rt->owned, &rt->cap_owned, rt->nowned + 1, sizeof(void *)))
+        return tp__error_set(&rt->err, TP_ERR_NOMEM, "no memory");
       copy = (float *)TP_MALLOC((size_t)nsc * sizeof(float) + 1);
-      if (!copy) return tp_error_set(&rt->err, TP_ERR_NOMEM, "no memory");
+      if (!copy) return tp__error_set(&rt->err, TP_ERR_NOMEM, "no memory");
       for (i = 0; i < nsc; i++) copy[i] = tp_fb_bits_f32((uint32_t)tp_fb_vector_scalar(&sv, i));
       rt->owned[rt->nowned++] = copy;
       scale = copy;
@@ -3707,22 +3710,22 @@ static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, tp_fb_table *xv)
                                                        (const float *)scale, nd, (size_t)cd,
                                                        dims, data, ext, flags, &id);
   } else if (qt == TP_XNN_QUANT_PER_CHANNEL_GROUP) {
-    return tp_error_set(&rt->err, TP_ERR_UNSUPPORTED,
+    return tp__error_set(&rt->err, TP_ERR_UNSUPPORTED,
                         "value %u: blockwise (groupwise) quantization is not in the linked "
                         "XNNPACK",
                         (unsigned)vi);
   } else if (qt == TP_XNN_QUANT_PER_TOKEN_DYNAMIC) {
-    return tp_error_set(&rt->err, TP_ERR_UNSUPPORTED,
+    return tp__error_set(&rt->err, TP_ERR_UNSUPPORTED,
                         "value %u: dynamic quantization is not in the linked XNNPACK",
                         (unsigned)vi);
   } else {
-    return tp_error_set(&rt->err, TP_ERR_FORMAT, "value %u: unknown quantization %u",
+    return tp__error_set(&rt->err, TP_ERR_FORMAT, "value %u: unknown quantization %u",
                         (unsigned)vi, (unsigned)qt);
   }
   if (tp_fb_reader_status(&L->r) != TP_OK)
-    return tp_error_set(&rt->err, TP_ERR_FORMAT, "value %u: %s", (unsigned)vi, L->r.err.msg);
+    return tp__error_set(&rt->err, TP_ERR_FORMAT, "value %u: %s", (unsigned)vi, L->r.err.msg);
   if (xs != xnn_status_success)
-    return tp_error_set(&rt->err, TP_ERR_INVALID,
+    return tp__error_set(&rt->err, TP_ERR_INVALID,
                         "value %u: XNNPACK refused the %s value (xnn_status %d)", (unsigned)vi,
                         tp_xnn_datatype_name(dt), (int)xs);
   rt->vinfo[vi].xnn_id = id;
@@ -3954,10 +3957,10 @@ static tp_status tp__xnn_rt_shapes(tp_xnn_runtime *rt, uint32_t ni, int kind, co
 #undef TP__V
   if (why) {
     if (x || y)
-      return tp_error_set(&rt->err, TP_ERR_FORMAT,
+      return tp__error_set(&rt->err, TP_ERR_FORMAT,
                           "node %u (%s): %s (expected %llu x %llu)", (unsigned)ni, name, why,
                           (unsigned long long)x, (unsigned long long)y);
-    return tp_error_set(&rt->err, TP_ERR_FORMAT, "node %u (%s): %s", (unsigned)ni, name, why);
+    return tp__error_set(&rt->err, TP_ERR_FORMAT, "node %u (%s): %s", (unsigned)ni, name, why);
   }
   return TP_OK;
 }
@@ -3974,7 +3977,7 @@ static tp_status tp__xnn_rt_node(tp__xnn_load *L, uint32_t ni, tp_fb_table *xn) 
   size_t i, nv = 0;
   enum xnn_status xs;
   if (!l || body.pos == 0)
-    return tp_error_set(&rt->err, TP_ERR_FORMAT, "node %u: unknown node type %u", (unsigned)ni,
+    return tp__error_set(&rt->err, TP_ERR_FORMAT, "node %u: unknown node type %u", (unsigned)ni,
                         (unsigned)kind);
   if (mm.pos) {
     mn = tp_fb_f32(&mm, 0, 0.0f);
@@ -3986,7 +3989,7 @@ static tp_status tp__xnn_rt_node(tp__xnn_load *L, uint32_t ni, tp_fb_table *xn) 
       tp_fb_vector v = tp_fb_vector_field(&body, (uint16_t)i, 4);
       size_t k;
       if (v.pos == 0 || v.count > TP_XNN_MAX_DIMS)
-        return tp_error_set(&rt->err, TP_ERR_FORMAT, "node %u (%s): vector field %u %s",
+        return tp__error_set(&rt->err, TP_ERR_FORMAT, "node %u (%s): vector field %u %s",
                             (unsigned)ni, tp_xnn_node_name(kind), (unsigned)i,
                             v.pos ? "has more than 6 entries" : "is missing");
       for (k = 0; k < v.count; k++) vec[nv][k] = (size_t)tp_fb_vector_scalar(&v, k);
@@ -4000,7 +4003,7 @@ static tp_status tp__xnn_rt_node(tp__xnn_load *L, uint32_t ni, tp_fb_table *xn) 
       pos[i] = TP_XNN_INVALID_ID;
       if (l[i] == 'i' || l[i] == 'b') {
         if (!tp__xnn_rt_lookup(rt, a[i], &pos[i]) || (l[i] == 'i' && pos[i] == TP_XNN_INVALID_ID))
-          return tp_error_set(&rt->err, TP_ERR_FORMAT,
+          return tp__error_set(&rt->err, TP_ERR_FORMAT,
                               "node %u (%s): %s %u is not a defined value", (unsigned)ni,
                               tp_xnn_node_name(kind), tp__xnn_field_name(kind, (unsigned)i),
                               (unsigned)a[i]);
@@ -4009,7 +4012,7 @@ static tp_status tp__xnn_rt_node(tp__xnn_load *L, uint32_t ni, tp_fb_table *xn) 
     }
   }
   if (tp_fb_reader_status(&L->r) != TP_OK)
-    return tp_error_set(&rt->err, TP_ERR_FORMAT, "node %u: %s", (unsigned)ni, L->r.err.msg);
+    return tp__error_set(&rt->err, TP_ERR_FORMAT, "node %u: %s", (unsigned)ni, L->r.err.msg);
   { /* the node rules (>>xnn-check), the same the writer applies at define time */
     tp__xnn_nview nv;
     size_t s = 0;
@@ -4070,7 +4073,7 @@ static tp_status tp__xnn_rt_node(tp__xnn_load *L, uint32_t ni, tp_fb_table *xn) 
       break;
     case TP_XNN_NODE_DEPTHWISE_CONV2D:
       if (a[10] == 0)
-        return tp_error_set(&rt->err, TP_ERR_FORMAT,
+        return tp__error_set(&rt->err, TP_ERR_FORMAT,
                             "node %u (depthwise_convolution_2d): group_input_channels is 0",
                             (unsigned)ni);
       xs = xnn_define_depthwise_convolution_2d(L->sg, a[0], a[1], a[2], a[3], a[4], a[5], a[6],
@@ -4104,12 +4107,12 @@ static tp_status tp__xnn_rt_node(tp__xnn_load *L, uint32_t ni, tp_fb_table *xn) 
       xs = xnn_define_static_constant_pad(L->sg, vec[0], vec[1], fparam, a[3], a[4], a[5]);
       break;
     default:
-      return tp_error_set(&rt->err, TP_ERR_UNSUPPORTED,
+      return tp__error_set(&rt->err, TP_ERR_UNSUPPORTED,
                           "node %u: %s is not in the linked XNNPACK", (unsigned)ni,
                           tp_xnn_node_name(kind));
   }
   if (xs != xnn_status_success)
-    return tp_error_set(&rt->err, TP_ERR_INVALID,
+    return tp__error_set(&rt->err, TP_ERR_INVALID,
                         "node %u: XNNPACK refused %s (xnn_status %d)", (unsigned)ni,
                         tp_xnn_node_name(kind), (int)xs);
   /* One producer per value, never a constant: the 2022 library asserts (aborts) in
@@ -4123,7 +4126,7 @@ static tp_status tp__xnn_rt_node(tp__xnn_load *L, uint32_t ni, tp_fb_table *xn) 
     if (l[i] != 'i' || strncmp(field, "output", 6) != 0) continue;
     v = &rt->vinfo[pos[i]];
     if (v->is_const || v->produced)
-      return tp_error_set(&rt->err, TP_ERR_FORMAT, "node %u (%s): %s (value %u) is %s",
+      return tp__error_set(&rt->err, TP_ERR_FORMAT, "node %u (%s): %s (value %u) is %s",
                           (unsigned)ni, tp_xnn_node_name(kind), field, (unsigned)pos[i],
                           v->is_const ? "a constant" : "already the output of another node");
     v->produced = 1;
@@ -4138,19 +4141,19 @@ static tp_status tp__xnn_rt_build(tp__xnn_load *L, const unsigned char *blob, si
   size_t fb_size = n, i;
   tp_fb_vector values, nodes;
   enum xnn_status xs;
-  if (!blob) return tp_error_set(&rt->err, TP_ERR_INVALID, "no blob");
+  if (!blob) return tp__error_set(&rt->err, TP_ERR_INVALID, "no blob");
   if (flags & ~(uint32_t)TP_XNN_RUNTIME_FLAGS)
-    return tp_error_set(&rt->err, TP_ERR_UNSUPPORTED,
+    return tp__error_set(&rt->err, TP_ERR_UNSUPPORTED,
                         "runtime flags 0x%x: only 0x%x (XNN_FLAG_HINT_SPARSE_INFERENCE) is "
                         "supported (XNN_FLAG_FORCE_FP16_INFERENCE aborts on fp32 graphs)",
                         (unsigned)flags, (unsigned)TP_XNN_RUNTIME_FLAGS);
   if (n >= TP__XNN_HEADER_SIZE && memcmp(blob + 4, "XH00", 4) == 0) {
-    uint32_t fo = tp_load_le32(blob + 10), fs = tp_load_le32(blob + 14);
-    uint32_t co = tp_load_le32(blob + 18);
-    uint64_t cs = tp_load_le64(blob + 22);
+    uint32_t fo = tp__get_le32(blob + 10), fs = tp__get_le32(blob + 14);
+    uint32_t co = tp__get_le32(blob + 18);
+    uint64_t cs = tp__get_le64(blob + 22);
     if (fs < 8 || fo > n || fs > n - fo || co > n || cs > (uint64_t)(n - co) || co < fo ||
         co - fo < fs)
-      return tp_error_set(&rt->err, TP_ERR_FORMAT,
+      return tp__error_set(&rt->err, TP_ERR_FORMAT,
                           "XH00 header: flatbuffer {offset %u, size %u}, constants {offset %u, "
                           "size %llu} do not fit a %llu-byte blob",
                           (unsigned)fo, (unsigned)fs, (unsigned)co, (unsigned long long)cs,
@@ -4161,41 +4164,41 @@ static tp_status tp__xnn_rt_build(tp__xnn_load *L, const unsigned char *blob, si
     L->cd_size = cs;
   }
   if (tp_fb_reader_init(&L->r, fb, fb_size, NULL, &L->root) != TP_OK)
-    return tp_error_set(&rt->err, TP_ERR_FORMAT, "flatbuffer: %s", L->r.err.msg);
+    return tp__error_set(&rt->err, TP_ERR_FORMAT, "flatbuffer: %s", L->r.err.msg);
   if (memcmp(fb + 4, "XN01", 4) != 0 && memcmp(fb + 4, "XN00", 4) != 0)
-    return tp_error_set(&rt->err, TP_ERR_FORMAT,
+    return tp__error_set(&rt->err, TP_ERR_FORMAT,
                         "flatbuffer identifier is not XN00 or XN01");
   values = tp_fb_vector_field(&L->root, 2, 4);
   nodes = tp_fb_vector_field(&L->root, 1, 4);
   rt->num_externs = tp_fb_u32(&L->root, 3, 0);
   if (tp_fb_reader_status(&L->r) != TP_OK || values.pos == 0 || nodes.pos == 0)
-    return tp_error_set(&rt->err, TP_ERR_FORMAT, "graph: %s",
+    return tp__error_set(&rt->err, TP_ERR_FORMAT, "graph: %s",
                         L->r.err.status ? L->r.err.msg : "xvalues or xnodes missing");
   if (rt->num_externs > TP_XNN_MAX_EXTERNS)
-    return tp_error_set(&rt->err, TP_ERR_FORMAT, "num_externs %u exceeds %d",
+    return tp__error_set(&rt->err, TP_ERR_FORMAT, "num_externs %u exceeds %d",
                         (unsigned)rt->num_externs, TP_XNN_MAX_EXTERNS);
   rt->bound = (void **)TP_MALLOC(((size_t)rt->num_externs + 1) * sizeof(void *));
-  if (!rt->bound) return tp_error_set(&rt->err, TP_ERR_NOMEM, "no memory");
+  if (!rt->bound) return tp__error_set(&rt->err, TP_ERR_NOMEM, "no memory");
   memset(rt->bound, 0, ((size_t)rt->num_externs + 1) * sizeof(void *));
   if (ptd) {
     memset(&L->ptd, 0, sizeof L->ptd);
     if (tp_ptd_open(&L->ptd, ptd, ptd_size) != TP_OK)
-      return tp_error_set(&rt->err, TP_ERR_FORMAT, ".ptd: %s", L->ptd.err.msg);
+      return tp__error_set(&rt->err, TP_ERR_FORMAT, ".ptd: %s", L->ptd.err.msg);
     L->have_ptd = 1;
   }
   rt->direct = (uint32_t *)TP_MALLOC(((size_t)values.count + 1) * sizeof(uint32_t));
   rt->vinfo = (tp__xnn_vinfo *)TP_MALLOC(((size_t)values.count + 1) * sizeof(tp__xnn_vinfo));
   if (!rt->direct || !rt->vinfo)
-    return tp_error_set(&rt->err, TP_ERR_NOMEM, "no memory for the id map");
+    return tp__error_set(&rt->err, TP_ERR_NOMEM, "no memory for the id map");
   rt->ndirect = values.count;
   for (i = 0; i < rt->ndirect; i++) rt->direct[i] = TP_XNN_INVALID_ID;
   xs = xnn_initialize(NULL);
   if (xs != xnn_status_success)
-    return tp_error_set(&rt->err, TP_ERR_UNSUPPORTED, "xnn_initialize failed (xnn_status %d)",
+    return tp__error_set(&rt->err, TP_ERR_UNSUPPORTED, "xnn_initialize failed (xnn_status %d)",
                         (int)xs);
   xs = xnn_create_subgraph(rt->num_externs, 0, &L->sg);
   if (xs != xnn_status_success)
-    return tp_error_set(&rt->err, TP_ERR_NOMEM, "xnn_create_subgraph failed (xnn_status %d)",
+    return tp__error_set(&rt->err, TP_ERR_NOMEM, "xnn_create_subgraph failed (xnn_status %d)",
                         (int)xs);
   for (i = 0; i < values.count; i++) {
     tp_fb_table xv = tp_fb_vector_table(&values, i);
@@ -4208,14 +4211,14 @@ static tp_status tp__xnn_rt_build(tp__xnn_load *L, const unsigned char *blob, si
   for (i = 0; i < values.count; i++) { /* XNNPACK aborts on an output nothing consumes */
     const tp__xnn_vinfo *v = &rt->vinfo[i];
     if (v->produced && !v->read && !(v->cv.flags & TP_XNN_FLAG_EXTERNAL_OUTPUT))
-      return tp_error_set(&rt->err, TP_ERR_FORMAT,
+      return tp__error_set(&rt->err, TP_ERR_FORMAT,
                           "value %u: a node writes it but no node reads it and it is not an "
                           "external output (XNNPACK aborts on an unconsumed output)",
                           (unsigned)i);
   }
   xs = xnn_create_runtime_v2(L->sg, NULL, flags, &rt->runtime);
   if (xs != xnn_status_success)
-    return tp_error_set(&rt->err, TP_ERR_INVALID,
+    return tp__error_set(&rt->err, TP_ERR_INVALID,
                         "xnn_create_runtime_v2 failed (xnn_status %d)", (int)xs);
   return TP_OK;
 }
@@ -4225,10 +4228,10 @@ TPDEF tp_status tp_xnn_load(const void *blob, size_t blob_size, const void *ptd,
   tp__xnn_load L;
   tp_xnn_runtime *rt;
   tp_status st;
-  if (!out) return tp_error_set(err, TP_ERR_INVALID, "tp_xnn_load: out is NULL");
+  if (!out) return tp__error_set(err, TP_ERR_INVALID, "tp_xnn_load: out is NULL");
   *out = NULL;
   rt = (tp_xnn_runtime *)TP_MALLOC(sizeof *rt);
-  if (!rt) return tp_error_set(err, TP_ERR_NOMEM, "tp_xnn_load: no memory");
+  if (!rt) return tp__error_set(err, TP_ERR_NOMEM, "tp_xnn_load: no memory");
   memset(rt, 0, sizeof *rt);
   memset(&L, 0, sizeof L);
   L.rt = rt;

@@ -160,10 +160,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fz_ctx c;
   tp_status st;
 
-  memset(&r, 0, sizeof r);
-  r.max_depth = 8;       /* small limits: the limit paths get exercised too */
-  r.max_tables = 2000;
-  st = tp_fb_reader_init(&r, size ? data : NULL, size, NULL, &root);
+  /* small limits: the limit paths get exercised too */
+  st = tp_fb_reader_init_ex(&r, size ? data : NULL, size, NULL, &root, 8, 2000);
   if (st != TP_OK) {
     if (root.pos) fz_fail("failed init returned a root");
     if (st != TP_ERR_FORMAT) fz_fail("init failed with a status other than FORMAT");

@@ -12,8 +12,14 @@
    The storage is a heap block of exactly the declared size, so ASan sees any read outside it.
 
    tp_view on that; on success the ops (select, narrow, slice, transpose, permute, chunk, flip,
-   expand) are applied in turn, and the final view is checked against a reference written
-   here (element by element, from offset and strides):
+   expand; dims -18..17, so negative dims from the end and bad dims on both sides; plain and
+   _ex forms) are applied in turn, each against a reference model in 128-bit arithmetic: an
+   argument error must give the reference's exact status; a result the reference finds valid
+   (inside the storage, no int64 overflow in what the view holds) must be TP_OK with the same
+   sizes, offset and strides (strides of dims with 2+ elements); any other result must be
+   TP_ERR_BOUNDS or TP_ERR_OVERFLOW; an _ex form's err must match its status, with a sentence
+   exactly when it failed (a stale error in it is reset). Then the final view is checked
+   against a reference written here (element by element, from offset and strides):
      - every element of the view lies inside the storage (tp_view's promise);
      - tp_span, tp_numel, tp_nbytes agree with the reference;
      - tp_compact ROW_MAJOR and PRESERVE give exactly the reference bytes (PRESERVE in
@@ -214,57 +220,249 @@ static void fz_check_int4(const tp_tensor *t, const unsigned char *rm, int64_t n
     fz_fail("tp_pack_int4_write: wrong count");
 }
 
+/* ---- reference model of the view ops (128-bit arithmetic, written independently) -------- */
+__extension__ typedef __int128 fz_i128;
+
+typedef struct fz_ref {
+  int ndim;
+  fz_i128 sizes[TP_MAX_DIMS], strides[TP_MAX_DIMS], offset;
+} fz_ref;
+
+/* Python-style dim; -1 when outside -n..n-1. */
+static int fz_dim(int dim, int n) { return dim >= -n && dim < n ? (dim < 0 ? dim + n : dim) : -1; }
+
+static void fz_ref_from(const tp_tensor *t, fz_ref *r) {
+  int d;
+  r->ndim = t->ndim;
+  r->offset = t->offset;
+  for (d = 0; d < t->ndim; d++) {
+    r->sizes[d] = t->sizes[d];
+    r->strides[d] = t->strides[d];
+  }
+}
+
+/* 1 when the reference result is a view tp_view would accept on t's storage. */
+static int fz_ref_valid(const fz_ref *r, const tp_tensor *t) {
+  fz_i128 numel = 1, lo = 0, hi = 0, es = (fz_i128)tp_dtype_size(t->dtype);
+  int d;
+  for (d = 0; d < r->ndim; d++)
+    if (r->sizes[d] == 0) return 1; /* empty: no bytes, any offset and strides */
+  for (d = 0; d < r->ndim; d++) {
+    fz_i128 ext;
+    numel *= r->sizes[d];
+    if (numel > INT64_MAX) return 0;
+    if (r->sizes[d] == 1) continue;
+    if (r->strides[d] > INT64_MAX || r->strides[d] <= INT64_MIN) return 0;
+    ext = (r->sizes[d] - 1) * r->strides[d];
+    if (ext > 0) hi += ext;
+    else lo += ext;
+  }
+  if (numel * es > INT64_MAX || (unsigned long long)(numel * es) > SIZE_MAX) return 0;
+  lo += r->offset;
+  hi += r->offset;
+  return lo >= 0 && (hi + 1) * es <= (fz_i128)t->storage.nbytes;
+}
+
+/* Does the library's result address the same elements as the reference? (sizes equal; for
+   a non-empty view the offset and every stride of a dim with 2 or more elements) */
+static int fz_ref_same(const fz_ref *r, const tp_tensor *o) {
+  int d, empty = 0;
+  if (o->ndim != r->ndim) return 0;
+  for (d = 0; d < r->ndim; d++) {
+    if (o->sizes[d] != r->sizes[d]) return 0;
+    if (o->sizes[d] == 0) empty = 1;
+  }
+  if (empty) return 1;
+  if (o->offset != r->offset) return 0;
+  for (d = 0; d < r->ndim; d++)
+    if (r->sizes[d] > 1 && o->strides[d] != r->strides[d]) return 0;
+  return 1;
+}
+
+/* The reference op: returns the status an argument error must give, or TP_OK with *r the
+   result (whose validity fz_ref_valid decides). */
+static tp_status fz_ref_op(int op, const tp_tensor *t, int dim, int64_t a, int64_t b, int64_t c,
+                           const int *perm, int chunks, int index, int nsz, const int64_t *sz,
+                           fz_ref *r) {
+  int n = t->ndim, d = fz_dim(dim, n), i;
+  fz_i128 size = d >= 0 ? t->sizes[d] : 0, st = d >= 0 ? t->strides[d] : 0;
+  fz_ref_from(t, r);
+  switch (op) {
+  case 1: /* select */
+    if (d < 0) return TP_ERR_INVALID;
+    if (a < -size || a >= size) return TP_ERR_BOUNDS;
+    r->offset += (a < 0 ? a + size : a) * st;
+    for (i = d; i + 1 < n; i++) {
+      r->sizes[i] = r->sizes[i + 1];
+      r->strides[i] = r->strides[i + 1];
+    }
+    r->ndim = n - 1;
+    return TP_OK;
+  case 2: { /* narrow */
+    fz_i128 s0 = a;
+    if (d < 0 || b < 0) return TP_ERR_INVALID;
+    if (s0 < 0) s0 += size;
+    if (s0 < 0 || s0 > size || s0 + b > size) return TP_ERR_BOUNDS;
+    r->offset += s0 * st;
+    r->sizes[d] = b;
+    return TP_OK;
+  }
+  case 3: { /* slice */
+    fz_i128 s0 = a, s1 = b, len;
+    if (d < 0 || c < 1) return TP_ERR_INVALID;
+    if (s0 < 0) s0 += size;
+    if (s0 < 0) s0 = 0;
+    if (s0 > size) s0 = size;
+    if (s1 < 0) s1 += size;
+    if (s1 < 0) s1 = 0;
+    if (s1 > size) s1 = size;
+    len = s1 > s0 ? (s1 - s0 + c - 1) / c : 0;
+    r->offset += s0 * st;
+    r->sizes[d] = len;
+    r->strides[d] = st * c;
+    return TP_OK;
+  }
+  case 4: { /* transpose dim, (int)a */
+    int e = fz_dim((int)a, n);
+    fz_i128 x;
+    if (d < 0 || e < 0) return TP_ERR_INVALID;
+    x = r->sizes[d]; r->sizes[d] = r->sizes[e]; r->sizes[e] = x;
+    x = r->strides[d]; r->strides[d] = r->strides[e]; r->strides[e] = x;
+    return TP_OK;
+  }
+  case 5: { /* permute */
+    unsigned seen = 0;
+    for (i = 0; i < n; i++) {
+      int p = fz_dim(perm[i], n);
+      if (p < 0 || (seen >> p) & 1u) return TP_ERR_INVALID;
+      seen |= 1u << p;
+      r->sizes[i] = t->sizes[p];
+      r->strides[i] = t->strides[p];
+    }
+    return TP_OK;
+  }
+  case 6: { /* chunk */
+    fz_i128 cs, count, s0;
+    if (chunks < 1 || d < 0) return TP_ERR_INVALID;
+    cs = size == 0 ? 0 : (size + chunks - 1) / chunks;
+    count = size == 0 ? chunks : (size + cs - 1) / cs;
+    if (index < 0 || index >= count) return TP_ERR_INVALID;
+    s0 = index * cs;
+    r->offset += s0 * st;
+    r->sizes[d] = size - s0 < cs ? size - s0 : cs;
+    return TP_OK;
+  }
+  case 7: /* flip */
+    if (d < 0) return TP_ERR_INVALID;
+    if (size > 0) r->offset += (size - 1) * st;
+    r->strides[d] = -st;
+    return TP_OK;
+  default: { /* expand */
+    int lead = nsz - n;
+    if (nsz < n || nsz > TP_MAX_DIMS) return TP_ERR_INVALID;
+    for (i = 0; i < nsz; i++) {
+      if (i < lead) {
+        if (sz[i] < 0) return TP_ERR_INVALID;
+        r->sizes[i] = sz[i];
+        r->strides[i] = 0;
+      } else {
+        int64_t have = t->sizes[i - lead];
+        if (sz[i] == -1 || sz[i] == have) {
+          r->sizes[i] = have;
+          r->strides[i] = t->strides[i - lead];
+        } else if (have == 1 && sz[i] >= 0) {
+          r->sizes[i] = sz[i];
+          r->strides[i] = 0;
+        } else {
+          return TP_ERR_INVALID;
+        }
+      }
+    }
+    r->ndim = nsz;
+    return TP_OK;
+  }
+  }
+}
+
 static void fz_apply_op(fz_in *in, tp_tensor *t) {
   uint8_t op = fz_u8(in);
   tp_tensor out;
-  tp_status st = TP_OK;
-  int dim = (int)(fz_u8(in) % 18) - 1; /* -1 .. 16 */
-  switch (op % 9) {
+  tp_status st = TP_OK, want;
+  tp_error err;
+  int use_ex = (op >> 4) & 1;
+  int dim = (int)(fz_u8(in) % 36) - 18; /* -18 .. 17: both sides of every valid range */
+  int64_t a = 0, b = 0, c = 0, sizes[TP_MAX_DIMS + 2];
+  int perm[TP_MAX_DIMS], chunks = 0, index = 0, nsz = 0, i;
+  fz_ref ref;
+  memset(&err, 0, sizeof err);
+  err.status = TP_ERR_IO; /* a stale error: the _ex form must reset it */
+  for (i = 0; i < TP_MAX_DIMS; i++) perm[i] = i;
+  for (i = 0; i < TP_MAX_DIMS + 2; i++) sizes[i] = 0;
+  op = (uint8_t)(op % 9);
+  switch (op) {
   case 0: return;
-  case 1: st = tp_select(t, dim, fz_i64(in), &out); break;
-  case 2: {
-    int64_t a = fz_i64(in);
-    st = tp_narrow(t, dim, a, fz_i64(in), &out);
-    break;
-  }
-  case 3: {
-    int64_t a = fz_i64(in), b = fz_i64(in);
-    st = tp_slice(t, dim, a, b, fz_i64(in), &out);
-    break;
-  }
-  case 4: st = tp_transpose(t, dim, (int)(fz_u8(in) % 18) - 1, &out); break;
-  case 5: {
-    int perm[TP_MAX_DIMS], i;
-    for (i = 0; i < TP_MAX_DIMS; i++) perm[i] = i;
+  case 1: a = fz_i64(in); break;
+  case 2: a = fz_i64(in); b = fz_i64(in); break;
+  case 3: a = fz_i64(in); b = fz_i64(in); c = fz_i64(in); break;
+  case 4: a = (int)(fz_u8(in) % 36) - 18; break;
+  case 5:
     for (i = t->ndim - 1; i > 0; i--) { /* a permutation unless the byte says otherwise */
       int j = fz_u8(in) % (i + 1), x = perm[i];
       perm[i] = perm[j];
       perm[j] = x;
     }
+    for (i = 0; i < t->ndim; i++) /* some entries counted from the end */
+      if (fz_u8(in) & 1) perm[i] -= t->ndim;
     if (t->ndim > 0 && (fz_u8(in) & 7) == 0) perm[0] = perm[t->ndim - 1]; /* a duplicate */
-    st = tp_permute(t, perm, &out);
+    break;
+  case 6:
+    chunks = (int)(fz_u8(in) % 10) - 1;
+    index = (int)(fz_u8(in) % 10) - 1;
+    break;
+  case 7: break;
+  default:
+    nsz = (int)(fz_u8(in) % (TP_MAX_DIMS + 2));
+    for (i = 0; i < TP_MAX_DIMS + 2; i++) sizes[i] = i < nsz ? fz_i64(in) : 0;
     break;
   }
-  case 6: {
-    int chunks = (int)(fz_u8(in) % 10) - 1;
-    st = tp_chunk(t, chunks, dim, (int)(fz_u8(in) % 10) - 1, &out);
+  want = fz_ref_op(op, t, dim, a, b, c, perm, chunks, index, nsz, sizes, &ref);
+  switch (op) {
+  case 1: st = use_ex ? tp_select_ex(t, dim, a, &out, &err) : tp_select(t, dim, a, &out); break;
+  case 2: st = use_ex ? tp_narrow_ex(t, dim, a, b, &out, &err) : tp_narrow(t, dim, a, b, &out); break;
+  case 3:
+    st = use_ex ? tp_slice_ex(t, dim, a, b, c, &out, &err) : tp_slice(t, dim, a, b, c, &out);
+    break;
+  case 4:
+    st = use_ex ? tp_transpose_ex(t, dim, (int)a, &out, &err) : tp_transpose(t, dim, (int)a, &out);
+    break;
+  case 5: st = use_ex ? tp_permute_ex(t, perm, &out, &err) : tp_permute(t, perm, &out); break;
+  case 6:
+    st = use_ex ? tp_chunk_ex(t, chunks, dim, index, &out, &err)
+                : tp_chunk(t, chunks, dim, index, &out);
+    break;
+  case 7: st = use_ex ? tp_flip_ex(t, dim, &out, &err) : tp_flip(t, dim, &out); break;
+  default:
+    st = use_ex ? tp_expand_ex(t, nsz, sizes, &out, &err) : tp_expand(t, nsz, sizes, &out);
     break;
   }
-  case 7: st = tp_flip(t, dim, &out); break;
-  default: {
-    int64_t sizes[TP_MAX_DIMS + 2];
-    int n = (int)(fz_u8(in) % (TP_MAX_DIMS + 2)), i;
-    for (i = 0; i < TP_MAX_DIMS + 2; i++) sizes[i] = i < n ? fz_i64(in) : 0;
-    st = tp_expand(t, n, sizes, &out);
-    break;
+  if (use_ex) {
+    if (err.status != st) fz_fail("an _ex op's err.status differs from its return");
+    if ((st == TP_OK) != (err.msg[0] == '\0')) fz_fail("an _ex op's sentence: missing or stale");
   }
+  if (want != TP_OK) {
+    if (st != want) fz_fail("a view op's argument error differs from the reference");
+    return;
   }
-  if (st == TP_OK) {
-    if (tp_tensor_check(&out, NULL) != TP_OK) fz_fail("a view op returned an invalid view");
-    *t = out;
-  } else if (st != TP_ERR_INVALID && st != TP_ERR_BOUNDS && st != TP_ERR_OVERFLOW) {
-    fz_fail("a view op failed with an odd status");
+  if (fz_ref_valid(&ref, t)) {
+    if (st != TP_OK) fz_fail("a view op refused a result the reference finds valid");
+    if (!fz_ref_same(&ref, &out)) fz_fail("a view op's result differs from the reference");
+  } else {
+    if (st != TP_ERR_BOUNDS && st != TP_ERR_OVERFLOW)
+      fz_fail("a view op's invalid result is not BOUNDS / OVERFLOW");
+    return;
   }
+  if (tp_tensor_check(&out, NULL) != TP_OK) fz_fail("a view op returned an invalid view");
+  *t = out;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -306,12 +504,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   for (k = 0; k < nbytes; k++) store[k] = size ? data[size - 1 - k % size] : (uint8_t)k;
   s.data = nbytes ? store : NULL;
   s.nbytes = nbytes;
-#ifdef FZ_AVOID_KNOWN_BUGS
-  /* fuzz/crashes/fuzz_views-3, -4: a stride of INT64_MIN (accepted on a size-1 dim) is
-     negated by tp__dim_order and tp_flip (reported); skip such views */
-  for (i = 0; i < ndim; i++)
-    if (explicit_strides && strides[i] == INT64_MIN) ndim = TP_MAX_DIMS + 1;
-#endif
   st = tp_view(s, dt, ndim, sizes, explicit_strides ? strides : NULL, offset, &t);
   if (st != TP_OK) {
     if (st != TP_ERR_INVALID && st != TP_ERR_BOUNDS && st != TP_ERR_OVERFLOW)
@@ -324,12 +516,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
   numel = tp_numel(&t);
   if (numel < 0) fz_fail("tp_numel of a valid view is -1");
-#ifdef FZ_AVOID_KNOWN_BUGS
-  /* fuzz/crashes/fuzz_views-1 and -2: tp_is_dense and tp__channels_last (tp_dim_order,
-     PRESERVE) overflow int64 on empty views with huge sizes (reported); skip empty views to
-     look for other bugs */
-  if (numel == 0) numel = FZ_MAX_NUMEL + 1;
-#endif
   if (numel > FZ_MAX_NUMEL) {
     free(store);
     return 0;

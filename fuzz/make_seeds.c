@@ -48,7 +48,7 @@ static void put_framed(const char *target, const char *name, const tp_membuf *bl
     g_failed = 1;
     return;
   }
-  tp_store_le32(b, (uint32_t)blob->size);
+  tp__put_le32(b, (uint32_t)blob->size);
   memcpy(b + 4, blob->data, blob->size);
   if (ptd && ptd->size) memcpy(b + 4 + blob->size, ptd->data, ptd->size);
   put(target, name, b, n);
@@ -64,8 +64,8 @@ static void put_framed(const char *target, const char *name, const tp_membuf *bl
 static void put_flatbuffer_of(const char *name, const tp_membuf *blob) {
   uint32_t off, sz;
   if (blob->size < 30) return;
-  off = tp_load_le32(blob->data + 10);
-  sz = tp_load_le32(blob->data + 14);
+  off = tp__get_le32(blob->data + 10);
+  sz = tp__get_le32(blob->data + 14);
   if ((uint64_t)off + sz > blob->size) return;
   put("fuzz_fb_reader", name, blob->data + off, sz);
 }

@@ -1,4 +1,4 @@
-# FlatBuffers part (issue 3): the official-verifier rig and the encoder benchmark.
+# FlatBuffers part: the official-verifier rig and the encoder benchmark.
 # With flatc + libflatbuffers-dev (HAVE_FLATC): tests/schemas/*.fbs -> $(BUILD)/gen/*_generated.h,
 # and every tests/verify_*.cpp becomes a test program $(BUILD)/tests/verify_* built against the
 # generated code. Without them the official-verifier suites are named as skipped.

@@ -1,4 +1,4 @@
-# tpdump (issue 7 part 5): the inspector tool and its tests.
+# tpdump: the inspector tool and its tests.
 #   $(BUILD)/tools/tpdump            the tool, sanitized like the tests
 #   tests/test_tpdump*.c             include tools/tpdump.c with -DTPDUMP_NO_MAIN and also run
 #                                    the built tool (its path comes in as TPDUMP_BIN)

@@ -1,6 +1,7 @@
 #!/bin/sh
 # The headers compile cleanly as C99 and as C++ with gcc and clang (-Wall -Wextra -pedantic
-# -Werror), also with TENSORPACK_STATIC and TP_NO_STDIO, and the program runs. One case per
+# -Werror -Wconversion), also with TENSORPACK_STATIC, TP_NO_STDIO and a small TP_MAX_DIMS, and
+# the program runs. One case per
 # compiler x language x option set. Run from the repository root.
 cd "${TP_ROOT:-.}" || exit 1
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -17,7 +18,9 @@ try() { # name, libraries, compiler, flags...
 for cc in gcc clang; do
   command -v $cc >/dev/null || continue
   try "$cc c99" "" $cc -std=c99 $W -O2
-  try "$cc c11 static" "" $cc -std=c11 $W -O2 -DTENSORPACK_STATIC -Wno-unused-function
+  try "$cc c11 static" "" $cc -std=c11 $W -O2 -DTENSORPACK_STATIC
+  try "$cc c99 no-stdio" "" $cc -std=c99 $W -O2 -DTP_NO_STDIO
+  try "$cc c99 dims 4" "" $cc -std=c99 $W -O2 -DTP_MAX_DIMS=4
 done
 # With XNNPACK and Vulkan installed: the optional runtime parts too.
 rt=""
@@ -27,6 +30,7 @@ for cxx in g++ clang++; do
   command -v $cxx >/dev/null || continue
   try "$cxx c++11" "" $cxx -x c++ -std=c++11 $W -O2
   try "$cxx c++17" "" $cxx -x c++ -std=c++17 $W -O2
+  try "$cxx c++17 no-stdio static" "" $cxx -x c++ -std=c++17 $W -O2 -DTP_NO_STDIO -DTENSORPACK_STATIC
   [ -n "$rt" ] && try "$cxx c++17 runtimes" "-lXNNPACK -lvulkan" $cxx -x c++ -std=c++17 $W -O2 -DTP_WITH_RUNTIMES
 done
 for cc in gcc clang; do

@@ -62,5 +62,30 @@ if [ -n "$SEEDS" ]; then
     echo "  FAIL bytes: $ndiff of $nfiles files differ on $name"; failed=$((failed + 1))
   fi
 fi
+# With TOOLS="NATIVE_TPDUMP CROSS_TPDUMP" too (after SEEDS): both print every .ptd seed the
+# cross side wrote (fuzz_ptd/*); the reports must be the same text and both exit 0.
+if [ -n "$TOOLS" ] && [ -n "$seeds_tmp" ]; then
+  set -- $TOOLS
+  n=0; bad=0
+  for f in "$seeds_tmp"/cross/fuzz_ptd/*; do
+    [ -f "$f" ] || continue
+    n=$((n + 1))
+    "$1" "$f" >"$log.native" 2>&1; rc1=$?
+    # shellcheck disable=SC2086
+    $runner "$2" "$f" >"$log.raw" 2>&1 </dev/null; rc2=$?
+    tr -d '\r' <"$log.raw" >"$log"
+    if [ "$rc1" -ne 0 ] || [ "$rc2" -ne 0 ] || ! cmp -s "$log.native" "$log"; then
+      bad=$((bad + 1))
+      echo "  tpdump on $name differs for $(basename "$f") (exit $rc1 native, $rc2 $name):"
+      diff "$log.native" "$log" | head -n 6 | sed 's/^/    /'
+    fi
+  done
+  rm -f "$log.native" "$log.raw"
+  if [ "$n" -gt 0 ] && [ "$bad" -eq 0 ]; then
+    echo "  ok   tpdump: the $name build prints all $n .ptd seeds exactly as the native one"; passed=$((passed + 1))
+  else
+    echo "  FAIL tpdump: $bad of $n reports differ on $name"; failed=$((failed + 1))
+  fi
+fi
 echo "$name: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -584,8 +584,10 @@ static void vk_values(int named, int fp16) {
   static const int64_t il[3] = {1, -2, 3};
   static const double dl[2] = {0.5, -1.25};
   static const uint8_t bl[3] = {1, 0, 1};
-  static const uint32_t spv[5] = {0x07230203u, 0x00010000u, 0, 1, 0};
-  static const uint32_t spv2[3] = {0x07230203u, 0x00010300u, 7};
+  /* shaders are raw bytes: SPIR-V words little-endian, the same on every host */
+  static const unsigned char spv[20] = {0x03, 0x02, 0x23, 0x07, 0, 0, 1, 0, 0, 0, 0, 0,
+                                        1, 0, 0, 0, 0, 0, 0, 0};
+  static const unsigned char spv2[12] = {0x03, 0x02, 0x23, 0x07, 0, 0x03, 1, 0, 7, 0, 0, 0};
   int64_t esz[2] = {0, 3}, qsz[1] = {8}, hsz[1] = {16}, csz[4] = {1, 3, 2, 2};
   int64_t cst[4] = {12, 1, 6, 3};
   tp_tensor empty = view(g_f, 0, TP_F32, 2, esz), q = view(g_i8, 8, TP_I8, 1, qsz);
@@ -715,6 +717,8 @@ static void golden_complete(void) {
   TPT_EQ_INT(g_produced, g_nlist);
 }
 
+static const float g_milli = 1e-3f;
+
 int main(int argc, char **argv) {
   int i;
   g_unchecked.target = TP_XNN_TARGET_UNCHECKED;
@@ -726,7 +730,13 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  for (i = 0; i < 3 * 8 * 8 * 4; i++) g_f[i] = (float)(i % 17) / 16.0f - 0.5f + (float)i * 1e-3f;
+  for (i = 0; i < 3 * 8 * 8 * 4; i++) {
+    /* the same floats on every host: where float arithmetic and float constants run in double
+       (FLT_EVAL_METHOD 1, s390x), 1e-3f is 0.001 unless stored in a float, and an expression
+       rounds once, so each step is stored */
+    float a = (float)(i % 17) / 16.0f - 0.5f, b = (float)i * g_milli;
+    g_f[i] = a + b;
+  }
   for (i = 0; i < 1024; i++) {
     g_i8[i] = (int8_t)((i * 7) % 16 - 8); /* in [-8, 7]: valid 4-bit values too */
     g_u8[i] = (uint8_t)(i * 37 + 11);

@@ -180,9 +180,9 @@ static void test_nulls_and_misc(void) {
   TPT_EQ_INT(tp_is_dense(NULL), 0);
   /* bad dim indices on every op that takes one */
   TPT_STATUS(tp_select(&t, 2, 0, &r), TP_ERR_INVALID);
-  TPT_STATUS(tp_narrow(&t, -1, 0, 1, &r), TP_ERR_INVALID);
+  TPT_STATUS(tp_narrow(&t, -3, 0, 1, &r), TP_ERR_INVALID); /* -2..1 are dims */
   TPT_STATUS(tp_slice(&t, 7, 0, 1, 1, &r), TP_ERR_INVALID);
-  TPT_STATUS(tp_transpose(&t, 0, -2, &r), TP_ERR_INVALID);
+  TPT_STATUS(tp_transpose(&t, 0, -3, &r), TP_ERR_INVALID);
   TPT_STATUS(tp_chunk(&t, 2, 2, 0, &r), TP_ERR_INVALID);
   TPT_STATUS(tp_flip(&t, 2, &r), TP_ERR_INVALID);
   tp_buffer_release(NULL);

@@ -204,7 +204,7 @@ static void test_streamed_convert_and_int4(void) {
       TPT_EQ_U64(m.size, n * 2);
       for (k = 0; k < n && m.size == n * 2; k++) {
         float f = tpt_f32_le(ref + 4 * k);
-        bad += tp_load_le16(m.data + 2 * k) != (it % 4 ? tp_f32_to_f16(f) : tp_f32_to_bf16(f));
+        bad += tp__get_le16(m.data + 2 * k) != (it % 4 ? tp_f32_to_f16(f) : tp_f32_to_bf16(f));
       }
     } else {
       size_t i, w = 0;

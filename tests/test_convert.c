@@ -187,11 +187,11 @@ static void test_convert_write(void) {
     v.dtype = TP_BF16; /* 0x3C00 as bf16 = 2^-7 = 0x3C000000 */
     m.size = 0;
     TPT_STATUS(tp_convert_write(&v, TP_F32, 0, &sink), TP_OK);
-    TPT_EQ_U64(tp_load_le32(m.data), 0x3C000000u);
+    TPT_EQ_U64(tp__get_le32(m.data), 0x3C000000u);
     m.size = 0; /* same dtype: plain copy */
     TPT_STATUS(tp_convert_write(&v, TP_BF16, 0, &sink), TP_OK);
     TPT_EQ_U64(m.size, 4);
-    TPT_EQ_U64(tp_load_le16(m.data + 2), 0xC000u);
+    TPT_EQ_U64(tp__get_le16(m.data + 2), 0xC000u);
     v.dtype = TP_I16;
     TPT_STATUS(tp_convert_write(&v, TP_F32, 0, &sink), TP_ERR_UNSUPPORTED);
     TPT_STATUS(tp_convert_write(&v, (tp_dtype)99, 0, &sink), TP_ERR_INVALID);
@@ -206,7 +206,7 @@ static void test_convert_write(void) {
     TPT_STATUS(tp_view(s, TP_F32, 1, &one, NULL, 0, &v), TP_OK);
     m.size = 0;
     TPT_STATUS(tp_convert_write(&v, TP_BF16, TP_CONVERT_SATURATE, &sink), TP_OK);
-    TPT_EQ_U64(tp_load_le16(m.data), 0x7F7Fu);
+    TPT_EQ_U64(tp__get_le16(m.data), 0x7F7Fu);
   }
   tp_membuf_free(&m);
 }

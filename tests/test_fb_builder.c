@@ -266,8 +266,8 @@ static void test_defaults(void) {
   d = tp_fb_data(b, &n);
   TPT_EQ_U64(n, 12);
   if (d && n == 12) {
-    TPT_EQ_INT(tp_load_le16(d + 4), 4); /* vtable size */
-    TPT_EQ_INT(tp_load_le16(d + 6), 4); /* table size */
+    TPT_EQ_INT(tp__get_le16(d + 4), 4); /* vtable size */
+    TPT_EQ_INT(tp__get_le16(d + 6), 4); /* table size */
   }
   /* a value of 0 against a default of 255 is written; -0.0 against 0.0 too (bits differ) */
   tp_fb_builder_reset(b);
@@ -384,9 +384,9 @@ static void test_all_widths_roundtrip(void) {
   TPT_CHECK(tp_fb_f32(&root, 8, 0) == 3.25f);
   TPT_CHECK(tp_fb_f64(&root, 9, 0) == -1e300);
   /* alignment relative to the buffer start */
-  TPT_EQ_U64((root.pos + tp_load_le16(d + root.vtable + 4 + 2 * 6)) % 8, 0);
-  TPT_EQ_U64((root.pos + tp_load_le16(d + root.vtable + 4 + 2 * 9)) % 8, 0);
-  TPT_EQ_U64((root.pos + tp_load_le16(d + root.vtable + 4 + 2 * 2)) % 2, 0);
+  TPT_EQ_U64((root.pos + tp__get_le16(d + root.vtable + 4 + 2 * 6)) % 8, 0);
+  TPT_EQ_U64((root.pos + tp__get_le16(d + root.vtable + 4 + 2 * 9)) % 8, 0);
+  TPT_EQ_U64((root.pos + tp__get_le16(d + root.vtable + 4 + 2 * 2)) % 2, 0);
   TPT_EQ_STR(tp_fb_string(&root, 10, &len), "hello");
   TPT_EQ_U64(len, 5);
   vec = tp_fb_vector_field(&root, 11, 1);

@@ -30,7 +30,7 @@ static const unsigned char *poke(const unsigned char *g, size_t n, int at, unsig
   return work;
 }
 
-static void poke32(int at, uint32_t v) { tp_store_le32(work + at, v); }
+static void poke32(int at, uint32_t v) { tp__put_le32(work + at, v); }
 
 static tp_status open_buf(tp_fb_reader *r, const void *p, size_t n, tp_fb_table *root) {
   memset(r, 0, sizeof *r);
@@ -279,11 +279,23 @@ static void test_limits(void) {
   TPT_STATUS(tp_fb_reader_status(&r), TP_ERR_FORMAT);
   TPT_CONTAINS(r.err.msg, "is nested 65 deep, over the limit 64");
   p = chain(b, 5, &n);
-  memset(&r, 0, sizeof r);
-  r.max_depth = 3;
-  TPT_EQ_INT(walk_chain(&r, p, n, &inner), 3);
-  TPT_CONTAINS(r.err.msg, "is nested 4 deep, over the limit 3");
-  TPT_EQ_INT(r.max_depth, 3); /* init keeps the caller's limits */
+  memset(&r, 0xAB, sizeof r); /* init needs no zeroed reader */
+  {
+    tp_fb_table t;
+    int depth = 0;
+    TPT_STATUS(tp_fb_reader_init_ex(&r, p, n, "TEST", &t, 3, 0), TP_OK);
+    while (t.pos) {
+      depth++;
+      t = tp_fb_table_field(&t, 0);
+    }
+    TPT_EQ_INT(depth, 3);
+  }
+  TPT_EQ_STR(tp_fb_reader_error(&r), "table at byte 48 is nested 4 deep, over the limit 3");
+  TPT_EQ_INT(r.max_depth, 3); /* init_ex sets the limits */
+  memset(&r, 0xAB, sizeof r);
+  TPT_EQ_INT(walk_chain(&r, p, n, &inner), 5); /* init: the default limits, whatever was there */
+  TPT_STATUS(tp_fb_reader_status(&r), TP_OK);
+  TPT_EQ_STR(tp_fb_reader_error(&r), "");
   /* table count: a vector of 10 tables under a root, limit 5 */
   {
     tp_fb_ref t[10], v, root;
@@ -302,9 +314,7 @@ static void test_limits(void) {
     root = tp_fb_end_table(b);
     tp_fb_finish(b, root, "TEST");
     p = tp_fb_data(b, &n);
-    memset(&r, 0, sizeof r);
-    r.max_tables = 5;
-    TPT_STATUS(tp_fb_reader_init(&r, p, n, "TEST", &rt), TP_OK);
+    TPT_STATUS(tp_fb_reader_init_ex(&r, p, n, "TEST", &rt, 0, 5), TP_OK);
     vec = tp_fb_vector_field(&rt, 0, 4);
     for (i = 0; i < 4; i++) {
       e = tp_fb_vector_table(&vec, i);
@@ -323,7 +333,7 @@ static void test_limits(void) {
     TPT_CHECK(!tp_fb_present(&rt, 0));
     TPT_CONTAINS(r.err.msg, "more than 5 tables in the buffer");
     /* re-init clears the error and the count */
-    TPT_STATUS(tp_fb_reader_init(&r, p, n, "TEST", &rt), TP_OK);
+    TPT_STATUS(tp_fb_reader_init_ex(&r, p, n, "TEST", &rt, 0, 5), TP_OK);
     TPT_EQ_INT(r.tables, 1);
   }
   tp_fb_builder_destroy(b);

@@ -85,14 +85,14 @@ static void wrap_ptd(const tp_membuf *fb, const void *data, size_t n, tp_membuf 
   memset(out, 0, sizeof *out);
   sink = tp_sink_membuf(out);
   memset(head, 0, sizeof head);
-  tp_store_le32(head, tp_load_le32(fb->data) + 48);
+  tp__put_le32(head, tp__get_le32(fb->data) + 48);
   memcpy(head + 4, fb->data + 4, 4);
   memcpy(head + 8, "FH01", 4);
-  tp_store_le32(head + 12, 40);
-  tp_store_le64(head + 16, 48);
-  tp_store_le64(head + 24, fb->size);
-  tp_store_le64(head + 32, base);
-  tp_store_le64(head + 40, n);
+  tp__put_le32(head + 12, 40);
+  tp__put_le64(head + 16, 48);
+  tp__put_le64(head + 24, fb->size);
+  tp__put_le64(head + 32, base);
+  tp__put_le64(head + 40, n);
   TPT_STATUS(tp_sink_write(&sink, head, sizeof head), TP_OK);
   TPT_STATUS(tp_sink_write(&sink, fb->data + 8, fb->size - 8), TP_OK);
   TPT_STATUS(tp_sink_zeros(&sink, (size_t)(base - 48 - fb->size)), TP_OK);
@@ -353,17 +353,17 @@ static void test_header_checks(void) {
 
   MUTATE(c[7] = '2', TP_ERR_FORMAT, "file identifier is not FT01");
   MUTATE(c[8] = 'X', TP_ERR_FORMAT, "no FH01 header at byte 8");
-  MUTATE(tp_store_le32(c + 12, 39), TP_ERR_FORMAT, "FH01 header length 39 < 40");
-  MUTATE(tp_store_le64(c + 24, file.size), TP_ERR_FORMAT, "flatbuffer offset 48 + size");
-  MUTATE(tp_store_le64(c + 16, UINT64_MAX), TP_ERR_FORMAT, "exceeds the file's");
-  MUTATE(tp_store_le64(c + 40, 38), TP_ERR_FORMAT, "+ data size 38 exceeds");
-  MUTATE(tp_store_le64(c + 40, UINT64_MAX), TP_ERR_FORMAT, "exceeds the file's");
-  MUTATE(tp_store_le64(c + 32, 64), TP_ERR_FORMAT, "segment base 64 lies inside the flatbuffer");
-  MUTATE(tp_store_le32(c, 0x7FFFFFF0u), TP_ERR_FORMAT, "FlatTensor flatbuffer");
-  MUTATE(tp_store_le32(c, 2), TP_ERR_FORMAT, "FlatTensor flatbuffer");
+  MUTATE(tp__put_le32(c + 12, 39), TP_ERR_FORMAT, "FH01 header length 39 < 40");
+  MUTATE(tp__put_le64(c + 24, file.size), TP_ERR_FORMAT, "flatbuffer offset 48 + size");
+  MUTATE(tp__put_le64(c + 16, UINT64_MAX), TP_ERR_FORMAT, "exceeds the file's");
+  MUTATE(tp__put_le64(c + 40, 38), TP_ERR_FORMAT, "+ data size 38 exceeds");
+  MUTATE(tp__put_le64(c + 40, UINT64_MAX), TP_ERR_FORMAT, "exceeds the file's");
+  MUTATE(tp__put_le64(c + 32, 64), TP_ERR_FORMAT, "segment base 64 lies inside the flatbuffer");
+  MUTATE(tp__put_le32(c, 0x7FFFFFF0u), TP_ERR_FORMAT, "FlatTensor flatbuffer");
+  MUTATE(tp__put_le32(c, 2), TP_ERR_FORMAT, "FlatTensor flatbuffer");
   /* a longer header is fine (upstream ignores fields it does not know) */
   memcpy(c, file.data, file.size);
-  tp_store_le32(c + 12, 48);
+  tp__put_le32(c + 12, 48);
   TPT_STATUS(open_copy(c, file.size, &p, msg, sizeof msg), TP_OK);
 
   TPT_STATUS(open_copy(file.data, 63, &p, msg, sizeof msg), TP_ERR_FORMAT);
@@ -479,7 +479,7 @@ static void test_random_damage(void) {
     tp_status st;
     memcpy(c, m.data, m.size);
     for (j = 0; j < hits; j++) {
-      size_t at = (size_t)tpt_range(0, (int64_t)(48 + tp_load_le64(m.data + 24)) - 1);
+      size_t at = (size_t)tpt_range(0, (int64_t)(48 + tp__get_le64(m.data + 24)) - 1);
       c[at] = (unsigned char)tpt_rand();
     }
     st = open_copy(c, m.size, &p, NULL, 0);

@@ -22,6 +22,16 @@
 
 static float g_storage[3 * 8 * 8];
 
+/* The little-endian bytes of n floats (what every file holds, on any host). */
+static void le_floats(const float *f, size_t n, unsigned char *out) {
+  size_t i;
+  for (i = 0; i < n; i++) {
+    uint32_t u;
+    memcpy(&u, &f[i], 4);
+    tp__put_le32(out + 4 * i, u);
+  }
+}
+
 /* The seed's linear: x[2, 8] (external 0) -> y[2, 8] = x w^T (external 1), w = storage[1]. */
 static tp_xnn_graph *seed_linear(tp_store *store) {
   int64_t sz[3] = {3, 8, 8};
@@ -124,16 +134,16 @@ static void test_seed_linear_layout(void) {
   /* header */
   TPT_MEMEQ(mb.data + 4, "ET12", 4);
   TPT_MEMEQ(mb.data + 8, "eh00", 4);
-  TPT_EQ_U64(tp_load_le32(mb.data + 12), 32);
+  TPT_EQ_U64(tp__get_le32(mb.data + 12), 32);
   {
-    uint64_t psize = tp_load_le64(mb.data + 16), base = tp_load_le64(mb.data + 24);
-    uint64_t dsize = tp_load_le64(mb.data + 32);
+    uint64_t psize = tp__get_le64(mb.data + 16), base = tp__get_le64(mb.data + 24);
+    uint64_t dsize = tp__get_le64(mb.data + 32);
     TPT_EQ_U64(base % 128, 0);
     TPT_CHECK(base >= psize && base - psize < 128);
     TPT_EQ_U64(dsize, 736);           /* segment 0 empty at 0, the blob at 0 */
     TPT_EQ_U64(base + dsize, size);
     TPT_EQ_U64(psize % 8, 0);
-    TPT_CHECK(tp_load_le32(mb.data) >= 40);
+    TPT_CHECK(tp__get_le32(mb.data) >= 40);
     for (v = (size_t)psize; v < base; v++) TPT_EQ_INT(mb.data[v], 0);
     TPT_MEMEQ(mb.data + base, blob.data, 736);
   }
@@ -337,7 +347,11 @@ static void test_methods_specs_embed(void) {
   TPT_EQ_INT(strlen(key), 64);
   TPT_EQ_INT(si, 3);
   TPT_EQ_U64(nbytes, 256);
-  TPT_MEMEQ(data, g_storage + 64, 256);
+  {
+    unsigned char le[256];
+    le_floats(g_storage + 64, 64, le);
+    TPT_MEMEQ(data, le, 256);
+  }
   TPT_STATUS(tp_pte_named_at(&f, 1, &key, &si, &data, &nbytes), TP_OK);
   TPT_EQ_STR(key, "extra");
   TPT_EQ_INT(si, 4);
@@ -866,7 +880,7 @@ static void test_reader_checks(void) {
   pos = plan_vector_pos(&mb, TP_PTE_F_ExecutionPlan_outputs);
   TPT_CHECK(pos != 0);
   memcpy(save, mb.data + pos, 4);
-  tp_store_le32(mb.data + pos, 254);
+  tp__put_le32(mb.data + pos, 254);
   TPT_STATUS(tp_pte_read(&f, mb.data, mb.size), TP_ERR_FORMAT);
   TPT_EQ_STR(f.err.msg, "method 0 outputs0: entry 0 is value 254, but there are 2 values");
   memcpy(mb.data + pos, save, 4);
@@ -877,10 +891,10 @@ static void test_reader_checks(void) {
     TPT_STATUS(tp_pte_read(&ok, mb.data, mb.size), TP_OK);
     TPT_STATUS(tp_pte_instruction_at(&ok, 0, 0, 0, &ii), TP_OK);
     pos = ii.args.pos;
-    tp_store_le32(mb.data + pos + 4, 7);
+    tp__put_le32(mb.data + pos + 4, 7);
     TPT_STATUS(tp_pte_read(&f, mb.data, mb.size), TP_ERR_FORMAT);
     TPT_EQ_STR(f.err.msg, "method 0 instruction 0: entry 1 is value 7, but there are 2 values");
-    tp_store_le32(mb.data + pos + 4, 1);
+    tp__put_le32(mb.data + pos + 4, 1);
   }
   /* short, wrong identifier, truncated segments */
   TPT_STATUS(tp_pte_read(&f, mb.data, 63), TP_ERR_FORMAT);

@@ -129,7 +129,7 @@ static void test_transposed_scale(void) {
     tp_sink sink = tp_sink_membuf(&m);
     TPT_STATUS(tp_convert_write(&tt, TP_BF16, 0, &sink), TP_OK);
     TPT_EQ_U64(m.size, 24);
-    for (i = 0; i < 12; i++) TPT_EQ_INT(tp_load_le16(m.data + 2 * i), tp_f32_to_bf16(want_rm[i]));
+    for (i = 0; i < 12; i++) TPT_EQ_INT(tp__get_le16(m.data + 2 * i), tp_f32_to_bf16(want_rm[i]));
     tp_membuf_free(&m);
   }
 }

@@ -6,8 +6,16 @@
 #include "tensorpack.h"
 #include "tp_test.h"
 #include <stdlib.h>
+#ifdef _WIN32 /* the Windows suite (mk/platforms.mk): the POSIX calls this file uses */
+#include <direct.h>
+#include <io.h>
+#define mkdir(path, mode) _mkdir(path)
+#define rmdir _rmdir
+static char *mkdtemp(char *tmpl) { return _mktemp(tmpl) && _mkdir(tmpl) == 0 ? tmpl : NULL; }
+#else
 #include <unistd.h>
 #include <sys/stat.h>
+#endif
 
 static char g_dir[64];
 
@@ -199,24 +207,24 @@ static void test_errors_and_status(void) {
   tp_error e;
   int i;
   memset(&e, 0, sizeof e);
-  TPT_STATUS(tp_error_set(&e, TP_OK, "nothing"), TP_OK);
+  TPT_STATUS(tp__error_set(&e, TP_OK, "nothing"), TP_OK);
   TPT_EQ_INT(e.status, TP_OK);
-  TPT_STATUS(tp_error_set(&e, TP_ERR_BOUNDS, "value %u: view reaches byte %llu of a %d-byte storage",
+  TPT_STATUS(tp__error_set(&e, TP_ERR_BOUNDS, "value %u: view reaches byte %llu of a %d-byte storage",
                           3u, 4160ull, 4096), TP_ERR_BOUNDS);
   TPT_EQ_STR(e.msg, "value 3: view reaches byte 4160 of a 4096-byte storage");
   /* the first failure sticks */
-  TPT_STATUS(tp_error_set(&e, TP_ERR_IO, "later"), TP_ERR_BOUNDS);
+  TPT_STATUS(tp__error_set(&e, TP_ERR_IO, "later"), TP_ERR_BOUNDS);
   TPT_EQ_STR(e.msg, "value 3: view reaches byte 4160 of a 4096-byte storage");
-  TPT_STATUS(tp_error_set(NULL, TP_ERR_IO, "x"), TP_ERR_IO);
+  TPT_STATUS(tp__error_set(NULL, TP_ERR_IO, "x"), TP_ERR_IO);
   memset(&e, 0, sizeof e);
-  TPT_STATUS(tp_error_set(&e, TP_ERR_NOMEM, NULL), TP_ERR_NOMEM);
+  TPT_STATUS(tp__error_set(&e, TP_ERR_NOMEM, NULL), TP_ERR_NOMEM);
   TPT_EQ_STR(e.msg, "out of memory");
   { /* a long message is cut, NUL-terminated */
     char big[600];
     memset(big, 'x', sizeof big - 1);
     big[sizeof big - 1] = 0;
     memset(&e, 0, sizeof e);
-    tp_error_set(&e, TP_ERR_INVALID, "%s", big);
+    tp__error_set(&e, TP_ERR_INVALID, "%s", big);
     TPT_EQ_U64(strlen(e.msg), TP_ERROR_MAX - 1);
   }
   TPT_EQ_STR(tp_status_str(TP_OK), "ok");
@@ -233,40 +241,40 @@ static void test_helpers(void) {
   uint64_t r = 77;
   void *arr = NULL;
   size_t cap = 0;
-  tp_store_le16(b, 0x1234);
+  tp__put_le16(b, 0x1234);
   TPT_MEMEQ(b, "\x34\x12", 2);
-  tp_store_le32(b, 0x89ABCDEFu);
+  tp__put_le32(b, 0x89ABCDEFu);
   TPT_MEMEQ(b, "\xEF\xCD\xAB\x89", 4);
-  tp_store_le64(b, 0x0102030405060708ull);
+  tp__put_le64(b, 0x0102030405060708ull);
   TPT_MEMEQ(b, "\x08\x07\x06\x05\x04\x03\x02\x01", 8);
-  TPT_EQ_U64(tp_load_le64(b), 0x0102030405060708ull);
-  TPT_EQ_U64(tp_load_le32(b), 0x05060708u);
-  TPT_EQ_U64(tp_load_le16(b), 0x0708u);
-  TPT_EQ_INT(tp_add_u64(UINT64_MAX, 1, &r), 1);
+  TPT_EQ_U64(tp__get_le64(b), 0x0102030405060708ull);
+  TPT_EQ_U64(tp__get_le32(b), 0x05060708u);
+  TPT_EQ_U64(tp__get_le16(b), 0x0708u);
+  TPT_EQ_INT(tp__add_u64(UINT64_MAX, 1, &r), 1);
   TPT_EQ_U64(r, 77);
-  TPT_EQ_INT(tp_add_u64(UINT64_MAX - 1, 1, &r), 0);
+  TPT_EQ_INT(tp__add_u64(UINT64_MAX - 1, 1, &r), 0);
   TPT_EQ_U64(r, UINT64_MAX);
-  TPT_EQ_INT(tp_mul_u64(1ull << 32, 1ull << 32, &r), 1);
-  TPT_EQ_INT(tp_mul_u64(1ull << 31, 1ull << 32, &r), 0);
+  TPT_EQ_INT(tp__mul_u64(1ull << 32, 1ull << 32, &r), 1);
+  TPT_EQ_INT(tp__mul_u64(1ull << 31, 1ull << 32, &r), 0);
   TPT_EQ_U64(r, 1ull << 63);
-  TPT_EQ_INT(tp_mul_u64(0, UINT64_MAX, &r), 0);
+  TPT_EQ_INT(tp__mul_u64(0, UINT64_MAX, &r), 0);
   TPT_EQ_U64(r, 0);
-  TPT_EQ_INT(tp_align_u64(17, 16, &r), 0);
+  TPT_EQ_INT(tp__align_u64(17, 16, &r), 0);
   TPT_EQ_U64(r, 32);
-  TPT_EQ_INT(tp_align_u64(32, 16, &r), 0);
+  TPT_EQ_INT(tp__align_u64(32, 16, &r), 0);
   TPT_EQ_U64(r, 32);
-  TPT_EQ_INT(tp_align_u64(UINT64_MAX - 3, 16, &r), 1);
-  TPT_EQ_INT(tp_align_u64(5, 12, &r), 1); /* not a power of two */
-  TPT_EQ_INT(tp_align_u64(5, 0, &r), 1);
-  TPT_STATUS(tp_array_reserve(&arr, &cap, 10, 4), TP_OK);
+  TPT_EQ_INT(tp__align_u64(UINT64_MAX - 3, 16, &r), 1);
+  TPT_EQ_INT(tp__align_u64(5, 12, &r), 1); /* not a power of two */
+  TPT_EQ_INT(tp__align_u64(5, 0, &r), 1);
+  TPT_STATUS(tp__array_reserve(&arr, &cap, 10, 4), TP_OK);
   TPT_CHECK(cap >= 10 && arr != NULL);
   memset(arr, 1, 40);
-  TPT_STATUS(tp_array_reserve(&arr, &cap, 1000, 4), TP_OK);
+  TPT_STATUS(tp__array_reserve(&arr, &cap, 1000, 4), TP_OK);
   TPT_CHECK(cap >= 1000);
   TPT_EQ_INT(((unsigned char *)arr)[39], 1);
-  TPT_STATUS(tp_array_reserve(&arr, &cap, SIZE_MAX / 2, 8), TP_ERR_OVERFLOW);
+  TPT_STATUS(tp__array_reserve(&arr, &cap, SIZE_MAX / 2, 8), TP_ERR_OVERFLOW);
   TPT_CHECK(cap >= 1000);
-  TPT_STATUS(tp_array_reserve(&arr, &cap, 2000, 0), TP_ERR_INVALID);
+  TPT_STATUS(tp__array_reserve(&arr, &cap, 2000, 0), TP_ERR_INVALID);
   free(arr);
   TPT_EQ_U64(tp_dtype_size(TP_BF16), 2);
   TPT_EQ_U64(tp_dtype_size(TP_F64), 8);

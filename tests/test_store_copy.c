@@ -76,7 +76,7 @@ static void test_copy_frees_weights(void) {
   TPT_STATUS(tp_ptd_find(&p, "t", &e), TP_OK);
   if (e.nbytes == 96) {
     float f[6];
-    memcpy(f, e.data, sizeof f);
+    tpt_to_le(f, e.data, 6, 4); /* stored little-endian: back to host floats */
     TPT_CHECK(f[0] == -3.0f && f[1] == 3.0f && f[5] == 27.0f);
   }
   TPT_STATUS(tp_ptd_find(&p, "raw", &e), TP_OK);

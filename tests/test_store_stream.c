@@ -1,8 +1,10 @@
 /* Memory of the store, through counted TP_MALLOC/TP_REALLOC/TP_FREE:
    - streaming: writing a .ptd allocates a bounded amount of memory, whatever the data size
      (64 MiB of strided views written into a sink that only hashes them);
-   - allocation failure: failing the n-th allocation, for every n, gives TP_ERR_NOMEM (sticky,
-     with a sentence), never a crash or a leak (LeakSanitizer runs at exit). */
+   - allocation failure: failing the n-th allocation, for every n, gives TP_ERR_NOMEM with a
+     sentence (sticky for an add; for a size or write call not: a retry succeeds with the same
+     bytes), never different bytes with TP_OK, never a crash or a leak (LeakSanitizer runs at
+     exit). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,7 +94,13 @@ static void test_write_memory_is_bounded(void) {
   TPT_EQ_U64(g_live, 0);   /* everything freed */
 }
 
-/* One full use of a store: adds of every kind, size, write, file write. */
+/* The .ptd bytes of the last successful stage-3 write (hashed), and of a clean run. */
+static unsigned char g_digest[32], g_clean_digest[32];
+static int g_have_digest;
+
+/* One full use of a store: adds of every kind, size, write, file write. A failed add sticks
+   (a later add returns it); a failed size or write leaves a sentence and does not: the same
+   call again (the allocation failure was one-off) succeeds, with the same bytes. */
 static tp_status use_store(int *stage) {
   static float data[64];
   const int64_t sizes[2] = {8, 8};
@@ -130,6 +138,13 @@ static tp_status use_store(int *stage) {
     sink = tp_sink_membuf(&m);
     r = tp_store_write_ptd(s, &sink);
     if (r == TP_OK && m.size != size) r = TP_ERR_INVALID;
+    if (r == TP_OK) {
+      tp_sha256 h;
+      tp_sha256_init(&h);
+      tp_sha256_update(&h, m.data, m.size);
+      tp_sha256_final(&h, g_digest);
+      g_have_digest = 1;
+    }
     tp_membuf_free(&m);
   }
   if (r == TP_OK) {
@@ -139,7 +154,35 @@ static tp_status use_store(int *stage) {
   }
   if (r != TP_OK) {
     TPT_CHECK(tp_store_error(s)[0] != 0);
-    TPT_STATUS(tp_store_add_bytes(s, "after", "x", 1, 0, 0, NULL), r);   /* sticky */
+    TPT_STATUS(tp_store_status(s), r);
+    if (*stage <= 1) {
+      TPT_STATUS(tp_store_add_bytes(s, "after", "x", 1, 0, 0, NULL), r);   /* sticky */
+    } else {
+      /* not sticky: the store still works, and a retry of the failed call succeeds */
+      tp_status again;
+      uint64_t size2 = 0;
+      if (*stage == 2) again = tp_store_ptd_size(s, &size2);
+      else if (*stage == 3) {
+        memset(&m, 0, sizeof m);
+        sink = tp_sink_membuf(&m);
+        again = tp_store_write_ptd(s, &sink);
+        if (again == TP_OK) {
+          tp_sha256 h;
+          unsigned char d[32];
+          tp_sha256_init(&h);
+          tp_sha256_update(&h, m.data, m.size);
+          tp_sha256_final(&h, d);
+          TPT_CHECK(memcmp(d, g_clean_digest, 32) == 0); /* same bytes after the retry */
+        }
+        tp_membuf_free(&m);
+      } else {
+        again = tp_store_write_ptd_file(s, "/tmp/tp_test_store_stream.ptd");
+        remove("/tmp/tp_test_store_stream.ptd");
+      }
+      TPT_STATUS(again, TP_OK);
+      TPT_STATUS(tp_store_status(s), TP_OK);
+      TPT_EQ_STR(tp_store_error(s), "");
+    }
   }
   tp_store_destroy(s);
   return r;
@@ -152,17 +195,23 @@ static void test_allocation_failures(void) {
   g_fail_at = 1000000;
   TPT_STATUS(use_store(&stage), TP_OK);
   allocations = 1000000 - g_fail_at;
+  TPT_CHECK(g_have_digest);
+  memcpy(g_clean_digest, g_digest, 32);
   g_fail_at = -1;
   TPT_CHECK(allocations > 50);
   for (n = 0; n < allocations; n++) {
     tp_status r;
     g_fail_at = n;
+    g_have_digest = 0;
     r = use_store(&stage);
+    /* never different bytes with TP_OK (issue 14 item 13): a write that succeeded under this
+       allocation failure wrote exactly the clean run's bytes */
+    if (g_have_digest) TPT_CHECK(memcmp(g_digest, g_clean_digest, 32) == 0);
     TPT_EQ_INT(g_fail_at, -1);   /* the n-th allocation was reached and failed */
     g_fail_at = -1;
     /* the atomic file's own failures surface as TP_ERR_NOMEM or TP_ERR_IO */
     if (stage == 4 && r == TP_ERR_IO) r = TP_ERR_NOMEM;
-    /* TP_OK: the allocation was optional (the FlatBuffers builder's vtable cache) */
+    /* TP_OK: the allocation was optional (nothing in the store is, today) */
     if (r == TP_OK) {
       tolerated++;
       continue;

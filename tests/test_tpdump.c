@@ -294,7 +294,7 @@ static void test_seed_inline(void) {
   memset(&m, 0, sizeof m);
   TPT_CHECK(g != NULL);
   if (!g || !xnn_blob(g, &m)) { TPT_CHECK(0); tp_xnn_graph_destroy(g); return; }
-  seg = tp_load_le32(m.data + 18);
+  seg = tp__get_le32(m.data + 18);
   TPT_EQ_INT(inspect(m.data, m.size), 0);
   HAS("XNNPACK delegate blob: ");
   HAS("flatbuffer XN01 (XNNGraph)");
@@ -340,7 +340,7 @@ static void test_seed_named_and_ptd(void) {
   HAS("header FH01: length 40, flatbuffer offset 48 size ");
   HAS("flatbuffer FT01 (FlatTensor): version 0, 1 named entries\n");
   snprintf(line, sizeof line, "  [0] key=\"%s\" segment=0 at=%llu size=256 %s layout=FLOAT "
-           "sizes=[8, 8] dim_order=[0, 1]\n", hex, (unsigned long long)tp_load_le64(p.data + 32),
+           "sizes=[8, 8] dim_order=[0, 1]\n", hex, (unsigned long long)tp__get_le64(p.data + 32),
            sha8f(storage + 64, 256));
   HAS(line);
   TPT_EQ_INT(robustness(p.data, p.size), 0);
@@ -439,7 +439,7 @@ static void test_quantized_from_writer(void) {
   TPT_STATUS(tp_xnn_define_dynamically_quantized_tensor_value(g, TP_XNN_QDINT8, 2, 1, xd, 0,
              TP_XNN_FLAG_EXTERNAL_INPUT, &id), TP_OK);
   if (!xnn_blob(g, &m)) { TPT_CHECK(0); tp_xnn_graph_destroy(g); return; }
-  seg = tp_load_le32(m.data + 18);
+  seg = tp__get_le32(m.data + 18);
   /* printed in full, then the writer's rules (tp_xnn_check_blob) name what ExecuTorch would
      not accept: this graph only shows the value kinds */
   TPT_EQ_INT(inspect(m.data, m.size), 2);
@@ -465,7 +465,7 @@ static void test_quantized_from_writer(void) {
     for (c = 0; c < 2; c++) bf[r * 2 + c] = tp_f32_to_bf16(gs[c * 4 + r]);
   {
     unsigned char le[16];
-    for (i = 0; i < 8; i++) tp_store_le16(le + 2 * i, bf[i]);
+    for (i = 0; i < 8; i++) tp__put_le16(le + 2 * i, bf[i]);
     snprintf(line, sizeof line, "  [3] offset=48 size=16 at=%lu %s\n", (unsigned long)seg + 48,
              sha8(le, 16));
     HAS(line);
@@ -608,7 +608,7 @@ static void test_vulkan_from_writer(void) {
   memset(&m, 0, sizeof m);
   TPT_CHECK(g != NULL);
   if (!g || !vk_blob(g, &m)) { TPT_CHECK(0); tp_vk_graph_destroy(g); return; }
-  seg = tp_load_le32(m.data + 18);
+  seg = tp__get_le32(m.data + 18);
   TPT_EQ_INT(inspect(m.data, m.size), 0);
   HAS("Vulkan delegate blob: ");
   HAS("flatbuffer VK00 (VkGraph): ");
@@ -656,7 +656,7 @@ static void test_vulkan_named_fp16(void) {
   sink = tp_sink_membuf(&p);
   TPT_STATUS(tp_store_write_ptd(store, &sink), TP_OK);
   for (r = 0; r < 4; r++)
-    for (c = 0; c < 8; c++) tp_store_le16(h + 2 * (r * 8 + c), tp_f32_to_f16(wt[c * 4 + r]));
+    for (c = 0; c < 8; c++) tp__put_le16(h + 2 * (r * 8 + c), tp_f32_to_f16(wt[c * 4 + r]));
   tp_sha256_hex(h, sizeof h, hex);
   TPT_EQ_INT(inspect_ptd(m.data, m.size, p.data, p.size), 0);
   HAS("  [1] Tensor FLOAT16 dims=[4, 8] constant_id=0 mem_obj_id=-1 storage=DEFAULT "
@@ -697,7 +697,7 @@ static void test_json(void) {
   TPT_CHECK(strncmp(jreport, line, strlen(line)) == 0);
   snprintf(line, sizeof line, "{\"section\": \"constant_data\", \"index\": 1, \"source\": "
            "\"blob\", \"at\": %lu, \"size\": 256, \"sha256\": \"%s\"}",
-           (unsigned long)tp_load_le32(m.data + 18), hex);
+           (unsigned long)tp__get_le32(m.data + 18), hex);
   HAS_IN(jreport, line);
   /* named: unresolved without the .ptd, resolved with it */
   TPT_STATUS(tp_store_create(&store), TP_OK);
@@ -716,7 +716,7 @@ static void test_json(void) {
   TPT_EQ_INT(inspect_json(p.data, p.size, NULL, 0), 0);
   snprintf(line, sizeof line, "{\"section\": \"named_data\", \"index\": 0, \"key\": \"%s\", "
            "\"source\": \"blob\", \"at\": %llu, \"size\": 256, \"sha256\": \"%s\"}", hex,
-           (unsigned long long)tp_load_le64(p.data + 32), hex);
+           (unsigned long long)tp__get_le64(p.data + 32), hex);
   HAS_IN(jreport, line);
   /* a failure: ok false, the reason as an escaped string, the same exit code */
   TPT_EQ_INT(inspect_json(mn.data, mn.size, m.data, m.size), 2);

@@ -96,11 +96,11 @@ static unsigned char *wrap_delegate(const char *magic, const unsigned char *fb, 
   unsigned char *b = (unsigned char *)calloc(1, n);
   if (!b) return NULL;
   memcpy(b + 4, magic, 4);
-  tp_store_le16(b + 8, 30);
-  tp_store_le32(b + 10, 32);
-  tp_store_le32(b + 14, (uint32_t)fb_size);
-  tp_store_le32(b + 18, (uint32_t)seg_off);
-  tp_store_le64(b + 22, seg_size);
+  tp__put_le16(b + 8, 30);
+  tp__put_le32(b + 10, 32);
+  tp__put_le32(b + 14, (uint32_t)fb_size);
+  tp__put_le32(b + 18, (uint32_t)seg_off);
+  tp__put_le64(b + 22, seg_size);
   memcpy(b + 32, fb, fb_size);
   fill(b + seg_off, seg_size, 7);
   *size = n;
@@ -115,14 +115,14 @@ static unsigned char *wrap_ptd(const unsigned char *fb, size_t fb_size, size_t s
   size_t base = al(fb_size + 48, 128), n = base + seg_size;
   unsigned char *b = (unsigned char *)calloc(1, n);
   if (!b) return NULL;
-  tp_store_le32(b, tp_load_le32(fb) + 48);
+  tp__put_le32(b, tp__get_le32(fb) + 48);
   memcpy(b + 4, fb + 4, 4);
   memcpy(b + 8, "FH01", 4);
-  tp_store_le32(b + 12, 40);
-  tp_store_le64(b + 16, 48);
-  tp_store_le64(b + 24, fb_size);
-  tp_store_le64(b + 32, base);
-  tp_store_le64(b + 40, seg_size);
+  tp__put_le32(b + 12, 40);
+  tp__put_le64(b + 16, 48);
+  tp__put_le64(b + 24, fb_size);
+  tp__put_le64(b + 32, base);
+  tp__put_le64(b + 40, seg_size);
   memcpy(b + 56, fb + 8, fb_size - 8);
   fill(b + base, seg_size, 3);
   *size = n;
@@ -231,8 +231,8 @@ static void test_xnn_fields(void) {
   char line[256];
   TPT_CHECK(b != NULL);
   if (!b) return;
-  fbn = tp_load_le32(b + 14);
-  seg = tp_load_le32(b + 18);
+  fbn = tp__get_le32(b + 14);
+  seg = tp__get_le32(b + 18);
   TPT_EQ_INT(inspect(b, n), 0);
   TPT_EQ_INT(last_err.status, TP_OK);
   HAS("XNNPACK delegate blob: ");
@@ -388,32 +388,32 @@ static void test_xnn_header_checks(void) {
   char msg[256];
   TPT_CHECK(b != NULL);
   if (!b) return;
-  fbn = tp_load_le32(b + 14);
-  seg = tp_load_le32(b + 18);
+  fbn = tp__get_le32(b + 14);
+  seg = tp__get_le32(b + 18);
   c = (unsigned char *)malloc(n);
   /* segment size one byte past the end */
   memcpy(c, b, n);
-  tp_store_le64(c + 22, XNN_SEG + 1);
+  tp__put_le64(c + 22, XNN_SEG + 1);
   TPT_EQ_INT(inspect(c, n), 2);
   snprintf(msg, sizeof msg, "XH00 header: constant data at %lu of 225 bytes ends past the "
            "%zu-byte file", (unsigned long)seg, n);
   TPT_EQ_STR(last_err.msg, msg);
   /* segment overlapping the flatbuffer */
   memcpy(c, b, n);
-  tp_store_le32(c + 18, 40);
-  tp_store_le64(c + 22, 16);
+  tp__put_le32(c + 18, 40);
+  tp__put_le64(c + 22, 16);
   TPT_EQ_INT(inspect(c, n), 2);
   snprintf(msg, sizeof msg, "XH00 header: constant data offset 40 overlaps the flatbuffer "
            "[32, %lu)", (unsigned long)(32 + fbn));
   TPT_EQ_STR(last_err.msg, msg);
   /* header length below 30 */
   memcpy(c, b, n);
-  tp_store_le16(c + 8, 29);
+  tp__put_le16(c + 8, 29);
   TPT_EQ_INT(inspect(c, n), 2);
   TPT_EQ_STR(last_err.msg, "XH00 header: length 29 < 30");
   /* flatbuffer past the end */
   memcpy(c, b, n);
-  tp_store_le32(c + 14, (uint32_t)n);
+  tp__put_le32(c + 14, (uint32_t)n);
   TPT_EQ_INT(inspect(c, n), 2);
   snprintf(msg, sizeof msg, "XH00 header: flatbuffer [32, %zu) ends past the %zu-byte file",
            n + 32, n);
@@ -543,8 +543,8 @@ static void test_vk_fields(void) {
   char line[256];
   TPT_CHECK(b != NULL);
   if (!b) return;
-  fbn = tp_load_le32(b + 14);
-  seg = tp_load_le32(b + 18);
+  fbn = tp__get_le32(b + 14);
+  seg = tp__get_le32(b + 18);
   TPT_EQ_INT(inspect(b, n), 0);
   HAS("Vulkan delegate blob: ");
   snprintf(line, sizeof line, "header VH00: length 30, flatbuffer offset 32 size %lu, bytes "
@@ -630,11 +630,11 @@ static void test_vk_bare_and_header(void) {
   b = wrap_delegate("VH00", fb, fbn, VK_SEG, &n);
   c = (unsigned char *)malloc(n);
   memcpy(c, b, n);
-  tp_store_le32(c + 10, 16);          /* flatbuffer inside the header */
+  tp__put_le32(c + 10, 16);          /* flatbuffer inside the header */
   TPT_EQ_INT(inspect(c, n), 2);
   TPT_EQ_STR(last_err.msg, "VH00 header: flatbuffer offset 16 is inside the 30-byte header");
   memcpy(c, b, n);
-  tp_store_le32(c + 14, 4);           /* flatbuffer size too small */
+  tp__put_le32(c + 14, 4);           /* flatbuffer size too small */
   TPT_EQ_INT(inspect(c, n), 2);
   TPT_EQ_STR(last_err.msg, "VH00 header: flatbuffer size 4 < 12 (root offset, identifier, one "
              "table)");
@@ -682,7 +682,7 @@ static void test_ptd_fields(void) {
   TPT_EQ_STR(last_err.msg, "");
   HAS(".ptd (FlatTensor) file: ");
   snprintf(line, sizeof line, "header FH01: length 40, flatbuffer offset 48 size %llu, segment "
-           "base %lu size 134\n", (unsigned long long)tp_load_le64(b + 24), (unsigned long)base);
+           "base %lu size 134\n", (unsigned long long)tp__get_le64(b + 24), (unsigned long)base);
   HAS(line);
   HAS("flatbuffer FT01 (FlatTensor): version 0, 2 named entries\n");
   snprintf(line, sizeof line, "segments: 2\n  [0] offset=0 size=64 at=%lu\n  [1] offset=128 "
@@ -832,7 +832,7 @@ static void test_json(void) {
   uint32_t seg;
   TPT_CHECK(b != NULL);
   if (!b) return;
-  seg = tp_load_le32(b + 18);
+  seg = tp__get_le32(b + 18);
   memset(&out, 0, sizeof out);
   TPT_EQ_INT(tpdump_inspect_json(b, n, NULL, 0, &out, &e), 0);
   TPT_CHECK(out.data != NULL);

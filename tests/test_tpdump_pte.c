@@ -15,14 +15,28 @@
 
 #include <math.h>
 #include <stdlib.h>
-#include <sys/wait.h>
+#ifndef _WIN32
+#include <sys/wait.h> /* the tool is run through the shell: POSIX only */
 #include <unistd.h>
+#endif
 
 #ifndef TPDUMP_BIN
 #define TPDUMP_BIN "build/tools/tpdump"
 #endif
 
 static float g_storage[3 * 8 * 8];
+
+/* SHA-256 hex of the little-endian bytes of the weight view storage[64..128). */
+static void weight_sha(char hex[65]) {
+  unsigned char le[256];
+  size_t i;
+  for (i = 0; i < 64; i++) {
+    uint32_t u;
+    memcpy(&u, &g_storage[64 + i], 4);
+    tp__put_le32(le + 4 * i, u);
+  }
+  tp_sha256_hex(le, sizeof le, hex);
+}
 
 static void program(int named, tp_membuf *mb) {
   int64_t sz[3] = {3, 8, 8};
@@ -85,7 +99,7 @@ static void test_print(void) {
                "blob at file offset ");
   /* the blob dumped: its weight constant is the view's 64 floats */
   TPT_CONTAINS((const char *)out.data, "XNNPACK delegate blob: 736 bytes");
-  TPT_CHECK(tp_sha256_hex(g_storage + 64, 256, hex) == TP_OK);
+  weight_sha(hex);
   hex[8] = '\0';
   TPT_CONTAINS((const char *)out.data, hex);
   tp_membuf_free(&out);
@@ -98,7 +112,7 @@ static void test_named_and_json(void) {
   char hex[65];
   tp_sink s;
   program(1, &mb);
-  tp_sha256_hex(g_storage + 64, 256, hex);
+  weight_sha(hex);
   memset(&out, 0, sizeof out);
   TPT_EQ_INT(tpdump_inspect(mb.data, mb.size, &out, &err), 0);
   s = tp_sink_membuf(&out);
@@ -138,6 +152,7 @@ static void test_malformed(void) {
     TPT_CHECK(tpdump_inspect(mb.data, mb.size, NULL, &err) != 1);
     mb.data[i] ^= 0x41;
   }
+#ifndef _WIN32
   /* the tool: exit 2, one line on stderr */
   TPT_CHECK(mkdtemp(dir) != NULL);
   snprintf(path, sizeof path, "%s/short.pte", dir);
@@ -162,6 +177,9 @@ static void test_malformed(void) {
   TPT_EQ_INT(system(cmd), 0);
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   TPT_EQ_INT(system(cmd), 0);
+#else
+  (void)dir; (void)path; (void)cmd; (void)f;
+#endif
   tp_membuf_free(&mb);
 }
 

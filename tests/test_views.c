@@ -468,7 +468,7 @@ static void test_op_errors(void) {
   TPT_STATUS(tp_view(s, TP_F32, 2, sz, NULL, 0, &t), TP_OK);
   /* bad dim: INVALID; index/range outside the dim: BOUNDS */
   TPT_STATUS(tp_select(&t, 2, 0, &r), TP_ERR_INVALID);
-  TPT_STATUS(tp_select(&t, -1, 0, &r), TP_ERR_INVALID);
+  TPT_STATUS(tp_select(&t, -3, 0, &r), TP_ERR_INVALID);
   TPT_STATUS(tp_select(&t, 0, 4, &r), TP_ERR_BOUNDS);
   TPT_STATUS(tp_select(&t, 0, -5, &r), TP_ERR_BOUNDS);
   TPT_STATUS(tp_select(&t, 0, -4, &r), TP_OK);
@@ -514,6 +514,211 @@ static void test_op_errors(void) {
   TPT_STATUS(tp_flip(&r, 0, &t), TP_ERR_BOUNDS);
 }
 
+/* Negative dims count from the end in every op, as in PyTorch: each gives the same view as
+   the positive dim. */
+static void test_negative_dims(void) {
+  tp_storage s;
+  tp_tensor t, a, b;
+  int64_t sz[3] = {2, 3, 4}, ex[4] = {5, 2, 3, 4};
+  int pneg[3] = {-1, 0, -2}, ppos[3] = {2, 0, 1};
+  int d;
+  s.data = g_mem;
+  s.nbytes = 96;
+  TPT_STATUS(tp_view(s, TP_F32, 3, sz, NULL, 0, &t), TP_OK);
+  for (d = 0; d < 3; d++) {
+    int n = d - 3;
+    TPT_STATUS(tp_select(&t, n, 1, &a), TP_OK);
+    TPT_STATUS(tp_select(&t, d, 1, &b), TP_OK);
+    TPT_CHECK(memcmp(&a, &b, sizeof a) == 0);
+    TPT_STATUS(tp_narrow(&t, n, 1, 1, &a), TP_OK);
+    TPT_STATUS(tp_narrow(&t, d, 1, 1, &b), TP_OK);
+    TPT_CHECK(memcmp(&a, &b, sizeof a) == 0);
+    TPT_STATUS(tp_slice(&t, n, 0, 4, 2, &a), TP_OK);
+    TPT_STATUS(tp_slice(&t, d, 0, 4, 2, &b), TP_OK);
+    TPT_CHECK(memcmp(&a, &b, sizeof a) == 0);
+    TPT_STATUS(tp_chunk(&t, 2, n, 0, &a), TP_OK);
+    TPT_STATUS(tp_chunk(&t, 2, d, 0, &b), TP_OK);
+    TPT_CHECK(memcmp(&a, &b, sizeof a) == 0);
+    TPT_STATUS(tp_flip(&t, n, &a), TP_OK);
+    TPT_STATUS(tp_flip(&t, d, &b), TP_OK);
+    TPT_CHECK(memcmp(&a, &b, sizeof a) == 0);
+    TPT_STATUS(tp_transpose(&t, n, -1, &a), TP_OK);
+    TPT_STATUS(tp_transpose(&t, d, 2, &b), TP_OK);
+    TPT_CHECK(memcmp(&a, &b, sizeof a) == 0);
+  }
+  TPT_STATUS(tp_permute(&t, pneg, &a), TP_OK);
+  TPT_STATUS(tp_permute(&t, ppos, &b), TP_OK);
+  TPT_CHECK(memcmp(&a, &b, sizeof a) == 0);
+  TPT_EQ_INT(a.sizes[0], 4);
+  TPT_STATUS(tp_expand(&t, 4, ex, &a), TP_OK);
+  TPT_EQ_INT(a.strides[0], 0);
+  /* the chunk of the issue: tp_chunk(dim = -1) */
+  TPT_STATUS(tp_chunk(&t, 4, -1, 3, &a), TP_OK);
+  TPT_EQ_INT(a.sizes[2], 1);
+  TPT_EQ_INT(a.offset, 3);
+}
+
+/* Each op's _ex form: the exact status and the sentence with the numbers; err is reset on
+   entry (an old failure never stays), and a success leaves it empty. */
+static void test_op_sentences(void) {
+  tp_storage s;
+  tp_tensor t, r, z;
+  tp_error e;
+  int64_t sz[2] = {4, 6}, ex_bad[2] = {4, 5}, zs[2] = {0, 3};
+  int perm_dup[2] = {1, -1};
+  s.data = g_mem;
+  s.nbytes = 96;
+  memset(&e, 0, sizeof e);
+  TPT_STATUS(tp_view_ex(s, TP_F32, 2, sz, NULL, 1, &t, &e), TP_ERR_BOUNDS);
+  TPT_EQ_STR(e.msg, "view reaches byte 100 of a 96-byte storage");
+  TPT_STATUS(tp_view_ex(s, TP_F32, TP_MAX_DIMS + 1, sz, NULL, 0, &t, &e), TP_ERR_INVALID);
+  TPT_CONTAINS(e.msg, "view: ndim 17 is outside 0..TP_MAX_DIMS 16");
+  TPT_STATUS(tp_view_ex(s, TP_F32, 2, sz, NULL, 0, &t, &e), TP_OK);
+  TPT_EQ_INT(e.status, TP_OK);
+  TPT_EQ_STR(e.msg, "");
+  TPT_STATUS(tp_select_ex(&t, 2, 0, &r, &e), TP_ERR_INVALID);
+  TPT_EQ_INT(e.status, TP_ERR_INVALID);
+  TPT_EQ_STR(e.msg, "select: dim 2 is outside -2..1 (a 2-d view)");
+  TPT_STATUS(tp_select_ex(&t, -1, 6, &r, &e), TP_ERR_BOUNDS); /* reset: not the old INVALID */
+  TPT_EQ_INT(e.status, TP_ERR_BOUNDS);
+  TPT_EQ_STR(e.msg, "select: index 6 is outside -6..5 (dim 1 has size 6)");
+  TPT_STATUS(tp_select_ex(&t, -1, 5, &r, &e), TP_OK);
+  TPT_EQ_STR(e.msg, "");
+  TPT_STATUS(tp_narrow_ex(&t, 0, 2, 3, &r, &e), TP_ERR_BOUNDS);
+  TPT_EQ_STR(e.msg, "narrow: start 2 + length 3 passes the end of dim 0 (size 4)");
+  TPT_STATUS(tp_narrow_ex(&t, 0, -5, 1, &r, &e), TP_ERR_BOUNDS);
+  TPT_EQ_STR(e.msg, "narrow: start -5 is outside -4..4 (dim 0 has size 4)");
+  TPT_STATUS(tp_narrow_ex(&t, 0, 0, -1, &r, &e), TP_ERR_INVALID);
+  TPT_EQ_STR(e.msg, "narrow: length -1 is negative");
+  TPT_STATUS(tp_slice_ex(&t, 1, 0, 6, 0, &r, &e), TP_ERR_INVALID);
+  TPT_EQ_STR(e.msg, "slice: step 0 must be >= 1");
+  TPT_STATUS(tp_transpose_ex(&t, 0, -3, &r, &e), TP_ERR_INVALID);
+  TPT_EQ_STR(e.msg, "transpose: d1 -3 is outside -2..1 (a 2-d view)");
+  TPT_STATUS(tp_permute_ex(&t, perm_dup, &r, &e), TP_ERR_INVALID);
+  TPT_EQ_STR(e.msg, "permute: perm[1] = -1 names dim 1 twice (not a permutation)");
+  TPT_STATUS(tp_permute_ex(&t, NULL, &r, &e), TP_ERR_INVALID);
+  TPT_EQ_STR(e.msg, "permute: perm is NULL for a 2-d view");
+  TPT_STATUS(tp_chunk_ex(&t, 3, -2, 2, &r, &e), TP_ERR_INVALID);
+  TPT_EQ_STR(e.msg, "chunk: index 2 is outside 0..1 (dim 0 of size 4 in 3 chunks gives 2)");
+  TPT_STATUS(tp_chunk_ex(&t, 0, 0, 0, &r, &e), TP_ERR_INVALID);
+  TPT_EQ_STR(e.msg, "chunk: chunks 0 must be >= 1");
+  TPT_STATUS(tp_flip_ex(&t, 5, &r, &e), TP_ERR_INVALID);
+  TPT_EQ_STR(e.msg, "flip: dim 5 is outside -2..1 (a 2-d view)");
+  TPT_STATUS(tp_expand_ex(&t, 2, ex_bad, &r, &e), TP_ERR_INVALID);
+  TPT_EQ_STR(e.msg, "expand: size 5 for dim 1, which has size 6 (only size-1 dims expand; -1 keeps a size)");
+  TPT_STATUS(tp_expand_ex(&t, 1, ex_bad, &r, &e), TP_ERR_INVALID);
+  TPT_EQ_STR(e.msg, "expand: ndim 1 is outside 2..16 (a 2-d view)");
+  TPT_STATUS(tp_select_ex(&t, 0, 0, NULL, &e), TP_ERR_INVALID);
+  TPT_EQ_STR(e.msg, "select: out is NULL");
+  TPT_STATUS(tp_select_ex(NULL, 0, 0, &r, &e), TP_ERR_INVALID);
+  TPT_EQ_STR(e.msg, "select: the input view is NULL");
+  /* an invalid input view: tp_tensor_check's sentence */
+  r = t;
+  r.sizes[0] = 5;
+  TPT_STATUS(tp_flip_ex(&r, 0, &r, &e), TP_ERR_BOUNDS);
+  TPT_EQ_STR(e.msg, "view reaches byte 120 of a 96-byte storage");
+  /* a 0-d view has no dims */
+  TPT_STATUS(tp_view(s, TP_F32, 0, NULL, NULL, 0, &z), TP_OK);
+  TPT_STATUS(tp_flip_ex(&z, -1, &r, &e), TP_ERR_INVALID);
+  TPT_EQ_STR(e.msg, "flip: dim -1 given, but a 0-d view has no dims");
+  /* expanding an empty dim to 4 is not allowed (only size-1 dims expand) */
+  TPT_STATUS(tp_view(s, TP_F32, 2, zs, NULL, 0, &z), TP_OK);
+  TPT_STATUS(tp_expand_ex(&z, 2, sz, &r, &e), TP_ERR_INVALID);
+  TPT_EQ_STR(e.msg, "expand: size 4 for dim 0, which has size 0 (only size-1 dims expand; -1 keeps a size)");
+  /* NULL err is allowed everywhere */
+  TPT_STATUS(tp_select_ex(&t, 9, 0, &r, NULL), TP_ERR_INVALID);
+}
+
+/* Issue 14 item 16: slices and selects whose result is valid never report overflow. */
+static void test_edge_results(void) {
+  tp_storage s;
+  tp_tensor t, r;
+  tp_error e;
+  int64_t sz4[1] = {4}, st16[1] = {16}, zsz[2] = {0, 5}, zst[2] = {1, 1}, sz2[2] = {3, 4};
+  s.data = g_mem;
+  s.nbytes = sizeof g_mem;
+  memset(&e, 0, sizeof e);
+  /* tp_slice(0:4:2^60): one element */
+  TPT_STATUS(tp_view(s, TP_F32, 1, sz4, NULL, 0, &t), TP_OK);
+  TPT_STATUS(tp_slice_ex(&t, 0, 0, 4, (int64_t)1 << 60, &r, &e), TP_OK);
+  TPT_EQ_STR(e.msg, "");
+  TPT_EQ_INT(r.sizes[0], 1);
+  TPT_EQ_INT(r.offset, 0);
+  TPT_EQ_INT(r.strides[0], (int64_t)1 << 60); /* fits: stride x step, as PyTorch */
+  /* tp_slice(0:1:INT64_MAX) on a stride-16 dim: one element, stride x step leaves int64 */
+  TPT_STATUS(tp_view(s, TP_F32, 1, sz4, st16, 0, &t), TP_OK);
+  TPT_STATUS(tp_slice_ex(&t, 0, 0, 1, INT64_MAX, &r, &e), TP_OK);
+  TPT_EQ_INT(r.sizes[0], 1);
+  TPT_EQ_INT(r.strides[0], 16); /* the old stride is kept */
+  TPT_STATUS(tp_slice(&t, 0, 0, 4, (int64_t)1 << 60, &r), TP_OK);
+  TPT_EQ_INT(r.sizes[0], 1);
+  TPT_STATUS(tp_slice(&t, 0, 1, 4, INT64_MAX, &r), TP_OK);
+  TPT_EQ_INT(r.offset, 16);
+  /* stride x step leaving int64 with one element along dim (two or more cannot happen on a
+     valid view: stride x step x (len - 1) stays within its extent) */
+  {
+    tp_tensor w;
+    memset(&w, 0, sizeof w);
+    w.storage = s;
+    w.dtype = TP_U8;
+    w.ndim = 2;
+    w.sizes[0] = 0; /* empty: valid with any stride */
+    w.sizes[1] = 3;
+    w.strides[0] = 1;
+    w.strides[1] = INT64_MAX / 4;
+    TPT_STATUS(tp_slice_ex(&w, 1, 0, 3, 2, &r, &e), TP_OK); /* empty result: fine */
+    w.sizes[0] = 1;
+    w.strides[1] = 1; /* now a real 1x3 view; stride 1 x step INT64_MAX fits, 2 elements */
+    TPT_STATUS(tp_slice_ex(&w, 1, 0, 3, INT64_MAX / 2 + 1, &r, &e), TP_OK);
+    TPT_EQ_INT(r.sizes[1], 1);
+    w.strides[1] = 4;
+    TPT_STATUS(tp_slice_ex(&w, 1, 0, 3, INT64_MAX / 2, &r, &e), TP_OK); /* 4 x step > INT64_MAX */
+    TPT_EQ_INT(r.strides[1], 4);
+  }
+  {
+    tp_tensor u = t;
+    u.sizes[0] = 2;
+    u.strides[0] = 1;
+    u.storage.nbytes = 16;
+    TPT_STATUS(tp_slice_ex(&u, 0, 0, 2, INT64_MAX, &r, &e), TP_OK); /* one element: 0 */
+    TPT_EQ_INT(r.sizes[0], 1);
+  }
+  /* tp_select on an empty view at offset INT64_MAX - 2 */
+  TPT_STATUS(tp_view(s, TP_F32, 2, zsz, zst, INT64_MAX - 2, &t), TP_OK);
+  TPT_STATUS(tp_select_ex(&t, 1, 4, &r, &e), TP_OK);
+  TPT_EQ_STR(e.msg, "");
+  TPT_EQ_INT(r.ndim, 1);
+  TPT_EQ_INT(r.sizes[0], 0);
+  TPT_EQ_INT(r.offset, INT64_MAX - 2);
+  TPT_STATUS(tp_narrow(&t, 1, 3, 2, &r), TP_OK);
+  TPT_STATUS(tp_flip(&t, 1, &r), TP_OK);
+  TPT_STATUS(tp_slice(&t, 1, 1, 5, 3, &r), TP_OK);
+  TPT_EQ_INT(r.sizes[1], 2);
+  TPT_EQ_INT(r.offset, INT64_MAX - 2);
+  /* a non-empty result whose offset leaves int64 still says so, with the numbers */
+  {
+    tp_tensor h;
+    memset(&h, 0, sizeof h);
+    h.storage = s;
+    h.dtype = TP_U8;
+    h.ndim = 2;
+    h.sizes[0] = 0; /* empty, so any stride and offset is a valid input */
+    h.sizes[1] = 3;
+    h.strides[1] = INT64_MAX / 2;
+    h.offset = 10;
+    TPT_STATUS(tp_select_ex(&h, 1, 2, &r, &e), TP_OK); /* the result is empty too */
+    h.sizes[0] = 1;
+    h.strides[1] = 1;
+    h.offset = INT64_MAX - 2; /* not empty now: the input itself overflows */
+    TPT_STATUS(tp_select_ex(&h, 1, 2, &r, &e), TP_ERR_OVERFLOW);
+    TPT_EQ_STR(e.msg, "view's last element 9223372036854775807 overflows as a byte offset");
+  }
+  TPT_STATUS(tp_view(s, TP_F32, 2, sz2, NULL, 0, &t), TP_OK);
+  TPT_STATUS(tp_slice_ex(&t, 1, 0, 4, INT64_MAX / 2, &r, &e), TP_OK);
+  TPT_EQ_INT(r.sizes[1], 1);
+  TPT_EQ_INT(r.strides[1], INT64_MAX / 2); /* stride x step fits: kept as PyTorch has it */
+}
+
 int main(void) {
   TPT_RUN(test_view_basics);
   TPT_RUN(test_empty_views);
@@ -522,5 +727,8 @@ int main(void) {
   TPT_RUN(test_dim_order_random);
   TPT_RUN(test_ops_random);
   TPT_RUN(test_op_errors);
+  TPT_RUN(test_negative_dims);
+  TPT_RUN(test_op_sentences);
+  TPT_RUN(test_edge_results);
   return tpt_finish("views");
 }

@@ -105,8 +105,8 @@ static void test_header_bytes(void) {
   if (open_blob(g, &b)) {
     static const unsigned char magic[8] = {0, 0, 0, 0, 'V', 'H', '0', '0'};
     TPT_MEMEQ(b.m.data, magic, 8);
-    TPT_EQ_INT(tp_load_le16(b.m.data + 8), 30);
-    TPT_EQ_INT(tp_load_le32(b.m.data + 10), 32);
+    TPT_EQ_INT(tp__get_le16(b.m.data + 8), 30);
+    TPT_EQ_INT(tp__get_le32(b.m.data + 10), 32);
     TPT_EQ_INT(b.m.data[30], 0);
     TPT_EQ_INT(b.m.data[31], 0);
     TPT_EQ_U64(b.h.flatbuffer_offset, 32);
@@ -523,7 +523,7 @@ static void test_shaders_and_overrides(void) {
       {
         unsigned char want[20];
         int k;
-        for (k = 0; k < 5; k++) tp_store_le32(want + 4 * k, spv[k]);
+        for (k = 0; k < 5; k++) tp__put_le32(want + 4 * k, spv[k]);
         TPT_MEMEQ(b.seg + base, want, 20);
       }
       TPT_MEMEQ(b.seg + base + 32, odd, 3);
@@ -674,10 +674,10 @@ static void test_force_fp16(void) {
   uint32_t c, x, i32, xs;
   int32_t iv[4] = {1, 2, 3, 4};
   tp_tensor ti = make_view(iv, sizeof iv, TP_I32, 1, sz, NULL, 0);
-  tp_store_le16(want + 0, 0x3c00);
-  tp_store_le16(want + 2, 0xc100);
-  tp_store_le16(want + 4, 0x7bff); /* clamped to 65504 */
-  tp_store_le16(want + 6, 0xfbff); /* clamped to -65504 */
+  tp__put_le16(want + 0, 0x3c00);
+  tp__put_le16(want + 2, 0xc100);
+  tp__put_le16(want + 4, 0x7bff); /* clamped to 65504 */
+  tp__put_le16(want + 6, 0xfbff); /* clamped to -65504 */
   memset(&o, 0, sizeof o);
   o.force_fp16 = 1;
   TPT_STATUS(tp_vk_graph_create(&o, &g), TP_OK);
@@ -816,18 +816,18 @@ static void test_parse_header_rejects(void) {
     p[5] = 'X';
     TPT_STATUS(tp_vk_parse_header(p, b.m.size, &h), TP_ERR_FORMAT);
     p[5] = 'H';
-    tp_store_le16(p + 8, 29);
+    tp__put_le16(p + 8, 29);
     TPT_STATUS(tp_vk_parse_header(p, b.m.size, &h), TP_ERR_FORMAT);
-    tp_store_le16(p + 8, 30);
-    tp_store_le32(p + 14, 0);
+    tp__put_le16(p + 8, 30);
+    tp__put_le32(p + 14, 0);
     TPT_STATUS(tp_vk_parse_header(p, b.m.size, &h), TP_ERR_FORMAT);
-    tp_store_le32(p + 14, b.h.flatbuffer_size);
-    tp_store_le32(p + 18, 40);
+    tp__put_le32(p + 14, b.h.flatbuffer_size);
+    tp__put_le32(p + 18, 40);
     TPT_STATUS(tp_vk_parse_header(p, b.m.size, &h), TP_ERR_FORMAT);
-    tp_store_le32(p + 18, b.h.bytes_offset);
-    tp_store_le64(p + 22, 1);
+    tp__put_le32(p + 18, b.h.bytes_offset);
+    tp__put_le64(p + 22, 1);
     TPT_STATUS(tp_vk_parse_header(p, b.m.size, &h), TP_ERR_FORMAT);
-    tp_store_le64(p + 22, 0);
+    tp__put_le64(p + 22, 0);
     p[36] = 'X';
     TPT_STATUS(tp_vk_parse_header(p, b.m.size, &h), TP_ERR_FORMAT);
     p[36] = 'V';

@@ -29,11 +29,11 @@ static int blob_write(tp_xnn_graph *g, blob *b) {
   TPT_EQ_U64(b->m.size, size);
   if (b->m.size < 32) return 0;
   TPT_MEMEQ(b->m.data, "\0\0\0\0XH00", 8);
-  TPT_EQ_INT(tp_load_le16(b->m.data + 8), 30);
-  b->fb_off = tp_load_le32(b->m.data + 10);
-  b->fb_size = tp_load_le32(b->m.data + 14);
-  b->cd_off = tp_load_le32(b->m.data + 18);
-  b->cd_size = tp_load_le64(b->m.data + 22);
+  TPT_EQ_INT(tp__get_le16(b->m.data + 8), 30);
+  b->fb_off = tp__get_le32(b->m.data + 10);
+  b->fb_size = tp__get_le32(b->m.data + 14);
+  b->cd_off = tp__get_le32(b->m.data + 18);
+  b->cd_size = tp__get_le64(b->m.data + 22);
   TPT_EQ_INT(b->fb_off, 32);
   TPT_EQ_INT(b->m.data[30], 0);
   TPT_EQ_INT(b->m.data[31], 0);
@@ -292,7 +292,7 @@ static void test_groupwise_int4_transposed_scale(void) {
     for (o = 0; o < OUT; o++)
       for (k = 0; k < G; k++) {
         uint16_t want = tp_f32_to_bf16(scale_t[k * OUT + o]);
-        TPT_EQ_INT(tp_load_le16(c + 2 * (o * G + k)), want);
+        TPT_EQ_INT(tp__get_le16(c + 2 * (o * G + k)), want);
       }
     c = const_bytes(&b, 2, &n);
     TPT_EQ_U64(n, OUT * IN / 2);
@@ -365,10 +365,10 @@ static void test_per_channel_scale_view_identical_blob(void) {
     uint8_t qt = 0;
     uint64_t n;
     const unsigned char *c;
-    bl.fb_off = tp_load_le32(m2.data + 10);
-    bl.fb_size = tp_load_le32(m2.data + 14);
-    bl.cd_off = tp_load_le32(m2.data + 18);
-    bl.cd_size = tp_load_le64(m2.data + 22);
+    bl.fb_off = tp__get_le32(m2.data + 10);
+    bl.fb_size = tp__get_le32(m2.data + 14);
+    bl.cd_off = tp__get_le32(m2.data + 18);
+    bl.cd_size = tp__get_le64(m2.data + 22);
     TPT_STATUS(tp_fb_reader_init(&bl.r, m2.data + bl.fb_off, bl.fb_size, "XN01", &bl.root),
                TP_OK);
     c = const_bytes(&bl, 1, &n);
@@ -588,7 +588,7 @@ static void test_qcint4_odd_last_dim(void) {
   }
   TPT_CHECK(m1.size == m2.size && m1.size > 0 && memcmp(m1.data, m2.data, m1.size) == 0);
   if (m1.size > 32) {
-    uint32_t cd = tp_load_le32(m1.data + 18);
+    uint32_t cd = tp__get_le32(m1.data + 18);
     TPT_MEMEQ(m1.data + cd + 16, packed, 4); /* after the 8-byte scale padded to 16 */
     TPT_MEMEQ_LE(m1.data + cd, sc, 8, 4);
   }

@@ -25,7 +25,8 @@ static inline int tpt_big_endian(void) {
   return b == 0;
 }
 /* The bytes the writers store for n elements of es bytes each at src: each element in
-   little-endian order (a plain copy on a little-endian host). dst may equal src. */
+   little-endian order (a plain copy on a little-endian host); the same call turns stored
+   little-endian elements back into host ones. dst may equal src. */
 static inline void tpt_to_le(void *dst, const void *src, size_t n, size_t es) {
   unsigned char *d = (unsigned char *)dst, t;
   size_t i, k;

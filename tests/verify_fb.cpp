@@ -447,7 +447,7 @@ void our_table(const tp_fb_table &t, const TT *tt, std::string &ev) {
       tp_fb_table m = tp_fb_union_field(&t, id, &tag);
       const TT *mt = union_member(ref_of(tt, i), tag);
       if (tag && !mt) {
-        tp_error_set(&t.r->err, TP_ERR_FORMAT, "unknown union tag %u", (unsigned)tag);
+        tp__error_set(&t.r->err, TP_ERR_FORMAT, "unknown union tag %u", (unsigned)tag);
         return;
       }
       if (mt) our_table(m, mt, ev);

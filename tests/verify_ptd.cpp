@@ -5,7 +5,10 @@
 //     offsets/sizes and layouts equal what was added, segment bytes equal the views' bytes;
 //  2. files built with the official C++ builder, the header inserted the way upstream's C++
 //     (save_ptd) and Python (FlatTensorSerializer) writers do, are read by tp_ptd_open; every
-//     truncation and single-byte corruption of them is read or refused with TP_ERR_FORMAT.
+//     truncation and single-byte corruption of them is read or refused with TP_ERR_FORMAT;
+//  3. the one description of FT01 (TP_FT01_FIELDS in tensorpack.h) against flatc's code for
+//     our schema copy: every described field has the schema's name at its id, its type and its
+//     default, and every field of every table is described.
 #define TENSORPACK_IMPLEMENTATION
 #include "tensorpack.h"
 #include "tp_test.h"
@@ -125,9 +128,9 @@ static void write_and_verify(const std::vector<Added> &adds, const char *what) {
 
   // Header, as the upstream loader parses it.
   TPT_MEMEQ(m.data + 8, "FH01", 4);
-  TPT_EQ_U64(tp_load_le32(m.data + 12), 40);
-  uint64_t fb_off = tp_load_le64(m.data + 16), fb_size = tp_load_le64(m.data + 24);
-  uint64_t base = tp_load_le64(m.data + 32), data_size = tp_load_le64(m.data + 40);
+  TPT_EQ_U64(tp__get_le32(m.data + 12), 40);
+  uint64_t fb_off = tp__get_le64(m.data + 16), fb_size = tp__get_le64(m.data + 24);
+  uint64_t base = tp__get_le64(m.data + 32), data_size = tp__get_le64(m.data + 40);
   TPT_EQ_U64(fb_off, 48);
   TPT_EQ_U64(base % 128, 0);
   TPT_CHECK(base >= fb_off + fb_size);
@@ -354,14 +357,14 @@ static std::vector<unsigned char> official_ptd(const std::vector<std::vector<uns
   uint64_t base = style == 0 ? hdr + (fbn + align - 1) / align * align
                              : (hdr + fbn + 127) / 128 * 128;
   std::vector<unsigned char> out(static_cast<size_t>(base + total), 0);
-  tp_store_le32(out.data(), tp_load_le32(fb) + static_cast<uint32_t>(hdr));
+  tp__put_le32(out.data(), tp__get_le32(fb) + static_cast<uint32_t>(hdr));
   memcpy(out.data() + 4, fb + 4, 4);
   memcpy(out.data() + 8, "FH01", 4);
-  tp_store_le32(out.data() + 12, 40);
-  tp_store_le64(out.data() + 16, hdr);
-  tp_store_le64(out.data() + 24, fbn);
-  tp_store_le64(out.data() + 32, base);
-  tp_store_le64(out.data() + 40, total);
+  tp__put_le32(out.data() + 12, 40);
+  tp__put_le64(out.data() + 16, hdr);
+  tp__put_le64(out.data() + 24, fbn);
+  tp__put_le64(out.data() + 32, base);
+  tp__put_le64(out.data() + 40, total);
   memcpy(out.data() + hdr + 8, fb + 8, static_cast<size_t>(fbn - 8));
   for (size_t i = 0; i < segs.size(); i++)
     if (!segs[i].empty()) memcpy(out.data() + base + offs[i], segs[i].data(), segs[i].size());
@@ -435,14 +438,14 @@ static std::vector<unsigned char> flatc_ptd(const std::vector<std::vector<unsign
 
   uint64_t base = (48 + fb.size() + 127) / 128 * 128;
   out.assign(static_cast<size_t>(base + total), 0);
-  tp_store_le32(out.data(), tp_load_le32(fb.data()) + 48);
+  tp__put_le32(out.data(), tp__get_le32(fb.data()) + 48);
   memcpy(out.data() + 4, fb.data() + 4, 4);
   memcpy(out.data() + 8, "FH01", 4);
-  tp_store_le32(out.data() + 12, 40);
-  tp_store_le64(out.data() + 16, 48);
-  tp_store_le64(out.data() + 24, fb.size());
-  tp_store_le64(out.data() + 32, base);
-  tp_store_le64(out.data() + 40, total);
+  tp__put_le32(out.data() + 12, 40);
+  tp__put_le64(out.data() + 16, 48);
+  tp__put_le64(out.data() + 24, fb.size());
+  tp__put_le64(out.data() + 32, base);
+  tp__put_le64(out.data() + 40, total);
   memcpy(out.data() + 56, fb.data() + 8, fb.size() - 8);
   for (size_t i = 0; i < segs.size(); i++)
     if (!segs[i].empty()) memcpy(out.data() + base + offs[i], segs[i].data(), segs[i].size());
@@ -488,7 +491,7 @@ static void test_official_files() {
     if (styles[k] == 2) {
       TPT_CHECK(!f.empty());   // flatc -b ran
       if (f.empty()) continue;
-      flatbuffers::Verifier v(f.data(), static_cast<size_t>(48 + tp_load_le64(f.data() + 24)));
+      flatbuffers::Verifier v(f.data(), static_cast<size_t>(48 + tp__get_le64(f.data() + 24)));
       TPT_CHECK(ft::VerifyFlatTensorBuffer(v));
     }
     tp_ptd p;
@@ -531,6 +534,54 @@ static void test_official_files() {
   }
 }
 
+// ---- 3. the FT01 description -----------------------------------------------------------
+
+static bool kind_matches(const char *kind, const flatbuffers::TypeCode &tc) {
+  std::string k(kind);
+  if (k == "VEC") return tc.is_repeating != 0;
+  if (tc.is_repeating) return false;
+  if (k == "STR") return tc.base_type == flatbuffers::ET_STRING;
+  if (k == "TABLE") return tc.base_type == flatbuffers::ET_SEQUENCE;
+  if (k == "I8") return tc.base_type == flatbuffers::ET_CHAR;
+  if (k == "U32") return tc.base_type == flatbuffers::ET_UINT;
+  if (k == "U64") return tc.base_type == flatbuffers::ET_ULONG;
+  return false;
+}
+template <typename T> static bool default_is(T v, long long d) { return (long long)v == d; }
+template <typename T> static bool default_is(const T *p, long long d) { return !p && d == 0; }
+template <typename T> static const T *empty_table(flatbuffers::FlatBufferBuilder &fbb) {
+  fbb.Clear();
+  flatbuffers::uoffset_t start = fbb.StartTable();
+  fbb.Finish(flatbuffers::Offset<T>(fbb.EndTable(start)));
+  return flatbuffers::GetRoot<T>(fbb.GetBufferPointer());
+}
+
+static void test_format_description() {
+  using namespace flat_tensor_flatbuffer;
+  flatbuffers::FlatBufferBuilder fbb;
+  int n = 0;
+#define TPF_FIELD(t, f, id, kind, dflt)                                                        \
+  {                                                                                            \
+    const flatbuffers::TypeTable *tt = t##TypeTable();                                         \
+    TPT_CHECK((size_t)(id) < tt->num_elems);                                                   \
+    if ((size_t)(id) < tt->num_elems) {                                                        \
+      TPT_EQ_STR(tt->names[id], #f);                                                           \
+      TPT_CHECK(kind_matches(#kind, tt->type_codes[id]));                                      \
+    }                                                                                          \
+    TPT_CHECK(default_is(empty_table<t>(fbb)->f(), (long long)(dflt)));                        \
+    n++;                                                                                       \
+  }
+  TP_FT01_FIELDS(TPF_FIELD)
+#undef TPF_FIELD
+  const flatbuffers::TypeTable *all[] = {TensorLayoutTypeTable(), DataSegmentTypeTable(),
+                                         NamedDataTypeTable(), FlatTensorTypeTable()};
+  int total = 0;
+  for (const flatbuffers::TypeTable *tt : all) total += (int)tt->num_elems;
+  TPT_EQ_INT(n, total);  // nothing left out
+  TPT_EQ_INT(n, 11);
+  TPT_EQ_STR(FlatTensorIdentifier(), TP_FT01_IDENTIFIER);
+}
+
 int main() {
   for (size_t i = 0; i < sizeof g_x / sizeof g_x[0]; i++) g_x[i] = static_cast<float>(i) + 0.5f;
   for (size_t i = 0; i < sizeof g_m / sizeof g_m[0]; i++)
@@ -540,6 +591,7 @@ int main() {
   TPT_RUN(test_empty_scalar_raw_dedup);
   TPT_RUN(test_many_random);
   TPT_RUN(test_official_files);
+  TPT_RUN(test_format_description);
   printf("  %d .ptd files passed the official verifier\n", g_files_verified);
   return tpt_finish("verify_ptd");
 }

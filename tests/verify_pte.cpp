@@ -95,7 +95,7 @@ struct WantMethod {
   std::vector<std::pair<std::string, std::vector<unsigned char>>> specs;
 };
 
-static uint64_t le64(const unsigned char *p) { return tp_load_le64(p); }
+static uint64_t le64(const unsigned char *p) { return tp__get_le64(p); }
 
 // Verifies and decodes one program with the generated code; checks it against `want`.
 static void verify_program(const std::vector<unsigned char> &bytes,
@@ -411,11 +411,11 @@ static std::vector<unsigned char> official_program(const std::vector<unsigned ch
   uint64_t dsize = 1024 + 16;
   unsigned char eh[32];
   memcpy(eh, "eh00", 4);
-  tp_store_le32(eh + 4, 32);
-  tp_store_le64(eh + 8, psize);
-  tp_store_le64(eh + 16, base);
-  tp_store_le64(eh + 24, dsize);
-  tp_store_le32(data.data(), tp_load_le32(data.data()) + 32);
+  tp__put_le32(eh + 4, 32);
+  tp__put_le64(eh + 8, psize);
+  tp__put_le64(eh + 16, base);
+  tp__put_le64(eh + 24, dsize);
+  tp__put_le32(data.data(), tp__get_le32(data.data()) + 32);
   data.insert(data.begin() + 8, eh, eh + 32);
   data.resize(static_cast<size_t>(base), 0);
   data.insert(data.end(), blob.begin(), blob.end());
@@ -472,7 +472,7 @@ static void test_official_program(void) {
     std::vector<unsigned char> c(d.begin(), d.begin() + static_cast<std::ptrdiff_t>(len));
     TPT_STATUS(tp_pte_read(&f, c.data(), c.size()), TP_ERR_FORMAT);
   }
-  size_t psize = static_cast<size_t>(tp_load_le64(d.data() + 16));
+  size_t psize = static_cast<size_t>(tp__get_le64(d.data() + 16));
   for (size_t i = 0; i < psize; i++) {
     unsigned char keep = d[i];
     for (int x = 1; x < 256; x += 85) {

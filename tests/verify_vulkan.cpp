@@ -101,9 +101,9 @@ static bool write_and_verify(tp_vk_graph *g, Blob *b) {
   if (b->m.size < 32) return false;
   const uint8_t *p = b->m.data;
   TPT_CHECK(memcmp(p + 4, "VH00", 4) == 0);
-  uint32_t hdr = tp_load_le16(p + 8), fb_off = tp_load_le32(p + 10), fb_size = tp_load_le32(p + 14);
-  b->bytes_off = tp_load_le32(p + 18);
-  b->bytes_size = tp_load_le64(p + 22);
+  uint32_t hdr = tp__get_le16(p + 8), fb_off = tp__get_le32(p + 10), fb_size = tp__get_le32(p + 14);
+  b->bytes_off = tp__get_le32(p + 18);
+  b->bytes_size = tp__get_le64(p + 22);
   TPT_EQ_INT(hdr, 30);
   TPT_EQ_INT(fb_off, 32);
   TPT_CHECK(fb_size != 0);
@@ -341,7 +341,7 @@ static void test_named_shaders_overrides_fp16() {
         float f = parent[16 + c * 4 + r];
         if (fp16) {
           float cl = f > 65504.0f ? 65504.0f : f < -65504.0f ? -65504.0f : f;
-          tp_store_le16(want + 2 * (r * 4 + c), tp_f32_to_f16(cl));
+          tp__put_le16(want + 2 * (r * 4 + c), tp_f32_to_f16(cl));
         } else {
           memcpy(want + 4 * (r * 4 + c), &f, 4);
         }
@@ -365,7 +365,7 @@ static void test_named_shaders_overrides_fp16() {
       TPT_EQ_U64(G->shaders()->Get(0)->offset(), 0);
       TPT_EQ_U64(G->shaders()->Get(0)->length(), 12);
       unsigned char sb[12];
-      for (int k = 0; k < 3; k++) tp_store_le32(sb + 4 * k, spv[k]);
+      for (int k = 0; k < 3; k++) tp__put_le32(sb + 4 * k, spv[k]);
       TPT_MEMEQ(b.seg, sb, 12);
       TPT_CHECK(G->storage_type_override() == VkStorageType_BUFFER);
       TPT_CHECK(G->memory_layout_override() == VkMemoryLayout_TENSOR_HEIGHT_PACKED);
@@ -557,11 +557,11 @@ static void test_read_official_blob() {
   std::vector<uint8_t> blob(32, 0);
   uint32_t fb_size = fbb.GetSize(), fb_pad = (fb_size + 15u) & ~15u;
   memcpy(&blob[4], "VH00", 4);
-  tp_store_le16(&blob[8], 30);
-  tp_store_le32(&blob[10], 32);
-  tp_store_le32(&blob[14], fb_size);
-  tp_store_le32(&blob[18], 32 + fb_pad);
-  tp_store_le64(&blob[22], 48);
+  tp__put_le16(&blob[8], 30);
+  tp__put_le32(&blob[10], 32);
+  tp__put_le32(&blob[14], fb_size);
+  tp__put_le32(&blob[18], 32 + fb_pad);
+  tp__put_le64(&blob[22], 48);
   blob.insert(blob.end(), fbb.GetBufferPointer(), fbb.GetBufferPointer() + fb_size);
   blob.resize(32 + fb_pad, 0);
   const uint8_t *wb = (const uint8_t *)w0;
@@ -614,8 +614,8 @@ static void test_read_official_blob() {
     FinishVkGraphBuffer(f2, CreateVkGraphDirect(f2, "0", &ch2, &vals2, &io2, &io2, &c2, &c2));
     std::vector<uint8_t> b2(blob.begin(), blob.begin() + 32);
     uint32_t s2 = f2.GetSize(), p2 = (s2 + 15u) & ~15u;
-    tp_store_le32(&b2[14], s2);
-    tp_store_le32(&b2[18], 32 + p2);
+    tp__put_le32(&b2[14], s2);
+    tp__put_le32(&b2[18], 32 + p2);
     b2.insert(b2.end(), f2.GetBufferPointer(), f2.GetBufferPointer() + s2);
     b2.resize(32 + p2 + 48, 0);
     memset(&err, 0, sizeof err);

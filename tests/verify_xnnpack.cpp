@@ -38,9 +38,9 @@ static bool write_and_verify(tp_xnn_graph *g, Blob *b) {
   TPT_EQ_U64(b->m.size, size);
   if (b->m.size < 32) return false;
   TPT_CHECK(memcmp(b->m.data + 4, "XH00", 4) == 0);
-  uint32_t fb_off = tp_load_le32(b->m.data + 10), fb_size = tp_load_le32(b->m.data + 14);
-  b->cd_off = tp_load_le32(b->m.data + 18);
-  b->cd_size = tp_load_le64(b->m.data + 22);
+  uint32_t fb_off = tp__get_le32(b->m.data + 10), fb_size = tp__get_le32(b->m.data + 14);
+  b->cd_off = tp__get_le32(b->m.data + 18);
+  b->cd_size = tp__get_le64(b->m.data + 22);
   TPT_EQ_U64((uint64_t)b->cd_off + b->cd_size, b->m.size);
   if (fb_off + (uint64_t)fb_size > b->m.size) return false;
   flatbuffers::Verifier v(b->m.data + fb_off, fb_size);
@@ -210,7 +210,7 @@ static void seed_groupwise_transposed_scale() {
     TPT_EQ_U64(n, OUT * G * 2);
     for (int o = 0; o < OUT; o++)
       for (int k = 0; k < G; k++)
-        TPT_EQ_INT(tp_load_le16(c + 2 * (o * G + k)), tp_f32_to_bf16(sct[k * OUT + o]));
+        TPT_EQ_INT(tp__get_le16(c + 2 * (o * G + k)), tp_f32_to_bf16(sct[k * OUT + o]));
     TPT_EQ_INT(q->tensor_value()->datatype(), XNNDatatype_xnn_datatype_qbint4);
     c = constant(&b, q->tensor_value()->constant_buffer_idx(), &n);
     TPT_EQ_U64(n, OUT * IN / 2);
@@ -366,7 +366,7 @@ static void every_value_kind() {
     const PerChannelGroupQuant *p7 = vs->Get(7)->xvalue_union_as_XNNQuantizedTensorValue()->quant_params_as_PerChannelGroupQuant();
     TPT_CHECK(p6 && p7 && p6->group_size() == 32 && p7->num_scales() == 6);
     const uint8_t *c6 = constant(&b, p6->scale_buffer_idx(), &n);
-    for (int i = 0; i < 6; i++) TPT_EQ_INT(tp_load_le16(c6 + 2 * i), tp_f32_to_bf16(gsc[i]));
+    for (int i = 0; i < 6; i++) TPT_EQ_INT(tp__get_le16(c6 + 2 * i), tp_f32_to_bf16(gsc[i]));
     TPT_MEMEQ(constant(&b, p7->scale_buffer_idx(), &n), bf, 12);  // given bf16: copied as is
     const XNNQuantizedTensorValue *q8 = vs->Get(8)->xvalue_union_as_XNNQuantizedTensorValue();
     TPT_CHECK(q8->quant_params_type() == XNNQuantParams_PerTokenDynamicQuant &&

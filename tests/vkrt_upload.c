@@ -219,10 +219,10 @@ static void test_other_constants(void) {
   st.data = iv;
   st.nbytes = sizeof iv;
   TPT_STATUS(tp_view(st, TP_I32, 1, s3, NULL, 0, &ti), TP_OK);
-  tp_store_le16(want_h + 0, 0x3c00);
-  tp_store_le16(want_h + 2, 0xc000);
-  tp_store_le16(want_h + 4, 0x7bff);
-  tp_store_le16(want_h + 6, 0x3800);
+  tp__put_le16(want_h + 0, 0x3c00);
+  tp__put_le16(want_h + 2, 0xc000);
+  tp__put_le16(want_h + 4, 0x7bff);
+  tp__put_le16(want_h + 6, 0x3800);
   memset(&o, 0, sizeof o);
   o.force_fp16 = 1;
   memset(&m, 0, sizeof m);
@@ -264,7 +264,7 @@ static void test_malformed(void) {
              TP_ERR_FORMAT);
   m.data[36] = 'V';
   /* shrink the declared raw bytes: the constant no longer fits */
-  tp_store_le64(m.data + 22, 64);
+  tp__put_le64(m.data + 22, 64);
   TPT_STATUS(tp_vk_upload_blob(m.data, m.size, NULL, vkc.physical, vkc.device, vkc.family, 0, &u),
              TP_ERR_FORMAT);
   TPT_CONTAINS(u.err.msg, "exceeds the 64 raw bytes");

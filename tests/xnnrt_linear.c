@@ -465,17 +465,17 @@ static void test_external_id_used_twice(void) {
   write_blob(g, &blob);
   /* xvalues[1].external_id (XNNTensorValue field 4): 1 -> 0 */
   memset(&r, 0, sizeof r); /* tp_fb_reader_init wants a zeroed reader */
-  fb_off = tp_load_le32(blob.data + 10);
-  TPT_STATUS(tp_fb_reader_init(&r, blob.data + fb_off, tp_load_le32(blob.data + 14), "XN01",
+  fb_off = tp__get_le32(blob.data + 10);
+  TPT_STATUS(tp_fb_reader_init(&r, blob.data + fb_off, tp__get_le32(blob.data + 14), "XN01",
                                &root), TP_OK);
   values = tp_fb_vector_field(&root, 2, 4);
   xv = tp_fb_vector_table(&values, 1);
   tv = tp_fb_union_field(&xv, 1, &type);
   TPT_EQ_INT(type, 1);
   TPT_EQ_INT(tp_fb_u32(&tv, 4, 0), 1);
-  off = tp_load_le16(r.buf + tv.vtable + 4 + 2 * 4);
+  off = tp__get_le16(r.buf + tv.vtable + 4 + 2 * 4);
   TPT_CHECK(off != 0);
-  tp_store_le32(blob.data + fb_off + tv.pos + off, 0);
+  tp__put_le32(blob.data + fb_off + tv.pos + off, 0);
   memset(&e, 0, sizeof e);
   TPT_STATUS(tp_xnn_load(blob.data, blob.size, NULL, 0, 0, &rt, &e), TP_ERR_FORMAT);
   TPT_CONTAINS(e.msg, "value 1: external id 0 is used twice");
@@ -514,7 +514,7 @@ static void test_malformed(void) {
   }
   TPT_EQ_INT(loaded, 0);
   /* corrupted header and flatbuffer bytes: refused or loaded, never a crash (ASan watches) */
-  for (i = 0; i < 32u + tp_load_le32(blob.data + 14); i++) {
+  for (i = 0; i < 32u + tp__get_le32(blob.data + 14); i++) {
     memcpy(copy, blob.data, blob.size);
     copy[i] ^= 0x5a;
     memset(&e, 0, sizeof e);
@@ -530,7 +530,7 @@ static void test_malformed(void) {
   TPT_STATUS(tp_xnn_load(copy, blob.size, NULL, 0, 0, &rt, &e), TP_ERR_FORMAT);
   TPT_CONTAINS(e.msg, "identifier is not XN00 or XN01");
   memcpy(copy, blob.data, blob.size);
-  tp_store_le64(copy + 22, 1u << 20);
+  tp__put_le64(copy + 22, 1u << 20);
   memset(&e, 0, sizeof e);
   TPT_STATUS(tp_xnn_load(copy, blob.size, NULL, 0, 0, &rt, &e), TP_ERR_FORMAT);
   TPT_CONTAINS(e.msg, "XH00 header:");
@@ -553,7 +553,7 @@ static void test_headerless_flatbuffer(void) {
                                         TP_XNN_FLAG_EXTERNAL_OUTPUT, NULL), TP_OK);
   TPT_STATUS(tp_xnn_define_abs(g, 0, 1, 0), TP_OK);
   if (write_blob(g, &blob)) {
-    uint32_t fb_size = tp_load_le32(blob.data + 14);
+    uint32_t fb_size = tp__get_le32(blob.data + 14);
     memset(&e, 0, sizeof e);
     TPT_STATUS(tp_xnn_load(blob.data + 32, fb_size, NULL, 0, 0, &rt, &e), TP_OK);
     if (rt) {

@@ -384,7 +384,7 @@ static void case_transposed_scale(void) {
   blob = (unsigned char *)read_file(path_in("groupwise_int4.xnn"), &n);
   {
     unsigned char le[O * G * 2];
-    for (i = 0; i < O * G; i++) tp_store_le16(le + 2 * i, expect[i]);
+    for (i = 0; i < O * G; i++) tp__put_le16(le + 2 * i, expect[i]);
     CHECK(blob && contains(blob, n, le, sizeof le), "bf16 scales are not row-major [out][groups]");
     printf("    bf16 scales in the blob are row-major [out][groups], each the RNE of its transposed value: %s\n",
            blob && contains(blob, n, le, sizeof le) ? "yes" : "NO");

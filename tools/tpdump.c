@@ -85,7 +85,7 @@ static int tpd_ok(const tpd *d) { return d->err.status == TP_OK; }
 static void tpd_vfail(tpd *d, tp_status s, const char *fmt, va_list ap) {
   char msg[TP_ERROR_MAX];
   vsnprintf(msg, sizeof msg, fmt, ap);
-  tp_error_set(&d->err, s, "%s", msg);
+  tp__error_set(&d->err, s, "%s", msg);
 }
 
 /* Records "malformed: <sentence>" (the first failure sticks). */
@@ -107,7 +107,7 @@ static int tpd_reader_ok(tpd *d, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(where, sizeof where, fmt, ap);
   va_end(ap);
-  tp_error_set(&d->err, TP_ERR_FORMAT, "%s: %s", where,
+  tp__error_set(&d->err, TP_ERR_FORMAT, "%s: %s", where,
                d->r.err.msg[0] ? d->r.err.msg : tp_status_str(d->r.err.status));
   return 0;
 }
@@ -117,7 +117,7 @@ static void tpd_write(tpd *d, const char *s, size_t n) {
   if (!d->out || n == 0) return;
   sink = tp_sink_membuf(d->out);
   if (tp_sink_write(&sink, s, n) != TP_OK)
-    tp_error_set(&d->err, TP_ERR_NOMEM, "out of memory while printing");
+    tp__error_set(&d->err, TP_ERR_NOMEM, "out of memory while printing");
 }
 
 static void tpd_print(tpd *d, const char *fmt, ...) TP__PRINTF(2, 3);
@@ -222,7 +222,7 @@ static const char *tpd_name(const char *const *names, size_t n, unsigned v) {
 /* Checks [off, off + n) against the segment and returns its file offset in *at. */
 static int tpd_in_segment(const tpd *d, uint64_t off, uint64_t n, uint64_t *at) {
   uint64_t end;
-  if (tp_add_u64(off, n, &end) || end > d->seg_size) return 0;
+  if (tp__add_u64(off, n, &end) || end > d->seg_size) return 0;
   *at = d->seg_off + off;
   return 1;
 }
@@ -255,11 +255,11 @@ static int tpd_delegate_header(tpd *d, const char *magic, const char *segname,
     tpd_fail(d, "%s header: file is %zu bytes, the header needs 30", magic, d->file_size);
     return 0;
   }
-  len = tp_load_le16(h + 8);
-  *fb_off = tp_load_le32(h + 10);
-  *fb_size = tp_load_le32(h + 14);
-  seg_off = tp_load_le32(h + 18);
-  seg_size = tp_load_le64(h + 22);
+  len = tp__get_le16(h + 8);
+  *fb_off = tp__get_le32(h + 10);
+  *fb_size = tp__get_le32(h + 14);
+  seg_off = tp__get_le32(h + 18);
+  seg_size = tp__get_le64(h + 22);
   tpd_print(d, "header %s: length %u, flatbuffer offset %lu size %lu, %s offset %lu size %llu\n",
             magic, (unsigned)len, (unsigned long)*fb_off, (unsigned long)*fb_size, segname,
             (unsigned long)seg_off, (unsigned long long)seg_size);
@@ -372,19 +372,19 @@ static int tpd_xnn_bytes(const tp_fb_vector *dims, unsigned bits, uint64_t *byte
   uint32_t i;
   for (i = 0; i < dims->count; i++) {
     uint64_t v = tp_fb_vector_scalar(dims, i);
-    if (tp_mul_u64(numel, v, &numel)) return 0;
+    if (tp__mul_u64(numel, v, &numel)) return 0;
     if (i + 1 < dims->count) rows = numel;
     else last = v;
   }
   if (bits == 4) {
     uint64_t packed;
     if (dims->count == 0) rows = 1;
-    if (tp_mul_u64(rows, (last + 1) / 2, &packed)) return 0;
+    if (tp__mul_u64(rows, (last + 1) / 2, &packed)) return 0;
     *bytes = packed;
     *alt = numel / 2 + (numel & 1);
     return 1;
   }
-  if (tp_mul_u64(numel, bits / 8u, bytes)) return 0;
+  if (tp__mul_u64(numel, bits / 8u, bytes)) return 0;
   *alt = *bytes;
   return 1;
 }
@@ -670,7 +670,7 @@ static void tpd_xnnpack(tpd *d, const unsigned char *fb, size_t fb_size) {
   /* constant_data first: values refer to it */
   if (cdata.count) {
     cs = (tpd_const *)TP_MALLOC(cdata.count * sizeof *cs);
-    if (!cs) { tp_error_set(&d->err, TP_ERR_NOMEM, "out of memory"); return; }
+    if (!cs) { tp__error_set(&d->err, TP_ERR_NOMEM, "out of memory"); return; }
     ncs = cdata.count;
     for (i = 0; i < ncs; i++) {
       t = tp_fb_vector_table(&cdata, i);
@@ -702,7 +702,7 @@ static void tpd_xnnpack(tpd *d, const unsigned char *fb, size_t fb_size) {
   /* the id_out set, sorted, for the id checks */
   if (values.count) {
     d->ids = (uint32_t *)TP_MALLOC(values.count * sizeof *d->ids);
-    if (!d->ids) { tp_error_set(&d->err, TP_ERR_NOMEM, "out of memory"); goto done; }
+    if (!d->ids) { tp__error_set(&d->err, TP_ERR_NOMEM, "out of memory"); goto done; }
   }
   for (i = 0; i < values.count; i++) {
     uint8_t tag = 0;
@@ -911,7 +911,7 @@ static void tpd_vk_tensor(tpd *d, uint32_t i, const tp_fb_table *t, const tp_fb_
     len = tp_fb_u64(&b, 1, 0);
     if (!tpd_reader_ok(d, "constants[%ld]", (long)cid)) return;
     for (k = 0; k < dims.count; k++)
-      if (tp_mul_u64(need, tp_fb_vector_scalar(&dims, k), &need)) {
+      if (tp__mul_u64(need, tp_fb_vector_scalar(&dims, k), &need)) {
         tpd_fail(d, "value %lu: the product of dims overflows 64 bits", (unsigned long)i);
         return;
       }
@@ -1111,12 +1111,12 @@ static void tpd_ptd(tpd *d) {
   memset(&p, 0, sizeof p);
   s = tp_ptd_open(&p, d->file, d->file_size);
   if (s != TP_OK) {
-    tp_error_set(&d->err, s == TP_ERR_NOMEM ? s : TP_ERR_FORMAT, ".ptd: %s",
+    tp__error_set(&d->err, s == TP_ERR_NOMEM ? s : TP_ERR_FORMAT, ".ptd: %s",
                  p.err.msg[0] ? p.err.msg : tp_status_str(s));
     return;
   }
   tpd_print(d, "header FH01: length %lu, flatbuffer offset %llu size %llu, segment base %llu "
-            "size %llu\n", (unsigned long)tp_load_le32(d->file + 12),
+            "size %llu\n", (unsigned long)tp__get_le32(d->file + 12),
             (unsigned long long)p.flatbuffer_offset, (unsigned long long)p.flatbuffer_size,
             (unsigned long long)p.segment_base, (unsigned long long)p.segment_data_size);
   tpd_print(d, "flatbuffer FT01 (FlatTensor): version %lu, %zu named entries\n",
@@ -1130,7 +1130,7 @@ static void tpd_ptd(tpd *d) {
              d->file_size);
     return;
   }
-  if (tp_add_u64(p.flatbuffer_offset, p.flatbuffer_size, &fb_end) || fb_end > d->file_size) {
+  if (tp__add_u64(p.flatbuffer_offset, p.flatbuffer_size, &fb_end) || fb_end > d->file_size) {
     tpd_fail(d, ".ptd: flatbuffer [%llu, +%llu) ends past the %zu-byte file",
              (unsigned long long)p.flatbuffer_offset, (unsigned long long)p.flatbuffer_size,
              d->file_size);
@@ -1164,7 +1164,7 @@ static void tpd_ptd(tpd *d) {
     const unsigned char *at;
     s = tp_ptd_entry_at(&p, i, &e);
     if (s != TP_OK) {
-      tp_error_set(&d->err, s == TP_ERR_NOMEM ? s : TP_ERR_FORMAT, ".ptd entry %zu: %s", i,
+      tp__error_set(&d->err, s == TP_ERR_NOMEM ? s : TP_ERR_FORMAT, ".ptd entry %zu: %s", i,
                    p.err.msg[0] ? p.err.msg : tp_status_str(s));
       return;
     }
@@ -1205,7 +1205,7 @@ static int tpd_run(tpd *d, const unsigned char *b, size_t size, const void *ptd,
 /* tp_pte_read's or an accessor's failure as d's (sticky) error. */
 static int tpd_pte_ok(tpd *d, tp_pte_file *f, tp_status s, const char *what) {
   if (s == TP_OK) return 1;
-  tp_error_set(&d->err, TP_ERR_FORMAT, ".pte %s: %s", what,
+  tp__error_set(&d->err, TP_ERR_FORMAT, ".pte %s: %s", what,
                f->err.status != TP_OK ? f->err.msg : tp_status_str(s));
   return 0;
 }
@@ -1229,7 +1229,7 @@ static int tpd_pte_named_ptd(tpd *d, tp_pte_file *f, tp_membuf *ptd) {
     s = tp_store_write_ptd(st, &sink);
   }
   if (s != TP_OK)
-    tp_error_set(&d->err, s == TP_ERR_NOMEM ? s : TP_ERR_FORMAT,
+    tp__error_set(&d->err, s == TP_ERR_NOMEM ? s : TP_ERR_FORMAT,
                  ".pte named data as a .ptd: %s", st ? tp_store_error(st) : tp_status_str(s));
   tp_store_destroy(st);
   return s == TP_OK;
@@ -1352,7 +1352,7 @@ static void tpd_pte_method(tpd *d, tp_pte_file *f, size_t m, const tp_membuf *na
               named_ptd->size ? named_ptd->data : NULL, named_ptd->size);
     d->json_count = sub.json_count;
     if (sub.err.status != TP_OK) {
-      tp_error_set(&d->err, sub.err.status, ".pte method %zu delegate %zu's blob: %s", m, k,
+      tp__error_set(&d->err, sub.err.status, ".pte method %zu delegate %zu's blob: %s", m, k,
                    sub.err.msg);
       return;
     }
@@ -1367,7 +1367,7 @@ static void tpd_pte(tpd *d, const void *ptd, size_t ptd_size) {
   if (!tpd_pte_ok(d, &f, tp_pte_read(&f, d->file, d->file_size), "file")) return;
   if (f.has_extended_header)
     tpd_print(d, "header eh00: length %lu, program size %llu, segment base %llu, segment data "
-              "size %llu\n", (unsigned long)tp_load_le32(d->file + 12),
+              "size %llu\n", (unsigned long)tp__get_le32(d->file + 12),
               (unsigned long long)f.program_size, (unsigned long long)f.segment_base,
               (unsigned long long)f.segment_data_size);
   else
@@ -1433,7 +1433,7 @@ static int tpd_run(tpd *d, const unsigned char *b, size_t size, const void *ptd,
     memset(&p, 0, sizeof p);
     s = tp_ptd_open(&p, ptd, ptd_size);
     if (s != TP_OK) {
-      tp_error_set(&d->err, s == TP_ERR_NOMEM ? s : TP_ERR_FORMAT, "the --ptd file: %s",
+      tp__error_set(&d->err, s == TP_ERR_NOMEM ? s : TP_ERR_FORMAT, "the --ptd file: %s",
                    p.err.msg[0] ? p.err.msg : tp_status_str(s));
       return s == TP_ERR_NOMEM ? 1 : 2;
     }
@@ -1561,7 +1561,7 @@ static unsigned char *tpd_read_file(const char *path, size_t *size_out) {
   }
   for (;;) {
     size_t got;
-    if (size == cap && tp_array_reserve((void **)&data, &cap, cap ? cap * 2 : 65536, 1) != TP_OK) {
+    if (size == cap && tp__array_reserve((void **)&data, &cap, cap ? cap * 2 : 65536, 1) != TP_OK) {
       fprintf(stderr, "tpdump: %s: out of memory\n", path);
       failed = 1;
       break;

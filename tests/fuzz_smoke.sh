@@ -1,0 +1,31 @@
+#!/bin/sh
+# The fuzz smoke test of make test (mk/fuzz.mk): every libFuzzer target, bounded and
+# deterministic (-runs=N -seed=1) on a fresh directory plus the seed corpus (read-only), then
+# every committed reproducer fuzz/crashes/<target>-<n>, which must no longer crash.
+# Environment: FUZZ_BIN (the targets' directory), FUZZ_CORPUS (seed corpus root), FUZZ_DICT
+# (the libFuzzer dictionary of the formats' magics), TP_ROOT
+# (repository root), FUZZ_NAMES (targets), FUZZ_RUNS_DEFAULT, FUZZ_RUNS_fuzz_fb_reader.
+B=$FUZZ_BIN; C=$FUZZ_CORPUS; R=$TP_ROOT/fuzz/crashes
+pass=0; fail=0; tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+run() {
+  name=$1; shift
+  if "$@" >"$tmp/log" 2>&1; then
+    echo "ok   $name"; pass=$((pass + 1))
+  else
+    echo "FAIL $name"
+    grep -E "runtime error|Assertion|invariant broken|ERROR: AddressSanitizer|SUMMARY" "$tmp/log" | head -n 5
+    fail=$((fail + 1))
+  fi
+}
+for t in $FUZZ_NAMES; do
+  n=$FUZZ_RUNS_DEFAULT
+  [ "$t" = fuzz_fb_reader ] && n=$FUZZ_RUNS_fuzz_fb_reader
+  mkdir -p "$tmp/$t"
+  run "$t" "$B/$t" -runs="$n" -seed=1 -timeout=20 -dict="$FUZZ_DICT" -artifact_prefix="$tmp/" "$tmp/$t" "$C/$t"
+  for f in "$R/$t"-*; do
+    [ -f "$f" ] || continue
+    run "$t $(basename "$f")" "$B/$t" "$f"
+  done
+done
+echo "fuzz_smoke: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
