@@ -1055,6 +1055,27 @@ static tp_status tp__xnn_check_window(const tp__xnn_nview *n, tp_error *err, con
   return TP_OK;
 }
 
+/* TensorFlow SAME padding: the output is ceil(input / stride) in height and width. */
+static tp_status tp__xnn_check_same(const tp__xnn_nview *n, tp_error *err, const tp__xnn_value *in,
+                                    const tp__xnn_value *out, uint32_t oid, uint32_t sh,
+                                    uint32_t sw) {
+  uint64_t oh, ow;
+  char b1[80];
+  if (sh == 0 || sw == 0)
+    return tp__error_set(err, TP_ERR_INVALID, "%s #%u: stride %u x %u: each must be >= 1",
+                         tp_xnn_node_name(n->kind), n->index, (unsigned)sh, (unsigned)sw);
+  oh = ((uint64_t)in->dims[1] + sh - 1) / sh;
+  ow = ((uint64_t)in->dims[2] + sw - 1) / sw;
+  if (oh == 0 || ow == 0 || out->dims[1] != oh || out->dims[2] != ow)
+    return tp__error_set(err, TP_ERR_INVALID,
+                         "%s #%u: output %u is %s, SAME padding with stride %u x %u gives height "
+                         "%llu and width %llu",
+                         tp_xnn_node_name(n->kind), n->index, (unsigned)oid,
+                         tp__xnn_dims_str(out, b1), (unsigned)sh, (unsigned)sw,
+                         (unsigned long long)oh, (unsigned long long)ow);
+  return TP_OK;
+}
+
 /* Requantization scale input_scale x filter_scale / output_scale of a quantized FC or
    convolution must lie in [2^-32, 256) (XNNPACK aborts below, refuses above). Per-tensor
    scales only (a per-channel filter's scales live in a constant). */
@@ -1209,8 +1230,12 @@ static tp_status tp__xnn_check_node(const tp__xnn_nview *n, int runtime, tp_erro
                      "%s #%u: output %u is %s: it must have batch %u and %llu channels", name,
                      ix, (unsigned)n->f[TP__F(output_id)], tp__xnn_dims_str(out, b1),
                      (unsigned)in->dims[0], (unsigned long long)oc);
-      if (!(n->f[TP__F(flags)] & TP_XNN_FLAG_TENSORFLOW_SAME_PADDING) &&
-          tp__xnn_check_window(n, err, "kernel", in, out, n->f[TP__F(output_id)], pad, kh, kw,
+      if ((n->f[TP__F(flags)] & TP_XNN_FLAG_TENSORFLOW_SAME_PADDING) &&
+          n->kind != TP_XNN_NODE_DECONV2D) {
+        if (tp__xnn_check_same(n, err, in, out, n->f[TP__F(output_id)],
+                               n->f[TP__F(subsampling_height)], n->f[TP__F(subsampling_width)]) != TP_OK)
+          return err->status;
+      } else if (tp__xnn_check_window(n, err, "kernel", in, out, n->f[TP__F(output_id)], pad, kh, kw,
                                n->f[TP__F(subsampling_height)], n->f[TP__F(subsampling_width)],
                                n->f[TP__F(dilation_height)], n->f[TP__F(dilation_width)],
                                n->kind == TP_XNN_NODE_DECONV2D, n->f[TP__F(adjustment_height)],
@@ -1234,7 +1259,9 @@ static tp_status tp__xnn_check_node(const tp__xnn_nview *n, int runtime, tp_erro
                      "same batch and channels",
                      name, ix, (unsigned)n->f[TP__F(input_id)], tp__xnn_dims_str(in, b1),
                      (unsigned)n->f[TP__F(output_id)], tp__xnn_dims_str(out, b2));
-      if (n->f[TP__F(flags)] & TP_XNN_FLAG_TENSORFLOW_SAME_PADDING) return TP_OK;
+      if (n->f[TP__F(flags)] & TP_XNN_FLAG_TENSORFLOW_SAME_PADDING)
+        return tp__xnn_check_same(n, err, in, out, n->f[TP__F(output_id)],
+                                  n->f[TP__F(stride_height)], n->f[TP__F(stride_width)]);
       return tp__xnn_check_window(n, err, "window", in, out, n->f[TP__F(output_id)], pad,
                                   n->f[TP__F(pooling_height)], n->f[TP__F(pooling_width)],
                                   n->f[TP__F(stride_height)], n->f[TP__F(stride_width)],
@@ -3751,220 +3778,6 @@ static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, tp_fb_table *xv)
   return tp__xnn_rt_map(L, id_out, vi);
 }
 
-/* Shape checks before a node reaches XNNPACK. The 2022 library reads weights and writes outputs
-   by the node's parameters without checking them against the values' dims, so a blob whose
-   kernel, channels or output dims disagree with its values would make it read past a constant
-   or write past an output. Everything here is what a consistent graph satisfies. */
-#define TP__XNN_FLAG_TRANSPOSE_WEIGHTS 0x1u
-#define TP__XNN_FLAG_TF_SAME_PADDING 0x4u /* convolution, pooling */
-#define TP__XNN_FLAG_TF_RESHAPE_2D 0x4u   /* fully connected: input taken as [numel / ic, ic] */
-
-static uint64_t tp__xnn_rt_numel(const tp__xnn_vinfo *v) {
-  uint64_t n = 1;
-  size_t i;
-  for (i = 0; i < v->nd; i++) n *= (uint64_t)v->dims[i]; /* bounded: checked at define */
-  return n;
-}
-
-/* Output extent of a window op; 0 when the padded input is smaller than the window. */
-static uint64_t tp__xnn_rt_out(uint64_t in, uint64_t pad, uint64_t k, uint64_t d, uint64_t s) {
-  uint64_t eff, padded = in + pad;
-  if (k == 0 || d == 0 || s == 0) return UINT64_MAX; /* XNNPACK refuses these itself */
-  eff = (k - 1) * d + 1;
-  return padded < eff ? 0 : (padded - eff) / s + 1;
-}
-
-static tp_status tp__xnn_rt_shapes(tp_xnn_runtime *rt, uint32_t ni, int kind, const uint32_t *a,
-                                   const uint32_t *pos, size_t vec[2][TP_XNN_MAX_DIMS],
-                                   const size_t *vlen) {
-  const tp__xnn_vinfo *in = NULL, *out = NULL, *w = NULL, *b = NULL, *in2 = NULL;
-  const char *name = tp_xnn_node_name(kind);
-  const char *why = NULL;
-  uint64_t x = 0, y = 0;
-  size_t i;
-#define TP__V(k) (pos[k] == TP_XNN_INVALID_ID ? NULL : &rt->vinfo[pos[k]])
-  switch (kind) {
-    case TP_XNN_NODE_FULLY_CONNECTED: {
-      uint64_t ic, oc;
-      in = TP__V(0), w = TP__V(1), b = TP__V(2), out = TP__V(3);
-      if (w->nd != 2) { why = "filter is not 2-D"; break; }
-      ic = w->dims[(a[4] & TP__XNN_FLAG_TRANSPOSE_WEIGHTS) ? 0 : 1];
-      oc = w->dims[(a[4] & TP__XNN_FLAG_TRANSPOSE_WEIGHTS) ? 1 : 0];
-      if (b && tp__xnn_rt_numel(b) != oc) { why = "bias size is not the output channels"; break; }
-      if (ic == 0 || in->nd == 0 ||
-          ((a[4] & TP__XNN_FLAG_TF_RESHAPE_2D) ? tp__xnn_rt_numel(in) % ic != 0
-                                                : in->dims[in->nd - 1] != ic)) {
-        why = "input's last dim is not the filter's input channels";
-        break;
-      }
-      if (out->nd == 0 || out->dims[out->nd - 1] != oc ||
-          tp__xnn_rt_numel(out) != tp__xnn_rt_numel(in) / ic * oc)
-        why = "output dims do not match input batch x output channels";
-      break;
-    }
-    case TP_XNN_NODE_CONV2D: case TP_XNN_NODE_DEPTHWISE_CONV2D: case TP_XNN_NODE_DECONV2D: {
-      /* a: 0-3 pads t r b l, 4-5 kernel, 6-7 stride, 8-9 dilation, 10 gic, 11 goc, 12 groups,
-         13-14 adjustment, 15 input, 16 filter, 17 bias, 18 output, 19 flags */
-      uint64_t ic, oc, oh, ow;
-      int dw = kind == TP_XNN_NODE_DEPTHWISE_CONV2D;
-      in = TP__V(15), w = TP__V(16), b = TP__V(17), out = TP__V(18);
-      if (dw) {
-        if (a[10] == 0) { why = "group_input_channels is 0"; break; }
-        ic = a[12];
-        oc = (uint64_t)a[12] * (a[11] / a[10]);
-        if (w->nd != 4 || w->dims[0] != 1 || w->dims[1] != a[4] || w->dims[2] != a[5] ||
-            w->dims[3] != oc) {
-          why = "filter is not [1, kernel h, kernel w, channels x multiplier]";
-          break;
-        }
-      } else {
-        ic = (uint64_t)a[12] * a[10];
-        oc = (uint64_t)a[12] * a[11];
-        if (w->nd != 4 || w->dims[0] != oc || w->dims[1] != a[4] || w->dims[2] != a[5] ||
-            w->dims[3] != a[10]) {
-          why = "filter is not [groups x group outputs, kernel h, kernel w, group inputs]";
-          break;
-        }
-      }
-      if (b && tp__xnn_rt_numel(b) != oc) { why = "bias size is not the output channels"; break; }
-      if (in->nd != 4 || out->nd != 4 || in->dims[3] != ic || out->dims[3] != oc ||
-          out->dims[0] != in->dims[0]) {
-        why = "input/output are not NHWC with the node's channels";
-        break;
-      }
-      if (kind == TP_XNN_NODE_DECONV2D) {
-        uint64_t kh = ((uint64_t)a[4] - 1) * a[8] + 1, kw = ((uint64_t)a[5] - 1) * a[9] + 1;
-        if (a[4] == 0 || a[5] == 0 || in->dims[1] == 0 || in->dims[2] == 0) {
-          why = "empty kernel or input";
-          break;
-        }
-        oh = (uint64_t)a[6] * (in->dims[1] - 1) + a[13] + kh;
-        ow = (uint64_t)a[7] * (in->dims[2] - 1) + a[14] + kw;
-        oh = oh > (uint64_t)a[0] + a[2] ? oh - a[0] - a[2] : 0;
-        ow = ow > (uint64_t)a[1] + a[3] ? ow - a[1] - a[3] : 0;
-      } else if (a[19] & TP__XNN_FLAG_TF_SAME_PADDING) {
-        oh = a[6] ? (in->dims[1] + a[6] - 1) / a[6] : 0;
-        ow = a[7] ? (in->dims[2] + a[7] - 1) / a[7] : 0;
-      } else {
-        oh = tp__xnn_rt_out(in->dims[1], (uint64_t)a[0] + a[2], a[4], a[8], a[6]);
-        ow = tp__xnn_rt_out(in->dims[2], (uint64_t)a[1] + a[3], a[5], a[9], a[7]);
-      }
-      if (out->dims[1] != oh || out->dims[2] != ow) {
-        why = "output height/width do not follow from the input and the window";
-        x = oh;
-        y = ow;
-      }
-      break;
-    }
-    case TP_XNN_NODE_AVG_POOLING_2D: case TP_XNN_NODE_MAX_POOLING_2D:
-    case TP_XNN_NODE_ARGMAX_POOLING_2D: {
-      uint64_t oh, ow;
-      int am = kind == TP_XNN_NODE_ARGMAX_POOLING_2D;
-      in = TP__V(am ? 6 : 10);
-      out = TP__V(am ? 7 : 11);
-      if (am) in2 = TP__V(8);
-      if (in->nd != 4 || out->nd != 4 || out->dims[0] != in->dims[0] ||
-          out->dims[3] != in->dims[3] ||
-          (in2 && (in2->nd != 4 || tp__xnn_rt_numel(in2) != tp__xnn_rt_numel(out)))) {
-        why = "input/output are not NHWC with the same batch and channels";
-        break;
-      }
-      if (am) {
-        oh = tp__xnn_rt_out(in->dims[1], (uint64_t)a[0] + a[2], a[4], 1, a[4]);
-        ow = tp__xnn_rt_out(in->dims[2], (uint64_t)a[1] + a[3], a[5], 1, a[5]);
-      } else if (a[12] & TP__XNN_FLAG_TF_SAME_PADDING) {
-        oh = a[6] ? (in->dims[1] + a[6] - 1) / a[6] : 0;
-        ow = a[7] ? (in->dims[2] + a[7] - 1) / a[7] : 0;
-      } else {
-        uint64_t dh = kind == TP_XNN_NODE_AVG_POOLING_2D ? 1 : a[8];
-        uint64_t dwd = kind == TP_XNN_NODE_AVG_POOLING_2D ? 1 : a[9];
-        oh = tp__xnn_rt_out(in->dims[1], (uint64_t)a[0] + a[2], a[4], dh, a[6]);
-        ow = tp__xnn_rt_out(in->dims[2], (uint64_t)a[1] + a[3], a[5], dwd, a[7]);
-      }
-      if (out->dims[1] != oh || out->dims[2] != ow) {
-        why = "output height/width do not follow from the input and the window";
-        x = oh;
-        y = ow;
-      }
-      break;
-    }
-    case TP_XNN_NODE_GLOBAL_AVG_POOLING_2D:
-      in = TP__V(0), out = TP__V(1);
-      if (in->nd != 4 || tp__xnn_rt_numel(out) != (uint64_t)in->dims[0] * in->dims[3] ||
-          out->nd == 0 || out->dims[out->nd - 1] != in->dims[3])
-        why = "output is not [batch, 1, 1, channels]";
-      break;
-    case TP_XNN_NODE_ADD: case TP_XNN_NODE_SUBTRACT: case TP_XNN_NODE_MULTIPLY:
-    case TP_XNN_NODE_DIVIDE: case TP_XNN_NODE_MAXIMUM: case TP_XNN_NODE_MINIMUM: {
-      size_t nd;
-      in = TP__V(0), in2 = TP__V(1), out = TP__V(2);
-      nd = in->nd > in2->nd ? in->nd : in2->nd;
-      if (out->nd != nd) { why = "output rank is not the broadcast rank"; break; }
-      for (i = 0; i < nd; i++) { /* right-aligned numpy broadcasting */
-        size_t d1 = i < in->nd ? in->dims[in->nd - 1 - i] : 1;
-        size_t d2 = i < in2->nd ? in2->dims[in2->nd - 1 - i] : 1;
-        size_t want = d1 == 1 ? d2 : d1;
-        if ((d1 != d2 && d1 != 1 && d2 != 1) || out->dims[nd - 1 - i] != want) {
-          why = "output dims are not the inputs broadcast";
-          break;
-        }
-      }
-      break;
-    }
-    case TP_XNN_NODE_PRELU:
-      in = TP__V(0), w = TP__V(1), out = TP__V(2);
-      if (in->nd == 0 || tp__xnn_rt_numel(w) != in->dims[in->nd - 1])
-        why = "slope size is not the input's channels";
-      else if (tp__xnn_rt_numel(out) != tp__xnn_rt_numel(in))
-        why = "output size is not the input size";
-      break;
-    case TP_XNN_NODE_STATIC_RESHAPE: {
-      uint64_t n = 1;
-      in = TP__V(2), out = TP__V(3);
-      for (i = 0; i < vlen[0]; i++) n *= (uint64_t)vec[0][i];
-      if (tp__xnn_rt_numel(out) != tp__xnn_rt_numel(in) || (vlen[0] && n != tp__xnn_rt_numel(in)))
-        why = "element counts differ";
-      break;
-    }
-    case TP_XNN_NODE_STATIC_CONSTANT_PAD:
-      in = TP__V(3), out = TP__V(4);
-      if (vlen[0] != in->nd || vlen[1] != in->nd || out->nd != in->nd) {
-        why = "paddings or output rank differ from the input rank";
-        break;
-      }
-      for (i = 0; i < in->nd; i++)
-        if ((uint64_t)out->dims[i] != (uint64_t)in->dims[i] + vec[0][i] + vec[1][i]) {
-          why = "output dims are not input + paddings";
-          break;
-        }
-      break;
-    case TP_XNN_NODE_STATIC_RESIZE_BILINEAR_2D:
-      in = TP__V(2), out = TP__V(3);
-      if (in->nd != 4 || out->nd != 4 || out->dims[0] != in->dims[0] ||
-          out->dims[3] != in->dims[3] || out->dims[1] != a[0] || out->dims[2] != a[1])
-        why = "output is not [batch, new height, new width, channels]";
-      break;
-    default: /* the other 1x1 nodes (and ELU, LeakyReLU): element-wise */
-      if (tp_xnn_describe_node(kind) &&
-          (!strcmp(tp_xnn_describe_node(kind)->table, "_XNNNode1x1") ||
-           kind == TP_XNN_NODE_ELU || kind == TP_XNN_NODE_LEAKY_RELU)) {
-        int o = kind == TP_XNN_NODE_ELU || kind == TP_XNN_NODE_LEAKY_RELU;
-        in = TP__V(o), out = TP__V(o + 1);
-        if (tp__xnn_rt_numel(out) != tp__xnn_rt_numel(in)) why = "output size is not the input size";
-      }
-      break;
-  }
-#undef TP__V
-  if (why) {
-    if (x || y)
-      return tp__error_set(&rt->err, TP_ERR_FORMAT,
-                          "node %u (%s): %s (expected %llu x %llu)", (unsigned)ni, name, why,
-                          (unsigned long long)x, (unsigned long long)y);
-    return tp__error_set(&rt->err, TP_ERR_FORMAT, "node %u (%s): %s", (unsigned)ni, name, why);
-  }
-  return TP_OK;
-}
-
 static tp_status tp__xnn_rt_node(tp__xnn_load *L, uint32_t ni, tp_fb_table *xn) {
   tp_xnn_runtime *rt = L->rt;
   uint8_t kind = 0;
@@ -4038,7 +3851,6 @@ static tp_status tp__xnn_rt_node(tp__xnn_load *L, uint32_t ni, tp_fb_table *xn) 
       return rt->err.status;
     }
   }
-  if (tp__xnn_rt_shapes(rt, ni, kind, a, pos, vec, vlen) != TP_OK) return rt->err.status;
   switch (kind) {
     case TP_XNN_NODE_ADD: xs = xnn_define_add2(L->sg, mn, mx, a[0], a[1], a[2], a[3]); break;
     case TP_XNN_NODE_SUBTRACT: xs = xnn_define_subtract(L->sg, mn, mx, a[0], a[1], a[2], a[3]); break;

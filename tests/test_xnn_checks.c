@@ -329,6 +329,58 @@ static void test_shapes(void) {
   tp_xnn_graph_destroy(g);
 }
 
+static void test_convolutions(void) {
+  size_t xd[4] = {1, 5, 5, 2}, y3[4] = {1, 3, 3, 4}, y2[4] = {1, 2, 2, 4}, yd[4] = {1, 5, 5, 6};
+  int64_t w[4] = {4, 3, 3, 2}, dw[4] = {1, 3, 3, 6}, dwbad[4] = {6, 3, 3, 1};
+  uint32_t x, f, y;
+  tp_xnn_graph *g = mk(0); /* SAME padding, stride 2: ceil(5 / 2) = 3 */
+  x = val(g, TP_XNN_FP32, 4, xd, 0, IN);
+  f = cst(g, 4, w);
+  y = val(g, TP_XNN_FP32, 4, y2, 1, OUT);
+  EXPECT(tp_xnn_define_convolution_2d(g, 0, 0, 0, 0, 3, 3, 2, 2, 1, 1, 1, 2, 4, -INFINITY,
+                                      INFINITY, x, f, NONE, y,
+                                      TP_XNN_FLAG_TENSORFLOW_SAME_PADDING),
+         TP_ERR_INVALID,
+         "convolution_2d #0: output 2 is [1, 2, 2, 4], SAME padding with stride 2 x 2 gives "
+         "height 3 and width 3");
+  tp_xnn_graph_destroy(g);
+  g = mk(0); /* explicit padding: (5 + 0 - 3) / 2 + 1 = 2 */
+  x = val(g, TP_XNN_FP32, 4, xd, 0, IN);
+  f = cst(g, 4, w);
+  y = val(g, TP_XNN_FP32, 4, y3, 1, OUT);
+  EXPECT(tp_xnn_define_convolution_2d(g, 0, 0, 0, 0, 3, 3, 2, 2, 1, 1, 1, 2, 4, -INFINITY,
+                                      INFINITY, x, f, NONE, y, 0),
+         TP_ERR_INVALID,
+         "convolution_2d #0: output 2 is [1, 3, 3, 4], the input [1, 5, 5, 2] and the window "
+         "give height 2 and width 2");
+  tp_xnn_graph_destroy(g);
+  g = mk(0); /* depthwise, multiplier 3: filter [1, 3, 3, 6]; padding 1 keeps 5 x 5 */
+  x = val(g, TP_XNN_FP32, 4, xd, 0, IN);
+  f = cst(g, 4, dwbad);
+  y = val(g, TP_XNN_FP32, 4, yd, 1, OUT);
+  EXPECT(tp_xnn_define_depthwise_convolution_2d(g, 1, 1, 1, 1, 3, 3, 1, 1, 1, 1, 3, 2,
+                                                -INFINITY, INFINITY, x, f, NONE, y, 0),
+         TP_ERR_INVALID,
+         "depthwise_convolution_2d #0: filter 1 is [6, 3, 3, 1], the node needs [1, 3, 3, 6]");
+  tp_xnn_graph_destroy(g);
+  g = mk(0);
+  x = val(g, TP_XNN_FP32, 4, xd, 0, IN);
+  f = cst(g, 4, dw);
+  y = val(g, TP_XNN_FP32, 4, yd, 1, OUT);
+  TPT_STATUS(tp_xnn_define_depthwise_convolution_2d(g, 1, 1, 1, 1, 3, 3, 1, 1, 1, 1, 3, 2,
+                                                    -INFINITY, INFINITY, x, f, NONE, y, 0),
+             TP_OK);
+  tp_xnn_graph_destroy(g);
+  g = mk(0); /* deconvolution: 2 x (5 - 1) + 3 - 6 - 6 < 1: empty */
+  x = val(g, TP_XNN_FP32, 4, xd, 0, IN);
+  f = cst(g, 4, w);
+  y = val(g, TP_XNN_FP32, 4, y3, 1, OUT);
+  EXPECT(tp_xnn_define_deconvolution_2d(g, 6, 6, 6, 6, 0, 0, 3, 3, 2, 2, 1, 1, 1, 2, 4,
+                                        -INFINITY, INFINITY, x, f, NONE, y, 0),
+         TP_ERR_INVALID, "gives an empty 0 x 0 output");
+  tp_xnn_graph_destroy(g);
+}
+
 /* Graph-level rules at write: not latched, a fixed graph writes. */
 static void test_graph_rules(void) {
   size_t d[1] = {4};
@@ -394,6 +446,7 @@ int main(void) {
   TPT_RUN(test_executorch_refusals);
   TPT_RUN(test_loader_classes);
   TPT_RUN(test_shapes);
+  TPT_RUN(test_convolutions);
   TPT_RUN(test_graph_rules);
   return tpt_finish("xnn_checks");
 }
