@@ -1665,8 +1665,14 @@ static tp_status tp__xnn_check_graph(const tp_xnn_graph *g, tp_error *err) {
   }
   memset(st, 0, g->nvalues + 1);
   for (k = 0; k < next; k++) ext[k] = TP_XNN_INVALID_ID;
-  for (i = 0; i < g->nvalues; i++)
-    if (g->values[i].external_id != TP_XNN_INVALID_ID) ext[g->values[i].external_id] = (uint32_t)i;
+  for (i = 0; i < g->nvalues && res == TP_OK; i++) {
+    uint32_t e = g->values[i].external_id;
+    if (e == TP_XNN_INVALID_ID) continue;
+    if (ext[e] != TP_XNN_INVALID_ID)
+      res = tp__error_set(err, TP_ERR_INVALID, "value %u: external id %u is already used by value %u",
+                          (unsigned)i, (unsigned)e, (unsigned)ext[e]);
+    ext[e] = (uint32_t)i;
+  }
   for (k = 0; k < next && res == TP_OK; k++) {
     if (ext[k] == TP_XNN_INVALID_ID)
       res = tp__error_set(err, TP_ERR_INVALID,
@@ -3100,6 +3106,9 @@ static tp_status tp__xnn_cb_value(tp_xnn_graph *g, size_t i, tp_fb_table *xv, tp
                         "value %u: flags 0x%x mark it external but its external id is 0x%x "
                         "(none)",
                         (unsigned)i, (unsigned)v->flags, (unsigned)v->external_id);
+  if (v->external_id != TP_XNN_INVALID_ID && v->external_id >= TP_XNN_MAX_EXTERNS)
+    return tp__error_set(err, TP_ERR_FORMAT, "value %u: external id %u, the loader allows ids below %d",
+                        (unsigned)i, (unsigned)v->external_id, TP_XNN_MAX_EXTERNS);
   if (v->const_idx && v->external_id != TP_XNN_INVALID_ID)
     return tp__error_set(err, TP_ERR_FORMAT,
                         "value %u: constant %u has external id %u: a constant cannot be external",
@@ -3189,6 +3198,9 @@ TPDEF tp_status tp_xnn_check_blob(const void *blob, size_t size, int target, tp_
   if (tp_fb_reader_status(&r) != TP_OK)
     return tp__error_set(out, TP_ERR_FORMAT, "graph: %s", r.err.msg);
   g.target = target;
+  if ((uint64_t)values.count + nodes.count > (uint64_t)(SIZE_MAX / sizeof(tp__xnn_node)) - 2)
+    return tp__error_set(out, TP_ERR_NOMEM, "check: %u values and %u nodes", (unsigned)values.count,
+                         (unsigned)nodes.count);
   g.values = (tp__xnn_value *)TP_MALLOC((values.count + 1) * sizeof *g.values);
   g.nodes = (tp__xnn_node *)TP_MALLOC((nodes.count + 1) * sizeof *g.nodes);
   if (!g.values || !g.nodes) st = tp__error_set(out, TP_ERR_NOMEM, "check: no memory");

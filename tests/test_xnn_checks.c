@@ -439,6 +439,70 @@ static void test_graph_rules(void) {
   (void)g_i8;
 }
 
+/* tp_xnn_check_blob: the same rules and sentences on a written blob (tpdump --check). */
+static void write_mem(tp_xnn_graph *g, tp_membuf *m) {
+  tp_sink s;
+  memset(m, 0, sizeof *m);
+  s = tp_sink_membuf(m);
+  TPT_STATUS(tp_xnn_write(g, &s), TP_OK);
+}
+
+static void test_check_blob(void) {
+  size_t xd[2] = {2, 6}, yd[2] = {2, 18}, gx[4] = {1, 4, 4, 3}, gy[4] = {1, 1, 1, 3}, d[1] = {4};
+  int64_t w618[2] = {6, 18};
+  tp_membuf m;
+  tp_error e;
+  uint32_t x, w, y;
+  tp_xnn_graph *g = mk(TP_XNN_TARGET_UNCHECKED);
+  x = val(g, TP_XNN_FP32, 2, xd, 0, IN);
+  y = val(g, TP_XNN_FP32, 2, yd, 1, OUT);
+  w = cst(g, 2, w618);
+  TPT_STATUS(tp_xnn_define_fully_connected(g, -INFINITY, INFINITY, x, w, NONE, y, 0), TP_OK);
+  write_mem(g, &m);
+  TPT_STATUS(tp_xnn_check_blob(m.data, m.size, TP_XNN_TARGET_EXECUTORCH, &e), TP_ERR_INVALID);
+  TPT_CONTAINS(e.msg, "fully_connected #0: filter 2 is [6, 18], input 0 has 6 channels: the "
+                      "filter's last dim must be 6 (pass a transposed view, or "
+                      "TP_XNN_FLAG_TRANSPOSE_WEIGHTS)");
+  TPT_STATUS(tp_xnn_check_blob(m.data, m.size, TP_XNN_TARGET_UNCHECKED, &e), TP_OK);
+  TPT_STATUS(tp_xnn_check_blob(m.data, 40, TP_XNN_TARGET_EXECUTORCH, &e), TP_ERR_FORMAT);
+  TPT_STATUS(tp_xnn_check_blob(m.data, m.size, 7, &e), TP_ERR_INVALID);
+  TPT_CONTAINS(e.msg, "check: unknown target 7");
+  TPT_STATUS(tp_xnn_check_blob(NULL, 0, 0, NULL), TP_ERR_INVALID);
+  tp_membuf_free(&m);
+  tp_xnn_graph_destroy(g);
+
+  g = mk(TP_XNN_TARGET_UNCHECKED); /* ExecuTorch-only: refused for target 0 only */
+  x = val(g, TP_XNN_FP32, 4, gx, 0, IN);
+  y = val(g, TP_XNN_FP32, 4, gy, 1, OUT);
+  TPT_STATUS(tp_xnn_define_global_average_pooling_2d(g, -INFINITY, INFINITY, x, y, 0), TP_OK);
+  write_mem(g, &m);
+  TPT_STATUS(tp_xnn_check_blob(m.data, m.size, TP_XNN_TARGET_EXECUTORCH, &e), TP_ERR_UNSUPPORTED);
+  TPT_CONTAINS(e.msg, "lack TP_XNN_FLAG_KEEP_DIMS");
+  TPT_STATUS(tp_xnn_check_blob(m.data, m.size, TP_XNN_TARGET_XNNPACK, &e), TP_OK);
+  tp_membuf_free(&m);
+  tp_xnn_graph_destroy(g);
+
+  g = mk(TP_XNN_TARGET_UNCHECKED); /* graph rules: a gap */
+  x = val(g, TP_XNN_FP32, 1, d, 0, IN);
+  y = val(g, TP_XNN_FP32, 1, d, 2, OUT);
+  TPT_STATUS(tp_xnn_define_abs(g, x, y, 0), TP_OK);
+  write_mem(g, &m);
+  TPT_STATUS(tp_xnn_check_blob(m.data, m.size, TP_XNN_TARGET_XNNPACK, &e), TP_ERR_INVALID);
+  TPT_CONTAINS(e.msg, "external ids must be dense 0..2: no value has external id 1");
+  tp_membuf_free(&m);
+  tp_xnn_graph_destroy(g);
+
+  g = mk(0); /* a good graph passes, framed and as a bare flatbuffer */
+  x = val(g, TP_XNN_FP32, 1, d, 0, IN);
+  y = val(g, TP_XNN_FP32, 1, d, 1, OUT);
+  TPT_STATUS(tp_xnn_define_abs(g, x, y, 0), TP_OK);
+  write_mem(g, &m);
+  TPT_STATUS(tp_xnn_check_blob(m.data, m.size, TP_XNN_TARGET_EXECUTORCH, &e), TP_OK);
+  TPT_STATUS(tp_xnn_check_blob(m.data + 32, tp__get_le32(m.data + 14), 0, &e), TP_OK);
+  tp_membuf_free(&m);
+  tp_xnn_graph_destroy(g);
+}
+
 int main(void) {
   TPT_RUN(test_flag_names);
   TPT_RUN(test_fully_connected);
@@ -448,5 +512,6 @@ int main(void) {
   TPT_RUN(test_shapes);
   TPT_RUN(test_convolutions);
   TPT_RUN(test_graph_rules);
+  TPT_RUN(test_check_blob);
   return tpt_finish("xnn_checks");
 }
