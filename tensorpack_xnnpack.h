@@ -473,7 +473,12 @@ TPDEF tp_status tp_xnn_define_dynamically_quantized_tensor_value(
    Arguments as in xnnpack.h. Every value id must be a defined value (bias_id may be
    TP_XNN_INVALID_ID = no bias); otherwise TP_ERR_INVALID naming the node, the field and the id.
    Calls with output_min/output_max write an OutputMinMax; tp_xnn_set_output_min_max() sets it
-   on any node. Node indices are 0, 1, 2 ... in definition order. */
+   on any node. Node indices are 0, 1, 2 ... in definition order.
+   Every call checks the node against its values (ranks, dims, datatypes, window sizes, the
+   rules of the XNNPACK ExecuTorch pins; see the README) and refuses with TP_ERR_INVALID and a
+   sentence naming the node ("fully_connected #2"), the value ids and the numbers; what
+   ExecuTorch's runtime cannot run is TP_ERR_UNSUPPORTED unless tp_xnn_options.target says
+   otherwise. Node flags: TP_XNN_FLAG_* above. */
 
 /* Binary nodes (_XNNNode2x1). */
 TPDEF tp_status tp_xnn_define_add2(tp_xnn_graph *g, float output_min, float output_max,
@@ -495,6 +500,8 @@ TPDEF tp_status tp_xnn_define_minimum2(tp_xnn_graph *g, uint32_t input1_id, uint
 /* input1 = input, input2 = slope. */
 TPDEF tp_status tp_xnn_define_prelu(tp_xnn_graph *g, uint32_t input_id, uint32_t slope_id,
                                     uint32_t output_id, uint32_t flags);
+/* input1 [.., M, K] x input2 [.., K, N] (TP_XNN_FLAG_TRANSPOSE_B: [.., N, K]), batch dims
+   broadcast. */
 TPDEF tp_status tp_xnn_define_batch_matrix_multiply(tp_xnn_graph *g, uint32_t input1_id,
                                                     uint32_t input2_id, uint32_t output_id,
                                                     uint32_t flags);
@@ -510,6 +517,9 @@ TPDEF tp_status tp_xnn_define_floor(tp_xnn_graph *g, uint32_t input_id, uint32_t
                                     uint32_t flags);
 TPDEF tp_status tp_xnn_define_convert(tp_xnn_graph *g, uint32_t input_id, uint32_t output_id,
                                       uint32_t flags);
+/* NHWC input [N, H, W, C]; output [N, 1, 1, C] with TP_XNN_FLAG_KEEP_DIMS (what ExecuTorch
+   writes and its runtime needs: flags 0 with a 4-D output is TP_ERR_UNSUPPORTED for target 0)
+   or [N, C] without. */
 TPDEF tp_status tp_xnn_define_global_average_pooling_2d(tp_xnn_graph *g, float output_min,
                                                         float output_max, uint32_t input_id,
                                                         uint32_t output_id, uint32_t flags);
@@ -548,13 +558,18 @@ TPDEF tp_status tp_xnn_define_elu(tp_xnn_graph *g, float alpha, uint32_t input_i
 TPDEF tp_status tp_xnn_define_leaky_relu(tp_xnn_graph *g, float negative_slope,
                                          uint32_t input_id, uint32_t output_id, uint32_t flags);
 
-/* Fully connected: filter [out, in] (or [in, out] with XNNPACK's TRANSPOSE_WEIGHTS flag). */
+/* Fully connected: input [.., in], filter [out, in] (or [in, out] with
+   TP_XNN_FLAG_TRANSPOSE_WEIGHTS, e.g. a GPT-2 Conv1D weight as it lies), bias [out] or
+   TP_XNN_INVALID_ID, output [.., out]. For target 0: a qdint8 input with an fp16 bias, or with a
+   qcint4 filter of odd input channels, is TP_ERR_UNSUPPORTED (see the README). */
 TPDEF tp_status tp_xnn_define_fully_connected(tp_xnn_graph *g, float output_min,
                                               float output_max, uint32_t input_id,
                                               uint32_t filter_id, uint32_t bias_id,
                                               uint32_t output_id, uint32_t flags);
 
-/* Convolutions (_XNNNodeConv). NHWC input, OHWI filter. */
+/* Convolutions (_XNNNodeConv). NHWC input, OHWI filter; the output's height and width must
+   follow from the window (TP_XNN_FLAG_TENSORFLOW_SAME_PADDING: ceil(input / stride)) and be
+   non-empty. */
 TPDEF tp_status tp_xnn_define_convolution_2d(
     tp_xnn_graph *g, uint32_t input_padding_top, uint32_t input_padding_right,
     uint32_t input_padding_bottom, uint32_t input_padding_left, uint32_t kernel_height,
@@ -582,7 +597,8 @@ TPDEF tp_status tp_xnn_define_deconvolution_2d(
     float output_min, float output_max, uint32_t input_id, uint32_t filter_id,
     uint32_t bias_id, uint32_t output_id, uint32_t flags);
 
-/* Pooling (_XNNPooling2D; average pooling writes dilation 1 x 1). */
+/* Pooling (_XNNPooling2D; average pooling writes dilation 1 x 1). Output height and width as
+   for convolutions, non-empty; argmax's index output has the value output's shape. */
 TPDEF tp_status tp_xnn_define_average_pooling_2d(
     tp_xnn_graph *g, uint32_t input_padding_top, uint32_t input_padding_right,
     uint32_t input_padding_bottom, uint32_t input_padding_left, uint32_t pooling_height,
@@ -631,6 +647,7 @@ TPDEF tp_status tp_xnn_define_static_constant_pad(tp_xnn_graph *g, const size_t 
                                                   const size_t *post_paddings,
                                                   float padding_value, uint32_t input_id,
                                                   uint32_t output_id, uint32_t flags);
+/* NHWC output [N, new_height, new_width, C]; TP_XNN_FLAG_ALIGN_CORNERS = align_corners=True. */
 TPDEF tp_status tp_xnn_define_static_resize_bilinear_2d(tp_xnn_graph *g, size_t new_height,
                                                         size_t new_width, uint32_t input_id,
                                                         uint32_t output_id, uint32_t flags);
@@ -649,7 +666,12 @@ TPDEF tp_status tp_xnn_set_debug_handle(tp_xnn_graph *g, uint32_t node_index, ui
 /* ---- output ---------------------------------------------------------------------------- */
 /* Exact number of bytes tp_xnn_write will produce. */
 TPDEF tp_status tp_xnn_blob_size(tp_xnn_graph *g, uint64_t *size_out);
-/* Streams the blob into sink. A failed graph writes nothing and returns its first error. */
+/* Streams the blob into sink. A failed graph writes nothing and returns its first error.
+   tp_xnn_blob_size and tp_xnn_write check the graph-level rules first (external ids dense
+   0 .. n-1, each external flagged, every external input read and output written, one producer
+   per value, nothing read before it is produced, no node output left unread): a broken rule is
+   TP_ERR_INVALID with its sentence in tp_xnn_graph_error, not latched (define what is missing
+   and write again). */
 TPDEF tp_status tp_xnn_write(tp_xnn_graph *g, tp_sink *sink);
 #ifndef TP_NO_STDIO
 /* The blob into a file, atomically (temporary file + rename; nothing is left on failure). */
