@@ -3086,7 +3086,8 @@ TPDEF tp_status tp_xnn_write_file(tp_xnn_graph *g, const char *path) {
    a blob is judged by exactly the rules a graph is judged by at define time and at write.
    Structure that the rules need but do not judge (unions, ids, vector lengths) is refused as
    TP_ERR_FORMAT; tpdump checks the rest of the format itself. */
-static tp_status tp__xnn_cb_value(tp_xnn_graph *g, size_t i, tp_fb_table *xv, tp_error *err) {
+static tp_status tp__xnn_cb_value(tp_xnn_graph *g, size_t i, tp_fb_table *xv, uint32_t *id_out,
+                                  tp_error *err) {
   tp__xnn_value *v = &g->values[i];
   uint8_t vt = 0, qt = 0;
   tp_fb_table t = tp_fb_union_field(xv, TP_XNN_FIELD(XValue, xvalue_union), &vt), q;
@@ -3118,11 +3119,7 @@ static tp_status tp__xnn_cb_value(tp_xnn_graph *g, size_t i, tp_fb_table *xv, tp
   v->const_idx = tp_fb_u32(&t, TP_XNN_FIELD(XNNTensorValue, constant_buffer_idx), 0);
   v->external_id = tp_fb_u32(&t, TP_XNN_FIELD(XNNTensorValue, external_id), 0);
   v->flags = tp_fb_u32(&t, TP_XNN_FIELD(XNNTensorValue, flags), 0);
-  if (tp_fb_u32(&t, TP_XNN_FIELD(XNNTensorValue, id_out), 0) != (uint32_t)i)
-    return tp__error_set(err, TP_ERR_FORMAT,
-                        "value %u: id_out %u: the rules need values in id order (id_out = "
-                        "position, as ExecuTorch's serializer writes them)",
-                        (unsigned)i, (unsigned)tp_fb_u32(&t, TP_XNN_FIELD(XNNTensorValue, id_out), 0));
+  *id_out = tp_fb_u32(&t, TP_XNN_FIELD(XNNTensorValue, id_out), 0);
   if (v->flags && v->external_id == TP_XNN_INVALID_ID)
     return tp__error_set(err, TP_ERR_FORMAT,
                         "value %u: flags 0x%x mark it external but its external id is 0x%x "
@@ -3143,8 +3140,29 @@ static tp_status tp__xnn_cb_value(tp_xnn_graph *g, size_t i, tp_fb_table *xv, tp
   return TP_OK;
 }
 
+/* (id_out << 32 | position), sorted: the value a node field names. */
+static int tp__xnn_cb_cmp(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+static int tp__xnn_cb_find(const uint64_t *map, size_t n, uint32_t id, uint32_t *pos) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    uint32_t mid_id = (uint32_t)(map[mid] >> 32);
+    if (mid_id == id) {
+      *pos = (uint32_t)(map[mid] & 0xFFFFFFFFu);
+      return 1;
+    }
+    if (mid_id < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return 0;
+}
+
 static tp_status tp__xnn_cb_node(tp_xnn_graph *g, size_t ni, tp_fb_table *xn, int target,
-                                 tp_error *err) {
+                                 const uint64_t *map, tp_error *err) {
   tp__xnn_node *n = &g->nodes[ni];
   uint8_t kind = 0;
   tp_fb_table body = tp_fb_union_field(xn, TP_XNN_FIELD(XNode, xnode_union), &kind);
@@ -3174,15 +3192,16 @@ static tp_status tp__xnn_cb_node(tp_xnn_graph *g, size_t ni, tp_fb_table *xn, in
     }
     n->f[i] = nv.f[i] = tp_fb_u32(&body, (uint16_t)i, 0);
     if (l[i] == 'i' || l[i] == 'b') {
-      uint32_t id = n->f[i];
+      uint32_t id = n->f[i], pos = 0;
       if (l[i] == 'b' && id == TP_XNN_INVALID_ID) continue;
-      if (id >= g->nvalues)
+      if (!tp__xnn_cb_find(map, g->nvalues, id, &pos))
         return tp__error_set(err, TP_ERR_FORMAT,
                             "node %u (%s): %s %u is not a defined value (%u values)",
                             (unsigned)ni, tp_xnn_node_name(kind),
                             tp__xnn_field_name(kind, (unsigned)i), (unsigned)id,
                             (unsigned)g->nvalues);
-      nv.v[i] = &g->values[id];
+      n->f[i] = pos; /* the graph rules index values by position */
+      nv.v[i] = &g->values[pos];
     }
   }
   return tp__xnn_check_node(&nv, target, err);
@@ -3197,6 +3216,7 @@ TPDEF tp_status tp_xnn_check_blob(const void *blob, size_t size, int target, tp_
   tp_xnn_graph g;
   tp_error e;
   tp_status st = TP_OK;
+  uint64_t *map = NULL;
   tp_error *out = err ? err : &e;
   memset(out, 0, sizeof *out);
   memset(&g, 0, sizeof g);
@@ -3225,23 +3245,34 @@ TPDEF tp_status tp_xnn_check_blob(const void *blob, size_t size, int target, tp_
                          (unsigned)nodes.count);
   g.values = (tp__xnn_value *)TP_MALLOC((values.count + 1) * sizeof *g.values);
   g.nodes = (tp__xnn_node *)TP_MALLOC((nodes.count + 1) * sizeof *g.nodes);
-  if (!g.values || !g.nodes) st = tp__error_set(out, TP_ERR_NOMEM, "check: no memory");
+  map = (uint64_t *)TP_MALLOC((values.count + 1) * sizeof *map);
+  if (!g.values || !g.nodes || !map) st = tp__error_set(out, TP_ERR_NOMEM, "check: no memory");
   for (i = 0; st == TP_OK && i < values.count; i++) {
     tp_fb_table xv = tp_fb_vector_table(&values, i);
+    uint32_t id = 0;
     g.nvalues = i + 1;
-    st = tp__xnn_cb_value(&g, i, &xv, out);
+    st = tp__xnn_cb_value(&g, i, &xv, &id, out);
+    map[i] = ((uint64_t)id << 32) | (uint64_t)i;
+  }
+  if (st == TP_OK && values.count) {
+    qsort(map, values.count, sizeof *map, tp__xnn_cb_cmp);
+    for (i = 1; st == TP_OK && i < values.count; i++)
+      if ((map[i] >> 32) == (map[i - 1] >> 32))
+        st = tp__error_set(out, TP_ERR_FORMAT, "two values have id_out %u",
+                           (unsigned)(map[i] >> 32));
   }
   for (i = 0; st == TP_OK && i < nodes.count; i++) {
     tp_fb_table xn = tp_fb_vector_table(&nodes, i);
     g.nnodes = i + 1;
     if (target == TP_XNN_TARGET_UNCHECKED) continue;
-    st = tp__xnn_cb_node(&g, i, &xn, target, out);
+    st = tp__xnn_cb_node(&g, i, &xn, target, map, out);
   }
   if (st == TP_OK && tp_fb_reader_status(&r) != TP_OK)
     st = tp__error_set(out, TP_ERR_FORMAT, "%s", r.err.msg);
   if (st == TP_OK && target != TP_XNN_TARGET_UNCHECKED) st = tp__xnn_check_graph(&g, out);
   TP_FREE(g.values);
   TP_FREE(g.nodes);
+  TP_FREE(map);
   return st;
 }
 
