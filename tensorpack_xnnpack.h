@@ -1077,6 +1077,25 @@ static tp_status tp__xnn_check_window(const tp__xnn_nview *n, tp_error *err, con
   return TP_OK;
 }
 
+/* Pooling: paddings (top, right, bottom, left at field ids fpad .. fpad + 3) into pad; input
+   and output 4-D NHWC with the same batch and channels. */
+static tp_status tp__xnn_check_pool_io(const tp__xnn_nview *n, tp_error *err, uint32_t fpad,
+                                       uint32_t fin, uint32_t fout, uint32_t *pad) {
+  const tp__xnn_value *in = n->v[fin], *out = n->v[fout];
+  char b1[80], b2[80];
+  uint32_t k;
+  for (k = 0; k < 4; k++) pad[k] = n->f[fpad + k];
+  if (in->num_dims != 4 || out->num_dims != 4 || out->dims[0] != in->dims[0] ||
+      out->dims[3] != in->dims[3])
+    return tp__error_set(err, TP_ERR_INVALID,
+                         "%s #%u: input %u is %s, output %u is %s: both must be 4-D NHWC with "
+                         "the same batch and channels",
+                         tp_xnn_node_name(n->kind), n->index, (unsigned)n->f[fin],
+                         tp__xnn_dims_str(in, b1), (unsigned)n->f[fout],
+                         tp__xnn_dims_str(out, b2));
+  return TP_OK;
+}
+
 /* TensorFlow SAME padding: the output is ceil(input / stride) in height and width. */
 static tp_status tp__xnn_check_same(const tp__xnn_nview *n, tp_error *err, const tp__xnn_value *in,
                                     const tp__xnn_value *out, uint32_t oid, uint32_t sh,
@@ -1270,17 +1289,9 @@ static tp_status tp__xnn_check_node(const tp__xnn_nview *n, int runtime, tp_erro
 #define TP__F(x) TP__XF(_XNNPooling2D, x)
       const tp__xnn_value *in = n->v[TP__F(input_id)], *out = n->v[TP__F(output_id)];
       uint32_t pad[4];
-      pad[0] = n->f[TP__F(padding_top)];
-      pad[1] = n->f[TP__F(padding_right)];
-      pad[2] = n->f[TP__F(padding_bottom)];
-      pad[3] = n->f[TP__F(padding_left)];
-      if (in->num_dims != 4 || out->num_dims != 4 || out->dims[0] != in->dims[0] ||
-          out->dims[3] != in->dims[3])
-        TP__XNN_FAIL(TP_ERR_INVALID,
-                     "%s #%u: input %u is %s, output %u is %s: both must be 4-D NHWC with the "
-                     "same batch and channels",
-                     name, ix, (unsigned)n->f[TP__F(input_id)], tp__xnn_dims_str(in, b1),
-                     (unsigned)n->f[TP__F(output_id)], tp__xnn_dims_str(out, b2));
+      if (tp__xnn_check_pool_io(n, err, TP__F(padding_top), TP__F(input_id), TP__F(output_id),
+                                pad) != TP_OK)
+        return err->status;
       if (n->f[TP__F(flags)] & TP_XNN_FLAG_TENSORFLOW_SAME_PADDING)
         return tp__xnn_check_same(n, err, in, out, n->f[TP__F(output_id)],
                                   n->f[TP__F(stride_height)], n->f[TP__F(stride_width)]);
@@ -1297,17 +1308,9 @@ static tp_status tp__xnn_check_node(const tp__xnn_nview *n, int runtime, tp_erro
       const tp__xnn_value *in = n->v[TP__F(input_id)], *out = n->v[TP__F(output_value_id)];
       const tp__xnn_value *idx = n->v[TP__F(output_index_id)];
       uint32_t pad[4], ph = n->f[TP__F(pooling_height)], pw = n->f[TP__F(pooling_width)];
-      pad[0] = n->f[TP__F(padding_top)];
-      pad[1] = n->f[TP__F(padding_right)];
-      pad[2] = n->f[TP__F(padding_bottom)];
-      pad[3] = n->f[TP__F(padding_left)];
-      if (in->num_dims != 4 || out->num_dims != 4 || out->dims[0] != in->dims[0] ||
-          out->dims[3] != in->dims[3])
-        TP__XNN_FAIL(TP_ERR_INVALID,
-                     "%s #%u: input %u is %s, output %u is %s: both must be 4-D NHWC with the "
-                     "same batch and channels",
-                     name, ix, (unsigned)n->f[TP__F(input_id)], tp__xnn_dims_str(in, b1),
-                     (unsigned)n->f[TP__F(output_value_id)], tp__xnn_dims_str(out, b2));
+      if (tp__xnn_check_pool_io(n, err, TP__F(padding_top), TP__F(input_id),
+                                TP__F(output_value_id), pad) != TP_OK)
+        return err->status;
       if (!tp__xnn_same_dims(idx, out))
         TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: index output %u is %s: it must be %s, the value "
                      "output's shape",
