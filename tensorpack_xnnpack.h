@@ -3826,6 +3826,7 @@ static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, tp_fb_table *xv)
   rt->vinfo[vi].xnn_id = id;
   rt->vinfo[vi].is_const = data != NULL;
   rt->vinfo[vi].produced = 0;
+  rt->vinfo[vi].read = 0;
   rt->vinfo[vi].nd = nd;
   for (i = 0; i < nd; i++) rt->vinfo[vi].dims[i] = dims[i];
   { /* the adapter to the node rules' value view */
