@@ -16,6 +16,7 @@
      7. FlatBuffers builder and reader             >>flatbuffers, >>fbreader
      8. Named data store and .ptd files            >>store, >>ptd
      9. Programs (.pte)                            >>pte
+     10. Inputs: safetensors, DLPack               >>safetensors, >>dlpack
      Then: REVISION HISTORY and LICENSE at the end of this file.
    Sections the other parts add (programs, inputs, delegate blobs) keep the same two forms.
 
@@ -32,12 +33,17 @@
      - bytes: tp_compact (zero-copy when the view already is compact), tp_compact_into,
        tp_compact_write (streaming through a sink with a bounded scratch), tp_convert_write
        (f32 <-> f16 / bf16, round-to-nearest-even, bit-equal to PyTorch), tp_pack_int4;
-     - sinks: memory, counter, FILE*, SHA-256, atomic file (temp + rename);
+     - sinks: memory, counter, FILE*, SHA-256, atomic file (temp + rename), progress;
      - SHA-256 (portable C and SHA-NI, chosen at run time; identical output) for the
        lowercase-hex keys ExecuTorch names constants by;
-     - sections 7-8: a FlatBuffers builder/reader and the .ptd (FlatTensor) named-data store.
+     - sections 7-8: a FlatBuffers builder/reader and the .ptd (FlatTensor) named-data store
+       (tp_store_options.copy = 1 copies each entry at add, so weights may be freed at once);
      - section 9: ExecuTorch programs (.pte) whose methods call a delegate blob, and a
        bounds-checked .pte reader.
+     - section 10: inputs - safetensors files (bounds-checked, strict JSON) and DLPack tensors
+       (when dlpack.h is included first) as zero-copy, checked views;
+     - progress: every writer takes an optional progress callback (tp_progress_fn) that can
+       cancel the write (TP_ERR_CANCELLED, no file left).
    WHAT IT DOES NOT: run models, allocate tensors for you, convert integer types, or follow
    storages it was not given (a tp_storage is borrowed: never freed, never written).
 
@@ -223,7 +229,8 @@ extern "C" {
   X(TP_ERR_NOMEM, "out of memory")                                                             \
   X(TP_ERR_IO, "i/o error")                                                                    \
   X(TP_ERR_UNSUPPORTED, "unsupported")                                                         \
-  X(TP_ERR_FORMAT, "malformed input")
+  X(TP_ERR_FORMAT, "malformed input")                                                        \
+  X(TP_ERR_CANCELLED, "cancelled by the progress callback")
 
 typedef enum tp_status {
 #define TP__STATUS_ENUM(name, text) name,
@@ -419,6 +426,29 @@ typedef struct tp_tally {
 /* Sets t->inner = inner, t->n = 0 and returns the sink; inner's errors pass through. */
 TPDEF tp_sink tp_sink_tally(tp_tally *t, tp_sink *inner);
 
+/* Progress of a write: done of total bytes so far. Return 0 to go on, non-zero to cancel (the
+   write then fails with TP_ERR_CANCELLED; a file writer leaves no file). Writers that take
+   one (tp_store_options, tp_xnn_options, tp_vk_options: fields progress / progress_ctx, NULL =
+   none) call it before their first byte with done = 0 and then about every 1% of total, and
+   always once with done == total when the last byte is written. */
+typedef int (*tp_progress_fn)(void *ctx, uint64_t done, uint64_t total);
+typedef struct tp_progress {
+  tp_sink *inner;
+  tp_progress_fn fn;
+  void *ctx;
+  uint64_t done, total, reported, step;
+  int started, cancelled;
+} tp_progress;
+/* A pass-through sink that reports to fn (above) as bytes reach inner; the writers wrap their
+   sink in one at their entry point. fn == NULL: no reports. After a cancel, p->cancelled is 1
+   and every later write fails with TP_ERR_CANCELLED too. */
+TPDEF tp_sink tp_sink_progress(tp_progress *p, tp_sink *inner, uint64_t total, tp_progress_fn fn,
+                               void *ctx);
+/* For writers' entry points: runs produce(ctx, s) with s a tp_sink_progress over sink (total,
+   fn, fn_ctx); fn == NULL runs produce(ctx, sink) itself. Returns produce's status. */
+TPDEF tp_status tp_progress_run(tp_status (*produce)(void *ctx, tp_sink *sink), void *ctx,
+                                tp_sink *sink, uint64_t total, tp_progress_fn fn, void *fn_ctx);
+
 #ifndef TP_NO_STDIO
 /* fwrite into f; a short write is TP_ERR_IO. */
 TPDEF tp_sink tp_sink_file(FILE *f);
@@ -476,6 +506,8 @@ TPDEF tp_status tp_compact_write(const tp_tensor *t, tp_order order, tp_sink *si
 
 /* Conversion flags for tp_convert_write. */
 #define TP_CONVERT_SATURATE 1u /* clamp finite values to the target's finite range first */
+#define TP_CONVERT_CLAMP_INF 2u /* with SATURATE: +-inf too become the target's finite max, as
+                                   torch.clamp(t, finfo.min, finfo.max) does (NaN stays NaN) */
 /* Streams the view row-major, each element converted to dtype `to`: any pair of f32, f16 and
    bf16 (through f32, round-to-nearest-even), or `to` == t->dtype for a plain copy. Other pairs:
    TP_ERR_UNSUPPORTED; `to` not a dtype: TP_ERR_INVALID. */
@@ -754,6 +786,8 @@ TPDEF tp_status tp_store_create(tp_store **out);
    want: a zero field is the default, so new fields never change what old code gets. */
 typedef struct tp_store_options {
   int copy;   /* 0: views are borrowed until the store is written; 1: each entry's bytes are copied at add */
+  tp_progress_fn progress;   /* NULL: none; else called as the .ptd is written (section 4) */
+  void *progress_ctx;        /* its first argument */
   /* further fields added by other work, zero = default */
 } tp_store_options;
 /* Like tp_store_create, with options (NULL = defaults, the same as tp_store_create).
@@ -802,7 +836,9 @@ TPDEF size_t tp_store_count(const tp_store *s);
    padding, then the segments, each view streamed with tp_compact_write (memory use does not
    grow with the data size). The same bytes on every host. The store stays usable (more adds,
    another write), also after a failed write. A sink or write callback that is NULL is
-   TP_ERR_INVALID. */
+   TP_ERR_INVALID. With tp_store_options.progress set, it reports (done, total =
+   tp_store_ptd_size) as the bytes go out; a non-zero return stops the write with
+   TP_ERR_CANCELLED (tp_store_write_ptd_file then leaves no file). */
 TPDEF tp_status tp_store_write_ptd(tp_store *s, tp_sink *sink);
 /* Exact number of bytes tp_store_write_ptd writes (builds the flatbuffer; cached until the
    next add). */
@@ -916,6 +952,9 @@ typedef struct tp_pte_options {
                        into the .pte as named data (named_data + segments): one file holds all.
                        Borrowed until the program is written. */
   size_t alignment; /* segment alignment, a power of two up to 2^24; 0 = 128 (upstream's) */
+  tp_progress_fn progress; /* NULL: none; else called as the program is written (section 4);
+                              a non-zero return cancels with TP_ERR_CANCELLED */
+  void *progress_ctx;      /* its first argument */
 } tp_pte_options;
 
 /* One delegate-call argument as the method sees it (zero = defaults). */
@@ -982,7 +1021,9 @@ TPDEF tp_status tp_pte_fail(tp_pte *p, tp_status s, const char *fmt, ...) TP__PR
 TPDEF tp_status tp_pte_size(tp_pte *p, uint64_t *size_out);
 /* Streams the program into sink: the flatbuffer (built in memory: small), then each blob from
    its producer and each embedded store entry from its view; nothing blob- or model-sized is
-   buffered. A producer that writes more or fewer than blob_size bytes is TP_ERR_INVALID. */
+   buffered. A producer that writes more or fewer than blob_size bytes is TP_ERR_INVALID. With
+   options.progress set it reports (done, total = tp_pte_size); a non-zero return stops the
+   write with TP_ERR_CANCELLED (tp_pte_write_file then leaves no file). */
 TPDEF tp_status tp_pte_write(tp_pte *p, tp_sink *sink);
 #ifndef TP_NO_STDIO
 /* tp_pte_write into path through tp_atomic_write: an error leaves no file (the sentence names
@@ -1241,6 +1282,74 @@ TPDEF tp_status tp_pte_segment_at(tp_pte_file *f, size_t i, uint64_t *offset, ui
 /* Named data entry i: key, segment index and bytes (inside the file). */
 TPDEF tp_status tp_pte_named_at(tp_pte_file *f, size_t i, const char **key,
                                 uint32_t *segment_index, const void **data, uint64_t *nbytes);
+
+/* ------------------------------------------------------------------------------------------ */
+/* 10. Inputs: safetensors files and DLPack tensors                                            */
+/* ------------------------------------------------------------------------------------------ */
+/* Views straight from what converters start with, zero-copy and checked like every view.
+
+   safetensors (https://github.com/huggingface/safetensors): a u64 little-endian header length
+   N, N bytes of JSON ({"name": {"dtype": "F32", "shape": [2, 3], "data_offsets": [b, e]}, ...,
+   optional "__metadata__": {"k": "v"}}; trailing JSON whitespace allowed), then the data; b and
+   e count bytes from the start of the data. tp_safetensors_open checks, against the byte
+   count: the header length (at most 100,000,000 bytes, as the reference loader) and that it
+   fits the file; strict JSON (RFC 8259 strings with escapes and UTF-8, no duplicate keys in an
+   object, nesting at most 64 deep in ignored fields); every tensor has a dtype string, a shape
+   of integers <= INT64_MAX and two data_offsets; shape x dtype equals e - b (no overflow);
+   sorted by offset, the tensors tile the data exactly (no gap, no overlap, the last one ends at
+   the end of the file); names are unique and hold no NUL; __metadata__ maps strings to
+   strings. Anything else is TP_ERR_FORMAT with a sentence naming the tensor and the numbers;
+   an unknown dtype string is TP_ERR_UNSUPPORTED naming it. Nothing is read outside the bytes.
+   dtypes: F64 F32 F16 BF16 I64 I32 I16 I8 U8 BOOL give views; the file's other dtypes (U16
+   U32 U64 F8_E4M3 F8_E5M2 F8_E8M0 C64 F6_E2M3 F6_E3M2 F4) are checked and listed, and getting
+   one is TP_ERR_UNSUPPORTED naming it (as is a shape with more than TP_MAX_DIMS dims, and, on a
+   big-endian host, a multi-byte dtype: the file's bytes are little-endian).
+   The file bytes are borrowed: keep them alive and unchanged while the views are used (the
+   views point into them, each view's storage is exactly its tensor's byte range; its data is as
+   aligned as the file bytes plus 8 + N + b). Names and metadata are copied (unescaped). */
+typedef struct tp_safetensors tp_safetensors;
+
+/* Parses and checks file[0, nbytes) (above). *err (may be NULL) is reset on entry and holds the
+   sentence of a failure. Errors: TP_ERR_FORMAT, TP_ERR_UNSUPPORTED (unknown dtype),
+   TP_ERR_INVALID (NULL out, NULL file with nbytes > 0), TP_ERR_NOMEM. */
+TPDEF tp_status tp_safetensors_open(const void *file, size_t nbytes, tp_safetensors **out,
+                                    tp_error *err);
+/* Frees the object (never the file bytes). NULL is a no-op. */
+TPDEF void tp_safetensors_close(tp_safetensors *st);
+/* Number of tensors (__metadata__ is not one). */
+TPDEF size_t tp_safetensors_count(const tp_safetensors *st);
+/* Tensor i in header order: *name (may be NULL; owned by st) is set whenever i is in range, even
+   when the view cannot be made; *out (may be NULL) receives a row-major view of its bytes.
+   Errors: TP_ERR_INVALID (i out of range), TP_ERR_UNSUPPORTED (dtype, dims or host, above). */
+TPDEF tp_status tp_safetensors_get(const tp_safetensors *st, size_t i, const char **name,
+                                   tp_tensor *out);
+/* The tensor named exactly `name` (binary search). Errors: TP_ERR_INVALID (NULL name, no such
+   tensor), the errors of tp_safetensors_get. */
+TPDEF tp_status tp_safetensors_find(const tp_safetensors *st, const char *name, tp_tensor *out);
+/* The __metadata__ value under key (*value owned by st). TP_ERR_INVALID when there is none. */
+TPDEF tp_status tp_safetensors_metadata(const tp_safetensors *st, const char *key,
+                                        const char **value);
+/* The last get/find/metadata call's failure (TP_OK and "" after a call that succeeded). A
+   failed lookup never spoils the object. */
+TPDEF tp_status tp_safetensors_status(const tp_safetensors *st);
+TPDEF const char *tp_safetensors_error(const tp_safetensors *st);
+
+#if defined(DLPACK_VERSION) || defined(DLPACK_MAJOR_VERSION)
+/* DLPack (dlpack.h included before this header, in the implementation file too): a view of a
+   DLTensor. CPU device only (kDLCPU; a CUDA-host / pinned buffer is not accepted either); lanes
+   must be 1; dtypes: kDLFloat 16/32/64, kDLBfloat 16, kDLInt 8/16/32/64, kDLUInt 8, bool (code
+   6, 8 bits). byte_offset becomes the element offset (a byte_offset that is not a multiple of
+   the element size moves the storage start instead); NULL strides = row-major; strides count
+   elements, as in DLPack. storage_nbytes: how many bytes from t->data the caller vouches for;
+   0 = exactly the bytes the view addresses (the storage is then the view's span, negative
+   strides included). The view is checked like every other (tp_tensor_check).
+   *err (may be NULL) is reset on entry and holds the sentence of a failure. Errors:
+   TP_ERR_INVALID (NULL t or out, NULL data, ndim outside 0..TP_MAX_DIMS, negative size),
+   TP_ERR_UNSUPPORTED (device, dtype, lanes), TP_ERR_BOUNDS / TP_ERR_OVERFLOW (the view leaves
+   storage_nbytes, or its extent overflows). */
+TPDEF tp_status tp_view_from_dlpack(const DLTensor *t, size_t storage_nbytes, tp_tensor *out,
+                                    tp_error *err);
+#endif
 
 #ifdef __cplusplus
 }
@@ -2486,6 +2595,55 @@ TPDEF tp_sink tp_sink_tally(tp_tally *t, tp_sink *inner) {
   return s;
 }
 
+static tp_status tp__progress_write(void *ctx, const void *data, size_t n) {
+  tp_progress *p = (tp_progress *)ctx;
+  tp_status st;
+  if (p->cancelled) return TP_ERR_CANCELLED;
+  if (p->fn && !p->started) {
+    p->started = 1;
+    if (p->fn(p->ctx, 0, p->total) != 0) {
+      p->cancelled = 1;
+      return TP_ERR_CANCELLED;
+    }
+  }
+  st = tp_sink_write(p->inner, data, n);
+  if (st != TP_OK) return st;
+  p->done += (uint64_t)n;
+  if (p->fn && n > 0 && (p->done - p->reported >= p->step || p->done == p->total)) {
+    p->reported = p->done;
+    if (p->fn(p->ctx, p->done, p->total) != 0) {
+      p->cancelled = 1;
+      return TP_ERR_CANCELLED;
+    }
+  }
+  return TP_OK;
+}
+
+TPDEF tp_sink tp_sink_progress(tp_progress *p, tp_sink *inner, uint64_t total, tp_progress_fn fn,
+                               void *ctx) {
+  tp_sink s;
+  TP_ASSERT(p && inner);
+  memset(p, 0, sizeof *p);
+  p->inner = inner;
+  p->fn = fn;
+  p->ctx = ctx;
+  p->total = total;
+  p->step = total / 100 > 0 ? total / 100 : 1;
+  s.write = tp__progress_write;
+  s.ctx = p;
+  return s;
+}
+
+TPDEF tp_status tp_progress_run(tp_status (*produce)(void *ctx, tp_sink *sink), void *ctx,
+                                tp_sink *sink, uint64_t total, tp_progress_fn fn, void *fn_ctx) {
+  tp_progress p;
+  tp_sink s;
+  TP_ASSERT(produce && sink);
+  if (!fn) return produce(ctx, sink);
+  s = tp_sink_progress(&p, sink, total, fn, fn_ctx);
+  return produce(ctx, &s);
+}
+
 #ifndef TP_NO_STDIO
 static tp_status tp__file_write(void *ctx, const void *data, size_t n) {
   return fwrite(data, 1, n, (FILE *)ctx) == n ? TP_OK : TP_ERR_IO;
@@ -3230,7 +3388,9 @@ static tp_status tp__conv_piece(void *ctx, const unsigned char *bytes, size_t n)
     tp_status s;
     for (i = 0, k = 0; i < m; i++, bytes += ies, k += oes) {
       uint32_t w = tp__load_as_f32bits(c->from, bytes);
-      if ((c->flags & TP_CONVERT_SATURATE) && (w & 0x7F800000u) != 0x7F800000u) {
+      if ((c->flags & TP_CONVERT_SATURATE) &&
+          ((w & 0x7F800000u) != 0x7F800000u ||
+           ((c->flags & TP_CONVERT_CLAMP_INF) && (w & 0x007FFFFFu) == 0))) {
         uint32_t lim = c->to == TP_F16 ? 0x477FE000u : c->to == TP_BF16 ? 0x7F7F0000u : 0x7F7FFFFFu;
         if ((w & 0x7FFFFFFFu) > lim) w = (w & 0x80000000u) | lim;
       }
@@ -5378,7 +5538,22 @@ static tp_status tp__store_zeros(tp_sink *sink, uint64_t n) {
   return TP_OK;
 }
 
+static tp_status tp__store_write_ptd(tp_store *s, tp_sink *sink);
+
 TPDEF tp_status tp_store_write_ptd(tp_store *s, tp_sink *sink) {
+  tp_progress pr;
+  tp_sink ps;
+  uint64_t total;
+  tp_status st;
+  TP_ASSERT(s);
+  if (!s->opts.progress || !sink || !sink->write) return tp__store_write_ptd(s, sink);
+  st = tp_store_ptd_size(s, &total);
+  if (st != TP_OK) return st;
+  ps = tp_sink_progress(&pr, sink, total, s->opts.progress, s->opts.progress_ctx);
+  return tp__store_write_ptd(s, &ps);
+}
+
+static tp_status tp__store_write_ptd(tp_store *s, tp_sink *sink) {
   unsigned char head[TP__PTD_FB_OFFSET + 8];
   const unsigned char *fb;
   size_t fbn, i;
@@ -5834,6 +6009,8 @@ struct tp_pte {
   uint64_t *store_off;   /* offsets of the embedded store's segments */
   size_t store_off_cap;
   uint64_t program_size, base, data_size, max_align;
+  tp_progress_fn progress;   /* options.progress / progress_ctx */
+  void *progress_ctx;
 };
 
 static char *tp__pte_strdup(const char *s) {
@@ -5869,6 +6046,8 @@ TPDEF tp_status tp_pte_create(const tp_pte_options *opts, tp_pte **out) {
   if (!p) return TP_ERR_NOMEM;
   memset(p, 0, sizeof *p);
   p->embed = opts ? opts->embed : NULL;
+  p->progress = opts ? opts->progress : NULL;
+  p->progress_ctx = opts ? opts->progress_ctx : NULL;
   p->alignment = (uint64_t)align;
   *out = p;
   return TP_OK;
@@ -6333,7 +6512,23 @@ static tp_status tp__pte_store_seg(const tp__store_seg *g, tp_sink *sink) {
   return st;
 }
 
+static tp_status tp__pte_write(tp_pte *p, tp_sink *sink);
+static tp_status tp__pte_write_ctx(void *p, tp_sink *sink) {
+  return tp__pte_write((tp_pte *)p, sink);
+}
+
+/* The entry point: with options.progress, the bytes go through a progress sink. */
 TPDEF tp_status tp_pte_write(tp_pte *p, tp_sink *sink) {
+  uint64_t total;
+  tp_status st;
+  TP_ASSERT(p);
+  if (!p->progress || !sink || !sink->write) return tp__pte_write(p, sink);
+  st = tp_pte_size(p, &total);
+  if (st != TP_OK) return st;
+  return tp_progress_run(tp__pte_write_ctx, p, sink, total, p->progress, p->progress_ctx);
+}
+
+static tp_status tp__pte_write(tp_pte *p, tp_sink *sink) {
   unsigned char head[8 + TP__PTE_EH_LEN];
   const unsigned char *fb;
   size_t fbn, i;
@@ -7071,6 +7266,889 @@ TPDEF tp_status tp_pte_named_at(tp_pte_file *f, size_t i, const char **key,
   *nbytes = sz;
   return TP_OK;
 }
+
+// >>safetensors ------------------------------------------------------------------------------
+
+#define TP__ST_MAX_HEADER 100000000u  /* the reference loader's limit */
+#define TP__ST_MAX_DEPTH 64
+
+/* Every dtype a safetensors file may name: its bits per element and the tp_dtype it maps to
+   (-1: checked and listed, but no view). */
+typedef struct tp__st_dtype {
+  const char *name;
+  unsigned bits;
+  int tp;
+} tp__st_dtype;
+static const tp__st_dtype tp__st_dtypes[] = {
+    {"F64", 64, TP_F64},     {"F32", 32, TP_F32},     {"F16", 16, TP_F16},
+    {"BF16", 16, TP_BF16},   {"I64", 64, TP_I64},     {"I32", 32, TP_I32},
+    {"I16", 16, TP_I16},     {"I8", 8, TP_I8},        {"U8", 8, TP_U8},
+    {"BOOL", 8, TP_BOOL},    {"U64", 64, -1},         {"U32", 32, -1},
+    {"U16", 16, -1},         {"F8_E4M3", 8, -1},      {"F8_E5M2", 8, -1},
+    {"F8_E8M0", 8, -1},      {"C64", 64, -1},         {"F6_E2M3", 6, -1},
+    {"F6_E3M2", 6, -1},      {"F4", 4, -1}};
+#define TP__ST_NDTYPES (sizeof tp__st_dtypes / sizeof tp__st_dtypes[0])
+
+typedef struct tp__st_tensor {
+  size_t name, name_len;   /* in the pool */
+  int dtype;               /* index into tp__st_dtypes */
+  uint64_t begin, end;     /* from the data start */
+  size_t dims_at, ndim;    /* in dims */
+} tp__st_tensor;
+
+typedef struct tp__st_name {   /* the sorted name index */
+  const char *name;
+  size_t len, idx;
+} tp__st_name;
+
+struct tp_safetensors {
+  const unsigned char *data;   /* the file's data section */
+  uint64_t data_size;
+  tp__st_tensor *t;
+  size_t n, cap;
+  tp__st_name *by_name;
+  char *pool;                  /* names, metadata keys and values, each NUL-terminated */
+  size_t pool_n, pool_cap;
+  int64_t *dims;
+  size_t dims_n, dims_cap;
+  size_t *meta;                /* pairs (key, value) of pool offsets */
+  size_t meta_n, meta_cap;
+  tp_error last;               /* last lookup's failure */
+};
+
+typedef struct tp__json {
+  const unsigned char *p;
+  size_t n, i;
+  tp_safetensors *st;
+  tp_error *err;
+} tp__json;
+
+static tp_status tp__json_fail(tp__json *j, const char *what) {
+  return tp__error_set(j->err, TP_ERR_FORMAT, "bad JSON at header byte %lu: %s",
+                      (unsigned long)j->i, what);
+}
+
+static void tp__json_ws(tp__json *j) {
+  while (j->i < j->n && (j->p[j->i] == ' ' || j->p[j->i] == '\t' || j->p[j->i] == '\n' ||
+                         j->p[j->i] == '\r'))
+    j->i++;
+}
+
+/* Skips whitespace and takes c; anything else is a sentence naming `what`. */
+static tp_status tp__json_take(tp__json *j, char c, const char *what) {
+  tp__json_ws(j);
+  if (j->i >= j->n || j->p[j->i] != (unsigned char)c) return tp__json_fail(j, what);
+  j->i++;
+  return TP_OK;
+}
+
+static tp_status tp__st_pool_put(tp__json *j, const unsigned char *b, size_t n) {
+  tp_safetensors *st = j->st;
+  if (tp__array_reserve((void **)&st->pool, &st->pool_cap, st->pool_n + n, 1) != TP_OK)
+    return tp__error_set(j->err, TP_ERR_NOMEM, "no memory for %lu bytes of names",
+                        (unsigned long)(st->pool_n + n));
+  memcpy(st->pool + st->pool_n, b, n);
+  st->pool_n += n;
+  return TP_OK;
+}
+
+static int tp__hex4(const unsigned char *p, unsigned *out) {
+  unsigned v = 0;
+  int k;
+  for (k = 0; k < 4; k++) {
+    unsigned c = p[k], d;
+    if (c >= '0' && c <= '9') d = c - '0';
+    else if (c >= 'a' && c <= 'f') d = c - 'a' + 10;
+    else if (c >= 'A' && c <= 'F') d = c - 'A' + 10;
+    else return 0;
+    v = v * 16 + d;
+  }
+  *out = v;
+  return 1;
+}
+
+/* Length of the UTF-8 sequence at p[0, n), or 0 when it is not well-formed (RFC 3629: no
+   overlong forms, no surrogates, nothing above U+10FFFF). */
+static size_t tp__utf8_len(const unsigned char *p, size_t n) {
+  unsigned c = p[0];
+  size_t len, k;
+  unsigned lo = 0x80, hi = 0xBF;
+  if (c < 0x80) return 1;
+  if (c >= 0xC2 && c <= 0xDF) len = 2;
+  else if (c >= 0xE0 && c <= 0xEF) len = 3;
+  else if (c >= 0xF0 && c <= 0xF4) len = 4;
+  else return 0;
+  if (n < len) return 0;
+  if (c == 0xE0) lo = 0xA0;
+  if (c == 0xED) hi = 0x9F;
+  if (c == 0xF0) lo = 0x90;
+  if (c == 0xF4) hi = 0x8F;
+  if (p[1] < lo || p[1] > hi) return 0;
+  for (k = 2; k < len; k++)
+    if (p[k] < 0x80 || p[k] > 0xBF) return 0;
+  return len;
+}
+
+/* A JSON string, unescaped into the pool (NUL-terminated); *at / *len locate it there. */
+static tp_status tp__json_string(tp__json *j, size_t *at, size_t *len) {
+  tp_status s;
+  unsigned char u[4];
+  size_t start;
+  tp__json_ws(j);
+  if (j->i >= j->n || j->p[j->i] != '"') return tp__json_fail(j, "expected a string");
+  j->i++;
+  start = j->st->pool_n;
+  for (;;) {
+    unsigned c;
+    size_t run = j->i;
+    while (run < j->n && j->p[run] != '"' && j->p[run] != '\\' && j->p[run] >= 0x20 &&
+           j->p[run] < 0x80)
+      run++;
+    if (run > j->i) {
+      if ((s = tp__st_pool_put(j, j->p + j->i, run - j->i)) != TP_OK) return s;
+      j->i = run;
+    }
+    if (j->i >= j->n) return tp__json_fail(j, "unterminated string");
+    c = j->p[j->i];
+    if (c == '"') {
+      j->i++;
+      break;
+    }
+    if (c < 0x20) return tp__json_fail(j, "control character in a string");
+    if (c >= 0x80) {
+      size_t k = tp__utf8_len(j->p + j->i, j->n - j->i);
+      if (k == 0) return tp__json_fail(j, "a string is not UTF-8");
+      if ((s = tp__st_pool_put(j, j->p + j->i, k)) != TP_OK) return s;
+      j->i += k;
+      continue;
+    }
+    /* an escape */
+    if (j->i + 1 >= j->n) return tp__json_fail(j, "unterminated escape");
+    c = j->p[j->i + 1];
+    if (c == 'u') {
+      unsigned cp, lo;
+      size_t k = 0;
+      if (j->n - j->i < 6 || !tp__hex4(j->p + j->i + 2, &cp))
+        return tp__json_fail(j, "\\u needs four hex digits");
+      j->i += 6;
+      if (cp >= 0xDC00 && cp <= 0xDFFF) return tp__json_fail(j, "lone low surrogate");
+      if (cp >= 0xD800 && cp <= 0xDBFF) {
+        if (j->n - j->i < 6 || j->p[j->i] != '\\' || j->p[j->i + 1] != 'u' ||
+            !tp__hex4(j->p + j->i + 2, &lo) || lo < 0xDC00 || lo > 0xDFFF)
+          return tp__json_fail(j, "high surrogate without a low one");
+        j->i += 6;
+        cp = 0x10000u + ((cp - 0xD800u) << 10) + (lo - 0xDC00u);
+      }
+      if (cp == 0) return tp__json_fail(j, "\\u0000 in a string (no C string can hold it)");
+      if (cp < 0x80) {
+        u[k++] = (unsigned char)cp;
+      } else if (cp < 0x800) {
+        u[k++] = (unsigned char)(0xC0 | (cp >> 6));
+        u[k++] = (unsigned char)(0x80 | (cp & 0x3F));
+      } else if (cp < 0x10000) {
+        u[k++] = (unsigned char)(0xE0 | (cp >> 12));
+        u[k++] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+        u[k++] = (unsigned char)(0x80 | (cp & 0x3F));
+      } else {
+        u[k++] = (unsigned char)(0xF0 | (cp >> 18));
+        u[k++] = (unsigned char)(0x80 | ((cp >> 12) & 0x3F));
+        u[k++] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+        u[k++] = (unsigned char)(0x80 | (cp & 0x3F));
+      }
+      if ((s = tp__st_pool_put(j, u, k)) != TP_OK) return s;
+      continue;
+    }
+    switch (c) {
+      case '"': case '\\': case '/': u[0] = (unsigned char)c; break;
+      case 'b': u[0] = '\b'; break;
+      case 'f': u[0] = '\f'; break;
+      case 'n': u[0] = '\n'; break;
+      case 'r': u[0] = '\r'; break;
+      case 't': u[0] = '\t'; break;
+      default: return tp__json_fail(j, "unknown escape");
+    }
+    j->i += 2;
+    if ((s = tp__st_pool_put(j, u, 1)) != TP_OK) return s;
+  }
+  *at = start;
+  *len = j->st->pool_n - start;
+  u[0] = 0;
+  return tp__st_pool_put(j, u, 1);
+}
+
+/* A non-negative JSON integer that fits in 64 bits. */
+static tp_status tp__json_u64(tp__json *j, uint64_t *out) {
+  uint64_t v = 0;
+  size_t start;
+  tp__json_ws(j);
+  start = j->i;
+  if (j->i < j->n && j->p[j->i] == '-') return tp__json_fail(j, "a negative number");
+  while (j->i < j->n && j->p[j->i] >= '0' && j->p[j->i] <= '9') {
+    unsigned d = (unsigned)(j->p[j->i] - '0');
+    if (v > (UINT64_MAX - d) / 10) return tp__json_fail(j, "a number above 2^64 - 1");
+    v = v * 10 + d;
+    j->i++;
+  }
+  if (j->i == start) return tp__json_fail(j, "expected a number");
+  if (j->p[start] == '0' && j->i - start > 1) return tp__json_fail(j, "a number with a leading 0");
+  if (j->i < j->n && (j->p[j->i] == '.' || j->p[j->i] == 'e' || j->p[j->i] == 'E'))
+    return tp__json_fail(j, "a number that is not an integer");
+  *out = v;
+  return TP_OK;
+}
+
+/* Any JSON value, checked and dropped (fields tensorpack does not use). */
+static tp_status tp__json_skip(tp__json *j, int depth) {
+  tp_status s;
+  unsigned char c;
+  if (depth > TP__ST_MAX_DEPTH) return tp__json_fail(j, "nested deeper than 64");
+  tp__json_ws(j);
+  if (j->i >= j->n) return tp__json_fail(j, "expected a value");
+  c = j->p[j->i];
+  if (c == '"') {
+    size_t at, len;
+    s = tp__json_string(j, &at, &len);
+    j->st->pool_n = at;
+    return s;
+  }
+  if (c == '{' || c == '[') {
+    char close = c == '{' ? '}' : ']';
+    j->i++;
+    tp__json_ws(j);
+    if (j->i < j->n && j->p[j->i] == (unsigned char)close) {
+      j->i++;
+      return TP_OK;
+    }
+    for (;;) {
+      if (c == '{') {
+        size_t at, len;
+        if ((s = tp__json_string(j, &at, &len)) != TP_OK) return s;
+        j->st->pool_n = at;
+        if ((s = tp__json_take(j, ':', "expected ':'")) != TP_OK) return s;
+      }
+      if ((s = tp__json_skip(j, depth + 1)) != TP_OK) return s;
+      tp__json_ws(j);
+      if (j->i < j->n && j->p[j->i] == ',') {
+        j->i++;
+        continue;
+      }
+      return tp__json_take(j, close, close == '}' ? "expected ',' or '}'" : "expected ',' or ']'");
+    }
+  }
+  if (c == 't' || c == 'f' || c == 'n') {
+    const char *w = c == 't' ? "true" : c == 'f' ? "false" : "null";
+    size_t k = strlen(w);
+    if (j->n - j->i < k || memcmp(j->p + j->i, w, k) != 0) return tp__json_fail(j, "bad literal");
+    j->i += k;
+    return TP_OK;
+  }
+  if (c == '-' || (c >= '0' && c <= '9')) {   /* any JSON number */
+    size_t k;
+    if (c == '-') j->i++;
+    k = j->i;
+    while (j->i < j->n && j->p[j->i] >= '0' && j->p[j->i] <= '9') j->i++;
+    if (j->i == k || (j->p[k] == '0' && j->i - k > 1)) return tp__json_fail(j, "bad number");
+    if (j->i < j->n && j->p[j->i] == '.') {
+      k = ++j->i;
+      while (j->i < j->n && j->p[j->i] >= '0' && j->p[j->i] <= '9') j->i++;
+      if (j->i == k) return tp__json_fail(j, "bad number");
+    }
+    if (j->i < j->n && (j->p[j->i] == 'e' || j->p[j->i] == 'E')) {
+      j->i++;
+      if (j->i < j->n && (j->p[j->i] == '+' || j->p[j->i] == '-')) j->i++;
+      k = j->i;
+      while (j->i < j->n && j->p[j->i] >= '0' && j->p[j->i] <= '9') j->i++;
+      if (j->i == k) return tp__json_fail(j, "bad number");
+    }
+    return TP_OK;
+  }
+  return tp__json_fail(j, "expected a value");
+}
+
+/* One tensor's object: {"dtype": .., "shape": [..], "data_offsets": [b, e]} in any order. */
+static tp_status tp__st_tensor_obj(tp__json *j, tp__st_tensor *t) {
+  tp_safetensors *st = j->st;
+  int have_dtype = 0, have_shape = 0, have_offsets = 0;
+  tp_status s;
+  /* st->pool may move with every put: names are re-read through st->pool + offset */
+  if ((s = tp__json_take(j, '{', "a tensor's entry is not an object")) != TP_OK) return s;
+  tp__json_ws(j);
+  if (j->i < j->n && j->p[j->i] == '}') {
+    j->i++;
+  } else {
+    for (;;) {
+      size_t at, len;
+      const char *f;
+      if ((s = tp__json_string(j, &at, &len)) != TP_OK) return s;
+      if ((s = tp__json_take(j, ':', "expected ':'")) != TP_OK) return s;
+      f = st->pool + at;
+      if (strcmp(f, "dtype") == 0 || strcmp(f, "shape") == 0 ||
+          strcmp(f, "data_offsets") == 0) {
+        int *have = f[0] == 'd' && f[1] == 't' ? &have_dtype
+                    : f[0] == 's'              ? &have_shape
+                                               : &have_offsets;
+        if (*have)
+          return tp__error_set(j->err, TP_ERR_FORMAT, "tensor \"%.80s\": \"%s\" appears twice",
+                              st->pool + t->name, f);
+        *have = 1;
+      }
+      if (strcmp(f, "dtype") == 0) {
+        size_t dat, dlen, k;
+        st->pool_n = at;
+        if ((s = tp__json_string(j, &dat, &dlen)) != TP_OK) return s;
+        for (k = 0; k < TP__ST_NDTYPES; k++)
+          if (strcmp(st->pool + dat, tp__st_dtypes[k].name) == 0) break;
+        if (k == TP__ST_NDTYPES)
+          return tp__error_set(j->err, TP_ERR_UNSUPPORTED,
+                              "tensor \"%.80s\": dtype \"%.40s\" is not a safetensors dtype "
+                              "tensorpack knows", st->pool + t->name, st->pool + dat);
+        t->dtype = (int)k;
+        st->pool_n = dat;
+      } else if (strcmp(f, "shape") == 0 || strcmp(f, "data_offsets") == 0) {
+        int is_shape = f[0] == 's';
+        size_t count = 0;
+        uint64_t v = 0, off[2] = {0, 0};
+        st->pool_n = at;
+        if (is_shape) t->dims_at = st->dims_n;
+        if ((s = tp__json_take(j, '[', is_shape ? "\"shape\" is not an array"
+                                                : "\"data_offsets\" is not an array")) != TP_OK)
+          return s;
+        tp__json_ws(j);
+        if (j->i < j->n && j->p[j->i] == ']') {
+          j->i++;
+        } else {
+          for (;;) {
+            if ((s = tp__json_u64(j, &v)) != TP_OK) return s;
+            if (is_shape) {
+              if (v > (uint64_t)INT64_MAX)
+                return tp__error_set(j->err, TP_ERR_FORMAT,
+                                    "tensor \"%.80s\": dim %lu is %llu, above INT64_MAX",
+                                    st->pool + t->name, (unsigned long)count,
+                                    (unsigned long long)v);
+              if (tp__array_reserve((void **)&st->dims, &st->dims_cap, st->dims_n + 1,
+                                   sizeof(int64_t)) != TP_OK)
+                return tp__error_set(j->err, TP_ERR_NOMEM, "no memory for %lu dims",
+                                    (unsigned long)(st->dims_n + 1));
+              st->dims[st->dims_n++] = (int64_t)v;
+            } else if (count < 2) {
+              off[count] = v;
+            }
+            count++;
+            tp__json_ws(j);
+            if (j->i < j->n && j->p[j->i] == ',') {
+              j->i++;
+              continue;
+            }
+            if ((s = tp__json_take(j, ']', "expected ',' or ']'")) != TP_OK) return s;
+            break;
+          }
+        }
+        if (is_shape) {
+          t->ndim = count;
+        } else {
+          if (count != 2)
+            return tp__error_set(j->err, TP_ERR_FORMAT,
+                                "tensor \"%.80s\": \"data_offsets\" has %lu numbers, not 2",
+                                st->pool + t->name, (unsigned long)count);
+          t->begin = off[0];
+          t->end = off[1];
+        }
+      } else {
+        st->pool_n = at;
+        if ((s = tp__json_skip(j, 1)) != TP_OK) return s;
+      }
+      tp__json_ws(j);
+      if (j->i < j->n && j->p[j->i] == ',') {
+        j->i++;
+        continue;
+      }
+      if ((s = tp__json_take(j, '}', "expected ',' or '}'")) != TP_OK) return s;
+      break;
+    }
+  }
+  if (!have_dtype || !have_shape || !have_offsets)
+    return tp__error_set(j->err, TP_ERR_FORMAT, "tensor \"%.80s\": no \"%s\"", st->pool + t->name,
+                        !have_dtype ? "dtype" : !have_shape ? "shape" : "data_offsets");
+  return TP_OK;
+}
+
+static tp_status tp__st_metadata(tp__json *j) {
+  tp_safetensors *st = j->st;
+  tp_status s;
+  if ((s = tp__json_take(j, '{', "__metadata__ is not an object")) != TP_OK) return s;
+  tp__json_ws(j);
+  if (j->i < j->n && j->p[j->i] == '}') {
+    j->i++;
+    return TP_OK;
+  }
+  for (;;) {
+    size_t kat, klen, vat, vlen, m;
+    if ((s = tp__json_string(j, &kat, &klen)) != TP_OK) return s;
+    if ((s = tp__json_take(j, ':', "expected ':'")) != TP_OK) return s;
+    tp__json_ws(j);
+    if (j->i >= j->n || j->p[j->i] != '"')
+      return tp__error_set(j->err, TP_ERR_FORMAT, "__metadata__ \"%.80s\": the value is not a "
+                          "string", st->pool + kat);
+    if ((s = tp__json_string(j, &vat, &vlen)) != TP_OK) return s;
+    for (m = 0; m < st->meta_n; m++)
+      if (strcmp(st->pool + st->meta[2 * m], st->pool + kat) == 0)
+        return tp__error_set(j->err, TP_ERR_FORMAT, "__metadata__ \"%.80s\" appears twice",
+                            st->pool + kat);
+    if (tp__array_reserve((void **)&st->meta, &st->meta_cap, 2 * st->meta_n + 2,
+                         sizeof(size_t)) != TP_OK)
+      return tp__error_set(j->err, TP_ERR_NOMEM, "no memory for %lu metadata entries",
+                          (unsigned long)(st->meta_n + 1));
+    st->meta[2 * st->meta_n] = kat;
+    st->meta[2 * st->meta_n + 1] = vat;
+    st->meta_n++;
+    (void)klen;
+    (void)vlen;
+    tp__json_ws(j);
+    if (j->i < j->n && j->p[j->i] == ',') {
+      j->i++;
+      continue;
+    }
+    return tp__json_take(j, '}', "expected ',' or '}'");
+  }
+}
+
+static int tp__st_cmp_name(const void *a, const void *b) {
+  const tp__st_name *x = (const tp__st_name *)a, *y = (const tp__st_name *)b;
+  size_t n = x->len < y->len ? x->len : y->len;
+  int c = memcmp(x->name, y->name, n);
+  if (c != 0) return c;
+  return x->len < y->len ? -1 : x->len > y->len ? 1 : 0;
+}
+
+typedef struct tp__st_range {
+  uint64_t begin, end;
+  size_t idx;
+} tp__st_range;
+
+static int tp__st_cmp_range(const void *a, const void *b) {
+  const tp__st_range *x = (const tp__st_range *)a, *y = (const tp__st_range *)b;
+  if (x->begin != y->begin) return x->begin < y->begin ? -1 : 1;
+  if (x->end != y->end) return x->end < y->end ? -1 : 1;
+  return x->idx < y->idx ? -1 : x->idx > y->idx ? 1 : 0;
+}
+
+/* After parsing: names unique, sizes right, the tensors tiling the data exactly. */
+static tp_status tp__st_check(tp_safetensors *st, tp_error *err) {
+  tp__st_range *r;
+  size_t i;
+  uint64_t pos = 0;
+  tp_status s = TP_OK;
+  const char *pname = NULL;
+  if (st->n == 0) {
+    if (st->data_size != 0)
+      return tp__error_set(err, TP_ERR_FORMAT, "no tensors, but %llu data bytes follow the "
+                          "header", (unsigned long long)st->data_size);
+    return TP_OK;
+  }
+  st->by_name = (tp__st_name *)TP_MALLOC(st->n * sizeof(tp__st_name));
+  r = (tp__st_range *)TP_MALLOC(st->n * sizeof(tp__st_range));
+  if (!st->by_name || !r) {
+    TP_FREE(r);
+    return tp__error_set(err, TP_ERR_NOMEM, "no memory to index %lu tensors",
+                        (unsigned long)st->n);
+  }
+  for (i = 0; i < st->n; i++) {
+    const tp__st_tensor *t = &st->t[i];
+    const tp__st_dtype *dt = &tp__st_dtypes[t->dtype];
+    uint64_t numel = 1, bits, want;
+    size_t d;
+    st->by_name[i].name = st->pool + t->name;
+    st->by_name[i].len = t->name_len;
+    st->by_name[i].idx = i;
+    r[i].begin = t->begin;
+    r[i].end = t->end;
+    r[i].idx = i;
+    for (d = 0; d < t->ndim; d++)
+      if (tp__mul_u64(numel, (uint64_t)st->dims[t->dims_at + d], &numel)) break;
+    if (d < t->ndim || tp__mul_u64(numel, dt->bits, &bits)) {
+      s = tp__error_set(err, TP_ERR_FORMAT, "tensor \"%.80s\": its shape's %s size overflows 64 "
+                       "bits", st->pool + t->name, dt->name);
+      break;
+    }
+    if (bits % 8 != 0) {
+      s = tp__error_set(err, TP_ERR_FORMAT, "tensor \"%.80s\": %llu elements of %s are not a "
+                       "whole number of bytes", st->pool + t->name, (unsigned long long)numel,
+                       dt->name);
+      break;
+    }
+    want = bits / 8;
+    if (t->end < t->begin) {
+      s = tp__error_set(err, TP_ERR_FORMAT, "tensor \"%.80s\": data_offsets [%llu, %llu] end "
+                       "before they begin", st->pool + t->name, (unsigned long long)t->begin,
+                       (unsigned long long)t->end);
+      break;
+    }
+    if (t->end - t->begin != want) {
+      s = tp__error_set(err, TP_ERR_FORMAT, "tensor \"%.80s\": %llu elements of %s are %llu "
+                       "bytes, data_offsets [%llu, %llu] hold %llu", st->pool + t->name,
+                       (unsigned long long)numel, dt->name, (unsigned long long)want,
+                       (unsigned long long)t->begin, (unsigned long long)t->end,
+                       (unsigned long long)(t->end - t->begin));
+      break;
+    }
+    if (t->end > st->data_size) {
+      s = tp__error_set(err, TP_ERR_FORMAT, "tensor \"%.80s\": data_offsets [%llu, %llu] run "
+                       "past the %llu data bytes", st->pool + t->name,
+                       (unsigned long long)t->begin, (unsigned long long)t->end,
+                       (unsigned long long)st->data_size);
+      break;
+    }
+  }
+  if (s == TP_OK) {
+    qsort(st->by_name, st->n, sizeof(tp__st_name), tp__st_cmp_name);
+    for (i = 1; i < st->n; i++)
+      if (tp__st_cmp_name(&st->by_name[i - 1], &st->by_name[i]) == 0) {
+        s = tp__error_set(err, TP_ERR_FORMAT, "tensor \"%.80s\" appears twice in the header",
+                         st->by_name[i].name);
+        break;
+      }
+  }
+  if (s == TP_OK) {
+    qsort(r, st->n, sizeof(tp__st_range), tp__st_cmp_range);
+    for (i = 0; i < st->n; i++) {
+      const char *name = st->pool + st->t[r[i].idx].name;
+      if (r[i].begin > pos) {
+        s = tp__error_set(err, TP_ERR_FORMAT, "tensor \"%.80s\": data starts at byte %llu, "
+                         "leaving a gap of %llu bytes after %s%.80s%s", name,
+                         (unsigned long long)r[i].begin, (unsigned long long)(r[i].begin - pos),
+                         pname ? "\"" : "", pname ? pname : "the header", pname ? "\"" : "");
+        break;
+      }
+      if (r[i].begin < pos) {
+        s = tp__error_set(err, TP_ERR_FORMAT, "tensor \"%.80s\": data_offsets [%llu, %llu] "
+                         "overlap \"%.80s\", which ends at byte %llu", name,
+                         (unsigned long long)r[i].begin, (unsigned long long)r[i].end,
+                         pname ? pname : "", (unsigned long long)pos);
+        break;
+      }
+      pos = r[i].end;
+      pname = name;
+    }
+    if (s == TP_OK && pos != st->data_size)
+      s = tp__error_set(err, TP_ERR_FORMAT, "the tensors end at data byte %llu but %llu data "
+                       "bytes follow the header (%llu unused)", (unsigned long long)pos,
+                       (unsigned long long)st->data_size,
+                       (unsigned long long)(st->data_size - pos));
+  }
+  TP_FREE(r);
+  return s;
+}
+
+TPDEF void tp_safetensors_close(tp_safetensors *st) {
+  if (!st) return;
+  TP_FREE(st->t);
+  TP_FREE(st->by_name);
+  TP_FREE(st->pool);
+  TP_FREE(st->dims);
+  TP_FREE(st->meta);
+  TP_FREE(st);
+}
+
+static tp_status tp__st_parse(tp_safetensors *st, const unsigned char *f, size_t nbytes,
+                              tp_error *err) {
+  uint64_t hlen;
+  tp__json j;
+  tp_status s;
+  int saw_meta = 0;
+  if (nbytes < 8)
+    return tp__error_set(err, TP_ERR_FORMAT, "the file is %lu bytes; a safetensors file starts "
+                        "with an 8-byte header length", (unsigned long)nbytes);
+  hlen = tp__get_le64(f);
+  if (hlen > (uint64_t)(nbytes - 8))
+    return tp__error_set(err, TP_ERR_FORMAT, "header length %llu runs past the end of the "
+                        "%lu-byte file", (unsigned long long)hlen, (unsigned long)nbytes);
+  if (hlen > TP__ST_MAX_HEADER)
+    return tp__error_set(err, TP_ERR_FORMAT, "header length %llu is above the limit of %lu bytes",
+                        (unsigned long long)hlen, (unsigned long)TP__ST_MAX_HEADER);
+  st->data = f + 8 + (size_t)hlen;
+  st->data_size = (uint64_t)(nbytes - 8 - (size_t)hlen);
+  j.p = f + 8;
+  j.n = (size_t)hlen;
+  j.i = 0;
+  j.st = st;
+  j.err = err;
+  if (j.n == 0 || j.p[0] != '{')
+    return tp__error_set(err, TP_ERR_FORMAT, "the %lu-byte header does not start with '{'",
+                        (unsigned long)j.n);
+  j.i = 1;
+  tp__json_ws(&j);
+  if (j.i < j.n && j.p[j.i] == '}') {
+    j.i++;
+  } else {
+    for (;;) {
+      size_t at, len;
+      if ((s = tp__json_string(&j, &at, &len)) != TP_OK) return s;
+      if ((s = tp__json_take(&j, ':', "expected ':'")) != TP_OK) return s;
+      if (strcmp(st->pool + at, "__metadata__") == 0) {
+        if (saw_meta)
+          return tp__error_set(err, TP_ERR_FORMAT, "\"__metadata__\" appears twice in the header");
+        saw_meta = 1;
+        st->pool_n = at;
+        if ((s = tp__st_metadata(&j)) != TP_OK) return s;
+      } else {
+        tp__st_tensor *t;
+        if (tp__array_reserve((void **)&st->t, &st->cap, st->n + 1, sizeof(tp__st_tensor)) !=
+            TP_OK)
+          return tp__error_set(err, TP_ERR_NOMEM, "no memory for %lu tensors",
+                              (unsigned long)(st->n + 1));
+        t = &st->t[st->n++];
+        memset(t, 0, sizeof *t);
+        t->name = at;
+        t->name_len = len;
+        if ((s = tp__st_tensor_obj(&j, t)) != TP_OK) return s;
+      }
+      tp__json_ws(&j);
+      if (j.i < j.n && j.p[j.i] == ',') {
+        j.i++;
+        continue;
+      }
+      if ((s = tp__json_take(&j, '}', "expected ',' or '}'")) != TP_OK) return s;
+      break;
+    }
+  }
+  tp__json_ws(&j);
+  if (j.i != j.n) return tp__json_fail(&j, "more after the header's closing '}'");
+  return tp__st_check(st, err);
+}
+
+TPDEF tp_status tp_safetensors_open(const void *file, size_t nbytes, tp_safetensors **out,
+                                    tp_error *err) {
+  tp_error local;
+  tp_safetensors *st;
+  tp_status s;
+  if (!err) err = &local;
+  memset(err, 0, sizeof *err);
+  if (!out) return tp__error_set(err, TP_ERR_INVALID, "tp_safetensors_open: out is NULL");
+  *out = NULL;
+  if (!file && nbytes > 0)
+    return tp__error_set(err, TP_ERR_INVALID, "tp_safetensors_open: file is NULL with %lu bytes",
+                        (unsigned long)nbytes);
+  st = (tp_safetensors *)TP_MALLOC(sizeof(tp_safetensors));
+  if (!st) return tp__error_set(err, TP_ERR_NOMEM, "no memory for a safetensors reader");
+  memset(st, 0, sizeof *st);
+  s = tp__st_parse(st, (const unsigned char *)file, nbytes, err);
+  if (s != TP_OK) {
+    tp_safetensors_close(st);
+    return s;
+  }
+  *out = st;
+  return TP_OK;
+}
+
+TPDEF size_t tp_safetensors_count(const tp_safetensors *st) {
+  TP_ASSERT(st);
+  return st->n;
+}
+
+TPDEF tp_status tp_safetensors_status(const tp_safetensors *st) {
+  TP_ASSERT(st);
+  return st->last.status;
+}
+
+TPDEF const char *tp_safetensors_error(const tp_safetensors *st) {
+  TP_ASSERT(st);
+  return st->last.status != TP_OK ? st->last.msg : "";
+}
+
+TPDEF tp_status tp_safetensors_get(const tp_safetensors *st, size_t i, const char **name,
+                                   tp_tensor *out) {
+  /* The object is the caller's but its lookup sentence is ours: st was allocated non-const. */
+  tp_error *last = (tp_error *)&st->last;
+  const tp__st_tensor *t;
+  const tp__st_dtype *dt;
+  tp_storage s;
+  tp_status r;
+  TP_ASSERT(st);
+  memset(last, 0, sizeof *last);
+  if (name) *name = NULL;
+  if (i >= st->n)
+    return tp__error_set(last, TP_ERR_INVALID, "tensor %lu asked for; the file has %lu",
+                        (unsigned long)i, (unsigned long)st->n);
+  t = &st->t[i];
+  dt = &tp__st_dtypes[t->dtype];
+  if (name) *name = st->pool + t->name;
+  if (!out) return TP_OK;
+  if (dt->tp < 0)
+    return tp__error_set(last, TP_ERR_UNSUPPORTED, "tensor \"%.80s\": dtype %s has no tp_dtype",
+                        st->pool + t->name, dt->name);
+  if (t->ndim > TP_MAX_DIMS)
+    return tp__error_set(last, TP_ERR_UNSUPPORTED, "tensor \"%.80s\": %lu dims, more than "
+                        "TP_MAX_DIMS %d", st->pool + t->name, (unsigned long)t->ndim,
+                        TP_MAX_DIMS);
+  if (TP__BIG_ENDIAN && dt->bits > 8)
+    return tp__error_set(last, TP_ERR_UNSUPPORTED, "tensor \"%.80s\": the file's %s elements are "
+                        "little-endian and this host is big-endian", st->pool + t->name,
+                        dt->name);
+  s.data = st->data + (size_t)t->begin;
+  s.nbytes = (size_t)(t->end - t->begin);
+  r = tp_view(s, (tp_dtype)dt->tp, (int)t->ndim, st->dims + t->dims_at, NULL, 0, out);
+  if (r != TP_OK)   /* the sizes were checked at open: a view of them cannot fail */
+    return tp__error_set(last, r, "tensor \"%.80s\": no view (%s)", st->pool + t->name,
+                        tp_status_str(r));
+  return TP_OK;
+}
+
+TPDEF tp_status tp_safetensors_find(const tp_safetensors *st, const char *name, tp_tensor *out) {
+  tp_error *last = (tp_error *)&st->last;
+  size_t lo = 0, hi, len;
+  tp__st_name key;
+  TP_ASSERT(st);
+  memset(last, 0, sizeof *last);
+  if (!name) return tp__error_set(last, TP_ERR_INVALID, "tp_safetensors_find: name is NULL");
+  len = strlen(name);
+  key.name = name;
+  key.len = len;
+  key.idx = 0;
+  hi = st->n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    int c = tp__st_cmp_name(&st->by_name[mid], &key);
+    if (c == 0) return tp_safetensors_get(st, st->by_name[mid].idx, NULL, out);
+    if (c < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return tp__error_set(last, TP_ERR_INVALID, "tensor \"%.120s\" is not in the file", name);
+}
+
+TPDEF tp_status tp_safetensors_metadata(const tp_safetensors *st, const char *key,
+                                        const char **value) {
+  tp_error *last = (tp_error *)&st->last;
+  size_t m;
+  TP_ASSERT(st);
+  memset(last, 0, sizeof *last);
+  if (value) *value = NULL;
+  if (!key) return tp__error_set(last, TP_ERR_INVALID, "tp_safetensors_metadata: key is NULL");
+  for (m = 0; m < st->meta_n; m++)
+    if (strcmp(st->pool + st->meta[2 * m], key) == 0) {
+      if (value) *value = st->pool + st->meta[2 * m + 1];
+      return TP_OK;
+    }
+  return tp__error_set(last, TP_ERR_INVALID, "__metadata__ has no \"%.120s\"", key);
+}
+
+#if defined(DLPACK_VERSION) || defined(DLPACK_MAJOR_VERSION)
+// >>dlpack -----------------------------------------------------------------------------------
+
+TPDEF tp_status tp_view_from_dlpack(const DLTensor *t, size_t storage_nbytes, tp_tensor *out,
+                                    tp_error *err) {
+  tp_error local;
+  tp_tensor r;
+  tp_dtype dt;
+  size_t es;
+  int d, code;
+  unsigned bits;
+  const unsigned char *base;
+  if (!err) err = &local;
+  memset(err, 0, sizeof *err);
+  if (!t || !out) return tp__error_set(err, TP_ERR_INVALID, "tp_view_from_dlpack: NULL %s",
+                                      !t ? "tensor" : "out");
+  if ((int)t->device.device_type != (int)kDLCPU)
+    return tp__error_set(err, TP_ERR_UNSUPPORTED, "DLPack tensor on device type %d (id %d); "
+                        "only kDLCPU (1) memory can be read", (int)t->device.device_type,
+                        (int)t->device.device_id);
+  if (t->dtype.lanes != 1)
+    return tp__error_set(err, TP_ERR_UNSUPPORTED, "DLPack dtype has %u lanes; only 1 is "
+                        "supported", (unsigned)t->dtype.lanes);
+  code = (int)t->dtype.code;
+  bits = (unsigned)t->dtype.bits;
+  if (code == (int)kDLFloat && bits == 16) dt = TP_F16;
+  else if (code == (int)kDLFloat && bits == 32) dt = TP_F32;
+  else if (code == (int)kDLFloat && bits == 64) dt = TP_F64;
+  else if (code == (int)kDLBfloat && bits == 16) dt = TP_BF16;
+  else if (code == (int)kDLInt && bits == 8) dt = TP_I8;
+  else if (code == (int)kDLInt && bits == 16) dt = TP_I16;
+  else if (code == (int)kDLInt && bits == 32) dt = TP_I32;
+  else if (code == (int)kDLInt && bits == 64) dt = TP_I64;
+  else if (code == (int)kDLUInt && bits == 8) dt = TP_U8;
+  else if (code == 6 && bits == 8) dt = TP_BOOL;   /* kDLBool (DLPack 0.8+) */
+  else
+    return tp__error_set(err, TP_ERR_UNSUPPORTED, "DLPack dtype code %d with %u bits has no "
+                        "tp_dtype", code, bits);
+  if (t->ndim < 0 || t->ndim > TP_MAX_DIMS)
+    return tp__error_set(err, TP_ERR_INVALID, "DLPack tensor has %d dims (0..%d allowed)",
+                        t->ndim, TP_MAX_DIMS);
+  if (!t->data) return tp__error_set(err, TP_ERR_INVALID, "DLPack tensor's data is NULL");
+  if (t->ndim > 0 && !t->shape)
+    return tp__error_set(err, TP_ERR_INVALID, "DLPack tensor has %d dims and no shape", t->ndim);
+  es = tp_dtype_size(dt);
+  memset(&r, 0, sizeof r);
+  r.dtype = dt;
+  r.ndim = t->ndim;
+  for (d = 0; d < t->ndim; d++) {
+    if (t->shape[d] < 0)
+      return tp__error_set(err, TP_ERR_INVALID, "DLPack dim %d has size %lld", d,
+                          (long long)t->shape[d]);
+    r.sizes[d] = t->shape[d];
+  }
+  if (t->strides) {
+    for (d = 0; d < t->ndim; d++) r.strides[d] = t->strides[d];
+  } else {
+    int64_t acc = 1;
+    for (d = t->ndim - 1; d >= 0; d--) {
+      r.strides[d] = acc;
+      /* an overflow here means the element count overflows too: tp_tensor_check says so */
+      if (tp__mul_i64(acc, r.sizes[d] > 1 ? r.sizes[d] : 1, &acc)) acc = 0;
+    }
+  }
+  base = (const unsigned char *)t->data;
+  if (storage_nbytes == 0) {
+    /* The storage is the view's span: from its lowest to its highest addressed element. */
+    int64_t lo = 0, hi = 0, ext, nb;
+    uint64_t before;
+    int empty = 0;
+    for (d = 0; d < r.ndim; d++) empty |= r.sizes[d] == 0;
+    for (d = 0; d < r.ndim && !empty; d++) {
+      if (r.strides[d] == INT64_MIN || tp__mul_i64(r.sizes[d] - 1, r.strides[d], &ext) ||
+          tp__add_i64(ext > 0 ? hi : lo, ext, ext > 0 ? &hi : &lo))
+        return tp__error_set(err, TP_ERR_OVERFLOW, "DLPack dim %d: size %lld x stride %lld "
+                            "overflows", d, (long long)r.sizes[d], (long long)r.strides[d]);
+    }
+    if (lo == INT64_MIN || tp__add_i64(hi, -lo, &nb) || tp__add_i64(nb, 1, &nb) ||
+        tp__mul_i64(nb, (int64_t)es, &nb) || (uint64_t)nb > (uint64_t)SIZE_MAX ||
+        (uint64_t)(-lo) > (UINT64_MAX - t->byte_offset) / es)
+      return tp__error_set(err, TP_ERR_OVERFLOW, "DLPack view's extent (elements %lld to %lld "
+                          "of %u bytes) overflows", (long long)lo, (long long)hi, (unsigned)es);
+    before = (uint64_t)(-lo) * es;   /* bytes the view reaches before data + byte_offset */
+    if (before > t->byte_offset && before - t->byte_offset > (uint64_t)(uintptr_t)base)
+      return tp__error_set(err, TP_ERR_BOUNDS, "DLPack view reaches %llu bytes before data + "
+                          "byte_offset, below address 0", (unsigned long long)before);
+    r.storage.data = (const unsigned char *)((uintptr_t)base + (uintptr_t)t->byte_offset -
+                                             (uintptr_t)before);
+    r.storage.nbytes = empty ? 0 : (size_t)nb;
+    r.offset = -lo;
+  } else if (t->byte_offset % es == 0) {
+    if (t->byte_offset / es > (uint64_t)INT64_MAX)
+      return tp__error_set(err, TP_ERR_OVERFLOW, "DLPack byte_offset %llu overflows",
+                          (unsigned long long)t->byte_offset);
+    r.storage.data = base;
+    r.storage.nbytes = storage_nbytes;
+    r.offset = (int64_t)(t->byte_offset / es);
+  } else {
+    if (t->byte_offset > storage_nbytes)
+      return tp__error_set(err, TP_ERR_BOUNDS, "DLPack byte_offset %llu is past the %lu-byte "
+                          "storage", (unsigned long long)t->byte_offset,
+                          (unsigned long)storage_nbytes);
+    r.storage.data = base + (size_t)t->byte_offset;
+    r.storage.nbytes = storage_nbytes - (size_t)t->byte_offset;
+    r.offset = 0;
+  }
+  {
+    tp_error verr;
+    tp_status s;
+    memset(&verr, 0, sizeof verr);
+    s = tp_tensor_check(&r, &verr);
+    if (s != TP_OK)
+      return tp__error_set(err, s, "DLPack tensor: %s", verr.msg);
+  }
+  *out = r;
+  return TP_OK;
+}
+#endif /* DLPACK */
 
 #endif /* TENSORPACK_IMPLEMENTATION_DONE */
 #endif /* TENSORPACK_IMPLEMENTATION */

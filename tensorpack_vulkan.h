@@ -28,12 +28,17 @@
       tp_vk_graph_create(NULL, &g);       // NULL options: constants inline, no fp16
       size_t xd[2] = { 1, 8 }, yd[2] = { 1, 4 };
       uint32_t x, wid, bias, y;
-      tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, xd, NULL, -1, -1, -1, TP_VK_UNSET, &x);
-      tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, NULL, &w, -1, -1, -1, TP_VK_UNSET, &wid);
+      tp_vk_tensor_desc d = {0};          // zero = defaults; the datatype is required
+      d.datatype = TP_VK_FLOAT32;
+      d.ndim = 2; d.dims = xd;
+      tp_vk_add_tensor_desc(g, &d, &x);
+      d.ndim = 0; d.dims = NULL; d.constant = &w;   // dims: the constant's
+      tp_vk_add_tensor_desc(g, &d, &wid);
       tp_vk_add_null(g, &bias);
-      tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, yd, NULL, -1, -1, -1, TP_VK_UNSET, &y);
-      uint32_t args[4] = { x, wid, bias, y };
-      tp_vk_add_op(g, 0, "aten.linear.default", args, 4);
+      d.constant = NULL; d.ndim = 2; d.dims = yd;
+      tp_vk_add_tensor_desc(g, &d, &y);
+      uint32_t args[4] = { x, wid, bias, y };       // ExecuTorch's linear(input, weight, bias, out)
+      tp_vk_add_op(g, 0, "aten.linear.default", args, 4);   // checked against TP_VK_OPS
       tp_vk_set_io(g, &x, 1, &y, 1);
       if (tp_vk_write_file(g, "linear.vkblob") != TP_OK)
         fprintf(stderr, "%s\n", tp_vk_graph_error(g));
@@ -61,8 +66,8 @@
    Constants: a tp_tensor view of any strides. Its element count must equal numel(dims); its
    bytes are written row-major in the tensor's datatype. The view's dtype must be the datatype's
    own (FLOAT32 <-> TP_F32, FLOAT16 <-> TP_F16, INT32 <-> TP_I32, ...), except that a TP_F32 view
-   may back a FLOAT16 tensor (converted: clamped to +-65504, then round-to-nearest-even) and a
-   TP_F16 view a FLOAT32 tensor (exact widening).
+   may back a FLOAT16 tensor (converted: clamped to +-65504, +-inf included, as upstream; then
+   round-to-nearest-even) and a TP_F16 view a FLOAT32 tensor (exact widening).
       - inline (options.store == NULL): the view is borrowed until the graph is written.
       - named (options.store set): tp_vk_add_tensor adds the compact bytes to the store at once
         under their lowercase SHA-256 hex key (16-aligned); the blob carries VkBytes{offset
@@ -72,8 +77,8 @@
         named mode, as upstream); a segment that holds nothing else is 16 zero bytes, because
         the loader requires offset < raw bytes size.
    force_fp16 (options), as upstream: every FLOAT32 tensor is declared FLOAT16; constants are
-   converted (clamp to +-65504, RNE) and staged as FLOAT16; a non-constant tensor keeps FLOAT32
-   staging (or the staging datatype you gave).
+   converted (clamped to +-65504, +-inf too, NaN stays NaN; RNE) and staged as FLOAT16; a
+   non-constant tensor keeps FLOAT32 staging (or the staging datatype you gave).
    Shaders: raw bytes copied at tp_vk_add_shader, written into the raw segment (16-aligned) in
    both modes; the graph-level storage/memory-layout overrides are written when not default.
    (Today's upstream loader reads neither; both are part of the format.)
@@ -141,6 +146,86 @@ typedef enum tp_vk_datatype {
 #define TP_VK_STRING_VALUE 10
 #define TP_VK_SYMINT_VALUE 11
 
+/* ---- the VK00 format, described once ------------------------------------------------------
+   The tables and fields of ExecuTorch's backends/vulkan/serialization/schema.fbs (file
+   identifier "VK00", root VkGraph). The writer, tp_vk_read_blob, tpdump's Vulkan printer and
+   the tests' sweeps all take field ids, defaults and names from these lists; the non-zero
+   defaults are the ones that bite: VkTensor.storage_type / memory_layout 255 and
+   staging_datatype 127 (so BUFFER, TENSOR_WIDTH_PACKED and BOOL, all 0, must be written),
+   constant_id / mem_obj_id 0 (so "none" is an explicit -1).
+   TP_VK_FIELDS(X): X(table, field, id, kind, default), kind one of BOOL I8 U8 I32 U32 I64 U64
+   F64 (scalars), STR (string), VEC (vector), UNION (the union's value; its type byte is the
+   field before). Each entry also defines TP_VK_F_<table>_<field> (the id) and
+   TP_VK_D_<table>_<field> (the default) below. A new field is one entry here. */
+#define TP_VK_FIELDS(X) \
+  X(VkGraph, version, 0, STR, 0) \
+  X(VkGraph, chain, 1, VEC, 0) \
+  X(VkGraph, values, 2, VEC, 0) \
+  X(VkGraph, input_ids, 3, VEC, 0) \
+  X(VkGraph, output_ids, 4, VEC, 0) \
+  X(VkGraph, constants, 5, VEC, 0) \
+  X(VkGraph, shaders, 6, VEC, 0) \
+  X(VkGraph, storage_type_override, 7, U8, 255) \
+  X(VkGraph, memory_layout_override, 8, U8, 255) \
+  X(OperatorCall, node_id, 0, U32, 0) \
+  X(OperatorCall, name, 1, STR, 0) \
+  X(OperatorCall, args, 2, VEC, 0) \
+  X(VkValue, value_type, 0, U8, 0) \
+  X(VkValue, value, 1, UNION, 0) \
+  X(VkTensor, datatype, 0, I8, 0) \
+  X(VkTensor, dims, 1, VEC, 0) \
+  X(VkTensor, constant_id, 2, I32, 0) \
+  X(VkTensor, mem_obj_id, 3, I32, 0) \
+  X(VkTensor, storage_type, 4, U8, 255) \
+  X(VkTensor, memory_layout, 5, U8, 255) \
+  X(VkTensor, staging_datatype, 6, I8, 127) \
+  X(Int, int_val, 0, I64, 0) \
+  X(Double, double_val, 0, F64, 0) \
+  X(Bool, bool_val, 0, BOOL, 0) \
+  X(String, string_val, 0, STR, 0) \
+  X(IntList, items, 0, VEC, 0) \
+  X(DoubleList, items, 0, VEC, 0) \
+  X(BoolList, items, 0, VEC, 0) \
+  X(ValueList, items, 0, VEC, 0) \
+  X(SymInt, value, 0, I32, 0) \
+  X(VkBytes, offset, 0, U64, 0) \
+  X(VkBytes, length, 1, U64, 0) \
+  X(VkBytes, named_key, 2, STR, 0)
+
+#define TP_VK__FIELD_ENUM(t, f, id, kind, dflt) TP_VK_F_##t##_##f = id, TP_VK_D_##t##_##f = dflt,
+enum { TP_VK_FIELDS(TP_VK__FIELD_ENUM) TP_VK__FIELD_ENUM_END };
+#undef TP_VK__FIELD_ENUM
+
+/* The GraphTypes union (VkValue.value): X(tag, member, element size of its items vector, or 0).
+   The tags are the TP_VK_*_VALUE defines below. */
+#define TP_VK_VALUE_KINDS(X) \
+  X(1, Null, 0) X(2, Int, 0) X(3, Double, 0) X(4, Bool, 0) X(5, VkTensor, 0) \
+  X(6, IntList, 8) X(7, DoubleList, 8) X(8, BoolList, 1) X(9, ValueList, 4) X(10, String, 0) \
+  X(11, SymInt, 0)
+
+/* VkDataType: X(value, name, tp_dtype of its bytes, element size). UNSET (127) is the
+   staging_datatype default and not a tensor datatype. */
+#define TP_VK_DATATYPES(X) \
+  X(0, BOOL, TP_BOOL, 1) X(1, UINT8, TP_U8, 1) X(2, INT8, TP_I8, 1) X(3, INT32, TP_I32, 4) \
+  X(4, FLOAT16, TP_F16, 2) X(5, FLOAT32, TP_F32, 4) X(6, FLOAT64, TP_F64, 8) \
+  X(7, INT64, TP_I64, 8)
+
+/* VkStorageType and VkMemoryLayout: X(value, name); 255 is DEFAULT_STORAGE / DEFAULT_LAYOUT. */
+#define TP_VK_STORAGE_TYPES(X) X(0, BUFFER) X(1, TEXTURE_3D) X(2, TEXTURE_2D)
+#define TP_VK_MEMORY_LAYOUTS(X) \
+  X(0, TENSOR_WIDTH_PACKED) X(1, TENSOR_HEIGHT_PACKED) X(2, TENSOR_CHANNELS_PACKED) \
+  X(3, PACKED_INT8_4W4C) X(4, PACKED_INT8_4H4W) X(5, PACKED_INT8_4W) X(6, PACKED_INT8_4C) \
+  X(8, PACKED_INT8_4C1W) X(9, PACKED_INT8_CONV2D)
+
+/* Names from the lists above ("FLOAT32", "TEXTURE_3D", "TENSOR_WIDTH_PACKED", "IntList";
+   "UNSET" for datatype 127, "DEFAULT" for storage / layout 255), NULL for a value the schema
+   does not have. tp_vk_datatype_size: the element size, 0 for none (UNSET included). */
+TPDEF const char *tp_vk_datatype_name(int v);
+TPDEF size_t tp_vk_datatype_size(int v);
+TPDEF const char *tp_vk_storage_type_name(int v);
+TPDEF const char *tp_vk_memory_layout_name(int v);
+TPDEF const char *tp_vk_value_kind_name(int tag);
+
 /* Size of the VH00 header as written (30) and where the flatbuffer starts (32). */
 #define TP_VK_HEADER_SIZE 30
 #define TP_VK_FLATBUFFER_OFFSET 32
@@ -151,7 +236,203 @@ typedef struct tp_vk_graph tp_vk_graph; /* opaque */
 typedef struct tp_vk_options {
   tp_store *store; /* NULL: constants go inline into the blob; set: into this store, by key */
   int force_fp16;  /* 0: datatypes as given; non-zero: FLOAT32 tensors become FLOAT16 */
+  int other_runtime; /* 0: tp_vk_add_op checks every operator against TP_VK_OPS (what
+                        ExecuTorch's VulkanBackend runs); non-zero: the graph targets another
+                        runtime, any name and arguments are written as given */
+  tp_progress_fn progress; /* NULL: none; else called as the blob is written (tensorpack.h
+                              section 4); a non-zero return cancels with TP_ERR_CANCELLED */
+  void *progress_ctx;      /* its first argument */
 } tp_vk_options;
+
+/* ---- the operators ExecuTorch's Vulkan backend runs ------------------------------------ */
+
+/* TP_VK_OPS(X) calls X(name, args) once per operator ExecuTorch's VulkanBackend registers:
+   the VK_REGISTER_OP lines of the REGISTER_OPERATORS blocks in
+   backends/vulkan/runtime/graph/ops/impl/<op>.cpp of pytorch/executorch (commit cff6f4dd32,
+   2026-08-22): 157 names, sorted. A graph whose chain names anything else aborts there
+   ("Missing operator"). `args` describes the arguments in call order (outputs last, as the
+   runtime reads them), "" where the table does not describe them (then only the name is
+   checked). One "name:KIND" per argument, KIND being
+     T  a tensor              t  a tensor or Null          C  a constant tensor
+     S  a scalar: Int, Double, Bool or SymInt              s  a scalar or Null
+     I  an Int or SymInt      i  an Int, SymInt or Null    B  a Bool
+     L  an int list: IntList, or ValueList of Int / SymInt values
+     V  a ValueList of tensors                             *  any value
+   followed, for T / t / C, by a digit n (the tensor has n dims) and/or w: a tensor that is not a
+   constant must be width-packed, i.e. TP_VK_TENSOR_WIDTH_PACKED, or the default layout where the
+   runtime resolves it to width-packed (fewer than 3 dims, or dim -3 of size 1; a compile-spec
+   memory_layout_override is not taken into account). The conventions, e.g.
+     aten.linear.default(input[.., K], weight[N, K], bias or Null, out)   y = x W^T (+ bias)
+     aten.mm.default(mat1[M, K], mat2[K, N], out)       2-D only, mat2 not transposed
+     aten.addmm.default(self, mat1, mat2, beta, alpha, out)
+     aten.add.Tensor(self, other, alpha, out)           alpha an Int or Double, never Null
+   There is no aten.mv.default: y = W x is aten.linear.default(x, W, Null, y). */
+#define TP_VK_OPS(X) \
+  X("add", "") \
+  X("aten._log_softmax.default", "self:T dim:I half_to_float:* out:T") \
+  X("aten._native_batch_norm_legit_no_training.default", "") \
+  X("aten._softmax.default", "self:T dim:I half_to_float:* out:T") \
+  X("aten._to_copy.default", "") \
+  X("aten._weight_int8pack_mm.default", "") \
+  X("aten.abs.default", "self:T out:T") \
+  X("aten.add.Tensor", "self:T other:T alpha:S out:T") \
+  X("aten.addmm.default", "self:tw mat1:T2w mat2:T2w beta:S alpha:S out:T2w") \
+  X("aten.amax.default", "") \
+  X("aten.amin.default", "") \
+  X("aten.arange.start_step", "") \
+  X("aten.argmax.default", "") \
+  X("aten.argmin.default", "") \
+  X("aten.avg_pool2d.default", "") \
+  X("aten.bitwise_and.Tensor", "self:T other:T out:T") \
+  X("aten.bitwise_not.default", "self:T out:T") \
+  X("aten.bitwise_or.Tensor", "self:T other:T out:T") \
+  X("aten.bmm.default", "mat1:T3w mat2:T3w out:T3w") \
+  X("aten.cat.default", "tensors:V dim:I out:T") \
+  X("aten.clamp.default", "self:T min:s max:s out:T") \
+  X("aten.clone.default", "self:T memory_format:* out:T") \
+  X("aten.constant_pad_nd.default", "") \
+  X("aten.convolution.default", "input:T weight:C bias:t stride:L padding:L dilation:L transposed:B output_padding:L groups:I out:T") \
+  X("aten.cos.default", "self:T out:T") \
+  X("aten.div.Tensor", "self:T other:T out:T") \
+  X("aten.div.Tensor_mode", "self:T other:T rounding_mode:* out:T") \
+  X("aten.embedding.default", "") \
+  X("aten.eq.Scalar", "") \
+  X("aten.eq.Tensor", "self:T other:T out:T") \
+  X("aten.exp.default", "self:T out:T") \
+  X("aten.expand_copy.default", "") \
+  X("aten.flip.default", "") \
+  X("aten.full.default", "") \
+  X("aten.full_like.default", "") \
+  X("aten.gather.default", "") \
+  X("aten.ge.Scalar", "") \
+  X("aten.ge.Tensor", "self:T other:T out:T") \
+  X("aten.gelu.default", "self:T approximate:* out:T") \
+  X("aten.grid_sampler_2d.default", "") \
+  X("aten.gt.Scalar", "") \
+  X("aten.gt.Tensor", "self:T other:T out:T") \
+  X("aten.hardshrink.default", "self:T lambd:s out:T") \
+  X("aten.hardsigmoid.default", "self:T out:T") \
+  X("aten.hardswish.default", "self:T out:T") \
+  X("aten.hardtanh.default", "self:T min_val:s max_val:s out:T") \
+  X("aten.index.Tensor", "") \
+  X("aten.index_select.default", "") \
+  X("aten.le.Scalar", "") \
+  X("aten.le.Tensor", "self:T other:T out:T") \
+  X("aten.leaky_relu.default", "self:T negative_slope:s out:T") \
+  X("aten.linear.default", "input:Tw weight:T bias:t out:Tw") \
+  X("aten.log10.default", "self:T out:T") \
+  X("aten.logical_and.default", "self:T other:T out:T") \
+  X("aten.logical_or.default", "self:T other:T out:T") \
+  X("aten.lt.Scalar", "") \
+  X("aten.lt.Tensor", "self:T other:T out:T") \
+  X("aten.max_pool2d.default", "") \
+  X("aten.max_pool2d_with_indices.default", "") \
+  X("aten.mean.dim", "") \
+  X("aten.minimum.default", "self:T other:T out:T") \
+  X("aten.mm.default", "mat1:T2w mat2:T2w out:T2w") \
+  X("aten.mul.Tensor", "self:T other:T out:T") \
+  X("aten.native_group_norm.default", "") \
+  X("aten.native_layer_norm.default", "") \
+  X("aten.ne.Scalar", "") \
+  X("aten.neg.default", "self:T out:T") \
+  X("aten.ones.default", "") \
+  X("aten.ones_like.default", "") \
+  X("aten.permute.default", "self:T dims:L out:T") \
+  X("aten.permute_copy.default", "self:T dims:L out:T") \
+  X("aten.pixel_shuffle.default", "") \
+  X("aten.pow.Tensor_Scalar", "") \
+  X("aten.pow.Tensor_Tensor", "self:T other:T out:T") \
+  X("aten.relu.default", "self:T out:T") \
+  X("aten.relu6.default", "self:T out:T") \
+  X("aten.repeat.default", "") \
+  X("aten.repeat_interleave.self_int", "") \
+  X("aten.round.default", "self:T out:T") \
+  X("aten.rsqrt.default", "self:T out:T") \
+  X("aten.scalar_tensor.default", "") \
+  X("aten.select.int", "self:T dim:I index:I out:T") \
+  X("aten.select_copy.int", "self:T dim:I index:I out:T") \
+  X("aten.sigmoid.default", "self:T out:T") \
+  X("aten.sin.default", "self:T out:T") \
+  X("aten.slice.Tensor", "self:T dim:I start:i end:i step:I out:T") \
+  X("aten.slice_copy.Tensor", "self:T dim:I start:i end:i step:I out:T") \
+  X("aten.split_with_sizes_copy.default", "") \
+  X("aten.sqrt.default", "self:T out:T") \
+  X("aten.squeeze_copy.dims", "") \
+  X("aten.sub.Tensor", "self:T other:T alpha:S out:T") \
+  X("aten.sum.dim_IntList", "") \
+  X("aten.tan.default", "") \
+  X("aten.tanh.default", "self:T out:T") \
+  X("aten.unfold_copy.default", "") \
+  X("aten.unsqueeze_copy.default", "self:T dim:I out:T") \
+  X("aten.upsample_bilinear2d.vec", "") \
+  X("aten.upsample_nearest2d.vec", "") \
+  X("aten.var.dim", "") \
+  X("aten.view_copy.default", "self:T size:L out:T") \
+  X("aten.where.self", "") \
+  X("aten.zeros.default", "") \
+  X("aten.zeros_like.default", "") \
+  X("conv_with_clamp.default", "input:T weight:C bias:t stride:L padding:L dilation:L transposed:B output_padding:L groups:I output_min:s output_max:s out:T") \
+  X("dim_order_ops._to_dim_order_copy.default", "") \
+  X("et_vk.adamw_step.default", "") \
+  X("et_vk.apply_rotary_emb.default", "") \
+  X("et_vk.apply_rotary_emb_hf.default", "") \
+  X("et_vk.apply_rotary_emb_interleaved.default", "") \
+  X("et_vk.conv1d_dw.default", "") \
+  X("et_vk.conv1d_pw.default", "") \
+  X("et_vk.conv2d_gemm.default", "") \
+  X("et_vk.conv2d_q8csw.default", "") \
+  X("et_vk.conv2d_q8ta_q8csw.default", "") \
+  X("et_vk.conv2d_q8ta_q8csw_q8to.default", "") \
+  X("et_vk.conv2d_q8ta_q8csw_q8to_dw.default", "") \
+  X("et_vk.conv_with_clamp.default", "input:T weight:C bias:t stride:L padding:L dilation:L transposed:B output_padding:L groups:I output_min:s output_max:s out:T") \
+  X("et_vk.embedding_q4gsw.default", "") \
+  X("et_vk.fused_ce.default", "") \
+  X("et_vk.grid_priors.default", "") \
+  X("et_vk.linear_dW.default", "") \
+  X("et_vk.linear_dq8ca_q4gsw.default", "") \
+  X("et_vk.linear_q4gsw.default", "") \
+  X("et_vk.linear_q4gsw_backward.default", "") \
+  X("et_vk.linear_q8csw.default", "") \
+  X("et_vk.linear_q8ta_q8csw.default", "") \
+  X("et_vk.linear_qcs4w.default", "") \
+  X("et_vk.prepack.default", "") \
+  X("et_vk.q4gsw_linear.default", "") \
+  X("et_vk.q4gsw_requant.default", "") \
+  X("et_vk.q8ta_add.default", "") \
+  X("et_vk.q8ta_conv2d.default", "") \
+  X("et_vk.q8ta_conv2d_dw.default", "") \
+  X("et_vk.q8ta_conv2d_general.default", "") \
+  X("et_vk.q8ta_conv2d_im2col.default", "") \
+  X("et_vk.q8ta_conv2d_pw.default", "") \
+  X("et_vk.q8ta_conv2d_transposed.default", "") \
+  X("et_vk.q8ta_linear.default", "") \
+  X("et_vk.q8ta_linear_gemv.default", "") \
+  X("et_vk.q8ta_pixel_shuffle.default", "") \
+  X("et_vk.q8ta_relu.default", "") \
+  X("et_vk.rms_norm.default", "") \
+  X("et_vk.sdpa.default", "") \
+  X("et_vk.select_as_symint.default", "") \
+  X("etvk.choose_qparams_per_row.default", "") \
+  X("etvk.test_conv2d_q8ta_q8csw_q8to.default", "") \
+  X("floordiv", "") \
+  X("llama.custom_sdpa.default", "") \
+  X("mul", "") \
+  X("quantized_decomposed.dequantize_per_tensor.default", "") \
+  X("quantized_decomposed.quantize_per_tensor.default", "") \
+  X("sdpa_with_kv_cache.default", "") \
+  X("sub", "") \
+  X("sym_size.int", "") \
+  X("testing.compute_attn_weight_with_kv_cache.default", "") \
+  X("torchao.choose_qparams_affine.default", "") \
+  X("update_cache.default", "")
+
+/* Number of entries of TP_VK_OPS (157). */
+TPDEF size_t tp_vk_op_count(void);
+/* Name and argument description of entry i of TP_VK_OPS; NULL when i >= tp_vk_op_count(). */
+TPDEF const char *tp_vk_op_name(size_t i);
+TPDEF const char *tp_vk_op_args(size_t i);
+/* Index of name in TP_VK_OPS (exact, case-sensitive), or -1 (also for NULL). */
+TPDEF int tp_vk_op_find(const char *name);
 
 /* Creates an empty graph. opts == NULL means all defaults; opts is copied (the store is
    borrowed and must outlive the graph). TP_ERR_INVALID for a NULL out, TP_ERR_NOMEM. */
@@ -202,27 +483,112 @@ TPDEF tp_status tp_vk_add_tensor(tp_vk_graph *g, tp_vk_datatype dt, size_t ndim,
                                  const size_t *dims, const tp_tensor *constant,
                                  int32_t mem_obj_id, int storage_type, int memory_layout,
                                  tp_vk_datatype staging_dt, uint32_t *id_out);
+/* A tensor described by a struct whose zero value means "default" for every field but the
+   datatype (sokol-style), instead of tp_vk_add_tensor's sentinels (-1, -1, -1, TP_VK_UNSET).
+   Storage and layout use their own enums where 0 is DEFAULT and each schema value is shifted
+   by one (TP_VK_STORAGE_BUFFER is 1 here, TP_VK_BUFFER 0 in the schema). The same call as
+   tp_vk_add_tensor with the defaults resolved, so the same tensor gives the same bytes. */
+typedef enum tp_vk_storage {
+  TP_VK_STORAGE_DEFAULT = 0, /* written as 255: the runtime (or a compile spec) decides */
+  TP_VK_STORAGE_BUFFER = 1, TP_VK_STORAGE_TEXTURE_3D = 2, TP_VK_STORAGE_TEXTURE_2D = 3
+} tp_vk_storage;
+typedef enum tp_vk_layout {
+  TP_VK_LAYOUT_DEFAULT = 0, /* written as 255: the runtime (or a compile spec) decides */
+  TP_VK_LAYOUT_WIDTH_PACKED = 1, TP_VK_LAYOUT_HEIGHT_PACKED = 2, TP_VK_LAYOUT_CHANNELS_PACKED = 3,
+  TP_VK_LAYOUT_PACKED_INT8_4W4C = 4, TP_VK_LAYOUT_PACKED_INT8_4H4W = 5,
+  TP_VK_LAYOUT_PACKED_INT8_4W = 6, TP_VK_LAYOUT_PACKED_INT8_4C = 7,
+  TP_VK_LAYOUT_PACKED_INT8_4C1W = 9, TP_VK_LAYOUT_PACKED_INT8_CONV2D = 10
+} tp_vk_layout;
+typedef struct tp_vk_tensor_desc {
+  tp_vk_datatype datatype;   /* REQUIRED, there is no default: 0 is TP_VK_BOOL */
+  size_t ndim;               /* number of dims; dims NULL with a constant: 0 = the constant's */
+  const size_t *dims;        /* NULL: the constant's sizes (no constant: ndim must be 0) */
+  const tp_tensor *constant; /* NULL: not a constant; else as tp_vk_add_tensor's constant */
+  tp_vk_storage storage;     /* 0: default */
+  tp_vk_layout layout;       /* 0: default */
+  tp_vk_datatype staging;    /* 0: default = the tensor's datatype (a non-constant FLOAT32 under
+                                force_fp16: FLOAT32), as upstream. So TP_VK_BOOL (0) staging is
+                                only had by a BOOL tensor, as its default. */
+  int shares_memory;         /* 0: own memory (mem_obj_id -1 in the blob); non-zero: the tensor
+                                lives in shared memory object mem_obj_id */
+  int32_t mem_obj_id;        /* read only when shares_memory (>= 0); must be 0 otherwise */
+} tp_vk_tensor_desc;
+/* Adds the tensor desc describes; *id_out (may be NULL) gets its id. Errors as
+   tp_vk_add_tensor's, plus TP_ERR_INVALID for a NULL desc, a storage or layout outside its enum,
+   mem_obj_id set without shares_memory, or a negative mem_obj_id. */
+TPDEF tp_status tp_vk_add_tensor_desc(tp_vk_graph *g, const tp_vk_tensor_desc *desc,
+                                      uint32_t *id_out);
+
 /* The key a named constant got (owned by the graph), or NULL when value id is not a named
    constant. */
 TPDEF const char *tp_vk_constant_key(const tp_vk_graph *g, uint32_t id);
 
 /* Appends an operator call to the chain: node_id (debug handle, any), name (copied, e.g.
-   "aten.linear.default"), args = value ids that exist (outputs last, as upstream). */
+   "aten.linear.default"), args = value ids that exist (outputs last, as upstream).
+   Unless options.other_runtime is set, the call is checked against TP_VK_OPS first:
+   a name ExecuTorch's Vulkan backend does not register is TP_ERR_UNSUPPORTED ("operator 0:
+   \"aten.mv.default\" is not one of the 157 operators ..."); for a described operator a wrong
+   argument count, a value of the wrong kind (a Null where a scalar is needed), a tensor of the
+   wrong rank (a 1-D input to aten.mm.default) or a non-width-packed input where width-packed is
+   needed is TP_ERR_INVALID, the sentence naming the operator, the argument and what it needs. */
 TPDEF tp_status tp_vk_add_op(tp_vk_graph *g, uint32_t node_id, const char *name,
                              const uint32_t *args, size_t n);
 /* Sets (replaces) the graph's input and output value ids; every id must exist. */
 TPDEF tp_status tp_vk_set_io(tp_vk_graph *g, const uint32_t *inputs, size_t n_in,
                              const uint32_t *outputs, size_t n_out);
 /* Adds a shader (e.g. SPIR-V) as raw bytes, copied; *index_out (may be NULL) = its index in
-   VkGraph.shaders. n == 0 or NULL bytes is TP_ERR_INVALID. */
+   VkGraph.shaders. n == 0 or NULL bytes is TP_ERR_INVALID.
+   EXECUTORCH IGNORES THEM: its VulkanBackend never reads VkGraph.shaders (a blob with 64 junk
+   shader bytes runs); it compiles its own shader library. Part of the format, written as given. */
 TPDEF tp_status tp_vk_add_shader(tp_vk_graph *g, const void *bytes, size_t n,
                                  uint32_t *index_out);
-/* Graph-level storage type / memory layout overrides; -1 = default (255, not written). */
+/* Graph-level storage type / memory layout overrides; -1 = default (255, not written).
+   EXECUTORCH IGNORES THEM: its VulkanBackend reads neither VkGraph.storage_type_override nor
+   memory_layout_override. What it honours is each tensor's own storage_type / memory_layout
+   (tp_vk_add_tensor) and, for a program, the delegate's compile specs
+   (tp_vk_compile_specs below). Part of the format, written as given. */
 TPDEF tp_status tp_vk_set_overrides(tp_vk_graph *g, int storage_type, int memory_layout);
+
+/* ---- compile specs: what ExecuTorch's runtime reads to choose storage and layout ------- */
+
+/* The delegate compile specs ExecuTorch's VulkanBackend reads (VulkanBackend.cpp,
+   get_graph_config): the storage type and memory layout every tensor of DEFAULT storage /
+   layout gets. A program's BackendDelegate carries them (tp_vk_add_pte_method); this is how a
+   user asks for BUFFER storage the way the runtime understands.
+   TP_VK_SPEC_UNSET (-1; 255 is accepted too) means "not given": no compile spec is written.
+   0 IS A VALUE here, as in the schema: TP_VK_BUFFER / TP_VK_TENSOR_WIDTH_PACKED. So a zeroed
+   struct asks for both; start from tp_vk_compile_specs_unset() and set what you want. */
+#define TP_VK_SPEC_UNSET (-1)
+typedef struct tp_vk_compile_specs {
+  int storage_type_override;  /* TP_VK_SPEC_UNSET, or TP_VK_BUFFER / TEXTURE_3D / TEXTURE_2D */
+  int memory_layout_override; /* TP_VK_SPEC_UNSET, or TP_VK_TENSOR_*_PACKED / PACKED_INT8_*
+                                 (0-6, 8: the layouts the runtime's enum has) */
+} tp_vk_compile_specs;
+/* Both fields TP_VK_SPEC_UNSET. */
+TPDEF tp_vk_compile_specs tp_vk_compile_specs_unset(void);
+
+/* One CompileSpec { key, value } as ExecuTorch's Vulkan partitioner writes it
+   (vulkan_partitioner.py parse_compile_options: an enum value becomes 4 bytes, little-endian;
+   the runtime refuses any other size). */
+typedef struct tp_vk_compile_spec {
+  const char *key;         /* "storage_type_override" or "memory_layout_override" (static) */
+  unsigned char value[4];  /* the value as a u32, little-endian */
+  size_t value_size;       /* 4 */
+} tp_vk_compile_spec;
+#define TP_VK_MAX_COMPILE_SPECS 2
+
+/* Encodes specs (NULL = none) into out[0 .. *count): storage first, then layout, only the ones
+   set. A value the runtime does not know (storage 3, layout 7 or 9, ...) is TP_ERR_INVALID with
+   a sentence in err (may be NULL), *count 0. NULL out or count: TP_ERR_INVALID. */
+TPDEF tp_status tp_vk_encode_compile_specs(const tp_vk_compile_specs *specs,
+                                           tp_vk_compile_spec out[TP_VK_MAX_COMPILE_SPECS],
+                                           size_t *count, tp_error *err);
 
 /* Exact number of bytes tp_vk_write will produce. */
 TPDEF tp_status tp_vk_blob_size(tp_vk_graph *g, uint64_t *size_out);
-/* Streams the blob into sink; the graph can be written again (same bytes). */
+/* Streams the blob into sink; the graph can be written again (same bytes). With
+   options.progress set it reports (done, total = the blob size); a non-zero return stops the
+   write with TP_ERR_CANCELLED (tp_vk_write_file then leaves no file). */
 TPDEF tp_status tp_vk_write(tp_vk_graph *g, tp_sink *sink);
 #ifndef TP_NO_STDIO
 /* Writes the blob to path atomically (temp file + rename; removed on any error). */
@@ -298,6 +664,12 @@ TPDEF tp_status tp_vk_add_pte_method(tp_pte *p, const char *name, tp_vk_graph *g
    serializes them); copied. */
 TPDEF tp_status tp_vk_add_pte_method_ex(tp_pte *p, const char *name, tp_vk_graph *g,
                                         const tp_pte_compile_spec *specs, size_t n_specs);
+/* The same with the compile specs of cs (NULL = none), encoded by tp_vk_encode_compile_specs:
+   the way to ask ExecuTorch's runtime for BUFFER storage or a memory layout for every tensor of
+   default storage / layout. A value the runtime does not know is latched in p
+   (TP_ERR_INVALID, the encoder's sentence after "method \"NAME\": "). */
+TPDEF tp_status tp_vk_add_pte_method_specs(tp_pte *p, const char *name, tp_vk_graph *g,
+                                           const tp_vk_compile_specs *cs);
 
 #ifdef __cplusplus
 }
@@ -438,38 +810,62 @@ static tp_status tp_vk__nomem(tp_vk_graph *g, const char *what) {
   return tp__error_set(&g->err, TP_ERR_NOMEM, "out of memory while adding %s", what);
 }
 
+/* >>vk-format: names and sizes from the format description ---------------------------------- */
+
+TPDEF const char *tp_vk_datatype_name(int v) {
+#define TP_VK__DT_NAME(val, name, tpdt, size) if (v == val) return #name;
+  TP_VK_DATATYPES(TP_VK__DT_NAME)
+#undef TP_VK__DT_NAME
+  return v == TP_VK_UNSET ? "UNSET" : NULL;
+}
+
+TPDEF size_t tp_vk_datatype_size(int v) {
+#define TP_VK__DT_SIZE(val, name, tpdt, size) if (v == val) return size;
+  TP_VK_DATATYPES(TP_VK__DT_SIZE)
+#undef TP_VK__DT_SIZE
+  return 0;
+}
+
+TPDEF const char *tp_vk_storage_type_name(int v) {
+#define TP_VK__ST_NAME(val, name) if (v == val) return #name;
+  TP_VK_STORAGE_TYPES(TP_VK__ST_NAME)
+#undef TP_VK__ST_NAME
+  return v == TP_VK_D_VkTensor_storage_type ? "DEFAULT" : NULL;
+}
+
+TPDEF const char *tp_vk_memory_layout_name(int v) {
+#define TP_VK__ML_NAME(val, name) if (v == val) return #name;
+  TP_VK_MEMORY_LAYOUTS(TP_VK__ML_NAME)
+#undef TP_VK__ML_NAME
+  return v == TP_VK_D_VkTensor_memory_layout ? "DEFAULT" : NULL;
+}
+
+TPDEF const char *tp_vk_value_kind_name(int tag) {
+#define TP_VK__KIND_NAME(t, name, es) if (tag == t) return #name;
+  TP_VK_VALUE_KINDS(TP_VK__KIND_NAME)
+#undef TP_VK__KIND_NAME
+  return NULL;
+}
+
 static const char *tp_vk__dt_name(int dt) {
-  switch (dt) {
-    case TP_VK_BOOL: return "BOOL";
-    case TP_VK_UINT8: return "UINT8";
-    case TP_VK_INT8: return "INT8";
-    case TP_VK_INT32: return "INT32";
-    case TP_VK_FLOAT16: return "FLOAT16";
-    case TP_VK_FLOAT32: return "FLOAT32";
-    case TP_VK_FLOAT64: return "FLOAT64";
-    case TP_VK_INT64: return "INT64";
-    case TP_VK_UNSET: return "UNSET";
-    default: return "?";
-  }
+  const char *n = tp_vk_datatype_name(dt);
+  return n ? n : "?";
 }
 
 /* The tp_dtype whose bytes a VkDataType holds; -1 for none. */
 static int tp_vk__dt_to_tp(int dt) {
-  switch (dt) {
-    case TP_VK_BOOL: return (int)TP_BOOL;
-    case TP_VK_UINT8: return (int)TP_U8;
-    case TP_VK_INT8: return (int)TP_I8;
-    case TP_VK_INT32: return (int)TP_I32;
-    case TP_VK_FLOAT16: return (int)TP_F16;
-    case TP_VK_FLOAT32: return (int)TP_F32;
-    case TP_VK_FLOAT64: return (int)TP_F64;
-    case TP_VK_INT64: return (int)TP_I64;
-    default: return -1;
-  }
+#define TP_VK__DT_TP(val, name, tpdt, size) if (dt == val) return (int)tpdt;
+  TP_VK_DATATYPES(TP_VK__DT_TP)
+#undef TP_VK__DT_TP
+  return -1;
 }
 
-static int tp_vk__storage_ok(int s) { return s >= 0 && s <= 2; }
-static int tp_vk__layout_ok(int l) { return (l >= 0 && l <= 6) || l == 8 || l == 9; }
+static int tp_vk__storage_ok(int s) {
+  return s != TP_VK_D_VkTensor_storage_type && tp_vk_storage_type_name(s) != NULL;
+}
+static int tp_vk__layout_ok(int l) {
+  return l != TP_VK_D_VkTensor_memory_layout && tp_vk_memory_layout_name(l) != NULL;
+}
 
 TPDEF tp_status tp_vk_graph_create(const tp_vk_options *opts, tp_vk_graph **out) {
   tp_vk_graph *g;
@@ -712,6 +1108,13 @@ TPDEF tp_status tp_vk_add_value_list(tp_vk_graph *g, const uint32_t *ids, size_t
 
 /* >>vk-tensor: tensors and constants ------------------------------------------------------ */
 
+/* How a constant is converted into the tensor's datatype: narrowing to FLOAT16 clamps to
+   +-65504 first, +-inf included (upstream's builder: tensor.clamp(finfo.min, finfo.max) before
+   .to(float16); NaN stays NaN); widening FLOAT16 -> FLOAT32 is exact. */
+static unsigned tp_vk__convert_flags(tp_dtype out) {
+  return out == TP_F16 ? TP_CONVERT_SATURATE | TP_CONVERT_CLAMP_INF : TP_CONVERT_SATURATE;
+}
+
 static tp_status tp_vk__add_const_named(tp_vk_graph *g, tp_vk__const *c, uint32_t id) {
   const char *key = NULL;
   tp_status s;
@@ -722,7 +1125,7 @@ static tp_status tp_vk__add_const_named(tp_vk_graph *g, tp_vk__const *c, uint32_
     tp_sink sink;
     memset(&m, 0, sizeof m);
     sink = tp_sink_membuf(&m);
-    s = tp_convert_write(&c->view, c->out, TP_CONVERT_SATURATE, &sink);
+    s = tp_convert_write(&c->view, c->out, tp_vk__convert_flags(c->out), &sink);
     if (s == TP_OK && (uint64_t)m.size != c->nbytes) s = TP_ERR_FORMAT;
     if (s == TP_OK)
       s = tp_store_add_bytes(g->opts.store, NULL, m.data, m.size, 16, 1, &key);
@@ -888,6 +1291,41 @@ TPDEF tp_status tp_vk_add_tensor(tp_vk_graph *g, tp_vk_datatype dt, size_t ndim,
   return tp_vk__commit_value(g, id_out);
 }
 
+TPDEF tp_status tp_vk_add_tensor_desc(tp_vk_graph *g, const tp_vk_tensor_desc *desc,
+                                      uint32_t *id_out) {
+  unsigned long id;
+  int st, ml;
+  size_t ndim;
+  TP_ASSERT(g);
+  if (tp_vk__check(g)) return g->err.status;
+  id = (unsigned long)g->nvalues;
+  if (!desc) return tp__error_set(&g->err, TP_ERR_INVALID, "value %lu: tensor desc is NULL", id);
+  st = (int)desc->storage;
+  ml = (int)desc->layout;
+  if (st < 0 || st > 3)
+    return tp__error_set(&g->err, TP_ERR_INVALID,
+                        "value %lu: desc.storage %d is not a tp_vk_storage (0 default, "
+                        "1 BUFFER, 2 TEXTURE_3D, 3 TEXTURE_2D)", id, st);
+  if (ml < 0 || ml > 10 || ml == 8)
+    return tp__error_set(&g->err, TP_ERR_INVALID,
+                        "value %lu: desc.layout %d is not a tp_vk_layout (0 default, 1-7, 9, "
+                        "10: the schema's value + 1)", id, ml);
+  if (!desc->shares_memory && desc->mem_obj_id != 0)
+    return tp__error_set(&g->err, TP_ERR_INVALID,
+                        "value %lu: desc.mem_obj_id is %ld but desc.shares_memory is 0 (set it "
+                        "to share memory object %ld)", id, (long)desc->mem_obj_id,
+                        (long)desc->mem_obj_id);
+  if (desc->shares_memory && desc->mem_obj_id < 0)
+    return tp__error_set(&g->err, TP_ERR_INVALID,
+                        "value %lu: desc.mem_obj_id %ld is negative; a shared memory object id "
+                        "is >= 0", id, (long)desc->mem_obj_id);
+  ndim = desc->ndim;
+  if (!desc->dims && desc->constant && ndim == 0) ndim = (size_t)desc->constant->ndim;
+  return tp_vk_add_tensor(g, desc->datatype, ndim, desc->dims, desc->constant,
+                          desc->shares_memory ? desc->mem_obj_id : -1, st - 1, ml - 1,
+                          desc->staging == TP_VK_BOOL ? TP_VK_UNSET : desc->staging, id_out);
+}
+
 TPDEF const char *tp_vk_constant_key(const tp_vk_graph *g, uint32_t id) {
   TP_ASSERT(g);
   if (id >= g->nvalues || g->values[id].type != TP_VK_TENSOR_VALUE ||
@@ -895,6 +1333,220 @@ TPDEF const char *tp_vk_constant_key(const tp_vk_graph *g, uint32_t id) {
     return NULL;
   return g->consts[g->values[id].constant_id].named ? g->consts[g->values[id].constant_id].key
                                                     : NULL;
+}
+
+/* >>vk-ops: the operator table and the check of a call against it ----------------------- */
+
+typedef struct tp_vk__opdef {
+  const char *name, *args;
+} tp_vk__opdef;
+
+#define TP_VK__OPDEF(name, args) {name, args},
+static const tp_vk__opdef tp_vk__ops[] = {TP_VK_OPS(TP_VK__OPDEF)};
+#undef TP_VK__OPDEF
+#define TP_VK__NOPS (sizeof tp_vk__ops / sizeof tp_vk__ops[0])
+
+TPDEF size_t tp_vk_op_count(void) { return TP_VK__NOPS; }
+TPDEF const char *tp_vk_op_name(size_t i) { return i < TP_VK__NOPS ? tp_vk__ops[i].name : NULL; }
+TPDEF const char *tp_vk_op_args(size_t i) { return i < TP_VK__NOPS ? tp_vk__ops[i].args : NULL; }
+
+TPDEF int tp_vk_op_find(const char *name) {
+  size_t lo = 0, hi = TP_VK__NOPS;
+  if (!name) return -1;
+  while (lo < hi) { /* the table is sorted (strcmp order) */
+    size_t mid = lo + (hi - lo) / 2;
+    int c = strcmp(name, tp_vk__ops[mid].name);
+    if (c == 0) return (int)mid;
+    if (c < 0) hi = mid;
+    else lo = mid + 1;
+  }
+  return -1;
+}
+
+/* One argument of a TP_VK_OPS description, parsed. */
+typedef struct tp_vk__argspec {
+  char name[32];
+  char kind;  /* T t C S s I i B L V * */
+  int rank;   /* -1: any */
+  int width;  /* 1: a non-constant tensor must be width-packed */
+} tp_vk__argspec;
+
+/* Parses the next "name:KIND" of *p; 0 at the end of the description. */
+static int tp_vk__next_arg(const char **p, tp_vk__argspec *a) {
+  const char *q = *p;
+  size_t n = 0;
+  while (*q == ' ') q++;
+  if (!*q) return 0;
+  while (*q && *q != ':' && n + 1 < sizeof a->name) a->name[n++] = *q++;
+  a->name[n] = 0;
+  while (*q && *q != ':') q++;
+  if (*q == ':') q++;
+  a->kind = *q ? *q++ : '*';
+  a->rank = -1;
+  a->width = 0;
+  for (; *q && *q != ' '; q++) {
+    if (*q >= '0' && *q <= '9') a->rank = *q - '0';
+    else if (*q == 'w') a->width = 1;
+  }
+  *p = q;
+  return 1;
+}
+
+static const char *tp_vk__kind_need(char kind) {
+  switch (kind) {
+    case 'T': return "a tensor";
+    case 't': return "a tensor or Null";
+    case 'C': return "a constant tensor";
+    case 'S': return "a scalar (Int, Double, Bool or SymInt)";
+    case 's': return "a scalar (Int, Double, Bool or SymInt) or Null";
+    case 'I': return "an Int or SymInt";
+    case 'i': return "an Int, SymInt or Null";
+    case 'B': return "a Bool";
+    case 'L': return "an int list (IntList, or ValueList of Int / SymInt values)";
+    case 'V': return "a ValueList of tensors";
+    default: return "any value";
+  }
+}
+
+static const char *tp_vk__kind_is(int type) {
+  switch (type) {
+    case TP_VK_NULL_VALUE: return "a Null";
+    case TP_VK_INT_VALUE: return "an Int";
+    case TP_VK_DOUBLE_VALUE: return "a Double";
+    case TP_VK_BOOL_VALUE: return "a Bool";
+    case TP_VK_TENSOR_VALUE: return "a tensor";
+    case TP_VK_INT_LIST_VALUE: return "an IntList";
+    case TP_VK_DOUBLE_LIST_VALUE: return "a DoubleList";
+    case TP_VK_BOOL_LIST_VALUE: return "a BoolList";
+    case TP_VK_VALUE_LIST_VALUE: return "a ValueList";
+    case TP_VK_STRING_VALUE: return "a String";
+    case TP_VK_SYMINT_VALUE: return "a SymInt";
+    default: return "an unknown value";
+  }
+}
+
+static const char *tp_vk__layout_name(int l) {
+  switch (l) {
+    case TP_VK_TENSOR_WIDTH_PACKED: return "width-packed";
+    case TP_VK_TENSOR_HEIGHT_PACKED: return "height-packed";
+    case TP_VK_TENSOR_CHANNELS_PACKED: return "channels-packed";
+    default: return "int8-packed";
+  }
+}
+
+/* 1 when value id is of the kind `kind` (lists: their items checked too). */
+static int tp_vk__kind_ok(const tp_vk_graph *g, uint32_t id, char kind) {
+  const tp_vk__value *v = &g->values[id];
+  int t = v->type;
+  size_t k;
+  switch (kind) {
+    case 'T': case 'C': return t == TP_VK_TENSOR_VALUE && (kind == 'T' || v->constant_id >= 0);
+    case 't': return t == TP_VK_TENSOR_VALUE || t == TP_VK_NULL_VALUE;
+    case 'S': case 's':
+      return t == TP_VK_INT_VALUE || t == TP_VK_DOUBLE_VALUE || t == TP_VK_BOOL_VALUE ||
+             t == TP_VK_SYMINT_VALUE || (kind == 's' && t == TP_VK_NULL_VALUE);
+    case 'I': case 'i':
+      return t == TP_VK_INT_VALUE || t == TP_VK_SYMINT_VALUE ||
+             (kind == 'i' && t == TP_VK_NULL_VALUE);
+    case 'B': return t == TP_VK_BOOL_VALUE;
+    case 'L':
+      if (t == TP_VK_INT_LIST_VALUE) return 1;
+      if (t != TP_VK_VALUE_LIST_VALUE) return 0;
+      for (k = 0; k < v->n; k++) {
+        int it = g->values[((const int32_t *)v->items)[k]].type;
+        if (it != TP_VK_INT_VALUE && it != TP_VK_SYMINT_VALUE) return 0;
+      }
+      return 1;
+    case 'V':
+      if (t != TP_VK_VALUE_LIST_VALUE) return 0;
+      for (k = 0; k < v->n; k++)
+        if (g->values[((const int32_t *)v->items)[k]].type != TP_VK_TENSOR_VALUE) return 0;
+      return 1;
+    default: return 1;
+  }
+}
+
+/* Checks a call against TP_VK_OPS (ids already known to exist); records the error. */
+static tp_status tp_vk__check_op(tp_vk_graph *g, const char *name, const uint32_t *args,
+                                 size_t n) {
+  unsigned long op = (unsigned long)g->nops;
+  const char *p;
+  tp_vk__argspec a;
+  size_t want = 0, i;
+  int k = tp_vk_op_find(name);
+  if (k < 0)
+    return tp__error_set(&g->err, TP_ERR_UNSUPPORTED,
+                        "operator %lu: \"%.80s\" is not one of the %lu operators ExecuTorch's "
+                        "Vulkan backend registers (see TP_VK_OPS; set tp_vk_options.other_runtime "
+                        "when the graph targets another runtime)", op, name,
+                        (unsigned long)TP_VK__NOPS);
+  p = tp_vk__ops[k].args;
+  while (tp_vk__next_arg(&p, &a)) want++;
+  if (want == 0) return TP_OK; /* not described: the name is all we know */
+  if (n != want) {
+    char names[160];
+    size_t len = 0;
+    p = tp_vk__ops[k].args;
+    names[0] = 0;
+    while (tp_vk__next_arg(&p, &a)) {
+      size_t m = strlen(a.name);
+      if (len + m + 3 >= sizeof names) break;
+      if (len) {
+        names[len++] = ',';
+        names[len++] = ' ';
+      }
+      memcpy(names + len, a.name, m + 1);
+      len += m;
+    }
+    return tp__error_set(&g->err, TP_ERR_INVALID,
+                        "operator %lu \"%s\": %lu arguments given, it takes %lu (%s)", op,
+                        tp_vk__ops[k].name, (unsigned long)n, (unsigned long)want, names);
+  }
+  p = tp_vk__ops[k].args;
+  for (i = 0; tp_vk__next_arg(&p, &a); i++) {
+    const tp_vk__value *v = &g->values[args[i]];
+    int is_tensor = v->type == TP_VK_TENSOR_VALUE;
+    if (!tp_vk__kind_ok(g, args[i], a.kind)) {
+      if (a.kind == 'C' && is_tensor)
+        return tp__error_set(&g->err, TP_ERR_INVALID,
+                            "operator %lu \"%s\": argument %lu (%s) is value %lu, a tensor that "
+                            "is not a constant; it needs a constant tensor", op,
+                            tp_vk__ops[k].name, (unsigned long)i, a.name,
+                            (unsigned long)args[i]);
+      return tp__error_set(&g->err, TP_ERR_INVALID,
+                          "operator %lu \"%s\": argument %lu (%s) is value %lu, %s; it needs %s",
+                          op, tp_vk__ops[k].name, (unsigned long)i, a.name,
+                          (unsigned long)args[i],
+                          v->type == TP_VK_VALUE_LIST_VALUE && (a.kind == 'L' || a.kind == 'V')
+                              ? "a ValueList with other items"
+                              : tp_vk__kind_is(v->type),
+                          tp_vk__kind_need(a.kind));
+    }
+    if (!is_tensor) continue;
+    if (a.rank >= 0 && v->ndim != (size_t)a.rank)
+      return tp__error_set(&g->err, TP_ERR_INVALID,
+                          "operator %lu \"%s\": argument %lu (%s) is value %lu, a %lu-D tensor; "
+                          "it needs a %d-D tensor", op, tp_vk__ops[k].name, (unsigned long)i,
+                          a.name, (unsigned long)args[i], (unsigned long)v->ndim, a.rank);
+    if (a.width && v->constant_id < 0) {
+      if (v->layout != 255 && v->layout != TP_VK_TENSOR_WIDTH_PACKED)
+        return tp__error_set(&g->err, TP_ERR_INVALID,
+                            "operator %lu \"%s\": argument %lu (%s) is value %lu, a %s tensor; "
+                            "it needs a width-packed tensor (memory_layout "
+                            "TP_VK_TENSOR_WIDTH_PACKED)", op, tp_vk__ops[k].name,
+                            (unsigned long)i, a.name, (unsigned long)args[i],
+                            tp_vk__layout_name(v->layout));
+      if (v->layout == 255 && v->ndim >= 3 && v->dims[v->ndim - 3] != 1)
+        return tp__error_set(&g->err, TP_ERR_INVALID,
+                            "operator %lu \"%s\": argument %lu (%s) is value %lu, a %lu-D "
+                            "tensor of default layout with dim -3 of size %lu, which the runtime "
+                            "makes channels-packed; it needs a width-packed tensor (memory_layout "
+                            "TP_VK_TENSOR_WIDTH_PACKED)", op, tp_vk__ops[k].name,
+                            (unsigned long)i, a.name, (unsigned long)args[i],
+                            (unsigned long)v->ndim, (unsigned long)v->dims[v->ndim - 3]);
+    }
+  }
+  return TP_OK;
 }
 
 /* >>vk-chain: operators, io, shaders, overrides ---------------------------------------- */
@@ -910,6 +1562,7 @@ TPDEF tp_status tp_vk_add_op(tp_vk_graph *g, uint32_t node_id, const char *name,
     return tp__error_set(&g->err, TP_ERR_INVALID, "operator %lu: name is NULL",
                         (unsigned long)g->nops);
   if (!tp_vk__ids_exist(g, args, n, "operator", (long)g->nops)) return g->err.status;
+  if (!g->opts.other_runtime && tp_vk__check_op(g, name, args, n) != TP_OK) return g->err.status;
   s = tp__array_reserve((void **)&g->ops, &g->cap_ops, g->nops + 1, sizeof op);
   if (s != TP_OK)
     return tp__error_set(&g->err, s, "operator %lu: cannot grow the chain",
@@ -998,6 +1651,48 @@ TPDEF tp_status tp_vk_set_overrides(tp_vk_graph *g, int storage_type, int memory
   return TP_OK;
 }
 
+/* >>vk-specs: compile specs ------------------------------------------------------------- */
+
+TPDEF tp_vk_compile_specs tp_vk_compile_specs_unset(void) {
+  tp_vk_compile_specs cs;
+  cs.storage_type_override = TP_VK_SPEC_UNSET;
+  cs.memory_layout_override = TP_VK_SPEC_UNSET;
+  return cs;
+}
+
+static void tp_vk__spec(tp_vk_compile_spec *o, const char *key, int v) {
+  o->key = key;
+  tp__put_le32(o->value, (uint32_t)v);
+  o->value_size = 4;
+}
+
+TPDEF tp_status tp_vk_encode_compile_specs(const tp_vk_compile_specs *specs,
+                                           tp_vk_compile_spec out[TP_VK_MAX_COMPILE_SPECS],
+                                           size_t *count, tp_error *err) {
+  int st, ml;
+  size_t n = 0;
+  if (err) memset(err, 0, sizeof *err);
+  if (!out || !count)
+    return tp__error_set(err, TP_ERR_INVALID, "compile specs: NULL out or count");
+  *count = 0;
+  if (!specs) return TP_OK;
+  st = specs->storage_type_override;
+  ml = specs->memory_layout_override;
+  if (st != TP_VK_SPEC_UNSET && st != 255 && !tp_vk__storage_ok(st))
+    return tp__error_set(err, TP_ERR_INVALID,
+                        "compile specs: storage_type_override %d is not a storage type the "
+                        "runtime knows (BUFFER 0, TEXTURE_3D 1, TEXTURE_2D 2, or "
+                        "TP_VK_SPEC_UNSET)", st);
+  if (ml != TP_VK_SPEC_UNSET && ml != 255 && !((ml >= 0 && ml <= 6) || ml == 8))
+    return tp__error_set(err, TP_ERR_INVALID,
+                        "compile specs: memory_layout_override %d is not a memory layout the "
+                        "runtime knows (0-6 or 8, or TP_VK_SPEC_UNSET)", ml);
+  if (st != TP_VK_SPEC_UNSET && st != 255) tp_vk__spec(&out[n++], "storage_type_override", st);
+  if (ml != TP_VK_SPEC_UNSET && ml != 255) tp_vk__spec(&out[n++], "memory_layout_override", ml);
+  *count = n;
+  return TP_OK;
+}
+
 /* >>vk-layout: raw segment offsets and the flatbuffer ------------------------------------- */
 
 static tp_fb_ref tp_vk__value_table(tp_fb_builder *b, const tp_vk__value *v) {
@@ -1008,24 +1703,24 @@ static tp_fb_ref tp_vk__value_table(tp_fb_builder *b, const tp_vk__value *v) {
       return tp_fb_end_table(b);
     case TP_VK_INT_VALUE:
       tp_fb_start_table(b);
-      tp_fb_add_i64(b, 0, v->i, 0);
+      tp_fb_add_i64(b, TP_VK_F_Int_int_val, v->i, TP_VK_D_Int_int_val);
       return tp_fb_end_table(b);
     case TP_VK_DOUBLE_VALUE:
       tp_fb_start_table(b);
-      tp_fb_add_f64(b, 0, v->d, 0.0);
+      tp_fb_add_f64(b, TP_VK_F_Double_double_val, v->d, TP_VK_D_Double_double_val);
       return tp_fb_end_table(b);
     case TP_VK_BOOL_VALUE:
       tp_fb_start_table(b);
-      tp_fb_add_u8(b, 0, (uint8_t)v->i, 0);
+      tp_fb_add_u8(b, TP_VK_F_Bool_bool_val, (uint8_t)v->i, TP_VK_D_Bool_bool_val);
       return tp_fb_end_table(b);
     case TP_VK_SYMINT_VALUE:
       tp_fb_start_table(b);
-      tp_fb_add_i32(b, 0, (int32_t)v->i, 0);
+      tp_fb_add_i32(b, TP_VK_F_SymInt_value, (int32_t)v->i, TP_VK_D_SymInt_value);
       return tp_fb_end_table(b);
     case TP_VK_STRING_VALUE:
       r = tp_fb_create_string(b, (const char *)(v->items ? v->items : ""), v->n);
       tp_fb_start_table(b);
-      tp_fb_add_ref(b, 0, r);
+      tp_fb_add_ref(b, TP_VK_F_String_string_val, r);
       return tp_fb_end_table(b);
     case TP_VK_INT_LIST_VALUE:
     case TP_VK_DOUBLE_LIST_VALUE:
@@ -1034,19 +1729,20 @@ static tp_fb_ref tp_vk__value_table(tp_fb_builder *b, const tp_vk__value *v) {
       size_t es = v->type == TP_VK_BOOL_LIST_VALUE ? 1 : v->type == TP_VK_VALUE_LIST_VALUE ? 4 : 8;
       r = tp_fb_create_vector(b, v->items, v->n, es);
       tp_fb_start_table(b);
-      tp_fb_add_ref(b, 0, r);
+      tp_fb_add_ref(b, TP_VK_F_IntList_items, r); /* items is field 0 of every list table */
       return tp_fb_end_table(b);
     }
     case TP_VK_TENSOR_VALUE:
       r = tp_fb_create_vector(b, v->dims, v->ndim, 4);
       tp_fb_start_table(b);
-      tp_fb_add_i8(b, 0, v->dt, 0);
-      tp_fb_add_ref(b, 1, r);
-      tp_fb_add_i32(b, 2, v->constant_id, 0);
-      tp_fb_add_i32(b, 3, v->mem_obj_id, 0);
-      tp_fb_add_u8(b, 4, v->storage, 255);
-      tp_fb_add_u8(b, 5, v->layout, 255);
-      tp_fb_add_i8(b, 6, v->staging, 127);
+      tp_fb_add_i8(b, TP_VK_F_VkTensor_datatype, v->dt, TP_VK_D_VkTensor_datatype);
+      tp_fb_add_ref(b, TP_VK_F_VkTensor_dims, r);
+      tp_fb_add_i32(b, TP_VK_F_VkTensor_constant_id, v->constant_id, TP_VK_D_VkTensor_constant_id);
+      tp_fb_add_i32(b, TP_VK_F_VkTensor_mem_obj_id, v->mem_obj_id, TP_VK_D_VkTensor_mem_obj_id);
+      tp_fb_add_u8(b, TP_VK_F_VkTensor_storage_type, v->storage, TP_VK_D_VkTensor_storage_type);
+      tp_fb_add_u8(b, TP_VK_F_VkTensor_memory_layout, v->layout, TP_VK_D_VkTensor_memory_layout);
+      tp_fb_add_i8(b, TP_VK_F_VkTensor_staging_datatype, v->staging,
+                   TP_VK_D_VkTensor_staging_datatype);
       return tp_fb_end_table(b);
     default:
       return 0;
@@ -1057,9 +1753,9 @@ static tp_fb_ref tp_vk__bytes_table(tp_fb_builder *b, uint64_t offset, uint64_t 
                                     const char *key) {
   tp_fb_ref k = key ? tp_fb_create_string(b, key, strlen(key)) : 0;
   tp_fb_start_table(b);
-  tp_fb_add_u64(b, 0, offset, 0);
-  tp_fb_add_u64(b, 1, length, 0);
-  tp_fb_add_ref(b, 2, k);
+  tp_fb_add_u64(b, TP_VK_F_VkBytes_offset, offset, TP_VK_D_VkBytes_offset);
+  tp_fb_add_u64(b, TP_VK_F_VkBytes_length, length, TP_VK_D_VkBytes_length);
+  tp_fb_add_ref(b, TP_VK_F_VkBytes_named_key, k);
   return tp_fb_end_table(b);
 }
 
@@ -1121,7 +1817,7 @@ static tp_status tp_vk__layout(tp_vk_graph *g) {
   for (i = 0; i < g->nvalues; i++) {
     tp_fb_ref t = tp_vk__value_table(b, &g->values[i]);
     tp_fb_start_table(b);
-    tp_fb_add_union(b, 1, g->values[i].type, t);
+    tp_fb_add_union(b, TP_VK_F_VkValue_value, g->values[i].type, t);
     refs[i] = tp_fb_end_table(b);
   }
   r_values = tp_fb_create_vector_refs(b, refs, g->nvalues);
@@ -1130,9 +1826,10 @@ static tp_status tp_vk__layout(tp_vk_graph *g) {
     tp_fb_ref nm = tp_fb_create_string(b, g->ops[i].name, strlen(g->ops[i].name));
     tp_fb_ref ar = tp_fb_create_vector(b, g->ops[i].args, g->ops[i].n, 4);
     tp_fb_start_table(b);
-    tp_fb_add_u32(b, 0, g->ops[i].node_id, 0);
-    tp_fb_add_ref(b, 1, nm);
-    tp_fb_add_ref(b, 2, ar);
+    tp_fb_add_u32(b, TP_VK_F_OperatorCall_node_id, g->ops[i].node_id,
+                  TP_VK_D_OperatorCall_node_id);
+    tp_fb_add_ref(b, TP_VK_F_OperatorCall_name, nm);
+    tp_fb_add_ref(b, TP_VK_F_OperatorCall_args, ar);
     refs[i] = tp_fb_end_table(b);
   }
   r_chain = tp_fb_create_vector_refs(b, refs, g->nops);
@@ -1151,15 +1848,17 @@ static tp_status tp_vk__layout(tp_vk_graph *g) {
   r_out = tp_fb_create_vector(b, g->outputs, g->noutputs, 4);
   r_version = tp_fb_create_string(b, "0", 1);
   tp_fb_start_table(b);
-  tp_fb_add_ref(b, 0, r_version);
-  tp_fb_add_ref(b, 1, r_chain);
-  tp_fb_add_ref(b, 2, r_values);
-  tp_fb_add_ref(b, 3, r_in);
-  tp_fb_add_ref(b, 4, r_out);
-  tp_fb_add_ref(b, 5, r_consts);
-  tp_fb_add_ref(b, 6, r_shaders);
-  tp_fb_add_u8(b, 7, g->storage_override, 255);
-  tp_fb_add_u8(b, 8, g->layout_override, 255);
+  tp_fb_add_ref(b, TP_VK_F_VkGraph_version, r_version);
+  tp_fb_add_ref(b, TP_VK_F_VkGraph_chain, r_chain);
+  tp_fb_add_ref(b, TP_VK_F_VkGraph_values, r_values);
+  tp_fb_add_ref(b, TP_VK_F_VkGraph_input_ids, r_in);
+  tp_fb_add_ref(b, TP_VK_F_VkGraph_output_ids, r_out);
+  tp_fb_add_ref(b, TP_VK_F_VkGraph_constants, r_consts);
+  tp_fb_add_ref(b, TP_VK_F_VkGraph_shaders, r_shaders);
+  tp_fb_add_u8(b, TP_VK_F_VkGraph_storage_type_override, g->storage_override,
+               TP_VK_D_VkGraph_storage_type_override);
+  tp_fb_add_u8(b, TP_VK_F_VkGraph_memory_layout_override, g->layout_override,
+               TP_VK_D_VkGraph_memory_layout_override);
   s = tp_fb_finish(b, tp_fb_end_table(b), "VK00");
   if (s != TP_OK)
     return tp__error_set(&g->err, s, "graph: building the flatbuffer failed: %s", tp_fb_error(b));
@@ -1200,7 +1899,24 @@ static tp_status tp_vk__pad(tp_sink *sink, uint64_t n) {
   return tp_sink_zeros(sink, (size_t)pad);
 }
 
+static tp_status tp_vk__write(tp_vk_graph *g, tp_sink *sink);
+static tp_status tp_vk__write_ctx(void *g, tp_sink *sink) {
+  return tp_vk__write((tp_vk_graph *)g, sink);
+}
+
+/* The entry point: with options.progress, the bytes go through a progress sink. */
 TPDEF tp_status tp_vk_write(tp_vk_graph *g, tp_sink *sink) {
+  uint64_t total;
+  tp_status s;
+  TP_ASSERT(g);
+  if (!g->opts.progress || !sink || !sink->write) return tp_vk__write(g, sink);
+  s = tp_vk_blob_size(g, &total);
+  if (s != TP_OK) return s;
+  return tp_progress_run(tp_vk__write_ctx, g, sink, total, g->opts.progress,
+                         g->opts.progress_ctx);
+}
+
+static tp_status tp_vk__write(tp_vk_graph *g, tp_sink *sink) {
   unsigned char hdr[TP_VK_FLATBUFFER_OFFSET];
   const unsigned char *fb;
   size_t fb_size = 0, i;
@@ -1232,7 +1948,7 @@ TPDEF tp_status tp_vk_write(tp_vk_graph *g, tp_sink *sink) {
     if (c->out == c->view.dtype)
       s = tp_compact_write(&c->view, TP_ORDER_ROW_MAJOR, &wrap);
     else
-      s = tp_convert_write(&c->view, c->out, TP_CONVERT_SATURATE, &wrap);
+      s = tp_convert_write(&c->view, c->out, tp_vk__convert_flags(c->out), &wrap);
     if (s != TP_OK) return s;
     if (cs.n != c->nbytes)
       return tp__error_set(&g->err, TP_ERR_FORMAT,
@@ -1297,10 +2013,7 @@ TPDEF tp_status tp_vk_parse_header(const void *blob, size_t size, tp_vk_header *
   return TP_OK;
 }
 
-static size_t tp_vk__dt_size(int dt) {
-  int t = tp_vk__dt_to_tp(dt);
-  return t < 0 ? 0 : tp_dtype_size((tp_dtype)t);
-}
+static size_t tp_vk__dt_size(int dt) { return tp_vk_datatype_size(dt); }
 
 TPDEF void tp_vk_blob_values_free(tp_vk_blob_value *values) { TP_FREE(values); }
 
@@ -1326,8 +2039,8 @@ TPDEF tp_status tp_vk_read_blob(const void *blob, size_t size, tp_ptd *ptd,
   memset(&rd, 0, sizeof rd);
   s = tp_fb_reader_init(&rd, (const unsigned char *)blob + h.flatbuffer_offset,
                         h.flatbuffer_size, "VK00", &root);
-  values = tp_fb_vector_field(&root, 2, 4);
-  consts = tp_fb_vector_field(&root, 5, 4);
+  values = tp_fb_vector_field(&root, TP_VK_F_VkGraph_values, 4);
+  consts = tp_fb_vector_field(&root, TP_VK_F_VkGraph_constants, 4);
   if (s == TP_OK) s = tp_fb_reader_status(&rd);
   if (s != TP_OK || values.pos == 0)
     return tp__error_set(err, TP_ERR_FORMAT, "read: flatbuffer: %s",
@@ -1351,13 +2064,13 @@ TPDEF tp_status tp_vk_read_blob(const void *blob, size_t size, tp_ptd *ptd,
     uint64_t nbytes, off, len;
     const char *key;
     uint32_t k;
-    t = tp_fb_union_field(&vv, 1, &type);
+    t = tp_fb_union_field(&vv, TP_VK_F_VkValue_value, &type);
     c->type = type;
     c->constant_id = -1;
     if (type != TP_VK_TENSOR_VALUE) continue;
-    dt = tp_fb_i8(&t, 0, 0);
-    dims = tp_fb_vector_field(&t, 1, 4);
-    c->constant_id = tp_fb_i32(&t, 2, 0);
+    dt = tp_fb_i8(&t, TP_VK_F_VkTensor_datatype, TP_VK_D_VkTensor_datatype);
+    dims = tp_fb_vector_field(&t, TP_VK_F_VkTensor_dims, 4);
+    c->constant_id = tp_fb_i32(&t, TP_VK_F_VkTensor_constant_id, TP_VK_D_VkTensor_constant_id);
     if (tp_fb_reader_status(&rd) != TP_OK) break;
     c->datatype = (tp_vk_datatype)dt;
     if (tp_vk__dt_size(dt) == 0) {
@@ -1365,9 +2078,10 @@ TPDEF tp_status tp_vk_read_blob(const void *blob, size_t size, tp_ptd *ptd,
                        dt);
       break;
     }
-    if (!tp_fb_present(&t, 1) || dims.count > TP_MAX_DIMS) {
+    if (!tp_fb_present(&t, TP_VK_F_VkTensor_dims) || dims.count > TP_MAX_DIMS) {
       s = tp__error_set(err, TP_ERR_FORMAT, "value %lu: dims %s", (unsigned long)i,
-                       tp_fb_present(&t, 1) ? "exceed TP_MAX_DIMS" : "are missing");
+                        tp_fb_present(&t, TP_VK_F_VkTensor_dims) ? "exceed TP_MAX_DIMS"
+                                                                  : "are missing");
       break;
     }
     c->ndim = dims.count;
@@ -1389,9 +2103,9 @@ TPDEF tp_status tp_vk_read_blob(const void *blob, size_t size, tp_ptd *ptd,
     c->is_constant = 1;
     c->nbytes = nbytes;
     cb = tp_fb_vector_table(&consts, (size_t)c->constant_id);
-    off = tp_fb_u64(&cb, 0, 0);
-    len = tp_fb_u64(&cb, 1, 0);
-    key = tp_fb_string(&cb, 2, NULL);
+    off = tp_fb_u64(&cb, TP_VK_F_VkBytes_offset, TP_VK_D_VkBytes_offset);
+    len = tp_fb_u64(&cb, TP_VK_F_VkBytes_length, TP_VK_D_VkBytes_length);
+    key = tp_fb_string(&cb, TP_VK_F_VkBytes_named_key, NULL);
     if (tp_fb_reader_status(&rd) != TP_OK) break;
     if (len != nbytes) {
       s = tp__error_set(err, TP_ERR_FORMAT,
@@ -1544,6 +2258,27 @@ TPDEF tp_status tp_vk_add_pte_method_ex(tp_pte *p, const char *name, tp_vk_graph
 
 TPDEF tp_status tp_vk_add_pte_method(tp_pte *p, const char *name, tp_vk_graph *g) {
   return tp_vk_add_pte_method_ex(p, name, g, NULL, 0);
+}
+
+TPDEF tp_status tp_vk_add_pte_method_specs(tp_pte *p, const char *name, tp_vk_graph *g,
+                                           const tp_vk_compile_specs *cs) {
+  tp_vk_compile_spec enc[TP_VK_MAX_COMPILE_SPECS];
+  tp_pte_compile_spec specs[TP_VK_MAX_COMPILE_SPECS];
+  size_t n = 0, i;
+  tp_error err;
+  tp_status st;
+  TP_ASSERT(p);
+  TP_ASSERT(g);
+  if (tp_pte_status(p) != TP_OK) return tp_pte_status(p);
+  st = tp_vk_encode_compile_specs(cs, enc, &n, &err);
+  if (st != TP_OK)
+    return tp_pte_fail(p, st, "method \"%.80s\": %.160s", name ? name : "(null)", err.msg);
+  for (i = 0; i < n; i++) {
+    specs[i].key = enc[i].key;
+    specs[i].value = enc[i].value;
+    specs[i].nbytes = enc[i].value_size;
+  }
+  return tp_vk_add_pte_method_ex(p, name, g, n ? specs : NULL, n); /* the specs are copied */
 }
 
 #ifdef __cplusplus

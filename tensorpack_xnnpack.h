@@ -414,6 +414,9 @@ typedef struct tp_xnn_graph tp_xnn_graph;
 typedef struct tp_xnn_options {
   tp_store *store;   /* NULL: constants inline in the blob; set: named constants in the store */
   size_t alignment;  /* constant alignment, a power of two; 0 = 16 (smaller values mean 16) */
+  tp_progress_fn progress; /* NULL: none; else called as the blob is written (tensorpack.h
+                              section 4); a non-zero return cancels with TP_ERR_CANCELLED */
+  void *progress_ctx;      /* its first argument */
   int target;        /* 0 = TP_XNN_TARGET_EXECUTORCH: what ExecuTorch's runtime cannot run is
                         TP_ERR_UNSUPPORTED at define (see the README's table);
                         TP_XNN_TARGET_XNNPACK: only XNNPACK's own rules;
@@ -671,7 +674,9 @@ TPDEF tp_status tp_xnn_blob_size(tp_xnn_graph *g, uint64_t *size_out);
    0 .. n-1, each external flagged, every external input read and output written, one producer
    per value, nothing read before it is produced, no node output left unread): a broken rule is
    TP_ERR_INVALID with its sentence in tp_xnn_graph_error, not latched (define what is missing
-   and write again). */
+   and write again).
+   With options.progress set it reports (done, total = the blob size); a non-zero return stops
+   the write with TP_ERR_CANCELLED (tp_xnn_write_file then leaves no file). */
 TPDEF tp_status tp_xnn_write(tp_xnn_graph *g, tp_sink *sink);
 #ifndef TP_NO_STDIO
 /* The blob into a file, atomically (temporary file + rename; nothing is left on failure). */
@@ -911,6 +916,8 @@ struct tp_xnn_graph {
   size_t nconsts, cap_consts;
   uint32_t *pool; /* node vectors */
   size_t npool, cap_pool;
+  tp_progress_fn progress; /* options.progress / progress_ctx */
+  void *progress_ctx;
 };
 
 TPDEF tp_status tp_xnn_graph_create(const tp_xnn_options *opts, tp_xnn_graph **out) {
@@ -930,6 +937,8 @@ TPDEF tp_status tp_xnn_graph_create(const tp_xnn_options *opts, tp_xnn_graph **o
   g->store = opts ? opts->store : NULL;
   g->target = opts ? opts->target : TP_XNN_TARGET_EXECUTORCH;
   g->alignment = align;
+  g->progress = opts ? opts->progress : NULL;
+  g->progress_ctx = opts ? opts->progress_ctx : NULL;
   if (tp__array_reserve((void **)&g->consts, &g->cap_consts, 4, sizeof *g->consts) != TP_OK) {
     TP_FREE(g);
     return TP_ERR_NOMEM;
@@ -3029,8 +3038,24 @@ TPDEF tp_status tp_xnn_blob_size(tp_xnn_graph *g, uint64_t *size_out) {
   return TP_OK;
 }
 
-/* Write errors are returned, not recorded: the graph itself is still good. */
+static tp_status tp__xnn_write(tp_xnn_graph *g, tp_sink *sink);
+static tp_status tp__xnn_write_ctx(void *g, tp_sink *sink) {
+  return tp__xnn_write((tp_xnn_graph *)g, sink);
+}
+
+/* The entry point: with options.progress, the bytes go through a progress sink. */
 TPDEF tp_status tp_xnn_write(tp_xnn_graph *g, tp_sink *sink) {
+  uint64_t total;
+  tp_status s;
+  TP_ASSERT(g);
+  if (!g->progress || !sink || !sink->write) return tp__xnn_write(g, sink);
+  s = tp_xnn_blob_size(g, &total);
+  if (s != TP_OK) return s;
+  return tp_progress_run(tp__xnn_write_ctx, g, sink, total, g->progress, g->progress_ctx);
+}
+
+/* Write errors are returned, not recorded: the graph itself is still good. */
+static tp_status tp__xnn_write(tp_xnn_graph *g, tp_sink *sink) {
   tp_fb_builder *b;
   const unsigned char *fb;
   size_t fb_size, i;

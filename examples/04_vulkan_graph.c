@@ -19,6 +19,7 @@ int main(int argc, char **argv) {
   int64_t sz[2] = {8, 4};
   tp_tensor wt_view, w;
   tp_vk_graph *g;
+  tp_vk_tensor_desc d;
   size_t xd[2] = {1, 8}, yd[2] = {1, 4};
   uint32_t x, wid, bias, y, args[4];
   uint64_t size = 0;
@@ -34,10 +35,24 @@ int main(int argc, char **argv) {
   if (tp_transpose(&wt_view, 0, 1, &w) != TP_OK) return 1; /* W: [4][8], strides (1, 4) */
 
   if (tp_vk_graph_create(NULL, &g) != TP_OK) return 1; /* NULL options: constants inline */
-  tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, xd, NULL, -1, -1, -1, TP_VK_UNSET, &x);
-  tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, NULL, &w, -1, -1, -1, TP_VK_UNSET, &wid);
+  /* a zeroed desc means defaults (own memory, default storage and layout); only the datatype
+     is required */
+  memset(&d, 0, sizeof d);
+  d.datatype = TP_VK_FLOAT32;
+  d.ndim = 2;
+  d.dims = xd;
+  tp_vk_add_tensor_desc(g, &d, &x);
+  d.dims = NULL; /* the weight: its dims are the constant's */
+  d.ndim = 0;
+  d.constant = &w;
+  tp_vk_add_tensor_desc(g, &d, &wid);
   tp_vk_add_null(g, &bias);
-  tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, yd, NULL, -1, -1, -1, TP_VK_UNSET, &y);
+  d.constant = NULL;
+  d.ndim = 2;
+  d.dims = yd;
+  tp_vk_add_tensor_desc(g, &d, &y);
+  /* linear(input [.., K], weight [N, K], bias or None, out): ExecuTorch's Vulkan backend
+     conventions; tp_vk_add_op checks the call against its op table (TP_VK_OPS) */
   args[0] = x;
   args[1] = wid;
   args[2] = bias;

@@ -10,6 +10,7 @@
      fuzz_fb_reader                the flatbuffers of the blobs above, whole .ptd files, and a
                                    builder-made buffer with every kind of field
      fuzz_views                    encoded views (see fuzz/fuzz_views.c for the encoding)
+     fuzz_safetensors              safetensors files (fuzz/seeds_safetensors.h)
    The directories must exist (the make rule creates them). Exit status 0 on success. */
 #include <math.h>
 #include <stdio.h>
@@ -38,6 +39,8 @@ static void put(const char *target, const char *name, const void *a, size_t an) 
   }
   g_count++;
 }
+
+#include "seeds_safetensors.h"
 
 /* u32 LE blob length, blob, ptd */
 static void put_framed(const char *target, const char *name, const tp_membuf *blob,
@@ -286,7 +289,10 @@ static void vk_values(void) {
   tp_vk_graph *g = NULL;
   uint32_t ids[16], list[3], shader, in, out;
   size_t d1[1] = {8};
-  check(tp_vk_graph_create(NULL, &g), "tp_vk_graph_create");
+  tp_vk_options o;
+  memset(&o, 0, sizeof o);
+  o.other_runtime = 1; /* every value kind in one chain call: not an ExecuTorch operator call */
+  check(tp_vk_graph_create(&o, &g), "tp_vk_graph_create");
   tp_vk_add_int(g, -5, &ids[0]);
   tp_vk_add_double(g, 2.5, &ids[1]);
   tp_vk_add_bool(g, 1, &ids[2]);
@@ -589,6 +595,7 @@ int main(int argc, char **argv) {
   ptds();
   fb_every_field();
   views();
+  safetensors_seeds();
   ptes();
   if (g_failed) return 1;
   printf("make_seeds: %d seed files in %s\n", g_count, g_dir);

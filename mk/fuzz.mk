@@ -6,8 +6,8 @@
 #                        fuzz/crashes/<target>-<n> (which must no longer crash)
 # Seeds: fuzz/make_seeds.c writes valid blobs/.ptd/views with the library's own writers into
 # $(BUILD)/fuzz/corpus/<target>/. Nothing binary is committed except crash reproducers.
-# Targets: fuzz_fb_reader, fuzz_ptd, fuzz_pte, fuzz_vk_blob, fuzz_views, fuzz_tpdump (tools/tpdump.c as a
-# library), fuzz_xnn_blob (only with XNNPACK: the one blob reader tensorpack_xnnpack.h has is
+# Targets: fuzz_fb_reader, fuzz_ptd, fuzz_pte, fuzz_vk_blob, fuzz_views, fuzz_safetensors,
+# fuzz_tpdump (tools/tpdump.c as a library), fuzz_xnn_blob (only with XNNPACK: the one blob reader tensorpack_xnnpack.h has is
 # tp_xnn_load). Needs clang with libFuzzer (Debian: clang + libclang-rt-14-dev).
 
 FUZZ_CC      ?= clang
@@ -17,8 +17,8 @@ FUZZ_FLAGS   := -std=c99 -Wall -Wextra -pedantic -Werror -g -O1 \
 HAVE_LIBFUZZER := $(shell printf '$(H)include <stddef.h>\n$(H)include <stdint.h>\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n);\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { (void)d; (void)n; return 0; }\n' | $(FUZZ_CC) -x c - -fsanitize=fuzzer,address,undefined -o /dev/null 2>/dev/null && echo 1)
 
 # every corpus directory fuzz/make_seeds.c writes into (also used by mk/platforms.mk)
-FUZZ_SEED_DIRS := fuzz_fb_reader fuzz_ptd fuzz_vk_blob fuzz_views fuzz_xnn_blob fuzz_tpdump fuzz_pte
-FUZZ_NAMES := fuzz_fb_reader fuzz_ptd fuzz_vk_blob fuzz_views fuzz_tpdump fuzz_pte
+FUZZ_SEED_DIRS := fuzz_fb_reader fuzz_ptd fuzz_vk_blob fuzz_views fuzz_xnn_blob fuzz_tpdump fuzz_pte fuzz_safetensors
+FUZZ_NAMES := fuzz_fb_reader fuzz_ptd fuzz_vk_blob fuzz_views fuzz_tpdump fuzz_pte fuzz_safetensors
 ifeq ($(HAVE_XNNPACK),1)
 FUZZ_NAMES += fuzz_xnn_blob
 endif
@@ -45,7 +45,7 @@ $(BUILD)/fuzz/fuzz_%: fuzz/fuzz_%.c $(HEADERS)
 
 $(BUILD)/fuzz/fuzz_tpdump: tools/tpdump.c
 
-$(BUILD)/fuzz/make_seeds: fuzz/make_seeds.c $(HEADERS)
+$(BUILD)/fuzz/make_seeds: fuzz/make_seeds.c fuzz/seeds_safetensors.h $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(TCFLAGS) $< -o $@ $(LIBM)
 

@@ -31,3 +31,6 @@ endif
 else
 SKIPPED += vulkan-runtime:libvulkan-dev/mesa-vulkan-drivers not installed;
 endif
+
+# test_vk_ops also runs tools/tpdump.c's Vulkan printer (included as a library).
+$(BUILD)/tests/test_vk_ops: tools/tpdump.c

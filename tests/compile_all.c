@@ -7,6 +7,9 @@
 #define TENSORPACK_XNNPACK_RUNTIME
 #define TENSORPACK_VULKAN_RUNTIME
 #endif
+#ifdef TP_WITH_DLPACK /* dlpack.h first: tensorpack.h then declares tp_view_from_dlpack */
+#include <dlpack/dlpack.h>
+#endif
 #include "tensorpack.h"
 #include "tensorpack_xnnpack.h"
 #include "tensorpack_vulkan.h"

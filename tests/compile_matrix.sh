@@ -7,6 +7,9 @@ cd "${TP_ROOT:-.}" || exit 1
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 passed=0; failed=0
 W="-Wall -Wextra -pedantic -Werror -Wshadow -Wconversion -Wsign-conversion"
+# With dlpack.h installed, every case also compiles tp_view_from_dlpack.
+printf '#include <dlpack/dlpack.h>\nint main(void){return 0;}\n' > "$tmp/d.c"
+if cc "$tmp/d.c" -o "$tmp/d" 2>/dev/null; then W="$W -DTP_WITH_DLPACK"; fi
 try() { # name, libraries, compiler, flags...
   name=$1; libs=$2; shift 2
   if "$@" -I. tests/compile_all.c -o "$tmp/a.out" $libs -lm >"$tmp/log" 2>&1 && "$tmp/a.out"; then

@@ -602,6 +602,7 @@ static void vk_values(int named, int fp16) {
   if (named) OK(tp_store_create(&store));
   o.store = store;
   o.force_fp16 = fp16;
+  o.other_runtime = 1; /* every value kind in chain calls that are not ExecuTorch operator calls */
   OK(tp_vk_graph_create(&o, &g));
   OK(tp_vk_add_int(g, -5, &ids[0]));
   OK(tp_vk_add_double(g, 2.5, &ids[1]));

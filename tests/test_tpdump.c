@@ -557,6 +557,7 @@ static tp_vk_graph *vk_graph(tp_store *store, int fp16) {
   memset(&o, 0, sizeof o);
   o.store = store;
   o.force_fp16 = fp16;
+  o.other_runtime = 1; /* every field and value kind; y channels-packed: not an ExecuTorch run */
   if (tp_view(st, TP_F32, 2, sz, NULL, 0, &wv) != TP_OK || tp_transpose(&wv, 0, 1, &w) != TP_OK)
     return NULL;
   if (tp_vk_graph_create(&o, &g) != TP_OK) return NULL;

@@ -432,7 +432,10 @@ static void test_chain_and_io(void) {
   blob b;
   size_t d[1] = {4};
   uint32_t x, y, z, args[3], ins[2], outs[1];
-  TPT_STATUS(tp_vk_graph_create(NULL, &g), TP_OK);
+  tp_vk_options o;
+  memset(&o, 0, sizeof o);
+  o.other_runtime = 1; /* the chain's encoding with any names and argument counts */
+  TPT_STATUS(tp_vk_graph_create(&o, &g), TP_OK);
   x = add_plain(g, TP_VK_FLOAT32, 1, d);
   y = add_plain(g, TP_VK_FLOAT32, 1, d);
   z = add_plain(g, TP_VK_FLOAT32, 1, d);
@@ -660,6 +663,65 @@ static void test_empty_constant_inline(void) {
   }
   close_blob(&b);
   tp_vk_graph_destroy(g);
+}
+
+/* force_fp16: +-inf constants become +-65504 as upstream's clamp makes them (not +-inf); NaN
+   stays a NaN with its sign; an f16 view widened to FLOAT32 keeps its infinities. */
+static void test_force_fp16_inf(void) {
+  uint32_t bits[5] = {0x7F800000u, 0xFF800000u, 0x7FC00000u, 0xFFC00000u, 0x477FF000u};
+  float w[5];
+  unsigned char want[10];
+  int64_t sz[1] = {5};
+  tp_tensor t;
+  tp_vk_options o;
+  tp_vk_graph *g = NULL;
+  tp_store *st = NULL;
+  blob b;
+  uint32_t c;
+  char hex[65];
+  memcpy(w, bits, sizeof w);
+  t = make_view(w, sizeof w, TP_F32, 1, sz, NULL, 0);
+  tp__put_le16(want + 0, 0x7bff); /* +inf -> 65504 */
+  tp__put_le16(want + 2, 0xfbff); /* -inf -> -65504 */
+  tp__put_le16(want + 4, 0x7e00); /* NaN stays a quiet NaN */
+  tp__put_le16(want + 6, 0xfe00); /* -NaN keeps its sign */
+  tp__put_le16(want + 8, 0x7bff); /* 65520 (would round to inf) -> 65504 */
+  memset(&o, 0, sizeof o);
+  o.force_fp16 = 1;
+  TPT_STATUS(tp_vk_graph_create(&o, &g), TP_OK);
+  c = add_const(g, TP_VK_FLOAT32, &t);
+  if (open_blob(g, &b)) TPT_MEMEQ(b.seg, want, 10);
+  close_blob(&b);
+  tp_vk_graph_destroy(g);
+  /* named: the store holds the same clamped bytes under their sha256 */
+  TPT_STATUS(tp_store_create(&st), TP_OK);
+  o.store = st;
+  TPT_STATUS(tp_vk_graph_create(&o, &g), TP_OK);
+  c = add_const(g, TP_VK_FLOAT32, &t);
+  TPT_STATUS(tp_sha256_hex(want, 10, hex), TP_OK);
+  TPT_EQ_STR(tp_vk_constant_key(g, c), hex);
+  tp_vk_graph_destroy(g);
+  tp_store_destroy(st);
+  /* without force_fp16, an f32 view backing a FLOAT16 tensor: the same clamp */
+  TPT_STATUS(tp_vk_graph_create(NULL, &g), TP_OK);
+  c = add_const(g, TP_VK_FLOAT16, &t);
+  if (open_blob(g, &b)) TPT_MEMEQ(b.seg, want, 10);
+  close_blob(&b);
+  tp_vk_graph_destroy(g);
+  /* widening f16 -> FLOAT32 is exact: inf stays inf */
+  {
+    uint16_t h[2] = {0x7c00, 0xfc00};
+    int64_t hs[1] = {2};
+    tp_tensor th = make_view(h, sizeof h, TP_F16, 1, hs, NULL, 0);
+    unsigned char wide[8];
+    tp__put_le32(wide, 0x7F800000u);
+    tp__put_le32(wide + 4, 0xFF800000u);
+    TPT_STATUS(tp_vk_graph_create(NULL, &g), TP_OK);
+    add_const(g, TP_VK_FLOAT32, &th);
+    if (open_blob(g, &b)) TPT_MEMEQ(b.seg, wide, 8);
+    close_blob(&b);
+    tp_vk_graph_destroy(g);
+  }
 }
 
 static void test_force_fp16(void) {
@@ -939,10 +1001,13 @@ static void test_read_blob_damaged(void) {
   int i, ok_count = 0, bad_count = 0;
   int64_t il[2] = {1, 2};
   uint32_t ids[2] = {0, 1};
+  tp_vk_options o;
+  memset(&o, 0, sizeof o);
+  o.other_runtime = 1; /* an operator "op": any chain, the reader must survive every damage */
   for (i = 0; i < 12; i++) w[i] = (float)i;
   t = make_view(w, sizeof w, TP_F32, 2, sz, NULL, 0);
   TPT_STATUS(tp_transpose(&t, 0, 1, &tt), TP_OK);
-  TPT_STATUS(tp_vk_graph_create(NULL, &g), TP_OK);
+  TPT_STATUS(tp_vk_graph_create(&o, &g), TP_OK);
   add_const(g, TP_VK_FLOAT32, &t);
   add_const(g, TP_VK_FLOAT32, &tt);
   TPT_STATUS(tp_vk_add_int_list(g, il, 2, NULL), TP_OK);
@@ -998,6 +1063,7 @@ int main(void) {
   TPT_RUN(test_named_mode);
   TPT_RUN(test_empty_constant_inline);
   TPT_RUN(test_force_fp16);
+  TPT_RUN(test_force_fp16_inf);
   TPT_RUN(test_write_twice_and_file);
   TPT_RUN(test_parse_header_rejects);
   TPT_RUN(test_read_blob);

@@ -28,7 +28,7 @@ static tp_status use_graph(int named, size_t *written, char *msg, size_t msg_cap
   int64_t il[2] = {1, 2};
   double dl[1] = {0.5};
   uint8_t bl[2] = {1, 0};
-  uint32_t ids[3], x = 0, y = 0;
+  uint32_t ids[3], args[4], x = 0, y = 0, bias = 0;
   size_t xd[2] = {1, 6};
   tp_membuf m;
   tp_sink sink;
@@ -57,7 +57,7 @@ static tp_status use_graph(int named, size_t *written, char *msg, size_t msg_cap
   tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, NULL, &wt, -1, -1, -1, TP_VK_UNSET, &ids[0]);
   tp_vk_add_tensor(g, TP_VK_FLOAT16, 2, NULL, &w, -1, -1, -1, TP_VK_UNSET, &ids[1]);
   tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, xd, NULL, -1, -1, -1, TP_VK_UNSET, &y);
-  tp_vk_add_null(g, NULL);
+  tp_vk_add_null(g, &bias);
   tp_vk_add_int(g, 7, NULL);
   tp_vk_add_double(g, 1.5, NULL);
   tp_vk_add_bool(g, 1, NULL);
@@ -69,9 +69,13 @@ static tp_status use_graph(int named, size_t *written, char *msg, size_t msg_cap
   tp_vk_add_bool_list(g, bl, 2, NULL);
   ids[2] = x;
   tp_vk_add_value_list(g, ids, 3, NULL);
-  ids[2] = y;
-  tp_vk_add_op(g, 0, "aten.linear.default", ids, 3);
-  tp_vk_add_op(g, 1, "aten.relu.default", &y, 1);
+  args[0] = x; /* a chain that passes the op-table check (kinds, counts) */
+  args[1] = ids[0];
+  args[2] = bias;
+  args[3] = y;
+  tp_vk_add_op(g, 0, "aten.linear.default", args, 4);
+  args[0] = y;
+  tp_vk_add_op(g, 1, "aten.relu.default", args, 2);
   tp_vk_set_io(g, &x, 1, &y, 1);
   tp_vk_add_shader(g, spv, sizeof spv, NULL);
   tp_vk_set_overrides(g, TP_VK_BUFFER, -1);

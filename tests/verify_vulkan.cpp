@@ -409,6 +409,7 @@ static void test_random_graphs() {
       o.store = st;
     }
     o.force_fp16 = iter % 5 == 4;
+    o.other_runtime = 1;  // random values and an "et_vk.test" call: the encoding, not a model
     tp_vk_graph *g = nullptr;
     TPT_STATUS(tp_vk_graph_create(&o, &g), TP_OK);
     std::vector<int> kinds;
@@ -627,6 +628,91 @@ static void test_read_official_blob() {
   tp_store_destroy(st);
 }
 
+// The one description of VK00 (TP_VK_FIELDS in tensorpack_vulkan.h) against flatc's code for
+// our schema copy: every described field has the schema's name at its id, its type, and its
+// default (read through the generated accessor from an empty table built by the official
+// builder); every field of every described table is described.
+static bool kind_matches(const char *kind, const flatbuffers::TypeCode &tc) {
+  std::string k(kind);
+  if (k == "VEC") return tc.is_repeating != 0;
+  if (tc.is_repeating) return false;
+  if (k == "STR") return tc.base_type == flatbuffers::ET_STRING;
+  if (k == "UNION") return tc.base_type == flatbuffers::ET_SEQUENCE;
+  if (k == "BOOL") return tc.base_type == flatbuffers::ET_BOOL;
+  if (k == "I8") return tc.base_type == flatbuffers::ET_CHAR;
+  if (k == "U8") return tc.base_type == flatbuffers::ET_UCHAR || tc.base_type == flatbuffers::ET_UTYPE;
+  if (k == "I32") return tc.base_type == flatbuffers::ET_INT;
+  if (k == "U32") return tc.base_type == flatbuffers::ET_UINT;
+  if (k == "I64") return tc.base_type == flatbuffers::ET_LONG;
+  if (k == "U64") return tc.base_type == flatbuffers::ET_ULONG;
+  if (k == "F64") return tc.base_type == flatbuffers::ET_DOUBLE;
+  return false;
+}
+
+template <typename T> static bool default_is(T v, long long d) { return (long long)v == d; }
+template <typename T> static bool default_is(const T *p, long long d) { return !p && d == 0; }
+
+template <typename T> static const T *empty_table(flatbuffers::FlatBufferBuilder &fbb) {
+  fbb.Clear();
+  flatbuffers::uoffset_t start = fbb.StartTable();
+  fbb.Finish(flatbuffers::Offset<T>(fbb.EndTable(start)));
+  return flatbuffers::GetRoot<T>(fbb.GetBufferPointer());
+}
+
+static void test_format_description() {
+  flatbuffers::FlatBufferBuilder fbb;
+  std::vector<std::string> tables;
+  std::vector<unsigned> counts;
+  int n = 0;
+#define TPV_FIELD(t, f, id, kind, dflt)                                                        \
+  {                                                                                            \
+    const flatbuffers::TypeTable *tt = t##TypeTable();                                         \
+    TPT_CHECK((size_t)(id) < tt->num_elems);                                                   \
+    if ((size_t)(id) < tt->num_elems) {                                                        \
+      TPT_EQ_STR(tt->names[id], #f);                                                           \
+      TPT_CHECK(kind_matches(#kind, tt->type_codes[id]));                                      \
+    }                                                                                          \
+    TPT_CHECK(default_is(empty_table<t>(fbb)->f(), (long long)(dflt)));                        \
+    size_t k = 0;                                                                              \
+    while (k < tables.size() && tables[k] != #t) k++;                                          \
+    if (k == tables.size()) { tables.push_back(#t); counts.push_back(0); }                     \
+    counts[k]++;                                                                               \
+    n++;                                                                                       \
+  }
+  TP_VK_FIELDS(TPV_FIELD)
+#undef TPV_FIELD
+  TPT_EQ_INT(n, 33);
+  // every field of every described table is in the description
+  const flatbuffers::TypeTable *all[] = {VkGraphTypeTable(), OperatorCallTypeTable(),
+      VkValueTypeTable(), VkTensorTypeTable(), IntTypeTable(), DoubleTypeTable(),
+      BoolTypeTable(), StringTypeTable(), IntListTypeTable(), DoubleListTypeTable(),
+      BoolListTypeTable(), ValueListTypeTable(), SymIntTypeTable(), VkBytesTypeTable()};
+  unsigned total = 0;
+  for (const flatbuffers::TypeTable *tt : all) total += (unsigned)tt->num_elems;
+  TPT_EQ_INT(total, 33);
+  TPT_EQ_INT((int)tables.size(), 14);
+  // the union's members in tag order, and the enums' names
+#define TPV_KIND(tag, name, es) TPT_EQ_STR(GraphTypesTypeTable()->names[tag], #name);
+  TP_VK_VALUE_KINDS(TPV_KIND)
+#undef TPV_KIND
+  TPT_EQ_INT((int)GraphTypesTypeTable()->num_elems, 12);  // NONE + 11 members
+#define TPV_DT(v, name, tpdt, size) TPT_EQ_STR(EnumNameVkDataType((VkDataType)(v)), #name); \
+  TPT_EQ_INT((int)elem_size((VkDataType)(v)), size);
+  TP_VK_DATATYPES(TPV_DT)
+#undef TPV_DT
+#define TPV_ST(v, name) TPT_EQ_STR(EnumNameVkStorageType((VkStorageType)(v)), #name);
+  TP_VK_STORAGE_TYPES(TPV_ST)
+#undef TPV_ST
+#define TPV_ML(v, name) TPT_EQ_STR(EnumNameVkMemoryLayout((VkMemoryLayout)(v)), #name);
+  TP_VK_MEMORY_LAYOUTS(TPV_ML)
+#undef TPV_ML
+  TPT_EQ_STR(tp_vk_datatype_name(TP_VK_D_VkTensor_staging_datatype), "UNSET");
+  TPT_EQ_STR(tp_vk_storage_type_name(TP_VK_D_VkTensor_storage_type), "DEFAULT");
+  TPT_CHECK(tp_vk_memory_layout_name(7) == nullptr);
+  TPT_EQ_STR(tp_vk_value_kind_name(TP_VK_TENSOR_VALUE), "VkTensor");
+  TPT_EQ_INT((int)tp_vk_datatype_size(TP_VK_UNSET), 0);
+}
+
 int main() {
   TPT_RUN(test_views_linear);
   TPT_RUN(test_empty_list);
@@ -634,5 +720,6 @@ int main() {
   TPT_RUN(test_named_shaders_overrides_fp16);
   TPT_RUN(test_random_graphs);
   TPT_RUN(test_read_official_blob);
+  TPT_RUN(test_format_description);
   return tpt_finish("verify_vulkan");
 }

@@ -1,5 +1,6 @@
 /* A tensorpack Vulkan blob on a real Vulkan device (lavapipe on CPU machines): its constants
-   are uploaded with tp_vk_upload_blob, and a compute shader computes y = W x with the uploaded
+   are uploaded with tp_vk_upload_blob, and the blob's chain, aten.linear.default(x, W, None, y) as
+   the demo writes it, is run by a compute shader (y = W x) with the uploaded
    weight, which is a transposed view at an offset into a larger storage. The result must match
    a double-precision C reference; the whole-storage bytes would not. Inline and named (.ptd)
    constants, the staging path, fp16 constants and malformed blobs are covered too.
@@ -74,7 +75,7 @@ static void build_blob(tp_store *store, int force_fp16, tp_membuf *m, uint32_t *
   tp_vk_graph *g = NULL;
   tp_tensor w = weight_view();
   size_t xd[1] = {COLS}, yd[1] = {ROWS};
-  uint32_t x, y, args[3];
+  uint32_t x, y, bias, args[4];
   tp_sink sink;
   memset(&o, 0, sizeof o);
   o.store = store;
@@ -84,20 +85,82 @@ static void build_blob(tp_store *store, int force_fp16, tp_membuf *m, uint32_t *
   TPT_STATUS(tp_vk_add_tensor(g, TP_VK_FLOAT32, 1, xd, NULL, -1, -1, -1, TP_VK_UNSET, &x), TP_OK);
   TPT_STATUS(tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, NULL, &w, -1, TP_VK_BUFFER, -1, TP_VK_UNSET, wid),
              TP_OK);
+  TPT_STATUS(tp_vk_add_null(g, &bias), TP_OK);
   TPT_STATUS(tp_vk_add_tensor(g, TP_VK_FLOAT32, 1, yd, NULL, -1, -1, -1, TP_VK_UNSET, &y), TP_OK);
-  args[0] = *wid;
-  args[1] = x;
-  args[2] = y;
-  TPT_STATUS(tp_vk_add_op(g, 0, "aten.mv.default", args, 3), TP_OK);
+  /* the demo's graph: y = W x as ExecuTorch's Vulkan backend runs it (it has no aten.mv) */
+  args[0] = x;
+  args[1] = *wid;
+  args[2] = bias;
+  args[3] = y;
+  TPT_STATUS(tp_vk_add_op(g, 0, "aten.linear.default", args, 4), TP_OK);
   TPT_STATUS(tp_vk_set_io(g, &x, 1, &y, 1), TP_OK);
   sink = tp_sink_membuf(m);
   TPT_STATUS(tp_vk_write(g, &sink), TP_OK);
   tp_vk_graph_destroy(g);
 }
 
-static void run_and_check(const tp_vk_upload *u, uint32_t wid) {
+/* Runs the blob's chain, which must be one aten.linear.default(input [K], weight [N, K] constant,
+   Null, out [N]) as the demo writes it: the weight's uploaded buffer, the input and output
+   sizes and the argument order all come from the blob. Returns the weight's value id (or
+   UINT32_MAX) and y (N floats, N <= ROWS). */
+static uint32_t run_linear_chain(const void *blob, size_t size, tp_ptd *ptd,
+                                 const tp_vk_upload *u, const float *x, float *y) {
+  tp_vk_header h;
+  tp_fb_reader rd;
+  tp_fb_table root, op;
+  tp_fb_vector chain, args;
+  tp_vk_blob_value *vals = NULL;
+  uint32_t nvals = 0, a[4], i, n, k;
+  const char *name;
+  size_t len = 0;
+  tp_error err;
+  memset(&err, 0, sizeof err);
+  memset(&rd, 0, sizeof rd);
+  TPT_STATUS(tp_vk_parse_header(blob, size, &h), TP_OK);
+  TPT_STATUS(tp_fb_reader_init(&rd, (const unsigned char *)blob + h.flatbuffer_offset,
+                               h.flatbuffer_size, "VK00", &root), TP_OK);
+  chain = tp_fb_vector_field(&root, 1, 4);
+  TPT_EQ_INT(chain.count, 1);
+  if (chain.count != 1) return UINT32_MAX;
+  op = tp_fb_vector_table(&chain, 0);
+  name = tp_fb_string(&op, 1, &len);
+  TPT_EQ_STR(name ? name : "", "aten.linear.default");
+  TPT_CHECK(tp_vk_op_find(name) >= 0); /* a name ExecuTorch's Vulkan backend registers */
+  args = tp_fb_vector_field(&op, 2, 4);
+  TPT_EQ_INT(args.count, 4);
+  TPT_STATUS(tp_fb_reader_status(&rd), TP_OK);
+  if (args.count != 4 || tp_fb_reader_status(&rd) != TP_OK) return UINT32_MAX;
+  for (i = 0; i < 4; i++) a[i] = (uint32_t)tp_fb_vector_scalar(&args, i);
+  TPT_STATUS(tp_vk_read_blob(blob, size, ptd, &vals, &nvals, &err), TP_OK);
+  for (i = 0; i < 4; i++) TPT_CHECK(a[i] < nvals && a[i] < u->value_count);
+  if (!vals || a[0] >= nvals || a[1] >= nvals || a[2] >= nvals || a[3] >= nvals ||
+      a[1] >= u->value_count) {
+    tp_vk_blob_values_free(vals);
+    return UINT32_MAX;
+  }
+  TPT_EQ_INT(vals[a[0]].type, TP_VK_TENSOR_VALUE);
+  TPT_EQ_INT(vals[a[0]].ndim, 1);
+  TPT_CHECK(vals[a[1]].is_constant && vals[a[1]].ndim == 2);
+  TPT_EQ_INT(vals[a[2]].type, TP_VK_NULL_VALUE);
+  TPT_EQ_INT(vals[a[3]].ndim, 1);
+  n = vals[a[3]].dims[0];
+  k = vals[a[0]].dims[0];
+  TPT_CHECK(vals[a[1]].dims[0] == n && vals[a[1]].dims[1] == k && n <= ROWS);
+  if (vals[a[1]].dims[0] != n || vals[a[1]].dims[1] != k || n > ROWS || vals[a[0]].ndim != 1) {
+    tp_vk_blob_values_free(vals);
+    return UINT32_MAX;
+  }
+  tp_vk_blob_values_free(vals);
+  /* linear with a 1-D input: y[n] = sum_k weight[n][k] x[k], what the matvec shader computes */
+  TPT_CHECK(vkc_run_matvec(u->values[a[1]].buffer, n, k, x, y));
+  return a[1];
+}
+
+static void run_and_check(const tp_membuf *blob, tp_ptd *ptd, const tp_vk_upload *u,
+                          uint32_t wid) {
   float y[ROWS];
   double err, err_storage;
+  TPT_EQ_U64(run_linear_chain(blob->data, blob->size, ptd, u, g_x, y), wid);
   TPT_CHECK(wid < u->value_count);
   if (wid >= u->value_count) return;
   TPT_CHECK(u->values[wid].is_constant);
@@ -107,7 +170,6 @@ static void run_and_check(const tp_vk_upload *u, uint32_t wid) {
   TPT_EQ_INT(u->values[wid].dims[0], ROWS);
   TPT_EQ_INT(u->values[wid].dims[1], COLS);
   check_buffer_bytes(&u->values[wid], g_w_rowmajor, sizeof g_w_rowmajor);
-  TPT_CHECK(vkc_run_matvec(u->values[wid].buffer, ROWS, COLS, g_x, y));
   err = max_err(y, g_w_rowmajor);
   /* what a writer that takes the storage from its first byte would have given */
   err_storage = max_err(y, g_storage);
@@ -125,14 +187,14 @@ static void test_inline_upload(void) {
   TPT_STATUS(tp_vk_upload_blob(m.data, m.size, NULL, vkc.physical, vkc.device, vkc.family, 0, &u),
              TP_OK);
   TPT_EQ_STR(u.err.msg, "");
-  TPT_EQ_INT(u.value_count, 3);
+  TPT_EQ_INT(u.value_count, 4); /* x, W, Null bias, y */
   for (i = 0; i < u.value_count; i++)
     if (i != wid) {
       TPT_CHECK(!u.values[i].is_constant);
       TPT_CHECK(u.values[i].buffer == VK_NULL_HANDLE);
     }
   TPT_CHECK(!u.values[wid].staged || !vkc.all_host_visible);
-  run_and_check(&u, wid);
+  run_and_check(&m, NULL, &u, wid);
   tp_vk_upload_free(&u);
   TPT_CHECK(u.values == NULL && u.value_count == 0);
   tp_vk_upload_free(&u); /* twice is fine */
@@ -147,7 +209,7 @@ static void test_forced_staging(void) {
   TPT_STATUS(tp_vk_upload_blob(m.data, m.size, NULL, vkc.physical, vkc.device, vkc.family,
                                TP_VK_UPLOAD_FORCE_STAGING, &u), TP_OK);
   if (u.values) TPT_EQ_INT(u.values[wid].staged, 1);
-  run_and_check(&u, wid);
+  run_and_check(&m, NULL, &u, wid);
   tp_vk_upload_free(&u);
   tp_membuf_free(&m);
 }
@@ -167,7 +229,7 @@ static void test_named_upload(void) {
   TPT_STATUS(tp_ptd_open(&pd, pm.data, pm.size), TP_OK);
   TPT_STATUS(tp_vk_upload_blob(m.data, m.size, &pd, vkc.physical, vkc.device, vkc.family, 0, &u),
              TP_OK);
-  run_and_check(&u, wid);
+  run_and_check(&m, &pd, &u, wid);
   tp_vk_upload_free(&u);
   /* without the .ptd: a clear error, nothing left allocated */
   TPT_STATUS(tp_vk_upload_blob(m.data, m.size, NULL, vkc.physical, vkc.device, vkc.family, 0, &u),

@@ -174,6 +174,7 @@ static int run_xnn(const char *blob_file, const char *ptd_file, void **inputs, i
 }
 #endif
 
+#ifdef TP_DEMO_XNNPACK
 /* y[b][o] = sum_i x[b][i] * W[o][i], W read through the view. */
 static double linear_max_err(const float *y, const float *x, const tp_tensor *w, int batch) {
   const float *wd = (const float *)w->storage.data;
@@ -189,6 +190,7 @@ static double linear_max_err(const float *y, const float *x, const tp_tensor *w,
     }
   return worst;
 }
+#endif
 
 /* ---- case 1: a weight that is a view at an offset ------------------------------------------ */
 
@@ -560,11 +562,13 @@ static void case_vulkan(void) {
   tp_storage s;
   tp_tensor pt, wv;
   tp_vk_graph *g;
-  uint32_t w_id, x_id, y_id;
+  uint32_t w_id, x_id, b_id, y_id;
   size_t xd[1] = {K}, yd[1] = {R};
   uint64_t size = 0;
 
   printf("\n[5] Vulkan: a weight that is a transposed view W = P.t(), P[%d, %d]\n", K, R);
+  printf("    y = W x as aten.linear.default(x, W, None, y): the graph ExecuTorch's VulkanBackend "
+         "runs\n");
   randn(p, K * R);
   s.data = p;
   s.nbytes = sizeof p;
@@ -574,13 +578,18 @@ static void case_vulkan(void) {
   tp_vk_graph_create(NULL, &g);
   tp_vk_add_tensor(g, TP_VK_FLOAT32, 1, xd, NULL, -1, -1, -1, TP_VK_UNSET, &x_id);
   tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, NULL, &wv, -1, -1, -1, TP_VK_UNSET, &w_id);
+  tp_vk_add_null(g, &b_id); /* no bias */
   tp_vk_add_tensor(g, TP_VK_FLOAT32, 1, yd, NULL, -1, -1, -1, TP_VK_UNSET, &y_id);
   {
-    uint32_t args[3];
+    /* ExecuTorch's Vulkan backend has no aten.mv: y = W x is linear(input [K], weight [R, K],
+       bias None, out [R]); tp_vk_add_op checks the call against its op table (TP_VK_OPS). */
+    uint32_t args[4];
     args[0] = x_id;
     args[1] = w_id;
-    args[2] = y_id;
-    tp_vk_add_op(g, 0, "aten.mv.default", args, 3);
+    args[2] = b_id;
+    args[3] = y_id;
+    CHECK(tp_vk_add_op(g, 0, "aten.linear.default", args, 4) == TP_OK, "vk op: %s",
+          tp_vk_graph_error(g));
     tp_vk_set_io(g, &x_id, 1, &y_id, 1);
   }
   tp_vk_blob_size(g, &size);

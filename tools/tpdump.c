@@ -51,6 +51,7 @@
 #endif
 #include "tensorpack.h"
 #include "tensorpack_xnnpack.h"
+#include "tensorpack_vulkan.h" /* the VK00 description (macros only: no implementation needed) */
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -795,28 +796,64 @@ done:
 /* Vulkan                                                                                      */
 /* ------------------------------------------------------------------------------------------ */
 
-static const char *const tpd_vk_values[] = {NULL, "Null", "Int", "Double", "Bool", "Tensor",
-  "IntList", "DoubleList", "BoolList", "ValueList", "String", "SymInt"};
-#define TPD_VK_VALUE_KINDS 12u
-static const char *const tpd_vk_dtypes[] = {"BOOL", "UINT8", "INT8", "INT32", "FLOAT16",
-                                            "FLOAT32", "FLOAT64", "INT64"};
-static const unsigned char tpd_vk_dtype_size[] = {1, 1, 1, 4, 2, 4, 8, 8};
-static const char *const tpd_vk_storage[] = {"BUFFER", "TEXTURE_3D", "TEXTURE_2D"};
-static const char *const tpd_vk_layouts[] = {"TENSOR_WIDTH_PACKED", "TENSOR_HEIGHT_PACKED",
-  "TENSOR_CHANNELS_PACKED", "PACKED_INT8_4W4C", "PACKED_INT8_4H4W", "PACKED_INT8_4W",
-  "PACKED_INT8_4C", NULL, "PACKED_INT8_4C1W", "PACKED_INT8_CONV2D"};
+/* Names, sizes and field ids come from tensorpack_vulkan.h's description of VK00
+   (TP_VK_VALUE_KINDS, TP_VK_DATATYPES, TP_VK_STORAGE_TYPES, TP_VK_MEMORY_LAYOUTS, TP_VK_FIELDS,
+   TP_VK_OPS), expanded here as macros so tpdump needs no Vulkan implementation. */
+static const char *tpd_vk_kind(unsigned tag) {
+  if (tag == TP_VK_TENSOR_VALUE) return "Tensor"; /* the union member VkTensor, printed short */
+#define TPD_VK_KIND(t, name, es) if (tag == t) return #name;
+  TP_VK_VALUE_KINDS(TPD_VK_KIND)
+#undef TPD_VK_KIND
+  return NULL;
+}
 
 static const char *tpd_vk_dtype(int v) {
-  if (v == 127) return "UNSET";
-  return v >= 0 && v < 8 ? tpd_vk_dtypes[v] : NULL;
+#define TPD_VK_DT(val, name, tpdt, size) if (v == val) return #name;
+  TP_VK_DATATYPES(TPD_VK_DT)
+#undef TPD_VK_DT
+  return v == TP_VK_D_VkTensor_staging_datatype ? "UNSET" : NULL;
+}
+
+static uint64_t tpd_vk_dtype_size(int v) {
+#define TPD_VK_DS(val, name, tpdt, size) if (v == val) return size;
+  TP_VK_DATATYPES(TPD_VK_DS)
+#undef TPD_VK_DS
+  return 0;
+}
+
+static const char *tpd_vk_storage(unsigned v) {
+#define TPD_VK_ST(val, name) if (v == val) return #name;
+  TP_VK_STORAGE_TYPES(TPD_VK_ST)
+#undef TPD_VK_ST
+  return v == TP_VK_D_VkTensor_storage_type ? "DEFAULT" : NULL;
+}
+
+static const char *tpd_vk_layout(unsigned v) {
+#define TPD_VK_ML(val, name) if (v == val) return #name;
+  TP_VK_MEMORY_LAYOUTS(TPD_VK_ML)
+#undef TPD_VK_ML
+  return v == TP_VK_D_VkTensor_memory_layout ? "DEFAULT" : NULL;
+}
+
+#define TPD_VK_OPNAME(name, args) name,
+static const char *const tpd_vk_ops[] = {TP_VK_OPS(TPD_VK_OPNAME)};
+#undef TPD_VK_OPNAME
+
+/* 1 when ExecuTorch's Vulkan backend registers the operator (name of nlen bytes). */
+static int tpd_vk_op_known(const char *name, size_t nlen) {
+  size_t i;
+  for (i = 0; i < sizeof tpd_vk_ops / sizeof tpd_vk_ops[0]; i++)
+    if (strlen(tpd_vk_ops[i]) == nlen && memcmp(tpd_vk_ops[i], name, nlen) == 0) return 1;
+  return 0;
 }
 
 /* One VkBytes entry of constants (what = "constants") or shaders. */
 static void tpd_vk_bytes(tpd *d, const tp_fb_vector *vec, uint32_t i, const char *what) {
   tp_fb_table b = tp_fb_vector_table(vec, i);
-  uint64_t off = tp_fb_u64(&b, 0, 0), len = tp_fb_u64(&b, 1, 0), at;
+  uint64_t off = tp_fb_u64(&b, TP_VK_F_VkBytes_offset, TP_VK_D_VkBytes_offset), at,
+           len = tp_fb_u64(&b, TP_VK_F_VkBytes_length, TP_VK_D_VkBytes_length);
   size_t klen = 0;
-  const char *key = tp_fb_string(&b, 2, &klen);
+  const char *key = tp_fb_string(&b, TP_VK_F_VkBytes_named_key, &klen);
   if (!tpd_reader_ok(d, "%s[%lu]", what, (unsigned long)i)) return;
   if (b.pos == 0) { tpd_fail(d, "%s[%lu]: absent", what, (unsigned long)i); return; }
   tpd_print(d, "  [%lu] ", (unsigned long)i);
@@ -863,20 +900,23 @@ static void tpd_vk_bytes(tpd *d, const tp_fb_vector *vec, uint32_t i, const char
 }
 
 static void tpd_vk_tensor(tpd *d, uint32_t i, const tp_fb_table *t, const tp_fb_vector *consts) {
-  int8_t dt = tp_fb_i8(t, 0, 0), staging = tp_fb_i8(t, 6, 127);
-  tp_fb_vector dims = tp_fb_vector_field(t, 1, 4);
-  int32_t cid = tp_fb_i32(t, 2, 0), mem = tp_fb_i32(t, 3, 0);
-  uint8_t st = tp_fb_u8(t, 4, 255), ml = tp_fb_u8(t, 5, 255);
+  int8_t dt = tp_fb_i8(t, TP_VK_F_VkTensor_datatype, TP_VK_D_VkTensor_datatype),
+         staging = tp_fb_i8(t, TP_VK_F_VkTensor_staging_datatype,
+                            TP_VK_D_VkTensor_staging_datatype);
+  tp_fb_vector dims = tp_fb_vector_field(t, TP_VK_F_VkTensor_dims, 4);
+  int32_t cid = tp_fb_i32(t, TP_VK_F_VkTensor_constant_id, TP_VK_D_VkTensor_constant_id),
+          mem = tp_fb_i32(t, TP_VK_F_VkTensor_mem_obj_id, TP_VK_D_VkTensor_mem_obj_id);
+  uint8_t st = tp_fb_u8(t, TP_VK_F_VkTensor_storage_type, TP_VK_D_VkTensor_storage_type),
+          ml = tp_fb_u8(t, TP_VK_F_VkTensor_memory_layout, TP_VK_D_VkTensor_memory_layout);
   const char *dtn = tpd_vk_dtype(dt), *sdn = tpd_vk_dtype(staging);
-  const char *stn = st == 255 ? "DEFAULT" : tpd_name(tpd_vk_storage, 3, st);
-  const char *mln = ml == 255 ? "DEFAULT" : tpd_name(tpd_vk_layouts, 10, ml);
+  const char *stn = tpd_vk_storage(st), *mln = tpd_vk_layout(ml);
   if (!tpd_reader_ok(d, "value %lu (Tensor)", (unsigned long)i)) return;
   tpd_print(d, " %s dims=", dtn ? dtn : "?");
   if (dims.pos) tpd_print_vec(d, &dims, 'u');
   else tpd_print(d, "(absent)");
   tpd_print(d, " constant_id=%ld mem_obj_id=%ld storage=%s layout=%s staging=%s",
             (long)cid, (long)mem, stn ? stn : "?", mln ? mln : "?", sdn ? sdn : "?");
-  if (!dtn || dt == 127) {
+  if (!dtn || dt == TP_VK_D_VkTensor_staging_datatype) {
     tpd_fail(d, "value %lu: datatype %d is not a VkDataType", (unsigned long)i, (int)dt);
     return;
   }
@@ -896,7 +936,7 @@ static void tpd_vk_tensor(tpd *d, uint32_t i, const tp_fb_table *t, const tp_fb_
   }
   if (cid >= 0) {
     tp_fb_table b;
-    uint64_t off, len, need = tpd_vk_dtype_size[dt];
+    uint64_t off, len, need = tpd_vk_dtype_size(dt);
     uint32_t k;
     if ((uint32_t)cid >= consts->count) {
       tpd_fail(d, "value %lu: constant_id %ld but there are %lu constants", (unsigned long)i,
@@ -904,8 +944,8 @@ static void tpd_vk_tensor(tpd *d, uint32_t i, const tp_fb_table *t, const tp_fb_
       return;
     }
     b = tp_fb_vector_table(consts, (size_t)cid);
-    off = tp_fb_u64(&b, 0, 0);
-    len = tp_fb_u64(&b, 1, 0);
+    off = tp_fb_u64(&b, TP_VK_F_VkBytes_offset, TP_VK_D_VkBytes_offset);
+    len = tp_fb_u64(&b, TP_VK_F_VkBytes_length, TP_VK_D_VkBytes_length);
     if (!tpd_reader_ok(d, "constants[%ld]", (long)cid)) return;
     for (k = 0; k < dims.count; k++)
       if (tp__mul_u64(need, tp_fb_vector_scalar(&dims, k), &need)) {
@@ -914,7 +954,7 @@ static void tpd_vk_tensor(tpd *d, uint32_t i, const tp_fb_table *t, const tp_fb_
       }
     {
       size_t klen = 0;
-      const char *key = tp_fb_string(&b, 2, &klen);
+      const char *key = tp_fb_string(&b, TP_VK_F_VkBytes_named_key, &klen);
       tp_ptd_entry e;
       if (key && off == UINT64_MAX) {       /* named: checked when resolved */
         if (d->ptd && tpd_resolve(d, key, klen, "constants", (uint32_t)cid, &e) &&
@@ -941,8 +981,8 @@ static void tpd_vk_tensor(tpd *d, uint32_t i, const tp_fb_table *t, const tp_fb_
 static void tpd_vk_value(tpd *d, uint32_t i, const tp_fb_table *vv, const tp_fb_vector *consts,
                          uint32_t nvalues) {
   uint8_t tag = 0;
-  tp_fb_table v = tp_fb_union_field(vv, 1, &tag);
-  const char *kind = tag < TPD_VK_VALUE_KINDS ? tpd_vk_values[tag] : NULL;
+  tp_fb_table v = tp_fb_union_field(vv, TP_VK_F_VkValue_value, &tag);
+  const char *kind = tpd_vk_kind(tag);
   if (!tpd_reader_ok(d, "value %lu", (unsigned long)i)) return;
   if (!kind) {
     tpd_fail(d, "value %lu: GraphTypes tag %u is not a value kind", (unsigned long)i, tag);
@@ -954,14 +994,21 @@ static void tpd_vk_value(tpd *d, uint32_t i, const tp_fb_table *vv, const tp_fb_
   }
   tpd_print(d, "  [%lu] %s", (unsigned long)i, kind);
   switch (tag) {
-    case 2: tpd_print(d, " %lld", (long long)tp_fb_i64(&v, 0, 0)); break;
-    case 3: tpd_print(d, " %g", tp_fb_f64(&v, 0, 0.0)); break;
-    case 4: tpd_print(d, " %s", tp_fb_u8(&v, 0, 0) ? "true" : "false"); break;
-    case 5: tpd_vk_tensor(d, i, &v, consts); break;
+    case TP_VK_INT_VALUE:
+      tpd_print(d, " %lld", (long long)tp_fb_i64(&v, TP_VK_F_Int_int_val, TP_VK_D_Int_int_val));
+      break;
+    case TP_VK_DOUBLE_VALUE:
+      tpd_print(d, " %g", tp_fb_f64(&v, TP_VK_F_Double_double_val, TP_VK_D_Double_double_val));
+      break;
+    case TP_VK_BOOL_VALUE:
+      tpd_print(d, " %s",
+                tp_fb_u8(&v, TP_VK_F_Bool_bool_val, TP_VK_D_Bool_bool_val) ? "true" : "false");
+      break;
+    case TP_VK_TENSOR_VALUE: tpd_vk_tensor(d, i, &v, consts); break;
     case 6: case 7: case 8: case 9: {
-      static const size_t esize[] = {8, 8, 1, 4};
+      static const size_t esize[] = {8, 8, 1, 4}; /* TP_VK_VALUE_KINDS' element sizes */
       static const char ekind[] = {'i', 'f', 'b', 'i'};
-      tp_fb_vector items = tp_fb_vector_field(&v, 0, esize[tag - 6]);
+      tp_fb_vector items = tp_fb_vector_field(&v, TP_VK_F_IntList_items, esize[tag - 6]);
       uint32_t k;
       if (!tpd_reader_ok(d, "value %lu items", (unsigned long)i)) return;
       tpd_print(d, " ");
@@ -979,12 +1026,14 @@ static void tpd_vk_value(tpd *d, uint32_t i, const tp_fb_table *vv, const tp_fb_
     }
     case 10: {
       size_t len = 0;
-      const char *s = tp_fb_string(&v, 0, &len);
+      const char *s = tp_fb_string(&v, TP_VK_F_String_string_val, &len);
       tpd_print(d, " ");
       tpd_print_str(d, s, len);
       break;
     }
-    case 11: tpd_print(d, " %ld", (long)tp_fb_i32(&v, 0, 0)); break;
+    case TP_VK_SYMINT_VALUE:
+      tpd_print(d, " %ld", (long)tp_fb_i32(&v, TP_VK_F_SymInt_value, TP_VK_D_SymInt_value));
+      break;
     default: break;
   }
   if (tpd_reader_ok(d, "value %lu (%s)", (unsigned long)i, kind)) tpd_print(d, "\n");
@@ -1021,23 +1070,27 @@ static void tpd_vulkan(tpd *d, const unsigned char *fb, size_t fb_size) {
     tpd_reader_ok(d, "VkGraph flatbuffer");
     return;
   }
-  version = tp_fb_string(&g, 0, &vlen);
-  chain = tp_fb_vector_field(&g, 1, 4);
-  values = tp_fb_vector_field(&g, 2, 4);
-  consts = tp_fb_vector_field(&g, 5, 4);
-  shaders = tp_fb_vector_field(&g, 6, 4);
-  st_over = tp_fb_u8(&g, 7, 255);
-  ml_over = tp_fb_u8(&g, 8, 255);
+  version = tp_fb_string(&g, TP_VK_F_VkGraph_version, &vlen);
+  chain = tp_fb_vector_field(&g, TP_VK_F_VkGraph_chain, 4);
+  values = tp_fb_vector_field(&g, TP_VK_F_VkGraph_values, 4);
+  consts = tp_fb_vector_field(&g, TP_VK_F_VkGraph_constants, 4);
+  shaders = tp_fb_vector_field(&g, TP_VK_F_VkGraph_shaders, 4);
+  st_over = tp_fb_u8(&g, TP_VK_F_VkGraph_storage_type_override,
+                     TP_VK_D_VkGraph_storage_type_override);
+  ml_over = tp_fb_u8(&g, TP_VK_F_VkGraph_memory_layout_override,
+                     TP_VK_D_VkGraph_memory_layout_override);
   if (!tpd_reader_ok(d, "VkGraph")) return;
   tpd_print(d, "flatbuffer VK00 (VkGraph): %zu bytes, version ", fb_size);
   tpd_print_str(d, version, vlen);
   tpd_print(d, ", %lu values, %lu ops, %lu constants, %lu shaders", (unsigned long)values.count,
             (unsigned long)chain.count, (unsigned long)consts.count, (unsigned long)shaders.count);
-  if (st_over != 255) tpd_print(d, ", storage_type_override %u", st_over);
-  if (ml_over != 255) tpd_print(d, ", memory_layout_override %u", ml_over);
+  if (st_over != TP_VK_D_VkGraph_storage_type_override)
+    tpd_print(d, ", storage_type_override %u (ExecuTorch ignores it)", st_over);
+  if (ml_over != TP_VK_D_VkGraph_memory_layout_override)
+    tpd_print(d, ", memory_layout_override %u (ExecuTorch ignores it)", ml_over);
   tpd_print(d, "\n");
-  tpd_vk_ids(d, &g, 3, "input_ids", values.count);
-  tpd_vk_ids(d, &g, 4, "output_ids", values.count);
+  tpd_vk_ids(d, &g, TP_VK_F_VkGraph_input_ids, "input_ids", values.count);
+  tpd_vk_ids(d, &g, TP_VK_F_VkGraph_output_ids, "output_ids", values.count);
   if (!tpd_ok(d)) return;
 
   tpd_print(d, "values:\n");
@@ -1054,15 +1107,17 @@ static void tpd_vulkan(tpd *d, const unsigned char *fb, size_t fb_size) {
     const char *name;
     uint32_t node_id, k;
     t = tp_fb_vector_table(&chain, i);
-    node_id = tp_fb_u32(&t, 0, 0);
-    name = tp_fb_string(&t, 1, &nlen);
-    args = tp_fb_vector_field(&t, 2, 4);
+    node_id = tp_fb_u32(&t, TP_VK_F_OperatorCall_node_id, TP_VK_D_OperatorCall_node_id);
+    name = tp_fb_string(&t, TP_VK_F_OperatorCall_name, &nlen);
+    args = tp_fb_vector_field(&t, TP_VK_F_OperatorCall_args, 4);
     if (!tpd_reader_ok(d, "op %lu", (unsigned long)i)) return;
     tpd_print(d, "  #%lu node_id=%lu ", (unsigned long)i, (unsigned long)node_id);
     tpd_print_str(d, name, nlen);
     tpd_print(d, " args=");
     if (args.pos) tpd_print_vec(d, &args, 'i');
     else tpd_print(d, "(absent)");
+    if (name && !tpd_vk_op_known(name, nlen))
+      tpd_print(d, " (not an operator ExecuTorch's Vulkan backend registers: it aborts there)");
     tpd_print(d, "\n");
     if (!name) { tpd_fail(d, "op %lu: name absent", (unsigned long)i); return; }
     if (!args.pos) { tpd_fail(d, "op %lu: args absent", (unsigned long)i); return; }

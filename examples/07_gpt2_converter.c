@@ -1,0 +1,288 @@
+/* 07_gpt2_converter.c - a real converter: a GPT-2 attention block from a safetensors file to an
+   XNNPACK blob with named constants in a .ptd, every weight a view of the file's bytes.
+
+   GPT-2 stores its attention as Conv1D layers: c_attn.weight is [E, 3E] (in, out) with q, k and
+   v side by side along the last dim; c_proj.weight is [E, E] (in, out). XNNPACK's fully
+   connected wants [out, in]. So q's weight is chunk(c_attn.weight, 3, dim 1)[0] transposed: a
+   view with strides (1, 3E) into the file, never a copy the converter makes. tensorpack writes
+   exactly its E x E floats in row-major order (the bug this library kills: writing "the
+   storage from its first byte" would give q the whole fused matrix, or k's columns).
+
+   The graph: x [B, E] (external 0) -> q, k, v (external outputs 1, 2, 3, each x W^T + b) and
+   y = c_proj(v) (external output 4). For one token (T = 1, each of the B rows its own sequence)
+   softmax over a single key is 1, so attention(q, k, v) = v and y is the block's output. Longer
+   sequences need a batched matmul, which Debian's 2022 XNNPACK does not have; q and k are
+   outputs so that a runner can do that part itself.
+
+   Usage: 07_gpt2_converter [IN.safetensors [OUT]]    writes OUT.xnn (the blob), OUT.ptd (its
+   named constants) and OUT.pte (a program whose method "forward" calls the blob; run it with
+   executor_runner --model_path OUT.pte --data_path OUT.ptd); OUT defaults to "gpt2_attn". Without IN it first writes a small sample, gpt2_attn_sample.safetensors (E = 64,
+   names "transformer.h.0.attn.*"), so it runs anywhere. Tensor names are found by their
+   suffix (c_attn.weight, c_attn.bias, c_proj.weight, c_proj.bias), any prefix. The .ptd write
+   shows a progress bar. The program checks its own output: it reopens the .ptd and compares q's
+   weight with the file's columns, element by element.
+
+   Build: cc -std=c99 -I. examples/07_gpt2_converter.c -lm */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TENSORPACK_IMPLEMENTATION
+#define TENSORPACK_XNNPACK_IMPLEMENTATION
+#include "tensorpack_xnnpack.h"
+
+#define BATCH 4
+
+/* The whole file in memory (a converter could mmap it instead: the views only need bytes). */
+static unsigned char *read_file(const char *path, size_t *n) {
+  FILE *f = fopen(path, "rb");
+  unsigned char *b = NULL;
+  long len;
+  if (!f) return NULL;
+  if (fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
+    b = (unsigned char *)malloc((size_t)len + 1);
+    if (b && fread(b, 1, (size_t)len, f) != (size_t)len) {
+      free(b);
+      b = NULL;
+    }
+    *n = (size_t)len;
+  }
+  fclose(f);
+  return b;
+}
+
+/* A sample GPT-2 attention block, E = 64, weights from a fixed sequence. */
+static int write_sample(const char *path) {
+  enum { E = 64 };
+  static float w[E * 3 * E + 3 * E + E * E + E];
+  char header[1024];
+  unsigned char len[8];
+  size_t i, hl;
+  FILE *f;
+  for (i = 0; i < sizeof w / sizeof w[0]; i++) w[i] = (float)((int)((i * 7919u) % 2001u) - 1000) / 4000.0f;
+  snprintf(header, sizeof header,
+           "{\"__metadata__\":{\"format\":\"pt\"},"
+           "\"transformer.h.0.attn.c_attn.weight\":{\"dtype\":\"F32\",\"shape\":[%d,%d],\"data_offsets\":[0,%d]},"
+           "\"transformer.h.0.attn.c_attn.bias\":{\"dtype\":\"F32\",\"shape\":[%d],\"data_offsets\":[%d,%d]},"
+           "\"transformer.h.0.attn.c_proj.weight\":{\"dtype\":\"F32\",\"shape\":[%d,%d],\"data_offsets\":[%d,%d]},"
+           "\"transformer.h.0.attn.c_proj.bias\":{\"dtype\":\"F32\",\"shape\":[%d],\"data_offsets\":[%d,%d]}}",
+           E, 3 * E, 4 * 3 * E * E, 3 * E, 4 * 3 * E * E, 4 * (3 * E * E + 3 * E), E, E,
+           4 * (3 * E * E + 3 * E), 4 * (4 * E * E + 3 * E), E, 4 * (4 * E * E + 3 * E),
+           4 * (4 * E * E + 4 * E));
+  hl = strlen(header);
+  tp__put_le64(len, (uint64_t)hl);
+  f = fopen(path, "wb");
+  if (!f) return 1;
+  if (fwrite(len, 1, 8, f) != 8 || fwrite(header, 1, hl, f) != hl) {
+    fclose(f);
+    return 1;
+  }
+  for (i = 0; i < sizeof w / sizeof w[0]; i++) {   /* little-endian floats on every host */
+    unsigned char b[4];
+    uint32_t u;
+    memcpy(&u, &w[i], 4);
+    tp__put_le32(b, u);
+    if (fwrite(b, 1, 4, f) != 4) {
+      fclose(f);
+      return 1;
+    }
+  }
+  return fclose(f) != 0;
+}
+
+/* The tensor whose name ends with suffix. */
+static int find_suffix(const tp_safetensors *st, const char *suffix, tp_tensor *out,
+                       const char **name) {
+  size_t i, n = tp_safetensors_count(st), sl = strlen(suffix);
+  for (i = 0; i < n; i++) {
+    const char *nm;
+    size_t l;
+    if (tp_safetensors_get(st, i, &nm, NULL) != TP_OK) continue;
+    l = strlen(nm);
+    if (l >= sl && strcmp(nm + l - sl, suffix) == 0) {
+      *name = nm;
+      if (tp_safetensors_get(st, i, NULL, out) != TP_OK) {
+        fprintf(stderr, "error: %s\n", tp_safetensors_error(st));
+        return 1;
+      }
+      if (out->dtype != TP_F32) {
+        fprintf(stderr, "error: %s is %s; this converter takes F32\n", nm,
+                tp_dtype_name(out->dtype));
+        return 1;
+      }
+      return 0;
+    }
+  }
+  fprintf(stderr, "error: no tensor named *%s\n", suffix);
+  return 1;
+}
+
+static int bar(void *ctx, uint64_t done, uint64_t total) {
+  int k, filled = total ? (int)(done * 30 / total) : 30;
+  printf("\r  writing %s [", (const char *)ctx);
+  for (k = 0; k < 30; k++) putchar(k < filled ? '#' : '.');
+  printf("] %3d%% %llu/%llu bytes", total ? (int)(done * 100 / total) : 100,
+         (unsigned long long)done, (unsigned long long)total);
+  if (done == total) putchar('\n');
+  fflush(stdout);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  const char *in = argc > 1 ? argv[1] : "gpt2_attn_sample.safetensors";
+  const char *out = argc > 2 ? argv[2] : "gpt2_attn";
+  char xnn_path[512], ptd_path[512], pte_path[512];
+  tp_pte *pte = NULL;
+  uint64_t pte_size = 0;
+  unsigned char *file, *ptd_bytes = NULL;
+  size_t nbytes = 0, ptd_n = 0;
+  tp_safetensors *st = NULL;
+  tp_error err;
+  tp_tensor attn_w, attn_b, proj_w, proj_b, wq[3], bq[3], pw;
+  const char *names[4];
+  tp_store_options so;
+  tp_store *store = NULL;
+  tp_xnn_options xo;
+  tp_xnn_graph *g = NULL;
+  size_t xd[2], yd[2];
+  uint32_t x, o[3], y, wid, bid;
+  uint64_t blob_size = 0, ptd_size = 0;
+  int64_t E;
+  int i, rc = 1;
+  const char *kq = NULL;
+
+  if (argc <= 1 && write_sample(in) != 0) {
+    fprintf(stderr, "error: cannot write %s\n", in);
+    return 1;
+  }
+  snprintf(xnn_path, sizeof xnn_path, "%s.xnn", out);
+  snprintf(ptd_path, sizeof ptd_path, "%s.ptd", out);
+  snprintf(pte_path, sizeof pte_path, "%s.pte", out);
+  file = read_file(in, &nbytes);
+  if (!file) {
+    fprintf(stderr, "error: cannot read %s\n", in);
+    return 1;
+  }
+  /* 1. The file's tensors, as views into its bytes (nothing is copied). */
+  if (tp_safetensors_open(file, nbytes, &st, &err) != TP_OK) {
+    fprintf(stderr, "error: %s: %s\n", in, err.msg);
+    goto done;
+  }
+  if (find_suffix(st, "c_attn.weight", &attn_w, &names[0]) ||
+      find_suffix(st, "c_attn.bias", &attn_b, &names[1]) ||
+      find_suffix(st, "c_proj.weight", &proj_w, &names[2]) ||
+      find_suffix(st, "c_proj.bias", &proj_b, &names[3]))
+    goto done;
+  E = attn_w.ndim == 2 ? attn_w.sizes[0] : 0;
+  if (E <= 0 || attn_w.sizes[1] != 3 * E || attn_b.ndim != 1 || attn_b.sizes[0] != 3 * E ||
+      proj_w.ndim != 2 || proj_w.sizes[0] != E || proj_w.sizes[1] != E || proj_b.ndim != 1 ||
+      proj_b.sizes[0] != E) {
+    fprintf(stderr, "error: shapes are not a GPT-2 attention block (c_attn.weight [E, 3E], "
+                    "c_attn.bias [3E], c_proj.weight [E, E], c_proj.bias [E])\n");
+    goto done;
+  }
+  printf("%s: %lu tensors, E = %lld\n", in, (unsigned long)tp_safetensors_count(st),
+         (long long)E);
+
+  /* 2. q, k, v: chunks of the fused Conv1D weight along its last dim, transposed to [out, in];
+        their biases: chunks of the fused bias. c_proj: transposed. All views. */
+  for (i = 0; i < 3; i++) {
+    tp_tensor c;
+    if (tp_chunk(&attn_w, 3, 1, i, &c) || tp_transpose(&c, 0, 1, &wq[i]) ||
+        tp_chunk(&attn_b, 3, 0, i, &bq[i]))
+      goto done;
+  }
+  if (tp_transpose(&proj_w, 0, 1, &pw)) goto done;
+  printf("  q weight: view [%lld, %lld] strides (%lld, %lld) offset %lld of %s (contiguous: %s)\n",
+         (long long)wq[0].sizes[0], (long long)wq[0].sizes[1], (long long)wq[0].strides[0],
+         (long long)wq[0].strides[1], (long long)wq[0].offset, names[0],
+         tp_is_contiguous(&wq[0]) ? "yes" : "no");
+  printf("  v weight: offset %lld; v bias: offset %lld of %s\n", (long long)wq[2].offset,
+         (long long)bq[2].offset, names[1]);
+
+  /* 3. The graph, constants named in a store (the .ptd). */
+  memset(&so, 0, sizeof so);
+  so.progress = bar;
+  so.progress_ctx = ptd_path;
+  memset(&xo, 0, sizeof xo);
+  if (tp_store_create_ex(&so, &store) != TP_OK) goto done;
+  xo.store = store;
+  if (tp_xnn_graph_create(&xo, &g) != TP_OK) goto done;
+  xd[0] = BATCH;
+  xd[1] = (size_t)E;
+  yd[0] = BATCH;
+  yd[1] = (size_t)E;
+  tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, xd, NULL, 0, TP_XNN_FLAG_EXTERNAL_INPUT, &x);
+  for (i = 0; i < 3; i++) {
+    tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, NULL, &wq[i], TP_XNN_INVALID_ID, 0, &wid);
+    tp_xnn_define_tensor_value(g, TP_XNN_FP32, 1, NULL, &bq[i], TP_XNN_INVALID_ID, 0, &bid);
+    tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, yd, NULL, (uint32_t)(1 + i),
+                               TP_XNN_FLAG_EXTERNAL_OUTPUT, &o[i]);
+    tp_xnn_define_fully_connected(g, -INFINITY, INFINITY, x, wid, bid, o[i], 0);
+  }
+  tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, NULL, &pw, TP_XNN_INVALID_ID, 0, &wid);
+  tp_xnn_define_tensor_value(g, TP_XNN_FP32, 1, NULL, &proj_b, TP_XNN_INVALID_ID, 0, &bid);
+  tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, yd, NULL, 4, TP_XNN_FLAG_EXTERNAL_OUTPUT, &y);
+  tp_xnn_define_fully_connected(g, -INFINITY, INFINITY, o[2], wid, bid, y, 0);
+
+  /* 4. Write: the blob, then the .ptd (with a progress bar). Errors stick: one check each. */
+  if (tp_xnn_blob_size(g, &blob_size) != TP_OK || tp_xnn_write_file(g, xnn_path) != TP_OK) {
+    fprintf(stderr, "error: %s\n", tp_xnn_graph_error(g));
+    goto done;
+  }
+  if (tp_store_ptd_size(store, &ptd_size) != TP_OK ||
+      tp_store_write_ptd_file(store, ptd_path) != TP_OK) {
+    fprintf(stderr, "error: %s\n", tp_store_error(store));
+    goto done;
+  }
+  /* ... and the same graph as a program: method "forward" calling the blob; its constants are
+     the .ptd's named data (ExecuTorch's executor_runner --model_path OUT.pte --data_path OUT.ptd). */
+  if (tp_pte_create(NULL, &pte) != TP_OK || tp_xnn_add_pte_method(pte, "forward", g) != TP_OK ||
+      tp_pte_size(pte, &pte_size) != TP_OK || tp_pte_write_file(pte, pte_path) != TP_OK) {
+    fprintf(stderr, "error: %s\n", pte ? tp_pte_error(pte) : "no memory");
+    goto done;
+  }
+  printf("wrote %s (%llu bytes), %s (%llu bytes, %lu named constants) and %s (%llu bytes)\n",
+         xnn_path, (unsigned long long)blob_size, ptd_path, (unsigned long long)ptd_size,
+         (unsigned long)tp_store_count(store), pte_path, (unsigned long long)pte_size);
+
+  /* 5. Check: q's weight in the .ptd is row o = column o of c_attn.weight, for every o. */
+  {
+    tp_ptd p;
+    tp_ptd_entry e;
+    tp_buffer b;
+    char key[65];
+    int64_t r, c, bad = 0;
+    const unsigned char *wb = (const unsigned char *)attn_w.storage.data;
+    ptd_bytes = read_file(ptd_path, &ptd_n);
+    if (!ptd_bytes || tp_compact(&wq[0], TP_ORDER_ROW_MAJOR, &b) != TP_OK) goto done;
+    tp_sha256_hex(b.data, b.nbytes, key);
+    tp_buffer_release(&b);
+    kq = key;
+    if (tp_ptd_open(&p, ptd_bytes, ptd_n) != TP_OK || tp_ptd_find(&p, kq, &e) != TP_OK ||
+        e.nbytes != (size_t)(E * E * 4)) {
+      fprintf(stderr, "check failed: q's weight is not in %s under %s\n", ptd_path, kq);
+      goto done;
+    }
+    for (r = 0; r < E; r++)
+      for (c = 0; c < E; c++)   /* entry [r][c] = c_attn.weight[c][r] (q is columns 0..E-1) */
+        bad += memcmp((const unsigned char *)e.data + (size_t)(r * E + c) * 4,
+                      wb + (size_t)(c * 3 * E + r) * 4, 4) != 0;
+    if (bad) {
+      fprintf(stderr, "check failed: %lld of q's weights differ\n", (long long)bad);
+      goto done;
+    }
+    printf("check: q's weight in %s (key %.16s...) is exactly columns 0..%lld of %s, "
+           "transposed\n", ptd_path, kq, (long long)(E - 1), names[0]);
+  }
+  rc = 0;
+done:
+  tp_pte_destroy(pte);
+  tp_xnn_graph_destroy(g);
+  tp_store_destroy(store);
+  tp_safetensors_close(st);
+  free(file);
+  free(ptd_bytes);
+  return rc;
+}

@@ -1,0 +1,140 @@
+#!/bin/sh
+# The packaging suite: consumer projects use tensorpack four ways and build as C and as C++,
+# then run (each program makes a view, its bytes and their SHA-256 key, and checks them):
+#   subdir   add_subdirectory(<source tree>)
+#   fetch    FetchContent from a local tarball of the source tree (URL file://...)
+#   find     find_package(tensorpack 0.1 CONFIG) after `cmake --install` into a fresh prefix
+#   pkg      pkg-config --cflags/--libs tensorpack after `make install PREFIX=...`
+# plus find_package after `make install` (the same config files), and, when XNNPACK is installed,
+# a consumer of tensorpack::xnnpack_runtime (tp_xnn_load refusing a bad blob) in each CMake way.
+# Run from anywhere; TP_ROOT is the source tree. Prints "packaging: N passed, N failed".
+cd "${TP_ROOT:-.}" || exit 1
+root=$(pwd)
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+passed=0; failed=0
+ok() { echo "ok   $1"; passed=$((passed + 1)); }
+bad() { echo "FAIL $1"; [ -f "$tmp/log" ] && tail -n 25 "$tmp/log"; failed=$((failed + 1)); }
+
+mkdir -p "$tmp/src"
+cat > "$tmp/src/main.c" <<'SRC'
+#define TENSORPACK_IMPLEMENTATION
+#include "tensorpack.h"
+#include <stdio.h>
+#include <string.h>
+int main(void) {
+  static float storage[3 * 8 * 8];
+  int64_t sz[3] = {3, 8, 8};
+  tp_storage s;
+  tp_tensor x, w;
+  tp_buffer b;
+  char key[65];
+  int i;
+  for (i = 0; i < 3 * 8 * 8; i++) storage[i] = (float)i;
+  s.data = storage;
+  s.nbytes = sizeof storage;
+  if (tp_view(s, TP_F32, 3, sz, NULL, 0, &x) != TP_OK || tp_select(&x, 0, 1, &w) != TP_OK ||
+      tp_compact(&w, TP_ORDER_ROW_MAJOR, &b) != TP_OK)
+    return 1;
+  if (b.data != (const void *)(storage + 64) || b.nbytes != 256) return 2;
+  if (tp_sha256_hex(b.data, b.nbytes, key) != TP_OK || strlen(key) != 64) return 3;
+  tp_buffer_release(&b);
+  printf("consumer ok: %s\n", key);
+  return 0;
+}
+SRC
+cp "$tmp/src/main.c" "$tmp/src/main.cpp"
+cat > "$tmp/src/xnn.c" <<'SRC'
+#define TENSORPACK_IMPLEMENTATION
+#define TENSORPACK_XNNPACK_IMPLEMENTATION
+#include "tensorpack_xnnpack.h"
+#include <stdio.h>
+int main(void) {
+  unsigned char junk[64] = {0};
+  tp_xnn_runtime *rt = NULL;
+  tp_error err;
+  tp_status s = tp_xnn_load(junk, sizeof junk, NULL, 0, 0, &rt, &err);
+  if (s == TP_OK || rt != NULL || err.msg[0] == 0) return 1;
+  printf("xnnpack runtime consumer ok: %s\n", err.msg);
+  return 0;
+}
+SRC
+cat > "$tmp/src/CMakeLists.txt" <<'SRC'
+cmake_minimum_required(VERSION 3.14)
+project(consumer C CXX)
+set(CMAKE_C_STANDARD 99)
+set(CMAKE_C_FLAGS "${CMAKE_C_FLAGS} -Wall -Wextra -pedantic -Werror")
+set(CMAKE_CXX_FLAGS "${CMAKE_CXX_FLAGS} -Wall -Wextra -pedantic -Werror")
+if(MODE STREQUAL "subdir")
+  add_subdirectory("${TP_ROOT}" tensorpack)
+elseif(MODE STREQUAL "fetch")
+  include(FetchContent)
+  FetchContent_Declare(tensorpack URL "file://${TP_TARBALL}")
+  FetchContent_MakeAvailable(tensorpack)
+else()
+  find_package(tensorpack 0.1 CONFIG REQUIRED)
+endif()
+add_executable(use_c main.c)
+target_link_libraries(use_c PRIVATE tensorpack::tensorpack)
+add_executable(use_cxx main.cpp)
+target_link_libraries(use_cxx PRIVATE tensorpack::tensorpack)
+if(WANT_XNN)
+  add_executable(use_xnn xnn.c)
+  target_link_libraries(use_xnn PRIVATE tensorpack::xnnpack_runtime)
+endif()
+SRC
+
+want_xnn=OFF; [ "$HAVE_XNNPACK" = 1 ] && want_xnn=ON
+tar czf "$tmp/tensorpack.tar.gz" -C "$root" CMakeLists.txt cmake LICENSE tensorpack.h \
+  tensorpack_xnnpack.h tensorpack_vulkan.h
+
+# the installs: cmake --install and make install, each into a fresh prefix
+if cmake -S "$root" -B "$tmp/tp-build" -DCMAKE_INSTALL_PREFIX="$tmp/prefix-cmake" >"$tmp/log" 2>&1 &&
+   cmake --install "$tmp/tp-build" >>"$tmp/log" 2>&1 &&
+   [ -f "$tmp/prefix-cmake/include/tensorpack.h" ] &&
+   [ -f "$tmp/prefix-cmake/share/cmake/tensorpack/tensorpackConfig.cmake" ] &&
+   grep -q "^prefix=$tmp/prefix-cmake\$" "$tmp/prefix-cmake/share/pkgconfig/tensorpack.pc"; then
+  ok "cmake --install"
+else
+  bad "cmake --install"
+fi
+if make -s -C "$root" install PREFIX="$tmp/prefix-make" >"$tmp/log" 2>&1 &&
+   [ -f "$tmp/prefix-make/include/tensorpack_vulkan.h" ] &&
+   cmp -s "$tmp/prefix-make/share/cmake/tensorpack/tensorpackConfig.cmake" \
+          "$tmp/prefix-cmake/share/cmake/tensorpack/tensorpackConfig.cmake"; then
+  ok "make install"
+else
+  bad "make install"
+fi
+
+# mode, name, extra cmake arguments...
+consumer() {
+  mode=$1; name=$2; shift 2
+  b="$tmp/build-$name"
+  if cmake -S "$tmp/src" -B "$b" -DMODE="$mode" -DTP_ROOT="$root" -DTP_TARBALL="$tmp/tensorpack.tar.gz" \
+       -DWANT_XNN=$want_xnn "$@" >"$tmp/log" 2>&1 && cmake --build "$b" >>"$tmp/log" 2>&1; then
+    for exe in use_c use_cxx; do
+      if "$b/$exe" >"$tmp/out" 2>&1 && grep -q "consumer ok" "$tmp/out"; then ok "$name $exe"; else bad "$name $exe"; fi
+    done
+    if [ "$want_xnn" = ON ]; then
+      if "$b/use_xnn" >"$tmp/out" 2>&1 && grep -q "runtime consumer ok" "$tmp/out"; then ok "$name use_xnn"; else bad "$name use_xnn"; fi
+    fi
+  else
+    bad "$name (configure/build)"
+  fi
+}
+consumer subdir subdir
+consumer fetch fetch
+consumer find find-cmake-install -DCMAKE_PREFIX_PATH="$tmp/prefix-cmake"
+consumer find find-make-install -DCMAKE_PREFIX_PATH="$tmp/prefix-make"
+
+# pkg-config after make install, as C and as C++
+export PKG_CONFIG_PATH="$tmp/prefix-make/share/pkgconfig"
+cflags=$(pkg-config --cflags tensorpack | sed "s/ *$//"); libs=$(pkg-config --libs tensorpack)
+if [ "$cflags" = "-I$tmp/prefix-make/include" ]; then ok "pkg-config --cflags"; else echo "  cflags: $cflags"; bad "pkg-config --cflags"; fi
+cd "$tmp/src" || exit 1   # the headers are not here: only the prefix has them
+if cc -std=c99 -Wall -Wextra -pedantic -Werror $cflags main.c -o "$tmp/pkg_c" $libs >"$tmp/log" 2>&1 &&
+   "$tmp/pkg_c" | grep -q "consumer ok"; then ok "pkg-config C"; else bad "pkg-config C"; fi
+if c++ -Wall -Wextra -pedantic -Werror $cflags main.cpp -o "$tmp/pkg_cxx" $libs >"$tmp/log" 2>&1 &&
+   "$tmp/pkg_cxx" | grep -q "consumer ok"; then ok "pkg-config C++"; else bad "pkg-config C++"; fi
+echo "packaging: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
