@@ -106,9 +106,27 @@ typedef enum tp_xnn_datatype {
 
 #define TP_XNN_FLAG_EXTERNAL_INPUT 1u
 #define TP_XNN_FLAG_EXTERNAL_OUTPUT 2u
+/* Node flags (the `flags` argument of the define calls), XNNPACK's values; the ones ExecuTorch's
+   serializer writes are marked (ET).
+   TP_XNN_FLAG_TRANSPOSE_WEIGHTS (ET)  fully_connected: the filter is [input ch, output ch]
+                                       instead of [output ch, input ch] (a torch Linear weight
+                                       transposed, e.g. GPT-2's Conv1D)
+   TP_XNN_FLAG_TRANSPOSE_B             batch_matrix_multiply: input2 is [.., N, K], not [.., K, N]
+   TP_XNN_FLAG_TENSORFLOW_SAME_PADDING convolutions, pooling: TensorFlow SAME padding (the
+                                       explicit paddings must be 0)
+   TP_XNN_FLAG_ALIGN_CORNERS (ET)      static_resize_bilinear_2d: align_corners=True
+   TP_XNN_FLAG_KEEP_DIMS (ET)          global_average_pooling_2d: the output keeps the pooled
+                                       dims ([N, 1, 1, C]); ExecuTorch always sets it and its
+                                       runtime needs it for a 4-D output */
+#define TP_XNN_FLAG_TRANSPOSE_WEIGHTS 0x1u
+#define TP_XNN_FLAG_TRANSPOSE_B 0x1u
+#define TP_XNN_FLAG_TENSORFLOW_SAME_PADDING 0x4u
+#define TP_XNN_FLAG_ALIGN_CORNERS 0x8u
+#define TP_XNN_FLAG_KEEP_DIMS 0x40u
 #define TP_XNN_INVALID_ID UINT32_MAX
 #define TP_XNN_MAX_DIMS 6        /* XNN_MAX_TENSOR_DIMS */
 #define TP_XNN_MAX_EXTERNS 4096  /* the upstream loader refuses more */
+#define TP_XNN_EXTRA_BYTES 16    /* XNN_EXTRA_BYTES: readable bytes XNNPACK needs past an input */
 
 /* ---- the XN01 format, described once ------------------------------------------------------
    Every table of the XNNPACK delegate's schema.fbs that this library writes or reads, in one
@@ -384,6 +402,14 @@ TPDEF const char *tp_xnn_node_layout(int kind);
 
 typedef struct tp_xnn_graph tp_xnn_graph;
 
+/* Which runtime a blob is for (tp_xnn_options.target). */
+#define TP_XNN_TARGET_EXECUTORCH 0 /* ExecuTorch's XnnpackBackend and the XNNPACK it pins */
+#define TP_XNN_TARGET_XNNPACK 1    /* a plain XNNPACK (tp_xnn_load, other runtimes) */
+#define TP_XNN_TARGET_UNCHECKED 2  /* no node or graph rules, only the format's own (defined
+                                      ids, 32-bit fields, constant views): for format tests and
+                                      tools that copy blobs field by field; such a blob may not
+                                      run anywhere */
+
 /* Zero = defaults. */
 typedef struct tp_xnn_options {
   tp_store *store;   /* NULL: constants inline in the blob; set: named constants in the store */
@@ -391,6 +417,10 @@ typedef struct tp_xnn_options {
   tp_progress_fn progress; /* NULL: none; else called as the blob is written (tensorpack.h
                               section 4); a non-zero return cancels with TP_ERR_CANCELLED */
   void *progress_ctx;      /* its first argument */
+  int target;        /* 0 = TP_XNN_TARGET_EXECUTORCH: what ExecuTorch's runtime cannot run is
+                        TP_ERR_UNSUPPORTED at define (see the README's table);
+                        TP_XNN_TARGET_XNNPACK: only XNNPACK's own rules;
+                        TP_XNN_TARGET_UNCHECKED: none of them (see above) */
 } tp_xnn_options;
 
 /* Makes an empty graph. Errors: TP_ERR_INVALID (alignment not a power of two), TP_ERR_NOMEM. */
@@ -449,7 +479,12 @@ TPDEF tp_status tp_xnn_define_dynamically_quantized_tensor_value(
    Arguments as in xnnpack.h. Every value id must be a defined value (bias_id may be
    TP_XNN_INVALID_ID = no bias); otherwise TP_ERR_INVALID naming the node, the field and the id.
    Calls with output_min/output_max write an OutputMinMax; tp_xnn_set_output_min_max() sets it
-   on any node. Node indices are 0, 1, 2 ... in definition order. */
+   on any node. Node indices are 0, 1, 2 ... in definition order.
+   Every call checks the node against its values (ranks, dims, datatypes, window sizes, the
+   rules of the XNNPACK ExecuTorch pins; see the README) and refuses with TP_ERR_INVALID and a
+   sentence naming the node ("fully_connected #2"), the value ids and the numbers; what
+   ExecuTorch's runtime cannot run is TP_ERR_UNSUPPORTED unless tp_xnn_options.target says
+   otherwise. Node flags: TP_XNN_FLAG_* above. */
 
 /* Binary nodes (_XNNNode2x1). */
 TPDEF tp_status tp_xnn_define_add2(tp_xnn_graph *g, float output_min, float output_max,
@@ -471,6 +506,8 @@ TPDEF tp_status tp_xnn_define_minimum2(tp_xnn_graph *g, uint32_t input1_id, uint
 /* input1 = input, input2 = slope. */
 TPDEF tp_status tp_xnn_define_prelu(tp_xnn_graph *g, uint32_t input_id, uint32_t slope_id,
                                     uint32_t output_id, uint32_t flags);
+/* input1 [.., M, K] x input2 [.., K, N] (TP_XNN_FLAG_TRANSPOSE_B: [.., N, K]), batch dims
+   broadcast. */
 TPDEF tp_status tp_xnn_define_batch_matrix_multiply(tp_xnn_graph *g, uint32_t input1_id,
                                                     uint32_t input2_id, uint32_t output_id,
                                                     uint32_t flags);
@@ -486,6 +523,9 @@ TPDEF tp_status tp_xnn_define_floor(tp_xnn_graph *g, uint32_t input_id, uint32_t
                                     uint32_t flags);
 TPDEF tp_status tp_xnn_define_convert(tp_xnn_graph *g, uint32_t input_id, uint32_t output_id,
                                       uint32_t flags);
+/* NHWC input [N, H, W, C]; output [N, 1, 1, C] with TP_XNN_FLAG_KEEP_DIMS (what ExecuTorch
+   writes and its runtime needs: flags 0 with a 4-D output is TP_ERR_UNSUPPORTED for target 0)
+   or [N, C] without. */
 TPDEF tp_status tp_xnn_define_global_average_pooling_2d(tp_xnn_graph *g, float output_min,
                                                         float output_max, uint32_t input_id,
                                                         uint32_t output_id, uint32_t flags);
@@ -524,13 +564,18 @@ TPDEF tp_status tp_xnn_define_elu(tp_xnn_graph *g, float alpha, uint32_t input_i
 TPDEF tp_status tp_xnn_define_leaky_relu(tp_xnn_graph *g, float negative_slope,
                                          uint32_t input_id, uint32_t output_id, uint32_t flags);
 
-/* Fully connected: filter [out, in] (or [in, out] with XNNPACK's TRANSPOSE_WEIGHTS flag). */
+/* Fully connected: input [.., in], filter [out, in] (or [in, out] with
+   TP_XNN_FLAG_TRANSPOSE_WEIGHTS, e.g. a GPT-2 Conv1D weight as it lies), bias [out] or
+   TP_XNN_INVALID_ID, output [.., out]. For target 0: a qdint8 input with an fp16 bias, or with a
+   qcint4 filter of odd input channels, is TP_ERR_UNSUPPORTED (see the README). */
 TPDEF tp_status tp_xnn_define_fully_connected(tp_xnn_graph *g, float output_min,
                                               float output_max, uint32_t input_id,
                                               uint32_t filter_id, uint32_t bias_id,
                                               uint32_t output_id, uint32_t flags);
 
-/* Convolutions (_XNNNodeConv). NHWC input, OHWI filter. */
+/* Convolutions (_XNNNodeConv). NHWC input, OHWI filter; the output's height and width must
+   follow from the window (TP_XNN_FLAG_TENSORFLOW_SAME_PADDING: ceil(input / stride)) and be
+   non-empty. */
 TPDEF tp_status tp_xnn_define_convolution_2d(
     tp_xnn_graph *g, uint32_t input_padding_top, uint32_t input_padding_right,
     uint32_t input_padding_bottom, uint32_t input_padding_left, uint32_t kernel_height,
@@ -558,7 +603,8 @@ TPDEF tp_status tp_xnn_define_deconvolution_2d(
     float output_min, float output_max, uint32_t input_id, uint32_t filter_id,
     uint32_t bias_id, uint32_t output_id, uint32_t flags);
 
-/* Pooling (_XNNPooling2D; average pooling writes dilation 1 x 1). */
+/* Pooling (_XNNPooling2D; average pooling writes dilation 1 x 1). Output height and width as
+   for convolutions, non-empty; argmax's index output has the value output's shape. */
 TPDEF tp_status tp_xnn_define_average_pooling_2d(
     tp_xnn_graph *g, uint32_t input_padding_top, uint32_t input_padding_right,
     uint32_t input_padding_bottom, uint32_t input_padding_left, uint32_t pooling_height,
@@ -607,6 +653,7 @@ TPDEF tp_status tp_xnn_define_static_constant_pad(tp_xnn_graph *g, const size_t 
                                                   const size_t *post_paddings,
                                                   float padding_value, uint32_t input_id,
                                                   uint32_t output_id, uint32_t flags);
+/* NHWC output [N, new_height, new_width, C]; TP_XNN_FLAG_ALIGN_CORNERS = align_corners=True. */
 TPDEF tp_status tp_xnn_define_static_resize_bilinear_2d(tp_xnn_graph *g, size_t new_height,
                                                         size_t new_width, uint32_t input_id,
                                                         uint32_t output_id, uint32_t flags);
@@ -625,9 +672,14 @@ TPDEF tp_status tp_xnn_set_debug_handle(tp_xnn_graph *g, uint32_t node_index, ui
 /* ---- output ---------------------------------------------------------------------------- */
 /* Exact number of bytes tp_xnn_write will produce. */
 TPDEF tp_status tp_xnn_blob_size(tp_xnn_graph *g, uint64_t *size_out);
-/* Streams the blob into sink. A failed graph writes nothing and returns its first error. With
-   options.progress set it reports (done, total = the blob size); a non-zero return stops the
-   write with TP_ERR_CANCELLED (tp_xnn_write_file then leaves no file). */
+/* Streams the blob into sink. A failed graph writes nothing and returns its first error.
+   tp_xnn_blob_size and tp_xnn_write check the graph-level rules first (external ids dense
+   0 .. n-1, each external flagged, every external input read and output written, one producer
+   per value, nothing read before it is produced, no node output left unread): a broken rule is
+   TP_ERR_INVALID with its sentence in tp_xnn_graph_error, not latched (define what is missing
+   and write again).
+   With options.progress set it reports (done, total = the blob size); a non-zero return stops
+   the write with TP_ERR_CANCELLED (tp_xnn_write_file then leaves no file). */
 TPDEF tp_status tp_xnn_write(tp_xnn_graph *g, tp_sink *sink);
 #ifndef TP_NO_STDIO
 /* The blob into a file, atomically (temporary file + rename; nothing is left on failure). */
@@ -710,6 +762,15 @@ TPDEF tp_status tp_xnn_read_blob(const void *blob, size_t size, tp_xnn_blob *out
 /* Frees what tp_xnn_read_blob allocated (a zeroed or already freed blob is fine). */
 TPDEF void tp_xnn_blob_free(tp_xnn_blob *b);
 
+/* ---- checks ------------------------------------------------------------------------------
+   The node and graph rules of the define calls and of tp_xnn_write, applied to a blob (ours or
+   upstream's; XH00-framed or a bare XN01 flatbuffer): target is TP_XNN_TARGET_* (EXECUTORCH
+   refuses what ExecuTorch's runtime cannot run as TP_ERR_UNSUPPORTED). TP_OK when the blob
+   keeps every rule; else the first rule it breaks as a sentence in *err (may be NULL) naming
+   the node or value and the numbers, TP_ERR_INVALID (a rule), TP_ERR_UNSUPPORTED (the target
+   cannot run it) or TP_ERR_FORMAT (unreadable). tpdump --check calls it. */
+TPDEF tp_status tp_xnn_check_blob(const void *blob, size_t size, int target, tp_error *err);
+
 #ifdef TENSORPACK_XNNPACK_RUNTIME
 /* ---- loader onto the real XNNPACK (optional) ---------------------------------------------
    tp_xnn_load reads a blob (ours or upstream's; everything bounds-checked with tensorpack's
@@ -736,8 +797,17 @@ TPDEF uint32_t tp_xnn_runtime_num_externs(const tp_xnn_runtime *rt);
 /* Binds the memory of external id `external_id` for the next invoke. Inputs need
    XNN_EXTRA_BYTES (16) readable bytes past their end. */
 TPDEF tp_status tp_xnn_runtime_bind(tp_xnn_runtime *rt, uint32_t external_id, void *data);
-/* Sets up the runtime with every bound external value and runs it. */
+/* Sets up the runtime with every bound external value and runs it. An external value left
+   unbound is TP_ERR_INVALID naming it (XNNPACK would go through NULL). */
 TPDEF tp_status tp_xnn_runtime_invoke(tp_xnn_runtime *rt);
+/* The bytes of external `external_id` (dims x element size) in *size and the bytes a buffer
+   bound to it needs in *padded (size + TP_XNN_EXTRA_BYTES: XNNPACK reads past an input's end).
+   Either pointer may be NULL. TP_ERR_INVALID when the blob has no value with that id. */
+TPDEF tp_status tp_xnn_runtime_extern_size(const tp_xnn_runtime *rt, uint32_t external_id,
+                                           size_t *size, size_t *padded);
+/* The runtime flags tp_xnn_load accepts (others are TP_ERR_UNSUPPORTED: XNNPACK's
+   FORCE_FP16_INFERENCE aborts on fp32 graphs): XNN_FLAG_HINT_SPARSE_INFERENCE. */
+#define TP_XNN_RUNTIME_FLAGS 0x1u
 #endif
 
 
@@ -913,6 +983,7 @@ typedef struct tp__xnn_const {
 
 struct tp_xnn_graph {
   tp_error err;
+  int target;  /* TP_XNN_TARGET_* */
   tp_store *store;
   uint64_t alignment;
   tp__xnn_value *values;
@@ -935,6 +1006,8 @@ TPDEF tp_status tp_xnn_graph_create(const tp_xnn_options *opts, tp_xnn_graph **o
   uint64_t align = 16;
   if (!out) return TP_ERR_INVALID;
   *out = NULL;
+  if (opts && (opts->target < TP_XNN_TARGET_EXECUTORCH || opts->target > TP_XNN_TARGET_UNCHECKED))
+    return TP_ERR_INVALID;
   if (opts && opts->alignment) {
     if ((opts->alignment & (opts->alignment - 1)) != 0) return TP_ERR_INVALID;
     if (opts->alignment > align) align = (uint64_t)opts->alignment;
@@ -943,6 +1016,7 @@ TPDEF tp_status tp_xnn_graph_create(const tp_xnn_options *opts, tp_xnn_graph **o
   if (!g) return TP_ERR_NOMEM;
   memset(g, 0, sizeof *g);
   g->store = opts ? opts->store : NULL;
+  g->target = opts ? opts->target : TP_XNN_TARGET_EXECUTORCH;
   g->alignment = align;
   g->progress = opts ? opts->progress : NULL;
   g->progress_ctx = opts ? opts->progress_ctx : NULL;
@@ -984,6 +1058,805 @@ TPDEF uint32_t tp_xnn_graph_num_values(const tp_xnn_graph *g) {
 TPDEF uint32_t tp_xnn_graph_num_nodes(const tp_xnn_graph *g) {
   TP_ASSERT(g);
   return (uint32_t)g->nnodes;
+}
+
+/* >>xnn-check ------------------------------------------------------------------------------- */
+/* The rules a node must satisfy, per node kind, with the semantics of the XNNPACK that
+   ExecuTorch pins. One function decides for the writer (tp__xnn_node_add, at define time), the
+   loader (tp__xnn_rt_node) and tpdump --check: each hands over a node view (fields by id, the
+   value of every id field) through its own small adapter. Graph-level rules (external ids,
+   producers and consumers) are tp__xnn_check_graph, run at write. */
+
+typedef struct tp__xnn_nview {
+  int kind;
+  unsigned index;                              /* node index, for the sentence */
+  uint32_t f[TP__XNN_MAX_FIELDS];              /* by field id; value ids as the graph numbers them */
+  const tp__xnn_value *v[TP__XNN_MAX_FIELDS];  /* the value of each id field (NULL: none) */
+  uint32_t vec[2][TP_XNN_MAX_DIMS];            /* the 'v' fields in order */
+  uint32_t vlen[2];
+} tp__xnn_nview;
+
+/* "[2, 6]" into buf (at least 80 bytes). */
+static const char *tp__xnn_dims_str(const tp__xnn_value *v, char *buf) {
+  uint32_t i;
+  size_t n = 0;
+  buf[n++] = '[';
+  for (i = 0; i < v->num_dims && n < 60; i++) {
+    uint32_t d = v->dims[i];
+    char tmp[12];
+    int k = 0;
+    if (i) {
+      buf[n++] = ',';
+      buf[n++] = ' ';
+    }
+    do {
+      tmp[k++] = (char)('0' + d % 10);
+      d /= 10;
+    } while (d);
+    while (k) buf[n++] = tmp[--k];
+  }
+  buf[n++] = ']';
+  buf[n] = 0;
+  return buf;
+}
+
+static uint64_t tp__xnn_cnumel(const tp__xnn_value *v) {
+  uint64_t n = 1;
+  uint32_t i;
+  for (i = 0; i < v->num_dims; i++) n *= v->dims[i]; /* bounded at define / read */
+  return n;
+}
+
+static int tp__xnn_same_dims(const tp__xnn_value *a, const tp__xnn_value *b) {
+  uint32_t i;
+  if (a->num_dims != b->num_dims) return 0;
+  for (i = 0; i < a->num_dims; i++)
+    if (a->dims[i] != b->dims[i]) return 0;
+  return 1;
+}
+
+/* Output extent of a window: padded input, effective kernel (k - 1) * d + 1, stride; 0 when
+   the padded input is smaller than the window (a 0 output makes XNNPACK abort or hang). */
+static uint64_t tp__xnn_window_out(uint64_t in, uint64_t pad, uint64_t k, uint64_t d,
+                                   uint64_t s) {
+  uint64_t eff = (k - 1) * d + 1, padded = in + pad;
+  return padded < eff ? 0 : (padded - eff) / s + 1;
+}
+
+#define TP__XNN_VID(fid) (n->f[fid])
+#define TP__XNN_FAIL(st, ...) return tp__error_set(err, st, __VA_ARGS__)
+
+/* The window rule of convolutions and pooling: non-zero kernel, stride, dilation; a non-empty
+   output whose height and width follow from the input. */
+static tp_status tp__xnn_check_window(const tp__xnn_nview *n, tp_error *err, const char *what,
+                                      const tp__xnn_value *in, const tp__xnn_value *out,
+                                      uint32_t oid, const uint32_t *pad, uint32_t kh,
+                                      uint32_t kw, uint32_t sh, uint32_t sw, uint32_t dh,
+                                      uint32_t dw, int deconv, uint32_t ah, uint32_t aw) {
+  const char *name = tp_xnn_node_name(n->kind);
+  uint64_t oh, ow;
+  char b1[80];
+  if (kh == 0 || kw == 0 || sh == 0 || sw == 0 || dh == 0 || dw == 0)
+    TP__XNN_FAIL(TP_ERR_INVALID,
+                 "%s #%u: %s %u x %u, stride %u x %u, dilation %u x %u: each must be >= 1",
+                 name, n->index, what, (unsigned)kh, (unsigned)kw, (unsigned)sh, (unsigned)sw,
+                 (unsigned)dh, (unsigned)dw);
+  if (deconv) {
+    uint64_t eh = ((uint64_t)kh - 1) * dh + 1, ew = ((uint64_t)kw - 1) * dw + 1;
+    oh = (uint64_t)sh * (in->dims[1] ? in->dims[1] - 1 : 0) + ah + eh;
+    ow = (uint64_t)sw * (in->dims[2] ? in->dims[2] - 1 : 0) + aw + ew;
+    oh = oh > (uint64_t)pad[0] + pad[2] ? oh - pad[0] - pad[2] : 0;
+    ow = ow > (uint64_t)pad[1] + pad[3] ? ow - pad[1] - pad[3] : 0;
+    if (in->dims[1] == 0 || in->dims[2] == 0) oh = ow = 0;
+  } else {
+    oh = tp__xnn_window_out(in->dims[1], (uint64_t)pad[0] + pad[2], kh, dh, sh);
+    ow = tp__xnn_window_out(in->dims[2], (uint64_t)pad[1] + pad[3], kw, dw, sw);
+  }
+  if (oh == 0 || ow == 0)
+    TP__XNN_FAIL(TP_ERR_INVALID,
+                 "%s #%u: input is %s, padded by %u/%u (top/bottom) and %u/%u (left/right), "
+                 "the %s %u x %u (dilation %u x %u) gives an empty %llu x %llu output",
+                 name, n->index, tp__xnn_dims_str(in, b1), (unsigned)pad[0], (unsigned)pad[2],
+                 (unsigned)pad[3], (unsigned)pad[1], what, (unsigned)kh, (unsigned)kw,
+                 (unsigned)dh, (unsigned)dw, (unsigned long long)oh, (unsigned long long)ow);
+  if (out->dims[1] != oh || out->dims[2] != ow)
+    TP__XNN_FAIL(TP_ERR_INVALID,
+                 "%s #%u: output %u is %s, the input %s and the window give height %llu and "
+                 "width %llu",
+                 name, n->index, (unsigned)oid, tp__xnn_dims_str(out, b1),
+                 tp__xnn_dims_str(in, b1 + 40), (unsigned long long)oh, (unsigned long long)ow);
+  return TP_OK;
+}
+
+/* Pooling: paddings (top, right, bottom, left at field ids fpad .. fpad + 3) into pad; input
+   and output 4-D NHWC with the same batch and channels. */
+static tp_status tp__xnn_check_pool_io(const tp__xnn_nview *n, tp_error *err, uint32_t fpad,
+                                       uint32_t fin, uint32_t fout, uint32_t *pad) {
+  const tp__xnn_value *in = n->v[fin], *out = n->v[fout];
+  char b1[80], b2[80];
+  uint32_t k;
+  for (k = 0; k < 4; k++) pad[k] = n->f[fpad + k];
+  if (in->num_dims != 4 || out->num_dims != 4 || out->dims[0] != in->dims[0] ||
+      out->dims[3] != in->dims[3])
+    return tp__error_set(err, TP_ERR_INVALID,
+                         "%s #%u: input %u is %s, output %u is %s: both must be 4-D NHWC with "
+                         "the same batch and channels",
+                         tp_xnn_node_name(n->kind), n->index, (unsigned)n->f[fin],
+                         tp__xnn_dims_str(in, b1), (unsigned)n->f[fout],
+                         tp__xnn_dims_str(out, b2));
+  return TP_OK;
+}
+
+/* TensorFlow SAME padding: the output is ceil(input / stride) in height and width. */
+static tp_status tp__xnn_check_same(const tp__xnn_nview *n, tp_error *err, const tp__xnn_value *in,
+                                    const tp__xnn_value *out, uint32_t oid, uint32_t sh,
+                                    uint32_t sw) {
+  uint64_t oh, ow;
+  char b1[80];
+  if (sh == 0 || sw == 0)
+    return tp__error_set(err, TP_ERR_INVALID, "%s #%u: stride %u x %u: each must be >= 1",
+                         tp_xnn_node_name(n->kind), n->index, (unsigned)sh, (unsigned)sw);
+  oh = ((uint64_t)in->dims[1] + sh - 1) / sh;
+  ow = ((uint64_t)in->dims[2] + sw - 1) / sw;
+  if (oh == 0 || ow == 0 || out->dims[1] != oh || out->dims[2] != ow)
+    return tp__error_set(err, TP_ERR_INVALID,
+                         "%s #%u: output %u is %s, SAME padding with stride %u x %u gives height "
+                         "%llu and width %llu",
+                         tp_xnn_node_name(n->kind), n->index, (unsigned)oid,
+                         tp__xnn_dims_str(out, b1), (unsigned)sh, (unsigned)sw,
+                         (unsigned long long)oh, (unsigned long long)ow);
+  return TP_OK;
+}
+
+/* Requantization scale input_scale x filter_scale / output_scale of a quantized FC or
+   convolution must lie in [2^-32, 256) (XNNPACK aborts below, refuses above). Per-tensor
+   scales only (a per-channel filter's scales live in a constant). */
+static tp_status tp__xnn_check_requant(const tp__xnn_nview *n, tp_error *err,
+                                       const tp__xnn_value *in, const tp__xnn_value *w,
+                                       const tp__xnn_value *out) {
+  double s;
+  if (in->quant != TP_XNN_QUANT_PER_TENSOR || w->quant != TP_XNN_QUANT_PER_TENSOR ||
+      out->quant != TP_XNN_QUANT_PER_TENSOR || !(out->scale > 0.0f))
+    return TP_OK;
+  s = (double)in->scale * (double)w->scale / (double)out->scale;
+  if (s < 2.3283064365386963e-10 || s >= 256.0)
+    TP__XNN_FAIL(TP_ERR_INVALID,
+                 "%s #%u: requantization scale %g x %g / %g = %g is outside [2^-32, 256)",
+                 tp_xnn_node_name(n->kind), n->index, (double)in->scale, (double)w->scale,
+                 (double)out->scale, s);
+  return TP_OK;
+}
+
+/* Same datatype for the listed values (element-wise nodes). */
+static tp_status tp__xnn_check_same_dt(const tp__xnn_nview *n, tp_error *err, uint32_t fa,
+                                       uint32_t fb) {
+  const tp__xnn_value *a = n->v[fa], *b = n->v[fb];
+  if (a && b && a->datatype != b->datatype)
+    TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: %s %u is %s but %s %u is %s: they must agree",
+                 tp_xnn_node_name(n->kind), n->index, tp__xnn_field_name(n->kind, fa),
+                 (unsigned)n->f[fa], tp_xnn_datatype_name(a->datatype),
+                 tp__xnn_field_name(n->kind, fb), (unsigned)n->f[fb],
+                 tp_xnn_datatype_name(b->datatype));
+  return TP_OK;
+}
+
+static tp_status tp__xnn_check_node(const tp__xnn_nview *n, int runtime, tp_error *err) {
+  const char *name = tp_xnn_node_name(n->kind);
+  const tp_xnn_node_desc *d = tp_xnn_describe_node(n->kind);
+  unsigned ix = n->index;
+  int et = runtime == TP_XNN_TARGET_EXECUTORCH;
+  char b1[80], b2[80], b3[80];
+  uint32_t i;
+  if (!d) TP__XNN_FAIL(TP_ERR_INVALID, "node %u: unknown node kind %d", ix, n->kind);
+  switch (n->kind) {
+    case TP_XNN_NODE_FULLY_CONNECTED: {
+#define TP__F(x) TP__XF(XNNFullyConnected, x)
+      const tp__xnn_value *in = n->v[TP__F(input1_id)], *w = n->v[TP__F(filter_id)];
+      const tp__xnn_value *b = n->v[TP__F(bias_id)], *out = n->v[TP__F(output_id)];
+      uint32_t fl = n->f[TP__F(flags)], wid = n->f[TP__F(filter_id)];
+      uint32_t iid = n->f[TP__F(input1_id)], oid = n->f[TP__F(output_id)];
+      int tw = (fl & TP_XNN_FLAG_TRANSPOSE_WEIGHTS) != 0;
+      uint64_t ic, oc;
+      if (w->num_dims != 2)
+        TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: filter %u is %s: it must have 2 dims (%s)", name,
+                     ix, (unsigned)wid, tp__xnn_dims_str(w, b1),
+                     tw ? "[input channels, output channels]" : "[output channels, input channels]");
+      if (in->num_dims == 0)
+        TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: input %u has no dims", name, ix, (unsigned)iid);
+      ic = in->dims[in->num_dims - 1];
+      if (w->dims[tw ? 0 : 1] != ic)
+        TP__XNN_FAIL(TP_ERR_INVALID,
+                     "%s #%u: filter %u is %s, input %u has %llu channels: the filter's %s dim "
+                     "must be %llu (%s)",
+                     name, ix, (unsigned)wid, tp__xnn_dims_str(w, b1), (unsigned)iid,
+                     (unsigned long long)ic, tw ? "first" : "last", (unsigned long long)ic,
+                     tw ? "pass a transposed view, or drop TP_XNN_FLAG_TRANSPOSE_WEIGHTS"
+                        : "pass a transposed view, or TP_XNN_FLAG_TRANSPOSE_WEIGHTS");
+      oc = w->dims[tw ? 1 : 0];
+      if (b && (b->num_dims != 1 || b->dims[0] != oc))
+        TP__XNN_FAIL(TP_ERR_INVALID,
+                     "%s #%u: bias %u is %s, the filter %s gives %llu output channels: the "
+                     "bias must be [%llu]",
+                     name, ix, (unsigned)n->f[TP__F(bias_id)], tp__xnn_dims_str(b, b1),
+                     tp__xnn_dims_str(w, b2), (unsigned long long)oc, (unsigned long long)oc);
+      if (out->num_dims == 0 || out->dims[out->num_dims - 1] != oc ||
+          (ic && tp__xnn_cnumel(out) != tp__xnn_cnumel(in) / ic * oc))
+        TP__XNN_FAIL(TP_ERR_INVALID,
+                     "%s #%u: output %u is %s, input %s and filter %s give %llu rows of %llu "
+                     "output channels",
+                     name, ix, (unsigned)oid, tp__xnn_dims_str(out, b1), tp__xnn_dims_str(in, b2),
+                     tp__xnn_dims_str(w, b3),
+                     (unsigned long long)(ic ? tp__xnn_cnumel(in) / ic : 0),
+                     (unsigned long long)oc);
+      if (tp__xnn_check_requant(n, err, in, w, out) != TP_OK) return err->status;
+      if (et && in->datatype == TP_XNN_QDINT8 && b && b->datatype == TP_XNN_FP16)
+        TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
+                     "%s #%u: bias %u is fp16 on a dynamically quantized (qdint8) input: "
+                     "ExecuTorch's runtime refuses it at init; use an fp32 bias "
+                     "(or tp_xnn_options.target for another runtime)",
+                     name, ix, (unsigned)n->f[TP__F(bias_id)]);
+      if (et && in->datatype == TP_XNN_QDINT8 && w->datatype == TP_XNN_QCINT4 && (ic & 1u))
+        TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
+                     "%s #%u: qdint8 input x qcint4 filter %u with %llu (odd) input channels: "
+                     "the XNNPACK ExecuTorch pins computes wrong rows; pad the input channels "
+                     "to %llu (or tp_xnn_options.target for another runtime)",
+                     name, ix, (unsigned)wid, (unsigned long long)ic,
+                     (unsigned long long)(ic + 1));
+      return TP_OK;
+#undef TP__F
+    }
+    case TP_XNN_NODE_CONV2D: case TP_XNN_NODE_DEPTHWISE_CONV2D: case TP_XNN_NODE_DECONV2D: {
+#define TP__F(x) TP__XF(_XNNNodeConv, x)
+      const tp__xnn_value *in = n->v[TP__F(input1_id)], *w = n->v[TP__F(filter_id)];
+      const tp__xnn_value *b = n->v[TP__F(bias_id)], *out = n->v[TP__F(output_id)];
+      uint32_t gic = n->f[TP__F(group_input_channels)], goc = n->f[TP__F(group_output_channels)];
+      uint32_t groups = n->f[TP__F(groups)];
+      uint32_t kh = n->f[TP__F(kernel_height)], kw = n->f[TP__F(kernel_width)];
+      uint32_t pad[4];
+      uint64_t ic, oc, w0, w3;
+      int dw = n->kind == TP_XNN_NODE_DEPTHWISE_CONV2D;
+      pad[0] = n->f[TP__F(padding_top)];
+      pad[1] = n->f[TP__F(padding_right)];
+      pad[2] = n->f[TP__F(padding_bottom)];
+      pad[3] = n->f[TP__F(padding_left)];
+      if (groups == 0 || gic == 0 || goc == 0)
+        TP__XNN_FAIL(TP_ERR_INVALID,
+                     "%s #%u: groups %u, group input channels %u, group output channels %u: "
+                     "each must be >= 1",
+                     name, ix, (unsigned)groups, (unsigned)gic, (unsigned)goc);
+      if (dw) { /* written as upstream: groups = channels, gic 1, goc = depth multiplier */
+        ic = groups;
+        oc = (uint64_t)groups * (goc / gic);
+        w0 = 1;
+        w3 = oc;
+      } else {
+        ic = (uint64_t)groups * gic;
+        oc = (uint64_t)groups * goc;
+        w0 = oc;
+        w3 = gic;
+      }
+      if (in->num_dims != 4 || out->num_dims != 4)
+        TP__XNN_FAIL(TP_ERR_INVALID,
+                     "%s #%u: input %u is %s, output %u is %s: both must be 4-D NHWC", name, ix,
+                     (unsigned)n->f[TP__F(input1_id)], tp__xnn_dims_str(in, b1),
+                     (unsigned)n->f[TP__F(output_id)], tp__xnn_dims_str(out, b2));
+      if (in->dims[3] != ic)
+        TP__XNN_FAIL(TP_ERR_INVALID,
+                     "%s #%u: input %u is %s: %u groups x %u group input channels need %llu "
+                     "input channels",
+                     name, ix, (unsigned)n->f[TP__F(input1_id)], tp__xnn_dims_str(in, b1),
+                     (unsigned)groups, (unsigned)(dw ? 1u : gic), (unsigned long long)ic);
+      if (w->num_dims != 4 || w->dims[0] != w0 || w->dims[1] != kh || w->dims[2] != kw ||
+          w->dims[3] != w3)
+        TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: filter %u is %s, the node needs [%llu, %u, %u, %llu] (%s)",
+                     name, ix, (unsigned)n->f[TP__F(filter_id)], tp__xnn_dims_str(w, b1),
+                     (unsigned long long)w0, (unsigned)kh, (unsigned)kw, (unsigned long long)w3,
+                     dw ? "1, kernel h, kernel w, channels x multiplier"
+                        : "output channels, kernel h, kernel w, group input channels: OHWI");
+      if (b && (b->num_dims != 1 || b->dims[0] != oc))
+        TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: bias %u is %s, the node has %llu output channels",
+                     name, ix, (unsigned)n->f[TP__F(bias_id)], tp__xnn_dims_str(b, b1),
+                     (unsigned long long)oc);
+      if (out->dims[0] != in->dims[0] || out->dims[3] != oc)
+        TP__XNN_FAIL(TP_ERR_INVALID,
+                     "%s #%u: output %u is %s: it must have batch %u and %llu channels", name,
+                     ix, (unsigned)n->f[TP__F(output_id)], tp__xnn_dims_str(out, b1),
+                     (unsigned)in->dims[0], (unsigned long long)oc);
+      if ((n->f[TP__F(flags)] & TP_XNN_FLAG_TENSORFLOW_SAME_PADDING) &&
+          n->kind != TP_XNN_NODE_DECONV2D) {
+        if (tp__xnn_check_same(n, err, in, out, n->f[TP__F(output_id)],
+                               n->f[TP__F(subsampling_height)], n->f[TP__F(subsampling_width)]) != TP_OK)
+          return err->status;
+      } else if (tp__xnn_check_window(n, err, "kernel", in, out, n->f[TP__F(output_id)], pad, kh, kw,
+                               n->f[TP__F(subsampling_height)], n->f[TP__F(subsampling_width)],
+                               n->f[TP__F(dilation_height)], n->f[TP__F(dilation_width)],
+                               n->kind == TP_XNN_NODE_DECONV2D, n->f[TP__F(adjustment_height)],
+                               n->f[TP__F(adjustment_width)]) != TP_OK)
+        return err->status;
+      return tp__xnn_check_requant(n, err, in, w, out);
+#undef TP__F
+    }
+    case TP_XNN_NODE_AVG_POOLING_2D: case TP_XNN_NODE_MAX_POOLING_2D: {
+#define TP__F(x) TP__XF(_XNNPooling2D, x)
+      const tp__xnn_value *in = n->v[TP__F(input_id)], *out = n->v[TP__F(output_id)];
+      uint32_t pad[4];
+      if (tp__xnn_check_pool_io(n, err, TP__F(padding_top), TP__F(input_id), TP__F(output_id),
+                                pad) != TP_OK)
+        return err->status;
+      if (n->f[TP__F(flags)] & TP_XNN_FLAG_TENSORFLOW_SAME_PADDING)
+        return tp__xnn_check_same(n, err, in, out, n->f[TP__F(output_id)],
+                                  n->f[TP__F(stride_height)], n->f[TP__F(stride_width)]);
+      return tp__xnn_check_window(n, err, "window", in, out, n->f[TP__F(output_id)], pad,
+                                  n->f[TP__F(pooling_height)], n->f[TP__F(pooling_width)],
+                                  n->f[TP__F(stride_height)], n->f[TP__F(stride_width)],
+                                  n->kind == TP_XNN_NODE_AVG_POOLING_2D ? 1u : n->f[TP__F(dilation_height)],
+                                  n->kind == TP_XNN_NODE_AVG_POOLING_2D ? 1u : n->f[TP__F(dilation_width)],
+                                  0, 0, 0);
+#undef TP__F
+    }
+    case TP_XNN_NODE_ARGMAX_POOLING_2D: {
+#define TP__F(x) TP__XF(XNNArgMaxPooling2d, x)
+      const tp__xnn_value *in = n->v[TP__F(input_id)], *out = n->v[TP__F(output_value_id)];
+      const tp__xnn_value *idx = n->v[TP__F(output_index_id)];
+      uint32_t pad[4], ph = n->f[TP__F(pooling_height)], pw = n->f[TP__F(pooling_width)];
+      if (tp__xnn_check_pool_io(n, err, TP__F(padding_top), TP__F(input_id),
+                                TP__F(output_value_id), pad) != TP_OK)
+        return err->status;
+      if (!tp__xnn_same_dims(idx, out))
+        TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: index output %u is %s: it must be %s, the value "
+                     "output's shape",
+                     name, ix, (unsigned)n->f[TP__F(output_index_id)], tp__xnn_dims_str(idx, b1),
+                     tp__xnn_dims_str(out, b2));
+      return tp__xnn_check_window(n, err, "window", in, out, n->f[TP__F(output_value_id)], pad,
+                                  ph, pw, ph ? ph : 1u, pw ? pw : 1u, 1, 1, 0, 0, 0);
+#undef TP__F
+    }
+    case TP_XNN_NODE_GLOBAL_AVG_POOLING_2D: {
+      const tp__xnn_value *in = n->v[TP__XF(_XNNNode1x1, input_id)];
+      const tp__xnn_value *out = n->v[TP__XF(_XNNNode1x1, output_id)];
+      uint32_t fl = n->f[TP__XF(_XNNNode1x1, flags)], oid = n->f[TP__XF(_XNNNode1x1, output_id)];
+      int keep = (fl & TP_XNN_FLAG_KEEP_DIMS) != 0;
+      if (in->num_dims != 4)
+        TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: input %u is %s: it must be 4-D NHWC", name, ix,
+                     (unsigned)n->f[TP__XF(_XNNNode1x1, input_id)], tp__xnn_dims_str(in, b1));
+      if (out->num_dims == 4 && out->dims[0] == in->dims[0] && out->dims[1] == 1 &&
+          out->dims[2] == 1 && out->dims[3] == in->dims[3]) {
+        if (!keep && et)
+          TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
+                       "%s #%u: output %u is %s but flags 0x%x lack TP_XNN_FLAG_KEEP_DIMS: the "
+                       "XNNPACK ExecuTorch pins drops the pooled dims and execute fails; set "
+                       "TP_XNN_FLAG_KEEP_DIMS (or tp_xnn_options.target for another runtime)",
+                       name, ix, (unsigned)oid, tp__xnn_dims_str(out, b1), (unsigned)fl);
+        return TP_OK;
+      }
+      if (!keep && out->num_dims == 2 && out->dims[0] == in->dims[0] && out->dims[1] == in->dims[3])
+        return TP_OK;
+      TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: output %u is %s, input %s gives [%u, 1, 1, %u]%s",
+                   name, ix, (unsigned)oid, tp__xnn_dims_str(out, b1), tp__xnn_dims_str(in, b2),
+                   (unsigned)in->dims[0], (unsigned)in->dims[3],
+                   keep ? " (TP_XNN_FLAG_KEEP_DIMS)" : " (with TP_XNN_FLAG_KEEP_DIMS) or [N, C]");
+    }
+    case TP_XNN_NODE_ADD: case TP_XNN_NODE_SUBTRACT: case TP_XNN_NODE_MULTIPLY:
+    case TP_XNN_NODE_DIVIDE: case TP_XNN_NODE_MAXIMUM: case TP_XNN_NODE_MINIMUM: {
+      const tp__xnn_value *a = n->v[0], *b = n->v[1], *out = n->v[2];
+      uint32_t nd = a->num_dims > b->num_dims ? a->num_dims : b->num_dims;
+      for (i = 0; i < nd; i++) { /* numpy broadcasting, right-aligned */
+        uint32_t d1 = i < a->num_dims ? a->dims[a->num_dims - 1 - i] : 1;
+        uint32_t d2 = i < b->num_dims ? b->dims[b->num_dims - 1 - i] : 1;
+        if (d1 != d2 && d1 != 1 && d2 != 1)
+          TP__XNN_FAIL(TP_ERR_INVALID,
+                       "%s #%u: inputs %u %s and %u %s do not broadcast (dim -%u: %u vs %u)",
+                       name, ix, (unsigned)n->f[0], tp__xnn_dims_str(a, b1), (unsigned)n->f[1],
+                       tp__xnn_dims_str(b, b2), (unsigned)(i + 1), (unsigned)d1, (unsigned)d2);
+      }
+      {
+        int okd = out->num_dims == nd;
+        for (i = 0; okd && i < nd; i++) {
+          uint32_t d1 = i < a->num_dims ? a->dims[a->num_dims - 1 - i] : 1;
+          uint32_t d2 = i < b->num_dims ? b->dims[b->num_dims - 1 - i] : 1;
+          if (out->dims[nd - 1 - i] != (d1 == 1 ? d2 : d1)) okd = 0;
+        }
+        if (!okd)
+          TP__XNN_FAIL(TP_ERR_INVALID,
+                       "%s #%u: output %u is %s, inputs %s and %s broadcast to rank %u with "
+                       "other dims",
+                       name, ix, (unsigned)n->f[2], tp__xnn_dims_str(out, b1),
+                       tp__xnn_dims_str(a, b2), tp__xnn_dims_str(b, b3), (unsigned)nd);
+      }
+      if (tp__xnn_check_same_dt(n, err, 0, 2) != TP_OK) return err->status;
+      return tp__xnn_check_same_dt(n, err, 1, 2);
+    }
+    case TP_XNN_NODE_PRELU: {
+      const tp__xnn_value *in = n->v[0], *s = n->v[1], *out = n->v[2];
+      if (!s->const_idx)
+        TP__XNN_FAIL(TP_ERR_INVALID,
+                     "%s #%u: slope %u is not a constant: XNNPACK needs the slope's data at "
+                     "definition",
+                     name, ix, (unsigned)n->f[1]);
+      if (in->num_dims == 0 || tp__xnn_cnumel(s) != in->dims[in->num_dims - 1])
+        TP__XNN_FAIL(TP_ERR_INVALID,
+                     "%s #%u: slope %u is %s, input %u is %s: one slope per channel (%u)", name,
+                     ix, (unsigned)n->f[1], tp__xnn_dims_str(s, b1), (unsigned)n->f[0],
+                     tp__xnn_dims_str(in, b2),
+                     (unsigned)(in->num_dims ? in->dims[in->num_dims - 1] : 0));
+      if (!tp__xnn_same_dims(in, out))
+        TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: output %u is %s, the input is %s", name, ix,
+                     (unsigned)n->f[2], tp__xnn_dims_str(out, b1), tp__xnn_dims_str(in, b2));
+      return TP_OK;
+    }
+    case TP_XNN_NODE_BATCH_MATRIX_MULTIPLY: {
+      const tp__xnn_value *a = n->v[0], *b = n->v[1], *out = n->v[2];
+      int tb = (n->f[3] & TP_XNN_FLAG_TRANSPOSE_B) != 0;
+      uint32_t m, k, k2, nn, nd;
+      if (a->num_dims < 2 || b->num_dims < 2)
+        TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: inputs %s and %s: both need at least 2 dims", name,
+                     ix, tp__xnn_dims_str(a, b1), tp__xnn_dims_str(b, b2));
+      m = a->dims[a->num_dims - 2];
+      k = a->dims[a->num_dims - 1];
+      k2 = b->dims[b->num_dims - (tb ? 1 : 2)];
+      nn = b->dims[b->num_dims - (tb ? 2 : 1)];
+      if (k != k2)
+        TP__XNN_FAIL(TP_ERR_INVALID,
+                     "%s #%u: input1 %u is %s, input2 %u is %s: inner dims %u and %u differ%s",
+                     name, ix, (unsigned)n->f[0], tp__xnn_dims_str(a, b1), (unsigned)n->f[1],
+                     tp__xnn_dims_str(b, b2), (unsigned)k, (unsigned)k2,
+                     tb ? " (TP_XNN_FLAG_TRANSPOSE_B: input2 is [.., N, K])"
+                        : " (input2 is [.., K, N]; TP_XNN_FLAG_TRANSPOSE_B takes [.., N, K])");
+      nd = a->num_dims > b->num_dims ? a->num_dims : b->num_dims;
+      {
+        int okd = out->num_dims == nd && out->dims[nd - 2] == m && out->dims[nd - 1] == nn;
+        for (i = 2; okd && i < nd; i++) {
+          uint32_t d1 = i < a->num_dims ? a->dims[a->num_dims - 1 - i] : 1;
+          uint32_t d2 = i < b->num_dims ? b->dims[b->num_dims - 1 - i] : 1;
+          if ((d1 != d2 && d1 != 1 && d2 != 1) || out->dims[nd - 1 - i] != (d1 == 1 ? d2 : d1))
+            okd = 0;
+        }
+        if (!okd)
+          TP__XNN_FAIL(TP_ERR_INVALID,
+                       "%s #%u: output %u is %s, inputs %s and %s give [.., %u, %u] of rank %u",
+                       name, ix, (unsigned)n->f[2], tp__xnn_dims_str(out, b1),
+                       tp__xnn_dims_str(a, b2), tp__xnn_dims_str(b, b3), (unsigned)m,
+                       (unsigned)nn, (unsigned)nd);
+      }
+      return TP_OK;
+    }
+    case TP_XNN_NODE_STATIC_TRANSPOSE: {
+#define TP__F(x) TP__XF(XNNStaticTranspose, x)
+      const tp__xnn_value *in = n->v[TP__F(input_id)], *out = n->v[TP__F(output_id)];
+      uint32_t seen = 0, nd = n->vlen[0];
+      if (nd != in->num_dims || n->f[TP__F(num_dims)] != nd || out->num_dims != nd)
+        TP__XNN_FAIL(TP_ERR_INVALID,
+                     "%s #%u: perm has %u entries (num_dims %u), input %s, output %s: all must "
+                     "have the same rank",
+                     name, ix, (unsigned)nd, (unsigned)n->f[TP__F(num_dims)],
+                     tp__xnn_dims_str(in, b1), tp__xnn_dims_str(out, b2));
+      for (i = 0; i < nd; i++) {
+        uint32_t p = n->vec[0][i];
+        if (p >= nd || (seen & (1u << p)))
+          TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: perm entry %u is %u: not a permutation of 0..%u",
+                       name, ix, (unsigned)i, (unsigned)p, (unsigned)(nd ? nd - 1 : 0));
+        seen |= 1u << p;
+        if (out->dims[i] != in->dims[p])
+          TP__XNN_FAIL(TP_ERR_INVALID,
+                       "%s #%u: output %u is %s: dim %u must be input dim %u (%u) of %s", name,
+                       ix, (unsigned)n->f[TP__F(output_id)], tp__xnn_dims_str(out, b1),
+                       (unsigned)i, (unsigned)p, (unsigned)in->dims[p], tp__xnn_dims_str(in, b2));
+      }
+      return tp__xnn_check_same_dt(n, err, TP__F(input_id), TP__F(output_id));
+#undef TP__F
+    }
+    case TP_XNN_NODE_STATIC_RESHAPE: {
+#define TP__F(x) TP__XF(XNNStaticReshape, x)
+      const tp__xnn_value *in = n->v[TP__F(input_id)], *out = n->v[TP__F(output_id)];
+      uint64_t want = 1;
+      int infer = 0;
+      for (i = 0; i < n->vlen[0]; i++) {
+        if (n->vec[0][i] == 0) infer = 1; /* XNNPACK infers a 0 entry */
+        else want *= n->vec[0][i];
+      }
+      if (tp__xnn_cnumel(out) != tp__xnn_cnumel(in) || (!infer && want != tp__xnn_cnumel(in)) ||
+          out->num_dims != n->vlen[0])
+        TP__XNN_FAIL(TP_ERR_INVALID,
+                     "%s #%u: input %u is %s (%llu elements), new shape has %u dims and %llu "
+                     "elements, output %u is %s",
+                     name, ix, (unsigned)n->f[TP__F(input_id)], tp__xnn_dims_str(in, b1),
+                     (unsigned long long)tp__xnn_cnumel(in), (unsigned)n->vlen[0],
+                     (unsigned long long)want, (unsigned)n->f[TP__F(output_id)],
+                     tp__xnn_dims_str(out, b2));
+      return tp__xnn_check_same_dt(n, err, TP__F(input_id), TP__F(output_id));
+#undef TP__F
+    }
+    case TP_XNN_NODE_STATIC_SLICE: {
+#define TP__F(x) TP__XF(XNNStaticSlice, x)
+      const tp__xnn_value *in = n->v[TP__F(input_id)], *out = n->v[TP__F(output_id)];
+      uint32_t nd = n->vlen[0];
+      if (nd != in->num_dims || n->vlen[1] != nd || out->num_dims != nd)
+        TP__XNN_FAIL(TP_ERR_INVALID,
+                     "%s #%u: %u offsets, %u sizes, input %s, output %s: all must have the "
+                     "input's rank",
+                     name, ix, (unsigned)nd, (unsigned)n->vlen[1], tp__xnn_dims_str(in, b1),
+                     tp__xnn_dims_str(out, b2));
+      for (i = 0; i < nd; i++) {
+        uint64_t off = n->vec[0][i], sz = n->vec[1][i];
+        if (sz == 0) sz = in->dims[i] > off ? in->dims[i] - off : 0; /* 0 = to the end */
+        if (off + sz > in->dims[i] || out->dims[i] != sz || sz == 0)
+          TP__XNN_FAIL(TP_ERR_INVALID,
+                       "%s #%u: dim %u: offset %llu + size %llu in an input dim of %u, output "
+                       "dim %u",
+                       name, ix, (unsigned)i, (unsigned long long)off, (unsigned long long)sz,
+                       (unsigned)in->dims[i], (unsigned)out->dims[i]);
+      }
+      return tp__xnn_check_same_dt(n, err, TP__F(input_id), TP__F(output_id));
+#undef TP__F
+    }
+    case TP_XNN_NODE_STATIC_CONSTANT_PAD: {
+#define TP__F(x) TP__XF(XNNStaticConstantPad, x)
+      const tp__xnn_value *in = n->v[TP__F(input_id)], *out = n->v[TP__F(output_id)];
+      if (n->vlen[0] != in->num_dims || n->vlen[1] != in->num_dims || out->num_dims != in->num_dims)
+        TP__XNN_FAIL(TP_ERR_INVALID,
+                     "%s #%u: %u pre and %u post paddings, input %s, output %s: all must have "
+                     "the input's rank",
+                     name, ix, (unsigned)n->vlen[0], (unsigned)n->vlen[1],
+                     tp__xnn_dims_str(in, b1), tp__xnn_dims_str(out, b2));
+      for (i = 0; i < in->num_dims; i++)
+        if ((uint64_t)out->dims[i] != (uint64_t)in->dims[i] + n->vec[0][i] + n->vec[1][i])
+          TP__XNN_FAIL(TP_ERR_INVALID,
+                       "%s #%u: output %u is %s: dim %u must be %u + %u + %u", name, ix,
+                       (unsigned)n->f[TP__F(output_id)], tp__xnn_dims_str(out, b1), (unsigned)i,
+                       (unsigned)n->vec[0][i], (unsigned)in->dims[i], (unsigned)n->vec[1][i]);
+      return tp__xnn_check_same_dt(n, err, TP__F(input_id), TP__F(output_id));
+#undef TP__F
+    }
+    case TP_XNN_NODE_STATIC_RESIZE_BILINEAR_2D: {
+#define TP__F(x) TP__XF(XNNStaticResizeBilinear2D, x)
+      const tp__xnn_value *in = n->v[TP__F(input_id)], *out = n->v[TP__F(output_id)];
+      if (in->num_dims != 4 || out->num_dims != 4 || out->dims[0] != in->dims[0] ||
+          out->dims[3] != in->dims[3] || out->dims[1] != n->f[TP__F(new_height)] ||
+          out->dims[2] != n->f[TP__F(new_width)])
+        TP__XNN_FAIL(TP_ERR_INVALID,
+                     "%s #%u: input %u is %s, output %u is %s: the output must be [batch, %u, "
+                     "%u, channels] (NHWC)",
+                     name, ix, (unsigned)n->f[TP__F(input_id)], tp__xnn_dims_str(in, b1),
+                     (unsigned)n->f[TP__F(output_id)], tp__xnn_dims_str(out, b2),
+                     (unsigned)n->f[TP__F(new_height)], (unsigned)n->f[TP__F(new_width)]);
+      return TP_OK;
+#undef TP__F
+    }
+    case TP_XNN_NODE_CONCATENATE2: case TP_XNN_NODE_CONCATENATE3: case TP_XNN_NODE_CONCATENATE4:
+    case TP_XNN_NODE_CONCATENATE5: {
+#define TP__F(x) TP__XF(_XNNCat, x)
+      static const int ins[5] = {TP__F(input1_id), TP__F(input2_id), TP__F(input3_id),
+                                 TP__F(input4_id), TP__F(input5_id)};
+      const tp__xnn_value *out = n->v[TP__F(output_id)];
+      uint32_t axis = n->f[TP__F(axis)], k, nin;
+      uint64_t sum = 0;
+      nin = n->kind == TP_XNN_NODE_CONCATENATE2 ? 2 : n->kind == TP_XNN_NODE_CONCATENATE3 ? 3
+            : n->kind == TP_XNN_NODE_CONCATENATE4 ? 4 : 5;
+      if (axis >= out->num_dims)
+        TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: axis %u, output %s has %u dims", name, ix,
+                     (unsigned)axis, tp__xnn_dims_str(out, b1), (unsigned)out->num_dims);
+      for (k = 0; k < nin; k++) {
+        const tp__xnn_value *in = n->v[ins[k]];
+        int ok = in && in->num_dims == out->num_dims;
+        for (i = 0; ok && i < out->num_dims; i++)
+          if (i != axis && in->dims[i] != out->dims[i]) ok = 0;
+        if (!ok)
+          TP__XNN_FAIL(TP_ERR_INVALID,
+                       "%s #%u: input %u (value %u) is %s, output %s: dims other than axis %u "
+                       "must agree",
+                       name, ix, (unsigned)(k + 1), (unsigned)n->f[ins[k]],
+                       in ? tp__xnn_dims_str(in, b1) : "none", tp__xnn_dims_str(out, b2),
+                       (unsigned)axis);
+        sum += in->dims[axis];
+        if (tp__xnn_check_same_dt(n, err, (uint32_t)ins[k], TP__F(output_id)) != TP_OK)
+          return err->status;
+      }
+      if (sum != out->dims[axis])
+        TP__XNN_FAIL(TP_ERR_INVALID,
+                     "%s #%u: output %u is %s: dim %u must be %llu, the inputs' sum", name, ix,
+                     (unsigned)n->f[TP__F(output_id)], tp__xnn_dims_str(out, b1),
+                     (unsigned)axis, (unsigned long long)sum);
+      return TP_OK;
+#undef TP__F
+    }
+    case TP_XNN_NODE_SCALED_DOT_PRODUCT_ATTENTION:
+      if (et)
+        TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
+                     "%s #%u: ExecuTorch's runtime has no scaled-dot-product attention (its "
+                     "compiler refuses the node); build it from batch_matrix_multiply, softmax "
+                     "and multiply (or tp_xnn_options.target for another runtime)",
+                     name, ix);
+      return TP_OK;
+    default: { /* element-wise: _XNNNode1x1 kinds, ELU, LeakyReLU */
+      uint32_t fi, fo;
+      const tp__xnn_value *in, *out;
+      if (n->kind == TP_XNN_NODE_ELU || n->kind == TP_XNN_NODE_LEAKY_RELU) {
+        fi = 1;
+        fo = 2;
+      } else if (!strcmp(d->table, "_XNNNode1x1")) {
+        fi = TP__XF(_XNNNode1x1, input_id);
+        fo = TP__XF(_XNNNode1x1, output_id);
+      } else {
+        return TP_OK;
+      }
+      in = n->v[fi];
+      out = n->v[fo];
+      if (!tp__xnn_same_dims(in, out))
+        TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: output %u is %s, input %u is %s: they must agree",
+                     name, ix, (unsigned)n->f[fo], tp__xnn_dims_str(out, b1), (unsigned)n->f[fi],
+                     tp__xnn_dims_str(in, b2));
+      if (n->kind == TP_XNN_NODE_SOFTMAX && in->num_dims == 0)
+        TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: input %u has no dims", name, ix,
+                     (unsigned)n->f[fi]);
+      if (n->kind == TP_XNN_NODE_CONVERT) {
+        if (in->datatype == out->datatype &&
+            (in->quant != TP_XNN_QUANT_PER_TENSOR || in->scale == out->scale))
+          TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: input %u and output %u are both %s: nothing to "
+                       "convert",
+                       name, ix, (unsigned)n->f[fi], (unsigned)n->f[fo],
+                       tp_xnn_datatype_name(in->datatype));
+        return TP_OK;
+      }
+      return tp__xnn_check_same_dt(n, err, fi, fo);
+    }
+  }
+}
+#undef TP__XNN_VID
+#undef TP__XNN_FAIL
+
+/* A constant's view against its value: the view's dtype is the datatype's element type (no
+   reinterpretation) and its sizes are the value's dims (no silent reshape), for every target;
+   with graph_rules, no external id on a constant. 4-bit data has its own rule
+   (tp__xnn_value_data). */
+static tp_status tp__xnn_check_const(const tp__xnn_value *v, uint32_t id, const tp_tensor *data,
+                                     int graph_rules, tp_error *err) {
+  int want;
+  uint32_t i;
+  char b1[80];
+  switch (v->datatype) {
+    case TP_XNN_FP32: case TP_XNN_PFP32: want = TP_F32; break;
+    case TP_XNN_FP16: want = TP_F16; break;
+    case TP_XNN_BF16: want = TP_BF16; break;
+    case TP_XNN_QINT8: case TP_XNN_QCINT8: case TP_XNN_QDINT8: case TP_XNN_QPINT8:
+      want = TP_I8; break;
+    case TP_XNN_QUINT8: want = TP_U8; break;
+    default: want = TP_I32; break; /* INT32, QINT32, QCINT32 */
+  }
+  if (graph_rules && v->external_id != TP_XNN_INVALID_ID)
+    return tp__error_set(err, TP_ERR_INVALID,
+                        "value %u: a constant cannot be external (external id %u, flags 0x%x): "
+                        "define it without an external id, or without data",
+                        (unsigned)id, (unsigned)v->external_id, (unsigned)v->flags);
+  if ((int)data->dtype != want) {
+    int fl = (want == TP_F32 || want == TP_F16 || want == TP_BF16) &&
+             (data->dtype == TP_F32 || data->dtype == TP_F16 || data->dtype == TP_BF16);
+    return tp__error_set(err, TP_ERR_INVALID,
+                        "value %u: %s data must be a %s view, not %s%s%s%s", (unsigned)id,
+                        tp_xnn_datatype_name(v->datatype), tp_dtype_name((tp_dtype)want),
+                        tp_dtype_name(data->dtype),
+                        fl ? " (convert it: tp_convert_write(view, " : "",
+                        fl ? (want == TP_F32 ? "TP_F32" : want == TP_F16 ? "TP_F16" : "TP_BF16")
+                           : "",
+                        fl ? ", 0, sink) into a buffer, or define the value with the view's "
+                             "datatype)"
+                           : " (bytes are never reinterpreted)");
+  }
+  if ((uint32_t)data->ndim != v->num_dims)
+    return tp__error_set(err, TP_ERR_INVALID,
+                        "value %u: dims %s but the data view has %d dims: reshape the view "
+                        "(tp_reshape / tp_view), dims are never reinterpreted",
+                        (unsigned)id, tp__xnn_dims_str(v, b1), data->ndim);
+  for (i = 0; i < v->num_dims; i++)
+    if ((uint64_t)data->sizes[i] != (uint64_t)v->dims[i])
+      return tp__error_set(err, TP_ERR_INVALID,
+                          "value %u: dims %s but the data view's dim %u is %lld: reshape the "
+                          "view (tp_reshape / tp_view), dims are never reinterpreted",
+                          (unsigned)id, tp__xnn_dims_str(v, b1), (unsigned)i,
+                          (long long)data->sizes[i]);
+  return TP_OK;
+}
+
+/* Graph-level rules (at write): external ids dense 0 .. n-1, each external flagged; every
+   value a node reads is a constant, an external input or the output of an earlier node; each
+   node output has one producer and is neither a constant nor an external input; every
+   external input is read and every external output written exactly once; every node output
+   is read by a later node or is an external output (XNNPACK aborts on a dangling output). */
+#define TP__XNN_S_PRODUCED 1u
+#define TP__XNN_S_READ 2u
+static tp_status tp__xnn_check_graph(const tp_xnn_graph *g, tp_error *err) {
+  unsigned char *st;
+  uint32_t *ext;
+  size_t i, k, next = 0;
+  tp_status res = TP_OK;
+  for (i = 0; i < g->nvalues; i++)
+    if (g->values[i].external_id != TP_XNN_INVALID_ID && g->values[i].external_id + 1u > next)
+      next = g->values[i].external_id + 1u;
+  st = (unsigned char *)TP_MALLOC(g->nvalues + 1);
+  ext = (uint32_t *)TP_MALLOC((next + 1) * sizeof *ext);
+  if (!st || !ext) {
+    TP_FREE(st);
+    TP_FREE(ext);
+    return tp__error_set(err, TP_ERR_NOMEM, "no memory for the graph check (%u values)",
+                        (unsigned)g->nvalues);
+  }
+  memset(st, 0, g->nvalues + 1);
+  for (k = 0; k < next; k++) ext[k] = TP_XNN_INVALID_ID;
+  for (i = 0; i < g->nvalues && res == TP_OK; i++) {
+    uint32_t e = g->values[i].external_id;
+    if (e == TP_XNN_INVALID_ID) continue;
+    if (ext[e] != TP_XNN_INVALID_ID)
+      res = tp__error_set(err, TP_ERR_INVALID, "value %u: external id %u is already used by value %u",
+                          (unsigned)i, (unsigned)e, (unsigned)ext[e]);
+    ext[e] = (uint32_t)i;
+  }
+  for (k = 0; k < next && res == TP_OK; k++) {
+    if (ext[k] == TP_XNN_INVALID_ID)
+      res = tp__error_set(err, TP_ERR_INVALID,
+                         "external ids must be dense 0..%u: no value has external id %u "
+                         "(ExecuTorch takes the call's arguments by external id)",
+                         (unsigned)(next - 1), (unsigned)k);
+    else if ((g->values[ext[k]].flags &
+              (TP_XNN_FLAG_EXTERNAL_INPUT | TP_XNN_FLAG_EXTERNAL_OUTPUT)) == 0)
+      res = tp__error_set(err, TP_ERR_INVALID,
+                         "value %u: external id %u but neither TP_XNN_FLAG_EXTERNAL_INPUT nor "
+                         "_OUTPUT",
+                         (unsigned)ext[k], (unsigned)k);
+  }
+  for (i = 0; i < g->nnodes && res == TP_OK; i++) {
+    const tp__xnn_node *nd = &g->nodes[i];
+    const char *l = tp__xnn_layout(nd->kind);
+    unsigned pass, f;
+    for (pass = 0; pass < 2 && res == TP_OK; pass++) { /* reads first, then writes */
+      for (f = 0; l[f] && res == TP_OK; f++) {
+        const char *field = tp__xnn_field_name(nd->kind, f);
+        int is_out = strncmp(field, "output", 6) == 0;
+        uint32_t id = nd->f[f];
+        const tp__xnn_value *v;
+        if ((l[f] != 'i' && l[f] != 'b') || id == TP_XNN_INVALID_ID || (int)pass != is_out)
+          continue;
+        v = &g->values[id];
+        if (!is_out) {
+          if (!v->const_idx && !(v->flags & TP_XNN_FLAG_EXTERNAL_INPUT) &&
+              !(st[id] & TP__XNN_S_PRODUCED))
+            res = tp__error_set(err, TP_ERR_INVALID,
+                               "%s #%u: %s %u is read before any node produces it (not a "
+                               "constant, not TP_XNN_FLAG_EXTERNAL_INPUT)",
+                               tp_xnn_node_name(nd->kind), (unsigned)i, field, (unsigned)id);
+          st[id] |= TP__XNN_S_READ;
+        } else if (v->const_idx || (v->flags & TP_XNN_FLAG_EXTERNAL_INPUT) ||
+                   (st[id] & TP__XNN_S_PRODUCED)) {
+          res = tp__error_set(err, TP_ERR_INVALID, "%s #%u: %s %u is %s", tp_xnn_node_name(nd->kind),
+                             (unsigned)i, field, (unsigned)id,
+                             v->const_idx ? "a constant"
+                             : (v->flags & TP_XNN_FLAG_EXTERNAL_INPUT)
+                                 ? "an external input"
+                                 : "already the output of an earlier node");
+        } else {
+          st[id] = (unsigned char)(TP__XNN_S_PRODUCED); /* a new producer: not read yet */
+        }
+      }
+    }
+  }
+  for (i = 0; i < g->nvalues && res == TP_OK; i++) {
+    const tp__xnn_value *v = &g->values[i];
+    if ((v->flags & TP_XNN_FLAG_EXTERNAL_INPUT) && !(st[i] & TP__XNN_S_READ))
+      res = tp__error_set(err, TP_ERR_INVALID,
+                         "value %u: external input (external id %u) is read by no node",
+                         (unsigned)i, (unsigned)v->external_id);
+    else if ((v->flags & TP_XNN_FLAG_EXTERNAL_OUTPUT) && !(st[i] & TP__XNN_S_PRODUCED))
+      res = tp__error_set(err, TP_ERR_INVALID,
+                         "value %u: external output (external id %u) is written by no node",
+                         (unsigned)i, (unsigned)v->external_id);
+    else if ((st[i] & TP__XNN_S_PRODUCED) && !(st[i] & TP__XNN_S_READ) &&
+             !(v->flags & TP_XNN_FLAG_EXTERNAL_OUTPUT))
+      res = tp__error_set(err, TP_ERR_INVALID,
+                         "value %u: a node writes it but no later node reads it and it is not "
+                         "TP_XNN_FLAG_EXTERNAL_OUTPUT (XNNPACK aborts on an unconsumed output)",
+                         (unsigned)i);
+  }
+  TP_FREE(st);
+  TP_FREE(ext);
+  return res;
 }
 
 /* >>xnn-constants --------------------------------------------------------------------------- */
@@ -1179,6 +2052,8 @@ static tp_status tp__xnn_value_data(tp_xnn_graph *g, tp__xnn_value *v, const tp_
     }
   } else {
     size_t es = tp__xnn_elem_size(v->datatype);
+    if (tp__xnn_check_const(v, id, data, g->target != TP_XNN_TARGET_UNCHECKED, &g->err) != TP_OK)
+      return g->err.status;
     if (tp__mul_u64(numel, (uint64_t)es, &want))
       return tp__error_set(&g->err, TP_ERR_OVERFLOW, "value %u: byte count overflows",
                           (unsigned)id);
@@ -1478,6 +2353,24 @@ static tp_status tp__xnn_node_add(tp_xnn_graph *g, int kind, const uint32_t *val
                           "node %u (%s): %s %u is not a defined value (%u values)", idx,
                           tp_xnn_node_name(kind), tp__xnn_field_name(kind, (unsigned)i),
                           (unsigned)vals[i], (unsigned)g->nvalues);
+  }
+  { /* the node's rules (>>xnn-check) */
+    tp__xnn_nview cn;
+    memset(&cn, 0, sizeof cn);
+    cn.kind = kind;
+    cn.index = idx;
+    memcpy(cn.f, n.f, sizeof cn.f);
+    for (i = 0, cn.vlen[0] = 0; l[i]; i++) {
+      if (l[i] == 'v') {
+        size_t k, s = n.f[i];
+        cn.vlen[s] = n.vec_len[s];
+        for (k = 0; k < n.vec_len[s]; k++) cn.vec[s][k] = (uint32_t)vecs[s][k];
+      } else if ((l[i] == 'i' || l[i] == 'b') && n.f[i] != TP_XNN_INVALID_ID) {
+        cn.v[i] = &g->values[n.f[i]];
+      }
+    }
+    if (g->target != TP_XNN_TARGET_UNCHECKED && tp__xnn_check_node(&cn, g->target, &g->err) != TP_OK)
+      return g->err.status;
   }
   st = tp__array_reserve((void **)&g->pool, &g->cap_pool, g->npool + total + 1, sizeof(uint32_t));
   if (st == TP_OK)
@@ -2178,6 +3071,12 @@ static tp_status tp__xnn_prepare(tp_xnn_graph *g, tp_delegate_frame *f, uint64_t
   size_t fb_size = 0;
   tp_status st;
   if (g->err.status) return g->err.status;
+  /* the graph rules (>>xnn-check): a broken rule is this size/write call's failure
+     (werr, not latched: a fixed graph writes) */
+  if (g->target != TP_XNN_TARGET_UNCHECKED) {
+    st = tp__xnn_check_graph(g, &g->werr);
+    if (st != TP_OK) return st;
+  }
   if (tp__xnn_layout_consts(g, &cd_size) != TP_OK) return g->err.status;
   if (!g->fb) {
     st = tp_fb_builder_create(&g->fb);
@@ -2218,7 +3117,8 @@ static tp_status tp__xnn_write(tp_xnn_graph *g, tp_sink *out) {
   tp_tally tally;
   tp_sink sink;
   tp_status st;
-  if (tp__xnn_prepare(g, &f, &total) != TP_OK) return g->err.status;
+  st = tp__xnn_prepare(g, &f, &total);
+  if (st != TP_OK) return st;
   fb = tp_fb_data(g->fb, &fb_size);
   sink = tp_sink_tally(&tally, out);
   st = tp_delegate_write_head(&sink, "XH00", &f, fb);
@@ -2546,6 +3446,200 @@ fail:
   return st;
 }
 #undef TP__XNN_RD_FAIL
+/* >>xnn-check-blob: the same rules on a blob -------------------------------------------------- */
+/* Reads the blob's values and nodes into a scratch graph (tp__xnn_value / tp__xnn_node, the
+   writer's own records), then runs tp__xnn_check_node on every node and tp__xnn_check_graph:
+   a blob is judged by exactly the rules a graph is judged by at define time and at write.
+   Structure that the rules need but do not judge (unions, ids, vector lengths) is refused as
+   TP_ERR_FORMAT; tpdump checks the rest of the format itself. */
+static tp_status tp__xnn_cb_value(tp_xnn_graph *g, size_t i, tp_fb_table *xv, uint32_t *id_out,
+                                  tp_error *err) {
+  tp__xnn_value *v = &g->values[i];
+  uint8_t vt = 0, qt = 0;
+  tp_fb_table t = tp_fb_union_field(xv, TP_XNN_FIELD(XValue, xvalue_union), &vt), q;
+  tp_fb_vector dv;
+  uint32_t k;
+  memset(v, 0, sizeof *v);
+  memset(&q, 0, sizeof q);
+  if (vt == TP_XNN_VALUE_QUANTIZED) {
+    q = tp_fb_union_field(&t, TP_XNN_FIELD(XNNQuantizedTensorValue, quant_params), &qt);
+    t = tp_fb_table_field(&t, TP_XNN_FIELD(XNNQuantizedTensorValue, tensor_value));
+  } else if (vt != TP_XNN_VALUE_TENSOR) {
+    return tp__error_set(err, TP_ERR_FORMAT, "value %u: unknown value type %u", (unsigned)i,
+                        (unsigned)vt);
+  }
+  if (t.pos == 0) return tp__error_set(err, TP_ERR_FORMAT, "value %u: no tensor value", (unsigned)i);
+  v->datatype = tp_fb_i16(&t, TP_XNN_FIELD(XNNTensorValue, datatype), 0);
+  dv = tp_fb_vector_field(&t, TP_XNN_FIELD(XNNTensorValue, dims), 4);
+  if (dv.count > TP_XNN_MAX_DIMS)
+    return tp__error_set(err, TP_ERR_FORMAT, "value %u: %u dims, XNNPACK allows 6", (unsigned)i,
+                        (unsigned)dv.count);
+  v->num_dims = (uint32_t)dv.count;
+  for (k = 0; k < v->num_dims; k++) v->dims[k] = (uint32_t)tp_fb_vector_scalar(&dv, k);
+  {
+    int ovf = 0;
+    (void)tp__xnn_numel(v, &ovf);
+    if (ovf)
+      return tp__error_set(err, TP_ERR_FORMAT, "value %u: element count overflows", (unsigned)i);
+  }
+  v->const_idx = tp_fb_u32(&t, TP_XNN_FIELD(XNNTensorValue, constant_buffer_idx), 0);
+  v->external_id = tp_fb_u32(&t, TP_XNN_FIELD(XNNTensorValue, external_id), 0);
+  v->flags = tp_fb_u32(&t, TP_XNN_FIELD(XNNTensorValue, flags), 0);
+  *id_out = tp_fb_u32(&t, TP_XNN_FIELD(XNNTensorValue, id_out), 0);
+  if (v->flags && v->external_id == TP_XNN_INVALID_ID)
+    return tp__error_set(err, TP_ERR_FORMAT,
+                        "value %u: flags 0x%x mark it external but its external id is 0x%x "
+                        "(none)",
+                        (unsigned)i, (unsigned)v->flags, (unsigned)v->external_id);
+  if (v->external_id != TP_XNN_INVALID_ID && v->external_id >= TP_XNN_MAX_EXTERNS)
+    return tp__error_set(err, TP_ERR_FORMAT, "value %u: external id %u, the loader allows ids below %d",
+                        (unsigned)i, (unsigned)v->external_id, TP_XNN_MAX_EXTERNS);
+  if (v->const_idx && v->external_id != TP_XNN_INVALID_ID)
+    return tp__error_set(err, TP_ERR_FORMAT,
+                        "value %u: constant %u has external id %u: a constant cannot be external",
+                        (unsigned)i, (unsigned)v->const_idx, (unsigned)v->external_id);
+  v->quant = vt == TP_XNN_VALUE_QUANTIZED ? (int)qt : TP__XNN_Q_NONE;
+  if (v->quant == TP_XNN_QUANT_PER_TENSOR) {
+    v->scale = tp_fb_f32(&q, TP_XNN_FIELD(PerTensorQuant, scale), 0.0f);
+    v->zero_point = tp_fb_i32(&q, TP_XNN_FIELD(PerTensorQuant, zero_point), 0);
+  }
+  return TP_OK;
+}
+
+/* (id_out << 32 | position), sorted: the value a node field names. */
+static int tp__xnn_cb_cmp(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+static int tp__xnn_cb_find(const uint64_t *map, size_t n, uint32_t id, uint32_t *pos) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    uint32_t mid_id = (uint32_t)(map[mid] >> 32);
+    if (mid_id == id) {
+      *pos = (uint32_t)(map[mid] & 0xFFFFFFFFu);
+      return 1;
+    }
+    if (mid_id < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return 0;
+}
+
+static tp_status tp__xnn_cb_node(tp_xnn_graph *g, size_t ni, tp_fb_table *xn, int target,
+                                 const uint64_t *map, tp_error *err) {
+  tp__xnn_node *n = &g->nodes[ni];
+  uint8_t kind = 0;
+  tp_fb_table body = tp_fb_union_field(xn, TP_XNN_FIELD(XNode, xnode_union), &kind);
+  const char *l = tp__xnn_layout(kind);
+  tp__xnn_nview nv;
+  size_t i, nvec = 0;
+  memset(n, 0, sizeof *n);
+  memset(&nv, 0, sizeof nv);
+  if (!l || body.pos == 0)
+    return tp__error_set(err, TP_ERR_FORMAT, "node %u: unknown node type %u", (unsigned)ni,
+                        (unsigned)kind);
+  n->kind = nv.kind = kind;
+  nv.index = (unsigned)ni;
+  for (i = 0; l[i]; i++) {
+    if (l[i] == 'v') {
+      tp_fb_vector vv = tp_fb_vector_field(&body, (uint16_t)i, 4);
+      size_t k;
+      if (vv.count > TP_XNN_MAX_DIMS || nvec >= 2)
+        return tp__error_set(err, TP_ERR_FORMAT, "node %u (%s): %s has %u entries, at most 6",
+                            (unsigned)ni, tp_xnn_node_name(kind),
+                            tp__xnn_field_name(kind, (unsigned)i), (unsigned)vv.count);
+      n->f[i] = nv.f[i] = (uint32_t)nvec;
+      nv.vlen[nvec] = (uint32_t)vv.count;
+      for (k = 0; k < vv.count; k++) nv.vec[nvec][k] = (uint32_t)tp_fb_vector_scalar(&vv, k);
+      nvec++;
+      continue;
+    }
+    n->f[i] = nv.f[i] = tp_fb_u32(&body, (uint16_t)i, 0);
+    if (l[i] == 'i' || l[i] == 'b') {
+      uint32_t id = n->f[i], pos = 0;
+      if (l[i] == 'b' && id == TP_XNN_INVALID_ID) continue;
+      if (!tp__xnn_cb_find(map, g->nvalues, id, &pos))
+        return tp__error_set(err, TP_ERR_FORMAT,
+                            "node %u (%s): %s %u is not a defined value (%u values)",
+                            (unsigned)ni, tp_xnn_node_name(kind),
+                            tp__xnn_field_name(kind, (unsigned)i), (unsigned)id,
+                            (unsigned)g->nvalues);
+      n->f[i] = pos; /* the graph rules index values by position */
+      nv.v[i] = &g->values[pos];
+    }
+  }
+  return tp__xnn_check_node(&nv, target, err);
+}
+
+TPDEF tp_status tp_xnn_check_blob(const void *blob, size_t size, int target, tp_error *err) {
+  const unsigned char *b = (const unsigned char *)blob, *fb = b;
+  size_t fb_size = size, i;
+  tp_fb_reader r;
+  tp_fb_table root;
+  tp_fb_vector values, nodes;
+  tp_xnn_graph g;
+  tp_error e;
+  tp_status st = TP_OK;
+  uint64_t *map = NULL;
+  tp_error *out = err ? err : &e;
+  memset(out, 0, sizeof *out);
+  memset(&g, 0, sizeof g);
+  memset(&r, 0, sizeof r);
+  if (!blob) return tp__error_set(out, TP_ERR_INVALID, "check: no blob");
+  if (target < TP_XNN_TARGET_EXECUTORCH || target > TP_XNN_TARGET_UNCHECKED)
+    return tp__error_set(out, TP_ERR_INVALID, "check: unknown target %d", target);
+  if (size >= TP_DELEGATE_HEADER_SIZE && memcmp(b + 4, "XH00", 4) == 0) {
+    tp_delegate_frame f; /* the delegate core's frame parser, as tp_xnn_read_blob */
+    st = tp_delegate_parse(b, size, "XH00", "constant data", &f, out);
+    if (st != TP_OK) return st;
+    fb = b + f.flatbuffer_offset;
+    fb_size = f.flatbuffer_size;
+  }
+  if (tp_fb_reader_init(&r, fb, fb_size, NULL, &root) != TP_OK)
+    return tp__error_set(out, TP_ERR_FORMAT, "flatbuffer: %s", r.err.msg);
+  values = tp_fb_vector_field(&root, TP_XNN_FIELD(XNNGraph, xvalues), 4);
+  nodes = tp_fb_vector_field(&root, TP_XNN_FIELD(XNNGraph, xnodes), 4);
+  if (tp_fb_reader_status(&r) != TP_OK)
+    return tp__error_set(out, TP_ERR_FORMAT, "graph: %s", r.err.msg);
+  g.target = target;
+  if ((uint64_t)values.count + nodes.count > (uint64_t)(SIZE_MAX / sizeof(tp__xnn_node)) - 2)
+    return tp__error_set(out, TP_ERR_NOMEM, "check: %u values and %u nodes", (unsigned)values.count,
+                         (unsigned)nodes.count);
+  g.values = (tp__xnn_value *)TP_MALLOC((values.count + 1) * sizeof *g.values);
+  g.nodes = (tp__xnn_node *)TP_MALLOC((nodes.count + 1) * sizeof *g.nodes);
+  map = (uint64_t *)TP_MALLOC((values.count + 1) * sizeof *map);
+  if (!g.values || !g.nodes || !map) st = tp__error_set(out, TP_ERR_NOMEM, "check: no memory");
+  for (i = 0; st == TP_OK && i < values.count; i++) {
+    tp_fb_table xv = tp_fb_vector_table(&values, i);
+    uint32_t id = 0;
+    g.nvalues = i + 1;
+    st = tp__xnn_cb_value(&g, i, &xv, &id, out);
+    map[i] = ((uint64_t)id << 32) | (uint64_t)i;
+  }
+  if (st == TP_OK && values.count) {
+    qsort(map, values.count, sizeof *map, tp__xnn_cb_cmp);
+    for (i = 1; st == TP_OK && i < values.count; i++)
+      if ((map[i] >> 32) == (map[i - 1] >> 32))
+        st = tp__error_set(out, TP_ERR_FORMAT, "two values have id_out %u",
+                           (unsigned)(map[i] >> 32));
+  }
+  for (i = 0; st == TP_OK && i < nodes.count; i++) {
+    tp_fb_table xn = tp_fb_vector_table(&nodes, i);
+    g.nnodes = i + 1;
+    if (target == TP_XNN_TARGET_UNCHECKED) continue;
+    st = tp__xnn_cb_node(&g, i, &xn, target, map, out);
+  }
+  if (st == TP_OK && tp_fb_reader_status(&r) != TP_OK)
+    st = tp__error_set(out, TP_ERR_FORMAT, "%s", r.err.msg);
+  if (st == TP_OK && target != TP_XNN_TARGET_UNCHECKED) st = tp__xnn_check_graph(&g, out);
+  TP_FREE(g.values);
+  TP_FREE(g.nodes);
+  TP_FREE(map);
+  return st;
+}
+
 /* >>xnn-pte: a graph as a program's method ------------------------------------------------ */
 
 #ifndef TP_ASSERT
@@ -2728,6 +3822,8 @@ typedef struct tp__xnn_vinfo {
   int produced; /* some node already writes it */
   size_t nd;
   size_t dims[TP_XNN_MAX_DIMS];
+  tp__xnn_value cv; /* the value as the node rules (>>xnn-check) see it */
+  int read;         /* some node reads it */
 } tp__xnn_vinfo;
 
 struct tp_xnn_runtime {
@@ -2787,6 +3883,27 @@ TPDEF tp_status tp_xnn_runtime_bind(tp_xnn_runtime *rt, uint32_t external_id, vo
   return TP_OK;
 }
 
+TPDEF tp_status tp_xnn_runtime_extern_size(const tp_xnn_runtime *rt, uint32_t external_id,
+                                           size_t *size, size_t *padded) {
+  size_t i;
+  TP_ASSERT(rt);
+  for (i = 0; i < rt->ndirect && rt->vinfo; i++) {
+    const tp__xnn_value *cv = &rt->vinfo[i].cv;
+    uint64_t n = 1, b;
+    uint32_t k;
+    if (cv->external_id != external_id) continue;
+    for (k = 0; k < cv->num_dims; k++) n *= cv->dims[k]; /* bounded by the activation cap */
+    b = n * tp__xnn_elem_size(cv->datatype);
+    if (b > (uint64_t)(SIZE_MAX - TP_XNN_EXTRA_BYTES))
+      return tp__error_set((tp_error *)&rt->err, TP_ERR_OVERFLOW, "external %u: size overflows",
+                          (unsigned)external_id);
+    if (size) *size = (size_t)b;
+    if (padded) *padded = (size_t)b + TP_XNN_EXTRA_BYTES;
+    return TP_OK;
+  }
+  return TP_ERR_INVALID;
+}
+
 TPDEF tp_status tp_xnn_runtime_invoke(tp_xnn_runtime *rt) {
   struct xnn_external_value *ev;
   size_t n = 0, i;
@@ -2795,6 +3912,18 @@ TPDEF tp_status tp_xnn_runtime_invoke(tp_xnn_runtime *rt) {
   if (rt->err.status) return rt->err.status;
   ev = (struct xnn_external_value *)TP_MALLOC((rt->num_externs + 1) * sizeof *ev);
   if (!ev) return tp__error_set(&rt->err, TP_ERR_NOMEM, "invoke: no memory");
+  for (i = 0; i < rt->ndirect; i++) { /* XNNPACK would read or write through NULL */
+    const tp__xnn_value *cv = &rt->vinfo[i].cv;
+    if (cv->external_id != TP_XNN_INVALID_ID && cv->external_id < rt->num_externs &&
+        !rt->bound[cv->external_id]) {
+      TP_FREE(ev);
+      return tp__error_set(&rt->err, TP_ERR_INVALID,
+                          "invoke: external %s %u (value %u) is not bound: "
+                          "tp_xnn_runtime_bind it first",
+                          (cv->flags & TP_XNN_FLAG_EXTERNAL_INPUT) ? "input" : "output",
+                          (unsigned)cv->external_id, (unsigned)i);
+    }
+  }
   for (i = 0; i < rt->num_externs; i++) {
     if (!rt->bound[i]) continue;
     ev[n].id = (uint32_t)i;
@@ -2935,6 +4064,15 @@ static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, const tp_xnn_blo
   if (ext != TP_XNN_INVALID_ID && ext >= rt->num_externs)
     return tp__error_set(&rt->err, TP_ERR_FORMAT, "value %u: external id %u >= num_externs %u",
                         (unsigned)vi, (unsigned)ext, (unsigned)rt->num_externs);
+  if (flags && ext == TP_XNN_INVALID_ID)
+    return tp__error_set(&rt->err, TP_ERR_FORMAT,
+                        "value %u: flags 0x%x mark it external but its external id is 0x%x "
+                        "(none)",
+                        (unsigned)vi, (unsigned)flags, (unsigned)ext);
+  if (cidx != 0 && ext != TP_XNN_INVALID_ID)
+    return tp__error_set(&rt->err, TP_ERR_FORMAT,
+                        "value %u: constant %u has external id %u: a constant cannot be external",
+                        (unsigned)vi, (unsigned)cidx, (unsigned)ext);
   /* XNNPACK gives two values with one external id the same storage (two producers: abort). */
   if (ext != TP_XNN_INVALID_ID) {
     if (L->ext_seen[ext / 8] & (1u << (ext % 8)))
@@ -3013,32 +4151,25 @@ static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, const tp_xnn_blo
   rt->vinfo[vi].xnn_id = id;
   rt->vinfo[vi].is_const = data != NULL;
   rt->vinfo[vi].produced = 0;
+  rt->vinfo[vi].read = 0;
   rt->vinfo[vi].nd = nd;
   for (i = 0; i < nd; i++) rt->vinfo[vi].dims[i] = dims[i];
+  { /* the adapter to the node rules' value view (>>xnn-check), from the reader's value */
+    tp__xnn_value *cv = &rt->vinfo[vi].cv;
+    memset(cv, 0, sizeof *cv);
+    cv->datatype = dt;
+    cv->num_dims = (uint32_t)nd;
+    for (i = 0; i < nd; i++) cv->dims[i] = (uint32_t)dims[i];
+    cv->const_idx = data != NULL ? cidx : 0;
+    cv->external_id = ext;
+    cv->flags = flags;
+    cv->quant = bv->value_type == TP_XNN_VALUE_QUANTIZED ? qt : TP__XNN_Q_NONE;
+    if (cv->quant == TP_XNN_QUANT_PER_TENSOR) {
+      cv->scale = bv->scale;
+      cv->zero_point = bv->zero_point;
+    }
+  }
   return tp__xnn_rt_map(L, id_out, vi);
-}
-
-/* Shape checks before a node reaches XNNPACK. The 2022 library reads weights and writes outputs
-   by the node's parameters without checking them against the values' dims, so a blob whose
-   kernel, channels or output dims disagree with its values would make it read past a constant
-   or write past an output. Everything here is what a consistent graph satisfies. */
-#define TP__XNN_FLAG_TRANSPOSE_WEIGHTS 0x1u
-#define TP__XNN_FLAG_TF_SAME_PADDING 0x4u /* convolution, pooling */
-#define TP__XNN_FLAG_TF_RESHAPE_2D 0x4u   /* fully connected: input taken as [numel / ic, ic] */
-
-static uint64_t tp__xnn_rt_numel(const tp__xnn_vinfo *v) {
-  uint64_t n = 1;
-  size_t i;
-  for (i = 0; i < v->nd; i++) n *= (uint64_t)v->dims[i]; /* bounded: checked at define */
-  return n;
-}
-
-/* Output extent of a window op; 0 when the padded input is smaller than the window. */
-static uint64_t tp__xnn_rt_out(uint64_t in, uint64_t pad, uint64_t k, uint64_t d, uint64_t s) {
-  uint64_t eff, padded = in + pad;
-  if (k == 0 || d == 0 || s == 0) return UINT64_MAX; /* XNNPACK refuses these itself */
-  eff = (k - 1) * d + 1;
-  return padded < eff ? 0 : (padded - eff) / s + 1;
 }
 
 /* Node fields by name (the XN01 description's ids) in a[] / pos[]. */
@@ -3049,204 +4180,6 @@ static uint64_t tp__xnn_rt_out(uint64_t in, uint64_t pad, uint64_t k, uint64_t d
 #define TP__PL(f) a[TP__XF(_XNNPooling2D, f)]
 #define TP__AM(f) a[TP__XF(XNNArgMaxPooling2d, f)]
 #define TP__RZ(f) a[TP__XF(XNNStaticResizeBilinear2D, f)]
-
-static tp_status tp__xnn_rt_shapes(tp_xnn_runtime *rt, uint32_t ni, int kind, const uint32_t *a,
-                                   const uint32_t *pos, size_t vec[2][TP_XNN_MAX_DIMS],
-                                   const size_t *vlen) {
-  const tp__xnn_vinfo *in = NULL, *out = NULL, *w = NULL, *b = NULL, *in2 = NULL;
-  const char *name = tp_xnn_node_name(kind);
-  const char *why = NULL;
-  uint64_t x = 0, y = 0;
-  size_t i;
-#define TP__V(table, field)                                                \
-  (pos[TP__XF(table, field)] == TP_XNN_INVALID_ID ? NULL : &rt->vinfo[pos[TP__XF(table, field)]])
-  switch (kind) {
-    case TP_XNN_NODE_FULLY_CONNECTED: {
-      uint64_t ic, oc;
-      in = TP__V(XNNFullyConnected, input1_id), w = TP__V(XNNFullyConnected, filter_id);
-      b = TP__V(XNNFullyConnected, bias_id), out = TP__V(XNNFullyConnected, output_id);
-      if (w->nd != 2) { why = "filter is not 2-D"; break; }
-      ic = w->dims[(TP__FC(flags) & TP__XNN_FLAG_TRANSPOSE_WEIGHTS) ? 0 : 1];
-      oc = w->dims[(TP__FC(flags) & TP__XNN_FLAG_TRANSPOSE_WEIGHTS) ? 1 : 0];
-      if (b && tp__xnn_rt_numel(b) != oc) { why = "bias size is not the output channels"; break; }
-      if (ic == 0 || in->nd == 0 ||
-          ((TP__FC(flags) & TP__XNN_FLAG_TF_RESHAPE_2D) ? tp__xnn_rt_numel(in) % ic != 0
-                                                : in->dims[in->nd - 1] != ic)) {
-        why = "input's last dim is not the filter's input channels";
-        break;
-      }
-      if (out->nd == 0 || out->dims[out->nd - 1] != oc ||
-          tp__xnn_rt_numel(out) != tp__xnn_rt_numel(in) / ic * oc)
-        why = "output dims do not match input batch x output channels";
-      break;
-    }
-    case TP_XNN_NODE_CONV2D: case TP_XNN_NODE_DEPTHWISE_CONV2D: case TP_XNN_NODE_DECONV2D: {
-      /* a: 0-3 pads t r b l, 4-5 kernel, 6-7 stride, 8-9 dilation, 10 gic, 11 goc, 12 groups,
-         13-14 adjustment, 15 input, 16 filter, 17 bias, 18 output, 19 flags */
-      uint64_t ic, oc, oh, ow;
-      int dw = kind == TP_XNN_NODE_DEPTHWISE_CONV2D;
-      in = TP__V(_XNNNodeConv, input1_id), w = TP__V(_XNNNodeConv, filter_id), b = TP__V(_XNNNodeConv, bias_id), out = TP__V(_XNNNodeConv, output_id);
-      if (dw) {
-        if (TP__CV(group_input_channels) == 0) { why = "group_input_channels is 0"; break; }
-        ic = TP__CV(groups);
-        oc = (uint64_t)TP__CV(groups) * (TP__CV(group_output_channels) / TP__CV(group_input_channels));
-        if (w->nd != 4 || w->dims[0] != 1 || w->dims[1] != TP__CV(kernel_height) || w->dims[2] != TP__CV(kernel_width) ||
-            w->dims[3] != oc) {
-          why = "filter is not [1, kernel h, kernel w, channels x multiplier]";
-          break;
-        }
-      } else {
-        ic = (uint64_t)TP__CV(groups) * TP__CV(group_input_channels);
-        oc = (uint64_t)TP__CV(groups) * TP__CV(group_output_channels);
-        if (w->nd != 4 || w->dims[0] != oc || w->dims[1] != TP__CV(kernel_height) || w->dims[2] != TP__CV(kernel_width) ||
-            w->dims[3] != TP__CV(group_input_channels)) {
-          why = "filter is not [groups x group outputs, kernel h, kernel w, group inputs]";
-          break;
-        }
-      }
-      if (b && tp__xnn_rt_numel(b) != oc) { why = "bias size is not the output channels"; break; }
-      if (in->nd != 4 || out->nd != 4 || in->dims[3] != ic || out->dims[3] != oc ||
-          out->dims[0] != in->dims[0]) {
-        why = "input/output are not NHWC with the node's channels";
-        break;
-      }
-      if (kind == TP_XNN_NODE_DECONV2D) {
-        uint64_t kh = ((uint64_t)TP__CV(kernel_height) - 1) * TP__CV(dilation_height) + 1, kw = ((uint64_t)TP__CV(kernel_width) - 1) * TP__CV(dilation_width) + 1;
-        if (TP__CV(kernel_height) == 0 || TP__CV(kernel_width) == 0 || in->dims[1] == 0 || in->dims[2] == 0) {
-          why = "empty kernel or input";
-          break;
-        }
-        oh = (uint64_t)TP__CV(subsampling_height) * (in->dims[1] - 1) + TP__CV(adjustment_height) + kh;
-        ow = (uint64_t)TP__CV(subsampling_width) * (in->dims[2] - 1) + TP__CV(adjustment_width) + kw;
-        oh = oh > (uint64_t)TP__CV(padding_top) + TP__CV(padding_bottom) ? oh - TP__CV(padding_top) - TP__CV(padding_bottom) : 0;
-        ow = ow > (uint64_t)TP__CV(padding_right) + TP__CV(padding_left) ? ow - TP__CV(padding_right) - TP__CV(padding_left) : 0;
-      } else if (TP__CV(flags) & TP__XNN_FLAG_TF_SAME_PADDING) {
-        oh = TP__CV(subsampling_height) ? (in->dims[1] + TP__CV(subsampling_height) - 1) / TP__CV(subsampling_height) : 0;
-        ow = TP__CV(subsampling_width) ? (in->dims[2] + TP__CV(subsampling_width) - 1) / TP__CV(subsampling_width) : 0;
-      } else {
-        oh = tp__xnn_rt_out(in->dims[1], (uint64_t)TP__CV(padding_top) + TP__CV(padding_bottom), TP__CV(kernel_height), TP__CV(dilation_height), TP__CV(subsampling_height));
-        ow = tp__xnn_rt_out(in->dims[2], (uint64_t)TP__CV(padding_right) + TP__CV(padding_left), TP__CV(kernel_width), TP__CV(dilation_width), TP__CV(subsampling_width));
-      }
-      if (out->dims[1] != oh || out->dims[2] != ow) {
-        why = "output height/width do not follow from the input and the window";
-        x = oh;
-        y = ow;
-      }
-      break;
-    }
-    case TP_XNN_NODE_AVG_POOLING_2D: case TP_XNN_NODE_MAX_POOLING_2D:
-    case TP_XNN_NODE_ARGMAX_POOLING_2D: {
-      uint64_t oh, ow;
-      int am = kind == TP_XNN_NODE_ARGMAX_POOLING_2D;
-      in = am ? TP__V(XNNArgMaxPooling2d, input_id) : TP__V(_XNNPooling2D, input_id);
-      out = am ? TP__V(XNNArgMaxPooling2d, output_value_id) : TP__V(_XNNPooling2D, output_id);
-      if (am) in2 = TP__V(XNNArgMaxPooling2d, output_index_id);
-      if (in->nd != 4 || out->nd != 4 || out->dims[0] != in->dims[0] ||
-          out->dims[3] != in->dims[3] ||
-          (in2 && (in2->nd != 4 || tp__xnn_rt_numel(in2) != tp__xnn_rt_numel(out)))) {
-        why = "input/output are not NHWC with the same batch and channels";
-        break;
-      }
-      if (am) {
-        oh = tp__xnn_rt_out(in->dims[1], (uint64_t)TP__PL(padding_top) + TP__PL(padding_bottom), TP__PL(pooling_height), 1, TP__PL(pooling_height));
-        ow = tp__xnn_rt_out(in->dims[2], (uint64_t)TP__PL(padding_right) + TP__PL(padding_left), TP__PL(pooling_width), 1, TP__PL(pooling_width));
-      } else if (TP__PL(flags) & TP__XNN_FLAG_TF_SAME_PADDING) {
-        oh = TP__PL(stride_height) ? (in->dims[1] + TP__PL(stride_height) - 1) / TP__PL(stride_height) : 0;
-        ow = TP__PL(stride_width) ? (in->dims[2] + TP__PL(stride_width) - 1) / TP__PL(stride_width) : 0;
-      } else {
-        uint64_t dh = kind == TP_XNN_NODE_AVG_POOLING_2D ? 1 : TP__PL(dilation_height);
-        uint64_t dwd = kind == TP_XNN_NODE_AVG_POOLING_2D ? 1 : TP__PL(dilation_width);
-        oh = tp__xnn_rt_out(in->dims[1], (uint64_t)TP__PL(padding_top) + TP__PL(padding_bottom), TP__PL(pooling_height), dh, TP__PL(stride_height));
-        ow = tp__xnn_rt_out(in->dims[2], (uint64_t)TP__PL(padding_right) + TP__PL(padding_left), TP__PL(pooling_width), dwd, TP__PL(stride_width));
-      }
-      if (out->dims[1] != oh || out->dims[2] != ow) {
-        why = "output height/width do not follow from the input and the window";
-        x = oh;
-        y = ow;
-      }
-      break;
-    }
-    case TP_XNN_NODE_GLOBAL_AVG_POOLING_2D:
-      in = TP__V(_XNNNode1x1, input_id), out = TP__V(_XNNNode1x1, output_id);
-      if (in->nd != 4 || tp__xnn_rt_numel(out) != (uint64_t)in->dims[0] * in->dims[3] ||
-          out->nd == 0 || out->dims[out->nd - 1] != in->dims[3])
-        why = "output is not [batch, 1, 1, channels]";
-      break;
-    case TP_XNN_NODE_ADD: case TP_XNN_NODE_SUBTRACT: case TP_XNN_NODE_MULTIPLY:
-    case TP_XNN_NODE_DIVIDE: case TP_XNN_NODE_MAXIMUM: case TP_XNN_NODE_MINIMUM: {
-      size_t nd;
-      in = TP__V(_XNNNode2x1, input1_id), in2 = TP__V(_XNNNode2x1, input2_id);
-      out = TP__V(_XNNNode2x1, output_id);
-      nd = in->nd > in2->nd ? in->nd : in2->nd;
-      if (out->nd != nd) { why = "output rank is not the broadcast rank"; break; }
-      for (i = 0; i < nd; i++) { /* right-aligned numpy broadcasting */
-        size_t d1 = i < in->nd ? in->dims[in->nd - 1 - i] : 1;
-        size_t d2 = i < in2->nd ? in2->dims[in2->nd - 1 - i] : 1;
-        size_t want = d1 == 1 ? d2 : d1;
-        if ((d1 != d2 && d1 != 1 && d2 != 1) || out->dims[nd - 1 - i] != want) {
-          why = "output dims are not the inputs broadcast";
-          break;
-        }
-      }
-      break;
-    }
-    case TP_XNN_NODE_PRELU:
-      in = TP__V(_XNNNode2x1, input1_id), w = TP__V(_XNNNode2x1, input2_id);
-      out = TP__V(_XNNNode2x1, output_id);
-      if (in->nd == 0 || tp__xnn_rt_numel(w) != in->dims[in->nd - 1])
-        why = "slope size is not the input's channels";
-      else if (tp__xnn_rt_numel(out) != tp__xnn_rt_numel(in))
-        why = "output size is not the input size";
-      break;
-    case TP_XNN_NODE_STATIC_RESHAPE: {
-      uint64_t n = 1;
-      in = TP__V(XNNStaticReshape, input_id), out = TP__V(XNNStaticReshape, output_id);
-      for (i = 0; i < vlen[0]; i++) n *= (uint64_t)vec[0][i];
-      if (tp__xnn_rt_numel(out) != tp__xnn_rt_numel(in) || (vlen[0] && n != tp__xnn_rt_numel(in)))
-        why = "element counts differ";
-      break;
-    }
-    case TP_XNN_NODE_STATIC_CONSTANT_PAD:
-      in = TP__V(XNNStaticConstantPad, input_id), out = TP__V(XNNStaticConstantPad, output_id);
-      if (vlen[0] != in->nd || vlen[1] != in->nd || out->nd != in->nd) {
-        why = "paddings or output rank differ from the input rank";
-        break;
-      }
-      for (i = 0; i < in->nd; i++)
-        if ((uint64_t)out->dims[i] != (uint64_t)in->dims[i] + vec[0][i] + vec[1][i]) {
-          why = "output dims are not input + paddings";
-          break;
-        }
-      break;
-    case TP_XNN_NODE_STATIC_RESIZE_BILINEAR_2D:
-      in = TP__V(XNNStaticResizeBilinear2D, input_id);
-      out = TP__V(XNNStaticResizeBilinear2D, output_id);
-      if (in->nd != 4 || out->nd != 4 || out->dims[0] != in->dims[0] ||
-          out->dims[3] != in->dims[3] || out->dims[1] != TP__RZ(new_height) ||
-          out->dims[2] != TP__RZ(new_width))
-        why = "output is not [batch, new height, new width, channels]";
-      break;
-    default: /* the other 1x1 nodes (and ELU, LeakyReLU): element-wise */
-      if (tp_xnn_describe_node(kind) &&
-          (!strcmp(tp_xnn_describe_node(kind)->table, "_XNNNode1x1") ||
-           kind == TP_XNN_NODE_ELU || kind == TP_XNN_NODE_LEAKY_RELU)) {
-        int o = kind == TP_XNN_NODE_ELU || kind == TP_XNN_NODE_LEAKY_RELU;
-        in = o ? TP__V(XNNELU, input_id) : TP__V(_XNNNode1x1, input_id); /* ELU, LeakyReLU: */
-        out = o ? TP__V(XNNELU, output_id) : TP__V(_XNNNode1x1, output_id); /* the same ids */
-        if (tp__xnn_rt_numel(out) != tp__xnn_rt_numel(in)) why = "output size is not the input size";
-      }
-      break;
-  }
-#undef TP__V
-  if (why) {
-    if (x || y)
-      return tp__error_set(&rt->err, TP_ERR_FORMAT,
-                          "node %u (%s): %s (expected %llu x %llu)", (unsigned)ni, name, why,
-                          (unsigned long long)x, (unsigned long long)y);
-    return tp__error_set(&rt->err, TP_ERR_FORMAT, "node %u (%s): %s", (unsigned)ni, name, why);
-  }
-  return TP_OK;
-}
 
 static tp_status tp__xnn_rt_node(tp__xnn_load *L, uint32_t ni, const tp_xnn_blob_node *n) {
   tp_xnn_runtime *rt = L->rt;
@@ -3286,7 +4219,33 @@ static tp_status tp__xnn_rt_node(tp__xnn_load *L, uint32_t ni, const tp_xnn_blob
       }
     }
   }
-  if (tp__xnn_rt_shapes(rt, ni, kind, a, pos, vec, vlen) != TP_OK) return rt->err.status;
+  { /* the node rules (>>xnn-check), the same the writer applies at define time, fed from the
+       reader's node: value fields as positions with their value views, other fields raw */
+    tp__xnn_nview cn;
+    uint32_t s = 0;
+    memset(&cn, 0, sizeof cn);
+    cn.kind = kind;
+    cn.index = ni;
+    for (i = 0; i < d->nfields; i++) {
+      char t = d->fields[i].type;
+      if (t == 'v') {
+        size_t k;
+        cn.f[i] = s;
+        cn.vlen[s] = (uint32_t)vlen[s];
+        for (k = 0; k < vlen[s]; k++) cn.vec[s][k] = (uint32_t)vec[s][k];
+        s++;
+      } else if (t == 'i' || t == 'b') {
+        cn.f[i] = pos[i];
+        if (pos[i] != TP_XNN_INVALID_ID) cn.v[i] = &rt->vinfo[pos[i]].cv;
+      } else {
+        cn.f[i] = n->f[i];
+      }
+    }
+    if (tp__xnn_check_node(&cn, TP_XNN_TARGET_XNNPACK, &rt->err) != TP_OK) {
+      if (rt->err.status == TP_ERR_INVALID) rt->err.status = TP_ERR_FORMAT; /* a bad blob */
+      return rt->err.status;
+    }
+  }
   switch (kind) {
     case TP_XNN_NODE_ADD:
       xs = xnn_define_add2(L->sg, mn, mx, TP__N2(input1_id), TP__N2(input2_id), TP__N2(output_id),
@@ -3435,6 +4394,9 @@ static tp_status tp__xnn_rt_node(tp__xnn_load *L, uint32_t ni, const tp_xnn_blob
   for (i = 0; i < d->nfields; i++) {
     const char *field = d->fields[i].name;
     tp__xnn_vinfo *v;
+    if ((d->fields[i].type == 'i' || d->fields[i].type == 'b') && pos[i] != TP_XNN_INVALID_ID &&
+        strncmp(field, "output", 6) != 0)
+      rt->vinfo[pos[i]].read = 1;
     if (d->fields[i].type != 'i' || strncmp(field, "output", 6) != 0) continue;
     v = &rt->vinfo[pos[i]];
     if (v->is_const || v->produced)
@@ -3454,6 +4416,11 @@ static tp_status tp__xnn_rt_build(tp__xnn_load *L, const unsigned char *blob, si
   tp_error e;
   tp_status st;
   if (!blob) return tp__error_set(&rt->err, TP_ERR_INVALID, "no blob");
+  if (flags & ~(uint32_t)TP_XNN_RUNTIME_FLAGS)
+    return tp__error_set(&rt->err, TP_ERR_UNSUPPORTED,
+                        "runtime flags 0x%x: only 0x%x (XNN_FLAG_HINT_SPARSE_INFERENCE) is "
+                        "supported (XNN_FLAG_FORCE_FP16_INFERENCE aborts on fp32 graphs)",
+                        (unsigned)flags, (unsigned)TP_XNN_RUNTIME_FLAGS);
   /* the structure through the pure reader; what XNNPACK needs is checked below */
   st = tp_xnn_read_blob(blob, n, &L->b, &e);
   if (st != TP_OK) return tp__error_set(&rt->err, st, "%s", e.msg);
@@ -3485,6 +4452,14 @@ static tp_status tp__xnn_rt_build(tp__xnn_load *L, const unsigned char *blob, si
     if (tp__xnn_rt_value(L, (uint32_t)i, &L->b.values[i]) != TP_OK) return rt->err.status;
   for (i = 0; i < L->b.num_nodes; i++)
     if (tp__xnn_rt_node(L, (uint32_t)i, &L->b.nodes[i]) != TP_OK) return rt->err.status;
+  for (i = 0; i < L->b.num_values; i++) { /* XNNPACK aborts on an output nothing consumes */
+    const tp__xnn_vinfo *v = &rt->vinfo[i];
+    if (v->produced && !v->read && !(v->cv.flags & TP_XNN_FLAG_EXTERNAL_OUTPUT))
+      return tp__error_set(&rt->err, TP_ERR_FORMAT,
+                          "value %u: a node writes it but no node reads it and it is not an "
+                          "external output (XNNPACK aborts on an unconsumed output)",
+                          (unsigned)i);
+  }
   xs = xnn_create_runtime_v2(L->sg, NULL, flags, &rt->runtime);
   if (xs != xnn_status_success)
     return tp__error_set(&rt->err, TP_ERR_INVALID,

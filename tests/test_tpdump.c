@@ -21,6 +21,10 @@
 #define TPDUMP_BIN "build/tools/tpdump"
 #endif
 
+/* Graphs that show how fields print, not graphs that run: written without the node and graph
+   rules (TP_XNN_TARGET_UNCHECKED; tests/test_xnn_checks.c has the rules). */
+static tp_xnn_options g_unchecked; /* .target = TP_XNN_TARGET_UNCHECKED, set in main */
+
 static char report[65536];
 static unsigned long inspections;   /* tpdump_inspect calls, reported at the end */
 static tp_error last_err;
@@ -425,7 +429,7 @@ static void test_quantized_from_writer(void) {
   s.data = gs; s.nbytes = sizeof gs;                   /* groupwise scale: a transposed [2, 4] */
   TPT_STATUS(tp_view(s, TP_F32, 2, dg, NULL, 0, &tgs), TP_OK);
   TPT_STATUS(tp_transpose(&tgs, 0, 1, &tgst), TP_OK);
-  TPT_STATUS(tp_xnn_graph_create(NULL, &g), TP_OK);
+  TPT_STATUS(tp_xnn_graph_create(&g_unchecked, &g), TP_OK);
   TPT_STATUS(tp_xnn_define_channelwise_quantized_tensor_value(g, TP_XNN_QCINT8, &tsc, 2, 0, qd,
              &tw8, TP_XNN_INVALID_ID, 0, &id), TP_OK);
   TPT_STATUS(tp_xnn_define_blockwise_quantized_tensor_value(g, TP_XNN_QBINT4, &tgst, 2, 0, 32,
@@ -480,7 +484,7 @@ static void test_nodes_from_writer(void) {
   uint32_t v[8];
   int i;
   memset(&m, 0, sizeof m);
-  TPT_STATUS(tp_xnn_graph_create(NULL, &g), TP_OK);
+  TPT_STATUS(tp_xnn_graph_create(&g_unchecked, &g), TP_OK);
   for (i = 0; i < 6; i++)
     TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 4, d4, NULL,
                i == 0 ? 0u : i == 5 ? 1u : TP_XNN_INVALID_ID,
@@ -790,6 +794,38 @@ static void test_cli(void) {
   snprintf(path, sizeof path, "%s/missing", dir);
   TPT_EQ_INT(run(path, dir), 1);
   TPT_EQ_INT(run("a b", dir), 1);
+  { /* well formed but against the writer's rules (written unchecked): exit 3, the rule named */
+    tp_xnn_graph *u = NULL;
+    tp_membuf um;
+    size_t d1[1] = {4};
+    char line[256];
+    FILE *ef;
+    memset(&um, 0, sizeof um);
+    TPT_STATUS(tp_xnn_graph_create(&g_unchecked, &u), TP_OK);
+    TPT_STATUS(tp_xnn_define_tensor_value(u, TP_XNN_FP32, 1, d1, NULL, 0,
+                                          TP_XNN_FLAG_EXTERNAL_INPUT, NULL), TP_OK);
+    TPT_STATUS(tp_xnn_define_tensor_value(u, TP_XNN_FP32, 1, d1, NULL, 2,
+                                          TP_XNN_FLAG_EXTERNAL_OUTPUT, NULL), TP_OK);
+    TPT_STATUS(tp_xnn_define_abs(u, 0, 1, 0), TP_OK);
+    if (xnn_blob(u, &um)) {
+      snprintf(path, sizeof path, "%s/gap.xnn", dir);
+      f = fopen(path, "wb");
+      TPT_CHECK(f && fwrite(um.data, 1, um.size, f) == um.size);
+      if (f) fclose(f);
+      snprintf(args, sizeof args, "--check %s", path);
+      TPT_EQ_INT(run(args, dir), 3);
+      snprintf(line, sizeof line, "%s/err.txt", dir);
+      ef = fopen(line, "r");
+      memset(line, 0, sizeof line);
+      TPT_CHECK(ef && fgets(line, sizeof line, ef) != NULL);
+      if (ef) fclose(ef);
+      TPT_CONTAINS(line, "well formed, but breaks a rule: external ids must be dense 0..2: no "
+                         "value has external id 1");
+      TPT_EQ_INT(run(path, dir), 3);
+    }
+    tp_membuf_free(&um);
+    tp_xnn_graph_destroy(u);
+  }
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   TPT_EQ_INT(system(cmd), 0);
   tp_membuf_free(&m);
@@ -797,6 +833,7 @@ static void test_cli(void) {
 }
 
 int main(void) {
+  g_unchecked.target = TP_XNN_TARGET_UNCHECKED;
   TPT_RUN(test_node_table_matches_writer);
   TPT_RUN(test_seed_inline);
   TPT_RUN(test_seed_named_and_ptd);

@@ -25,6 +25,15 @@ static void write_blob(tp_xnn_graph *g, tp_membuf *m) {
   TPT_STATUS(tp_xnn_write(g, &s), TP_OK);
 }
 
+/* The format corpus below sets fields at arbitrary values: its graphs opt out of the define-time
+   rules (TP_XNN_TARGET_UNCHECKED), as the other format suites do. */
+static void unchecked_graph(tp_xnn_graph **g) {
+  tp_xnn_options o;
+  memset(&o, 0, sizeof o);
+  o.target = TP_XNN_TARGET_UNCHECKED;
+  TPT_STATUS(tp_xnn_graph_create(&o, g), TP_OK);
+}
+
 /* Every node kind of the description, fields set through the define calls' shared helpers
    (through the writer), read back field by field. */
 static void test_every_node_kind(void) {
@@ -35,7 +44,7 @@ static void test_every_node_kind(void) {
   size_t d4[4] = {1, 2, 3, 4}, va[4] = {7, 8, 9, 10}, vb[4] = {11, 12, 13, 14};
   uint32_t i;
   int k;
-  TPT_STATUS(tp_xnn_graph_create(NULL, &g), TP_OK);
+  unchecked_graph(&g);
   for (i = 0; i < 8; i++)
     TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 4, d4, NULL, i < 2 ? i : TP_XNN_INVALID_ID,
                                           i == 0 ? TP_XNN_FLAG_EXTERNAL_INPUT
@@ -92,7 +101,7 @@ static void test_every_node_kind(void) {
   /* every kind of the description, one node each, written by the writer's generic node
      path (tp__xnn_node_add, which every define call ends in) with field id f = 1000 k + f
      (ids: a value), read back field by field */
-  TPT_STATUS(tp_xnn_graph_create(NULL, &g), TP_OK);
+  unchecked_graph(&g);
   for (i = 0; i < 8; i++)
     TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 4, d4, NULL, TP_XNN_INVALID_ID, 0, NULL),
                TP_OK);
@@ -158,6 +167,7 @@ static void test_values_and_constants(void) {
     memset(&o, 0, sizeof o);
     if (named) TPT_STATUS(tp_store_create(&st), TP_OK);
     o.store = st;
+    o.target = TP_XNN_TARGET_UNCHECKED; /* values without nodes: a format test */
     TPT_STATUS(tp_xnn_graph_create(&o, &g), TP_OK);
     TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 1, NULL, &tw, TP_XNN_INVALID_ID, 0, NULL),
                TP_OK);

@@ -24,6 +24,10 @@ struct Blob {
 };
 
 // Writes g, checks the header, runs the official verifier on the flatbuffer region.
+// Format tests (every value kind, every node kind, random graphs): fields at arbitrary values,
+// written without the node and graph rules (tests/test_xnn_checks.c has those).
+static tp_xnn_options g_unchecked;  // .target = TP_XNN_TARGET_UNCHECKED, set in main
+
 static bool write_and_verify(tp_xnn_graph *g, Blob *b) {
   memset(&b->m, 0, sizeof b->m);
   b->graph = nullptr;
@@ -309,7 +313,7 @@ static void every_value_kind() {
   TPT_STATUS(tp_view(si, TP_I8, 2, s364, nullptr, 0, &ti), TP_OK);
   TPT_STATUS(tp_view(sb, TP_BF16, 2, s32, nullptr, 0, &tbf), TP_OK);
   tp_xnn_graph *g;
-  TPT_STATUS(tp_xnn_graph_create(nullptr, &g), TP_OK);
+  TPT_STATUS(tp_xnn_graph_create(&g_unchecked, &g), TP_OK);
   size_t d34[2] = {3, 4}, d364[2] = {3, 64}, d5[5] = {1, 2, 3, 4, 5}, d0[1] = {0};
   (void)d0;
   TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, nullptr, &tw, 7, TP_XNN_FLAG_EXTERNAL_INPUT, nullptr), TP_OK);
@@ -654,7 +658,7 @@ static void check_nodes(Blob *b, const std::vector<Expect> &ex) {
 
 static void every_node_kind() {
   tp_xnn_graph *g;
-  TPT_STATUS(tp_xnn_graph_create(nullptr, &g), TP_OK);
+  TPT_STATUS(tp_xnn_graph_create(&g_unchecked, &g), TP_OK);
   size_t d4[4] = {1, 2, 3, 4};
   const uint32_t NV = 12;
   for (uint32_t i = 0; i < NV; i++)
@@ -796,7 +800,7 @@ static void random_graphs() {
   int graphs = 0;
   for (int gi = 0; gi < 150; gi++) {
     tp_xnn_graph *g;
-    TPT_STATUS(tp_xnn_graph_create(nullptr, &g), TP_OK);
+    TPT_STATUS(tp_xnn_graph_create(&g_unchecked, &g), TP_OK);
     int nv = (int)tpt_range(1, 24);
     std::vector<size_t> ranks;
     std::vector<std::vector<uint8_t>> want_bytes;  // constant bytes per value ([] = none)
@@ -936,6 +940,7 @@ static void random_graphs() {
 }
 
 int main() {
+  g_unchecked.target = TP_XNN_TARGET_UNCHECKED;
   for (int i = 0; i < 192; i++) storage[i] = (float)i * 0.5f - 20.0f;
   TPT_RUN(description_matches_schema);
   TPT_RUN(seed_offset_view);

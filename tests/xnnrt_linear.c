@@ -11,6 +11,10 @@
 #include "tensorpack_xnnpack.h"
 #include "tp_test.h"
 
+/* The loader's refusals are tested on blobs the writer's rules would refuse: written with
+   TP_XNN_TARGET_UNCHECKED (the valid graphs here pass the rules either way). */
+static tp_xnn_options g_unchecked; /* .target = TP_XNN_TARGET_UNCHECKED, set in main */
+
 static tp_tensor view_f32(const float *p, size_t n, int ndim, const int64_t *sizes) {
   tp_storage s;
   tp_tensor t;
@@ -98,7 +102,7 @@ static void test_seed_offset_view(void) {
   float y[2 * 8], ywrong[2 * 8], *ys[1];
   double err, err_whole;
   TPT_STATUS(tp_select(&parent, 0, 1, &w), TP_OK);
-  TPT_STATUS(tp_xnn_graph_create(NULL, &g), TP_OK);
+  TPT_STATUS(tp_xnn_graph_create(&g_unchecked, &g), TP_OK);
   linear_graph(g, &w, 2);
   if (write_blob(g, &blob)) {
     ys[0] = y;
@@ -111,7 +115,7 @@ static void test_seed_offset_view(void) {
   tp_xnn_graph_destroy(g);
   /* What a whole-storage writer produces: the storage's first 64 floats as the weight. */
   whole = view_f32(seed_storage, 64, 2, s2);
-  TPT_STATUS(tp_xnn_graph_create(NULL, &g), TP_OK);
+  TPT_STATUS(tp_xnn_graph_create(&g_unchecked, &g), TP_OK);
   linear_graph(g, &whole, 2);
   if (write_blob(g, &blob)) {
     ys[0] = ywrong;
@@ -138,7 +142,7 @@ static void test_qkv_in_proj(void) {
   int i;
   for (i = 0; i < 3 * E * E; i++) in_proj[i] = frand();
   for (i = 0; i < B * E; i++) x[i] = frand();
-  TPT_STATUS(tp_xnn_graph_create(NULL, &g), TP_OK);
+  TPT_STATUS(tp_xnn_graph_create(&g_unchecked, &g), TP_OK);
   TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, xd, NULL, 0,
                                         TP_XNN_FLAG_EXTERNAL_INPUT, &xid), TP_OK);
   for (i = 0; i < 3; i++) {
@@ -204,7 +208,7 @@ static void test_per_channel_conv1x1_transposed_scale(void) {
   s.nbytes = sizeof bias;
   TPT_STATUS(tp_view(s, TP_I32, 1, bsz, NULL, 0, &b), TP_OK);
   bsc = view_f32(bias_scale, OC, 1, bsz);
-  TPT_STATUS(tp_xnn_graph_create(NULL, &g), TP_OK);
+  TPT_STATUS(tp_xnn_graph_create(&g_unchecked, &g), TP_OK);
   TPT_STATUS(tp_xnn_define_quantized_tensor_value(g, TP_XNN_QINT8, zx, sx, 4, xd, NULL, 0,
                                                   TP_XNN_FLAG_EXTERNAL_INPUT, &x), TP_OK);
   TPT_STATUS(tp_xnn_define_channelwise_quantized_tensor_value(g, TP_XNN_QCINT8, &scale, 4, 0,
@@ -272,7 +276,7 @@ static void test_named_mode_same_numbers(void) {
   memset(&ptd, 0, sizeof ptd);
   ps = tp_sink_membuf(&ptd);
   TPT_STATUS(tp_store_write_ptd(store, &ps), TP_OK);
-  TPT_STATUS(tp_xnn_graph_create(NULL, &g), TP_OK);
+  TPT_STATUS(tp_xnn_graph_create(&g_unchecked, &g), TP_OK);
   linear_graph(g, &w, 2);
   write_blob(g, &blob_inline);
   tp_xnn_graph_destroy(g);
@@ -310,7 +314,7 @@ static void test_unsupported(void) {
   s.nbytes = sizeof wq;
   sc[0] = sc[1] = sc[2] = sc[3] = 1.0f;
   TPT_STATUS(tp_view(s, TP_I8, 2, s264, NULL, 0, &w), TP_OK);
-  TPT_STATUS(tp_xnn_graph_create(NULL, &g), TP_OK);
+  TPT_STATUS(tp_xnn_graph_create(&g_unchecked, &g), TP_OK);
   TPT_STATUS(tp_xnn_define_blockwise_quantized_tensor_value(g, TP_XNN_QBINT4, &scale, 2, 0, 32,
                                                             d264, &w, TP_XNN_INVALID_ID, 0, NULL),
              TP_OK);
@@ -321,7 +325,7 @@ static void test_unsupported(void) {
   tp_membuf_free(&blob);
   tp_xnn_graph_destroy(g);
 
-  TPT_STATUS(tp_xnn_graph_create(NULL, &g), TP_OK);
+  TPT_STATUS(tp_xnn_graph_create(&g_unchecked, &g), TP_OK);
   TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 1, d4, NULL, 0,
                                         TP_XNN_FLAG_EXTERNAL_INPUT, NULL), TP_OK);
   TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 1, d4, NULL, 1,
@@ -350,7 +354,7 @@ static void test_datatype_mapping(void) {
     size_t d[2] = {2, 64};
     tp_status st;
     char want[128];
-    TPT_STATUS(tp_xnn_graph_create(NULL, &g), TP_OK);
+    TPT_STATUS(tp_xnn_graph_create(&g_unchecked, &g), TP_OK);
     if (dt == TP_XNN_QINT8 || dt == TP_XNN_QUINT8 || dt == TP_XNN_QINT32)
       st = tp_xnn_define_quantized_tensor_value(g, (tp_xnn_datatype)dt, 0, 0.5f, 2, d, NULL, 0,
                                                 TP_XNN_FLAG_EXTERNAL_INPUT, NULL);
@@ -404,7 +408,7 @@ static void test_one_producer_per_value(void) {
   tp_error e;
   uint32_t k;
   memset(&blob, 0, sizeof blob);
-  TPT_STATUS(tp_xnn_graph_create(NULL, &g), TP_OK);
+  TPT_STATUS(tp_xnn_graph_create(&g_unchecked, &g), TP_OK);
   TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 1, d4, NULL, 0,
                                         TP_XNN_FLAG_EXTERNAL_INPUT, NULL), TP_OK);
   TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 1, d4, NULL, 1,
@@ -422,7 +426,7 @@ static void test_one_producer_per_value(void) {
   s.data = c;
   s.nbytes = sizeof c;
   TPT_STATUS(tp_view(s, TP_F32, 1, s4, NULL, 0, &cv), TP_OK);
-  TPT_STATUS(tp_xnn_graph_create(NULL, &g), TP_OK);
+  TPT_STATUS(tp_xnn_graph_create(&g_unchecked, &g), TP_OK);
   TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 1, d4, NULL, 0,
                                         TP_XNN_FLAG_EXTERNAL_INPUT, NULL), TP_OK);
   TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 1, NULL, &cv, TP_XNN_INVALID_ID, 0, &k),
@@ -452,7 +456,7 @@ static void test_external_id_used_twice(void) {
   uint16_t off;
   uint32_t fb_off;
   memset(&blob, 0, sizeof blob);
-  TPT_STATUS(tp_xnn_graph_create(NULL, &g), TP_OK);
+  TPT_STATUS(tp_xnn_graph_create(&g_unchecked, &g), TP_OK);
   TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 1, d4, NULL, 0,
                                         TP_XNN_FLAG_EXTERNAL_INPUT, NULL), TP_OK);
   TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 1, d4, NULL, 1,
@@ -492,7 +496,7 @@ static void test_malformed(void) {
   tp_error e;
   tp_xnn_runtime *rt = NULL;
   TPT_STATUS(tp_select(&parent, 0, 1, &w), TP_OK);
-  TPT_STATUS(tp_xnn_graph_create(NULL, &g), TP_OK);
+  TPT_STATUS(tp_xnn_graph_create(&g_unchecked, &g), TP_OK);
   linear_graph(g, &w, 2);
   write_blob(g, &blob);
   tp_xnn_graph_destroy(g);
@@ -542,7 +546,7 @@ static void test_headerless_flatbuffer(void) {
   static float x[4 + 4] = {-1.5f, 2.0f, -0.0f, 3.25f}, y[4];
   tp_xnn_runtime *rt = NULL;
   tp_error e;
-  TPT_STATUS(tp_xnn_graph_create(NULL, &g), TP_OK);
+  TPT_STATUS(tp_xnn_graph_create(&g_unchecked, &g), TP_OK);
   TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 1, d4, NULL, 0,
                                         TP_XNN_FLAG_EXTERNAL_INPUT, NULL), TP_OK);
   TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 1, d4, NULL, 1,
@@ -596,7 +600,7 @@ static void test_random_damage(void) {
   ws.data = wq;
   ws.nbytes = sizeof wq;
   TPT_STATUS(tp_view(ws, TP_I8, 4, w48, NULL, 0, &w), TP_OK);
-  TPT_STATUS(tp_xnn_graph_create(NULL, &g), TP_OK);
+  TPT_STATUS(tp_xnn_graph_create(&g_unchecked, &g), TP_OK);
   TPT_STATUS(tp_xnn_define_quantized_tensor_value(g, TP_XNN_QINT8, 1, 0.1f, 4, xd, NULL, 0,
                                                   TP_XNN_FLAG_EXTERNAL_INPUT, &x), TP_OK);
   TPT_STATUS(tp_xnn_define_channelwise_quantized_tensor_value(g, TP_XNN_QCINT8, &scale, 4, 0,
@@ -667,7 +671,7 @@ static void test_inconsistent_shapes_refused(void) {
     tp_xnn_runtime *rt = NULL;
     tp_error e;
     uint32_t x, f, y;
-    TPT_STATUS(tp_xnn_graph_create(NULL, &g), TP_OK);
+    TPT_STATUS(tp_xnn_graph_create(&g_unchecked, &g), TP_OK);
     if (k < 2) {
       TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 4, xd, NULL, 0,
                                             TP_XNN_FLAG_EXTERNAL_INPUT, &x), TP_OK);
@@ -692,10 +696,13 @@ static void test_inconsistent_shapes_refused(void) {
     write_blob(g, &m);
     memset(&e, 0, sizeof e);
     TPT_STATUS(tp_xnn_load(m.data, m.size, NULL, 0, 0, &rt, &e), TP_ERR_FORMAT);
-    TPT_CONTAINS(e.msg, k == 0 ? "node 0 (convolution_2d): filter is not [groups x group outputs"
-                        : k == 1 ? "node 0 (convolution_2d): output height/width do not follow "
-                                   "from the input and the window (expected 3 x 5)"
-                                 : "node 0 (fully_connected): output dims do not match");
+    /* the writer's define-time rules, applied by the loader (tests/test_xnn_checks.c) */
+    TPT_CONTAINS(e.msg, k == 0 ? "convolution_2d #0: filter 1 is [4, 1, 1, 8], the node needs "
+                                 "[4, 3, 3, 8]"
+                        : k == 1 ? "convolution_2d #0: output 2 is [1, 3, 3, 4], the input "
+                                   "[1, 3, 3, 8] and the window give height 3 and width 5"
+                                 : "fully_connected #0: output 2 is [3, 4], input [2, 8] and "
+                                   "filter [4, 8] give 2 rows of 4 output channels");
     TPT_CHECK(rt == NULL);
     tp_membuf_free(&m);
     tp_xnn_graph_destroy(g);
@@ -704,6 +711,7 @@ static void test_inconsistent_shapes_refused(void) {
 
 int main(void) {
   int i;
+  g_unchecked.target = TP_XNN_TARGET_UNCHECKED;
   (void)tpt_range;
   for (i = 0; i < 192; i++) seed_storage[i] = frand() * 3.0f; /* randn-like spread */
   for (i = 0; i < 16; i++) seed_x[i] = frand();

@@ -30,7 +30,9 @@
    Checked: every field through tensorpack's bounds-checked reader, constants inside their
    segment, value ids in range, union tags known, the sizes the loaders rely on.
 
-   Exit status: 0 well formed, 2 malformed (the reason on stderr), 1 usage, I/O or memory.
+   Exit status: 0 well formed, 2 malformed (the reason on stderr), 1 usage, I/O or memory,
+   3 a well-formed XNNPACK blob that breaks one of the writer's node or graph rules for
+   ExecuTorch's runtime (tp_xnn_check_blob; the rule on stderr and, unless --json, stdout).
 
    Build (from the repository root): cc -std=c99 -I. tools/tpdump.c -o tpdump -lm
    (make builds $(BUILD)/tools/tpdump). Included with TPDUMP_NO_MAIN defined it is a library for
@@ -1567,7 +1569,8 @@ static int tpd_usage(void) {
                   "Prints and checks an XNNPACK blob (XH00/XN01), a Vulkan blob (VH00/VK00), a "
                   ".ptd or a .pte file;\n--check prints nothing, --json prints the result and the constants "
                   "as JSON,\n--ptd resolves named constants in a .ptd.\n"
-                  "Exit status: 0 well formed, 2 malformed, 1 usage or I/O error.\n");
+                  "Exit status: 0 well formed, 2 malformed, 1 usage or I/O error, 3 an XNNPACK blob "
+                  "that breaks a rule of the writer (for ExecuTorch's runtime).\n");
   return 1;
 }
 
@@ -1634,6 +1637,19 @@ int main(int argc, char **argv) {
   else rc = tpdump_inspect(data, size, check ? NULL : &out, &err);
   if (out.size && fwrite(out.data, 1, out.size, stdout) != out.size) rc = 1;
   tp_membuf_free(&out);
+  /* A well-formed XNNPACK blob is then judged by the writer's node and graph rules, for
+     ExecuTorch's runtime (tp_xnn_check_blob, the rules tp_xnn_define_* and tp_xnn_write
+     apply): exit 3 names the first rule it breaks. */
+  if (rc == 0 && size >= 8 &&
+      (!memcmp(data + 4, "XH00", 4) || !memcmp(data + 4, "XN01", 4) ||
+       !memcmp(data + 4, "XN00", 4))) {
+    tp_error ce;
+    if (tp_xnn_check_blob(data, size, TP_XNN_TARGET_EXECUTORCH, &ce) != TP_OK) {
+      if (!json) printf("rule broken: %s\n", ce.msg);
+      fprintf(stderr, "tpdump: %s: well formed, but breaks a rule: %s\n", path, ce.msg);
+      rc = 3;
+    }
+  }
   TP_FREE(data);
   TP_FREE(ptd);
   if (rc == 0 && !check && !json) printf("ok: well formed\n");

@@ -1,0 +1,219 @@
+/* xnnrt_checks.c - the loader (tp_xnn_load on the real XNNPACK) refuses, by the writer's own
+   rules, the blobs that made XNNPACK abort, crash or hang (issue 14 items 1-7, 17): each with
+   its status and sentence, the same sentence tp_xnn_check_blob gives. The blobs are written
+   with TP_XNN_TARGET_UNCHECKED (the writer refuses them at define time: test_xnn_checks.c). */
+#include <math.h>
+#include <xnnpack.h>
+
+#define TENSORPACK_IMPLEMENTATION
+#define TENSORPACK_XNNPACK_IMPLEMENTATION
+#define TENSORPACK_XNNPACK_RUNTIME
+#include "tensorpack_xnnpack.h"
+#include "tp_test.h"
+
+#define IN TP_XNN_FLAG_EXTERNAL_INPUT
+#define OUT TP_XNN_FLAG_EXTERNAL_OUTPUT
+#define NONE TP_XNN_INVALID_ID
+
+static float g_f[256];
+
+static tp_xnn_graph *mk(void) {
+  tp_xnn_graph *g = NULL;
+  tp_xnn_options o;
+  memset(&o, 0, sizeof o);
+  o.target = TP_XNN_TARGET_UNCHECKED;
+  TPT_STATUS(tp_xnn_graph_create(&o, &g), TP_OK);
+  return g;
+}
+
+static uint32_t val(tp_xnn_graph *g, size_t nd, const size_t *d, uint32_t ext, uint32_t flags) {
+  uint32_t id = 0;
+  TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, nd, d, NULL, ext, flags, &id), TP_OK);
+  return id;
+}
+
+static void write_blob(tp_xnn_graph *g, tp_membuf *m) {
+  tp_sink s;
+  memset(m, 0, sizeof *m);
+  s = tp_sink_membuf(m);
+  TPT_STATUS(tp_xnn_write(g, &s), TP_OK);
+}
+
+/* Loader and checker agree: status st (the loader) and the sentence `text` in both. */
+static void refused(tp_xnn_graph *g, uint32_t flags, tp_status st, tp_status check_st,
+                    const char *text) {
+  tp_membuf m;
+  tp_xnn_runtime *rt = NULL;
+  tp_error e, c;
+  write_blob(g, &m);
+  memset(&e, 0, sizeof e);
+  TPT_STATUS(tp_xnn_load(m.data, m.size, NULL, 0, flags, &rt, &e), st);
+  TPT_CONTAINS(e.msg, text);
+  TPT_CHECK(rt == NULL);
+  if (!flags) {
+    TPT_STATUS(tp_xnn_check_blob(m.data, m.size, TP_XNN_TARGET_XNNPACK, &c), check_st);
+    TPT_CONTAINS(c.msg, text);
+  }
+  tp_membuf_free(&m);
+  tp_xnn_graph_destroy(g);
+}
+
+static void test_prelu_slope(void) { /* item 1: a NULL read inside xnn_create_runtime_v2 */
+  size_t xd[2] = {2, 3}, sd[1] = {3};
+  tp_xnn_graph *g = mk();
+  uint32_t x = val(g, 2, xd, 0, IN), s = val(g, 1, sd, 1, IN), y = val(g, 2, xd, 2, OUT);
+  TPT_STATUS(tp_xnn_define_prelu(g, x, s, y, 0), TP_OK);
+  refused(g, 0, TP_ERR_FORMAT, TP_ERR_INVALID,
+          "prelu #0: slope 1 is not a constant: XNNPACK needs the slope's data at definition");
+}
+
+static void test_unconsumed_output(void) { /* item 2: abort at invoke */
+  size_t d[1] = {4};
+  tp_xnn_graph *g = mk();
+  uint32_t x = val(g, 1, d, 0, IN), y = val(g, 1, d, 1, OUT), a = val(g, 1, d, NONE, 0);
+  TPT_STATUS(tp_xnn_define_abs(g, x, y, 0), TP_OK);
+  TPT_STATUS(tp_xnn_define_abs(g, x, a, 0), TP_OK);
+  refused(g, 0, TP_ERR_FORMAT, TP_ERR_INVALID, "value 2: a node writes it but no ");
+}
+
+static void test_empty_window(void) { /* item 3: abort (or no return) at invoke */
+  size_t xd[4] = {1, 2, 2, 1}, yd[4] = {1, 0, 0, 1};
+  tp_xnn_graph *g = mk();
+  uint32_t x = val(g, 4, xd, 0, IN), y = val(g, 4, yd, 1, OUT);
+  TPT_STATUS(tp_xnn_define_max_pooling_2d(g, 0, 0, 0, 0, 3, 3, 1, 1, 2, 2, -INFINITY, INFINITY,
+                                          x, y, 0), TP_OK);
+  refused(g, 0, TP_ERR_FORMAT, TP_ERR_INVALID,
+          "max_pooling_2d #0: input is [1, 2, 2, 1], padded by 0/0 (top/bottom) and 0/0 "
+          "(left/right), the window 3 x 3 (dilation 2 x 2) gives an empty 0 x 0 output");
+}
+
+static void test_argmax_index_shape(void) { /* item 4 */
+  size_t xd[4] = {1, 4, 4, 2}, yd[4] = {1, 2, 2, 2}, id[4] = {1, 2, 4, 1};
+  tp_xnn_graph *g = mk();
+  uint32_t x = val(g, 4, xd, 0, IN), y = val(g, 4, yd, 1, OUT), yi = val(g, 4, id, 2, OUT);
+  TPT_STATUS(tp_xnn_define_argmax_pooling_2d(g, 0, 0, 0, 0, 2, 2, x, y, yi, 0), TP_OK);
+  refused(g, 0, TP_ERR_FORMAT, TP_ERR_INVALID,
+          "argmax_pooling_2d #0: index output 2 is [1, 2, 4, 1]: it must be [1, 2, 2, 2]");
+}
+
+static void test_requant_scale(void) { /* item 5: abort below 2^-32 */
+  static int8_t w[4 * 4];
+  int64_t ws[4] = {4, 1, 1, 4};
+  size_t qd[4] = {1, 1, 1, 4};
+  tp_storage s;
+  tp_tensor tw;
+  uint32_t x, f, y;
+  tp_xnn_graph *g = mk();
+  s.data = w;
+  s.nbytes = sizeof w;
+  TPT_STATUS(tp_view(s, TP_I8, 4, ws, NULL, 0, &tw), TP_OK);
+  TPT_STATUS(tp_xnn_define_quantized_tensor_value(g, TP_XNN_QINT8, 0, 1e-6f, 4, qd, NULL, 0, IN,
+                                                  &x), TP_OK);
+  TPT_STATUS(tp_xnn_define_quantized_tensor_value(g, TP_XNN_QINT8, 0, 1e-6f, 4, NULL, &tw, NONE,
+                                                  0, &f), TP_OK);
+  TPT_STATUS(tp_xnn_define_quantized_tensor_value(g, TP_XNN_QINT8, 0, 1.0f, 4, qd, NULL, 1, OUT,
+                                                  &y), TP_OK);
+  TPT_STATUS(tp_xnn_define_convolution_2d(g, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 4, 4, -INFINITY,
+                                          INFINITY, x, f, NONE, y, 0), TP_OK);
+  refused(g, 0, TP_ERR_FORMAT, TP_ERR_INVALID,
+          "convolution_2d #0: requantization scale 1e-06 x 1e-06 / 1 = 1e-12 is outside "
+          "[2^-32, 256)");
+}
+
+static void test_external_id_none(void) { /* item 6: external flag, external id 0xFFFFFFFF */
+  size_t d[1] = {4};
+  tp_xnn_graph *g = mk();
+  tp_membuf m;
+  tp_xnn_runtime *rt = NULL;
+  tp_error e, c;
+  tp_fb_reader r;
+  tp_fb_table root, xv, tv;
+  tp_fb_vector values;
+  uint8_t type = 0;
+  uint16_t off;
+  uint32_t fb_off;
+  uint32_t x = val(g, 1, d, 0, IN), y = val(g, 1, d, 1, OUT);
+  TPT_STATUS(tp_xnn_define_abs(g, x, y, 0), TP_OK);
+  write_blob(g, &m);
+  memset(&r, 0, sizeof r);
+  fb_off = tp__get_le32(m.data + 10);
+  TPT_STATUS(tp_fb_reader_init(&r, m.data + fb_off, tp__get_le32(m.data + 14), "XN01", &root),
+             TP_OK);
+  values = tp_fb_vector_field(&root, TP_XNN_FIELD(XNNGraph, xvalues), 4);
+  xv = tp_fb_vector_table(&values, 1);
+  tv = tp_fb_union_field(&xv, TP_XNN_FIELD(XValue, xvalue_union), &type);
+  off = tp__get_le16(r.buf + tv.vtable + 4 + 2 * TP_XNN_FIELD(XNNTensorValue, external_id));
+  TPT_CHECK(off != 0);
+  tp__put_le32(m.data + fb_off + tv.pos + off, 0xFFFFFFFFu);
+  memset(&e, 0, sizeof e);
+  TPT_STATUS(tp_xnn_load(m.data, m.size, NULL, 0, 0, &rt, &e), TP_ERR_FORMAT);
+  TPT_CONTAINS(e.msg, "value 1: flags 0x2 mark it external but its external id is 0xffffffff "
+                      "(none)");
+  TPT_CHECK(rt == NULL);
+  TPT_STATUS(tp_xnn_check_blob(m.data, m.size, TP_XNN_TARGET_EXECUTORCH, &c), TP_ERR_FORMAT);
+  TPT_CONTAINS(c.msg, "value 1: flags 0x2 mark it external but its external id is 0xffffffff");
+  tp_membuf_free(&m);
+  tp_xnn_graph_destroy(g);
+}
+
+static void test_unbound_and_sizes(void) { /* item 7: an unbound output made XNNPACK abort */
+  size_t d[2] = {2, 3};
+  static float in[6 + 4], out[6];
+  tp_xnn_graph *g = mk();
+  tp_membuf m;
+  tp_xnn_runtime *rt = NULL;
+  tp_error e;
+  size_t sz = 0, padded = 0;
+  uint32_t x = val(g, 2, d, 0, IN), y = val(g, 2, d, 1, OUT);
+  TPT_STATUS(tp_xnn_define_negate(g, x, y, 0), TP_OK);
+  write_blob(g, &m);
+  memset(&e, 0, sizeof e);
+  TPT_STATUS(tp_xnn_load(m.data, m.size, NULL, 0, 0, &rt, &e), TP_OK);
+  if (rt) {
+    TPT_STATUS(tp_xnn_runtime_extern_size(rt, 0, &sz, &padded), TP_OK);
+    TPT_EQ_U64(sz, 24);
+    TPT_EQ_U64(padded, 24 + XNN_EXTRA_BYTES);
+    TPT_EQ_INT(TP_XNN_EXTRA_BYTES, XNN_EXTRA_BYTES);
+    TPT_STATUS(tp_xnn_runtime_extern_size(rt, 7, &sz, NULL), TP_ERR_INVALID);
+    TPT_STATUS(tp_xnn_runtime_bind(rt, 0, in), TP_OK);
+    TPT_STATUS(tp_xnn_runtime_invoke(rt), TP_ERR_INVALID);
+    TPT_CONTAINS(tp_xnn_runtime_error(rt),
+                 "invoke: external output 1 (value 1) is not bound: tp_xnn_runtime_bind it first");
+    tp_xnn_runtime_destroy(rt);
+    rt = NULL;
+  }
+  TPT_STATUS(tp_xnn_load(m.data, m.size, NULL, 0, 0, &rt, &e), TP_OK);
+  if (rt) { /* bound: it runs */
+    int i;
+    for (i = 0; i < 6; i++) in[i] = (float)i - 2.5f;
+    TPT_STATUS(tp_xnn_runtime_bind(rt, 0, in), TP_OK);
+    TPT_STATUS(tp_xnn_runtime_bind(rt, 1, out), TP_OK);
+    TPT_STATUS(tp_xnn_runtime_invoke(rt), TP_OK);
+    TPT_CHECK(out[0] == 2.5f && out[5] == -2.5f);
+    tp_xnn_runtime_destroy(rt);
+  }
+  tp_membuf_free(&m);
+  tp_xnn_graph_destroy(g);
+  (void)g_f;
+}
+
+static void test_runtime_flags(void) { /* item 17: FORCE_FP16 on an fp32 hardswish aborted */
+  size_t d[2] = {2, 3};
+  tp_xnn_graph *g = mk();
+  uint32_t x = val(g, 2, d, 0, IN), y = val(g, 2, d, 1, OUT);
+  TPT_STATUS(tp_xnn_define_hardswish(g, x, y, 0), TP_OK);
+  refused(g, 0x4u, TP_ERR_UNSUPPORTED,
+          TP_OK, "runtime flags 0x4: only 0x1 (XNN_FLAG_HINT_SPARSE_INFERENCE) is supported");
+}
+
+int main(void) {
+  TPT_RUN(test_prelu_slope);
+  TPT_RUN(test_unconsumed_output);
+  TPT_RUN(test_empty_window);
+  TPT_RUN(test_argmax_index_shape);
+  TPT_RUN(test_requant_scale);
+  TPT_RUN(test_external_id_none);
+  TPT_RUN(test_unbound_and_sizes);
+  TPT_RUN(test_runtime_flags);
+  return tpt_finish("xnnrt_checks");
+}
