@@ -3581,7 +3581,7 @@ static tp_status tp__xnn_cb_node(tp_xnn_graph *g, size_t ni, tp_fb_table *xn, in
       nv.v[i] = &g->values[pos];
     }
   }
-  return tp__xnn_check_node(&nv, target, err);
+  return target == TP_XNN_TARGET_UNCHECKED ? TP_OK : tp__xnn_check_node(&nv, target, err);
 }
 
 TPDEF tp_status tp_xnn_check_blob(const void *blob, size_t size, int target, tp_error *err) {
@@ -3601,6 +3601,12 @@ TPDEF tp_status tp_xnn_check_blob(const void *blob, size_t size, int target, tp_
   if (!blob) return tp__error_set(out, TP_ERR_INVALID, "check: no blob");
   if (target < TP_XNN_TARGET_EXECUTORCH || target > TP_XNN_TARGET_UNCHECKED)
     return tp__error_set(out, TP_ERR_INVALID, "check: unknown target %d", target);
+  { /* the format's own rules first: what the pure reader refuses, the check refuses too */
+    tp_xnn_blob rb;
+    st = tp_xnn_read_blob(blob, size, &rb, out);
+    tp_xnn_blob_free(&rb);
+    if (st != TP_OK) return st;
+  }
   if (size >= 8 && memcmp(b + 4, "XH00", 4) == 0) {
     tp_delegate_frame f; /* the delegate core's frame parser, as tp_xnn_read_blob and tpdump */
     st = tp_delegate_parse(b, size, "XH00", "constant data", &f, out);
@@ -3639,8 +3645,7 @@ TPDEF tp_status tp_xnn_check_blob(const void *blob, size_t size, int target, tp_
   for (i = 0; st == TP_OK && i < nodes.count; i++) {
     tp_fb_table xn = tp_fb_vector_table(&nodes, i);
     g.nnodes = i + 1;
-    if (target == TP_XNN_TARGET_UNCHECKED) continue;
-    st = tp__xnn_cb_node(&g, i, &xn, target, map, out);
+    st = tp__xnn_cb_node(&g, i, &xn, target, map, out); /* UNCHECKED: the format only */
   }
   if (st == TP_OK && tp_fb_reader_status(&r) != TP_OK)
     st = tp__error_set(out, TP_ERR_FORMAT, "%s", r.err.msg);

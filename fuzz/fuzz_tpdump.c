@@ -1,14 +1,9 @@
 /* fuzz_tpdump - libFuzzer target for the tpdump inspector (tools/tpdump.c), which parses
    XNNPACK blobs, Vulkan blobs and .ptd files by hand on top of tensorpack's reader.
 
-   Input framing (the same as fuzz_xnn_blob / fuzz_vk_blob; fuzz/make_seeds.c writes seeds):
-     [0,4)  u32 little-endian n = the file's length
-     [4, 4 + n)   the file (XH00/XN01 blob, VH00/VK00 blob or .ptd)
-     [4 + n, end) a .ptd that named constants are resolved in (may be empty: none)
-   When n is larger than what follows, everything after the 4 bytes is the file and there is no
-   .ptd; an input shorter than 4 bytes is all file. The file and the .ptd are each copied into
-   a heap block of exactly their size (malloc: 16-aligned, as tpdump wants), so ASan sees any
-   read past either one.
+   Input framing: fuzz/fuzz_input.h (u32 file length, the file - XH00/XN01 blob, VH00/VK00
+   blob or .ptd -, a .ptd that named constants are resolved in), each part in a heap block of
+   exactly its size (malloc: 16-aligned, as tpdump wants), so ASan sees any read past either.
 
    Runs the three modes of the tool on it: check only, the text report, the JSON document.
    Invariants (abort on violation): the three give the same result (tpdump promises the same
@@ -25,6 +20,7 @@
 #define TENSORPACK_IMPLEMENTATION
 #define TPDUMP_NO_MAIN
 #include "tools/tpdump.c"
+#include "fuzz/fuzz_input.h"
 
 static void fz_fail(const char *what, int a, int b) {
   fprintf(stderr, "fuzz_tpdump: invariant broken: %s (%d, %d)\n", what, a, b);
@@ -33,35 +29,18 @@ static void fz_fail(const char *what, int a, int b) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  size_t file_n = size, ptd_n = 0;
-  const uint8_t *file_src = data, *ptd_src = NULL;
-  uint8_t *file, *ptdb = NULL;
+  fz_input in;
+  uint8_t *file, *ptdb;
+  size_t file_n, ptd_n;
   tp_membuf text, json;
   tp_error e0, e1, e2;
   int rc0, rc1, rc2;
 
-  if (size >= 4) {
-    uint32_t n = (uint32_t)data[0] | (uint32_t)data[1] << 8 | (uint32_t)data[2] << 16 |
-                 (uint32_t)data[3] << 24;
-    file_src = data + 4;
-    file_n = size - 4;
-    if (n <= file_n) {
-      ptd_src = file_src + n;
-      ptd_n = file_n - n;
-      file_n = n;
-    }
-  }
-  file = (uint8_t *)malloc(file_n ? file_n : 1);
-  if (!file) return 0;
-  if (file_n) memcpy(file, file_src, file_n);
-  if (ptd_n) {
-    ptdb = (uint8_t *)malloc(ptd_n);
-    if (!ptdb) {
-      free(file);
-      return 0;
-    }
-    memcpy(ptdb, ptd_src, ptd_n);
-  }
+  if (!fz_input_split(data, size, &in)) return 0;
+  file = in.blob;
+  file_n = in.blob_n;
+  ptdb = in.ptd;
+  ptd_n = in.ptd_n;
   memset(&text, 0, sizeof text);
   memset(&json, 0, sizeof json);
   memset(&e0, 0, sizeof e0);
@@ -86,7 +65,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fz_fail("JSON document empty, not an object, or with a NUL byte", rc2, (int)json.size);
   tp_membuf_free(&text);
   tp_membuf_free(&json);
-  free(ptdb);
-  free(file);
+  fz_input_free(&in);
   return 0;
 }

@@ -1,12 +1,7 @@
 /* fuzz_vk_blob - libFuzzer target for tensorpack's Vulkan blob reader (no Vulkan needed).
 
-   Input framing (fuzz/make_seeds.c writes seeds this way):
-     [0,4)  u32 little-endian n = the blob's length
-     [4, 4 + n)   the VH00 blob
-     [4 + n, end) a .ptd file holding the blob's named constants (may be empty)
-   When n is larger than what follows, everything after the 4 bytes is the blob and there is
-   no .ptd; an input shorter than 4 bytes is all blob. The blob and the .ptd are each copied
-   into a heap block of exactly their size, so ASan sees any read past either one.
+   Input framing: fuzz/fuzz_input.h (u32 blob length, the VH00 blob, a .ptd), each part in a
+   heap block of exactly its size, so ASan sees any read past either one.
 
    Calls tp_vk_parse_header and tp_vk_read_blob (with the .ptd when it opens); every returned
    constant's bytes and every key are read. Invariants (abort on violation): header regions
@@ -22,6 +17,7 @@
 #define TENSORPACK_IMPLEMENTATION
 #define TENSORPACK_VULKAN_IMPLEMENTATION
 #include "tensorpack_vulkan.h"
+#include "fuzz/fuzz_input.h"
 
 static volatile uint64_t fz_sink;
 
@@ -48,9 +44,9 @@ static uint64_t fz_dtype_size(tp_vk_datatype dt) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  size_t blob_n = size, ptd_n = 0;
-  const uint8_t *blob_src = data, *ptd_src = NULL;
-  uint8_t *blob = NULL, *ptdb = NULL;
+  fz_input in;
+  uint8_t *blob, *ptdb;
+  size_t blob_n, ptd_n;
   tp_ptd ptd;
   int have_ptd = 0;
   tp_vk_header h;
@@ -59,24 +55,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   tp_error err;
   tp_status st;
 
-  if (size >= 4) {
-    uint32_t n = (uint32_t)data[0] | (uint32_t)data[1] << 8 | (uint32_t)data[2] << 16 |
-                 (uint32_t)data[3] << 24;
-    blob_src = data + 4;
-    blob_n = size - 4;
-    if (n <= blob_n) {
-      ptd_src = blob_src + n;
-      ptd_n = blob_n - n;
-      blob_n = n;
-    }
-  }
-  blob = (uint8_t *)malloc(blob_n ? blob_n : 1);
-  if (!blob) return 0;
-  if (blob_n) memcpy(blob, blob_src, blob_n);
+  if (!fz_input_split(data, size, &in)) return 0;
+  blob = in.blob;
+  blob_n = in.blob_n;
+  ptdb = in.ptd;
+  ptd_n = in.ptd_n;
   if (ptd_n) {
-    ptdb = (uint8_t *)malloc(ptd_n);
-    if (!ptdb) { free(blob); return 0; }
-    memcpy(ptdb, ptd_src, ptd_n);
     memset(&ptd, 0, sizeof ptd);
     have_ptd = tp_ptd_open(&ptd, ptdb, ptd_n) == TP_OK;
   }
@@ -118,7 +102,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (st != TP_ERR_FORMAT && st != TP_ERR_NOMEM) fz_fail("read_blob: odd status", 0);
     if (err.status != st) fz_fail("read_blob: err does not hold the status", 0);
   }
-  free(ptdb);
-  free(blob);
+  fz_input_free(&in);
   return 0;
 }

@@ -2,13 +2,8 @@
    XNNPACK needed: it runs on every machine). The load onto the real XNNPACK is the separate
    target fuzz_xnn_load (only where libXNNPACK is installed).
 
-   Input framing (fuzz/make_seeds.c writes seeds this way):
-     [0,4)  u32 little-endian n = the blob's length
-     [4, 4 + n)   the XH00 blob (or a bare XN01/XN00 flatbuffer)
-     [4 + n, end) a .ptd file holding the blob's named constants (may be empty)
-   When n is larger than what follows, everything after the 4 bytes is the blob; an input
-   shorter than 4 bytes is all blob. Blob and .ptd are each copied into a heap block of exactly
-   their size, so ASan sees any read past either one.
+   Input framing: fuzz/fuzz_input.h (u32 blob length, the XH00 blob or a bare XN01/XN00
+   flatbuffer, a .ptd), each part in a heap block of exactly its size.
 
    Invariants (abort on violation): a status from the documented set; on failure a sentence and
    a zeroed result; on success every count and pointer consistent: values with at most 6 dims,
@@ -25,6 +20,7 @@
 #define TENSORPACK_IMPLEMENTATION
 #define TENSORPACK_XNNPACK_IMPLEMENTATION
 #include "tensorpack_xnnpack.h"
+#include "fuzz/fuzz_input.h"
 
 static void fz_fail(const char *what, tp_status st) {
   fprintf(stderr, "fuzz_xnn_blob: invariant broken: %s (status %s)\n", what, tp_status_str(st));
@@ -72,36 +68,21 @@ static void fz_check(const tp_xnn_blob *b, const uint8_t *blob, size_t n, tp_ptd
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  size_t blob_n = size, ptd_n = 0;
-  const uint8_t *blob_src = data, *ptd_src = NULL;
-  uint8_t *blob = NULL, *ptdb = NULL;
+  fz_input in;
+  uint8_t *blob, *ptdb;
+  size_t blob_n, ptd_n;
   tp_xnn_blob b;
   tp_ptd ptd;
   int have_ptd = 0;
   tp_error err;
   tp_status st;
 
-  if (size >= 4) {
-    uint32_t n = (uint32_t)data[0] | (uint32_t)data[1] << 8 | (uint32_t)data[2] << 16 |
-                 (uint32_t)data[3] << 24;
-    blob_src = data + 4;
-    blob_n = size - 4;
-    if (n <= blob_n) {
-      ptd_src = blob_src + n;
-      ptd_n = blob_n - n;
-      blob_n = n;
-    }
-  }
-  blob = (uint8_t *)malloc(blob_n ? blob_n : 1);
-  if (!blob) return 0;
-  if (blob_n) memcpy(blob, blob_src, blob_n);
+  if (!fz_input_split(data, size, &in)) return 0;
+  blob = in.blob;
+  blob_n = in.blob_n;
+  ptdb = in.ptd;
+  ptd_n = in.ptd_n;
   if (ptd_n) {
-    ptdb = (uint8_t *)malloc(ptd_n);
-    if (!ptdb) {
-      free(blob);
-      return 0;
-    }
-    memcpy(ptdb, ptd_src, ptd_n);
     memset(&ptd, 0, sizeof ptd);
     have_ptd = tp_ptd_open(&ptd, ptdb, ptd_n) == TP_OK;
   }
@@ -122,7 +103,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   default:
     fz_fail("unexpected status", st);
   }
-  free(ptdb);
-  free(blob);
+  fz_input_free(&in);
   return 0;
 }

@@ -3,14 +3,9 @@
    subgraph rebuilt on the linked XNNPACK. Needs -lXNNPACK; mk/fuzz.mk builds it only when the
    library is there. The pure reader alone is fuzz_xnn_blob (every machine).
 
-   Input framing (fuzz/make_seeds.c writes seeds this way):
-     [0,4)  u32 little-endian n = the blob's length
-     [4, 4 + n)   the XH00 blob (or a bare XN01/XN00 flatbuffer)
-     [4 + n, end) a .ptd file holding the blob's named constants (may be empty)
-   When n is larger than what follows, everything after the 4 bytes is the blob and there is
-   no .ptd; an input shorter than 4 bytes is all blob. The blob and the .ptd are each copied
-   into a heap block of exactly their size, so ASan sees any read past either one (in
-   tensorpack's code; XNNPACK itself is not instrumented).
+   Input framing: fuzz/fuzz_input.h (u32 blob length, the XH00 blob or a bare XN01/XN00
+   flatbuffer, a .ptd), each part in a heap block of exactly its size, so ASan sees any read
+   past either one (in tensorpack's code; XNNPACK itself is not instrumented).
 
    Load, then destroy. Invariants (abort on violation): a status from the documented set, the
    error sentence set exactly when the load fails, a runtime exactly when it succeeds.
@@ -28,6 +23,7 @@
 #define TENSORPACK_XNNPACK_IMPLEMENTATION
 #define TENSORPACK_XNNPACK_RUNTIME
 #include "tensorpack_xnnpack.h"
+#include "fuzz/fuzz_input.h"
 
 static void fz_fail(const char *what, tp_status st) {
   fprintf(stderr, "fuzz_xnn_load: invariant broken: %s (status %s)\n", what, tp_status_str(st));
@@ -36,38 +32,15 @@ static void fz_fail(const char *what, tp_status st) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  size_t blob_n = size, ptd_n = 0;
-  const uint8_t *blob_src = data, *ptd_src = NULL;
-  uint8_t *blob = NULL, *ptdb = NULL;
+  fz_input in;
   tp_xnn_runtime *rt = NULL;
   tp_error err;
   tp_status st;
 
-  if (size >= 4) {
-    uint32_t n = (uint32_t)data[0] | (uint32_t)data[1] << 8 | (uint32_t)data[2] << 16 |
-                 (uint32_t)data[3] << 24;
-    blob_src = data + 4;
-    blob_n = size - 4;
-    if (n <= blob_n) {
-      ptd_src = blob_src + n;
-      ptd_n = blob_n - n;
-      blob_n = n;
-    }
-  }
-  blob = (uint8_t *)malloc(blob_n ? blob_n : 1);
-  if (!blob) return 0;
-  if (blob_n) memcpy(blob, blob_src, blob_n);
-  if (ptd_n) {
-    ptdb = (uint8_t *)malloc(ptd_n);
-    if (!ptdb) {
-      free(blob);
-      return 0;
-    }
-    memcpy(ptdb, ptd_src, ptd_n);
-  }
+  if (!fz_input_split(data, size, &in)) return 0;
 
   memset(&err, 0, sizeof err);
-  st = tp_xnn_load(blob, blob_n, ptdb, ptd_n, 0, &rt, &err);
+  st = tp_xnn_load(in.blob, in.blob_n, in.ptd, in.ptd_n, 0, &rt, &err);
   switch (st) {
   case TP_OK:
     if (!rt) fz_fail("TP_OK without a runtime", st);
@@ -83,7 +56,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   default:
     fz_fail("unexpected status", st);
   }
-  free(ptdb);
-  free(blob);
+  fz_input_free(&in);
   return 0;
 }

@@ -9,7 +9,10 @@
 # Targets: fuzz_fb_reader, fuzz_ptd, fuzz_pte, fuzz_vk_blob, fuzz_views, fuzz_safetensors, fuzz_tpdump (tools/tpdump.c as a
 # library), fuzz_xnn_blob (tp_xnn_read_blob, the pure XNNPACK reader: every machine) and
 # fuzz_xnn_load (tp_xnn_load onto the real XNNPACK: only with XNNPACK; its seeds are
-# fuzz_xnn_blob's). Needs clang with libFuzzer (Debian: clang + libclang-rt-14-dev).
+# fuzz_xnn_blob's), fuzz_xnn_invoke (load, bind every external, invoke: only with XNNPACK) and
+# fuzz_xnn_check (tp_xnn_check_blob, every machine), both seeded with fuzz_xnn_blob's seeds.
+# The blob targets share their input framing (blob + .ptd): fuzz/fuzz_input.h.
+# Needs clang with libFuzzer (Debian: clang + libclang-rt-14-dev).
 
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
@@ -20,9 +23,12 @@ HAVE_LIBFUZZER := $(shell printf '$(H)include <stddef.h>\n$(H)include <stdint.h>
 # every corpus directory fuzz/make_seeds.c writes into (also used by mk/platforms.mk)
 FUZZ_SEED_DIRS := fuzz_fb_reader fuzz_ptd fuzz_vk_blob fuzz_views fuzz_xnn_blob fuzz_tpdump fuzz_pte fuzz_safetensors
 FUZZ_NAMES := fuzz_fb_reader fuzz_ptd fuzz_vk_blob fuzz_views fuzz_tpdump fuzz_pte fuzz_xnn_blob fuzz_safetensors
+FUZZ_NAMES += fuzz_xnn_check
 ifeq ($(HAVE_XNNPACK),1)
-FUZZ_NAMES += fuzz_xnn_load
+FUZZ_NAMES += fuzz_xnn_load fuzz_xnn_invoke
 endif
+# targets whose seeds are fuzz_xnn_blob's (copied after make_seeds)
+FUZZ_XNN_SEEDED := fuzz_xnn_load fuzz_xnn_invoke fuzz_xnn_check
 FUZZ_BINS   := $(addprefix $(BUILD)/fuzz/,$(FUZZ_NAMES))
 FUZZ_CORPUS := $(BUILD)/fuzz/corpus
 FUZZ_SEEDS  := $(FUZZ_CORPUS)/.stamp
@@ -31,6 +37,7 @@ FUZZ_SEEDS  := $(FUZZ_CORPUS)/.stamp
 FUZZ_RUNS_fuzz_fb_reader := 4000
 FUZZ_RUNS_DEFAULT        := 20000
 FUZZ_LIBS_fuzz_xnn_load  := -lXNNPACK
+FUZZ_LIBS_fuzz_xnn_invoke := -lXNNPACK
 # The magics of every format (XH00, XN01, VH00, VK00, FT01, FH01, ET12, eh00, ...): libFuzzer
 # splices them in, in `make fuzz` and in the smoke run.
 FUZZ_DICT := fuzz/tensorpack.dict
@@ -40,7 +47,7 @@ FUZZ_DICT := fuzz/tensorpack.dict
 ifeq ($(HAVE_LIBFUZZER),1)
 TESTS += $(BUILD)/tests/fuzz_smoke
 
-$(BUILD)/fuzz/fuzz_%: fuzz/fuzz_%.c $(HEADERS)
+$(BUILD)/fuzz/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz_input.h $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $< -o $@ $(FUZZ_LIBS_fuzz_$*) $(LIBM)
 
@@ -55,7 +62,8 @@ $(FUZZ_SEEDS): $(BUILD)/fuzz/make_seeds
 	@for t in $(FUZZ_SEED_DIRS); do \
 	  mkdir -p $(FUZZ_CORPUS)/$$t || exit 1; done
 	$(BUILD)/fuzz/make_seeds $(FUZZ_CORPUS)
-	@rm -rf $(FUZZ_CORPUS)/fuzz_xnn_load && cp -R $(FUZZ_CORPUS)/fuzz_xnn_blob $(FUZZ_CORPUS)/fuzz_xnn_load
+	@for t in $(FUZZ_XNN_SEEDED); do \
+	  rm -rf $(FUZZ_CORPUS)/$$t && cp -R $(FUZZ_CORPUS)/fuzz_xnn_blob $(FUZZ_CORPUS)/$$t || exit 1; done
 	@touch $@
 
 fuzz-build: $(FUZZ_BINS) $(FUZZ_SEEDS)

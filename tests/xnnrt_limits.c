@@ -393,6 +393,59 @@ static void test_reader_sentence(void) {
   tp_xnn_graph_destroy(g);
 }
 
+/* One verdict on the format: a blob the pure reader refuses, tp_xnn_check_blob refuses for
+   every target (UNCHECKED included) with the reader's sentence, and so does the loader
+   (fuzz_xnn_check found both: an unread node field outside the buffer, an unreferenced
+   constant_data entry whose vtable lies outside it; fuzz/crashes/fuzz_xnn_check-1, -2). */
+static void same_verdict(const tp_membuf *m, const char *prefix) {
+  tp_xnn_blob b;
+  tp_xnn_runtime *rt = NULL;
+  tp_error r, c, e;
+  int t;
+  TPT_STATUS(tp_xnn_read_blob(m->data, m->size, &b, &r), TP_ERR_FORMAT);
+  printf("  the reader: %s\n", r.msg);
+  TPT_CHECK(strncmp(r.msg, prefix, strlen(prefix)) == 0);
+  for (t = TP_XNN_TARGET_EXECUTORCH; t <= TP_XNN_TARGET_UNCHECKED; t++) {
+    TPT_STATUS(tp_xnn_check_blob(m->data, m->size, t, &c), TP_ERR_FORMAT);
+    TPT_EQ_STR(c.msg, r.msg);
+  }
+  memset(&e, 0, sizeof e);
+  TPT_STATUS(tp_xnn_load(m->data, m->size, NULL, 0, 0, &rt, &e), TP_ERR_FORMAT);
+  TPT_EQ_STR(e.msg, r.msg);
+  TPT_CHECK(rt == NULL);
+}
+
+static void test_check_reads_format(void) {
+  static float c[4];
+  size_t d[1] = {4};
+  tp_xnn_graph *g = mk();
+  tp_membuf m;
+  fbv f;
+  tp_fb_vector nodes;
+  tp_fb_table xn, body, ce;
+  uint8_t kind = 0;
+  uint32_t x = val(g, 1, d, 0, IN), y = val(g, 1, d, 1, OUT), k = cval(g, c, 4);
+  (void)k; /* constant entry 1, named by no node */
+  TPT_STATUS(tp_xnn_define_abs(g, x, y, 0), TP_OK);
+  write_blob(g, &m);
+  fb_open(&m, &f);
+  nodes = tp_fb_vector_field(&f.root, TP_XNN_FIELD(XNNGraph, xnodes), 4);
+  xn = tp_fb_vector_table(&nodes, 0);
+  body = tp_fb_union_field(&xn, TP_XNN_FIELD(XNode, xnode_union), &kind);
+  /* the abs node's output_id field offset (in its vtable) pointed far outside */
+  TPT_CHECK(fb_field(&f, &body, TP_XNN_FIELD(_XNNNode1x1, output_id)) != 0);
+  tp__put_le16(f.fb + body.vtable + 4 + 2 * TP_XNN_FIELD(_XNNNode1x1, output_id), 0x7FF0);
+  same_verdict(&m, "node 0: ");
+  tp_membuf_free(&m);
+  write_blob(g, &m);
+  fb_open(&m, &f);
+  ce = tp_fb_vector_table(&f.consts, 1);
+  tp__put_le32(f.fb + ce.pos, 0x7FFFFFF0u); /* its vtable far outside */
+  same_verdict(&m, "constant_data[1]: ");
+  tp_membuf_free(&m);
+  tp_xnn_graph_destroy(g);
+}
+
 int main(void) {
   TPT_RUN(test_shared_constant);
   TPT_RUN(test_copies_budget);
@@ -402,5 +455,6 @@ int main(void) {
   TPT_RUN(test_id_map_duplicate);
   TPT_RUN(test_header_length);
   TPT_RUN(test_reader_sentence);
+  TPT_RUN(test_check_reads_format);
   return tpt_finish("xnnrt_limits");
 }
