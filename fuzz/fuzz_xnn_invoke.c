@@ -28,9 +28,13 @@
 #include "tensorpack_xnnpack.h"
 #include "fuzz/fuzz_input.h"
 
+#ifndef FZ_XNN_LOAD_ONLY /* fuzz_xnn_load.c: load and destroy only */
+#define FZ_XNN_LOAD_ONLY 0
+#endif
+
 static void fz_fail(const char *what, tp_status st) {
-  fprintf(stderr, "fuzz_xnn_invoke: invariant broken: %s (status %s)\n", what,
-          tp_status_str(st));
+  fprintf(stderr, "%s: invariant broken: %s (status %s)\n",
+          FZ_XNN_LOAD_ONLY ? "fuzz_xnn_load" : "fuzz_xnn_invoke", what, tp_status_str(st));
   abort();
 }
 
@@ -61,6 +65,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!rt || err.status != TP_OK) fz_fail("TP_OK without a runtime, or with an error", st);
   fz_input_free(&in); /* the runtime owns what it needs */
   n = tp_xnn_runtime_num_externs(rt);
+  if (FZ_XNN_LOAD_ONLY) {
+    tp_xnn_runtime_destroy(rt);
+    return 0;
+  }
   bufs = (void **)calloc((size_t)n + 1, sizeof *bufs);
   if (!bufs) fz_fail("no memory for the buffers", TP_ERR_NOMEM);
   for (i = 0; i < n; i++) {

@@ -52,6 +52,7 @@ $(BUILD)/fuzz/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz_input.h $(HEADERS)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $< -o $@ $(FUZZ_LIBS_fuzz_$*) $(LIBM)
 
 $(BUILD)/fuzz/fuzz_tpdump: tools/tpdump.c
+$(BUILD)/fuzz/fuzz_xnn_load: fuzz/fuzz_xnn_invoke.c
 
 $(BUILD)/fuzz/make_seeds: fuzz/make_seeds.c fuzz/seeds_safetensors.h $(HEADERS)
 	@mkdir -p $(dir $@)
