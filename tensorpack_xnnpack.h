@@ -954,6 +954,11 @@ typedef struct tp__xnn_value {
   int32_t zero_point;
   int32_t channel_dim, group_size, num_nonbatch_dims;
   uint32_t scale_idx, num_scales;
+  /* per-channel (qcint8 / qcint4 / qcint32): the smallest and largest channel scale and their
+     channels, for the requantization rule (>>xnn-check); qc_known 0: not known */
+  int qc_known;
+  float qc_min, qc_max;
+  uint32_t qc_min_at, qc_max_at;
 } tp__xnn_value;
 
 #define TP__XNN_MAX_FIELDS 20 /* the widest node table (_XNNNodeConv) */
@@ -1208,22 +1213,74 @@ static tp_status tp__xnn_check_same(const tp__xnn_nview *n, tp_error *err, const
   return TP_OK;
 }
 
+/* Notes channel c's scale in v's per-channel range (a NaN counts as the smallest: the rule
+   refuses it). The writer notes a filter's scales at define (tp__xnn_qc_range_view), the
+   loader the scales it gives XNNPACK. */
+static void tp__xnn_qc_note(tp__xnn_value *v, float scale, uint32_t c) {
+  if (!v->qc_known || !(scale >= v->qc_min)) {
+    v->qc_min = scale;
+    v->qc_min_at = c;
+  }
+  if (!v->qc_known || scale > v->qc_max) {
+    v->qc_max = scale;
+    v->qc_max_at = c;
+  }
+  v->qc_known = 1;
+}
+
+/* The range of a checked f32 view's n elements in row-major order (the writer at define). */
+static void tp__xnn_qc_range_view(tp__xnn_value *v, const tp_tensor *t, uint32_t n) {
+  int64_t idx[TP_MAX_DIMS];
+  uint32_t c;
+  int d;
+  memset(idx, 0, sizeof idx);
+  v->qc_known = 0;
+  for (c = 0; c < n; c++) {
+    int64_t off = t->offset;
+    float f;
+    for (d = 0; d < t->ndim; d++) off += idx[d] * t->strides[d];
+    memcpy(&f, (const unsigned char *)t->storage.data + (size_t)off * sizeof f, sizeof f);
+    tp__xnn_qc_note(v, f, c);
+    for (d = t->ndim - 1; d >= 0; d--) {
+      if (++idx[d] < t->sizes[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
+
 /* Requantization scale input_scale x filter_scale / output_scale of a quantized FC or
-   convolution must lie in [2^-32, 256) (XNNPACK aborts below, refuses above). Per-tensor
-   scales only (a per-channel filter's scales live in a constant). */
+   convolution must lie in [2^-32, 256) (XNNPACK aborts below, refuses above): with per-tensor
+   scales, and for a per-channel filter (qcint8 / qcint4) on every channel, i.e. on its
+   smallest and its largest channel scale. */
 static tp_status tp__xnn_check_requant(const tp__xnn_nview *n, tp_error *err,
                                        const tp__xnn_value *in, const tp__xnn_value *w,
                                        const tp__xnn_value *out) {
+  const double lo = 2.3283064365386963e-10, hi = 256.0;
   double s;
-  if (in->quant != TP_XNN_QUANT_PER_TENSOR || w->quant != TP_XNN_QUANT_PER_TENSOR ||
-      out->quant != TP_XNN_QUANT_PER_TENSOR || !(out->scale > 0.0f))
+  int k;
+  if (in->quant != TP_XNN_QUANT_PER_TENSOR || out->quant != TP_XNN_QUANT_PER_TENSOR ||
+      !(out->scale > 0.0f))
     return TP_OK;
-  s = (double)in->scale * (double)w->scale / (double)out->scale;
-  if (s < 2.3283064365386963e-10 || s >= 256.0)
-    TP__XNN_FAIL(TP_ERR_INVALID,
-                 "%s #%u: requantization scale %g x %g / %g = %g is outside [2^-32, 256)",
-                 tp_xnn_node_name(n->kind), n->index, (double)in->scale, (double)w->scale,
-                 (double)out->scale, s);
+  if (w->quant == TP_XNN_QUANT_PER_TENSOR) {
+    s = (double)in->scale * (double)w->scale / (double)out->scale;
+    if (!(s >= lo && s < hi))
+      TP__XNN_FAIL(TP_ERR_INVALID,
+                   "%s #%u: requantization scale %g x %g / %g = %g is outside [2^-32, 256)",
+                   tp_xnn_node_name(n->kind), n->index, (double)in->scale, (double)w->scale,
+                   (double)out->scale, s);
+    return TP_OK;
+  }
+  if (w->quant != TP_XNN_QUANT_PER_CHANNEL || !w->qc_known) return TP_OK;
+  for (k = 0; k < 2; k++) {
+    float ws = k ? w->qc_max : w->qc_min;
+    s = (double)in->scale * (double)ws / (double)out->scale;
+    if (!(s >= lo && s < hi))
+      TP__XNN_FAIL(TP_ERR_INVALID,
+                   "%s #%u: requantization scale %g x %g (filter channel %u) / %g = %g is "
+                   "outside [2^-32, 256)",
+                   tp_xnn_node_name(n->kind), n->index, (double)in->scale, (double)ws,
+                   (unsigned)(k ? w->qc_max_at : w->qc_min_at), (double)out->scale, s);
+  }
   return TP_OK;
 }
 
@@ -2188,6 +2245,7 @@ TPDEF tp_status tp_xnn_define_channelwise_quantized_tensor_value(
   v.quant = TP_XNN_QUANT_PER_CHANNEL;
   v.channel_dim = (int32_t)channel_dim;
   v.num_scales = v.dims[channel_dim];
+  tp__xnn_qc_range_view(&v, scale, v.num_scales); /* for the requantization rule */
   /* scale first, then the weights: the order upstream's serializer uses */
   if (tp__xnn_add_const(g, id, "scale", scale, TP__XNN_C_COMPACT, (uint64_t)v.num_scales * 4u, 1,
                         &v.scale_idx) != TP_OK)
@@ -3452,8 +3510,35 @@ fail:
    a blob is judged by exactly the rules a graph is judged by at define time and at write.
    Structure that the rules need but do not judge (unions, ids, vector lengths) is refused as
    TP_ERR_FORMAT; tpdump checks the rest of the format itself. */
+/* A per-channel value's scales for the requantization rule: the inline scale vector, or
+   (scale_buffer_idx != 0) an inline constant_data entry inside the constant segment `seg`;
+   a named entry (its bytes are in a .ptd) leaves the range unknown. */
+static void tp__xnn_cb_scales(tp__xnn_value *v, const tp_fb_table *q, const unsigned char *seg,
+                              uint64_t seg_size, const tp_fb_vector *cdata) {
+  int32_t cd = tp_fb_i32(q, TP_XNN_FIELD(PerChannelQuant, channel_dim), 0);
+  uint32_t sidx = tp_fb_u32(q, TP_XNN_FIELD(PerChannelQuant, scale_buffer_idx), 0), k;
+  tp_fb_vector sv = tp_fb_vector_field(q, TP_XNN_FIELD(PerChannelQuant, scale), 4);
+  const unsigned char *p = NULL;
+  uint64_t nsc;
+  if (cd < 0 || (uint32_t)cd >= v->num_dims) return;
+  nsc = v->dims[cd];
+  if (sidx == 0) {
+    if (sv.pos && sv.count >= nsc) p = q->r->buf + sv.pos;
+  } else if (seg && sidx < cdata->count) {
+    tp_fb_table e = tp_fb_vector_table(cdata, sidx);
+    uint64_t off = tp_fb_u64(&e, TP_XNN_FIELD(ConstantDataOffset, offset), 0);
+    uint64_t sz = tp_fb_u64(&e, TP_XNN_FIELD(ConstantDataOffset, size), 0);
+    if (!tp_fb_present(&e, TP_XNN_FIELD(ConstantDataOffset, named_key)) && off <= seg_size &&
+        sz <= seg_size - off && sz / 4u >= nsc)
+      p = seg + off;
+  }
+  if (p)
+    for (k = 0; k < nsc; k++) tp__xnn_qc_note(v, tp_fb_bits_f32(tp__get_le32(p + 4u * k)), k);
+}
+
 static tp_status tp__xnn_cb_value(tp_xnn_graph *g, size_t i, tp_fb_table *xv, uint32_t *id_out,
-                                  tp_error *err) {
+                                  const unsigned char *seg, uint64_t seg_size,
+                                  const tp_fb_vector *cdata, tp_error *err) {
   tp__xnn_value *v = &g->values[i];
   uint8_t vt = 0, qt = 0;
   tp_fb_table t = tp_fb_union_field(xv, TP_XNN_FIELD(XValue, xvalue_union), &vt), q;
@@ -3502,6 +3587,8 @@ static tp_status tp__xnn_cb_value(tp_xnn_graph *g, size_t i, tp_fb_table *xv, ui
   if (v->quant == TP_XNN_QUANT_PER_TENSOR) {
     v->scale = tp_fb_f32(&q, TP_XNN_FIELD(PerTensorQuant, scale), 0.0f);
     v->zero_point = tp_fb_i32(&q, TP_XNN_FIELD(PerTensorQuant, zero_point), 0);
+  } else if (v->quant == TP_XNN_QUANT_PER_CHANNEL) {
+    tp__xnn_cb_scales(v, &q, seg, seg_size, cdata);
   }
   return TP_OK;
 }
@@ -3574,11 +3661,12 @@ static tp_status tp__xnn_cb_node(tp_xnn_graph *g, size_t ni, tp_fb_table *xn, in
 }
 
 TPDEF tp_status tp_xnn_check_blob(const void *blob, size_t size, int target, tp_error *err) {
-  const unsigned char *b = (const unsigned char *)blob, *fb = b;
+  const unsigned char *b = (const unsigned char *)blob, *fb = b, *seg = NULL;
   size_t fb_size = size, i;
+  uint64_t seg_size = 0;
   tp_fb_reader r;
   tp_fb_table root;
-  tp_fb_vector values, nodes;
+  tp_fb_vector values, nodes, cdata;
   tp_xnn_graph g;
   tp_error e;
   tp_status st = TP_OK;
@@ -3596,11 +3684,14 @@ TPDEF tp_status tp_xnn_check_blob(const void *blob, size_t size, int target, tp_
     if (st != TP_OK) return st;
     fb = b + f.flatbuffer_offset;
     fb_size = f.flatbuffer_size;
+    seg = b + f.segment_offset; /* inside the blob: tp_delegate_parse checked */
+    seg_size = f.segment_size;
   }
   if (tp_fb_reader_init(&r, fb, fb_size, NULL, &root) != TP_OK)
     return tp__error_set(out, TP_ERR_FORMAT, "flatbuffer: %s", r.err.msg);
   values = tp_fb_vector_field(&root, TP_XNN_FIELD(XNNGraph, xvalues), 4);
   nodes = tp_fb_vector_field(&root, TP_XNN_FIELD(XNNGraph, xnodes), 4);
+  cdata = tp_fb_vector_field(&root, TP_XNN_FIELD(XNNGraph, constant_data), 4);
   if (tp_fb_reader_status(&r) != TP_OK)
     return tp__error_set(out, TP_ERR_FORMAT, "graph: %s", r.err.msg);
   g.target = target;
@@ -3615,7 +3706,7 @@ TPDEF tp_status tp_xnn_check_blob(const void *blob, size_t size, int target, tp_
     tp_fb_table xv = tp_fb_vector_table(&values, i);
     uint32_t id = 0;
     g.nvalues = i + 1;
-    st = tp__xnn_cb_value(&g, i, &xv, &id, out);
+    st = tp__xnn_cb_value(&g, i, &xv, &id, seg, seg_size, &cdata, out);
     map[i] = ((uint64_t)id << 32) | (uint64_t)i;
   }
   if (st == TP_OK && values.count) {
@@ -4047,6 +4138,8 @@ static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, const tp_xnn_blo
   const void *data = NULL;
   enum xnn_status xs;
   enum xnn_datatype xdt = xnn_datatype_invalid;
+  const float *qc_scales = NULL; /* per-channel: the scales XNNPACK gets */
+  uint64_t qc_n = 0;
   if (bv->dq_datatype != 0) /* runtime_schema's dq_datatype: the old dynamic path */
     return tp__error_set(&rt->err, TP_ERR_UNSUPPORTED,
                         "value %u: dq_datatype (old dynamic quantization) is not supported",
@@ -4131,6 +4224,8 @@ static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, const tp_xnn_blo
     xs = xnn_define_channelwise_quantized_tensor_value(L->sg, xdt,
                                                        (const float *)scale, nd, (size_t)cd,
                                                        dims, data, ext, flags, &id);
+    qc_scales = (const float *)scale;
+    qc_n = nsc;
   } else if (qt == TP_XNN_QUANT_PER_CHANNEL_GROUP) {
     return tp__error_set(&rt->err, TP_ERR_UNSUPPORTED,
                         "value %u: blockwise (groupwise) quantization is not in the linked "
@@ -4168,6 +4263,8 @@ static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, const tp_xnn_blo
       cv->scale = bv->scale;
       cv->zero_point = bv->zero_point;
     }
+    for (i = 0; i < qc_n; i++) /* the scales as XNNPACK got them, for the requantization rule */
+      tp__xnn_qc_note(cv, qc_scales[i], (uint32_t)i); /* qc_n is a dim: < 2^32 */
   }
   return tp__xnn_rt_map(L, id_out, vi);
 }
