@@ -997,6 +997,7 @@ struct tp_xnn_graph {
   size_t nnodes, cap_nodes;
   tp__xnn_const *consts; /* consts[0] is the reserved empty entry */
   size_t nconsts, cap_consts;
+  tp__keyset const_keys; /* named mode: consts by key (>>xnn-constants) */
   uint32_t *pool; /* node vectors */
   size_t npool, cap_pool;
   tp_progress_fn progress; /* options.progress / progress_ctx */
@@ -1040,6 +1041,7 @@ TPDEF void tp_xnn_graph_destroy(tp_xnn_graph *g) {
   TP_FREE(g->values);
   TP_FREE(g->nodes);
   TP_FREE(g->consts);
+  tp__keyset_free(&g->const_keys);
   TP_FREE(g->pool);
   tp_fb_builder_destroy(g->fb);
   TP_FREE(g);
@@ -1932,6 +1934,24 @@ static tp_status tp__xnn_const_produce(const void *ctx, tp_sink *sink) {
   return tp__xnn_const_emit((const tp__xnn_const *)ctx, sink);
 }
 
+/* Named mode's constants by key: a hashed lookup (tp__keyset), so defining n constants costs
+   O(n), not a scan of every earlier constant per define. A define that fails drops its
+   constants (nconsts goes back); slots naming dropped indices never match. */
+typedef struct tp__xnn_key_probe {
+  const tp_xnn_graph *g;
+  const char *key;
+} tp__xnn_key_probe;
+
+static uint64_t tp__xnn_key_hash(const void *ctx, uint32_t i) {
+  const char *k = ((const tp_xnn_graph *)ctx)->consts[i].key;
+  return tp__hash_bytes(k, strlen(k));
+}
+
+static int tp__xnn_key_match(const void *ctx, uint32_t i) {
+  const tp__xnn_key_probe *q = (const tp__xnn_key_probe *)ctx;
+  return i < q->g->nconsts && q->g->consts[i].named && strcmp(q->g->consts[i].key, q->key) == 0;
+}
+
 /* Adds a constant; *idx_out = its constant_data index. `what` names it in messages. In named
    mode the bytes go to the store now (the key needs them) and an entry with the same key is
    shared. */
@@ -1940,7 +1960,7 @@ static tp_status tp__xnn_add_const(tp_xnn_graph *g, uint32_t value_id, const cha
                                    uint32_t *idx_out) {
   tp__xnn_const c;
   tp_status st;
-  size_t i;
+  size_t slot = 0;
   memset(&c, 0, sizeof c);
   c.how = how;
   c.view = *view;
@@ -1962,9 +1982,20 @@ static tp_status tp__xnn_add_const(tp_xnn_graph *g, uint32_t value_id, const cha
                           (unsigned)value_id, (unsigned)strlen(key));
     strcpy(c.key, key);
     c.named = 1;
-    for (i = 1; i < g->nconsts; i++) {
-      if (g->consts[i].named && !strcmp(g->consts[i].key, c.key)) {
-        *idx_out = (uint32_t)i;
+    {
+      tp__xnn_key_probe q;
+      uint32_t idx1;
+      q.g = g;
+      q.key = c.key;
+      st = tp__keyset_reserve(&g->const_keys, g->nconsts + 1, tp__xnn_key_hash, g);
+      if (st != TP_OK)
+        return tp__error_set(&g->err, st, "value %u: no memory for the key table of %u constants",
+                            (unsigned)value_id, (unsigned)g->nconsts);
+      slot = tp__keyset_probe(&g->const_keys, tp__hash_bytes(c.key, strlen(c.key)),
+                              tp__xnn_key_match, &q);
+      idx1 = g->const_keys.slot[slot];
+      if (idx1) {
+        *idx_out = idx1 - 1;
         return TP_OK;
       }
     }
@@ -1979,6 +2010,7 @@ static tp_status tp__xnn_add_const(tp_xnn_graph *g, uint32_t value_id, const cha
   g->consts[g->nconsts] = c;
   *idx_out = (uint32_t)g->nconsts;
   g->nconsts++;
+  if (c.named) g->const_keys.slot[slot] = (uint32_t)g->nconsts; /* index + 1 */
   return TP_OK;
 }
 
@@ -3312,7 +3344,10 @@ static tp_status tp__xnn_rd_value(tp_fb_reader *r, uint32_t vi, tp_fb_table *xv,
   if (vt == TP_XNN_VALUE_QUANTIZED) {
     t = tp_fb_table_field(&u, TP__XF(XNNQuantizedTensorValue, tensor_value));
     q = tp_fb_union_field(&u, TP__XF(XNNQuantizedTensorValue, quant_params), &qt);
-  } else if (vt != TP_XNN_VALUE_TENSOR) {
+  }
+  if (tp_fb_reader_status(r) != TP_OK) /* the reader's own sentence (e.g. its table budget) */
+    return tp__error_set(err, TP_ERR_FORMAT, "value %u: %s", (unsigned)vi, r->err.msg);
+  if (vt != TP_XNN_VALUE_QUANTIZED && vt != TP_XNN_VALUE_TENSOR) {
     return tp__error_set(err, TP_ERR_FORMAT, "value %u: unknown value type %u", (unsigned)vi,
                         (unsigned)vt);
   }
@@ -3378,6 +3413,8 @@ static tp_status tp__xnn_rd_node(tp_fb_reader *r, uint32_t ni, tp_fb_table *xn,
   tp_fb_table mm = tp_fb_table_field(xn, TP__XF(XNode, output_min_max));
   const tp_xnn_node_desc *d = tp_xnn_describe_node(kind);
   uint32_t i;
+  if (tp_fb_reader_status(r) != TP_OK) /* the reader's own sentence (e.g. its table budget) */
+    return tp__error_set(err, TP_ERR_FORMAT, "node %u: %s", (unsigned)ni, r->err.msg);
   if (!d || body.pos == 0)
     return tp__error_set(err, TP_ERR_FORMAT, "node %u: unknown node type %u", (unsigned)ni,
                         (unsigned)kind);
@@ -3549,7 +3586,10 @@ static tp_status tp__xnn_cb_value(tp_xnn_graph *g, size_t i, tp_fb_table *xv, ui
   if (vt == TP_XNN_VALUE_QUANTIZED) {
     q = tp_fb_union_field(&t, TP_XNN_FIELD(XNNQuantizedTensorValue, quant_params), &qt);
     t = tp_fb_table_field(&t, TP_XNN_FIELD(XNNQuantizedTensorValue, tensor_value));
-  } else if (vt != TP_XNN_VALUE_TENSOR) {
+  }
+  if (tp_fb_reader_status(xv->r) != TP_OK) /* the reader's own sentence (its table budget) */
+    return tp__error_set(err, TP_ERR_FORMAT, "value %u: %s", (unsigned)i, xv->r->err.msg);
+  if (vt != TP_XNN_VALUE_QUANTIZED && vt != TP_XNN_VALUE_TENSOR) {
     return tp__error_set(err, TP_ERR_FORMAT, "value %u: unknown value type %u", (unsigned)i,
                         (unsigned)vt);
   }
@@ -3624,6 +3664,8 @@ static tp_status tp__xnn_cb_node(tp_xnn_graph *g, size_t ni, tp_fb_table *xn, in
   size_t i, nvec = 0;
   memset(n, 0, sizeof *n);
   memset(&nv, 0, sizeof nv);
+  if (tp_fb_reader_status(xn->r) != TP_OK) /* the reader's own sentence (its table budget) */
+    return tp__error_set(err, TP_ERR_FORMAT, "node %u: %s", (unsigned)ni, xn->r->err.msg);
   if (!l || body.pos == 0)
     return tp__error_set(err, TP_ERR_FORMAT, "node %u: unknown node type %u", (unsigned)ni,
                         (unsigned)kind);
