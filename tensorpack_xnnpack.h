@@ -961,6 +961,11 @@ typedef struct tp__xnn_value {
   int32_t zero_point;
   int32_t channel_dim, group_size, num_nonbatch_dims;
   uint32_t scale_idx, num_scales;
+  /* per-channel (qcint8 / qcint4 / qcint32): the smallest and largest channel scale and their
+     channels, for the requantization rule (>>xnn-check); qc_known 0: not known */
+  int qc_known;
+  float qc_min, qc_max;
+  uint32_t qc_min_at, qc_max_at;
 } tp__xnn_value;
 
 #define TP__XNN_MAX_FIELDS 20 /* the widest node table (_XNNNodeConv) */
@@ -999,6 +1004,7 @@ struct tp_xnn_graph {
   size_t nnodes, cap_nodes;
   tp__xnn_const *consts; /* consts[0] is the reserved empty entry */
   size_t nconsts, cap_consts;
+  tp__keyset const_keys; /* named mode: consts by key (>>xnn-constants) */
   uint32_t *pool; /* node vectors */
   size_t npool, cap_pool;
   tp_progress_fn progress; /* options.progress / progress_ctx */
@@ -1042,6 +1048,7 @@ TPDEF void tp_xnn_graph_destroy(tp_xnn_graph *g) {
   TP_FREE(g->values);
   TP_FREE(g->nodes);
   TP_FREE(g->consts);
+  tp__keyset_free(&g->const_keys);
   TP_FREE(g->pool);
   tp_fb_builder_destroy(g->fb);
   TP_FREE(g);
@@ -1215,22 +1222,74 @@ static tp_status tp__xnn_check_same(const tp__xnn_nview *n, tp_error *err, const
   return TP_OK;
 }
 
+/* Notes channel c's scale in v's per-channel range (a NaN counts as the smallest: the rule
+   refuses it). The writer notes a filter's scales at define (tp__xnn_qc_range_view), the
+   loader the scales it gives XNNPACK. */
+static void tp__xnn_qc_note(tp__xnn_value *v, float scale, uint32_t c) {
+  if (!v->qc_known || !(scale >= v->qc_min)) {
+    v->qc_min = scale;
+    v->qc_min_at = c;
+  }
+  if (!v->qc_known || scale > v->qc_max) {
+    v->qc_max = scale;
+    v->qc_max_at = c;
+  }
+  v->qc_known = 1;
+}
+
+/* The range of a checked f32 view's n elements in row-major order (the writer at define). */
+static void tp__xnn_qc_range_view(tp__xnn_value *v, const tp_tensor *t, uint32_t n) {
+  int64_t idx[TP_MAX_DIMS];
+  uint32_t c;
+  int d;
+  memset(idx, 0, sizeof idx);
+  v->qc_known = 0;
+  for (c = 0; c < n; c++) {
+    int64_t off = t->offset;
+    float f;
+    for (d = 0; d < t->ndim; d++) off += idx[d] * t->strides[d];
+    memcpy(&f, (const unsigned char *)t->storage.data + (size_t)off * sizeof f, sizeof f);
+    tp__xnn_qc_note(v, f, c);
+    for (d = t->ndim - 1; d >= 0; d--) {
+      if (++idx[d] < t->sizes[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
+
 /* Requantization scale input_scale x filter_scale / output_scale of a quantized FC or
-   convolution must lie in [2^-32, 256) (XNNPACK aborts below, refuses above). Per-tensor
-   scales only (a per-channel filter's scales live in a constant). */
+   convolution must lie in [2^-32, 256) (XNNPACK aborts below, refuses above): with per-tensor
+   scales, and for a per-channel filter (qcint8 / qcint4) on every channel, i.e. on its
+   smallest and its largest channel scale. */
 static tp_status tp__xnn_check_requant(const tp__xnn_nview *n, tp_error *err,
                                        const tp__xnn_value *in, const tp__xnn_value *w,
                                        const tp__xnn_value *out) {
+  const double lo = 2.3283064365386963e-10, hi = 256.0;
   double s;
-  if (in->quant != TP_XNN_QUANT_PER_TENSOR || w->quant != TP_XNN_QUANT_PER_TENSOR ||
-      out->quant != TP_XNN_QUANT_PER_TENSOR || !(out->scale > 0.0f))
+  int k;
+  if (in->quant != TP_XNN_QUANT_PER_TENSOR || out->quant != TP_XNN_QUANT_PER_TENSOR ||
+      !(out->scale > 0.0f))
     return TP_OK;
-  s = (double)in->scale * (double)w->scale / (double)out->scale;
-  if (s < 2.3283064365386963e-10 || s >= 256.0)
-    TP__XNN_FAIL(TP_ERR_INVALID,
-                 "%s #%u: requantization scale %g x %g / %g = %g is outside [2^-32, 256)",
-                 tp_xnn_node_name(n->kind), n->index, (double)in->scale, (double)w->scale,
-                 (double)out->scale, s);
+  if (w->quant == TP_XNN_QUANT_PER_TENSOR) {
+    s = (double)in->scale * (double)w->scale / (double)out->scale;
+    if (!(s >= lo && s < hi))
+      TP__XNN_FAIL(TP_ERR_INVALID,
+                   "%s #%u: requantization scale %g x %g / %g = %g is outside [2^-32, 256)",
+                   tp_xnn_node_name(n->kind), n->index, (double)in->scale, (double)w->scale,
+                   (double)out->scale, s);
+    return TP_OK;
+  }
+  if (w->quant != TP_XNN_QUANT_PER_CHANNEL || !w->qc_known) return TP_OK;
+  for (k = 0; k < 2; k++) {
+    float ws = k ? w->qc_max : w->qc_min;
+    s = (double)in->scale * (double)ws / (double)out->scale;
+    if (!(s >= lo && s < hi))
+      TP__XNN_FAIL(TP_ERR_INVALID,
+                   "%s #%u: requantization scale %g x %g (filter channel %u) / %g = %g is "
+                   "outside [2^-32, 256)",
+                   tp_xnn_node_name(n->kind), n->index, (double)in->scale, (double)ws,
+                   (unsigned)(k ? w->qc_max_at : w->qc_min_at), (double)out->scale, s);
+  }
   return TP_OK;
 }
 
@@ -1882,6 +1941,24 @@ static tp_status tp__xnn_const_produce(const void *ctx, tp_sink *sink) {
   return tp__xnn_const_emit((const tp__xnn_const *)ctx, sink);
 }
 
+/* Named mode's constants by key: a hashed lookup (tp__keyset), so defining n constants costs
+   O(n), not a scan of every earlier constant per define. A define that fails drops its
+   constants (nconsts goes back); slots naming dropped indices never match. */
+typedef struct tp__xnn_key_probe {
+  const tp_xnn_graph *g;
+  const char *key;
+} tp__xnn_key_probe;
+
+static uint64_t tp__xnn_key_hash(const void *ctx, uint32_t i) {
+  const char *k = ((const tp_xnn_graph *)ctx)->consts[i].key;
+  return tp__hash_bytes(k, strlen(k));
+}
+
+static int tp__xnn_key_match(const void *ctx, uint32_t i) {
+  const tp__xnn_key_probe *q = (const tp__xnn_key_probe *)ctx;
+  return i < q->g->nconsts && q->g->consts[i].named && strcmp(q->g->consts[i].key, q->key) == 0;
+}
+
 /* Adds a constant; *idx_out = its constant_data index. `what` names it in messages. In named
    mode the bytes go to the store now (the key needs them) and an entry with the same key is
    shared. */
@@ -1890,7 +1967,7 @@ static tp_status tp__xnn_add_const(tp_xnn_graph *g, uint32_t value_id, const cha
                                    uint32_t *idx_out) {
   tp__xnn_const c;
   tp_status st;
-  size_t i;
+  size_t slot = 0;
   memset(&c, 0, sizeof c);
   c.how = how;
   c.view = *view;
@@ -1912,9 +1989,20 @@ static tp_status tp__xnn_add_const(tp_xnn_graph *g, uint32_t value_id, const cha
                           (unsigned)value_id, (unsigned)strlen(key));
     strcpy(c.key, key);
     c.named = 1;
-    for (i = 1; i < g->nconsts; i++) {
-      if (g->consts[i].named && !strcmp(g->consts[i].key, c.key)) {
-        *idx_out = (uint32_t)i;
+    {
+      tp__xnn_key_probe q;
+      uint32_t idx1;
+      q.g = g;
+      q.key = c.key;
+      st = tp__keyset_reserve(&g->const_keys, g->nconsts + 1, tp__xnn_key_hash, g);
+      if (st != TP_OK)
+        return tp__error_set(&g->err, st, "value %u: no memory for the key table of %u constants",
+                            (unsigned)value_id, (unsigned)g->nconsts);
+      slot = tp__keyset_probe(&g->const_keys, tp__hash_bytes(c.key, strlen(c.key)),
+                              tp__xnn_key_match, &q);
+      idx1 = g->const_keys.slot[slot];
+      if (idx1) {
+        *idx_out = idx1 - 1;
         return TP_OK;
       }
     }
@@ -1929,6 +2017,7 @@ static tp_status tp__xnn_add_const(tp_xnn_graph *g, uint32_t value_id, const cha
   g->consts[g->nconsts] = c;
   *idx_out = (uint32_t)g->nconsts;
   g->nconsts++;
+  if (c.named) g->const_keys.slot[slot] = (uint32_t)g->nconsts; /* index + 1 */
   return TP_OK;
 }
 
@@ -2195,6 +2284,7 @@ TPDEF tp_status tp_xnn_define_channelwise_quantized_tensor_value(
   v.quant = TP_XNN_QUANT_PER_CHANNEL;
   v.channel_dim = (int32_t)channel_dim;
   v.num_scales = v.dims[channel_dim];
+  tp__xnn_qc_range_view(&v, scale, v.num_scales); /* for the requantization rule */
   /* scale first, then the weights: the order upstream's serializer uses */
   if (tp__xnn_add_const(g, id, "scale", scale, TP__XNN_C_COMPACT, (uint64_t)v.num_scales * 4u, 1,
                         &v.scale_idx) != TP_OK)
@@ -3263,7 +3353,10 @@ static tp_status tp__xnn_rd_value(tp_fb_reader *r, uint32_t vi, tp_fb_table *xv,
   if (vt == TP_XNN_VALUE_QUANTIZED) {
     t = tp_fb_table_field(&u, TP__XF(XNNQuantizedTensorValue, tensor_value));
     q = tp_fb_union_field(&u, TP__XF(XNNQuantizedTensorValue, quant_params), &qt);
-  } else if (vt != TP_XNN_VALUE_TENSOR) {
+  }
+  if (tp_fb_reader_status(r) != TP_OK) /* the reader's own sentence (e.g. its table budget) */
+    return tp__error_set(err, TP_ERR_FORMAT, "value %u: %s", (unsigned)vi, r->err.msg);
+  if (vt != TP_XNN_VALUE_QUANTIZED && vt != TP_XNN_VALUE_TENSOR) {
     return tp__error_set(err, TP_ERR_FORMAT, "value %u: unknown value type %u", (unsigned)vi,
                         (unsigned)vt);
   }
@@ -3329,7 +3422,7 @@ static tp_status tp__xnn_rd_node(tp_fb_reader *r, uint32_t ni, tp_fb_table *xn,
   tp_fb_table mm = tp_fb_table_field(xn, TP__XF(XNode, output_min_max));
   const tp_xnn_node_desc *d = tp_xnn_describe_node(kind);
   uint32_t i;
-  if (tp_fb_reader_status(r) != TP_OK) /* the reader's own failure first, not its symptom */
+  if (tp_fb_reader_status(r) != TP_OK) /* the reader's own sentence (e.g. its table budget) */
     return tp__error_set(err, TP_ERR_FORMAT, "node %u: %s", (unsigned)ni, r->err.msg);
   if (!d || body.pos == 0)
     return tp__error_set(err, TP_ERR_FORMAT, "node %u: unknown node type %u", (unsigned)ni,
@@ -3463,8 +3556,35 @@ fail:
    a blob is judged by exactly the rules a graph is judged by at define time and at write.
    Structure that the rules need but do not judge (unions, ids, vector lengths) is refused as
    TP_ERR_FORMAT; tpdump checks the rest of the format itself. */
+/* A per-channel value's scales for the requantization rule: the inline scale vector, or
+   (scale_buffer_idx != 0) an inline constant_data entry inside the constant segment `seg`;
+   a named entry (its bytes are in a .ptd) leaves the range unknown. */
+static void tp__xnn_cb_scales(tp__xnn_value *v, const tp_fb_table *q, const unsigned char *seg,
+                              uint64_t seg_size, const tp_fb_vector *cdata) {
+  int32_t cd = tp_fb_i32(q, TP_XNN_FIELD(PerChannelQuant, channel_dim), 0);
+  uint32_t sidx = tp_fb_u32(q, TP_XNN_FIELD(PerChannelQuant, scale_buffer_idx), 0), k;
+  tp_fb_vector sv = tp_fb_vector_field(q, TP_XNN_FIELD(PerChannelQuant, scale), 4);
+  const unsigned char *p = NULL;
+  uint64_t nsc;
+  if (cd < 0 || (uint32_t)cd >= v->num_dims) return;
+  nsc = v->dims[cd];
+  if (sidx == 0) {
+    if (sv.pos && sv.count >= nsc) p = q->r->buf + sv.pos;
+  } else if (seg && sidx < cdata->count) {
+    tp_fb_table e = tp_fb_vector_table(cdata, sidx);
+    uint64_t off = tp_fb_u64(&e, TP_XNN_FIELD(ConstantDataOffset, offset), 0);
+    uint64_t sz = tp_fb_u64(&e, TP_XNN_FIELD(ConstantDataOffset, size), 0);
+    if (!tp_fb_present(&e, TP_XNN_FIELD(ConstantDataOffset, named_key)) && off <= seg_size &&
+        sz <= seg_size - off && sz / 4u >= nsc)
+      p = seg + off;
+  }
+  if (p)
+    for (k = 0; k < nsc; k++) tp__xnn_qc_note(v, tp_fb_bits_f32(tp__get_le32(p + 4u * k)), k);
+}
+
 static tp_status tp__xnn_cb_value(tp_xnn_graph *g, size_t i, tp_fb_table *xv, uint32_t *id_out,
-                                  tp_error *err) {
+                                  const unsigned char *seg, uint64_t seg_size,
+                                  const tp_fb_vector *cdata, tp_error *err) {
   tp__xnn_value *v = &g->values[i];
   uint8_t vt = 0, qt = 0;
   tp_fb_table t = tp_fb_union_field(xv, TP_XNN_FIELD(XValue, xvalue_union), &vt), q;
@@ -3475,7 +3595,10 @@ static tp_status tp__xnn_cb_value(tp_xnn_graph *g, size_t i, tp_fb_table *xv, ui
   if (vt == TP_XNN_VALUE_QUANTIZED) {
     q = tp_fb_union_field(&t, TP_XNN_FIELD(XNNQuantizedTensorValue, quant_params), &qt);
     t = tp_fb_table_field(&t, TP_XNN_FIELD(XNNQuantizedTensorValue, tensor_value));
-  } else if (vt != TP_XNN_VALUE_TENSOR) {
+  }
+  if (tp_fb_reader_status(xv->r) != TP_OK) /* the reader's own sentence (its table budget) */
+    return tp__error_set(err, TP_ERR_FORMAT, "value %u: %s", (unsigned)i, xv->r->err.msg);
+  if (vt != TP_XNN_VALUE_QUANTIZED && vt != TP_XNN_VALUE_TENSOR) {
     return tp__error_set(err, TP_ERR_FORMAT, "value %u: unknown value type %u", (unsigned)i,
                         (unsigned)vt);
   }
@@ -3513,6 +3636,8 @@ static tp_status tp__xnn_cb_value(tp_xnn_graph *g, size_t i, tp_fb_table *xv, ui
   if (v->quant == TP_XNN_QUANT_PER_TENSOR) {
     v->scale = tp_fb_f32(&q, TP_XNN_FIELD(PerTensorQuant, scale), 0.0f);
     v->zero_point = tp_fb_i32(&q, TP_XNN_FIELD(PerTensorQuant, zero_point), 0);
+  } else if (v->quant == TP_XNN_QUANT_PER_CHANNEL) {
+    tp__xnn_cb_scales(v, &q, seg, seg_size, cdata);
   }
   return TP_OK;
 }
@@ -3548,6 +3673,8 @@ static tp_status tp__xnn_cb_node(tp_xnn_graph *g, size_t ni, tp_fb_table *xn, in
   size_t i, nvec = 0;
   memset(n, 0, sizeof *n);
   memset(&nv, 0, sizeof nv);
+  if (tp_fb_reader_status(xn->r) != TP_OK) /* the reader's own sentence (its table budget) */
+    return tp__error_set(err, TP_ERR_FORMAT, "node %u: %s", (unsigned)ni, xn->r->err.msg);
   if (!l || body.pos == 0)
     return tp__error_set(err, TP_ERR_FORMAT, "node %u: unknown node type %u", (unsigned)ni,
                         (unsigned)kind);
@@ -3585,11 +3712,12 @@ static tp_status tp__xnn_cb_node(tp_xnn_graph *g, size_t ni, tp_fb_table *xn, in
 }
 
 TPDEF tp_status tp_xnn_check_blob(const void *blob, size_t size, int target, tp_error *err) {
-  const unsigned char *b = (const unsigned char *)blob, *fb = b;
+  const unsigned char *b = (const unsigned char *)blob, *fb = b, *seg = NULL;
   size_t fb_size = size, i;
+  uint64_t seg_size = 0;
   tp_fb_reader r;
   tp_fb_table root;
-  tp_fb_vector values, nodes;
+  tp_fb_vector values, nodes, cdata;
   tp_xnn_graph g;
   tp_error e;
   tp_status st = TP_OK;
@@ -3613,11 +3741,14 @@ TPDEF tp_status tp_xnn_check_blob(const void *blob, size_t size, int target, tp_
     if (st != TP_OK) return st;
     fb = b + f.flatbuffer_offset;
     fb_size = f.flatbuffer_size;
+    seg = b + f.segment_offset; /* inside the blob: tp_delegate_parse checked */
+    seg_size = f.segment_size;
   }
   if (tp_fb_reader_init(&r, fb, fb_size, NULL, &root) != TP_OK)
     return tp__error_set(out, TP_ERR_FORMAT, "flatbuffer: %s", r.err.msg);
   values = tp_fb_vector_field(&root, TP_XNN_FIELD(XNNGraph, xvalues), 4);
   nodes = tp_fb_vector_field(&root, TP_XNN_FIELD(XNNGraph, xnodes), 4);
+  cdata = tp_fb_vector_field(&root, TP_XNN_FIELD(XNNGraph, constant_data), 4);
   if (tp_fb_reader_status(&r) != TP_OK)
     return tp__error_set(out, TP_ERR_FORMAT, "graph: %s", r.err.msg);
   g.target = target;
@@ -3632,7 +3763,7 @@ TPDEF tp_status tp_xnn_check_blob(const void *blob, size_t size, int target, tp_
     tp_fb_table xv = tp_fb_vector_table(&values, i);
     uint32_t id = 0;
     g.nvalues = i + 1;
-    st = tp__xnn_cb_value(&g, i, &xv, &id, out);
+    st = tp__xnn_cb_value(&g, i, &xv, &id, seg, seg_size, &cdata, out);
     map[i] = ((uint64_t)id << 32) | (uint64_t)i;
   }
   if (st == TP_OK && values.count) {
@@ -4154,6 +4285,8 @@ static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, const tp_xnn_blo
   const void *data = NULL;
   enum xnn_status xs;
   enum xnn_datatype xdt = xnn_datatype_invalid;
+  const float *qc_scales = NULL; /* per-channel: the scales XNNPACK gets */
+  uint64_t qc_n = 0;
   if (bv->dq_datatype != 0) /* runtime_schema's dq_datatype: the old dynamic path */
     return tp__error_set(&rt->err, TP_ERR_UNSUPPORTED,
                         "value %u: dq_datatype (old dynamic quantization) is not supported",
@@ -4234,6 +4367,8 @@ static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, const tp_xnn_blo
     xs = xnn_define_channelwise_quantized_tensor_value(L->sg, xdt,
                                                        (const float *)scale, nd, (size_t)cd,
                                                        dims, data, ext, flags, &id);
+    qc_scales = (const float *)scale;
+    qc_n = nsc;
   } else if (qt == TP_XNN_QUANT_PER_CHANNEL_GROUP) {
     return tp__error_set(&rt->err, TP_ERR_UNSUPPORTED,
                         "value %u: blockwise (groupwise) quantization is not in the linked "
@@ -4271,6 +4406,8 @@ static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, const tp_xnn_blo
       cv->scale = bv->scale;
       cv->zero_point = bv->zero_point;
     }
+    for (i = 0; i < qc_n; i++) /* the scales as XNNPACK got them, for the requantization rule */
+      tp__xnn_qc_note(cv, qc_scales[i], (uint32_t)i); /* qc_n is a dim: < 2^32 */
   }
   return tp__xnn_rt_map(L, id_out, vi);
 }
