@@ -4189,17 +4189,17 @@ static tp_status tp__xnn_rt_copy(tp__xnn_load *L, uint32_t value, uint64_t key,
   size_t slot = tp__xnn_rt_tab_slot(&L->copies, key), k;
   uint32_t have = L->copies.val[slot];
   unsigned char *copy;
-  uint64_t total;
+  uint64_t total = UINT64_MAX;
   if (have != TP_XNN_INVALID_ID && rt->owned_size[have] >= size) {
     *out = rt->owned[have];
     return TP_OK;
   }
-  if (tp__add_u64(rt->copied_bytes, size, &total) || total > L->input_bytes)
+  if (tp__add_u64(rt->copied_bytes, size, &total)) total = UINT64_MAX;
+  if (total > L->input_bytes)
     return tp__error_set(&rt->err, TP_ERR_FORMAT,
                         "value %u: the constants would need %llu bytes of copies, more than the "
                         "%llu bytes of blob and .ptd (overlapping constant entries)",
-                        (unsigned)value, (unsigned long long)(total < rt->copied_bytes
-                                                                  ? UINT64_MAX : total),
+                        (unsigned)value, (unsigned long long)total,
                         (unsigned long long)L->input_bytes);
   if (size > (uint64_t)SIZE_MAX - XNN_EXTRA_BYTES ||
       tp__array_reserve((void **)&rt->owned, &rt->cap_owned, rt->nowned + 1, sizeof(void *)) ||
