@@ -226,8 +226,10 @@ static unsigned long long vk_named_read(size_t n) {
   TPT_EQ_U64(count, n);
   TPT_CHECK(pd.index__ == NULL); /* the caller's ptd as given */
   if (v && count == n) {
+    unsigned char le[4]; /* the writer stores the float little-endian on every host */
     TPT_CHECK(v[n - 1].key != NULL && v[n - 1].nbytes == 4);
-    TPT_CHECK(v[n - 1].data && memcmp(v[n - 1].data, &g_vals[n - 1], 4) == 0);
+    tpt_to_le(le, &g_vals[n - 1], 1, 4);
+    TPT_CHECK(v[n - 1].data && memcmp(v[n - 1].data, le, 4) == 0);
   }
   tp_vk_blob_values_free(v);
   tp_vk_graph_destroy(g);
