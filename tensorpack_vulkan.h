@@ -2008,7 +2008,7 @@ TPDEF tp_status tp_vk_read_blob(const void *blob, size_t size, tp_ptd *ptd,
   tp_fb_vector values, consts;
   const unsigned char *bytes;
   tp_vk_blob_value *vals = NULL;
-  uint32_t i;
+  uint32_t i, *index = NULL;
   tp_status s;
   if (!values_out || !value_count) return tp__error_set(err, TP_ERR_INVALID, "read: NULL output");
   *values_out = NULL;
@@ -2035,6 +2035,17 @@ TPDEF tp_status tp_vk_read_blob(const void *blob, size_t size, tp_ptd *ptd,
     if (!vals)
       return tp__error_set(err, TP_ERR_NOMEM, "read: %lu values", (unsigned long)values.count);
     memset(vals, 0, (size_t)nb);
+  }
+  /* Named constants are found by key through a hash index of the .ptd - built here for this
+     call when the caller made none, and taken off again below - so n lookups cost O(n), not
+     O(n x entries). Without memory for it the lookups scan (slower, the same results). */
+  if (ptd && !ptd->index__ && tp_ptd_status(ptd) == TP_OK && ptd->count > 0) {
+    size_t ns = tp_ptd_index_slots(ptd);
+    index = ns <= SIZE_MAX / sizeof *index ? (uint32_t *)TP_MALLOC(ns * sizeof *index) : NULL;
+    if (index && tp_ptd_index(ptd, index, ns) != TP_OK) {
+      TP_FREE(index);
+      index = NULL;
+    }
   }
   s = TP_OK;
   for (i = 0; i < values.count && s == TP_OK; i++) {
@@ -2129,6 +2140,11 @@ TPDEF tp_status tp_vk_read_blob(const void *blob, size_t size, tp_ptd *ptd,
       }
       c->data = bytes + off;
     }
+  }
+  if (index) { /* the caller's ptd as it was given */
+    ptd->index__ = NULL;
+    ptd->index_cap__ = 0;
+    TP_FREE(index);
   }
   if (s == TP_OK && tp_fb_reader_status(&rd) != TP_OK)
     s = tp__error_set(err, TP_ERR_FORMAT, "read: flatbuffer: %s", rd.err.msg);

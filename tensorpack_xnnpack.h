@@ -3352,7 +3352,7 @@ static tp_status tp__xnn_rd_value(tp_fb_reader *r, uint32_t vi, tp_fb_table *xv,
     t = tp_fb_table_field(&u, TP__XF(XNNQuantizedTensorValue, tensor_value));
     q = tp_fb_union_field(&u, TP__XF(XNNQuantizedTensorValue, quant_params), &qt);
   }
-  if (tp_fb_reader_status(r) != TP_OK) /* the reader's own sentence (e.g. its table budget) */
+  if (tp_fb_reader_status(r) != TP_OK) /* the reader's own failure (a budget, a bad offset) */
     return tp__error_set(err, TP_ERR_FORMAT, "value %u: %s", (unsigned)vi, r->err.msg);
   if (vt != TP_XNN_VALUE_QUANTIZED && vt != TP_XNN_VALUE_TENSOR) {
     return tp__error_set(err, TP_ERR_FORMAT, "value %u: unknown value type %u", (unsigned)vi,

@@ -1,7 +1,8 @@
 /* test_linear.c - linear costs (issue 14, findings 10 and 11): the work done by named-mode
-   constant defines, the store's adds and tp_ptd_index (with and without duplicate keys) is
-   counted - probes and key comparisons, through the TP_COUNT_STEPS counter, not seconds - at N,
-   2N and 4N, and every doubling must cost less than 2.5x (a quadratic scan costs ~4x). Then the
+   constant defines, the store's adds, tp_ptd_index (with and without duplicate keys) and
+   tp_vk_read_blob's key lookups in a .ptd is counted - probes and key comparisons, through the
+   TP_COUNT_STEPS counter, not seconds - at N, 2N and 4N, and every doubling must cost less
+   than 2.5x (a quadratic scan costs ~4x). Then the
    table budgets: a walk's default budget scales with the buffer, so a 600k-value graph that
    tp_xnn_write produces is read back by tp_xnn_read_blob and judged by tp_xnn_check_blob; a DAG
    of shared tables is still stopped, and its reader sentence ("table budget N exceeded at byte
@@ -12,7 +13,9 @@
 #define TP_COUNT_STEPS
 #define TENSORPACK_IMPLEMENTATION
 #define TENSORPACK_XNNPACK_IMPLEMENTATION
+#define TENSORPACK_VULKAN_IMPLEMENTATION
 #include "tensorpack_xnnpack.h"
+#include "tensorpack_vulkan.h"
 #include "tp_test.h"
 
 #define N0 1000u /* the smallest N; the test runs N0, 2 N0, 4 N0 */
@@ -184,6 +187,63 @@ static void test_ptd_index_linear(void) {
   check_growth("tp_ptd_index, distinct keys", steps);
   for (k = 0; k < 3; k++) steps[k] = ptd_index((size_t)N0 << k, 1);
   check_growth("tp_ptd_index, one key repeated", steps);
+}
+
+/* tp_vk_read_blob on a named-mode Vulkan graph of n constants: each constant's key is looked
+   up in the .ptd (through an index the reader builds for the call, so the caller's tp_ptd is
+   left without one). */
+static unsigned long long vk_named_read(size_t n) {
+  tp_store *st = NULL;
+  tp_vk_graph *g = NULL;
+  tp_vk_options o;
+  tp_membuf blob, ptd;
+  tp_sink sink;
+  tp_ptd pd;
+  tp_vk_blob_value *v = NULL;
+  uint32_t count = 0, id = 0;
+  tp_error err;
+  unsigned long long before;
+  size_t i, one = 1;
+  TPT_STATUS(tp_store_create(&st), TP_OK);
+  memset(&o, 0, sizeof o);
+  o.store = st;
+  TPT_STATUS(tp_vk_graph_create(&o, &g), TP_OK);
+  for (i = 0; i < n; i++) {
+    tp_tensor t = scalar_view(i);
+    TPT_STATUS(tp_vk_add_tensor(g, TP_VK_FLOAT32, 1, &one, &t, -1, -1, -1, TP_VK_UNSET, &id),
+               TP_OK);
+  }
+  memset(&blob, 0, sizeof blob);
+  memset(&ptd, 0, sizeof ptd);
+  sink = tp_sink_membuf(&blob);
+  TPT_STATUS(tp_vk_write(g, &sink), TP_OK);
+  sink = tp_sink_membuf(&ptd);
+  TPT_STATUS(tp_store_write_ptd(st, &sink), TP_OK);
+  TPT_STATUS(tp_ptd_open(&pd, ptd.data, ptd.size), TP_OK);
+  before = tp__count_steps;
+  TPT_STATUS(tp_vk_read_blob(blob.data, blob.size, &pd, &v, &count, &err), TP_OK);
+  before = tp__count_steps - before;
+  TPT_EQ_U64(count, n);
+  TPT_CHECK(pd.index__ == NULL); /* the caller's ptd as given */
+  if (v && count == n) {
+    unsigned char le[4]; /* the writer stores the float little-endian on every host */
+    TPT_CHECK(v[n - 1].key != NULL && v[n - 1].nbytes == 4);
+    tpt_to_le(le, &g_vals[n - 1], 1, 4);
+    TPT_CHECK(v[n - 1].data && memcmp(v[n - 1].data, le, 4) == 0);
+  }
+  tp_vk_blob_values_free(v);
+  tp_vk_graph_destroy(g);
+  tp_store_destroy(st);
+  tp_membuf_free(&blob);
+  tp_membuf_free(&ptd);
+  return before;
+}
+
+static void test_vk_named_read_linear(void) {
+  unsigned long long steps[3];
+  int k;
+  for (k = 0; k < 3; k++) steps[k] = vk_named_read((size_t)N0 << k);
+  check_growth("tp_vk_read_blob, named constants", steps);
 }
 
 /* ---- table budgets ----------------------------------------------------------------------- */
@@ -359,6 +419,7 @@ int main(void) {
   TPT_RUN(test_named_defines_linear);
   TPT_RUN(test_store_adds_linear);
   TPT_RUN(test_ptd_index_linear);
+  TPT_RUN(test_vk_named_read_linear);
   TPT_RUN(test_budget_stops_a_dag);
   TPT_RUN(test_600k_values_read_back);
   TPT_RUN(test_budget_error_surfaces);
