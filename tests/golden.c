@@ -134,122 +134,81 @@ static void file_matches(const char *name, const tp_membuf *m) {
   remove(GOLDEN_TMP);
 }
 
-/* One artifact's writer, whatever it is: a store (.ptd), an XNNPACK or Vulkan graph, a program.
-   emit() runs each through the same steps. */
+/* One artifact's writer, whatever it is: a store (.ptd), an XNNPACK or Vulkan graph, a program;
+   art_do runs one step of emit() on it. */
 enum { ART_PTD, ART_XNN, ART_VK, ART_PTE };
-typedef struct art {
-  int kind;
-  tp_store *s;
-  tp_xnn_graph *xg;
-  tp_vk_graph *vg;
-  tp_pte *p;
-} art;
+enum { STEP_STATUS, STEP_WRITE, STEP_SIZE, STEP_FILE };
 
-static tp_status art_status(const art *a) {
-  switch (a->kind) {
-    case ART_PTD: return tp_store_status(a->s);
-    case ART_XNN: return tp_xnn_graph_status(a->xg);
-    case ART_VK: return tp_vk_graph_status(a->vg);
-    default: return tp_pte_status(a->p);
+/* step: STEP_WRITE (arg: the sink), STEP_SIZE (arg: the uint64_t), STEP_FILE (arg: the path)
+   or STEP_STATUS; *msg gets the object's sentence. */
+static tp_status art_do(int kind, void *obj, int step, void *arg, const char **msg) {
+  tp_status st = TP_OK;
+  if (kind == ART_PTD) {
+    tp_store *o = (tp_store *)obj;
+    st = step == STEP_WRITE  ? tp_store_write_ptd(o, (tp_sink *)arg)
+         : step == STEP_SIZE ? tp_store_ptd_size(o, (uint64_t *)arg)
+         : step == STEP_FILE ? tp_store_write_ptd_file(o, (const char *)arg)
+                             : tp_store_status(o);
+    *msg = tp_store_error(o);
+  } else if (kind == ART_XNN) {
+    tp_xnn_graph *o = (tp_xnn_graph *)obj;
+    st = step == STEP_WRITE  ? tp_xnn_write(o, (tp_sink *)arg)
+         : step == STEP_SIZE ? tp_xnn_blob_size(o, (uint64_t *)arg)
+         : step == STEP_FILE ? tp_xnn_write_file(o, (const char *)arg)
+                             : tp_xnn_graph_status(o);
+    *msg = tp_xnn_graph_error(o);
+  } else if (kind == ART_VK) {
+    tp_vk_graph *o = (tp_vk_graph *)obj;
+    st = step == STEP_WRITE  ? tp_vk_write(o, (tp_sink *)arg)
+         : step == STEP_SIZE ? tp_vk_blob_size(o, (uint64_t *)arg)
+         : step == STEP_FILE ? tp_vk_write_file(o, (const char *)arg)
+                             : tp_vk_graph_status(o);
+    *msg = tp_vk_graph_error(o);
+  } else {
+    tp_pte *o = (tp_pte *)obj;
+    st = step == STEP_WRITE  ? tp_pte_write(o, (tp_sink *)arg)
+         : step == STEP_SIZE ? tp_pte_size(o, (uint64_t *)arg)
+         : step == STEP_FILE ? tp_pte_write_file(o, (const char *)arg)
+                             : tp_pte_status(o);
+    *msg = tp_pte_error(o);
   }
+  return st;
 }
 
-static const char *art_error(const art *a) {
-  switch (a->kind) {
-    case ART_PTD: return tp_store_error(a->s);
-    case ART_XNN: return tp_xnn_graph_error(a->xg);
-    case ART_VK: return tp_vk_graph_error(a->vg);
-    default: return tp_pte_error(a->p);
-  }
-}
-
-static tp_status art_write(const art *a, tp_sink *sk) {
-  switch (a->kind) {
-    case ART_PTD: return tp_store_write_ptd(a->s, sk);
-    case ART_XNN: return tp_xnn_write(a->xg, sk);
-    case ART_VK: return tp_vk_write(a->vg, sk);
-    default: return tp_pte_write(a->p, sk);
-  }
-}
-
-static tp_status art_size(const art *a, uint64_t *size) {
-  switch (a->kind) {
-    case ART_PTD: return tp_store_ptd_size(a->s, size);
-    case ART_XNN: return tp_xnn_blob_size(a->xg, size);
-    case ART_VK: return tp_vk_blob_size(a->vg, size);
-    default: return tp_pte_size(a->p, size);
-  }
-}
-
-static tp_status art_write_file(const art *a, const char *path) {
-  switch (a->kind) {
-    case ART_PTD: return tp_store_write_ptd_file(a->s, path);
-    case ART_XNN: return tp_xnn_write_file(a->xg, path);
-    case ART_VK: return tp_vk_write_file(a->vg, path);
-    default: return tp_pte_write_file(a->p, path);
-  }
-}
-
-/* The artifact `name` from a's sink write, checked against its _size and its _write_file; then
-   the store `ptd` (named constants; NULL: none) as "<name>.ptd". */
-static void emit(const char *name, const art *a, tp_store *ptd) {
+/* The artifact `name` from obj's sink write, checked against its _size and its _write_file;
+   then the store `ptd` (named constants; NULL: none) as "<name>.ptd". */
+static void emit(const char *name, int kind, void *obj, tp_store *ptd) {
   tp_membuf m = {NULL, 0, 0};
   tp_sink sk = tp_sink_membuf(&m);
   uint64_t size = 0;
-  if (art_status(a) != TP_OK) {
-    char msg[300];
-    snprintf(msg, sizeof msg, "artifact %s: building it failed: %s", name, art_error(a));
-    tpt_fail_at(__FILE__, __LINE__, msg);
+  const char *msg = "";
+  int step;
+  for (step = STEP_STATUS; step <= STEP_FILE; step++) {
+    void *arg = step == STEP_WRITE ? (void *)&sk : step == STEP_SIZE ? (void *)&size
+                                                                     : (void *)GOLDEN_TMP;
+    tp_status st = art_do(kind, obj, step, arg, &msg);
+    if (st != TP_OK) {
+      char fail[300];
+      snprintf(fail, sizeof fail, "artifact %s: step %d: %s: %s", name, step, tp_status_str(st),
+               msg);
+      tpt_fail_at(__FILE__, __LINE__, fail);
+    }
   }
-  OK(art_write(a, &sk));
-  OK(art_size(a, &size));
   TPT_EQ_U64(size, m.size);
-  OK(art_write_file(a, GOLDEN_TMP));
   file_matches(name, &m);
   artifact(name, m.data, m.size);
   tp_membuf_free(&m);
   if (ptd) {
     char pname[128];
-    art pa;
-    memset(&pa, 0, sizeof pa);
-    pa.kind = ART_PTD;
-    pa.s = ptd;
     snprintf(pname, sizeof pname, "%s.ptd", name);
-    emit(pname, &pa, NULL);
+    emit(pname, ART_PTD, ptd, NULL);
   }
 }
 
-static void emit_ptd(const char *name, tp_store *s) {
-  art a;
-  memset(&a, 0, sizeof a);
-  a.kind = ART_PTD;
-  a.s = s;
-  emit(name, &a, NULL);
-}
-
-static void emit_xnn(const char *name, tp_xnn_graph *g, tp_store *s) {
-  art a;
-  memset(&a, 0, sizeof a);
-  a.kind = ART_XNN;
-  a.xg = g;
-  emit(name, &a, s);
-}
-
-static void emit_vk(const char *name, tp_vk_graph *g, tp_store *s) {
-  art a;
-  memset(&a, 0, sizeof a);
-  a.kind = ART_VK;
-  a.vg = g;
-  emit(name, &a, s);
-}
-
-static void emit_pte(const char *name, tp_pte *p, tp_store *s) {
-  art a;
-  memset(&a, 0, sizeof a);
-  a.kind = ART_PTE;
-  a.p = p;
-  emit(name, &a, s);
-}
+static void emit_ptd(const char *name, tp_store *s) { emit(name, ART_PTD, s, NULL); }
+static void emit_xnn(const char *name, tp_xnn_graph *g, tp_store *s) { emit(name, ART_XNN, g, s); }
+static void emit_vk(const char *name, tp_vk_graph *g, tp_store *s) { emit(name, ART_VK, g, s); }
+static void emit_pte(const char *name, tp_pte *p, tp_store *s) { emit(name, ART_PTE, p, s); }
 
 /* The corpus proves the serializer's bytes, field by field, with parameters that are unique
    rather than meaningful (a padding of 7000, a filter [1, 2, 3, 4]): it opts out of the node
