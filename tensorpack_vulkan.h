@@ -696,8 +696,9 @@ extern "C" {
 /* One constant tensor value and the device buffer that holds its constant. Values that name the
    same constant (the same constant_id) share one buffer: buffer and memory are the same handles
    in each of them, and owner is the value id that holds it (the lowest such id); only
-   tp_vk_upload_free destroys it, once. (0.2: the fields up to staged are as in 0.1; owner is
-   new, and a buffer is no longer one per value.) */
+   tp_vk_upload_free destroys it, once. (0.2: the fields up to staged are as in 0.1;
+   constant_id, owner and tp_vk_upload's buffer_count / buffer_bytes are new; a buffer is no
+   longer one per value.) */
 typedef struct tp_vk_device_constant {
   int is_constant;       /* 0: this value is not a constant (no buffer) */
   tp_vk_datatype datatype;
