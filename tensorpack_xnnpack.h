@@ -4166,7 +4166,7 @@ static tp_status tp__xnn_rt_copy(tp__xnn_load *L, uint32_t value, uint64_t key,
   size_t slot = tp__xnn_rt_tab_slot(&L->copies, key), k;
   uint32_t have = L->copies.val[slot];
   unsigned char *copy;
-  uint64_t total;
+  uint64_t total = 0; /* gcc -O2 cannot see tp__add_u64 set it on overflow */
   if (have != TP_XNN_INVALID_ID && rt->owned_size[have] >= size) {
     *out = rt->owned[have];
     return TP_OK;
