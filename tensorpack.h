@@ -481,6 +481,18 @@ TPDEF tp_status tp_atomic_write(const char *path, tp_status (*produce)(void *ctx
 TPDEF tp_status tp_atomic_write_ex(const char *path,
                                    tp_status (*produce)(void *ctx, tp_sink *sink), void *ctx,
                                    tp_error *err);
+/* Internal: the one body of every <object>_write_file (store, program, XNNPACK and Vulkan
+   graphs), so that the same failure gives the same sentence everywhere. werr is the object's
+   write error (reset on entry). A NULL or empty path: TP_ERR_INVALID, "<fn>: the path is NULL
+   or empty". Otherwise produce(ctx, sink) runs into path through tp_atomic_write_ex (no partial
+   file on any failure): when produce left its own sentence in werr, werr becomes "writing
+   \"<path>\": <that sentence>"; otherwise it gets tp_atomic_write_ex's sentence (a missing
+   directory: "cannot create a temporary file beside \"<path>\": No such file or directory
+   (does its directory exist and is it writable?)"). The caller checks its latched error
+   first. */
+TPDEF tp_status tp__write_file(const char *fn, const char *path,
+                               tp_status (*produce)(void *ctx, tp_sink *sink), void *ctx,
+                               tp_error *werr);
 #endif
 
 /* ------------------------------------------------------------------------------------------ */
@@ -915,9 +927,10 @@ TPDEF tp_status tp_store_write_ptd(tp_store *s, tp_sink *sink);
    next add). */
 TPDEF tp_status tp_store_ptd_size(tp_store *s, uint64_t *size_out);
 #ifndef TP_NO_STDIO
-/* tp_store_write_ptd into path through tp_atomic_write_ex: an error leaves no file and a
-   sentence naming the path ("cannot create a temporary file beside \"d/x.ptd\": No such file
-   or directory (...)"). */
+/* tp_store_write_ptd into path through tp__write_file (as every _write_file): an error leaves
+   no file and a sentence naming the path in tp_store_error ("cannot create a temporary file
+   beside \"d/x.ptd\": No such file or directory (...)"); a NULL or empty path is
+   TP_ERR_INVALID. */
 TPDEF tp_status tp_store_write_ptd_file(tp_store *s, const char *path);
 #endif
 
@@ -1157,8 +1170,9 @@ TPDEF tp_status tp_pte_size(tp_pte *p, uint64_t *size_out);
    write with TP_ERR_CANCELLED (tp_pte_write_file then leaves no file). */
 TPDEF tp_status tp_pte_write(tp_pte *p, tp_sink *sink);
 #ifndef TP_NO_STDIO
-/* tp_pte_write into path through tp_atomic_write: an error leaves no file (the sentence names
-   the path). */
+/* tp_pte_write into path through tp__write_file (as every _write_file): an error leaves no
+   file and a sentence naming the path in tp_pte_error (the same sentences as
+   tp_store_write_ptd_file); a NULL or empty path is TP_ERR_INVALID. */
 TPDEF tp_status tp_pte_write_file(tp_pte *p, const char *path);
 #endif
 
@@ -2926,6 +2940,25 @@ TPDEF tp_status tp_atomic_write_ex(const char *path,
     return tp__error_set(err, s, "cannot finish \"%.100s\" (flush, close or rename failed: %s); "
                         "no file was left", path, e ? strerror(e) : "unknown reason");
   return TP_OK;
+}
+
+TPDEF tp_status tp__write_file(const char *fn, const char *path,
+                               tp_status (*produce)(void *ctx, tp_sink *sink), void *ctx,
+                               tp_error *werr) {
+  tp_error fe;
+  tp_status st;
+  TP_ASSERT(werr && fn && produce);
+  tp__error_reset(werr);
+  if (!path || !*path)
+    return tp__error_set(werr, TP_ERR_INVALID, "%s: the path is NULL or empty", fn);
+  st = tp_atomic_write_ex(path, produce, ctx, &fe);
+  if (st == TP_OK) return TP_OK;
+  if (werr->status != TP_OK) { /* the object's own write failed: say where it went */
+    tp_error inner = *werr;
+    tp__error_reset(werr);
+    return tp__error_set(werr, st, "writing \"%.100s\": %s", path, inner.msg);
+  }
+  return tp__error_set(werr, st, "%s", fe.msg);
 }
 #endif /* TP_NO_STDIO */
 
@@ -6107,20 +6140,10 @@ static tp_status tp__store_produce(void *ctx, tp_sink *sink) {
 }
 
 TPDEF tp_status tp_store_write_ptd_file(tp_store *s, const char *path) {
-  tp_status st;
-  tp_error fe;
   TP_ASSERT(s);
   tp__error_reset(&s->werr);
   if (s->err.status != TP_OK) return s->err.status;
-  if (!path) return tp__error_set(&s->werr, TP_ERR_INVALID, "tp_store_write_ptd_file: NULL path");
-  st = tp_atomic_write_ex(path, tp__store_produce, s, &fe);
-  if (st == TP_OK) return TP_OK;
-  if (s->werr.status != TP_OK) { /* the store's own write failed: say where it went */
-    tp_error inner = s->werr;
-    tp__error_reset(&s->werr);
-    return tp__error_set(&s->werr, inner.status, "writing \"%.100s\": %s", path, inner.msg);
-  }
-  return tp__error_set(&s->werr, st, "%s", fe.msg);
+  return tp__write_file("tp_store_write_ptd_file", path, tp__store_produce, s, &s->werr);
 }
 #endif
 
@@ -7256,25 +7279,9 @@ static tp_status tp__pte_produce(void *ctx, tp_sink *sink) {
 }
 
 TPDEF tp_status tp_pte_write_file(tp_pte *p, const char *path) {
-  tp_status st;
   TP_ASSERT(p);
   if (p->err.status != TP_OK) return p->err.status;
-  if (!path || !*path) {
-    memset(&p->last, 0, sizeof p->last);
-    return tp__error_set(&p->last, TP_ERR_INVALID, "tp_pte_write_file: empty path");
-  }
-  st = tp_atomic_write(path, tp__pte_produce, p);
-  if (st != TP_OK) {
-    if (p->last.status == TP_OK)
-      tp__error_set(&p->last, st, "writing \"%.160s\": %s (cannot create or finish the file)",
-                   path, tp_status_str(st));
-    else {
-      tp_error inner = p->last;
-      memset(&p->last, 0, sizeof p->last);
-      tp__error_set(&p->last, st, "writing \"%.120s\": %.120s", path, inner.msg);
-    }
-  }
-  return st;
+  return tp__write_file("tp_pte_write_file", path, tp__pte_produce, p, &p->last);
 }
 #endif
 
@@ -8028,13 +8035,13 @@ static int tp__hex4(const unsigned char *p, unsigned *out) {
   return 1;
 }
 
-/* Length of the UTF-8 sequence at p[0, n), or 0 when it is not well-formed (RFC 3629: no
-   overlong forms, no surrogates, nothing above U+10FFFF). */
+/* Length of the multi-byte UTF-8 sequence at p[0, n) (p[0] >= 0x80: the string parser takes
+   ASCII runs itself), or 0 when it is not well-formed (RFC 3629: no overlong forms, no
+   surrogates, nothing above U+10FFFF). */
 static size_t tp__utf8_len(const unsigned char *p, size_t n) {
   unsigned c = p[0];
   size_t len, k;
   unsigned lo = 0x80, hi = 0xBF;
-  if (c < 0x80) return 1;
   if (c >= 0xC2 && c <= 0xDF) len = 2;
   else if (c >= 0xE0 && c <= 0xEF) len = 3;
   else if (c >= 0xF0 && c <= 0xF4) len = 4;
@@ -8647,11 +8654,12 @@ TPDEF tp_status tp_safetensors_get(const tp_safetensors *st, size_t i, const cha
                         dt->name);
   s.data = st->data + (size_t)t->begin;
   s.nbytes = (size_t)(t->end - t->begin);
+  /* open checked everything tp_view checks (at most TP_MAX_DIMS dims, checked above; each dim
+     <= INT64_MAX; numel x element size == the tensor's bytes, inside the data): it cannot
+     fail, so there is no error path here */
   r = tp_view(s, (tp_dtype)dt->tp, (int)t->ndim, st->dims + t->dims_at, NULL, 0, out);
-  if (r != TP_OK)   /* the sizes were checked at open: a view of them cannot fail */
-    return tp__error_set(last, r, "tensor \"%.80s\": no view (%s)", st->pool + t->name,
-                        tp_status_str(r));
-  return TP_OK;
+  TP_ASSERT(r == TP_OK);
+  return r;
 }
 
 TPDEF tp_status tp_safetensors_find(const tp_safetensors *st, const char *name, tp_tensor *out) {

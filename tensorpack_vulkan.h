@@ -439,9 +439,10 @@ TPDEF int tp_vk_op_find(const char *name);
 TPDEF tp_status tp_vk_graph_create(const tp_vk_options *opts, tp_vk_graph **out);
 /* Frees the graph (NULL is fine). Borrowed views and the store are left alone. */
 TPDEF void tp_vk_graph_destroy(tp_vk_graph *g);
-/* The first failure as a sentence, or "". */
+/* The first (latched) failure as a sentence; else the last failed tp_vk_write_file's sentence
+   (until the next write); else "". */
 TPDEF const char *tp_vk_graph_error(const tp_vk_graph *g);
-/* The first failure's status (TP_OK when none). */
+/* The status of what tp_vk_graph_error describes (TP_OK when none). */
 TPDEF tp_status tp_vk_graph_status(const tp_vk_graph *g);
 /* Number of values so far (the next value id). */
 TPDEF uint32_t tp_vk_value_count(const tp_vk_graph *g);
@@ -591,7 +592,10 @@ TPDEF tp_status tp_vk_blob_size(tp_vk_graph *g, uint64_t *size_out);
    write with TP_ERR_CANCELLED (tp_vk_write_file then leaves no file). */
 TPDEF tp_status tp_vk_write(tp_vk_graph *g, tp_sink *sink);
 #ifndef TP_NO_STDIO
-/* Writes the blob to path atomically (temp file + rename; removed on any error). */
+/* Writes the blob to path atomically through tp__write_file (temp file + rename; removed on
+   any error): a failure leaves a sentence naming the path in tp_vk_graph_error (the same
+   sentences as every _write_file) and does not kill the graph; a NULL or empty path is
+   TP_ERR_INVALID. */
 TPDEF tp_status tp_vk_write_file(tp_vk_graph *g, const char *path);
 #endif
 
@@ -692,8 +696,9 @@ extern "C" {
 /* One constant tensor value and the device buffer that holds its constant. Values that name the
    same constant (the same constant_id) share one buffer: buffer and memory are the same handles
    in each of them, and owner is the value id that holds it (the lowest such id); only
-   tp_vk_upload_free destroys it, once. (0.2: the fields up to staged are as in 0.1; owner is
-   new, and a buffer is no longer one per value.) */
+   tp_vk_upload_free destroys it, once. (0.2: the fields up to staged are as in 0.1;
+   constant_id, owner and tp_vk_upload's buffer_count / buffer_bytes are new; a buffer is no
+   longer one per value.) */
 typedef struct tp_vk_device_constant {
   int is_constant;       /* 0: this value is not a constant (no buffer) */
   tp_vk_datatype datatype;
@@ -798,6 +803,7 @@ typedef struct tp_vk__op {
 struct tp_vk_graph {
   tp_vk_options opts;
   tp_error err;
+  tp_error werr; /* the last write_file's failure (not latched) */
   tp_vk__value *values;
   size_t nvalues, cap_values;
   tp_vk__const *consts;
@@ -919,12 +925,13 @@ TPDEF void tp_vk_graph_destroy(tp_vk_graph *g) {
 
 TPDEF const char *tp_vk_graph_error(const tp_vk_graph *g) {
   TP_ASSERT(g);
-  return g->err.status == TP_OK ? "" : g->err.msg;
+  if (g->err.status != TP_OK) return g->err.msg;
+  return g->werr.status == TP_OK ? "" : g->werr.msg;
 }
 
 TPDEF tp_status tp_vk_graph_status(const tp_vk_graph *g) {
   TP_ASSERT(g);
-  return g->err.status;
+  return g->err.status != TP_OK ? g->err.status : g->werr.status;
 }
 
 TPDEF uint32_t tp_vk_value_count(const tp_vk_graph *g) {
@@ -1911,6 +1918,7 @@ TPDEF tp_status tp_vk_write(tp_vk_graph *g, tp_sink *sink) {
   uint64_t total;
   tp_status s;
   TP_ASSERT(g);
+  memset(&g->werr, 0, sizeof g->werr); /* a write clears the last write_file's failure */
   if (!g->opts.progress || !sink || !sink->write) return tp_vk__write(g, sink);
   s = tp_vk_blob_size(g, &total);
   if (s != TP_OK) return s;
@@ -1969,10 +1977,10 @@ static tp_status tp_vk__produce(void *ctx, tp_sink *sink) {
 TPDEF tp_status tp_vk_write_file(tp_vk_graph *g, const char *path) {
   tp_status s;
   TP_ASSERT(g);
+  memset(&g->werr, 0, sizeof g->werr);
   s = tp_vk__layout(g);
   if (s != TP_OK) return s;
-  if (!path) return TP_ERR_INVALID;
-  return tp_atomic_write(path, tp_vk__produce, g);
+  return tp__write_file("tp_vk_write_file", path, tp_vk__produce, g, &g->werr);
 }
 #endif
 

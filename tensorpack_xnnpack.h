@@ -682,7 +682,9 @@ TPDEF tp_status tp_xnn_blob_size(tp_xnn_graph *g, uint64_t *size_out);
    the write with TP_ERR_CANCELLED (tp_xnn_write_file then leaves no file). */
 TPDEF tp_status tp_xnn_write(tp_xnn_graph *g, tp_sink *sink);
 #ifndef TP_NO_STDIO
-/* The blob into a file, atomically (temporary file + rename; nothing is left on failure). */
+/* The blob into a file, atomically through tp__write_file (temporary file + rename; nothing is
+   left on failure): the sentence names the path in tp_xnn_graph_error (the same sentences as
+   every _write_file); a NULL or empty path is TP_ERR_INVALID. */
 TPDEF tp_status tp_xnn_write_file(tp_xnn_graph *g, const char *path);
 #endif
 
@@ -3261,37 +3263,15 @@ TPDEF tp_status tp_xnn_write(tp_xnn_graph *g, tp_sink *sink) {
 }
 
 #ifndef TP_NO_STDIO
+static tp_status tp__xnn_produce(void *ctx, tp_sink *sink) {
+  return tp_xnn_write((tp_xnn_graph *)ctx, sink); /* the entry point: options.progress applies */
+}
+
 TPDEF tp_status tp_xnn_write_file(tp_xnn_graph *g, const char *path) {
-  tp_atomic_file af;
-  tp_sink sink;
-  tp_status st;
   TP_ASSERT(g);
   memset(&g->werr, 0, sizeof g->werr);
-  if (!path) return tp__error_set(&g->werr, TP_ERR_INVALID, "write_file: path is NULL");
   if (g->err.status) return g->err.status;
-  st = tp_atomic_open(&af, path, &sink);
-  if (st != TP_OK)
-    return tp__error_set(&g->werr, st,
-                        "write_file: cannot create a file beside \"%.200s\" (does its directory "
-                        "exist and is it writable?)",
-                        path);
-  st = tp_xnn_write(g, &sink); /* the entry point: options.progress applies */
-  if (st != TP_OK) {
-    tp_atomic_abort(&af);
-    if (g->err.status) return st;
-    {
-      tp_error e = g->werr;
-      memset(&g->werr, 0, sizeof g->werr);
-      return tp__error_set(&g->werr, st, "write_file \"%.200s\": %s", path, e.msg);
-    }
-  }
-  st = tp_atomic_commit(&af);
-  if (st != TP_OK)
-    return tp__error_set(&g->werr, st,
-                        "write_file: finishing \"%.200s\" failed (flush, close or rename; "
-                        "nothing was written)",
-                        path);
-  return TP_OK;
+  return tp__write_file("tp_xnn_write_file", path, tp__xnn_produce, g, &g->werr);
 }
 #endif
 

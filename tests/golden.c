@@ -4,7 +4,9 @@
    Builds a broad corpus with the public API only (one XNNPACK blob per node kind, inline and a
    few named with their .ptd; every value kind: per-tensor, per-channel, blockwise, dynamic,
    int4 packed from int8 and given packed; the seed cases (ExecuTorch PR 24208); Vulkan blobs
-   with every value kind, force_fp16, named + .ptd, shaders, overrides; .ptd files) and compares
+   with every value kind, force_fp16, named + .ptd, shaders, overrides; .ptd files; programs as
+   tools/demo.c part [6] writes them: XNNPACK seed linear, q/k/v with the store embedded and
+   with a .ptd, Vulkan linear) and compares
    the SHA-256 of each with the committed list tests/data/golden.sha256 (sha256sum format,
    made from the code at main d7b1b8c). Every artifact also goes once through its _write_file
    (read back, must be the same bytes) and its _size call (must be the written size).
@@ -132,64 +134,81 @@ static void file_matches(const char *name, const tp_membuf *m) {
   remove(GOLDEN_TMP);
 }
 
-static void emit_ptd(const char *name, tp_store *s) {
-  tp_membuf m = {NULL, 0, 0};
-  tp_sink sk = tp_sink_membuf(&m);
-  uint64_t size = 0;
-  OK(tp_store_write_ptd(s, &sk));
-  OK(tp_store_ptd_size(s, &size));
-  TPT_EQ_U64(size, m.size);
-  OK(tp_store_write_ptd_file(s, GOLDEN_TMP));
-  file_matches(name, &m);
-  artifact(name, m.data, m.size);
-  tp_membuf_free(&m);
+/* One artifact's writer, whatever it is: a store (.ptd), an XNNPACK or Vulkan graph, a program;
+   art_do runs one step of emit() on it. */
+enum { ART_PTD, ART_XNN, ART_VK, ART_PTE };
+enum { STEP_STATUS, STEP_WRITE, STEP_SIZE, STEP_FILE };
+
+/* step: STEP_WRITE (arg: the sink), STEP_SIZE (arg: the uint64_t), STEP_FILE (arg: the path)
+   or STEP_STATUS; *msg gets the object's sentence. */
+static tp_status art_do(int kind, void *obj, int step, void *arg, const char **msg) {
+  tp_status st = TP_OK;
+  if (kind == ART_PTD) {
+    tp_store *o = (tp_store *)obj;
+    st = step == STEP_WRITE  ? tp_store_write_ptd(o, (tp_sink *)arg)
+         : step == STEP_SIZE ? tp_store_ptd_size(o, (uint64_t *)arg)
+         : step == STEP_FILE ? tp_store_write_ptd_file(o, (const char *)arg)
+                             : tp_store_status(o);
+    *msg = tp_store_error(o);
+  } else if (kind == ART_XNN) {
+    tp_xnn_graph *o = (tp_xnn_graph *)obj;
+    st = step == STEP_WRITE  ? tp_xnn_write(o, (tp_sink *)arg)
+         : step == STEP_SIZE ? tp_xnn_blob_size(o, (uint64_t *)arg)
+         : step == STEP_FILE ? tp_xnn_write_file(o, (const char *)arg)
+                             : tp_xnn_graph_status(o);
+    *msg = tp_xnn_graph_error(o);
+  } else if (kind == ART_VK) {
+    tp_vk_graph *o = (tp_vk_graph *)obj;
+    st = step == STEP_WRITE  ? tp_vk_write(o, (tp_sink *)arg)
+         : step == STEP_SIZE ? tp_vk_blob_size(o, (uint64_t *)arg)
+         : step == STEP_FILE ? tp_vk_write_file(o, (const char *)arg)
+                             : tp_vk_graph_status(o);
+    *msg = tp_vk_graph_error(o);
+  } else {
+    tp_pte *o = (tp_pte *)obj;
+    st = step == STEP_WRITE  ? tp_pte_write(o, (tp_sink *)arg)
+         : step == STEP_SIZE ? tp_pte_size(o, (uint64_t *)arg)
+         : step == STEP_FILE ? tp_pte_write_file(o, (const char *)arg)
+                             : tp_pte_status(o);
+    *msg = tp_pte_error(o);
+  }
+  return st;
 }
 
-static void emit_xnn(const char *name, tp_xnn_graph *g, tp_store *s) {
+/* The artifact `name` from obj's sink write, checked against its _size and its _write_file;
+   then the store `ptd` (named constants; NULL: none) as "<name>.ptd". */
+static void emit(const char *name, int kind, void *obj, tp_store *ptd) {
   tp_membuf m = {NULL, 0, 0};
   tp_sink sk = tp_sink_membuf(&m);
   uint64_t size = 0;
-  char pname[128];
-  if (tp_xnn_graph_status(g) != TP_OK) {
-    char msg[300];
-    snprintf(msg, sizeof msg, "artifact %s: graph failed: %s", name, tp_xnn_graph_error(g));
-    tpt_fail_at(__FILE__, __LINE__, msg);
+  const char *msg = "";
+  int step;
+  for (step = STEP_STATUS; step <= STEP_FILE; step++) {
+    void *arg = step == STEP_WRITE ? (void *)&sk : step == STEP_SIZE ? (void *)&size
+                                                                     : (void *)GOLDEN_TMP;
+    tp_status st = art_do(kind, obj, step, arg, &msg);
+    if (st != TP_OK) {
+      char fail[300];
+      snprintf(fail, sizeof fail, "artifact %s: step %d: %s: %s", name, step, tp_status_str(st),
+               msg);
+      tpt_fail_at(__FILE__, __LINE__, fail);
+    }
   }
-  OK(tp_xnn_write(g, &sk));
-  OK(tp_xnn_blob_size(g, &size));
   TPT_EQ_U64(size, m.size);
-  OK(tp_xnn_write_file(g, GOLDEN_TMP));
   file_matches(name, &m);
   artifact(name, m.data, m.size);
   tp_membuf_free(&m);
-  if (s) {
+  if (ptd) {
+    char pname[128];
     snprintf(pname, sizeof pname, "%s.ptd", name);
-    emit_ptd(pname, s);
+    emit(pname, ART_PTD, ptd, NULL);
   }
 }
 
-static void emit_vk(const char *name, tp_vk_graph *g, tp_store *s) {
-  tp_membuf m = {NULL, 0, 0};
-  tp_sink sk = tp_sink_membuf(&m);
-  uint64_t size = 0;
-  char pname[128];
-  if (tp_vk_graph_status(g) != TP_OK) {
-    char msg[300];
-    snprintf(msg, sizeof msg, "artifact %s: graph failed: %s", name, tp_vk_graph_error(g));
-    tpt_fail_at(__FILE__, __LINE__, msg);
-  }
-  OK(tp_vk_write(g, &sk));
-  OK(tp_vk_blob_size(g, &size));
-  TPT_EQ_U64(size, m.size);
-  OK(tp_vk_write_file(g, GOLDEN_TMP));
-  file_matches(name, &m);
-  artifact(name, m.data, m.size);
-  tp_membuf_free(&m);
-  if (s) {
-    snprintf(pname, sizeof pname, "%s.ptd", name);
-    emit_ptd(pname, s);
-  }
-}
+static void emit_ptd(const char *name, tp_store *s) { emit(name, ART_PTD, s, NULL); }
+static void emit_xnn(const char *name, tp_xnn_graph *g, tp_store *s) { emit(name, ART_XNN, g, s); }
+static void emit_vk(const char *name, tp_vk_graph *g, tp_store *s) { emit(name, ART_VK, g, s); }
+static void emit_pte(const char *name, tp_pte *p, tp_store *s) { emit(name, ART_PTE, p, s); }
 
 /* The corpus proves the serializer's bytes, field by field, with parameters that are unique
    rather than meaningful (a padding of 7000, a filter [1, 2, 3, 4]): it opts out of the node
@@ -662,6 +681,88 @@ static void golden_vulkan(void) {
   tp_vk_graph_destroy(g);
 }
 
+/* ---- programs (.pte): tools/demo.c part [6]'s calls, on this file's data ---------------------- */
+
+/* y_ext = linear(x, w): the demo's define_linear (no bias). */
+static void pte_linear(tp_xnn_graph *g, const tp_tensor *w, size_t batch, uint32_t x_id,
+                       uint32_t y_ext) {
+  size_t yd[2];
+  uint32_t wt, y;
+  yd[0] = batch;
+  yd[1] = (size_t)w->sizes[0];
+  OK(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, NULL, w, TP_XNN_INVALID_ID, 0, &wt));
+  OK(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, yd, NULL, y_ext, TP_XNN_FLAG_EXTERNAL_OUTPUT,
+                                &y));
+  OK(tp_xnn_define_fully_connected(g, -INFINITY, INFINITY, x_id, wt, TP_XNN_INVALID_ID, y, 0));
+}
+
+static void golden_programs(void) {
+  int64_t sz[3] = {3, 8, 8}, qsz[2] = {48, 16}, wsz[2] = {8, 4};
+  tp_tensor parent = view(g_f, 3 * 8 * 8 * 4, TP_F32, 3, sz), w, packed, qkv[3];
+  tp_xnn_graph *g = NULL;
+  tp_pte *p = NULL;
+  size_t xd[2] = {2, 8}, qxd[2] = {3, 16};
+  uint32_t xid;
+  int i, mode;
+  /* seed_linear.pte: the seed's graph (weight = randn(3, 8, 8)[1]) as method "forward" */
+  OK(tp_select(&parent, 0, 1, &w));
+  OK(tp_xnn_graph_create(NULL, &g));
+  OK(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, xd, NULL, 0, TP_XNN_FLAG_EXTERNAL_INPUT, &xid));
+  pte_linear(g, &w, 2, xid, 1);
+  OK(tp_pte_create(NULL, &p));
+  OK(tp_xnn_add_pte_method(p, "forward", g));
+  emit_pte("pte-seed-linear.pte", p, NULL);
+  tp_pte_destroy(p);
+  tp_xnn_graph_destroy(g);
+  /* qkv.pte (the store embedded) and qkv_with_ptd.pte + its .ptd: q / k / v chunks of a packed
+     [48, 16] in_proj_weight, named constants */
+  packed = view(g_f, 48 * 16 * 4, TP_F32, 2, qsz);
+  for (i = 0; i < 3; i++) OK(tp_chunk(&packed, 3, 0, i, &qkv[i]));
+  for (mode = 0; mode < 2; mode++) {
+    tp_store *store = NULL;
+    tp_xnn_options xo;
+    tp_pte_options po;
+    OK(tp_store_create(&store));
+    memset(&xo, 0, sizeof xo);
+    xo.store = store;
+    OK(tp_xnn_graph_create(&xo, &g));
+    OK(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, qxd, NULL, 0, TP_XNN_FLAG_EXTERNAL_INPUT,
+                                  &xid));
+    for (i = 0; i < 3; i++) pte_linear(g, &qkv[i], 3, xid, (uint32_t)(1 + i));
+    memset(&po, 0, sizeof po);
+    po.embed = mode == 0 ? store : NULL;
+    OK(tp_pte_create(&po, &p));
+    OK(tp_xnn_add_pte_method(p, "forward", g));
+    emit_pte(mode == 0 ? "pte-qkv.pte" : "pte-qkv-with-ptd.pte", p, mode == 0 ? NULL : store);
+    tp_pte_destroy(p);
+    tp_xnn_graph_destroy(g);
+    tp_store_destroy(store);
+  }
+  { /* vulkan_linear.pte: y = linear(x, W), W a transposed view, as method "forward" */
+    tp_tensor wt = view(g_f + 100, 8 * 4 * 4, TP_F32, 2, wsz), wv;
+    tp_vk_graph *vg = NULL;
+    size_t vxd[2] = {1, 8}, vyd[2] = {1, 4};
+    uint32_t x, wid, bias, y, args[4];
+    OK(tp_transpose(&wt, 0, 1, &wv));
+    OK(tp_vk_graph_create(NULL, &vg));
+    OK(tp_vk_add_tensor(vg, TP_VK_FLOAT32, 2, vxd, NULL, -1, -1, -1, TP_VK_UNSET, &x));
+    OK(tp_vk_add_tensor(vg, TP_VK_FLOAT32, 2, NULL, &wv, -1, -1, -1, TP_VK_UNSET, &wid));
+    OK(tp_vk_add_null(vg, &bias));
+    OK(tp_vk_add_tensor(vg, TP_VK_FLOAT32, 2, vyd, NULL, -1, -1, -1, TP_VK_UNSET, &y));
+    args[0] = x;
+    args[1] = wid;
+    args[2] = bias;
+    args[3] = y;
+    OK(tp_vk_add_op(vg, 0, "aten.linear.default", args, 4));
+    OK(tp_vk_set_io(vg, &x, 1, &y, 1));
+    OK(tp_pte_create(NULL, &p));
+    OK(tp_vk_add_pte_method(p, "forward", vg));
+    emit_pte("pte-vulkan-linear.pte", p, NULL);
+    tp_pte_destroy(p);
+    tp_vk_graph_destroy(vg);
+  }
+}
+
 /* ---- .ptd ------------------------------------------------------------------------------------- */
 
 static void golden_ptd(void) {
@@ -758,6 +859,7 @@ int main(int argc, char **argv) {
     golden_xnn_seed_and_named();
     golden_vulkan();
     golden_ptd();
+    golden_programs();
     return tpt_case_failures ? 1 : 0;
   }
   TPT_RUN(golden_xnn_node_kinds);
@@ -765,6 +867,7 @@ int main(int argc, char **argv) {
   TPT_RUN(golden_xnn_seed_and_named);
   TPT_RUN(golden_vulkan);
   TPT_RUN(golden_ptd);
+  TPT_RUN(golden_programs);
   TPT_RUN(golden_complete);
   return tpt_finish("golden");
 }

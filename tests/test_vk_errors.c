@@ -295,7 +295,10 @@ static void test_null_arguments(void) {
   g = fresh();
   TPT_STATUS(tp_vk_write(g, NULL), TP_ERR_INVALID);
   TPT_STATUS(tp_vk_write_file(g, NULL), TP_ERR_INVALID);
-  TPT_STATUS(tp_vk_graph_status(g), TP_OK); /* misuse of the sink is not the graph's failure */
+  /* a write's failure: reported, not latched (the next write clears it) */
+  TPT_STATUS(tp_vk_graph_status(g), TP_ERR_INVALID);
+  TPT_EQ_STR(tp_vk_graph_error(g), "tp_vk_write_file: the path is NULL or empty");
+  TPT_STATUS(tp_vk_add_null(g, NULL), TP_OK); /* building still works */
   tp_vk_graph_destroy(g);
 }
 

@@ -749,14 +749,14 @@ static void test_write_file_missing_directory(void) {
   TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 1, NULL, &t, TP_XNN_INVALID_ID, 0, NULL),
              TP_OK);
   TPT_STATUS(tp_xnn_write_file(g, path), TP_ERR_IO);
-  snprintf(want, sizeof want, "write_file: cannot create a file beside \"%s\" (does its "
-           "directory exist and is it writable?)", path);
+  snprintf(want, sizeof want, "cannot create a temporary file beside \"%s\": No such file or "
+           "directory (does its directory exist and is it writable?)", path);
   TPT_EQ_STR(tp_xnn_graph_error(g), want);
   TPT_STATUS(tp_xnn_graph_status(g), TP_ERR_IO);
   TPT_CHECK((f = fopen(path, "rb")) == NULL);
   if (f) fclose(f);
   TPT_STATUS(tp_xnn_write_file(g, NULL), TP_ERR_INVALID);
-  TPT_EQ_STR(tp_xnn_graph_error(g), "write_file: path is NULL");
+  TPT_EQ_STR(tp_xnn_graph_error(g), "tp_xnn_write_file: the path is NULL or empty");
   remove(good);
   TPT_STATUS(tp_xnn_write_file(g, good), TP_OK);
   TPT_STATUS(tp_xnn_graph_status(g), TP_OK);
