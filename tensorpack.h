@@ -3149,6 +3149,64 @@ TP__TILE4_8X8(tp__tile4_8x8_avx2_nt, TP__S256N)
 #undef TP__S256
 #undef TP__LROW
 #undef TP__LDH
+/* 16x16 of 2-byte elements with 256-bit registers: a source row of 16 elements is one
+   register, so the 8x8 network of tp__tile2_8x8 run on 256-bit registers (per 128-bit lane)
+   transposes two 8x8 tiles at once; TP__T2NET leaves in O##m = [output row m | output row
+   m + 8] of the eight source rows at P. Two passes (source rows 0-7 into x, 8-15 into y), then
+   lane permutes join them into whole 32-byte output rows. */
+#define TP__L256(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
+#define TP__U16(lh, x, y) _mm256_unpack##lh##_epi16((x), (y))
+#define TP__U32(lh, x, y) _mm256_unpack##lh##_epi32((x), (y))
+#define TP__U64(lh, x, y) _mm256_unpack##lh##_epi64((x), (y))
+#define TP__T2NET(P, O)                                                                         \
+  do {                                                                                          \
+    __m256i r0 = TP__L256(P), r1 = TP__L256((P) + ss), r2 = TP__L256((P) + 2 * ss);             \
+    __m256i r3 = TP__L256((P) + 3 * ss), r4 = TP__L256((P) + 4 * ss);                           \
+    __m256i r5 = TP__L256((P) + 5 * ss), r6 = TP__L256((P) + 6 * ss);                           \
+    __m256i r7 = TP__L256((P) + 7 * ss);                                                        \
+    __m256i a = TP__U16(lo, r0, r1), b = TP__U16(hi, r0, r1), c = TP__U16(lo, r2, r3);          \
+    __m256i e = TP__U16(hi, r2, r3), f = TP__U16(lo, r4, r5), g = TP__U16(hi, r4, r5);          \
+    __m256i h = TP__U16(lo, r6, r7), k = TP__U16(hi, r6, r7);                                   \
+    __m256i ac0 = TP__U32(lo, a, c), ac1 = TP__U32(hi, a, c), be0 = TP__U32(lo, b, e);          \
+    __m256i be1 = TP__U32(hi, b, e), fh0 = TP__U32(lo, f, h), fh1 = TP__U32(hi, f, h);          \
+    __m256i gk0 = TP__U32(lo, g, k), gk1 = TP__U32(hi, g, k);                                   \
+    O##0 = TP__U64(lo, ac0, fh0);                                                               \
+    O##1 = TP__U64(hi, ac0, fh0);                                                               \
+    O##2 = TP__U64(lo, ac1, fh1);                                                               \
+    O##3 = TP__U64(hi, ac1, fh1);                                                               \
+    O##4 = TP__U64(lo, be0, gk0);                                                               \
+    O##5 = TP__U64(hi, be0, gk0);                                                               \
+    O##6 = TP__U64(lo, be1, gk1);                                                               \
+    O##7 = TP__U64(hi, be1, gk1);                                                               \
+  } while (0)
+#define TP__J(ST, m)                                                                            \
+  ST(d + (m) * ds, _mm256_permute2x128_si256(x##m, y##m, 0x20));                                \
+  ST(d + ((m) + 8) * ds, _mm256_permute2x128_si256(x##m, y##m, 0x31))
+#define TP__TILE2_16X16(NAME, STORE)                                                            \
+  __attribute__((target("avx2"))) static void NAME(unsigned char *d, int64_t ds,                \
+                                                   const unsigned char *s, int64_t ss) {        \
+    __m256i x0, x1, x2, x3, x4, x5, x6, x7, y0, y1, y2, y3, y4, y5, y6, y7;                     \
+    TP__T2NET(s, x);                                                                            \
+    TP__T2NET(s + 8 * ss, y);                                                                   \
+    TP__J(STORE, 0);                                                                            \
+    TP__J(STORE, 1);                                                                            \
+    TP__J(STORE, 2);                                                                            \
+    TP__J(STORE, 3);                                                                            \
+    TP__J(STORE, 4);                                                                            \
+    TP__J(STORE, 5);                                                                            \
+    TP__J(STORE, 6);                                                                            \
+    TP__J(STORE, 7);                                                                            \
+  }
+#define TP__S256I(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), (v))
+TP__TILE2_16X16(tp__tile2_16x16_avx2, TP__S256I)
+#undef TP__TILE2_16X16
+#undef TP__S256I
+#undef TP__J
+#undef TP__T2NET
+#undef TP__U64
+#undef TP__U32
+#undef TP__U16
+#undef TP__L256
 static int tp__cpu_avx2(void) { return __builtin_cpu_supports("avx2") ? 1 : 0; }
 #else
 #define TP__AVX2 0
@@ -3184,6 +3242,10 @@ static tp__tile_fn tp__tile_for(size_t es, int avx2, int64_t *T) {
   if (es == 4 && avx2) {
     *T = 8;
     return tp__tile4_8x8_avx2;
+  }
+  if (es == 2 && avx2) {
+    *T = 16;
+    return tp__tile2_16x16_avx2;
   }
 #endif
 #if TP__SSE2
@@ -3235,12 +3297,19 @@ __attribute__((target("avx2"))) static void tp__super4_avx2(unsigned char *dst,
                                                             int64_t drow) {
   TP__SUPER_BODY(tp__tile4_8x8_avx2, 8, 4)
 }
+__attribute__((target("avx2"))) static void tp__super2_avx2(unsigned char *dst,
+                                                            const unsigned char *src, int64_t rs,
+                                                            int64_t cs, int64_t scol,
+                                                            int64_t drow) {
+  TP__SUPER_BODY(tp__tile2_16x16_avx2, 16, 2)
+}
 #endif
 #undef TP__SUPER_BODY
 static tp__super_fn tp__super_for(size_t es, int avx2) {
   (void)avx2;
 #if TP__AVX2
   if (es == 4 && avx2) return tp__super4_avx2;
+  if (es == 2 && avx2) return tp__super2_avx2;
 #endif
 #if TP__SSE2
   switch (es) {
@@ -3316,6 +3385,7 @@ TP__BLOCK_FN(tp__block8_nt, TP__NOATTR, tp__tile8_2x2_nt, 2, 8)
 #if TP__AVX2
 TP__BLOCK_FN(tp__block4_avx2, __attribute__((target("avx2"))), tp__tile4_8x8_avx2, 8, 4)
 TP__BLOCK_FN(tp__block4_avx2_nt, __attribute__((target("avx2"))), tp__tile4_8x8_avx2_nt, 8, 4)
+TP__BLOCK_FN(tp__block2_avx2, __attribute__((target("avx2"))), tp__tile2_16x16_avx2, 16, 2)
 #endif
 #undef TP__NOATTR
 #undef TP__BLOCK_FN
@@ -3332,6 +3402,12 @@ static tp__block_fn tp__block_for(size_t es, int flags, int64_t *T, int *nt) {
     *T = 8;
     *nt = want_nt;
     return want_nt ? tp__block4_avx2_nt : tp__block4_avx2;
+  }
+  if (es == 2 && (flags & TP__K_AVX2) && !want_nt) {
+    /* (streaming: the 8x8 SSE2 tile below - 16 output rows in flight, each line finished only
+       by the second tile, measured slower than 8) */
+    *T = 16;
+    return tp__block2_avx2;
   }
 #endif
 #if TP__SSE2
@@ -3412,7 +3488,15 @@ static void tp__transpose(unsigned char *dst, const unsigned char *src, int64_t 
      output pieces), 128 otherwise (more source rows per block: longer output pieces in cache) */
   Bi = (nt ? 256 : 128) / e;
   Bj = TP__TBLOCK / (Bi * e);
-  SB = (TP__TSUPER + 255) / 256 * 256; /* whole blocks: every Bi and Bj divides 256 */
+  if (rows * ncols * e <= TP__TBLOCK && ncols <= TP__TBLOCK / 128) {
+    /* a small plane is one block: its source rows are read whole (one sequential stream when
+       they are adjacent), fewer and longer copies into the buffer */
+    Bi = rows;
+    Bj = ncols;
+    SB = rows + ncols; /* one super-block */
+  } else {
+    SB = (TP__TSUPER + 255) / 256 * 256; /* whole blocks: every Bi and Bj divides 256 */
+  }
   /* super-blocks of TP__TSUPER source rows x TP__TSUPER output rows: the blocks inside one
      touch at most ~2 x TP__TSUPER pages (source rows' pieces, output rows' pieces), few enough
      for the TLB to keep; without them a column of blocks touches every output row's page */
