@@ -3000,9 +3000,11 @@ static void tp__gather(unsigned char *dst, const unsigned char *src, int64_t n, 
 
 /* The 2-D transpose kernel: dst[i * drow + j] = src[i + j * scol] for i < rows, j < cols
    (element units; strides may be negative). Two levels of blocking:
-   - register tiles: square T x T tiles (SSE2 at compile time on x86-64: 16x16 bytes, 8x8 of
-     2-byte, 4x4 of 4-byte, 2x2 of 8-byte elements; AVX2 for 4-byte elements when the CPU has
-     it, chosen at run time), scalar loops for the edges and for element sizes without a tile;
+   - register tiles: square T x T tiles (SSE2 at compile time on x86-64: 8x8 bytes, 8x8 of
+     2-byte, 4x4 of 4-byte, 2x2 of 8-byte elements; AVX2 for 2- and 4-byte elements when the
+     CPU has it, chosen at run time), scalar loops for the edges and for element sizes without
+     a tile. (A 16x16 SSE2 byte tile was measured: no faster in cache, slower out of it - 16
+     output rows in flight at once; see bench/README.md.);
    - cache blocks: a plane bigger than TP__TDIRECT is cut into blocks of Bj source rows x Bi
      elements. Each block's source rows are first copied into a small contiguous bounce buffer
      (long sequential reads the prefetchers follow, and no cache-set conflicts however the
@@ -3069,62 +3071,29 @@ TP__TILE4_4X4(tp__tile4_4x4_nt, TP__STN)
 TP__TILE2_8X8(tp__tile2_8x8, TP__ST)
 TP__TILE2_8X8(tp__tile2_8x8_nt, TP__STN)
 #undef TP__TILE2_8X8
-/* 16x16 of bytes: four unpack stages (bytes, 16-bit pairs, 32-bit quads, 64-bit halves) take
-   rows to columns, straight-line (no arrays: all in registers); every output row is one
-   16-byte store. Names: rAB = rows A, B interleaved; after stage k a register holds 2^k rows
-   of a group of columns. */
-#define TP__TILE1_16X16(NAME, STORE)                                                            \
-  static void NAME(unsigned char *d, int64_t ds, const unsigned char *s, int64_t ss) {          \
-    __m128i x0 = TP__LD(s), x1 = TP__LD(s + ss), x2 = TP__LD(s + 2 * ss);                       \
-    __m128i x3 = TP__LD(s + 3 * ss), x4 = TP__LD(s + 4 * ss), x5 = TP__LD(s + 5 * ss);          \
-    __m128i x6 = TP__LD(s + 6 * ss), x7 = TP__LD(s + 7 * ss), x8 = TP__LD(s + 8 * ss);          \
-    __m128i x9 = TP__LD(s + 9 * ss), x10 = TP__LD(s + 10 * ss), x11 = TP__LD(s + 11 * ss);      \
-    __m128i x12 = TP__LD(s + 12 * ss), x13 = TP__LD(s + 13 * ss);                               \
-    __m128i x14 = TP__LD(s + 14 * ss), x15 = TP__LD(s + 15 * ss);                               \
-    __m128i b0 = _mm_unpacklo_epi8(x0, x1), b8 = _mm_unpackhi_epi8(x0, x1);                     \
-    __m128i b1 = _mm_unpacklo_epi8(x2, x3), b9 = _mm_unpackhi_epi8(x2, x3);                     \
-    __m128i b2 = _mm_unpacklo_epi8(x4, x5), b10 = _mm_unpackhi_epi8(x4, x5);                    \
-    __m128i b3 = _mm_unpacklo_epi8(x6, x7), b11 = _mm_unpackhi_epi8(x6, x7);                    \
-    __m128i b4 = _mm_unpacklo_epi8(x8, x9), b12 = _mm_unpackhi_epi8(x8, x9);                    \
-    __m128i b5 = _mm_unpacklo_epi8(x10, x11), b13 = _mm_unpackhi_epi8(x10, x11);                \
-    __m128i b6 = _mm_unpacklo_epi8(x12, x13), b14 = _mm_unpackhi_epi8(x12, x13);                \
-    __m128i b7 = _mm_unpacklo_epi8(x14, x15), b15 = _mm_unpackhi_epi8(x14, x15);                \
-    __m128i a0 = _mm_unpacklo_epi16(b0, b1), a4 = _mm_unpackhi_epi16(b0, b1);                   \
-    __m128i a8 = _mm_unpacklo_epi16(b8, b9), a12 = _mm_unpackhi_epi16(b8, b9);                  \
-    __m128i a1 = _mm_unpacklo_epi16(b2, b3), a5 = _mm_unpackhi_epi16(b2, b3);                   \
-    __m128i a9 = _mm_unpacklo_epi16(b10, b11), a13 = _mm_unpackhi_epi16(b10, b11);              \
-    __m128i a2 = _mm_unpacklo_epi16(b4, b5), a6 = _mm_unpackhi_epi16(b4, b5);                   \
-    __m128i a10 = _mm_unpacklo_epi16(b12, b13), a14 = _mm_unpackhi_epi16(b12, b13);             \
-    __m128i a3 = _mm_unpacklo_epi16(b6, b7), a7 = _mm_unpackhi_epi16(b6, b7);                   \
-    __m128i a11 = _mm_unpacklo_epi16(b14, b15), a15 = _mm_unpackhi_epi16(b14, b15);             \
-    __m128i c0 = _mm_unpacklo_epi32(a0, a1), c1 = _mm_unpackhi_epi32(a0, a1);                   \
-    __m128i c2 = _mm_unpacklo_epi32(a2, a3), c3 = _mm_unpackhi_epi32(a2, a3);                   \
-    __m128i c4 = _mm_unpacklo_epi32(a4, a5), c5 = _mm_unpackhi_epi32(a4, a5);                   \
-    __m128i c6 = _mm_unpacklo_epi32(a6, a7), c7 = _mm_unpackhi_epi32(a6, a7);                   \
-    __m128i c8 = _mm_unpacklo_epi32(a8, a9), c9 = _mm_unpackhi_epi32(a8, a9);                   \
-    __m128i c10 = _mm_unpacklo_epi32(a10, a11), c11 = _mm_unpackhi_epi32(a10, a11);             \
-    __m128i c12 = _mm_unpacklo_epi32(a12, a13), c13 = _mm_unpackhi_epi32(a12, a13);             \
-    __m128i c14 = _mm_unpacklo_epi32(a14, a15), c15 = _mm_unpackhi_epi32(a14, a15);             \
-    STORE(d + 0 * ds, _mm_unpacklo_epi64(c0, c2));                                              \
-    STORE(d + 1 * ds, _mm_unpackhi_epi64(c0, c2));                                              \
-    STORE(d + 2 * ds, _mm_unpacklo_epi64(c1, c3));                                              \
-    STORE(d + 3 * ds, _mm_unpackhi_epi64(c1, c3));                                              \
-    STORE(d + 4 * ds, _mm_unpacklo_epi64(c4, c6));                                              \
-    STORE(d + 5 * ds, _mm_unpackhi_epi64(c4, c6));                                              \
-    STORE(d + 6 * ds, _mm_unpacklo_epi64(c5, c7));                                              \
-    STORE(d + 7 * ds, _mm_unpackhi_epi64(c5, c7));                                              \
-    STORE(d + 8 * ds, _mm_unpacklo_epi64(c8, c10));                                             \
-    STORE(d + 9 * ds, _mm_unpackhi_epi64(c8, c10));                                             \
-    STORE(d + 10 * ds, _mm_unpacklo_epi64(c9, c11));                                            \
-    STORE(d + 11 * ds, _mm_unpackhi_epi64(c9, c11));                                            \
-    STORE(d + 12 * ds, _mm_unpacklo_epi64(c12, c14));                                           \
-    STORE(d + 13 * ds, _mm_unpackhi_epi64(c12, c14));                                           \
-    STORE(d + 14 * ds, _mm_unpacklo_epi64(c13, c15));                                           \
-    STORE(d + 15 * ds, _mm_unpackhi_epi64(c13, c15));                                           \
-  }
-TP__TILE1_16X16(tp__tile1_16x16, TP__ST)
-TP__TILE1_16X16(tp__tile1_16x16_nt, TP__STN)
-#undef TP__TILE1_16X16
+/* 8x8 of bytes (8-byte row pieces; no streaming form: 8-byte pieces would not fill a line). */
+static void tp__tile1_8x8(unsigned char *d, int64_t ds, const unsigned char *s, int64_t ss) {
+#define TP__L8(p) _mm_loadl_epi64((const __m128i *)(const void *)(p))
+  __m128i a = _mm_unpacklo_epi8(TP__L8(s), TP__L8(s + ss));
+  __m128i b = _mm_unpacklo_epi8(TP__L8(s + 2 * ss), TP__L8(s + 3 * ss));
+  __m128i c = _mm_unpacklo_epi8(TP__L8(s + 4 * ss), TP__L8(s + 5 * ss));
+  __m128i e = _mm_unpacklo_epi8(TP__L8(s + 6 * ss), TP__L8(s + 7 * ss));
+#undef TP__L8
+  __m128i ab0 = _mm_unpacklo_epi16(a, b), ab1 = _mm_unpackhi_epi16(a, b);
+  __m128i ce0 = _mm_unpacklo_epi16(c, e), ce1 = _mm_unpackhi_epi16(c, e);
+  __m128i o0 = _mm_unpacklo_epi32(ab0, ce0), o1 = _mm_unpackhi_epi32(ab0, ce0);
+  __m128i o2 = _mm_unpacklo_epi32(ab1, ce1), o3 = _mm_unpackhi_epi32(ab1, ce1);
+#define TP__S8(p, v) _mm_storel_epi64((__m128i *)(void *)(p), (v))
+  TP__S8(d, o0);
+  TP__S8(d + ds, _mm_unpackhi_epi64(o0, o0));
+  TP__S8(d + 2 * ds, o1);
+  TP__S8(d + 3 * ds, _mm_unpackhi_epi64(o1, o1));
+  TP__S8(d + 4 * ds, o2);
+  TP__S8(d + 5 * ds, _mm_unpackhi_epi64(o2, o2));
+  TP__S8(d + 6 * ds, o3);
+  TP__S8(d + 7 * ds, _mm_unpackhi_epi64(o3, o3));
+#undef TP__S8
+}
 /* 2x2 of 8-byte elements. */
 static void tp__tile8_2x2(unsigned char *d, int64_t ds, const unsigned char *s, int64_t ss) {
   __m128i r0 = TP__LD(s), r1 = TP__LD(s + ss);
@@ -3288,7 +3257,7 @@ static tp__tile_fn tp__tile_for(size_t es, int avx2, int64_t *T) {
 #endif
 #if TP__SSE2
   switch (es) {
-    case 1: *T = 16; return tp__tile1_16x16;
+    case 1: *T = 8; return tp__tile1_8x8;
     case 2: *T = 8; return tp__tile2_8x8;
     case 4: *T = 4; return tp__tile4_4x4;
     case 8: *T = 2; return tp__tile8_2x2;
@@ -3313,7 +3282,7 @@ typedef void (*tp__super_fn)(unsigned char *dst, const unsigned char *src, int64
 #if TP__SSE2
 static void tp__super1(unsigned char *dst, const unsigned char *src, int64_t rs, int64_t cs,
                        int64_t scol, int64_t drow) {
-  TP__SUPER_BODY(tp__tile1_16x16, 16, 1)
+  TP__SUPER_BODY(tp__tile1_8x8, 8, 1)
 }
 static void tp__super2(unsigned char *dst, const unsigned char *src, int64_t rs, int64_t cs,
                        int64_t scol, int64_t drow) {
@@ -3411,8 +3380,7 @@ typedef void (*tp__block_fn)(unsigned char *dst, int64_t drow, const unsigned ch
   }
 #define TP__NOATTR
 #if TP__SSE2
-TP__BLOCK_FN(tp__block1, TP__NOATTR, tp__tile1_16x16, 16, 1)
-TP__BLOCK_FN(tp__block1_nt, TP__NOATTR, tp__tile1_16x16_nt, 16, 1)
+TP__BLOCK_FN(tp__block1, TP__NOATTR, tp__tile1_8x8, 8, 1)
 TP__BLOCK_FN(tp__block2, TP__NOATTR, tp__tile2_8x8, 8, 2)
 TP__BLOCK_FN(tp__block2_nt, TP__NOATTR, tp__tile2_8x8_nt, 8, 2)
 TP__BLOCK_FN(tp__block4, TP__NOATTR, tp__tile4_4x4, 4, 4)
@@ -3449,9 +3417,9 @@ static tp__block_fn tp__block_for(size_t es, int flags, int64_t *T, int *nt) {
   }
 #endif
 #if TP__SSE2
-  *nt = want_nt;
+  *nt = want_nt && es != 1;
   switch (es) {
-    case 1: *T = 16; return want_nt ? tp__block1_nt : tp__block1;
+    case 1: *T = 8; return tp__block1;
     case 2: *T = 8; return want_nt ? tp__block2_nt : tp__block2;
     case 4: *T = 4; return want_nt ? tp__block4_nt : tp__block4;
     case 8: *T = 2; return want_nt ? tp__block8_nt : tp__block8;
