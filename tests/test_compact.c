@@ -357,17 +357,20 @@ static void test_transpose_kernels(void) {
 
 /* Planes spanning several super-blocks (TP__TSUPER source rows x output rows) in both
    directions, with partial super-blocks, blocks and tiles at the edges, a second column level
-   (cols2 > 1), every element size with a tile, with and without AVX2 / streaming stores:
-   the same bytes as the scalar loop. */
+   (cols2 > 1), output rows 4 KiB apart (the second buffer for 1- and 2-byte elements), every
+   element size with a tile, with and without AVX2 / streaming stores: the same bytes as the
+   scalar loop. */
 static void test_transpose_superblocks(void) {
-  static const int64_t shapes[3][3] = {{1100, 530, 1}, {530, 1100, 1}, {700, 300, 3}};
+  static const int64_t shapes[4][3] = {
+      {1100, 530, 1}, {530, 1100, 1}, {700, 300, 3}, {600, 333, 1}};
   size_t es_list[4] = {1, 2, 4, 8};
   int k, sh, flags;
   for (k = 0; k < 4; k++)
-    for (sh = 0; sh < 3; sh++) {
+    for (sh = 0; sh < 4; sh++) {
       size_t es = es_list[k];
       int64_t rows = shapes[sh][0], cols = shapes[sh][1], cols2 = shapes[sh][2];
       int64_t scol = rows + 3, scol2 = cols * scol + 5, drow = (cols * cols2 + 15) / 16 * 16, g;
+      if (sh == 3) drow = 4096 / (int64_t)es; /* 4 KiB between output rows: the second buffer */
       size_t need = (size_t)(rows * drow) * es;
       size_t sbytes = (size_t)(rows + cols * scol + (cols2 - 1) * scol2) * es;
       unsigned char *src = (unsigned char *)malloc(sbytes);
