@@ -3033,20 +3033,27 @@ static void tp__gather(unsigned char *dst, const unsigned char *src, int64_t n, 
 
 /* The 2-D transpose kernel: dst[i * drow + j] = src[i + j * scol] for i < rows, j < cols
    (element units; strides may be negative). Two levels of blocking:
-   - register tiles: square T x T tiles (SSE2 at compile time on x86-64; AVX2 for 4-byte
-     elements when the CPU has it, chosen at run time), scalar loops for the edges and for
-     element sizes without a tile;
+   - register tiles: square T x T tiles (SSE2 at compile time on x86-64: 8x8 bytes, 8x8 of
+     2-byte, 4x4 of 4-byte, 2x2 of 8-byte elements; AVX2 for 2- and 4-byte elements when the
+     CPU has it, chosen at run time), scalar loops for the edges and for element sizes without
+     a tile. (A 16x16 SSE2 byte tile was measured: no faster in cache, slower out of it - 16
+     output rows in flight at once; see bench/README.md.);
    - cache blocks: a plane bigger than TP__TDIRECT is cut into blocks of Bj source rows x Bi
      elements. Each block's source rows are first copied into a small contiguous bounce buffer
      (long sequential reads the prefetchers follow, and no cache-set conflicts however the
      source stride aliases), then transposed tile by tile into the output, each output row's
      piece written left to right. Blocks go down the source rows' runs first, so every source
-     line is read once, whole, while its neighbours are still in flight.
+     line is read once, whole, while its neighbours are still in flight. The blocks are walked
+     in super-blocks of TP__TSUPER source rows x TP__TSUPER output rows, so the pages one
+     super-block touches stay in the TLB (a plain column of blocks touches every output row).
    With streaming stores (TP__K_NT: the whole output is bigger than the last-level cache can
    keep, see TP_LLC_BYTES) the tiles write with non-temporal stores, which skip the caches and
    the read-for-ownership of every output line. */
 #ifndef TP__PF_ROWS
 #define TP__PF_ROWS 1
+#endif
+#ifndef TP__PF_BLOCK
+#define TP__PF_BLOCK 1
 #endif
 #define TP__K_AVX2 1 /* the CPU has AVX2 */
 #define TP__K_NT 2   /* streaming stores for the output */
@@ -3182,6 +3189,64 @@ TP__TILE4_8X8(tp__tile4_8x8_avx2_nt, TP__S256N)
 #undef TP__S256
 #undef TP__LROW
 #undef TP__LDH
+/* 16x16 of 2-byte elements with 256-bit registers: a source row of 16 elements is one
+   register, so the 8x8 network of tp__tile2_8x8 run on 256-bit registers (per 128-bit lane)
+   transposes two 8x8 tiles at once; TP__T2NET leaves in O##m = [output row m | output row
+   m + 8] of the eight source rows at P. Two passes (source rows 0-7 into x, 8-15 into y), then
+   lane permutes join them into whole 32-byte output rows. */
+#define TP__L256(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
+#define TP__U16(lh, x, y) _mm256_unpack##lh##_epi16((x), (y))
+#define TP__U32(lh, x, y) _mm256_unpack##lh##_epi32((x), (y))
+#define TP__U64(lh, x, y) _mm256_unpack##lh##_epi64((x), (y))
+#define TP__T2NET(P, O)                                                                         \
+  do {                                                                                          \
+    __m256i r0 = TP__L256(P), r1 = TP__L256((P) + ss), r2 = TP__L256((P) + 2 * ss);             \
+    __m256i r3 = TP__L256((P) + 3 * ss), r4 = TP__L256((P) + 4 * ss);                           \
+    __m256i r5 = TP__L256((P) + 5 * ss), r6 = TP__L256((P) + 6 * ss);                           \
+    __m256i r7 = TP__L256((P) + 7 * ss);                                                        \
+    __m256i a = TP__U16(lo, r0, r1), b = TP__U16(hi, r0, r1), c = TP__U16(lo, r2, r3);          \
+    __m256i e = TP__U16(hi, r2, r3), f = TP__U16(lo, r4, r5), g = TP__U16(hi, r4, r5);          \
+    __m256i h = TP__U16(lo, r6, r7), k = TP__U16(hi, r6, r7);                                   \
+    __m256i ac0 = TP__U32(lo, a, c), ac1 = TP__U32(hi, a, c), be0 = TP__U32(lo, b, e);          \
+    __m256i be1 = TP__U32(hi, b, e), fh0 = TP__U32(lo, f, h), fh1 = TP__U32(hi, f, h);          \
+    __m256i gk0 = TP__U32(lo, g, k), gk1 = TP__U32(hi, g, k);                                   \
+    O##0 = TP__U64(lo, ac0, fh0);                                                               \
+    O##1 = TP__U64(hi, ac0, fh0);                                                               \
+    O##2 = TP__U64(lo, ac1, fh1);                                                               \
+    O##3 = TP__U64(hi, ac1, fh1);                                                               \
+    O##4 = TP__U64(lo, be0, gk0);                                                               \
+    O##5 = TP__U64(hi, be0, gk0);                                                               \
+    O##6 = TP__U64(lo, be1, gk1);                                                               \
+    O##7 = TP__U64(hi, be1, gk1);                                                               \
+  } while (0)
+#define TP__J(ST, m)                                                                            \
+  ST(d + (m) * ds, _mm256_permute2x128_si256(x##m, y##m, 0x20));                                \
+  ST(d + ((m) + 8) * ds, _mm256_permute2x128_si256(x##m, y##m, 0x31))
+#define TP__TILE2_16X16(NAME, STORE)                                                            \
+  __attribute__((target("avx2"))) static void NAME(unsigned char *d, int64_t ds,                \
+                                                   const unsigned char *s, int64_t ss) {        \
+    __m256i x0, x1, x2, x3, x4, x5, x6, x7, y0, y1, y2, y3, y4, y5, y6, y7;                     \
+    TP__T2NET(s, x);                                                                            \
+    TP__T2NET(s + 8 * ss, y);                                                                   \
+    TP__J(STORE, 0);                                                                            \
+    TP__J(STORE, 1);                                                                            \
+    TP__J(STORE, 2);                                                                            \
+    TP__J(STORE, 3);                                                                            \
+    TP__J(STORE, 4);                                                                            \
+    TP__J(STORE, 5);                                                                            \
+    TP__J(STORE, 6);                                                                            \
+    TP__J(STORE, 7);                                                                            \
+  }
+#define TP__S256I(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), (v))
+TP__TILE2_16X16(tp__tile2_16x16_avx2, TP__S256I)
+#undef TP__TILE2_16X16
+#undef TP__S256I
+#undef TP__J
+#undef TP__T2NET
+#undef TP__U64
+#undef TP__U32
+#undef TP__U16
+#undef TP__L256
 static int tp__cpu_avx2(void) { return __builtin_cpu_supports("avx2") ? 1 : 0; }
 #else
 #define TP__AVX2 0
@@ -3217,6 +3282,10 @@ static tp__tile_fn tp__tile_for(size_t es, int avx2, int64_t *T) {
   if (es == 4 && avx2) {
     *T = 8;
     return tp__tile4_8x8_avx2;
+  }
+  if (es == 2 && avx2) {
+    *T = 16;
+    return tp__tile2_16x16_avx2;
   }
 #endif
 #if TP__SSE2
@@ -3268,12 +3337,19 @@ __attribute__((target("avx2"))) static void tp__super4_avx2(unsigned char *dst,
                                                             int64_t drow) {
   TP__SUPER_BODY(tp__tile4_8x8_avx2, 8, 4)
 }
+__attribute__((target("avx2"))) static void tp__super2_avx2(unsigned char *dst,
+                                                            const unsigned char *src, int64_t rs,
+                                                            int64_t cs, int64_t scol,
+                                                            int64_t drow) {
+  TP__SUPER_BODY(tp__tile2_16x16_avx2, 16, 2)
+}
 #endif
 #undef TP__SUPER_BODY
 static tp__super_fn tp__super_for(size_t es, int avx2) {
   (void)avx2;
 #if TP__AVX2
   if (es == 4 && avx2) return tp__super4_avx2;
+  if (es == 2 && avx2) return tp__super2_avx2;
 #endif
 #if TP__SSE2
   switch (es) {
@@ -3348,6 +3424,7 @@ TP__BLOCK_FN(tp__block8_nt, TP__NOATTR, tp__tile8_2x2_nt, 2, 8)
 #if TP__AVX2
 TP__BLOCK_FN(tp__block4_avx2, __attribute__((target("avx2"))), tp__tile4_8x8_avx2, 8, 4)
 TP__BLOCK_FN(tp__block4_avx2_nt, __attribute__((target("avx2"))), tp__tile4_8x8_avx2_nt, 8, 4)
+TP__BLOCK_FN(tp__block2_avx2, __attribute__((target("avx2"))), tp__tile2_16x16_avx2, 16, 2)
 #endif
 #undef TP__NOATTR
 #undef TP__BLOCK_FN
@@ -3364,6 +3441,12 @@ static tp__block_fn tp__block_for(size_t es, int flags, int64_t *T, int *nt) {
     *T = 8;
     *nt = want_nt;
     return want_nt ? tp__block4_avx2_nt : tp__block4_avx2;
+  }
+  if (es == 2 && (flags & TP__K_AVX2) && !want_nt) {
+    /* (streaming: the 8x8 SSE2 tile below - 16 output rows in flight, each line finished only
+       by the second tile, measured slower than 8) */
+    *T = 16;
+    return tp__block2_avx2;
   }
 #endif
 #if TP__SSE2
@@ -3412,6 +3495,9 @@ static void tp__copy_nt(unsigned char *d, const unsigned char *s, size_t n) {
 #define TP__TDIRECT 4096
 #endif
 #define TP__TBLOCK 16384
+#ifndef TP__TSUPER
+#define TP__TSUPER 512
+#endif
 /* The transpose of tp__transpose_region for cols2 groups of cols output columns: output
    column j = g * cols + c (g < cols2, c < cols) reads source row g * scol2 + c * scol, so an
    inner output dim that does not merge with its neighbour in the source (a slice of a
@@ -3421,12 +3507,12 @@ static void tp__copy_nt(unsigned char *d, const unsigned char *s, size_t n) {
 static void tp__transpose(unsigned char *dst, const unsigned char *src, int64_t rows,
                           int64_t cols, int64_t scol, int64_t cols2, int64_t scol2, int64_t drow,
                           size_t es, int flags) {
-  int64_t e = (int64_t)es, T, Bi, Bj, i0, j0, k, g, c, ncols = cols * cols2;
+  int64_t e = (int64_t)es, T, Bi, Bj, i0, j0, k, g, c, ncols = cols * cols2, I, J, SB;
   int nt;
   tp__block_fn blk;
   /* 8-byte alignment is enough for the loads; the buffer is read with unaligned loads */
-  uint64_t buf[TP__TBLOCK / 8];
-  unsigned char *b = (unsigned char *)buf;
+  uint64_t buf[TP__TBLOCK / 8], obuf[TP__TBLOCK / 8];
+  unsigned char *b = (unsigned char *)buf, *ob = NULL;
   const unsigned char *row[TP__TBLOCK / 128]; /* the block's source rows (Bj <= TP__TBLOCK / 128) */
   if ((flags & TP__K_NT) && (((uintptr_t)dst & 15u) != 0 || ((drow * e) & 15) != 0))
     flags &= ~TP__K_NT;
@@ -3441,29 +3527,61 @@ static void tp__transpose(unsigned char *dst, const unsigned char *src, int64_t 
      output pieces), 128 otherwise (more source rows per block: longer output pieces in cache) */
   Bi = (nt ? 256 : 128) / e;
   Bj = TP__TBLOCK / (Bi * e);
-  g = c = 0; /* output column j0 = g * cols + c */
-  for (j0 = 0; j0 < ncols; j0 += Bj) {
-    int64_t bj = ncols - j0 < Bj ? ncols - j0 : Bj, tj = bj / T * T;
-    for (k = 0; k < bj; k++) {
-      row[k] = src + (g * scol2 + c * scol) * e;
-      if (++c == cols) {
-        c = 0;
-        g++;
-      }
-    }
-    for (i0 = 0; i0 < rows; i0 += Bi) {
-      int64_t bi = rows - i0 < Bi ? rows - i0 : Bi, ti = bi / T * T;
-      unsigned char *d = dst + (i0 * drow + j0) * e;
-      for (k = 0; k < bj; k++) memcpy(b + k * Bi * e, row[k] + i0 * e, (size_t)(bi * e));
+  if (rows * ncols * e <= TP__TBLOCK && ncols <= TP__TBLOCK / 128) {
+    /* a small plane is one block: its source rows are read whole (one sequential stream when
+       they are adjacent), fewer and longer copies into the buffer */
+    Bi = rows;
+    Bj = ncols;
+    SB = rows + ncols; /* one super-block */
+  } else {
+    SB = (TP__TSUPER + 255) / 256 * 256; /* whole blocks: every Bi and Bj divides 256 */
+  }
+  /* 1- and 2-byte elements whose output rows are a multiple of 4 KiB apart (so a tile's 8-16
+     output rows share one L1 set and evict each other's half-written lines) go through a
+     second buffer: the tiles write there, then each output row's piece is copied whole
+     (measured: bf16 2048x2048 1.02-1.04 -> 0.72-0.75 ms, u8 4096x4096 5.4-5.6 -> 3.3-3.7 ms;
+     slower for 8-byte elements, mixed for 4-byte ones and 2 KiB strides, which stay direct) */
+  if (!nt && es <= 2 && (drow * e) % 4096 == 0) ob = (unsigned char *)obuf;
+  /* super-blocks of TP__TSUPER source rows x TP__TSUPER output rows: the blocks inside one
+     touch at most ~2 x TP__TSUPER pages (source rows' pieces, output rows' pieces), few enough
+     for the TLB to keep; without them a column of blocks touches every output row's page */
+  for (J = 0; J < ncols; J += SB) {
+    int64_t jend = ncols - J < SB ? ncols : J + SB;
+    for (I = 0; I < rows; I += SB) {
+      int64_t iend = rows - I < SB ? rows : I + SB;
+      g = J / cols;
+      c = J % cols; /* output column j0 = g * cols + c */
+      for (j0 = J; j0 < jend; j0 += Bj) {
+        int64_t bj = jend - j0 < Bj ? jend - j0 : Bj, tj = bj / T * T;
+        for (k = 0; k < bj; k++) {
+          row[k] = src + (g * scol2 + c * scol) * e;
+          if (++c == cols) {
+            c = 0;
+            g++;
+          }
+        }
+        for (i0 = I; i0 < iend; i0 += Bi) {
+          int64_t bi = iend - i0 < Bi ? iend - i0 : Bi, ti = bi / T * T;
+          unsigned char *d = dst + (i0 * drow + j0) * e;
+          for (k = 0; k < bj; k++) memcpy(b + k * Bi * e, row[k] + i0 * e, (size_t)(bi * e));
 #if TP__SSE2
-      if (i0 + Bi < rows) { /* the next block's runs continue these rows: start their reads */
-        int64_t nb = rows - i0 - Bi < Bi ? rows - i0 - Bi : Bi;
-        for (k = 0; k < bj; k++) tp__prefetch(row[k] + (i0 + Bi) * e, (size_t)(nb * e));
-      }
+          if (TP__PF_BLOCK && i0 + Bi < iend) { /* the next block's runs continue these rows */
+            int64_t nb = iend - i0 - Bi < Bi ? iend - i0 - Bi : Bi;
+            for (k = 0; k < bj; k++) tp__prefetch(row[k] + (i0 + Bi) * e, (size_t)(nb * e));
+          }
 #endif
-      blk(d, drow, b, Bi, ti, tj);
-      if (tj < bj) tp__transpose_scalar(d, b, 0, ti, tj, bj, Bi, drow, es);
-      if (ti < bi) tp__transpose_scalar(d, b, ti, bi, 0, bj, Bi, drow, es);
+          if (ob) { /* tiles into the second buffer, then whole output pieces */
+            blk(ob, Bj, b, Bi, ti, tj);
+            if (tj < bj) tp__transpose_scalar(ob, b, 0, ti, tj, bj, Bi, Bj, es);
+            if (ti < bi) tp__transpose_scalar(ob, b, ti, bi, 0, bj, Bi, Bj, es);
+            for (k = 0; k < bi; k++) memcpy(d + k * drow * e, ob + k * Bj * e, (size_t)(bj * e));
+            continue;
+          }
+          blk(d, drow, b, Bi, ti, tj);
+          if (tj < bj) tp__transpose_scalar(d, b, 0, ti, tj, bj, Bi, drow, es);
+          if (ti < bi) tp__transpose_scalar(d, b, ti, bi, 0, bj, Bi, drow, es);
+        }
+      }
     }
   }
 }

@@ -66,11 +66,13 @@ static void run_lp(int count, size_t each, const size_t *begin) {
   int i;
   for (i = 0; i < count; i++) block_copy(g_dst + (size_t)i * each, g_src + begin[i], each);
 }
+static const char *g_only; /* --only SUBSTR: run only the rows whose name contains it */
 static void bench(const char *name, const tp_tensor *views, int count, double target, int warm) {
   double t_tp[RUNS], t_mc[RUNS], t_lp[RUNS], t0;
   size_t each = tp_nbytes(&views[0]), total = each * (size_t)count, begin[1000];
   int r, i;
   volatile unsigned char sink = 0;
+  if (g_only && !strstr(name, g_only)) return;
   for (i = 0; i < count; i++) {
     size_t b = 0, e = 0;
     tp_span(&views[i], &b, &e);
@@ -114,7 +116,10 @@ int main(int argc, char **argv) {
   tp_tensor t, v;
   int i;
   char what[96];
-  if (argc > 1 && strcmp(argv[1], "--header") == 0) bt_header();
+  for (i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--header") == 0) bt_header();
+    else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) g_only = argv[++i];
+  }
   g_cap = (size_t)64 * 256 * 56 * 56 * 4 + 4096;
   g_src = alloc_touch(g_cap);
   g_dst = alloc_touch(g_cap);

@@ -1,14 +1,11 @@
 /* bench_ptd: 1 GiB of strided view data written as a .ptd file with sha256 keys, against plain
    fwrite of the same bytes, in the same run, to the same directory.
 
-   256 views of one 10 MiB float storage [1280, 2048]: view i = rows [i, i + 1024), columns
-   [c_i, c_i + 1024), 4 MiB each, row stride 8 KiB (so every view is strided and no two are
-   equal). The .ptd path adds them under sha256 keys with tp_store_add_all - through a
+   The 256 strided 4 MiB views and the fwrite baseline are bench_views.h's. The .ptd path adds them under sha256 keys with tp_store_add_all - through a
    2-thread pthreads parallel_for hook (bench_pool.h), and again serially - then
-   tp_store_write_ptd_file streams them with tp_compact_write. The baseline compacts every view
-   into one 1 GiB buffer first (not timed), then times fopen + 256 fwrite calls of 4 MiB +
-   fclose. No side calls fsync: all measure the write path into the page cache; sync() runs
-   (untimed) before each timed write so that none starts behind another's dirty pages.
+   tp_store_write_ptd_file streams them with tp_compact_write. No side calls fsync: all measure
+   the write path into the page cache; sync() runs (untimed) before each timed write so that
+   none starts behind another's dirty pages.
    Interleaved rounds; medians and ranges as in bench_table.h.
    Peak RSS growth of the .ptd write: VmHWM after the write minus VmRSS before it, with VmHWM
    reset through /proc/self/clear_refs (Linux).
@@ -21,63 +18,14 @@
 #include "bench_table.h"
 #include "bench_pool.h"
 
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-#include <unistd.h>
+#include "bench_views.h"
 
-#define ROWS 1280
-#define COLS 2048
-#define VIEWS 256
-#define VR 1024
-#define VC 1024
 #define ROUNDS 11
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* kB value of a /proc/self/status field, or -1. */
-static long status_kb(const char *field) {
-  FILE *f = fopen("/proc/self/status", "r");
-  char line[256];
-  long v = -1;
-  size_t n = strlen(field);
-  if (!f) return -1;
-  while (fgets(line, sizeof line, f))
-    if (strncmp(line, field, n) == 0 && line[n] == ':') {
-      v = strtol(line + n + 1, NULL, 10);
-      break;
-    }
-  fclose(f);
-  return v;
-}
-
-static int reset_hwm(void) {
-  FILE *f = fopen("/proc/self/clear_refs", "w");
-  int ok;
-  if (!f) return 0;
-  ok = fputs("5", f) >= 0;
-  ok &= fclose(f) == 0;
-  return ok;
-}
 
 /* The .pte row's delegate blob: 64 bytes (the program's point here is its embedded named data). */
 static tp_status produce_blob(void *ctx, tp_sink *sink) {
   (void)ctx;
   return tp_sink_zeros(sink, 64);
-}
-
-static tp_status make_view(const tp_storage *st, int i, tp_tensor *out) {
-  static const int64_t sizes[2] = {ROWS, COLS};
-  tp_tensor all, rows;
-  tp_status s = tp_view(*st, TP_F32, 2, sizes, NULL, 0, &all);
-  if (s == TP_OK) s = tp_narrow(&all, 0, i, VR, &rows);
-  if (s == TP_OK) s = tp_narrow(&rows, 1, (i * 37) % (COLS - VC + 1), VC, out);
-  return s;
 }
 
 int main(int argc, char **argv) {
@@ -88,7 +36,7 @@ int main(int argc, char **argv) {
   tp_storage st;
   tp_tensor views[VIEWS];
   tp_store_item items[VIEWS];
-  size_t i, view_bytes = (size_t)VR * VC * sizeof(float);
+  size_t i, view_bytes = BV_VIEW_BYTES;
   double t_write[ROUNDS], t_raw[ROUNDS], t_par[ROUNDS], t_ser[ROUNDS], t_all_par[ROUNDS],
       t_all_ser[ROUNDS], t_pte[ROUNDS];
   char pte_path[512];
@@ -100,59 +48,40 @@ int main(int argc, char **argv) {
   snprintf(ptd_path, sizeof ptd_path, "%s/tp_bench_ptd.ptd", dir);
   snprintf(raw_path, sizeof raw_path, "%s/tp_bench_ptd.raw", dir);
   snprintf(pte_path, sizeof pte_path, "%s/tp_bench_ptd.pte", dir);
-  data = (float *)malloc((size_t)ROWS * COLS * sizeof(float));
-  flat = (unsigned char *)malloc(view_bytes * VIEWS);
-  if (!data || !flat) {
-    fprintf(stderr, "bench_ptd: out of memory\n");
-    return 1;
-  }
-  for (i = 0; i < (size_t)ROWS * COLS; i++) data[i] = (float)(i * 2654435761u % 1000003u);
-  st.data = data;
-  st.nbytes = (size_t)ROWS * COLS * sizeof(float);
+  bv_setup("bench_ptd", &data, &flat, &st, views);
   for (i = 0; i < VIEWS; i++) {
-    if (make_view(&st, (int)i, &views[i]) != TP_OK) {
-      fprintf(stderr, "bench_ptd: bad view %lu\n", (unsigned long)i);
-      return 1;
-    }
     memset(&items[i], 0, sizeof items[i]);
     items[i].view = &views[i];
     items[i].order = TP_ORDER_ROW_MAJOR;
   }
-  for (i = 0; i < VIEWS; i++) /* the baseline's bytes, compacted once (not timed) */
-    if (tp_compact_into(&views[i], TP_ORDER_ROW_MAJOR, flat + i * view_bytes, view_bytes) !=
-        TP_OK)
-      return 1;
 
   for (round = -1; round < ROUNDS; round++) {
     tp_store *s, *ser;
     tp_store_options o;
     double t0, add_par, add_ser, wr, raw;
-    long rss0, hwm1;
-    FILE *f;
+    long rss0;
 
     /* .ptd: adds with sha256 keys through the 2-thread hook, then the streamed write */
     memset(&o, 0, sizeof o);
     o.parallel_for = bench_pool_for;
     o.parallel_ctx = &threads;
     if (tp_store_create_ex(&o, &s) != TP_OK) return 1;
-    t0 = now();
+    t0 = bv_now();
     if (tp_store_add_all(s, items, VIEWS) != TP_OK) {
       fprintf(stderr, "bench_ptd: add: %s\n", tp_store_error(s));
       return 1;
     }
-    add_par = now() - t0;
+    add_par = bv_now() - t0;
     if (tp_store_ptd_size(s, &ptd_size) != TP_OK) return 1;
     sync();
-    hwm_ok &= reset_hwm();
-    rss0 = status_kb("VmRSS");
-    t0 = now();
+    rss0 = bv_rss_begin(&hwm_ok);
+    t0 = bv_now();
     if (tp_store_write_ptd_file(s, ptd_path) != TP_OK) {
       fprintf(stderr, "bench_ptd: write: %s\n", tp_store_error(s));
       return 1;
     }
-    wr = now() - t0;
-    hwm1 = status_kb("VmHWM");
-    if (rss0 >= 0 && hwm1 >= 0 && hwm1 - rss0 > rss_growth_kb) rss_growth_kb = hwm1 - rss0;
+    wr = bv_now() - t0;
+    bv_rss_end(rss0, &rss_growth_kb);
     tp_store_destroy(s);
     remove(ptd_path);
 
@@ -177,7 +106,7 @@ int main(int argc, char **argv) {
       m.produce = produce_blob;
       if (tp_store_create_ex(&o, &s) != TP_OK) return 1;
       sync();
-      t0 = now();
+      t0 = bv_now();
       if (tp_store_add_all(s, items, VIEWS) != TP_OK) return 1;
       po.embed = s;
       if (tp_pte_create(&po, &prog) != TP_OK || tp_pte_add_method(prog, &m) != TP_OK) return 1;
@@ -185,7 +114,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "bench_ptd: pte: %s\n", tp_pte_error(prog));
         return 1;
       }
-      if (round >= 0) t_pte[round] = now() - t0;
+      if (round >= 0) t_pte[round] = bv_now() - t0;
       tp_pte_destroy(prog);
       tp_store_destroy(s);
       remove(pte_path);
@@ -193,21 +122,14 @@ int main(int argc, char **argv) {
 
     /* the same adds on the calling thread alone (the write is the same code either way) */
     if (tp_store_create(&ser) != TP_OK) return 1;
-    t0 = now();
+    t0 = bv_now();
     if (tp_store_add_all(ser, items, VIEWS) != TP_OK) return 1;
-    add_ser = now() - t0;
+    add_ser = bv_now() - t0;
     tp_store_destroy(ser);
 
     /* baseline: plain fwrite of the compacted bytes */
-    sync();
-    t0 = now();
-    f = fopen(raw_path, "wb");
-    if (!f) return 1;
-    for (i = 0; i < VIEWS; i++)
-      if (fwrite(flat + i * view_bytes, 1, view_bytes, f) != view_bytes) return 1;
-    if (fclose(f) != 0) return 1;
-    raw = now() - t0;
-    remove(raw_path);
+    raw = bv_fwrite_flat(raw_path, flat);
+    if (raw < 0) return 1;
     if (round >= 0) {
       t_write[round] = wr;
       t_raw[round] = raw;
@@ -228,12 +150,7 @@ int main(int argc, char **argv) {
            gib / bt_median(t_par, ROUNDS), gib / bt_median(t_ser, ROUNDS),
            tp_sha256_accelerated() ? "SHA-NI" : "portable SHA-256");
   bt_note("tp_store_add_all, 256 views x 4 MiB, sha256 keys", what);
-  if (hwm_ok && rss_growth_kb >= 0)
-    snprintf(what, sizeof what, "%.1f MiB (target < 64 MiB) %s", (double)rss_growth_kb / 1024.0,
-             rss_growth_kb < 64 * 1024 ? "\xE2\x9C\x93" : "\xE2\x9C\x97");
-  else
-    snprintf(what, sizeof what, "not measured (no /proc/self/clear_refs)");
-  bt_note("peak RSS growth of the .ptd write", what);
+  bv_rss_note("peak RSS growth of the .ptd write", hwm_ok, rss_growth_kb);
   (void)ptd_size;
   free(flat);
   free(data);

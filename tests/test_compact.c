@@ -355,6 +355,50 @@ static void test_transpose_kernels(void) {
   free(out_b);
 }
 
+/* Planes spanning several super-blocks (TP__TSUPER source rows x output rows) in both
+   directions, with partial super-blocks, blocks and tiles at the edges, a second column level
+   (cols2 > 1), output rows 4 KiB apart (the second buffer for 1- and 2-byte elements), every
+   element size with a tile, with and without AVX2 / streaming stores: the same bytes as the
+   scalar loop. */
+static void test_transpose_superblocks(void) {
+  static const int64_t shapes[4][3] = {
+      {1100, 530, 1}, {530, 1100, 1}, {700, 300, 3}, {600, 333, 1}};
+  size_t es_list[4] = {1, 2, 4, 8};
+  int k, sh, flags;
+  for (k = 0; k < 4; k++)
+    for (sh = 0; sh < 4; sh++) {
+      size_t es = es_list[k];
+      int64_t rows = shapes[sh][0], cols = shapes[sh][1], cols2 = shapes[sh][2];
+      int64_t scol = rows + 3, scol2 = cols * scol + 5, drow = (cols * cols2 + 15) / 16 * 16, g;
+      if (sh == 3) drow = 4096 / (int64_t)es; /* 4 KiB between output rows: the second buffer */
+      size_t need = (size_t)(rows * drow) * es;
+      size_t sbytes = (size_t)(rows + cols * scol + (cols2 - 1) * scol2) * es;
+      unsigned char *src = (unsigned char *)malloc(sbytes);
+      unsigned char *a = (unsigned char *)malloc(need), *b = (unsigned char *)malloc(need);
+      if (!src || !a || !b) {
+        tpt_fail_at(__FILE__, __LINE__, "out of memory");
+        free(src); free(a); free(b);
+        return;
+      }
+      fill_random(src, sbytes);
+      memset(a, 0, need);
+      for (g = 0; g < cols2; g++)
+        tp__transpose_scalar(a + (size_t)(g * cols) * es, src + (size_t)(g * scol2) * es, 0,
+                             rows, 0, cols, scol, drow, es);
+      for (flags = 0; flags < 4; flags++) {
+        int f = flags;
+        if ((f & TP__K_AVX2) && !tp__cpu_avx2()) f &= ~TP__K_AVX2;
+        memset(b, 0, need);
+        tp__transpose(b, src, rows, cols, scol, cols2, scol2, drow, es, f);
+#if TP__SSE2
+        _mm_sfence();
+#endif
+        TPT_MEMEQ(b, a, need);
+      }
+      free(src); free(a); free(b);
+    }
+}
+
 /* An 8 MiB plane with a 4 KiB-multiple stride: the cache-blocked path with streaming stores
    (aligned and unaligned output). */
 static void test_big_transpose(void) {
@@ -549,6 +593,7 @@ int main(void) {
   TPT_RUN(test_streamed_convert_and_int4);
   TPT_RUN(test_large_paths);
   TPT_RUN(test_transpose_kernels);
+  TPT_RUN(test_transpose_superblocks);
   TPT_RUN(test_big_transpose);
   TPT_RUN(test_zero_copy_exact);
   TPT_RUN(test_errors);
