@@ -584,7 +584,7 @@ static void test_vk_malformed(void) {
     {"args: [0, 1, 12]", "args: [0, -1, 12]",
      "op 0 (aten.mm.default): arg 1 = -1 is not a value id (14 values)"},
     {"dims: [4, 4], constant_id: 0", "dims: [4, 8], constant_id: 0",
-     "value 1: FLOAT32 dims need 128 bytes, constant 0 has 64"},
+     "value 1: constant 0 has 64 bytes but dims x FLOAT32 make 128"},
     {"dims: [4, 4], constant_id: 0", "dims: [4, 4], constant_id: 2",
      "value 1: constant_id 2 but there are 2 constants"},
     {"{ offset: 64, length: 16 }", "{ offset: 72, length: 16 }",
