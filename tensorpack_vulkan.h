@@ -625,19 +625,20 @@ typedef struct tp_vk_blob_value {
 /* Reads every value of a VH00 blob with the bounds-checked reader and resolves each constant's
    bytes as ExecuTorch's loader does: named (key present and offset UINT64_MAX) through ptd
    (opened with tp_ptd_open; may be NULL when the blob has no named constant), otherwise inside
-   the raw bytes (offset < raw size, extent inside). Also checked: a known datatype, dims
-   present and at most TP_MAX_DIMS, the VkBytes length equal to numel(dims) x datatype size
-   (also the .ptd entry's size). *values_out gets value_count entries, indexed by value id;
+   the raw bytes (offset < raw size, extent inside). Also checked: every rule of
+   tp_vk_check_blob below (a known datatype, storage type and memory layout, dims present and at
+   most TP_MAX_DIMS, the VkBytes length exactly numel(dims) x datatype size, also the .ptd
+   entry's size, ids in range, every constants / shaders entry inside the raw bytes). *values_out gets value_count entries, indexed by value id;
    free it with tp_vk_blob_values_free. Errors: TP_ERR_FORMAT (sentence in err, may be NULL),
    TP_ERR_NOMEM, TP_ERR_INVALID for NULL outputs. */
 TPDEF tp_status tp_vk_read_blob(const void *blob, size_t size, tp_ptd *ptd,
                                 tp_vk_blob_value **values_out, uint32_t *value_count,
                                 tp_error *err);
 TPDEF void tp_vk_blob_values_free(tp_vk_blob_value *values);
-/* The same rules as tp_vk_read_blob, every one of them (the VK00 rules written next to
-   tp_vk__check_rules in >>vk-read: also storage_type / memory_layout / staging_datatype known, the
-   VkGraph vectors present, every id in range, every constants / shaders entry inside the raw
-   bytes), without collecting anything; with ptd NULL a named constant's key is not looked up.
+/* The same rules as tp_vk_read_blob, every one of them (the VK00 rules, written once next to
+   tp_vk__check_rules in >>vk-read: also storage_type / memory_layout / staging_datatype known,
+   the VkGraph vectors present, every id in range, every constants / shaders entry inside the
+   raw bytes), collecting nothing; with ptd NULL a named constant's key is not looked up.
    tpdump --check's verdict on a Vulkan blob is this call's. TP_OK, or TP_ERR_FORMAT with the
    sentence in err (may be NULL; reset on entry); TP_ERR_INVALID for a NULL blob. */
 TPDEF tp_status tp_vk_check_blob(const void *blob, size_t size, tp_ptd *ptd, tp_error *err);

@@ -691,12 +691,18 @@ TPDEF tp_status tp_xnn_write_file(tp_xnn_graph *g, const char *path);
    tp_delegate_parse; a blob that does not start with an XH00 header is taken as a bare XN01 /
    XN00 flatbuffer, as upstream) and the XNNGraph flatbuffer through the bounds-checked reader -
    into the read-only structure below, every field named by the XN01 description. It checks
-   the structure, not the meaning: the identifier, xvalues and xnodes present, num_externs
-   <= 4096, every XValue a known union member with its tensor, dims at most 6, a known
-   quantization tag, every XNode a known kind with its table and its vectors present with at
-   most 6 entries, every constant_data entry a table and a readable named_key. Datatypes, ids,
-   sizes and whether a constant lies inside the segment are left to the user (constants[i].data
-   is NULL when an inline entry is outside the segment). Pointers point into `blob`, which must
+   the structure: the identifier, xvalues and xnodes present, num_externs <= 4096, every XValue
+   a known union member with its tensor, dims at most 6, a known quantization tag, every XNode a
+   known kind with its table and its vectors present with at most 6 entries, every
+   constant_data entry a table and a readable named_key; and the format's rules (the same for
+   tp_xnn_check_blob, the loader and tpdump --check; issue 14 finding 12): value ids unique and
+   not TP_XNN_INVALID_ID; input / output ids and node id fields naming values; a known datatype,
+   dims present and num_dims equal to their count, numel(dims) x element size inside 64 bits
+   (the define calls refuse the same); only the external input / output flags, an external
+   value with an external id below num_externs and 4096, never a constant; constants and scale
+   buffers that exist and hold the bytes the value needs (inline or named: their size field);
+   quantization parameters that match the dims; every inline constant_data entry inside the
+   constant segment. Named keys are not looked up. Pointers point into `blob`, which must
    outlive the result. Errors: TP_ERR_FORMAT with a sentence in err (may be NULL, reset on
    entry), TP_ERR_NOMEM, TP_ERR_INVALID (NULL out, or NULL blob). Free with tp_xnn_blob_free. */
 typedef struct tp_xnn_blob_value {
@@ -768,7 +774,9 @@ TPDEF void tp_xnn_blob_free(tp_xnn_blob *b);
    refuses what ExecuTorch's runtime cannot run as TP_ERR_UNSUPPORTED). TP_OK when the blob
    keeps every rule; else the first rule it breaks as a sentence in *err (may be NULL) naming
    the node or value and the numbers, TP_ERR_INVALID (a rule), TP_ERR_UNSUPPORTED (the target
-   cannot run it) or TP_ERR_FORMAT (unreadable). tpdump --check calls it. */
+   cannot run it) or TP_ERR_FORMAT (unreadable, or a format rule of tp_xnn_read_blob broken,
+   for every target). tpdump --check's verdict is this call's with TP_XNN_TARGET_UNCHECKED
+   (format), then exit status 3 for a rule broken with TP_XNN_TARGET_EXECUTORCH. */
 TPDEF tp_status tp_xnn_check_blob(const void *blob, size_t size, int target, tp_error *err);
 
 #ifdef TENSORPACK_XNNPACK_RUNTIME
@@ -3482,8 +3490,8 @@ fail:
 /* Reads the blob's values and nodes into a scratch graph (tp__xnn_value / tp__xnn_node, the
    writer's own records), then runs tp__xnn_check_node on every node and tp__xnn_check_graph:
    a blob is judged by exactly the rules a graph is judged by at define time and at write.
-   Structure that the rules need but do not judge (unions, ids, vector lengths) is refused as
-   TP_ERR_FORMAT; tpdump checks the rest of the format itself. */
+   Before that, tp_xnn_read_blob reads it with the format rules (tp__xnn_check_format below):
+   what breaks them is TP_ERR_FORMAT, for every target; tpdump's verdict is this. */
 static int tp__xnn_cf_cmp(const void *a, const void *b) {
   uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
   return x < y ? -1 : x > y;
@@ -3674,33 +3682,13 @@ static tp_status tp__xnn_cb_value(tp_xnn_graph *g, size_t i, tp_fb_table *xv, ui
   if (t.pos == 0) return tp__error_set(err, TP_ERR_FORMAT, "value %u: no tensor value", (unsigned)i);
   v->datatype = tp_fb_i16(&t, TP_XNN_FIELD(XNNTensorValue, datatype), 0);
   dv = tp_fb_vector_field(&t, TP_XNN_FIELD(XNNTensorValue, dims), 4);
-  if (dv.count > TP_XNN_MAX_DIMS)
-    return tp__error_set(err, TP_ERR_FORMAT, "value %u: %u dims, XNNPACK allows 6", (unsigned)i,
-                        (unsigned)dv.count);
-  v->num_dims = (uint32_t)dv.count;
+  /* tp_xnn_read_blob has applied the format rules (tp__xnn_check_format) to every value */
+  v->num_dims = dv.count <= TP_XNN_MAX_DIMS ? (uint32_t)dv.count : 0;
   for (k = 0; k < v->num_dims; k++) v->dims[k] = (uint32_t)tp_fb_vector_scalar(&dv, k);
-  {
-    uint64_t bytes, alt;
-    if (!tp__xnn_value_bytes(v, &bytes, &alt))
-      return tp__error_set(err, TP_ERR_FORMAT, "value %u: the product of dims overflows 64 bits",
-                          (unsigned)i);
-  }
   v->const_idx = tp_fb_u32(&t, TP_XNN_FIELD(XNNTensorValue, constant_buffer_idx), 0);
   v->external_id = tp_fb_u32(&t, TP_XNN_FIELD(XNNTensorValue, external_id), 0);
   v->flags = tp_fb_u32(&t, TP_XNN_FIELD(XNNTensorValue, flags), 0);
   *id_out = tp_fb_u32(&t, TP_XNN_FIELD(XNNTensorValue, id_out), 0);
-  if (v->flags && v->external_id == TP_XNN_INVALID_ID)
-    return tp__error_set(err, TP_ERR_FORMAT,
-                        "value %u: flags 0x%x mark it external but its external id is 0x%x "
-                        "(none)",
-                        (unsigned)i, (unsigned)v->flags, (unsigned)v->external_id);
-  if (v->external_id != TP_XNN_INVALID_ID && v->external_id >= TP_XNN_MAX_EXTERNS)
-    return tp__error_set(err, TP_ERR_FORMAT, "value %u: external id %u, the loader allows ids below %d",
-                        (unsigned)i, (unsigned)v->external_id, TP_XNN_MAX_EXTERNS);
-  if (v->const_idx && v->external_id != TP_XNN_INVALID_ID)
-    return tp__error_set(err, TP_ERR_FORMAT,
-                        "value %u: constant %u has external id %u: a constant cannot be external",
-                        (unsigned)i, (unsigned)v->const_idx, (unsigned)v->external_id);
   v->quant = vt == TP_XNN_VALUE_QUANTIZED ? (int)qt : TP__XNN_Q_NONE;
   if (v->quant == TP_XNN_QUANT_PER_TENSOR) {
     v->scale = tp_fb_f32(&q, TP_XNN_FIELD(PerTensorQuant, scale), 0.0f);

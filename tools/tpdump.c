@@ -27,8 +27,12 @@
    Printed: header fields; values (datatype, dims, constant, quantization), nodes (kind, ids,
    flags, output_min_max, debug_handle) or the Vulkan op chain; constants with their offset,
    size and the first 8 hex digits of the SHA-256 of their bytes; named keys.
-   Checked: every field through tensorpack's bounds-checked reader, constants inside their
-   segment, value ids in range, union tags known, the sizes the loaders rely on.
+   Checked: the verdict is the library's own check of the format, so tpdump cannot disagree
+   with the readers and the loader (issue 14 finding 12): tp_xnn_check_blob (XN01's format
+   rules), tp_vk_check_blob (VK00's), tp_ptd_open, tp_pte_read and each delegate's blob by its
+   backend's check; with --ptd (or a program's named data) XNNPACK's named keys are resolved as
+   the loader resolves them. The printer walks every field through the bounds-checked reader for
+   the report; when both refuse, its sentence (where it stopped) is the one given.
 
    Exit status: 0 well formed, 2 malformed (the reason on stderr), 1 usage, I/O or memory,
    3 a well-formed XNNPACK blob that breaks one of the writer's node or graph rules for
