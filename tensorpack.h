@@ -582,6 +582,36 @@ TPDEF int tp__align_u64(uint64_t v, uint64_t align, uint64_t *out);
 /* Grows *data (elements of elem_size) to hold at least need elements; TP_ERR_NOMEM or
    TP_ERR_OVERFLOW on failure (then *data is unchanged). */
 TPDEF tp_status tp__array_reserve(void **data, size_t *cap, size_t need, size_t elem_size);
+/* Hashed keys, the one lookup table behind every "is this key already here" (the store's keys
+   and contents, named-mode XNNPACK constants, tp_ptd_index): open addressing with linear
+   probing over slots holding item index + 1 (0 = empty); cap is 0 or a power of two and the
+   table is kept at most half full, grown by doubling. The items and their hashes stay with the
+   caller, which hands them in through callbacks. tp__keyset_probe returns the slot holding the
+   item that match accepts, or the empty slot where an item with hash h goes (match may be NULL:
+   the first empty slot); cap must be > 0. tp__keyset_reserve makes room for count items,
+   rehashing with hash(ctx, item); TP_ERR_NOMEM / TP_ERR_OVERFLOW leave the table unchanged. */
+typedef struct tp__keyset {
+  uint32_t *slot;
+  size_t cap;
+} tp__keyset;
+typedef uint64_t (*tp__keyset_hash_fn)(const void *ctx, uint32_t item);
+typedef int (*tp__keyset_match_fn)(const void *ctx, uint32_t item);
+TPDEF uint64_t tp__hash_bytes(const void *data, size_t n); /* FNV-1a, 64 bits */
+TPDEF tp_status tp__keyset_reserve(tp__keyset *t, size_t count, tp__keyset_hash_fn hash,
+                                   const void *ctx);
+TPDEF size_t tp__keyset_probe(const tp__keyset *t, uint64_t h, tp__keyset_match_fn match,
+                              const void *ctx);
+TPDEF void tp__keyset_free(tp__keyset *t);
+/* Test builds only: with TP_COUNT_STEPS defined (before the implementation), every slot a
+   keyset probe looks at and every key comparison of a linear key scan adds one to
+   tp__count_steps, so a test counts the work instead of timing it (tests/test_linear.c).
+   Without the macro nothing is counted and the variable does not exist. */
+#ifdef TP_COUNT_STEPS
+extern unsigned long long tp__count_steps;
+#define TP__STEP() (tp__count_steps++)
+#else
+#define TP__STEP() ((void)0)
+#endif
 
 /* ------------------------------------------------------------------------------------------ */
 /* 7. FlatBuffers builder and reader                                                           */
@@ -680,7 +710,7 @@ typedef struct tp_fb_reader {
   const unsigned char *buf;
   size_t size;
   unsigned max_depth;   /* 0 = 64 */
-  size_t max_tables;    /* 0 = 1000000 */
+  size_t max_tables;    /* 0 = the larger of 1000000 and size / 2 (see tp_fb_reader_init_ex) */
   size_t tables;        /* tables visited so far */
   tp_error err;
 } tp_fb_reader;
@@ -704,8 +734,14 @@ typedef struct tp_fb_vector {
 /* Checks the header (size, root offset, identifier when not NULL) and returns the root table. */
 TPDEF tp_status tp_fb_reader_init(tp_fb_reader *r, const void *buf, size_t size,
                                   const char *identifier, tp_fb_table *root);
-/* Like tp_fb_reader_init, with the limits: max_depth (0 = 64) and max_tables (tables visited
-   per walk, 0 = 1000000). */
+/* Like tp_fb_reader_init, with the limits: max_depth (0 = 64) and max_tables (tables opened
+   per walk; 0 = the default, the larger of 1000000 and size / 2). The default scales with the
+   buffer so that whatever a writer can put in it can be read back: every table starts with its
+   own 4-aligned soffset word, so a buffer of size bytes holds at most size / 4 distinct tables
+   and a walk that opens each at most twice stays within the budget; a DAG of shared tables (one
+   table reached through many offsets, opened again on every path) is stopped after size / 2
+   opens, a cost linear in the buffer, never exponential. Going over it is TP_ERR_FORMAT
+   "table budget N exceeded at byte P (S-byte buffer)". */
 TPDEF tp_status tp_fb_reader_init_ex(tp_fb_reader *r, const void *buf, size_t size,
                                      const char *identifier, tp_fb_table *root,
                                      unsigned max_depth, size_t max_tables);
@@ -944,7 +980,9 @@ TPDEF tp_status tp_ptd_find(tp_ptd *p, const char *key, tp_ptd_entry *e);
 /* Optional, for many lookups in a big file: a hash index for tp_ptd_find in caller memory.
    tp_ptd_index_slots(p) is the number of uint32_t slots it needs (a power of two >= 2 * count;
    0 for an opened file without entries or a failed open). The slots must stay alive, unchanged,
-   as long as p is used. Errors: TP_ERR_INVALID (slots too few, or NULL with a need > 0), the
+   as long as p is used. Building it takes one probe per entry on average, duplicate keys
+   included (a repeated key is found and skipped: the index keeps the first entry under each
+   key, which tp_ptd_find then returns). Errors: TP_ERR_INVALID (slots too few, or NULL with a need > 0), the
    open failure. */
 TPDEF size_t tp_ptd_index_slots(const tp_ptd *p);
 TPDEF tp_status tp_ptd_index(tp_ptd *p, uint32_t *slots, size_t nslots);
@@ -4901,11 +4939,17 @@ TPDEF tp_status tp_fb_reader_status(const tp_fb_reader *r) {
   return r->err.status;
 }
 
+/* The default table budget of one walk (tp_fb_reader_init_ex's comment says why). */
+#define TP__FB_MIN_TABLES ((size_t)1000000u)
+static size_t tp__fb_default_tables(size_t size) {
+  return size / 2 > TP__FB_MIN_TABLES ? size / 2 : TP__FB_MIN_TABLES;
+}
+
 /* Opens the table at pos (reached at depth); returns an absent table on error. */
 static tp_fb_table tp__fb_open_table(tp_fb_reader *r, uint64_t pos, unsigned depth) {
   tp_fb_table t;
   unsigned max_depth = r->max_depth ? r->max_depth : 64u;
-  size_t max_tables = r->max_tables ? r->max_tables : 1000000u;
+  size_t max_tables = r->max_tables ? r->max_tables : tp__fb_default_tables(r->size);
   int64_t vt;
   int32_t soff;
   uint16_t vsize;
@@ -4918,8 +4962,9 @@ static tp_fb_table tp__fb_open_table(tp_fb_reader *r, uint64_t pos, unsigned dep
     return t;
   }
   if (r->tables >= max_tables) {
-    tp__error_set(&r->err, TP_ERR_FORMAT, "more than %llu tables in the buffer",
-                 (unsigned long long)max_tables);
+    tp__error_set(&r->err, TP_ERR_FORMAT, "table budget %llu exceeded at byte %llu (%llu-byte "
+                 "buffer)", (unsigned long long)max_tables, (unsigned long long)pos,
+                 (unsigned long long)r->size);
     return t;
   }
   r->tables++;
@@ -5362,20 +5407,13 @@ typedef struct tp__store_entry {
   uint8_t dim_order[TP_MAX_DIMS];
 } tp__store_entry;
 
-/* Open-addressing hash table of item index + 1 (0 = empty slot); cap is 0 or a power of two
-   and at most half full. */
-typedef struct tp__slots {
-  uint32_t *slot;
-  size_t cap;
-} tp__slots;
-
 struct tp_store {
   tp__store_entry *entries;
   size_t n_entries, cap_entries;
   tp__store_seg *segs;
   size_t n_segs, cap_segs;
-  tp__slots keys;              /* entries by key */
-  tp__slots contents;          /* segments by (digest, nbytes) */
+  tp__keyset keys;             /* entries by key */
+  tp__keyset contents;         /* segments by (digest, nbytes) */
   tp_fb_builder *fb;
   int prepared;                /* fb, offsets, base, data_size are up to date */
   uint64_t fb_size, base, data_size;
@@ -5386,7 +5424,11 @@ struct tp_store {
   tp_error werr;               /* the last size/write call's failure (reset by the next one) */
 };
 
-static uint64_t tp__fnv1a(const void *data, size_t n) {
+#ifdef TP_COUNT_STEPS
+unsigned long long tp__count_steps;
+#endif
+
+TPDEF uint64_t tp__hash_bytes(const void *data, size_t n) {
   const unsigned char *p = (const unsigned char *)data;
   uint64_t h = 14695981039346656037ull;
   size_t i;
@@ -5397,63 +5439,103 @@ static uint64_t tp__fnv1a(const void *data, size_t n) {
   return h;
 }
 
-static uint64_t tp__content_hash(const unsigned char digest[32], uint64_t nbytes) {
-  return tp__get_le64(digest) ^ (nbytes * 0x9E3779B97F4A7C15ull);
+TPDEF size_t tp__keyset_probe(const tp__keyset *t, uint64_t h, tp__keyset_match_fn match,
+                              const void *ctx) {
+  size_t mask, i;
+  TP_ASSERT(t && t->cap > 0);
+  mask = t->cap - 1;
+  for (i = (size_t)h & mask;; i = (i + 1) & mask) {
+    TP__STEP();
+    if (t->slot[i] == 0 || (match && match(ctx, t->slot[i] - 1))) return i;
+  }
 }
 
-static void tp__slots_put(tp__slots *t, uint64_t h, uint32_t idx1) {
-  size_t mask = t->cap - 1, i = (size_t)h & mask;
-  while (t->slot[i] != 0) i = (i + 1) & mask;
-  t->slot[i] = idx1;
-}
-
-/* Makes room for `count` items (load <= 1/2), rehashing with the stored hashes. */
-static tp_status tp__slots_reserve(tp_store *s, tp__slots *t, size_t count, int for_keys) {
+TPDEF tp_status tp__keyset_reserve(tp__keyset *t, size_t count, tp__keyset_hash_fn hash,
+                                   const void *ctx) {
   size_t cap = t->cap ? t->cap : 16, i;
-  uint32_t *slot;
-  tp__slots nt;
+  tp__keyset nt;
   while (count > cap / 2) {
     if (cap > ((size_t)-1) / 2 / sizeof(uint32_t)) return TP_ERR_OVERFLOW;
     cap *= 2;
   }
   if (cap == t->cap) return TP_OK;
-  slot = (uint32_t *)TP_MALLOC(cap * sizeof(uint32_t));
-  if (!slot) return TP_ERR_NOMEM;
-  memset(slot, 0, cap * sizeof(uint32_t));
-  nt.slot = slot;
+  nt.slot = (uint32_t *)TP_MALLOC(cap * sizeof(uint32_t));
+  if (!nt.slot) return TP_ERR_NOMEM;
+  memset(nt.slot, 0, cap * sizeof(uint32_t));
   nt.cap = cap;
   for (i = 0; i < t->cap; i++) {
     uint32_t idx1 = t->slot[i];
-    if (idx1 == 0) continue;
-    tp__slots_put(&nt, for_keys ? s->entries[idx1 - 1].hash : s->segs[idx1 - 1].hash, idx1);
+    if (idx1 != 0) nt.slot[tp__keyset_probe(&nt, hash(ctx, idx1 - 1), NULL, NULL)] = idx1;
   }
   TP_FREE(t->slot);
   *t = nt;
   return TP_OK;
 }
 
+TPDEF void tp__keyset_free(tp__keyset *t) {
+  TP_FREE(t->slot);
+  t->slot = NULL;
+  t->cap = 0;
+}
+
+static uint64_t tp__content_hash(const unsigned char digest[32], uint64_t nbytes) {
+  return tp__get_le64(digest) ^ (nbytes * 0x9E3779B97F4A7C15ull);
+}
+
+/* The store's two keysets: entries by key, segments by content, rehashed from the hashes
+   each item keeps. */
+static uint64_t tp__store_entry_hash(const void *ctx, uint32_t i) {
+  return ((const tp_store *)ctx)->entries[i].hash;
+}
+static uint64_t tp__store_seg_hash(const void *ctx, uint32_t i) {
+  return ((const tp_store *)ctx)->segs[i].hash;
+}
+
+typedef struct tp__store_probe {
+  const tp_store *s;
+  const char *key;             /* key lookups */
+  size_t len;
+  const unsigned char *digest; /* content lookups */
+  uint64_t nbytes, h;
+} tp__store_probe;
+
+static int tp__store_key_match(const void *ctx, uint32_t i) {
+  const tp__store_probe *q = (const tp__store_probe *)ctx;
+  const tp__store_entry *e = &q->s->entries[i];
+  return e->hash == q->h && e->key_len == q->len && memcmp(e->key, q->key, q->len) == 0;
+}
+static int tp__store_content_match(const void *ctx, uint32_t i) {
+  const tp__store_probe *q = (const tp__store_probe *)ctx;
+  const tp__store_seg *g = &q->s->segs[i];
+  return g->hash == q->h && g->nbytes == q->nbytes && memcmp(g->digest, q->digest, 32) == 0;
+}
+
 static tp__store_entry *tp__store_find_key(tp_store *s, const char *key, size_t len,
                                            uint64_t h) {
-  size_t mask, i;
+  tp__store_probe q;
+  uint32_t idx1;
   if (s->keys.cap == 0) return NULL;
-  mask = s->keys.cap - 1;
-  for (i = (size_t)h & mask; s->keys.slot[i] != 0; i = (i + 1) & mask) {
-    tp__store_entry *e = &s->entries[s->keys.slot[i] - 1];
-    if (e->hash == h && e->key_len == len && memcmp(e->key, key, len) == 0) return e;
-  }
-  return NULL;
+  memset(&q, 0, sizeof q);
+  q.s = s;
+  q.key = key;
+  q.len = len;
+  q.h = h;
+  idx1 = s->keys.slot[tp__keyset_probe(&s->keys, h, tp__store_key_match, &q)];
+  return idx1 ? &s->entries[idx1 - 1] : NULL;
 }
 
 static tp__store_seg *tp__store_find_content(tp_store *s, const unsigned char digest[32],
                                              uint64_t nbytes, uint64_t h) {
-  size_t mask, i;
+  tp__store_probe q;
+  uint32_t idx1;
   if (s->contents.cap == 0) return NULL;
-  mask = s->contents.cap - 1;
-  for (i = (size_t)h & mask; s->contents.slot[i] != 0; i = (i + 1) & mask) {
-    tp__store_seg *g = &s->segs[s->contents.slot[i] - 1];
-    if (g->hash == h && g->nbytes == nbytes && memcmp(g->digest, digest, 32) == 0) return g;
-  }
-  return NULL;
+  memset(&q, 0, sizeof q);
+  q.s = s;
+  q.digest = digest;
+  q.nbytes = nbytes;
+  q.h = h;
+  idx1 = s->contents.slot[tp__keyset_probe(&s->contents, h, tp__store_content_match, &q)];
+  return idx1 ? &s->segs[idx1 - 1] : NULL;
 }
 
 TPDEF tp_status tp_store_create_ex(const tp_store_options *opts, tp_store **out) {
@@ -5478,8 +5560,8 @@ TPDEF void tp_store_destroy(tp_store *s) {
   for (i = 0; i < s->n_segs; i++) TP_FREE(s->segs[i].owned);
   TP_FREE(s->entries);
   TP_FREE(s->segs);
-  TP_FREE(s->keys.slot);
-  TP_FREE(s->contents.slot);
+  tp__keyset_free(&s->keys);
+  tp__keyset_free(&s->contents);
   if (s->fb) tp_fb_builder_destroy(s->fb);
   TP_FREE(s);
 }
@@ -5530,7 +5612,7 @@ static tp_status tp__store_insert(tp_store *s, const char *key_or_null, tp__stor
     key = hex;
   }
   len = strlen(key);
-  h = tp__fnv1a(key, len);
+  h = tp__hash_bytes(key, len);
   ch = tp__content_hash(it->digest, it->nbytes);
 
   e = tp__store_find_key(s, key, len, h);
@@ -5562,7 +5644,7 @@ static tp_status tp__store_insert(tp_store *s, const char *key_or_null, tp__stor
   if (!g) {
     tp__store_seg *ng;
     st = tp__array_reserve((void **)&s->segs, &s->cap_segs, s->n_segs + 1, sizeof(tp__store_seg));
-    if (st == TP_OK) st = tp__slots_reserve(s, &s->contents, s->n_segs + 1, 0);
+    if (st == TP_OK) st = tp__keyset_reserve(&s->contents, s->n_segs + 1, tp__store_seg_hash, s);
     if (st != TP_OK)
       return tp__error_set(&s->err, st, "key \"%.80s\": no room for segment %lu", key,
                           (unsigned long)s->n_segs);
@@ -5605,7 +5687,7 @@ static tp_status tp__store_insert(tp_store *s, const char *key_or_null, tp__stor
     ng->hash = ch;
     memcpy(ng->digest, it->digest, 32);
     s->n_segs++;
-    tp__slots_put(&s->contents, ch, (uint32_t)s->n_segs);
+    s->contents.slot[tp__keyset_probe(&s->contents, ch, NULL, NULL)] = (uint32_t)s->n_segs;
     g = ng;
   } else if (it->alignment > g->alignment) {
     g->alignment = it->alignment;
@@ -5613,7 +5695,7 @@ static tp_status tp__store_insert(tp_store *s, const char *key_or_null, tp__stor
 
   st = tp__array_reserve((void **)&s->entries, &s->cap_entries, s->n_entries + 1,
                         sizeof(tp__store_entry));
-  if (st == TP_OK) st = tp__slots_reserve(s, &s->keys, s->n_entries + 1, 1);
+  if (st == TP_OK) st = tp__keyset_reserve(&s->keys, s->n_entries + 1, tp__store_entry_hash, s);
   if (st != TP_OK)
     return tp__error_set(&s->err, st, "key \"%.80s\": no room for entry %lu", key,
                         (unsigned long)s->n_entries);
@@ -5632,7 +5714,7 @@ static tp_status tp__store_insert(tp_store *s, const char *key_or_null, tp__stor
   memcpy(e->sizes, it->sizes, sizeof e->sizes);
   memcpy(e->dim_order, it->dim_order, sizeof e->dim_order);
   s->n_entries++;
-  tp__slots_put(&s->keys, h, (uint32_t)s->n_entries);
+  s->keys.slot[tp__keyset_probe(&s->keys, h, NULL, NULL)] = (uint32_t)s->n_entries;
   s->prepared = 0;
   if (key_out) *key_out = e->key;
   return TP_OK;
@@ -6277,9 +6359,25 @@ TPDEF size_t tp_ptd_index_slots(const tp_ptd *p) {
   return cap;
 }
 
+/* tp_ptd_index's keyset: entries of named_data matched by key. */
+typedef struct tp__ptd_probe {
+  const tp_fb_vector *named;
+  const char *key;
+  size_t len;
+} tp__ptd_probe;
+
+static int tp__ptd_key_match(const void *ctx, uint32_t i) {
+  const tp__ptd_probe *q = (const tp__ptd_probe *)ctx;
+  size_t klen;
+  const char *k = tp__ptd_key(q->named, i, &klen);
+  return k && klen == q->len && memcmp(k, q->key, q->len) == 0;
+}
+
 TPDEF tp_status tp_ptd_index(tp_ptd *p, uint32_t *slots, size_t nslots) {
   tp_fb_vector named;
-  size_t need, i, len;
+  tp__keyset ks;
+  tp__ptd_probe q;
+  size_t need, i;
   TP_ASSERT(p);
   if (p->err.status != TP_OK) return p->err.status;
   need = tp_ptd_index_slots(p);
@@ -6295,11 +6393,17 @@ TPDEF tp_status tp_ptd_index(tp_ptd *p, uint32_t *slots, size_t nslots) {
   p->root__.r = &p->r__;
   p->r__.tables = 0;
   named = tp_fb_vector_field(&p->root__, TP_FT01_F_FlatTensor_named_data, 4);
+  ks.slot = slots;
+  ks.cap = need;
+  q.named = &named;
+  /* A key already in the index keeps its slot: the first entry under a key is the one found,
+     and a run of duplicates costs one probe each, not the whole cluster (linear, not
+     quadratic, in the entry count). */
   for (i = 0; i < p->count; i++) {
-    const char *k = tp__ptd_key(&named, i, &len);
-    size_t j = (size_t)tp__fnv1a(k, len) & (need - 1);
-    while (slots[j] != 0) j = (j + 1) & (need - 1);
-    slots[j] = (uint32_t)(i + 1);
+    size_t j;
+    q.key = tp__ptd_key(&named, i, &q.len);
+    j = tp__keyset_probe(&ks, tp__hash_bytes(q.key, q.len), tp__ptd_key_match, &q);
+    if (slots[j] == 0) slots[j] = (uint32_t)(i + 1);
   }
   p->index__ = slots;
   p->index_cap__ = need;
@@ -6323,17 +6427,21 @@ TPDEF tp_status tp_ptd_find(tp_ptd *p, const char *key, tp_ptd_entry *e) {
   p->r__.tables = 0;
   named = tp_fb_vector_field(&p->root__, TP_FT01_F_FlatTensor_named_data, 4);
   if (p->index__) {
-    size_t mask = p->index_cap__ - 1, j = (size_t)tp__fnv1a(key, len) & mask;
-    for (; p->index__[j] != 0; j = (j + 1) & mask) {
-      size_t klen;
-      const char *k = tp__ptd_key(&named, p->index__[j] - 1, &klen);
-      if (k && klen == len && memcmp(k, key, len) == 0)
-        return tp__ptd_entry(p, p->index__[j] - 1, e);
-    }
+    tp__keyset ks;
+    tp__ptd_probe q;
+    uint32_t idx1;
+    ks.slot = p->index__;
+    ks.cap = p->index_cap__;
+    q.named = &named;
+    q.key = key;
+    q.len = len;
+    idx1 = ks.slot[tp__keyset_probe(&ks, tp__hash_bytes(key, len), tp__ptd_key_match, &q)];
+    if (idx1) return tp__ptd_entry(p, idx1 - 1, e);
   } else {
     for (i = 0; i < p->count; i++) {
       size_t klen;
       const char *k = tp__ptd_key(&named, i, &klen);
+      TP__STEP();
       if (k && klen == len && memcmp(k, key, len) == 0) return tp__ptd_entry(p, i, e);
     }
   }

@@ -697,16 +697,22 @@ TPDEF tp_status tp_vk_add_pte_method_specs(tp_pte *p, const char *name, tp_vk_gr
 extern "C" {
 #endif
 
-/* One constant tensor value, in a device buffer of its own. */
+/* One constant tensor value and the device buffer that holds its constant. Values that name the
+   same constant (the same constant_id) share one buffer: buffer and memory are the same handles
+   in each of them, and owner is the value id that holds it (the lowest such id); only
+   tp_vk_upload_free destroys it, once. (0.2: the fields up to staged are as in 0.1; owner is
+   new, and a buffer is no longer one per value.) */
 typedef struct tp_vk_device_constant {
   int is_constant;       /* 0: this value is not a constant (no buffer) */
   tp_vk_datatype datatype;
   uint32_t ndim;
   uint32_t dims[TP_MAX_DIMS];
   uint64_t nbytes;       /* 0 for an empty constant (then buffer is VK_NULL_HANDLE) */
-  VkBuffer buffer;       /* usage STORAGE_BUFFER | TRANSFER_SRC | TRANSFER_DST */
-  VkDeviceMemory memory;
+  VkBuffer buffer;       /* usage STORAGE_BUFFER | TRANSFER_SRC | TRANSFER_DST; shared */
+  VkDeviceMemory memory; /* shared as buffer is */
   int staged;            /* 1 when the bytes went through a staging buffer and a copy */
+  int32_t constant_id;   /* the blob's constant (-1 when not a constant) */
+  uint32_t owner;        /* the value whose upload created buffer (this id when it did) */
 } tp_vk_device_constant;
 
 typedef struct tp_vk_upload {
@@ -714,16 +720,20 @@ typedef struct tp_vk_upload {
   uint32_t value_count;
   tp_vk_device_constant *values; /* value_count entries, indexed by value id */
   tp_error err;                  /* why tp_vk_upload failed */
+  uint32_t buffer_count;         /* device buffers created: one per non-empty constant named */
+  uint64_t buffer_bytes;         /* their bytes (the sum of each shared constant's nbytes once) */
 } tp_vk_upload;
 
 /* Upload flags. */
 #define TP_VK_UPLOAD_FORCE_STAGING 1u /* use staging + copy even for host-visible memory */
 
 /* Reads blob with tp_vk_read_blob (bounds-checked; named constants resolved through ptd, NULL
-   when the blob has none) and uploads every non-empty constant tensor into a device buffer of
-   its own on `device` (created from `physical`): memory DEVICE_LOCAL and host-visible when the
-   device has it (mapped, copied), otherwise DEVICE_LOCAL through a host-visible staging buffer
-   and a copy submitted on queue 0 of queue_family (also with TP_VK_UPLOAD_FORCE_STAGING).
+   when the blob has none) and uploads every non-empty constant into one device buffer on
+   `device` (created from `physical`), shared by every value that names it (a blob of 400
+   values naming one 4 MiB constant makes one 4 MiB buffer): memory DEVICE_LOCAL and
+   host-visible when the device has it (mapped, copied), otherwise DEVICE_LOCAL through a
+   host-visible staging buffer and a copy submitted on queue 0 of queue_family (also with
+   TP_VK_UPLOAD_FORCE_STAGING).
    On failure everything created is destroyed and out->err says why: tp_vk_read_blob's errors
    (TP_ERR_FORMAT: malformed blob, missing .ptd or key, bytes not matching dims x datatype),
    TP_ERR_UNSUPPORTED for a Vulkan call that failed (naming it and its VkResult) or no fitting
@@ -731,7 +741,8 @@ typedef struct tp_vk_upload {
 TPDEF tp_status tp_vk_upload_blob(const void *blob, size_t size, tp_ptd *ptd,
                                   VkPhysicalDevice physical, VkDevice device,
                                   uint32_t queue_family, unsigned flags, tp_vk_upload *out);
-/* Destroys every buffer and memory of u and frees it (u zeroed; NULL-safe). */
+/* Destroys every buffer and memory of u once (a shared one by its owner) and frees u's array
+   (u zeroed; NULL-safe). */
 TPDEF void tp_vk_upload_free(tp_vk_upload *u);
 
 #ifdef __cplusplus
@@ -2736,6 +2747,7 @@ TPDEF void tp_vk_upload_free(tp_vk_upload *u) {
   if (!u) return;
   if (u->values) {
     for (i = 0; i < u->value_count; i++) {
+      if (u->values[i].owner != i) continue; /* shared: its owner destroys it */
       if (u->values[i].buffer != VK_NULL_HANDLE)
         vkDestroyBuffer(u->device, u->values[i].buffer, NULL);
       if (u->values[i].memory != VK_NULL_HANDLE)
@@ -2751,7 +2763,8 @@ TPDEF tp_status tp_vk_upload_blob(const void *blob, size_t size, tp_ptd *ptd,
                                   uint32_t queue_family, unsigned flags, tp_vk_upload *out) {
   tp_vk__uploader up;
   tp_vk_blob_value *vals = NULL;
-  uint32_t n = 0, i;
+  uint32_t *first = NULL; /* constant_id -> the first value naming it (UINT32_MAX: none yet) */
+  uint32_t n = 0, i, nconst = 0;
   tp_status s;
   if (!out) return TP_ERR_INVALID;
   memset(out, 0, sizeof *out);
@@ -2768,6 +2781,26 @@ TPDEF tp_status tp_vk_upload_blob(const void *blob, size_t size, tp_ptd *ptd,
     }
     memset(out->values, 0, (size_t)n * sizeof *out->values);
   }
+  /* tp_vk_read_blob checked each constant_id against the blob's constants vector (4 bytes an
+     entry inside the blob), so the map is at most size / 4 entries */
+  for (i = 0; i < n; i++)
+    if (vals[i].is_constant && (uint32_t)vals[i].constant_id >= nconst)
+      nconst = (uint32_t)vals[i].constant_id + 1u;
+  if (nconst > 0) {
+    first = (uint32_t *)TP_MALLOC((size_t)nconst * sizeof *first);
+    if (!first) {
+      tp_vk_blob_values_free(vals);
+      TP_FREE(out->values);
+      out->values = NULL;
+      return tp__error_set(&out->err, TP_ERR_NOMEM, "upload: a map of %lu constants",
+                          (unsigned long)nconst);
+    }
+    memset(first, 0xFF, (size_t)nconst * sizeof *first);
+  }
+  for (i = 0; i < n; i++) {
+    out->values[i].owner = i;
+    out->values[i].constant_id = -1;
+  }
   out->value_count = n;
   memset(&up, 0, sizeof up);
   up.physical = physical;
@@ -2778,20 +2811,35 @@ TPDEF tp_status tp_vk_upload_blob(const void *blob, size_t size, tp_ptd *ptd,
   vkGetPhysicalDeviceMemoryProperties(physical, &up.mem);
   for (i = 0; i < n && s == TP_OK; i++) {
     tp_vk_device_constant *c = &out->values[i];
+    uint32_t *f;
     if (!vals[i].is_constant) continue;
     c->is_constant = 1;
+    c->constant_id = vals[i].constant_id;
     c->datatype = vals[i].datatype;
     c->ndim = vals[i].ndim;
     memcpy(c->dims, vals[i].dims, sizeof c->dims);
     c->nbytes = vals[i].nbytes;
     if (c->nbytes == 0) continue;
+    f = &first[vals[i].constant_id];
+    if (*f != UINT32_MAX) { /* the same constant (hence the same nbytes): share its buffer */
+      c->buffer = out->values[*f].buffer;
+      c->memory = out->values[*f].memory;
+      c->staged = out->values[*f].staged;
+      c->owner = *f;
+      continue;
+    }
     if (c->nbytes > (uint64_t)SIZE_MAX) {
       s = tp__error_set(&out->err, TP_ERR_OVERFLOW, "value %lu: %llu bytes", (unsigned long)i,
                        (unsigned long long)c->nbytes);
       break;
     }
     s = tp_vk__upload_one(&up, i, c, vals[i].data);
+    if (s != TP_OK) break;
+    *f = i;
+    out->buffer_count++;
+    out->buffer_bytes += c->nbytes;
   }
+  TP_FREE(first);
   tp_vk_blob_values_free(vals);
   if (up.pool != VK_NULL_HANDLE) vkDestroyCommandPool(device, up.pool, NULL);
   if (s != TP_OK) {

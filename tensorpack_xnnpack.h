@@ -793,7 +793,14 @@ TPDEF tp_status tp_xnn_check_blob(const void *blob, size_t size, int target, tp_
    (the numbers differ from qbint4 on); which ones the linked xnnpack.h has is detected at
    compile time (TP_XNN_RUNTIME_ALL_DATATYPES, see the implementation). Limit (a macro, define
    it higher to change): TP_XNN_RUNTIME_MAX_ACTIVATION_BYTES (1 GiB over all non-constant
-   values, whose dims come from the blob and which XNNPACK allocates). */
+   values, whose dims come from the blob and which XNNPACK allocates) and
+   TP_XNN_RUNTIME_MAX_OPERATOR_BYTES (256 MiB: what XNNPACK itself would allocate for the nodes -
+   indirection buffers, packed weights, zero buffers, estimated from above per node from the
+   graph before the runtime is created - beyond twice the constant bytes the loader holds); a
+   graph over either is TP_ERR_FORMAT naming the value or node, its kind and the bytes. Each
+   constant's bytes are copied once (per source position in the blob or .ptd) and shared by every
+   value that names them; all copies together never exceed the blob and the .ptd (overlapping
+   entries are TP_ERR_FORMAT). */
 typedef struct tp_xnn_runtime tp_xnn_runtime;
 TPDEF tp_status tp_xnn_load(const void *blob, size_t blob_size, const void *ptd, size_t ptd_size,
                             uint32_t flags /* XNNPACK runtime flags, usually 0 */,
@@ -962,6 +969,11 @@ typedef struct tp__xnn_value {
   int32_t zero_point;
   int32_t channel_dim, group_size, num_nonbatch_dims;
   uint32_t scale_idx, num_scales;
+  /* per-channel (qcint8 / qcint4 / qcint32): the smallest and largest channel scale and their
+     channels, for the requantization rule (>>xnn-check); qc_known 0: not known */
+  int qc_known;
+  float qc_min, qc_max;
+  uint32_t qc_min_at, qc_max_at;
 } tp__xnn_value;
 
 #define TP__XNN_MAX_FIELDS 20 /* the widest node table (_XNNNodeConv) */
@@ -1000,6 +1012,7 @@ struct tp_xnn_graph {
   size_t nnodes, cap_nodes;
   tp__xnn_const *consts; /* consts[0] is the reserved empty entry */
   size_t nconsts, cap_consts;
+  tp__keyset const_keys; /* named mode: consts by key (>>xnn-constants) */
   uint32_t *pool; /* node vectors */
   size_t npool, cap_pool;
   tp_progress_fn progress; /* options.progress / progress_ctx */
@@ -1043,6 +1056,7 @@ TPDEF void tp_xnn_graph_destroy(tp_xnn_graph *g) {
   TP_FREE(g->values);
   TP_FREE(g->nodes);
   TP_FREE(g->consts);
+  tp__keyset_free(&g->const_keys);
   TP_FREE(g->pool);
   tp_fb_builder_destroy(g->fb);
   TP_FREE(g);
@@ -1216,22 +1230,74 @@ static tp_status tp__xnn_check_same(const tp__xnn_nview *n, tp_error *err, const
   return TP_OK;
 }
 
+/* Notes channel c's scale in v's per-channel range (a NaN counts as the smallest: the rule
+   refuses it). The writer notes a filter's scales at define (tp__xnn_qc_range_view), the
+   loader the scales it gives XNNPACK. */
+static void tp__xnn_qc_note(tp__xnn_value *v, float scale, uint32_t c) {
+  if (!v->qc_known || !(scale >= v->qc_min)) {
+    v->qc_min = scale;
+    v->qc_min_at = c;
+  }
+  if (!v->qc_known || scale > v->qc_max) {
+    v->qc_max = scale;
+    v->qc_max_at = c;
+  }
+  v->qc_known = 1;
+}
+
+/* The range of a checked f32 view's n elements in row-major order (the writer at define). */
+static void tp__xnn_qc_range_view(tp__xnn_value *v, const tp_tensor *t, uint32_t n) {
+  int64_t idx[TP_MAX_DIMS];
+  uint32_t c;
+  int d;
+  memset(idx, 0, sizeof idx);
+  v->qc_known = 0;
+  for (c = 0; c < n; c++) {
+    int64_t off = t->offset;
+    float f;
+    for (d = 0; d < t->ndim; d++) off += idx[d] * t->strides[d];
+    memcpy(&f, (const unsigned char *)t->storage.data + (size_t)off * sizeof f, sizeof f);
+    tp__xnn_qc_note(v, f, c);
+    for (d = t->ndim - 1; d >= 0; d--) {
+      if (++idx[d] < t->sizes[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
+
 /* Requantization scale input_scale x filter_scale / output_scale of a quantized FC or
-   convolution must lie in [2^-32, 256) (XNNPACK aborts below, refuses above). Per-tensor
-   scales only (a per-channel filter's scales live in a constant). */
+   convolution must lie in [2^-32, 256) (XNNPACK aborts below, refuses above): with per-tensor
+   scales, and for a per-channel filter (qcint8 / qcint4) on every channel, i.e. on its
+   smallest and its largest channel scale. */
 static tp_status tp__xnn_check_requant(const tp__xnn_nview *n, tp_error *err,
                                        const tp__xnn_value *in, const tp__xnn_value *w,
                                        const tp__xnn_value *out) {
+  const double lo = 2.3283064365386963e-10, hi = 256.0;
   double s;
-  if (in->quant != TP_XNN_QUANT_PER_TENSOR || w->quant != TP_XNN_QUANT_PER_TENSOR ||
-      out->quant != TP_XNN_QUANT_PER_TENSOR || !(out->scale > 0.0f))
+  int k;
+  if (in->quant != TP_XNN_QUANT_PER_TENSOR || out->quant != TP_XNN_QUANT_PER_TENSOR ||
+      !(out->scale > 0.0f))
     return TP_OK;
-  s = (double)in->scale * (double)w->scale / (double)out->scale;
-  if (s < 2.3283064365386963e-10 || s >= 256.0)
-    TP__XNN_FAIL(TP_ERR_INVALID,
-                 "%s #%u: requantization scale %g x %g / %g = %g is outside [2^-32, 256)",
-                 tp_xnn_node_name(n->kind), n->index, (double)in->scale, (double)w->scale,
-                 (double)out->scale, s);
+  if (w->quant == TP_XNN_QUANT_PER_TENSOR) {
+    s = (double)in->scale * (double)w->scale / (double)out->scale;
+    if (!(s >= lo && s < hi))
+      TP__XNN_FAIL(TP_ERR_INVALID,
+                   "%s #%u: requantization scale %g x %g / %g = %g is outside [2^-32, 256)",
+                   tp_xnn_node_name(n->kind), n->index, (double)in->scale, (double)w->scale,
+                   (double)out->scale, s);
+    return TP_OK;
+  }
+  if (w->quant != TP_XNN_QUANT_PER_CHANNEL || !w->qc_known) return TP_OK;
+  for (k = 0; k < 2; k++) {
+    float ws = k ? w->qc_max : w->qc_min;
+    s = (double)in->scale * (double)ws / (double)out->scale;
+    if (!(s >= lo && s < hi))
+      TP__XNN_FAIL(TP_ERR_INVALID,
+                   "%s #%u: requantization scale %g x %g (filter channel %u) / %g = %g is "
+                   "outside [2^-32, 256)",
+                   tp_xnn_node_name(n->kind), n->index, (double)in->scale, (double)ws,
+                   (unsigned)(k ? w->qc_max_at : w->qc_min_at), (double)out->scale, s);
+  }
   return TP_OK;
 }
 
@@ -1883,6 +1949,24 @@ static tp_status tp__xnn_const_produce(const void *ctx, tp_sink *sink) {
   return tp__xnn_const_emit((const tp__xnn_const *)ctx, sink);
 }
 
+/* Named mode's constants by key: a hashed lookup (tp__keyset), so defining n constants costs
+   O(n), not a scan of every earlier constant per define. A define that fails drops its
+   constants (nconsts goes back); slots naming dropped indices never match. */
+typedef struct tp__xnn_key_probe {
+  const tp_xnn_graph *g;
+  const char *key;
+} tp__xnn_key_probe;
+
+static uint64_t tp__xnn_key_hash(const void *ctx, uint32_t i) {
+  const char *k = ((const tp_xnn_graph *)ctx)->consts[i].key;
+  return tp__hash_bytes(k, strlen(k));
+}
+
+static int tp__xnn_key_match(const void *ctx, uint32_t i) {
+  const tp__xnn_key_probe *q = (const tp__xnn_key_probe *)ctx;
+  return i < q->g->nconsts && q->g->consts[i].named && strcmp(q->g->consts[i].key, q->key) == 0;
+}
+
 /* Adds a constant; *idx_out = its constant_data index. `what` names it in messages. In named
    mode the bytes go to the store now (the key needs them) and an entry with the same key is
    shared. */
@@ -1891,7 +1975,7 @@ static tp_status tp__xnn_add_const(tp_xnn_graph *g, uint32_t value_id, const cha
                                    uint32_t *idx_out) {
   tp__xnn_const c;
   tp_status st;
-  size_t i;
+  size_t slot = 0;
   memset(&c, 0, sizeof c);
   c.how = how;
   c.view = *view;
@@ -1913,9 +1997,20 @@ static tp_status tp__xnn_add_const(tp_xnn_graph *g, uint32_t value_id, const cha
                           (unsigned)value_id, (unsigned)strlen(key));
     strcpy(c.key, key);
     c.named = 1;
-    for (i = 1; i < g->nconsts; i++) {
-      if (g->consts[i].named && !strcmp(g->consts[i].key, c.key)) {
-        *idx_out = (uint32_t)i;
+    {
+      tp__xnn_key_probe q;
+      uint32_t idx1;
+      q.g = g;
+      q.key = c.key;
+      st = tp__keyset_reserve(&g->const_keys, g->nconsts + 1, tp__xnn_key_hash, g);
+      if (st != TP_OK)
+        return tp__error_set(&g->err, st, "value %u: no memory for the key table of %u constants",
+                            (unsigned)value_id, (unsigned)g->nconsts);
+      slot = tp__keyset_probe(&g->const_keys, tp__hash_bytes(c.key, strlen(c.key)),
+                              tp__xnn_key_match, &q);
+      idx1 = g->const_keys.slot[slot];
+      if (idx1) {
+        *idx_out = idx1 - 1;
         return TP_OK;
       }
     }
@@ -1930,6 +2025,7 @@ static tp_status tp__xnn_add_const(tp_xnn_graph *g, uint32_t value_id, const cha
   g->consts[g->nconsts] = c;
   *idx_out = (uint32_t)g->nconsts;
   g->nconsts++;
+  if (c.named) g->const_keys.slot[slot] = (uint32_t)g->nconsts; /* index + 1 */
   return TP_OK;
 }
 
@@ -2224,6 +2320,7 @@ TPDEF tp_status tp_xnn_define_channelwise_quantized_tensor_value(
   v.quant = TP_XNN_QUANT_PER_CHANNEL;
   v.channel_dim = (int32_t)channel_dim;
   v.num_scales = v.dims[channel_dim];
+  tp__xnn_qc_range_view(&v, scale, v.num_scales); /* for the requantization rule */
   /* scale first, then the weights: the order upstream's serializer uses */
   if (tp__xnn_add_const(g, id, "scale", scale, TP__XNN_C_COMPACT, (uint64_t)v.num_scales * 4u, 1,
                         &v.scale_idx) != TP_OK)
@@ -3289,10 +3386,15 @@ static tp_status tp__xnn_rd_value(tp_fb_reader *r, uint32_t vi, tp_fb_table *xv,
   tp_fb_vector dv;
   uint32_t i;
   memset(&q, 0, sizeof q);
+  if (tp_fb_reader_status(r) != TP_OK) /* the reader's own failure (a budget, a bad offset) */
+    return tp__error_set(err, TP_ERR_FORMAT, "value %u: %s", (unsigned)vi, r->err.msg);
   if (vt == TP_XNN_VALUE_QUANTIZED) {
     t = tp_fb_table_field(&u, TP__XF(XNNQuantizedTensorValue, tensor_value));
     q = tp_fb_union_field(&u, TP__XF(XNNQuantizedTensorValue, quant_params), &qt);
-  } else if (vt != TP_XNN_VALUE_TENSOR) {
+  }
+  if (tp_fb_reader_status(r) != TP_OK) /* the reader's own sentence (e.g. its table budget) */
+    return tp__error_set(err, TP_ERR_FORMAT, "value %u: %s", (unsigned)vi, r->err.msg);
+  if (vt != TP_XNN_VALUE_QUANTIZED && vt != TP_XNN_VALUE_TENSOR) {
     return tp__error_set(err, TP_ERR_FORMAT, "value %u: unknown value type %u", (unsigned)vi,
                         (unsigned)vt);
   }
@@ -3358,6 +3460,8 @@ static tp_status tp__xnn_rd_node(tp_fb_reader *r, uint32_t ni, tp_fb_table *xn,
   tp_fb_table mm = tp_fb_table_field(xn, TP__XF(XNode, output_min_max));
   const tp_xnn_node_desc *d = tp_xnn_describe_node(kind);
   uint32_t i;
+  if (tp_fb_reader_status(r) != TP_OK) /* the reader's own sentence (e.g. its table budget) */
+    return tp__error_set(err, TP_ERR_FORMAT, "node %u: %s", (unsigned)ni, r->err.msg);
   if (!d || body.pos == 0)
     return tp__error_set(err, TP_ERR_FORMAT, "node %u: unknown node type %u", (unsigned)ni,
                         (unsigned)kind);
@@ -3408,7 +3512,7 @@ TPDEF tp_status tp_xnn_read_blob(const void *blob, size_t size, tp_xnn_blob *out
   if (!p) return tp__error_set(err, TP_ERR_INVALID, "read_blob: no blob");
   out->flatbuffer = p;
   out->flatbuffer_size = size;
-  if (size >= TP_DELEGATE_HEADER_SIZE && memcmp(p + 4, "XH00", 4) == 0) {
+  if (size >= 8 && memcmp(p + 4, "XH00", 4) == 0) { /* tpdump's test: a short one is refused */
     st = tp_delegate_parse(p, size, "XH00", "constant data", &out->frame, err);
     if (st != TP_OK) return st;
     out->has_header = 1;
@@ -3663,8 +3767,35 @@ done:
   return st;
 }
 
+/* A per-channel value's scales for the requantization rule: the inline scale vector, or
+   (scale_buffer_idx != 0) an inline constant_data entry inside the constant segment `seg`;
+   a named entry (its bytes are in a .ptd) leaves the range unknown. */
+static void tp__xnn_cb_scales(tp__xnn_value *v, const tp_fb_table *q, const unsigned char *seg,
+                              uint64_t seg_size, const tp_fb_vector *cdata) {
+  int32_t cd = tp_fb_i32(q, TP_XNN_FIELD(PerChannelQuant, channel_dim), 0);
+  uint32_t sidx = tp_fb_u32(q, TP_XNN_FIELD(PerChannelQuant, scale_buffer_idx), 0), k;
+  tp_fb_vector sv = tp_fb_vector_field(q, TP_XNN_FIELD(PerChannelQuant, scale), 4);
+  const unsigned char *p = NULL;
+  uint64_t nsc;
+  if (cd < 0 || (uint32_t)cd >= v->num_dims) return;
+  nsc = v->dims[cd];
+  if (sidx == 0) {
+    if (sv.pos && sv.count >= nsc) p = q->r->buf + sv.pos;
+  } else if (seg && sidx < cdata->count) {
+    tp_fb_table e = tp_fb_vector_table(cdata, sidx);
+    uint64_t off = tp_fb_u64(&e, TP_XNN_FIELD(ConstantDataOffset, offset), 0);
+    uint64_t sz = tp_fb_u64(&e, TP_XNN_FIELD(ConstantDataOffset, size), 0);
+    if (!tp_fb_present(&e, TP_XNN_FIELD(ConstantDataOffset, named_key)) && off <= seg_size &&
+        sz <= seg_size - off && sz / 4u >= nsc)
+      p = seg + off;
+  }
+  if (p)
+    for (k = 0; k < nsc; k++) tp__xnn_qc_note(v, tp_fb_bits_f32(tp__get_le32(p + 4u * k)), k);
+}
+
 static tp_status tp__xnn_cb_value(tp_xnn_graph *g, size_t i, tp_fb_table *xv, uint32_t *id_out,
-                                  tp_error *err) {
+                                  const unsigned char *seg, uint64_t seg_size,
+                                  const tp_fb_vector *cdata, tp_error *err) {
   tp__xnn_value *v = &g->values[i];
   uint8_t vt = 0, qt = 0;
   tp_fb_table t = tp_fb_union_field(xv, TP_XNN_FIELD(XValue, xvalue_union), &vt), q;
@@ -3675,7 +3806,10 @@ static tp_status tp__xnn_cb_value(tp_xnn_graph *g, size_t i, tp_fb_table *xv, ui
   if (vt == TP_XNN_VALUE_QUANTIZED) {
     q = tp_fb_union_field(&t, TP_XNN_FIELD(XNNQuantizedTensorValue, quant_params), &qt);
     t = tp_fb_table_field(&t, TP_XNN_FIELD(XNNQuantizedTensorValue, tensor_value));
-  } else if (vt != TP_XNN_VALUE_TENSOR) {
+  }
+  if (tp_fb_reader_status(xv->r) != TP_OK) /* the reader's own sentence (its table budget) */
+    return tp__error_set(err, TP_ERR_FORMAT, "value %u: %s", (unsigned)i, xv->r->err.msg);
+  if (vt != TP_XNN_VALUE_QUANTIZED && vt != TP_XNN_VALUE_TENSOR) {
     return tp__error_set(err, TP_ERR_FORMAT, "value %u: unknown value type %u", (unsigned)i,
                         (unsigned)vt);
   }
@@ -3693,6 +3827,8 @@ static tp_status tp__xnn_cb_value(tp_xnn_graph *g, size_t i, tp_fb_table *xv, ui
   if (v->quant == TP_XNN_QUANT_PER_TENSOR) {
     v->scale = tp_fb_f32(&q, TP_XNN_FIELD(PerTensorQuant, scale), 0.0f);
     v->zero_point = tp_fb_i32(&q, TP_XNN_FIELD(PerTensorQuant, zero_point), 0);
+  } else if (v->quant == TP_XNN_QUANT_PER_CHANNEL) {
+    tp__xnn_cb_scales(v, &q, seg, seg_size, cdata);
   }
   return TP_OK;
 }
@@ -3728,6 +3864,8 @@ static tp_status tp__xnn_cb_node(tp_xnn_graph *g, size_t ni, tp_fb_table *xn, in
   size_t i, nvec = 0;
   memset(n, 0, sizeof *n);
   memset(&nv, 0, sizeof nv);
+  if (tp_fb_reader_status(xn->r) != TP_OK) /* the reader's own sentence (its table budget) */
+    return tp__error_set(err, TP_ERR_FORMAT, "node %u: %s", (unsigned)ni, xn->r->err.msg);
   if (!l || body.pos == 0)
     return tp__error_set(err, TP_ERR_FORMAT, "node %u: unknown node type %u", (unsigned)ni,
                         (unsigned)kind);
@@ -3765,11 +3903,12 @@ static tp_status tp__xnn_cb_node(tp_xnn_graph *g, size_t ni, tp_fb_table *xn, in
 }
 
 TPDEF tp_status tp_xnn_check_blob(const void *blob, size_t size, int target, tp_error *err) {
-  const unsigned char *b = (const unsigned char *)blob, *fb = b;
+  const unsigned char *b = (const unsigned char *)blob, *fb = b, *seg = NULL;
   size_t fb_size = size, i;
+  uint64_t seg_size = 0;
   tp_fb_reader r;
   tp_fb_table root;
-  tp_fb_vector values, nodes;
+  tp_fb_vector values, nodes, cdata;
   tp_xnn_graph g;
   tp_error e;
   tp_status st = TP_OK;
@@ -3787,17 +3926,20 @@ TPDEF tp_status tp_xnn_check_blob(const void *blob, size_t size, int target, tp_
     tp_xnn_blob_free(&rb);
     if (st != TP_OK) return st;
   }
-  if (size >= TP_DELEGATE_HEADER_SIZE && memcmp(b + 4, "XH00", 4) == 0) {
-    tp_delegate_frame f; /* the delegate core's frame parser, as tp_xnn_read_blob */
+  if (size >= 8 && memcmp(b + 4, "XH00", 4) == 0) {
+    tp_delegate_frame f; /* the delegate core's frame parser, as tp_xnn_read_blob and tpdump */
     st = tp_delegate_parse(b, size, "XH00", "constant data", &f, out);
     if (st != TP_OK) return st;
     fb = b + f.flatbuffer_offset;
     fb_size = f.flatbuffer_size;
+    seg = b + f.segment_offset; /* inside the blob: tp_delegate_parse checked */
+    seg_size = f.segment_size;
   }
   if (tp_fb_reader_init(&r, fb, fb_size, NULL, &root) != TP_OK)
     return tp__error_set(out, TP_ERR_FORMAT, "flatbuffer: %s", r.err.msg);
   values = tp_fb_vector_field(&root, TP_XNN_FIELD(XNNGraph, xvalues), 4);
   nodes = tp_fb_vector_field(&root, TP_XNN_FIELD(XNNGraph, xnodes), 4);
+  cdata = tp_fb_vector_field(&root, TP_XNN_FIELD(XNNGraph, constant_data), 4);
   if (tp_fb_reader_status(&r) != TP_OK)
     return tp__error_set(out, TP_ERR_FORMAT, "graph: %s", r.err.msg);
   g.target = target;
@@ -3812,7 +3954,7 @@ TPDEF tp_status tp_xnn_check_blob(const void *blob, size_t size, int target, tp_
     tp_fb_table xv = tp_fb_vector_table(&values, i);
     uint32_t id = 0;
     g.nvalues = i + 1;
-    st = tp__xnn_cb_value(&g, i, &xv, &id, out);
+    st = tp__xnn_cb_value(&g, i, &xv, &id, seg, seg_size, &cdata, out);
     map[i] = ((uint64_t)id << 32) | (uint64_t)i;
   }
   if (st == TP_OK && values.count) {
@@ -4027,22 +4169,76 @@ struct tp_xnn_runtime {
   tp_error err;
   tp__xnn_vinfo *vinfo;      /* by position in xvalues */
   uint64_t activation_bytes; /* sum over the non-constant values so far */
+  uint64_t copied_bytes;     /* sum over the constant copies */
+  uint64_t op_bytes;         /* XNNPACK's own allocations for the nodes so far (estimated) */
   xnn_runtime_t runtime;
   uint32_t num_externs;
   void **bound;          /* num_externs pointers */
-  void **owned;          /* constant copies the runtime points into */
-  size_t nowned, cap_owned;
-  uint32_t *map_from, *map_to; /* serialized id -> XNNPACK id */
-  size_t nmap, cap_from, cap_to;
-  uint32_t *direct;
+  void **owned;          /* constant copies the runtime points into, one per source */
+  uint64_t *owned_size;  /* their sizes (without the XNN_EXTRA_BYTES of zeros) */
+  size_t nowned, cap_owned, cap_owned_size;
+  uint32_t *direct;      /* serialized id (< ndirect) -> value position */
   size_t ndirect;
 };
+
+/* A fixed-capacity open-addressing table, u64 key -> u32 value (TP_XNN_INVALID_ID: an empty
+   slot), sized once for the most keys it will hold (at most half full): the loader's map of
+   serialized ids >= the value count, and its constant copies by source. Probes are counted in
+   tp__xnn_rt_steps when TP_XNN_RUNTIME_COUNT_STEPS is defined (tests/xnnrt_limits.c). */
+typedef struct tp__xnn_rt_tab {
+  uint64_t *key;
+  uint32_t *val;
+  size_t mask;
+} tp__xnn_rt_tab;
+
+#ifdef TP_XNN_RUNTIME_COUNT_STEPS
+static unsigned long long tp__xnn_rt_steps;
+#endif
+
+static tp_status tp__xnn_rt_tab_init(tp__xnn_rt_tab *t, uint64_t most) {
+  size_t cap = 16;
+  while ((uint64_t)cap / 2 < most) {
+    if (cap > SIZE_MAX / 4 / sizeof(uint64_t)) return TP_ERR_NOMEM;
+    cap *= 2;
+  }
+  t->key = (uint64_t *)TP_MALLOC(cap * sizeof(uint64_t));
+  t->val = (uint32_t *)TP_MALLOC(cap * sizeof(uint32_t));
+  t->mask = cap - 1;
+  if (!t->key || !t->val) return TP_ERR_NOMEM;
+  memset(t->val, 0xFF, cap * sizeof(uint32_t));
+  return TP_OK;
+}
+
+static void tp__xnn_rt_tab_free(tp__xnn_rt_tab *t) {
+  TP_FREE(t->key);
+  TP_FREE(t->val);
+  memset(t, 0, sizeof *t);
+}
+
+/* The slot holding `key`, or the empty slot where it goes. */
+static size_t tp__xnn_rt_tab_slot(const tp__xnn_rt_tab *t, uint64_t key) {
+  uint64_t h = key * 0x9E3779B97F4A7C15ull;
+  size_t i = (size_t)(h ^ (h >> 29) ^ (h >> 47)) & t->mask;
+  for (;;) {
+#ifdef TP_XNN_RUNTIME_COUNT_STEPS
+    tp__xnn_rt_steps++;
+#endif
+    if (t->val[i] == TP_XNN_INVALID_ID || t->key[i] == key) return i;
+    i = (i + 1) & t->mask;
+  }
+}
 
 typedef struct tp__xnn_load {
   tp_xnn_runtime *rt;
   tp_xnn_blob b; /* tp_xnn_read_blob's result: the loader reads nothing else of the blob */
+  const unsigned char *blob;
+  size_t blob_size;
+  uint64_t input_bytes; /* blob + .ptd: what all constant copies together may hold */
   tp_ptd ptd;
+  uint32_t *ptd_slots; /* tp_ptd_index's hash slots */
   int have_ptd;
+  tp__xnn_rt_tab sparse; /* serialized ids >= ndirect -> value position */
+  tp__xnn_rt_tab copies; /* source position -> index in rt->owned */
   xnn_subgraph_t sg;
   unsigned char ext_seen[TP_XNN_MAX_EXTERNS / 8]; /* external ids defined so far */
 } tp__xnn_load;
@@ -4053,9 +4249,8 @@ TPDEF void tp_xnn_runtime_destroy(tp_xnn_runtime *rt) {
   if (rt->runtime) xnn_delete_runtime(rt->runtime);
   for (i = 0; i < rt->nowned; i++) TP_FREE(rt->owned[i]);
   TP_FREE(rt->owned);
+  TP_FREE(rt->owned_size);
   TP_FREE(rt->bound);
-  TP_FREE(rt->map_from);
-  TP_FREE(rt->map_to);
   TP_FREE(rt->direct);
   TP_FREE(rt->vinfo);
   TP_FREE(rt);
@@ -4141,30 +4336,27 @@ TPDEF tp_status tp_xnn_runtime_invoke(tp_xnn_runtime *rt) {
 }
 
 /* Serialized ids below `ndirect` (the usual case: 0, 1, 2 ...) map through direct[]; others
-   through the (from, to) list. */
+   through the hash table `sparse` (id -> value position). */
 static tp_status tp__xnn_rt_map(tp__xnn_load *L, uint32_t from, uint32_t to) {
   tp_xnn_runtime *rt = L->rt;
-  size_t i;
+  size_t slot;
   if (from < rt->ndirect) {
     if (rt->direct[from] != TP_XNN_INVALID_ID)
       return tp__error_set(&rt->err, TP_ERR_FORMAT, "two values have id_out %u", (unsigned)from);
     rt->direct[from] = to;
     return TP_OK;
   }
-  for (i = 0; i < rt->nmap; i++)
-    if (rt->map_from[i] == from)
-      return tp__error_set(&rt->err, TP_ERR_FORMAT, "two values have id_out %u", (unsigned)from);
-  if (tp__array_reserve((void **)&rt->map_from, &rt->cap_from, rt->nmap + 1, sizeof(uint32_t)) ||
-      tp__array_reserve((void **)&rt->map_to, &rt->cap_to, rt->nmap + 1, sizeof(uint32_t)))
-    return tp__error_set(&rt->err, TP_ERR_NOMEM, "no memory for the id map");
-  rt->map_from[rt->nmap] = from;
-  rt->map_to[rt->nmap] = to;
-  rt->nmap++;
+  slot = tp__xnn_rt_tab_slot(&L->sparse, from);
+  if (L->sparse.val[slot] != TP_XNN_INVALID_ID)
+    return tp__error_set(&rt->err, TP_ERR_FORMAT, "two values have id_out %u", (unsigned)from);
+  L->sparse.key[slot] = from; /* at most num_values keys: the table never fills */
+  L->sparse.val[slot] = to;
   return TP_OK;
 }
 
-static int tp__xnn_rt_lookup(const tp_xnn_runtime *rt, uint32_t from, uint32_t *to) {
-  size_t i;
+static int tp__xnn_rt_lookup(const tp__xnn_load *L, uint32_t from, uint32_t *to) {
+  const tp_xnn_runtime *rt = L->rt;
+  size_t slot;
   if (from == TP_XNN_INVALID_ID) {
     *to = TP_XNN_INVALID_ID;
     return 1;
@@ -4173,22 +4365,71 @@ static int tp__xnn_rt_lookup(const tp_xnn_runtime *rt, uint32_t from, uint32_t *
     *to = rt->direct[from];
     return *to != TP_XNN_INVALID_ID;
   }
-  for (i = 0; i < rt->nmap; i++)
-    if (rt->map_from[i] == from) {
-      *to = rt->map_to[i];
-      return 1;
-    }
-  return 0;
+  slot = tp__xnn_rt_tab_slot(&L->sparse, from);
+  *to = L->sparse.val[slot];
+  return *to != TP_XNN_INVALID_ID;
 }
 
-/* Constant entry idx -> a copy the runtime owns, at least `need` bytes long. */
+/* One copy per source: `size` bytes at `src`, at position `key` of the inputs (the blob's byte
+   offset, or blob size + the .ptd's byte offset), copied once into memory the runtime owns (as
+   little-endian floats when `f32`) and shared by every value that names the same bytes; a
+   longer request at the same position gets its own longer copy. All copies together may not
+   exceed the blob and the .ptd (distinct, non-overlapping constant bytes never do): entries that
+   overlap cannot multiply memory. */
+static tp_status tp__xnn_rt_copy(tp__xnn_load *L, uint32_t value, uint64_t key,
+                                 const unsigned char *src, uint64_t size, int f32,
+                                 const void **out) {
+  tp_xnn_runtime *rt = L->rt;
+  size_t slot = tp__xnn_rt_tab_slot(&L->copies, key), k;
+  uint32_t have = L->copies.val[slot];
+  unsigned char *copy;
+  uint64_t total;
+  if (have != TP_XNN_INVALID_ID && rt->owned_size[have] >= size) {
+    *out = rt->owned[have];
+    return TP_OK;
+  }
+  if (tp__add_u64(rt->copied_bytes, size, &total) || total > L->input_bytes)
+    return tp__error_set(&rt->err, TP_ERR_FORMAT,
+                        "value %u: the constants would need %llu bytes of copies, more than the "
+                        "%llu bytes of blob and .ptd (overlapping constant entries)",
+                        (unsigned)value, (unsigned long long)(total < rt->copied_bytes
+                                                                  ? UINT64_MAX : total),
+                        (unsigned long long)L->input_bytes);
+  if (size > (uint64_t)SIZE_MAX - XNN_EXTRA_BYTES ||
+      tp__array_reserve((void **)&rt->owned, &rt->cap_owned, rt->nowned + 1, sizeof(void *)) ||
+      tp__array_reserve((void **)&rt->owned_size, &rt->cap_owned_size, rt->nowned + 1,
+                        sizeof(uint64_t)))
+    return tp__error_set(&rt->err, TP_ERR_NOMEM, "value %u: no memory", (unsigned)value);
+  copy = (unsigned char *)TP_MALLOC((size_t)size + XNN_EXTRA_BYTES);
+  if (!copy) return tp__error_set(&rt->err, TP_ERR_NOMEM, "value %u: no memory for %llu bytes",
+                                 (unsigned)value, (unsigned long long)size);
+  if (f32) {
+    for (k = 0; k + 4 <= (size_t)size; k += 4) {
+      float x = tp_fb_bits_f32(tp__get_le32(src + k));
+      memcpy(copy + k, &x, 4);
+    }
+  } else if (size) {
+    memcpy(copy, src, (size_t)size);
+  }
+  memset(copy + size, 0, XNN_EXTRA_BYTES);
+  rt->copied_bytes = total;
+  rt->owned[rt->nowned] = copy;
+  rt->owned_size[rt->nowned] = size;
+  L->copies.key[slot] = key; /* at most 2 per value: the table never fills */
+  L->copies.val[slot] = (uint32_t)rt->nowned;
+  rt->nowned++;
+  *out = copy;
+  return TP_OK;
+}
+
+/* Constant entry idx -> the runtime's copy of its bytes (shared, tp__xnn_rt_copy), which must
+   hold at least `need` bytes. */
 static tp_status tp__xnn_rt_const(tp__xnn_load *L, uint32_t value, uint32_t idx, uint64_t need,
                                   const void **out) {
   tp_xnn_runtime *rt = L->rt;
   const tp_xnn_blob_constant *e;
   const unsigned char *src;
-  uint64_t size;
-  void *copy;
+  uint64_t size, key;
   if (idx >= L->b.num_constants)
     return tp__error_set(&rt->err, TP_ERR_FORMAT,
                         "value %u: constant index %u but the blob has %u constant entries",
@@ -4206,6 +4447,7 @@ static tp_status tp__xnn_rt_const(tp__xnn_load *L, uint32_t value, uint32_t idx,
                           (unsigned)value, e->named_key);
     src = (const unsigned char *)pe.data;
     size = pe.nbytes;
+    key = (uint64_t)L->blob_size + (uint64_t)(src - L->ptd.data);
   } else {
     if (!e->data)
       return tp__error_set(&rt->err, TP_ERR_FORMAT,
@@ -4214,23 +4456,14 @@ static tp_status tp__xnn_rt_const(tp__xnn_load *L, uint32_t value, uint32_t idx,
                           (unsigned)value, (unsigned)idx, (unsigned long long)e->offset,
                           (unsigned long long)size, (unsigned long long)L->b.segment_size);
     src = e->data;
+    key = (uint64_t)(src - L->blob);
   }
   if (size < need)
     return tp__error_set(&rt->err, TP_ERR_FORMAT,
                         "value %u: constant %u has %llu bytes, the value needs %llu",
                         (unsigned)value, (unsigned)idx, (unsigned long long)size,
                         (unsigned long long)need);
-  if (size > (uint64_t)SIZE_MAX - XNN_EXTRA_BYTES ||
-      tp__array_reserve((void **)&rt->owned, &rt->cap_owned, rt->nowned + 1, sizeof(void *)))
-    return tp__error_set(&rt->err, TP_ERR_NOMEM, "value %u: no memory", (unsigned)value);
-  copy = TP_MALLOC((size_t)size + XNN_EXTRA_BYTES);
-  if (!copy) return tp__error_set(&rt->err, TP_ERR_NOMEM, "value %u: no memory for %llu bytes",
-                                 (unsigned)value, (unsigned long long)size);
-  memcpy(copy, src, (size_t)size);
-  memset((unsigned char *)copy + size, 0, XNN_EXTRA_BYTES);
-  rt->owned[rt->nowned++] = copy;
-  *out = copy;
-  return TP_OK;
+  return tp__xnn_rt_copy(L, value, key, src, size, 0, out);
 }
 
 static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, const tp_xnn_blob_value *bv) {
@@ -4244,6 +4477,8 @@ static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, const tp_xnn_blo
   const void *data = NULL;
   enum xnn_status xs;
   enum xnn_datatype xdt = xnn_datatype_invalid;
+  const float *qc_scales = NULL; /* per-channel: the scales XNNPACK gets */
+  uint64_t qc_n = 0;
   if (bv->dq_datatype != 0) /* runtime_schema's dq_datatype: the old dynamic path */
     return tp__error_set(&rt->err, TP_ERR_UNSUPPORTED,
                         "value %u: dq_datatype (old dynamic quantization) is not supported",
@@ -4312,22 +4547,20 @@ static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, const tp_xnn_blo
     if (sidx != 0) {
       if (tp__xnn_rt_const(L, vi, sidx, nsc * 4u, &scale) != TP_OK) return rt->err.status;
     } else {
-      float *copy;
       if (!bv->has_inline_scale || bv->num_inline_scales < nsc)
         return tp__error_set(&rt->err, TP_ERR_FORMAT,
                             "value %u: %u inline scales for %llu channels", (unsigned)vi,
                             (unsigned)bv->num_inline_scales, (unsigned long long)nsc);
-      if (tp__array_reserve((void **)&rt->owned, &rt->cap_owned, rt->nowned + 1, sizeof(void *)))
-        return tp__error_set(&rt->err, TP_ERR_NOMEM, "no memory");
-      copy = (float *)TP_MALLOC((size_t)nsc * sizeof(float) + 1);
-      if (!copy) return tp__error_set(&rt->err, TP_ERR_NOMEM, "no memory");
-      for (i = 0; i < nsc; i++) copy[i] = tp_fb_bits_f32(tp__get_le32(bv->inline_scales + 4 * i));
-      rt->owned[rt->nowned++] = copy;
-      scale = copy;
+      if (tp__xnn_rt_copy(L, vi, (uint64_t)(bv->inline_scales - L->blob) | (uint64_t)1 << 63,
+                          bv->inline_scales,
+                          nsc * 4u, 1, &scale) != TP_OK)
+        return rt->err.status;
     }
     xs = xnn_define_channelwise_quantized_tensor_value(L->sg, xdt,
                                                        (const float *)scale, nd, (size_t)cd,
                                                        dims, data, ext, flags, &id);
+    qc_scales = (const float *)scale;
+    qc_n = nsc;
   } else if (qt == TP_XNN_QUANT_PER_CHANNEL_GROUP) {
     return tp__error_set(&rt->err, TP_ERR_UNSUPPORTED,
                         "value %u: blockwise (groupwise) quantization is not in the linked "
@@ -4365,6 +4598,8 @@ static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, const tp_xnn_blo
       cv->scale = bv->scale;
       cv->zero_point = bv->zero_point;
     }
+    for (i = 0; i < qc_n; i++) /* the scales as XNNPACK got them, for the requantization rule */
+      tp__xnn_qc_note(cv, qc_scales[i], (uint32_t)i); /* qc_n is a dim: < 2^32 */
   }
   return tp__xnn_rt_map(L, id_out, vi);
 }
@@ -4377,6 +4612,127 @@ static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, const tp_xnn_blo
 #define TP__PL(f) a[TP__XF(_XNNPooling2D, f)]
 #define TP__AM(f) a[TP__XF(XNNArgMaxPooling2d, f)]
 #define TP__RZ(f) a[TP__XF(XNNStaticResizeBilinear2D, f)]
+
+/* The loader refuses a graph for which XNNPACK itself would allocate more than this beyond
+   twice the constant bytes the loader holds (its packed weights copy those): the per-node
+   estimate below, summed over the nodes, before xnn_create_runtime. */
+#ifndef TP_XNN_RUNTIME_MAX_OPERATOR_BYTES
+#define TP_XNN_RUNTIME_MAX_OPERATOR_BYTES ((uint64_t)256 << 20)
+#endif
+
+static uint64_t tp__xnn_rt_mul(uint64_t a, uint64_t b) { /* saturating */
+  uint64_t r;
+  return tp__mul_u64(a, b, &r) ? UINT64_MAX : r;
+}
+static uint64_t tp__xnn_rt_add(uint64_t a, uint64_t b) {
+  return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* What XNNPACK allocates for node `kind` (the 2022 library's src/operators/, read for this:
+   create packs the weights, setup builds the indirection buffers), bounded from above with its
+   tiles (mr, nr, kr, channel tiles <= 16): window ops one pointer per output row x (window +
+   (output width - 1) x window width x window height) - the max/average/argmax pooling and depthwise
+   layout - or per output pixel x window (convolution; deconvolution per output row x (width +
+   16 x upsampling)); packed weights (out + 16) x ((in + 16) x window x element size + bias);
+   bilinear resize 4 pointers and 2 floats per output pixel. *ind / *packed: the two parts. */
+static void tp__xnn_rt_op_bytes(const tp_xnn_runtime *rt, int kind, const uint32_t *a,
+                                const uint32_t *pos, uint64_t *ind, uint64_t *packed) {
+  const uint64_t P = sizeof(void *);
+  const tp__xnn_vinfo *in = NULL, *out = NULL, *w = NULL;
+  uint64_t oh, ow, kh = 1, kw = 1, sw = 1, sh = 1, ks, es = 4;
+  *ind = *packed = 0;
+#define TP__RTV(F) (pos[F] != TP_XNN_INVALID_ID ? &rt->vinfo[pos[F]] : NULL)
+  switch (kind) {
+    case TP_XNN_NODE_CONV2D:
+    case TP_XNN_NODE_DEPTHWISE_CONV2D:
+    case TP_XNN_NODE_DECONV2D:
+      in = TP__RTV(TP__XF(_XNNNodeConv, input1_id));
+      out = TP__RTV(TP__XF(_XNNNodeConv, output_id));
+      w = TP__RTV(TP__XF(_XNNNodeConv, filter_id));
+      kh = TP__CV(kernel_height);
+      kw = TP__CV(kernel_width);
+      sh = TP__CV(subsampling_height);
+      sw = TP__CV(subsampling_width);
+      break;
+    case TP_XNN_NODE_AVG_POOLING_2D:
+    case TP_XNN_NODE_MAX_POOLING_2D:
+      in = TP__RTV(TP__XF(_XNNPooling2D, input_id));
+      out = TP__RTV(TP__XF(_XNNPooling2D, output_id));
+      kh = TP__PL(pooling_height);
+      kw = TP__PL(pooling_width);
+      break;
+    case TP_XNN_NODE_ARGMAX_POOLING_2D:
+      in = TP__RTV(TP__XF(XNNArgMaxPooling2d, input_id));
+      out = TP__RTV(TP__XF(XNNArgMaxPooling2d, output_value_id));
+      kh = TP__AM(pooling_height);
+      kw = TP__AM(pooling_width);
+      break;
+    case TP_XNN_NODE_STATIC_RESIZE_BILINEAR_2D:
+      out = TP__RTV(TP__XF(XNNStaticResizeBilinear2D, output_id));
+      break;
+    case TP_XNN_NODE_FULLY_CONNECTED:
+      w = TP__RTV(TP__XF(XNNFullyConnected, filter_id));
+      break;
+    default:
+      return;
+  }
+#undef TP__RTV
+  if (w && w->cv.datatype != TP_XNN_FP32 && w->cv.datatype != TP_XNN_FP16) es = 1;
+  if (kind == TP_XNN_NODE_FULLY_CONNECTED) {
+    uint64_t d0, rest = 1, x, y;
+    uint32_t k;
+    if (!w || w->nd == 0) return;
+    d0 = w->nd ? w->dims[0] : 1;
+    for (k = 1; k < w->nd; k++) rest = tp__xnn_rt_mul(rest, w->dims[k]);
+    /* either orientation (TRANSPOSE_WEIGHTS): the larger */
+    x = tp__xnn_rt_mul(d0 + 16, tp__xnn_rt_add(tp__xnn_rt_mul(rest + 16, es), 4));
+    y = tp__xnn_rt_mul(tp__xnn_rt_add(rest, 16), tp__xnn_rt_mul(d0 + 16, es) + 4);
+    *packed = x > y ? x : y;
+    return;
+  }
+  if (!out || out->nd != 4) return; /* the node rules want NHWC for these */
+  oh = out->dims[1];
+  ow = out->dims[2];
+  ks = tp__xnn_rt_mul(kh, kw);
+  switch (kind) {
+    case TP_XNN_NODE_STATIC_RESIZE_BILINEAR_2D:
+      *ind = tp__xnn_rt_mul(tp__xnn_rt_mul(oh, ow), 4 * P + 8);
+      return;
+    case TP_XNN_NODE_CONV2D:
+      *ind = tp__xnn_rt_mul(tp__xnn_rt_mul(ks, tp__xnn_rt_add(tp__xnn_rt_mul(oh, ow), 16)), P);
+      break;
+    case TP_XNN_NODE_DECONV2D:
+      *ind = tp__xnn_rt_mul(tp__xnn_rt_mul(tp__xnn_rt_mul(ks, oh),
+                                           tp__xnn_rt_add(ow, tp__xnn_rt_mul(16, sw))), P);
+      break;
+    default: { /* pooling, depthwise: per output row, the window + (width - 1) x step x kh,
+                  step <= the window width (depthwise: the stride when larger) */
+      uint64_t step = kind == TP_XNN_NODE_DEPTHWISE_CONV2D && sw > kw ? sw : kw;
+      uint64_t row = tp__xnn_rt_add(ks, tp__xnn_rt_mul(tp__xnn_rt_mul(ow ? ow - 1 : 0, step), kh));
+      *ind = tp__xnn_rt_mul(tp__xnn_rt_add(tp__xnn_rt_mul(oh, row), 16), P);
+      if (kind == TP_XNN_NODE_AVG_POOLING_2D) /* the pixelwise divisors */
+        *ind = tp__xnn_rt_add(*ind, tp__xnn_rt_mul(tp__xnn_rt_mul(oh, ow), 4));
+      break;
+    }
+  }
+  if (w && in && in->nd == 4 && w->nd >= 1) {
+    uint64_t cin = in->dims[3], cout = out->dims[3], g = TP__CV(groups), bias = 4;
+    if (kind == TP_XNN_NODE_DEPTHWISE_CONV2D) {
+      *packed = tp__xnn_rt_mul(cout + 16, tp__xnn_rt_add(tp__xnn_rt_mul(ks, es), 4));
+    } else {
+      uint64_t gin, gout;
+      if (g == 0) g = 1;
+      gin = TP__CV(group_input_channels);
+      gout = TP__CV(group_output_channels);
+      if (kind == TP_XNN_NODE_DECONV2D) bias = tp__xnn_rt_mul(4, tp__xnn_rt_mul(sh, sw));
+      *packed = tp__xnn_rt_mul(
+          tp__xnn_rt_mul(g, tp__xnn_rt_add(gout, 16)),
+          tp__xnn_rt_add(tp__xnn_rt_mul(tp__xnn_rt_mul(ks, tp__xnn_rt_add(gin, 16)), es), bias));
+    }
+    /* the zero buffer: one input pixel's channels */
+    *packed = tp__xnn_rt_add(*packed, tp__xnn_rt_mul(cin + 16, 4));
+  }
+}
 
 static tp_status tp__xnn_rt_node(tp__xnn_load *L, uint32_t ni, const tp_xnn_blob_node *n) {
   tp_xnn_runtime *rt = L->rt;
@@ -4408,7 +4764,7 @@ static tp_status tp__xnn_rt_node(tp__xnn_load *L, uint32_t ni, const tp_xnn_blob
     } else {
       a[i] = n->f[i];
       if (t == 'i' || t == 'b') {
-        if (!tp__xnn_rt_lookup(rt, a[i], &pos[i]) || (t == 'i' && pos[i] == TP_XNN_INVALID_ID))
+        if (!tp__xnn_rt_lookup(L, a[i], &pos[i]) || (t == 'i' && pos[i] == TP_XNN_INVALID_ID))
           return tp__error_set(&rt->err, TP_ERR_FORMAT,
                               "node %u (%s): %s %u is not a defined value", (unsigned)ni,
                               d->name, d->fields[i].name, (unsigned)a[i]);
@@ -4442,6 +4798,21 @@ static tp_status tp__xnn_rt_node(tp__xnn_load *L, uint32_t ni, const tp_xnn_blob
       if (rt->err.status == TP_ERR_INVALID) rt->err.status = TP_ERR_FORMAT; /* a bad blob */
       return rt->err.status;
     }
+  }
+  { /* what XNNPACK itself will allocate for it, bounded before the runtime exists */
+    uint64_t ind, packed, lim;
+    tp__xnn_rt_op_bytes(rt, kind, a, pos, &ind, &packed);
+    rt->op_bytes = tp__xnn_rt_add(rt->op_bytes, tp__xnn_rt_add(ind, packed));
+    lim = tp__xnn_rt_add(TP_XNN_RUNTIME_MAX_OPERATOR_BYTES, tp__xnn_rt_mul(2, rt->copied_bytes));
+    if (rt->op_bytes > lim)
+      return tp__error_set(&rt->err, TP_ERR_FORMAT,
+                          "node %u (%s): XNNPACK would allocate ~%llu bytes (indirection %llu, "
+                          "packed weights %llu), %llu in all: over the loader's limit %llu "
+                          "(TP_XNN_RUNTIME_MAX_OPERATOR_BYTES + 2 x %llu constant bytes)",
+                          (unsigned)ni, tp_xnn_node_name(kind),
+                          (unsigned long long)tp__xnn_rt_add(ind, packed), (unsigned long long)ind,
+                          (unsigned long long)packed, (unsigned long long)rt->op_bytes,
+                          (unsigned long long)lim, (unsigned long long)rt->copied_bytes);
   }
   switch (kind) {
     case TP_XNN_NODE_ADD:
@@ -4625,15 +4996,30 @@ static tp_status tp__xnn_rt_build(tp__xnn_load *L, const unsigned char *blob, si
   rt->bound = (void **)TP_MALLOC(((size_t)rt->num_externs + 1) * sizeof(void *));
   if (!rt->bound) return tp__error_set(&rt->err, TP_ERR_NOMEM, "no memory");
   memset(rt->bound, 0, ((size_t)rt->num_externs + 1) * sizeof(void *));
+  L->blob = blob;
+  L->blob_size = n;
+  L->input_bytes = (uint64_t)n;
   if (ptd) {
+    size_t nslots;
     memset(&L->ptd, 0, sizeof L->ptd);
     if (tp_ptd_open(&L->ptd, ptd, ptd_size) != TP_OK)
       return tp__error_set(&rt->err, TP_ERR_FORMAT, ".ptd: %s", L->ptd.err.msg);
     L->have_ptd = 1;
+    L->input_bytes += (uint64_t)ptd_size;
+    nslots = tp_ptd_index_slots(&L->ptd); /* hashed key lookups: no scan per named constant */
+    if (nslots) {
+      L->ptd_slots = nslots <= SIZE_MAX / sizeof(uint32_t)
+                         ? (uint32_t *)TP_MALLOC(nslots * sizeof(uint32_t)) : NULL;
+      if (!L->ptd_slots) return tp__error_set(&rt->err, TP_ERR_NOMEM, "no memory for the .ptd index");
+      if ((st = tp_ptd_index(&L->ptd, L->ptd_slots, nslots)) != TP_OK)
+        return tp__error_set(&rt->err, st, ".ptd: indexing failed (%s)", tp_status_str(st));
+    }
   }
   rt->direct = (uint32_t *)TP_MALLOC(((size_t)L->b.num_values + 1) * sizeof(uint32_t));
   rt->vinfo = (tp__xnn_vinfo *)TP_MALLOC(((size_t)L->b.num_values + 1) * sizeof(tp__xnn_vinfo));
-  if (!rt->direct || !rt->vinfo)
+  if (!rt->direct || !rt->vinfo ||
+      tp__xnn_rt_tab_init(&L->sparse, (uint64_t)L->b.num_values) != TP_OK ||
+      tp__xnn_rt_tab_init(&L->copies, 2 * (uint64_t)L->b.num_values) != TP_OK)
     return tp__error_set(&rt->err, TP_ERR_NOMEM, "no memory for the id map");
   rt->ndirect = L->b.num_values;
   for (i = 0; i < rt->ndirect; i++) rt->direct[i] = TP_XNN_INVALID_ID;
@@ -4679,6 +5065,9 @@ TPDEF tp_status tp_xnn_load(const void *blob, size_t blob_size, const void *ptd,
   st = tp__xnn_rt_build(&L, (const unsigned char *)blob, blob_size, ptd, ptd_size, flags);
   if (L.sg) xnn_delete_subgraph(L.sg);
   tp_xnn_blob_free(&L.b);
+  tp__xnn_rt_tab_free(&L.sparse);
+  tp__xnn_rt_tab_free(&L.copies);
+  TP_FREE(L.ptd_slots);
   if (st != TP_OK) {
     if (err && !err->status) *err = rt->err;
     tp_xnn_runtime_destroy(rt);

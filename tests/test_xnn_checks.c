@@ -248,6 +248,86 @@ static void test_loader_classes(void) {
   tp_xnn_graph_destroy(g);
 }
 
+/* Finding 5 for per-channel filters: input_scale x every channel's scale / output_scale must
+   lie in [2^-32, 256); the sentence names the channel (the smallest or largest scale). */
+static tp_tensor scales4(float a, float b, float c, float d) {
+  static float sc[4];
+  int64_t n[1] = {4};
+  sc[0] = a;
+  sc[1] = b;
+  sc[2] = c;
+  sc[3] = d;
+  return view(sc, sizeof sc, TP_F32, 1, n);
+}
+
+static tp_status pc_conv(tp_xnn_graph *g, float in_scale, tp_tensor sc, int dt) {
+  size_t q4[4] = {1, 1, 1, 4}, w4[4] = {4, 1, 1, 4};
+  uint32_t x, w, y;
+  TPT_STATUS(tp_xnn_define_quantized_tensor_value(g, TP_XNN_QINT8, 0, in_scale, 4, q4, NULL, 0,
+                                                  IN, &x), TP_OK);
+  TPT_STATUS(tp_xnn_define_channelwise_quantized_tensor_value(g, (tp_xnn_datatype)dt, &sc, 4, 0,
+                                                              w4, NULL, NONE, 0, &w), TP_OK);
+  TPT_STATUS(tp_xnn_define_quantized_tensor_value(g, TP_XNN_QINT8, 0, 1.0f, 4, q4, NULL, 1, OUT,
+                                                  &y), TP_OK);
+  return tp_xnn_define_convolution_2d(g, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 4, 4, -INFINITY,
+                                      INFINITY, x, w, NONE, y, 0);
+}
+
+static void test_requant_per_channel(void) {
+  tp_xnn_graph *g = mk(0);
+  EXPECT(pc_conv(g, 1e-6f, scales4(0.5f, 1e-6f, 2.0f, 1.0f), TP_XNN_QCINT8), TP_ERR_INVALID,
+         "convolution_2d #0: requantization scale 1e-06 x 1e-06 (filter channel 1) / 1 = 1e-12 "
+         "is outside [2^-32, 256)");
+  tp_xnn_graph_destroy(g);
+  g = mk(0); /* the largest channel: 1 x 300 / 1 >= 256 */
+  EXPECT(pc_conv(g, 1.0f, scales4(0.5f, 1.0f, 2.0f, 300.0f), TP_XNN_QCINT8), TP_ERR_INVALID,
+         "convolution_2d #0: requantization scale 1 x 300 (filter channel 3) / 1 = 300 is outside "
+         "[2^-32, 256)");
+  tp_xnn_graph_destroy(g);
+  g = mk(0); /* qcint4 filters follow the same rule */
+  EXPECT(pc_conv(g, 1e-3f, scales4(1.0f, 1.0f, 1e-8f, 1.0f), TP_XNN_QCINT4), TP_ERR_INVALID,
+         "(filter channel 2) / 1 = 1e-11 is outside [2^-32, 256)");
+  tp_xnn_graph_destroy(g);
+  g = mk(0); /* a zero channel scale: 0 < 2^-32 */
+  EXPECT(pc_conv(g, 1.0f, scales4(1.0f, 1.0f, 1.0f, 0.0f), TP_XNN_QCINT8), TP_ERR_INVALID,
+         "requantization scale 1 x 0 (filter channel 3) / 1 = 0 is outside [2^-32, 256)");
+  tp_xnn_graph_destroy(g);
+  g = mk(0); /* every channel inside: accepted, the graph writes */
+  TPT_STATUS(pc_conv(g, 1e-3f, scales4(0.5f, 1e-3f, 2.0f, 255.0f), TP_XNN_QCINT8), TP_OK);
+  TPT_EQ_STR(tp_xnn_graph_error(g), "");
+  tp_xnn_graph_destroy(g);
+  g = mk(0); /* fully connected with a per-channel qcint8 filter: channel 0 is too small */
+  {
+    size_t xd[2] = {1, 4}, wd[2] = {4, 4};
+    tp_tensor sc = scales4(1e-7f, 1.0f, 1.0f, 1.0f);
+    uint32_t x, w, y;
+    TPT_STATUS(tp_xnn_define_quantized_tensor_value(g, TP_XNN_QINT8, 0, 1e-4f, 2, xd, NULL, 0, IN,
+                                                    &x), TP_OK);
+    TPT_STATUS(tp_xnn_define_channelwise_quantized_tensor_value(g, TP_XNN_QCINT8, &sc, 2, 0, wd,
+                                                                NULL, NONE, 0, &w), TP_OK);
+    TPT_STATUS(tp_xnn_define_quantized_tensor_value(g, TP_XNN_QINT8, 0, 1.0f, 2, xd, NULL, 1, OUT,
+                                                    &y), TP_OK);
+    EXPECT(tp_xnn_define_fully_connected(g, -INFINITY, INFINITY, x, w, NONE, y, 0),
+           TP_ERR_INVALID,
+           "fully_connected #0: requantization scale 0.0001 x 1e-07 (filter channel 0) / 1 = "
+           "1e-11 is outside [2^-32, 256)");
+  }
+  tp_xnn_graph_destroy(g);
+  g = mk(0); /* a strided scale view: the channels in row-major order of the view */
+  {
+    static float two[8] = {1, 9, 1, 9, 1e-11f, 9, 1, 9};
+    int64_t n[1] = {4}, st[1] = {2};
+    tp_storage s;
+    tp_tensor sc;
+    s.data = two;
+    s.nbytes = sizeof two;
+    TPT_STATUS(tp_view(s, TP_F32, 1, n, st, 0, &sc), TP_OK);
+    EXPECT(pc_conv(g, 1.0f, sc, TP_XNN_QCINT8), TP_ERR_INVALID,
+           "requantization scale 1 x 1e-11 (filter channel 2) / 1 = 1e-11 is outside");
+  }
+  tp_xnn_graph_destroy(g);
+}
+
 static void test_shapes(void) {
   size_t a23[2] = {2, 3}, a43[2] = {4, 3}, a24[2] = {2, 4}, a32[2] = {3, 2}, a6[1] = {6};
   size_t a26[2] = {2, 6}, a7[1] = {7};
@@ -574,6 +654,7 @@ int main(void) {
   TPT_RUN(test_constants);
   TPT_RUN(test_executorch_refusals);
   TPT_RUN(test_loader_classes);
+  TPT_RUN(test_requant_per_channel);
   TPT_RUN(test_shapes);
   TPT_RUN(test_convolutions);
   TPT_RUN(test_graph_rules);

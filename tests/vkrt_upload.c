@@ -311,6 +311,113 @@ static void test_other_constants(void) {
   tp_membuf_free(&m);
 }
 
+/* ---- issue 14 finding 8: values naming one constant share one buffer ------------------------ */
+enum { BIG = 1024, NSHARE = 400 };
+static float g_big[BIG * BIG]; /* 4 MiB */
+
+/* Sets the constant_id of every non-constant tensor value of a VH00 blob to `cid`, in place
+   (the field is always written, -1 explicitly: the writer offers no call that names one
+   constant from two values, the blob format does). Returns how many values it changed. */
+static uint32_t point_tensors_at(tp_membuf *m, int32_t cid) {
+  tp_vk_header h;
+  tp_fb_reader rd;
+  tp_fb_table root;
+  tp_fb_vector values;
+  uint32_t i, changed = 0;
+  unsigned char *fb;
+  memset(&rd, 0, sizeof rd);
+  TPT_STATUS(tp_vk_parse_header(m->data, m->size, &h), TP_OK);
+  fb = m->data + h.flatbuffer_offset;
+  TPT_STATUS(tp_fb_reader_init(&rd, fb, h.flatbuffer_size, "VK00", &root), TP_OK);
+  values = tp_fb_vector_field(&root, TP_VK_F_VkGraph_values, 4);
+  for (i = 0; i < values.count; i++) {
+    tp_fb_table vv = tp_fb_vector_table(&values, i), t;
+    uint8_t type = 0;
+    uint16_t foff = 0;
+    t = tp_fb_union_field(&vv, TP_VK_F_VkValue_value, &type);
+    if (type != TP_VK_TENSOR_VALUE || t.pos == 0) continue;
+    if (tp_fb_i32(&t, TP_VK_F_VkTensor_constant_id, TP_VK_D_VkTensor_constant_id) >= 0) continue;
+    if (4u + 2u * TP_VK_F_VkTensor_constant_id + 2u <= t.vtable_size)
+      foff = tp__get_le16(fb + t.vtable + 4u + 2u * TP_VK_F_VkTensor_constant_id);
+    TPT_CHECK(foff != 0);
+    if (foff == 0) continue;
+    tp__put_le32(fb + t.pos + foff, (uint32_t)cid);
+    changed++;
+  }
+  TPT_STATUS(tp_fb_reader_status(&rd), TP_OK);
+  return changed;
+}
+
+static void test_shared_constant(void) {
+  tp_vk_graph *g = NULL;
+  tp_tensor w;
+  tp_storage st;
+  int64_t sz[2] = {BIG, BIG};
+  size_t dims[2] = {BIG, BIG};
+  uint32_t id, i, pass;
+  tp_membuf m;
+  tp_sink sink;
+  static float x[BIG], y[BIG];
+  for (i = 0; i < BIG * BIG; i++) g_big[i] = (float)((int)((i * 7u + (i >> 10) * 3u) % 251u) - 125);
+  st.data = g_big;
+  st.nbytes = sizeof g_big;
+  TPT_STATUS(tp_view(st, TP_F32, 2, sz, NULL, 0, &w), TP_OK);
+  memset(&m, 0, sizeof m);
+  TPT_STATUS(tp_vk_graph_create(NULL, &g), TP_OK);
+  TPT_STATUS(tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, NULL, &w, -1, TP_VK_BUFFER, -1, TP_VK_UNSET, &id),
+             TP_OK);
+  TPT_EQ_INT(id, 0);
+  for (i = 0; i < NSHARE; i++)
+    TPT_STATUS(tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, dims, NULL, -1, TP_VK_BUFFER, -1, TP_VK_UNSET,
+                                &id), TP_OK);
+  sink = tp_sink_membuf(&m);
+  TPT_STATUS(tp_vk_write(g, &sink), TP_OK);
+  tp_vk_graph_destroy(g);
+  TPT_EQ_INT(point_tensors_at(&m, 0), NSHARE); /* 401 values name constant 0 */
+  printf("  blob of %lu bytes: %d values naming one %lu-byte constant\n", (unsigned long)m.size,
+         NSHARE + 1, (unsigned long)sizeof g_big);
+  memset(x, 0, sizeof x);
+  x[5] = 1.0f; /* y = column 5 of W, exactly */
+  for (pass = 0; pass < 2; pass++) {
+    tp_vk_upload u;
+    uint32_t distinct = 0;
+    TPT_STATUS(tp_vk_upload_blob(m.data, m.size, NULL, vkc.physical, vkc.device, vkc.family,
+                                 pass ? TP_VK_UPLOAD_FORCE_STAGING : 0u, &u), TP_OK);
+    TPT_EQ_STR(u.err.msg, "");
+    TPT_EQ_INT(u.value_count, NSHARE + 1);
+    TPT_EQ_INT(u.buffer_count, 1);
+    TPT_EQ_U64(u.buffer_bytes, sizeof g_big);
+    printf("  %s: %lu buffer(s), %llu bytes on the device\n", pass ? "staged" : "mapped",
+           (unsigned long)u.buffer_count, (unsigned long long)u.buffer_bytes);
+    if (u.values == NULL || u.value_count != NSHARE + 1) {
+      tp_vk_upload_free(&u);
+      continue;
+    }
+    TPT_CHECK(u.values[0].buffer != VK_NULL_HANDLE);
+    for (i = 0; i < u.value_count; i++) {
+      const tp_vk_device_constant *c = &u.values[i];
+      if (!c->is_constant || c->constant_id != 0 || c->owner != 0 ||
+          c->buffer != u.values[0].buffer || c->memory != u.values[0].memory ||
+          c->nbytes != sizeof g_big || c->dims[0] != BIG || c->dims[1] != BIG)
+        break;
+      if (i > 0 && c->buffer != u.values[i - 1].buffer) distinct++;
+    }
+    TPT_EQ_INT(i, u.value_count); /* every value: constant 0, the one shared buffer */
+    TPT_EQ_INT(distinct, 0);
+    TPT_EQ_INT(u.values[NSHARE].staged, pass);
+    check_buffer_bytes(&u.values[NSHARE], g_big, sizeof g_big);
+    /* the last value's buffer on the device holds W: y = W e_5 is column 5 */
+    memset(y, 0, sizeof y);
+    TPT_CHECK(vkc_run_matvec(u.values[NSHARE].buffer, BIG, BIG, x, y));
+    for (i = 0; i < BIG; i++)
+      if (y[i] != g_big[i * BIG + 5]) break;
+    TPT_EQ_INT(i, BIG);
+    tp_vk_upload_free(&u); /* destroys the shared buffer once (the validation layer would say) */
+    TPT_CHECK(u.values == NULL && u.buffer_count == 0);
+  }
+  tp_membuf_free(&m);
+}
+
 static void test_malformed(void) {
   tp_membuf m;
   tp_vk_upload u;
@@ -354,6 +461,7 @@ int main(void) {
   TPT_RUN(test_named_upload);
   TPT_RUN(test_other_constants);
   TPT_RUN(test_malformed);
+  TPT_RUN(test_shared_constant);
   vkc_teardown();
   rmdir(tmpl);
   return tpt_finish("vkrt_upload");

@@ -120,6 +120,88 @@ static void test_requant_scale(void) { /* item 5: abort below 2^-32 */
           "[2^-32, 256)");
 }
 
+/* item 5 for per-channel filters: every channel's input x filter / output scale in
+   [2^-32, 256); the loader and tp_xnn_check_blob name the same channel. */
+static tp_xnn_graph *pc_graph(int dt, float in_scale, const float *sc4, int fc) {
+  static int8_t w[4 * 4];
+  static float sc[4];
+  int64_t ws[4] = {4, 1, 1, 4}, wf[2] = {4, 4}, n4[1] = {4};
+  size_t qd[4] = {1, 1, 1, 4}, qf[2] = {1, 4}, wd[4] = {4, 1, 1, 4};
+  tp_storage s;
+  tp_tensor tw, ts;
+  uint32_t x, f, y;
+  tp_xnn_graph *g = mk();
+  memcpy(sc, sc4, sizeof sc);
+  s.data = w;
+  s.nbytes = sizeof w;
+  TPT_STATUS(tp_view(s, TP_I8, fc ? 2 : 4, fc ? wf : ws, NULL, 0, &tw), TP_OK);
+  s.data = sc;
+  s.nbytes = sizeof sc;
+  TPT_STATUS(tp_view(s, TP_F32, 1, n4, NULL, 0, &ts), TP_OK);
+  TPT_STATUS(tp_xnn_define_quantized_tensor_value(g, TP_XNN_QINT8, 0, in_scale, fc ? 2 : 4,
+                                                  fc ? qf : qd, NULL, 0, IN, &x), TP_OK);
+  TPT_STATUS(tp_xnn_define_channelwise_quantized_tensor_value(g, (tp_xnn_datatype)dt, &ts,
+                                                              fc ? 2 : 4, 0, fc ? NULL : wd,
+                                                              dt == TP_XNN_QCINT8 ? &tw : NULL,
+                                                              NONE, 0, &f), TP_OK);
+  TPT_STATUS(tp_xnn_define_quantized_tensor_value(g, TP_XNN_QINT8, 0, 1.0f, fc ? 2 : 4,
+                                                  fc ? qf : qd, NULL, 1, OUT, &y), TP_OK);
+  if (fc)
+    TPT_STATUS(tp_xnn_define_fully_connected(g, -INFINITY, INFINITY, x, f, NONE, y, 0), TP_OK);
+  else
+    TPT_STATUS(tp_xnn_define_convolution_2d(g, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 4, 4, -INFINITY,
+                                            INFINITY, x, f, NONE, y, 0), TP_OK);
+  return g;
+}
+
+static void test_requant_per_channel(void) {
+  const float low[4] = {0.5f, 1e-6f, 2.0f, 1.0f}, high[4] = {1.0f, 1.0f, 300.0f, 1.0f};
+  const float ok[4] = {0.5f, 1e-3f, 2.0f, 255.0f}, zero[4] = {1.0f, 0.0f, 1.0f, 1.0f};
+  refused(pc_graph(TP_XNN_QCINT8, 1e-6f, low, 0), 0, TP_ERR_FORMAT, TP_ERR_INVALID,
+          "convolution_2d #0: requantization scale 1e-06 x 1e-06 (filter channel 1) / 1 = 1e-12 "
+          "is outside [2^-32, 256)");
+  refused(pc_graph(TP_XNN_QCINT8, 1.0f, high, 0), 0, TP_ERR_FORMAT, TP_ERR_INVALID,
+          "convolution_2d #0: requantization scale 1 x 300 (filter channel 2) / 1 = 300 is outside "
+          "[2^-32, 256)");
+  refused(pc_graph(TP_XNN_QCINT8, 1e-6f, low, 1), 0, TP_ERR_FORMAT, TP_ERR_INVALID,
+          "fully_connected #0: requantization scale 1e-06 x 1e-06 (filter channel 1) / 1 = 1e-12 "
+          "is outside [2^-32, 256)");
+  { /* a zero channel scale: XNNPACK itself refuses the value (no abort); the checker's rule */
+    tp_xnn_graph *g = pc_graph(TP_XNN_QCINT8, 1.0f, zero, 1);
+    tp_membuf m;
+    tp_xnn_runtime *rt = NULL;
+    tp_error e, c;
+    write_blob(g, &m);
+    TPT_STATUS(tp_xnn_load(m.data, m.size, NULL, 0, 0, &rt, &e), TP_ERR_INVALID);
+    TPT_EQ_STR(e.msg, "value 1: XNNPACK refused the qcint8 value (xnn_status 2)");
+    TPT_STATUS(tp_xnn_check_blob(m.data, m.size, TP_XNN_TARGET_XNNPACK, &c), TP_ERR_INVALID);
+    TPT_EQ_STR(c.msg, "fully_connected #0: requantization scale 1 x 0 (filter channel 1) / 1 = 0 "
+                      "is outside [2^-32, 256)");
+    tp_membuf_free(&m);
+    tp_xnn_graph_destroy(g);
+  }
+  { /* every channel inside: loads and runs */
+    tp_xnn_graph *g = pc_graph(TP_XNN_QCINT8, 1e-3f, ok, 0);
+    tp_membuf m;
+    tp_xnn_runtime *rt = NULL;
+    tp_error e, c;
+    int8_t xin[4 + TP_XNN_EXTRA_BYTES] = {1, 2, 3, 4}, yout[4 + TP_XNN_EXTRA_BYTES];
+    write_blob(g, &m);
+    memset(&e, 0, sizeof e);
+    TPT_STATUS(tp_xnn_load(m.data, m.size, NULL, 0, 0, &rt, &e), TP_OK);
+    TPT_EQ_STR(e.msg, "");
+    TPT_STATUS(tp_xnn_check_blob(m.data, m.size, TP_XNN_TARGET_XNNPACK, &c), TP_OK);
+    if (rt) {
+      TPT_STATUS(tp_xnn_runtime_bind(rt, 0, xin), TP_OK);
+      TPT_STATUS(tp_xnn_runtime_bind(rt, 1, yout), TP_OK);
+      TPT_STATUS(tp_xnn_runtime_invoke(rt), TP_OK);
+      tp_xnn_runtime_destroy(rt);
+    }
+    tp_membuf_free(&m);
+    tp_xnn_graph_destroy(g);
+  }
+}
+
 static void test_external_id_none(void) { /* item 6: external flag, external id 0xFFFFFFFF */
   size_t d[1] = {4};
   tp_xnn_graph *g = mk();
@@ -212,6 +294,7 @@ int main(void) {
   TPT_RUN(test_empty_window);
   TPT_RUN(test_argmax_index_shape);
   TPT_RUN(test_requant_scale);
+  TPT_RUN(test_requant_per_channel);
   TPT_RUN(test_external_id_none);
   TPT_RUN(test_unbound_and_sizes);
   TPT_RUN(test_runtime_flags);
