@@ -700,7 +700,7 @@ TPDEF tp_status tp_xnn_write_file(tp_xnn_graph *g, const char *path);
    dims present and num_dims equal to their count, numel(dims) x element size inside 64 bits
    (the define calls refuse the same); only the external input / output flags, an external
    value with an external id below num_externs and 4096, never a constant; constants and scale
-   buffers that exist and hold the bytes the value needs (inline or named: their size field);
+   buffers that exist and hold at least the bytes the value needs (their size field);
    quantization parameters that match the dims; every inline constant_data entry inside the
    constant segment. Named keys are not looked up. Pointers point into `blob`, which must
    outlive the result. Errors: TP_ERR_FORMAT with a sentence in err (may be NULL, reset on
@@ -3616,7 +3616,9 @@ static tp_status tp__xnn_cf_const(const tp_xnn_blob *b, uint32_t idx, uint64_t w
                          (unsigned long)value, what, (unsigned long)idx,
                          (unsigned long)b->num_constants);
   c = &b->constants[idx];
-  if (c->size != want && c->size != alt) /* inline or named: the size the blob gives */
+  /* inline or named: the size the blob gives; more is fine (values may share a larger entry,
+     XNNPACK reads what the dims need), less is not */
+  if (c->size < want && c->size < alt)
     return tp__error_set(err, TP_ERR_FORMAT, "value %lu: %s %lu holds %llu bytes, the value needs "
                          "%llu", (unsigned long)value, what, (unsigned long)idx,
                          (unsigned long long)c->size, (unsigned long long)want);

@@ -340,11 +340,11 @@ static void tpd_xnn_check_const(tpd *d, const tpd_const *cs, uint32_t ncs, uint3
     return;
   }
   if ((cs[idx].named && !cs[idx].resolved) || want == UINT64_MAX) return;
-  if (cs[idx].named && cs[idx].nbytes != want && cs[idx].nbytes != alt)
+  if (cs[idx].named && cs[idx].nbytes < want && cs[idx].nbytes < alt) /* the library's rule */
     tpd_fail(d, "value %lu: %s %lu holds %llu bytes in the .ptd, the value needs %llu",
              (unsigned long)value, what, (unsigned long)idx, (unsigned long long)cs[idx].nbytes,
              (unsigned long long)want);
-  else if (!cs[idx].named && cs[idx].size != want && cs[idx].size != alt)
+  else if (!cs[idx].named && cs[idx].size < want && cs[idx].size < alt)
     tpd_fail(d, "value %lu: %s %lu holds %llu bytes, the value needs %llu", (unsigned long)value,
              what, (unsigned long)idx, (unsigned long long)cs[idx].size,
              (unsigned long long)want);
