@@ -629,15 +629,23 @@ typedef struct tp_vk_blob_value {
 /* Reads every value of a VH00 blob with the bounds-checked reader and resolves each constant's
    bytes as ExecuTorch's loader does: named (key present and offset UINT64_MAX) through ptd
    (opened with tp_ptd_open; may be NULL when the blob has no named constant), otherwise inside
-   the raw bytes (offset < raw size, extent inside). Also checked: a known datatype, dims
-   present and at most TP_MAX_DIMS, the VkBytes length equal to numel(dims) x datatype size
-   (also the .ptd entry's size). *values_out gets value_count entries, indexed by value id;
+   the raw bytes (offset < raw size, extent inside). Also checked: every rule of
+   tp_vk_check_blob below (a known datatype, storage type and memory layout, dims present and at
+   most TP_MAX_DIMS, the VkBytes length exactly numel(dims) x datatype size, also the .ptd
+   entry's size, ids in range, every constants / shaders entry inside the raw bytes). *values_out gets value_count entries, indexed by value id;
    free it with tp_vk_blob_values_free. Errors: TP_ERR_FORMAT (sentence in err, may be NULL),
    TP_ERR_NOMEM, TP_ERR_INVALID for NULL outputs. */
 TPDEF tp_status tp_vk_read_blob(const void *blob, size_t size, tp_ptd *ptd,
                                 tp_vk_blob_value **values_out, uint32_t *value_count,
                                 tp_error *err);
 TPDEF void tp_vk_blob_values_free(tp_vk_blob_value *values);
+/* The same rules as tp_vk_read_blob, every one of them (the VK00 rules, written once next to
+   tp_vk__check_rules in >>vk-read: also storage_type / memory_layout / staging_datatype known,
+   the VkGraph vectors present, every id in range, every constants / shaders entry inside the
+   raw bytes), collecting nothing; with ptd NULL a named constant's key is not looked up.
+   tpdump --check's verdict on a Vulkan blob is this call's. TP_OK, or TP_ERR_FORMAT with the
+   sentence in err (may be NULL; reset on entry); TP_ERR_INVALID for a NULL blob. */
+TPDEF tp_status tp_vk_check_blob(const void *blob, size_t size, tp_ptd *ptd, tp_error *err);
 
 /* ---- programs (.pte) ---------------------------------------------------------------------- */
 /* What tensor value `id` is (for wrappers such as tp_vk_add_pte_method). */
@@ -1208,6 +1216,10 @@ TPDEF tp_status tp_vk_add_tensor(tp_vk_graph *g, tp_vk_datatype dt, size_t ndim,
                           "value %lu: dims is NULL but ndim %lu differs from the constant's %d",
                           id, (unsigned long)ndim, constant->ndim);
   }
+  if (ndim > TP_MAX_DIMS) /* VK00 tensors have at most TP_MAX_DIMS dims (tp_vk_check_blob) */
+    return tp__error_set(&g->err, TP_ERR_INVALID, "value %lu: %lu dims, a tensor has at most %d "
+                        "(TP_MAX_DIMS; tp_vk_read_blob refuses more)", id, (unsigned long)ndim,
+                        TP_MAX_DIMS);
   if (ndim > 0) {
     uint64_t bytes;
     if (tp__mul_u64((uint64_t)ndim, 4, &bytes) || bytes > (uint64_t)SIZE_MAX ||
@@ -2005,6 +2017,252 @@ TPDEF tp_status tp_vk_parse_header(const void *blob, size_t size, tp_vk_header *
 
 static size_t tp_vk__dt_size(int dt) { return tp_vk_datatype_size(dt); }
 
+/* The VK00 rules, decided once (issue 14 finding 12): tp_vk_check_blob, tp_vk_read_blob (and
+   so tp_vk_upload_blob) and tpdump --check apply exactly these, the writer never breaks them.
+     - the VH00 header (tp_delegate_parse) and the VK00 flatbuffer through the bounds-checked
+       reader; chain, values, input_ids, output_ids, constants and shaders present (ExecuTorch's
+       loader dereferences them without a check);
+     - input/output ids, ValueList items and operator arguments name values; an operator has
+       its name and args;
+     - every value a GraphTypes member with its table; a tensor's datatype a VkDataType,
+       staging_datatype one or UNSET, storage_type / memory_layout one of the schema's or 255
+       (ExecuTorch throws on any other), dims present and at most TP_MAX_DIMS;
+     - a constant tensor: constant_id < the constants count, its VkBytes length EXACTLY
+       numel(dims) x datatype size (no overflow); inline: offset < raw bytes size and the
+       extent inside; named (key and offset UINT64_MAX): the key in the .ptd with that many
+       bytes (not resolved when ptd is NULL and need_ptd is 0);
+     - every constants / shaders entry a table; inline ones inside the raw bytes; named ones
+       in the .ptd (when given) with `length` bytes.
+   Sentences name the value / entry and the numbers. */
+static tp_status tp_vk__check_rules(const void *blob, size_t size, tp_ptd *ptd, int need_ptd,
+                                    tp_error *err) {
+  tp_delegate_frame f;
+  tp_fb_reader rd;
+  tp_fb_table root;
+  tp_fb_vector vecs[6], values, consts, chain;
+  static const char *const vnames[6] = {"chain", "values", "input_ids", "output_ids",
+                                        "constants", "shaders"};
+  static const uint16_t vids[6] = {TP_VK_F_VkGraph_chain, TP_VK_F_VkGraph_values,
+                                   TP_VK_F_VkGraph_input_ids, TP_VK_F_VkGraph_output_ids,
+                                   TP_VK_F_VkGraph_constants, TP_VK_F_VkGraph_shaders};
+  tp_error pe;
+  uint32_t i, k, n;
+  if (err) memset(err, 0, sizeof *err);
+  memset(&pe, 0, sizeof pe);
+  if (!blob) return tp__error_set(err, TP_ERR_INVALID, "check: no blob");
+  if (tp_delegate_parse(blob, size, "VH00", "bytes", &f, &pe) != TP_OK)
+    return tp__error_set(err, TP_ERR_FORMAT, "read: the %lu-byte blob has no valid VH00 header "
+                         "and VK00 flatbuffer: %s", (unsigned long)size, pe.msg);
+  memset(&rd, 0, sizeof rd);
+  if (tp_fb_reader_init(&rd, (const unsigned char *)blob + f.flatbuffer_offset,
+                        f.flatbuffer_size, "VK00", &root) != TP_OK)
+    return tp__error_set(err, TP_ERR_FORMAT, "read: the %lu-byte blob has no valid VH00 header "
+                         "and VK00 flatbuffer: %s", (unsigned long)size, rd.err.msg);
+  (void)tp_fb_string(&root, TP_VK_F_VkGraph_version, NULL); /* every field readable */
+  (void)tp_fb_u8(&root, TP_VK_F_VkGraph_storage_type_override, 255);
+  (void)tp_fb_u8(&root, TP_VK_F_VkGraph_memory_layout_override, 255);
+  if (tp_fb_reader_status(&rd) != TP_OK)
+    return tp__error_set(err, TP_ERR_FORMAT, "VkGraph: %s", rd.err.msg);
+  for (i = 0; i < 6; i++) {
+    vecs[i] = tp_fb_vector_field(&root, vids[i], 4);
+    if (tp_fb_reader_status(&rd) != TP_OK)
+      return tp__error_set(err, TP_ERR_FORMAT, "VkGraph %s: %s", vnames[i], rd.err.msg);
+    if (vecs[i].pos == 0)
+      return tp__error_set(err, TP_ERR_FORMAT, "VkGraph: %s absent (the loader dereferences it)",
+                           vnames[i]);
+  }
+  chain = vecs[0];
+  values = vecs[1];
+  consts = vecs[4];
+  n = values.count;
+  for (k = 2; k < 4; k++)
+    for (i = 0; i < vecs[k].count; i++) {
+      uint64_t x = tp_fb_vector_scalar(&vecs[k], i);
+      if (x >= n)
+        return tp__error_set(err, TP_ERR_FORMAT, "%s[%lu] = %llu but there are %lu values",
+                             vnames[k], (unsigned long)i, (unsigned long long)x,
+                             (unsigned long)n);
+    }
+  for (i = 0; i < n; i++) {
+    tp_fb_table vv = tp_fb_vector_table(&values, i), t;
+    uint8_t tag = 0;
+    t = tp_fb_union_field(&vv, TP_VK_F_VkValue_value, &tag);
+    if (tp_fb_reader_status(&rd) != TP_OK)
+      return tp__error_set(err, TP_ERR_FORMAT, "value %lu: %s", (unsigned long)i, rd.err.msg);
+    if (!tp_vk_value_kind_name(tag))
+      return tp__error_set(err, TP_ERR_FORMAT, "value %lu: GraphTypes tag %u is not a value kind",
+                           (unsigned long)i, tag);
+    if (t.pos == 0)
+      return tp__error_set(err, TP_ERR_FORMAT, "value %lu: %s (tag %u) without a table",
+                           (unsigned long)i, tp_vk_value_kind_name(tag), tag);
+    switch (tag) { /* the scalar and list kinds: their one field readable */
+      case TP_VK_INT_VALUE: (void)tp_fb_i64(&t, TP_VK_F_Int_int_val, 0); break;
+      case TP_VK_DOUBLE_VALUE: (void)tp_fb_f64(&t, TP_VK_F_Double_double_val, 0.0); break;
+      case TP_VK_BOOL_VALUE: (void)tp_fb_u8(&t, TP_VK_F_Bool_bool_val, 0); break;
+      case TP_VK_SYMINT_VALUE: (void)tp_fb_i32(&t, TP_VK_F_SymInt_value, 0); break;
+      case TP_VK_STRING_VALUE: (void)tp_fb_string(&t, TP_VK_F_String_string_val, NULL); break;
+      case TP_VK_INT_LIST_VALUE:
+      case TP_VK_DOUBLE_LIST_VALUE:
+        (void)tp_fb_vector_field(&t, TP_VK_F_IntList_items, 8);
+        break;
+      case TP_VK_BOOL_LIST_VALUE: (void)tp_fb_vector_field(&t, TP_VK_F_BoolList_items, 1); break;
+      default: break;
+    }
+    if (tp_fb_reader_status(&rd) != TP_OK)
+      return tp__error_set(err, TP_ERR_FORMAT, "value %lu (%s): %s", (unsigned long)i,
+                           tp_vk_value_kind_name(tag), rd.err.msg);
+    if (tag == TP_VK_VALUE_LIST_VALUE) {
+      tp_fb_vector items = tp_fb_vector_field(&t, TP_VK_F_ValueList_items, 4);
+      for (k = 0; k < items.count; k++) {
+        int32_t id = (int32_t)(uint32_t)tp_fb_vector_scalar(&items, k);
+        if (id < 0 || (uint32_t)id >= n)
+          return tp__error_set(err, TP_ERR_FORMAT,
+                               "value %lu: ValueList item %lu = %ld is not a value id (0..%lu)",
+                               (unsigned long)i, (unsigned long)k, (long)id,
+                               (unsigned long)n - 1);
+      }
+    } else if (tag == TP_VK_TENSOR_VALUE) {
+      int dt = tp_fb_i8(&t, TP_VK_F_VkTensor_datatype, TP_VK_D_VkTensor_datatype);
+      int sdt = tp_fb_i8(&t, TP_VK_F_VkTensor_staging_datatype,
+                         TP_VK_D_VkTensor_staging_datatype);
+      unsigned st = tp_fb_u8(&t, TP_VK_F_VkTensor_storage_type, TP_VK_D_VkTensor_storage_type);
+      unsigned ml = tp_fb_u8(&t, TP_VK_F_VkTensor_memory_layout, TP_VK_D_VkTensor_memory_layout);
+      tp_fb_vector dims = tp_fb_vector_field(&t, TP_VK_F_VkTensor_dims, 4);
+      int32_t cid = tp_fb_i32(&t, TP_VK_F_VkTensor_constant_id, TP_VK_D_VkTensor_constant_id);
+      int32_t mem = tp_fb_i32(&t, TP_VK_F_VkTensor_mem_obj_id, TP_VK_D_VkTensor_mem_obj_id);
+      uint64_t nbytes = tp_vk__dt_size(dt), off, len;
+      (void)mem;
+      tp_fb_table cb;
+      const char *key;
+      if (tp_fb_reader_status(&rd) != TP_OK)
+        return tp__error_set(err, TP_ERR_FORMAT, "value %lu (Tensor): %s", (unsigned long)i,
+                             rd.err.msg);
+      if (nbytes == 0)
+        return tp__error_set(err, TP_ERR_FORMAT, "value %lu: datatype %d is not a VkDataType",
+                             (unsigned long)i, dt);
+      if (sdt != TP_VK_UNSET && tp_vk__dt_size(sdt) == 0)
+        return tp__error_set(err, TP_ERR_FORMAT,
+                             "value %lu: staging_datatype %d is not a VkDataType",
+                             (unsigned long)i, sdt);
+      if (!tp_vk_storage_type_name((int)st))
+        return tp__error_set(err, TP_ERR_FORMAT, "value %lu: storage_type %u is not known",
+                             (unsigned long)i, st);
+      if (!tp_vk_memory_layout_name((int)ml))
+        return tp__error_set(err, TP_ERR_FORMAT, "value %lu: memory_layout %u is not known",
+                             (unsigned long)i, ml);
+      if (dims.pos == 0)
+        return tp__error_set(err, TP_ERR_FORMAT,
+                             "value %lu: dims absent (the loader reads them unchecked)",
+                             (unsigned long)i);
+      if (dims.count > TP_MAX_DIMS)
+        return tp__error_set(err, TP_ERR_FORMAT, "value %lu: %lu dims, a tensor has at most %d "
+                             "(TP_MAX_DIMS)", (unsigned long)i, (unsigned long)dims.count,
+                             TP_MAX_DIMS);
+      for (k = 0; k < dims.count; k++)
+        if (tp__mul_u64(nbytes, tp_fb_vector_scalar(&dims, k), &nbytes))
+          return tp__error_set(err, TP_ERR_FORMAT,
+                               "value %lu: the product of dims overflows 64 bits",
+                               (unsigned long)i);
+      if (cid < 0) continue;
+      if ((uint32_t)cid >= consts.count)
+        return tp__error_set(err, TP_ERR_FORMAT,
+                             "value %lu: constant_id %ld but the blob has %lu constants",
+                             (unsigned long)i, (long)cid, (unsigned long)consts.count);
+      cb = tp_fb_vector_table(&consts, (size_t)cid);
+      off = tp_fb_u64(&cb, TP_VK_F_VkBytes_offset, TP_VK_D_VkBytes_offset);
+      len = tp_fb_u64(&cb, TP_VK_F_VkBytes_length, TP_VK_D_VkBytes_length);
+      key = tp_fb_string(&cb, TP_VK_F_VkBytes_named_key, NULL);
+      if (tp_fb_reader_status(&rd) != TP_OK)
+        return tp__error_set(err, TP_ERR_FORMAT, "constants[%ld]: %s", (long)cid, rd.err.msg);
+      if (cb.pos == 0)
+        return tp__error_set(err, TP_ERR_FORMAT, "constants[%ld]: absent", (long)cid);
+      if (len != nbytes)
+        return tp__error_set(err, TP_ERR_FORMAT,
+                             "value %lu: constant %ld has %llu bytes but dims x %s make %llu",
+                             (unsigned long)i, (long)cid, (unsigned long long)len,
+                             tp_vk__dt_name(dt), (unsigned long long)nbytes);
+      if (key && off == UINT64_MAX) {
+        tp_ptd_entry e;
+        if (!ptd) {
+          if (!need_ptd) continue;
+          return tp__error_set(err, TP_ERR_FORMAT,
+                               "value %lu: constant is named \"%.64s\" but no .ptd was given",
+                               (unsigned long)i, key);
+        }
+        if (tp_ptd_find(ptd, key, &e) != TP_OK)
+          return tp__error_set(err, TP_ERR_FORMAT, "value %lu: key \"%.64s\" is not in the .ptd",
+                               (unsigned long)i, key);
+        if ((uint64_t)e.nbytes != nbytes)
+          return tp__error_set(err, TP_ERR_FORMAT,
+                               "value %lu: key \"%.64s\" holds %llu bytes, dims x %s make %llu",
+                               (unsigned long)i, key, (unsigned long long)e.nbytes,
+                               tp_vk__dt_name(dt), (unsigned long long)nbytes);
+      } else if (off >= f.segment_size || nbytes > f.segment_size - off) {
+        /* the loader's rule: offset strictly inside the raw bytes, extent inside too */
+        return tp__error_set(err, TP_ERR_FORMAT,
+                             "value %lu: constant at offset %llu with %llu bytes exceeds the "
+                             "%llu raw bytes", (unsigned long)i, (unsigned long long)off,
+                             (unsigned long long)nbytes, (unsigned long long)f.segment_size);
+      }
+    }
+  }
+  for (i = 0; i < chain.count; i++) {
+    tp_fb_table t = tp_fb_vector_table(&chain, i);
+    size_t nlen = 0;
+    const char *name = tp_fb_string(&t, TP_VK_F_OperatorCall_name, &nlen);
+    tp_fb_vector args = tp_fb_vector_field(&t, TP_VK_F_OperatorCall_args, 4);
+    (void)tp_fb_u32(&t, TP_VK_F_OperatorCall_node_id, 0);
+    if (tp_fb_reader_status(&rd) != TP_OK)
+      return tp__error_set(err, TP_ERR_FORMAT, "op %lu: %s", (unsigned long)i, rd.err.msg);
+    if (!name) return tp__error_set(err, TP_ERR_FORMAT, "op %lu: name absent", (unsigned long)i);
+    if (!args.pos)
+      return tp__error_set(err, TP_ERR_FORMAT, "op %lu: args absent", (unsigned long)i);
+    for (k = 0; k < args.count; k++) {
+      int32_t a = (int32_t)(uint32_t)tp_fb_vector_scalar(&args, k);
+      if (a < 0 || (uint32_t)a >= n)
+        return tp__error_set(err, TP_ERR_FORMAT,
+                             "op %lu (%.*s): arg %lu = %ld is not a value id (%lu values)",
+                             (unsigned long)i, (int)(nlen < 64 ? nlen : 64), name,
+                             (unsigned long)k, (long)a, (unsigned long)n);
+    }
+  }
+  for (k = 4; k < 6; k++)
+    for (i = 0; i < vecs[k].count; i++) {
+      tp_fb_table b = tp_fb_vector_table(&vecs[k], i);
+      uint64_t off = tp_fb_u64(&b, TP_VK_F_VkBytes_offset, TP_VK_D_VkBytes_offset), end;
+      uint64_t len = tp_fb_u64(&b, TP_VK_F_VkBytes_length, TP_VK_D_VkBytes_length);
+      const char *key = tp_fb_string(&b, TP_VK_F_VkBytes_named_key, NULL);
+      if (tp_fb_reader_status(&rd) != TP_OK)
+        return tp__error_set(err, TP_ERR_FORMAT, "%s[%lu]: %s", vnames[k], (unsigned long)i,
+                             rd.err.msg);
+      if (b.pos == 0)
+        return tp__error_set(err, TP_ERR_FORMAT, "%s[%lu]: absent", vnames[k], (unsigned long)i);
+      if (key && off == UINT64_MAX) {
+        tp_ptd_entry e;
+        if (!ptd) continue;
+        if (tp_ptd_find(ptd, key, &e) != TP_OK)
+          return tp__error_set(err, TP_ERR_FORMAT, "%s[%lu]: named_key \"%.80s\" is not in the "
+                               ".ptd", vnames[k], (unsigned long)i, key);
+        if ((uint64_t)e.nbytes != len)
+          return tp__error_set(err, TP_ERR_FORMAT, "%s[%lu]: named_key \"%.80s\" has %llu bytes "
+                               "in the .ptd, the blob says %llu", vnames[k], (unsigned long)i,
+                               key, (unsigned long long)e.nbytes, (unsigned long long)len);
+      } else if (tp__add_u64(off, len, &end) || end > f.segment_size) {
+        return tp__error_set(err, TP_ERR_FORMAT, "%s[%lu]: [%llu, +%llu) is outside the "
+                             "%llu-byte bytes segment", vnames[k], (unsigned long)i,
+                             (unsigned long long)off, (unsigned long long)len,
+                             (unsigned long long)f.segment_size);
+      }
+    }
+  if (tp_fb_reader_status(&rd) != TP_OK)
+    return tp__error_set(err, TP_ERR_FORMAT, "read: flatbuffer: %s", rd.err.msg);
+  return TP_OK;
+}
+
+TPDEF tp_status tp_vk_check_blob(const void *blob, size_t size, tp_ptd *ptd, tp_error *err) {
+  return tp_vk__check_rules(blob, size, ptd, 0, err);
+}
+
 TPDEF void tp_vk_blob_values_free(tp_vk_blob_value *values) { TP_FREE(values); }
 
 TPDEF tp_status tp_vk_read_blob(const void *blob, size_t size, tp_ptd *ptd,
@@ -2021,6 +2279,8 @@ TPDEF tp_status tp_vk_read_blob(const void *blob, size_t size, tp_ptd *ptd,
   if (!values_out || !value_count) return tp__error_set(err, TP_ERR_INVALID, "read: NULL output");
   *values_out = NULL;
   *value_count = 0;
+  s = tp_vk__check_rules(blob, size, ptd, 1, err); /* the rules; what follows only collects */
+  if (s != TP_OK) return s;
   s = tp_vk_parse_header(blob, size, &h);
   if (s != TP_OK)
     return tp__error_set(err, s, "read: the %lu-byte blob has no valid VH00 header and VK00 "

@@ -693,12 +693,18 @@ TPDEF tp_status tp_xnn_write_file(tp_xnn_graph *g, const char *path);
    tp_delegate_parse; a blob that does not start with an XH00 header is taken as a bare XN01 /
    XN00 flatbuffer, as upstream) and the XNNGraph flatbuffer through the bounds-checked reader -
    into the read-only structure below, every field named by the XN01 description. It checks
-   the structure, not the meaning: the identifier, xvalues and xnodes present, num_externs
-   <= 4096, every XValue a known union member with its tensor, dims at most 6, a known
-   quantization tag, every XNode a known kind with its table and its vectors present with at
-   most 6 entries, every constant_data entry a table and a readable named_key. Datatypes, ids,
-   sizes and whether a constant lies inside the segment are left to the user (constants[i].data
-   is NULL when an inline entry is outside the segment). Pointers point into `blob`, which must
+   the structure: the identifier, xvalues and xnodes present, num_externs <= 4096, every XValue
+   a known union member with its tensor, dims at most 6, a known quantization tag, every XNode a
+   known kind with its table and its vectors present with at most 6 entries, every
+   constant_data entry a table and a readable named_key; and the format's rules (the same for
+   tp_xnn_check_blob, the loader and tpdump --check; issue 14 finding 12): value ids unique and
+   not TP_XNN_INVALID_ID; input / output ids and node id fields naming values; a known datatype,
+   dims present and num_dims equal to their count, numel(dims) x element size inside 64 bits
+   (the define calls refuse the same); only the external input / output flags, an external
+   value with an external id below num_externs and 4096, never a constant; constants and scale
+   buffers that exist and hold at least the bytes the value needs (their size field);
+   quantization parameters that match the dims; every inline constant_data entry inside the
+   constant segment. Named keys are not looked up. Pointers point into `blob`, which must
    outlive the result. Errors: TP_ERR_FORMAT with a sentence in err (may be NULL, reset on
    entry), TP_ERR_NOMEM, TP_ERR_INVALID (NULL out, or NULL blob). Free with tp_xnn_blob_free. */
 typedef struct tp_xnn_blob_value {
@@ -770,7 +776,9 @@ TPDEF void tp_xnn_blob_free(tp_xnn_blob *b);
    refuses what ExecuTorch's runtime cannot run as TP_ERR_UNSUPPORTED). TP_OK when the blob
    keeps every rule; else the first rule it breaks as a sentence in *err (may be NULL) naming
    the node or value and the numbers, TP_ERR_INVALID (a rule), TP_ERR_UNSUPPORTED (the target
-   cannot run it) or TP_ERR_FORMAT (unreadable). tpdump --check calls it. */
+   cannot run it) or TP_ERR_FORMAT (unreadable, or a format rule of tp_xnn_read_blob broken,
+   for every target). tpdump --check's verdict is this call's with TP_XNN_TARGET_UNCHECKED
+   (format), then exit status 3 for a rule broken with TP_XNN_TARGET_EXECUTORCH. */
 TPDEF tp_status tp_xnn_check_blob(const void *blob, size_t size, int target, tp_error *err);
 
 #ifdef TENSORPACK_XNNPACK_RUNTIME
@@ -2025,6 +2033,28 @@ static tp_status tp__xnn_add_const(tp_xnn_graph *g, uint32_t value_id, const cha
 
 /* >>xnn-values ------------------------------------------------------------------------------ */
 
+/* The bytes a value of v's datatype and dims holds (the 4-bit types: rows x ceil(last / 2) in
+   *bytes, ceil(numel / 2) in *alt; else both numel x element size). Returns 0 when that
+   overflows 64 bits: the writer refuses such dims at define time, tp_xnn_check_blob and tpdump
+   refuse them in a blob, with the same sentence (one rule, issue 14 finding 12). */
+static int tp__xnn_value_bytes(const tp__xnn_value *v, uint64_t *bytes, uint64_t *alt) {
+  uint64_t numel = 1, rows = 1, last = 1;
+  uint32_t i;
+  for (i = 0; i < v->num_dims; i++) {
+    if (tp__mul_u64(numel, v->dims[i], &numel)) return 0;
+    if (i + 1 < v->num_dims) rows = numel;
+    else last = v->dims[i];
+  }
+  if (v->datatype == TP_XNN_QCINT4 || v->datatype == TP_XNN_QBINT4) {
+    if (tp__mul_u64(rows, (last + 1) / 2, bytes)) return 0;
+    *alt = numel / 2 + (numel & 1);
+    return 1;
+  }
+  if (tp__mul_u64(numel, (uint64_t)tp__xnn_elem_size(v->datatype), bytes)) return 0;
+  *alt = *bytes;
+  return 1;
+}
+
 /* Checks datatype, dims, external id and flags, fills v. Does not add anything. */
 static tp_status tp__xnn_value_begin(tp_xnn_graph *g, int dt, size_t num_dims,
                                      const size_t *dims, const tp_tensor *data,
@@ -2068,6 +2098,12 @@ static tp_status tp__xnn_value_begin(tp_xnn_graph *g, int dt, size_t num_dims,
                           "value %u: dim %u is %llu, the format stores 32 bits", (unsigned)id,
                           (unsigned)i, (unsigned long long)d);
     v->dims[i] = (uint32_t)d;
+  }
+  {
+    uint64_t bytes, alt;
+    if (!tp__xnn_value_bytes(v, &bytes, &alt))
+      return tp__error_set(&g->err, TP_ERR_OVERFLOW,
+                          "value %u: the product of dims overflows 64 bits", (unsigned)id);
   }
   if (flags & ~(TP_XNN_FLAG_EXTERNAL_INPUT | TP_XNN_FLAG_EXTERNAL_OUTPUT))
     return tp__error_set(&g->err, TP_ERR_INVALID, "value %u: unknown flag bits 0x%x",
@@ -3277,6 +3313,8 @@ TPDEF tp_status tp_xnn_write_file(tp_xnn_graph *g, const char *path) {
 
 /* >>xnn-read: tp_xnn_read_blob ------------------------------------------------------------- */
 
+static tp_status tp__xnn_check_format(const tp_xnn_blob *b, tp_error *err);
+
 TPDEF void tp_xnn_blob_free(tp_xnn_blob *b) {
   if (!b) return;
   TP_FREE(b->input_ids);
@@ -3522,6 +3560,8 @@ TPDEF tp_status tp_xnn_read_blob(const void *blob, size_t size, tp_xnn_blob *out
       TP__XNN_RD_FAIL("constant_data[%u]: %s", (unsigned)i, r.err.msg);
   }
   out->num_constants = cdata.count;
+  st = tp__xnn_check_format(out, err); /* the format's rules (>>xnn-check-blob) */
+  if (st != TP_OK) goto fail;
   return TP_OK;
 fail:
   tp_xnn_blob_free(out);
@@ -3532,8 +3572,181 @@ fail:
 /* Reads the blob's values and nodes into a scratch graph (tp__xnn_value / tp__xnn_node, the
    writer's own records), then runs tp__xnn_check_node on every node and tp__xnn_check_graph:
    a blob is judged by exactly the rules a graph is judged by at define time and at write.
-   Structure that the rules need but do not judge (unions, ids, vector lengths) is refused as
-   TP_ERR_FORMAT; tpdump checks the rest of the format itself. */
+   Before that, tp_xnn_read_blob reads it with the format rules (tp__xnn_check_format below):
+   what breaks them is TP_ERR_FORMAT, for every target; tpdump's verdict is this. */
+static int tp__xnn_cf_cmp(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+static int tp__xnn_cf_known(const uint32_t *ids, uint32_t n, uint32_t id) {
+  return n && bsearch(&id, ids, n, sizeof *ids, tp__xnn_cf_cmp) != NULL;
+}
+
+/* Constant index idx of value `value` (what: "constant" or "scale_buffer_idx") exists and,
+   inline, holds want (or alt) bytes. idx 0: none. */
+static tp_status tp__xnn_cf_const(const tp_xnn_blob *b, uint32_t idx, uint64_t want,
+                                  uint64_t alt, const char *what, uint32_t value, tp_error *err) {
+  const tp_xnn_blob_constant *c;
+  if (idx == 0) return TP_OK;
+  if (idx >= b->num_constants)
+    return tp__error_set(err, TP_ERR_FORMAT, "value %lu: %s %lu but constant_data has %lu entries",
+                         (unsigned long)value, what, (unsigned long)idx,
+                         (unsigned long)b->num_constants);
+  c = &b->constants[idx];
+  /* inline or named: the size the blob gives; more is fine (values may share a larger entry,
+     XNNPACK reads what the dims need), less is not */
+  if (c->size < want && c->size < alt)
+    return tp__error_set(err, TP_ERR_FORMAT, "value %lu: %s %lu holds %llu bytes, the value needs "
+                         "%llu", (unsigned long)value, what, (unsigned long)idx,
+                         (unsigned long long)c->size, (unsigned long long)want);
+  return TP_OK;
+}
+
+/* The XN01 format rules that the node and graph rules do not judge, on what tp_xnn_read_blob
+   read (issue 14 finding 12: decided once; tpdump --check's verdict is tp_xnn_check_blob's):
+   value ids unique and not XNN_INVALID_VALUE_ID; input / output ids and node id fields naming
+   values; every value a known datatype with dims present, num_dims equal to their count,
+   numel(dims) x element size inside 64 bits (the writer refuses the same at define time,
+   tp__xnn_value_bytes), external values below num_externs; constants and scale buffers that
+   exist and, inline, hold exactly the bytes the value needs; quantization parameters that
+   match the dims; every inline constant_data entry inside the constant segment. */
+static tp_status tp__xnn_check_format(const tp_xnn_blob *b, tp_error *err) {
+  uint32_t *ids = NULL, i, k;
+  tp_status st = TP_OK;
+#define TP__XNN_CF_FAIL(...)                              \
+  do {                                                    \
+    st = tp__error_set(err, TP_ERR_FORMAT, __VA_ARGS__); \
+    goto done;                                            \
+  } while (0)
+  ids = (uint32_t *)TP_MALLOC(((size_t)b->num_values + 1) * sizeof *ids);
+  if (!ids) return tp__error_set(err, TP_ERR_NOMEM, "check: no memory for %u value ids",
+                                 (unsigned)b->num_values);
+  for (i = 0; i < b->num_values; i++) ids[i] = b->values[i].id_out;
+  if (b->num_values) qsort(ids, b->num_values, sizeof *ids, tp__xnn_cf_cmp);
+  for (i = 1; i < b->num_values; i++)
+    if (ids[i] == ids[i - 1]) TP__XNN_CF_FAIL("two values have id_out %lu", (unsigned long)ids[i]);
+  if (b->num_values && ids[b->num_values - 1] == TP_XNN_INVALID_ID)
+    TP__XNN_CF_FAIL("a value has id_out %lu (XNN_INVALID_VALUE_ID)",
+                    (unsigned long)TP_XNN_INVALID_ID);
+  for (k = 0; k < 2; k++) {
+    const uint32_t *io = k ? b->output_ids : b->input_ids;
+    uint32_t nio = k ? b->num_output_ids : b->num_input_ids;
+    for (i = 0; i < nio; i++)
+      if (io[i] == TP_XNN_INVALID_ID || !tp__xnn_cf_known(ids, b->num_values, io[i]))
+        TP__XNN_CF_FAIL("%s[%lu] = %lu is no value's id_out", k ? "output_ids" : "input_ids",
+                        (unsigned long)i, (unsigned long)io[i]);
+  }
+  for (i = 0; i < b->num_values; i++) {
+    const tp_xnn_blob_value *v = &b->values[i];
+    tp__xnn_value tv;
+    uint64_t want = 0, alt = 0;
+    int group = v->quant == TP_XNN_QUANT_PER_CHANNEL_GROUP;
+    if (v->datatype <= 0 || v->datatype > 14)
+      TP__XNN_CF_FAIL("value %lu: datatype %d is not an XNNDatatype", (unsigned long)i,
+                      v->datatype);
+    if (!v->has_dims)
+      TP__XNN_CF_FAIL("value %lu: dims absent (the loader reads them unchecked)",
+                      (unsigned long)i);
+    if (v->num_dims != v->ndims)
+      TP__XNN_CF_FAIL("value %lu: num_dims %lu but dims has %lu entries", (unsigned long)i,
+                      (unsigned long)v->num_dims, (unsigned long)v->ndims);
+    if (v->flags & ~(TP_XNN_FLAG_EXTERNAL_INPUT | TP_XNN_FLAG_EXTERNAL_OUTPUT))
+      TP__XNN_CF_FAIL("value %u: unknown flag bits 0x%x", (unsigned)i, (unsigned)v->flags);
+    if (v->flags && v->external_id == TP_XNN_INVALID_ID)
+      TP__XNN_CF_FAIL("value %u: flags 0x%x mark it external but its external id is 0x%x (none)",
+                      (unsigned)i, (unsigned)v->flags, (unsigned)v->external_id);
+    if (v->external_id != TP_XNN_INVALID_ID && v->external_id >= TP_XNN_MAX_EXTERNS)
+      TP__XNN_CF_FAIL("value %u: external id %u, the loader allows ids below %d", (unsigned)i,
+                      (unsigned)v->external_id, TP_XNN_MAX_EXTERNS);
+    if (v->constant_buffer_idx && v->external_id != TP_XNN_INVALID_ID)
+      TP__XNN_CF_FAIL("value %u: constant %u has external id %u: a constant cannot be external",
+                      (unsigned)i, (unsigned)v->constant_buffer_idx, (unsigned)v->external_id);
+    if ((v->flags & (TP_XNN_FLAG_EXTERNAL_INPUT | TP_XNN_FLAG_EXTERNAL_OUTPUT)) &&
+        v->external_id >= b->num_externs)
+      TP__XNN_CF_FAIL("value %lu: external_id %lu but num_externs is %lu", (unsigned long)i,
+                      (unsigned long)v->external_id, (unsigned long)b->num_externs);
+    memset(&tv, 0, sizeof tv);
+    tv.datatype = v->datatype;
+    tv.num_dims = v->ndims;
+    memcpy(tv.dims, v->dims, sizeof v->dims);
+    if (!tp__xnn_value_bytes(&tv, &want, &alt))
+      TP__XNN_CF_FAIL("value %lu: the product of dims overflows 64 bits", (unsigned long)i);
+    st = tp__xnn_cf_const(b, v->constant_buffer_idx, want, alt, "constant", i, err);
+    if (st != TP_OK) goto done;
+    if (v->quant == TP_XNN_QUANT_PER_TOKEN_DYNAMIC && v->constant_buffer_idx)
+      TP__XNN_CF_FAIL("value %lu: dynamically quantized with constant %lu (the loader refuses "
+                      "data)", (unsigned long)i, (unsigned long)v->constant_buffer_idx);
+    if (v->quant == TP_XNN_QUANT_PER_CHANNEL || group) {
+      uint32_t cd = (uint32_t)v->channel_dim;
+      if (v->channel_dim < 0 || cd >= v->ndims)
+        TP__XNN_CF_FAIL("value %lu: channel_dim %ld outside its %lu dims", (unsigned long)i,
+                        (long)v->channel_dim, (unsigned long)v->ndims);
+      if (!group && !v->has_inline_scale)
+        TP__XNN_CF_FAIL("value %lu: per-channel scale vector absent (the loader reads it "
+                        "unchecked)", (unsigned long)i);
+      if (v->scale_buffer_idx == 0 && !v->has_inline_scale)
+        TP__XNN_CF_FAIL("value %lu: no scales (scale vector absent, scale_buffer_idx 0)",
+                        (unsigned long)i);
+      if (group) {
+        uint64_t oc, ic, n = v->scale_buffer_idx ? v->num_scales : v->num_inline_scales;
+        if (v->ndims < 2 || v->group_size <= 0)
+          TP__XNN_CF_FAIL("value %lu: groupwise needs 2+ dims and group_size > 0 (have %lu dims, "
+                          "group_size %ld)", (unsigned long)i, (unsigned long)v->ndims,
+                          (long)v->group_size);
+        oc = v->dims[0];
+        ic = v->dims[1];
+        if (n != oc * ic / (uint64_t)v->group_size)
+          TP__XNN_CF_FAIL("value %lu: %llu scales, dims %llu x %llu with group_size %ld need %llu",
+                          (unsigned long)i, (unsigned long long)n, (unsigned long long)oc,
+                          (unsigned long long)ic, (long)v->group_size,
+                          (unsigned long long)(oc * ic / (uint64_t)v->group_size));
+      } else if (!v->scale_buffer_idx && v->num_inline_scales != v->dims[cd]) {
+        TP__XNN_CF_FAIL("value %lu: %lu scales in the scale vector but dims[%ld] is %llu",
+                        (unsigned long)i, (unsigned long)v->num_inline_scales,
+                        (long)v->channel_dim, (unsigned long long)v->dims[cd]);
+      } else if (v->scale_buffer_idx && v->num_scales != v->dims[cd]) {
+        TP__XNN_CF_FAIL("value %lu: num_scales %lu but dims[%ld] is %llu", (unsigned long)i,
+                        (unsigned long)v->num_scales, (long)v->channel_dim,
+                        (unsigned long long)v->dims[cd]);
+      }
+      /* scale constants: fp32 per channel, bf16 groupwise */
+      st = tp__xnn_cf_const(b, v->scale_buffer_idx, (uint64_t)v->num_scales * (group ? 2u : 4u),
+                            (uint64_t)v->num_scales * (group ? 2u : 4u), "scale_buffer_idx", i,
+                            err);
+      if (st != TP_OK) goto done;
+    }
+  }
+  for (i = 0; i < b->num_nodes; i++) {
+    const tp_xnn_blob_node *n = &b->nodes[i];
+    const tp_xnn_node_desc *d = n->desc;
+    uint32_t fi;
+    for (fi = 0; d && fi < d->nfields; fi++) {
+      const tp_xnn_field *f = &d->fields[fi];
+      uint32_t id;
+      if (f->type != 'i' && f->type != 'b') continue;
+      if (f->type == 'b' && !strcmp(d->table, "_XNNCat")) continue; /* unused inputs */
+      id = n->f[f->id];
+      if (id != TP_XNN_INVALID_ID && !tp__xnn_cf_known(ids, b->num_values, id))
+        TP__XNN_CF_FAIL("node %lu (%s): %s %lu is no value's id_out", (unsigned long)i,
+                        d->member + 3, f->name, (unsigned long)id);
+    }
+  }
+  for (i = 0; i < b->num_constants; i++) {
+    const tp_xnn_blob_constant *c = &b->constants[i];
+    uint64_t end;
+    if (c->named_key) continue;
+    if (tp__add_u64(c->offset, c->size, &end) || end > b->segment_size)
+      TP__XNN_CF_FAIL("constant_data[%lu]: [%llu, +%llu) is outside the %llu-byte constant "
+                      "segment", (unsigned long)i, (unsigned long long)c->offset,
+                      (unsigned long long)c->size, (unsigned long long)b->segment_size);
+  }
+done:
+#undef TP__XNN_CF_FAIL
+  TP_FREE(ids);
+  return st;
+}
+
 /* A per-channel value's scales for the requantization rule: the inline scale vector, or
    (scale_buffer_idx != 0) an inline constant_data entry inside the constant segment `seg`;
    a named entry (its bytes are in a .ptd) leaves the range unknown. */
@@ -3583,33 +3796,13 @@ static tp_status tp__xnn_cb_value(tp_xnn_graph *g, size_t i, tp_fb_table *xv, ui
   if (t.pos == 0) return tp__error_set(err, TP_ERR_FORMAT, "value %u: no tensor value", (unsigned)i);
   v->datatype = tp_fb_i16(&t, TP_XNN_FIELD(XNNTensorValue, datatype), 0);
   dv = tp_fb_vector_field(&t, TP_XNN_FIELD(XNNTensorValue, dims), 4);
-  if (dv.count > TP_XNN_MAX_DIMS)
-    return tp__error_set(err, TP_ERR_FORMAT, "value %u: %u dims, XNNPACK allows 6", (unsigned)i,
-                        (unsigned)dv.count);
-  v->num_dims = (uint32_t)dv.count;
+  /* tp_xnn_read_blob has applied the format rules (tp__xnn_check_format) to every value */
+  v->num_dims = dv.count <= TP_XNN_MAX_DIMS ? (uint32_t)dv.count : 0;
   for (k = 0; k < v->num_dims; k++) v->dims[k] = (uint32_t)tp_fb_vector_scalar(&dv, k);
-  {
-    int ovf = 0;
-    (void)tp__xnn_numel(v, &ovf);
-    if (ovf)
-      return tp__error_set(err, TP_ERR_FORMAT, "value %u: element count overflows", (unsigned)i);
-  }
   v->const_idx = tp_fb_u32(&t, TP_XNN_FIELD(XNNTensorValue, constant_buffer_idx), 0);
   v->external_id = tp_fb_u32(&t, TP_XNN_FIELD(XNNTensorValue, external_id), 0);
   v->flags = tp_fb_u32(&t, TP_XNN_FIELD(XNNTensorValue, flags), 0);
   *id_out = tp_fb_u32(&t, TP_XNN_FIELD(XNNTensorValue, id_out), 0);
-  if (v->flags && v->external_id == TP_XNN_INVALID_ID)
-    return tp__error_set(err, TP_ERR_FORMAT,
-                        "value %u: flags 0x%x mark it external but its external id is 0x%x "
-                        "(none)",
-                        (unsigned)i, (unsigned)v->flags, (unsigned)v->external_id);
-  if (v->external_id != TP_XNN_INVALID_ID && v->external_id >= TP_XNN_MAX_EXTERNS)
-    return tp__error_set(err, TP_ERR_FORMAT, "value %u: external id %u, the loader allows ids below %d",
-                        (unsigned)i, (unsigned)v->external_id, TP_XNN_MAX_EXTERNS);
-  if (v->const_idx && v->external_id != TP_XNN_INVALID_ID)
-    return tp__error_set(err, TP_ERR_FORMAT,
-                        "value %u: constant %u has external id %u: a constant cannot be external",
-                        (unsigned)i, (unsigned)v->const_idx, (unsigned)v->external_id);
   v->quant = vt == TP_XNN_VALUE_QUANTIZED ? (int)qt : TP__XNN_Q_NONE;
   if (v->quant == TP_XNN_QUANT_PER_TENSOR) {
     v->scale = tp_fb_f32(&q, TP_XNN_FIELD(PerTensorQuant, scale), 0.0f);
@@ -3707,9 +3900,9 @@ TPDEF tp_status tp_xnn_check_blob(const void *blob, size_t size, int target, tp_
   if (!blob) return tp__error_set(out, TP_ERR_INVALID, "check: no blob");
   if (target < TP_XNN_TARGET_EXECUTORCH || target > TP_XNN_TARGET_UNCHECKED)
     return tp__error_set(out, TP_ERR_INVALID, "check: unknown target %d", target);
-  { /* the format's own rules first: what the pure reader refuses, the check refuses too */
+  { /* the format rules first, on what the reader reads (every target) */
     tp_xnn_blob rb;
-    st = tp_xnn_read_blob(blob, size, &rb, out);
+    st = tp_xnn_read_blob(blob, size, &rb, out); /* with tp__xnn_check_format */
     tp_xnn_blob_free(&rb);
     if (st != TP_OK) return st;
   }
