@@ -3727,7 +3727,8 @@ static tp_status tp__xnn_check_format(const tp_xnn_blob *b, tp_error *err) {
       if (f->type != 'i' && f->type != 'b') continue;
       if (f->type == 'b' && !strcmp(d->table, "_XNNCat")) continue; /* unused inputs */
       id = n->f[f->id];
-      if (id != TP_XNN_INVALID_ID && !tp__xnn_cf_known(ids, b->num_values, id))
+      /* a required id ('i') must name a value; an optional one ('b') may be none */
+      if ((f->type == 'i' || id != TP_XNN_INVALID_ID) && !tp__xnn_cf_known(ids, b->num_values, id))
         TP__XNN_CF_FAIL("node %lu (%s): %s %lu is no value's id_out", (unsigned long)i,
                         d->member + 3, f->name, (unsigned long)id);
     }
@@ -3869,12 +3870,19 @@ static tp_status tp__xnn_cb_node(tp_xnn_graph *g, size_t ni, tp_fb_table *xn, in
     if (l[i] == 'i' || l[i] == 'b') {
       uint32_t id = n->f[i], pos = 0;
       if (l[i] == 'b' && id == TP_XNN_INVALID_ID) continue;
-      if (!tp__xnn_cb_find(map, g->nvalues, id, &pos))
+      if (!tp__xnn_cb_find(map, g->nvalues, id, &pos)) {
+        /* concatenate N ignores its inputs above N (the format rule skips them too) */
+        const tp_xnn_node_desc *d = tp_xnn_describe_node(kind);
+        if (l[i] == 'b' && d && !strcmp(d->table, "_XNNCat")) {
+          n->f[i] = nv.f[i] = TP_XNN_INVALID_ID;
+          continue;
+        }
         return tp__error_set(err, TP_ERR_FORMAT,
                             "node %u (%s): %s %u is not a defined value (%u values)",
                             (unsigned)ni, tp_xnn_node_name(kind),
                             tp__xnn_field_name(kind, (unsigned)i), (unsigned)id,
                             (unsigned)g->nvalues);
+      }
       n->f[i] = pos; /* the graph rules index values by position */
       nv.v[i] = &g->values[pos];
     }

@@ -443,7 +443,7 @@ static void test_check_reads_format(void) {
   tp__put_le32(f.fb + ce.pos, 0x7FFFFFF0u); /* its vtable far outside */
   same_verdict(&m, "constant_data[1]: ");
   tp_membuf_free(&m);
-  { /* UNCHECKED reads the nodes too: an undefined id is the format's own rule */
+  { /* UNCHECKED reads the nodes too: an undefined id breaks the format rule (tpdump's sentence) */
     tp_error c;
     write_blob(g, &m);
     fb_open(&m, &f);
@@ -452,7 +452,7 @@ static void test_check_reads_format(void) {
     body = tp_fb_union_field(&xn, TP_XNN_FIELD(XNode, xnode_union), &kind);
     patch_u32(&f, &body, TP_XNN_FIELD(_XNNNode1x1, output_id), 57);
     TPT_STATUS(tp_xnn_check_blob(m.data, m.size, TP_XNN_TARGET_UNCHECKED, &c), TP_ERR_FORMAT);
-    TPT_EQ_STR(c.msg, "node 0 (abs): output_id 57 is not a defined value (3 values)");
+    TPT_EQ_STR(c.msg, "node 0 (Abs): output_id 57 is no value's id_out");
     tp_membuf_free(&m);
   }
   tp_xnn_graph_destroy(g);
