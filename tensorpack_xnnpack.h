@@ -4432,6 +4432,12 @@ static tp_status tp__xnn_rt_const(tp__xnn_load *L, uint32_t value, uint32_t idx,
     if (tp_ptd_find(&L->ptd, e->named_key, &pe) != TP_OK)
       return tp__error_set(&rt->err, TP_ERR_INVALID, "value %u: key \"%.80s\" is not in the .ptd",
                           (unsigned)value, e->named_key);
+    if ((uint64_t)pe.nbytes != e->size) /* the rule tpdump --ptd applies */
+      return tp__error_set(&rt->err, TP_ERR_FORMAT,
+                          "value %u: constant_data[%u]: named_key \"%.80s\" has %llu bytes in "
+                          "the .ptd, the blob says %llu",
+                          (unsigned)value, (unsigned)idx, e->named_key,
+                          (unsigned long long)pe.nbytes, (unsigned long long)e->size);
     src = (const unsigned char *)pe.data;
     size = pe.nbytes;
     key = (uint64_t)L->blob_size + (uint64_t)(src - L->ptd.data);
@@ -5042,6 +5048,7 @@ TPDEF tp_status tp_xnn_load(const void *blob, size_t blob_size, const void *ptd,
   tp__xnn_load L;
   tp_xnn_runtime *rt;
   tp_status st;
+  if (err) memset(err, 0, sizeof *err); /* the error rule: a caller's tp_error starts clean */
   if (!out) return tp__error_set(err, TP_ERR_INVALID, "tp_xnn_load: out is NULL");
   *out = NULL;
   rt = (tp_xnn_runtime *)TP_MALLOC(sizeof *rt);

@@ -458,6 +458,50 @@ static void test_check_reads_format(void) {
   tp_xnn_graph_destroy(g);
 }
 
+/* A named constant whose size field differs from its .ptd entry: tpdump --ptd refuses it, so the
+   loader does, with the same sentence (one verdict); the unpatched pair loads. */
+static void test_named_size_matches_ptd(void) {
+  static const float c[4] = {1, 2, 3, 4};
+  size_t d[1] = {4};
+  tp_store *store = NULL;
+  tp_xnn_options o;
+  tp_xnn_graph *g = NULL;
+  tp_membuf m, ptd;
+  tp_sink ps;
+  fbv f;
+  tp_fb_table ce;
+  tp_xnn_runtime *rt = NULL;
+  tp_error e;
+  uint32_t x, k, y;
+  TPT_STATUS(tp_store_create(&store), TP_OK);
+  memset(&o, 0, sizeof o);
+  o.target = TP_XNN_TARGET_UNCHECKED;
+  o.store = store;
+  TPT_STATUS(tp_xnn_graph_create(&o, &g), TP_OK);
+  x = val(g, 1, d, 0, IN);
+  k = cval(g, c, 4);
+  y = val(g, 1, d, 1, OUT);
+  TPT_STATUS(tp_xnn_define_add2(g, -INFINITY, INFINITY, x, k, y, 0), TP_OK);
+  write_blob(g, &m);
+  memset(&ptd, 0, sizeof ptd);
+  ps = tp_sink_membuf(&ptd);
+  TPT_STATUS(tp_store_write_ptd(store, &ps), TP_OK);
+  TPT_STATUS(tp_xnn_load(m.data, m.size, ptd.data, ptd.size, 0, &rt, &e), TP_OK);
+  tp_xnn_runtime_destroy(rt);
+  rt = NULL;
+  fb_open(&m, &f);
+  ce = tp_fb_vector_table(&f.consts, 1);
+  patch_u64(&f, &ce, TP_XNN_FIELD(ConstantDataOffset, size), 32); /* fewer would break the format rule first */
+  TPT_STATUS(tp_xnn_load(m.data, m.size, ptd.data, ptd.size, 0, &rt, &e), TP_ERR_FORMAT);
+  TPT_CONTAINS(e.msg, "constant_data[1]: named_key \"");
+  TPT_CONTAINS(e.msg, "\" has 16 bytes in the .ptd, the blob says 32");
+  TPT_CHECK(rt == NULL);
+  tp_membuf_free(&m);
+  tp_membuf_free(&ptd);
+  tp_xnn_graph_destroy(g);
+  tp_store_destroy(store);
+}
+
 int main(void) {
   TPT_RUN(test_shared_constant);
   TPT_RUN(test_copies_budget);
@@ -468,5 +512,6 @@ int main(void) {
   TPT_RUN(test_header_length);
   TPT_RUN(test_reader_sentence);
   TPT_RUN(test_check_reads_format);
+  TPT_RUN(test_named_size_matches_ptd);
   return tpt_finish("xnnrt_limits");
 }
