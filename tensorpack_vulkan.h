@@ -2259,8 +2259,35 @@ static tp_status tp_vk__check_rules(const void *blob, size_t size, tp_ptd *ptd, 
   return TP_OK;
 }
 
+/* Named constants are found by key through a hash index of the .ptd: when the caller made
+   none, one is built for the call (tp_vk__index_begin) and taken off again (tp_vk__index_end), so
+   n lookups cost O(n), not O(n x entries). Without memory for it the lookups scan (slower, the
+   same results). Returns the index to free, or NULL. */
+static uint32_t *tp_vk__index_begin(tp_ptd *ptd) {
+  uint32_t *index = NULL;
+  if (ptd && !ptd->index__ && tp_ptd_status(ptd) == TP_OK && ptd->count > 0) {
+    size_t ns = tp_ptd_index_slots(ptd);
+    index = ns <= SIZE_MAX / sizeof *index ? (uint32_t *)TP_MALLOC(ns * sizeof *index) : NULL;
+    if (index && tp_ptd_index(ptd, index, ns) != TP_OK) {
+      TP_FREE(index);
+      index = NULL;
+    }
+  }
+  return index;
+}
+
+static void tp_vk__index_end(tp_ptd *ptd, uint32_t *index) {
+  if (!index) return;
+  ptd->index__ = NULL; /* the caller's ptd as it was given */
+  ptd->index_cap__ = 0;
+  TP_FREE(index);
+}
+
 TPDEF tp_status tp_vk_check_blob(const void *blob, size_t size, tp_ptd *ptd, tp_error *err) {
-  return tp_vk__check_rules(blob, size, ptd, 0, err);
+  uint32_t *index = tp_vk__index_begin(ptd);
+  tp_status s = tp_vk__check_rules(blob, size, ptd, 0, err);
+  tp_vk__index_end(ptd, index);
+  return s;
 }
 
 TPDEF void tp_vk_blob_values_free(tp_vk_blob_value *values) { TP_FREE(values); }
@@ -2279,12 +2306,18 @@ TPDEF tp_status tp_vk_read_blob(const void *blob, size_t size, tp_ptd *ptd,
   if (!values_out || !value_count) return tp__error_set(err, TP_ERR_INVALID, "read: NULL output");
   *values_out = NULL;
   *value_count = 0;
+  index = tp_vk__index_begin(ptd); /* for the rules' lookups and the ones below */
   s = tp_vk__check_rules(blob, size, ptd, 1, err); /* the rules; what follows only collects */
-  if (s != TP_OK) return s;
-  s = tp_vk_parse_header(blob, size, &h);
-  if (s != TP_OK)
-    return tp__error_set(err, s, "read: the %lu-byte blob has no valid VH00 header and VK00 "
-                        "flatbuffer", (unsigned long)size);
+  if (s == TP_OK) {
+    s = tp_vk_parse_header(blob, size, &h);
+    if (s != TP_OK)
+      tp__error_set(err, s, "read: the %lu-byte blob has no valid VH00 header and VK00 "
+                    "flatbuffer", (unsigned long)size);
+  }
+  if (s != TP_OK) {
+    tp_vk__index_end(ptd, index);
+    return s;
+  }
   bytes = (const unsigned char *)blob + h.bytes_offset;
   memset(&rd, 0, sizeof rd);
   s = tp_fb_reader_init(&rd, (const unsigned char *)blob + h.flatbuffer_offset,
@@ -2293,29 +2326,21 @@ TPDEF tp_status tp_vk_read_blob(const void *blob, size_t size, tp_ptd *ptd,
   consts = tp_fb_vector_field(&root, TP_VK_F_VkGraph_constants, 4);
   if (s == TP_OK) s = tp_fb_reader_status(&rd);
   if (s != TP_OK || values.pos == 0)
-    return tp__error_set(err, TP_ERR_FORMAT, "read: flatbuffer: %s",
-                        s != TP_OK ? rd.err.msg : "no values vector");
-  if (values.count > 0) {
+    s = tp__error_set(err, TP_ERR_FORMAT, "read: flatbuffer: %s",
+                      s != TP_OK ? rd.err.msg : "no values vector");
+  if (s == TP_OK && values.count > 0) {
     uint64_t nb;
     if (tp__mul_u64((uint64_t)values.count, sizeof *vals, &nb) || nb > SIZE_MAX)
-      return tp__error_set(err, TP_ERR_FORMAT, "read: %lu values", (unsigned long)values.count);
-    vals = (tp_vk_blob_value *)TP_MALLOC((size_t)nb);
-    if (!vals)
-      return tp__error_set(err, TP_ERR_NOMEM, "read: %lu values", (unsigned long)values.count);
-    memset(vals, 0, (size_t)nb);
+      s = tp__error_set(err, TP_ERR_FORMAT, "read: %lu values", (unsigned long)values.count);
+    else if (!(vals = (tp_vk_blob_value *)TP_MALLOC((size_t)nb)))
+      s = tp__error_set(err, TP_ERR_NOMEM, "read: %lu values", (unsigned long)values.count);
+    else
+      memset(vals, 0, (size_t)nb);
   }
-  /* Named constants are found by key through a hash index of the .ptd - built here for this
-     call when the caller made none, and taken off again below - so n lookups cost O(n), not
-     O(n x entries). Without memory for it the lookups scan (slower, the same results). */
-  if (ptd && !ptd->index__ && tp_ptd_status(ptd) == TP_OK && ptd->count > 0) {
-    size_t ns = tp_ptd_index_slots(ptd);
-    index = ns <= SIZE_MAX / sizeof *index ? (uint32_t *)TP_MALLOC(ns * sizeof *index) : NULL;
-    if (index && tp_ptd_index(ptd, index, ns) != TP_OK) {
-      TP_FREE(index);
-      index = NULL;
-    }
+  if (s != TP_OK) {
+    tp_vk__index_end(ptd, index);
+    return s;
   }
-  s = TP_OK;
   for (i = 0; i < values.count && s == TP_OK; i++) {
     tp_fb_table vv = tp_fb_vector_table(&values, i), t, cb;
     tp_fb_vector dims;
@@ -2409,11 +2434,7 @@ TPDEF tp_status tp_vk_read_blob(const void *blob, size_t size, tp_ptd *ptd,
       c->data = bytes + off;
     }
   }
-  if (index) { /* the caller's ptd as it was given */
-    ptd->index__ = NULL;
-    ptd->index_cap__ = 0;
-    TP_FREE(index);
-  }
+  tp_vk__index_end(ptd, index);
   if (s == TP_OK && tp_fb_reader_status(&rd) != TP_OK)
     s = tp__error_set(err, TP_ERR_FORMAT, "read: flatbuffer: %s", rd.err.msg);
   if (s != TP_OK) {
