@@ -244,7 +244,9 @@ static void test_xnn_dims_overflow(void) {
 /* ---- 2. every seed, every reader ------------------------------------------------------- */
 
 static unsigned long n_files, n_inputs, n_verdicts, n_disagree, n_printer;
-static unsigned long n_accepted, n_refused, n_load_ok, n_load_rules, n_load_lenient;
+static unsigned long n_accepted, n_refused;
+#ifdef VERDICT_XNNPACK /* the loader's counts */
+static unsigned long n_load_ok, n_load_rules, n_load_lenient;
 #define VD_REASONS 32
 static char reasons[VD_REASONS][96];
 static unsigned long reason_count[VD_REASONS];
@@ -278,6 +280,7 @@ static void loader_reason(const char *msg) {
     n_reasons_other++;
   }
 }
+#endif
 
 static void disagree(const char *what, const char *name, size_t n, const char *a,
                      const char *b) {
