@@ -778,43 +778,16 @@ done:
 /* Vulkan                                                                                      */
 /* ------------------------------------------------------------------------------------------ */
 
-/* Names, sizes and field ids come from tensorpack_vulkan.h's description of VK00
-   (TP_VK_VALUE_KINDS, TP_VK_DATATYPES, TP_VK_STORAGE_TYPES, TP_VK_MEMORY_LAYOUTS, TP_VK_FIELDS,
-   TP_VK_OPS), expanded here as macros so tpdump needs no Vulkan implementation. */
+/* Names, sizes and field ids come from tensorpack_vulkan.h's description of VK00: the
+   datatype / storage / layout names and sizes through its tp_vk_*_name / tp_vk_datatype_size
+   calls, the value kinds, field ids and operator names (TP_VK_VALUE_KINDS, TP_VK_FIELDS,
+   TP_VK_OPS) expanded here as macros. */
 static const char *tpd_vk_kind(unsigned tag) {
   if (tag == TP_VK_TENSOR_VALUE) return "Tensor"; /* the union member VkTensor, printed short */
 #define TPD_VK_KIND(t, name, es) if (tag == t) return #name;
   TP_VK_VALUE_KINDS(TPD_VK_KIND)
 #undef TPD_VK_KIND
   return NULL;
-}
-
-static const char *tpd_vk_dtype(int v) {
-#define TPD_VK_DT(val, name, tpdt, size) if (v == val) return #name;
-  TP_VK_DATATYPES(TPD_VK_DT)
-#undef TPD_VK_DT
-  return v == TP_VK_D_VkTensor_staging_datatype ? "UNSET" : NULL;
-}
-
-static uint64_t tpd_vk_dtype_size(int v) {
-#define TPD_VK_DS(val, name, tpdt, size) if (v == val) return size;
-  TP_VK_DATATYPES(TPD_VK_DS)
-#undef TPD_VK_DS
-  return 0;
-}
-
-static const char *tpd_vk_storage(unsigned v) {
-#define TPD_VK_ST(val, name) if (v == val) return #name;
-  TP_VK_STORAGE_TYPES(TPD_VK_ST)
-#undef TPD_VK_ST
-  return v == TP_VK_D_VkTensor_storage_type ? "DEFAULT" : NULL;
-}
-
-static const char *tpd_vk_layout(unsigned v) {
-#define TPD_VK_ML(val, name) if (v == val) return #name;
-  TP_VK_MEMORY_LAYOUTS(TPD_VK_ML)
-#undef TPD_VK_ML
-  return v == TP_VK_D_VkTensor_memory_layout ? "DEFAULT" : NULL;
 }
 
 #define TPD_VK_OPNAME(name, args) name,
@@ -890,8 +863,8 @@ static void tpd_vk_tensor(tpd *d, uint32_t i, const tp_fb_table *t, const tp_fb_
           mem = tp_fb_i32(t, TP_VK_F_VkTensor_mem_obj_id, TP_VK_D_VkTensor_mem_obj_id);
   uint8_t st = tp_fb_u8(t, TP_VK_F_VkTensor_storage_type, TP_VK_D_VkTensor_storage_type),
           ml = tp_fb_u8(t, TP_VK_F_VkTensor_memory_layout, TP_VK_D_VkTensor_memory_layout);
-  const char *dtn = tpd_vk_dtype(dt), *sdn = tpd_vk_dtype(staging);
-  const char *stn = tpd_vk_storage(st), *mln = tpd_vk_layout(ml);
+  const char *dtn = tp_vk_datatype_name(dt), *sdn = tp_vk_datatype_name(staging);
+  const char *stn = tp_vk_storage_type_name((int)st), *mln = tp_vk_memory_layout_name((int)ml);
   if (!tpd_reader_ok(d, "value %lu (Tensor)", (unsigned long)i)) return;
   tpd_print(d, " %s dims=", dtn ? dtn : "?");
   if (dims.pos) tpd_print_vec(d, &dims, 'u');
@@ -918,7 +891,7 @@ static void tpd_vk_tensor(tpd *d, uint32_t i, const tp_fb_table *t, const tp_fb_
   }
   if (cid >= 0) {
     tp_fb_table b;
-    uint64_t off, len, need = tpd_vk_dtype_size(dt);
+    uint64_t off, len, need = tp_vk_datatype_size(dt);
     uint32_t k;
     if ((uint32_t)cid >= consts->count) {
       tpd_fail(d, "value %lu: constant_id %ld but there are %lu constants", (unsigned long)i,
