@@ -11,6 +11,7 @@
      3. Storage and views (tp_view, view ops)      >>view
      4. Sinks (memory, counter, FILE*, atomic)     >>sink
      5. Compact copy, conversion, int4 packing     >>copy, >>convert, >>int4
+     5b. Quantization (int8 / int4 weights)        >>quant
      6. SHA-256                                    >>sha256
      6b. Internal helpers shared by the headers (tp__, not API)
      7. FlatBuffers builder and reader             >>flatbuffers, >>fbreader
@@ -544,6 +545,56 @@ TPDEF tp_status tp_pack_int4_check(const tp_tensor *int8_values, tp_error *err);
 TPDEF tp_status tp_pack_int4_write(const tp_tensor *int8_values, tp_sink *sink);
 /* Packed size in bytes: rows * ceil(last / 2) (0-dim: 1 byte). */
 TPDEF size_t tp_pack_int4_size(const tp_tensor *int8_values);
+
+/* ------------------------------------------------------------------------------------------ */
+/* 5b. Quantization (symmetric int8 / int4 weights, bit for bit with the PyTorch quantizers)   */
+/* ------------------------------------------------------------------------------------------ */
+
+/* Quantizes a 2-D float weight w [out, in] (f32, f16 or bf16; any strides, offset or negative
+   strides: each row is read through tp_compact_into, never the whole storage) to one int8 per
+   element, symmetric (zero point 0), with the numerics of the quantizer ExecuTorch users run:
+
+   bits 8, group_size 0 - per output channel, as ExecuTorch's XNNPACKQuantizer
+     (backends/xnnpack/quantizer/xnnpack_quantizer.py, get_symmetric_quantization_config with
+     is_per_channel: qint8, quant_min -127, quant_max 127, per_channel_symmetric, ch_axis 0,
+     observer eps 2**-12) through torchao's PerChannelMinMaxObserver
+     (torchao/quantization/pt2e/observer.py, UniformQuantizationObserverBase._calculate_qparams)
+     and quantized_decomposed.quantize_per_channel (pytorch torch/ao/quantization/fx/
+     _decomposed.py). In f32 arithmetic, per row:
+        amax = max(-min(min(row), 0), max(max(row), 0));  s = max(amax / 127, 2^-12)
+        q = clamp(round_half_even(w * (1 / s)), -127, 127)
+     The values use the f32 s; *scales holds s converted to scale_dtype (RNE, as .to()).
+   bits 4, group_size g (dividing in; 0 = one group per row) - torchao's 8da4w weight path
+     (torchao/quantization/linear_quant_modules.py Int8DynActInt4WeightQuantizer ->
+     torchao/quantization/utils.py group_quantize_tensor_symmetric / get_group_qparams_symmetric
+     -> quant_primitives.py _choose_qparams_affine, SYMMETRIC; then quantized_decomposed.
+     quantize_per_channel_group), with its default precision f32 (the weight is taken to f32,
+     exactly) and scales_precision = scale_dtype. Per group of g elements:
+        amax as above;  s = max(amax / 7.5, 2^-126 (finfo(f32).smallest_normal))   (f32)
+        S = s.to(scale_dtype);  R = (1 / S) in scale_dtype (Tensor.__rtruediv__ is
+        reciprocal(): computed in f32, rounded to scale_dtype)
+        q = clamp(round_half_even(w * R), -8, 7)                                     (f32)
+     *scales holds S: exactly torchao's `scales` buffer.
+
+   Output (both owned: release with tp_buffer_release; *values and *scales are zeroed first and
+   stay empty on failure): *values = out * in int8, row-major [out, in] (4-bit ones are in
+   [-8, 7], ready for tp_pack_int4 or the 4-bit XNNPACK datatypes); *scales = row-major
+   [out, groups] (bits 8: [out]) elements of scale_dtype (f32, bf16 or f16) in host byte order,
+   as a tensor's storage (wrap them with tp_view).
+
+   Edge cases, defined: a row or group of zeros gets s = eps (2^-12 / 2^-126) and values 0; ties
+   round to even (w * R = 2.5 -> 2, -3.5 -> -4); tiny magnitudes are clamped at eps as above;
+   huge ones are fine up to FLT_MAX. out == 0 gives empty buffers. Refused (TP_ERR_INVALID, a
+   sentence in err naming the numbers): a NaN or infinite element ("w[2][5] (element 21) is
+   nan"), ndim != 2, in == 0, a dtype other than f32/f16/bf16, bits not 4 or 8, a group size
+   that does not divide in, 8-bit groupwise (TP_ERR_UNSUPPORTED: not a quantizer ExecuTorch
+   ships), and a scale that scale_dtype cannot hold usefully - where PyTorch itself produces
+   inf/NaN: an f16 scale that is 0 or infinite or (4-bit) whose f16 reciprocal is infinite,
+   e.g. a zero group (s = 2^-126 underflows f16) - use f32 or bf16 scales there.
+   err may be NULL and is reset on entry (the error rule). TP_ERR_NOMEM, TP_ERR_OVERFLOW. */
+TPDEF tp_status tp_quantize_symmetric(const tp_tensor *w, int bits, int64_t group_size,
+                                      tp_dtype scale_dtype, tp_buffer *values,
+                                      tp_buffer *scales, tp_error *err);
 
 /* ------------------------------------------------------------------------------------------ */
 /* 6. SHA-256                                                                                  */
@@ -4059,6 +4110,216 @@ TPDEF tp_status tp_pack_int4(const tp_tensor *t, tp_buffer *out) {
   out->nbytes = f.cap;
   out->owned = f.p;
   return TP_OK;
+}
+
+// >>quant -------------------------------------------------------------------------------------
+
+/* float bits, without aliasing */
+static float tp__q_bits_f32(uint32_t u) {
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+/* A value of scale_dtype as f32 after rounding (RNE) - what .to(scale_dtype) keeps. */
+static float tp__q_round_to(float f, tp_dtype dt) {
+  if (dt == TP_BF16) return tp_bf16_to_f32(tp_f32_to_bf16(f));
+  if (dt == TP_F16) return tp_f16_to_f32(tp_f32_to_f16(f));
+  return f;
+}
+
+/* round half to even (torch.round), then clamp to [qmin, qmax]. Exact for every float: the
+   fraction x - trunc(x) of |x| < 2^23 is exact, and anything past +-1024 clamps anyway. */
+static int tp__q_round_clamp(float x, int qmin, int qmax) {
+  int i;
+  float frac;
+  if (x > 1024.0f) x = 1024.0f;
+  if (x < -1024.0f) x = -1024.0f;
+  i = (int)x; /* toward zero */
+  frac = x - (float)i;
+  if (frac > 0.5f || (frac == 0.5f && (i & 1))) i++;
+  else if (frac < -0.5f || (frac == -0.5f && (i & 1))) i--;
+  return i < qmin ? qmin : i > qmax ? qmax : i;
+}
+
+static void tp__q_store_scale(unsigned char *dst, float s, tp_dtype dt) {
+  if (dt == TP_F32) {
+    memcpy(dst, &s, 4);
+  } else {
+    uint16_t h = dt == TP_BF16 ? tp_f32_to_bf16(s) : tp_f32_to_f16(s);
+    memcpy(dst, &h, 2);
+  }
+}
+
+TPDEF tp_status tp_quantize_symmetric(const tp_tensor *w, int bits, int64_t group_size,
+                                      tp_dtype scale_dtype, tp_buffer *values,
+                                      tp_buffer *scales, tp_error *err) {
+  tp_status st;
+  int64_t out, in, groups, gs, r, gi, c;
+  size_t es, ss;
+  uint64_t nvals, nscales, rowbytes;
+  unsigned char *raw = NULL, *vals = NULL, *scl = NULL;
+  float *row = NULL;
+  int qmin, qmax;
+  tp__error_reset(err);
+  if (values) memset(values, 0, sizeof *values);
+  if (scales) memset(scales, 0, sizeof *scales);
+  if (!w || !values || !scales)
+    return tp__error_set(err, TP_ERR_INVALID, "tp_quantize_symmetric: w, values and scales "
+                                              "must not be NULL");
+  st = tp_tensor_check(w, err);
+  if (st != TP_OK) return st;
+  if (w->dtype != TP_F32 && w->dtype != TP_F16 && w->dtype != TP_BF16)
+    return tp__error_set(err, TP_ERR_INVALID,
+                         "quantize: the weight is %s; it must be f32, f16 or bf16",
+                         tp_dtype_name(w->dtype));
+  if (w->ndim != 2)
+    return tp__error_set(err, TP_ERR_INVALID,
+                         "quantize: the weight has %d dims; it must be 2-D [out, in]", w->ndim);
+  if (scale_dtype != TP_F32 && scale_dtype != TP_F16 && scale_dtype != TP_BF16)
+    return tp__error_set(err, TP_ERR_INVALID,
+                         "quantize: scale dtype %s (%d); it must be f32, bf16 or f16",
+                         tp_dtype_name(scale_dtype), (int)scale_dtype);
+  out = w->sizes[0];
+  in = w->sizes[1];
+  if (in == 0)
+    return tp__error_set(err, TP_ERR_INVALID,
+                         "quantize: the weight [%lld, 0] has no input channels to take a scale "
+                         "from", (long long)out);
+  if (bits == 8) {
+    if (group_size != 0)
+      return tp__error_set(err, TP_ERR_UNSUPPORTED,
+                           "quantize: 8-bit weights are per channel (group_size 0), not "
+                           "groupwise (group_size %lld): that is the quantizer ExecuTorch's "
+                           "XNNPACKQuantizer ships", (long long)group_size);
+    gs = in;
+    qmin = -127;
+    qmax = 127;
+  } else if (bits == 4) {
+    if (group_size < 0 || (group_size > 0 && in % group_size != 0))
+      return tp__error_set(err, TP_ERR_INVALID,
+                           "quantize: group size %lld does not divide the %lld input channels",
+                           (long long)group_size, (long long)in);
+    gs = group_size == 0 ? in : group_size;
+    qmin = -8;
+    qmax = 7;
+  } else {
+    return tp__error_set(err, TP_ERR_INVALID, "quantize: %d bits; only 8 and 4 are supported",
+                         bits);
+  }
+  groups = in / gs;
+  es = tp_dtype_size(w->dtype);
+  ss = tp_dtype_size(scale_dtype);
+  if (tp__mul_u64((uint64_t)out, (uint64_t)in, &nvals) || nvals > SIZE_MAX ||
+      tp__mul_u64((uint64_t)out, (uint64_t)groups, &nscales) ||
+      tp__mul_u64(nscales, ss, &nscales) || nscales > SIZE_MAX ||
+      tp__mul_u64((uint64_t)in, es + 4u, &rowbytes) || rowbytes > SIZE_MAX)
+    return tp__error_set(err, TP_ERR_OVERFLOW, "quantize: a [%lld, %lld] weight is too large",
+                         (long long)out, (long long)in);
+  if (out == 0) {
+    values->data = tp__empty;
+    scales->data = tp__empty;
+    return TP_OK;
+  }
+  raw = (unsigned char *)TP_MALLOC((size_t)in * es);
+  row = (float *)TP_MALLOC((size_t)in * sizeof(float));
+  vals = (unsigned char *)TP_MALLOC((size_t)nvals);
+  scl = (unsigned char *)TP_MALLOC((size_t)nscales);
+  if (!raw || !row || !vals || !scl) {
+    st = tp__error_set(err, TP_ERR_NOMEM, "quantize: out of memory for a [%lld, %lld] weight",
+                       (long long)out, (long long)in);
+    goto fail;
+  }
+  for (r = 0; r < out; r++) {
+    tp_tensor rv;
+    st = tp_select(w, 0, r, &rv);
+    if (st == TP_OK) st = tp_compact_into(&rv, TP_ORDER_ROW_MAJOR, raw, (size_t)in * es);
+    if (st != TP_OK) {
+      tp__error_set(err, st, "quantize: reading row %lld failed: %s", (long long)r,
+                    tp_status_str(st));
+      goto fail;
+    }
+    for (c = 0; c < in; c++) {
+      float f;
+      if (w->dtype == TP_F32) {
+        memcpy(&f, raw + (size_t)c * 4u, 4);
+      } else {
+        uint16_t h;
+        memcpy(&h, raw + (size_t)c * 2u, 2);
+        f = w->dtype == TP_BF16 ? tp_bf16_to_f32(h) : tp_f16_to_f32(h);
+      }
+      if (f != f || f - f != 0.0f) {
+        st = tp__error_set(err, TP_ERR_INVALID,
+                           "quantize: w[%lld][%lld] (element %lld) is %g: NaN and infinity "
+                           "cannot be quantized",
+                           (long long)r, (long long)c, (long long)(r * in + c), (double)f);
+        goto fail;
+      }
+      row[c] = f;
+    }
+    for (gi = 0; gi < groups; gi++) {
+      const float *x = row + gi * gs;
+      float mn = x[0], mx = x[0], amax, s, rcp;
+      for (c = 1; c < gs; c++) {
+        if (x[c] < mn) mn = x[c];
+        if (x[c] > mx) mx = x[c];
+      }
+      if (mn > 0.0f) mn = 0.0f;
+      if (mx < 0.0f) mx = 0.0f;
+      amax = -mn > mx ? -mn : mx;
+      if (bits == 8) {
+        /* observer: scale = max_val_pos / (254 / 2); torch.max(scale, eps = 2**-12) */
+        s = amax / 127.0f;
+        if (s < tp__q_bits_f32(0x39800000u)) s = tp__q_bits_f32(0x39800000u); /* 2^-12 */
+        rcp = 1.0f / s; /* quantize_per_channel: input * (1.0 / scales), all f32 */
+        if (tp__q_round_to(s, scale_dtype) - tp__q_round_to(s, scale_dtype) != 0.0f) {
+          st = tp__error_set(err, TP_ERR_INVALID,
+                             "quantize: row %lld: scale %g (max |w| %g / 127) overflows %s; "
+                             "use f32 or bf16 scales", (long long)r, (double)s, (double)amax,
+                             tp_dtype_name(scale_dtype));
+          goto fail;
+        }
+      } else {
+        float sq;
+        /* choose_qparams_affine: scale = max_val_pos / ((7 - -8) / 2); clamp(min = eps) */
+        s = amax / 7.5f;
+        if (s < tp__q_bits_f32(0x00800000u)) s = tp__q_bits_f32(0x00800000u); /* 2^-126 */
+        sq = tp__q_round_to(s, scale_dtype); /* scale.to(scale_dtype) */
+        rcp = tp__q_round_to(1.0f / sq, scale_dtype); /* (1.0 / scales) in scale_dtype */
+        if (sq == 0.0f || sq - sq != 0.0f || rcp - rcp != 0.0f) {
+          st = tp__error_set(err, TP_ERR_INVALID,
+                             "quantize: row %lld, group %lld: scale %g (max |w| %g / 7.5) "
+                             "becomes %g in %s, whose reciprocal is %g: PyTorch would produce "
+                             "inf/NaN values; use f32 or bf16 scales",
+                             (long long)r, (long long)gi, (double)s, (double)amax, (double)sq,
+                             tp_dtype_name(scale_dtype), (double)(1.0f / sq));
+          goto fail;
+        }
+        s = sq;
+      }
+      tp__q_store_scale(scl + ((size_t)r * (size_t)groups + (size_t)gi) * ss, s, scale_dtype);
+      for (c = 0; c < gs; c++) {
+        float p = x[c] * rcp;
+        vals[(size_t)r * (size_t)in + (size_t)(gi * gs + c)] =
+            (unsigned char)(signed char)tp__q_round_clamp(p, qmin, qmax);
+      }
+    }
+  }
+  TP_FREE(raw);
+  TP_FREE(row);
+  values->data = vals;
+  values->nbytes = (size_t)nvals;
+  values->owned = vals;
+  scales->data = scl;
+  scales->nbytes = (size_t)nscales;
+  scales->owned = scl;
+  return TP_OK;
+fail:
+  TP_FREE(raw);
+  TP_FREE(row);
+  TP_FREE(vals);
+  TP_FREE(scl);
+  return st;
 }
 
 // >>sha256 ------------------------------------------------------------------------------------
