@@ -573,6 +573,45 @@ TPDEF tp_status tp_xnn_define_fully_connected(tp_xnn_graph *g, float output_min,
                                               uint32_t filter_id, uint32_t bias_id,
                                               uint32_t output_id, uint32_t flags);
 
+/* ---- quantized linears in one call (tensorpack.h section 5b) ----------------------------
+   tp_xnn_define_quantized_linear quantizes a float weight view w [out, in] (f32 / f16 / bf16,
+   any strides) with tp_quantize_symmetric and defines the dynamically quantized linear
+   ExecuTorch's XNNPACK delegate runs for it:
+      input_id (FP32 [.., in]) --convert--> QDINT8 (per row, num_nonbatch_dims 1)
+      fully_connected(qd8, filter, bias, output_id (FP32 [.., out]))
+   filter_dt  TP_XNN_QCINT8: 8-bit per channel (qd8 x qc8w, ExecuTorch's XNNPACKQuantizer
+                             numerics); scales f32 [out]
+              TP_XNN_QCINT4: 4-bit per channel (qd8 x qc4w, torchao 8da4w with one group per
+                             row); scales f32 [out]; in must be even for the ExecuTorch target
+              TP_XNN_QBINT4: 4-bit groupwise (qd8 x qb4w, torchao 8da4w: "8da4w"); block_size
+                             a multiple of 32 dividing in; scales [out, in / block_size]
+                             row-major (the order XNNPACK wants; the seed's bug was a
+                             transposed one), written as bf16
+   block_size   QBINT4 only (0 otherwise).
+   scale_dtype  the quantizer's scale precision: TP_F32 for QCINT8 / QCINT4; TP_F32 (torchao's
+                default scales_precision: values from f32 scales, converted to bf16 when
+                written, as ExecuTorch's serializer does) or TP_BF16 for QBINT4.
+   bias         NULL or an F32 view of [out] (borrowed like every constant view).
+   q            receives the quantized values and scales (owned) and the ids defined. They are
+                the graph's constants: keep q until the graph and its store are written, then
+                tp_xnn_qlinear_release(q). On failure q is released and holds nothing.
+   Errors latch in the graph like every define: the quantizer's sentence ("quantized linear
+   (node 0): quantize: w[2][5] (element 21) is nan ...") and the value and node checks'. */
+typedef struct tp_xnn_qlinear {
+  tp_buffer values;  /* int8 [out, in] (4-bit ones in [-8, 7]; packed when written) */
+  tp_buffer scales;  /* the quantizer's scales in scale_dtype, host order */
+  uint32_t qinput_id, filter_id, bias_id; /* bias_id TP_XNN_INVALID_ID when no bias */
+  uint32_t node_index; /* the fully_connected node (the convert is node_index - 1) */
+} tp_xnn_qlinear;
+TPDEF tp_status tp_xnn_define_quantized_linear(tp_xnn_graph *g, tp_xnn_datatype filter_dt,
+                                               size_t block_size, tp_dtype scale_dtype,
+                                               const tp_tensor *w, const tp_tensor *bias,
+                                               float output_min, float output_max,
+                                               uint32_t input_id, uint32_t output_id,
+                                               tp_xnn_qlinear *q);
+/* Frees q's values and scales (after the graph and its store are written); q may be NULL. */
+TPDEF void tp_xnn_qlinear_release(tp_xnn_qlinear *q);
+
 /* Convolutions (_XNNNodeConv). NHWC input, OHWI filter; the output's height and width must
    follow from the window (TP_XNN_FLAG_TENSORFLOW_SAME_PADDING: ceil(input / stride)) and be
    non-empty. */
@@ -3002,6 +3041,120 @@ TPDEF tp_status tp_xnn_set_debug_handle(tp_xnn_graph *g, uint32_t node_index, ui
   g->fb_valid = 0;
   g->nodes[node_index].debug_handle = handle;
   return TP_OK;
+}
+
+/* >>xnn-quant: quantized linears in one call ----------------------------------------------- */
+
+TPDEF void tp_xnn_qlinear_release(tp_xnn_qlinear *q) {
+  if (!q) return;
+  tp_buffer_release(&q->values);
+  tp_buffer_release(&q->scales);
+}
+
+TPDEF tp_status tp_xnn_define_quantized_linear(tp_xnn_graph *g, tp_xnn_datatype filter_dt,
+                                               size_t block_size, tp_dtype scale_dtype,
+                                               const tp_tensor *w, const tp_tensor *bias,
+                                               float output_min, float output_max,
+                                               uint32_t input_id, uint32_t output_id,
+                                               tp_xnn_qlinear *q) {
+  tp_xnn_value_info in;
+  tp_error e;
+  tp_status st;
+  tp_tensor vv, sv;
+  tp_storage vs, ss;
+  int64_t vsz[2], ssz[2];
+  size_t dims[2];
+  int bits;
+  unsigned node;
+  TP_ASSERT(g);
+  if (g->err.status) return g->err.status;
+  node = (unsigned)g->nnodes;
+  if (!q)
+    return tp__error_set(&g->err, TP_ERR_INVALID, "quantized linear (node %u): q is NULL",
+                         node);
+  memset(q, 0, sizeof *q);
+  q->qinput_id = q->filter_id = q->bias_id = TP_XNN_INVALID_ID;
+  if (filter_dt != TP_XNN_QCINT8 && filter_dt != TP_XNN_QCINT4 && filter_dt != TP_XNN_QBINT4)
+    return tp__error_set(&g->err, TP_ERR_INVALID,
+                         "quantized linear (node %u): filter datatype %s; it must be qcint8, "
+                         "qcint4 or qbint4", node, tp_xnn_datatype_name((int)filter_dt));
+  if (filter_dt != TP_XNN_QBINT4 && (block_size != 0 || scale_dtype != TP_F32))
+    return tp__error_set(&g->err, TP_ERR_INVALID,
+                         "quantized linear (node %u): %s is per channel: block size must be 0 "
+                         "(got %llu) and scales f32 (got %s)", node,
+                         tp_xnn_datatype_name((int)filter_dt), (unsigned long long)block_size,
+                         tp_dtype_name(scale_dtype));
+  if (filter_dt == TP_XNN_QBINT4 && scale_dtype != TP_F32 && scale_dtype != TP_BF16)
+    return tp__error_set(&g->err, TP_ERR_INVALID,
+                         "quantized linear (node %u): qbint4 scales are f32 or bf16, not %s",
+                         node, tp_dtype_name(scale_dtype));
+  if (filter_dt == TP_XNN_QBINT4 && (block_size == 0 || block_size > (size_t)INT32_MAX))
+    return tp__error_set(&g->err, TP_ERR_INVALID,
+                         "quantized linear (node %u): qbint4 needs a block size (got %llu)",
+                         node, (unsigned long long)block_size);
+  if (!w)
+    return tp__error_set(&g->err, TP_ERR_INVALID, "quantized linear (node %u): no weight view",
+                         node);
+  if (tp_xnn_graph_value(g, input_id, &in) != TP_OK || in.datatype != TP_XNN_FP32 ||
+      in.num_dims < 1)
+    return tp__error_set(&g->err, TP_ERR_INVALID,
+                         "quantized linear (node %u): input %u must be a defined fp32 value "
+                         "with at least one dim", node, (unsigned)input_id);
+  bits = filter_dt == TP_XNN_QCINT8 ? 8 : 4;
+  st = tp_quantize_symmetric(w, bits, filter_dt == TP_XNN_QBINT4 ? (int64_t)block_size : 0,
+                             scale_dtype, &q->values, &q->scales, &e);
+  if (st != TP_OK)
+    return tp__error_set(&g->err, st, "quantized linear (node %u): %s", node, e.msg);
+  vsz[0] = w->sizes[0];
+  vsz[1] = w->sizes[1];
+  dims[0] = (size_t)vsz[0];
+  dims[1] = (size_t)vsz[1];
+  vs.data = q->values.data;
+  vs.nbytes = q->values.nbytes;
+  ss.data = q->scales.data;
+  ss.nbytes = q->scales.nbytes;
+  ssz[0] = vsz[0];
+  ssz[1] = filter_dt == TP_XNN_QBINT4 ? vsz[1] / (int64_t)block_size : 1;
+  st = tp_view(vs, TP_I8, 2, vsz, NULL, 0, &vv);
+  if (st == TP_OK)
+    st = tp_view(ss, scale_dtype, filter_dt == TP_XNN_QBINT4 ? 2 : 1, ssz, NULL, 0, &sv);
+  if (st != TP_OK) {
+    tp__error_set(&g->err, st, "quantized linear (node %u): %s", node, tp_status_str(st));
+    goto fail;
+  }
+  if (tp_xnn_define_dynamically_quantized_tensor_value(g, TP_XNN_QDINT8, in.num_dims, 1,
+                                                       in.dims, TP_XNN_INVALID_ID, 0,
+                                                       &q->qinput_id) != TP_OK ||
+      tp_xnn_define_convert(g, input_id, q->qinput_id, 0) != TP_OK)
+    goto fail;
+  if (filter_dt == TP_XNN_QBINT4)
+    st = tp_xnn_define_blockwise_quantized_tensor_value(g, filter_dt, &sv, 2, 0, block_size,
+                                                        dims, &vv, TP_XNN_INVALID_ID, 0,
+                                                        &q->filter_id);
+  else
+    st = tp_xnn_define_channelwise_quantized_tensor_value(g, filter_dt, &sv, 2, 0, dims, &vv,
+                                                          TP_XNN_INVALID_ID, 0, &q->filter_id);
+  if (st != TP_OK) goto fail;
+  if (bias) {
+    if (bias->dtype != TP_F32 || bias->ndim != 1 || bias->sizes[0] != vsz[0]) {
+      tp__error_set(&g->err, TP_ERR_INVALID,
+                    "quantized linear (node %u): the bias must be an f32 view of [%lld], got "
+                    "%s with %d dims", node, (long long)vsz[0], tp_dtype_name(bias->dtype),
+                    bias->ndim);
+      goto fail;
+    }
+    if (tp_xnn_define_tensor_value(g, TP_XNN_FP32, 1, NULL, bias, TP_XNN_INVALID_ID, 0,
+                                   &q->bias_id) != TP_OK)
+      goto fail;
+  }
+  q->node_index = (uint32_t)g->nnodes;
+  if (tp_xnn_define_fully_connected(g, output_min, output_max, q->qinput_id, q->filter_id,
+                                    q->bias_id, output_id, 0) != TP_OK)
+    goto fail;
+  return TP_OK;
+fail:
+  tp_xnn_qlinear_release(q);
+  return g->err.status ? g->err.status : TP_ERR_INVALID;
 }
 
 /* >>xnn-serialize --------------------------------------------------------------------------- */

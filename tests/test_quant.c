@@ -1,12 +1,16 @@
 /* tp_quantize_symmetric: values and scale bits identical to PyTorch's quantizers on every
    vector of tests/data/quant_vectors.h (written by tests/gen_quant_vectors.py with torch),
    the same result from non-contiguous views of the same weight, and every refusal with its
-   sentence. */
+   sentence; and the one-call quantized linears of tensorpack_xnnpack.h: the blob they write
+   holds exactly those values (packed) and scales (bf16 for qb4w) in XNNPACK's layout, and a C
+   simulation of the qd8 integer math on the blob's own bytes is close to the float linear. */
+#include <math.h>
+#include <stdlib.h>
 #define TENSORPACK_IMPLEMENTATION
-#include "tensorpack.h"
+#define TENSORPACK_XNNPACK_IMPLEMENTATION
+#include "tensorpack_xnnpack.h"
 #include "tp_test.h"
 #include "data/quant_vectors.h"
-#include <stdlib.h>
 
 #define NCASES (sizeof tqv_cases / sizeof tqv_cases[0])
 
@@ -265,10 +269,262 @@ static void test_refusals(void) {
   TPT_CHECK(e.msg[0] != '\0');
 }
 
+/* ---- XNNPACK one-call quantized linears ------------------------------------------------- */
+
+static uint32_t le32(const unsigned char *p) {
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static float le_f32(const unsigned char *p) {
+  uint32_t u = le32(p);
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+static float frand(void) {
+  return (float)((double)(tpt_rand() >> 11) / 9007199254740992.0 * 2.0 - 1.0);
+}
+
+/* XNNPACK-style qd8 linear on decoded weights: each input row quantized asymmetric int8
+   (range including 0, scale (max - min) / 255), integer sums per group times the group's
+   scale, times the row scale, plus bias. */
+static void sim_qd8_linear(const float *x, int M, int K, int N, const int *wv,
+                           const float *wscale, int groups, const float *bias, float *y) {
+  int m, n, k, gi, gsz = K / groups;
+  for (m = 0; m < M; m++) {
+    const float *xr = x + m * K;
+    float mn = 0.0f, mx = 0.0f, sc;
+    long zp;
+    int xq[256];
+    for (k = 0; k < K; k++) {
+      if (xr[k] < mn) mn = xr[k];
+      if (xr[k] > mx) mx = xr[k];
+    }
+    sc = mx > mn ? (mx - mn) / 255.0f : 1.0f;
+    zp = lrintf(-128.0f - mn / sc);
+    if (zp < -128) zp = -128;
+    if (zp > 127) zp = 127;
+    for (k = 0; k < K; k++) {
+      long q = lrintf(xr[k] / sc) + zp;
+      xq[k] = (int)(q < -128 ? -128 : q > 127 ? 127 : q);
+    }
+    for (n = 0; n < N; n++) {
+      double acc = 0.0;
+      for (gi = 0; gi < groups; gi++) {
+        long isum = 0;
+        for (k = gi * gsz; k < (gi + 1) * gsz; k++) isum += (long)(xq[k] - zp) * wv[n * K + k];
+        acc += (double)isum * (double)wscale[n * groups + gi];
+      }
+      y[m * N + n] = (float)(acc * (double)sc) + (bias ? bias[n] : 0.0f);
+    }
+  }
+}
+
+/* One layer per filter datatype (8-bit per channel, 4-bit per channel, 4-bit groupwise with
+   f32 and with bf16 scale precision), the weight given as a transposed view (a GPT-2 Conv1D
+   weight lies [in, out]). Checks the blob value by value, then the simulation against float. */
+static void test_xnn_quantized_linears(void) {
+  enum { M = 3, K = 128, N = 24, BS = 32 };
+  static float wt[K * N], x[M * K], bias[N], yf[M * N], ys[M * N];
+  static int wv[N * K];
+  static float wsc[N * (K / BS)];
+  static const struct { tp_xnn_datatype dt; size_t bs; tp_dtype sdt; double tol; } kinds[] = {
+    {TP_XNN_QCINT8, 0, TP_F32, 0.02}, {TP_XNN_QCINT4, 0, TP_F32, 0.2},
+    {TP_XNN_QBINT4, BS, TP_F32, 0.2}, {TP_XNN_QBINT4, BS, TP_BF16, 0.2}};
+  int64_t wsz[2] = {K, N}, bsz[1] = {N};
+  size_t xd[2] = {M, K}, yd[2] = {M, N};
+  tp_storage st;
+  tp_tensor wkn, w, b;
+  unsigned kk;
+  int i, n, k;
+  for (i = 0; i < K * N; i++) wt[i] = frand() * (1.0f + (float)(i % N) * 0.1f);
+  for (i = 0; i < M * K; i++) x[i] = frand() * 2.0f;
+  for (n = 0; n < N; n++) bias[n] = 0.1f * (float)n;
+  st.data = wt;
+  st.nbytes = sizeof wt;
+  TPT_STATUS(tp_view(st, TP_F32, 2, wsz, NULL, 0, &wkn), TP_OK);
+  TPT_STATUS(tp_transpose(&wkn, 0, 1, &w), TP_OK); /* [N, K], strides (1, N) */
+  st.data = bias;
+  st.nbytes = sizeof bias;
+  TPT_STATUS(tp_view(st, TP_F32, 1, bsz, NULL, 0, &b), TP_OK);
+  for (i = 0; i < M; i++)
+    for (n = 0; n < N; n++) {
+      double acc = bias[n];
+      for (k = 0; k < K; k++) acc += (double)x[i * K + k] * (double)wt[k * N + n];
+      yf[i * N + n] = (float)acc;
+    }
+  for (kk = 0; kk < sizeof kinds / sizeof kinds[0]; kk++) {
+    tp_xnn_graph *g;
+    tp_xnn_qlinear q;
+    tp_membuf m;
+    tp_sink sink;
+    tp_xnn_blob bl;
+    tp_buffer v, s;
+    uint32_t xi, yi;
+    int groups = kinds[kk].bs ? K / (int)kinds[kk].bs : 1, bits4 = kinds[kk].dt != TP_XNN_QCINT8;
+    double worst = 0.0, ymax = 0.0;
+    memset(&m, 0, sizeof m);
+    memset(&bl, 0, sizeof bl);
+    TPT_STATUS(tp_xnn_graph_create(NULL, &g), TP_OK);
+    TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, xd, NULL, 0,
+                                          TP_XNN_FLAG_EXTERNAL_INPUT, &xi), TP_OK);
+    TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, yd, NULL, 1,
+                                          TP_XNN_FLAG_EXTERNAL_OUTPUT, &yi), TP_OK);
+    TPT_STATUS(tp_xnn_define_quantized_linear(g, kinds[kk].dt, kinds[kk].bs, kinds[kk].sdt, &w,
+                                              &b, -INFINITY, INFINITY, xi, yi, &q), TP_OK);
+    if (tp_xnn_graph_status(g) != TP_OK) printf("  %s\n", tp_xnn_graph_error(g));
+    sink = tp_sink_membuf(&m);
+    TPT_STATUS(tp_xnn_write(g, &sink), TP_OK);
+    TPT_STATUS(tp_xnn_check_blob(m.data, m.size, TP_XNN_TARGET_EXECUTORCH, NULL), TP_OK);
+    /* the same values and scales as the quantizer gives for the weight */
+    TPT_STATUS(tp_quantize_symmetric(&w, bits4 ? 4 : 8, (int64_t)kinds[kk].bs, kinds[kk].sdt, &v,
+                                     &s, NULL), TP_OK);
+    TPT_MEMEQ(q.values.data, v.data, v.nbytes);
+    TPT_MEMEQ(q.scales.data, s.data, s.nbytes);
+    TPT_STATUS(tp_xnn_read_blob(m.data, m.size, &bl, NULL), TP_OK);
+    if (bl.num_nodes == 2 && bl.num_values == 5) {
+      const tp_xnn_blob_value *qd = &bl.values[q.qinput_id], *fv = &bl.values[q.filter_id];
+      const unsigned char *wb = bl.constants[fv->constant_buffer_idx].data;
+      const unsigned char *sb = bl.constants[fv->scale_buffer_idx].data;
+      TPT_EQ_INT(bl.nodes[0].kind, TP_XNN_NODE_CONVERT);
+      TPT_EQ_INT(bl.nodes[1].kind, TP_XNN_NODE_FULLY_CONNECTED);
+      TPT_EQ_INT(qd->datatype, TP_XNN_QDINT8);
+      TPT_EQ_INT(qd->quant, TP_XNN_QUANT_PER_TOKEN_DYNAMIC);
+      TPT_EQ_INT(qd->num_nonbatch_dims, 1);
+      TPT_EQ_INT(fv->datatype, kinds[kk].dt);
+      TPT_EQ_INT(fv->quant, kinds[kk].bs ? TP_XNN_QUANT_PER_CHANNEL_GROUP
+                                         : TP_XNN_QUANT_PER_CHANNEL);
+      TPT_EQ_INT(fv->dims[0], N);
+      TPT_EQ_INT(fv->dims[1], K);
+      TPT_EQ_U64(fv->num_scales, (uint64_t)N * (uint64_t)groups);
+      TPT_EQ_U64(bl.constants[fv->constant_buffer_idx].size, bits4 ? N * K / 2 : N * K);
+      TPT_CHECK(wb != NULL && sb != NULL);
+      if (!wb || !sb) continue;
+      /* decode the blob's own bytes: nibbles (low = even index) minus 8, or int8; scales f32,
+         or bf16 for qb4w */
+      for (n = 0; n < N; n++)
+        for (k = 0; k < K; k++) {
+          int val = bits4 ? (int)((wb[(n * K + k) / 2] >> (4 * (k & 1))) & 0xF) - 8
+                          : (int)(signed char)wb[n * K + k];
+          wv[n * K + k] = val;
+          if (val != ((const signed char *)v.data)[n * K + k]) worst = 1e9;
+        }
+      for (i = 0; i < N * groups; i++) {
+        float want;
+        if (kinds[kk].bs) {
+          uint16_t h = (uint16_t)(sb[2 * i] | sb[2 * i + 1] << 8), hw;
+          wsc[i] = tp_bf16_to_f32(h);
+          if (kinds[kk].sdt == TP_F32) {
+            memcpy(&want, (const unsigned char *)s.data + 4 * i, 4);
+            hw = tp_f32_to_bf16(want);
+          } else {
+            memcpy(&hw, (const unsigned char *)s.data + 2 * i, 2);
+          }
+          TPT_EQ_INT(h, hw);
+        } else {
+          wsc[i] = le_f32(sb + 4 * i);
+          memcpy(&want, (const unsigned char *)s.data + 4 * i, 4);
+          TPT_CHECK(wsc[i] == want);
+        }
+      }
+      TPT_CHECK(worst == 0.0);
+      sim_qd8_linear(x, M, K, N, wv, wsc, groups, bias, ys);
+      for (i = 0; i < M * N; i++) {
+        double d = fabs((double)ys[i] - (double)yf[i]);
+        if (d > worst) worst = d;
+        if (fabs((double)yf[i]) > ymax) ymax = fabs((double)yf[i]);
+      }
+      printf("  qd8 x %s%s: simulated integer math vs float, max |diff| %.4g of max |y| %.4g\n",
+             tp_xnn_datatype_name(kinds[kk].dt), kinds[kk].sdt == TP_BF16 ? " (bf16 scales)" : "",
+             worst, ymax);
+      TPT_CHECK(worst < kinds[kk].tol * ymax);
+      TPT_CHECK(worst > 0.0); /* it is quantized */
+    } else {
+      TPT_CHECK(!"the blob should hold 2 nodes and 5 values");
+    }
+    tp_xnn_blob_free(&bl);
+    tp_buffer_release(&v);
+    tp_buffer_release(&s);
+    tp_membuf_free(&m);
+    tp_xnn_graph_destroy(g);
+    tp_xnn_qlinear_release(&q);
+  }
+}
+
+static void test_xnn_quantized_linear_refusals(void) {
+  float w[4 * 64], bias[3];
+  int64_t wsz[2] = {4, 64}, bsz[1] = {3};
+  size_t xd[2] = {1, 64}, yd[2] = {1, 4};
+  const uint32_t qnan = 0x7fc00000u;
+  tp_storage st;
+  tp_tensor wv, bv;
+  tp_xnn_graph *g;
+  tp_xnn_qlinear q;
+  uint32_t xi, yi;
+  int i, c;
+  for (i = 0; i < 4 * 64; i++) w[i] = (float)(i % 7) - 3.0f;
+  st.data = w;
+  st.nbytes = sizeof w;
+  TPT_STATUS(tp_view(st, TP_F32, 2, wsz, NULL, 0, &wv), TP_OK);
+  st.data = bias;
+  st.nbytes = sizeof bias;
+  TPT_STATUS(tp_view(st, TP_F32, 1, bsz, NULL, 0, &bv), TP_OK);
+  for (c = 0; c < 6; c++) {
+    tp_status want = TP_ERR_INVALID;
+    const char *msg = "";
+    tp_status got;
+    TPT_STATUS(tp_xnn_graph_create(NULL, &g), TP_OK);
+    TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, xd, NULL, 0,
+                                          TP_XNN_FLAG_EXTERNAL_INPUT, &xi), TP_OK);
+    TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, yd, NULL, 1,
+                                          TP_XNN_FLAG_EXTERNAL_OUTPUT, &yi), TP_OK);
+    switch (c) {
+      case 0:
+        memcpy(&w[70], &qnan, 4);
+        got = tp_xnn_define_quantized_linear(g, TP_XNN_QBINT4, 32, TP_F32, &wv, NULL, -INFINITY,
+                                             INFINITY, xi, yi, &q);
+        msg = "quantized linear (node 0): quantize: w[1][6] (element 70) is nan";
+        w[70] = 0.0f;
+        break;
+      case 1:
+        got = tp_xnn_define_quantized_linear(g, TP_XNN_QCINT8, 0, TP_F32, &wv, &bv, -INFINITY,
+                                             INFINITY, xi, yi, &q);
+        msg = "the bias must be an f32 view of [4]";
+        break;
+      case 2:
+        got = tp_xnn_define_quantized_linear(g, TP_XNN_QBINT4, 16, TP_F32, &wv, NULL, -INFINITY,
+                                             INFINITY, xi, yi, &q);
+        msg = "block size 16 must be a positive multiple of 32";
+        break;
+      case 3:
+        got = tp_xnn_define_quantized_linear(g, TP_XNN_QINT8, 0, TP_F32, &wv, NULL, -INFINITY,
+                                             INFINITY, xi, yi, &q);
+        msg = "filter datatype qint8";
+        break;
+      case 4:
+        got = tp_xnn_define_quantized_linear(g, TP_XNN_QCINT8, 0, TP_BF16, &wv, NULL, -INFINITY,
+                                             INFINITY, xi, yi, &q);
+        msg = "scales f32 (got bf16)";
+        break;
+      default:
+        got = tp_xnn_define_quantized_linear(g, TP_XNN_QCINT8, 0, TP_F32, &wv, NULL, -INFINITY,
+                                             INFINITY, yi + 5, yi, &q);
+        msg = "input 6 must be a defined fp32 value";
+        break;
+    }
+    TPT_STATUS(got, want);
+    TPT_CONTAINS(tp_xnn_graph_error(g), msg);
+    TPT_CHECK(q.values.data == NULL && q.scales.data == NULL); /* released */
+    tp_xnn_graph_destroy(g);
+  }
+}
+
 int main(void) {
   TPT_RUN(test_vectors_bit_exact);
   TPT_RUN(test_noncontiguous_views);
   TPT_RUN(test_ties_and_zero_rows);
   TPT_RUN(test_refusals);
+  TPT_RUN(test_xnn_quantized_linears);
+  TPT_RUN(test_xnn_quantized_linear_refusals);
   return tpt_finish("test_quant");
 }
