@@ -647,6 +647,46 @@ TPDEF void tp_vk_blob_values_free(tp_vk_blob_value *values);
    sentence in err (may be NULL; reset on entry); TP_ERR_INVALID for a NULL blob. */
 TPDEF tp_status tp_vk_check_blob(const void *blob, size_t size, tp_ptd *ptd, tp_error *err);
 
+/* ---- quantized linears in one call (tensorpack.h section 5b) ----------------------------
+   The weight-quantized linears ExecuTorch's VulkanBackend registers, from a float weight view
+   w [N, K] (f32 / f16 / bf16, any strides) quantized by tp_quantize_symmetric, each constant
+   in the layout the backend's pattern passes (backends/vulkan/patterns/quantized_linear.py,
+   _passes/fuse_quantized_ops.py) leave it:
+   tp_vk_add_linear_q4gsw   et_vk.linear_q4gsw.default(input, weight, scales, group_size,
+                            bias | Null, output): 4-bit groupwise, torchao 8da4w weight
+                            numerics; weight UINT8 [N, ceil(K / 8) * 4] (two values per byte,
+                            low nibble = even k, value + 8; K padded to a multiple of 8 with 0,
+                            as pack_4bit_weight_tensor), scales TRANSPOSED to [K / group_size,
+                            align4(N)] (zero-padded columns) in FLOAT32 (scale_dtype TP_F32) or
+                            FLOAT16 (TP_F16), group_size an Int, bias FLOAT32 [align4(N)]
+                            zero-padded.
+   tp_vk_add_linear_q8csw   aten._weight_int8pack_mm.default(input, weight, scales, out) then,
+                            with a bias, aten.add.Tensor(out', bias, 1, output) as the fuse pass
+                            does: 8-bit per channel with the bits-8 numerics of
+                            tp_quantize_symmetric (XNNPACKQuantizer's: [-127, 127], eps 2^-12);
+                            weight INT8 [N, K], scales FLOAT32 [N]. NOTE: ExecuTorch's own
+                            VulkanQuantizer (weight_bits 8) uses [-128, 127] and the observer's
+                            default eps, so its values differ from these in the last step.
+   input_id / output_id are tensors the caller added ([.., K] / [.., N], FLOAT32). The
+   quantized constants and padded copies are owned by q: keep q until the graph (and its store)
+   is written, then tp_vk_qlinear_release(q). On failure q holds nothing. Errors latch in the
+   graph with a sentence (the quantizer's, or "linear_q4gsw: ..."). */
+typedef struct tp_vk_qlinear {
+  tp_buffer values;  /* the weight constant's bytes as written (packed for 4 bits) */
+  tp_buffer scales;  /* the scales constant's elements (transposed and padded for q4gsw) */
+  tp_buffer bias;    /* q4gsw: the padded bias copy (empty without bias) */
+  uint32_t weight_id, scales_id, bias_id; /* bias_id: the Null value when there is no bias */
+  uint32_t mm_out_id; /* q8csw with bias: the intermediate tensor; else output_id */
+} tp_vk_qlinear;
+TPDEF tp_status tp_vk_add_linear_q4gsw(tp_vk_graph *g, const tp_tensor *w, int64_t group_size,
+                                       tp_dtype scale_dtype, const tp_tensor *bias,
+                                       uint32_t input_id, uint32_t output_id,
+                                       tp_vk_qlinear *q);
+TPDEF tp_status tp_vk_add_linear_q8csw(tp_vk_graph *g, const tp_tensor *w, const tp_tensor *bias,
+                                       uint32_t input_id, uint32_t output_id, tp_vk_qlinear *q);
+/* Frees q's buffers (after the graph and its store are written); q may be NULL. */
+TPDEF void tp_vk_qlinear_release(tp_vk_qlinear *q);
+
 /* ---- programs (.pte) ---------------------------------------------------------------------- */
 /* What tensor value `id` is (for wrappers such as tp_vk_add_pte_method). */
 typedef struct tp_vk_tensor_info {
@@ -1719,6 +1759,205 @@ TPDEF tp_status tp_vk_encode_compile_specs(const tp_vk_compile_specs *specs,
   if (ml != TP_VK_SPEC_UNSET && ml != 255) tp_vk__spec(&out[n++], "memory_layout_override", ml);
   *count = n;
   return TP_OK;
+}
+
+/* >>vk-quant: quantized linears in one call ------------------------------------------------ */
+
+TPDEF void tp_vk_qlinear_release(tp_vk_qlinear *q) {
+  if (!q) return;
+  tp_buffer_release(&q->values);
+  tp_buffer_release(&q->scales);
+  tp_buffer_release(&q->bias);
+}
+
+static tp_status tp_vk__q_buffer(tp_buffer *b, size_t n) {
+  b->owned = TP_MALLOC(n ? n : 1);
+  if (!b->owned) return TP_ERR_NOMEM;
+  memset(b->owned, 0, n ? n : 1);
+  b->data = b->owned;
+  b->nbytes = n;
+  return TP_OK;
+}
+
+/* Checks the shared arguments, quantizes w into q->values / q->scales. */
+static tp_status tp_vk__q_begin(tp_vk_graph *g, const char *op, const tp_tensor *w, int bits,
+                                int64_t group_size, tp_dtype sdt, const tp_tensor *bias,
+                                tp_vk_qlinear *q) {
+  tp_error e;
+  tp_status st;
+  if (g->err.status) return g->err.status;
+  if (!q) return tp__error_set(&g->err, TP_ERR_INVALID, "%s: q is NULL", op);
+  memset(q, 0, sizeof *q);
+  if (!w) return tp__error_set(&g->err, TP_ERR_INVALID, "%s: no weight view", op);
+  if (bias && (bias->dtype != TP_F32 || bias->ndim != 1 || w->ndim != 2 ||
+               bias->sizes[0] != w->sizes[0]))
+    return tp__error_set(&g->err, TP_ERR_INVALID,
+                         "%s: the bias must be an f32 view of [%lld], got %s with %d dims", op,
+                         w->ndim == 2 ? (long long)w->sizes[0] : -1LL,
+                         tp_dtype_name(bias->dtype), bias->ndim);
+  st = tp_quantize_symmetric(w, bits, group_size, sdt, &q->values, &q->scales, &e);
+  if (st != TP_OK) return tp__error_set(&g->err, st, "%s: %s", op, e.msg);
+  return TP_OK;
+}
+
+static tp_status tp_vk__q_const(tp_vk_graph *g, tp_vk_datatype dt, tp_dtype td, const void *p,
+                                size_t nbytes, size_t ndim, const int64_t *sz, uint32_t *id) {
+  tp_storage s;
+  tp_tensor t;
+  tp_status st;
+  s.data = p;
+  s.nbytes = nbytes;
+  st = tp_view(s, td, (int)ndim, sz, NULL, 0, &t);
+  if (st != TP_OK) return tp__error_set(&g->err, st, "quantized linear: %s", tp_status_str(st));
+  return tp_vk_add_tensor(g, dt, ndim, NULL, &t, -1, -1, -1, TP_VK_UNSET, id);
+}
+
+TPDEF tp_status tp_vk_add_linear_q4gsw(tp_vk_graph *g, const tp_tensor *w, int64_t group_size,
+                                       tp_dtype scale_dtype, const tp_tensor *bias,
+                                       uint32_t input_id, uint32_t output_id,
+                                       tp_vk_qlinear *q) {
+  tp_buffer v, s;
+  int64_t n, k, gi, N, K, K8, N4, G, wsz[2], ssz[2], bsz[1];
+  size_t es;
+  uint32_t gid, args[6];
+  tp_status st;
+  TP_ASSERT(g);
+  if (g->err.status) return g->err.status;
+  if (scale_dtype != TP_F32 && scale_dtype != TP_F16)
+    return tp__error_set(&g->err, TP_ERR_INVALID,
+                         "linear_q4gsw: scales are f32 or f16 (Vulkan has no bf16), not %s",
+                         tp_dtype_name(scale_dtype));
+  if (group_size <= 0)
+    return tp__error_set(&g->err, TP_ERR_INVALID, "linear_q4gsw: group size %lld must be > 0",
+                         (long long)group_size);
+  st = tp_vk__q_begin(g, "linear_q4gsw", w, 4, group_size, scale_dtype, bias, q);
+  if (st != TP_OK) return st;
+  N = w->sizes[0];
+  K = w->sizes[1];
+  K8 = (K + 7) / 8 * 8;
+  N4 = (N + 3) / 4 * 4;
+  G = K / group_size;
+  es = tp_dtype_size(scale_dtype);
+  v = q->values;
+  s = q->scales;
+  memset(&q->values, 0, sizeof q->values);
+  memset(&q->scales, 0, sizeof q->scales);
+  st = tp_vk__q_buffer(&q->values, (size_t)(N * K8 / 2));
+  if (st == TP_OK) st = tp_vk__q_buffer(&q->scales, (size_t)(G * N4) * es);
+  if (st == TP_OK && bias) st = tp_vk__q_buffer(&q->bias, (size_t)N4 * 4u);
+  if (st != TP_OK) {
+    tp__error_set(&g->err, st, "linear_q4gsw: out of memory");
+    goto fail;
+  }
+  for (n = 0; n < N; n++) { /* pack: (odd + 8) << 4 | (even + 8), padding values are 0 */
+    unsigned char *row = (unsigned char *)q->values.owned + n * (K8 / 2);
+    for (k = 0; k < K8; k += 2) {
+      int lo = k < K ? ((const signed char *)v.data)[n * K + k] : 0;
+      int hi = k + 1 < K ? ((const signed char *)v.data)[n * K + k + 1] : 0;
+      row[k / 2] = (unsigned char)((unsigned)(lo + 8) | (unsigned)(hi + 8) << 4);
+    }
+    for (gi = 0; gi < G; gi++) /* transpose [N, G] -> [G, N4] */
+      memcpy((unsigned char *)q->scales.owned + (size_t)(gi * N4 + n) * es,
+             (const unsigned char *)s.data + (size_t)(n * G + gi) * es, es);
+  }
+  if (bias) {
+    st = tp_compact_into(bias, TP_ORDER_ROW_MAJOR, q->bias.owned, q->bias.nbytes);
+    if (st != TP_OK) {
+      tp__error_set(&g->err, st, "linear_q4gsw: reading the bias failed: %s",
+                    tp_status_str(st));
+      goto fail;
+    }
+  }
+  tp_buffer_release(&v);
+  tp_buffer_release(&s);
+  wsz[0] = N;
+  wsz[1] = K8 / 2;
+  ssz[0] = G;
+  ssz[1] = N4;
+  bsz[0] = N4;
+  if (tp_vk__q_const(g, TP_VK_UINT8, TP_U8, q->values.data, q->values.nbytes, 2, wsz,
+                     &q->weight_id) != TP_OK ||
+      tp_vk__q_const(g, scale_dtype == TP_F16 ? TP_VK_FLOAT16 : TP_VK_FLOAT32, scale_dtype,
+                     q->scales.data, q->scales.nbytes, 2, ssz, &q->scales_id) != TP_OK ||
+      tp_vk_add_int(g, group_size, &gid) != TP_OK)
+    goto fail_q;
+  if (bias) {
+    if (tp_vk__q_const(g, TP_VK_FLOAT32, TP_F32, q->bias.data, q->bias.nbytes, 1, bsz,
+                       &q->bias_id) != TP_OK)
+      goto fail_q;
+  } else if (tp_vk_add_null(g, &q->bias_id) != TP_OK) {
+    goto fail_q;
+  }
+  q->mm_out_id = output_id;
+  args[0] = input_id;
+  args[1] = q->weight_id;
+  args[2] = q->scales_id;
+  args[3] = gid;
+  args[4] = q->bias_id;
+  args[5] = output_id;
+  if (tp_vk_add_op(g, (uint32_t)g->nops, "et_vk.linear_q4gsw.default", args, 6) != TP_OK)
+    goto fail_q;
+  return TP_OK;
+fail:
+  tp_buffer_release(&v);
+  tp_buffer_release(&s);
+fail_q:
+  tp_vk_qlinear_release(q);
+  return g->err.status ? g->err.status : TP_ERR_INVALID;
+}
+
+TPDEF tp_status tp_vk_add_linear_q8csw(tp_vk_graph *g, const tp_tensor *w, const tp_tensor *bias,
+                                       uint32_t input_id, uint32_t output_id, tp_vk_qlinear *q) {
+  int64_t wsz[2], ssz[1];
+  uint32_t args[4], alpha;
+  tp_status st;
+  TP_ASSERT(g);
+  st = tp_vk__q_begin(g, "linear_q8csw", w, 8, 0, TP_F32, bias, q);
+  if (st != TP_OK) return st;
+  wsz[0] = w->sizes[0];
+  wsz[1] = w->sizes[1];
+  ssz[0] = w->sizes[0];
+  q->mm_out_id = output_id;
+  if (tp_vk__q_const(g, TP_VK_INT8, TP_I8, q->values.data, q->values.nbytes, 2, wsz,
+                     &q->weight_id) != TP_OK ||
+      tp_vk__q_const(g, TP_VK_FLOAT32, TP_F32, q->scales.data, q->scales.nbytes, 1, ssz,
+                     &q->scales_id) != TP_OK)
+    goto fail;
+  if (bias) {
+    tp_vk_tensor_info oi;
+    size_t dims[TP_MAX_DIMS], i;
+    if (tp_vk_graph_tensor(g, output_id, &oi) != TP_OK) {
+      tp__error_set(&g->err, TP_ERR_INVALID, "linear_q8csw: output %u is not a tensor",
+                    (unsigned)output_id);
+      goto fail;
+    }
+    for (i = 0; i < oi.ndim; i++) dims[i] = oi.dims[i];
+    if (tp_vk_add_tensor(g, TP_VK_FLOAT32, oi.ndim, dims, NULL, -1, -1, -1, TP_VK_UNSET,
+                         &q->mm_out_id) != TP_OK ||
+        tp_vk_add_tensor(g, TP_VK_FLOAT32, 1, NULL, bias, -1, -1, -1, TP_VK_UNSET,
+                         &q->bias_id) != TP_OK ||
+        tp_vk_add_int(g, 1, &alpha) != TP_OK)
+      goto fail;
+  } else if (tp_vk_add_null(g, &q->bias_id) != TP_OK) {
+    goto fail;
+  }
+  args[0] = input_id;
+  args[1] = q->weight_id;
+  args[2] = q->scales_id;
+  args[3] = q->mm_out_id;
+  if (tp_vk_add_op(g, (uint32_t)g->nops, "aten._weight_int8pack_mm.default", args, 4) != TP_OK)
+    goto fail;
+  if (bias) {
+    args[0] = q->mm_out_id;
+    args[1] = q->bias_id;
+    args[2] = alpha;
+    args[3] = output_id;
+    if (tp_vk_add_op(g, (uint32_t)g->nops, "aten.add.Tensor", args, 4) != TP_OK) goto fail;
+  }
+  return TP_OK;
+fail:
+  tp_vk_qlinear_release(q);
+  return g->err.status ? g->err.status : TP_ERR_INVALID;
 }
 
 /* >>vk-layout: raw segment offsets and the flatbuffer ------------------------------------- */

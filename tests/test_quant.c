@@ -3,12 +3,16 @@
    the same result from non-contiguous views of the same weight, and every refusal with its
    sentence; and the one-call quantized linears of tensorpack_xnnpack.h: the blob they write
    holds exactly those values (packed) and scales (bf16 for qb4w) in XNNPACK's layout, and a C
-   simulation of the qd8 integer math on the blob's own bytes is close to the float linear. */
+   simulation of the qd8 integer math on the blob's own bytes is close to the float linear;
+   and the Vulkan ones (linear_q4gsw, _weight_int8pack_mm): packed, transposed and padded
+   constants as ExecuTorch's Vulkan passes leave them, decoded back to the same numbers. */
 #include <math.h>
 #include <stdlib.h>
 #define TENSORPACK_IMPLEMENTATION
 #define TENSORPACK_XNNPACK_IMPLEMENTATION
+#define TENSORPACK_VULKAN_IMPLEMENTATION
 #include "tensorpack_xnnpack.h"
+#include "tensorpack_vulkan.h"
 #include "tp_test.h"
 #include "data/quant_vectors.h"
 
@@ -519,6 +523,202 @@ static void test_xnn_quantized_linear_refusals(void) {
   }
 }
 
+/* ---- Vulkan one-call quantized linears ------------------------------------------------- */
+
+static int blob_has(const tp_membuf *m, const char *str) {
+  size_t n = strlen(str), i;
+  for (i = 0; i + n <= m->size; i++)
+    if (memcmp(m->data + i, str, n) == 0) return 1;
+  return 0;
+}
+
+/* K = 84 (not a multiple of 8: padded to 88), N = 6 (scales and bias padded to 8), group 28. The
+   weight is a transposed view. The blob's constants decode back to the quantizer's values and
+   scales, and the weight-only linear they describe is close to the float one. */
+static void test_vk_linear_q4gsw(void) {
+  enum { M = 2, K = 84, N = 6, GS = 28, G = K / GS, K8 = 88, N4 = 8 };
+  static float wt[K * N], x[M * K], bias[N];
+  int64_t wsz[2] = {K, N}, bsz[1] = {N};
+  size_t xd[2] = {M, K}, yd[2] = {M, N};
+  tp_storage st;
+  tp_tensor wkn, w, b;
+  tp_vk_graph *g;
+  tp_vk_qlinear q;
+  tp_membuf m;
+  tp_sink sink;
+  tp_vk_blob_value *vals = NULL;
+  uint32_t nv = 0, xi, yi;
+  tp_buffer v, s;
+  int i, n, k, f16;
+  for (i = 0; i < K * N; i++) wt[i] = frand() * (i % 5 == 0 ? 3.0f : 0.5f);
+  for (i = 0; i < M * K; i++) x[i] = frand();
+  for (n = 0; n < N; n++) bias[n] = (float)n - 2.5f;
+  st.data = wt;
+  st.nbytes = sizeof wt;
+  TPT_STATUS(tp_view(st, TP_F32, 2, wsz, NULL, 0, &wkn), TP_OK);
+  TPT_STATUS(tp_transpose(&wkn, 0, 1, &w), TP_OK);
+  st.data = bias;
+  st.nbytes = sizeof bias;
+  TPT_STATUS(tp_view(st, TP_F32, 1, bsz, NULL, 0, &b), TP_OK);
+  for (f16 = 0; f16 < 2; f16++) {
+    tp_dtype sdt = f16 ? TP_F16 : TP_F32;
+    double worst = 0.0, ymax = 0.0;
+    memset(&m, 0, sizeof m);
+    TPT_STATUS(tp_vk_graph_create(NULL, &g), TP_OK);
+    TPT_STATUS(tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, xd, NULL, -1, -1, -1, TP_VK_UNSET, &xi),
+               TP_OK);
+    TPT_STATUS(tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, yd, NULL, -1, -1, -1, TP_VK_UNSET, &yi),
+               TP_OK);
+    TPT_STATUS(tp_vk_add_linear_q4gsw(g, &w, GS, sdt, &b, xi, yi, &q), TP_OK);
+    if (tp_vk_graph_status(g) != TP_OK) printf("  %s\n", tp_vk_graph_error(g));
+    TPT_STATUS(tp_vk_set_io(g, &xi, 1, &yi, 1), TP_OK);
+    sink = tp_sink_membuf(&m);
+    TPT_STATUS(tp_vk_write(g, &sink), TP_OK);
+    TPT_CHECK(blob_has(&m, "et_vk.linear_q4gsw.default"));
+    TPT_STATUS(tp_vk_read_blob(m.data, m.size, NULL, &vals, &nv, NULL), TP_OK);
+    TPT_STATUS(tp_quantize_symmetric(&w, 4, GS, sdt, &v, &s, NULL), TP_OK);
+    if (vals && nv > q.bias_id) {
+      const tp_vk_blob_value *wv = &vals[q.weight_id], *sv = &vals[q.scales_id];
+      const tp_vk_blob_value *bv = &vals[q.bias_id];
+      const unsigned char *wb = (const unsigned char *)wv->data;
+      const unsigned char *sb = (const unsigned char *)sv->data;
+      const unsigned char *bb = (const unsigned char *)bv->data;
+      TPT_EQ_INT(wv->datatype, TP_VK_UINT8);
+      TPT_EQ_INT(wv->ndim, 2);
+      TPT_EQ_INT(wv->dims[0], N);
+      TPT_EQ_INT(wv->dims[1], K8 / 2);
+      TPT_EQ_INT(sv->datatype, f16 ? TP_VK_FLOAT16 : TP_VK_FLOAT32);
+      TPT_EQ_INT(sv->dims[0], G);
+      TPT_EQ_INT(sv->dims[1], N4);
+      TPT_EQ_INT(bv->dims[0], N4);
+      TPT_EQ_INT(vals[q.weight_id + 2].type, TP_VK_INT_VALUE); /* group_size */
+      for (n = 0; n < N4; n++) {
+        float bw = le_f32(bb + 4 * n);
+        TPT_CHECK(bw == (n < N ? bias[n] : 0.0f));
+      }
+      for (i = 0; i < M; i++)
+        for (n = 0; n < N; n++) {
+          double acc = bias[n], accf = bias[n];
+          for (k = 0; k < K8; k++) {
+            int val = (int)((wb[n * (K8 / 2) + k / 2] >> (4 * (k & 1))) & 0xF) - 8;
+            float sc;
+            size_t si = (size_t)((k < K ? k / GS : 0) * N4 + n);
+            if (k >= K) {
+              TPT_EQ_INT(val, 0); /* padding */
+              continue;
+            }
+            TPT_EQ_INT(val, ((const signed char *)v.data)[n * K + k]);
+            if (f16) {
+              uint16_t h = (uint16_t)(sb[2 * si] | sb[2 * si + 1] << 8), hw;
+              memcpy(&hw, (const unsigned char *)s.data + 2 * (size_t)(n * G + k / GS), 2);
+              TPT_EQ_INT(h, hw);
+              sc = tp_f16_to_f32(h);
+            } else {
+              float want;
+              sc = le_f32(sb + 4 * si);
+              memcpy(&want, (const unsigned char *)s.data + 4 * (size_t)(n * G + k / GS), 4);
+              TPT_CHECK(sc == want);
+            }
+            acc += (double)x[i * K + k] * (double)val * (double)sc;
+            accf += (double)x[i * K + k] * (double)wt[k * N + n];
+          }
+          if (fabs(acc - accf) > worst) worst = fabs(acc - accf);
+          if (fabs(accf) > ymax) ymax = fabs(accf);
+        }
+      for (k = 0; k < G; k++) /* padded scale columns are 0 in every group */
+        for (n = N; n < N4; n++)
+          TPT_CHECK(f16 ? (sb[2 * (k * N4 + n)] | sb[2 * (k * N4 + n) + 1]) == 0
+                        : le32(sb + 4 * (k * N4 + n)) == 0);
+      printf("  linear_q4gsw (%s scales): dequantized weights vs float, max |diff| %.4g of "
+             "max |y| %.4g\n", f16 ? "f16" : "f32", worst, ymax);
+      TPT_CHECK(worst > 0.0 && worst < 0.1 * ymax);
+    } else {
+      TPT_CHECK(!"blob values missing");
+    }
+    tp_vk_blob_values_free(vals);
+    vals = NULL;
+    tp_buffer_release(&v);
+    tp_buffer_release(&s);
+    tp_membuf_free(&m);
+    tp_vk_graph_destroy(g);
+    tp_vk_qlinear_release(&q);
+  }
+}
+
+static void test_vk_linear_q8csw(void) {
+  enum { M = 2, K = 40, N = 5 };
+  static float w[N * K], bias[N];
+  int64_t wsz[2] = {N, K}, bsz[1] = {N};
+  size_t xd[2] = {M, K}, yd[2] = {M, N};
+  tp_storage st;
+  tp_tensor wv, b;
+  tp_vk_graph *g;
+  tp_vk_qlinear q;
+  tp_membuf m;
+  tp_sink sink;
+  tp_vk_blob_value *vals = NULL;
+  uint32_t nv = 0, xi, yi;
+  tp_buffer v, s;
+  int i, withbias;
+  for (i = 0; i < N * K; i++) w[i] = frand();
+  for (i = 0; i < N; i++) bias[i] = (float)i;
+  st.data = w;
+  st.nbytes = sizeof w;
+  TPT_STATUS(tp_view(st, TP_F32, 2, wsz, NULL, 0, &wv), TP_OK);
+  st.data = bias;
+  st.nbytes = sizeof bias;
+  TPT_STATUS(tp_view(st, TP_F32, 1, bsz, NULL, 0, &b), TP_OK);
+  TPT_STATUS(tp_quantize_symmetric(&wv, 8, 0, TP_F32, &v, &s, NULL), TP_OK);
+  for (withbias = 0; withbias < 2; withbias++) {
+    memset(&m, 0, sizeof m);
+    TPT_STATUS(tp_vk_graph_create(NULL, &g), TP_OK);
+    TPT_STATUS(tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, xd, NULL, -1, -1, -1, TP_VK_UNSET, &xi),
+               TP_OK);
+    TPT_STATUS(tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, yd, NULL, -1, -1, -1, TP_VK_UNSET, &yi),
+               TP_OK);
+    TPT_STATUS(tp_vk_add_linear_q8csw(g, &wv, withbias ? &b : NULL, xi, yi, &q), TP_OK);
+    if (tp_vk_graph_status(g) != TP_OK) printf("  %s\n", tp_vk_graph_error(g));
+    TPT_STATUS(tp_vk_set_io(g, &xi, 1, &yi, 1), TP_OK);
+    sink = tp_sink_membuf(&m);
+    TPT_STATUS(tp_vk_write(g, &sink), TP_OK);
+    TPT_CHECK(blob_has(&m, "aten._weight_int8pack_mm.default"));
+    TPT_EQ_INT(blob_has(&m, "aten.add.Tensor"), withbias);
+    TPT_CHECK((q.mm_out_id != yi) == withbias);
+    TPT_STATUS(tp_vk_read_blob(m.data, m.size, NULL, &vals, &nv, NULL), TP_OK);
+    if (vals && nv > q.scales_id) {
+      TPT_EQ_INT(vals[q.weight_id].datatype, TP_VK_INT8);
+      TPT_EQ_INT(vals[q.weight_id].dims[0], N);
+      TPT_EQ_INT(vals[q.weight_id].dims[1], K);
+      TPT_MEMEQ(vals[q.weight_id].data, v.data, v.nbytes);
+      TPT_EQ_INT(vals[q.scales_id].dims[0], N);
+      for (i = 0; i < N; i++) {
+        float want;
+        memcpy(&want, (const unsigned char *)s.data + 4 * i, 4);
+        TPT_CHECK(le_f32((const unsigned char *)vals[q.scales_id].data + 4 * i) == want);
+      }
+    }
+    tp_vk_blob_values_free(vals);
+    vals = NULL;
+    tp_membuf_free(&m);
+    tp_vk_graph_destroy(g);
+    tp_vk_qlinear_release(&q);
+  }
+  /* refusals latch with a sentence */
+  TPT_STATUS(tp_vk_graph_create(NULL, &g), TP_OK);
+  TPT_STATUS(tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, xd, NULL, -1, -1, -1, TP_VK_UNSET, &xi),
+             TP_OK);
+  TPT_STATUS(tp_vk_add_linear_q4gsw(g, &wv, 16, TP_BF16, NULL, xi, xi, &q), TP_ERR_INVALID);
+  TPT_CONTAINS(tp_vk_graph_error(g), "Vulkan has no bf16");
+  tp_vk_graph_destroy(g);
+  TPT_STATUS(tp_vk_graph_create(NULL, &g), TP_OK);
+  TPT_STATUS(tp_vk_add_linear_q4gsw(g, &wv, 16, TP_F32, NULL, 0, 0, &q), TP_ERR_INVALID);
+  TPT_CONTAINS(tp_vk_graph_error(g), "linear_q4gsw: quantize: group size 16 does not divide");
+  TPT_CHECK(q.values.data == NULL);
+  tp_vk_graph_destroy(g);
+  tp_buffer_release(&v);
+  tp_buffer_release(&s);
+}
+
 int main(void) {
   TPT_RUN(test_vectors_bit_exact);
   TPT_RUN(test_noncontiguous_views);
@@ -526,5 +726,7 @@ int main(void) {
   TPT_RUN(test_refusals);
   TPT_RUN(test_xnn_quantized_linears);
   TPT_RUN(test_xnn_quantized_linear_refusals);
+  TPT_RUN(test_vk_linear_q4gsw);
+  TPT_RUN(test_vk_linear_q8csw);
   return tpt_finish("test_quant");
 }
