@@ -34,6 +34,8 @@
      - bytes: tp_compact (zero-copy when the view already is compact), tp_compact_into,
        tp_compact_write (streaming through a sink with a bounded scratch), tp_convert_write
        (f32 <-> f16 / bf16, round-to-nearest-even, bit-equal to PyTorch), tp_pack_int4;
+     - quantization (5b): tp_quantize_symmetric - int8 per channel / int4 groupwise weights,
+       values and scales bit for bit with ExecuTorch's XNNPACKQuantizer and torchao's 8da4w;
      - sinks: memory, counter, FILE*, SHA-256, atomic file (temp + rename), progress;
      - SHA-256 (portable C and SHA-NI, chosen at run time; identical output) for the
        lowercase-hex keys ExecuTorch names constants by;
