@@ -3,7 +3,16 @@
 #   make test    every test suite (sanitized), names any suite skipped for a missing dependency
 #   make bench   speed, as ratios against memcpy / peers in the same run
 # Fragments in mk/*.mk add suites; each appends to TESTS (programs run by `make test`),
-# SKIPPED ("suite:reason;"), EXAMPLES and BENCHES.
+# RESULTS (suites with a result rule of their own), SKIPPED ("suite:reason;"), EXAMPLES and
+# BENCHES.
+# Parallel by default (every core; each target's output in one piece); a -j on the command
+# line wins. make test runs every suite as a target of its own (tests/run_one.sh writes
+# $(BUILD)/results/<suite>.log and .rc) and then tests/run.sh prints them in a fixed order.
+
+ifeq ($(MAKELEVEL),0)
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2) \
+             --output-sync=target
+endif
 
 CC      ?= cc
 CXX     ?= c++
@@ -23,22 +32,77 @@ HAVE_VULKAN  := $(shell printf '$(H)include <vulkan/vulkan.h>\nint main(void){re
 
 # Plain suites: tests/test_*.c, one program each, no dependency but libc.
 TESTS    := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
+RESULTS  :=
 SKIPPED  :=
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/[0-9]*.c))
 BENCHES  :=
 
+# Each compile step of the tests goes through tests/timed.sh: the time table of make test.
+T = @sh tests/timed.sh $(BUILD)/times $@
+# When make started (the time table shows only what ran since).
+TP_T0 := $(shell date +%s)
+
+# ---- The implementation, compiled once per flavor -------------------------------------------
+# As an stb user builds it: tests/impl/<part>.c defines one part's *_IMPLEMENTATION (core,
+# xnnpack, vulkan; xnnpack_rt / vulkan_rt add the runtime parts), compiled once per flavor into
+# $(BUILD)/impl/<flavor>/<part>.o, and <flavor>-count/<part>.o with every allocation counted
+# (tests/tp_count_alloc.h). A test program includes the headers for declarations only and links
+# them: $(call tp_objs,SOURCE,FLAVOR) names its objects. A source that defines a part itself
+# (a test needing other settings: TP_NO_STDIO, TP_COUNT_STEPS, static internals; it says why
+# in a comment) links none of the flavor's when it defines the core, else the parts it does not
+# define. Flavors: san (here: TCFLAGS), cxx (C++, here), plat/s390x/win (mk/platforms.mk), fuzz
+# (mk/fuzz.mk).
+IMPL_DEPS := $(wildcard tests/impl/*.c) $(HEADERS) tests/tp_count_alloc.h
+# $(call tp_flavor,FLAVOR,COMPILER AND FLAGS[,FLAGS OF THE _rt PARTS]): its two object sets.
+define tp_flavor
+$(BUILD)/impl/$(1)/%.o: tests/impl/%.c $(IMPL_DEPS)
+	@mkdir -p $$(dir $$@)
+	$$(T) $(2) $$(if $$(filter %_rt.o,$$@),$(3)) -c $$< -o $$@
+$(BUILD)/impl/$(1)-count/%.o: tests/impl/%.c $(IMPL_DEPS)
+	@mkdir -p $$(dir $$@)
+	$$(T) $(2) -DTP_IMPL_COUNT_ALLOC $$(if $$(filter %_rt.o,$$@),$(3)) -c $$< -o $$@
+endef
+# Every file made is kept (the objects and the cross programs are only prerequisites of rules).
+.SECONDARY:
+# Who defines which part (grep: a line "#define TENSORPACK_..._IMPLEMENTATION"), who counts.
+TP_SOURCES   := $(wildcard tests/*.c tests/*.cpp fuzz/*.c)
+tp_defining   = $(shell grep -lE '^[[:space:]]*$(H)[[:space:]]*define[[:space:]]+$(1)([[:space:]]|$$)' $(TP_SOURCES))
+TP_OWN_CORE  := $(call tp_defining,TENSORPACK_IMPLEMENTATION)
+TP_OWN_XNN   := $(call tp_defining,TENSORPACK_XNNPACK_IMPLEMENTATION)
+TP_OWN_VK    := $(call tp_defining,TENSORPACK_VULKAN_IMPLEMENTATION)
+TP_COUNTING  := $(shell grep -l 'tp_count_alloc\.h' $(TP_SOURCES))
+# $(call tp_objs,SOURCE,FLAVOR[,XNNPACK PART,VULKAN PART]) (parts: xnnpack_rt, vulkan_rt)
+tp_objs = $(if $(filter $(1),$(TP_OWN_CORE)),,$(addprefix $(BUILD)/impl/$(2)$(if $(filter \
+  $(1),$(TP_COUNTING)),-count)/,core.o $(if $(filter $(1),$(TP_OWN_XNN)),,$(or $(3),xnnpack).o) \
+  $(if $(filter $(1),$(TP_OWN_VK)),,$(or $(4),vulkan).o)))
+# tools/tpdump.c, fuzz/make_seeds.c and the examples are whole programs that define the
+# implementation themselves, as a user's one file does; the test build compiles them with the
+# headers' own include-once guards set (the implementation is then skipped) and links a flavor.
+TP_LINKED := -DTENSORPACK_IMPLEMENTATION_DONE -DTENSORPACK_XNNPACK_IMPLEMENTATION_DONE \
+             -DTENSORPACK_VULKAN_IMPLEMENTATION_DONE
+tp_all = $(addprefix $(BUILD)/impl/$(1)/,core.o xnnpack.o vulkan.o)
+
+$(eval $(call tp_flavor,san,$(CC) $(TCFLAGS)))
+# C++ (the verify_*.cpp programs, the vkrt suites' C++ build): as C++11, -Wconversion.
+CXX_IMPL_FLAGS := -x c++ -std=c++11 -Wall -Wextra -pedantic -Werror -Wconversion \
+                  -Wsign-conversion -O1 -g $(SAN) -I. -Itests
+$(eval $(call tp_flavor,cxx,$(CXX) $(CXX_IMPL_FLAGS)))
+
+.SECONDEXPANSION:
 .PHONY: all test demo bench examples clean
 all: examples
 
 -include $(sort $(wildcard mk/*.mk))
 
-$(BUILD)/tests/%: tests/%.c $(HEADERS) tests/tp_test.h tests/tp_count_alloc.h
+$(BUILD)/tests/%: tests/%.c $(HEADERS) tests/tp_test.h tests/tp_count_alloc.h \
+                  $$(call tp_objs,tests/$$*.c,san)
 	@mkdir -p $(dir $@)
-	$(CC) $(TCFLAGS) $< -o $@ $(LIBM)
+	$(T) $(CC) $(TCFLAGS) $< $(call tp_objs,$<,san) -o $@ $(LIBM)
 
-$(BUILD)/examples/%: examples/%.c $(HEADERS)
+$(BUILD)/examples/%: examples/%.c $(HEADERS) $(call tp_all,san)
 	@mkdir -p $(dir $@)
-	$(CC) $(STRICT) -O1 -g $(SAN) -I. $< -o $@ $(LIBM) $(EXAMPLE_LIBS_$*)
+	$(T) $(CC) $(STRICT) -O1 -g $(SAN) -I. $(TP_LINKED) $< $(call tp_all,san) -o $@ $(LIBM) \
+	  $(EXAMPLE_LIBS_$*)
 
 $(BUILD)/bench/%: bench/%.c $(HEADERS) $(wildcard bench/*.h)
 	@mkdir -p $(dir $@)
@@ -46,8 +110,17 @@ $(BUILD)/bench/%: bench/%.c $(HEADERS) $(wildcard bench/*.h)
 
 examples: $(EXAMPLES)
 
-test: $(TESTS) $(EXAMPLES)
-	@SKIPPED='$(SKIPPED)' sh tests/run.sh $(TESTS)
+# make test: every suite's result ($(BUILD)/results/<suite>.rc), the slow ones first so that they
+# start early, then the summary in the order of SUITES. A suite of TESTS is its program's file
+# name; RESULTS come with their own rules (mk/platforms.mk: s390x/<program>, mk/fuzz.mk: ...).
+SUITES = $(patsubst $(BUILD)/tests/%,%,$(TESTS)) $(RESULTS)
+SLOW_SUITES := compile_matrix packaging readme_snippets s390x/% windows/% fuzz/% verdict golden
+$(BUILD)/results/%.rc: $(BUILD)/tests/% tests/run_one.sh
+	@sh tests/run_one.sh $(BUILD)/results/$* $<
+
+test: $(addprefix $(BUILD)/results/,$(addsuffix .rc,$(filter $(SLOW_SUITES),$(SUITES)) \
+        $(filter-out $(SLOW_SUITES),$(SUITES)))) | $(filter demo,$(MAKECMDGOALS))
+	@SKIPPED='$(SKIPPED)' TP_T0=$(TP_T0) sh tests/run.sh $(BUILD) $(SUITES)
 
 # One table (bench/bench_table.h): the header once, then every program's rows.
 bench: $(BENCHES)

@@ -5,6 +5,7 @@
    slice x[:, :, 1:-1, 1:-1] touches 8 of its 32 floats, scattered through the storage.
    Upstream's _tensor_to_bytes would write the whole storage; tensorpack writes exactly the 8
    floats, in channels_last order, with dim_order (0, 2, 3, 1). */
+#include <string.h>
 #define TENSORPACK_IMPLEMENTATION
 #include "tensorpack.h"
 

@@ -14,13 +14,12 @@
    its reported length inside the input, every returned table/vector position lies inside the
    input, element reads past a vector's count fail with TP_ERR_BOUNDS.
 
-   Build: clang -fsanitize=fuzzer,address,undefined -I. fuzz/fuzz_fb_reader.c -lm */
+   Build: make fuzz-build (the implementation is linked: tests/impl/, built once in build/impl/fuzz/) */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define TENSORPACK_IMPLEMENTATION
 #include "tensorpack.h"
 
 #define FZ_MAX_ID 16       /* field ids probed: 0..15 */

@@ -10,13 +10,12 @@
    row-major tensor over exactly its bytes. Then the optional hash index (tp_ptd_index, in
    caller memory of exactly the asked size) must find every key as the linear scan did.
 
-   Build: clang -fsanitize=fuzzer,address,undefined -I. fuzz/fuzz_ptd.c -lm */
+   Build: make fuzz-build (the implementation is linked: tests/impl/, built once in build/impl/fuzz/) */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define TENSORPACK_IMPLEMENTATION
 #include "tensorpack.h"
 
 static volatile uint64_t fz_sink;

@@ -11,13 +11,12 @@
    memory plan inside its buffer; out-of-range indices are refused with TP_ERR_INVALID. A
    failed read leaves a sentence and TP_ERR_FORMAT.
 
-   Build: clang -fsanitize=fuzzer,address,undefined -I. fuzz/fuzz_pte.c -lm */
+   Build: make fuzz-build (the implementation is linked: tests/impl/, built once in build/impl/fuzz/) */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define TENSORPACK_IMPLEMENTATION
 #include "tensorpack.h"
 
 static volatile uint64_t fz_sink;

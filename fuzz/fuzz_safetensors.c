@@ -10,13 +10,12 @@
    missing name are TP_ERR_INVALID; the views tile the data (their sizes add up to at most the
    input size). Seeds: fuzz/seeds_safetensors.h (written by fuzz/make_seeds.c).
 
-   Build: clang -fsanitize=fuzzer,address,undefined -I. fuzz/fuzz_safetensors.c -lm */
+   Build: make fuzz-build (the implementation is linked: tests/impl/, built once in build/impl/fuzz/) */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define TENSORPACK_IMPLEMENTATION
 #include "tensorpack.h"
 
 static volatile uint64_t fz_sink;

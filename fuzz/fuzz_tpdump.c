@@ -11,13 +11,12 @@
    the result is not 0, a NUL-free report (non-empty for a good file), a non-empty NUL-free
    JSON document starting with '{'.
 
-   Build: clang -fsanitize=fuzzer,address,undefined -I. fuzz/fuzz_tpdump.c -lm */
+   Build: make fuzz-build (the implementation is linked: tests/impl/, built once in build/impl/fuzz/) */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define TENSORPACK_IMPLEMENTATION
 #define TPDUMP_NO_MAIN
 #include "tools/tpdump.c"
 #include "fuzz/fuzz_input.h"

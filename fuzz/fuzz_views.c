@@ -32,13 +32,12 @@
        and TP_ERR_INVALID otherwise; tp_pack_int4_size / tp_pack_int4_write agree.
    Views with more than 2^16 elements are skipped before any copy (numel is checked first).
 
-   Build: clang -fsanitize=fuzzer,address,undefined -I. fuzz/fuzz_views.c -lm */
+   Build: make fuzz-build (the implementation is linked: tests/impl/, built once in build/impl/fuzz/) */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define TENSORPACK_IMPLEMENTATION
 #include "tensorpack.h"
 
 #define FZ_MAX_STORAGE 4096

@@ -8,14 +8,12 @@
    inside the blob; each constant's data inside the blob or inside the .ptd, nbytes equal to
    numel(dims) x datatype size, ndim <= TP_MAX_DIMS.
 
-   Build: clang -fsanitize=fuzzer,address,undefined -I. fuzz/fuzz_vk_blob.c -lm */
+   Build: make fuzz-build (the implementation is linked: tests/impl/, built once in build/impl/fuzz/) */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define TENSORPACK_IMPLEMENTATION
-#define TENSORPACK_VULKAN_IMPLEMENTATION
 #include "tensorpack_vulkan.h"
 #include "fuzz/fuzz_input.h"
 

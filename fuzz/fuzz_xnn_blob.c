@@ -11,14 +11,12 @@
    inside the blob, every named key NUL-terminated at its length (and looked up in the .ptd
    when one is given).
 
-   Build: clang -fsanitize=fuzzer,address,undefined -I. fuzz/fuzz_xnn_blob.c -lm */
+   Build: make fuzz-build (the implementation is linked: tests/impl/, built once in build/impl/fuzz/) */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define TENSORPACK_IMPLEMENTATION
-#define TENSORPACK_XNNPACK_IMPLEMENTATION
 #include "tensorpack_xnnpack.h"
 #include "fuzz/fuzz_input.h"
 

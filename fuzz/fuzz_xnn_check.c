@@ -10,14 +10,12 @@
    when the check fails, the same verdict twice (no state kept between calls), and a blob that
    passes any target's rules is one the pure reader tp_xnn_read_blob reads.
 
-   Build: clang -fsanitize=fuzzer,address,undefined -I. fuzz/fuzz_xnn_check.c -lm */
+   Build: make fuzz-build (the implementation is linked: tests/impl/, built once in build/impl/fuzz/) */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define TENSORPACK_IMPLEMENTATION
-#define TENSORPACK_XNNPACK_IMPLEMENTATION
 #include "tensorpack_xnnpack.h"
 #include "fuzz/fuzz_input.h"
 

@@ -12,18 +12,16 @@
    call fails, a runtime exactly when the load succeeds, every external's size known, and an
    invoke of a loaded graph with every external bound either runs or fails with a sentence.
    The loader's limits are lowered (64 MiB of activations, 64 MiB of XNNPACK's own buffers
-   beyond the constants) so that XNNPACK stays within libFuzzer's memory limit.
+   beyond the constants) so that XNNPACK stays within libFuzzer's memory limit: mk/fuzz.mk
+   compiles the loader it links (build/impl/fuzz/xnnpack_rt.o) with
+   TP_XNN_RUNTIME_MAX_ACTIVATION_BYTES / TP_XNN_RUNTIME_MAX_OPERATOR_BYTES = 64 << 20.
 
-   Build: clang -fsanitize=fuzzer,address,undefined -I. fuzz/fuzz_xnn_invoke.c -lXNNPACK -lm */
+   Build: make fuzz-build (the implementation is linked: tests/impl/, built once in build/impl/fuzz/) */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define TP_XNN_RUNTIME_MAX_ACTIVATION_BYTES ((uint64_t)64 << 20)
-#define TP_XNN_RUNTIME_MAX_OPERATOR_BYTES ((uint64_t)64 << 20)
-#define TENSORPACK_IMPLEMENTATION
-#define TENSORPACK_XNNPACK_IMPLEMENTATION
 #define TENSORPACK_XNNPACK_RUNTIME
 #include "tensorpack_xnnpack.h"
 #include "fuzz/fuzz_input.h"

@@ -8,6 +8,6 @@
    error sentence set exactly when the load fails, a runtime exactly when it succeeds. The
    framing and the lowered limits are fuzz_xnn_invoke's.
 
-   Build: clang -fsanitize=fuzzer,address,undefined -I. fuzz/fuzz_xnn_load.c -lXNNPACK -lm */
+   Build: make fuzz-build (the implementation is linked: tests/impl/, built once in build/impl/fuzz/) */
 #define FZ_XNN_LOAD_ONLY 1
 #include "fuzz_xnn_invoke.c"

@@ -20,9 +20,11 @@ $(BUILD)/gen/%_generated.h: tests/schemas/%.fbs $(FB_SCHEMAS)
 	@mkdir -p $(dir $@)
 	flatc --cpp --reflect-names -I tests/schemas -o $(BUILD)/gen $<
 
-$(BUILD)/tests/verify_%: tests/verify_%.cpp $(FB_GEN) $(HEADERS) tests/tp_test.h $(wildcard tests/tp_verify.h)
+# each links the implementation compiled as C++ (the cxx flavor, Makefile)
+$(BUILD)/tests/verify_%: tests/verify_%.cpp $(FB_GEN) $(HEADERS) tests/tp_test.h $(wildcard tests/tp_verify.h) \
+                         $$(call tp_objs,tests/verify_$$*.cpp,cxx)
 	@mkdir -p $(dir $@)
-	$(CXX) $(FB_CXXFLAGS) $< -o $@ $(LIBM)
+	$(T) $(CXX) $(FB_CXXFLAGS) $< $(call tp_objs,$<,cxx) -o $@ $(LIBM)
 
 $(BUILD)/bench/bench_fb: bench/bench_fb.cpp $(FB_GEN) $(HEADERS) bench/bench_table.h
 	@mkdir -p $(dir $@)

@@ -1,9 +1,10 @@
 # Fuzz part: libFuzzer targets for every parser (fuzz/fuzz_*.c, one target per file).
 #   make fuzz            build every target and run each for FUZZ_SECONDS (default 60) from the
 #                        seed corpus; prints a summary (executions, cov/ft, crashes)
-#   make test            runs $(BUILD)/tests/fuzz_smoke: every target, bounded and deterministic
-#                        (-runs=N -seed=1 on the seed corpus), plus every committed reproducer in
-#                        fuzz/crashes/<target>-<n> (which must no longer crash)
+#   make test            runs one suite fuzz/<target> per target (tests/fuzz_smoke.sh),
+#                        bounded and deterministic (-runs=N -seed=1 on the seed corpus), plus
+#                        every committed reproducer fuzz/crashes/<target>-<n> (which must no
+#                        longer crash)
 # Seeds: fuzz/make_seeds.c writes valid blobs/.ptd/views with the library's own writers into
 # $(BUILD)/fuzz/corpus/<target>/. Nothing binary is committed except crash reproducers.
 # Targets: fuzz_fb_reader, fuzz_ptd, fuzz_pte, fuzz_vk_blob, fuzz_views, fuzz_safetensors, fuzz_tpdump (tools/tpdump.c as a
@@ -45,18 +46,28 @@ FUZZ_DICT := fuzz/tensorpack.dict
 .PHONY: fuzz fuzz-build
 
 ifeq ($(HAVE_LIBFUZZER),1)
-TESTS += $(BUILD)/tests/fuzz_smoke
+# The smoke run is one suite per target (fuzz/<target>), so that they run in parallel.
+RESULTS += $(addprefix fuzz/,$(FUZZ_NAMES))
 
-$(BUILD)/fuzz/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz_input.h $(HEADERS)
+# The implementation once for every target (the fuzz flavor, Makefile's tp_flavor); the loader
+# part with lower limits, so that XNNPACK stays within libFuzzer's memory limit.
+FUZZ_RT_FLAGS := -DTP_XNN_RUNTIME_MAX_ACTIVATION_BYTES='((uint64_t)64 << 20)' \
+                 -DTP_XNN_RUNTIME_MAX_OPERATOR_BYTES='((uint64_t)64 << 20)'
+$(eval $(call tp_flavor,fuzz,$(FUZZ_CC) $(FUZZ_FLAGS),$(FUZZ_RT_FLAGS)))
+FUZZ_OBJS_fuzz_xnn_load   := xnnpack_rt
+FUZZ_OBJS_fuzz_xnn_invoke := xnnpack_rt
+$(BUILD)/fuzz/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz_input.h $(HEADERS) \
+                      $$(call tp_objs,fuzz/fuzz_$$*.c,fuzz,$$(FUZZ_OBJS_fuzz_$$*))
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_FLAGS) $< -o $@ $(FUZZ_LIBS_fuzz_$*) $(LIBM)
+	$(T) $(FUZZ_CC) $(FUZZ_FLAGS) $< $(call tp_objs,$<,fuzz,$(FUZZ_OBJS_fuzz_$*)) -o $@ \
+	  $(FUZZ_LIBS_fuzz_$*) $(LIBM)
 
 $(BUILD)/fuzz/fuzz_tpdump: tools/tpdump.c
 $(BUILD)/fuzz/fuzz_xnn_load: fuzz/fuzz_xnn_invoke.c
 
-$(BUILD)/fuzz/make_seeds: fuzz/make_seeds.c fuzz/seeds_safetensors.h $(HEADERS)
+$(BUILD)/fuzz/make_seeds: fuzz/make_seeds.c fuzz/seeds_safetensors.h $(HEADERS) $(call tp_all,san)
 	@mkdir -p $(dir $@)
-	$(CC) $(TCFLAGS) $< -o $@ $(LIBM)
+	$(T) $(CC) $(TCFLAGS) $(TP_LINKED) $< $(call tp_all,san) -o $@ $(LIBM)
 
 $(FUZZ_SEEDS): $(BUILD)/fuzz/make_seeds
 	@rm -rf $(FUZZ_CORPUS)
@@ -86,14 +97,14 @@ fuzz: fuzz-build
 	done; \
 	echo "== fuzz summary"; printf "$$summary"; exit $$bad
 
-# The smoke test for make test: tests/fuzz_smoke.sh, run by a two-line wrapper (as
-# mk/matrix.mk does) that passes the paths, the dictionary and the run counts.
-$(BUILD)/tests/fuzz_smoke: tests/fuzz_smoke.sh $(FUZZ_BINS) $(FUZZ_SEEDS) $(wildcard fuzz/crashes/*) $(FUZZ_DICT) mk/fuzz.mk
-	@mkdir -p $(dir $@)
-	@printf '#!/bin/sh\nFUZZ_BIN=%s FUZZ_CORPUS=%s FUZZ_DICT=%s TP_ROOT=%s FUZZ_NAMES="%s" FUZZ_RUNS_DEFAULT=%s FUZZ_RUNS_fuzz_fb_reader=%s exec sh %s/tests/fuzz_smoke.sh\n' \
-	  "$(abspath $(BUILD))/fuzz" "$(abspath $(FUZZ_CORPUS))" "$(abspath $(FUZZ_DICT))" "$(CURDIR)" \
-	  "$(FUZZ_NAMES)" "$(FUZZ_RUNS_DEFAULT)" "$(FUZZ_RUNS_fuzz_fb_reader)" "$(CURDIR)" > $@
-	@chmod +x $@
+# The smoke test for make test: tests/fuzz_smoke.sh for one target, with the paths, the
+# dictionary and the run counts.
+$(BUILD)/results/fuzz/%.rc: $(BUILD)/fuzz/% $(FUZZ_SEEDS) $(wildcard fuzz/crashes/*) $(FUZZ_DICT) \
+                            tests/fuzz_smoke.sh tests/run_one.sh mk/fuzz.mk
+	@sh tests/run_one.sh $(basename $@) env FUZZ_BIN="$(abspath $(BUILD))/fuzz" \
+	  FUZZ_CORPUS="$(abspath $(FUZZ_CORPUS))" FUZZ_DICT="$(abspath $(FUZZ_DICT))" TP_ROOT="$(CURDIR)" \
+	  FUZZ_NAMES="$*" FUZZ_RUNS_DEFAULT=$(FUZZ_RUNS_DEFAULT) \
+	  FUZZ_RUNS_fuzz_fb_reader=$(FUZZ_RUNS_fuzz_fb_reader) sh tests/fuzz_smoke.sh
 else
 SKIPPED += fuzz-smoke:clang libFuzzer (libclang-rt-14-dev) not installed;
 fuzz fuzz-build:

@@ -4,7 +4,8 @@
 # committed tests/data/golden.sha256. A difference names the artifact. Regenerate the list only
 # for an intended change of bytes:  $(BUILD)/tests/golden --print > tests/data/golden.sha256
 TESTS += $(BUILD)/tests/golden
-$(BUILD)/tests/golden: tests/golden.c tests/data/golden.sha256 $(HEADERS) tests/tp_test.h
+$(BUILD)/tests/golden: tests/golden.c tests/data/golden.sha256 $(HEADERS) tests/tp_test.h \
+                     $(call tp_all,san)
 	@mkdir -p $(dir $@)
-	$(CC) $(TCFLAGS) -DGOLDEN_LIST='"$(CURDIR)/tests/data/golden.sha256"' \
-	  -DGOLDEN_TMP='"$(abspath $(BUILD))/tests/golden.tmp"' $< -o $@ $(LIBM)
+	$(T) $(CC) $(TCFLAGS) -DGOLDEN_LIST='"$(CURDIR)/tests/data/golden.sha256"' \
+	  -DGOLDEN_TMP='"$(abspath $(BUILD))/tests/golden.tmp"' $< $(call tp_all,san) -o $@ $(LIBM)

@@ -17,7 +17,7 @@ install:
 HAVE_CMAKE := $(shell command -v cmake >/dev/null 2>&1 && command -v pkg-config >/dev/null 2>&1 && echo 1)
 ifeq ($(HAVE_CMAKE),1)
 TESTS += $(BUILD)/tests/packaging
-$(BUILD)/tests/packaging: tests/packaging.sh
+$(BUILD)/tests/packaging: tests/packaging.sh CMakeLists.txt $(wildcard cmake/*) $(HEADERS) mk/packaging.mk
 	@mkdir -p $(dir $@)
 	@printf '#!/bin/sh\nTP_ROOT=%s HAVE_XNNPACK=%s exec sh %s/tests/packaging.sh\n' "$(CURDIR)" "$(HAVE_XNNPACK)" "$(CURDIR)" > $@
 	@chmod +x $@

@@ -1,16 +1,19 @@
 # Real platforms (issue 14 item 7): the plain suites built for other hosts and run there.
-#   $(BUILD)/tests/s390x     tests/test_*.c and tests/golden.c built with s390x-linux-gnu-gcc
-#                            (a real big-endian host), run under qemu-s390x, no sanitizers;
-#                            golden's list and the seed corpus (fuzz/make_seeds.c: blobs, .ptd
-#                            files) prove the bytes written there identical to x86's.
-#   $(BUILD)/tests/windows   the same with x86_64-w64-mingw32-gcc under wine64 (headless, a
-#                            private WINEPREFIX in $(BUILD)/wine); tests/test_win_atomic.c too.
+#   s390x/<program>          tests/test_*.c and tests/golden.c built with s390x-linux-gnu-gcc
+#                            (a real big-endian host), run under qemu-s390x, no sanitizers, one
+#                            suite each (in parallel); s390x/bytes: golden's list and the seed
+#                            corpus (fuzz/make_seeds.c: blobs, .ptd files) prove the bytes
+#                            written there identical to x86's, tpdump prints them the same.
+#   windows/<program>        the same with x86_64-w64-mingw32-gcc under wine64 (headless, a
+#                            private WINEPREFIX in $(BUILD)/wine), and windows/bytes.
+# Each platform links its flavor of the implementation (Makefile: tp_flavor, tp_objs):
+# $(BUILD)/impl/s390x/, win/; plat/ (native, unsanitized) for the native side of the bytes.
 #   $(BUILD)/tests/tsan_concurrency
 #                            tests/tsan_concurrency.c under -fsanitize=thread: threads writing
 #                            and reading blobs and .ptd files at once.
 # Each is named in SKIPPED when its toolchain or emulator is missing (Debian: gcc-s390x-linux-gnu
 # libc6-dev-s390x-cross qemu-user; gcc-mingw-w64-x86-64 wine64; clang or gcc with libtsan).
-# tests/cross_run.sh runs a platform's programs and adds up their results.
+# tests/cross_run.sh compares the seeds and tpdump's reports (the <platform>/bytes suites).
 
 S390X_CC   ?= s390x-linux-gnu-gcc
 S390X_ROOT ?= /usr/s390x-linux-gnu
@@ -33,12 +36,16 @@ PLAT_NAMES := $(filter-out test_dlpack,$(PLAT_NAMES))
 PLAT_NAMES += $(if $(wildcard tests/golden.c),golden)
 PLAT_SEED_DIRS := $(FUZZ_SEED_DIRS)
 
-$(BUILD)/plat/make_seeds: fuzz/make_seeds.c $(HEADERS)
+$(eval $(call tp_flavor,plat,$(CC) $(PLAT_STRICT)))
+$(BUILD)/plat/make_seeds: fuzz/make_seeds.c fuzz/seeds_safetensors.h $(HEADERS) $(call tp_all,plat)
 	@mkdir -p $(dir $@)
-	$(CC) $(PLAT_STRICT) $< -o $@ $(LIBM)
-$(BUILD)/plat/tpdump: tools/tpdump.c $(HEADERS)
+	$(T) $(CC) $(PLAT_STRICT) $(TP_LINKED) $< $(call tp_all,plat) -o $@ $(LIBM)
+$(BUILD)/plat/tpdump: tools/tpdump.c $(HEADERS) $(call tp_all,plat)
 	@mkdir -p $(dir $@)
-	$(CC) $(PLAT_STRICT) $< -o $@ $(LIBM)
+	$(T) $(CC) $(PLAT_STRICT) $(TP_LINKED) $< $(call tp_all,plat) -o $@ $(LIBM)
+# Suites that write files of fixed names (in /tmp or the current directory) run on one
+# platform at a time: <platform>/<name> after the native <name>.
+PLAT_FIXED_PATHS := test_errors test_progress test_store test_store_stream test_xnn_blob
 
 # ---- s390x -----------------------------------------------------------------------------------
 HAVE_S390X := $(shell d=$$(mktemp -d) && $(PLAT_PROBE) | $(S390X_CC) -x c - -o $$d/p 2>/dev/null && \
@@ -48,16 +55,18 @@ S390X_DIR  := $(BUILD)/s390x
 S390X_BINS := $(addprefix $(S390X_DIR)/,$(PLAT_NAMES))
 
 ifeq ($(HAVE_S390X),1)
-TESTS += $(BUILD)/tests/s390x
-$(S390X_DIR)/%: tests/%.c $(HEADERS) tests/tp_test.h tests/tp_count_alloc.h
+RESULTS += $(addprefix s390x/,$(PLAT_NAMES)) s390x/bytes
+$(eval $(call tp_flavor,s390x,$(S390X_CC) $(PLAT_STRICT)))
+$(S390X_DIR)/%: tests/%.c $(HEADERS) tests/tp_test.h tests/tp_count_alloc.h \
+                $$(call tp_objs,tests/$$*.c,s390x)
 	@mkdir -p $(dir $@)
-	$(S390X_CC) $(PLAT_STRICT) $(PLAT_FLAGS_$*) $< -o $@ $(LIBM)
-$(S390X_DIR)/tpdump: tools/tpdump.c $(HEADERS)
+	$(T) $(S390X_CC) $(PLAT_STRICT) $(PLAT_FLAGS_$*) $< $(call tp_objs,$<,s390x) -o $@ $(LIBM)
+$(S390X_DIR)/tpdump: tools/tpdump.c $(HEADERS) $(call tp_all,s390x)
 	@mkdir -p $(dir $@)
-	$(S390X_CC) $(PLAT_STRICT) $< -o $@ $(LIBM)
-$(S390X_DIR)/make_seeds: fuzz/make_seeds.c $(HEADERS)
+	$(T) $(S390X_CC) $(PLAT_STRICT) $(TP_LINKED) $< $(call tp_all,s390x) -o $@ $(LIBM)
+$(S390X_DIR)/make_seeds: fuzz/make_seeds.c fuzz/seeds_safetensors.h $(HEADERS) $(call tp_all,s390x)
 	@mkdir -p $(dir $@)
-	$(S390X_CC) $(PLAT_STRICT) $< -o $@ $(LIBM)
+	$(T) $(S390X_CC) $(PLAT_STRICT) $(TP_LINKED) $< $(call tp_all,s390x) -o $@ $(LIBM)
 # the tpdump suites run the tool through the shell: the s390x build, under qemu
 S390X_TPDUMP_TESTS := $(filter $(S390X_DIR)/test_tpdump%,$(S390X_BINS))
 $(S390X_TPDUMP_TESTS): tools/tpdump.c $(S390X_DIR)/tpdump
@@ -66,14 +75,15 @@ $(S390X_TPDUMP_TESTS): \
 $(S390X_DIR)/golden: tests/data/golden.sha256
 # (without sanitizers gcc 12 sees golden.c's intended snprintf truncation of a long name)
 $(S390X_DIR)/golden: PLAT_STRICT += -Wno-format-truncation -DGOLDEN_TMP='"$(abspath $(S390X_DIR))/golden.tmp"'
-$(BUILD)/tests/s390x: $(S390X_BINS) $(S390X_DIR)/make_seeds $(S390X_DIR)/tpdump $(BUILD)/plat/make_seeds $(BUILD)/plat/tpdump tests/cross_run.sh mk/platforms.mk
-	@mkdir -p $(dir $@)
-	@{ printf '#!/bin/sh\n# generated by mk/platforms.mk\ncd %s || exit 1\n' "$(CURDIR)"; \
-	   printf 'TOOLS="%s %s" ' "$(abspath $(BUILD))/plat/tpdump" "$(abspath $(S390X_DIR))/tpdump"; \
-	   printf 'SEEDS="%s %s" SEED_DIRS="%s" exec sh tests/cross_run.sh s390x "%s" %s\n' \
-	     "$(abspath $(BUILD))/plat/make_seeds" "$(abspath $(S390X_DIR))/make_seeds" \
-	     "$(PLAT_SEED_DIRS)" "$(S390X_RUN)" "$(abspath $(S390X_BINS))"; } > $@
-	@chmod +x $@
+$(BUILD)/results/s390x/%.rc: $(S390X_DIR)/% tests/run_one.sh
+	@sh tests/run_one.sh $(basename $@) $(S390X_RUN) $<
+$(patsubst %,$(BUILD)/results/s390x/%.rc,$(filter $(PLAT_FIXED_PATHS),$(PLAT_NAMES))): \
+  $(BUILD)/results/s390x/%.rc: | $(BUILD)/results/%.rc
+$(BUILD)/results/s390x/bytes.rc: $(S390X_DIR)/make_seeds $(S390X_DIR)/tpdump $(BUILD)/plat/make_seeds \
+                                 $(BUILD)/plat/tpdump tests/cross_run.sh tests/run_one.sh
+	@sh tests/run_one.sh $(basename $@) env TOOLS="$(abspath $(BUILD))/plat/tpdump $(abspath $(S390X_DIR))/tpdump" \
+	  SEEDS="$(abspath $(BUILD))/plat/make_seeds $(abspath $(S390X_DIR))/make_seeds" \
+	  SEED_DIRS="$(PLAT_SEED_DIRS)" sh tests/cross_run.sh s390x "$(S390X_RUN)"
 else
 SKIPPED += s390x:$(S390X_CC) (gcc-s390x-linux-gnu libc6-dev-s390x-cross) or $(QEMU_S390X) (qemu-user) not working;
 endif
@@ -90,28 +100,36 @@ WIN_RUN    := env WINEDEBUG=-all WINEDLLOVERRIDES=mscoree,mshtml= WINEPREFIX=$(W
 HAVE_WINDOWS := $(shell [ -n "$(WINE64)" ] && d=$$(mktemp -d) && $(PLAT_PROBE) | $(MINGW_CC) -x c - -o $$d/p.exe 2>/dev/null && echo 1; rm -rf $$d)
 
 ifeq ($(HAVE_WINDOWS),1)
-TESTS += $(BUILD)/tests/windows
-$(WIN_DIR)/%.exe: tests/%.c $(HEADERS) tests/tp_test.h tests/tp_count_alloc.h
+RESULTS += $(addprefix windows/,$(WIN_NAMES)) windows/bytes
+$(eval $(call tp_flavor,win,$(MINGW_CC) $(PLAT_STRICT)))
+$(WIN_DIR)/%.exe: tests/%.c $(HEADERS) tests/tp_test.h tests/tp_count_alloc.h \
+                  $$(call tp_objs,tests/$$*.c,win)
 	@mkdir -p $(dir $@)
-	$(MINGW_CC) $(PLAT_STRICT) $< -o $@ $(LIBM)
+	$(T) $(MINGW_CC) $(PLAT_STRICT) $< $(call tp_objs,$<,win) -o $@ $(LIBM)
 $(WIN_DIR)/golden.exe: tests/data/golden.sha256
 $(WIN_DIR)/golden.exe: PLAT_STRICT += -Wno-format-truncation -DGOLDEN_TMP='"$(abspath $(WIN_DIR))/golden.tmp"'
-$(WIN_DIR)/tpdump.exe: tools/tpdump.c $(HEADERS)
+$(WIN_DIR)/tpdump.exe: tools/tpdump.c $(HEADERS) $(call tp_all,win)
 	@mkdir -p $(dir $@)
-	$(MINGW_CC) $(PLAT_STRICT) $< -o $@ $(LIBM)
-$(WIN_DIR)/make_seeds.exe: fuzz/make_seeds.c $(HEADERS)
+	$(T) $(MINGW_CC) $(PLAT_STRICT) $(TP_LINKED) $< $(call tp_all,win) -o $@ $(LIBM)
+$(WIN_DIR)/make_seeds.exe: fuzz/make_seeds.c fuzz/seeds_safetensors.h $(HEADERS) $(call tp_all,win)
 	@mkdir -p $(dir $@)
-	$(MINGW_CC) $(PLAT_STRICT) $< -o $@ $(LIBM)
+	$(T) $(MINGW_CC) $(PLAT_STRICT) $(TP_LINKED) $< $(call tp_all,win) -o $@ $(LIBM)
+# The private prefix is made once, before the programs start in parallel.
+$(WINE_PREFIX)/.made:
+	@mkdir -p $(dir $@)
+	$(T) $(WIN_RUN) wineboot --init
+	@touch $@
+$(BUILD)/results/windows/%.rc: $(WIN_DIR)/%.exe tests/run_one.sh | $(WINE_PREFIX)/.made
+	@sh tests/run_one.sh $(basename $@) $(WIN_RUN) $<
+$(patsubst %,$(BUILD)/results/windows/%.rc,$(filter $(PLAT_FIXED_PATHS),$(WIN_NAMES))): \
+  $(BUILD)/results/windows/%.rc: | $(if $(filter 1,$(HAVE_S390X)),$(BUILD)/results/s390x/%.rc,$(BUILD)/results/%.rc)
 # tpdump.exe (built warning-free) prints the .ptd seeds as the native tpdump does (cross_run.sh TOOLS)
-$(BUILD)/tests/windows: $(WIN_BINS) $(WIN_DIR)/tpdump.exe $(WIN_DIR)/make_seeds.exe $(BUILD)/plat/make_seeds $(BUILD)/plat/tpdump tests/cross_run.sh mk/platforms.mk
-	@mkdir -p $(dir $@)
-	@{ printf '#!/bin/sh\n# generated by mk/platforms.mk\ncd %s || exit 1\n' "$(CURDIR)"; \
-	   printf 'echo "  not built for Windows (they run tpdump through a POSIX shell): %s"\n' "$(WIN_POSIX_ONLY)"; \
-	   printf 'TOOLS="%s %s" ' "$(abspath $(BUILD))/plat/tpdump" "$(abspath $(WIN_DIR))/tpdump.exe"; \
-	   printf 'SEEDS="%s %s" SEED_DIRS="%s" exec sh tests/cross_run.sh windows "%s" %s\n' \
-	     "$(abspath $(BUILD))/plat/make_seeds" "$(abspath $(WIN_DIR))/make_seeds.exe" \
-	     "$(PLAT_SEED_DIRS)" "$(WIN_RUN)" "$(abspath $(WIN_BINS))"; } > $@
-	@chmod +x $@
+$(BUILD)/results/windows/bytes.rc: $(WIN_DIR)/tpdump.exe $(WIN_DIR)/make_seeds.exe $(BUILD)/plat/make_seeds \
+                                   $(BUILD)/plat/tpdump tests/cross_run.sh tests/run_one.sh | $(WINE_PREFIX)/.made
+	@sh tests/run_one.sh $(basename $@) sh -c 'echo "  not built for Windows (they run tpdump through a POSIX shell): $(WIN_POSIX_ONLY)"; \
+	  TOOLS="$(abspath $(BUILD))/plat/tpdump $(abspath $(WIN_DIR))/tpdump.exe" \
+	  SEEDS="$(abspath $(BUILD))/plat/make_seeds $(abspath $(WIN_DIR))/make_seeds.exe" \
+	  SEED_DIRS="$(PLAT_SEED_DIRS)" exec sh tests/cross_run.sh windows "$(WIN_RUN)"' 
 else
 SKIPPED += windows:$(MINGW_CC) (gcc-mingw-w64-x86-64) or wine64 (wine64) not installed;
 endif
@@ -125,7 +143,7 @@ ifeq ($(HAVE_TSAN),1)
 TESTS += $(BUILD)/tests/tsan_concurrency
 $(BUILD)/tests/tsan_concurrency: tests/tsan_concurrency.c tools/tpdump.c $(HEADERS) tests/tp_test.h
 	@mkdir -p $(dir $@)
-	$(TSAN_CC) $(TSAN_FLAGS) $< -o $@ -pthread $(LIBM)
+	$(T) $(TSAN_CC) $(TSAN_FLAGS) $< -o $@ -pthread $(LIBM)
 else
 SKIPPED += tsan:$(TSAN_CC) -fsanitize=thread cannot build or run a threaded program;
 endif

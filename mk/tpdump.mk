@@ -10,9 +10,9 @@ TPDUMP_TESTS := $(filter $(BUILD)/tests/test_tpdump%,$(TESTS))
 
 all: $(TPDUMP_BIN)
 
-$(TPDUMP_BIN): tools/tpdump.c $(HEADERS)
+$(TPDUMP_BIN): tools/tpdump.c $(HEADERS) $(call tp_all,san)
 	@mkdir -p $(dir $@)
-	$(CC) $(TCFLAGS) $< -o $@ $(LIBM)
+	$(T) $(CC) $(TCFLAGS) $(TP_LINKED) $< $(call tp_all,san) -o $@ $(LIBM)
 
 # The generic tests/%.c rule builds them; these add the tool, its source and its path.
 $(TPDUMP_TESTS): tools/tpdump.c $(TPDUMP_BIN) $(wildcard tests/data/tpdump_*)

@@ -13,12 +13,14 @@ $(VERDICT_CORPUS)/.stamp: $(BUILD)/plat/make_seeds
 	@touch $@
 
 VERDICT_FLAGS := -DVERDICT_CORPUS='"$(abspath $(VERDICT_CORPUS))"' -DVERDICT_ROOT='"$(CURDIR)"'
+VERDICT_OBJS  := $(call tp_all,san)
 ifeq ($(HAVE_XNNPACK),1)
 VERDICT_FLAGS += -DVERDICT_XNNPACK
 VERDICT_LIBS  := -lXNNPACK
+VERDICT_OBJS  := $(call tp_objs,tests/verdict.c,san,xnnpack_rt)
 endif
 
 $(VERDICT_BIN): tests/verdict.c tools/tpdump.c $(HEADERS) tests/tp_test.h README.md \
-                $(VERDICT_CORPUS)/.stamp $(wildcard fuzz/crashes/*)
+                $(VERDICT_CORPUS)/.stamp $(wildcard fuzz/crashes/*) $(VERDICT_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(TCFLAGS) $(VERDICT_FLAGS) $< -o $@ $(VERDICT_LIBS) $(LIBM)
+	$(T) $(CC) $(TCFLAGS) $(VERDICT_FLAGS) $< $(VERDICT_OBJS) -o $@ $(VERDICT_LIBS) $(LIBM)

@@ -13,12 +13,15 @@ ifeq ($(HAVE_VULKAN),1)
 TESTS += $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/vkrt_*.c))
 TESTS += $(patsubst tests/%.c,$(BUILD)/tests/%_cxx,$(wildcard tests/vkrt_*.c))
 
-$(BUILD)/tests/vkrt_%_cxx: tests/vkrt_%.c $(HEADERS) tests/tp_test.h tests/vk_compute.h $(VK_SHADER_INCS)
+# The C build links the san objects, the C++ one the cxx objects (the implementation as C++),
+# both with the upload part (tests/impl/vulkan_rt.c).
+$(BUILD)/tests/vkrt_%_cxx: tests/vkrt_%.c $(HEADERS) tests/tp_test.h tests/vk_compute.h $(VK_SHADER_INCS) \
+                           $$(call tp_objs,tests/vkrt_$$*.c,cxx,,vulkan_rt)
 	@mkdir -p $(dir $@)
-	$(CXX) -x c++ -std=c++11 -Wall -Wextra -pedantic -Werror -Wconversion -Wsign-conversion \
-	  -O1 -g $(SAN) -I. -Itests $< -o $@ -lvulkan -ldl $(LIBM)
+	$(T) $(CXX) $(CXX_IMPL_FLAGS) $< -x none $(call tp_objs,$<,cxx,,vulkan_rt) -o $@ -lvulkan -ldl $(LIBM)
 
-$(BUILD)/tests/vkrt_%: tests/vkrt_%.c $(HEADERS) tests/tp_test.h tests/vk_compute.h $(VK_SHADER_INCS)
+$(BUILD)/tests/vkrt_%: tests/vkrt_%.c $(HEADERS) tests/tp_test.h tests/vk_compute.h $(VK_SHADER_INCS) \
+                       $$(call tp_objs,tests/vkrt_$$*.c,san,,vulkan_rt)
 	@mkdir -p $(dir $@)
 ifeq ($(HAVE_GLSLC),1)
 	@for s in $(VK_SHADERS); do \
@@ -27,7 +30,7 @@ ifeq ($(HAVE_GLSLC),1)
 	  { echo "$${s%.comp}.spv.inc is stale: regenerate it with glslc (see $$s)"; exit 1; }; \
 	done; rm -f $(dir $@)shader.check.inc
 endif
-	$(CC) $(TCFLAGS) $< -o $@ -lvulkan -ldl $(LIBM)
+	$(T) $(CC) $(TCFLAGS) $< $(call tp_objs,$<,san,,vulkan_rt) -o $@ -lvulkan -ldl $(LIBM)
 else
 SKIPPED += vulkan-runtime:libvulkan-dev/mesa-vulkan-drivers not installed;
 endif

@@ -23,9 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TENSORPACK_IMPLEMENTATION
-#define TENSORPACK_XNNPACK_IMPLEMENTATION
-#define TENSORPACK_VULKAN_IMPLEMENTATION
 #include "tensorpack_xnnpack.h"
 #include "tensorpack_vulkan.h"
 #include "tp_test.h"

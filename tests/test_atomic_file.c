@@ -2,7 +2,6 @@
    on Windows under wine: mk/platforms.mk): a write creates the file, a second write replaces
    an existing file (on Windows rename does not replace; MoveFileEx does), a failed produce or
    a failed commit leaves the old file as it was and no temp file ("<path>.tmp.<n>") behind. */
-#define TENSORPACK_IMPLEMENTATION
 #include "tensorpack.h"
 #include "tp_test.h"
 

@@ -1,7 +1,6 @@
 /* Bad inputs: a table of broken views, each with its exact status and message, checked through
    tp_view, tp_tensor_check and every function that reads tensor bytes (under ASan, over
    exact-size heap storages, so a read outside the view would be caught); NULL pointers; bad dims. */
-#define TENSORPACK_IMPLEMENTATION
 #include "tensorpack.h"
 #include "tp_test.h"
 #include <stdlib.h>

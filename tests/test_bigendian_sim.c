@@ -5,6 +5,7 @@
    and must give the plain build's bytes. */
 #define TP__BIG_ENDIAN 1
 #define TP_SCRATCH_BYTES 64u
+/* its own implementation: TP__BIG_ENDIAN and TP_SCRATCH_BYTES change the core */
 #define TENSORPACK_IMPLEMENTATION
 #include "tensorpack.h"
 #include "tp_test.h"

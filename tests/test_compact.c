@@ -5,6 +5,8 @@
    last-level cache makes every output of 64 KiB or more take the streaming-store paths. */
 #define TP_SCRATCH_BYTES 40u
 #define TP_LLC_BYTES (128u * 1024u)
+/* its own implementation: TP_SCRATCH_BYTES, TP_LLC_BYTES, the static kernels (tp__transpose) */
+#define TP_COUNT_ALLOC_IMPLEMENTATION
 #include "tp_count_alloc.h"
 #define TENSORPACK_IMPLEMENTATION
 #include "tensorpack.h"

@@ -1,7 +1,6 @@
 /* Conversions fp32 <-> fp16 / bf16: bit-equal to PyTorch's c10 routines (rewritten here as the
    reference) for every non-NaN input tried, NaN keeps its sign as a quiet NaN; hand-checked edge
    values; tp_convert_write on strided views with exact little-endian bytes. */
-#define TENSORPACK_IMPLEMENTATION
 #include "tensorpack.h"
 #include "tp_test.h"
 #include <math.h>

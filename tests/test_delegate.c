@@ -1,6 +1,5 @@
 /* The delegate-blob core (tensorpack.h, >>delegate): the frame both backends write and parse,
    segment placement, and the one routine that sends a named constant to the store. */
-#define TENSORPACK_IMPLEMENTATION
 #include "tensorpack.h"
 #include "tp_test.h"
 

@@ -4,6 +4,7 @@
    non-CPU devices, lanes != 1, unmapped dtypes, bad shapes, bounds and overflow. Skipped
    (mk/dlpack.mk) when dlpack.h is absent. */
 #include <dlpack/dlpack.h>
+/* its own implementation: tp_view_from_dlpack is compiled only after dlpack.h */
 #define TENSORPACK_IMPLEMENTATION
 #include "tensorpack.h"
 #include "tp_test.h"

@@ -13,9 +13,6 @@
 #include <unistd.h>
 #define tpt_mkdir(d) mkdir(d, 0700)
 #endif
-#define TENSORPACK_IMPLEMENTATION
-#define TENSORPACK_XNNPACK_IMPLEMENTATION
-#define TENSORPACK_VULKAN_IMPLEMENTATION
 #include "tensorpack.h"
 #include "tensorpack_xnnpack.h"
 #include "tensorpack_vulkan.h"

@@ -4,7 +4,6 @@
    tables with 100 distinct vtables (so the vtable dedup table grows several times) and
    enough strings and vectors to grow the buffer. */
 #include "tp_count_alloc.h"
-#define TENSORPACK_IMPLEMENTATION
 #include "tensorpack.h"
 #include "tp_test.h"
 

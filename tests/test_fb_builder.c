@@ -2,7 +2,6 @@
    determinism, and every error path with its exact status. The byte layouts below were
    worked out by hand from the encoding rules (notes/flatbuffers-format.md); verify_fb checks
    the same builder against the official implementation. */
-#define TENSORPACK_IMPLEMENTATION
 #include "tensorpack.h"
 #include "tp_test.h"
 

@@ -3,7 +3,6 @@
    byte changed several ways) over a buffer using every field kind, walked completely each
    time under ASan/UBSan: each result is either a clean read or TP_ERR_FORMAT. verify_fb runs
    the same sweep against the official verifier on XNNGraph/VkGraph/FlatTensor buffers. */
-#define TENSORPACK_IMPLEMENTATION
 #include "tensorpack.h"
 #include "tp_test.h"
 #include <stdlib.h>

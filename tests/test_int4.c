@@ -1,6 +1,5 @@
 /* int4 packing: exact nibbles (v + 8, low nibble = even index), odd last dim padded with
    nibble 8, any view, out-of-range values rejected before anything is written. */
-#define TENSORPACK_IMPLEMENTATION
 #include "tensorpack.h"
 #include "tp_test.h"
 #include <stdlib.h>

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #define TP_COUNT_STEPS
+/* its own implementation: TP_COUNT_STEPS counts inside all three parts */
 #define TENSORPACK_IMPLEMENTATION
 #define TENSORPACK_XNNPACK_IMPLEMENTATION
 #define TENSORPACK_VULKAN_IMPLEMENTATION

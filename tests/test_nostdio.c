@@ -3,6 +3,7 @@
    literals containing '%', extracted from the source at run time) is formatted conversion by
    conversion, with edge values of each argument type, by both, and compared byte for byte. */
 #define TP_NO_STDIO
+/* its own implementation: TP_NO_STDIO (and the static tp__vfmt) */
 #define TENSORPACK_IMPLEMENTATION
 #include "tensorpack.h"
 #include "tp_test.h"

@@ -3,9 +3,6 @@
    options (tp_store_options, tp_xnn_options, tp_vk_options .progress): the same bytes with or
    without it, and a cancel at any report leaves no file and a sentence / status. */
 #include <math.h>
-#define TENSORPACK_IMPLEMENTATION
-#define TENSORPACK_XNNPACK_IMPLEMENTATION
-#define TENSORPACK_VULKAN_IMPLEMENTATION
 #include "tensorpack_xnnpack.h"
 #include "tensorpack_vulkan.h"
 #include "tp_test.h"

@@ -2,7 +2,6 @@
    sentence), truncation at every byte and single-byte corruption of written files (read
    correctly or TP_ERR_FORMAT, never a read outside the bytes: each file is opened from a heap
    copy of exactly its size, under ASan). */
-#define TENSORPACK_IMPLEMENTATION
 #include "tensorpack.h"
 #include "tp_test.h"
 

@@ -5,9 +5,6 @@
    that upstream's loader lacks (patched indices), truncation at every byte and byte flips
    (refused or read, never a crash), and an allocation-failure sweep. */
 #include "tp_count_alloc.h"
-#define TENSORPACK_IMPLEMENTATION
-#define TENSORPACK_XNNPACK_IMPLEMENTATION
-#define TENSORPACK_VULKAN_IMPLEMENTATION
 #include "tensorpack.h"
 #include "tensorpack_xnnpack.h"
 #include "tensorpack_vulkan.h"

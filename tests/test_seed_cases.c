@@ -1,7 +1,6 @@
 /* The seed's cases (ExecuTorch PR 24208), each with exact bytes: a view 64 floats into its
    storage, a view at byte 0 of a larger storage, q/k/v chunks of a packed in_proj_weight, a
    transposed per-channel scale, and a channels_last slice kept channels_last by PRESERVE. */
-#define TENSORPACK_IMPLEMENTATION
 #include "tensorpack.h"
 #include "tp_test.h"
 

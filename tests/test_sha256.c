@@ -1,5 +1,6 @@
 /* SHA-256: FIPS 180-2 vectors on both code paths, streaming in random pieces equals one-shot,
    SHA-NI equals portable C on random inputs, hex and sink helpers. */
+/* its own implementation: the static block functions of both code paths */
 #define TENSORPACK_IMPLEMENTATION
 #include "tensorpack.h"
 #include "tp_test.h"

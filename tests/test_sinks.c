@@ -2,13 +2,13 @@
    missing directory, failing rename, concurrent temps), error recording, status strings,
    little-endian helpers, checked arithmetic, array growth. */
 #define _POSIX_C_SOURCE 200809L
-#define TENSORPACK_IMPLEMENTATION
 #include "tensorpack.h"
 #include "tp_test.h"
 #include <stdlib.h>
 #ifdef _WIN32 /* the Windows suite (mk/platforms.mk): the POSIX calls this file uses */
 #include <direct.h>
 #include <io.h>
+#include <sys/stat.h>
 #define mkdir(path, mode) _mkdir(path)
 #define rmdir _rmdir
 static char *mkdtemp(char *tmpl) { return _mktemp(tmpl) && _mkdir(tmpl) == 0 ? tmpl : NULL; }

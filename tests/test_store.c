@@ -1,7 +1,6 @@
 /* tp_store and the .ptd writer: keys, orders, dedup, collisions, alignment, exact header bytes,
    streaming sinks and errors. Files are read back with tp_ptd_open (the official verifier and
    decoder run on the same cases in tests/verify_ptd.cpp). */
-#define TENSORPACK_IMPLEMENTATION
 #include "tensorpack.h"
 #include "tp_test.h"
 

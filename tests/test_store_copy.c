@@ -2,7 +2,6 @@
    or change the weights right away (ASan would report a use after free otherwise), and writes
    exactly the bytes a borrowing store writes for the same calls. */
 #include "tp_count_alloc.h"
-#define TENSORPACK_IMPLEMENTATION
 #include "tensorpack.h"
 #include "tp_test.h"
 

@@ -3,7 +3,6 @@
    that runs the tasks out of order (reversed, then odd before even), and in a copying store.
    The pthreads hook runs in examples/08_parallel_export.c and bench/bench_ptd.c. */
 #include "tp_count_alloc.h"
-#define TENSORPACK_IMPLEMENTATION
 #include "tensorpack.h"
 #include "tp_test.h"
 

@@ -9,9 +9,12 @@
 #include <string.h>
 
 #include "tp_count_alloc.h"
-#define TENSORPACK_IMPLEMENTATION
 #include "tensorpack.h"
 #include "tp_test.h"
+/* the library's default (the implementation this test links is built without the option) */
+#ifndef TP_SCRATCH_BYTES
+#define TP_SCRATCH_BYTES (256u * 1024u)
+#endif
 
 #define ROWS 2048
 #define COLS 1024

@@ -5,9 +5,6 @@
    every byte and single-byte changes give exit 0 or 2 and never a sanitizer report; the
    command-line tool's exit codes. No dependency but libc. */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp */
-#define TENSORPACK_IMPLEMENTATION
-#define TENSORPACK_XNNPACK_IMPLEMENTATION
-#define TENSORPACK_VULKAN_IMPLEMENTATION
 #define TPDUMP_NO_MAIN
 #include "tensorpack_xnnpack.h"
 #include "tensorpack_vulkan.h"

@@ -7,7 +7,6 @@
    crash or a sanitizer report), and the command-line tool's exit codes.
    Needs flatc (mk/tpdump.mk lists it as skipped otherwise). Run from the repository root. */
 #define _POSIX_C_SOURCE 200809L
-#define TENSORPACK_IMPLEMENTATION
 #define TPDUMP_NO_MAIN
 #include "tools/tpdump.c"
 #include "tp_test.h"

@@ -4,9 +4,6 @@
    malformed program gives one sentence and exit 2 (library and the built tool); truncation at
    every byte never crashes. */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp */
-#define TENSORPACK_IMPLEMENTATION
-#define TENSORPACK_XNNPACK_IMPLEMENTATION
-#define TENSORPACK_VULKAN_IMPLEMENTATION
 #define TPDUMP_NO_MAIN
 #include "tensorpack_xnnpack.h"
 #include "tensorpack_vulkan.h"

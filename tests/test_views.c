@@ -1,6 +1,5 @@
 /* Views: validation, every view op against an element-by-element reference over random shapes,
    and the questions (contiguous, dense, dim order, span) against PyTorch's answers. */
-#define TENSORPACK_IMPLEMENTATION
 #include "tensorpack.h"
 #include "tp_test.h"
 

@@ -1,7 +1,5 @@
 /* tensorpack_vulkan.h: exact bytes of the VH00 blob and every decoded field, read back with our
    bounds-checked FlatBuffers reader (the official verifier runs in tests/verify_vulkan.cpp). */
-#define TENSORPACK_IMPLEMENTATION
-#define TENSORPACK_VULKAN_IMPLEMENTATION
 #include "tensorpack_vulkan.h"
 #include "tp_test.h"
 

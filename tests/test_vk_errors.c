@@ -1,7 +1,5 @@
 /* tensorpack_vulkan.h: every error path with its exact status and message; the first failure
    sticks, a failed graph writes nothing (no bytes into the sink, no file). */
-#define TENSORPACK_IMPLEMENTATION
-#define TENSORPACK_VULKAN_IMPLEMENTATION
 #include "tensorpack_vulkan.h"
 #include "tp_test.h"
 

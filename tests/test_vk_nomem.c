@@ -9,8 +9,6 @@
 
 
 #include "tp_count_alloc.h"
-#define TENSORPACK_IMPLEMENTATION
-#define TENSORPACK_VULKAN_IMPLEMENTATION
 #include "tensorpack_vulkan.h"
 #include "tp_test.h"
 

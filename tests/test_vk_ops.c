@@ -2,8 +2,6 @@
    and tp_vk_add_op's check against it: each refusal with its exact status and sentence, the
    refusal sticks, the option for another runtime turns the check off, and the graphs ExecuTorch
    runs (as measured in notes/executorch-runtime.md) pass. */
-#define TENSORPACK_IMPLEMENTATION
-#define TENSORPACK_VULKAN_IMPLEMENTATION
 #include "tensorpack_vulkan.h"
 #define TPDUMP_NO_MAIN
 #include "tools/tpdump.c" /* its Vulkan printer names operators the backend does not have */

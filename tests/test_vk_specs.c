@@ -1,8 +1,6 @@
 /* tensorpack_vulkan.h: compile specs encoded as ExecuTorch's Vulkan partitioner writes them (key
    strings, 4-byte little-endian values, what VulkanBackend.cpp get_graph_config reads), and
    tp_vk_tensor_desc (zero = default) giving the same bytes as tp_vk_add_tensor's sentinels. */
-#define TENSORPACK_IMPLEMENTATION
-#define TENSORPACK_VULKAN_IMPLEMENTATION
 #include "tensorpack_vulkan.h"
 #include "tp_test.h"
 

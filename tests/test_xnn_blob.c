@@ -3,8 +3,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-#define TENSORPACK_IMPLEMENTATION
-#define TENSORPACK_XNNPACK_IMPLEMENTATION
 #include "tensorpack_xnnpack.h"
 #include "tp_test.h"
 

@@ -3,7 +3,7 @@
    constants - refuses malformed blobs with a sentence, and never reads outside the bytes. */
 #include <math.h>
 #include <stdlib.h>
-#define TENSORPACK_IMPLEMENTATION
+/* its own XNNPACK part (the core is linked): the static tp__xnn_node_add */
 #define TENSORPACK_XNNPACK_IMPLEMENTATION
 #include "tensorpack_xnnpack.h"
 #include "tp_test.h"

@@ -13,9 +13,6 @@
         library returns for the case built here under the row's name (every row has a case,
         every case a row).
    Built by mk/verdict.mk (not a tests/test_*.c: it reads directories); prints the numbers. */
-#define TENSORPACK_IMPLEMENTATION
-#define TENSORPACK_XNNPACK_IMPLEMENTATION
-#define TENSORPACK_VULKAN_IMPLEMENTATION
 #ifdef VERDICT_XNNPACK
 #define TENSORPACK_XNNPACK_RUNTIME
 #endif

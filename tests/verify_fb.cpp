@@ -14,7 +14,6 @@
 //   - corruption: for a few buffers of each schema, every truncation and several changes of
 //     every byte are either read cleanly or refused with TP_ERR_FORMAT; whatever the official
 //     verifier refuses, our reader refuses too; when both accept, both decode alike.
-#define TENSORPACK_IMPLEMENTATION
 #include "tensorpack.h"
 #include "tp_test.h"
 

@@ -9,7 +9,6 @@
 //  3. the one description of FT01 (TP_FT01_FIELDS in tensorpack.h) against flatc's code for
 //     our schema copy: every described field has the schema's name at its id, its type and its
 //     default, and every field of every table is described.
-#define TENSORPACK_IMPLEMENTATION
 #include "tensorpack.h"
 #include "tp_test.h"
 

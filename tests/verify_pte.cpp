@@ -9,9 +9,6 @@
 //  3. a program built with the official C++ builder, the eh00 header inserted the way upstream's
 //     Python writer does, is read by tp_pte_read with the same fields; every truncation and
 //     single-byte change of it is read or refused with TP_ERR_FORMAT, never a crash.
-#define TENSORPACK_IMPLEMENTATION
-#define TENSORPACK_XNNPACK_IMPLEMENTATION
-#define TENSORPACK_VULKAN_IMPLEMENTATION
 #include "tensorpack.h"
 #include "tensorpack_xnnpack.h"
 #include "tensorpack_vulkan.h"

@@ -8,8 +8,6 @@
 #include <string>
 #include <vector>
 
-#define TENSORPACK_IMPLEMENTATION
-#define TENSORPACK_VULKAN_IMPLEMENTATION
 #include "tensorpack_vulkan.h"
 #include "tp_test.h"
 #include "vulkan_generated.h"

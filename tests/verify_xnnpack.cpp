@@ -7,8 +7,6 @@
 #include <string>
 #include <vector>
 
-#define TENSORPACK_IMPLEMENTATION
-#define TENSORPACK_XNNPACK_IMPLEMENTATION
 #include "tensorpack_xnnpack.h"
 #include "tp_test.h"
 #include "xnnpack_generated.h"

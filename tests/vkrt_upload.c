@@ -6,8 +6,6 @@
    constants, the staging path, fp16 constants and malformed blobs are covered too.
    Exit 77 (skipped) when there is no Vulkan device. */
 #define _POSIX_C_SOURCE 200809L
-#define TENSORPACK_IMPLEMENTATION
-#define TENSORPACK_VULKAN_IMPLEMENTATION
 #define TENSORPACK_VULKAN_RUNTIME
 #include "tensorpack_vulkan.h"
 #include "tp_test.h"

@@ -11,7 +11,7 @@
 
 #include "tp_count_alloc.h"
 #define TP_XNN_RUNTIME_COUNT_STEPS
-#define TENSORPACK_IMPLEMENTATION
+/* its own XNNPACK part (the counting core is linked): TP_XNN_RUNTIME_COUNT_STEPS */
 #define TENSORPACK_XNNPACK_IMPLEMENTATION
 #define TENSORPACK_XNNPACK_RUNTIME
 #include "tensorpack_xnnpack.h"
