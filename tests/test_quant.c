@@ -8,9 +8,6 @@
    constants as ExecuTorch's Vulkan passes leave them, decoded back to the same numbers. */
 #include <math.h>
 #include <stdlib.h>
-#define TENSORPACK_IMPLEMENTATION
-#define TENSORPACK_XNNPACK_IMPLEMENTATION
-#define TENSORPACK_VULKAN_IMPLEMENTATION
 #include "tensorpack_xnnpack.h"
 #include "tensorpack_vulkan.h"
 #include "tp_test.h"
