@@ -96,13 +96,50 @@
 extern "C" {
 #endif
 
-/* Datatypes, numbered as the schema's XNNDatatype (and XNNPACK's xnn_datatype). */
+/* XNNDatatype, described once: X(code, NAME, name, bits, view, scalar, family).
+   code   the schema's XNNDatatype value (ExecuTorch's schema.fbs). XNNPACK's own enum
+          xnn_datatype has the same names but other numbers from qbint4 on; the loader maps by
+          name (xnn_datatype_<name>), never by number.
+   bits   per element (4: two elements per byte, see the top of the file).
+   view   the tp_dtype a constant's data view must have (4-bit: an i8 view of values in
+          [-8, 7], or a u8 view of packed bytes).
+   scalar the ScalarType (tp_dtype code) of a .pte tensor holding it; -1: none.
+   family the define call that takes it: PLAIN tp_xnn_define_tensor_value, PER_TENSOR
+          _quantized_, PER_CHANNEL _channelwise_quantized_, BLOCKWISE _blockwise_quantized_,
+          DYNAMIC _dynamically_quantized_tensor_value.
+   TP_XNN_DATATYPES_2022 are the ones every XNNPACK since 2022 has; TP_XNN_DATATYPES_2023 came
+   later (the XNNPACK ExecuTorch pins has all). Every name, size, range check, view rule,
+   ScalarType and the loader's mapping derive from this list. */
+#define TP_XNN_DATATYPES_2022(X)                                                             \
+  X(1, FP32, fp32, 32, TP_F32, TP_F32, PLAIN)                                                \
+  X(2, FP16, fp16, 16, TP_F16, TP_F16, PLAIN)                                                \
+  X(3, QINT8, qint8, 8, TP_I8, TP_I8, PER_TENSOR)                                            \
+  X(4, QUINT8, quint8, 8, TP_U8, TP_U8, PER_TENSOR)                                          \
+  X(5, QINT32, qint32, 32, TP_I32, -1, PER_TENSOR)                                           \
+  X(6, QCINT8, qcint8, 8, TP_I8, -1, PER_CHANNEL)                                            \
+  X(7, QCINT32, qcint32, 32, TP_I32, -1, PER_CHANNEL)
+#define TP_XNN_DATATYPES_2023(X)                                                             \
+  X(8, QCINT4, qcint4, 4, TP_I8, -1, PER_CHANNEL)                                            \
+  X(9, QDINT8, qdint8, 8, TP_I8, -1, DYNAMIC)                                                \
+  X(10, QBINT4, qbint4, 4, TP_I8, -1, BLOCKWISE)                                             \
+  X(11, QPINT8, qpint8, 8, TP_I8, -1, DYNAMIC)                                               \
+  X(12, INT32, int32, 32, TP_I32, TP_I32, PLAIN)                                             \
+  X(13, PFP32, pfp32, 32, TP_F32, -1, PLAIN)                                                 \
+  X(14, BF16, bf16, 16, TP_BF16, TP_BF16, PLAIN)
+#define TP_XNN_DATATYPES(X) TP_XNN_DATATYPES_2022(X) TP_XNN_DATATYPES_2023(X)
+
+#define TP__XNN_DT_ENUM(code, NAME, name, bits, view, scalar, family) TP_XNN_##NAME = code,
 typedef enum tp_xnn_datatype {
-  TP_XNN_INVALID = 0, TP_XNN_FP32 = 1, TP_XNN_FP16 = 2, TP_XNN_QINT8 = 3, TP_XNN_QUINT8 = 4,
-  TP_XNN_QINT32 = 5, TP_XNN_QCINT8 = 6, TP_XNN_QCINT32 = 7, TP_XNN_QCINT4 = 8,
-  TP_XNN_QDINT8 = 9, TP_XNN_QBINT4 = 10, TP_XNN_QPINT8 = 11, TP_XNN_INT32 = 12,
-  TP_XNN_PFP32 = 13, TP_XNN_BF16 = 14
+  TP_XNN_INVALID = 0,
+  TP_XNN_DATATYPES(TP__XNN_DT_ENUM)
+  TP_XNN_DATATYPE_END /* one past the largest code */
 } tp_xnn_datatype;
+#undef TP__XNN_DT_ENUM
+/* The define call families of the list (its family column). */
+enum {
+  TP_XNN_DT_PLAIN = 1, TP_XNN_DT_PER_TENSOR, TP_XNN_DT_PER_CHANNEL, TP_XNN_DT_BLOCKWISE,
+  TP_XNN_DT_DYNAMIC
+};
 
 #define TP_XNN_FLAG_EXTERNAL_INPUT 1u
 #define TP_XNN_FLAG_EXTERNAL_OUTPUT 2u
@@ -393,8 +430,15 @@ TPDEF const tp_xnn_node_desc *tp_xnn_describe_node(int kind);
 TPDEF const tp_xnn_table *tp_xnn_describe_table(int i);
 /* The define call's name without "tp_xnn_define_" ("fully_connected"), or "?". */
 TPDEF const char *tp_xnn_node_name(int kind);
-/* The datatype's name ("fp32", "qcint4"), or "?". */
+/* The datatype's name ("fp32", "qcint4"; "invalid" for 0), or "?" for a code not in
+   TP_XNN_DATATYPES. */
 TPDEF const char *tp_xnn_datatype_name(int datatype);
+/* Bits per element (32, 16, 8 or 4), 0 for a code not in TP_XNN_DATATYPES (0 included): the
+   one "is this a datatype" test. */
+TPDEF unsigned tp_xnn_datatype_bits(int datatype);
+/* The datatype's family (TP_XNN_DT_PLAIN ... TP_XNN_DT_DYNAMIC: which define call takes it), 0
+   for none. */
+TPDEF int tp_xnn_datatype_family(int datatype);
 /* The node's layout (tp_xnn_describe_node(kind)->layout): one character per field id, 'i' a
    value id, 'b' a value id or TP_XNN_INVALID_ID, 'u' a uint, 'f' a float, 'v' a vector of
    uint. NULL if unknown. */
@@ -944,16 +988,57 @@ TPDEF const char *tp_xnn_node_name(int kind) {
 }
 
 TPDEF const char *tp_xnn_datatype_name(int dt) {
-  static const char *const names[] = {"invalid", "fp32", "fp16", "qint8", "quint8", "qint32",
-                                      "qcint8", "qcint32", "qcint4", "qdint8", "qbint4",
-                                      "qpint8", "int32", "pfp32", "bf16"};
-  return (dt >= 0 && dt <= 14) ? names[dt] : "?";
+#define TP__XNN_DT_NAME(code, NAME, name, bits, view, scalar, family) \
+  if (dt == code) return #name;
+  TP_XNN_DATATYPES(TP__XNN_DT_NAME)
+#undef TP__XNN_DT_NAME
+  return dt == TP_XNN_INVALID ? "invalid" : "?";
+}
+
+TPDEF unsigned tp_xnn_datatype_bits(int dt) {
+#define TP__XNN_DT_BITS(code, NAME, name, bits, view, scalar, family) \
+  if (dt == code) return bits;
+  TP_XNN_DATATYPES(TP__XNN_DT_BITS)
+#undef TP__XNN_DT_BITS
+  return 0;
+}
+
+TPDEF int tp_xnn_datatype_family(int dt) {
+#define TP__XNN_DT_FAMILY(code, NAME, name, bits, view, scalar, family) \
+  if (dt == code) return TP_XNN_DT_##family;
+  TP_XNN_DATATYPES(TP__XNN_DT_FAMILY)
+#undef TP__XNN_DT_FAMILY
+  return 0;
+}
+
+/* The tp_dtype a constant's data view of datatype dt has (the list's view column); -1: none. */
+static int tp__xnn_view_dtype(int dt) {
+#define TP__XNN_DT_VIEW(code, NAME, name, bits, view, scalar, family) \
+  if (dt == code) return (int)view;
+  TP_XNN_DATATYPES(TP__XNN_DT_VIEW)
+#undef TP__XNN_DT_VIEW
+  return -1;
 }
 
 /* Bytes per element; 0 for the 4-bit types (packed two per byte) and invalid ones. */
-static size_t tp__xnn_elem_size(int dt) {
-  static const unsigned char sizes[] = {0, 4, 2, 1, 1, 4, 1, 4, 0, 1, 0, 1, 4, 4, 2};
-  return (dt >= 0 && dt <= 14) ? sizes[dt] : 0;
+static size_t tp__xnn_elem_size(int dt) { return (size_t)(tp_xnn_datatype_bits(dt) / 8u); }
+
+/* "qint8, quint8, qint32": the names of a family's datatypes, for sentences (buf >= 80). */
+static const char *tp__xnn_family_names(int family, char *buf) {
+  size_t n = 0;
+  buf[0] = 0;
+#define TP__XNN_DT_FNAME(code, NAME, name, bits, view, scalar, fam)          \
+  if (TP_XNN_DT_##fam == family && n + sizeof(#name) + 2 < 80) {            \
+    if (n) {                                                                \
+      buf[n++] = ',';                                                       \
+      buf[n++] = ' ';                                                       \
+    }                                                                       \
+    memcpy(buf + n, #name, sizeof(#name));                                  \
+    n += sizeof(#name) - 1;                                                 \
+  }
+  TP_XNN_DATATYPES(TP__XNN_DT_FNAME)
+#undef TP__XNN_DT_FNAME
+  return buf;
 }
 
 /* >>xnn-graph ------------------------------------------------------------------------------- */
@@ -1786,18 +1871,9 @@ static tp_status tp__xnn_check_node(const tp__xnn_nview *n, int runtime, tp_erro
    (tp__xnn_value_data). */
 static tp_status tp__xnn_check_const(const tp__xnn_value *v, uint32_t id, const tp_tensor *data,
                                      int graph_rules, tp_error *err) {
-  int want;
+  int want = tp__xnn_view_dtype(v->datatype);
   uint32_t i;
   char b1[80];
-  switch (v->datatype) {
-    case TP_XNN_FP32: case TP_XNN_PFP32: want = TP_F32; break;
-    case TP_XNN_FP16: want = TP_F16; break;
-    case TP_XNN_BF16: want = TP_BF16; break;
-    case TP_XNN_QINT8: case TP_XNN_QCINT8: case TP_XNN_QDINT8: case TP_XNN_QPINT8:
-      want = TP_I8; break;
-    case TP_XNN_QUINT8: want = TP_U8; break;
-    default: want = TP_I32; break; /* INT32, QINT32, QCINT32 */
-  }
   if (graph_rules && v->external_id != TP_XNN_INVALID_ID)
     return tp__error_set(err, TP_ERR_INVALID,
                         "value %u: a constant cannot be external (external id %u, flags 0x%x): "
@@ -2045,7 +2121,7 @@ static int tp__xnn_value_bytes(const tp__xnn_value *v, uint64_t *bytes, uint64_t
     if (i + 1 < v->num_dims) rows = numel;
     else last = v->dims[i];
   }
-  if (v->datatype == TP_XNN_QCINT4 || v->datatype == TP_XNN_QBINT4) {
+  if (tp_xnn_datatype_bits(v->datatype) == 4) {
     if (tp__mul_u64(rows, (last + 1) / 2, bytes)) return 0;
     *alt = numel / 2 + (numel & 1);
     return 1;
@@ -2064,7 +2140,7 @@ static tp_status tp__xnn_value_begin(tp_xnn_graph *g, int dt, size_t num_dims,
   memset(v, 0, sizeof *v);
   if (g->nvalues >= (size_t)UINT32_MAX - 1)
     return tp__error_set(&g->err, TP_ERR_OVERFLOW, "value %u: too many values", (unsigned)id);
-  if (dt <= 0 || dt > 14)
+  if (!tp_xnn_datatype_bits(dt))
     return tp__error_set(&g->err, TP_ERR_INVALID, "value %u: unknown datatype %d", (unsigned)id,
                         dt);
   if (data) {
@@ -2145,7 +2221,7 @@ static tp_status tp__xnn_value_data(tp_xnn_graph *g, tp__xnn_value *v, const tp_
   if (ovf)
     return tp__error_set(&g->err, TP_ERR_OVERFLOW, "value %u: element count overflows",
                         (unsigned)id);
-  if (v->datatype == TP_XNN_QCINT4 || v->datatype == TP_XNN_QBINT4) {
+  if (tp_xnn_datatype_bits(v->datatype) == 4) {
     uint64_t last, rows = 1;
     uint32_t i;
     int k;
@@ -2231,8 +2307,7 @@ TPDEF tp_status tp_xnn_define_tensor_value(tp_xnn_graph *g, tp_xnn_datatype dt, 
   nc = g->nconsts;
   if (tp__xnn_value_begin(g, (int)dt, num_dims, dims, data, external_id, flags, &v) != TP_OK)
     return g->err.status;
-  if (dt != TP_XNN_FP32 && dt != TP_XNN_FP16 && dt != TP_XNN_INT32 && dt != TP_XNN_PFP32 &&
-      dt != TP_XNN_BF16)
+  if (tp_xnn_datatype_family((int)dt) != TP_XNN_DT_PLAIN)
     return tp__error_set(&g->err, TP_ERR_INVALID,
                         "value %u: datatype %s needs a quantized define call",
                         (unsigned)g->nvalues, tp_xnn_datatype_name((int)dt));
@@ -2250,22 +2325,23 @@ TPDEF tp_status tp_xnn_define_quantized_tensor_value(tp_xnn_graph *g, tp_xnn_dat
   size_t nc;
   unsigned id;
   int32_t zlo = 0, zhi = 0;
+  char names[80];
   TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   nc = g->nconsts;
   id = (unsigned)g->nvalues;
   if (tp__xnn_value_begin(g, (int)dt, num_dims, dims, data, external_id, flags, &v) != TP_OK)
     return g->err.status;
-  if (dt == TP_XNN_QINT8) {
+  if (tp_xnn_datatype_family((int)dt) != TP_XNN_DT_PER_TENSOR)
+    return tp__error_set(&g->err, TP_ERR_INVALID,
+                        "value %u: datatype %s is not per-tensor quantized (%s)", id,
+                        tp_xnn_datatype_name((int)dt),
+                        tp__xnn_family_names(TP_XNN_DT_PER_TENSOR, names));
+  if (tp__xnn_view_dtype((int)dt) == TP_I8) { /* the stored type's range; qint32: 0 */
     zlo = -128;
     zhi = 127;
-  } else if (dt == TP_XNN_QUINT8) {
+  } else if (tp__xnn_view_dtype((int)dt) == TP_U8) {
     zhi = 255;
-  } else if (dt != TP_XNN_QINT32) {
-    return tp__error_set(&g->err, TP_ERR_INVALID,
-                        "value %u: datatype %s is not per-tensor quantized (qint8, quint8, "
-                        "qint32)",
-                        id, tp_xnn_datatype_name((int)dt));
   }
   if (zero_point < zlo || zero_point > zhi)
     return tp__error_set(&g->err, TP_ERR_INVALID,
@@ -2289,6 +2365,7 @@ TPDEF tp_status tp_xnn_define_channelwise_quantized_tensor_value(
   tp__xnn_value v;
   size_t nc;
   unsigned id;
+  char names[80];
   tp_error e;
   tp_status st;
   TP_ASSERT(g);
@@ -2297,11 +2374,11 @@ TPDEF tp_status tp_xnn_define_channelwise_quantized_tensor_value(
   id = (unsigned)g->nvalues;
   if (tp__xnn_value_begin(g, (int)dt, num_dims, dims, data, external_id, flags, &v) != TP_OK)
     return g->err.status;
-  if (dt != TP_XNN_QCINT8 && dt != TP_XNN_QCINT32 && dt != TP_XNN_QCINT4)
+  if (tp_xnn_datatype_family((int)dt) != TP_XNN_DT_PER_CHANNEL)
     return tp__error_set(&g->err, TP_ERR_INVALID,
-                        "value %u: datatype %s is not per-channel quantized (qcint8, qcint32, "
-                        "qcint4)",
-                        id, tp_xnn_datatype_name((int)dt));
+                        "value %u: datatype %s is not per-channel quantized (%s)", id,
+                        tp_xnn_datatype_name((int)dt),
+                        tp__xnn_family_names(TP_XNN_DT_PER_CHANNEL, names));
   if (channel_dim >= num_dims)
     return tp__error_set(&g->err, TP_ERR_INVALID, "value %u: channel_dim %u but %u dims", id,
                         (unsigned)channel_dim, (unsigned)num_dims);
@@ -2339,6 +2416,7 @@ TPDEF tp_status tp_xnn_define_blockwise_quantized_tensor_value(
   tp__xnn_value v;
   size_t nc;
   unsigned id;
+  char names[80];
   tp_error e;
   tp_status st;
   uint64_t groups;
@@ -2348,10 +2426,11 @@ TPDEF tp_status tp_xnn_define_blockwise_quantized_tensor_value(
   id = (unsigned)g->nvalues;
   if (tp__xnn_value_begin(g, (int)dt, num_dims, dims, data, external_id, flags, &v) != TP_OK)
     return g->err.status;
-  if (dt != TP_XNN_QBINT4)
+  if (tp_xnn_datatype_family((int)dt) != TP_XNN_DT_BLOCKWISE)
     return tp__error_set(&g->err, TP_ERR_INVALID,
-                        "value %u: datatype %s is not blockwise quantized (qbint4)", id,
-                        tp_xnn_datatype_name((int)dt));
+                        "value %u: datatype %s is not blockwise quantized (%s)", id,
+                        tp_xnn_datatype_name((int)dt),
+                        tp__xnn_family_names(TP_XNN_DT_BLOCKWISE, names));
   if (num_dims != 2)
     return tp__error_set(&g->err, TP_ERR_INVALID,
                         "value %u: blockwise weights need 2 dims [out, in], got %u", id,
@@ -2406,15 +2485,17 @@ TPDEF tp_status tp_xnn_define_dynamically_quantized_tensor_value(
     const size_t *dims, uint32_t external_id, uint32_t flags, uint32_t *id_out) {
   tp__xnn_value v;
   unsigned id;
+  char names[80];
   TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   id = (unsigned)g->nvalues;
   if (tp__xnn_value_begin(g, (int)dt, num_dims, dims, NULL, external_id, flags, &v) != TP_OK)
     return g->err.status;
-  if (dt != TP_XNN_QDINT8 && dt != TP_XNN_QPINT8)
+  if (tp_xnn_datatype_family((int)dt) != TP_XNN_DT_DYNAMIC)
     return tp__error_set(&g->err, TP_ERR_INVALID,
-                        "value %u: datatype %s is not dynamically quantized (qdint8, qpint8)",
-                        id, tp_xnn_datatype_name((int)dt));
+                        "value %u: datatype %s is not dynamically quantized (%s)", id,
+                        tp_xnn_datatype_name((int)dt),
+                        tp__xnn_family_names(TP_XNN_DT_DYNAMIC, names));
   if (num_nonbatch_dims > num_dims)
     return tp__error_set(&g->err, TP_ERR_INVALID,
                         "value %u: num_nonbatch_dims %u exceeds num_dims %u", id,
@@ -3642,7 +3723,7 @@ static tp_status tp__xnn_check_format(const tp_xnn_blob *b, tp_error *err) {
     tp__xnn_value tv;
     uint64_t want = 0, alt = 0;
     int group = v->quant == TP_XNN_QUANT_PER_CHANNEL_GROUP;
-    if (v->datatype <= 0 || v->datatype > 14)
+    if (!tp_xnn_datatype_bits(v->datatype))
       TP__XNN_CF_FAIL("value %lu: datatype %d is not an XNNDatatype", (unsigned long)i,
                       v->datatype);
     if (!v->has_dims)
@@ -3990,17 +4071,13 @@ TPDEF tp_status tp_xnn_graph_value(const tp_xnn_graph *g, uint32_t id, tp_xnn_va
   return TP_OK;
 }
 
-/* XNNDatatype -> ScalarType (tp_dtype codes); -1 for none. */
+/* XNNDatatype -> ScalarType (tp_dtype codes; the list's scalar column); -1 for none. */
 static int tp__xnn_scalar_type(int dt) {
-  switch (dt) {
-    case TP_XNN_FP32: return (int)TP_F32;
-    case TP_XNN_FP16: return (int)TP_F16;
-    case TP_XNN_BF16: return (int)TP_BF16;
-    case TP_XNN_INT32: return (int)TP_I32;
-    case TP_XNN_QINT8: return (int)TP_I8;
-    case TP_XNN_QUINT8: return (int)TP_U8;
-    default: return -1;
-  }
+#define TP__XNN_DT_SCALAR(code, NAME, name, bits, view, scalar, family) \
+  if (dt == code) return (int)scalar;
+  TP_XNN_DATATYPES(TP__XNN_DT_SCALAR)
+#undef TP__XNN_DT_SCALAR
+  return -1;
 }
 
 static tp_status tp__xnn_pte_produce(void *ctx, tp_sink *sink) {
@@ -4113,27 +4190,20 @@ TPDEF tp_status tp_xnn_add_pte_method(tp_pte *p, const char *name, tp_xnn_graph 
 #endif
 #endif
 
-/* Schema datatype dt -> the linked XNNPACK's enum value; 0 when the library lacks it. */
+/* Schema datatype dt -> the linked XNNPACK's enum value (by name: xnn_datatype_<name>); 0 when
+   the library lacks it. */
 static int tp__xnn_rt_datatype(int dt, enum xnn_datatype *out) {
-  switch (dt) {
-    case TP_XNN_FP32: *out = xnn_datatype_fp32; return 1;
-    case TP_XNN_FP16: *out = xnn_datatype_fp16; return 1;
-    case TP_XNN_QINT8: *out = xnn_datatype_qint8; return 1;
-    case TP_XNN_QUINT8: *out = xnn_datatype_quint8; return 1;
-    case TP_XNN_QINT32: *out = xnn_datatype_qint32; return 1;
-    case TP_XNN_QCINT8: *out = xnn_datatype_qcint8; return 1;
-    case TP_XNN_QCINT32: *out = xnn_datatype_qcint32; return 1;
-#if TP_XNN_RUNTIME_ALL_DATATYPES
-    case TP_XNN_QCINT4: *out = xnn_datatype_qcint4; return 1;
-    case TP_XNN_QDINT8: *out = xnn_datatype_qdint8; return 1;
-    case TP_XNN_QBINT4: *out = xnn_datatype_qbint4; return 1;
-    case TP_XNN_QPINT8: *out = xnn_datatype_qpint8; return 1;
-    case TP_XNN_INT32: *out = xnn_datatype_int32; return 1;
-    case TP_XNN_PFP32: *out = xnn_datatype_pfp32; return 1;
-    case TP_XNN_BF16: *out = xnn_datatype_bf16; return 1;
-#endif
-    default: return 0;
+#define TP__XNN_DT_RT(code, NAME, name, bits, view, scalar, family) \
+  if (dt == code) {                                                 \
+    *out = xnn_datatype_##name;                                     \
+    return 1;                                                       \
   }
+  TP_XNN_DATATYPES_2022(TP__XNN_DT_RT)
+#if TP_XNN_RUNTIME_ALL_DATATYPES
+  TP_XNN_DATATYPES_2023(TP__XNN_DT_RT)
+#endif
+#undef TP__XNN_DT_RT
+  return 0;
 }
 
 /* The loader refuses a blob whose non-constant values (activations, inputs, outputs) add up to
@@ -4505,7 +4575,7 @@ static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, const tp_xnn_blo
                           (unsigned)vi, (unsigned)ext);
     L->ext_seen[ext / 8] = (unsigned char)(L->ext_seen[ext / 8] | (1u << (ext % 8)));
   }
-  if (dt <= 0 || dt > 14)
+  if (!tp_xnn_datatype_bits(dt))
     return tp__error_set(&rt->err, TP_ERR_FORMAT, "value %u: unknown datatype %d", (unsigned)vi,
                         dt);
   if (!tp__xnn_rt_datatype(dt, &xdt))
