@@ -395,6 +395,140 @@ typedef enum tp_xnn_node_kind {
 #undef TP__XNN_NODE_ENUM
 #undef TP__XNN_NODE_ONE
 
+/* What ExecuTorch's runtime has an operator for, per node kind, as data:
+   X(NAME, input, second, bias, output), each a mask of TP_XNN_SM(datatype) bits, TP_XNN_SM_NONE
+   meaning "no value" (a kind without that field, or bias_id none). The slots are fields found
+   by name: input = input_id / input1_id; second = input2_id / filter_id (PReLU: the slope;
+   argmax pooling: output_index_id); bias = bias_id; output = output_id / output_value_id. A
+   node passes when one row of its kind holds the datatypes of all four; with
+   tp_xnn_options.target = 0 a node that matches no row is TP_ERR_UNSUPPORTED (the sentence
+   names the node, its datatypes and the rows for its input datatype).
+   Read from the XNNPACK ExecuTorch cff6f4dd32 pins (92a7ad50): each xnn_define_*'s datatype
+   checks and validate_datatypes_... in src/subgraph/, the create functions' switches, the
+   operator configs of src/operators/ and their reference fallbacks (src/reference: unary and
+   binary ops in fp32, fp16, bf16, qint8, quint8, and int32 for abs / clamp / negate / square and
+   the arithmetic binaries); copy-like kinds (reshape, transpose, slice, copy, concatenate) take
+   any datatype of 8, 16 or 32 bits (their operators are x8 / x16 / x32), none of 4; argmax
+   pooling writes 32-bit indices that define does not check (int32, or fp32 as the bits); and
+   ExecuTorch's XNNCompiler.cpp, which gives a bf16 x bf16 fully-connected with a bf16 output an
+   fp32 intermediate and a convert. Scaled dot-product attention has no row: ExecuTorch's
+   compiler refuses the node. */
+#define TP_XNN_SM(NAME) (1u << TP_XNN_##NAME)
+#define TP_XNN_SM_NONE 1u /* no value: bit 0, the invalid datatype's */
+#define TP__XNN_SM_NO TP_XNN_SM_NONE
+#define TP__XNN_SUP_SAME(X, K, D) X(K, TP_XNN_SM(D), TP__XNN_SM_NO, TP__XNN_SM_NO, TP_XNN_SM(D))
+#define TP__XNN_SUP_BIN(X, K, D) X(K, TP_XNN_SM(D), TP_XNN_SM(D), TP__XNN_SM_NO, TP_XNN_SM(D))
+#define TP__XNN_SUP_FLOAT(S, X, K) S(X, K, FP32) S(X, K, FP16)
+#define TP__XNN_SUP_REAL(S, X, K) \
+  S(X, K, FP32) S(X, K, FP16) S(X, K, BF16) S(X, K, QINT8) S(X, K, QUINT8)
+#define TP__XNN_SUP_ALL(S, X, K) TP__XNN_SUP_REAL(S, X, K) S(X, K, INT32)
+#define TP__XNN_SUP_POOL(S, X, K) S(X, K, FP32) S(X, K, FP16) S(X, K, QINT8) S(X, K, QUINT8)
+#define TP__XNN_SUP_BYTES(S, X, K)                                                           \
+  TP__XNN_SUP_ALL(S, X, K) S(X, K, QINT32) S(X, K, QCINT8) S(X, K, QCINT32) S(X, K, QDINT8)  \
+  S(X, K, QPINT8) S(X, K, PFP32)
+#define TP__XNN_SUP_COPY(X, K) TP__XNN_SUP_BYTES(TP__XNN_SUP_SAME, X, K)
+/* concatenates: input2 is the second slot, of the same datatype (inputs 3..5 too: its rule) */
+#define TP__XNN_SUP_CAT(X, K) TP__XNN_SUP_BYTES(TP__XNN_SUP_BIN, X, K)
+/* convert: fp32, fp16, bf16, qint8, quint8, int32 into each other (src/reference), and the
+   dynamic / channelwise converts of src/subgraph/unary.c */
+#define TP__XNN_SM_CVT                                                                     \
+  (TP_XNN_SM(FP32) | TP_XNN_SM(FP16) | TP_XNN_SM(BF16) | TP_XNN_SM(QINT8) |                \
+   TP_XNN_SM(QUINT8) | TP_XNN_SM(INT32))
+#define TP__XNN_SM_B(D) (TP__XNN_SM_NO | TP_XNN_SM(D)) /* bias none or D */
+#define TP__XNN_SUP_FC(X, K)                                                                 \
+  X(K, TP_XNN_SM(FP32), TP_XNN_SM(FP32), TP__XNN_SM_B(FP32), TP_XNN_SM(FP32))                 \
+  X(K, TP_XNN_SM(FP16), TP_XNN_SM(FP32), TP__XNN_SM_B(FP32), TP_XNN_SM(FP16))                 \
+  X(K, TP_XNN_SM(FP16), TP_XNN_SM(FP16), TP__XNN_SM_B(FP16) | TP_XNN_SM(FP32), TP_XNN_SM(FP16)) \
+  X(K, TP_XNN_SM(FP32), TP_XNN_SM(FP16), TP__XNN_SM_B(FP16) | TP_XNN_SM(FP32), TP_XNN_SM(FP32)) \
+  X(K, TP_XNN_SM(BF16), TP_XNN_SM(BF16), TP__XNN_SM_B(FP32), TP_XNN_SM(FP32) | TP_XNN_SM(BF16)) \
+  X(K, TP_XNN_SM(FP32), TP_XNN_SM(QCINT8) | TP_XNN_SM(QCINT4), TP__XNN_SM_B(FP32),          \
+    TP_XNN_SM(FP32))                                                                         \
+  X(K, TP_XNN_SM(QDINT8), TP_XNN_SM(QCINT8) | TP_XNN_SM(QCINT4), TP__XNN_SM_B(FP32),        \
+    TP_XNN_SM(FP32) | TP_XNN_SM(FP16))                                                       \
+  X(K, TP_XNN_SM(QDINT8), TP_XNN_SM(QBINT4), TP__XNN_SM_B(FP32),                             \
+    TP_XNN_SM(FP32) | TP_XNN_SM(FP16) | TP_XNN_SM(BF16))                                     \
+  X(K, TP_XNN_SM(QPINT8), TP_XNN_SM(QCINT8) | TP_XNN_SM(QCINT4) | TP_XNN_SM(QBINT4),        \
+    TP__XNN_SM_B(FP32), TP_XNN_SM(FP32))                                                     \
+  X(K, TP_XNN_SM(QINT8), TP_XNN_SM(QCINT8) | TP_XNN_SM(QCINT4),                             \
+    TP__XNN_SM_B(QCINT32) | TP_XNN_SM(QINT32), TP_XNN_SM(QINT8))                             \
+  X(K, TP_XNN_SM(QINT8), TP_XNN_SM(QINT8), TP__XNN_SM_B(QINT32), TP_XNN_SM(QINT8))          \
+  X(K, TP_XNN_SM(QUINT8), TP_XNN_SM(QUINT8), TP__XNN_SM_B(QINT32), TP_XNN_SM(QUINT8))
+/* convolution_2d and depthwise_convolution_2d (validate_datatypes_* of each; depthwise has no
+   qdint8 row) */
+#define TP__XNN_SUP_CONV_COMMON(X, K)                                                        \
+  X(K, TP_XNN_SM(FP32), TP_XNN_SM(FP32), TP__XNN_SM_B(FP32), TP_XNN_SM(FP32))                 \
+  X(K, TP_XNN_SM(FP16), TP_XNN_SM(FP32), TP__XNN_SM_B(FP32), TP_XNN_SM(FP16))                 \
+  X(K, TP_XNN_SM(FP32), TP_XNN_SM(FP16), TP__XNN_SM_B(FP16) | TP_XNN_SM(FP32), TP_XNN_SM(FP32)) \
+  X(K, TP_XNN_SM(FP16), TP_XNN_SM(FP16), TP__XNN_SM_B(FP16) | TP_XNN_SM(FP32), TP_XNN_SM(FP16)) \
+  X(K, TP_XNN_SM(QINT8), TP_XNN_SM(QINT8), TP__XNN_SM_B(QINT32), TP_XNN_SM(QINT8))          \
+  X(K, TP_XNN_SM(QINT8), TP_XNN_SM(QCINT8), TP__XNN_SM_B(QCINT32), TP_XNN_SM(QINT8))        \
+  X(K, TP_XNN_SM(QUINT8), TP_XNN_SM(QUINT8), TP__XNN_SM_B(QINT32), TP_XNN_SM(QUINT8))
+#define TP__XNN_SUP_CONV(X, K)                                                               \
+  TP__XNN_SUP_CONV_COMMON(X, K)                                                              \
+  X(K, TP_XNN_SM(QDINT8), TP_XNN_SM(QCINT8), TP__XNN_SM_B(FP32), TP_XNN_SM(FP32) | TP_XNN_SM(FP16))
+/* deconvolution_2d: an fp16 filter only with fp32 input and output */
+#define TP__XNN_SUP_DECONV(X, K)                                                             \
+  X(K, TP_XNN_SM(FP32), TP_XNN_SM(FP32), TP__XNN_SM_B(FP32), TP_XNN_SM(FP32))                 \
+  X(K, TP_XNN_SM(FP16), TP_XNN_SM(FP32), TP__XNN_SM_B(FP32), TP_XNN_SM(FP16))                 \
+  X(K, TP_XNN_SM(FP32), TP_XNN_SM(FP16), TP__XNN_SM_B(FP16) | TP_XNN_SM(FP32), TP_XNN_SM(FP32)) \
+  X(K, TP_XNN_SM(QINT8), TP_XNN_SM(QINT8), TP__XNN_SM_B(QINT32), TP_XNN_SM(QINT8))          \
+  X(K, TP_XNN_SM(QINT8), TP_XNN_SM(QCINT8), TP__XNN_SM_B(QCINT32), TP_XNN_SM(QINT8))        \
+  X(K, TP_XNN_SM(QUINT8), TP_XNN_SM(QUINT8), TP__XNN_SM_B(QINT32), TP_XNN_SM(QUINT8))       \
+  X(K, TP_XNN_SM(QDINT8), TP_XNN_SM(QCINT8), TP__XNN_SM_B(FP32), TP_XNN_SM(FP32))
+#define TP__XNN_SUP_BMM(X, K)                                                                \
+  X(K, TP_XNN_SM(FP32), TP_XNN_SM(FP32), TP__XNN_SM_NO, TP_XNN_SM(FP32))                      \
+  X(K, TP_XNN_SM(FP16), TP_XNN_SM(FP16), TP__XNN_SM_NO, TP_XNN_SM(FP16))                      \
+  X(K, TP_XNN_SM(BF16), TP_XNN_SM(BF16), TP__XNN_SM_NO, TP_XNN_SM(FP32))                      \
+  X(K, TP_XNN_SM(FP32) | TP_XNN_SM(QDINT8), TP_XNN_SM(QCINT8), TP__XNN_SM_NO, TP_XNN_SM(FP32)) \
+  X(K, TP_XNN_SM(QINT8), TP_XNN_SM(QINT8), TP__XNN_SM_NO, TP_XNN_SM(QINT8))
+#define TP_XNN_NODE_SUPPORT(X)                                                               \
+  TP__XNN_SUP_ALL(TP__XNN_SUP_BIN, X, ADD) TP__XNN_SUP_FC(X, FULLY_CONNECTED)                \
+  TP__XNN_SUP_FLOAT(TP__XNN_SUP_SAME, X, SOFTMAX) TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, SIGMOID) \
+  TP__XNN_SUP_COPY(X, STATIC_TRANSPOSE) TP__XNN_SUP_ALL(TP__XNN_SUP_SAME, X, CLAMP)          \
+  TP__XNN_SUP_CONV(X, CONV2D) TP__XNN_SUP_ALL(TP__XNN_SUP_BIN, X, DIVIDE)                    \
+  TP__XNN_SUP_POOL(TP__XNN_SUP_SAME, X, STATIC_RESIZE_BILINEAR_2D)                           \
+  TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, STATIC_CONSTANT_PAD)                                 \
+  TP__XNN_SUP_FLOAT(TP__XNN_SUP_SAME, X, AVG_POOLING_2D)                                     \
+  TP__XNN_SUP_ALL(TP__XNN_SUP_BIN, X, MINIMUM) TP__XNN_SUP_CONV_COMMON(X, DEPTHWISE_CONV2D)  \
+  TP__XNN_SUP_POOL(TP__XNN_SUP_SAME, X, MAX_POOLING_2D)                                      \
+  TP__XNN_SUP_ALL(TP__XNN_SUP_BIN, X, MULTIPLY) TP__XNN_SUP_ALL(TP__XNN_SUP_BIN, X, SUBTRACT) \
+  TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, FLOOR)                                               \
+  X(CONVERT, TP_XNN_SM(FP32), TP__XNN_SM_NO, TP__XNN_SM_NO,                                  \
+    TP__XNN_SM_CVT | TP_XNN_SM(QDINT8) | TP_XNN_SM(QPINT8))                                  \
+  X(CONVERT, TP_XNN_SM(FP16), TP__XNN_SM_NO, TP__XNN_SM_NO, TP__XNN_SM_CVT | TP_XNN_SM(QDINT8)) \
+  X(CONVERT, TP_XNN_SM(QINT8), TP__XNN_SM_NO, TP__XNN_SM_NO, TP__XNN_SM_CVT | TP_XNN_SM(QCINT8)) \
+  X(CONVERT, TP_XNN_SM(BF16) | TP_XNN_SM(QUINT8) | TP_XNN_SM(INT32), TP__XNN_SM_NO,           \
+    TP__XNN_SM_NO, TP__XNN_SM_CVT)                                                           \
+  TP__XNN_SUP_POOL(TP__XNN_SUP_SAME, X, GLOBAL_AVG_POOLING_2D)                               \
+  TP__XNN_SUP_COPY(X, STATIC_RESHAPE)                                                        \
+  X(ARGMAX_POOLING_2D, TP_XNN_SM(FP32), TP_XNN_SM(INT32) | TP_XNN_SM(FP32), TP__XNN_SM_NO,   \
+    TP_XNN_SM(FP32))                                                                         \
+  TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, SQUARE_ROOT)                                         \
+  TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, CEILING) TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, HARDSWISH) \
+  TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, LEAKY_RELU) TP__XNN_SUP_ALL(TP__XNN_SUP_BIN, X, MAXIMUM) \
+  TP__XNN_SUP_ALL(TP__XNN_SUP_SAME, X, NEGATE) TP__XNN_SUP_ALL(TP__XNN_SUP_SAME, X, SQUARE)  \
+  TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, ELU) TP__XNN_SUP_ALL(TP__XNN_SUP_SAME, X, ABS)       \
+  TP__XNN_SUP_REAL(TP__XNN_SUP_BIN, X, PRELU) TP__XNN_SUP_CAT(X, CONCATENATE2)               \
+  TP__XNN_SUP_CAT(X, CONCATENATE3) TP__XNN_SUP_CAT(X, CONCATENATE4)                        \
+  TP__XNN_SUP_COPY(X, STATIC_SLICE) TP__XNN_SUP_BMM(X, BATCH_MATRIX_MULTIPLY)                \
+  TP__XNN_SUP_CAT(X, CONCATENATE5) TP__XNN_SUP_DECONV(X, DECONV2D)                          \
+  TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, RECIPROCAL_SQUARE_ROOT)                              \
+  TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, LOG) TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, GELU)     \
+  TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, TANH) TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, EXP)     \
+  TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, SIN) TP__XNN_SUP_COPY(X, COPY)                       \
+  TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, COS)
+
+/* One row of TP_XNN_NODE_SUPPORT: the node kind and the four slots' datatype masks. */
+typedef struct tp_xnn_support {
+  int kind;
+  uint32_t input, second, bias, output;
+} tp_xnn_support;
+/* The rows, in the list's order (a kind's rows are adjacent); *count (may be NULL) = how many. */
+TPDEF const tp_xnn_support *tp_xnn_node_support(uint32_t *count);
+/* "none|fp32|fp16": a mask's datatype names joined by '|' into buf (size bytes, NUL-terminated,
+   truncated to fit); "none" is TP_XNN_SM_NONE. Returns buf. */
+TPDEF const char *tp_xnn_support_mask_str(uint32_t mask, char *buf, size_t size);
+
 /* One field of a table, as the description gives it: type is one character, 'u' U32, 'h' I16,
    'd' I32, 'U' U64, 'f' F32, 's' STR, 'v' VEC, 'F' VEC_F32, 't' TABLE, 'T' TABLES, 'n' UNION,
    'x' DEPR, 'i' ID, 'b' OPT_ID. */
@@ -1011,6 +1145,34 @@ TPDEF int tp_xnn_datatype_family(int dt) {
   return 0;
 }
 
+
+/* The support table (TP_XNN_NODE_SUPPORT) and its check ---------------------------------- */
+#define TP__XNN_SUP_ROW(K, in, second, bias, out) {TP_XNN_NODE_##K, in, second, bias, out},
+static const tp_xnn_support tp__xnn_support[] = {TP_XNN_NODE_SUPPORT(TP__XNN_SUP_ROW)};
+#undef TP__XNN_SUP_ROW
+
+TPDEF const tp_xnn_support *tp_xnn_node_support(uint32_t *count) {
+  if (count) *count = (uint32_t)(sizeof tp__xnn_support / sizeof tp__xnn_support[0]);
+  return tp__xnn_support;
+}
+
+TPDEF const char *tp_xnn_support_mask_str(uint32_t mask, char *buf, size_t size) {
+  size_t n = 0;
+  int dt;
+  if (!buf || size == 0) return buf;
+  buf[0] = 0;
+  for (dt = 0; dt < (int)TP_XNN_DATATYPE_END; dt++) {
+    const char *name = dt == 0 ? "none" : tp_xnn_datatype_name(dt);
+    size_t len = strlen(name);
+    if (!(mask & (1u << dt))) continue;
+    if (n + len + 2 > size) break;
+    if (n) buf[n++] = '|';
+    memcpy(buf + n, name, len + 1);
+    n += len;
+  }
+  return buf;
+}
+
 /* The tp_dtype a constant's data view of datatype dt has (the list's view column); -1: none. */
 static int tp__xnn_view_dtype(int dt) {
 #define TP__XNN_DT_VIEW(code, NAME, name, bits, view, scalar, family) \
@@ -1401,7 +1563,7 @@ static tp_status tp__xnn_check_same_dt(const tp__xnn_nview *n, tp_error *err, ui
   return TP_OK;
 }
 
-static tp_status tp__xnn_check_node(const tp__xnn_nview *n, int runtime, tp_error *err) {
+static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, tp_error *err) {
   const char *name = tp_xnn_node_name(n->kind);
   const tp_xnn_node_desc *d = tp_xnn_describe_node(n->kind);
   unsigned ix = n->index;
@@ -1450,12 +1612,6 @@ static tp_status tp__xnn_check_node(const tp__xnn_nview *n, int runtime, tp_erro
                      (unsigned long long)(ic ? tp__xnn_cnumel(in) / ic : 0),
                      (unsigned long long)oc);
       if (tp__xnn_check_requant(n, err, in, w, out) != TP_OK) return err->status;
-      if (et && in->datatype == TP_XNN_QDINT8 && b && b->datatype == TP_XNN_FP16)
-        TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
-                     "%s #%u: bias %u is fp16 on a dynamically quantized (qdint8) input: "
-                     "ExecuTorch's runtime refuses it at init; use an fp32 bias "
-                     "(or tp_xnn_options.target for another runtime)",
-                     name, ix, (unsigned)n->f[TP__F(bias_id)]);
       if (et && in->datatype == TP_XNN_QDINT8 && w->datatype == TP_XNN_QCINT4 && (ic & 1u))
         TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
                      "%s #%u: qdint8 input x qcint4 filter %u with %llu (odd) input channels: "
@@ -1864,6 +2020,116 @@ static tp_status tp__xnn_check_node(const tp__xnn_nview *n, int runtime, tp_erro
 }
 #undef TP__XNN_VID
 #undef TP__XNN_FAIL
+
+/* The support table's slots of a node kind as field ids (-1: the kind has none), by name. */
+static void tp__xnn_support_slots(const tp_xnn_node_desc *d, int slot[4]) {
+  static const char *const names[4][3] = {{"input_id", "input1_id", NULL},
+                                          {"input2_id", "filter_id", "output_index_id"},
+                                          {"bias_id", NULL, NULL},
+                                          {"output_id", "output_value_id", NULL}};
+  uint32_t f;
+  int k, j;
+  for (k = 0; k < 4; k++) slot[k] = -1;
+  for (f = 0; f < d->nfields; f++)
+    for (k = 0; k < 4; k++)
+      for (j = 0; j < 3; j++)
+        if (slot[k] < 0 && names[k][j] && !strcmp(d->fields[f].name, names[k][j]))
+          slot[k] = (int)f;
+}
+
+/* Appends text to buf (cap bytes) at *n when all of it fits; else "..." once (then nothing). */
+static void tp__xnn_sup_cat(char *buf, size_t cap, size_t *n, const char *text) {
+  size_t len = strlen(text);
+  if (*n >= cap) return;
+  if (*n + len + 4 > cap) {
+    memcpy(buf + *n, "...", 4);
+    *n = cap;
+    return;
+  }
+  memcpy(buf + *n, text, len + 1);
+  *n += len;
+}
+
+/* Target 0: the node's datatypes must match a row of TP_XNN_NODE_SUPPORT for its kind. The
+   sentence: the node's datatypes, then the rows for its input datatype (as many as fit). */
+static tp_status tp__xnn_check_support(const tp__xnn_nview *n, tp_error *err) {
+  static const char head[] = ": : no operator in ExecuTorch's XNNPACK; with a  input it has  "
+                             "#4294967295";
+  const tp_xnn_node_desc *d = tp_xnn_describe_node(n->kind);
+  const char *name = tp_xnn_node_name(n->kind);
+  uint32_t dt[4], i, nrows, ins = 0;
+  const tp_xnn_support *rows = tp_xnn_node_support(&nrows);
+  int slot[4], k, any = 0;
+  char have[100], sup[TP_ERROR_MAX], row[160], m[64];
+  size_t nh = 0, ns = 0, cap;
+  tp__xnn_support_slots(d, slot);
+  for (k = 0; k < 4; k++) {
+    const tp__xnn_value *v = slot[k] >= 0 ? n->v[slot[k]] : NULL;
+    dt[k] = v && v->datatype > 0 && v->datatype < 32 ? (uint32_t)v->datatype : 0;
+  }
+  for (i = 0; i < nrows; i++)
+    if (rows[i].kind == n->kind && (rows[i].input >> dt[0] & 1u) &&
+        (rows[i].second >> dt[1] & 1u) && (rows[i].bias >> dt[2] & 1u) &&
+        (rows[i].output >> dt[3] & 1u))
+      return TP_OK;
+  have[0] = sup[0] = 0;
+  for (k = 0; k < 4; k++) { /* "input1 qdint8, filter qcint4, bias fp16, output fp32" */
+    char one[24];
+    size_t fl;
+    if (slot[k] < 0 || !n->v[slot[k]]) continue;
+    fl = strlen(d->fields[slot[k]].name) - 3; /* every slot field ends in "_id" */
+    if (fl > 20) fl = 20;
+    memcpy(one, d->fields[slot[k]].name, fl);
+    one[fl] = 0;
+    tp__xnn_sup_cat(have, sizeof have, &nh, nh ? ", " : "");
+    tp__xnn_sup_cat(have, sizeof have, &nh, one);
+    tp__xnn_sup_cat(have, sizeof have, &nh, " ");
+    tp__xnn_sup_cat(have, sizeof have, &nh, tp_xnn_datatype_name((int)dt[k]));
+  }
+  cap = strlen(name) + nh + sizeof head + 8 < TP_ERROR_MAX
+            ? TP_ERROR_MAX - (strlen(name) + nh + sizeof head + 8)
+            : 4;
+  for (i = 0; i < nrows; i++) { /* the rows for this input datatype: "filter a|b, bias c" */
+    size_t nr = 0;
+    if (rows[i].kind != n->kind) continue;
+    ins |= rows[i].input;
+    if (!(rows[i].input >> dt[0] & 1u)) continue;
+    row[0] = 0;
+    tp__xnn_sup_cat(row, sizeof row, &nr, any++ ? "; " : "");
+    for (k = 1; k < 4; k++) {
+      uint32_t mask = k == 1 ? rows[i].second : k == 2 ? rows[i].bias : rows[i].output;
+      size_t fl;
+      char one[24];
+      if (slot[k] < 0) continue;
+      fl = strlen(d->fields[slot[k]].name) - 3;
+      if (fl > 20) fl = 20;
+      memcpy(one, d->fields[slot[k]].name, fl);
+      one[fl] = 0;
+      if (k == 1 && !strcmp(one, "output_index")) memcpy(one, "index", 6);
+      if (nr > 2) tp__xnn_sup_cat(row, sizeof row, &nr, ", ");
+      tp__xnn_sup_cat(row, sizeof row, &nr, one);
+      tp__xnn_sup_cat(row, sizeof row, &nr, " ");
+      tp__xnn_sup_cat(row, sizeof row, &nr, tp_xnn_support_mask_str(mask, m, sizeof m));
+    }
+    tp__xnn_sup_cat(sup, cap, &ns, row);
+  }
+  if (!any) { /* no row for this input datatype: the inputs the kind takes */
+    tp__xnn_sup_cat(sup, cap, &ns, ins ? tp_xnn_support_mask_str(ins, m, sizeof m) : "none");
+    return tp__error_set(err, TP_ERR_UNSUPPORTED,
+                         "%s #%u: %s: no operator in ExecuTorch's XNNPACK; its inputs are %s",
+                         name, n->index, have, sup);
+  }
+  return tp__error_set(err, TP_ERR_UNSUPPORTED,
+                       "%s #%u: %s: no operator in ExecuTorch's XNNPACK; with a %s input it has %s",
+                       name, n->index, have, tp_xnn_datatype_name((int)dt[0]), sup);
+}
+
+/* The node rules: the kind's own, then (target 0) the support table. */
+static tp_status tp__xnn_check_node(const tp__xnn_nview *n, int runtime, tp_error *err) {
+  tp_status st = tp__xnn_check_node_rules(n, runtime, err);
+  if (st != TP_OK || runtime != TP_XNN_TARGET_EXECUTORCH) return st;
+  return tp__xnn_check_support(n, err);
+}
 
 /* A constant's view against its value: the view's dtype is the datatype's element type (no
    reinterpretation) and its sizes are the value's dims (no silent reshape), for every target;
