@@ -681,7 +681,8 @@ TPDEF tp_status tp_xnn_define_maximum2(tp_xnn_graph *g, uint32_t input1_id, uint
                                        uint32_t output_id, uint32_t flags);
 TPDEF tp_status tp_xnn_define_minimum2(tp_xnn_graph *g, uint32_t input1_id, uint32_t input2_id,
                                        uint32_t output_id, uint32_t flags);
-/* input1 = input, input2 = slope. */
+/* input1 = input, input2 = slope. Target 0: the slope broadcasts to the input ([1], [channels],
+   ...) and may be any value; other targets: a constant of one slope per channel. */
 TPDEF tp_status tp_xnn_define_prelu(tp_xnn_graph *g, uint32_t input_id, uint32_t slope_id,
                                     uint32_t output_id, uint32_t flags);
 /* input1 [.., M, K] x input2 [.., K, N] (TP_XNN_FLAG_TRANSPOSE_B: [.., N, K]), batch dims
@@ -744,8 +745,11 @@ TPDEF tp_status tp_xnn_define_leaky_relu(tp_xnn_graph *g, float negative_slope,
 
 /* Fully connected: input [.., in], filter [out, in] (or [in, out] with
    TP_XNN_FLAG_TRANSPOSE_WEIGHTS, e.g. a GPT-2 Conv1D weight as it lies), bias [out] or
-   TP_XNN_INVALID_ID, output [.., out]. For target 0: a qdint8 input with an fp16 bias, or with a
-   qcint4 filter of odd input channels, is TP_ERR_UNSUPPORTED (see the README). */
+   TP_XNN_INVALID_ID, output [.., out]. For target 0 (see the README): the output must be the
+   input's dims with the last one replaced by out (same rank, what the pinned XNNPACK computes);
+   the datatypes a row of TP_XNN_NODE_SUPPORT (a qdint8 input takes an fp32 bias, not fp16); a
+   qdint8 input of odd input channels and more than one row with a qcint4 filter is
+   TP_ERR_UNSUPPORTED. */
 TPDEF tp_status tp_xnn_define_fully_connected(tp_xnn_graph *g, float output_min,
                                               float output_max, uint32_t input_id,
                                               uint32_t filter_id, uint32_t bias_id,
@@ -1611,14 +1615,29 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
                      tp__xnn_dims_str(w, b3),
                      (unsigned long long)(ic ? tp__xnn_cnumel(in) / ic : 0),
                      (unsigned long long)oc);
+      if (et) { /* the pinned XNNPACK's output: the input's leading dims, then oc */
+        int same = out->num_dims == in->num_dims;
+        for (i = 0; same && i + 1 < in->num_dims; i++)
+          if (out->dims[i] != in->dims[i]) same = 0;
+        if (!same)
+          TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
+                       "%s #%u: output %u is %s, ExecuTorch's XNNPACK makes it the input %s with "
+                       "the last dim %llu (same rank); reshape the input or the output "
+                       "(static_reshape)",
+                       name, ix, (unsigned)oid, tp__xnn_dims_str(out, b1),
+                       tp__xnn_dims_str(in, b2), (unsigned long long)oc);
+      }
       if (tp__xnn_check_requant(n, err, in, w, out) != TP_OK) return err->status;
-      if (et && in->datatype == TP_XNN_QDINT8 && w->datatype == TP_XNN_QCINT4 && (ic & 1u))
+      /* measured in ExecuTorch's runtime: odd K, several rows: rows after the first wrong */
+      if (et && in->datatype == TP_XNN_QDINT8 && w->datatype == TP_XNN_QCINT4 && (ic & 1u) &&
+          ic && tp__xnn_cnumel(in) / ic > 1)
         TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
-                     "%s #%u: qdint8 input x qcint4 filter %u with %llu (odd) input channels: "
-                     "the XNNPACK ExecuTorch pins computes wrong rows; pad the input channels "
-                     "to %llu (or tp_xnn_options.target for another runtime)",
+                     "%s #%u: qdint8 input x qcint4 filter %u with %llu (odd) input channels and "
+                     "%llu rows: the XNNPACK ExecuTorch pins computes every row after the first "
+                     "wrong; pad the input channels to %llu (or tp_xnn_options.target for "
+                     "another runtime)",
                      name, ix, (unsigned)wid, (unsigned long long)ic,
-                     (unsigned long long)(ic + 1));
+                     (unsigned long long)(tp__xnn_cnumel(in) / ic), (unsigned long long)(ic + 1));
       return TP_OK;
 #undef TP__F
     }
@@ -1679,6 +1698,16 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
                      "%s #%u: output %u is %s: it must have batch %u and %llu channels", name,
                      ix, (unsigned)n->f[TP__F(output_id)], tp__xnn_dims_str(out, b1),
                      (unsigned)in->dims[0], (unsigned long long)oc);
+      if (n->kind == TP_XNN_NODE_DECONV2D &&
+          (n->f[TP__F(adjustment_height)] >= n->f[TP__F(subsampling_height)] ||
+           n->f[TP__F(adjustment_width)] >= n->f[TP__F(subsampling_width)]))
+        TP__XNN_FAIL(TP_ERR_INVALID,
+                     "%s #%u: adjustment %u x %u, upsampling %u x %u: each adjustment must be "
+                     "smaller than its upsampling (XNNPACK refuses it when the node runs)",
+                     name, ix, (unsigned)n->f[TP__F(adjustment_height)],
+                     (unsigned)n->f[TP__F(adjustment_width)],
+                     (unsigned)n->f[TP__F(subsampling_height)],
+                     (unsigned)n->f[TP__F(subsampling_width)]);
       if ((n->f[TP__F(flags)] & TP_XNN_FLAG_TENSORFLOW_SAME_PADDING) &&
           n->kind != TP_XNN_NODE_DECONV2D) {
         if (tp__xnn_check_same(n, err, in, out, n->f[TP__F(output_id)],
@@ -1785,6 +1814,23 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
     }
     case TP_XNN_NODE_PRELU: {
       const tp__xnn_value *in = n->v[0], *s = n->v[1], *out = n->v[2];
+      if (et) { /* the pinned XNNPACK: a binary node, the slope broadcast to the input */
+        int ok = s->num_dims <= in->num_dims;
+        for (i = 0; ok && i < s->num_dims; i++) {
+          uint32_t sd = s->dims[s->num_dims - 1 - i], id = in->dims[in->num_dims - 1 - i];
+          if (sd != 1 && sd != id) ok = 0;
+        }
+        if (!ok)
+          TP__XNN_FAIL(TP_ERR_INVALID,
+                       "%s #%u: slope %u is %s, input %u is %s: the slope must broadcast to the "
+                       "input (each dim 1 or the input's, right-aligned; [1] or [channels])",
+                       name, ix, (unsigned)n->f[1], tp__xnn_dims_str(s, b1), (unsigned)n->f[0],
+                       tp__xnn_dims_str(in, b2));
+        if (!tp__xnn_same_dims(in, out))
+          TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: output %u is %s, the input is %s", name, ix,
+                       (unsigned)n->f[2], tp__xnn_dims_str(out, b1), tp__xnn_dims_str(in, b2));
+        return TP_OK;
+      }
       if (!s->const_idx)
         TP__XNN_FAIL(TP_ERR_INVALID,
                      "%s #%u: slope %u is not a constant: XNNPACK needs the slope's data at "
@@ -1868,9 +1914,22 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
       uint64_t want = 1;
       int infer = 0;
       for (i = 0; i < n->vlen[0]; i++) {
-        if (n->vec[0][i] == 0) infer = 1; /* XNNPACK infers a 0 entry */
+        if (n->vec[0][i] == 0) infer++; /* XNNPACK infers a 0 entry */
         else want *= n->vec[0][i];
       }
+      if (et && infer > 1)
+        TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
+                     "%s #%u: new shape has %u entries 0 (inferred): ExecuTorch's XNNPACK infers "
+                     "at most one and fails at execute; give the others",
+                     name, ix, (unsigned)infer);
+      if (et && out->num_dims == n->vlen[0]) /* its output: new_shape, the 0 inferred */
+        for (i = 0; i < n->vlen[0]; i++)
+          if (n->vec[0][i] != 0 && n->vec[0][i] != out->dims[i])
+            TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
+                         "%s #%u: output %u is %s but new shape entry %u is %u: ExecuTorch's "
+                         "XNNPACK gives the output the new shape; make them agree",
+                         name, ix, (unsigned)n->f[TP__F(output_id)], tp__xnn_dims_str(out, b1),
+                         (unsigned)i, (unsigned)n->vec[0][i]);
       if (tp__xnn_cnumel(out) != tp__xnn_cnumel(in) || (!infer && want != tp__xnn_cnumel(in)) ||
           out->num_dims != n->vlen[0])
         TP__XNN_FAIL(TP_ERR_INVALID,
@@ -1895,6 +1954,14 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
                      tp__xnn_dims_str(out, b2));
       for (i = 0; i < nd; i++) {
         uint64_t off = n->vec[0][i], sz = n->vec[1][i];
+        if (et && sz == 0 && off != 0) /* the pinned XNNPACK: end = offset + size; end 0 only
+                                          means "to the end" */
+          TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
+                       "%s #%u: dim %u: offset %llu with size 0: ExecuTorch's XNNPACK reads size "
+                       "0 as \"to the end\" only at offset 0 (here: an empty dim); give the size "
+                       "(%llu)",
+                       name, ix, (unsigned)i, (unsigned long long)off,
+                       (unsigned long long)(in->dims[i] > off ? in->dims[i] - off : 0));
         if (sz == 0) sz = in->dims[i] > off ? in->dims[i] - off : 0; /* 0 = to the end */
         if (off + sz > in->dims[i] || out->dims[i] != sz || sz == 0)
           TP__XNN_FAIL(TP_ERR_INVALID,

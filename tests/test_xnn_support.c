@@ -33,6 +33,23 @@ static uint32_t val(tp_xnn_graph *g, tp_xnn_datatype dt, size_t nd, const size_t
   return id;
 }
 
+static float g_f[4096];
+
+/* A constant f32 value of the given dims (data from g_f). */
+static uint32_t cval(tp_xnn_graph *g, size_t nd, const size_t *dims) {
+  int64_t sz[6];
+  size_t i;
+  tp_storage s;
+  tp_tensor t;
+  uint32_t id = NONE;
+  for (i = 0; i < nd; i++) sz[i] = (int64_t)dims[i];
+  s.data = g_f;
+  s.nbytes = sizeof g_f;
+  if (tp_view(s, TP_F32, (int)nd, sz, NULL, 0, &t) != TP_OK) abort();
+  if (tp_xnn_define_tensor_value(g, TP_XNN_FP32, nd, dims, &t, NONE, 0, &id) != TP_OK) abort();
+  return id;
+}
+
 #define EXPECT(call, st, text)                 \
   do {                                         \
     TPT_STATUS(call, st);                      \
@@ -259,6 +276,194 @@ static void test_support_blob(void) {
   tp_xnn_graph_destroy(g);
 }
 
+
+/* ---- the runtime semantics of the XNNPACK ExecuTorch pins (issue 20 item 2) --------------- */
+
+/* static_slice: end = offset + size, and an end of 0 means "to the end" only at offset 0
+   (src/subgraph/static-slice.c, reshape_slice_operator) */
+static void test_slice_size_zero(void) {
+  size_t in[2] = {4, 6}, out[2] = {4, 5}, full[2] = {4, 6}, off[2] = {0, 1}, sz[2] = {0, 0};
+  size_t off0[2] = {0, 0};
+  uint32_t x, y, k;
+  tp_xnn_graph *g;
+  for (k = 0; k < 2; k++) {
+    g = mk(k ? TP_XNN_TARGET_XNNPACK : 0);
+    x = val(g, TP_XNN_FP32, 2, in, 0, IN);
+    y = val(g, TP_XNN_FP32, 2, out, 1, OUT);
+    if (k == 0)
+      EXPECT(tp_xnn_define_static_slice(g, 2, off, sz, x, y, 0), TP_ERR_UNSUPPORTED,
+             "static_slice #0: dim 1: offset 1 with size 0: ExecuTorch's XNNPACK reads size 0 "
+             "as \"to the end\" only at offset 0 (here: an empty dim); give the size (5)");
+    else
+      TPT_STATUS(tp_xnn_define_static_slice(g, 2, off, sz, x, y, 0), TP_OK);
+    tp_xnn_graph_destroy(g);
+  }
+  g = mk(0); /* offset 0, size 0: the whole dim, at every target */
+  x = val(g, TP_XNN_FP32, 2, in, 0, IN);
+  y = val(g, TP_XNN_FP32, 2, full, 1, OUT);
+  TPT_STATUS(tp_xnn_define_static_slice(g, 2, off0, sz, x, y, 0), TP_OK);
+  tp_xnn_graph_destroy(g);
+}
+
+/* fully_connected: the output has the input's rank and leading dims, then the filter's output
+   channels, for every flag (src/subgraph/fully-connected.c,
+   resize_fully_connected_output_tensor) */
+static void test_fc_output_shape(void) {
+  size_t in[4] = {1, 2, 2, 8}, w[2] = {4, 8}, flat[2] = {4, 4}, keep[4] = {1, 2, 2, 4};
+  size_t wt[2] = {8, 4};
+  uint32_t x, f, y, k;
+  tp_xnn_graph *g;
+  for (k = 0; k < 4; k++) {
+    int tw = k == 3;
+    g = mk(k == 1 ? TP_XNN_TARGET_XNNPACK : 0);
+    x = val(g, TP_XNN_FP32, 4, in, 0, IN);
+    f = cval(g, 2, tw ? wt : w);
+    y = val(g, TP_XNN_FP32, k == 2 ? 4 : 2, k == 2 ? keep : flat, 1, OUT);
+    if (k == 0 || k == 3)
+      EXPECT(tp_xnn_define_fully_connected(g, -INFINITY, INFINITY, x, f, NONE, y,
+                                           tw ? TP_XNN_FLAG_TRANSPOSE_WEIGHTS : 0),
+             TP_ERR_UNSUPPORTED,
+             "fully_connected #0: output 2 is [4, 4], ExecuTorch's XNNPACK makes it the input "
+             "[1, 2, 2, 8] with the last dim 4 (same rank); reshape the input or the output");
+    else
+      TPT_STATUS(tp_xnn_define_fully_connected(g, -INFINITY, INFINITY, x, f, NONE, y, 0), TP_OK);
+    tp_xnn_graph_destroy(g);
+  }
+}
+
+/* static_reshape: one 0 entry is inferred, more fail at execute; the output is new_shape
+   (src/subgraph/copy.c, reshape_copy_operator) */
+static void test_reshape_infer(void) {
+  size_t in[2] = {2, 6}, out[3] = {2, 3, 2}, two0[3] = {0, 3, 0}, one0[3] = {2, 0, 2};
+  size_t other[3] = {3, 2, 2};
+  uint32_t x, y;
+  tp_xnn_graph *g = mk(0);
+  x = val(g, TP_XNN_FP32, 2, in, 0, IN);
+  y = val(g, TP_XNN_FP32, 3, out, 1, OUT);
+  EXPECT(tp_xnn_define_static_reshape(g, 3, two0, x, y, 0), TP_ERR_UNSUPPORTED,
+         "static_reshape #0: new shape has 2 entries 0 (inferred): ExecuTorch's XNNPACK infers "
+         "at most one and fails at execute");
+  tp_xnn_graph_destroy(g);
+  g = mk(0);
+  x = val(g, TP_XNN_FP32, 2, in, 0, IN);
+  y = val(g, TP_XNN_FP32, 3, out, 1, OUT);
+  TPT_STATUS(tp_xnn_define_static_reshape(g, 3, one0, x, y, 0), TP_OK);
+  tp_xnn_graph_destroy(g);
+  g = mk(0); /* same element count, other dims than the output value's */
+  x = val(g, TP_XNN_FP32, 2, in, 0, IN);
+  y = val(g, TP_XNN_FP32, 3, out, 1, OUT);
+  EXPECT(tp_xnn_define_static_reshape(g, 3, other, x, y, 0), TP_ERR_UNSUPPORTED,
+         "static_reshape #0: output 1 is [2, 3, 2] but new shape entry 0 is 3: ExecuTorch's "
+         "XNNPACK gives the output the new shape");
+  tp_xnn_graph_destroy(g);
+  g = mk(TP_XNN_TARGET_XNNPACK);
+  x = val(g, TP_XNN_FP32, 2, in, 0, IN);
+  y = val(g, TP_XNN_FP32, 3, out, 1, OUT);
+  TPT_STATUS(tp_xnn_define_static_reshape(g, 3, two0, x, y, 0), TP_OK);
+  tp_xnn_graph_destroy(g);
+}
+
+/* prelu: a binary node in the pinned XNNPACK: a [1] slope (torch.nn.PReLU()) and a
+   non-constant slope run; the slope must broadcast to the input (src/subgraph/deprecated.c
+   xnn_define_prelu -> xnn_define_binary) */
+static void test_prelu_slope(void) {
+  size_t in[4] = {1, 2, 2, 4}, one[1] = {1}, ch[1] = {4}, bad[1] = {3};
+  uint32_t x, sl, y;
+  tp_xnn_graph *g = mk(0);
+  x = val(g, TP_XNN_FP32, 4, in, 0, IN);
+  sl = cval(g, 1, one);
+  y = val(g, TP_XNN_FP32, 4, in, 1, OUT);
+  TPT_STATUS(tp_xnn_define_prelu(g, x, sl, y, 0), TP_OK);
+  tp_xnn_graph_destroy(g);
+  g = mk(0); /* an external slope */
+  x = val(g, TP_XNN_FP32, 4, in, 0, IN);
+  sl = val(g, TP_XNN_FP32, 1, ch, 1, IN);
+  y = val(g, TP_XNN_FP32, 4, in, 2, OUT);
+  TPT_STATUS(tp_xnn_define_prelu(g, x, sl, y, 0), TP_OK);
+  tp_xnn_graph_destroy(g);
+  g = mk(0);
+  x = val(g, TP_XNN_FP32, 4, in, 0, IN);
+  sl = cval(g, 1, bad);
+  y = val(g, TP_XNN_FP32, 4, in, 1, OUT);
+  EXPECT(tp_xnn_define_prelu(g, x, sl, y, 0), TP_ERR_INVALID,
+         "prelu #0: slope 1 is [3], input 0 is [1, 2, 2, 4]: the slope must broadcast to the "
+         "input");
+  tp_xnn_graph_destroy(g);
+  g = mk(TP_XNN_TARGET_XNNPACK); /* older XNNPACKs need the slope's data at definition */
+  x = val(g, TP_XNN_FP32, 4, in, 0, IN);
+  sl = val(g, TP_XNN_FP32, 1, ch, 1, IN);
+  y = val(g, TP_XNN_FP32, 4, in, 2, OUT);
+  EXPECT(tp_xnn_define_prelu(g, x, sl, y, 0), TP_ERR_INVALID,
+         "prelu #0: slope 1 is not a constant");
+  tp_xnn_graph_destroy(g);
+}
+
+/* deconvolution_2d: adjustment < upsampling (src/operators/deconvolution-nhwc.c, reshape) */
+static void test_deconv_adjustment(void) {
+  size_t in[4] = {1, 3, 3, 2}, w[4] = {2, 3, 3, 2}, out[4] = {1, 8, 8, 2};
+  uint32_t x, f, y;
+  tp_xnn_graph *g = mk(0);
+  x = val(g, TP_XNN_FP32, 4, in, 0, IN);
+  f = cval(g, 4, w);
+  y = val(g, TP_XNN_FP32, 4, out, 1, OUT);
+  EXPECT(tp_xnn_define_deconvolution_2d(g, 0, 0, 0, 0, 2, 2, 3, 3, 2, 2, 1, 1, 1, 2, 2,
+                                        -INFINITY, INFINITY, x, f, NONE, y, 0),
+         TP_ERR_INVALID,
+         "deconvolution_2d #0: adjustment 2 x 2, upsampling 2 x 2: each adjustment must be "
+         "smaller than its upsampling");
+  tp_xnn_graph_destroy(g);
+}
+
+/* qd8 x qc4w, odd input channels: measured wrong only for the rows after the first */
+static void test_qc4w_odd_k(void) {
+  size_t one[2] = {1, 41}, rows[2] = {3, 41}, wd[2] = {4, 41}, o1[2] = {1, 4}, o3[2] = {3, 4};
+  int64_t s4[1] = {4};
+  tp_storage st;
+  tp_tensor sc;
+  uint32_t x, w, y, k;
+  st.data = g_f;
+  st.nbytes = sizeof g_f;
+  tp_view(st, TP_F32, 1, s4, NULL, 0, &sc);
+  for (k = 0; k < 2; k++) {
+    tp_xnn_graph *g = mk(0);
+    TPT_STATUS(tp_xnn_define_dynamically_quantized_tensor_value(g, TP_XNN_QDINT8, 2, 1,
+                                                                k ? rows : one, 0, IN, &x),
+               TP_OK);
+    TPT_STATUS(tp_xnn_define_channelwise_quantized_tensor_value(g, TP_XNN_QCINT4, &sc, 2, 0, wd,
+                                                                NULL, NONE, 0, &w),
+               TP_OK);
+    y = val(g, TP_XNN_FP32, 2, k ? o3 : o1, 1, OUT);
+    if (k == 0)
+      TPT_STATUS(tp_xnn_define_fully_connected(g, -INFINITY, INFINITY, x, w, NONE, y, 0), TP_OK);
+    else
+      EXPECT(tp_xnn_define_fully_connected(g, -INFINITY, INFINITY, x, w, NONE, y, 0),
+             TP_ERR_UNSUPPORTED,
+             "fully_connected #0: qdint8 input x qcint4 filter 1 with 41 (odd) input channels "
+             "and 3 rows: the XNNPACK ExecuTorch pins computes every row after the first wrong");
+    tp_xnn_graph_destroy(g);
+  }
+}
+
+/* external ids: dense 0 .. n-1 (ExecuTorch takes the call's arguments by external id) */
+static void test_external_ids(void) {
+  size_t d[2] = {2, 4};
+  uint32_t x, y;
+  tp_membuf m;
+  tp_sink s;
+  tp_xnn_graph *g = mk(0);
+  x = val(g, TP_XNN_FP32, 2, d, 0, IN);
+  y = val(g, TP_XNN_FP32, 2, d, 2, OUT);
+  TPT_STATUS(tp_xnn_define_abs(g, x, y, 0), TP_OK);
+  memset(&m, 0, sizeof m);
+  s = tp_sink_membuf(&m);
+  TPT_STATUS(tp_xnn_write(g, &s), TP_ERR_INVALID);
+  TPT_CONTAINS(tp_xnn_graph_error(g), "external ids must be dense 0..2: no value has external "
+                                      "id 1 (ExecuTorch takes the call's arguments by external "
+                                      "id)");
+  tp_membuf_free(&m);
+  tp_xnn_graph_destroy(g);
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && !strcmp(argv[1], "--print")) {
     char *md = support_markdown();
@@ -270,5 +475,12 @@ int main(int argc, char **argv) {
   TPT_RUN(test_readme);
   TPT_RUN(test_support_rule);
   TPT_RUN(test_support_blob);
+  TPT_RUN(test_slice_size_zero);
+  TPT_RUN(test_fc_output_shape);
+  TPT_RUN(test_reshape_infer);
+  TPT_RUN(test_prelu_slope);
+  TPT_RUN(test_deconv_adjustment);
+  TPT_RUN(test_qc4w_odd_k);
+  TPT_RUN(test_external_ids);
   return tpt_finish("xnn_support");
 }
