@@ -2191,11 +2191,53 @@ static tp_status tp__xnn_check_support(const tp__xnn_nview *n, tp_error *err) {
                        name, n->index, have, tp_xnn_datatype_name((int)dt[0]), sup);
 }
 
-/* The node rules: the kind's own, then (target 0) the support table. */
+/* Target 0: the kinds the pinned XNNPACK defines with
+   xnn_subgraph_check_quantization_parameter_matches (they move bytes: reshape, transpose,
+   slice, copy, concatenate, constant pad, max pooling, bilinear resize) need every qint8 /
+   quint8 input's scale and zero point equal to the output's. */
+static tp_status tp__xnn_check_same_quant(const tp__xnn_nview *n, tp_error *err) {
+  const tp_xnn_node_desc *d = tp_xnn_describe_node(n->kind);
+  const tp__xnn_value *out = NULL;
+  uint32_t f, fo = 0;
+  switch (n->kind) {
+    case TP_XNN_NODE_STATIC_RESHAPE: case TP_XNN_NODE_STATIC_TRANSPOSE:
+    case TP_XNN_NODE_STATIC_SLICE: case TP_XNN_NODE_COPY: case TP_XNN_NODE_CONCATENATE2:
+    case TP_XNN_NODE_CONCATENATE3: case TP_XNN_NODE_CONCATENATE4: case TP_XNN_NODE_CONCATENATE5:
+    case TP_XNN_NODE_STATIC_CONSTANT_PAD: case TP_XNN_NODE_MAX_POOLING_2D:
+    case TP_XNN_NODE_STATIC_RESIZE_BILINEAR_2D: break;
+    default: return TP_OK;
+  }
+  for (f = 0; f < d->nfields; f++)
+    if (!strcmp(d->fields[f].name, "output_id")) {
+      out = n->v[f];
+      fo = f;
+    }
+  if (!out || out->quant != TP_XNN_QUANT_PER_TENSOR ||
+      (out->datatype != TP_XNN_QINT8 && out->datatype != TP_XNN_QUINT8))
+    return TP_OK;
+  for (f = 0; f < d->nfields; f++) {
+    const tp__xnn_value *in = n->v[f];
+    if (!in || strncmp(d->fields[f].name, "input", 5) != 0) continue;
+    if (in->quant == TP_XNN_QUANT_PER_TENSOR &&
+        (in->scale != out->scale || in->zero_point != out->zero_point))
+      return tp__error_set(err, TP_ERR_UNSUPPORTED,
+                           "%s #%u: input %u has scale %g and zero point %d, output %u scale %g "
+                           "and zero point %d: ExecuTorch's XNNPACK needs them equal here (the "
+                           "node moves bytes); requantize with a convert node",
+                           tp_xnn_node_name(n->kind), n->index, (unsigned)n->f[f],
+                           (double)in->scale, (int)in->zero_point, (unsigned)n->f[fo],
+                           (double)out->scale, (int)out->zero_point);
+  }
+  return TP_OK;
+}
+
+/* The node rules: the kind's own, then (target 0) the support table and the same-quantization
+   rule. */
 static tp_status tp__xnn_check_node(const tp__xnn_nview *n, int runtime, tp_error *err) {
   tp_status st = tp__xnn_check_node_rules(n, runtime, err);
   if (st != TP_OK || runtime != TP_XNN_TARGET_EXECUTORCH) return st;
-  return tp__xnn_check_support(n, err);
+  st = tp__xnn_check_support(n, err);
+  return st != TP_OK ? st : tp__xnn_check_same_quant(n, err);
 }
 
 /* A constant's view against its value: the view's dtype is the datatype's element type (no

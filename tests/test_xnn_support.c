@@ -464,6 +464,31 @@ static void test_external_ids(void) {
   tp_xnn_graph_destroy(g);
 }
 
+
+/* byte-moving nodes keep the quantization (xnn_subgraph_check_quantization_parameter_matches) */
+static void test_same_quant(void) {
+  size_t in[4] = {1, 4, 4, 2}, out[4] = {1, 2, 2, 2};
+  uint32_t x, y, k;
+  for (k = 0; k < 3; k++) {
+    tp_xnn_graph *g = mk(k == 2 ? TP_XNN_TARGET_XNNPACK : 0);
+    TPT_STATUS(tp_xnn_define_quantized_tensor_value(g, TP_XNN_QINT8, 1, 0.5f, 4, in, NULL, 0, IN,
+                                                    &x), TP_OK);
+    TPT_STATUS(tp_xnn_define_quantized_tensor_value(g, TP_XNN_QINT8, 1, k == 1 ? 0.5f : 0.25f,
+                                                    4, out, NULL, 1, OUT, &y), TP_OK);
+    if (k == 0)
+      EXPECT(tp_xnn_define_max_pooling_2d(g, 0, 0, 0, 0, 2, 2, 2, 2, 1, 1, -INFINITY, INFINITY,
+                                          x, y, 0),
+             TP_ERR_UNSUPPORTED,
+             "max_pooling_2d #0: input 0 has scale 0.5 and zero point 1, output 1 scale 0.25 and "
+             "zero point 1: ExecuTorch's XNNPACK needs them equal here");
+    else
+      TPT_STATUS(tp_xnn_define_max_pooling_2d(g, 0, 0, 0, 0, 2, 2, 2, 2, 1, 1, -INFINITY,
+                                              INFINITY, x, y, 0),
+                 TP_OK);
+    tp_xnn_graph_destroy(g);
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && !strcmp(argv[1], "--print")) {
     char *md = support_markdown();
@@ -482,5 +507,6 @@ int main(int argc, char **argv) {
   TPT_RUN(test_deconv_adjustment);
   TPT_RUN(test_qc4w_odd_k);
   TPT_RUN(test_external_ids);
+  TPT_RUN(test_same_quant);
   return tpt_finish("xnn_support");
 }
