@@ -96,13 +96,50 @@
 extern "C" {
 #endif
 
-/* Datatypes, numbered as the schema's XNNDatatype (and XNNPACK's xnn_datatype). */
+/* XNNDatatype, described once: X(code, NAME, name, bits, view, scalar, family).
+   code   the schema's XNNDatatype value (ExecuTorch's schema.fbs). XNNPACK's own enum
+          xnn_datatype has the same names but other numbers from qbint4 on; the loader maps by
+          name (xnn_datatype_<name>), never by number.
+   bits   per element (4: two elements per byte, see the top of the file).
+   view   the tp_dtype a constant's data view must have (4-bit: an i8 view of values in
+          [-8, 7], or a u8 view of packed bytes).
+   scalar the ScalarType (tp_dtype code) of a .pte tensor holding it; -1: none.
+   family the define call that takes it: PLAIN tp_xnn_define_tensor_value, PER_TENSOR
+          _quantized_, PER_CHANNEL _channelwise_quantized_, BLOCKWISE _blockwise_quantized_,
+          DYNAMIC _dynamically_quantized_tensor_value.
+   TP_XNN_DATATYPES_2022 are the ones every XNNPACK since 2022 has; TP_XNN_DATATYPES_2023 came
+   later (the XNNPACK ExecuTorch pins has all). Every name, size, range check, view rule,
+   ScalarType and the loader's mapping derive from this list. */
+#define TP_XNN_DATATYPES_2022(X)                                                             \
+  X(1, FP32, fp32, 32, TP_F32, TP_F32, PLAIN)                                                \
+  X(2, FP16, fp16, 16, TP_F16, TP_F16, PLAIN)                                                \
+  X(3, QINT8, qint8, 8, TP_I8, TP_I8, PER_TENSOR)                                            \
+  X(4, QUINT8, quint8, 8, TP_U8, TP_U8, PER_TENSOR)                                          \
+  X(5, QINT32, qint32, 32, TP_I32, -1, PER_TENSOR)                                           \
+  X(6, QCINT8, qcint8, 8, TP_I8, -1, PER_CHANNEL)                                            \
+  X(7, QCINT32, qcint32, 32, TP_I32, -1, PER_CHANNEL)
+#define TP_XNN_DATATYPES_2023(X)                                                             \
+  X(8, QCINT4, qcint4, 4, TP_I8, -1, PER_CHANNEL)                                            \
+  X(9, QDINT8, qdint8, 8, TP_I8, -1, DYNAMIC)                                                \
+  X(10, QBINT4, qbint4, 4, TP_I8, -1, BLOCKWISE)                                             \
+  X(11, QPINT8, qpint8, 8, TP_I8, -1, DYNAMIC)                                               \
+  X(12, INT32, int32, 32, TP_I32, TP_I32, PLAIN)                                             \
+  X(13, PFP32, pfp32, 32, TP_F32, -1, PLAIN)                                                 \
+  X(14, BF16, bf16, 16, TP_BF16, TP_BF16, PLAIN)
+#define TP_XNN_DATATYPES(X) TP_XNN_DATATYPES_2022(X) TP_XNN_DATATYPES_2023(X)
+
+#define TP__XNN_DT_ENUM(code, NAME, name, bits, view, scalar, family) TP_XNN_##NAME = code,
 typedef enum tp_xnn_datatype {
-  TP_XNN_INVALID = 0, TP_XNN_FP32 = 1, TP_XNN_FP16 = 2, TP_XNN_QINT8 = 3, TP_XNN_QUINT8 = 4,
-  TP_XNN_QINT32 = 5, TP_XNN_QCINT8 = 6, TP_XNN_QCINT32 = 7, TP_XNN_QCINT4 = 8,
-  TP_XNN_QDINT8 = 9, TP_XNN_QBINT4 = 10, TP_XNN_QPINT8 = 11, TP_XNN_INT32 = 12,
-  TP_XNN_PFP32 = 13, TP_XNN_BF16 = 14
+  TP_XNN_INVALID = 0,
+  TP_XNN_DATATYPES(TP__XNN_DT_ENUM)
+  TP_XNN_DATATYPE_END /* one past the largest code */
 } tp_xnn_datatype;
+#undef TP__XNN_DT_ENUM
+/* The define call families of the list (its family column). */
+enum {
+  TP_XNN_DT_PLAIN = 1, TP_XNN_DT_PER_TENSOR, TP_XNN_DT_PER_CHANNEL, TP_XNN_DT_BLOCKWISE,
+  TP_XNN_DT_DYNAMIC
+};
 
 #define TP_XNN_FLAG_EXTERNAL_INPUT 1u
 #define TP_XNN_FLAG_EXTERNAL_OUTPUT 2u
@@ -358,6 +395,140 @@ typedef enum tp_xnn_node_kind {
 #undef TP__XNN_NODE_ENUM
 #undef TP__XNN_NODE_ONE
 
+/* What ExecuTorch's runtime has an operator for, per node kind, as data:
+   X(NAME, input, second, bias, output), each a mask of TP_XNN_SM(datatype) bits, TP_XNN_SM_NONE
+   meaning "no value" (a kind without that field, or bias_id none). The slots are fields found
+   by name: input = input_id / input1_id; second = input2_id / filter_id (PReLU: the slope;
+   argmax pooling: output_index_id); bias = bias_id; output = output_id / output_value_id. A
+   node passes when one row of its kind holds the datatypes of all four; with
+   tp_xnn_options.target = 0 a node that matches no row is TP_ERR_UNSUPPORTED (the sentence
+   names the node, its datatypes and the rows for its input datatype).
+   Read from the XNNPACK ExecuTorch cff6f4dd32 pins (92a7ad50): each xnn_define_*'s datatype
+   checks and validate_datatypes_... in src/subgraph/, the create functions' switches, the
+   operator configs of src/operators/ and their reference fallbacks (src/reference: unary and
+   binary ops in fp32, fp16, bf16, qint8, quint8, and int32 for abs / clamp / negate / square and
+   the arithmetic binaries); copy-like kinds (reshape, transpose, slice, copy, concatenate) take
+   any datatype of 8, 16 or 32 bits (their operators are x8 / x16 / x32), none of 4; argmax
+   pooling writes 32-bit indices that define does not check (int32, or fp32 as the bits); and
+   ExecuTorch's XNNCompiler.cpp, which gives a bf16 x bf16 fully-connected with a bf16 output an
+   fp32 intermediate and a convert. Scaled dot-product attention has no row: ExecuTorch's
+   compiler refuses the node. */
+#define TP_XNN_SM(NAME) (1u << TP_XNN_##NAME)
+#define TP_XNN_SM_NONE 1u /* no value: bit 0, the invalid datatype's */
+#define TP__XNN_SM_NO TP_XNN_SM_NONE
+#define TP__XNN_SUP_SAME(X, K, D) X(K, TP_XNN_SM(D), TP__XNN_SM_NO, TP__XNN_SM_NO, TP_XNN_SM(D))
+#define TP__XNN_SUP_BIN(X, K, D) X(K, TP_XNN_SM(D), TP_XNN_SM(D), TP__XNN_SM_NO, TP_XNN_SM(D))
+#define TP__XNN_SUP_FLOAT(S, X, K) S(X, K, FP32) S(X, K, FP16)
+#define TP__XNN_SUP_REAL(S, X, K) \
+  S(X, K, FP32) S(X, K, FP16) S(X, K, BF16) S(X, K, QINT8) S(X, K, QUINT8)
+#define TP__XNN_SUP_ALL(S, X, K) TP__XNN_SUP_REAL(S, X, K) S(X, K, INT32)
+#define TP__XNN_SUP_POOL(S, X, K) S(X, K, FP32) S(X, K, FP16) S(X, K, QINT8) S(X, K, QUINT8)
+#define TP__XNN_SUP_BYTES(S, X, K)                                                           \
+  TP__XNN_SUP_ALL(S, X, K) S(X, K, QINT32) S(X, K, QCINT8) S(X, K, QCINT32) S(X, K, QDINT8)  \
+  S(X, K, QPINT8) S(X, K, PFP32)
+#define TP__XNN_SUP_COPY(X, K) TP__XNN_SUP_BYTES(TP__XNN_SUP_SAME, X, K)
+/* concatenates: input2 is the second slot, of the same datatype (inputs 3..5 too: its rule) */
+#define TP__XNN_SUP_CAT(X, K) TP__XNN_SUP_BYTES(TP__XNN_SUP_BIN, X, K)
+/* convert: fp32, fp16, bf16, qint8, quint8, int32 into each other (src/reference), and the
+   dynamic / channelwise converts of src/subgraph/unary.c */
+#define TP__XNN_SM_CVT                                                                     \
+  (TP_XNN_SM(FP32) | TP_XNN_SM(FP16) | TP_XNN_SM(BF16) | TP_XNN_SM(QINT8) |                \
+   TP_XNN_SM(QUINT8) | TP_XNN_SM(INT32))
+#define TP__XNN_SM_B(D) (TP__XNN_SM_NO | TP_XNN_SM(D)) /* bias none or D */
+#define TP__XNN_SUP_FC(X, K)                                                                 \
+  X(K, TP_XNN_SM(FP32), TP_XNN_SM(FP32), TP__XNN_SM_B(FP32), TP_XNN_SM(FP32))                 \
+  X(K, TP_XNN_SM(FP16), TP_XNN_SM(FP32), TP__XNN_SM_B(FP32), TP_XNN_SM(FP16))                 \
+  X(K, TP_XNN_SM(FP16), TP_XNN_SM(FP16), TP__XNN_SM_B(FP16) | TP_XNN_SM(FP32), TP_XNN_SM(FP16)) \
+  X(K, TP_XNN_SM(FP32), TP_XNN_SM(FP16), TP__XNN_SM_B(FP16) | TP_XNN_SM(FP32), TP_XNN_SM(FP32)) \
+  X(K, TP_XNN_SM(BF16), TP_XNN_SM(BF16), TP__XNN_SM_B(FP32), TP_XNN_SM(FP32) | TP_XNN_SM(BF16)) \
+  X(K, TP_XNN_SM(FP32), TP_XNN_SM(QCINT8) | TP_XNN_SM(QCINT4), TP__XNN_SM_B(FP32),          \
+    TP_XNN_SM(FP32))                                                                         \
+  X(K, TP_XNN_SM(QDINT8), TP_XNN_SM(QCINT8) | TP_XNN_SM(QCINT4), TP__XNN_SM_B(FP32),        \
+    TP_XNN_SM(FP32) | TP_XNN_SM(FP16))                                                       \
+  X(K, TP_XNN_SM(QDINT8), TP_XNN_SM(QBINT4), TP__XNN_SM_B(FP32),                             \
+    TP_XNN_SM(FP32) | TP_XNN_SM(FP16) | TP_XNN_SM(BF16))                                     \
+  X(K, TP_XNN_SM(QPINT8), TP_XNN_SM(QCINT8) | TP_XNN_SM(QCINT4) | TP_XNN_SM(QBINT4),        \
+    TP__XNN_SM_B(FP32), TP_XNN_SM(FP32))                                                     \
+  X(K, TP_XNN_SM(QINT8), TP_XNN_SM(QCINT8) | TP_XNN_SM(QCINT4),                             \
+    TP__XNN_SM_B(QCINT32) | TP_XNN_SM(QINT32), TP_XNN_SM(QINT8))                             \
+  X(K, TP_XNN_SM(QINT8), TP_XNN_SM(QINT8), TP__XNN_SM_B(QINT32), TP_XNN_SM(QINT8))          \
+  X(K, TP_XNN_SM(QUINT8), TP_XNN_SM(QUINT8), TP__XNN_SM_B(QINT32), TP_XNN_SM(QUINT8))
+/* convolution_2d and depthwise_convolution_2d (validate_datatypes_* of each; depthwise has no
+   qdint8 row) */
+#define TP__XNN_SUP_CONV_COMMON(X, K)                                                        \
+  X(K, TP_XNN_SM(FP32), TP_XNN_SM(FP32), TP__XNN_SM_B(FP32), TP_XNN_SM(FP32))                 \
+  X(K, TP_XNN_SM(FP16), TP_XNN_SM(FP32), TP__XNN_SM_B(FP32), TP_XNN_SM(FP16))                 \
+  X(K, TP_XNN_SM(FP32), TP_XNN_SM(FP16), TP__XNN_SM_B(FP16) | TP_XNN_SM(FP32), TP_XNN_SM(FP32)) \
+  X(K, TP_XNN_SM(FP16), TP_XNN_SM(FP16), TP__XNN_SM_B(FP16) | TP_XNN_SM(FP32), TP_XNN_SM(FP16)) \
+  X(K, TP_XNN_SM(QINT8), TP_XNN_SM(QINT8), TP__XNN_SM_B(QINT32), TP_XNN_SM(QINT8))          \
+  X(K, TP_XNN_SM(QINT8), TP_XNN_SM(QCINT8), TP__XNN_SM_B(QCINT32), TP_XNN_SM(QINT8))        \
+  X(K, TP_XNN_SM(QUINT8), TP_XNN_SM(QUINT8), TP__XNN_SM_B(QINT32), TP_XNN_SM(QUINT8))
+#define TP__XNN_SUP_CONV(X, K)                                                               \
+  TP__XNN_SUP_CONV_COMMON(X, K)                                                              \
+  X(K, TP_XNN_SM(QDINT8), TP_XNN_SM(QCINT8), TP__XNN_SM_B(FP32), TP_XNN_SM(FP32) | TP_XNN_SM(FP16))
+/* deconvolution_2d: an fp16 filter only with fp32 input and output */
+#define TP__XNN_SUP_DECONV(X, K)                                                             \
+  X(K, TP_XNN_SM(FP32), TP_XNN_SM(FP32), TP__XNN_SM_B(FP32), TP_XNN_SM(FP32))                 \
+  X(K, TP_XNN_SM(FP16), TP_XNN_SM(FP32), TP__XNN_SM_B(FP32), TP_XNN_SM(FP16))                 \
+  X(K, TP_XNN_SM(FP32), TP_XNN_SM(FP16), TP__XNN_SM_B(FP16) | TP_XNN_SM(FP32), TP_XNN_SM(FP32)) \
+  X(K, TP_XNN_SM(QINT8), TP_XNN_SM(QINT8), TP__XNN_SM_B(QINT32), TP_XNN_SM(QINT8))          \
+  X(K, TP_XNN_SM(QINT8), TP_XNN_SM(QCINT8), TP__XNN_SM_B(QCINT32), TP_XNN_SM(QINT8))        \
+  X(K, TP_XNN_SM(QUINT8), TP_XNN_SM(QUINT8), TP__XNN_SM_B(QINT32), TP_XNN_SM(QUINT8))       \
+  X(K, TP_XNN_SM(QDINT8), TP_XNN_SM(QCINT8), TP__XNN_SM_B(FP32), TP_XNN_SM(FP32))
+#define TP__XNN_SUP_BMM(X, K)                                                                \
+  X(K, TP_XNN_SM(FP32), TP_XNN_SM(FP32), TP__XNN_SM_NO, TP_XNN_SM(FP32))                      \
+  X(K, TP_XNN_SM(FP16), TP_XNN_SM(FP16), TP__XNN_SM_NO, TP_XNN_SM(FP16))                      \
+  X(K, TP_XNN_SM(BF16), TP_XNN_SM(BF16), TP__XNN_SM_NO, TP_XNN_SM(FP32))                      \
+  X(K, TP_XNN_SM(FP32) | TP_XNN_SM(QDINT8), TP_XNN_SM(QCINT8), TP__XNN_SM_NO, TP_XNN_SM(FP32)) \
+  X(K, TP_XNN_SM(QINT8), TP_XNN_SM(QINT8), TP__XNN_SM_NO, TP_XNN_SM(QINT8))
+#define TP_XNN_NODE_SUPPORT(X)                                                               \
+  TP__XNN_SUP_ALL(TP__XNN_SUP_BIN, X, ADD) TP__XNN_SUP_FC(X, FULLY_CONNECTED)                \
+  TP__XNN_SUP_FLOAT(TP__XNN_SUP_SAME, X, SOFTMAX) TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, SIGMOID) \
+  TP__XNN_SUP_COPY(X, STATIC_TRANSPOSE) TP__XNN_SUP_ALL(TP__XNN_SUP_SAME, X, CLAMP)          \
+  TP__XNN_SUP_CONV(X, CONV2D) TP__XNN_SUP_ALL(TP__XNN_SUP_BIN, X, DIVIDE)                    \
+  TP__XNN_SUP_POOL(TP__XNN_SUP_SAME, X, STATIC_RESIZE_BILINEAR_2D)                           \
+  TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, STATIC_CONSTANT_PAD)                                 \
+  TP__XNN_SUP_FLOAT(TP__XNN_SUP_SAME, X, AVG_POOLING_2D)                                     \
+  TP__XNN_SUP_ALL(TP__XNN_SUP_BIN, X, MINIMUM) TP__XNN_SUP_CONV_COMMON(X, DEPTHWISE_CONV2D)  \
+  TP__XNN_SUP_POOL(TP__XNN_SUP_SAME, X, MAX_POOLING_2D)                                      \
+  TP__XNN_SUP_ALL(TP__XNN_SUP_BIN, X, MULTIPLY) TP__XNN_SUP_ALL(TP__XNN_SUP_BIN, X, SUBTRACT) \
+  TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, FLOOR)                                               \
+  X(CONVERT, TP_XNN_SM(FP32), TP__XNN_SM_NO, TP__XNN_SM_NO,                                  \
+    TP__XNN_SM_CVT | TP_XNN_SM(QDINT8) | TP_XNN_SM(QPINT8))                                  \
+  X(CONVERT, TP_XNN_SM(FP16), TP__XNN_SM_NO, TP__XNN_SM_NO, TP__XNN_SM_CVT | TP_XNN_SM(QDINT8)) \
+  X(CONVERT, TP_XNN_SM(QINT8), TP__XNN_SM_NO, TP__XNN_SM_NO, TP__XNN_SM_CVT | TP_XNN_SM(QCINT8)) \
+  X(CONVERT, TP_XNN_SM(BF16) | TP_XNN_SM(QUINT8) | TP_XNN_SM(INT32), TP__XNN_SM_NO,           \
+    TP__XNN_SM_NO, TP__XNN_SM_CVT)                                                           \
+  TP__XNN_SUP_POOL(TP__XNN_SUP_SAME, X, GLOBAL_AVG_POOLING_2D)                               \
+  TP__XNN_SUP_COPY(X, STATIC_RESHAPE)                                                        \
+  X(ARGMAX_POOLING_2D, TP_XNN_SM(FP32), TP_XNN_SM(INT32) | TP_XNN_SM(FP32), TP__XNN_SM_NO,   \
+    TP_XNN_SM(FP32))                                                                         \
+  TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, SQUARE_ROOT)                                         \
+  TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, CEILING) TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, HARDSWISH) \
+  TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, LEAKY_RELU) TP__XNN_SUP_ALL(TP__XNN_SUP_BIN, X, MAXIMUM) \
+  TP__XNN_SUP_ALL(TP__XNN_SUP_SAME, X, NEGATE) TP__XNN_SUP_ALL(TP__XNN_SUP_SAME, X, SQUARE)  \
+  TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, ELU) TP__XNN_SUP_ALL(TP__XNN_SUP_SAME, X, ABS)       \
+  TP__XNN_SUP_REAL(TP__XNN_SUP_BIN, X, PRELU) TP__XNN_SUP_CAT(X, CONCATENATE2)               \
+  TP__XNN_SUP_CAT(X, CONCATENATE3) TP__XNN_SUP_CAT(X, CONCATENATE4)                        \
+  TP__XNN_SUP_COPY(X, STATIC_SLICE) TP__XNN_SUP_BMM(X, BATCH_MATRIX_MULTIPLY)                \
+  TP__XNN_SUP_CAT(X, CONCATENATE5) TP__XNN_SUP_DECONV(X, DECONV2D)                          \
+  TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, RECIPROCAL_SQUARE_ROOT)                              \
+  TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, LOG) TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, GELU)     \
+  TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, TANH) TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, EXP)     \
+  TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, SIN) TP__XNN_SUP_COPY(X, COPY)                       \
+  TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, COS)
+
+/* One row of TP_XNN_NODE_SUPPORT: the node kind and the four slots' datatype masks. */
+typedef struct tp_xnn_support {
+  int kind;
+  uint32_t input, second, bias, output;
+} tp_xnn_support;
+/* The rows, in the list's order (a kind's rows are adjacent); *count (may be NULL) = how many. */
+TPDEF const tp_xnn_support *tp_xnn_node_support(uint32_t *count);
+/* "none|fp32|fp16": a mask's datatype names joined by '|' into buf (size bytes, NUL-terminated,
+   truncated to fit); "none" is TP_XNN_SM_NONE. Returns buf. */
+TPDEF const char *tp_xnn_support_mask_str(uint32_t mask, char *buf, size_t size);
+
 /* One field of a table, as the description gives it: type is one character, 'u' U32, 'h' I16,
    'd' I32, 'U' U64, 'f' F32, 's' STR, 'v' VEC, 'F' VEC_F32, 't' TABLE, 'T' TABLES, 'n' UNION,
    'x' DEPR, 'i' ID, 'b' OPT_ID. */
@@ -393,8 +564,15 @@ TPDEF const tp_xnn_node_desc *tp_xnn_describe_node(int kind);
 TPDEF const tp_xnn_table *tp_xnn_describe_table(int i);
 /* The define call's name without "tp_xnn_define_" ("fully_connected"), or "?". */
 TPDEF const char *tp_xnn_node_name(int kind);
-/* The datatype's name ("fp32", "qcint4"), or "?". */
+/* The datatype's name ("fp32", "qcint4"; "invalid" for 0), or "?" for a code not in
+   TP_XNN_DATATYPES. */
 TPDEF const char *tp_xnn_datatype_name(int datatype);
+/* Bits per element (32, 16, 8 or 4), 0 for a code not in TP_XNN_DATATYPES (0 included): the
+   one "is this a datatype" test. */
+TPDEF unsigned tp_xnn_datatype_bits(int datatype);
+/* The datatype's family (TP_XNN_DT_PLAIN ... TP_XNN_DT_DYNAMIC: which define call takes it), 0
+   for none. */
+TPDEF int tp_xnn_datatype_family(int datatype);
 /* The node's layout (tp_xnn_describe_node(kind)->layout): one character per field id, 'i' a
    value id, 'b' a value id or TP_XNN_INVALID_ID, 'u' a uint, 'f' a float, 'v' a vector of
    uint. NULL if unknown. */
@@ -503,7 +681,8 @@ TPDEF tp_status tp_xnn_define_maximum2(tp_xnn_graph *g, uint32_t input1_id, uint
                                        uint32_t output_id, uint32_t flags);
 TPDEF tp_status tp_xnn_define_minimum2(tp_xnn_graph *g, uint32_t input1_id, uint32_t input2_id,
                                        uint32_t output_id, uint32_t flags);
-/* input1 = input, input2 = slope. */
+/* input1 = input, input2 = slope. Target 0: the slope broadcasts to the input ([1], [channels],
+   ...) and may be any value; other targets: a constant of one slope per channel. */
 TPDEF tp_status tp_xnn_define_prelu(tp_xnn_graph *g, uint32_t input_id, uint32_t slope_id,
                                     uint32_t output_id, uint32_t flags);
 /* input1 [.., M, K] x input2 [.., K, N] (TP_XNN_FLAG_TRANSPOSE_B: [.., N, K]), batch dims
@@ -566,8 +745,11 @@ TPDEF tp_status tp_xnn_define_leaky_relu(tp_xnn_graph *g, float negative_slope,
 
 /* Fully connected: input [.., in], filter [out, in] (or [in, out] with
    TP_XNN_FLAG_TRANSPOSE_WEIGHTS, e.g. a GPT-2 Conv1D weight as it lies), bias [out] or
-   TP_XNN_INVALID_ID, output [.., out]. For target 0: a qdint8 input with an fp16 bias, or with a
-   qcint4 filter of odd input channels, is TP_ERR_UNSUPPORTED (see the README). */
+   TP_XNN_INVALID_ID, output [.., out]. For target 0 (see the README): the output must be the
+   input's dims with the last one replaced by out (same rank, what the pinned XNNPACK computes);
+   the datatypes a row of TP_XNN_NODE_SUPPORT (a qdint8 input takes an fp32 bias, not fp16); a
+   qdint8 input of odd input channels and more than one row with a qcint4 filter is
+   TP_ERR_UNSUPPORTED. */
 TPDEF tp_status tp_xnn_define_fully_connected(tp_xnn_graph *g, float output_min,
                                               float output_max, uint32_t input_id,
                                               uint32_t filter_id, uint32_t bias_id,
@@ -983,16 +1165,85 @@ TPDEF const char *tp_xnn_node_name(int kind) {
 }
 
 TPDEF const char *tp_xnn_datatype_name(int dt) {
-  static const char *const names[] = {"invalid", "fp32", "fp16", "qint8", "quint8", "qint32",
-                                      "qcint8", "qcint32", "qcint4", "qdint8", "qbint4",
-                                      "qpint8", "int32", "pfp32", "bf16"};
-  return (dt >= 0 && dt <= 14) ? names[dt] : "?";
+#define TP__XNN_DT_NAME(code, NAME, name, bits, view, scalar, family) \
+  if (dt == code) return #name;
+  TP_XNN_DATATYPES(TP__XNN_DT_NAME)
+#undef TP__XNN_DT_NAME
+  return dt == TP_XNN_INVALID ? "invalid" : "?";
+}
+
+TPDEF unsigned tp_xnn_datatype_bits(int dt) {
+#define TP__XNN_DT_BITS(code, NAME, name, bits, view, scalar, family) \
+  if (dt == code) return bits;
+  TP_XNN_DATATYPES(TP__XNN_DT_BITS)
+#undef TP__XNN_DT_BITS
+  return 0;
+}
+
+TPDEF int tp_xnn_datatype_family(int dt) {
+#define TP__XNN_DT_FAMILY(code, NAME, name, bits, view, scalar, family) \
+  if (dt == code) return TP_XNN_DT_##family;
+  TP_XNN_DATATYPES(TP__XNN_DT_FAMILY)
+#undef TP__XNN_DT_FAMILY
+  return 0;
+}
+
+
+/* The support table (TP_XNN_NODE_SUPPORT) and its check ---------------------------------- */
+#define TP__XNN_SUP_ROW(K, in, second, bias, out) {TP_XNN_NODE_##K, in, second, bias, out},
+static const tp_xnn_support tp__xnn_support[] = {TP_XNN_NODE_SUPPORT(TP__XNN_SUP_ROW)};
+#undef TP__XNN_SUP_ROW
+
+TPDEF const tp_xnn_support *tp_xnn_node_support(uint32_t *count) {
+  if (count) *count = (uint32_t)(sizeof tp__xnn_support / sizeof tp__xnn_support[0]);
+  return tp__xnn_support;
+}
+
+TPDEF const char *tp_xnn_support_mask_str(uint32_t mask, char *buf, size_t size) {
+  size_t n = 0;
+  int dt;
+  if (!buf || size == 0) return buf;
+  buf[0] = 0;
+  for (dt = 0; dt < (int)TP_XNN_DATATYPE_END; dt++) {
+    const char *name = dt == 0 ? "none" : tp_xnn_datatype_name(dt);
+    size_t len = strlen(name);
+    if (!(mask & (1u << dt))) continue;
+    if (n + len + 2 > size) break;
+    if (n) buf[n++] = '|';
+    memcpy(buf + n, name, len + 1);
+    n += len;
+  }
+  return buf;
+}
+
+/* The tp_dtype a constant's data view of datatype dt has (the list's view column); -1: none. */
+static int tp__xnn_view_dtype(int dt) {
+#define TP__XNN_DT_VIEW(code, NAME, name, bits, view, scalar, family) \
+  if (dt == code) return (int)view;
+  TP_XNN_DATATYPES(TP__XNN_DT_VIEW)
+#undef TP__XNN_DT_VIEW
+  return -1;
 }
 
 /* Bytes per element; 0 for the 4-bit types (packed two per byte) and invalid ones. */
-static size_t tp__xnn_elem_size(int dt) {
-  static const unsigned char sizes[] = {0, 4, 2, 1, 1, 4, 1, 4, 0, 1, 0, 1, 4, 4, 2};
-  return (dt >= 0 && dt <= 14) ? sizes[dt] : 0;
+static size_t tp__xnn_elem_size(int dt) { return (size_t)(tp_xnn_datatype_bits(dt) / 8u); }
+
+/* "qint8, quint8, qint32": the names of a family's datatypes, for sentences (buf >= 80). */
+static const char *tp__xnn_family_names(int family, char *buf) {
+  size_t n = 0;
+  buf[0] = 0;
+#define TP__XNN_DT_FNAME(code, NAME, name, bits, view, scalar, fam)          \
+  if (TP_XNN_DT_##fam == family && n + sizeof(#name) + 2 < 80) {            \
+    if (n) {                                                                \
+      buf[n++] = ',';                                                       \
+      buf[n++] = ' ';                                                       \
+    }                                                                       \
+    memcpy(buf + n, #name, sizeof(#name));                                  \
+    n += sizeof(#name) - 1;                                                 \
+  }
+  TP_XNN_DATATYPES(TP__XNN_DT_FNAME)
+#undef TP__XNN_DT_FNAME
+  return buf;
 }
 
 /* >>xnn-graph ------------------------------------------------------------------------------- */
@@ -1355,7 +1606,7 @@ static tp_status tp__xnn_check_same_dt(const tp__xnn_nview *n, tp_error *err, ui
   return TP_OK;
 }
 
-static tp_status tp__xnn_check_node(const tp__xnn_nview *n, int runtime, tp_error *err) {
+static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, tp_error *err) {
   const char *name = tp_xnn_node_name(n->kind);
   const tp_xnn_node_desc *d = tp_xnn_describe_node(n->kind);
   unsigned ix = n->index;
@@ -1403,20 +1654,29 @@ static tp_status tp__xnn_check_node(const tp__xnn_nview *n, int runtime, tp_erro
                      tp__xnn_dims_str(w, b3),
                      (unsigned long long)(ic ? tp__xnn_cnumel(in) / ic : 0),
                      (unsigned long long)oc);
+      if (et) { /* the pinned XNNPACK's output: the input's leading dims, then oc */
+        int same = out->num_dims == in->num_dims;
+        for (i = 0; same && i + 1 < in->num_dims; i++)
+          if (out->dims[i] != in->dims[i]) same = 0;
+        if (!same)
+          TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
+                       "%s #%u: output %u is %s, ExecuTorch's XNNPACK makes it the input %s with "
+                       "the last dim %llu (same rank); reshape the input or the output "
+                       "(static_reshape)",
+                       name, ix, (unsigned)oid, tp__xnn_dims_str(out, b1),
+                       tp__xnn_dims_str(in, b2), (unsigned long long)oc);
+      }
       if (tp__xnn_check_requant(n, err, in, w, out) != TP_OK) return err->status;
-      if (et && in->datatype == TP_XNN_QDINT8 && b && b->datatype == TP_XNN_FP16)
+      /* measured in ExecuTorch's runtime: odd K, several rows: rows after the first wrong */
+      if (et && in->datatype == TP_XNN_QDINT8 && w->datatype == TP_XNN_QCINT4 && (ic & 1u) &&
+          ic && tp__xnn_cnumel(in) / ic > 1)
         TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
-                     "%s #%u: bias %u is fp16 on a dynamically quantized (qdint8) input: "
-                     "ExecuTorch's runtime refuses it at init; use an fp32 bias "
-                     "(or tp_xnn_options.target for another runtime)",
-                     name, ix, (unsigned)n->f[TP__F(bias_id)]);
-      if (et && in->datatype == TP_XNN_QDINT8 && w->datatype == TP_XNN_QCINT4 && (ic & 1u))
-        TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
-                     "%s #%u: qdint8 input x qcint4 filter %u with %llu (odd) input channels: "
-                     "the XNNPACK ExecuTorch pins computes wrong rows; pad the input channels "
-                     "to %llu (or tp_xnn_options.target for another runtime)",
+                     "%s #%u: qdint8 input x qcint4 filter %u with %llu (odd) input channels and "
+                     "%llu rows: the XNNPACK ExecuTorch pins computes every row after the first "
+                     "wrong; pad the input channels to %llu (or tp_xnn_options.target for "
+                     "another runtime)",
                      name, ix, (unsigned)wid, (unsigned long long)ic,
-                     (unsigned long long)(ic + 1));
+                     (unsigned long long)(tp__xnn_cnumel(in) / ic), (unsigned long long)(ic + 1));
       return TP_OK;
 #undef TP__F
     }
@@ -1477,6 +1737,16 @@ static tp_status tp__xnn_check_node(const tp__xnn_nview *n, int runtime, tp_erro
                      "%s #%u: output %u is %s: it must have batch %u and %llu channels", name,
                      ix, (unsigned)n->f[TP__F(output_id)], tp__xnn_dims_str(out, b1),
                      (unsigned)in->dims[0], (unsigned long long)oc);
+      if (n->kind == TP_XNN_NODE_DECONV2D &&
+          (n->f[TP__F(adjustment_height)] >= n->f[TP__F(subsampling_height)] ||
+           n->f[TP__F(adjustment_width)] >= n->f[TP__F(subsampling_width)]))
+        TP__XNN_FAIL(TP_ERR_INVALID,
+                     "%s #%u: adjustment %u x %u, upsampling %u x %u: each adjustment must be "
+                     "smaller than its upsampling (XNNPACK refuses it when the node runs)",
+                     name, ix, (unsigned)n->f[TP__F(adjustment_height)],
+                     (unsigned)n->f[TP__F(adjustment_width)],
+                     (unsigned)n->f[TP__F(subsampling_height)],
+                     (unsigned)n->f[TP__F(subsampling_width)]);
       if ((n->f[TP__F(flags)] & TP_XNN_FLAG_TENSORFLOW_SAME_PADDING) &&
           n->kind != TP_XNN_NODE_DECONV2D) {
         if (tp__xnn_check_same(n, err, in, out, n->f[TP__F(output_id)],
@@ -1583,6 +1853,23 @@ static tp_status tp__xnn_check_node(const tp__xnn_nview *n, int runtime, tp_erro
     }
     case TP_XNN_NODE_PRELU: {
       const tp__xnn_value *in = n->v[0], *s = n->v[1], *out = n->v[2];
+      if (et) { /* the pinned XNNPACK: a binary node, the slope broadcast to the input */
+        int ok = s->num_dims <= in->num_dims;
+        for (i = 0; ok && i < s->num_dims; i++) {
+          uint32_t sd = s->dims[s->num_dims - 1 - i], id = in->dims[in->num_dims - 1 - i];
+          if (sd != 1 && sd != id) ok = 0;
+        }
+        if (!ok)
+          TP__XNN_FAIL(TP_ERR_INVALID,
+                       "%s #%u: slope %u is %s, input %u is %s: the slope must broadcast to the "
+                       "input (each dim 1 or the input's, right-aligned; [1] or [channels])",
+                       name, ix, (unsigned)n->f[1], tp__xnn_dims_str(s, b1), (unsigned)n->f[0],
+                       tp__xnn_dims_str(in, b2));
+        if (!tp__xnn_same_dims(in, out))
+          TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: output %u is %s, the input is %s", name, ix,
+                       (unsigned)n->f[2], tp__xnn_dims_str(out, b1), tp__xnn_dims_str(in, b2));
+        return TP_OK;
+      }
       if (!s->const_idx)
         TP__XNN_FAIL(TP_ERR_INVALID,
                      "%s #%u: slope %u is not a constant: XNNPACK needs the slope's data at "
@@ -1666,9 +1953,22 @@ static tp_status tp__xnn_check_node(const tp__xnn_nview *n, int runtime, tp_erro
       uint64_t want = 1;
       int infer = 0;
       for (i = 0; i < n->vlen[0]; i++) {
-        if (n->vec[0][i] == 0) infer = 1; /* XNNPACK infers a 0 entry */
+        if (n->vec[0][i] == 0) infer++; /* XNNPACK infers a 0 entry */
         else want *= n->vec[0][i];
       }
+      if (et && infer > 1)
+        TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
+                     "%s #%u: new shape has %u entries 0 (inferred): ExecuTorch's XNNPACK infers "
+                     "at most one and fails at execute; give the others",
+                     name, ix, (unsigned)infer);
+      if (et && out->num_dims == n->vlen[0]) /* its output: new_shape, the 0 inferred */
+        for (i = 0; i < n->vlen[0]; i++)
+          if (n->vec[0][i] != 0 && n->vec[0][i] != out->dims[i])
+            TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
+                         "%s #%u: output %u is %s but new shape entry %u is %u: ExecuTorch's "
+                         "XNNPACK gives the output the new shape; make them agree",
+                         name, ix, (unsigned)n->f[TP__F(output_id)], tp__xnn_dims_str(out, b1),
+                         (unsigned)i, (unsigned)n->vec[0][i]);
       if (tp__xnn_cnumel(out) != tp__xnn_cnumel(in) || (!infer && want != tp__xnn_cnumel(in)) ||
           out->num_dims != n->vlen[0])
         TP__XNN_FAIL(TP_ERR_INVALID,
@@ -1693,6 +1993,14 @@ static tp_status tp__xnn_check_node(const tp__xnn_nview *n, int runtime, tp_erro
                      tp__xnn_dims_str(out, b2));
       for (i = 0; i < nd; i++) {
         uint64_t off = n->vec[0][i], sz = n->vec[1][i];
+        if (et && sz == 0 && off != 0) /* the pinned XNNPACK: end = offset + size; end 0 only
+                                          means "to the end" */
+          TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
+                       "%s #%u: dim %u: offset %llu with size 0: ExecuTorch's XNNPACK reads size "
+                       "0 as \"to the end\" only at offset 0 (here: an empty dim); give the size "
+                       "(%llu)",
+                       name, ix, (unsigned)i, (unsigned long long)off,
+                       (unsigned long long)(in->dims[i] > off ? in->dims[i] - off : 0));
         if (sz == 0) sz = in->dims[i] > off ? in->dims[i] - off : 0; /* 0 = to the end */
         if (off + sz > in->dims[i] || out->dims[i] != sz || sz == 0)
           TP__XNN_FAIL(TP_ERR_INVALID,
@@ -1819,24 +2127,167 @@ static tp_status tp__xnn_check_node(const tp__xnn_nview *n, int runtime, tp_erro
 #undef TP__XNN_VID
 #undef TP__XNN_FAIL
 
+/* The support table's slots of a node kind as field ids (-1: the kind has none), by name. */
+static void tp__xnn_support_slots(const tp_xnn_node_desc *d, int slot[4]) {
+  static const char *const names[4][3] = {{"input_id", "input1_id", NULL},
+                                          {"input2_id", "filter_id", "output_index_id"},
+                                          {"bias_id", NULL, NULL},
+                                          {"output_id", "output_value_id", NULL}};
+  uint32_t f;
+  int k, j;
+  for (k = 0; k < 4; k++) slot[k] = -1;
+  for (f = 0; f < d->nfields; f++)
+    for (k = 0; k < 4; k++)
+      for (j = 0; j < 3; j++)
+        if (slot[k] < 0 && names[k][j] && !strcmp(d->fields[f].name, names[k][j]))
+          slot[k] = (int)f;
+}
+
+/* Appends text to buf (cap bytes) at *n when all of it fits; else "..." once (then nothing). */
+static void tp__xnn_sup_cat(char *buf, size_t cap, size_t *n, const char *text) {
+  size_t len = strlen(text);
+  if (*n >= cap) return;
+  if (*n + len + 4 > cap) {
+    memcpy(buf + *n, "...", 4);
+    *n = cap;
+    return;
+  }
+  memcpy(buf + *n, text, len + 1);
+  *n += len;
+}
+
+/* Target 0: the node's datatypes must match a row of TP_XNN_NODE_SUPPORT for its kind. The
+   sentence: the node's datatypes, then the rows for its input datatype (as many as fit). */
+static tp_status tp__xnn_check_support(const tp__xnn_nview *n, tp_error *err) {
+  static const char head[] = ": : no operator in ExecuTorch's XNNPACK; with a  input it has  "
+                             "#4294967295";
+  const tp_xnn_node_desc *d = tp_xnn_describe_node(n->kind);
+  const char *name = tp_xnn_node_name(n->kind);
+  uint32_t dt[4], i, nrows, ins = 0;
+  const tp_xnn_support *rows = tp_xnn_node_support(&nrows);
+  int slot[4], k, any = 0;
+  char have[100], sup[TP_ERROR_MAX], row[160], m[64];
+  size_t nh = 0, ns = 0, cap;
+  tp__xnn_support_slots(d, slot);
+  for (k = 0; k < 4; k++) {
+    const tp__xnn_value *v = slot[k] >= 0 ? n->v[slot[k]] : NULL;
+    dt[k] = v && v->datatype > 0 && v->datatype < 32 ? (uint32_t)v->datatype : 0;
+  }
+  for (i = 0; i < nrows; i++)
+    if (rows[i].kind == n->kind && (rows[i].input >> dt[0] & 1u) &&
+        (rows[i].second >> dt[1] & 1u) && (rows[i].bias >> dt[2] & 1u) &&
+        (rows[i].output >> dt[3] & 1u))
+      return TP_OK;
+  have[0] = sup[0] = 0;
+  for (k = 0; k < 4; k++) { /* "input1 qdint8, filter qcint4, bias fp16, output fp32" */
+    char one[24];
+    size_t fl;
+    if (slot[k] < 0 || !n->v[slot[k]]) continue;
+    fl = strlen(d->fields[slot[k]].name) - 3; /* every slot field ends in "_id" */
+    if (fl > 20) fl = 20;
+    memcpy(one, d->fields[slot[k]].name, fl);
+    one[fl] = 0;
+    tp__xnn_sup_cat(have, sizeof have, &nh, nh ? ", " : "");
+    tp__xnn_sup_cat(have, sizeof have, &nh, one);
+    tp__xnn_sup_cat(have, sizeof have, &nh, " ");
+    tp__xnn_sup_cat(have, sizeof have, &nh, tp_xnn_datatype_name((int)dt[k]));
+  }
+  cap = strlen(name) + nh + sizeof head + 8 < TP_ERROR_MAX
+            ? TP_ERROR_MAX - (strlen(name) + nh + sizeof head + 8)
+            : 4;
+  for (i = 0; i < nrows; i++) { /* the rows for this input datatype: "filter a|b, bias c" */
+    size_t nr = 0;
+    if (rows[i].kind != n->kind) continue;
+    ins |= rows[i].input;
+    if (!(rows[i].input >> dt[0] & 1u)) continue;
+    row[0] = 0;
+    tp__xnn_sup_cat(row, sizeof row, &nr, any++ ? "; " : "");
+    for (k = 1; k < 4; k++) {
+      uint32_t mask = k == 1 ? rows[i].second : k == 2 ? rows[i].bias : rows[i].output;
+      size_t fl;
+      char one[24];
+      if (slot[k] < 0) continue;
+      fl = strlen(d->fields[slot[k]].name) - 3;
+      if (fl > 20) fl = 20;
+      memcpy(one, d->fields[slot[k]].name, fl);
+      one[fl] = 0;
+      if (k == 1 && !strcmp(one, "output_index")) memcpy(one, "index", 6);
+      if (nr > 2) tp__xnn_sup_cat(row, sizeof row, &nr, ", ");
+      tp__xnn_sup_cat(row, sizeof row, &nr, one);
+      tp__xnn_sup_cat(row, sizeof row, &nr, " ");
+      tp__xnn_sup_cat(row, sizeof row, &nr, tp_xnn_support_mask_str(mask, m, sizeof m));
+    }
+    tp__xnn_sup_cat(sup, cap, &ns, row);
+  }
+  if (!any) { /* no row for this input datatype: the inputs the kind takes */
+    tp__xnn_sup_cat(sup, cap, &ns, ins ? tp_xnn_support_mask_str(ins, m, sizeof m) : "none");
+    return tp__error_set(err, TP_ERR_UNSUPPORTED,
+                         "%s #%u: %s: no operator in ExecuTorch's XNNPACK; its inputs are %s",
+                         name, n->index, have, sup);
+  }
+  return tp__error_set(err, TP_ERR_UNSUPPORTED,
+                       "%s #%u: %s: no operator in ExecuTorch's XNNPACK; with a %s input it has %s",
+                       name, n->index, have, tp_xnn_datatype_name((int)dt[0]), sup);
+}
+
+/* Target 0: the kinds the pinned XNNPACK defines with
+   xnn_subgraph_check_quantization_parameter_matches (they move bytes: reshape, transpose,
+   slice, copy, concatenate, constant pad, max pooling, bilinear resize) need every qint8 /
+   quint8 input's scale and zero point equal to the output's. */
+static tp_status tp__xnn_check_same_quant(const tp__xnn_nview *n, tp_error *err) {
+  const tp_xnn_node_desc *d = tp_xnn_describe_node(n->kind);
+  const tp__xnn_value *out = NULL;
+  uint32_t f, fo = 0;
+  switch (n->kind) {
+    case TP_XNN_NODE_STATIC_RESHAPE: case TP_XNN_NODE_STATIC_TRANSPOSE:
+    case TP_XNN_NODE_STATIC_SLICE: case TP_XNN_NODE_COPY: case TP_XNN_NODE_CONCATENATE2:
+    case TP_XNN_NODE_CONCATENATE3: case TP_XNN_NODE_CONCATENATE4: case TP_XNN_NODE_CONCATENATE5:
+    case TP_XNN_NODE_STATIC_CONSTANT_PAD: case TP_XNN_NODE_MAX_POOLING_2D:
+    case TP_XNN_NODE_STATIC_RESIZE_BILINEAR_2D: break;
+    default: return TP_OK;
+  }
+  for (f = 0; f < d->nfields; f++)
+    if (!strcmp(d->fields[f].name, "output_id")) {
+      out = n->v[f];
+      fo = f;
+    }
+  if (!out || out->quant != TP_XNN_QUANT_PER_TENSOR ||
+      (out->datatype != TP_XNN_QINT8 && out->datatype != TP_XNN_QUINT8))
+    return TP_OK;
+  for (f = 0; f < d->nfields; f++) {
+    const tp__xnn_value *in = n->v[f];
+    if (!in || strncmp(d->fields[f].name, "input", 5) != 0) continue;
+    if (in->quant == TP_XNN_QUANT_PER_TENSOR &&
+        (in->scale != out->scale || in->zero_point != out->zero_point))
+      return tp__error_set(err, TP_ERR_UNSUPPORTED,
+                           "%s #%u: input %u has scale %g and zero point %d, output %u scale %g "
+                           "and zero point %d: ExecuTorch's XNNPACK needs them equal here (the "
+                           "node moves bytes); requantize with a convert node",
+                           tp_xnn_node_name(n->kind), n->index, (unsigned)n->f[f],
+                           (double)in->scale, (int)in->zero_point, (unsigned)n->f[fo],
+                           (double)out->scale, (int)out->zero_point);
+  }
+  return TP_OK;
+}
+
+/* The node rules: the kind's own, then (target 0) the support table and the same-quantization
+   rule. */
+static tp_status tp__xnn_check_node(const tp__xnn_nview *n, int runtime, tp_error *err) {
+  tp_status st = tp__xnn_check_node_rules(n, runtime, err);
+  if (st != TP_OK || runtime != TP_XNN_TARGET_EXECUTORCH) return st;
+  st = tp__xnn_check_support(n, err);
+  return st != TP_OK ? st : tp__xnn_check_same_quant(n, err);
+}
+
 /* A constant's view against its value: the view's dtype is the datatype's element type (no
    reinterpretation) and its sizes are the value's dims (no silent reshape), for every target;
    with graph_rules, no external id on a constant. 4-bit data has its own rule
    (tp__xnn_value_data). */
 static tp_status tp__xnn_check_const(const tp__xnn_value *v, uint32_t id, const tp_tensor *data,
                                      int graph_rules, tp_error *err) {
-  int want;
+  int want = tp__xnn_view_dtype(v->datatype);
   uint32_t i;
   char b1[80];
-  switch (v->datatype) {
-    case TP_XNN_FP32: case TP_XNN_PFP32: want = TP_F32; break;
-    case TP_XNN_FP16: want = TP_F16; break;
-    case TP_XNN_BF16: want = TP_BF16; break;
-    case TP_XNN_QINT8: case TP_XNN_QCINT8: case TP_XNN_QDINT8: case TP_XNN_QPINT8:
-      want = TP_I8; break;
-    case TP_XNN_QUINT8: want = TP_U8; break;
-    default: want = TP_I32; break; /* INT32, QINT32, QCINT32 */
-  }
   if (graph_rules && v->external_id != TP_XNN_INVALID_ID)
     return tp__error_set(err, TP_ERR_INVALID,
                         "value %u: a constant cannot be external (external id %u, flags 0x%x): "
@@ -2084,7 +2535,7 @@ static int tp__xnn_value_bytes(const tp__xnn_value *v, uint64_t *bytes, uint64_t
     if (i + 1 < v->num_dims) rows = numel;
     else last = v->dims[i];
   }
-  if (v->datatype == TP_XNN_QCINT4 || v->datatype == TP_XNN_QBINT4) {
+  if (tp_xnn_datatype_bits(v->datatype) == 4) {
     if (tp__mul_u64(rows, (last + 1) / 2, bytes)) return 0;
     *alt = numel / 2 + (numel & 1);
     return 1;
@@ -2103,7 +2554,7 @@ static tp_status tp__xnn_value_begin(tp_xnn_graph *g, int dt, size_t num_dims,
   memset(v, 0, sizeof *v);
   if (g->nvalues >= (size_t)UINT32_MAX - 1)
     return tp__error_set(&g->err, TP_ERR_OVERFLOW, "value %u: too many values", (unsigned)id);
-  if (dt <= 0 || dt > 14)
+  if (!tp_xnn_datatype_bits(dt))
     return tp__error_set(&g->err, TP_ERR_INVALID, "value %u: unknown datatype %d", (unsigned)id,
                         dt);
   if (data) {
@@ -2184,7 +2635,7 @@ static tp_status tp__xnn_value_data(tp_xnn_graph *g, tp__xnn_value *v, const tp_
   if (ovf)
     return tp__error_set(&g->err, TP_ERR_OVERFLOW, "value %u: element count overflows",
                         (unsigned)id);
-  if (v->datatype == TP_XNN_QCINT4 || v->datatype == TP_XNN_QBINT4) {
+  if (tp_xnn_datatype_bits(v->datatype) == 4) {
     uint64_t last, rows = 1;
     uint32_t i;
     int k;
@@ -2270,8 +2721,7 @@ TPDEF tp_status tp_xnn_define_tensor_value(tp_xnn_graph *g, tp_xnn_datatype dt, 
   nc = g->nconsts;
   if (tp__xnn_value_begin(g, (int)dt, num_dims, dims, data, external_id, flags, &v) != TP_OK)
     return g->err.status;
-  if (dt != TP_XNN_FP32 && dt != TP_XNN_FP16 && dt != TP_XNN_INT32 && dt != TP_XNN_PFP32 &&
-      dt != TP_XNN_BF16)
+  if (tp_xnn_datatype_family((int)dt) != TP_XNN_DT_PLAIN)
     return tp__error_set(&g->err, TP_ERR_INVALID,
                         "value %u: datatype %s needs a quantized define call",
                         (unsigned)g->nvalues, tp_xnn_datatype_name((int)dt));
@@ -2289,22 +2739,23 @@ TPDEF tp_status tp_xnn_define_quantized_tensor_value(tp_xnn_graph *g, tp_xnn_dat
   size_t nc;
   unsigned id;
   int32_t zlo = 0, zhi = 0;
+  char names[80];
   TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   nc = g->nconsts;
   id = (unsigned)g->nvalues;
   if (tp__xnn_value_begin(g, (int)dt, num_dims, dims, data, external_id, flags, &v) != TP_OK)
     return g->err.status;
-  if (dt == TP_XNN_QINT8) {
+  if (tp_xnn_datatype_family((int)dt) != TP_XNN_DT_PER_TENSOR)
+    return tp__error_set(&g->err, TP_ERR_INVALID,
+                        "value %u: datatype %s is not per-tensor quantized (%s)", id,
+                        tp_xnn_datatype_name((int)dt),
+                        tp__xnn_family_names(TP_XNN_DT_PER_TENSOR, names));
+  if (tp__xnn_view_dtype((int)dt) == TP_I8) { /* the stored type's range; qint32: 0 */
     zlo = -128;
     zhi = 127;
-  } else if (dt == TP_XNN_QUINT8) {
+  } else if (tp__xnn_view_dtype((int)dt) == TP_U8) {
     zhi = 255;
-  } else if (dt != TP_XNN_QINT32) {
-    return tp__error_set(&g->err, TP_ERR_INVALID,
-                        "value %u: datatype %s is not per-tensor quantized (qint8, quint8, "
-                        "qint32)",
-                        id, tp_xnn_datatype_name((int)dt));
   }
   if (zero_point < zlo || zero_point > zhi)
     return tp__error_set(&g->err, TP_ERR_INVALID,
@@ -2328,6 +2779,7 @@ TPDEF tp_status tp_xnn_define_channelwise_quantized_tensor_value(
   tp__xnn_value v;
   size_t nc;
   unsigned id;
+  char names[80];
   tp_error e;
   tp_status st;
   TP_ASSERT(g);
@@ -2336,11 +2788,11 @@ TPDEF tp_status tp_xnn_define_channelwise_quantized_tensor_value(
   id = (unsigned)g->nvalues;
   if (tp__xnn_value_begin(g, (int)dt, num_dims, dims, data, external_id, flags, &v) != TP_OK)
     return g->err.status;
-  if (dt != TP_XNN_QCINT8 && dt != TP_XNN_QCINT32 && dt != TP_XNN_QCINT4)
+  if (tp_xnn_datatype_family((int)dt) != TP_XNN_DT_PER_CHANNEL)
     return tp__error_set(&g->err, TP_ERR_INVALID,
-                        "value %u: datatype %s is not per-channel quantized (qcint8, qcint32, "
-                        "qcint4)",
-                        id, tp_xnn_datatype_name((int)dt));
+                        "value %u: datatype %s is not per-channel quantized (%s)", id,
+                        tp_xnn_datatype_name((int)dt),
+                        tp__xnn_family_names(TP_XNN_DT_PER_CHANNEL, names));
   if (channel_dim >= num_dims)
     return tp__error_set(&g->err, TP_ERR_INVALID, "value %u: channel_dim %u but %u dims", id,
                         (unsigned)channel_dim, (unsigned)num_dims);
@@ -2378,6 +2830,7 @@ TPDEF tp_status tp_xnn_define_blockwise_quantized_tensor_value(
   tp__xnn_value v;
   size_t nc;
   unsigned id;
+  char names[80];
   tp_error e;
   tp_status st;
   uint64_t groups;
@@ -2387,10 +2840,11 @@ TPDEF tp_status tp_xnn_define_blockwise_quantized_tensor_value(
   id = (unsigned)g->nvalues;
   if (tp__xnn_value_begin(g, (int)dt, num_dims, dims, data, external_id, flags, &v) != TP_OK)
     return g->err.status;
-  if (dt != TP_XNN_QBINT4)
+  if (tp_xnn_datatype_family((int)dt) != TP_XNN_DT_BLOCKWISE)
     return tp__error_set(&g->err, TP_ERR_INVALID,
-                        "value %u: datatype %s is not blockwise quantized (qbint4)", id,
-                        tp_xnn_datatype_name((int)dt));
+                        "value %u: datatype %s is not blockwise quantized (%s)", id,
+                        tp_xnn_datatype_name((int)dt),
+                        tp__xnn_family_names(TP_XNN_DT_BLOCKWISE, names));
   if (num_dims != 2)
     return tp__error_set(&g->err, TP_ERR_INVALID,
                         "value %u: blockwise weights need 2 dims [out, in], got %u", id,
@@ -2445,15 +2899,17 @@ TPDEF tp_status tp_xnn_define_dynamically_quantized_tensor_value(
     const size_t *dims, uint32_t external_id, uint32_t flags, uint32_t *id_out) {
   tp__xnn_value v;
   unsigned id;
+  char names[80];
   TP_ASSERT(g);
   if (g->err.status) return g->err.status;
   id = (unsigned)g->nvalues;
   if (tp__xnn_value_begin(g, (int)dt, num_dims, dims, NULL, external_id, flags, &v) != TP_OK)
     return g->err.status;
-  if (dt != TP_XNN_QDINT8 && dt != TP_XNN_QPINT8)
+  if (tp_xnn_datatype_family((int)dt) != TP_XNN_DT_DYNAMIC)
     return tp__error_set(&g->err, TP_ERR_INVALID,
-                        "value %u: datatype %s is not dynamically quantized (qdint8, qpint8)",
-                        id, tp_xnn_datatype_name((int)dt));
+                        "value %u: datatype %s is not dynamically quantized (%s)", id,
+                        tp_xnn_datatype_name((int)dt),
+                        tp__xnn_family_names(TP_XNN_DT_DYNAMIC, names));
   if (num_nonbatch_dims > num_dims)
     return tp__error_set(&g->err, TP_ERR_INVALID,
                         "value %u: num_nonbatch_dims %u exceeds num_dims %u", id,
@@ -3795,7 +4251,7 @@ static tp_status tp__xnn_check_format(const tp_xnn_blob *b, tp_error *err) {
     tp__xnn_value tv;
     uint64_t want = 0, alt = 0;
     int group = v->quant == TP_XNN_QUANT_PER_CHANNEL_GROUP;
-    if (v->datatype <= 0 || v->datatype > 14)
+    if (!tp_xnn_datatype_bits(v->datatype))
       TP__XNN_CF_FAIL("value %lu: datatype %d is not an XNNDatatype", (unsigned long)i,
                       v->datatype);
     if (!v->has_dims)
@@ -4143,17 +4599,13 @@ TPDEF tp_status tp_xnn_graph_value(const tp_xnn_graph *g, uint32_t id, tp_xnn_va
   return TP_OK;
 }
 
-/* XNNDatatype -> ScalarType (tp_dtype codes); -1 for none. */
+/* XNNDatatype -> ScalarType (tp_dtype codes; the list's scalar column); -1 for none. */
 static int tp__xnn_scalar_type(int dt) {
-  switch (dt) {
-    case TP_XNN_FP32: return (int)TP_F32;
-    case TP_XNN_FP16: return (int)TP_F16;
-    case TP_XNN_BF16: return (int)TP_BF16;
-    case TP_XNN_INT32: return (int)TP_I32;
-    case TP_XNN_QINT8: return (int)TP_I8;
-    case TP_XNN_QUINT8: return (int)TP_U8;
-    default: return -1;
-  }
+#define TP__XNN_DT_SCALAR(code, NAME, name, bits, view, scalar, family) \
+  if (dt == code) return (int)scalar;
+  TP_XNN_DATATYPES(TP__XNN_DT_SCALAR)
+#undef TP__XNN_DT_SCALAR
+  return -1;
 }
 
 static tp_status tp__xnn_pte_produce(void *ctx, tp_sink *sink) {
@@ -4266,27 +4718,20 @@ TPDEF tp_status tp_xnn_add_pte_method(tp_pte *p, const char *name, tp_xnn_graph 
 #endif
 #endif
 
-/* Schema datatype dt -> the linked XNNPACK's enum value; 0 when the library lacks it. */
+/* Schema datatype dt -> the linked XNNPACK's enum value (by name: xnn_datatype_<name>); 0 when
+   the library lacks it. */
 static int tp__xnn_rt_datatype(int dt, enum xnn_datatype *out) {
-  switch (dt) {
-    case TP_XNN_FP32: *out = xnn_datatype_fp32; return 1;
-    case TP_XNN_FP16: *out = xnn_datatype_fp16; return 1;
-    case TP_XNN_QINT8: *out = xnn_datatype_qint8; return 1;
-    case TP_XNN_QUINT8: *out = xnn_datatype_quint8; return 1;
-    case TP_XNN_QINT32: *out = xnn_datatype_qint32; return 1;
-    case TP_XNN_QCINT8: *out = xnn_datatype_qcint8; return 1;
-    case TP_XNN_QCINT32: *out = xnn_datatype_qcint32; return 1;
-#if TP_XNN_RUNTIME_ALL_DATATYPES
-    case TP_XNN_QCINT4: *out = xnn_datatype_qcint4; return 1;
-    case TP_XNN_QDINT8: *out = xnn_datatype_qdint8; return 1;
-    case TP_XNN_QBINT4: *out = xnn_datatype_qbint4; return 1;
-    case TP_XNN_QPINT8: *out = xnn_datatype_qpint8; return 1;
-    case TP_XNN_INT32: *out = xnn_datatype_int32; return 1;
-    case TP_XNN_PFP32: *out = xnn_datatype_pfp32; return 1;
-    case TP_XNN_BF16: *out = xnn_datatype_bf16; return 1;
-#endif
-    default: return 0;
+#define TP__XNN_DT_RT(code, NAME, name, bits, view, scalar, family) \
+  if (dt == code) {                                                 \
+    *out = xnn_datatype_##name;                                     \
+    return 1;                                                       \
   }
+  TP_XNN_DATATYPES_2022(TP__XNN_DT_RT)
+#if TP_XNN_RUNTIME_ALL_DATATYPES
+  TP_XNN_DATATYPES_2023(TP__XNN_DT_RT)
+#endif
+#undef TP__XNN_DT_RT
+  return 0;
 }
 
 /* The loader refuses a blob whose non-constant values (activations, inputs, outputs) add up to
@@ -4658,7 +5103,7 @@ static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, const tp_xnn_blo
                           (unsigned)vi, (unsigned)ext);
     L->ext_seen[ext / 8] = (unsigned char)(L->ext_seen[ext / 8] | (1u << (ext % 8)));
   }
-  if (dt <= 0 || dt > 14)
+  if (!tp_xnn_datatype_bits(dt))
     return tp__error_set(&rt->err, TP_ERR_FORMAT, "value %u: unknown datatype %d", (unsigned)vi,
                         dt);
   if (!tp__xnn_rt_datatype(dt, &xdt))

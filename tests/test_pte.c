@@ -558,15 +558,16 @@ static void test_xnn_refusals(void) {
   tp_pte_destroy(p);
   tp_xnn_graph_destroy(g);
 
-  /* an external whose datatype has no ScalarType: a dynamically quantized input */
+  /* an external whose datatype has no ScalarType: a dynamically quantized output (fp32 ->
+     qdint8 is a convert ExecuTorch's XNNPACK has; qdint8 -> fp32 is not) */
   tp_xnn_graph_create(NULL, &g);
-  tp_xnn_define_dynamically_quantized_tensor_value(g, TP_XNN_QDINT8, 2, 1, d2, 0,
-                                                   TP_XNN_FLAG_EXTERNAL_INPUT, &a);
-  tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, d2, NULL, 1, TP_XNN_FLAG_EXTERNAL_OUTPUT, &b);
-  tp_xnn_define_convert(g, a, b, 0);
+  tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, d2, NULL, 0, TP_XNN_FLAG_EXTERNAL_INPUT, &a);
+  tp_xnn_define_dynamically_quantized_tensor_value(g, TP_XNN_QDINT8, 2, 1, d2, 1,
+                                                   TP_XNN_FLAG_EXTERNAL_OUTPUT, &b);
+  TPT_STATUS(tp_xnn_define_convert(g, a, b, 0), TP_OK);
   tp_pte_create(NULL, &p);
   TPT_STATUS(tp_xnn_add_pte_method(p, "forward", g), TP_ERR_UNSUPPORTED);
-  TPT_EQ_STR(tp_pte_error(p), "method \"forward\": value 0 (external id 0) has datatype qdint8, "
+  TPT_EQ_STR(tp_pte_error(p), "method \"forward\": value 1 (external id 1) has datatype qdint8, "
              "which has no ScalarType");
   tp_pte_destroy(p);
   tp_xnn_graph_destroy(g);

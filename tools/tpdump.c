@@ -291,13 +291,6 @@ static int tpd_delegate_header(tpd *d, const char *magic, const char *segname,
    (tp_xnn_describe_node); tpdump keeps no field tables of its own. */
 #define TPD_XNN_NODE_KINDS ((unsigned)TP_XNN_NODE_KINDS)
 
-/* XNNDatatype names and element sizes in bits, by code. */
-static const char *const tpd_xnn_dtypes[] = {
-  "invalid", "fp32", "fp16", "qint8", "quint8", "qint32", "qcint8", "qcint32", "qcint4",
-  "qdint8", "qbint4", "qpint8", "int32", "pfp32", "bf16"};
-static const unsigned char tpd_xnn_dtype_bits[] = {0, 32, 16, 8, 8, 32, 8, 32, 4, 8, 4, 8, 32, 32, 16};
-#define TPD_XNN_DTYPES (sizeof tpd_xnn_dtypes / sizeof tpd_xnn_dtypes[0])
-
 static const char *const tpd_xnn_values[] = {NULL, "tensor", "quantized tensor"};
 static const char *const tpd_xnn_quant[] = {NULL, "per_channel", "per_tensor",
                                             "per_token_dynamic", "per_channel_group"};
@@ -413,9 +406,9 @@ static void tpd_xnn_value(tpd *d, uint32_t i, const tp_fb_table *xv, const tpd_c
   flags = tp_fb_u32(&tv, TP_XNN_FIELD(XNNTensorValue, flags), 0);
   id_out = tp_fb_u32(&tv, TP_XNN_FIELD(XNNTensorValue, id_out), 0);
   if (!tpd_reader_ok(d, "value %lu", (unsigned long)i)) return;
-  dtname = dt >= 0 ? tpd_name(tpd_xnn_dtypes, TPD_XNN_DTYPES, (unsigned)dt) : NULL;
+  dtname = tp_xnn_datatype_name(dt); /* "?" when not a datatype */
   tpd_print(d, "  [%lu] id_out=%lu %s %s dims=", (unsigned long)i, (unsigned long)id_out,
-            tpd_xnn_values[tag], dtname ? dtname : "?");
+            tpd_xnn_values[tag], dtname);
   if (dims.pos) tpd_print_vec(d, &dims, 'u');
   else tpd_print(d, "(absent)");
   if (cidx) tpd_print(d, " constant=%lu", (unsigned long)cidx);
@@ -425,7 +418,7 @@ static void tpd_xnn_value(tpd *d, uint32_t i, const tp_fb_table *xv, const tpd_c
     tpd_print(d, " flags=0x%lx%s%s", (unsigned long)flags,
               flags & TPD_XNN_FLAG_INPUT ? " (input)" : "",
               flags & TPD_XNN_FLAG_OUTPUT ? " (output)" : "");
-  if (!dtname || dt == 0) {
+  if (!tp_xnn_datatype_bits(dt)) {
     tpd_fail(d, "value %lu: datatype %d is not an XNNDatatype", (unsigned long)i, (int)dt);
     return;
   }
@@ -443,7 +436,7 @@ static void tpd_xnn_value(tpd *d, uint32_t i, const tp_fb_table *xv, const tpd_c
              (unsigned long)ext, (unsigned long)num_externs);
     return;
   }
-  if (!tpd_xnn_bytes(&dims, tpd_xnn_dtype_bits[dt], &want, &alt)) {
+  if (!tpd_xnn_bytes(&dims, tp_xnn_datatype_bits(dt), &want, &alt)) {
     tpd_fail(d, "value %lu: the product of dims overflows 64 bits", (unsigned long)i);
     return;
   }

@@ -1,0 +1,512 @@
+/* The XNNPACK support table (TP_XNN_NODE_SUPPORT) and the runtime semantics of the XNNPACK
+   ExecuTorch pins, as the writer applies them with tp_xnn_options.target = 0.
+   Also the generator of README.md's "What ExecuTorch's runtime accepts" datatype table:
+   build/tests/test_xnn_support --print writes the section; the test fails when README.md's
+   copy differs (run from the repository root, or with TP_ROOT set). */
+#define TENSORPACK_IMPLEMENTATION
+#define TENSORPACK_XNNPACK_IMPLEMENTATION
+#include "tensorpack_xnnpack.h"
+#include "tp_test.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define IN TP_XNN_FLAG_EXTERNAL_INPUT
+#define OUT TP_XNN_FLAG_EXTERNAL_OUTPUT
+#define NONE TP_XNN_INVALID_ID
+
+static tp_xnn_graph *mk(int target) {
+  tp_xnn_options o;
+  tp_xnn_graph *g = NULL;
+  memset(&o, 0, sizeof o);
+  o.target = target;
+  if (tp_xnn_graph_create(&o, &g) != TP_OK) abort();
+  return g;
+}
+
+static uint32_t val(tp_xnn_graph *g, tp_xnn_datatype dt, size_t nd, const size_t *dims,
+                    uint32_t ext, uint32_t flags) {
+  uint32_t id = NONE;
+  if (tp_xnn_define_tensor_value(g, dt, nd, dims, NULL, ext, flags, &id) != TP_OK) abort();
+  return id;
+}
+
+static float g_f[4096];
+
+/* A constant f32 value of the given dims (data from g_f). */
+static uint32_t cval(tp_xnn_graph *g, size_t nd, const size_t *dims) {
+  int64_t sz[6];
+  size_t i;
+  tp_storage s;
+  tp_tensor t;
+  uint32_t id = NONE;
+  for (i = 0; i < nd; i++) sz[i] = (int64_t)dims[i];
+  s.data = g_f;
+  s.nbytes = sizeof g_f;
+  if (tp_view(s, TP_F32, (int)nd, sz, NULL, 0, &t) != TP_OK) abort();
+  if (tp_xnn_define_tensor_value(g, TP_XNN_FP32, nd, dims, &t, NONE, 0, &id) != TP_OK) abort();
+  return id;
+}
+
+#define EXPECT(call, st, text)                 \
+  do {                                         \
+    TPT_STATUS(call, st);                      \
+    TPT_CONTAINS(tp_xnn_graph_error(g), text); \
+  } while (0)
+
+/* ---- the README table, generated from the support rows ----------------------------------- */
+
+/* mask names joined by '/' (markdown cells cannot hold '|') */
+static void mask_cell(uint32_t mask, char *out, size_t size) {
+  char m[128];
+  size_t i, n = 0;
+  tp_xnn_support_mask_str(mask, m, sizeof m);
+  for (i = 0; m[i] && n + 1 < size; i++)
+    out[n++] = m[i] == '|' ? '/' : m[i];
+  out[n] = 0;
+}
+
+static int single_bit(uint32_t m) { return m && !(m & (m - 1)); }
+
+/* One kind's rows as text: the "alike" rows (one datatype everywhere) gathered, then the
+   others as "input x second (bias ...) -> output". */
+static void kind_text(int kind, char *out, size_t size) {
+  uint32_t i, n, same = 0, bin = 0;
+  const tp_xnn_support *r = tp_xnn_node_support(&n);
+  char a[128], b[128], c[128], d[128], line[600];
+  size_t len = 0;
+  out[0] = 0;
+  for (i = 0; i < n; i++) {
+    if (r[i].kind != kind) continue;
+    if (single_bit(r[i].input) && r[i].output == r[i].input && r[i].bias == TP_XNN_SM_NONE &&
+        r[i].second == TP_XNN_SM_NONE)
+      same |= r[i].input;
+    else if (single_bit(r[i].input) && r[i].output == r[i].input && r[i].bias == TP_XNN_SM_NONE &&
+             r[i].second == r[i].input)
+      bin |= r[i].input;
+  }
+  if (same) {
+    mask_cell(same, a, sizeof a);
+    len += (size_t)snprintf(out + len, size - len, "input = output: %s", a);
+  }
+  if (bin) {
+    mask_cell(bin, a, sizeof a);
+    len += (size_t)snprintf(out + len, size - len, "%sall inputs = output: %s", len ? "; " : "", a);
+  }
+  for (i = 0; i < n && len < size; i++) {
+    int alike;
+    if (r[i].kind != kind) continue;
+    alike = single_bit(r[i].input) && r[i].output == r[i].input && r[i].bias == TP_XNN_SM_NONE &&
+            (r[i].second == TP_XNN_SM_NONE || r[i].second == r[i].input);
+    if (alike) continue;
+    mask_cell(r[i].input, a, sizeof a);
+    mask_cell(r[i].second, b, sizeof b);
+    mask_cell(r[i].bias, c, sizeof c);
+    mask_cell(r[i].output, d, sizeof d);
+    if (r[i].second == TP_XNN_SM_NONE)
+      snprintf(line, sizeof line, "%s -> %s", a, d);
+    else if (r[i].bias == TP_XNN_SM_NONE)
+      snprintf(line, sizeof line, "%s x %s -> %s", a, b, d);
+    else
+      snprintf(line, sizeof line, "%s x %s, bias %s -> %s", a, b, c, d);
+    len += (size_t)snprintf(out + len, size - len, "%s%s", len ? "; " : "", line);
+  }
+  if (!len) snprintf(out, size, "none (the runtime refuses the node)");
+}
+
+/* The whole section: kinds with the same text share a line, in tag order of the first. */
+static char *support_markdown(void) {
+  static char texts[TP_XNN_NODE_COUNT][2048];
+  int done[TP_XNN_NODE_COUNT];
+  size_t cap = 1 << 16, len = 0;
+  char *md = (char *)malloc(cap);
+  int k, j;
+  uint32_t nrows;
+  tp_xnn_node_support(&nrows);
+  if (!md) abort();
+  for (k = 1; k < (int)TP_XNN_NODE_COUNT; k++) {
+    kind_text(k, texts[k], sizeof texts[k]);
+    done[k] = 0;
+  }
+  len += (size_t)snprintf(md + len, cap - len,
+                          "<!-- xnn-support: generated by build/tests/test_xnn_support --print "
+                          "from TP_XNN_NODE_SUPPORT (%u rows) -->\n"
+                          "| node kinds | datatypes ExecuTorch's XNNPACK has an operator for "
+                          "(input x second, bias -> output) |\n|---|---|\n",
+                          (unsigned)nrows);
+  for (k = 1; k < (int)TP_XNN_NODE_COUNT; k++) {
+    int first = 1;
+    if (done[k]) continue;
+    len += (size_t)snprintf(md + len, cap - len, "| ");
+    for (j = k; j < (int)TP_XNN_NODE_COUNT; j++) {
+      if (done[j] || strcmp(texts[j], texts[k])) continue;
+      done[j] = 1;
+      len += (size_t)snprintf(md + len, cap - len, "%s%s", first ? "" : ", ", tp_xnn_node_name(j));
+      first = 0;
+    }
+    len += (size_t)snprintf(md + len, cap - len, " | %s |\n", texts[k]);
+  }
+  len += (size_t)snprintf(md + len, cap - len, "<!-- xnn-support end -->\n");
+  return md;
+}
+
+static char *read_file(const char *path) {
+  FILE *f = fopen(path, "rb");
+  long n;
+  char *buf;
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  buf = (char *)malloc((size_t)n + 1);
+  if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n) {
+    free(buf);
+    fclose(f);
+    return NULL;
+  }
+  buf[n] = 0;
+  fclose(f);
+  return buf;
+}
+
+static void test_table(void) {
+  uint32_t n, i, k, rows[TP_XNN_NODE_COUNT];
+  const tp_xnn_support *r = tp_xnn_node_support(&n);
+  memset(rows, 0, sizeof rows);
+  TPT_CHECK(n > 200);
+  for (i = 0; i < n; i++) {
+    TPT_CHECK(r[i].kind >= 1 && r[i].kind < (int)TP_XNN_NODE_COUNT);
+    TPT_CHECK(r[i].input != 0 && r[i].output != 0 && r[i].second != 0 && r[i].bias != 0);
+    TPT_CHECK(!(r[i].input & TP_XNN_SM_NONE) && !(r[i].output & TP_XNN_SM_NONE));
+    rows[r[i].kind]++;
+  }
+  for (k = 1; k < TP_XNN_NODE_COUNT; k++) /* every kind has rows, but the one ET refuses */
+    TPT_CHECK((rows[k] == 0) == (k == TP_XNN_NODE_SCALED_DOT_PRODUCT_ATTENTION));
+  TPT_CHECK(rows[TP_XNN_NODE_FULLY_CONNECTED] == 12);
+  printf("  support table: %u rows over %u node kinds\n", (unsigned)n,
+         (unsigned)TP_XNN_NODE_KINDS - 1u);
+  {
+    char m[64];
+    TPT_EQ_STR(tp_xnn_support_mask_str(TP_XNN_SM_NONE | TP_XNN_SM(FP32) | TP_XNN_SM(BF16), m,
+                                       sizeof m),
+               "none|fp32|bf16");
+    TPT_EQ_STR(tp_xnn_support_mask_str(TP_XNN_SM(FP32) | TP_XNN_SM(FP16), m, 8), "fp32");
+  }
+}
+
+static void test_readme(void) {
+  const char *root = getenv("TP_ROOT");
+  char path[1024], *readme, *md, *at;
+  snprintf(path, sizeof path, "%s%sREADME.md", root ? root : "", root ? "/" : "");
+  readme = read_file(path);
+  md = support_markdown();
+  TPT_CHECK(readme != NULL);
+  at = readme ? strstr(readme, "<!-- xnn-support:") : NULL;
+  TPT_CHECK(at != NULL);
+  if (at && strncmp(at, md, strlen(md)) != 0)
+    tpt_fail_at(__FILE__, __LINE__,
+                "README.md's xnn-support table is stale: rewrite it with "
+                "build/tests/test_xnn_support --print");
+  free(readme);
+  free(md);
+}
+
+/* ---- the support rule at define and in tp_xnn_check_blob ---------------------------------- */
+
+static void test_support_rule(void) {
+  size_t d[2] = {2, 4};
+  uint32_t x, y, k;
+  tp_xnn_graph *g;
+  for (k = 0; k < 2; k++) { /* int32 sigmoid: refused at target 0 only */
+    g = mk(k ? TP_XNN_TARGET_XNNPACK : 0);
+    x = val(g, TP_XNN_INT32, 2, d, 0, IN);
+    y = val(g, TP_XNN_INT32, 2, d, 1, OUT);
+    if (k == 0)
+      EXPECT(tp_xnn_define_sigmoid(g, x, y, 0), TP_ERR_UNSUPPORTED,
+             "sigmoid #0: input int32, output int32: no operator in ExecuTorch's XNNPACK; its "
+             "inputs are fp32|fp16|qint8|quint8|bf16");
+    else
+      TPT_STATUS(tp_xnn_define_sigmoid(g, x, y, 0), TP_OK);
+    tp_xnn_graph_destroy(g);
+  }
+  g = mk(0); /* int32 abs: the reference kernel has it */
+  x = val(g, TP_XNN_INT32, 2, d, 0, IN);
+  y = val(g, TP_XNN_INT32, 2, d, 1, OUT);
+  TPT_STATUS(tp_xnn_define_abs(g, x, y, 0), TP_OK);
+  tp_xnn_graph_destroy(g);
+  g = mk(0); /* fp16 softmax runs; bf16 does not */
+  x = val(g, TP_XNN_BF16, 2, d, 0, IN);
+  y = val(g, TP_XNN_BF16, 2, d, 1, OUT);
+  EXPECT(tp_xnn_define_softmax(g, x, y, 0), TP_ERR_UNSUPPORTED,
+         "softmax #0: input bf16, output bf16: no operator in ExecuTorch's XNNPACK; its inputs "
+         "are fp32|fp16");
+  tp_xnn_graph_destroy(g);
+  g = mk(0); /* a convert with a row for its input, not its output */
+  x = val(g, TP_XNN_BF16, 2, d, 0, IN);
+  TPT_STATUS(tp_xnn_define_dynamically_quantized_tensor_value(g, TP_XNN_QDINT8, 2, 1, d, 1, OUT,
+                                                              &y), TP_OK);
+  EXPECT(tp_xnn_define_convert(g, x, y, 0), TP_ERR_UNSUPPORTED,
+         "convert #0: input bf16, output qdint8: no operator in ExecuTorch's XNNPACK; with a "
+         "bf16 input it has output fp32|fp16|qint8|quint8|int32|bf16");
+  tp_xnn_graph_destroy(g);
+}
+
+/* The same rule from a blob: tp_xnn_check_blob (and so tpdump --check) refuse it at target 0. */
+static void test_support_blob(void) {
+  size_t d[2] = {2, 4};
+  uint32_t x, y;
+  tp_error e;
+  tp_membuf m;
+  tp_sink s;
+  tp_xnn_graph *g = mk(TP_XNN_TARGET_XNNPACK);
+  x = val(g, TP_XNN_INT32, 2, d, 0, IN);
+  y = val(g, TP_XNN_INT32, 2, d, 1, OUT);
+  TPT_STATUS(tp_xnn_define_tanh(g, x, y, 0), TP_OK);
+  memset(&m, 0, sizeof m);
+  s = tp_sink_membuf(&m);
+  TPT_STATUS(tp_xnn_write(g, &s), TP_OK);
+  memset(&e, 0, sizeof e);
+  TPT_STATUS(tp_xnn_check_blob(m.data, m.size, TP_XNN_TARGET_XNNPACK, &e), TP_OK);
+  TPT_STATUS(tp_xnn_check_blob(m.data, m.size, TP_XNN_TARGET_EXECUTORCH, &e), TP_ERR_UNSUPPORTED);
+  TPT_EQ_STR(e.msg, "tanh #0: input int32, output int32: no operator in ExecuTorch's XNNPACK; "
+                    "its inputs are fp32|fp16|qint8|quint8|bf16");
+  tp_membuf_free(&m);
+  tp_xnn_graph_destroy(g);
+}
+
+
+/* ---- the runtime semantics of the XNNPACK ExecuTorch pins (issue 20 item 2) --------------- */
+
+/* static_slice: end = offset + size, and an end of 0 means "to the end" only at offset 0
+   (src/subgraph/static-slice.c, reshape_slice_operator) */
+static void test_slice_size_zero(void) {
+  size_t in[2] = {4, 6}, out[2] = {4, 5}, full[2] = {4, 6}, off[2] = {0, 1}, sz[2] = {0, 0};
+  size_t off0[2] = {0, 0};
+  uint32_t x, y, k;
+  tp_xnn_graph *g;
+  for (k = 0; k < 2; k++) {
+    g = mk(k ? TP_XNN_TARGET_XNNPACK : 0);
+    x = val(g, TP_XNN_FP32, 2, in, 0, IN);
+    y = val(g, TP_XNN_FP32, 2, out, 1, OUT);
+    if (k == 0)
+      EXPECT(tp_xnn_define_static_slice(g, 2, off, sz, x, y, 0), TP_ERR_UNSUPPORTED,
+             "static_slice #0: dim 1: offset 1 with size 0: ExecuTorch's XNNPACK reads size 0 "
+             "as \"to the end\" only at offset 0 (here: an empty dim); give the size (5)");
+    else
+      TPT_STATUS(tp_xnn_define_static_slice(g, 2, off, sz, x, y, 0), TP_OK);
+    tp_xnn_graph_destroy(g);
+  }
+  g = mk(0); /* offset 0, size 0: the whole dim, at every target */
+  x = val(g, TP_XNN_FP32, 2, in, 0, IN);
+  y = val(g, TP_XNN_FP32, 2, full, 1, OUT);
+  TPT_STATUS(tp_xnn_define_static_slice(g, 2, off0, sz, x, y, 0), TP_OK);
+  tp_xnn_graph_destroy(g);
+}
+
+/* fully_connected: the output has the input's rank and leading dims, then the filter's output
+   channels, for every flag (src/subgraph/fully-connected.c,
+   resize_fully_connected_output_tensor) */
+static void test_fc_output_shape(void) {
+  size_t in[4] = {1, 2, 2, 8}, w[2] = {4, 8}, flat[2] = {4, 4}, keep[4] = {1, 2, 2, 4};
+  size_t wt[2] = {8, 4};
+  uint32_t x, f, y, k;
+  tp_xnn_graph *g;
+  for (k = 0; k < 4; k++) {
+    int tw = k == 3;
+    g = mk(k == 1 ? TP_XNN_TARGET_XNNPACK : 0);
+    x = val(g, TP_XNN_FP32, 4, in, 0, IN);
+    f = cval(g, 2, tw ? wt : w);
+    y = val(g, TP_XNN_FP32, k == 2 ? 4 : 2, k == 2 ? keep : flat, 1, OUT);
+    if (k == 0 || k == 3)
+      EXPECT(tp_xnn_define_fully_connected(g, -INFINITY, INFINITY, x, f, NONE, y,
+                                           tw ? TP_XNN_FLAG_TRANSPOSE_WEIGHTS : 0),
+             TP_ERR_UNSUPPORTED,
+             "fully_connected #0: output 2 is [4, 4], ExecuTorch's XNNPACK makes it the input "
+             "[1, 2, 2, 8] with the last dim 4 (same rank); reshape the input or the output");
+    else
+      TPT_STATUS(tp_xnn_define_fully_connected(g, -INFINITY, INFINITY, x, f, NONE, y, 0), TP_OK);
+    tp_xnn_graph_destroy(g);
+  }
+}
+
+/* static_reshape: one 0 entry is inferred, more fail at execute; the output is new_shape
+   (src/subgraph/copy.c, reshape_copy_operator) */
+static void test_reshape_infer(void) {
+  size_t in[2] = {2, 6}, out[3] = {2, 3, 2}, two0[3] = {0, 3, 0}, one0[3] = {2, 0, 2};
+  size_t other[3] = {3, 2, 2};
+  uint32_t x, y;
+  tp_xnn_graph *g = mk(0);
+  x = val(g, TP_XNN_FP32, 2, in, 0, IN);
+  y = val(g, TP_XNN_FP32, 3, out, 1, OUT);
+  EXPECT(tp_xnn_define_static_reshape(g, 3, two0, x, y, 0), TP_ERR_UNSUPPORTED,
+         "static_reshape #0: new shape has 2 entries 0 (inferred): ExecuTorch's XNNPACK infers "
+         "at most one and fails at execute");
+  tp_xnn_graph_destroy(g);
+  g = mk(0);
+  x = val(g, TP_XNN_FP32, 2, in, 0, IN);
+  y = val(g, TP_XNN_FP32, 3, out, 1, OUT);
+  TPT_STATUS(tp_xnn_define_static_reshape(g, 3, one0, x, y, 0), TP_OK);
+  tp_xnn_graph_destroy(g);
+  g = mk(0); /* same element count, other dims than the output value's */
+  x = val(g, TP_XNN_FP32, 2, in, 0, IN);
+  y = val(g, TP_XNN_FP32, 3, out, 1, OUT);
+  EXPECT(tp_xnn_define_static_reshape(g, 3, other, x, y, 0), TP_ERR_UNSUPPORTED,
+         "static_reshape #0: output 1 is [2, 3, 2] but new shape entry 0 is 3: ExecuTorch's "
+         "XNNPACK gives the output the new shape");
+  tp_xnn_graph_destroy(g);
+  g = mk(TP_XNN_TARGET_XNNPACK);
+  x = val(g, TP_XNN_FP32, 2, in, 0, IN);
+  y = val(g, TP_XNN_FP32, 3, out, 1, OUT);
+  TPT_STATUS(tp_xnn_define_static_reshape(g, 3, two0, x, y, 0), TP_OK);
+  tp_xnn_graph_destroy(g);
+}
+
+/* prelu: a binary node in the pinned XNNPACK: a [1] slope (torch.nn.PReLU()) and a
+   non-constant slope run; the slope must broadcast to the input (src/subgraph/deprecated.c
+   xnn_define_prelu -> xnn_define_binary) */
+static void test_prelu_slope(void) {
+  size_t in[4] = {1, 2, 2, 4}, one[1] = {1}, ch[1] = {4}, bad[1] = {3};
+  uint32_t x, sl, y;
+  tp_xnn_graph *g = mk(0);
+  x = val(g, TP_XNN_FP32, 4, in, 0, IN);
+  sl = cval(g, 1, one);
+  y = val(g, TP_XNN_FP32, 4, in, 1, OUT);
+  TPT_STATUS(tp_xnn_define_prelu(g, x, sl, y, 0), TP_OK);
+  tp_xnn_graph_destroy(g);
+  g = mk(0); /* an external slope */
+  x = val(g, TP_XNN_FP32, 4, in, 0, IN);
+  sl = val(g, TP_XNN_FP32, 1, ch, 1, IN);
+  y = val(g, TP_XNN_FP32, 4, in, 2, OUT);
+  TPT_STATUS(tp_xnn_define_prelu(g, x, sl, y, 0), TP_OK);
+  tp_xnn_graph_destroy(g);
+  g = mk(0);
+  x = val(g, TP_XNN_FP32, 4, in, 0, IN);
+  sl = cval(g, 1, bad);
+  y = val(g, TP_XNN_FP32, 4, in, 1, OUT);
+  EXPECT(tp_xnn_define_prelu(g, x, sl, y, 0), TP_ERR_INVALID,
+         "prelu #0: slope 1 is [3], input 0 is [1, 2, 2, 4]: the slope must broadcast to the "
+         "input");
+  tp_xnn_graph_destroy(g);
+  g = mk(TP_XNN_TARGET_XNNPACK); /* older XNNPACKs need the slope's data at definition */
+  x = val(g, TP_XNN_FP32, 4, in, 0, IN);
+  sl = val(g, TP_XNN_FP32, 1, ch, 1, IN);
+  y = val(g, TP_XNN_FP32, 4, in, 2, OUT);
+  EXPECT(tp_xnn_define_prelu(g, x, sl, y, 0), TP_ERR_INVALID,
+         "prelu #0: slope 1 is not a constant");
+  tp_xnn_graph_destroy(g);
+}
+
+/* deconvolution_2d: adjustment < upsampling (src/operators/deconvolution-nhwc.c, reshape) */
+static void test_deconv_adjustment(void) {
+  size_t in[4] = {1, 3, 3, 2}, w[4] = {2, 3, 3, 2}, out[4] = {1, 8, 8, 2};
+  uint32_t x, f, y;
+  tp_xnn_graph *g = mk(0);
+  x = val(g, TP_XNN_FP32, 4, in, 0, IN);
+  f = cval(g, 4, w);
+  y = val(g, TP_XNN_FP32, 4, out, 1, OUT);
+  EXPECT(tp_xnn_define_deconvolution_2d(g, 0, 0, 0, 0, 2, 2, 3, 3, 2, 2, 1, 1, 1, 2, 2,
+                                        -INFINITY, INFINITY, x, f, NONE, y, 0),
+         TP_ERR_INVALID,
+         "deconvolution_2d #0: adjustment 2 x 2, upsampling 2 x 2: each adjustment must be "
+         "smaller than its upsampling");
+  tp_xnn_graph_destroy(g);
+}
+
+/* qd8 x qc4w, odd input channels: measured wrong only for the rows after the first */
+static void test_qc4w_odd_k(void) {
+  size_t one[2] = {1, 41}, rows[2] = {3, 41}, wd[2] = {4, 41}, o1[2] = {1, 4}, o3[2] = {3, 4};
+  int64_t s4[1] = {4};
+  tp_storage st;
+  tp_tensor sc;
+  uint32_t x, w, y, k;
+  st.data = g_f;
+  st.nbytes = sizeof g_f;
+  tp_view(st, TP_F32, 1, s4, NULL, 0, &sc);
+  for (k = 0; k < 2; k++) {
+    tp_xnn_graph *g = mk(0);
+    TPT_STATUS(tp_xnn_define_dynamically_quantized_tensor_value(g, TP_XNN_QDINT8, 2, 1,
+                                                                k ? rows : one, 0, IN, &x),
+               TP_OK);
+    TPT_STATUS(tp_xnn_define_channelwise_quantized_tensor_value(g, TP_XNN_QCINT4, &sc, 2, 0, wd,
+                                                                NULL, NONE, 0, &w),
+               TP_OK);
+    y = val(g, TP_XNN_FP32, 2, k ? o3 : o1, 1, OUT);
+    if (k == 0)
+      TPT_STATUS(tp_xnn_define_fully_connected(g, -INFINITY, INFINITY, x, w, NONE, y, 0), TP_OK);
+    else
+      EXPECT(tp_xnn_define_fully_connected(g, -INFINITY, INFINITY, x, w, NONE, y, 0),
+             TP_ERR_UNSUPPORTED,
+             "fully_connected #0: qdint8 input x qcint4 filter 1 with 41 (odd) input channels "
+             "and 3 rows: the XNNPACK ExecuTorch pins computes every row after the first wrong");
+    tp_xnn_graph_destroy(g);
+  }
+}
+
+/* external ids: dense 0 .. n-1 (ExecuTorch takes the call's arguments by external id) */
+static void test_external_ids(void) {
+  size_t d[2] = {2, 4};
+  uint32_t x, y;
+  tp_membuf m;
+  tp_sink s;
+  tp_xnn_graph *g = mk(0);
+  x = val(g, TP_XNN_FP32, 2, d, 0, IN);
+  y = val(g, TP_XNN_FP32, 2, d, 2, OUT);
+  TPT_STATUS(tp_xnn_define_abs(g, x, y, 0), TP_OK);
+  memset(&m, 0, sizeof m);
+  s = tp_sink_membuf(&m);
+  TPT_STATUS(tp_xnn_write(g, &s), TP_ERR_INVALID);
+  TPT_CONTAINS(tp_xnn_graph_error(g), "external ids must be dense 0..2: no value has external "
+                                      "id 1 (ExecuTorch takes the call's arguments by external "
+                                      "id)");
+  tp_membuf_free(&m);
+  tp_xnn_graph_destroy(g);
+}
+
+
+/* byte-moving nodes keep the quantization (xnn_subgraph_check_quantization_parameter_matches) */
+static void test_same_quant(void) {
+  size_t in[4] = {1, 4, 4, 2}, out[4] = {1, 2, 2, 2};
+  uint32_t x, y, k;
+  for (k = 0; k < 3; k++) {
+    tp_xnn_graph *g = mk(k == 2 ? TP_XNN_TARGET_XNNPACK : 0);
+    TPT_STATUS(tp_xnn_define_quantized_tensor_value(g, TP_XNN_QINT8, 1, 0.5f, 4, in, NULL, 0, IN,
+                                                    &x), TP_OK);
+    TPT_STATUS(tp_xnn_define_quantized_tensor_value(g, TP_XNN_QINT8, 1, k == 1 ? 0.5f : 0.25f,
+                                                    4, out, NULL, 1, OUT, &y), TP_OK);
+    if (k == 0)
+      EXPECT(tp_xnn_define_max_pooling_2d(g, 0, 0, 0, 0, 2, 2, 2, 2, 1, 1, -INFINITY, INFINITY,
+                                          x, y, 0),
+             TP_ERR_UNSUPPORTED,
+             "max_pooling_2d #0: input 0 has scale 0.5 and zero point 1, output 1 scale 0.25 and "
+             "zero point 1: ExecuTorch's XNNPACK needs them equal here");
+    else
+      TPT_STATUS(tp_xnn_define_max_pooling_2d(g, 0, 0, 0, 0, 2, 2, 2, 2, 1, 1, -INFINITY,
+                                              INFINITY, x, y, 0),
+                 TP_OK);
+    tp_xnn_graph_destroy(g);
+  }
+}
+
+int main(int argc, char **argv) {
+  if (argc > 1 && !strcmp(argv[1], "--print")) {
+    char *md = support_markdown();
+    fputs(md, stdout);
+    free(md);
+    return 0;
+  }
+  TPT_RUN(test_table);
+  TPT_RUN(test_readme);
+  TPT_RUN(test_support_rule);
+  TPT_RUN(test_support_blob);
+  TPT_RUN(test_slice_size_zero);
+  TPT_RUN(test_fc_output_shape);
+  TPT_RUN(test_reshape_infer);
+  TPT_RUN(test_prelu_slope);
+  TPT_RUN(test_deconv_adjustment);
+  TPT_RUN(test_qc4w_odd_k);
+  TPT_RUN(test_external_ids);
+  TPT_RUN(test_same_quant);
+  return tpt_finish("xnn_support");
+}
