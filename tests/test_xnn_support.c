@@ -3,8 +3,6 @@
    Also the generator of README.md's "What ExecuTorch's runtime accepts" datatype table:
    build/tests/test_xnn_support --print writes the section; the test fails when README.md's
    copy differs (run from the repository root, or with TP_ROOT set). */
-#define TENSORPACK_IMPLEMENTATION
-#define TENSORPACK_XNNPACK_IMPLEMENTATION
 #include "tensorpack_xnnpack.h"
 #include "tp_test.h"
 
