@@ -608,7 +608,21 @@ typedef struct tp__keyset {
 } tp__keyset;
 typedef uint64_t (*tp__keyset_hash_fn)(const void *ctx, uint32_t item);
 typedef int (*tp__keyset_match_fn)(const void *ctx, uint32_t item);
-TPDEF uint64_t tp__hash_bytes(const void *data, size_t n); /* FNV-1a, 64 bits */
+/* Keyed hashing, so that nobody can craft keys that collide: every table hashes with a key of
+   its own (tp__hashkey), made by tp__hash_seed from the address of the object that owns the
+   table. tp__hash_keyed is SipHash-1-3 (64-bit output) of the n bytes under that key;
+   tp__hash_u64 the same of one 64-bit integer (ids, byte positions). What a table holds and
+   the bytes written never depend on the key, only how fast a lookup is.
+   TP_HASH_SEED(obj), defined before the implementation, overrides the seed: an expression of
+   type uint64_t, obj the owner's address (const void *). The default mixes obj with the
+   address of a local variable and of a function (different on every run under ASLR); it reads
+   no mutable global, so tables on different threads need no lock. */
+typedef struct tp__hashkey {
+  uint64_t k0, k1;
+} tp__hashkey;
+TPDEF tp__hashkey tp__hash_seed(const void *obj);
+TPDEF uint64_t tp__hash_keyed(const tp__hashkey *k, const void *data, size_t n);
+TPDEF uint64_t tp__hash_u64(const tp__hashkey *k, uint64_t v);
 TPDEF tp_status tp__keyset_reserve(tp__keyset *t, size_t count, tp__keyset_hash_fn hash,
                                    const void *ctx);
 TPDEF size_t tp__keyset_probe(const tp__keyset *t, uint64_t h, tp__keyset_match_fn match,
@@ -960,6 +974,7 @@ typedef struct tp_ptd {
   tp_fb_table root__;
   uint32_t *index__;    /* tp_ptd_index's slots (caller memory), or NULL */
   size_t index_cap__;
+  uint64_t index_key__[2]; /* the index's hash key (tp__hash_seed) */
 } tp_ptd;
 
 typedef struct tp_ptd_entry {
@@ -5565,6 +5580,7 @@ struct tp_store {
   size_t n_segs, cap_segs;
   tp__keyset keys;             /* entries by key */
   tp__keyset contents;         /* segments by (digest, nbytes) */
+  tp__hashkey hk;              /* the keysets' hash key (tp__hash_seed of the store) */
   tp_fb_builder *fb;
   int prepared;                /* fb, offsets, base, data_size are up to date */
   uint64_t fb_size, base, data_size;
@@ -5579,15 +5595,84 @@ struct tp_store {
 unsigned long long tp__count_steps;
 #endif
 
-TPDEF uint64_t tp__hash_bytes(const void *data, size_t n) {
+/* SipHash-1-3 (Aumasson and Bernstein's construction with one compression round per 8-byte
+   word and three finalisation rounds), written from the algorithm's description. */
+#define TP__ROTL64(x, b) (uint64_t)(((x) << (b)) | ((x) >> (64 - (b))))
+static void tp__sip_round(uint64_t v[4]) {
+  v[0] += v[1];
+  v[1] = TP__ROTL64(v[1], 13);
+  v[1] ^= v[0];
+  v[0] = TP__ROTL64(v[0], 32);
+  v[2] += v[3];
+  v[3] = TP__ROTL64(v[3], 16);
+  v[3] ^= v[2];
+  v[0] += v[3];
+  v[3] = TP__ROTL64(v[3], 21);
+  v[3] ^= v[0];
+  v[2] += v[1];
+  v[1] = TP__ROTL64(v[1], 17);
+  v[1] ^= v[2];
+  v[2] = TP__ROTL64(v[2], 32);
+}
+
+TPDEF uint64_t tp__hash_keyed(const tp__hashkey *k, const void *data, size_t n) {
   const unsigned char *p = (const unsigned char *)data;
-  uint64_t h = 14695981039346656037ull;
-  size_t i;
-  for (i = 0; i < n; i++) {
-    h ^= p[i];
-    h *= 1099511628211ull;
+  uint64_t v[4], m;
+  size_t i, full = n & ~(size_t)7;
+  v[0] = k->k0 ^ 0x736f6d6570736575ull;
+  v[1] = k->k1 ^ 0x646f72616e646f6dull;
+  v[2] = k->k0 ^ 0x6c7967656e657261ull;
+  v[3] = k->k1 ^ 0x7465646279746573ull;
+  for (i = 0; i < full; i += 8) {
+    m = tp__get_le64(p + i);
+    v[3] ^= m;
+    tp__sip_round(v);
+    v[0] ^= m;
   }
-  return h;
+  m = (uint64_t)(n & 0xff) << 56;
+  for (; i < n; i++) m |= (uint64_t)p[i] << (8 * (i - full));
+  v[3] ^= m;
+  tp__sip_round(v);
+  v[0] ^= m;
+  v[2] ^= 0xff;
+  tp__sip_round(v);
+  tp__sip_round(v);
+  tp__sip_round(v);
+  return v[0] ^ v[1] ^ v[2] ^ v[3];
+}
+
+TPDEF uint64_t tp__hash_u64(const tp__hashkey *k, uint64_t x) {
+  unsigned char b[8];
+  tp__put_le64(b, x);
+  return tp__hash_keyed(k, b, 8);
+}
+
+static uint64_t tp__mix64(uint64_t x) { /* splitmix64's finaliser */
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebull;
+  x ^= x >> 31;
+  return x;
+}
+
+TPDEF tp__hashkey tp__hash_seed(const void *obj) {
+  tp__hashkey k;
+  uint64_t s;
+#ifdef TP_HASH_SEED
+  s = (uint64_t)(TP_HASH_SEED(obj));
+#else
+  volatile unsigned char here = 0;
+  tp__hashkey (*self)(const void *) = tp__hash_seed;
+  uint64_t code = 0;
+  memcpy(&code, &self, sizeof self < sizeof code ? sizeof self : sizeof code);
+  s = (uint64_t)(uintptr_t)obj ^ tp__mix64((uint64_t)(uintptr_t)&here) ^
+      tp__mix64(code ^ 0x9E3779B97F4A7C15ull);
+  (void)here;
+#endif
+  k.k0 = tp__mix64(s ^ 0x243F6A8885A308D3ull);
+  k.k1 = tp__mix64(k.k0 ^ s ^ 0x13198A2E03707344ull);
+  return k;
 }
 
 TPDEF size_t tp__keyset_probe(const tp__keyset *t, uint64_t h, tp__keyset_match_fn match,
@@ -5629,8 +5714,9 @@ TPDEF void tp__keyset_free(tp__keyset *t) {
   t->cap = 0;
 }
 
-static uint64_t tp__content_hash(const unsigned char digest[32], uint64_t nbytes) {
-  return tp__get_le64(digest) ^ (nbytes * 0x9E3779B97F4A7C15ull);
+static uint64_t tp__content_hash(const tp__hashkey *k, const unsigned char digest[32],
+                                 uint64_t nbytes) {
+  return tp__hash_u64(k, tp__get_le64(digest) ^ (nbytes * 0x9E3779B97F4A7C15ull));
 }
 
 /* The store's two keysets: entries by key, segments by content, rehashed from the hashes
@@ -5698,6 +5784,7 @@ TPDEF tp_status tp_store_create_ex(const tp_store_options *opts, tp_store **out)
   memset(s, 0, sizeof *s);
   if (opts) s->opts = *opts;
   tp_sha256_init(&s->sha0);
+  s->hk = tp__hash_seed(s);
   *out = s;
   return TP_OK;
 }
@@ -5763,8 +5850,8 @@ static tp_status tp__store_insert(tp_store *s, const char *key_or_null, tp__stor
     key = hex;
   }
   len = strlen(key);
-  h = tp__hash_bytes(key, len);
-  ch = tp__content_hash(it->digest, it->nbytes);
+  h = tp__hash_keyed(&s->hk, key, len);
+  ch = tp__content_hash(&s->hk, it->digest, it->nbytes);
 
   e = tp__store_find_key(s, key, len, h);
   if (e) {
@@ -6398,7 +6485,7 @@ static tp_status tp__ptd_entry(tp_ptd *p, size_t i, tp_ptd_entry *e) {
 
 TPDEF tp_status tp_ptd_open(tp_ptd *p, const void *data, size_t size) {
   const unsigned char *b = (const unsigned char *)data;
-  uint64_t fb_end, seg_end;
+  uint64_t fb_end, seg_end, key_bytes = 0;
   uint32_t len;
   tp_fb_vector named, segs;
   tp_ptd_entry e;
@@ -6463,9 +6550,20 @@ TPDEF tp_status tp_ptd_open(tp_ptd *p, const void *data, size_t size) {
   if (segs.pos == 0 || named.pos == 0)
     return tp__error_set(&p->err, TP_ERR_FORMAT, "FlatTensor without %s",
                         segs.pos == 0 ? "segments" : "named_data");
+  /* Each entry's key is read whole (its NUL check here, its hash in tp_ptd_index), so key
+     strings that entries share through one offset would make that cost N x L for a file of
+     N x 4 + L bytes. Keys of their own cannot add up to more than the flatbuffer holds, so a
+     total above it is refused: the work stays linear in the file. */
   for (i = 0; i < named.count; i++) {
     st = tp__ptd_entry(p, i, &e);
     if (st != TP_OK) return st;
+    key_bytes += strlen(e.key) + 1;
+    if (key_bytes > fb_end)
+      return tp__error_set(&p->err, TP_ERR_FORMAT,
+                          "named_data[%lu]: the keys so far total %llu bytes, more than the "
+                          "%llu-byte flatbuffer holds (entries share key strings)",
+                          (unsigned long)i, (unsigned long long)key_bytes,
+                          (unsigned long long)fb_end);
   }
   p->count = named.count;
   return TP_OK;
@@ -6507,17 +6605,27 @@ typedef struct tp__ptd_probe {
   size_t len;
 } tp__ptd_probe;
 
+/* Length, then the same string (entries may share one), then the bytes. */
 static int tp__ptd_key_match(const void *ctx, uint32_t i) {
   const tp__ptd_probe *q = (const tp__ptd_probe *)ctx;
   size_t klen;
   const char *k = tp__ptd_key(q->named, i, &klen);
-  return k && klen == q->len && memcmp(k, q->key, q->len) == 0;
+  TP__STEP();
+  return k && klen == q->len && (k == q->key || memcmp(k, q->key, q->len) == 0);
+}
+
+static tp__hashkey tp__ptd_hashkey(const tp_ptd *p) {
+  tp__hashkey k;
+  k.k0 = p->index_key__[0];
+  k.k1 = p->index_key__[1];
+  return k;
 }
 
 TPDEF tp_status tp_ptd_index(tp_ptd *p, uint32_t *slots, size_t nslots) {
   tp_fb_vector named;
   tp__keyset ks;
   tp__ptd_probe q;
+  tp__hashkey hk;
   size_t need, i;
   TP_ASSERT(p);
   if (p->err.status != TP_OK) return p->err.status;
@@ -6530,6 +6638,9 @@ TPDEF tp_status tp_ptd_index(tp_ptd *p, uint32_t *slots, size_t nslots) {
   p->index__ = NULL;
   p->index_cap__ = 0;
   if (need == 0) return TP_OK;
+  hk = tp__hash_seed(slots);
+  p->index_key__[0] = hk.k0;
+  p->index_key__[1] = hk.k1;
   memset(slots, 0, need * sizeof *slots);
   p->root__.r = &p->r__;
   p->r__.tables = 0;
@@ -6543,7 +6654,7 @@ TPDEF tp_status tp_ptd_index(tp_ptd *p, uint32_t *slots, size_t nslots) {
   for (i = 0; i < p->count; i++) {
     size_t j;
     q.key = tp__ptd_key(&named, i, &q.len);
-    j = tp__keyset_probe(&ks, tp__hash_bytes(q.key, q.len), tp__ptd_key_match, &q);
+    j = tp__keyset_probe(&ks, tp__hash_keyed(&hk, q.key, q.len), tp__ptd_key_match, &q);
     if (slots[j] == 0) slots[j] = (uint32_t)(i + 1);
   }
   p->index__ = slots;
@@ -6570,13 +6681,14 @@ TPDEF tp_status tp_ptd_find(tp_ptd *p, const char *key, tp_ptd_entry *e) {
   if (p->index__) {
     tp__keyset ks;
     tp__ptd_probe q;
+    tp__hashkey hk = tp__ptd_hashkey(p);
     uint32_t idx1;
     ks.slot = p->index__;
     ks.cap = p->index_cap__;
     q.named = &named;
     q.key = key;
     q.len = len;
-    idx1 = ks.slot[tp__keyset_probe(&ks, tp__hash_bytes(key, len), tp__ptd_key_match, &q)];
+    idx1 = ks.slot[tp__keyset_probe(&ks, tp__hash_keyed(&hk, key, len), tp__ptd_key_match, &q)];
     if (idx1) return tp__ptd_entry(p, idx1 - 1, e);
   } else {
     for (i = 0; i < p->count; i++) {

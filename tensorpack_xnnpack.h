@@ -1015,6 +1015,7 @@ struct tp_xnn_graph {
   tp__xnn_const *consts; /* consts[0] is the reserved empty entry */
   size_t nconsts, cap_consts;
   tp__keyset const_keys; /* named mode: consts by key (>>xnn-constants) */
+  tp__hashkey const_hk;  /* its hash key (tp__hash_seed of the graph) */
   uint32_t *pool; /* node vectors */
   size_t npool, cap_pool;
   tp_progress_fn progress; /* options.progress / progress_ctx */
@@ -1038,6 +1039,7 @@ TPDEF tp_status tp_xnn_graph_create(const tp_xnn_options *opts, tp_xnn_graph **o
   g = (tp_xnn_graph *)TP_MALLOC(sizeof *g);
   if (!g) return TP_ERR_NOMEM;
   memset(g, 0, sizeof *g);
+  g->const_hk = tp__hash_seed(g);
   g->store = opts ? opts->store : NULL;
   g->target = opts ? opts->target : TP_XNN_TARGET_EXECUTORCH;
   g->alignment = align;
@@ -1960,8 +1962,9 @@ typedef struct tp__xnn_key_probe {
 } tp__xnn_key_probe;
 
 static uint64_t tp__xnn_key_hash(const void *ctx, uint32_t i) {
-  const char *k = ((const tp_xnn_graph *)ctx)->consts[i].key;
-  return tp__hash_bytes(k, strlen(k));
+  const tp_xnn_graph *g = (const tp_xnn_graph *)ctx;
+  const char *k = g->consts[i].key;
+  return tp__hash_keyed(&g->const_hk, k, strlen(k));
 }
 
 static int tp__xnn_key_match(const void *ctx, uint32_t i) {
@@ -2008,7 +2011,7 @@ static tp_status tp__xnn_add_const(tp_xnn_graph *g, uint32_t value_id, const cha
       if (st != TP_OK)
         return tp__error_set(&g->err, st, "value %u: no memory for the key table of %u constants",
                             (unsigned)value_id, (unsigned)g->nconsts);
-      slot = tp__keyset_probe(&g->const_keys, tp__hash_bytes(c.key, strlen(c.key)),
+      slot = tp__keyset_probe(&g->const_keys, tp__hash_keyed(&g->const_hk, c.key, strlen(c.key)),
                               tp__xnn_key_match, &q);
       idx1 = g->const_keys.slot[slot];
       if (idx1) {
@@ -4171,11 +4174,14 @@ struct tp_xnn_runtime {
 /* A fixed-capacity open-addressing table, u64 key -> u32 value (TP_XNN_INVALID_ID: an empty
    slot), sized once for the most keys it will hold (at most half full): the loader's map of
    serialized ids >= the value count, and its constant copies by source. Probes are counted in
-   tp__xnn_rt_steps when TP_XNN_RUNTIME_COUNT_STEPS is defined (tests/xnnrt_limits.c). */
+   tp__xnn_rt_steps when TP_XNN_RUNTIME_COUNT_STEPS is defined (tests/xnnrt_limits.c). Keys
+   are hashed under a key of the table's own (tp__hash_seed), so ids a blob chooses cannot be
+   made to collide. */
 typedef struct tp__xnn_rt_tab {
   uint64_t *key;
   uint32_t *val;
   size_t mask;
+  tp__hashkey hk;
 } tp__xnn_rt_tab;
 
 #ifdef TP_XNN_RUNTIME_COUNT_STEPS
@@ -4191,6 +4197,7 @@ static tp_status tp__xnn_rt_tab_init(tp__xnn_rt_tab *t, uint64_t most) {
   t->key = (uint64_t *)TP_MALLOC(cap * sizeof(uint64_t));
   t->val = (uint32_t *)TP_MALLOC(cap * sizeof(uint32_t));
   t->mask = cap - 1;
+  t->hk = tp__hash_seed(t);
   if (!t->key || !t->val) return TP_ERR_NOMEM;
   memset(t->val, 0xFF, cap * sizeof(uint32_t));
   return TP_OK;
@@ -4204,8 +4211,7 @@ static void tp__xnn_rt_tab_free(tp__xnn_rt_tab *t) {
 
 /* The slot holding `key`, or the empty slot where it goes. */
 static size_t tp__xnn_rt_tab_slot(const tp__xnn_rt_tab *t, uint64_t key) {
-  uint64_t h = key * 0x9E3779B97F4A7C15ull;
-  size_t i = (size_t)(h ^ (h >> 29) ^ (h >> 47)) & t->mask;
+  size_t i = (size_t)tp__hash_u64(&t->hk, key) & t->mask;
   for (;;) {
 #ifdef TP_XNN_RUNTIME_COUNT_STEPS
     tp__xnn_rt_steps++;
