@@ -739,6 +739,15 @@ typedef struct tp_fb_reader {
   size_t max_tables;    /* 0 = the larger of 1000000 and size / 2 (see tp_fb_reader_init_ex) */
   size_t tables;        /* tables visited so far */
   tp_error err;
+  /* The visit budget: every table opened, vector element read and string read (1 + len / 16)
+     costs visits; past max_visits the reader fails with "visit budget N exceeded at byte P
+     (S-byte buffer; ...)". Init sets the default, the larger of 1000000 and 8 * size; no walk
+     resets it (tables is per walk, visits per reader), so it bounds everything one reader does,
+     whatever the buffer shares: one table or vector reached through N offsets costs N reads,
+     and the total stays linear in the buffer. (size_t)-1 = none (for a reader that serves many
+     lookups over its life, like tp_ptd's). */
+  size_t max_visits;
+  size_t visits;
 } tp_fb_reader;
 
 typedef struct tp_fb_table {
@@ -5111,6 +5120,27 @@ static size_t tp__fb_default_tables(size_t size) {
   return size / 2 > TP__FB_MIN_TABLES ? size / 2 : TP__FB_MIN_TABLES;
 }
 
+#define TP__FB_MIN_VISITS ((size_t)1000000u)
+#define TP__FB_VISITS_PER_BYTE 8u
+static size_t tp__fb_default_visits(size_t size) {
+  return size > TP__FB_MIN_VISITS / TP__FB_VISITS_PER_BYTE ? size * TP__FB_VISITS_PER_BYTE
+                                                            : TP__FB_MIN_VISITS;
+}
+
+/* Charges n visits for what is read at pos; 0 (and the reader's error) past the budget. */
+static int tp__fb_visit(tp_fb_reader *r, size_t n, uint64_t pos) {
+  if (r->visits <= r->max_visits && r->max_visits - r->visits >= n) {
+    r->visits += n;
+    return 1;
+  }
+  if (r->err.status == TP_OK)
+    tp__error_set(&r->err, TP_ERR_FORMAT, "visit budget %llu exceeded at byte %llu (%llu-byte "
+                 "buffer; tables, vectors or strings are reached through many offsets)",
+                 (unsigned long long)r->max_visits, (unsigned long long)pos,
+                 (unsigned long long)r->size);
+  return 0;
+}
+
 /* Opens the table at pos (reached at depth); returns an absent table on error. */
 static tp_fb_table tp__fb_open_table(tp_fb_reader *r, uint64_t pos, unsigned depth) {
   tp_fb_table t;
@@ -5134,6 +5164,7 @@ static tp_fb_table tp__fb_open_table(tp_fb_reader *r, uint64_t pos, unsigned dep
     return t;
   }
   r->tables++;
+  if (!tp__fb_visit(r, 1, pos)) return t;
   if (pos % 4 != 0 || pos + 4 > r->size) {
     tp__error_set(&r->err, TP_ERR_FORMAT,
                  "table at byte %llu is %s (buffer of %llu bytes)", (unsigned long long)pos,
@@ -5184,6 +5215,7 @@ TPDEF tp_status tp_fb_reader_init_ex(tp_fb_reader *r, const void *buf, size_t si
   r->size = size;
   r->max_depth = max_depth;
   r->max_tables = max_tables;
+  r->max_visits = tp__fb_default_visits(size);
   if (root) memset(root, 0, sizeof *root);
   if (root) root->r = r;
   if (!buf && size) {
@@ -5375,6 +5407,7 @@ static const char *tp__fb_string_at(tp_fb_reader *r, uint32_t target, size_t *le
                  (unsigned long)target, (unsigned long)len);
     return NULL;
   }
+  if (!tp__fb_visit(r, 1 + len / 16, target)) return NULL;
   if (len_out) *len_out = len;
   return (const char *)(r->buf + target + 4);
 }
@@ -5482,7 +5515,7 @@ TPDEF uint64_t tp_fb_vector_scalar(const tp_fb_vector *v, size_t i) {
   const unsigned char *q;
   TP_ASSERT(v);
   p = tp__fb_elem(v, i, 0);
-  if (!p) return 0;
+  if (!p || !tp__fb_visit(v->r, 1, p)) return 0;
   q = v->r->buf + p;
   switch (v->elem_size) {
   case 1: return q[0];
@@ -6536,6 +6569,7 @@ TPDEF tp_status tp_ptd_open(tp_ptd *p, const void *data, size_t size) {
      the count. */
   st = tp_fb_reader_init_ex(&p->r__, b, (size_t)fb_end, TP_FT01_IDENTIFIER, &p->root__, 0,
                             (size_t)-1);
+  p->r__.max_visits = (size_t)-1; /* every lookup walks again, for the file's whole life */
   if (st != TP_OK)
     return tp__error_set(&p->err, TP_ERR_FORMAT, "FlatTensor flatbuffer: %s",
                         p->r__.err.status != TP_OK ? p->r__.err.msg : tp_status_str(st));
@@ -7798,7 +7832,8 @@ TPDEF tp_status tp_pte_read(tp_pte_file *f, const void *data, size_t size) {
     }
   }
   st = tp_fb_reader_init_ex(&f->r__, b, (size_t)f->program_size, "ET12", &f->root__, 0,
-                            (size_t)-1); /* the walks are linear: no table budget */
+                            (size_t)-1); /* no per-walk table budget: the accessors rewind per
+                                            element; the visit budget bounds the whole read */
   if (st != TP_OK)
     return TP__PTE_BAD(f, "program flatbuffer: %s",
                        f->r__.err.status != TP_OK ? f->r__.err.msg : tp_status_str(st));
@@ -7855,9 +7890,13 @@ TPDEF tp_status tp_pte_read(tp_pte_file *f, const void *data, size_t size) {
     st = tp__pte_check_plan(f, i);
     if (st != TP_OK) {
       f->n_methods = 0;
+      if (f->err.status == TP_OK) /* an accessor's refusal: the reader's own sentence */
+        return TP__PTE_BAD(f, "method %lu: %s", (unsigned long)i, tp__pte_fbmsg(f));
       return st;
     }
   }
+  /* The read is over: the accessors' lookups, the caller's to make, are not counted. */
+  f->r__.max_visits = (size_t)-1;
   return TP_OK;
 }
 
