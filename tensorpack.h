@@ -8238,6 +8238,14 @@ typedef struct tp__st_name {   /* the sorted name index */
   size_t len, idx;
 } tp__st_name;
 
+/* A key of an object being parsed, copied (unescaped) into the parser's key buffer: every
+   object's keys are gathered and, when it closes, sorted and compared, so a duplicate key is
+   refused in every object - the ones tensorpack ignores too - in O(k log k) comparisons. */
+typedef struct tp__json_key {
+  size_t at, len;
+  const char *p;               /* set for the sort */
+} tp__json_key;
+
 struct tp_safetensors {
   const unsigned char *data;   /* the file's data section */
   uint64_t data_size;
@@ -8250,6 +8258,11 @@ struct tp_safetensors {
   size_t dims_n, dims_cap;
   size_t *meta;                /* pairs (key, value) of pool offsets */
   size_t meta_n, meta_cap;
+  tp__st_name *meta_by_key;    /* the metadata keys sorted (idx: the pair), for lookups */
+  tp__json_key *keys;          /* while parsing: the keys of the objects still open */
+  size_t keys_n, keys_cap;
+  char *kb;                    /* their bytes */
+  size_t kb_n, kb_cap;
   tp_error last;               /* last lookup's failure */
 };
 
@@ -8259,6 +8272,53 @@ typedef struct tp__json {
   tp_safetensors *st;
   tp_error *err;
 } tp__json;
+
+/* Notes key pool[at, at + len) of the object being parsed. */
+static tp_status tp__json_key_note(tp__json *j, size_t at, size_t len) {
+  if (tp__array_reserve((void **)&j->st->keys, &j->st->keys_cap, j->st->keys_n + 1, sizeof *j->st->keys) !=
+          TP_OK ||
+      tp__array_reserve((void **)&j->st->kb, &j->st->kb_cap, j->st->kb_n + len + 1, 1) != TP_OK)
+    return tp__error_set(j->err, TP_ERR_NOMEM, "no memory for %lu object keys",
+                        (unsigned long)(j->st->keys_n + 1));
+  memcpy(j->st->kb + j->st->kb_n, j->st->pool + at, len);
+  j->st->kb[j->st->kb_n + len] = 0;
+  j->st->keys[j->st->keys_n].at = j->st->kb_n;
+  j->st->keys[j->st->keys_n].len = len;
+  j->st->keys_n++;
+  j->st->kb_n += len + 1;
+  return TP_OK;
+}
+
+static int tp__json_cmp_key(const void *a, const void *b) {
+  const tp__json_key *x = (const tp__json_key *)a, *y = (const tp__json_key *)b;
+  int c;
+  if (x->len != y->len) return x->len < y->len ? -1 : 1;  /* lengths before bytes */
+  c = memcmp(x->p, y->p, x->len);
+  return c;
+}
+
+/* The object whose first key is keys[first] (starting at header byte start) has closed: a
+   key twice is TP_ERR_FORMAT; then its keys are dropped. */
+static tp_status tp__json_keys_done(tp__json *j, size_t first, size_t start) {
+  tp_safetensors *st = j->st;
+  size_t k, n = st->keys_n - first;
+  tp_status s = TP_OK;
+  if (n > 1) {
+    for (k = first; k < j->st->keys_n; k++) j->st->keys[k].p = j->st->kb + j->st->keys[k].at;
+    qsort(j->st->keys + first, n, sizeof *j->st->keys, tp__json_cmp_key);
+    for (k = first + 1; k < j->st->keys_n && s == TP_OK; k++)
+      if (tp__json_cmp_key(&j->st->keys[k - 1], &j->st->keys[k]) == 0)
+        s = tp__error_set(j->err, TP_ERR_FORMAT, "the object at header byte %lu has the key "
+                         "\"%.80s\" twice", (unsigned long)start, j->st->keys[k].p);
+  }
+  if (first < j->st->keys_n) j->st->kb_n = j->st->keys[first].at;
+  if (n > 1) { /* the sort moved them: the smallest offset is where the object's bytes start */
+    for (k = first; k < j->st->keys_n; k++)
+      if (j->st->keys[k].at < j->st->kb_n) j->st->kb_n = j->st->keys[k].at;
+  }
+  j->st->keys_n = first;
+  return s;
+}
 
 static tp_status tp__json_fail(tp__json *j, const char *what) {
   return tp__error_set(j->err, TP_ERR_FORMAT, "bad JSON at header byte %lu: %s",
@@ -8450,6 +8510,7 @@ static tp_status tp__json_skip(tp__json *j, int depth) {
   }
   if (c == '{' || c == '[') {
     char close = c == '{' ? '}' : ']';
+    size_t first = j->st->keys_n, start = j->i;
     j->i++;
     tp__json_ws(j);
     if (j->i < j->n && j->p[j->i] == (unsigned char)close) {
@@ -8460,7 +8521,9 @@ static tp_status tp__json_skip(tp__json *j, int depth) {
       if (c == '{') {
         size_t at, len;
         if ((s = tp__json_string(j, &at, &len)) != TP_OK) return s;
+        s = tp__json_key_note(j, at, len);
         j->st->pool_n = at;
+        if (s != TP_OK) return s;
         if ((s = tp__json_take(j, ':', "expected ':'")) != TP_OK) return s;
       }
       if ((s = tp__json_skip(j, depth + 1)) != TP_OK) return s;
@@ -8469,7 +8532,9 @@ static tp_status tp__json_skip(tp__json *j, int depth) {
         j->i++;
         continue;
       }
-      return tp__json_take(j, close, close == '}' ? "expected ',' or '}'" : "expected ',' or ']'");
+      s = tp__json_take(j, close, close == '}' ? "expected ',' or '}'" : "expected ',' or ']'");
+      if (s == TP_OK && c == '{') s = tp__json_keys_done(j, first, start);
+      return s;
     }
   }
   if (c == 't' || c == 'f' || c == 'n') {
@@ -8507,7 +8572,10 @@ static tp_status tp__st_tensor_obj(tp__json *j, tp__st_tensor *t) {
   tp_safetensors *st = j->st;
   int have_dtype = 0, have_shape = 0, have_offsets = 0;
   tp_status s;
+  size_t first = j->st->keys_n, start;
   /* st->pool may move with every put: names are re-read through st->pool + offset */
+  tp__json_ws(j);
+  start = j->i;
   if ((s = tp__json_take(j, '{', "a tensor's entry is not an object")) != TP_OK) return s;
   tp__json_ws(j);
   if (j->i < j->n && j->p[j->i] == '}') {
@@ -8517,6 +8585,7 @@ static tp_status tp__st_tensor_obj(tp__json *j, tp__st_tensor *t) {
       size_t at, len;
       const char *f;
       if ((s = tp__json_string(j, &at, &len)) != TP_OK) return s;
+      if ((s = tp__json_key_note(j, at, len)) != TP_OK) return s;
       if ((s = tp__json_take(j, ':', "expected ':'")) != TP_OK) return s;
       f = st->pool + at;
       if (strcmp(f, "dtype") == 0 || strcmp(f, "shape") == 0 ||
@@ -8603,6 +8672,7 @@ static tp_status tp__st_tensor_obj(tp__json *j, tp__st_tensor *t) {
       break;
     }
   }
+  if ((s = tp__json_keys_done(j, first, start)) != TP_OK) return s;
   if (!have_dtype || !have_shape || !have_offsets)
     return tp__error_set(j->err, TP_ERR_FORMAT, "tensor \"%.80s\": no \"%s\"", st->pool + t->name,
                         !have_dtype ? "dtype" : !have_shape ? "shape" : "data_offsets");
@@ -8619,7 +8689,7 @@ static tp_status tp__st_metadata(tp__json *j) {
     return TP_OK;
   }
   for (;;) {
-    size_t kat, klen, vat, vlen, m;
+    size_t kat, klen, vat, vlen;
     if ((s = tp__json_string(j, &kat, &klen)) != TP_OK) return s;
     if ((s = tp__json_take(j, ':', "expected ':'")) != TP_OK) return s;
     tp__json_ws(j);
@@ -8627,10 +8697,7 @@ static tp_status tp__st_metadata(tp__json *j) {
       return tp__error_set(j->err, TP_ERR_FORMAT, "__metadata__ \"%.80s\": the value is not a "
                           "string", st->pool + kat);
     if ((s = tp__json_string(j, &vat, &vlen)) != TP_OK) return s;
-    for (m = 0; m < st->meta_n; m++)
-      if (strcmp(st->pool + st->meta[2 * m], st->pool + kat) == 0)
-        return tp__error_set(j->err, TP_ERR_FORMAT, "__metadata__ \"%.80s\" appears twice",
-                            st->pool + kat);
+    /* duplicates: found once the header is read, by sorting (tp__st_meta_index) */
     if (tp__array_reserve((void **)&st->meta, &st->meta_cap, 2 * st->meta_n + 2,
                          sizeof(size_t)) != TP_OK)
       return tp__error_set(j->err, TP_ERR_NOMEM, "no memory for %lu metadata entries",
@@ -8655,6 +8722,28 @@ static int tp__st_cmp_name(const void *a, const void *b) {
   int c = memcmp(x->name, y->name, n);
   if (c != 0) return c;
   return x->len < y->len ? -1 : x->len > y->len ? 1 : 0;
+}
+
+/* __metadata__'s keys sorted (lengths, then bytes): a key twice is refused, and
+   tp_safetensors_metadata finds a key by binary search. */
+static tp_status tp__st_meta_index(tp_safetensors *st, tp_error *err) {
+  size_t m;
+  if (st->meta_n == 0) return TP_OK;
+  st->meta_by_key = (tp__st_name *)TP_MALLOC(st->meta_n * sizeof(tp__st_name));
+  if (!st->meta_by_key)
+    return tp__error_set(err, TP_ERR_NOMEM, "no memory to index %lu metadata entries",
+                        (unsigned long)st->meta_n);
+  for (m = 0; m < st->meta_n; m++) {
+    st->meta_by_key[m].name = st->pool + st->meta[2 * m];
+    st->meta_by_key[m].len = strlen(st->meta_by_key[m].name);
+    st->meta_by_key[m].idx = m;
+  }
+  qsort(st->meta_by_key, st->meta_n, sizeof(tp__st_name), tp__st_cmp_name);
+  for (m = 1; m < st->meta_n; m++)
+    if (tp__st_cmp_name(&st->meta_by_key[m - 1], &st->meta_by_key[m]) == 0)
+      return tp__error_set(err, TP_ERR_FORMAT, "__metadata__ \"%.80s\" appears twice",
+                          st->meta_by_key[m].name);
+  return TP_OK;
 }
 
 typedef struct tp__st_range {
@@ -8783,6 +8872,9 @@ TPDEF void tp_safetensors_close(tp_safetensors *st) {
   TP_FREE(st->pool);
   TP_FREE(st->dims);
   TP_FREE(st->meta);
+  TP_FREE(st->meta_by_key);
+  TP_FREE(st->keys);
+  TP_FREE(st->kb);
   TP_FREE(st);
 }
 
@@ -8850,6 +8942,7 @@ static tp_status tp__st_parse(tp_safetensors *st, const unsigned char *f, size_t
   }
   tp__json_ws(&j);
   if (j.i != j.n) return tp__json_fail(&j, "more after the header's closing '}'");
+  if ((s = tp__st_meta_index(st, err)) != TP_OK) return s;
   return tp__st_check(st, err);
 }
 
@@ -8961,11 +9054,25 @@ TPDEF tp_status tp_safetensors_metadata(const tp_safetensors *st, const char *ke
   memset(last, 0, sizeof *last);
   if (value) *value = NULL;
   if (!key) return tp__error_set(last, TP_ERR_INVALID, "tp_safetensors_metadata: key is NULL");
-  for (m = 0; m < st->meta_n; m++)
-    if (strcmp(st->pool + st->meta[2 * m], key) == 0) {
-      if (value) *value = st->pool + st->meta[2 * m + 1];
-      return TP_OK;
+  if (st->meta_n > 0) { /* binary search of the sorted keys */
+    tp__st_name q;
+    size_t lo = 0, hi = st->meta_n;
+    q.name = key;
+    q.len = strlen(key);
+    q.idx = 0;
+    while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      int c = tp__st_cmp_name(&st->meta_by_key[mid], &q);
+      TP__STEP();
+      if (c == 0) {
+        m = st->meta_by_key[mid].idx;
+        if (value) *value = st->pool + st->meta[2 * m + 1];
+        return TP_OK;
+      }
+      if (c < 0) lo = mid + 1;
+      else hi = mid;
     }
+  }
   return tp__error_set(last, TP_ERR_INVALID, "__metadata__ has no \"%.120s\"", key);
 }
 
