@@ -1515,7 +1515,8 @@ TPDEF const char *tp_safetensors_error(const tp_safetensors *st);
    *err (may be NULL) is reset on entry and holds the sentence of a failure. Errors:
    TP_ERR_INVALID (NULL t or out, NULL data, ndim outside 0..TP_MAX_DIMS, negative size),
    TP_ERR_UNSUPPORTED (device, dtype, lanes), TP_ERR_BOUNDS / TP_ERR_OVERFLOW (the view leaves
-   storage_nbytes, or its extent overflows). */
+   storage_nbytes, or its extent overflows; a storage or span that would run past the end of
+   the address space is TP_ERR_BOUNDS: no pointer is ever computed by wrapping). */
 TPDEF tp_status tp_view_from_dlpack(const DLTensor *t, size_t storage_nbytes, tp_tensor *out,
                                     tp_error *err);
 #endif
@@ -7167,6 +7168,25 @@ TPDEF tp_status tp_pte_add_method(tp_pte *p, const tp_pte_method *m) {
       return st;
     }
   }
+  { /* the planned buffer as the writer lays it out: its reader (an int64 size) refuses a total
+       of 2^63 or more, so the writer does too, summed in 64 bits here, not at write time */
+    uint64_t off = 0, end = 0, nb;
+    int bad = 0;
+    for (k = 0; k < m->n_args && !bad; k++) {
+      const tp_pte_tensor *t = &nm.args[k];
+      int d;
+      nb = (uint64_t)tp_dtype_size(t->dtype);
+      for (d = 0; d < t->ndim && !bad; d++) bad = tp__mul_u64(nb, (uint64_t)t->sizes[d], &nb);
+      bad = bad || tp__add_u64(off, nb, &end) || end >= ((uint64_t)1 << 63) ||
+            tp__align_u64(end, TP__PTE_PLAN_ALIGN, &off) || off >= ((uint64_t)1 << 63);
+    }
+    if (bad) {
+      tp__pte_meth_free(&nm);
+      return tp__error_set(&p->err, TP_ERR_OVERFLOW, "method \"%.80s\": the planned arguments "
+                          "0 .. %lu need more than 2^63 - 1 bytes, which the planned buffer's "
+                          "int64 size cannot hold", m->name, (unsigned long)(k - 1));
+    }
+  }
   for (k = 0; k < m->n_specs; k++) {
     tp__pte_spec *sp = &nm.specs[k];
     nm.nspecs = k + 1;
@@ -9162,10 +9182,20 @@ TPDEF tp_status tp_view_from_dlpack(const DLTensor *t, size_t storage_nbytes, tp
     if (before > t->byte_offset && before - t->byte_offset > (uint64_t)(uintptr_t)base)
       return tp__error_set(err, TP_ERR_BOUNDS, "DLPack view reaches %llu bytes before data + "
                           "byte_offset, below address 0", (unsigned long long)before);
+    if (t->byte_offset > (uint64_t)(UINTPTR_MAX - (uintptr_t)base) ||
+        (!empty && (uint64_t)nb - 1u > (uint64_t)(UINTPTR_MAX - ((uintptr_t)base +
+                                                                (uintptr_t)t->byte_offset -
+                                                                (uintptr_t)before))))
+      return tp__error_set(err, TP_ERR_BOUNDS, "DLPack view (byte_offset %llu, %lld bytes from "
+                          "its lowest element) runs past the end of the address space",
+                          (unsigned long long)t->byte_offset, (long long)nb);
     r.storage.data = (const unsigned char *)((uintptr_t)base + (uintptr_t)t->byte_offset -
                                              (uintptr_t)before);
     r.storage.nbytes = empty ? 0 : (size_t)nb;
     r.offset = -lo;
+  } else if ((uint64_t)storage_nbytes - 1u > (uint64_t)(UINTPTR_MAX - (uintptr_t)base)) {
+    return tp__error_set(err, TP_ERR_BOUNDS, "DLPack storage of %lu bytes from data runs past "
+                        "the end of the address space", (unsigned long)storage_nbytes);
   } else if (t->byte_offset % es == 0) {
     if (t->byte_offset / es > (uint64_t)INT64_MAX)
       return tp__error_set(err, TP_ERR_OVERFLOW, "DLPack byte_offset %llu overflows",

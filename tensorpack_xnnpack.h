@@ -815,7 +815,9 @@ TPDEF uint32_t tp_xnn_runtime_num_externs(const tp_xnn_runtime *rt);
    XNN_EXTRA_BYTES (16) readable bytes past their end. */
 TPDEF tp_status tp_xnn_runtime_bind(tp_xnn_runtime *rt, uint32_t external_id, void *data);
 /* Sets up the runtime with every bound external value and runs it. An external value left
-   unbound is TP_ERR_INVALID naming it (XNNPACK would go through NULL). */
+   unbound is TP_ERR_INVALID naming it (XNNPACK would go through NULL).
+   A failed bind or invoke leaves its sentence in tp_xnn_runtime_error until the next bind or
+   invoke and does not stop the runtime: fix the cause and call again (nothing latches). */
 TPDEF tp_status tp_xnn_runtime_invoke(tp_xnn_runtime *rt);
 /* The bytes of external `external_id` (dims x element size) in *size and the bytes a buffer
    bound to it needs in *padded (size + TP_XNN_EXTRA_BYTES: XNNPACK reads past an input's end).
@@ -4031,16 +4033,19 @@ TPDEF tp_status tp_xnn_add_pte_method(tp_pte *p, const char *name, tp_xnn_graph 
     if (vi.external_id > max_id) max_id = vi.external_id;
   }
   if (n > 0 && max_id >= n) {
-    /* ids are unique (the graph checks): the first one missing names the gap */
+    /* ids are unique and < 4096 (the graph checks): the first one missing names the gap,
+       found in one pass over the values */
+    unsigned char seen[TP_XNN_MAX_EXTERNS / 8];
     uint32_t miss;
-    for (miss = 0; miss <= max_id; miss++) {
-      int found = 0;
-      for (i = 0; i < tp_xnn_graph_num_values(g) && !found; i++) {
-        tp_xnn_graph_value(g, i, &vi);
-        found = vi.external_id == miss;
-      }
-      if (!found) break;
+    memset(seen, 0, sizeof seen);
+    for (i = 0; i < tp_xnn_graph_num_values(g); i++) {
+      tp_xnn_graph_value(g, i, &vi);
+      if (vi.external_id < TP_XNN_MAX_EXTERNS)
+        seen[vi.external_id / 8] = (unsigned char)(seen[vi.external_id / 8] |
+                                                   (1u << (vi.external_id % 8)));
     }
+    for (miss = 0; miss < max_id && miss < TP_XNN_MAX_EXTERNS; miss++)
+      if (!(seen[miss / 8] & (1u << (miss % 8)))) break;
     return tp_pte_fail(p, TP_ERR_INVALID, "method \"%.80s\": external ids are not dense 0 .. "
                        "%lu: %lu externals, the largest id is %lu and id %lu is missing", nm,
                        (unsigned long)(n - 1), (unsigned long)n, (unsigned long)max_id,
@@ -4261,6 +4266,7 @@ TPDEF uint32_t tp_xnn_runtime_num_externs(const tp_xnn_runtime *rt) {
 
 TPDEF tp_status tp_xnn_runtime_bind(tp_xnn_runtime *rt, uint32_t external_id, void *data) {
   TP_ASSERT(rt);
+  memset(&rt->err, 0, sizeof rt->err); /* a failure is this call's only (ERRORS rule) */
   if (external_id >= rt->num_externs)
     return tp__error_set(&rt->err, TP_ERR_INVALID, "bind: external id %u, the blob has %u",
                         (unsigned)external_id, (unsigned)rt->num_externs);
@@ -4294,7 +4300,7 @@ TPDEF tp_status tp_xnn_runtime_invoke(tp_xnn_runtime *rt) {
   size_t n = 0, i;
   enum xnn_status xs;
   TP_ASSERT(rt);
-  if (rt->err.status) return rt->err.status;
+  memset(&rt->err, 0, sizeof rt->err); /* a failure is this call's only (ERRORS rule) */
   ev = (struct xnn_external_value *)TP_MALLOC((rt->num_externs + 1) * sizeof *ev);
   if (!ev) return tp__error_set(&rt->err, TP_ERR_NOMEM, "invoke: no memory");
   for (i = 0; i < rt->ndirect; i++) { /* XNNPACK would read or write through NULL */
