@@ -181,6 +181,65 @@ static unsigned char *shape_pte_shared_specs(size_t n, size_t *size) {
   return out;
 }
 
+/* A .ptd whose n named_data entries are one NamedData table, its key one string of len bytes
+   ('k' repeated), over one 4-byte segment: n reads of a len-byte key from 4n + len + small
+   bytes. Malloc'd (NULL on failure). */
+static unsigned char *shape_ptd_shared_key(size_t n, size_t len, size_t *size) {
+  tp_fb_builder *b = NULL;
+  tp_fb_ref *refs, key, nd, named, seg, segs, root;
+  char *k;
+  const unsigned char *fb;
+  size_t fbn = 0, i, base, total;
+  unsigned char *out = NULL;
+  refs = (tp_fb_ref *)malloc((n ? n : 1) * sizeof *refs);
+  k = (char *)malloc(len + 1);
+  if (!refs || !k || tp_fb_builder_create(&b) != TP_OK) {
+    free(refs);
+    free(k);
+    return NULL;
+  }
+  memset(k, 'k', len);
+  k[len] = 0;
+  key = tp_fb_create_string(b, k, len);
+  tp_fb_start_table(b);
+  tp_fb_add_ref(b, TP_FT01_F_NamedData_key, key);
+  tp_fb_add_u32(b, TP_FT01_F_NamedData_segment_index, 0, 1);
+  nd = tp_fb_end_table(b);
+  for (i = 0; i < n; i++) refs[i] = nd;
+  named = tp_fb_create_vector_refs(b, refs, n);
+  tp_fb_start_table(b);
+  tp_fb_add_u64(b, TP_FT01_F_DataSegment_offset, 0, 1);
+  tp_fb_add_u64(b, TP_FT01_F_DataSegment_size, 4, 0);
+  seg = tp_fb_end_table(b);
+  segs = tp_fb_create_vector_refs(b, &seg, 1);
+  tp_fb_start_table(b);
+  tp_fb_add_u32(b, TP_FT01_F_FlatTensor_version, 0, 1);
+  tp_fb_add_ref(b, TP_FT01_F_FlatTensor_segments, segs);
+  tp_fb_add_ref(b, TP_FT01_F_FlatTensor_named_data, named);
+  root = tp_fb_end_table(b);
+  if (tp_fb_finish(b, root, "FT01") == TP_OK && (fb = tp_fb_data(b, &fbn)) != NULL) {
+    base = (48 + fbn + 127) / 128 * 128;
+    total = base + 4;
+    out = (unsigned char *)calloc(total, 1);
+    if (out) {
+      tp__put_le32(out, tp__get_le32(fb) + 48);
+      memcpy(out + 4, "FT01FH01", 8);
+      tp__put_le32(out + 12, 40);
+      tp__put_le64(out + 16, 48);
+      tp__put_le64(out + 24, fbn);
+      tp__put_le64(out + 32, base);
+      tp__put_le64(out + 40, 4);
+      memcpy(out + 56, fb + 8, fbn - 8);
+      memset(out + base, 7, 4);
+      *size = total;
+    }
+  }
+  tp_fb_builder_destroy(b);
+  free(refs);
+  free(k);
+  return out;
+}
+
 #ifdef TENSORPACK_VULKAN_H
 /* A VH00 blob whose values are Int 0 and then n ValueLists that are one table, holding n items
    (all value 0): n^2 item reads for 8n + small bytes. Malloc'd (NULL on failure). */
