@@ -2779,16 +2779,27 @@ static tp_status tp__progress_write(void *ctx, const void *data, size_t n) {
       return TP_ERR_CANCELLED;
     }
   }
-  st = tp_sink_write(p->inner, data, n);
-  if (st != TP_OK) return st;
-  p->done += (uint64_t)n;
-  if (p->fn && n > 0 && (p->done - p->reported >= p->step || p->done == p->total)) {
-    p->reported = p->done;
-    if (p->fn(p->ctx, p->done, p->total) != 0) {
-      p->cancelled = 1;
-      return TP_ERR_CANCELLED;
+  /* One big write (a contiguous constant of 64 MiB) goes in pieces of at most a step, so it is
+     reported about every 1% too and can be cancelled midway. */
+  do {
+    size_t piece = n;
+    if (p->fn) {
+      uint64_t room = p->step - (p->done - p->reported < p->step ? p->done - p->reported : 0);
+      if ((uint64_t)piece > room) piece = (size_t)room;
     }
-  }
+    st = tp_sink_write(p->inner, data, piece);
+    if (st != TP_OK) return st;
+    p->done += (uint64_t)piece;
+    data = (const unsigned char *)data + piece;
+    n -= piece;
+    if (p->fn && piece > 0 && (p->done - p->reported >= p->step || p->done == p->total)) {
+      p->reported = p->done;
+      if (p->fn(p->ctx, p->done, p->total) != 0) {
+        p->cancelled = 1;
+        return TP_ERR_CANCELLED;
+      }
+    }
+  } while (n > 0);
   return TP_OK;
 }
 
@@ -5623,6 +5634,7 @@ struct tp_store {
   tp_store_options opts;
   tp_error err;                /* the first failed add: latched, every later call returns it */
   tp_error werr;               /* the last size/write call's failure (reset by the next one) */
+  int writing;                 /* > 0 while a write (its own, or a program's embedding it) runs */
 };
 
 #ifdef TP_COUNT_STEPS
@@ -5883,6 +5895,10 @@ static tp_status tp__store_insert(tp_store *s, const char *key_or_null, tp__stor
     tp_hex(it->digest, 32, hex);
     key = hex;
   }
+  if (s->writing) /* from a progress callback: the layout being written would change */
+    return tp__error_set(&s->err, TP_ERR_INVALID, "key \"%.80s\": tp_store_add called during "
+                        "its own write (from the progress callback); a store cannot change while "
+                        "it is written", key);
   len = strlen(key);
   h = tp__hash_keyed(&s->hk, key, len);
   ch = tp__content_hash(&s->hk, it->digest, it->nbytes);
@@ -6311,7 +6327,10 @@ TPDEF tp_status tp_store_write_ptd(tp_store *s, tp_sink *sink) {
   st = tp_store_ptd_size(s, &total);
   if (st != TP_OK) return st;
   ps = tp_sink_progress(&pr, sink, total, s->opts.progress, s->opts.progress_ctx);
-  return tp__store_write_ptd(s, &ps);
+  s->writing++;
+  st = tp__store_write_ptd(s, &ps);
+  s->writing--;
+  return st;
 }
 
 static tp_status tp__store_write_ptd(tp_store *s, tp_sink *sink) {
@@ -6947,6 +6966,7 @@ typedef struct tp__pte_meth {
 } tp__pte_meth;
 
 struct tp_pte {
+  int writing;      /* > 0 while tp_pte_write reports progress */
   tp_store *embed;
   uint64_t alignment;
   tp__pte_meth *meths;
@@ -7103,6 +7123,10 @@ TPDEF tp_status tp_pte_add_method(tp_pte *p, const tp_pte_method *m) {
   tp_status st;
   TP_ASSERT(p);
   if (p->err.status != TP_OK) return p->err.status;
+  if (p->writing)
+    return tp__error_set(&p->err, TP_ERR_INVALID, "method \"%.80s\": tp_pte_add_method called "
+                        "during its own write (from the progress callback); a program cannot "
+                        "change while it is written", m && m->name ? m->name : "(null)");
   if (!m) return tp__error_set(&p->err, TP_ERR_INVALID, "tp_pte_add_method: NULL method");
   if (!m->name || !*m->name)
     return tp__error_set(&p->err, TP_ERR_INVALID, "method %lu: the name is empty",
@@ -7493,7 +7517,12 @@ TPDEF tp_status tp_pte_write(tp_pte *p, tp_sink *sink) {
   if (!p->progress || !sink || !sink->write) return tp__pte_write(p, sink);
   st = tp_pte_size(p, &total);
   if (st != TP_OK) return st;
-  return tp_progress_run(tp__pte_write_ctx, p, sink, total, p->progress, p->progress_ctx);
+  p->writing++;
+  if (p->embed) p->embed->writing++;
+  st = tp_progress_run(tp__pte_write_ctx, p, sink, total, p->progress, p->progress_ctx);
+  if (p->embed) p->embed->writing--;
+  p->writing--;
+  return st;
 }
 
 static tp_status tp__pte_write(tp_pte *p, tp_sink *sink) {

@@ -812,6 +812,7 @@ struct tp_vk_graph {
   tp_vk_options opts;
   tp_error err;
   tp_error werr; /* the last write_file's failure (not latched) */
+  int writing;   /* > 0 while tp_vk_write reports progress */
   tp_vk__value *values;
   size_t nvalues, cap_values;
   tp_vk__const *consts;
@@ -831,7 +832,15 @@ struct tp_vk_graph {
   tp_delegate_frame frame; /* the delegate core's frame of the built flatbuffer */
 };
 
-static tp_status tp_vk__check(tp_vk_graph *g) { return g->err.status; }
+/* The entry of every building call: the latched failure, or a call from a progress callback
+   during the graph's own write (refused and latched: what is being written cannot change). */
+static tp_status tp_vk__check(tp_vk_graph *g) {
+  if (g->err.status) return g->err.status;
+  if (g->writing)
+    return tp__error_set(&g->err, TP_ERR_INVALID, "a tp_vk_add_* call during its own write (from "
+                        "the progress callback): the graph cannot change while it is written");
+  return TP_OK;
+}
 
 static tp_status tp_vk__nomem(tp_vk_graph *g, const char *what) {
   return tp__error_set(&g->err, TP_ERR_NOMEM, "out of memory while adding %s", what);
@@ -1934,8 +1943,10 @@ TPDEF tp_status tp_vk_write(tp_vk_graph *g, tp_sink *sink) {
   if (!g->opts.progress || !sink || !sink->write) return tp_vk__write(g, sink);
   s = tp_vk_blob_size(g, &total);
   if (s != TP_OK) return s;
-  return tp_progress_run(tp_vk__write_ctx, g, sink, total, g->opts.progress,
-                         g->opts.progress_ctx);
+  g->writing++;
+  s = tp_progress_run(tp_vk__write_ctx, g, sink, total, g->opts.progress, g->opts.progress_ctx);
+  g->writing--;
+  return s;
 }
 
 static tp_status tp_vk__write(tp_vk_graph *g, tp_sink *sink) {

@@ -1018,6 +1018,7 @@ struct tp_xnn_graph {
   size_t nconsts, cap_consts;
   tp__keyset const_keys; /* named mode: consts by key (>>xnn-constants) */
   tp__hashkey const_hk;  /* its hash key (tp__hash_seed of the graph) */
+  int writing;           /* > 0 while tp_xnn_write reports progress */
   uint32_t *pool; /* node vectors */
   size_t npool, cap_pool;
   tp_progress_fn progress; /* options.progress / progress_ctx */
@@ -1963,6 +1964,17 @@ typedef struct tp__xnn_key_probe {
   const char *key;
 } tp__xnn_key_probe;
 
+/* The entry of every building call: the latched failure, or a call from a progress callback
+   during the graph's own write (refused and latched: what is being written cannot change). */
+static tp_status tp__xnn_guard(tp_xnn_graph *g) {
+  if (g->err.status) return g->err.status;
+  if (g->writing)
+    return tp__error_set(&g->err, TP_ERR_INVALID, "a tp_xnn_define_* or tp_xnn_set_* call "
+                        "during its own write (from the progress callback): the graph cannot "
+                        "change while it is written");
+  return TP_OK;
+}
+
 static uint64_t tp__xnn_key_hash(const void *ctx, uint32_t i) {
   const tp_xnn_graph *g = (const tp_xnn_graph *)ctx;
   const char *k = g->consts[i].key;
@@ -2232,7 +2244,7 @@ TPDEF tp_status tp_xnn_define_tensor_value(tp_xnn_graph *g, tp_xnn_datatype dt, 
   tp__xnn_value v;
   size_t nc;
   TP_ASSERT(g);
-  if (g->err.status) return g->err.status;
+  if (tp__xnn_guard(g)) return g->err.status;
   nc = g->nconsts;
   if (tp__xnn_value_begin(g, (int)dt, num_dims, dims, data, external_id, flags, &v) != TP_OK)
     return g->err.status;
@@ -2256,7 +2268,7 @@ TPDEF tp_status tp_xnn_define_quantized_tensor_value(tp_xnn_graph *g, tp_xnn_dat
   unsigned id;
   int32_t zlo = 0, zhi = 0;
   TP_ASSERT(g);
-  if (g->err.status) return g->err.status;
+  if (tp__xnn_guard(g)) return g->err.status;
   nc = g->nconsts;
   id = (unsigned)g->nvalues;
   if (tp__xnn_value_begin(g, (int)dt, num_dims, dims, data, external_id, flags, &v) != TP_OK)
@@ -2297,7 +2309,7 @@ TPDEF tp_status tp_xnn_define_channelwise_quantized_tensor_value(
   tp_error e;
   tp_status st;
   TP_ASSERT(g);
-  if (g->err.status) return g->err.status;
+  if (tp__xnn_guard(g)) return g->err.status;
   nc = g->nconsts;
   id = (unsigned)g->nvalues;
   if (tp__xnn_value_begin(g, (int)dt, num_dims, dims, data, external_id, flags, &v) != TP_OK)
@@ -2348,7 +2360,7 @@ TPDEF tp_status tp_xnn_define_blockwise_quantized_tensor_value(
   tp_status st;
   uint64_t groups;
   TP_ASSERT(g);
-  if (g->err.status) return g->err.status;
+  if (tp__xnn_guard(g)) return g->err.status;
   nc = g->nconsts;
   id = (unsigned)g->nvalues;
   if (tp__xnn_value_begin(g, (int)dt, num_dims, dims, data, external_id, flags, &v) != TP_OK)
@@ -2412,7 +2424,7 @@ TPDEF tp_status tp_xnn_define_dynamically_quantized_tensor_value(
   tp__xnn_value v;
   unsigned id;
   TP_ASSERT(g);
-  if (g->err.status) return g->err.status;
+  if (tp__xnn_guard(g)) return g->err.status;
   id = (unsigned)g->nvalues;
   if (tp__xnn_value_begin(g, (int)dt, num_dims, dims, NULL, external_id, flags, &v) != TP_OK)
     return g->err.status;
@@ -2454,7 +2466,7 @@ static tp_status tp__xnn_node_add(tp_xnn_graph *g, int kind, const uint32_t *val
   size_t i, nv = 0, total = 0;
   tp_status st;
   TP_ASSERT(g);
-  if (g->err.status) return g->err.status;
+  if (tp__xnn_guard(g)) return g->err.status;
   memset(&n, 0, sizeof n);
   n.kind = kind;
   n.has_minmax = has_minmax;
@@ -2666,7 +2678,7 @@ static tp_status tp__xnn_conv(tp_xnn_graph *g, int kind, uint32_t *v, size_t gic
                               float mn, float mx, uint32_t in, uint32_t filter, uint32_t bias,
                               uint32_t out, uint32_t flags) {
   TP_ASSERT(g);
-  if (g->err.status) return g->err.status;
+  if (tp__xnn_guard(g)) return g->err.status;
   if ((uint64_t)gic > (uint64_t)UINT32_MAX || (uint64_t)goc > (uint64_t)UINT32_MAX)
     return tp__error_set(&g->err, TP_ERR_OVERFLOW,
                         "node %u (%s): channel counts %llu / %llu do not fit 32 bits",
@@ -2725,7 +2737,7 @@ TPDEF tp_status tp_xnn_define_depthwise_convolution_2d(
     uint32_t filter_id, uint32_t bias_id, uint32_t output_id, uint32_t flags) {
   uint32_t v[TP__XNN_MAX_FIELDS];
   TP_ASSERT(g);
-  if (g->err.status) return g->err.status;
+  if (tp__xnn_guard(g)) return g->err.status;
   if ((uint64_t)input_channels > (uint64_t)UINT32_MAX)
     return tp__error_set(&g->err, TP_ERR_OVERFLOW,
                         "node %u (depthwise_convolution_2d): %llu input channels do not fit 32 "
@@ -2870,7 +2882,7 @@ static tp_status tp__xnn_shape1(tp_xnn_graph *g, int kind, size_t num_dims, cons
   const size_t *vecs[1];
   size_t lens[1];
   TP_ASSERT(g);
-  if (g->err.status) return g->err.status;
+  if (tp__xnn_guard(g)) return g->err.status;
   if (num_dims > TP_XNN_MAX_DIMS)
     return tp__error_set(&g->err, TP_ERR_INVALID, "node %u (%s): %u dims, at most %d",
                         (unsigned)g->nnodes, tp_xnn_node_name(kind), (unsigned)num_dims,
@@ -2905,7 +2917,7 @@ TPDEF tp_status tp_xnn_define_static_slice(tp_xnn_graph *g, size_t num_dims,
   const size_t *vecs[2];
   size_t lens[2];
   TP_ASSERT(g);
-  if (g->err.status) return g->err.status;
+  if (tp__xnn_guard(g)) return g->err.status;
   if (num_dims > TP_XNN_MAX_DIMS)
     return tp__error_set(&g->err, TP_ERR_INVALID, "node %u (static_slice): %u dims, at most %d",
                         (unsigned)g->nnodes, (unsigned)num_dims, TP_XNN_MAX_DIMS);
@@ -2928,7 +2940,7 @@ TPDEF tp_status tp_xnn_define_static_constant_pad(tp_xnn_graph *g, const size_t 
   const size_t *vecs[2];
   size_t lens[2];
   TP_ASSERT(g);
-  if (g->err.status) return g->err.status;
+  if (tp__xnn_guard(g)) return g->err.status;
   if (input_id >= g->nvalues)
     return tp__error_set(&g->err, TP_ERR_INVALID,
                         "node %u (static_constant_pad): input_id %u is not a defined value (%u "
@@ -2950,7 +2962,7 @@ TPDEF tp_status tp_xnn_define_static_resize_bilinear_2d(tp_xnn_graph *g, size_t 
                                                         uint32_t output_id, uint32_t flags) {
   uint32_t v[TP__XNN_MAX_FIELDS];
   TP_ASSERT(g);
-  if (g->err.status) return g->err.status;
+  if (tp__xnn_guard(g)) return g->err.status;
   if ((uint64_t)new_height > (uint64_t)UINT32_MAX || (uint64_t)new_width > (uint64_t)UINT32_MAX)
     return tp__error_set(&g->err, TP_ERR_OVERFLOW,
                         "node %u (static_resize_bilinear_2d): size %llu x %llu does not fit 32 "
@@ -2985,7 +2997,7 @@ TPDEF tp_status tp_xnn_define_scaled_dot_product_attention(tp_xnn_graph *g, uint
 TPDEF tp_status tp_xnn_set_output_min_max(tp_xnn_graph *g, uint32_t node_index,
                                           float output_min, float output_max) {
   TP_ASSERT(g);
-  if (g->err.status) return g->err.status;
+  if (tp__xnn_guard(g)) return g->err.status;
   if (node_index >= g->nnodes)
     return tp__error_set(&g->err, TP_ERR_INVALID,
                         "set_output_min_max: node %u does not exist (%u nodes)",
@@ -2999,7 +3011,7 @@ TPDEF tp_status tp_xnn_set_output_min_max(tp_xnn_graph *g, uint32_t node_index,
 
 TPDEF tp_status tp_xnn_set_debug_handle(tp_xnn_graph *g, uint32_t node_index, uint32_t handle) {
   TP_ASSERT(g);
-  if (g->err.status) return g->err.status;
+  if (tp__xnn_guard(g)) return g->err.status;
   if (node_index >= g->nnodes)
     return tp__error_set(&g->err, TP_ERR_INVALID,
                         "set_debug_handle: node %u does not exist (%u nodes)",
@@ -3300,7 +3312,10 @@ TPDEF tp_status tp_xnn_write(tp_xnn_graph *g, tp_sink *sink) {
   if (!g->progress) return tp__xnn_write(g, sink);
   st = tp_xnn_blob_size(g, &total);
   if (st != TP_OK) return st;
-  return tp_progress_run(tp__xnn_write_ctx, g, sink, total, g->progress, g->progress_ctx);
+  g->writing++;
+  st = tp_progress_run(tp__xnn_write_ctx, g, sink, total, g->progress, g->progress_ctx);
+  g->writing--;
+  return st;
 }
 
 #ifndef TP_NO_STDIO

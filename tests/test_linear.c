@@ -798,6 +798,108 @@ static void test_planned_sizes_refused_at_add(void) {
   }
 }
 
+/* Progress inside one contiguous constant, and building calls from the callback refused. */
+typedef struct prog_ctx {
+  unsigned calls;
+  uint64_t cancel_at;      /* cancel once done >= this (0: never) */
+  uint64_t last_done;
+  tp_store *store;         /* add to this from the callback */
+  tp_xnn_graph *graph;     /* define in this from the callback */
+  tp_status inner;         /* what that call returned */
+} prog_ctx;
+
+static int prog_fn(void *ctx, uint64_t done, uint64_t total) {
+  prog_ctx *c = (prog_ctx *)ctx;
+  static const float one = 1.0f;
+  (void)total;
+  c->calls++;
+  c->last_done = done;
+  if (c->store && done > 0 && c->inner == TP_OK)
+    c->inner = tp_store_add_bytes(c->store, "late", &one, 4, 0, 0, NULL);
+  if (c->graph && done > 0 && c->inner == TP_OK) {
+    size_t d = 1;
+    uint32_t id;
+    c->inner = tp_xnn_define_tensor_value(c->graph, TP_XNN_FP32, 1, &d, NULL,
+                                          TP_XNN_INVALID_ID, 0, &id);
+  }
+  return c->cancel_at && done >= c->cancel_at;
+}
+
+static void test_progress_inside_a_constant(void) {
+  size_t nb = (size_t)4 << 20, i;
+  unsigned char *big = (unsigned char *)malloc(nb);
+  tp_store *st = NULL;
+  tp_store_options so;
+  prog_ctx c;
+  tp_membuf m;
+  tp_sink sink;
+  tp_ptd f;
+  uint64_t total = 0;
+  for (i = 0; i < nb; i++) big[i] = (unsigned char)(i * 7);
+  memset(&c, 0, sizeof c);
+  memset(&so, 0, sizeof so);
+  so.progress = prog_fn;
+  so.progress_ctx = &c;
+  TPT_STATUS(tp_store_create_ex(&so, &st), TP_OK);
+  TPT_STATUS(tp_store_add_bytes(st, "big", big, nb, 0, 0, NULL), TP_OK);
+  TPT_STATUS(tp_store_ptd_size(st, &total), TP_OK);
+  memset(&m, 0, sizeof m);
+  sink = tp_sink_membuf(&m);
+  TPT_STATUS(tp_store_write_ptd(st, &sink), TP_OK);
+  TPT_CHECK(c.calls >= 100);            /* one 4 MiB segment, reported every ~1% */
+  TPT_EQ_U64(c.last_done, total);
+  tp_membuf_free(&m);
+  /* cancelled midway through that one segment: about half the bytes reach the sink */
+  memset(&c, 0, sizeof c);
+  c.cancel_at = total / 2;
+  memset(&m, 0, sizeof m);
+  sink = tp_sink_membuf(&m);
+  TPT_STATUS(tp_store_write_ptd(st, &sink), TP_ERR_CANCELLED);
+  TPT_CHECK(m.size >= total / 2 && m.size <= total / 2 + total / 50);
+  tp_membuf_free(&m);
+  /* an add from the callback: refused and latched; the write goes on and its file reads */
+  memset(&c, 0, sizeof c);
+  c.store = st;
+  memset(&m, 0, sizeof m);
+  sink = tp_sink_membuf(&m);
+  TPT_STATUS(tp_store_write_ptd(st, &sink), TP_OK);
+  TPT_STATUS(c.inner, TP_ERR_INVALID);
+  TPT_EQ_STR(tp_store_error(st), "key \"late\": tp_store_add called during its own write (from "
+                                 "the progress callback); a store cannot change while it is "
+                                 "written");
+  TPT_STATUS(tp_ptd_open(&f, m.data, m.size), TP_OK);
+  TPT_EQ_U64(f.count, 1);
+  tp_membuf_free(&m);
+  tp_store_destroy(st);
+  free(big);
+  { /* an XNNPACK define from its graph's progress callback */
+    tp_xnn_graph *g = NULL;
+    tp_xnn_options o;
+    size_t d = 4;
+    uint32_t x, y;
+    memset(&c, 0, sizeof c);
+    memset(&o, 0, sizeof o);
+    o.progress = prog_fn;
+    o.progress_ctx = &c;
+    TPT_STATUS(tp_xnn_graph_create(&o, &g), TP_OK);
+    c.graph = g;
+    TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 1, &d, NULL, 0,
+                                          TP_XNN_FLAG_EXTERNAL_INPUT, &x), TP_OK);
+    TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 1, &d, NULL, 1,
+                                          TP_XNN_FLAG_EXTERNAL_OUTPUT, &y), TP_OK);
+    TPT_STATUS(tp_xnn_define_abs(g, x, y, 0), TP_OK);
+    memset(&m, 0, sizeof m);
+    sink = tp_sink_membuf(&m);
+    TPT_STATUS(tp_xnn_write(g, &sink), TP_OK);
+    TPT_STATUS(c.inner, TP_ERR_INVALID);
+    TPT_CONTAINS(tp_xnn_graph_error(g), "during its own write (from the progress callback)");
+    TPT_EQ_U64(tp_xnn_graph_num_values(g), 2);
+    TPT_STATUS(tp_xnn_check_blob(m.data, m.size, TP_XNN_TARGET_EXECUTORCH, NULL), TP_OK);
+    tp_membuf_free(&m);
+    tp_xnn_graph_destroy(g);
+  }
+}
+
 int main(void) {
   size_t i;
   g_vals = (float *)malloc(sizeof(float) * 4 * N0);
@@ -817,6 +919,7 @@ int main(void) {
   TPT_RUN(test_json_duplicates_everywhere);
   TPT_RUN(test_bytes_independent_of_seed);
   TPT_RUN(test_planned_sizes_refused_at_add);
+  TPT_RUN(test_progress_inside_a_constant);
   free(g_vals);
   return tpt_finish("linear");
 }
