@@ -5625,6 +5625,7 @@ struct tp_store {
   size_t n_segs, cap_segs;
   tp__keyset keys;             /* entries by key */
   tp__keyset contents;         /* segments by (digest, nbytes) */
+  tp__keyset borrowed;         /* borrowed raw-bytes segments by (pointer, nbytes) */
   tp__hashkey hk;              /* the keysets' hash key (tp__hash_seed of the store) */
   tp_fb_builder *fb;
   int prepared;                /* fb, offsets, base, data_size are up to date */
@@ -5773,6 +5774,26 @@ static uint64_t tp__store_entry_hash(const void *ctx, uint32_t i) {
 static uint64_t tp__store_seg_hash(const void *ctx, uint32_t i) {
   return ((const tp_store *)ctx)->segs[i].hash;
 }
+/* Borrowed bytes stay unchanged until the write (the contract), so bytes at the same address
+   with the same length are the same bytes: their SHA-256 is computed once, however many keys
+   name them (a program's named data sharing one segment, re-stored by tpdump). */
+static uint64_t tp__store_borrow_key(const tp_store *s, const void *p, uint64_t n) {
+  return tp__hash_u64(&s->hk, (uint64_t)(uintptr_t)p ^ (n * 0x9E3779B97F4A7C15ull));
+}
+static uint64_t tp__store_borrow_hash(const void *ctx, uint32_t i) {
+  const tp_store *s = (const tp_store *)ctx;
+  return tp__store_borrow_key(s, s->segs[i].bytes, s->segs[i].nbytes);
+}
+typedef struct tp__store_borrow_probe {
+  const tp_store *s;
+  const void *p;
+  uint64_t n;
+} tp__store_borrow_probe;
+static int tp__store_borrow_match(const void *ctx, uint32_t i) {
+  const tp__store_borrow_probe *q = (const tp__store_borrow_probe *)ctx;
+  const tp__store_seg *g = &q->s->segs[i];
+  return g->is_bytes && !g->owned && g->bytes == q->p && g->nbytes == q->n;
+}
 
 typedef struct tp__store_probe {
   const tp_store *s;
@@ -5846,6 +5867,7 @@ TPDEF void tp_store_destroy(tp_store *s) {
   TP_FREE(s->segs);
   tp__keyset_free(&s->keys);
   tp__keyset_free(&s->contents);
+  tp__keyset_free(&s->borrowed);
   if (s->fb) tp_fb_builder_destroy(s->fb);
   TP_FREE(s);
 }
@@ -5933,6 +5955,8 @@ static tp_status tp__store_insert(tp_store *s, const char *key_or_null, tp__stor
     tp__store_seg *ng;
     st = tp__array_reserve((void **)&s->segs, &s->cap_segs, s->n_segs + 1, sizeof(tp__store_seg));
     if (st == TP_OK) st = tp__keyset_reserve(&s->contents, s->n_segs + 1, tp__store_seg_hash, s);
+    if (st == TP_OK)
+      st = tp__keyset_reserve(&s->borrowed, s->n_segs + 1, tp__store_borrow_hash, s);
     if (st != TP_OK)
       return tp__error_set(&s->err, st, "key \"%.80s\": no room for segment %lu", key,
                           (unsigned long)s->n_segs);
@@ -5976,6 +6000,10 @@ static tp_status tp__store_insert(tp_store *s, const char *key_or_null, tp__stor
     memcpy(ng->digest, it->digest, 32);
     s->n_segs++;
     s->contents.slot[tp__keyset_probe(&s->contents, ch, NULL, NULL)] = (uint32_t)s->n_segs;
+    if (ng->is_bytes && !ng->owned && ng->nbytes > 0)
+      s->borrowed.slot[tp__keyset_probe(&s->borrowed,
+                                        tp__store_borrow_key(s, ng->bytes, ng->nbytes), NULL,
+                                        NULL)] = (uint32_t)s->n_segs;
     g = ng;
   } else if (it->alignment > g->alignment) {
     g->alignment = it->alignment;
@@ -6183,6 +6211,19 @@ TPDEF tp_status tp_store_add_bytes(tp_store *s, const char *key_or_NULL, const v
   it.bytes = data;
   it.copy = copy || s->opts.copy;
   it.nbytes = (uint64_t)n;
+  if (!it.copy && n > 0 && s->borrowed.cap > 0) {
+    tp__store_borrow_probe q;
+    uint32_t idx1;
+    q.s = s;
+    q.p = data;
+    q.n = (uint64_t)n;
+    idx1 = s->borrowed.slot[tp__keyset_probe(&s->borrowed, tp__store_borrow_key(s, data, n),
+                                             tp__store_borrow_match, &q)];
+    if (idx1) {
+      memcpy(it.digest, s->segs[idx1 - 1].digest, 32);
+      return tp__store_insert(s, key_or_NULL, &it, key_out);
+    }
+  }
   ctx = s->sha0;
   if (n > 0) tp_sha256_update(&ctx, data, n);
   tp_sha256_final(&ctx, it.digest);

@@ -1808,7 +1808,7 @@ static tp_status tp_vk__layout(tp_vk_graph *g) {
   const unsigned char *data;
   size_t fb_size = 0;
 
-  if (tp_vk__check(g)) return g->err.status;
+  if (g->err.status) return g->err.status; /* also while writing */
   if (!g->dirty) return TP_OK;
 
   /* raw segment: inline constants, then shaders, each padded to 16 */
