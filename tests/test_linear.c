@@ -28,6 +28,8 @@ static uint64_t g_seed = 1;
 #define TENSORPACK_VULKAN_IMPLEMENTATION
 #include "tensorpack_xnnpack.h"
 #include "tensorpack_vulkan.h"
+#define TPDUMP_NO_MAIN
+#include "tools/tpdump.c"
 #include "tp_test.h"
 #include "linear_shapes.h"
 
@@ -900,6 +902,54 @@ static void test_progress_inside_a_constant(void) {
   }
 }
 
+static int tp__memmem_contains(const unsigned char *h, size_t n, const char *needle) {
+  size_t k = strlen(needle), i;
+  for (i = 0; h && i + k <= n; i++)
+    if (memcmp(h + i, needle, k) == 0) return 1;
+  return 0;
+}
+
+/* tpdump prints a shared delegate once and refers to it; a report that cannot grow is exit 1. */
+static size_t tpdump_report(size_t n, const char *want_line) {
+  size_t sz = 0, out_size;
+  unsigned char *p = shape_pte_shared_specs(n, &sz);
+  tp_membuf out;
+  tp_error err;
+  memset(&out, 0, sizeof out);
+  TPT_CHECK(p != NULL);
+  (void)tpdump_inspect(p, sz, &out, &err); /* the verdict is the 1-byte blob's, not ours */
+  TPT_CHECK(tp__memmem_contains(out.data, out.size, want_line));
+  out_size = out.size;
+  tp_membuf_free(&out);
+  free(p);
+  return out_size;
+}
+
+static void test_tpdump_shared_once(void) {
+  size_t a = tpdump_report(50, "  delegate 49: as method 0 delegate 0 (the same table)\n"),
+         b = tpdump_report(100, "  delegate 99: as method 0 delegate 0 (the same table)\n");
+  check_ratio("tpdump report bytes, one delegate listed n times", (double)a, (double)b);
+  { /* the report cannot grow: exit 1, not "well formed" */
+    tp_membuf out;
+    tp_error err;
+    tp_store *st = NULL;
+    tp_membuf ptd;
+    tp_sink sink;
+    memset(&ptd, 0, sizeof ptd);
+    TPT_STATUS(tp_store_create(&st), TP_OK);
+    TPT_STATUS(tp_store_add_bytes(st, "w", g_vals, 16, 0, 0, NULL), TP_OK);
+    sink = tp_sink_membuf(&ptd);
+    TPT_STATUS(tp_store_write_ptd(st, &sink), TP_OK);
+    TPT_EQ_INT(tpdump_inspect(ptd.data, ptd.size, NULL, &err), 0); /* well formed */
+    memset(&out, 0, sizeof out);
+    out.size = SIZE_MAX - 2; /* every append fails */
+    TPT_EQ_INT(tpdump_inspect(ptd.data, ptd.size, &out, &err), 1);
+    TPT_CONTAINS(err.msg, "out of memory for the report");
+    tp_membuf_free(&ptd);
+    tp_store_destroy(st);
+  }
+}
+
 int main(void) {
   size_t i;
   g_vals = (float *)malloc(sizeof(float) * 4 * N0);
@@ -920,6 +970,9 @@ int main(void) {
   TPT_RUN(test_bytes_independent_of_seed);
   TPT_RUN(test_planned_sizes_refused_at_add);
   TPT_RUN(test_progress_inside_a_constant);
+  TPT_RUN(test_tpdump_shared_once);
+  (void)tpdump_inspect_json; /* tpdump's other entry points are tests/test_tpdump.c's */
+  (void)tpdump_inspect_with;
   free(g_vals);
   return tpt_finish("linear");
 }
