@@ -838,7 +838,13 @@ TPDEF double tp_fb_bits_f64(uint64_t bits);
    tests/verify_ptd.cpp checks it against flatc's code for the schema (names at their ids,
    types, defaults, no field left out). TP_FT01_FIELDS(X): X(table, field, id, kind, default),
    kind one of I8 U32 U64 (scalars), STR (string), VEC (vector), TABLE (sub-table). Each entry
-   defines TP_FT01_F_<table>_<field> (the id) and TP_FT01_D_<table>_<field> (the default). */
+   defines TP_FT01_F_<table>_<field> (the id) and TP_FT01_D_<table>_<field> (the default).
+   Shared tables: tp_ptd_open reads each entry's few tables once (its cost is linear in the
+   entry count whatever they share); key strings shared between entries are bounded by a
+   budget: the keys' bytes may total at most the flatbuffer's size (refused past it), so the
+   NUL checks and tp_ptd_index's hashing stay linear in the file. Keys are hashed with a key of
+   the index's own (SipHash-1-3, tp__hash_seed) and compared by length, then position, then
+   bytes. */
 #define TP_FT01_FIELDS(X)                          \
   X(TensorLayout, scalar_type, 0, I8, 0)           \
   X(TensorLayout, sizes, 1, VEC, 0)                \
@@ -1204,7 +1210,13 @@ TPDEF tp_status tp_pte_write_file(tp_pte *p, const char *path);
    program.fbs once: every table's fields with their ids (X(Table, field, FIELD, id, kind,
    default)); kinds: TP_PTE_K_* below. The writer, the reader and tpdump use the ids as
    TP_PTE_F_<Table>_<field>; tests/verify_pte.cpp checks every row against flatc's generated
-   VT_<FIELD> offsets. A union is two rows: <field>_type (u8 tag) and <field>. */
+   VT_<FIELD> offsets. A union is two rows: <field>_type (u8 tag) and <field>.
+   Shared tables (one delegate, value, instruction or plan reached through many offsets): a
+   budget. tp_pte_read runs under its reader's visit budget (tp_fb_reader: max(1M, 8 x the
+   program's bytes) tables opened plus vector elements and strings read), so a file whose
+   offsets make the check revisit one table N times is refused past it ("method M: visit budget
+   ... exceeded ...") in time linear in the file. The accessors after the read are not
+   budgeted (their calls are the caller's). */
 #define TP_PTE_K_BOOL 1
 #define TP_PTE_K_I8 2
 #define TP_PTE_K_U8 3

@@ -156,7 +156,11 @@ typedef enum tp_vk_datatype {
    TP_VK_FIELDS(X): X(table, field, id, kind, default), kind one of BOOL I8 U8 I32 U32 I64 U64
    F64 (scalars), STR (string), VEC (vector), UNION (the union's value; its type byte is the
    field before). Each entry also defines TP_VK_F_<table>_<field> (the id) and
-   TP_VK_D_<table>_<field> (the default) below. A new field is one entry here. */
+   TP_VK_D_<table>_<field> (the default) below. A new field is one entry here. 
+   Shared tables: a budget. tp_vk_check_blob and tp_vk_read_blob read through one
+   tp_fb_reader each, under its visit budget (max(1M, 8 x size) tables opened, vector elements
+   and strings read): values sharing one ValueList (or any table or vector) N times are
+   refused past it ("value V: visit budget ... exceeded ..."), in time linear in the blob. */
 #define TP_VK_FIELDS(X) \
   X(VkGraph, version, 0, STR, 0) \
   X(VkGraph, chain, 1, VEC, 0) \

@@ -139,7 +139,13 @@ typedef enum tp_xnn_datatype {
    Types: U32 uint, I16 short, I32 int, U64 uint64, F32 float, STR string, VEC [uint],
    VEC_F32 [float], TABLE a table, TABLES [table], UNION a union, DEPR a deprecated slot (never
    written); in node tables ID = a value id (id_out of some value), OPT_ID = a value id or
-   TP_XNN_INVALID_ID ("none"). */
+   TP_XNN_INVALID_ID ("none"). 
+   Shared tables: a budget. tp_xnn_read_blob, tp_xnn_check_blob and the loader (which reads
+   through tp_xnn_read_blob) walk the flatbuffer with one reader each, under its table budget
+   (max(1M, size / 2) tables per walk) and its visit budget (max(1M, 8 x size) tables opened,
+   vector elements and strings read, for the whole reader): a blob whose offsets make a walk
+   revisit one table or vector N times is refused past them with the reader's sentence, in
+   time linear in the blob. The loader's id and copy tables hash under a key of their own. */
 #define TP_XNN_FIELDS_XNNGraph(X)                                                           \
   X(XNNGraph, version, 0, STR) X(XNNGraph, xnodes, 1, TABLES) X(XNNGraph, xvalues, 2, TABLES) \
   X(XNNGraph, num_externs, 3, U32) X(XNNGraph, input_ids, 4, VEC)                            \

@@ -34,6 +34,13 @@
    the loader resolves them. The printer walks every field through the bounds-checked reader for
    the report; when both refuse, its sentence (where it stopped) is the one given.
 
+   Shared tables: the verdict's readers run under their visit budgets (see the formats'
+   comments); the report prints a delegate table, a compile_specs vector or a delegate's blob
+   reached through many offsets once and refers to it after ("delegate 3: as method 0 delegate
+   0 (the same table)", "compile_specs: as method 0 delegate 0"), and hashes each distinct
+   (bytes, length) once (a memo by position, keyed-hashed): output and work proportional to the
+   file. A report that cannot grow is exit status 1.
+
    Exit status: 0 well formed, 2 malformed (the reason on stderr), 1 usage, I/O or memory,
    3 a well-formed XNNPACK blob that breaks one of the writer's node or graph rules for
    ExecuTorch's runtime (tp_xnn_check_blob; the rule on stderr and, unless --json, stdout).
