@@ -661,7 +661,21 @@ typedef struct tp__keyset {
 } tp__keyset;
 typedef uint64_t (*tp__keyset_hash_fn)(const void *ctx, uint32_t item);
 typedef int (*tp__keyset_match_fn)(const void *ctx, uint32_t item);
-TPDEF uint64_t tp__hash_bytes(const void *data, size_t n); /* FNV-1a, 64 bits */
+/* Keyed hashing, so that nobody can craft keys that collide: every table hashes with a key of
+   its own (tp__hashkey), made by tp__hash_seed from the address of the object that owns the
+   table. tp__hash_keyed is SipHash-1-3 (64-bit output) of the n bytes under that key;
+   tp__hash_u64 the same of one 64-bit integer (ids, byte positions). What a table holds and
+   the bytes written never depend on the key, only how fast a lookup is.
+   TP_HASH_SEED(obj), defined before the implementation, overrides the seed: an expression of
+   type uint64_t, obj the owner's address (const void *). The default mixes obj with the
+   address of a local variable and of a function (different on every run under ASLR); it reads
+   no mutable global, so tables on different threads need no lock. */
+typedef struct tp__hashkey {
+  uint64_t k0, k1;
+} tp__hashkey;
+TPDEF tp__hashkey tp__hash_seed(const void *obj);
+TPDEF uint64_t tp__hash_keyed(const tp__hashkey *k, const void *data, size_t n);
+TPDEF uint64_t tp__hash_u64(const tp__hashkey *k, uint64_t v);
 TPDEF tp_status tp__keyset_reserve(tp__keyset *t, size_t count, tp__keyset_hash_fn hash,
                                    const void *ctx);
 TPDEF size_t tp__keyset_probe(const tp__keyset *t, uint64_t h, tp__keyset_match_fn match,
@@ -778,6 +792,15 @@ typedef struct tp_fb_reader {
   size_t max_tables;    /* 0 = the larger of 1000000 and size / 2 (see tp_fb_reader_init_ex) */
   size_t tables;        /* tables visited so far */
   tp_error err;
+  /* The visit budget: every table opened, vector element read and string read (1 + len / 16)
+     costs visits; past max_visits the reader fails with "visit budget N exceeded at byte P
+     (S-byte buffer; ...)". Init sets the default, the larger of 1000000 and 8 * size; no walk
+     resets it (tables is per walk, visits per reader), so it bounds everything one reader does,
+     whatever the buffer shares: one table or vector reached through N offsets costs N reads,
+     and the total stays linear in the buffer. (size_t)-1 = none (for a reader that serves many
+     lookups over its life, like tp_ptd's). */
+  size_t max_visits;
+  size_t visits;
 } tp_fb_reader;
 
 typedef struct tp_fb_table {
@@ -868,7 +891,13 @@ TPDEF double tp_fb_bits_f64(uint64_t bits);
    tests/verify_ptd.cpp checks it against flatc's code for the schema (names at their ids,
    types, defaults, no field left out). TP_FT01_FIELDS(X): X(table, field, id, kind, default),
    kind one of I8 U32 U64 (scalars), STR (string), VEC (vector), TABLE (sub-table). Each entry
-   defines TP_FT01_F_<table>_<field> (the id) and TP_FT01_D_<table>_<field> (the default). */
+   defines TP_FT01_F_<table>_<field> (the id) and TP_FT01_D_<table>_<field> (the default).
+   Shared tables: tp_ptd_open reads each entry's few tables once (its cost is linear in the
+   entry count whatever they share); key strings shared between entries are bounded by a
+   budget: the keys' bytes may total at most the flatbuffer's size (refused past it), so the
+   NUL checks and tp_ptd_index's hashing stay linear in the file. Keys are hashed with a key of
+   the index's own (SipHash-1-3, tp__hash_seed) and compared by length, then position, then
+   bytes. */
 #define TP_FT01_FIELDS(X)                          \
   X(TensorLayout, scalar_type, 0, I8, 0)           \
   X(TensorLayout, sizes, 1, VEC, 0)                \
@@ -1013,6 +1042,7 @@ typedef struct tp_ptd {
   tp_fb_table root__;
   uint32_t *index__;    /* tp_ptd_index's slots (caller memory), or NULL */
   size_t index_cap__;
+  uint64_t index_key__[2]; /* the index's hash key (tp__hash_seed) */
 } tp_ptd;
 
 typedef struct tp_ptd_entry {
@@ -1233,7 +1263,13 @@ TPDEF tp_status tp_pte_write_file(tp_pte *p, const char *path);
    program.fbs once: every table's fields with their ids (X(Table, field, FIELD, id, kind,
    default)); kinds: TP_PTE_K_* below. The writer, the reader and tpdump use the ids as
    TP_PTE_F_<Table>_<field>; tests/verify_pte.cpp checks every row against flatc's generated
-   VT_<FIELD> offsets. A union is two rows: <field>_type (u8 tag) and <field>. */
+   VT_<FIELD> offsets. A union is two rows: <field>_type (u8 tag) and <field>.
+   Shared tables (one delegate, value, instruction or plan reached through many offsets): a
+   budget. tp_pte_read runs under its reader's visit budget (tp_fb_reader: max(1M, 8 x the
+   program's bytes) tables opened plus vector elements and strings read), so a file whose
+   offsets make the check revisit one table N times is refused past it ("method M: visit budget
+   ... exceeded ...") in time linear in the file. The accessors after the read are not
+   budgeted (their calls are the caller's). */
 #define TP_PTE_K_BOOL 1
 #define TP_PTE_K_I8 2
 #define TP_PTE_K_U8 3
@@ -1544,7 +1580,8 @@ TPDEF const char *tp_safetensors_error(const tp_safetensors *st);
    *err (may be NULL) is reset on entry and holds the sentence of a failure. Errors:
    TP_ERR_INVALID (NULL t or out, NULL data, ndim outside 0..TP_MAX_DIMS, negative size),
    TP_ERR_UNSUPPORTED (device, dtype, lanes), TP_ERR_BOUNDS / TP_ERR_OVERFLOW (the view leaves
-   storage_nbytes, or its extent overflows). */
+   storage_nbytes, or its extent overflows; a storage or span that would run past the end of
+   the address space is TP_ERR_BOUNDS: no pointer is ever computed by wrapping). */
 TPDEF tp_status tp_view_from_dlpack(const DLTensor *t, size_t storage_nbytes, tp_tensor *out,
                                     tp_error *err);
 #endif
@@ -2807,16 +2844,27 @@ static tp_status tp__progress_write(void *ctx, const void *data, size_t n) {
       return TP_ERR_CANCELLED;
     }
   }
-  st = tp_sink_write(p->inner, data, n);
-  if (st != TP_OK) return st;
-  p->done += (uint64_t)n;
-  if (p->fn && n > 0 && (p->done - p->reported >= p->step || p->done == p->total)) {
-    p->reported = p->done;
-    if (p->fn(p->ctx, p->done, p->total) != 0) {
-      p->cancelled = 1;
-      return TP_ERR_CANCELLED;
+  /* One big write (a contiguous constant of 64 MiB) goes in pieces of at most a step, so it is
+     reported about every 1% too and can be cancelled midway. */
+  do {
+    size_t piece = n;
+    if (p->fn) {
+      uint64_t room = p->step - (p->done - p->reported < p->step ? p->done - p->reported : 0);
+      if ((uint64_t)piece > room) piece = (size_t)room;
     }
-  }
+    st = tp_sink_write(p->inner, data, piece);
+    if (st != TP_OK) return st;
+    p->done += (uint64_t)piece;
+    data = (const unsigned char *)data + piece;
+    n -= piece;
+    if (p->fn && piece > 0 && (p->done - p->reported >= p->step || p->done == p->total)) {
+      p->reported = p->done;
+      if (p->fn(p->ctx, p->done, p->total) != 0) {
+        p->cancelled = 1;
+        return TP_ERR_CANCELLED;
+      }
+    }
+  } while (n > 0);
   return TP_OK;
 }
 
@@ -5359,6 +5407,27 @@ static size_t tp__fb_default_tables(size_t size) {
   return size / 2 > TP__FB_MIN_TABLES ? size / 2 : TP__FB_MIN_TABLES;
 }
 
+#define TP__FB_MIN_VISITS ((size_t)1000000u)
+#define TP__FB_VISITS_PER_BYTE 8u
+static size_t tp__fb_default_visits(size_t size) {
+  return size > TP__FB_MIN_VISITS / TP__FB_VISITS_PER_BYTE ? size * TP__FB_VISITS_PER_BYTE
+                                                            : TP__FB_MIN_VISITS;
+}
+
+/* Charges n visits for what is read at pos; 0 (and the reader's error) past the budget. */
+static int tp__fb_visit(tp_fb_reader *r, size_t n, uint64_t pos) {
+  if (r->visits <= r->max_visits && r->max_visits - r->visits >= n) {
+    r->visits += n;
+    return 1;
+  }
+  if (r->err.status == TP_OK)
+    tp__error_set(&r->err, TP_ERR_FORMAT, "visit budget %llu exceeded at byte %llu (%llu-byte "
+                 "buffer; tables, vectors or strings are reached through many offsets)",
+                 (unsigned long long)r->max_visits, (unsigned long long)pos,
+                 (unsigned long long)r->size);
+  return 0;
+}
+
 /* Opens the table at pos (reached at depth); returns an absent table on error. */
 static tp_fb_table tp__fb_open_table(tp_fb_reader *r, uint64_t pos, unsigned depth) {
   tp_fb_table t;
@@ -5382,6 +5451,7 @@ static tp_fb_table tp__fb_open_table(tp_fb_reader *r, uint64_t pos, unsigned dep
     return t;
   }
   r->tables++;
+  if (!tp__fb_visit(r, 1, pos)) return t;
   if (pos % 4 != 0 || pos + 4 > r->size) {
     tp__error_set(&r->err, TP_ERR_FORMAT,
                  "table at byte %llu is %s (buffer of %llu bytes)", (unsigned long long)pos,
@@ -5432,6 +5502,7 @@ TPDEF tp_status tp_fb_reader_init_ex(tp_fb_reader *r, const void *buf, size_t si
   r->size = size;
   r->max_depth = max_depth;
   r->max_tables = max_tables;
+  r->max_visits = tp__fb_default_visits(size);
   if (root) memset(root, 0, sizeof *root);
   if (root) root->r = r;
   if (!buf && size) {
@@ -5623,6 +5694,7 @@ static const char *tp__fb_string_at(tp_fb_reader *r, uint32_t target, size_t *le
                  (unsigned long)target, (unsigned long)len);
     return NULL;
   }
+  if (!tp__fb_visit(r, 1 + len / 16, target)) return NULL;
   if (len_out) *len_out = len;
   return (const char *)(r->buf + target + 4);
 }
@@ -5730,7 +5802,7 @@ TPDEF uint64_t tp_fb_vector_scalar(const tp_fb_vector *v, size_t i) {
   const unsigned char *q;
   TP_ASSERT(v);
   p = tp__fb_elem(v, i, 0);
-  if (!p) return 0;
+  if (!p || !tp__fb_visit(v->r, 1, p)) return 0;
   q = v->r->buf + p;
   switch (v->elem_size) {
   case 1: return q[0];
@@ -5828,6 +5900,8 @@ struct tp_store {
   size_t n_segs, cap_segs;
   tp__keyset keys;             /* entries by key */
   tp__keyset contents;         /* segments by (digest, nbytes) */
+  tp__keyset borrowed;         /* borrowed raw-bytes segments by (pointer, nbytes) */
+  tp__hashkey hk;              /* the keysets' hash key (tp__hash_seed of the store) */
   tp_fb_builder *fb;
   int prepared;                /* fb, offsets, base, data_size are up to date */
   uint64_t fb_size, base, data_size;
@@ -5836,21 +5910,91 @@ struct tp_store {
   tp_store_options opts;
   tp_error err;                /* the first failed add: latched, every later call returns it */
   tp_error werr;               /* the last size/write call's failure (reset by the next one) */
+  int writing;                 /* > 0 while a write (its own, or a program's embedding it) runs */
 };
 
 #ifdef TP_COUNT_STEPS
 unsigned long long tp__count_steps;
 #endif
 
-TPDEF uint64_t tp__hash_bytes(const void *data, size_t n) {
+/* SipHash-1-3 (Aumasson and Bernstein's construction with one compression round per 8-byte
+   word and three finalisation rounds), written from the algorithm's description. */
+#define TP__ROTL64(x, b) (uint64_t)(((x) << (b)) | ((x) >> (64 - (b))))
+static void tp__sip_round(uint64_t v[4]) {
+  v[0] += v[1];
+  v[1] = TP__ROTL64(v[1], 13);
+  v[1] ^= v[0];
+  v[0] = TP__ROTL64(v[0], 32);
+  v[2] += v[3];
+  v[3] = TP__ROTL64(v[3], 16);
+  v[3] ^= v[2];
+  v[0] += v[3];
+  v[3] = TP__ROTL64(v[3], 21);
+  v[3] ^= v[0];
+  v[2] += v[1];
+  v[1] = TP__ROTL64(v[1], 17);
+  v[1] ^= v[2];
+  v[2] = TP__ROTL64(v[2], 32);
+}
+
+TPDEF uint64_t tp__hash_keyed(const tp__hashkey *k, const void *data, size_t n) {
   const unsigned char *p = (const unsigned char *)data;
-  uint64_t h = 14695981039346656037ull;
-  size_t i;
-  for (i = 0; i < n; i++) {
-    h ^= p[i];
-    h *= 1099511628211ull;
+  uint64_t v[4], m;
+  size_t i, full = n & ~(size_t)7;
+  v[0] = k->k0 ^ 0x736f6d6570736575ull;
+  v[1] = k->k1 ^ 0x646f72616e646f6dull;
+  v[2] = k->k0 ^ 0x6c7967656e657261ull;
+  v[3] = k->k1 ^ 0x7465646279746573ull;
+  for (i = 0; i < full; i += 8) {
+    m = tp__get_le64(p + i);
+    v[3] ^= m;
+    tp__sip_round(v);
+    v[0] ^= m;
   }
-  return h;
+  m = (uint64_t)(n & 0xff) << 56;
+  for (; i < n; i++) m |= (uint64_t)p[i] << (8 * (i - full));
+  v[3] ^= m;
+  tp__sip_round(v);
+  v[0] ^= m;
+  v[2] ^= 0xff;
+  tp__sip_round(v);
+  tp__sip_round(v);
+  tp__sip_round(v);
+  return v[0] ^ v[1] ^ v[2] ^ v[3];
+}
+
+TPDEF uint64_t tp__hash_u64(const tp__hashkey *k, uint64_t x) {
+  unsigned char b[8];
+  tp__put_le64(b, x);
+  return tp__hash_keyed(k, b, 8);
+}
+
+static uint64_t tp__mix64(uint64_t x) { /* splitmix64's finaliser */
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebull;
+  x ^= x >> 31;
+  return x;
+}
+
+TPDEF tp__hashkey tp__hash_seed(const void *obj) {
+  tp__hashkey k;
+  uint64_t s;
+#ifdef TP_HASH_SEED
+  s = (uint64_t)(TP_HASH_SEED(obj));
+#else
+  volatile unsigned char here = 0;
+  tp__hashkey (*self)(const void *) = tp__hash_seed;
+  uint64_t code = 0;
+  memcpy(&code, &self, sizeof self < sizeof code ? sizeof self : sizeof code);
+  s = (uint64_t)(uintptr_t)obj ^ tp__mix64((uint64_t)(uintptr_t)&here) ^
+      tp__mix64(code ^ 0x9E3779B97F4A7C15ull);
+  (void)here;
+#endif
+  k.k0 = tp__mix64(s ^ 0x243F6A8885A308D3ull);
+  k.k1 = tp__mix64(k.k0 ^ s ^ 0x13198A2E03707344ull);
+  return k;
 }
 
 TPDEF size_t tp__keyset_probe(const tp__keyset *t, uint64_t h, tp__keyset_match_fn match,
@@ -5892,8 +6036,9 @@ TPDEF void tp__keyset_free(tp__keyset *t) {
   t->cap = 0;
 }
 
-static uint64_t tp__content_hash(const unsigned char digest[32], uint64_t nbytes) {
-  return tp__get_le64(digest) ^ (nbytes * 0x9E3779B97F4A7C15ull);
+static uint64_t tp__content_hash(const tp__hashkey *k, const unsigned char digest[32],
+                                 uint64_t nbytes) {
+  return tp__hash_u64(k, tp__get_le64(digest) ^ (nbytes * 0x9E3779B97F4A7C15ull));
 }
 
 /* The store's two keysets: entries by key, segments by content, rehashed from the hashes
@@ -5903,6 +6048,26 @@ static uint64_t tp__store_entry_hash(const void *ctx, uint32_t i) {
 }
 static uint64_t tp__store_seg_hash(const void *ctx, uint32_t i) {
   return ((const tp_store *)ctx)->segs[i].hash;
+}
+/* Borrowed bytes stay unchanged until the write (the contract), so bytes at the same address
+   with the same length are the same bytes: their SHA-256 is computed once, however many keys
+   name them (a program's named data sharing one segment, re-stored by tpdump). */
+static uint64_t tp__store_borrow_key(const tp_store *s, const void *p, uint64_t n) {
+  return tp__hash_u64(&s->hk, (uint64_t)(uintptr_t)p ^ (n * 0x9E3779B97F4A7C15ull));
+}
+static uint64_t tp__store_borrow_hash(const void *ctx, uint32_t i) {
+  const tp_store *s = (const tp_store *)ctx;
+  return tp__store_borrow_key(s, s->segs[i].bytes, s->segs[i].nbytes);
+}
+typedef struct tp__store_borrow_probe {
+  const tp_store *s;
+  const void *p;
+  uint64_t n;
+} tp__store_borrow_probe;
+static int tp__store_borrow_match(const void *ctx, uint32_t i) {
+  const tp__store_borrow_probe *q = (const tp__store_borrow_probe *)ctx;
+  const tp__store_seg *g = &q->s->segs[i];
+  return g->is_bytes && !g->owned && g->bytes == q->p && g->nbytes == q->n;
 }
 
 typedef struct tp__store_probe {
@@ -5961,6 +6126,7 @@ TPDEF tp_status tp_store_create_ex(const tp_store_options *opts, tp_store **out)
   memset(s, 0, sizeof *s);
   if (opts) s->opts = *opts;
   tp_sha256_init(&s->sha0);
+  s->hk = tp__hash_seed(s);
   *out = s;
   return TP_OK;
 }
@@ -5976,6 +6142,7 @@ TPDEF void tp_store_destroy(tp_store *s) {
   TP_FREE(s->segs);
   tp__keyset_free(&s->keys);
   tp__keyset_free(&s->contents);
+  tp__keyset_free(&s->borrowed);
   if (s->fb) tp_fb_builder_destroy(s->fb);
   TP_FREE(s);
 }
@@ -6025,9 +6192,13 @@ static tp_status tp__store_insert(tp_store *s, const char *key_or_null, tp__stor
     tp_hex(it->digest, 32, hex);
     key = hex;
   }
+  if (s->writing) /* from a progress callback: the layout being written would change */
+    return tp__error_set(&s->err, TP_ERR_INVALID, "key \"%.80s\": tp_store_add called during "
+                        "its own write (from the progress callback); a store cannot change while "
+                        "it is written", key);
   len = strlen(key);
-  h = tp__hash_bytes(key, len);
-  ch = tp__content_hash(it->digest, it->nbytes);
+  h = tp__hash_keyed(&s->hk, key, len);
+  ch = tp__content_hash(&s->hk, it->digest, it->nbytes);
 
   e = tp__store_find_key(s, key, len, h);
   if (e) {
@@ -6059,6 +6230,8 @@ static tp_status tp__store_insert(tp_store *s, const char *key_or_null, tp__stor
     tp__store_seg *ng;
     st = tp__array_reserve((void **)&s->segs, &s->cap_segs, s->n_segs + 1, sizeof(tp__store_seg));
     if (st == TP_OK) st = tp__keyset_reserve(&s->contents, s->n_segs + 1, tp__store_seg_hash, s);
+    if (st == TP_OK)
+      st = tp__keyset_reserve(&s->borrowed, s->n_segs + 1, tp__store_borrow_hash, s);
     if (st != TP_OK)
       return tp__error_set(&s->err, st, "key \"%.80s\": no room for segment %lu", key,
                           (unsigned long)s->n_segs);
@@ -6102,6 +6275,10 @@ static tp_status tp__store_insert(tp_store *s, const char *key_or_null, tp__stor
     memcpy(ng->digest, it->digest, 32);
     s->n_segs++;
     s->contents.slot[tp__keyset_probe(&s->contents, ch, NULL, NULL)] = (uint32_t)s->n_segs;
+    if (ng->is_bytes && !ng->owned && ng->nbytes > 0)
+      s->borrowed.slot[tp__keyset_probe(&s->borrowed,
+                                        tp__store_borrow_key(s, ng->bytes, ng->nbytes), NULL,
+                                        NULL)] = (uint32_t)s->n_segs;
     g = ng;
   } else if (it->alignment > g->alignment) {
     g->alignment = it->alignment;
@@ -6309,6 +6486,19 @@ TPDEF tp_status tp_store_add_bytes(tp_store *s, const char *key_or_NULL, const v
   it.bytes = data;
   it.copy = copy || s->opts.copy;
   it.nbytes = (uint64_t)n;
+  if (!it.copy && n > 0 && s->borrowed.cap > 0) {
+    tp__store_borrow_probe q;
+    uint32_t idx1;
+    q.s = s;
+    q.p = data;
+    q.n = (uint64_t)n;
+    idx1 = s->borrowed.slot[tp__keyset_probe(&s->borrowed, tp__store_borrow_key(s, data, n),
+                                             tp__store_borrow_match, &q)];
+    if (idx1) {
+      memcpy(it.digest, s->segs[idx1 - 1].digest, 32);
+      return tp__store_insert(s, key_or_NULL, &it, key_out);
+    }
+  }
   ctx = s->sha0;
   if (n > 0) tp_sha256_update(&ctx, data, n);
   tp_sha256_final(&ctx, it.digest);
@@ -6453,7 +6643,10 @@ TPDEF tp_status tp_store_write_ptd(tp_store *s, tp_sink *sink) {
   st = tp_store_ptd_size(s, &total);
   if (st != TP_OK) return st;
   ps = tp_sink_progress(&pr, sink, total, s->opts.progress, s->opts.progress_ctx);
-  return tp__store_write_ptd(s, &ps);
+  s->writing++;
+  st = tp__store_write_ptd(s, &ps);
+  s->writing--;
+  return st;
 }
 
 static tp_status tp__store_write_ptd(tp_store *s, tp_sink *sink) {
@@ -6661,7 +6854,7 @@ static tp_status tp__ptd_entry(tp_ptd *p, size_t i, tp_ptd_entry *e) {
 
 TPDEF tp_status tp_ptd_open(tp_ptd *p, const void *data, size_t size) {
   const unsigned char *b = (const unsigned char *)data;
-  uint64_t fb_end, seg_end;
+  uint64_t fb_end, seg_end, key_bytes = 0;
   uint32_t len;
   tp_fb_vector named, segs;
   tp_ptd_entry e;
@@ -6712,6 +6905,7 @@ TPDEF tp_status tp_ptd_open(tp_ptd *p, const void *data, size_t size) {
      the count. */
   st = tp_fb_reader_init_ex(&p->r__, b, (size_t)fb_end, TP_FT01_IDENTIFIER, &p->root__, 0,
                             (size_t)-1);
+  p->r__.max_visits = (size_t)-1; /* every lookup walks again, for the file's whole life */
   if (st != TP_OK)
     return tp__error_set(&p->err, TP_ERR_FORMAT, "FlatTensor flatbuffer: %s",
                         p->r__.err.status != TP_OK ? p->r__.err.msg : tp_status_str(st));
@@ -6726,9 +6920,20 @@ TPDEF tp_status tp_ptd_open(tp_ptd *p, const void *data, size_t size) {
   if (segs.pos == 0 || named.pos == 0)
     return tp__error_set(&p->err, TP_ERR_FORMAT, "FlatTensor without %s",
                         segs.pos == 0 ? "segments" : "named_data");
+  /* Each entry's key is read whole (its NUL check here, its hash in tp_ptd_index), so key
+     strings that entries share through one offset would make that cost N x L for a file of
+     N x 4 + L bytes. Keys of their own cannot add up to more than the flatbuffer holds, so a
+     total above it is refused: the work stays linear in the file. */
   for (i = 0; i < named.count; i++) {
     st = tp__ptd_entry(p, i, &e);
     if (st != TP_OK) return st;
+    key_bytes += strlen(e.key) + 1;
+    if (key_bytes > fb_end)
+      return tp__error_set(&p->err, TP_ERR_FORMAT,
+                          "named_data[%lu]: the keys so far total %llu bytes, more than the "
+                          "%llu-byte flatbuffer holds (entries share key strings)",
+                          (unsigned long)i, (unsigned long long)key_bytes,
+                          (unsigned long long)fb_end);
   }
   p->count = named.count;
   return TP_OK;
@@ -6770,17 +6975,27 @@ typedef struct tp__ptd_probe {
   size_t len;
 } tp__ptd_probe;
 
+/* Length, then the same string (entries may share one), then the bytes. */
 static int tp__ptd_key_match(const void *ctx, uint32_t i) {
   const tp__ptd_probe *q = (const tp__ptd_probe *)ctx;
   size_t klen;
   const char *k = tp__ptd_key(q->named, i, &klen);
-  return k && klen == q->len && memcmp(k, q->key, q->len) == 0;
+  TP__STEP();
+  return k && klen == q->len && (k == q->key || memcmp(k, q->key, q->len) == 0);
+}
+
+static tp__hashkey tp__ptd_hashkey(const tp_ptd *p) {
+  tp__hashkey k;
+  k.k0 = p->index_key__[0];
+  k.k1 = p->index_key__[1];
+  return k;
 }
 
 TPDEF tp_status tp_ptd_index(tp_ptd *p, uint32_t *slots, size_t nslots) {
   tp_fb_vector named;
   tp__keyset ks;
   tp__ptd_probe q;
+  tp__hashkey hk;
   size_t need, i;
   TP_ASSERT(p);
   if (p->err.status != TP_OK) return p->err.status;
@@ -6793,6 +7008,9 @@ TPDEF tp_status tp_ptd_index(tp_ptd *p, uint32_t *slots, size_t nslots) {
   p->index__ = NULL;
   p->index_cap__ = 0;
   if (need == 0) return TP_OK;
+  hk = tp__hash_seed(slots);
+  p->index_key__[0] = hk.k0;
+  p->index_key__[1] = hk.k1;
   memset(slots, 0, need * sizeof *slots);
   p->root__.r = &p->r__;
   p->r__.tables = 0;
@@ -6806,7 +7024,7 @@ TPDEF tp_status tp_ptd_index(tp_ptd *p, uint32_t *slots, size_t nslots) {
   for (i = 0; i < p->count; i++) {
     size_t j;
     q.key = tp__ptd_key(&named, i, &q.len);
-    j = tp__keyset_probe(&ks, tp__hash_bytes(q.key, q.len), tp__ptd_key_match, &q);
+    j = tp__keyset_probe(&ks, tp__hash_keyed(&hk, q.key, q.len), tp__ptd_key_match, &q);
     if (slots[j] == 0) slots[j] = (uint32_t)(i + 1);
   }
   p->index__ = slots;
@@ -6833,13 +7051,14 @@ TPDEF tp_status tp_ptd_find(tp_ptd *p, const char *key, tp_ptd_entry *e) {
   if (p->index__) {
     tp__keyset ks;
     tp__ptd_probe q;
+    tp__hashkey hk = tp__ptd_hashkey(p);
     uint32_t idx1;
     ks.slot = p->index__;
     ks.cap = p->index_cap__;
     q.named = &named;
     q.key = key;
     q.len = len;
-    idx1 = ks.slot[tp__keyset_probe(&ks, tp__hash_bytes(key, len), tp__ptd_key_match, &q)];
+    idx1 = ks.slot[tp__keyset_probe(&ks, tp__hash_keyed(&hk, key, len), tp__ptd_key_match, &q)];
     if (idx1) return tp__ptd_entry(p, idx1 - 1, e);
   } else {
     for (i = 0; i < p->count; i++) {
@@ -7063,6 +7282,7 @@ typedef struct tp__pte_meth {
 } tp__pte_meth;
 
 struct tp_pte {
+  int writing;      /* > 0 while tp_pte_write reports progress */
   tp_store *embed;
   uint64_t alignment;
   tp__pte_meth *meths;
@@ -7219,6 +7439,10 @@ TPDEF tp_status tp_pte_add_method(tp_pte *p, const tp_pte_method *m) {
   tp_status st;
   TP_ASSERT(p);
   if (p->err.status != TP_OK) return p->err.status;
+  if (p->writing)
+    return tp__error_set(&p->err, TP_ERR_INVALID, "method \"%.80s\": tp_pte_add_method called "
+                        "during its own write (from the progress callback); a program cannot "
+                        "change while it is written", m && m->name ? m->name : "(null)");
   if (!m) return tp__error_set(&p->err, TP_ERR_INVALID, "tp_pte_add_method: NULL method");
   if (!m->name || !*m->name)
     return tp__error_set(&p->err, TP_ERR_INVALID, "method %lu: the name is empty",
@@ -7282,6 +7506,25 @@ TPDEF tp_status tp_pte_add_method(tp_pte *p, const tp_pte_method *m) {
     if (st != TP_OK) {
       tp__pte_meth_free(&nm);
       return st;
+    }
+  }
+  { /* the planned buffer as the writer lays it out: its reader (an int64 size) refuses a total
+       of 2^63 or more, so the writer does too, summed in 64 bits here, not at write time */
+    uint64_t off = 0, end = 0, nb;
+    int bad = 0;
+    for (k = 0; k < m->n_args && !bad; k++) {
+      const tp_pte_tensor *t = &nm.args[k];
+      int d;
+      nb = (uint64_t)tp_dtype_size(t->dtype);
+      for (d = 0; d < t->ndim && !bad; d++) bad = tp__mul_u64(nb, (uint64_t)t->sizes[d], &nb);
+      bad = bad || tp__add_u64(off, nb, &end) || end >= ((uint64_t)1 << 63) ||
+            tp__align_u64(end, TP__PTE_PLAN_ALIGN, &off) || off >= ((uint64_t)1 << 63);
+    }
+    if (bad) {
+      tp__pte_meth_free(&nm);
+      return tp__error_set(&p->err, TP_ERR_OVERFLOW, "method \"%.80s\": the planned arguments "
+                          "0 .. %lu need more than 2^63 - 1 bytes, which the planned buffer's "
+                          "int64 size cannot hold", m->name, (unsigned long)(k - 1));
     }
   }
   for (k = 0; k < m->n_specs; k++) {
@@ -7590,7 +7833,12 @@ TPDEF tp_status tp_pte_write(tp_pte *p, tp_sink *sink) {
   if (!p->progress || !sink || !sink->write) return tp__pte_write(p, sink);
   st = tp_pte_size(p, &total);
   if (st != TP_OK) return st;
-  return tp_progress_run(tp__pte_write_ctx, p, sink, total, p->progress, p->progress_ctx);
+  p->writing++;
+  if (p->embed) p->embed->writing++;
+  st = tp_progress_run(tp__pte_write_ctx, p, sink, total, p->progress, p->progress_ctx);
+  if (p->embed) p->embed->writing--;
+  p->writing--;
+  return st;
 }
 
 static tp_status tp__pte_write(tp_pte *p, tp_sink *sink) {
@@ -7949,7 +8197,8 @@ TPDEF tp_status tp_pte_read(tp_pte_file *f, const void *data, size_t size) {
     }
   }
   st = tp_fb_reader_init_ex(&f->r__, b, (size_t)f->program_size, "ET12", &f->root__, 0,
-                            (size_t)-1); /* the walks are linear: no table budget */
+                            (size_t)-1); /* no per-walk table budget: the accessors rewind per
+                                            element; the visit budget bounds the whole read */
   if (st != TP_OK)
     return TP__PTE_BAD(f, "program flatbuffer: %s",
                        f->r__.err.status != TP_OK ? f->r__.err.msg : tp_status_str(st));
@@ -8006,9 +8255,13 @@ TPDEF tp_status tp_pte_read(tp_pte_file *f, const void *data, size_t size) {
     st = tp__pte_check_plan(f, i);
     if (st != TP_OK) {
       f->n_methods = 0;
+      if (f->err.status == TP_OK) /* an accessor's refusal: the reader's own sentence */
+        return TP__PTE_BAD(f, "method %lu: %s", (unsigned long)i, tp__pte_fbmsg(f));
       return st;
     }
   }
+  /* The read is over: the accessors' lookups, the caller's to make, are not counted. */
+  f->r__.max_visits = (size_t)-1;
   return TP_OK;
 }
 
@@ -8350,6 +8603,14 @@ typedef struct tp__st_name {   /* the sorted name index */
   size_t len, idx;
 } tp__st_name;
 
+/* A key of an object being parsed, copied (unescaped) into the parser's key buffer: every
+   object's keys are gathered and, when it closes, sorted and compared, so a duplicate key is
+   refused in every object - the ones tensorpack ignores too - in O(k log k) comparisons. */
+typedef struct tp__json_key {
+  size_t at, len;
+  const char *p;               /* set for the sort */
+} tp__json_key;
+
 struct tp_safetensors {
   const unsigned char *data;   /* the file's data section */
   uint64_t data_size;
@@ -8362,6 +8623,11 @@ struct tp_safetensors {
   size_t dims_n, dims_cap;
   size_t *meta;                /* pairs (key, value) of pool offsets */
   size_t meta_n, meta_cap;
+  tp__st_name *meta_by_key;    /* the metadata keys sorted (idx: the pair), for lookups */
+  tp__json_key *keys;          /* while parsing: the keys of the objects still open */
+  size_t keys_n, keys_cap;
+  char *kb;                    /* their bytes */
+  size_t kb_n, kb_cap;
   tp_error last;               /* last lookup's failure */
 };
 
@@ -8371,6 +8637,53 @@ typedef struct tp__json {
   tp_safetensors *st;
   tp_error *err;
 } tp__json;
+
+/* Notes key pool[at, at + len) of the object being parsed. */
+static tp_status tp__json_key_note(tp__json *j, size_t at, size_t len) {
+  if (tp__array_reserve((void **)&j->st->keys, &j->st->keys_cap, j->st->keys_n + 1, sizeof *j->st->keys) !=
+          TP_OK ||
+      tp__array_reserve((void **)&j->st->kb, &j->st->kb_cap, j->st->kb_n + len + 1, 1) != TP_OK)
+    return tp__error_set(j->err, TP_ERR_NOMEM, "no memory for %lu object keys",
+                        (unsigned long)(j->st->keys_n + 1));
+  memcpy(j->st->kb + j->st->kb_n, j->st->pool + at, len);
+  j->st->kb[j->st->kb_n + len] = 0;
+  j->st->keys[j->st->keys_n].at = j->st->kb_n;
+  j->st->keys[j->st->keys_n].len = len;
+  j->st->keys_n++;
+  j->st->kb_n += len + 1;
+  return TP_OK;
+}
+
+static int tp__json_cmp_key(const void *a, const void *b) {
+  const tp__json_key *x = (const tp__json_key *)a, *y = (const tp__json_key *)b;
+  int c;
+  if (x->len != y->len) return x->len < y->len ? -1 : 1;  /* lengths before bytes */
+  c = memcmp(x->p, y->p, x->len);
+  return c;
+}
+
+/* The object whose first key is keys[first] (starting at header byte start) has closed: a
+   key twice is TP_ERR_FORMAT; then its keys are dropped. */
+static tp_status tp__json_keys_done(tp__json *j, size_t first, size_t start) {
+  tp_safetensors *st = j->st;
+  size_t k, n = st->keys_n - first;
+  tp_status s = TP_OK;
+  if (n > 1) {
+    for (k = first; k < j->st->keys_n; k++) j->st->keys[k].p = j->st->kb + j->st->keys[k].at;
+    qsort(j->st->keys + first, n, sizeof *j->st->keys, tp__json_cmp_key);
+    for (k = first + 1; k < j->st->keys_n && s == TP_OK; k++)
+      if (tp__json_cmp_key(&j->st->keys[k - 1], &j->st->keys[k]) == 0)
+        s = tp__error_set(j->err, TP_ERR_FORMAT, "the object at header byte %lu has the key "
+                         "\"%.80s\" twice", (unsigned long)start, j->st->keys[k].p);
+  }
+  if (first < j->st->keys_n) j->st->kb_n = j->st->keys[first].at;
+  if (n > 1) { /* the sort moved them: the smallest offset is where the object's bytes start */
+    for (k = first; k < j->st->keys_n; k++)
+      if (j->st->keys[k].at < j->st->kb_n) j->st->kb_n = j->st->keys[k].at;
+  }
+  j->st->keys_n = first;
+  return s;
+}
 
 static tp_status tp__json_fail(tp__json *j, const char *what) {
   return tp__error_set(j->err, TP_ERR_FORMAT, "bad JSON at header byte %lu: %s",
@@ -8562,6 +8875,7 @@ static tp_status tp__json_skip(tp__json *j, int depth) {
   }
   if (c == '{' || c == '[') {
     char close = c == '{' ? '}' : ']';
+    size_t first = j->st->keys_n, start = j->i;
     j->i++;
     tp__json_ws(j);
     if (j->i < j->n && j->p[j->i] == (unsigned char)close) {
@@ -8572,7 +8886,9 @@ static tp_status tp__json_skip(tp__json *j, int depth) {
       if (c == '{') {
         size_t at, len;
         if ((s = tp__json_string(j, &at, &len)) != TP_OK) return s;
+        s = tp__json_key_note(j, at, len);
         j->st->pool_n = at;
+        if (s != TP_OK) return s;
         if ((s = tp__json_take(j, ':', "expected ':'")) != TP_OK) return s;
       }
       if ((s = tp__json_skip(j, depth + 1)) != TP_OK) return s;
@@ -8581,7 +8897,9 @@ static tp_status tp__json_skip(tp__json *j, int depth) {
         j->i++;
         continue;
       }
-      return tp__json_take(j, close, close == '}' ? "expected ',' or '}'" : "expected ',' or ']'");
+      s = tp__json_take(j, close, close == '}' ? "expected ',' or '}'" : "expected ',' or ']'");
+      if (s == TP_OK && c == '{') s = tp__json_keys_done(j, first, start);
+      return s;
     }
   }
   if (c == 't' || c == 'f' || c == 'n') {
@@ -8619,7 +8937,10 @@ static tp_status tp__st_tensor_obj(tp__json *j, tp__st_tensor *t) {
   tp_safetensors *st = j->st;
   int have_dtype = 0, have_shape = 0, have_offsets = 0;
   tp_status s;
+  size_t first = j->st->keys_n, start;
   /* st->pool may move with every put: names are re-read through st->pool + offset */
+  tp__json_ws(j);
+  start = j->i;
   if ((s = tp__json_take(j, '{', "a tensor's entry is not an object")) != TP_OK) return s;
   tp__json_ws(j);
   if (j->i < j->n && j->p[j->i] == '}') {
@@ -8629,6 +8950,7 @@ static tp_status tp__st_tensor_obj(tp__json *j, tp__st_tensor *t) {
       size_t at, len;
       const char *f;
       if ((s = tp__json_string(j, &at, &len)) != TP_OK) return s;
+      if ((s = tp__json_key_note(j, at, len)) != TP_OK) return s;
       if ((s = tp__json_take(j, ':', "expected ':'")) != TP_OK) return s;
       f = st->pool + at;
       if (strcmp(f, "dtype") == 0 || strcmp(f, "shape") == 0 ||
@@ -8715,6 +9037,7 @@ static tp_status tp__st_tensor_obj(tp__json *j, tp__st_tensor *t) {
       break;
     }
   }
+  if ((s = tp__json_keys_done(j, first, start)) != TP_OK) return s;
   if (!have_dtype || !have_shape || !have_offsets)
     return tp__error_set(j->err, TP_ERR_FORMAT, "tensor \"%.80s\": no \"%s\"", st->pool + t->name,
                         !have_dtype ? "dtype" : !have_shape ? "shape" : "data_offsets");
@@ -8731,7 +9054,7 @@ static tp_status tp__st_metadata(tp__json *j) {
     return TP_OK;
   }
   for (;;) {
-    size_t kat, klen, vat, vlen, m;
+    size_t kat, klen, vat, vlen;
     if ((s = tp__json_string(j, &kat, &klen)) != TP_OK) return s;
     if ((s = tp__json_take(j, ':', "expected ':'")) != TP_OK) return s;
     tp__json_ws(j);
@@ -8739,10 +9062,7 @@ static tp_status tp__st_metadata(tp__json *j) {
       return tp__error_set(j->err, TP_ERR_FORMAT, "__metadata__ \"%.80s\": the value is not a "
                           "string", st->pool + kat);
     if ((s = tp__json_string(j, &vat, &vlen)) != TP_OK) return s;
-    for (m = 0; m < st->meta_n; m++)
-      if (strcmp(st->pool + st->meta[2 * m], st->pool + kat) == 0)
-        return tp__error_set(j->err, TP_ERR_FORMAT, "__metadata__ \"%.80s\" appears twice",
-                            st->pool + kat);
+    /* duplicates: found once the header is read, by sorting (tp__st_meta_index) */
     if (tp__array_reserve((void **)&st->meta, &st->meta_cap, 2 * st->meta_n + 2,
                          sizeof(size_t)) != TP_OK)
       return tp__error_set(j->err, TP_ERR_NOMEM, "no memory for %lu metadata entries",
@@ -8767,6 +9087,28 @@ static int tp__st_cmp_name(const void *a, const void *b) {
   int c = memcmp(x->name, y->name, n);
   if (c != 0) return c;
   return x->len < y->len ? -1 : x->len > y->len ? 1 : 0;
+}
+
+/* __metadata__'s keys sorted (lengths, then bytes): a key twice is refused, and
+   tp_safetensors_metadata finds a key by binary search. */
+static tp_status tp__st_meta_index(tp_safetensors *st, tp_error *err) {
+  size_t m;
+  if (st->meta_n == 0) return TP_OK;
+  st->meta_by_key = (tp__st_name *)TP_MALLOC(st->meta_n * sizeof(tp__st_name));
+  if (!st->meta_by_key)
+    return tp__error_set(err, TP_ERR_NOMEM, "no memory to index %lu metadata entries",
+                        (unsigned long)st->meta_n);
+  for (m = 0; m < st->meta_n; m++) {
+    st->meta_by_key[m].name = st->pool + st->meta[2 * m];
+    st->meta_by_key[m].len = strlen(st->meta_by_key[m].name);
+    st->meta_by_key[m].idx = m;
+  }
+  qsort(st->meta_by_key, st->meta_n, sizeof(tp__st_name), tp__st_cmp_name);
+  for (m = 1; m < st->meta_n; m++)
+    if (tp__st_cmp_name(&st->meta_by_key[m - 1], &st->meta_by_key[m]) == 0)
+      return tp__error_set(err, TP_ERR_FORMAT, "__metadata__ \"%.80s\" appears twice",
+                          st->meta_by_key[m].name);
+  return TP_OK;
 }
 
 typedef struct tp__st_range {
@@ -8895,6 +9237,9 @@ TPDEF void tp_safetensors_close(tp_safetensors *st) {
   TP_FREE(st->pool);
   TP_FREE(st->dims);
   TP_FREE(st->meta);
+  TP_FREE(st->meta_by_key);
+  TP_FREE(st->keys);
+  TP_FREE(st->kb);
   TP_FREE(st);
 }
 
@@ -8962,6 +9307,7 @@ static tp_status tp__st_parse(tp_safetensors *st, const unsigned char *f, size_t
   }
   tp__json_ws(&j);
   if (j.i != j.n) return tp__json_fail(&j, "more after the header's closing '}'");
+  if ((s = tp__st_meta_index(st, err)) != TP_OK) return s;
   return tp__st_check(st, err);
 }
 
@@ -9073,11 +9419,25 @@ TPDEF tp_status tp_safetensors_metadata(const tp_safetensors *st, const char *ke
   memset(last, 0, sizeof *last);
   if (value) *value = NULL;
   if (!key) return tp__error_set(last, TP_ERR_INVALID, "tp_safetensors_metadata: key is NULL");
-  for (m = 0; m < st->meta_n; m++)
-    if (strcmp(st->pool + st->meta[2 * m], key) == 0) {
-      if (value) *value = st->pool + st->meta[2 * m + 1];
-      return TP_OK;
+  if (st->meta_n > 0) { /* binary search of the sorted keys */
+    tp__st_name q;
+    size_t lo = 0, hi = st->meta_n;
+    q.name = key;
+    q.len = strlen(key);
+    q.idx = 0;
+    while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      int c = tp__st_cmp_name(&st->meta_by_key[mid], &q);
+      TP__STEP();
+      if (c == 0) {
+        m = st->meta_by_key[mid].idx;
+        if (value) *value = st->pool + st->meta[2 * m + 1];
+        return TP_OK;
+      }
+      if (c < 0) lo = mid + 1;
+      else hi = mid;
     }
+  }
   return tp__error_set(last, TP_ERR_INVALID, "__metadata__ has no \"%.120s\"", key);
 }
 
@@ -9167,10 +9527,20 @@ TPDEF tp_status tp_view_from_dlpack(const DLTensor *t, size_t storage_nbytes, tp
     if (before > t->byte_offset && before - t->byte_offset > (uint64_t)(uintptr_t)base)
       return tp__error_set(err, TP_ERR_BOUNDS, "DLPack view reaches %llu bytes before data + "
                           "byte_offset, below address 0", (unsigned long long)before);
+    if (t->byte_offset > (uint64_t)(UINTPTR_MAX - (uintptr_t)base) ||
+        (!empty && (uint64_t)nb - 1u > (uint64_t)(UINTPTR_MAX - ((uintptr_t)base +
+                                                                (uintptr_t)t->byte_offset -
+                                                                (uintptr_t)before))))
+      return tp__error_set(err, TP_ERR_BOUNDS, "DLPack view (byte_offset %llu, %lld bytes from "
+                          "its lowest element) runs past the end of the address space",
+                          (unsigned long long)t->byte_offset, (long long)nb);
     r.storage.data = (const unsigned char *)((uintptr_t)base + (uintptr_t)t->byte_offset -
                                              (uintptr_t)before);
     r.storage.nbytes = empty ? 0 : (size_t)nb;
     r.offset = -lo;
+  } else if ((uint64_t)storage_nbytes - 1u > (uint64_t)(UINTPTR_MAX - (uintptr_t)base)) {
+    return tp__error_set(err, TP_ERR_BOUNDS, "DLPack storage of %lu bytes from data runs past "
+                        "the end of the address space", (unsigned long)storage_nbytes);
   } else if (t->byte_offset % es == 0) {
     if (t->byte_offset / es > (uint64_t)INT64_MAX)
       return tp__error_set(err, TP_ERR_OVERFLOW, "DLPack byte_offset %llu overflows",

@@ -156,7 +156,11 @@ typedef enum tp_vk_datatype {
    TP_VK_FIELDS(X): X(table, field, id, kind, default), kind one of BOOL I8 U8 I32 U32 I64 U64
    F64 (scalars), STR (string), VEC (vector), UNION (the union's value; its type byte is the
    field before). Each entry also defines TP_VK_F_<table>_<field> (the id) and
-   TP_VK_D_<table>_<field> (the default) below. A new field is one entry here. */
+   TP_VK_D_<table>_<field> (the default) below. A new field is one entry here. 
+   Shared tables: a budget. tp_vk_check_blob and tp_vk_read_blob read through one
+   tp_fb_reader each, under its visit budget (max(1M, 8 x size) tables opened, vector elements
+   and strings read): values sharing one ValueList (or any table or vector) N times are
+   refused past it ("value V: visit budget ... exceeded ..."), in time linear in the blob. */
 #define TP_VK_FIELDS(X) \
   X(VkGraph, version, 0, STR, 0) \
   X(VkGraph, chain, 1, VEC, 0) \
@@ -852,6 +856,7 @@ struct tp_vk_graph {
   tp_vk_options opts;
   tp_error err;
   tp_error werr; /* the last write_file's failure (not latched) */
+  int writing;   /* > 0 while tp_vk_write reports progress */
   tp_vk__value *values;
   size_t nvalues, cap_values;
   tp_vk__const *consts;
@@ -871,7 +876,15 @@ struct tp_vk_graph {
   tp_delegate_frame frame; /* the delegate core's frame of the built flatbuffer */
 };
 
-static tp_status tp_vk__check(tp_vk_graph *g) { return g->err.status; }
+/* The entry of every building call: the latched failure, or a call from a progress callback
+   during the graph's own write (refused and latched: what is being written cannot change). */
+static tp_status tp_vk__check(tp_vk_graph *g) {
+  if (g->err.status) return g->err.status;
+  if (g->writing)
+    return tp__error_set(&g->err, TP_ERR_INVALID, "a tp_vk_add_* call during its own write (from "
+                        "the progress callback): the graph cannot change while it is written");
+  return TP_OK;
+}
 
 static tp_status tp_vk__nomem(tp_vk_graph *g, const char *what) {
   return tp__error_set(&g->err, TP_ERR_NOMEM, "out of memory while adding %s", what);
@@ -2038,7 +2051,7 @@ static tp_status tp_vk__layout(tp_vk_graph *g) {
   const unsigned char *data;
   size_t fb_size = 0;
 
-  if (tp_vk__check(g)) return g->err.status;
+  if (g->err.status) return g->err.status; /* also while writing */
   if (!g->dirty) return TP_OK;
 
   /* raw segment: inline constants, then shaders, each padded to 16 */
@@ -2173,8 +2186,10 @@ TPDEF tp_status tp_vk_write(tp_vk_graph *g, tp_sink *sink) {
   if (!g->opts.progress || !sink || !sink->write) return tp_vk__write(g, sink);
   s = tp_vk_blob_size(g, &total);
   if (s != TP_OK) return s;
-  return tp_progress_run(tp_vk__write_ctx, g, sink, total, g->opts.progress,
-                         g->opts.progress_ctx);
+  g->writing++;
+  s = tp_progress_run(tp_vk__write_ctx, g, sink, total, g->opts.progress, g->opts.progress_ctx);
+  g->writing--;
+  return s;
 }
 
 static tp_status tp_vk__write(tp_vk_graph *g, tp_sink *sink) {

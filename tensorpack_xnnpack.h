@@ -176,7 +176,13 @@ enum {
    Types: U32 uint, I16 short, I32 int, U64 uint64, F32 float, STR string, VEC [uint],
    VEC_F32 [float], TABLE a table, TABLES [table], UNION a union, DEPR a deprecated slot (never
    written); in node tables ID = a value id (id_out of some value), OPT_ID = a value id or
-   TP_XNN_INVALID_ID ("none"). */
+   TP_XNN_INVALID_ID ("none"). 
+   Shared tables: a budget. tp_xnn_read_blob, tp_xnn_check_blob and the loader (which reads
+   through tp_xnn_read_blob) walk the flatbuffer with one reader each, under its table budget
+   (max(1M, size / 2) tables per walk) and its visit budget (max(1M, 8 x size) tables opened,
+   vector elements and strings read, for the whole reader): a blob whose offsets make a walk
+   revisit one table or vector N times is refused past them with the reader's sentence, in
+   time linear in the blob. The loader's id and copy tables hash under a key of their own. */
 #define TP_XNN_FIELDS_XNNGraph(X)                                                           \
   X(XNNGraph, version, 0, STR) X(XNNGraph, xnodes, 1, TABLES) X(XNNGraph, xvalues, 2, TABLES) \
   X(XNNGraph, num_externs, 3, U32) X(XNNGraph, input_ids, 4, VEC)                            \
@@ -1036,7 +1042,9 @@ TPDEF uint32_t tp_xnn_runtime_num_externs(const tp_xnn_runtime *rt);
    XNN_EXTRA_BYTES (16) readable bytes past their end. */
 TPDEF tp_status tp_xnn_runtime_bind(tp_xnn_runtime *rt, uint32_t external_id, void *data);
 /* Sets up the runtime with every bound external value and runs it. An external value left
-   unbound is TP_ERR_INVALID naming it (XNNPACK would go through NULL). */
+   unbound is TP_ERR_INVALID naming it (XNNPACK would go through NULL).
+   A failed bind or invoke leaves its sentence in tp_xnn_runtime_error until the next bind or
+   invoke and does not stop the runtime: fix the cause and call again (nothing latches). */
 TPDEF tp_status tp_xnn_runtime_invoke(tp_xnn_runtime *rt);
 /* The bytes of external `external_id` (dims x element size) in *size and the bytes a buffer
    bound to it needs in *padded (size + TP_XNN_EXTRA_BYTES: XNNPACK reads past an input's end).
@@ -1305,6 +1313,8 @@ struct tp_xnn_graph {
   tp__xnn_const *consts; /* consts[0] is the reserved empty entry */
   size_t nconsts, cap_consts;
   tp__keyset const_keys; /* named mode: consts by key (>>xnn-constants) */
+  tp__hashkey const_hk;  /* its hash key (tp__hash_seed of the graph) */
+  int writing;           /* > 0 while tp_xnn_write reports progress */
   uint32_t *pool; /* node vectors */
   size_t npool, cap_pool;
   tp_progress_fn progress; /* options.progress / progress_ctx */
@@ -1328,6 +1338,7 @@ TPDEF tp_status tp_xnn_graph_create(const tp_xnn_options *opts, tp_xnn_graph **o
   g = (tp_xnn_graph *)TP_MALLOC(sizeof *g);
   if (!g) return TP_ERR_NOMEM;
   memset(g, 0, sizeof *g);
+  g->const_hk = tp__hash_seed(g);
   g->store = opts ? opts->store : NULL;
   g->target = opts ? opts->target : TP_XNN_TARGET_EXECUTORCH;
   g->alignment = align;
@@ -2449,9 +2460,21 @@ typedef struct tp__xnn_key_probe {
   const char *key;
 } tp__xnn_key_probe;
 
+/* The entry of every building call: the latched failure, or a call from a progress callback
+   during the graph's own write (refused and latched: what is being written cannot change). */
+static tp_status tp__xnn_guard(tp_xnn_graph *g) {
+  if (g->err.status) return g->err.status;
+  if (g->writing)
+    return tp__error_set(&g->err, TP_ERR_INVALID, "a tp_xnn_define_* or tp_xnn_set_* call "
+                        "during its own write (from the progress callback): the graph cannot "
+                        "change while it is written");
+  return TP_OK;
+}
+
 static uint64_t tp__xnn_key_hash(const void *ctx, uint32_t i) {
-  const char *k = ((const tp_xnn_graph *)ctx)->consts[i].key;
-  return tp__hash_bytes(k, strlen(k));
+  const tp_xnn_graph *g = (const tp_xnn_graph *)ctx;
+  const char *k = g->consts[i].key;
+  return tp__hash_keyed(&g->const_hk, k, strlen(k));
 }
 
 static int tp__xnn_key_match(const void *ctx, uint32_t i) {
@@ -2498,7 +2521,7 @@ static tp_status tp__xnn_add_const(tp_xnn_graph *g, uint32_t value_id, const cha
       if (st != TP_OK)
         return tp__error_set(&g->err, st, "value %u: no memory for the key table of %u constants",
                             (unsigned)value_id, (unsigned)g->nconsts);
-      slot = tp__keyset_probe(&g->const_keys, tp__hash_bytes(c.key, strlen(c.key)),
+      slot = tp__keyset_probe(&g->const_keys, tp__hash_keyed(&g->const_hk, c.key, strlen(c.key)),
                               tp__xnn_key_match, &q);
       idx1 = g->const_keys.slot[slot];
       if (idx1) {
@@ -2717,7 +2740,7 @@ TPDEF tp_status tp_xnn_define_tensor_value(tp_xnn_graph *g, tp_xnn_datatype dt, 
   tp__xnn_value v;
   size_t nc;
   TP_ASSERT(g);
-  if (g->err.status) return g->err.status;
+  if (tp__xnn_guard(g)) return g->err.status;
   nc = g->nconsts;
   if (tp__xnn_value_begin(g, (int)dt, num_dims, dims, data, external_id, flags, &v) != TP_OK)
     return g->err.status;
@@ -2741,7 +2764,7 @@ TPDEF tp_status tp_xnn_define_quantized_tensor_value(tp_xnn_graph *g, tp_xnn_dat
   int32_t zlo = 0, zhi = 0;
   char names[80];
   TP_ASSERT(g);
-  if (g->err.status) return g->err.status;
+  if (tp__xnn_guard(g)) return g->err.status;
   nc = g->nconsts;
   id = (unsigned)g->nvalues;
   if (tp__xnn_value_begin(g, (int)dt, num_dims, dims, data, external_id, flags, &v) != TP_OK)
@@ -2783,7 +2806,7 @@ TPDEF tp_status tp_xnn_define_channelwise_quantized_tensor_value(
   tp_error e;
   tp_status st;
   TP_ASSERT(g);
-  if (g->err.status) return g->err.status;
+  if (tp__xnn_guard(g)) return g->err.status;
   nc = g->nconsts;
   id = (unsigned)g->nvalues;
   if (tp__xnn_value_begin(g, (int)dt, num_dims, dims, data, external_id, flags, &v) != TP_OK)
@@ -2835,7 +2858,7 @@ TPDEF tp_status tp_xnn_define_blockwise_quantized_tensor_value(
   tp_status st;
   uint64_t groups;
   TP_ASSERT(g);
-  if (g->err.status) return g->err.status;
+  if (tp__xnn_guard(g)) return g->err.status;
   nc = g->nconsts;
   id = (unsigned)g->nvalues;
   if (tp__xnn_value_begin(g, (int)dt, num_dims, dims, data, external_id, flags, &v) != TP_OK)
@@ -2901,7 +2924,7 @@ TPDEF tp_status tp_xnn_define_dynamically_quantized_tensor_value(
   unsigned id;
   char names[80];
   TP_ASSERT(g);
-  if (g->err.status) return g->err.status;
+  if (tp__xnn_guard(g)) return g->err.status;
   id = (unsigned)g->nvalues;
   if (tp__xnn_value_begin(g, (int)dt, num_dims, dims, NULL, external_id, flags, &v) != TP_OK)
     return g->err.status;
@@ -2944,7 +2967,7 @@ static tp_status tp__xnn_node_add(tp_xnn_graph *g, int kind, const uint32_t *val
   size_t i, nv = 0, total = 0;
   tp_status st;
   TP_ASSERT(g);
-  if (g->err.status) return g->err.status;
+  if (tp__xnn_guard(g)) return g->err.status;
   memset(&n, 0, sizeof n);
   n.kind = kind;
   n.has_minmax = has_minmax;
@@ -3156,7 +3179,7 @@ static tp_status tp__xnn_conv(tp_xnn_graph *g, int kind, uint32_t *v, size_t gic
                               float mn, float mx, uint32_t in, uint32_t filter, uint32_t bias,
                               uint32_t out, uint32_t flags) {
   TP_ASSERT(g);
-  if (g->err.status) return g->err.status;
+  if (tp__xnn_guard(g)) return g->err.status;
   if ((uint64_t)gic > (uint64_t)UINT32_MAX || (uint64_t)goc > (uint64_t)UINT32_MAX)
     return tp__error_set(&g->err, TP_ERR_OVERFLOW,
                         "node %u (%s): channel counts %llu / %llu do not fit 32 bits",
@@ -3215,7 +3238,7 @@ TPDEF tp_status tp_xnn_define_depthwise_convolution_2d(
     uint32_t filter_id, uint32_t bias_id, uint32_t output_id, uint32_t flags) {
   uint32_t v[TP__XNN_MAX_FIELDS];
   TP_ASSERT(g);
-  if (g->err.status) return g->err.status;
+  if (tp__xnn_guard(g)) return g->err.status;
   if ((uint64_t)input_channels > (uint64_t)UINT32_MAX)
     return tp__error_set(&g->err, TP_ERR_OVERFLOW,
                         "node %u (depthwise_convolution_2d): %llu input channels do not fit 32 "
@@ -3360,7 +3383,7 @@ static tp_status tp__xnn_shape1(tp_xnn_graph *g, int kind, size_t num_dims, cons
   const size_t *vecs[1];
   size_t lens[1];
   TP_ASSERT(g);
-  if (g->err.status) return g->err.status;
+  if (tp__xnn_guard(g)) return g->err.status;
   if (num_dims > TP_XNN_MAX_DIMS)
     return tp__error_set(&g->err, TP_ERR_INVALID, "node %u (%s): %u dims, at most %d",
                         (unsigned)g->nnodes, tp_xnn_node_name(kind), (unsigned)num_dims,
@@ -3395,7 +3418,7 @@ TPDEF tp_status tp_xnn_define_static_slice(tp_xnn_graph *g, size_t num_dims,
   const size_t *vecs[2];
   size_t lens[2];
   TP_ASSERT(g);
-  if (g->err.status) return g->err.status;
+  if (tp__xnn_guard(g)) return g->err.status;
   if (num_dims > TP_XNN_MAX_DIMS)
     return tp__error_set(&g->err, TP_ERR_INVALID, "node %u (static_slice): %u dims, at most %d",
                         (unsigned)g->nnodes, (unsigned)num_dims, TP_XNN_MAX_DIMS);
@@ -3418,7 +3441,7 @@ TPDEF tp_status tp_xnn_define_static_constant_pad(tp_xnn_graph *g, const size_t 
   const size_t *vecs[2];
   size_t lens[2];
   TP_ASSERT(g);
-  if (g->err.status) return g->err.status;
+  if (tp__xnn_guard(g)) return g->err.status;
   if (input_id >= g->nvalues)
     return tp__error_set(&g->err, TP_ERR_INVALID,
                         "node %u (static_constant_pad): input_id %u is not a defined value (%u "
@@ -3440,7 +3463,7 @@ TPDEF tp_status tp_xnn_define_static_resize_bilinear_2d(tp_xnn_graph *g, size_t 
                                                         uint32_t output_id, uint32_t flags) {
   uint32_t v[TP__XNN_MAX_FIELDS];
   TP_ASSERT(g);
-  if (g->err.status) return g->err.status;
+  if (tp__xnn_guard(g)) return g->err.status;
   if ((uint64_t)new_height > (uint64_t)UINT32_MAX || (uint64_t)new_width > (uint64_t)UINT32_MAX)
     return tp__error_set(&g->err, TP_ERR_OVERFLOW,
                         "node %u (static_resize_bilinear_2d): size %llu x %llu does not fit 32 "
@@ -3475,7 +3498,7 @@ TPDEF tp_status tp_xnn_define_scaled_dot_product_attention(tp_xnn_graph *g, uint
 TPDEF tp_status tp_xnn_set_output_min_max(tp_xnn_graph *g, uint32_t node_index,
                                           float output_min, float output_max) {
   TP_ASSERT(g);
-  if (g->err.status) return g->err.status;
+  if (tp__xnn_guard(g)) return g->err.status;
   if (node_index >= g->nnodes)
     return tp__error_set(&g->err, TP_ERR_INVALID,
                         "set_output_min_max: node %u does not exist (%u nodes)",
@@ -3489,7 +3512,7 @@ TPDEF tp_status tp_xnn_set_output_min_max(tp_xnn_graph *g, uint32_t node_index,
 
 TPDEF tp_status tp_xnn_set_debug_handle(tp_xnn_graph *g, uint32_t node_index, uint32_t handle) {
   TP_ASSERT(g);
-  if (g->err.status) return g->err.status;
+  if (tp__xnn_guard(g)) return g->err.status;
   if (node_index >= g->nnodes)
     return tp__error_set(&g->err, TP_ERR_INVALID,
                         "set_debug_handle: node %u does not exist (%u nodes)",
@@ -3904,7 +3927,10 @@ TPDEF tp_status tp_xnn_write(tp_xnn_graph *g, tp_sink *sink) {
   if (!g->progress) return tp__xnn_write(g, sink);
   st = tp_xnn_blob_size(g, &total);
   if (st != TP_OK) return st;
-  return tp_progress_run(tp__xnn_write_ctx, g, sink, total, g->progress, g->progress_ctx);
+  g->writing++;
+  st = tp_progress_run(tp__xnn_write_ctx, g, sink, total, g->progress, g->progress_ctx);
+  g->writing--;
+  return st;
 }
 
 #ifndef TP_NO_STDIO
@@ -4633,16 +4659,19 @@ TPDEF tp_status tp_xnn_add_pte_method(tp_pte *p, const char *name, tp_xnn_graph 
     if (vi.external_id > max_id) max_id = vi.external_id;
   }
   if (n > 0 && max_id >= n) {
-    /* ids are unique (the graph checks): the first one missing names the gap */
+    /* ids are unique and < 4096 (the graph checks): the first one missing names the gap,
+       found in one pass over the values */
+    unsigned char seen[TP_XNN_MAX_EXTERNS / 8];
     uint32_t miss;
-    for (miss = 0; miss <= max_id; miss++) {
-      int found = 0;
-      for (i = 0; i < tp_xnn_graph_num_values(g) && !found; i++) {
-        tp_xnn_graph_value(g, i, &vi);
-        found = vi.external_id == miss;
-      }
-      if (!found) break;
+    memset(seen, 0, sizeof seen);
+    for (i = 0; i < tp_xnn_graph_num_values(g); i++) {
+      tp_xnn_graph_value(g, i, &vi);
+      if (vi.external_id < TP_XNN_MAX_EXTERNS)
+        seen[vi.external_id / 8] = (unsigned char)(seen[vi.external_id / 8] |
+                                                   (1u << (vi.external_id % 8)));
     }
+    for (miss = 0; miss < max_id && miss < TP_XNN_MAX_EXTERNS; miss++)
+      if (!(seen[miss / 8] & (1u << (miss % 8)))) break;
     return tp_pte_fail(p, TP_ERR_INVALID, "method \"%.80s\": external ids are not dense 0 .. "
                        "%lu: %lu externals, the largest id is %lu and id %lu is missing", nm,
                        (unsigned long)(n - 1), (unsigned long)n, (unsigned long)max_id,
@@ -4769,11 +4798,14 @@ struct tp_xnn_runtime {
 /* A fixed-capacity open-addressing table, u64 key -> u32 value (TP_XNN_INVALID_ID: an empty
    slot), sized once for the most keys it will hold (at most half full): the loader's map of
    serialized ids >= the value count, and its constant copies by source. Probes are counted in
-   tp__xnn_rt_steps when TP_XNN_RUNTIME_COUNT_STEPS is defined (tests/xnnrt_limits.c). */
+   tp__xnn_rt_steps when TP_XNN_RUNTIME_COUNT_STEPS is defined (tests/xnnrt_limits.c). Keys
+   are hashed under a key of the table's own (tp__hash_seed), so ids a blob chooses cannot be
+   made to collide. */
 typedef struct tp__xnn_rt_tab {
   uint64_t *key;
   uint32_t *val;
   size_t mask;
+  tp__hashkey hk;
 } tp__xnn_rt_tab;
 
 #ifdef TP_XNN_RUNTIME_COUNT_STEPS
@@ -4789,6 +4821,7 @@ static tp_status tp__xnn_rt_tab_init(tp__xnn_rt_tab *t, uint64_t most) {
   t->key = (uint64_t *)TP_MALLOC(cap * sizeof(uint64_t));
   t->val = (uint32_t *)TP_MALLOC(cap * sizeof(uint32_t));
   t->mask = cap - 1;
+  t->hk = tp__hash_seed(t);
   if (!t->key || !t->val) return TP_ERR_NOMEM;
   memset(t->val, 0xFF, cap * sizeof(uint32_t));
   return TP_OK;
@@ -4802,8 +4835,7 @@ static void tp__xnn_rt_tab_free(tp__xnn_rt_tab *t) {
 
 /* The slot holding `key`, or the empty slot where it goes. */
 static size_t tp__xnn_rt_tab_slot(const tp__xnn_rt_tab *t, uint64_t key) {
-  uint64_t h = key * 0x9E3779B97F4A7C15ull;
-  size_t i = (size_t)(h ^ (h >> 29) ^ (h >> 47)) & t->mask;
+  size_t i = (size_t)tp__hash_u64(&t->hk, key) & t->mask;
   for (;;) {
 #ifdef TP_XNN_RUNTIME_COUNT_STEPS
     tp__xnn_rt_steps++;
@@ -4853,6 +4885,7 @@ TPDEF uint32_t tp_xnn_runtime_num_externs(const tp_xnn_runtime *rt) {
 
 TPDEF tp_status tp_xnn_runtime_bind(tp_xnn_runtime *rt, uint32_t external_id, void *data) {
   TP_ASSERT(rt);
+  memset(&rt->err, 0, sizeof rt->err); /* a failure is this call's only (ERRORS rule) */
   if (external_id >= rt->num_externs)
     return tp__error_set(&rt->err, TP_ERR_INVALID, "bind: external id %u, the blob has %u",
                         (unsigned)external_id, (unsigned)rt->num_externs);
@@ -4886,7 +4919,7 @@ TPDEF tp_status tp_xnn_runtime_invoke(tp_xnn_runtime *rt) {
   size_t n = 0, i;
   enum xnn_status xs;
   TP_ASSERT(rt);
-  if (rt->err.status) return rt->err.status;
+  memset(&rt->err, 0, sizeof rt->err); /* a failure is this call's only (ERRORS rule) */
   ev = (struct xnn_external_value *)TP_MALLOC((rt->num_externs + 1) * sizeof *ev);
   if (!ev) return tp__error_set(&rt->err, TP_ERR_NOMEM, "invoke: no memory");
   for (i = 0; i < rt->ndirect; i++) { /* XNNPACK would read or write through NULL */

@@ -99,6 +99,15 @@ static void test_byte_offsets(void) {
     u.byte_offset = UINT64_MAX;
     TPT_STATUS(tp_view_from_dlpack(&u, 4, &v, &err), TP_ERR_OVERFLOW);
     TPT_EQ_STR(err.msg, "DLPack byte_offset 18446744073709551615 overflows");
+    /* issue 21: no pointer arithmetic may wrap: a storage past the end of the address space
+       (SIZE_MAX vouched for), and a span whose byte_offset would carry data past it */
+    u.byte_offset = 0;
+    TPT_STATUS(tp_view_from_dlpack(&u, SIZE_MAX, &v, &err), TP_ERR_BOUNDS);
+    TPT_EQ_STR(err.msg, "DLPack storage of 18446744073709551615 bytes from data runs past the end "
+                        "of the address space");
+    u.byte_offset = (uint64_t)UINTPTR_MAX - 1;
+    TPT_STATUS(tp_view_from_dlpack(&u, 0, &v, &err), TP_ERR_BOUNDS);
+    TPT_CONTAINS(err.msg, "runs past the end of the address space");
   }
 }
 

@@ -259,6 +259,15 @@ static void test_unbound_and_sizes(void) { /* item 7: an unbound output made XNN
     TPT_STATUS(tp_xnn_runtime_invoke(rt), TP_ERR_INVALID);
     TPT_CONTAINS(tp_xnn_runtime_error(rt),
                  "invoke: external output 1 (value 1) is not bound: tp_xnn_runtime_bind it first");
+    /* failures do not latch (issue 21): a bad bind, then the right calls on the same runtime */
+    TPT_STATUS(tp_xnn_runtime_bind(rt, 7, out), TP_ERR_INVALID);
+    TPT_EQ_STR(tp_xnn_runtime_error(rt), "bind: external id 7, the blob has 2");
+    in[0] = 1.5f;
+    TPT_STATUS(tp_xnn_runtime_bind(rt, 1, out), TP_OK);
+    TPT_EQ_STR(tp_xnn_runtime_error(rt), "");
+    TPT_STATUS(tp_xnn_runtime_invoke(rt), TP_OK);
+    TPT_EQ_STR(tp_xnn_runtime_error(rt), "");
+    TPT_CHECK(out[0] == -1.5f);
     tp_xnn_runtime_destroy(rt);
     rt = NULL;
   }

@@ -34,6 +34,13 @@
    the loader resolves them. The printer walks every field through the bounds-checked reader for
    the report; when both refuse, its sentence (where it stopped) is the one given.
 
+   Shared tables: the verdict's readers run under their visit budgets (see the formats'
+   comments); the report prints a delegate table, a compile_specs vector or a delegate's blob
+   reached through many offsets once and refers to it after ("delegate 3: as method 0 delegate
+   0 (the same table)", "compile_specs: as method 0 delegate 0"), and hashes each distinct
+   (bytes, length) once (a memo by position, keyed-hashed): output and work proportional to the
+   file. A report that cannot grow is exit status 1.
+
    Exit status: 0 well formed, 2 malformed (the reason on stderr), 1 usage, I/O or memory,
    3 a well-formed XNNPACK blob that breaks one of the writer's node or graph rules for
    ExecuTorch's runtime (tp_xnn_check_blob; the rule on stderr and, unless --json, stdout).
@@ -73,8 +80,28 @@
 /* Output and errors                                                                           */
 /* ------------------------------------------------------------------------------------------ */
 
+/* What the report has already shown, so that a table, vector or blob reached through many
+   offsets is printed (and its bytes hashed) once and referred to after: "as delegate 0".
+   Entries are (kind, a, b) -> (v, hex); a hashed lookup (tp__keyset, keyed). */
+enum { TPD_SEEN_DELEGATE = 1, TPD_SEEN_SPECS, TPD_SEEN_BLOB, TPD_SEEN_SHA };
+typedef struct tpd_seen_item {
+  int kind;
+  uint64_t a, b;
+  uint64_t v;
+  char hex[65];
+} tpd_seen_item;
+typedef struct tpd_seen {
+  tpd_seen_item *items;
+  size_t n, cap;
+  tp__keyset set;
+  tp__hashkey hk;
+  int nomem;
+} tpd_seen;
+
 typedef struct tpd {
   tp_membuf *out;             /* NULL: silent */
+  tpd_seen *seen;             /* shared with the delegate blobs' reports */
+  int oom;                    /* the report could not grow (the exit status says so) */
   tp_error err;               /* the verdict: the first failure (the library's, tpd_verdict) */
   tp_error print_err;         /* the printer's own first failure (detail) */
   tp_fb_reader r;
@@ -93,6 +120,68 @@ typedef struct tpd {
 } tpd;
 
 static int tpd_ok(const tpd *d) { return d->err.status == TP_OK; }
+
+static uint64_t tpd_seen_key(const tpd_seen *t, int kind, uint64_t a, uint64_t b) {
+  return tp__hash_u64(&t->hk, a ^ (b * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)kind << 60));
+}
+static uint64_t tpd_seen_hash(const void *ctx, uint32_t i) {
+  const tpd_seen *t = (const tpd_seen *)ctx;
+  return tpd_seen_key(t, t->items[i].kind, t->items[i].a, t->items[i].b);
+}
+typedef struct tpd_seen_probe {
+  const tpd_seen *t;
+  int kind;
+  uint64_t a, b;
+} tpd_seen_probe;
+static int tpd_seen_match(const void *ctx, uint32_t i) {
+  const tpd_seen_probe *q = (const tpd_seen_probe *)ctx;
+  const tpd_seen_item *it = &q->t->items[i];
+  return it->kind == q->kind && it->a == q->a && it->b == q->b;
+}
+/* The entry (kind, a, b): found (returned, *added = 0), or added with v (*added = 1); NULL
+   when memory ran out (then nothing is remembered: the caller prints in full). */
+static tpd_seen_item *tpd_seen_get(tpd *d, int kind, uint64_t a, uint64_t b, uint64_t v,
+                                   int *added) {
+  tpd_seen *t = d->seen;
+  tpd_seen_probe q;
+  size_t slot;
+  *added = 0;
+  if (!t || t->nomem) return NULL;
+  if (t->n + 1 > (size_t)UINT32_MAX - 1 ||
+      tp__array_reserve((void **)&t->items, &t->cap, t->n + 1, sizeof *t->items) != TP_OK ||
+      tp__keyset_reserve(&t->set, t->n + 1, tpd_seen_hash, t) != TP_OK) {
+    t->nomem = 1;
+    return NULL;
+  }
+  q.t = t;
+  q.kind = kind;
+  q.a = a;
+  q.b = b;
+  slot = tp__keyset_probe(&t->set, tpd_seen_key(t, kind, a, b), tpd_seen_match, &q);
+  if (t->set.slot[slot]) return &t->items[t->set.slot[slot] - 1];
+  memset(&t->items[t->n], 0, sizeof t->items[t->n]);
+  t->items[t->n].kind = kind;
+  t->items[t->n].a = a;
+  t->items[t->n].b = b;
+  t->items[t->n].v = v;
+  t->n++;
+  t->set.slot[slot] = (uint32_t)t->n;
+  *added = 1;
+  return &t->items[t->n - 1];
+}
+
+/* The full SHA-256 hex of n bytes at p, computed once per (p, n). 0 when it cannot be. */
+static int tpd_sha_hex(tpd *d, const unsigned char *p, uint64_t n, char hex[65]) {
+  int added;
+  tpd_seen_item *it = tpd_seen_get(d, TPD_SEEN_SHA, (uint64_t)(uintptr_t)p, n, 0, &added);
+  if (it && !added) {
+    memcpy(hex, it->hex, 65);
+    return 1;
+  }
+  if (tp_sha256_hex(p, (size_t)n, hex) != TP_OK) return 0;
+  if (it) memcpy(it->hex, hex, 65);
+  return 1;
+}
 
 static void tpd_vfail(tpd *d, tp_status s, const char *fmt, va_list ap) {
   char msg[TP_ERROR_MAX];
@@ -128,8 +217,10 @@ static void tpd_write(tpd *d, const char *s, size_t n) {
   tp_sink sink;
   if (!d->out || n == 0) return;
   sink = tp_sink_membuf(d->out);
-  if (tp_sink_write(&sink, s, n) != TP_OK)
+  if (tp_sink_write(&sink, s, n) != TP_OK) {
+    d->oom = 1;
     tp__error_set(&d->err, TP_ERR_NOMEM, "out of memory while printing");
+  }
 }
 
 static void tpd_print(tpd *d, const char *fmt, ...) TP__PRINTF(2, 3);
@@ -164,7 +255,7 @@ static void tpd_print_str(tpd *d, const char *s, size_t len) {
 static void tpd_print_sha(tpd *d, const unsigned char *p, uint64_t n) {
   char hex[65];
   if (!d->out) return;
-  if (tp_sha256_hex(p, (size_t)n, hex) != TP_OK) { tpd_print(d, " sha256=?"); return; }
+  if (!tpd_sha_hex(d, p, n, hex)) { tpd_print(d, " sha256=?"); return; }
   hex[8] = '\0';
   tpd_print(d, " sha256=%s", hex);
 }
@@ -202,7 +293,7 @@ static void tpd_json_const(tpd *d, const char *section, size_t index, const char
   tpd_print(d, ", \"source\": \"%s\"", source);
   if (!strcmp(source, "blob")) tpd_print(d, ", \"at\": %llu", (unsigned long long)at);
   tpd_print(d, ", \"size\": %llu", (unsigned long long)size);
-  if (bytes && tp_sha256_hex(bytes, (size_t)size, hex) == TP_OK)
+  if (bytes && tpd_sha_hex(d, bytes, size, hex))
     tpd_print(d, ", \"sha256\": \"%s\"", hex);
   tpd_print(d, "}");
   d->json_count++;
@@ -1275,6 +1366,17 @@ static void tpd_pte_io(tpd *d, tp_pte_file *f, size_t m, int out, size_t n) {
   tpd_print(d, "]");
 }
 
+/* Where delegate k of method m and its compile_specs vector sit in the program (0: absent):
+   the memo's keys. */
+static void tpd_pte_delegate_pos(tp_pte_file *f, size_t m, size_t k, uint32_t *dpos,
+                                 uint32_t *spos) {
+  tp_fb_table plan = tp__pte_plan(f, m), del;
+  tp_fb_vector dels = tp_fb_vector_field(&plan, TP_PTE_F_ExecutionPlan_delegates, 4);
+  del = tp_fb_vector_table(&dels, k);
+  *dpos = del.pos;
+  *spos = tp_fb_vector_field(&del, TP_PTE_F_BackendDelegate_compile_specs, 4).pos;
+}
+
 static void tpd_pte_method(tpd *d, tp_pte_file *f, size_t m, const tp_membuf *named_ptd,
                            const void *ptd, size_t ptd_size) {
   tp_pte_method_info mi;
@@ -1315,7 +1417,18 @@ static void tpd_pte_method(tpd *d, tp_pte_file *f, size_t m, const tp_membuf *na
     tp_pte_delegate_info di;
     size_t s;
     tpd sub;
+    uint32_t dpos = 0, spos = 0;
+    tpd_seen_item *seen;
+    int added;
     if (!tpd_pte_ok(d, f, tp_pte_delegate_at(f, m, k, &di), "delegate")) return;
+    tpd_pte_delegate_pos(f, m, k, &dpos, &spos);
+    /* one table reached through many offsets: printed once, referred to after */
+    seen = tpd_seen_get(d, TPD_SEEN_DELEGATE, dpos, 0, ((uint64_t)m << 32) | k, &added);
+    if (seen && !added) {
+      tpd_print(d, "  delegate %zu: as method %lu delegate %lu (the same table)\n", k,
+                (unsigned long)(seen->v >> 32), (unsigned long)(seen->v & 0xffffffffu));
+      continue;
+    }
     tpd_print(d, "  delegate %zu: id=", k);
     tpd_print_str(d, di.id, strlen(di.id));
     tpd_print(d, " processed=%s %lu, blob at file offset %llu, %llu bytes",
@@ -1324,6 +1437,13 @@ static void tpd_pte_method(tpd *d, tp_pte_file *f, size_t m, const tp_membuf *na
               (unsigned long long)di.nbytes);
     tpd_print_sha(d, (const unsigned char *)di.data, di.nbytes);
     tpd_print(d, "\n");
+    seen = spos && di.n_specs ? tpd_seen_get(d, TPD_SEEN_SPECS, spos, 0,
+                                             ((uint64_t)m << 32) | k, &added) : NULL;
+    if (seen && !added) {
+      tpd_print(d, "    compile_specs: as method %lu delegate %lu\n",
+                (unsigned long)(seen->v >> 32), (unsigned long)(seen->v & 0xffffffffu));
+      di.n_specs = 0;
+    }
     for (s = 0; s < di.n_specs; s++) {
       const char *key;
       const void *val;
@@ -1346,9 +1466,17 @@ static void tpd_pte_method(tpd *d, tp_pte_file *f, size_t m, const tp_membuf *na
       tpd_print(d, "  (delegate %zu's blob is of no format tpdump reads: not dumped)\n", k);
       continue;
     }
+    seen = tpd_seen_get(d, TPD_SEEN_BLOB, (uint64_t)(uintptr_t)di.data, di.nbytes,
+                        ((uint64_t)m << 32) | k, &added);
+    if (seen && !added) {
+      tpd_print(d, "  (delegate %zu's blob: as method %lu delegate %lu's, not dumped again)\n",
+                k, (unsigned long)(seen->v >> 32), (unsigned long)(seen->v & 0xffffffffu));
+      continue;
+    }
     tpd_print(d, "  --- delegate %zu's blob (offsets below count from its first byte) ---\n", k);
     memset(&sub, 0, sizeof sub);
     sub.out = d->out;
+    sub.seen = d->seen;
     sub.json = d->json;
     sub.json_count = d->json_count;
     if (ptd)
@@ -1357,6 +1485,7 @@ static void tpd_pte_method(tpd *d, tp_pte_file *f, size_t m, const tp_membuf *na
       tpd_run(&sub, (const unsigned char *)di.data, (size_t)di.nbytes,
               named_ptd->size ? named_ptd->data : NULL, named_ptd->size);
     d->json_count = sub.json_count;
+    if (sub.oom) d->oom = 1;
     if (sub.err.status != TP_OK) {
       tp__error_set(&d->err, sub.err.status, ".pte method %zu delegate %zu's blob: %s", m, k,
                    sub.err.msg);
@@ -1542,8 +1671,36 @@ static int tpd_verdict(const unsigned char *b, size_t size, tp_ptd *ptd, tp_erro
 }
 
 /* Runs the inspection on a prepared d (out / json set); returns 0, 1 or 2 as below. */
+static int tpd_run_body(tpd *d, const unsigned char *b, size_t size, const void *ptd,
+                        size_t ptd_size);
+/* The report and the verdict of one file (or of a delegate's blob, with the program's memo). A
+   report that could not grow is exit status 1, whatever the verdict. */
 static int tpd_run(tpd *d, const unsigned char *b, size_t size, const void *ptd,
                    size_t ptd_size) {
+  tpd_seen own;
+  int rc, mine = d->seen == NULL;
+  if (mine) {
+    memset(&own, 0, sizeof own);
+    own.hk = tp__hash_seed(&own);
+    d->seen = &own;
+  }
+  rc = tpd_run_body(d, b, size, ptd, ptd_size);
+  if (d->oom) {
+    tp__error_reset(&d->err);
+    tp__error_set(&d->err, TP_ERR_NOMEM, "out of memory for the report (%zu bytes printed)",
+                  d->out ? d->out->size : (size_t)0);
+    rc = 1;
+  }
+  if (mine) {
+    TP_FREE(own.items);
+    tp__keyset_free(&own.set);
+    d->seen = NULL;
+  }
+  return rc;
+}
+
+static int tpd_run_body(tpd *d, const unsigned char *b, size_t size, const void *ptd,
+                        size_t ptd_size) {
   tp_ptd p;
   const char *fmt = tpd_format(b, size);
   d->file = b;
