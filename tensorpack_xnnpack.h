@@ -1,4 +1,4 @@
-/* tensorpack_xnnpack.h - v0.1 - ExecuTorch XNNPACK delegate blobs from tensor views
+/* tensorpack_xnnpack.h - v0.2.0 - ExecuTorch XNNPACK delegate blobs from tensor views
                           public domain or MIT (see tensorpack.h)
 
    Writes the payload ExecuTorch's XNNPACK backend loads (an "XH00" header, the "XN01"
