@@ -55,6 +55,10 @@
      or given as bf16). 4-bit weights (QCINT4, QBINT4) given as an int8 view of values in
      [-8, 7] are packed (v + 8, two per byte along the last dim, low nibble = even index, odd
      last dim padded with nibble 8); a uint8 view is taken as already packed.
+   - PyTorch layouts: tp_xnn_define_conv2d_torch / _conv_transpose2d_torch / _linear_torch take
+     nn.Conv2d (OIHW; depthwise and groups), nn.ConvTranspose2d, nn.Linear and transformers'
+     Conv1D weights as they lie and define XNNPACK's layout from them (kernel and channels from
+     the weight's shape); tp_xnn_conv_filter_from_torch & co. give the layouts as views.
    - tp_xnn_blob_size() gives the exact size; tp_xnn_write() streams it (the FlatBuffer is built
      in memory, constants are streamed view by view, never copied whole); tp_xnn_write_file()
      is atomic.
@@ -603,6 +607,78 @@ TPDEF tp_status tp_xnn_define_deconvolution_2d(
     float output_min, float output_max, uint32_t input_id, uint32_t filter_id,
     uint32_t bias_id, uint32_t output_id, uint32_t flags);
 
+/* ---- PyTorch layouts --------------------------------------------------------------------
+   PyTorch stores weights in its own layouts; XNNPACK wants others. A weight given in the wrong
+   one is often accepted when the shapes coincide (nn.Conv2d(3, 16, 3): OIHW [16, 3, 3, 3] and
+   OHWI [16, 3, 3, 3]) and the model is just wrong. The helpers take the PyTorch weight as a view
+   and give XNNPACK's layout as a view of the same bytes (tp_permute: no copy; the bytes are
+   reordered when the graph is written):
+     nn.Conv2d           [O, I/groups, kh, kw]  (OIHW)  ->  [O, kh, kw, I/groups]  (OHWI)
+     depthwise nn.Conv2d [C*m, 1, kh, kw]               ->  [1, kh, kw, C*m]
+       (groups = C in-channels, m = depth multiplier; out channel c*m + j stays c*m + j)
+     nn.ConvTranspose2d  [I, O/groups, kh, kw]          ->  [O, kh, kw, I/groups]: a 4-D view
+       for groups 1; for groups g > 1 a 5-D view [g, O/g, kh, kw, I/g] whose row-major bytes
+       are that layout (pass dims {O, kh, kw, I/g} to tp_xnn_define_tensor_value)
+     transformers' Conv1D (GPT-2 c_attn, c_fc, ...) [in, out]  ->  [out, in] (fully connected;
+       nn.Linear's [out, in] is XNNPACK's already)
+   Errors (TP_ERR_INVALID, with the sentence in *err, which may be NULL): NULL views, a view of
+   the wrong rank, a depthwise weight whose dim 1 is not 1, groups < 1 or not dividing the
+   channel count. */
+TPDEF tp_status tp_xnn_conv_filter_from_torch(const tp_tensor *oihw, tp_tensor *ohwi,
+                                              tp_error *err);
+TPDEF tp_status tp_xnn_depthwise_filter_from_torch(const tp_tensor *w_c1hw, tp_tensor *out_1hwc,
+                                                   tp_error *err);
+TPDEF tp_status tp_xnn_deconv_filter_from_torch(const tp_tensor *w_iohw, uint32_t groups,
+                                                tp_tensor *out, tp_error *err);
+TPDEF tp_status tp_xnn_fc_filter_from_conv1d(const tp_tensor *w_in_out, tp_tensor *out_in,
+                                             tp_error *err);
+
+/* nn.Conv2d / nn.ConvTranspose2d arguments, zero = PyTorch's defaults. */
+typedef struct tp_xnn_conv2d_args {
+  uint32_t stride[2];         /* (h, w); 0 = 1 */
+  uint32_t padding[2];        /* (h, w), on both sides as nn.Conv2d's padding=(ph, pw) */
+  uint32_t dilation[2];       /* (h, w); 0 = 1 */
+  uint32_t groups;            /* 0 = 1 */
+  uint32_t output_padding[2]; /* ConvTranspose2d only: (h, w) */
+  float output_min, output_max; /* a fused clamp (F.relu6: 0, 6); both 0 = none */
+  uint32_t flags;             /* node flags (e.g. TP_XNN_FLAG_TENSORFLOW_SAME_PADDING), 0 */
+} tp_xnn_conv2d_args;
+
+/* Conv2d from the PyTorch weight as it lies: defines the filter (FP32 for a TP_F32 view, FP16
+   for TP_F16) in XNNPACK's layout through the helpers above, the bias (same datatype, [O], or
+   none for NULL) and the node; kernel size and channel counts come from the weight's shape, so
+   they cannot disagree with it. groups > 1 with weight dim 1 == 1 (each group one input
+   channel: PyTorch's depthwise conv) becomes XNNPACK's depthwise node, as upstream's
+   partitioner makes it; other groups a grouped convolution. input_id: NHWC [N, H, W, I];
+   output_id: NHWC [N, OH, OW, O] (checked by the node rules). a NULL = defaults. Errors: those
+   of the helpers, tp_xnn_define_tensor_value and the node (in the graph's error; a dtype
+   other than F32 / F16 is TP_ERR_UNSUPPORTED). *filter_id_out / *bias_id_out (may be NULL)
+   get the values defined (TP_XNN_INVALID_ID for no bias). */
+TPDEF tp_status tp_xnn_define_conv2d_torch(tp_xnn_graph *g, const tp_xnn_conv2d_args *a,
+                                           uint32_t input_id, const tp_tensor *weight_oihw,
+                                           const tp_tensor *bias, uint32_t output_id,
+                                           uint32_t *filter_id_out, uint32_t *bias_id_out);
+/* ConvTranspose2d from the PyTorch weight [I, O/groups, kh, kw] (a's output_padding goes to
+   XNNPACK's adjustment); otherwise as tp_xnn_define_conv2d_torch. With groups > 1 the filter's
+   layout is no view of the weight's storage: the graph copies its bytes once here (freed by
+   tp_xnn_graph_destroy), so that weight may change after the call; groups 1 borrows it. */
+TPDEF tp_status tp_xnn_define_conv_transpose2d_torch(tp_xnn_graph *g,
+                                                     const tp_xnn_conv2d_args *a,
+                                                     uint32_t input_id,
+                                                     const tp_tensor *weight_iohw,
+                                                     const tp_tensor *bias, uint32_t output_id,
+                                                     uint32_t *filter_id_out,
+                                                     uint32_t *bias_id_out);
+/* nn.Linear (weight [out, in], XNNPACK's layout as is) or, with conv1d = 1, transformers'
+   Conv1D (weight [in, out], given to XNNPACK as the [out, in] view): a fully connected node
+   input [.., in] -> output [.., out] with the filter and bias defined from the views
+   (F32 / F16), output_min / output_max as tp_xnn_define_fully_connected (-INFINITY, INFINITY
+   for none). */
+TPDEF tp_status tp_xnn_define_linear_torch(tp_xnn_graph *g, float output_min, float output_max,
+                                           uint32_t input_id, const tp_tensor *weight,
+                                           int conv1d, const tp_tensor *bias, uint32_t output_id,
+                                           uint32_t *filter_id_out, uint32_t *bias_id_out);
+
 /* Pooling (_XNNPooling2D; average pooling writes dilation 1 x 1). Output height and width as
    for convolutions, non-empty; argmax's index output has the value output's shape. */
 TPDEF tp_status tp_xnn_define_average_pooling_2d(
@@ -1022,6 +1098,8 @@ struct tp_xnn_graph {
   tp_error werr;     /* the last write / size call's failure (never latched) */
   tp_fb_builder *fb; /* the built XN01 flatbuffer, valid while fb_valid */
   int fb_valid;      /* cleared by every define and set call */
+  void **owned;      /* copies the graph made (grouped ConvTranspose2d filters), freed at destroy */
+  size_t nowned, cap_owned;
 };
 
 TPDEF tp_status tp_xnn_graph_create(const tp_xnn_options *opts, tp_xnn_graph **out) {
@@ -1061,6 +1139,8 @@ TPDEF void tp_xnn_graph_destroy(tp_xnn_graph *g) {
   tp__keyset_free(&g->const_keys);
   TP_FREE(g->pool);
   tp_fb_builder_destroy(g->fb);
+  while (g->nowned) TP_FREE(g->owned[--g->nowned]);
+  TP_FREE(g->owned);
   TP_FREE(g);
 }
 
@@ -2753,6 +2833,308 @@ TPDEF tp_status tp_xnn_define_deconvolution_2d(
                       output_min, output_max, input_id, filter_id, bias_id, output_id, flags);
 }
 #undef TP__CV
+
+/* >>xnn-torch: PyTorch layouts -> XNNPACK's, as views (see "PyTorch layouts" above) */
+#include <math.h>
+
+static tp_status tp__xnn_torch_rank(const tp_tensor *w, int ndim, const char *fn,
+                                    const char *what, tp_error *err) {
+  if (!w) return tp__error_set(err, TP_ERR_INVALID, "%s: the weight view is NULL", fn);
+  if (w->ndim != ndim)
+    return tp__error_set(err, TP_ERR_INVALID, "%s: the weight has %d dims; PyTorch's %s has %d",
+                        fn, w->ndim, what, ndim);
+  return TP_OK;
+}
+
+TPDEF tp_status tp_xnn_conv_filter_from_torch(const tp_tensor *oihw, tp_tensor *ohwi,
+                                              tp_error *err) {
+  static const int perm[4] = {0, 2, 3, 1};
+  tp_status s;
+  if (err) memset(err, 0, sizeof *err);
+  if (!ohwi) return tp__error_set(err, TP_ERR_INVALID, "tp_xnn_conv_filter_from_torch: out is NULL");
+  s = tp__xnn_torch_rank(oihw, 4, "tp_xnn_conv_filter_from_torch", "Conv2d weight [O, I/groups, kh, kw]", err);
+  if (s != TP_OK) return s;
+  return tp_permute_ex(oihw, perm, ohwi, err);
+}
+
+TPDEF tp_status tp_xnn_depthwise_filter_from_torch(const tp_tensor *w_c1hw, tp_tensor *out_1hwc,
+                                                   tp_error *err) {
+  static const int perm[4] = {1, 2, 3, 0};
+  tp_status s;
+  if (err) memset(err, 0, sizeof *err);
+  if (!out_1hwc)
+    return tp__error_set(err, TP_ERR_INVALID, "tp_xnn_depthwise_filter_from_torch: out is NULL");
+  s = tp__xnn_torch_rank(w_c1hw, 4, "tp_xnn_depthwise_filter_from_torch",
+                         "depthwise Conv2d weight [C*m, 1, kh, kw]", err);
+  if (s != TP_OK) return s;
+  if (w_c1hw->sizes[1] != 1)
+    return tp__error_set(err, TP_ERR_INVALID, "tp_xnn_depthwise_filter_from_torch: the weight "
+                        "is [%lld, %lld, %lld, %lld]; a depthwise weight has 1 input channel "
+                        "per group (dim 1 == 1)", (long long)w_c1hw->sizes[0],
+                        (long long)w_c1hw->sizes[1], (long long)w_c1hw->sizes[2],
+                        (long long)w_c1hw->sizes[3]);
+  return tp_permute_ex(w_c1hw, perm, out_1hwc, err);
+}
+
+TPDEF tp_status tp_xnn_deconv_filter_from_torch(const tp_tensor *w_iohw, uint32_t groups,
+                                                tp_tensor *out, tp_error *err) {
+  static const int perm[4] = {1, 2, 3, 0};
+  int64_t sz[5], st[5], ig;
+  tp_status s;
+  if (err) memset(err, 0, sizeof *err);
+  if (!out) return tp__error_set(err, TP_ERR_INVALID, "tp_xnn_deconv_filter_from_torch: out is NULL");
+  s = tp__xnn_torch_rank(w_iohw, 4, "tp_xnn_deconv_filter_from_torch",
+                         "ConvTranspose2d weight [I, O/groups, kh, kw]", err);
+  if (s != TP_OK) return s;
+  if (groups < 1 || w_iohw->sizes[0] % (int64_t)groups != 0)
+    return tp__error_set(err, TP_ERR_INVALID, "tp_xnn_deconv_filter_from_torch: groups %lu "
+                        "must be >= 1 and divide the weight's %lld input channels",
+                        (unsigned long)groups, (long long)w_iohw->sizes[0]);
+  if (groups == 1) return tp_permute_ex(w_iohw, perm, out, err);
+  /* [I, Og, kh, kw] -> split I into [g, Ig] -> [g, Og, kh, kw, Ig] */
+  ig = w_iohw->sizes[0] / (int64_t)groups;
+  sz[0] = (int64_t)groups; st[0] = w_iohw->strides[0] * ig;
+  sz[1] = w_iohw->sizes[1]; st[1] = w_iohw->strides[1];
+  sz[2] = w_iohw->sizes[2]; st[2] = w_iohw->strides[2];
+  sz[3] = w_iohw->sizes[3]; st[3] = w_iohw->strides[3];
+  sz[4] = ig;               st[4] = w_iohw->strides[0];
+  return tp_view_ex(w_iohw->storage, w_iohw->dtype, 5, sz, st, w_iohw->offset, out, err);
+}
+
+TPDEF tp_status tp_xnn_fc_filter_from_conv1d(const tp_tensor *w_in_out, tp_tensor *out_in,
+                                             tp_error *err) {
+  tp_status s;
+  if (err) memset(err, 0, sizeof *err);
+  if (!out_in) return tp__error_set(err, TP_ERR_INVALID, "tp_xnn_fc_filter_from_conv1d: out is NULL");
+  s = tp__xnn_torch_rank(w_in_out, 2, "tp_xnn_fc_filter_from_conv1d", "Conv1D weight [in, out]",
+                         err);
+  if (s != TP_OK) return s;
+  return tp_transpose_ex(w_in_out, 0, 1, out_in, err);
+}
+
+/* A constant from a PyTorch view (F32 -> FP32, F16 -> FP16) with explicit dims. */
+static tp_status tp__xnn_torch_const(tp_xnn_graph *g, const char *fn, const char *what,
+                                     const tp_tensor *t, size_t nd, const size_t *dims,
+                                     uint32_t *id) {
+  tp_xnn_datatype dt;
+  if (t->dtype == TP_F32) dt = TP_XNN_FP32;
+  else if (t->dtype == TP_F16) dt = TP_XNN_FP16;
+  else
+    return tp__error_set(&g->err, TP_ERR_UNSUPPORTED, "node %u (%s): the %s is %s; this call "
+                        "takes F32 or F16 (quantized weights: the tp_xnn_define_*_tensor_value "
+                        "calls and the node's own define)", (unsigned)g->nnodes, fn, what,
+                        tp_dtype_name(t->dtype));
+  return tp_xnn_define_tensor_value(g, dt, nd, dims, t, TP_XNN_INVALID_ID, 0, id);
+}
+
+/* A view helper's failure (its sentence in he), latched in the graph under the call's name. */
+static tp_status tp__xnn_torch_begin(tp_xnn_graph *g, const char *fn, tp_status hs,
+                                     const tp_error *he) {
+  if (hs != TP_OK)
+    return tp__error_set(&g->err, hs, "node %u (%s): %s", (unsigned)g->nnodes, fn, he->msg);
+  return TP_OK;
+}
+
+static tp_status tp__xnn_torch_bias(tp_xnn_graph *g, const char *fn, const tp_tensor *bias,
+                                    int64_t oc, uint32_t *bid) {
+  size_t d;
+  *bid = TP_XNN_INVALID_ID;
+  if (!bias) return TP_OK;
+  if (bias->ndim != 1 || bias->sizes[0] != oc)
+    return tp__error_set(&g->err, TP_ERR_INVALID, "node %u (%s): the bias has %d dims (first "
+                        "%lld); the weight has %lld output channels, so the bias must be [%lld]",
+                        (unsigned)g->nnodes, fn, bias->ndim,
+                        (long long)(bias->ndim > 0 ? bias->sizes[0] : 0), (long long)oc,
+                        (long long)oc);
+  d = (size_t)oc;
+  return tp__xnn_torch_const(g, fn, "bias", bias, 1, &d, bid);
+}
+
+static void tp__xnn_torch_args(const tp_xnn_conv2d_args *a, tp_xnn_conv2d_args *r) {
+  if (a) *r = *a;
+  else memset(r, 0, sizeof *r);
+  if (!r->stride[0]) r->stride[0] = 1;
+  if (!r->stride[1]) r->stride[1] = 1;
+  if (!r->dilation[0]) r->dilation[0] = 1;
+  if (!r->dilation[1]) r->dilation[1] = 1;
+  if (!r->groups) r->groups = 1;
+  if (r->output_min == 0.0f && r->output_max == 0.0f) {
+    r->output_min = -INFINITY;
+    r->output_max = INFINITY;
+  }
+}
+
+static tp_status tp__xnn_torch_dim32(tp_xnn_graph *g, const char *fn, const tp_tensor *w) {
+  int i;
+  for (i = 0; i < w->ndim; i++)
+    if (w->sizes[i] < 1 || w->sizes[i] > (int64_t)UINT32_MAX)
+      return tp__error_set(&g->err, TP_ERR_INVALID, "node %u (%s): weight dim %d is %lld; "
+                          "each must be 1 .. 2^32-1", (unsigned)g->nnodes, fn, i,
+                          (long long)w->sizes[i]);
+  return TP_OK;
+}
+
+TPDEF tp_status tp_xnn_define_conv2d_torch(tp_xnn_graph *g, const tp_xnn_conv2d_args *a,
+                                           uint32_t input_id, const tp_tensor *weight_oihw,
+                                           const tp_tensor *bias, uint32_t output_id,
+                                           uint32_t *filter_id_out, uint32_t *bias_id_out) {
+  static const char fn[] = "conv2d_torch";
+  tp_xnn_conv2d_args r;
+  tp_tensor f;
+  tp_error e;
+  tp_status s;
+  size_t dims[4];
+  uint32_t fid = TP_XNN_INVALID_ID, bid = TP_XNN_INVALID_ID, kh, kw, ph, pw;
+  int64_t oc, gic;
+  int dw;
+  TP_ASSERT(g);
+  if (filter_id_out) *filter_id_out = TP_XNN_INVALID_ID;
+  if (bias_id_out) *bias_id_out = TP_XNN_INVALID_ID;
+  if (g->err.status) return g->err.status;
+  tp__xnn_torch_args(a, &r);
+  memset(&e, 0, sizeof e);
+  s = tp__xnn_torch_rank(weight_oihw, 4, "tp_xnn_define_conv2d_torch",
+                         "Conv2d weight [O, I/groups, kh, kw]", &e);
+  if ((s = tp__xnn_torch_begin(g, fn, s, &e)) != TP_OK) return s;
+  if ((s = tp__xnn_torch_dim32(g, fn, weight_oihw)) != TP_OK) return s;
+  oc = weight_oihw->sizes[0];
+  gic = weight_oihw->sizes[1];
+  kh = (uint32_t)weight_oihw->sizes[2];
+  kw = (uint32_t)weight_oihw->sizes[3];
+  if (oc % (int64_t)r.groups != 0)
+    return tp__error_set(&g->err, TP_ERR_INVALID, "node %u (%s): groups %lu does not divide the "
+                        "weight's %lld output channels", (unsigned)g->nnodes, fn,
+                        (unsigned long)r.groups, (long long)oc);
+  dw = r.groups > 1 && gic == 1;
+  if (dw) {
+    s = tp_xnn_depthwise_filter_from_torch(weight_oihw, &f, &e);
+    dims[0] = 1; dims[1] = kh; dims[2] = kw; dims[3] = (size_t)oc;
+  } else {
+    s = tp_xnn_conv_filter_from_torch(weight_oihw, &f, &e);
+    dims[0] = (size_t)oc; dims[1] = kh; dims[2] = kw; dims[3] = (size_t)gic;
+  }
+  if ((s = tp__xnn_torch_begin(g, fn, s, &e)) != TP_OK) return s;
+  if ((s = tp__xnn_torch_const(g, fn, "weight", &f, 4, dims, &fid)) != TP_OK) return s;
+  if ((s = tp__xnn_torch_bias(g, fn, bias, oc, &bid)) != TP_OK) return s;
+  ph = r.padding[0];
+  pw = r.padding[1];
+  if (dw)
+    s = tp_xnn_define_depthwise_convolution_2d(g, ph, pw, ph, pw, kh, kw, r.stride[0],
+                                               r.stride[1], r.dilation[0], r.dilation[1],
+                                               (uint32_t)(oc / (int64_t)r.groups), r.groups,
+                                               r.output_min, r.output_max, input_id, fid, bid,
+                                               output_id, r.flags);
+  else
+    s = tp_xnn_define_convolution_2d(g, ph, pw, ph, pw, kh, kw, r.stride[0], r.stride[1],
+                                     r.dilation[0], r.dilation[1], r.groups, (size_t)gic,
+                                     (size_t)(oc / (int64_t)r.groups), r.output_min,
+                                     r.output_max, input_id, fid, bid, output_id, r.flags);
+  if (s != TP_OK) return s;
+  if (filter_id_out) *filter_id_out = fid;
+  if (bias_id_out) *bias_id_out = bid;
+  return TP_OK;
+}
+
+TPDEF tp_status tp_xnn_define_conv_transpose2d_torch(tp_xnn_graph *g,
+                                                     const tp_xnn_conv2d_args *a,
+                                                     uint32_t input_id,
+                                                     const tp_tensor *weight_iohw,
+                                                     const tp_tensor *bias, uint32_t output_id,
+                                                     uint32_t *filter_id_out,
+                                                     uint32_t *bias_id_out) {
+  static const char fn[] = "conv_transpose2d_torch";
+  tp_xnn_conv2d_args r;
+  tp_tensor f;
+  tp_error e;
+  tp_status s;
+  size_t dims[4];
+  uint32_t fid = TP_XNN_INVALID_ID, bid = TP_XNN_INVALID_ID, kh, kw, ph, pw;
+  int64_t ic, goc, oc;
+  TP_ASSERT(g);
+  if (filter_id_out) *filter_id_out = TP_XNN_INVALID_ID;
+  if (bias_id_out) *bias_id_out = TP_XNN_INVALID_ID;
+  if (g->err.status) return g->err.status;
+  tp__xnn_torch_args(a, &r);
+  memset(&e, 0, sizeof e);
+  s = tp__xnn_torch_rank(weight_iohw, 4, "tp_xnn_define_conv_transpose2d_torch",
+                         "ConvTranspose2d weight [I, O/groups, kh, kw]", &e);
+  if ((s = tp__xnn_torch_begin(g, fn, s, &e)) != TP_OK) return s;
+  if ((s = tp__xnn_torch_dim32(g, fn, weight_iohw)) != TP_OK) return s;
+  ic = weight_iohw->sizes[0];
+  goc = weight_iohw->sizes[1];
+  kh = (uint32_t)weight_iohw->sizes[2];
+  kw = (uint32_t)weight_iohw->sizes[3];
+  s = tp_xnn_deconv_filter_from_torch(weight_iohw, r.groups, &f, &e);
+  if ((s = tp__xnn_torch_begin(g, fn, s, &e)) != TP_OK) return s;
+  oc = goc * (int64_t)r.groups;
+  dims[0] = (size_t)oc; dims[1] = kh; dims[2] = kw; dims[3] = (size_t)(ic / (int64_t)r.groups);
+  if (f.ndim == 5) {
+    /* [g, O/g, kh, kw, I/g] is no 4-D view of the weight's storage: its row-major bytes are
+       copied once (the graph owns them) and seen as [O, kh, kw, I/g] */
+    tp_buffer buf;
+    tp_storage st;
+    int64_t sz4[4];
+    sz4[0] = oc; sz4[1] = kh; sz4[2] = kw; sz4[3] = (int64_t)dims[3];
+    if (tp__array_reserve((void **)&g->owned, &g->cap_owned, g->nowned + 1, sizeof(void *)) !=
+        TP_OK)
+      return tp__error_set(&g->err, TP_ERR_NOMEM, "node %u (%s): no memory", (unsigned)g->nnodes,
+                          fn);
+    s = tp_compact(&f, TP_ORDER_ROW_MAJOR, &buf);
+    if (s != TP_OK)
+      return tp__error_set(&g->err, s, "node %u (%s): copying the grouped filter: %s",
+                          (unsigned)g->nnodes, fn, tp_status_str(s));
+    if (buf.owned) g->owned[g->nowned++] = buf.owned;
+    st.data = buf.data;
+    st.nbytes = buf.nbytes;
+    s = tp_view_ex(st, f.dtype, 4, sz4, NULL, 0, &f, &e);
+    if ((s = tp__xnn_torch_begin(g, fn, s, &e)) != TP_OK) return s;
+  }
+  if ((s = tp__xnn_torch_const(g, fn, "weight", &f, 4, dims, &fid)) != TP_OK) return s;
+  if ((s = tp__xnn_torch_bias(g, fn, bias, oc, &bid)) != TP_OK) return s;
+  ph = r.padding[0];
+  pw = r.padding[1];
+  s = tp_xnn_define_deconvolution_2d(g, ph, pw, ph, pw, r.output_padding[0], r.output_padding[1],
+                                     kh, kw, r.stride[0], r.stride[1], r.dilation[0],
+                                     r.dilation[1], r.groups, dims[3], (size_t)goc,
+                                     r.output_min, r.output_max, input_id, fid, bid, output_id,
+                                     r.flags);
+  if (s != TP_OK) return s;
+  if (filter_id_out) *filter_id_out = fid;
+  if (bias_id_out) *bias_id_out = bid;
+  return TP_OK;
+}
+
+TPDEF tp_status tp_xnn_define_linear_torch(tp_xnn_graph *g, float output_min, float output_max,
+                                           uint32_t input_id, const tp_tensor *weight,
+                                           int conv1d, const tp_tensor *bias, uint32_t output_id,
+                                           uint32_t *filter_id_out, uint32_t *bias_id_out) {
+  static const char fn[] = "linear_torch";
+  tp_tensor f;
+  tp_error e;
+  tp_status s;
+  uint32_t fid = TP_XNN_INVALID_ID, bid = TP_XNN_INVALID_ID;
+  TP_ASSERT(g);
+  if (filter_id_out) *filter_id_out = TP_XNN_INVALID_ID;
+  if (bias_id_out) *bias_id_out = TP_XNN_INVALID_ID;
+  if (g->err.status) return g->err.status;
+  memset(&e, 0, sizeof e);
+  if (conv1d) {
+    s = tp_xnn_fc_filter_from_conv1d(weight, &f, &e);
+  } else {
+    s = tp__xnn_torch_rank(weight, 2, "tp_xnn_define_linear_torch", "Linear weight [out, in]",
+                           &e);
+    if (s == TP_OK) f = *weight;
+  }
+  if ((s = tp__xnn_torch_begin(g, fn, s, &e)) != TP_OK) return s;
+  if ((s = tp__xnn_torch_dim32(g, fn, &f)) != TP_OK) return s;
+  if ((s = tp__xnn_torch_const(g, fn, "weight", &f, 2, NULL, &fid)) != TP_OK) return s;
+  if ((s = tp__xnn_torch_bias(g, fn, bias, f.sizes[0], &bid)) != TP_OK) return s;
+  s = tp_xnn_define_fully_connected(g, output_min, output_max, input_id, fid, bid, output_id, 0);
+  if (s != TP_OK) return s;
+  if (filter_id_out) *filter_id_out = fid;
+  if (bias_id_out) *bias_id_out = bid;
+  return TP_OK;
+}
 
 static tp_status tp__xnn_pool(tp_xnn_graph *g, int kind, uint32_t pt, uint32_t pr, uint32_t pb,
                               uint32_t pl, uint32_t ph, uint32_t pw, uint32_t sh, uint32_t sw,
