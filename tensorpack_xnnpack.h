@@ -928,6 +928,33 @@ TPDEF tp_status tp_xnn_graph_value(const tp_xnn_graph *g, uint32_t id, tp_xnn_va
    datatype has no ScalarType (TP_ERR_UNSUPPORTED; FP32 -> Float, FP16 -> Half, BF16 ->
    BFloat16, INT32 -> Int, QINT8 -> Char, QUINT8 -> Byte); and tp_pte_add_method's refusals. */
 TPDEF tp_status tp_xnn_add_pte_method(tp_pte *p, const char *name, tp_xnn_graph *g);
+/* The named keys that the XnnpackBackend delegates of program f (read with tp_pte_read) use
+   and that neither f's own named data nor ptd (may be NULL) holds: what a .ptd passed beside
+   the program must bring (ExecuTorch's runtime fails, or worse, without it). Only method m's
+   delegates, or every method's with m == (size_t)-1. The keys are distinct, in first-use
+   order; keys[0 .. min(*count, cap)) point into f's bytes (keys may be NULL with cap 0 to
+   count only); *count gets their number. Errors: TP_ERR_FORMAT (a delegate blob that
+   tp_xnn_read_blob refuses, named), TP_ERR_INVALID (m out of range, NULL count), TP_ERR_NOMEM;
+   sentence in *err (may be NULL; reset on entry). */
+TPDEF tp_status tp_xnn_pte_missing_keys(tp_pte_file *f, size_t m, tp_ptd *ptd, const char **keys,
+                                        size_t cap, size_t *count, tp_error *err);
+#ifdef TENSORPACK_XNNPACK_RUNTIME
+/* tp_xnn_load for method `method` of a program (.pte bytes, e.g. from tp_pte_read_file's
+   f.data / f.size or a tp_pte_write into memory): its XnnpackBackend delegate (the one a
+   method made by tp_xnn_add_pte_method has) is loaded with its named constants looked up in
+   the program's own named data (tp_pte_options.embed) and in ptd (a .ptd in memory, may be
+   NULL): embedded, external or both. Bind the runtime's externals by external id as for
+   tp_xnn_load (the method's arguments are the externals in external-id order). The program
+   and the .ptd may be freed after the call (when the program has named data, it and ptd's
+   entries are copied once into a temporary .ptd image for tp_xnn_load). Errors, sentence in *err (may be NULL): the
+   program's tp_pte_read errors (TP_ERR_FORMAT); no such method (TP_ERR_INVALID, naming the
+   methods there are); a method without exactly one XnnpackBackend delegate
+   (TP_ERR_UNSUPPORTED); named keys neither embedded nor in ptd (TP_ERR_INVALID: "method
+   \"forward\" needs a .ptd with these keys (3, ...): \"<key>\", ..."); a key in both with different bytes (TP_ERR_INVALID); tp_xnn_load's. */
+TPDEF tp_status tp_xnn_load_pte(const void *pte, size_t pte_size, const char *method,
+                                const void *ptd, size_t ptd_size, uint32_t flags,
+                                tp_xnn_runtime **out, tp_error *err);
+#endif
 
 #ifdef __cplusplus
 }
@@ -4475,6 +4502,121 @@ TPDEF tp_status tp_xnn_add_pte_method(tp_pte *p, const char *name, tp_xnn_graph 
   return st;
 }
 
+/* >>xnn-pte-read: named keys a program's XNNPACK delegates need from outside */
+static int tp__xnn_pte_has_named(tp_pte_file *f, const char *key, size_t len) {
+  size_t i;
+  for (i = 0; i < f->n_named; i++) {
+    const char *k;
+    uint32_t si;
+    const void *d;
+    uint64_t n;
+    if (tp_pte_named_at(f, i, &k, &si, &d, &n) == TP_OK && strlen(k) == len &&
+        memcmp(k, key, len) == 0)
+      return 1;
+  }
+  return 0;
+}
+
+/* calls fn for each named constant key (in order) of every XnnpackBackend delegate of method m
+   (all methods for (size_t)-1); stops at fn's non-TP_OK */
+typedef tp_status (*tp__xnn_key_fn)(void *ctx, const tp_xnn_blob *b, const char *key,
+                                    size_t len);
+static tp_status tp__xnn_pte_walk_keys(tp_pte_file *f, size_t m, tp__xnn_key_fn fn, void *ctx,
+                                       tp_error *err) {
+  size_t mm, m0 = m == (size_t)-1 ? 0 : m, m1 = m == (size_t)-1 ? f->n_methods : m + 1;
+  tp_status s = TP_OK;
+  for (mm = m0; mm < m1 && s == TP_OK; mm++) {
+    tp_pte_method_info mi;
+    size_t k;
+    if ((s = tp_pte_method_at(f, mm, &mi)) != TP_OK)
+      return tp__error_set(err, s, "method %lu: %s", (unsigned long)mm, tp_status_str(s));
+    for (k = 0; k < mi.n_delegates && s == TP_OK; k++) {
+      tp_pte_delegate_info di;
+      tp_xnn_blob b;
+      tp_error be;
+      uint32_t c;
+      if ((s = tp_pte_delegate_at(f, mm, k, &di)) != TP_OK) break;
+      if (strcmp(di.id, "XnnpackBackend") != 0) continue;
+      memset(&b, 0, sizeof b);
+      s = tp_xnn_read_blob(di.data, (size_t)di.nbytes, &b, &be);
+      if (s != TP_OK) {
+        tp__error_set(err, s, "method \"%.60s\" delegate %lu: %s", mi.name, (unsigned long)k,
+                     be.msg);
+        break;
+      }
+      for (c = 1; c < b.num_constants && s == TP_OK; c++)
+        if (b.constants[c].named_key)
+          s = fn(ctx, &b, b.constants[c].named_key, b.constants[c].named_key_len);
+      tp_xnn_blob_free(&b);
+    }
+  }
+  return s;
+}
+
+typedef struct tp__xnn_missing {
+  tp_pte_file *f;
+  tp_ptd *ptd;
+  const char **keys;
+  size_t cap, count;
+  const char **seen; /* the distinct missing keys so far (for dedup), with their lengths */
+  size_t *seen_len;
+  size_t seen_cap;
+  tp_error *err;
+} tp__xnn_missing;
+
+static tp_status tp__xnn_missing_key(void *ctx, const tp_xnn_blob *b, const char *key,
+                                     size_t len) {
+  tp__xnn_missing *M = (tp__xnn_missing *)ctx;
+  tp_ptd_entry e;
+  size_t i;
+  (void)b;
+  if (tp__xnn_pte_has_named(M->f, key, len)) return TP_OK;
+  if (M->ptd && strlen(key) == len && tp_ptd_find(M->ptd, key, &e) == TP_OK) return TP_OK;
+  for (i = 0; i < M->count; i++)
+    if (M->seen_len[i] == len && memcmp(M->seen[i], key, len) == 0) return TP_OK;
+  if (tp__array_reserve((void **)&M->seen, &M->seen_cap, M->count + 1, sizeof(char *)) != TP_OK)
+    return tp__error_set(M->err, TP_ERR_NOMEM, "no memory for %lu missing keys",
+                        (unsigned long)(M->count + 1));
+  { /* seen_len grows with seen (the same capacity) */
+    void *p = TP_REALLOC(M->seen_len, M->seen_cap * sizeof(size_t));
+    if (!p)
+      return tp__error_set(M->err, TP_ERR_NOMEM, "no memory for %lu missing keys",
+                          (unsigned long)(M->count + 1));
+    M->seen_len = (size_t *)p;
+  }
+  M->seen[M->count] = key;
+  M->seen_len[M->count] = len;
+  if (M->count < M->cap && M->keys) M->keys[M->count] = key;
+  M->count++;
+  return TP_OK;
+}
+
+TPDEF tp_status tp_xnn_pte_missing_keys(tp_pte_file *f, size_t m, tp_ptd *ptd, const char **keys,
+                                        size_t cap, size_t *count, tp_error *err) {
+  tp__xnn_missing M;
+  tp_status s;
+  TP_ASSERT(f);
+  if (err) memset(err, 0, sizeof *err);
+  if (!count) return tp__error_set(err, TP_ERR_INVALID, "tp_xnn_pte_missing_keys: count is NULL");
+  *count = 0;
+  if (f->err.status != TP_OK)
+    return tp__error_set(err, f->err.status, "the program: %s", f->err.msg);
+  if (m != (size_t)-1 && m >= f->n_methods)
+    return tp__error_set(err, TP_ERR_INVALID, "method %lu of a program with %lu",
+                        (unsigned long)m, (unsigned long)f->n_methods);
+  memset(&M, 0, sizeof M);
+  M.f = f;
+  M.ptd = ptd;
+  M.keys = keys;
+  M.cap = keys ? cap : 0;
+  M.err = err;
+  s = tp__xnn_pte_walk_keys(f, m, tp__xnn_missing_key, &M, err);
+  TP_FREE((void *)M.seen);
+  TP_FREE(M.seen_len);
+  if (s == TP_OK) *count = M.count;
+  return s;
+}
+
 /* >>xnn-runtime (TENSORPACK_XNNPACK_RUNTIME) ------------------------------------------------ */
 #ifdef TENSORPACK_XNNPACK_RUNTIME
 #include <math.h>
@@ -5451,6 +5593,119 @@ TPDEF tp_status tp_xnn_load(const void *blob, size_t blob_size, const void *ptd,
   }
   *out = rt;
   return TP_OK;
+}
+
+/* >>xnn-load-pte: a program's XNNPACK method on the loader */
+/* Appends sep + quoted s (at most maxlen of it) to buf[0, *n) when it fits (no stdio: the
+   runtime part builds under TP_NO_STDIO too); 0 when it did not. */
+static int tp__xnn_list_add(char *buf, size_t cap, size_t *n, const char *sep, const char *s,
+                            size_t maxlen) {
+  size_t ls = strlen(sep), l = strlen(s);
+  if (l > maxlen) l = maxlen;
+  if (*n + ls + l + 3 > cap) return 0;
+  memcpy(buf + *n, sep, ls);
+  buf[*n + ls] = '"';
+  memcpy(buf + *n + ls + 1, s, l);
+  buf[*n + ls + 1 + l] = '"';
+  *n += ls + l + 2;
+  buf[*n] = '\0';
+  return 1;
+}
+
+TPDEF tp_status tp_xnn_load_pte(const void *pte, size_t pte_size, const char *method,
+                                const void *ptd, size_t ptd_size, uint32_t flags,
+                                tp_xnn_runtime **out, tp_error *err) {
+  tp_pte_file f;
+  tp_pte_method_info mi;
+  tp_pte_delegate_info di, xd;
+  tp_ptd xp;
+  tp_store *st = NULL;
+  tp_membuf mb;
+  const void *use = ptd;
+  size_t use_size = ptd_size, m, k, nx = 0, missing = 0, i;
+  const char *keys[8];
+  tp_status s;
+  if (err) memset(err, 0, sizeof *err);
+  if (!out) return tp__error_set(err, TP_ERR_INVALID, "tp_xnn_load_pte: out is NULL");
+  *out = NULL;
+  if (!method) return tp__error_set(err, TP_ERR_INVALID, "tp_xnn_load_pte: method is NULL");
+  if (tp_pte_read(&f, pte, pte_size) != TP_OK)
+    return tp__error_set(err, f.err.status, ".pte: %s", f.err.msg);
+  if (tp_pte_method_find(&f, method, &m) != TP_OK) {
+    char names[160];
+    size_t n = 0;
+    names[0] = '\0';
+    for (i = 0; i < f.n_methods; i++)
+      if (tp_pte_method_at(&f, i, &mi) != TP_OK ||
+          !tp__xnn_list_add(names, sizeof names, &n, i ? ", " : "", mi.name, 60))
+        break;
+    return tp__error_set(err, TP_ERR_INVALID, "the program has no method \"%.60s\" (it has %lu: "
+                        "%s%s)", method, (unsigned long)f.n_methods, names,
+                        i < f.n_methods ? ", ..." : "");
+  }
+  if ((s = tp_pte_method_at(&f, m, &mi)) != TP_OK)
+    return tp__error_set(err, s, "method \"%.60s\": %s", method, tp_status_str(s));
+  memset(&xd, 0, sizeof xd);
+  for (k = 0; k < mi.n_delegates; k++)
+    if (tp_pte_delegate_at(&f, m, k, &di) == TP_OK && strcmp(di.id, "XnnpackBackend") == 0) {
+      if (!nx) xd = di;
+      nx++;
+    }
+  if (nx != 1)
+    return tp__error_set(err, TP_ERR_UNSUPPORTED, "method \"%.60s\" has %lu XnnpackBackend "
+                        "delegates (of %lu); tp_xnn_load_pte runs a method with exactly one",
+                        method, (unsigned long)nx, (unsigned long)mi.n_delegates);
+  memset(&xp, 0, sizeof xp);
+  if (ptd && tp_ptd_open(&xp, ptd, ptd_size) != TP_OK)
+    return tp__error_set(err, TP_ERR_FORMAT, ".ptd: %s", tp_ptd_error(&xp));
+  s = tp_xnn_pte_missing_keys(&f, m, ptd ? &xp : NULL, keys, 8, &missing, err);
+  if (s != TP_OK) return s;
+  if (missing) {
+    char list[150];
+    size_t n = 0;
+    list[0] = '\0';
+    for (i = 0; i < missing && i < 8; i++)
+      if (!tp__xnn_list_add(list, sizeof list, &n, i ? ", " : "", keys[i], 70)) break;
+    return tp__error_set(err, TP_ERR_INVALID, "method \"%.40s\" needs a .ptd with these keys "
+                        "(%lu, not in the program's named data%s): %s%s", method,
+                        (unsigned long)missing, ptd ? " nor in the .ptd given" : "; no .ptd given",
+                        list, i < missing ? ", ..." : "");
+  }
+  memset(&mb, 0, sizeof mb);
+  if (f.n_named) { /* the program's named data (and ptd's entries) as one .ptd image */
+    tp_sink sink;
+    s = tp_store_create(&st);
+    for (i = 0; s == TP_OK && i < f.n_named; i++) {
+      const char *key;
+      uint32_t si;
+      const void *d;
+      uint64_t n;
+      s = tp_pte_named_at(&f, i, &key, &si, &d, &n);
+      if (s == TP_OK) s = tp_store_add_bytes(st, key, d, (size_t)n, 16, 0, NULL);
+    }
+    for (i = 0; s == TP_OK && ptd && i < xp.count; i++) {
+      tp_ptd_entry e;
+      s = tp_ptd_entry_at(&xp, i, &e);
+      if (s == TP_OK) s = tp_store_add_bytes(st, e.key, e.data, e.nbytes, 16, 0, NULL);
+    }
+    if (s == TP_OK) {
+      sink = tp_sink_membuf(&mb);
+      s = tp_store_write_ptd(st, &sink);
+    }
+    if (s != TP_OK) {
+      tp__error_set(err, s, "the program's named data%s: %s", ptd ? " with the .ptd" : "",
+                   st ? tp_store_error(st) : tp_status_str(s));
+      tp_store_destroy(st);
+      tp_membuf_free(&mb);
+      return s;
+    }
+    tp_store_destroy(st);
+    use = mb.data;
+    use_size = mb.size;
+  }
+  s = tp_xnn_load(xd.data, (size_t)xd.nbytes, use, use_size, flags, out, err);
+  tp_membuf_free(&mb);
+  return s;
 }
 #endif /* TENSORPACK_XNNPACK_RUNTIME */
 
