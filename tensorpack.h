@@ -964,6 +964,24 @@ TPDEF tp_status tp_file_bytes_open(const char *path, unsigned flags, tp_file_byt
                                    tp_error *err);
 /* Unmaps or frees the bytes and zeroes *f (NULL and a zeroed or already closed f are no-ops). */
 TPDEF void tp_file_bytes_close(tp_file_bytes *f);
+
+/* Converters' one-call saves: the object's _size and _write_file (atomic: all or nothing) and,
+   on failure, its sentence on stderr as "error: <sentence>" (the sentence names the path).
+   *size_out (may be NULL) gets the bytes written. The status is returned either way.
+   tp_pte_save (section 9) and tp_xnn_save (tensorpack_xnnpack.h) do the same. */
+TPDEF tp_status tp_store_save_ptd(tp_store *s, const char *path, uint64_t *size_out);
+
+/* A progress bar on a stream (stderr by default) for the writers' progress option:
+       tp_progress_bar bar = {"model.ptd", NULL, 0};   // label, stream (NULL = stderr)
+       opts.progress = tp_progress_bar_fn; opts.progress_ctx = &bar;
+   draws "\r  <label> [#####.....]  42% 1234/2938 bytes", redrawn only when the percentage
+   changes, and ends the line when done == total. Never cancels (returns 0). */
+typedef struct tp_progress_bar {
+  const char *label; /* NULL = "writing" */
+  FILE *out;         /* NULL = stderr */
+  int drawn__;       /* private: the last percentage drawn + 1, 0 = none; 102 = finished */
+} tp_progress_bar;
+TPDEF int tp_progress_bar_fn(void *bar, uint64_t done, uint64_t total);
 #endif
 
 /* ---- .ptd reader (bounds-checked, no verifier needed) -----------------------------------
@@ -1218,6 +1236,8 @@ TPDEF tp_status tp_pte_write(tp_pte *p, tp_sink *sink);
    file and a sentence naming the path in tp_pte_error (the same sentences as
    tp_store_write_ptd_file); a NULL or empty path is TP_ERR_INVALID. */
 TPDEF tp_status tp_pte_write_file(tp_pte *p, const char *path);
+/* tp_pte_size + tp_pte_write_file, a failure's sentence on stderr (as tp_store_save_ptd). */
+TPDEF tp_status tp_pte_save(tp_pte *p, const char *path, uint64_t *size_out);
 #endif
 
 /* ---- ET12 description ----------------------------------------------------------------------
@@ -6362,6 +6382,57 @@ TPDEF void tp_file_bytes_close(tp_file_bytes *f) {
 #endif
   }
   memset(f, 0, sizeof *f);
+}
+
+static tp_status tp__save_report(tp_status s, const char *sentence) {
+  if (s != TP_OK) fprintf(stderr, "error: %s\n", sentence && *sentence ? sentence : tp_status_str(s));
+  return s;
+}
+
+TPDEF tp_status tp_store_save_ptd(tp_store *s, const char *path, uint64_t *size_out) {
+  uint64_t n = 0;
+  tp_status st;
+  TP_ASSERT(s);
+  if (size_out) *size_out = 0;
+  st = tp_store_ptd_size(s, &n);
+  if (st == TP_OK) st = tp_store_write_ptd_file(s, path);
+  if (st == TP_OK && size_out) *size_out = n;
+  return tp__save_report(st, tp_store_error(s));
+}
+
+TPDEF tp_status tp_pte_save(tp_pte *p, const char *path, uint64_t *size_out) {
+  uint64_t n = 0;
+  tp_status st;
+  TP_ASSERT(p);
+  if (size_out) *size_out = 0;
+  st = tp_pte_size(p, &n);
+  if (st == TP_OK) st = tp_pte_write_file(p, path);
+  if (st == TP_OK && size_out) *size_out = n;
+  return tp__save_report(st, tp_pte_error(p));
+}
+
+TPDEF int tp_progress_bar_fn(void *ctx, uint64_t done, uint64_t total) {
+  tp_progress_bar *b = (tp_progress_bar *)ctx;
+  FILE *f;
+  int pct, filled, k;
+  char line[64];
+  if (!b || b->drawn__ == 102) return 0;
+  f = b->out ? b->out : stderr;
+  pct = total ? (int)((done > total ? total : done) * 100 / total) : 100;
+  if (pct + 1 == b->drawn__ && done != total) return 0;
+  filled = pct * 30 / 100;
+  for (k = 0; k < 30; k++) line[k] = k < filled ? '#' : '.';
+  line[30] = '\0';
+  fprintf(f, "\r  %s [%s] %3d%% %llu/%llu bytes", b->label ? b->label : "writing", line, pct,
+          (unsigned long long)done, (unsigned long long)total);
+  if (done >= total) {
+    fputc('\n', f);
+    b->drawn__ = 102;
+  } else {
+    b->drawn__ = pct + 1;
+  }
+  fflush(f);
+  return 0;
 }
 
 /* The readers' _open_file forms: the path in front of a sentence that does not name it. */

@@ -762,6 +762,9 @@ TPDEF tp_status tp_xnn_write(tp_xnn_graph *g, tp_sink *sink);
    left on failure): the sentence names the path in tp_xnn_graph_error (the same sentences as
    every _write_file); a NULL or empty path is TP_ERR_INVALID. */
 TPDEF tp_status tp_xnn_write_file(tp_xnn_graph *g, const char *path);
+/* tp_xnn_blob_size + tp_xnn_write_file, a failure's sentence (tp_xnn_graph_error) on stderr as
+   "error: <sentence>"; *size_out (may be NULL) gets the blob's bytes. As tp_store_save_ptd. */
+TPDEF tp_status tp_xnn_save(tp_xnn_graph *g, const char *path, uint64_t *size_out);
 #endif
 
 /* ---- reading a blob (bounds-checked, no XNNPACK needed) -----------------------------------
@@ -3717,6 +3720,21 @@ TPDEF tp_status tp_xnn_write_file(tp_xnn_graph *g, const char *path) {
   memset(&g->werr, 0, sizeof g->werr);
   if (g->err.status) return g->err.status;
   return tp__write_file("tp_xnn_write_file", path, tp__xnn_produce, g, &g->werr);
+}
+
+TPDEF tp_status tp_xnn_save(tp_xnn_graph *g, const char *path, uint64_t *size_out) {
+  uint64_t n = 0;
+  tp_status st;
+  TP_ASSERT(g);
+  if (size_out) *size_out = 0;
+  st = tp_xnn_blob_size(g, &n);
+  if (st == TP_OK) st = tp_xnn_write_file(g, path);
+  if (st == TP_OK && size_out) *size_out = n;
+  if (st != TP_OK) {
+    const char *m = tp_xnn_graph_error(g);
+    fprintf(stderr, "error: %s\n", m && *m ? m : tp_status_str(st));
+  }
+  return st;
 }
 #endif
 

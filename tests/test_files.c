@@ -280,7 +280,12 @@ static void test_pte_file(void) {
   m.ctx = blob;
   TPT_STATUS(tp_pte_create(NULL, &prog), TP_OK);
   TPT_STATUS(tp_pte_add_method(prog, &m), TP_OK);
-  TPT_STATUS(tp_pte_write_file(prog, tmp_path("p.pte")), TP_OK);
+  {
+    uint64_t want = 0, n = 0;
+    TPT_STATUS(tp_pte_size(prog, &want), TP_OK);
+    TPT_STATUS(tp_pte_save(prog, tmp_path("p.pte"), &n), TP_OK);
+    TPT_EQ_U64(n, want);
+  }
   TPT_STATUS(tp_pte_write(prog, &sink), TP_OK);
   tp_pte_destroy(prog);
   live = g_live;
@@ -316,6 +321,62 @@ static void test_pte_file(void) {
   tp_membuf_free(&mb);
 }
 
+/* tp_store_save_ptd / tp_pte_save: the size out, the file there; a failure: the status, no size */
+static void test_save_and_bar(void) {
+  float v[4] = {1, 2, 3, 4};
+  tp_store *st;
+  uint64_t n = 7, want = 0;
+  tp_progress_bar bar;
+  FILE *f;
+  char out[600], path2[760];
+  size_t got;
+  TPT_STATUS(tp_store_create(&st), TP_OK);
+  TPT_STATUS(tp_store_add_bytes(st, "v", v, sizeof v, 16, 0, NULL), TP_OK);
+  TPT_STATUS(tp_store_ptd_size(st, &want), TP_OK);
+  TPT_STATUS(tp_store_save_ptd(st, tmp_path("s.ptd"), &n), TP_OK);
+  TPT_EQ_U64(n, want);
+  {
+    tp_ptd p;
+    TPT_STATUS(tp_ptd_open_file(&p, g_path), TP_OK);
+    TPT_EQ_U64(p.size, want);
+    tp_ptd_close(&p);
+  }
+  remove(g_path);
+  snprintf(path2, sizeof path2, "%s/tp_files_no_such_dir_%u/s.ptd", g_dir, g_tag);
+  printf("  (an \"error: ...\" line on stderr is expected next)\n");
+  fflush(stdout);
+  TPT_STATUS(tp_store_save_ptd(st, path2, &n), TP_ERR_IO);
+  TPT_EQ_U64(n, 0);
+  TPT_CONTAINS(tp_store_error(st), "tp_files_no_such_dir_");
+  tp_store_destroy(st);
+
+  /* the bar: redrawn when the percentage changes, the line ended once */
+  f = fopen(tmp_path("bar.txt"), "w+b");
+  TPT_CHECK(f != NULL);
+  if (!f) return;
+  bar.label = "w.ptd";
+  bar.out = f;
+  bar.drawn__ = 0;
+  TPT_EQ_INT(tp_progress_bar_fn(&bar, 0, 200), 0);
+  TPT_EQ_INT(tp_progress_bar_fn(&bar, 1, 200), 0); /* still 0%: not redrawn */
+  TPT_EQ_INT(tp_progress_bar_fn(&bar, 100, 200), 0);
+  TPT_EQ_INT(tp_progress_bar_fn(&bar, 200, 200), 0);
+  TPT_EQ_INT(tp_progress_bar_fn(&bar, 200, 200), 0); /* finished: nothing more */
+  rewind(f);
+  got = fread(out, 1, sizeof out - 1, f);
+  out[got] = '\0';
+  fclose(f);
+  remove(g_path);
+  {
+    static const char want_bar[] =
+        "\r  w.ptd [..............................]   0% 0/200 bytes"
+        "\r  w.ptd [###############...............]  50% 100/200 bytes"
+        "\r  w.ptd [##############################] 100% 200/200 bytes\n";
+    TPT_CHECK(strcmp(out, want_bar) == 0);
+    if (strcmp(out, want_bar) != 0) printf("  bar drew: \"%s\"\n", out);
+  }
+}
+
 int main(void) {
   const char *d = getenv("TMPDIR");
   size_t n;
@@ -334,5 +395,6 @@ int main(void) {
   TPT_RUN(test_safetensors_file);
   TPT_RUN(test_ptd_file);
   TPT_RUN(test_pte_file);
+  TPT_RUN(test_save_and_bar);
   return tpt_finish("files");
 }

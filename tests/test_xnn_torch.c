@@ -9,6 +9,7 @@
 #include "tp_test.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 static float g_w[2 * 3 * 4 * 5 * 6];
 
@@ -204,6 +205,34 @@ static void test_define_refusals(void) {
       TPT_CHECK(vi.num_dims == 4 && vi.dims[0] == 6 && vi.dims[1] == 3 && vi.dims[3] == 2);
     }
     TPT_CHECK(g_live > live);
+    { /* tp_xnn_save: the blob's size, the file; a bad path: the status, no size */
+      uint64_t want = 0, n = 9;
+      FILE *f;
+      char path[600];
+      const char *d = getenv("TMPDIR");
+      if (!d || !*d) d = getenv("TEMP");
+#ifdef _WIN32
+      if (!d || !*d) d = ".";
+#else
+      if (!d || !*d) d = "/tmp";
+#endif
+      snprintf(path, sizeof path, "%s/tp_xnn_torch_test_%lu.xnn", d, (unsigned long)live);
+      TPT_STATUS(tp_xnn_blob_size(g, &want), TP_OK);
+      TPT_STATUS(tp_xnn_save(g, path, &n), TP_OK);
+      TPT_EQ_U64(n, want);
+      f = fopen(path, "rb");
+      TPT_CHECK(f != NULL);
+      if (f) {
+        TPT_EQ_INT(fseek(f, 0, SEEK_END), 0);
+        TPT_EQ_U64((uint64_t)ftell(f), want);
+        fclose(f);
+      }
+      remove(path);
+      printf("  (an \"error: ...\" line on stderr is expected next)\n");
+      fflush(stdout);
+      TPT_STATUS(tp_xnn_save(g, "no_such_dir_tp_xnn_torch/x.xnn", &n), TP_ERR_IO);
+      TPT_EQ_U64(n, 0);
+    }
     tp_xnn_graph_destroy(g);
     TPT_EQ_U64(g_live, live);
   }
