@@ -45,6 +45,9 @@
        bounds-checked .pte reader.
      - section 10: inputs - safetensors files (bounds-checked, strict JSON) and DLPack tensors
        (when dlpack.h is included first) as zero-copy, checked views;
+     - files: tp_safetensors_open_file, tp_ptd_open_file, tp_pte_read_file open a path (mapped
+       with mmap / MapViewOfFile, read where it cannot be) and release it in their close;
+       tp_file_bytes_open for any other file (not under TP_NO_STDIO);
      - progress: every writer takes an optional progress callback (tp_progress_fn) that can
        cancel the write (TP_ERR_CANCELLED, no file left).
    WHAT IT DOES NOT: run models, allocate tensors for you, convert integer types, or follow
@@ -1016,6 +1019,53 @@ TPDEF tp_status tp_store_ptd_size(tp_store *s, uint64_t *size_out);
 TPDEF tp_status tp_store_write_ptd_file(tp_store *s, const char *path);
 #endif
 
+/* ---- reading files (the readers' _open_file / _read_file forms) -------------------------
+   A whole file's bytes, for the readers below: mapped read-only (mmap on POSIX,
+   MapViewOfFile on Windows) or, where a file cannot be mapped (a pipe, a /proc file that
+   reports 0 bytes, another platform) or TP_FILE_COPY asks for it, read into memory
+   (TP_MALLOC). tp_safetensors_open_file, tp_ptd_open_file and tp_pte_read_file use it and
+   release it in their close; it is public for a caller's own files (a delegate blob, a
+   .pte to load). A mapped file must not be truncated by another process while it is used
+   (on POSIX that raises SIGBUS); TP_FILE_COPY is the safe choice for files that may change.
+   The type exists under TP_NO_STDIO (the readers keep one), the functions do not. */
+typedef struct tp_file_bytes {
+  const void *data;  /* the file's bytes (NULL for an empty file) */
+  size_t size;
+  int mapped;        /* 1: mapped (mmap / MapViewOfFile); 0: read into memory (or empty) */
+  /* private */
+  void *release__;   /* what tp_file_bytes_close unmaps or frees, or NULL */
+} tp_file_bytes;
+#define TP_FILE_COPY 1u /* read the bytes into memory, never map */
+#ifndef TP_NO_STDIO
+/* Opens path and gets all its bytes into *out (zeroed on failure). *err (may be NULL) is reset
+   on entry; on failure it holds a sentence naming the path and the reason ("cannot open
+   \"w.safetensors\": No such file or directory"). Errors: TP_ERR_IO (cannot open / read / is a
+   directory), TP_ERR_NOMEM, TP_ERR_UNSUPPORTED (larger than SIZE_MAX), TP_ERR_INVALID (NULL
+   out, NULL or empty path, an unknown flag). */
+TPDEF tp_status tp_file_bytes_open(const char *path, unsigned flags, tp_file_bytes *out,
+                                   tp_error *err);
+/* Unmaps or frees the bytes and zeroes *f (NULL and a zeroed or already closed f are no-ops). */
+TPDEF void tp_file_bytes_close(tp_file_bytes *f);
+
+/* Converters' one-call saves: the object's _size and _write_file (atomic: all or nothing) and,
+   on failure, its sentence on stderr as "error: <sentence>" (the sentence names the path).
+   *size_out (may be NULL) gets the bytes written. The status is returned either way.
+   tp_pte_save (section 9) and tp_xnn_save (tensorpack_xnnpack.h) do the same. */
+TPDEF tp_status tp_store_save_ptd(tp_store *s, const char *path, uint64_t *size_out);
+
+/* A progress bar on a stream (stderr by default) for the writers' progress option:
+       tp_progress_bar bar = {"model.ptd", NULL, 0};   // label, stream (NULL = stderr)
+       opts.progress = tp_progress_bar_fn; opts.progress_ctx = &bar;
+   draws "\r  <label> [#####.....]  42% 1234/2938 bytes", redrawn only when the percentage
+   changes, and ends the line when done == total. Never cancels (returns 0). */
+typedef struct tp_progress_bar {
+  const char *label; /* NULL = "writing" */
+  FILE *out;         /* NULL = stderr */
+  int drawn__;       /* private: the last percentage drawn + 1, 0 = none; 102 = finished */
+} tp_progress_bar;
+TPDEF int tp_progress_bar_fn(void *bar, uint64_t done, uint64_t total);
+#endif
+
 /* ---- .ptd reader (bounds-checked, no verifier needed) -----------------------------------
    tp_ptd_open checks, against the byte count: the 64-byte head, "FT01" and the FH01 header
    (length >= 40), flatbuffer_offset + flatbuffer_size and segment_base + segment_data_size
@@ -1043,6 +1093,7 @@ typedef struct tp_ptd {
   uint32_t *index__;    /* tp_ptd_index's slots (caller memory), or NULL */
   size_t index_cap__;
   uint64_t index_key__[2]; /* the index's hash key (tp__hash_seed) */
+  tp_file_bytes file__; /* tp_ptd_open_file's bytes (released by tp_ptd_close) */
 } tp_ptd;
 
 typedef struct tp_ptd_entry {
@@ -1060,6 +1111,17 @@ typedef struct tp_ptd_entry {
 /* Parses and checks the headers and every entry (above). Errors: TP_ERR_FORMAT,
    TP_ERR_INVALID (NULL data with size > 0). */
 TPDEF tp_status tp_ptd_open(tp_ptd *p, const void *data, size_t size);
+#ifndef TP_NO_STDIO
+/* tp_ptd_open on the bytes of the file at path (tp_file_bytes_open: mapped where it can be),
+   which p then owns until tp_ptd_close. Failures, with a sentence in tp_ptd_error that starts
+   with the path: TP_ERR_IO / TP_ERR_NOMEM / TP_ERR_INVALID of tp_file_bytes_open, or
+   tp_ptd_open's (the file is then released at once). */
+TPDEF tp_status tp_ptd_open_file(tp_ptd *p, const char *path);
+#endif
+/* Releases the bytes tp_ptd_open_file took (nothing for tp_ptd_open's borrowed bytes) and
+   zeroes p. Call it once per tp_ptd_open_file; harmless after a failed open or on a tp_ptd
+   that tp_ptd_open filled. Entry pointers are invalid afterwards. */
+TPDEF void tp_ptd_close(tp_ptd *p);
 /* The open failure (TP_OK when the file opened) and its sentence ("" when none); why the last
    tp_ptd_find / tp_ptd_entry_at failed ("" after a success). Read these, not the err and
    last_lookup fields (kept for source compatibility). */
@@ -1257,6 +1319,8 @@ TPDEF tp_status tp_pte_write(tp_pte *p, tp_sink *sink);
    file and a sentence naming the path in tp_pte_error (the same sentences as
    tp_store_write_ptd_file); a NULL or empty path is TP_ERR_INVALID. */
 TPDEF tp_status tp_pte_write_file(tp_pte *p, const char *path);
+/* tp_pte_size + tp_pte_write_file, a failure's sentence on stderr (as tp_store_save_ptd). */
+TPDEF tp_status tp_pte_save(tp_pte *p, const char *path, uint64_t *size_out);
 #endif
 
 /* ---- ET12 description ----------------------------------------------------------------------
@@ -1447,6 +1511,7 @@ typedef struct tp_pte_file {
   /* private */
   tp_fb_reader r__;
   tp_fb_table root__;
+  tp_file_bytes file__; /* tp_pte_read_file's bytes (released by tp_pte_close) */
 } tp_pte_file;
 
 typedef struct tp_pte_method_info {
@@ -1494,6 +1559,15 @@ typedef struct tp_pte_delegate_info {
 
 /* Parses and checks everything (above). TP_ERR_FORMAT, TP_ERR_INVALID (NULL data, size > 0). */
 TPDEF tp_status tp_pte_read(tp_pte_file *f, const void *data, size_t size);
+#ifndef TP_NO_STDIO
+/* tp_pte_read on the bytes of the file at path (tp_file_bytes_open: mapped where it can be),
+   which f then owns until tp_pte_close. Failures, with a sentence in f->err that starts with
+   the path: tp_file_bytes_open's, or tp_pte_read's (the file is then released at once). */
+TPDEF tp_status tp_pte_read_file(tp_pte_file *f, const char *path);
+#endif
+/* Releases the bytes tp_pte_read_file took (nothing for tp_pte_read's borrowed bytes) and
+   zeroes f. Once per tp_pte_read_file; harmless after a failure or on a tp_pte_read one. */
+TPDEF void tp_pte_close(tp_pte_file *f);
 /* Accessors (all checked by tp_pte_read; an index out of range is TP_ERR_INVALID). */
 TPDEF tp_status tp_pte_method_at(tp_pte_file *f, size_t m, tp_pte_method_info *out);
 /* Method m by name; TP_ERR_INVALID when there is none. */
@@ -1548,7 +1622,15 @@ typedef struct tp_safetensors tp_safetensors;
    TP_ERR_INVALID (NULL out, NULL file with nbytes > 0), TP_ERR_NOMEM. */
 TPDEF tp_status tp_safetensors_open(const void *file, size_t nbytes, tp_safetensors **out,
                                     tp_error *err);
-/* Frees the object (never the file bytes). NULL is a no-op. */
+#ifndef TP_NO_STDIO
+/* tp_safetensors_open on the bytes of the file at path (tp_file_bytes_open: mapped where it
+   can be, else read), which *out owns: tp_safetensors_close releases them, and views from it
+   are valid until then. A failure's sentence in *err starts with the path. Errors: those of
+   tp_file_bytes_open and of tp_safetensors_open. */
+TPDEF tp_status tp_safetensors_open_file(const char *path, tp_safetensors **out, tp_error *err);
+#endif
+/* Frees the object, and the file bytes when tp_safetensors_open_file took them (never bytes
+   given to tp_safetensors_open). NULL is a no-op. */
 TPDEF void tp_safetensors_close(tp_safetensors *st);
 /* Number of tensors (__metadata__ is not one). */
 TPDEF size_t tp_safetensors_count(const tp_safetensors *st);
@@ -6505,6 +6587,316 @@ TPDEF tp_status tp_store_add_bytes(tp_store *s, const char *key_or_NULL, const v
   return tp__store_insert(s, key_or_NULL, &it, key_out);
 }
 
+// >>files -------------------------------------------------------------------------------------
+/* tp_file_bytes: one way to get a file's bytes for the readers. POSIX: open + fstat + mmap
+   (PROT_READ, MAP_PRIVATE; the descriptor is closed at once, the mapping stays). Windows:
+   _open + CreateFileMappingA + MapViewOfFile (the handles are closed at once, the view stays).
+   Otherwise, an empty or unmappable file (pipes, /proc files of size 0) and TP_FILE_COPY:
+   read into a TP_MALLOC buffer. */
+#ifndef TP_NO_STDIO
+#if defined(_WIN32)
+#include <fcntl.h>
+#include <io.h>
+#include <sys/stat.h>
+/* kernel32, declared here as <windows.h> declares them (compatible types), to keep
+   <windows.h> out */
+#ifdef __cplusplus
+extern "C" {
+#endif
+struct _SECURITY_ATTRIBUTES;
+__declspec(dllimport) void *__stdcall CreateFileMappingA(void *file,
+                                                         struct _SECURITY_ATTRIBUTES *sa,
+                                                         unsigned long protect,
+                                                         unsigned long size_high,
+                                                         unsigned long size_low,
+                                                         const char *name);
+#ifdef _WIN64
+__declspec(dllimport) void *__stdcall MapViewOfFile(void *mapping, unsigned long access,
+                                                    unsigned long offset_high,
+                                                    unsigned long offset_low,
+                                                    unsigned long long bytes);
+#else
+__declspec(dllimport) void *__stdcall MapViewOfFile(void *mapping, unsigned long access,
+                                                    unsigned long offset_high,
+                                                    unsigned long offset_low,
+                                                    unsigned long bytes);
+#endif
+__declspec(dllimport) int __stdcall UnmapViewOfFile(const void *base);
+__declspec(dllimport) int __stdcall CloseHandle(void *handle);
+#ifdef __cplusplus
+}
+#endif
+#define TP__PAGE_READONLY 0x02ul
+#define TP__FILE_MAP_READ 0x0004ul
+#elif defined(__unix__) || defined(__unix) || defined(__APPLE__)
+#define TP__FILE_POSIX 1
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
+
+/* Reads what is left of a file into a TP_MALLOC buffer, growing it (hint: the expected size).
+   read_fn returns bytes read, 0 at the end, < 0 on error (errno set). */
+typedef long (*tp__read_fn)(void *ctx, void *buf, size_t n);
+static tp_status tp__file_read_all(const char *path, tp__read_fn rd, void *ctx, size_t hint,
+                                   tp_file_bytes *out, tp_error *err) {
+  unsigned char *buf = NULL;
+  size_t cap = hint < 65536 ? 65536 : hint + 1, n = 0;
+  for (;;) {
+    long got;
+    size_t want;
+    if (n == cap || !buf) {
+      size_t ncap = !buf ? cap : (cap > SIZE_MAX / 2 ? SIZE_MAX : cap * 2);
+      unsigned char *nb;
+      if (buf && ncap == cap) {
+        TP_FREE(buf);
+        return tp__error_set(err, TP_ERR_UNSUPPORTED, "\"%.100s\" is larger than %lu bytes",
+                            path, (unsigned long)SIZE_MAX);
+      }
+      nb = (unsigned char *)TP_REALLOC(buf, ncap);
+      if (!nb) {
+        TP_FREE(buf);
+        return tp__error_set(err, TP_ERR_NOMEM, "no memory for %lu bytes of \"%.100s\"",
+                            (unsigned long)ncap, path);
+      }
+      buf = nb;
+      cap = ncap;
+    }
+    want = cap - n;
+    if (want > ((size_t)1 << 30)) want = (size_t)1 << 30;
+    errno = 0;
+    got = rd(ctx, buf + n, want);
+    if (got < 0) {
+      int e = errno;
+      TP_FREE(buf);
+      return tp__error_set(err, TP_ERR_IO, "cannot read \"%.100s\": %s", path,
+                          e ? strerror(e) : "read error");
+    }
+    if (got == 0) break;
+    n += (size_t)got;
+  }
+  if (n == 0) {
+    TP_FREE(buf);
+    buf = NULL;
+  }
+  out->data = buf;
+  out->size = n;
+  out->mapped = 0;
+  out->release__ = buf;
+  return TP_OK;
+}
+
+#if defined(_WIN32)
+static long tp__fd_read(void *ctx, void *buf, size_t n) {
+  return (long)_read(*(int *)ctx, buf, (unsigned)(n > 0x40000000u ? 0x40000000u : n));
+}
+#elif defined(TP__FILE_POSIX)
+static long tp__fd_read(void *ctx, void *buf, size_t n) {
+  for (;;) {
+    ssize_t r = read(*(int *)ctx, buf, n);
+    if (r < 0 && errno == EINTR) continue;
+    return (long)r;
+  }
+}
+#else
+static long tp__stdio_read(void *ctx, void *buf, size_t n) {
+  size_t r = fread(buf, 1, n, (FILE *)ctx);
+  if (r == 0 && ferror((FILE *)ctx)) return -1;
+  return (long)r;
+}
+#endif
+
+TPDEF tp_status tp_file_bytes_open(const char *path, unsigned flags, tp_file_bytes *out,
+                                   tp_error *err) {
+  tp_error local;
+  tp_status s;
+  if (!err) err = &local;
+  tp__error_reset(err);
+  if (!out) return tp__error_set(err, TP_ERR_INVALID, "tp_file_bytes_open: out is NULL");
+  memset(out, 0, sizeof *out);
+  if (!path || !*path)
+    return tp__error_set(err, TP_ERR_INVALID, "tp_file_bytes_open: the path is NULL or empty");
+  if (flags & ~TP_FILE_COPY)
+    return tp__error_set(err, TP_ERR_INVALID, "tp_file_bytes_open: unknown flags 0x%x",
+                        flags & ~TP_FILE_COPY);
+#if defined(_WIN32)
+  {
+    int fd, e;
+    __int64 len;
+    errno = 0;
+    fd = _open(path, _O_RDONLY | _O_BINARY);
+    if (fd < 0) {
+      e = errno;
+      return tp__error_set(err, TP_ERR_IO, "cannot open \"%.100s\": %s", path,
+                          e ? strerror(e) : "unknown reason");
+    }
+    len = _filelengthi64(fd);
+    if (len < 0) {
+      _close(fd);
+      return tp__error_set(err, TP_ERR_IO, "cannot size \"%.100s\"", path);
+    }
+    if ((unsigned long long)len > (unsigned long long)SIZE_MAX) {
+      _close(fd);
+      return tp__error_set(err, TP_ERR_UNSUPPORTED, "\"%.100s\" is %llu bytes, more than this "
+                          "host's SIZE_MAX", path, (unsigned long long)len);
+    }
+    if (len > 0 && !(flags & TP_FILE_COPY)) {
+      void *h = (void *)_get_osfhandle(fd);
+      void *m = h != (void *)-1 ? CreateFileMappingA(h, NULL, TP__PAGE_READONLY, 0, 0, NULL)
+                                : NULL;
+      void *v = m ? MapViewOfFile(m, TP__FILE_MAP_READ, 0, 0, 0) : NULL;
+      if (m) CloseHandle(m);
+      if (v) {
+        _close(fd);
+        out->data = v;
+        out->size = (size_t)len;
+        out->mapped = 1;
+        out->release__ = v;
+        return TP_OK;
+      }
+    }
+    s = tp__file_read_all(path, tp__fd_read, &fd, (size_t)len, out, err);
+    _close(fd);
+    return s;
+  }
+#elif defined(TP__FILE_POSIX)
+  {
+    int fd, e;
+    struct stat sb;
+    do {
+      errno = 0;
+      fd = open(path, O_RDONLY);
+    } while (fd < 0 && errno == EINTR);
+    if (fd < 0) {
+      e = errno;
+      return tp__error_set(err, TP_ERR_IO, "cannot open \"%.100s\": %s", path,
+                          e ? strerror(e) : "unknown reason");
+    }
+    if (fstat(fd, &sb) != 0) {
+      e = errno;
+      close(fd);
+      return tp__error_set(err, TP_ERR_IO, "cannot stat \"%.100s\": %s", path, strerror(e));
+    }
+    if (S_ISDIR(sb.st_mode)) {
+      close(fd);
+      return tp__error_set(err, TP_ERR_IO, "\"%.100s\" is a directory, not a file", path);
+    }
+    if (S_ISREG(sb.st_mode) && (unsigned long long)sb.st_size > (unsigned long long)SIZE_MAX) {
+      close(fd);
+      return tp__error_set(err, TP_ERR_UNSUPPORTED, "\"%.100s\" is %llu bytes, more than this "
+                          "host's SIZE_MAX", path, (unsigned long long)sb.st_size);
+    }
+    if (S_ISREG(sb.st_mode) && sb.st_size > 0 && !(flags & TP_FILE_COPY)) {
+      void *v = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+      if (v != MAP_FAILED) {
+        close(fd);
+        out->data = v;
+        out->size = (size_t)sb.st_size;
+        out->mapped = 1;
+        out->release__ = v;
+        return TP_OK;
+      }
+    }
+    s = tp__file_read_all(path, tp__fd_read, &fd,
+                          S_ISREG(sb.st_mode) ? (size_t)sb.st_size : 0, out, err);
+    close(fd);
+    return s;
+  }
+#else
+  {
+    FILE *f;
+    int e;
+    errno = 0;
+    f = fopen(path, "rb");
+    if (!f) {
+      e = errno;
+      return tp__error_set(err, TP_ERR_IO, "cannot open \"%.100s\": %s", path,
+                          e ? strerror(e) : "unknown reason");
+    }
+    s = tp__file_read_all(path, tp__stdio_read, f, 0, out, err);
+    fclose(f);
+    return s;
+  }
+#endif
+}
+
+TPDEF void tp_file_bytes_close(tp_file_bytes *f) {
+  if (!f) return;
+  if (f->release__) {
+#if defined(_WIN32)
+    if (f->mapped) UnmapViewOfFile(f->release__);
+    else TP_FREE(f->release__);
+#elif defined(TP__FILE_POSIX)
+    if (f->mapped) munmap(f->release__, f->size);
+    else TP_FREE(f->release__);
+#else
+    TP_FREE(f->release__);
+#endif
+  }
+  memset(f, 0, sizeof *f);
+}
+
+static tp_status tp__save_report(tp_status s, const char *sentence) {
+  if (s != TP_OK) fprintf(stderr, "error: %s\n", sentence && *sentence ? sentence : tp_status_str(s));
+  return s;
+}
+
+TPDEF tp_status tp_store_save_ptd(tp_store *s, const char *path, uint64_t *size_out) {
+  uint64_t n = 0;
+  tp_status st;
+  TP_ASSERT(s);
+  if (size_out) *size_out = 0;
+  st = tp_store_ptd_size(s, &n);
+  if (st == TP_OK) st = tp_store_write_ptd_file(s, path);
+  if (st == TP_OK && size_out) *size_out = n;
+  return tp__save_report(st, tp_store_error(s));
+}
+
+TPDEF tp_status tp_pte_save(tp_pte *p, const char *path, uint64_t *size_out) {
+  uint64_t n = 0;
+  tp_status st;
+  TP_ASSERT(p);
+  if (size_out) *size_out = 0;
+  st = tp_pte_size(p, &n);
+  if (st == TP_OK) st = tp_pte_write_file(p, path);
+  if (st == TP_OK && size_out) *size_out = n;
+  return tp__save_report(st, tp_pte_error(p));
+}
+
+TPDEF int tp_progress_bar_fn(void *ctx, uint64_t done, uint64_t total) {
+  tp_progress_bar *b = (tp_progress_bar *)ctx;
+  FILE *f;
+  int pct, filled, k;
+  char line[64];
+  if (!b || b->drawn__ == 102) return 0;
+  f = b->out ? b->out : stderr;
+  pct = total ? (int)((done > total ? total : done) * 100 / total) : 100;
+  if (pct + 1 == b->drawn__ && done != total) return 0;
+  filled = pct * 30 / 100;
+  for (k = 0; k < 30; k++) line[k] = k < filled ? '#' : '.';
+  line[30] = '\0';
+  fprintf(f, "\r  %s [%s] %3d%% %llu/%llu bytes", b->label ? b->label : "writing", line, pct,
+          (unsigned long long)done, (unsigned long long)total);
+  if (done >= total) {
+    fputc('\n', f);
+    b->drawn__ = 102;
+  } else {
+    b->drawn__ = pct + 1;
+  }
+  fflush(f);
+  return 0;
+}
+
+/* The readers' _open_file forms: the path in front of a sentence that does not name it. */
+static void tp__error_prefix_path(tp_error *e, const char *path) {
+  tp_error inner = *e;
+  if (inner.status == TP_OK) return;
+  tp__error_reset(e);
+  tp__error_set(e, inner.status, "\"%.100s\": %s", path, inner.msg);
+}
+#endif /* TP_NO_STDIO */
+
 // >>ptd ---------------------------------------------------------------------------------------
 
 /* Segment offsets, the flatbuffer, the segment base and the data size. Cached until the next
@@ -6937,6 +7329,38 @@ TPDEF tp_status tp_ptd_open(tp_ptd *p, const void *data, size_t size) {
   }
   p->count = named.count;
   return TP_OK;
+}
+
+#ifndef TP_NO_STDIO
+TPDEF tp_status tp_ptd_open_file(tp_ptd *p, const char *path) {
+  tp_file_bytes fb;
+  tp_error e;
+  tp_status st;
+  TP_ASSERT(p);
+  memset(p, 0, sizeof *p);
+  st = tp_file_bytes_open(path, 0, &fb, &e);
+  if (st != TP_OK) {
+    p->err = e;
+    return st;
+  }
+  st = tp_ptd_open(p, fb.data, fb.size);
+  if (st != TP_OK) {
+    tp_file_bytes_close(&fb);
+    p->data = NULL;
+    tp__error_prefix_path(&p->err, path);
+    return st;
+  }
+  p->file__ = fb;
+  return TP_OK;
+}
+#endif
+
+TPDEF void tp_ptd_close(tp_ptd *p) {
+  if (!p) return;
+#ifndef TP_NO_STDIO
+  tp_file_bytes_close(&p->file__);
+#endif
+  memset(p, 0, sizeof *p);
 }
 
 TPDEF tp_status tp_ptd_entry_at(tp_ptd *p, size_t i, tp_ptd_entry *e) {
@@ -8365,6 +8789,38 @@ TPDEF tp_status tp_pte_chain_size(tp_pte_file *f, size_t m, size_t c, size_t *n_
   return TP_OK;
 }
 
+#ifndef TP_NO_STDIO
+TPDEF tp_status tp_pte_read_file(tp_pte_file *f, const char *path) {
+  tp_file_bytes fb;
+  tp_error e;
+  tp_status st;
+  TP_ASSERT(f);
+  memset(f, 0, sizeof *f);
+  st = tp_file_bytes_open(path, 0, &fb, &e);
+  if (st != TP_OK) {
+    f->err = e;
+    return st;
+  }
+  st = tp_pte_read(f, fb.data, fb.size);
+  if (st != TP_OK) {
+    tp_file_bytes_close(&fb);
+    f->data = NULL;
+    tp__error_prefix_path(&f->err, path);
+    return st;
+  }
+  f->file__ = fb;
+  return TP_OK;
+}
+#endif
+
+TPDEF void tp_pte_close(tp_pte_file *f) {
+  if (!f) return;
+#ifndef TP_NO_STDIO
+  tp_file_bytes_close(&f->file__);
+#endif
+  memset(f, 0, sizeof *f);
+}
+
 /* Used by tp_pte_read (checks) before n_methods is final: m < plan count is the caller's. */
 TPDEF tp_status tp_pte_instruction_at(tp_pte_file *f, size_t m, size_t c, size_t k,
                                       tp_pte_instruction_info *out) {
@@ -8629,6 +9085,7 @@ struct tp_safetensors {
   char *kb;                    /* their bytes */
   size_t kb_n, kb_cap;
   tp_error last;               /* last lookup's failure */
+  tp_file_bytes file;          /* tp_safetensors_open_file's bytes, released at close */
 };
 
 typedef struct tp__json {
@@ -9232,6 +9689,9 @@ static tp_status tp__st_check(tp_safetensors *st, tp_error *err) {
 
 TPDEF void tp_safetensors_close(tp_safetensors *st) {
   if (!st) return;
+#ifndef TP_NO_STDIO
+  tp_file_bytes_close(&st->file);
+#endif
   TP_FREE(st->t);
   TP_FREE(st->by_name);
   TP_FREE(st->pool);
@@ -9334,6 +9794,28 @@ TPDEF tp_status tp_safetensors_open(const void *file, size_t nbytes, tp_safetens
   *out = st;
   return TP_OK;
 }
+
+#ifndef TP_NO_STDIO
+TPDEF tp_status tp_safetensors_open_file(const char *path, tp_safetensors **out, tp_error *err) {
+  tp_error local;
+  tp_file_bytes fb;
+  tp_status s;
+  if (!err) err = &local;
+  tp__error_reset(err);
+  if (!out) return tp__error_set(err, TP_ERR_INVALID, "tp_safetensors_open_file: out is NULL");
+  *out = NULL;
+  s = tp_file_bytes_open(path, 0, &fb, err);
+  if (s != TP_OK) return s;
+  s = tp_safetensors_open(fb.data, fb.size, out, err);
+  if (s != TP_OK) {
+    tp_file_bytes_close(&fb);
+    tp__error_prefix_path(err, path);
+    return s;
+  }
+  (*out)->file = fb;
+  return TP_OK;
+}
+#endif
 
 TPDEF size_t tp_safetensors_count(const tp_safetensors *st) {
   TP_ASSERT(st);

@@ -1,4 +1,4 @@
-/* tensorpack_xnnpack.h - v0.1 - ExecuTorch XNNPACK delegate blobs from tensor views
+/* tensorpack_xnnpack.h - v0.2.0 - ExecuTorch XNNPACK delegate blobs from tensor views
                           public domain or MIT (see tensorpack.h)
 
    Writes the payload ExecuTorch's XNNPACK backend loads (an "XH00" header, the "XN01"
@@ -55,6 +55,10 @@
      or given as bf16). 4-bit weights (QCINT4, QBINT4) given as an int8 view of values in
      [-8, 7] are packed (v + 8, two per byte along the last dim, low nibble = even index, odd
      last dim padded with nibble 8); a uint8 view is taken as already packed.
+   - PyTorch layouts: tp_xnn_define_conv2d_torch / _conv_transpose2d_torch / _linear_torch take
+     nn.Conv2d (OIHW; depthwise and groups), nn.ConvTranspose2d, nn.Linear and transformers'
+     Conv1D weights as they lie and define XNNPACK's layout from them (kernel and channels from
+     the weight's shape); tp_xnn_conv_filter_from_torch & co. give the layouts as views.
    - tp_xnn_blob_size() gives the exact size; tp_xnn_write() streams it (the FlatBuffer is built
      in memory, constants are streamed view by view, never copied whole); tp_xnn_write_file()
      is atomic.
@@ -830,6 +834,78 @@ TPDEF tp_status tp_xnn_define_deconvolution_2d(
     float output_min, float output_max, uint32_t input_id, uint32_t filter_id,
     uint32_t bias_id, uint32_t output_id, uint32_t flags);
 
+/* ---- PyTorch layouts --------------------------------------------------------------------
+   PyTorch stores weights in its own layouts; XNNPACK wants others. A weight given in the wrong
+   one is often accepted when the shapes coincide (nn.Conv2d(3, 16, 3): OIHW [16, 3, 3, 3] and
+   OHWI [16, 3, 3, 3]) and the model is just wrong. The helpers take the PyTorch weight as a view
+   and give XNNPACK's layout as a view of the same bytes (tp_permute: no copy; the bytes are
+   reordered when the graph is written):
+     nn.Conv2d           [O, I/groups, kh, kw]  (OIHW)  ->  [O, kh, kw, I/groups]  (OHWI)
+     depthwise nn.Conv2d [C*m, 1, kh, kw]               ->  [1, kh, kw, C*m]
+       (groups = C in-channels, m = depth multiplier; out channel c*m + j stays c*m + j)
+     nn.ConvTranspose2d  [I, O/groups, kh, kw]          ->  [O, kh, kw, I/groups]: a 4-D view
+       for groups 1; for groups g > 1 a 5-D view [g, O/g, kh, kw, I/g] whose row-major bytes
+       are that layout (pass dims {O, kh, kw, I/g} to tp_xnn_define_tensor_value)
+     transformers' Conv1D (GPT-2 c_attn, c_fc, ...) [in, out]  ->  [out, in] (fully connected;
+       nn.Linear's [out, in] is XNNPACK's already)
+   Errors (TP_ERR_INVALID, with the sentence in *err, which may be NULL): NULL views, a view of
+   the wrong rank, a depthwise weight whose dim 1 is not 1, groups < 1 or not dividing the
+   channel count. */
+TPDEF tp_status tp_xnn_conv_filter_from_torch(const tp_tensor *oihw, tp_tensor *ohwi,
+                                              tp_error *err);
+TPDEF tp_status tp_xnn_depthwise_filter_from_torch(const tp_tensor *w_c1hw, tp_tensor *out_1hwc,
+                                                   tp_error *err);
+TPDEF tp_status tp_xnn_deconv_filter_from_torch(const tp_tensor *w_iohw, uint32_t groups,
+                                                tp_tensor *out, tp_error *err);
+TPDEF tp_status tp_xnn_fc_filter_from_conv1d(const tp_tensor *w_in_out, tp_tensor *out_in,
+                                             tp_error *err);
+
+/* nn.Conv2d / nn.ConvTranspose2d arguments, zero = PyTorch's defaults. */
+typedef struct tp_xnn_conv2d_args {
+  uint32_t stride[2];         /* (h, w); 0 = 1 */
+  uint32_t padding[2];        /* (h, w), on both sides as nn.Conv2d's padding=(ph, pw) */
+  uint32_t dilation[2];       /* (h, w); 0 = 1 */
+  uint32_t groups;            /* 0 = 1 */
+  uint32_t output_padding[2]; /* ConvTranspose2d only: (h, w) */
+  float output_min, output_max; /* a fused clamp (F.relu6: 0, 6); both 0 = none */
+  uint32_t flags;             /* node flags (e.g. TP_XNN_FLAG_TENSORFLOW_SAME_PADDING), 0 */
+} tp_xnn_conv2d_args;
+
+/* Conv2d from the PyTorch weight as it lies: defines the filter (FP32 for a TP_F32 view, FP16
+   for TP_F16) in XNNPACK's layout through the helpers above, the bias (same datatype, [O], or
+   none for NULL) and the node; kernel size and channel counts come from the weight's shape, so
+   they cannot disagree with it. groups > 1 with weight dim 1 == 1 (each group one input
+   channel: PyTorch's depthwise conv) becomes XNNPACK's depthwise node, as upstream's
+   partitioner makes it; other groups a grouped convolution. input_id: NHWC [N, H, W, I];
+   output_id: NHWC [N, OH, OW, O] (checked by the node rules). a NULL = defaults. Errors: those
+   of the helpers, tp_xnn_define_tensor_value and the node (in the graph's error; a dtype
+   other than F32 / F16 is TP_ERR_UNSUPPORTED). *filter_id_out / *bias_id_out (may be NULL)
+   get the values defined (TP_XNN_INVALID_ID for no bias). */
+TPDEF tp_status tp_xnn_define_conv2d_torch(tp_xnn_graph *g, const tp_xnn_conv2d_args *a,
+                                           uint32_t input_id, const tp_tensor *weight_oihw,
+                                           const tp_tensor *bias, uint32_t output_id,
+                                           uint32_t *filter_id_out, uint32_t *bias_id_out);
+/* ConvTranspose2d from the PyTorch weight [I, O/groups, kh, kw] (a's output_padding goes to
+   XNNPACK's adjustment); otherwise as tp_xnn_define_conv2d_torch. With groups > 1 the filter's
+   layout is no view of the weight's storage: the graph copies its bytes once here (freed by
+   tp_xnn_graph_destroy), so that weight may change after the call; groups 1 borrows it. */
+TPDEF tp_status tp_xnn_define_conv_transpose2d_torch(tp_xnn_graph *g,
+                                                     const tp_xnn_conv2d_args *a,
+                                                     uint32_t input_id,
+                                                     const tp_tensor *weight_iohw,
+                                                     const tp_tensor *bias, uint32_t output_id,
+                                                     uint32_t *filter_id_out,
+                                                     uint32_t *bias_id_out);
+/* nn.Linear (weight [out, in], XNNPACK's layout as is) or, with conv1d = 1, transformers'
+   Conv1D (weight [in, out], given to XNNPACK as the [out, in] view): a fully connected node
+   input [.., in] -> output [.., out] with the filter and bias defined from the views
+   (F32 / F16), output_min / output_max as tp_xnn_define_fully_connected (-INFINITY, INFINITY
+   for none). */
+TPDEF tp_status tp_xnn_define_linear_torch(tp_xnn_graph *g, float output_min, float output_max,
+                                           uint32_t input_id, const tp_tensor *weight,
+                                           int conv1d, const tp_tensor *bias, uint32_t output_id,
+                                           uint32_t *filter_id_out, uint32_t *bias_id_out);
+
 /* Pooling (_XNNPooling2D; average pooling writes dilation 1 x 1). Output height and width as
    for convolutions, non-empty; argmax's index output has the value output's shape. */
 TPDEF tp_status tp_xnn_define_average_pooling_2d(
@@ -913,6 +989,9 @@ TPDEF tp_status tp_xnn_write(tp_xnn_graph *g, tp_sink *sink);
    left on failure): the sentence names the path in tp_xnn_graph_error (the same sentences as
    every _write_file); a NULL or empty path is TP_ERR_INVALID. */
 TPDEF tp_status tp_xnn_write_file(tp_xnn_graph *g, const char *path);
+/* tp_xnn_blob_size + tp_xnn_write_file, a failure's sentence (tp_xnn_graph_error) on stderr as
+   "error: <sentence>"; *size_out (may be NULL) gets the blob's bytes. As tp_store_save_ptd. */
+TPDEF tp_status tp_xnn_save(tp_xnn_graph *g, const char *path, uint64_t *size_out);
 #endif
 
 /* ---- reading a blob (bounds-checked, no XNNPACK needed) -----------------------------------
@@ -1081,6 +1160,33 @@ TPDEF tp_status tp_xnn_graph_value(const tp_xnn_graph *g, uint32_t id, tp_xnn_va
    datatype has no ScalarType (TP_ERR_UNSUPPORTED; FP32 -> Float, FP16 -> Half, BF16 ->
    BFloat16, INT32 -> Int, QINT8 -> Char, QUINT8 -> Byte); and tp_pte_add_method's refusals. */
 TPDEF tp_status tp_xnn_add_pte_method(tp_pte *p, const char *name, tp_xnn_graph *g);
+/* The named keys that the XnnpackBackend delegates of program f (read with tp_pte_read) use
+   and that neither f's own named data nor ptd (may be NULL) holds: what a .ptd passed beside
+   the program must bring (ExecuTorch's runtime fails, or worse, without it). Only method m's
+   delegates, or every method's with m == (size_t)-1. The keys are distinct, in first-use
+   order; keys[0 .. min(*count, cap)) point into f's bytes (keys may be NULL with cap 0 to
+   count only); *count gets their number. Errors: TP_ERR_FORMAT (a delegate blob that
+   tp_xnn_read_blob refuses, named), TP_ERR_INVALID (m out of range, NULL count), TP_ERR_NOMEM;
+   sentence in *err (may be NULL; reset on entry). */
+TPDEF tp_status tp_xnn_pte_missing_keys(tp_pte_file *f, size_t m, tp_ptd *ptd, const char **keys,
+                                        size_t cap, size_t *count, tp_error *err);
+#ifdef TENSORPACK_XNNPACK_RUNTIME
+/* tp_xnn_load for method `method` of a program (.pte bytes, e.g. from tp_pte_read_file's
+   f.data / f.size or a tp_pte_write into memory): its XnnpackBackend delegate (the one a
+   method made by tp_xnn_add_pte_method has) is loaded with its named constants looked up in
+   the program's own named data (tp_pte_options.embed) and in ptd (a .ptd in memory, may be
+   NULL): embedded, external or both. Bind the runtime's externals by external id as for
+   tp_xnn_load (the method's arguments are the externals in external-id order). The program
+   and the .ptd may be freed after the call (when the program has named data, it and ptd's
+   entries are copied once into a temporary .ptd image for tp_xnn_load). Errors, sentence in *err (may be NULL): the
+   program's tp_pte_read errors (TP_ERR_FORMAT); no such method (TP_ERR_INVALID, naming the
+   methods there are); a method without exactly one XnnpackBackend delegate
+   (TP_ERR_UNSUPPORTED); named keys neither embedded nor in ptd (TP_ERR_INVALID: "method
+   \"forward\" needs a .ptd with these keys (3, ...): \"<key>\", ..."); a key in both with different bytes (TP_ERR_INVALID); tp_xnn_load's. */
+TPDEF tp_status tp_xnn_load_pte(const void *pte, size_t pte_size, const char *method,
+                                const void *ptd, size_t ptd_size, uint32_t flags,
+                                tp_xnn_runtime **out, tp_error *err);
+#endif
 
 #ifdef __cplusplus
 }
@@ -1322,6 +1428,8 @@ struct tp_xnn_graph {
   tp_error werr;     /* the last write / size call's failure (never latched) */
   tp_fb_builder *fb; /* the built XN01 flatbuffer, valid while fb_valid */
   int fb_valid;      /* cleared by every define and set call */
+  void **owned;      /* copies the graph made (grouped ConvTranspose2d filters), freed at destroy */
+  size_t nowned, cap_owned;
 };
 
 TPDEF tp_status tp_xnn_graph_create(const tp_xnn_options *opts, tp_xnn_graph **out) {
@@ -1362,6 +1470,8 @@ TPDEF void tp_xnn_graph_destroy(tp_xnn_graph *g) {
   tp__keyset_free(&g->const_keys);
   TP_FREE(g->pool);
   tp_fb_builder_destroy(g->fb);
+  while (g->nowned) TP_FREE(g->owned[--g->nowned]);
+  TP_FREE(g->owned);
   TP_FREE(g);
 }
 
@@ -3272,6 +3382,308 @@ TPDEF tp_status tp_xnn_define_deconvolution_2d(
 }
 #undef TP__CV
 
+/* >>xnn-torch: PyTorch layouts -> XNNPACK's, as views (see "PyTorch layouts" above) */
+#include <math.h>
+
+static tp_status tp__xnn_torch_rank(const tp_tensor *w, int ndim, const char *fn,
+                                    const char *what, tp_error *err) {
+  if (!w) return tp__error_set(err, TP_ERR_INVALID, "%s: the weight view is NULL", fn);
+  if (w->ndim != ndim)
+    return tp__error_set(err, TP_ERR_INVALID, "%s: the weight has %d dims; PyTorch's %s has %d",
+                        fn, w->ndim, what, ndim);
+  return TP_OK;
+}
+
+TPDEF tp_status tp_xnn_conv_filter_from_torch(const tp_tensor *oihw, tp_tensor *ohwi,
+                                              tp_error *err) {
+  static const int perm[4] = {0, 2, 3, 1};
+  tp_status s;
+  if (err) memset(err, 0, sizeof *err);
+  if (!ohwi) return tp__error_set(err, TP_ERR_INVALID, "tp_xnn_conv_filter_from_torch: out is NULL");
+  s = tp__xnn_torch_rank(oihw, 4, "tp_xnn_conv_filter_from_torch", "Conv2d weight [O, I/groups, kh, kw]", err);
+  if (s != TP_OK) return s;
+  return tp_permute_ex(oihw, perm, ohwi, err);
+}
+
+TPDEF tp_status tp_xnn_depthwise_filter_from_torch(const tp_tensor *w_c1hw, tp_tensor *out_1hwc,
+                                                   tp_error *err) {
+  static const int perm[4] = {1, 2, 3, 0};
+  tp_status s;
+  if (err) memset(err, 0, sizeof *err);
+  if (!out_1hwc)
+    return tp__error_set(err, TP_ERR_INVALID, "tp_xnn_depthwise_filter_from_torch: out is NULL");
+  s = tp__xnn_torch_rank(w_c1hw, 4, "tp_xnn_depthwise_filter_from_torch",
+                         "depthwise Conv2d weight [C*m, 1, kh, kw]", err);
+  if (s != TP_OK) return s;
+  if (w_c1hw->sizes[1] != 1)
+    return tp__error_set(err, TP_ERR_INVALID, "tp_xnn_depthwise_filter_from_torch: the weight "
+                        "is [%lld, %lld, %lld, %lld]; a depthwise weight has 1 input channel "
+                        "per group (dim 1 == 1)", (long long)w_c1hw->sizes[0],
+                        (long long)w_c1hw->sizes[1], (long long)w_c1hw->sizes[2],
+                        (long long)w_c1hw->sizes[3]);
+  return tp_permute_ex(w_c1hw, perm, out_1hwc, err);
+}
+
+TPDEF tp_status tp_xnn_deconv_filter_from_torch(const tp_tensor *w_iohw, uint32_t groups,
+                                                tp_tensor *out, tp_error *err) {
+  static const int perm[4] = {1, 2, 3, 0};
+  int64_t sz[5], st[5], ig;
+  tp_status s;
+  if (err) memset(err, 0, sizeof *err);
+  if (!out) return tp__error_set(err, TP_ERR_INVALID, "tp_xnn_deconv_filter_from_torch: out is NULL");
+  s = tp__xnn_torch_rank(w_iohw, 4, "tp_xnn_deconv_filter_from_torch",
+                         "ConvTranspose2d weight [I, O/groups, kh, kw]", err);
+  if (s != TP_OK) return s;
+  if (groups < 1 || w_iohw->sizes[0] % (int64_t)groups != 0)
+    return tp__error_set(err, TP_ERR_INVALID, "tp_xnn_deconv_filter_from_torch: groups %lu "
+                        "must be >= 1 and divide the weight's %lld input channels",
+                        (unsigned long)groups, (long long)w_iohw->sizes[0]);
+  if (groups == 1) return tp_permute_ex(w_iohw, perm, out, err);
+  /* [I, Og, kh, kw] -> split I into [g, Ig] -> [g, Og, kh, kw, Ig] */
+  ig = w_iohw->sizes[0] / (int64_t)groups;
+  sz[0] = (int64_t)groups; st[0] = w_iohw->strides[0] * ig;
+  sz[1] = w_iohw->sizes[1]; st[1] = w_iohw->strides[1];
+  sz[2] = w_iohw->sizes[2]; st[2] = w_iohw->strides[2];
+  sz[3] = w_iohw->sizes[3]; st[3] = w_iohw->strides[3];
+  sz[4] = ig;               st[4] = w_iohw->strides[0];
+  return tp_view_ex(w_iohw->storage, w_iohw->dtype, 5, sz, st, w_iohw->offset, out, err);
+}
+
+TPDEF tp_status tp_xnn_fc_filter_from_conv1d(const tp_tensor *w_in_out, tp_tensor *out_in,
+                                             tp_error *err) {
+  tp_status s;
+  if (err) memset(err, 0, sizeof *err);
+  if (!out_in) return tp__error_set(err, TP_ERR_INVALID, "tp_xnn_fc_filter_from_conv1d: out is NULL");
+  s = tp__xnn_torch_rank(w_in_out, 2, "tp_xnn_fc_filter_from_conv1d", "Conv1D weight [in, out]",
+                         err);
+  if (s != TP_OK) return s;
+  return tp_transpose_ex(w_in_out, 0, 1, out_in, err);
+}
+
+/* A constant from a PyTorch view (F32 -> FP32, F16 -> FP16) with explicit dims. */
+static tp_status tp__xnn_torch_const(tp_xnn_graph *g, const char *fn, const char *what,
+                                     const tp_tensor *t, size_t nd, const size_t *dims,
+                                     uint32_t *id) {
+  tp_xnn_datatype dt;
+  if (t->dtype == TP_F32) dt = TP_XNN_FP32;
+  else if (t->dtype == TP_F16) dt = TP_XNN_FP16;
+  else
+    return tp__error_set(&g->err, TP_ERR_UNSUPPORTED, "node %u (%s): the %s is %s; this call "
+                        "takes F32 or F16 (quantized weights: the tp_xnn_define_*_tensor_value "
+                        "calls and the node's own define)", (unsigned)g->nnodes, fn, what,
+                        tp_dtype_name(t->dtype));
+  return tp_xnn_define_tensor_value(g, dt, nd, dims, t, TP_XNN_INVALID_ID, 0, id);
+}
+
+/* A view helper's failure (its sentence in he), latched in the graph under the call's name. */
+static tp_status tp__xnn_torch_begin(tp_xnn_graph *g, const char *fn, tp_status hs,
+                                     const tp_error *he) {
+  if (hs != TP_OK)
+    return tp__error_set(&g->err, hs, "node %u (%s): %s", (unsigned)g->nnodes, fn, he->msg);
+  return TP_OK;
+}
+
+static tp_status tp__xnn_torch_bias(tp_xnn_graph *g, const char *fn, const tp_tensor *bias,
+                                    int64_t oc, uint32_t *bid) {
+  size_t d;
+  *bid = TP_XNN_INVALID_ID;
+  if (!bias) return TP_OK;
+  if (bias->ndim != 1 || bias->sizes[0] != oc)
+    return tp__error_set(&g->err, TP_ERR_INVALID, "node %u (%s): the bias has %d dims (first "
+                        "%lld); the weight has %lld output channels, so the bias must be [%lld]",
+                        (unsigned)g->nnodes, fn, bias->ndim,
+                        (long long)(bias->ndim > 0 ? bias->sizes[0] : 0), (long long)oc,
+                        (long long)oc);
+  d = (size_t)oc;
+  return tp__xnn_torch_const(g, fn, "bias", bias, 1, &d, bid);
+}
+
+static void tp__xnn_torch_args(const tp_xnn_conv2d_args *a, tp_xnn_conv2d_args *r) {
+  if (a) *r = *a;
+  else memset(r, 0, sizeof *r);
+  if (!r->stride[0]) r->stride[0] = 1;
+  if (!r->stride[1]) r->stride[1] = 1;
+  if (!r->dilation[0]) r->dilation[0] = 1;
+  if (!r->dilation[1]) r->dilation[1] = 1;
+  if (!r->groups) r->groups = 1;
+  if (r->output_min == 0.0f && r->output_max == 0.0f) {
+    r->output_min = -INFINITY;
+    r->output_max = INFINITY;
+  }
+}
+
+static tp_status tp__xnn_torch_dim32(tp_xnn_graph *g, const char *fn, const tp_tensor *w) {
+  int i;
+  for (i = 0; i < w->ndim; i++)
+    if (w->sizes[i] < 1 || w->sizes[i] > (int64_t)UINT32_MAX)
+      return tp__error_set(&g->err, TP_ERR_INVALID, "node %u (%s): weight dim %d is %lld; "
+                          "each must be 1 .. 2^32-1", (unsigned)g->nnodes, fn, i,
+                          (long long)w->sizes[i]);
+  return TP_OK;
+}
+
+TPDEF tp_status tp_xnn_define_conv2d_torch(tp_xnn_graph *g, const tp_xnn_conv2d_args *a,
+                                           uint32_t input_id, const tp_tensor *weight_oihw,
+                                           const tp_tensor *bias, uint32_t output_id,
+                                           uint32_t *filter_id_out, uint32_t *bias_id_out) {
+  static const char fn[] = "conv2d_torch";
+  tp_xnn_conv2d_args r;
+  tp_tensor f;
+  tp_error e;
+  tp_status s;
+  size_t dims[4];
+  uint32_t fid = TP_XNN_INVALID_ID, bid = TP_XNN_INVALID_ID, kh, kw, ph, pw;
+  int64_t oc, gic;
+  int dw;
+  TP_ASSERT(g);
+  if (filter_id_out) *filter_id_out = TP_XNN_INVALID_ID;
+  if (bias_id_out) *bias_id_out = TP_XNN_INVALID_ID;
+  if (g->err.status) return g->err.status;
+  tp__xnn_torch_args(a, &r);
+  memset(&e, 0, sizeof e);
+  s = tp__xnn_torch_rank(weight_oihw, 4, "tp_xnn_define_conv2d_torch",
+                         "Conv2d weight [O, I/groups, kh, kw]", &e);
+  if ((s = tp__xnn_torch_begin(g, fn, s, &e)) != TP_OK) return s;
+  if ((s = tp__xnn_torch_dim32(g, fn, weight_oihw)) != TP_OK) return s;
+  oc = weight_oihw->sizes[0];
+  gic = weight_oihw->sizes[1];
+  kh = (uint32_t)weight_oihw->sizes[2];
+  kw = (uint32_t)weight_oihw->sizes[3];
+  if (oc % (int64_t)r.groups != 0)
+    return tp__error_set(&g->err, TP_ERR_INVALID, "node %u (%s): groups %lu does not divide the "
+                        "weight's %lld output channels", (unsigned)g->nnodes, fn,
+                        (unsigned long)r.groups, (long long)oc);
+  dw = r.groups > 1 && gic == 1;
+  if (dw) {
+    s = tp_xnn_depthwise_filter_from_torch(weight_oihw, &f, &e);
+    dims[0] = 1; dims[1] = kh; dims[2] = kw; dims[3] = (size_t)oc;
+  } else {
+    s = tp_xnn_conv_filter_from_torch(weight_oihw, &f, &e);
+    dims[0] = (size_t)oc; dims[1] = kh; dims[2] = kw; dims[3] = (size_t)gic;
+  }
+  if ((s = tp__xnn_torch_begin(g, fn, s, &e)) != TP_OK) return s;
+  if ((s = tp__xnn_torch_const(g, fn, "weight", &f, 4, dims, &fid)) != TP_OK) return s;
+  if ((s = tp__xnn_torch_bias(g, fn, bias, oc, &bid)) != TP_OK) return s;
+  ph = r.padding[0];
+  pw = r.padding[1];
+  if (dw)
+    s = tp_xnn_define_depthwise_convolution_2d(g, ph, pw, ph, pw, kh, kw, r.stride[0],
+                                               r.stride[1], r.dilation[0], r.dilation[1],
+                                               (uint32_t)(oc / (int64_t)r.groups), r.groups,
+                                               r.output_min, r.output_max, input_id, fid, bid,
+                                               output_id, r.flags);
+  else
+    s = tp_xnn_define_convolution_2d(g, ph, pw, ph, pw, kh, kw, r.stride[0], r.stride[1],
+                                     r.dilation[0], r.dilation[1], r.groups, (size_t)gic,
+                                     (size_t)(oc / (int64_t)r.groups), r.output_min,
+                                     r.output_max, input_id, fid, bid, output_id, r.flags);
+  if (s != TP_OK) return s;
+  if (filter_id_out) *filter_id_out = fid;
+  if (bias_id_out) *bias_id_out = bid;
+  return TP_OK;
+}
+
+TPDEF tp_status tp_xnn_define_conv_transpose2d_torch(tp_xnn_graph *g,
+                                                     const tp_xnn_conv2d_args *a,
+                                                     uint32_t input_id,
+                                                     const tp_tensor *weight_iohw,
+                                                     const tp_tensor *bias, uint32_t output_id,
+                                                     uint32_t *filter_id_out,
+                                                     uint32_t *bias_id_out) {
+  static const char fn[] = "conv_transpose2d_torch";
+  tp_xnn_conv2d_args r;
+  tp_tensor f;
+  tp_error e;
+  tp_status s;
+  size_t dims[4];
+  uint32_t fid = TP_XNN_INVALID_ID, bid = TP_XNN_INVALID_ID, kh, kw, ph, pw;
+  int64_t ic, goc, oc;
+  TP_ASSERT(g);
+  if (filter_id_out) *filter_id_out = TP_XNN_INVALID_ID;
+  if (bias_id_out) *bias_id_out = TP_XNN_INVALID_ID;
+  if (g->err.status) return g->err.status;
+  tp__xnn_torch_args(a, &r);
+  memset(&e, 0, sizeof e);
+  s = tp__xnn_torch_rank(weight_iohw, 4, "tp_xnn_define_conv_transpose2d_torch",
+                         "ConvTranspose2d weight [I, O/groups, kh, kw]", &e);
+  if ((s = tp__xnn_torch_begin(g, fn, s, &e)) != TP_OK) return s;
+  if ((s = tp__xnn_torch_dim32(g, fn, weight_iohw)) != TP_OK) return s;
+  ic = weight_iohw->sizes[0];
+  goc = weight_iohw->sizes[1];
+  kh = (uint32_t)weight_iohw->sizes[2];
+  kw = (uint32_t)weight_iohw->sizes[3];
+  s = tp_xnn_deconv_filter_from_torch(weight_iohw, r.groups, &f, &e);
+  if ((s = tp__xnn_torch_begin(g, fn, s, &e)) != TP_OK) return s;
+  oc = goc * (int64_t)r.groups;
+  dims[0] = (size_t)oc; dims[1] = kh; dims[2] = kw; dims[3] = (size_t)(ic / (int64_t)r.groups);
+  if (f.ndim == 5) {
+    /* [g, O/g, kh, kw, I/g] is no 4-D view of the weight's storage: its row-major bytes are
+       copied once (the graph owns them) and seen as [O, kh, kw, I/g] */
+    tp_buffer buf;
+    tp_storage st;
+    int64_t sz4[4];
+    sz4[0] = oc; sz4[1] = kh; sz4[2] = kw; sz4[3] = (int64_t)dims[3];
+    if (tp__array_reserve((void **)&g->owned, &g->cap_owned, g->nowned + 1, sizeof(void *)) !=
+        TP_OK)
+      return tp__error_set(&g->err, TP_ERR_NOMEM, "node %u (%s): no memory", (unsigned)g->nnodes,
+                          fn);
+    s = tp_compact(&f, TP_ORDER_ROW_MAJOR, &buf);
+    if (s != TP_OK)
+      return tp__error_set(&g->err, s, "node %u (%s): copying the grouped filter: %s",
+                          (unsigned)g->nnodes, fn, tp_status_str(s));
+    if (buf.owned) g->owned[g->nowned++] = buf.owned;
+    st.data = buf.data;
+    st.nbytes = buf.nbytes;
+    s = tp_view_ex(st, f.dtype, 4, sz4, NULL, 0, &f, &e);
+    if ((s = tp__xnn_torch_begin(g, fn, s, &e)) != TP_OK) return s;
+  }
+  if ((s = tp__xnn_torch_const(g, fn, "weight", &f, 4, dims, &fid)) != TP_OK) return s;
+  if ((s = tp__xnn_torch_bias(g, fn, bias, oc, &bid)) != TP_OK) return s;
+  ph = r.padding[0];
+  pw = r.padding[1];
+  s = tp_xnn_define_deconvolution_2d(g, ph, pw, ph, pw, r.output_padding[0], r.output_padding[1],
+                                     kh, kw, r.stride[0], r.stride[1], r.dilation[0],
+                                     r.dilation[1], r.groups, dims[3], (size_t)goc,
+                                     r.output_min, r.output_max, input_id, fid, bid, output_id,
+                                     r.flags);
+  if (s != TP_OK) return s;
+  if (filter_id_out) *filter_id_out = fid;
+  if (bias_id_out) *bias_id_out = bid;
+  return TP_OK;
+}
+
+TPDEF tp_status tp_xnn_define_linear_torch(tp_xnn_graph *g, float output_min, float output_max,
+                                           uint32_t input_id, const tp_tensor *weight,
+                                           int conv1d, const tp_tensor *bias, uint32_t output_id,
+                                           uint32_t *filter_id_out, uint32_t *bias_id_out) {
+  static const char fn[] = "linear_torch";
+  tp_tensor f;
+  tp_error e;
+  tp_status s;
+  uint32_t fid = TP_XNN_INVALID_ID, bid = TP_XNN_INVALID_ID;
+  TP_ASSERT(g);
+  if (filter_id_out) *filter_id_out = TP_XNN_INVALID_ID;
+  if (bias_id_out) *bias_id_out = TP_XNN_INVALID_ID;
+  if (g->err.status) return g->err.status;
+  memset(&e, 0, sizeof e);
+  if (conv1d) {
+    s = tp_xnn_fc_filter_from_conv1d(weight, &f, &e);
+  } else {
+    s = tp__xnn_torch_rank(weight, 2, "tp_xnn_define_linear_torch", "Linear weight [out, in]",
+                           &e);
+    if (s == TP_OK) f = *weight;
+  }
+  if ((s = tp__xnn_torch_begin(g, fn, s, &e)) != TP_OK) return s;
+  if ((s = tp__xnn_torch_dim32(g, fn, &f)) != TP_OK) return s;
+  if ((s = tp__xnn_torch_const(g, fn, "weight", &f, 2, NULL, &fid)) != TP_OK) return s;
+  if ((s = tp__xnn_torch_bias(g, fn, bias, f.sizes[0], &bid)) != TP_OK) return s;
+  s = tp_xnn_define_fully_connected(g, output_min, output_max, input_id, fid, bid, output_id, 0);
+  if (s != TP_OK) return s;
+  if (filter_id_out) *filter_id_out = fid;
+  if (bias_id_out) *bias_id_out = bid;
+  return TP_OK;
+}
+
 static tp_status tp__xnn_pool(tp_xnn_graph *g, int kind, uint32_t pt, uint32_t pr, uint32_t pb,
                               uint32_t pl, uint32_t ph, uint32_t pw, uint32_t sh, uint32_t sw,
                               uint32_t dh, uint32_t dw, float mn, float mx, uint32_t in,
@@ -3943,6 +4355,21 @@ TPDEF tp_status tp_xnn_write_file(tp_xnn_graph *g, const char *path) {
   memset(&g->werr, 0, sizeof g->werr);
   if (g->err.status) return g->err.status;
   return tp__write_file("tp_xnn_write_file", path, tp__xnn_produce, g, &g->werr);
+}
+
+TPDEF tp_status tp_xnn_save(tp_xnn_graph *g, const char *path, uint64_t *size_out) {
+  uint64_t n = 0;
+  tp_status st;
+  TP_ASSERT(g);
+  if (size_out) *size_out = 0;
+  st = tp_xnn_blob_size(g, &n);
+  if (st == TP_OK) st = tp_xnn_write_file(g, path);
+  if (st == TP_OK && size_out) *size_out = n;
+  if (st != TP_OK) {
+    const char *m = tp_xnn_graph_error(g);
+    fprintf(stderr, "error: %s\n", m && *m ? m : tp_status_str(st));
+  }
+  return st;
 }
 #endif
 
@@ -4725,6 +5152,121 @@ TPDEF tp_status tp_xnn_add_pte_method(tp_pte *p, const char *name, tp_xnn_graph 
   st = tp_pte_add_method(p, &m);
   TP_FREE(args);
   return st;
+}
+
+/* >>xnn-pte-read: named keys a program's XNNPACK delegates need from outside */
+static int tp__xnn_pte_has_named(tp_pte_file *f, const char *key, size_t len) {
+  size_t i;
+  for (i = 0; i < f->n_named; i++) {
+    const char *k;
+    uint32_t si;
+    const void *d;
+    uint64_t n;
+    if (tp_pte_named_at(f, i, &k, &si, &d, &n) == TP_OK && strlen(k) == len &&
+        memcmp(k, key, len) == 0)
+      return 1;
+  }
+  return 0;
+}
+
+/* calls fn for each named constant key (in order) of every XnnpackBackend delegate of method m
+   (all methods for (size_t)-1); stops at fn's non-TP_OK */
+typedef tp_status (*tp__xnn_key_fn)(void *ctx, const tp_xnn_blob *b, const char *key,
+                                    size_t len);
+static tp_status tp__xnn_pte_walk_keys(tp_pte_file *f, size_t m, tp__xnn_key_fn fn, void *ctx,
+                                       tp_error *err) {
+  size_t mm, m0 = m == (size_t)-1 ? 0 : m, m1 = m == (size_t)-1 ? f->n_methods : m + 1;
+  tp_status s = TP_OK;
+  for (mm = m0; mm < m1 && s == TP_OK; mm++) {
+    tp_pte_method_info mi;
+    size_t k;
+    if ((s = tp_pte_method_at(f, mm, &mi)) != TP_OK)
+      return tp__error_set(err, s, "method %lu: %s", (unsigned long)mm, tp_status_str(s));
+    for (k = 0; k < mi.n_delegates && s == TP_OK; k++) {
+      tp_pte_delegate_info di;
+      tp_xnn_blob b;
+      tp_error be;
+      uint32_t c;
+      if ((s = tp_pte_delegate_at(f, mm, k, &di)) != TP_OK) break;
+      if (strcmp(di.id, "XnnpackBackend") != 0) continue;
+      memset(&b, 0, sizeof b);
+      s = tp_xnn_read_blob(di.data, (size_t)di.nbytes, &b, &be);
+      if (s != TP_OK) {
+        tp__error_set(err, s, "method \"%.60s\" delegate %lu: %s", mi.name, (unsigned long)k,
+                     be.msg);
+        break;
+      }
+      for (c = 1; c < b.num_constants && s == TP_OK; c++)
+        if (b.constants[c].named_key)
+          s = fn(ctx, &b, b.constants[c].named_key, b.constants[c].named_key_len);
+      tp_xnn_blob_free(&b);
+    }
+  }
+  return s;
+}
+
+typedef struct tp__xnn_missing {
+  tp_pte_file *f;
+  tp_ptd *ptd;
+  const char **keys;
+  size_t cap, count;
+  const char **seen; /* the distinct missing keys so far (for dedup), with their lengths */
+  size_t *seen_len;
+  size_t seen_cap;
+  tp_error *err;
+} tp__xnn_missing;
+
+static tp_status tp__xnn_missing_key(void *ctx, const tp_xnn_blob *b, const char *key,
+                                     size_t len) {
+  tp__xnn_missing *M = (tp__xnn_missing *)ctx;
+  tp_ptd_entry e;
+  size_t i;
+  (void)b;
+  if (tp__xnn_pte_has_named(M->f, key, len)) return TP_OK;
+  if (M->ptd && strlen(key) == len && tp_ptd_find(M->ptd, key, &e) == TP_OK) return TP_OK;
+  for (i = 0; i < M->count; i++)
+    if (M->seen_len[i] == len && memcmp(M->seen[i], key, len) == 0) return TP_OK;
+  if (tp__array_reserve((void **)&M->seen, &M->seen_cap, M->count + 1, sizeof(char *)) != TP_OK)
+    return tp__error_set(M->err, TP_ERR_NOMEM, "no memory for %lu missing keys",
+                        (unsigned long)(M->count + 1));
+  { /* seen_len grows with seen (the same capacity) */
+    void *p = TP_REALLOC(M->seen_len, M->seen_cap * sizeof(size_t));
+    if (!p)
+      return tp__error_set(M->err, TP_ERR_NOMEM, "no memory for %lu missing keys",
+                          (unsigned long)(M->count + 1));
+    M->seen_len = (size_t *)p;
+  }
+  M->seen[M->count] = key;
+  M->seen_len[M->count] = len;
+  if (M->count < M->cap && M->keys) M->keys[M->count] = key;
+  M->count++;
+  return TP_OK;
+}
+
+TPDEF tp_status tp_xnn_pte_missing_keys(tp_pte_file *f, size_t m, tp_ptd *ptd, const char **keys,
+                                        size_t cap, size_t *count, tp_error *err) {
+  tp__xnn_missing M;
+  tp_status s;
+  TP_ASSERT(f);
+  if (err) memset(err, 0, sizeof *err);
+  if (!count) return tp__error_set(err, TP_ERR_INVALID, "tp_xnn_pte_missing_keys: count is NULL");
+  *count = 0;
+  if (f->err.status != TP_OK)
+    return tp__error_set(err, f->err.status, "the program: %s", f->err.msg);
+  if (m != (size_t)-1 && m >= f->n_methods)
+    return tp__error_set(err, TP_ERR_INVALID, "method %lu of a program with %lu",
+                        (unsigned long)m, (unsigned long)f->n_methods);
+  memset(&M, 0, sizeof M);
+  M.f = f;
+  M.ptd = ptd;
+  M.keys = keys;
+  M.cap = keys ? cap : 0;
+  M.err = err;
+  s = tp__xnn_pte_walk_keys(f, m, tp__xnn_missing_key, &M, err);
+  TP_FREE((void *)M.seen);
+  TP_FREE(M.seen_len);
+  if (s == TP_OK) *count = M.count;
+  return s;
 }
 
 /* >>xnn-runtime (TENSORPACK_XNNPACK_RUNTIME) ------------------------------------------------ */
@@ -5700,6 +6242,119 @@ TPDEF tp_status tp_xnn_load(const void *blob, size_t blob_size, const void *ptd,
   }
   *out = rt;
   return TP_OK;
+}
+
+/* >>xnn-load-pte: a program's XNNPACK method on the loader */
+/* Appends sep + quoted s (at most maxlen of it) to buf[0, *n) when it fits (no stdio: the
+   runtime part builds under TP_NO_STDIO too); 0 when it did not. */
+static int tp__xnn_list_add(char *buf, size_t cap, size_t *n, const char *sep, const char *s,
+                            size_t maxlen) {
+  size_t ls = strlen(sep), l = strlen(s);
+  if (l > maxlen) l = maxlen;
+  if (*n + ls + l + 3 > cap) return 0;
+  memcpy(buf + *n, sep, ls);
+  buf[*n + ls] = '"';
+  memcpy(buf + *n + ls + 1, s, l);
+  buf[*n + ls + 1 + l] = '"';
+  *n += ls + l + 2;
+  buf[*n] = '\0';
+  return 1;
+}
+
+TPDEF tp_status tp_xnn_load_pte(const void *pte, size_t pte_size, const char *method,
+                                const void *ptd, size_t ptd_size, uint32_t flags,
+                                tp_xnn_runtime **out, tp_error *err) {
+  tp_pte_file f;
+  tp_pte_method_info mi;
+  tp_pte_delegate_info di, xd;
+  tp_ptd xp;
+  tp_store *st = NULL;
+  tp_membuf mb;
+  const void *use = ptd;
+  size_t use_size = ptd_size, m, k, nx = 0, missing = 0, i;
+  const char *keys[8];
+  tp_status s;
+  if (err) memset(err, 0, sizeof *err);
+  if (!out) return tp__error_set(err, TP_ERR_INVALID, "tp_xnn_load_pte: out is NULL");
+  *out = NULL;
+  if (!method) return tp__error_set(err, TP_ERR_INVALID, "tp_xnn_load_pte: method is NULL");
+  if (tp_pte_read(&f, pte, pte_size) != TP_OK)
+    return tp__error_set(err, f.err.status, ".pte: %s", f.err.msg);
+  if (tp_pte_method_find(&f, method, &m) != TP_OK) {
+    char names[160];
+    size_t n = 0;
+    names[0] = '\0';
+    for (i = 0; i < f.n_methods; i++)
+      if (tp_pte_method_at(&f, i, &mi) != TP_OK ||
+          !tp__xnn_list_add(names, sizeof names, &n, i ? ", " : "", mi.name, 60))
+        break;
+    return tp__error_set(err, TP_ERR_INVALID, "the program has no method \"%.60s\" (it has %lu: "
+                        "%s%s)", method, (unsigned long)f.n_methods, names,
+                        i < f.n_methods ? ", ..." : "");
+  }
+  if ((s = tp_pte_method_at(&f, m, &mi)) != TP_OK)
+    return tp__error_set(err, s, "method \"%.60s\": %s", method, tp_status_str(s));
+  memset(&xd, 0, sizeof xd);
+  for (k = 0; k < mi.n_delegates; k++)
+    if (tp_pte_delegate_at(&f, m, k, &di) == TP_OK && strcmp(di.id, "XnnpackBackend") == 0) {
+      if (!nx) xd = di;
+      nx++;
+    }
+  if (nx != 1)
+    return tp__error_set(err, TP_ERR_UNSUPPORTED, "method \"%.60s\" has %lu XnnpackBackend "
+                        "delegates (of %lu); tp_xnn_load_pte runs a method with exactly one",
+                        method, (unsigned long)nx, (unsigned long)mi.n_delegates);
+  memset(&xp, 0, sizeof xp);
+  if (ptd && tp_ptd_open(&xp, ptd, ptd_size) != TP_OK)
+    return tp__error_set(err, TP_ERR_FORMAT, ".ptd: %s", tp_ptd_error(&xp));
+  s = tp_xnn_pte_missing_keys(&f, m, ptd ? &xp : NULL, keys, 8, &missing, err);
+  if (s != TP_OK) return s;
+  if (missing) {
+    char list[150];
+    size_t n = 0;
+    list[0] = '\0';
+    for (i = 0; i < missing && i < 8; i++)
+      if (!tp__xnn_list_add(list, sizeof list, &n, i ? ", " : "", keys[i], 70)) break;
+    return tp__error_set(err, TP_ERR_INVALID, "method \"%.40s\" needs a .ptd with these keys "
+                        "(%lu, not in the program's named data%s): %s%s", method,
+                        (unsigned long)missing, ptd ? " nor in the .ptd given" : "; no .ptd given",
+                        list, i < missing ? ", ..." : "");
+  }
+  memset(&mb, 0, sizeof mb);
+  if (f.n_named) { /* the program's named data (and ptd's entries) as one .ptd image */
+    tp_sink sink;
+    s = tp_store_create(&st);
+    for (i = 0; s == TP_OK && i < f.n_named; i++) {
+      const char *key;
+      uint32_t si;
+      const void *d;
+      uint64_t n;
+      s = tp_pte_named_at(&f, i, &key, &si, &d, &n);
+      if (s == TP_OK) s = tp_store_add_bytes(st, key, d, (size_t)n, 16, 0, NULL);
+    }
+    for (i = 0; s == TP_OK && ptd && i < xp.count; i++) {
+      tp_ptd_entry e;
+      s = tp_ptd_entry_at(&xp, i, &e);
+      if (s == TP_OK) s = tp_store_add_bytes(st, e.key, e.data, e.nbytes, 16, 0, NULL);
+    }
+    if (s == TP_OK) {
+      sink = tp_sink_membuf(&mb);
+      s = tp_store_write_ptd(st, &sink);
+    }
+    if (s != TP_OK) {
+      tp__error_set(err, s, "the program's named data%s: %s", ptd ? " with the .ptd" : "",
+                   st ? tp_store_error(st) : tp_status_str(s));
+      tp_store_destroy(st);
+      tp_membuf_free(&mb);
+      return s;
+    }
+    tp_store_destroy(st);
+    use = mb.data;
+    use_size = mb.size;
+  }
+  s = tp_xnn_load(xd.data, (size_t)xd.nbytes, use, use_size, flags, out, err);
+  tp_membuf_free(&mb);
+  return s;
 }
 #endif /* TENSORPACK_XNNPACK_RUNTIME */
 

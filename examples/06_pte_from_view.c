@@ -33,8 +33,7 @@ int main(int argc, char **argv) {
   tp_pte *p;
   size_t xd[2] = {2, 8}, yd[2] = {2, 8};
   uint32_t x, wt, y;
-  tp_membuf mb = {NULL, 0, 0};
-  tp_sink sink = tp_sink_membuf(&mb);
+  uint64_t size = 0;
   tp_pte_file f;
   tp_pte_delegate_info d;
   int i, ok;
@@ -50,18 +49,17 @@ int main(int argc, char **argv) {
 
   tp_pte_create(NULL, &p);                               /* NULL options: segments 128-aligned */
   tp_xnn_add_pte_method(p, "forward", g);                /* errors stick in p */
-  if (tp_pte_write_file(p, path) != TP_OK || tp_pte_write(p, &sink) != TP_OK) {
-    fprintf(stderr, "error: %s\n", tp_pte_error(p));
-    return 1;
-  }
+  if (tp_pte_save(p, path, &size) != TP_OK) return 1;    /* prints the sentence on failure */
 
-  /* the check: our bounds-checked reader finds the blob; it holds W's bytes, not storage[0] */
-  ok = tp_pte_read(&f, mb.data, mb.size) == TP_OK && tp_pte_delegate_at(&f, 0, 0, &d) == TP_OK &&
+  /* the check: our bounds-checked reader finds the blob in the file; it holds W's bytes, not
+     storage[0] (on a little-endian host, where the file's floats are the host's) */
+  ok = tp_pte_read_file(&f, path) == TP_OK && tp_pte_delegate_at(&f, 0, 0, &d) == TP_OK &&
        holds(d.data, (size_t)d.nbytes, storage + 64, 256) &&
        !holds(d.data, (size_t)d.nbytes, storage, 256);
   printf("wrote %s: %lu bytes, method \"forward\" calls %s; its blob holds storage[64..128): %s\n",
-         path, (unsigned long)mb.size, ok ? d.id : "?", ok ? "yes" : "NO");
-  tp_membuf_free(&mb);
+         path, (unsigned long)size, ok ? d.id : "?", ok ? "yes" : "NO");
+  if (!ok && f.err.status != TP_OK) fprintf(stderr, "error: %s\n", f.err.msg);
+  tp_pte_close(&f);                                      /* unmaps the file */
   tp_pte_destroy(p);
   tp_xnn_graph_destroy(g);
   return ok ? 0 : 1;

@@ -34,24 +34,6 @@
 
 #define BATCH 4
 
-/* The whole file in memory (a converter could mmap it instead: the views only need bytes). */
-static unsigned char *read_file(const char *path, size_t *n) {
-  FILE *f = fopen(path, "rb");
-  unsigned char *b = NULL;
-  long len;
-  if (!f) return NULL;
-  if (fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
-    b = (unsigned char *)malloc((size_t)len + 1);
-    if (b && fread(b, 1, (size_t)len, f) != (size_t)len) {
-      free(b);
-      b = NULL;
-    }
-    *n = (size_t)len;
-  }
-  fclose(f);
-  return b;
-}
-
 /* A sample GPT-2 attention block, E = 64, weights from a fixed sequence. */
 static int write_sample(const char *path) {
   enum { E = 64 };
@@ -118,35 +100,23 @@ static int find_suffix(const tp_safetensors *st, const char *suffix, tp_tensor *
   return 1;
 }
 
-static int bar(void *ctx, uint64_t done, uint64_t total) {
-  int k, filled = total ? (int)(done * 30 / total) : 30;
-  printf("\r  writing %s [", (const char *)ctx);
-  for (k = 0; k < 30; k++) putchar(k < filled ? '#' : '.');
-  printf("] %3d%% %llu/%llu bytes", total ? (int)(done * 100 / total) : 100,
-         (unsigned long long)done, (unsigned long long)total);
-  if (done == total) putchar('\n');
-  fflush(stdout);
-  return 0;
-}
-
 int main(int argc, char **argv) {
   const char *in = argc > 1 ? argv[1] : "gpt2_attn_sample.safetensors";
   const char *out = argc > 2 ? argv[2] : "gpt2_attn";
   char xnn_path[512], ptd_path[512], pte_path[512];
   tp_pte *pte = NULL;
   uint64_t pte_size = 0;
-  unsigned char *file, *ptd_bytes = NULL;
-  size_t nbytes = 0, ptd_n = 0;
   tp_safetensors *st = NULL;
+  tp_progress_bar bar = {NULL, NULL, 0};
   tp_error err;
-  tp_tensor attn_w, attn_b, proj_w, proj_b, wq[3], bq[3], pw;
+  tp_tensor attn_w, attn_b, proj_w, proj_b, cq[3], wq[3], bq[3];
   const char *names[4];
   tp_store_options so;
   tp_store *store = NULL;
   tp_xnn_options xo;
   tp_xnn_graph *g = NULL;
   size_t xd[2], yd[2];
-  uint32_t x, o[3], y, wid, bid;
+  uint32_t x, o[3], y;
   uint64_t blob_size = 0, ptd_size = 0;
   int64_t E;
   int i, rc = 1;
@@ -159,14 +129,9 @@ int main(int argc, char **argv) {
   snprintf(xnn_path, sizeof xnn_path, "%s.xnn", out);
   snprintf(ptd_path, sizeof ptd_path, "%s.ptd", out);
   snprintf(pte_path, sizeof pte_path, "%s.pte", out);
-  file = read_file(in, &nbytes);
-  if (!file) {
-    fprintf(stderr, "error: cannot read %s\n", in);
-    return 1;
-  }
-  /* 1. The file's tensors, as views into its bytes (nothing is copied). */
-  if (tp_safetensors_open(file, nbytes, &st, &err) != TP_OK) {
-    fprintf(stderr, "error: %s: %s\n", in, err.msg);
+  /* 1. The file's tensors, as views into its bytes (mapped, nothing is copied). */
+  if (tp_safetensors_open_file(in, &st, &err) != TP_OK) {
+    fprintf(stderr, "error: %s\n", err.msg);  /* names the file */
     goto done;
   }
   if (find_suffix(st, "c_attn.weight", &attn_w, &names[0]) ||
@@ -185,15 +150,14 @@ int main(int argc, char **argv) {
   printf("%s: %lu tensors, E = %lld\n", in, (unsigned long)tp_safetensors_count(st),
          (long long)E);
 
-  /* 2. q, k, v: chunks of the fused Conv1D weight along its last dim, transposed to [out, in];
-        their biases: chunks of the fused bias. c_proj: transposed. All views. */
-  for (i = 0; i < 3; i++) {
-    tp_tensor c;
-    if (tp_chunk(&attn_w, 3, 1, i, &c) || tp_transpose(&c, 0, 1, &wq[i]) ||
+  /* 2. q, k, v: chunks of the fused Conv1D weight along its last dim ([in, out] each), as
+        XNNPACK's [out, in] (tp_xnn_fc_filter_from_conv1d: the transposed view
+        tp_xnn_define_linear_torch makes of a Conv1D weight); their biases: chunks of the fused
+        bias. All views. */
+  for (i = 0; i < 3; i++)
+    if (tp_chunk(&attn_w, 3, 1, i, &cq[i]) || tp_xnn_fc_filter_from_conv1d(&cq[i], &wq[i], &err) ||
         tp_chunk(&attn_b, 3, 0, i, &bq[i]))
       goto done;
-  }
-  if (tp_transpose(&proj_w, 0, 1, &pw)) goto done;
   printf("  q weight: view [%lld, %lld] strides (%lld, %lld) offset %lld of %s (contiguous: %s)\n",
          (long long)wq[0].sizes[0], (long long)wq[0].sizes[1], (long long)wq[0].strides[0],
          (long long)wq[0].strides[1], (long long)wq[0].offset, names[0],
@@ -203,8 +167,9 @@ int main(int argc, char **argv) {
 
   /* 3. The graph, constants named in a store (the .ptd). */
   memset(&so, 0, sizeof so);
-  so.progress = bar;
-  so.progress_ctx = ptd_path;
+  bar.label = ptd_path;
+  so.progress = tp_progress_bar_fn;  /* a bar on stderr */
+  so.progress_ctx = &bar;
   memset(&xo, 0, sizeof xo);
   if (tp_store_create_ex(&so, &store) != TP_OK) goto done;
   xo.store = store;
@@ -214,35 +179,25 @@ int main(int argc, char **argv) {
   yd[0] = BATCH;
   yd[1] = (size_t)E;
   tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, xd, NULL, 0, TP_XNN_FLAG_EXTERNAL_INPUT, &x);
+  /* the Conv1D weights [in, out] as they lie (conv1d = 1): the call defines the [out, in] view */
   for (i = 0; i < 3; i++) {
-    tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, NULL, &wq[i], TP_XNN_INVALID_ID, 0, &wid);
-    tp_xnn_define_tensor_value(g, TP_XNN_FP32, 1, NULL, &bq[i], TP_XNN_INVALID_ID, 0, &bid);
     tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, yd, NULL, (uint32_t)(1 + i),
                                TP_XNN_FLAG_EXTERNAL_OUTPUT, &o[i]);
-    tp_xnn_define_fully_connected(g, -INFINITY, INFINITY, x, wid, bid, o[i], 0);
+    tp_xnn_define_linear_torch(g, -INFINITY, INFINITY, x, &cq[i], 1, &bq[i], o[i], NULL, NULL);
   }
-  tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, NULL, &pw, TP_XNN_INVALID_ID, 0, &wid);
-  tp_xnn_define_tensor_value(g, TP_XNN_FP32, 1, NULL, &proj_b, TP_XNN_INVALID_ID, 0, &bid);
   tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, yd, NULL, 4, TP_XNN_FLAG_EXTERNAL_OUTPUT, &y);
-  tp_xnn_define_fully_connected(g, -INFINITY, INFINITY, o[2], wid, bid, y, 0);
+  tp_xnn_define_linear_torch(g, -INFINITY, INFINITY, o[2], &proj_w, 1, &proj_b, y, NULL, NULL);
 
-  /* 4. Write: the blob, then the .ptd (with a progress bar). Errors stick: one check each. */
-  if (tp_xnn_blob_size(g, &blob_size) != TP_OK || tp_xnn_write_file(g, xnn_path) != TP_OK) {
-    fprintf(stderr, "error: %s\n", tp_xnn_graph_error(g));
+  /* 4. Write: the blob, then the .ptd (with a progress bar). Errors stick: one check each;
+        a save prints the sentence of a failure itself. */
+  if (tp_xnn_save(g, xnn_path, &blob_size) != TP_OK ||
+      tp_store_save_ptd(store, ptd_path, &ptd_size) != TP_OK)
     goto done;
-  }
-  if (tp_store_ptd_size(store, &ptd_size) != TP_OK ||
-      tp_store_write_ptd_file(store, ptd_path) != TP_OK) {
-    fprintf(stderr, "error: %s\n", tp_store_error(store));
-    goto done;
-  }
   /* ... and the same graph as a program: method "forward" calling the blob; its constants are
      the .ptd's named data (ExecuTorch's executor_runner --model_path OUT.pte --data_path OUT.ptd). */
-  if (tp_pte_create(NULL, &pte) != TP_OK || tp_xnn_add_pte_method(pte, "forward", g) != TP_OK ||
-      tp_pte_size(pte, &pte_size) != TP_OK || tp_pte_write_file(pte, pte_path) != TP_OK) {
-    fprintf(stderr, "error: %s\n", pte ? tp_pte_error(pte) : "no memory");
-    goto done;
-  }
+  if (tp_pte_create(NULL, &pte) != TP_OK) goto done;
+  tp_xnn_add_pte_method(pte, "forward", g);  /* its error sticks in pte: tp_pte_save prints it */
+  if (tp_pte_save(pte, pte_path, &pte_size) != TP_OK) goto done;
   printf("wrote %s (%llu bytes), %s (%llu bytes, %lu named constants) and %s (%llu bytes)\n",
          xnn_path, (unsigned long long)blob_size, ptd_path, (unsigned long long)ptd_size,
          (unsigned long)tp_store_count(store), pte_path, (unsigned long long)pte_size);
@@ -255,20 +210,22 @@ int main(int argc, char **argv) {
     char key[65];
     int64_t r, c, bad = 0;
     const unsigned char *wb = (const unsigned char *)attn_w.storage.data;
-    ptd_bytes = read_file(ptd_path, &ptd_n);
-    if (!ptd_bytes || tp_compact(&wq[0], TP_ORDER_ROW_MAJOR, &b) != TP_OK) goto done;
+    if (tp_compact(&wq[0], TP_ORDER_ROW_MAJOR, &b) != TP_OK) goto done;
     tp_sha256_hex(b.data, b.nbytes, key);
     tp_buffer_release(&b);
     kq = key;
-    if (tp_ptd_open(&p, ptd_bytes, ptd_n) != TP_OK || tp_ptd_find(&p, kq, &e) != TP_OK ||
+    if (tp_ptd_open_file(&p, ptd_path) != TP_OK || tp_ptd_find(&p, kq, &e) != TP_OK ||
         e.nbytes != (size_t)(E * E * 4)) {
-      fprintf(stderr, "check failed: q's weight is not in %s under %s\n", ptd_path, kq);
+      fprintf(stderr, "check failed: q's weight is not in %s under %s (%s)\n", ptd_path, kq,
+              tp_ptd_error(&p)[0] ? tp_ptd_error(&p) : tp_ptd_lookup_error(&p));
+      tp_ptd_close(&p);
       goto done;
     }
     for (r = 0; r < E; r++)
       for (c = 0; c < E; c++)   /* entry [r][c] = c_attn.weight[c][r] (q is columns 0..E-1) */
         bad += memcmp((const unsigned char *)e.data + (size_t)(r * E + c) * 4,
                       wb + (size_t)(c * 3 * E + r) * 4, 4) != 0;
+    tp_ptd_close(&p);
     if (bad) {
       fprintf(stderr, "check failed: %lld of q's weights differ\n", (long long)bad);
       goto done;
@@ -281,8 +238,6 @@ done:
   tp_pte_destroy(pte);
   tp_xnn_graph_destroy(g);
   tp_store_destroy(store);
-  tp_safetensors_close(st);
-  free(file);
-  free(ptd_bytes);
+  tp_safetensors_close(st);  /* unmaps the file */
   return rc;
 }

@@ -3,10 +3,13 @@
 # then run (each program makes a view, its bytes and their SHA-256 key, and checks them):
 #   subdir   add_subdirectory(<source tree>)
 #   fetch    FetchContent from a local tarball of the source tree (URL file://...)
-#   find     find_package(tensorpack 0.1 CONFIG) after `cmake --install` into a fresh prefix
+#   find     find_package(tensorpack <the header's version> CONFIG) after `cmake --install` into a
+#            fresh prefix (and a request for the next minor version must fail)
 #   pkg      pkg-config --cflags/--libs tensorpack after `make install PREFIX=...`
 # plus find_package after `make install` (the same config files), and, when XNNPACK is installed,
-# a consumer of tensorpack::xnnpack_runtime (tp_xnn_load refusing a bad blob) in each CMake way.
+# a consumer of tensorpack::xnnpack_runtime (tp_xnn_load refusing a bad blob) in each CMake way
+# and through pkg-config tensorpack-xnnpack-runtime; when Vulkan is installed, a consumer of
+# tensorpack-vulkan-runtime.pc (tp_vk_upload_blob refusing a bad blob) through pkg-config.
 # Run from anywhere; TP_ROOT is the source tree. Prints "packaging: N passed, N failed".
 cd "${TP_ROOT:-.}" || exit 1
 root=$(pwd)
@@ -43,6 +46,9 @@ int main(void) {
 }
 SRC
 cp "$tmp/src/main.c" "$tmp/src/main.cpp"
+part() { sed -n "s/^#define TP_VERSION_$1 *\([0-9][0-9]*\) *\$/\1/p" tensorpack.h; }
+version="$(part MAJOR).$(part MINOR).$(part PATCH)"
+next_minor="$(part MAJOR).$(($(part MINOR) + 1))"
 cat > "$tmp/src/xnn.c" <<'SRC'
 #define TENSORPACK_IMPLEMENTATION
 #define TENSORPACK_XNNPACK_IMPLEMENTATION
@@ -55,6 +61,21 @@ int main(void) {
   tp_status s = tp_xnn_load(junk, sizeof junk, NULL, 0, 0, &rt, &err);
   if (s == TP_OK || rt != NULL || err.msg[0] == 0) return 1;
   printf("xnnpack runtime consumer ok: %s\n", err.msg);
+  return 0;
+}
+SRC
+cat > "$tmp/src/vk.c" <<'SRC'
+#define TENSORPACK_IMPLEMENTATION
+#define TENSORPACK_VULKAN_IMPLEMENTATION
+#include "tensorpack_vulkan.h"
+#include <stdio.h>
+int main(void) {
+  unsigned char junk[64] = {0};
+  tp_vk_upload up;
+  tp_status s = tp_vk_upload_blob(junk, sizeof junk, NULL, VK_NULL_HANDLE, VK_NULL_HANDLE, 0, 0, &up);
+  if (s == TP_OK || up.err.msg[0] == 0) return 1;
+  printf("vulkan runtime consumer ok: %s\n", up.err.msg);
+  tp_vk_upload_free(&up);
   return 0;
 }
 SRC
@@ -71,7 +92,7 @@ elseif(MODE STREQUAL "fetch")
   FetchContent_Declare(tensorpack URL "file://${TP_TARBALL}")
   FetchContent_MakeAvailable(tensorpack)
 else()
-  find_package(tensorpack 0.1 CONFIG REQUIRED)
+  find_package(tensorpack ${WANT_VERSION} CONFIG REQUIRED)
 endif()
 add_executable(use_c main.c)
 target_link_libraries(use_c PRIVATE tensorpack::tensorpack)
@@ -111,7 +132,7 @@ consumer() {
   mode=$1; name=$2; shift 2
   b="$tmp/build-$name"
   if cmake -S "$tmp/src" -B "$b" -DMODE="$mode" -DTP_ROOT="$root" -DTP_TARBALL="$tmp/tensorpack.tar.gz" \
-       -DWANT_XNN=$want_xnn "$@" >"$tmp/log" 2>&1 && cmake --build "$b" >>"$tmp/log" 2>&1; then
+       -DWANT_XNN=$want_xnn -DWANT_VERSION="$version" "$@" >"$tmp/log" 2>&1 && cmake --build "$b" >>"$tmp/log" 2>&1; then
     for exe in use_c use_cxx; do
       if "$b/$exe" >"$tmp/out" 2>&1 && grep -q "consumer ok" "$tmp/out"; then ok "$name $exe"; else bad "$name $exe"; fi
     done
@@ -126,6 +147,15 @@ consumer subdir subdir
 consumer fetch fetch
 consumer find find-cmake-install -DCMAKE_PREFIX_PATH="$tmp/prefix-cmake"
 consumer find find-make-install -DCMAKE_PREFIX_PATH="$tmp/prefix-make"
+# a request for the next minor version must be refused (0.x minor versions break)
+if cmake -S "$tmp/src" -B "$tmp/build-next" -DMODE=find -DWANT_XNN=OFF -DWANT_VERSION="$next_minor" \
+     -DCMAKE_PREFIX_PATH="$tmp/prefix-cmake" >"$tmp/log" 2>&1; then
+  bad "find_package(tensorpack $next_minor) refused"
+elif grep -q "$version" "$tmp/log"; then
+  ok "find_package(tensorpack $next_minor) refused"
+else
+  bad "find_package(tensorpack $next_minor) refused (naming $version)"
+fi
 
 # pkg-config after make install, as C and as C++
 export PKG_CONFIG_PATH="$tmp/prefix-make/share/pkgconfig"
@@ -136,5 +166,23 @@ if cc -std=c99 -Wall -Wextra -pedantic -Werror $cflags main.c -o "$tmp/pkg_c" $l
    "$tmp/pkg_c" | grep -q "consumer ok"; then ok "pkg-config C"; else bad "pkg-config C"; fi
 if c++ -Wall -Wextra -pedantic -Werror $cflags main.cpp -o "$tmp/pkg_cxx" $libs >"$tmp/log" 2>&1 &&
    "$tmp/pkg_cxx" | grep -q "consumer ok"; then ok "pkg-config C++"; else bad "pkg-config C++"; fi
+for pc in tensorpack tensorpack-xnnpack-runtime tensorpack-vulkan-runtime; do
+  got=$(pkg-config --modversion $pc 2>&1)
+  if [ "$got" = "$version" ]; then ok "pkg-config --modversion $pc"; else echo "  got: $got"; bad "pkg-config --modversion $pc"; fi
+done
+if [ "$HAVE_XNNPACK" = 1 ]; then
+  flags=$(pkg-config --cflags --libs tensorpack-xnnpack-runtime)
+  case " $flags " in *" -DTENSORPACK_XNNPACK_RUNTIME "*" -lXNNPACK "*) ok "tensorpack-xnnpack-runtime flags";;
+    *) echo "  got: $flags"; bad "tensorpack-xnnpack-runtime flags";; esac
+  if cc -std=c99 -Wall -Wextra -pedantic -Werror xnn.c -o "$tmp/pkg_xnn" $flags >"$tmp/log" 2>&1 &&
+     "$tmp/pkg_xnn" | grep -q "runtime consumer ok"; then ok "pkg-config xnnpack runtime"; else bad "pkg-config xnnpack runtime"; fi
+fi
+if [ "$HAVE_VULKAN" = 1 ] && pkg-config --exists vulkan; then
+  flags=$(pkg-config --cflags --libs tensorpack-vulkan-runtime)
+  case " $flags " in *" -DTENSORPACK_VULKAN_RUNTIME "*" -lvulkan "*) ok "tensorpack-vulkan-runtime flags";;
+    *) echo "  got: $flags"; bad "tensorpack-vulkan-runtime flags";; esac
+  if cc -std=c99 -Wall -Wextra -pedantic -Werror vk.c -o "$tmp/pkg_vk" $flags >"$tmp/log" 2>&1 &&
+     "$tmp/pkg_vk" | grep -q "runtime consumer ok"; then ok "pkg-config vulkan runtime"; else bad "pkg-config vulkan runtime"; fi
+fi
 echo "packaging: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -35,6 +35,8 @@ static void weight_sha(char hex[65]) {
   tp_sha256_hex(le, sizeof le, hex);
 }
 
+/* named 0: the weight inline in the blob; 1: named, embedded in the program; 2: named, not
+   embedded (the program needs a .ptd) */
 static void program(int named, tp_membuf *mb) {
   int64_t sz[3] = {3, 8, 8};
   tp_storage s;
@@ -61,7 +63,7 @@ static void program(int named, tp_membuf *mb) {
   tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, yd, NULL, 1, TP_XNN_FLAG_EXTERNAL_OUTPUT, &y);
   tp_xnn_define_fully_connected(g, -INFINITY, INFINITY, x, wt, TP_XNN_INVALID_ID, y, 0);
   memset(&po, 0, sizeof po);
-  po.embed = st;
+  po.embed = named == 1 ? st : NULL; /* named 2: the store stays outside (a .ptd beside it) */
   tp_pte_create(&po, &p);
   TPT_STATUS(tp_xnn_add_pte_method(p, "forward", g), TP_OK);
   memset(mb, 0, sizeof *mb);
@@ -170,7 +172,8 @@ static void test_malformed(void) {
     fwrite(mb.data, 1, mb.size, f);
     fclose(f);
   }
-  snprintf(cmd, sizeof cmd, "%s --check %s", TPDUMP_BIN, path);
+  snprintf(cmd, sizeof cmd, "test \"$(%s --check %s)\" = \"ok: .pte, %lu bytes\"", TPDUMP_BIN,
+           path, (unsigned long)mb.size);
   TPT_EQ_INT(system(cmd), 0);
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   TPT_EQ_INT(system(cmd), 0);
@@ -180,8 +183,82 @@ static void test_malformed(void) {
   tp_membuf_free(&mb);
 }
 
+/* --check's report (the built tool): one "ok: <kind>, <size> bytes" line; for a program whose
+   named constants are not embedded, the keys a .ptd must bring, and none with that .ptd. */
+static void test_check_report(void) {
+#ifndef _WIN32
+  tp_membuf mb, ptd;
+  char dir[] = "/tmp/tpdump_pte_XXXXXX", path[128], ppath[160], cmd[600], hex[65], want[400];
+  FILE *f;
+  size_t got;
+  tp_store *st = NULL;
+  tp_sink sink;
+  TPT_CHECK(mkdtemp(dir) != NULL);
+  weight_sha(hex);
+  {
+    size_t kind;
+    for (kind = 0; kind < 3; kind++) {
+      program((int)kind, &mb);
+      snprintf(path, sizeof path, "%s/p%d.pte", dir, (int)kind);
+      f = fopen(path, "wb");
+      TPT_CHECK(f && fwrite(mb.data, 1, mb.size, f) == mb.size);
+      if (f) fclose(f);
+      snprintf(cmd, sizeof cmd, "%s --check %s > %s/out.txt", TPDUMP_BIN, path, dir);
+      TPT_EQ_INT(system(cmd), 0);
+      snprintf(cmd, sizeof cmd, "%s/out.txt", dir);
+      f = fopen(cmd, "rb");
+      memset(want, 0, sizeof want);
+      got = f ? fread(want, 1, sizeof want - 1, f) : 0;
+      if (f) fclose(f);
+      want[got] = '\0';
+      snprintf(cmd, sizeof cmd, "ok: .pte, %lu bytes\n%s", (unsigned long)mb.size,
+               kind == 2 ? "needs a .ptd with these keys (1, not embedded):\n  "
+                         : "");
+      if (kind == 2) {
+        strcat(cmd, hex);
+        strcat(cmd, "\n");
+      }
+      TPT_EQ_STR(want, cmd);
+      tp_membuf_free(&mb);
+    }
+  }
+  /* the .ptd beside it: nothing missing */
+  TPT_STATUS(tp_store_create(&st), TP_OK);
+  {
+    unsigned char le[256];
+    size_t i;
+    for (i = 0; i < 64; i++) {
+      uint32_t u;
+      memcpy(&u, &g_storage[64 + i], 4);
+      tp__put_le32(le + 4 * i, u);
+    }
+    TPT_STATUS(tp_store_add_bytes(st, hex, le, sizeof le, 16, 1, NULL), TP_OK);
+  }
+  memset(&ptd, 0, sizeof ptd);
+  sink = tp_sink_membuf(&ptd);
+  TPT_STATUS(tp_store_write_ptd(st, &sink), TP_OK);
+  tp_store_destroy(st);
+  snprintf(ppath, sizeof ppath, "%s/w.ptd", dir);
+  f = fopen(ppath, "wb");
+  TPT_CHECK(f && fwrite(ptd.data, 1, ptd.size, f) == ptd.size);
+  if (f) fclose(f);
+  snprintf(cmd, sizeof cmd, "%s --check %s/p2.pte --ptd %s > %s/out.txt && "
+           "test \"$(cat %s/out.txt)\" = \"ok: .pte, $(wc -c < %s/p2.pte | tr -d ' ') bytes\"",
+           TPDUMP_BIN, dir, ppath, dir, dir, dir);
+  TPT_EQ_INT(system(cmd), 0);
+  /* and the .ptd itself */
+  snprintf(cmd, sizeof cmd, "test \"$(%s --check %s)\" = \"ok: .ptd, %lu bytes\"", TPDUMP_BIN,
+           ppath, (unsigned long)ptd.size);
+  TPT_EQ_INT(system(cmd), 0);
+  tp_membuf_free(&ptd);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  TPT_EQ_INT(system(cmd), 0);
+#endif
+}
+
 int main(void) {
   TPT_RUN(test_print);
+  TPT_RUN(test_check_report);
   TPT_RUN(test_named_and_json);
   TPT_RUN(test_malformed);
   return tpt_finish("test_tpdump_pte");

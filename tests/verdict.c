@@ -539,7 +539,7 @@ typedef struct vcase {
   char msg[TP_ERROR_MAX];
 } vcase;
 
-#define VD_CASES 16
+#define VD_CASES 17
 static vcase cases[VD_CASES];
 static size_t ncases;
 
@@ -689,6 +689,9 @@ static void build_cases(void) {
     s = tp_safetensors_open(junk, sizeof junk, &sf, &e);
     add_case("bad safetensors (a header length of 1000 in 64 bytes)", s, e.msg);
     tp_safetensors_close(sf);
+    sf = NULL;
+    s = tp_safetensors_open_file("no/such/model.safetensors", &sf, &e);
+    add_case("a file that is not there (tp_safetensors_open_file)", s, e.msg);
   }
 }
 

@@ -1,7 +1,10 @@
 /* tpdump - print and check ExecuTorch backend blobs, .ptd and .pte files (part of tensorpack).
 
    Usage:  tpdump FILE [--ptd DATA.ptd]           print what FILE holds, then check it
-           tpdump --check FILE [--ptd DATA.ptd]   check only, print nothing on success
+           tpdump --check FILE [--ptd DATA.ptd]   check only: one line "ok: <kind>, <size> bytes"
+             on success (kind: XNNPACK blob, Vulkan blob, .ptd, .pte); for a .pte whose XNNPACK
+             delegates use named keys that are not embedded (nor in --ptd), then "needs a .ptd
+             with these keys (N ...):" and one key a line
            tpdump --json FILE [--ptd DATA.ptd]    the check result and the constants as JSON:
              {"format": "xnnpack" | "vulkan" | "ptd" | "pte" | null, "size": N, "ok": true | false,
               "error": null | "why", "constants": [{"section", "index", "key" (named only),
@@ -1832,7 +1835,7 @@ static int tpdump_inspect_json(const void *data, size_t size, const void *ptd, s
 static int tpd_usage(void) {
   fprintf(stderr, "usage: tpdump [--check | --json] FILE [--ptd DATA.ptd]\n"
                   "Prints and checks an XNNPACK blob (XH00/XN01), a Vulkan blob (VH00/VK00), a "
-                  ".ptd or a .pte file;\n--check prints nothing, --json prints the result and the constants "
+                  ".ptd or a .pte file;\n--check prints one ok line (and the keys a .pte needs from a .ptd), --json prints the result and the constants "
                   "as JSON,\n--ptd resolves named constants in a .ptd.\n"
                   "Exit status: 0 well formed, 2 malformed, 1 usage or I/O error, 3 an XNNPACK blob "
                   "that breaks a rule of the writer (for ExecuTorch's runtime).\n");
@@ -1872,6 +1875,40 @@ static unsigned char *tpd_read_file(const char *path, size_t *size_out) {
   }
   *size_out = size;
   return data;
+}
+
+/* --check's report of a well-formed file: "ok: <kind>, <size> bytes"; for a program, the
+   named keys its XNNPACK delegates use that neither its named data nor --ptd holds
+   (tp_xnn_pte_missing_keys): ExecuTorch's runtime needs a .ptd with them. Returns 0, or 1
+   when memory ran out. */
+static int tpd_check_report(const unsigned char *data, size_t size, const unsigned char *ptd,
+                            size_t ptd_size) {
+  const char *fmt = tpd_format(data, size);
+  const char *kind = !fmt ? "?" : fmt[0] == 'x' ? "XNNPACK blob" : fmt[0] == 'v' ? "Vulkan blob"
+                   : !strcmp(fmt, "ptd") ? ".ptd" : ".pte";
+  printf("ok: %s, %zu bytes\n", kind, size);
+  if (fmt && !strcmp(fmt, "pte")) {
+    tp_pte_file f;
+    tp_ptd p;
+    tp_error e;
+    const char **keys;
+    size_t n = 0, i;
+    memset(&p, 0, sizeof p);
+    if (tp_pte_read(&f, data, size) != TP_OK || (ptd && tp_ptd_open(&p, ptd, ptd_size) != TP_OK) ||
+        tp_xnn_pte_missing_keys(&f, (size_t)-1, ptd ? &p : NULL, NULL, 0, &n, &e) != TP_OK)
+      return 0; /* the verdict accepted it: nothing more to say */
+    if (n == 0) return 0;
+    keys = (const char **)TP_MALLOC(n * sizeof *keys);
+    if (!keys || tp_xnn_pte_missing_keys(&f, (size_t)-1, ptd ? &p : NULL, keys, n, &n, &e) != TP_OK) {
+      TP_FREE((void *)keys);
+      fprintf(stderr, "tpdump: out of memory listing %zu keys\n", n);
+      return 1;
+    }
+    printf("needs a .ptd with these keys (%zu, not embedded%s):\n", n, ptd ? " nor in --ptd" : "");
+    for (i = 0; i < n; i++) printf("  %s\n", keys[i]);
+    TP_FREE((void *)keys);
+  }
+  return 0;
 }
 
 int main(int argc, char **argv) {
@@ -1915,6 +1952,7 @@ int main(int argc, char **argv) {
       rc = 3;
     }
   }
+  if (rc == 0 && check) rc = tpd_check_report(data, size, ptd, ptd_size);
   TP_FREE(data);
   TP_FREE(ptd);
   if (rc == 0 && !check && !json) printf("ok: well formed\n");

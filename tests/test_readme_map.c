@@ -1,0 +1,200 @@
+/* The README's map "From PyTorch: which call, which layout" (issue 25) against the headers:
+   every tensorpack name in it (`tp_...` / `TP_...` in backticks) is declared in one of the three
+   headers (a TPDEF function, a typedef, a struct field's type or a #define); every Vulkan op
+   named in backticks is in TP_VK_OPS; every tp_xnn_define_* call the header declares is named;
+   every Vulkan op whose arguments TP_VK_OPS describes is listed as "`op` (its kinds)"; the node
+   kind count it states is the header's. Reads README.md and the headers from the current
+   directory (the repository root, as make test runs it). */
+#define TENSORPACK_IMPLEMENTATION
+#define TENSORPACK_XNNPACK_IMPLEMENTATION
+#define TENSORPACK_VULKAN_IMPLEMENTATION
+#include "tensorpack_xnnpack.h"
+#include "tensorpack_vulkan.h"
+#include "tp_test.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+
+static char *slurp(const char *path) {
+  FILE *f = fopen(path, "rb");
+  char *p;
+  long n;
+  if (!f) return NULL;
+  if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
+    fclose(f);
+    return NULL;
+  }
+  p = (char *)malloc((size_t)n + 1);
+  if (p && fread(p, 1, (size_t)n, f) != (size_t)n) {
+    free(p);
+    p = NULL;
+  }
+  if (p) p[n] = '\0';
+  fclose(f);
+  return p;
+}
+
+static char *g_hdr[3];
+static char *g_sec; /* the map section, NUL-terminated */
+
+/* name declared: "TPDEF ... name(", "#define name", "} name;", "typedef ... name;" or the
+   X-macro / unary-macro forms the headers use for their calls */
+static int declared(const char *name) {
+  int h;
+  size_t n = strlen(name);
+  if (n > 150) return 0;
+  for (h = 0; h < 3; h++) {
+    const char *p = g_hdr[h];
+    while (p && (p = strstr(p, name)) != NULL) {
+      const char *e = p + n, *ls = p;
+      int ident_before = p > g_hdr[h] && (isalnum((unsigned char)p[-1]) || p[-1] == '_');
+      int ident_after = isalnum((unsigned char)*e) || *e == '_';
+      p = e;
+      if (ident_before || ident_after) continue;
+      while (ls > g_hdr[h] && ls[-1] != '\n') ls--;
+      if (!strncmp(ls, "TPDEF ", 6) && *e == '(') return 1;
+      if (!strncmp(ls, "#define ", 8) && ls + 8 == e - n) return 1;
+      if (*e == ';' && (e - n > ls + 1 && !strncmp(e - n - 2, "} ", 2))) return 1;
+      if (!strncmp(ls, "typedef ", 8) && (*e == ';' || *e == ' ')) return 1;
+    }
+  }
+  return 0;
+}
+
+static int in_section(const char *needle) {
+  return strstr(g_sec, needle) != NULL;
+}
+
+static void test_names_exist(void) {
+  const char *p = g_sec;
+  int names = 0, ops = 0, bad = 0;
+  while ((p = strchr(p, '`')) != NULL) {
+    const char *q = strchr(p + 1, '`');
+    char span[400];
+    size_t n;
+    if (!q) break;
+    n = (size_t)(q - p - 1);
+    if (n < sizeof span) {
+      size_t i;
+      int is_op = n > 0;
+      memcpy(span, p + 1, n);
+      span[n] = '\0';
+      /* a whole span like aten.linear.default: a Vulkan op */
+      for (i = 0; i < n; i++)
+        if (!(islower((unsigned char)span[i]) || isdigit((unsigned char)span[i]) ||
+              span[i] == '_' || span[i] == '.'))
+          is_op = 0;
+      if (is_op && strchr(span, '.') && strncmp(span, "tp_", 3) != 0) {
+        ops++;
+        if (tp_vk_op_find(span) < 0) {
+          printf("  README map: Vulkan op `%s` is not in TP_VK_OPS\n", span);
+          bad++;
+        }
+      } else { /* every tp_ / TP_ identifier in it */
+        const char *s = span;
+        while (*s) {
+          if ((!strncmp(s, "tp_", 3) || !strncmp(s, "TP_", 3)) &&
+              (s == span || !(isalnum((unsigned char)s[-1]) || s[-1] == '_'))) {
+            char id[160];
+            size_t k = 0;
+            while ((isalnum((unsigned char)s[k]) || s[k] == '_') && k + 1 < sizeof id) {
+              id[k] = s[k];
+              k++;
+            }
+            id[k] = '\0';
+            if (s[k] == '*' || id[k - 1] == '_') { /* a pattern (tp_xnn_define_*), not a name */
+              s += k;
+              continue;
+            }
+            names++;
+            if (!declared(id)) {
+              printf("  README map: `%s` is declared in no header\n", id);
+              bad++;
+            }
+            s += k;
+          } else {
+            s++;
+          }
+        }
+      }
+    }
+    p = q + 1;
+  }
+  printf("  %d tensorpack names and %d Vulkan ops in the map checked\n", names, ops);
+  TPT_CHECK(names > 80 && ops > 30);
+  TPT_EQ_INT(bad, 0);
+}
+
+static void test_every_call_listed(void) {
+  const char *p = g_hdr[1], *end = strstr(g_hdr[1], "stop here"); /* the declarations */
+  int calls = 0, missing = 0, kinds = 0, k;
+  size_t i, described = 0;
+  char want[600];
+  while ((p = strstr(p, "TPDEF tp_status tp_xnn_define_")) != NULL && (!end || p < end)) {
+    char id[100];
+    size_t n = 0;
+    p += strlen("TPDEF tp_status ");
+    while ((isalnum((unsigned char)p[n]) || p[n] == '_') && n + 1 < sizeof id) {
+      id[n] = p[n];
+      n++;
+    }
+    id[n] = '\0';
+    snprintf(want, sizeof want, "`%s`", id);
+    calls++;
+    if (!in_section(want)) {
+      printf("  README map does not name %s\n", id);
+      missing++;
+    }
+  }
+  for (i = 0; i < tp_vk_op_count(); i++) {
+    if (!tp_vk_op_args(i)[0]) continue;
+    described++;
+    snprintf(want, sizeof want, "`%s` (%s)", tp_vk_op_name(i), tp_vk_op_args(i));
+    if (!in_section(want)) {
+      printf("  README map does not list %s\n", want);
+      missing++;
+    }
+  }
+  for (k = 0; k < 256; k++) {
+    const char *nm = tp_xnn_node_name(k);
+    if (nm && nm[0] && nm[0] != '?') kinds++;
+  }
+  snprintf(want, sizeof want, "one per node kind (%d)", kinds);
+  TPT_CHECK(in_section(want));
+  printf("  %d tp_xnn_define_* calls, %d node kinds, %lu described Vulkan ops looked for\n",
+         calls, kinds, (unsigned long)described);
+  TPT_CHECK(calls > 50 && described > 40);
+  TPT_EQ_INT(missing, 0);
+}
+
+int main(void) {
+  const char *root = getenv("TP_ROOT");
+  char path[600], *readme, *a, *b;
+  static const char *const hs[3] = {"tensorpack.h", "tensorpack_xnnpack.h", "tensorpack_vulkan.h"};
+  int i;
+  (void)tpt_range;
+  if (!root || !*root) root = ".";
+  snprintf(path, sizeof path, "%s/README.md", root);
+  readme = slurp(path);
+  for (i = 0; i < 3; i++) {
+    snprintf(path, sizeof path, "%s/%s", root, hs[i]);
+    g_hdr[i] = slurp(path);
+  }
+  TPT_CHECK(readme && g_hdr[0] && g_hdr[1] && g_hdr[2]);
+  if (!readme || !g_hdr[0] || !g_hdr[1] || !g_hdr[2]) {
+    printf("  run from the repository root (or set TP_ROOT)\n");
+    return tpt_finish("readme_map") ? 1 : 1;
+  }
+  a = strstr(readme, "\n## From PyTorch: which call, which layout");
+  TPT_CHECK(a != NULL);
+  if (a) {
+    b = strstr(a + 1, "\n## ");
+    if (b) *b = '\0';
+    g_sec = a;
+    TPT_RUN(test_names_exist);
+    TPT_RUN(test_every_call_listed);
+  }
+  free(readme);
+  for (i = 0; i < 3; i++) free(g_hdr[i]);
+  return tpt_finish("readme_map");
+}
