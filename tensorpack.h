@@ -1221,7 +1221,8 @@ TPDEF tp_status tp_delegate_store_constant(tp_store *store, const tp_tensor *vie
                          named data;
         1 .. m           method i's delegate blob (processed = {SEGMENT, 1 + i}), streamed
                          from its producer;
-        m + 1 ..         with options.embed: the store's segments (named_data keys -> them).
+        m + 1 ..         with options.embed: the store's segments (named_data keys -> them);
+                         without, named_data is written empty (options.omit_empty_named_data).
       Each segment starts at a multiple of max(alignment, its own alignment) from the base.
    A method's values are its delegate call's arguments, one Tensor each, memory-planned in
    buffer 1 (allocation_info {memory_id 1, offset}, 16-aligned; non_const_buffer_sizes
@@ -1240,6 +1241,13 @@ typedef struct tp_pte_options {
   tp_store *embed;  /* NULL: no named data in the .pte; set: every entry of this store is written
                        into the .pte as named data (named_data + segments): one file holds all.
                        Borrowed until the program is written. */
+  int omit_empty_named_data; /* 0 (default): without embed, an empty named_data table is
+                       written (as upstream's serializer does when a program's named data all
+                       went to a .ptd): ExecuTorch's runtime then builds its data map, and a
+                       blob's named constant that no --data_path supplies fails to load with
+                       "Failed to get constant data for key ..." instead of crashing its
+                       XNNPACK backend. Non-zero: no named_data table at all (the bytes
+                       tensorpack 0.2.0 wrote). */
   size_t alignment; /* segment alignment, a power of two up to 2^24; 0 = 128 (upstream's) */
   tp_progress_fn progress; /* NULL: none; else called as the program is written (section 4);
                               a non-zero return cancels with TP_ERR_CANCELLED */
@@ -7708,6 +7716,7 @@ typedef struct tp__pte_meth {
 struct tp_pte {
   int writing;      /* > 0 while tp_pte_write reports progress */
   tp_store *embed;
+  int omit_empty_named_data; /* options.omit_empty_named_data */
   uint64_t alignment;
   tp__pte_meth *meths;
   size_t n, cap;
@@ -7754,6 +7763,7 @@ TPDEF tp_status tp_pte_create(const tp_pte_options *opts, tp_pte **out) {
   if (!p) return TP_ERR_NOMEM;
   memset(p, 0, sizeof *p);
   p->embed = opts ? opts->embed : NULL;
+  p->omit_empty_named_data = opts ? opts->omit_empty_named_data : 0;
   p->progress = opts ? opts->progress : NULL;
   p->progress_ctx = opts ? opts->progress_ctx : NULL;
   p->alignment = (uint64_t)align;
@@ -8191,6 +8201,8 @@ static tp_status tp__pte_prepare(tp_pte *p) {
       refs[i] = tp_fb_end_table(b);
     }
     named = tp_fb_create_vector_refs(b, refs, nnamed);
+  } else if (!p->omit_empty_named_data) {
+    named = tp_fb_create_vector_refs(b, refs, 0); /* present and empty: see tp_pte_options */
   }
   TP_FREE(refs);
   coffs = tp_fb_create_vector(b, &u0, 1, 8);

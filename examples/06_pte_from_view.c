@@ -2,9 +2,14 @@
 
    PyTorch: storage = torch.randn(3, 8, 8); W = storage[1]; y = x @ W.T as method "forward".
    tp_xnn_add_pte_method makes the graph a method: its externals become the method's memory-
-   planned input and output, the blob goes into a segment. Run the file with ExecuTorch's
-   executor_runner --model_path model.pte (no Python). The check below reads the program back
-   and finds the view's 64 floats, not the storage's first 64, in the blob's segment.
+   planned input and output, the blob goes into a segment. The check below reads the program
+   back and finds the view's 64 floats, not the storage's first 64, in the blob's segment.
+
+   Run the file with ExecuTorch's own executor_runner built with the XNNPACK backend
+   (-DEXECUTORCH_BUILD_XNNPACK=ON, which ExecuTorch leaves off by default; tools/et-runner.sh
+   builds one): executor_runner --model_path model.pte. It fills the input with ones, so y[b][o]
+   is the sum of W's row o: the program prints the first values and their sum, and writes them
+   all to model.expected (tools/check-et.sh, `make check-et`, compares the runner's output).
 
    Build: cc -std=c99 -I. examples/06_pte_from_view.c -lm    Run: ./a.out [model.pte] */
 #include <math.h>
@@ -60,6 +65,35 @@ int main(int argc, char **argv) {
          path, (unsigned long)size, ok ? d.id : "?", ok ? "yes" : "NO");
   if (!ok && f.err.status != TP_OK) fprintf(stderr, "error: %s\n", f.err.msg);
   tp_pte_close(&f);                                      /* unmaps the file */
+  /* what executor_runner gives on its all-ones input: y[b][o] = sum_i W[o][i], every row b */
+  {
+    char ex[520];
+    size_t n = strlen(path);
+    double y[8], sum = 0;
+    int o, b;
+    FILE *e;
+    for (o = 0; o < 8; o++) {
+      y[o] = 0;
+      for (i = 0; i < 8; i++) y[o] += (double)storage[64 + o * 8 + i];
+      sum += 2 * y[o];
+    }
+    snprintf(ex, sizeof ex, "%.*s.expected", (int)(n > 4 && strcmp(path + n - 4, ".pte") == 0 ? n - 4 : n), path);
+    e = fopen(ex, "w");
+    if (e) {
+      fprintf(e, "# %s on all-ones inputs (examples/06_pte_from_view.c)\nbackend XnnpackBackend\n"
+                 "output 0 16", path);
+      for (b = 0; b < 2; b++)
+        for (o = 0; o < 8; o++) fprintf(e, " %.9g", y[o]);
+      fprintf(e, "\n");
+    }
+    if (!e || fclose(e) != 0) {
+      fprintf(stderr, "error: cannot write %s\n", ex);
+      ok = 0;
+    }
+    printf("run: executor_runner --model_path %s   (a runner built with -DEXECUTORCH_BUILD_XNNPACK=ON)\n"
+           "  all-ones input -> output 0 [2, 8]: %.6f %.6f %.6f %.6f ... sum %.6f (all in %s)\n",
+           path, y[0], y[1], y[2], y[3], sum, ex);
+  }
   tp_pte_destroy(p);
   tp_xnn_graph_destroy(g);
   return ok ? 0 : 1;

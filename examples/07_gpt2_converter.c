@@ -15,8 +15,14 @@
    outputs so that a runner can do that part itself.
 
    Usage: 07_gpt2_converter [IN.safetensors [OUT]]    writes OUT.xnn (the blob), OUT.ptd (its
-   named constants) and OUT.pte (a program whose method "forward" calls the blob; run it with
-   executor_runner --model_path OUT.pte --data_path OUT.ptd); OUT defaults to "gpt2_attn". Without IN it first writes a small sample, gpt2_attn_sample.safetensors (E = 64,
+   named constants) and OUT.pte (a program whose method "forward" calls the blob); OUT defaults
+   to "gpt2_attn". Run the program with ExecuTorch's own executor_runner built with the XNNPACK
+   backend (-DEXECUTORCH_BUILD_XNNPACK=ON; tools/et-runner.sh builds one):
+     executor_runner --model_path OUT.pte --data_path OUT.ptd
+   (without --data_path ExecuTorch refuses the method: "Failed to get constant data for key").
+   On its all-ones input the outputs q, k, v, y are computed here too: first values and sums
+   printed, all of them in OUT.expected (`make check-et` compares the runner's output).
+   Without IN it first writes a small sample, gpt2_attn_sample.safetensors (E = 64,
    names "transformer.h.0.attn.*"), so it runs anywhere. Tensor names are found by their
    suffix (c_attn.weight, c_attn.bias, c_proj.weight, c_proj.bias), any prefix. The .ptd write
    shows a progress bar. The program checks its own output: it reopens the .ptd and compares q's
@@ -100,16 +106,75 @@ static int find_suffix(const tp_safetensors *st, const char *suffix, tp_tensor *
   return 1;
 }
 
+/* Element (r, c) of a 2-D F32 view (or element r of a 1-D one, c = 0) of a little-endian file
+   in memory: read through the view's offset and strides, byte by byte (no alignment needed). */
+static double at(const tp_tensor *t, int64_t r, int64_t c) {
+  const unsigned char *b = (const unsigned char *)t->storage.data;
+  int64_t e = t->offset + r * t->strides[0] + (t->ndim > 1 ? c * t->strides[1] : 0);
+  uint32_t u = tp__get_le32(b + (size_t)e * 4);
+  float f;
+  memcpy(&f, &u, 4);
+  return (double)f;
+}
+
+/* What executor_runner gives on its all-ones input x: q, k, v = rowsum(W) + b in every row,
+   y = v W_proj^T + b_proj. Prints first values and sums; writes OUT.expected. */
+static int expect_all_ones(const char *path, const char *pte, const char *ptd, const tp_tensor *wq,
+                           const tp_tensor *bq, const tp_tensor *pw, const tp_tensor *pb,
+                           int64_t E) {
+  double *v = (double *)malloc((size_t)(4 * E) * sizeof(double));
+  const char *name[4] = {"q", "k", "v", "y"};
+  FILE *f;
+  int64_t o, i;
+  int k, b, rc = 0;
+  if (!v) return 1;
+  for (k = 0; k < 3; k++)
+    for (o = 0; o < E; o++) {
+      v[k * E + o] = at(&bq[k], o, 0);
+      for (i = 0; i < E; i++) v[k * E + o] += at(&wq[k], o, i);
+    }
+  for (o = 0; o < E; o++) {
+    v[3 * E + o] = at(pb, o, 0);
+    for (i = 0; i < E; i++) v[3 * E + o] += v[2 * E + i] * at(pw, o, i);
+  }
+  f = fopen(path, "w");
+  if (f) {
+    fprintf(f, "# %s on all-ones inputs (examples/07_gpt2_converter.c)\nbackend XnnpackBackend\n"
+               "data %s\n", pte, ptd);
+    for (k = 0; k < 4; k++) {
+      fprintf(f, "output %d %lld", k, (long long)(BATCH * E));
+      for (b = 0; b < BATCH; b++)
+        for (o = 0; o < E; o++) fprintf(f, " %.9g", v[k * E + o]);
+      fprintf(f, "\n");
+    }
+  }
+  if (!f || fclose(f) != 0) {
+    fprintf(stderr, "error: cannot write %s\n", path);
+    rc = 1;
+  }
+  printf("run: executor_runner --model_path %s --data_path %s   (a runner built with "
+         "-DEXECUTORCH_BUILD_XNNPACK=ON)\n", pte, ptd);
+  for (k = 0; k < 4; k++) {
+    double sum = 0;
+    for (o = 0; o < E; o++) sum += BATCH * v[k * E + o];
+    printf("  all-ones input -> output %d (%s) [%d, %lld]: %.6f %.6f %.6f ... sum %.6f\n", k,
+           name[k], BATCH, (long long)E, v[k * E], v[k * E + 1], v[k * E + 2], sum);
+  }
+  printf("  (all values in %s)\n", path);
+  free(v);
+  return rc;
+}
+
 int main(int argc, char **argv) {
   const char *in = argc > 1 ? argv[1] : "gpt2_attn_sample.safetensors";
   const char *out = argc > 2 ? argv[2] : "gpt2_attn";
-  char xnn_path[512], ptd_path[512], pte_path[512];
+  char xnn_path[512], ptd_path[512], pte_path[512], ex_path[512];
   tp_pte *pte = NULL;
   uint64_t pte_size = 0;
   tp_safetensors *st = NULL;
   tp_progress_bar bar = {NULL, NULL, 0};
   tp_error err;
-  tp_tensor attn_w, attn_b, proj_w, proj_b, cq[3], wq[3], bq[3];
+  tp_tensor attn_w, attn_b, proj_w, proj_b, cq[3], wq[3], bq[3], pw;
   const char *names[4];
   tp_store_options so;
   tp_store *store = NULL;
@@ -129,6 +194,7 @@ int main(int argc, char **argv) {
   snprintf(xnn_path, sizeof xnn_path, "%s.xnn", out);
   snprintf(ptd_path, sizeof ptd_path, "%s.ptd", out);
   snprintf(pte_path, sizeof pte_path, "%s.pte", out);
+  snprintf(ex_path, sizeof ex_path, "%s.expected", out);
   /* 1. The file's tensors, as views into its bytes (mapped, nothing is copied). */
   if (tp_safetensors_open_file(in, &st, &err) != TP_OK) {
     fprintf(stderr, "error: %s\n", err.msg);  /* names the file */
@@ -158,6 +224,7 @@ int main(int argc, char **argv) {
     if (tp_chunk(&attn_w, 3, 1, i, &cq[i]) || tp_xnn_fc_filter_from_conv1d(&cq[i], &wq[i], &err) ||
         tp_chunk(&attn_b, 3, 0, i, &bq[i]))
       goto done;
+  if (tp_xnn_fc_filter_from_conv1d(&proj_w, &pw, &err)) goto done;  /* c_proj as [out, in] */
   printf("  q weight: view [%lld, %lld] strides (%lld, %lld) offset %lld of %s (contiguous: %s)\n",
          (long long)wq[0].sizes[0], (long long)wq[0].sizes[1], (long long)wq[0].strides[0],
          (long long)wq[0].strides[1], (long long)wq[0].offset, names[0],
@@ -233,6 +300,7 @@ int main(int argc, char **argv) {
     printf("check: q's weight in %s (key %.16s...) is exactly columns 0..%lld of %s, "
            "transposed\n", ptd_path, kq, (long long)(E - 1), names[0]);
   }
+  if (expect_all_ones(ex_path, pte_path, ptd_path, wq, bq, &pw, &proj_b, E) != 0) goto done;
   rc = 0;
 done:
   tp_pte_destroy(pte);

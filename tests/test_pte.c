@@ -1029,6 +1029,81 @@ static void test_alloc_failures(void) {
   TPT_CHECK(finished);
 }
 
+/* Without an embedded store the program carries an empty named_data table (so ExecuTorch's
+   runtime builds its data map and a named constant no .ptd supplies is a NotFound sentence, not
+   a crash in its XNNPACK backend); omit_empty_named_data gives the table-less bytes of 0.2.0. */
+static int named_table(const tp_membuf *mb, uint32_t *count) {
+  tp_fb_reader r;
+  tp_fb_table root;
+  tp_fb_vector v;
+  memset(&r, 0, sizeof r);
+  if (tp_fb_reader_init(&r, mb->data, mb->size, "ET12", &root) != TP_OK) return -1;
+  v = tp_fb_vector_field(&root, TP_PTE_F_Program_named_data, 4);
+  *count = (uint32_t)v.count;
+  return v.pos != 0;
+}
+
+static void test_empty_named_data(void) {
+  tp_xnn_graph *g = seed_linear(NULL);
+  tp_pte_options o;
+  tp_pte *p = NULL, *q = NULL;
+  tp_membuf with, without;
+  tp_pte_file f;
+  tp_pte_delegate_info di;
+  uint64_t size_with = 0, size_without = 0;
+  uint32_t count = 99;
+  TPT_CHECK(g != NULL);
+  TPT_STATUS(tp_pte_create(NULL, &p), TP_OK); /* defaults: the empty table */
+  TPT_STATUS(tp_xnn_add_pte_method(p, "forward", g), TP_OK);
+  TPT_STATUS(tp_pte_size(p, &size_with), TP_OK);
+  TPT_STATUS(write_mem(p, &with), TP_OK);
+  memset(&o, 0, sizeof o);
+  o.omit_empty_named_data = 1;
+  TPT_STATUS(tp_pte_create(&o, &q), TP_OK);
+  TPT_STATUS(tp_xnn_add_pte_method(q, "forward", g), TP_OK);
+  TPT_STATUS(tp_pte_size(q, &size_without), TP_OK);
+  TPT_STATUS(write_mem(q, &without), TP_OK);
+  TPT_EQ_U64(with.size, size_with);
+  TPT_EQ_U64(without.size, size_without);
+
+  TPT_EQ_INT(named_table(&with, &count), 1);
+  TPT_EQ_INT(count, 0);
+  TPT_EQ_INT(named_table(&without, &count), 0);
+  /* the table costs a few flatbuffer bytes; the blob is the same in both */
+  TPT_CHECK(tp__get_le64(with.data + 16) > tp__get_le64(without.data + 16));
+  TPT_STATUS(tp_pte_read(&f, with.data, with.size), TP_OK);
+  TPT_EQ_INT(f.n_named, 0);
+  TPT_STATUS(tp_pte_delegate_at(&f, 0, 0, &di), TP_OK);
+  TPT_EQ_U64(di.nbytes, 736);
+  TPT_STATUS(tp_pte_read(&f, without.data, without.size), TP_OK);
+  TPT_EQ_INT(f.n_named, 0);
+
+  /* an embedded store still writes its entries, whatever the option says */
+  {
+    tp_store *st = NULL;
+    tp_xnn_graph *gn;
+    tp_pte *r = NULL;
+    tp_membuf mb;
+    TPT_STATUS(tp_store_create(&st), TP_OK);
+    gn = seed_linear(st);
+    o.embed = st;
+    TPT_STATUS(tp_pte_create(&o, &r), TP_OK);
+    TPT_STATUS(tp_xnn_add_pte_method(r, "forward", gn), TP_OK);
+    TPT_STATUS(write_mem(r, &mb), TP_OK);
+    TPT_EQ_INT(named_table(&mb, &count), 1);
+    TPT_EQ_INT(count, 1);
+    tp_membuf_free(&mb);
+    tp_pte_destroy(r);
+    tp_xnn_graph_destroy(gn);
+    tp_store_destroy(st);
+  }
+  tp_membuf_free(&with);
+  tp_membuf_free(&without);
+  tp_pte_destroy(p);
+  tp_pte_destroy(q);
+  tp_xnn_graph_destroy(g);
+}
+
 int main(void) {
   TPT_RUN(test_seed_linear_layout);
   TPT_RUN(test_description_table);
@@ -1040,5 +1115,6 @@ int main(void) {
   TPT_RUN(test_reader_checks);
   TPT_RUN(test_truncation_and_flips);
   TPT_RUN(test_alloc_failures);
+  TPT_RUN(test_empty_named_data);
   return tpt_finish("test_pte");
 }

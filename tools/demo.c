@@ -688,6 +688,83 @@ static tp_membuf blob_of(tp_xnn_graph *g) {
   return mb;
 }
 
+/* ---- what ExecuTorch's executor_runner gives for these programs ---------------------------- */
+
+/* executor_runner (ExecuTorch's examples/portable/executor_runner) fills every input with ones
+   when it is given no --inputs, so each program's expected output is its reference on ones:
+   for y = x W^T, y[b][o] = sum_i W[o][i] for every row b, computed here in double through the
+   weight's view (never through the bytes written). */
+#define ET_MAX_OUT 4
+typedef struct et_expect {
+  int n_out;
+  size_t count[ET_MAX_OUT];
+  double *val[ET_MAX_OUT];
+} et_expect;
+
+static void ones_linear(et_expect *ex, const tp_tensor *w, int batch) {
+  const float *wd = (const float *)w->storage.data;
+  int k = ex->n_out++;
+  int64_t o, i;
+  int b;
+  ex->count[k] = (size_t)batch * (size_t)w->sizes[0];
+  ex->val[k] = (double *)malloc(ex->count[k] * sizeof(double));
+  if (!ex->val[k]) {
+    ex->count[k] = 0;
+    CHECK(0, "no memory for the expected outputs");
+    return;
+  }
+  for (o = 0; o < w->sizes[0]; o++) {
+    double acc = 0;
+    for (i = 0; i < w->sizes[1]; i++)
+      acc += (double)wd[w->offset + o * w->strides[0] + i * w->strides[1]];
+    for (b = 0; b < batch; b++) ex->val[k][(size_t)b * (size_t)w->sizes[0] + (size_t)o] = acc;
+  }
+}
+
+/* Writes NAME.expected beside NAME.pte (the format tools/check-et.sh reads: "backend ID",
+   "data FILE.ptd" when one is needed, then one "output K COUNT v0 v1 ..." line per output) and
+   prints the command that runs the program, the backend the runner must have and the
+   all-ones output to expect (first values and the sum of all). Frees ex's values. */
+static void print_run(const char *pte, const char *ptd, const char *backend, const char *cmake,
+                      et_expect *ex) {
+  char name[300];
+  size_t n = strlen(pte), j;
+  FILE *f;
+  int k;
+  snprintf(name, sizeof name, "%.*s.expected", (int)(n > 4 ? n - 4 : n), pte);
+  f = fopen(path_in(name), "w");
+  CHECK(f != NULL, "cannot write %s", path_in(name));
+  if (f) {
+    fprintf(f, "# %s run by ExecuTorch's executor_runner on all-ones inputs: the outputs a float64"
+               " reference gives (tensorpack demo)\nbackend %s\n", pte, backend);
+    if (ptd) fprintf(f, "data %s\n", ptd);
+    for (k = 0; k < ex->n_out; k++) {
+      fprintf(f, "output %d %lu", k, (unsigned long)ex->count[k]);
+      for (j = 0; j < ex->count[k]; j++) fprintf(f, " %.9g", ex->val[k][j]);
+      fprintf(f, "\n");
+    }
+    CHECK(fclose(f) == 0, "writing %s", path_in(name));
+  }
+  printf("      executor_runner --model_path %s", path_in(pte));
+  if (ptd) printf(" --data_path %s", path_in(ptd));
+  printf("\n        needs %s: a runner built with %s (tools/et-runner.sh builds one)\n", backend,
+         cmake);
+  for (k = 0; k < ex->n_out; k++) {
+    double sum = 0;
+    for (j = 0; j < ex->count[k]; j++) sum += ex->val[k][j];
+    printf("        all-ones input -> output %d (%lu floats):", k, (unsigned long)ex->count[k]);
+    for (j = 0; j < ex->count[k] && j < 4; j++) printf(" %.6f", ex->val[k][j]);
+    printf(" ... sum %.6f\n", sum);
+    free(ex->val[k]);
+    ex->val[k] = NULL;
+  }
+  printf("        (all values: %s; make check-et ET_RUNNER=... compares them)\n", path_in(name));
+  ex->n_out = 0;
+}
+
+#define XNN_SWITCH "-DEXECUTORCH_BUILD_XNNPACK=ON"
+#define VK_SWITCH "-DEXECUTORCH_BUILD_VULKAN=ON"
+
 static void case_programs(void) {
   enum { E = 16, B = 3 };
   static float storage[3 * 8 * 8], in_proj[3 * E * E];
@@ -703,6 +780,7 @@ static void case_programs(void) {
   size_t xd[2] = {2, 8}, qxd[2] = {B, E};
   uint32_t xid;
   int i, mode;
+  et_expect ex_seed, ex_qkv, ex_vk;
 
   printf("\n[6] programs (.pte): the same graphs as methods ExecuTorch's runtime loads and runs\n");
   /* seed_linear.pte: case 1's graph, weight = randn(3, 8, 8)[1] */
@@ -718,6 +796,8 @@ static void case_programs(void) {
   CHECK(tp_xnn_add_pte_method(p, "forward", g) == TP_OK, "%s", tp_pte_error(p));
   blobs[0] = blob_of(g);
   write_and_check_pte(p, "seed_linear.pte", 1, 0, blobs);
+  memset(&ex_seed, 0, sizeof ex_seed);
+  ones_linear(&ex_seed, &w, 2);
 #ifdef TP_DEMO_XNNPACK
   {
     static float x[2 * 8 + 4], y[2 * 8];
@@ -753,6 +833,8 @@ static void case_programs(void) {
   s.nbytes = sizeof in_proj;
   tp_view(s, TP_F32, 2, qsz, NULL, 0, &packed);
   for (i = 0; i < 3; i++) tp_chunk(&packed, 3, 0, i, &qkv[i]);
+  memset(&ex_qkv, 0, sizeof ex_qkv);
+  for (i = 0; i < 3; i++) ones_linear(&ex_qkv, &qkv[i], B);
   for (mode = 0; mode < 2; mode++) {
     store = NULL;
     tp_store_create(&store);
@@ -812,17 +894,30 @@ static void case_programs(void) {
     sk = tp_sink_membuf(&blobs[0]);
     CHECK(tp_vk_write(vg, &sk) == TP_OK, "%s", tp_vk_graph_error(vg));
     write_and_check_pte(p, "vulkan_linear.pte", 1, 0, blobs);
+    memset(&ex_vk, 0, sizeof ex_vk);
+    ones_linear(&ex_vk, &wv, 1);
     tp_membuf_free(&blobs[0]);
     tp_pte_destroy(p);
     tp_vk_graph_destroy(vg);
   }
-  printf("    run them with ExecuTorch (no Python anywhere), e.g. its executor_runner:\n");
-  printf("      executor_runner --model_path %s\n", path_in("seed_linear.pte"));
-  printf("      executor_runner --model_path %s\n", path_in("qkv.pte"));
-  printf("      executor_runner --model_path %s --data_path %s\n", path_in("qkv_with_ptd.pte"),
-         path_in("qkv_with_ptd.ptd"));
-  printf("      executor_runner --model_path %s   (a runner built with the Vulkan backend)\n",
-         path_in("vulkan_linear.pte"));
+  printf("    run them with ExecuTorch's own executor_runner (paths from this directory; writing"
+         " them took no Python,\n    building the runner uses ExecuTorch's Python code"
+         " generators: see the README, \"Running the programs\"):\n");
+  print_run("seed_linear.pte", NULL, "XnnpackBackend", XNN_SWITCH, &ex_seed);
+  {
+    et_expect again = ex_qkv; /* the same outputs, with the constants inline or in the .ptd */
+    size_t k;
+    for (k = 0; k < (size_t)again.n_out; k++) {
+      again.val[k] = (double *)malloc(again.count[k] * sizeof(double));
+      if (again.val[k]) memcpy(again.val[k], ex_qkv.val[k], again.count[k] * sizeof(double));
+      else again.count[k] = 0;
+    }
+    print_run("qkv.pte", NULL, "XnnpackBackend", XNN_SWITCH, &ex_qkv);
+    print_run("qkv_with_ptd.pte", "qkv_with_ptd.ptd", "XnnpackBackend", XNN_SWITCH, &again);
+  }
+  print_run("vulkan_linear.pte", NULL, "VulkanBackend", VK_SWITCH, &ex_vk);
+  printf("    qkv_with_ptd.pte without --data_path: ExecuTorch refuses to load the method (\"Failed to"
+         " get constant data for key ...\")\n");
 }
 
 int main(int argc, char **argv) {
