@@ -10,7 +10,8 @@
 #include <string.h>
 #include <time.h>
 
-#define RUNS 15
+#define RUNS_MAX 64
+static int g_runs = 15; /* timed rounds per row (--runs N, at most RUNS_MAX) */
 
 static double now(void) {
   struct timespec ts;
@@ -68,7 +69,7 @@ static void run_lp(int count, size_t each, const size_t *begin) {
 }
 static const char *g_only; /* --only SUBSTR: run only the rows whose name contains it */
 static void bench(const char *name, const tp_tensor *views, int count, double target, int warm) {
-  double t_tp[RUNS], t_mc[RUNS], t_lp[RUNS], t0;
+  double t_tp[RUNS_MAX], t_mc[RUNS_MAX], t_lp[RUNS_MAX], t0;
   size_t each = tp_nbytes(&views[0]), total = each * (size_t)count, begin[1000];
   int r, i;
   volatile unsigned char sink = 0;
@@ -78,7 +79,7 @@ static void bench(const char *name, const tp_tensor *views, int count, double ta
     tp_span(&views[i], &b, &e);
     begin[i] = b + each <= g_cap ? b : 0;
   }
-  for (r = -1; r < RUNS; r++) {
+  for (r = -1; r < g_runs; r++) {
     if (warm) run_tp(name, views, count, each); else evict();
     t0 = now();
     run_tp(name, views, count, each);
@@ -95,7 +96,7 @@ static void bench(const char *name, const tp_tensor *views, int count, double ta
     if (r >= 0) t_lp[r] = now() - t0;
     sink ^= g_dst[total / 3];
   }
-  bt_row(name, "memcpy", t_tp, t_mc, t_lp, RUNS, target);
+  bt_row(name, "memcpy", t_tp, t_mc, t_lp, g_runs, target);
   (void)sink;
 }
 
@@ -119,6 +120,11 @@ int main(int argc, char **argv) {
   for (i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--header") == 0) bt_header();
     else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) g_only = argv[++i];
+    else if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) {
+      g_runs = atoi(argv[++i]);
+      if (g_runs < 1) g_runs = 1;
+      if (g_runs > RUNS_MAX) g_runs = RUNS_MAX;
+    }
   }
   g_cap = (size_t)64 * 256 * 56 * 56 * 4 + 4096;
   g_src = alloc_touch(g_cap);
