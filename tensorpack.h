@@ -1528,9 +1528,6 @@ TPDEF tp_status tp_view_from_dlpack(const DLTensor *t, size_t storage_nbytes, tp
 #endif
 
 /* Scratch used by the streaming forms (tp_compact_write, tp_convert_write, tp_pack_int4_write). */
-#ifndef TP_LLC_BYTES
-#define TP_LLC_BYTES (32u * 1024u * 1024u)
-#endif
 #ifndef TP_SCRATCH_BYTES
 #define TP_SCRATCH_BYTES (256u * 1024u)
 #endif
@@ -3055,7 +3052,13 @@ static void tp__gather(unsigned char *dst, const unsigned char *src, int64_t n, 
 #ifndef TP__PF_BLOCK
 #define TP__PF_BLOCK 1
 #endif
+#ifndef TP__PF_ROW_BYTES
+#define TP__PF_ROW_BYTES 256
+#endif
 #define TP__K_AVX2 1 /* the CPU has AVX2 */
+#ifndef TP__T2_AVX2
+#define TP__T2_AVX2 1 /* the AVX2 16x16 tile for 2-byte elements */
+#endif
 #define TP__K_NT 2   /* streaming stores for the output */
 #if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
 #include <emmintrin.h>
@@ -3283,7 +3286,7 @@ static tp__tile_fn tp__tile_for(size_t es, int avx2, int64_t *T) {
     *T = 8;
     return tp__tile4_8x8_avx2;
   }
-  if (es == 2 && avx2) {
+  if (es == 2 && avx2 && TP__T2_AVX2) {
     *T = 16;
     return tp__tile2_16x16_avx2;
   }
@@ -3349,7 +3352,7 @@ static tp__super_fn tp__super_for(size_t es, int avx2) {
   (void)avx2;
 #if TP__AVX2
   if (es == 4 && avx2) return tp__super4_avx2;
-  if (es == 2 && avx2) return tp__super2_avx2;
+  if (es == 2 && avx2 && TP__T2_AVX2) return tp__super2_avx2;
 #endif
 #if TP__SSE2
   switch (es) {
@@ -3442,7 +3445,7 @@ static tp__block_fn tp__block_for(size_t es, int flags, int64_t *T, int *nt) {
     *nt = want_nt;
     return want_nt ? tp__block4_avx2_nt : tp__block4_avx2;
   }
-  if (es == 2 && (flags & TP__K_AVX2) && !want_nt) {
+  if (es == 2 && (flags & TP__K_AVX2) && !want_nt && TP__T2_AVX2) {
     /* (streaming: the 8x8 SSE2 tile below - 16 output rows in flight, each line finished only
        by the second tile, measured slower than 8) */
     *T = 16;
@@ -3498,6 +3501,71 @@ static void tp__copy_nt(unsigned char *d, const unsigned char *s, size_t n) {
 #ifndef TP__TSUPER
 #define TP__TSUPER 512
 #endif
+/* Which kernel a plane takes (internal switches for A/B runs; see bench/README.md) */
+#ifndef TP__ROUTE_DIRECT
+#define TP__ROUTE_DIRECT 1 /* planes without 4 KiB-multiple strides: the region kernel */
+#endif
+#ifndef TP__ROUTE_LINES
+#define TP__ROUTE_LINES 1 /* aliasing planes of at most a quarter of the LLC: tp__transpose_lines */
+#endif
+#ifndef TP__NT_TILES
+#define TP__NT_TILES 0 /* streaming stores from the transpose tiles */
+#endif
+#ifndef TP__NT_ROWS
+#define TP__NT_ROWS 1 /* streaming stores for the row copies of big outputs */
+#endif
+/* The last-level cache's size in bytes: TP_LLC_BYTES when the build sets it, else read once
+   from Linux's /sys (the cache index of level 3 of cpu0; sysconf(_SC_LEVEL3_CACHE_SIZE) was
+   measured to report 320 MiB for a 32 MiB L3 under KVM, so it is not asked), else 32 MiB. */
+#define TP__LLC_DEFAULT ((size_t)32 << 20)
+static size_t tp__llc_bytes(void) {
+#ifdef TP_LLC_BYTES
+  return (size_t)(TP_LLC_BYTES);
+#elif !defined(TP_NO_STDIO) && defined(__linux__) && (defined(__GNUC__) || defined(__clang__))
+  static size_t cached; /* 0: not read yet; written once with the same value by any thread */
+  size_t v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+  if (v == 0) {
+    FILE *f = fopen("/sys/devices/system/cpu/cpu0/cache/index3/size", "r");
+    unsigned long n = 0;
+    char unit = 0;
+    v = TP__LLC_DEFAULT;
+    if (f) {
+      int got = fscanf(f, "%lu%c", &n, &unit);
+      if (got >= 1 && n > 0 && n < (1ul << 30))
+        v = (size_t)n << (got == 2 && (unit == 'K' || unit == 'k') ? 10 : got == 2 && unit == 'M' ? 20 : 0);
+      fclose(f);
+    }
+    __atomic_store_n(&cached, v, __ATOMIC_RELAXED);
+  }
+  return v;
+#else
+  return TP__LLC_DEFAULT;
+#endif
+}
+
+/* The transpose of one rows x cols plane through a buffer of TP__TBUF bytes, one group of
+   output rows at a time: B = one 64-byte source line of elements, up to TP__TBUF / 64 output
+   columns per piece (the region kernel writes them into the buffer), then each output row's
+   piece copied whole. For strides that are a multiple of 4 KiB (every row in one cache set)
+   when the plane's bytes are likely still in the cache: it reads 64 bytes of each of up to 512
+   source rows per group, which the cache serves but DRAM (without a sequential stream for the
+   prefetchers) does not - bigger planes take the bounce-buffer blocks below. */
+#define TP__TBUF 32768
+static void tp__transpose_lines(unsigned char *dst, const unsigned char *src, int64_t rows,
+                                int64_t cols, int64_t scol, int64_t drow, size_t es, int avx2) {
+  unsigned char buf[TP__TBUF];
+  int64_t e = (int64_t)es, B = 64 / e, seg = TP__TBUF / 64, i0, c0, i;
+  for (i0 = 0; i0 < rows; i0 += B) {
+    int64_t bi = rows - i0 < B ? rows - i0 : B;
+    for (c0 = 0; c0 < cols; c0 += seg) {
+      int64_t sc = cols - c0 < seg ? cols - c0 : seg;
+      tp__transpose_region(buf, src + (i0 + c0 * scol) * e, bi, sc, scol, sc, es, avx2);
+      for (i = 0; i < bi; i++)
+        memcpy(dst + ((i0 + i) * drow + c0) * e, buf + i * sc * e, (size_t)(sc * e));
+    }
+  }
+}
+
 /* The transpose of tp__transpose_region for cols2 groups of cols output columns: output
    column j = g * cols + c (g < cols2, c < cols) reads source row g * scol2 + c * scol, so an
    inner output dim that does not merge with its neighbour in the source (a slice of a
@@ -3507,8 +3575,8 @@ static void tp__copy_nt(unsigned char *d, const unsigned char *s, size_t n) {
 static void tp__transpose(unsigned char *dst, const unsigned char *src, int64_t rows,
                           int64_t cols, int64_t scol, int64_t cols2, int64_t scol2, int64_t drow,
                           size_t es, int flags) {
-  int64_t e = (int64_t)es, T, Bi, Bj, i0, j0, k, g, c, ncols = cols * cols2, I, J, SB;
-  int nt;
+  int64_t e = (int64_t)es, T, Bi, Bj, i0, j0, k, g, c, ncols = cols * cols2, I, J, SB, plane;
+  int nt, small, alias;
   tp__block_fn blk;
   /* 8-byte alignment is enough for the loads; the buffer is read with unaligned loads */
   uint64_t buf[TP__TBLOCK / 8], obuf[TP__TBLOCK / 8];
@@ -3517,17 +3585,27 @@ static void tp__transpose(unsigned char *dst, const unsigned char *src, int64_t 
   if ((flags & TP__K_NT) && (((uintptr_t)dst & 15u) != 0 || ((drow * e) & 15) != 0))
     flags &= ~TP__K_NT;
   blk = tp__block_for(es, flags, &T, &nt);
-  if (!blk || rows * ncols * e <= TP__TDIRECT) {
+  plane = rows * ncols * e;
+  small = plane <= TP__TBLOCK && ncols <= TP__TBLOCK / 128;
+  alias = (scol * e) % 4096 == 0 || (drow * e) % 4096 == 0;
+  if (!blk || plane <= TP__TDIRECT || (!small && !alias && TP__ROUTE_DIRECT)) {
+    /* no aliasing of rows in one cache set: the region kernel straight from the source */
     for (g = 0; g < cols2; g++)
       tp__transpose_region(dst + g * cols * e, src + g * scol2 * e, rows, cols, scol, drow, es,
                            flags & TP__K_AVX2);
+    return;
+  }
+  if (!small && TP__ROUTE_LINES && !nt && (size_t)plane <= tp__llc_bytes() / 4) {
+    for (g = 0; g < cols2; g++)
+      tp__transpose_lines(dst + g * cols * e, src + g * scol2 * e, rows, cols, scol, drow, es,
+                          flags & TP__K_AVX2);
     return;
   }
   /* runs of 256 source bytes when streaming (whole output lines per tile row; fewer, longer
      output pieces), 128 otherwise (more source rows per block: longer output pieces in cache) */
   Bi = (nt ? 256 : 128) / e;
   Bj = TP__TBLOCK / (Bi * e);
-  if (rows * ncols * e <= TP__TBLOCK && ncols <= TP__TBLOCK / 128) {
+  if (small) {
     /* a small plane is one block: its source rows are read whole (one sequential stream when
        they are adjacent), fewer and longer copies into the buffer */
     Bi = rows;
@@ -3610,7 +3688,7 @@ static void tp__plan_copy(const tp__plan *p, unsigned char *dst, int nt) {
     for (d = 0; d < inner; d++)
       if (p->stride[d] == 1) k = d; /* a unit-stride dim further out: transpose the plane */
   if (k >= 0) flags = tp__cpu_avx2() ? TP__K_AVX2 : 0;
-  if (nt) flags |= TP__K_NT;
+  if (nt && TP__NT_TILES) flags |= TP__K_NT;
   /* the dim outside the inner one joins the transpose's output rows (a second column level) */
   g2 = k >= 0 && k < inner - 1 ? inner - 1 : -1;
   count = 1;
@@ -3637,8 +3715,9 @@ static void tp__plan_copy(const tp__plan *p, unsigned char *dst, int nt) {
 #if TP__SSE2
       /* a long row starts the next one's reads (the hardware prefetchers stop at the end of a
          run and take a while to start on a new one; short rows they follow by stride) */
-      if (TP__PF_ROWS && n * es >= 1024 && it + 1 < count) tp__prefetch(p->base + soff, (size_t)(n * es));
-      if (nt && n * es >= 256) tp__copy_nt(dst + d0, p->base + s0, (size_t)(n * es));
+      if (TP__PF_ROWS && n * es >= 1024 && it + 1 < count)
+        tp__prefetch(p->base + soff, (size_t)(n * es) < TP__PF_ROW_BYTES ? (size_t)(n * es) : TP__PF_ROW_BYTES);
+      if (TP__NT_ROWS && nt && n * es >= 256) tp__copy_nt(dst + d0, p->base + s0, (size_t)(n * es));
       else
 #endif
         memcpy(dst + d0, p->base + s0, (size_t)(n * es));
@@ -3676,7 +3755,7 @@ static void tp__plan_emit(const tp__plan *p, unsigned char *dst, int nt) {
 
 /* Whether an output of n bytes is written with streaming stores: source plus output exceed the
    last-level cache, so the output would only push the source (and itself) out of it. */
-static int tp__stream_out(size_t n) { return n >= (size_t)(TP_LLC_BYTES / 2); }
+static int tp__stream_out(size_t n) { return n >= tp__llc_bytes(); }
 
 static int tp__plan_zero_copy(const tp__plan *p) {
   return tp__plan_is_run(p) && (!TP__BIG_ENDIAN || p->esize == 1);

@@ -67,16 +67,14 @@ l3=$(cat /sys/devices/system/cpu/cpu0/cache/index3/size 2>/dev/null || echo "?")
 load() { cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo 0; }
 ncpu=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo "?")
 
-args="--runs $RUNS"
-[ -z "$ONLY" ] || args="$args --only $ONLY"
 loads=""
 r=1
 while [ "$r" -le "$ROUNDS" ]; do
   if [ $((r % 2)) -eq 1 ]; then order="old new"; else order="new old"; fi
   for side in $order; do
     loads="$loads $(load)"
-    # shellcheck disable=SC2086
-    "$TMP/$side/bench" $args | sed "s/^/$side $r /" >> "$TMP/rows"
+    if [ -n "$ONLY" ]; then set -- --runs "$RUNS" --only "$ONLY"; else set -- --runs "$RUNS"; fi
+    "$TMP/$side/bench" "$@" | sed "s/^/$side $r /" >> "$TMP/rows"
   done
   r=$((r + 1))
 done
