@@ -18,6 +18,7 @@
 # Today's driver is built against the old header; if that does not compile (the API changed),
 # REV's own bench_compact.c is used for the old side and rows are matched by name.
 set -eu
+unset BENCH_PEERS # the A/B times tensorpack only
 REV=${1:-}
 if [ -z "$REV" ]; then
   echo "usage: sh bench/ab.sh REV   (a git revision or a path to a tensorpack.h)" >&2
