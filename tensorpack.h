@@ -3511,6 +3511,9 @@ static void tp__copy_nt(unsigned char *d, const unsigned char *s, size_t n) {
 #ifndef TP__NT_TILES
 #define TP__NT_TILES 0 /* streaming stores from the transpose tiles */
 #endif
+#ifndef TP__NT_PIECES
+#define TP__NT_PIECES 1 /* streaming outputs: tiles into the second buffer, pieces streamed */
+#endif
 #ifndef TP__NT_ROWS
 #define TP__NT_ROWS 1 /* streaming stores for the row copies of big outputs */
 #endif
@@ -3576,7 +3579,7 @@ static void tp__transpose(unsigned char *dst, const unsigned char *src, int64_t 
                           int64_t cols, int64_t scol, int64_t cols2, int64_t scol2, int64_t drow,
                           size_t es, int flags) {
   int64_t e = (int64_t)es, T, Bi, Bj, i0, j0, k, g, c, ncols = cols * cols2, I, J, SB, plane;
-  int nt, small, alias;
+  int nt, small, alias, ntp = 0;
   tp__block_fn blk;
   /* 8-byte alignment is enough for the loads; the buffer is read with unaligned loads */
   uint64_t buf[TP__TBLOCK / 8], obuf[TP__TBLOCK / 8];
@@ -3584,6 +3587,10 @@ static void tp__transpose(unsigned char *dst, const unsigned char *src, int64_t 
   const unsigned char *row[TP__TBLOCK / 128]; /* the block's source rows (Bj <= TP__TBLOCK / 128) */
   if ((flags & TP__K_NT) && (((uintptr_t)dst & 15u) != 0 || ((drow * e) & 15) != 0))
     flags &= ~TP__K_NT;
+  if ((flags & TP__K_NT) && !TP__NT_TILES) { /* streamed from the second buffer, not the tiles */
+    flags &= ~TP__K_NT;
+    ntp = 1;
+  }
   blk = tp__block_for(es, flags, &T, &nt);
   plane = rows * ncols * e;
   small = plane <= TP__TBLOCK && ncols <= TP__TBLOCK / 128;
@@ -3619,7 +3626,7 @@ static void tp__transpose(unsigned char *dst, const unsigned char *src, int64_t 
      second buffer: the tiles write there, then each output row's piece is copied whole
      (measured: bf16 2048x2048 1.02-1.04 -> 0.72-0.75 ms, u8 4096x4096 5.4-5.6 -> 3.3-3.7 ms;
      slower for 8-byte elements, mixed for 4-byte ones and 2 KiB strides, which stay direct) */
-  if (!nt && es <= 2 && (drow * e) % 4096 == 0) ob = (unsigned char *)obuf;
+  if (ntp || (!nt && es <= 2 && (drow * e) % 4096 == 0)) ob = (unsigned char *)obuf;
   /* super-blocks of TP__TSUPER source rows x TP__TSUPER output rows: the blocks inside one
      touch at most ~2 x TP__TSUPER pages (source rows' pieces, output rows' pieces), few enough
      for the TLB to keep; without them a column of blocks touches every output row's page */
@@ -3652,6 +3659,12 @@ static void tp__transpose(unsigned char *dst, const unsigned char *src, int64_t 
             blk(ob, Bj, b, Bi, ti, tj);
             if (tj < bj) tp__transpose_scalar(ob, b, 0, ti, tj, bj, Bi, Bj, es);
             if (ti < bi) tp__transpose_scalar(ob, b, ti, bi, 0, bj, Bi, Bj, es);
+#if TP__SSE2
+            if (ntp) {
+              for (k = 0; k < bi; k++) tp__copy_nt(d + k * drow * e, ob + k * Bj * e, (size_t)(bj * e));
+              continue;
+            }
+#endif
             for (k = 0; k < bi; k++) memcpy(d + k * drow * e, ob + k * Bj * e, (size_t)(bj * e));
             continue;
           }
@@ -3688,7 +3701,7 @@ static void tp__plan_copy(const tp__plan *p, unsigned char *dst, int nt) {
     for (d = 0; d < inner; d++)
       if (p->stride[d] == 1) k = d; /* a unit-stride dim further out: transpose the plane */
   if (k >= 0) flags = tp__cpu_avx2() ? TP__K_AVX2 : 0;
-  if (nt && TP__NT_TILES) flags |= TP__K_NT;
+  if (nt && (TP__NT_TILES || TP__NT_PIECES)) flags |= TP__K_NT;
   /* the dim outside the inner one joins the transpose's output rows (a second column level) */
   g2 = k >= 0 && k < inner - 1 ? inner - 1 : -1;
   count = 1;

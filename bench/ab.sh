@@ -107,7 +107,7 @@ awk -F'|' '
     return n % 2 ? b[(n + 1) / 2] : (b[n / 2] + b[n / 2 + 1]) / 2
   }
   function minmax(a, n,   i) { lo = a[1]; hi = a[1]; for (i = 2; i <= n; i++) { if (a[i] < lo) lo = a[i]; if (a[i] > hi) hi = a[i] } }
-  NF >= 7 && $4 != " - " {
+  NF >= 7 && $4 != " - " && $3 ~ /[0-9]/ {
     split($1, h, " "); side = h[1]; rnd = h[2]; name = $2; gsub(/^ +| +$/, "", name)
     if (!(name in seen)) { seen[name] = ++nrow; order[nrow] = name }
     t[side, name, ++cnt[side, name]] = secs($3)
