@@ -3059,6 +3059,9 @@ static void tp__gather(unsigned char *dst, const unsigned char *src, int64_t n, 
 #ifndef TP__T2_AVX2
 #define TP__T2_AVX2 1 /* the AVX2 16x16 tile for 2-byte elements */
 #endif
+#ifndef TP__T2_LINES
+#define TP__T2_LINES 1 /* ... also in tp__transpose_lines (16 aliasing source rows at once) */
+#endif
 #define TP__K_NT 2   /* streaming stores for the output */
 #if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
 #include <emmintrin.h>
@@ -3514,6 +3517,9 @@ static void tp__copy_nt(unsigned char *d, const unsigned char *s, size_t n) {
 #ifndef TP__NT_PIECES
 #define TP__NT_PIECES 1 /* streaming outputs: tiles into the second buffer, pieces streamed */
 #endif
+#ifndef TP__NT_TRANSPOSE
+#define TP__NT_TRANSPOSE 1 /* the tp__stream_out level from which transposes stream pieces */
+#endif
 #ifndef TP__NT_ROWS
 #define TP__NT_ROWS 1 /* streaming stores for the row copies of big outputs */
 #endif
@@ -3555,16 +3561,25 @@ static size_t tp__llc_bytes(void) {
    prefetchers) does not - bigger planes take the bounce-buffer blocks below. */
 #define TP__TBUF 32768
 static void tp__transpose_lines(unsigned char *dst, const unsigned char *src, int64_t rows,
-                                int64_t cols, int64_t scol, int64_t drow, size_t es, int avx2) {
+                                int64_t cols, int64_t scol, int64_t drow, size_t es, int avx2,
+                                int nt) {
   unsigned char buf[TP__TBUF];
   int64_t e = (int64_t)es, B = 64 / e, seg = TP__TBUF / 64, i0, c0, i;
   for (i0 = 0; i0 < rows; i0 += B) {
     int64_t bi = rows - i0 < B ? rows - i0 : B;
     for (c0 = 0; c0 < cols; c0 += seg) {
       int64_t sc = cols - c0 < seg ? cols - c0 : seg;
-      tp__transpose_region(buf, src + (i0 + c0 * scol) * e, bi, sc, scol, sc, es, avx2);
-      for (i = 0; i < bi; i++)
+      tp__transpose_region(buf, src + (i0 + c0 * scol) * e, bi, sc, scol, sc, es,
+                           es == 2 && !TP__T2_LINES ? 0 : avx2);
+      for (i = 0; i < bi; i++) {
+#if TP__SSE2
+        if (nt) {
+          tp__copy_nt(dst + ((i0 + i) * drow + c0) * e, buf + i * sc * e, (size_t)(sc * e));
+          continue;
+        }
+#endif
         memcpy(dst + ((i0 + i) * drow + c0) * e, buf + i * sc * e, (size_t)(sc * e));
+      }
     }
   }
 }
@@ -3605,7 +3620,7 @@ static void tp__transpose(unsigned char *dst, const unsigned char *src, int64_t 
   if (!small && TP__ROUTE_LINES && !nt && (size_t)plane <= tp__llc_bytes() / 4) {
     for (g = 0; g < cols2; g++)
       tp__transpose_lines(dst + g * cols * e, src + g * scol2 * e, rows, cols, scol, drow, es,
-                          flags & TP__K_AVX2);
+                          flags & TP__K_AVX2, ntp);
     return;
   }
   /* runs of 256 source bytes when streaming (whole output lines per tile row; fewer, longer
@@ -3701,7 +3716,7 @@ static void tp__plan_copy(const tp__plan *p, unsigned char *dst, int nt) {
     for (d = 0; d < inner; d++)
       if (p->stride[d] == 1) k = d; /* a unit-stride dim further out: transpose the plane */
   if (k >= 0) flags = tp__cpu_avx2() ? TP__K_AVX2 : 0;
-  if (nt && (TP__NT_TILES || TP__NT_PIECES)) flags |= TP__K_NT;
+  if (nt >= TP__NT_TRANSPOSE && (TP__NT_TILES || TP__NT_PIECES)) flags |= TP__K_NT;
   /* the dim outside the inner one joins the transpose's output rows (a second column level) */
   g2 = k >= 0 && k < inner - 1 ? inner - 1 : -1;
   count = 1;
@@ -3730,7 +3745,7 @@ static void tp__plan_copy(const tp__plan *p, unsigned char *dst, int nt) {
          run and take a while to start on a new one; short rows they follow by stride) */
       if (TP__PF_ROWS && n * es >= 1024 && it + 1 < count)
         tp__prefetch(p->base + soff, (size_t)(n * es) < TP__PF_ROW_BYTES ? (size_t)(n * es) : TP__PF_ROW_BYTES);
-      if (TP__NT_ROWS && nt && n * es >= 256) tp__copy_nt(dst + d0, p->base + s0, (size_t)(n * es));
+      if (TP__NT_ROWS && nt >= 2 && n * es >= 256) tp__copy_nt(dst + d0, p->base + s0, (size_t)(n * es));
       else
 #endif
         memcpy(dst + d0, p->base + s0, (size_t)(n * es));
@@ -3768,7 +3783,10 @@ static void tp__plan_emit(const tp__plan *p, unsigned char *dst, int nt) {
 
 /* Whether an output of n bytes is written with streaming stores: source plus output exceed the
    last-level cache, so the output would only push the source (and itself) out of it. */
-static int tp__stream_out(size_t n) { return n >= tp__llc_bytes(); }
+static int tp__stream_out(size_t n) {
+  size_t llc = tp__llc_bytes();
+  return n >= llc ? 2 : n >= llc / 4 ? 1 : 0;
+}
 
 static int tp__plan_zero_copy(const tp__plan *p) {
   return tp__plan_is_run(p) && (!TP__BIG_ENDIAN || p->esize == 1);

@@ -645,7 +645,7 @@ static void test_transpose_routes(void) {
             if (c2 > 1 || es > 8) continue;
             memset(b, 0, need); /* the line-group kernel on its own, whatever the route */
             tp__transpose_lines(b, src + (size_t)base * es, rows, cols, neg ? -scol : scol, drow,
-                                es, f & TP__K_AVX2);
+                                es, f & TP__K_AVX2, (f & TP__K_NT) != 0);
             TPT_MEMEQ(b, a, need);
           }
           free(src); free(a); free(b);
