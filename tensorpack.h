@@ -3523,8 +3523,11 @@ static void tp__copy_nt(unsigned char *d, const unsigned char *s, size_t n) {
 #ifndef TP__NT_TRANSPOSE
 #define TP__NT_TRANSPOSE 1 /* the tp__stream_out level from which transposes stream pieces */
 #endif
+#ifndef TP__NT_RUN
+#define TP__NT_RUN 1 /* a compact run of at least the LLC is copied with streaming stores */
+#endif
 #ifndef TP__NT_ROWS
-#define TP__NT_ROWS 1 /* streaming stores for the row copies of big outputs */
+#define TP__NT_ROWS 0 /* streaming stores for the row copies of outputs of at least the LLC */
 #endif
 /* The last-level cache's size in bytes: TP_LLC_BYTES when the build sets it, else read once
    from Linux's /sys (the cache index of level 3 of cpu0; sysconf(_SC_LEVEL3_CACHE_SIZE) was
@@ -3706,13 +3709,19 @@ static void tp__plan_copy(const tp__plan *p, unsigned char *dst, int nt) {
   int nd = p->nd, inner, k = -1, g2, nl = 0, d, flags = 0;
   int64_t es = (int64_t)p->esize;
   if (p->numel == 0) return;
+#if !TP__SSE2
+  nt = 0;
+#else
+  if (TP__NT_RUN && nt >= 2 && tp__plan_is_run(p)) { /* beyond the LLC: no read-for-ownership */
+    tp__copy_nt(dst, p->base, (size_t)(p->numel * es));
+    _mm_sfence();
+    return;
+  }
+#endif
   if (tp__plan_is_run(p)) {
     memcpy(dst, p->base, (size_t)(p->numel * es));
     return;
   }
-#if !TP__SSE2
-  nt = 0;
-#endif
   inner = nd - 1;
   n = p->size[inner];
   s = p->stride[inner];
