@@ -427,6 +427,16 @@ static void test_big_transpose(void) {
   /* the same at an odd destination address (unaligned head of every streamed row) */
   TPT_STATUS(tp_compact_into(&v, TP_ORDER_ROW_MAJOR, b + 1, n), TP_OK);
   TPT_MEMEQ(b + 1, a, n);
+  /* a compact run bigger than the (test's) LLC: the streaming run copy, at an odd source offset
+     and an aligned / odd destination, the byte after it untouched */
+  sz[0] = (int64_t)n - 5;
+  TPT_STATUS(tp_view(s, TP_U8, 1, sz, NULL, 3, &t), TP_OK);
+  b[n - 5] = 0x55;
+  TPT_STATUS(tp_compact_into(&t, TP_ORDER_ROW_MAJOR, b, n - 5), TP_OK);
+  TPT_MEMEQ(b, src + 3, n - 5);
+  TPT_EQ_INT(b[n - 5], 0x55);
+  TPT_STATUS(tp_compact_into(&t, TP_ORDER_ROW_MAJOR, b + 1, n - 5), TP_OK);
+  TPT_MEMEQ(b + 1, src + 3, n - 5);
   free(src);
   free(a);
   free(b);
