@@ -90,9 +90,10 @@
      TP_NO_STDIO            set globally; no <stdio.h>: no FILE* or atomic-file sinks; error
                             sentences are formatted by a small built-in formatter
      TP_SCRATCH_BYTES n     scratch of the streaming forms (default 256 KiB)
-     TP_LLC_BYTES n         last-level cache size assumed by the copy kernels (default 32 MiB):
-                            tp_compact / tp_compact_into outputs of at least half of it are
-                            written with streaming (non-temporal) stores on x86
+     TP_LLC_BYTES n         last-level cache size assumed by the copy kernels (default: read
+                            once at run time from Linux's /sys, else 32 MiB): transposes with
+                            outputs of at least a quarter of it, and compact runs of at least
+                            all of it, are written with streaming (non-temporal) stores on x86
      TP_NO_AVX2             never use the AVX2 transpose tiles (else chosen at run time)
      TP_NO_SHANI            never use the SHA-NI instructions
      TP_ASSERT(x)           the assert used for NULL-object misuse (default assert)
@@ -3035,17 +3036,27 @@ static void tp__gather(unsigned char *dst, const unsigned char *src, int64_t n, 
      CPU has it, chosen at run time), scalar loops for the edges and for element sizes without
      a tile. (A 16x16 SSE2 byte tile was measured: no faster in cache, slower out of it - 16
      output rows in flight at once; see bench/README.md.);
-   - cache blocks: a plane bigger than TP__TDIRECT is cut into blocks of Bj source rows x Bi
-     elements. Each block's source rows are first copied into a small contiguous bounce buffer
-     (long sequential reads the prefetchers follow, and no cache-set conflicts however the
-     source stride aliases), then transposed tile by tile into the output, each output row's
-     piece written left to right. Blocks go down the source rows' runs first, so every source
-     line is read once, whole, while its neighbours are still in flight. The blocks are walked
-     in super-blocks of TP__TSUPER source rows x TP__TSUPER output rows, so the pages one
-     super-block touches stay in the TLB (a plain column of blocks touches every output row).
-   With streaming stores (TP__K_NT: the whole output is bigger than the last-level cache can
-   keep, see TP_LLC_BYTES) the tiles write with non-temporal stores, which skip the caches and
-   the read-for-ownership of every output line. */
+   - routes (tp__transpose, measured per row on an AMD EPYC Zen 4 against the 2026-11-30 and
+     the previous kernels, bench/README.md): a plane of at most TP__TDIRECT bytes, or one whose
+     source and output strides are not multiples of 4 KiB, goes straight through the region
+     kernel (no row of it in the same cache set as the next); a small plane (<= 16 KiB) is one
+     bounce block (below); an aliasing plane of at most a quarter of the last-level cache goes
+     through tp__transpose_lines (line groups into a buffer, whole output pieces out: the
+     cache serves its 64-byte reads); bigger aliasing planes are cut into cache blocks of Bj
+     source rows x Bi elements. Each block's source rows are first copied into a small
+     contiguous bounce buffer (long sequential reads the prefetchers follow, and no cache-set
+     conflicts however the source stride aliases), then transposed tile by tile, each output
+     row's piece written left to right. Blocks go down the source rows' runs first, so every
+     source line is read once, whole, while its neighbours are still in flight, walked in
+     super-blocks of TP__TSUPER source rows x TP__TSUPER output rows (the pages one super-block
+     touches stay in the TLB).
+   Streaming (TP__K_NT: outputs of at least a quarter of the LLC, tp__stream_out): the tiles
+   write into a second L1 buffer and each output row's piece is streamed whole (tp__copy_nt),
+   skipping the caches and the read-for-ownership of every output line; only the 2x2 tile of
+   8-byte elements streams straight from its registers (two output rows in flight fill whole
+   lines in order; 8-16 rows in flight, as from the 4-, 8- and 16-row tiles, left as many
+   half-filled write-combining buffers and measured 1.2-2x slower). The TP__* switches below
+   select each choice at compile time for A/B runs (make bench-ab). */
 #ifndef TP__PF_ROWS
 #define TP__PF_ROWS 1
 #endif
@@ -3060,7 +3071,7 @@ static void tp__gather(unsigned char *dst, const unsigned char *src, int64_t n, 
 #define TP__T2_AVX2 1 /* the AVX2 16x16 tile for 2-byte elements */
 #endif
 #ifndef TP__T2_LINES
-#define TP__T2_LINES 1 /* ... also in tp__transpose_lines (16 aliasing source rows at once) */
+#define TP__T2_LINES 0 /* ... also in tp__transpose_lines (16 aliasing source rows at once) */
 #endif
 #define TP__K_NT 2   /* streaming stores for the output */
 #if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
