@@ -3534,6 +3534,9 @@ static void tp__copy_nt(unsigned char *d, const unsigned char *s, size_t n) {
 #ifndef TP__NT_TRANSPOSE
 #define TP__NT_TRANSPOSE 1 /* the tp__stream_out level from which transposes stream pieces */
 #endif
+#ifndef TP__NT_BOUNCE
+#define TP__NT_BOUNCE 0 /* streaming planes without aliasing (one column level): bounce blocks */
+#endif
 #ifndef TP__NT_RUN
 #define TP__NT_RUN 1 /* a compact run of at least the LLC is copied with streaming stores */
 #endif
@@ -3630,7 +3633,7 @@ static void tp__transpose(unsigned char *dst, const unsigned char *src, int64_t 
   plane = rows * ncols * e;
   small = plane <= TP__TBLOCK && ncols <= TP__TBLOCK / 128;
   alias = (scol * e) % 4096 == 0 || (drow * e) % 4096 == 0;
-  if (!blk || plane <= TP__TDIRECT || (!small && !alias && TP__ROUTE_DIRECT)) {
+  if (!blk || plane <= TP__TDIRECT || (!small && !alias && TP__ROUTE_DIRECT && !(ntp && cols2 == 1 && TP__NT_BOUNCE))) {
     /* no aliasing of rows in one cache set: the region kernel straight from the source */
     for (g = 0; g < cols2; g++)
       tp__transpose_region(dst + g * cols * e, src + g * scol2 * e, rows, cols, scol, drow, es,
