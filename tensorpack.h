@@ -3585,6 +3585,7 @@ static void tp__transpose_lines(unsigned char *dst, const unsigned char *src, in
                                 int nt) {
   unsigned char buf[TP__TBUF];
   int64_t e = (int64_t)es, B = 64 / e, seg = TP__TBUF / 64, i0, c0, i;
+  (void)nt; /* streaming needs SSE2 */
   for (i0 = 0; i0 < rows; i0 += B) {
     int64_t bi = rows - i0 < B ? rows - i0 : B;
     for (c0 = 0; c0 < cols; c0 += seg) {
