@@ -124,7 +124,7 @@ test: $(addprefix $(BUILD)/results/,$(addsuffix .rc,$(filter $(SLOW_SUITES),$(SU
 
 # One table (bench/bench_table.h): the header once, then every program's rows.
 bench: $(BENCHES)
-	@printf '| case | tensorpack | peer | limit | ratio [range] | target | |\n|---|---|---|---|---|---|---|\n'
+	@printf '| case | tensorpack | peer | limit | ratio [range] | target | | vs torch copy_ | vs numpy copyto |\n|---|---|---|---|---|---|---|---|---|\n'
 	@for b in $(BENCHES); do $$b || exit 1; done
 
 clean:

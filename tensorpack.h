@@ -96,9 +96,10 @@
      TP_NO_STDIO            set globally; no <stdio.h>: no FILE* or atomic-file sinks; error
                             sentences are formatted by a small built-in formatter
      TP_SCRATCH_BYTES n     scratch of the streaming forms (default 256 KiB)
-     TP_LLC_BYTES n         last-level cache size assumed by the copy kernels (default 32 MiB):
-                            tp_compact / tp_compact_into outputs of at least half of it are
-                            written with streaming (non-temporal) stores on x86
+     TP_LLC_BYTES n         last-level cache size assumed by the copy kernels (default: read
+                            once at run time from Linux's /sys, else 32 MiB): transposes with
+                            outputs of at least a quarter of it, and compact runs of at least
+                            all of it, are written with streaming (non-temporal) stores on x86
      TP_NO_AVX2             never use the AVX2 transpose tiles (else chosen at run time)
      TP_NO_SHANI            never use the SHA-NI instructions
      TP_ASSERT(x)           the assert used for NULL-object misuse (default assert)
@@ -1708,9 +1709,6 @@ TPDEF tp_status tp_view_from_dlpack(const DLTensor *t, size_t storage_nbytes, tp
 #endif
 
 /* Scratch used by the streaming forms (tp_compact_write, tp_convert_write, tp_pack_int4_write). */
-#ifndef TP_LLC_BYTES
-#define TP_LLC_BYTES (32u * 1024u * 1024u)
-#endif
 #ifndef TP_SCRATCH_BYTES
 #define TP_SCRATCH_BYTES (256u * 1024u)
 #endif
@@ -3229,24 +3227,43 @@ static void tp__gather(unsigned char *dst, const unsigned char *src, int64_t n, 
      CPU has it, chosen at run time), scalar loops for the edges and for element sizes without
      a tile. (A 16x16 SSE2 byte tile was measured: no faster in cache, slower out of it - 16
      output rows in flight at once; see bench/README.md.);
-   - cache blocks: a plane bigger than TP__TDIRECT is cut into blocks of Bj source rows x Bi
-     elements. Each block's source rows are first copied into a small contiguous bounce buffer
-     (long sequential reads the prefetchers follow, and no cache-set conflicts however the
-     source stride aliases), then transposed tile by tile into the output, each output row's
-     piece written left to right. Blocks go down the source rows' runs first, so every source
-     line is read once, whole, while its neighbours are still in flight. The blocks are walked
-     in super-blocks of TP__TSUPER source rows x TP__TSUPER output rows, so the pages one
-     super-block touches stay in the TLB (a plain column of blocks touches every output row).
-   With streaming stores (TP__K_NT: the whole output is bigger than the last-level cache can
-   keep, see TP_LLC_BYTES) the tiles write with non-temporal stores, which skip the caches and
-   the read-for-ownership of every output line. */
+   - routes (tp__transpose, measured per row on an AMD EPYC Zen 4 against the 2026-11-30 and
+     the previous kernels, bench/README.md): a plane of at most TP__TDIRECT bytes, or one whose
+     source and output strides are not multiples of 4 KiB, goes straight through the region
+     kernel (no row of it in the same cache set as the next); a small plane (<= 16 KiB) is one
+     bounce block (below); an aliasing plane of at most a quarter of the last-level cache goes
+     through tp__transpose_lines (line groups into a buffer, whole output pieces out: the
+     cache serves its 64-byte reads); bigger aliasing planes are cut into cache blocks of Bj
+     source rows x Bi elements. Each block's source rows are first copied into a small
+     contiguous bounce buffer (long sequential reads the prefetchers follow, and no cache-set
+     conflicts however the source stride aliases), then transposed tile by tile, each output
+     row's piece written left to right. Blocks go down the source rows' runs first, so every
+     source line is read once, whole, while its neighbours are still in flight, walked in
+     super-blocks of TP__TSUPER source rows x TP__TSUPER output rows (the pages one super-block
+     touches stay in the TLB).
+   Streaming (TP__K_NT: outputs of at least a quarter of the LLC, tp__stream_out): the tiles
+   write into a second L1 buffer and each output row's piece is streamed whole (tp__copy_nt),
+   skipping the caches and the read-for-ownership of every output line; only the 2x2 tile of
+   8-byte elements streams straight from its registers (two output rows in flight fill whole
+   lines in order; 8-16 rows in flight, as from the 4-, 8- and 16-row tiles, left as many
+   half-filled write-combining buffers and measured 1.2-2x slower). The TP__* switches below
+   select each choice at compile time for A/B runs (make bench-ab). */
 #ifndef TP__PF_ROWS
 #define TP__PF_ROWS 1
 #endif
 #ifndef TP__PF_BLOCK
 #define TP__PF_BLOCK 1
 #endif
+#ifndef TP__PF_ROW_BYTES
+#define TP__PF_ROW_BYTES 256
+#endif
 #define TP__K_AVX2 1 /* the CPU has AVX2 */
+#ifndef TP__T2_AVX2
+#define TP__T2_AVX2 1 /* the AVX2 16x16 tile for 2-byte elements */
+#endif
+#ifndef TP__T2_LINES
+#define TP__T2_LINES 0 /* ... also in tp__transpose_lines (16 aliasing source rows at once) */
+#endif
 #define TP__K_NT 2   /* streaming stores for the output */
 #if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
 #include <emmintrin.h>
@@ -3474,7 +3491,7 @@ static tp__tile_fn tp__tile_for(size_t es, int avx2, int64_t *T) {
     *T = 8;
     return tp__tile4_8x8_avx2;
   }
-  if (es == 2 && avx2) {
+  if (es == 2 && avx2 && TP__T2_AVX2) {
     *T = 16;
     return tp__tile2_16x16_avx2;
   }
@@ -3540,7 +3557,7 @@ static tp__super_fn tp__super_for(size_t es, int avx2) {
   (void)avx2;
 #if TP__AVX2
   if (es == 4 && avx2) return tp__super4_avx2;
-  if (es == 2 && avx2) return tp__super2_avx2;
+  if (es == 2 && avx2 && TP__T2_AVX2) return tp__super2_avx2;
 #endif
 #if TP__SSE2
   switch (es) {
@@ -3633,7 +3650,7 @@ static tp__block_fn tp__block_for(size_t es, int flags, int64_t *T, int *nt) {
     *nt = want_nt;
     return want_nt ? tp__block4_avx2_nt : tp__block4_avx2;
   }
-  if (es == 2 && (flags & TP__K_AVX2) && !want_nt) {
+  if (es == 2 && (flags & TP__K_AVX2) && !want_nt && TP__T2_AVX2) {
     /* (streaming: the 8x8 SSE2 tile below - 16 output rows in flight, each line finished only
        by the second tile, measured slower than 8) */
     *T = 16;
@@ -3689,6 +3706,96 @@ static void tp__copy_nt(unsigned char *d, const unsigned char *s, size_t n) {
 #ifndef TP__TSUPER
 #define TP__TSUPER 512
 #endif
+/* Which kernel a plane takes (internal switches for A/B runs; see bench/README.md) */
+#ifndef TP__ROUTE_DIRECT
+#define TP__ROUTE_DIRECT 1 /* planes without 4 KiB-multiple strides: the region kernel */
+#endif
+#ifndef TP__ROUTE_LINES
+#define TP__ROUTE_LINES 1 /* aliasing planes of at most a quarter of the LLC: tp__transpose_lines */
+#endif
+#ifndef TP__NT_TILES
+#define TP__NT_TILES 0 /* streaming stores from the transpose tiles */
+#endif
+#ifndef TP__NT_TILES8
+#define TP__NT_TILES8 1 /* ... except for 8-byte elements (2 output rows in flight) */
+#endif
+#ifndef TP__NT_PIECES
+#define TP__NT_PIECES 1 /* streaming outputs: tiles into the second buffer, pieces streamed */
+#endif
+#ifndef TP__NT_TRANSPOSE
+#define TP__NT_TRANSPOSE 1 /* the tp__stream_out level from which transposes stream pieces */
+#endif
+#ifndef TP__NT_BOUNCE
+#define TP__NT_BOUNCE 0 /* streaming planes without aliasing (one column level): bounce blocks */
+#endif
+#ifndef TP__NT_RUN
+#define TP__NT_RUN 1 /* a compact run of at least the LLC is copied with streaming stores */
+#endif
+#ifndef TP__NT_ROWS
+#define TP__NT_ROWS 0 /* streaming stores for the row copies of outputs of at least the LLC */
+#endif
+/* The last-level cache's size in bytes: TP_LLC_BYTES when the build sets it, else read once
+   from Linux's /sys (the cache index of level 3 of cpu0; sysconf(_SC_LEVEL3_CACHE_SIZE) was
+   measured to report 320 MiB for a 32 MiB L3 under KVM, so it is not asked), else 32 MiB. */
+#define TP__LLC_DEFAULT ((size_t)32 << 20)
+static size_t tp__llc_bytes(void) {
+#ifdef TP_LLC_BYTES
+  return (size_t)(TP_LLC_BYTES);
+#elif !defined(TP_NO_STDIO) && defined(__linux__) && (defined(__GNUC__) || defined(__clang__))
+  static size_t cached; /* 0: not read yet; written once with the same value by any thread */
+  size_t v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+  if (v == 0) {
+    FILE *f = fopen("/sys/devices/system/cpu/cpu0/cache/index3/size", "r");
+    unsigned long n = 0;
+    char unit = 0;
+    v = TP__LLC_DEFAULT;
+    if (f) {
+      int got = fscanf(f, "%lu%c", &n, &unit);
+      if (got >= 1 && n > 0 && n < (1ul << 30))
+        v = (size_t)n << (got == 2 && (unit == 'K' || unit == 'k') ? 10 : got == 2 && unit == 'M' ? 20 : 0);
+      fclose(f);
+    }
+    __atomic_store_n(&cached, v, __ATOMIC_RELAXED);
+  }
+  return v;
+#else
+  return TP__LLC_DEFAULT;
+#endif
+}
+
+/* The transpose of one rows x cols plane through a buffer of TP__TBUF bytes, one group of
+   output rows at a time: B = one 64-byte source line of elements, up to TP__TBUF / 64 output
+   columns per piece (the region kernel writes them into the buffer), then each output row's
+   piece copied whole. For strides that are a multiple of 4 KiB (every row in one cache set)
+   when the plane's bytes are likely still in the cache: it reads 64 bytes of each of up to 512
+   source rows per group, which the cache serves but DRAM (without a sequential stream for the
+   prefetchers) does not - bigger planes take the bounce-buffer blocks below. */
+#define TP__TBUF 32768
+static void tp__transpose_lines(unsigned char *dst, const unsigned char *src, int64_t rows,
+                                int64_t cols, int64_t scol, int64_t drow, size_t es, int avx2,
+                                int nt) {
+  unsigned char buf[TP__TBUF];
+  int64_t e = (int64_t)es, B = 64 / e, seg = TP__TBUF / 64, i0, c0, i;
+  (void)nt; /* streaming needs SSE2 */
+  for (i0 = 0; i0 < rows; i0 += B) {
+    int64_t bi = rows - i0 < B ? rows - i0 : B;
+    for (c0 = 0; c0 < cols; c0 += seg) {
+      int64_t sc = cols - c0 < seg ? cols - c0 : seg;
+      tp__transpose_region(buf, src + (i0 + c0 * scol) * e, bi, sc, scol, sc, es,
+                           es == 2 && !TP__T2_LINES ? 0 : avx2);
+      for (i = 0; i < bi; i++) {
+#if TP__SSE2
+        if (nt) {
+          tp__copy_nt(dst + ((i0 + i) * drow + c0) * e, buf + i * sc * e, (size_t)(sc * e));
+          continue;
+        }
+#endif
+        memcpy(dst + ((i0 + i) * drow + c0) * e, buf + i * sc * e, (size_t)(sc * e));
+      }
+    }
+  }
+}
+
 /* The transpose of tp__transpose_region for cols2 groups of cols output columns: output
    column j = g * cols + c (g < cols2, c < cols) reads source row g * scol2 + c * scol, so an
    inner output dim that does not merge with its neighbour in the source (a slice of a
@@ -3698,8 +3805,8 @@ static void tp__copy_nt(unsigned char *d, const unsigned char *s, size_t n) {
 static void tp__transpose(unsigned char *dst, const unsigned char *src, int64_t rows,
                           int64_t cols, int64_t scol, int64_t cols2, int64_t scol2, int64_t drow,
                           size_t es, int flags) {
-  int64_t e = (int64_t)es, T, Bi, Bj, i0, j0, k, g, c, ncols = cols * cols2, I, J, SB;
-  int nt;
+  int64_t e = (int64_t)es, T, Bi, Bj, i0, j0, k, g, c, ncols = cols * cols2, I, J, SB, plane;
+  int nt, small, alias, ntp = 0;
   tp__block_fn blk;
   /* 8-byte alignment is enough for the loads; the buffer is read with unaligned loads */
   uint64_t buf[TP__TBLOCK / 8], obuf[TP__TBLOCK / 8];
@@ -3707,18 +3814,35 @@ static void tp__transpose(unsigned char *dst, const unsigned char *src, int64_t 
   const unsigned char *row[TP__TBLOCK / 128]; /* the block's source rows (Bj <= TP__TBLOCK / 128) */
   if ((flags & TP__K_NT) && (((uintptr_t)dst & 15u) != 0 || ((drow * e) & 15) != 0))
     flags &= ~TP__K_NT;
+  if ((flags & TP__K_NT) && !TP__NT_TILES && !(es == 8 && TP__NT_TILES8)) {
+    /* streamed from the second buffer, not from the tiles: 8-16 output rows in flight leave as
+       many half-filled write-combining buffers (measured 1.2-2x slower); the 2x2 tile of 8-byte
+       elements fills two rows' lines in order, and streams from the tiles */
+    flags &= ~TP__K_NT;
+    ntp = 1;
+  }
   blk = tp__block_for(es, flags, &T, &nt);
-  if (!blk || rows * ncols * e <= TP__TDIRECT) {
+  plane = rows * ncols * e;
+  small = plane <= TP__TBLOCK && ncols <= TP__TBLOCK / 128;
+  alias = (scol * e) % 4096 == 0 || (drow * e) % 4096 == 0;
+  if (!blk || plane <= TP__TDIRECT || (!small && !alias && TP__ROUTE_DIRECT && !(ntp && cols2 == 1 && TP__NT_BOUNCE))) {
+    /* no aliasing of rows in one cache set: the region kernel straight from the source */
     for (g = 0; g < cols2; g++)
       tp__transpose_region(dst + g * cols * e, src + g * scol2 * e, rows, cols, scol, drow, es,
                            flags & TP__K_AVX2);
+    return;
+  }
+  if (!small && TP__ROUTE_LINES && !nt && (size_t)plane <= tp__llc_bytes() / 4) {
+    for (g = 0; g < cols2; g++)
+      tp__transpose_lines(dst + g * cols * e, src + g * scol2 * e, rows, cols, scol, drow, es,
+                          flags & TP__K_AVX2, ntp);
     return;
   }
   /* runs of 256 source bytes when streaming (whole output lines per tile row; fewer, longer
      output pieces), 128 otherwise (more source rows per block: longer output pieces in cache) */
   Bi = (nt ? 256 : 128) / e;
   Bj = TP__TBLOCK / (Bi * e);
-  if (rows * ncols * e <= TP__TBLOCK && ncols <= TP__TBLOCK / 128) {
+  if (small) {
     /* a small plane is one block: its source rows are read whole (one sequential stream when
        they are adjacent), fewer and longer copies into the buffer */
     Bi = rows;
@@ -3732,7 +3856,7 @@ static void tp__transpose(unsigned char *dst, const unsigned char *src, int64_t 
      second buffer: the tiles write there, then each output row's piece is copied whole
      (measured: bf16 2048x2048 1.02-1.04 -> 0.72-0.75 ms, u8 4096x4096 5.4-5.6 -> 3.3-3.7 ms;
      slower for 8-byte elements, mixed for 4-byte ones and 2 KiB strides, which stay direct) */
-  if (!nt && es <= 2 && (drow * e) % 4096 == 0) ob = (unsigned char *)obuf;
+  if (ntp || (!nt && es <= 2 && (drow * e) % 4096 == 0)) ob = (unsigned char *)obuf;
   /* super-blocks of TP__TSUPER source rows x TP__TSUPER output rows: the blocks inside one
      touch at most ~2 x TP__TSUPER pages (source rows' pieces, output rows' pieces), few enough
      for the TLB to keep; without them a column of blocks touches every output row's page */
@@ -3765,6 +3889,12 @@ static void tp__transpose(unsigned char *dst, const unsigned char *src, int64_t 
             blk(ob, Bj, b, Bi, ti, tj);
             if (tj < bj) tp__transpose_scalar(ob, b, 0, ti, tj, bj, Bi, Bj, es);
             if (ti < bi) tp__transpose_scalar(ob, b, ti, bi, 0, bj, Bi, Bj, es);
+#if TP__SSE2
+            if (ntp) {
+              for (k = 0; k < bi; k++) tp__copy_nt(d + k * drow * e, ob + k * Bj * e, (size_t)(bj * e));
+              continue;
+            }
+#endif
             for (k = 0; k < bi; k++) memcpy(d + k * drow * e, ob + k * Bj * e, (size_t)(bj * e));
             continue;
           }
@@ -3785,13 +3915,19 @@ static void tp__plan_copy(const tp__plan *p, unsigned char *dst, int nt) {
   int nd = p->nd, inner, k = -1, g2, nl = 0, d, flags = 0;
   int64_t es = (int64_t)p->esize;
   if (p->numel == 0) return;
+#if !TP__SSE2
+  nt = 0;
+#else
+  if (TP__NT_RUN && nt >= 2 && tp__plan_is_run(p)) { /* beyond the LLC: no read-for-ownership */
+    tp__copy_nt(dst, p->base, (size_t)(p->numel * es));
+    _mm_sfence();
+    return;
+  }
+#endif
   if (tp__plan_is_run(p)) {
     memcpy(dst, p->base, (size_t)(p->numel * es));
     return;
   }
-#if !TP__SSE2
-  nt = 0;
-#endif
   inner = nd - 1;
   n = p->size[inner];
   s = p->stride[inner];
@@ -3801,7 +3937,7 @@ static void tp__plan_copy(const tp__plan *p, unsigned char *dst, int nt) {
     for (d = 0; d < inner; d++)
       if (p->stride[d] == 1) k = d; /* a unit-stride dim further out: transpose the plane */
   if (k >= 0) flags = tp__cpu_avx2() ? TP__K_AVX2 : 0;
-  if (nt) flags |= TP__K_NT;
+  if (nt >= TP__NT_TRANSPOSE && (TP__NT_TILES || TP__NT_PIECES)) flags |= TP__K_NT;
   /* the dim outside the inner one joins the transpose's output rows (a second column level) */
   g2 = k >= 0 && k < inner - 1 ? inner - 1 : -1;
   count = 1;
@@ -3828,8 +3964,9 @@ static void tp__plan_copy(const tp__plan *p, unsigned char *dst, int nt) {
 #if TP__SSE2
       /* a long row starts the next one's reads (the hardware prefetchers stop at the end of a
          run and take a while to start on a new one; short rows they follow by stride) */
-      if (TP__PF_ROWS && n * es >= 1024 && it + 1 < count) tp__prefetch(p->base + soff, (size_t)(n * es));
-      if (nt && n * es >= 256) tp__copy_nt(dst + d0, p->base + s0, (size_t)(n * es));
+      if (TP__PF_ROWS && n * es >= 1024 && it + 1 < count)
+        tp__prefetch(p->base + soff, (size_t)(n * es) < TP__PF_ROW_BYTES ? (size_t)(n * es) : TP__PF_ROW_BYTES);
+      if (TP__NT_ROWS && nt >= 2 && n * es >= 256) tp__copy_nt(dst + d0, p->base + s0, (size_t)(n * es));
       else
 #endif
         memcpy(dst + d0, p->base + s0, (size_t)(n * es));
@@ -3867,7 +4004,10 @@ static void tp__plan_emit(const tp__plan *p, unsigned char *dst, int nt) {
 
 /* Whether an output of n bytes is written with streaming stores: source plus output exceed the
    last-level cache, so the output would only push the source (and itself) out of it. */
-static int tp__stream_out(size_t n) { return n >= (size_t)(TP_LLC_BYTES / 2); }
+static int tp__stream_out(size_t n) {
+  size_t llc = tp__llc_bytes();
+  return n >= llc ? 2 : n >= llc / 4 ? 1 : 0;
+}
 
 static int tp__plan_zero_copy(const tp__plan *p) {
   return tp__plan_is_run(p) && (!TP__BIG_ENDIAN || p->esize == 1);

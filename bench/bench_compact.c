@@ -10,7 +10,8 @@
 #include <string.h>
 #include <time.h>
 
-#define RUNS 15
+#define RUNS_MAX 64
+static int g_runs = 15; /* timed rounds per row (--runs N, at most RUNS_MAX) */
 
 static double now(void) {
   struct timespec ts;
@@ -67,8 +68,45 @@ static void run_lp(int count, size_t each, const size_t *begin) {
   for (i = 0; i < count; i++) block_copy(g_dst + (size_t)i * each, g_src + begin[i], each);
 }
 static const char *g_only; /* --only SUBSTR: run only the rows whose name contains it */
+
+/* torch / numpy on the same case (bench_peers.py, run per row through the command in the
+   environment variable BENCH_PEERS, which make bench sets): two table cells, each tensorpack's
+   median over the peer's ("0.50x" = tensorpack in half the time) and the peer's median. */
+static const char *g_peers;
+static char g_cells[160];
+static void peer_cell(char *out, size_t cap, double tp, const char *word) {
+  double t = strtod(word, NULL);
+  char a[32];
+  if (word[0] == '-' || t <= 0) {
+    snprintf(out, cap, " - |");
+    return;
+  }
+  bt_fmt_time(a, sizeof a, t);
+  snprintf(out, cap, " %.2fx %s (%s) |", tp / t, tp < t ? "\xE2\x9C\x93" : "\xE2\x9C\x97", a);
+}
+static void run_peers(const char *name, double tp) {
+  char cmd[512], line[256], tw[64], nw[64], c1[64], c2[64];
+  FILE *f;
+  bt_extra = NULL;
+  if (!g_peers) return;
+  snprintf(cmd, sizeof cmd, "%s --case '%s' --runs %d", g_peers, name, g_runs);
+  f = popen(cmd, "r");
+  if (!f || !fgets(line, sizeof line, f)) line[0] = 0;
+  if (f) pclose(f);
+  if (sscanf(line, "torch %63s numpy %63s", tw, nw) != 2) {
+    line[strcspn(line, "\n")] = 0;
+    printf("| torch copy_ / numpy copyto: not measured (%s) | | | | | | | | |\n",
+           line[0] ? line : "bench_peers.py printed nothing");
+    g_peers = NULL; /* said once */
+    return;
+  }
+  peer_cell(c1, sizeof c1, tp, tw);
+  peer_cell(c2, sizeof c2, tp, nw);
+  snprintf(g_cells, sizeof g_cells, "%s%s", c1, c2);
+  bt_extra = g_cells;
+}
 static void bench(const char *name, const tp_tensor *views, int count, double target, int warm) {
-  double t_tp[RUNS], t_mc[RUNS], t_lp[RUNS], t0;
+  double t_tp[RUNS_MAX], t_mc[RUNS_MAX], t_lp[RUNS_MAX], t0;
   size_t each = tp_nbytes(&views[0]), total = each * (size_t)count, begin[1000];
   int r, i;
   volatile unsigned char sink = 0;
@@ -78,7 +116,7 @@ static void bench(const char *name, const tp_tensor *views, int count, double ta
     tp_span(&views[i], &b, &e);
     begin[i] = b + each <= g_cap ? b : 0;
   }
-  for (r = -1; r < RUNS; r++) {
+  for (r = -1; r < g_runs; r++) {
     if (warm) run_tp(name, views, count, each); else evict();
     t0 = now();
     run_tp(name, views, count, each);
@@ -95,7 +133,8 @@ static void bench(const char *name, const tp_tensor *views, int count, double ta
     if (r >= 0) t_lp[r] = now() - t0;
     sink ^= g_dst[total / 3];
   }
-  bt_row(name, "memcpy", t_tp, t_mc, t_lp, RUNS, target);
+  run_peers(name, bt_median(t_tp, g_runs));
+  bt_row(name, "memcpy", t_tp, t_mc, t_lp, g_runs, target);
   (void)sink;
 }
 
@@ -119,7 +158,16 @@ int main(int argc, char **argv) {
   for (i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--header") == 0) bt_header();
     else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) g_only = argv[++i];
+    else if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) {
+      g_runs = atoi(argv[++i]);
+      if (g_runs < 1) g_runs = 1;
+      if (g_runs > RUNS_MAX) g_runs = RUNS_MAX;
+    }
   }
+  g_peers = getenv("BENCH_PEERS");
+  if (g_peers && !g_peers[0]) g_peers = NULL;
+  if (!g_peers)
+    printf("| torch copy_ / numpy copyto: not measured (BENCH_PEERS empty: make bench sets it when a python3 imports numpy or torch) | | | | | | | | |\n");
   g_cap = (size_t)64 * 256 * 56 * 56 * 4 + 4096;
   g_src = alloc_touch(g_cap);
   g_dst = alloc_touch(g_cap);
@@ -184,6 +232,10 @@ int main(int argc, char **argv) {
     t = view(TP_F32, 2, sz, NULL, 0);
     tp_slice(&t, 0, 0, INT64_MAX, 2, &v);
     bench("f32 every other row of 8192x1024", &v, 1, 1.15, 0);
+    sz[0] = 32768; /* a 64 MiB output: beyond a 32 MiB LLC, the streaming row copies */
+    t = view(TP_F32, 2, sz, NULL, 0);
+    tp_slice(&t, 0, 0, INT64_MAX, 2, &v);
+    bench("f32 every other row of 32768x1024 (beyond the LLC)", &v, 1, 1.15, 0);
     sz[0] = sz[1] = 4096;
     t = view(TP_F32, 2, sz, NULL, 0);
     tp_slice(&t, 1, 100, 612, 1, &v);

@@ -30,13 +30,16 @@ static inline void bt_fmt_time(char *out, size_t cap, double s) {
 }
 
 static inline void bt_header(void) {
-  printf("| case | tensorpack | peer | limit | ratio [range] | target | |\n");
-  printf("|---|---|---|---|---|---|---|\n");
+  printf("| case | tensorpack | peer | limit | ratio [range] | target | | vs torch copy_ | vs numpy copyto |\n");
+  printf("|---|---|---|---|---|---|---|---|---|\n");
 }
 
 /* One row: n rounds of tensorpack times tp[], peer times peer[] (named peer_name), and
    optionally block-loop times loop[] (NULL: the limit is the peer). Lower ratio is better;
    the target is a maximum. */
+/* Extra cells after the verdict (the table's last two columns: tensorpack against torch's copy_
+   and numpy's copyto, filled by bench_compact); "-" when a program has none. */
+static const char *bt_extra = NULL;
 static inline void bt_row(const char *name, const char *peer_name, const double *tp, const double *peer,
                    const double *loop, int n, double target) {
   double ratio[BT_MAX_ROUNDS], lim[BT_MAX_ROUNDS], lo = 1e300, hi = 0, med;
@@ -57,8 +60,9 @@ static inline void bt_row(const char *name, const char *peer_name, const double 
   bt_fmt_time(b, sizeof b, bt_median(peer, n));
   bt_fmt_time(c, sizeof c, bt_median(lim, n));
   if (loop) strcat(c, loop_wins * 2 > n ? " (loop)" : " (memcpy)");
-  printf("| %s | %s | %s %s | %s | %.2fx [%.2f-%.2f] | <= %.2fx | %s |\n", name, a, peer_name, b, c,
-         med, lo, hi, target, med <= target ? "\xE2\x9C\x93" : "\xE2\x9C\x97");
+  printf("| %s | %s | %s %s | %s | %.2fx [%.2f-%.2f] | <= %.2fx | %s |%s\n", name, a, peer_name, b, c,
+         med, lo, hi, target, med <= target ? "\xE2\x9C\x93" : "\xE2\x9C\x97",
+         bt_extra ? bt_extra : " - | - |");
   fflush(stdout);
 }
 
@@ -77,14 +81,14 @@ static inline void bt_row_rate(const char *name, const char *peer_name, const do
   med = bt_median(ratio, n);
   bt_fmt_time(a, sizeof a, bt_median(tp, n));
   bt_fmt_time(b, sizeof b, bt_median(peer, n));
-  printf("| %s | %s | %s %s | %s | %.2fx [%.2f-%.2f] | >= %.2fx | %s |\n", name, a, peer_name, b, b,
-         med, lo, hi, target, med >= target ? "\xE2\x9C\x93" : "\xE2\x9C\x97");
+  printf("| %s | %s | %s %s | %s | %.2fx [%.2f-%.2f] | >= %.2fx | %s | - | - |\n", name, a, peer_name,
+         b, b, med, lo, hi, target, med >= target ? "\xE2\x9C\x93" : "\xE2\x9C\x97");
   fflush(stdout);
 }
 
 /* A row that only reports (no peer). */
 static inline void bt_note(const char *name, const char *what) {
-  printf("| %s | %s | - | - | - | - | |\n", name, what);
+  printf("| %s | %s | - | - | - | - | | - | - |\n", name, what);
   fflush(stdout);
 }
 #endif

@@ -429,6 +429,16 @@ static void test_big_transpose(void) {
   /* the same at an odd destination address (unaligned head of every streamed row) */
   TPT_STATUS(tp_compact_into(&v, TP_ORDER_ROW_MAJOR, b + 1, n), TP_OK);
   TPT_MEMEQ(b + 1, a, n);
+  /* a compact run bigger than the (test's) LLC: the streaming run copy, at an odd source offset
+     and an aligned / odd destination, the byte after it untouched */
+  sz[0] = (int64_t)n - 5;
+  TPT_STATUS(tp_view(s, TP_U8, 1, sz, NULL, 3, &t), TP_OK);
+  b[n - 5] = 0x55;
+  TPT_STATUS(tp_compact_into(&t, TP_ORDER_ROW_MAJOR, b, n - 5), TP_OK);
+  TPT_MEMEQ(b, src + 3, n - 5);
+  TPT_EQ_INT(b[n - 5], 0x55);
+  TPT_STATUS(tp_compact_into(&t, TP_ORDER_ROW_MAJOR, b + 1, n - 5), TP_OK);
+  TPT_MEMEQ(b + 1, src + 3, n - 5);
   free(src);
   free(a);
   free(b);
@@ -590,12 +600,77 @@ static void test_sink_in_place(void) {
   tp_membuf_free(&m);
 }
 
+/* Every route tp__transpose picks for a plane (tests/ sets TP_LLC_BYTES to 128 KiB): small
+   planes (one bounce block), planes without 4 KiB-multiple strides (the region kernel), aliasing
+   planes of at most a quarter of the LLC (tp__transpose_lines) and bigger ones (bounce blocks,
+   with the second buffer and streamed pieces when TP__K_NT is asked), with the source or the
+   output stride aliasing, negative source strides, one and two column levels, odd shapes,
+   every element size with and without a tile, every flag: the same bytes as the scalar loop. */
+static void test_transpose_routes(void) {
+  /* rows, cols, which stride aliases (1 source, 2 output, 3 both) */
+  static const int64_t shapes[][3] = {{5, 7, 1},    {40, 9, 2},  {64, 64, 0}, {33, 19, 1},
+                                      {9, 200, 1},  {70, 45, 2}, {30, 300, 3}, {130, 77, 0},
+                                      {200, 150, 1}, {150, 200, 2}, {61, 129, 3}, {17, 1000, 2}};
+  size_t es_list[5] = {1, 2, 4, 8, 3};
+  int k, sh, flags, neg, c2;
+  for (k = 0; k < 5; k++)
+    for (sh = 0; sh < (int)(sizeof shapes / sizeof shapes[0]); sh++)
+      for (neg = 0; neg < 2; neg++)
+        for (c2 = 1; c2 <= 2; c2++) {
+          size_t es = es_list[k];
+          int64_t rows = shapes[sh][0], cols = shapes[sh][1], al = shapes[sh][2], g;
+          int64_t e = (int64_t)es, page = 4096 % e == 0 ? 4096 / e : 4096; /* elements */
+          int64_t scol = al & 1 ? (rows + page - 1) / page * page : rows + 3;
+          int64_t scol2 = cols * scol + 5, drow = cols * c2 + 3;
+          int64_t span, base;
+          size_t need, sbytes;
+          unsigned char *src, *a, *b;
+          if (al & 2) drow = (cols * c2 + page - 1) / page * page;
+          span = rows + (cols - 1) * scol + (c2 - 1) * scol2;
+          need = (size_t)(rows * drow) * es;
+          sbytes = (size_t)span * es;
+          src = (unsigned char *)malloc(sbytes);
+          a = (unsigned char *)malloc(need);
+          b = (unsigned char *)malloc(need);
+          if (!src || !a || !b) {
+            tpt_fail_at(__FILE__, __LINE__, "out of memory");
+            free(src); free(a); free(b);
+            return;
+          }
+          fill_random(src, sbytes);
+          /* a negative source stride: column j at base - j * scol */
+          base = neg ? (cols - 1) * scol : 0;
+          memset(a, 0, need);
+          for (g = 0; g < c2; g++)
+            tp__transpose_scalar(a + (size_t)(g * cols) * es, src + (size_t)(base + g * scol2) * es,
+                                 0, rows, 0, cols, neg ? -scol : scol, drow, es);
+          for (flags = 0; flags < 4; flags++) {
+            int f = flags;
+            if ((f & TP__K_AVX2) && !tp__cpu_avx2()) f &= ~TP__K_AVX2;
+            memset(b, 0, need);
+            tp__transpose(b, src + (size_t)base * es, rows, cols, neg ? -scol : scol, c2, scol2,
+                          drow, es, f);
+#if TP__SSE2
+            _mm_sfence();
+#endif
+            TPT_MEMEQ(b, a, need);
+            if (c2 > 1 || es > 8) continue;
+            memset(b, 0, need); /* the line-group kernel on its own, whatever the route */
+            tp__transpose_lines(b, src + (size_t)base * es, rows, cols, neg ? -scol : scol, drow,
+                                es, f & TP__K_AVX2, (f & TP__K_NT) != 0);
+            TPT_MEMEQ(b, a, need);
+          }
+          free(src); free(a); free(b);
+        }
+}
+
 int main(void) {
   TPT_RUN(test_random_views);
   TPT_RUN(test_streamed_convert_and_int4);
   TPT_RUN(test_large_paths);
   TPT_RUN(test_transpose_kernels);
   TPT_RUN(test_transpose_superblocks);
+  TPT_RUN(test_transpose_routes);
   TPT_RUN(test_big_transpose);
   TPT_RUN(test_zero_copy_exact);
   TPT_RUN(test_errors);
