@@ -10,8 +10,9 @@ HAVE_GLSLC := $(shell command -v glslc >/dev/null 2>&1 && echo 1)
 
 ifeq ($(HAVE_VULKAN),1)
 # Each vkrt test runs twice: built as C99 and as C++ (the runtime part must compile as both).
-TESTS += $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/vkrt_*.c))
-TESTS += $(patsubst tests/%.c,$(BUILD)/tests/%_cxx,$(wildcard tests/vkrt_*.c))
+VKRT_C   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/vkrt_*.c))
+VKRT_CXX := $(patsubst tests/%.c,$(BUILD)/tests/%_cxx,$(wildcard tests/vkrt_*.c))
+TESTS += $(VKRT_C) $(VKRT_CXX)
 
 # make picks a pattern rule in its first pass only when every prerequisite exists or is named
 # by some rule; the upload objects are named here, else the Makefile's plain tests/% rule wins.
@@ -20,13 +21,14 @@ VK_RT_OBJS := $(foreach f,san san-count cxx cxx-count,$(BUILD)/impl/$(f)/vulkan_
 vk-rt-objs: $(VK_RT_OBJS)
 
 # The C build links the san objects, the C++ one the cxx objects (the implementation as C++),
-# both with the upload part (tests/impl/vulkan_rt.c).
-$(BUILD)/tests/vkrt_%_cxx: tests/vkrt_%.c $(HEADERS) tests/tp_test.h tests/vk_compute.h $(VK_SHADER_INCS) \
+# both with the upload part (tests/impl/vulkan_rt.c). Static pattern rules: they win over the
+# Makefile's $(BUILD)/tests/% whether or not the objects exist yet.
+$(VKRT_CXX): $(BUILD)/tests/vkrt_%_cxx: tests/vkrt_%.c $(HEADERS) tests/tp_test.h tests/vk_compute.h $(VK_SHADER_INCS) \
                            $$(call tp_objs,tests/vkrt_$$*.c,cxx,,vulkan_rt)
 	@mkdir -p $(dir $@)
 	$(T) $(CXX) $(CXX_IMPL_FLAGS) $< -x none $(call tp_objs,$<,cxx,,vulkan_rt) -o $@ -lvulkan -ldl $(LIBM)
 
-$(BUILD)/tests/vkrt_%: tests/vkrt_%.c $(HEADERS) tests/tp_test.h tests/vk_compute.h $(VK_SHADER_INCS) \
+$(VKRT_C): $(BUILD)/tests/vkrt_%: tests/vkrt_%.c $(HEADERS) tests/tp_test.h tests/vk_compute.h $(VK_SHADER_INCS) \
                        $$(call tp_objs,tests/vkrt_$$*.c,san,,vulkan_rt)
 	@mkdir -p $(dir $@)
 ifeq ($(HAVE_GLSLC),1)

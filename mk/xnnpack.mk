@@ -7,8 +7,9 @@ XNNRT_TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/xnnrt_*.c)
 
 ifeq ($(HAVE_XNNPACK),1)
 TESTS += $(XNNRT_TESTS)
-# each links the shared objects with the loader (tests/impl/xnnpack_rt.c)
-$(BUILD)/tests/xnnrt_%: tests/xnnrt_%.c $(HEADERS) tests/tp_test.h tests/tp_count_alloc.h \
+# each links the shared objects with the loader (tests/impl/xnnpack_rt.c); a static pattern
+# rule (it wins over the Makefile's $(BUILD)/tests/% whether or not the objects exist yet)
+$(filter-out $(BUILD)/tests/xnnrt_converter,$(XNNRT_TESTS)): $(BUILD)/tests/xnnrt_%: tests/xnnrt_%.c $(HEADERS) tests/tp_test.h tests/tp_count_alloc.h \
                         $$(call tp_objs,tests/xnnrt_$$*.c,san,xnnpack_rt)
 	@mkdir -p $(dir $@)
 	$(T) $(CC) $(TCFLAGS) $< $(call tp_objs,$<,san,xnnpack_rt) -o $@ -lXNNPACK $(LIBM)
