@@ -14,12 +14,6 @@ VKRT_C   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/vkrt_*.c))
 VKRT_CXX := $(patsubst tests/%.c,$(BUILD)/tests/%_cxx,$(wildcard tests/vkrt_*.c))
 TESTS += $(VKRT_C) $(VKRT_CXX)
 
-# make picks a pattern rule in its first pass only when every prerequisite exists or is named
-# by some rule; the upload objects are named here, else the Makefile's plain tests/% rule wins.
-VK_RT_OBJS := $(foreach f,san san-count cxx cxx-count,$(BUILD)/impl/$(f)/vulkan_rt.o)
-.PHONY: vk-rt-objs
-vk-rt-objs: $(VK_RT_OBJS)
-
 # The C build links the san objects, the C++ one the cxx objects (the implementation as C++),
 # both with the upload part (tests/impl/vulkan_rt.c). Static pattern rules: they win over the
 # Makefile's $(BUILD)/tests/% whether or not the objects exist yet.

@@ -4,7 +4,6 @@
    a sentence naming the path on every failure, no allocation left behind (the read copies are
    counted; a mapping is unmapped by the close). Runs on Linux, s390x (qemu) and Windows (wine). */
 #include "tp_count_alloc.h"
-#define TENSORPACK_IMPLEMENTATION
 #include "tensorpack.h"
 #include "tp_test.h"
 

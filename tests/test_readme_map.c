@@ -5,9 +5,6 @@
    every Vulkan op whose arguments TP_VK_OPS describes is listed as "`op` (its kinds)"; the node
    kind count it states is the header's. Reads README.md and the headers from the current
    directory (the repository root, as make test runs it). */
-#define TENSORPACK_IMPLEMENTATION
-#define TENSORPACK_XNNPACK_IMPLEMENTATION
-#define TENSORPACK_VULKAN_IMPLEMENTATION
 #include "tensorpack_xnnpack.h"
 #include "tensorpack_vulkan.h"
 #include "tp_test.h"

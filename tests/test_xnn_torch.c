@@ -3,8 +3,6 @@
    _torch define calls refuse what they cannot take with a sentence (the numerics on the real
    XNNPACK are tests/xnnrt_torch_layouts.c). */
 #include "tp_count_alloc.h"
-#define TENSORPACK_IMPLEMENTATION
-#define TENSORPACK_XNNPACK_IMPLEMENTATION
 #include "tensorpack_xnnpack.h"
 #include "tp_test.h"
 

@@ -8,8 +8,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-#define TENSORPACK_IMPLEMENTATION
-#define TENSORPACK_XNNPACK_IMPLEMENTATION
 #define TENSORPACK_XNNPACK_RUNTIME
 #include "tensorpack_xnnpack.h"
 #include "tp_test.h"
