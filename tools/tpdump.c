@@ -1373,8 +1373,13 @@ static void tpd_pte_io(tpd *d, tp_pte_file *f, size_t m, int out, size_t n) {
    the memo's keys. */
 static void tpd_pte_delegate_pos(tp_pte_file *f, size_t m, size_t k, uint32_t *dpos,
                                  uint32_t *spos) {
-  tp_fb_table plan = tp__pte_plan(f, m), del;
-  tp_fb_vector dels = tp_fb_vector_field(&plan, TP_PTE_F_ExecutionPlan_delegates, 4);
+  tp_fb_vector plans, dels;
+  tp_fb_table plan, del;
+  f->root__.r = &f->r__; /* the reader's root and a fresh table count, as tp_pte_read leaves them */
+  f->r__.tables = 0;
+  plans = tp_fb_vector_field(&f->root__, TP_PTE_F_Program_execution_plan, 4);
+  plan = tp_fb_vector_table(&plans, m);
+  dels = tp_fb_vector_field(&plan, TP_PTE_F_ExecutionPlan_delegates, 4);
   del = tp_fb_vector_table(&dels, k);
   *dpos = del.pos;
   *spos = tp_fb_vector_field(&del, TP_PTE_F_BackendDelegate_compile_specs, 4).pos;
@@ -1689,7 +1694,7 @@ static int tpd_run(tpd *d, const unsigned char *b, size_t size, const void *ptd,
   }
   rc = tpd_run_body(d, b, size, ptd, ptd_size);
   if (d->oom) {
-    tp__error_reset(&d->err);
+    d->err.status = TP_OK; /* the report's sentence replaces whatever stuck first */
     tp__error_set(&d->err, TP_ERR_NOMEM, "out of memory for the report (%zu bytes printed)",
                   d->out ? d->out->size : (size_t)0);
     rc = 1;
