@@ -106,7 +106,7 @@ static unsigned char *shape_pte_shared_specs(size_t n, size_t *size) {
   unsigned char *out = NULL, one = 1;
   uint64_t zero64 = 0;
   size_t i, sz = 0;
-  refs = (tp_fb_ref *)malloc((n ? n : 1) * sizeof *refs);
+  refs = (tp_fb_ref *)calloc(n ? n : 1, sizeof *refs);
   if (!refs || tp_fb_builder_create(&b) != TP_OK) {
     free(refs);
     return NULL;
@@ -191,7 +191,7 @@ static unsigned char *shape_ptd_shared_key(size_t n, size_t len, size_t *size) {
   const unsigned char *fb;
   size_t fbn = 0, i, base, total;
   unsigned char *out = NULL;
-  refs = (tp_fb_ref *)malloc((n ? n : 1) * sizeof *refs);
+  refs = (tp_fb_ref *)calloc(n ? n : 1, sizeof *refs);
   k = (char *)malloc(len + 1);
   if (!refs || !k || tp_fb_builder_create(&b) != TP_OK) {
     free(refs);
@@ -252,7 +252,7 @@ static unsigned char *shape_vk_shared_list(size_t n, size_t *size) {
   const unsigned char *fb;
   size_t fbn = 0, i;
   unsigned char *out = NULL;
-  refs = (tp_fb_ref *)malloc((n + 1) * sizeof *refs);
+  refs = (tp_fb_ref *)calloc(n + 1, sizeof *refs);
   zeros = (uint32_t *)calloc(n + 1, sizeof *zeros);
   if (!refs || !zeros || tp_fb_builder_create(&b) != TP_OK) {
     free(refs);
