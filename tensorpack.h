@@ -4521,11 +4521,12 @@ TPDEF tp_status tp_quantize_symmetric(const tp_tensor *w, int bits, int64_t grou
     }
     for (c = 0; c < in; c++) {
       float f;
+      /* tp_compact_into gives the payload's little-endian bytes, on any host */
       if (w->dtype == TP_F32) {
-        memcpy(&f, raw + (size_t)c * 4u, 4);
+        uint32_t u = tp__get_le32(raw + (size_t)c * 4u);
+        memcpy(&f, &u, 4);
       } else {
-        uint16_t h;
-        memcpy(&h, raw + (size_t)c * 2u, 2);
+        uint16_t h = tp__get_le16(raw + (size_t)c * 2u);
         f = w->dtype == TP_BF16 ? tp_bf16_to_f32(h) : tp_f16_to_f32(h);
       }
       if (f != f || f - f != 0.0f) {
