@@ -114,18 +114,25 @@ $(WIN_DIR)/tpdump.exe: tools/tpdump.c $(HEADERS) $(call tp_all,win)
 $(WIN_DIR)/make_seeds.exe: fuzz/make_seeds.c fuzz/seeds_safetensors.h $(HEADERS) $(call tp_all,win)
 	@mkdir -p $(dir $@)
 	$(T) $(MINGW_CC) $(PLAT_STRICT) $(TP_LINKED) $< $(call tp_all,win) -o $@ $(LIBM)
-# The private prefix is made once, before the programs start in parallel.
+# The private prefix is made once, before the programs start in parallel. Every make test
+# then starts its wineserver first, kept 60 s past its last client: programs started in
+# parallel each brought up and shut down a server of their own, and one that connected while
+# another's was exiting died with "wine client error: recvmsg: Connection reset by peer".
+WINESERVER ?= $(firstword $(shell command -v wineserver 2>/dev/null) $(wildcard /usr/lib/wine/wineserver64))
 $(WINE_PREFIX)/.made:
 	@mkdir -p $(dir $@)
 	$(T) $(WIN_RUN) wineboot --init
 	@touch $@
-$(BUILD)/results/windows/%.rc: $(WIN_DIR)/%.exe tests/run_one.sh | $(WINE_PREFIX)/.made
+.PHONY: wine-server
+wine-server: | $(WINE_PREFIX)/.made
+	@env WINEPREFIX=$(WINE_PREFIX) $(WINESERVER) -p60 2>/dev/null || true
+$(BUILD)/results/windows/%.rc: $(WIN_DIR)/%.exe tests/run_one.sh | wine-server
 	@sh tests/run_one.sh $(basename $@) $(WIN_RUN) $<
 $(patsubst %,$(BUILD)/results/windows/%.rc,$(filter $(PLAT_FIXED_PATHS),$(WIN_NAMES))): \
   $(BUILD)/results/windows/%.rc: | $(if $(filter 1,$(HAVE_S390X)),$(BUILD)/results/s390x/%.rc,$(BUILD)/results/%.rc)
 # tpdump.exe (built warning-free) prints the .ptd seeds as the native tpdump does (cross_run.sh TOOLS)
 $(BUILD)/results/windows/bytes.rc: $(WIN_DIR)/tpdump.exe $(WIN_DIR)/make_seeds.exe $(BUILD)/plat/make_seeds \
-                                   $(BUILD)/plat/tpdump tests/cross_run.sh tests/run_one.sh | $(WINE_PREFIX)/.made
+                                   $(BUILD)/plat/tpdump tests/cross_run.sh tests/run_one.sh | wine-server
 	@sh tests/run_one.sh $(basename $@) sh -c 'echo "  not built for Windows (they run tpdump through a POSIX shell): $(WIN_POSIX_ONLY)"; \
 	  TOOLS="$(abspath $(BUILD))/plat/tpdump $(abspath $(WIN_DIR))/tpdump.exe" \
 	  SEEDS="$(abspath $(BUILD))/plat/make_seeds $(abspath $(WIN_DIR))/make_seeds.exe" \
