@@ -144,18 +144,8 @@ static void test_open_commit_abort(void) {
 }
 
 int main(void) {
-  const char *d = getenv("TMPDIR");
-  size_t n;
-  if (!d || !*d) d = getenv("TEMP");
-#ifdef _WIN32
-  if (!d || !*d) d = ".";
-#else
-  if (!d || !*d) d = "/tmp";
-#endif
   g_tag = (unsigned)time(NULL) ^ (unsigned)clock() * 2654435761u;
-  snprintf(g_dir, sizeof g_dir, "%s", d);
-  n = strlen(g_dir);
-  while (n > 1 && (g_dir[n - 1] == '/' || g_dir[n - 1] == '\\')) g_dir[--n] = '\0';
+  tpt_tmpdir(g_dir, sizeof g_dir);
   (void)tpt_range;
   TPT_RUN(test_create_and_replace);
   TPT_RUN(test_failures_leave_nothing);

@@ -377,18 +377,8 @@ static void test_save_and_bar(void) {
 }
 
 int main(void) {
-  const char *d = getenv("TMPDIR");
-  size_t n;
-  if (!d || !*d) d = getenv("TEMP");
-#ifdef _WIN32
-  if (!d || !*d) d = ".";
-#else
-  if (!d || !*d) d = "/tmp";
-#endif
   g_tag = (unsigned)time(NULL) ^ (unsigned)clock() * 2654435761u;
-  snprintf(g_dir, sizeof g_dir, "%s", d);
-  n = strlen(g_dir);
-  while (n > 1 && (g_dir[n - 1] == '/' || g_dir[n - 1] == '\\')) g_dir[--n] = '\0';
+  tpt_tmpdir(g_dir, sizeof g_dir);
   (void)tpt_range;
   TPT_RUN(test_file_bytes);
   TPT_RUN(test_safetensors_file);

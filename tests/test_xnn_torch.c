@@ -206,14 +206,8 @@ static void test_define_refusals(void) {
     { /* tp_xnn_save: the blob's size, the file; a bad path: the status, no size */
       uint64_t want = 0, n = 9;
       FILE *f;
-      char path[600];
-      const char *d = getenv("TMPDIR");
-      if (!d || !*d) d = getenv("TEMP");
-#ifdef _WIN32
-      if (!d || !*d) d = ".";
-#else
-      if (!d || !*d) d = "/tmp";
-#endif
+      char path[600], d[512];
+      tpt_tmpdir(d, sizeof d);
       snprintf(path, sizeof path, "%s/tp_xnn_torch_test_%lu.xnn", d, (unsigned long)live);
       TPT_STATUS(tp_xnn_blob_size(g, &want), TP_OK);
       TPT_STATUS(tp_xnn_save(g, path, &n), TP_OK);

@@ -6,6 +6,7 @@
 #ifndef TP_TEST_H
 #define TP_TEST_H
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <stdint.h>
 
@@ -169,6 +170,21 @@ static inline uint64_t tpt_rand(void) {
   x ^= x >> 12; x ^= x << 25; x ^= x >> 27;
   tpt_rng_state = x;
   return x * 0x2545F4914F6CDD1Dull;
+}
+/* Where a suite's files go: $TMPDIR, else %TEMP%, else /tmp (Windows: the current folder),
+   without trailing slashes. */
+static inline void tpt_tmpdir(char *dir, size_t cap) {
+  const char *d = getenv("TMPDIR");
+  size_t n;
+  if (!d || !*d) d = getenv("TEMP");
+#ifdef _WIN32
+  if (!d || !*d) d = ".";
+#else
+  if (!d || !*d) d = "/tmp";
+#endif
+  snprintf(dir, cap, "%s", d);
+  n = strlen(dir);
+  while (n > 1 && (dir[n - 1] == '/' || dir[n - 1] == '\\')) dir[--n] = '\0';
 }
 /* Uniform in [lo, hi]. */
 static inline int64_t tpt_range(int64_t lo, int64_t hi) {
