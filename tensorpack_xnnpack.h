@@ -3523,6 +3523,41 @@ static tp_status tp__xnn_torch_dim32(tp_xnn_graph *g, const char *fn, const tp_t
   return TP_OK;
 }
 
+/* The *_torch define calls begin alike: the ids out are INVALID until the node is defined, a
+   failed graph refuses at once. */
+static tp_status tp__xnn_torch_enter(tp_xnn_graph *g, uint32_t *filter_id_out,
+                                     uint32_t *bias_id_out) {
+  TP_ASSERT(g);
+  if (filter_id_out) *filter_id_out = TP_XNN_INVALID_ID;
+  if (bias_id_out) *bias_id_out = TP_XNN_INVALID_ID;
+  return g->err.status;
+}
+
+/* ... the two convolutions go on alike: their arguments resolved, a 4-D weight whose dims fit
+   32 bits (api and what name the call and the layout in the sentence) ... */
+static tp_status tp__xnn_torch_conv_enter(tp_xnn_graph *g, const char *fn, const char *api,
+                                          const char *what, const tp_xnn_conv2d_args *a,
+                                          tp_xnn_conv2d_args *r, const tp_tensor *w,
+                                          uint32_t *filter_id_out, uint32_t *bias_id_out) {
+  tp_error e;
+  tp_status s = tp__xnn_torch_enter(g, filter_id_out, bias_id_out);
+  if (s != TP_OK) return s;
+  tp__xnn_torch_args(a, r);
+  memset(&e, 0, sizeof e);
+  s = tp__xnn_torch_rank(w, 4, api, what, &e);
+  if ((s = tp__xnn_torch_begin(g, fn, s, &e)) != TP_OK) return s;
+  return tp__xnn_torch_dim32(g, fn, w);
+}
+
+/* ... and end alike: the ids out once the node is defined. */
+static tp_status tp__xnn_torch_done(tp_status s, uint32_t fid, uint32_t bid,
+                                    uint32_t *filter_id_out, uint32_t *bias_id_out) {
+  if (s != TP_OK) return s;
+  if (filter_id_out) *filter_id_out = fid;
+  if (bias_id_out) *bias_id_out = bid;
+  return TP_OK;
+}
+
 TPDEF tp_status tp_xnn_define_conv2d_torch(tp_xnn_graph *g, const tp_xnn_conv2d_args *a,
                                            uint32_t input_id, const tp_tensor *weight_oihw,
                                            const tp_tensor *bias, uint32_t output_id,
@@ -3536,16 +3571,11 @@ TPDEF tp_status tp_xnn_define_conv2d_torch(tp_xnn_graph *g, const tp_xnn_conv2d_
   uint32_t fid = TP_XNN_INVALID_ID, bid = TP_XNN_INVALID_ID, kh, kw, ph, pw;
   int64_t oc, gic;
   int dw;
-  TP_ASSERT(g);
-  if (filter_id_out) *filter_id_out = TP_XNN_INVALID_ID;
-  if (bias_id_out) *bias_id_out = TP_XNN_INVALID_ID;
-  if (g->err.status) return g->err.status;
-  tp__xnn_torch_args(a, &r);
+  s = tp__xnn_torch_conv_enter(g, fn, "tp_xnn_define_conv2d_torch",
+                               "Conv2d weight [O, I/groups, kh, kw]", a, &r, weight_oihw,
+                               filter_id_out, bias_id_out);
+  if (s != TP_OK) return s;
   memset(&e, 0, sizeof e);
-  s = tp__xnn_torch_rank(weight_oihw, 4, "tp_xnn_define_conv2d_torch",
-                         "Conv2d weight [O, I/groups, kh, kw]", &e);
-  if ((s = tp__xnn_torch_begin(g, fn, s, &e)) != TP_OK) return s;
-  if ((s = tp__xnn_torch_dim32(g, fn, weight_oihw)) != TP_OK) return s;
   oc = weight_oihw->sizes[0];
   gic = weight_oihw->sizes[1];
   kh = (uint32_t)weight_oihw->sizes[2];
@@ -3578,10 +3608,7 @@ TPDEF tp_status tp_xnn_define_conv2d_torch(tp_xnn_graph *g, const tp_xnn_conv2d_
                                      r.dilation[0], r.dilation[1], r.groups, (size_t)gic,
                                      (size_t)(oc / (int64_t)r.groups), r.output_min,
                                      r.output_max, input_id, fid, bid, output_id, r.flags);
-  if (s != TP_OK) return s;
-  if (filter_id_out) *filter_id_out = fid;
-  if (bias_id_out) *bias_id_out = bid;
-  return TP_OK;
+  return tp__xnn_torch_done(s, fid, bid, filter_id_out, bias_id_out);
 }
 
 TPDEF tp_status tp_xnn_define_conv_transpose2d_torch(tp_xnn_graph *g,
@@ -3599,16 +3626,11 @@ TPDEF tp_status tp_xnn_define_conv_transpose2d_torch(tp_xnn_graph *g,
   size_t dims[4];
   uint32_t fid = TP_XNN_INVALID_ID, bid = TP_XNN_INVALID_ID, kh, kw, ph, pw;
   int64_t ic, goc, oc;
-  TP_ASSERT(g);
-  if (filter_id_out) *filter_id_out = TP_XNN_INVALID_ID;
-  if (bias_id_out) *bias_id_out = TP_XNN_INVALID_ID;
-  if (g->err.status) return g->err.status;
-  tp__xnn_torch_args(a, &r);
+  s = tp__xnn_torch_conv_enter(g, fn, "tp_xnn_define_conv_transpose2d_torch",
+                               "ConvTranspose2d weight [I, O/groups, kh, kw]", a, &r,
+                               weight_iohw, filter_id_out, bias_id_out);
+  if (s != TP_OK) return s;
   memset(&e, 0, sizeof e);
-  s = tp__xnn_torch_rank(weight_iohw, 4, "tp_xnn_define_conv_transpose2d_torch",
-                         "ConvTranspose2d weight [I, O/groups, kh, kw]", &e);
-  if ((s = tp__xnn_torch_begin(g, fn, s, &e)) != TP_OK) return s;
-  if ((s = tp__xnn_torch_dim32(g, fn, weight_iohw)) != TP_OK) return s;
   ic = weight_iohw->sizes[0];
   goc = weight_iohw->sizes[1];
   kh = (uint32_t)weight_iohw->sizes[2];
@@ -3647,10 +3669,7 @@ TPDEF tp_status tp_xnn_define_conv_transpose2d_torch(tp_xnn_graph *g,
                                      r.dilation[1], r.groups, dims[3], (size_t)goc,
                                      r.output_min, r.output_max, input_id, fid, bid, output_id,
                                      r.flags);
-  if (s != TP_OK) return s;
-  if (filter_id_out) *filter_id_out = fid;
-  if (bias_id_out) *bias_id_out = bid;
-  return TP_OK;
+  return tp__xnn_torch_done(s, fid, bid, filter_id_out, bias_id_out);
 }
 
 TPDEF tp_status tp_xnn_define_linear_torch(tp_xnn_graph *g, float output_min, float output_max,
@@ -3662,10 +3681,7 @@ TPDEF tp_status tp_xnn_define_linear_torch(tp_xnn_graph *g, float output_min, fl
   tp_error e;
   tp_status s;
   uint32_t fid = TP_XNN_INVALID_ID, bid = TP_XNN_INVALID_ID;
-  TP_ASSERT(g);
-  if (filter_id_out) *filter_id_out = TP_XNN_INVALID_ID;
-  if (bias_id_out) *bias_id_out = TP_XNN_INVALID_ID;
-  if (g->err.status) return g->err.status;
+  if ((s = tp__xnn_torch_enter(g, filter_id_out, bias_id_out)) != TP_OK) return s;
   memset(&e, 0, sizeof e);
   if (conv1d) {
     s = tp_xnn_fc_filter_from_conv1d(weight, &f, &e);
@@ -3679,10 +3695,7 @@ TPDEF tp_status tp_xnn_define_linear_torch(tp_xnn_graph *g, float output_min, fl
   if ((s = tp__xnn_torch_const(g, fn, "weight", &f, 2, NULL, &fid)) != TP_OK) return s;
   if ((s = tp__xnn_torch_bias(g, fn, bias, f.sizes[0], &bid)) != TP_OK) return s;
   s = tp_xnn_define_fully_connected(g, output_min, output_max, input_id, fid, bid, output_id, 0);
-  if (s != TP_OK) return s;
-  if (filter_id_out) *filter_id_out = fid;
-  if (bias_id_out) *bias_id_out = bid;
-  return TP_OK;
+  return tp__xnn_torch_done(s, fid, bid, filter_id_out, bias_id_out);
 }
 
 static tp_status tp__xnn_pool(tp_xnn_graph *g, int kind, uint32_t pt, uint32_t pr, uint32_t pb,
