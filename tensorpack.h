@@ -500,6 +500,9 @@ TPDEF tp_status tp_atomic_write_ex(const char *path,
 TPDEF tp_status tp__write_file(const char *fn, const char *path,
                                tp_status (*produce)(void *ctx, tp_sink *sink), void *ctx,
                                tp_error *werr);
+/* The *_save calls' one report (tp_store_save_ptd, tp_pte_save, tp_xnn_save): a failure's
+   sentence (the status's name when it has none) on stderr as "error: <sentence>"; returns s. */
+TPDEF tp_status tp__save_report(tp_status s, const char *sentence);
 #endif
 
 /* ------------------------------------------------------------------------------------------ */
@@ -6986,7 +6989,7 @@ TPDEF void tp_file_bytes_close(tp_file_bytes *f) {
   memset(f, 0, sizeof *f);
 }
 
-static tp_status tp__save_report(tp_status s, const char *sentence) {
+TPDEF tp_status tp__save_report(tp_status s, const char *sentence) {
   if (s != TP_OK) fprintf(stderr, "error: %s\n", sentence && *sentence ? sentence : tp_status_str(s));
   return s;
 }

@@ -4379,11 +4379,7 @@ TPDEF tp_status tp_xnn_save(tp_xnn_graph *g, const char *path, uint64_t *size_ou
   st = tp_xnn_blob_size(g, &n);
   if (st == TP_OK) st = tp_xnn_write_file(g, path);
   if (st == TP_OK && size_out) *size_out = n;
-  if (st != TP_OK) {
-    const char *m = tp_xnn_graph_error(g);
-    fprintf(stderr, "error: %s\n", m && *m ? m : tp_status_str(st));
-  }
-  return st;
+  return tp__save_report(st, tp_xnn_graph_error(g));
 }
 #endif
 
