@@ -1798,7 +1798,7 @@ static tp_status tp_vk__q_begin(tp_vk_graph *g, const char *op, const tp_tensor 
                                 tp_vk_qlinear *q) {
   tp_error e;
   tp_status st;
-  if (g->err.status) return g->err.status;
+  if (tp_vk__check(g)) return g->err.status;
   if (!q) return tp__error_set(&g->err, TP_ERR_INVALID, "%s: q is NULL", op);
   memset(q, 0, sizeof *q);
   if (!w) return tp__error_set(&g->err, TP_ERR_INVALID, "%s: no weight view", op);
@@ -1835,7 +1835,7 @@ TPDEF tp_status tp_vk_add_linear_q4gsw(tp_vk_graph *g, const tp_tensor *w, int64
   uint32_t gid, args[6];
   tp_status st;
   TP_ASSERT(g);
-  if (g->err.status) return g->err.status;
+  if (tp_vk__check(g)) return g->err.status;
   if (scale_dtype != TP_F32 && scale_dtype != TP_F16)
     return tp__error_set(&g->err, TP_ERR_INVALID,
                          "linear_q4gsw: scales are f32 or f16 (Vulkan has no bf16), not %s",

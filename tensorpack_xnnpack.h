@@ -3530,7 +3530,7 @@ static tp_status tp__xnn_torch_enter(tp_xnn_graph *g, uint32_t *filter_id_out,
   TP_ASSERT(g);
   if (filter_id_out) *filter_id_out = TP_XNN_INVALID_ID;
   if (bias_id_out) *bias_id_out = TP_XNN_INVALID_ID;
-  return g->err.status;
+  return tp__xnn_guard(g);
 }
 
 /* ... the two convolutions go on alike: their arguments resolved, a 4-D weight whose dims fit
@@ -3972,7 +3972,7 @@ TPDEF tp_status tp_xnn_define_quantized_linear(tp_xnn_graph *g, tp_xnn_datatype 
   int bits;
   unsigned node;
   TP_ASSERT(g);
-  if (g->err.status) return g->err.status;
+  if (tp__xnn_guard(g)) return g->err.status;
   node = (unsigned)g->nnodes;
   if (!q)
     return tp__error_set(&g->err, TP_ERR_INVALID, "quantized linear (node %u): q is NULL",

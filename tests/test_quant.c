@@ -716,6 +716,91 @@ static void test_vk_linear_q8csw(void) {
   tp_buffer_release(&s);
 }
 
+/* The one-call linears are building calls: from the graph's own progress callback they are
+   refused before anything is quantized (the graph is being written). */
+typedef struct qprog {
+  tp_xnn_graph *g;
+  tp_vk_graph *vg;
+  const tp_tensor *w;
+  uint32_t x, y;
+  tp_status got;
+  int calls;
+} qprog;
+
+static int qprog_fn(void *ctx, uint64_t done, uint64_t total) {
+  qprog *c = (qprog *)ctx;
+  (void)done;
+  (void)total;
+  if (c->calls++ == 0) {
+    if (c->g) {
+      tp_xnn_qlinear q;
+      c->got = tp_xnn_define_quantized_linear(c->g, TP_XNN_QCINT8, 0, TP_F32, c->w, NULL,
+                                              -INFINITY, INFINITY, c->x, c->y, &q);
+    } else {
+      tp_vk_qlinear q;
+      c->got = tp_vk_add_linear_q4gsw(c->vg, c->w, 32, TP_F32, NULL, c->x, c->y, &q);
+    }
+  }
+  return 0;
+}
+
+static void test_linears_refused_during_write(void) {
+  static float w[4 * 64];
+  int64_t sz[2] = {4, 64};
+  tp_storage ws;
+  tp_tensor wv;
+  size_t xd[2] = {1, 64}, yd[2] = {1, 4};
+  tp_membuf m;
+  tp_sink sink;
+  qprog c;
+  int which;
+  w[5] = NAN; /* quantizing first would be refused for this NaN instead: the guard comes first */
+  ws.data = w;
+  ws.nbytes = sizeof w;
+  TPT_STATUS(tp_view(ws, TP_F32, 2, sz, NULL, 0, &wv), TP_OK);
+  for (which = 0; which < 2; which++) {
+    memset(&c, 0, sizeof c);
+    c.w = &wv;
+    memset(&m, 0, sizeof m);
+    sink = tp_sink_membuf(&m);
+    if (which == 0) {
+      tp_xnn_options o;
+      memset(&o, 0, sizeof o);
+      o.progress = qprog_fn;
+      o.progress_ctx = &c;
+      TPT_STATUS(tp_xnn_graph_create(&o, &c.g), TP_OK);
+      /* x -> abs -> y: a graph to write (the callback's ids never get looked at) */
+      tp_xnn_define_tensor_value(c.g, TP_XNN_FP32, 2, xd, NULL, 0, TP_XNN_FLAG_EXTERNAL_INPUT, &c.x);
+      tp_xnn_define_tensor_value(c.g, TP_XNN_FP32, 2, xd, NULL, 1, TP_XNN_FLAG_EXTERNAL_OUTPUT, &c.y);
+      TPT_STATUS(tp_xnn_define_abs(c.g, c.x, c.y, 0), TP_OK);
+      TPT_STATUS(tp_xnn_write(c.g, &sink), TP_OK);
+      TPT_STATUS(c.got, TP_ERR_INVALID);
+      TPT_EQ_STR(tp_xnn_graph_error(c.g), "a tp_xnn_define_* or tp_xnn_set_* call during its "
+                                          "own write (from the progress callback): the graph "
+                                          "cannot change while it is written");
+      TPT_EQ_U64(tp_xnn_graph_num_values(c.g), 2);
+      tp_xnn_graph_destroy(c.g);
+    } else {
+      tp_vk_options o;
+      memset(&o, 0, sizeof o);
+      o.progress = qprog_fn;
+      o.progress_ctx = &c;
+      TPT_STATUS(tp_vk_graph_create(&o, &c.vg), TP_OK);
+      tp_vk_add_tensor(c.vg, TP_VK_FLOAT32, 2, xd, NULL, -1, -1, -1, TP_VK_UNSET, &c.x);
+      tp_vk_add_tensor(c.vg, TP_VK_FLOAT32, 2, yd, NULL, -1, -1, -1, TP_VK_UNSET, &c.y);
+      TPT_STATUS(tp_vk_set_io(c.vg, &c.x, 1, &c.y, 1), TP_OK);
+      TPT_STATUS(tp_vk_write(c.vg, &sink), TP_OK);
+      TPT_STATUS(c.got, TP_ERR_INVALID);
+      TPT_EQ_STR(tp_vk_graph_error(c.vg), "a tp_vk_add_* call during its own write (from the "
+                                          "progress callback): the graph cannot change while "
+                                          "it is written");
+      tp_vk_graph_destroy(c.vg);
+    }
+    TPT_CHECK(c.calls > 0);
+    tp_membuf_free(&m);
+  }
+}
+
 int main(void) {
   TPT_RUN(test_vectors_bit_exact);
   TPT_RUN(test_noncontiguous_views);
@@ -725,5 +810,6 @@ int main(void) {
   TPT_RUN(test_xnn_quantized_linear_refusals);
   TPT_RUN(test_vk_linear_q4gsw);
   TPT_RUN(test_vk_linear_q8csw);
+  TPT_RUN(test_linears_refused_during_write);
   return tpt_finish("test_quant");
 }
