@@ -518,6 +518,31 @@ static void test_xnn_quantized_linear_refusals(void) {
     TPT_CHECK(q.values.data == NULL && q.scales.data == NULL); /* released */
     tp_xnn_graph_destroy(g);
   }
+  /* the argument refusals, each its whole sentence */
+  for (c = 0; c < 4; c++) {
+    static const char *const want[4] = {
+        "quantized linear (node 0): q is NULL",
+        "quantized linear (node 0): qbint4 scales are f32 or bf16, not f16",
+        "quantized linear (node 0): qbint4 needs a block size (got 0)",
+        "quantized linear (node 0): no weight view"};
+    tp_status got = TP_OK;
+    TPT_STATUS(tp_xnn_graph_create(NULL, &g), TP_OK);
+    if (c == 0)
+      got = tp_xnn_define_quantized_linear(g, TP_XNN_QCINT8, 0, TP_F32, &wv, NULL, -INFINITY,
+                                           INFINITY, 0, 1, NULL);
+    else if (c == 1)
+      got = tp_xnn_define_quantized_linear(g, TP_XNN_QBINT4, 32, TP_F16, &wv, NULL, -INFINITY,
+                                           INFINITY, 0, 1, &q);
+    else if (c == 2)
+      got = tp_xnn_define_quantized_linear(g, TP_XNN_QBINT4, 0, TP_F32, &wv, NULL, -INFINITY,
+                                           INFINITY, 0, 1, &q);
+    else
+      got = tp_xnn_define_quantized_linear(g, TP_XNN_QCINT8, 0, TP_F32, NULL, NULL, -INFINITY,
+                                           INFINITY, 0, 1, &q);
+    TPT_STATUS(got, TP_ERR_INVALID);
+    TPT_EQ_STR(tp_xnn_graph_error(g), want[c]);
+    tp_xnn_graph_destroy(g);
+  }
 }
 
 /* ---- Vulkan one-call quantized linears ------------------------------------------------- */
@@ -712,6 +737,25 @@ static void test_vk_linear_q8csw(void) {
   TPT_CONTAINS(tp_vk_graph_error(g), "linear_q4gsw: quantize: group size 16 does not divide");
   TPT_CHECK(q.values.data == NULL);
   tp_vk_graph_destroy(g);
+  { /* the argument refusals, each its whole sentence: q4gsw's group size, and what both
+       calls check first (q, the weight, the bias: an f32 [N] view, N = 5) */
+    static const char *const want[4] = {
+        "linear_q4gsw: group size 0 must be > 0", "linear_q8csw: q is NULL",
+        "linear_q8csw: no weight view",
+        "linear_q8csw: the bias must be an f32 view of [5], got f32 with 2 dims"};
+    int c;
+    for (c = 0; c < 4; c++) {
+      tp_status got;
+      TPT_STATUS(tp_vk_graph_create(NULL, &g), TP_OK);
+      if (c == 0) got = tp_vk_add_linear_q4gsw(g, &wv, 0, TP_F32, NULL, 0, 0, &q);
+      else if (c == 1) got = tp_vk_add_linear_q8csw(g, &wv, NULL, 0, 0, NULL);
+      else if (c == 2) got = tp_vk_add_linear_q8csw(g, NULL, NULL, 0, 0, &q);
+      else got = tp_vk_add_linear_q8csw(g, &wv, &wv, 0, 0, &q);
+      TPT_STATUS(got, TP_ERR_INVALID);
+      TPT_EQ_STR(tp_vk_graph_error(g), want[c]);
+      tp_vk_graph_destroy(g);
+    }
+  }
   tp_buffer_release(&v);
   tp_buffer_release(&s);
 }

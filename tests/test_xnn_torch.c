@@ -73,7 +73,10 @@ static void test_conv_and_depthwise_views(void) {
   TPT_EQ_STR(e.msg, "tp_xnn_conv_filter_from_torch: the weight has 3 dims; PyTorch's Conv2d "
                     "weight [O, I/groups, kh, kw] has 4");
   TPT_STATUS(tp_xnn_conv_filter_from_torch(NULL, &f, NULL), TP_ERR_INVALID);
+  TPT_STATUS(tp_xnn_conv_filter_from_torch(NULL, &f, &e), TP_ERR_INVALID);
+  TPT_EQ_STR(e.msg, "tp_xnn_conv_filter_from_torch: the weight view is NULL");
   TPT_STATUS(tp_xnn_conv_filter_from_torch(&w, NULL, &e), TP_ERR_INVALID);
+  TPT_EQ_STR(e.msg, "tp_xnn_conv_filter_from_torch: out is NULL");
 }
 
 static void test_deconv_and_conv1d_views(void) {

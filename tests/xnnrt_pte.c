@@ -243,6 +243,8 @@ static void test_external_ptd(void) {
   TPT_EQ_U64(n, 0);
   TPT_STATUS(tp_xnn_pte_missing_keys(&f, 1, NULL, keys, 2, &n, &e), TP_ERR_INVALID);
   TPT_EQ_STR(e.msg, "method 1 of a program with 1");
+  TPT_STATUS(tp_xnn_pte_missing_keys(&f, 0, NULL, keys, 2, NULL, &e), TP_ERR_INVALID);
+  TPT_EQ_STR(e.msg, "tp_xnn_pte_missing_keys: count is NULL");
   /* without the .ptd: refused, naming the keys */
   TPT_STATUS(tp_xnn_load_pte(pte.data, pte.size, "forward", NULL, 0, 0, &rt, &e), TP_ERR_INVALID);
   TPT_CHECK(rt == NULL);
