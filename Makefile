@@ -39,6 +39,9 @@ BENCHES  :=
 
 # Each compile step of the tests goes through tests/timed.sh: the time table of make test.
 T = @sh tests/timed.sh $(BUILD)/times $@
+# ... and writes what it included (TARGET.d, read back below): a program is rebuilt, and its
+# suite run again, when any file it includes changes, not only the ones its rule names.
+DEP = -MMD -MP -MF $@.d
 # When make started (the time table shows only what ran since).
 TP_T0 := $(shell date +%s)
 
@@ -93,15 +96,16 @@ $(eval $(call tp_flavor,cxx,$(CXX) $(CXX_IMPL_FLAGS)))
 all: examples
 
 -include $(sort $(wildcard mk/*.mk))
+-include $(wildcard $(BUILD)/*/*.d $(BUILD)/*/*/*.d)
 
 $(BUILD)/tests/%: tests/%.c $(HEADERS) tests/tp_test.h tests/tp_count_alloc.h \
                   $$(call tp_objs,tests/$$*.c,san)
 	@mkdir -p $(dir $@)
-	$(T) $(CC) $(TCFLAGS) $< $(call tp_objs,$<,san) -o $@ $(LIBM)
+	$(T) $(CC) $(DEP) $(TCFLAGS) $< $(call tp_objs,$<,san) -o $@ $(LIBM)
 
 $(BUILD)/examples/%: examples/%.c $(HEADERS) $(call tp_all,san)
 	@mkdir -p $(dir $@)
-	$(T) $(CC) $(STRICT) -O1 -g $(SAN) -I. $(TP_LINKED) $< $(call tp_all,san) -o $@ $(LIBM) \
+	$(T) $(CC) $(DEP) $(STRICT) -O1 -g $(SAN) -I. $(TP_LINKED) $< $(call tp_all,san) -o $@ $(LIBM) \
 	  $(EXAMPLE_LIBS_$*)
 
 $(BUILD)/bench/%: bench/%.c $(HEADERS) $(wildcard bench/*.h)
@@ -117,6 +121,11 @@ SUITES = $(patsubst $(BUILD)/tests/%,%,$(TESTS)) $(RESULTS)
 SLOW_SUITES := compile_matrix packaging readme_snippets s390x/% windows/% fuzz/% verdict golden
 $(BUILD)/results/%.rc: $(BUILD)/tests/% tests/run_one.sh
 	@sh tests/run_one.sh $(BUILD)/results/$* $<
+
+# Suites that read README.md when they run (on every platform they run on).
+README_READERS := test_readme_map test_xnn_support
+$(foreach p,$(README_READERS),$(BUILD)/results/$(p).rc $(BUILD)/results/s390x/$(p).rc \
+  $(BUILD)/results/windows/$(p).rc): README.md
 
 test: $(addprefix $(BUILD)/results/,$(addsuffix .rc,$(filter $(SLOW_SUITES),$(SUITES)) \
         $(filter-out $(SLOW_SUITES),$(SUITES)))) | $(filter demo,$(MAKECMDGOALS))

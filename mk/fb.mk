@@ -24,7 +24,7 @@ $(BUILD)/gen/%_generated.h: tests/schemas/%.fbs $(FB_SCHEMAS)
 $(BUILD)/tests/verify_%: tests/verify_%.cpp $(FB_GEN) $(HEADERS) tests/tp_test.h $(wildcard tests/tp_verify.h) \
                          $$(call tp_objs,tests/verify_$$*.cpp,cxx)
 	@mkdir -p $(dir $@)
-	$(T) $(CXX) $(FB_CXXFLAGS) $< $(call tp_objs,$<,cxx) -o $@ $(LIBM)
+	$(T) $(CXX) $(DEP) $(FB_CXXFLAGS) $< $(call tp_objs,$<,cxx) -o $@ $(LIBM)
 
 $(BUILD)/bench/bench_fb: bench/bench_fb.cpp $(FB_GEN) $(HEADERS) bench/bench_table.h
 	@mkdir -p $(dir $@)

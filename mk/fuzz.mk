@@ -59,7 +59,7 @@ FUZZ_OBJS_fuzz_xnn_invoke := xnnpack_rt
 $(BUILD)/fuzz/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz_input.h $(HEADERS) \
                       $$(call tp_objs,fuzz/fuzz_$$*.c,fuzz,$$(FUZZ_OBJS_fuzz_$$*))
 	@mkdir -p $(dir $@)
-	$(T) $(FUZZ_CC) $(FUZZ_FLAGS) $< $(call tp_objs,$<,fuzz,$(FUZZ_OBJS_fuzz_$*)) -o $@ \
+	$(T) $(FUZZ_CC) $(DEP) $(FUZZ_FLAGS) $< $(call tp_objs,$<,fuzz,$(FUZZ_OBJS_fuzz_$*)) -o $@ \
 	  $(FUZZ_LIBS_fuzz_$*) $(LIBM)
 
 $(BUILD)/fuzz/fuzz_tpdump: tools/tpdump.c
@@ -67,7 +67,7 @@ $(BUILD)/fuzz/fuzz_xnn_load: fuzz/fuzz_xnn_invoke.c
 
 $(BUILD)/fuzz/make_seeds: fuzz/make_seeds.c fuzz/seeds_safetensors.h $(HEADERS) $(call tp_all,san)
 	@mkdir -p $(dir $@)
-	$(T) $(CC) $(TCFLAGS) $(TP_LINKED) $< $(call tp_all,san) -o $@ $(LIBM)
+	$(T) $(CC) $(DEP) $(TCFLAGS) $(TP_LINKED) $< $(call tp_all,san) -o $@ $(LIBM)
 
 $(FUZZ_SEEDS): $(BUILD)/fuzz/make_seeds
 	@rm -rf $(FUZZ_CORPUS)

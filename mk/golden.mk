@@ -7,5 +7,5 @@ TESTS += $(BUILD)/tests/golden
 $(BUILD)/tests/golden: tests/golden.c tests/data/golden.sha256 $(HEADERS) tests/tp_test.h \
                      $(call tp_all,san)
 	@mkdir -p $(dir $@)
-	$(T) $(CC) $(TCFLAGS) -DGOLDEN_LIST='"$(CURDIR)/tests/data/golden.sha256"' \
+	$(T) $(CC) $(DEP) $(TCFLAGS) -DGOLDEN_LIST='"$(CURDIR)/tests/data/golden.sha256"' \
 	  -DGOLDEN_TMP='"$(abspath $(BUILD))/tests/golden.tmp"' $< $(call tp_all,san) -o $@ $(LIBM)

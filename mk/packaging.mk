@@ -31,10 +31,13 @@ install:
 	  chmod 644 $(DESTDIR)$(PREFIX)/share/pkgconfig/$$pc.pc || exit 1; \
 	done
 
+# What the packaging and version suites read when they run (their wrappers are remade, and the
+# suites run again, when any of it changes).
+PACKAGING_INPUTS := $(HEADERS) CMakeLists.txt $(wildcard cmake/*) mk/packaging.mk
 # tests/version.sh: every version statement (banners, prose, the installed .pc / CMake version
 # files) says the header's TP_VERSION_*; it needs only sh, sed and make (cmake when installed).
 TESTS += $(BUILD)/tests/version
-$(BUILD)/tests/version: tests/version.sh
+$(BUILD)/tests/version: tests/version.sh $(PACKAGING_INPUTS)
 	@mkdir -p $(dir $@)
 	@printf '#!/bin/sh\nTP_ROOT=%s exec sh %s/tests/version.sh\n' "$(CURDIR)" "$(CURDIR)" > $@
 	@chmod +x $@

@@ -39,10 +39,10 @@ PLAT_SEED_DIRS := $(FUZZ_SEED_DIRS)
 $(eval $(call tp_flavor,plat,$(CC) $(PLAT_STRICT)))
 $(BUILD)/plat/make_seeds: fuzz/make_seeds.c fuzz/seeds_safetensors.h $(HEADERS) $(call tp_all,plat)
 	@mkdir -p $(dir $@)
-	$(T) $(CC) $(PLAT_STRICT) $(TP_LINKED) $< $(call tp_all,plat) -o $@ $(LIBM)
+	$(T) $(CC) $(DEP) $(PLAT_STRICT) $(TP_LINKED) $< $(call tp_all,plat) -o $@ $(LIBM)
 $(BUILD)/plat/tpdump: tools/tpdump.c $(HEADERS) $(call tp_all,plat)
 	@mkdir -p $(dir $@)
-	$(T) $(CC) $(PLAT_STRICT) $(TP_LINKED) $< $(call tp_all,plat) -o $@ $(LIBM)
+	$(T) $(CC) $(DEP) $(PLAT_STRICT) $(TP_LINKED) $< $(call tp_all,plat) -o $@ $(LIBM)
 # Suites that write files of fixed names (in /tmp or the current directory) run on one
 # platform at a time: <platform>/<name> after the native <name>.
 PLAT_FIXED_PATHS := test_errors test_progress test_store test_store_stream test_xnn_blob
@@ -60,13 +60,13 @@ $(eval $(call tp_flavor,s390x,$(S390X_CC) $(PLAT_STRICT)))
 $(S390X_DIR)/%: tests/%.c $(HEADERS) tests/tp_test.h tests/tp_count_alloc.h \
                 $$(call tp_objs,tests/$$*.c,s390x)
 	@mkdir -p $(dir $@)
-	$(T) $(S390X_CC) $(PLAT_STRICT) $(PLAT_FLAGS_$*) $< $(call tp_objs,$<,s390x) -o $@ $(LIBM)
+	$(T) $(S390X_CC) $(DEP) $(PLAT_STRICT) $(PLAT_FLAGS_$*) $< $(call tp_objs,$<,s390x) -o $@ $(LIBM)
 $(S390X_DIR)/tpdump: tools/tpdump.c $(HEADERS) $(call tp_all,s390x)
 	@mkdir -p $(dir $@)
-	$(T) $(S390X_CC) $(PLAT_STRICT) $(TP_LINKED) $< $(call tp_all,s390x) -o $@ $(LIBM)
+	$(T) $(S390X_CC) $(DEP) $(PLAT_STRICT) $(TP_LINKED) $< $(call tp_all,s390x) -o $@ $(LIBM)
 $(S390X_DIR)/make_seeds: fuzz/make_seeds.c fuzz/seeds_safetensors.h $(HEADERS) $(call tp_all,s390x)
 	@mkdir -p $(dir $@)
-	$(T) $(S390X_CC) $(PLAT_STRICT) $(TP_LINKED) $< $(call tp_all,s390x) -o $@ $(LIBM)
+	$(T) $(S390X_CC) $(DEP) $(PLAT_STRICT) $(TP_LINKED) $< $(call tp_all,s390x) -o $@ $(LIBM)
 # the tpdump suites run the tool through the shell: the s390x build, under qemu
 S390X_TPDUMP_TESTS := $(filter $(S390X_DIR)/test_tpdump%,$(S390X_BINS))
 $(S390X_TPDUMP_TESTS): tools/tpdump.c $(S390X_DIR)/tpdump
@@ -105,15 +105,15 @@ $(eval $(call tp_flavor,win,$(MINGW_CC) $(PLAT_STRICT)))
 $(WIN_DIR)/%.exe: tests/%.c $(HEADERS) tests/tp_test.h tests/tp_count_alloc.h \
                   $$(call tp_objs,tests/$$*.c,win)
 	@mkdir -p $(dir $@)
-	$(T) $(MINGW_CC) $(PLAT_STRICT) $< $(call tp_objs,$<,win) -o $@ $(LIBM)
+	$(T) $(MINGW_CC) $(DEP) $(PLAT_STRICT) $< $(call tp_objs,$<,win) -o $@ $(LIBM)
 $(WIN_DIR)/golden.exe: tests/data/golden.sha256
 $(WIN_DIR)/golden.exe: PLAT_STRICT += -Wno-format-truncation -DGOLDEN_TMP='"$(abspath $(WIN_DIR))/golden.tmp"'
 $(WIN_DIR)/tpdump.exe: tools/tpdump.c $(HEADERS) $(call tp_all,win)
 	@mkdir -p $(dir $@)
-	$(T) $(MINGW_CC) $(PLAT_STRICT) $(TP_LINKED) $< $(call tp_all,win) -o $@ $(LIBM)
+	$(T) $(MINGW_CC) $(DEP) $(PLAT_STRICT) $(TP_LINKED) $< $(call tp_all,win) -o $@ $(LIBM)
 $(WIN_DIR)/make_seeds.exe: fuzz/make_seeds.c fuzz/seeds_safetensors.h $(HEADERS) $(call tp_all,win)
 	@mkdir -p $(dir $@)
-	$(T) $(MINGW_CC) $(PLAT_STRICT) $(TP_LINKED) $< $(call tp_all,win) -o $@ $(LIBM)
+	$(T) $(MINGW_CC) $(DEP) $(PLAT_STRICT) $(TP_LINKED) $< $(call tp_all,win) -o $@ $(LIBM)
 # The private prefix is made once, before the programs start in parallel. Every make test
 # then starts its wineserver first, kept 60 s past its last client: programs started in
 # parallel each brought up and shut down a server of their own, and one that connected while
@@ -150,7 +150,7 @@ ifeq ($(HAVE_TSAN),1)
 TESTS += $(BUILD)/tests/tsan_concurrency
 $(BUILD)/tests/tsan_concurrency: tests/tsan_concurrency.c tools/tpdump.c $(HEADERS) tests/tp_test.h
 	@mkdir -p $(dir $@)
-	$(T) $(TSAN_CC) $(TSAN_FLAGS) $< -o $@ -pthread $(LIBM)
+	$(T) $(TSAN_CC) $(DEP) $(TSAN_FLAGS) $< -o $@ -pthread $(LIBM)
 else
 SKIPPED += tsan:$(TSAN_CC) -fsanitize=thread cannot build or run a threaded program;
 endif

@@ -5,6 +5,6 @@ XNNRT_CONV_OBJS := $(call tp_objs,tests/xnnrt_converter.c,san,xnnpack_rt)
 $(BUILD)/tests/xnnrt_converter: tests/xnnrt_converter.c $(HEADERS) tests/tp_test.h \
                                 $(BUILD)/examples/07_gpt2_converter $(XNNRT_CONV_OBJS)
 	@mkdir -p $(dir $@)
-	$(T) $(CC) $(TCFLAGS) -DTP_EXAMPLE07='"$(abspath $(BUILD)/examples/07_gpt2_converter)"' $< \
+	$(T) $(CC) $(DEP) $(TCFLAGS) -DTP_EXAMPLE07='"$(abspath $(BUILD)/examples/07_gpt2_converter)"' $< \
 	  $(XNNRT_CONV_OBJS) -o $@ -lXNNPACK $(LIBM)
 endif

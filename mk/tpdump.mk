@@ -12,7 +12,7 @@ all: $(TPDUMP_BIN)
 
 $(TPDUMP_BIN): tools/tpdump.c $(HEADERS) $(call tp_all,san)
 	@mkdir -p $(dir $@)
-	$(T) $(CC) $(TCFLAGS) $(TP_LINKED) $< $(call tp_all,san) -o $@ $(LIBM)
+	$(T) $(CC) $(DEP) $(TCFLAGS) $(TP_LINKED) $< $(call tp_all,san) -o $@ $(LIBM)
 
 # The generic tests/%.c rule builds them; these add the tool, its source and its path.
 $(TPDUMP_TESTS): tools/tpdump.c $(TPDUMP_BIN) $(wildcard tests/data/tpdump_*)

@@ -23,4 +23,4 @@ endif
 $(VERDICT_BIN): tests/verdict.c tools/tpdump.c $(HEADERS) tests/tp_test.h README.md \
                 $(VERDICT_CORPUS)/.stamp $(wildcard fuzz/crashes/*) $(VERDICT_OBJS)
 	@mkdir -p $(dir $@)
-	$(T) $(CC) $(TCFLAGS) $(VERDICT_FLAGS) $< $(VERDICT_OBJS) -o $@ $(VERDICT_LIBS) $(LIBM)
+	$(T) $(CC) $(DEP) $(TCFLAGS) $(VERDICT_FLAGS) $< $(VERDICT_OBJS) -o $@ $(VERDICT_LIBS) $(LIBM)

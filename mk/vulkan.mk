@@ -20,7 +20,7 @@ TESTS += $(VKRT_C) $(VKRT_CXX)
 $(VKRT_CXX): $(BUILD)/tests/vkrt_%_cxx: tests/vkrt_%.c $(HEADERS) tests/tp_test.h tests/vk_compute.h $(VK_SHADER_INCS) \
                            $$(call tp_objs,tests/vkrt_$$*.c,cxx,,vulkan_rt)
 	@mkdir -p $(dir $@)
-	$(T) $(CXX) $(CXX_IMPL_FLAGS) $< -x none $(call tp_objs,$<,cxx,,vulkan_rt) -o $@ -lvulkan -ldl $(LIBM)
+	$(T) $(CXX) $(DEP) $(CXX_IMPL_FLAGS) $< -x none $(call tp_objs,$<,cxx,,vulkan_rt) -o $@ -lvulkan -ldl $(LIBM)
 
 $(VKRT_C): $(BUILD)/tests/vkrt_%: tests/vkrt_%.c $(HEADERS) tests/tp_test.h tests/vk_compute.h $(VK_SHADER_INCS) \
                        $$(call tp_objs,tests/vkrt_$$*.c,san,,vulkan_rt)
@@ -32,7 +32,7 @@ ifeq ($(HAVE_GLSLC),1)
 	  { echo "$${s%.comp}.spv.inc is stale: regenerate it with glslc (see $$s)"; exit 1; }; \
 	done; rm -f $(dir $@)shader.check.inc
 endif
-	$(T) $(CC) $(TCFLAGS) $< $(call tp_objs,$<,san,,vulkan_rt) -o $@ -lvulkan -ldl $(LIBM)
+	$(T) $(CC) $(DEP) $(TCFLAGS) $< $(call tp_objs,$<,san,,vulkan_rt) -o $@ -lvulkan -ldl $(LIBM)
 else
 SKIPPED += vulkan-runtime:libvulkan-dev/mesa-vulkan-drivers not installed;
 endif

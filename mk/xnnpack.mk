@@ -12,7 +12,7 @@ TESTS += $(XNNRT_TESTS)
 $(filter-out $(BUILD)/tests/xnnrt_converter,$(XNNRT_TESTS)): $(BUILD)/tests/xnnrt_%: tests/xnnrt_%.c $(HEADERS) tests/tp_test.h tests/tp_count_alloc.h \
                         $$(call tp_objs,tests/xnnrt_$$*.c,san,xnnpack_rt)
 	@mkdir -p $(dir $@)
-	$(T) $(CC) $(TCFLAGS) $< $(call tp_objs,$<,san,xnnpack_rt) -o $@ -lXNNPACK $(LIBM)
+	$(T) $(CC) $(DEP) $(TCFLAGS) $< $(call tp_objs,$<,san,xnnpack_rt) -o $@ -lXNNPACK $(LIBM)
 else
 SKIPPED += xnnpack-runtime:libxnnpack-dev (and libpthreadpool-dev) not installed;
 endif
