@@ -22,20 +22,6 @@ static char tmpdir[64];
 
 /* ---- files -------------------------------------------------------------------------------- */
 
-static unsigned char *read_all(const char *path, size_t *size) {
-  FILE *f = fopen(path, "rb");
-  unsigned char *p = NULL;
-  long n;
-  if (!f) return NULL;
-  if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
-    p = (unsigned char *)malloc((size_t)n + 1);
-    if (p && fread(p, 1, (size_t)n, f) != (size_t)n) { free(p); p = NULL; }
-    if (p) { p[n] = 0; *size = (size_t)n; }
-  }
-  fclose(f);
-  return p;
-}
-
 static int write_all(const char *path, const void *p, size_t n) {
   FILE *f = fopen(path, "wb");
   int ok;
@@ -49,7 +35,7 @@ static char *json_variant(const char *name, const char *from, const char *to) {
   char path[256], *src, *out, *hit;
   size_t n;
   snprintf(path, sizeof path, "tests/data/%s", name);
-  src = (char *)read_all(path, &n);
+  src = tpt_read_file(path, &n);
   if (!src) return NULL;
   if (!from) return src;
   hit = strstr(src, from);
@@ -75,7 +61,7 @@ static unsigned char *flatc(const char *schema, const char *ext, const char *jso
   snprintf(cmd, sizeof cmd, "flatc --binary -I tests/schemas -o %s tests/schemas/%s %s", tmpdir,
            schema, jpath);
   if (system(cmd) != 0) return NULL;
-  bin = read_all(bpath, size);
+  bin = (unsigned char *)tpt_read_file(bpath, size);
   return bin;
 }
 
@@ -899,7 +885,7 @@ static char *slurp(const char *name) {
   char path[128];
   size_t n;
   snprintf(path, sizeof path, "%s/%s", tmpdir, name);
-  return (char *)read_all(path, &n);
+  return tpt_read_file(path, &n);
 }
 
 static void test_cli(void) {

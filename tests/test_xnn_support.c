@@ -150,25 +150,6 @@ static char *support_markdown(void) {
   return md;
 }
 
-static char *read_file(const char *path) {
-  FILE *f = fopen(path, "rb");
-  long n;
-  char *buf;
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  buf = (char *)malloc((size_t)n + 1);
-  if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n) {
-    free(buf);
-    fclose(f);
-    return NULL;
-  }
-  buf[n] = 0;
-  fclose(f);
-  return buf;
-}
-
 static void test_table(void) {
   uint32_t n, i, k, rows[TP_XNN_NODE_COUNT];
   const tp_xnn_support *r = tp_xnn_node_support(&n);
@@ -198,7 +179,7 @@ static void test_readme(void) {
   const char *root = getenv("TP_ROOT");
   char path[1024], *readme, *md, *at;
   snprintf(path, sizeof path, "%s%sREADME.md", root ? root : "", root ? "/" : "");
-  readme = read_file(path);
+  readme = tpt_read_file(path, NULL);
   md = support_markdown();
   TPT_CHECK(readme != NULL);
   at = readme ? strstr(readme, "<!-- xnn-support:") : NULL;

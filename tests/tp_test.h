@@ -186,6 +186,27 @@ static inline void tpt_tmpdir(char *dir, size_t cap) {
   n = strlen(dir);
   while (n > 1 && (dir[n - 1] == '/' || dir[n - 1] == '\\')) dir[--n] = '\0';
 }
+/* A whole file, malloc'd with a NUL after its bytes (free() it); *size_out (may be NULL) its
+   length. NULL when it cannot be opened or read. */
+static inline char *tpt_read_file(const char *path, size_t *size_out) {
+  FILE *f = fopen(path, "rb");
+  char *p = NULL;
+  long n;
+  if (!f) return NULL;
+  if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
+    p = (char *)malloc((size_t)n + 1);
+    if (p && fread(p, 1, (size_t)n, f) != (size_t)n) {
+      free(p);
+      p = NULL;
+    }
+    if (p) {
+      p[n] = '\0';
+      if (size_out) *size_out = (size_t)n;
+    }
+  }
+  fclose(f);
+  return p;
+}
 /* Uniform in [lo, hi]. */
 static inline int64_t tpt_range(int64_t lo, int64_t hi) {
   return lo + (int64_t)(tpt_rand() % (uint64_t)(hi - lo + 1));
