@@ -903,13 +903,6 @@ static void test_progress_inside_a_constant(void) {
   }
 }
 
-static int tp__memmem_contains(const unsigned char *h, size_t n, const char *needle) {
-  size_t k = strlen(needle), i;
-  for (i = 0; h && i + k <= n; i++)
-    if (memcmp(h + i, needle, k) == 0) return 1;
-  return 0;
-}
-
 /* tpdump prints a shared delegate once and refers to it; a report that cannot grow is exit 1. */
 static size_t tpdump_report(size_t n, const char *want_line) {
   size_t sz = 0, out_size;
@@ -919,7 +912,7 @@ static size_t tpdump_report(size_t n, const char *want_line) {
   memset(&out, 0, sizeof out);
   TPT_CHECK(p != NULL);
   (void)tpdump_inspect(p, sz, &out, &err); /* the verdict is the 1-byte blob's, not ours */
-  TPT_CHECK(tp__memmem_contains(out.data, out.size, want_line));
+  TPT_CHECK(tpt_holds(out.data, out.size, want_line));
   out_size = out.size;
   tp_membuf_free(&out);
   free(p);

@@ -535,13 +535,6 @@ static void test_xnn_quantized_linear_refusals(void) {
 
 /* ---- Vulkan one-call quantized linears ------------------------------------------------- */
 
-static int blob_has(const tp_membuf *m, const char *str) {
-  size_t n = strlen(str), i;
-  for (i = 0; i + n <= m->size; i++)
-    if (memcmp(m->data + i, str, n) == 0) return 1;
-  return 0;
-}
-
 /* K = 84 (not a multiple of 8: padded to 88), N = 6 (scales and bias padded to 8), group 28. The
    weight is a transposed view. The blob's constants decode back to the quantizer's values and
    scales, and the weight-only linear they describe is close to the float one. */
@@ -584,7 +577,7 @@ static void test_vk_linear_q4gsw(void) {
     TPT_STATUS(tp_vk_set_io(g, &xi, 1, &yi, 1), TP_OK);
     sink = tp_sink_membuf(&m);
     TPT_STATUS(tp_vk_write(g, &sink), TP_OK);
-    TPT_CHECK(blob_has(&m, "et_vk.linear_q4gsw.default"));
+    TPT_CHECK(tpt_holds(m.data, m.size, "et_vk.linear_q4gsw.default"));
     TPT_STATUS(tp_vk_read_blob(m.data, m.size, NULL, &vals, &nv, NULL), TP_OK);
     TPT_STATUS(tp_quantize_symmetric(&w, 4, GS, sdt, &v, &s, NULL), TP_OK);
     if (vals && nv > q.bias_id) {
@@ -691,8 +684,8 @@ static void test_vk_linear_q8csw(void) {
     TPT_STATUS(tp_vk_set_io(g, &xi, 1, &yi, 1), TP_OK);
     sink = tp_sink_membuf(&m);
     TPT_STATUS(tp_vk_write(g, &sink), TP_OK);
-    TPT_CHECK(blob_has(&m, "aten._weight_int8pack_mm.default"));
-    TPT_EQ_INT(blob_has(&m, "aten.add.Tensor"), withbias);
+    TPT_CHECK(tpt_holds(m.data, m.size, "aten._weight_int8pack_mm.default"));
+    TPT_EQ_INT(tpt_holds(m.data, m.size, "aten.add.Tensor"), withbias);
     TPT_CHECK((q.mm_out_id != yi) == withbias);
     TPT_STATUS(tp_vk_read_blob(m.data, m.size, NULL, &vals, &nv, NULL), TP_OK);
     if (vals && nv > q.scales_id) {

@@ -207,6 +207,13 @@ static inline char *tpt_read_file(const char *path, size_t *size_out) {
   fclose(f);
   return p;
 }
+/* 1 when the n bytes at h hold the string needle (without its NUL) somewhere. */
+static inline int tpt_holds(const void *h, size_t n, const char *needle) {
+  size_t k = strlen(needle), i;
+  for (i = 0; h && i + k <= n; i++)
+    if (memcmp((const char *)h + i, needle, k) == 0) return 1;
+  return 0;
+}
 /* Uniform in [lo, hi]. */
 static inline int64_t tpt_range(int64_t lo, int64_t hi) {
   return lo + (int64_t)(tpt_rand() % (uint64_t)(hi - lo + 1));
