@@ -16,12 +16,17 @@ ok() { echo "ok   $1"; passed=$((passed + 1)); }
 bad() { echo "FAIL $1"; failed=$((failed + 1)); }
 have_cmake=0; command -v cmake >/dev/null 2>&1 && have_cmake=1
 
+# version DIR: the header's TP_VERSION_MAJOR.MINOR.PATCH in the tree at DIR
+version() {
+  part() { sed -n "s/^#define TP_VERSION_$1 *\([0-9][0-9]*\) *\$/\1/p" "$2/tensorpack.h"; }
+  echo "$(part MAJOR "$1").$(part MINOR "$1").$(part PATCH "$1")"
+}
+
 # check DIR [nocmake]: prints one line per difference found in the tree at DIR, nothing when all agree
 check() {
   d=$1
-  part() { sed -n "s/^#define TP_VERSION_$1 *\([0-9][0-9]*\) *\$/\1/p" "$d/tensorpack.h"; }
-  maj=$(part MAJOR); min=$(part MINOR); pat=$(part PATCH)
-  v="$maj.$min.$pat"
+  v=$(version "$d")
+  maj=${v%%.*}; min=${v#*.}; min=${min%%.*}
   case "$v" in *[!0-9.]*|.*|*..*|*.) echo "tensorpack.h: no TP_VERSION_* lines ($v)"; return;; esac
   for h in tensorpack.h tensorpack_xnnpack.h tensorpack_vulkan.h; do
     head -n 1 "$d/$h" | grep -q "^/\* $h - v$v - " || echo "$h: banner says '$(head -n 1 "$d/$h" | cut -c1-60)', not v$v"
@@ -73,7 +78,7 @@ check() {
   fi
 }
 
-v=$(sed -n 's/^#define TP_VERSION_\(MAJOR\|MINOR\|PATCH\) *\([0-9]*\).*/\2/p' tensorpack.h | paste -sd. -)
+v=$(version .)
 check "$root" > "$tmp/diffs"
 if [ -s "$tmp/diffs" ]; then sed 's/^/  /' "$tmp/diffs"; bad "every version statement says $v"; else ok "every version statement says $v"; fi
 
