@@ -1096,7 +1096,7 @@ typedef struct tp_ptd {
   tp_fb_table root__;
   uint32_t *index__;    /* tp_ptd_index's slots (caller memory), or NULL */
   size_t index_cap__;
-  uint64_t index_key__[2]; /* the index's hash key (tp__hash_seed) */
+  tp__hashkey index_key__; /* the index's hash key (tp__hash_seed) */
   tp_file_bytes file__; /* tp_ptd_open_file's bytes (released by tp_ptd_close) */
 } tp_ptd;
 
@@ -4398,11 +4398,8 @@ TPDEF tp_status tp_pack_int4(const tp_tensor *t, tp_buffer *out) {
 // >>quant -------------------------------------------------------------------------------------
 
 /* float bits, without aliasing */
-static float tp__q_bits_f32(uint32_t u) {
-  float f;
-  memcpy(&f, &u, 4);
-  return f;
-}
+/* 1 for a finite value (not inf, not NaN). */
+static int tp__q_finite(float v) { return v - v == 0.0f; }
 
 /* A value of scale_dtype as f32 after rounding (RNE) - what .to(scale_dtype) keeps. */
 static float tp__q_round_to(float f, tp_dtype dt) {
@@ -4526,8 +4523,7 @@ TPDEF tp_status tp_quantize_symmetric(const tp_tensor *w, int bits, int64_t grou
       float f;
       /* tp_compact_into gives the payload's little-endian bytes, on any host */
       if (w->dtype == TP_F32) {
-        uint32_t u = tp__get_le32(raw + (size_t)c * 4u);
-        memcpy(&f, &u, 4);
+        f = tp__f32_from_bits(tp__get_le32(raw + (size_t)c * 4u));
       } else {
         uint16_t h = tp__get_le16(raw + (size_t)c * 2u);
         f = w->dtype == TP_BF16 ? tp_bf16_to_f32(h) : tp_f16_to_f32(h);
@@ -4554,9 +4550,9 @@ TPDEF tp_status tp_quantize_symmetric(const tp_tensor *w, int bits, int64_t grou
       if (bits == 8) {
         /* observer: scale = max_val_pos / (254 / 2); torch.max(scale, eps = 2**-12) */
         s = amax / 127.0f;
-        if (s < tp__q_bits_f32(0x39800000u)) s = tp__q_bits_f32(0x39800000u); /* 2^-12 */
+        if (s < tp__f32_from_bits(0x39800000u)) s = tp__f32_from_bits(0x39800000u); /* 2^-12 */
         rcp = 1.0f / s; /* quantize_per_channel: input * (1.0 / scales), all f32 */
-        if (tp__q_round_to(s, scale_dtype) - tp__q_round_to(s, scale_dtype) != 0.0f) {
+        if (!tp__q_finite(tp__q_round_to(s, scale_dtype))) {
           st = tp__error_set(err, TP_ERR_INVALID,
                              "quantize: row %lld: scale %g (max |w| %g / 127) overflows %s; "
                              "use f32 or bf16 scales", (long long)r, (double)s, (double)amax,
@@ -4567,10 +4563,10 @@ TPDEF tp_status tp_quantize_symmetric(const tp_tensor *w, int bits, int64_t grou
         float sq;
         /* choose_qparams_affine: scale = max_val_pos / ((7 - -8) / 2); clamp(min = eps) */
         s = amax / 7.5f;
-        if (s < tp__q_bits_f32(0x00800000u)) s = tp__q_bits_f32(0x00800000u); /* 2^-126 */
+        if (s < tp__f32_from_bits(0x00800000u)) s = tp__f32_from_bits(0x00800000u); /* 2^-126 */
         sq = tp__q_round_to(s, scale_dtype); /* scale.to(scale_dtype) */
         rcp = tp__q_round_to(1.0f / sq, scale_dtype); /* (1.0 / scales) in scale_dtype */
-        if (sq == 0.0f || sq - sq != 0.0f || rcp - rcp != 0.0f) {
+        if (sq == 0.0f || !tp__q_finite(sq) || !tp__q_finite(rcp)) {
           st = tp__error_set(err, TP_ERR_INVALID,
                              "quantize: row %lld, group %lld: scale %g (max |w| %g / 7.5) "
                              "becomes %g in %s, whose reciprocal is %g: PyTorch would produce "
@@ -7286,7 +7282,8 @@ static int64_t tp__i32_bits(uint64_t v) {
 }
 
 /* Reads and checks named_data[i]; on failure records a sentence in p->err. */
-static tp_status tp__ptd_entry(tp_ptd *p, size_t i, tp_ptd_entry *e) {
+/* Entry i, checked; *klen_out (may be NULL) its key's length. */
+static tp_status tp__ptd_entry(tp_ptd *p, size_t i, tp_ptd_entry *e, size_t *klen_out) {
   tp_fb_vector named, segs, sizes, order;
   tp_fb_table nd, seg, layout;
   size_t klen, d;
@@ -7312,6 +7309,7 @@ static tp_status tp__ptd_entry(tp_ptd *p, size_t i, tp_ptd_entry *e) {
     return tp__error_set(&p->err, TP_ERR_FORMAT,
                         "named_data[%lu]: key \"%.80s\" has a NUL byte inside its %lu bytes",
                         (unsigned long)i, e->key, (unsigned long)klen);
+  if (klen_out) *klen_out = klen;
   if (e->segment_index >= segs.count)
     return tp__error_set(&p->err, TP_ERR_FORMAT,
                         "named_data[%lu] (\"%.80s\"): segment_index %lu, but there are %lu "
@@ -7469,9 +7467,10 @@ TPDEF tp_status tp_ptd_open(tp_ptd *p, const void *data, size_t size) {
      N x 4 + L bytes. Keys of their own cannot add up to more than the flatbuffer holds, so a
      total above it is refused: the work stays linear in the file. */
   for (i = 0; i < named.count; i++) {
-    st = tp__ptd_entry(p, i, &e);
+    size_t klen;
+    st = tp__ptd_entry(p, i, &e, &klen);
     if (st != TP_OK) return st;
-    key_bytes += strlen(e.key) + 1;
+    key_bytes += klen + 1;
     if (key_bytes > fb_end)
       return tp__error_set(&p->err, TP_ERR_FORMAT,
                           "named_data[%lu]: the keys so far total %llu bytes, more than the "
@@ -7526,7 +7525,7 @@ TPDEF tp_status tp_ptd_entry_at(tp_ptd *p, size_t i, tp_ptd_entry *e) {
                  (unsigned long)p->count);
     return TP_ERR_INVALID;
   }
-  return tp__ptd_entry(p, i, e);
+  return tp__ptd_entry(p, i, e, NULL);
 }
 
 /* Key i of named_data (checked by tp_ptd_open), with its length. */
@@ -7560,13 +7559,6 @@ static int tp__ptd_key_match(const void *ctx, uint32_t i) {
   return k && klen == q->len && (k == q->key || memcmp(k, q->key, q->len) == 0);
 }
 
-static tp__hashkey tp__ptd_hashkey(const tp_ptd *p) {
-  tp__hashkey k;
-  k.k0 = p->index_key__[0];
-  k.k1 = p->index_key__[1];
-  return k;
-}
-
 TPDEF tp_status tp_ptd_index(tp_ptd *p, uint32_t *slots, size_t nslots) {
   tp_fb_vector named;
   tp__keyset ks;
@@ -7585,8 +7577,7 @@ TPDEF tp_status tp_ptd_index(tp_ptd *p, uint32_t *slots, size_t nslots) {
   p->index_cap__ = 0;
   if (need == 0) return TP_OK;
   hk = tp__hash_seed(slots);
-  p->index_key__[0] = hk.k0;
-  p->index_key__[1] = hk.k1;
+  p->index_key__ = hk;
   memset(slots, 0, need * sizeof *slots);
   p->root__.r = &p->r__;
   p->r__.tables = 0;
@@ -7627,7 +7618,7 @@ TPDEF tp_status tp_ptd_find(tp_ptd *p, const char *key, tp_ptd_entry *e) {
   if (p->index__) {
     tp__keyset ks;
     tp__ptd_probe q;
-    tp__hashkey hk = tp__ptd_hashkey(p);
+    tp__hashkey hk = p->index_key__;
     uint32_t idx1;
     ks.slot = p->index__;
     ks.cap = p->index_cap__;
@@ -7635,13 +7626,13 @@ TPDEF tp_status tp_ptd_find(tp_ptd *p, const char *key, tp_ptd_entry *e) {
     q.key = key;
     q.len = len;
     idx1 = ks.slot[tp__keyset_probe(&ks, tp__hash_keyed(&hk, key, len), tp__ptd_key_match, &q)];
-    if (idx1) return tp__ptd_entry(p, idx1 - 1, e);
+    if (idx1) return tp__ptd_entry(p, idx1 - 1, e, NULL);
   } else {
     for (i = 0; i < p->count; i++) {
       size_t klen;
       const char *k = tp__ptd_key(&named, i, &klen);
       TP__STEP();
-      if (k && klen == len && memcmp(k, key, len) == 0) return tp__ptd_entry(p, i, e);
+      if (k && klen == len && memcmp(k, key, len) == 0) return tp__ptd_entry(p, i, e, NULL);
     }
   }
   tp__error_set(&p->last_lookup, TP_ERR_INVALID, "key \"%.120s\" is not in the .ptd", key);
