@@ -9206,13 +9206,10 @@ typedef struct tp__st_name {   /* the sorted name index */
   size_t len, idx;
 } tp__st_name;
 
-/* A key of an object being parsed, copied (unescaped) into the parser's key buffer: every
-   object's keys are gathered and, when it closes, sorted and compared, so a duplicate key is
-   refused in every object - the ones tensorpack ignores too - in O(k log k) comparisons. */
-typedef struct tp__json_key {
-  size_t at, len;
-  const char *p;               /* set for the sort */
-} tp__json_key;
+/* The keys of the objects being parsed are copied (unescaped) into the parser's key buffer,
+   one tp__st_name each (idx: its offset there, name set for the sort): every object's keys
+   are gathered and, when it closes, sorted and compared, so a duplicate key is refused in
+   every object - the ones tensorpack ignores too - in O(k log k) comparisons. */
 
 struct tp_safetensors {
   const unsigned char *data;   /* the file's data section */
@@ -9227,7 +9224,7 @@ struct tp_safetensors {
   size_t *meta;                /* pairs (key, value) of pool offsets */
   size_t meta_n, meta_cap;
   tp__st_name *meta_by_key;    /* the metadata keys sorted (idx: the pair), for lookups */
-  tp__json_key *keys;          /* while parsing: the keys of the objects still open */
+  tp__st_name *keys;           /* while parsing: the keys of the objects still open */
   size_t keys_n, keys_cap;
   char *kb;                    /* their bytes */
   size_t kb_n, kb_cap;
@@ -9242,6 +9239,15 @@ typedef struct tp__json {
   tp_error *err;
 } tp__json;
 
+/* The order of the name index and of every object's keys: bytes, then length. */
+static int tp__st_cmp_name(const void *a, const void *b) {
+  const tp__st_name *x = (const tp__st_name *)a, *y = (const tp__st_name *)b;
+  size_t n = x->len < y->len ? x->len : y->len;
+  int c = memcmp(x->name, y->name, n);
+  if (c != 0) return c;
+  return x->len < y->len ? -1 : x->len > y->len ? 1 : 0;
+}
+
 /* Notes key pool[at, at + len) of the object being parsed. */
 static tp_status tp__json_key_note(tp__json *j, size_t at, size_t len) {
   if (tp__array_reserve((void **)&j->st->keys, &j->st->keys_cap, j->st->keys_n + 1, sizeof *j->st->keys) !=
@@ -9251,19 +9257,11 @@ static tp_status tp__json_key_note(tp__json *j, size_t at, size_t len) {
                         (unsigned long)(j->st->keys_n + 1));
   memcpy(j->st->kb + j->st->kb_n, j->st->pool + at, len);
   j->st->kb[j->st->kb_n + len] = 0;
-  j->st->keys[j->st->keys_n].at = j->st->kb_n;
+  j->st->keys[j->st->keys_n].idx = j->st->kb_n;
   j->st->keys[j->st->keys_n].len = len;
   j->st->keys_n++;
   j->st->kb_n += len + 1;
   return TP_OK;
-}
-
-static int tp__json_cmp_key(const void *a, const void *b) {
-  const tp__json_key *x = (const tp__json_key *)a, *y = (const tp__json_key *)b;
-  int c;
-  if (x->len != y->len) return x->len < y->len ? -1 : 1;  /* lengths before bytes */
-  c = memcmp(x->p, y->p, x->len);
-  return c;
 }
 
 /* The object whose first key is keys[first] (starting at header byte start) has closed: a
@@ -9272,20 +9270,17 @@ static tp_status tp__json_keys_done(tp__json *j, size_t first, size_t start) {
   tp_safetensors *st = j->st;
   size_t k, n = st->keys_n - first;
   tp_status s = TP_OK;
+  /* where the object's key bytes start, before the sort moves its first key */
+  if (first < st->keys_n) st->kb_n = st->keys[first].idx;
   if (n > 1) {
-    for (k = first; k < j->st->keys_n; k++) j->st->keys[k].p = j->st->kb + j->st->keys[k].at;
-    qsort(j->st->keys + first, n, sizeof *j->st->keys, tp__json_cmp_key);
-    for (k = first + 1; k < j->st->keys_n && s == TP_OK; k++)
-      if (tp__json_cmp_key(&j->st->keys[k - 1], &j->st->keys[k]) == 0)
+    for (k = first; k < st->keys_n; k++) st->keys[k].name = st->kb + st->keys[k].idx;
+    qsort(st->keys + first, n, sizeof *st->keys, tp__st_cmp_name);
+    for (k = first + 1; k < st->keys_n && s == TP_OK; k++)
+      if (tp__st_cmp_name(&st->keys[k - 1], &st->keys[k]) == 0)
         s = tp__error_set(j->err, TP_ERR_FORMAT, "the object at header byte %lu has the key "
-                         "\"%.80s\" twice", (unsigned long)start, j->st->keys[k].p);
+                         "\"%.80s\" twice", (unsigned long)start, st->keys[k].name);
   }
-  if (first < j->st->keys_n) j->st->kb_n = j->st->keys[first].at;
-  if (n > 1) { /* the sort moved them: the smallest offset is where the object's bytes start */
-    for (k = first; k < j->st->keys_n; k++)
-      if (j->st->keys[k].at < j->st->kb_n) j->st->kb_n = j->st->keys[k].at;
-  }
-  j->st->keys_n = first;
+  st->keys_n = first;
   return s;
 }
 
@@ -9685,15 +9680,7 @@ static tp_status tp__st_metadata(tp__json *j) {
   }
 }
 
-static int tp__st_cmp_name(const void *a, const void *b) {
-  const tp__st_name *x = (const tp__st_name *)a, *y = (const tp__st_name *)b;
-  size_t n = x->len < y->len ? x->len : y->len;
-  int c = memcmp(x->name, y->name, n);
-  if (c != 0) return c;
-  return x->len < y->len ? -1 : x->len > y->len ? 1 : 0;
-}
-
-/* __metadata__'s keys sorted (lengths, then bytes): a key twice is refused, and
+/* __metadata__'s keys sorted (bytes, then lengths): a key twice is refused, and
    tp_safetensors_metadata finds a key by binary search. */
 static tp_status tp__st_meta_index(tp_safetensors *st, tp_error *err) {
   size_t m;
@@ -10018,54 +10005,47 @@ TPDEF tp_status tp_safetensors_get(const tp_safetensors *st, size_t i, const cha
   return r;
 }
 
-TPDEF tp_status tp_safetensors_find(const tp_safetensors *st, const char *name, tp_tensor *out) {
-  tp_error *last = (tp_error *)&st->last;
-  size_t lo = 0, hi, len;
-  tp__st_name key;
-  TP_ASSERT(st);
-  memset(last, 0, sizeof *last);
-  if (!name) return tp__error_set(last, TP_ERR_INVALID, "tp_safetensors_find: name is NULL");
-  len = strlen(name);
-  key.name = name;
-  key.len = len;
-  key.idx = 0;
-  hi = st->n;
+/* key in the n names of v (sorted by tp__st_cmp_name), by binary search; NULL when absent. */
+static const tp__st_name *tp__st_search(const tp__st_name *v, size_t n, const char *key) {
+  tp__st_name q;
+  size_t lo = 0, hi = n;
+  q.name = key;
+  q.len = strlen(key);
+  q.idx = 0;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    int c = tp__st_cmp_name(&st->by_name[mid], &key);
-    if (c == 0) return tp_safetensors_get(st, st->by_name[mid].idx, NULL, out);
+    int c = tp__st_cmp_name(&v[mid], &q);
+    TP__STEP();
+    if (c == 0) return &v[mid];
     if (c < 0) lo = mid + 1;
     else hi = mid;
   }
+  return NULL;
+}
+
+TPDEF tp_status tp_safetensors_find(const tp_safetensors *st, const char *name, tp_tensor *out) {
+  tp_error *last = (tp_error *)&st->last;
+  const tp__st_name *hit;
+  TP_ASSERT(st);
+  memset(last, 0, sizeof *last);
+  if (!name) return tp__error_set(last, TP_ERR_INVALID, "tp_safetensors_find: name is NULL");
+  hit = tp__st_search(st->by_name, st->n, name);
+  if (hit) return tp_safetensors_get(st, hit->idx, NULL, out);
   return tp__error_set(last, TP_ERR_INVALID, "tensor \"%.120s\" is not in the file", name);
 }
 
 TPDEF tp_status tp_safetensors_metadata(const tp_safetensors *st, const char *key,
                                         const char **value) {
   tp_error *last = (tp_error *)&st->last;
-  size_t m;
+  const tp__st_name *hit;
   TP_ASSERT(st);
   memset(last, 0, sizeof *last);
   if (value) *value = NULL;
   if (!key) return tp__error_set(last, TP_ERR_INVALID, "tp_safetensors_metadata: key is NULL");
-  if (st->meta_n > 0) { /* binary search of the sorted keys */
-    tp__st_name q;
-    size_t lo = 0, hi = st->meta_n;
-    q.name = key;
-    q.len = strlen(key);
-    q.idx = 0;
-    while (lo < hi) {
-      size_t mid = lo + (hi - lo) / 2;
-      int c = tp__st_cmp_name(&st->meta_by_key[mid], &q);
-      TP__STEP();
-      if (c == 0) {
-        m = st->meta_by_key[mid].idx;
-        if (value) *value = st->pool + st->meta[2 * m + 1];
-        return TP_OK;
-      }
-      if (c < 0) lo = mid + 1;
-      else hi = mid;
-    }
+  hit = tp__st_search(st->meta_by_key, st->meta_n, key);
+  if (hit) {
+    if (value) *value = st->pool + st->meta[2 * hit->idx + 1];
+    return TP_OK;
   }
   return tp__error_set(last, TP_ERR_INVALID, "__metadata__ has no \"%.120s\"", key);
 }
