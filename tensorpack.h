@@ -7949,7 +7949,9 @@ TPDEF tp_status tp_pte_fail(tp_pte *p, tp_status s, const char *fmt, ...) {
 }
 
 /* Checks argument k of method `name` (a copy in *t, dim_order defaulted). */
-static tp_status tp__pte_check_arg(tp_pte *p, const char *name, size_t k, tp_pte_tensor *t) {
+/* Argument k checked (dims, dtype, dim_order); *nbytes_out its bytes (< 2^62). */
+static tp_status tp__pte_check_arg(tp_pte *p, const char *name, size_t k, tp_pte_tensor *t,
+                                  uint64_t *nbytes_out) {
   int d, all_zero = 1;
   unsigned char seen[TP_MAX_DIMS];
   uint64_t numel = 1, nbytes;
@@ -7985,6 +7987,7 @@ static tp_status tp__pte_check_arg(tp_pte *p, const char *name, size_t k, tp_pte
     return tp__error_set(&p->err, TP_ERR_OVERFLOW,
                         "method \"%.80s\" argument %lu: byte count overflows", name,
                         (unsigned long)k);
+  *nbytes_out = nbytes;
   for (d = t->ndim; d < TP_MAX_DIMS; d++) t->dim_order[d] = 0;
   if (all_zero) {
     for (d = 0; d < t->ndim; d++) t->dim_order[d] = (uint8_t)d;
@@ -8069,31 +8072,25 @@ TPDEF tp_status tp_pte_add_method(tp_pte *p, const tp_pte_method *m) {
     return tp__error_set(&p->err, TP_ERR_NOMEM, "method \"%.80s\": no memory", m->name);
   }
   nm.nargs = m->n_args;
-  for (k = 0; k < m->n_args; k++) {
-    nm.args[k] = m->args[k];
-    st = tp__pte_check_arg(p, m->name, k, &nm.args[k]);
-    if (st != TP_OK) {
-      tp__pte_meth_free(&nm);
-      return st;
-    }
-  }
-  { /* the planned buffer as the writer lays it out: its reader (an int64 size) refuses a total
-       of 2^63 or more, so the writer does too, summed in 64 bits here, not at write time */
-    uint64_t off = 0, end = 0, nb;
-    int bad = 0;
-    for (k = 0; k < m->n_args && !bad; k++) {
-      const tp_pte_tensor *t = &nm.args[k];
-      int d;
-      nb = (uint64_t)tp_dtype_size(t->dtype);
-      for (d = 0; d < t->ndim && !bad; d++) bad = tp__mul_u64(nb, (uint64_t)t->sizes[d], &nb);
-      bad = bad || tp__add_u64(off, nb, &end) || end >= ((uint64_t)1 << 63) ||
-            tp__align_u64(end, TP__PTE_PLAN_ALIGN, &off) || off >= ((uint64_t)1 << 63);
-    }
-    if (bad) {
-      tp__pte_meth_free(&nm);
-      return tp__error_set(&p->err, TP_ERR_OVERFLOW, "method \"%.80s\": the planned arguments "
-                          "0 .. %lu need more than 2^63 - 1 bytes, which the planned buffer's "
-                          "int64 size cannot hold", m->name, (unsigned long)(k - 1));
+  { /* each argument checked, and the planned buffer as the writer lays it out: its reader (an
+       int64 size) refuses a total of 2^63 or more, so the writer does too, summed in 64 bits
+       here, not at write time */
+    uint64_t off = 0, end = 0, nb = 0;
+    for (k = 0; k < m->n_args; k++) {
+      nm.args[k] = m->args[k];
+      st = tp__pte_check_arg(p, m->name, k, &nm.args[k], &nb);
+      if (st != TP_OK) {
+        tp__pte_meth_free(&nm);
+        return st;
+      }
+      if (tp__add_u64(off, nb, &end) || end >= ((uint64_t)1 << 63) ||
+          tp__align_u64(end, TP__PTE_PLAN_ALIGN, &off) || off >= ((uint64_t)1 << 63)) {
+        tp__pte_meth_free(&nm);
+        return tp__error_set(&p->err, TP_ERR_OVERFLOW, "method \"%.80s\": the planned "
+                            "arguments 0 .. %lu need more than 2^63 - 1 bytes, which the "
+                            "planned buffer's int64 size cannot hold", m->name,
+                            (unsigned long)k);
+      }
     }
   }
   for (k = 0; k < m->n_specs; k++) {
