@@ -944,6 +944,63 @@ static void test_tpdump_shared_once(void) {
   }
 }
 
+/* tp_xnn_pte_missing_keys over a program whose n named constants all live outside it: the
+   seconds (best of three) at n and 2n. Each missing key was compared with every one found
+   before it (n^2 / 2 comparisons); one keyed set makes the walk linear. */
+static double missing_keys_time(size_t n) {
+  tp_store *st = NULL;
+  tp_xnn_graph *g = NULL;
+  tp_xnn_options o;
+  tp_pte *p = NULL;
+  tp_pte_file f;
+  tp_membuf m;
+  tp_sink sink;
+  tp_error e;
+  size_t i, one = 1, count = 0;
+  uint32_t id, x, y;
+  double best = 1e9;
+  int r;
+  TPT_STATUS(tp_store_create(&st), TP_OK);
+  memset(&o, 0, sizeof o);
+  o.store = st;
+  o.target = TP_XNN_TARGET_UNCHECKED;
+  TPT_STATUS(tp_xnn_graph_create(&o, &g), TP_OK);
+  TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 1, &one, NULL, 0,
+                                        TP_XNN_FLAG_EXTERNAL_INPUT, &x), TP_OK);
+  TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 1, &one, NULL, 1,
+                                        TP_XNN_FLAG_EXTERNAL_OUTPUT, &y), TP_OK);
+  TPT_STATUS(tp_xnn_define_abs(g, x, y, 0), TP_OK);
+  for (i = 0; i < n; i++) {
+    tp_tensor t = scalar_view(i);
+    TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 1, &one, &t, TP_XNN_INVALID_ID, 0,
+                                          &id), TP_OK);
+  }
+  TPT_STATUS(tp_pte_create(NULL, &p), TP_OK);
+  TPT_STATUS(tp_xnn_add_pte_method(p, "forward", g), TP_OK);
+  memset(&m, 0, sizeof m);
+  sink = tp_sink_membuf(&m);
+  TPT_STATUS(tp_pte_write(p, &sink), TP_OK);
+  TPT_STATUS(tp_pte_read(&f, m.data, m.size), TP_OK);
+  for (r = 0; r < 3; r++) {
+    double t0 = now_s(), t;
+    TPT_STATUS(tp_xnn_pte_missing_keys(&f, 0, NULL, NULL, 0, &count, &e), TP_OK);
+    t = now_s() - t0;
+    if (t < best) best = t;
+  }
+  TPT_EQ_U64(count, n);
+  tp_membuf_free(&m);
+  tp_pte_destroy(p);
+  tp_xnn_graph_destroy(g);
+  tp_store_destroy(st);
+  return best;
+}
+
+static void test_missing_keys_linear(void) {
+  double t1 = missing_keys_time(2 * N0), t2 = missing_keys_time(4 * N0);
+  check_ratio("tp_xnn_pte_missing_keys seconds, every named key outside", t1 + 0.002,
+              t2 + 0.002);
+}
+
 int main(void) {
   size_t i;
   g_vals = (float *)malloc(sizeof(float) * 4 * N0);
@@ -965,6 +1022,7 @@ int main(void) {
   TPT_RUN(test_planned_sizes_refused_at_add);
   TPT_RUN(test_progress_inside_a_constant);
   TPT_RUN(test_tpdump_shared_once);
+  TPT_RUN(test_missing_keys_linear);
   (void)tpdump_inspect_json; /* tpdump's other entry points are tests/test_tpdump.c's */
   (void)tpdump_inspect_with;
   free(g_vals);
