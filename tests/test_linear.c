@@ -801,6 +801,67 @@ static void test_planned_sizes_refused_at_add(void) {
   }
 }
 
+/* A method added from the program's own progress callback is refused and latched; the
+   program written is the one it was. */
+typedef struct pte_prog {
+  tp_pte *p;
+  const tp_pte_method *m;
+  tp_status got;
+  int calls;
+} pte_prog;
+
+static int pte_prog_fn(void *ctx, uint64_t done, uint64_t total) {
+  pte_prog *c = (pte_prog *)ctx;
+  (void)done;
+  (void)total;
+  if (c->calls++ == 0) c->got = tp_pte_add_method(c->p, c->m);
+  return 0;
+}
+
+static void test_pte_add_during_write(void) {
+  tp_pte_options o;
+  tp_pte_method m, late;
+  tp_pte_tensor a[2];
+  tp_membuf mb;
+  tp_sink sink;
+  tp_pte_file f;
+  pte_prog c;
+  memset(a, 0, sizeof a);
+  a[0].role = TP_PTE_INPUT;
+  a[1].role = TP_PTE_OUTPUT;
+  a[0].dtype = a[1].dtype = TP_F32;
+  a[0].ndim = a[1].ndim = 1;
+  a[0].sizes[0] = a[1].sizes[0] = 4;
+  memset(&m, 0, sizeof m);
+  m.name = "forward";
+  m.args = a;
+  m.n_args = 2;
+  m.backend_id = "XnnpackBackend";
+  m.blob_size = 1;
+  m.produce = none_produce;
+  late = m;
+  late.name = "late";
+  memset(&c, 0, sizeof c);
+  c.m = &late;
+  memset(&o, 0, sizeof o);
+  o.progress = pte_prog_fn;
+  o.progress_ctx = &c;
+  TPT_STATUS(tp_pte_create(&o, &c.p), TP_OK);
+  TPT_STATUS(tp_pte_add_method(c.p, &m), TP_OK);
+  memset(&mb, 0, sizeof mb);
+  sink = tp_sink_membuf(&mb);
+  TPT_STATUS(tp_pte_write(c.p, &sink), TP_OK);
+  TPT_CHECK(c.calls > 0);
+  TPT_STATUS(c.got, TP_ERR_INVALID);
+  TPT_EQ_STR(tp_pte_error(c.p), "method \"late\": tp_pte_add_method called during its own "
+                                "write (from the progress callback); a program cannot change "
+                                "while it is written");
+  TPT_STATUS(tp_pte_read(&f, mb.data, mb.size), TP_OK);
+  TPT_EQ_U64(f.n_methods, 1);
+  tp_membuf_free(&mb);
+  tp_pte_destroy(c.p);
+}
+
 /* Progress inside one contiguous constant, and building calls from the callback refused. */
 typedef struct prog_ctx {
   unsigned calls;
@@ -1020,6 +1081,7 @@ int main(void) {
   TPT_RUN(test_json_duplicates_everywhere);
   TPT_RUN(test_bytes_independent_of_seed);
   TPT_RUN(test_planned_sizes_refused_at_add);
+  TPT_RUN(test_pte_add_during_write);
   TPT_RUN(test_progress_inside_a_constant);
   TPT_RUN(test_tpdump_shared_once);
   TPT_RUN(test_missing_keys_linear);
