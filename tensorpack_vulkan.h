@@ -157,9 +157,9 @@ typedef enum tp_vk_datatype {
    F64 (scalars), STR (string), VEC (vector), UNION (the union's value; its type byte is the
    field before). Each entry also defines TP_VK_F_<table>_<field> (the id) and
    TP_VK_D_<table>_<field> (the default) below. A new field is one entry here. 
-   Shared tables: a budget. tp_vk_check_blob and tp_vk_read_blob read through one
-   tp_fb_reader each, under its visit budget (max(1M, 8 x size) tables opened, vector elements
-   and strings read): values sharing one ValueList (or any table or vector) N times are
+   Shared tables: a budget. tp_vk_read_blob (and so tp_vk_check_blob and the upload) reads
+   through one tp_fb_reader, under its visit budget (max(1M, 8 x size) tables opened, vector
+   elements and strings read): values sharing one ValueList (or any table or vector) N times are
    refused past it ("value V: visit budget ... exceeded ..."), in time linear in the blob. */
 #define TP_VK_FIELDS(X) \
   X(VkGraph, version, 0, STR, 0) \
@@ -617,38 +617,102 @@ typedef struct tp_vk_header {
 } tp_vk_header;
 TPDEF tp_status tp_vk_parse_header(const void *blob, size_t size, tp_vk_header *out);
 
-/* One value of a blob as the loader sees its constant. */
+/* A VH00 blob as read: tp_vk_read_blob reads it once, through the bounds-checked reader and
+   under every VK00 rule (listed at tp_vk__read in >>vk-read), into the read-only structure
+   below; tp_vk_check_blob, tp_vk_upload_blob and tpdump's Vulkan report all work on it.
+   Pointers point into the blob (or the .ptd), which must outlive the result; the vectors not
+   copied (list items, operator arguments) are little-endian elements there. */
+
+/* One VkValue: its GraphTypes tag and the fields of its member. */
 typedef struct tp_vk_blob_value {
-  int type;                /* GraphTypes tag (TP_VK_*_VALUE) */
-  int is_constant;         /* a VkTensor with constant_id >= 0 */
-  int32_t constant_id;
-  tp_vk_datatype datatype; /* tensors only */
+  int type;                  /* GraphTypes tag (TP_VK_*_VALUE) */
+  /* VkTensor (type TP_VK_TENSOR_VALUE) */
+  tp_vk_datatype datatype;
+  int staging_datatype;      /* a VkDataType, or TP_VK_UNSET */
+  int storage_type;          /* a VkStorageType, or 255 (DEFAULT) */
+  int memory_layout;         /* a VkMemoryLayout, or 255 (DEFAULT) */
   uint32_t ndim;
   uint32_t dims[TP_MAX_DIMS];
-  uint64_t nbytes;         /* constants: numel(dims) x datatype size */
-  const void *data;        /* constants: the bytes, inside the blob or the .ptd */
-  const char *key;         /* named constants: the key (inside the blob); else NULL */
+  int32_t constant_id;       /* as stored (< 0: no constant); -1 for the other kinds */
+  int32_t mem_obj_id;        /* as stored; -1 for the other kinds */
+  int is_constant;           /* a VkTensor with constant_id >= 0 */
+  uint64_t nbytes;           /* numel(dims) x datatype size */
+  const void *data;          /* constants: the bytes, inside the blob or the .ptd; NULL for a
+                                named constant read without a .ptd */
+  const char *key;           /* named constants: the key (inside the blob); else NULL */
+  /* Int, SymInt and Bool (0 / 1) in i; Double in d; String in str (str_len bytes, NULL when
+     absent) */
+  int64_t i;
+  double d;
+  const char *str;
+  size_t str_len;
+  /* IntList, DoubleList, BoolList, ValueList: count items of item_size bytes: 8 (int64),
+     8 (double), 1 (bool), 4 (int32 value id) */
+  uint32_t count;
+  unsigned item_size;
+  const unsigned char *items;
 } tp_vk_blob_value;
 
-/* Reads every value of a VH00 blob with the bounds-checked reader and resolves each constant's
-   bytes as ExecuTorch's loader does: named (key present and offset UINT64_MAX) through ptd
-   (opened with tp_ptd_open; may be NULL when the blob has no named constant), otherwise inside
-   the raw bytes (offset < raw size, extent inside). Also checked: every rule of
-   tp_vk_check_blob below (a known datatype, storage type and memory layout, dims present and at
-   most TP_MAX_DIMS, the VkBytes length exactly numel(dims) x datatype size, also the .ptd
-   entry's size, ids in range, every constants / shaders entry inside the raw bytes). *values_out gets value_count entries, indexed by value id;
-   free it with tp_vk_blob_values_free. Errors: TP_ERR_FORMAT (sentence in err, may be NULL),
-   TP_ERR_NOMEM, TP_ERR_INVALID for NULL outputs. */
-TPDEF tp_status tp_vk_read_blob(const void *blob, size_t size, tp_ptd *ptd,
-                                tp_vk_blob_value **values_out, uint32_t *value_count,
+/* One OperatorCall of the chain. */
+typedef struct tp_vk_blob_op {
+  uint32_t node_id;
+  const char *name;          /* name_len bytes */
+  size_t name_len;
+  int op;                    /* tp_vk_op_find's index; -1 for a name ExecuTorch's Vulkan backend
+                                does not register (its loader aborts there) */
+  uint32_t num_args;
+  const unsigned char *args; /* num_args int32 value ids */
+} tp_vk_blob_op;
+
+/* One VkBytes entry of constants or shaders. named: named_key present and offset UINT64_MAX
+   (the bytes are the .ptd's entry of that key); else inline in the raw bytes (a named_key is
+   then kept as read and ignored, as ExecuTorch does). */
+typedef struct tp_vk_blob_bytes {
+  uint64_t offset, length;
+  const char *named_key;     /* named_key_len bytes; NULL when absent */
+  size_t named_key_len;
+  int named;
+  const unsigned char *data; /* inline: inside the raw bytes; named: in the .ptd when one was
+                                given, else NULL */
+} tp_vk_blob_bytes;
+
+typedef struct tp_vk_blob {
+  int has_header;            /* a VH00 frame (else a bare VK00 flatbuffer, no raw bytes) */
+  tp_delegate_frame frame;   /* segment: the raw bytes */
+  const unsigned char *flatbuffer;
+  size_t flatbuffer_size;
+  const unsigned char *segment; /* the raw bytes (NULL without a header) */
+  uint64_t segment_size;
+  const char *version;       /* version_len bytes; NULL when absent */
+  size_t version_len;
+  int storage_type_override, memory_layout_override; /* 255: absent (ExecuTorch ignores them) */
+  uint32_t num_values, num_ops, num_input_ids, num_output_ids, num_constants, num_shaders;
+  tp_vk_blob_value *values;  /* indexed by value id */
+  tp_vk_blob_op *chain;
+  uint32_t *input_ids, *output_ids;
+  tp_vk_blob_bytes *constants, *shaders;
+} tp_vk_blob;
+
+/* Reads a Vulkan delegate blob: the VH00 header (tp_delegate_parse; a blob whose bytes 4..7
+   are "VK00" is read as a bare VK00 flatbuffer without raw bytes, as tpdump shows one), the
+   VkGraph flatbuffer, and each constant's bytes as ExecuTorch's loader resolves them: named
+   (key present and offset UINT64_MAX) through ptd (opened with tp_ptd_open; NULL: named
+   constants are not looked up and their data stays NULL), otherwise inside the raw bytes
+   (offset < raw size, extent inside). Every VK00 rule is checked (the list at tp_vk__read:
+   ids in range, known enums, dims, each constant's length exactly numel(dims) x datatype size,
+   every constants / shaders entry inside the raw bytes or the .ptd, ...), the first one broken
+   reported. Errors: TP_ERR_FORMAT (sentence in err, may be NULL; reset on entry), TP_ERR_NOMEM,
+   TP_ERR_INVALID for a NULL out or blob; on failure *out is zeroed. Free with
+   tp_vk_blob_free. */
+TPDEF tp_status tp_vk_read_blob(const void *blob, size_t size, tp_ptd *ptd, tp_vk_blob *out,
                                 tp_error *err);
-TPDEF void tp_vk_blob_values_free(tp_vk_blob_value *values);
-/* The same rules as tp_vk_read_blob, every one of them (the VK00 rules, written once next to
-   tp_vk__check_rules in >>vk-read: also storage_type / memory_layout / staging_datatype known,
-   the VkGraph vectors present, every id in range, every constants / shaders entry inside the
-   raw bytes), collecting nothing; with ptd NULL a named constant's key is not looked up.
-   tpdump --check's verdict on a Vulkan blob is this call's. TP_OK, or TP_ERR_FORMAT with the
-   sentence in err (may be NULL; reset on entry); TP_ERR_INVALID for a NULL blob. */
+/* Frees what tp_vk_read_blob allocated (a zeroed or already freed blob is fine). */
+TPDEF void tp_vk_blob_free(tp_vk_blob *b);
+/* tp_vk_read_blob's verdict on a blob for ExecuTorch's loader, which needs the VH00 header (a
+   bare flatbuffer is refused with the header's sentence); with ptd NULL a named constant's key
+   is not looked up. tpdump --check's verdict on a Vulkan blob is this call's. TP_OK, or
+   TP_ERR_FORMAT with the sentence in err (may be NULL; reset on entry); TP_ERR_NOMEM;
+   TP_ERR_INVALID for a NULL blob. */
 TPDEF tp_status tp_vk_check_blob(const void *blob, size_t size, tp_ptd *ptd, tp_error *err);
 
 /* ---- quantized linears in one call (tensorpack.h section 5b) ----------------------------
@@ -776,8 +840,9 @@ typedef struct tp_vk_upload {
 /* Upload flags. */
 #define TP_VK_UPLOAD_FORCE_STAGING 1u /* use staging + copy even for host-visible memory */
 
-/* Reads blob with tp_vk_read_blob (bounds-checked; named constants resolved through ptd, NULL
-   when the blob has none) and uploads every non-empty constant into one device buffer on
+/* Reads blob once, under every rule of tp_vk_check_blob (the VH00 header required; named
+   constants resolved through ptd, NULL when the blob has none, else "value V: constant is
+   named ... but no .ptd was given") and uploads every non-empty constant into one buffer on
    `device` (created from `physical`), shared by every value that names it (a blob of 400
    values naming one 4 MiB constant makes one 4 MiB buffer): memory DEVICE_LOCAL and
    host-visible when the device has it (mapped, copied), otherwise DEVICE_LOCAL through a
@@ -2275,248 +2340,12 @@ TPDEF tp_status tp_vk_parse_header(const void *blob, size_t size, tp_vk_header *
   return TP_OK;
 }
 
-static size_t tp_vk__dt_size(int dt) { return tp_vk_datatype_size(dt); }
-
-/* The VK00 rules, decided once (issue 14 finding 12): tp_vk_check_blob, tp_vk_read_blob (and
-   so tp_vk_upload_blob) and tpdump --check apply exactly these, the writer never breaks them.
-     - the VH00 header (tp_delegate_parse) and the VK00 flatbuffer through the bounds-checked
-       reader; chain, values, input_ids, output_ids, constants and shaders present (ExecuTorch's
-       loader dereferences them without a check);
-     - input/output ids, ValueList items and operator arguments name values; an operator has
-       its name and args;
-     - every value a GraphTypes member with its table; a tensor's datatype a VkDataType,
-       staging_datatype one or UNSET, storage_type / memory_layout one of the schema's or 255
-       (ExecuTorch throws on any other), dims present and at most TP_MAX_DIMS;
-     - a constant tensor: constant_id < the constants count, its VkBytes length EXACTLY
-       numel(dims) x datatype size (no overflow); inline: offset < raw bytes size and the
-       extent inside; named (key and offset UINT64_MAX): the key in the .ptd with that many
-       bytes (not resolved when ptd is NULL and need_ptd is 0);
-     - every constants / shaders entry a table; inline ones inside the raw bytes; named ones
-       in the .ptd (when given) with `length` bytes.
-   Sentences name the value / entry and the numbers. */
-static tp_status tp_vk__check_rules(const void *blob, size_t size, tp_ptd *ptd, int need_ptd,
-                                    tp_error *err) {
-  tp_delegate_frame f;
-  tp_fb_reader rd;
-  tp_fb_table root;
-  tp_fb_vector vecs[6], values, consts, chain;
-  static const char *const vnames[6] = {"chain", "values", "input_ids", "output_ids",
-                                        "constants", "shaders"};
-  static const uint16_t vids[6] = {TP_VK_F_VkGraph_chain, TP_VK_F_VkGraph_values,
-                                   TP_VK_F_VkGraph_input_ids, TP_VK_F_VkGraph_output_ids,
-                                   TP_VK_F_VkGraph_constants, TP_VK_F_VkGraph_shaders};
-  tp_error pe;
-  uint32_t i, k, n;
-  if (err) memset(err, 0, sizeof *err);
-  memset(&pe, 0, sizeof pe);
-  if (!blob) return tp__error_set(err, TP_ERR_INVALID, "check: no blob");
-  if (tp_delegate_parse(blob, size, "VH00", "bytes", &f, &pe) != TP_OK)
-    return tp__error_set(err, TP_ERR_FORMAT, "read: the %lu-byte blob has no valid VH00 header "
-                         "and VK00 flatbuffer: %s", (unsigned long)size, pe.msg);
-  memset(&rd, 0, sizeof rd);
-  if (tp_fb_reader_init(&rd, (const unsigned char *)blob + f.flatbuffer_offset,
-                        f.flatbuffer_size, "VK00", &root) != TP_OK)
-    return tp__error_set(err, TP_ERR_FORMAT, "read: the %lu-byte blob has no valid VH00 header "
-                         "and VK00 flatbuffer: %s", (unsigned long)size, rd.err.msg);
-  (void)tp_fb_string(&root, TP_VK_F_VkGraph_version, NULL); /* every field readable */
-  (void)tp_fb_u8(&root, TP_VK_F_VkGraph_storage_type_override, 255);
-  (void)tp_fb_u8(&root, TP_VK_F_VkGraph_memory_layout_override, 255);
-  if (tp_fb_reader_status(&rd) != TP_OK)
-    return tp__error_set(err, TP_ERR_FORMAT, "VkGraph: %s", rd.err.msg);
-  for (i = 0; i < 6; i++) {
-    vecs[i] = tp_fb_vector_field(&root, vids[i], 4);
-    if (tp_fb_reader_status(&rd) != TP_OK)
-      return tp__error_set(err, TP_ERR_FORMAT, "VkGraph %s: %s", vnames[i], rd.err.msg);
-    if (vecs[i].pos == 0)
-      return tp__error_set(err, TP_ERR_FORMAT, "VkGraph: %s absent (the loader dereferences it)",
-                           vnames[i]);
-  }
-  chain = vecs[0];
-  values = vecs[1];
-  consts = vecs[4];
-  n = values.count;
-  for (k = 2; k < 4; k++)
-    for (i = 0; i < vecs[k].count; i++) {
-      uint64_t x = tp_fb_vector_scalar(&vecs[k], i);
-      if (x >= n)
-        return tp__error_set(err, TP_ERR_FORMAT, "%s[%lu] = %llu but there are %lu values",
-                             vnames[k], (unsigned long)i, (unsigned long long)x,
-                             (unsigned long)n);
-    }
-  for (i = 0; i < n; i++) {
-    tp_fb_table vv = tp_fb_vector_table(&values, i), t;
-    uint8_t tag = 0;
-    t = tp_fb_union_field(&vv, TP_VK_F_VkValue_value, &tag);
-    if (tp_fb_reader_status(&rd) != TP_OK)
-      return tp__error_set(err, TP_ERR_FORMAT, "value %lu: %s", (unsigned long)i, rd.err.msg);
-    if (!tp_vk_value_kind_name(tag))
-      return tp__error_set(err, TP_ERR_FORMAT, "value %lu: GraphTypes tag %u is not a value kind",
-                           (unsigned long)i, tag);
-    if (t.pos == 0)
-      return tp__error_set(err, TP_ERR_FORMAT, "value %lu: %s (tag %u) without a table",
-                           (unsigned long)i, tp_vk_value_kind_name(tag), tag);
-    switch (tag) { /* the scalar and list kinds: their one field readable */
-      case TP_VK_INT_VALUE: (void)tp_fb_i64(&t, TP_VK_F_Int_int_val, 0); break;
-      case TP_VK_DOUBLE_VALUE: (void)tp_fb_f64(&t, TP_VK_F_Double_double_val, 0.0); break;
-      case TP_VK_BOOL_VALUE: (void)tp_fb_u8(&t, TP_VK_F_Bool_bool_val, 0); break;
-      case TP_VK_SYMINT_VALUE: (void)tp_fb_i32(&t, TP_VK_F_SymInt_value, 0); break;
-      case TP_VK_STRING_VALUE: (void)tp_fb_string(&t, TP_VK_F_String_string_val, NULL); break;
-      case TP_VK_INT_LIST_VALUE:
-      case TP_VK_DOUBLE_LIST_VALUE:
-        (void)tp_fb_vector_field(&t, TP_VK_F_IntList_items, 8);
-        break;
-      case TP_VK_BOOL_LIST_VALUE: (void)tp_fb_vector_field(&t, TP_VK_F_BoolList_items, 1); break;
-      default: break;
-    }
-    if (tp_fb_reader_status(&rd) != TP_OK)
-      return tp__error_set(err, TP_ERR_FORMAT, "value %lu (%s): %s", (unsigned long)i,
-                           tp_vk_value_kind_name(tag), rd.err.msg);
-    if (tag == TP_VK_VALUE_LIST_VALUE) {
-      tp_fb_vector items = tp_fb_vector_field(&t, TP_VK_F_ValueList_items, 4);
-      for (k = 0; k < items.count; k++) {
-        int32_t id = (int32_t)(uint32_t)tp_fb_vector_scalar(&items, k);
-        if (id < 0 || (uint32_t)id >= n)
-          return tp__error_set(err, TP_ERR_FORMAT,
-                               "value %lu: ValueList item %lu = %ld is not a value id (0..%lu)",
-                               (unsigned long)i, (unsigned long)k, (long)id,
-                               (unsigned long)n - 1);
-      }
-    } else if (tag == TP_VK_TENSOR_VALUE) {
-      int dt = tp_fb_i8(&t, TP_VK_F_VkTensor_datatype, TP_VK_D_VkTensor_datatype);
-      int sdt = tp_fb_i8(&t, TP_VK_F_VkTensor_staging_datatype,
-                         TP_VK_D_VkTensor_staging_datatype);
-      unsigned st = tp_fb_u8(&t, TP_VK_F_VkTensor_storage_type, TP_VK_D_VkTensor_storage_type);
-      unsigned ml = tp_fb_u8(&t, TP_VK_F_VkTensor_memory_layout, TP_VK_D_VkTensor_memory_layout);
-      tp_fb_vector dims = tp_fb_vector_field(&t, TP_VK_F_VkTensor_dims, 4);
-      int32_t cid = tp_fb_i32(&t, TP_VK_F_VkTensor_constant_id, TP_VK_D_VkTensor_constant_id);
-      int32_t mem = tp_fb_i32(&t, TP_VK_F_VkTensor_mem_obj_id, TP_VK_D_VkTensor_mem_obj_id);
-      uint64_t nbytes = tp_vk__dt_size(dt), off, len;
-      (void)mem;
-      tp_fb_table cb;
-      const char *key;
-      if (tp_fb_reader_status(&rd) != TP_OK)
-        return tp__error_set(err, TP_ERR_FORMAT, "value %lu (Tensor): %s", (unsigned long)i,
-                             rd.err.msg);
-      if (nbytes == 0)
-        return tp__error_set(err, TP_ERR_FORMAT, "value %lu: datatype %d is not a VkDataType",
-                             (unsigned long)i, dt);
-      if (sdt != TP_VK_UNSET && tp_vk__dt_size(sdt) == 0)
-        return tp__error_set(err, TP_ERR_FORMAT,
-                             "value %lu: staging_datatype %d is not a VkDataType",
-                             (unsigned long)i, sdt);
-      if (!tp_vk_storage_type_name((int)st))
-        return tp__error_set(err, TP_ERR_FORMAT, "value %lu: storage_type %u is not known",
-                             (unsigned long)i, st);
-      if (!tp_vk_memory_layout_name((int)ml))
-        return tp__error_set(err, TP_ERR_FORMAT, "value %lu: memory_layout %u is not known",
-                             (unsigned long)i, ml);
-      if (dims.pos == 0)
-        return tp__error_set(err, TP_ERR_FORMAT,
-                             "value %lu: dims absent (the loader reads them unchecked)",
-                             (unsigned long)i);
-      if (dims.count > TP_MAX_DIMS)
-        return tp__error_set(err, TP_ERR_FORMAT, "value %lu: %lu dims, a tensor has at most %d "
-                             "(TP_MAX_DIMS)", (unsigned long)i, (unsigned long)dims.count,
-                             TP_MAX_DIMS);
-      for (k = 0; k < dims.count; k++)
-        if (tp__mul_u64(nbytes, tp_fb_vector_scalar(&dims, k), &nbytes))
-          return tp__error_set(err, TP_ERR_FORMAT,
-                               "value %lu: the product of dims overflows 64 bits",
-                               (unsigned long)i);
-      if (cid < 0) continue;
-      if ((uint32_t)cid >= consts.count)
-        return tp__error_set(err, TP_ERR_FORMAT,
-                             "value %lu: constant_id %ld but the blob has %lu constants",
-                             (unsigned long)i, (long)cid, (unsigned long)consts.count);
-      cb = tp_fb_vector_table(&consts, (size_t)cid);
-      off = tp_fb_u64(&cb, TP_VK_F_VkBytes_offset, TP_VK_D_VkBytes_offset);
-      len = tp_fb_u64(&cb, TP_VK_F_VkBytes_length, TP_VK_D_VkBytes_length);
-      key = tp_fb_string(&cb, TP_VK_F_VkBytes_named_key, NULL);
-      if (tp_fb_reader_status(&rd) != TP_OK)
-        return tp__error_set(err, TP_ERR_FORMAT, "constants[%ld]: %s", (long)cid, rd.err.msg);
-      if (cb.pos == 0)
-        return tp__error_set(err, TP_ERR_FORMAT, "constants[%ld]: absent", (long)cid);
-      if (len != nbytes)
-        return tp__error_set(err, TP_ERR_FORMAT,
-                             "value %lu: constant %ld has %llu bytes but dims x %s make %llu",
-                             (unsigned long)i, (long)cid, (unsigned long long)len,
-                             tp_vk__dt_name(dt), (unsigned long long)nbytes);
-      if (key && off == UINT64_MAX) {
-        tp_ptd_entry e;
-        if (!ptd) {
-          if (!need_ptd) continue;
-          return tp__error_set(err, TP_ERR_FORMAT,
-                               "value %lu: constant is named \"%.64s\" but no .ptd was given",
-                               (unsigned long)i, key);
-        }
-        if (tp_ptd_find(ptd, key, &e) != TP_OK)
-          return tp__error_set(err, TP_ERR_FORMAT, "value %lu: key \"%.64s\" is not in the .ptd",
-                               (unsigned long)i, key);
-        if ((uint64_t)e.nbytes != nbytes)
-          return tp__error_set(err, TP_ERR_FORMAT,
-                               "value %lu: key \"%.64s\" holds %llu bytes, dims x %s make %llu",
-                               (unsigned long)i, key, (unsigned long long)e.nbytes,
-                               tp_vk__dt_name(dt), (unsigned long long)nbytes);
-      } else if (off >= f.segment_size || nbytes > f.segment_size - off) {
-        /* the loader's rule: offset strictly inside the raw bytes, extent inside too */
-        return tp__error_set(err, TP_ERR_FORMAT,
-                             "value %lu: constant at offset %llu with %llu bytes exceeds the "
-                             "%llu raw bytes", (unsigned long)i, (unsigned long long)off,
-                             (unsigned long long)nbytes, (unsigned long long)f.segment_size);
-      }
-    }
-  }
-  for (i = 0; i < chain.count; i++) {
-    tp_fb_table t = tp_fb_vector_table(&chain, i);
-    size_t nlen = 0;
-    const char *name = tp_fb_string(&t, TP_VK_F_OperatorCall_name, &nlen);
-    tp_fb_vector args = tp_fb_vector_field(&t, TP_VK_F_OperatorCall_args, 4);
-    (void)tp_fb_u32(&t, TP_VK_F_OperatorCall_node_id, 0);
-    if (tp_fb_reader_status(&rd) != TP_OK)
-      return tp__error_set(err, TP_ERR_FORMAT, "op %lu: %s", (unsigned long)i, rd.err.msg);
-    if (!name) return tp__error_set(err, TP_ERR_FORMAT, "op %lu: name absent", (unsigned long)i);
-    if (!args.pos)
-      return tp__error_set(err, TP_ERR_FORMAT, "op %lu: args absent", (unsigned long)i);
-    for (k = 0; k < args.count; k++) {
-      int32_t a = (int32_t)(uint32_t)tp_fb_vector_scalar(&args, k);
-      if (a < 0 || (uint32_t)a >= n)
-        return tp__error_set(err, TP_ERR_FORMAT,
-                             "op %lu (%.*s): arg %lu = %ld is not a value id (%lu values)",
-                             (unsigned long)i, (int)(nlen < 64 ? nlen : 64), name,
-                             (unsigned long)k, (long)a, (unsigned long)n);
-    }
-  }
-  for (k = 4; k < 6; k++)
-    for (i = 0; i < vecs[k].count; i++) {
-      tp_fb_table b = tp_fb_vector_table(&vecs[k], i);
-      uint64_t off = tp_fb_u64(&b, TP_VK_F_VkBytes_offset, TP_VK_D_VkBytes_offset), end;
-      uint64_t len = tp_fb_u64(&b, TP_VK_F_VkBytes_length, TP_VK_D_VkBytes_length);
-      const char *key = tp_fb_string(&b, TP_VK_F_VkBytes_named_key, NULL);
-      if (tp_fb_reader_status(&rd) != TP_OK)
-        return tp__error_set(err, TP_ERR_FORMAT, "%s[%lu]: %s", vnames[k], (unsigned long)i,
-                             rd.err.msg);
-      if (b.pos == 0)
-        return tp__error_set(err, TP_ERR_FORMAT, "%s[%lu]: absent", vnames[k], (unsigned long)i);
-      if (key && off == UINT64_MAX) {
-        tp_ptd_entry e;
-        if (!ptd) continue;
-        if (tp_ptd_find(ptd, key, &e) != TP_OK)
-          return tp__error_set(err, TP_ERR_FORMAT, "%s[%lu]: named_key \"%.80s\" is not in the "
-                               ".ptd", vnames[k], (unsigned long)i, key);
-        if ((uint64_t)e.nbytes != len)
-          return tp__error_set(err, TP_ERR_FORMAT, "%s[%lu]: named_key \"%.80s\" has %llu bytes "
-                               "in the .ptd, the blob says %llu", vnames[k], (unsigned long)i,
-                               key, (unsigned long long)e.nbytes, (unsigned long long)len);
-      } else if (tp__add_u64(off, len, &end) || end > f.segment_size) {
-        return tp__error_set(err, TP_ERR_FORMAT, "%s[%lu]: [%llu, +%llu) is outside the "
-                             "%llu-byte bytes segment", vnames[k], (unsigned long)i,
-                             (unsigned long long)off, (unsigned long long)len,
-                             (unsigned long long)f.segment_size);
-      }
-    }
-  if (tp_fb_reader_status(&rd) != TP_OK)
-    return tp__error_set(err, TP_ERR_FORMAT, "read: flatbuffer: %s", rd.err.msg);
-  return TP_OK;
+/* The element size of a GraphTypes member's items vector (TP_VK_VALUE_KINDS), 0 for none. */
+static unsigned tp_vk__items_size(int tag) {
+#define TP_VK__ITEMS_SIZE(t, name, es) if (tag == t) return (unsigned)(es);
+  TP_VK_VALUE_KINDS(TP_VK__ITEMS_SIZE)
+#undef TP_VK__ITEMS_SIZE
+  return 0;
 }
 
 /* Named constants are found by key through a hash index of the .ptd: when the caller made
@@ -2543,167 +2372,339 @@ static void tp_vk__index_end(tp_ptd *ptd, uint32_t *index) {
   TP_FREE(index);
 }
 
-TPDEF tp_status tp_vk_check_blob(const void *blob, size_t size, tp_ptd *ptd, tp_error *err) {
-  uint32_t *index = tp_vk__index_begin(ptd);
-  tp_status s = tp_vk__check_rules(blob, size, ptd, 0, err);
-  tp_vk__index_end(ptd, index);
-  return s;
+/* n zeroed elements of es bytes (at least one, so that a count of 0 is not a failure); NULL
+   and *ok = 0 when they do not fit or memory ran out. */
+static void *tp_vk__rd_array(uint32_t n, size_t es, int *ok) {
+  void *p = NULL;
+  size_t cap = 0;
+  if (tp__array_reserve(&p, &cap, (size_t)n + 1u, es) != TP_OK) {
+    *ok = 0;
+    return NULL;
+  }
+  memset(p, 0, cap * es);
+  return p;
 }
 
-TPDEF void tp_vk_blob_values_free(tp_vk_blob_value *values) { TP_FREE(values); }
+TPDEF void tp_vk_blob_free(tp_vk_blob *b) {
+  if (!b) return;
+  TP_FREE(b->values);
+  TP_FREE(b->chain);
+  TP_FREE(b->input_ids);
+  TP_FREE(b->output_ids);
+  TP_FREE(b->constants);
+  TP_FREE(b->shaders);
+  memset(b, 0, sizeof *b);
+}
 
-TPDEF tp_status tp_vk_read_blob(const void *blob, size_t size, tp_ptd *ptd,
-                                tp_vk_blob_value **values_out, uint32_t *value_count,
-                                tp_error *err) {
-  tp_vk_header h;
+#define TP_VK__RD_FAIL(...)                                \
+  do {                                                     \
+    s = tp__error_set(err, TP_ERR_FORMAT, __VA_ARGS__);    \
+    goto done;                                             \
+  } while (0)
+
+/* The VK00 rules, decided once: tp_vk_read_blob, tp_vk_check_blob, tp_vk_upload_blob and
+   tpdump apply exactly these (this reader is their one walk), the writer never breaks them.
+     - the VH00 header (tp_delegate_parse; with need_header 0 a blob whose bytes 4..7 are
+       "VK00" is a bare flatbuffer with no raw bytes) and the VK00 flatbuffer through the
+       bounds-checked reader; chain, values, input_ids, output_ids, constants and shaders
+       present (ExecuTorch's loader dereferences them without a check);
+     - input/output ids, ValueList items and operator arguments name values; an operator has
+       its name and args;
+     - every value a GraphTypes member with its table; a tensor's datatype a VkDataType,
+       staging_datatype one or UNSET, storage_type / memory_layout one of the schema's or 255
+       (ExecuTorch throws on any other), dims present and at most TP_MAX_DIMS;
+     - a constant tensor: constant_id < the constants count, its VkBytes length EXACTLY
+       numel(dims) x datatype size (no overflow); inline: offset < raw bytes size and the
+       extent inside; named (key and offset UINT64_MAX): the key in the .ptd with that many
+       bytes (not looked up when ptd is NULL);
+     - every constants / shaders entry a table; inline ones inside the raw bytes; named ones
+       in the .ptd (when given) with `length` bytes.
+   Sentences name the value / entry and the numbers. */
+static tp_status tp_vk__read(const void *blob, size_t size, tp_ptd *ptd, int need_header,
+                             tp_vk_blob *out, tp_error *err) {
+  const unsigned char *p = (const unsigned char *)blob;
   tp_fb_reader rd;
   tp_fb_table root;
-  tp_fb_vector values, consts;
-  const unsigned char *bytes;
-  tp_vk_blob_value *vals = NULL;
-  uint32_t i, *index = NULL;
-  tp_status s;
-  if (!values_out || !value_count) return tp__error_set(err, TP_ERR_INVALID, "read: NULL output");
-  *values_out = NULL;
-  *value_count = 0;
-  index = tp_vk__index_begin(ptd); /* for the rules' lookups and the ones below */
-  s = tp_vk__check_rules(blob, size, ptd, 1, err); /* the rules; what follows only collects */
-  if (s == TP_OK) {
-    s = tp_vk_parse_header(blob, size, &h);
-    if (s != TP_OK)
-      tp__error_set(err, s, "read: the %lu-byte blob has no valid VH00 header and VK00 "
-                    "flatbuffer", (unsigned long)size);
+  tp_fb_vector vecs[6], values, consts, chain;
+  static const char *const vnames[6] = {"chain", "values", "input_ids", "output_ids",
+                                        "constants", "shaders"};
+  static const uint16_t vids[6] = {TP_VK_F_VkGraph_chain, TP_VK_F_VkGraph_values,
+                                   TP_VK_F_VkGraph_input_ids, TP_VK_F_VkGraph_output_ids,
+                                   TP_VK_F_VkGraph_constants, TP_VK_F_VkGraph_shaders};
+  uint32_t *ids[2], *index = NULL;
+  tp_vk_blob_bytes *entries[2];
+  tp_error pe;
+  tp_status s = TP_OK;
+  uint32_t i, k, n;
+  int ok = 1;
+  if (err) memset(err, 0, sizeof *err);
+  if (!out) return tp__error_set(err, TP_ERR_INVALID, "read: NULL output");
+  memset(out, 0, sizeof *out);
+  memset(&pe, 0, sizeof pe);
+  if (!p) return tp__error_set(err, TP_ERR_INVALID, "check: no blob");
+  out->flatbuffer = p;
+  out->flatbuffer_size = size;
+  if (need_header || size < 8 || memcmp(p + 4, "VK00", 4) != 0) {
+    if (tp_delegate_parse(blob, size, "VH00", "bytes", &out->frame, &pe) != TP_OK)
+      return tp__error_set(err, TP_ERR_FORMAT, "read: the %lu-byte blob has no valid VH00 "
+                           "header and VK00 flatbuffer: %s", (unsigned long)size, pe.msg);
+    out->has_header = 1;
+    out->flatbuffer = p + out->frame.flatbuffer_offset;
+    out->flatbuffer_size = out->frame.flatbuffer_size;
+    out->segment = p + out->frame.segment_offset;
+    out->segment_size = out->frame.segment_size;
   }
-  if (s != TP_OK) {
-    tp_vk__index_end(ptd, index);
-    return s;
-  }
-  bytes = (const unsigned char *)blob + h.bytes_offset;
   memset(&rd, 0, sizeof rd);
-  s = tp_fb_reader_init(&rd, (const unsigned char *)blob + h.flatbuffer_offset,
-                        h.flatbuffer_size, "VK00", &root);
-  values = tp_fb_vector_field(&root, TP_VK_F_VkGraph_values, 4);
-  consts = tp_fb_vector_field(&root, TP_VK_F_VkGraph_constants, 4);
-  if (s == TP_OK) s = tp_fb_reader_status(&rd);
-  if (s != TP_OK || values.pos == 0)
-    s = tp__error_set(err, TP_ERR_FORMAT, "read: flatbuffer: %s",
-                      s != TP_OK ? rd.err.msg : "no values vector");
-  if (s == TP_OK && values.count > 0) {
-    uint64_t nb;
-    if (tp__mul_u64((uint64_t)values.count, sizeof *vals, &nb) || nb > SIZE_MAX)
-      s = tp__error_set(err, TP_ERR_FORMAT, "read: %lu values", (unsigned long)values.count);
-    else if (!(vals = (tp_vk_blob_value *)TP_MALLOC((size_t)nb)))
-      s = tp__error_set(err, TP_ERR_NOMEM, "read: %lu values", (unsigned long)values.count);
-    else
-      memset(vals, 0, (size_t)nb);
+  if (tp_fb_reader_init(&rd, out->flatbuffer, out->flatbuffer_size, "VK00", &root) != TP_OK)
+    return tp__error_set(err, TP_ERR_FORMAT, "read: the %lu-byte blob has no valid VH00 header "
+                         "and VK00 flatbuffer: %s", (unsigned long)size, rd.err.msg);
+  index = tp_vk__index_begin(ptd);
+  out->version = tp_fb_string(&root, TP_VK_F_VkGraph_version, &out->version_len);
+  out->storage_type_override = tp_fb_u8(&root, TP_VK_F_VkGraph_storage_type_override,
+                                        TP_VK_D_VkGraph_storage_type_override);
+  out->memory_layout_override = tp_fb_u8(&root, TP_VK_F_VkGraph_memory_layout_override,
+                                         TP_VK_D_VkGraph_memory_layout_override);
+  if (tp_fb_reader_status(&rd) != TP_OK) TP_VK__RD_FAIL("VkGraph: %s", rd.err.msg);
+  for (i = 0; i < 6; i++) {
+    vecs[i] = tp_fb_vector_field(&root, vids[i], 4);
+    if (tp_fb_reader_status(&rd) != TP_OK)
+      TP_VK__RD_FAIL("VkGraph %s: %s", vnames[i], rd.err.msg);
+    if (vecs[i].pos == 0)
+      TP_VK__RD_FAIL("VkGraph: %s absent (the loader dereferences it)", vnames[i]);
   }
-  if (s != TP_OK) {
-    tp_vk__index_end(ptd, index);
-    return s;
+  chain = vecs[0];
+  values = vecs[1];
+  consts = vecs[4];
+  n = values.count;
+  out->values = (tp_vk_blob_value *)tp_vk__rd_array(n, sizeof *out->values, &ok);
+  out->chain = (tp_vk_blob_op *)tp_vk__rd_array(chain.count, sizeof *out->chain, &ok);
+  out->input_ids = (uint32_t *)tp_vk__rd_array(vecs[2].count, sizeof(uint32_t), &ok);
+  out->output_ids = (uint32_t *)tp_vk__rd_array(vecs[3].count, sizeof(uint32_t), &ok);
+  out->constants = (tp_vk_blob_bytes *)tp_vk__rd_array(consts.count, sizeof *out->constants, &ok);
+  out->shaders = (tp_vk_blob_bytes *)tp_vk__rd_array(vecs[5].count, sizeof *out->shaders, &ok);
+  if (!ok) {
+    s = tp__error_set(err, TP_ERR_NOMEM, "read: no memory for %lu values, %lu ops",
+                      (unsigned long)n, (unsigned long)chain.count);
+    goto done;
   }
-  for (i = 0; i < values.count && s == TP_OK; i++) {
-    tp_fb_table vv = tp_fb_vector_table(&values, i), t, cb;
-    tp_fb_vector dims;
-    tp_vk_blob_value *c = &vals[i];
-    uint8_t type = 0;
-    int dt;
-    uint64_t nbytes, off, len;
-    const char *key;
-    uint32_t k;
-    t = tp_fb_union_field(&vv, TP_VK_F_VkValue_value, &type);
-    c->type = type;
-    c->constant_id = -1;
-    if (type != TP_VK_TENSOR_VALUE) continue;
-    dt = tp_fb_i8(&t, TP_VK_F_VkTensor_datatype, TP_VK_D_VkTensor_datatype);
-    dims = tp_fb_vector_field(&t, TP_VK_F_VkTensor_dims, 4);
-    c->constant_id = tp_fb_i32(&t, TP_VK_F_VkTensor_constant_id, TP_VK_D_VkTensor_constant_id);
-    if (tp_fb_reader_status(&rd) != TP_OK) break;
-    c->datatype = (tp_vk_datatype)dt;
-    if (tp_vk__dt_size(dt) == 0) {
-      s = tp__error_set(err, TP_ERR_FORMAT, "value %lu: unknown datatype %d", (unsigned long)i,
-                       dt);
-      break;
+  out->num_values = n;
+  out->num_ops = chain.count;
+  out->num_input_ids = vecs[2].count;
+  out->num_output_ids = vecs[3].count;
+  out->num_constants = consts.count;
+  out->num_shaders = vecs[5].count;
+  ids[0] = out->input_ids;
+  ids[1] = out->output_ids;
+  for (k = 2; k < 4; k++)
+    for (i = 0; i < vecs[k].count; i++) {
+      uint64_t x = tp_fb_vector_scalar(&vecs[k], i);
+      if (x >= n)
+        TP_VK__RD_FAIL("%s[%lu] = %llu but there are %lu values", vnames[k], (unsigned long)i,
+                       (unsigned long long)x, (unsigned long)n);
+      ids[k - 2][i] = (uint32_t)x;
     }
-    if (!tp_fb_present(&t, TP_VK_F_VkTensor_dims) || dims.count > TP_MAX_DIMS) {
-      s = tp__error_set(err, TP_ERR_FORMAT, "value %lu: dims %s", (unsigned long)i,
-                        tp_fb_present(&t, TP_VK_F_VkTensor_dims) ? "exceed TP_MAX_DIMS"
-                                                                  : "are missing");
-      break;
-    }
-    c->ndim = dims.count;
-    nbytes = tp_vk__dt_size(dt);
-    for (k = 0; k < dims.count; k++) {
-      c->dims[k] = (uint32_t)tp_fb_vector_scalar(&dims, k);
-      if (tp__mul_u64(nbytes, c->dims[k], &nbytes)) {
-        s = tp__error_set(err, TP_ERR_FORMAT, "value %lu: dims overflow", (unsigned long)i);
+  for (i = 0; i < n; i++) {
+    tp_fb_table vv = tp_fb_vector_table(&values, i), t;
+    tp_vk_blob_value *c = &out->values[i];
+    uint8_t tag = 0;
+    t = tp_fb_union_field(&vv, TP_VK_F_VkValue_value, &tag);
+    c->type = tag;
+    c->constant_id = c->mem_obj_id = -1;
+    if (tp_fb_reader_status(&rd) != TP_OK)
+      TP_VK__RD_FAIL("value %lu: %s", (unsigned long)i, rd.err.msg);
+    if (!tp_vk_value_kind_name(tag))
+      TP_VK__RD_FAIL("value %lu: GraphTypes tag %u is not a value kind", (unsigned long)i, tag);
+    if (t.pos == 0)
+      TP_VK__RD_FAIL("value %lu: %s (tag %u) without a table", (unsigned long)i,
+                     tp_vk_value_kind_name(tag), tag);
+    switch (tag) { /* the scalar, string and list kinds: their one field */
+      case TP_VK_INT_VALUE: c->i = tp_fb_i64(&t, TP_VK_F_Int_int_val, TP_VK_D_Int_int_val); break;
+      case TP_VK_DOUBLE_VALUE:
+        c->d = tp_fb_f64(&t, TP_VK_F_Double_double_val, TP_VK_D_Double_double_val);
+        break;
+      case TP_VK_BOOL_VALUE:
+        c->i = tp_fb_u8(&t, TP_VK_F_Bool_bool_val, TP_VK_D_Bool_bool_val) != 0;
+        break;
+      case TP_VK_SYMINT_VALUE:
+        c->i = tp_fb_i32(&t, TP_VK_F_SymInt_value, TP_VK_D_SymInt_value);
+        break;
+      case TP_VK_STRING_VALUE:
+        c->str = tp_fb_string(&t, TP_VK_F_String_string_val, &c->str_len);
+        break;
+      case TP_VK_INT_LIST_VALUE:
+      case TP_VK_DOUBLE_LIST_VALUE:
+      case TP_VK_BOOL_LIST_VALUE:
+      case TP_VK_VALUE_LIST_VALUE: { /* every list's items are field 0 */
+        tp_fb_vector items;
+        c->item_size = tp_vk__items_size(tag);
+        items = tp_fb_vector_field(&t, TP_VK_F_IntList_items, c->item_size);
+        c->count = items.count;
+        c->items = items.pos ? rd.buf + items.pos : NULL;
+        for (k = 0; tag == TP_VK_VALUE_LIST_VALUE && k < items.count; k++) {
+          int32_t id = (int32_t)(uint32_t)tp_fb_vector_scalar(&items, k);
+          if (id < 0 || (uint32_t)id >= n)
+            TP_VK__RD_FAIL("value %lu: ValueList item %lu = %ld is not a value id (0..%lu)",
+                           (unsigned long)i, (unsigned long)k, (long)id, (unsigned long)n - 1);
+        }
         break;
       }
+      default: break;
     }
-    if (s != TP_OK || c->constant_id < 0) continue;
-    if ((uint32_t)c->constant_id >= consts.count) {
-      s = tp__error_set(err, TP_ERR_FORMAT,
-                       "value %lu: constant_id %ld but the blob has %lu constants",
-                       (unsigned long)i, (long)c->constant_id, (unsigned long)consts.count);
-      break;
-    }
-    c->is_constant = 1;
-    c->nbytes = nbytes;
-    cb = tp_fb_vector_table(&consts, (size_t)c->constant_id);
-    off = tp_fb_u64(&cb, TP_VK_F_VkBytes_offset, TP_VK_D_VkBytes_offset);
-    len = tp_fb_u64(&cb, TP_VK_F_VkBytes_length, TP_VK_D_VkBytes_length);
-    key = tp_fb_string(&cb, TP_VK_F_VkBytes_named_key, NULL);
-    if (tp_fb_reader_status(&rd) != TP_OK) break;
-    if (len != nbytes) {
-      s = tp__error_set(err, TP_ERR_FORMAT,
-                       "value %lu: constant %ld has %llu bytes but dims x %s make %llu",
-                       (unsigned long)i, (long)c->constant_id, (unsigned long long)len,
+    if (tp_fb_reader_status(&rd) != TP_OK)
+      TP_VK__RD_FAIL("value %lu (%s): %s", (unsigned long)i, tp_vk_value_kind_name(tag),
+                     rd.err.msg);
+    if (tag == TP_VK_TENSOR_VALUE) {
+      int dt = tp_fb_i8(&t, TP_VK_F_VkTensor_datatype, TP_VK_D_VkTensor_datatype);
+      int sdt = tp_fb_i8(&t, TP_VK_F_VkTensor_staging_datatype,
+                         TP_VK_D_VkTensor_staging_datatype);
+      unsigned st = tp_fb_u8(&t, TP_VK_F_VkTensor_storage_type, TP_VK_D_VkTensor_storage_type);
+      unsigned ml = tp_fb_u8(&t, TP_VK_F_VkTensor_memory_layout, TP_VK_D_VkTensor_memory_layout);
+      tp_fb_vector dims = tp_fb_vector_field(&t, TP_VK_F_VkTensor_dims, 4);
+      int32_t cid = tp_fb_i32(&t, TP_VK_F_VkTensor_constant_id, TP_VK_D_VkTensor_constant_id);
+      uint64_t nbytes = tp_vk_datatype_size(dt), off, len;
+      tp_fb_table cb;
+      const char *key;
+      c->mem_obj_id = tp_fb_i32(&t, TP_VK_F_VkTensor_mem_obj_id, TP_VK_D_VkTensor_mem_obj_id);
+      if (tp_fb_reader_status(&rd) != TP_OK)
+        TP_VK__RD_FAIL("value %lu (Tensor): %s", (unsigned long)i, rd.err.msg);
+      if (nbytes == 0)
+        TP_VK__RD_FAIL("value %lu: datatype %d is not a VkDataType", (unsigned long)i, dt);
+      if (sdt != TP_VK_UNSET && tp_vk_datatype_size(sdt) == 0)
+        TP_VK__RD_FAIL("value %lu: staging_datatype %d is not a VkDataType", (unsigned long)i,
+                       sdt);
+      if (!tp_vk_storage_type_name((int)st))
+        TP_VK__RD_FAIL("value %lu: storage_type %u is not known", (unsigned long)i, st);
+      if (!tp_vk_memory_layout_name((int)ml))
+        TP_VK__RD_FAIL("value %lu: memory_layout %u is not known", (unsigned long)i, ml);
+      if (dims.pos == 0)
+        TP_VK__RD_FAIL("value %lu: dims absent (the loader reads them unchecked)",
+                       (unsigned long)i);
+      if (dims.count > TP_MAX_DIMS)
+        TP_VK__RD_FAIL("value %lu: %lu dims, a tensor has at most %d (TP_MAX_DIMS)",
+                       (unsigned long)i, (unsigned long)dims.count, TP_MAX_DIMS);
+      c->datatype = (tp_vk_datatype)dt;
+      c->staging_datatype = sdt;
+      c->storage_type = (int)st;
+      c->memory_layout = (int)ml;
+      c->ndim = dims.count;
+      c->constant_id = cid;
+      for (k = 0; k < dims.count; k++) {
+        c->dims[k] = (uint32_t)tp_fb_vector_scalar(&dims, k);
+        if (tp__mul_u64(nbytes, c->dims[k], &nbytes))
+          TP_VK__RD_FAIL("value %lu: the product of dims overflows 64 bits", (unsigned long)i);
+      }
+      c->nbytes = nbytes;
+      if (cid < 0) continue;
+      c->is_constant = 1;
+      if ((uint32_t)cid >= consts.count)
+        TP_VK__RD_FAIL("value %lu: constant_id %ld but the blob has %lu constants",
+                       (unsigned long)i, (long)cid, (unsigned long)consts.count);
+      cb = tp_fb_vector_table(&consts, (size_t)cid);
+      off = tp_fb_u64(&cb, TP_VK_F_VkBytes_offset, TP_VK_D_VkBytes_offset);
+      len = tp_fb_u64(&cb, TP_VK_F_VkBytes_length, TP_VK_D_VkBytes_length);
+      key = tp_fb_string(&cb, TP_VK_F_VkBytes_named_key, NULL);
+      if (tp_fb_reader_status(&rd) != TP_OK)
+        TP_VK__RD_FAIL("constants[%ld]: %s", (long)cid, rd.err.msg);
+      if (cb.pos == 0) TP_VK__RD_FAIL("constants[%ld]: absent", (long)cid);
+      if (len != nbytes)
+        TP_VK__RD_FAIL("value %lu: constant %ld has %llu bytes but dims x %s make %llu",
+                       (unsigned long)i, (long)cid, (unsigned long long)len,
                        tp_vk__dt_name(dt), (unsigned long long)nbytes);
-      break;
-    }
-    if (key && off == UINT64_MAX) {
-      tp_ptd_entry e;
-      c->key = key;
-      if (!ptd) {
-        s = tp__error_set(err, TP_ERR_FORMAT,
-                         "value %lu: constant is named \"%.64s\" but no .ptd was given",
-                         (unsigned long)i, key);
-        break;
-      }
-      if (tp_ptd_find(ptd, key, &e) != TP_OK) {
-        s = tp__error_set(err, TP_ERR_FORMAT, "value %lu: key \"%.64s\" is not in the .ptd",
-                         (unsigned long)i, key);
-        break;
-      }
-      if ((uint64_t)e.nbytes != nbytes) {
-        s = tp__error_set(err, TP_ERR_FORMAT,
-                         "value %lu: key \"%.64s\" holds %llu bytes, dims x %s make %llu",
+      if (key && off == UINT64_MAX) {
+        tp_ptd_entry e;
+        c->key = key;
+        if (!ptd) continue;
+        if (tp_ptd_find(ptd, key, &e) != TP_OK)
+          TP_VK__RD_FAIL("value %lu: key \"%.64s\" is not in the .ptd", (unsigned long)i, key);
+        if ((uint64_t)e.nbytes != nbytes)
+          TP_VK__RD_FAIL("value %lu: key \"%.64s\" holds %llu bytes, dims x %s make %llu",
                          (unsigned long)i, key, (unsigned long long)e.nbytes,
                          tp_vk__dt_name(dt), (unsigned long long)nbytes);
-        break;
+        c->data = e.data;
+      } else if (off >= out->segment_size || nbytes > out->segment_size - off) {
+        /* the loader's rule: offset strictly inside the raw bytes, extent inside too */
+        TP_VK__RD_FAIL("value %lu: constant at offset %llu with %llu bytes exceeds the %llu raw "
+                       "bytes", (unsigned long)i, (unsigned long long)off,
+                       (unsigned long long)nbytes, (unsigned long long)out->segment_size);
+      } else {
+        c->data = out->segment + off;
       }
-      c->data = e.data;
-    } else {
-      /* the loader's rule: offset strictly inside the raw bytes, extent inside too */
-      if (off >= h.bytes_size || nbytes > h.bytes_size - off) {
-        s = tp__error_set(err, TP_ERR_FORMAT,
-                         "value %lu: constant at offset %llu with %llu bytes exceeds the %llu "
-                         "raw bytes", (unsigned long)i, (unsigned long long)off,
-                         (unsigned long long)nbytes, (unsigned long long)h.bytes_size);
-        break;
-      }
-      c->data = bytes + off;
     }
   }
-  tp_vk__index_end(ptd, index);
-  if (s == TP_OK && tp_fb_reader_status(&rd) != TP_OK)
-    s = tp__error_set(err, TP_ERR_FORMAT, "read: flatbuffer: %s", rd.err.msg);
-  if (s != TP_OK) {
-    TP_FREE(vals);
-    return s;
+  for (i = 0; i < chain.count; i++) {
+    tp_fb_table t = tp_fb_vector_table(&chain, i);
+    tp_vk_blob_op *op = &out->chain[i];
+    tp_fb_vector args;
+    op->name = tp_fb_string(&t, TP_VK_F_OperatorCall_name, &op->name_len);
+    args = tp_fb_vector_field(&t, TP_VK_F_OperatorCall_args, 4);
+    op->node_id = tp_fb_u32(&t, TP_VK_F_OperatorCall_node_id, TP_VK_D_OperatorCall_node_id);
+    if (tp_fb_reader_status(&rd) != TP_OK)
+      TP_VK__RD_FAIL("op %lu: %s", (unsigned long)i, rd.err.msg);
+    if (!op->name) TP_VK__RD_FAIL("op %lu: name absent", (unsigned long)i);
+    if (!args.pos) TP_VK__RD_FAIL("op %lu: args absent", (unsigned long)i);
+    op->op = strlen(op->name) == op->name_len ? tp_vk_op_find(op->name) : -1;
+    op->num_args = args.count;
+    op->args = rd.buf + args.pos;
+    for (k = 0; k < args.count; k++) {
+      int32_t a = (int32_t)(uint32_t)tp_fb_vector_scalar(&args, k);
+      if (a < 0 || (uint32_t)a >= n)
+        TP_VK__RD_FAIL("op %lu (%.*s): arg %lu = %ld is not a value id (%lu values)",
+                       (unsigned long)i, (int)(op->name_len < 64 ? op->name_len : 64), op->name,
+                       (unsigned long)k, (long)a, (unsigned long)n);
+    }
   }
-  *values_out = vals;
-  *value_count = values.count;
-  return TP_OK;
+  entries[0] = out->constants;
+  entries[1] = out->shaders;
+  for (k = 4; k < 6; k++)
+    for (i = 0; i < vecs[k].count; i++) {
+      tp_fb_table b = tp_fb_vector_table(&vecs[k], i);
+      tp_vk_blob_bytes *e = &entries[k - 4][i];
+      uint64_t end;
+      e->offset = tp_fb_u64(&b, TP_VK_F_VkBytes_offset, TP_VK_D_VkBytes_offset);
+      e->length = tp_fb_u64(&b, TP_VK_F_VkBytes_length, TP_VK_D_VkBytes_length);
+      e->named_key = tp_fb_string(&b, TP_VK_F_VkBytes_named_key, &e->named_key_len);
+      if (tp_fb_reader_status(&rd) != TP_OK)
+        TP_VK__RD_FAIL("%s[%lu]: %s", vnames[k], (unsigned long)i, rd.err.msg);
+      if (b.pos == 0) TP_VK__RD_FAIL("%s[%lu]: absent", vnames[k], (unsigned long)i);
+      e->named = e->named_key && e->offset == UINT64_MAX;
+      if (e->named) {
+        tp_ptd_entry en;
+        if (!ptd) continue;
+        if (tp_ptd_find(ptd, e->named_key, &en) != TP_OK)
+          TP_VK__RD_FAIL("%s[%lu]: named_key \"%.80s\" is not in the .ptd", vnames[k],
+                         (unsigned long)i, e->named_key);
+        if ((uint64_t)en.nbytes != e->length)
+          TP_VK__RD_FAIL("%s[%lu]: named_key \"%.80s\" has %llu bytes in the .ptd, the blob says "
+                         "%llu", vnames[k], (unsigned long)i, e->named_key,
+                         (unsigned long long)en.nbytes, (unsigned long long)e->length);
+        e->data = (const unsigned char *)en.data;
+      } else if (tp__add_u64(e->offset, e->length, &end) || end > out->segment_size) {
+        TP_VK__RD_FAIL("%s[%lu]: [%llu, +%llu) is outside the %llu-byte bytes segment",
+                       vnames[k], (unsigned long)i, (unsigned long long)e->offset,
+                       (unsigned long long)e->length, (unsigned long long)out->segment_size);
+      } else if (out->segment) {
+        e->data = out->segment + e->offset;
+      }
+    }
+  if (tp_fb_reader_status(&rd) != TP_OK)
+    TP_VK__RD_FAIL("read: flatbuffer: %s", rd.err.msg);
+done:
+  tp_vk__index_end(ptd, index);
+  if (s != TP_OK) tp_vk_blob_free(out);
+  return s;
+}
+#undef TP_VK__RD_FAIL
+
+TPDEF tp_status tp_vk_read_blob(const void *blob, size_t size, tp_ptd *ptd, tp_vk_blob *out,
+                                tp_error *err) {
+  return tp_vk__read(blob, size, ptd, 0, out, err);
+}
+
+TPDEF tp_status tp_vk_check_blob(const void *blob, size_t size, tp_ptd *ptd, tp_error *err) {
+  tp_vk_blob b;
+  tp_status s = tp_vk__read(blob, size, ptd, 1, &b, err);
+  tp_vk_blob_free(&b);
+  return s;
 }
 
 /* >>vk-pte: a graph as a program's method -------------------------------------------------- */
@@ -3067,41 +3068,40 @@ TPDEF tp_status tp_vk_upload_blob(const void *blob, size_t size, tp_ptd *ptd,
                                   VkPhysicalDevice physical, VkDevice device,
                                   uint32_t queue_family, unsigned flags, tp_vk_upload *out) {
   tp_vk__uploader up;
-  tp_vk_blob_value *vals = NULL;
+  tp_vk_blob b;
   uint32_t *first = NULL; /* constant_id -> the first value naming it (UINT32_MAX: none yet) */
-  uint32_t n = 0, i, nconst = 0;
+  uint32_t n, i;
+  int ok = 1;
   tp_status s;
   if (!out) return TP_ERR_INVALID;
   memset(out, 0, sizeof *out);
   out->device = device;
   if (!blob || device == VK_NULL_HANDLE || physical == VK_NULL_HANDLE)
     return tp__error_set(&out->err, TP_ERR_INVALID, "upload: NULL blob, device or physical device");
-  s = tp_vk_read_blob(blob, size, ptd, &vals, &n, &out->err);
+  s = tp_vk__read(blob, size, ptd, 1, &b, &out->err);
   if (s != TP_OK) return s;
-  if (n > 0) {
-    out->values = (tp_vk_device_constant *)TP_MALLOC((size_t)n * sizeof *out->values);
-    if (!out->values) {
-      tp_vk_blob_values_free(vals);
-      return tp__error_set(&out->err, TP_ERR_NOMEM, "upload: %lu values", (unsigned long)n);
-    }
-    memset(out->values, 0, (size_t)n * sizeof *out->values);
+  n = b.num_values;
+  for (i = 0; i < n && s == TP_OK; i++)
+    if (b.values[i].key && !ptd)
+      s = tp__error_set(&out->err, TP_ERR_FORMAT, "value %lu: constant is named \"%.64s\" but "
+                        "no .ptd was given", (unsigned long)i, b.values[i].key);
+  /* the reader checked each constant_id against the blob's constants vector (4 bytes an entry
+     inside the blob), so the map is at most size / 4 entries */
+  if (s == TP_OK) {
+    out->values = (tp_vk_device_constant *)tp_vk__rd_array(n, sizeof *out->values, &ok);
+    first = (uint32_t *)tp_vk__rd_array(b.num_constants, sizeof *first, &ok);
+    if (!ok)
+      s = tp__error_set(&out->err, TP_ERR_NOMEM, "upload: %lu values, %lu constants",
+                        (unsigned long)n, (unsigned long)b.num_constants);
   }
-  /* tp_vk_read_blob checked each constant_id against the blob's constants vector (4 bytes an
-     entry inside the blob), so the map is at most size / 4 entries */
-  for (i = 0; i < n; i++)
-    if (vals[i].is_constant && (uint32_t)vals[i].constant_id >= nconst)
-      nconst = (uint32_t)vals[i].constant_id + 1u;
-  if (nconst > 0) {
-    first = (uint32_t *)TP_MALLOC((size_t)nconst * sizeof *first);
-    if (!first) {
-      tp_vk_blob_values_free(vals);
-      TP_FREE(out->values);
-      out->values = NULL;
-      return tp__error_set(&out->err, TP_ERR_NOMEM, "upload: a map of %lu constants",
-                          (unsigned long)nconst);
-    }
-    memset(first, 0xFF, (size_t)nconst * sizeof *first);
+  if (s != TP_OK) {
+    TP_FREE(out->values);
+    out->values = NULL;
+    TP_FREE(first);
+    tp_vk_blob_free(&b);
+    return s;
   }
+  memset(first, 0xFF, (size_t)b.num_constants * sizeof *first);
   for (i = 0; i < n; i++) {
     out->values[i].owner = i;
     out->values[i].constant_id = -1;
@@ -3116,16 +3116,17 @@ TPDEF tp_status tp_vk_upload_blob(const void *blob, size_t size, tp_ptd *ptd,
   vkGetPhysicalDeviceMemoryProperties(physical, &up.mem);
   for (i = 0; i < n && s == TP_OK; i++) {
     tp_vk_device_constant *c = &out->values[i];
+    const tp_vk_blob_value *v = &b.values[i];
     uint32_t *f;
-    if (!vals[i].is_constant) continue;
+    if (!v->is_constant) continue;
     c->is_constant = 1;
-    c->constant_id = vals[i].constant_id;
-    c->datatype = vals[i].datatype;
-    c->ndim = vals[i].ndim;
-    memcpy(c->dims, vals[i].dims, sizeof c->dims);
-    c->nbytes = vals[i].nbytes;
+    c->constant_id = v->constant_id;
+    c->datatype = v->datatype;
+    c->ndim = v->ndim;
+    memcpy(c->dims, v->dims, sizeof c->dims);
+    c->nbytes = v->nbytes;
     if (c->nbytes == 0) continue;
-    f = &first[vals[i].constant_id];
+    f = &first[v->constant_id];
     if (*f != UINT32_MAX) { /* the same constant (hence the same nbytes): share its buffer */
       c->buffer = out->values[*f].buffer;
       c->memory = out->values[*f].memory;
@@ -3138,14 +3139,14 @@ TPDEF tp_status tp_vk_upload_blob(const void *blob, size_t size, tp_ptd *ptd,
                        (unsigned long long)c->nbytes);
       break;
     }
-    s = tp_vk__upload_one(&up, i, c, vals[i].data);
+    s = tp_vk__upload_one(&up, i, c, v->data);
     if (s != TP_OK) break;
     *f = i;
     out->buffer_count++;
     out->buffer_bytes += c->nbytes;
   }
   TP_FREE(first);
-  tp_vk_blob_values_free(vals);
+  tp_vk_blob_free(&b);
   if (up.pool != VK_NULL_HANDLE) vkDestroyCommandPool(device, up.pool, NULL);
   if (s != TP_OK) {
     tp_error keep = out->err;

@@ -5,8 +5,10 @@
 
    Calls tp_vk_parse_header and tp_vk_read_blob (with the .ptd when it opens); every returned
    constant's bytes and every key are read. Invariants (abort on violation): header regions
-   inside the blob; each constant's data inside the blob or inside the .ptd, nbytes equal to
-   numel(dims) x datatype size, ndim <= TP_MAX_DIMS.
+   inside the blob; each constant's data inside the blob or inside the .ptd (absent only for a
+   named one read without a .ptd), nbytes equal to numel(dims) x datatype size, ndim <=
+   TP_MAX_DIMS; list items, operator names and arguments inside the blob; every constants /
+   shaders entry's bytes inside the blob or the .ptd.
 
    Build: make fuzz-build (the implementation is linked: tests/impl/, built once in build/impl/fuzz/) */
 #include <stdint.h>
@@ -48,8 +50,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   tp_ptd ptd;
   int have_ptd = 0;
   tp_vk_header h;
-  tp_vk_blob_value *vals = NULL;
-  uint32_t nvals = 0, i;
+  tp_vk_blob rb;
+  uint32_t i;
   tp_error err;
   tp_status st;
 
@@ -73,11 +75,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
 
   memset(&err, 0, sizeof err);
-  st = tp_vk_read_blob(blob, blob_n, have_ptd ? &ptd : NULL, &vals, &nvals, &err);
+  st = tp_vk_read_blob(blob, blob_n, have_ptd ? &ptd : NULL, &rb, &err);
   if (st == TP_OK) {
     uint64_t acc = 0;
-    for (i = 0; i < nvals; i++) {
-      const tp_vk_blob_value *v = &vals[i];
+    for (i = 0; i < rb.num_values; i++) {
+      const tp_vk_blob_value *v = &rb.values[i];
       if (v->ndim > TP_MAX_DIMS) fz_fail("ndim over TP_MAX_DIMS", i);
       if (v->key) acc += strlen(v->key);
       if (v->is_constant) {
@@ -87,6 +89,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         for (j = 0; j < v->ndim && n; j++) n *= v->dims[j]; /* small: bytes exist */
         if (fz_dtype_size(v->datatype) == 0) fz_fail("constant of an unknown datatype", i);
         if (n != v->nbytes) fz_fail("nbytes != numel(dims) x datatype size", i);
+        if (!v->data) {
+          if (v->nbytes && (!v->key || have_ptd)) fz_fail("a constant without its bytes", i);
+          continue; /* named, read without a .ptd */
+        }
         if (v->nbytes &&
             !fz_inside(blob, blob_n, v->data, v->nbytes) &&
             !(have_ptd && fz_inside(ptdb, ptd_n, v->data, v->nbytes)))
@@ -94,8 +100,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         for (k = 0; k < v->nbytes; k++) acc += d[k];
       }
     }
+    for (i = 0; i < rb.num_values; i++) { /* list items: inside the blob, read */
+      const tp_vk_blob_value *v = &rb.values[i];
+      size_t es = v->item_size;
+      if (v->items && v->count && !fz_inside(blob, blob_n, v->items, (uint64_t)v->count * es))
+        fz_fail("list items outside the blob", i);
+      if (v->items && v->count) acc += v->items[(size_t)v->count * es - 1];
+    }
+    for (i = 0; i < rb.num_ops; i++) { /* operator names and arguments: inside the blob */
+      const tp_vk_blob_op *op = &rb.chain[i];
+      if (!fz_inside(blob, blob_n, op->name, op->name_len + 1))
+        fz_fail("operator name outside the blob", i);
+      if (op->num_args && !fz_inside(blob, blob_n, op->args, (uint64_t)op->num_args * 4))
+        fz_fail("operator arguments outside the blob", i);
+    }
+    for (i = 0; i < rb.num_constants + rb.num_shaders; i++) { /* VkBytes: blob or .ptd */
+      const tp_vk_blob_bytes *b = i < rb.num_constants ? &rb.constants[i]
+                                                       : &rb.shaders[i - rb.num_constants];
+      if (b->data && b->length && !fz_inside(blob, blob_n, b->data, b->length) &&
+          !(have_ptd && fz_inside(ptdb, ptd_n, b->data, b->length)))
+        fz_fail("VkBytes outside the blob and the .ptd", i);
+      if (!b->data && b->length && (!b->named || have_ptd)) fz_fail("VkBytes without bytes", i);
+    }
     fz_sink += acc;
-    tp_vk_blob_values_free(vals);
+    tp_vk_blob_free(&rb);
   } else {
     if (st != TP_ERR_FORMAT && st != TP_ERR_NOMEM) fz_fail("read_blob: odd status", 0);
     if (err.status != st) fz_fail("read_blob: err does not hold the status", 0);

@@ -215,8 +215,9 @@ static unsigned long long vk_named_read(size_t n) {
   tp_membuf blob, ptd;
   tp_sink sink;
   tp_ptd pd;
-  tp_vk_blob_value *v = NULL;
-  uint32_t count = 0, id = 0;
+  tp_vk_blob rb;
+  const tp_vk_blob_value *v;
+  uint32_t count, id = 0;
   tp_error err;
   unsigned long long before;
   size_t i, one = 1;
@@ -237,8 +238,10 @@ static unsigned long long vk_named_read(size_t n) {
   TPT_STATUS(tp_store_write_ptd(st, &sink), TP_OK);
   TPT_STATUS(tp_ptd_open(&pd, ptd.data, ptd.size), TP_OK);
   before = tp__count_steps;
-  TPT_STATUS(tp_vk_read_blob(blob.data, blob.size, &pd, &v, &count, &err), TP_OK);
+  TPT_STATUS(tp_vk_read_blob(blob.data, blob.size, &pd, &rb, &err), TP_OK);
   before = tp__count_steps - before;
+  v = rb.values;
+  count = rb.num_values;
   TPT_EQ_U64(count, n);
   TPT_CHECK(pd.index__ == NULL); /* the caller's ptd as given */
   if (v && count == n) {
@@ -247,7 +250,7 @@ static unsigned long long vk_named_read(size_t n) {
     tpt_to_le(le, &g_vals[n - 1], 1, 4);
     TPT_CHECK(v[n - 1].data && memcmp(v[n - 1].data, le, 4) == 0);
   }
-  tp_vk_blob_values_free(v);
+  tp_vk_blob_free(&rb);
   tp_vk_graph_destroy(g);
   tp_store_destroy(st);
   tp_membuf_free(&blob);
@@ -568,14 +571,13 @@ static double vk_list_time(size_t n) {
   TPT_CHECK(p != NULL);
   for (k = 0; k < 3; k++) {
     tp_error e;
-    tp_vk_blob_value *v = NULL;
-    uint32_t cnt = 0;
+    tp_vk_blob rb;
     double t0 = now_s();
     TPT_STATUS(tp_vk_check_blob(p, sz, NULL, &e), TP_ERR_FORMAT);
     TPT_CONTAINS(e.msg, "visit budget ");
-    TPT_STATUS(tp_vk_read_blob(p, sz, NULL, &v, &cnt, &e), TP_ERR_FORMAT);
+    TPT_STATUS(tp_vk_read_blob(p, sz, NULL, &rb, &e), TP_ERR_FORMAT);
     TPT_CONTAINS(e.msg, "visit budget ");
-    tp_vk_blob_values_free(v);
+    tp_vk_blob_free(&rb);
     t0 = now_s() - t0;
     if (t0 < best) best = t0;
   }

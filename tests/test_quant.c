@@ -549,8 +549,9 @@ static void test_vk_linear_q4gsw(void) {
   tp_vk_qlinear q;
   tp_membuf m;
   tp_sink sink;
-  tp_vk_blob_value *vals = NULL;
-  uint32_t nv = 0, xi, yi;
+  tp_vk_blob rb;
+  const tp_vk_blob_value *vals;
+  uint32_t nv, xi, yi;
   tp_buffer v, s;
   int i, n, k, f16;
   for (i = 0; i < K * N; i++) wt[i] = frand() * (i % 5 == 0 ? 3.0f : 0.5f);
@@ -578,7 +579,9 @@ static void test_vk_linear_q4gsw(void) {
     sink = tp_sink_membuf(&m);
     TPT_STATUS(tp_vk_write(g, &sink), TP_OK);
     TPT_CHECK(tpt_holds(m.data, m.size, "et_vk.linear_q4gsw.default"));
-    TPT_STATUS(tp_vk_read_blob(m.data, m.size, NULL, &vals, &nv, NULL), TP_OK);
+    TPT_STATUS(tp_vk_read_blob(m.data, m.size, NULL, &rb, NULL), TP_OK);
+    vals = rb.values;
+    nv = rb.num_values;
     TPT_STATUS(tp_quantize_symmetric(&w, 4, GS, sdt, &v, &s, NULL), TP_OK);
     if (vals && nv > q.bias_id) {
       const tp_vk_blob_value *wv = &vals[q.weight_id], *sv = &vals[q.scales_id];
@@ -638,8 +641,7 @@ static void test_vk_linear_q4gsw(void) {
     } else {
       TPT_CHECK(!"blob values missing");
     }
-    tp_vk_blob_values_free(vals);
-    vals = NULL;
+    tp_vk_blob_free(&rb);
     tp_buffer_release(&v);
     tp_buffer_release(&s);
     tp_membuf_free(&m);
@@ -659,8 +661,9 @@ static void test_vk_linear_q8csw(void) {
   tp_vk_qlinear q;
   tp_membuf m;
   tp_sink sink;
-  tp_vk_blob_value *vals = NULL;
-  uint32_t nv = 0, xi, yi;
+  tp_vk_blob rb;
+  const tp_vk_blob_value *vals;
+  uint32_t nv, xi, yi;
   tp_buffer v, s;
   int i, withbias;
   for (i = 0; i < N * K; i++) w[i] = frand();
@@ -687,7 +690,9 @@ static void test_vk_linear_q8csw(void) {
     TPT_CHECK(tpt_holds(m.data, m.size, "aten._weight_int8pack_mm.default"));
     TPT_EQ_INT(tpt_holds(m.data, m.size, "aten.add.Tensor"), withbias);
     TPT_CHECK((q.mm_out_id != yi) == withbias);
-    TPT_STATUS(tp_vk_read_blob(m.data, m.size, NULL, &vals, &nv, NULL), TP_OK);
+    TPT_STATUS(tp_vk_read_blob(m.data, m.size, NULL, &rb, NULL), TP_OK);
+    vals = rb.values;
+    nv = rb.num_values;
     if (vals && nv > q.scales_id) {
       TPT_EQ_INT(vals[q.weight_id].datatype, TP_VK_INT8);
       TPT_EQ_INT(vals[q.weight_id].dims[0], N);
@@ -702,8 +707,7 @@ static void test_vk_linear_q8csw(void) {
     } else {
       TPT_CHECK(!"the blob's values were not read back");
     }
-    tp_vk_blob_values_free(vals);
-    vals = NULL;
+    tp_vk_blob_free(&rb);
     tp_membuf_free(&m);
     tp_vk_graph_destroy(g);
     tp_vk_qlinear_release(&q);

@@ -352,6 +352,27 @@ static void test_every_value_kind(void) {
     TPT_EQ_INT(tp_fb_i64(&t, 0, 0), 0);
     TPT_STATUS(tp_fb_reader_status(&b.r), TP_OK);
   }
+  { /* the same through tp_vk_read_blob's result */
+    tp_vk_blob rb;
+    const tp_vk_blob_value *v;
+    TPT_STATUS(tp_vk_read_blob(b.m.data, b.m.size, NULL, &rb, NULL), TP_OK);
+    v = rb.values;
+    TPT_EQ_INT(rb.num_values, 14);
+    if (rb.num_values == 14) {
+      for (k = 0; k < 14; k++)
+        TPT_EQ_INT(v[k].type, k < 12 ? tp_vk_value_type(g, k) : k == 12 ? TP_VK_BOOL_VALUE
+                                                                        : TP_VK_INT_VALUE);
+      TPT_CHECK(v[1].i == -1234567890123LL && v[2].d == 3.5 && v[3].i == 1 && v[10].i == -77);
+      TPT_CHECK(v[4].datatype == TP_VK_INT64 && v[4].ndim == 1 && v[4].dims[0] == 0);
+      TPT_CHECK(v[5].count == 3 && (int64_t)tp__get_le64(v[5].items) == INT64_MIN);
+      TPT_CHECK(v[6].count == 2 && v[7].count == 4 && v[7].items[2] == 1);
+      TPT_CHECK(v[8].count == 2 && tp__get_le32(v[8].items) == 4);
+      TPT_CHECK(v[9].str_len == 5 && !strcmp(v[9].str, "hello"));
+      TPT_CHECK(v[11].str != NULL && v[11].str_len == 0);
+      TPT_CHECK(v[12].i == 0 && v[13].i == 0 && v[0].constant_id == -1);
+    }
+    tp_vk_blob_free(&rb);
+  }
   close_blob(&b);
   tp_vk_graph_destroy(g);
 }
@@ -472,6 +493,24 @@ static void test_chain_and_io(void) {
     TPT_EQ_INT(v.count, 1);
     TPT_EQ_U64(tp_fb_vector_scalar(&v, 0), 2);
     TPT_STATUS(tp_fb_reader_status(&b.r), TP_OK);
+  }
+  { /* the same through tp_vk_read_blob's result */
+    tp_vk_blob rb;
+    TPT_STATUS(tp_vk_read_blob(b.m.data, b.m.size, NULL, &rb, NULL), TP_OK);
+    TPT_CHECK(rb.num_ops == 2 && rb.num_input_ids == 2 && rb.num_output_ids == 1);
+    if (rb.num_ops == 2 && rb.num_input_ids == 2 && rb.num_output_ids == 1) {
+      TPT_EQ_U64(rb.chain[0].node_id, 17);
+      TPT_EQ_STR(rb.chain[0].name, "aten.add.Tensor");
+      TPT_EQ_INT(rb.chain[0].op, tp_vk_op_find("aten.add.Tensor"));
+      TPT_CHECK(rb.chain[0].op >= 0);
+      TPT_EQ_INT(rb.chain[0].num_args, 3);
+      TPT_EQ_U64(tp__get_le32(rb.chain[0].args + 8), 2);
+      TPT_EQ_U64(rb.chain[1].node_id, 4000000000u);
+      TPT_EQ_INT(rb.chain[1].op, -1); /* not registered by ExecuTorch's Vulkan backend */
+      TPT_EQ_INT(rb.chain[1].num_args, 0);
+      TPT_CHECK(rb.input_ids[0] == 1 && rb.input_ids[1] == 0 && rb.output_ids[0] == 2);
+    }
+    tp_vk_blob_free(&rb);
   }
   close_blob(&b);
   /* set_io again replaces; the blob changes accordingly */
@@ -920,7 +959,8 @@ static void test_read_blob(void) {
     blob b;
     uint32_t a, e, n = 0;
     size_t d[2] = {3, 5};
-    tp_vk_blob_value *v = NULL;
+    tp_vk_blob rb;
+    const tp_vk_blob_value *v;
     tp_error err;
     memset(&o, 0, sizeof o);
     memset(&err, 0, sizeof err);
@@ -943,14 +983,20 @@ static void test_read_blob(void) {
         ps = tp_sink_membuf(&pm);
         TPT_STATUS(tp_store_write_ptd(st, &ps), TP_OK);
         TPT_STATUS(tp_ptd_open(&pd, pm.data, pm.size), TP_OK);
-        /* named constants need the .ptd */
-        TPT_STATUS(tp_vk_read_blob(b.m.data, b.m.size, NULL, &v, &n, &err), TP_ERR_FORMAT);
-        TPT_CONTAINS(err.msg, "value 1: constant is named \"");
-        TPT_CHECK(v == NULL && n == 0);
+        /* without the .ptd a named constant is read with its key and no bytes (the upload
+           refuses it: vkrt_upload) */
+        TPT_STATUS(tp_vk_read_blob(b.m.data, b.m.size, NULL, &rb, &err), TP_OK);
+        TPT_CHECK(rb.num_values == 4 && rb.values[a].key != NULL && rb.values[a].data == NULL);
+        TPT_CHECK(rb.num_constants == 2 && rb.constants[0].named && !rb.constants[0].data);
+        tp_vk_blob_free(&rb);
+        TPT_CHECK(rb.values == NULL && rb.num_values == 0);
         memset(&err, 0, sizeof err);
       }
-      TPT_STATUS(tp_vk_read_blob(b.m.data, b.m.size, mode ? &pd : NULL, &v, &n, &err), TP_OK);
+      TPT_STATUS(tp_vk_read_blob(b.m.data, b.m.size, mode ? &pd : NULL, &rb, &err), TP_OK);
+      v = rb.values;
+      n = rb.num_values;
       TPT_EQ_INT(n, 4);
+      TPT_CHECK(rb.has_header && rb.segment == b.seg && rb.segment_size == b.h.bytes_size);
       if (v && n == 4) {
         TPT_EQ_INT(v[0].type, TP_VK_INT_VALUE);
         TPT_CHECK(!v[0].is_constant);
@@ -960,7 +1006,12 @@ static void test_read_blob(void) {
         TPT_EQ_INT(v[a].datatype, TP_VK_FLOAT32);
         TPT_EQ_INT(v[a].ndim, 2);
         TPT_EQ_U64(v[a].nbytes, 64);
+        TPT_EQ_INT(v[a].staging_datatype, TP_VK_FLOAT32);
+        TPT_EQ_INT(v[a].storage_type, 255);
+        TPT_EQ_INT(v[a].mem_obj_id, -1);
+        TPT_EQ_INT(v[0].i, 3);
         if (v[a].data) TPT_MEMEQ(v[a].data, want, 64);
+        TPT_CHECK(rb.constants[0].data == v[a].data && rb.constants[0].named == mode);
         if (mode) {
           TPT_EQ_STR(v[a].key, tp_vk_constant_key(g, a));
           TPT_CHECK((const unsigned char *)v[a].data >= pm.data &&
@@ -977,14 +1028,56 @@ static void test_read_blob(void) {
         TPT_EQ_U64(v[e].nbytes, 0);
         TPT_CHECK(v[e].key == NULL);
       }
-      tp_vk_blob_values_free(v);
+      tp_vk_blob_free(&rb);
       if (mode) tp_membuf_free(&pm);
     }
-    TPT_STATUS(tp_vk_read_blob(b.m.data, b.m.size, NULL, NULL, &n, NULL), TP_ERR_INVALID);
+    TPT_STATUS(tp_vk_read_blob(b.m.data, b.m.size, NULL, NULL, NULL), TP_ERR_INVALID);
+    TPT_STATUS(tp_vk_read_blob(NULL, 0, NULL, &rb, &err), TP_ERR_INVALID);
     close_blob(&b);
     tp_vk_graph_destroy(g);
     tp_store_destroy(st);
     st = NULL;
+  }
+}
+
+/* A bare VK00 flatbuffer (no VH00 header): tp_vk_read_blob reads it with no raw bytes, so an
+   inline constant is out of bounds; ExecuTorch's loader needs the header, so tp_vk_check_blob
+   refuses it with the header's sentence. */
+static void test_read_bare(void) {
+  float w[2] = {1.0f, 2.0f};
+  int64_t sz[1] = {2};
+  size_t d[1] = {4};
+  tp_tensor t = make_view(w, sizeof w, TP_F32, 1, sz, NULL, 0);
+  int with_const;
+  for (with_const = 0; with_const < 2; with_const++) {
+    tp_vk_graph *g = NULL;
+    blob b;
+    TPT_STATUS(tp_vk_graph_create(NULL, &g), TP_OK);
+    TPT_STATUS(tp_vk_add_int(g, 7, NULL), TP_OK);
+    add_plain(g, TP_VK_FLOAT32, 1, d);
+    if (with_const) add_const(g, TP_VK_FLOAT32, &t);
+    if (open_blob(g, &b)) {
+      unsigned char *fb = (unsigned char *)malloc(b.h.flatbuffer_size);
+      tp_vk_blob rb;
+      tp_error err;
+      if (fb) {
+        memcpy(fb, b.m.data + b.h.flatbuffer_offset, b.h.flatbuffer_size);
+        if (with_const) {
+          TPT_STATUS(tp_vk_read_blob(fb, b.h.flatbuffer_size, NULL, &rb, &err), TP_ERR_FORMAT);
+          TPT_EQ_STR(err.msg, "value 2: constant at offset 0 with 8 bytes exceeds the 0 raw bytes");
+        } else {
+          TPT_STATUS(tp_vk_read_blob(fb, b.h.flatbuffer_size, NULL, &rb, &err), TP_OK);
+          TPT_CHECK(!rb.has_header && rb.segment == NULL && rb.segment_size == 0);
+          TPT_CHECK(rb.flatbuffer == fb && rb.num_values == 2 && rb.values[0].i == 7);
+          tp_vk_blob_free(&rb);
+        }
+        TPT_STATUS(tp_vk_check_blob(fb, b.h.flatbuffer_size, NULL, &err), TP_ERR_FORMAT);
+        TPT_CONTAINS(err.msg, "no valid VH00 header and VK00 flatbuffer: VH00 header: ");
+        free(fb);
+      }
+    }
+    close_blob(&b);
+    tp_vk_graph_destroy(g);
   }
 }
 
@@ -1017,8 +1110,8 @@ static void test_read_blob_damaged(void) {
     int iter;
     for (iter = 0; iter < 4000 && copy; iter++) {
       size_t size = b.m.size, k, nflip = (size_t)tpt_range(1, 4);
-      tp_vk_blob_value *v = NULL;
-      uint32_t n = 0, j;
+      tp_vk_blob rb;
+      uint32_t j;
       tp_status s;
       memcpy(copy, b.m.data, b.m.size);
       for (k = 0; k < nflip; k++) {
@@ -1027,20 +1120,20 @@ static void test_read_blob_damaged(void) {
         copy[at] = (unsigned char)tpt_rand();
       }
       if (iter % 10 == 0) size = (size_t)tpt_range(0, (int64_t)b.m.size);
-      s = tp_vk_read_blob(copy, size, NULL, &v, &n, NULL);
+      s = tp_vk_read_blob(copy, size, NULL, &rb, NULL);
       TPT_CHECK(s == TP_OK || s == TP_ERR_FORMAT);
       if (s == TP_OK) {
         ok_count++;
-        for (j = 0; j < n; j++)
-          if (v[j].is_constant && v[j].nbytes > 0) {
-            const unsigned char *d = (const unsigned char *)v[j].data;
-            TPT_CHECK(d >= copy && d + v[j].nbytes <= copy + size);
+        for (j = 0; j < rb.num_values; j++)
+          if (rb.values[j].is_constant && rb.values[j].nbytes > 0 && !rb.values[j].key) {
+            const unsigned char *d = (const unsigned char *)rb.values[j].data;
+            TPT_CHECK(d >= copy && d + rb.values[j].nbytes <= copy + size);
           }
       } else {
         bad_count++;
-        TPT_CHECK(v == NULL && n == 0);
+        TPT_CHECK(rb.values == NULL && rb.num_values == 0);
       }
-      tp_vk_blob_values_free(v);
+      tp_vk_blob_free(&rb);
     }
     printf("  damaged blobs: %d read, %d refused\n", ok_count, bad_count);
     TPT_CHECK(bad_count > 0);
@@ -1065,6 +1158,7 @@ int main(void) {
   TPT_RUN(test_write_twice_and_file);
   TPT_RUN(test_parse_header_rejects);
   TPT_RUN(test_read_blob);
+  TPT_RUN(test_read_bare);
   TPT_RUN(test_read_blob_damaged);
   return tpt_finish("vk_blob");
 }

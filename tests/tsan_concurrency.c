@@ -128,8 +128,7 @@ static void round_trip(worker *w, outputs *o) {
   tp_error err;
   tp_ptd p;
   tp_ptd_entry e;
-  tp_vk_blob_value *vals = NULL;
-  uint32_t nvals = 0;
+  tp_vk_blob rb;
   char hex[65], path[300];
   outputs_free(o);
   memset(o, 0, sizeof *o);
@@ -161,16 +160,15 @@ static void round_trip(worker *w, outputs *o) {
       fail(w, "tp_ptd_find bias", hex);
   }
   /* Vulkan readers */
-  if (tp_vk_read_blob(o->blob[2].data, o->blob[2].size, NULL, &vals, &nvals, &err) != TP_OK ||
-      nvals != 4 || !vals[1].is_constant || vals[1].nbytes != 64 * 64 * 4)
+  if (tp_vk_read_blob(o->blob[2].data, o->blob[2].size, NULL, &rb, &err) != TP_OK ||
+      rb.num_values != 4 || !rb.values[1].is_constant || rb.values[1].nbytes != 64 * 64 * 4)
     fail(w, "tp_vk_read_blob inline", err.msg);
-  tp_vk_blob_values_free(vals);
-  vals = NULL;
+  tp_vk_blob_free(&rb);
   if (tp_ptd_open(&p, o->ptd[1].data, o->ptd[1].size) != TP_OK) fail(w, "tp_ptd_open vk", p.err.msg);
-  if (tp_vk_read_blob(o->blob[3].data, o->blob[3].size, &p, &vals, &nvals, &err) != TP_OK ||
-      nvals != 4 || !vals[1].key)
+  if (tp_vk_read_blob(o->blob[3].data, o->blob[3].size, &p, &rb, &err) != TP_OK ||
+      rb.num_values != 4 || !rb.values[1].key)
     fail(w, "tp_vk_read_blob named", err.msg);
-  tp_vk_blob_values_free(vals);
+  tp_vk_blob_free(&rb);
   /* files: its own, then the shared one (every thread writes the same bytes there) */
   snprintf(path, sizeof path, "%s/own-%d.ptd", g_dir, w->id);
   CHECK_OK(w, tp_store_write_ptd_file(xs, path), tp_store_error(xs));

@@ -575,12 +575,13 @@ static void test_read_official_blob() {
   TPT_STATUS(tp_store_write_ptd(st, &ps), TP_OK);
   tp_ptd pd;
   TPT_STATUS(tp_ptd_open(&pd, pm.data, pm.size), TP_OK);
-  tp_vk_blob_value *v = nullptr;
-  uint32_t n = 0;
+  tp_vk_blob rb;
   tp_error err;
   memset(&err, 0, sizeof err);
-  TPT_STATUS(tp_vk_read_blob(blob.data(), blob.size(), &pd, &v, &n, &err), TP_OK);
+  TPT_STATUS(tp_vk_read_blob(blob.data(), blob.size(), &pd, &rb, &err), TP_OK);
   TPT_EQ_STR(err.msg, "");
+  const tp_vk_blob_value *v = rb.values;
+  uint32_t n = rb.num_values;
   TPT_EQ_INT(n, 6);
   if (v && n == 6) {
     TPT_EQ_INT(v[0].type, TP_VK_INT_VALUE);
@@ -598,7 +599,7 @@ static void test_read_official_blob() {
     TPT_EQ_U64(v[4].nbytes, 0);
     TPT_EQ_INT(v[5].type, TP_VK_INT_LIST_VALUE);
   }
-  tp_vk_blob_values_free(v);
+  tp_vk_blob_free(&rb);
   // upstream puts an empty constant at the running offset; at the very end of the raw bytes
   // the loader refuses it (offset < size), and so does tp_vk_read_blob
   {
@@ -618,7 +619,7 @@ static void test_read_official_blob() {
     b2.insert(b2.end(), f2.GetBufferPointer(), f2.GetBufferPointer() + s2);
     b2.resize(32 + p2 + 48, 0);
     memset(&err, 0, sizeof err);
-    TPT_STATUS(tp_vk_read_blob(b2.data(), b2.size(), nullptr, &v, &n, &err), TP_ERR_FORMAT);
+    TPT_STATUS(tp_vk_read_blob(b2.data(), b2.size(), nullptr, &rb, &err), TP_ERR_FORMAT);
     TPT_CHECK(std::string(err.msg).find("offset 48 with 0 bytes exceeds the 48 raw bytes") !=
               std::string::npos);
   }

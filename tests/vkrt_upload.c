@@ -103,37 +103,30 @@ static void build_blob(tp_store *store, int force_fp16, tp_membuf *m, uint32_t *
    UINT32_MAX) and y (N floats, N <= ROWS). */
 static uint32_t run_linear_chain(const void *blob, size_t size, tp_ptd *ptd,
                                  const tp_vk_upload *u, const float *x, float *y) {
-  tp_vk_header h;
-  tp_fb_reader rd;
-  tp_fb_table root, op;
-  tp_fb_vector chain, args;
-  tp_vk_blob_value *vals = NULL;
-  uint32_t nvals = 0, a[4], i, n, k;
-  const char *name;
-  size_t len = 0;
+  tp_vk_blob rb;
+  const tp_vk_blob_value *vals;
+  uint32_t a[4], i, n, k;
   tp_error err;
   memset(&err, 0, sizeof err);
-  memset(&rd, 0, sizeof rd);
-  TPT_STATUS(tp_vk_parse_header(blob, size, &h), TP_OK);
-  TPT_STATUS(tp_fb_reader_init(&rd, (const unsigned char *)blob + h.flatbuffer_offset,
-                               h.flatbuffer_size, "VK00", &root), TP_OK);
-  chain = tp_fb_vector_field(&root, 1, 4);
-  TPT_EQ_INT(chain.count, 1);
-  if (chain.count != 1) return UINT32_MAX;
-  op = tp_fb_vector_table(&chain, 0);
-  name = tp_fb_string(&op, 1, &len);
-  TPT_EQ_STR(name ? name : "", "aten.linear.default");
-  TPT_CHECK(tp_vk_op_find(name) >= 0); /* a name ExecuTorch's Vulkan backend registers */
-  args = tp_fb_vector_field(&op, 2, 4);
-  TPT_EQ_INT(args.count, 4);
-  TPT_STATUS(tp_fb_reader_status(&rd), TP_OK);
-  if (args.count != 4 || tp_fb_reader_status(&rd) != TP_OK) return UINT32_MAX;
-  for (i = 0; i < 4; i++) a[i] = (uint32_t)tp_fb_vector_scalar(&args, i);
-  TPT_STATUS(tp_vk_read_blob(blob, size, ptd, &vals, &nvals, &err), TP_OK);
-  for (i = 0; i < 4; i++) TPT_CHECK(a[i] < nvals && a[i] < u->value_count);
-  if (!vals || a[0] >= nvals || a[1] >= nvals || a[2] >= nvals || a[3] >= nvals ||
-      a[1] >= u->value_count) {
-    tp_vk_blob_values_free(vals);
+  TPT_STATUS(tp_vk_read_blob(blob, size, ptd, &rb, &err), TP_OK);
+  TPT_EQ_INT(rb.num_ops, 1);
+  if (rb.num_ops != 1) {
+    tp_vk_blob_free(&rb);
+    return UINT32_MAX;
+  }
+  TPT_EQ_STR(rb.chain[0].name, "aten.linear.default");
+  TPT_CHECK(rb.chain[0].op >= 0); /* a name ExecuTorch's Vulkan backend registers */
+  TPT_EQ_INT(rb.chain[0].num_args, 4);
+  if (rb.chain[0].num_args != 4) {
+    tp_vk_blob_free(&rb);
+    return UINT32_MAX;
+  }
+  /* the reader checked every argument against the values */
+  for (i = 0; i < 4; i++) a[i] = tp__get_le32(rb.chain[0].args + 4 * i);
+  vals = rb.values;
+  TPT_CHECK(a[1] < u->value_count);
+  if (a[1] >= u->value_count) {
+    tp_vk_blob_free(&rb);
     return UINT32_MAX;
   }
   TPT_EQ_INT(vals[a[0]].type, TP_VK_TENSOR_VALUE);
@@ -145,10 +138,10 @@ static uint32_t run_linear_chain(const void *blob, size_t size, tp_ptd *ptd,
   k = vals[a[0]].dims[0];
   TPT_CHECK(vals[a[1]].dims[0] == n && vals[a[1]].dims[1] == k && n <= ROWS);
   if (vals[a[1]].dims[0] != n || vals[a[1]].dims[1] != k || n > ROWS || vals[a[0]].ndim != 1) {
-    tp_vk_blob_values_free(vals);
+    tp_vk_blob_free(&rb);
     return UINT32_MAX;
   }
-  tp_vk_blob_values_free(vals);
+  tp_vk_blob_free(&rb);
   /* linear with a 1-D input: y[n] = sum_k weight[n][k] x[k], what the matvec shader computes */
   TPT_CHECK(vkc_run_matvec(u->values[a[1]].buffer, n, k, x, y));
   return a[1];

@@ -35,7 +35,9 @@
    rules), tp_vk_check_blob (VK00's), tp_ptd_open, tp_pte_read and each delegate's blob by its
    backend's check; with --ptd (or a program's named data) XNNPACK's named keys are resolved as
    the loader resolves them. The printer walks every field through the bounds-checked reader for
-   the report; when both refuse, its sentence (where it stopped) is the one given.
+   the report; when both refuse, its sentence (where it stopped) is the one given. A Vulkan
+   blob's report prints tp_vk_read_blob's result (no rule of tpdump's own): a blob the reader
+   refuses gets the header lines and the reader's sentence.
 
    Shared tables: the verdict's readers run under their visit budgets (see the formats'
    comments); the report prints a delegate table, a compile_specs vector or a delegate's blob
@@ -59,7 +61,7 @@
 #if defined(TENSORPACK_IMPLEMENTATION) && !defined(TENSORPACK_XNNPACK_IMPLEMENTATION)
 #define TENSORPACK_XNNPACK_IMPLEMENTATION
 #endif
-/* and the Vulkan part: its verdict is tp_vk_check_blob's */
+/* and the Vulkan part: its report is tp_vk_read_blob's result, its verdict tp_vk_check_blob's */
 #if defined(TENSORPACK_IMPLEMENTATION) && !defined(TENSORPACK_VULKAN_IMPLEMENTATION)
 #define TENSORPACK_VULKAN_IMPLEMENTATION
 #endif
@@ -69,7 +71,7 @@
 #endif
 #include "tensorpack.h"
 #include "tensorpack_xnnpack.h"
-#include "tensorpack_vulkan.h" /* the VK00 description and tp_vk_check_blob */
+#include "tensorpack_vulkan.h" /* tp_vk_read_blob and tp_vk_check_blob */
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -303,22 +305,41 @@ static void tpd_json_const(tpd *d, const char *section, size_t index, const char
   d->out = save;
 }
 
-/* Elements of a scalar vector: 'u' unsigned, 'i' signed, 'f' float, 'b' bool. */
+/* Element i (es bytes, value x) of a list being printed: 'u' unsigned, 'i' signed, 'f' float,
+   'b' bool; "[" before the first, ", " between; tpd_print_list_end closes a list of n. */
+static void tpd_print_elem(tpd *d, uint32_t i, uint64_t x, unsigned es, char kind) {
+  tpd_print(d, i ? ", " : "[");
+  if (kind == 'f' && es == 4) tpd_print(d, "%g", (double)tp_fb_bits_f32((uint32_t)x));
+  else if (kind == 'f') tpd_print(d, "%g", tp_fb_bits_f64(x));
+  else if (kind == 'b') tpd_print(d, "%s", x ? "true" : "false");
+  else if (kind == 'i' && es == 4) tpd_print(d, "%ld", (long)(int32_t)(uint32_t)x);
+  else if (kind == 'i') tpd_print(d, "%lld", (long long)(int64_t)x);
+  else tpd_print(d, "%llu", (unsigned long long)x);
+}
+static void tpd_print_list_end(tpd *d, uint32_t n) {
+  if (n == 0) tpd_print(d, "[");
+  if (n > TPD_LIST_MAX) tpd_print(d, ", ... (%lu)", (unsigned long)n);
+  tpd_print(d, "]");
+}
+
+/* Elements of a scalar vector of the file. */
 static void tpd_print_vec(tpd *d, const tp_fb_vector *v, char kind) {
   uint32_t i;
-  tpd_print(d, "[");
-  for (i = 0; i < v->count && i < TPD_LIST_MAX; i++) {
-    uint64_t x = tp_fb_vector_scalar(v, i);
-    if (i) tpd_print(d, ", ");
-    if (kind == 'f' && v->elem_size == 4) tpd_print(d, "%g", (double)tp_fb_bits_f32((uint32_t)x));
-    else if (kind == 'f') tpd_print(d, "%g", tp_fb_bits_f64(x));
-    else if (kind == 'b') tpd_print(d, "%s", x ? "true" : "false");
-    else if (kind == 'i' && v->elem_size == 4) tpd_print(d, "%ld", (long)(int32_t)(uint32_t)x);
-    else if (kind == 'i') tpd_print(d, "%lld", (long long)(int64_t)x);
-    else tpd_print(d, "%llu", (unsigned long long)x);
-  }
-  if (v->count > TPD_LIST_MAX) tpd_print(d, ", ... (%lu)", (unsigned long)v->count);
-  tpd_print(d, "]");
+  for (i = 0; i < v->count && i < TPD_LIST_MAX; i++)
+    tpd_print_elem(d, i, tp_fb_vector_scalar(v, i), v->elem_size, kind);
+  tpd_print_list_end(d, v->count);
+}
+
+/* n elements of es bytes at p, little-endian (as a blob stores them), or a host uint32_t array
+   (es 0). */
+static void tpd_print_le(tpd *d, const void *p, uint32_t n, unsigned es, char kind) {
+  const unsigned char *b = (const unsigned char *)p;
+  uint32_t i;
+  for (i = 0; i < n && i < TPD_LIST_MAX; i++)
+    tpd_print_elem(d, i, es == 0 ? ((const uint32_t *)p)[i]
+                         : es == 8 ? tp__get_le64(b + 8 * i)
+                         : es == 4 ? tp__get_le32(b + 4 * i) : b[i], es ? es : 4, kind);
+  tpd_print_list_end(d, n);
 }
 
 static const char *tpd_name(const char *const *names, size_t n, unsigned v) {
@@ -865,323 +886,128 @@ done:
 /* Vulkan                                                                                      */
 /* ------------------------------------------------------------------------------------------ */
 
-/* Names, sizes and field ids come from tensorpack_vulkan.h's description of VK00: the
-   datatype / storage / layout names and sizes through its tp_vk_*_name / tp_vk_datatype_size
-   calls, the value kinds, field ids and operator names (TP_VK_VALUE_KINDS, TP_VK_FIELDS,
-   TP_VK_OPS) expanded here as macros. */
-static const char *tpd_vk_kind(unsigned tag) {
-  if (tag == TP_VK_TENSOR_VALUE) return "Tensor"; /* the union member VkTensor, printed short */
-#define TPD_VK_KIND(t, name, es) if (tag == t) return #name;
-  TP_VK_VALUE_KINDS(TPD_VK_KIND)
-#undef TPD_VK_KIND
-  return NULL;
-}
-
-#define TPD_VK_OPNAME(name, args) name,
-static const char *const tpd_vk_ops[] = {TP_VK_OPS(TPD_VK_OPNAME)};
-#undef TPD_VK_OPNAME
-
-/* 1 when ExecuTorch's Vulkan backend registers the operator (name of nlen bytes). */
-static int tpd_vk_op_known(const char *name, size_t nlen) {
-  size_t i;
-  for (i = 0; i < sizeof tpd_vk_ops / sizeof tpd_vk_ops[0]; i++)
-    if (strlen(tpd_vk_ops[i]) == nlen && memcmp(tpd_vk_ops[i], name, nlen) == 0) return 1;
-  return 0;
-}
+/* The report of a Vulkan blob prints tp_vk_read_blob's result (the library's one reading of
+   VK00, every rule of it applied there; named constants resolved in d->ptd when given): names
+   through tp_vk_*_name, nothing checked here. A blob the reader refuses gets its sentence. */
 
 /* One VkBytes entry of constants (what = "constants") or shaders. */
-static void tpd_vk_bytes(tpd *d, const tp_fb_vector *vec, uint32_t i, const char *what) {
-  tp_fb_table b = tp_fb_vector_table(vec, i);
-  uint64_t off = tp_fb_u64(&b, TP_VK_F_VkBytes_offset, TP_VK_D_VkBytes_offset), at,
-           len = tp_fb_u64(&b, TP_VK_F_VkBytes_length, TP_VK_D_VkBytes_length);
-  size_t klen = 0;
-  const char *key = tp_fb_string(&b, TP_VK_F_VkBytes_named_key, &klen);
-  if (!tpd_reader_ok(d, "%s[%lu]", what, (unsigned long)i)) return;
-  if (b.pos == 0) { tpd_fail(d, "%s[%lu]: absent", what, (unsigned long)i); return; }
+static void tpd_vk_bytes(tpd *d, const tp_vk_blob_bytes *b, uint32_t i, const char *what) {
+  uint64_t at;
   tpd_print(d, "  [%lu] ", (unsigned long)i);
-  if (key && off == UINT64_MAX) {
-    tp_ptd_entry e;
+  if (b->named) {
     tpd_print(d, "named_key=");
-    tpd_print_str(d, key, klen);
-    tpd_print(d, " length=%llu", (unsigned long long)len);
-    if (d->ptd) {
-      if (!tpd_resolve(d, key, klen, what, i, &e)) { tpd_print(d, "\n"); return; }
+    tpd_print_str(d, b->named_key, b->named_key_len);
+    tpd_print(d, " length=%llu", (unsigned long long)b->length);
+    if (d->ptd) { /* the reader found it there with length bytes */
       tpd_print(d, " in .ptd:");
-      tpd_print_sha(d, (const unsigned char *)e.data, e.nbytes);
-      if (e.nbytes != len) {
-        tpd_print(d, "\n");
-        tpd_fail(d, "%s[%lu]: named_key \"%.80s\" has %llu bytes in the .ptd, the blob says %llu",
-                 what, (unsigned long)i, key, (unsigned long long)e.nbytes,
-                 (unsigned long long)len);
-        return;
-      }
-      tpd_json_const(d, what, i, key, klen, "ptd", 0, (const unsigned char *)e.data, e.nbytes);
-    } else {
-      tpd_json_const(d, what, i, key, klen, "unresolved", 0, NULL, len);
+      tpd_print_sha(d, b->data, b->length);
     }
     tpd_print(d, "\n");
+    tpd_json_const(d, what, i, b->named_key, b->named_key_len, d->ptd ? "ptd" : "unresolved",
+                   0, d->ptd ? b->data : NULL, b->length);
     return;
   }
-  tpd_print(d, "offset=%llu length=%llu", (unsigned long long)off, (unsigned long long)len);
-  if (key) {
+  tpd_print(d, "offset=%llu length=%llu", (unsigned long long)b->offset,
+            (unsigned long long)b->length);
+  if (b->named_key) {
     tpd_print(d, " named_key=");
-    tpd_print_str(d, key, klen);
+    tpd_print_str(d, b->named_key, b->named_key_len);
     tpd_print(d, " (ignored: offset is not UINT64_MAX)");
   }
-  if (!tpd_in_segment(d, off, len, &at)) {
-    tpd_print(d, "\n");
-    tpd_fail(d, "%s[%lu]: [%llu, +%llu) is outside the %llu-byte bytes segment", what,
-             (unsigned long)i, (unsigned long long)off, (unsigned long long)len,
-             (unsigned long long)d->seg_size);
-    return;
-  }
+  at = d->seg_off + b->offset;
   tpd_print(d, " at=%llu", (unsigned long long)at);
-  tpd_print_sha(d, d->file + at, len);
+  tpd_print_sha(d, d->file + at, b->length);
   tpd_print(d, "\n");
-  tpd_json_const(d, what, i, NULL, 0, "blob", at, d->file + at, len);
+  tpd_json_const(d, what, i, NULL, 0, "blob", at, d->file + at, b->length);
 }
 
-static void tpd_vk_tensor(tpd *d, uint32_t i, const tp_fb_table *t, const tp_fb_vector *consts) {
-  int8_t dt = tp_fb_i8(t, TP_VK_F_VkTensor_datatype, TP_VK_D_VkTensor_datatype),
-         staging = tp_fb_i8(t, TP_VK_F_VkTensor_staging_datatype,
-                            TP_VK_D_VkTensor_staging_datatype);
-  tp_fb_vector dims = tp_fb_vector_field(t, TP_VK_F_VkTensor_dims, 4);
-  int32_t cid = tp_fb_i32(t, TP_VK_F_VkTensor_constant_id, TP_VK_D_VkTensor_constant_id),
-          mem = tp_fb_i32(t, TP_VK_F_VkTensor_mem_obj_id, TP_VK_D_VkTensor_mem_obj_id);
-  uint8_t st = tp_fb_u8(t, TP_VK_F_VkTensor_storage_type, TP_VK_D_VkTensor_storage_type),
-          ml = tp_fb_u8(t, TP_VK_F_VkTensor_memory_layout, TP_VK_D_VkTensor_memory_layout);
-  const char *dtn = tp_vk_datatype_name(dt), *sdn = tp_vk_datatype_name(staging);
-  const char *stn = tp_vk_storage_type_name((int)st), *mln = tp_vk_memory_layout_name((int)ml);
-  if (!tpd_reader_ok(d, "value %lu (Tensor)", (unsigned long)i)) return;
-  tpd_print(d, " %s dims=", dtn ? dtn : "?");
-  if (dims.pos) tpd_print_vec(d, &dims, 'u');
-  else tpd_print(d, "(absent)");
-  tpd_print(d, " constant_id=%ld mem_obj_id=%ld storage=%s layout=%s staging=%s",
-            (long)cid, (long)mem, stn ? stn : "?", mln ? mln : "?", sdn ? sdn : "?");
-  if (!dtn || dt == TP_VK_D_VkTensor_staging_datatype) {
-    tpd_fail(d, "value %lu: datatype %d is not a VkDataType", (unsigned long)i, (int)dt);
-    return;
-  }
-  if (!sdn) {
-    tpd_fail(d, "value %lu: staging_datatype %d is not a VkDataType", (unsigned long)i,
-             (int)staging);
-    return;
-  }
-  if (!stn || !mln) {
-    tpd_fail(d, "value %lu: %s %u is not known", (unsigned long)i,
-             stn ? "memory_layout" : "storage_type", stn ? ml : st);
-    return;
-  }
-  if (dims.pos == 0) {
-    tpd_fail(d, "value %lu: dims absent (the loader reads them unchecked)", (unsigned long)i);
-    return;
-  }
-  if (cid >= 0) {
-    tp_fb_table b;
-    uint64_t off, len, need = tp_vk_datatype_size(dt);
-    uint32_t k;
-    if ((uint32_t)cid >= consts->count) {
-      tpd_fail(d, "value %lu: constant_id %ld but there are %lu constants", (unsigned long)i,
-               (long)cid, (unsigned long)consts->count);
-      return;
-    }
-    b = tp_fb_vector_table(consts, (size_t)cid);
-    off = tp_fb_u64(&b, TP_VK_F_VkBytes_offset, TP_VK_D_VkBytes_offset);
-    len = tp_fb_u64(&b, TP_VK_F_VkBytes_length, TP_VK_D_VkBytes_length);
-    if (!tpd_reader_ok(d, "constants[%ld]", (long)cid)) return;
-    for (k = 0; k < dims.count; k++)
-      if (tp__mul_u64(need, tp_fb_vector_scalar(&dims, k), &need)) {
-        tpd_fail(d, "value %lu: the product of dims overflows 64 bits", (unsigned long)i);
-        return;
-      }
-    {
-      size_t klen = 0;
-      const char *key = tp_fb_string(&b, TP_VK_F_VkBytes_named_key, &klen);
-      tp_ptd_entry e;
-      if (key && off == UINT64_MAX) {       /* named: checked when resolved */
-        if (d->ptd && tpd_resolve(d, key, klen, "constants", (uint32_t)cid, &e) &&
-            need > e.nbytes)
-          tpd_fail(d, "value %lu: %s dims need %llu bytes, constant %ld has %zu in the .ptd",
-                   (unsigned long)i, dtn, (unsigned long long)need, (long)cid, e.nbytes);
-        return;
-      }
-    }
-    if (off >= d->seg_size) {
-      tpd_fail(d, "value %lu: constant %ld at offset %llu, the bytes segment has %llu bytes "
-               "(the loader needs offset < size)", (unsigned long)i, (long)cid,
-               (unsigned long long)off, (unsigned long long)d->seg_size);
-      return;
-    }
-    if (need != len) { /* exactly: tp_vk_check_blob's rule */
-      tpd_fail(d, "value %lu: constant %ld has %llu bytes but dims x %s make %llu",
-               (unsigned long)i, (long)cid, (unsigned long long)len, dtn,
-               (unsigned long long)need);
-      return;
-    }
-  }
-}
-
-static void tpd_vk_value(tpd *d, uint32_t i, const tp_fb_table *vv, const tp_fb_vector *consts,
-                         uint32_t nvalues) {
-  uint8_t tag = 0;
-  tp_fb_table v = tp_fb_union_field(vv, TP_VK_F_VkValue_value, &tag);
-  const char *kind = tpd_vk_kind(tag);
-  if (!tpd_reader_ok(d, "value %lu", (unsigned long)i)) return;
-  if (!kind) {
-    tpd_fail(d, "value %lu: GraphTypes tag %u is not a value kind", (unsigned long)i, tag);
-    return;
-  }
-  if (v.pos == 0) {
-    tpd_fail(d, "value %lu: %s (tag %u) without a table", (unsigned long)i, kind, tag);
-    return;
-  }
+static void tpd_vk_value(tpd *d, uint32_t i, const tp_vk_blob_value *v) {
+  const char *kind = v->type == TP_VK_TENSOR_VALUE ? "Tensor" /* VkTensor, printed short */
+                                                   : tp_vk_value_kind_name(v->type);
   tpd_print(d, "  [%lu] %s", (unsigned long)i, kind);
-  switch (tag) {
-    case TP_VK_INT_VALUE:
-      tpd_print(d, " %lld", (long long)tp_fb_i64(&v, TP_VK_F_Int_int_val, TP_VK_D_Int_int_val));
-      break;
-    case TP_VK_DOUBLE_VALUE:
-      tpd_print(d, " %g", tp_fb_f64(&v, TP_VK_F_Double_double_val, TP_VK_D_Double_double_val));
-      break;
-    case TP_VK_BOOL_VALUE:
-      tpd_print(d, " %s",
-                tp_fb_u8(&v, TP_VK_F_Bool_bool_val, TP_VK_D_Bool_bool_val) ? "true" : "false");
-      break;
-    case TP_VK_TENSOR_VALUE: tpd_vk_tensor(d, i, &v, consts); break;
-    case 6: case 7: case 8: case 9: {
-      static const size_t esize[] = {8, 8, 1, 4}; /* TP_VK_VALUE_KINDS' element sizes */
-      static const char ekind[] = {'i', 'f', 'b', 'i'};
-      tp_fb_vector items = tp_fb_vector_field(&v, TP_VK_F_IntList_items, esize[tag - 6]);
-      uint32_t k;
-      if (!tpd_reader_ok(d, "value %lu items", (unsigned long)i)) return;
+  switch (v->type) {
+    case TP_VK_INT_VALUE: tpd_print(d, " %lld", (long long)v->i); break;
+    case TP_VK_DOUBLE_VALUE: tpd_print(d, " %g", v->d); break;
+    case TP_VK_BOOL_VALUE: tpd_print(d, " %s", v->i ? "true" : "false"); break;
+    case TP_VK_SYMINT_VALUE: tpd_print(d, " %ld", (long)v->i); break;
+    case TP_VK_STRING_VALUE:
       tpd_print(d, " ");
-      if (items.pos) tpd_print_vec(d, &items, ekind[tag - 6]);
+      tpd_print_str(d, v->str, v->str_len);
+      break;
+    case TP_VK_TENSOR_VALUE: {
+      const char *sdn = tp_vk_datatype_name(v->staging_datatype);
+      tpd_print(d, " %s dims=", tp_vk_datatype_name(v->datatype));
+      tpd_print_le(d, v->dims, v->ndim, 0, 'u');
+      tpd_print(d, " constant_id=%ld mem_obj_id=%ld storage=%s layout=%s staging=%s",
+                (long)v->constant_id, (long)v->mem_obj_id,
+                tp_vk_storage_type_name(v->storage_type),
+                tp_vk_memory_layout_name(v->memory_layout), sdn);
+      break;
+    }
+    case TP_VK_INT_LIST_VALUE:
+    case TP_VK_DOUBLE_LIST_VALUE:
+    case TP_VK_BOOL_LIST_VALUE:
+    case TP_VK_VALUE_LIST_VALUE:
+      tpd_print(d, " ");
+      if (v->items)
+        tpd_print_le(d, v->items, v->count, v->item_size,
+                     v->type == TP_VK_DOUBLE_LIST_VALUE ? 'f'
+                     : v->type == TP_VK_BOOL_LIST_VALUE ? 'b' : 'i');
       else tpd_print(d, "(absent)");
-      for (k = 0; tag == 9 && k < items.count; k++) {
-        int32_t id = (int32_t)(uint32_t)tp_fb_vector_scalar(&items, k);
-        if (id < 0 || (uint32_t)id >= nvalues) {
-          tpd_fail(d, "value %lu: ValueList item %lu = %ld is not a value id (0..%lu)",
-                   (unsigned long)i, (unsigned long)k, (long)id, (unsigned long)nvalues - 1);
-          return;
-        }
-      }
-      break;
-    }
-    case 10: {
-      size_t len = 0;
-      const char *s = tp_fb_string(&v, TP_VK_F_String_string_val, &len);
-      tpd_print(d, " ");
-      tpd_print_str(d, s, len);
-      break;
-    }
-    case TP_VK_SYMINT_VALUE:
-      tpd_print(d, " %ld", (long)tp_fb_i32(&v, TP_VK_F_SymInt_value, TP_VK_D_SymInt_value));
       break;
     default: break;
   }
-  if (tpd_reader_ok(d, "value %lu (%s)", (unsigned long)i, kind)) tpd_print(d, "\n");
-}
-
-static void tpd_vk_ids(tpd *d, const tp_fb_table *g, uint16_t id, const char *name,
-                       uint32_t nvalues) {
-  tp_fb_vector v = tp_fb_vector_field(g, id, 4);
-  uint32_t i;
-  if (!tpd_reader_ok(d, "%s", name)) return;
-  tpd_print(d, "%s: ", name);
-  if (v.pos) tpd_print_vec(d, &v, 'u');
-  else tpd_print(d, "(absent)");
   tpd_print(d, "\n");
-  for (i = 0; i < v.count; i++) {
-    uint64_t x = tp_fb_vector_scalar(&v, i);
-    if (x >= nvalues) {
-      tpd_fail(d, "%s[%lu] = %llu but there are %lu values", name, (unsigned long)i,
-               (unsigned long long)x, (unsigned long)nvalues);
-      return;
-    }
-  }
 }
 
-static void tpd_vulkan(tpd *d, const unsigned char *fb, size_t fb_size) {
-  tp_fb_table g, t;
-  tp_fb_vector chain, values, consts, shaders;
-  const char *version;
-  size_t vlen = 0;
-  uint32_t i;
-  uint8_t st_over, ml_over;
+static void tpd_vk_ids(tpd *d, const char *name, const uint32_t *ids, uint32_t n) {
+  tpd_print(d, "%s: ", name);
+  tpd_print_le(d, ids, n, 0, 'u');
+  tpd_print(d, "\n");
+}
 
-  if (tp_fb_reader_init(&d->r, fb, fb_size, "VK00", &g) != TP_OK) {
-    tpd_reader_ok(d, "VkGraph flatbuffer");
+static void tpd_vulkan(tpd *d) {
+  tp_vk_blob b;
+  tp_error e;
+  uint32_t i;
+  if (tp_vk_read_blob(d->file, d->file_size, d->ptd, &b, &e) != TP_OK) {
+    d->err = e;
     return;
   }
-  version = tp_fb_string(&g, TP_VK_F_VkGraph_version, &vlen);
-  chain = tp_fb_vector_field(&g, TP_VK_F_VkGraph_chain, 4);
-  values = tp_fb_vector_field(&g, TP_VK_F_VkGraph_values, 4);
-  consts = tp_fb_vector_field(&g, TP_VK_F_VkGraph_constants, 4);
-  shaders = tp_fb_vector_field(&g, TP_VK_F_VkGraph_shaders, 4);
-  st_over = tp_fb_u8(&g, TP_VK_F_VkGraph_storage_type_override,
-                     TP_VK_D_VkGraph_storage_type_override);
-  ml_over = tp_fb_u8(&g, TP_VK_F_VkGraph_memory_layout_override,
-                     TP_VK_D_VkGraph_memory_layout_override);
-  if (!tpd_reader_ok(d, "VkGraph")) return;
-  tpd_print(d, "flatbuffer VK00 (VkGraph): %zu bytes, version ", fb_size);
-  tpd_print_str(d, version, vlen);
-  tpd_print(d, ", %lu values, %lu ops, %lu constants, %lu shaders", (unsigned long)values.count,
-            (unsigned long)chain.count, (unsigned long)consts.count, (unsigned long)shaders.count);
-  if (st_over != TP_VK_D_VkGraph_storage_type_override)
-    tpd_print(d, ", storage_type_override %u (ExecuTorch ignores it)", st_over);
-  if (ml_over != TP_VK_D_VkGraph_memory_layout_override)
-    tpd_print(d, ", memory_layout_override %u (ExecuTorch ignores it)", ml_over);
+  tpd_print(d, "flatbuffer VK00 (VkGraph): %zu bytes, version ", b.flatbuffer_size);
+  tpd_print_str(d, b.version, b.version_len);
+  tpd_print(d, ", %lu values, %lu ops, %lu constants, %lu shaders", (unsigned long)b.num_values,
+            (unsigned long)b.num_ops, (unsigned long)b.num_constants,
+            (unsigned long)b.num_shaders);
+  if (b.storage_type_override != TP_VK_D_VkGraph_storage_type_override)
+    tpd_print(d, ", storage_type_override %u (ExecuTorch ignores it)",
+              (unsigned)b.storage_type_override);
+  if (b.memory_layout_override != TP_VK_D_VkGraph_memory_layout_override)
+    tpd_print(d, ", memory_layout_override %u (ExecuTorch ignores it)",
+              (unsigned)b.memory_layout_override);
   tpd_print(d, "\n");
-  tpd_vk_ids(d, &g, TP_VK_F_VkGraph_input_ids, "input_ids", values.count);
-  tpd_vk_ids(d, &g, TP_VK_F_VkGraph_output_ids, "output_ids", values.count);
-  if (!tpd_ok(d)) return;
-
+  tpd_vk_ids(d, "input_ids", b.input_ids, b.num_input_ids);
+  tpd_vk_ids(d, "output_ids", b.output_ids, b.num_output_ids);
   tpd_print(d, "values:\n");
-  for (i = 0; i < values.count && tpd_ok(d); i++) {
-    t = tp_fb_vector_table(&values, i);
-    if (tpd_reader_ok(d, "value %lu", (unsigned long)i)) tpd_vk_value(d, i, &t, &consts, values.count);
-  }
-  if (!tpd_ok(d)) return;
-
+  for (i = 0; i < b.num_values; i++) tpd_vk_value(d, i, &b.values[i]);
   tpd_print(d, "chain:\n");
-  for (i = 0; i < chain.count && tpd_ok(d); i++) {
-    tp_fb_vector args;
-    size_t nlen = 0;
-    const char *name;
-    uint32_t node_id, k;
-    t = tp_fb_vector_table(&chain, i);
-    node_id = tp_fb_u32(&t, TP_VK_F_OperatorCall_node_id, TP_VK_D_OperatorCall_node_id);
-    name = tp_fb_string(&t, TP_VK_F_OperatorCall_name, &nlen);
-    args = tp_fb_vector_field(&t, TP_VK_F_OperatorCall_args, 4);
-    if (!tpd_reader_ok(d, "op %lu", (unsigned long)i)) return;
-    tpd_print(d, "  #%lu node_id=%lu ", (unsigned long)i, (unsigned long)node_id);
-    tpd_print_str(d, name, nlen);
+  for (i = 0; i < b.num_ops; i++) {
+    const tp_vk_blob_op *op = &b.chain[i];
+    tpd_print(d, "  #%lu node_id=%lu ", (unsigned long)i, (unsigned long)op->node_id);
+    tpd_print_str(d, op->name, op->name_len);
     tpd_print(d, " args=");
-    if (args.pos) tpd_print_vec(d, &args, 'i');
-    else tpd_print(d, "(absent)");
-    if (name && !tpd_vk_op_known(name, nlen))
+    tpd_print_le(d, op->args, op->num_args, 4, 'i');
+    if (op->op < 0)
       tpd_print(d, " (not an operator ExecuTorch's Vulkan backend registers: it aborts there)");
     tpd_print(d, "\n");
-    if (!name) { tpd_fail(d, "op %lu: name absent", (unsigned long)i); return; }
-    if (!args.pos) { tpd_fail(d, "op %lu: args absent", (unsigned long)i); return; }
-    for (k = 0; k < args.count; k++) {
-      int32_t a = (int32_t)(uint32_t)tp_fb_vector_scalar(&args, k);
-      if (a < 0 || (uint32_t)a >= values.count) {
-        tpd_fail(d, "op %lu (%.*s): arg %lu = %ld is not a value id (%lu values)",
-                 (unsigned long)i, (int)(nlen < 64 ? nlen : 64), name, (unsigned long)k, (long)a,
-                 (unsigned long)values.count);
-        return;
-      }
-    }
   }
-
   tpd_print(d, "constants: %lu entries, bytes segment at %llu, %llu bytes\n",
-            (unsigned long)consts.count, (unsigned long long)d->seg_off,
+            (unsigned long)b.num_constants, (unsigned long long)d->seg_off,
             (unsigned long long)d->seg_size);
-  for (i = 0; i < consts.count && tpd_ok(d); i++) tpd_vk_bytes(d, &consts, i, "constants");
-  if (!tpd_ok(d)) return;
-  tpd_print(d, "shaders: %lu entries\n", (unsigned long)shaders.count);
-  for (i = 0; i < shaders.count && tpd_ok(d); i++) tpd_vk_bytes(d, &shaders, i, "shaders");
+  for (i = 0; i < b.num_constants; i++) tpd_vk_bytes(d, &b.constants[i], i, "constants");
+  tpd_print(d, "shaders: %lu entries\n", (unsigned long)b.num_shaders);
+  for (i = 0; i < b.num_shaders; i++) tpd_vk_bytes(d, &b.shaders[i], i, "shaders");
+  tp_vk_blob_free(&b);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -1736,7 +1562,7 @@ static int tpd_run_body(tpd *d, const unsigned char *b, size_t size, const void 
       if (xnn && memcmp(fb + 4, "XN01", 4) && memcmp(fb + 4, "XN00", 4))
         tpd_fail(d, "XH00 header: the flatbuffer's identifier is not XN01 or XN00");
       else if (xnn) tpd_xnnpack(d, fb, fb_size);
-      else tpd_vulkan(d, fb, fb_size);
+      else tpd_vulkan(d);
     }
   } else if (fmt && fmt[0] == 'x') {
     tpd_print(d, "XNNPACK flatbuffer without XH00 header (no constant segment): %zu bytes\n",
@@ -1744,7 +1570,7 @@ static int tpd_run_body(tpd *d, const unsigned char *b, size_t size, const void 
     tpd_xnnpack(d, b, size);
   } else if (fmt && fmt[0] == 'v') {
     tpd_print(d, "Vulkan flatbuffer without VH00 header (no bytes segment): %zu bytes\n", size);
-    tpd_vulkan(d, b, size);
+    tpd_vulkan(d);
   } else if (fmt && !strcmp(fmt, "pte")) {
     tpd_print(d, ".pte (ExecuTorch program) file: %zu bytes\n", size);
     d->ptd = NULL;
