@@ -658,8 +658,8 @@ typedef struct tp_vk_blob_op {
   uint32_t node_id;
   const char *name;          /* name_len bytes */
   size_t name_len;
-  int op;                    /* tp_vk_op_find's index; -1 for a name ExecuTorch's Vulkan backend
-                                does not register (its loader aborts there) */
+  int op_index;              /* tp_vk_op_find's index; -1 for a name ExecuTorch's Vulkan
+                                backend does not register (its loader aborts there) */
   uint32_t num_args;
   const unsigned char *args; /* num_args int32 value ids */
 } tp_vk_blob_op;
@@ -688,7 +688,7 @@ typedef struct tp_vk_blob {
   int storage_type_override, memory_layout_override; /* 255: absent (ExecuTorch ignores them) */
   uint32_t num_values, num_ops, num_input_ids, num_output_ids, num_constants, num_shaders;
   tp_vk_blob_value *values;  /* indexed by value id */
-  tp_vk_blob_op *chain;
+  tp_vk_blob_op *ops;        /* the chain, in order */
   uint32_t *input_ids, *output_ids;
   tp_vk_blob_bytes *constants, *shaders;
 } tp_vk_blob;
@@ -2388,7 +2388,7 @@ static void *tp_vk__rd_array(uint32_t n, size_t es, int *ok) {
 TPDEF void tp_vk_blob_free(tp_vk_blob *b) {
   if (!b) return;
   TP_FREE(b->values);
-  TP_FREE(b->chain);
+  TP_FREE(b->ops);
   TP_FREE(b->input_ids);
   TP_FREE(b->output_ids);
   TP_FREE(b->constants);
@@ -2477,7 +2477,7 @@ static tp_status tp_vk__read(const void *blob, size_t size, tp_ptd *ptd, int nee
   consts = vecs[4];
   n = values.count;
   out->values = (tp_vk_blob_value *)tp_vk__rd_array(n, sizeof *out->values, &ok);
-  out->chain = (tp_vk_blob_op *)tp_vk__rd_array(chain.count, sizeof *out->chain, &ok);
+  out->ops = (tp_vk_blob_op *)tp_vk__rd_array(chain.count, sizeof *out->ops, &ok);
   out->input_ids = (uint32_t *)tp_vk__rd_array(vecs[2].count, sizeof(uint32_t), &ok);
   out->output_ids = (uint32_t *)tp_vk__rd_array(vecs[3].count, sizeof(uint32_t), &ok);
   out->constants = (tp_vk_blob_bytes *)tp_vk__rd_array(consts.count, sizeof *out->constants, &ok);
@@ -2633,7 +2633,7 @@ static tp_status tp_vk__read(const void *blob, size_t size, tp_ptd *ptd, int nee
   }
   for (i = 0; i < chain.count; i++) {
     tp_fb_table t = tp_fb_vector_table(&chain, i);
-    tp_vk_blob_op *op = &out->chain[i];
+    tp_vk_blob_op *op = &out->ops[i];
     tp_fb_vector args;
     op->name = tp_fb_string(&t, TP_VK_F_OperatorCall_name, &op->name_len);
     args = tp_fb_vector_field(&t, TP_VK_F_OperatorCall_args, 4);
@@ -2642,7 +2642,7 @@ static tp_status tp_vk__read(const void *blob, size_t size, tp_ptd *ptd, int nee
       TP_VK__RD_FAIL("op %lu: %s", (unsigned long)i, rd.err.msg);
     if (!op->name) TP_VK__RD_FAIL("op %lu: name absent", (unsigned long)i);
     if (!args.pos) TP_VK__RD_FAIL("op %lu: args absent", (unsigned long)i);
-    op->op = strlen(op->name) == op->name_len ? tp_vk_op_find(op->name) : -1;
+    op->op_index = strlen(op->name) == op->name_len ? tp_vk_op_find(op->name) : -1;
     op->num_args = args.count;
     op->args = rd.buf + args.pos;
     for (k = 0; k < args.count; k++) {

@@ -108,7 +108,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       if (v->items && v->count) acc += v->items[(size_t)v->count * es - 1];
     }
     for (i = 0; i < rb.num_ops; i++) { /* operator names and arguments: inside the blob */
-      const tp_vk_blob_op *op = &rb.chain[i];
+      const tp_vk_blob_op *op = &rb.ops[i];
       if (!fz_inside(blob, blob_n, op->name, op->name_len + 1))
         fz_fail("operator name outside the blob", i);
       if (op->num_args && !fz_inside(blob, blob_n, op->args, (uint64_t)op->num_args * 4))

@@ -499,15 +499,15 @@ static void test_chain_and_io(void) {
     TPT_STATUS(tp_vk_read_blob(b.m.data, b.m.size, NULL, &rb, NULL), TP_OK);
     TPT_CHECK(rb.num_ops == 2 && rb.num_input_ids == 2 && rb.num_output_ids == 1);
     if (rb.num_ops == 2 && rb.num_input_ids == 2 && rb.num_output_ids == 1) {
-      TPT_EQ_U64(rb.chain[0].node_id, 17);
-      TPT_EQ_STR(rb.chain[0].name, "aten.add.Tensor");
-      TPT_EQ_INT(rb.chain[0].op, tp_vk_op_find("aten.add.Tensor"));
-      TPT_CHECK(rb.chain[0].op >= 0);
-      TPT_EQ_INT(rb.chain[0].num_args, 3);
-      TPT_EQ_U64(tp__get_le32(rb.chain[0].args + 8), 2);
-      TPT_EQ_U64(rb.chain[1].node_id, 4000000000u);
-      TPT_EQ_INT(rb.chain[1].op, -1); /* not registered by ExecuTorch's Vulkan backend */
-      TPT_EQ_INT(rb.chain[1].num_args, 0);
+      TPT_EQ_U64(rb.ops[0].node_id, 17);
+      TPT_EQ_STR(rb.ops[0].name, "aten.add.Tensor");
+      TPT_EQ_INT(rb.ops[0].op_index, tp_vk_op_find("aten.add.Tensor"));
+      TPT_CHECK(rb.ops[0].op_index >= 0);
+      TPT_EQ_INT(rb.ops[0].num_args, 3);
+      TPT_EQ_U64(tp__get_le32(rb.ops[0].args + 8), 2);
+      TPT_EQ_U64(rb.ops[1].node_id, 4000000000u);
+      TPT_EQ_INT(rb.ops[1].op_index, -1); /* not registered by ExecuTorch's Vulkan backend */
+      TPT_EQ_INT(rb.ops[1].num_args, 0);
       TPT_CHECK(rb.input_ids[0] == 1 && rb.input_ids[1] == 0 && rb.output_ids[0] == 2);
     }
     tp_vk_blob_free(&rb);

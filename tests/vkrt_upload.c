@@ -114,15 +114,15 @@ static uint32_t run_linear_chain(const void *blob, size_t size, tp_ptd *ptd,
     tp_vk_blob_free(&rb);
     return UINT32_MAX;
   }
-  TPT_EQ_STR(rb.chain[0].name, "aten.linear.default");
-  TPT_CHECK(rb.chain[0].op >= 0); /* a name ExecuTorch's Vulkan backend registers */
-  TPT_EQ_INT(rb.chain[0].num_args, 4);
-  if (rb.chain[0].num_args != 4) {
+  TPT_EQ_STR(rb.ops[0].name, "aten.linear.default");
+  TPT_CHECK(rb.ops[0].op_index >= 0); /* a name ExecuTorch's Vulkan backend registers */
+  TPT_EQ_INT(rb.ops[0].num_args, 4);
+  if (rb.ops[0].num_args != 4) {
     tp_vk_blob_free(&rb);
     return UINT32_MAX;
   }
   /* the reader checked every argument against the values */
-  for (i = 0; i < 4; i++) a[i] = tp__get_le32(rb.chain[0].args + 4 * i);
+  for (i = 0; i < 4; i++) a[i] = tp__get_le32(rb.ops[0].args + 4 * i);
   vals = rb.values;
   TPT_CHECK(a[1] < u->value_count);
   if (a[1] >= u->value_count) {

@@ -992,12 +992,12 @@ static void tpd_vulkan(tpd *d) {
   for (i = 0; i < b.num_values; i++) tpd_vk_value(d, i, &b.values[i]);
   tpd_print(d, "chain:\n");
   for (i = 0; i < b.num_ops; i++) {
-    const tp_vk_blob_op *op = &b.chain[i];
+    const tp_vk_blob_op *op = &b.ops[i];
     tpd_print(d, "  #%lu node_id=%lu ", (unsigned long)i, (unsigned long)op->node_id);
     tpd_print_str(d, op->name, op->name_len);
     tpd_print(d, " args=");
     tpd_print_le(d, op->args, op->num_args, 4, 'i');
-    if (op->op < 0)
+    if (op->op_index < 0)
       tpd_print(d, " (not an operator ExecuTorch's Vulkan backend registers: it aborts there)");
     tpd_print(d, "\n");
   }
