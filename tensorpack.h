@@ -7822,6 +7822,140 @@ TPDEF const char *tp_pte_instruction_name(int tag) {
   }
 }
 
+/* ---- the memory planner ---------------------------------------------------------------------
+   Places n tensors in one planned buffer so that no two whose lifetimes overlap share a byte.
+   A lifetime is the instructions [first, last] that use a tensor (inputs: from 0; outputs: to
+   the chain's end); two tensors used by one instruction overlap. Walking the tensors in order
+   of first use (ties in index order), each takes the lowest free block of the buffer that holds
+   it (first fit) and gives it back, merged with its free neighbours, once every instruction
+   that uses it has run; a tensor no free block holds goes at the end of the buffer (into the
+   free block that ends it, if one does), growing it. Sizes are rounded up to align (a power of
+   two), so every offset is a multiple of it; an empty tensor takes no bytes (offset: the end
+   at its turn). Deterministic for the same input. All tensors live at once (a delegate call's
+   arguments) lie back to back in index order.
+   Cost: two sorts (n log n) plus, per tensor, a walk of the free blocks at its turn (at most
+   the tensors live then): O(n log n) for a chain whose live set stays small, O(n^2) at worst. */
+typedef struct tp__plan_item {
+  uint64_t nbytes;      /* in: its bytes */
+  uint32_t first, last; /* in: first and last instruction that uses it (first <= last) */
+  uint64_t offset;      /* out: where it starts in the buffer */
+} tp__plan_item;
+
+typedef struct tp__plan_block {
+  uint64_t off, size;
+} tp__plan_block;
+
+static int tp__plan_cmp_key(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Gives [off, off + size) back to the sorted free list blk (nb blocks), merging neighbours. */
+static void tp__plan_release(tp__plan_block *blk, size_t *nb, uint64_t off, uint64_t size) {
+  size_t lo = 0, hi = *nb;
+  while (lo < hi) { /* the first block that starts after off */
+    size_t mid = lo + (hi - lo) / 2;
+    if (blk[mid].off < off) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo > 0 && blk[lo - 1].off + blk[lo - 1].size == off) {
+    blk[lo - 1].size += size;
+    if (lo < *nb && off + size == blk[lo].off) { /* it closes the gap between two blocks */
+      blk[lo - 1].size += blk[lo].size;
+      memmove(blk + lo, blk + lo + 1, (*nb - lo - 1) * sizeof *blk);
+      (*nb)--;
+    }
+  } else if (lo < *nb && off + size == blk[lo].off) {
+    blk[lo].off = off;
+    blk[lo].size += size;
+  } else {
+    memmove(blk + lo + 1, blk + lo, (*nb - lo) * sizeof *blk);
+    blk[lo].off = off;
+    blk[lo].size = size;
+    (*nb)++;
+  }
+}
+
+/* Plans items (above) with offsets multiple of align (a power of two); *total = the buffer's
+   bytes. TP_ERR_OVERFLOW when the buffer would pass limit (*failed_at = the tensor whose
+   placement did), TP_ERR_NOMEM; TP_ERR_INVALID for first > last or n >= 2^32. */
+static tp_status tp__plan_place(tp__plan_item *it, size_t n, uint64_t align, uint64_t limit,
+                                uint64_t *total, size_t *failed_at) {
+  uint64_t *by_first = NULL, *by_last, top = 0;
+  tp__plan_block *blk = NULL;
+  size_t i, f = 0, nb = 0;
+  tp_status st = TP_OK;
+  *total = 0;
+  *failed_at = 0;
+  if (n == 0) return TP_OK;
+  if ((uint64_t)n >= ((uint64_t)1 << 32)) return TP_ERR_INVALID;
+  by_first = (uint64_t *)TP_MALLOC(2 * n * sizeof *by_first);
+  blk = (tp__plan_block *)TP_MALLOC((n + 1) * sizeof *blk);
+  if (!by_first || !blk) {
+    st = TP_ERR_NOMEM;
+    goto done;
+  }
+  by_last = by_first + n;
+  for (i = 0; i < n; i++) {
+    if (it[i].first > it[i].last) {
+      *failed_at = i;
+      st = TP_ERR_INVALID;
+      goto done;
+    }
+    by_first[i] = ((uint64_t)it[i].first << 32) | (uint64_t)i;
+    by_last[i] = ((uint64_t)it[i].last << 32) | (uint64_t)i;
+  }
+  qsort(by_first, n, sizeof *by_first, tp__plan_cmp_key);
+  qsort(by_last, n, sizeof *by_last, tp__plan_cmp_key);
+  for (i = 0; i < n; i++) {
+    tp__plan_item *t = &it[by_first[i] & 0xFFFFFFFFu];
+    uint64_t size, end;
+    size_t b;
+    /* every tensor whose last use is before this one's first gives its bytes back */
+    while (f < n && (by_last[f] >> 32) < t->first) {
+      const tp__plan_item *d = &it[by_last[f] & 0xFFFFFFFFu];
+      uint64_t dsize;
+      if (d->nbytes > 0 && !tp__align_u64(d->nbytes, align, &dsize)) /* placed: no overflow */
+        tp__plan_release(blk, &nb, d->offset, dsize);
+      f++;
+    }
+    if (tp__align_u64(t->nbytes, align, &size)) {
+      *failed_at = (size_t)(by_first[i] & 0xFFFFFFFFu);
+      st = TP_ERR_OVERFLOW;
+      goto done;
+    }
+    if (size == 0) {
+      t->offset = top;
+      continue;
+    }
+    for (b = 0; b < nb && blk[b].size < size; b++) {
+    }
+    if (b < nb) { /* first fit */
+      t->offset = blk[b].off;
+      blk[b].off += size;
+      blk[b].size -= size;
+      if (blk[b].size == 0) {
+        memmove(blk + b, blk + b + 1, (nb - b - 1) * sizeof *blk);
+        nb--;
+      }
+      continue;
+    }
+    t->offset = top;
+    if (nb > 0 && blk[nb - 1].off + blk[nb - 1].size == top) t->offset = blk[--nb].off;
+    if (tp__add_u64(t->offset, size, &end) || end > limit) {
+      *failed_at = (size_t)(by_first[i] & 0xFFFFFFFFu);
+      st = TP_ERR_OVERFLOW;
+      goto done;
+    }
+    top = end;
+  }
+  *total = top;
+done:
+  TP_FREE(by_first);
+  TP_FREE(blk);
+  return st;
+}
+
 /* Element size of a ScalarType of scalar_type.fbs; 0 = not one. */
 static size_t tp__pte_scalar_size(int st) {
   static const unsigned char sz[30] = {1, 1, 2, 4, 8, 2, 4, 8, 0, 0, 0, 1, 1, 1, 4,
@@ -7846,6 +7980,8 @@ typedef struct tp__pte_meth {
   tp_status (*produce)(void *ctx, tp_sink *sink);
   void *ctx;
   uint64_t seg_offset;   /* from the segment base; set by tp__pte_prepare */
+  uint64_t *offsets;     /* nargs: each argument's place in planned buffer 1 */
+  uint64_t planned;      /* buffer 1's bytes (non_const_buffer_sizes[1]) */
 } tp__pte_meth;
 
 struct tp_pte {
@@ -7877,6 +8013,7 @@ static void tp__pte_meth_free(tp__pte_meth *m) {
   TP_FREE(m->name);
   TP_FREE(m->backend);
   TP_FREE(m->args);
+  TP_FREE(m->offsets);
   for (i = 0; i < m->nspecs; i++) {
     TP_FREE(m->specs[i].key);
     TP_FREE(m->specs[i].value);
@@ -8072,25 +8209,44 @@ TPDEF tp_status tp_pte_add_method(tp_pte *p, const tp_pte_method *m) {
     return tp__error_set(&p->err, TP_ERR_NOMEM, "method \"%.80s\": no memory", m->name);
   }
   nm.nargs = m->n_args;
-  { /* each argument checked, and the planned buffer as the writer lays it out: its reader (an
-       int64 size) refuses a total of 2^63 or more, so the writer does too, summed in 64 bits
-       here, not at write time */
-    uint64_t off = 0, end = 0, nb = 0;
+  { /* each argument checked, then planned (tp__plan_place): the arguments are all live during
+       the one delegate call, so they lie back to back. Its reader (an int64 size) refuses a
+       buffer of 2^63 bytes or more, so the writer does too, here and not at write time. */
+    tp__plan_item *items = NULL;
+    size_t failed = 0;
+    uint64_t nb = 0;
+    if (m->n_args > 0) {
+      items = (tp__plan_item *)TP_MALLOC(m->n_args * sizeof *items);
+      nm.offsets = (uint64_t *)TP_MALLOC(m->n_args * sizeof *nm.offsets);
+      if (!items || !nm.offsets) {
+        TP_FREE(items);
+        tp__pte_meth_free(&nm);
+        return tp__error_set(&p->err, TP_ERR_NOMEM, "method \"%.80s\": no memory", m->name);
+      }
+    }
     for (k = 0; k < m->n_args; k++) {
       nm.args[k] = m->args[k];
       st = tp__pte_check_arg(p, m->name, k, &nm.args[k], &nb);
       if (st != TP_OK) {
+        TP_FREE(items);
         tp__pte_meth_free(&nm);
         return st;
       }
-      if (tp__add_u64(off, nb, &end) || end >= ((uint64_t)1 << 63) ||
-          tp__align_u64(end, TP__PTE_PLAN_ALIGN, &off) || off >= ((uint64_t)1 << 63)) {
-        tp__pte_meth_free(&nm);
+      items[k].nbytes = nb;
+      items[k].first = items[k].last = 0;
+    }
+    st = tp__plan_place(items, m->n_args, TP__PTE_PLAN_ALIGN, ((uint64_t)1 << 63) - 1,
+                        &nm.planned, &failed);
+    for (k = 0; st == TP_OK && k < m->n_args; k++) nm.offsets[k] = items[k].offset;
+    TP_FREE(items);
+    if (st != TP_OK) {
+      tp__pte_meth_free(&nm);
+      if (st == TP_ERR_OVERFLOW)
         return tp__error_set(&p->err, TP_ERR_OVERFLOW, "method \"%.80s\": the planned "
                             "arguments 0 .. %lu need more than 2^63 - 1 bytes, which the "
                             "planned buffer's int64 size cannot hold", m->name,
-                            (unsigned long)k);
-      }
+                            (unsigned long)failed);
+      return tp__error_set(&p->err, st, "method \"%.80s\": no memory", m->name);
     }
   }
   for (k = 0; k < m->n_specs; k++) {
@@ -8121,7 +8277,6 @@ static tp_fb_ref tp__pte_build_plan(tp_fb_builder *b, const tp__pte_meth *m, uin
   int32_t *ins, *outs, *args;
   tp_fb_ref values, vin, vout, vargs, dc, ins_ref, instrs, chain, chains, ops, specs, processed,
       del, dels, ncbs, name, id;
-  uint64_t off = 0, end;
   int64_t sizes2[2];
 
   /* ins / outs / args share one array of 3 * nargs int32 (refs has room for that). */
@@ -8131,14 +8286,10 @@ static tp_fb_ref tp__pte_build_plan(tp_fb_builder *b, const tp__pte_meth *m, uin
   for (k = 0; k < m->nargs; k++) {
     const tp_pte_tensor *t = &m->args[k];
     int32_t sz[TP_MAX_DIMS];
-    uint64_t numel = 1, nbytes;
+    uint64_t off = m->offsets[k];
     tp_fb_ref sizes, order, alloc, tensor;
     int d;
-    for (d = 0; d < t->ndim; d++) {
-      sz[d] = (int32_t)t->sizes[d];
-      numel *= (uint64_t)t->sizes[d];   /* checked at add */
-    }
-    nbytes = numel * (uint64_t)tp_dtype_size(t->dtype);
+    for (d = 0; d < t->ndim; d++) sz[d] = (int32_t)t->sizes[d];
     sizes = tp_fb_create_vector(b, sz, (size_t)t->ndim, 4);
     order = tp_fb_create_vector(b, t->dim_order, (size_t)t->ndim, 1);
     tp_fb_start_table(b);
@@ -8155,8 +8306,6 @@ static tp_fb_ref tp__pte_build_plan(tp_fb_builder *b, const tp__pte_meth *m, uin
     tp_fb_start_table(b);
     tp_fb_add_union(b, TP_PTE_F_EValue_val, TP_PTE_V_Tensor, tensor);
     refs[k] = tp_fb_end_table(b);
-    end = off + nbytes;                         /* < 2^62 per tensor, <= 2^16 tensors */
-    off = (end + TP__PTE_PLAN_ALIGN - 1) & ~(uint64_t)(TP__PTE_PLAN_ALIGN - 1);
     args[k] = (int32_t)k;
     if (t->role & TP_PTE_INPUT) ins[nin++] = (int32_t)k;
     if (t->role & TP_PTE_OUTPUT) outs[nout++] = (int32_t)k;
@@ -8201,7 +8350,7 @@ static tp_fb_ref tp__pte_build_plan(tp_fb_builder *b, const tp__pte_meth *m, uin
   del = tp_fb_end_table(b);
   dels = tp_fb_create_vector_refs(b, &del, 1);
   sizes2[0] = 0;
-  sizes2[1] = (int64_t)off;
+  sizes2[1] = (int64_t)m->planned;
   ncbs = tp_fb_create_vector(b, sizes2, 2, 8);
   name = tp_fb_create_string(b, m->name, strlen(m->name));
   tp_fb_start_table(b);
