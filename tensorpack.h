@@ -7969,18 +7969,54 @@ typedef struct tp__pte_spec {
   size_t nbytes;
 } tp__pte_spec;
 
-typedef struct tp__pte_meth {
-  char *name;
-  char *backend;
-  tp_pte_tensor *args;
+/* A method as the writer holds it: ExecutionPlan's values, instructions (one chain), operators
+   and delegates, all copied at add. Value and instruction indices are int32 in the schema. */
+typedef struct tp__pte_val {
+  int kind;              /* TP_PTE_V_* */
+  tp_pte_tensor t;       /* Tensor: dtype, sizes, dim_order (role unused) */
+  uint64_t nbytes;       /* Tensor: numel x element size */
+  uint64_t offset;       /* Tensor: its place in planned buffer 1 */
+  int64_t i;             /* Int; Bool (0 / 1) */
+  double d;              /* Double */
+  char *s;               /* String: a NUL-terminated copy */
+  int64_t *ilist;        /* IntList: indices of Int values (the schema's int64) */
+  int32_t *items;        /* TensorList: indices of Tensor values */
+  size_t nitems;         /* entries of ilist / items */
+} tp__pte_val;
+
+typedef struct tp__pte_ins {
+  int kind;              /* TP_PTE_I_KernelCall or TP_PTE_I_DelegateCall */
+  uint32_t index;        /* the operator's or the delegate's index in the method */
+  int32_t *args;         /* value indices */
   size_t nargs;
+} tp__pte_ins;
+
+typedef struct tp__pte_op {
+  char *name, *overload;
+} tp__pte_op;
+
+typedef struct tp__pte_del {
+  char *backend;
   tp__pte_spec *specs;
   size_t nspecs;
   uint64_t blob_size;
   tp_status (*produce)(void *ctx, tp_sink *sink);
   void *ctx;
   uint64_t seg_offset;   /* from the segment base; set by tp__pte_prepare */
-  uint64_t *offsets;     /* nargs: each argument's place in planned buffer 1 */
+} tp__pte_del;
+
+typedef struct tp__pte_meth {
+  char *name;
+  tp__pte_val *vals;
+  size_t nvals;
+  tp__pte_ins *ins;
+  size_t nins;
+  tp__pte_op *ops;
+  size_t nops;
+  tp__pte_del *dels;
+  size_t ndels;
+  int32_t *inputs, *outputs; /* value indices, plan inputs / outputs in order */
+  size_t nin, nout;
   uint64_t planned;      /* buffer 1's bytes (non_const_buffer_sizes[1]) */
 } tp__pte_meth;
 
@@ -7991,6 +8027,7 @@ struct tp_pte {
   uint64_t alignment;
   tp__pte_meth *meths;
   size_t n, cap;
+  size_t ndels;          /* delegates of all methods: segments 1 .. ndels, in method order */
   tp_error err;          /* latched building failure */
   tp_error last;         /* the last failed size / write (reset by each call) */
   tp_fb_builder *fb;
@@ -8009,16 +8046,33 @@ static char *tp__pte_strdup(const char *s) {
 }
 
 static void tp__pte_meth_free(tp__pte_meth *m) {
-  size_t i;
+  size_t i, k;
   TP_FREE(m->name);
-  TP_FREE(m->backend);
-  TP_FREE(m->args);
-  TP_FREE(m->offsets);
-  for (i = 0; i < m->nspecs; i++) {
-    TP_FREE(m->specs[i].key);
-    TP_FREE(m->specs[i].value);
+  for (i = 0; i < m->nvals; i++) {
+    TP_FREE(m->vals[i].s);
+    TP_FREE(m->vals[i].ilist);
+    TP_FREE(m->vals[i].items);
   }
-  TP_FREE(m->specs);
+  TP_FREE(m->vals);
+  for (i = 0; i < m->nins; i++) TP_FREE(m->ins[i].args);
+  TP_FREE(m->ins);
+  for (i = 0; i < m->nops; i++) {
+    TP_FREE(m->ops[i].name);
+    TP_FREE(m->ops[i].overload);
+  }
+  TP_FREE(m->ops);
+  for (i = 0; i < m->ndels; i++) {
+    tp__pte_del *d = &m->dels[i];
+    TP_FREE(d->backend);
+    for (k = 0; k < d->nspecs; k++) {
+      TP_FREE(d->specs[k].key);
+      TP_FREE(d->specs[k].value);
+    }
+    TP_FREE(d->specs);
+  }
+  TP_FREE(m->dels);
+  TP_FREE(m->inputs);
+  TP_FREE(m->outputs);
   memset(m, 0, sizeof *m);
 }
 
@@ -8194,21 +8248,36 @@ TPDEF tp_status tp_pte_add_method(tp_pte *p, const tp_pte_method *m) {
   }
 
   memset(&nm, 0, sizeof nm);
-  nm.blob_size = m->blob_size;
-  nm.produce = m->produce;
-  nm.ctx = m->ctx;
   nm.name = tp__pte_strdup(m->name);
-  nm.backend = tp__pte_strdup(m->backend_id);
-  if (m->n_args > 0) nm.args = (tp_pte_tensor *)TP_MALLOC(m->n_args * sizeof(tp_pte_tensor));
-  if (m->n_specs > 0) {
-    nm.specs = (tp__pte_spec *)TP_MALLOC(m->n_specs * sizeof(tp__pte_spec));
-    if (nm.specs) memset(nm.specs, 0, m->n_specs * sizeof(tp__pte_spec));
-  }
-  if (!nm.name || !nm.backend || (m->n_args > 0 && !nm.args) || (m->n_specs > 0 && !nm.specs)) {
+  nm.vals = (tp__pte_val *)TP_MALLOC((m->n_args ? m->n_args : 1) * sizeof *nm.vals);
+  nm.ins = (tp__pte_ins *)TP_MALLOC(sizeof *nm.ins);
+  nm.dels = (tp__pte_del *)TP_MALLOC(sizeof *nm.dels);
+  nm.inputs = (int32_t *)TP_MALLOC((m->n_args ? m->n_args : 1) * sizeof(int32_t));
+  nm.outputs = (int32_t *)TP_MALLOC((m->n_args ? m->n_args : 1) * sizeof(int32_t));
+  if (nm.vals) memset(nm.vals, 0, (m->n_args ? m->n_args : 1) * sizeof *nm.vals);
+  if (nm.ins) memset(nm.ins, 0, sizeof *nm.ins);
+  if (nm.dels) memset(nm.dels, 0, sizeof *nm.dels);
+  if (!nm.name || !nm.vals || !nm.ins || !nm.dels || !nm.inputs || !nm.outputs) {
     tp__pte_meth_free(&nm);
     return tp__error_set(&p->err, TP_ERR_NOMEM, "method \"%.80s\": no memory", m->name);
   }
-  nm.nargs = m->n_args;
+  /* one delegate, called once with every argument in order */
+  nm.nins = nm.ndels = 1;
+  nm.ins[0].kind = TP_PTE_I_DelegateCall;
+  nm.dels[0].blob_size = m->blob_size;
+  nm.dels[0].produce = m->produce;
+  nm.dels[0].ctx = m->ctx;
+  nm.dels[0].backend = tp__pte_strdup(m->backend_id);
+  if (m->n_args > 0) nm.ins[0].args = (int32_t *)TP_MALLOC(m->n_args * sizeof(int32_t));
+  if (m->n_specs > 0) {
+    nm.dels[0].specs = (tp__pte_spec *)TP_MALLOC(m->n_specs * sizeof(tp__pte_spec));
+    if (nm.dels[0].specs) memset(nm.dels[0].specs, 0, m->n_specs * sizeof(tp__pte_spec));
+  }
+  if (!nm.dels[0].backend || (m->n_args > 0 && !nm.ins[0].args) ||
+      (m->n_specs > 0 && !nm.dels[0].specs)) {
+    tp__pte_meth_free(&nm);
+    return tp__error_set(&p->err, TP_ERR_NOMEM, "method \"%.80s\": no memory", m->name);
+  }
   { /* each argument checked, then planned (tp__plan_place): the arguments are all live during
        the one delegate call, so they lie back to back. Its reader (an int64 size) refuses a
        buffer of 2^63 bytes or more, so the writer does too, here and not at write time. */
@@ -8217,27 +8286,32 @@ TPDEF tp_status tp_pte_add_method(tp_pte *p, const tp_pte_method *m) {
     uint64_t nb = 0;
     if (m->n_args > 0) {
       items = (tp__plan_item *)TP_MALLOC(m->n_args * sizeof *items);
-      nm.offsets = (uint64_t *)TP_MALLOC(m->n_args * sizeof *nm.offsets);
-      if (!items || !nm.offsets) {
-        TP_FREE(items);
+      if (!items) {
         tp__pte_meth_free(&nm);
         return tp__error_set(&p->err, TP_ERR_NOMEM, "method \"%.80s\": no memory", m->name);
       }
     }
     for (k = 0; k < m->n_args; k++) {
-      nm.args[k] = m->args[k];
-      st = tp__pte_check_arg(p, m->name, k, &nm.args[k], &nb);
+      tp__pte_val *v = &nm.vals[k];
+      v->kind = TP_PTE_V_Tensor;
+      v->t = m->args[k];
+      nm.nvals = k + 1;
+      st = tp__pte_check_arg(p, m->name, k, &v->t, &nb);
       if (st != TP_OK) {
         TP_FREE(items);
         tp__pte_meth_free(&nm);
         return st;
       }
-      items[k].nbytes = nb;
+      v->nbytes = items[k].nbytes = nb;
       items[k].first = items[k].last = 0;
+      nm.ins[0].args[k] = (int32_t)k;
+      if (v->t.role & TP_PTE_INPUT) nm.inputs[nm.nin++] = (int32_t)k;
+      if (v->t.role & TP_PTE_OUTPUT) nm.outputs[nm.nout++] = (int32_t)k;
     }
+    nm.ins[0].nargs = m->n_args;
     st = tp__plan_place(items, m->n_args, TP__PTE_PLAN_ALIGN, ((uint64_t)1 << 63) - 1,
                         &nm.planned, &failed);
-    for (k = 0; st == TP_OK && k < m->n_args; k++) nm.offsets[k] = items[k].offset;
+    for (k = 0; st == TP_OK && k < m->n_args; k++) nm.vals[k].offset = items[k].offset;
     TP_FREE(items);
     if (st != TP_OK) {
       tp__pte_meth_free(&nm);
@@ -8250,8 +8324,8 @@ TPDEF tp_status tp_pte_add_method(tp_pte *p, const tp_pte_method *m) {
     }
   }
   for (k = 0; k < m->n_specs; k++) {
-    tp__pte_spec *sp = &nm.specs[k];
-    nm.nspecs = k + 1;
+    tp__pte_spec *sp = &nm.dels[0].specs[k];
+    nm.dels[0].nspecs = k + 1;
     sp->key = tp__pte_strdup(m->specs[k].key);
     sp->nbytes = m->specs[k].nbytes;
     sp->value = (unsigned char *)TP_MALLOC(sp->nbytes ? sp->nbytes : 1);
@@ -8267,88 +8341,159 @@ TPDEF tp_status tp_pte_add_method(tp_pte *p, const tp_pte_method *m) {
     return tp__error_set(&p->err, st, "method \"%.80s\": no memory", m->name);
   }
   p->meths[p->n++] = nm;
+  p->ndels += nm.ndels;
   return TP_OK;
 }
 
-/* One ExecutionPlan into the builder. */
+/* The refs tp__pte_build_plan needs for method m (its largest vector of tables). */
+static size_t tp__pte_plan_refs(const tp__pte_meth *m) {
+  size_t need = m->nvals, k;
+  if (m->nins > need) need = m->nins;
+  if (m->nops > need) need = m->nops;
+  if (m->ndels > need) need = m->ndels;
+  for (k = 0; k < m->ndels; k++)
+    if (m->dels[k].nspecs > need) need = m->dels[k].nspecs;
+  return need + 1;
+}
+
+/* Value v as an EValue table. */
+static tp_fb_ref tp__pte_build_value(tp_fb_builder *b, const tp__pte_val *v) {
+  tp_fb_ref val = 0;
+  switch (v->kind) {
+    case TP_PTE_V_Tensor: {
+      int32_t sz[TP_MAX_DIMS];
+      tp_fb_ref sizes, order, alloc;
+      int d;
+      for (d = 0; d < v->t.ndim; d++) sz[d] = (int32_t)v->t.sizes[d];
+      sizes = tp_fb_create_vector(b, sz, (size_t)v->t.ndim, 4);
+      order = tp_fb_create_vector(b, v->t.dim_order, (size_t)v->t.ndim, 1);
+      tp_fb_start_table(b);
+      tp_fb_add_u32(b, TP_PTE_F_AllocationDetails_memory_id, 1, 0);
+      tp_fb_add_u32(b, TP_PTE_F_AllocationDetails_memory_offset_low, (uint32_t)v->offset, 0);
+      tp_fb_add_u32(b, TP_PTE_F_AllocationDetails_memory_offset_high,
+                    (uint32_t)(v->offset >> 32), 0);
+      alloc = tp_fb_end_table(b);
+      tp_fb_start_table(b);
+      tp_fb_add_ref(b, TP_PTE_F_Tensor_sizes, sizes);
+      tp_fb_add_ref(b, TP_PTE_F_Tensor_dim_order, order);
+      tp_fb_add_ref(b, TP_PTE_F_Tensor_allocation_info, alloc);
+      tp_fb_add_i8(b, TP_PTE_F_Tensor_scalar_type, (int8_t)v->t.dtype, 0);
+      val = tp_fb_end_table(b);
+      break;
+    }
+    case TP_PTE_V_Int:
+      tp_fb_start_table(b);
+      tp_fb_add_i64(b, TP_PTE_F_Int_int_val, v->i, 0);
+      val = tp_fb_end_table(b);
+      break;
+    case TP_PTE_V_Bool:
+      tp_fb_start_table(b);
+      tp_fb_add_u8(b, TP_PTE_F_Bool_bool_val, (uint8_t)(v->i != 0), 0);
+      val = tp_fb_end_table(b);
+      break;
+    case TP_PTE_V_Double:
+      tp_fb_start_table(b);
+      tp_fb_add_f64(b, TP_PTE_F_Double_double_val, v->d, 0.0);
+      val = tp_fb_end_table(b);
+      break;
+    case TP_PTE_V_String: {
+      tp_fb_ref str = tp_fb_create_string(b, v->s, strlen(v->s));
+      tp_fb_start_table(b);
+      tp_fb_add_ref(b, TP_PTE_F_String_string_val, str);
+      val = tp_fb_end_table(b);
+      break;
+    }
+    case TP_PTE_V_IntList: {
+      tp_fb_ref items = tp_fb_create_vector(b, v->ilist, v->nitems, 8);
+      tp_fb_start_table(b);
+      tp_fb_add_ref(b, TP_PTE_F_IntList_items, items);
+      val = tp_fb_end_table(b);
+      break;
+    }
+    case TP_PTE_V_TensorList: {
+      tp_fb_ref items = tp_fb_create_vector(b, v->items, v->nitems, 4);
+      tp_fb_start_table(b);
+      tp_fb_add_ref(b, TP_PTE_F_TensorList_items, items);
+      val = tp_fb_end_table(b);
+      break;
+    }
+    default: /* Null: an empty table */
+      tp_fb_start_table(b);
+      val = tp_fb_end_table(b);
+      break;
+  }
+  tp_fb_start_table(b);
+  tp_fb_add_union(b, TP_PTE_F_EValue_val, (uint8_t)v->kind, val);
+  return tp_fb_end_table(b);
+}
+
+/* One ExecutionPlan into the builder; its delegates' blobs are segments seg, seg + 1, ... */
 static tp_fb_ref tp__pte_build_plan(tp_fb_builder *b, const tp__pte_meth *m, uint32_t seg,
                                     tp_fb_ref *refs) {
-  size_t k, nin = 0, nout = 0;
-  int32_t *ins, *outs, *args;
-  tp_fb_ref values, vin, vout, vargs, dc, ins_ref, instrs, chain, chains, ops, specs, processed,
-      del, dels, ncbs, name, id;
+  size_t k, j;
+  tp_fb_ref values, vin, vout, instrs, chain, chains, ops, dels, ncbs, name;
   int64_t sizes2[2];
 
-  /* ins / outs / args share one array of 3 * nargs int32 (refs has room for that). */
-  args = (int32_t *)(void *)(refs + m->nargs);
-  ins = args + m->nargs;
-  outs = ins + m->nargs;
-  for (k = 0; k < m->nargs; k++) {
-    const tp_pte_tensor *t = &m->args[k];
-    int32_t sz[TP_MAX_DIMS];
-    uint64_t off = m->offsets[k];
-    tp_fb_ref sizes, order, alloc, tensor;
-    int d;
-    for (d = 0; d < t->ndim; d++) sz[d] = (int32_t)t->sizes[d];
-    sizes = tp_fb_create_vector(b, sz, (size_t)t->ndim, 4);
-    order = tp_fb_create_vector(b, t->dim_order, (size_t)t->ndim, 1);
+  for (k = 0; k < m->nvals; k++) refs[k] = tp__pte_build_value(b, &m->vals[k]);
+  values = tp_fb_create_vector_refs(b, refs, m->nvals);
+  vin = tp_fb_create_vector(b, m->inputs, m->nin, 4);
+  vout = tp_fb_create_vector(b, m->outputs, m->nout, 4);
+  for (k = 0; k < m->nins; k++) {
+    const tp__pte_ins *in = &m->ins[k];
+    tp_fb_ref vargs = tp_fb_create_vector(b, in->args, in->nargs, 4), call;
     tp_fb_start_table(b);
-    tp_fb_add_u32(b, TP_PTE_F_AllocationDetails_memory_id, 1, 0);
-    tp_fb_add_u32(b, TP_PTE_F_AllocationDetails_memory_offset_low, (uint32_t)off, 0);
-    tp_fb_add_u32(b, TP_PTE_F_AllocationDetails_memory_offset_high, (uint32_t)(off >> 32), 0);
-    alloc = tp_fb_end_table(b);
+    if (in->kind == TP_PTE_I_DelegateCall) {
+      tp_fb_add_ref(b, TP_PTE_F_DelegateCall_args, vargs);
+      tp_fb_add_i32(b, TP_PTE_F_DelegateCall_delegate_index, (int32_t)in->index, 0);
+    } else {
+      tp_fb_add_ref(b, TP_PTE_F_KernelCall_args, vargs);
+      tp_fb_add_i32(b, TP_PTE_F_KernelCall_op_index, (int32_t)in->index, 0);
+    }
+    call = tp_fb_end_table(b);
     tp_fb_start_table(b);
-    tp_fb_add_ref(b, TP_PTE_F_Tensor_sizes, sizes);
-    tp_fb_add_ref(b, TP_PTE_F_Tensor_dim_order, order);
-    tp_fb_add_ref(b, TP_PTE_F_Tensor_allocation_info, alloc);
-    tp_fb_add_i8(b, TP_PTE_F_Tensor_scalar_type, (int8_t)t->dtype, 0);
-    tensor = tp_fb_end_table(b);
-    tp_fb_start_table(b);
-    tp_fb_add_union(b, TP_PTE_F_EValue_val, TP_PTE_V_Tensor, tensor);
+    tp_fb_add_union(b, TP_PTE_F_Instruction_instr_args, (uint8_t)in->kind, call);
     refs[k] = tp_fb_end_table(b);
-    args[k] = (int32_t)k;
-    if (t->role & TP_PTE_INPUT) ins[nin++] = (int32_t)k;
-    if (t->role & TP_PTE_OUTPUT) outs[nout++] = (int32_t)k;
   }
-  values = tp_fb_create_vector_refs(b, refs, m->nargs);
-  vin = tp_fb_create_vector(b, ins, nin, 4);
-  vout = tp_fb_create_vector(b, outs, nout, 4);
-  vargs = tp_fb_create_vector(b, args, m->nargs, 4);
-  tp_fb_start_table(b);
-  tp_fb_add_ref(b, TP_PTE_F_DelegateCall_args, vargs);
-  tp_fb_add_i32(b, TP_PTE_F_DelegateCall_delegate_index, 0, 0);
-  dc = tp_fb_end_table(b);
-  tp_fb_start_table(b);
-  tp_fb_add_union(b, TP_PTE_F_Instruction_instr_args, TP_PTE_I_DelegateCall, dc);
-  ins_ref = tp_fb_end_table(b);
-  instrs = tp_fb_create_vector_refs(b, &ins_ref, 1);
+  instrs = tp_fb_create_vector_refs(b, refs, m->nins);
   tp_fb_start_table(b);
   tp_fb_add_ref(b, TP_PTE_F_Chain_inputs, vin);
   tp_fb_add_ref(b, TP_PTE_F_Chain_outputs, vout);
   tp_fb_add_ref(b, TP_PTE_F_Chain_instructions, instrs);
   chain = tp_fb_end_table(b);
   chains = tp_fb_create_vector_refs(b, &chain, 1);
-  ops = tp_fb_create_vector_refs(b, NULL, 0);
-  for (k = 0; k < m->nspecs; k++) {
-    tp_fb_ref key = tp_fb_create_string(b, m->specs[k].key, strlen(m->specs[k].key));
-    tp_fb_ref val = tp_fb_create_vector(b, m->specs[k].value, m->specs[k].nbytes, 1);
+  for (k = 0; k < m->nops; k++) {
+    tp_fb_ref on = tp_fb_create_string(b, m->ops[k].name, strlen(m->ops[k].name));
+    tp_fb_ref ov = tp_fb_create_string(b, m->ops[k].overload, strlen(m->ops[k].overload));
     tp_fb_start_table(b);
-    tp_fb_add_ref(b, TP_PTE_F_CompileSpec_key, key);
-    tp_fb_add_ref(b, TP_PTE_F_CompileSpec_value, val);
+    tp_fb_add_ref(b, TP_PTE_F_Operator_name, on);
+    tp_fb_add_ref(b, TP_PTE_F_Operator_overload, ov);
     refs[k] = tp_fb_end_table(b);
   }
-  specs = m->nspecs ? tp_fb_create_vector_refs(b, refs, m->nspecs) : 0;
-  tp_fb_start_table(b);
-  tp_fb_add_u32(b, TP_PTE_F_BackendDelegateDataReference_index, seg, 0);
-  tp_fb_add_i8(b, TP_PTE_F_BackendDelegateDataReference_location, TP_PTE_DATA_SEGMENT, 0);
-  processed = tp_fb_end_table(b);
-  id = tp_fb_create_string(b, m->backend, strlen(m->backend));
-  tp_fb_start_table(b);
-  tp_fb_add_ref(b, TP_PTE_F_BackendDelegate_id, id);
-  tp_fb_add_ref(b, TP_PTE_F_BackendDelegate_processed, processed);
-  tp_fb_add_ref(b, TP_PTE_F_BackendDelegate_compile_specs, specs);
-  del = tp_fb_end_table(b);
-  dels = tp_fb_create_vector_refs(b, &del, 1);
+  ops = tp_fb_create_vector_refs(b, refs, m->nops);
+  for (j = 0; j < m->ndels; j++) {
+    const tp__pte_del *d = &m->dels[j];
+    tp_fb_ref specs, processed, id;
+    for (k = 0; k < d->nspecs; k++) {
+      tp_fb_ref key = tp_fb_create_string(b, d->specs[k].key, strlen(d->specs[k].key));
+      tp_fb_ref val = tp_fb_create_vector(b, d->specs[k].value, d->specs[k].nbytes, 1);
+      tp_fb_start_table(b);
+      tp_fb_add_ref(b, TP_PTE_F_CompileSpec_key, key);
+      tp_fb_add_ref(b, TP_PTE_F_CompileSpec_value, val);
+      refs[k] = tp_fb_end_table(b);
+    }
+    specs = d->nspecs ? tp_fb_create_vector_refs(b, refs, d->nspecs) : 0;
+    tp_fb_start_table(b);
+    tp_fb_add_u32(b, TP_PTE_F_BackendDelegateDataReference_index, seg + (uint32_t)j, 0);
+    tp_fb_add_i8(b, TP_PTE_F_BackendDelegateDataReference_location, TP_PTE_DATA_SEGMENT, 0);
+    processed = tp_fb_end_table(b);
+    id = tp_fb_create_string(b, d->backend, strlen(d->backend));
+    tp_fb_start_table(b);
+    tp_fb_add_ref(b, TP_PTE_F_BackendDelegate_id, id);
+    tp_fb_add_ref(b, TP_PTE_F_BackendDelegate_processed, processed);
+    tp_fb_add_ref(b, TP_PTE_F_BackendDelegate_compile_specs, specs);
+    refs[j] = tp_fb_end_table(b);
+  }
+  dels = tp_fb_create_vector_refs(b, refs, m->ndels);
   sizes2[0] = 0;
   sizes2[1] = (int64_t)m->planned;
   ncbs = tp_fb_create_vector(b, sizes2, 2, 8);
@@ -8384,15 +8529,20 @@ static tp_status tp__pte_prepare(tp_pte *p) {
   if (s && s->err.status != TP_OK)
     return tp__error_set(&p->last, s->err.status, "the embedded store failed: %s", s->err.msg);
 
-  /* Segments: 0 = the empty constant segment, 1 .. n = the blobs, then the store's. */
+  /* Segments: 0 = the empty constant segment, 1 .. ndels = the delegates' blobs in method
+     order, then the store's. */
   p->max_align = p->alignment;
   for (i = 0; i < p->n; i++) {
     tp__pte_meth *m = &p->meths[i];
-    if (tp__align_u64(off, p->alignment, &off) || tp__add_u64(off, m->blob_size, &end))
-      return tp__error_set(&p->last, TP_ERR_OVERFLOW, "method \"%.80s\": segment offset "
-                          "overflows 64 bits", m->name);
-    m->seg_offset = off;
-    off = end;
+    size_t j;
+    for (j = 0; j < m->ndels; j++) {
+      tp__pte_del *d = &m->dels[j];
+      if (tp__align_u64(off, p->alignment, &off) || tp__add_u64(off, d->blob_size, &end))
+        return tp__error_set(&p->last, TP_ERR_OVERFLOW, "method \"%.80s\": segment offset "
+                            "overflows 64 bits", m->name);
+      d->seg_offset = off;
+      off = end;
+    }
   }
   if (nstore > p->store_off_cap) {
     uint64_t *no;
@@ -8417,7 +8567,7 @@ static tp_status tp__pte_prepare(tp_pte *p) {
     if (a > p->max_align) p->max_align = a;
   }
   p->data_size = off;
-  nsegs = 1 + p->n + nstore;
+  nsegs = 1 + p->ndels + nstore;
   if (nsegs - 1 > (size_t)UINT32_MAX - 1u)
     return tp__error_set(&p->last, TP_ERR_OVERFLOW, "%lu segments (at most 2^32 - 1)",
                         (unsigned long)nsegs);
@@ -8429,12 +8579,11 @@ static tp_status tp__pte_prepare(tp_pte *p) {
     tp_fb_builder_reset(p->fb);
   }
   b = p->fb;
-  /* refs: one per segment / named entry / plan, or 1 + 3 * (int32) per argument of a plan */
+  /* refs: one per segment / named entry, or what the largest plan needs */
   if (nsegs > nrefs) nrefs = nsegs;
   if (nnamed > nrefs) nrefs = nnamed;
   for (i = 0; i < p->n; i++) {
-    size_t need = p->meths[i].nargs * 4 + 1;
-    if (p->meths[i].nspecs + 1 > need) need = p->meths[i].nspecs + 1;
+    size_t need = tp__pte_plan_refs(&p->meths[i]);
     if (need > nrefs) nrefs = need;
   }
   if (nrefs > ((size_t)-1) / sizeof(tp_fb_ref))
@@ -8450,26 +8599,33 @@ static tp_status tp__pte_prepare(tp_pte *p) {
       return tp__error_set(&p->last, TP_ERR_NOMEM, "no memory for %lu plans",
                           (unsigned long)p->n);
     }
+    uint32_t seg = 1;
     memset(plan_refs, 0, p->n * sizeof(tp_fb_ref)); /* (GCC, with the adds inlined) */
-    for (i = 0; i < p->n; i++)
-      plan_refs[i] = tp__pte_build_plan(b, &p->meths[i], (uint32_t)(1 + i), refs);
+    for (i = 0; i < p->n; i++) {
+      plan_refs[i] = tp__pte_build_plan(b, &p->meths[i], seg, refs);
+      seg += (uint32_t)p->meths[i].ndels;
+    }
     plans = tp_fb_create_vector_refs(b, plan_refs, p->n);
     TP_FREE(plan_refs);
   }
   /* DataSegment: offset, size (segment 0: empty, both default). */
   tp_fb_start_table(b);
   refs[0] = tp_fb_end_table(b);
-  for (i = 0; i < p->n; i++) {
-    tp_fb_start_table(b);
-    tp_fb_add_u64(b, TP_PTE_F_DataSegment_offset, p->meths[i].seg_offset, 0);
-    tp_fb_add_u64(b, TP_PTE_F_DataSegment_size, p->meths[i].blob_size, 0);
-    refs[1 + i] = tp_fb_end_table(b);
+  {
+    size_t j, r = 1;
+    for (i = 0; i < p->n; i++)
+      for (j = 0; j < p->meths[i].ndels; j++) {
+        tp_fb_start_table(b);
+        tp_fb_add_u64(b, TP_PTE_F_DataSegment_offset, p->meths[i].dels[j].seg_offset, 0);
+        tp_fb_add_u64(b, TP_PTE_F_DataSegment_size, p->meths[i].dels[j].blob_size, 0);
+        refs[r++] = tp_fb_end_table(b);
+      }
   }
   for (i = 0; i < nstore; i++) {
     tp_fb_start_table(b);
     tp_fb_add_u64(b, TP_PTE_F_DataSegment_offset, p->store_off[i], 0);
     tp_fb_add_u64(b, TP_PTE_F_DataSegment_size, s->segs[i].nbytes, 0);
-    refs[1 + p->n + i] = tp_fb_end_table(b);
+    refs[1 + p->ndels + i] = tp_fb_end_table(b);
   }
   segs = tp_fb_create_vector_refs(b, refs, nsegs);
   if (s) {
@@ -8478,7 +8634,7 @@ static tp_status tp__pte_prepare(tp_pte *p) {
       tp_fb_ref key = tp_fb_create_string(b, e->key, e->key_len);
       tp_fb_start_table(b);
       tp_fb_add_ref(b, TP_PTE_F_NamedData_key, key);
-      tp_fb_add_u32(b, TP_PTE_F_NamedData_segment_index, (uint32_t)(1 + p->n + e->seg), 0);
+      tp_fb_add_u32(b, TP_PTE_F_NamedData_segment_index, (uint32_t)(1 + p->ndels + e->seg), 0);
       refs[i] = tp_fb_end_table(b);
     }
     named = tp_fb_create_vector_refs(b, refs, nnamed);
@@ -8561,7 +8717,7 @@ TPDEF tp_status tp_pte_write(tp_pte *p, tp_sink *sink) {
 static tp_status tp__pte_write(tp_pte *p, tp_sink *sink) {
   unsigned char head[8 + TP__PTE_EH_LEN];
   const unsigned char *fb;
-  size_t fbn, i;
+  size_t fbn, i, seg;
   uint64_t pos = 0;
   tp_status st;
 
@@ -8585,24 +8741,28 @@ static tp_status tp__pte_write(tp_pte *p, tp_sink *sink) {
   if (st != TP_OK)
     return tp__error_set(&p->last, st, "writing the program header and flatbuffer: %s",
                         tp_status_str(st));
-  for (i = 0; i < p->n; i++) {
+  for (i = 0, seg = 1; st == TP_OK && i < p->n; i++) {
     const tp__pte_meth *m = &p->meths[i];
-    tp_tally t;
-    tp_sink w;
-    st = tp__store_zeros(sink, m->seg_offset - pos);
-    if (st != TP_OK) break;
-    w = tp_sink_tally(&t, sink);
-    st = m->produce(m->ctx, &w);
-    if (st == TP_OK && t.n != m->blob_size)
-      return tp__error_set(&p->last, TP_ERR_INVALID,
-                          "method \"%.80s\": the producer streamed %llu bytes, the blob size is "
-                          "%llu", m->name, (unsigned long long)t.n,
-                          (unsigned long long)m->blob_size);
-    if (st != TP_OK)
-      return tp__error_set(&p->last, st, "method \"%.80s\": writing its blob (segment %lu, file "
-                          "offset %llu) failed: %s", m->name, (unsigned long)(1 + i),
-                          (unsigned long long)(p->base + m->seg_offset), tp_status_str(st));
-    pos = m->seg_offset + m->blob_size;
+    size_t j;
+    for (j = 0; j < m->ndels; j++, seg++) {
+      const tp__pte_del *d = &m->dels[j];
+      tp_tally t;
+      tp_sink w;
+      st = tp__store_zeros(sink, d->seg_offset - pos);
+      if (st != TP_OK) break;
+      w = tp_sink_tally(&t, sink);
+      st = d->produce(d->ctx, &w);
+      if (st == TP_OK && t.n != d->blob_size)
+        return tp__error_set(&p->last, TP_ERR_INVALID,
+                            "method \"%.80s\": the producer streamed %llu bytes, the blob size "
+                            "is %llu", m->name, (unsigned long long)t.n,
+                            (unsigned long long)d->blob_size);
+      if (st != TP_OK)
+        return tp__error_set(&p->last, st, "method \"%.80s\": writing its blob (segment %lu, "
+                            "file offset %llu) failed: %s", m->name, (unsigned long)seg,
+                            (unsigned long long)(p->base + d->seg_offset), tp_status_str(st));
+      pos = d->seg_offset + d->blob_size;
+    }
   }
   for (i = 0; st == TP_OK && p->embed && i < p->embed->n_segs; i++) {
     const tp__store_seg *g = &p->embed->segs[i];
@@ -8610,7 +8770,7 @@ static tp_status tp__pte_write(tp_pte *p, tp_sink *sink) {
     if (st == TP_OK) st = tp__pte_store_seg(g, sink);
     if (st != TP_OK)
       return tp__error_set(&p->last, st, "writing named data segment %lu (file offset %llu): %s",
-                          (unsigned long)(1 + p->n + i),
+                          (unsigned long)(1 + p->ndels + i),
                           (unsigned long long)(p->base + p->store_off[i]), tp_status_str(st));
     pos = p->store_off[i] + g->nbytes;
   }
