@@ -1335,6 +1335,96 @@ TPDEF tp_status tp_pte_write_file(tp_pte *p, const char *path);
 TPDEF tp_status tp_pte_save(tp_pte *p, const char *path, uint64_t *size_out);
 #endif
 
+/* ---- Methods of kernel calls and delegate calls ---------------------------------------------
+   A method built value by value, as ExecuTorch's own export lays one out: the ops a delegate
+   does not take run on ExecuTorch's kernels (KernelCall: "aten::embedding" "out", ...) in the
+   same chain as delegate calls (the blobs of tensorpack_xnnpack.h / tensorpack_vulkan.h), and
+   every tensor that is not a constant is memory-planned:
+      tp_pte_graph *g;
+      uint32_t x, y, one, sum;
+      tp_pte_tensor tx = {TP_PTE_INPUT, TP_F32, 1, {4}}, ty = {TP_PTE_OUTPUT, TP_F32, 1, {4}};
+      tp_pte_graph_create(p, "forward", &g);
+      tp_pte_define_tensor(g, &tx, &x);
+      tp_pte_define_tensor(g, &ty, &y);
+      tp_pte_define_int(g, 1, &one);
+      {  uint32_t args[5] = {x, x, one, y, y};   // add.out(self, other, *, alpha, out) -> out
+         tp_pte_call_kernel(g, "aten::add", "out", args, 5);  }
+      tp_pte_graph_finish(g);                    // plans memory, adds the method to p
+   Values get ids 0, 1, 2, ... in the order they are defined (the EValue indices). A KernelCall's
+   arguments are the op schema's arguments in order, out arguments included, then its return
+   value(s) again (for an out variant: the out tensors): ExecuTorch's runtime refuses a call
+   with one missing. Kernels exist only as out variants ("aten::add" + "out"); a Scalar argument
+   takes an Int or Double value, never Null (the runtime aborts); an optional one takes Null.
+   Memory plan: every Tensor value that is not a constant lives from its first use (inputs:
+   the method's start) to its last (outputs: its end), and tp_pte_graph_finish places them in
+   planned buffer 1 so that no two live at once share a byte (first fit, 16-aligned,
+   non_const_buffer_sizes = [0, total]): a plain runner needs no set_output_data_ptr and no
+   intermediate is left unplanned (the runtime crashes on one). The plan's inputs / outputs are
+   the tensors defined with TP_PTE_INPUT / TP_PTE_OUTPUT, in the order they were defined.
+   ERRORS: every building call latches its first failure in the graph (later calls return it);
+   tp_pte_graph_finish on a failed graph latches that failure in the program, which then
+   refuses to write. Ids passed to a call must be values already defined in this graph. */
+typedef struct tp_pte_graph tp_pte_graph; /* opaque: one method being built */
+
+/* A delegate a graph calls: its backend blob, streamed at write time (as tp_pte_method's). */
+typedef struct tp_pte_delegate {
+  const char *backend_id;           /* "XnnpackBackend", "VulkanBackend", ... (copied) */
+  uint64_t blob_size;               /* exact, > 0 */
+  tp_status (*produce)(void *ctx, tp_sink *sink); /* called once per write */
+  void *ctx;                        /* borrowed until the program is written */
+  const tp_pte_compile_spec *specs; /* n_specs entries (copied); may be NULL when 0 */
+  size_t n_specs;
+} tp_pte_delegate;
+
+/* At most this many values and instructions per graph (value indices are int32). */
+#define TP_PTE_MAX_VALUES (1 << 24)
+
+/* Starts method `name` of p (one graph open per program at a time; it becomes a method at
+   tp_pte_graph_finish). TP_ERR_INVALID: NULL out, an empty or repeated name, another graph
+   open, p being written (from its progress callback), p holding TP_PTE_MAX_METHODS methods;
+   p's latched failure; TP_ERR_NOMEM. A failure here latches nothing in p. */
+TPDEF tp_status tp_pte_graph_create(tp_pte *p, const char *name, tp_pte_graph **out);
+/* The graph's first failure (TP_OK when none) and its sentence ("" when none). */
+TPDEF tp_status tp_pte_graph_status(const tp_pte_graph *g);
+TPDEF const char *tp_pte_graph_error(const tp_pte_graph *g);
+/* A Tensor value: t->role TP_PTE_INPUT and/or TP_PTE_OUTPUT, or 0 for an intermediate;
+   dtype, sizes and dim_order as tp_pte_add_method checks them. Memory-planned. */
+TPDEF tp_status tp_pte_define_tensor(tp_pte_graph *g, const tp_pte_tensor *t, uint32_t *id_out);
+/* Scalar values: Int, Double (any double, NaN and infinities included), Bool (0 / non-zero),
+   Null (an optional argument left out), String (a NUL-terminated copy, e.g. gelu's
+   approximate "tanh"). */
+TPDEF tp_status tp_pte_define_int(tp_pte_graph *g, int64_t v, uint32_t *id_out);
+TPDEF tp_status tp_pte_define_double(tp_pte_graph *g, double v, uint32_t *id_out);
+TPDEF tp_status tp_pte_define_bool(tp_pte_graph *g, int v, uint32_t *id_out);
+TPDEF tp_status tp_pte_define_null(tp_pte_graph *g, uint32_t *id_out);
+TPDEF tp_status tp_pte_define_string(tp_pte_graph *g, const char *s, uint32_t *id_out);
+/* An int[] argument (dim=[1], sizes, ...): n Int values, then the IntList of them (its id is
+   the last; n may be 0, v may then be NULL). */
+TPDEF tp_status tp_pte_define_int_list(tp_pte_graph *g, const int64_t *v, size_t n,
+                                       uint32_t *id_out);
+/* A Tensor[] argument (cat's tensors, ...): a TensorList of n Tensor values. */
+TPDEF tp_status tp_pte_define_tensor_list(tp_pte_graph *g, const uint32_t *ids, size_t n,
+                                          uint32_t *id_out);
+/* A KernelCall of op `name` ("aten::add": with its namespace) overload `overload` ("out"):
+   args are value ids (above). Refused (TP_ERR_INVALID): a NULL or empty name or one without
+   "::", a NULL overload, NULL args with n > 0, more than TP_PTE_MAX_ARGS, an id that is not
+   defined. The operator table (name, overload) is the method's, each pair once. */
+TPDEF tp_status tp_pte_call_kernel(tp_pte_graph *g, const char *name, const char *overload,
+                                   const uint32_t *args, size_t n);
+/* A DelegateCall of delegate d (copied; its blob streamed at write time) with args, which must
+   be Tensor values (in the order the backend takes them: XNNPACK's by external id). Refused
+   as tp_pte_add_method refuses its delegate (empty backend id, NULL producer, blob size 0,
+   empty spec key, ...) and for an id that is not a defined Tensor. */
+TPDEF tp_status tp_pte_call_delegate(tp_pte_graph *g, const tp_pte_delegate *d,
+                                     const uint32_t *args, size_t n);
+/* Plans the graph's memory (above) and adds it to its program as a method; frees g in every
+   case (NULL: no-op returning TP_ERR_INVALID). Refused: a failed graph (its failure, latched
+   in the program), a graph without instructions (TP_ERR_INVALID), a planned buffer of 2^63
+   bytes or more (TP_ERR_OVERFLOW); TP_ERR_NOMEM. */
+TPDEF tp_status tp_pte_graph_finish(tp_pte_graph *g);
+/* Abandons g without adding it (NULL is a no-op). tp_pte_destroy frees an open graph. */
+TPDEF void tp_pte_graph_destroy(tp_pte_graph *g);
+
 /* ---- ET12 description ----------------------------------------------------------------------
    program.fbs once: every table's fields with their ids (X(Table, field, FIELD, id, kind,
    default)); kinds: TP_PTE_K_* below. The writer, the reader and tpdump use the ids as
@@ -1597,6 +1687,10 @@ TPDEF tp_status tp_pte_delegate_at(tp_pte_file *f, size_t m, size_t d,
                                    tp_pte_delegate_info *out);
 TPDEF tp_status tp_pte_compile_spec_at(tp_pte_file *f, size_t m, size_t d, size_t k,
                                        const char **key, const void **value, size_t *nbytes);
+/* Operator k of method m: its name ("aten::add") and overload ("out"; "" when absent), both
+   NUL-terminated inside the file. */
+TPDEF tp_status tp_pte_operator_at(tp_pte_file *f, size_t m, size_t k, const char **name,
+                                   const char **overload);
 /* Segment i: offset from the segment base and size. */
 TPDEF tp_status tp_pte_segment_at(tp_pte_file *f, size_t i, uint64_t *offset, uint64_t *size);
 /* Named data entry i: key, segment index and bytes (inside the file). */
@@ -2017,6 +2111,22 @@ static void tp__vfmt(char *out, size_t cap, const char *fmt, va_list ap) {
 }
 #endif
 
+/* printf into out (cap bytes, always terminated), with or without stdio. */
+static void tp__vformat(char *out, size_t cap, const char *fmt, va_list ap) {
+#ifdef TP_NO_STDIO
+  tp__vfmt(out, cap, fmt, ap);
+#else
+  vsnprintf(out, cap, fmt, ap);
+#endif
+}
+static void tp__format(char *out, size_t cap, const char *fmt, ...) TP__PRINTF(3, 4);
+static void tp__format(char *out, size_t cap, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  tp__vformat(out, cap, fmt, ap);
+  va_end(ap);
+}
+
 TPDEF tp_status tp__error_set(tp_error *e, tp_status s, const char *fmt, ...) {
   va_list ap;
   if (!e) return s;
@@ -2025,11 +2135,7 @@ TPDEF tp_status tp__error_set(tp_error *e, tp_status s, const char *fmt, ...) {
   e->status = s;
   if (!fmt) fmt = tp_status_str(s);
   va_start(ap, fmt);
-#ifdef TP_NO_STDIO
-  tp__vfmt(e->msg, sizeof e->msg, fmt, ap);
-#else
-  vsnprintf(e->msg, sizeof e->msg, fmt, ap);
-#endif
+  tp__vformat(e->msg, sizeof e->msg, fmt, ap);
   va_end(ap);
   return s;
 }
@@ -8028,6 +8134,7 @@ struct tp_pte {
   tp__pte_meth *meths;
   size_t n, cap;
   size_t ndels;          /* delegates of all methods: segments 1 .. ndels, in method order */
+  tp_pte_graph *open;    /* the graph being built (tp_pte_graph_create), or NULL */
   tp_error err;          /* latched building failure */
   tp_error last;         /* the last failed size / write (reset by each call) */
   tp_fb_builder *fb;
@@ -8100,6 +8207,7 @@ TPDEF tp_status tp_pte_create(const tp_pte_options *opts, tp_pte **out) {
 TPDEF void tp_pte_destroy(tp_pte *p) {
   size_t i;
   if (!p) return;
+  tp_pte_graph_destroy(p->open);
   for (i = 0; i < p->n; i++) tp__pte_meth_free(&p->meths[i]);
   TP_FREE(p->meths);
   TP_FREE(p->store_off);
@@ -8130,53 +8238,53 @@ TPDEF tp_status tp_pte_fail(tp_pte *p, tp_status s, const char *fmt, ...) {
   p->err.status = s;
   if (!fmt) fmt = tp_status_str(s);
   va_start(ap, fmt);
-#ifdef TP_NO_STDIO
-  tp__vfmt(p->err.msg, sizeof p->err.msg, fmt, ap);
-#else
-  vsnprintf(p->err.msg, sizeof p->err.msg, fmt, ap);
-#endif
+  tp__vformat(p->err.msg, sizeof p->err.msg, fmt, ap);
   va_end(ap);
   return s;
 }
 
-/* Checks argument k of method `name` (a copy in *t, dim_order defaulted). */
-/* Argument k checked (dims, dtype, dim_order); *nbytes_out its bytes (< 2^62). */
-static tp_status tp__pte_check_arg(tp_pte *p, const char *name, size_t k, tp_pte_tensor *t,
-                                  uint64_t *nbytes_out) {
+/* Tensor k of method `name` checked in place (dims, dtype, dim_order defaulted), failures into
+   *err naming it as `what` k ("argument": tp_pte_add_method's; "value": a graph's, where role 0,
+   an intermediate, is allowed); *nbytes_out its bytes (< 2^62). */
+static tp_status tp__pte_check_tensor(tp_error *err, const char *name, const char *what,
+                                      size_t k, tp_pte_tensor *t, uint64_t *nbytes_out) {
   int d, all_zero = 1;
   unsigned char seen[TP_MAX_DIMS];
   uint64_t numel = 1, nbytes;
-  if (t->role == 0 || (t->role & ~(TP_PTE_INPUT | TP_PTE_OUTPUT)) != 0)
-    return tp__error_set(&p->err, TP_ERR_INVALID,
-                        "method \"%.80s\" argument %lu: role %u is not TP_PTE_INPUT and/or "
-                        "TP_PTE_OUTPUT", name, (unsigned long)k, t->role);
+  int is_arg = what[0] == 'a';
+  if ((is_arg && t->role == 0) || (t->role & ~(TP_PTE_INPUT | TP_PTE_OUTPUT)) != 0)
+    return tp__error_set(err, TP_ERR_INVALID,
+                        "method \"%.80s\" %s %lu: role %u is not TP_PTE_INPUT and/or "
+                        "TP_PTE_OUTPUT%s", name, what, (unsigned long)k, t->role,
+                        is_arg ? "" : " (or 0, an intermediate)");
   if ((int)t->dtype < 0 || (int)t->dtype > 15 || tp_dtype_size(t->dtype) == 0)
-    return tp__error_set(&p->err, TP_ERR_UNSUPPORTED,
-                        "method \"%.80s\" argument %lu: dtype %d has no ScalarType tensorpack "
-                        "writes", name, (unsigned long)k, (int)t->dtype);
+    return tp__error_set(err, TP_ERR_UNSUPPORTED,
+                        "method \"%.80s\" %s %lu: dtype %d has no ScalarType tensorpack "
+                        "writes", name, what, (unsigned long)k, (int)t->dtype);
   if (t->ndim < 0 || t->ndim > TP_MAX_DIMS)
-    return tp__error_set(&p->err, TP_ERR_INVALID,
-                        "method \"%.80s\" argument %lu: %d dims (0 .. %d)", name,
+    return tp__error_set(err, TP_ERR_INVALID,
+                        "method \"%.80s\" %s %lu: %d dims (0 .. %d)", name, what,
                         (unsigned long)k, t->ndim, TP_MAX_DIMS);
   for (d = 0; d < t->ndim; d++) {
     if (t->sizes[d] < 0)
-      return tp__error_set(&p->err, TP_ERR_INVALID,
-                          "method \"%.80s\" argument %lu: size %lld at dim %d", name,
+      return tp__error_set(err, TP_ERR_INVALID,
+                          "method \"%.80s\" %s %lu: size %lld at dim %d", name, what,
                           (unsigned long)k, (long long)t->sizes[d], d);
     if (t->sizes[d] > INT32_MAX)
-      return tp__error_set(&p->err, TP_ERR_UNSUPPORTED,
-                          "method \"%.80s\" argument %lu: dim %d has size %lld; a program holds "
-                          "int32 sizes", name, (unsigned long)k, d, (long long)t->sizes[d]);
+      return tp__error_set(err, TP_ERR_UNSUPPORTED,
+                          "method \"%.80s\" %s %lu: dim %d has size %lld; a program holds "
+                          "int32 sizes", name, what, (unsigned long)k, d,
+                          (long long)t->sizes[d]);
     if (t->dim_order[d] != 0) all_zero = 0;
     if (tp__mul_u64(numel, (uint64_t)t->sizes[d], &numel))
-      return tp__error_set(&p->err, TP_ERR_OVERFLOW,
-                          "method \"%.80s\" argument %lu: element count overflows", name,
+      return tp__error_set(err, TP_ERR_OVERFLOW,
+                          "method \"%.80s\" %s %lu: element count overflows", name, what,
                           (unsigned long)k);
   }
   if (tp__mul_u64(numel, (uint64_t)tp_dtype_size(t->dtype), &nbytes) ||
       nbytes > ((uint64_t)1 << 62))
-    return tp__error_set(&p->err, TP_ERR_OVERFLOW,
-                        "method \"%.80s\" argument %lu: byte count overflows", name,
+    return tp__error_set(err, TP_ERR_OVERFLOW,
+                        "method \"%.80s\" %s %lu: byte count overflows", name, what,
                         (unsigned long)k);
   *nbytes_out = nbytes;
   for (d = t->ndim; d < TP_MAX_DIMS; d++) t->dim_order[d] = 0;
@@ -8188,9 +8296,10 @@ static tp_status tp__pte_check_arg(tp_pte *p, const char *name, size_t k, tp_pte
   for (d = 0; d < t->ndim; d++) {
     unsigned o = t->dim_order[d];
     if (o >= (unsigned)t->ndim || seen[o])
-      return tp__error_set(&p->err, TP_ERR_INVALID,
-                          "method \"%.80s\" argument %lu: dim_order is not a permutation of "
-                          "0..%d (entry %d is %u)", name, (unsigned long)k, t->ndim - 1, d, o);
+      return tp__error_set(err, TP_ERR_INVALID,
+                          "method \"%.80s\" %s %lu: dim_order is not a permutation of "
+                          "0..%d (entry %d is %u)", name, what, (unsigned long)k, t->ndim - 1,
+                          d, o);
     seen[o] = 1;
   }
   return TP_OK;
@@ -8296,7 +8405,7 @@ TPDEF tp_status tp_pte_add_method(tp_pte *p, const tp_pte_method *m) {
       v->kind = TP_PTE_V_Tensor;
       v->t = m->args[k];
       nm.nvals = k + 1;
-      st = tp__pte_check_arg(p, m->name, k, &v->t, &nb);
+      st = tp__pte_check_tensor(&p->err, m->name, "argument", k, &v->t, &nb);
       if (st != TP_OK) {
         TP_FREE(items);
         tp__pte_meth_free(&nm);
@@ -8342,6 +8451,484 @@ TPDEF tp_status tp_pte_add_method(tp_pte *p, const tp_pte_method *m) {
   }
   p->meths[p->n++] = nm;
   p->ndels += nm.ndels;
+  return TP_OK;
+}
+
+/* ---- graphs: methods of kernel calls and delegate calls ---- */
+
+struct tp_pte_graph {
+  tp_pte *p;
+  tp__pte_meth m;        /* the method as it grows; moved into p at finish */
+  size_t vcap, icap, ocap, dcap, incap, outcap;
+  tp_error err;          /* latched building failure */
+};
+
+/* The copy of a delegate's specs (tp_pte_add_method's and tp_pte_call_delegate's). */
+static tp_status tp__pte_copy_specs(tp__pte_del *d, const tp_pte_compile_spec *specs, size_t n) {
+  size_t k;
+  if (n == 0) return TP_OK;
+  d->specs = (tp__pte_spec *)TP_MALLOC(n * sizeof *d->specs);
+  if (!d->specs) return TP_ERR_NOMEM;
+  memset(d->specs, 0, n * sizeof *d->specs);
+  for (k = 0; k < n; k++) {
+    tp__pte_spec *sp = &d->specs[k];
+    d->nspecs = k + 1;
+    sp->key = tp__pte_strdup(specs[k].key);
+    sp->nbytes = specs[k].nbytes;
+    sp->value = (unsigned char *)TP_MALLOC(sp->nbytes ? sp->nbytes : 1);
+    if (!sp->key || !sp->value) return TP_ERR_NOMEM;
+    if (sp->nbytes) memcpy(sp->value, specs[k].value, sp->nbytes);
+  }
+  return TP_OK;
+}
+
+TPDEF tp_status tp_pte_graph_create(tp_pte *p, const char *name, tp_pte_graph **out) {
+  tp_pte_graph *g;
+  size_t i;
+  TP_ASSERT(p);
+  if (!out) return TP_ERR_INVALID;
+  *out = NULL;
+  if (p->err.status != TP_OK) return p->err.status;
+  if (p->writing || p->open || !name || !*name || p->n >= TP_PTE_MAX_METHODS)
+    return TP_ERR_INVALID;
+  for (i = 0; i < p->n; i++)
+    if (strcmp(p->meths[i].name, name) == 0) return TP_ERR_INVALID;
+  g = (tp_pte_graph *)TP_MALLOC(sizeof *g);
+  if (!g) return TP_ERR_NOMEM;
+  memset(g, 0, sizeof *g);
+  g->p = p;
+  g->m.name = tp__pte_strdup(name);
+  if (!g->m.name) {
+    TP_FREE(g);
+    return TP_ERR_NOMEM;
+  }
+  p->open = g;
+  *out = g;
+  return TP_OK;
+}
+
+TPDEF tp_status tp_pte_graph_status(const tp_pte_graph *g) {
+  TP_ASSERT(g);
+  return g->err.status;
+}
+
+TPDEF const char *tp_pte_graph_error(const tp_pte_graph *g) {
+  TP_ASSERT(g);
+  return g->err.msg;
+}
+
+TPDEF void tp_pte_graph_destroy(tp_pte_graph *g) {
+  if (!g) return;
+  if (g->p && g->p->open == g) g->p->open = NULL;
+  tp__pte_meth_free(&g->m);
+  TP_FREE(g);
+}
+
+/* A new value slot of kind `kind` (zeroed), or the latched failure. */
+static tp_status tp__pte_graph_value(tp_pte_graph *g, int kind, tp__pte_val **v, uint32_t *id) {
+  tp_status st;
+  if (id) *id = UINT32_MAX;
+  if (g->err.status != TP_OK) return g->err.status;
+  if (g->p->writing)
+    return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": a value defined during "
+                        "its program's write (from the progress callback)", g->m.name);
+  if (!id)
+    return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\" value %lu: NULL id_out",
+                        g->m.name, (unsigned long)g->m.nvals);
+  if (g->m.nvals >= TP_PTE_MAX_VALUES)
+    return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": more than %d values",
+                        g->m.name, TP_PTE_MAX_VALUES);
+  st = tp__array_reserve((void **)&g->m.vals, &g->vcap, g->m.nvals + 1, sizeof *g->m.vals);
+  if (st != TP_OK)
+    return tp__error_set(&g->err, st, "method \"%.80s\" value %lu: no memory", g->m.name,
+                        (unsigned long)g->m.nvals);
+  *v = &g->m.vals[g->m.nvals];
+  memset(*v, 0, sizeof **v);
+  (*v)->kind = kind;
+  return TP_OK;
+}
+
+/* The slot tp__pte_graph_value gave becomes value id. */
+static tp_status tp__pte_graph_keep(tp_pte_graph *g, uint32_t *id) {
+  *id = (uint32_t)g->m.nvals++;
+  return TP_OK;
+}
+
+/* Appends value id to the plan's inputs (is_out 0) or outputs (1). */
+static tp_status tp__pte_graph_io(tp_pte_graph *g, int is_out, uint32_t id) {
+  int32_t **a = is_out ? &g->m.outputs : &g->m.inputs;
+  size_t *n = is_out ? &g->m.nout : &g->m.nin, *cap = is_out ? &g->outcap : &g->incap;
+  tp_status st = tp__array_reserve((void **)a, cap, *n + 1, sizeof **a);
+  if (st != TP_OK)
+    return tp__error_set(&g->err, st, "method \"%.80s\" value %lu: no memory", g->m.name,
+                        (unsigned long)id);
+  (*a)[(*n)++] = (int32_t)id;
+  return TP_OK;
+}
+
+TPDEF tp_status tp_pte_define_tensor(tp_pte_graph *g, const tp_pte_tensor *t, uint32_t *id_out) {
+  tp__pte_val *v;
+  tp_status st;
+  TP_ASSERT(g);
+  st = tp__pte_graph_value(g, TP_PTE_V_Tensor, &v, id_out);
+  if (st != TP_OK) return st;
+  if (!t)
+    return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\" value %lu: NULL tensor",
+                        g->m.name, (unsigned long)g->m.nvals);
+  v->t = *t;
+  st = tp__pte_check_tensor(&g->err, g->m.name, "value", g->m.nvals, &v->t, &v->nbytes);
+  if (st != TP_OK) return st;
+  if ((t->role & TP_PTE_INPUT) && tp__pte_graph_io(g, 0, (uint32_t)g->m.nvals) != TP_OK)
+    return g->err.status;
+  if ((t->role & TP_PTE_OUTPUT) && tp__pte_graph_io(g, 1, (uint32_t)g->m.nvals) != TP_OK)
+    return g->err.status;
+  return tp__pte_graph_keep(g, id_out);
+}
+
+TPDEF tp_status tp_pte_define_int(tp_pte_graph *g, int64_t x, uint32_t *id_out) {
+  tp__pte_val *v;
+  tp_status st;
+  TP_ASSERT(g);
+  st = tp__pte_graph_value(g, TP_PTE_V_Int, &v, id_out);
+  if (st != TP_OK) return st;
+  v->i = x;
+  return tp__pte_graph_keep(g, id_out);
+}
+
+TPDEF tp_status tp_pte_define_double(tp_pte_graph *g, double x, uint32_t *id_out) {
+  tp__pte_val *v;
+  tp_status st;
+  TP_ASSERT(g);
+  st = tp__pte_graph_value(g, TP_PTE_V_Double, &v, id_out);
+  if (st != TP_OK) return st;
+  v->d = x;
+  return tp__pte_graph_keep(g, id_out);
+}
+
+TPDEF tp_status tp_pte_define_bool(tp_pte_graph *g, int x, uint32_t *id_out) {
+  tp__pte_val *v;
+  tp_status st;
+  TP_ASSERT(g);
+  st = tp__pte_graph_value(g, TP_PTE_V_Bool, &v, id_out);
+  if (st != TP_OK) return st;
+  v->i = x != 0;
+  return tp__pte_graph_keep(g, id_out);
+}
+
+TPDEF tp_status tp_pte_define_null(tp_pte_graph *g, uint32_t *id_out) {
+  tp__pte_val *v;
+  tp_status st;
+  TP_ASSERT(g);
+  st = tp__pte_graph_value(g, TP_PTE_V_Null, &v, id_out);
+  if (st != TP_OK) return st;
+  return tp__pte_graph_keep(g, id_out);
+}
+
+TPDEF tp_status tp_pte_define_string(tp_pte_graph *g, const char *str, uint32_t *id_out) {
+  tp__pte_val *v;
+  tp_status st;
+  TP_ASSERT(g);
+  st = tp__pte_graph_value(g, TP_PTE_V_String, &v, id_out);
+  if (st != TP_OK) return st;
+  if (!str)
+    return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\" value %lu: NULL string",
+                        g->m.name, (unsigned long)g->m.nvals);
+  v->s = tp__pte_strdup(str);
+  if (!v->s)
+    return tp__error_set(&g->err, TP_ERR_NOMEM, "method \"%.80s\" value %lu: no memory",
+                        g->m.name, (unsigned long)g->m.nvals);
+  return tp__pte_graph_keep(g, id_out);
+}
+
+/* Refuses ids [0, n) that are not values of g (or, with tensors_only, not Tensor values). */
+static tp_status tp__pte_graph_ids(tp_pte_graph *g, const char *what, const uint32_t *ids,
+                                   size_t n, int tensors_only) {
+  size_t k;
+  if (n > 0 && !ids)
+    return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": %s: NULL ids with %lu "
+                        "entries", g->m.name, what, (unsigned long)n);
+  if (n > TP_PTE_MAX_ARGS)
+    return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": %s: %lu entries (at most "
+                        "%d)", g->m.name, what, (unsigned long)n, TP_PTE_MAX_ARGS);
+  for (k = 0; k < n; k++) {
+    if (ids[k] >= g->m.nvals)
+      return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": %s: entry %lu is id %lu, "
+                          "which is not a value of the graph (it has %lu)", g->m.name, what,
+                          (unsigned long)k, (unsigned long)ids[k], (unsigned long)g->m.nvals);
+    if (tensors_only && g->m.vals[ids[k]].kind != TP_PTE_V_Tensor)
+      return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": %s: entry %lu is value "
+                          "%lu, a%s %s, not a Tensor", g->m.name, what, (unsigned long)k,
+                          (unsigned long)ids[k],
+                          g->m.vals[ids[k]].kind == TP_PTE_V_Int ? "n" : "",
+                          tp_pte_value_kind_name(g->m.vals[ids[k]].kind));
+  }
+  return TP_OK;
+}
+
+TPDEF tp_status tp_pte_define_int_list(tp_pte_graph *g, const int64_t *x, size_t n,
+                                       uint32_t *id_out) {
+  tp__pte_val *v;
+  size_t k;
+  uint32_t id;
+  int64_t *items;
+  tp_status st;
+  TP_ASSERT(g);
+  if (id_out) *id_out = UINT32_MAX;
+  if (g->err.status != TP_OK) return g->err.status;
+  if (n > 0 && !x)
+    return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\" value %lu: NULL int list "
+                        "with %lu entries", g->m.name, (unsigned long)g->m.nvals,
+                        (unsigned long)n);
+  if (n > TP_PTE_MAX_ARGS)
+    return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\" value %lu: an int list of "
+                        "%lu entries (at most %d)", g->m.name, (unsigned long)g->m.nvals,
+                        (unsigned long)n, TP_PTE_MAX_ARGS);
+  items = (int64_t *)TP_MALLOC((n ? n : 1) * sizeof *items);
+  if (!items)
+    return tp__error_set(&g->err, TP_ERR_NOMEM, "method \"%.80s\" value %lu: no memory",
+                        g->m.name, (unsigned long)g->m.nvals);
+  for (k = 0; k < n; k++) {
+    st = tp_pte_define_int(g, x[k], &id);
+    if (st != TP_OK) {
+      TP_FREE(items);
+      return st;
+    }
+    items[k] = (int64_t)id;
+  }
+  st = tp__pte_graph_value(g, TP_PTE_V_IntList, &v, id_out);
+  if (st != TP_OK) {
+    TP_FREE(items);
+    return st;
+  }
+  v->ilist = items;
+  v->nitems = n;
+  return tp__pte_graph_keep(g, id_out);
+}
+
+TPDEF tp_status tp_pte_define_tensor_list(tp_pte_graph *g, const uint32_t *ids, size_t n,
+                                          uint32_t *id_out) {
+  tp__pte_val *v;
+  int32_t *items;
+  size_t k;
+  tp_status st;
+  TP_ASSERT(g);
+  if (id_out) *id_out = UINT32_MAX;
+  if (g->err.status != TP_OK) return g->err.status;
+  st = tp__pte_graph_ids(g, "tensor list", ids, n, 1);
+  if (st != TP_OK) return st;
+  items = (int32_t *)TP_MALLOC((n ? n : 1) * sizeof *items);
+  if (!items)
+    return tp__error_set(&g->err, TP_ERR_NOMEM, "method \"%.80s\" value %lu: no memory",
+                        g->m.name, (unsigned long)g->m.nvals);
+  for (k = 0; k < n; k++) items[k] = (int32_t)ids[k];
+  st = tp__pte_graph_value(g, TP_PTE_V_TensorList, &v, id_out);
+  if (st != TP_OK) {
+    TP_FREE(items);
+    return st;
+  }
+  v->items = items;
+  v->nitems = n;
+  return tp__pte_graph_keep(g, id_out);
+}
+
+/* A new instruction of kind `kind` calling args (checked), or the latched failure. */
+static tp_status tp__pte_graph_instr(tp_pte_graph *g, int kind, uint32_t index, const char *what,
+                                     const uint32_t *args, size_t n) {
+  tp__pte_ins *in;
+  size_t k;
+  tp_status st = tp__pte_graph_ids(g, what, args, n, kind == TP_PTE_I_DelegateCall);
+  if (st != TP_OK) return st;
+  if (g->m.nins >= TP_PTE_MAX_VALUES)
+    return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": more than %d instructions",
+                        g->m.name, TP_PTE_MAX_VALUES);
+  st = tp__array_reserve((void **)&g->m.ins, &g->icap, g->m.nins + 1, sizeof *g->m.ins);
+  if (st != TP_OK)
+    return tp__error_set(&g->err, st, "method \"%.80s\": %s: no memory", g->m.name, what);
+  in = &g->m.ins[g->m.nins];
+  memset(in, 0, sizeof *in);
+  in->args = (int32_t *)TP_MALLOC((n ? n : 1) * sizeof *in->args);
+  if (!in->args)
+    return tp__error_set(&g->err, TP_ERR_NOMEM, "method \"%.80s\": %s: no memory", g->m.name,
+                        what);
+  for (k = 0; k < n; k++) in->args[k] = (int32_t)args[k];
+  in->nargs = n;
+  in->kind = kind;
+  in->index = index;
+  g->m.nins++;
+  return TP_OK;
+}
+
+TPDEF tp_status tp_pte_call_kernel(tp_pte_graph *g, const char *name, const char *overload,
+                                   const uint32_t *args, size_t n) {
+  char what[200];
+  size_t k;
+  tp_status st;
+  TP_ASSERT(g);
+  if (g->err.status != TP_OK) return g->err.status;
+  if (g->p->writing)
+    return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": a kernel call added "
+                        "during its program's write (from the progress callback)", g->m.name);
+  if (!name || !strstr(name, "::") || !overload)
+    return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\" instruction %lu: the "
+                        "operator \"%.80s\" overload \"%.80s\": an operator is named with its "
+                        "namespace (\"aten::add\") and an overload (\"out\"); ExecuTorch's "
+                        "runtime finds no kernel otherwise", g->m.name,
+                        (unsigned long)g->m.nins, name ? name : "(null)",
+                        overload ? overload : "(null)");
+  tp__format(what, sizeof what, "instruction %lu (%.80s.%.80s)", (unsigned long)g->m.nins,
+             name, overload);
+  for (k = 0; k < g->m.nops; k++)
+    if (strcmp(g->m.ops[k].name, name) == 0 && strcmp(g->m.ops[k].overload, overload) == 0)
+      break;
+  if (k == g->m.nops) {
+    tp__pte_op *op;
+    st = tp__array_reserve((void **)&g->m.ops, &g->ocap, g->m.nops + 1, sizeof *g->m.ops);
+    if (st != TP_OK)
+      return tp__error_set(&g->err, st, "method \"%.80s\": %s: no memory", g->m.name, what);
+    op = &g->m.ops[g->m.nops];
+    op->name = tp__pte_strdup(name);
+    op->overload = tp__pte_strdup(overload);
+    if (!op->name || !op->overload) {
+      TP_FREE(op->name);
+      TP_FREE(op->overload);
+      return tp__error_set(&g->err, TP_ERR_NOMEM, "method \"%.80s\": %s: no memory", g->m.name,
+                          what);
+    }
+    g->m.nops++;
+  }
+  return tp__pte_graph_instr(g, TP_PTE_I_KernelCall, (uint32_t)k, what, args, n);
+}
+
+TPDEF tp_status tp_pte_call_delegate(tp_pte_graph *g, const tp_pte_delegate *d,
+                                     const uint32_t *args, size_t n) {
+  char what[64];
+  tp__pte_del *nd;
+  size_t k;
+  tp_status st;
+  TP_ASSERT(g);
+  if (g->err.status != TP_OK) return g->err.status;
+  if (g->p->writing)
+    return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": a delegate call added "
+                        "during its program's write (from the progress callback)", g->m.name);
+  tp__format(what, sizeof what, "instruction %lu (delegate %lu)", (unsigned long)g->m.nins,
+             (unsigned long)g->m.ndels);
+  if (!d) return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": %s: NULL delegate",
+                               g->m.name, what);
+  if (!d->backend_id || !*d->backend_id)
+    return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": %s: the backend id is "
+                        "empty", g->m.name, what);
+  if (!d->produce)
+    return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": %s: NULL blob producer",
+                        g->m.name, what);
+  if (d->blob_size == 0)
+    return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": %s: blob size 0",
+                        g->m.name, what);
+  if (d->n_specs > 0 && !d->specs)
+    return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": %s: NULL specs with %lu "
+                        "compile specs", g->m.name, what, (unsigned long)d->n_specs);
+  for (k = 0; k < d->n_specs; k++) {
+    if (!d->specs[k].key || !*d->specs[k].key)
+      return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": %s: compile spec %lu "
+                          "has an empty key", g->m.name, what, (unsigned long)k);
+    if (!d->specs[k].value && d->specs[k].nbytes > 0)
+      return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": %s: compile spec "
+                          "\"%.80s\" has NULL bytes with %lu bytes", g->m.name, what,
+                          d->specs[k].key, (unsigned long)d->specs[k].nbytes);
+  }
+  st = tp__pte_graph_ids(g, what, args, n, 1);
+  if (st != TP_OK) return st;
+  st = tp__array_reserve((void **)&g->m.dels, &g->dcap, g->m.ndels + 1, sizeof *g->m.dels);
+  if (st != TP_OK)
+    return tp__error_set(&g->err, st, "method \"%.80s\": %s: no memory", g->m.name, what);
+  nd = &g->m.dels[g->m.ndels];
+  memset(nd, 0, sizeof *nd);
+  nd->blob_size = d->blob_size;
+  nd->produce = d->produce;
+  nd->ctx = d->ctx;
+  nd->backend = tp__pte_strdup(d->backend_id);
+  g->m.ndels++; /* owned by the method from here: freed with it */
+  if (!nd->backend || tp__pte_copy_specs(nd, d->specs, d->n_specs) != TP_OK)
+    return tp__error_set(&g->err, TP_ERR_NOMEM, "method \"%.80s\": %s: no memory", g->m.name,
+                        what);
+  return tp__pte_graph_instr(g, TP_PTE_I_DelegateCall, (uint32_t)(g->m.ndels - 1), what, args, n);
+}
+
+/* Widens the lifetime of tensor value id to instruction t. */
+static void tp__pte_touch(tp__plan_item *items, const tp__pte_meth *m, int32_t id, uint32_t t) {
+  tp__plan_item *it = &items[id];
+  if (m->vals[id].kind == TP_PTE_V_TensorList) {
+    size_t k;
+    for (k = 0; k < m->vals[id].nitems; k++) tp__pte_touch(items, m, m->vals[id].items[k], t);
+    return;
+  }
+  if (it->first > t) it->first = t;
+  if (it->last < t) it->last = t;
+}
+
+TPDEF tp_status tp_pte_graph_finish(tp_pte_graph *g) {
+  tp_pte *p;
+  tp__plan_item *items;
+  size_t k, j, failed = 0;
+  uint32_t end;
+  tp_status st;
+  if (!g) return TP_ERR_INVALID;
+  p = g->p;
+  if (g->err.status == TP_OK && g->m.nins == 0)
+    tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": no instruction (call a kernel "
+                  "or a delegate first)", g->m.name);
+  if (g->err.status == TP_OK && p->writing)
+    tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": finished during its program's "
+                  "write (from the progress callback)", g->m.name);
+  if (g->err.status != TP_OK) {
+    st = tp_pte_fail(p, g->err.status, "%s", g->err.msg);
+    tp_pte_graph_destroy(g);
+    return st;
+  }
+  /* lifetimes: inputs from 0, outputs to the end, every tensor over the instructions that use
+     it (directly or in a tensor list); a tensor no instruction uses lives at 0 */
+  items = (tp__plan_item *)TP_MALLOC((g->m.nvals ? g->m.nvals : 1) * sizeof *items);
+  if (!items) {
+    st = tp_pte_fail(p, TP_ERR_NOMEM, "method \"%.80s\": no memory", g->m.name);
+    tp_pte_graph_destroy(g);
+    return st;
+  }
+  end = (uint32_t)(g->m.nins - 1);
+  for (k = 0; k < g->m.nvals; k++) {
+    items[k].nbytes = g->m.vals[k].kind == TP_PTE_V_Tensor ? g->m.vals[k].nbytes : 0;
+    items[k].first = UINT32_MAX;
+    items[k].last = 0;
+    if (g->m.vals[k].kind == TP_PTE_V_Tensor && (g->m.vals[k].t.role & TP_PTE_INPUT))
+      items[k].first = 0;
+    if (g->m.vals[k].kind == TP_PTE_V_Tensor && (g->m.vals[k].t.role & TP_PTE_OUTPUT))
+      items[k].last = end;
+  }
+  for (j = 0; j < g->m.nins; j++)
+    for (k = 0; k < g->m.ins[j].nargs; k++)
+      tp__pte_touch(items, &g->m, g->m.ins[j].args[k], (uint32_t)j);
+  for (k = 0; k < g->m.nvals; k++) {
+    if (items[k].first == UINT32_MAX) items[k].first = items[k].last; /* outputs only */
+    if (items[k].first > items[k].last) items[k].first = items[k].last;
+  }
+  st = tp__plan_place(items, g->m.nvals, TP__PTE_PLAN_ALIGN, ((uint64_t)1 << 63) - 1,
+                      &g->m.planned, &failed);
+  for (k = 0; st == TP_OK && k < g->m.nvals; k++) g->m.vals[k].offset = items[k].offset;
+  TP_FREE(items);
+  if (st == TP_OK)
+    st = tp__array_reserve((void **)&p->meths, &p->cap, p->n + 1, sizeof *p->meths);
+  if (st != TP_OK) {
+    if (st == TP_ERR_OVERFLOW)
+      st = tp_pte_fail(p, st, "method \"%.80s\": the tensors live at once with value %lu need "
+                       "more than 2^63 - 1 bytes, which the planned buffer's int64 size cannot "
+                       "hold", g->m.name, (unsigned long)failed);
+    else
+      st = tp_pte_fail(p, st, "method \"%.80s\": no memory", g->m.name);
+    tp_pte_graph_destroy(g);
+    return st;
+  }
+  p->meths[p->n++] = g->m;
+  p->ndels += g->m.ndels;
+  memset(&g->m, 0, sizeof g->m);
+  tp_pte_graph_destroy(g);
   return TP_OK;
 }
 
@@ -9418,6 +10005,25 @@ TPDEF tp_status tp_pte_compile_spec_at(tp_pte_file *f, size_t m, size_t d, size_
                        (unsigned long)d, (unsigned long)k, !*key ? "key" : "value");
   *value = f->data + val.pos;
   *nbytes = val.count;
+  return TP_OK;
+}
+
+TPDEF tp_status tp_pte_operator_at(tp_pte_file *f, size_t m, size_t k, const char **name,
+                                   const char **overload) {
+  tp_fb_table plan, op;
+  tp_fb_vector ops;
+  TP__PTE_GUARD(f, name && overload && m < f->n_methods);
+  *name = *overload = NULL;
+  plan = tp__pte_plan(f, m);
+  ops = tp_fb_vector_field(&plan, TP_PTE_F_ExecutionPlan_operators, 4);
+  if (k >= (ops.pos ? ops.count : 0)) return TP_ERR_INVALID;
+  op = tp_fb_vector_table(&ops, k);
+  *name = tp_fb_string(&op, TP_PTE_F_Operator_name, NULL);
+  *overload = tp_fb_string(&op, TP_PTE_F_Operator_overload, NULL);
+  if (tp_fb_reader_status(&f->r__) != TP_OK || !*name)
+    return TP__PTE_BAD(f, "method %lu operator %lu: %s", (unsigned long)m, (unsigned long)k,
+                       tp__pte_fbmsg(f));
+  if (!*overload) *overload = "";
   return TP_OK;
 }
 
