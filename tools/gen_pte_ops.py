@@ -188,11 +188,8 @@ def derive_out(base, want, where):
             outs.append(out)
             if not r["is_list"]:
                 rets.append(dict(out))
-    for a in args:
-        if not (inplace and a is args[0]):
-            a["alias"], a["mutable"] = "", False
-    if inplace:
-        args[0]["alias"], args[0]["mutable"] = "", False
+    for a in args:  # the out= schema writes only its out arguments
+        a["alias"], a["mutable"] = "", False
     name, ov_out = want.split(".")
     return {"ns": base["ns"], "name": name, "overload": ov_out, "args": args + outs,
             "rets": rets}
@@ -237,16 +234,17 @@ def table_line(s, where):
 def generate(functions_yaml, native_yaml, et_commit, torch_commit):
     ports = read_entries(functions_yaml, ("op", "func"))
     natives = read_entries(native_yaml, ("func", "autogen"))
+    # Indexed by name only: a schema is parsed when a portable kernel needs it (the file holds
+    # types no portable kernel takes: Dimname, Storage, Stream, Tensor(a -> *) ...).
     by_name, by_autogen = {}, {}
     for e in natives:
-        if "func" not in e:
+        m = re.match(r"^(?:\w+::)?(\w+(?:\.\w+)?)\(", e.get("func", ""))
+        if not m:
             continue
-        where = "%s:%d" % (native_yaml, e["_line"])
-        s = parse_schema(e["func"], where)
-        key = s["name"] + ("." + s["overload"] if s["overload"] else "")
-        by_name.setdefault(key, (s, where))
+        found = (e["func"], "%s:%d" % (native_yaml, e["_line"]))
+        by_name.setdefault(m.group(1), found)
         for g in split_top(e.get("autogen", "")):
-            by_autogen.setdefault(g, (s, where))
+            by_autogen.setdefault(g, found)
     rows = {}
     for e in ports:
         where = "%s:%d" % (functions_yaml, e["_line"])
@@ -257,9 +255,10 @@ def generate(functions_yaml, native_yaml, et_commit, torch_commit):
             if "::" in want:
                 raise GenError("%s: op '%s' names a namespace; give its func" % (where, want))
             if want in by_name:
-                s = by_name[want][0]
+                s = parse_schema(*by_name[want])
             elif want in by_autogen:
-                s = derive_out(by_autogen[want][0], want, by_autogen[want][1])
+                func, at = by_autogen[want]
+                s = derive_out(parse_schema(func, at), want, at)
             else:
                 raise GenError("%s: op '%s' is not in %s" % (where, want, native_yaml))
         else:
