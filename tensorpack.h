@@ -1262,6 +1262,10 @@ typedef struct tp_pte_options {
   tp_progress_fn progress; /* NULL: none; else called as the program is written (section 4);
                               a non-zero return cancels with TP_ERR_CANCELLED */
   void *progress_ctx;      /* its first argument */
+  int other_runtime; /* 0 (default): every tp_pte_call_kernel is checked against the portable
+                        kernels' operators (TP_PTE_OPS: the operator exists, its argument count,
+                        each argument's value kind, the return slots); non-zero: for a runtime
+                        with other kernels, only the value ids are checked */
 } tp_pte_options;
 
 /* One delegate-call argument as the method sees it (zero = defaults). */
@@ -1411,10 +1415,22 @@ TPDEF tp_status tp_pte_define_int_list(tp_pte_graph *g, const int64_t *v, size_t
 /* A Tensor[] argument (cat's tensors, ...): a TensorList of n Tensor values. */
 TPDEF tp_status tp_pte_define_tensor_list(tp_pte_graph *g, const uint32_t *ids, size_t n,
                                           uint32_t *id_out);
+/* A Tensor?[] argument (index's indices, ...): an OptionalTensorList of n Tensor or Null values
+   (a Null entry is a None). */
+TPDEF tp_status tp_pte_define_optional_tensor_list(tp_pte_graph *g, const uint32_t *ids,
+                                                   size_t n, uint32_t *id_out);
 /* A KernelCall of op `name` ("aten::add": with its namespace) overload `overload` ("out"):
    args are value ids (above). Refused (TP_ERR_INVALID): a NULL or empty name or one without
    "::", a NULL overload, NULL args with n > 0, more than TP_PTE_MAX_ARGS, an id that is not
-   defined. The operator table (name, overload) is the method's, each pair once. */
+   defined. Unless tp_pte_options.other_runtime, checked against TP_PTE_OPS (below), with a
+   sentence naming the instruction, the argument and the values: an operator the portable
+   kernels do not have (TP_ERR_UNSUPPORTED); a count other than its arguments plus return
+   slots; an argument whose value has another kind (TP_ERR_INVALID: a Tensor takes a Tensor, a
+   Scalar an Int or a Double, int / SymInt / ScalarType / MemoryFormat / Layout an Int, float a
+   Double, bool a Bool, str a String, int[] an IntList, Tensor[] a TensorList, Tensor?[] an
+   OptionalTensorList; an optional one also Null); a return slot that is not the value of the
+   argument it returns (the out tensor again). The operator table (name, overload) is the
+   method's, each pair once. */
 TPDEF tp_status tp_pte_call_kernel(tp_pte_graph *g, const char *name, const char *overload,
                                    const uint32_t *args, size_t n);
 /* A DelegateCall of delegate d (copied; its blob streamed at write time) with args, which must
@@ -8586,6 +8602,7 @@ struct tp_pte {
   uint64_t program_size, base, data_size, max_align;
   tp_progress_fn progress;   /* options.progress / progress_ctx */
   void *progress_ctx;
+  int other_runtime;         /* options.other_runtime */
 };
 
 static char *tp__pte_strdup(const char *s) {
@@ -8642,6 +8659,7 @@ TPDEF tp_status tp_pte_create(const tp_pte_options *opts, tp_pte **out) {
   p->omit_empty_named_data = opts ? opts->omit_empty_named_data : 0;
   p->progress = opts ? opts->progress : NULL;
   p->progress_ctx = opts ? opts->progress_ctx : NULL;
+  p->other_runtime = opts ? opts->other_runtime : 0;
   p->alignment = (uint64_t)align;
   *out = p;
   return TP_OK;
@@ -9083,6 +9101,11 @@ TPDEF tp_status tp_pte_define_string(tp_pte_graph *g, const char *str, uint32_t 
   return tp__pte_graph_keep(g, id_out);
 }
 
+/* "a Tensor", "an Int": the article of a value kind's name. */
+static const char *tp__pte_a(int kind) {
+  return strchr("AEIOU", tp_pte_value_kind_name(kind)[0]) ? "an" : "a";
+}
+
 /* Refuses ids [0, n) that are not values of g (or, with tensors_only, not Tensor values). */
 static tp_status tp__pte_graph_ids(tp_pte_graph *g, const char *what, const uint32_t *ids,
                                    size_t n, int tensors_only) {
@@ -9100,9 +9123,8 @@ static tp_status tp__pte_graph_ids(tp_pte_graph *g, const char *what, const uint
                           (unsigned long)k, (unsigned long)ids[k], (unsigned long)g->m.nvals);
     if (tensors_only && g->m.vals[ids[k]].kind != TP_PTE_V_Tensor)
       return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": %s: entry %lu is value "
-                          "%lu, a%s %s, not a Tensor", g->m.name, what, (unsigned long)k,
-                          (unsigned long)ids[k],
-                          g->m.vals[ids[k]].kind == TP_PTE_V_Int ? "n" : "",
+                          "%lu, %s %s, not a Tensor", g->m.name, what, (unsigned long)k,
+                          (unsigned long)ids[k], tp__pte_a(g->m.vals[ids[k]].kind),
                           tp_pte_value_kind_name(g->m.vals[ids[k]].kind));
   }
   return TP_OK;
@@ -9174,6 +9196,122 @@ TPDEF tp_status tp_pte_define_tensor_list(tp_pte_graph *g, const uint32_t *ids, 
   return tp__pte_graph_keep(g, id_out);
 }
 
+TPDEF tp_status tp_pte_define_optional_tensor_list(tp_pte_graph *g, const uint32_t *ids,
+                                                   size_t n, uint32_t *id_out) {
+  tp__pte_val *v;
+  int32_t *items;
+  size_t k;
+  tp_status st;
+  TP_ASSERT(g);
+  if (id_out) *id_out = UINT32_MAX;
+  if (g->err.status != TP_OK) return g->err.status;
+  st = tp__pte_graph_ids(g, "optional tensor list", ids, n, 0);
+  if (st != TP_OK) return st;
+  for (k = 0; k < n; k++)
+    if (g->m.vals[ids[k]].kind != TP_PTE_V_Tensor && g->m.vals[ids[k]].kind != TP_PTE_V_Null)
+      return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": optional tensor list: "
+                          "entry %lu is value %lu, %s %s, not a Tensor or a Null", g->m.name,
+                          (unsigned long)k, (unsigned long)ids[k],
+                          tp__pte_a(g->m.vals[ids[k]].kind),
+                          tp_pte_value_kind_name(g->m.vals[ids[k]].kind));
+  items = (int32_t *)TP_MALLOC((n ? n : 1) * sizeof *items);
+  if (!items)
+    return tp__error_set(&g->err, TP_ERR_NOMEM, "method \"%.80s\" value %lu: no memory",
+                        g->m.name, (unsigned long)g->m.nvals);
+  for (k = 0; k < n; k++) items[k] = (int32_t)ids[k];
+  st = tp__pte_graph_value(g, TP_PTE_V_OptionalTensorList, &v, id_out);
+  if (st != TP_OK) {
+    TP_FREE(items);
+    return st;
+  }
+  v->items = items;
+  v->nitems = n;
+  return tp__pte_graph_keep(g, id_out);
+}
+
+/* The value kinds (a bit per TP_PTE_V_ tag) an argument takes in ExecuTorch's runtime. */
+static unsigned tp__pte_arg_takes(const tp_pte_op_arg *a) {
+  unsigned m = 0;
+#define TP__B(tag) (1u << TP_PTE_V_##tag)
+  if (a->is_list) {
+    switch (a->kind) {
+      case TP_PTE_ARG_TENSOR:
+        m = a->elem_optional ? TP__B(OptionalTensorList) : TP__B(TensorList);
+        break;
+      case TP_PTE_ARG_INT:
+      case TP_PTE_ARG_SYMINT: m = TP__B(IntList); break;
+      case TP_PTE_ARG_FLOAT: m = TP__B(DoubleList); break;
+      case TP_PTE_ARG_BOOL: m = TP__B(BoolList); break;
+      default: break;
+    }
+  } else {
+    switch (a->kind) {
+      case TP_PTE_ARG_TENSOR: m = TP__B(Tensor); break;
+      case TP_PTE_ARG_SCALAR: m = TP__B(Int) | TP__B(Double); break;
+      case TP_PTE_ARG_INT:
+      case TP_PTE_ARG_SYMINT:
+      case TP_PTE_ARG_SCALAR_TYPE:
+      case TP_PTE_ARG_MEMORY_FORMAT:
+      case TP_PTE_ARG_LAYOUT: m = TP__B(Int); break;
+      case TP_PTE_ARG_FLOAT: m = TP__B(Double); break;
+      case TP_PTE_ARG_BOOL: m = TP__B(Bool); break;
+      case TP_PTE_ARG_STRING: m = TP__B(String); break;
+      default: break; /* Device, Generator: only as None */
+    }
+  }
+  if (a->optional) m |= TP__B(Null);
+#undef TP__B
+  return m;
+}
+
+/* The kernel call of op with args (value ids, all defined) against the op's schema. */
+static tp_status tp__pte_check_call(tp_pte_graph *g, const char *what, const tp_pte_op *op,
+                                    const uint32_t *args, size_t n) {
+  size_t k;
+  if (n != (size_t)op->num_args + op->num_returns)
+    return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": %s: %lu values; the "
+                        "operator takes %lu (%lu arguments, then %lu return slot%s)", g->m.name,
+                        what, (unsigned long)n,
+                        (unsigned long)(op->num_args + op->num_returns),
+                        (unsigned long)op->num_args, (unsigned long)op->num_returns,
+                        op->num_returns == 1 ? "" : "s");
+  for (k = 0; k < op->num_args; k++) {
+    const tp_pte_op_arg *a = &op->args[k];
+    unsigned takes = tp__pte_arg_takes(a);
+    int kind = g->m.vals[args[k]].kind;
+    if (!(takes & (1u << kind))) {
+      char list[96];
+      size_t len = 0;
+      int t, first = 1;
+      list[0] = '\0';
+      for (t = 1; t <= TP_PTE_V_OptionalTensorList; t++)
+        if (takes & (1u << t)) {
+          tp__format(list + len, sizeof list - len, "%s%s", first ? "" : " or ",
+                     tp_pte_value_kind_name(t));
+          len += strlen(list + len);
+          first = 0;
+        }
+      return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": %s: argument %lu (%s: "
+                          "%s%s%s) is value %lu, %s %s; it takes %s", g->m.name, what,
+                          (unsigned long)k, a->name, tp_pte_arg_kind_name(a->kind),
+                          a->is_list ? (a->elem_optional ? "?[]" : "[]") : "",
+                          a->optional ? "?" : "", (unsigned long)args[k], tp__pte_a(kind),
+                          tp_pte_value_kind_name(kind),
+                          first ? "no value tensorpack writes" : list);
+    }
+  }
+  for (k = 0; k < op->num_returns; k++) {
+    uint32_t want = args[op->returns[k]], got = args[op->num_args + k];
+    if (got != want)
+      return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": %s: return slot %lu is "
+                          "value %lu; it must be the value of argument %lu (%s), %lu, again",
+                          g->m.name, what, (unsigned long)k, (unsigned long)got,
+                          (unsigned long)op->returns[k], op->args[op->returns[k]].name,
+                          (unsigned long)want);
+  }
+  return TP_OK;
+}
+
 /* A new instruction of kind `kind` calling args (checked), or the latched failure. */
 static tp_status tp__pte_graph_instr(tp_pte_graph *g, int kind, uint32_t index, const char *what,
                                      const uint32_t *args, size_t n) {
@@ -9220,6 +9358,17 @@ TPDEF tp_status tp_pte_call_kernel(tp_pte_graph *g, const char *name, const char
                         overload ? overload : "(null)");
   tp__format(what, sizeof what, "instruction %lu (%.80s.%.80s)", (unsigned long)g->m.nins,
              name, overload);
+  st = tp__pte_graph_ids(g, what, args, n, 0);
+  if (st != TP_OK) return st;
+  if (!g->p->other_runtime) {
+    tp_pte_op op;
+    if (tp_pte_op_lookup(name, overload, &op) != TP_OK)
+      return tp__error_set(&g->err, TP_ERR_UNSUPPORTED, "method \"%.80s\": %s: not an operator "
+                          "of ExecuTorch's portable kernels (TP_PTE_OPS); for a runtime with "
+                          "other kernels set tp_pte_options.other_runtime", g->m.name, what);
+    st = tp__pte_check_call(g, what, &op, args, n);
+    if (st != TP_OK) return st;
+  }
   for (k = 0; k < g->m.nops; k++)
     if (strcmp(g->m.ops[k].name, name) == 0 && strcmp(g->m.ops[k].overload, overload) == 0)
       break;
@@ -9299,7 +9448,8 @@ TPDEF tp_status tp_pte_call_delegate(tp_pte_graph *g, const tp_pte_delegate *d,
 /* Widens the lifetime of tensor value id to instruction t. */
 static void tp__pte_touch(tp__plan_item *items, const tp__pte_meth *m, int32_t id, uint32_t t) {
   tp__plan_item *it = &items[id];
-  if (m->vals[id].kind == TP_PTE_V_TensorList) {
+  int kind = m->vals[id].kind;
+  if (kind == TP_PTE_V_TensorList || kind == TP_PTE_V_OptionalTensorList) {
     size_t k;
     for (k = 0; k < m->vals[id].nitems; k++) tp__pte_touch(items, m, m->vals[id].items[k], t);
     return;
@@ -9440,7 +9590,8 @@ static tp_fb_ref tp__pte_build_value(tp_fb_builder *b, const tp__pte_val *v) {
       val = tp_fb_end_table(b);
       break;
     }
-    case TP_PTE_V_TensorList: {
+    case TP_PTE_V_TensorList:
+    case TP_PTE_V_OptionalTensorList: { /* the same one field */
       tp_fb_ref items = tp_fb_create_vector(b, v->items, v->nitems, 4);
       tp_fb_start_table(b);
       tp_fb_add_ref(b, TP_PTE_F_TensorList_items, items);

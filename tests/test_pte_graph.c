@@ -341,7 +341,8 @@ static void test_refusals(void) {
   tp_pte_destroy(p);
   /* a name taken by a finished method */
   FRESH();
-  TPT_STATUS(tp_pte_call_kernel(g, "aten::relu", "out", &x, 1), TP_OK);
+  args[0] = args[1] = args[2] = x;
+  TPT_STATUS(tp_pte_call_kernel(g, "aten::relu", "out", args, 3), TP_OK);
   TPT_STATUS(tp_pte_graph_finish(g), TP_OK);
   TPT_STATUS(tp_pte_graph_create(p, "forward", &g), TP_ERR_INVALID);
   TPT_STATUS(tp_pte_graph_finish(NULL), TP_ERR_INVALID);
@@ -356,13 +357,103 @@ static void test_refusals(void) {
     TPT_STATUS(tp_pte_define_tensor(g, &huge, &a), TP_OK);
     TPT_STATUS(tp_pte_define_tensor(g, &big, &b), TP_OK);
     TPT_STATUS(tp_pte_define_tensor(g, &big, &c), TP_OK);
-    args[0] = a, args[1] = b, args[2] = c;
-    TPT_STATUS(tp_pte_call_kernel(g, "aten::add", "out", args, 3), TP_OK);
+    {
+      uint32_t add[5];
+      add[0] = a, add[1] = b, add[2] = i, add[3] = c, add[4] = c;
+      TPT_STATUS(tp_pte_call_kernel(g, "aten::add", "out", add, 5), TP_OK);
+    }
     TPT_STATUS(tp_pte_graph_finish(g), TP_ERR_OVERFLOW);
     TPT_CONTAINS(tp_pte_error(p), "need more than 2^63 - 1 bytes");
   }
   tp_pte_destroy(p);
 #undef FRESH
+}
+
+/* The op table's checks of a kernel call, each with its sentence; other_runtime lifts them. */
+static void test_kernel_checks(void) {
+  tp_pte *p = NULL;
+  tp_pte_graph *g = NULL;
+  tp_pte_options o;
+  tp_pte_tensor tx = tensor(TP_PTE_INPUT | TP_PTE_OUTPUT, TP_F32, 1, 4, 0);
+  uint32_t x, one, none, s, a[5];
+  int round;
+  for (round = 0; round < 6; round++) {
+    memset(&o, 0, sizeof o);
+    o.other_runtime = round == 5;
+    TPT_STATUS(tp_pte_create(&o, &p), TP_OK);
+    TPT_STATUS(tp_pte_graph_create(p, "forward", &g), TP_OK);
+    TPT_STATUS(tp_pte_define_tensor(g, &tx, &x), TP_OK);
+    TPT_STATUS(tp_pte_define_int(g, 1, &one), TP_OK);
+    TPT_STATUS(tp_pte_define_null(g, &none), TP_OK);
+    TPT_STATUS(tp_pte_define_string(g, "tanh", &s), TP_OK);
+    a[0] = x, a[1] = x, a[2] = one, a[3] = x, a[4] = x;
+    switch (round) {
+      case 0:
+        TPT_STATUS(tp_pte_call_kernel(g, "aten::frobnicate", "out", a, 5), TP_ERR_UNSUPPORTED);
+        TPT_CHECK(strcmp(tp_pte_graph_error(g), "method \"forward\": instruction 0 "
+                         "(aten::frobnicate.out): not an operator of ExecuTorch's portable "
+                         "kernels (TP_PTE_OPS); for a runtime with other kernels set "
+                         "tp_pte_options.other_runtime") == 0);
+        break;
+      case 1:
+        TPT_STATUS(tp_pte_call_kernel(g, "aten::add", "out", a, 4), TP_ERR_INVALID);
+        TPT_EQ_STR(tp_pte_graph_error(g), "method \"forward\": instruction 0 (aten::add.out): "
+                   "4 values; the operator takes 5 (4 arguments, then 1 return slot)");
+        break;
+      case 2: /* a Null for add's non-optional Scalar alpha: the runtime aborts on it */
+        a[2] = none;
+        TPT_STATUS(tp_pte_call_kernel(g, "aten::add", "out", a, 5), TP_ERR_INVALID);
+        TPT_EQ_STR(tp_pte_graph_error(g), "method \"forward\": instruction 0 (aten::add.out): "
+                   "argument 2 (alpha: Scalar) is value 2, a Null; it takes Int or Double");
+        break;
+      case 3: /* gelu's approximate is a str, its out a Tensor */
+        a[1] = one, a[2] = x, a[3] = x;
+        TPT_STATUS(tp_pte_call_kernel(g, "aten::gelu", "out", a, 4), TP_ERR_INVALID);
+        TPT_EQ_STR(tp_pte_graph_error(g), "method \"forward\": instruction 0 (aten::gelu.out): "
+                   "argument 1 (approximate: str) is value 1, an Int; it takes String");
+        break;
+      case 4: /* the return slot must repeat the out tensor */
+        a[4] = one;
+        TPT_STATUS(tp_pte_call_kernel(g, "aten::add", "out", a, 5), TP_ERR_INVALID);
+        TPT_EQ_STR(tp_pte_graph_error(g), "method \"forward\": instruction 0 (aten::add.out): "
+                   "return slot 0 is value 1; it must be the value of argument 3 (out), 0, "
+                   "again");
+        break;
+      default: /* other_runtime: an unknown operator with any count is the runtime's business */
+        TPT_STATUS(tp_pte_call_kernel(g, "custom::frobnicate", "out", a, 2), TP_OK);
+        a[0] = x, a[1] = s, a[2] = x, a[3] = x;
+        TPT_STATUS(tp_pte_call_kernel(g, "aten::gelu", "out", a, 4), TP_OK);
+        break;
+    }
+    tp_pte_destroy(p);
+  }
+  /* a Tensor?[] takes an OptionalTensorList of Tensor and Null values */
+  TPT_STATUS(tp_pte_create(NULL, &p), TP_OK);
+  TPT_STATUS(tp_pte_graph_create(p, "forward", &g), TP_OK);
+  TPT_STATUS(tp_pte_define_tensor(g, &tx, &x), TP_OK);
+  TPT_STATUS(tp_pte_define_null(g, &none), TP_OK);
+  {
+    uint32_t ids[2], lst, idx[4];
+    tp_pte_tensor ti = tensor(TP_PTE_INPUT, TP_I64, 1, 2, 0);
+    TPT_STATUS(tp_pte_define_tensor(g, &ti, &ids[0]), TP_OK);
+    ids[1] = none;
+    TPT_STATUS(tp_pte_define_optional_tensor_list(g, ids, 2, &lst), TP_OK);
+    idx[0] = x, idx[1] = lst, idx[2] = x, idx[3] = x;
+    TPT_STATUS(tp_pte_call_kernel(g, "aten::index", "Tensor_out", idx, 4), TP_OK);
+    TPT_STATUS(tp_pte_graph_finish(g), TP_OK);
+  }
+  {
+    tp_membuf mb;
+    tp_pte_file f;
+    tp_pte_value_info vi;
+    TPT_STATUS(write_mem(p, &mb), TP_OK);
+    TPT_STATUS(tp_pte_read(&f, mb.data, mb.size), TP_OK);
+    TPT_STATUS(tp_pte_value_at(&f, 0, 3, &vi), TP_OK);
+    TPT_EQ_INT(vi.kind, TP_PTE_V_OptionalTensorList);
+    tp_pte_close(&f);
+    tp_membuf_free(&mb);
+  }
+  tp_pte_destroy(p);
 }
 
 /* Every allocation failing in turn: the failing call's status, no leak. */
@@ -395,6 +486,7 @@ int main(void) {
   TPT_RUN(test_portable_program);
   TPT_RUN(test_mixed_program);
   TPT_RUN(test_refusals);
+  TPT_RUN(test_kernel_checks);
   TPT_RUN(test_alloc_failures);
   return tpt_finish("pte_graph");
 }
