@@ -1400,6 +1400,12 @@ TPDEF const char *tp_pte_graph_error(const tp_pte_graph *g);
 /* A Tensor value: t->role TP_PTE_INPUT and/or TP_PTE_OUTPUT, or 0 for an intermediate;
    dtype, sizes and dim_order as tp_pte_add_method checks them. Memory-planned. */
 TPDEF tp_status tp_pte_define_tensor(tp_pte_graph *g, const tp_pte_tensor *t, uint32_t *id_out);
+/* A constant Tensor: the bytes of view (any strides, offset, dtype), compacted row-major and
+   little-endian through the one copy routine into the program's constant segment at write
+   time (the view is borrowed until then), 16-aligned; its sizes are the view's, its dim_order
+   0, 1, ... Not planned. Refused: NULL view, more than TP_MAX_DIMS dims (TP_ERR_INVALID), a size
+   above INT32_MAX (TP_ERR_UNSUPPORTED). */
+TPDEF tp_status tp_pte_define_constant(tp_pte_graph *g, const tp_tensor *view, uint32_t *id_out);
 /* Scalar values: Int, Double (any double, NaN and infinities included), Bool (0 / non-zero),
    Null (an optional argument left out), String (a NUL-terminated copy, e.g. gelu's
    approximate "tanh"). */
@@ -8220,6 +8226,7 @@ TPDEF tp_status tp_delegate_store_constant(tp_store *store, const tp_tensor *vie
 #define TP__PTE_SEG_ALIGN 128u /* upstream's default segment alignment */
 #define TP__PTE_MAX_ALIGN ((size_t)1 << 24)
 #define TP__PTE_PLAN_ALIGN 16u /* memory-planned tensors start at multiples of this */
+#define TP__PTE_CONST_ALIGN 16u /* constants in the constant segment, likewise */
 
 static const tp_pte_field_info tp__pte_field_rows[] = {
 #define TP__PTE_FIELD_ROW(T, f, F, id, kind, dflt) {#T, #f, id, kind},
@@ -8544,6 +8551,10 @@ typedef struct tp__pte_val {
   int64_t i;             /* Int; Bool (0 / 1) */
   double d;              /* Double */
   char *s;               /* String: a NUL-terminated copy */
+  tp_tensor view;        /* constant Tensor (is_const): where its bytes come from */
+  int is_const;
+  uint32_t cidx;         /* constant Tensor: its buffer among the method's constants, 1 .. */
+  uint64_t coff;         /* constant Tensor: its place in the constant segment (prepare) */
   int64_t *ilist;        /* IntList: indices of Int values (the schema's int64) */
   int32_t *items;        /* TensorList: indices of Tensor values */
   size_t nitems;         /* entries of ilist / items */
@@ -8582,6 +8593,7 @@ typedef struct tp__pte_meth {
   size_t ndels;
   int32_t *inputs, *outputs; /* value indices, plan inputs / outputs in order */
   size_t nin, nout;
+  size_t nconsts;        /* constant Tensor values (their cidx 1 .. nconsts) */
   uint64_t planned;      /* buffer 1's bytes (non_const_buffer_sizes[1]) */
 } tp__pte_meth;
 
@@ -8594,9 +8606,11 @@ struct tp_pte {
   size_t n, cap;
   size_t ndels;          /* delegates of all methods: segments 1 .. ndels, in method order */
   tp_pte_graph *open;    /* the graph being built (tp_pte_graph_create), or NULL */
+  uint64_t const_size;   /* the constant segment's bytes (segment 0; prepare) */
   tp_error err;          /* latched building failure */
   tp_error last;         /* the last failed size / write (reset by each call) */
   tp_fb_builder *fb;
+  size_t nconsts;        /* constant tensors of all methods (prepare) */
   uint64_t *store_off;   /* offsets of the embedded store's segments */
   size_t store_off_cap;
   uint64_t program_size, base, data_size, max_align;
@@ -9046,6 +9060,38 @@ TPDEF tp_status tp_pte_define_tensor(tp_pte_graph *g, const tp_pte_tensor *t, ui
   return tp__pte_graph_keep(g, id_out);
 }
 
+TPDEF tp_status tp_pte_define_constant(tp_pte_graph *g, const tp_tensor *view, uint32_t *id_out) {
+  tp__pte_val *v;
+  int d;
+  tp_status st;
+  TP_ASSERT(g);
+  st = tp__pte_graph_value(g, TP_PTE_V_Tensor, &v, id_out);
+  if (st != TP_OK) return st;
+  if (!view)
+    return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\" value %lu: NULL constant "
+                        "view", g->m.name, (unsigned long)g->m.nvals);
+  if (view->ndim < 0 || view->ndim > TP_MAX_DIMS)
+    return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\" value %lu: a constant of "
+                        "%d dims (0 .. %d)", g->m.name, (unsigned long)g->m.nvals, view->ndim,
+                        TP_MAX_DIMS);
+  v->t.dtype = view->dtype;
+  v->t.ndim = view->ndim;
+  for (d = 0; d < view->ndim; d++) {
+    if (view->sizes[d] > INT32_MAX)
+      return tp__error_set(&g->err, TP_ERR_UNSUPPORTED, "method \"%.80s\" value %lu: dim %d of "
+                          "the constant has size %lld; a program holds int32 sizes", g->m.name,
+                          (unsigned long)g->m.nvals, d, (long long)view->sizes[d]);
+    v->t.sizes[d] = view->sizes[d];
+    v->t.dim_order[d] = (uint8_t)d;
+  }
+  st = tp__pte_check_tensor(&g->err, g->m.name, "value", g->m.nvals, &v->t, &v->nbytes);
+  if (st != TP_OK) return st;
+  v->view = *view;
+  v->is_const = 1;
+  v->cidx = (uint32_t)++g->m.nconsts;
+  return tp__pte_graph_keep(g, id_out);
+}
+
 TPDEF tp_status tp_pte_define_int(tp_pte_graph *g, int64_t x, uint32_t *id_out) {
   tp__pte_val *v;
   tp_status st;
@@ -9487,7 +9533,8 @@ TPDEF tp_status tp_pte_graph_finish(tp_pte_graph *g) {
   }
   end = (uint32_t)(g->m.nins - 1);
   for (k = 0; k < g->m.nvals; k++) {
-    items[k].nbytes = g->m.vals[k].kind == TP_PTE_V_Tensor ? g->m.vals[k].nbytes : 0;
+    items[k].nbytes = g->m.vals[k].kind == TP_PTE_V_Tensor && !g->m.vals[k].is_const
+                          ? g->m.vals[k].nbytes : 0;
     items[k].first = UINT32_MAX;
     items[k].last = 0;
     if (g->m.vals[k].kind == TP_PTE_V_Tensor && (g->m.vals[k].t.role & TP_PTE_INPUT))
@@ -9537,7 +9584,7 @@ static size_t tp__pte_plan_refs(const tp__pte_meth *m) {
 }
 
 /* Value v as an EValue table. */
-static tp_fb_ref tp__pte_build_value(tp_fb_builder *b, const tp__pte_val *v) {
+static tp_fb_ref tp__pte_build_value(tp_fb_builder *b, const tp__pte_val *v, uint32_t cbase) {
   tp_fb_ref val = 0;
   switch (v->kind) {
     case TP_PTE_V_Tensor: {
@@ -9547,6 +9594,15 @@ static tp_fb_ref tp__pte_build_value(tp_fb_builder *b, const tp__pte_val *v) {
       for (d = 0; d < v->t.ndim; d++) sz[d] = (int32_t)v->t.sizes[d];
       sizes = tp_fb_create_vector(b, sz, (size_t)v->t.ndim, 4);
       order = tp_fb_create_vector(b, v->t.dim_order, (size_t)v->t.ndim, 1);
+      if (v->is_const) { /* data_buffer_idx into the constant segment's offsets */
+        tp_fb_start_table(b);
+        tp_fb_add_ref(b, TP_PTE_F_Tensor_sizes, sizes);
+        tp_fb_add_ref(b, TP_PTE_F_Tensor_dim_order, order);
+        tp_fb_add_u32(b, TP_PTE_F_Tensor_data_buffer_idx, cbase + v->cidx, 0);
+        tp_fb_add_i8(b, TP_PTE_F_Tensor_scalar_type, (int8_t)v->t.dtype, 0);
+        val = tp_fb_end_table(b);
+        break;
+      }
       tp_fb_start_table(b);
       tp_fb_add_u32(b, TP_PTE_F_AllocationDetails_memory_id, 1, 0);
       tp_fb_add_u32(b, TP_PTE_F_AllocationDetails_memory_offset_low, (uint32_t)v->offset, 0);
@@ -9608,14 +9664,15 @@ static tp_fb_ref tp__pte_build_value(tp_fb_builder *b, const tp__pte_val *v) {
   return tp_fb_end_table(b);
 }
 
-/* One ExecutionPlan into the builder; its delegates' blobs are segments seg, seg + 1, ... */
+/* One ExecutionPlan into the builder; its delegates' blobs are segments seg, seg + 1, ...;
+   its constants are buffers cbase + 1, ... of the constant segment. */
 static tp_fb_ref tp__pte_build_plan(tp_fb_builder *b, const tp__pte_meth *m, uint32_t seg,
-                                    tp_fb_ref *refs) {
+                                    uint32_t cbase, tp_fb_ref *refs) {
   size_t k, j;
   tp_fb_ref values, vin, vout, instrs, chain, chains, ops, dels, ncbs, name;
   int64_t sizes2[2];
 
-  for (k = 0; k < m->nvals; k++) refs[k] = tp__pte_build_value(b, &m->vals[k]);
+  for (k = 0; k < m->nvals; k++) refs[k] = tp__pte_build_value(b, &m->vals[k], cbase);
   values = tp_fb_create_vector_refs(b, refs, m->nvals);
   vin = tp_fb_create_vector(b, m->inputs, m->nin, 4);
   vout = tp_fb_create_vector(b, m->outputs, m->nout, 4);
@@ -9710,9 +9767,30 @@ static tp_status tp__pte_prepare(tp_pte *p) {
   if (s && s->err.status != TP_OK)
     return tp__error_set(&p->last, s->err.status, "the embedded store failed: %s", s->err.msg);
 
-  /* Segments: 0 = the empty constant segment, 1 .. ndels = the delegates' blobs in method
-     order, then the store's. */
+  /* Segments: 0 = the constant segment (every method's constants in order, each 16-aligned;
+     empty without constants), 1 .. ndels = the delegates' blobs in method order, then the
+     store's. */
   p->max_align = p->alignment;
+  p->nconsts = 0;
+  for (i = 0; i < p->n; i++) {
+    tp__pte_meth *m = &p->meths[i];
+    size_t k;
+    for (k = 0; k < m->nvals; k++) {
+      tp__pte_val *v = &m->vals[k];
+      if (!v->is_const) continue;
+      if (tp__align_u64(off, TP__PTE_CONST_ALIGN, &off) || tp__add_u64(off, v->nbytes, &end))
+        return tp__error_set(&p->last, TP_ERR_OVERFLOW, "method \"%.80s\" value %lu: the "
+                            "constant segment's size overflows 64 bits", m->name,
+                            (unsigned long)k);
+      v->coff = off;
+      off = end;
+      p->nconsts++;
+    }
+  }
+  p->const_size = off;
+  if (p->nconsts + 1 > (size_t)UINT32_MAX)
+    return tp__error_set(&p->last, TP_ERR_OVERFLOW, "%lu constants (at most 2^32 - 2)",
+                        (unsigned long)p->nconsts);
   for (i = 0; i < p->n; i++) {
     tp__pte_meth *m = &p->meths[i];
     size_t j;
@@ -9763,6 +9841,7 @@ static tp_status tp__pte_prepare(tp_pte *p) {
   /* refs: one per segment / named entry, or what the largest plan needs */
   if (nsegs > nrefs) nrefs = nsegs;
   if (nnamed > nrefs) nrefs = nnamed;
+  if (p->nconsts + 1 > nrefs) nrefs = p->nconsts + 1;
   for (i = 0; i < p->n; i++) {
     size_t need = tp__pte_plan_refs(&p->meths[i]);
     if (need > nrefs) nrefs = need;
@@ -9780,17 +9859,19 @@ static tp_status tp__pte_prepare(tp_pte *p) {
       return tp__error_set(&p->last, TP_ERR_NOMEM, "no memory for %lu plans",
                           (unsigned long)p->n);
     }
-    uint32_t seg = 1;
+    uint32_t seg = 1, cbase = 0;
     memset(plan_refs, 0, p->n * sizeof(tp_fb_ref)); /* (GCC, with the adds inlined) */
     for (i = 0; i < p->n; i++) {
-      plan_refs[i] = tp__pte_build_plan(b, &p->meths[i], seg, refs);
+      plan_refs[i] = tp__pte_build_plan(b, &p->meths[i], seg, cbase, refs);
       seg += (uint32_t)p->meths[i].ndels;
+      cbase += (uint32_t)p->meths[i].nconsts;
     }
     plans = tp_fb_create_vector_refs(b, plan_refs, p->n);
     TP_FREE(plan_refs);
   }
-  /* DataSegment: offset, size (segment 0: empty, both default). */
+  /* DataSegment: offset, size (segment 0: the constants at 0, or empty: both default). */
   tp_fb_start_table(b);
+  tp_fb_add_u64(b, TP_PTE_F_DataSegment_size, p->const_size, 0);
   refs[0] = tp_fb_end_table(b);
   {
     size_t j, r = 1;
@@ -9823,7 +9904,21 @@ static tp_status tp__pte_prepare(tp_pte *p) {
     named = tp_fb_create_vector_refs(b, refs, 0); /* present and empty: see tp_pte_options */
   }
   TP_FREE(refs);
-  coffs = tp_fb_create_vector(b, &u0, 1, 8);
+  if (p->nconsts == 0) {
+    coffs = tp_fb_create_vector(b, &u0, 1, 8);
+  } else { /* offsets[0]: the reserved buffer 0; then each constant's place */
+    uint64_t *co = (uint64_t *)TP_MALLOC((p->nconsts + 1) * sizeof *co);
+    size_t c = 1, k;
+    if (!co)
+      return tp__error_set(&p->last, TP_ERR_NOMEM, "no memory for %lu constant offsets",
+                          (unsigned long)p->nconsts);
+    co[0] = 0;
+    for (i = 0; i < p->n; i++)
+      for (k = 0; k < p->meths[i].nvals; k++)
+        if (p->meths[i].vals[k].is_const) co[c++] = p->meths[i].vals[k].coff;
+    coffs = tp_fb_create_vector(b, co, p->nconsts + 1, 8);
+    TP_FREE(co);
+  }
   tp_fb_start_table(b);
   tp_fb_add_ref(b, TP_PTE_F_SubsegmentOffsets_offsets, coffs);
   tp_fb_add_u32(b, TP_PTE_F_SubsegmentOffsets_segment_index, 0, 0);
@@ -9922,6 +10017,27 @@ static tp_status tp__pte_write(tp_pte *p, tp_sink *sink) {
   if (st != TP_OK)
     return tp__error_set(&p->last, st, "writing the program header and flatbuffer: %s",
                         tp_status_str(st));
+  for (i = 0; st == TP_OK && i < p->n; i++) { /* segment 0: the constants */
+    const tp__pte_meth *m = &p->meths[i];
+    size_t k;
+    for (k = 0; k < m->nvals; k++) {
+      const tp__pte_val *v = &m->vals[k];
+      tp_tally t;
+      tp_sink w;
+      if (!v->is_const) continue;
+      st = tp__store_zeros(sink, v->coff - pos);
+      if (st != TP_OK) break;
+      w = tp_sink_tally(&t, sink);
+      st = tp_compact_write(&v->view, TP_ORDER_ROW_MAJOR, &w);
+      if (st == TP_OK && t.n != v->nbytes) st = TP_ERR_INVALID;
+      if (st != TP_OK)
+        return tp__error_set(&p->last, st, "method \"%.80s\" value %lu: writing the constant "
+                            "(segment 0, file offset %llu) failed: %s", m->name,
+                            (unsigned long)k, (unsigned long long)(p->base + v->coff),
+                            tp_status_str(st));
+      pos = v->coff + v->nbytes;
+    }
+  }
   for (i = 0, seg = 1; st == TP_OK && i < p->n; i++) {
     const tp__pte_meth *m = &p->meths[i];
     size_t j;

@@ -154,6 +154,74 @@ static void test_portable_program(void) {
   tp_pte_destroy(p);
 }
 
+/* Constants from views: a transposed slice and a row at an offset, compacted into the constant
+   segment (16-aligned, little-endian), never their storage; data_buffer_idx 1 and 2; the
+   delegate's blob after them; not planned. */
+static void test_constants(void) {
+  static float st[4 * 6];
+  int64_t sz[2] = {4, 6};
+  tp_storage s = {st, sizeof st};
+  tp_tensor parent, tr, cols, wv, row;
+  tp_pte *p = NULL;
+  tp_pte_graph *g = NULL;
+  tp_pte_tensor tx = tensor(TP_PTE_INPUT, TP_F32, 2, 3, 2), ty = tensor(TP_PTE_OUTPUT, TP_F32, 2, 3, 2);
+  uint32_t x, y, cw, cr, one, a[5];
+  tp_membuf mb;
+  tp_pte_file f;
+  tp_pte_value_info vi;
+  uint64_t seg_off = 0, seg_size = 0;
+  size_t i;
+  for (i = 0; i < 24; i++) st[i] = (float)i + 0.5f;
+  TPT_STATUS(tp_view(s, TP_F32, 2, sz, NULL, 0, &parent), TP_OK);
+  TPT_STATUS(tp_transpose(&parent, 0, 1, &tr), TP_OK);          /* [6, 4] */
+  TPT_STATUS(tp_narrow(&tr, 0, 1, 3, &cols), TP_OK);            /* rows 1..3 of the transpose */
+  TPT_STATUS(tp_narrow(&cols, 1, 1, 2, &wv), TP_OK);             /* [3, 2]: st[r + 6c] shifted */
+  TPT_STATUS(tp_select(&parent, 0, 3, &row), TP_OK);            /* [6]: st[18 .. 23] */
+  TPT_STATUS(tp_pte_create(NULL, &p), TP_OK);
+  TPT_STATUS(tp_pte_graph_create(p, "forward", &g), TP_OK);
+  TPT_STATUS(tp_pte_define_tensor(g, &tx, &x), TP_OK);
+  TPT_STATUS(tp_pte_define_constant(g, &wv, &cw), TP_OK);
+  TPT_STATUS(tp_pte_define_constant(g, &row, &cr), TP_OK);
+  TPT_STATUS(tp_pte_define_tensor(g, &ty, &y), TP_OK);
+  TPT_STATUS(tp_pte_define_int(g, 1, &one), TP_OK);
+  a[0] = x, a[1] = cw, a[2] = one, a[3] = y, a[4] = y;
+  TPT_STATUS(tp_pte_call_kernel(g, "aten::add", "out", a, 5), TP_OK);
+  TPT_STATUS(tp_pte_graph_finish(g), TP_OK);
+  TPT_STATUS(write_mem(p, &mb), TP_OK);
+  TPT_STATUS(tp_pte_read(&f, mb.data, mb.size), TP_OK);
+  TPT_STATUS(tp_pte_value_at(&f, 0, cw, &vi), TP_OK);
+  TPT_EQ_INT(vi.kind, TP_PTE_V_Tensor);
+  TPT_CHECK(!vi.planned);
+  TPT_EQ_INT((int)vi.data_buffer_idx, 1);
+  TPT_EQ_INT(vi.ndim, 2);
+  TPT_EQ_INT((int)vi.sizes[0], 3);
+  TPT_EQ_INT((int)vi.sizes[1], 2);
+  TPT_STATUS(tp_pte_value_at(&f, 0, cr, &vi), TP_OK);
+  TPT_EQ_INT((int)vi.data_buffer_idx, 2);
+  TPT_STATUS(tp_pte_segment_at(&f, 0, &seg_off, &seg_size), TP_OK);
+  TPT_EQ_U64(seg_off, 0);
+  TPT_EQ_U64(seg_size, 32 + 24); /* 24 bytes at 0, 24 at the next multiple of 16 */
+  {
+    float want_w[6], want_row[6];
+    unsigned char le[24];
+    const unsigned char *seg = f.data + f.segment_base + seg_off;
+    int r, c;
+    for (r = 0; r < 3; r++)
+      for (c = 0; c < 2; c++) want_w[r * 2 + c] = st[(c + 1) * 6 + (r + 1)];
+    for (c = 0; c < 6; c++) want_row[c] = st[18 + c];
+    tpt_to_le(le, want_w, 6, 4);
+    TPT_MEMEQ(seg, le, 24);
+    tpt_to_le(le, want_row, 6, 4);
+    TPT_MEMEQ(seg + 32, le, 24);
+  }
+  /* the planned buffer holds x and y only */
+  TPT_STATUS(tp_pte_value_at(&f, 0, y, &vi), TP_OK);
+  TPT_CHECK(vi.planned);
+  tp_pte_close(&f);
+  tp_membuf_free(&mb);
+  tp_pte_destroy(p);
+}
+
 /* A producer of n pattern bytes (ctx: the n). */
 static tp_status blob_produce(void *ctx, tp_sink *sink) {
   uint64_t n = *(const uint64_t *)ctx, i;
@@ -485,6 +553,7 @@ static void test_alloc_failures(void) {
 int main(void) {
   TPT_RUN(test_portable_program);
   TPT_RUN(test_mixed_program);
+  TPT_RUN(test_constants);
   TPT_RUN(test_refusals);
   TPT_RUN(test_kernel_checks);
   TPT_RUN(test_alloc_failures);
