@@ -277,6 +277,8 @@ typedef struct tp_error {
    unless e already holds one (the first failure sticks). Returns e->status afterwards (the
    first failure's status). e may be NULL: then it just returns s. */
 TPDEF tp_status tp__error_set(tp_error *e, tp_status s, const char *fmt, ...) TP__PRINTF(3, 4);
+/* Internal: printf into out (cap > 0 bytes, always terminated), with or without stdio. */
+TPDEF void tp__format(char *out, size_t cap, const char *fmt, ...) TP__PRINTF(3, 4);
 
 /* ------------------------------------------------------------------------------------------ */
 /* 2. dtypes                                                                                   */
@@ -1445,6 +1447,14 @@ TPDEF tp_status tp_pte_call_kernel(tp_pte_graph *g, const char *name, const char
    empty spec key, ...) and for an id that is not a defined Tensor. */
 TPDEF tp_status tp_pte_call_delegate(tp_pte_graph *g, const tp_pte_delegate *d,
                                      const uint32_t *args, size_t n);
+/* Tensor value id of g (its role, dtype, sizes, dim_order; a constant's role is 0) into *out.
+   TP_ERR_INVALID when id is not a Tensor value of g (or out is NULL). */
+TPDEF tp_status tp_pte_graph_tensor(const tp_pte_graph *g, uint32_t id, tp_pte_tensor *out);
+/* For backend headers that refuse a call before tp_pte_call_delegate: latches failure s in g
+   with the sentence "method \"NAME\": " + fmt (unless g holds one) and returns g's first
+   failure's status. s == TP_OK is a no-op. */
+TPDEF tp_status tp_pte_graph_fail(tp_pte_graph *g, tp_status s, const char *fmt, ...)
+    TP__PRINTF(3, 4);
 /* Plans the graph's memory (above) and adds it to its program as a method; frees g in every
    case (NULL: no-op returning TP_ERR_INVALID). Refused: a failed graph (its failure, latched
    in the program), a graph without instructions (TP_ERR_INVALID), a planned buffer of 2^63
@@ -2447,8 +2457,7 @@ static void tp__vformat(char *out, size_t cap, const char *fmt, va_list ap) {
   vsnprintf(out, cap, fmt, ap);
 #endif
 }
-static void tp__format(char *out, size_t cap, const char *fmt, ...) TP__PRINTF(3, 4);
-static void tp__format(char *out, size_t cap, const char *fmt, ...) {
+TPDEF void tp__format(char *out, size_t cap, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   tp__vformat(out, cap, fmt, ap);
@@ -8990,6 +8999,27 @@ TPDEF tp_status tp_pte_graph_status(const tp_pte_graph *g) {
 TPDEF const char *tp_pte_graph_error(const tp_pte_graph *g) {
   TP_ASSERT(g);
   return g->err.msg;
+}
+
+TPDEF tp_status tp_pte_graph_tensor(const tp_pte_graph *g, uint32_t id, tp_pte_tensor *out) {
+  TP_ASSERT(g);
+  if (!out || id >= g->m.nvals || g->m.vals[id].kind != TP_PTE_V_Tensor) return TP_ERR_INVALID;
+  *out = g->m.vals[id].t;
+  return TP_OK;
+}
+
+TPDEF tp_status tp_pte_graph_fail(tp_pte_graph *g, tp_status s, const char *fmt, ...) {
+  va_list ap;
+  size_t n;
+  TP_ASSERT(g);
+  if (g->err.status != TP_OK || s == TP_OK) return g->err.status;
+  g->err.status = s;
+  tp__format(g->err.msg, sizeof g->err.msg, "method \"%.80s\": ", g->m.name);
+  n = strlen(g->err.msg);
+  va_start(ap, fmt);
+  tp__vformat(g->err.msg + n, sizeof g->err.msg - n, fmt ? fmt : tp_status_str(s), ap);
+  va_end(ap);
+  return s;
 }
 
 TPDEF void tp_pte_graph_destroy(tp_pte_graph *g) {

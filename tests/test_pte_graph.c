@@ -6,6 +6,7 @@
    tp_pte_destroy; allocation failures at every step (no leak). */
 #include "tp_count_alloc.h"
 #include "tensorpack.h"
+#include "tensorpack_xnnpack.h"
 #include "tp_test.h"
 
 #include <math.h>
@@ -315,6 +316,87 @@ static void test_mixed_program(void) {
   tp_pte_destroy(p);
 }
 
+/* tokens -> embedding (a portable kernel, the table a constant view) -> an XNNPACK linear (its
+   weight a view 64 floats into its storage) -> logits: the delegate call checked against the
+   graph's externals, its blob in segment 1 equal to tp_xnn_write's bytes. */
+static void test_xnn_call(void) {
+  static float wst[3 * 8 * 8], table[10 * 8];
+  int64_t sz3[3] = {3, 8, 8}, sz2[2] = {10, 8};
+  tp_storage ws = {wst, sizeof wst}, ts = {table, sizeof table};
+  tp_tensor parent, w, tab;
+  tp_xnn_graph *xg = NULL;
+  tp_pte *p = NULL;
+  tp_pte_graph *g = NULL;
+  size_t xd[2] = {4, 8}, i;
+  uint32_t xx, xw, xy, tok, wte, e, y, pad, no, a[7];
+  tp_pte_tensor ttok = tensor(TP_PTE_INPUT, TP_I64, 1, 4, 0), te = tensor(0, TP_F32, 2, 4, 8);
+  tp_pte_tensor ty = tensor(TP_PTE_OUTPUT, TP_F32, 2, 4, 8), bad = tensor(0, TP_F16, 2, 4, 8);
+  tp_membuf mb, blob;
+  tp_pte_file f;
+  tp_pte_delegate_info di;
+  tp_sink bs;
+  for (i = 0; i < 3 * 8 * 8; i++) wst[i] = (float)i * 0.125f;
+  for (i = 0; i < 10 * 8; i++) table[i] = (float)i - 40.0f;
+  TPT_STATUS(tp_view(ws, TP_F32, 3, sz3, NULL, 0, &parent), TP_OK);
+  TPT_STATUS(tp_select(&parent, 0, 1, &w), TP_OK);
+  TPT_STATUS(tp_view(ts, TP_F32, 2, sz2, NULL, 0, &tab), TP_OK);
+  TPT_STATUS(tp_xnn_graph_create(NULL, &xg), TP_OK);
+  tp_xnn_define_tensor_value(xg, TP_XNN_FP32, 2, xd, NULL, 0, TP_XNN_FLAG_EXTERNAL_INPUT, &xx);
+  tp_xnn_define_tensor_value(xg, TP_XNN_FP32, 2, NULL, &w, TP_XNN_INVALID_ID, 0, &xw);
+  tp_xnn_define_tensor_value(xg, TP_XNN_FP32, 2, xd, NULL, 1, TP_XNN_FLAG_EXTERNAL_OUTPUT, &xy);
+  tp_xnn_define_fully_connected(xg, -INFINITY, INFINITY, xx, xw, TP_XNN_INVALID_ID, xy, 0);
+  TPT_STATUS(tp_xnn_graph_status(xg), TP_OK);
+
+  TPT_STATUS(tp_pte_create(NULL, &p), TP_OK);
+  TPT_STATUS(tp_pte_graph_create(p, "forward", &g), TP_OK);
+  TPT_STATUS(tp_pte_define_tensor(g, &ttok, &tok), TP_OK);
+  TPT_STATUS(tp_pte_define_constant(g, &tab, &wte), TP_OK);
+  TPT_STATUS(tp_pte_define_tensor(g, &te, &e), TP_OK);
+  TPT_STATUS(tp_pte_define_tensor(g, &ty, &y), TP_OK);
+  TPT_STATUS(tp_pte_define_int(g, -1, &pad), TP_OK);
+  TPT_STATUS(tp_pte_define_bool(g, 0, &no), TP_OK);
+  a[0] = wte, a[1] = tok, a[2] = pad, a[3] = no, a[4] = no, a[5] = e, a[6] = e;
+  TPT_STATUS(tp_pte_call_kernel(g, "aten::embedding", "out", a, 7), TP_OK);
+  a[0] = e, a[1] = y;
+  TPT_STATUS(tp_xnn_pte_call(g, xg, a, 2), TP_OK);
+  TPT_STATUS(tp_pte_graph_finish(g), TP_OK);
+  TPT_STATUS(write_mem(p, &mb), TP_OK);
+  TPT_STATUS(tp_pte_read(&f, mb.data, mb.size), TP_OK);
+  TPT_STATUS(tp_pte_delegate_at(&f, 0, 0, &di), TP_OK);
+  TPT_EQ_STR(di.id, "XnnpackBackend");
+  memset(&blob, 0, sizeof blob);
+  bs = tp_sink_membuf(&blob);
+  TPT_STATUS(tp_xnn_write(xg, &bs), TP_OK);
+  TPT_EQ_U64(di.nbytes, blob.size);
+  TPT_MEMEQ(di.data, blob.data, blob.size);
+  TPT_EQ_INT((int)di.index, 1); /* segment 0 holds the table */
+  tp_pte_close(&f);
+  tp_membuf_free(&mb);
+  tp_membuf_free(&blob);
+  tp_pte_destroy(p);
+
+  /* refusals: the count, a value with another dtype */
+  TPT_STATUS(tp_pte_create(NULL, &p), TP_OK);
+  TPT_STATUS(tp_pte_graph_create(p, "forward", &g), TP_OK);
+  TPT_STATUS(tp_pte_define_tensor(g, &te, &e), TP_OK);
+  TPT_STATUS(tp_pte_define_tensor(g, &bad, &y), TP_OK);
+  a[0] = e;
+  TPT_STATUS(tp_xnn_pte_call(g, xg, a, 1), TP_ERR_INVALID);
+  TPT_EQ_STR(tp_pte_graph_error(g), "method \"forward\": an XNNPACK call of 1 values; the "
+                                    "graph has 2 externals (one value each, in external-id "
+                                    "order)");
+  tp_pte_graph_destroy(g);
+  TPT_STATUS(tp_pte_graph_create(p, "forward", &g), TP_OK);
+  TPT_STATUS(tp_pte_define_tensor(g, &te, &e), TP_OK);
+  TPT_STATUS(tp_pte_define_tensor(g, &bad, &y), TP_OK);
+  a[0] = e, a[1] = y;
+  TPT_STATUS(tp_xnn_pte_call(g, xg, a, 2), TP_ERR_INVALID);
+  TPT_EQ_STR(tp_pte_graph_error(g), "method \"forward\": an XNNPACK call: argument 1 (external "
+                                    "id 1, f32 [4, 8]) is value 1, f16 [4, 8]");
+  tp_pte_destroy(p);
+  tp_xnn_graph_destroy(xg);
+}
+
 /* Each refusal: its status, its sentence, latched in the graph and, at finish, in the program. */
 static void test_refusals(void) {
   tp_pte *p = NULL;
@@ -554,6 +636,7 @@ int main(void) {
   TPT_RUN(test_portable_program);
   TPT_RUN(test_mixed_program);
   TPT_RUN(test_constants);
+  TPT_RUN(test_xnn_call);
   TPT_RUN(test_refusals);
   TPT_RUN(test_kernel_checks);
   TPT_RUN(test_alloc_failures);
