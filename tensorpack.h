@@ -41,9 +41,10 @@
        lowercase-hex keys ExecuTorch names constants by;
      - sections 7-8: a FlatBuffers builder/reader and the .ptd (FlatTensor) named-data store
        (tp_store_options.copy = 1 copies each entry at add, so weights may be freed at once);
-     - section 9: ExecuTorch programs (.pte) whose methods call a delegate blob, a
-       bounds-checked .pte reader, and the operator table of ExecuTorch's portable kernels
-       (TP_PTE_OPS: each kernel's schema arguments, as a KernelCall passes them).
+     - section 9: ExecuTorch programs (.pte): methods that call a delegate blob, or graphs of
+       kernel calls beside delegate calls (tp_pte_graph: constants from views, every tensor
+       memory-planned, each call checked against TP_PTE_OPS, the operator table of
+       ExecuTorch's portable kernels); a bounds-checked .pte reader.
      - section 10: inputs - safetensors files (bounds-checked, strict JSON) and DLPack tensors
        (when dlpack.h is included first) as zero-copy, checked views;
      - files: tp_safetensors_open_file, tp_ptd_open_file, tp_pte_read_file open a path (mapped
