@@ -1368,8 +1368,9 @@ TPDEF tp_status tp_pte_save(tp_pte *p, const char *path, uint64_t *size_out);
    value(s) again (for an out variant: the out tensors): ExecuTorch's runtime refuses a call
    with one missing. Kernels exist only as out variants ("aten::add" + "out"); a Scalar argument
    takes an Int or Double value, never Null (the runtime aborts); an optional one takes Null.
-   Memory plan: every Tensor value that is not a constant lives from its first use (inputs:
-   the method's start) to its last (outputs: its end), and tp_pte_graph_finish places them in
+   Memory plan: every Tensor value that is not a constant lives from its first use to its last
+   (inputs: the whole method, so they are never overwritten and a second execute with the same
+   inputs is right; outputs: to its end), and tp_pte_graph_finish places them in
    planned buffer 1 so that no two live at once share a byte (first fit, 16-aligned,
    non_const_buffer_sizes = [0, total]): a plain runner needs no set_output_data_ptr and no
    intermediate is left unplanned (the runtime crashes on one). The plan's inputs / outputs are
@@ -9554,8 +9555,9 @@ TPDEF tp_status tp_pte_graph_finish(tp_pte_graph *g) {
     tp_pte_graph_destroy(g);
     return st;
   }
-  /* lifetimes: inputs from 0, outputs to the end, every tensor over the instructions that use
-     it (directly or in a tensor list); a tensor no instruction uses lives at 0 */
+  /* lifetimes: inputs the whole method (never overwritten, so executing again with the same
+     inputs is right), outputs to the end, every tensor over the instructions that use it
+     (directly or in a tensor list); a tensor no instruction uses lives at 0 */
   items = (tp__plan_item *)TP_MALLOC((g->m.nvals ? g->m.nvals : 1) * sizeof *items);
   if (!items) {
     st = tp_pte_fail(p, TP_ERR_NOMEM, "method \"%.80s\": no memory", g->m.name);
@@ -9569,7 +9571,7 @@ TPDEF tp_status tp_pte_graph_finish(tp_pte_graph *g) {
     items[k].first = UINT32_MAX;
     items[k].last = 0;
     if (g->m.vals[k].kind == TP_PTE_V_Tensor && (g->m.vals[k].t.role & TP_PTE_INPUT))
-      items[k].first = 0;
+      items[k].first = 0, items[k].last = end; /* kept whole: a second execute reads it */
     if (g->m.vals[k].kind == TP_PTE_V_Tensor && (g->m.vals[k].t.role & TP_PTE_OUTPUT))
       items[k].last = end;
   }

@@ -116,8 +116,8 @@ static void test_portable_program(void) {
   TPT_EQ_INT((int)vi.i, 1);
   TPT_STATUS(tp_pte_value_at(&f, 0, d.keep, &vi), TP_OK);
   TPT_EQ_INT(vi.kind, TP_PTE_V_Bool);
-  /* the plan: x (24 bytes, live 0..0) and t1 (0..1) together, t2 (1..2) reuses x's bytes,
-     t3 (2..3) reuses t1's, y (3..3, an output) wherever is free at 3 */
+  /* the plan: x (24 bytes, an input: live 0..3) and t1 (0..1) together, t2 (1..2) after
+     them, t3 (2..3) reuses t1's bytes, y (3..3, an output) t2's */
   TPT_STATUS(tp_pte_buffer_at(&f, 0, 1, &buf1), TP_OK);
   {
     uint64_t off[5];
@@ -133,10 +133,10 @@ static void test_portable_program(void) {
     }
     TPT_EQ_U64(off[0], 0);
     TPT_EQ_U64(off[1], 32);
-    TPT_EQ_U64(off[2], 0);
+    TPT_EQ_U64(off[2], 64);
     TPT_EQ_U64(off[3], 32);
-    TPT_EQ_U64(off[4], 0);
-    TPT_EQ_U64(buf1, 64); /* 4 tensors of 24 bytes in 2 slots of 32 */
+    TPT_EQ_U64(off[4], 64);
+    TPT_EQ_U64(buf1, 96); /* 5 tensors of 24 bytes in 3 slots of 32 */
   }
   {
     const char *want[4][2] = {{"aten::add", "out"}, {"aten::mul", "Scalar_out"},
