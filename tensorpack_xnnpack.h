@@ -1161,6 +1161,15 @@ TPDEF tp_status tp_xnn_graph_value(const tp_xnn_graph *g, uint32_t id, tp_xnn_va
    datatype has no ScalarType (TP_ERR_UNSUPPORTED; FP32 -> Float, FP16 -> Half, BF16 ->
    BFloat16, INT32 -> Int, QINT8 -> Char, QUINT8 -> Byte); and tp_pte_add_method's refusals. */
 TPDEF tp_status tp_xnn_add_pte_method(tp_pte *p, const char *name, tp_xnn_graph *g);
+/* A DelegateCall of g ("XnnpackBackend", its blob streamed at write time: g and its views are
+   borrowed until the program is written) in program graph pg, beside kernel calls: args are
+   pg's Tensor values bound to g's externals in external-id order, one each, with the
+   external's ScalarType and dims. Refused, latched in pg with a sentence: a failed graph,
+   external ids that are not dense, an external without flags or ScalarType (as
+   tp_xnn_add_pte_method); a count other than the externals'; a value that is not a Tensor or
+   has another dtype or other sizes (TP_ERR_INVALID, naming both); tp_pte_call_delegate's. */
+TPDEF tp_status tp_xnn_pte_call(tp_pte_graph *pg, tp_xnn_graph *g, const uint32_t *args,
+                                size_t n);
 /* The named keys that the XnnpackBackend delegates of program f (read with tp_pte_read) use
    and that neither f's own named data nor ptd (may be NULL) holds: what a .ptd passed beside
    the program must bring (ExecuTorch's runtime fails, or worse, without it). Only method m's
@@ -5071,24 +5080,36 @@ static int tp__xnn_scalar_type(int dt) {
   return -1;
 }
 
+/* "Float [2, 3]": a program tensor's ScalarType name and sizes, for sentences. */
+static void tp__xnn_shape_str(char *out, size_t cap, const tp_pte_tensor *t) {
+  size_t len;
+  int d;
+  tp__format(out, cap, "%s [", tp_dtype_name(t->dtype));
+  for (d = 0; d < t->ndim; d++) {
+    len = strlen(out);
+    tp__format(out + len, cap - len, "%s%lld", d ? ", " : "", (long long)t->sizes[d]);
+  }
+  len = strlen(out);
+  tp__format(out + len, cap - len, "]");
+}
+
 static tp_status tp__xnn_pte_produce(void *ctx, tp_sink *sink) {
   return tp_xnn_write((tp_xnn_graph *)ctx, sink);
 }
 
-TPDEF tp_status tp_xnn_add_pte_method(tp_pte *p, const char *name, tp_xnn_graph *g) {
-  const char *nm = name ? name : "(null)";
+/* g's externals as the program tensors of a delegate call (in external-id order, *n of them,
+   malloc'd into *args_out; NULL when 0) and its blob size; a refusal's sentence in *e. */
+static tp_status tp__xnn_pte_args(tp_xnn_graph *g, tp_pte_tensor **args_out, uint32_t *n_out,
+                                  uint64_t *blob_out, tp_error *e) {
   tp_pte_tensor *args = NULL;
-  tp_pte_method m;
   tp_xnn_value_info vi;
   uint32_t i, n = 0, max_id = 0;
-  uint64_t blob = 0;
   tp_status st;
-  TP_ASSERT(p);
-  TP_ASSERT(g);
-  if (tp_pte_status(p) != TP_OK) return tp_pte_status(p);
+  *args_out = NULL;
+  *n_out = 0;
   if (tp_xnn_graph_status(g) != TP_OK)
-    return tp_pte_fail(p, tp_xnn_graph_status(g), "method \"%.80s\": the XNNPACK graph failed: "
-                       "%.160s", nm, tp_xnn_graph_error(g));
+    return tp__error_set(e, tp_xnn_graph_status(g), "the XNNPACK graph failed: %.160s",
+                         tp_xnn_graph_error(g));
   for (i = 0; i < tp_xnn_graph_num_values(g); i++) {
     tp_xnn_graph_value(g, i, &vi);
     if (vi.external_id == TP_XNN_INVALID_ID) continue;
@@ -5109,14 +5130,14 @@ TPDEF tp_status tp_xnn_add_pte_method(tp_pte *p, const char *name, tp_xnn_graph 
     }
     for (miss = 0; miss < max_id && miss < TP_XNN_MAX_EXTERNS; miss++)
       if (!(seen[miss / 8] & (1u << (miss % 8)))) break;
-    return tp_pte_fail(p, TP_ERR_INVALID, "method \"%.80s\": external ids are not dense 0 .. "
-                       "%lu: %lu externals, the largest id is %lu and id %lu is missing", nm,
-                       (unsigned long)(n - 1), (unsigned long)n, (unsigned long)max_id,
-                       (unsigned long)miss);
+    return tp__error_set(e, TP_ERR_INVALID, "external ids are not dense 0 .. %lu: %lu "
+                         "externals, the largest id is %lu and id %lu is missing",
+                         (unsigned long)(n - 1), (unsigned long)n, (unsigned long)max_id,
+                         (unsigned long)miss);
   }
   if (n > 0) {
     args = (tp_pte_tensor *)TP_MALLOC(n * sizeof *args);
-    if (!args) return tp_pte_fail(p, TP_ERR_NOMEM, "method \"%.80s\": no memory", nm);
+    if (!args) return tp__error_set(e, TP_ERR_NOMEM, "no memory");
     memset(args, 0, n * sizeof *args);
   }
   for (i = 0; i < tp_xnn_graph_num_values(g); i++) {
@@ -5128,16 +5149,16 @@ TPDEF tp_status tp_xnn_add_pte_method(tp_pte *p, const char *name, tp_xnn_graph 
     t = &args[vi.external_id];
     if ((vi.flags & (TP_XNN_FLAG_EXTERNAL_INPUT | TP_XNN_FLAG_EXTERNAL_OUTPUT)) == 0) {
       TP_FREE(args);
-      return tp_pte_fail(p, TP_ERR_INVALID, "method \"%.80s\": value %lu (external id %lu) is "
-                         "neither an external input nor an external output", nm,
-                         (unsigned long)i, (unsigned long)vi.external_id);
+      return tp__error_set(e, TP_ERR_INVALID, "value %lu (external id %lu) is neither an "
+                           "external input nor an external output", (unsigned long)i,
+                           (unsigned long)vi.external_id);
     }
     st_code = tp__xnn_scalar_type(vi.datatype);
     if (st_code < 0) {
       TP_FREE(args);
-      return tp_pte_fail(p, TP_ERR_UNSUPPORTED, "method \"%.80s\": value %lu (external id "
-                         "%lu) has datatype %s, which has no ScalarType", nm, (unsigned long)i,
-                         (unsigned long)vi.external_id, tp_xnn_datatype_name(vi.datatype));
+      return tp__error_set(e, TP_ERR_UNSUPPORTED, "value %lu (external id %lu) has datatype "
+                           "%s, which has no ScalarType", (unsigned long)i,
+                           (unsigned long)vi.external_id, tp_xnn_datatype_name(vi.datatype));
     }
     t->role = ((vi.flags & TP_XNN_FLAG_EXTERNAL_INPUT) ? TP_PTE_INPUT : 0u) |
               ((vi.flags & TP_XNN_FLAG_EXTERNAL_OUTPUT) ? TP_PTE_OUTPUT : 0u);
@@ -5145,12 +5166,30 @@ TPDEF tp_status tp_xnn_add_pte_method(tp_pte *p, const char *name, tp_xnn_graph 
     t->ndim = (int)vi.num_dims;
     for (d = 0; d < vi.num_dims; d++) t->sizes[d] = (int64_t)vi.dims[d];
   }
-  st = tp_xnn_blob_size(g, &blob);
+  st = tp_xnn_blob_size(g, blob_out);
   if (st != TP_OK) {
     TP_FREE(args);
-    return tp_pte_fail(p, st, "method \"%.80s\": sizing the XNNPACK blob failed: %.160s", nm,
-                       tp_xnn_graph_error(g));
+    return tp__error_set(e, st, "sizing the XNNPACK blob failed: %.160s", tp_xnn_graph_error(g));
   }
+  *args_out = args;
+  *n_out = n;
+  return TP_OK;
+}
+
+TPDEF tp_status tp_xnn_add_pte_method(tp_pte *p, const char *name, tp_xnn_graph *g) {
+  const char *nm = name ? name : "(null)";
+  tp_pte_tensor *args = NULL;
+  tp_pte_method m;
+  tp_error e;
+  uint32_t n = 0;
+  uint64_t blob = 0;
+  tp_status st;
+  TP_ASSERT(p);
+  TP_ASSERT(g);
+  if (tp_pte_status(p) != TP_OK) return tp_pte_status(p);
+  memset(&e, 0, sizeof e);
+  if (tp__xnn_pte_args(g, &args, &n, &blob, &e) != TP_OK)
+    return tp_pte_fail(p, e.status, "method \"%.80s\": %s", nm, e.msg);
   memset(&m, 0, sizeof m);
   m.name = name;
   m.args = args;
@@ -5161,6 +5200,56 @@ TPDEF tp_status tp_xnn_add_pte_method(tp_pte *p, const char *name, tp_xnn_graph 
   m.ctx = g;
   st = tp_pte_add_method(p, &m);
   TP_FREE(args);
+  return st;
+}
+
+TPDEF tp_status tp_xnn_pte_call(tp_pte_graph *pg, tp_xnn_graph *g, const uint32_t *args,
+                                size_t n) {
+  tp_pte_tensor *ext = NULL, t;
+  tp_pte_delegate d;
+  tp_error e;
+  uint32_t n_ext = 0, k;
+  uint64_t blob = 0;
+  int dim;
+  tp_status st;
+  TP_ASSERT(pg);
+  TP_ASSERT(g);
+  if (tp_pte_graph_status(pg) != TP_OK) return tp_pte_graph_status(pg);
+  memset(&e, 0, sizeof e);
+  if (tp__xnn_pte_args(g, &ext, &n_ext, &blob, &e) != TP_OK)
+    return tp_pte_graph_fail(pg, e.status, "an XNNPACK call: %s", e.msg);
+  if (n != n_ext || (n > 0 && !args)) {
+    TP_FREE(ext);
+    return tp_pte_graph_fail(pg, TP_ERR_INVALID, "an XNNPACK call of %lu values%s; the graph "
+                             "has %lu externals (one value each, in external-id order)",
+                             (unsigned long)n, n > 0 && !args ? " (NULL args)" : "",
+                             (unsigned long)n_ext);
+  }
+  for (k = 0; k < n_ext; k++) { /* each value as the external it is bound to */
+    const tp_pte_tensor *x = &ext[k];
+    int same = tp_pte_graph_tensor(pg, args[k], &t) == TP_OK && t.dtype == x->dtype &&
+               t.ndim == x->ndim;
+    for (dim = 0; same && dim < x->ndim; dim++) same = t.sizes[dim] == x->sizes[dim];
+    if (!same) {
+      char want[160], got[160];
+      tp__xnn_shape_str(want, sizeof want, x);
+      if (tp_pte_graph_tensor(pg, args[k], &t) == TP_OK)
+        tp__xnn_shape_str(got, sizeof got, &t);
+      else
+        memcpy(got, "not a Tensor value", sizeof "not a Tensor value");
+      TP_FREE(ext);
+      return tp_pte_graph_fail(pg, TP_ERR_INVALID, "an XNNPACK call: argument %lu (external id "
+                               "%lu, %s) is value %lu, %s", (unsigned long)k, (unsigned long)k,
+                               want, (unsigned long)args[k], got);
+    }
+  }
+  TP_FREE(ext);
+  memset(&d, 0, sizeof d);
+  d.backend_id = "XnnpackBackend";
+  d.blob_size = blob;
+  d.produce = tp__xnn_pte_produce;
+  d.ctx = g;
+  st = tp_pte_call_delegate(pg, &d, args, n);
   return st;
 }
 

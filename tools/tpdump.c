@@ -1238,8 +1238,13 @@ static void tpd_pte_method(tpd *d, tp_pte_file *f, size_t m, const tp_membuf *na
       if (!tpd_pte_ok(d, f, tp_pte_instruction_at(f, m, c, k, &ii), "instruction")) return;
       tpd_print(d, "    [%zu] %s", k, tp_pte_instruction_name(ii.kind));
       if (ii.kind == TP_PTE_I_DelegateCall || ii.kind == TP_PTE_I_KernelCall) {
-        tpd_print(d, " %s=%ld args=", ii.kind == TP_PTE_I_DelegateCall ? "delegate" : "op",
+        const char *on = NULL, *ov = NULL;
+        tpd_print(d, " %s=%ld", ii.kind == TP_PTE_I_DelegateCall ? "delegate" : "op",
                   (long)ii.index);
+        if (ii.kind == TP_PTE_I_KernelCall &&
+            tp_pte_operator_at(f, m, (size_t)ii.index, &on, &ov) == TP_OK)
+          tpd_print(d, " (%s%s%s)", on, *ov ? "." : "", ov);
+        tpd_print(d, " args=");
         tpd_print_vec(d, &ii.args, 'i');
       } else {
         tpd_print(d, " %ld %ld", (long)ii.index, (long)ii.index2);

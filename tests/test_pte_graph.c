@@ -1,0 +1,644 @@
+/* Programs of kernel calls and delegate calls (tp_pte_graph, tensorpack.h section 9): a
+   portable-kernel program (add, mul, clamp, sum) read back value by value, instruction by
+   instruction; every kind of value; the memory plan of a chain (intermediates reuse bytes, no
+   two live tensors overlap, inputs and outputs planned); a delegate call beside kernel calls
+   with its blob in a segment; every refusal's status and sentence; an open graph freed by
+   tp_pte_destroy; allocation failures at every step (no leak). */
+#include "tp_count_alloc.h"
+#include "tensorpack.h"
+#include "tensorpack_xnnpack.h"
+#include "tp_test.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static tp_status write_mem(tp_pte *p, tp_membuf *mb) {
+  tp_sink s;
+  memset(mb, 0, sizeof *mb);
+  s = tp_sink_membuf(mb);
+  return tp_pte_write(p, &s);
+}
+
+static tp_pte_tensor tensor(unsigned role, tp_dtype dt, int ndim, int64_t a, int64_t b) {
+  tp_pte_tensor t;
+  memset(&t, 0, sizeof t);
+  t.role = role;
+  t.dtype = dt;
+  t.ndim = ndim;
+  t.sizes[0] = a;
+  t.sizes[1] = b;
+  return t;
+}
+
+/* y = sum(clamp((x + x) * 2.5, 0, null), dim=[1]): x [2, 3] f32 in, y [2] f32 out; t1, t2,
+   t3 intermediates [2, 3]. Ids in the order defined; *n_ins gets the instruction count. */
+typedef struct prog_ids {
+  uint32_t x, y, t1, t2, t3, one, half, zero, none, dims, keep, dtype;
+} prog_ids;
+
+static tp_status build_portable(tp_pte *p, prog_ids *d) {
+  tp_pte_graph *g = NULL;
+  tp_pte_tensor tx = tensor(TP_PTE_INPUT, TP_F32, 2, 2, 3), ty = tensor(TP_PTE_OUTPUT, TP_F32, 1, 2, 0);
+  tp_pte_tensor ti = tensor(0, TP_F32, 2, 2, 3);
+  int64_t dim1 = 1;
+  tp_status st = tp_pte_graph_create(p, "forward", &g);
+  if (st != TP_OK) return st;
+  tp_pte_define_tensor(g, &tx, &d->x);
+  tp_pte_define_tensor(g, &ty, &d->y);
+  tp_pte_define_tensor(g, &ti, &d->t1);
+  tp_pte_define_tensor(g, &ti, &d->t2);
+  tp_pte_define_tensor(g, &ti, &d->t3);
+  tp_pte_define_int(g, 1, &d->one);
+  tp_pte_define_double(g, 2.5, &d->half);
+  tp_pte_define_int(g, 0, &d->zero);
+  tp_pte_define_null(g, &d->none);
+  tp_pte_define_int_list(g, &dim1, 1, &d->dims);
+  tp_pte_define_bool(g, 0, &d->keep);
+  d->dtype = d->none;
+  {
+    uint32_t add[5] = {d->x, d->x, d->one, d->t1, d->t1};
+    uint32_t mul[4] = {d->t1, d->half, d->t2, d->t2};
+    uint32_t clamp[5] = {d->t2, d->zero, d->none, d->t3, d->t3};
+    uint32_t sum[6] = {d->t3, d->dims, d->keep, d->none, d->y, d->y};
+    tp_pte_call_kernel(g, "aten::add", "out", add, 5);
+    tp_pte_call_kernel(g, "aten::mul", "Scalar_out", mul, 4);
+    tp_pte_call_kernel(g, "aten::clamp", "out", clamp, 5);
+    tp_pte_call_kernel(g, "aten::sum", "IntList_out", sum, 6);
+  }
+  return tp_pte_graph_finish(g);
+}
+
+static void test_portable_program(void) {
+  tp_pte *p = NULL;
+  tp_membuf mb;
+  tp_pte_file f;
+  tp_pte_method_info mi;
+  tp_pte_value_info vi;
+  tp_pte_instruction_info ii;
+  prog_ids d;
+  uint64_t size = 0, buf1 = 0;
+  size_t n = 0, v;
+  TPT_STATUS(tp_pte_create(NULL, &p), TP_OK);
+  TPT_STATUS(build_portable(p, &d), TP_OK);
+  TPT_EQ_U64(tp_pte_method_count(p), 1);
+  TPT_STATUS(tp_pte_size(p, &size), TP_OK);
+  TPT_STATUS(write_mem(p, &mb), TP_OK);
+  TPT_EQ_U64(mb.size, size);
+  TPT_STATUS(tp_pte_read(&f, mb.data, mb.size), TP_OK);
+  TPT_STATUS(tp_pte_method_at(&f, 0, &mi), TP_OK);
+  TPT_EQ_STR(mi.name, "forward");
+  TPT_EQ_U64(mi.n_values, 12); /* 5 tensors, Int, Double, Int, Null, Int + IntList, Bool */
+  TPT_EQ_U64(mi.n_inputs, 1);
+  TPT_EQ_U64(mi.n_outputs, 1);
+  TPT_EQ_U64(mi.n_operators, 4);
+  TPT_EQ_U64(mi.n_delegates, 0);
+  TPT_EQ_U64(mi.n_buffers, 2);
+  TPT_STATUS(tp_pte_io_at(&f, 0, 0, 0, &v), TP_OK);
+  TPT_EQ_U64(v, d.x);
+  TPT_STATUS(tp_pte_io_at(&f, 0, 1, 0, &v), TP_OK);
+  TPT_EQ_U64(v, d.y);
+  TPT_STATUS(tp_pte_chain_size(&f, 0, 0, &n), TP_OK);
+  TPT_EQ_U64(n, 4);
+  TPT_STATUS(tp_pte_instruction_at(&f, 0, 0, 3, &ii), TP_OK);
+  TPT_EQ_INT(ii.kind, TP_PTE_I_KernelCall);
+  TPT_EQ_INT(ii.index, 3);
+  TPT_EQ_U64(ii.args.count, 6);
+  TPT_EQ_INT((int)tp_fb_vector_scalar(&ii.args, 1), (int)d.dims);
+  TPT_STATUS(tp_pte_value_at(&f, 0, d.half, &vi), TP_OK);
+  TPT_EQ_INT(vi.kind, TP_PTE_V_Double);
+  TPT_CHECK(vi.d == 2.5);
+  TPT_STATUS(tp_pte_value_at(&f, 0, d.none, &vi), TP_OK);
+  TPT_EQ_INT(vi.kind, TP_PTE_V_Null);
+  TPT_STATUS(tp_pte_value_at(&f, 0, d.dims, &vi), TP_OK);
+  TPT_EQ_INT(vi.kind, TP_PTE_V_IntList);
+  TPT_STATUS(tp_pte_value_at(&f, 0, d.dims - 1, &vi), TP_OK);
+  TPT_EQ_INT(vi.kind, TP_PTE_V_Int);
+  TPT_EQ_INT((int)vi.i, 1);
+  TPT_STATUS(tp_pte_value_at(&f, 0, d.keep, &vi), TP_OK);
+  TPT_EQ_INT(vi.kind, TP_PTE_V_Bool);
+  /* the plan: x (24 bytes, an input: live 0..3) and t1 (0..1) together, t2 (1..2) after
+     them, t3 (2..3) reuses t1's bytes, y (3..3, an output) t2's */
+  TPT_STATUS(tp_pte_buffer_at(&f, 0, 1, &buf1), TP_OK);
+  {
+    uint64_t off[5];
+    uint32_t ids[5];
+    size_t k;
+    ids[0] = d.x, ids[1] = d.t1, ids[2] = d.t2, ids[3] = d.t3, ids[4] = d.y;
+    for (k = 0; k < 5; k++) {
+      TPT_STATUS(tp_pte_value_at(&f, 0, ids[k], &vi), TP_OK);
+      TPT_EQ_INT(vi.kind, TP_PTE_V_Tensor);
+      TPT_CHECK(vi.planned);
+      TPT_EQ_INT((int)vi.memory_id, 1);
+      off[k] = vi.memory_offset;
+    }
+    TPT_EQ_U64(off[0], 0);
+    TPT_EQ_U64(off[1], 32);
+    TPT_EQ_U64(off[2], 64);
+    TPT_EQ_U64(off[3], 32);
+    TPT_EQ_U64(off[4], 64);
+    TPT_EQ_U64(buf1, 96); /* 5 tensors of 24 bytes in 3 slots of 32 */
+  }
+  {
+    const char *want[4][2] = {{"aten::add", "out"}, {"aten::mul", "Scalar_out"},
+                              {"aten::clamp", "out"}, {"aten::sum", "IntList_out"}};
+    const char *name, *overload;
+    size_t k;
+    for (k = 0; k < 4; k++) {
+      TPT_STATUS(tp_pte_operator_at(&f, 0, k, &name, &overload), TP_OK);
+      TPT_EQ_STR(name, want[k][0]);
+      TPT_EQ_STR(overload, want[k][1]);
+    }
+    TPT_STATUS(tp_pte_operator_at(&f, 0, 4, &name, &overload), TP_ERR_INVALID);
+  }
+  tp_pte_close(&f);
+  tp_membuf_free(&mb);
+  tp_pte_destroy(p);
+}
+
+/* Constants from views: a transposed slice and a row at an offset, compacted into the constant
+   segment (16-aligned, little-endian), never their storage; data_buffer_idx 1 and 2; the
+   delegate's blob after them; not planned. */
+static void test_constants(void) {
+  static float st[4 * 6];
+  int64_t sz[2] = {4, 6};
+  tp_storage s = {st, sizeof st};
+  tp_tensor parent, tr, cols, wv, row;
+  tp_pte *p = NULL;
+  tp_pte_graph *g = NULL;
+  tp_pte_tensor tx = tensor(TP_PTE_INPUT, TP_F32, 2, 3, 2), ty = tensor(TP_PTE_OUTPUT, TP_F32, 2, 3, 2);
+  uint32_t x, y, cw, cr, one, a[5];
+  tp_membuf mb;
+  tp_pte_file f;
+  tp_pte_value_info vi;
+  uint64_t seg_off = 0, seg_size = 0;
+  size_t i;
+  for (i = 0; i < 24; i++) st[i] = (float)i + 0.5f;
+  TPT_STATUS(tp_view(s, TP_F32, 2, sz, NULL, 0, &parent), TP_OK);
+  TPT_STATUS(tp_transpose(&parent, 0, 1, &tr), TP_OK);          /* [6, 4] */
+  TPT_STATUS(tp_narrow(&tr, 0, 1, 3, &cols), TP_OK);            /* rows 1..3 of the transpose */
+  TPT_STATUS(tp_narrow(&cols, 1, 1, 2, &wv), TP_OK);             /* [3, 2]: st[r + 6c] shifted */
+  TPT_STATUS(tp_select(&parent, 0, 3, &row), TP_OK);            /* [6]: st[18 .. 23] */
+  TPT_STATUS(tp_pte_create(NULL, &p), TP_OK);
+  TPT_STATUS(tp_pte_graph_create(p, "forward", &g), TP_OK);
+  TPT_STATUS(tp_pte_define_tensor(g, &tx, &x), TP_OK);
+  TPT_STATUS(tp_pte_define_constant(g, &wv, &cw), TP_OK);
+  TPT_STATUS(tp_pte_define_constant(g, &row, &cr), TP_OK);
+  TPT_STATUS(tp_pte_define_tensor(g, &ty, &y), TP_OK);
+  TPT_STATUS(tp_pte_define_int(g, 1, &one), TP_OK);
+  a[0] = x, a[1] = cw, a[2] = one, a[3] = y, a[4] = y;
+  TPT_STATUS(tp_pte_call_kernel(g, "aten::add", "out", a, 5), TP_OK);
+  TPT_STATUS(tp_pte_graph_finish(g), TP_OK);
+  TPT_STATUS(write_mem(p, &mb), TP_OK);
+  TPT_STATUS(tp_pte_read(&f, mb.data, mb.size), TP_OK);
+  TPT_STATUS(tp_pte_value_at(&f, 0, cw, &vi), TP_OK);
+  TPT_EQ_INT(vi.kind, TP_PTE_V_Tensor);
+  TPT_CHECK(!vi.planned);
+  TPT_EQ_INT((int)vi.data_buffer_idx, 1);
+  TPT_EQ_INT(vi.ndim, 2);
+  TPT_EQ_INT((int)vi.sizes[0], 3);
+  TPT_EQ_INT((int)vi.sizes[1], 2);
+  TPT_STATUS(tp_pte_value_at(&f, 0, cr, &vi), TP_OK);
+  TPT_EQ_INT((int)vi.data_buffer_idx, 2);
+  TPT_STATUS(tp_pte_segment_at(&f, 0, &seg_off, &seg_size), TP_OK);
+  TPT_EQ_U64(seg_off, 0);
+  TPT_EQ_U64(seg_size, 32 + 24); /* 24 bytes at 0, 24 at the next multiple of 16 */
+  {
+    float want_w[6], want_row[6];
+    unsigned char le[24];
+    const unsigned char *seg = f.data + f.segment_base + seg_off;
+    int r, c;
+    for (r = 0; r < 3; r++)
+      for (c = 0; c < 2; c++) want_w[r * 2 + c] = st[(c + 1) * 6 + (r + 1)];
+    for (c = 0; c < 6; c++) want_row[c] = st[18 + c];
+    tpt_to_le(le, want_w, 6, 4);
+    TPT_MEMEQ(seg, le, 24);
+    tpt_to_le(le, want_row, 6, 4);
+    TPT_MEMEQ(seg + 32, le, 24);
+  }
+  /* the planned buffer holds x and y only */
+  TPT_STATUS(tp_pte_value_at(&f, 0, y, &vi), TP_OK);
+  TPT_CHECK(vi.planned);
+  tp_pte_close(&f);
+  tp_membuf_free(&mb);
+  tp_pte_destroy(p);
+}
+
+/* A producer of n pattern bytes (ctx: the n). */
+static tp_status blob_produce(void *ctx, tp_sink *sink) {
+  uint64_t n = *(const uint64_t *)ctx, i;
+  tp_status st = TP_OK;
+  for (i = 0; i < n && st == TP_OK; i++) {
+    unsigned char c = (unsigned char)(i * 13u + 5u);
+    st = tp_sink_write(sink, &c, 1);
+  }
+  return st;
+}
+
+/* embedding (a kernel) -> a delegate -> add (a kernel): the blob in segment 1, the kernels'
+   operators, both instruction kinds in one chain, the tensor list of a cat. */
+static void test_mixed_program(void) {
+  static uint64_t blob_n = 77;
+  tp_pte *p = NULL;
+  tp_pte_graph *g = NULL;
+  tp_pte_delegate del;
+  tp_pte_tensor tok = tensor(TP_PTE_INPUT, TP_I64, 2, 1, 4), tab = tensor(TP_PTE_INPUT, TP_F32, 2, 10, 8);
+  tp_pte_tensor emb = tensor(0, TP_F32, 2, 4, 8), hid = tensor(0, TP_F32, 2, 4, 8);
+  tp_pte_tensor out = tensor(TP_PTE_OUTPUT, TP_F32, 2, 8, 8);
+  uint32_t t, w, e, h, y, pad, sc, lst, dim, args[6];
+  tp_membuf mb;
+  tp_pte_file f;
+  tp_pte_method_info mi;
+  tp_pte_instruction_info ii;
+  tp_pte_delegate_info di;
+  memset(&del, 0, sizeof del);
+  del.backend_id = "XnnpackBackend";
+  del.blob_size = blob_n;
+  del.produce = blob_produce;
+  del.ctx = &blob_n;
+  TPT_STATUS(tp_pte_create(NULL, &p), TP_OK);
+  TPT_STATUS(tp_pte_graph_create(p, "forward", &g), TP_OK);
+  TPT_STATUS(tp_pte_define_tensor(g, &tok, &t), TP_OK);
+  TPT_STATUS(tp_pte_define_tensor(g, &tab, &w), TP_OK);
+  TPT_STATUS(tp_pte_define_tensor(g, &emb, &e), TP_OK);
+  TPT_STATUS(tp_pte_define_tensor(g, &hid, &h), TP_OK);
+  TPT_STATUS(tp_pte_define_tensor(g, &out, &y), TP_OK);
+  TPT_STATUS(tp_pte_define_int(g, -1, &pad), TP_OK);
+  TPT_STATUS(tp_pte_define_bool(g, 1, &sc), TP_OK);
+  args[0] = w, args[1] = t, args[2] = pad, args[3] = sc, args[4] = sc, args[5] = e;
+  /* embedding.out(weight, indices, padding_idx, scale_grad_by_freq, sparse, *, out) */
+  {
+    uint32_t a[7];
+    memcpy(a, args, sizeof args);
+    a[6] = e;
+    TPT_STATUS(tp_pte_call_kernel(g, "aten::embedding", "out", a, 7), TP_OK);
+  }
+  args[0] = e, args[1] = h;
+  TPT_STATUS(tp_pte_call_delegate(g, &del, args, 2), TP_OK);
+  args[0] = e, args[1] = h;
+  TPT_STATUS(tp_pte_define_tensor_list(g, args, 2, &lst), TP_OK);
+  TPT_STATUS(tp_pte_define_int(g, 0, &dim), TP_OK);
+  args[0] = lst, args[1] = dim, args[2] = y, args[3] = y;
+  TPT_STATUS(tp_pte_call_kernel(g, "aten::cat", "out", args, 4), TP_OK);
+  TPT_STATUS(tp_pte_graph_finish(g), TP_OK);
+  TPT_STATUS(write_mem(p, &mb), TP_OK);
+  TPT_STATUS(tp_pte_read(&f, mb.data, mb.size), TP_OK);
+  TPT_STATUS(tp_pte_method_at(&f, 0, &mi), TP_OK);
+  TPT_EQ_U64(mi.n_operators, 2);
+  TPT_EQ_U64(mi.n_delegates, 1);
+  TPT_EQ_U64(mi.n_inputs, 2);
+  TPT_STATUS(tp_pte_instruction_at(&f, 0, 0, 1, &ii), TP_OK);
+  TPT_EQ_INT(ii.kind, TP_PTE_I_DelegateCall);
+  TPT_EQ_INT(ii.index, 0);
+  TPT_STATUS(tp_pte_instruction_at(&f, 0, 0, 2, &ii), TP_OK);
+  TPT_EQ_INT(ii.kind, TP_PTE_I_KernelCall);
+  TPT_EQ_INT(ii.index, 1);
+  TPT_STATUS(tp_pte_delegate_at(&f, 0, 0, &di), TP_OK);
+  TPT_EQ_STR(di.id, "XnnpackBackend");
+  TPT_EQ_U64(di.nbytes, blob_n);
+  TPT_EQ_INT(di.location, TP_PTE_DATA_SEGMENT);
+  TPT_EQ_INT((int)di.index, 1);
+  {
+    unsigned char want[77];
+    size_t i;
+    for (i = 0; i < sizeof want; i++) want[i] = (unsigned char)(i * 13u + 5u);
+    TPT_MEMEQ(di.data, want, sizeof want);
+  }
+  /* e and h are live together through the tensor list at instruction 2: apart */
+  {
+    tp_pte_value_info ve, vh;
+    TPT_STATUS(tp_pte_value_at(&f, 0, e, &ve), TP_OK);
+    TPT_STATUS(tp_pte_value_at(&f, 0, h, &vh), TP_OK);
+    TPT_CHECK(ve.memory_offset + ve.nbytes <= vh.memory_offset ||
+              vh.memory_offset + vh.nbytes <= ve.memory_offset);
+  }
+  tp_pte_close(&f);
+  tp_membuf_free(&mb);
+  tp_pte_destroy(p);
+}
+
+/* tokens -> embedding (a portable kernel, the table a constant view) -> an XNNPACK linear (its
+   weight a view 64 floats into its storage) -> logits: the delegate call checked against the
+   graph's externals, its blob in segment 1 equal to tp_xnn_write's bytes. */
+static void test_xnn_call(void) {
+  static float wst[3 * 8 * 8], table[10 * 8];
+  int64_t sz3[3] = {3, 8, 8}, sz2[2] = {10, 8};
+  tp_storage ws = {wst, sizeof wst}, ts = {table, sizeof table};
+  tp_tensor parent, w, tab;
+  tp_xnn_graph *xg = NULL;
+  tp_pte *p = NULL;
+  tp_pte_graph *g = NULL;
+  size_t xd[2] = {4, 8}, i;
+  uint32_t xx, xw, xy, tok, wte, e, y, pad, no, a[7];
+  tp_pte_tensor ttok = tensor(TP_PTE_INPUT, TP_I64, 1, 4, 0), te = tensor(0, TP_F32, 2, 4, 8);
+  tp_pte_tensor ty = tensor(TP_PTE_OUTPUT, TP_F32, 2, 4, 8), bad = tensor(0, TP_F16, 2, 4, 8);
+  tp_membuf mb, blob;
+  tp_pte_file f;
+  tp_pte_delegate_info di;
+  tp_sink bs;
+  for (i = 0; i < 3 * 8 * 8; i++) wst[i] = (float)i * 0.125f;
+  for (i = 0; i < 10 * 8; i++) table[i] = (float)i - 40.0f;
+  TPT_STATUS(tp_view(ws, TP_F32, 3, sz3, NULL, 0, &parent), TP_OK);
+  TPT_STATUS(tp_select(&parent, 0, 1, &w), TP_OK);
+  TPT_STATUS(tp_view(ts, TP_F32, 2, sz2, NULL, 0, &tab), TP_OK);
+  TPT_STATUS(tp_xnn_graph_create(NULL, &xg), TP_OK);
+  tp_xnn_define_tensor_value(xg, TP_XNN_FP32, 2, xd, NULL, 0, TP_XNN_FLAG_EXTERNAL_INPUT, &xx);
+  tp_xnn_define_tensor_value(xg, TP_XNN_FP32, 2, NULL, &w, TP_XNN_INVALID_ID, 0, &xw);
+  tp_xnn_define_tensor_value(xg, TP_XNN_FP32, 2, xd, NULL, 1, TP_XNN_FLAG_EXTERNAL_OUTPUT, &xy);
+  tp_xnn_define_fully_connected(xg, -INFINITY, INFINITY, xx, xw, TP_XNN_INVALID_ID, xy, 0);
+  TPT_STATUS(tp_xnn_graph_status(xg), TP_OK);
+
+  TPT_STATUS(tp_pte_create(NULL, &p), TP_OK);
+  TPT_STATUS(tp_pte_graph_create(p, "forward", &g), TP_OK);
+  TPT_STATUS(tp_pte_define_tensor(g, &ttok, &tok), TP_OK);
+  TPT_STATUS(tp_pte_define_constant(g, &tab, &wte), TP_OK);
+  TPT_STATUS(tp_pte_define_tensor(g, &te, &e), TP_OK);
+  TPT_STATUS(tp_pte_define_tensor(g, &ty, &y), TP_OK);
+  TPT_STATUS(tp_pte_define_int(g, -1, &pad), TP_OK);
+  TPT_STATUS(tp_pte_define_bool(g, 0, &no), TP_OK);
+  a[0] = wte, a[1] = tok, a[2] = pad, a[3] = no, a[4] = no, a[5] = e, a[6] = e;
+  TPT_STATUS(tp_pte_call_kernel(g, "aten::embedding", "out", a, 7), TP_OK);
+  a[0] = e, a[1] = y;
+  TPT_STATUS(tp_xnn_pte_call(g, xg, a, 2), TP_OK);
+  TPT_STATUS(tp_pte_graph_finish(g), TP_OK);
+  TPT_STATUS(write_mem(p, &mb), TP_OK);
+  TPT_STATUS(tp_pte_read(&f, mb.data, mb.size), TP_OK);
+  TPT_STATUS(tp_pte_delegate_at(&f, 0, 0, &di), TP_OK);
+  TPT_EQ_STR(di.id, "XnnpackBackend");
+  memset(&blob, 0, sizeof blob);
+  bs = tp_sink_membuf(&blob);
+  TPT_STATUS(tp_xnn_write(xg, &bs), TP_OK);
+  TPT_EQ_U64(di.nbytes, blob.size);
+  TPT_MEMEQ(di.data, blob.data, blob.size);
+  TPT_EQ_INT((int)di.index, 1); /* segment 0 holds the table */
+  tp_pte_close(&f);
+  tp_membuf_free(&mb);
+  tp_membuf_free(&blob);
+  tp_pte_destroy(p);
+
+  /* refusals: the count, a value with another dtype */
+  TPT_STATUS(tp_pte_create(NULL, &p), TP_OK);
+  TPT_STATUS(tp_pte_graph_create(p, "forward", &g), TP_OK);
+  TPT_STATUS(tp_pte_define_tensor(g, &te, &e), TP_OK);
+  TPT_STATUS(tp_pte_define_tensor(g, &bad, &y), TP_OK);
+  a[0] = e;
+  TPT_STATUS(tp_xnn_pte_call(g, xg, a, 1), TP_ERR_INVALID);
+  TPT_EQ_STR(tp_pte_graph_error(g), "method \"forward\": an XNNPACK call of 1 values; the "
+                                    "graph has 2 externals (one value each, in external-id "
+                                    "order)");
+  tp_pte_graph_destroy(g);
+  TPT_STATUS(tp_pte_graph_create(p, "forward", &g), TP_OK);
+  TPT_STATUS(tp_pte_define_tensor(g, &te, &e), TP_OK);
+  TPT_STATUS(tp_pte_define_tensor(g, &bad, &y), TP_OK);
+  a[0] = e, a[1] = y;
+  TPT_STATUS(tp_xnn_pte_call(g, xg, a, 2), TP_ERR_INVALID);
+  TPT_EQ_STR(tp_pte_graph_error(g), "method \"forward\": an XNNPACK call: argument 1 (external "
+                                    "id 1, f32 [4, 8]) is value 1, f16 [4, 8]");
+  tp_pte_destroy(p);
+  tp_xnn_graph_destroy(xg);
+}
+
+/* Each refusal: its status, its sentence, latched in the graph and, at finish, in the program. */
+static void test_refusals(void) {
+  tp_pte *p = NULL;
+  tp_pte_graph *g = NULL, *g2 = (tp_pte_graph *)&g;
+  tp_pte_tensor tx = tensor(TP_PTE_INPUT, TP_F32, 1, 4, 0);
+  uint32_t x = 0, i = 0, args[3];
+  TPT_STATUS(tp_pte_create(NULL, &p), TP_OK);
+  TPT_STATUS(tp_pte_graph_create(p, "", &g), TP_ERR_INVALID);
+  TPT_CHECK(g == NULL);
+  TPT_STATUS(tp_pte_graph_create(p, "forward", NULL), TP_ERR_INVALID);
+  TPT_STATUS(tp_pte_graph_create(p, "forward", &g), TP_OK);
+  TPT_STATUS(tp_pte_graph_create(p, "second", &g2), TP_ERR_INVALID); /* one open at a time */
+  TPT_CHECK(g2 == NULL);
+  TPT_EQ_STR(tp_pte_graph_error(g), "");
+  TPT_STATUS(tp_pte_define_tensor(g, &tx, &x), TP_OK);
+  TPT_STATUS(tp_pte_define_int(g, 3, &i), TP_OK);
+  args[0] = x, args[1] = 7;
+  TPT_STATUS(tp_pte_call_kernel(g, "aten::relu", "out", args, 2), TP_ERR_INVALID);
+  TPT_EQ_STR(tp_pte_graph_error(g), "method \"forward\": instruction 0 (aten::relu.out): entry 1 "
+                                    "is id 7, which is not a value of the graph (it has 2)");
+  TPT_STATUS(tp_pte_graph_status(g), TP_ERR_INVALID);
+  TPT_STATUS(tp_pte_define_int(g, 1, &i), TP_ERR_INVALID); /* latched */
+  TPT_EQ_U64(i, UINT32_MAX);
+  TPT_STATUS(tp_pte_graph_finish(g), TP_ERR_INVALID);
+  TPT_EQ_STR(tp_pte_error(p), "method \"forward\": instruction 0 (aten::relu.out): entry 1 is "
+                              "id 7, which is not a value of the graph (it has 2)");
+  TPT_STATUS(tp_pte_status(p), TP_ERR_INVALID);
+  tp_pte_destroy(p);
+
+#define FRESH()                                                        \
+  do {                                                                 \
+    p = NULL;                                                          \
+    g = NULL;                                                          \
+    TPT_STATUS(tp_pte_create(NULL, &p), TP_OK);                        \
+    TPT_STATUS(tp_pte_graph_create(p, "forward", &g), TP_OK);          \
+    TPT_STATUS(tp_pte_define_tensor(g, &tx, &x), TP_OK);               \
+    TPT_STATUS(tp_pte_define_int(g, 3, &i), TP_OK);                    \
+  } while (0)
+  FRESH();
+  TPT_STATUS(tp_pte_call_kernel(g, "relu", "out", &x, 1), TP_ERR_INVALID);
+  TPT_CHECK(strcmp(tp_pte_graph_error(g), "method \"forward\" instruction 0: the operator "
+                   "\"relu\" overload \"out\": an operator is named with its namespace "
+                   "(\"aten::add\") and an overload (\"out\"); ExecuTorch's runtime finds no "
+                   "kernel otherwise") == 0);
+  tp_pte_destroy(p); /* frees the open graph */
+  FRESH();
+  {
+    tp_pte_delegate d;
+    memset(&d, 0, sizeof d);
+    d.backend_id = "XnnpackBackend";
+    d.blob_size = 4;
+    d.produce = blob_produce;
+    args[0] = x, args[1] = i;
+    TPT_STATUS(tp_pte_call_delegate(g, &d, args, 2), TP_ERR_INVALID);
+    TPT_EQ_STR(tp_pte_graph_error(g), "method \"forward\": instruction 0 (delegate 0): entry 1 "
+                                      "is value 1, an Int, not a Tensor");
+  }
+  tp_pte_graph_destroy(g);
+  TPT_STATUS(tp_pte_graph_create(p, "forward", &g), TP_OK); /* the name is free again */
+  TPT_STATUS(tp_pte_graph_finish(g), TP_ERR_INVALID);
+  TPT_EQ_STR(tp_pte_error(p), "method \"forward\": no instruction (call a kernel or a delegate "
+                              "first)");
+  tp_pte_destroy(p);
+  FRESH();
+  {
+    tp_pte_tensor bad = tensor(4, TP_F32, 1, 4, 0);
+    uint32_t id = 0;
+    TPT_STATUS(tp_pte_define_tensor(g, &bad, &id), TP_ERR_INVALID);
+    TPT_EQ_STR(tp_pte_graph_error(g), "method \"forward\" value 2: role 4 is not TP_PTE_INPUT "
+                                      "and/or TP_PTE_OUTPUT (or 0, an intermediate)");
+    TPT_EQ_U64(id, UINT32_MAX);
+  }
+  tp_pte_destroy(p);
+  FRESH();
+  TPT_STATUS(tp_pte_define_int(g, 1, NULL), TP_ERR_INVALID);
+  TPT_EQ_STR(tp_pte_graph_error(g), "method \"forward\" value 2: NULL id_out");
+  tp_pte_destroy(p);
+  FRESH();
+  {
+    uint32_t id = 0;
+    TPT_STATUS(tp_pte_define_int_list(g, NULL, 2, &id), TP_ERR_INVALID);
+    TPT_EQ_STR(tp_pte_graph_error(g), "method \"forward\" value 2: NULL int list with 2 entries");
+  }
+  tp_pte_destroy(p);
+  FRESH();
+  {
+    uint32_t id = 0;
+    TPT_STATUS(tp_pte_define_tensor_list(g, &i, 1, &id), TP_ERR_INVALID);
+    TPT_EQ_STR(tp_pte_graph_error(g), "method \"forward\": tensor list: entry 0 is value 1, an "
+                                      "Int, not a Tensor");
+  }
+  tp_pte_destroy(p);
+  /* a name taken by a finished method */
+  FRESH();
+  args[0] = args[1] = args[2] = x;
+  TPT_STATUS(tp_pte_call_kernel(g, "aten::relu", "out", args, 3), TP_OK);
+  TPT_STATUS(tp_pte_graph_finish(g), TP_OK);
+  TPT_STATUS(tp_pte_graph_create(p, "forward", &g), TP_ERR_INVALID);
+  TPT_STATUS(tp_pte_graph_finish(NULL), TP_ERR_INVALID);
+  tp_pte_destroy(p);
+  /* the planned buffer's int64 limit */
+  FRESH();
+  {
+    tp_pte_tensor huge = tensor(TP_PTE_INPUT, TP_F64, 2, (int64_t)1 << 30, (int64_t)1 << 29), big;
+    uint32_t a, b, c;
+    big = huge;
+    big.role = TP_PTE_OUTPUT;
+    TPT_STATUS(tp_pte_define_tensor(g, &huge, &a), TP_OK);
+    TPT_STATUS(tp_pte_define_tensor(g, &big, &b), TP_OK);
+    TPT_STATUS(tp_pte_define_tensor(g, &big, &c), TP_OK);
+    {
+      uint32_t add[5];
+      add[0] = a, add[1] = b, add[2] = i, add[3] = c, add[4] = c;
+      TPT_STATUS(tp_pte_call_kernel(g, "aten::add", "out", add, 5), TP_OK);
+    }
+    TPT_STATUS(tp_pte_graph_finish(g), TP_ERR_OVERFLOW);
+    TPT_CONTAINS(tp_pte_error(p), "need more than 2^63 - 1 bytes");
+  }
+  tp_pte_destroy(p);
+#undef FRESH
+}
+
+/* The op table's checks of a kernel call, each with its sentence; other_runtime lifts them. */
+static void test_kernel_checks(void) {
+  tp_pte *p = NULL;
+  tp_pte_graph *g = NULL;
+  tp_pte_options o;
+  tp_pte_tensor tx = tensor(TP_PTE_INPUT | TP_PTE_OUTPUT, TP_F32, 1, 4, 0);
+  uint32_t x, one, none, s, a[5];
+  int round;
+  for (round = 0; round < 6; round++) {
+    memset(&o, 0, sizeof o);
+    o.other_runtime = round == 5;
+    TPT_STATUS(tp_pte_create(&o, &p), TP_OK);
+    TPT_STATUS(tp_pte_graph_create(p, "forward", &g), TP_OK);
+    TPT_STATUS(tp_pte_define_tensor(g, &tx, &x), TP_OK);
+    TPT_STATUS(tp_pte_define_int(g, 1, &one), TP_OK);
+    TPT_STATUS(tp_pte_define_null(g, &none), TP_OK);
+    TPT_STATUS(tp_pte_define_string(g, "tanh", &s), TP_OK);
+    a[0] = x, a[1] = x, a[2] = one, a[3] = x, a[4] = x;
+    switch (round) {
+      case 0:
+        TPT_STATUS(tp_pte_call_kernel(g, "aten::frobnicate", "out", a, 5), TP_ERR_UNSUPPORTED);
+        TPT_CHECK(strcmp(tp_pte_graph_error(g), "method \"forward\": instruction 0 "
+                         "(aten::frobnicate.out): not an operator of ExecuTorch's portable "
+                         "kernels (TP_PTE_OPS); for a runtime with other kernels set "
+                         "tp_pte_options.other_runtime") == 0);
+        break;
+      case 1:
+        TPT_STATUS(tp_pte_call_kernel(g, "aten::add", "out", a, 4), TP_ERR_INVALID);
+        TPT_EQ_STR(tp_pte_graph_error(g), "method \"forward\": instruction 0 (aten::add.out): "
+                   "4 values; the operator takes 5 (4 arguments, then 1 return slot)");
+        break;
+      case 2: /* a Null for add's non-optional Scalar alpha: the runtime aborts on it */
+        a[2] = none;
+        TPT_STATUS(tp_pte_call_kernel(g, "aten::add", "out", a, 5), TP_ERR_INVALID);
+        TPT_EQ_STR(tp_pte_graph_error(g), "method \"forward\": instruction 0 (aten::add.out): "
+                   "argument 2 (alpha: Scalar) is value 2, a Null; it takes Int or Double");
+        break;
+      case 3: /* gelu's approximate is a str, its out a Tensor */
+        a[1] = one, a[2] = x, a[3] = x;
+        TPT_STATUS(tp_pte_call_kernel(g, "aten::gelu", "out", a, 4), TP_ERR_INVALID);
+        TPT_EQ_STR(tp_pte_graph_error(g), "method \"forward\": instruction 0 (aten::gelu.out): "
+                   "argument 1 (approximate: str) is value 1, an Int; it takes String");
+        break;
+      case 4: /* the return slot must repeat the out tensor */
+        a[4] = one;
+        TPT_STATUS(tp_pte_call_kernel(g, "aten::add", "out", a, 5), TP_ERR_INVALID);
+        TPT_EQ_STR(tp_pte_graph_error(g), "method \"forward\": instruction 0 (aten::add.out): "
+                   "return slot 0 is value 1; it must be the value of argument 3 (out), 0, "
+                   "again");
+        break;
+      default: /* other_runtime: an unknown operator with any count is the runtime's business */
+        TPT_STATUS(tp_pte_call_kernel(g, "custom::frobnicate", "out", a, 2), TP_OK);
+        a[0] = x, a[1] = s, a[2] = x, a[3] = x;
+        TPT_STATUS(tp_pte_call_kernel(g, "aten::gelu", "out", a, 4), TP_OK);
+        break;
+    }
+    tp_pte_destroy(p);
+  }
+  /* a Tensor?[] takes an OptionalTensorList of Tensor and Null values */
+  TPT_STATUS(tp_pte_create(NULL, &p), TP_OK);
+  TPT_STATUS(tp_pte_graph_create(p, "forward", &g), TP_OK);
+  TPT_STATUS(tp_pte_define_tensor(g, &tx, &x), TP_OK);
+  TPT_STATUS(tp_pte_define_null(g, &none), TP_OK);
+  {
+    uint32_t ids[2], lst, idx[4];
+    tp_pte_tensor ti = tensor(TP_PTE_INPUT, TP_I64, 1, 2, 0);
+    TPT_STATUS(tp_pte_define_tensor(g, &ti, &ids[0]), TP_OK);
+    ids[1] = none;
+    TPT_STATUS(tp_pte_define_optional_tensor_list(g, ids, 2, &lst), TP_OK);
+    idx[0] = x, idx[1] = lst, idx[2] = x, idx[3] = x;
+    TPT_STATUS(tp_pte_call_kernel(g, "aten::index", "Tensor_out", idx, 4), TP_OK);
+    TPT_STATUS(tp_pte_graph_finish(g), TP_OK);
+  }
+  {
+    tp_membuf mb;
+    tp_pte_file f;
+    tp_pte_value_info vi;
+    TPT_STATUS(write_mem(p, &mb), TP_OK);
+    TPT_STATUS(tp_pte_read(&f, mb.data, mb.size), TP_OK);
+    TPT_STATUS(tp_pte_value_at(&f, 0, 3, &vi), TP_OK);
+    TPT_EQ_INT(vi.kind, TP_PTE_V_OptionalTensorList);
+    tp_pte_close(&f);
+    tp_membuf_free(&mb);
+  }
+  tp_pte_destroy(p);
+}
+
+/* Every allocation failing in turn: the failing call's status, no leak. */
+static void test_alloc_failures(void) {
+  long k;
+  int done = 0;
+  for (k = 0; k < 400 && !done; k++) {
+    tp_pte *p = NULL;
+    prog_ids d;
+    size_t live = g_live;
+    tp_status st;
+    g_fail_at = k;
+    st = tp_pte_create(NULL, &p);
+    if (st == TP_OK) st = build_portable(p, &d);
+    if (st == TP_OK) {
+      tp_membuf mb;
+      st = write_mem(p, &mb);
+      tp_membuf_free(&mb);
+    }
+    done = g_fail_at >= 0; /* the failure was never reached */
+    g_fail_at = -1;
+    TPT_CHECK(st == TP_OK || st == TP_ERR_NOMEM || st == TP_ERR_INVALID);
+    tp_pte_destroy(p);
+    TPT_EQ_U64(g_live, live);
+  }
+  TPT_CHECK(done);
+}
+
+int main(void) {
+  TPT_RUN(test_portable_program);
+  TPT_RUN(test_mixed_program);
+  TPT_RUN(test_constants);
+  TPT_RUN(test_xnn_call);
+  TPT_RUN(test_refusals);
+  TPT_RUN(test_kernel_checks);
+  TPT_RUN(test_alloc_failures);
+  return tpt_finish("pte_graph");
+}
