@@ -1224,19 +1224,21 @@ TPDEF tp_status tp_delegate_store_constant(tp_store *store, const tp_tensor *vie
       [0,4) root offset  [4,8) "ET12"  [8,40) eh00: "eh00", u32 32, u64 program size,
       u64 segment base offset, u64 segment data size;  the rest of the flatbuffer;  zero
       padding to the segment base (a multiple of the alignment);  the segments:
-        segment 0        the constant segment, empty (constant_segment = {0, offsets [0]}):
-                         no constant lives in the program, every weight is in a blob or in
+        segment 0        the constant segment: the constants of tp_pte_graph methods
+                         (constant_segment = {0, offsets [0, each constant's place]}), else
+                         empty (offsets [0]): a delegate's weights are in its blob or in
                          named data;
-        1 .. m           method i's delegate blob (processed = {SEGMENT, 1 + i}), streamed
-                         from its producer;
-        m + 1 ..         with options.embed: the store's segments (named_data keys -> them);
+        1 .. d           every method's delegate blobs, in method order (processed =
+                         {SEGMENT, k}), each streamed from its producer;
+        d + 1 ..         with options.embed: the store's segments (named_data keys -> them);
                          without, named_data is written empty (options.omit_empty_named_data).
       Each segment starts at a multiple of max(alignment, its own alignment) from the base.
-   A method's values are its delegate call's arguments, one Tensor each, memory-planned in
-   buffer 1 (allocation_info {memory_id 1, offset}, 16-aligned; non_const_buffer_sizes
-   [0, total]), so a plain runner needs no set_output_data_ptr; inputs / outputs list the
-   arguments of each role in argument order; one chain with one DelegateCall (delegate 0,
-   args 0 .. n-1); operators empty; version 0.
+   A method added by tp_pte_add_method: its values are its delegate call's arguments, one
+   Tensor each, memory-planned in buffer 1 (allocation_info {memory_id 1, offset}, 16-aligned;
+   non_const_buffer_sizes [0, total]), so a plain runner needs no set_output_data_ptr; inputs /
+   outputs list the arguments of each role in argument order; one chain with one DelegateCall
+   (delegate 0, args 0 .. n-1); operators empty; version 0. A tp_pte_graph method (below): its
+   values, one chain of its calls, its operators and delegates, buffer 1 planned by lifetime.
    ERRORS: building calls (tp_pte_add_method) latch their first error in the program; later
    building calls return it and a failed program refuses to write. tp_pte_size / _write /
    _write_file never latch: a failure leaves its sentence in tp_pte_error (naming the path or
@@ -1974,7 +1976,8 @@ typedef struct tp_pte_value_info {
   int planned;                   /* has allocation_info */
   uint32_t memory_id;
   uint64_t memory_offset;
-  uint32_t data_buffer_idx;
+  uint32_t data_buffer_idx;      /* > 0 (without allocation_info): a constant, whose bytes */
+  const void *data;              /* (nbytes of them) are here, inside the file; else NULL */
   /* Int / Bool / Double: */
   int64_t i;
   double d;
@@ -10246,6 +10249,33 @@ static tp_status tp__pte_value(tp_pte_file *f, const tp_fb_table *plan, size_t m
                            (unsigned long long)out->nbytes, (unsigned long)out->memory_id,
                            (unsigned long long)bsize);
     }
+  }
+  if (tag == TP_PTE_V_Tensor && alloc.pos == 0 && out->data_buffer_idx > 0) {
+    /* a constant: buffer data_buffer_idx of the constant segment, inside that segment */
+    tp_fb_table cseg = tp_fb_table_field(&f->root__, TP_PTE_F_Program_constant_segment);
+    tp_fb_vector coffs = tp_fb_vector_field(&cseg, TP_PTE_F_SubsegmentOffsets_offsets, 8);
+    uint32_t si = tp_fb_u32(&cseg, TP_PTE_F_SubsegmentOffsets_segment_index, 0);
+    uint64_t soff = 0, ssize = 0, coff, end;
+    if (tp_fb_reader_status(&f->r__) != TP_OK || coffs.pos == 0 ||
+        out->data_buffer_idx >= coffs.count)
+      return TP__PTE_BAD(f, "method %lu value %lu: data_buffer_idx %lu, but the constant "
+                         "segment has %lu offsets", (unsigned long)m, (unsigned long)v,
+                         (unsigned long)out->data_buffer_idx,
+                         (unsigned long)(coffs.pos ? coffs.count : 0));
+    coff = tp_fb_vector_scalar(&coffs, out->data_buffer_idx);
+    if (tp_pte_segment_at(f, si, &soff, &ssize) != TP_OK)
+      return f->err.status != TP_OK
+                 ? f->err.status
+                 : TP__PTE_BAD(f, "method %lu value %lu: the constant segment is segment %lu, "
+                               "which the program does not have", (unsigned long)m,
+                               (unsigned long)v, (unsigned long)si);
+    if (tp__add_u64(coff, out->nbytes, &end) || end > ssize)
+      return TP__PTE_BAD(f, "method %lu value %lu: constant buffer %lu at %llu + %llu bytes "
+                         "exceeds the constant segment's %llu bytes", (unsigned long)m,
+                         (unsigned long)v, (unsigned long)out->data_buffer_idx,
+                         (unsigned long long)coff, (unsigned long long)out->nbytes,
+                         (unsigned long long)ssize);
+    out->data = f->data + f->segment_base + soff + coff;
   }
   if (tp_fb_reader_status(&f->r__) != TP_OK)
     return TP__PTE_BAD(f, "method %lu value %lu: %s", (unsigned long)m, (unsigned long)v,

@@ -214,6 +214,10 @@ static void test_constants(void) {
     TPT_MEMEQ(seg, le, 24);
     tpt_to_le(le, want_row, 6, 4);
     TPT_MEMEQ(seg + 32, le, 24);
+    TPT_STATUS(tp_pte_value_at(&f, 0, cw, &vi), TP_OK); /* the reader points at the bytes */
+    TPT_CHECK(vi.data == (const void *)seg);
+    TPT_STATUS(tp_pte_value_at(&f, 0, cr, &vi), TP_OK);
+    TPT_CHECK(vi.data == (const void *)(seg + 32));
   }
   /* the planned buffer holds x and y only */
   TPT_STATUS(tp_pte_value_at(&f, 0, y, &vi), TP_OK);

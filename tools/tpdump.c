@@ -43,8 +43,10 @@
    comments); the report prints a delegate table, a compile_specs vector or a delegate's blob
    reached through many offsets once and refers to it after ("delegate 3: as method 0 delegate
    0 (the same table)", "compile_specs: as method 0 delegate 0"), and hashes each distinct
-   (bytes, length) once (a memo by position, keyed-hashed): output and work proportional to the
-   file. A report that cannot grow is exit status 1.
+   (bytes, length) once (a memo by position, keyed-hashed), and at most 8 times the file's and
+   its .ptd's bytes plus 1 MiB in all (distinct ranges may overlap; past that a hash prints as
+   "sha256=?"): output and work proportional to the file. A report that cannot grow is exit
+   status 1.
 
    Exit status: 0 well formed, 2 malformed (the reason on stderr), 1 usage, I/O or memory,
    3 a well-formed XNNPACK blob that breaks one of the writer's node or graph rules for
@@ -101,6 +103,8 @@ typedef struct tpd_seen {
   tp__keyset set;
   tp__hashkey hk;
   int nomem;
+  uint64_t hashed, hash_cap; /* bytes hashed so far, and at most (distinct ranges may overlap:
+                                8 x the file and its .ptd, plus 1 MiB) */
 } tpd_seen;
 
 typedef struct tpd {
@@ -183,6 +187,8 @@ static int tpd_sha_hex(tpd *d, const unsigned char *p, uint64_t n, char hex[65])
     memcpy(hex, it->hex, 65);
     return 1;
   }
+  if (n > d->seen->hash_cap - d->seen->hashed) return 0; /* printed as sha256=? */
+  d->seen->hashed += n;
   if (tp_sha256_hex(p, (size_t)n, hex) != TP_OK) return 0;
   if (it) memcpy(it->hex, hex, 65);
   return 1;
@@ -1173,8 +1179,10 @@ static void tpd_pte_value(tpd *d, tp_pte_file *f, size_t m, size_t v) {
     if (vi.planned)
       tpd_print(d, " planned: buffer %lu offset %llu", (unsigned long)vi.memory_id,
                 (unsigned long long)vi.memory_offset);
-    else if (vi.data_buffer_idx)
+    else if (vi.data_buffer_idx) {
       tpd_print(d, " constant buffer %lu", (unsigned long)vi.data_buffer_idx);
+      if (vi.data) tpd_print_sha(d, (const unsigned char *)vi.data, vi.nbytes);
+    }
     else
       tpd_print(d, " not planned (set_input / set_output_data_ptr)");
   } else if (vi.kind == TP_PTE_V_Int || vi.kind == TP_PTE_V_Bool) {
@@ -1521,6 +1529,7 @@ static int tpd_run(tpd *d, const unsigned char *b, size_t size, const void *ptd,
   if (mine) {
     memset(&own, 0, sizeof own);
     own.hk = tp__hash_seed(&own);
+    own.hash_cap = 8 * ((uint64_t)size + ptd_size) + ((uint64_t)1 << 20);
     d->seen = &own;
   }
   rc = tpd_run_body(d, b, size, ptd, ptd_size);
