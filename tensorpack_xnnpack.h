@@ -182,8 +182,8 @@ enum {
    VEC_F32 [float], TABLE a table, TABLES [table], UNION a union, DEPR a deprecated slot (never
    written); in node tables ID = a value id (id_out of some value), OPT_ID = a value id or
    TP_XNN_INVALID_ID ("none"). 
-   Shared tables: a budget. tp_xnn_read_blob, tp_xnn_check_blob and the loader (which reads
-   through tp_xnn_read_blob) walk the flatbuffer with one reader each, under its table budget
+   Shared tables: a budget. tp_xnn_read_blob is the one walk of the flatbuffer (tp_xnn_check_blob,
+   the loader and tpdump work on its result), under its table budget
    (max(1M, size / 2) tables per walk) and its visit budget (max(1M, 8 x size) tables opened,
    vector elements and strings read, for the whole reader): a blob whose offsets make a walk
    revisit one table or vector N times is refused past them with the reader's sentence, in
@@ -1013,7 +1013,23 @@ TPDEF tp_status tp_xnn_save(tp_xnn_graph *g, const char *path, uint64_t *size_ou
    quantization parameters that match the dims; every inline constant_data entry inside the
    constant segment. Named keys are not looked up. Pointers point into `blob`, which must
    outlive the result. Errors: TP_ERR_FORMAT with a sentence in err (may be NULL, reset on
-   entry), TP_ERR_NOMEM, TP_ERR_INVALID (NULL out, or NULL blob). Free with tp_xnn_blob_free. */
+   entry), TP_ERR_NOMEM, TP_ERR_INVALID (NULL out, or NULL blob). A failed read keeps what it
+   read before the failure, for a report (tpdump prints from it): stop_part names the part the
+   sentence is about and stop_index its entry; the graph's fields and counts are read once
+   stop_part is past TP_XNN_PART_FLATBUFFER, the entries of every part before stop_part, and
+   those of stop_part below stop_index. Free the result with tp_xnn_blob_free after every call
+   (a failed one too). */
+/* The parts of a blob in reading order (tp_xnn_blob.stop_part; NONE: all read, rules kept). */
+enum {
+  TP_XNN_PART_NONE,
+  TP_XNN_PART_FLATBUFFER, /* the frame, the flatbuffer, its identifier */
+  TP_XNN_PART_GRAPH,      /* XNNGraph's own fields; id_out unique */
+  TP_XNN_PART_INPUT_IDS,
+  TP_XNN_PART_OUTPUT_IDS,
+  TP_XNN_PART_VALUES,
+  TP_XNN_PART_NODES,
+  TP_XNN_PART_CONSTANTS   /* constant_data */
+};
 typedef struct tp_xnn_blob_value {
   int value_type;               /* TP_XNN_VALUE_TENSOR or TP_XNN_VALUE_QUANTIZED */
   int datatype;                 /* XNNTensorValue fields, as stored */
@@ -1037,7 +1053,8 @@ typedef struct tp_xnn_blob_value {
 typedef struct tp_xnn_blob_node {
   int kind;                        /* XNodeUnion tag */
   const tp_xnn_node_desc *desc;    /* its description */
-  uint32_t f[20];                  /* scalar fields by field id (floats as their bits) */
+  uint32_t f[20];                  /* fields by field id: scalars (floats as their bits); a
+                                      vector field: its slot in vec / vec_len */
   uint32_t nvec;                   /* vector fields in field order: */
   uint32_t vec_len[2];
   uint32_t vec[2][TP_XNN_MAX_DIMS];
@@ -1067,14 +1084,18 @@ typedef struct tp_xnn_blob {
   uint32_t num_externs;
   uint32_t num_input_ids, num_output_ids;
   uint32_t *input_ids, *output_ids;
+  int has_input_ids, has_output_ids; /* the vectors are present (absent: no ids) */
   uint32_t num_values, num_nodes, num_constants;
   tp_xnn_blob_value *values;
   tp_xnn_blob_node *nodes;
   tp_xnn_blob_constant *constants; /* constants[0] is the reserved entry */
+  int stop_part;                /* TP_XNN_PART_*: where a failed read stopped (NONE: read) */
+  uint32_t stop_index;          /* the entry of stop_part the failure is about */
 } tp_xnn_blob;
 
 TPDEF tp_status tp_xnn_read_blob(const void *blob, size_t size, tp_xnn_blob *out, tp_error *err);
-/* Frees what tp_xnn_read_blob allocated (a zeroed or already freed blob is fine). */
+/* Frees what tp_xnn_read_blob allocated, after a failed read too (a zeroed or already freed
+   blob is fine). */
 TPDEF void tp_xnn_blob_free(tp_xnn_blob *b);
 
 /* ---- checks ------------------------------------------------------------------------------
@@ -1498,9 +1519,9 @@ TPDEF uint32_t tp_xnn_graph_num_nodes(const tp_xnn_graph *g) {
 
 /* >>xnn-check ------------------------------------------------------------------------------- */
 /* The rules a node must satisfy, per node kind, with the semantics of the XNNPACK that
-   ExecuTorch pins. One function decides for the writer (tp__xnn_node_add, at define time), the
-   loader (tp__xnn_rt_node) and tpdump --check: each hands over a node view (fields by id, the
-   value of every id field) through its own small adapter. Graph-level rules (external ids,
+   ExecuTorch pins. One function decides for the writer (tp__xnn_node_add, at define time) and
+   for a read blob (tp_xnn_check_blob, the loader's tp__xnn_rt_node): each hands over a node
+   view (fields by id, the value of every id field), the blob's through tp__xnn_blob_nview. Graph-level rules (external ids,
    producers and consumers) are tp__xnn_check_graph, run at write. */
 
 typedef struct tp__xnn_nview {
@@ -4385,7 +4406,7 @@ TPDEF tp_status tp_xnn_save(tp_xnn_graph *g, const char *path, uint64_t *size_ou
 
 /* >>xnn-read: tp_xnn_read_blob ------------------------------------------------------------- */
 
-static tp_status tp__xnn_check_format(const tp_xnn_blob *b, tp_error *err);
+static tp_status tp__xnn_check_format(tp_xnn_blob *b, tp_error *err);
 
 TPDEF void tp_xnn_blob_free(tp_xnn_blob *b) {
   if (!b) return;
@@ -4414,11 +4435,13 @@ static void *tp__xnn_rd_alloc(uint32_t n, size_t es, int *ok) {
   return p;
 }
 
-static uint32_t *tp__xnn_rd_ids(tp_fb_table *root, uint16_t id, uint32_t *count, int *ok) {
+static uint32_t *tp__xnn_rd_ids(tp_fb_table *root, uint16_t id, uint32_t *count, int *present,
+                                int *ok) {
   tp_fb_vector v = tp_fb_vector_field(root, id, 4);
   uint32_t *out = (uint32_t *)tp__xnn_rd_alloc(v.count, sizeof(uint32_t), ok);
   uint32_t i;
   *count = 0;
+  *present = v.pos != 0;
   if (!out) return NULL;
   for (i = 0; i < v.count; i++) out[i] = (uint32_t)tp_fb_vector_scalar(&v, i);
   *count = v.count;
@@ -4559,6 +4582,7 @@ TPDEF tp_status tp_xnn_read_blob(const void *blob, size_t size, tp_xnn_blob *out
   if (err) memset(err, 0, sizeof *err);
   if (!out) return tp__error_set(err, TP_ERR_INVALID, "read_blob: out is NULL");
   memset(out, 0, sizeof *out);
+  out->stop_part = TP_XNN_PART_FLATBUFFER; /* advanced as the parts are read */
   if (!p) return tp__error_set(err, TP_ERR_INVALID, "read_blob: no blob");
   out->flatbuffer = p;
   out->flatbuffer_size = size;
@@ -4579,18 +4603,23 @@ TPDEF tp_status tp_xnn_read_blob(const void *blob, size_t size, tp_xnn_blob *out
   memcpy(out->identifier, out->flatbuffer + 4, 4);
   if (memcmp(out->identifier, "XN01", 4) != 0 && memcmp(out->identifier, "XN00", 4) != 0)
     TP__XNN_RD_FAIL("flatbuffer identifier is not XN00 or XN01");
+  out->stop_part = TP_XNN_PART_GRAPH;
   out->version = tp_fb_string(&root, TP__XF(XNNGraph, version), &out->version_len);
   values = tp_fb_vector_field(&root, TP__XF(XNNGraph, xvalues), 4);
   nodes = tp_fb_vector_field(&root, TP__XF(XNNGraph, xnodes), 4);
   cdata = tp_fb_vector_field(&root, TP__XF(XNNGraph, constant_data), 4);
   out->num_externs = tp_fb_u32(&root, TP__XF(XNNGraph, num_externs), 0);
+  out->num_values = values.count; /* the entries are read below */
+  out->num_nodes = nodes.count;
+  out->num_constants = cdata.count;
   if (tp_fb_reader_status(&r) != TP_OK || values.pos == 0 || nodes.pos == 0)
     TP__XNN_RD_FAIL("graph: %s", r.err.status ? r.err.msg : "xvalues or xnodes missing");
   if (out->num_externs > TP_XNN_MAX_EXTERNS)
     TP__XNN_RD_FAIL("num_externs %u exceeds %d", (unsigned)out->num_externs, TP_XNN_MAX_EXTERNS);
-  out->input_ids = tp__xnn_rd_ids(&root, TP__XF(XNNGraph, input_ids), &out->num_input_ids, &ok);
-  out->output_ids =
-      tp__xnn_rd_ids(&root, TP__XF(XNNGraph, output_ids), &out->num_output_ids, &ok);
+  out->input_ids = tp__xnn_rd_ids(&root, TP__XF(XNNGraph, input_ids), &out->num_input_ids,
+                                  &out->has_input_ids, &ok);
+  out->output_ids = tp__xnn_rd_ids(&root, TP__XF(XNNGraph, output_ids), &out->num_output_ids,
+                                   &out->has_output_ids, &ok);
   out->values = (tp_xnn_blob_value *)tp__xnn_rd_alloc(values.count, sizeof *out->values, &ok);
   out->nodes = (tp_xnn_blob_node *)tp__xnn_rd_alloc(nodes.count, sizeof *out->nodes, &ok);
   out->constants =
@@ -4601,21 +4630,25 @@ TPDEF tp_status tp_xnn_read_blob(const void *blob, size_t size, tp_xnn_blob *out
     goto fail;
   }
   if (tp_fb_reader_status(&r) != TP_OK) TP__XNN_RD_FAIL("graph: %s", r.err.msg);
+  out->stop_part = TP_XNN_PART_VALUES;
   for (i = 0; i < values.count; i++) {
     tp_fb_table xv = tp_fb_vector_table(&values, i);
+    out->stop_index = i;
     st = tp__xnn_rd_value(&r, i, &xv, &out->values[i], err);
     if (st != TP_OK) goto fail;
   }
-  out->num_values = values.count;
+  out->stop_part = TP_XNN_PART_NODES;
   for (i = 0; i < nodes.count; i++) {
     tp_fb_table xn = tp_fb_vector_table(&nodes, i);
+    out->stop_index = i;
     st = tp__xnn_rd_node(&r, i, &xn, &out->nodes[i], err);
     if (st != TP_OK) goto fail;
   }
-  out->num_nodes = nodes.count;
+  out->stop_part = TP_XNN_PART_CONSTANTS;
   for (i = 0; i < cdata.count; i++) {
     tp_fb_table e = tp_fb_vector_table(&cdata, i);
     tp_xnn_blob_constant *c = &out->constants[i];
+    out->stop_index = i;
     if (e.pos == 0)
       TP__XNN_RD_FAIL("constant_data[%u]: %s", (unsigned)i, r.err.status ? r.err.msg : "absent");
     c->offset = tp_fb_u64(&e, TP__XF(ConstantDataOffset, offset), 0);
@@ -4631,12 +4664,8 @@ TPDEF tp_status tp_xnn_read_blob(const void *blob, size_t size, tp_xnn_blob *out
     if (tp_fb_reader_status(&r) != TP_OK)
       TP__XNN_RD_FAIL("constant_data[%u]: %s", (unsigned)i, r.err.msg);
   }
-  out->num_constants = cdata.count;
   st = tp__xnn_check_format(out, err); /* the format's rules (>>xnn-check-blob) */
-  if (st != TP_OK) goto fail;
-  return TP_OK;
-fail:
-  tp_xnn_blob_free(out);
+fail: /* the result keeps what was read, stop_part / stop_index where it stopped */
   return st;
 }
 #undef TP__XNN_RD_FAIL
@@ -4681,7 +4710,7 @@ static tp_status tp__xnn_cf_const(const tp_xnn_blob *b, uint32_t idx, uint64_t w
    tp__xnn_value_bytes), external values below num_externs; constants and scale buffers that
    exist and, inline, hold exactly the bytes the value needs; quantization parameters that
    match the dims; every inline constant_data entry inside the constant segment. */
-static tp_status tp__xnn_check_format(const tp_xnn_blob *b, tp_error *err) {
+static tp_status tp__xnn_check_format(tp_xnn_blob *b, tp_error *err) {
   uint32_t *ids = NULL, i, k;
   tp_status st = TP_OK;
 #define TP__XNN_CF_FAIL(...)                              \
@@ -4692,6 +4721,8 @@ static tp_status tp__xnn_check_format(const tp_xnn_blob *b, tp_error *err) {
   ids = (uint32_t *)TP_MALLOC(((size_t)b->num_values + 1) * sizeof *ids);
   if (!ids) return tp__error_set(err, TP_ERR_NOMEM, "check: no memory for %u value ids",
                                  (unsigned)b->num_values);
+  b->stop_part = TP_XNN_PART_GRAPH;
+  b->stop_index = 0;
   for (i = 0; i < b->num_values; i++) ids[i] = b->values[i].id_out;
   if (b->num_values) qsort(ids, b->num_values, sizeof *ids, tp__xnn_cf_cmp);
   for (i = 1; i < b->num_values; i++)
@@ -4702,16 +4733,21 @@ static tp_status tp__xnn_check_format(const tp_xnn_blob *b, tp_error *err) {
   for (k = 0; k < 2; k++) {
     const uint32_t *io = k ? b->output_ids : b->input_ids;
     uint32_t nio = k ? b->num_output_ids : b->num_input_ids;
-    for (i = 0; i < nio; i++)
+    b->stop_part = k ? TP_XNN_PART_OUTPUT_IDS : TP_XNN_PART_INPUT_IDS;
+    for (i = 0; i < nio; i++) {
+      b->stop_index = i;
       if (io[i] == TP_XNN_INVALID_ID || !tp__xnn_cf_known(ids, b->num_values, io[i]))
         TP__XNN_CF_FAIL("%s[%lu] = %lu is no value's id_out", k ? "output_ids" : "input_ids",
                         (unsigned long)i, (unsigned long)io[i]);
+    }
   }
+  b->stop_part = TP_XNN_PART_VALUES;
   for (i = 0; i < b->num_values; i++) {
     const tp_xnn_blob_value *v = &b->values[i];
     tp__xnn_value tv;
     uint64_t want = 0, alt = 0;
     int group = v->quant == TP_XNN_QUANT_PER_CHANNEL_GROUP;
+    b->stop_index = i;
     if (!tp_xnn_datatype_bits(v->datatype))
       TP__XNN_CF_FAIL("value %lu: datatype %d is not an XNNDatatype", (unsigned long)i,
                       v->datatype);
@@ -4787,10 +4823,12 @@ static tp_status tp__xnn_check_format(const tp_xnn_blob *b, tp_error *err) {
       if (st != TP_OK) goto done;
     }
   }
+  b->stop_part = TP_XNN_PART_NODES;
   for (i = 0; i < b->num_nodes; i++) {
     const tp_xnn_blob_node *n = &b->nodes[i];
     const tp_xnn_node_desc *d = n->desc;
     uint32_t fi;
+    b->stop_index = i;
     for (fi = 0; d && fi < d->nfields; fi++) {
       const tp_xnn_field *f = &d->fields[fi];
       uint32_t id;
@@ -4803,9 +4841,11 @@ static tp_status tp__xnn_check_format(const tp_xnn_blob *b, tp_error *err) {
                         d->member + 3, f->name, (unsigned long)id);
     }
   }
+  b->stop_part = TP_XNN_PART_CONSTANTS;
   for (i = 0; i < b->num_constants; i++) {
     const tp_xnn_blob_constant *c = &b->constants[i];
     uint64_t end;
+    b->stop_index = i;
     if (c->named_key) continue;
     if (tp__add_u64(c->offset, c->size, &end) || end > b->segment_size)
       TP__XNN_CF_FAIL("constant_data[%lu]: [%llu, +%llu) is outside the %llu-byte constant "
@@ -4814,6 +4854,10 @@ static tp_status tp__xnn_check_format(const tp_xnn_blob *b, tp_error *err) {
   }
 done:
 #undef TP__XNN_CF_FAIL
+  if (st == TP_OK) { /* every part read and its rules kept */
+    b->stop_part = TP_XNN_PART_NONE;
+    b->stop_index = 0;
+  }
   TP_FREE(ids);
   return st;
 }
@@ -5116,6 +5160,7 @@ static tp_status tp__xnn_pte_walk_keys(tp_pte_file *f, size_t m, tp__xnn_key_fn 
       if (s != TP_OK) {
         tp__error_set(err, s, "method \"%.60s\" delegate %lu: %s", mi.name, (unsigned long)k,
                      be.msg);
+        tp_xnn_blob_free(&b);
         break;
       }
       for (c = 1; c < b.num_constants && s == TP_OK; c++)
