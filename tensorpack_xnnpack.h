@@ -5668,21 +5668,11 @@ static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, const tp_xnn_blo
       return tp__error_set(&rt->err, TP_ERR_FORMAT, "value %u: element count overflows",
                           (unsigned)vi);
   }
-  if (flags & ~(TP_XNN_FLAG_EXTERNAL_INPUT | TP_XNN_FLAG_EXTERNAL_OUTPUT))
-    return tp__error_set(&rt->err, TP_ERR_FORMAT, "value %u: unknown flag bits 0x%x",
-                        (unsigned)vi, (unsigned)flags);
+  /* the format rules hold (tp_xnn_read_blob): known datatype and flag bits, flags only with
+     an external id, never on a constant; what follows is what the loader itself needs */
   if (ext != TP_XNN_INVALID_ID && ext >= rt->num_externs)
     return tp__error_set(&rt->err, TP_ERR_FORMAT, "value %u: external id %u >= num_externs %u",
                         (unsigned)vi, (unsigned)ext, (unsigned)rt->num_externs);
-  if (flags && ext == TP_XNN_INVALID_ID)
-    return tp__error_set(&rt->err, TP_ERR_FORMAT,
-                        "value %u: flags 0x%x mark it external but its external id is 0x%x "
-                        "(none)",
-                        (unsigned)vi, (unsigned)flags, (unsigned)ext);
-  if (cidx != 0 && ext != TP_XNN_INVALID_ID)
-    return tp__error_set(&rt->err, TP_ERR_FORMAT,
-                        "value %u: constant %u has external id %u: a constant cannot be external",
-                        (unsigned)vi, (unsigned)cidx, (unsigned)ext);
   /* XNNPACK gives two values with one external id the same storage (two producers: abort). */
   if (ext != TP_XNN_INVALID_ID) {
     if (L->ext_seen[ext / 8] & (1u << (ext % 8)))
@@ -5690,9 +5680,6 @@ static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, const tp_xnn_blo
                           (unsigned)vi, (unsigned)ext);
     L->ext_seen[ext / 8] = (unsigned char)(L->ext_seen[ext / 8] | (1u << (ext % 8)));
   }
-  if (!tp_xnn_datatype_bits(dt))
-    return tp__error_set(&rt->err, TP_ERR_FORMAT, "value %u: unknown datatype %d", (unsigned)vi,
-                        dt);
   if (!tp__xnn_rt_datatype(dt, &xdt))
     return tp__error_set(&rt->err, TP_ERR_UNSUPPORTED,
                         "value %u: datatype %s (%d) is not in the linked XNNPACK", (unsigned)vi,
