@@ -116,6 +116,9 @@ typedef struct tpd {
   uint64_t seg_off, seg_size;
   /* the .ptd that named constants are resolved in (NULL: not resolved) */
   tp_ptd *ptd;
+  /* an XNNPACK report's verdict, from the report's own read of the blob (tpd_xnnpack) */
+  int have_verdict;
+  tp_error verdict;
   /* --json: the constants array being written (NULL: no JSON) */
   tp_membuf *json;
   size_t json_count;
@@ -493,6 +496,26 @@ static void tpd_xnn_constant(tpd *d, uint32_t i, const tp_xnn_blob_constant *c) 
   tpd_print(d, "\n");
 }
 
+/* A read XNNPACK blob's named constants resolved in ptd as the loader resolves them: the key
+   there, with the bytes the blob says. */
+static tp_status tpd_xnn_keys(const tp_xnn_blob *xb, tp_ptd *ptd, tp_error *e) {
+  tp_status s = TP_OK;
+  uint32_t i;
+  for (i = 0; s == TP_OK && i < xb->num_constants; i++) {
+    const tp_xnn_blob_constant *c = &xb->constants[i];
+    tp_ptd_entry en;
+    if (!c->named_key) continue;
+    if (tp_ptd_find(ptd, c->named_key, &en) != TP_OK)
+      s = tp__error_set(e, TP_ERR_FORMAT, "constant_data[%lu]: named_key \"%.80s\" is not in "
+                        "the .ptd", (unsigned long)i, c->named_key);
+    else if ((uint64_t)en.nbytes != c->size)
+      s = tp__error_set(e, TP_ERR_FORMAT, "constant_data[%lu]: named_key \"%.80s\" has %llu "
+                        "bytes in the .ptd, the blob says %llu", (unsigned long)i, c->named_key,
+                        (unsigned long long)en.nbytes, (unsigned long long)c->size);
+  }
+  return s;
+}
+
 /* How many entries of part the report shows: all, those before a failed read's stop, or none
    past it. */
 static uint32_t tpd_xnn_shown(const tp_xnn_blob *b, int part, uint32_t n) {
@@ -505,6 +528,9 @@ static void tpd_xnnpack(tpd *d) {
   tp_error e;
   uint32_t i, n;
   tp_status s = tp_xnn_read_blob(d->file, d->file_size, &b, &e);
+  if (s == TP_OK && d->ptd) s = tpd_xnn_keys(&b, d->ptd, &e);
+  d->verdict = e; /* tpd_xnn_verdict's, from this one read */
+  d->have_verdict = 1;
   if (s == TP_ERR_NOMEM) tp__error_set(&d->err, TP_ERR_NOMEM, "%s", e.msg);
   if (b.stop_part == TP_XNN_PART_FLATBUFFER) goto done; /* the verdict says why */
   d->seg_off = b.has_header ? b.frame.segment_offset : 0;
@@ -1252,24 +1278,11 @@ static const char *tpd_format(const unsigned char *b, size_t size) {
 /* ------------------------------------------------------------------------------------------ */
 
 /* An XNNPACK blob's verdict: tp_xnn_read_blob's (its structure and format rules, which is
-   tp_xnn_check_blob's with TP_XNN_TARGET_UNCHECKED), then with ptd its named constants
-   resolved as the loader resolves them: the key there, with the bytes the blob says. */
+   tp_xnn_check_blob's with TP_XNN_TARGET_UNCHECKED), then with ptd its named keys. */
 static tp_status tpd_xnn_verdict(const unsigned char *b, size_t size, tp_ptd *ptd, tp_error *e) {
   tp_xnn_blob xb;
-  uint32_t i;
   tp_status s = tp_xnn_read_blob(b, size, &xb, e);
-  for (i = 0; s == TP_OK && ptd && i < xb.num_constants; i++) {
-    const tp_xnn_blob_constant *c = &xb.constants[i];
-    tp_ptd_entry en;
-    if (!c->named_key) continue;
-    if (tp_ptd_find(ptd, c->named_key, &en) != TP_OK)
-      s = tp__error_set(e, TP_ERR_FORMAT, "constant_data[%lu]: named_key \"%.80s\" is not in "
-                        "the .ptd", (unsigned long)i, c->named_key);
-    else if ((uint64_t)en.nbytes != c->size)
-      s = tp__error_set(e, TP_ERR_FORMAT, "constant_data[%lu]: named_key \"%.80s\" has %llu "
-                        "bytes in the .ptd, the blob says %llu", (unsigned long)i, c->named_key,
-                        (unsigned long long)en.nbytes, (unsigned long long)c->size);
-  }
+  if (s == TP_OK && ptd) s = tpd_xnn_keys(&xb, ptd, e);
   tp_xnn_blob_free(&xb);
   return s;
 }
@@ -1444,7 +1457,13 @@ static int tpd_run_body(tpd *d, const unsigned char *b, size_t size, const void 
   }
   { /* the verdict is the library's (tpd_verdict); what the printer found is the detail */
     tp_error v;
-    int r = tpd_verdict(b, size, d->ptd, &v);
+    int r;
+    if (d->have_verdict) { /* the report's own read gave it */
+      v = d->verdict;
+      r = (int)v.status;
+    } else {
+      r = tpd_verdict(b, size, d->ptd, &v);
+    }
     d->print_err = d->err;
     if (r >= 0) {
       /* refused by both: the printer's sentence (it names where it stopped); else the
