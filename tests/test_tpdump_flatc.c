@@ -373,6 +373,36 @@ static void test_xnn_malformed(void) {
   }
 }
 
+/* The report of a malformed blob is tp_xnn_read_blob's result up to where the reader stopped:
+   its last line is the last entry before the failing one (or the part's heading). */
+static void test_xnn_report_stops(void) {
+  static const struct { const char *from, *to, *last; } m[] = {
+    {"id_out: 9 }", "id_out: 8 }", "flatbuffer XN01 (XNNGraph): "},       /* the graph */
+    {"output_ids: [3]", "output_ids: [30]", "output_ids: [30]"},          /* the ids line */
+    {"num_dims: 1, dims: [4]", "num_dims: 2, dims: [4]", "  [1] id_out="}, /* value 2 */
+    {"filter_id: 1,", "filter_id: 42,", "nodes:"},                        /* node 0 */
+    {"input2_id: 3, output_id: 8", "input2_id: 77, output_id: 8", "  #0 FullyConnected "},
+    {"{ offset: 208, size: 16 }", "{ offset: 216, size: 16 }", "  [5] offset="},
+  };
+  size_t i;
+  for (i = 0; i < sizeof m / sizeof m[0]; i++) {
+    size_t n = 0, len;
+    unsigned char *b = xnn_blob(m[i].from, m[i].to, XNN_SEG, &n);
+    const char *last;
+    TPT_CHECK(b != NULL);
+    if (!b) continue;
+    TPT_EQ_INT(inspect(b, n), 2);
+    len = strlen(report);
+    TPT_CHECK(len > 0 && report[len - 1] == '\n');
+    for (last = report + (len ? len - 1 : 0); last > report && last[-1] != '\n'; last--) {}
+    if (strncmp(last, m[i].last, strlen(m[i].last)) != 0) {
+      printf("  mutation %zu: the report ends with \"%s\", want \"%s...\"\n", i, last, m[i].last);
+      TPT_CHECK(0);
+    }
+    free(b);
+  }
+}
+
 static void test_xnn_dims_absent(void) {
   /* flatc refuses unknown fields, so the "dims absent" case is made by leaving dims out */
   size_t n = 0;
@@ -964,6 +994,7 @@ int main(void) {
   TPT_RUN(test_xnn_fields);
   TPT_RUN(test_xnn_bare);
   TPT_RUN(test_xnn_malformed);
+  TPT_RUN(test_xnn_report_stops);
   TPT_RUN(test_xnn_dims_absent);
   TPT_RUN(test_xnn_header_checks);
   TPT_RUN(test_xnn_all_node_kinds);
