@@ -182,8 +182,8 @@ enum {
    VEC_F32 [float], TABLE a table, TABLES [table], UNION a union, DEPR a deprecated slot (never
    written); in node tables ID = a value id (id_out of some value), OPT_ID = a value id or
    TP_XNN_INVALID_ID ("none"). 
-   Shared tables: a budget. tp_xnn_read_blob, tp_xnn_check_blob and the loader (which reads
-   through tp_xnn_read_blob) walk the flatbuffer with one reader each, under its table budget
+   Shared tables: a budget. tp_xnn_read_blob is the one walk of the flatbuffer (tp_xnn_check_blob,
+   the loader and tpdump work on its result), under its table budget
    (max(1M, size / 2) tables per walk) and its visit budget (max(1M, 8 x size) tables opened,
    vector elements and strings read, for the whole reader): a blob whose offsets make a walk
    revisit one table or vector N times is refused past them with the reader's sentence, in
@@ -1013,7 +1013,23 @@ TPDEF tp_status tp_xnn_save(tp_xnn_graph *g, const char *path, uint64_t *size_ou
    quantization parameters that match the dims; every inline constant_data entry inside the
    constant segment. Named keys are not looked up. Pointers point into `blob`, which must
    outlive the result. Errors: TP_ERR_FORMAT with a sentence in err (may be NULL, reset on
-   entry), TP_ERR_NOMEM, TP_ERR_INVALID (NULL out, or NULL blob). Free with tp_xnn_blob_free. */
+   entry), TP_ERR_NOMEM, TP_ERR_INVALID (NULL out, or NULL blob). A failed read keeps what it
+   read before the failure, for a report (tpdump prints from it): stop_part names the part the
+   sentence is about and stop_index its entry; the graph's fields and counts are read once
+   stop_part is past TP_XNN_PART_FLATBUFFER, the entries of every part before stop_part, and
+   those of stop_part below stop_index. Free the result with tp_xnn_blob_free after every call
+   (a failed one too). */
+/* The parts of a blob in reading order (tp_xnn_blob.stop_part; NONE: all read, rules kept). */
+enum {
+  TP_XNN_PART_NONE,
+  TP_XNN_PART_FLATBUFFER, /* the frame, the flatbuffer, its identifier */
+  TP_XNN_PART_GRAPH,      /* XNNGraph's own fields; id_out unique */
+  TP_XNN_PART_INPUT_IDS,
+  TP_XNN_PART_OUTPUT_IDS,
+  TP_XNN_PART_VALUES,
+  TP_XNN_PART_NODES,
+  TP_XNN_PART_CONSTANTS   /* constant_data */
+};
 typedef struct tp_xnn_blob_value {
   int value_type;               /* TP_XNN_VALUE_TENSOR or TP_XNN_VALUE_QUANTIZED */
   int datatype;                 /* XNNTensorValue fields, as stored */
@@ -1037,7 +1053,8 @@ typedef struct tp_xnn_blob_value {
 typedef struct tp_xnn_blob_node {
   int kind;                        /* XNodeUnion tag */
   const tp_xnn_node_desc *desc;    /* its description */
-  uint32_t f[20];                  /* scalar fields by field id (floats as their bits) */
+  uint32_t f[20];                  /* fields by field id: scalars (floats as their bits); a
+                                      vector field: its slot in vec / vec_len */
   uint32_t nvec;                   /* vector fields in field order: */
   uint32_t vec_len[2];
   uint32_t vec[2][TP_XNN_MAX_DIMS];
@@ -1067,14 +1084,18 @@ typedef struct tp_xnn_blob {
   uint32_t num_externs;
   uint32_t num_input_ids, num_output_ids;
   uint32_t *input_ids, *output_ids;
+  int has_input_ids, has_output_ids; /* the vectors are present (absent: no ids) */
   uint32_t num_values, num_nodes, num_constants;
   tp_xnn_blob_value *values;
   tp_xnn_blob_node *nodes;
   tp_xnn_blob_constant *constants; /* constants[0] is the reserved entry */
+  int stop_part;                /* TP_XNN_PART_*: where a failed read stopped (NONE: read) */
+  uint32_t stop_index;          /* the entry of stop_part the failure is about */
 } tp_xnn_blob;
 
 TPDEF tp_status tp_xnn_read_blob(const void *blob, size_t size, tp_xnn_blob *out, tp_error *err);
-/* Frees what tp_xnn_read_blob allocated (a zeroed or already freed blob is fine). */
+/* Frees what tp_xnn_read_blob allocated, after a failed read too (a zeroed or already freed
+   blob is fine). */
 TPDEF void tp_xnn_blob_free(tp_xnn_blob *b);
 
 /* ---- checks ------------------------------------------------------------------------------
@@ -1507,10 +1528,11 @@ TPDEF uint32_t tp_xnn_graph_num_nodes(const tp_xnn_graph *g) {
 
 /* >>xnn-check ------------------------------------------------------------------------------- */
 /* The rules a node must satisfy, per node kind, with the semantics of the XNNPACK that
-   ExecuTorch pins. One function decides for the writer (tp__xnn_node_add, at define time), the
-   loader (tp__xnn_rt_node) and tpdump --check: each hands over a node view (fields by id, the
-   value of every id field) through its own small adapter. Graph-level rules (external ids,
-   producers and consumers) are tp__xnn_check_graph, run at write. */
+   ExecuTorch pins. One function decides for the writer (tp__xnn_node_add, at define time) and
+   for a read blob (tp_xnn_check_blob, the loader's tp__xnn_rt_node): each hands over a node
+   view (fields by id, the value of every id field), a blob's through tp__xnn_blob_nview.
+   Graph-level rules (external ids, producers and consumers) are tp__xnn_check_graph, run at
+   write. */
 
 typedef struct tp__xnn_nview {
   int kind;
@@ -4394,7 +4416,7 @@ TPDEF tp_status tp_xnn_save(tp_xnn_graph *g, const char *path, uint64_t *size_ou
 
 /* >>xnn-read: tp_xnn_read_blob ------------------------------------------------------------- */
 
-static tp_status tp__xnn_check_format(const tp_xnn_blob *b, tp_error *err);
+static tp_status tp__xnn_check_format(tp_xnn_blob *b, tp_error *err);
 
 TPDEF void tp_xnn_blob_free(tp_xnn_blob *b) {
   if (!b) return;
@@ -4423,11 +4445,13 @@ static void *tp__xnn_rd_alloc(uint32_t n, size_t es, int *ok) {
   return p;
 }
 
-static uint32_t *tp__xnn_rd_ids(tp_fb_table *root, uint16_t id, uint32_t *count, int *ok) {
+static uint32_t *tp__xnn_rd_ids(tp_fb_table *root, uint16_t id, uint32_t *count, int *present,
+                                int *ok) {
   tp_fb_vector v = tp_fb_vector_field(root, id, 4);
   uint32_t *out = (uint32_t *)tp__xnn_rd_alloc(v.count, sizeof(uint32_t), ok);
   uint32_t i;
   *count = 0;
+  *present = v.pos != 0;
   if (!out) return NULL;
   for (i = 0; i < v.count; i++) out[i] = (uint32_t)tp_fb_vector_scalar(&v, i);
   *count = v.count;
@@ -4568,6 +4592,7 @@ TPDEF tp_status tp_xnn_read_blob(const void *blob, size_t size, tp_xnn_blob *out
   if (err) memset(err, 0, sizeof *err);
   if (!out) return tp__error_set(err, TP_ERR_INVALID, "read_blob: out is NULL");
   memset(out, 0, sizeof *out);
+  out->stop_part = TP_XNN_PART_FLATBUFFER; /* advanced as the parts are read */
   if (!p) return tp__error_set(err, TP_ERR_INVALID, "read_blob: no blob");
   out->flatbuffer = p;
   out->flatbuffer_size = size;
@@ -4588,18 +4613,23 @@ TPDEF tp_status tp_xnn_read_blob(const void *blob, size_t size, tp_xnn_blob *out
   memcpy(out->identifier, out->flatbuffer + 4, 4);
   if (memcmp(out->identifier, "XN01", 4) != 0 && memcmp(out->identifier, "XN00", 4) != 0)
     TP__XNN_RD_FAIL("flatbuffer identifier is not XN00 or XN01");
+  out->stop_part = TP_XNN_PART_GRAPH;
   out->version = tp_fb_string(&root, TP__XF(XNNGraph, version), &out->version_len);
   values = tp_fb_vector_field(&root, TP__XF(XNNGraph, xvalues), 4);
   nodes = tp_fb_vector_field(&root, TP__XF(XNNGraph, xnodes), 4);
   cdata = tp_fb_vector_field(&root, TP__XF(XNNGraph, constant_data), 4);
   out->num_externs = tp_fb_u32(&root, TP__XF(XNNGraph, num_externs), 0);
+  out->num_values = values.count; /* the entries are read below */
+  out->num_nodes = nodes.count;
+  out->num_constants = cdata.count;
   if (tp_fb_reader_status(&r) != TP_OK || values.pos == 0 || nodes.pos == 0)
     TP__XNN_RD_FAIL("graph: %s", r.err.status ? r.err.msg : "xvalues or xnodes missing");
   if (out->num_externs > TP_XNN_MAX_EXTERNS)
     TP__XNN_RD_FAIL("num_externs %u exceeds %d", (unsigned)out->num_externs, TP_XNN_MAX_EXTERNS);
-  out->input_ids = tp__xnn_rd_ids(&root, TP__XF(XNNGraph, input_ids), &out->num_input_ids, &ok);
-  out->output_ids =
-      tp__xnn_rd_ids(&root, TP__XF(XNNGraph, output_ids), &out->num_output_ids, &ok);
+  out->input_ids = tp__xnn_rd_ids(&root, TP__XF(XNNGraph, input_ids), &out->num_input_ids,
+                                  &out->has_input_ids, &ok);
+  out->output_ids = tp__xnn_rd_ids(&root, TP__XF(XNNGraph, output_ids), &out->num_output_ids,
+                                   &out->has_output_ids, &ok);
   out->values = (tp_xnn_blob_value *)tp__xnn_rd_alloc(values.count, sizeof *out->values, &ok);
   out->nodes = (tp_xnn_blob_node *)tp__xnn_rd_alloc(nodes.count, sizeof *out->nodes, &ok);
   out->constants =
@@ -4610,21 +4640,25 @@ TPDEF tp_status tp_xnn_read_blob(const void *blob, size_t size, tp_xnn_blob *out
     goto fail;
   }
   if (tp_fb_reader_status(&r) != TP_OK) TP__XNN_RD_FAIL("graph: %s", r.err.msg);
+  out->stop_part = TP_XNN_PART_VALUES;
   for (i = 0; i < values.count; i++) {
     tp_fb_table xv = tp_fb_vector_table(&values, i);
+    out->stop_index = i;
     st = tp__xnn_rd_value(&r, i, &xv, &out->values[i], err);
     if (st != TP_OK) goto fail;
   }
-  out->num_values = values.count;
+  out->stop_part = TP_XNN_PART_NODES;
   for (i = 0; i < nodes.count; i++) {
     tp_fb_table xn = tp_fb_vector_table(&nodes, i);
+    out->stop_index = i;
     st = tp__xnn_rd_node(&r, i, &xn, &out->nodes[i], err);
     if (st != TP_OK) goto fail;
   }
-  out->num_nodes = nodes.count;
+  out->stop_part = TP_XNN_PART_CONSTANTS;
   for (i = 0; i < cdata.count; i++) {
     tp_fb_table e = tp_fb_vector_table(&cdata, i);
     tp_xnn_blob_constant *c = &out->constants[i];
+    out->stop_index = i;
     if (e.pos == 0)
       TP__XNN_RD_FAIL("constant_data[%u]: %s", (unsigned)i, r.err.status ? r.err.msg : "absent");
     c->offset = tp_fb_u64(&e, TP__XF(ConstantDataOffset, offset), 0);
@@ -4640,21 +4674,15 @@ TPDEF tp_status tp_xnn_read_blob(const void *blob, size_t size, tp_xnn_blob *out
     if (tp_fb_reader_status(&r) != TP_OK)
       TP__XNN_RD_FAIL("constant_data[%u]: %s", (unsigned)i, r.err.msg);
   }
-  out->num_constants = cdata.count;
   st = tp__xnn_check_format(out, err); /* the format's rules (>>xnn-check-blob) */
-  if (st != TP_OK) goto fail;
-  return TP_OK;
-fail:
-  tp_xnn_blob_free(out);
+fail: /* the result keeps what was read, stop_part / stop_index where it stopped */
   return st;
 }
 #undef TP__XNN_RD_FAIL
 /* >>xnn-check-blob: the same rules on a blob -------------------------------------------------- */
-/* Reads the blob's values and nodes into a scratch graph (tp__xnn_value / tp__xnn_node, the
-   writer's own records), then runs tp__xnn_check_node on every node and tp__xnn_check_graph:
-   a blob is judged by exactly the rules a graph is judged by at define time and at write.
-   Before that, tp_xnn_read_blob reads it with the format rules (tp__xnn_check_format below):
-   what breaks them is TP_ERR_FORMAT, for every target; tpdump's verdict is this. */
+/* tp_xnn_read_blob reads the blob once, with the format rules (tp__xnn_check_format below):
+   what breaks them is TP_ERR_FORMAT, for every target; tpdump's verdict is this. The node and
+   graph rules then judge that result (tp__xnn_check_read), as the loader does. */
 static int tp__xnn_cf_cmp(const void *a, const void *b) {
   uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
   return x < y ? -1 : x > y;
@@ -4692,7 +4720,7 @@ static tp_status tp__xnn_cf_const(const tp_xnn_blob *b, uint32_t idx, uint64_t w
    tp__xnn_value_bytes), external values below num_externs; constants and scale buffers that
    exist and, inline, hold exactly the bytes the value needs; quantization parameters that
    match the dims; every inline constant_data entry inside the constant segment. */
-static tp_status tp__xnn_check_format(const tp_xnn_blob *b, tp_error *err) {
+static tp_status tp__xnn_check_format(tp_xnn_blob *b, tp_error *err) {
   uint32_t *ids = NULL, i, k;
   tp_status st = TP_OK;
 #define TP__XNN_CF_FAIL(...)                              \
@@ -4703,6 +4731,8 @@ static tp_status tp__xnn_check_format(const tp_xnn_blob *b, tp_error *err) {
   ids = (uint32_t *)TP_MALLOC(((size_t)b->num_values + 1) * sizeof *ids);
   if (!ids) return tp__error_set(err, TP_ERR_NOMEM, "check: no memory for %u value ids",
                                  (unsigned)b->num_values);
+  b->stop_part = TP_XNN_PART_GRAPH;
+  b->stop_index = 0;
   for (i = 0; i < b->num_values; i++) ids[i] = b->values[i].id_out;
   if (b->num_values) qsort(ids, b->num_values, sizeof *ids, tp__xnn_cf_cmp);
   for (i = 1; i < b->num_values; i++)
@@ -4713,16 +4743,21 @@ static tp_status tp__xnn_check_format(const tp_xnn_blob *b, tp_error *err) {
   for (k = 0; k < 2; k++) {
     const uint32_t *io = k ? b->output_ids : b->input_ids;
     uint32_t nio = k ? b->num_output_ids : b->num_input_ids;
-    for (i = 0; i < nio; i++)
+    b->stop_part = k ? TP_XNN_PART_OUTPUT_IDS : TP_XNN_PART_INPUT_IDS;
+    for (i = 0; i < nio; i++) {
+      b->stop_index = i;
       if (io[i] == TP_XNN_INVALID_ID || !tp__xnn_cf_known(ids, b->num_values, io[i]))
         TP__XNN_CF_FAIL("%s[%lu] = %lu is no value's id_out", k ? "output_ids" : "input_ids",
                         (unsigned long)i, (unsigned long)io[i]);
+    }
   }
+  b->stop_part = TP_XNN_PART_VALUES;
   for (i = 0; i < b->num_values; i++) {
     const tp_xnn_blob_value *v = &b->values[i];
     tp__xnn_value tv;
     uint64_t want = 0, alt = 0;
     int group = v->quant == TP_XNN_QUANT_PER_CHANNEL_GROUP;
+    b->stop_index = i;
     if (!tp_xnn_datatype_bits(v->datatype))
       TP__XNN_CF_FAIL("value %lu: datatype %d is not an XNNDatatype", (unsigned long)i,
                       v->datatype);
@@ -4798,10 +4833,12 @@ static tp_status tp__xnn_check_format(const tp_xnn_blob *b, tp_error *err) {
       if (st != TP_OK) goto done;
     }
   }
+  b->stop_part = TP_XNN_PART_NODES;
   for (i = 0; i < b->num_nodes; i++) {
     const tp_xnn_blob_node *n = &b->nodes[i];
     const tp_xnn_node_desc *d = n->desc;
     uint32_t fi;
+    b->stop_index = i;
     for (fi = 0; d && fi < d->nfields; fi++) {
       const tp_xnn_field *f = &d->fields[fi];
       uint32_t id;
@@ -4814,9 +4851,11 @@ static tp_status tp__xnn_check_format(const tp_xnn_blob *b, tp_error *err) {
                         d->member + 3, f->name, (unsigned long)id);
     }
   }
+  b->stop_part = TP_XNN_PART_CONSTANTS;
   for (i = 0; i < b->num_constants; i++) {
     const tp_xnn_blob_constant *c = &b->constants[i];
     uint64_t end;
+    b->stop_index = i;
     if (c->named_key) continue;
     if (tp__add_u64(c->offset, c->size, &end) || end > b->segment_size)
       TP__XNN_CF_FAIL("constant_data[%lu]: [%llu, +%llu) is outside the %llu-byte constant "
@@ -4825,74 +4864,52 @@ static tp_status tp__xnn_check_format(const tp_xnn_blob *b, tp_error *err) {
   }
 done:
 #undef TP__XNN_CF_FAIL
+  if (st == TP_OK) { /* every part read and its rules kept */
+    b->stop_part = TP_XNN_PART_NONE;
+    b->stop_index = 0;
+  }
   TP_FREE(ids);
   return st;
 }
 
-/* A per-channel value's scales for the requantization rule: the inline scale vector, or
-   (scale_buffer_idx != 0) an inline constant_data entry inside the constant segment `seg`;
-   a named entry (its bytes are in a .ptd) leaves the range unknown. */
-static void tp__xnn_cb_scales(tp__xnn_value *v, const tp_fb_table *q, const unsigned char *seg,
-                              uint64_t seg_size, const tp_fb_vector *cdata) {
-  int32_t cd = tp_fb_i32(q, TP_XNN_FIELD(PerChannelQuant, channel_dim), 0);
-  uint32_t sidx = tp_fb_u32(q, TP_XNN_FIELD(PerChannelQuant, scale_buffer_idx), 0), k;
-  tp_fb_vector sv = tp_fb_vector_field(q, TP_XNN_FIELD(PerChannelQuant, scale), 4);
-  const unsigned char *p = NULL;
-  uint64_t nsc;
-  if (cd < 0 || (uint32_t)cd >= v->num_dims) return;
-  nsc = v->dims[cd];
-  if (sidx == 0) {
-    if (sv.pos && sv.count >= nsc) p = q->r->buf + sv.pos;
-  } else if (seg && sidx < cdata->count) {
-    tp_fb_table e = tp_fb_vector_table(cdata, sidx);
-    uint64_t off = tp_fb_u64(&e, TP_XNN_FIELD(ConstantDataOffset, offset), 0);
-    uint64_t sz = tp_fb_u64(&e, TP_XNN_FIELD(ConstantDataOffset, size), 0);
-    if (!tp_fb_present(&e, TP_XNN_FIELD(ConstantDataOffset, named_key)) && off <= seg_size &&
-        sz <= seg_size - off && sz / 4u >= nsc)
-      p = seg + off;
+/* The node rules' view of a value tp_xnn_read_blob read (tp_xnn_check_blob and the loader judge
+   the result through it); the per-channel scale range is the caller's (tp__xnn_qc_note). */
+static void tp__xnn_blob_view(const tp_xnn_blob_value *bv, tp__xnn_value *cv) {
+  memset(cv, 0, sizeof *cv);
+  cv->datatype = bv->datatype;
+  cv->num_dims = bv->ndims;
+  memcpy(cv->dims, bv->dims, sizeof cv->dims);
+  cv->const_idx = bv->constant_buffer_idx;
+  cv->external_id = bv->external_id;
+  cv->flags = bv->flags;
+  cv->quant = bv->value_type == TP_XNN_VALUE_QUANTIZED ? bv->quant : TP__XNN_Q_NONE;
+  if (cv->quant == TP_XNN_QUANT_PER_TENSOR) {
+    cv->scale = bv->scale;
+    cv->zero_point = bv->zero_point;
   }
-  if (p)
-    for (k = 0; k < nsc; k++) tp__xnn_qc_note(v, tp_fb_bits_f32(tp__get_le32(p + 4u * k)), k);
 }
 
-static tp_status tp__xnn_cb_value(tp_xnn_graph *g, size_t i, tp_fb_table *xv, uint32_t *id_out,
-                                  const unsigned char *seg, uint64_t seg_size,
-                                  const tp_fb_vector *cdata, tp_error *err) {
-  tp__xnn_value *v = &g->values[i];
-  uint8_t vt = 0, qt = 0;
-  tp_fb_table t = tp_fb_union_field(xv, TP_XNN_FIELD(XValue, xvalue_union), &vt), q;
-  tp_fb_vector dv;
-  uint32_t k;
-  memset(v, 0, sizeof *v);
-  memset(&q, 0, sizeof q);
-  if (vt == TP_XNN_VALUE_QUANTIZED) {
-    q = tp_fb_union_field(&t, TP_XNN_FIELD(XNNQuantizedTensorValue, quant_params), &qt);
-    t = tp_fb_table_field(&t, TP_XNN_FIELD(XNNQuantizedTensorValue, tensor_value));
+/* The node rules' view of a node tp_xnn_read_blob read: its id fields as the value positions
+   pos[] (TP_XNN_INVALID_ID: none; the caller sets their value views in cn->v), its vectors in
+   their slots, every other field as stored. */
+static void tp__xnn_blob_nview(const tp_xnn_blob_node *n, uint32_t ni, const uint32_t *pos,
+                               tp__xnn_nview *cn) {
+  const tp_xnn_node_desc *d = n->desc;
+  uint32_t i, s = 0;
+  memset(cn, 0, sizeof *cn);
+  cn->kind = n->kind;
+  cn->index = ni;
+  for (i = 0; i < d->nfields; i++) {
+    char t = d->fields[i].type;
+    if (t == 'v') {
+      cn->f[i] = s;
+      cn->vlen[s] = n->vec_len[s];
+      memcpy(cn->vec[s], n->vec[s], sizeof cn->vec[s]);
+      s++;
+    } else {
+      cn->f[i] = t == 'i' || t == 'b' ? pos[i] : n->f[i];
+    }
   }
-  if (tp_fb_reader_status(xv->r) != TP_OK) /* the reader's own sentence (its table budget) */
-    return tp__error_set(err, TP_ERR_FORMAT, "value %u: %s", (unsigned)i, xv->r->err.msg);
-  if (vt != TP_XNN_VALUE_QUANTIZED && vt != TP_XNN_VALUE_TENSOR) {
-    return tp__error_set(err, TP_ERR_FORMAT, "value %u: unknown value type %u", (unsigned)i,
-                        (unsigned)vt);
-  }
-  if (t.pos == 0) return tp__error_set(err, TP_ERR_FORMAT, "value %u: no tensor value", (unsigned)i);
-  v->datatype = tp_fb_i16(&t, TP_XNN_FIELD(XNNTensorValue, datatype), 0);
-  dv = tp_fb_vector_field(&t, TP_XNN_FIELD(XNNTensorValue, dims), 4);
-  /* tp_xnn_read_blob has applied the format rules (tp__xnn_check_format) to every value */
-  v->num_dims = dv.count <= TP_XNN_MAX_DIMS ? (uint32_t)dv.count : 0;
-  for (k = 0; k < v->num_dims; k++) v->dims[k] = (uint32_t)tp_fb_vector_scalar(&dv, k);
-  v->const_idx = tp_fb_u32(&t, TP_XNN_FIELD(XNNTensorValue, constant_buffer_idx), 0);
-  v->external_id = tp_fb_u32(&t, TP_XNN_FIELD(XNNTensorValue, external_id), 0);
-  v->flags = tp_fb_u32(&t, TP_XNN_FIELD(XNNTensorValue, flags), 0);
-  *id_out = tp_fb_u32(&t, TP_XNN_FIELD(XNNTensorValue, id_out), 0);
-  v->quant = vt == TP_XNN_VALUE_QUANTIZED ? (int)qt : TP__XNN_Q_NONE;
-  if (v->quant == TP_XNN_QUANT_PER_TENSOR) {
-    v->scale = tp_fb_f32(&q, TP_XNN_FIELD(PerTensorQuant, scale), 0.0f);
-    v->zero_point = tp_fb_i32(&q, TP_XNN_FIELD(PerTensorQuant, zero_point), 0);
-  } else if (v->quant == TP_XNN_QUANT_PER_CHANNEL) {
-    tp__xnn_cb_scales(v, &q, seg, seg_size, cdata);
-  }
-  return TP_OK;
 }
 
 /* (id_out << 32 | position), sorted: the value a node field names. */
@@ -4901,149 +4918,103 @@ static int tp__xnn_cb_cmp(const void *a, const void *b) {
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
-static int tp__xnn_cb_find(const uint64_t *map, size_t n, uint32_t id, uint32_t *pos) {
+/* The position of the value with id_out `id`, or TP_XNN_INVALID_ID. */
+static uint32_t tp__xnn_cb_find(const uint64_t *map, size_t n, uint32_t id) {
   size_t lo = 0, hi = n;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
     uint32_t mid_id = (uint32_t)(map[mid] >> 32);
-    if (mid_id == id) {
-      *pos = (uint32_t)(map[mid] & 0xFFFFFFFFu);
-      return 1;
-    }
+    if (mid_id == id) return (uint32_t)(map[mid] & 0xFFFFFFFFu);
     if (mid_id < id) lo = mid + 1;
     else hi = mid;
   }
-  return 0;
+  return TP_XNN_INVALID_ID;
 }
 
-static tp_status tp__xnn_cb_node(tp_xnn_graph *g, size_t ni, tp_fb_table *xn, int target,
-                                 const uint64_t *map, tp_error *err) {
-  tp__xnn_node *n = &g->nodes[ni];
-  uint8_t kind = 0;
-  tp_fb_table body = tp_fb_union_field(xn, TP_XNN_FIELD(XNode, xnode_union), &kind);
-  const char *l = tp__xnn_layout(kind);
-  tp__xnn_nview nv;
-  size_t i, nvec = 0;
-  memset(n, 0, sizeof *n);
-  memset(&nv, 0, sizeof nv);
-  if (tp_fb_reader_status(xn->r) != TP_OK) /* the reader's own sentence (its table budget) */
-    return tp__error_set(err, TP_ERR_FORMAT, "node %u: %s", (unsigned)ni, xn->r->err.msg);
-  if (!l || body.pos == 0)
-    return tp__error_set(err, TP_ERR_FORMAT, "node %u: unknown node type %u", (unsigned)ni,
-                        (unsigned)kind);
-  n->kind = nv.kind = kind;
-  nv.index = (unsigned)ni;
-  for (i = 0; l[i]; i++) {
-    if (l[i] == 'v') {
-      tp_fb_vector vv = tp_fb_vector_field(&body, (uint16_t)i, 4);
-      size_t k;
-      if (vv.count > TP_XNN_MAX_DIMS || nvec >= 2)
-        return tp__error_set(err, TP_ERR_FORMAT, "node %u (%s): %s has %u entries, at most 6",
-                            (unsigned)ni, tp_xnn_node_name(kind),
-                            tp__xnn_field_name(kind, (unsigned)i), (unsigned)vv.count);
-      n->f[i] = nv.f[i] = (uint32_t)nvec;
-      nv.vlen[nvec] = (uint32_t)vv.count;
-      for (k = 0; k < vv.count; k++) nv.vec[nvec][k] = (uint32_t)tp_fb_vector_scalar(&vv, k);
-      nvec++;
-      continue;
-    }
-    n->f[i] = nv.f[i] = tp_fb_u32(&body, (uint16_t)i, 0);
-    if (l[i] == 'i' || l[i] == 'b') {
-      uint32_t id = n->f[i], pos = 0;
-      if (l[i] == 'b' && id == TP_XNN_INVALID_ID) continue;
-      if (!tp__xnn_cb_find(map, g->nvalues, id, &pos)) {
-        /* concatenate N ignores its inputs above N (the format rule skips them too) */
-        const tp_xnn_node_desc *d = tp_xnn_describe_node(kind);
-        if (l[i] == 'b' && d && !strcmp(d->table, "_XNNCat")) {
-          n->f[i] = nv.f[i] = TP_XNN_INVALID_ID;
-          continue;
-        }
-        return tp__error_set(err, TP_ERR_FORMAT,
-                            "node %u (%s): %s %u is not a defined value (%u values)",
-                            (unsigned)ni, tp_xnn_node_name(kind),
-                            tp__xnn_field_name(kind, (unsigned)i), (unsigned)id,
-                            (unsigned)g->nvalues);
-      }
-      n->f[i] = pos; /* the graph rules index values by position */
-      nv.v[i] = &g->values[pos];
-    }
+/* A per-channel value's scales for the requantization rule, where the blob holds them: the
+   inline scale vector, or (scale_buffer_idx != 0) an inline constant_data entry; a named entry
+   (its bytes are in a .ptd) leaves the range unknown. */
+static void tp__xnn_cb_scales(const tp_xnn_blob *b, const tp_xnn_blob_value *bv,
+                              tp__xnn_value *v) {
+  const unsigned char *p = NULL;
+  uint64_t nsc, k;
+  if (v->quant != TP_XNN_QUANT_PER_CHANNEL || bv->channel_dim < 0 ||
+      (uint32_t)bv->channel_dim >= v->num_dims)
+    return;
+  nsc = v->dims[bv->channel_dim];
+  if (bv->scale_buffer_idx == 0) {
+    if (bv->num_inline_scales >= nsc) p = bv->inline_scales;
+  } else if (bv->scale_buffer_idx < b->num_constants) {
+    const tp_xnn_blob_constant *c = &b->constants[bv->scale_buffer_idx];
+    if (c->data && c->size / 4u >= nsc) p = c->data;
   }
-  return target == TP_XNN_TARGET_UNCHECKED ? TP_OK : tp__xnn_check_node(&nv, target, err);
+  for (k = 0; p && k < nsc; k++)
+    tp__xnn_qc_note(v, tp_fb_bits_f32(tp__get_le32(p + 4u * k)), (uint32_t)k);
 }
 
-TPDEF tp_status tp_xnn_check_blob(const void *blob, size_t size, int target, tp_error *err) {
-  const unsigned char *b = (const unsigned char *)blob, *fb = b, *seg = NULL;
-  size_t fb_size = size, i;
-  uint64_t seg_size = 0;
-  tp_fb_reader r;
-  tp_fb_table root;
-  tp_fb_vector values, nodes, cdata;
+/* What tp_xnn_read_blob read, as a scratch graph (the writer's own records: values, nodes with
+   their id fields as value positions), judged by tp__xnn_check_node on every node and
+   tp__xnn_check_graph: a blob is judged by exactly the rules a graph is judged by at define
+   time and at write. */
+static tp_status tp__xnn_check_read(const tp_xnn_blob *b, int target, tp_error *err) {
   tp_xnn_graph g;
-  tp_error e;
+  uint64_t *map;
   tp_status st = TP_OK;
-  uint64_t *map = NULL;
-  tp_error *out = err ? err : &e;
-  memset(out, 0, sizeof *out);
+  uint32_t i, f;
   memset(&g, 0, sizeof g);
-  memset(&r, 0, sizeof r);
-  if (!blob) return tp__error_set(out, TP_ERR_INVALID, "check: no blob");
-  if (target < TP_XNN_TARGET_EXECUTORCH || target > TP_XNN_TARGET_UNCHECKED)
-    return tp__error_set(out, TP_ERR_INVALID, "check: unknown target %d", target);
-  { /* the format rules first, on what the reader reads (every target) */
-    tp_xnn_blob rb;
-    st = tp_xnn_read_blob(blob, size, &rb, out); /* with tp__xnn_check_format */
-    tp_xnn_blob_free(&rb);
-    if (st != TP_OK) return st;
-  }
-  if (size >= 8 && memcmp(b + 4, "XH00", 4) == 0) {
-    tp_delegate_frame f; /* the delegate core's frame parser, as tp_xnn_read_blob and tpdump */
-    st = tp_delegate_parse(b, size, "XH00", "constant data", &f, out);
-    if (st != TP_OK) return st;
-    fb = b + f.flatbuffer_offset;
-    fb_size = f.flatbuffer_size;
-    seg = b + f.segment_offset; /* inside the blob: tp_delegate_parse checked */
-    seg_size = f.segment_size;
-  }
-  if (tp_fb_reader_init(&r, fb, fb_size, NULL, &root) != TP_OK)
-    return tp__error_set(out, TP_ERR_FORMAT, "flatbuffer: %s", r.err.msg);
-  values = tp_fb_vector_field(&root, TP_XNN_FIELD(XNNGraph, xvalues), 4);
-  nodes = tp_fb_vector_field(&root, TP_XNN_FIELD(XNNGraph, xnodes), 4);
-  cdata = tp_fb_vector_field(&root, TP_XNN_FIELD(XNNGraph, constant_data), 4);
-  if (tp_fb_reader_status(&r) != TP_OK)
-    return tp__error_set(out, TP_ERR_FORMAT, "graph: %s", r.err.msg);
   g.target = target;
-  if ((uint64_t)values.count + nodes.count > (uint64_t)(SIZE_MAX / sizeof(tp__xnn_node)) - 2)
-    return tp__error_set(out, TP_ERR_NOMEM, "check: %u values and %u nodes", (unsigned)values.count,
-                         (unsigned)nodes.count);
-  g.values = (tp__xnn_value *)TP_MALLOC((values.count + 1) * sizeof *g.values);
-  g.nodes = (tp__xnn_node *)TP_MALLOC((nodes.count + 1) * sizeof *g.nodes);
-  map = (uint64_t *)TP_MALLOC((values.count + 1) * sizeof *map);
-  if (!g.values || !g.nodes || !map) st = tp__error_set(out, TP_ERR_NOMEM, "check: no memory");
-  for (i = 0; st == TP_OK && i < values.count; i++) {
-    tp_fb_table xv = tp_fb_vector_table(&values, i);
-    uint32_t id = 0;
-    g.nvalues = i + 1;
-    st = tp__xnn_cb_value(&g, i, &xv, &id, seg, seg_size, &cdata, out);
-    map[i] = ((uint64_t)id << 32) | (uint64_t)i;
+  g.values = (tp__xnn_value *)TP_MALLOC(((size_t)b->num_values + 1) * sizeof *g.values);
+  g.nodes = (tp__xnn_node *)TP_MALLOC(((size_t)b->num_nodes + 1) * sizeof *g.nodes);
+  map = (uint64_t *)TP_MALLOC(((size_t)b->num_values + 1) * sizeof *map);
+  if (!g.values || !g.nodes || !map)
+    st = tp__error_set(err, TP_ERR_NOMEM, "check: no memory for %u values and %u nodes",
+                       (unsigned)b->num_values, (unsigned)b->num_nodes);
+  for (i = 0; st == TP_OK && i < b->num_values; i++) {
+    tp__xnn_blob_view(&b->values[i], &g.values[i]);
+    tp__xnn_cb_scales(b, &b->values[i], &g.values[i]);
+    map[i] = ((uint64_t)b->values[i].id_out << 32) | (uint64_t)i;
   }
-  if (st == TP_OK && values.count) {
-    qsort(map, values.count, sizeof *map, tp__xnn_cb_cmp);
-    for (i = 1; st == TP_OK && i < values.count; i++)
-      if ((map[i] >> 32) == (map[i - 1] >> 32))
-        st = tp__error_set(out, TP_ERR_FORMAT, "two values have id_out %u",
-                           (unsigned)(map[i] >> 32));
-  }
-  for (i = 0; st == TP_OK && i < nodes.count; i++) {
-    tp_fb_table xn = tp_fb_vector_table(&nodes, i);
+  g.nvalues = b->num_values;
+  if (st == TP_OK && b->num_values) qsort(map, b->num_values, sizeof *map, tp__xnn_cb_cmp);
+  for (i = 0; st == TP_OK && i < b->num_nodes; i++) {
+    const tp_xnn_blob_node *n = &b->nodes[i];
+    uint32_t pos[TP__XNN_MAX_FIELDS];
+    tp__xnn_nview nv;
+    for (f = 0; f < n->desc->nfields; f++) {
+      char t = n->desc->fields[f].type;
+      /* the format rules (tp_xnn_read_blob) have checked every id names a value, but a
+         concatenate's inputs above its count, which it ignores */
+      pos[f] = t == 'i' || t == 'b' ? tp__xnn_cb_find(map, b->num_values, n->f[f])
+                                    : TP_XNN_INVALID_ID;
+    }
+    tp__xnn_blob_nview(n, i, pos, &nv);
+    memset(&g.nodes[i], 0, sizeof g.nodes[i]);
+    g.nodes[i].kind = n->kind;
+    memcpy(g.nodes[i].f, nv.f, sizeof nv.f); /* the graph rules index values by position */
+    for (f = 0; f < n->desc->nfields; f++)
+      if (pos[f] != TP_XNN_INVALID_ID) nv.v[f] = &g.values[pos[f]];
     g.nnodes = i + 1;
-    st = tp__xnn_cb_node(&g, i, &xn, target, map, out); /* UNCHECKED: the format only */
+    st = tp__xnn_check_node(&nv, target, err);
   }
-  if (st == TP_OK && tp_fb_reader_status(&r) != TP_OK)
-    st = tp__error_set(out, TP_ERR_FORMAT, "%s", r.err.msg);
-  if (st == TP_OK && target != TP_XNN_TARGET_UNCHECKED) st = tp__xnn_check_graph(&g, out);
+  if (st == TP_OK) st = tp__xnn_check_graph(&g, err);
   TP_FREE(g.values);
   TP_FREE(g.nodes);
   TP_FREE(map);
+  return st;
+}
+
+TPDEF tp_status tp_xnn_check_blob(const void *blob, size_t size, int target, tp_error *err) {
+  tp_xnn_blob b;
+  tp_error e;
+  tp_status st;
+  tp_error *out = err ? err : &e;
+  memset(out, 0, sizeof *out);
+  if (!blob) return tp__error_set(out, TP_ERR_INVALID, "check: no blob");
+  if (target < TP_XNN_TARGET_EXECUTORCH || target > TP_XNN_TARGET_UNCHECKED)
+    return tp__error_set(out, TP_ERR_INVALID, "check: unknown target %d", target);
+  st = tp_xnn_read_blob(blob, size, &b, out); /* the format rules, for every target */
+  if (st == TP_OK && target != TP_XNN_TARGET_UNCHECKED) st = tp__xnn_check_read(&b, target, out);
+  tp_xnn_blob_free(&b);
   return st;
 }
 
@@ -5279,6 +5250,7 @@ static tp_status tp__xnn_pte_walk_keys(tp_pte_file *f, size_t m, tp__xnn_key_fn 
       if (s != TP_OK) {
         tp__error_set(err, s, "method \"%.60s\" delegate %lu: %s", mi.name, (unsigned long)k,
                      be.msg);
+        tp_xnn_blob_free(&b);
         break;
       }
       for (c = 1; c < b.num_constants && s == TP_OK; c++)
@@ -5786,21 +5758,11 @@ static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, const tp_xnn_blo
       return tp__error_set(&rt->err, TP_ERR_FORMAT, "value %u: element count overflows",
                           (unsigned)vi);
   }
-  if (flags & ~(TP_XNN_FLAG_EXTERNAL_INPUT | TP_XNN_FLAG_EXTERNAL_OUTPUT))
-    return tp__error_set(&rt->err, TP_ERR_FORMAT, "value %u: unknown flag bits 0x%x",
-                        (unsigned)vi, (unsigned)flags);
+  /* the format rules hold (tp_xnn_read_blob): known datatype and flag bits, flags only with
+     an external id, never on a constant; what follows is what the loader itself needs */
   if (ext != TP_XNN_INVALID_ID && ext >= rt->num_externs)
     return tp__error_set(&rt->err, TP_ERR_FORMAT, "value %u: external id %u >= num_externs %u",
                         (unsigned)vi, (unsigned)ext, (unsigned)rt->num_externs);
-  if (flags && ext == TP_XNN_INVALID_ID)
-    return tp__error_set(&rt->err, TP_ERR_FORMAT,
-                        "value %u: flags 0x%x mark it external but its external id is 0x%x "
-                        "(none)",
-                        (unsigned)vi, (unsigned)flags, (unsigned)ext);
-  if (cidx != 0 && ext != TP_XNN_INVALID_ID)
-    return tp__error_set(&rt->err, TP_ERR_FORMAT,
-                        "value %u: constant %u has external id %u: a constant cannot be external",
-                        (unsigned)vi, (unsigned)cidx, (unsigned)ext);
   /* XNNPACK gives two values with one external id the same storage (two producers: abort). */
   if (ext != TP_XNN_INVALID_ID) {
     if (L->ext_seen[ext / 8] & (1u << (ext % 8)))
@@ -5808,9 +5770,6 @@ static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, const tp_xnn_blo
                           (unsigned)vi, (unsigned)ext);
     L->ext_seen[ext / 8] = (unsigned char)(L->ext_seen[ext / 8] | (1u << (ext % 8)));
   }
-  if (!tp_xnn_datatype_bits(dt))
-    return tp__error_set(&rt->err, TP_ERR_FORMAT, "value %u: unknown datatype %d", (unsigned)vi,
-                        dt);
   if (!tp__xnn_rt_datatype(dt, &xdt))
     return tp__error_set(&rt->err, TP_ERR_UNSUPPORTED,
                         "value %u: datatype %s (%d) is not in the linked XNNPACK", (unsigned)vi,
@@ -5880,23 +5839,9 @@ static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, const tp_xnn_blo
   rt->vinfo[vi].read = 0;
   rt->vinfo[vi].nd = nd;
   for (i = 0; i < nd; i++) rt->vinfo[vi].dims[i] = dims[i];
-  { /* the adapter to the node rules' value view (>>xnn-check), from the reader's value */
-    tp__xnn_value *cv = &rt->vinfo[vi].cv;
-    memset(cv, 0, sizeof *cv);
-    cv->datatype = dt;
-    cv->num_dims = (uint32_t)nd;
-    for (i = 0; i < nd; i++) cv->dims[i] = (uint32_t)dims[i];
-    cv->const_idx = data != NULL ? cidx : 0;
-    cv->external_id = ext;
-    cv->flags = flags;
-    cv->quant = bv->value_type == TP_XNN_VALUE_QUANTIZED ? qt : TP__XNN_Q_NONE;
-    if (cv->quant == TP_XNN_QUANT_PER_TENSOR) {
-      cv->scale = bv->scale;
-      cv->zero_point = bv->zero_point;
-    }
-    for (i = 0; i < qc_n; i++) /* the scales as XNNPACK got them, for the requantization rule */
-      tp__xnn_qc_note(cv, qc_scales[i], (uint32_t)i); /* qc_n is a dim: < 2^32 */
-  }
+  tp__xnn_blob_view(bv, &rt->vinfo[vi].cv); /* the node rules' view of it (>>xnn-check) */
+  for (i = 0; i < qc_n; i++) /* the scales as XNNPACK got them, for the requantization rule */
+    tp__xnn_qc_note(&rt->vinfo[vi].cv, qc_scales[i], (uint32_t)i); /* qc_n is a dim: < 2^32 */
   return tp__xnn_rt_map(L, id_out, vi);
 }
 
@@ -6071,25 +6016,9 @@ static tp_status tp__xnn_rt_node(tp__xnn_load *L, uint32_t ni, const tp_xnn_blob
   { /* the node rules (>>xnn-check), the same the writer applies at define time, fed from the
        reader's node: value fields as positions with their value views, other fields raw */
     tp__xnn_nview cn;
-    uint32_t s = 0;
-    memset(&cn, 0, sizeof cn);
-    cn.kind = kind;
-    cn.index = ni;
-    for (i = 0; i < d->nfields; i++) {
-      char t = d->fields[i].type;
-      if (t == 'v') {
-        size_t k;
-        cn.f[i] = s;
-        cn.vlen[s] = (uint32_t)vlen[s];
-        for (k = 0; k < vlen[s]; k++) cn.vec[s][k] = (uint32_t)vec[s][k];
-        s++;
-      } else if (t == 'i' || t == 'b') {
-        cn.f[i] = pos[i];
-        if (pos[i] != TP_XNN_INVALID_ID) cn.v[i] = &rt->vinfo[pos[i]].cv;
-      } else {
-        cn.f[i] = n->f[i];
-      }
-    }
+    tp__xnn_blob_nview(n, ni, pos, &cn);
+    for (i = 0; i < d->nfields; i++)
+      if (pos[i] != TP_XNN_INVALID_ID) cn.v[i] = &rt->vinfo[pos[i]].cv;
     if (tp__xnn_check_node(&cn, TP_XNN_TARGET_XNNPACK, &rt->err) != TP_OK) {
       if (rt->err.status == TP_ERR_INVALID) rt->err.status = TP_ERR_FORMAT; /* a bad blob */
       return rt->err.status;

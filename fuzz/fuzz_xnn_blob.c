@@ -96,7 +96,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     break;
   case TP_ERR_FORMAT: case TP_ERR_NOMEM:
     if (err.status != st || err.msg[0] == 0) fz_fail("a failed read without its sentence", st);
-    if (b.values || b.nodes || b.constants || b.num_values) fz_fail("a failed read left a result", st);
+    if (b.stop_part == TP_XNN_PART_NONE) fz_fail("a failed read without where it stopped", st);
+    tp_xnn_blob_free(&b); /* what it read before the failure */
+    if (b.values || b.nodes || b.constants || b.num_values) fz_fail("free left something", st);
     break;
   default:
     fz_fail("unexpected status", st);

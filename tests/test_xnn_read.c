@@ -316,7 +316,8 @@ static void test_damage(void) {
       tp_xnn_blob_free(&b);
     } else {
       refused++;
-      if (st != TP_ERR_FORMAT || e.msg[0] == '\0') bad++;
+      if (st != TP_ERR_FORMAT || e.msg[0] == '\0' || b.stop_part == TP_XNN_PART_NONE) bad++;
+      tp_xnn_blob_free(&b); /* what it read before the failure */
     }
     free(q);
   }
@@ -326,10 +327,63 @@ static void test_damage(void) {
   free(p);
 }
 
+/* A failed read keeps what it read before the failure, with where it stopped: value 2's dims
+   patched so their product overflows stops the reader at TP_XNN_PART_VALUES, entry 2, with
+   values 0 and 1 and the graph's counts read (tpdump prints them); free clears it. */
+static void test_stop(void) {
+  tp_xnn_graph *g;
+  tp_membuf m;
+  tp_xnn_blob b;
+  tp_error e;
+  size_t d[2] = {2, 4}, big[2] = {7771, 7773}, i;
+  int patched = 0;
+  unchecked_graph(&g);
+  TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, d, NULL, 0, TP_XNN_FLAG_EXTERNAL_INPUT,
+                                        NULL), TP_OK);
+  TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, d, NULL, 1, TP_XNN_FLAG_EXTERNAL_OUTPUT,
+                                        NULL), TP_OK);
+  TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, big, NULL, TP_XNN_INVALID_ID, 0, NULL),
+             TP_OK);
+  TPT_STATUS(tp_xnn_define_abs(g, 0, 1, 0), TP_OK);
+  write_blob(g, &m);
+  tp_xnn_graph_destroy(g);
+  for (i = 0; i + 4 <= m.size; i++)
+    if (tp__get_le32(m.data + i) == 7771 || tp__get_le32(m.data + i) == 7773) {
+      tp__put_le32(m.data + i, 0xFFFFFFFFu);
+      patched++;
+    }
+  TPT_EQ_INT(patched, 2);
+  TPT_STATUS(tp_xnn_read_blob(m.data, m.size, &b, &e), TP_ERR_FORMAT);
+  TPT_EQ_STR(e.msg, "value 2: the product of dims overflows 64 bits");
+  TPT_EQ_INT(b.stop_part, TP_XNN_PART_VALUES);
+  TPT_EQ_INT(b.stop_index, 2);
+  TPT_EQ_INT(b.num_values, 3);
+  TPT_EQ_INT(b.num_nodes, 1);
+  TPT_CHECK(b.values != NULL);
+  if (b.values) {
+    TPT_EQ_INT(b.values[0].ndims, 2);
+    TPT_EQ_INT(b.values[1].dims[1], 4);
+  }
+  tp_xnn_blob_free(&b);
+  TPT_CHECK(b.values == NULL && b.num_values == 0 && b.stop_part == TP_XNN_PART_NONE);
+  /* a blob read in full: NONE */
+  tp_membuf_free(&m);
+  unchecked_graph(&g);
+  TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, d, NULL, 0, TP_XNN_FLAG_EXTERNAL_INPUT,
+                                        NULL), TP_OK);
+  write_blob(g, &m);
+  tp_xnn_graph_destroy(g);
+  TPT_STATUS(tp_xnn_read_blob(m.data, m.size, &b, &e), TP_OK);
+  TPT_EQ_INT(b.stop_part, TP_XNN_PART_NONE);
+  tp_xnn_blob_free(&b);
+  tp_membuf_free(&m);
+}
+
 int main(void) {
   TPT_RUN(test_every_node_kind);
   TPT_RUN(test_values_and_constants);
   TPT_RUN(test_malformed);
   TPT_RUN(test_damage);
+  TPT_RUN(test_stop);
   return tpt_finish("xnn_read");
 }

@@ -221,6 +221,7 @@ static void test_xnn_dims_overflow(void) {
   }
   TPT_STATUS(tp_xnn_read_blob(m.data, m.size, &b, &e), TP_ERR_FORMAT);
   TPT_EQ_STR(e.msg, "value 0: the product of dims overflows 64 bits");
+  tp_xnn_blob_free(&b);
   TPT_STATUS(tp_xnn_check_blob(m.data, m.size, TP_XNN_TARGET_EXECUTORCH, &e), TP_ERR_FORMAT);
   TPT_EQ_STR(e.msg, "value 0: the product of dims overflows 64 bits");
   TPT_EQ_INT(tpdump_verdict(m.data, m.size, NULL, 0, &e, &pe), 2);
@@ -591,13 +592,16 @@ static void build_cases(void) {
   tp_xnn_graph_destroy(g);
   s = tp_xnn_read_blob(m.data, m.size / 2, &b, &e);
   add_case("truncated blob (an XNNPACK blob cut in half)", s, e.msg);
+  tp_xnn_blob_free(&b);
   m.data[8] = 29;
   s = tp_xnn_read_blob(m.data, m.size, &b, &e);
   add_case("bad header length (XH00 length 29)", s, e.msg);
+  tp_xnn_blob_free(&b);
   m.data[8] = 30;
   tp__put_le64(m.data + 22, tp__get_le64(m.data + 22) + 1);
   s = tp_xnn_read_blob(m.data, m.size, &b, &e);
   add_case("offsets past the end (constant segment one byte longer than the file)", s, e.msg);
+  tp_xnn_blob_free(&b);
   tp__put_le64(m.data + 22, tp__get_le64(m.data + 22) - 1);
   tp_membuf_free(&m);
   vn = vk_hand_blob(vb, sizeof vb, 1, 255, UINT64_MAX);
@@ -618,6 +622,7 @@ static void build_cases(void) {
     }
     s = tp_xnn_read_blob(m.data, m.size, &b, &e);
     add_case("dims overflow, in a blob", s, e.msg);
+    tp_xnn_blob_free(&b);
     tp_membuf_free(&m);
   }
   TPT_STATUS(tp_vk_graph_create(NULL, &vg), TP_OK);

@@ -382,6 +382,7 @@ static void test_reader_sentence(void) {
   patch_u32(&f, &xv, TP_XNN_FIELD(XValue, xvalue_union), 0x7FFFFFF0u);
   memset(&e, 0, sizeof e);
   TPT_STATUS(tp_xnn_read_blob(m.data, m.size, &b, &r), TP_ERR_FORMAT);
+  tp_xnn_blob_free(&b);
   TPT_STATUS(tp_xnn_load(m.data, m.size, NULL, 0, 0, &rt, &e), TP_ERR_FORMAT);
   printf("  the reader's sentence: %s\n", e.msg);
   TPT_EQ_STR(e.msg, r.msg);
@@ -403,6 +404,7 @@ static void same_verdict(const tp_membuf *m, const char *prefix) {
   tp_error r, c, e;
   int t;
   TPT_STATUS(tp_xnn_read_blob(m->data, m->size, &b, &r), TP_ERR_FORMAT);
+  tp_xnn_blob_free(&b);
   printf("  the reader: %s\n", r.msg);
   TPT_CHECK(strncmp(r.msg, prefix, strlen(prefix)) == 0);
   for (t = TP_XNN_TARGET_EXECUTORCH; t <= TP_XNN_TARGET_UNCHECKED; t++) {

@@ -34,10 +34,12 @@
    with the readers and the loader (issue 14 finding 12): tp_xnn_check_blob (XN01's format
    rules), tp_vk_check_blob (VK00's), tp_ptd_open, tp_pte_read and each delegate's blob by its
    backend's check; with --ptd (or a program's named data) XNNPACK's named keys are resolved as
-   the loader resolves them. The printer walks every field through the bounds-checked reader for
-   the report; when both refuse, its sentence (where it stopped) is the one given. A Vulkan
-   blob's report prints tp_vk_read_blob's result (no rule of tpdump's own): a blob the reader
-   refuses gets the header lines and the reader's sentence.
+   the loader resolves them. An XNNPACK report prints tp_xnn_read_blob's result (the one
+   reading of the blob), up to where a failed read stopped; a Vulkan blob's report prints
+   tp_vk_read_blob's result (no rule of tpdump's own): a blob the reader refuses gets the header
+   lines and the reader's sentence. The other printers walk every field through the
+   bounds-checked reader for the report; when both refuse, the printer's sentence (where it
+   stopped) is the one given.
 
    Shared tables: the verdict's readers run under their visit budgets (see the formats'
    comments); the report prints a delegate table, a compile_specs vector or a delegate's blob
@@ -118,11 +120,11 @@ typedef struct tpd {
   size_t file_size;
   /* the constant / raw bytes segment: [seg_off, seg_off + seg_size) of the file */
   uint64_t seg_off, seg_size;
-  /* XNNPACK: sorted id_out of every value */
-  uint32_t *ids;
-  size_t nids;
   /* the .ptd that named constants are resolved in (NULL: not resolved) */
   tp_ptd *ptd;
+  /* an XNNPACK report's verdict, from the report's own read of the blob (tpd_xnnpack) */
+  int have_verdict;
+  tp_error verdict;
   /* --json: the constants array being written (NULL: no JSON) */
   tp_membuf *json;
   size_t json_count;
@@ -360,21 +362,6 @@ static int tpd_in_segment(const tpd *d, uint64_t off, uint64_t n, uint64_t *at) 
   return 1;
 }
 
-/* Looks a named constant up in d->ptd. Returns 1 with *e filled when found; otherwise records
-   why (what names the entry) and returns 0. */
-static int tpd_resolve(tpd *d, const char *key, size_t klen, const char *what, uint32_t i,
-                       tp_ptd_entry *e) {
-  if (!key || strlen(key) != klen) {
-    tpd_fail(d, "%s[%lu]: named_key holds a NUL byte", what, (unsigned long)i);
-    return 0;
-  }
-  if (tp_ptd_find(d->ptd, key, e) != TP_OK) {
-    tpd_fail(d, "%s[%lu]: named_key \"%.80s\" is not in the .ptd", what, (unsigned long)i, key);
-    return 0;
-  }
-  return 1;
-}
-
 /* Reads a 30-byte XH00/VH00 delegate header through the delegate core's tp_delegate_parse
    (the checks the upstream parsers make: sizes inside the file, no overlap, length >= 30),
    printing its fields first. */
@@ -408,34 +395,27 @@ static int tpd_delegate_header(tpd *d, const char *magic, const char *segname,
 /* XNNPACK                                                                                     */
 /* ------------------------------------------------------------------------------------------ */
 
-/* Node kinds, tables and fields come from tensorpack_xnnpack.h's XN01 description
-   (tp_xnn_describe_node); tpdump keeps no field tables of its own. */
+/* The report prints tp_xnn_read_blob's result, the one reading of the blob: node kinds, tables
+   and fields from tensorpack_xnnpack.h's XN01 description (tp_xnn_describe_node). It judges
+   nothing: a failed read stops the report where the reader stopped (stop_part / stop_index),
+   and the verdict is the library's (tpd_verdict). */
 #define TPD_XNN_NODE_KINDS ((unsigned)TP_XNN_NODE_KINDS)
 
 static const char *const tpd_xnn_values[] = {NULL, "tensor", "quantized tensor"};
 static const char *const tpd_xnn_quant[] = {NULL, "per_channel", "per_tensor",
                                             "per_token_dynamic", "per_channel_group"};
 
-#define TPD_XNN_FLAG_INPUT 1u
-#define TPD_XNN_FLAG_OUTPUT 2u
-#define TPD_XNN_MAX_EXTERNS 4096u  /* XNNCompiler's limit */
-
-/* One constant_data entry, read before the values that refer to it. */
-typedef struct tpd_const {
-  uint64_t offset, size;
-  int named;
-  int resolved;            /* named and found in the .ptd: */
-  const unsigned char *data;
-  uint64_t nbytes;         /* its bytes there */
-} tpd_const;
-
-static int tpd_cmp_u32(const void *a, const void *b) {
-  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-  return x < y ? -1 : x > y;
-}
-
-static int tpd_xnn_known_id(const tpd *d, uint32_t id) {
-  return id == TPD_NONE || (d->ids && bsearch(&id, d->ids, d->nids, sizeof *d->ids, tpd_cmp_u32));
+/* n elements, as tpd_print_vec prints them: u32 from u, or little-endian f32 from f32le. */
+static void tpd_xnn_list(tpd *d, const uint32_t *u, const unsigned char *f32le, uint32_t n) {
+  uint32_t i;
+  tpd_print(d, "[");
+  for (i = 0; i < n && i < TPD_LIST_MAX; i++) {
+    if (i) tpd_print(d, ", ");
+    if (u) tpd_print(d, "%lu", (unsigned long)u[i]);
+    else tpd_print(d, "%g", (double)tp_fb_bits_f32(tp__get_le32(f32le + 4u * i)));
+  }
+  if (n > TPD_LIST_MAX) tpd_print(d, ", ... (%lu)", (unsigned long)n);
+  tpd_print(d, "]");
 }
 
 static void tpd_print_id(tpd *d, uint32_t id) {
@@ -443,449 +423,163 @@ static void tpd_print_id(tpd *d, uint32_t id) {
   else tpd_print(d, "%lu", (unsigned long)id);
 }
 
-/* Checks that constant index idx exists and, when it is inline and want != UINT64_MAX, holds
-   exactly `want` bytes (or `alt` bytes, another accepted size). what names the user. */
-static void tpd_xnn_check_const(tpd *d, const tpd_const *cs, uint32_t ncs, uint32_t idx,
-                                uint64_t want, uint64_t alt, const char *what, uint32_t value) {
-  if (!tpd_ok(d) || idx == 0) return;
-  if (idx >= ncs) {
-    tpd_fail(d, "value %lu: %s %lu but constant_data has %lu entries", (unsigned long)value, what,
-             (unsigned long)idx, (unsigned long)ncs);
-    return;
-  }
-  if ((cs[idx].named && !cs[idx].resolved) || want == UINT64_MAX) return;
-  if (cs[idx].named && cs[idx].nbytes < want && cs[idx].nbytes < alt) /* the library's rule */
-    tpd_fail(d, "value %lu: %s %lu holds %llu bytes in the .ptd, the value needs %llu",
-             (unsigned long)value, what, (unsigned long)idx, (unsigned long long)cs[idx].nbytes,
-             (unsigned long long)want);
-  else if (!cs[idx].named && cs[idx].size < want && cs[idx].size < alt)
-    tpd_fail(d, "value %lu: %s %lu holds %llu bytes, the value needs %llu", (unsigned long)value,
-             what, (unsigned long)idx, (unsigned long long)cs[idx].size,
-             (unsigned long long)want);
-}
-
-/* Bytes of an XNNPACK tensor (4-bit types: rows * ceil(last / 2) in *bytes, ceil(numel / 2) in
-   *alt). Returns 0 on overflow. */
-static int tpd_xnn_bytes(const tp_fb_vector *dims, unsigned bits, uint64_t *bytes, uint64_t *alt) {
-  uint64_t numel = 1, rows = 1, last = 1;
-  uint32_t i;
-  for (i = 0; i < dims->count; i++) {
-    uint64_t v = tp_fb_vector_scalar(dims, i);
-    if (tp__mul_u64(numel, v, &numel)) return 0;
-    if (i + 1 < dims->count) rows = numel;
-    else last = v;
-  }
-  if (bits == 4) {
-    uint64_t packed;
-    if (dims->count == 0) rows = 1;
-    if (tp__mul_u64(rows, (last + 1) / 2, &packed)) return 0;
-    *bytes = packed;
-    *alt = numel / 2 + (numel & 1);
-    return 1;
-  }
-  if (tp__mul_u64(numel, bits / 8u, bytes)) return 0;
-  *alt = *bytes;
-  return 1;
-}
-
 /* One XValue: a tensor value, or a quantized one with its quantization parameters. */
-static void tpd_xnn_value(tpd *d, uint32_t i, const tp_fb_table *xv, const tpd_const *cs,
-                          uint32_t ncs, uint32_t num_externs) {
-  uint8_t tag = 0, qtag = 0;
-  tp_fb_table v = tp_fb_union_field(xv, TP_XNN_FIELD(XValue, xvalue_union), &tag), tv, q;
-  int16_t dt;
-  uint32_t num_dims, cidx, ext, flags, id_out;
-  tp_fb_vector dims;
-  const char *dtname;
-  uint64_t want = UINT64_MAX, alt = UINT64_MAX;
-  if (!tpd_reader_ok(d, "value %lu", (unsigned long)i)) return;
-  if (tag == 0 || !tpd_name(tpd_xnn_values, 3, tag)) {
-    tpd_fail(d, "value %lu: XValueUnion tag %u is not a value kind", (unsigned long)i, tag);
-    return;
-  }
-  if (v.pos == 0) {
-    tpd_fail(d, "value %lu: XValueUnion tag %u without a table", (unsigned long)i, tag);
-    return;
-  }
-  memset(&q, 0, sizeof q);
-  if (tag == 2) {
-    q = v;
-    tv = tp_fb_table_field(&q, TP_XNN_FIELD(XNNQuantizedTensorValue, tensor_value));
-    if (!tpd_reader_ok(d, "value %lu", (unsigned long)i)) return;
-    if (tv.pos == 0) {
-      tpd_fail(d, "value %lu: quantized tensor without tensor_value", (unsigned long)i);
-      return;
-    }
-  } else {
-    tv = v;
-  }
-  dt = tp_fb_i16(&tv, TP_XNN_FIELD(XNNTensorValue, datatype), 0);
-  num_dims = tp_fb_u32(&tv, TP_XNN_FIELD(XNNTensorValue, num_dims), 0);
-  dims = tp_fb_vector_field(&tv, TP_XNN_FIELD(XNNTensorValue, dims), 4);
-  cidx = tp_fb_u32(&tv, TP_XNN_FIELD(XNNTensorValue, constant_buffer_idx), 0);
-  ext = tp_fb_u32(&tv, TP_XNN_FIELD(XNNTensorValue, external_id), 0);
-  flags = tp_fb_u32(&tv, TP_XNN_FIELD(XNNTensorValue, flags), 0);
-  id_out = tp_fb_u32(&tv, TP_XNN_FIELD(XNNTensorValue, id_out), 0);
-  if (!tpd_reader_ok(d, "value %lu", (unsigned long)i)) return;
-  dtname = tp_xnn_datatype_name(dt); /* "?" when not a datatype */
-  tpd_print(d, "  [%lu] id_out=%lu %s %s dims=", (unsigned long)i, (unsigned long)id_out,
-            tpd_xnn_values[tag], dtname);
-  if (dims.pos) tpd_print_vec(d, &dims, 'u');
+static void tpd_xnn_value(tpd *d, uint32_t i, const tp_xnn_blob_value *v) {
+  tpd_print(d, "  [%lu] id_out=%lu %s %s dims=", (unsigned long)i, (unsigned long)v->id_out,
+            tpd_xnn_values[v->value_type], tp_xnn_datatype_name(v->datatype));
+  if (v->has_dims) tpd_xnn_list(d, v->dims, NULL, v->ndims);
   else tpd_print(d, "(absent)");
-  if (cidx) tpd_print(d, " constant=%lu", (unsigned long)cidx);
-  if (flags & (TPD_XNN_FLAG_INPUT | TPD_XNN_FLAG_OUTPUT))
-    tpd_print(d, " external_id=%lu", (unsigned long)ext);
-  if (flags)
-    tpd_print(d, " flags=0x%lx%s%s", (unsigned long)flags,
-              flags & TPD_XNN_FLAG_INPUT ? " (input)" : "",
-              flags & TPD_XNN_FLAG_OUTPUT ? " (output)" : "");
-  if (!tp_xnn_datatype_bits(dt)) {
-    tpd_fail(d, "value %lu: datatype %d is not an XNNDatatype", (unsigned long)i, (int)dt);
-    return;
-  }
-  if (dims.pos == 0) {
-    tpd_fail(d, "value %lu: dims absent (the loader reads them unchecked)", (unsigned long)i);
-    return;
-  }
-  if (num_dims != dims.count) {
-    tpd_fail(d, "value %lu: num_dims %lu but dims has %lu entries", (unsigned long)i,
-             (unsigned long)num_dims, (unsigned long)dims.count);
-    return;
-  }
-  if ((flags & (TPD_XNN_FLAG_INPUT | TPD_XNN_FLAG_OUTPUT)) && ext >= num_externs) {
-    tpd_fail(d, "value %lu: external_id %lu but num_externs is %lu", (unsigned long)i,
-             (unsigned long)ext, (unsigned long)num_externs);
-    return;
-  }
-  if (!tpd_xnn_bytes(&dims, tp_xnn_datatype_bits(dt), &want, &alt)) {
-    tpd_fail(d, "value %lu: the product of dims overflows 64 bits", (unsigned long)i);
-    return;
-  }
-  tpd_xnn_check_const(d, cs, ncs, cidx, want, alt, "constant", i);
-
-  if (q.pos) {
-    tp_fb_table p = tp_fb_union_field(&q, TP_XNN_FIELD(XNNQuantizedTensorValue, quant_params), &qtag);
-    const char *qname = tpd_name(tpd_xnn_quant, 5, qtag);
-    if (!tpd_reader_ok(d, "value %lu quant_params", (unsigned long)i)) return;
-    if (!qname || p.pos == 0) {
-      tpd_fail(d, "value %lu: quant_params tag %u %s", (unsigned long)i, qtag,
-               qname ? "without a table" : "is not an XNNQuantParams kind");
-      return;
-    }
-    tpd_print(d, " %s", qname);
-    if (qtag == TP_XNN_QUANT_PER_TENSOR) {
-      tpd_print(d, " scale=%g zero_point=%ld",
-                (double)tp_fb_f32(&p, TP_XNN_FIELD(PerTensorQuant, scale), 0.0f),
-                (long)tp_fb_i32(&p, TP_XNN_FIELD(PerTensorQuant, zero_point), 0));
-    } else if (qtag == TP_XNN_QUANT_PER_TOKEN_DYNAMIC) {
-      tpd_print(d, " num_nonbatch_dims=%ld",
-                (long)tp_fb_i32(&p, TP_XNN_FIELD(PerTokenDynamicQuant, num_nonbatch_dims), 0));
-      if (cidx) {
-        tpd_fail(d, "value %lu: dynamically quantized with constant %lu (the loader refuses data)",
-                 (unsigned long)i, (unsigned long)cidx);
-        return;
-      }
-    } else {
-      /* per channel (1) or per channel group (4): scale vector, channel_dim, buffer idx */
-      int group = qtag == TP_XNN_QUANT_PER_CHANNEL_GROUP;
-      tp_fb_vector scale = tp_fb_vector_field(&p, TP_XNN_FIELD(PerChannelQuant, scale), 4);
-      int32_t channel_dim = tp_fb_i32(&p, TP_XNN_FIELD(PerChannelQuant, channel_dim), 0);
-      int32_t group_size = group ? tp_fb_i32(&p, TP_XNN_FIELD(PerChannelGroupQuant, group_size), 0) : 0;
-      uint32_t sidx = tp_fb_u32(&p, group ? TP_XNN_FIELD(PerChannelGroupQuant, scale_buffer_idx)
-                                         : TP_XNN_FIELD(PerChannelQuant, scale_buffer_idx), 0);
-      uint32_t nscales = tp_fb_u32(&p, group ? TP_XNN_FIELD(PerChannelGroupQuant, num_scales)
-                                             : TP_XNN_FIELD(PerChannelQuant, num_scales), 0);
-      if (!tpd_reader_ok(d, "value %lu quant_params", (unsigned long)i)) return;
-      tpd_print(d, " channel_dim=%ld", (long)channel_dim);
-      if (group) tpd_print(d, " group_size=%ld", (long)group_size);
-      tpd_print(d, " scale_buffer_idx=%lu num_scales=%lu scale=", (unsigned long)sidx,
-                (unsigned long)nscales);
-      if (scale.pos) tpd_print_vec(d, &scale, 'f');
+  if (v->constant_buffer_idx) tpd_print(d, " constant=%lu", (unsigned long)v->constant_buffer_idx);
+  if (v->flags & (TP_XNN_FLAG_EXTERNAL_INPUT | TP_XNN_FLAG_EXTERNAL_OUTPUT))
+    tpd_print(d, " external_id=%lu", (unsigned long)v->external_id);
+  if (v->flags)
+    tpd_print(d, " flags=0x%lx%s%s", (unsigned long)v->flags,
+              v->flags & TP_XNN_FLAG_EXTERNAL_INPUT ? " (input)" : "",
+              v->flags & TP_XNN_FLAG_EXTERNAL_OUTPUT ? " (output)" : "");
+  if (v->value_type == TP_XNN_VALUE_QUANTIZED) {
+    tpd_print(d, " %s", tpd_xnn_quant[v->quant]);
+    if (v->quant == TP_XNN_QUANT_PER_TENSOR) {
+      tpd_print(d, " scale=%g zero_point=%ld", (double)v->scale, (long)v->zero_point);
+    } else if (v->quant == TP_XNN_QUANT_PER_TOKEN_DYNAMIC) {
+      tpd_print(d, " num_nonbatch_dims=%ld", (long)v->num_nonbatch_dims);
+    } else { /* per channel, per channel group */
+      tpd_print(d, " channel_dim=%ld", (long)v->channel_dim);
+      if (v->quant == TP_XNN_QUANT_PER_CHANNEL_GROUP)
+        tpd_print(d, " group_size=%ld", (long)v->group_size);
+      tpd_print(d, " scale_buffer_idx=%lu num_scales=%lu scale=",
+                (unsigned long)v->scale_buffer_idx, (unsigned long)v->num_scales);
+      if (v->has_inline_scale) tpd_xnn_list(d, NULL, v->inline_scales, v->num_inline_scales);
       else tpd_print(d, "(absent)");
-      if (channel_dim < 0 || (uint32_t)channel_dim >= dims.count) {
-        tpd_fail(d, "value %lu: channel_dim %ld outside its %lu dims", (unsigned long)i,
-                 (long)channel_dim, (unsigned long)dims.count);
-        return;
-      }
-      if (!group && scale.pos == 0) {
-        tpd_fail(d, "value %lu: per-channel scale vector absent (the loader reads it unchecked)",
-                 (unsigned long)i);
-        return;
-      }
-      if (sidx == 0 && scale.pos == 0) {
-        tpd_fail(d, "value %lu: no scales (scale vector absent, scale_buffer_idx 0)",
-                 (unsigned long)i);
-        return;
-      }
-      if (group) {
-        uint64_t oc, ic, n = sidx ? nscales : scale.count;
-        if (dims.count < 2 || group_size <= 0) {
-          tpd_fail(d, "value %lu: groupwise needs 2+ dims and group_size > 0 (have %lu dims, "
-                   "group_size %ld)", (unsigned long)i, (unsigned long)dims.count,
-                   (long)group_size);
-          return;
-        }
-        oc = tp_fb_vector_scalar(&dims, 0);
-        ic = tp_fb_vector_scalar(&dims, 1);
-        if (n != oc * ic / (uint64_t)group_size) {
-          tpd_fail(d, "value %lu: %llu scales, dims %llu x %llu with group_size %ld need %llu",
-                   (unsigned long)i, (unsigned long long)n, (unsigned long long)oc,
-                   (unsigned long long)ic, (long)group_size,
-                   (unsigned long long)(oc * ic / (uint64_t)group_size));
-          return;
-        }
-      } else if (!sidx && scale.count != tp_fb_vector_scalar(&dims, (size_t)channel_dim)) {
-        tpd_fail(d, "value %lu: %lu scales in the scale vector but dims[%ld] is %llu",
-                 (unsigned long)i, (unsigned long)scale.count, (long)channel_dim,
-                 (unsigned long long)tp_fb_vector_scalar(&dims, (size_t)channel_dim));
-        return;
-      } else if (sidx && nscales != tp_fb_vector_scalar(&dims, (size_t)channel_dim)) {
-        tpd_fail(d, "value %lu: num_scales %lu but dims[%ld] is %llu", (unsigned long)i,
-                 (unsigned long)nscales, (long)channel_dim,
-                 (unsigned long long)tp_fb_vector_scalar(&dims, (size_t)channel_dim));
-        return;
-      }
-      /* scale constants: fp32 per channel, bf16 groupwise */
-      tpd_xnn_check_const(d, cs, ncs, sidx, (uint64_t)nscales * (group ? 2u : 4u),
-                          (uint64_t)nscales * (group ? 2u : 4u), "scale_buffer_idx", i);
     }
   }
   tpd_print(d, "\n");
 }
 
-static void tpd_xnn_node(tpd *d, uint32_t i, const tp_fb_table *xn) {
-  uint8_t tag = 0;
-  tp_fb_table n = tp_fb_union_field(xn, TP_XNN_FIELD(XNode, xnode_union), &tag), mm;
-  const tp_xnn_node_desc *k;
-  const char *kname;
+static void tpd_xnn_node(tpd *d, uint32_t i, const tp_xnn_blob_node *n) {
+  const tp_xnn_node_desc *k = n->desc;
   uint32_t fi;
-  uint32_t handle;
-  if (!tpd_reader_ok(d, "node %lu", (unsigned long)i)) return;
-  k = tp_xnn_describe_node(tag);
-  if (!k) {
-    tpd_fail(d, "node %lu: XNodeUnion tag %u is not a node kind (1..%u)", (unsigned long)i, tag,
-             TPD_XNN_NODE_KINDS);
-    return;
-  }
-  kname = k->member + 3; /* "XNNAdd" -> "Add" */
-  if (n.pos == 0) {
-    tpd_fail(d, "node %lu: %s (tag %u) without a table", (unsigned long)i, kname, tag);
-    return;
-  }
-  tpd_print(d, "  #%lu %s", (unsigned long)i, kname);
+  tpd_print(d, "  #%lu %s", (unsigned long)i, k->member + 3); /* "XNNAdd" -> "Add" */
   for (fi = 0; fi < k->nfields; fi++) {
     const tp_xnn_field *f = &k->fields[fi];
+    uint32_t x = n->f[f->id];
     /* a concatenate's unused inputs (OPT_ID in _XNNCat) are not shown */
     if (f->type == 'b' && !strcmp(k->table, "_XNNCat")) continue;
-    if (f->type == 'f') {
-      tpd_print(d, " %s=%g", f->name, (double)tp_fb_f32(&n, f->id, 0.0f));
-    } else if (f->type == 'v') {
-      tp_fb_vector v = tp_fb_vector_field(&n, f->id, 4);
-      tpd_print(d, " %s=", f->name);
-      if (v.pos) tpd_print_vec(d, &v, 'u');
-      else tpd_print(d, "(absent)");
-    } else {
-      uint32_t v = tp_fb_u32(&n, f->id, 0);
-      if (f->type == 'u') {
-        tpd_print(d, " %s=%lu", f->name, (unsigned long)v);
-      } else {
-        tpd_print(d, " %s=", f->name);
-        tpd_print_id(d, v);
-        if (tpd_reader_ok(d, "node %lu", (unsigned long)i) && !tpd_xnn_known_id(d, v)) {
-          tpd_fail(d, "node %lu (%s): %s %lu is no value's id_out", (unsigned long)i, kname,
-                   f->name, (unsigned long)v);
-          return;
-        }
-      }
-    }
-    if (!tpd_reader_ok(d, "node %lu (%s) field %s", (unsigned long)i, kname, f->name)) return;
+    tpd_print(d, " %s=", f->name);
+    if (f->type == 'f') tpd_print(d, "%g", (double)tp_fb_bits_f32(x));
+    else if (f->type == 'v') tpd_xnn_list(d, n->vec[x], NULL, n->vec_len[x]);
+    else if (f->type == 'u') tpd_print(d, "%lu", (unsigned long)x);
+    else tpd_print_id(d, x);
   }
-  handle = tp_fb_u32(xn, TP_XNN_FIELD(XNode, debug_handle), 0);
-  mm = tp_fb_table_field(xn, TP_XNN_FIELD(XNode, output_min_max));
-  if (!tpd_reader_ok(d, "node %lu", (unsigned long)i)) return;
-  if (tp_fb_present(xn, TP_XNN_FIELD(XNode, debug_handle))) tpd_print(d, " debug_handle=%lu", (unsigned long)handle);
-  if (mm.pos) {
-    float lo = tp_fb_f32(&mm, TP_XNN_FIELD(OutputMinMax, output_min), 0.0f);
-    float hi = tp_fb_f32(&mm, TP_XNN_FIELD(OutputMinMax, output_max), 0.0f);
-    if (!tpd_reader_ok(d, "node %lu output_min_max", (unsigned long)i)) return;
-    tpd_print(d, " output_min_max=[%g, %g]", (double)lo, (double)hi);
-  }
+  if (n->has_debug_handle) tpd_print(d, " debug_handle=%lu", (unsigned long)n->debug_handle);
+  if (n->has_output_min_max)
+    tpd_print(d, " output_min_max=[%g, %g]", (double)n->output_min, (double)n->output_max);
   tpd_print(d, "\n");
 }
 
-static void tpd_xnn_ids(tpd *d, const tp_fb_table *g, uint16_t id, const char *name) {
-  tp_fb_vector v = tp_fb_vector_field(g, id, 4);
-  uint32_t i;
-  if (!tpd_reader_ok(d, "%s", name)) return;
-  tpd_print(d, "%s: ", name);
-  if (v.pos) tpd_print_vec(d, &v, 'u');
-  else tpd_print(d, "(absent)");
-  tpd_print(d, "\n");
-  for (i = 0; i < v.count; i++) {
-    uint32_t x = (uint32_t)tp_fb_vector_scalar(&v, i);
-    if (x == TPD_NONE || !tpd_xnn_known_id(d, x)) {
-      tpd_fail(d, "%s[%lu] = %lu is no value's id_out", name, (unsigned long)i, (unsigned long)x);
-      return;
+/* One constant_data entry: named (its bytes looked up in the --ptd, when given) or inline. */
+static void tpd_xnn_constant(tpd *d, uint32_t i, const tp_xnn_blob_constant *c) {
+  tp_ptd_entry e;
+  uint64_t at;
+  tpd_print(d, "  [%lu] ", (unsigned long)i);
+  if (c->named_key) {
+    int found = d->ptd && tp_ptd_find(d->ptd, c->named_key, &e) == TP_OK;
+    tpd_print(d, "named_key=");
+    tpd_print_str(d, c->named_key, c->named_key_len);
+    if (c->offset == UINT64_MAX) tpd_print(d, " offset=none");
+    else tpd_print(d, " offset=%llu (ignored: named)", (unsigned long long)c->offset);
+    tpd_print(d, " size=%llu", (unsigned long long)c->size);
+    if (found) {
+      tpd_print(d, " in .ptd:");
+      tpd_print_sha(d, (const unsigned char *)e.data, e.nbytes);
     }
-  }
-}
-
-static void tpd_xnnpack(tpd *d, const unsigned char *fb, size_t fb_size) {
-  tp_fb_table g, t;
-  tp_fb_vector nodes, values, cdata;
-  const char *version;
-  size_t vlen = 0;
-  uint32_t i, num_externs, ncs = 0;
-  tpd_const *cs = NULL;
-  char ident[5];
-
-  if (tp_fb_reader_init(&d->r, fb, fb_size, NULL, &g) != TP_OK) {
-    tpd_reader_ok(d, "XNNGraph flatbuffer");
-    return;
-  }
-  memcpy(ident, fb + 4, 4);
-  ident[4] = '\0';
-  version = tp_fb_string(&g, TP_XNN_FIELD(XNNGraph, version), &vlen);
-  nodes = tp_fb_vector_field(&g, TP_XNN_FIELD(XNNGraph, xnodes), 4);
-  values = tp_fb_vector_field(&g, TP_XNN_FIELD(XNNGraph, xvalues), 4);
-  num_externs = tp_fb_u32(&g, TP_XNN_FIELD(XNNGraph, num_externs), 0);
-  cdata = tp_fb_vector_field(&g, TP_XNN_FIELD(XNNGraph, constant_data), 4);
-  if (!tpd_reader_ok(d, "XNNGraph")) return;
-  tpd_print(d, "flatbuffer %s (XNNGraph): %zu bytes, version ", ident, fb_size);
-  tpd_print_str(d, version, vlen);
-  tpd_print(d, ", num_externs %lu, %lu values, %lu nodes, %lu constant_data entries\n",
-            (unsigned long)num_externs, (unsigned long)values.count, (unsigned long)nodes.count,
-            (unsigned long)cdata.count);
-  if (nodes.pos == 0 || values.pos == 0) {
-    tpd_fail(d, "XNNGraph: %s absent (the loader requires it)", nodes.pos ? "xvalues" : "xnodes");
-    return;
-  }
-  if (num_externs > TPD_XNN_MAX_EXTERNS) {
-    tpd_fail(d, "XNNGraph: num_externs %lu exceeds the loader's limit %u",
-             (unsigned long)num_externs, TPD_XNN_MAX_EXTERNS);
-    return;
-  }
-
-  /* constant_data first: values refer to it */
-  if (cdata.count) {
-    cs = (tpd_const *)TP_MALLOC(cdata.count * sizeof *cs);
-    if (!cs) { tp__error_set(&d->err, TP_ERR_NOMEM, "out of memory"); return; }
-    ncs = cdata.count;
-    for (i = 0; i < ncs; i++) {
-      t = tp_fb_vector_table(&cdata, i);
-      cs[i].offset = tp_fb_u64(&t, TP_XNN_FIELD(ConstantDataOffset, offset), 0);
-      cs[i].size = tp_fb_u64(&t, TP_XNN_FIELD(ConstantDataOffset, size), 0);
-      cs[i].named = tp_fb_present(&t, TP_XNN_FIELD(ConstantDataOffset, named_key));
-      cs[i].resolved = 0;
-      if (!tpd_reader_ok(d, "constant_data[%lu]", (unsigned long)i)) goto done;
-      if (t.pos == 0) { tpd_fail(d, "constant_data[%lu]: absent", (unsigned long)i); goto done; }
-      if (cs[i].named && d->ptd) {
-        size_t klen = 0;
-        const char *key = tp_fb_string(&t, TP_XNN_FIELD(ConstantDataOffset, named_key), &klen);
-        tp_ptd_entry e;
-        if (!tpd_reader_ok(d, "constant_data[%lu] named_key", (unsigned long)i)) goto done;
-        if (!tpd_resolve(d, key, klen, "constant_data", i, &e)) goto done;
-        cs[i].resolved = 1;
-        cs[i].data = (const unsigned char *)e.data;
-        cs[i].nbytes = e.nbytes;
-        if (cs[i].size != e.nbytes) {
-          tpd_fail(d, "constant_data[%lu]: named_key \"%.80s\" has %llu bytes in the .ptd, the "
-                   "blob says %llu", (unsigned long)i, key, (unsigned long long)e.nbytes,
-                   (unsigned long long)cs[i].size);
-          goto done;
-        }
-      }
-    }
-  }
-
-  /* the id_out set, sorted, for the id checks */
-  if (values.count) {
-    d->ids = (uint32_t *)TP_MALLOC(values.count * sizeof *d->ids);
-    if (!d->ids) { tp__error_set(&d->err, TP_ERR_NOMEM, "out of memory"); goto done; }
-  }
-  for (i = 0; i < values.count; i++) {
-    uint8_t tag = 0;
-    tp_fb_table xv = tp_fb_vector_table(&values, i);
-    tp_fb_table v = tp_fb_union_field(&xv, TP_XNN_FIELD(XValue, xvalue_union), &tag);
-    if (tag == TP_XNN_VALUE_QUANTIZED)
-      v = tp_fb_table_field(&v, TP_XNN_FIELD(XNNQuantizedTensorValue, tensor_value));
-    d->ids[i] = tp_fb_u32(&v, TP_XNN_FIELD(XNNTensorValue, id_out), 0);
-    if (!tpd_reader_ok(d, "value %lu", (unsigned long)i)) goto done;
-  }
-  d->nids = values.count;
-  if (d->nids) qsort(d->ids, d->nids, sizeof *d->ids, tpd_cmp_u32);
-  for (i = 1; i < d->nids; i++)
-    if (d->ids[i] == d->ids[i - 1]) {
-      tpd_fail(d, "two values have id_out %lu", (unsigned long)d->ids[i]);
-      goto done;
-    }
-  if (d->nids && d->ids[d->nids - 1] == TPD_NONE) {
-    tpd_fail(d, "a value has id_out %lu (XNN_INVALID_VALUE_ID)", (unsigned long)TPD_NONE);
-    goto done;
-  }
-
-  tpd_xnn_ids(d, &g, TP_XNN_FIELD(XNNGraph, input_ids), "input_ids");
-  tpd_xnn_ids(d, &g, TP_XNN_FIELD(XNNGraph, output_ids), "output_ids");
-  if (!tpd_ok(d)) goto done;
-
-  tpd_print(d, "values:\n");
-  for (i = 0; i < values.count && tpd_ok(d); i++) {
-    t = tp_fb_vector_table(&values, i);
-    tpd_xnn_value(d, i, &t, cs, ncs, num_externs);
-  }
-  if (!tpd_ok(d)) goto done;
-  tpd_print(d, "nodes:\n");
-  for (i = 0; i < nodes.count && tpd_ok(d); i++) {
-    t = tp_fb_vector_table(&nodes, i);
-    if (tpd_reader_ok(d, "node %lu", (unsigned long)i)) tpd_xnn_node(d, i, &t);
-  }
-  if (!tpd_ok(d)) goto done;
-
-  tpd_print(d, "constant_data: %lu entries, segment at %llu, %llu bytes\n", (unsigned long)ncs,
-            (unsigned long long)d->seg_off, (unsigned long long)d->seg_size);
-  for (i = 0; i < ncs && tpd_ok(d); i++) {
-    uint64_t at;
-    tpd_print(d, "  [%lu] ", (unsigned long)i);
-    if (cs[i].named) {
-      size_t klen = 0;
-      const char *key;
-      t = tp_fb_vector_table(&cdata, i);
-      key = tp_fb_string(&t, TP_XNN_FIELD(ConstantDataOffset, named_key), &klen);
-      if (!tpd_reader_ok(d, "constant_data[%lu] named_key", (unsigned long)i)) break;
-      tpd_print(d, "named_key=");
-      tpd_print_str(d, key, klen);
-      if (cs[i].offset == UINT64_MAX) tpd_print(d, " offset=none");
-      else tpd_print(d, " offset=%llu (ignored: named)", (unsigned long long)cs[i].offset);
-      tpd_print(d, " size=%llu", (unsigned long long)cs[i].size);
-      if (cs[i].resolved) {
-        tpd_print(d, " in .ptd:");
-        tpd_print_sha(d, cs[i].data, cs[i].nbytes);
-      }
-      tpd_print(d, "\n");
-      tpd_json_const(d, "constant_data", i, key ? key : "", klen,
-                     cs[i].resolved ? "ptd" : "unresolved", 0, cs[i].resolved ? cs[i].data : NULL,
-                     cs[i].resolved ? cs[i].nbytes : cs[i].size);
-      continue;
-    }
-    tpd_print(d, "offset=%llu size=%llu", (unsigned long long)cs[i].offset,
-              (unsigned long long)cs[i].size);
-    if (!tpd_in_segment(d, cs[i].offset, cs[i].size, &at)) {
-      tpd_print(d, "\n");
-      tpd_fail(d, "constant_data[%lu]: [%llu, +%llu) is outside the %llu-byte constant segment",
-               (unsigned long)i, (unsigned long long)cs[i].offset,
-               (unsigned long long)cs[i].size, (unsigned long long)d->seg_size);
-      break;
-    }
-    tpd_print(d, " at=%llu", (unsigned long long)at);
-    tpd_print_sha(d, d->file + at, cs[i].size);
     tpd_print(d, "\n");
-    tpd_json_const(d, "constant_data", i, NULL, 0, "blob", at, d->file + at, cs[i].size);
+    tpd_json_const(d, "constant_data", i, c->named_key, c->named_key_len,
+                   found ? "ptd" : "unresolved", 0,
+                   found ? (const unsigned char *)e.data : NULL, found ? e.nbytes : c->size);
+    return;
   }
+  tpd_print(d, "offset=%llu size=%llu", (unsigned long long)c->offset,
+            (unsigned long long)c->size);
+  if (tpd_in_segment(d, c->offset, c->size, &at)) {
+    tpd_print(d, " at=%llu", (unsigned long long)at);
+    tpd_print_sha(d, d->file + at, c->size);
+    tpd_json_const(d, "constant_data", i, NULL, 0, "blob", at, d->file + at, c->size);
+  }
+  tpd_print(d, "\n");
+}
+
+/* A read XNNPACK blob's named constants resolved in ptd as the loader resolves them: the key
+   there, with the bytes the blob says. */
+static tp_status tpd_xnn_keys(const tp_xnn_blob *xb, tp_ptd *ptd, tp_error *e) {
+  tp_status s = TP_OK;
+  uint32_t i;
+  for (i = 0; s == TP_OK && i < xb->num_constants; i++) {
+    const tp_xnn_blob_constant *c = &xb->constants[i];
+    tp_ptd_entry en;
+    if (!c->named_key) continue;
+    if (tp_ptd_find(ptd, c->named_key, &en) != TP_OK)
+      s = tp__error_set(e, TP_ERR_FORMAT, "constant_data[%lu]: named_key \"%.80s\" is not in "
+                        "the .ptd", (unsigned long)i, c->named_key);
+    else if ((uint64_t)en.nbytes != c->size)
+      s = tp__error_set(e, TP_ERR_FORMAT, "constant_data[%lu]: named_key \"%.80s\" has %llu "
+                        "bytes in the .ptd, the blob says %llu", (unsigned long)i, c->named_key,
+                        (unsigned long long)en.nbytes, (unsigned long long)c->size);
+  }
+  return s;
+}
+
+/* How many entries of part the report shows: all, those before a failed read's stop, or none
+   past it. */
+static uint32_t tpd_xnn_shown(const tp_xnn_blob *b, int part, uint32_t n) {
+  if (b->stop_part == TP_XNN_PART_NONE || b->stop_part > part) return n;
+  return b->stop_part == part ? b->stop_index : 0;
+}
+
+static void tpd_xnnpack(tpd *d) {
+  tp_xnn_blob b;
+  tp_error e;
+  uint32_t i, n;
+  tp_status s = tp_xnn_read_blob(d->file, d->file_size, &b, &e);
+  if (s == TP_OK && d->ptd) s = tpd_xnn_keys(&b, d->ptd, &e);
+  d->verdict = e; /* tpd_xnn_verdict's, from this one read */
+  d->have_verdict = 1;
+  if (s == TP_ERR_NOMEM) tp__error_set(&d->err, TP_ERR_NOMEM, "%s", e.msg);
+  if (b.stop_part == TP_XNN_PART_FLATBUFFER) goto done; /* the verdict says why */
+  d->seg_off = b.has_header ? b.frame.segment_offset : 0;
+  d->seg_size = b.segment_size;
+  tpd_print(d, "flatbuffer %s (XNNGraph): %zu bytes, version ", b.identifier, b.flatbuffer_size);
+  tpd_print_str(d, b.version, b.version_len);
+  tpd_print(d, ", num_externs %lu, %lu values, %lu nodes, %lu constant_data entries\n",
+            (unsigned long)b.num_externs, (unsigned long)b.num_values,
+            (unsigned long)b.num_nodes, (unsigned long)b.num_constants);
+  for (i = 0; i < 2; i++) {
+    int part = i ? TP_XNN_PART_OUTPUT_IDS : TP_XNN_PART_INPUT_IDS;
+    if (b.stop_part != TP_XNN_PART_NONE && b.stop_part < part) goto done;
+    tpd_print(d, "%s: ", i ? "output_ids" : "input_ids");
+    if (i ? b.has_output_ids : b.has_input_ids)
+      tpd_xnn_list(d, i ? b.output_ids : b.input_ids, NULL,
+                   i ? b.num_output_ids : b.num_input_ids);
+    else
+      tpd_print(d, "(absent)");
+    tpd_print(d, "\n");
+    if (b.stop_part == part) goto done;
+  }
+  if (b.stop_part != TP_XNN_PART_NONE && b.stop_part < TP_XNN_PART_VALUES) goto done;
+  tpd_print(d, "values:\n");
+  n = tpd_xnn_shown(&b, TP_XNN_PART_VALUES, b.num_values);
+  for (i = 0; i < n; i++) tpd_xnn_value(d, i, &b.values[i]);
+  if (b.stop_part == TP_XNN_PART_VALUES) goto done;
+  tpd_print(d, "nodes:\n");
+  n = tpd_xnn_shown(&b, TP_XNN_PART_NODES, b.num_nodes);
+  for (i = 0; i < n; i++) tpd_xnn_node(d, i, &b.nodes[i]);
+  if (b.stop_part == TP_XNN_PART_NODES) goto done;
+  tpd_print(d, "constant_data: %lu entries, segment at %llu, %llu bytes\n",
+            (unsigned long)b.num_constants, (unsigned long long)d->seg_off,
+            (unsigned long long)d->seg_size);
+  n = tpd_xnn_shown(&b, TP_XNN_PART_CONSTANTS, b.num_constants);
+  for (i = 0; i < n; i++) tpd_xnn_constant(d, i, &b.constants[i]);
 done:
-  TP_FREE(cs);
-  TP_FREE(d->ids);
-  d->ids = NULL;
-  d->nids = 0;
+  tp_xnn_blob_free(&b);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -1407,24 +1101,12 @@ static const char *tpd_format(const unsigned char *b, size_t size) {
 /* The verdict: the library's own check of each format (issue 14 finding 12)                   */
 /* ------------------------------------------------------------------------------------------ */
 
-/* XNNPACK's named constants resolved in ptd as the loader resolves them: the key there, with
-   the bytes the blob says (tp_xnn_read_blob has checked the rest). */
-static tp_status tpd_xnn_resolve(const unsigned char *b, size_t size, tp_ptd *ptd, tp_error *e) {
+/* An XNNPACK blob's verdict: tp_xnn_read_blob's (its structure and format rules, which is
+   tp_xnn_check_blob's with TP_XNN_TARGET_UNCHECKED), then with ptd its named keys. */
+static tp_status tpd_xnn_verdict(const unsigned char *b, size_t size, tp_ptd *ptd, tp_error *e) {
   tp_xnn_blob xb;
-  uint32_t i;
   tp_status s = tp_xnn_read_blob(b, size, &xb, e);
-  for (i = 0; s == TP_OK && i < xb.num_constants; i++) {
-    const tp_xnn_blob_constant *c = &xb.constants[i];
-    tp_ptd_entry en;
-    if (!c->named_key) continue;
-    if (tp_ptd_find(ptd, c->named_key, &en) != TP_OK)
-      s = tp__error_set(e, TP_ERR_FORMAT, "constant_data[%lu]: named_key \"%.80s\" is not in "
-                        "the .ptd", (unsigned long)i, c->named_key);
-    else if ((uint64_t)en.nbytes != c->size)
-      s = tp__error_set(e, TP_ERR_FORMAT, "constant_data[%lu]: named_key \"%.80s\" has %llu "
-                        "bytes in the .ptd, the blob says %llu", (unsigned long)i, c->named_key,
-                        (unsigned long long)en.nbytes, (unsigned long long)c->size);
-  }
+  if (s == TP_OK && ptd) s = tpd_xnn_keys(&xb, ptd, e);
   tp_xnn_blob_free(&xb);
   return s;
 }
@@ -1441,9 +1123,7 @@ static int tpd_verdict(const unsigned char *b, size_t size, tp_ptd *ptd, tp_erro
   memset(e, 0, sizeof *e);
   if (!fmt) return -1;
   if (fmt[0] == 'x') {
-    s = tp_xnn_check_blob(b, size, TP_XNN_TARGET_UNCHECKED, e);
-    if (s == TP_OK && ptd) s = tpd_xnn_resolve(b, size, ptd, e);
-    return (int)s;
+    return (int)tpd_xnn_verdict(b, size, ptd, e);
   }
   if (fmt[0] == 'v') return (int)tp_vk_check_blob(b, size, ptd, e);
   if (!strcmp(fmt, "ptd")) {
@@ -1500,8 +1180,7 @@ static int tpd_verdict(const unsigned char *b, size_t size, tp_ptd *ptd, tp_erro
         /* the backend's own format by its id (ExecuTorch hands the blob to that backend),
            else by the blob's identifier; a blob of no format tpdump knows is not judged */
         if (!strcmp(di.id, "XnnpackBackend")) {
-          r = (int)tp_xnn_check_blob(blob, (size_t)di.nbytes, TP_XNN_TARGET_UNCHECKED, &de);
-          if (r == 0 && ptd) r = (int)tpd_xnn_resolve(blob, (size_t)di.nbytes, ptd, &de);
+          r = (int)tpd_xnn_verdict(blob, (size_t)di.nbytes, ptd, &de);
         } else if (!strcmp(di.id, "VulkanBackend")) {
           r = (int)tp_vk_check_blob(blob, (size_t)di.nbytes, ptd, &de);
         } else {
@@ -1572,16 +1251,13 @@ static int tpd_run_body(tpd *d, const unsigned char *b, size_t size, const void 
     tpd_print(d, "%s delegate blob: %zu bytes\n", xnn ? "XNNPACK" : "Vulkan", size);
     if (tpd_delegate_header(d, xnn ? "XH00" : "VH00", xnn ? "constant data" : "bytes",
                             &fb_off, &fb_size)) {
-      const unsigned char *fb = b + fb_off;
-      if (xnn && memcmp(fb + 4, "XN01", 4) && memcmp(fb + 4, "XN00", 4))
-        tpd_fail(d, "XH00 header: the flatbuffer's identifier is not XN01 or XN00");
-      else if (xnn) tpd_xnnpack(d, fb, fb_size);
+      if (xnn) tpd_xnnpack(d);
       else tpd_vulkan(d);
     }
   } else if (fmt && fmt[0] == 'x') {
     tpd_print(d, "XNNPACK flatbuffer without XH00 header (no constant segment): %zu bytes\n",
               size);
-    tpd_xnnpack(d, b, size);
+    tpd_xnnpack(d);
   } else if (fmt && fmt[0] == 'v') {
     tpd_print(d, "Vulkan flatbuffer without VH00 header (no bytes segment): %zu bytes\n", size);
     tpd_vulkan(d);
@@ -1604,11 +1280,15 @@ static int tpd_run_body(tpd *d, const unsigned char *b, size_t size, const void 
     tpd_fail(d, "unknown format: bytes 4..7 are \"%s\" (want XH00, XN01, XN00, VH00, VK00, "
              "FT01 or ET12)", id);
   }
-  TP_FREE(d->ids);
-  d->ids = NULL;
   { /* the verdict is the library's (tpd_verdict); what the printer found is the detail */
     tp_error v;
-    int r = tpd_verdict(b, size, d->ptd, &v);
+    int r;
+    if (d->have_verdict) { /* the report's own read gave it */
+      v = d->verdict;
+      r = (int)v.status;
+    } else {
+      r = tpd_verdict(b, size, d->ptd, &v);
+    }
     d->print_err = d->err;
     if (r >= 0) {
       /* refused by both: the printer's sentence (it names where it stopped); else the
