@@ -27,7 +27,6 @@
 #include "tp_test.h"
 
 enum { W_STORE, W_PTE, W_XNN, W_VK, W_KINDS };
-static const char *const k_name[W_KINDS] = {"store", "program", "XNNPACK graph", "Vulkan graph"};
 static const char *const fn_size[W_KINDS] = {"tp_store_ptd_size", "tp_pte_size",
                                              "tp_xnn_blob_size", "tp_vk_blob_size"};
 static const char *const fn_write[W_KINDS] = {"tp_store_write_ptd", "tp_pte_write",
@@ -493,6 +492,8 @@ static void test_failed_write_keeps_graph_usable(void) {
 }
 
 #ifndef _WIN32
+static const char *const k_name[W_KINDS] = {"store", "program", "XNNPACK graph", "Vulkan graph"};
+
 /* A NULL object is misuse: TP_ASSERT stops the program (in a child process here). */
 static int stops_on_null(int kind, int call) {
   pid_t pid;
