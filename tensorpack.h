@@ -509,8 +509,7 @@ TPDEF tp_status tp_atomic_write_ex(const char *path,
        Whatever emit said, a sink failure is "<fn>: the sink failed (<status>) at byte N of
        M" and a cancel "<fn>: cancelled by the progress callback at byte N of M" (N: the
        bytes the sink took); an emit failure without a sentence is "<fn>: <status> at byte N
-       of M"; emit streaming other than M bytes, TP_ERR_INVALID "<fn>: wrote N bytes, the
-       size was M".
+       of M".
      - write_file (not under TP_NO_STDIO): a NULL or empty path is TP_ERR_INVALID "<fn>: the
        path is NULL or empty"; prepare runs first (its failure creates no file), then the
        write goes into a temporary file beside path (tp_atomic_write_ex: nothing is left on
@@ -3079,9 +3078,6 @@ static tp_status tp__writer_run(const tp__writer *w, const char *fn, const char 
   if (w->writing_too) --*w->writing_too;
   --*w->writing;
   at = took.n;
-  if (st == TP_OK && at != total)
-    return tp__error_set(w->werr, TP_ERR_INVALID, "%s: wrote %llu bytes, the size was %llu", fn,
-                         (unsigned long long)at, (unsigned long long)total);
   if (st == TP_OK) return TP_OK;
   if (took.failed == TP_OK && !pr.cancelled && w->werr->status != TP_OK) /* emit's sentence */
     return path ? tp__writer_where(w, fn, path, st) : st;
