@@ -499,8 +499,9 @@ TPDEF tp_status tp_atomic_write_ex(const char *path,
      - err is the latched building failure: every call returns it first and changes nothing.
        werr is the size / write call's own failure: reset on entry, never latched.
      - prepare(obj, &total) lays the object out (cached by the object) and gives its exact
-       byte count; emit(obj, sink) streams exactly those bytes. A failure of their own leaves
-       its sentence in werr; a failure of the caller's sink or a cancel needs none.
+       byte count, or leaves its failure's sentence in werr; emit(obj, sink) streams exactly
+       those bytes. A failure of emit's own leaves its sentence in werr; a failure of the
+       caller's sink or a cancel needs none.
      - size: a NULL size_out is TP_ERR_INVALID "<fn>: size_out is NULL" (*size_out is 0 on
        any failure).
      - write: a NULL sink or write callback is TP_ERR_INVALID "<fn>: the sink or its write
@@ -3036,9 +3037,8 @@ TPDEF tp_status tp__writer_size(const tp__writer *w, const char *fn, uint64_t *s
   if (size_out) *size_out = 0;
   if (w->err->status != TP_OK) return w->err->status;
   if (!size_out) return tp__error_set(w->werr, TP_ERR_INVALID, "%s: size_out is NULL", fn);
-  st = w->prepare(w->obj, &total);
-  if (st != TP_OK) return w->werr->status != TP_OK ? st : tp__error_set(w->werr, st, "%s: %s",
-                                                                        fn, tp_status_str(st));
+  st = w->prepare(w->obj, &total); /* (its failure's sentence is in werr) */
+  if (st != TP_OK) return st;
   *size_out = total;
   return TP_OK;
 }
@@ -3066,9 +3066,8 @@ static tp_status tp__writer_run(const tp__writer *w, const char *fn, const char 
   if (!sink || !sink->write)
     return tp__error_set(w->werr, TP_ERR_INVALID, "%s: the sink or its write callback is NULL",
                          fn);
-  st = w->prepare(w->obj, &total);
-  if (st != TP_OK) return w->werr->status != TP_OK ? st : tp__error_set(w->werr, st, "%s: %s",
-                                                                        fn, tp_status_str(st));
+  st = w->prepare(w->obj, &total); /* (its failure's sentence is in werr) */
+  if (st != TP_OK) return st;
   to = tp_sink_tally(&took, sink);
   pr.cancelled = 0;
   out = w->progress ? tp_sink_progress(&pr, &to, total, w->progress, w->progress_ctx) : to;
@@ -3275,9 +3274,7 @@ TPDEF tp_status tp__writer_write_file(const tp__writer *w, const char *fn, const
   if (!path || !*path)
     return tp__error_set(w->werr, TP_ERR_INVALID, "%s: the path is NULL or empty", fn);
   st = w->prepare(w->obj, &n); /* a failure to lay out the object creates no file */
-  if (st != TP_OK)
-    return w->werr->status != TP_OK ? tp__writer_where(w, fn, path, st)
-                                    : tp__error_set(w->werr, st, "%s: %s", fn, tp_status_str(st));
+  if (st != TP_OK) return tp__writer_where(w, fn, path, st);
   c.w = w;
   c.fn = fn;
   c.path = path;
