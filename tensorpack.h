@@ -520,7 +520,7 @@ TPDEF tp_status tp_atomic_write_ex(const char *path,
        <sentence>; no file was left", or "<fn>: " and tp_atomic_write_ex's sentence (the
        temporary file cannot be created, flushed or renamed).
      - save: size, then write_file; a failure's sentence on stderr as "error: <sentence>". */
-typedef struct tp__writer {
+typedef struct tp__writer { /* (each object fills it in this order, by an initializer) */
   void *obj;
   tp_error *err, *werr;    /* latched building failure; the size / write call's failure */
   int *writing;            /* raised while emit runs */
@@ -7325,18 +7325,12 @@ static tp_status tp__store_emit(void *obj, tp_sink *sink) {
 }
 
 static tp__writer tp__store_writer(tp_store *s) {
-  tp__writer w;
   TP_ASSERT(s);
-  w.obj = s;
-  w.err = &s->err;
-  w.werr = &s->werr;
-  w.writing = &s->writing;
-  w.writing_too = NULL;
-  w.progress = s->opts.progress;
-  w.progress_ctx = s->opts.progress_ctx;
-  w.prepare = tp__store_prepare;
-  w.emit = tp__store_emit;
-  return w;
+  {
+    tp__writer w = {s, &s->err, &s->werr, &s->writing, NULL,
+                    s->opts.progress, s->opts.progress_ctx, tp__store_prepare, tp__store_emit};
+    return w;
+  }
 }
 
 TPDEF tp_status tp_store_ptd_size(tp_store *s, uint64_t *size_out) {
@@ -8513,18 +8507,13 @@ static tp_status tp__pte_emit(void *obj, tp_sink *sink) {
 }
 
 static tp__writer tp__pte_writer(tp_pte *p) {
-  tp__writer w;
   TP_ASSERT(p);
-  w.obj = p;
-  w.err = &p->err;
-  w.werr = &p->werr;
-  w.writing = &p->writing;
-  w.writing_too = p->embed ? &p->embed->writing : NULL;
-  w.progress = p->progress;
-  w.progress_ctx = p->progress_ctx;
-  w.prepare = tp__pte_prepare;
-  w.emit = tp__pte_emit;
-  return w;
+  {
+    tp__writer w = {p, &p->err, &p->werr, &p->writing,
+                    p->embed ? &p->embed->writing : NULL, p->progress, p->progress_ctx,
+                    tp__pte_prepare, tp__pte_emit};
+    return w;
+  }
 }
 
 TPDEF tp_status tp_pte_size(tp_pte *p, uint64_t *size_out) {

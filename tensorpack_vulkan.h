@@ -2200,18 +2200,12 @@ static tp_status tp_vk__emit(void *obj, tp_sink *sink) {
 }
 
 static tp__writer tp_vk__writer(tp_vk_graph *g) {
-  tp__writer w;
   TP_ASSERT(g);
-  w.obj = g;
-  w.err = &g->err;
-  w.werr = &g->werr;
-  w.writing = &g->writing;
-  w.writing_too = NULL;
-  w.progress = g->opts.progress;
-  w.progress_ctx = g->opts.progress_ctx;
-  w.prepare = tp_vk__prepare;
-  w.emit = tp_vk__emit;
-  return w;
+  {
+    tp__writer w = {g, &g->err, &g->werr, &g->writing, NULL, g->opts.progress,
+                    g->opts.progress_ctx, tp_vk__prepare, tp_vk__emit};
+    return w;
+  }
 }
 
 TPDEF tp_status tp_vk_blob_size(tp_vk_graph *g, uint64_t *size_out) {

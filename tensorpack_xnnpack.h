@@ -4313,18 +4313,12 @@ static tp_status tp__xnn_emit(void *obj, tp_sink *sink) {
 }
 
 static tp__writer tp__xnn_writer(tp_xnn_graph *g) {
-  tp__writer w;
   TP_ASSERT(g);
-  w.obj = g;
-  w.err = &g->err;
-  w.werr = &g->werr;
-  w.writing = &g->writing;
-  w.writing_too = NULL;
-  w.progress = g->progress;
-  w.progress_ctx = g->progress_ctx;
-  w.prepare = tp__xnn_prepare;
-  w.emit = tp__xnn_emit;
-  return w;
+  {
+    tp__writer w = {g, &g->err, &g->werr, &g->writing, NULL, g->progress,
+                    g->progress_ctx, tp__xnn_prepare, tp__xnn_emit};
+    return w;
+  }
 }
 
 TPDEF tp_status tp_xnn_blob_size(tp_xnn_graph *g, uint64_t *size_out) {
