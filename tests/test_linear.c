@@ -853,9 +853,9 @@ static void test_pte_add_during_write(void) {
   TPT_STATUS(tp_pte_write(c.p, &sink), TP_OK);
   TPT_CHECK(c.calls > 0);
   TPT_STATUS(c.got, TP_ERR_INVALID);
-  TPT_EQ_STR(tp_pte_error(c.p), "method \"late\": tp_pte_add_method called during its own "
-                                "write (from the progress callback); a program cannot change "
-                                "while it is written");
+  TPT_EQ_STR(tp_pte_error(c.p), "a tp_pte_add_method call during its own write (from the "
+                                "progress callback): the program cannot change while it is "
+                                "written");
   TPT_STATUS(tp_pte_read(&f, mb.data, mb.size), TP_OK);
   TPT_EQ_U64(f.n_methods, 1);
   tp_membuf_free(&mb);
@@ -928,9 +928,8 @@ static void test_progress_inside_a_constant(void) {
   sink = tp_sink_membuf(&m);
   TPT_STATUS(tp_store_write_ptd(st, &sink), TP_OK);
   TPT_STATUS(c.inner, TP_ERR_INVALID);
-  TPT_EQ_STR(tp_store_error(st), "key \"late\": tp_store_add called during its own write (from "
-                                 "the progress callback); a store cannot change while it is "
-                                 "written");
+  TPT_EQ_STR(tp_store_error(st), "a tp_store_add* call during its own write (from the progress "
+                                 "callback): the store cannot change while it is written");
   TPT_STATUS(tp_ptd_open(&f, m.data, m.size), TP_OK);
   TPT_EQ_U64(f.count, 1);
   tp_membuf_free(&m);

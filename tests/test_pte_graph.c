@@ -610,6 +610,39 @@ static void test_kernel_checks(void) {
   tp_pte_destroy(p);
 }
 
+/* A graph changed from its program's own progress callback: refused, latched in the graph, the
+   write itself unharmed. */
+static tp_pte_graph *g_open;
+static tp_status g_during = TP_OK;
+static int define_during_write(void *ctx, uint64_t done, uint64_t total) {
+  uint32_t id;
+  (void)ctx;
+  (void)done;
+  (void)total;
+  if (g_during == TP_OK) g_during = tp_pte_define_int(g_open, 1, &id);
+  return 0;
+}
+
+static void test_during_write(void) {
+  tp_pte *p = NULL;
+  tp_pte_options o;
+  prog_ids d;
+  tp_membuf mb;
+  memset(&o, 0, sizeof o);
+  o.progress = define_during_write;
+  TPT_STATUS(tp_pte_create(&o, &p), TP_OK);
+  TPT_STATUS(build_portable(p, &d), TP_OK);
+  TPT_STATUS(tp_pte_graph_create(p, "second", &g_open), TP_OK);
+  TPT_STATUS(write_mem(p, &mb), TP_OK);
+  TPT_STATUS(g_during, TP_ERR_INVALID);
+  TPT_EQ_STR(tp_pte_graph_error(g_open), "a tp_pte_define_* call during its own write (from the "
+                                         "progress callback): the program cannot change while "
+                                         "it is written");
+  TPT_STATUS(tp_pte_graph_finish(g_open), TP_ERR_INVALID); /* latched into the program */
+  tp_membuf_free(&mb);
+  tp_pte_destroy(p);
+}
+
 /* Every allocation failing in turn: the failing call's status, no leak. */
 static void test_alloc_failures(void) {
   long k;
@@ -643,6 +676,7 @@ int main(void) {
   TPT_RUN(test_xnn_call);
   TPT_RUN(test_refusals);
   TPT_RUN(test_kernel_checks);
+  TPT_RUN(test_during_write);
   TPT_RUN(test_alloc_failures);
   return tpt_finish("pte_graph");
 }

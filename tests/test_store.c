@@ -387,7 +387,8 @@ static void test_alignment(void) {
   tp_store_destroy(s);
   TPT_STATUS(tp_store_create(&s), TP_OK);
   TPT_STATUS(tp_store_add_bytes(s, "a", "x", 1, (size_t)1 << 24, 0, NULL), TP_OK);
-  TPT_STATUS(tp_store_ptd_size(s, NULL), TP_OK);
+  TPT_STATUS(tp_store_ptd_size(s, NULL), TP_ERR_INVALID); /* a bad argument (ERRORS) */
+  TPT_EQ_STR(tp_store_error(s), "tp_store_ptd_size: size_out is NULL");
   tp_store_destroy(s);
 
   TPT_STATUS(tp_store_create(&s), TP_OK);

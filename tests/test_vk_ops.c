@@ -50,7 +50,7 @@ static void check_stuck(tp_vk_graph *g, tp_status want, const char *msg) {
   TPT_EQ_STR(tp_vk_graph_error(g), msg);
   TPT_STATUS(tp_vk_add_null(g, NULL), want);
   TPT_STATUS(tp_vk_blob_size(g, &size), want);
-  TPT_EQ_U64(size, 5);
+  TPT_EQ_U64(size, 0); /* a failed size call leaves 0 (every writer object) */
   TPT_STATUS(tp_vk_write(g, &sink), want);
   TPT_EQ_U64(m.size, 0);
   tp_membuf_free(&m);

@@ -710,12 +710,12 @@ static void test_sink_failure(void) {
   TPT_STATUS(tp_xnn_graph_status(g), TP_ERR_IO); /* the write's failure, with a sentence */
   {
     char want[160];
-    snprintf(want, sizeof want, "write: the sink failed (i/o error) after 0 of the blob's %llu bytes",
+    snprintf(want, sizeof want, "tp_xnn_write: the sink failed (i/o error) at byte 0 of %llu",
              (unsigned long long)size);
     TPT_EQ_STR(tp_xnn_graph_error(g), want);
     left = (size_t)size - 1;
     TPT_STATUS(tp_xnn_write(g, &s), TP_ERR_IO);
-    TPT_CONTAINS(tp_xnn_graph_error(g), "write: the sink failed (i/o error) after ");
+    TPT_CONTAINS(tp_xnn_graph_error(g), "tp_xnn_write: the sink failed (i/o error) at byte ");
   }
   left = (size_t)size;
   TPT_STATUS(tp_xnn_write(g, &s), TP_OK); /* a sink error does not poison the graph */
@@ -723,9 +723,9 @@ static void test_sink_failure(void) {
   TPT_STATUS(tp_xnn_graph_status(g), TP_OK); /* and a good write clears it */
   TPT_EQ_STR(tp_xnn_graph_error(g), "");
   TPT_STATUS(tp_xnn_blob_size(g, NULL), TP_ERR_INVALID);
-  TPT_EQ_STR(tp_xnn_graph_error(g), "blob_size: size_out is NULL");
+  TPT_EQ_STR(tp_xnn_graph_error(g), "tp_xnn_blob_size: size_out is NULL");
   TPT_STATUS(tp_xnn_write(g, NULL), TP_ERR_INVALID);
-  TPT_EQ_STR(tp_xnn_graph_error(g), "write: the sink is NULL or has no write");
+  TPT_EQ_STR(tp_xnn_graph_error(g), "tp_xnn_write: the sink or its write callback is NULL");
   TPT_STATUS(tp_xnn_blob_size(g, &size), TP_OK);
   TPT_EQ_STR(tp_xnn_graph_error(g), "");
   tp_xnn_graph_destroy(g);
@@ -747,8 +747,8 @@ static void test_write_file_missing_directory(void) {
   TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 1, NULL, &t, TP_XNN_INVALID_ID, 0, NULL),
              TP_OK);
   TPT_STATUS(tp_xnn_write_file(g, path), TP_ERR_IO);
-  snprintf(want, sizeof want, "cannot create a temporary file beside \"%s\": No such file or "
-           "directory (does its directory exist and is it writable?)", path);
+  snprintf(want, sizeof want, "tp_xnn_write_file: cannot create a temporary file beside \"%s\": "
+           "No such file or directory (does its directory exist and is it writable?)", path);
   TPT_EQ_STR(tp_xnn_graph_error(g), want);
   TPT_STATUS(tp_xnn_graph_status(g), TP_ERR_IO);
   TPT_CHECK((f = fopen(path, "rb")) == NULL);
