@@ -500,8 +500,9 @@ TPDEF tp_status tp_atomic_write_ex(const char *path,
 TPDEF tp_status tp__write_file(const char *fn, const char *path,
                                tp_status (*produce)(void *ctx, tp_sink *sink), void *ctx,
                                tp_error *werr);
-/* The *_save calls' one report (tp_store_save_ptd, tp_pte_save, tp_xnn_save): a failure's
-   sentence (the status's name when it has none) on stderr as "error: <sentence>"; returns s. */
+/* The *_save calls' one report (tp_store_save_ptd, tp_pte_save, tp_xnn_save, tp_vk_save): a
+   failure's sentence (the status's name when it has none) on stderr as "error: <sentence>";
+   returns s. */
 TPDEF tp_status tp__save_report(tp_status s, const char *sentence);
 #endif
 
@@ -1054,7 +1055,8 @@ TPDEF void tp_file_bytes_close(tp_file_bytes *f);
 /* Converters' one-call saves: the object's _size and _write_file (atomic: all or nothing) and,
    on failure, its sentence on stderr as "error: <sentence>" (the sentence names the path).
    *size_out (may be NULL) gets the bytes written. The status is returned either way.
-   tp_pte_save (section 9) and tp_xnn_save (tensorpack_xnnpack.h) do the same. */
+   tp_pte_save (section 9), tp_xnn_save (tensorpack_xnnpack.h) and tp_vk_save
+   (tensorpack_vulkan.h) do the same. */
 TPDEF tp_status tp_store_save_ptd(tp_store *s, const char *path, uint64_t *size_out);
 
 /* A progress bar on a stream (stderr by default) for the writers' progress option:

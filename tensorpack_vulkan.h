@@ -40,8 +40,7 @@
       uint32_t args[4] = { x, wid, bias, y };       // ExecuTorch's linear(input, weight, bias, out)
       tp_vk_add_op(g, 0, "aten.linear.default", args, 4);   // checked against TP_VK_OPS
       tp_vk_set_io(g, &x, 1, &y, 1);
-      if (tp_vk_write_file(g, "linear.vkblob") != TP_OK)
-        fprintf(stderr, "%s\n", tp_vk_graph_error(g));
+      tp_vk_save(g, "linear.vkblob", NULL);         // atomic; on failure prints "error: <why>"
       tp_vk_graph_destroy(g);
 
    WHAT IT WRITES (checked against ExecuTorch's VulkanBackend.cpp and VulkanDelegateHeader.cpp)
@@ -601,6 +600,9 @@ TPDEF tp_status tp_vk_write(tp_vk_graph *g, tp_sink *sink);
    sentences as every _write_file) and does not kill the graph; a NULL or empty path is
    TP_ERR_INVALID. */
 TPDEF tp_status tp_vk_write_file(tp_vk_graph *g, const char *path);
+/* tp_vk_blob_size + tp_vk_write_file, a failure's sentence (tp_vk_graph_error) on stderr as
+   "error: <sentence>"; *size_out (may be NULL) gets the blob's bytes. As tp_store_save_ptd. */
+TPDEF tp_status tp_vk_save(tp_vk_graph *g, const char *path, uint64_t *size_out);
 #endif
 
 /* ---- reading a blob (bounds-checked) ---------------------------------------------------- */
@@ -2271,6 +2273,17 @@ TPDEF tp_status tp_vk_write_file(tp_vk_graph *g, const char *path) {
   s = tp_vk__layout(g);
   if (s != TP_OK) return s;
   return tp__write_file("tp_vk_write_file", path, tp_vk__produce, g, &g->werr);
+}
+
+TPDEF tp_status tp_vk_save(tp_vk_graph *g, const char *path, uint64_t *size_out) {
+  uint64_t n = 0;
+  tp_status st;
+  TP_ASSERT(g);
+  if (size_out) *size_out = 0;
+  st = tp_vk_blob_size(g, &n);
+  if (st == TP_OK) st = tp_vk_write_file(g, path);
+  if (st == TP_OK && size_out) *size_out = n;
+  return tp__save_report(st, tp_vk_graph_error(g));
 }
 #endif
 

@@ -29,8 +29,7 @@
       tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, NULL, &w, TP_XNN_INVALID_ID, 0, &wt);
       tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, yd, NULL, 1, TP_XNN_FLAG_EXTERNAL_OUTPUT, &y);
       tp_xnn_define_fully_connected(g, -INFINITY, INFINITY, x, wt, TP_XNN_INVALID_ID, y, 0);
-      if (tp_xnn_write_file(g, "linear.xnn") != TP_OK)  // atomic: all or nothing
-        fprintf(stderr, "%s\n", tp_xnn_graph_error(g));
+      tp_xnn_save(g, "linear.xnn", NULL);           // atomic; on failure prints "error: <why>"
       tp_xnn_graph_destroy(g);
 
    WHAT IT DOES
