@@ -49,7 +49,10 @@
        with mmap / MapViewOfFile, read where it cannot be) and release it in their close;
        tp_file_bytes_open for any other file (not under TP_NO_STDIO);
      - progress: every writer takes an optional progress callback (tp_progress_fn) that can
-       cancel the write (TP_ERR_CANCELLED, no file left).
+       cancel the write (TP_ERR_CANCELLED, no file left); tp_progress_bar_fn draws a bar on
+       stderr;
+     - saving in one call: tp_store_save_ptd, tp_pte_save (and the backends' tp_xnn_save,
+       tp_vk_save) write atomically and print a failure's sentence on stderr.
    WHAT IT DOES NOT: run models, allocate tensors for you, convert integer types, or follow
    storages it was not given (a tp_storage is borrowed: never freed, never written).
 
@@ -1601,7 +1604,9 @@ TPDEF tp_status tp_pte_compile_spec_at(tp_pte_file *f, size_t m, size_t d, size_
                                        const char **key, const void **value, size_t *nbytes);
 /* Segment i: offset from the segment base and size. */
 TPDEF tp_status tp_pte_segment_at(tp_pte_file *f, size_t i, uint64_t *offset, uint64_t *size);
-/* Named data entry i: key, segment index and bytes (inside the file). */
+/* Named data entry i: key, segment index and bytes (inside the file). The named keys a
+   program's delegates use that it does not hold (what a .ptd beside it must bring) are the
+   backends' to say, reading their blobs: tp_xnn_pte_missing_keys, tp_vk_pte_missing_keys. */
 TPDEF tp_status tp_pte_named_at(tp_pte_file *f, size_t i, const char **key,
                                 uint32_t *segment_index, const void **data, uint64_t *nbytes);
 /* For the backends' tp_xnn_pte_missing_keys / tp_vk_pte_missing_keys (and tpdump --check): the
