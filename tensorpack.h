@@ -52,7 +52,10 @@
        with mmap / MapViewOfFile, read where it cannot be) and release it in their close;
        tp_file_bytes_open for any other file (not under TP_NO_STDIO);
      - progress: every writer takes an optional progress callback (tp_progress_fn) that can
-       cancel the write (TP_ERR_CANCELLED, no file left).
+       cancel the write (TP_ERR_CANCELLED, no file left); tp_progress_bar_fn draws a bar on
+       stderr;
+     - saving in one call: tp_store_save_ptd, tp_pte_save (and the backends' tp_xnn_save,
+       tp_vk_save) write atomically and print a failure's sentence on stderr.
    WHAT IT DOES NOT: run models, allocate tensors for you, convert integer types, or follow
    storages it was not given (a tp_storage is borrowed: never freed, never written).
 
@@ -1096,7 +1099,8 @@ TPDEF void tp_file_bytes_close(tp_file_bytes *f);
 /* Converters' one-call saves: the object's _size and _write_file (atomic: all or nothing) and,
    on failure, its sentence on stderr as "error: <sentence>" (the sentence names the path).
    *size_out (may be NULL) gets the bytes written. The status is returned either way.
-   tp_pte_save (section 9) and tp_xnn_save (tensorpack_xnnpack.h) do the same. */
+   tp_pte_save (section 9), tp_xnn_save (tensorpack_xnnpack.h) and tp_vk_save
+   (tensorpack_vulkan.h) do the same. */
 TPDEF tp_status tp_store_save_ptd(tp_store *s, const char *path, uint64_t *size_out);
 
 /* A progress bar on a stream (stderr by default) for the writers' progress option:
@@ -2073,9 +2077,31 @@ TPDEF tp_status tp_pte_operator_at(tp_pte_file *f, size_t m, size_t k, const cha
                                    const char **overload);
 /* Segment i: offset from the segment base and size. */
 TPDEF tp_status tp_pte_segment_at(tp_pte_file *f, size_t i, uint64_t *offset, uint64_t *size);
-/* Named data entry i: key, segment index and bytes (inside the file). */
+/* Named data entry i: key, segment index and bytes (inside the file). The named keys a
+   program's delegates use that it does not hold (what a .ptd beside it must bring) are the
+   backends' to say, reading their blobs: tp_xnn_pte_missing_keys, tp_vk_pte_missing_keys. */
 TPDEF tp_status tp_pte_named_at(tp_pte_file *f, size_t i, const char **key,
                                 uint32_t *segment_index, const void **data, uint64_t *nbytes);
+/* For the backends' tp_xnn_pte_missing_keys / tp_vk_pte_missing_keys (and tpdump --check): the
+   named keys that the delegates of program f whose id is one of bk[0 .. nbk).id use and that
+   neither f's named data nor ptd (may be NULL) holds. bk[i].keys calls fn(ctx, key, len) for
+   each named key one delegate blob makes the runtime look up, in order, stops at fn's non-TP_OK
+   and leaves a sentence in err on a blob it refuses. Only method m, or every method for
+   m == (size_t)-1. Each key is listed once, in first-use order; keys[0 .. min(*count, cap))
+   point into f's bytes (keys NULL: only counted); *count gets their number. The cost is linear
+   in the keys (one keyed set of the named data's, the .ptd's and the listed keys). Errors, the
+   sentence in err (may be NULL; reset on entry): "<who>: count is NULL" (TP_ERR_INVALID); f's
+   open failure; m out of range (TP_ERR_INVALID); a refused blob ("method \"<name>\" delegate
+   <k>: " and its sentence); TP_ERR_NOMEM. */
+typedef tp_status (*tp__key_fn)(void *ctx, const char *key, size_t len);
+typedef struct tp__pte_backend_keys {
+  const char *id; /* the delegate id, e.g. "XnnpackBackend" */
+  tp_status (*keys)(const void *blob, size_t size, tp__key_fn fn, void *ctx, tp_error *err);
+} tp__pte_backend_keys;
+TPDEF tp_status tp__pte_missing_keys(const char *who, tp_pte_file *f, size_t m, tp_ptd *ptd,
+                                     const tp__pte_backend_keys *bk, size_t nbk,
+                                     const char **keys, size_t cap, size_t *count,
+                                     tp_error *err);
 
 /* ------------------------------------------------------------------------------------------ */
 /* 10. Inputs: safetensors files and DLPack tensors                                            */
@@ -10900,6 +10926,142 @@ TPDEF tp_status tp_pte_named_at(tp_pte_file *f, size_t i, const char **key,
   *data = f->data + (size_t)(f->segment_base + off);
   *nbytes = sz;
   return TP_OK;
+}
+
+/* >>pte-missing: the named keys a program's delegates need from outside. The keys seen, in
+   one keyed set: the program's named keys, the .ptd's, then each missing key once (so the walk
+   is linear in the keys, however many there are or repeat). */
+typedef struct tp__pte_kl {
+  const char *key;
+  size_t len;
+  uint64_t hash;
+} tp__pte_kl;
+
+typedef struct tp__pte_missing {
+  tp__pte_kl *items;
+  size_t n, items_cap;
+  tp__keyset set;
+  tp__hashkey hk;
+  const char **keys; /* the caller's list of missing keys, cap of them */
+  size_t cap, count;
+  tp_error *err;
+  int failed; /* a put ran out of memory (its sentence is in err already) */
+} tp__pte_missing;
+
+typedef struct tp__pte_kl_probe {
+  const tp__pte_missing *M;
+  const char *key;
+  size_t len;
+} tp__pte_kl_probe;
+
+static uint64_t tp__pte_kl_hash(const void *ctx, uint32_t i) {
+  return ((const tp__pte_missing *)ctx)->items[i].hash;
+}
+
+static int tp__pte_kl_match(const void *ctx, uint32_t i) {
+  const tp__pte_kl_probe *q = (const tp__pte_kl_probe *)ctx;
+  const tp__pte_kl *it = &q->M->items[i];
+  return it->len == q->len && (it->key == q->key || memcmp(it->key, q->key, q->len) == 0);
+}
+
+/* Puts (key, len) in the set; *had = 1 when it was there already. */
+static tp_status tp__pte_kl_put(tp__pte_missing *M, const char *key, size_t len, int *had) {
+  tp__pte_kl_probe q;
+  uint64_t h = tp__hash_keyed(&M->hk, key, len);
+  size_t slot;
+  *had = 0;
+  if (tp__array_reserve((void **)&M->items, &M->items_cap, M->n + 1, sizeof *M->items) != TP_OK ||
+      tp__keyset_reserve(&M->set, M->n + 1, tp__pte_kl_hash, M) != TP_OK)
+    return tp__error_set(M->err, TP_ERR_NOMEM, "no memory for %lu keys",
+                        (unsigned long)(M->n + 1));
+  q.M = M;
+  q.key = key;
+  q.len = len;
+  slot = tp__keyset_probe(&M->set, h, tp__pte_kl_match, &q);
+  if (M->set.slot[slot] != 0) {
+    *had = 1;
+    return TP_OK;
+  }
+  M->items[M->n].key = key;
+  M->items[M->n].len = len;
+  M->items[M->n].hash = h;
+  M->set.slot[slot] = (uint32_t)++M->n;
+  return TP_OK;
+}
+
+static tp_status tp__pte_missing_key(void *ctx, const char *key, size_t len) {
+  tp__pte_missing *M = (tp__pte_missing *)ctx;
+  int had;
+  tp_status s = tp__pte_kl_put(M, key, len, &had);
+  if (s != TP_OK) M->failed = 1;
+  if (s != TP_OK || had) return s; /* embedded, in the .ptd, or listed already */
+  if (M->count < M->cap && M->keys) M->keys[M->count] = key;
+  M->count++;
+  return TP_OK;
+}
+
+TPDEF tp_status tp__pte_missing_keys(const char *who, tp_pte_file *f, size_t m, tp_ptd *ptd,
+                                     const tp__pte_backend_keys *bk, size_t nbk,
+                                     const char **keys, size_t cap, size_t *count,
+                                     tp_error *err) {
+  tp__pte_missing M;
+  tp_status s;
+  size_t i, mm, m0, m1;
+  int had;
+  TP_ASSERT(f);
+  if (err) memset(err, 0, sizeof *err);
+  if (!count) return tp__error_set(err, TP_ERR_INVALID, "%s: count is NULL", who);
+  *count = 0;
+  if (f->err.status != TP_OK)
+    return tp__error_set(err, f->err.status, "the program: %s", f->err.msg);
+  if (m != (size_t)-1 && m >= f->n_methods)
+    return tp__error_set(err, TP_ERR_INVALID, "method %lu of a program with %lu",
+                        (unsigned long)m, (unsigned long)f->n_methods);
+  memset(&M, 0, sizeof M);
+  M.hk = tp__hash_seed(&M);
+  M.keys = keys;
+  M.cap = keys ? cap : 0;
+  M.err = err;
+  s = TP_OK;
+  for (i = 0; i < f->n_named && s == TP_OK; i++) {
+    const char *k;
+    uint32_t si;
+    const void *d;
+    uint64_t n;
+    if (tp_pte_named_at(f, i, &k, &si, &d, &n) == TP_OK)
+      s = tp__pte_kl_put(&M, k, strlen(k), &had);
+  }
+  for (i = 0; ptd && i < ptd->count && s == TP_OK; i++) {
+    tp_ptd_entry pe;
+    if (tp_ptd_entry_at(ptd, i, &pe) == TP_OK) s = tp__pte_kl_put(&M, pe.key, strlen(pe.key), &had);
+  }
+  m0 = m == (size_t)-1 ? 0 : m;
+  m1 = m == (size_t)-1 ? f->n_methods : m + 1;
+  for (mm = m0; mm < m1 && s == TP_OK; mm++) {
+    tp_pte_method_info mi;
+    size_t k, b;
+    if ((s = tp_pte_method_at(f, mm, &mi)) != TP_OK) {
+      s = tp__error_set(err, s, "method %lu: %s", (unsigned long)mm, tp_status_str(s));
+      break;
+    }
+    for (k = 0; k < mi.n_delegates && s == TP_OK; k++) {
+      tp_pte_delegate_info di;
+      tp_error be;
+      if ((s = tp_pte_delegate_at(f, mm, k, &di)) != TP_OK) break;
+      for (b = 0; b < nbk; b++)
+        if (strcmp(di.id, bk[b].id) == 0) break;
+      if (b == nbk) continue; /* another backend's */
+      memset(&be, 0, sizeof be);
+      s = bk[b].keys(di.data, (size_t)di.nbytes, tp__pte_missing_key, &M, &be);
+      if (s != TP_OK && !M.failed)
+        tp__error_set(err, s, "method \"%.60s\" delegate %lu: %s", mi.name, (unsigned long)k,
+                      be.msg);
+    }
+  }
+  TP_FREE(M.items);
+  tp__keyset_free(&M.set);
+  if (s == TP_OK) *count = M.count;
+  return s;
 }
 
 // >>safetensors ------------------------------------------------------------------------------

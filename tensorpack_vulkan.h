@@ -40,8 +40,7 @@
       uint32_t args[4] = { x, wid, bias, y };       // ExecuTorch's linear(input, weight, bias, out)
       tp_vk_add_op(g, 0, "aten.linear.default", args, 4);   // checked against TP_VK_OPS
       tp_vk_set_io(g, &x, 1, &y, 1);
-      if (tp_vk_write_file(g, "linear.vkblob") != TP_OK)
-        fprintf(stderr, "%s\n", tp_vk_graph_error(g));
+      tp_vk_save(g, "linear.vkblob", NULL);         // atomic; on failure prints "error: <why>"
       tp_vk_graph_destroy(g);
 
    WHAT IT WRITES (checked against ExecuTorch's VulkanBackend.cpp and VulkanDelegateHeader.cpp)
@@ -600,6 +599,9 @@ TPDEF tp_status tp_vk_write(tp_vk_graph *g, tp_sink *sink);
    leaves a sentence naming the path in tp_vk_graph_error (tensorpack.h section 4, "writer
    objects") and does not kill the graph. */
 TPDEF tp_status tp_vk_write_file(tp_vk_graph *g, const char *path);
+/* tp_vk_blob_size + tp_vk_write_file, a failure's sentence (tp_vk_graph_error) on stderr as
+   "error: <sentence>"; *size_out (may be NULL) gets the blob's bytes. As tp_store_save_ptd. */
+TPDEF tp_status tp_vk_save(tp_vk_graph *g, const char *path, uint64_t *size_out);
 #endif
 
 /* ---- reading a blob (bounds-checked) ---------------------------------------------------- */
@@ -790,6 +792,24 @@ TPDEF tp_status tp_vk_add_pte_method_ex(tp_pte *p, const char *name, tp_vk_graph
    (TP_ERR_INVALID, the encoder's sentence after "method \"NAME\": "). */
 TPDEF tp_status tp_vk_add_pte_method_specs(tp_pte *p, const char *name, tp_vk_graph *g,
                                            const tp_vk_compile_specs *cs);
+/* The named keys that the VulkanBackend delegates of program f (read with tp_pte_read) make
+   ExecuTorch's loader look up (a constant tensor whose VkBytes has a named_key and offset
+   UINT64_MAX) and that neither f's own named data nor ptd (may be NULL) holds: what a .ptd
+   passed beside the program must bring. Only method m's delegates, or every method's with
+   m == (size_t)-1. The keys are distinct, in first-use order (value order within a blob);
+   keys[0 .. min(*count, cap)) point into f's bytes (keys may be NULL with cap 0 to count
+   only); *count gets their number. Cost linear in the keys. Errors: TP_ERR_FORMAT (a delegate
+   blob that tp_vk_check_blob refuses: "method \"NAME\" delegate K: " and its sentence),
+   TP_ERR_INVALID (m out of range, NULL count), TP_ERR_NOMEM; sentence in *err (may be NULL;
+   reset on entry). The sibling of tp_xnn_pte_missing_keys. */
+TPDEF tp_status tp_vk_pte_missing_keys(tp_pte_file *f, size_t m, tp_ptd *ptd, const char **keys,
+                                       size_t cap, size_t *count, tp_error *err);
+/* Internal (not API; tpdump --check lists every backend's keys in one tp__pte_missing_keys):
+   calls fn for each key one VulkanBackend blob makes the loader look up, in value order, after
+   tp_vk_check_blob (ptd NULL) accepts it (its sentence in err otherwise); stops at fn's
+   non-TP_OK. */
+TPDEF tp_status tp_vk__blob_keys(const void *blob, size_t size, tp__key_fn fn, void *ctx,
+                                 tp_error *err);
 
 #ifdef __cplusplus
 }
@@ -2286,6 +2306,11 @@ TPDEF tp_status tp_vk_write_file(tp_vk_graph *g, const char *path) {
   tp__writer w = tp_vk__writer(g);
   return tp__writer_write_file(&w, "tp_vk_write_file", path);
 }
+
+TPDEF tp_status tp_vk_save(tp_vk_graph *g, const char *path, uint64_t *size_out) {
+  tp__writer w = tp_vk__writer(g);
+  return tp__writer_save(&w, "tp_vk_save", path, size_out);
+}
 #endif
 
 /* >>vk-read: header --------------------------------------------------------------------- */
@@ -2795,6 +2820,51 @@ TPDEF tp_status tp_vk_add_pte_method_specs(tp_pte *p, const char *name, tp_vk_gr
     specs[i].nbytes = enc[i].value_size;
   }
   return tp_vk_add_pte_method_ex(p, name, g, n ? specs : NULL, n); /* the specs are copied */
+}
+
+/* A key is looked up for a tensor value with constant_id >= 0 whose VkBytes has a named_key
+   and offset UINT64_MAX (VulkanBackend.cpp's add_tensor_to_graph). The blob first passes every
+   rule of tp_vk_check_blob, so the reads below stay inside it. */
+TPDEF tp_status tp_vk__blob_keys(const void *blob, size_t size, tp__key_fn fn, void *ctx,
+                                 tp_error *err) {
+  tp_vk_header h;
+  tp_fb_reader rd;
+  tp_fb_table root;
+  tp_fb_vector values, consts;
+  uint32_t i;
+  tp_status s = tp_vk_check_blob(blob, size, NULL, err);
+  if (s == TP_OK) s = tp_vk_parse_header(blob, size, &h);
+  memset(&rd, 0, sizeof rd);
+  if (s == TP_OK)
+    s = tp_fb_reader_init(&rd, (const unsigned char *)blob + h.flatbuffer_offset,
+                          h.flatbuffer_size, "VK00", &root);
+  if (s != TP_OK) return s;
+  values = tp_fb_vector_field(&root, TP_VK_F_VkGraph_values, 4);
+  consts = tp_fb_vector_field(&root, TP_VK_F_VkGraph_constants, 4);
+  for (i = 0; i < values.count && s == TP_OK; i++) {
+    tp_fb_table vv = tp_fb_vector_table(&values, i), t, cb;
+    uint8_t tag = 0;
+    int32_t cid;
+    const char *key;
+    t = tp_fb_union_field(&vv, TP_VK_F_VkValue_value, &tag);
+    if (tag != TP_VK_TENSOR_VALUE) continue;
+    cid = tp_fb_i32(&t, TP_VK_F_VkTensor_constant_id, TP_VK_D_VkTensor_constant_id);
+    if (cid < 0 || (uint32_t)cid >= consts.count) continue; /* the rules refuse the latter */
+    cb = tp_fb_vector_table(&consts, (size_t)cid);
+    key = tp_fb_string(&cb, TP_VK_F_VkBytes_named_key, NULL);
+    if (key && tp_fb_u64(&cb, TP_VK_F_VkBytes_offset, TP_VK_D_VkBytes_offset) == UINT64_MAX)
+      s = fn(ctx, key, strlen(key)); /* the loader looks the key up as a C string */
+  }
+  if (s == TP_OK && tp_fb_reader_status(&rd) != TP_OK)
+    s = tp__error_set(err, TP_ERR_FORMAT, "read: flatbuffer: %s", rd.err.msg);
+  return s;
+}
+
+TPDEF tp_status tp_vk_pte_missing_keys(tp_pte_file *f, size_t m, tp_ptd *ptd, const char **keys,
+                                       size_t cap, size_t *count, tp_error *err) {
+  static const tp__pte_backend_keys bk = {"VulkanBackend", tp_vk__blob_keys};
+  return tp__pte_missing_keys("tp_vk_pte_missing_keys", f, m, ptd, &bk, 1, keys, cap, count,
+                              err);
 }
 
 #ifdef __cplusplus

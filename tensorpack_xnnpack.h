@@ -29,8 +29,7 @@
       tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, NULL, &w, TP_XNN_INVALID_ID, 0, &wt);
       tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, yd, NULL, 1, TP_XNN_FLAG_EXTERNAL_OUTPUT, &y);
       tp_xnn_define_fully_connected(g, -INFINITY, INFINITY, x, wt, TP_XNN_INVALID_ID, y, 0);
-      if (tp_xnn_write_file(g, "linear.xnn") != TP_OK)  // atomic: all or nothing
-        fprintf(stderr, "%s\n", tp_xnn_graph_error(g));
+      tp_xnn_save(g, "linear.xnn", NULL);           // atomic; on failure prints "error: <why>"
       tp_xnn_graph_destroy(g);
 
    WHAT IT DOES
@@ -1200,6 +1199,11 @@ TPDEF tp_status tp_xnn_pte_call(tp_pte_graph *pg, tp_xnn_graph *g, const uint32_
    sentence in *err (may be NULL; reset on entry). */
 TPDEF tp_status tp_xnn_pte_missing_keys(tp_pte_file *f, size_t m, tp_ptd *ptd, const char **keys,
                                         size_t cap, size_t *count, tp_error *err);
+/* Internal (not API; tpdump --check lists every backend's keys in one tp__pte_missing_keys):
+   calls fn for each named constant key of one XnnpackBackend blob, in order, after
+   tp_xnn_read_blob accepts it (its sentence in err otherwise); stops at fn's non-TP_OK. */
+TPDEF tp_status tp__xnn_blob_keys(const void *blob, size_t size, tp__key_fn fn, void *ctx,
+                                  tp_error *err);
 #ifdef TENSORPACK_XNNPACK_RUNTIME
 /* tp_xnn_load for method `method` of a program (.pte bytes, e.g. from tp_pte_read_file's
    f.data / f.size or a tp_pte_write into memory): its XnnpackBackend delegate (the one a
@@ -5184,149 +5188,28 @@ TPDEF tp_status tp_xnn_pte_call(tp_pte_graph *pg, tp_xnn_graph *g, const uint32_
 
 /* >>xnn-pte-read: named keys a program's XNNPACK delegates need from outside */
 
-/* calls fn for each named constant key (in order) of every XnnpackBackend delegate of method m
-   (all methods for (size_t)-1); stops at fn's non-TP_OK */
-typedef tp_status (*tp__xnn_key_fn)(void *ctx, const char *key, size_t len);
-static tp_status tp__xnn_pte_walk_keys(tp_pte_file *f, size_t m, tp__xnn_key_fn fn, void *ctx,
-                                       tp_error *err) {
-  size_t mm, m0 = m == (size_t)-1 ? 0 : m, m1 = m == (size_t)-1 ? f->n_methods : m + 1;
-  tp_status s = TP_OK;
-  for (mm = m0; mm < m1 && s == TP_OK; mm++) {
-    tp_pte_method_info mi;
-    size_t k;
-    if ((s = tp_pte_method_at(f, mm, &mi)) != TP_OK)
-      return tp__error_set(err, s, "method %lu: %s", (unsigned long)mm, tp_status_str(s));
-    for (k = 0; k < mi.n_delegates && s == TP_OK; k++) {
-      tp_pte_delegate_info di;
-      tp_xnn_blob b;
-      tp_error be;
-      uint32_t c;
-      if ((s = tp_pte_delegate_at(f, mm, k, &di)) != TP_OK) break;
-      if (strcmp(di.id, "XnnpackBackend") != 0) continue;
-      memset(&b, 0, sizeof b);
-      s = tp_xnn_read_blob(di.data, (size_t)di.nbytes, &b, &be);
-      if (s != TP_OK) {
-        tp__error_set(err, s, "method \"%.60s\" delegate %lu: %s", mi.name, (unsigned long)k,
-                     be.msg);
-        tp_xnn_blob_free(&b);
-        break;
-      }
-      for (c = 1; c < b.num_constants && s == TP_OK; c++)
-        if (b.constants[c].named_key)
-          s = fn(ctx, b.constants[c].named_key, b.constants[c].named_key_len);
-      tp_xnn_blob_free(&b);
-    }
+TPDEF tp_status tp__xnn_blob_keys(const void *blob, size_t size, tp__key_fn fn, void *ctx,
+                                  tp_error *err) {
+  tp_xnn_blob b;
+  uint32_t c;
+  tp_status s;
+  memset(&b, 0, sizeof b);
+  if ((s = tp_xnn_read_blob(blob, size, &b, err)) != TP_OK) {
+    tp_xnn_blob_free(&b); /* a failed read keeps what it read */
+    return s;
   }
+  for (c = 1; c < b.num_constants && s == TP_OK; c++)
+    if (b.constants[c].named_key)
+      s = fn(ctx, b.constants[c].named_key, b.constants[c].named_key_len);
+  tp_xnn_blob_free(&b);
   return s;
-}
-
-/* The keys seen, in one keyed set: the program's named keys, the .ptd's, then each missing key
-   once (so the walk is linear in the keys, however many there are or repeat). */
-typedef struct tp__xnn_kl {
-  const char *key;
-  size_t len;
-  uint64_t hash;
-} tp__xnn_kl;
-
-typedef struct tp__xnn_missing {
-  tp__xnn_kl *items;
-  size_t n, items_cap;
-  tp__keyset set;
-  tp__hashkey hk;
-  const char **keys; /* the caller's list of missing keys, cap of them */
-  size_t cap, count;
-  tp_error *err;
-} tp__xnn_missing;
-
-typedef struct tp__xnn_kl_probe {
-  const tp__xnn_missing *M;
-  const char *key;
-  size_t len;
-} tp__xnn_kl_probe;
-
-static uint64_t tp__xnn_kl_hash(const void *ctx, uint32_t i) {
-  return ((const tp__xnn_missing *)ctx)->items[i].hash;
-}
-
-static int tp__xnn_kl_match(const void *ctx, uint32_t i) {
-  const tp__xnn_kl_probe *q = (const tp__xnn_kl_probe *)ctx;
-  const tp__xnn_kl *it = &q->M->items[i];
-  return it->len == q->len && (it->key == q->key || memcmp(it->key, q->key, q->len) == 0);
-}
-
-/* Puts (key, len) in the set; *had = 1 when it was there already. */
-static tp_status tp__xnn_kl_put(tp__xnn_missing *M, const char *key, size_t len, int *had) {
-  tp__xnn_kl_probe q;
-  uint64_t h = tp__hash_keyed(&M->hk, key, len);
-  size_t slot;
-  *had = 0;
-  if (tp__array_reserve((void **)&M->items, &M->items_cap, M->n + 1, sizeof *M->items) != TP_OK ||
-      tp__keyset_reserve(&M->set, M->n + 1, tp__xnn_kl_hash, M) != TP_OK)
-    return tp__error_set(M->err, TP_ERR_NOMEM, "no memory for %lu keys",
-                        (unsigned long)(M->n + 1));
-  q.M = M;
-  q.key = key;
-  q.len = len;
-  slot = tp__keyset_probe(&M->set, h, tp__xnn_kl_match, &q);
-  if (M->set.slot[slot] != 0) {
-    *had = 1;
-    return TP_OK;
-  }
-  M->items[M->n].key = key;
-  M->items[M->n].len = len;
-  M->items[M->n].hash = h;
-  M->set.slot[slot] = (uint32_t)++M->n;
-  return TP_OK;
-}
-
-static tp_status tp__xnn_missing_key(void *ctx, const char *key, size_t len) {
-  tp__xnn_missing *M = (tp__xnn_missing *)ctx;
-  int had;
-  tp_status s = tp__xnn_kl_put(M, key, len, &had);
-  if (s != TP_OK || had) return s; /* embedded, in the .ptd, or listed already */
-  if (M->count < M->cap && M->keys) M->keys[M->count] = key;
-  M->count++;
-  return TP_OK;
 }
 
 TPDEF tp_status tp_xnn_pte_missing_keys(tp_pte_file *f, size_t m, tp_ptd *ptd, const char **keys,
                                         size_t cap, size_t *count, tp_error *err) {
-  tp__xnn_missing M;
-  tp_status s;
-  size_t i;
-  int had;
-  TP_ASSERT(f);
-  if (err) memset(err, 0, sizeof *err);
-  if (!count) return tp__error_set(err, TP_ERR_INVALID, "tp_xnn_pte_missing_keys: count is NULL");
-  *count = 0;
-  if (f->err.status != TP_OK)
-    return tp__error_set(err, f->err.status, "the program: %s", f->err.msg);
-  if (m != (size_t)-1 && m >= f->n_methods)
-    return tp__error_set(err, TP_ERR_INVALID, "method %lu of a program with %lu",
-                        (unsigned long)m, (unsigned long)f->n_methods);
-  memset(&M, 0, sizeof M);
-  M.hk = tp__hash_seed(&M);
-  M.keys = keys;
-  M.cap = keys ? cap : 0;
-  M.err = err;
-  s = TP_OK;
-  for (i = 0; i < f->n_named && s == TP_OK; i++) {
-    const char *k;
-    uint32_t si;
-    const void *d;
-    uint64_t n;
-    if (tp_pte_named_at(f, i, &k, &si, &d, &n) == TP_OK)
-      s = tp__xnn_kl_put(&M, k, strlen(k), &had);
-  }
-  for (i = 0; ptd && i < ptd->count && s == TP_OK; i++) {
-    tp_ptd_entry pe;
-    if (tp_ptd_entry_at(ptd, i, &pe) == TP_OK) s = tp__xnn_kl_put(&M, pe.key, strlen(pe.key), &had);
-  }
-  if (s == TP_OK) s = tp__xnn_pte_walk_keys(f, m, tp__xnn_missing_key, &M, err);
-  TP_FREE(M.items);
-  tp__keyset_free(&M.set);
-  if (s == TP_OK) *count = M.count;
-  return s;
+  static const tp__pte_backend_keys bk = {"XnnpackBackend", tp__xnn_blob_keys};
+  return tp__pte_missing_keys("tp_xnn_pte_missing_keys", f, m, ptd, &bk, 1, keys, cap, count,
+                              err);
 }
 
 /* >>xnn-runtime (TENSORPACK_XNNPACK_RUNTIME) ------------------------------------------------ */

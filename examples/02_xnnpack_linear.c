@@ -37,9 +37,9 @@ int main(int argc, char **argv) {
   tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, yd, NULL, 1, TP_XNN_FLAG_EXTERNAL_OUTPUT, &y);
   tp_xnn_define_fully_connected(g, -INFINITY, INFINITY, x, wt, TP_XNN_INVALID_ID, y, 0);
 
-  /* errors stick in the graph: one check at the end is enough */
-  if (tp_xnn_blob_size(g, &size) != TP_OK || tp_xnn_write_file(g, path) != TP_OK) {
-    fprintf(stderr, "error: %s\n", tp_xnn_graph_error(g));
+  /* errors stick in the graph: one check at the end is enough (tp_xnn_save prints the
+     sentence of a failure) */
+  if (tp_xnn_save(g, path, &size) != TP_OK) {
     tp_xnn_graph_destroy(g);
     return 1;
   }

@@ -43,8 +43,7 @@ int main(int argc, char **argv) {
   tp_xnn_graph_create(NULL, &g);
   tp_xnn_define_blockwise_quantized_tensor_value(g, TP_XNN_QBINT4, &scale, 2, 0 /* channel dim */,
                                                  BLOCK, dims, &wv, TP_XNN_INVALID_ID, 0, NULL);
-  if (tp_xnn_blob_size(g, &size) != TP_OK || tp_xnn_write_file(g, path) != TP_OK) {
-    fprintf(stderr, "error: %s\n", tp_xnn_graph_error(g));
+  if (tp_xnn_save(g, path, &size) != TP_OK) { /* prints the sentence of a failure */
     tp_xnn_graph_destroy(g);
     return 1;
   }

@@ -60,9 +60,13 @@ int main(int argc, char **argv) {
   tp_vk_add_op(g, 0, "aten.linear.default", args, 4);
   tp_vk_set_io(g, &x, 1, &y, 1);
 
-  /* errors stick in the graph: one check at the end is enough */
-  if (tp_vk_blob_size(g, &size) != TP_OK || tp_vk_write_file(g, path) != TP_OK ||
-      tp_vk_write(g, &sink) != TP_OK) {
+  /* errors stick in the graph: one check at the end is enough (tp_vk_save prints the
+     sentence of a failure); then the same bytes into memory, to look at below */
+  if (tp_vk_save(g, path, &size) != TP_OK) {
+    tp_vk_graph_destroy(g);
+    return 1;
+  }
+  if (tp_vk_write(g, &sink) != TP_OK) {
     fprintf(stderr, "error: %s\n", tp_vk_graph_error(g));
     tp_vk_graph_destroy(g);
     return 1;

@@ -138,8 +138,7 @@ int main(int argc, char **argv) {
   tp_xnn_define_quantized_linear(g, TP_XNN_QBINT4, GROUP, TP_F32, &w, &b, -INFINITY, INFINITY,
                                  xi, yi, &q);
   /* q owns the quantized weights: keep it until the blob is written */
-  if (tp_xnn_blob_size(g, &blob) != TP_OK || tp_xnn_write_file(g, path) != TP_OK) {
-    fprintf(stderr, "error: %s\n", tp_xnn_graph_error(g));
+  if (tp_xnn_save(g, path, &blob) != TP_OK) { /* prints the sentence of a failure */
     tp_xnn_graph_destroy(g);
     tp_xnn_qlinear_release(&q);
     return 1;

@@ -9,7 +9,8 @@
 # plus find_package after `make install` (the same config files), and, when XNNPACK is installed,
 # a consumer of tensorpack::xnnpack_runtime (tp_xnn_load refusing a bad blob) in each CMake way
 # and through pkg-config tensorpack-xnnpack-runtime; when Vulkan is installed, a consumer of
-# tensorpack-vulkan-runtime.pc (tp_vk_upload_blob refusing a bad blob) through pkg-config.
+# tensorpack::vulkan_runtime / tensorpack-vulkan-runtime.pc (tp_vk_upload_blob refusing a bad
+# blob) in each CMake way and through pkg-config.
 # Run from anywhere; TP_ROOT is the source tree. Prints "packaging: N passed, N failed".
 cd "${TP_ROOT:-.}" || exit 1
 root=$(pwd)
@@ -102,9 +103,14 @@ if(WANT_XNN)
   add_executable(use_xnn xnn.c)
   target_link_libraries(use_xnn PRIVATE tensorpack::xnnpack_runtime)
 endif()
+if(WANT_VK)
+  add_executable(use_vk vk.c)
+  target_link_libraries(use_vk PRIVATE tensorpack::vulkan_runtime)
+endif()
 SRC
 
 want_xnn=OFF; [ "$HAVE_XNNPACK" = 1 ] && want_xnn=ON
+want_vk=OFF; [ "$HAVE_VULKAN" = 1 ] && pkg-config --exists vulkan && want_vk=ON
 tar czf "$tmp/tensorpack.tar.gz" -C "$root" CMakeLists.txt cmake LICENSE tensorpack.h \
   tensorpack_xnnpack.h tensorpack_vulkan.h
 
@@ -132,12 +138,16 @@ consumer() {
   mode=$1; name=$2; shift 2
   b="$tmp/build-$name"
   if cmake -S "$tmp/src" -B "$b" -DMODE="$mode" -DTP_ROOT="$root" -DTP_TARBALL="$tmp/tensorpack.tar.gz" \
-       -DWANT_XNN=$want_xnn -DWANT_VERSION="$version" "$@" >"$tmp/log" 2>&1 && cmake --build "$b" >>"$tmp/log" 2>&1; then
+       -DWANT_XNN=$want_xnn -DWANT_VK=$want_vk -DWANT_VERSION="$version" "$@" >"$tmp/log" 2>&1 &&
+     cmake --build "$b" >>"$tmp/log" 2>&1; then
     for exe in use_c use_cxx; do
       if "$b/$exe" >"$tmp/out" 2>&1 && grep -q "consumer ok" "$tmp/out"; then ok "$name $exe"; else bad "$name $exe"; fi
     done
     if [ "$want_xnn" = ON ]; then
       if "$b/use_xnn" >"$tmp/out" 2>&1 && grep -q "runtime consumer ok" "$tmp/out"; then ok "$name use_xnn"; else bad "$name use_xnn"; fi
+    fi
+    if [ "$want_vk" = ON ]; then
+      if "$b/use_vk" >"$tmp/out" 2>&1 && grep -q "runtime consumer ok" "$tmp/out"; then ok "$name use_vk"; else bad "$name use_vk"; fi
     fi
   else
     bad "$name (configure/build)"

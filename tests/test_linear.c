@@ -1004,22 +1004,45 @@ static void test_tpdump_shared_once(void) {
   }
 }
 
-/* tp_xnn_pte_missing_keys over a program whose n named constants all live outside it: the
-   seconds (best of three) at n and 2n. Each missing key was compared with every one found
-   before it (n^2 / 2 comparisons); one keyed set makes the walk linear. */
+/* tp_xnn_pte_missing_keys and tp_vk_pte_missing_keys over a program whose n named constants
+   all live outside it: the seconds (best of three) at n and 2n. Each missing key was compared
+   with every one found before it (n^2 / 2 comparisons); one keyed set makes the walk linear. */
+typedef tp_status (*missing_fn)(tp_pte_file *, size_t, tp_ptd *, const char **, size_t,
+                                size_t *, tp_error *);
+
+/* p written and read back, then fn timed on it (it must count n keys); p destroyed */
+static double missing_keys_best(tp_pte *p, missing_fn fn, size_t n) {
+  tp_pte_file f;
+  tp_membuf m;
+  tp_sink sink;
+  tp_error e;
+  size_t count = 0;
+  double best = 1e9;
+  int r;
+  memset(&m, 0, sizeof m);
+  sink = tp_sink_membuf(&m);
+  TPT_STATUS(tp_pte_write(p, &sink), TP_OK);
+  TPT_STATUS(tp_pte_read(&f, m.data, m.size), TP_OK);
+  for (r = 0; r < 3; r++) {
+    double t0 = now_s(), t;
+    TPT_STATUS(fn(&f, 0, NULL, NULL, 0, &count, &e), TP_OK);
+    t = now_s() - t0;
+    if (t < best) best = t;
+  }
+  TPT_EQ_U64(count, n);
+  tp_membuf_free(&m);
+  tp_pte_destroy(p);
+  return best;
+}
+
 static double missing_keys_time(size_t n) {
   tp_store *st = NULL;
   tp_xnn_graph *g = NULL;
   tp_xnn_options o;
   tp_pte *p = NULL;
-  tp_pte_file f;
-  tp_membuf m;
-  tp_sink sink;
-  tp_error e;
-  size_t i, one = 1, count = 0;
+  size_t i, one = 1;
   uint32_t id, x, y;
-  double best = 1e9;
-  int r;
+  double best;
   TPT_STATUS(tp_store_create(&st), TP_OK);
   memset(&o, 0, sizeof o);
   o.store = st;
@@ -1037,20 +1060,34 @@ static double missing_keys_time(size_t n) {
   }
   TPT_STATUS(tp_pte_create(NULL, &p), TP_OK);
   TPT_STATUS(tp_xnn_add_pte_method(p, "forward", g), TP_OK);
-  memset(&m, 0, sizeof m);
-  sink = tp_sink_membuf(&m);
-  TPT_STATUS(tp_pte_write(p, &sink), TP_OK);
-  TPT_STATUS(tp_pte_read(&f, m.data, m.size), TP_OK);
-  for (r = 0; r < 3; r++) {
-    double t0 = now_s(), t;
-    TPT_STATUS(tp_xnn_pte_missing_keys(&f, 0, NULL, NULL, 0, &count, &e), TP_OK);
-    t = now_s() - t0;
-    if (t < best) best = t;
-  }
-  TPT_EQ_U64(count, n);
-  tp_membuf_free(&m);
-  tp_pte_destroy(p);
+  best = missing_keys_best(p, tp_xnn_pte_missing_keys, n);
   tp_xnn_graph_destroy(g);
+  tp_store_destroy(st);
+  return best;
+}
+
+/* The same program as a Vulkan method. */
+static double vk_missing_keys_time(size_t n) {
+  tp_store *st = NULL;
+  tp_vk_graph *g = NULL;
+  tp_vk_options o;
+  tp_pte *p = NULL;
+  size_t i, one = 1;
+  uint32_t id;
+  double best;
+  TPT_STATUS(tp_store_create(&st), TP_OK);
+  memset(&o, 0, sizeof o);
+  o.store = st;
+  TPT_STATUS(tp_vk_graph_create(&o, &g), TP_OK);
+  for (i = 0; i < n; i++) {
+    tp_tensor t = scalar_view(i);
+    TPT_STATUS(tp_vk_add_tensor(g, TP_VK_FLOAT32, 1, &one, &t, -1, -1, -1, TP_VK_UNSET, &id),
+               TP_OK);
+  }
+  TPT_STATUS(tp_pte_create(NULL, &p), TP_OK);
+  TPT_STATUS(tp_vk_add_pte_method(p, "forward", g), TP_OK);
+  best = missing_keys_best(p, tp_vk_pte_missing_keys, n);
+  tp_vk_graph_destroy(g);
   tp_store_destroy(st);
   return best;
 }
@@ -1058,6 +1095,11 @@ static double missing_keys_time(size_t n) {
 static void test_missing_keys_linear(void) {
   double t1 = missing_keys_time(2 * N0), t2 = missing_keys_time(4 * N0);
   check_ratio("tp_xnn_pte_missing_keys seconds, every named key outside", t1 + 0.002,
+              t2 + 0.002);
+  t1 = vk_missing_keys_time(2 * N0);
+  t2 = vk_missing_keys_time(4 * N0);
+  printf("  tp_vk_pte_missing_keys: %.4f s at %u keys, %.4f s at %u\n", t1, 2 * N0, t2, 4 * N0);
+  check_ratio("tp_vk_pte_missing_keys seconds, every named key outside", t1 + 0.002,
               t2 + 0.002);
 }
 

@@ -700,6 +700,151 @@ static void test_vulkan_method(void) {
   tp_vk_graph_destroy(g);
 }
 
+/* tp_vk_pte_missing_keys, the sibling of tp_xnn_pte_missing_keys: a named-mode Vulkan method
+   whose store is not embedded needs its keys from a .ptd (each once, in value order, however
+   often a constant is used); none with the .ptd or the store embedded; only Vulkan delegates
+   are read (an XNNPACK method beside it is tp_xnn_pte_missing_keys'); the refusals' sentences. */
+static tp_vk_graph *named_vk_linear(tp_store *st, float *wt, float *bt, uint32_t *ids) {
+  int64_t wsz[2] = {4, 8}, bsz[1] = {4};
+  tp_storage sw, sb;
+  tp_tensor w, b;
+  tp_vk_options vo;
+  tp_vk_graph *g = NULL;
+  size_t xd[2] = {1, 8}, yd[2] = {1, 4}, i;
+  uint32_t x, y, args[4];
+  for (i = 0; i < 32; i++) wt[i] = (float)i * 0.5f - 1.0f;
+  for (i = 0; i < 4; i++) bt[i] = (float)i + 100.0f;
+  sw.data = wt;
+  sw.nbytes = 32 * sizeof(float);
+  sb.data = bt;
+  sb.nbytes = 4 * sizeof(float);
+  tp_view(sw, TP_F32, 2, wsz, NULL, 0, &w);
+  tp_view(sb, TP_F32, 1, bsz, NULL, 0, &b);
+  memset(&vo, 0, sizeof vo);
+  vo.store = st;
+  if (tp_vk_graph_create(&vo, &g) != TP_OK) return NULL;
+  tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, xd, NULL, -1, -1, -1, TP_VK_UNSET, &x);
+  tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, NULL, &w, -1, -1, -1, TP_VK_UNSET, &ids[0]);
+  tp_vk_add_tensor(g, TP_VK_FLOAT32, 1, NULL, &b, -1, -1, -1, TP_VK_UNSET, &ids[1]);
+  tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, NULL, &w, -1, -1, -1, TP_VK_UNSET, &ids[2]); /* again */
+  tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, yd, NULL, -1, -1, -1, TP_VK_UNSET, &y);
+  args[0] = x;
+  args[1] = ids[0];
+  args[2] = ids[1];
+  args[3] = y;
+  tp_vk_add_op(g, 0, "aten.linear.default", args, 4);
+  tp_vk_set_io(g, &x, 1, &y, 1);
+  return g;
+}
+
+static void test_vk_missing_keys(void) {
+  static float wt[32], bt[4];
+  tp_store *st = NULL, *xst = NULL;
+  tp_vk_graph *g;
+  tp_xnn_graph *xg;
+  tp_pte *p = NULL;
+  tp_pte_options po;
+  tp_pte_file f;
+  tp_ptd pd;
+  tp_membuf mb, ptd;
+  tp_sink sink;
+  tp_error e;
+  const char *keys[4];
+  uint32_t ids[3];
+  size_t n = 99;
+  TPT_STATUS(tp_store_create(&st), TP_OK);
+  g = named_vk_linear(st, wt, bt, ids);
+  TPT_CHECK(g != NULL);
+  TPT_STATUS(tp_vk_graph_status(g), TP_OK);
+  TPT_EQ_STR(tp_vk_constant_key(g, ids[0]), tp_vk_constant_key(g, ids[2])); /* one key */
+  /* not embedded: the two keys, in value order, each once */
+  TPT_STATUS(tp_pte_create(NULL, &p), TP_OK);
+  TPT_STATUS(tp_vk_add_pte_method(p, "forward", g), TP_OK);
+  TPT_STATUS(write_mem(p, &mb), TP_OK);
+  tp_pte_destroy(p);
+  TPT_STATUS(tp_pte_read(&f, mb.data, mb.size), TP_OK);
+  TPT_STATUS(tp_vk_pte_missing_keys(&f, (size_t)-1, NULL, keys, 4, &n, &e), TP_OK);
+  TPT_EQ_U64(n, 2);
+  if (n == 2) {
+    TPT_EQ_STR(keys[0], tp_vk_constant_key(g, ids[0]));
+    TPT_EQ_STR(keys[1], tp_vk_constant_key(g, ids[1]));
+    TPT_CHECK((const unsigned char *)keys[0] > mb.data &&
+              (const unsigned char *)keys[0] < mb.data + mb.size); /* into f's bytes */
+  }
+  keys[1] = NULL; /* cap 1: one listed, both counted; keys NULL: counted only */
+  TPT_STATUS(tp_vk_pte_missing_keys(&f, 0, NULL, keys, 1, &n, &e), TP_OK);
+  TPT_EQ_U64(n, 2);
+  TPT_CHECK(keys[1] == NULL);
+  TPT_STATUS(tp_vk_pte_missing_keys(&f, 0, NULL, NULL, 0, &n, &e), TP_OK);
+  TPT_EQ_U64(n, 2);
+  /* the XNNPACK sibling reads no Vulkan delegate */
+  TPT_STATUS(tp_xnn_pte_missing_keys(&f, 0, NULL, NULL, 0, &n, &e), TP_OK);
+  TPT_EQ_U64(n, 0);
+  /* with the .ptd: nothing missing */
+  memset(&ptd, 0, sizeof ptd);
+  sink = tp_sink_membuf(&ptd);
+  TPT_STATUS(tp_store_write_ptd(st, &sink), TP_OK);
+  TPT_STATUS(tp_ptd_open(&pd, ptd.data, ptd.size), TP_OK);
+  TPT_STATUS(tp_vk_pte_missing_keys(&f, 0, &pd, keys, 4, &n, &e), TP_OK);
+  TPT_EQ_U64(n, 0);
+  /* refusals */
+  TPT_STATUS(tp_vk_pte_missing_keys(&f, 0, NULL, keys, 4, NULL, &e), TP_ERR_INVALID);
+  TPT_EQ_STR(e.msg, "tp_vk_pte_missing_keys: count is NULL");
+  TPT_STATUS(tp_vk_pte_missing_keys(&f, 1, NULL, keys, 4, &n, &e), TP_ERR_INVALID);
+  TPT_EQ_STR(e.msg, "method 1 of a program with 1");
+  tp_membuf_free(&mb);
+
+  /* embedded, beside an XNNPACK method whose store is not: each sibling lists its own */
+  TPT_STATUS(tp_store_create(&xst), TP_OK);
+  xg = seed_linear(xst);
+  TPT_CHECK(xg != NULL);
+  memset(&po, 0, sizeof po);
+  po.embed = st;
+  TPT_STATUS(tp_pte_create(&po, &p), TP_OK);
+  TPT_STATUS(tp_xnn_add_pte_method(p, "x", xg), TP_OK);
+  TPT_STATUS(tp_vk_add_pte_method(p, "v", g), TP_OK);
+  TPT_STATUS(write_mem(p, &mb), TP_OK);
+  tp_pte_destroy(p);
+  TPT_STATUS(tp_pte_read(&f, mb.data, mb.size), TP_OK);
+  TPT_STATUS(tp_vk_pte_missing_keys(&f, (size_t)-1, NULL, keys, 4, &n, &e), TP_OK);
+  TPT_EQ_U64(n, 0);
+  TPT_STATUS(tp_xnn_pte_missing_keys(&f, (size_t)-1, NULL, keys, 4, &n, &e), TP_OK);
+  TPT_EQ_U64(n, 1);
+  TPT_STATUS(tp_xnn_pte_missing_keys(&f, 1, NULL, keys, 4, &n, &e), TP_OK);
+  TPT_EQ_U64(n, 0);
+  TPT_STATUS(tp_vk_pte_missing_keys(&f, 2, NULL, keys, 4, &n, &e), TP_ERR_INVALID);
+  TPT_EQ_STR(e.msg, "method 2 of a program with 2");
+  tp_membuf_free(&mb);
+  tp_xnn_graph_destroy(xg);
+  tp_store_destroy(xst);
+
+  /* a "VulkanBackend" delegate that is no Vulkan blob: refused with tp_vk_check_blob's
+     sentence after the method and delegate */
+  {
+    tp_pte_method m = plain_method("bad", 2);
+    tp_error ce;
+    char want[TP_ERROR_MAX + 40];
+    unsigned char garbage[100];
+    uint64_t k;
+    m.backend_id = "VulkanBackend";
+    TPT_STATUS(tp_pte_create(NULL, &p), TP_OK);
+    TPT_STATUS(tp_pte_add_method(p, &m), TP_OK);
+    TPT_STATUS(write_mem(p, &mb), TP_OK);
+    tp_pte_destroy(p);
+    for (k = 0; k < sizeof garbage; k++) garbage[k] = (unsigned char)(k * 7u + 1u);
+    TPT_STATUS(tp_vk_check_blob(garbage, sizeof garbage, NULL, &ce), TP_ERR_FORMAT);
+    snprintf(want, sizeof want, "method \"bad\" delegate 0: %s", ce.msg);
+    TPT_STATUS(tp_pte_read(&f, mb.data, mb.size), TP_OK);
+    TPT_STATUS(tp_vk_pte_missing_keys(&f, 0, NULL, NULL, 0, &n, &e), TP_ERR_FORMAT);
+    TPT_EQ_STR(e.msg, want);
+    TPT_EQ_U64(n, 0);
+    tp_membuf_free(&mb);
+  }
+  tp_membuf_free(&ptd);
+  tp_vk_graph_destroy(g);
+  tp_store_destroy(st);
+}
+
 /* ---- writes that fail ------------------------------------------------------------------- */
 
 typedef struct fail_sink {
@@ -1117,6 +1262,7 @@ int main(void) {
   TPT_RUN(test_add_refusals);
   TPT_RUN(test_xnn_refusals);
   TPT_RUN(test_vulkan_method);
+  TPT_RUN(test_vk_missing_keys);
   TPT_RUN(test_write_failures);
   TPT_RUN(test_reader_checks);
   TPT_RUN(test_truncation_and_flips);

@@ -36,7 +36,8 @@ static void weight_sha(char hex[65]) {
 }
 
 /* named 0: the weight inline in the blob; 1: named, embedded in the program; 2: named, not
-   embedded (the program needs a .ptd) */
+   embedded (the program needs a .ptd); 3: a Vulkan method instead, its weight named, not
+   embedded; 4: both methods, one weight (one key) in one store, not embedded */
 static void program(int named, tp_membuf *mb) {
   int64_t sz[3] = {3, 8, 8};
   tp_storage s;
@@ -44,6 +45,7 @@ static void program(int named, tp_membuf *mb) {
   tp_xnn_options o;
   tp_pte_options po;
   tp_xnn_graph *g = NULL;
+  tp_vk_graph *vg = NULL;
   tp_store *st = NULL;
   tp_pte *p = NULL;
   tp_sink sink;
@@ -65,12 +67,31 @@ static void program(int named, tp_membuf *mb) {
   memset(&po, 0, sizeof po);
   po.embed = named == 1 ? st : NULL; /* named 2: the store stays outside (a .ptd beside it) */
   tp_pte_create(&po, &p);
-  TPT_STATUS(tp_xnn_add_pte_method(p, "forward", g), TP_OK);
+  if (named != 3) TPT_STATUS(tp_xnn_add_pte_method(p, "forward", g), TP_OK);
+  if (named >= 3) {
+    tp_vk_options vo;
+    uint32_t vx, vw, vb, vy, args[4];
+    memset(&vo, 0, sizeof vo);
+    vo.store = st;
+    TPT_STATUS(tp_vk_graph_create(&vo, &vg), TP_OK);
+    tp_vk_add_tensor(vg, TP_VK_FLOAT32, 2, xd, NULL, -1, -1, -1, TP_VK_UNSET, &vx);
+    tp_vk_add_tensor(vg, TP_VK_FLOAT32, 2, NULL, &w, -1, -1, -1, TP_VK_UNSET, &vw);
+    tp_vk_add_null(vg, &vb);
+    tp_vk_add_tensor(vg, TP_VK_FLOAT32, 2, yd, NULL, -1, -1, -1, TP_VK_UNSET, &vy);
+    args[0] = vx;
+    args[1] = vw;
+    args[2] = vb;
+    args[3] = vy;
+    tp_vk_add_op(vg, 0, "aten.linear.default", args, 4);
+    tp_vk_set_io(vg, &vx, 1, &vy, 1);
+    TPT_STATUS(tp_vk_add_pte_method(p, "vulkan", vg), TP_OK);
+  }
   memset(mb, 0, sizeof *mb);
   sink = tp_sink_membuf(mb);
   TPT_STATUS(tp_pte_write(p, &sink), TP_OK);
   tp_pte_destroy(p);
   tp_xnn_graph_destroy(g);
+  tp_vk_graph_destroy(vg);
   tp_store_destroy(st);
 }
 
@@ -184,7 +205,8 @@ static void test_malformed(void) {
 }
 
 /* --check's report (the built tool): one "ok: <kind>, <size> bytes" line; for a program whose
-   named constants are not embedded, the keys a .ptd must bring, and none with that .ptd. */
+   named constants are not embedded (XNNPACK, Vulkan or both sharing the key), the keys a .ptd
+   must bring, each once, and none with that .ptd. */
 static void test_check_report(void) {
 #ifndef _WIN32
   tp_membuf mb, ptd;
@@ -197,7 +219,7 @@ static void test_check_report(void) {
   weight_sha(hex);
   {
     size_t kind;
-    for (kind = 0; kind < 3; kind++) {
+    for (kind = 0; kind < 5; kind++) {
       program((int)kind, &mb);
       snprintf(path, sizeof path, "%s/p%d.pte", dir, (int)kind);
       f = fopen(path, "wb");
@@ -212,9 +234,9 @@ static void test_check_report(void) {
       if (f) fclose(f);
       want[got] = '\0';
       snprintf(cmd, sizeof cmd, "ok: .pte, %lu bytes\n%s", (unsigned long)mb.size,
-               kind == 2 ? "needs a .ptd with these keys (1, not embedded):\n  "
+               kind >= 2 ? "needs a .ptd with these keys (1, not embedded):\n  "
                          : "");
-      if (kind == 2) {
+      if (kind >= 2) {
         strcat(cmd, hex);
         strcat(cmd, "\n");
       }
@@ -242,10 +264,15 @@ static void test_check_report(void) {
   f = fopen(ppath, "wb");
   TPT_CHECK(f && fwrite(ptd.data, 1, ptd.size, f) == ptd.size);
   if (f) fclose(f);
-  snprintf(cmd, sizeof cmd, "%s --check %s/p2.pte --ptd %s > %s/out.txt && "
-           "test \"$(cat %s/out.txt)\" = \"ok: .pte, $(wc -c < %s/p2.pte | tr -d ' ') bytes\"",
-           TPDUMP_BIN, dir, ppath, dir, dir, dir);
-  TPT_EQ_INT(system(cmd), 0);
+  {
+    int kind;
+    for (kind = 2; kind < 5; kind++) {
+      snprintf(cmd, sizeof cmd, "%s --check %s/p%d.pte --ptd %s > %s/out.txt && "
+               "test \"$(cat %s/out.txt)\" = \"ok: .pte, $(wc -c < %s/p%d.pte | tr -d ' ') "
+               "bytes\"", TPDUMP_BIN, dir, kind, ppath, dir, dir, dir, kind);
+      TPT_EQ_INT(system(cmd), 0);
+    }
+  }
   /* and the .ptd itself */
   snprintf(cmd, sizeof cmd, "test \"$(%s --check %s)\" = \"ok: .ptd, %lu bytes\"", TPDUMP_BIN,
            ppath, (unsigned long)ptd.size);

@@ -4,6 +4,7 @@
 #include "tp_test.h"
 
 #include <stdlib.h>
+#include <time.h>
 
 /* ---- helpers: write a graph and open the result ---------------------------------------- */
 
@@ -896,6 +897,34 @@ static void test_write_twice_and_file(void) {
     }
   }
   remove(path);
+  { /* tp_vk_save: the blob's size out, its bytes in the file; a path whose directory is not
+       there: the status, no size, the sentence naming the path (also printed on stderr). The
+       name carries a per-run tag: native, s390x and Windows runs share the directory. */
+    uint64_t n = 9;
+    size_t fn = 0;
+    char sp[600], bad[700], want[760], d[512], *file;
+    unsigned tag = (unsigned)time(NULL) ^ (unsigned)clock() * 2654435761u;
+    tpt_tmpdir(d, sizeof d);
+    snprintf(sp, sizeof sp, "%s/tp_vk_blob_save_%u.vkblob", d, tag);
+    TPT_STATUS(tp_vk_save(g, sp, &n), TP_OK);
+    TPT_EQ_U64(n, m1.size);
+    file = tpt_read_file(sp, &fn);
+    TPT_CHECK(file != NULL && fn == m1.size && memcmp(file, m1.data, fn) == 0);
+    free(file);
+    remove(sp);
+    snprintf(bad, sizeof bad, "%s/tp_vk_blob_no_such_dir_%u/x.vkblob", d, tag);
+    printf("  (an \"error: ...\" line on stderr is expected next)\n");
+    fflush(stdout);
+    TPT_STATUS(tp_vk_save(g, bad, &n), TP_ERR_IO);
+    TPT_EQ_U64(n, 0);
+    snprintf(want, sizeof want, "cannot create a temporary file beside \"%s\"", bad);
+    TPT_CHECK(strstr(tp_vk_graph_error(g), want) != NULL); /* (paths too long for TPT_CONTAINS) */
+    TPT_STATUS(tp_vk_graph_status(g), TP_ERR_IO); /* the failed write's, until the next */
+    TPT_STATUS(tp_vk_save(g, sp, &n), TP_OK);      /* the graph is not dead */
+    TPT_EQ_U64(n, m1.size);
+    TPT_STATUS(tp_vk_graph_status(g), TP_OK);
+    remove(sp);
+  }
   tp_membuf_free(&m1);
   tp_membuf_free(&m2);
   tp_vk_graph_destroy(g);

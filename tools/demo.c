@@ -69,25 +69,6 @@ static const char *path_in(const char *name) {
   return buf[k];
 }
 
-static void *read_file(const char *path, size_t *n) {
-  FILE *f = fopen(path, "rb");
-  long len;
-  void *p;
-  if (!f) return NULL;
-  if (fseek(f, 0, SEEK_END) != 0 || (len = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
-    fclose(f);
-    return NULL;
-  }
-  p = malloc((size_t)len + 1);
-  if (p && fread(p, 1, (size_t)len, f) != (size_t)len) {
-    free(p);
-    p = NULL;
-  }
-  fclose(f);
-  *n = (size_t)len;
-  return p;
-}
-
 static int contains(const void *hay, size_t n, const void *needle, size_t m) {
   const unsigned char *h = (const unsigned char *)hay;
   size_t i;
@@ -150,14 +131,15 @@ static tp_status write_xnn(tp_xnn_graph *g, const char *file) {
    following ids), runs it. Returns 0 on success. */
 static int run_xnn(const char *blob_file, const char *ptd_file, void **inputs, int n_in,
                    void **outputs, int n_out) {
-  size_t bn = 0, pn = 0;
-  void *blob = read_file(path_in(blob_file), &bn);
-  void *ptd = ptd_file ? read_file(path_in(ptd_file), &pn) : NULL;
+  tp_file_bytes blob, ptd; /* mapped (or read); zeroed when the file cannot be had */
   tp_xnn_runtime *rt = NULL;
   tp_error err;
   int i, ok = 0;
+  memset(&ptd, 0, sizeof ptd);
   memset(&err, 0, sizeof err);
-  if (blob && tp_xnn_load(blob, bn, ptd, pn, 0, &rt, &err) == TP_OK) {
+  if (tp_file_bytes_open(path_in(blob_file), 0, &blob, &err) == TP_OK &&
+      (!ptd_file || tp_file_bytes_open(path_in(ptd_file), 0, &ptd, &err) == TP_OK) &&
+      tp_xnn_load(blob.data, blob.size, ptd.data, ptd.size, 0, &rt, &err) == TP_OK) {
     ok = 1;
     for (i = 0; i < n_in; i++) ok &= tp_xnn_runtime_bind(rt, (uint32_t)i, inputs[i]) == TP_OK;
     for (i = 0; i < n_out; i++)
@@ -168,8 +150,8 @@ static int run_xnn(const char *blob_file, const char *ptd_file, void **inputs, i
     printf("    XNNPACK load of %s failed: %s\n", blob_file, err.msg);
   }
   tp_xnn_runtime_destroy(rt);
-  free(blob);
-  free(ptd);
+  tp_file_bytes_close(&blob);
+  tp_file_bytes_close(&ptd);
   return ok ? 0 : -1;
 }
 #endif
@@ -215,8 +197,9 @@ static void case_offset_view(void) {
   tp_xnn_graph *g;
   size_t xd[2] = {2, 8};
   uint32_t xid;
-  size_t n = 0;
-  void *blob;
+  tp_file_bytes fb;
+  const void *blob;
+  size_t n;
   int pass;
 
   printf("\n[1] weight = randn(3, 8, 8)[1]: a view 64 floats into its storage\n");
@@ -237,12 +220,14 @@ static void case_offset_view(void) {
     write_xnn(g, pass == 0 ? "seed_linear.xnn" : "seed_linear_whole_storage.xnn");
     tp_xnn_graph_destroy(g);
   }
-  blob = read_file(path_in("seed_linear.xnn"), &n);
+  tp_file_bytes_open(path_in("seed_linear.xnn"), 0, &fb, NULL); /* zeroed on failure */
+  blob = fb.data;
+  n = fb.size;
   CHECK(blob && contains(blob, n, storage + 64, 256), "the blob does not carry the view's 64 floats");
   CHECK(blob && !contains(blob, n, storage, 256), "the blob carries the storage's first 64 floats");
   printf("    the blob carries floats [64, 128) of the storage and not [0, 64): %s\n",
          blob && contains(blob, n, storage + 64, 256) && !contains(blob, n, storage, 256) ? "yes" : "NO");
-  free(blob);
+  tp_file_bytes_close(&fb);
 #ifdef TP_DEMO_XNNPACK
   {
     float y[2 * 8], yw[2 * 8];
@@ -358,8 +343,7 @@ static void case_transposed_scale(void) {
   size_t dims[2] = {O, I};
   uint32_t id;
   int i;
-  size_t n = 0;
-  unsigned char *blob;
+  tp_file_bytes blob;
   uint16_t expect[O * G];
 
   printf("\n[3] transposed scales: groupwise int4 scale = S.t() of S[%d, %d]; per-channel scale = P.t()[0] of P[%d, 2]\n",
@@ -383,17 +367,18 @@ static void case_transposed_scale(void) {
   write_xnn(g, "groupwise_int4.xnn");
   tp_xnn_graph_destroy(g);
   for (i = 0; i < O * G; i++) expect[i] = tp_f32_to_bf16(sT[(i % G) * O + i / G]);
-  blob = (unsigned char *)read_file(path_in("groupwise_int4.xnn"), &n);
+  tp_file_bytes_open(path_in("groupwise_int4.xnn"), 0, &blob, NULL); /* zeroed on failure */
   {
     unsigned char le[O * G * 2];
     for (i = 0; i < O * G; i++) tp__put_le16(le + 2 * i, expect[i]);
-    CHECK(blob && contains(blob, n, le, sizeof le), "bf16 scales are not row-major [out][groups]");
+    CHECK(blob.data && contains(blob.data, blob.size, le, sizeof le),
+          "bf16 scales are not row-major [out][groups]");
     printf("    bf16 scales in the blob are row-major [out][groups], each the RNE of its transposed value: %s\n",
-           blob && contains(blob, n, le, sizeof le) ? "yes" : "NO");
+           blob.data && contains(blob.data, blob.size, le, sizeof le) ? "yes" : "NO");
     printf("    (a writer reading the storage in order puts S[g][o] where [o][g] belongs: scale %g lands where %g should)\n",
            (double)sT[1], (double)sT[O]);
   }
-  free(blob);
+  tp_file_bytes_close(&blob);
 
   s.data = pc_storage;
   s.nbytes = sizeof pc_storage;
@@ -501,8 +486,6 @@ static void case_channels_last(void) {
   tp_tensor x, a, slice;
   tp_store *store;
   uint8_t order[4];
-  size_t n = 0;
-  void *file;
   tp_ptd ptd;
   tp_ptd_entry e;
   const char *key = NULL;
@@ -529,8 +512,8 @@ static void case_channels_last(void) {
   printf("    wrote %s, key %.16s...\n", path_in("channels_last.ptd"), key ? key : "?");
   tp_store_destroy(store);
 
-  file = read_file(path_in("channels_last.ptd"), &n);
-  if (file && tp_ptd_open(&ptd, file, n) == TP_OK && tp_ptd_entry_at(&ptd, 0, &e) == TP_OK) {
+  if (tp_ptd_open_file(&ptd, path_in("channels_last.ptd")) == TP_OK &&
+      tp_ptd_entry_at(&ptd, 0, &e) == TP_OK) {
     const float *v = (const float *)e.data;
     /* compact channels_last: index ((n * (H-2) + h) * (W-2) + w) * C + c */
     for (nn = 0; nn < N; nn++)
@@ -546,9 +529,9 @@ static void case_channels_last(void) {
     CHECK(bad == 0 && e.nbytes == (size_t)(N * C * (H - 2) * (W - 2)) * 4, "read back");
     CHECK(e.dim_order[1] == 2 && e.dim_order[3] == 1, "layout dim order");
   } else {
-    CHECK(0, "reading channels_last.ptd back");
+    CHECK(0, "reading channels_last.ptd back: %s", tp_ptd_error(&ptd));
   }
-  free(file);
+  tp_ptd_close(&ptd); /* unmaps the file */
   printf("    upstream's _tensor_to_bytes writes the whole storage here: %zu bytes instead of %d\n",
          sizeof phys, N * C * (H - 2) * (W - 2) * 4);
 }
@@ -601,8 +584,7 @@ static void case_vulkan(void) {
   {
     static float x[K];
     float y[R], yw[R];
-    size_t n = 0;
-    void *blob = read_file(path_in("transposed.vkb"), &n);
+    tp_file_bytes blob;
     tp_vk_upload u;
     VkBuffer raw = VK_NULL_HANDLE;
     VkDeviceMemory raw_mem = VK_NULL_HANDLE;
@@ -611,10 +593,12 @@ static void case_vulkan(void) {
     randn(x, K);
     setenv("MESA_SHADER_CACHE_DISABLE", "true", 1);
     memset(&u, 0, sizeof u);
+    memset(&blob, 0, sizeof blob); /* closed below whether or not it was opened */
     if (vkc_setup() != 0) {
       printf("    no Vulkan device with a compute queue: blob written, not uploaded\n");
-    } else if (!blob || tp_vk_upload_blob(blob, n, NULL, vkc.physical, vkc.device, vkc.family, 0,
-                                          &u) != TP_OK) {
+    } else if (tp_file_bytes_open(path_in("transposed.vkb"), 0, &blob, &u.err) != TP_OK ||
+               tp_vk_upload_blob(blob.data, blob.size, NULL, vkc.physical, vkc.device, vkc.family,
+                                 0, &u) != TP_OK) {
       CHECK(0, "Vulkan upload: %s", u.err.msg);
     } else if (!vkc_run_matvec(u.values[w_id].buffer, R, K, x, y) ||
                !vkc_host_buffer(sizeof p, p, &raw, &raw_mem) || /* the storage from byte 0 */
@@ -637,7 +621,7 @@ static void case_vulkan(void) {
     if (raw_mem) vkFreeMemory(vkc.device, raw_mem, NULL);
     tp_vk_upload_free(&u);
     vkc_teardown();
-    free(blob);
+    tp_file_bytes_close(&blob);
   }
 #endif
 }
@@ -648,19 +632,14 @@ static void case_vulkan(void) {
    entries and that delegate 0 of each method holds exactly `blobs[m]` (n bytes). */
 static void write_and_check_pte(tp_pte *p, const char *file, size_t methods, size_t named,
                                 const tp_membuf *blobs) {
-  size_t n = 0, m;
+  size_t m;
   uint64_t size = 0;
-  void *data;
   tp_pte_file f;
   if (tp_pte_size(p, &size) != TP_OK || tp_pte_write_file(p, path_in(file)) != TP_OK) {
     CHECK(0, "writing %s: %s", file, tp_pte_error(p));
     return;
   }
-  data = read_file(path_in(file), &n);
-  CHECK(data && n == size, "%s: %lu bytes on disk, tp_pte_size said %llu", file,
-        (unsigned long)n, (unsigned long long)size);
-  if (!data) return;
-  if (tp_pte_read(&f, data, n) != TP_OK) {
+  if (tp_pte_read_file(&f, path_in(file)) != TP_OK) {
     CHECK(0, "%s: our reader refuses it: %s", file, f.err.msg);
   } else {
     CHECK(f.n_methods == methods && f.n_named == named, "%s: %lu methods, %lu named entries",
@@ -675,8 +654,10 @@ static void write_and_check_pte(tp_pte *p, const char *file, size_t methods, siz
            "ok, every blob intact in its segment\n", path_in(file), (unsigned long long)size,
            (unsigned long)f.n_methods, f.n_methods == 1 ? "" : "s", (unsigned long)f.n_segments,
            (unsigned long)f.n_named);
+    CHECK(f.size == size, "%s: %lu bytes on disk, tp_pte_size said %llu", file,
+          (unsigned long)f.size, (unsigned long long)size);
   }
-  free(data);
+  tp_pte_close(&f); /* unmaps the file (nothing after a failed read) */
 }
 
 static tp_membuf blob_of(tp_xnn_graph *g) {
@@ -804,15 +785,14 @@ static void case_programs(void) {
 #ifdef TP_DEMO_XNNPACK
   {
     static float x[2 * 8 + 4], y[2 * 8];
-    size_t n = 0;
-    void *data = read_file(path_in("seed_linear.pte"), &n);
     tp_pte_file f;
     tp_pte_delegate_info di;
     tp_xnn_runtime *rt = NULL;
     tp_error err;
     randn(x, 2 * 8);
     memset(&err, 0, sizeof err);
-    if (data && tp_pte_read(&f, data, n) == TP_OK && tp_pte_delegate_at(&f, 0, 0, &di) == TP_OK &&
+    if (tp_pte_read_file(&f, path_in("seed_linear.pte")) == TP_OK &&
+        tp_pte_delegate_at(&f, 0, 0, &di) == TP_OK &&
         tp_xnn_load(di.data, (size_t)di.nbytes, NULL, 0, 0, &rt, &err) == TP_OK &&
         tp_xnn_runtime_bind(rt, 0, x) == TP_OK && tp_xnn_runtime_bind(rt, 1, y) == TP_OK &&
         tp_xnn_runtime_invoke(rt) == TP_OK) {
@@ -820,10 +800,10 @@ static void case_programs(void) {
       printf("    XNNPACK on the blob in seed_linear.pte's segment: max error %.2g\n", e);
       CHECK(e < 1e-5, "max error %.3g", e);
     } else {
-      CHECK(0, "running seed_linear.pte's blob: %s", err.msg);
+      CHECK(0, "running seed_linear.pte's blob: %s", err.msg[0] ? err.msg : f.err.msg);
     }
     tp_xnn_runtime_destroy(rt);
-    free(data);
+    tp_pte_close(&f);
   }
 #endif
   tp_membuf_free(&blobs[0]);

@@ -3,8 +3,8 @@
    Usage:  tpdump FILE [--ptd DATA.ptd]           print what FILE holds, then check it
            tpdump --check FILE [--ptd DATA.ptd]   check only: one line "ok: <kind>, <size> bytes"
              on success (kind: XNNPACK blob, Vulkan blob, .ptd, .pte); for a .pte whose XNNPACK
-             delegates use named keys that are not embedded (nor in --ptd), then "needs a .ptd
-             with these keys (N ...):" and one key a line
+             or Vulkan delegates use named keys that are not embedded (nor in --ptd), then
+             "needs a .ptd with these keys (N ...):" and one key a line
            tpdump --json FILE [--ptd DATA.ptd]    the check result and the constants as JSON:
              {"format": "xnnpack" | "vulkan" | "ptd" | "pte" | null, "size": N, "ok": true | false,
               "error": null | "why", "constants": [{"section", "index", "key" (named only),
@@ -1403,11 +1403,13 @@ static unsigned char *tpd_read_file(const char *path, size_t *size_out) {
 }
 
 /* --check's report of a well-formed file: "ok: <kind>, <size> bytes"; for a program, the
-   named keys its XNNPACK delegates use that neither its named data nor --ptd holds
-   (tp_xnn_pte_missing_keys): ExecuTorch's runtime needs a .ptd with them. Returns 0, or 1
-   when memory ran out. */
+   named keys its XNNPACK and Vulkan delegates use that neither its named data nor --ptd holds
+   (tp_xnn_pte_missing_keys and tp_vk_pte_missing_keys in one list): ExecuTorch's runtime needs
+   a .ptd with them. Returns 0, or 1 when memory ran out. */
 static int tpd_check_report(const unsigned char *data, size_t size, const unsigned char *ptd,
                             size_t ptd_size) {
+  static const tp__pte_backend_keys bk[2] = {{"XnnpackBackend", tp__xnn_blob_keys},
+                                             {"VulkanBackend", tp_vk__blob_keys}};
   const char *fmt = tpd_format(data, size);
   const char *kind = !fmt ? "?" : fmt[0] == 'x' ? "XNNPACK blob" : fmt[0] == 'v' ? "Vulkan blob"
                    : !strcmp(fmt, "ptd") ? ".ptd" : ".pte";
@@ -1418,13 +1420,15 @@ static int tpd_check_report(const unsigned char *data, size_t size, const unsign
     tp_error e;
     const char **keys;
     size_t n = 0, i;
+    tp_ptd *pp = ptd ? &p : NULL;
     memset(&p, 0, sizeof p);
     if (tp_pte_read(&f, data, size) != TP_OK || (ptd && tp_ptd_open(&p, ptd, ptd_size) != TP_OK) ||
-        tp_xnn_pte_missing_keys(&f, (size_t)-1, ptd ? &p : NULL, NULL, 0, &n, &e) != TP_OK)
+        tp__pte_missing_keys("tpdump", &f, (size_t)-1, pp, bk, 2, NULL, 0, &n, &e) != TP_OK)
       return 0; /* the verdict accepted it: nothing more to say */
     if (n == 0) return 0;
     keys = (const char **)TP_MALLOC(n * sizeof *keys);
-    if (!keys || tp_xnn_pte_missing_keys(&f, (size_t)-1, ptd ? &p : NULL, keys, n, &n, &e) != TP_OK) {
+    if (!keys ||
+        tp__pte_missing_keys("tpdump", &f, (size_t)-1, pp, bk, 2, keys, n, &n, &e) != TP_OK) {
       TP_FREE((void *)keys);
       fprintf(stderr, "tpdump: out of memory listing %zu keys\n", n);
       return 1;
