@@ -689,14 +689,23 @@ TPDEF size_t tp__keyset_probe(const tp__keyset *t, uint64_t h, tp__keyset_match_
                               const void *ctx);
 TPDEF void tp__keyset_free(tp__keyset *t);
 /* Test builds only: with TP_COUNT_STEPS defined (before the implementation), every slot a
-   keyset probe looks at and every key comparison of a linear key scan adds one to
-   tp__count_steps, so a test counts the work instead of timing it (tests/test_linear.c).
-   Without the macro nothing is counted and the variable does not exist. */
+   keyset probe looks at, every key comparison of a linear key scan, every comparison of a
+   sort or binary search (of names: 1 + len / 16) and every 64-byte block tp_sha256_update
+   hashes straight from its input adds to tp__count_steps, and every visit a tp_fb_reader charges (tp_fb_reader's visit budget: a table opened, a vector
+   element, a string as 1 + len / 16) adds to tp__count_visits, whatever the reader's budget
+   (also the unbudgeted readers'). Their sum is the work a reader does on input it does not
+   trust: a test counts it instead of timing it (tests/test_linear.c), and the fuzz flavor
+   bounds it per input byte (fuzz/fuzz_bound.h). Without the macro nothing is counted and the
+   variables do not exist. */
 #ifdef TP_COUNT_STEPS
-extern unsigned long long tp__count_steps;
+extern unsigned long long tp__count_steps, tp__count_visits;
 #define TP__STEP() (tp__count_steps++)
+#define TP__STEPS(n) (tp__count_steps += (unsigned long long)(n))
+#define TP__VISITS(n) (tp__count_visits += (unsigned long long)(n))
 #else
 #define TP__STEP() ((void)0)
+#define TP__STEPS(n) ((void)0)
+#define TP__VISITS(n) ((void)0)
 #endif
 
 /* ------------------------------------------------------------------------------------------ */
@@ -4769,6 +4778,7 @@ TPDEF void tp_sha256_update(tp_sha256 *c, const void *data, size_t n) {
     c->fill = 0;
   }
   if (n >= 64) {
+    TP__STEPS(n / 64);
     tp__sha256_blocks(c, p, n / 64);
     p += n / 64 * 64;
     n %= 64;
@@ -5648,6 +5658,7 @@ static size_t tp__fb_default_visits(size_t size) {
 static int tp__fb_visit(tp_fb_reader *r, size_t n, uint64_t pos) {
   if (r->visits <= r->max_visits && r->max_visits - r->visits >= n) {
     r->visits += n;
+    TP__VISITS(n);
     return 1;
   }
   if (r->err.status == TP_OK)
@@ -6144,7 +6155,7 @@ struct tp_store {
 };
 
 #ifdef TP_COUNT_STEPS
-unsigned long long tp__count_steps;
+unsigned long long tp__count_steps, tp__count_visits;
 #endif
 
 /* SipHash-1-3 (Aumasson and Bernstein's construction with one compression round per 8-byte
@@ -9241,6 +9252,7 @@ static int tp__st_cmp_name(const void *a, const void *b) {
   const tp__st_name *x = (const tp__st_name *)a, *y = (const tp__st_name *)b;
   size_t n = x->len < y->len ? x->len : y->len;
   int c = memcmp(x->name, y->name, n);
+  TP__STEPS(1 + n / 16);
   if (c != 0) return c;
   return x->len < y->len ? -1 : x->len > y->len ? 1 : 0;
 }
@@ -10011,8 +10023,7 @@ static const tp__st_name *tp__st_search(const tp__st_name *v, size_t n, const ch
   q.idx = 0;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    int c = tp__st_cmp_name(&v[mid], &q);
-    TP__STEP();
+    int c = tp__st_cmp_name(&v[mid], &q); /* counts its step */
     if (c == 0) return &v[mid];
     if (c < 0) lo = mid + 1;
     else hi = mid;

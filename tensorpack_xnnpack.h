@@ -4648,6 +4648,7 @@ fail:
    what breaks them is TP_ERR_FORMAT, for every target; tpdump's verdict is this. */
 static int tp__xnn_cf_cmp(const void *a, const void *b) {
   uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  TP__STEP();
   return x < y ? -1 : x > y;
 }
 
@@ -4889,6 +4890,7 @@ static tp_status tp__xnn_cb_value(tp_xnn_graph *g, size_t i, tp_fb_table *xv, ui
 /* (id_out << 32 | position), sorted: the value a node field names. */
 static int tp__xnn_cb_cmp(const void *a, const void *b) {
   uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  TP__STEP();
   return x < y ? -1 : x > y ? 1 : 0;
 }
 

@@ -404,6 +404,7 @@ typedef struct tpd_const {
 
 static int tpd_cmp_u32(const void *a, const void *b) {
   uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  TP__STEP();
   return x < y ? -1 : x > y;
 }
 
