@@ -908,8 +908,9 @@ TPDEF double tp_fb_bits_f64(uint64_t bits);
    types, defaults, no field left out). TP_FT01_FIELDS(X): X(table, field, id, kind, default),
    kind one of I8 U32 U64 (scalars), STR (string), VEC (vector), TABLE (sub-table). Each entry
    defines TP_FT01_F_<table>_<field> (the id) and TP_FT01_D_<table>_<field> (the default).
-   Shared tables: tp_ptd_open reads each entry's few tables once (its cost is linear in the
-   entry count whatever they share); key strings shared between entries are bounded by a
+   Shared tables: a budget. tp_ptd_open reads each entry's few tables once (its cost is linear
+   in the entry count whatever they share; its reader has no visit budget, since tp_ptd_find
+   walks again for the file's whole life); key strings shared between entries are bounded by a
    budget: the keys' bytes may total at most the flatbuffer's size (refused past it), so the
    NUL checks and tp_ptd_index's hashing stay linear in the file. Keys are hashed with a key of
    the index's own (SipHash-1-3, tp__hash_seed) and compared by length, then position, then
@@ -1635,7 +1636,11 @@ TPDEF tp_status tp_pte_named_at(tp_pte_file *f, size_t i, const char **key,
    big-endian host, a multi-byte dtype: the file's bytes are little-endian).
    The file bytes are borrowed: keep them alive and unchanged while the views are used (the
    views point into them, each view's storage is exactly its tensor's byte range; its data is as
-   aligned as the file bytes plus 8 + N + b). Names and metadata are copied (unescaped). */
+   aligned as the file bytes plus 8 + N + b). Names and metadata are copied (unescaped).
+   Cost: nothing is shared in JSON, so neither a memo nor a budget: the header is parsed in one
+   pass, each object's keys, the tensor names and the __metadata__ keys are checked for
+   duplicates by sorting them (n log n comparisons, never n^2), and tp_safetensors_find and
+   tp_safetensors_metadata search the sorted names (log n). */
 typedef struct tp_safetensors tp_safetensors;
 
 /* Parses and checks file[0, nbytes) (above). *err (may be NULL) is reset on entry and holds the
