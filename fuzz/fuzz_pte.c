@@ -23,8 +23,9 @@
 /* The cost bound (fuzz/fuzz_bound.h) of tp_pte_read: work <= FZ_PTE_K x input bytes +
    FZ_PTE_C. Its visits stop at its reader's budget, max(1M, 8 x bytes); its steps (the named
    keys' set) are under 1 per byte. Measured: the cost seed (one delegate of 1000 compile specs
-   listed 1000 times, 8,344 bytes) stops at exactly 1,000,000; the seeds and the smoke run's
-   inputs do at most 0.04 per byte. */
+   listed 1000 times, 8,344 bytes) stops at exactly 1,000,000, and the same shape at 193 KB
+   (make bench-probes) at 8.00 per byte; the seeds and the smoke run's inputs do at most 0.04
+   per byte. */
 #define FZ_PTE_K 9ull
 #define FZ_PTE_C 1100000ull
 

@@ -23,8 +23,9 @@
    (the .ptd's tp_ptd_open is fuzz_ptd's): work <= FZ_VK_K x input bytes (blob and .ptd) +
    FZ_VK_C. Each call's visits stop at its reader's budget, max(1M, 8 x bytes); its steps (the
    .ptd's index and lookups) are a few per entry. Measured: the cost seed (1000 ValueLists that
-   are one table of 1000 items, 8,196 bytes) stops at exactly 1,000,000 in each call; the
-   seeds and the smoke run's inputs do at most 0.11 per byte. */
+   are one table of 1000 items, 8,196 bytes) stops at exactly 1,000,000 in each call, and the
+   same shape at 1 MB (make bench-probes) at 8.00 per byte; the seeds and the smoke run's
+   inputs do at most 0.11 per byte. */
 #define FZ_VK_K 9ull
 #define FZ_VK_C 1100000ull
 

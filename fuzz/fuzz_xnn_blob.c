@@ -25,8 +25,9 @@
    + FZ_XNN_READ_C. A value or node costs a few visits whatever its tables share (at most 6
    dims, scales not copied), and the value ids are sorted once (n log n comparisons for 4n
    bytes of offsets). Measured: the cost seed (2000 values that are one table, 8,120 bytes)
-   3.55 per byte; the seeds and the smoke run's inputs at most 0.11 per byte. k = 8 leaves room
-   for the sort's log n up to a million values. */
+   3.55 per byte, the same shape at 1 MB (250,000 values, make bench-probes) 4.22; the seeds
+   and the smoke run's inputs at most 0.11 per byte. k = 8 leaves room for the sort's log n
+   up to a million values. */
 #define FZ_XNN_READ_K 8ull
 #define FZ_XNN_READ_C 4096ull
 
