@@ -737,14 +737,23 @@ TPDEF size_t tp__keyset_probe(const tp__keyset *t, uint64_t h, tp__keyset_match_
                               const void *ctx);
 TPDEF void tp__keyset_free(tp__keyset *t);
 /* Test builds only: with TP_COUNT_STEPS defined (before the implementation), every slot a
-   keyset probe looks at and every key comparison of a linear key scan adds one to
-   tp__count_steps, so a test counts the work instead of timing it (tests/test_linear.c).
-   Without the macro nothing is counted and the variable does not exist. */
+   keyset probe looks at, every key comparison of a linear key scan, every comparison of a
+   sort or binary search (of names: 1 + len / 16) and every 64-byte block tp_sha256_update
+   hashes straight from its input adds to tp__count_steps, and every visit a tp_fb_reader charges (tp_fb_reader's visit budget: a table opened, a vector
+   element, a string as 1 + len / 16) adds to tp__count_visits, whatever the reader's budget
+   (also the unbudgeted readers'). Their sum is the work a reader does on input it does not
+   trust: a test counts it instead of timing it (tests/test_linear.c), and the fuzz flavor
+   bounds it per input byte (fuzz/fuzz_bound.h). Without the macro nothing is counted and the
+   variables do not exist. */
 #ifdef TP_COUNT_STEPS
-extern unsigned long long tp__count_steps;
+extern unsigned long long tp__count_steps, tp__count_visits;
 #define TP__STEP() (tp__count_steps++)
+#define TP__STEPS(n) (tp__count_steps += (unsigned long long)(n))
+#define TP__VISITS(n) (tp__count_visits += (unsigned long long)(n))
 #else
 #define TP__STEP() ((void)0)
+#define TP__STEPS(n) ((void)0)
+#define TP__VISITS(n) ((void)0)
 #endif
 
 /* ------------------------------------------------------------------------------------------ */
@@ -947,8 +956,9 @@ TPDEF double tp_fb_bits_f64(uint64_t bits);
    types, defaults, no field left out). TP_FT01_FIELDS(X): X(table, field, id, kind, default),
    kind one of I8 U32 U64 (scalars), STR (string), VEC (vector), TABLE (sub-table). Each entry
    defines TP_FT01_F_<table>_<field> (the id) and TP_FT01_D_<table>_<field> (the default).
-   Shared tables: tp_ptd_open reads each entry's few tables once (its cost is linear in the
-   entry count whatever they share); key strings shared between entries are bounded by a
+   Shared tables: a budget. tp_ptd_open reads each entry's few tables once (its cost is linear
+   in the entry count whatever they share; its reader has no visit budget, since tp_ptd_find
+   walks again for the file's whole life); key strings shared between entries are bounded by a
    budget: the keys' bytes may total at most the flatbuffer's size (refused past it), so the
    NUL checks and tp_ptd_index's hashing stay linear in the file. Keys are hashed with a key of
    the index's own (SipHash-1-3, tp__hash_seed) and compared by length, then position, then
@@ -2126,7 +2136,11 @@ TPDEF tp_status tp__pte_missing_keys(const char *who, tp_pte_file *f, size_t m, 
    big-endian host, a multi-byte dtype: the file's bytes are little-endian).
    The file bytes are borrowed: keep them alive and unchanged while the views are used (the
    views point into them, each view's storage is exactly its tensor's byte range; its data is as
-   aligned as the file bytes plus 8 + N + b). Names and metadata are copied (unescaped). */
+   aligned as the file bytes plus 8 + N + b). Names and metadata are copied (unescaped).
+   Cost: nothing is shared in JSON, so neither a memo nor a budget: the header is parsed in one
+   pass, each object's keys, the tensor names and the __metadata__ keys are checked for
+   duplicates by sorting them (n log n comparisons, never n^2), and tp_safetensors_find and
+   tp_safetensors_metadata search the sorted names (log n). */
 typedef struct tp_safetensors tp_safetensors;
 
 /* Parses and checks file[0, nbytes) (above). *err (may be NULL) is reset on entry and holds the
@@ -5386,6 +5400,7 @@ TPDEF void tp_sha256_update(tp_sha256 *c, const void *data, size_t n) {
     c->fill = 0;
   }
   if (n >= 64) {
+    TP__STEPS(n / 64);
     tp__sha256_blocks(c, p, n / 64);
     p += n / 64 * 64;
     n %= 64;
@@ -6265,6 +6280,7 @@ static size_t tp__fb_default_visits(size_t size) {
 static int tp__fb_visit(tp_fb_reader *r, size_t n, uint64_t pos) {
   if (r->visits <= r->max_visits && r->max_visits - r->visits >= n) {
     r->visits += n;
+    TP__VISITS(n);
     return 1;
   }
   if (r->err.status == TP_OK)
@@ -6761,7 +6777,7 @@ struct tp_store {
 };
 
 #ifdef TP_COUNT_STEPS
-unsigned long long tp__count_steps;
+unsigned long long tp__count_steps, tp__count_visits;
 #endif
 
 /* SipHash-1-3 (Aumasson and Bernstein's construction with one compression round per 8-byte
@@ -11136,6 +11152,7 @@ static int tp__st_cmp_name(const void *a, const void *b) {
   const tp__st_name *x = (const tp__st_name *)a, *y = (const tp__st_name *)b;
   size_t n = x->len < y->len ? x->len : y->len;
   int c = memcmp(x->name, y->name, n);
+  TP__STEPS(1 + n / 16);
   if (c != 0) return c;
   return x->len < y->len ? -1 : x->len > y->len ? 1 : 0;
 }
@@ -11906,8 +11923,7 @@ static const tp__st_name *tp__st_search(const tp__st_name *v, size_t n, const ch
   q.idx = 0;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    int c = tp__st_cmp_name(&v[mid], &q);
-    TP__STEP();
+    int c = tp__st_cmp_name(&v[mid], &q); /* counts its step */
     if (c == 0) return &v[mid];
     if (c < 0) lo = mid + 1;
     else hi = mid;

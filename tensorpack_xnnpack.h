@@ -4646,6 +4646,7 @@ fail: /* the result keeps what was read, stop_part / stop_index where it stopped
    graph rules then judge that result (tp__xnn_check_read), as the loader does. */
 static int tp__xnn_cf_cmp(const void *a, const void *b) {
   uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  TP__STEP();
   return x < y ? -1 : x > y;
 }
 
@@ -4876,6 +4877,7 @@ static void tp__xnn_blob_nview(const tp_xnn_blob_node *n, uint32_t ni, const uin
 /* (id_out << 32 | position), sorted: the value a node field names. */
 static int tp__xnn_cb_cmp(const void *a, const void *b) {
   uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  TP__STEP();
   return x < y ? -1 : x > y ? 1 : 0;
 }
 

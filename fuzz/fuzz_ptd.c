@@ -17,6 +17,19 @@
 #include <string.h>
 
 #include "tensorpack.h"
+#include "fuzz/fuzz_bound.h"
+
+/* The cost bounds (fuzz/fuzz_bound.h): tp_ptd_open's work <= FZ_PTD_OPEN_K x input bytes +
+   FZ_PTD_OPEN_C; tp_ptd_index's <= FZ_PTD_INDEX_K x input bytes + FZ_PTD_INDEX_C. The open
+   reads each entry's few tables once and the keys' bytes at most the flatbuffer's size; the
+   index is one hash and about one probe per entry (4 bytes of offset at least). Measured: the
+   cost seed (1000 entries that are one table with a 1-byte key, 4,228 bytes) 0.71 per byte to
+   open (3 visits an entry) and 1.42 to index (6 an entry); the seeds and the smoke run's
+   inputs at most 0.07 per byte. */
+#define FZ_PTD_OPEN_K 2ull
+#define FZ_PTD_OPEN_C 1024ull
+#define FZ_PTD_INDEX_K 3ull
+#define FZ_PTD_INDEX_C 1024ull
 
 static volatile uint64_t fz_sink;
 
@@ -76,6 +89,7 @@ static void fz_check_index(tp_ptd *p, const uint8_t *data, size_t size) {
   uint32_t *slots;
   tp_ptd_entry e, f;
   tp_status st;
+  unsigned long long w0;
   for (i = 0; i < n; i++) {
     if (tp_ptd_entry_at(p, i, &e) != TP_OK || tp_ptd_find(p, e.key, &f) != TP_OK)
       fz_fail("linear find of an entry's key", i);
@@ -90,7 +104,9 @@ static void fz_check_index(tp_ptd *p, const uint8_t *data, size_t size) {
   slots = (uint32_t *)malloc(need * sizeof *slots);
   if (!slots) return;
   if (tp_ptd_index(p, slots, need - 1) != TP_ERR_INVALID) fz_fail("index with too few slots", need);
+  w0 = fz_work();
   st = tp_ptd_index(p, slots, need);
+  fz_bound("fuzz_ptd", "tp_ptd_index work", fz_work() - w0, size, FZ_PTD_INDEX_K, FZ_PTD_INDEX_C);
   if (st != TP_OK) fz_fail("index failed on an opened file", (size_t)st);
   for (i = 0; i < n; i++) {
     if (tp_ptd_entry_at(p, i, &e) != TP_OK) fz_fail("entry_at with the index", i);
@@ -109,9 +125,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   tp_ptd_entry e, f;
   tp_status st;
   size_t i;
+  unsigned long long w0;
 
   memset(&p, 0, sizeof p);
+  w0 = fz_work();
   st = tp_ptd_open(&p, size ? data : NULL, size);
+  fz_bound("fuzz_ptd", "tp_ptd_open work", fz_work() - w0, size, FZ_PTD_OPEN_K, FZ_PTD_OPEN_C);
   if (st != TP_OK) {
     if (st != TP_ERR_FORMAT) fz_fail("open failed with a status other than FORMAT", 0);
     if (tp_ptd_entry_at(&p, 0, &e) == TP_OK) fz_fail("entry_at after a failed open", 0);

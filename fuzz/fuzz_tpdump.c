@@ -17,9 +17,60 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sanitizer/allocator_interface.h>
+
 #define TPDUMP_NO_MAIN
 #include "tools/tpdump.c"
 #include "fuzz/fuzz_input.h"
+#include "fuzz/fuzz_bound.h"
+
+/* The cost bounds (fuzz/fuzz_bound.h), each of the three modes' calls, against the input's
+   bytes (file and .ptd): work <= FZ_TPDUMP_WORK_K x bytes + FZ_TPDUMP_WORK_C; the report's
+   bytes and the JSON document's, each <= FZ_TPDUMP_OUT_K x bytes + FZ_TPDUMP_OUT_C; the heap
+   a call holds at its peak (the sanitizer's malloc and free hooks: bytes allocated and not yet
+   freed since the call began, the report included) <= FZ_TPDUMP_MEM_K x bytes +
+   FZ_TPDUMP_MEM_C. A mode runs the verdict's reader and the printer's walk, each under its
+   visit budget, max(1M, 8 x bytes), so work is twice a reader's bound (fuzz/fuzz_pte.c).
+   Measured: the Vulkan cost seed (1000 ValueLists that are one table, 8,196 bytes) stops both
+   at 1,000,000 (2,000,000 per mode) and prints 77,811 report bytes (9.5 per byte); the XNNPACK
+   one (2000 values that are one table, 8,120 bytes) holds 256,604 heap bytes at its peak (31.6
+   per byte: the reader's record of every value); the seeds and the smoke run's inputs at most
+   0.3 work, 1.2 report bytes and 6.1 heap bytes per byte. */
+#define FZ_TPDUMP_WORK_K 18ull
+#define FZ_TPDUMP_WORK_C 2200000ull
+#define FZ_TPDUMP_OUT_K 16ull
+#define FZ_TPDUMP_OUT_C 65536ull
+#define FZ_TPDUMP_MEM_K 48ull
+#define FZ_TPDUMP_MEM_C 65536ull
+
+static long long fz_heap, fz_heap_peak; /* since fz_mem_begin */
+
+static void fz_malloc_hook(const volatile void *p, size_t n) {
+  (void)p;
+  fz_heap += (long long)n;
+  if (fz_heap > fz_heap_peak) fz_heap_peak = fz_heap;
+}
+
+static void fz_free_hook(const volatile void *p) {
+  if (p && __sanitizer_get_ownership(p)) fz_heap -= (long long)__sanitizer_get_allocated_size(p);
+}
+
+static unsigned long long fz_w0;
+
+static void fz_mem_begin(void) {
+  static int hooked;
+  if (!hooked)
+    hooked = __sanitizer_install_malloc_and_free_hooks(fz_malloc_hook, fz_free_hook) > 0;
+  fz_heap = fz_heap_peak = 0;
+  fz_w0 = fz_work();
+}
+
+/* Bounds the work and the peak heap of the call since fz_mem_begin. */
+static void fz_mem_end(const char *work, const char *heap, size_t size) {
+  fz_bound("fuzz_tpdump", work, fz_work() - fz_w0, size, FZ_TPDUMP_WORK_K, FZ_TPDUMP_WORK_C);
+  fz_bound("fuzz_tpdump", heap, (unsigned long long)fz_heap_peak, size, FZ_TPDUMP_MEM_K,
+           FZ_TPDUMP_MEM_C);
+}
 
 static void fz_fail(const char *what, int a, int b) {
   fprintf(stderr, "fuzz_tpdump: invariant broken: %s (%d, %d)\n", what, a, b);
@@ -45,9 +96,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   memset(&e0, 0, sizeof e0);
   memset(&e1, 0, sizeof e1);
   memset(&e2, 0, sizeof e2);
+  fz_mem_begin();
   rc0 = tpdump_inspect_with(file, file_n, ptdb, ptd_n, NULL, &e0);
+  fz_mem_end("check work", "check peak heap bytes", size);
+  fz_mem_begin();
   rc1 = tpdump_inspect_with(file, file_n, ptdb, ptd_n, &text, &e1);
+  fz_mem_end("report work", "report peak heap bytes", size);
+  fz_bound("fuzz_tpdump", "report bytes", text.size, size, FZ_TPDUMP_OUT_K, FZ_TPDUMP_OUT_C);
+  fz_mem_begin();
   rc2 = tpdump_inspect_json(file, file_n, ptdb, ptd_n, &json, &e2);
+  fz_mem_end("JSON work", "JSON peak heap bytes", size);
+  fz_bound("fuzz_tpdump", "JSON bytes", json.size, size, FZ_TPDUMP_OUT_K, FZ_TPDUMP_OUT_C);
   if (!ptd_n) { /* the no-.ptd entry point must agree */
     int rc3 = tpdump_inspect(file, file_n, NULL, NULL);
     if (rc0 != 1 && rc3 != 1 && rc0 != rc3) fz_fail("tpdump_inspect differs", rc0, rc3);

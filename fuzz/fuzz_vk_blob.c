@@ -3,7 +3,8 @@
    Input framing: fuzz/fuzz_input.h (u32 blob length, the VH00 blob, a .ptd), each part in a
    heap block of exactly its size, so ASan sees any read past either one.
 
-   Calls tp_vk_parse_header and tp_vk_read_blob (with the .ptd when it opens); every returned
+   Calls tp_vk_parse_header, tp_vk_check_blob (TP_OK, or TP_ERR_FORMAT / TP_ERR_NOMEM with a
+   sentence) and tp_vk_read_blob (with the .ptd when it opens); every returned
    constant's bytes and every key are read. Invariants (abort on violation): header regions
    inside the blob; each constant's data inside the blob or inside the .ptd (absent only for a
    named one read without a .ptd), nbytes equal to numel(dims) x datatype size, ndim <=
@@ -18,6 +19,17 @@
 
 #include "tensorpack_vulkan.h"
 #include "fuzz/fuzz_input.h"
+#include "fuzz/fuzz_bound.h"
+
+/* The cost bound (fuzz/fuzz_bound.h) of tp_vk_check_blob and of tp_vk_read_blob, each call
+   (the .ptd's tp_ptd_open is fuzz_ptd's): work <= FZ_VK_K x input bytes (blob and .ptd) +
+   FZ_VK_C. Each call's visits stop at its reader's budget, max(1M, 8 x bytes); its steps (the
+   .ptd's index and lookups) are a few per entry. Measured: the cost seed (1000 ValueLists that
+   are one table of 1000 items, 8,196 bytes) stops at exactly 1,000,000 in each call, and the
+   same shape at 1 MB (make bench-probes) at 8.00 per byte; the seeds and the smoke run's
+   inputs do at most 0.11 per byte. */
+#define FZ_VK_K 9ull
+#define FZ_VK_C 1100000ull
 
 static volatile uint64_t fz_sink;
 
@@ -54,6 +66,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   uint32_t i;
   tp_error err;
   tp_status st;
+  unsigned long long w0;
 
   if (!fz_input_split(data, size, &in)) return 0;
   blob = in.blob;
@@ -74,8 +87,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fz_fail("parse_header: status other than FORMAT", 0);
   }
 
+  w0 = fz_work();
+  st = tp_vk_check_blob(blob, blob_n, have_ptd ? &ptd : NULL, &err);
+  fz_bound("fuzz_vk_blob", "tp_vk_check_blob work", fz_work() - w0, size, FZ_VK_K, FZ_VK_C);
+  if (st != TP_OK && ((st != TP_ERR_FORMAT && st != TP_ERR_NOMEM) || err.status != st ||
+                      err.msg[0] == 0))
+    fz_fail("check_blob: a failure other than FORMAT, or without its sentence", 0);
   memset(&err, 0, sizeof err);
+  w0 = fz_work();
   st = tp_vk_read_blob(blob, blob_n, have_ptd ? &ptd : NULL, &rb, &err);
+  fz_bound("fuzz_vk_blob", "tp_vk_read_blob work", fz_work() - w0, size, FZ_VK_K, FZ_VK_C);
   if (st == TP_OK) {
     uint64_t acc = 0;
     for (i = 0; i < rb.num_values; i++) {

@@ -19,6 +19,17 @@
 
 #include "tensorpack_xnnpack.h"
 #include "fuzz/fuzz_input.h"
+#include "fuzz/fuzz_bound.h"
+
+/* The cost bound (fuzz/fuzz_bound.h) of tp_xnn_read_blob: work <= FZ_XNN_READ_K x input bytes
+   + FZ_XNN_READ_C. A value or node costs a few visits whatever its tables share (at most 6
+   dims, scales not copied), and the value ids are sorted once (n log n comparisons for 4n
+   bytes of offsets). Measured: the cost seed (2000 values that are one table, 8,120 bytes)
+   3.55 per byte, the same shape at 1 MB (250,000 values, make bench-probes) 4.22; the seeds
+   and the smoke run's inputs at most 0.11 per byte. k = 8 leaves room for the sort's log n
+   up to a million values. */
+#define FZ_XNN_READ_K 8ull
+#define FZ_XNN_READ_C 4096ull
 
 static void fz_fail(const char *what, tp_status st) {
   fprintf(stderr, "fuzz_xnn_blob: invariant broken: %s (status %s)\n", what, tp_status_str(st));
@@ -74,6 +85,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   int have_ptd = 0;
   tp_error err;
   tp_status st;
+  unsigned long long w0;
 
   if (!fz_input_split(data, size, &in)) return 0;
   blob = in.blob;
@@ -86,7 +98,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
 
   memset(&err, 0, sizeof err);
+  w0 = fz_work();
   st = tp_xnn_read_blob(blob, blob_n, &b, &err);
+  fz_bound("fuzz_xnn_blob", "tp_xnn_read_blob work", fz_work() - w0, size, FZ_XNN_READ_K,
+           FZ_XNN_READ_C);
   switch (st) {
   case TP_OK:
     if (err.status != TP_OK) fz_fail("TP_OK with an error set", st);

@@ -18,6 +18,14 @@
 
 #include "tensorpack_xnnpack.h"
 #include "fuzz/fuzz_input.h"
+#include "fuzz/fuzz_bound.h"
+
+/* The cost bound (fuzz/fuzz_bound.h) of tp_xnn_check_blob, each call: work <=
+   FZ_XNN_CHECK_K x input bytes + FZ_XNN_CHECK_C (tp_xnn_read_blob's, fuzz/fuzz_xnn_blob.c, and
+   the rules' pass over what it read). Measured: the cost seed (2000 values that are one table,
+   8,120 bytes) 3.55 per byte; the seeds and the smoke run's inputs at most 0.17 per byte. */
+#define FZ_XNN_CHECK_K 8ull
+#define FZ_XNN_CHECK_C 4096ull
 
 static void fz_fail(const char *what, int target, tp_status st) {
   fprintf(stderr, "fuzz_xnn_check: invariant broken: %s (target %d, status %s)\n", what, target,
@@ -34,8 +42,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!fz_input_split(data, size, &in)) return 0;
   for (k = 0; k < 3; k++) {
     tp_error e, e2;
-    tp_status st = tp_xnn_check_blob(in.blob, in.blob_n, targets[k], &e);
-    tp_status st2 = tp_xnn_check_blob(in.blob, in.blob_n, targets[k], &e2);
+    unsigned long long w0 = fz_work();
+    tp_status st = tp_xnn_check_blob(in.blob, in.blob_n, targets[k], &e), st2;
+    fz_bound("fuzz_xnn_check", "tp_xnn_check_blob work", fz_work() - w0, size, FZ_XNN_CHECK_K,
+             FZ_XNN_CHECK_C);
+    st2 = tp_xnn_check_blob(in.blob, in.blob_n, targets[k], &e2);
     if (st != st2 || strcmp(e.msg, e2.msg) != 0) fz_fail("two calls differ", targets[k], st);
     if (st == TP_OK) {
       if (e.status != TP_OK || e.msg[0] != 0) fz_fail("TP_OK with a sentence", targets[k], st);

@@ -22,6 +22,8 @@
 #define TENSORPACK_VULKAN_IMPLEMENTATION
 #include "tensorpack_xnnpack.h"
 #include "tensorpack_vulkan.h"
+#define LINEAR_SHAPES_NO_FNVC
+#include "tests/linear_shapes.h"
 
 static const char *g_dir;
 static int g_failed;
@@ -568,6 +570,63 @@ static void ptes(void) {
   }
 }
 
+/* The cost seeds (seed-cost-*): small worst shapes (tests/linear_shapes.h: shared tables,
+   shared long keys; long keys sorted), whose work per byte comes within a small factor of the
+   targets' cost bounds (fuzz/fuzz_bound.h: the smoke run checks that each aborts with its
+   bound divided, tests/fuzz_smoke.sh). framed: in fuzz/fuzz_input.h's framing (no .ptd). */
+static void put_cost(const char *target, const char *name, unsigned char *bytes, size_t n,
+                     int framed) {
+  tp_membuf m;
+  if (!bytes) {
+    fprintf(stderr, "make_seeds: cannot build the cost seed %s\n", name);
+    g_failed = 1;
+    return;
+  }
+  m.data = bytes;
+  m.size = m.cap = n;
+  if (framed) put_framed(target, name, &m, NULL);
+  else put(target, name, bytes, n);
+  free(bytes);
+}
+
+/* __metadata__ of n keys of len bytes that differ in their last four: n log n comparisons of
+   len-byte keys. Malloc'd. */
+static unsigned char *cost_safetensors(size_t n, size_t len, size_t *size) {
+  size_t cap = n * (len + 16) + 64, hn = 0, i;
+  unsigned char *b = (unsigned char *)malloc(cap + 8);
+  char *h = b ? (char *)b + 8 : NULL;
+  if (!b) return NULL;
+  hn += (size_t)sprintf(h + hn, "{\"__metadata__\":{");
+  for (i = 0; i < n; i++) {
+    h[hn++] = i ? ',' : ' ';
+    h[hn++] = '"';
+    memset(h + hn, 'a', len - 4);
+    hn += len - 4;
+    hn += (size_t)sprintf(h + hn, "%04lu\":\"\"", (unsigned long)((i * 7919) % n));
+  }
+  hn += (size_t)sprintf(h + hn, "}}");
+  tp__put_le64(b, hn);
+  *size = hn + 8;
+  return b;
+}
+
+static void cost_seeds(void) {
+  size_t n = 0;
+  unsigned char *p;
+  p = shape_pte_shared_specs(1000, &n);
+  put_cost("fuzz_pte", "cost-pte-shared-specs", p, n, 0);
+  p = shape_pte_shared_specs(1000, &n);
+  put_cost("fuzz_tpdump", "cost-pte-shared-specs", p, n, 1);
+  p = shape_vk_shared_list(1000, &n);
+  put_cost("fuzz_vk_blob", "cost-vk-shared-list", p, n, 1);
+  p = shape_xnn_shared_values(2000, &n);
+  put_cost("fuzz_xnn_blob", "cost-xnn-shared-values", p, n, 1);
+  p = shape_ptd_shared_key(1000, 1, &n);
+  put_cost("fuzz_ptd", "cost-ptd-shared-key", p, n, 0);
+  p = cost_safetensors(1000, 64, &n);
+  put_cost("fuzz_safetensors", "cost-metadata-long-keys", p, n, 0);
+}
+
 int main(int argc, char **argv) {
   int i;
   if (argc != 2) {
@@ -597,6 +656,7 @@ int main(int argc, char **argv) {
   views();
   safetensors_seeds();
   ptes();
+  cost_seeds();
   if (g_failed) return 1;
   printf("make_seeds: %d seed files in %s\n", g_count, g_dir);
   return 0;

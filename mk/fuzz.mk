@@ -4,9 +4,12 @@
 #   make test            runs one suite fuzz/<target> per target (tests/fuzz_smoke.sh),
 #                        bounded and deterministic (-runs=N -seed=1 on the seed corpus), plus
 #                        every committed reproducer fuzz/crashes/<target>-<n> (which must no
-#                        longer crash)
+#                        longer crash); the reader targets bound their work (tpdump: also its
+#                        output and heap) per input byte (fuzz/fuzz_bound.h), and every cost
+#                        seed must break its target's bounds divided by 4
 # Seeds: fuzz/make_seeds.c writes valid blobs/.ptd/views with the library's own writers into
-# $(BUILD)/fuzz/corpus/<target>/. Nothing binary is committed except crash reproducers.
+# $(BUILD)/fuzz/corpus/<target>/, and the cost seeds seed-cost-* (small worst shapes of
+# tests/linear_shapes.h). Nothing binary is committed except crash reproducers.
 # Targets: fuzz_fb_reader, fuzz_ptd, fuzz_pte, fuzz_vk_blob, fuzz_views, fuzz_safetensors, fuzz_tpdump (tools/tpdump.c as a
 # library), fuzz_xnn_blob (tp_xnn_read_blob, the pure XNNPACK reader: every machine) and
 # fuzz_xnn_load (tp_xnn_load onto the real XNNPACK: only with XNNPACK; its seeds are
@@ -17,7 +20,9 @@
 
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
-FUZZ_FLAGS   := -std=c99 -Wall -Wextra -pedantic -Werror -g -O1 \
+# TP_COUNT_STEPS: the implementation counts its work, which the reader targets bound per input
+# byte (fuzz/fuzz_bound.h).
+FUZZ_FLAGS   := -std=c99 -Wall -Wextra -pedantic -Werror -g -O1 -DTP_COUNT_STEPS \
                 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -I.
 HAVE_LIBFUZZER := $(shell printf '$(H)include <stddef.h>\n$(H)include <stdint.h>\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n);\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { (void)d; (void)n; return 0; }\n' | $(FUZZ_CC) -x c - -fsanitize=fuzzer,address,undefined -o /dev/null 2>/dev/null && echo 1)
 
@@ -56,7 +61,7 @@ FUZZ_RT_FLAGS := -DTP_XNN_RUNTIME_MAX_ACTIVATION_BYTES='((uint64_t)64 << 20)' \
 $(eval $(call tp_flavor,fuzz,$(FUZZ_CC) $(FUZZ_FLAGS),$(FUZZ_RT_FLAGS)))
 FUZZ_OBJS_fuzz_xnn_load   := xnnpack_rt
 FUZZ_OBJS_fuzz_xnn_invoke := xnnpack_rt
-$(BUILD)/fuzz/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz_input.h $(HEADERS) \
+$(BUILD)/fuzz/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz_input.h fuzz/fuzz_bound.h $(HEADERS) \
                       $$(call tp_objs,fuzz/fuzz_$$*.c,fuzz,$$(FUZZ_OBJS_fuzz_$$*))
 	@mkdir -p $(dir $@)
 	$(T) $(FUZZ_CC) $(DEP) $(FUZZ_FLAGS) $< $(call tp_objs,$<,fuzz,$(FUZZ_OBJS_fuzz_$*)) -o $@ \

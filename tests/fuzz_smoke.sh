@@ -1,7 +1,11 @@
 #!/bin/sh
 # The fuzz smoke test of make test (mk/fuzz.mk): every libFuzzer target, bounded and
 # deterministic (-runs=N -seed=1) on a fresh directory plus the seed corpus (read-only), then
-# every committed reproducer fuzz/crashes/<target>-<n>, which must no longer crash.
+# every committed reproducer fuzz/crashes/<target>-<n>, which must no longer crash. Each run
+# checks the target's cost bounds (fuzz/fuzz_bound.h); then every cost seed (make_seeds'
+# seed-*cost-*: a worst shape) of a bounded target must abort with the bounds divided by 4
+# (FZ_BOUND_DIV): the counters see what the shapes share, and the bounds are within 4x of the
+# worst shapes.
 # Environment: FUZZ_BIN (the targets' directory), FUZZ_CORPUS (seed corpus root), FUZZ_DICT
 # (the libFuzzer dictionary of the formats' magics), TP_ROOT
 # (repository root), FUZZ_NAMES (targets), FUZZ_RUNS_DEFAULT, FUZZ_RUNS_fuzz_fb_reader.
@@ -25,6 +29,18 @@ for t in $FUZZ_NAMES; do
   for f in "$R/$t"-*; do
     [ -f "$f" ] || continue
     run "$t $(basename "$f")" "$B/$t" "$f"
+  done
+  for f in "$C/$t"/seed-*cost-*; do
+    [ -f "$f" ] && grep -q "fuzz_bound.h" "$TP_ROOT/fuzz/$t.c" 2>/dev/null || continue
+    if FZ_BOUND_DIV=4 "$B/$t" "$f" >"$tmp/log" 2>&1; then
+      echo "FAIL $t $(basename "$f"): within its bounds divided by 4"; fail=$((fail + 1))
+    elif grep -q "over its bound" "$tmp/log"; then
+      echo "ok   $t $(basename "$f") over its bounds divided by 4"; pass=$((pass + 1))
+    else
+      echo "FAIL $t $(basename "$f") with the bounds divided by 4: not the bound"
+      grep -E "runtime error|invariant broken|ERROR: AddressSanitizer|SUMMARY" "$tmp/log" | head -n 5
+      fail=$((fail + 1))
+    fi
   done
 done
 echo "fuzz_smoke: $pass passed, $fail failed"

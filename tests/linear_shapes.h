@@ -7,13 +7,18 @@
      that hash puts them all in one slot.
    - shape_pte_shared_specs: a .pte whose one method lists one delegate n times, the delegate
      holding n compile specs (one table, also shared): n^2 spec reads for 4n + small bytes.
-   Built only on tensorpack.h's public API. */
+   - shape_ptd_shared_key, shape_vk_shared_list, shape_xnn_shared_values: below.
+   fuzz/make_seeds.c writes small ones as the fuzz targets' cost seeds; bench/bench_probes.c
+   builds the issue's probes from them.
+   Built only on tensorpack.h's public API. With LINEAR_SHAPES_NO_FNVC defined, the fnvc_*
+   functions are left out (a program that only wants the shapes). */
 #ifndef LINEAR_SHAPES_H
 #define LINEAR_SHAPES_H
 #include <stdlib.h>
 #include <string.h>
 #include "tensorpack.h"
 
+#ifndef LINEAR_SHAPES_NO_FNVC /* defined by a user of the shapes only */
 static uint32_t fnvc_step(uint32_t s, const unsigned char *b, size_t n) {
   uint64_t h = s;
   size_t i;
@@ -94,6 +99,7 @@ static void fnvc_key(unsigned stages, const char *prefix, unsigned char (*blocks
   for (st = 0; st < stages; st++) memcpy(out + n + 8 * st, blocks[2 * st + ((i >> st) & 1)], 8);
   out[n + 8 * stages] = 0;
 }
+#endif
 
 /* A .pte (no extended header) whose method "forward" has one chain without instructions and
    n delegates that are all one BackendDelegate table, whose compile_specs are n offsets of one
@@ -301,6 +307,48 @@ static unsigned char *shape_vk_shared_list(size_t n, size_t *size) {
   tp_fb_builder_destroy(b);
   free(refs);
   free(zeros);
+  return out;
+}
+#endif
+#ifdef TENSORPACK_XNNPACK_H
+/* A bare XN01 flatbuffer whose n xvalues are one XValue table (an fp32 tensor of 6 dims, id 0)
+   and no nodes: n value reads and a sort of n ids (then refused: two values have id_out 0) for
+   4n + small bytes. Malloc'd (NULL on failure). */
+static unsigned char *shape_xnn_shared_values(size_t n, size_t *size) {
+  static const uint32_t dims[6] = {1, 1, 1, 1, 1, 1};
+  tp_fb_builder *b = NULL;
+  tp_fb_ref *refs, dv, tensor, xv, values, nodes, root;
+  const unsigned char *fb;
+  size_t fbn = 0, i;
+  unsigned char *out = NULL;
+  refs = (tp_fb_ref *)calloc(n ? n : 1, sizeof *refs);
+  if (!refs || tp_fb_builder_create(&b) != TP_OK) {
+    free(refs);
+    return NULL;
+  }
+  dv = tp_fb_create_vector(b, dims, 6, 4);
+  tp_fb_start_table(b);
+  tp_fb_add_i16(b, TP_XNN_FIELD(XNNTensorValue, datatype), (int16_t)TP_XNN_FP32, 0);
+  tp_fb_add_u32(b, TP_XNN_FIELD(XNNTensorValue, num_dims), 6, 0);
+  tp_fb_add_ref(b, TP_XNN_FIELD(XNNTensorValue, dims), dv);
+  tensor = tp_fb_end_table(b);
+  tp_fb_start_table(b);
+  tp_fb_add_union(b, TP_XNN_FIELD(XValue, xvalue_union), TP_XNN_VALUE_TENSOR, tensor);
+  xv = tp_fb_end_table(b);
+  for (i = 0; i < n; i++) refs[i] = xv;
+  values = tp_fb_create_vector_refs(b, refs, n);
+  nodes = tp_fb_create_vector_refs(b, NULL, 0);
+  tp_fb_start_table(b);
+  tp_fb_add_ref(b, TP_XNN_FIELD(XNNGraph, xvalues), values);
+  tp_fb_add_ref(b, TP_XNN_FIELD(XNNGraph, xnodes), nodes);
+  root = tp_fb_end_table(b);
+  if (tp_fb_finish(b, root, "XN01") == TP_OK && (fb = tp_fb_data(b, &fbn)) != NULL &&
+      (out = (unsigned char *)malloc(fbn)) != NULL) {
+    memcpy(out, fb, fbn);
+    *size = fbn;
+  }
+  tp_fb_builder_destroy(b);
+  free(refs);
   return out;
 }
 #endif

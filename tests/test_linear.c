@@ -11,7 +11,8 @@
    or visits, or the best of three timings in one run): 2^11 / 2^12 keys that all collide under
    FNV-1a (the old hash) added to a store and indexed in a .ptd; a .ptd whose entries share
    one long key string; a .pte listing one delegate of n compile specs n times; a Vulkan blob
-   whose n ValueLists are one table of n items; __metadata__ of n keys. Then the bytes under
+   whose n ValueLists are one table of n items; n XNNPACK values that are one table;
+   __metadata__ of n keys. Then the bytes under
    two hash seeds, and the edges (planned sizes, JSON duplicates in ignored objects). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -589,6 +590,31 @@ static void test_vk_shared_list(void) {
               t2 + 0.002);
 }
 
+/* n XNNPACK values that are one table: the work tp_xnn_read_blob and tp_xnn_check_blob count
+   (visits of the walk, comparisons of the ids' sort) before the duplicate ids are refused. */
+static unsigned long long xnn_values_work(size_t n, size_t *size) {
+  unsigned char *p = shape_xnn_shared_values(n, size);
+  unsigned long long before = tp__count_steps + tp__count_visits;
+  tp_xnn_blob b;
+  tp_error e;
+  TPT_CHECK(p != NULL);
+  TPT_STATUS(tp_xnn_read_blob(p, *size, &b, &e), TP_ERR_FORMAT);
+  TPT_EQ_STR(e.msg, "two values have id_out 0");
+  tp_xnn_blob_free(&b); /* a failed read keeps what it read */
+  TPT_STATUS(tp_xnn_check_blob(p, *size, TP_XNN_TARGET_EXECUTORCH, &e), TP_ERR_FORMAT);
+  TPT_CONTAINS(e.msg, "two values have id_out 0");
+  free(p);
+  return tp__count_steps + tp__count_visits - before;
+}
+
+static void test_xnn_shared_values(void) {
+  size_t s1 = 0, s2 = 0;
+  unsigned long long w1 = xnn_values_work(20000, &s1), w2 = xnn_values_work(40000, &s2);
+  check_ratio("tp_xnn_read_blob + tp_xnn_check_blob work, values that are one table",
+              (double)w1, (double)w2);
+  TPT_CHECK(w2 > 40000 && w2 < 16 * s2); /* the counters see every value; fuzz_xnn_check's k */
+}
+
 /* __metadata__ of n keys: open timed, lookups counted. */
 static void st_meta(size_t n, double *t, unsigned long long *steps) {
   size_t cap = n * 32 + 64, len = 0, i;
@@ -1118,6 +1144,7 @@ int main(void) {
   TPT_RUN(test_ptd_shared_key);
   TPT_RUN(test_pte_shared_specs);
   TPT_RUN(test_vk_shared_list);
+  TPT_RUN(test_xnn_shared_values);
   TPT_RUN(test_safetensors_metadata_linear);
   TPT_RUN(test_json_duplicates_everywhere);
   TPT_RUN(test_bytes_independent_of_seed);

@@ -375,8 +375,8 @@ static void compare(const char *name, const unsigned char *p, size_t n, const un
   }
 }
 
-/* The file, its cuts (all, when `cuts`) and bit flips, compared. The .ptd buffers are 16-aligned
-   (TP_MALLOC). */
+/* The file, its cuts (all, when `cuts` > 0) and bit flips, compared; only the file itself when
+   `cuts` < 0. The .ptd buffers are 16-aligned (TP_MALLOC). */
 static void feed(const char *name, const unsigned char *file, size_t n, const unsigned char *q,
                  size_t qn, int cuts) {
   unsigned char *m = (unsigned char *)TP_MALLOC(n ? n : 1);
@@ -385,6 +385,7 @@ static void feed(const char *name, const unsigned char *file, size_t n, const un
   if (!m) return;
   memcpy(m, file, n);
   compare(name, m, n, q, qn);
+  if (cuts < 0) n = 0; /* no cuts, no flips */
   for (i = 0; cuts && i < n; i++) compare(name, m, i, q, qn);
   for (i = 0; i < n; i++) { /* every byte flipped in its lowest and highest bit, cut seeds */
     if (!cuts && i % 7) continue;
@@ -454,12 +455,15 @@ static int cmp_str(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Every regular file of dir whose name starts with prefix (sorted, for the same run each time). */
+/* Every regular file of dir whose name starts with prefix (sorted, for the same run each time);
+   the first ncuts cut at every byte. A cost seed (make_seeds' seed-*cost-*: a worst shape for
+   the readers' budgets, each read costing up to a million visits) is fed whole only, and takes
+   no cut slot. */
 static void feed_dir(const char *dir, const char *prefix, int framed, int ncuts) {
   DIR *d = opendir(dir);
   struct dirent *de;
   char *names[512], path[1024];
-  size_t n = 0, i;
+  size_t n = 0, i, k = 0;
   TPT_CHECK(d != NULL);
   if (!d) {
     printf("  cannot open %s\n", dir);
@@ -476,7 +480,8 @@ static void feed_dir(const char *dir, const char *prefix, int framed, int ncuts)
   qsort(names, n, sizeof *names, cmp_str);
   for (i = 0; i < n; i++) {
     snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-    feed_path(path, names[i], framed, (int)i < ncuts);
+    if (strstr(names[i], "cost-")) feed_path(path, names[i], framed, -1);
+    else feed_path(path, names[i], framed, (int)k++ < ncuts);
     TP_FREE(names[i]);
   }
 }
