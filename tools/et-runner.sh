@@ -26,7 +26,8 @@
 # typing_extensions: python3-typing-extensions). Measured with ExecuTorch
 # cff6f4dd32: torchgen 2.14.1 works; 2.6 and 1.13 do not. This script checks that before it
 # spends any time compiling. Recipe measured on Debian 12 (gcc 12, cmake 3.25, ninja), JOBS=2:
-# 1227 build steps, 46 minutes from nothing on 2 cores shared with other work (load ~10).
+# 1227 build steps, 35 to 46 minutes from nothing on 2 cores shared with other work (load ~10;
+# 35 min with torchgen from Debian's python3-torch 2.14.1+dfsg-1, /usr/bin/python3 3.11).
 
 usage() {
   echo "usage: $0 ET_SRC [BUILD_DIR]   (ET_SRC: an ExecuTorch source tree with its submodules)" >&2
