@@ -22,10 +22,12 @@
 #
 # Building the runtime is not Python-free: ExecuTorch generates its portable-op registration
 # (codegen/gen.py) with Python, pyyaml and torchgen (PyTorch's code generator: from a PyTorch
-# install, or unpacked from a python3-torch package, on PYTHONPATH). Measured with ExecuTorch
+# install, or unpacked from a python3-torch package, on PYTHONPATH; an unpacked one also needs
+# typing_extensions: python3-typing-extensions). Measured with ExecuTorch
 # cff6f4dd32: torchgen 2.14.1 works; 2.6 and 1.13 do not. This script checks that before it
 # spends any time compiling. Recipe measured on Debian 12 (gcc 12, cmake 3.25, ninja), JOBS=2:
-# 1227 build steps, 46 minutes from nothing on 2 cores shared with other work (load ~10).
+# 1227 build steps, 35 to 46 minutes from nothing on 2 cores shared with other work (load ~10;
+# 35 min with torchgen from Debian's python3-torch 2.14.1+dfsg-1, /usr/bin/python3 3.11).
 
 usage() {
   echo "usage: $0 ET_SRC [BUILD_DIR]   (ET_SRC: an ExecuTorch source tree with its submodules)" >&2
@@ -79,6 +81,12 @@ if ! (cd "$src" && "$PYTHON" -m codegen.gen --source-path=codegen --install-dir=
         --aten-yaml-path="$tg/packaged/ATen/native/native_functions.yaml" \
         --functions-yaml-path=kernels/portable/functions.yaml) >"$scratch/gen.log" 2>&1; then
   tail -n 3 "$scratch/gen.log" >&2
+  # a torchgen unpacked from a package brings none of its dependencies (typing_extensions, ...)
+  # (the last line: the generator's own fallback imports leave handled ones above it)
+  mod=$(tail -n 1 "$scratch/gen.log" | sed -n "s/^ModuleNotFoundError: No module named '\([^'.]*\).*/\1/p")
+  [ -z "$mod" ] ||
+    die "$PYTHON has no module $mod, which torchgen or ExecuTorch's generator imports
+  (Debian: apt-get install python3-$(echo "$mod" | tr _ -))"
   die "ExecuTorch's kernel-registration generator fails with the torchgen in $tg
   (too old or too new for this ExecuTorch; torchgen from PyTorch 2.14.1 works with cff6f4dd32)"
 fi
