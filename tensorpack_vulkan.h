@@ -781,6 +781,14 @@ TPDEF void tp_vk_graph_io(const tp_vk_graph *g, const uint32_t **inputs, size_t 
    failed graph; an input or output that is not a tensor (TP_ERR_UNSUPPORTED); and
    tp_pte_add_method's refusals. */
 TPDEF tp_status tp_vk_add_pte_method(tp_pte *p, const char *name, tp_vk_graph *g);
+/* A DelegateCall of g ("VulkanBackend", its blob streamed at write time: g and its views are
+   borrowed until the program is written) in program graph pg, beside kernel calls: args are
+   pg's Tensor values bound to g's inputs, then its outputs, in list order, one each, with the
+   ScalarType and dims of each. Refused, latched in pg with a sentence: a failed graph, an
+   input / output that is not a tensor (as tp_vk_add_pte_method); a count other than the
+   graph's inputs plus outputs; a value that is not a Tensor or has another dtype or other
+   sizes (TP_ERR_INVALID); tp_pte_call_delegate's. The sibling of tp_xnn_pte_call. */
+TPDEF tp_status tp_vk_pte_call(tp_pte_graph *pg, tp_vk_graph *g, const uint32_t *args, size_t n);
 /* The same with compile specs for the delegate (e.g. "storage_type_override" /
    "memory_layout_override", which the runtime honours; values as the Vulkan partitioner
    serializes them); copied. */
@@ -2735,26 +2743,23 @@ static tp_status tp_vk__pte_produce(void *ctx, tp_sink *sink) {
   return tp_vk_write((tp_vk_graph *)ctx, sink);
 }
 
-TPDEF tp_status tp_vk_add_pte_method_ex(tp_pte *p, const char *name, tp_vk_graph *g,
-                                        const tp_pte_compile_spec *specs, size_t n_specs) {
-  const char *nm = name ? name : "(null)";
+/* g's inputs then outputs as the program tensors of a delegate call (malloc'd into *args_out,
+   *n_out of them; NULL when 0) and its blob size; a refusal's sentence in *e. */
+static tp_status tp_vk__pte_args(tp_vk_graph *g, tp_pte_tensor **args_out, size_t *n_out,
+                                 uint64_t *blob_out, tp_error *e) {
   const uint32_t *ids[2];
   size_t n[2], k, i, a = 0;
   tp_pte_tensor *args = NULL;
-  tp_pte_method m;
-  uint64_t blob = 0;
   tp_status st;
-  TP_ASSERT(p);
-  TP_ASSERT(g);
-  /* the latched failures only: a failed size or write call of either object is no reason */
-  if (tp_pte_fail(p, TP_OK, NULL) != TP_OK) return tp_pte_fail(p, TP_OK, NULL);
+  *args_out = NULL;
+  *n_out = 0;
+  /* the latched failures only: a failed size or write call is no reason */
   if (g->err.status != TP_OK)
-    return tp_pte_fail(p, g->err.status, "method \"%.80s\": the Vulkan graph failed: %.160s", nm,
-                       g->err.msg);
+    return tp__error_set(e, g->err.status, "the Vulkan graph failed: %.160s", g->err.msg);
   tp_vk_graph_io(g, &ids[0], &n[0], &ids[1], &n[1]);
   if (n[0] + n[1] > 0) {
     args = (tp_pte_tensor *)TP_MALLOC((n[0] + n[1]) * sizeof *args);
-    if (!args) return tp_pte_fail(p, TP_ERR_NOMEM, "method \"%.80s\": no memory", nm);
+    if (!args) return tp__error_set(e, TP_ERR_NOMEM, "no memory");
     memset(args, 0, (n[0] + n[1]) * sizeof *args);
   }
   for (k = 0; k < 2; k++)
@@ -2765,10 +2770,10 @@ TPDEF tp_status tp_vk_add_pte_method_ex(tp_pte *p, const char *name, tp_vk_graph
       st = tp_vk_graph_tensor(g, ids[k][i], &ti);
       if (st != TP_OK) {
         TP_FREE(args);
-        return tp_pte_fail(p, TP_ERR_UNSUPPORTED,
-                           "method \"%.80s\": Vulkan %s %lu (value %lu) is not a tensor%s", nm,
-                           k ? "output" : "input", (unsigned long)i, (unsigned long)ids[k][i],
-                           st == TP_ERR_INVALID ? "" : " of at most TP_MAX_DIMS dims");
+        return tp__error_set(e, TP_ERR_UNSUPPORTED, "Vulkan %s %lu (value %lu) is not a "
+                             "tensor%s", k ? "output" : "input", (unsigned long)i,
+                             (unsigned long)ids[k][i],
+                             st == TP_ERR_INVALID ? "" : " of at most TP_MAX_DIMS dims");
       }
       sc = tp_vk__dt_to_tp((int)ti.staging);
       args[a].role = k ? TP_PTE_OUTPUT : TP_PTE_INPUT;
@@ -2776,16 +2781,36 @@ TPDEF tp_status tp_vk_add_pte_method_ex(tp_pte *p, const char *name, tp_vk_graph
       args[a].ndim = (int)ti.ndim;
       for (d = 0; d < ti.ndim; d++) args[a].sizes[d] = (int64_t)ti.dims[d];
     }
-  st = tp_vk_blob_size(g, &blob);
+  st = tp_vk_blob_size(g, blob_out);
   if (st != TP_OK) {
     TP_FREE(args);
-    return tp_pte_fail(p, st, "method \"%.80s\": sizing the Vulkan blob failed: %.160s", nm,
-                       tp_vk_graph_error(g));
+    return tp__error_set(e, st, "sizing the Vulkan blob failed: %.160s", tp_vk_graph_error(g));
   }
+  *args_out = args;
+  *n_out = n[0] + n[1];
+  return TP_OK;
+}
+
+TPDEF tp_status tp_vk_add_pte_method_ex(tp_pte *p, const char *name, tp_vk_graph *g,
+                                        const tp_pte_compile_spec *specs, size_t n_specs) {
+  const char *nm = name ? name : "(null)";
+  tp_pte_tensor *args = NULL;
+  tp_pte_method m;
+  tp_error e;
+  size_t n = 0;
+  uint64_t blob = 0;
+  tp_status st;
+  TP_ASSERT(p);
+  TP_ASSERT(g);
+  /* the latched failures only: a failed size or write call of either object is no reason */
+  if (tp_pte_fail(p, TP_OK, NULL) != TP_OK) return tp_pte_fail(p, TP_OK, NULL);
+  memset(&e, 0, sizeof e);
+  if (tp_vk__pte_args(g, &args, &n, &blob, &e) != TP_OK)
+    return tp_pte_fail(p, e.status, "method \"%.80s\": %s", nm, e.msg);
   memset(&m, 0, sizeof m);
   m.name = name;
   m.args = args;
-  m.n_args = n[0] + n[1];
+  m.n_args = n;
   m.backend_id = "VulkanBackend";
   m.blob_size = blob;
   m.produce = tp_vk__pte_produce;
@@ -2795,6 +2820,53 @@ TPDEF tp_status tp_vk_add_pte_method_ex(tp_pte *p, const char *name, tp_vk_graph
   st = tp_pte_add_method(p, &m);
   TP_FREE(args);
   return st;
+}
+
+TPDEF tp_status tp_vk_pte_call(tp_pte_graph *pg, tp_vk_graph *g, const uint32_t *args, size_t n) {
+  tp_pte_tensor *io = NULL, t;
+  tp_pte_delegate d;
+  tp_error e;
+  size_t n_io = 0, k;
+  uint64_t blob = 0;
+  int dim;
+  TP_ASSERT(pg);
+  TP_ASSERT(g);
+  if (tp_pte_graph_status(pg) != TP_OK) return tp_pte_graph_status(pg);
+  memset(&e, 0, sizeof e);
+  if (tp_vk__pte_args(g, &io, &n_io, &blob, &e) != TP_OK)
+    return tp_pte_graph_fail(pg, e.status, "a Vulkan call: %s", e.msg);
+  if (n != n_io || (n > 0 && !args)) {
+    TP_FREE(io);
+    return tp_pte_graph_fail(pg, TP_ERR_INVALID, "a Vulkan call of %lu values%s; the graph has "
+                             "%lu inputs and outputs (one value each, inputs first)",
+                             (unsigned long)n, n > 0 && !args ? " (NULL args)" : "",
+                             (unsigned long)n_io);
+  }
+  for (k = 0; k < n_io; k++) { /* each value as the graph input / output it is bound to */
+    int same = tp_pte_graph_tensor(pg, args[k], &t) == TP_OK && t.dtype == io[k].dtype &&
+               t.ndim == io[k].ndim;
+    for (dim = 0; same && dim < io[k].ndim; dim++) same = t.sizes[dim] == io[k].sizes[dim];
+    if (!same) {
+      tp_status st = tp_pte_graph_fail(pg, TP_ERR_INVALID, "a Vulkan call: argument %lu (the "
+                                       "graph's %s, %s [%lu dims]) is value %lu, %s",
+                                       (unsigned long)k,
+                                       io[k].role == TP_PTE_INPUT ? "input" : "output",
+                                       tp_dtype_name(io[k].dtype), (unsigned long)io[k].ndim,
+                                       (unsigned long)args[k],
+                                       tp_pte_graph_tensor(pg, args[k], &t) == TP_OK
+                                           ? "another dtype or other sizes"
+                                           : "not a Tensor value");
+      TP_FREE(io);
+      return st;
+    }
+  }
+  TP_FREE(io);
+  memset(&d, 0, sizeof d);
+  d.backend_id = "VulkanBackend";
+  d.blob_size = blob;
+  d.produce = tp_vk__pte_produce;
+  d.ctx = g;
+  return tp_pte_call_delegate(pg, &d, args, n);
 }
 
 TPDEF tp_status tp_vk_add_pte_method(tp_pte *p, const char *name, tp_vk_graph *g) {

@@ -7,6 +7,7 @@
 #include "tp_count_alloc.h"
 #include "tensorpack.h"
 #include "tensorpack_xnnpack.h"
+#include "tensorpack_vulkan.h"
 #include "tp_test.h"
 
 #include <math.h>
@@ -401,6 +402,80 @@ static void test_xnn_call(void) {
   tp_xnn_graph_destroy(xg);
 }
 
+/* A Vulkan linear y[1, 4] = x[1, 8] W^T as a delegate call after a portable relu: the blob in
+   segment 1 equal to tp_vk_write's bytes; the count and a value of other sizes refused. */
+static void test_vk_call(void) {
+  static float wt[32];
+  int64_t wsz[2] = {4, 8};
+  tp_storage sw = {wt, sizeof wt};
+  tp_tensor w;
+  tp_vk_graph *vg = NULL;
+  tp_pte *p = NULL;
+  tp_pte_graph *g = NULL;
+  size_t xd[2] = {1, 8}, yd[2] = {1, 4}, i;
+  uint32_t vx, vw, vn, vy, a[4], x, r, y;
+  tp_pte_tensor tx = tensor(TP_PTE_INPUT, TP_F32, 2, 1, 8), tr = tensor(0, TP_F32, 2, 1, 8);
+  tp_pte_tensor ty = tensor(TP_PTE_OUTPUT, TP_F32, 2, 1, 4);
+  tp_membuf mb, blob;
+  tp_sink bs;
+  tp_pte_file f;
+  tp_pte_delegate_info di;
+  for (i = 0; i < 32; i++) wt[i] = (float)i * 0.5f - 1.0f;
+  TPT_STATUS(tp_view(sw, TP_F32, 2, wsz, NULL, 0, &w), TP_OK);
+  TPT_STATUS(tp_vk_graph_create(NULL, &vg), TP_OK);
+  tp_vk_add_tensor(vg, TP_VK_FLOAT32, 2, xd, NULL, -1, -1, -1, TP_VK_UNSET, &vx);
+  tp_vk_add_tensor(vg, TP_VK_FLOAT32, 2, NULL, &w, -1, -1, -1, TP_VK_UNSET, &vw);
+  tp_vk_add_null(vg, &vn);
+  tp_vk_add_tensor(vg, TP_VK_FLOAT32, 2, yd, NULL, -1, -1, -1, TP_VK_UNSET, &vy);
+  a[0] = vx, a[1] = vw, a[2] = vn, a[3] = vy; /* linear(input, weight, bias None, out) */
+  tp_vk_add_op(vg, 0, "aten.linear.default", a, 4);
+  tp_vk_set_io(vg, &vx, 1, &vy, 1);
+  TPT_STATUS(tp_vk_graph_status(vg), TP_OK);
+
+  TPT_STATUS(tp_pte_create(NULL, &p), TP_OK);
+  TPT_STATUS(tp_pte_graph_create(p, "forward", &g), TP_OK);
+  TPT_STATUS(tp_pte_define_tensor(g, &tx, &x), TP_OK);
+  TPT_STATUS(tp_pte_define_tensor(g, &tr, &r), TP_OK);
+  TPT_STATUS(tp_pte_define_tensor(g, &ty, &y), TP_OK);
+  a[0] = x, a[1] = r, a[2] = r; /* relu.out(self, *, out) */
+  TPT_STATUS(tp_pte_call_kernel(g, "aten::relu", "out", a, 3), TP_OK);
+  a[0] = r, a[1] = y;
+  TPT_STATUS(tp_vk_pte_call(g, vg, a, 2), TP_OK);
+  TPT_STATUS(tp_pte_graph_finish(g), TP_OK);
+  TPT_STATUS(write_mem(p, &mb), TP_OK);
+  TPT_STATUS(tp_pte_read(&f, mb.data, mb.size), TP_OK);
+  TPT_STATUS(tp_pte_delegate_at(&f, 0, 0, &di), TP_OK);
+  TPT_EQ_STR(di.id, "VulkanBackend");
+  memset(&blob, 0, sizeof blob);
+  bs = tp_sink_membuf(&blob);
+  TPT_STATUS(tp_vk_write(vg, &bs), TP_OK);
+  TPT_EQ_U64(di.nbytes, blob.size);
+  TPT_MEMEQ(di.data, blob.data, blob.size);
+  tp_pte_close(&f);
+  tp_membuf_free(&mb);
+  tp_membuf_free(&blob);
+  tp_pte_destroy(p);
+
+  TPT_STATUS(tp_pte_create(NULL, &p), TP_OK);
+  TPT_STATUS(tp_pte_graph_create(p, "forward", &g), TP_OK);
+  TPT_STATUS(tp_pte_define_tensor(g, &tx, &x), TP_OK);
+  TPT_STATUS(tp_pte_define_tensor(g, &tr, &r), TP_OK);
+  TPT_STATUS(tp_vk_pte_call(g, vg, &x, 1), TP_ERR_INVALID);
+  TPT_EQ_STR(tp_pte_graph_error(g), "method \"forward\": a Vulkan call of 1 values; the graph has "
+                                    "2 inputs and outputs (one value each, inputs first)");
+  tp_pte_graph_destroy(g);
+  TPT_STATUS(tp_pte_graph_create(p, "forward", &g), TP_OK);
+  TPT_STATUS(tp_pte_define_tensor(g, &tx, &x), TP_OK);
+  TPT_STATUS(tp_pte_define_tensor(g, &tr, &r), TP_OK);
+  a[0] = x, a[1] = r; /* r is [1, 8]: the output is [1, 4] */
+  TPT_STATUS(tp_vk_pte_call(g, vg, a, 2), TP_ERR_INVALID);
+  TPT_EQ_STR(tp_pte_graph_error(g), "method \"forward\": a Vulkan call: argument 1 (the graph's "
+                                    "output, f32 [2 dims]) is value 1, another dtype or other "
+                                    "sizes");
+  tp_pte_destroy(p);
+  tp_vk_graph_destroy(vg);
+}
+
 /* Each refusal: its status, its sentence, latched in the graph and, at finish, in the program. */
 static void test_refusals(void) {
   tp_pte *p = NULL;
@@ -674,6 +749,7 @@ int main(void) {
   TPT_RUN(test_mixed_program);
   TPT_RUN(test_constants);
   TPT_RUN(test_xnn_call);
+  TPT_RUN(test_vk_call);
   TPT_RUN(test_refusals);
   TPT_RUN(test_kernel_checks);
   TPT_RUN(test_during_write);
