@@ -627,7 +627,7 @@ static void test_kernel_checks(void) {
       case 1:
         TPT_STATUS(tp_pte_call_kernel(g, "aten::add", "out", a, 4), TP_ERR_INVALID);
         TPT_EQ_STR(tp_pte_graph_error(g), "method \"forward\": instruction 0 (aten::add.out): "
-                   "4 values; the operator takes 5 (4 arguments, then 1 return slot)");
+                   "4 values; the operator takes 5 (4 arguments, then the return slot)");
         break;
       case 2: /* a Null for add's non-optional Scalar alpha: the runtime aborts on it */
         a[2] = none;
@@ -645,7 +645,7 @@ static void test_kernel_checks(void) {
         a[4] = one;
         TPT_STATUS(tp_pte_call_kernel(g, "aten::add", "out", a, 5), TP_ERR_INVALID);
         TPT_EQ_STR(tp_pte_graph_error(g), "method \"forward\": instruction 0 (aten::add.out): "
-                   "return slot 0 is value 1; it must be the value of argument 3 (out), 0, "
+                   "the return slot is value 1; it must be the value of argument 3 (out), 0, "
                    "again");
         break;
       default: /* other_runtime: an unknown operator with any count is the runtime's business */

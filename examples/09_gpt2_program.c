@@ -1,0 +1,617 @@
+/* 09_gpt2_program.c - a whole GPT-2 from a safetensors file to a program ExecuTorch runs: token
+   ids in, logits out, no Python.
+
+   Usage: 09_gpt2_program [MODEL.safetensors OUT.pte]
+   MODEL holds Hugging Face GPT-2 names (wte.weight, wpe.weight, h.<i>.ln_1.weight|bias,
+   h.<i>.attn.c_attn.weight|bias (Conv1D [E, 3E]), h.<i>.attn.c_proj.*, h.<i>.ln_2.*,
+   h.<i>.mlp.c_fc.*, h.<i>.mlp.c_proj.*, ln_f.*) and its config in __metadata__: n_layer,
+   n_head, n_embd, vocab_size, n_positions and seq_len (the method's fixed length T).
+   Without arguments it first writes a small random checkpoint, gpt2_tiny.safetensors (2 layers,
+   2 heads, E = 16, V = 50, T = 8), and converts that.
+
+   The method forward(tokens: int64 [1, T]) -> logits: float32 [1, T, V]:
+     x = wte[tokens] + wpe[0:T]                         embedding, add (portable kernels)
+     per layer:  h = layer_norm(x) (ln_1)                native_layer_norm
+                 q, k, v = h W + b (c_attn's three thirds) XNNPACK fully connected, one each
+                 heads: view_copy / permute_copy to [H, T, D]; s = q k^T / sqrt(D) + causal
+                 mask; p = softmax(s); a = p v; back to [1, T, E]   bmm, mul, add, _softmax
+                 x = x + c_proj(a)                         XNNPACK, add
+                 x = x + c_proj(gelu_tanh(c_fc(layer_norm(x))))  (ln_2, the MLP)
+     logits = layer_norm(x) (ln_f) wte^T                 XNNPACK: the LM head tied to wte
+   Every weight is a view of the file's bytes: q's weight is c_attn.weight[:, 0:E] transposed
+   (strides (1, 3E)), written as exactly its E x E floats; the LM head's weight is wte itself.
+   Every intermediate tensor is memory-planned (tp_pte_graph_finish). Each kernel call is
+   checked against the portable kernels' schemas when it is added.
+
+   Run it with ExecuTorch's executor_runner built with the XNNPACK backend
+   (-DEXECUTORCH_BUILD_XNNPACK=ON; tools/et-runner.sh builds one):
+     executor_runner --model_path gpt2_tiny.pte
+   Its default input is all ones (token 1 at every position): the logits for that are computed
+   here in C (float64) and written to OUT.expected (`make check-et` compares).
+
+   Build: cc -std=c99 -I. examples/09_gpt2_program.c -lm */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TENSORPACK_IMPLEMENTATION
+#define TENSORPACK_XNNPACK_IMPLEMENTATION
+#include "tensorpack_xnnpack.h"
+
+#define MAX_LAYERS 64
+
+typedef struct cfg {
+  int64_t L, H, E, V, P, T;
+} cfg;
+
+/* ---- a small random checkpoint (only without arguments) ----------------------------------- */
+
+static uint32_t g_rng = 12345u;
+static float rnd(float scale) {
+  g_rng = g_rng * 1664525u + 1013904223u;
+  return ((float)(g_rng >> 8) / 16777216.0f - 0.5f) * 2.0f * scale;
+}
+
+/* Writes a GPT-2 checkpoint of c with random weights (HF names, config in __metadata__). */
+static int write_tiny(const char *path, const cfg *c) {
+  char *hdr = (char *)malloc(1 << 16);
+  size_t hl = 0, n = 0, i, k;
+  uint64_t off = 0;
+  unsigned char len[8];
+  FILE *f;
+  static struct {
+    char name[64];
+    int nd;
+    int64_t s[2];
+    float scale, base;
+  } t[16 * MAX_LAYERS + 8];
+  int l;
+  if (!hdr) return 1;
+#define ADD(nm, d0, d1, nd_, sc, b)                 \
+  do {                                              \
+    snprintf(t[n].name, sizeof t[n].name, "%s", nm); \
+    t[n].nd = nd_, t[n].s[0] = d0, t[n].s[1] = d1;  \
+    t[n].scale = sc, t[n].base = b;                 \
+    n++;                                            \
+  } while (0)
+  ADD("wte.weight", c->V, c->E, 2, 0.5f, 0.0f);
+  ADD("wpe.weight", c->P, c->E, 2, 0.1f, 0.0f);
+  for (l = 0; l < (int)c->L; l++) {
+    char nm[64];
+    static const char *const parts[] = {"ln_1.weight", "ln_1.bias", "attn.c_attn.weight",
+                                        "attn.c_attn.bias", "attn.c_proj.weight",
+                                        "attn.c_proj.bias", "ln_2.weight", "ln_2.bias",
+                                        "mlp.c_fc.weight", "mlp.c_fc.bias", "mlp.c_proj.weight",
+                                        "mlp.c_proj.bias"};
+    const int64_t E = c->E, d0[12] = {E, E, E, 3 * E, E, E, E, E, E, 4 * E, 4 * E, E},
+                  d1[12] = {0, 0, 3 * E, 0, E, 0, 0, 0, 4 * E, 0, E, 0};
+    for (k = 0; k < 12; k++) {
+      snprintf(nm, sizeof nm, "h.%d.%s", l, parts[k]);
+      ADD(nm, d0[k], d1[k], d1[k] ? 2 : 1, k == 0 || k == 6 ? 0.1f : 0.3f,
+          k == 0 || k == 6 ? 1.0f : 0.0f);
+    }
+  }
+  ADD("ln_f.weight", c->E, 0, 1, 0.1f, 1.0f);
+  ADD("ln_f.bias", c->E, 0, 1, 0.1f, 0.0f);
+#undef ADD
+  hl += (size_t)snprintf(hdr + hl, (1 << 16) - hl,
+                         "{\"__metadata__\":{\"n_layer\":\"%lld\",\"n_head\":\"%lld\",\"n_embd\":"
+                         "\"%lld\",\"vocab_size\":\"%lld\",\"n_positions\":\"%lld\","
+                         "\"seq_len\":\"%lld\"}",
+                         (long long)c->L, (long long)c->H, (long long)c->E, (long long)c->V,
+                         (long long)c->P, (long long)c->T);
+  for (i = 0; i < n; i++) {
+    uint64_t nb = 4 * (uint64_t)t[i].s[0] * (uint64_t)(t[i].nd == 2 ? t[i].s[1] : 1);
+    if (t[i].nd == 2)
+      hl += (size_t)snprintf(hdr + hl, (1 << 16) - hl, ",\"%s\":{\"dtype\":\"F32\",\"shape\":"
+                             "[%lld,%lld],\"data_offsets\":[%llu,%llu]}", t[i].name,
+                             (long long)t[i].s[0], (long long)t[i].s[1],
+                             (unsigned long long)off, (unsigned long long)(off + nb));
+    else
+      hl += (size_t)snprintf(hdr + hl, (1 << 16) - hl, ",\"%s\":{\"dtype\":\"F32\",\"shape\":"
+                             "[%lld],\"data_offsets\":[%llu,%llu]}", t[i].name,
+                             (long long)t[i].s[0], (unsigned long long)off,
+                             (unsigned long long)(off + nb));
+    off += nb;
+  }
+  hl += (size_t)snprintf(hdr + hl, (1 << 16) - hl, "}");
+  for (i = 0; i < 8; i++) len[i] = (unsigned char)((uint64_t)hl >> (8 * i));
+  f = fopen(path, "wb");
+  if (!f || fwrite(len, 1, 8, f) != 8 || fwrite(hdr, 1, hl, f) != hl) {
+    if (f) fclose(f);
+    free(hdr);
+    return 1;
+  }
+  free(hdr);
+  for (i = 0; i < n; i++) {
+    uint64_t m = (uint64_t)t[i].s[0] * (uint64_t)(t[i].nd == 2 ? t[i].s[1] : 1), j;
+    for (j = 0; j < m; j++) { /* little-endian floats on every host */
+      float v = t[i].base + rnd(t[i].scale);
+      uint32_t u;
+      unsigned char b[4];
+      memcpy(&u, &v, 4);
+      b[0] = (unsigned char)u, b[1] = (unsigned char)(u >> 8), b[2] = (unsigned char)(u >> 16);
+      b[3] = (unsigned char)(u >> 24);
+      if (fwrite(b, 1, 4, f) != 4) {
+        fclose(f);
+        return 1;
+      }
+    }
+  }
+  return fclose(f) != 0;
+}
+
+/* ---- the checkpoint's tensors ---------------------------------------------------------------- */
+
+typedef struct layer {
+  tp_tensor ln1_w, ln1_b, attn_w, attn_b, proj_w, proj_b, ln2_w, ln2_b, fc_w, fc_b, mproj_w,
+      mproj_b;
+} layer;
+
+typedef struct model {
+  cfg c;
+  tp_tensor wte, wpe, lnf_w, lnf_b;
+  layer h[MAX_LAYERS];
+} model;
+
+/* Tensor `name` with the shape [d0] or [d0, d1] (d1 < 0: 1-D), or a sentence. */
+static int get(tp_safetensors *st, const char *name, int64_t d0, int64_t d1, tp_tensor *out) {
+  if (tp_safetensors_find(st, name, out) != TP_OK) {
+    fprintf(stderr, "error: %s\n", tp_safetensors_error(st));
+    return 0;
+  }
+  if (out->dtype != TP_F32 || out->ndim != (d1 < 0 ? 1 : 2) || out->sizes[0] != d0 ||
+      (d1 >= 0 && out->sizes[1] != d1)) {
+    if (d1 < 0)
+      fprintf(stderr, "error: %s: expected float32 [%lld]\n", name, (long long)d0);
+    else
+      fprintf(stderr, "error: %s: expected float32 [%lld, %lld]\n", name, (long long)d0,
+              (long long)d1);
+    return 0;
+  }
+  return 1;
+}
+
+static int meta(tp_safetensors *st, const char *key, int64_t *v) {
+  const char *s;
+  char *end;
+  if (tp_safetensors_metadata(st, key, &s) != TP_OK) {
+    fprintf(stderr, "error: __metadata__ has no \"%s\"\n", key);
+    return 0;
+  }
+  *v = (int64_t)strtoll(s, &end, 10);
+  if (*end || *v <= 0) {
+    fprintf(stderr, "error: __metadata__ \"%s\" is \"%s\", not a positive integer\n", key, s);
+    return 0;
+  }
+  return 1;
+}
+
+static int load(tp_safetensors *st, model *m) {
+  cfg *c = &m->c;
+  int64_t E, l;
+  if (!meta(st, "n_layer", &c->L) || !meta(st, "n_head", &c->H) || !meta(st, "n_embd", &c->E) ||
+      !meta(st, "vocab_size", &c->V) || !meta(st, "n_positions", &c->P) ||
+      !meta(st, "seq_len", &c->T))
+    return 0;
+  E = c->E;
+  if (c->L > MAX_LAYERS || E % c->H != 0 || c->T > c->P) {
+    fprintf(stderr, "error: n_layer %lld (at most %d), n_embd %lld / n_head %lld, seq_len %lld "
+            "<= n_positions %lld\n", (long long)c->L, MAX_LAYERS, (long long)E,
+            (long long)c->H, (long long)c->T, (long long)c->P);
+    return 0;
+  }
+  if (!get(st, "wte.weight", c->V, E, &m->wte) || !get(st, "wpe.weight", c->P, E, &m->wpe) ||
+      !get(st, "ln_f.weight", E, -1, &m->lnf_w) || !get(st, "ln_f.bias", E, -1, &m->lnf_b))
+    return 0;
+  for (l = 0; l < c->L; l++) {
+    layer *h = &m->h[l];
+    char nm[12][64];
+    static const char *const parts[12] = {"ln_1.weight", "ln_1.bias", "attn.c_attn.weight",
+                                          "attn.c_attn.bias", "attn.c_proj.weight",
+                                          "attn.c_proj.bias", "ln_2.weight", "ln_2.bias",
+                                          "mlp.c_fc.weight", "mlp.c_fc.bias",
+                                          "mlp.c_proj.weight", "mlp.c_proj.bias"};
+    int k;
+    for (k = 0; k < 12; k++) snprintf(nm[k], sizeof nm[k], "h.%lld.%s", (long long)l, parts[k]);
+    if (!get(st, nm[0], E, -1, &h->ln1_w) || !get(st, nm[1], E, -1, &h->ln1_b) ||
+        !get(st, nm[2], E, 3 * E, &h->attn_w) || !get(st, nm[3], 3 * E, -1, &h->attn_b) ||
+        !get(st, nm[4], E, E, &h->proj_w) || !get(st, nm[5], E, -1, &h->proj_b) ||
+        !get(st, nm[6], E, -1, &h->ln2_w) || !get(st, nm[7], E, -1, &h->ln2_b) ||
+        !get(st, nm[8], E, 4 * E, &h->fc_w) || !get(st, nm[9], 4 * E, -1, &h->fc_b) ||
+        !get(st, nm[10], 4 * E, E, &h->mproj_w) || !get(st, nm[11], E, -1, &h->mproj_b))
+      return 0;
+  }
+  return 1;
+}
+
+/* ---- the program ----------------------------------------------------------------------------- */
+
+typedef struct prog {
+  tp_pte_graph *g;
+  tp_xnn_graph *xg[6 * MAX_LAYERS + 1];
+  size_t nxg;
+  uint32_t i0, i1, f2[2], fneg1, ffalse;
+} prog;
+
+static uint32_t tensor(prog *p, int ndim, const int64_t *sizes, unsigned role, tp_dtype dt) {
+  tp_pte_tensor t;
+  uint32_t id = 0;
+  int d;
+  memset(&t, 0, sizeof t);
+  t.role = role;
+  t.dtype = dt;
+  t.ndim = ndim;
+  for (d = 0; d < ndim; d++) t.sizes[d] = sizes[d];
+  tp_pte_define_tensor(p->g, &t, &id); /* a failure sticks in the graph */
+  return id;
+}
+
+static uint32_t ints(prog *p, int n, const int64_t *v) {
+  uint32_t id = 0;
+  tp_pte_define_int_list(p->g, v, (size_t)n, &id);
+  return id;
+}
+
+static void call(prog *p, const char *op, const char *ov, const uint32_t *a, size_t n) {
+  tp_pte_call_kernel(p->g, op, ov, a, n);
+}
+
+/* y[1, T, N] = x[1, T, K] W^T + b in an XNNPACK delegate: w is [N, K] (a view), b [N] or
+   NULL; y is `out`, or a new intermediate when out is UINT32_MAX. */
+static uint32_t linear(prog *p, uint32_t x, int64_t T, int64_t K, const tp_tensor *w,
+                       const tp_tensor *b, uint32_t out) {
+  tp_xnn_graph *xg = NULL;
+  size_t xd[3] = {1, (size_t)T, (size_t)K}, yd[3] = {1, (size_t)T, (size_t)w->sizes[0]};
+  int64_t ys[3] = {1, T, w->sizes[0]};
+  uint32_t vx, vw, vb = TP_XNN_INVALID_ID, vy, a[2];
+  tp_xnn_graph_create(NULL, &xg);
+  tp_xnn_define_tensor_value(xg, TP_XNN_FP32, 3, xd, NULL, 0, TP_XNN_FLAG_EXTERNAL_INPUT, &vx);
+  tp_xnn_define_tensor_value(xg, TP_XNN_FP32, 2, NULL, w, TP_XNN_INVALID_ID, 0, &vw);
+  if (b) tp_xnn_define_tensor_value(xg, TP_XNN_FP32, 1, NULL, b, TP_XNN_INVALID_ID, 0, &vb);
+  tp_xnn_define_tensor_value(xg, TP_XNN_FP32, 3, yd, NULL, 1, TP_XNN_FLAG_EXTERNAL_OUTPUT, &vy);
+  tp_xnn_define_fully_connected(xg, -INFINITY, INFINITY, vx, vw, vb, vy, 0);
+  p->xg[p->nxg++] = xg; /* borrowed by the program until it is written */
+  a[0] = x;
+  a[1] = out != UINT32_MAX ? out : tensor(p, 3, ys, 0, TP_F32);
+  tp_xnn_pte_call(p->g, xg, a, 2); /* a failed graph is refused with its sentence */
+  return a[1];
+}
+
+/* native_layer_norm over the last dim of x [1, T, E]. */
+static uint32_t layer_norm(prog *p, uint32_t x, const cfg *c, uint32_t w, uint32_t b,
+                           uint32_t eps) {
+  int64_t s3[3] = {1, c->T, c->E}, s1[3] = {1, c->T, 1}, e1 = c->E;
+  uint32_t a[9];
+  a[0] = x, a[1] = ints(p, 1, &e1), a[2] = w, a[3] = b, a[4] = eps;
+  a[5] = tensor(p, 3, s3, 0, TP_F32); /* out0: the normalized x */
+  a[6] = tensor(p, 3, s1, 0, TP_F32); /* out1: mean */
+  a[7] = tensor(p, 3, s1, 0, TP_F32); /* out2: rstd */
+  a[8] = a[5];                        /* the one return slot (of a tuple: not read) */
+  call(p, "aten::native_layer_norm", "out", a, 9);
+  return a[5];
+}
+
+static uint32_t add(prog *p, uint32_t x, uint32_t y, int nd, const int64_t *s) {
+  uint32_t a[5];
+  a[0] = x, a[1] = y, a[2] = p->i1, a[3] = tensor(p, nd, s, 0, TP_F32), a[4] = a[3];
+  call(p, "aten::add", "out", a, 5);
+  return a[3];
+}
+
+/* x reshaped to sizes (view_copy: the same elements in the same order). */
+static uint32_t reshape(prog *p, uint32_t x, int nd, const int64_t *sizes) {
+  uint32_t a[4];
+  a[0] = x, a[1] = ints(p, nd, sizes), a[2] = tensor(p, nd, sizes, 0, TP_F32), a[3] = a[2];
+  call(p, "aten::view_copy", "out", a, 4);
+  return a[2];
+}
+
+static uint32_t permute(prog *p, uint32_t x, int nd, const int64_t *in, const int64_t *perm) {
+  int64_t out[4];
+  uint32_t a[4];
+  int d;
+  for (d = 0; d < nd; d++) out[d] = in[perm[d]];
+  a[0] = x, a[1] = ints(p, nd, perm), a[2] = tensor(p, nd, out, 0, TP_F32), a[3] = a[2];
+  call(p, "aten::permute_copy", "out", a, 4);
+  return a[2];
+}
+
+static uint32_t constant(prog *p, const tp_tensor *v) {
+  uint32_t id = 0;
+  tp_pte_define_constant(p->g, v, &id);
+  return id;
+}
+
+static int build(prog *p, const model *m, const float *mask) {
+  const cfg *c = &m->c;
+  const int64_t T = c->T, E = c->E, H = c->H, D = E / H, V = c->V;
+  int64_t tok[2] = {1, T}, x3[3] = {1, T, E}, h4[4] = {1, T, H, D}, hd3[3] = {H, T, D};
+  int64_t hdt[3] = {H, D, T}, tt3[3] = {H, T, T}, f3[3] = {1, T, 4 * E}, l3[3] = {1, T, V};
+  int64_t p0213[4] = {0, 2, 1, 3}, p0231[4] = {0, 2, 3, 1};
+  int64_t ctx4[4] = {1, H, T, D}, msz[2] = {T, T};
+  tp_storage ms;
+  tp_tensor maskv, wpe_t;
+  uint32_t tokens, x, a[8], eps, scale, mask_c, approx, logits;
+  (void)V;
+  int64_t l;
+  ms.data = mask;
+  ms.nbytes = (size_t)(T * T) * sizeof(float);
+  tp_view(ms, TP_F32, 2, msz, NULL, 0, &maskv);
+  tp_narrow(&m->wpe, 0, 0, T, &wpe_t); /* wpe[0:T]: a view */
+
+  tokens = tensor(p, 2, tok, TP_PTE_INPUT, TP_I64);
+  tp_pte_define_int(p->g, 1, &p->i1);
+  tp_pte_define_int(p->g, -1, &p->fneg1);
+  tp_pte_define_bool(p->g, 0, &p->ffalse);
+  tp_pte_define_double(p->g, 1e-5, &eps);
+  tp_pte_define_double(p->g, 1.0 / sqrt((double)D), &scale);
+  tp_pte_define_string(p->g, "tanh", &approx);
+  mask_c = constant(p, &maskv);
+  logits = tensor(p, 3, l3, TP_PTE_OUTPUT, TP_F32);
+
+  /* x = wte[tokens] + wpe[0:T] */
+  a[0] = constant(p, &m->wte), a[1] = tokens, a[2] = p->fneg1, a[3] = p->ffalse,
+  a[4] = p->ffalse, a[5] = tensor(p, 3, x3, 0, TP_F32), a[6] = a[5];
+  call(p, "aten::embedding", "out", a, 7);
+  x = add(p, a[5], constant(p, &wpe_t), 3, x3);
+
+  for (l = 0; l < c->L; l++) {
+    const layer *h = &m->h[l];
+    tp_tensor wq[3], bq[3], cols, wproj, wfc, wmproj;
+    uint32_t hn, q, k, v, qh, kt, vh, s, ss, sm, pr, ctx, y;
+    int i;
+    hn = layer_norm(p, x, c, constant(p, &h->ln1_w), constant(p, &h->ln1_b), eps);
+    for (i = 0; i < 3; i++) { /* Conv1D [E, 3E]: third i of the columns, transposed: [E, E] */
+      tp_narrow(&h->attn_w, 1, i * E, E, &cols);
+      tp_transpose(&cols, 0, 1, &wq[i]);
+      tp_narrow(&h->attn_b, 0, i * E, E, &bq[i]);
+    }
+    q = linear(p, hn, T, E, &wq[0], &bq[0], UINT32_MAX);
+    k = linear(p, hn, T, E, &wq[1], &bq[1], UINT32_MAX);
+    v = linear(p, hn, T, E, &wq[2], &bq[2], UINT32_MAX);
+    /* heads: [1, T, E] -> [1, T, H, D] -> q, v [1, H, T, D], k [1, H, D, T] -> 3-D */
+    qh = reshape(p, permute(p, reshape(p, q, 4, h4), 4, h4, p0213), 3, hd3);
+    kt = reshape(p, permute(p, reshape(p, k, 4, h4), 4, h4, p0231), 3, hdt);
+    vh = reshape(p, permute(p, reshape(p, v, 4, h4), 4, h4, p0213), 3, hd3);
+    a[0] = qh, a[1] = kt, a[2] = tensor(p, 3, tt3, 0, TP_F32), a[3] = a[2];
+    call(p, "aten::bmm", "out", a, 4);
+    s = a[2];
+    a[0] = s, a[1] = scale, a[2] = tensor(p, 3, tt3, 0, TP_F32), a[3] = a[2];
+    call(p, "aten::mul", "Scalar_out", a, 4);
+    ss = add(p, a[2], mask_c, 3, tt3); /* + the causal mask [T, T] (broadcast) */
+    a[0] = ss, a[1] = p->fneg1, a[2] = p->ffalse, a[3] = tensor(p, 3, tt3, 0, TP_F32);
+    a[4] = a[3];
+    call(p, "aten::_softmax", "out", a, 5);
+    sm = a[3];
+    a[0] = sm, a[1] = vh, a[2] = tensor(p, 3, hd3, 0, TP_F32), a[3] = a[2];
+    call(p, "aten::bmm", "out", a, 4);
+    pr = a[2];
+    ctx = reshape(p, permute(p, reshape(p, pr, 4, ctx4), 4, ctx4, p0213), 3, x3);
+    tp_transpose(&h->proj_w, 0, 1, &wproj);
+    y = linear(p, ctx, T, E, &wproj, &h->proj_b, UINT32_MAX);
+    x = add(p, x, y, 3, x3);
+    /* the MLP */
+    hn = layer_norm(p, x, c, constant(p, &h->ln2_w), constant(p, &h->ln2_b), eps);
+    tp_transpose(&h->fc_w, 0, 1, &wfc);
+    y = linear(p, hn, T, E, &wfc, &h->fc_b, UINT32_MAX);
+    a[0] = y, a[1] = approx, a[2] = tensor(p, 3, f3, 0, TP_F32), a[3] = a[2];
+    call(p, "aten::gelu", "out", a, 4);
+    tp_transpose(&h->mproj_w, 0, 1, &wmproj);
+    y = linear(p, a[2], T, 4 * E, &wmproj, &h->mproj_b, UINT32_MAX);
+    x = add(p, x, y, 3, x3);
+  }
+  x = layer_norm(p, x, c, constant(p, &m->lnf_w), constant(p, &m->lnf_b), eps);
+  linear(p, x, T, E, &m->wte, NULL, logits); /* the LM head: wte [V, E] is [out, in] */
+  return tp_pte_graph_status(p->g) == TP_OK;
+}
+
+/* ---- the reference: GPT-2's forward in float64, for token 1 at every position ------------------ */
+
+static double *values(const tp_tensor *t) { /* the view's floats, in logical order */
+  tp_buffer b;
+  size_t n = (size_t)tp_numel(t), i;
+  double *d = (double *)malloc(n * sizeof *d);
+  if (!d || tp_compact(t, TP_ORDER_ROW_MAJOR, &b) != TP_OK) {
+    free(d);
+    return NULL;
+  }
+  for (i = 0; i < n; i++) { /* little-endian floats */
+    const unsigned char *q = (const unsigned char *)b.data + 4 * i;
+    uint32_t u = (uint32_t)q[0] | ((uint32_t)q[1] << 8) | ((uint32_t)q[2] << 16) |
+                 ((uint32_t)q[3] << 24);
+    float f;
+    memcpy(&f, &u, 4);
+    d[i] = f;
+  }
+  tp_buffer_release(&b);
+  return d;
+}
+
+static void ln(double *x, int64_t T, int64_t E, const double *w, const double *b, double *out) {
+  int64_t t, e;
+  for (t = 0; t < T; t++) {
+    double mu = 0, var = 0;
+    for (e = 0; e < E; e++) mu += x[t * E + e];
+    mu /= (double)E;
+    for (e = 0; e < E; e++) var += (x[t * E + e] - mu) * (x[t * E + e] - mu);
+    var /= (double)E;
+    for (e = 0; e < E; e++)
+      out[t * E + e] = (x[t * E + e] - mu) / sqrt(var + 1e-5) * w[e] + b[e];
+  }
+}
+
+/* out[T, N] = x[T, K] W + b with W [K, N] row-major (Conv1D). */
+static void mm(const double *x, int64_t T, int64_t K, const double *W, int64_t N,
+               const double *b, double *out) {
+  int64_t t, n, k;
+  for (t = 0; t < T; t++)
+    for (n = 0; n < N; n++) {
+      double s = b ? b[n] : 0;
+      for (k = 0; k < K; k++) s += x[t * K + k] * W[k * N + n];
+      out[t * N + n] = s;
+    }
+}
+
+static double *reference(const model *m) {
+  const cfg *c = &m->c;
+  const int64_t T = c->T, E = c->E, H = c->H, D = E / H, V = c->V;
+  double *wte = values(&m->wte), *wpe = values(&m->wpe);
+  double *x = (double *)calloc((size_t)(T * E), sizeof(double));
+  double *hn = (double *)calloc((size_t)(T * E), sizeof(double));
+  double *qkv = (double *)calloc((size_t)(T * 3 * E), sizeof(double));
+  double *ctx = (double *)calloc((size_t)(T * E), sizeof(double));
+  double *y = (double *)calloc((size_t)(T * 4 * E), sizeof(double));
+  double *logits = (double *)calloc((size_t)(T * V), sizeof(double));
+  int64_t l, t, e, hh, u, v;
+  for (t = 0; t < T; t++)
+    for (e = 0; e < E; e++) x[t * E + e] = wte[1 * E + e] + wpe[t * E + e];
+  for (l = 0; l < c->L; l++) {
+    const layer *h = &m->h[l];
+    double *w1 = values(&h->ln1_w), *b1 = values(&h->ln1_b), *wa = values(&h->attn_w),
+           *ba = values(&h->attn_b), *wp = values(&h->proj_w), *bp = values(&h->proj_b),
+           *w2 = values(&h->ln2_w), *b2 = values(&h->ln2_b), *wf = values(&h->fc_w),
+           *bf = values(&h->fc_b), *wm = values(&h->mproj_w), *bm = values(&h->mproj_b);
+    ln(x, T, E, w1, b1, hn);
+    mm(hn, T, E, wa, 3 * E, ba, qkv);
+    for (hh = 0; hh < H; hh++)
+      for (t = 0; t < T; t++) {
+        double s[1024], mx = -1e300, sum = 0;
+        for (u = 0; u <= t; u++) {
+          double d = 0;
+          for (v = 0; v < D; v++) d += qkv[t * 3 * E + hh * D + v] * qkv[u * 3 * E + E + hh * D + v];
+          s[u] = d / sqrt((double)D);
+          if (s[u] > mx) mx = s[u];
+        }
+        for (u = 0; u <= t; u++) sum += (s[u] = exp(s[u] - mx));
+        for (v = 0; v < D; v++) {
+          double a = 0;
+          for (u = 0; u <= t; u++) a += s[u] / sum * qkv[u * 3 * E + 2 * E + hh * D + v];
+          ctx[t * E + hh * D + v] = a;
+        }
+      }
+    mm(ctx, T, E, wp, E, bp, y);
+    for (e = 0; e < T * E; e++) x[e] += y[e];
+    ln(x, T, E, w2, b2, hn);
+    mm(hn, T, E, wf, 4 * E, bf, y);
+    for (e = 0; e < T * 4 * E; e++) {
+      double z = y[e];
+      y[e] = 0.5 * z * (1 + tanh(sqrt(2 / 3.14159265358979323846) * (z + 0.044715 * z * z * z)));
+    }
+    mm(y, T, 4 * E, wm, E, bm, hn);
+    for (e = 0; e < T * E; e++) x[e] += hn[e];
+    free(w1), free(b1), free(wa), free(ba), free(wp), free(bp);
+    free(w2), free(b2), free(wf), free(bf), free(wm), free(bm);
+  }
+  {
+    double *wf = values(&m->lnf_w), *bf = values(&m->lnf_b);
+    ln(x, T, E, wf, bf, hn);
+    for (t = 0; t < T; t++)
+      for (v = 0; v < V; v++) {
+        double s = 0;
+        for (e = 0; e < E; e++) s += hn[t * E + e] * wte[v * E + e];
+        logits[t * V + v] = s;
+      }
+    free(wf), free(bf);
+  }
+  free(wte), free(wpe), free(x), free(hn), free(qkv), free(ctx), free(y);
+  return logits;
+}
+
+int main(int argc, char **argv) {
+  const char *in = argc > 2 ? argv[1] : "gpt2_tiny.safetensors";
+  const char *out = argc > 2 ? argv[2] : "gpt2_tiny.pte";
+  static model m;
+  static prog pg;
+  tp_safetensors *st = NULL;
+  tp_error err;
+  tp_pte *p = NULL;
+  float *mask = NULL;
+  double *ref = NULL;
+  uint64_t size = 0;
+  int ok = 0;
+  size_t i;
+  if (argc == 2 || argc > 3) {
+    fprintf(stderr, "usage: %s [MODEL.safetensors OUT.pte]\n", argv[0]);
+    return 2;
+  }
+  if (argc <= 2) {
+    cfg tiny = {2, 2, 16, 50, 16, 8};
+    if (write_tiny(in, &tiny)) {
+      fprintf(stderr, "error: cannot write %s\n", in);
+      return 1;
+    }
+  }
+  if (tp_safetensors_open_file(in, &st, &err) != TP_OK) {
+    fprintf(stderr, "error: %s\n", err.msg);
+    return 1;
+  }
+  if (!load(st, &m)) goto done;
+  mask = (float *)malloc((size_t)(m.c.T * m.c.T) * sizeof(float));
+  if (!mask) goto done;
+  for (i = 0; i < (size_t)(m.c.T * m.c.T); i++) /* 0 on and below the diagonal, else -inf-ish */
+    mask[i] = (int64_t)(i % (size_t)m.c.T) <= (int64_t)(i / (size_t)m.c.T) ? 0.0f : -1e30f;
+  tp_pte_create(NULL, &p);
+  if (tp_pte_graph_create(p, "forward", &pg.g) != TP_OK || !build(&pg, &m, mask)) {
+    fprintf(stderr, "error: %s\n", pg.g ? tp_pte_graph_error(pg.g) : tp_pte_error(p));
+    tp_pte_graph_destroy(pg.g);
+    goto done;
+  }
+  if (tp_pte_graph_finish(pg.g) != TP_OK) {
+    fprintf(stderr, "error: %s\n", tp_pte_error(p));
+    goto done;
+  }
+  if (tp_pte_save(p, out, &size) != TP_OK) goto done; /* prints the sentence */
+  {
+    tp_pte_file f;
+    tp_pte_method_info mi;
+    if (tp_pte_read_file(&f, out) != TP_OK || tp_pte_method_at(&f, 0, &mi) != TP_OK) {
+      fprintf(stderr, "error: %s\n", f.err.msg);
+      tp_pte_close(&f);
+      goto done;
+    }
+    if (mi.n_delegates != (size_t)(6 * m.c.L + 1) || mi.n_inputs != 1 || mi.n_outputs != 1) {
+      fprintf(stderr, "error: %s reads back with %lu delegates (want %lld), %lu inputs, %lu "
+              "outputs\n", out, (unsigned long)mi.n_delegates, (long long)(6 * m.c.L + 1),
+              (unsigned long)mi.n_inputs, (unsigned long)mi.n_outputs);
+      tp_pte_close(&f);
+      goto done;
+    }
+    printf("wrote %s: %llu bytes; %lld layers, E %lld, %lld heads, V %lld, T %lld; %lu values, "
+           "%lu operators, %lu XNNPACK delegates, %llu planned bytes\n", out,
+           (unsigned long long)size, (long long)m.c.L, (long long)m.c.E, (long long)m.c.H,
+           (long long)m.c.V, (long long)m.c.T, (unsigned long)mi.n_values,
+           (unsigned long)mi.n_operators, (unsigned long)mi.n_delegates,
+           (unsigned long long)mi.planned_bytes);
+    tp_pte_close(&f);
+  }
+  ref = reference(&m);
+  if (ref) { /* OUT.expected: what executor_runner's all-ones tokens give */
+    char ex[600];
+    size_t n = strlen(out), k, N = (size_t)(m.c.T * m.c.V);
+    FILE *e;
+    double sum = 0;
+    snprintf(ex, sizeof ex, "%.*s.expected",
+             (int)(n > 4 && strcmp(out + n - 4, ".pte") == 0 ? n - 4 : n), out);
+    e = fopen(ex, "w");
+    if (e) {
+      fprintf(e, "# %s on all-ones tokens (examples/09_gpt2_program.c)\nbackend XnnpackBackend\n"
+                 "output 0 %lu", out, (unsigned long)N);
+      for (k = 0; k < N; k++) fprintf(e, " %.9g", ref[k]), sum += ref[k];
+      fprintf(e, "\n");
+      ok = fclose(e) == 0;
+    }
+    printf("run: executor_runner --model_path %s   (-DEXECUTORCH_BUILD_XNNPACK=ON)\n"
+           "  token 1 at every position -> logits [1, %lld, %lld]: %.6f %.6f %.6f ... sum %.6f "
+           "(all in %s)\n", out, (long long)m.c.T, (long long)m.c.V, ref[0], ref[1], ref[2], sum,
+           ex);
+  }
+done:
+  tp_pte_destroy(p);
+  for (i = 0; i < pg.nxg; i++) tp_xnn_graph_destroy(pg.xg[i]);
+  tp_safetensors_close(st);
+  free(mask);
+  free(ref);
+  return ok ? 0 : 1;
+}
