@@ -656,6 +656,29 @@ static void test_kernel_checks(void) {
     }
     tp_pte_destroy(p);
   }
+  /* an operator returning a tuple takes ONE return slot: native_layer_norm.out's 8 arguments
+     then 1 (ExecuTorch's registration checks 9 and refused the 11 of one slot per return) */
+  {
+    tp_pte_tensor tm = tensor(0, TP_F32, 1, 1, 0);
+    uint32_t shape, eps, mean, rstd, ln[11];
+    int64_t four = 4;
+    TPT_STATUS(tp_pte_create(NULL, &p), TP_OK);
+    TPT_STATUS(tp_pte_graph_create(p, "forward", &g), TP_OK);
+    TPT_STATUS(tp_pte_define_tensor(g, &tx, &x), TP_OK);
+    TPT_STATUS(tp_pte_define_tensor(g, &tm, &mean), TP_OK);
+    TPT_STATUS(tp_pte_define_tensor(g, &tm, &rstd), TP_OK);
+    TPT_STATUS(tp_pte_define_int_list(g, &four, 1, &shape), TP_OK);
+    TPT_STATUS(tp_pte_define_null(g, &none), TP_OK);
+    TPT_STATUS(tp_pte_define_double(g, 1e-5, &eps), TP_OK);
+    ln[0] = x, ln[1] = shape, ln[2] = none, ln[3] = none, ln[4] = eps, ln[5] = x, ln[6] = mean;
+    ln[7] = rstd, ln[8] = x, ln[9] = mean, ln[10] = rstd;
+    TPT_STATUS(tp_pte_call_kernel(g, "aten::native_layer_norm", "out", ln, 9), TP_OK);
+    TPT_STATUS(tp_pte_call_kernel(g, "aten::native_layer_norm", "out", ln, 11), TP_ERR_INVALID);
+    TPT_EQ_STR(tp_pte_graph_error(g), "method \"forward\": instruction 1 "
+               "(aten::native_layer_norm.out): 11 values; the operator takes 9 (8 arguments, "
+               "then the return slot)");
+    tp_pte_destroy(p);
+  }
   /* a Tensor?[] takes an OptionalTensorList of Tensor and Null values */
   TPT_STATUS(tp_pte_create(NULL, &p), TP_OK);
   TPT_STATUS(tp_pte_graph_create(p, "forward", &g), TP_OK);
