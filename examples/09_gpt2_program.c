@@ -1,13 +1,17 @@
 /* 09_gpt2_program.c - a whole GPT-2 from a safetensors file to a program ExecuTorch runs: token
    ids in, logits out, no Python.
 
-   Usage: 09_gpt2_program [MODEL.safetensors OUT.pte]
+   Usage: 09_gpt2_program [--random L,H,E,V,P,T] [--no-reference] [MODEL.safetensors OUT.pte]
    MODEL holds Hugging Face GPT-2 names (wte.weight, wpe.weight, h.<i>.ln_1.weight|bias,
    h.<i>.attn.c_attn.weight|bias (Conv1D [E, 3E]), h.<i>.attn.c_proj.*, h.<i>.ln_2.*,
    h.<i>.mlp.c_fc.*, h.<i>.mlp.c_proj.*, ln_f.*) and its config in __metadata__: n_layer,
    n_head, n_embd, vocab_size, n_positions and seq_len (the method's fixed length T).
    Without arguments it first writes a small random checkpoint, gpt2_tiny.safetensors (2 layers,
-   2 heads, E = 16, V = 50, T = 8), and converts that.
+   2 heads, E = 16, V = 50, T = 8), and converts that; --random writes MODEL as a random
+   checkpoint of n_layer L, n_head H, n_embd E, vocab_size V, n_positions P, seq_len T first
+   (--random 12,12,768,50257,1024,64 is GPT-2 124M's shape: `make bench-gpt2`);
+   --no-reference skips the float64 forward and OUT.expected (a large model's reference is
+   slow).
 
    The method forward(tokens: int64 [1, T]) -> logits: float32 [1, T, V]:
      x = wte[tokens] + wpe[0:T]                         embedding, add (portable kernels)
@@ -54,8 +58,9 @@ static float rnd(float scale) {
 }
 
 /* Writes a GPT-2 checkpoint of c with random weights (HF names, config in __metadata__). */
-static int write_tiny(const char *path, const cfg *c) {
-  char *hdr = (char *)malloc(1 << 16);
+static int write_random(const char *path, const cfg *c) {
+  enum { CAP = 1 << 20 }; /* the JSON header: ~100 bytes a tensor */
+  char *hdr = (char *)malloc(CAP);
   size_t hl = 0, n = 0, i, k;
   uint64_t off = 0;
   unsigned char len[8];
@@ -95,7 +100,7 @@ static int write_tiny(const char *path, const cfg *c) {
   ADD("ln_f.weight", c->E, 0, 1, 0.1f, 1.0f);
   ADD("ln_f.bias", c->E, 0, 1, 0.1f, 0.0f);
 #undef ADD
-  hl += (size_t)snprintf(hdr + hl, (1 << 16) - hl,
+  hl += (size_t)snprintf(hdr + hl, CAP - hl,
                          "{\"__metadata__\":{\"n_layer\":\"%lld\",\"n_head\":\"%lld\",\"n_embd\":"
                          "\"%lld\",\"vocab_size\":\"%lld\",\"n_positions\":\"%lld\","
                          "\"seq_len\":\"%lld\"}",
@@ -104,18 +109,22 @@ static int write_tiny(const char *path, const cfg *c) {
   for (i = 0; i < n; i++) {
     uint64_t nb = 4 * (uint64_t)t[i].s[0] * (uint64_t)(t[i].nd == 2 ? t[i].s[1] : 1);
     if (t[i].nd == 2)
-      hl += (size_t)snprintf(hdr + hl, (1 << 16) - hl, ",\"%s\":{\"dtype\":\"F32\",\"shape\":"
+      hl += (size_t)snprintf(hdr + hl, CAP - hl, ",\"%s\":{\"dtype\":\"F32\",\"shape\":"
                              "[%lld,%lld],\"data_offsets\":[%llu,%llu]}", t[i].name,
                              (long long)t[i].s[0], (long long)t[i].s[1],
                              (unsigned long long)off, (unsigned long long)(off + nb));
     else
-      hl += (size_t)snprintf(hdr + hl, (1 << 16) - hl, ",\"%s\":{\"dtype\":\"F32\",\"shape\":"
+      hl += (size_t)snprintf(hdr + hl, CAP - hl, ",\"%s\":{\"dtype\":\"F32\",\"shape\":"
                              "[%lld],\"data_offsets\":[%llu,%llu]}", t[i].name,
                              (long long)t[i].s[0], (unsigned long long)off,
                              (unsigned long long)(off + nb));
     off += nb;
   }
-  hl += (size_t)snprintf(hdr + hl, (1 << 16) - hl, "}");
+  hl += (size_t)snprintf(hdr + hl, CAP - hl, "}");
+  if (hl >= CAP) { /* (not with MAX_LAYERS layers: 16 * 64 names of < 100 bytes) */
+    free(hdr);
+    return 1;
+  }
   for (i = 0; i < 8; i++) len[i] = (unsigned char)((uint64_t)hl >> (8 * i));
   f = fopen(path, "wb");
   if (!f || fwrite(len, 1, 8, f) != 8 || fwrite(hdr, 1, hl, f) != hl) {
@@ -196,9 +205,9 @@ static int load(tp_safetensors *st, model *m) {
       !meta(st, "seq_len", &c->T))
     return 0;
   E = c->E;
-  if (c->L > MAX_LAYERS || E % c->H != 0 || c->T > c->P) {
+  if (c->L > MAX_LAYERS || E % c->H != 0 || c->T > c->P || c->T > 1024) {
     fprintf(stderr, "error: n_layer %lld (at most %d), n_embd %lld / n_head %lld, seq_len %lld "
-            "<= n_positions %lld\n", (long long)c->L, MAX_LAYERS, (long long)E,
+            "<= n_positions %lld and <= 1024\n", (long long)c->L, MAX_LAYERS, (long long)E,
             (long long)c->H, (long long)c->T, (long long)c->P);
     return 0;
   }
@@ -520,8 +529,8 @@ static double *reference(const model *m) {
 }
 
 int main(int argc, char **argv) {
-  const char *in = argc > 2 ? argv[1] : "gpt2_tiny.safetensors";
-  const char *out = argc > 2 ? argv[2] : "gpt2_tiny.pte";
+  const char *in, *out, *rand_cfg = NULL;
+  int want_ref = 1;
   static model m;
   static prog pg;
   tp_safetensors *st = NULL;
@@ -532,13 +541,36 @@ int main(int argc, char **argv) {
   uint64_t size = 0;
   int ok = 0;
   size_t i;
-  if (argc == 2 || argc > 3) {
-    fprintf(stderr, "usage: %s [MODEL.safetensors OUT.pte]\n", argv[0]);
+  if (argc > 2 && strcmp(argv[1], "--random") == 0) {
+    rand_cfg = argv[2];
+    argc -= 2;
+    argv += 2;
+  }
+  if (argc > 1 && strcmp(argv[1], "--no-reference") == 0) {
+    want_ref = 0;
+    argc -= 1;
+    argv += 1;
+  }
+  if (argc == 2 || argc > 3 || (rand_cfg && argc != 3)) {
+    fprintf(stderr, "usage: 09_gpt2_program [--random L,H,E,V,P,T] [--no-reference] "
+                    "[MODEL.safetensors OUT.pte]\n");
     return 2;
   }
-  if (argc <= 2) {
-    cfg tiny = {2, 2, 16, 50, 16, 8};
-    if (write_tiny(in, &tiny)) {
+  in = argc > 2 ? argv[1] : "gpt2_tiny.safetensors";
+  out = argc > 2 ? argv[2] : "gpt2_tiny.pte";
+  if (argc <= 2 || rand_cfg) {
+    cfg c = {2, 2, 16, 50, 16, 8};
+    long long v[6];
+    if (rand_cfg && (sscanf(rand_cfg, "%lld,%lld,%lld,%lld,%lld,%lld", &v[0], &v[1], &v[2],
+                            &v[3], &v[4], &v[5]) != 6 || v[0] < 1 || v[0] > MAX_LAYERS ||
+                     v[1] < 1 || v[2] < 1 || v[2] % v[1] || v[3] < 2 || v[4] < 1 ||
+                     v[5] < 1 || v[5] > v[4] || v[5] > 1024)) {
+      fprintf(stderr, "error: --random %s: want L,H,E,V,P,T with 1 <= L <= %d, E a multiple "
+              "of H, T <= P and T <= 1024\n", rand_cfg, MAX_LAYERS);
+      return 2;
+    }
+    if (rand_cfg) c.L = v[0], c.H = v[1], c.E = v[2], c.V = v[3], c.P = v[4], c.T = v[5];
+    if (write_random(in, &c)) {
       fprintf(stderr, "error: cannot write %s\n", in);
       return 1;
     }
@@ -585,6 +617,10 @@ int main(int argc, char **argv) {
            (unsigned long)mi.n_operators, (unsigned long)mi.n_delegates,
            (unsigned long long)mi.planned_bytes);
     tp_pte_close(&f);
+  }
+  if (!want_ref) {
+    ok = 1;
+    goto done;
   }
   ref = reference(&m);
   if (ref) { /* OUT.expected: what executor_runner's all-ones tokens give */

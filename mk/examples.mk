@@ -9,3 +9,12 @@ $(BUILD)/tests/examples: tests/run_examples.sh $(EXAMPLES)
 # Per-example link flags (the Makefile's EXAMPLE_LIBS_<name>): example 08 brings its own
 # pthreads parallel-for hook.
 EXAMPLE_LIBS_08_parallel_export := -pthread
+
+# make bench-gpt2: examples/09_gpt2_program at -O2 on GPT-2 124M's shape (bench/gpt2_124m.sh):
+# the conversion's time and peak memory against copying the bytes it writes.
+.PHONY: bench-gpt2
+$(BUILD)/bench/09_gpt2_program: examples/09_gpt2_program.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(BCFLAGS) $< -o $@ $(LIBM)
+bench-gpt2: $(BUILD)/bench/09_gpt2_program
+	@sh bench/gpt2_124m.sh $(abspath $<) $(abspath $(BUILD))/bench/gpt2_124m
