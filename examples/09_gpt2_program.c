@@ -1,17 +1,23 @@
 /* 09_gpt2_program.c - a whole GPT-2 from a safetensors file to a program ExecuTorch runs: token
    ids in, logits out, no Python.
 
-   Usage: 09_gpt2_program [--random L,H,E,V,P,T] [--no-reference] [MODEL.safetensors OUT.pte]
+   Usage: 09_gpt2_program [--random L,H,E,V,P,T] [--no-reference] [--quant 8da8w|8da4w]
+                          [MODEL.safetensors OUT.pte]
    MODEL holds Hugging Face GPT-2 names (wte.weight, wpe.weight, h.<i>.ln_1.weight|bias,
    h.<i>.attn.c_attn.weight|bias (Conv1D [E, 3E]), h.<i>.attn.c_proj.*, h.<i>.ln_2.*,
    h.<i>.mlp.c_fc.*, h.<i>.mlp.c_proj.*, ln_f.*) and its config in __metadata__: n_layer,
    n_head, n_embd, vocab_size, n_positions and seq_len (the method's fixed length T).
    Without arguments it first writes a small random checkpoint, gpt2_tiny.safetensors (2 layers,
-   2 heads, E = 16, V = 50, T = 8), and converts that; --random writes MODEL as a random
+   2 heads, E = 32, V = 50, T = 8), and converts that twice: gpt2_tiny.pte (float) and
+   gpt2_tiny_8da4w.pte (--quant 8da4w); --random writes MODEL as a random
    checkpoint of n_layer L, n_head H, n_embd E, vocab_size V, n_positions P, seq_len T first
    (--random 12,12,768,50257,1024,64 is GPT-2 124M's shape: `make bench-gpt2`);
    --no-reference skips the float64 forward and OUT.expected (a large model's reference is
-   slow).
+   slow). --quant writes every linear as ExecuTorch's quantized LLM path runs it: int8 dynamic
+   activations x int8 per-channel weights (8da8w) or x int4 weights in groups of 32 (8da4w,
+   torchao's numerics: tp_quantize_symmetric), in one call each
+   (tp_xnn_define_quantized_linear); the reference then simulates that integer math (the
+   activations quantized per row as XNNPACK's qd8 does) instead of the float forward.
 
    The method forward(tokens: int64 [1, T]) -> logits: float32 [1, T, V]:
      x = wte[tokens] + wpe[0:T]                         embedding, add (portable kernels)
@@ -240,7 +246,10 @@ static int load(tp_safetensors *st, model *m) {
 typedef struct prog {
   tp_pte_graph *g;
   tp_xnn_graph *xg[6 * MAX_LAYERS + 1];
+  tp_xnn_qlinear q[6 * MAX_LAYERS + 1]; /* --quant: each linear's values and scales */
   size_t nxg;
+  tp_xnn_datatype qdt;                   /* --quant: TP_XNN_QCINT8 (8da8w), TP_XNN_QBINT4 */
+  size_t block;                          /* (8da4w: group 32), or TP_XNN_INVALID (float) */
   uint32_t i0, i1, f2[2], fneg1, ffalse;
 } prog;
 
@@ -277,10 +286,15 @@ static uint32_t linear(prog *p, uint32_t x, int64_t T, int64_t K, const tp_tenso
   uint32_t vx, vw, vb = TP_XNN_INVALID_ID, vy, a[2];
   tp_xnn_graph_create(NULL, &xg);
   tp_xnn_define_tensor_value(xg, TP_XNN_FP32, 3, xd, NULL, 0, TP_XNN_FLAG_EXTERNAL_INPUT, &vx);
-  tp_xnn_define_tensor_value(xg, TP_XNN_FP32, 2, NULL, w, TP_XNN_INVALID_ID, 0, &vw);
-  if (b) tp_xnn_define_tensor_value(xg, TP_XNN_FP32, 1, NULL, b, TP_XNN_INVALID_ID, 0, &vb);
   tp_xnn_define_tensor_value(xg, TP_XNN_FP32, 3, yd, NULL, 1, TP_XNN_FLAG_EXTERNAL_OUTPUT, &vy);
-  tp_xnn_define_fully_connected(xg, -INFINITY, INFINITY, vx, vw, vb, vy, 0);
+  if (p->qdt != TP_XNN_INVALID) { /* int8 dynamic activations x quantized weights, one call */
+    tp_xnn_define_quantized_linear(xg, p->qdt, p->block, TP_F32, w, b, -INFINITY, INFINITY, vx,
+                                   vy, &p->q[p->nxg]);
+  } else {
+    tp_xnn_define_tensor_value(xg, TP_XNN_FP32, 2, NULL, w, TP_XNN_INVALID_ID, 0, &vw);
+    if (b) tp_xnn_define_tensor_value(xg, TP_XNN_FP32, 1, NULL, b, TP_XNN_INVALID_ID, 0, &vb);
+    tp_xnn_define_fully_connected(xg, -INFINITY, INFINITY, vx, vw, vb, vy, 0);
+  }
   p->xg[p->nxg++] = xg; /* borrowed by the program until it is written */
   a[0] = x;
   a[1] = out != UINT32_MAX ? out : tensor(p, 3, ys, 0, TP_F32);
@@ -463,7 +477,53 @@ static void mm(const double *x, int64_t T, int64_t K, const double *W, int64_t N
     }
 }
 
-static double *reference(const model *m) {
+/* The integer math of a quantized linear as XNNPACK's qd8 kernels do it: each row of x
+   quantized to int8 asymmetrically (range widened to hold 0, scale (hi - lo) / 255, zero point
+   rounded), integer sums per weight group, times the group's scale (bf16-rounded for qb4w, as
+   written) and the row's scale, plus the bias. out[T, N] (row stride ostride). */
+static void qmm(const double *x, int64_t T, int64_t K, const tp_xnn_qlinear *q, int64_t N,
+                int is_qb4w, size_t block, const double *b, double *out, int64_t ostride) {
+  const int8_t *wq = (const int8_t *)q->values.data;
+  const float *sc = (const float *)q->scales.data;
+  int64_t G = is_qb4w ? K / (int64_t)block : 1, gs = K / G, t, n, g, k;
+  int *xq = (int *)malloc((size_t)K * sizeof *xq);
+  if (!xq) return;
+  for (t = 0; t < T; t++) {
+    float lo = 0.0f, hi = 0.0f, sx;
+    long zx;
+    for (k = 0; k < K; k++) {
+      float f = (float)x[t * K + k];
+      if (f < lo) lo = f;
+      if (f > hi) hi = f;
+    }
+    sx = hi > lo ? (hi - lo) / 255.0f : 1.0f;
+    zx = lrintf(-128.0f - lo / sx);
+    for (k = 0; k < K; k++) {
+      long v = lrintf((float)x[t * K + k] / sx) + zx;
+      xq[k] = (int)(v < -128 ? -128 : v > 127 ? 127 : v);
+    }
+    for (n = 0; n < N; n++) {
+      double acc = 0;
+      for (g = 0; g < G; g++) {
+        long isum = 0;
+        float s = sc[n * G + g];
+        if (is_qb4w) { /* bf16, round to nearest even, as the blob holds it */
+          uint32_t u;
+          memcpy(&u, &s, 4);
+          u = (u + 0x7FFFu + ((u >> 16) & 1u)) & 0xFFFF0000u;
+          memcpy(&s, &u, 4);
+        }
+        for (k = g * gs; k < (g + 1) * gs; k++) isum += (long)(xq[k] - zx) * wq[n * K + k];
+        acc += (double)isum * (double)s;
+      }
+      out[t * ostride + n] = acc * (double)sx + (b ? b[n] : 0);
+    }
+  }
+  free(xq);
+}
+
+/* The float64 reference, or (p->qdt set) the quantized linears' integer math. */
+static double *reference(const model *m, const prog *p) {
   const cfg *c = &m->c;
   const int64_t T = c->T, E = c->E, H = c->H, D = E / H, V = c->V;
   double *wte = values(&m->wte), *wpe = values(&m->wpe);
@@ -474,6 +534,8 @@ static double *reference(const model *m) {
   double *y = (double *)calloc((size_t)(T * 4 * E), sizeof(double));
   double *logits = (double *)calloc((size_t)(T * V), sizeof(double));
   int64_t l, t, e, hh, u, v;
+  size_t qi = 0; /* the next linear's quantized weights (the order build defines them) */
+  const int quant = p->qdt != TP_XNN_INVALID, qb4 = p->qdt == TP_XNN_QBINT4;
   for (t = 0; t < T; t++)
     for (e = 0; e < E; e++) x[t * E + e] = wte[1 * E + e] + wpe[t * E + e];
   for (l = 0; l < c->L; l++) {
@@ -483,7 +545,12 @@ static double *reference(const model *m) {
            *w2 = values(&h->ln2_w), *b2 = values(&h->ln2_b), *wf = values(&h->fc_w),
            *bf = values(&h->fc_b), *wm = values(&h->mproj_w), *bm = values(&h->mproj_b);
     ln(x, T, E, w1, b1, hn);
-    mm(hn, T, E, wa, 3 * E, ba, qkv);
+    if (!quant) {
+      mm(hn, T, E, wa, 3 * E, ba, qkv);
+    } else { /* q, k, v: the thirds, into qkv's columns */
+      for (e = 0; e < 3; e++)
+        qmm(hn, T, E, &p->q[qi++], E, qb4, p->block, ba + e * E, qkv + e * E, 3 * E);
+    }
     for (hh = 0; hh < H; hh++)
       for (t = 0; t < T; t++) {
         double s[1024], mx = -1e300, sum = 0;
@@ -500,15 +567,18 @@ static double *reference(const model *m) {
           ctx[t * E + hh * D + v] = a;
         }
       }
-    mm(ctx, T, E, wp, E, bp, y);
+    if (quant) qmm(ctx, T, E, &p->q[qi++], E, qb4, p->block, bp, y, E);
+    else mm(ctx, T, E, wp, E, bp, y);
     for (e = 0; e < T * E; e++) x[e] += y[e];
     ln(x, T, E, w2, b2, hn);
-    mm(hn, T, E, wf, 4 * E, bf, y);
+    if (quant) qmm(hn, T, E, &p->q[qi++], 4 * E, qb4, p->block, bf, y, 4 * E);
+    else mm(hn, T, E, wf, 4 * E, bf, y);
     for (e = 0; e < T * 4 * E; e++) {
       double z = y[e];
       y[e] = 0.5 * z * (1 + tanh(sqrt(2 / 3.14159265358979323846) * (z + 0.044715 * z * z * z)));
     }
-    mm(y, T, 4 * E, wm, E, bm, hn);
+    if (quant) qmm(y, T, 4 * E, &p->q[qi++], E, qb4, p->block, bm, hn, E);
+    else mm(y, T, 4 * E, wm, E, bm, hn);
     for (e = 0; e < T * E; e++) x[e] += hn[e];
     free(w1), free(b1), free(wa), free(ba), free(wp), free(bp);
     free(w2), free(b2), free(wf), free(bf), free(wm), free(bm);
@@ -516,21 +586,23 @@ static double *reference(const model *m) {
   {
     double *wf = values(&m->lnf_w), *bf = values(&m->lnf_b);
     ln(x, T, E, wf, bf, hn);
-    for (t = 0; t < T; t++)
-      for (v = 0; v < V; v++) {
-        double s = 0;
-        for (e = 0; e < E; e++) s += hn[t * E + e] * wte[v * E + e];
-        logits[t * V + v] = s;
-      }
+    if (quant) qmm(hn, T, E, &p->q[qi++], V, qb4, p->block, NULL, logits, V);
+    else
+      for (t = 0; t < T; t++)
+        for (v = 0; v < V; v++) {
+          double s = 0;
+          for (e = 0; e < E; e++) s += hn[t * E + e] * wte[v * E + e];
+          logits[t * V + v] = s;
+        }
     free(wf), free(bf);
   }
   free(wte), free(wpe), free(x), free(hn), free(qkv), free(ctx), free(y);
   return logits;
 }
 
-int main(int argc, char **argv) {
-  const char *in, *out, *rand_cfg = NULL;
-  int want_ref = 1;
+/* MODEL in -> program out (float linears, or qdt / block: --quant), and out's .expected. */
+static int convert(const char *in, const char *out, tp_xnn_datatype qdt, size_t block,
+                   int want_ref) {
   static model m;
   static prog pg;
   tp_safetensors *st = NULL;
@@ -541,43 +613,12 @@ int main(int argc, char **argv) {
   uint64_t size = 0;
   int ok = 0;
   size_t i;
-  if (argc > 2 && strcmp(argv[1], "--random") == 0) {
-    rand_cfg = argv[2];
-    argc -= 2;
-    argv += 2;
-  }
-  if (argc > 1 && strcmp(argv[1], "--no-reference") == 0) {
-    want_ref = 0;
-    argc -= 1;
-    argv += 1;
-  }
-  if (argc == 2 || argc > 3 || (rand_cfg && argc != 3)) {
-    fprintf(stderr, "usage: 09_gpt2_program [--random L,H,E,V,P,T] [--no-reference] "
-                    "[MODEL.safetensors OUT.pte]\n");
-    return 2;
-  }
-  in = argc > 2 ? argv[1] : "gpt2_tiny.safetensors";
-  out = argc > 2 ? argv[2] : "gpt2_tiny.pte";
-  if (argc <= 2 || rand_cfg) {
-    cfg c = {2, 2, 16, 50, 16, 8};
-    long long v[6];
-    if (rand_cfg && (sscanf(rand_cfg, "%lld,%lld,%lld,%lld,%lld,%lld", &v[0], &v[1], &v[2],
-                            &v[3], &v[4], &v[5]) != 6 || v[0] < 1 || v[0] > MAX_LAYERS ||
-                     v[1] < 1 || v[2] < 1 || v[2] % v[1] || v[3] < 2 || v[4] < 1 ||
-                     v[5] < 1 || v[5] > v[4] || v[5] > 1024)) {
-      fprintf(stderr, "error: --random %s: want L,H,E,V,P,T with 1 <= L <= %d, E a multiple "
-              "of H, T <= P and T <= 1024\n", rand_cfg, MAX_LAYERS);
-      return 2;
-    }
-    if (rand_cfg) c.L = v[0], c.H = v[1], c.E = v[2], c.V = v[3], c.P = v[4], c.T = v[5];
-    if (write_random(in, &c)) {
-      fprintf(stderr, "error: cannot write %s\n", in);
-      return 1;
-    }
-  }
+  memset(&pg, 0, sizeof pg);
+  pg.qdt = qdt;
+  pg.block = block;
   if (tp_safetensors_open_file(in, &st, &err) != TP_OK) {
     fprintf(stderr, "error: %s\n", err.msg);
-    return 1;
+    return 0;
   }
   if (!load(st, &m)) goto done;
   mask = (float *)malloc((size_t)(m.c.T * m.c.T) * sizeof(float));
@@ -622,7 +663,7 @@ int main(int argc, char **argv) {
     ok = 1;
     goto done;
   }
-  ref = reference(&m);
+  ref = reference(&m, &pg);
   if (ref) { /* OUT.expected: what executor_runner's all-ones tokens give */
     char ex[600];
     size_t n = strlen(out), k, N = (size_t)(m.c.T * m.c.V);
@@ -645,9 +686,74 @@ int main(int argc, char **argv) {
   }
 done:
   tp_pte_destroy(p);
-  for (i = 0; i < pg.nxg; i++) tp_xnn_graph_destroy(pg.xg[i]);
+  for (i = 0; i < pg.nxg; i++) {
+    tp_xnn_graph_destroy(pg.xg[i]);
+    tp_xnn_qlinear_release(&pg.q[i]); /* (zero for float linears: a no-op) */
+  }
   tp_safetensors_close(st);
   free(mask);
   free(ref);
-  return ok ? 0 : 1;
+  return ok;
+}
+
+int main(int argc, char **argv) {
+  const char *in, *out, *rand_cfg = NULL, *quant = NULL;
+  tp_xnn_datatype qdt = TP_XNN_INVALID;
+  size_t block = 0;
+  int want_ref = 1;
+  if (argc > 2 && strcmp(argv[1], "--random") == 0) {
+    rand_cfg = argv[2];
+    argc -= 2;
+    argv += 2;
+  }
+  if (argc > 1 && strcmp(argv[1], "--no-reference") == 0) {
+    want_ref = 0;
+    argc -= 1;
+    argv += 1;
+  }
+  if (argc > 2 && strcmp(argv[1], "--quant") == 0) {
+    quant = argv[2];
+    if (strcmp(quant, "8da8w") == 0) {
+      qdt = TP_XNN_QCINT8;
+    } else if (strcmp(quant, "8da4w") == 0) {
+      qdt = TP_XNN_QBINT4;
+      block = 32;
+    } else {
+      fprintf(stderr, "error: --quant %s: 8da8w (int8 per channel) or 8da4w (int4, groups of "
+              "32)\n", quant);
+      return 2;
+    }
+    argc -= 2;
+    argv += 2;
+  }
+  if (argc == 2 || argc > 3 || (rand_cfg && argc != 3)) {
+    fprintf(stderr, "usage: 09_gpt2_program [--random L,H,E,V,P,T] [--no-reference] "
+                    "[--quant 8da8w|8da4w] [MODEL.safetensors OUT.pte]\n");
+    return 2;
+  }
+  in = argc > 2 ? argv[1] : "gpt2_tiny.safetensors";
+  out = argc > 2 ? argv[2] : "gpt2_tiny.pte";
+  if (argc <= 2 || rand_cfg) {
+    cfg c = {2, 2, 32, 50, 16, 8};
+    long long v[6];
+    if (rand_cfg && (sscanf(rand_cfg, "%lld,%lld,%lld,%lld,%lld,%lld", &v[0], &v[1], &v[2],
+                            &v[3], &v[4], &v[5]) != 6 || v[0] < 1 || v[0] > MAX_LAYERS ||
+                     v[1] < 1 || v[2] < 1 || v[2] % v[1] || v[3] < 2 || v[4] < 1 ||
+                     v[5] < 1 || v[5] > v[4] || v[5] > 1024)) {
+      fprintf(stderr, "error: --random %s: want L,H,E,V,P,T with 1 <= L <= %d, E a multiple "
+              "of H, T <= P and T <= 1024\n", rand_cfg, MAX_LAYERS);
+      return 2;
+    }
+    if (rand_cfg) c.L = v[0], c.H = v[1], c.E = v[2], c.V = v[3], c.P = v[4], c.T = v[5];
+    if (write_random(in, &c)) {
+      fprintf(stderr, "error: cannot write %s\n", in);
+      return 1;
+    }
+  }
+  if (argc > 2) return convert(in, out, qdt, block, want_ref) ? 0 : 1;
+  /* no arguments: the tiny checkpoint as float and as 8da4w */
+  return convert(in, out, TP_XNN_INVALID, 0, want_ref) &&
+                 convert(in, "gpt2_tiny_8da4w.pte", TP_XNN_QBINT4, 32, want_ref)
+             ? 0
+             : 1;
 }
