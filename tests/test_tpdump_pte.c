@@ -126,6 +126,57 @@ static void test_print(void) {
   tp_membuf_free(&mb);
 }
 
+/* A program graph's kernel calls: each value by its argument's name and kind (TP_PTE_OPS), the
+   operator by name; a constant with its SHA-256. */
+static void test_kernel_calls(void) {
+  static float c[4] = {1.0f, 2.0f, 3.0f, 4.0f};
+  int64_t sz[1] = {4};
+  tp_storage s = {c, sizeof c};
+  tp_tensor cv;
+  tp_pte *p = NULL;
+  tp_pte_graph *g = NULL;
+  tp_pte_tensor tx, ty;
+  uint32_t x, k, y, one, a[5];
+  tp_membuf mb, out;
+  tp_sink sink;
+  tp_error err;
+  char hex[65];
+  memset(&tx, 0, sizeof tx);
+  tx.role = TP_PTE_INPUT, tx.dtype = TP_F32, tx.ndim = 1, tx.sizes[0] = 4;
+  ty = tx;
+  ty.role = TP_PTE_OUTPUT;
+  TPT_STATUS(tp_view(s, TP_F32, 1, sz, NULL, 0, &cv), TP_OK);
+  TPT_STATUS(tp_pte_create(NULL, &p), TP_OK);
+  TPT_STATUS(tp_pte_graph_create(p, "forward", &g), TP_OK);
+  TPT_STATUS(tp_pte_define_tensor(g, &tx, &x), TP_OK);
+  TPT_STATUS(tp_pte_define_constant(g, &cv, &k), TP_OK);
+  TPT_STATUS(tp_pte_define_tensor(g, &ty, &y), TP_OK);
+  TPT_STATUS(tp_pte_define_int(g, 1, &one), TP_OK);
+  a[0] = x, a[1] = k, a[2] = one, a[3] = y, a[4] = y;
+  TPT_STATUS(tp_pte_call_kernel(g, "aten::add", "out", a, 5), TP_OK);
+  TPT_STATUS(tp_pte_graph_finish(g), TP_OK);
+  memset(&mb, 0, sizeof mb);
+  sink = tp_sink_membuf(&mb);
+  TPT_STATUS(tp_pte_write(p, &sink), TP_OK);
+  memset(&out, 0, sizeof out);
+  TPT_EQ_INT(tpdump_inspect(mb.data, mb.size, &out, &err), 0);
+  sink = tp_sink_membuf(&out);
+  tp_sink_write(&sink, "", 1);
+  TPT_CONTAINS((const char *)out.data, "[0] KernelCall op=0 (aten::add.out) self:Tensor=0 "
+               "other:Tensor=1 alpha:Scalar=3 out:Tensor=2 return=2");
+  {
+    unsigned char le[16];
+    tpt_to_le(le, c, 4, 4);
+    TPT_STATUS(tp_sha256_hex(le, 16, hex), TP_OK);
+    hex[8] = '\0';
+  }
+  TPT_CONTAINS((const char *)out.data, "16 bytes constant buffer 1 sha256=");
+  TPT_CONTAINS((const char *)out.data, hex);
+  tp_membuf_free(&out);
+  tp_membuf_free(&mb);
+  tp_pte_destroy(p);
+}
+
 static void test_named_and_json(void) {
   tp_membuf mb, out, js;
   tp_error err;
@@ -286,6 +337,7 @@ static void test_check_report(void) {
 int main(void) {
   TPT_RUN(test_print);
   TPT_RUN(test_check_report);
+  TPT_RUN(test_kernel_calls);
   TPT_RUN(test_named_and_json);
   TPT_RUN(test_malformed);
   return tpt_finish("test_tpdump_pte");

@@ -943,11 +943,29 @@ static void tpd_pte_method(tpd *d, tp_pte_file *f, size_t m, const tp_membuf *na
         const char *on = NULL, *ov = NULL;
         tpd_print(d, " %s=%ld", ii.kind == TP_PTE_I_DelegateCall ? "delegate" : "op",
                   (long)ii.index);
+        tp_pte_op op;
+        int named = 0;
         if (ii.kind == TP_PTE_I_KernelCall &&
-            tp_pte_operator_at(f, m, (size_t)ii.index, &on, &ov) == TP_OK)
+            tp_pte_operator_at(f, m, (size_t)ii.index, &on, &ov) == TP_OK) {
           tpd_print(d, " (%s%s%s)", on, *ov ? "." : "", ov);
-        tpd_print(d, " args=");
-        tpd_print_vec(d, &ii.args, 'i');
+          /* a portable kernel with the right count: each value by its argument's name and kind */
+          named = tp_pte_op_lookup(on, ov, &op) == TP_OK && ii.args.count == op.num_args + 1;
+        }
+        if (named) {
+          uint32_t a;
+          for (a = 0; a <= op.num_args; a++) {
+            long long v = (long long)(int32_t)tp_fb_vector_scalar(&ii.args, a);
+            if (a == op.num_args)
+              tpd_print(d, " return=%lld", v);
+            else
+              tpd_print(d, " %s:%s%s%s=%lld", op.args[a].name,
+                        tp_pte_arg_kind_name(op.args[a].kind), op.args[a].is_list ? "[]" : "",
+                        op.args[a].optional ? "?" : "", v);
+          }
+        } else {
+          tpd_print(d, " args=");
+          tpd_print_vec(d, &ii.args, 'i');
+        }
       } else {
         tpd_print(d, " %ld %ld", (long)ii.index, (long)ii.index2);
       }
