@@ -1511,6 +1511,14 @@ TPDEF tp_status tp_pte_graph_tensor(const tp_pte_graph *g, uint32_t id, tp_pte_t
    failure's status. s == TP_OK is a no-op. */
 TPDEF tp_status tp_pte_graph_fail(tp_pte_graph *g, tp_status s, const char *fmt, ...)
     TP__PRINTF(3, 4);
+/* Internal (for the backend headers' tp_xnn_pte_call / tp_vk_pte_call): a delegate call whose
+   n_expect slots bind tensors of expect[k]'s dtype and sizes (slot k named "external id k"
+   with by_id, else "input" / "output" by expect[k].role): a count other than n_expect, or a
+   value that is not such a Tensor, is TP_ERR_INVALID latched in g as "method \"M\": <what>
+   ..." naming both; then tp_pte_call_delegate(g, d, args, n). */
+TPDEF tp_status tp__pte_call_bound(tp_pte_graph *g, const char *what, int by_id,
+                                   const tp_pte_tensor *expect, size_t n_expect,
+                                   const tp_pte_delegate *d, const uint32_t *args, size_t n);
 /* Plans the graph's memory (above) and adds it to its program as a method; frees g in every
    case (NULL: no-op returning TP_ERR_INVALID). Refused: a failed graph (its failure, latched
    in the program), a graph without instructions (TP_ERR_INVALID), a planned buffer of 2^63
@@ -9260,43 +9268,33 @@ TPDEF tp_status tp_pte_define_constant(tp_pte_graph *g, const tp_tensor *view, u
   return tp__pte_graph_keep(g, id_out);
 }
 
-TPDEF tp_status tp_pte_define_int(tp_pte_graph *g, int64_t x, uint32_t *id_out) {
+/* A scalar value of kind (Int, Bool: i; Double: d; Null: neither). */
+static tp_status tp__pte_graph_scalar(tp_pte_graph *g, int kind, int64_t i, double d,
+                                      uint32_t *id_out) {
   tp__pte_val *v;
   tp_status st;
   TP_ASSERT(g);
-  st = tp__pte_graph_value(g, TP_PTE_V_Int, &v, id_out);
+  st = tp__pte_graph_value(g, kind, &v, id_out);
   if (st != TP_OK) return st;
-  v->i = x;
+  v->i = i;
+  v->d = d;
   return tp__pte_graph_keep(g, id_out);
+}
+
+TPDEF tp_status tp_pte_define_int(tp_pte_graph *g, int64_t x, uint32_t *id_out) {
+  return tp__pte_graph_scalar(g, TP_PTE_V_Int, x, 0.0, id_out);
 }
 
 TPDEF tp_status tp_pte_define_double(tp_pte_graph *g, double x, uint32_t *id_out) {
-  tp__pte_val *v;
-  tp_status st;
-  TP_ASSERT(g);
-  st = tp__pte_graph_value(g, TP_PTE_V_Double, &v, id_out);
-  if (st != TP_OK) return st;
-  v->d = x;
-  return tp__pte_graph_keep(g, id_out);
+  return tp__pte_graph_scalar(g, TP_PTE_V_Double, 0, x, id_out);
 }
 
 TPDEF tp_status tp_pte_define_bool(tp_pte_graph *g, int x, uint32_t *id_out) {
-  tp__pte_val *v;
-  tp_status st;
-  TP_ASSERT(g);
-  st = tp__pte_graph_value(g, TP_PTE_V_Bool, &v, id_out);
-  if (st != TP_OK) return st;
-  v->i = x != 0;
-  return tp__pte_graph_keep(g, id_out);
+  return tp__pte_graph_scalar(g, TP_PTE_V_Bool, x != 0, 0.0, id_out);
 }
 
 TPDEF tp_status tp_pte_define_null(tp_pte_graph *g, uint32_t *id_out) {
-  tp__pte_val *v;
-  tp_status st;
-  TP_ASSERT(g);
-  st = tp__pte_graph_value(g, TP_PTE_V_Null, &v, id_out);
-  if (st != TP_OK) return st;
-  return tp__pte_graph_keep(g, id_out);
+  return tp__pte_graph_scalar(g, TP_PTE_V_Null, 0, 0.0, id_out);
 }
 
 TPDEF tp_status tp_pte_define_string(tp_pte_graph *g, const char *str, uint32_t *id_out) {
@@ -9648,6 +9646,56 @@ TPDEF tp_status tp_pte_call_delegate(tp_pte_graph *g, const tp_pte_delegate *d,
     return tp__error_set(&g->err, TP_ERR_NOMEM, "method \"%.80s\": %s: no memory", g->m.name,
                         what);
   return tp__pte_graph_instr(g, TP_PTE_I_DelegateCall, (uint32_t)(g->m.ndels - 1), what, args, n);
+}
+
+/* "f32 [2, 3]": a program tensor's dtype and sizes, for sentences. */
+static void tp__pte_shape_str(char *out, size_t cap, const tp_pte_tensor *t) {
+  size_t len;
+  int d;
+  tp__format(out, cap, "%s [", tp_dtype_name(t->dtype));
+  for (d = 0; d < t->ndim; d++) {
+    len = strlen(out);
+    tp__format(out + len, cap - len, "%s%lld", d ? ", " : "", (long long)t->sizes[d]);
+  }
+  len = strlen(out);
+  tp__format(out + len, cap - len, "]");
+}
+
+TPDEF tp_status tp__pte_call_bound(tp_pte_graph *g, const char *what, int by_id,
+                                   const tp_pte_tensor *expect, size_t n_expect,
+                                   const tp_pte_delegate *d, const uint32_t *args, size_t n) {
+  size_t k;
+  int dim;
+  TP_ASSERT(g);
+  if (g->err.status != TP_OK) return g->err.status;
+  if (n != n_expect || (n > 0 && !args))
+    return tp_pte_graph_fail(g, TP_ERR_INVALID, "%s of %lu values%s; the graph binds %lu (%s)",
+                             what, (unsigned long)n, n > 0 && !args ? " (NULL args)" : "",
+                             (unsigned long)n_expect,
+                             by_id ? "one value per external, in external-id order"
+                                   : "one value per input, then per output");
+  for (k = 0; k < n; k++) {
+    tp_pte_tensor t;
+    int same = tp_pte_graph_tensor(g, args[k], &t) == TP_OK && t.dtype == expect[k].dtype &&
+               t.ndim == expect[k].ndim;
+    for (dim = 0; same && dim < t.ndim; dim++) same = t.sizes[dim] == expect[k].sizes[dim];
+    if (!same) {
+      char want[160], got[160], slot[40];
+      tp__pte_shape_str(want, sizeof want, &expect[k]);
+      if (tp_pte_graph_tensor(g, args[k], &t) == TP_OK)
+        tp__pte_shape_str(got, sizeof got, &t);
+      else
+        tp__format(got, sizeof got, "not a Tensor value");
+      if (by_id)
+        tp__format(slot, sizeof slot, "external id %lu", (unsigned long)k);
+      else
+        tp__format(slot, sizeof slot, "the graph's %s",
+                   expect[k].role == TP_PTE_INPUT ? "input" : "output");
+      return tp_pte_graph_fail(g, TP_ERR_INVALID, "%s: argument %lu (%s, %s) is value %lu, %s",
+                               what, (unsigned long)k, slot, want, (unsigned long)args[k], got);
+    }
+  }
+  return tp_pte_call_delegate(g, d, args, n);
 }
 
 /* Widens the lifetime of tensor value id to instruction t. */

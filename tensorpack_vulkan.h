@@ -2823,50 +2823,26 @@ TPDEF tp_status tp_vk_add_pte_method_ex(tp_pte *p, const char *name, tp_vk_graph
 }
 
 TPDEF tp_status tp_vk_pte_call(tp_pte_graph *pg, tp_vk_graph *g, const uint32_t *args, size_t n) {
-  tp_pte_tensor *io = NULL, t;
+  tp_pte_tensor *io = NULL;
   tp_pte_delegate d;
   tp_error e;
-  size_t n_io = 0, k;
+  size_t n_io = 0;
   uint64_t blob = 0;
-  int dim;
+  tp_status st;
   TP_ASSERT(pg);
   TP_ASSERT(g);
   if (tp_pte_graph_status(pg) != TP_OK) return tp_pte_graph_status(pg);
   memset(&e, 0, sizeof e);
   if (tp_vk__pte_args(g, &io, &n_io, &blob, &e) != TP_OK)
     return tp_pte_graph_fail(pg, e.status, "a Vulkan call: %s", e.msg);
-  if (n != n_io || (n > 0 && !args)) {
-    TP_FREE(io);
-    return tp_pte_graph_fail(pg, TP_ERR_INVALID, "a Vulkan call of %lu values%s; the graph has "
-                             "%lu inputs and outputs (one value each, inputs first)",
-                             (unsigned long)n, n > 0 && !args ? " (NULL args)" : "",
-                             (unsigned long)n_io);
-  }
-  for (k = 0; k < n_io; k++) { /* each value as the graph input / output it is bound to */
-    int same = tp_pte_graph_tensor(pg, args[k], &t) == TP_OK && t.dtype == io[k].dtype &&
-               t.ndim == io[k].ndim;
-    for (dim = 0; same && dim < io[k].ndim; dim++) same = t.sizes[dim] == io[k].sizes[dim];
-    if (!same) {
-      tp_status st = tp_pte_graph_fail(pg, TP_ERR_INVALID, "a Vulkan call: argument %lu (the "
-                                       "graph's %s, %s [%lu dims]) is value %lu, %s",
-                                       (unsigned long)k,
-                                       io[k].role == TP_PTE_INPUT ? "input" : "output",
-                                       tp_dtype_name(io[k].dtype), (unsigned long)io[k].ndim,
-                                       (unsigned long)args[k],
-                                       tp_pte_graph_tensor(pg, args[k], &t) == TP_OK
-                                           ? "another dtype or other sizes"
-                                           : "not a Tensor value");
-      TP_FREE(io);
-      return st;
-    }
-  }
-  TP_FREE(io);
   memset(&d, 0, sizeof d);
   d.backend_id = "VulkanBackend";
   d.blob_size = blob;
   d.produce = tp_vk__pte_produce;
   d.ctx = g;
-  return tp_pte_call_delegate(pg, &d, args, n);
+  st = tp__pte_call_bound(pg, "a Vulkan call", 0, io, n_io, &d, args, n);
+  TP_FREE(io);
+  return st;
 }
 
 TPDEF tp_status tp_vk_add_pte_method(tp_pte *p, const char *name, tp_vk_graph *g) {

@@ -5014,19 +5014,6 @@ static int tp__xnn_scalar_type(int dt) {
   return -1;
 }
 
-/* "Float [2, 3]": a program tensor's ScalarType name and sizes, for sentences. */
-static void tp__xnn_shape_str(char *out, size_t cap, const tp_pte_tensor *t) {
-  size_t len;
-  int d;
-  tp__format(out, cap, "%s [", tp_dtype_name(t->dtype));
-  for (d = 0; d < t->ndim; d++) {
-    len = strlen(out);
-    tp__format(out + len, cap - len, "%s%lld", d ? ", " : "", (long long)t->sizes[d]);
-  }
-  len = strlen(out);
-  tp__format(out + len, cap - len, "]");
-}
-
 static tp_status tp__xnn_pte_produce(void *ctx, tp_sink *sink) {
   return tp_xnn_write((tp_xnn_graph *)ctx, sink);
 }
@@ -5140,12 +5127,11 @@ TPDEF tp_status tp_xnn_add_pte_method(tp_pte *p, const char *name, tp_xnn_graph 
 
 TPDEF tp_status tp_xnn_pte_call(tp_pte_graph *pg, tp_xnn_graph *g, const uint32_t *args,
                                 size_t n) {
-  tp_pte_tensor *ext = NULL, t;
+  tp_pte_tensor *ext = NULL;
   tp_pte_delegate d;
   tp_error e;
-  uint32_t n_ext = 0, k;
+  uint32_t n_ext = 0;
   uint64_t blob = 0;
-  int dim;
   tp_status st;
   TP_ASSERT(pg);
   TP_ASSERT(g);
@@ -5153,38 +5139,13 @@ TPDEF tp_status tp_xnn_pte_call(tp_pte_graph *pg, tp_xnn_graph *g, const uint32_
   memset(&e, 0, sizeof e);
   if (tp__xnn_pte_args(g, &ext, &n_ext, &blob, &e) != TP_OK)
     return tp_pte_graph_fail(pg, e.status, "an XNNPACK call: %s", e.msg);
-  if (n != n_ext || (n > 0 && !args)) {
-    TP_FREE(ext);
-    return tp_pte_graph_fail(pg, TP_ERR_INVALID, "an XNNPACK call of %lu values%s; the graph "
-                             "has %lu externals (one value each, in external-id order)",
-                             (unsigned long)n, n > 0 && !args ? " (NULL args)" : "",
-                             (unsigned long)n_ext);
-  }
-  for (k = 0; k < n_ext; k++) { /* each value as the external it is bound to */
-    const tp_pte_tensor *x = &ext[k];
-    int same = tp_pte_graph_tensor(pg, args[k], &t) == TP_OK && t.dtype == x->dtype &&
-               t.ndim == x->ndim;
-    for (dim = 0; same && dim < x->ndim; dim++) same = t.sizes[dim] == x->sizes[dim];
-    if (!same) {
-      char want[160], got[160];
-      tp__xnn_shape_str(want, sizeof want, x);
-      if (tp_pte_graph_tensor(pg, args[k], &t) == TP_OK)
-        tp__xnn_shape_str(got, sizeof got, &t);
-      else
-        memcpy(got, "not a Tensor value", sizeof "not a Tensor value");
-      TP_FREE(ext);
-      return tp_pte_graph_fail(pg, TP_ERR_INVALID, "an XNNPACK call: argument %lu (external id "
-                               "%lu, %s) is value %lu, %s", (unsigned long)k, (unsigned long)k,
-                               want, (unsigned long)args[k], got);
-    }
-  }
-  TP_FREE(ext);
   memset(&d, 0, sizeof d);
   d.backend_id = "XnnpackBackend";
   d.blob_size = blob;
   d.produce = tp__xnn_pte_produce;
   d.ctx = g;
-  st = tp_pte_call_delegate(pg, &d, args, n);
+  st = tp__pte_call_bound(pg, "an XNNPACK call", 1, ext, n_ext, &d, args, n);
+  TP_FREE(ext);
   return st;
 }
 
