@@ -8879,14 +8879,14 @@ TPDEF tp_status tp_pte_fail(tp_pte *p, tp_status s, const char *fmt, ...) {
 }
 
 /* Tensor k of method `name` checked in place (dims, dtype, dim_order defaulted), failures into
-   *err naming it as `what` k ("argument": tp_pte_add_method's; "value": a graph's, where role 0,
-   an intermediate, is allowed); *nbytes_out its bytes (< 2^62). */
-static tp_status tp__pte_check_tensor(tp_error *err, const char *name, const char *what,
-                                      size_t k, tp_pte_tensor *t, uint64_t *nbytes_out) {
+   *err naming it as argument k (is_arg: tp_pte_add_method's) or value k (a graph's, where
+   role 0, an intermediate, is allowed); *nbytes_out its bytes (< 2^62). */
+static tp_status tp__pte_check_tensor(tp_error *err, const char *name, int is_arg, size_t k,
+                                      tp_pte_tensor *t, uint64_t *nbytes_out) {
+  const char *what = is_arg ? "argument" : "value";
   int d, all_zero = 1;
   unsigned char seen[TP_MAX_DIMS];
   uint64_t numel = 1, nbytes;
-  int is_arg = what[0] == 'a';
   if ((is_arg && t->role == 0) || (t->role & ~(TP_PTE_INPUT | TP_PTE_OUTPUT)) != 0)
     return tp__error_set(err, TP_ERR_INVALID,
                         "method \"%.80s\" %s %lu: role %u is not TP_PTE_INPUT and/or "
@@ -8940,8 +8940,53 @@ static tp_status tp__pte_check_tensor(tp_error *err, const char *name, const cha
   return TP_OK;
 }
 
+/* The copy of a delegate's specs (tp_pte_add_method's and tp_pte_call_delegate's). */
+static tp_status tp__pte_copy_specs(tp__pte_del *d, const tp_pte_compile_spec *specs, size_t n) {
+  size_t k;
+  if (n == 0) return TP_OK;
+  d->specs = (tp__pte_spec *)TP_MALLOC(n * sizeof *d->specs);
+  if (!d->specs) return TP_ERR_NOMEM;
+  memset(d->specs, 0, n * sizeof *d->specs);
+  for (k = 0; k < n; k++) {
+    tp__pte_spec *sp = &d->specs[k];
+    d->nspecs = k + 1;
+    sp->key = tp__pte_strdup(specs[k].key);
+    sp->nbytes = specs[k].nbytes;
+    sp->value = (unsigned char *)TP_MALLOC(sp->nbytes ? sp->nbytes : 1);
+    if (!sp->key || !sp->value) return TP_ERR_NOMEM;
+    if (sp->nbytes) memcpy(sp->value, specs[k].value, sp->nbytes);
+  }
+  return TP_OK;
+}
+
+/* A delegate as tp_pte_add_method and tp_pte_call_delegate take it, checked: failures into err
+   as "<at>: ..." (at names the method, or the method and the instruction). */
+static tp_status tp__pte_check_delegate(tp_error *err, const char *at, const char *backend_id,
+                                        tp_status (*produce)(void *, tp_sink *),
+                                        uint64_t blob_size, const tp_pte_compile_spec *specs,
+                                        size_t n_specs) {
+  size_t k;
+  if (!backend_id || !*backend_id)
+    return tp__error_set(err, TP_ERR_INVALID, "%s: the backend id is empty", at);
+  if (!produce) return tp__error_set(err, TP_ERR_INVALID, "%s: NULL blob producer", at);
+  if (blob_size == 0) return tp__error_set(err, TP_ERR_INVALID, "%s: blob size 0", at);
+  if (n_specs > 0 && !specs)
+    return tp__error_set(err, TP_ERR_INVALID, "%s: NULL specs with %lu compile specs", at,
+                        (unsigned long)n_specs);
+  for (k = 0; k < n_specs; k++) {
+    if (!specs[k].key || !*specs[k].key)
+      return tp__error_set(err, TP_ERR_INVALID, "%s: compile spec %lu has an empty key", at,
+                          (unsigned long)k);
+    if (!specs[k].value && specs[k].nbytes > 0)
+      return tp__error_set(err, TP_ERR_INVALID, "%s: compile spec \"%.80s\" has NULL bytes "
+                          "with %lu bytes", at, specs[k].key, (unsigned long)specs[k].nbytes);
+  }
+  return TP_OK;
+}
+
 TPDEF tp_status tp_pte_add_method(tp_pte *p, const tp_pte_method *m) {
   tp__pte_meth nm;
+  char at[100];
   size_t i, k;
   tp_status st;
   TP_ASSERT(p);
@@ -8960,14 +9005,10 @@ TPDEF tp_status tp_pte_add_method(tp_pte *p, const tp_pte_method *m) {
     return tp__error_set(&p->err, TP_ERR_INVALID,
                         "method \"%.80s\": a program holds at most %d methods", m->name,
                         TP_PTE_MAX_METHODS);
-  if (!m->backend_id || !*m->backend_id)
-    return tp__error_set(&p->err, TP_ERR_INVALID, "method \"%.80s\": the backend id is empty",
-                        m->name);
-  if (!m->produce)
-    return tp__error_set(&p->err, TP_ERR_INVALID, "method \"%.80s\": NULL blob producer",
-                        m->name);
-  if (m->blob_size == 0)
-    return tp__error_set(&p->err, TP_ERR_INVALID, "method \"%.80s\": blob size 0", m->name);
+  tp__format(at, sizeof at, "method \"%.80s\"", m->name);
+  st = tp__pte_check_delegate(&p->err, at, m->backend_id, m->produce, m->blob_size, m->specs,
+                              m->n_specs);
+  if (st != TP_OK) return st;
   if (m->n_args > TP_PTE_MAX_ARGS)
     return tp__error_set(&p->err, TP_ERR_INVALID,
                         "method \"%.80s\": %lu arguments (at most %d)", m->name,
@@ -8975,18 +9016,6 @@ TPDEF tp_status tp_pte_add_method(tp_pte *p, const tp_pte_method *m) {
   if (m->n_args > 0 && !m->args)
     return tp__error_set(&p->err, TP_ERR_INVALID, "method \"%.80s\": NULL args with %lu "
                         "arguments", m->name, (unsigned long)m->n_args);
-  if (m->n_specs > 0 && !m->specs)
-    return tp__error_set(&p->err, TP_ERR_INVALID, "method \"%.80s\": NULL specs with %lu "
-                        "compile specs", m->name, (unsigned long)m->n_specs);
-  for (k = 0; k < m->n_specs; k++) {
-    if (!m->specs[k].key || !*m->specs[k].key)
-      return tp__error_set(&p->err, TP_ERR_INVALID, "method \"%.80s\": compile spec %lu has an "
-                          "empty key", m->name, (unsigned long)k);
-    if (!m->specs[k].value && m->specs[k].nbytes > 0)
-      return tp__error_set(&p->err, TP_ERR_INVALID, "method \"%.80s\": compile spec \"%.80s\" "
-                          "has NULL bytes with %lu bytes", m->name, m->specs[k].key,
-                          (unsigned long)m->specs[k].nbytes);
-  }
 
   memset(&nm, 0, sizeof nm);
   nm.name = tp__pte_strdup(m->name);
@@ -9010,12 +9039,8 @@ TPDEF tp_status tp_pte_add_method(tp_pte *p, const tp_pte_method *m) {
   nm.dels[0].ctx = m->ctx;
   nm.dels[0].backend = tp__pte_strdup(m->backend_id);
   if (m->n_args > 0) nm.ins[0].args = (int32_t *)TP_MALLOC(m->n_args * sizeof(int32_t));
-  if (m->n_specs > 0) {
-    nm.dels[0].specs = (tp__pte_spec *)TP_MALLOC(m->n_specs * sizeof(tp__pte_spec));
-    if (nm.dels[0].specs) memset(nm.dels[0].specs, 0, m->n_specs * sizeof(tp__pte_spec));
-  }
   if (!nm.dels[0].backend || (m->n_args > 0 && !nm.ins[0].args) ||
-      (m->n_specs > 0 && !nm.dels[0].specs)) {
+      tp__pte_copy_specs(&nm.dels[0], m->specs, m->n_specs) != TP_OK) {
     tp__pte_meth_free(&nm);
     return tp__error_set(&p->err, TP_ERR_NOMEM, "method \"%.80s\": no memory", m->name);
   }
@@ -9037,7 +9062,7 @@ TPDEF tp_status tp_pte_add_method(tp_pte *p, const tp_pte_method *m) {
       v->kind = TP_PTE_V_Tensor;
       v->t = m->args[k];
       nm.nvals = k + 1;
-      st = tp__pte_check_tensor(&p->err, m->name, "argument", k, &v->t, &nb);
+      st = tp__pte_check_tensor(&p->err, m->name, 1, k, &v->t, &nb);
       if (st != TP_OK) {
         TP_FREE(items);
         tp__pte_meth_free(&nm);
@@ -9064,18 +9089,6 @@ TPDEF tp_status tp_pte_add_method(tp_pte *p, const tp_pte_method *m) {
       return tp__error_set(&p->err, st, "method \"%.80s\": no memory", m->name);
     }
   }
-  for (k = 0; k < m->n_specs; k++) {
-    tp__pte_spec *sp = &nm.dels[0].specs[k];
-    nm.dels[0].nspecs = k + 1;
-    sp->key = tp__pte_strdup(m->specs[k].key);
-    sp->nbytes = m->specs[k].nbytes;
-    sp->value = (unsigned char *)TP_MALLOC(sp->nbytes ? sp->nbytes : 1);
-    if (!sp->key || !sp->value) {
-      tp__pte_meth_free(&nm);
-      return tp__error_set(&p->err, TP_ERR_NOMEM, "method \"%.80s\": no memory", m->name);
-    }
-    if (sp->nbytes) memcpy(sp->value, m->specs[k].value, sp->nbytes);
-  }
   st = tp__array_reserve((void **)&p->meths, &p->cap, p->n + 1, sizeof *p->meths);
   if (st != TP_OK) {
     tp__pte_meth_free(&nm);
@@ -9094,25 +9107,6 @@ struct tp_pte_graph {
   size_t vcap, icap, ocap, dcap, incap, outcap;
   tp_error err;          /* latched building failure */
 };
-
-/* The copy of a delegate's specs (tp_pte_add_method's and tp_pte_call_delegate's). */
-static tp_status tp__pte_copy_specs(tp__pte_del *d, const tp_pte_compile_spec *specs, size_t n) {
-  size_t k;
-  if (n == 0) return TP_OK;
-  d->specs = (tp__pte_spec *)TP_MALLOC(n * sizeof *d->specs);
-  if (!d->specs) return TP_ERR_NOMEM;
-  memset(d->specs, 0, n * sizeof *d->specs);
-  for (k = 0; k < n; k++) {
-    tp__pte_spec *sp = &d->specs[k];
-    d->nspecs = k + 1;
-    sp->key = tp__pte_strdup(specs[k].key);
-    sp->nbytes = specs[k].nbytes;
-    sp->value = (unsigned char *)TP_MALLOC(sp->nbytes ? sp->nbytes : 1);
-    if (!sp->key || !sp->value) return TP_ERR_NOMEM;
-    if (sp->nbytes) memcpy(sp->value, specs[k].value, sp->nbytes);
-  }
-  return TP_OK;
-}
 
 TPDEF tp_status tp_pte_graph_create(tp_pte *p, const char *name, tp_pte_graph **out) {
   tp_pte_graph *g;
@@ -9227,7 +9221,7 @@ TPDEF tp_status tp_pte_define_tensor(tp_pte_graph *g, const tp_pte_tensor *t, ui
     return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\" value %lu: NULL tensor",
                         g->m.name, (unsigned long)g->m.nvals);
   v->t = *t;
-  st = tp__pte_check_tensor(&g->err, g->m.name, "value", g->m.nvals, &v->t, &v->nbytes);
+  st = tp__pte_check_tensor(&g->err, g->m.name, 0, g->m.nvals, &v->t, &v->nbytes);
   if (st != TP_OK) return st;
   if ((t->role & TP_PTE_INPUT) && tp__pte_graph_io(g, 0, (uint32_t)g->m.nvals) != TP_OK)
     return g->err.status;
@@ -9260,7 +9254,7 @@ TPDEF tp_status tp_pte_define_constant(tp_pte_graph *g, const tp_tensor *view, u
     v->t.sizes[d] = view->sizes[d];
     v->t.dim_order[d] = (uint8_t)d;
   }
-  st = tp__pte_check_tensor(&g->err, g->m.name, "value", g->m.nvals, &v->t, &v->nbytes);
+  st = tp__pte_check_tensor(&g->err, g->m.name, 0, g->m.nvals, &v->t, &v->nbytes);
   if (st != TP_OK) return st;
   v->view = *view;
   v->is_const = 1;
@@ -9600,7 +9594,6 @@ TPDEF tp_status tp_pte_call_delegate(tp_pte_graph *g, const tp_pte_delegate *d,
                                      const uint32_t *args, size_t n) {
   char what[64];
   tp__pte_del *nd;
-  size_t k;
   tp_status st;
   TP_ASSERT(g);
   st = tp__writer_busy(&g->err, g->p->writing, "a tp_pte_call_delegate call", "program");
@@ -9609,26 +9602,12 @@ TPDEF tp_status tp_pte_call_delegate(tp_pte_graph *g, const tp_pte_delegate *d,
              (unsigned long)g->m.ndels);
   if (!d) return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": %s: NULL delegate",
                                g->m.name, what);
-  if (!d->backend_id || !*d->backend_id)
-    return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": %s: the backend id is "
-                        "empty", g->m.name, what);
-  if (!d->produce)
-    return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": %s: NULL blob producer",
-                        g->m.name, what);
-  if (d->blob_size == 0)
-    return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": %s: blob size 0",
-                        g->m.name, what);
-  if (d->n_specs > 0 && !d->specs)
-    return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": %s: NULL specs with %lu "
-                        "compile specs", g->m.name, what, (unsigned long)d->n_specs);
-  for (k = 0; k < d->n_specs; k++) {
-    if (!d->specs[k].key || !*d->specs[k].key)
-      return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": %s: compile spec %lu "
-                          "has an empty key", g->m.name, what, (unsigned long)k);
-    if (!d->specs[k].value && d->specs[k].nbytes > 0)
-      return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": %s: compile spec "
-                          "\"%.80s\" has NULL bytes with %lu bytes", g->m.name, what,
-                          d->specs[k].key, (unsigned long)d->specs[k].nbytes);
+  {
+    char at[200];
+    tp__format(at, sizeof at, "method \"%.80s\": %s", g->m.name, what);
+    st = tp__pte_check_delegate(&g->err, at, d->backend_id, d->produce, d->blob_size, d->specs,
+                                d->n_specs);
+    if (st != TP_OK) return st;
   }
   st = tp__pte_graph_ids(g, what, args, n, 1);
   if (st != TP_OK) return st;
@@ -9752,8 +9731,7 @@ TPDEF tp_status tp_pte_graph_finish(tp_pte_graph *g) {
     for (k = 0; k < g->m.ins[j].nargs; k++)
       tp__pte_touch(items, &g->m, g->m.ins[j].args[k], (uint32_t)j);
   for (k = 0; k < g->m.nvals; k++) {
-    if (items[k].first == UINT32_MAX) items[k].first = items[k].last; /* outputs only */
-    if (items[k].first > items[k].last) items[k].first = items[k].last;
+    if (items[k].first == UINT32_MAX) items[k].first = items[k].last; /* unused; outputs */
   }
   st = tp__plan_place(items, g->m.nvals, TP__PTE_PLAN_ALIGN, ((uint64_t)1 << 63) - 1,
                       &g->m.planned, &failed);

@@ -250,7 +250,7 @@ typedef struct prog {
   size_t nxg;
   tp_xnn_datatype qdt;                   /* --quant: TP_XNN_QCINT8 (8da8w), TP_XNN_QBINT4 */
   size_t block;                          /* (8da4w: group 32), or TP_XNN_INVALID (float) */
-  uint32_t i0, i1, f2[2], fneg1, ffalse;
+  uint32_t i1, fneg1, ffalse; /* Int 1, Int -1, Bool false */
 } prog;
 
 static uint32_t tensor(prog *p, int ndim, const int64_t *sizes, unsigned role, tp_dtype dt) {
@@ -357,7 +357,6 @@ static int build(prog *p, const model *m, const float *mask) {
   tp_storage ms;
   tp_tensor maskv, wpe_t;
   uint32_t tokens, x, a[8], eps, scale, mask_c, approx, logits;
-  (void)V;
   int64_t l;
   ms.data = mask;
   ms.nbytes = (size_t)(T * T) * sizeof(float);

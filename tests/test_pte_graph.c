@@ -532,6 +532,27 @@ static void test_refusals(void) {
     TPT_EQ_STR(tp_pte_graph_error(g), "method \"forward\": instruction 0 (delegate 0): entry 1 "
                                       "is value 1, an Int, not a Tensor");
   }
+  tp_pte_destroy(p);
+  FRESH(); /* the delegate's own checks: tp_pte_add_method's, named by the instruction */
+  {
+    tp_pte_delegate d;
+    tp_pte_compile_spec sp = {"", NULL, 0};
+    memset(&d, 0, sizeof d);
+    d.backend_id = "XnnpackBackend";
+    d.produce = blob_produce;
+    TPT_STATUS(tp_pte_call_delegate(g, &d, &x, 1), TP_ERR_INVALID);
+    TPT_EQ_STR(tp_pte_graph_error(g), "method \"forward\": instruction 0 (delegate 0): blob "
+                                      "size 0");
+    tp_pte_graph_destroy(g);
+    TPT_STATUS(tp_pte_graph_create(p, "forward", &g), TP_OK);
+    TPT_STATUS(tp_pte_define_tensor(g, &tx, &x), TP_OK);
+    d.blob_size = 4;
+    d.specs = &sp;
+    d.n_specs = 1;
+    TPT_STATUS(tp_pte_call_delegate(g, &d, &x, 1), TP_ERR_INVALID);
+    TPT_EQ_STR(tp_pte_graph_error(g), "method \"forward\": instruction 0 (delegate 0): compile "
+                                      "spec 0 has an empty key");
+  }
   tp_pte_graph_destroy(g);
   TPT_STATUS(tp_pte_graph_create(p, "forward", &g), TP_OK); /* the name is free again */
   TPT_STATUS(tp_pte_graph_finish(g), TP_ERR_INVALID);
