@@ -1321,8 +1321,9 @@ typedef struct tp_pte_options {
   void *progress_ctx;      /* its first argument */
   int other_runtime; /* 0 (default): every tp_pte_call_kernel is checked against the portable
                         kernels' operators (TP_PTE_OPS: the operator exists, its argument count,
-                        each argument's value kind, the return slot); non-zero: for a runtime
-                        with other kernels, only the value ids are checked */
+                        each argument's value kind, the return slot) and its out tensors
+                        against the shapes the call makes (TP_PTE_SHAPE_RULES); non-zero: for a
+                        runtime with other kernels, only the value ids are checked */
 } tp_pte_options;
 
 /* One delegate-call argument as the method sees it (zero = defaults). */
@@ -1493,8 +1494,11 @@ TPDEF tp_status tp_pte_define_optional_tensor_list(tp_pte_graph *g, const uint32
    Double, bool a Bool, str a String, int[] an IntList, Tensor[] a TensorList, Tensor?[] an
    OptionalTensorList; an optional one also Null); for an operator with one return value, a
    return slot that is not the value of the argument it returns (the out tensor again; with
-   none or several the slot may be any value: the runtime does not read it). The operator
-   table (name, overload) is the method's, each pair once. */
+   none or several the slot may be any value: the runtime does not read it); an out tensor
+   whose dtype or sizes differ from what its row of TP_PTE_SHAPE_RULES (below) derives, or
+   inputs that make no shape (TP_ERR_INVALID, naming the argument and both shapes: "out is f32
+   [2, 5], mm of [2, 3] x [3, 4] makes [2, 4]"). The operator table (name, overload) is the
+   method's, each pair once. */
 TPDEF tp_status tp_pte_call_kernel(tp_pte_graph *g, const char *name, const char *overload,
                                    const uint32_t *args, size_t n);
 /* A DelegateCall of delegate d (copied; its blob streamed at write time) with args, which must
@@ -1831,6 +1835,170 @@ TPDEF tp_status tp_pte_op_at(size_t i, tp_pte_op *out);
 TPDEF tp_status tp_pte_op_lookup(const char *name, const char *overload, tp_pte_op *out);
 /* The schema spelling of a kind ("Tensor", "Scalar", "SymInt" ...), or "?". */
 TPDEF const char *tp_pte_arg_kind_name(tp_pte_arg_kind kind);
+
+/* ---- out shapes: what a kernel call's out tensors must be ---------------------------------
+   ExecuTorch's portable kernels resize each out tensor to the shape they compute; a STATIC
+   tensor (every tensor tensorpack writes) of other sizes fails execute ("Attempted to resize a
+   static tensor"). So, unless tp_pte_options.other_runtime, tp_pte_call_kernel derives the out
+   shapes of the operators below from the call's own values (tensors' sizes, Int / IntList /
+   Bool / Double / Null arguments) and refuses a call whose out tensor has others, with a
+   sentence naming the operator, the argument, the given and the derived shape ("aten::mm.out:
+   out is f32 [2, 5], mm of [2, 3] x [3, 4] makes [2, 4]"), and a call whose inputs make no
+   shape at all (mm of [2, 3] x [4, 5], a view of 12 elements as [5, -1], a dim out of range),
+   naming the inputs. One row per operator: X(name, overload, KIND, inputs, dtype) with
+     KIND    how the shape is made from the inputs (the schema argument names, in this order):
+             SAME        the first input's shape (unary ops, .Scalar_out, softmax, gelu, clamp)
+             BROADCAST   the inputs' shapes broadcast together (a Null input is left out)
+             MM          [n, k] x [k, m] -> [n, m];  BMM: [b, n, k] x [b, k, m] -> [b, n, m]
+             ADDMM       self + mat1 x mat2: [n, m], self broadcastable to it
+             VIEW        self's elements as size (one -1 takes what is left)
+             PERMUTE     self's dims in the order dims;  TRANSPOSE: dims dim0, dim1 swapped
+             EXPAND      self broadcast to size (-1 keeps a size; new dims in front)
+             SLICE       dim's size becomes the count of start:end:step (Null start 0, Null end
+                         the size; Python clamping; step > 0)
+             SELECT      dim removed (index in range);  UNSQUEEZE: a 1 inserted at dim
+             SQUEEZE     the size-1 dims among dim (an int or an int list) removed
+             CAT         tensors joined along dim (1-D empty tensors skipped, as the kernel does)
+             EMBEDDING   indices' shape + [weight's row length] (weight 2-D)
+             INDEX_SELECT  dim's size becomes index's element count (index 0-D or 1-D)
+             LAYER_NORM  out0 input's shape; out1, out2 (mean, rstd) with the normalized_shape
+                         dims set to 1 (normalized_shape = input's last dims)
+             REDUCE      dims removed (kept as 1 with keepdim; a Null or empty dim list: all)
+             FULL        the size list;  ARANGE: [count of start:end:step] (start 0, step 1 when
+                         not inputs; Int or Double scalars)
+     dtype   "" no dtype rule; "=" every out has the first input's dtype (for CAT the first
+             tensor's); "~" when the tensor inputs share one floating dtype (f16, bf16, f32,
+             f64), every out has it. An Int `dtype` argument of the op (sum, mean) overrides
+             both: the out has that ScalarType.
+   Operators without a row (index, conv, pooling, ...) are not checked here. */
+#define TP_PTE_SHAPE_RULES(X) \
+  X("aten::_log_softmax", "out", SAME, "self", "=") \
+  X("aten::_softmax", "out", SAME, "self", "=") \
+  X("aten::abs", "out", SAME, "self", "~") \
+  X("aten::acos", "out", SAME, "self", "~") \
+  X("aten::acosh", "out", SAME, "self", "~") \
+  X("aten::add", "Scalar_out", SAME, "self", "~") \
+  X("aten::add", "out", BROADCAST, "self other", "~") \
+  X("aten::addmm", "out", ADDMM, "self mat1 mat2", "=") \
+  X("aten::alias_copy", "out", SAME, "self", "=") \
+  X("aten::amax", "out", REDUCE, "self dim keepdim", "=") \
+  X("aten::amin", "out", REDUCE, "self dim keepdim", "=") \
+  X("aten::arange", "out", ARANGE, "end", "") \
+  X("aten::arange", "start_out", ARANGE, "start end step", "") \
+  X("aten::asin", "out", SAME, "self", "~") \
+  X("aten::asinh", "out", SAME, "self", "~") \
+  X("aten::atan", "out", SAME, "self", "~") \
+  X("aten::atan2", "out", BROADCAST, "self other", "~") \
+  X("aten::atanh", "out", SAME, "self", "~") \
+  X("aten::bitwise_and", "Scalar_out", SAME, "self", "") \
+  X("aten::bitwise_and", "Tensor_out", BROADCAST, "self other", "") \
+  X("aten::bitwise_left_shift", "Tensor_Scalar_out", SAME, "self", "") \
+  X("aten::bitwise_left_shift", "Tensor_out", BROADCAST, "self other", "") \
+  X("aten::bitwise_not", "out", SAME, "self", "") \
+  X("aten::bitwise_or", "Scalar_out", SAME, "self", "") \
+  X("aten::bitwise_or", "Tensor_out", BROADCAST, "self other", "") \
+  X("aten::bitwise_right_shift", "Tensor_Scalar_out", SAME, "self", "") \
+  X("aten::bitwise_right_shift", "Tensor_out", BROADCAST, "self other", "") \
+  X("aten::bitwise_xor", "Scalar_out", SAME, "self", "") \
+  X("aten::bitwise_xor", "Tensor_out", BROADCAST, "self other", "") \
+  X("aten::bmm", "out", BMM, "self mat2", "=") \
+  X("aten::cat", "out", CAT, "tensors dim", "~") \
+  X("aten::ceil", "out", SAME, "self", "~") \
+  X("aten::clamp", "Tensor_out", BROADCAST, "self min max", "~") \
+  X("aten::clamp", "out", SAME, "self", "~") \
+  X("aten::clone", "out", SAME, "self", "=") \
+  X("aten::cos", "out", SAME, "self", "~") \
+  X("aten::cosh", "out", SAME, "self", "~") \
+  X("aten::detach_copy", "out", SAME, "self", "=") \
+  X("aten::div", "Scalar_mode_out", SAME, "self", "~") \
+  X("aten::div", "Scalar_out", SAME, "self", "~") \
+  X("aten::div", "out", BROADCAST, "self other", "~") \
+  X("aten::div", "out_mode", BROADCAST, "self other", "~") \
+  X("aten::elu", "out", SAME, "self", "~") \
+  X("aten::embedding", "out", EMBEDDING, "weight indices", "=") \
+  X("aten::empty", "out", FULL, "size", "") \
+  X("aten::eq", "Scalar_out", SAME, "self", "") \
+  X("aten::eq", "Tensor_out", BROADCAST, "self other", "") \
+  X("aten::erf", "out", SAME, "self", "~") \
+  X("aten::exp", "out", SAME, "self", "~") \
+  X("aten::expand_copy", "out", EXPAND, "self size", "=") \
+  X("aten::expm1", "out", SAME, "self", "~") \
+  X("aten::floor", "out", SAME, "self", "~") \
+  X("aten::floor_divide", "out", BROADCAST, "self other", "~") \
+  X("aten::fmod", "Scalar_out", SAME, "self", "~") \
+  X("aten::fmod", "Tensor_out", BROADCAST, "self other", "~") \
+  X("aten::full", "out", FULL, "size", "") \
+  X("aten::full_like", "out", SAME, "self", "") \
+  X("aten::ge", "Scalar_out", SAME, "self", "") \
+  X("aten::ge", "Tensor_out", BROADCAST, "self other", "") \
+  X("aten::gelu", "out", SAME, "self", "=") \
+  X("aten::gt", "Scalar_out", SAME, "self", "") \
+  X("aten::gt", "Tensor_out", BROADCAST, "self other", "") \
+  X("aten::hardtanh", "out", SAME, "self", "~") \
+  X("aten::index_select", "out", INDEX_SELECT, "self dim index", "=") \
+  X("aten::isinf", "out", SAME, "self", "") \
+  X("aten::isnan", "out", SAME, "self", "") \
+  X("aten::le", "Scalar_out", SAME, "self", "") \
+  X("aten::le", "Tensor_out", BROADCAST, "self other", "") \
+  X("aten::leaky_relu", "out", SAME, "self", "~") \
+  X("aten::log", "out", SAME, "self", "~") \
+  X("aten::log10", "out", SAME, "self", "~") \
+  X("aten::log1p", "out", SAME, "self", "~") \
+  X("aten::log2", "out", SAME, "self", "~") \
+  X("aten::logical_and", "out", BROADCAST, "self other", "") \
+  X("aten::logical_not", "out", SAME, "self", "") \
+  X("aten::logical_or", "out", BROADCAST, "self other", "") \
+  X("aten::logical_xor", "out", BROADCAST, "self other", "") \
+  X("aten::logit", "out", SAME, "self", "~") \
+  X("aten::lt", "Scalar_out", SAME, "self", "") \
+  X("aten::lt", "Tensor_out", BROADCAST, "self other", "") \
+  X("aten::maximum", "out", BROADCAST, "self other", "~") \
+  X("aten::mean", "out", REDUCE, "self dim keepdim", "~") \
+  X("aten::minimum", "out", BROADCAST, "self other", "~") \
+  X("aten::mm", "out", MM, "self mat2", "=") \
+  X("aten::mul", "Scalar_out", SAME, "self", "~") \
+  X("aten::mul", "out", BROADCAST, "self other", "~") \
+  X("aten::native_layer_norm", "out", LAYER_NORM, "input normalized_shape", "=") \
+  X("aten::ne", "Scalar_out", SAME, "self", "") \
+  X("aten::ne", "Tensor_out", BROADCAST, "self other", "") \
+  X("aten::neg", "out", SAME, "self", "~") \
+  X("aten::ones", "out", FULL, "size", "") \
+  X("aten::permute_copy", "out", PERMUTE, "self dims", "=") \
+  X("aten::pow", "Tensor_Scalar_out", SAME, "self", "~") \
+  X("aten::pow", "Tensor_Tensor_out", BROADCAST, "self exponent", "~") \
+  X("aten::reciprocal", "out", SAME, "self", "~") \
+  X("aten::relu", "out", SAME, "self", "~") \
+  X("aten::remainder", "Scalar_out", SAME, "self", "~") \
+  X("aten::remainder", "Tensor_out", BROADCAST, "self other", "~") \
+  X("aten::round", "out", SAME, "self", "~") \
+  X("aten::rsqrt", "out", SAME, "self", "~") \
+  X("aten::rsub", "Scalar_out", SAME, "self", "~") \
+  X("aten::select_copy", "int_out", SELECT, "self dim index", "=") \
+  X("aten::sigmoid", "out", SAME, "self", "~") \
+  X("aten::sign", "out", SAME, "self", "~") \
+  X("aten::sin", "out", SAME, "self", "~") \
+  X("aten::sinh", "out", SAME, "self", "~") \
+  X("aten::slice_copy", "Tensor_out", SLICE, "self dim start end step", "=") \
+  X("aten::sqrt", "out", SAME, "self", "~") \
+  X("aten::squeeze_copy", "dim_out", SQUEEZE, "self dim", "=") \
+  X("aten::squeeze_copy", "dims_out", SQUEEZE, "self dim", "=") \
+  X("aten::sub", "Scalar_out", SAME, "self", "~") \
+  X("aten::sub", "out", BROADCAST, "self other", "~") \
+  X("aten::sum", "IntList_out", REDUCE, "self dim keepdim", "~") \
+  X("aten::tan", "out", SAME, "self", "~") \
+  X("aten::tanh", "out", SAME, "self", "~") \
+  X("aten::transpose_copy", "int_out", TRANSPOSE, "self dim0 dim1", "=") \
+  X("aten::tril", "out", SAME, "self", "=") \
+  X("aten::trunc", "out", SAME, "self", "~") \
+  X("aten::unsqueeze_copy", "out", UNSQUEEZE, "self dim", "=") \
+  X("aten::view_copy", "out", VIEW, "self size", "=") \
+  X("aten::where", "self_out", BROADCAST, "condition self other", "") \
+  X("aten::zeros", "out", FULL, "size", "")
+/* The KINDs of TP_PTE_SHAPE_RULES. */
+#define TP_PTE_SHAPE_KINDS(X) \
+  X(SAME) X(BROADCAST) X(MM) X(BMM) X(ADDMM) X(VIEW) X(PERMUTE) X(TRANSPOSE) X(EXPAND) \
+  X(SLICE) X(SELECT) X(UNSQUEEZE) X(SQUEEZE) X(CAT) X(EMBEDDING) X(INDEX_SELECT) \
+  X(LAYER_NORM) X(REDUCE) X(FULL) X(ARANGE)
 
 /* ---- ET12 description ----------------------------------------------------------------------
    program.fbs once: every table's fields with their ids (X(Table, field, FIELD, id, kind,
@@ -9513,6 +9681,647 @@ static tp_status tp__pte_check_call(tp_pte_graph *g, const char *what, const tp_
   return TP_OK;
 }
 
+/* ---- out shapes: TP_PTE_SHAPE_RULES ---- */
+
+enum {
+#define TP__PTE_SK_ENUM(K) TP__PTE_SK_##K,
+  TP_PTE_SHAPE_KINDS(TP__PTE_SK_ENUM)
+#undef TP__PTE_SK_ENUM
+  TP__PTE_SK_END
+};
+
+typedef struct tp__pte_rule {
+  const char *name, *overload;
+  int kind;                 /* TP__PTE_SK_* */
+  const char *inputs, *dtype;
+} tp__pte_rule;
+
+#define TP__PTE_RULE(name, overload, K, inputs, dtype) {name, overload, TP__PTE_SK_##K, inputs, dtype},
+static const tp__pte_rule tp__pte_rules[] = {TP_PTE_SHAPE_RULES(TP__PTE_RULE)};
+#undef TP__PTE_RULE
+
+/* A derived shape: one dim more than a tensor holds (an unsqueeze or an embedding of a tensor
+   of TP_MAX_DIMS dims makes TP_MAX_DIMS + 1, which no out tensor has). */
+typedef struct tp__pte_shape {
+  int ndim;
+  int64_t s[TP_MAX_DIMS + 1];
+} tp__pte_shape;
+
+/* What a rule reads and what it says: the inputs in the row's order, the sentence's parts. */
+typedef struct tp__pte_sctx {
+  const tp__pte_meth *m;
+  const tp__pte_val *in[5];
+  int nin;
+  const char *op;      /* the operator without its namespace: "mm" */
+  char desc[200];      /* "mm of [2, 3] x [3, 4]" */
+  char why[160];       /* what is wrong with the inputs, when they make no shape */
+} tp__pte_sctx;
+
+/* Appends printf output to buf (cap bytes, always terminated). */
+static void tp__pte_append(char *buf, size_t cap, const char *fmt, ...) TP__PRINTF(3, 4);
+static void tp__pte_append(char *buf, size_t cap, const char *fmt, ...) {
+  size_t len = strlen(buf);
+  va_list ap;
+  if (len + 1 >= cap) return;
+  va_start(ap, fmt);
+  tp__vformat(buf + len, cap - len, fmt, ap);
+  va_end(ap);
+}
+
+/* "[2, 3]" of n sizes, appended to buf. */
+static void tp__pte_sizes_append(char *buf, size_t cap, int n, const int64_t *s) {
+  int d;
+  tp__pte_append(buf, cap, "[");
+  for (d = 0; d < n; d++) tp__pte_append(buf, cap, "%s%lld", d ? ", " : "", (long long)s[d]);
+  tp__pte_append(buf, cap, "]");
+}
+
+/* "f32 [2, 3]": a program tensor's dtype and sizes, for sentences. */
+static void tp__pte_shape_str(char *out, size_t cap, const tp_pte_tensor *t) {
+  tp__format(out, cap, "%s ", tp_dtype_name(t->dtype));
+  tp__pte_sizes_append(out, cap, t->ndim, t->sizes);
+}
+
+static void tp__pte_shape_of(const tp__pte_val *v, tp__pte_shape *sh) {
+  int d;
+  sh->ndim = v->t.ndim;
+  for (d = 0; d < v->t.ndim; d++) sh->s[d] = v->t.sizes[d];
+}
+
+/* Elements of a tensor value (its byte count was checked at define: no overflow). */
+static uint64_t tp__pte_numel(const tp__pte_val *v) {
+  uint64_t n = 1;
+  int d;
+  for (d = 0; d < v->t.ndim; d++) n *= (uint64_t)v->t.sizes[d];
+  return n;
+}
+
+/* Dim d of a tensor of nd dims (-nd .. nd - 1; a 0-dim tensor takes -1 and 0) into *out; 0 when
+   out of range. */
+static int tp__pte_wrap_dim(int64_t d, int nd, int *out) {
+  int64_t n = nd > 0 ? nd : 1;
+  if (d < -n || d >= n) return 0;
+  *out = (int)(d < 0 ? d + n : d);
+  return 1;
+}
+
+/* The Ints of an IntList value (or of one Int) into out[0 .. *n); a Null gives none. 0 when
+   there are more than cap. */
+static int tp__pte_ints(const tp__pte_meth *m, const tp__pte_val *v, int64_t *out, size_t cap,
+                        size_t *n) {
+  size_t k;
+  *n = 0;
+  if (v->kind == TP_PTE_V_Int) {
+    out[0] = v->i;
+    *n = 1;
+    return 1;
+  }
+  if (v->kind != TP_PTE_V_IntList) return 1;
+  if (v->nitems > cap) return 0;
+  for (k = 0; k < v->nitems; k++) out[k] = m->vals[v->ilist[k]].i;
+  *n = v->nitems;
+  return 1;
+}
+
+/* x->in[i]'s int list into out (at most TP_MAX_DIMS entries; more is x->why). */
+static int tp__pte_in_ints(tp__pte_sctx *x, int i, int64_t *out, size_t *n) {
+  if (tp__pte_ints(x->m, x->in[i], out, TP_MAX_DIMS, n)) return 1;
+  tp__format(x->why, sizeof x->why, "a list of %lu sizes (a tensor has at most %d dims)",
+             (unsigned long)x->in[i]->nitems, TP_MAX_DIMS);
+  return 0;
+}
+
+/* An Int or Double (Scalar) value as a double. */
+static double tp__pte_scalar(const tp__pte_val *v) {
+  return v->kind == TP_PTE_V_Double ? v->d : (double)v->i;
+}
+
+/* a broadcast with b into a; 0 when two sizes disagree (x->why names them). */
+static int tp__pte_bcast(tp__pte_sctx *x, tp__pte_shape *a, const tp__pte_shape *b) {
+  tp__pte_shape r;
+  int d;
+  r.ndim = a->ndim > b->ndim ? a->ndim : b->ndim;
+  for (d = 0; d < r.ndim; d++) {
+    int ia = a->ndim - r.ndim + d, ib = b->ndim - r.ndim + d;
+    int64_t sa = ia >= 0 ? a->s[ia] : 1, sb = ib >= 0 ? b->s[ib] : 1;
+    if (sa != sb && sa != 1 && sb != 1) {
+      tp__format(x->why, sizeof x->why, "sizes %lld and %lld do not broadcast", (long long)sa,
+                 (long long)sb);
+      return 0;
+    }
+    r.s[d] = sa == 1 ? sb : sa;
+  }
+  *a = r;
+  return 1;
+}
+
+/* x->desc = "<op> of " + the shapes of tensor inputs 0 .. n-1 (Nulls left out), joined by sep
+   ("a x b"; NULL: "a and b", "a, b and c"). */
+static void tp__pte_desc_inputs(tp__pte_sctx *x, int n, const char *sep) {
+  int i, k = 0, nt = 0;
+  for (i = 0; i < n; i++) nt += x->in[i]->kind == TP_PTE_V_Tensor;
+  tp__format(x->desc, sizeof x->desc, "%s of ", x->op);
+  for (i = 0; i < n; i++) {
+    if (x->in[i]->kind != TP_PTE_V_Tensor) continue;
+    if (k++) tp__pte_append(x->desc, sizeof x->desc, "%s", sep ? sep : k == nt ? " and " : ", ");
+    tp__pte_sizes_append(x->desc, sizeof x->desc, x->in[i]->t.ndim, x->in[i]->t.sizes);
+  }
+}
+
+/* [n, k] x [k, m]: x->in[a] x x->in[b], both `nd` dims (a shared batch first when 3). */
+static int tp__pte_matmul(tp__pte_sctx *x, int a, int b, int nd, tp__pte_shape *sh) {
+  const tp_pte_tensor *p = &x->in[a]->t, *q = &x->in[b]->t;
+  if (p->ndim != nd || q->ndim != nd) {
+    tp__format(x->why, sizeof x->why, "%s takes two %d-dim tensors", x->op, nd);
+    return 0;
+  }
+  if (nd == 3 && p->sizes[0] != q->sizes[0]) {
+    tp__format(x->why, sizeof x->why, "the batch sizes %lld and %lld differ",
+               (long long)p->sizes[0], (long long)q->sizes[0]);
+    return 0;
+  }
+  if (p->sizes[nd - 1] != q->sizes[nd - 2]) {
+    tp__format(x->why, sizeof x->why, "the inner sizes %lld and %lld differ",
+               (long long)p->sizes[nd - 1], (long long)q->sizes[nd - 2]);
+    return 0;
+  }
+  sh->ndim = nd;
+  if (nd == 3) sh->s[0] = p->sizes[0];
+  sh->s[nd - 2] = p->sizes[nd - 2];
+  sh->s[nd - 1] = q->sizes[nd - 1];
+  return 1;
+}
+
+/* Out shape r of rule `kind` from x's inputs into *sh (x->desc says how); 0 when the inputs
+   make none (x->why says why). */
+static int tp__pte_derive(tp__pte_sctx *x, int kind, uint32_t r, tp__pte_shape *sh) {
+  const tp__pte_val *self = x->in[0];
+  int64_t li[TP_MAX_DIMS];
+  size_t n = 0, k;
+  int d = 0, nd = self->kind == TP_PTE_V_Tensor ? self->t.ndim : 0, i;
+  if (self->kind == TP_PTE_V_Tensor) tp__pte_shape_of(self, sh);
+  switch (kind) {
+    case TP__PTE_SK_SAME:
+      tp__pte_desc_inputs(x, 1, NULL);
+      return 1;
+    case TP__PTE_SK_BROADCAST: {
+      int first = 1;
+      tp__pte_desc_inputs(x, x->nin, NULL);
+      for (i = 0; i < x->nin; i++) {
+        tp__pte_shape b;
+        if (x->in[i]->kind != TP_PTE_V_Tensor) continue;
+        tp__pte_shape_of(x->in[i], &b);
+        if (first) *sh = b;
+        else if (!tp__pte_bcast(x, sh, &b)) return 0;
+        first = 0;
+      }
+      return 1;
+    }
+    case TP__PTE_SK_MM:
+    case TP__PTE_SK_BMM:
+      tp__pte_desc_inputs(x, 2, " x ");
+      return tp__pte_matmul(x, 0, 1, kind == TP__PTE_SK_MM ? 2 : 3, sh);
+    case TP__PTE_SK_ADDMM: {
+      tp__pte_shape b = *sh;
+      tp__format(x->desc, sizeof x->desc, "addmm of ");
+      tp__pte_sizes_append(x->desc, sizeof x->desc, nd, self->t.sizes);
+      tp__pte_append(x->desc, sizeof x->desc, " + ");
+      tp__pte_sizes_append(x->desc, sizeof x->desc, x->in[1]->t.ndim, x->in[1]->t.sizes);
+      tp__pte_append(x->desc, sizeof x->desc, " x ");
+      tp__pte_sizes_append(x->desc, sizeof x->desc, x->in[2]->t.ndim, x->in[2]->t.sizes);
+      if (!tp__pte_matmul(x, 1, 2, 2, sh)) return 0;
+      if (!tp__pte_bcast(x, &b, sh) || b.ndim != 2 || b.s[0] != sh->s[0] || b.s[1] != sh->s[1]) {
+        x->why[0] = '\0';
+        tp__pte_sizes_append(x->why, sizeof x->why, nd, self->t.sizes);
+        tp__pte_append(x->why, sizeof x->why, " does not broadcast to ");
+        tp__pte_sizes_append(x->why, sizeof x->why, 2, sh->s);
+        return 0;
+      }
+      return 1;
+    }
+    case TP__PTE_SK_VIEW: {
+      uint64_t total = tp__pte_numel(self), known = 1;
+      int infer = -1;
+      if (!tp__pte_in_ints(x, 1, li, &n)) return 0;
+      tp__pte_desc_inputs(x, 1, NULL);
+      tp__pte_append(x->desc, sizeof x->desc, " as ");
+      tp__pte_sizes_append(x->desc, sizeof x->desc, (int)n, li);
+      for (k = 0; k < n; k++) {
+        if (li[k] == -1 && infer < 0) {
+          infer = (int)k;
+          continue;
+        }
+        if (li[k] < 0) {
+          tp__format(x->why, sizeof x->why, "size %lld at %lu (only one -1 is inferred)",
+                     (long long)li[k], (unsigned long)k);
+          return 0;
+        }
+        if (tp__mul_u64(known, (uint64_t)li[k], &known)) known = UINT64_MAX;
+      }
+      if (infer >= 0) {
+        if (known == 0 || total % known != 0) {
+          tp__format(x->why, sizeof x->why, "%llu elements are not a multiple of %llu",
+                     (unsigned long long)total, (unsigned long long)known);
+          return 0;
+        }
+        li[infer] = (int64_t)(total / known);
+      } else if (known != total) {
+        tp__format(x->why, sizeof x->why, "%llu elements, not %llu", (unsigned long long)total,
+                   (unsigned long long)known);
+        return 0;
+      }
+      sh->ndim = (int)n;
+      for (k = 0; k < n; k++) sh->s[k] = li[k];
+      return 1;
+    }
+    case TP__PTE_SK_PERMUTE: {
+      unsigned char seen[TP_MAX_DIMS];
+      if (!tp__pte_in_ints(x, 1, li, &n)) return 0;
+      tp__pte_desc_inputs(x, 1, NULL);
+      tp__pte_append(x->desc, sizeof x->desc, " by ");
+      tp__pte_sizes_append(x->desc, sizeof x->desc, (int)n, li);
+      memset(seen, 0, sizeof seen);
+      for (k = 0; k < n && (int)n == nd; k++) {
+        if (!tp__pte_wrap_dim(li[k], nd, &d) || seen[d]++) break;
+        sh->s[k] = self->t.sizes[d];
+      }
+      if ((int)n != nd || k < n) {
+        tp__format(x->why, sizeof x->why, "dims is not a permutation of the %d dims", nd);
+        return 0;
+      }
+      return 1;
+    }
+    case TP__PTE_SK_TRANSPOSE: {
+      int d1 = 0;
+      tp__pte_desc_inputs(x, 1, NULL);
+      tp__pte_append(x->desc, sizeof x->desc, " swapping dims %lld and %lld",
+                     (long long)x->in[1]->i, (long long)x->in[2]->i);
+      if (!tp__pte_wrap_dim(x->in[1]->i, nd, &d) || !tp__pte_wrap_dim(x->in[2]->i, nd, &d1)) {
+        tp__format(x->why, sizeof x->why, "a dim is out of range for %d dims", nd);
+        return 0;
+      }
+      if (nd > 0) {
+        int64_t t = sh->s[d];
+        sh->s[d] = sh->s[d1];
+        sh->s[d1] = t;
+      }
+      return 1;
+    }
+    case TP__PTE_SK_EXPAND: {
+      if (!tp__pte_in_ints(x, 1, li, &n)) return 0;
+      tp__pte_desc_inputs(x, 1, NULL);
+      tp__pte_append(x->desc, sizeof x->desc, " to ");
+      tp__pte_sizes_append(x->desc, sizeof x->desc, (int)n, li);
+      if ((int)n < nd) {
+        tp__format(x->why, sizeof x->why, "%lu sizes for a tensor of %d dims", (unsigned long)n,
+                   nd);
+        return 0;
+      }
+      sh->ndim = (int)n;
+      for (k = 0; k < n; k++) {
+        int id = (int)k - ((int)n - nd); /* the tensor's dim under size k, or < 0 (a new one) */
+        int64_t have = id >= 0 ? self->t.sizes[id] : 1;
+        if (li[k] == -1 && id >= 0) {
+          sh->s[k] = have;
+        } else if (li[k] < 0 || (have != 1 && li[k] != have)) {
+          if (id < 0)
+            tp__format(x->why, sizeof x->why, "size %lld at %lu: a new leading dim takes a "
+                       "size >= 0", (long long)li[k], (unsigned long)k);
+          else
+            tp__format(x->why, sizeof x->why, "size %lld at %lu cannot expand a dim of %lld",
+                       (long long)li[k], (unsigned long)k, (long long)have);
+          return 0;
+        } else {
+          sh->s[k] = li[k];
+        }
+      }
+      return 1;
+    }
+    case TP__PTE_SK_SLICE: {
+      int64_t len, start, end, step = x->in[4]->i, cnt = 0;
+      start = x->in[2]->kind == TP_PTE_V_Int ? x->in[2]->i : 0;
+      tp__pte_desc_inputs(x, 1, NULL);
+      if (nd == 0 || !tp__pte_wrap_dim(x->in[1]->i, nd, &d)) {
+        tp__pte_append(x->desc, sizeof x->desc, " on dim %lld", (long long)x->in[1]->i);
+        tp__format(x->why, sizeof x->why, "dim %lld is out of range for %d dims",
+                   (long long)x->in[1]->i, nd);
+        return 0;
+      }
+      len = self->t.sizes[d];
+      end = x->in[3]->kind == TP_PTE_V_Int ? x->in[3]->i : len;
+      tp__pte_append(x->desc, sizeof x->desc, " on dim %d from %lld to %lld by %lld", d,
+                     (long long)start, (long long)end, (long long)step);
+      if (step <= 0) {
+        tp__format(x->why, sizeof x->why, "step %lld is not positive", (long long)step);
+        return 0;
+      }
+      if (start < 0) start += len; /* no overflow: len >= 0 */
+      if (end < 0) end += len;
+      if (start < 0) start = 0;
+      if (end > len) end = len;
+      if (start < end) cnt = (end - 1 - start) / step + 1;
+      sh->s[d] = cnt;
+      return 1;
+    }
+    case TP__PTE_SK_SELECT: {
+      int64_t idx = x->in[2]->i;
+      tp__pte_desc_inputs(x, 1, NULL);
+      tp__pte_append(x->desc, sizeof x->desc, " at index %lld of dim %lld", (long long)idx,
+                     (long long)x->in[1]->i);
+      if (nd == 0 || !tp__pte_wrap_dim(x->in[1]->i, nd, &d)) {
+        tp__format(x->why, sizeof x->why, "dim %lld is out of range for %d dims",
+                   (long long)x->in[1]->i, nd);
+        return 0;
+      }
+      if (idx < -self->t.sizes[d] || idx >= self->t.sizes[d]) {
+        tp__format(x->why, sizeof x->why, "index %lld is outside dim %d of size %lld",
+                   (long long)idx, d, (long long)self->t.sizes[d]);
+        return 0;
+      }
+      for (i = d; i + 1 < nd; i++) sh->s[i] = sh->s[i + 1];
+      sh->ndim = nd - 1;
+      return 1;
+    }
+    case TP__PTE_SK_UNSQUEEZE:
+      tp__pte_desc_inputs(x, 1, NULL);
+      tp__pte_append(x->desc, sizeof x->desc, " at dim %lld", (long long)x->in[1]->i);
+      if (!tp__pte_wrap_dim(x->in[1]->i, nd + 1, &d)) {
+        tp__format(x->why, sizeof x->why, "dim %lld is out of range for %d dims",
+                   (long long)x->in[1]->i, nd + 1);
+        return 0;
+      }
+      for (i = nd; i > d; i--) sh->s[i] = sh->s[i - 1];
+      sh->s[d] = 1;
+      sh->ndim = nd + 1;
+      return 1;
+    case TP__PTE_SK_SQUEEZE: {
+      unsigned char drop[TP_MAX_DIMS];
+      if (!tp__pte_in_ints(x, 1, li, &n)) return 0;
+      tp__pte_desc_inputs(x, 1, NULL);
+      if (x->in[1]->kind == TP_PTE_V_Int) {
+        tp__pte_append(x->desc, sizeof x->desc, " at dim %lld", (long long)li[0]);
+      } else {
+        tp__pte_append(x->desc, sizeof x->desc, " at dims ");
+        tp__pte_sizes_append(x->desc, sizeof x->desc, (int)n, li);
+      }
+      memset(drop, 0, sizeof drop);
+      for (k = 0; k < n; k++) {
+        if (!tp__pte_wrap_dim(li[k], nd, &d)) {
+          tp__format(x->why, sizeof x->why, "dim %lld is out of range for %d dims",
+                     (long long)li[k], nd);
+          return 0;
+        }
+        if (nd > 0 && self->t.sizes[d] == 1) drop[d] = 1;
+      }
+      sh->ndim = 0;
+      for (i = 0; i < nd; i++)
+        if (!drop[i]) sh->s[sh->ndim++] = self->t.sizes[i];
+      return 1;
+    }
+    case TP__PTE_SK_CAT: {
+      const tp__pte_val *lst = x->in[0], *ref = NULL;
+      int64_t cat = 0;
+      tp__format(x->desc, sizeof x->desc, "cat of ");
+      for (k = 0; k < lst->nitems; k++) {
+        const tp__pte_val *t = &x->m->vals[lst->items[k]];
+        if (k) tp__pte_append(x->desc, sizeof x->desc, k + 1 == lst->nitems ? " and " : ", ");
+        tp__pte_sizes_append(x->desc, sizeof x->desc, t->t.ndim, t->t.sizes);
+        if (t->t.ndim != 1 || t->t.sizes[0] != 0 || !ref) ref = t; /* 1-D empty: skipped */
+      }
+      tp__pte_append(x->desc, sizeof x->desc, " on dim %lld", (long long)x->in[1]->i);
+      if (!ref) {
+        tp__format(x->why, sizeof x->why, "no tensors");
+        return 0;
+      }
+      for (k = lst->nitems; k-- > 0;) { /* the kernel's reference: the last one not skipped */
+        const tp__pte_val *t = &x->m->vals[lst->items[k]];
+        if (t->t.ndim != 1 || t->t.sizes[0] != 0) {
+          ref = t;
+          break;
+        }
+      }
+      tp__pte_shape_of(ref, sh);
+      if (ref->t.ndim == 0 || !tp__pte_wrap_dim(x->in[1]->i, ref->t.ndim, &d)) {
+        tp__format(x->why, sizeof x->why, "dim %lld is out of range for %d dims",
+                   (long long)x->in[1]->i, ref->t.ndim);
+        return 0;
+      }
+      for (k = 0; k < lst->nitems; k++) {
+        const tp__pte_val *t = &x->m->vals[lst->items[k]];
+        int same = t->t.ndim == ref->t.ndim;
+        if (t->t.ndim == 1 && t->t.sizes[0] == 0) continue;
+        for (i = 0; same && i < t->t.ndim; i++)
+          same = i == d || t->t.sizes[i] == ref->t.sizes[i];
+        if (!same) {
+          tp__format(x->why, sizeof x->why, "tensor %lu does not match the others outside dim %d",
+                     (unsigned long)k, d);
+          return 0;
+        }
+        if (tp__pte_numel(t) > 0) cat += t->t.sizes[d];
+      }
+      sh->s[d] = cat;
+      return 1;
+    }
+    case TP__PTE_SK_EMBEDDING: {
+      const tp_pte_tensor *ix = &x->in[1]->t;
+      tp__format(x->desc, sizeof x->desc, "embedding of ");
+      tp__pte_sizes_append(x->desc, sizeof x->desc, nd, self->t.sizes);
+      tp__pte_append(x->desc, sizeof x->desc, " at indices ");
+      tp__pte_sizes_append(x->desc, sizeof x->desc, ix->ndim, ix->sizes);
+      if (nd != 2) {
+        tp__format(x->why, sizeof x->why, "the weight has %d dims, not 2", nd);
+        return 0;
+      }
+      sh->ndim = ix->ndim + 1;
+      for (i = 0; i < ix->ndim; i++) sh->s[i] = ix->sizes[i];
+      sh->s[ix->ndim] = self->t.sizes[1];
+      return 1;
+    }
+    case TP__PTE_SK_INDEX_SELECT: {
+      const tp__pte_val *ix = x->in[2];
+      tp__pte_desc_inputs(x, 1, NULL);
+      tp__pte_append(x->desc, sizeof x->desc, " on dim %lld by %llu indices",
+                     (long long)x->in[1]->i, (unsigned long long)tp__pte_numel(ix));
+      if (ix->t.ndim > 1) {
+        tp__format(x->why, sizeof x->why, "the index has %d dims (0 or 1)", ix->t.ndim);
+        return 0;
+      }
+      if (!tp__pte_wrap_dim(x->in[1]->i, nd, &d)) {
+        tp__format(x->why, sizeof x->why, "dim %lld is out of range for %d dims",
+                   (long long)x->in[1]->i, nd);
+        return 0;
+      }
+      if (nd > 0) sh->s[d] = (int64_t)tp__pte_numel(ix);
+      return 1;
+    }
+    case TP__PTE_SK_LAYER_NORM: {
+      int lead;
+      if (!tp__pte_in_ints(x, 1, li, &n)) return 0;
+      tp__pte_desc_inputs(x, 1, NULL);
+      tp__pte_append(x->desc, sizeof x->desc, " over ");
+      tp__pte_sizes_append(x->desc, sizeof x->desc, (int)n, li);
+      lead = nd - (int)n;
+      for (k = 0; k < n && lead >= 0; k++)
+        if (self->t.sizes[lead + (int)k] != li[k]) lead = -1;
+      if (n == 0 || lead < 0) {
+        tp__format(x->why, sizeof x->why, "normalized_shape is not the input's last dims");
+        return 0;
+      }
+      if (r > 0)
+        for (i = lead; i < nd; i++) sh->s[i] = 1;
+      return 1;
+    }
+    case TP__PTE_SK_REDUCE: {
+      unsigned char drop[TP_MAX_DIMS];
+      int keep = x->in[2]->i != 0;
+      if (!tp__pte_in_ints(x, 1, li, &n)) return 0;
+      tp__pte_desc_inputs(x, 1, NULL);
+      if (n == 0) {
+        tp__pte_append(x->desc, sizeof x->desc, " over all dims");
+      } else {
+        tp__pte_append(x->desc, sizeof x->desc, " over dims ");
+        tp__pte_sizes_append(x->desc, sizeof x->desc, (int)n, li);
+      }
+      if (keep) tp__pte_append(x->desc, sizeof x->desc, " with keepdim");
+      memset(drop, n == 0, sizeof drop);
+      for (k = 0; k < n; k++) {
+        if (!tp__pte_wrap_dim(li[k], nd, &d)) {
+          tp__format(x->why, sizeof x->why, "dim %lld is out of range for %d dims",
+                     (long long)li[k], nd);
+          return 0;
+        }
+        if (drop[d]++) {
+          tp__format(x->why, sizeof x->why, "dim %d is listed twice", d);
+          return 0;
+        }
+      }
+      sh->ndim = 0;
+      for (i = 0; i < nd; i++)
+        if (!drop[i]) sh->s[sh->ndim++] = self->t.sizes[i];
+        else if (keep) sh->s[sh->ndim++] = 1;
+      return 1;
+    }
+    case TP__PTE_SK_FULL:
+      if (!tp__pte_in_ints(x, 0, li, &n)) return 0;
+      tp__format(x->desc, sizeof x->desc, "%s of size ", x->op);
+      tp__pte_sizes_append(x->desc, sizeof x->desc, (int)n, li);
+      sh->ndim = (int)n;
+      for (k = 0; k < n; k++) {
+        if (li[k] < 0) {
+          tp__format(x->why, sizeof x->why, "size %lld at %lu is negative", (long long)li[k],
+                     (unsigned long)k);
+          return 0;
+        }
+        sh->s[k] = li[k];
+      }
+      return 1;
+    case TP__PTE_SK_ARANGE: {
+      double start = 0, end, step = 1, cnt;
+      if (x->nin == 3) {
+        start = tp__pte_scalar(x->in[0]);
+        end = tp__pte_scalar(x->in[1]);
+        step = tp__pte_scalar(x->in[2]);
+      } else {
+        end = tp__pte_scalar(x->in[0]);
+      }
+      tp__format(x->desc, sizeof x->desc, "arange from %g to %g by %g", start, end, step);
+      cnt = (end - start) / step;
+      if (!(cnt >= 0 && cnt <= (double)INT32_MAX) || step == 0) {
+        tp__format(x->why, sizeof x->why, "(end - start) / step is %g, not a count of 0 .. %d",
+                   cnt, INT32_MAX);
+        return 0;
+      }
+      sh->ndim = 1;
+      sh->s[0] = (int64_t)cnt;
+      if ((double)sh->s[0] < cnt) sh->s[0]++; /* the ceiling */
+      return 1;
+    }
+    default: break;
+  }
+  return 1;
+}
+
+/* 1 for a floating dtype. */
+static int tp__pte_is_float(int dt) {
+  return dt == TP_F16 || dt == TP_BF16 || dt == TP_F32 || dt == TP_F64;
+}
+
+/* The out dtype rule `rule` sets for x's inputs (an Int `dtype` argument d first), -1 none. */
+static int tp__pte_rule_dtype(const tp__pte_sctx *x, const char *rule, const tp__pte_val *d) {
+  int dt = -1, i;
+  size_t k;
+  if (d && d->kind == TP_PTE_V_Int) return (int)d->i;
+  for (i = 0; i < x->nin && rule[0]; i++) {
+    const tp__pte_val *v = x->in[i];
+    size_t n = v->kind == TP_PTE_V_TensorList ? v->nitems : 1;
+    for (k = 0; k < n; k++) {
+      const tp__pte_val *t = v->kind == TP_PTE_V_TensorList ? &x->m->vals[v->items[k]] : v;
+      if (t->kind != TP_PTE_V_Tensor) continue;
+      if (rule[0] == '=') return (int)t->t.dtype;
+      if (dt >= 0 && dt != (int)t->t.dtype) return -1;
+      dt = (int)t->t.dtype;
+    }
+  }
+  return tp__pte_is_float(dt) ? dt : -1;
+}
+
+/* The out tensors of a kernel call of op (args checked by tp__pte_check_call) against the
+   shapes (and dtypes) its row of TP_PTE_SHAPE_RULES derives; no row: nothing to check. */
+static tp_status tp__pte_check_shapes(tp_pte_graph *g, const char *what, const tp_pte_op *op,
+                                      const uint32_t *args) {
+  const tp__pte_rule *rule = NULL;
+  const tp__pte_val *dtype_arg = NULL;
+  tp__pte_sctx x;
+  const char *p;
+  size_t k;
+  uint32_t r;
+  int dt;
+  for (k = 0; k < sizeof tp__pte_rules / sizeof tp__pte_rules[0] && !rule; k++)
+    if (strcmp(tp__pte_rules[k].name, op->name) == 0 &&
+        strcmp(tp__pte_rules[k].overload, op->overload) == 0)
+      rule = &tp__pte_rules[k];
+  if (!rule) return TP_OK;
+  memset(&x, 0, sizeof x);
+  x.m = &g->m;
+  x.op = strstr(op->name, "::") ? strstr(op->name, "::") + 2 : op->name;
+  for (p = rule->inputs; *p;) { /* the row's input names -> the call's values */
+    size_t len = 0;
+    while (*p == ' ') p++;
+    while (p[len] && p[len] != ' ') len++;
+    if (!len) break;
+    for (k = 0; k < op->num_args; k++)
+      if (strlen(op->args[k].name) == len && memcmp(op->args[k].name, p, len) == 0) break;
+    if (k == op->num_args || x.nin == 5) return TP_OK; /* a row the test would refuse */
+    x.in[x.nin++] = &g->m.vals[args[k]];
+    p += len;
+  }
+  if (x.nin == 0) return TP_OK;
+  for (k = 0; k < op->num_args; k++)
+    if (strcmp(op->args[k].name, "dtype") == 0) dtype_arg = &g->m.vals[args[k]];
+  dt = tp__pte_rule_dtype(&x, rule->dtype, dtype_arg);
+  for (r = 0; r < op->num_returns; r++) {
+    const tp__pte_val *out = &g->m.vals[args[op->returns[r]]];
+    tp__pte_shape sh;
+    int same, i;
+    if (!tp__pte_derive(&x, rule->kind, r, &sh))
+      return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": %s: %s: %s", g->m.name,
+                          what, x.desc, x.why);
+    same = out->kind == TP_PTE_V_Tensor && out->t.ndim == sh.ndim;
+    for (i = 0; same && i < sh.ndim; i++) same = out->t.sizes[i] == sh.s[i];
+    if (!same || (dt >= 0 && (int)out->t.dtype != dt)) {
+      char got[160], want[160];
+      tp__pte_shape_str(got, sizeof got, &out->t);
+      want[0] = '\0';
+      if (dt >= 0 && (int)out->t.dtype != dt)
+        tp__pte_append(want, sizeof want, "%s ", tp_dtype_name((tp_dtype)dt));
+      tp__pte_sizes_append(want, sizeof want, sh.ndim, sh.s);
+      return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": %s: %s is %s, %s makes %s",
+                          g->m.name, what, op->args[op->returns[r]].name, got, x.desc, want);
+    }
+  }
+  return TP_OK;
+}
+
 /* A new instruction of kind `kind` calling args (checked), or the latched failure. */
 static tp_status tp__pte_graph_instr(tp_pte_graph *g, int kind, uint32_t index, const char *what,
                                      const uint32_t *args, size_t n) {
@@ -9566,6 +10375,7 @@ TPDEF tp_status tp_pte_call_kernel(tp_pte_graph *g, const char *name, const char
                           "of ExecuTorch's portable kernels (TP_PTE_OPS); for a runtime with "
                           "other kernels set tp_pte_options.other_runtime", g->m.name, what);
     st = tp__pte_check_call(g, what, &op, args, n);
+    if (st == TP_OK) st = tp__pte_check_shapes(g, what, &op, args);
     if (st != TP_OK) return st;
   }
   for (k = 0; k < g->m.nops; k++)
@@ -9625,19 +10435,6 @@ TPDEF tp_status tp_pte_call_delegate(tp_pte_graph *g, const tp_pte_delegate *d,
     return tp__error_set(&g->err, TP_ERR_NOMEM, "method \"%.80s\": %s: no memory", g->m.name,
                         what);
   return tp__pte_graph_instr(g, TP_PTE_I_DelegateCall, (uint32_t)(g->m.ndels - 1), what, args, n);
-}
-
-/* "f32 [2, 3]": a program tensor's dtype and sizes, for sentences. */
-static void tp__pte_shape_str(char *out, size_t cap, const tp_pte_tensor *t) {
-  size_t len;
-  int d;
-  tp__format(out, cap, "%s [", tp_dtype_name(t->dtype));
-  for (d = 0; d < t->ndim; d++) {
-    len = strlen(out);
-    tp__format(out + len, cap - len, "%s%lld", d ? ", " : "", (long long)t->sizes[d]);
-  }
-  len = strlen(out);
-  tp__format(out + len, cap - len, "]");
 }
 
 TPDEF tp_status tp__pte_call_bound(tp_pte_graph *g, const char *what, int by_id,

@@ -246,7 +246,7 @@ static void test_mixed_program(void) {
   tp_pte *p = NULL;
   tp_pte_graph *g = NULL;
   tp_pte_delegate del;
-  tp_pte_tensor tok = tensor(TP_PTE_INPUT, TP_I64, 2, 1, 4), tab = tensor(TP_PTE_INPUT, TP_F32, 2, 10, 8);
+  tp_pte_tensor tok = tensor(TP_PTE_INPUT, TP_I64, 1, 4, 0), tab = tensor(TP_PTE_INPUT, TP_F32, 2, 10, 8);
   tp_pte_tensor emb = tensor(0, TP_F32, 2, 4, 8), hid = tensor(0, TP_F32, 2, 4, 8);
   tp_pte_tensor out = tensor(TP_PTE_OUTPUT, TP_F32, 2, 8, 8);
   uint32_t t, w, e, h, y, pad, sc, lst, dim, args[6];
@@ -728,6 +728,376 @@ static void test_kernel_checks(void) {
   tp_pte_destroy(p);
 }
 
+/* ---- out shapes (TP_PTE_SHAPE_RULES) ---- */
+
+/* dtype by its tp_dtype_name ("f32"); -1 for none */
+static int dtype_of(const char *s, size_t n) {
+  static const int codes[] = {0, 1, 2, 3, 4, 5, 6, 7, 11, 15};
+  size_t k;
+  for (k = 0; k < sizeof codes / sizeof codes[0]; k++)
+    if (strlen(tp_dtype_name((tp_dtype)codes[k])) == n &&
+        memcmp(tp_dtype_name((tp_dtype)codes[k]), s, n) == 0)
+      return codes[k];
+  return -1;
+}
+
+/* A tensor "f32 2,3" ("f32" alone: 0 dims) defined in g; *end past it. */
+static uint32_t spec_tensor(tp_pte_graph *g, const char *s, const char **end) {
+  tp_pte_tensor t;
+  uint32_t id = UINT32_MAX;
+  size_t n = 0;
+  memset(&t, 0, sizeof t);
+  while (*s == ' ') s++;
+  while (s[n] && s[n] != ' ' && s[n] != ';' && s[n] != '|') n++;
+  t.dtype = (tp_dtype)dtype_of(s, n);
+  s += n;
+  while (*s == ' ') s++;
+  while (*s >= '0' && *s <= '9') {
+    t.sizes[t.ndim++] = strtoll(s, (char **)&s, 10);
+    if (*s == ',') s++;
+  }
+  tp_pte_define_tensor(g, &t, &id);
+  *end = s;
+  return id;
+}
+
+/* One value of spec piece s: "T f32 2,3", "I -1", "D 2.5", "B 1", "N", "S tanh", "L 4,-1"
+   (an int list; "L" alone: empty), "TL f32 4,8 ; f32 4,8" (a tensor list). */
+static uint32_t spec_value(tp_pte_graph *g, const char *s) {
+  uint32_t id = UINT32_MAX;
+  const char *e;
+  while (*s == ' ') s++;
+  if (s[0] == 'T' && s[1] == 'L') {
+    uint32_t items[8];
+    size_t n = 0;
+    s += 2;
+    while (*s && *s != '|') {
+      items[n++] = spec_tensor(g, s, &e);
+      s = e;
+      while (*s == ' ' || *s == ';') s++;
+    }
+    tp_pte_define_tensor_list(g, items, n, &id);
+  } else if (s[0] == 'T') {
+    id = spec_tensor(g, s + 1, &e);
+  } else if (s[0] == 'I') {
+    tp_pte_define_int(g, strtoll(s + 1, NULL, 10), &id);
+  } else if (s[0] == 'D') {
+    tp_pte_define_double(g, strtod(s + 1, NULL), &id);
+  } else if (s[0] == 'B') {
+    tp_pte_define_bool(g, (int)strtol(s + 1, NULL, 10), &id);
+  } else if (s[0] == 'N') {
+    tp_pte_define_null(g, &id);
+  } else if (s[0] == 'S') {
+    tp_pte_define_string(g, "tanh", &id);
+  } else if (s[0] == 'L') {
+    int64_t v[20];
+    size_t n = 0;
+    s++;
+    while (*s == ' ') s++;
+    while ((*s >= '0' && *s <= '9') || *s == '-') {
+      v[n++] = strtoll(s, (char **)&s, 10);
+      if (*s == ',') s++;
+    }
+    tp_pte_define_int_list(g, v, n, &id);
+  }
+  return id;
+}
+
+/* A kernel call of name.ov on the values of spec (one piece per schema argument, '|' apart;
+   the return slot is added: the value of the returned argument). TP_OK, or the refusal with
+   the part of its sentence after "method \"forward\": instruction 0 (name.ov): " in msg. */
+static tp_status kcall(const char *name, const char *ov, const char *spec, char *msg, size_t cap) {
+  tp_pte *p = NULL;
+  tp_pte_graph *g = NULL;
+  tp_pte_op op;
+  uint32_t args[TP_PTE_OP_MAX_ARGS + 1];
+  size_t n = 0;
+  tp_status st;
+  char prefix[160];
+  msg[0] = '\0';
+  TPT_STATUS(tp_pte_op_lookup(name, ov, &op), TP_OK);
+  TPT_STATUS(tp_pte_create(NULL, &p), TP_OK);
+  TPT_STATUS(tp_pte_graph_create(p, "forward", &g), TP_OK);
+  while (*spec) {
+    args[n++] = spec_value(g, spec);
+    while (*spec && *spec != '|') spec++;
+    if (*spec == '|') spec++;
+  }
+  TPT_STATUS(tp_pte_graph_status(g), TP_OK);
+  TPT_EQ_U64(n, op.num_args);
+  args[n] = op.num_returns ? args[op.returns[0]] : args[0];
+  st = tp_pte_call_kernel(g, name, ov, args, n + 1);
+  snprintf(prefix, sizeof prefix, "method \"forward\": instruction 0 (%s.%s): ", name, ov);
+  if (st != TP_OK) {
+    const char *e = tp_pte_graph_error(g);
+    TPT_CHECK(strncmp(e, prefix, strlen(prefix)) == 0);
+    snprintf(msg, cap, "%s", strncmp(e, prefix, strlen(prefix)) == 0 ? e + strlen(prefix) : e);
+  }
+  tp_pte_destroy(p);
+  return st;
+}
+
+/* kcall, then its status and sentence ("" for TP_OK) as expected. */
+static void expect_call(const char *name, const char *ov, const char *spec, tp_status want,
+                        const char *sentence) {
+  char msg[300];
+  tp_status st = kcall(name, ov, spec, msg, sizeof msg);
+  TPT_STATUS(st, want);
+  TPT_EQ_STR(msg, sentence);
+  if (st != want || strcmp(msg, sentence) != 0) printf("  %s.%s: %s\n", name, ov, spec);
+}
+
+/* The SAME and BROADCAST rows, each generically: its tensor inputs f32 [2, 3] (a where's
+   condition bool), every other argument a value of its kind (optional ones Null); an out of
+   f32 [2, 3] accepted, f32 [3, 2] refused naming both shapes, f16 [2, 3] refused by a row with
+   a dtype rule and accepted by one without. */
+#define ROW(name, overload, K, inputs, dtype) {name, overload, #K, inputs, dtype},
+static const struct {
+  const char *name, *overload, *kind, *inputs, *dtype;
+} g_rows[] = {TP_PTE_SHAPE_RULES(ROW)};
+#undef ROW
+
+static void test_shape_rows(void) {
+  size_t r, rows = 0;
+  for (r = 0; r < sizeof g_rows / sizeof g_rows[0]; r++) {
+    tp_pte_op op;
+    char spec[3][400], want[300];
+    int v, nt = 0;
+    uint32_t k;
+    const char *shortname = strstr(g_rows[r].name, "::") + 2;
+    if (strcmp(g_rows[r].kind, "SAME") != 0 && strcmp(g_rows[r].kind, "BROADCAST") != 0) continue;
+    TPT_STATUS(tp_pte_op_lookup(g_rows[r].name, g_rows[r].overload, &op), TP_OK);
+    for (v = 0; v < 3; v++) spec[v][0] = '\0';
+    for (k = 0; k < op.num_args; k++) {
+      const tp_pte_op_arg *a = &op.args[k];
+      const char *piece;
+      for (v = 0; v < 3; v++) {
+        if (a->is_out)
+          piece = v == 0 ? "T f32 2,3" : v == 1 ? "T f32 3,2" : "T f16 2,3";
+        else if (a->optional)
+          piece = "N";
+        else if (a->kind == TP_PTE_ARG_TENSOR)
+          piece = strcmp(a->name, "condition") == 0 ? "T bool 2,3" : "T f32 2,3";
+        else if (a->kind == TP_PTE_ARG_SCALAR || a->kind == TP_PTE_ARG_INT ||
+                 a->kind == TP_PTE_ARG_SYMINT)
+          piece = "I 1";
+        else if (a->kind == TP_PTE_ARG_FLOAT)
+          piece = "D 0.5";
+        else if (a->kind == TP_PTE_ARG_BOOL)
+          piece = "B 0";
+        else
+          piece = "S";
+        snprintf(spec[v] + strlen(spec[v]), sizeof spec[v] - strlen(spec[v]), "%s%s",
+                 k ? " | " : "", piece);
+      }
+      if (!a->is_out && !a->optional && a->kind == TP_PTE_ARG_TENSOR &&
+          strstr(g_rows[r].inputs, a->name))
+        nt++;
+    }
+    expect_call(g_rows[r].name, g_rows[r].overload, spec[0], TP_OK, "");
+    snprintf(want, sizeof want, "out is f32 [3, 2], %s of [2, 3]%s%s makes [2, 3]", shortname,
+             nt == 3 ? ", [2, 3]" : nt == 2 ? " and [2, 3]" : "", nt == 3 ? " and [2, 3]" : "");
+    expect_call(g_rows[r].name, g_rows[r].overload, spec[1], TP_ERR_INVALID, want);
+    if (g_rows[r].dtype[0]) {
+      snprintf(want, sizeof want, "out is f16 [2, 3], %s of [2, 3]%s%s makes f32 [2, 3]",
+               shortname, nt == 3 ? ", [2, 3]" : nt == 2 ? " and [2, 3]" : "",
+               nt == 3 ? " and [2, 3]" : "");
+      expect_call(g_rows[r].name, g_rows[r].overload, spec[2], TP_ERR_INVALID, want);
+    } else {
+      expect_call(g_rows[r].name, g_rows[r].overload, spec[2], TP_OK, "");
+    }
+    rows++;
+  }
+  printf("  %lu SAME / BROADCAST rows: accepted right, refused wrong\n", (unsigned long)rows);
+}
+
+/* Every other kind of rule: a right out accepted, a wrong one refused naming both shapes, and
+   inputs that make no shape refused naming them. */
+static void test_shape_kinds(void) {
+  const tp_status OK = TP_OK, BAD = TP_ERR_INVALID;
+  /* mm, bmm, addmm */
+  expect_call("aten::mm", "out", "T f32 2,3 | T f32 3,4 | T f32 2,4", OK, "");
+  expect_call("aten::mm", "out", "T f32 2,3 | T f32 3,4 | T f32 2,5", BAD,
+              "out is f32 [2, 5], mm of [2, 3] x [3, 4] makes [2, 4]");
+  expect_call("aten::mm", "out", "T f32 2,3 | T f32 3,4 | T f16 2,4", BAD,
+              "out is f16 [2, 4], mm of [2, 3] x [3, 4] makes f32 [2, 4]");
+  expect_call("aten::mm", "out", "T f32 2,3 | T f32 4,5 | T f32 2,5", BAD,
+              "mm of [2, 3] x [4, 5]: the inner sizes 3 and 4 differ");
+  expect_call("aten::mm", "out", "T f32 2 | T f32 2,2 | T f32 2", BAD,
+              "mm of [2] x [2, 2]: mm takes two 2-dim tensors");
+  expect_call("aten::bmm", "out", "T f32 4,2,3 | T f32 4,3,5 | T f32 4,2,5", OK, "");
+  expect_call("aten::bmm", "out", "T f32 4,2,3 | T f32 4,3,5 | T f32 4,5,2", BAD,
+              "out is f32 [4, 5, 2], bmm of [4, 2, 3] x [4, 3, 5] makes [4, 2, 5]");
+  expect_call("aten::bmm", "out", "T f32 4,2,3 | T f32 3,3,5 | T f32 4,2,5", BAD,
+              "bmm of [4, 2, 3] x [3, 3, 5]: the batch sizes 4 and 3 differ");
+  expect_call("aten::addmm", "out", "T f32 4 | T f32 2,3 | T f32 3,4 | I 1 | I 1 | T f32 2,4",
+              OK, "");
+  expect_call("aten::addmm", "out", "T f32 4 | T f32 2,3 | T f32 3,4 | I 1 | I 1 | T f32 4,2",
+              BAD, "out is f32 [4, 2], addmm of [4] + [2, 3] x [3, 4] makes [2, 4]");
+  expect_call("aten::addmm", "out", "T f32 3 | T f32 2,3 | T f32 3,4 | I 1 | I 1 | T f32 2,4",
+              BAD, "addmm of [3] + [2, 3] x [3, 4]: [3] does not broadcast to [2, 4]");
+  /* broadcasting of different shapes, and two that do not */
+  expect_call("aten::add", "out", "T f32 2,1,3 | T f32 4,1 | I 1 | T f32 2,4,3", OK, "");
+  expect_call("aten::add", "out", "T f32 2,1,3 | T f32 4,1 | I 1 | T f32 2,4,1", BAD,
+              "out is f32 [2, 4, 1], add of [2, 1, 3] and [4, 1] makes [2, 4, 3]");
+  expect_call("aten::add", "out", "T f32 2,3 | T f32 4 | I 1 | T f32 2,3", BAD,
+              "add of [2, 3] and [4]: sizes 3 and 4 do not broadcast");
+  expect_call("aten::add", "out", "T i32 2,3 | T f32 3 | I 1 | T f16 2,3", OK, ""); /* mixed */
+  expect_call("aten::where", "self_out", "T bool 2,1 | T f32 3 | T f32 1 | T f32 2,3", OK, "");
+  expect_call("aten::clamp", "Tensor_out", "T f32 2,3 | T f32 3 | N | T f32 3", BAD,
+              "out is f32 [3], clamp of [2, 3] and [3] makes [2, 3]");
+  /* view_copy */
+  expect_call("aten::view_copy", "out", "T f32 2,6 | L 4,-1 | T f32 4,3", OK, "");
+  expect_call("aten::view_copy", "out", "T f32 2,6 | L 4,-1 | T f32 3,4", BAD,
+              "out is f32 [3, 4], view_copy of [2, 6] as [4, -1] makes [4, 3]");
+  expect_call("aten::view_copy", "out", "T f32 2,6 | L 5,-1 | T f32 5,2", BAD,
+              "view_copy of [2, 6] as [5, -1]: 12 elements are not a multiple of 5");
+  expect_call("aten::view_copy", "out", "T f32 2,6 | L 5,3 | T f32 5,3", BAD,
+              "view_copy of [2, 6] as [5, 3]: 12 elements, not 15");
+  expect_call("aten::view_copy", "out", "T f32 2,6 | L -1,-1 | T f32 12", BAD,
+              "view_copy of [2, 6] as [-1, -1]: size -1 at 1 (only one -1 is inferred)");
+  /* permute_copy, transpose_copy */
+  expect_call("aten::permute_copy", "out", "T f32 2,3,4 | L -1,0,1 | T f32 4,2,3", OK, "");
+  expect_call("aten::permute_copy", "out", "T f32 2,3,4 | L 2,0,1 | T f32 2,3,4", BAD,
+              "out is f32 [2, 3, 4], permute_copy of [2, 3, 4] by [2, 0, 1] makes [4, 2, 3]");
+  expect_call("aten::permute_copy", "out", "T f32 2,3,4 | L 0,0,1 | T f32 2,2,3", BAD,
+              "permute_copy of [2, 3, 4] by [0, 0, 1]: dims is not a permutation of the 3 dims");
+  expect_call("aten::transpose_copy", "int_out", "T f32 2,3,4 | I 0 | I -1 | T f32 4,3,2", OK,
+              "");
+  expect_call("aten::transpose_copy", "int_out", "T f32 2,3,4 | I 0 | I -1 | T f32 2,3,4", BAD,
+              "out is f32 [2, 3, 4], transpose_copy of [2, 3, 4] swapping dims 0 and -1 makes "
+              "[4, 3, 2]");
+  expect_call("aten::transpose_copy", "int_out", "T f32 2,3,4 | I 0 | I 3 | T f32 2,3,4", BAD,
+              "transpose_copy of [2, 3, 4] swapping dims 0 and 3: a dim is out of range for 3 "
+              "dims");
+  /* expand_copy */
+  expect_call("aten::expand_copy", "out", "T f32 3,1 | L 2,3,4 | B 0 | T f32 2,3,4", OK, "");
+  expect_call("aten::expand_copy", "out", "T f32 3,1 | L -1,4 | B 0 | T f32 3,1", BAD,
+              "out is f32 [3, 1], expand_copy of [3, 1] to [-1, 4] makes [3, 4]");
+  expect_call("aten::expand_copy", "out", "T f32 3,1 | L 2,4 | B 0 | T f32 2,4", BAD,
+              "expand_copy of [3, 1] to [2, 4]: size 2 at 0 cannot expand a dim of 3");
+  expect_call("aten::expand_copy", "out", "T f32 3,1 | L -1,3,4 | B 0 | T f32 3,4", BAD,
+              "expand_copy of [3, 1] to [-1, 3, 4]: size -1 at 0: a new leading dim takes a "
+              "size >= 0");
+  expect_call("aten::expand_copy", "out", "T f32 3,1 | L 4 | B 0 | T f32 4", BAD,
+              "expand_copy of [3, 1] to [4]: 1 sizes for a tensor of 2 dims");
+  /* slice_copy (Python clamping), select_copy */
+  expect_call("aten::slice_copy", "Tensor_out", "T f32 4,6 | I 1 | I 1 | N | I 2 | T f32 4,3",
+              OK, "");
+  expect_call("aten::slice_copy", "Tensor_out",
+              "T f32 4,6 | I -1 | I -4 | I 9223372036854775807 | I 1 | T f32 4,4", OK, "");
+  expect_call("aten::slice_copy", "Tensor_out", "T f32 4,6 | I 1 | I 5 | I 2 | I 1 | T f32 4,0",
+              OK, "");
+  expect_call("aten::slice_copy", "Tensor_out", "T f32 4,6 | I 1 | N | N | I 4 | T f32 4,1", BAD,
+              "out is f32 [4, 1], slice_copy of [4, 6] on dim 1 from 0 to 6 by 4 makes [4, 2]");
+  expect_call("aten::slice_copy", "Tensor_out", "T f32 4,6 | I 1 | N | N | I 0 | T f32 4,1", BAD,
+              "slice_copy of [4, 6] on dim 1 from 0 to 6 by 0: step 0 is not positive");
+  expect_call("aten::slice_copy", "Tensor_out", "T f32 4,6 | I 2 | N | N | I 1 | T f32 4,6", BAD,
+              "slice_copy of [4, 6] on dim 2: dim 2 is out of range for 2 dims");
+  expect_call("aten::select_copy", "int_out", "T f32 4,6 | I 0 | I -1 | T f32 6", OK, "");
+  expect_call("aten::select_copy", "int_out", "T f32 4,6 | I 0 | I -1 | T f32 4", BAD,
+              "out is f32 [4], select_copy of [4, 6] at index -1 of dim 0 makes [6]");
+  expect_call("aten::select_copy", "int_out", "T f32 4,6 | I 0 | I 4 | T f32 6", BAD,
+              "select_copy of [4, 6] at index 4 of dim 0: index 4 is outside dim 0 of size 4");
+  /* unsqueeze_copy, squeeze_copy */
+  expect_call("aten::unsqueeze_copy", "out", "T f32 2,3 | I -1 | T f32 2,3,1", OK, "");
+  expect_call("aten::unsqueeze_copy", "out", "T f32 2,3 | I -1 | T f32 2,1,3", BAD,
+              "out is f32 [2, 1, 3], unsqueeze_copy of [2, 3] at dim -1 makes [2, 3, 1]");
+  expect_call("aten::unsqueeze_copy", "out", "T f32 2,3 | I 3 | T f32 2,3,1", BAD,
+              "unsqueeze_copy of [2, 3] at dim 3: dim 3 is out of range for 3 dims");
+  expect_call("aten::squeeze_copy", "dims_out", "T f32 2,1,3,1 | L 1,3 | T f32 2,3", OK, "");
+  expect_call("aten::squeeze_copy", "dims_out", "T f32 2,1,3,1 | L 1 | T f32 2,3", BAD,
+              "out is f32 [2, 3], squeeze_copy of [2, 1, 3, 1] at dims [1] makes [2, 3, 1]");
+  expect_call("aten::squeeze_copy", "dim_out", "T f32 2,1,3 | I 0 | T f32 2,1,3", OK, "");
+  expect_call("aten::squeeze_copy", "dim_out", "T f32 2,1,3 | I 1 | T f32 2,1,3", BAD,
+              "out is f32 [2, 1, 3], squeeze_copy of [2, 1, 3] at dim 1 makes [2, 3]");
+  expect_call("aten::squeeze_copy", "dim_out", "T f32 2,1,3 | I -4 | T f32 2,3", BAD,
+              "squeeze_copy of [2, 1, 3] at dim -4: dim -4 is out of range for 3 dims");
+  /* cat (a 1-D empty tensor skipped, as the kernel does) */
+  expect_call("aten::cat", "out", "TL f32 4,8 ; f32 2,8 ; f32 0 | I 0 | T f32 6,8", OK, "");
+  expect_call("aten::cat", "out", "TL f32 4,8 ; f32 2,8 ; f32 0 | I 0 | T f32 8,8", BAD,
+              "out is f32 [8, 8], cat of [4, 8], [2, 8] and [0] on dim 0 makes [6, 8]");
+  expect_call("aten::cat", "out", "TL f32 4,8 ; f32 2,8 | I 0 | T f16 6,8", BAD,
+              "out is f16 [6, 8], cat of [4, 8] and [2, 8] on dim 0 makes f32 [6, 8]");
+  expect_call("aten::cat", "out", "TL f32 4,8 ; f32 4,7 | I 0 | T f32 8,8", BAD,
+              "cat of [4, 8] and [4, 7] on dim 0: tensor 0 does not match the others outside "
+              "dim 0");
+  /* embedding, index_select */
+  expect_call("aten::embedding", "out", "T f32 10,8 | T i64 1,4 | I -1 | B 0 | B 0 | T f32 1,4,8",
+              OK, "");
+  expect_call("aten::embedding", "out", "T f32 10,8 | T i64 1,4 | I -1 | B 0 | B 0 | T f32 4,8",
+              BAD, "out is f32 [4, 8], embedding of [10, 8] at indices [1, 4] makes [1, 4, 8]");
+  expect_call("aten::embedding", "out",
+              "T f32 10,8,2 | T i64 1,4 | I -1 | B 0 | B 0 | T f32 1,4,8", BAD,
+              "embedding of [10, 8, 2] at indices [1, 4]: the weight has 3 dims, not 2");
+  expect_call("aten::index_select", "out", "T f32 5,3 | I 0 | T i64 4 | T f32 4,3", OK, "");
+  expect_call("aten::index_select", "out", "T f32 5,3 | I 0 | T i64 4 | T f32 5,3", BAD,
+              "out is f32 [5, 3], index_select of [5, 3] on dim 0 by 4 indices makes [4, 3]");
+  expect_call("aten::index_select", "out", "T f32 5,3 | I 0 | T i64 2,2 | T f32 4,3", BAD,
+              "index_select of [5, 3] on dim 0 by 4 indices: the index has 2 dims (0 or 1)");
+  /* native_layer_norm: three outs */
+  expect_call("aten::native_layer_norm", "out",
+              "T f32 2,5,4 | L 4 | N | N | D 0.00001 | T f32 2,5,4 | T f32 2,5,1 | T f32 2,5,1",
+              OK, "");
+  expect_call("aten::native_layer_norm", "out",
+              "T f32 2,5,4 | L 4 | N | N | D 0.00001 | T f32 2,5,4 | T f32 2,5 | T f32 2,5,1",
+              BAD, "out1 is f32 [2, 5], native_layer_norm of [2, 5, 4] over [4] makes [2, 5, 1]");
+  expect_call("aten::native_layer_norm", "out",
+              "T f32 2,5,4 | L 4 | N | N | D 0.00001 | T f32 2,5,4 | T f32 2,5,1 | T f16 2,5,1",
+              BAD, "out2 is f16 [2, 5, 1], native_layer_norm of [2, 5, 4] over [4] makes f32 "
+              "[2, 5, 1]");
+  expect_call("aten::native_layer_norm", "out",
+              "T f32 2,5,4 | L 5 | N | N | D 0.00001 | T f32 2,5,4 | T f32 2,5,1 | T f32 2,5,1",
+              BAD, "native_layer_norm of [2, 5, 4] over [5]: normalized_shape is not the "
+              "input's last dims");
+  /* sum, mean (dims, keepdim, a dtype argument) */
+  expect_call("aten::sum", "IntList_out", "T f32 2,3,4 | L 1,-1 | B 0 | N | T f32 2", OK, "");
+  expect_call("aten::sum", "IntList_out", "T f32 2,3,4 | L 1,-1 | B 1 | N | T f32 2,1,1", OK, "");
+  expect_call("aten::sum", "IntList_out", "T f32 2,3 | N | B 0 | N | T f32", OK, "");
+  expect_call("aten::sum", "IntList_out", "T f32 2,3,4 | L 1 | B 1 | N | T f32 2,4", BAD,
+              "out is f32 [2, 4], sum of [2, 3, 4] over dims [1] with keepdim makes [2, 1, 4]");
+  expect_call("aten::sum", "IntList_out", "T f32 2,3 | L 1 | B 0 | I 7 | T f32 2", BAD,
+              "out is f32 [2], sum of [2, 3] over dims [1] makes f64 [2]");
+  expect_call("aten::sum", "IntList_out", "T f32 2,3 | L 1 | B 0 | I 7 | T f64 2", OK, "");
+  expect_call("aten::sum", "IntList_out", "T f32 2,3 | L 1,-1 | B 0 | N | T f32 2", BAD,
+              "sum of [2, 3] over dims [1, -1]: dim 1 is listed twice");
+  expect_call("aten::mean", "out", "T f32 2,3 | L | B 1 | N | T f32 1,1", OK, "");
+  expect_call("aten::mean", "out", "T f32 2,3 | L | B 0 | N | T f32 1", BAD,
+              "out is f32 [1], mean of [2, 3] over all dims makes []");
+  /* full, zeros, arange */
+  expect_call("aten::full", "out", "L 2,3 | D 1.5 | T f32 2,3", OK, "");
+  expect_call("aten::full", "out", "L 2,3 | D 1.5 | T f32 3,2", BAD,
+              "out is f32 [3, 2], full of size [2, 3] makes [2, 3]");
+  expect_call("aten::full", "out", "L 2,-3 | D 1.5 | T f32 2,3", BAD,
+              "full of size [2, -3]: size -3 at 1 is negative");
+  expect_call("aten::zeros", "out", "L 4 | T i64 4", OK, "");
+  expect_call("aten::arange", "out", "I 5 | T i64 5", OK, "");
+  expect_call("aten::arange", "start_out", "D 0 | D 1 | D 0.25 | T f32 4", OK, "");
+  expect_call("aten::arange", "start_out", "I 1 | I 10 | I 3 | T i64 3", OK, "");
+  expect_call("aten::arange", "out", "I 5 | T i64 4", BAD,
+              "out is i64 [4], arange from 0 to 5 by 1 makes [5]");
+  expect_call("aten::arange", "start_out", "I 0 | I 5 | I -1 | T i64 5", BAD,
+              "arange from 0 to 5 by -1: (end - start) / step is -5, not a count of 0 .. "
+              "2147483647");
+  /* an operator without a rule is not checked; other_runtime lifts every rule */
+  expect_call("aten::glu", "out", "T f32 4 | I 0 | T f32 9,9", OK, "");
+  {
+    tp_pte *p = NULL;
+    tp_pte_graph *g = NULL;
+    tp_pte_options o;
+    uint32_t a[4];
+    memset(&o, 0, sizeof o);
+    o.other_runtime = 1;
+    TPT_STATUS(tp_pte_create(&o, &p), TP_OK);
+    TPT_STATUS(tp_pte_graph_create(p, "forward", &g), TP_OK);
+    a[0] = spec_value(g, "T f32 2,3");
+    a[1] = spec_value(g, "T f32 4,5");
+    a[2] = a[3] = spec_value(g, "T f32 7");
+    TPT_STATUS(tp_pte_call_kernel(g, "aten::mm", "out", a, 4), TP_OK);
+    tp_pte_destroy(p);
+  }
+}
+
 /* A graph changed from its program's own progress callback: refused, latched in the graph, the
    write itself unharmed. */
 static tp_pte_graph *g_open;
@@ -795,6 +1165,8 @@ int main(void) {
   TPT_RUN(test_vk_call);
   TPT_RUN(test_refusals);
   TPT_RUN(test_kernel_checks);
+  TPT_RUN(test_shape_rows);
+  TPT_RUN(test_shape_kinds);
   TPT_RUN(test_during_write);
   TPT_RUN(test_alloc_failures);
   return tpt_finish("pte_graph");

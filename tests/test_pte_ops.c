@@ -86,6 +86,51 @@ static void test_table(void) {
   TPT_EQ_U64(inplace, 2); /* copy_ and index_put_ */
 }
 
+/* TP_PTE_SHAPE_RULES: sorted by key with no duplicate; every row names an operator of the
+   table, a KIND of TP_PTE_SHAPE_KINDS, inputs that are non-out arguments of that operator
+   (at most 5, the first one not optional) and a dtype rule of "", "=" or "~". */
+#define SHAPE_ROW(name, overload, K, inputs, dtype) {name, overload, #K, inputs, dtype},
+#define SHAPE_KIND(K) #K,
+static void test_shape_rules(void) {
+  static const struct {
+    const char *name, *overload, *kind, *inputs, *dtype;
+  } rows[] = {TP_PTE_SHAPE_RULES(SHAPE_ROW)};
+  static const char *const kinds[] = {TP_PTE_SHAPE_KINDS(SHAPE_KIND)};
+  char prev[256] = "";
+  size_t r, k, used[sizeof kinds / sizeof kinds[0]];
+  memset(used, 0, sizeof used);
+  for (r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+    char key[256], names[256], *tok;
+    int nin = 0;
+    snprintf(key, sizeof key, "%s.%s", rows[r].name, rows[r].overload);
+    TPT_CHECK(strcmp(prev, key) < 0);
+    memcpy(prev, key, sizeof key);
+    if (!op(rows[r].name, rows[r].overload)) continue;
+    for (k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+      if (strcmp(kinds[k], rows[r].kind) == 0) used[k]++;
+    TPT_CHECK(strcmp(rows[r].dtype, "") == 0 || strcmp(rows[r].dtype, "=") == 0 ||
+              strcmp(rows[r].dtype, "~") == 0);
+    snprintf(names, sizeof names, "%s", rows[r].inputs);
+    for (tok = strtok(names, " "); tok; tok = strtok(NULL, " ")) {
+      uint32_t a;
+      for (a = 0; a < g_op.num_args && strcmp(g_op.args[a].name, tok) != 0; a++) {}
+      TPT_CHECK(a < g_op.num_args);
+      if (a < g_op.num_args) {
+        TPT_CHECK(!g_op.args[a].is_out);
+        if (nin == 0) TPT_CHECK(!g_op.args[a].optional);
+      }
+      nin++;
+    }
+    TPT_CHECK(nin >= 1 && nin <= 5);
+    TPT_CHECK(g_op.num_returns >= 1);
+  }
+  for (k = 0; k < sizeof kinds / sizeof kinds[0]; k++) TPT_CHECK(used[k] > 0);
+  printf("  %lu rows over %lu kinds\n", (unsigned long)(sizeof rows / sizeof rows[0]),
+         (unsigned long)(sizeof kinds / sizeof kinds[0]));
+}
+#undef SHAPE_ROW
+#undef SHAPE_KIND
+
 /* tp_pte_op_find gives back every entry's index, by (name, overload) and by the whole key with
    no overload, as the runtime's registry resolves it. */
 static void test_find_every_entry(void) {
@@ -320,6 +365,7 @@ int main(void) {
   (void)tpt_range;
   TPT_RUN(test_table);
   TPT_RUN(test_find_every_entry);
+  TPT_RUN(test_shape_rules);
   TPT_RUN(test_refuses_unknown);
   TPT_RUN(test_add_mul);
   TPT_RUN(test_clamp);
