@@ -1212,11 +1212,26 @@ TPDEF tp_status tp__xnn_blob_keys(const void *blob, size_t size, tp__key_fn fn, 
    NULL): embedded, external or both. Bind the runtime's externals by external id as for
    tp_xnn_load (the method's arguments are the externals in external-id order). The program
    and the .ptd may be freed after the call (when the program has named data, it and ptd's
-   entries are copied once into a temporary .ptd image for tp_xnn_load). Errors, sentence in *err (may be NULL): the
+   entries are copied once into a temporary .ptd image for tp_xnn_load).
+   A method of several XNNPACK delegate calls, or of calls that take constants (tp_pte_graph
+   with tp_xnn_pte_call): each call's blob becomes a runtime of its own, wired to the method's
+   values by index; the planned buffers (non_const_buffer_sizes, padded by TP_XNN_EXTRA_BYTES)
+   are allocated and the constants of the constant segment copied, so the runtime's external
+   ids are then the method's VALUE indices (tp_pte_io_at; for a tp_xnn_add_pte_method method
+   the two agree): bind every plan input and output (tp_xnn_runtime_extern_size gives its
+   bytes), and invoke runs the calls in chain order, intermediates in the planned memory.
+   Errors, sentence in *err (may be NULL): the
    program's tp_pte_read errors (TP_ERR_FORMAT); no such method (TP_ERR_INVALID, naming the
-   methods there are); a method without exactly one XnnpackBackend delegate
-   (TP_ERR_UNSUPPORTED); named keys neither embedded nor in ptd (TP_ERR_INVALID: "method
-   \"forward\" needs a .ptd with these keys (3, ...): \"<key>\", ..."); a key in both with different bytes (TP_ERR_INVALID); tp_xnn_load's. */
+   methods there are); a method of more than one chain, an instruction that is not a
+   DelegateCall of an XnnpackBackend delegate (TP_ERR_UNSUPPORTED: "method \"forward\":
+   instruction 0 calls aten::add.out, a portable kernel; the XNNPACK loader runs delegate calls
+   only"), a one-call method without exactly one XnnpackBackend delegate (TP_ERR_UNSUPPORTED);
+   a call whose values do not match its blob's externals (count, bytes), planned buffers above
+   TP_XNN_RUNTIME_MAX_ACTIVATION_BYTES, an argument neither planned, constant, input nor
+   output (TP_ERR_FORMAT); named keys neither embedded nor in ptd (TP_ERR_INVALID: "method
+   \"forward\" needs a .ptd with these keys (3, ...): \"<key>\", ..."); a key in both with different bytes (TP_ERR_INVALID); tp_xnn_load's.
+   On such a runtime tp_xnn_runtime_bind refuses a value that is not a plan input or output,
+   and invoke one left unbound (TP_ERR_INVALID, naming it). */
 TPDEF tp_status tp_xnn_load_pte(const void *pte, size_t pte_size, const char *method,
                                 const void *ptd, size_t ptd_size, uint32_t flags,
                                 tp_xnn_runtime **out, tp_error *err);
@@ -5241,6 +5256,17 @@ struct tp_xnn_runtime {
   size_t nowned, cap_owned, cap_owned_size;
   uint32_t *direct;      /* serialized id (< ndirect) -> value position */
   size_t ndirect;
+  /* a method of delegate calls (tp_xnn_load_pte): externals are the method's values */
+  int is_method;
+  struct tp_xnn_runtime **calls; /* one runtime per DelegateCall, in chain order */
+  int32_t **call_args;   /* each call's value indices (calls[c]'s external k is value
+                            call_args[c][k]) */
+  size_t ncalls;
+  void **place;          /* per value: its planned or constant bytes (NULL: bound only) */
+  uint64_t *vbytes;      /* per value: a tensor's bytes */
+  unsigned char *io;     /* per value: 1 plan input, 2 plan output (bits) */
+  unsigned char **bufs;  /* the planned buffers (1 .. nbufs - 1; 0 unused) */
+  size_t nbufs;
 };
 
 /* A fixed-capacity open-addressing table, u64 key -> u32 value (TP_XNN_INVALID_ID: an empty
@@ -5312,6 +5338,17 @@ TPDEF void tp_xnn_runtime_destroy(tp_xnn_runtime *rt) {
   size_t i;
   if (!rt) return;
   if (rt->runtime) xnn_delete_runtime(rt->runtime);
+  for (i = 0; i < rt->ncalls; i++) {
+    tp_xnn_runtime_destroy(rt->calls[i]);
+    TP_FREE(rt->call_args[i]);
+  }
+  TP_FREE(rt->calls);
+  TP_FREE(rt->call_args);
+  for (i = 0; i < rt->nbufs; i++) TP_FREE(rt->bufs[i]);
+  TP_FREE(rt->bufs);
+  TP_FREE(rt->place);
+  TP_FREE(rt->vbytes);
+  TP_FREE(rt->io);
   for (i = 0; i < rt->nowned; i++) TP_FREE(rt->owned[i]);
   TP_FREE(rt->owned);
   TP_FREE(rt->owned_size);
@@ -5335,8 +5372,13 @@ TPDEF tp_status tp_xnn_runtime_bind(tp_xnn_runtime *rt, uint32_t external_id, vo
   TP_ASSERT(rt);
   memset(&rt->err, 0, sizeof rt->err); /* a failure is this call's only (ERRORS rule) */
   if (external_id >= rt->num_externs)
-    return tp__error_set(&rt->err, TP_ERR_INVALID, "bind: external id %u, the blob has %u",
-                        (unsigned)external_id, (unsigned)rt->num_externs);
+    return tp__error_set(&rt->err, TP_ERR_INVALID, "bind: external id %u, the %s has %u",
+                        (unsigned)external_id, rt->is_method ? "method" : "blob",
+                        (unsigned)rt->num_externs);
+  if (rt->is_method && !rt->io[external_id])
+    return tp__error_set(&rt->err, TP_ERR_INVALID, "bind: value %u is not an input or output "
+                        "of the method (the method's memory plan holds it)",
+                        (unsigned)external_id);
   rt->bound[external_id] = data;
   return TP_OK;
 }
@@ -5345,6 +5387,14 @@ TPDEF tp_status tp_xnn_runtime_extern_size(const tp_xnn_runtime *rt, uint32_t ex
                                            size_t *size, size_t *padded) {
   size_t i;
   TP_ASSERT(rt);
+  if (rt->is_method) {
+    if (external_id >= rt->num_externs || !rt->io[external_id]) return TP_ERR_INVALID;
+    if (rt->vbytes[external_id] > (uint64_t)(SIZE_MAX - TP_XNN_EXTRA_BYTES))
+      return TP_ERR_OVERFLOW;
+    if (size) *size = (size_t)rt->vbytes[external_id];
+    if (padded) *padded = (size_t)rt->vbytes[external_id] + TP_XNN_EXTRA_BYTES;
+    return TP_OK;
+  }
   for (i = 0; i < rt->ndirect && rt->vinfo; i++) {
     const tp__xnn_value *cv = &rt->vinfo[i].cv;
     uint64_t n = 1, b;
@@ -5362,12 +5412,38 @@ TPDEF tp_status tp_xnn_runtime_extern_size(const tp_xnn_runtime *rt, uint32_t ex
   return TP_ERR_INVALID;
 }
 
+/* A method's invoke: every plan input and output bound, then each delegate call's runtime
+   with its externals bound to the values' places (bound memory, else planned or constant). */
+static tp_status tp__xnn_rt_invoke_method(tp_xnn_runtime *rt) {
+  size_t c, k;
+  uint32_t v;
+  for (v = 0; v < rt->num_externs; v++)
+    if (rt->io[v] && !rt->bound[v])
+      return tp__error_set(&rt->err, TP_ERR_INVALID, "invoke: the method's %s value %u is not "
+                          "bound: tp_xnn_runtime_bind it first",
+                          (rt->io[v] & 1) ? "input" : "output", (unsigned)v);
+  for (c = 0; c < rt->ncalls; c++) {
+    tp_xnn_runtime *sub = rt->calls[c];
+    tp_status st = TP_OK;
+    for (k = 0; st == TP_OK && k < sub->num_externs; k++) {
+      int32_t a = rt->call_args[c][k];
+      st = tp_xnn_runtime_bind(sub, (uint32_t)k, rt->bound[a] ? rt->bound[a] : rt->place[a]);
+    }
+    if (st == TP_OK) st = tp_xnn_runtime_invoke(sub);
+    if (st != TP_OK)
+      return tp__error_set(&rt->err, st, "invoke: delegate call %lu: %s", (unsigned long)c,
+                          sub->err.msg);
+  }
+  return TP_OK;
+}
+
 TPDEF tp_status tp_xnn_runtime_invoke(tp_xnn_runtime *rt) {
   struct xnn_external_value *ev;
   size_t n = 0, i;
   enum xnn_status xs;
   TP_ASSERT(rt);
   memset(&rt->err, 0, sizeof rt->err); /* a failure is this call's only (ERRORS rule) */
+  if (rt->is_method) return tp__xnn_rt_invoke_method(rt);
   ev = (struct xnn_external_value *)TP_MALLOC((rt->num_externs + 1) * sizeof *ev);
   if (!ev) return tp__error_set(&rt->err, TP_ERR_NOMEM, "invoke: no memory");
   for (i = 0; i < rt->ndirect; i++) { /* XNNPACK would read or write through NULL */
@@ -6124,6 +6200,198 @@ static int tp__xnn_list_add(char *buf, size_t cap, size_t *n, const char *sep, c
   return 1;
 }
 
+/* Method m's chain for the loader: every instruction a DelegateCall of an XnnpackBackend
+   delegate (else TP_ERR_UNSUPPORTED naming the instruction); *single = 1 when it is one call of
+   the method's values 0 .. n-1 in order (tp_xnn_add_pte_method's shape: external id k is value
+   k), which tp_xnn_load runs as it is. */
+static tp_status tp__xnn_pte_chain(tp_pte_file *f, size_t m, const tp_pte_method_info *mi,
+                                   const char *method, int *single, tp_error *err) {
+  tp_pte_instruction_info ii;
+  tp_pte_delegate_info di;
+  size_t n = 0, k, a;
+  *single = 0;
+  if (mi->n_chains != 1)
+    return tp__error_set(err, TP_ERR_UNSUPPORTED, "method \"%.60s\" has %lu chains; the XNNPACK "
+                        "loader runs one", method, (unsigned long)mi->n_chains);
+  if (tp_pte_chain_size(f, m, 0, &n) != TP_OK || n == 0)
+    return tp__error_set(err, TP_ERR_UNSUPPORTED, "method \"%.60s\" has no instruction",
+                        method);
+  for (k = 0; k < n; k++) {
+    if (tp_pte_instruction_at(f, m, 0, k, &ii) != TP_OK)
+      return tp__error_set(err, TP_ERR_FORMAT, "method \"%.60s\": instruction %lu unreadable",
+                          method, (unsigned long)k);
+    if (ii.kind == TP_PTE_I_KernelCall) {
+      const char *name = "?", *ov = "";
+      tp_pte_operator_at(f, m, (size_t)ii.index, &name, &ov);
+      return tp__error_set(err, TP_ERR_UNSUPPORTED, "method \"%.60s\": instruction %lu calls "
+                          "%.80s%s%.60s, a %skernel; the XNNPACK loader runs delegate calls only",
+                          method, (unsigned long)k, name, ov[0] ? "." : "", ov,
+                          tp_pte_op_find(name, ov) >= 0 ? "portable " : "");
+    }
+    if (ii.kind != TP_PTE_I_DelegateCall)
+      return tp__error_set(err, TP_ERR_UNSUPPORTED, "method \"%.60s\": instruction %lu is a %s; "
+                          "the XNNPACK loader runs delegate calls only", method,
+                          (unsigned long)k, tp_pte_instruction_name(ii.kind));
+    if (tp_pte_delegate_at(f, m, (size_t)ii.index, &di) != TP_OK ||
+        strcmp(di.id, "XnnpackBackend") != 0)
+      return tp__error_set(err, TP_ERR_UNSUPPORTED, "method \"%.60s\": instruction %lu calls "
+                          "delegate %ld, a %.60s; the XNNPACK loader runs XnnpackBackend "
+                          "delegates only", method, (unsigned long)k, (long)ii.index,
+                          di.id ? di.id : "?");
+  }
+  *single = n == 1 && ii.args.count == mi->n_values;
+  for (a = 0; *single && a < ii.args.count; a++) *single = tp_fb_vector_scalar(&ii.args, a) == a;
+  return TP_OK;
+}
+
+/* The loader on method m of delegate calls (tp__xnn_pte_chain accepted it): one runtime per
+   call (tp_xnn_load with the named data image ptd), the planned buffers allocated, the
+   constants copied; the runtime's externals are the method's values (see tp_xnn_load_pte). */
+static tp_status tp__xnn_load_method(tp_pte_file *f, size_t m, const tp_pte_method_info *mi,
+                                     const char *method, const void *ptd, size_t ptd_size,
+                                     uint32_t flags, tp_xnn_runtime **out, tp_error *err) {
+  tp_xnn_runtime *rt;
+  size_t n = mi->n_values, k, c, ninstr = 0;
+  uint64_t total = 0, consts = 0;
+  tp_status s = TP_OK;
+  rt = (tp_xnn_runtime *)TP_MALLOC(sizeof *rt);
+  if (!rt) return tp__error_set(err, TP_ERR_NOMEM, "tp_xnn_load_pte: no memory");
+  memset(rt, 0, sizeof *rt);
+  rt->is_method = 1;
+  if (n > TP_PTE_MAX_VALUES) {
+    tp_xnn_runtime_destroy(rt);
+    return tp__error_set(err, TP_ERR_FORMAT, "method \"%.60s\" has %lu values (at most %d)",
+                        method, (unsigned long)n, TP_PTE_MAX_VALUES);
+  }
+  rt->num_externs = (uint32_t)n;
+  rt->bound = (void **)TP_MALLOC((n + 1) * sizeof *rt->bound);
+  rt->place = (void **)TP_MALLOC((n + 1) * sizeof *rt->place);
+  rt->vbytes = (uint64_t *)TP_MALLOC((n + 1) * sizeof *rt->vbytes);
+  rt->io = (unsigned char *)TP_MALLOC(n + 1);
+  rt->bufs = (unsigned char **)TP_MALLOC((mi->n_buffers + 1) * sizeof *rt->bufs);
+  tp_pte_chain_size(f, m, 0, &ninstr);
+  rt->calls = (tp_xnn_runtime **)TP_MALLOC((ninstr + 1) * sizeof *rt->calls);
+  rt->call_args = (int32_t **)TP_MALLOC((ninstr + 1) * sizeof *rt->call_args);
+  if (!rt->bound || !rt->place || !rt->vbytes || !rt->io || !rt->bufs || !rt->calls ||
+      !rt->call_args) {
+    TP_FREE(rt->bufs);
+    rt->bufs = NULL;
+    tp_xnn_runtime_destroy(rt);
+    return tp__error_set(err, TP_ERR_NOMEM, "tp_xnn_load_pte: no memory");
+  }
+  memset(rt->bound, 0, (n + 1) * sizeof *rt->bound);
+  memset(rt->place, 0, (n + 1) * sizeof *rt->place);
+  memset(rt->vbytes, 0, (n + 1) * sizeof *rt->vbytes);
+  memset(rt->io, 0, n + 1);
+  memset(rt->bufs, 0, (mi->n_buffers + 1) * sizeof *rt->bufs);
+  rt->nbufs = mi->n_buffers;
+  for (k = 0; k < mi->n_inputs + mi->n_outputs; k++) {
+    size_t v;
+    int is_out = k >= mi->n_inputs;
+    if (tp_pte_io_at(f, m, is_out, is_out ? k - mi->n_inputs : k, &v) == TP_OK && v < n)
+      rt->io[v] |= (unsigned char)(is_out ? 2 : 1);
+  }
+  for (k = 1; s == TP_OK && k < mi->n_buffers; k++) { /* buffer 0 is the reserved one */
+    uint64_t b = 0;
+    tp_pte_buffer_at(f, m, k, &b);
+    total += b;
+    if (total > TP_XNN_RUNTIME_MAX_ACTIVATION_BYTES || b > SIZE_MAX - TP_XNN_EXTRA_BYTES) {
+      s = tp__error_set(err, TP_ERR_FORMAT, "method \"%.60s\": planned buffers of %llu bytes "
+                        "and more, above the loader's limit (TP_XNN_RUNTIME_MAX_ACTIVATION_BYTES"
+                        ", %llu)", method, (unsigned long long)total,
+                        (unsigned long long)TP_XNN_RUNTIME_MAX_ACTIVATION_BYTES);
+      break;
+    }
+    rt->bufs[k] = (unsigned char *)TP_MALLOC((size_t)b + TP_XNN_EXTRA_BYTES);
+    if (!rt->bufs[k]) s = tp__error_set(err, TP_ERR_NOMEM, "tp_xnn_load_pte: no memory");
+    else memset(rt->bufs[k], 0, (size_t)b + TP_XNN_EXTRA_BYTES);
+  }
+  for (k = 0; s == TP_OK && k < n; k++) {
+    tp_pte_value_info vi;
+    if (tp_pte_value_at(f, m, k, &vi) != TP_OK || vi.kind != TP_PTE_V_Tensor) continue;
+    rt->vbytes[k] = vi.nbytes;
+    if (vi.planned) { /* tp_pte_read checked the buffer and the bytes inside it */
+      rt->place[k] = rt->bufs[vi.memory_id] + vi.memory_offset;
+    } else if (vi.data) { /* a constant: copied (and padded), so the program may go */
+      unsigned char *copy;
+      consts += vi.nbytes;
+      if (consts > (uint64_t)f->size) {
+        s = tp__error_set(err, TP_ERR_FORMAT, "method \"%.60s\": constants of %llu bytes and "
+                          "more in a program of %llu (shared bytes)", method,
+                          (unsigned long long)consts, (unsigned long long)f->size);
+        break;
+      }
+      if (tp__array_reserve((void **)&rt->owned, &rt->cap_owned, rt->nowned + 1,
+                            sizeof *rt->owned) != TP_OK ||
+          !(copy = (unsigned char *)TP_MALLOC((size_t)vi.nbytes + TP_XNN_EXTRA_BYTES))) {
+        s = tp__error_set(err, TP_ERR_NOMEM, "tp_xnn_load_pte: no memory");
+        break;
+      }
+      memcpy(copy, vi.data, (size_t)vi.nbytes);
+      memset(copy + vi.nbytes, 0, TP_XNN_EXTRA_BYTES);
+      rt->owned[rt->nowned++] = copy;
+      rt->place[k] = copy;
+    }
+  }
+  for (c = 0; s == TP_OK && c < ninstr; c++) {
+    tp_pte_instruction_info ii;
+    tp_pte_delegate_info di;
+    tp_xnn_runtime *sub = NULL;
+    tp_error e;
+    tp_pte_instruction_at(f, m, 0, c, &ii);
+    tp_pte_delegate_at(f, m, (size_t)ii.index, &di);
+    s = tp_xnn_load(di.data, (size_t)di.nbytes, ptd, ptd_size, flags, &sub, &e);
+    if (s != TP_OK) {
+      tp__error_set(err, s, "method \"%.60s\" instruction %lu: %s", method, (unsigned long)c,
+                    e.msg);
+      break;
+    }
+    rt->calls[rt->ncalls] = sub;
+    rt->call_args[rt->ncalls] = (int32_t *)TP_MALLOC((ii.args.count + 1) * sizeof(int32_t));
+    rt->ncalls++;
+    if (!rt->call_args[rt->ncalls - 1]) {
+      s = tp__error_set(err, TP_ERR_NOMEM, "tp_xnn_load_pte: no memory");
+      break;
+    }
+    if (ii.args.count != sub->num_externs) {
+      s = tp__error_set(err, TP_ERR_FORMAT, "method \"%.60s\" instruction %lu passes %lu "
+                        "values; its blob has %u externals", method, (unsigned long)c,
+                        (unsigned long)ii.args.count, (unsigned)sub->num_externs);
+      break;
+    }
+    for (k = 0; k < ii.args.count; k++) {
+      int32_t a = (int32_t)tp_fb_vector_scalar(&ii.args, k); /* in range (tp_pte_read) */
+      size_t need = 0;
+      tp_pte_value_info vi;
+      rt->call_args[rt->ncalls - 1][k] = a;
+      tp_pte_value_at(f, m, (size_t)a, &vi);
+      if (tp_xnn_runtime_extern_size(sub, (uint32_t)k, &need, NULL) != TP_OK)
+        need = (size_t)-1;
+      if (vi.kind != TP_PTE_V_Tensor || (uint64_t)need != rt->vbytes[a]) {
+        s = tp__error_set(err, TP_ERR_FORMAT, "method \"%.60s\" instruction %lu: argument %lu "
+                          "is value %ld%s of %llu bytes; external %lu of its blob has %llu",
+                          method, (unsigned long)c, (unsigned long)k, (long)a,
+                          vi.kind == TP_PTE_V_Tensor ? "" : " (not a Tensor)",
+                          (unsigned long long)rt->vbytes[a], (unsigned long)k,
+                          (unsigned long long)need);
+        break;
+      }
+      if (!rt->place[a] && !rt->io[a]) {
+        s = tp__error_set(err, TP_ERR_FORMAT, "method \"%.60s\" instruction %lu: argument %lu "
+                          "is value %ld, neither memory-planned nor a constant nor an input or "
+                          "output", method, (unsigned long)c, (unsigned long)k, (long)a);
+        break;
+      }
+    }
+  }
+  if (s != TP_OK) {
+    tp_xnn_runtime_destroy(rt);
+    return s;
+  }
+  *out = rt;
+  return TP_OK;
+}
+
 TPDEF tp_status tp_xnn_load_pte(const void *pte, size_t pte_size, const char *method,
                                 const void *ptd, size_t ptd_size, uint32_t flags,
                                 tp_xnn_runtime **out, tp_error *err) {
@@ -6135,6 +6403,7 @@ TPDEF tp_status tp_xnn_load_pte(const void *pte, size_t pte_size, const char *me
   tp_membuf mb;
   const void *use = ptd;
   size_t use_size = ptd_size, m, k, nx = 0, missing = 0, i;
+  int single = 0;
   const char *keys[8];
   tp_status s;
   if (err) memset(err, 0, sizeof *err);
@@ -6157,13 +6426,14 @@ TPDEF tp_status tp_xnn_load_pte(const void *pte, size_t pte_size, const char *me
   }
   if ((s = tp_pte_method_at(&f, m, &mi)) != TP_OK)
     return tp__error_set(err, s, "method \"%.60s\": %s", method, tp_status_str(s));
+  if ((s = tp__xnn_pte_chain(&f, m, &mi, method, &single, err)) != TP_OK) return s;
   memset(&xd, 0, sizeof xd);
   for (k = 0; k < mi.n_delegates; k++)
     if (tp_pte_delegate_at(&f, m, k, &di) == TP_OK && strcmp(di.id, "XnnpackBackend") == 0) {
       if (!nx) xd = di;
       nx++;
     }
-  if (nx != 1)
+  if (single && nx != 1)
     return tp__error_set(err, TP_ERR_UNSUPPORTED, "method \"%.60s\" has %lu XnnpackBackend "
                         "delegates (of %lu); tp_xnn_load_pte runs a method with exactly one",
                         method, (unsigned long)nx, (unsigned long)mi.n_delegates);
@@ -6215,7 +6485,10 @@ TPDEF tp_status tp_xnn_load_pte(const void *pte, size_t pte_size, const char *me
     use = mb.data;
     use_size = mb.size;
   }
-  s = tp_xnn_load(xd.data, (size_t)xd.nbytes, use, use_size, flags, out, err);
+  if (single)
+    s = tp_xnn_load(xd.data, (size_t)xd.nbytes, use, use_size, flags, out, err);
+  else
+    s = tp__xnn_load_method(&f, m, &mi, method, use, use_size, flags, out, err);
   tp_membuf_free(&mb);
   return s;
 }

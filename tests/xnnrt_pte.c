@@ -7,7 +7,11 @@
    in a .ptd beside it, or both; tp_xnn_pte_missing_keys names what a program needs from a
    .ptd, and a program loaded without the .ptd it needs is refused with those keys
    (ExecuTorch's runtime crashes there). q/k/v linears from chunks of one in_proj_weight,
-   checked against a double-precision reference. */
+   checked against a double-precision reference. A method built with the graph API (two
+   XNNPACK delegate calls wired by value index, a constant from the constant segment, the
+   intermediate in the memory plan) runs as one runtime bound by value index; a kernel call,
+   another backend, a call that does not fit its blob and a plan above the loader's limit are
+   refused with their sentences. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -276,11 +280,232 @@ static void test_external_ptd(void) {
   tp_store_destroy(st);
 }
 
+/* A method built with the graph API: y = (x W^T) + c in two XNNPACK delegate calls (a linear,
+   then an add of the program constant c), the intermediate h in the memory plan, values
+   defined out of call order (x 0, y 1, h 2, c 3): loaded by tp_xnn_load_pte as one runtime
+   whose externals are the method's values, run twice; a value the plan holds refused by bind,
+   an unbound output by invoke; a method with a kernel call refused naming it. */
+static void test_graph_method(void) {
+  static float cst[B * E], y[B * E];
+  int64_t wsz[2] = {E, E}, csz[2] = {B, E};
+  tp_storage ws, cs;
+  tp_tensor wv, cv;
+  tp_xnn_graph *ga = NULL, *gb = NULL;
+  tp_pte *p = NULL;
+  tp_pte_graph *g = NULL;
+  tp_pte_tensor tx, ty, th;
+  size_t d2[2] = {B, E}, i, sz = 0;
+  uint32_t xa, wa, ha, hb, cb, yb, x, yv, h, c, a[3];
+  tp_membuf pte;
+  tp_sink sk;
+  tp_xnn_runtime *rt = NULL;
+  tp_error e;
+  int run;
+  for (i = 0; i < E * E; i++) g_w[i] = (float)sin(0.37 * (double)i);
+  for (i = 0; i < B * E; i++) g_x[i] = (float)cos(0.21 * (double)i), cst[i] = (float)i * 0.01f;
+  ws.data = g_w, ws.nbytes = sizeof(float) * E * E;
+  cs.data = cst, cs.nbytes = sizeof cst;
+  TPT_STATUS(tp_view(ws, TP_F32, 2, wsz, NULL, 0, &wv), TP_OK);
+  TPT_STATUS(tp_view(cs, TP_F32, 2, csz, NULL, 0, &cv), TP_OK);
+  TPT_STATUS(tp_xnn_graph_create(NULL, &ga), TP_OK);
+  tp_xnn_define_tensor_value(ga, TP_XNN_FP32, 2, d2, NULL, 0, TP_XNN_FLAG_EXTERNAL_INPUT, &xa);
+  tp_xnn_define_tensor_value(ga, TP_XNN_FP32, 2, NULL, &wv, TP_XNN_INVALID_ID, 0, &wa);
+  tp_xnn_define_tensor_value(ga, TP_XNN_FP32, 2, d2, NULL, 1, TP_XNN_FLAG_EXTERNAL_OUTPUT, &ha);
+  tp_xnn_define_fully_connected(ga, -INFINITY, INFINITY, xa, wa, TP_XNN_INVALID_ID, ha, 0);
+  TPT_STATUS(tp_xnn_graph_status(ga), TP_OK);
+  TPT_STATUS(tp_xnn_graph_create(NULL, &gb), TP_OK);
+  tp_xnn_define_tensor_value(gb, TP_XNN_FP32, 2, d2, NULL, 0, TP_XNN_FLAG_EXTERNAL_INPUT, &hb);
+  tp_xnn_define_tensor_value(gb, TP_XNN_FP32, 2, d2, NULL, 1, TP_XNN_FLAG_EXTERNAL_INPUT, &cb);
+  tp_xnn_define_tensor_value(gb, TP_XNN_FP32, 2, d2, NULL, 2, TP_XNN_FLAG_EXTERNAL_OUTPUT, &yb);
+  tp_xnn_define_add2(gb, -INFINITY, INFINITY, hb, cb, yb, 0);
+  TPT_STATUS(tp_xnn_graph_status(gb), TP_OK);
+
+  memset(&tx, 0, sizeof tx);
+  tx.dtype = TP_F32, tx.ndim = 2, tx.sizes[0] = B, tx.sizes[1] = E;
+  ty = th = tx;
+  tx.role = TP_PTE_INPUT, ty.role = TP_PTE_OUTPUT;
+  TPT_STATUS(tp_pte_create(NULL, &p), TP_OK);
+  TPT_STATUS(tp_pte_graph_create(p, "forward", &g), TP_OK);
+  TPT_STATUS(tp_pte_define_tensor(g, &tx, &x), TP_OK);
+  TPT_STATUS(tp_pte_define_tensor(g, &ty, &yv), TP_OK);
+  TPT_STATUS(tp_pte_define_tensor(g, &th, &h), TP_OK);
+  TPT_STATUS(tp_pte_define_constant(g, &cv, &c), TP_OK);
+  a[0] = x, a[1] = h;
+  TPT_STATUS(tp_xnn_pte_call(g, ga, a, 2), TP_OK);
+  a[0] = h, a[1] = c, a[2] = yv;
+  TPT_STATUS(tp_xnn_pte_call(g, gb, a, 3), TP_OK);
+  TPT_STATUS(tp_pte_graph_finish(g), TP_OK);
+  memset(&pte, 0, sizeof pte);
+  sk = tp_sink_membuf(&pte);
+  TPT_STATUS(tp_pte_write(p, &sk), TP_OK);
+  tp_pte_destroy(p);
+
+  TPT_STATUS(tp_xnn_load_pte(pte.data, pte.size, "forward", NULL, 0, 0, &rt, &e), TP_OK);
+  if (rt) {
+    TPT_EQ_U64(tp_xnn_runtime_num_externs(rt), 4);
+    TPT_STATUS(tp_xnn_runtime_extern_size(rt, yv, &sz, NULL), TP_OK);
+    TPT_EQ_U64(sz, sizeof y);
+    TPT_STATUS(tp_xnn_runtime_extern_size(rt, h, &sz, NULL), TP_ERR_INVALID);
+    TPT_STATUS(tp_xnn_runtime_bind(rt, h, y), TP_ERR_INVALID);
+    TPT_EQ_STR(tp_xnn_runtime_error(rt), "bind: value 2 is not an input or output of the method "
+                                         "(the method's memory plan holds it)");
+    TPT_STATUS(tp_xnn_runtime_bind(rt, x, g_x), TP_OK);
+    TPT_STATUS(tp_xnn_runtime_invoke(rt), TP_ERR_INVALID);
+    TPT_EQ_STR(tp_xnn_runtime_error(rt), "invoke: the method's output value 1 is not bound: "
+                                         "tp_xnn_runtime_bind it first");
+    TPT_STATUS(tp_xnn_runtime_bind(rt, yv, y), TP_OK);
+    for (run = 0; run < 2; run++) {
+      double worst = 0;
+      int b, r, k;
+      memset(y, 0, sizeof y);
+      TPT_STATUS(tp_xnn_runtime_invoke(rt), TP_OK);
+      for (b = 0; b < B; b++)
+        for (r = 0; r < E; r++) {
+          double acc = (double)cst[b * E + r];
+          for (k = 0; k < E; k++) acc += (double)g_x[b * E + k] * (double)g_w[r * E + k];
+          if (!(fabs(acc - y[b * E + r]) <= worst)) worst = fabs(acc - y[b * E + r]);
+        }
+      TPT_CHECK(worst < 1e-5);
+      printf("  graph method, two delegate calls + a constant, run %d: max error %.2g\n", run + 1,
+             worst);
+    }
+  } else {
+    printf("  load: %s\n", e.msg);
+  }
+  tp_xnn_runtime_destroy(rt);
+  tp_membuf_free(&pte);
+
+  /* a kernel call: refused, naming the instruction and the operator */
+  {
+    uint32_t one, args[5];
+    tp_pte_tensor t4;
+    memset(&t4, 0, sizeof t4);
+    t4.dtype = TP_F32, t4.ndim = 2, t4.sizes[0] = B, t4.sizes[1] = E;
+    TPT_STATUS(tp_pte_create(NULL, &p), TP_OK);
+    TPT_STATUS(tp_pte_graph_create(p, "forward", &g), TP_OK);
+    t4.role = TP_PTE_INPUT;
+    TPT_STATUS(tp_pte_define_tensor(g, &t4, &x), TP_OK);
+    t4.role = 0;
+    TPT_STATUS(tp_pte_define_tensor(g, &t4, &h), TP_OK);
+    t4.role = TP_PTE_OUTPUT;
+    TPT_STATUS(tp_pte_define_tensor(g, &t4, &yv), TP_OK);
+    TPT_STATUS(tp_pte_define_int(g, 1, &one), TP_OK);
+    args[0] = x, args[1] = h;
+    TPT_STATUS(tp_xnn_pte_call(g, ga, args, 2), TP_OK);
+    args[0] = h, args[1] = h, args[2] = one, args[3] = yv, args[4] = yv;
+    TPT_STATUS(tp_pte_call_kernel(g, "aten::add", "out", args, 5), TP_OK);
+    TPT_STATUS(tp_pte_graph_finish(g), TP_OK);
+    memset(&pte, 0, sizeof pte);
+    sk = tp_sink_membuf(&pte);
+    TPT_STATUS(tp_pte_write(p, &sk), TP_OK);
+    tp_pte_destroy(p);
+    rt = NULL;
+    TPT_STATUS(tp_xnn_load_pte(pte.data, pte.size, "forward", NULL, 0, 0, &rt, &e),
+               TP_ERR_UNSUPPORTED);
+    TPT_CHECK(rt == NULL);
+    TPT_EQ_STR(e.msg, "method \"forward\": instruction 1 calls aten::add.out, a portable "
+                      "kernel; the XNNPACK loader runs delegate calls only");
+    tp_membuf_free(&pte);
+  }
+  tp_xnn_graph_destroy(ga);
+  tp_xnn_graph_destroy(gb);
+}
+
+/* A producer streaming the membuf ctx. */
+static tp_status produce_mem(void *ctx, tp_sink *sink) {
+  const tp_membuf *b = (const tp_membuf *)ctx;
+  return tp_sink_write(sink, b->data, b->size);
+}
+
+/* A one-method program whose method calls delegate `backend` (blob: the bytes of blob) once
+   with the tensors t[0 .. n) defined in that order, the last npass of them passed in reverse
+   (so value k is not external k: the loader's method path); tp_xnn_load_pte's status and
+   sentence checked. */
+static void refused_call(const char *backend, tp_membuf *blob, const tp_pte_tensor *t, size_t n,
+                         size_t npass, tp_status want, const char *sentence) {
+  tp_pte *p = NULL;
+  tp_pte_graph *g = NULL;
+  tp_pte_delegate d;
+  uint32_t ids[4], args[4];
+  tp_membuf pte;
+  tp_sink sk;
+  tp_xnn_runtime *rt = NULL;
+  tp_error e;
+  size_t k;
+  memset(&d, 0, sizeof d);
+  d.backend_id = backend;
+  d.blob_size = blob->size;
+  d.produce = produce_mem;
+  d.ctx = blob;
+  TPT_STATUS(tp_pte_create(NULL, &p), TP_OK);
+  TPT_STATUS(tp_pte_graph_create(p, "forward", &g), TP_OK);
+  for (k = 0; k < n; k++) TPT_STATUS(tp_pte_define_tensor(g, &t[k], &ids[k]), TP_OK);
+  for (k = 0; k < npass; k++) args[k] = ids[n - 1 - k];
+  TPT_STATUS(tp_pte_call_delegate(g, &d, args, npass), TP_OK);
+  TPT_STATUS(tp_pte_graph_finish(g), TP_OK);
+  memset(&pte, 0, sizeof pte);
+  sk = tp_sink_membuf(&pte);
+  TPT_STATUS(tp_pte_write(p, &sk), TP_OK);
+  tp_pte_destroy(p);
+  TPT_STATUS(tp_xnn_load_pte(pte.data, pte.size, "forward", NULL, 0, 0, &rt, &e), want);
+  TPT_CHECK(rt == NULL);
+  TPT_EQ_STR(e.msg, sentence);
+  tp_xnn_runtime_destroy(rt);
+  tp_membuf_free(&pte);
+}
+
+/* The loader's refusals of a graph method: another backend's delegate, a call whose values do
+   not match its blob's externals (count, bytes), planned buffers above the loader's limit. */
+static void test_graph_method_refusals(void) {
+  int64_t wsz[2] = {E, E};
+  tp_storage ws;
+  tp_tensor wv;
+  tp_xnn_graph *ga = NULL;
+  size_t d2[2] = {B, E};
+  uint32_t xa, wa, ha;
+  tp_membuf blob;
+  tp_sink sk;
+  tp_pte_tensor t[2];
+  ws.data = g_w, ws.nbytes = sizeof(float) * E * E;
+  TPT_STATUS(tp_view(ws, TP_F32, 2, wsz, NULL, 0, &wv), TP_OK);
+  TPT_STATUS(tp_xnn_graph_create(NULL, &ga), TP_OK);
+  tp_xnn_define_tensor_value(ga, TP_XNN_FP32, 2, d2, NULL, 0, TP_XNN_FLAG_EXTERNAL_INPUT, &xa);
+  tp_xnn_define_tensor_value(ga, TP_XNN_FP32, 2, NULL, &wv, TP_XNN_INVALID_ID, 0, &wa);
+  tp_xnn_define_tensor_value(ga, TP_XNN_FP32, 2, d2, NULL, 1, TP_XNN_FLAG_EXTERNAL_OUTPUT, &ha);
+  tp_xnn_define_fully_connected(ga, -INFINITY, INFINITY, xa, wa, TP_XNN_INVALID_ID, ha, 0);
+  memset(&blob, 0, sizeof blob);
+  sk = tp_sink_membuf(&blob);
+  TPT_STATUS(tp_xnn_write(ga, &sk), TP_OK);
+  memset(t, 0, sizeof t);
+  t[0].role = TP_PTE_OUTPUT, t[0].dtype = TP_F32, t[0].ndim = 2, t[0].sizes[0] = B;
+  t[0].sizes[1] = E;
+  t[1] = t[0];
+  t[1].role = TP_PTE_INPUT;
+  refused_call("VulkanBackend", &blob, t, 2, 2, TP_ERR_UNSUPPORTED,
+               "method \"forward\": instruction 0 calls delegate 0, a VulkanBackend; the XNNPACK "
+               "loader runs XnnpackBackend delegates only");
+  refused_call("XnnpackBackend", &blob, t, 2, 1, TP_ERR_FORMAT,
+               "method \"forward\" instruction 0 passes 1 values; its blob has 2 externals");
+  t[0].sizes[1] = 2 * E; /* the output twice too big */
+  refused_call("XnnpackBackend", &blob, t, 2, 2, TP_ERR_FORMAT,
+               "method \"forward\" instruction 0: argument 1 is value 0 of 384 bytes; external 1 "
+               "of its blob has 192");
+  t[0].sizes[0] = t[1].sizes[0] = (int64_t)1 << 15; /* 2 GiB and 1 GiB planned */
+  t[0].sizes[1] = t[1].sizes[1] = (int64_t)1 << 14;
+  refused_call("XnnpackBackend", &blob, t, 2, 2, TP_ERR_FORMAT,
+               "method \"forward\": planned buffers of 4294967296 bytes and more, above the "
+               "loader's limit (TP_XNN_RUNTIME_MAX_ACTIVATION_BYTES, 1073741824)");
+  tp_membuf_free(&blob);
+  tp_xnn_graph_destroy(ga);
+}
+
 int main(void) {
   (void)tpt_range;
   TPT_RUN(test_inline_program);
   TPT_RUN(test_named_program);
   TPT_RUN(test_embedded_and_inline); /* these two on init()'s weights and input */
   TPT_RUN(test_external_ptd);
+  TPT_RUN(test_graph_method);
+  TPT_RUN(test_graph_method_refusals);
   return tpt_finish("xnnrt_pte");
 }
