@@ -280,6 +280,30 @@ static void test_external_ptd(void) {
   tp_store_destroy(st);
 }
 
+/* The graph's method finished and written into pte (p destroyed). */
+static void finish_to_mem(tp_pte *p, tp_pte_graph *g, tp_membuf *pte) {
+  tp_sink sk;
+  TPT_STATUS(tp_pte_graph_finish(g), TP_OK);
+  memset(pte, 0, sizeof *pte);
+  sk = tp_sink_membuf(pte);
+  TPT_STATUS(tp_pte_write(p, &sk), TP_OK);
+  tp_pte_destroy(p);
+}
+
+/* XNNPACK graph h = x W^T: x [B, E] external 0, h [B, E] external 1, W the view wv inline. */
+static tp_xnn_graph *linear_graph(const tp_tensor *wv) {
+  tp_xnn_graph *ga = NULL;
+  size_t d2[2] = {B, E};
+  uint32_t xa, wa, ha;
+  TPT_STATUS(tp_xnn_graph_create(NULL, &ga), TP_OK);
+  tp_xnn_define_tensor_value(ga, TP_XNN_FP32, 2, d2, NULL, 0, TP_XNN_FLAG_EXTERNAL_INPUT, &xa);
+  tp_xnn_define_tensor_value(ga, TP_XNN_FP32, 2, NULL, wv, TP_XNN_INVALID_ID, 0, &wa);
+  tp_xnn_define_tensor_value(ga, TP_XNN_FP32, 2, d2, NULL, 1, TP_XNN_FLAG_EXTERNAL_OUTPUT, &ha);
+  tp_xnn_define_fully_connected(ga, -INFINITY, INFINITY, xa, wa, TP_XNN_INVALID_ID, ha, 0);
+  TPT_STATUS(tp_xnn_graph_status(ga), TP_OK);
+  return ga;
+}
+
 /* A method built with the graph API: y = (x W^T) + c in two XNNPACK delegate calls (a linear,
    then an add of the program constant c), the intermediate h in the memory plan, values
    defined out of call order (x 0, y 1, h 2, c 3): loaded by tp_xnn_load_pte as one runtime
@@ -295,9 +319,8 @@ static void test_graph_method(void) {
   tp_pte_graph *g = NULL;
   tp_pte_tensor tx, ty, th;
   size_t d2[2] = {B, E}, i, sz = 0;
-  uint32_t xa, wa, ha, hb, cb, yb, x, yv, h, c, a[3];
+  uint32_t hb, cb, yb, x, yv, h, c, a[3];
   tp_membuf pte;
-  tp_sink sk;
   tp_xnn_runtime *rt = NULL;
   tp_error e;
   int run;
@@ -307,11 +330,7 @@ static void test_graph_method(void) {
   cs.data = cst, cs.nbytes = sizeof cst;
   TPT_STATUS(tp_view(ws, TP_F32, 2, wsz, NULL, 0, &wv), TP_OK);
   TPT_STATUS(tp_view(cs, TP_F32, 2, csz, NULL, 0, &cv), TP_OK);
-  TPT_STATUS(tp_xnn_graph_create(NULL, &ga), TP_OK);
-  tp_xnn_define_tensor_value(ga, TP_XNN_FP32, 2, d2, NULL, 0, TP_XNN_FLAG_EXTERNAL_INPUT, &xa);
-  tp_xnn_define_tensor_value(ga, TP_XNN_FP32, 2, NULL, &wv, TP_XNN_INVALID_ID, 0, &wa);
-  tp_xnn_define_tensor_value(ga, TP_XNN_FP32, 2, d2, NULL, 1, TP_XNN_FLAG_EXTERNAL_OUTPUT, &ha);
-  tp_xnn_define_fully_connected(ga, -INFINITY, INFINITY, xa, wa, TP_XNN_INVALID_ID, ha, 0);
+  ga = linear_graph(&wv);
   TPT_STATUS(tp_xnn_graph_status(ga), TP_OK);
   TPT_STATUS(tp_xnn_graph_create(NULL, &gb), TP_OK);
   tp_xnn_define_tensor_value(gb, TP_XNN_FP32, 2, d2, NULL, 0, TP_XNN_FLAG_EXTERNAL_INPUT, &hb);
@@ -334,11 +353,7 @@ static void test_graph_method(void) {
   TPT_STATUS(tp_xnn_pte_call(g, ga, a, 2), TP_OK);
   a[0] = h, a[1] = c, a[2] = yv;
   TPT_STATUS(tp_xnn_pte_call(g, gb, a, 3), TP_OK);
-  TPT_STATUS(tp_pte_graph_finish(g), TP_OK);
-  memset(&pte, 0, sizeof pte);
-  sk = tp_sink_membuf(&pte);
-  TPT_STATUS(tp_pte_write(p, &sk), TP_OK);
-  tp_pte_destroy(p);
+  finish_to_mem(p, g, &pte);
 
   TPT_STATUS(tp_xnn_load_pte(pte.data, pte.size, "forward", NULL, 0, 0, &rt, &e), TP_OK);
   if (rt) {
@@ -394,11 +409,7 @@ static void test_graph_method(void) {
     TPT_STATUS(tp_xnn_pte_call(g, ga, args, 2), TP_OK);
     args[0] = h, args[1] = h, args[2] = one, args[3] = yv, args[4] = yv;
     TPT_STATUS(tp_pte_call_kernel(g, "aten::add", "out", args, 5), TP_OK);
-    TPT_STATUS(tp_pte_graph_finish(g), TP_OK);
-    memset(&pte, 0, sizeof pte);
-    sk = tp_sink_membuf(&pte);
-    TPT_STATUS(tp_pte_write(p, &sk), TP_OK);
-    tp_pte_destroy(p);
+    finish_to_mem(p, g, &pte);
     rt = NULL;
     TPT_STATUS(tp_xnn_load_pte(pte.data, pte.size, "forward", NULL, 0, 0, &rt, &e),
                TP_ERR_UNSUPPORTED);
@@ -428,8 +439,7 @@ static void refused_call(const char *backend, tp_membuf *blob, const tp_pte_tens
   tp_pte_delegate d;
   uint32_t ids[4], args[4];
   tp_membuf pte;
-  tp_sink sk;
-  tp_xnn_runtime *rt = NULL;
+    tp_xnn_runtime *rt = NULL;
   tp_error e;
   size_t k;
   memset(&d, 0, sizeof d);
@@ -442,11 +452,7 @@ static void refused_call(const char *backend, tp_membuf *blob, const tp_pte_tens
   for (k = 0; k < n; k++) TPT_STATUS(tp_pte_define_tensor(g, &t[k], &ids[k]), TP_OK);
   for (k = 0; k < npass; k++) args[k] = ids[n - 1 - k];
   TPT_STATUS(tp_pte_call_delegate(g, &d, args, npass), TP_OK);
-  TPT_STATUS(tp_pte_graph_finish(g), TP_OK);
-  memset(&pte, 0, sizeof pte);
-  sk = tp_sink_membuf(&pte);
-  TPT_STATUS(tp_pte_write(p, &sk), TP_OK);
-  tp_pte_destroy(p);
+  finish_to_mem(p, g, &pte);
   TPT_STATUS(tp_xnn_load_pte(pte.data, pte.size, "forward", NULL, 0, 0, &rt, &e), want);
   TPT_CHECK(rt == NULL);
   TPT_EQ_STR(e.msg, sentence);
@@ -461,18 +467,12 @@ static void test_graph_method_refusals(void) {
   tp_storage ws;
   tp_tensor wv;
   tp_xnn_graph *ga = NULL;
-  size_t d2[2] = {B, E};
-  uint32_t xa, wa, ha;
   tp_membuf blob;
   tp_sink sk;
   tp_pte_tensor t[2];
   ws.data = g_w, ws.nbytes = sizeof(float) * E * E;
   TPT_STATUS(tp_view(ws, TP_F32, 2, wsz, NULL, 0, &wv), TP_OK);
-  TPT_STATUS(tp_xnn_graph_create(NULL, &ga), TP_OK);
-  tp_xnn_define_tensor_value(ga, TP_XNN_FP32, 2, d2, NULL, 0, TP_XNN_FLAG_EXTERNAL_INPUT, &xa);
-  tp_xnn_define_tensor_value(ga, TP_XNN_FP32, 2, NULL, &wv, TP_XNN_INVALID_ID, 0, &wa);
-  tp_xnn_define_tensor_value(ga, TP_XNN_FP32, 2, d2, NULL, 1, TP_XNN_FLAG_EXTERNAL_OUTPUT, &ha);
-  tp_xnn_define_fully_connected(ga, -INFINITY, INFINITY, xa, wa, TP_XNN_INVALID_ID, ha, 0);
+  ga = linear_graph(&wv);
   memset(&blob, 0, sizeof blob);
   sk = tp_sink_membuf(&blob);
   TPT_STATUS(tp_xnn_write(ga, &sk), TP_OK);
