@@ -1869,7 +1869,9 @@ TPDEF const char *tp_pte_arg_kind_name(tp_pte_arg_kind kind);
      dtype   "" no dtype rule; "=" every out has the first input's dtype (for CAT the first
              tensor's); "~" when the tensor inputs share one floating dtype (f16, bf16, f32,
              f64), every out has it. An Int `dtype` argument of the op (sum, mean) overrides
-             both: the out has that ScalarType.
+             both: the out has that ScalarType. ("~" asks for the type the op computes; the
+             kernels of add.out, sum and a few more would also cast into a wider out, which
+             other_runtime lets through.)
    Operators without a row (index, conv, pooling, ...) are not checked here. */
 #define TP_PTE_SHAPE_RULES(X) \
   X("aten::_log_softmax", "out", SAME, "self", "=") \
@@ -10086,19 +10088,13 @@ static int tp__pte_derive(tp__pte_sctx *x, int kind, uint32_t r, tp__pte_shape *
         const tp__pte_val *t = &x->m->vals[lst->items[k]];
         if (k) tp__pte_append(x->desc, sizeof x->desc, k + 1 == lst->nitems ? " and " : ", ");
         tp__pte_sizes_append(x->desc, sizeof x->desc, t->t.ndim, t->t.sizes);
-        if (t->t.ndim != 1 || t->t.sizes[0] != 0 || !ref) ref = t; /* 1-D empty: skipped */
+        /* the kernel's reference: the last tensor that is not 1-D empty (else the first) */
+        if (!ref || t->t.ndim != 1 || t->t.sizes[0] != 0) ref = t;
       }
       tp__pte_append(x->desc, sizeof x->desc, " on dim %lld", (long long)x->in[1]->i);
       if (!ref) {
         tp__format(x->why, sizeof x->why, "no tensors");
         return 0;
-      }
-      for (k = lst->nitems; k-- > 0;) { /* the kernel's reference: the last one not skipped */
-        const tp__pte_val *t = &x->m->vals[lst->items[k]];
-        if (t->t.ndim != 1 || t->t.sizes[0] != 0) {
-          ref = t;
-          break;
-        }
       }
       tp__pte_shape_of(ref, sh);
       if (ref->t.ndim == 0 || !tp__pte_wrap_dim(x->in[1]->i, ref->t.ndim, &d)) {

@@ -6274,9 +6274,7 @@ static tp_status tp__xnn_load_method(tp_pte_file *f, size_t m, const tp_pte_meth
   rt->call_args = (int32_t **)TP_MALLOC((ninstr + 1) * sizeof *rt->call_args);
   if (!rt->bound || !rt->place || !rt->vbytes || !rt->io || !rt->bufs || !rt->calls ||
       !rt->call_args) {
-    TP_FREE(rt->bufs);
-    rt->bufs = NULL;
-    tp_xnn_runtime_destroy(rt);
+    tp_xnn_runtime_destroy(rt); /* nothing counted yet: nbufs and ncalls are 0 */
     return tp__error_set(err, TP_ERR_NOMEM, "tp_xnn_load_pte: no memory");
   }
   memset(rt->bound, 0, (n + 1) * sizeof *rt->bound);

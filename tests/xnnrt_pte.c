@@ -16,6 +16,7 @@
 #include <stdlib.h>
 
 #define TENSORPACK_XNNPACK_RUNTIME
+#include "tp_count_alloc.h"
 #include "tensorpack_xnnpack.h"
 #include "tp_test.h"
 
@@ -304,13 +305,15 @@ static tp_xnn_graph *linear_graph(const tp_tensor *wv) {
   return ga;
 }
 
-/* A method built with the graph API: y = (x W^T) + c in two XNNPACK delegate calls (a linear,
-   then an add of the program constant c), the intermediate h in the memory plan, values
-   defined out of call order (x 0, y 1, h 2, c 3): loaded by tp_xnn_load_pte as one runtime
-   whose externals are the method's values, run twice; a value the plan holds refused by bind,
-   an unbound output by invoke; a method with a kernel call refused naming it. */
-static void test_graph_method(void) {
-  static float cst[B * E], y[B * E];
+/* The values of graph_method_program's method, in the order they are defined (not the order
+   of the calls). */
+enum { VX = 0, VY = 1, VH = 2, VC = 3 };
+static float g_c[B * E];
+
+/* A method built with the graph API into pte: y = (x W^T) + c in two XNNPACK delegate calls
+   (a linear, then an add of the program constant c), the intermediate h in the memory plan,
+   the values x, y, h, c defined in that order. */
+static void graph_method_program(tp_membuf *pte) {
   int64_t wsz[2] = {E, E}, csz[2] = {B, E};
   tp_storage ws, cs;
   tp_tensor wv, cv;
@@ -318,27 +321,21 @@ static void test_graph_method(void) {
   tp_pte *p = NULL;
   tp_pte_graph *g = NULL;
   tp_pte_tensor tx, ty, th;
-  size_t d2[2] = {B, E}, i, sz = 0;
+  size_t d2[2] = {B, E}, i;
   uint32_t hb, cb, yb, x, yv, h, c, a[3];
-  tp_membuf pte;
-  tp_xnn_runtime *rt = NULL;
-  tp_error e;
-  int run;
   for (i = 0; i < E * E; i++) g_w[i] = (float)sin(0.37 * (double)i);
-  for (i = 0; i < B * E; i++) g_x[i] = (float)cos(0.21 * (double)i), cst[i] = (float)i * 0.01f;
+  for (i = 0; i < B * E; i++) g_x[i] = (float)cos(0.21 * (double)i), g_c[i] = (float)i * 0.01f;
   ws.data = g_w, ws.nbytes = sizeof(float) * E * E;
-  cs.data = cst, cs.nbytes = sizeof cst;
+  cs.data = g_c, cs.nbytes = sizeof g_c;
   TPT_STATUS(tp_view(ws, TP_F32, 2, wsz, NULL, 0, &wv), TP_OK);
   TPT_STATUS(tp_view(cs, TP_F32, 2, csz, NULL, 0, &cv), TP_OK);
   ga = linear_graph(&wv);
-  TPT_STATUS(tp_xnn_graph_status(ga), TP_OK);
   TPT_STATUS(tp_xnn_graph_create(NULL, &gb), TP_OK);
   tp_xnn_define_tensor_value(gb, TP_XNN_FP32, 2, d2, NULL, 0, TP_XNN_FLAG_EXTERNAL_INPUT, &hb);
   tp_xnn_define_tensor_value(gb, TP_XNN_FP32, 2, d2, NULL, 1, TP_XNN_FLAG_EXTERNAL_INPUT, &cb);
   tp_xnn_define_tensor_value(gb, TP_XNN_FP32, 2, d2, NULL, 2, TP_XNN_FLAG_EXTERNAL_OUTPUT, &yb);
   tp_xnn_define_add2(gb, -INFINITY, INFINITY, hb, cb, yb, 0);
   TPT_STATUS(tp_xnn_graph_status(gb), TP_OK);
-
   memset(&tx, 0, sizeof tx);
   tx.dtype = TP_F32, tx.ndim = 2, tx.sizes[0] = B, tx.sizes[1] = E;
   ty = th = tx;
@@ -349,26 +346,48 @@ static void test_graph_method(void) {
   TPT_STATUS(tp_pte_define_tensor(g, &ty, &yv), TP_OK);
   TPT_STATUS(tp_pte_define_tensor(g, &th, &h), TP_OK);
   TPT_STATUS(tp_pte_define_constant(g, &cv, &c), TP_OK);
+  TPT_CHECK(x == VX && yv == VY && h == VH && c == VC);
   a[0] = x, a[1] = h;
   TPT_STATUS(tp_xnn_pte_call(g, ga, a, 2), TP_OK);
   a[0] = h, a[1] = c, a[2] = yv;
   TPT_STATUS(tp_xnn_pte_call(g, gb, a, 3), TP_OK);
-  finish_to_mem(p, g, &pte);
+  finish_to_mem(p, g, pte);
+  tp_xnn_graph_destroy(ga);
+  tp_xnn_graph_destroy(gb);
+}
 
+/* graph_method_program's method loaded by tp_xnn_load_pte as one runtime whose externals are
+   the method's values, run twice; a value the plan holds refused by bind, an unbound output by
+   invoke; a method with a kernel call refused naming it. */
+static void test_graph_method(void) {
+  static float y[B * E];
+  int64_t wsz[2] = {E, E};
+  tp_storage ws;
+  tp_tensor wv;
+  tp_xnn_graph *ga = NULL;
+  tp_pte *p = NULL;
+  tp_pte_graph *g = NULL;
+  size_t sz = 0;
+  uint32_t x, yv, h;
+  tp_membuf pte;
+  tp_xnn_runtime *rt = NULL;
+  tp_error e;
+  int run;
+  graph_method_program(&pte);
   TPT_STATUS(tp_xnn_load_pte(pte.data, pte.size, "forward", NULL, 0, 0, &rt, &e), TP_OK);
   if (rt) {
     TPT_EQ_U64(tp_xnn_runtime_num_externs(rt), 4);
-    TPT_STATUS(tp_xnn_runtime_extern_size(rt, yv, &sz, NULL), TP_OK);
+    TPT_STATUS(tp_xnn_runtime_extern_size(rt, VY, &sz, NULL), TP_OK);
     TPT_EQ_U64(sz, sizeof y);
-    TPT_STATUS(tp_xnn_runtime_extern_size(rt, h, &sz, NULL), TP_ERR_INVALID);
-    TPT_STATUS(tp_xnn_runtime_bind(rt, h, y), TP_ERR_INVALID);
+    TPT_STATUS(tp_xnn_runtime_extern_size(rt, VH, &sz, NULL), TP_ERR_INVALID);
+    TPT_STATUS(tp_xnn_runtime_bind(rt, VH, y), TP_ERR_INVALID);
     TPT_EQ_STR(tp_xnn_runtime_error(rt), "bind: value 2 is not an input or output of the method "
                                          "(the method's memory plan holds it)");
-    TPT_STATUS(tp_xnn_runtime_bind(rt, x, g_x), TP_OK);
+    TPT_STATUS(tp_xnn_runtime_bind(rt, VX, g_x), TP_OK);
     TPT_STATUS(tp_xnn_runtime_invoke(rt), TP_ERR_INVALID);
     TPT_EQ_STR(tp_xnn_runtime_error(rt), "invoke: the method's output value 1 is not bound: "
                                          "tp_xnn_runtime_bind it first");
-    TPT_STATUS(tp_xnn_runtime_bind(rt, yv, y), TP_OK);
+    TPT_STATUS(tp_xnn_runtime_bind(rt, VY, y), TP_OK);
     for (run = 0; run < 2; run++) {
       double worst = 0;
       int b, r, k;
@@ -376,7 +395,7 @@ static void test_graph_method(void) {
       TPT_STATUS(tp_xnn_runtime_invoke(rt), TP_OK);
       for (b = 0; b < B; b++)
         for (r = 0; r < E; r++) {
-          double acc = (double)cst[b * E + r];
+          double acc = (double)g_c[b * E + r];
           for (k = 0; k < E; k++) acc += (double)g_x[b * E + k] * (double)g_w[r * E + k];
           if (!(fabs(acc - y[b * E + r]) <= worst)) worst = fabs(acc - y[b * E + r]);
         }
@@ -394,6 +413,9 @@ static void test_graph_method(void) {
   {
     uint32_t one, args[5];
     tp_pte_tensor t4;
+    ws.data = g_w, ws.nbytes = sizeof(float) * E * E;
+    TPT_STATUS(tp_view(ws, TP_F32, 2, wsz, NULL, 0, &wv), TP_OK);
+    ga = linear_graph(&wv);
     memset(&t4, 0, sizeof t4);
     t4.dtype = TP_F32, t4.ndim = 2, t4.sizes[0] = B, t4.sizes[1] = E;
     TPT_STATUS(tp_pte_create(NULL, &p), TP_OK);
@@ -419,7 +441,33 @@ static void test_graph_method(void) {
     tp_membuf_free(&pte);
   }
   tp_xnn_graph_destroy(ga);
-  tp_xnn_graph_destroy(gb);
+}
+
+/* Every allocation of tp_xnn_load_pte on graph_method_program's method failing in turn (the
+   counted ones: tensorpack's, not XNNPACK's own): TP_ERR_NOMEM with no leak, or TP_OK. */
+static void test_graph_method_alloc_failures(void) {
+  tp_membuf pte;
+  long k;
+  int done = 0, failed = 0;
+  graph_method_program(&pte);
+  for (k = 0; k < 2000 && !done; k++) {
+    size_t live = g_live;
+    tp_xnn_runtime *rt = NULL;
+    tp_error e;
+    tp_status st;
+    g_fail_at = k;
+    st = tp_xnn_load_pte(pte.data, pte.size, "forward", NULL, 0, 0, &rt, &e);
+    done = g_fail_at >= 0; /* the failure was never reached */
+    g_fail_at = -1;
+    TPT_CHECK(st == TP_OK || st == TP_ERR_NOMEM);
+    if (st != TP_OK && st != TP_ERR_NOMEM) printf("  allocation %ld: %s\n", k, e.msg);
+    failed += st == TP_ERR_NOMEM;
+    tp_xnn_runtime_destroy(rt);
+    TPT_EQ_U64(g_live, live);
+  }
+  TPT_CHECK(done);
+  printf("  %d allocations failed in turn: TP_ERR_NOMEM, nothing leaked\n", failed);
+  tp_membuf_free(&pte);
 }
 
 /* A producer streaming the membuf ctx. */
@@ -507,5 +555,6 @@ int main(void) {
   TPT_RUN(test_external_ptd);
   TPT_RUN(test_graph_method);
   TPT_RUN(test_graph_method_refusals);
+  TPT_RUN(test_graph_method_alloc_failures);
   return tpt_finish("xnnrt_pte");
 }
