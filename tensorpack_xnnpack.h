@@ -83,7 +83,8 @@
    OPTIONAL LOADER (define TENSORPACK_XNNPACK_RUNTIME with the implementation, link
    -lXNNPACK -lm): tp_xnn_load() rebuilds a blob's subgraph with the real XNNPACK API and makes
    a runtime; tp_xnn_load_pte() does it for a program's method (named data embedded in the
-   .pte, in a .ptd, or both); see the declarations at the end of the API.
+   .pte, in a .ptd, or both), a method of one delegate call or a tp_pte_graph chain of them
+   (wired by value, its memory plan and constants); see the declarations at the end of the API.
 
    THREADS: a graph is not shared between threads; different graphs are independent.
    MEMORY: TP_MALLOC / TP_REALLOC / TP_FREE of tensorpack.h. Views are borrowed until written.
