@@ -1,17 +1,31 @@
 /* 09_gpt2_program.c - a whole GPT-2 from a safetensors file to a program ExecuTorch runs: token
    ids in, logits out, no Python.
 
-   Usage: 09_gpt2_program [--random L,H,E,V,P,T] [--no-reference] [--quant 8da8w|8da4w]
-                          [MODEL.safetensors OUT.pte]
+   Usage: 09_gpt2_program [--config FILE] [--seq-len T] [--quant 8da8w|8da4w] [--no-reference]
+                          [--random L,H,E,V,P,T[,LAYOUT]] [MODEL.safetensors OUT.pte]
    MODEL holds Hugging Face GPT-2 names (wte.weight, wpe.weight, h.<i>.ln_1.weight|bias,
    h.<i>.attn.c_attn.weight|bias (Conv1D [E, 3E]), h.<i>.attn.c_proj.*, h.<i>.ln_2.*,
-   h.<i>.mlp.c_fc.*, h.<i>.mlp.c_proj.*, ln_f.*) and its config in __metadata__: n_layer,
-   n_head, n_embd, vocab_size, n_positions and seq_len (the method's fixed length T).
+   h.<i>.mlp.c_fc.*, h.<i>.mlp.c_proj.*, ln_f.*), with or without GPT2LMHeadModel's
+   "transformer." prefix. The Hub's causal-mask buffers (h.<i>.attn.bias) and masked_bias are
+   recognised and skipped (the program builds its own mask); an lm_head.weight equal to wte
+   keeps the tie (one constant), a different one is an untied head; any other tensor is
+   listed in one warning line.
+   The configuration (n_layer, n_head, n_embd, vocab_size, n_positions; optional
+   layer_norm_epsilon (1e-5), activation_function (gelu_new; gelu_pytorch_tanh is the same
+   tanh GELU, gelu the erf one; others refused by name) and seq_len) comes from --config FILE,
+   else config.json in MODEL's folder (the Hub's file, read with tp_json_open_file: unknown
+   keys ignored), else MODEL's __metadata__ (string values). The method's fixed length T is
+   --seq-len, else seq_len, else n_positions. A key missing, or disagreeing with the tensors'
+   shapes, is an error naming the key, both values and the file.
    Without arguments it first writes a small random checkpoint, gpt2_tiny.safetensors (2 layers,
    2 heads, E = 32, V = 50, T = 8), and converts that twice: gpt2_tiny.pte (float) and
    gpt2_tiny_8da4w.pte (--quant 8da4w); --random writes MODEL as a random
    checkpoint of n_layer L, n_head H, n_embd E, vocab_size V, n_positions P, seq_len T first
-   (--random 12,12,768,50257,1024,64 is GPT-2 124M's shape: `make bench-gpt2`);
+   (--random 12,12,768,50257,1024,64 is GPT-2 124M's shape: `make bench-gpt2`), in LAYOUT:
+   ours (config in __metadata__), hub (the Hub's download: mask buffers, {"format": "pt"},
+   config.json beside, no seq_len), prefixed ("transformer." names, masked_bias, a tied
+   lm_head.weight, config.json beside), untied (a random lm_head.weight) or extra (two tensors
+   GPT-2 has not); the weights they share are the same (tests/gpt2_layouts.sh compares).
    --no-reference skips the float64 forward and OUT.expected (a large model's reference is
    slow). --quant writes every linear as ExecuTorch's quantized LLM path runs it: int8 dynamic
    activations x int8 per-channel weights (8da8w) or x int4 weights in groups of 32 (8da4w,
@@ -66,10 +80,11 @@ static float rnd(float scale) {
 /* The layouts --random writes: ours (the config in __metadata__), the Hub's download (a causal
    mask buffer h.<i>.attn.bias [1, 1, P, P] per layer, __metadata__ {"format": "pt"},
    config.json beside), GPT2LMHeadModel's save ("transformer." names, h.<i>.attn.masked_bias,
-   lm_head.weight a copy of wte; config.json beside) and an untied head (ours plus a random
-   lm_head.weight). The weights they share are the same numbers in every layout. */
-enum { LAYOUT_OURS, LAYOUT_HUB, LAYOUT_PREFIXED, LAYOUT_UNTIED };
-static const char *const layout_names[] = {"ours", "hub", "prefixed", "untied"};
+   lm_head.weight a copy of wte; config.json beside), an untied head (ours plus a random
+   lm_head.weight) and ours plus two tensors GPT-2 does not have (score.weight,
+   h.0.attn.rotary). The weights they share are the same numbers in every layout. */
+enum { LAYOUT_OURS, LAYOUT_HUB, LAYOUT_PREFIXED, LAYOUT_UNTIED, LAYOUT_EXTRA, LAYOUTS };
+static const char *const layout_names[LAYOUTS] = {"ours", "hub", "prefixed", "untied", "extra"};
 
 /* path's folder + "/" + name into out (the folder of "m.safetensors" is "."). */
 static void beside(const char *path, const char *name, char *out, size_t cap) {
@@ -136,9 +151,13 @@ static int write_random(const char *path, const cfg *c, int layout) {
     n_pre = "";
     if (layout == LAYOUT_PREFIXED) ADD("lm_head.weight", 2, c->V, c->E, 0, 0, WTE, 0.5f, 0.0f); /* = wte */
     if (layout == LAYOUT_UNTIED) ADD("lm_head.weight", 2, c->V, c->E, 0, 0, RND, 0.5f, 0.0f);
+    if (layout == LAYOUT_EXTRA) {
+      ADD("score.weight", 2, 2, c->E, 0, 0, CONST, 0.0f, 0.5f);
+      ADD("h.0.attn.rotary", 1, 4, 0, 0, 0, CONST, 0.0f, 1.0f);
+    }
   }
 #undef ADD
-  if (layout == LAYOUT_OURS || layout == LAYOUT_UNTIED)
+  if (layout == LAYOUT_OURS || layout == LAYOUT_UNTIED || layout == LAYOUT_EXTRA)
     hl += (size_t)snprintf(hdr + hl, CAP - hl,
                            "{\"__metadata__\":{\"n_layer\":\"%lld\",\"n_head\":\"%lld\","
                            "\"n_embd\":\"%lld\",\"vocab_size\":\"%lld\",\"n_positions\":"
@@ -376,8 +395,8 @@ static int load(tp_safetensors *st, const config_src *src, int64_t seq_len_opt,
   if (seq_len_opt > 0) {
     c->T = seq_len_opt;
     if (c->T > c->P) {
-      fprintf(stderr, "error: --seq-len %lld is above %s's n_positions %lld\n",
-              (long long)c->T, src->name, (long long)c->P);
+      fprintf(stderr, "error: --seq-len %lld is above n_positions %lld (%s)\n",
+              (long long)c->T, (long long)c->P, src->name);
       return 0;
     }
   } else if ((r = src_int(src, "seq_len", &c->T)) != 1) {
@@ -402,10 +421,19 @@ static int load(tp_safetensors *st, const config_src *src, int64_t seq_len_opt,
     return 0;
   }
   E = c->E;
-  if (c->L > MAX_LAYERS || E % c->H != 0 || c->T > 1024) {
-    fprintf(stderr, "error: %s: n_layer %lld (at most %d), n_head %lld must divide n_embd "
-            "%lld, T %lld at most 1024\n", src->name, (long long)c->L, MAX_LAYERS,
-            (long long)c->H, (long long)E, (long long)c->T);
+  if (c->L > MAX_LAYERS) {
+    fprintf(stderr, "error: %s: n_layer is %lld; this example takes at most %d\n", src->name,
+            (long long)c->L, MAX_LAYERS);
+    return 0;
+  }
+  if (E % c->H != 0) {
+    fprintf(stderr, "error: %s: n_head %lld does not divide n_embd %lld\n", src->name,
+            (long long)c->H, (long long)E);
+    return 0;
+  }
+  if (c->T > 1024) { /* the reference's attention row */
+    fprintf(stderr, "error: %s: T is %lld; this example takes at most 1024 (use --seq-len)\n",
+            src->name, (long long)c->T);
     return 0;
   }
   /* the names: with or without GPT2LMHeadModel's "transformer." */
@@ -886,7 +914,7 @@ static int convert(const char *in, const char *out, const char *config, int64_t 
     }
     snprintf(src.name, sizeof src.name, "%s", config);
   } else {
-    snprintf(src.name, sizeof src.name, "%s's __metadata__", in);
+    snprintf(src.name, sizeof src.name, "the __metadata__ of %s", in);
   }
   if (!load(st, &src, seq_len, in, &m)) goto done;
   mask = (float *)malloc((size_t)(m.c.T * m.c.T) * sizeof(float));
@@ -967,7 +995,7 @@ done:
 }
 
 static int usage(void) {
-  fprintf(stderr, "usage: 09_gpt2_program [--random L,H,E,V,P,T[,ours|hub|prefixed|untied]] "
+  fprintf(stderr, "usage: 09_gpt2_program [--random L,H,E,V,P,T[,ours|hub|prefixed|untied|extra]] "
                   "[--no-reference] [--quant 8da8w|8da4w] [--config FILE] [--seq-len T] "
                   "[MODEL.safetensors OUT.pte]\n");
   return 2;
@@ -1025,13 +1053,13 @@ int main(int argc, char **argv) {
     int got = rand_cfg ? sscanf(rand_cfg, "%lld,%lld,%lld,%lld,%lld,%lld,%15s", &v[0], &v[1],
                                 &v[2], &v[3], &v[4], &v[5], lay)
                        : 0;
-    for (layout = 0; layout < 4 && strcmp(lay, layout_names[layout]) != 0; layout++) {
+    for (layout = 0; layout < LAYOUTS && strcmp(lay, layout_names[layout]) != 0; layout++) {
     }
-    if (rand_cfg && (got < 6 || layout == 4 || v[0] < 1 || v[0] > MAX_LAYERS || v[1] < 1 ||
+    if (rand_cfg && (got < 6 || layout == LAYOUTS || v[0] < 1 || v[0] > MAX_LAYERS || v[1] < 1 ||
                      v[2] < 1 || v[2] % v[1] || v[3] < 2 || v[4] < 1 || v[5] < 1 ||
                      v[5] > v[4] || v[5] > 1024)) {
       fprintf(stderr, "error: --random %s: want L,H,E,V,P,T[,LAYOUT] with 1 <= L <= %d, E a "
-              "multiple of H, T <= P and T <= 1024; LAYOUT ours, hub, prefixed or untied\n",
+              "multiple of H, T <= P and T <= 1024; LAYOUT ours, hub, prefixed, untied or extra\n",
               rand_cfg, MAX_LAYERS);
       return 2;
     }

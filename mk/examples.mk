@@ -6,6 +6,15 @@ $(BUILD)/tests/examples: tests/run_examples.sh $(EXAMPLES)
 	@printf '#!/bin/sh\nexec sh %s/tests/run_examples.sh %s\n' "$(CURDIR)" "$(abspath $(EXAMPLES))" > $@
 	@chmod +x $@
 
+# gpt2_layouts: examples/09_gpt2_program on every checkpoint layout people have (the Hub's
+# download, GPT2LMHeadModel's save, ours, an untied head): the same .pte bytes for the same
+# weights, and each refusal's sentence (tests/gpt2_layouts.sh; under a second).
+TESTS += $(BUILD)/tests/gpt2_layouts
+$(BUILD)/tests/gpt2_layouts: tests/gpt2_layouts.sh $(BUILD)/examples/09_gpt2_program
+	@mkdir -p $(dir $@)
+	@printf '#!/bin/sh\nexec sh %s/tests/gpt2_layouts.sh %s\n' "$(CURDIR)" "$(abspath $(BUILD)/examples/09_gpt2_program)" > $@
+	@chmod +x $@
+
 # Per-example link flags (the Makefile's EXAMPLE_LIBS_<name>): example 08 brings its own
 # pthreads parallel-for hook.
 EXAMPLE_LIBS_08_parallel_export := -pthread
