@@ -115,9 +115,12 @@ def compare(got, ref, rtol, what):
         return False
     err = (got - ref).abs()
     bad = int((err > rtol * (1 + ref.abs())).sum())
-    rel = float((err / ref.abs().clamp_min(1e-30)).max())
-    print("%s: %d logits, max abs error %.3g, max relative error %.3g (tolerance %g x (1 + "
-          "|ref|)), %d beyond" % (what, ref.numel(), float(err.max()), rel, rtol, bad))
+    scale = float(ref.abs().max())
+    print("%s: %d logits (largest |logit| %.3g), max abs error %.3g = %.3g of the largest "
+          "(tolerance %g x (1 + |ref|)), %d beyond" % (what, ref.numel(), scale,
+                                                      float(err.max()),
+                                                      float(err.max()) / max(scale, 1e-300),
+                                                      rtol, bad))
     return bad == 0
 
 
