@@ -47,6 +47,19 @@
    Every intermediate tensor is memory-planned (tp_pte_graph_finish). Each kernel call is
    checked against the portable kernels' schemas when it is added.
 
+   wte is written twice: as the embedding's program constant and as the LM head's weight in its
+   XNNPACK blob. In one .pte they cannot share bytes (ExecuTorch cff6f4dd32): a program
+   constant is read from the constant buffer or segment by its data_buffer_idx, or, marked
+   EXTERNAL, from the data map given to load_method (runtime/executor/method.cpp passes only
+   that external map to parse_external_constants, never the program's own named_data; and
+   PteDataMap::get_tensor_layout is NotImplemented), while the XNNPACK delegate reads a weight
+   only from its blob's constants or by a named key (backends/xnnpack/runtime/XNNCompiler.cpp),
+   never from the program's constant segment. Sharing needs a .ptd: one FlatTensor entry with
+   wte's tensor_layout, named by the XNNPACK constant's key and by an EXTERNAL program constant
+   (FlatTensorDataMap::get_tensor_layout reads the entry's layout). Section 9 has no EXTERNAL
+   constant yet, so this example keeps the two copies (V x E x 4 bytes: 154 MB of 649 MB for
+   GPT-2 124M).
+
    Run it with ExecuTorch's executor_runner built with the XNNPACK backend
    (-DEXECUTORCH_BUILD_XNNPACK=ON; tools/et-runner.sh builds one):
      executor_runner --model_path gpt2_tiny.pte
