@@ -2,7 +2,7 @@
    ids in, logits out, no Python.
 
    Usage: 09_gpt2_program [--config FILE] [--seq-len T] [--quant 8da8w|8da4w] [--no-reference]
-                          [--random L,H,E,V,P,T[,LAYOUT]] [MODEL.safetensors OUT.pte]
+                          [--random L,H,E,V,P,T[,LAYOUT]] [MODEL.safetensors OUT.pte [OUT.ptd]]
    MODEL holds Hugging Face GPT-2 names (wte.weight, wpe.weight, h.<i>.ln_1.weight|bias,
    h.<i>.attn.c_attn.weight|bias (Conv1D [E, 3E]), h.<i>.attn.c_proj.*, h.<i>.ln_2.*,
    h.<i>.mlp.c_fc.*, h.<i>.mlp.c_proj.*, ln_f.*), with or without GPT2LMHeadModel's
@@ -60,9 +60,13 @@
    constant yet, so this example keeps the two copies (V x E x 4 bytes: 154 MB of 649 MB for
    GPT-2 124M).
 
+   With OUT.ptd the linears' weights (and the LM head's) are named constants in that .ptd
+   (tp_store, keyed by their SHA-256) instead of inside the delegate blobs; the portable
+   kernels' constants (wte for the embedding, wpe, the layer norms, the mask) stay in the .pte.
+
    Run it with ExecuTorch's executor_runner built with the XNNPACK backend
    (-DEXECUTORCH_BUILD_XNNPACK=ON; tools/et-runner.sh builds one):
-     executor_runner --model_path gpt2_tiny.pte
+     executor_runner --model_path gpt2_tiny.pte [--data_path OUT.ptd]
    Its default input is all ones (token 1 at every position): the logits for that are computed
    here in C (float64) and written to OUT.expected (`make check-et` compares).
 
@@ -537,6 +541,7 @@ typedef struct prog {
   size_t nxg;
   tp_xnn_datatype qdt;                   /* --quant: TP_XNN_QCINT8 (8da8w), TP_XNN_QBINT4 */
   size_t block;                          /* (8da4w: group 32), or TP_XNN_INVALID (float) */
+  tp_store *store;                       /* OUT.ptd: the linears' weights, named; or NULL */
   uint32_t i1, fneg1, ffalse; /* Int 1, Int -1, Bool false */
 } prog;
 
@@ -571,7 +576,10 @@ static uint32_t linear(prog *p, uint32_t x, int64_t T, int64_t K, const tp_tenso
   size_t xd[3] = {1, (size_t)T, (size_t)K}, yd[3] = {1, (size_t)T, (size_t)w->sizes[0]};
   int64_t ys[3] = {1, T, w->sizes[0]};
   uint32_t vx, vw, vb = TP_XNN_INVALID_ID, vy, a[2];
-  tp_xnn_graph_create(NULL, &xg);
+  tp_xnn_options xo;
+  memset(&xo, 0, sizeof xo);
+  xo.store = p->store; /* OUT.ptd given: the weights become named constants there */
+  tp_xnn_graph_create(&xo, &xg);
   tp_xnn_define_tensor_value(xg, TP_XNN_FP32, 3, xd, NULL, 0, TP_XNN_FLAG_EXTERNAL_INPUT, &vx);
   tp_xnn_define_tensor_value(xg, TP_XNN_FP32, 3, yd, NULL, 1, TP_XNN_FLAG_EXTERNAL_OUTPUT, &vy);
   if (p->qdt != TP_XNN_INVALID) { /* int8 dynamic activations x quantized weights, one call */
@@ -890,8 +898,8 @@ static double *reference(const model *m, const prog *p) {
 }
 
 /* MODEL in -> program out (float linears, or qdt / block: --quant), and out's .expected. */
-static int convert(const char *in, const char *out, const char *config, int64_t seq_len,
-                   tp_xnn_datatype qdt, size_t block, int want_ref) {
+static int convert(const char *in, const char *out, const char *ptd, const char *config,
+                   int64_t seq_len, tp_xnn_datatype qdt, size_t block, int want_ref) {
   static model m;
   static prog pg;
   config_src src;
@@ -902,12 +910,16 @@ static int convert(const char *in, const char *out, const char *config, int64_t 
   tp_pte *p = NULL;
   float *mask = NULL;
   double *ref = NULL;
-  uint64_t size = 0;
+  uint64_t size = 0, ptd_size = 0;
   int ok = 0;
   size_t i;
   memset(&pg, 0, sizeof pg);
   pg.qdt = qdt;
   pg.block = block;
+  if (ptd && tp_store_create(&pg.store) != TP_OK) {
+    fprintf(stderr, "error: no memory for a store\n");
+    return 0;
+  }
   if (tp_safetensors_open_file(in, &st, &err) != TP_OK) {
     fprintf(stderr, "error: %s\n", err.msg);
     return 0;
@@ -945,6 +957,11 @@ static int convert(const char *in, const char *out, const char *config, int64_t 
     goto done;
   }
   if (tp_pte_save(p, out, &size) != TP_OK) goto done; /* prints the sentence */
+  if (ptd) { /* the linears' weights, named by their SHA-256 */
+    if (tp_store_save_ptd(pg.store, ptd, &ptd_size) != TP_OK) goto done;
+    printf("wrote %s: %llu bytes, %lu named weights (run with --data_path %s)\n", ptd,
+           (unsigned long long)ptd_size, (unsigned long)tp_store_count(pg.store), ptd);
+  }
   {
     tp_pte_file f;
     tp_pte_method_info mi;
@@ -983,20 +1000,24 @@ static int convert(const char *in, const char *out, const char *config, int64_t 
              (int)(n > 4 && strcmp(out + n - 4, ".pte") == 0 ? n - 4 : n), out);
     e = fopen(ex, "w");
     if (e) {
-      fprintf(e, "# %s on all-ones tokens (examples/09_gpt2_program.c)\nbackend XnnpackBackend\n"
-                 "output 0 %lu", out, (unsigned long)N);
+      const char *slash = ptd ? strrchr(ptd, '/') : NULL;
+      fprintf(e, "# %s on all-ones tokens (examples/09_gpt2_program.c)\nbackend XnnpackBackend\n",
+              out);
+      if (ptd) fprintf(e, "data %s\n", slash ? slash + 1 : ptd);
+      fprintf(e, "output 0 %lu", (unsigned long)N);
       for (k = 0; k < N; k++) fprintf(e, " %.9g", ref[k]), sum += ref[k];
       fprintf(e, "\n");
       ok = fclose(e) == 0;
     }
-    printf("run: executor_runner --model_path %s   (-DEXECUTORCH_BUILD_XNNPACK=ON)\n"
+    printf("run: executor_runner --model_path %s%s%s   (-DEXECUTORCH_BUILD_XNNPACK=ON)\n"
            "  token 1 at every position -> logits [1, %lld, %lld]: %.6f %.6f %.6f ... sum %.6f "
-           "(all in %s)\n", out, (long long)m.c.T, (long long)m.c.V, ref[0], ref[1], ref[2], sum,
+           "(all in %s)\n", out, ptd ? " --data_path " : "", ptd ? ptd : "", (long long)m.c.T, (long long)m.c.V, ref[0], ref[1], ref[2], sum,
            ex);
   }
 done:
   tp_json_close(src.doc);
   tp_pte_destroy(p);
+  tp_store_destroy(pg.store);
   for (i = 0; i < pg.nxg; i++) {
     tp_xnn_graph_destroy(pg.xg[i]);
     tp_xnn_qlinear_release(&pg.q[i]); /* (zero for float linears: a no-op) */
@@ -1010,13 +1031,13 @@ done:
 static int usage(void) {
   fprintf(stderr, "usage: 09_gpt2_program [--random L,H,E,V,P,T[,ours|hub|prefixed|untied|extra]] "
                   "[--no-reference] [--quant 8da8w|8da4w] [--config FILE] [--seq-len T] "
-                  "[MODEL.safetensors OUT.pte]\n");
+                  "[MODEL.safetensors OUT.pte [OUT.ptd]]\n");
   return 2;
 }
 
 int main(int argc, char **argv) {
   const char *in = "gpt2_tiny.safetensors", *out = "gpt2_tiny.pte", *rand_cfg = NULL;
-  const char *config = NULL, *pos[2];
+  const char *config = NULL, *pos[3], *ptd = NULL;
   tp_xnn_datatype qdt = TP_XNN_INVALID;
   size_t block = 0;
   int want_ref = 1, npos = 0, a, layout = LAYOUT_OURS;
@@ -1051,14 +1072,15 @@ int main(int argc, char **argv) {
       }
     } else if (o[0] == '-' && o[1] == '-') {
       return usage();
-    } else if (npos < 2) {
+    } else if (npos < 3) {
       pos[npos++] = o;
     } else {
       return usage();
     }
   }
-  if (npos == 1 || (rand_cfg && npos != 2)) return usage();
-  if (npos == 2) in = pos[0], out = pos[1];
+  if (npos == 1 || (rand_cfg && npos < 2)) return usage();
+  if (npos >= 2) in = pos[0], out = pos[1];
+  if (npos == 3) ptd = pos[2];
   if (npos == 0 || rand_cfg) {
     cfg c = {2, 2, 32, 50, 16, 8};
     long long v[6];
@@ -1082,12 +1104,12 @@ int main(int argc, char **argv) {
       return 1;
     }
   }
-  if (npos == 2)
-    return convert(in, out, config, (int64_t)seq_len, qdt, block, want_ref) ? 0 : 1;
+  if (npos >= 2)
+    return convert(in, out, ptd, config, (int64_t)seq_len, qdt, block, want_ref) ? 0 : 1;
   /* no arguments: the tiny checkpoint as float and as 8da4w */
-  return convert(in, out, config, (int64_t)seq_len, TP_XNN_INVALID, 0, want_ref) &&
-                 convert(in, "gpt2_tiny_8da4w.pte", config, (int64_t)seq_len, TP_XNN_QBINT4,
-                         32, want_ref)
+  return convert(in, out, NULL, config, (int64_t)seq_len, TP_XNN_INVALID, 0, want_ref) &&
+                 convert(in, "gpt2_tiny_8da4w.pte", NULL, config, (int64_t)seq_len,
+                         TP_XNN_QBINT4, 32, want_ref)
              ? 0
              : 1;
 }

@@ -32,6 +32,16 @@ if cmp -s ours/out.pte untied/out.pte; then bad "untied: other bytes"; else ok "
 grep -q "the wte-tied LM head" prefixed/log && ok "prefixed: lm_head.weight = wte keeps the tie" ||
   bad "prefixed: lm_head.weight = wte keeps the tie"
 grep -q "an untied LM head" untied/log && ok "untied: its own head" || bad "untied: its own head"
+# OUT.ptd: the linears' weights and biases named there (2 layers x 6 x 2 + the head), the
+# .pte without them
+mkdir -p ptd
+if "$prog" --no-reference --seq-len 8 hub/model.safetensors ptd/out.pte ptd/out.ptd >ptd/log 2>&1 &&
+   [ -s ptd/out.ptd ] && [ "$(wc -c <ptd/out.pte)" -lt "$(wc -c <ours/out.pte)" ] &&
+   grep -q "wrote ptd/out.ptd: .* 25 named weights" ptd/log; then
+  ok "OUT.ptd: 25 named weights, a smaller .pte"
+else
+  bad "OUT.ptd: 25 named weights, a smaller .pte"; cat ptd/log
+fi
 # the mask buffers are skipped, never copied: the Hub's .pte is not bigger than ours
 [ "$(wc -c <hub/out.pte)" -eq "$(wc -c <ours/out.pte)" ] && ok "hub: no mask bytes in the .pte" ||
   bad "hub: no mask bytes in the .pte"
