@@ -18,7 +18,7 @@
      7. FlatBuffers builder and reader             >>flatbuffers, >>fbreader
      8. Named data store and .ptd files            >>store, >>ptd
      9. Programs (.pte)                            >>pte
-     10. Inputs: safetensors, DLPack               >>safetensors, >>dlpack
+     10. Inputs: safetensors, JSON, DLPack         >>safetensors, >>json, >>dlpack
      Then: REVISION HISTORY and LICENSE at the end of this file.
    Sections the other parts add (programs, inputs, delegate blobs) keep the same two forms.
 
@@ -47,7 +47,8 @@
        memory-planned, each call checked against TP_PTE_OPS, the operator table of
        ExecuTorch's portable kernels); a bounds-checked .pte reader.
      - section 10: inputs - safetensors files (bounds-checked, strict JSON) and DLPack tensors
-       (when dlpack.h is included first) as zero-copy, checked views;
+       (when dlpack.h is included first) as zero-copy, checked views; JSON documents (a
+       config.json, read by the same strict reader) with top-level lookups (tp_json_*);
      - files: tp_safetensors_open_file, tp_ptd_open_file, tp_pte_read_file open a path (mapped
        with mmap / MapViewOfFile, read where it cannot be) and release it in their close;
        tp_file_bytes_open for any other file (not under TP_NO_STDIO);
@@ -2128,7 +2129,7 @@ TPDEF tp_status tp__pte_missing_keys(const char *who, tp_pte_file *f, size_t m, 
                                      tp_error *err);
 
 /* ------------------------------------------------------------------------------------------ */
-/* 10. Inputs: safetensors files and DLPack tensors                                            */
+/* 10. Inputs: safetensors files, JSON documents and DLPack tensors                           */
 /* ------------------------------------------------------------------------------------------ */
 /* Views straight from what converters start with, zero-copy and checked like every view.
 
