@@ -18,7 +18,7 @@
      7. FlatBuffers builder and reader             >>flatbuffers, >>fbreader
      8. Named data store and .ptd files            >>store, >>ptd
      9. Programs (.pte)                            >>pte
-     10. Inputs: safetensors, DLPack               >>safetensors, >>dlpack
+     10. Inputs: safetensors, JSON, DLPack         >>safetensors, >>json, >>dlpack
      Then: REVISION HISTORY and LICENSE at the end of this file.
    Sections the other parts add (programs, inputs, delegate blobs) keep the same two forms.
 
@@ -47,7 +47,8 @@
        memory-planned, each call checked against TP_PTE_OPS, the operator table of
        ExecuTorch's portable kernels); a bounds-checked .pte reader.
      - section 10: inputs - safetensors files (bounds-checked, strict JSON) and DLPack tensors
-       (when dlpack.h is included first) as zero-copy, checked views;
+       (when dlpack.h is included first) as zero-copy, checked views; JSON documents (a
+       config.json, read by the same strict reader) with top-level lookups (tp_json_*);
      - files: tp_safetensors_open_file, tp_ptd_open_file, tp_pte_read_file open a path (mapped
        with mmap / MapViewOfFile, read where it cannot be) and release it in their close;
        tp_file_bytes_open for any other file (not under TP_NO_STDIO);
@@ -2298,7 +2299,7 @@ TPDEF tp_status tp__pte_missing_keys(const char *who, tp_pte_file *f, size_t m, 
                                      tp_error *err);
 
 /* ------------------------------------------------------------------------------------------ */
-/* 10. Inputs: safetensors files and DLPack tensors                                            */
+/* 10. Inputs: safetensors files, JSON documents and DLPack tensors                           */
 /* ------------------------------------------------------------------------------------------ */
 /* Views straight from what converters start with, zero-copy and checked like every view.
 
@@ -2360,6 +2361,66 @@ TPDEF tp_status tp_safetensors_metadata(const tp_safetensors *st, const char *ke
 TPDEF tp_status tp_safetensors_status(const tp_safetensors *st);
 TPDEF const char *tp_safetensors_error(const tp_safetensors *st);
 
+/* JSON configuration files (a Hugging Face config.json, a tokenizer's settings): one JSON
+   object read with the safetensors header's strict reader into a read-only document whose
+   top-level keys are looked up by name. Checked like the header: strict RFC 8259 (strings with
+   escapes and UTF-8, no \u0000; numbers by its grammar, any length; literals), no key twice in
+   any object, nested values at most 64 deep (they are skipped, but checked all the same), at
+   most 100,000,000 bytes, trailing whitespace only; the top level must be an object. A
+   failure is TP_ERR_FORMAT with a sentence naming the byte ("bad JSON at byte 7: expected
+   ':'"). Nothing is read outside the bytes, which are not kept (the document owns copies of
+   its keys, strings and numbers). Cost: one pass over the text, each object's keys sorted
+   once to find a duplicate (k log k comparisons), lookups by binary search (log k). */
+typedef struct tp_json tp_json;
+
+/* What a top-level value is. */
+typedef enum tp_json_kind {
+  TP_JSON_NULL,
+  TP_JSON_BOOL,
+  TP_JSON_NUMBER,
+  TP_JSON_STRING,
+  TP_JSON_ARRAY,
+  TP_JSON_OBJECT
+} tp_json_kind;
+
+/* Parses text[0, nbytes) (above) into *out. *err (may be NULL) is reset on entry and holds the
+   sentence of a failure. Errors: TP_ERR_FORMAT, TP_ERR_INVALID (NULL out, NULL text with
+   nbytes > 0), TP_ERR_NOMEM. */
+TPDEF tp_status tp_json_open(const void *text, size_t nbytes, tp_json **out, tp_error *err);
+#ifndef TP_NO_STDIO
+/* tp_json_open on the bytes of the file at path (released before it returns); a failure's
+   sentence starts with the path. Errors: those of tp_file_bytes_open and of tp_json_open. */
+TPDEF tp_status tp_json_open_file(const char *path, tp_json **out, tp_error *err);
+#endif
+/* Frees the document. NULL is a no-op. */
+TPDEF void tp_json_close(tp_json *doc);
+/* Number of top-level keys. */
+TPDEF size_t tp_json_count(const tp_json *doc);
+/* Top-level key i in the text's order: *key (may be NULL; owned by doc) and *kind (may be
+   NULL). Errors: TP_ERR_INVALID (i out of range). */
+TPDEF tp_status tp_json_key(const tp_json *doc, size_t i, const char **key, tp_json_kind *kind);
+/* The kind of the value under key (*kind may be NULL: a presence test). Errors:
+   TP_ERR_INVALID (NULL key; no such key: "no key \"n_head\""). */
+TPDEF tp_status tp_json_find(const tp_json *doc, const char *key, tp_json_kind *kind);
+/* The value under key as an int64: a number written as an integer (no fraction, no exponent)
+   within INT64_MIN..INT64_MAX. Errors: TP_ERR_INVALID (no such key; another kind; "key \"n\"
+   is 12.5, not an integer"; outside int64). */
+TPDEF tp_status tp_json_int(const tp_json *doc, const char *key, int64_t *value);
+/* The value under key as the double nearest to its decimal text (correctly rounded; a number
+   too small for a double is 0 or subnormal). Errors: TP_ERR_INVALID (no such key; another
+   kind; a magnitude above the largest double). */
+TPDEF tp_status tp_json_number(const tp_json *doc, const char *key, double *value);
+/* The string under key, unescaped, NUL-terminated (*value owned by doc). Errors:
+   TP_ERR_INVALID (no such key; another kind). */
+TPDEF tp_status tp_json_string(const tp_json *doc, const char *key, const char **value);
+/* The boolean under key (*value 1 for true, 0 for false). Errors: TP_ERR_INVALID (no such
+   key; another kind). */
+TPDEF tp_status tp_json_bool(const tp_json *doc, const char *key, int *value);
+/* The last lookup's failure (TP_OK and "" after a lookup that succeeded). A failed lookup
+   never spoils the document. */
+TPDEF tp_status tp_json_status(const tp_json *doc);
+TPDEF const char *tp_json_error(const tp_json *doc);
+
 #if defined(DLPACK_VERSION) || defined(DLPACK_MAJOR_VERSION)
 /* DLPack (dlpack.h included before this header, in the implementation file too): a view of a
    DLTensor. CPU device only (kDLCPU; a CUDA-host / pinned buffer is not accepted either); lanes
@@ -2394,6 +2455,7 @@ TPDEF tp_status tp_view_from_dlpack(const DLTensor *t, size_t storage_nbytes, tp
 #include <string.h>
 #include <stdarg.h>
 #include <limits.h>
+#include <float.h>
 #ifndef TP_NO_STDIO
 #include <errno.h>
 #endif
@@ -11939,23 +12001,29 @@ typedef struct tp__st_name {   /* the sorted name index */
    are gathered and, when it closes, sorted and compared, so a duplicate key is refused in
    every object - the ones tensorpack ignores too - in O(k log k) comparisons. */
 
+/* What the strict JSON reader (tp__json_*) writes as it goes, shared by the safetensors
+   header and tp_json documents: unescaped strings, and the keys of the objects still open. */
+typedef struct tp__json_mem {
+  char *pool;                  /* strings, each NUL-terminated */
+  size_t pool_n, pool_cap;
+  tp__st_name *keys;           /* the keys of the objects still open */
+  size_t keys_n, keys_cap;
+  char *kb;                    /* their bytes */
+  size_t kb_n, kb_cap;
+} tp__json_mem;
+
 struct tp_safetensors {
   const unsigned char *data;   /* the file's data section */
   uint64_t data_size;
   tp__st_tensor *t;
   size_t n, cap;
   tp__st_name *by_name;
-  char *pool;                  /* names, metadata keys and values, each NUL-terminated */
-  size_t pool_n, pool_cap;
+  tp__json_mem jm;             /* pool: names, metadata keys and values */
   int64_t *dims;
   size_t dims_n, dims_cap;
   size_t *meta;                /* pairs (key, value) of pool offsets */
   size_t meta_n, meta_cap;
   tp__st_name *meta_by_key;    /* the metadata keys sorted (idx: the pair), for lookups */
-  tp__st_name *keys;           /* while parsing: the keys of the objects still open */
-  size_t keys_n, keys_cap;
-  char *kb;                    /* their bytes */
-  size_t kb_n, kb_cap;
   tp_error last;               /* last lookup's failure */
   tp_file_bytes file;          /* tp_safetensors_open_file's bytes, released at close */
 };
@@ -11963,7 +12031,9 @@ struct tp_safetensors {
 typedef struct tp__json {
   const unsigned char *p;
   size_t n, i;
-  tp_safetensors *st;
+  tp__json_mem *m;             /* where strings and keys go */
+  tp_safetensors *st;          /* the safetensors header being read, or NULL (tp_json) */
+  const char *where;           /* how a sentence names a position: "header byte", "byte" */
   tp_error *err;
 } tp__json;
 
@@ -11979,42 +12049,43 @@ static int tp__st_cmp_name(const void *a, const void *b) {
 
 /* Notes key pool[at, at + len) of the object being parsed. */
 static tp_status tp__json_key_note(tp__json *j, size_t at, size_t len) {
-  if (tp__array_reserve((void **)&j->st->keys, &j->st->keys_cap, j->st->keys_n + 1, sizeof *j->st->keys) !=
+  tp__json_mem *m = j->m;
+  if (tp__array_reserve((void **)&m->keys, &m->keys_cap, m->keys_n + 1, sizeof *m->keys) !=
           TP_OK ||
-      tp__array_reserve((void **)&j->st->kb, &j->st->kb_cap, j->st->kb_n + len + 1, 1) != TP_OK)
+      tp__array_reserve((void **)&m->kb, &m->kb_cap, m->kb_n + len + 1, 1) != TP_OK)
     return tp__error_set(j->err, TP_ERR_NOMEM, "no memory for %lu object keys",
-                        (unsigned long)(j->st->keys_n + 1));
-  memcpy(j->st->kb + j->st->kb_n, j->st->pool + at, len);
-  j->st->kb[j->st->kb_n + len] = 0;
-  j->st->keys[j->st->keys_n].idx = j->st->kb_n;
-  j->st->keys[j->st->keys_n].len = len;
-  j->st->keys_n++;
-  j->st->kb_n += len + 1;
+                        (unsigned long)(m->keys_n + 1));
+  memcpy(m->kb + m->kb_n, m->pool + at, len);
+  m->kb[m->kb_n + len] = 0;
+  m->keys[m->keys_n].idx = m->kb_n;
+  m->keys[m->keys_n].len = len;
+  m->keys_n++;
+  m->kb_n += len + 1;
   return TP_OK;
 }
 
-/* The object whose first key is keys[first] (starting at header byte start) has closed: a
-   key twice is TP_ERR_FORMAT; then its keys are dropped. */
+/* The object whose first key is keys[first] (starting at byte start) has closed: a key twice
+   is TP_ERR_FORMAT; then its keys are dropped. */
 static tp_status tp__json_keys_done(tp__json *j, size_t first, size_t start) {
-  tp_safetensors *st = j->st;
-  size_t k, n = st->keys_n - first;
+  tp__json_mem *m = j->m;
+  size_t k, n = m->keys_n - first;
   tp_status s = TP_OK;
   /* where the object's key bytes start, before the sort moves its first key */
-  if (first < st->keys_n) st->kb_n = st->keys[first].idx;
+  if (first < m->keys_n) m->kb_n = m->keys[first].idx;
   if (n > 1) {
-    for (k = first; k < st->keys_n; k++) st->keys[k].name = st->kb + st->keys[k].idx;
-    qsort(st->keys + first, n, sizeof *st->keys, tp__st_cmp_name);
-    for (k = first + 1; k < st->keys_n && s == TP_OK; k++)
-      if (tp__st_cmp_name(&st->keys[k - 1], &st->keys[k]) == 0)
-        s = tp__error_set(j->err, TP_ERR_FORMAT, "the object at header byte %lu has the key "
-                         "\"%.80s\" twice", (unsigned long)start, st->keys[k].name);
+    for (k = first; k < m->keys_n; k++) m->keys[k].name = m->kb + m->keys[k].idx;
+    qsort(m->keys + first, n, sizeof *m->keys, tp__st_cmp_name);
+    for (k = first + 1; k < m->keys_n && s == TP_OK; k++)
+      if (tp__st_cmp_name(&m->keys[k - 1], &m->keys[k]) == 0)
+        s = tp__error_set(j->err, TP_ERR_FORMAT, "the object at %s %lu has the key \"%.80s\" "
+                         "twice", j->where, (unsigned long)start, m->keys[k].name);
   }
-  st->keys_n = first;
+  m->keys_n = first;
   return s;
 }
 
 static tp_status tp__json_fail(tp__json *j, const char *what) {
-  return tp__error_set(j->err, TP_ERR_FORMAT, "bad JSON at header byte %lu: %s",
+  return tp__error_set(j->err, TP_ERR_FORMAT, "bad JSON at %s %lu: %s", j->where,
                       (unsigned long)j->i, what);
 }
 
@@ -12032,13 +12103,13 @@ static tp_status tp__json_take(tp__json *j, char c, const char *what) {
   return TP_OK;
 }
 
-static tp_status tp__st_pool_put(tp__json *j, const unsigned char *b, size_t n) {
-  tp_safetensors *st = j->st;
-  if (tp__array_reserve((void **)&st->pool, &st->pool_cap, st->pool_n + n, 1) != TP_OK)
+static tp_status tp__json_pool_put(tp__json *j, const unsigned char *b, size_t n) {
+  tp__json_mem *m = j->m;
+  if (tp__array_reserve((void **)&m->pool, &m->pool_cap, m->pool_n + n, 1) != TP_OK)
     return tp__error_set(j->err, TP_ERR_NOMEM, "no memory for %lu bytes of names",
-                        (unsigned long)(st->pool_n + n));
-  memcpy(st->pool + st->pool_n, b, n);
-  st->pool_n += n;
+                        (unsigned long)(m->pool_n + n));
+  memcpy(m->pool + m->pool_n, b, n);
+  m->pool_n += n;
   return TP_OK;
 }
 
@@ -12087,7 +12158,7 @@ static tp_status tp__json_string(tp__json *j, size_t *at, size_t *len) {
   tp__json_ws(j);
   if (j->i >= j->n || j->p[j->i] != '"') return tp__json_fail(j, "expected a string");
   j->i++;
-  start = j->st->pool_n;
+  start = j->m->pool_n;
   for (;;) {
     unsigned c;
     size_t run = j->i;
@@ -12095,7 +12166,7 @@ static tp_status tp__json_string(tp__json *j, size_t *at, size_t *len) {
            j->p[run] < 0x80)
       run++;
     if (run > j->i) {
-      if ((s = tp__st_pool_put(j, j->p + j->i, run - j->i)) != TP_OK) return s;
+      if ((s = tp__json_pool_put(j, j->p + j->i, run - j->i)) != TP_OK) return s;
       j->i = run;
     }
     if (j->i >= j->n) return tp__json_fail(j, "unterminated string");
@@ -12108,7 +12179,7 @@ static tp_status tp__json_string(tp__json *j, size_t *at, size_t *len) {
     if (c >= 0x80) {
       size_t k = tp__utf8_len(j->p + j->i, j->n - j->i);
       if (k == 0) return tp__json_fail(j, "a string is not UTF-8");
-      if ((s = tp__st_pool_put(j, j->p + j->i, k)) != TP_OK) return s;
+      if ((s = tp__json_pool_put(j, j->p + j->i, k)) != TP_OK) return s;
       j->i += k;
       continue;
     }
@@ -12145,7 +12216,7 @@ static tp_status tp__json_string(tp__json *j, size_t *at, size_t *len) {
         u[k++] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
         u[k++] = (unsigned char)(0x80 | (cp & 0x3F));
       }
-      if ((s = tp__st_pool_put(j, u, k)) != TP_OK) return s;
+      if ((s = tp__json_pool_put(j, u, k)) != TP_OK) return s;
       continue;
     }
     switch (c) {
@@ -12158,12 +12229,12 @@ static tp_status tp__json_string(tp__json *j, size_t *at, size_t *len) {
       default: return tp__json_fail(j, "unknown escape");
     }
     j->i += 2;
-    if ((s = tp__st_pool_put(j, u, 1)) != TP_OK) return s;
+    if ((s = tp__json_pool_put(j, u, 1)) != TP_OK) return s;
   }
   *at = start;
-  *len = j->st->pool_n - start;
+  *len = j->m->pool_n - start;
   u[0] = 0;
-  return tp__st_pool_put(j, u, 1);
+  return tp__json_pool_put(j, u, 1);
 }
 
 /* A non-negative JSON integer that fits in 64 bits. */
@@ -12187,6 +12258,34 @@ static tp_status tp__json_u64(tp__json *j, uint64_t *out) {
   return TP_OK;
 }
 
+/* A number by RFC 8259's grammar: -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?, any
+   length (its value is not computed here: tp__json_to_double). *is_int (may be NULL): 1 when it
+   has neither a fraction nor an exponent. */
+static tp_status tp__json_number(tp__json *j, int *is_int) {
+  size_t k;
+  if (is_int) *is_int = 1;
+  if (j->i < j->n && j->p[j->i] == '-') j->i++;
+  k = j->i;
+  while (j->i < j->n && j->p[j->i] >= '0' && j->p[j->i] <= '9') j->i++;
+  if (j->i == k) return tp__json_fail(j, "a number without digits");
+  if (j->p[k] == '0' && j->i - k > 1) return tp__json_fail(j, "a number with a leading 0");
+  if (j->i < j->n && j->p[j->i] == '.') {
+    k = ++j->i;
+    while (j->i < j->n && j->p[j->i] >= '0' && j->p[j->i] <= '9') j->i++;
+    if (j->i == k) return tp__json_fail(j, "no digit after a number's '.'");
+    if (is_int) *is_int = 0;
+  }
+  if (j->i < j->n && (j->p[j->i] == 'e' || j->p[j->i] == 'E')) {
+    j->i++;
+    if (j->i < j->n && (j->p[j->i] == '+' || j->p[j->i] == '-')) j->i++;
+    k = j->i;
+    while (j->i < j->n && j->p[j->i] >= '0' && j->p[j->i] <= '9') j->i++;
+    if (j->i == k) return tp__json_fail(j, "no digit in a number's exponent");
+    if (is_int) *is_int = 0;
+  }
+  return TP_OK;
+}
+
 /* Any JSON value, checked and dropped (fields tensorpack does not use). */
 static tp_status tp__json_skip(tp__json *j, int depth) {
   tp_status s;
@@ -12198,12 +12297,12 @@ static tp_status tp__json_skip(tp__json *j, int depth) {
   if (c == '"') {
     size_t at, len;
     s = tp__json_string(j, &at, &len);
-    j->st->pool_n = at;
+    j->m->pool_n = at;
     return s;
   }
   if (c == '{' || c == '[') {
     char close = c == '{' ? '}' : ']';
-    size_t first = j->st->keys_n, start = j->i;
+    size_t first = j->m->keys_n, start = j->i;
     j->i++;
     tp__json_ws(j);
     if (j->i < j->n && j->p[j->i] == (unsigned char)close) {
@@ -12215,7 +12314,7 @@ static tp_status tp__json_skip(tp__json *j, int depth) {
         size_t at, len;
         if ((s = tp__json_string(j, &at, &len)) != TP_OK) return s;
         s = tp__json_key_note(j, at, len);
-        j->st->pool_n = at;
+        j->m->pool_n = at;
         if (s != TP_OK) return s;
         if ((s = tp__json_take(j, ':', "expected ':'")) != TP_OK) return s;
       }
@@ -12237,26 +12336,7 @@ static tp_status tp__json_skip(tp__json *j, int depth) {
     j->i += k;
     return TP_OK;
   }
-  if (c == '-' || (c >= '0' && c <= '9')) {   /* any JSON number */
-    size_t k;
-    if (c == '-') j->i++;
-    k = j->i;
-    while (j->i < j->n && j->p[j->i] >= '0' && j->p[j->i] <= '9') j->i++;
-    if (j->i == k || (j->p[k] == '0' && j->i - k > 1)) return tp__json_fail(j, "bad number");
-    if (j->i < j->n && j->p[j->i] == '.') {
-      k = ++j->i;
-      while (j->i < j->n && j->p[j->i] >= '0' && j->p[j->i] <= '9') j->i++;
-      if (j->i == k) return tp__json_fail(j, "bad number");
-    }
-    if (j->i < j->n && (j->p[j->i] == 'e' || j->p[j->i] == 'E')) {
-      j->i++;
-      if (j->i < j->n && (j->p[j->i] == '+' || j->p[j->i] == '-')) j->i++;
-      k = j->i;
-      while (j->i < j->n && j->p[j->i] >= '0' && j->p[j->i] <= '9') j->i++;
-      if (j->i == k) return tp__json_fail(j, "bad number");
-    }
-    return TP_OK;
-  }
+  if (c == '-' || (c >= '0' && c <= '9')) return tp__json_number(j, NULL);
   return tp__json_fail(j, "expected a value");
 }
 
@@ -12265,8 +12345,8 @@ static tp_status tp__st_tensor_obj(tp__json *j, tp__st_tensor *t) {
   tp_safetensors *st = j->st;
   int have_dtype = 0, have_shape = 0, have_offsets = 0;
   tp_status s;
-  size_t first = j->st->keys_n, start;
-  /* st->pool may move with every put: names are re-read through st->pool + offset */
+  size_t first = j->m->keys_n, start;
+  /* st->jm.pool may move with every put: names are re-read through the pool + offset */
   tp__json_ws(j);
   start = j->i;
   if ((s = tp__json_take(j, '{', "a tensor's entry is not an object")) != TP_OK) return s;
@@ -12280,7 +12360,7 @@ static tp_status tp__st_tensor_obj(tp__json *j, tp__st_tensor *t) {
       if ((s = tp__json_string(j, &at, &len)) != TP_OK) return s;
       if ((s = tp__json_key_note(j, at, len)) != TP_OK) return s;
       if ((s = tp__json_take(j, ':', "expected ':'")) != TP_OK) return s;
-      f = st->pool + at;
+      f = st->jm.pool + at;
       if (strcmp(f, "dtype") == 0 || strcmp(f, "shape") == 0 ||
           strcmp(f, "data_offsets") == 0) {
         int *have = f[0] == 'd' && f[1] == 't' ? &have_dtype
@@ -12288,26 +12368,26 @@ static tp_status tp__st_tensor_obj(tp__json *j, tp__st_tensor *t) {
                                                : &have_offsets;
         if (*have)
           return tp__error_set(j->err, TP_ERR_FORMAT, "tensor \"%.80s\": \"%s\" appears twice",
-                              st->pool + t->name, f);
+                              st->jm.pool + t->name, f);
         *have = 1;
       }
       if (strcmp(f, "dtype") == 0) {
         size_t dat, dlen, k;
-        st->pool_n = at;
+        st->jm.pool_n = at;
         if ((s = tp__json_string(j, &dat, &dlen)) != TP_OK) return s;
         for (k = 0; k < TP__ST_NDTYPES; k++)
-          if (strcmp(st->pool + dat, tp__st_dtypes[k].name) == 0) break;
+          if (strcmp(st->jm.pool + dat, tp__st_dtypes[k].name) == 0) break;
         if (k == TP__ST_NDTYPES)
           return tp__error_set(j->err, TP_ERR_UNSUPPORTED,
                               "tensor \"%.80s\": dtype \"%.40s\" is not a safetensors dtype "
-                              "tensorpack knows", st->pool + t->name, st->pool + dat);
+                              "tensorpack knows", st->jm.pool + t->name, st->jm.pool + dat);
         t->dtype = (int)k;
-        st->pool_n = dat;
+        st->jm.pool_n = dat;
       } else if (strcmp(f, "shape") == 0 || strcmp(f, "data_offsets") == 0) {
         int is_shape = f[0] == 's';
         size_t count = 0;
         uint64_t v = 0, off[2] = {0, 0};
-        st->pool_n = at;
+        st->jm.pool_n = at;
         if (is_shape) t->dims_at = st->dims_n;
         if ((s = tp__json_take(j, '[', is_shape ? "\"shape\" is not an array"
                                                 : "\"data_offsets\" is not an array")) != TP_OK)
@@ -12322,7 +12402,7 @@ static tp_status tp__st_tensor_obj(tp__json *j, tp__st_tensor *t) {
               if (v > (uint64_t)INT64_MAX)
                 return tp__error_set(j->err, TP_ERR_FORMAT,
                                     "tensor \"%.80s\": dim %lu is %llu, above INT64_MAX",
-                                    st->pool + t->name, (unsigned long)count,
+                                    st->jm.pool + t->name, (unsigned long)count,
                                     (unsigned long long)v);
               if (tp__array_reserve((void **)&st->dims, &st->dims_cap, st->dims_n + 1,
                                    sizeof(int64_t)) != TP_OK)
@@ -12348,12 +12428,12 @@ static tp_status tp__st_tensor_obj(tp__json *j, tp__st_tensor *t) {
           if (count != 2)
             return tp__error_set(j->err, TP_ERR_FORMAT,
                                 "tensor \"%.80s\": \"data_offsets\" has %lu numbers, not 2",
-                                st->pool + t->name, (unsigned long)count);
+                                st->jm.pool + t->name, (unsigned long)count);
           t->begin = off[0];
           t->end = off[1];
         }
       } else {
-        st->pool_n = at;
+        st->jm.pool_n = at;
         if ((s = tp__json_skip(j, 1)) != TP_OK) return s;
       }
       tp__json_ws(j);
@@ -12367,7 +12447,7 @@ static tp_status tp__st_tensor_obj(tp__json *j, tp__st_tensor *t) {
   }
   if ((s = tp__json_keys_done(j, first, start)) != TP_OK) return s;
   if (!have_dtype || !have_shape || !have_offsets)
-    return tp__error_set(j->err, TP_ERR_FORMAT, "tensor \"%.80s\": no \"%s\"", st->pool + t->name,
+    return tp__error_set(j->err, TP_ERR_FORMAT, "tensor \"%.80s\": no \"%s\"", st->jm.pool + t->name,
                         !have_dtype ? "dtype" : !have_shape ? "shape" : "data_offsets");
   return TP_OK;
 }
@@ -12388,7 +12468,7 @@ static tp_status tp__st_metadata(tp__json *j) {
     tp__json_ws(j);
     if (j->i >= j->n || j->p[j->i] != '"')
       return tp__error_set(j->err, TP_ERR_FORMAT, "__metadata__ \"%.80s\": the value is not a "
-                          "string", st->pool + kat);
+                          "string", st->jm.pool + kat);
     if ((s = tp__json_string(j, &vat, &vlen)) != TP_OK) return s;
     /* duplicates: found once the header is read, by sorting (tp__st_meta_index) */
     if (tp__array_reserve((void **)&st->meta, &st->meta_cap, 2 * st->meta_n + 2,
@@ -12419,7 +12499,7 @@ static tp_status tp__st_meta_index(tp_safetensors *st, tp_error *err) {
     return tp__error_set(err, TP_ERR_NOMEM, "no memory to index %lu metadata entries",
                         (unsigned long)st->meta_n);
   for (m = 0; m < st->meta_n; m++) {
-    st->meta_by_key[m].name = st->pool + st->meta[2 * m];
+    st->meta_by_key[m].name = st->jm.pool + st->meta[2 * m];
     st->meta_by_key[m].len = strlen(st->meta_by_key[m].name);
     st->meta_by_key[m].idx = m;
   }
@@ -12468,7 +12548,7 @@ static tp_status tp__st_check(tp_safetensors *st, tp_error *err) {
     const tp__st_dtype *dt = &tp__st_dtypes[t->dtype];
     uint64_t numel = 1, bits, want;
     size_t d;
-    st->by_name[i].name = st->pool + t->name;
+    st->by_name[i].name = st->jm.pool + t->name;
     st->by_name[i].len = t->name_len;
     st->by_name[i].idx = i;
     r[i].begin = t->begin;
@@ -12478,25 +12558,25 @@ static tp_status tp__st_check(tp_safetensors *st, tp_error *err) {
       if (tp__mul_u64(numel, (uint64_t)st->dims[t->dims_at + d], &numel)) break;
     if (d < t->ndim || tp__mul_u64(numel, dt->bits, &bits)) {
       s = tp__error_set(err, TP_ERR_FORMAT, "tensor \"%.80s\": its shape's %s size overflows 64 "
-                       "bits", st->pool + t->name, dt->name);
+                       "bits", st->jm.pool + t->name, dt->name);
       break;
     }
     if (bits % 8 != 0) {
       s = tp__error_set(err, TP_ERR_FORMAT, "tensor \"%.80s\": %llu elements of %s are not a "
-                       "whole number of bytes", st->pool + t->name, (unsigned long long)numel,
+                       "whole number of bytes", st->jm.pool + t->name, (unsigned long long)numel,
                        dt->name);
       break;
     }
     want = bits / 8;
     if (t->end < t->begin) {
       s = tp__error_set(err, TP_ERR_FORMAT, "tensor \"%.80s\": data_offsets [%llu, %llu] end "
-                       "before they begin", st->pool + t->name, (unsigned long long)t->begin,
+                       "before they begin", st->jm.pool + t->name, (unsigned long long)t->begin,
                        (unsigned long long)t->end);
       break;
     }
     if (t->end - t->begin != want) {
       s = tp__error_set(err, TP_ERR_FORMAT, "tensor \"%.80s\": %llu elements of %s are %llu "
-                       "bytes, data_offsets [%llu, %llu] hold %llu", st->pool + t->name,
+                       "bytes, data_offsets [%llu, %llu] hold %llu", st->jm.pool + t->name,
                        (unsigned long long)numel, dt->name, (unsigned long long)want,
                        (unsigned long long)t->begin, (unsigned long long)t->end,
                        (unsigned long long)(t->end - t->begin));
@@ -12504,7 +12584,7 @@ static tp_status tp__st_check(tp_safetensors *st, tp_error *err) {
     }
     if (t->end > st->data_size) {
       s = tp__error_set(err, TP_ERR_FORMAT, "tensor \"%.80s\": data_offsets [%llu, %llu] run "
-                       "past the %llu data bytes", st->pool + t->name,
+                       "past the %llu data bytes", st->jm.pool + t->name,
                        (unsigned long long)t->begin, (unsigned long long)t->end,
                        (unsigned long long)st->data_size);
       break;
@@ -12522,7 +12602,7 @@ static tp_status tp__st_check(tp_safetensors *st, tp_error *err) {
   if (s == TP_OK) {
     qsort(r, st->n, sizeof(tp__st_range), tp__st_cmp_range);
     for (i = 0; i < st->n; i++) {
-      const char *name = st->pool + st->t[r[i].idx].name;
+      const char *name = st->jm.pool + st->t[r[i].idx].name;
       if (r[i].begin > pos) {
         s = tp__error_set(err, TP_ERR_FORMAT, "tensor \"%.80s\": data starts at byte %llu, "
                          "leaving a gap of %llu bytes after %s%.80s%s", name,
@@ -12557,12 +12637,12 @@ TPDEF void tp_safetensors_close(tp_safetensors *st) {
 #endif
   TP_FREE(st->t);
   TP_FREE(st->by_name);
-  TP_FREE(st->pool);
+  TP_FREE(st->jm.pool);
   TP_FREE(st->dims);
   TP_FREE(st->meta);
   TP_FREE(st->meta_by_key);
-  TP_FREE(st->keys);
-  TP_FREE(st->kb);
+  TP_FREE(st->jm.keys);
+  TP_FREE(st->jm.kb);
   TP_FREE(st);
 }
 
@@ -12587,7 +12667,9 @@ static tp_status tp__st_parse(tp_safetensors *st, const unsigned char *f, size_t
   j.p = f + 8;
   j.n = (size_t)hlen;
   j.i = 0;
+  j.m = &st->jm;
   j.st = st;
+  j.where = "header byte";
   j.err = err;
   if (j.n == 0 || j.p[0] != '{')
     return tp__error_set(err, TP_ERR_FORMAT, "the %lu-byte header does not start with '{'",
@@ -12601,11 +12683,11 @@ static tp_status tp__st_parse(tp_safetensors *st, const unsigned char *f, size_t
       size_t at, len;
       if ((s = tp__json_string(&j, &at, &len)) != TP_OK) return s;
       if ((s = tp__json_take(&j, ':', "expected ':'")) != TP_OK) return s;
-      if (strcmp(st->pool + at, "__metadata__") == 0) {
+      if (strcmp(st->jm.pool + at, "__metadata__") == 0) {
         if (saw_meta)
           return tp__error_set(err, TP_ERR_FORMAT, "\"__metadata__\" appears twice in the header");
         saw_meta = 1;
-        st->pool_n = at;
+        st->jm.pool_n = at;
         if ((s = tp__st_metadata(&j)) != TP_OK) return s;
       } else {
         tp__st_tensor *t;
@@ -12711,18 +12793,18 @@ TPDEF tp_status tp_safetensors_get(const tp_safetensors *st, size_t i, const cha
                         (unsigned long)i, (unsigned long)st->n);
   t = &st->t[i];
   dt = &tp__st_dtypes[t->dtype];
-  if (name) *name = st->pool + t->name;
+  if (name) *name = st->jm.pool + t->name;
   if (!out) return TP_OK;
   if (dt->tp < 0)
     return tp__error_set(last, TP_ERR_UNSUPPORTED, "tensor \"%.80s\": dtype %s has no tp_dtype",
-                        st->pool + t->name, dt->name);
+                        st->jm.pool + t->name, dt->name);
   if (t->ndim > TP_MAX_DIMS)
     return tp__error_set(last, TP_ERR_UNSUPPORTED, "tensor \"%.80s\": %lu dims, more than "
-                        "TP_MAX_DIMS %d", st->pool + t->name, (unsigned long)t->ndim,
+                        "TP_MAX_DIMS %d", st->jm.pool + t->name, (unsigned long)t->ndim,
                         TP_MAX_DIMS);
   if (TP__BIG_ENDIAN && dt->bits > 8)
     return tp__error_set(last, TP_ERR_UNSUPPORTED, "tensor \"%.80s\": the file's %s elements are "
-                        "little-endian and this host is big-endian", st->pool + t->name,
+                        "little-endian and this host is big-endian", st->jm.pool + t->name,
                         dt->name);
   s.data = st->data + (size_t)t->begin;
   s.nbytes = (size_t)(t->end - t->begin);
@@ -12772,10 +12854,357 @@ TPDEF tp_status tp_safetensors_metadata(const tp_safetensors *st, const char *ke
   if (!key) return tp__error_set(last, TP_ERR_INVALID, "tp_safetensors_metadata: key is NULL");
   hit = tp__st_search(st->meta_by_key, st->meta_n, key);
   if (hit) {
-    if (value) *value = st->pool + st->meta[2 * hit->idx + 1];
+    if (value) *value = st->jm.pool + st->meta[2 * hit->idx + 1];
     return TP_OK;
   }
   return tp__error_set(last, TP_ERR_INVALID, "__metadata__ has no \"%.120s\"", key);
+}
+
+// >>json -------------------------------------------------------------------------------------
+
+/* One top-level entry of a tp_json document. Strings (the key, a string value, a number's
+   text) are pool offsets; a number's value is computed once, when the document is read. */
+typedef struct tp__json_entry {
+  size_t key;
+  tp_json_kind kind;
+  size_t text;           /* STRING: the value; NUMBER: its text as written */
+  int flag;              /* BOOL: the value; NUMBER: 1 when written as an integer */
+  int fits_i64, fits_double;     /* NUMBER: i (an integer only) and d hold its value */
+  int64_t i;
+  double d;
+} tp__json_entry;
+
+struct tp_json {
+  tp__json_mem jm;
+  tp__json_entry *e;
+  size_t n, cap;
+  tp__st_name *by_key;   /* the keys sorted (idx: the entry), for lookups */
+  tp_error last;
+};
+
+/* The number text p[0, n) (RFC 8259's grammar, checked) as the nearest double: its significant
+   digits and decimal exponent are rewritten as "DIGITSeEXP", which strtod reads the same in
+   every locale (no decimal point). At most 800 significant digits are kept (deciding a
+   double's rounding never needs more than 767), the rest folded into one sticky digit, so the
+   work is linear in n. Returns 0 when the magnitude is above the largest double. */
+static int tp__json_to_double(const char *p, size_t n, double *out) {
+  char buf[840], dig[24];
+  size_t i = 0, b = 0, kept = 0, nd = 0;
+  long long exp10 = 0, e = 0;
+  int sticky = 0, neg = p[0] == '-', eneg = 0, frac = 0;
+  double v;
+  if (neg) buf[b++] = '-', i++;
+  for (; i < n && p[i] != 'e' && p[i] != 'E'; i++) {
+    if (p[i] == '.') {
+      frac = 1;
+    } else if (kept == 0 && p[i] == '0') { /* a leading zero */
+      if (frac) exp10--;
+    } else if (kept < 800) {
+      buf[b++] = p[i], kept++;
+      if (frac) exp10--;
+    } else { /* beyond 800 digits: only whether one is not 0 */
+      if (p[i] != '0') sticky = 1;
+      if (!frac) exp10++;
+    }
+  }
+  if (kept == 0) {
+    *out = neg ? -0.0 : 0.0;
+    return 1;
+  }
+  if (sticky) buf[b++] = '1', exp10--;
+  if (i < n) { /* the exponent, saturated far beyond any double's */
+    i++;
+    if (p[i] == '+' || p[i] == '-') eneg = p[i] == '-', i++;
+    for (; i < n; i++)
+      if (e < 100000000LL) e = e * 10 + (p[i] - '0');
+  }
+  exp10 += eneg ? -e : e;
+  buf[b++] = 'e';
+  if (exp10 < 0) buf[b++] = '-', exp10 = -exp10;
+  do dig[nd++] = (char)('0' + exp10 % 10), exp10 /= 10;
+  while (exp10 > 0);
+  while (nd > 0) buf[b++] = dig[--nd];
+  buf[b] = 0;
+  v = strtod(buf, NULL);
+  if (v > DBL_MAX || v < -DBL_MAX) return 0;
+  *out = v;
+  return 1;
+}
+
+/* The integer text p[0, n) (optional '-', digits) as an int64; 0 when outside its range. */
+static int tp__json_to_i64(const char *p, size_t n, int64_t *out) {
+  size_t i = 0;
+  uint64_t v = 0, lim;
+  int neg = p[0] == '-';
+  if (neg) i++;
+  lim = neg ? (uint64_t)INT64_MAX + 1u : (uint64_t)INT64_MAX;
+  for (; i < n; i++) {
+    unsigned d = (unsigned)(p[i] - '0');
+    if (v > (lim - d) / 10) return 0;
+    v = v * 10 + d;
+  }
+  *out = !neg ? (int64_t)v : v == (uint64_t)INT64_MAX + 1u ? INT64_MIN : -(int64_t)v;
+  return 1;
+}
+
+/* One top-level value into e (its key already set). */
+static tp_status tp__json_entry_value(tp__json *j, tp__json_entry *e) {
+  unsigned char c;
+  tp_status s;
+  size_t at, len;
+  tp__json_ws(j);
+  if (j->i >= j->n) return tp__json_fail(j, "expected a value");
+  c = j->p[j->i];
+  if (c == '"') {
+    e->kind = TP_JSON_STRING;
+    if ((s = tp__json_string(j, &at, &len)) != TP_OK) return s;
+    e->text = at;
+    return TP_OK;
+  }
+  if (c == '-' || (c >= '0' && c <= '9')) {
+    size_t start = j->i;
+    static const unsigned char nul = 0;
+    e->kind = TP_JSON_NUMBER;
+    if ((s = tp__json_number(j, &e->flag)) != TP_OK) return s;
+    e->text = j->m->pool_n;
+    if ((s = tp__json_pool_put(j, j->p + start, j->i - start)) != TP_OK ||
+        (s = tp__json_pool_put(j, &nul, 1)) != TP_OK)
+      return s;
+    len = j->i - start;
+    e->fits_double = tp__json_to_double(j->m->pool + e->text, len, &e->d);
+    e->fits_i64 = e->flag && tp__json_to_i64(j->m->pool + e->text, len, &e->i);
+    return TP_OK;
+  }
+  e->kind = c == '{' ? TP_JSON_OBJECT : c == '[' ? TP_JSON_ARRAY : c == 't' || c == 'f'
+            ? TP_JSON_BOOL : TP_JSON_NULL;
+  e->flag = c == 't';
+  return tp__json_skip(j, 1); /* checks literals and nested values */
+}
+
+static tp_status tp__json_parse(tp_json *doc, const unsigned char *p, size_t n, tp_error *err) {
+  tp__json j;
+  tp_status s;
+  size_t k;
+  j.p = p;
+  j.n = n;
+  j.i = 0;
+  j.m = &doc->jm;
+  j.st = NULL;
+  j.where = "byte";
+  j.err = err;
+  if (n > TP__ST_MAX_HEADER)
+    return tp__error_set(err, TP_ERR_FORMAT, "the JSON text is %lu bytes, above the limit of %lu",
+                        (unsigned long)n, (unsigned long)TP__ST_MAX_HEADER);
+  tp__json_ws(&j);
+  if (j.i >= j.n || j.p[j.i] != '{')
+    return tp__json_fail(&j, "the JSON text is not an object (no '{')");
+  j.i++;
+  tp__json_ws(&j);
+  if (j.i < j.n && j.p[j.i] == '}') {
+    j.i++;
+  } else {
+    for (;;) {
+      size_t at, len;
+      tp__json_entry *e;
+      if ((s = tp__json_string(&j, &at, &len)) != TP_OK) return s;
+      if ((s = tp__json_key_note(&j, at, len)) != TP_OK) return s;
+      if ((s = tp__json_take(&j, ':', "expected ':'")) != TP_OK) return s;
+      if (tp__array_reserve((void **)&doc->e, &doc->cap, doc->n + 1, sizeof *doc->e) != TP_OK)
+        return tp__error_set(err, TP_ERR_NOMEM, "no memory for %lu JSON keys",
+                            (unsigned long)(doc->n + 1));
+      e = &doc->e[doc->n++];
+      memset(e, 0, sizeof *e);
+      e->key = at;
+      if ((s = tp__json_entry_value(&j, e)) != TP_OK) return s;
+      tp__json_ws(&j);
+      if (j.i < j.n && j.p[j.i] == ',') {
+        j.i++;
+        continue;
+      }
+      if ((s = tp__json_take(&j, '}', "expected ',' or '}'")) != TP_OK) return s;
+      break;
+    }
+  }
+  if ((s = tp__json_keys_done(&j, 0, 0)) != TP_OK) return s;
+  tp__json_ws(&j);
+  if (j.i != j.n) return tp__json_fail(&j, "more after the object's closing '}'");
+  if (doc->n == 0) return TP_OK;
+  doc->by_key = (tp__st_name *)TP_MALLOC(doc->n * sizeof(tp__st_name));
+  if (!doc->by_key)
+    return tp__error_set(err, TP_ERR_NOMEM, "no memory to index %lu JSON keys",
+                        (unsigned long)doc->n);
+  for (k = 0; k < doc->n; k++) {
+    doc->by_key[k].name = doc->jm.pool + doc->e[k].key;
+    doc->by_key[k].len = strlen(doc->by_key[k].name);
+    doc->by_key[k].idx = k;
+  }
+  qsort(doc->by_key, doc->n, sizeof(tp__st_name), tp__st_cmp_name); /* unique: checked above */
+  return TP_OK;
+}
+
+TPDEF void tp_json_close(tp_json *doc) {
+  if (!doc) return;
+  TP_FREE(doc->jm.pool);
+  TP_FREE(doc->jm.keys);
+  TP_FREE(doc->jm.kb);
+  TP_FREE(doc->e);
+  TP_FREE(doc->by_key);
+  TP_FREE(doc);
+}
+
+TPDEF tp_status tp_json_open(const void *text, size_t nbytes, tp_json **out, tp_error *err) {
+  tp_error local;
+  tp_json *doc;
+  tp_status s;
+  if (!err) err = &local;
+  tp__error_reset(err);
+  if (!out) return tp__error_set(err, TP_ERR_INVALID, "tp_json_open: out is NULL");
+  *out = NULL;
+  if (!text && nbytes > 0)
+    return tp__error_set(err, TP_ERR_INVALID, "tp_json_open: text is NULL with %lu bytes",
+                        (unsigned long)nbytes);
+  doc = (tp_json *)TP_MALLOC(sizeof(tp_json));
+  if (!doc) return tp__error_set(err, TP_ERR_NOMEM, "no memory for a JSON document");
+  memset(doc, 0, sizeof *doc);
+  s = tp__json_parse(doc, (const unsigned char *)text, nbytes, err);
+  if (s != TP_OK) {
+    tp_json_close(doc);
+    return s;
+  }
+  *out = doc;
+  return TP_OK;
+}
+
+#ifndef TP_NO_STDIO
+TPDEF tp_status tp_json_open_file(const char *path, tp_json **out, tp_error *err) {
+  tp_error local;
+  tp_file_bytes fb;
+  tp_status s;
+  if (!err) err = &local;
+  tp__error_reset(err);
+  if (!out) return tp__error_set(err, TP_ERR_INVALID, "tp_json_open_file: out is NULL");
+  *out = NULL;
+  s = tp_file_bytes_open(path, 0, &fb, err);
+  if (s != TP_OK) return s;
+  s = tp_json_open(fb.data, fb.size, out, err);
+  tp_file_bytes_close(&fb);
+  if (s != TP_OK) tp__error_prefix_path(err, path);
+  return s;
+}
+#endif
+
+TPDEF size_t tp_json_count(const tp_json *doc) {
+  TP_ASSERT(doc);
+  return doc->n;
+}
+
+TPDEF tp_status tp_json_status(const tp_json *doc) {
+  TP_ASSERT(doc);
+  return doc->last.status;
+}
+
+TPDEF const char *tp_json_error(const tp_json *doc) {
+  TP_ASSERT(doc);
+  return doc->last.status != TP_OK ? doc->last.msg : "";
+}
+
+TPDEF tp_status tp_json_key(const tp_json *doc, size_t i, const char **key, tp_json_kind *kind) {
+  tp_error *last = (tp_error *)&doc->last; /* the caller's object, our sentence */
+  TP_ASSERT(doc);
+  memset(last, 0, sizeof *last);
+  if (key) *key = NULL;
+  if (i >= doc->n)
+    return tp__error_set(last, TP_ERR_INVALID, "key %lu asked for; the object has %lu",
+                        (unsigned long)i, (unsigned long)doc->n);
+  if (key) *key = doc->jm.pool + doc->e[i].key;
+  if (kind) *kind = doc->e[i].kind;
+  return TP_OK;
+}
+
+static const char *tp__json_kind_name(tp_json_kind k) {
+  switch (k) {
+    case TP_JSON_NULL: return "null";
+    case TP_JSON_BOOL: return "a boolean";
+    case TP_JSON_NUMBER: return "a number";
+    case TP_JSON_STRING: return "a string";
+    case TP_JSON_ARRAY: return "an array";
+    case TP_JSON_OBJECT: return "an object";
+  }
+  return "?";
+}
+
+/* The entry under key, or NULL with the sentence in doc->last: no key, or (want >= 0) a value
+   of another kind than want (a noun for the sentence: "an integer"). */
+static const tp__json_entry *tp__json_lookup(const tp_json *doc, const char *key, int want,
+                                             const char *noun) {
+  tp_error *last = (tp_error *)&doc->last;
+  const tp__st_name *hit;
+  const tp__json_entry *e;
+  TP_ASSERT(doc);
+  memset(last, 0, sizeof *last);
+  if (!key) {
+    tp__error_set(last, TP_ERR_INVALID, "tp_json: key is NULL");
+    return NULL;
+  }
+  hit = tp__st_search(doc->by_key, doc->n, key);
+  if (!hit) {
+    tp__error_set(last, TP_ERR_INVALID, "no key \"%.120s\"", key);
+    return NULL;
+  }
+  e = &doc->e[hit->idx];
+  if (want >= 0 && (int)e->kind != want) {
+    tp__error_set(last, TP_ERR_INVALID, "key \"%.120s\" is %s, not %s", key,
+                 tp__json_kind_name(e->kind), noun);
+    return NULL;
+  }
+  return e;
+}
+
+TPDEF tp_status tp_json_find(const tp_json *doc, const char *key, tp_json_kind *kind) {
+  const tp__json_entry *e = tp__json_lookup(doc, key, -1, NULL);
+  if (!e) return doc->last.status;
+  if (kind) *kind = e->kind;
+  return TP_OK;
+}
+
+/* A refusal of e's number: "key "k" is TEXT, why" (the text cut at 40 characters). */
+static tp_status tp__json_number_refused(const tp_json *doc, const char *key,
+                                         const tp__json_entry *e, const char *why) {
+  const char *t = doc->jm.pool + e->text;
+  return tp__error_set((tp_error *)&doc->last, TP_ERR_INVALID, "key \"%.120s\" is %.40s%s, %s",
+                      key, t, strlen(t) > 40 ? "..." : "", why);
+}
+
+TPDEF tp_status tp_json_int(const tp_json *doc, const char *key, int64_t *value) {
+  const tp__json_entry *e = tp__json_lookup(doc, key, TP_JSON_NUMBER, "an integer");
+  if (!e) return doc->last.status;
+  if (!e->flag) return tp__json_number_refused(doc, key, e, "not an integer");
+  if (!e->fits_i64) return tp__json_number_refused(doc, key, e, "outside int64");
+  if (value) *value = e->i;
+  return TP_OK;
+}
+
+TPDEF tp_status tp_json_number(const tp_json *doc, const char *key, double *value) {
+  const tp__json_entry *e = tp__json_lookup(doc, key, TP_JSON_NUMBER, "a number");
+  if (!e) return doc->last.status;
+  if (!e->fits_double) return tp__json_number_refused(doc, key, e, "above the largest double");
+  if (value) *value = e->d;
+  return TP_OK;
+}
+
+TPDEF tp_status tp_json_string(const tp_json *doc, const char *key, const char **value) {
+  const tp__json_entry *e = tp__json_lookup(doc, key, TP_JSON_STRING, "a string");
+  if (value) *value = NULL;
+  if (!e) return doc->last.status;
+  if (value) *value = doc->jm.pool + e->text;
+  return TP_OK;
+}
+
+TPDEF tp_status tp_json_bool(const tp_json *doc, const char *key, int *value) {
+  const tp__json_entry *e = tp__json_lookup(doc, key, TP_JSON_BOOL, "a boolean");
+  if (!e) return doc->last.status;
+  if (value) *value = e->flag;
+  return TP_OK;
 }
 
 #if defined(DLPACK_VERSION) || defined(DLPACK_MAJOR_VERSION)

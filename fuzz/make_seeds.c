@@ -11,6 +11,7 @@
                                    builder-made buffer with every kind of field
      fuzz_views                    encoded views (see fuzz/fuzz_views.c for the encoding)
      fuzz_safetensors              safetensors files (fuzz/seeds_safetensors.h)
+     fuzz_json                     JSON objects: config files (fuzz/seeds_safetensors.h)
    The directories must exist (the make rule creates them). Exit status 0 on success. */
 #include <math.h>
 #include <stdio.h>
@@ -625,6 +626,12 @@ static void cost_seeds(void) {
   put_cost("fuzz_ptd", "cost-ptd-shared-key", p, n, 0);
   p = cost_safetensors(1000, 64, &n);
   put_cost("fuzz_safetensors", "cost-metadata-long-keys", p, n, 0);
+  p = cost_safetensors(1000, 64, &n); /* its header alone: 1000 top-level keys */
+  if (p) {
+    memmove(p, p + 24, n - 25); /* drop the length, {"__metadata__": and the last '}' */
+    n -= 25;
+  }
+  put_cost("fuzz_json", "cost-top-level-long-keys", p, n, 0);
 }
 
 int main(int argc, char **argv) {
@@ -655,6 +662,7 @@ int main(int argc, char **argv) {
   fb_every_field();
   views();
   safetensors_seeds();
+  json_seeds();
   ptes();
   cost_seeds();
   if (g_failed) return 1;

@@ -1,5 +1,5 @@
-/* seeds_safetensors.h - the fuzz_safetensors seeds, included by fuzz/make_seeds.c (which gives
-   put()). Valid files covering every branch the parser has: every dtype, metadata, escapes,
+/* seeds_safetensors.h - the fuzz_safetensors and fuzz_json seeds, included by fuzz/make_seeds.c
+   (which gives put()). Valid files covering every branch the parser has: every dtype, metadata, escapes,
    empty and 0-d tensors, ignored fields; plus a few near misses (a gap, an overlap). */
 static void safetensors_seed(const char *name, const char *header, size_t data_len) {
   size_t h = strlen(header), i;
@@ -53,4 +53,36 @@ static void safetensors_seeds(void) {
                    "{\"a\":{\"dtype\":\"U8\",\"shape\":[2],\"data_offsets\":[0,2]},"
                    "\"b\":{\"dtype\":\"U8\",\"shape\":[2],\"data_offsets\":[1,3]}}",
                    3);
+}
+
+/* fuzz_json: JSON objects as configuration files have them (the Hub's GPT-2 config.json, every
+   kind of value, numbers of every form, escapes, nesting), and a few near misses. */
+static void json_seed(const char *name, const char *text) {
+  put("fuzz_json", name, text, strlen(text));
+}
+
+static void json_seeds(void) {
+  json_seed("empty", "{}");
+  json_seed("gpt2-config",
+            "{\n  \"activation_function\": \"gelu_new\",\n  \"architectures\": [\n"
+            "    \"GPT2LMHeadModel\"\n  ],\n  \"attn_pdrop\": 0.1,\n  \"bos_token_id\": 50256,\n"
+            "  \"initializer_range\": 0.02,\n  \"layer_norm_epsilon\": 1e-05,\n"
+            "  \"model_type\": \"gpt2\",\n  \"n_ctx\": 1024,\n  \"n_embd\": 768,\n"
+            "  \"n_head\": 12,\n  \"n_layer\": 12,\n  \"n_positions\": 1024,\n"
+            "  \"summary_activation\": null,\n  \"summary_proj_to_labels\": true,\n"
+            "  \"task_specific_params\": {\n    \"text-generation\": {\n"
+            "      \"do_sample\": true,\n      \"max_length\": 50\n    }\n  },\n"
+            "  \"vocab_size\": 50257\n}\n");
+  json_seed("numbers",
+            "{\"a\":0,\"b\":-0,\"c\":-0.0e-0,\"d\":1E+308,\"e\":1.7976931348623159e308,"
+            "\"f\":9223372036854775807,\"g\":-9223372036854775808,\"h\":9223372036854775808,"
+            "\"i\":4.9e-324,\"j\":2.2250738585072011e-308,\"k\":123456789012345678901234567890,"
+            "\"l\":0.1000000000000000055511151231257827021181583404541015625,\"m\":1e-99999999999}");
+  json_seed("escapes",
+            "{\"q\\\"\\\\\\/\\b\\f\\n\\r\\t\\u00e9\\ud83d\\ude00\xc3\xa9\":\"v\\u0041\","
+            "\"\":[1,-2.5e+3,true,false,null,{\"k\":[]},\"s\"]}  \t\r\n");
+  json_seed("nested", "{\"a\":{\"a\":{\"a\":[[[{\"b\":1,\"c\":[{},[]]}]]]}},\"b\":{\"a\":1}}");
+  json_seed("duplicate", "{\"n_head\":12,\"n_embd\":768,\"n_head\":12}");
+  json_seed("trailing-comma", "{\"n_layer\": 2,}");
+  json_seed("leading-zero", "{\"a\": 012}");
 }

@@ -10,7 +10,7 @@
 # Seeds: fuzz/make_seeds.c writes valid blobs/.ptd/views with the library's own writers into
 # $(BUILD)/fuzz/corpus/<target>/, and the cost seeds seed-cost-* (small worst shapes of
 # tests/linear_shapes.h). Nothing binary is committed except crash reproducers.
-# Targets: fuzz_fb_reader, fuzz_ptd, fuzz_pte, fuzz_vk_blob, fuzz_views, fuzz_safetensors, fuzz_tpdump (tools/tpdump.c as a
+# Targets: fuzz_fb_reader, fuzz_ptd, fuzz_pte, fuzz_vk_blob, fuzz_views, fuzz_safetensors, fuzz_json, fuzz_tpdump (tools/tpdump.c as a
 # library), fuzz_xnn_blob (tp_xnn_read_blob, the pure XNNPACK reader: every machine) and
 # fuzz_xnn_load (tp_xnn_load onto the real XNNPACK: only with XNNPACK; its seeds are
 # fuzz_xnn_blob's), fuzz_xnn_invoke (load, bind every external, invoke: only with XNNPACK) and
@@ -27,8 +27,8 @@ FUZZ_FLAGS   := -std=c99 -Wall -Wextra -pedantic -Werror -g -O1 -DTP_COUNT_STEPS
 HAVE_LIBFUZZER := $(shell printf '$(H)include <stddef.h>\n$(H)include <stdint.h>\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n);\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { (void)d; (void)n; return 0; }\n' | $(FUZZ_CC) -x c - -fsanitize=fuzzer,address,undefined -o /dev/null 2>/dev/null && echo 1)
 
 # every corpus directory fuzz/make_seeds.c writes into (also used by mk/platforms.mk)
-FUZZ_SEED_DIRS := fuzz_fb_reader fuzz_ptd fuzz_vk_blob fuzz_views fuzz_xnn_blob fuzz_tpdump fuzz_pte fuzz_safetensors
-FUZZ_NAMES := fuzz_fb_reader fuzz_ptd fuzz_vk_blob fuzz_views fuzz_tpdump fuzz_pte fuzz_xnn_blob fuzz_safetensors
+FUZZ_SEED_DIRS := fuzz_fb_reader fuzz_ptd fuzz_vk_blob fuzz_views fuzz_xnn_blob fuzz_tpdump fuzz_pte fuzz_safetensors fuzz_json
+FUZZ_NAMES := fuzz_fb_reader fuzz_ptd fuzz_vk_blob fuzz_views fuzz_tpdump fuzz_pte fuzz_xnn_blob fuzz_safetensors fuzz_json
 FUZZ_NAMES += fuzz_xnn_check
 ifeq ($(HAVE_XNNPACK),1)
 FUZZ_NAMES += fuzz_xnn_load fuzz_xnn_invoke

@@ -314,10 +314,10 @@ static void test_bad_json(void) {
          "bad JSON at header byte 21: \"data_offsets\" is not an array");
   EXPECT("{\"a\":{\"dtype\":5}}", 0, TP_ERR_FORMAT, "bad JSON at header byte 14: expected a string");
   EXPECT("{\"a\":{\"x\":tru}}", 0, TP_ERR_FORMAT, "bad JSON at header byte 10: bad literal");
-  EXPECT("{\"a\":{\"x\":-}}", 0, TP_ERR_FORMAT, "bad JSON at header byte 11: bad number");
-  EXPECT("{\"a\":{\"x\":1.}}", 0, TP_ERR_FORMAT, "bad JSON at header byte 12: bad number");
-  EXPECT("{\"a\":{\"x\":1e}}", 0, TP_ERR_FORMAT, "bad JSON at header byte 12: bad number");
-  EXPECT("{\"a\":{\"x\":00}}", 0, TP_ERR_FORMAT, "bad JSON at header byte 12: bad number");
+  EXPECT("{\"a\":{\"x\":-}}", 0, TP_ERR_FORMAT, "bad JSON at header byte 11: a number without digits");
+  EXPECT("{\"a\":{\"x\":1.}}", 0, TP_ERR_FORMAT, "bad JSON at header byte 12: no digit after a number's '.'");
+  EXPECT("{\"a\":{\"x\":1e}}", 0, TP_ERR_FORMAT, "bad JSON at header byte 12: no digit in a number's exponent");
+  EXPECT("{\"a\":{\"x\":00}}", 0, TP_ERR_FORMAT, "bad JSON at header byte 12: a number with a leading 0");
   EXPECT("{\"a\":{\"x\":}}", 0, TP_ERR_FORMAT, "bad JSON at header byte 10: expected a value");
   EXPECT("{\"a\":{\"x\":[1,}}", 0, TP_ERR_FORMAT, "bad JSON at header byte 13: expected a value");
   EXPECT("{\"a\":{\"x\":{\"k\" 1}}}", 0, TP_ERR_FORMAT, "bad JSON at header byte 15: expected ':'");
