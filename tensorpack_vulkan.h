@@ -59,17 +59,18 @@
    when not a constant), mem_obj_id (-1 = own memory), and storage_type / memory_layout /
    staging_datatype written whenever they differ from the schema defaults (255, 255, 127): so
    BUFFER, TENSOR_WIDTH_PACKED and BOOL (all 0) are written. The staging datatype is always
-   written (the tensor's datatype when TP_VK_UNSET is passed). Lists, strings, the operator chain,
-   input/output ids, constants and shaders are always present (maybe empty), because the loader
-   dereferences them without null checks. The graph's version string is "0", as upstream.
+   written (the tensor's datatype when the desc leaves staging at 0). Lists, strings, the
+   operator chain, input/output ids, constants and shaders are always present (maybe empty),
+   because the loader dereferences them without null checks. The graph's version string is
+   "0", as upstream.
    Constants: a tp_tensor view of any strides. Its element count must equal numel(dims); its
    bytes are written row-major in the tensor's datatype. The view's dtype must be the datatype's
    own (FLOAT32 <-> TP_F32, FLOAT16 <-> TP_F16, INT32 <-> TP_I32, ...), except that a TP_F32 view
    may back a FLOAT16 tensor (converted: clamped to +-65504, +-inf included, as upstream; then
    round-to-nearest-even) and a TP_F16 view a FLOAT32 tensor (exact widening).
       - inline (options.store == NULL): the view is borrowed until the graph is written.
-      - named (options.store set): tp_vk_add_tensor adds the compact bytes to the store at once
-        under their lowercase SHA-256 hex key (16-aligned); the blob carries VkBytes{offset
+      - named (options.store set): tp_vk_add_tensor_desc adds the compact bytes to the store at
+        once under their lowercase SHA-256 hex key (16-aligned); the blob carries VkBytes{offset
         UINT64_MAX, length, named_key}. A view added to the store is borrowed until the store is
         written (tp_store_add's rule); a converted constant is copied into the store.
       - an empty constant (0 elements) is always inline with length 0 at offset 0 (also in
@@ -118,7 +119,8 @@ typedef enum tp_vk_datatype {
   TP_VK_FLOAT32 = 5, TP_VK_FLOAT64 = 6, TP_VK_INT64 = 7, TP_VK_UNSET = 127
 } tp_vk_datatype;
 
-/* VkStorageType and VkMemoryLayout of the schema (pass -1 for "default", i.e. 255). */
+/* VkStorageType and VkMemoryLayout of the schema, as a blob holds them (255: the default). The
+   calls that set them take tp_vk_storage / tp_vk_layout instead, where 0 is the default. */
 #define TP_VK_BUFFER 0
 #define TP_VK_TEXTURE_3D 1
 #define TP_VK_TEXTURE_2D 2
@@ -132,7 +134,7 @@ typedef enum tp_vk_datatype {
 #define TP_VK_PACKED_INT8_4C1W 8
 #define TP_VK_PACKED_INT8_CONV2D 9
 
-/* GraphTypes union tags of the schema (what tp_vk_value_type reports). */
+/* GraphTypes union tags of the schema (what tp_vk_graph_value_type reports). */
 #define TP_VK_NULL_VALUE 1
 #define TP_VK_INT_VALUE 2
 #define TP_VK_DOUBLE_VALUE 3
@@ -475,10 +477,12 @@ TPDEF void tp_vk_graph_destroy(tp_vk_graph *g);
 TPDEF const char *tp_vk_graph_error(const tp_vk_graph *g);
 /* The status of what tp_vk_graph_error describes (TP_OK when none). */
 TPDEF tp_status tp_vk_graph_status(const tp_vk_graph *g);
-/* Number of values so far (the next value id). */
-TPDEF uint32_t tp_vk_value_count(const tp_vk_graph *g);
+/* Number of values so far (the next value id); of operator calls in the chain so far (the next
+   operator's index). As tp_xnn_graph_num_values / tp_xnn_graph_num_nodes. */
+TPDEF uint32_t tp_vk_graph_num_values(const tp_vk_graph *g);
+TPDEF uint32_t tp_vk_graph_num_ops(const tp_vk_graph *g);
 /* GraphTypes tag of value id (TP_VK_*_VALUE), 0 when id does not exist. */
-TPDEF int tp_vk_value_type(const tp_vk_graph *g, uint32_t id);
+TPDEF int tp_vk_graph_value_type(const tp_vk_graph *g, uint32_t id);
 
 /* Scalars: each call makes one new value (no dedup); *id_out (may be NULL) gets its id. */
 TPDEF tp_status tp_vk_add_null(tp_vk_graph *g, uint32_t *id_out);
@@ -501,25 +505,10 @@ TPDEF tp_status tp_vk_add_bool_list(tp_vk_graph *g, const uint8_t *v, size_t n,
 TPDEF tp_status tp_vk_add_value_list(tp_vk_graph *g, const uint32_t *ids, size_t n,
                                      uint32_t *id_out);
 
-/* A tensor value.
-   dt            datatype (not TP_VK_UNSET).
-   ndim, dims    shape; each dim must fit a u32. dims == NULL with ndim > 0: the constant's
-                 sizes, and then ndim must equal constant->ndim (ndim 0: a 0-dim tensor).
-   constant      NULL: not a constant (constant_id -1). Otherwise a view whose element count
-                 is numel(dims) (see the manual for dtype rules); inline: borrowed until written.
-   mem_obj_id    shared memory object, -1 = own memory (written as is).
-   storage_type  -1 = default (255), else TP_VK_BUFFER / TEXTURE_3D / TEXTURE_2D.
-   memory_layout -1 = default (255), else one of the TP_VK_*_PACKED / PACKED_INT8_* values.
-   staging_dt    TP_VK_UNSET = dt (after force_fp16, see the manual). */
-TPDEF tp_status tp_vk_add_tensor(tp_vk_graph *g, tp_vk_datatype dt, size_t ndim,
-                                 const size_t *dims, const tp_tensor *constant,
-                                 int32_t mem_obj_id, int storage_type, int memory_layout,
-                                 tp_vk_datatype staging_dt, uint32_t *id_out);
-/* A tensor described by a struct whose zero value means "default" for every field but the
-   datatype (sokol-style), instead of tp_vk_add_tensor's sentinels (-1, -1, -1, TP_VK_UNSET).
-   Storage and layout use their own enums where 0 is DEFAULT and each schema value is shifted
-   by one (TP_VK_STORAGE_BUFFER is 1 here, TP_VK_BUFFER 0 in the schema). The same call as
-   tp_vk_add_tensor with the defaults resolved, so the same tensor gives the same bytes. */
+/* A tensor value, described by a struct whose zero value means "default" for every field but the
+   datatype (sokol-style; the one way to add a tensor). Storage and layout use their own enums
+   where 0 is DEFAULT and each schema value is shifted by one (TP_VK_STORAGE_BUFFER is 1 here,
+   TP_VK_BUFFER 0 in the schema). */
 typedef enum tp_vk_storage {
   TP_VK_STORAGE_DEFAULT = 0, /* written as 255: the runtime (or a compile spec) decides */
   TP_VK_STORAGE_BUFFER = 1, TP_VK_STORAGE_TEXTURE_3D = 2, TP_VK_STORAGE_TEXTURE_2D = 3
@@ -532,12 +521,17 @@ typedef enum tp_vk_layout {
   TP_VK_LAYOUT_PACKED_INT8_4C1W = 9, TP_VK_LAYOUT_PACKED_INT8_CONV2D = 10
 } tp_vk_layout;
 typedef struct tp_vk_tensor_desc {
-  tp_vk_datatype datatype;   /* REQUIRED, there is no default: 0 is TP_VK_BOOL */
-  size_t ndim;               /* number of dims; dims NULL with a constant: 0 = the constant's */
-  const size_t *dims;        /* NULL: the constant's sizes (no constant: ndim must be 0) */
-  const tp_tensor *constant; /* NULL: not a constant; else as tp_vk_add_tensor's constant */
-  tp_vk_storage storage;     /* 0: default */
-  tp_vk_layout layout;       /* 0: default */
+  tp_vk_datatype datatype;   /* REQUIRED, there is no default: 0 is TP_VK_BOOL; not TP_VK_UNSET */
+  size_t ndim;               /* number of dims; with dims NULL and a constant: 0 or the
+                                constant's ndim (its sizes are taken) */
+  const size_t *dims;        /* each dim fits a u32; NULL: the constant's sizes (no constant:
+                                ndim must be 0, a 0-dim tensor) */
+  const tp_tensor *constant; /* NULL: not a constant (constant_id -1). Else a view whose element
+                                count is numel(dims), its dtype the datatype's own (or F32 / F16
+                                for FLOAT16 / FLOAT32, converted; see the manual); inline: borrowed
+                                until the graph is written */
+  tp_vk_storage storage;     /* 0: default (written as 255) */
+  tp_vk_layout layout;       /* 0: default (written as 255) */
   tp_vk_datatype staging;    /* 0: default = the tensor's datatype (a non-constant FLOAT32 under
                                 force_fp16: FLOAT32), as upstream. So TP_VK_BOOL (0) staging is
                                 only had by a BOOL tensor, as its default. */
@@ -545,9 +539,16 @@ typedef struct tp_vk_tensor_desc {
                                 lives in shared memory object mem_obj_id */
   int32_t mem_obj_id;        /* read only when shares_memory (>= 0); must be 0 otherwise */
 } tp_vk_tensor_desc;
-/* Adds the tensor desc describes; *id_out (may be NULL) gets its id. Errors as
-   tp_vk_add_tensor's, plus TP_ERR_INVALID for a NULL desc, a storage or layout outside its enum,
-   mem_obj_id set without shares_memory, or a negative mem_obj_id. */
+/* A desc with datatype dt, shape ndim x dims (dims NULL: the constant's sizes) and constant (NULL:
+   none), every other field zero, i.e. its default: start from it and set what differs. */
+TPDEF tp_vk_tensor_desc tp_vk_tensor_desc_make(tp_vk_datatype dt, size_t ndim,
+                                               const size_t *dims, const tp_tensor *constant);
+/* Adds the tensor desc describes; *id_out (may be NULL) gets its id. TP_ERR_INVALID for a NULL
+   desc, an unknown datatype or staging datatype, a storage or layout outside its enum,
+   mem_obj_id set without shares_memory, a negative mem_obj_id, more than TP_MAX_DIMS dims, dims
+   NULL without a constant to take them from (or an ndim that differs from the constant's), a
+   constant that does not match dims x datatype; TP_ERR_OVERFLOW for a dim larger than a u32 or
+   dims whose product overflows; a bad view is what tp_tensor_check says. */
 TPDEF tp_status tp_vk_add_tensor_desc(tp_vk_graph *g, const tp_vk_tensor_desc *desc,
                                       uint32_t *id_out);
 
@@ -577,30 +578,26 @@ TPDEF tp_status tp_vk_set_io(tp_vk_graph *g, const uint32_t *inputs, size_t n_in
    shader bytes runs); it compiles its own shader library. Part of the format, written as given. */
 TPDEF tp_status tp_vk_add_shader(tp_vk_graph *g, const void *bytes, size_t n,
                                  uint32_t *index_out);
-/* Graph-level storage type / memory layout overrides; -1 = default (255, not written).
+/* Graph-level storage type / memory layout overrides; 0 = default (255, not written), as in
+   tp_vk_tensor_desc (the schema's value + 1).
    EXECUTORCH IGNORES THEM: its VulkanBackend reads neither VkGraph.storage_type_override nor
    memory_layout_override. What it honours is each tensor's own storage_type / memory_layout
-   (tp_vk_add_tensor) and, for a program, the delegate's compile specs
+   (tp_vk_add_tensor_desc) and, for a program, the delegate's compile specs
    (tp_vk_compile_specs below). Part of the format, written as given. */
-TPDEF tp_status tp_vk_set_overrides(tp_vk_graph *g, int storage_type, int memory_layout);
+TPDEF tp_status tp_vk_set_overrides(tp_vk_graph *g, tp_vk_storage storage, tp_vk_layout layout);
 
 /* ---- compile specs: what ExecuTorch's runtime reads to choose storage and layout ------- */
 
 /* The delegate compile specs ExecuTorch's VulkanBackend reads (VulkanBackend.cpp,
    get_graph_config): the storage type and memory layout every tensor of DEFAULT storage /
    layout gets. A program's BackendDelegate carries them (tp_vk_add_pte_method); this is how a
-   user asks for BUFFER storage the way the runtime understands.
-   TP_VK_SPEC_UNSET (-1; 255 is accepted too) means "not given": no compile spec is written.
-   0 IS A VALUE here, as in the schema: TP_VK_BUFFER / TP_VK_TENSOR_WIDTH_PACKED. So a zeroed
-   struct asks for both; start from tp_vk_compile_specs_unset() and set what you want. */
-#define TP_VK_SPEC_UNSET (-1)
+   user asks for BUFFER storage the way the runtime understands. Zero-initialised = none given
+   (no compile spec written); the values are tp_vk_tensor_desc's (the schema's value + 1). */
 typedef struct tp_vk_compile_specs {
-  int storage_type_override;  /* TP_VK_SPEC_UNSET, or TP_VK_BUFFER / TEXTURE_3D / TEXTURE_2D */
-  int memory_layout_override; /* TP_VK_SPEC_UNSET, or TP_VK_TENSOR_*_PACKED / PACKED_INT8_*
-                                 (0-6, 8: the layouts the runtime's enum has) */
+  tp_vk_storage storage; /* 0: not given; else written as storage_type_override */
+  tp_vk_layout layout;   /* 0: not given; else written as memory_layout_override (the runtime's
+                            enum has every tp_vk_layout but PACKED_INT8_CONV2D) */
 } tp_vk_compile_specs;
-/* Both fields TP_VK_SPEC_UNSET. */
-TPDEF tp_vk_compile_specs tp_vk_compile_specs_unset(void);
 
 /* One CompileSpec { key, value } as ExecuTorch's Vulkan partitioner writes it
    (vulkan_partitioner.py parse_compile_options: an enum value becomes 4 bytes, little-endian;
@@ -613,8 +610,9 @@ typedef struct tp_vk_compile_spec {
 #define TP_VK_MAX_COMPILE_SPECS 2
 
 /* Encodes specs (NULL = none) into out[0 .. *count): storage first, then layout, only the ones
-   set. A value the runtime does not know (storage 3, layout 7 or 9, ...) is TP_ERR_INVALID with
-   a sentence in err (may be NULL), *count 0. NULL out or count: TP_ERR_INVALID. */
+   given, as the schema's values. A value the runtime does not know (storage 4, layout 8 or
+   TP_VK_LAYOUT_PACKED_INT8_CONV2D, ...) is TP_ERR_INVALID with a sentence in err (may be NULL),
+   *count 0. NULL out or count: TP_ERR_INVALID. */
 TPDEF tp_status tp_vk_encode_compile_specs(const tp_vk_compile_specs *specs,
                                            tp_vk_compile_spec out[TP_VK_MAX_COMPILE_SPECS],
                                            size_t *count, tp_error *err);
@@ -1059,12 +1057,17 @@ static int tp_vk__dt_to_tp(int dt) {
   return -1;
 }
 
-static int tp_vk__storage_ok(int s) {
-  return s != TP_VK_D_VkTensor_storage_type && tp_vk_storage_type_name(s) != NULL;
+/* A tp_vk_storage / tp_vk_layout (0 default, else the schema's value + 1) as the schema's value:
+   255 for the default, -1 outside the enum; and the sentence part naming the enum. */
+static int tp_vk__storage_value(int s) {
+  return s == 0 ? 255 : s >= 1 && s <= 255 && tp_vk_storage_type_name(s - 1) ? s - 1 : -1;
 }
-static int tp_vk__layout_ok(int l) {
-  return l != TP_VK_D_VkTensor_memory_layout && tp_vk_memory_layout_name(l) != NULL;
+static int tp_vk__layout_value(int l) {
+  return l == 0 ? 255 : l >= 1 && l <= 255 && tp_vk_memory_layout_name(l - 1) ? l - 1 : -1;
 }
+#define TP_VK__STORAGE_ENUM "a tp_vk_storage (0 default, 1 BUFFER, 2 TEXTURE_3D, 3 TEXTURE_2D)"
+#define TP_VK__LAYOUT_ENUM "a tp_vk_layout (0 default, 1-7, 9, 10: the schema's value + 1)"
+
 
 TPDEF tp_status tp_vk_graph_create(const tp_vk_options *opts, tp_vk_graph **out) {
   tp_vk_graph *g;
@@ -1113,12 +1116,17 @@ TPDEF tp_status tp_vk_graph_status(const tp_vk_graph *g) {
   return tp__writer_status(&g->err, &g->werr);
 }
 
-TPDEF uint32_t tp_vk_value_count(const tp_vk_graph *g) {
+TPDEF uint32_t tp_vk_graph_num_values(const tp_vk_graph *g) {
   TP_ASSERT(g);
   return (uint32_t)g->nvalues;
 }
 
-TPDEF int tp_vk_value_type(const tp_vk_graph *g, uint32_t id) {
+TPDEF uint32_t tp_vk_graph_num_ops(const tp_vk_graph *g) {
+  TP_ASSERT(g);
+  return (uint32_t)g->nops;
+}
+
+TPDEF int tp_vk_graph_value_type(const tp_vk_graph *g, uint32_t id) {
   TP_ASSERT(g);
   return id < g->nvalues ? (int)g->values[id].type : 0;
 }
@@ -1338,21 +1346,56 @@ static tp_status tp_vk__add_const_named(tp_vk_graph *g, tp_vk__const *c, uint32_
   return TP_OK;
 }
 
-TPDEF tp_status tp_vk_add_tensor(tp_vk_graph *g, tp_vk_datatype dt, size_t ndim,
-                                 const size_t *dims, const tp_tensor *constant,
-                                 int32_t mem_obj_id, int storage_type, int memory_layout,
-                                 tp_vk_datatype staging_dt, uint32_t *id_out) {
+TPDEF tp_vk_tensor_desc tp_vk_tensor_desc_make(tp_vk_datatype dt, size_t ndim,
+                                               const size_t *dims, const tp_tensor *constant) {
+  tp_vk_tensor_desc d;
+  memset(&d, 0, sizeof d);
+  d.datatype = dt;
+  d.ndim = ndim;
+  d.dims = dims;
+  d.constant = constant;
+  return d;
+}
+
+TPDEF tp_status tp_vk_add_tensor_desc(tp_vk_graph *g, const tp_vk_tensor_desc *desc,
+                                      uint32_t *id_out) {
   unsigned long id;
   tp_vk__value *v;
   tp_vk__const c;
   uint32_t *d32 = NULL;
   uint64_t numel = 1;
-  size_t i;
-  int idt = (int)dt, ist = (int)staging_dt, tpdt;
+  size_t i, ndim;
+  const size_t *dims;
+  const tp_tensor *constant;
+  int idt, ist, tpdt, storage_type, memory_layout;
   tp_status s;
   TP_ASSERT(g);
   if (tp_vk__check(g)) return g->err.status;
   id = (unsigned long)g->nvalues;
+  if (!desc) return tp__error_set(&g->err, TP_ERR_INVALID, "value %lu: tensor desc is NULL", id);
+  storage_type = tp_vk__storage_value((int)desc->storage);
+  memory_layout = tp_vk__layout_value((int)desc->layout);
+  if (storage_type < 0)
+    return tp__error_set(&g->err, TP_ERR_INVALID, "value %lu: desc.storage %d is not "
+                        TP_VK__STORAGE_ENUM, id, (int)desc->storage);
+  if (memory_layout < 0)
+    return tp__error_set(&g->err, TP_ERR_INVALID, "value %lu: desc.layout %d is not "
+                        TP_VK__LAYOUT_ENUM, id, (int)desc->layout);
+  if (!desc->shares_memory && desc->mem_obj_id != 0)
+    return tp__error_set(&g->err, TP_ERR_INVALID,
+                        "value %lu: desc.mem_obj_id is %ld but desc.shares_memory is 0 (set it "
+                        "to share memory object %ld)", id, (long)desc->mem_obj_id,
+                        (long)desc->mem_obj_id);
+  if (desc->shares_memory && desc->mem_obj_id < 0)
+    return tp__error_set(&g->err, TP_ERR_INVALID,
+                        "value %lu: desc.mem_obj_id %ld is negative; a shared memory object id "
+                        "is >= 0", id, (long)desc->mem_obj_id);
+  idt = (int)desc->datatype;
+  ist = desc->staging == TP_VK_BOOL ? (int)TP_VK_UNSET : (int)desc->staging;
+  dims = desc->dims;
+  constant = desc->constant;
+  ndim = desc->ndim;
+  if (!dims && constant && ndim == 0) ndim = (size_t)constant->ndim;
   memset(&c, 0, sizeof c);
   tpdt = tp_vk__dt_to_tp(idt);
   if (tpdt < 0)
@@ -1361,14 +1404,6 @@ TPDEF tp_status tp_vk_add_tensor(tp_vk_graph *g, tp_vk_datatype dt, size_t ndim,
   if (ist != TP_VK_UNSET && tp_vk__dt_to_tp(ist) < 0)
     return tp__error_set(&g->err, TP_ERR_INVALID, "value %lu: unknown staging datatype %d", id,
                         ist);
-  if (storage_type != -1 && storage_type != 255 && !tp_vk__storage_ok(storage_type))
-    return tp__error_set(&g->err, TP_ERR_INVALID,
-                        "value %lu: unknown storage type %d (BUFFER 0, TEXTURE_3D 1, "
-                        "TEXTURE_2D 2, or -1 for the default)", id, storage_type);
-  if (memory_layout != -1 && memory_layout != 255 && !tp_vk__layout_ok(memory_layout))
-    return tp__error_set(&g->err, TP_ERR_INVALID,
-                        "value %lu: unknown memory layout %d (0-6, 8, 9, or -1 for the "
-                        "default)", id, memory_layout);
   if (constant) {
     tp_error verr;
     memset(&verr, 0, sizeof verr);
@@ -1477,9 +1512,9 @@ TPDEF tp_status tp_vk_add_tensor(tp_vk_graph *g, tp_vk_datatype dt, size_t ndim,
   }
   v->dt = (int8_t)idt;
   v->staging = (int8_t)ist;
-  v->storage = (uint8_t)(storage_type == -1 ? 255 : storage_type);
-  v->layout = (uint8_t)(memory_layout == -1 ? 255 : memory_layout);
-  v->mem_obj_id = mem_obj_id;
+  v->storage = (uint8_t)storage_type;
+  v->layout = (uint8_t)memory_layout;
+  v->mem_obj_id = desc->shares_memory ? desc->mem_obj_id : -1;
   v->dims = d32;
   v->ndim = ndim;
   v->constant_id = -1;
@@ -1488,41 +1523,6 @@ TPDEF tp_status tp_vk_add_tensor(tp_vk_graph *g, tp_vk_datatype dt, size_t ndim,
     g->consts[g->nconsts++] = c;
   }
   return tp_vk__commit_value(g, id_out);
-}
-
-TPDEF tp_status tp_vk_add_tensor_desc(tp_vk_graph *g, const tp_vk_tensor_desc *desc,
-                                      uint32_t *id_out) {
-  unsigned long id;
-  int st, ml;
-  size_t ndim;
-  TP_ASSERT(g);
-  if (tp_vk__check(g)) return g->err.status;
-  id = (unsigned long)g->nvalues;
-  if (!desc) return tp__error_set(&g->err, TP_ERR_INVALID, "value %lu: tensor desc is NULL", id);
-  st = (int)desc->storage;
-  ml = (int)desc->layout;
-  if (st < 0 || st > 3)
-    return tp__error_set(&g->err, TP_ERR_INVALID,
-                        "value %lu: desc.storage %d is not a tp_vk_storage (0 default, "
-                        "1 BUFFER, 2 TEXTURE_3D, 3 TEXTURE_2D)", id, st);
-  if (ml < 0 || ml > 10 || ml == 8)
-    return tp__error_set(&g->err, TP_ERR_INVALID,
-                        "value %lu: desc.layout %d is not a tp_vk_layout (0 default, 1-7, 9, "
-                        "10: the schema's value + 1)", id, ml);
-  if (!desc->shares_memory && desc->mem_obj_id != 0)
-    return tp__error_set(&g->err, TP_ERR_INVALID,
-                        "value %lu: desc.mem_obj_id is %ld but desc.shares_memory is 0 (set it "
-                        "to share memory object %ld)", id, (long)desc->mem_obj_id,
-                        (long)desc->mem_obj_id);
-  if (desc->shares_memory && desc->mem_obj_id < 0)
-    return tp__error_set(&g->err, TP_ERR_INVALID,
-                        "value %lu: desc.mem_obj_id %ld is negative; a shared memory object id "
-                        "is >= 0", id, (long)desc->mem_obj_id);
-  ndim = desc->ndim;
-  if (!desc->dims && desc->constant && ndim == 0) ndim = (size_t)desc->constant->ndim;
-  return tp_vk_add_tensor(g, desc->datatype, ndim, desc->dims, desc->constant,
-                          desc->shares_memory ? desc->mem_obj_id : -1, st - 1, ml - 1,
-                          desc->staging == TP_VK_BOOL ? TP_VK_UNSET : desc->staging, id_out);
 }
 
 TPDEF const char *tp_vk_constant_key(const tp_vk_graph *g, uint32_t id) {
@@ -1972,31 +1972,23 @@ TPDEF tp_status tp_vk_add_shader(tp_vk_graph *g, const void *bytes, size_t n,
   return TP_OK;
 }
 
-TPDEF tp_status tp_vk_set_overrides(tp_vk_graph *g, int storage_type, int memory_layout) {
+TPDEF tp_status tp_vk_set_overrides(tp_vk_graph *g, tp_vk_storage storage, tp_vk_layout layout) {
+  int st = tp_vk__storage_value((int)storage), ml = tp_vk__layout_value((int)layout);
   TP_ASSERT(g);
   if (tp_vk__check(g)) return g->err.status;
-  if (storage_type != -1 && storage_type != 255 && !tp_vk__storage_ok(storage_type))
+  if (st < 0)
     return tp__error_set(&g->err, TP_ERR_INVALID,
-                        "graph: unknown storage type override %d (0-2, or -1 for the default)",
-                        storage_type);
-  if (memory_layout != -1 && memory_layout != 255 && !tp_vk__layout_ok(memory_layout))
+                        "graph: storage override %d is not " TP_VK__STORAGE_ENUM, (int)storage);
+  if (ml < 0)
     return tp__error_set(&g->err, TP_ERR_INVALID,
-                        "graph: unknown memory layout override %d (0-6, 8, 9, or -1 for the "
-                        "default)", memory_layout);
-  g->storage_override = (uint8_t)(storage_type == -1 ? 255 : storage_type);
-  g->layout_override = (uint8_t)(memory_layout == -1 ? 255 : memory_layout);
+                        "graph: layout override %d is not " TP_VK__LAYOUT_ENUM, (int)layout);
+  g->storage_override = (uint8_t)st;
+  g->layout_override = (uint8_t)ml;
   g->dirty = 1;
   return TP_OK;
 }
 
 /* >>vk-specs: compile specs ------------------------------------------------------------- */
-
-TPDEF tp_vk_compile_specs tp_vk_compile_specs_unset(void) {
-  tp_vk_compile_specs cs;
-  cs.storage_type_override = TP_VK_SPEC_UNSET;
-  cs.memory_layout_override = TP_VK_SPEC_UNSET;
-  return cs;
-}
 
 static void tp_vk__spec(tp_vk_compile_spec *o, const char *key, int v) {
   o->key = key;
@@ -2014,19 +2006,17 @@ TPDEF tp_status tp_vk_encode_compile_specs(const tp_vk_compile_specs *specs,
     return tp__error_set(err, TP_ERR_INVALID, "compile specs: NULL out or count");
   *count = 0;
   if (!specs) return TP_OK;
-  st = specs->storage_type_override;
-  ml = specs->memory_layout_override;
-  if (st != TP_VK_SPEC_UNSET && st != 255 && !tp_vk__storage_ok(st))
+  st = tp_vk__storage_value((int)specs->storage);
+  ml = tp_vk__layout_value((int)specs->layout);
+  if (st < 0)
+    return tp__error_set(err, TP_ERR_INVALID, "compile specs: storage %d is not "
+                        TP_VK__STORAGE_ENUM, (int)specs->storage);
+  if (ml < 0 || ml == TP_VK_PACKED_INT8_CONV2D)
     return tp__error_set(err, TP_ERR_INVALID,
-                        "compile specs: storage_type_override %d is not a storage type the "
-                        "runtime knows (BUFFER 0, TEXTURE_3D 1, TEXTURE_2D 2, or "
-                        "TP_VK_SPEC_UNSET)", st);
-  if (ml != TP_VK_SPEC_UNSET && ml != 255 && !((ml >= 0 && ml <= 6) || ml == 8))
-    return tp__error_set(err, TP_ERR_INVALID,
-                        "compile specs: memory_layout_override %d is not a memory layout the "
-                        "runtime knows (0-6 or 8, or TP_VK_SPEC_UNSET)", ml);
-  if (st != TP_VK_SPEC_UNSET && st != 255) tp_vk__spec(&out[n++], "storage_type_override", st);
-  if (ml != TP_VK_SPEC_UNSET && ml != 255) tp_vk__spec(&out[n++], "memory_layout_override", ml);
+                        "compile specs: layout %d is not a memory layout the runtime knows (a "
+                        "tp_vk_layout 1-7 or 9, or 0 for none)", (int)specs->layout);
+  if (st != 255) tp_vk__spec(&out[n++], "storage_type_override", st);
+  if (ml != 255) tp_vk__spec(&out[n++], "memory_layout_override", ml);
   *count = n;
   return TP_OK;
 }
@@ -2070,6 +2060,14 @@ static tp_status tp_vk__q_begin(tp_vk_graph *g, const char *op, const tp_tensor 
   return TP_OK;
 }
 
+/* A tensor with every desc field but datatype, shape and constant at its default. */
+static tp_status tp_vk__add_plain_tensor(tp_vk_graph *g, tp_vk_datatype dt, size_t ndim,
+                                         const size_t *dims, const tp_tensor *constant,
+                                         uint32_t *id) {
+  tp_vk_tensor_desc d = tp_vk_tensor_desc_make(dt, ndim, dims, constant);
+  return tp_vk_add_tensor_desc(g, &d, id);
+}
+
 static tp_status tp_vk__q_const(tp_vk_graph *g, tp_vk_datatype dt, tp_dtype td, const void *p,
                                 size_t nbytes, size_t ndim, const int64_t *sz, uint32_t *id) {
   tp_storage s;
@@ -2079,7 +2077,7 @@ static tp_status tp_vk__q_const(tp_vk_graph *g, tp_vk_datatype dt, tp_dtype td, 
   s.nbytes = nbytes;
   st = tp_view(s, td, (int)ndim, sz, NULL, 0, &t);
   if (st != TP_OK) return tp__error_set(&g->err, st, "quantized linear: %s", tp_status_str(st));
-  return tp_vk_add_tensor(g, dt, ndim, NULL, &t, -1, -1, -1, TP_VK_UNSET, id);
+  return tp_vk__add_plain_tensor(g, dt, ndim, NULL, &t, id);
 }
 
 TPDEF tp_status tp_vk_add_linear_q4gsw(tp_vk_graph *g, const tp_tensor *w, int64_t group_size,
@@ -2208,10 +2206,9 @@ TPDEF tp_status tp_vk_add_linear_q8csw(tp_vk_graph *g, const tp_tensor *w, const
       goto fail;
     }
     for (i = 0; i < oi.ndim; i++) dims[i] = oi.dims[i];
-    if (tp_vk_add_tensor(g, TP_VK_FLOAT32, oi.ndim, dims, NULL, -1, -1, -1, TP_VK_UNSET,
-                         &q->mm_out_id) != TP_OK ||
-        tp_vk_add_tensor(g, TP_VK_FLOAT32, 1, NULL, bias, -1, -1, -1, TP_VK_UNSET,
-                         &q->bias_id) != TP_OK ||
+    if (tp_vk__add_plain_tensor(g, TP_VK_FLOAT32, oi.ndim, dims, NULL, &q->mm_out_id) !=
+            TP_OK ||
+        tp_vk__add_plain_tensor(g, TP_VK_FLOAT32, 1, NULL, bias, &q->bias_id) != TP_OK ||
         tp_vk_add_int(g, 1, &alpha) != TP_OK)
       goto fail;
   } else if (tp_vk_add_null(g, &q->bias_id) != TP_OK) {

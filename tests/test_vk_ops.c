@@ -19,12 +19,8 @@ static tp_vk_graph *graph(int other_runtime) {
 /* A tensor of datatype dt; layout a schema value (TP_VK_TENSOR_*_PACKED) or -1 for the default. */
 static uint32_t tensor_dt(tp_vk_graph *g, tp_vk_datatype dt, size_t ndim, const size_t *dims,
                           int layout) {
-  tp_vk_tensor_desc d;
+  tp_vk_tensor_desc d = tp_vk_tensor_desc_make(dt, ndim, dims, NULL);
   uint32_t id = 0;
-  memset(&d, 0, sizeof d);
-  d.datatype = dt;
-  d.ndim = ndim;
-  d.dims = dims;
   d.layout = (tp_vk_layout)(layout + 1); /* the desc's enum: the schema value + 1, 0 default */
   TPT_STATUS(tp_vk_add_tensor_desc(g, &d, &id), TP_OK);
   return id;
@@ -41,7 +37,6 @@ static int8_t g_q[64];
 static uint32_t constant_dt(tp_vk_graph *g, tp_vk_datatype dt, int64_t rows, int64_t cols) {
   tp_storage st;
   tp_tensor t;
-  tp_vk_tensor_desc d;
   int64_t sz[2];
   uint32_t id = 0;
   sz[0] = rows;
@@ -49,10 +44,7 @@ static uint32_t constant_dt(tp_vk_graph *g, tp_vk_datatype dt, int64_t rows, int
   st.data = dt == TP_VK_INT8 ? (void *)g_q : (void *)g_w;
   st.nbytes = dt == TP_VK_INT8 ? sizeof g_q : sizeof g_w;
   TPT_STATUS(tp_view(st, dt == TP_VK_INT8 ? TP_I8 : TP_F32, 2, sz, NULL, 0, &t), TP_OK);
-  memset(&d, 0, sizeof d);
-  d.datatype = dt;
-  d.constant = &t; /* dims: the constant's */
-  TPT_STATUS(tp_vk_add_tensor_desc(g, &d, &id), TP_OK);
+  TPT_STATUS(tpt_vk_tensor(g, dt, 0, NULL, &t, &id), TP_OK); /* dims: the constant's */
   return id;
 }
 
@@ -581,17 +573,11 @@ static void test_types(void) {
     size_t sd[1] = {4}, yd[2] = {2, 4};
     tp_storage st;
     tp_tensor sv;
-    tp_vk_tensor_desc desc;
     int64_t ssz[1] = {4};
     st.data = g_w;
     st.nbytes = sizeof g_w;
     TPT_STATUS(tp_view(st, TP_F32, 1, ssz, NULL, 0, &sv), TP_OK);
-    memset(&desc, 0, sizeof desc);
-    desc.datatype = TP_VK_FLOAT32;
-    desc.ndim = 1;
-    desc.dims = sd;
-    desc.constant = &sv;
-    TPT_STATUS(tp_vk_add_tensor_desc(g, &desc, &s), TP_OK);
+    TPT_STATUS(tpt_vk_tensor(g, TP_VK_FLOAT32, 1, sd, &sv, &s), TP_OK);
     d[1] = 8; /* x [2, 8] times the weight [4, 8] transposed */
     x = tensor(g, 2, d, -1);
     y = tensor(g, 2, yd, -1);
