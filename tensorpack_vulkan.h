@@ -242,8 +242,9 @@ typedef struct tp_vk_options {
   tp_store *store; /* NULL: constants go inline into the blob; set: into this store, by key */
   int force_fp16;  /* 0: datatypes as given; non-zero: FLOAT32 tensors become FLOAT16 */
   int other_runtime; /* 0: tp_vk_add_op checks every operator against TP_VK_OPS (what
-                        ExecuTorch's VulkanBackend runs); non-zero: the graph targets another
-                        runtime, any name and arguments are written as given */
+                        ExecuTorch's VulkanBackend runs: the name, the argument kinds, the
+                        datatypes and ranks); non-zero: the graph targets another runtime, any
+                        name and arguments are written as given */
   tp_progress_fn progress; /* NULL: none; else called as the blob is written (tensorpack.h
                               section 4); a non-zero return cancels with TP_ERR_CANCELLED */
   void *progress_ctx;      /* its first argument */

@@ -118,6 +118,13 @@ static void test_table(void) {
     TPT_CHECK(args >= 2 && args <= 24); /* TP_VK__MAX_ARGSPECS */
     TPT_CHECK(last && strstr(last, "out") != NULL); /* the output is the last argument */
     if (*t) typed++;
+    { /* at most one set per argument before the output, one ">" */
+      size_t sets = *t && *t != '4' ? 1 : 0, outs = 0;
+      const char *q;
+      for (q = t; *q && *q != ' ' && *q != '>'; q++) sets += *q == ',';
+      for (q = t; *q; q++) outs += *q == '>';
+      TPT_CHECK(sets < args && outs <= 1);
+    }
     for (; *t; t++) TPT_CHECK(strchr("FIB-|,> 4d", *t) != NULL);
   }
   TPT_EQ_U64(variadic, 10);
