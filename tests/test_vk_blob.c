@@ -82,8 +82,7 @@ static uint32_t add_plain(tp_vk_graph *g, tp_vk_datatype dt, size_t ndim, const 
 
 static uint32_t add_const(tp_vk_graph *g, tp_vk_datatype dt, const tp_tensor *t) {
   uint32_t id = 999;
-  TPT_STATUS(tpt_vk_tensor(g, dt, (size_t)t->ndim, NULL, t, &id),
-             TP_OK);
+  TPT_STATUS(tpt_vk_tensor(g, dt, (size_t)t->ndim, NULL, t, &id), TP_OK);
   return id;
 }
 

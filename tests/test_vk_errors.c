@@ -51,8 +51,7 @@ static void test_unknown_datatype(void) {
   size_t d[1] = {2};
   uint32_t id = 5;
   TPT_STATUS(tp_vk_add_null(g, NULL), TP_OK);
-  TPT_STATUS(tpt_vk_tensor(g, (tp_vk_datatype)99, 1, d, NULL, &id),
-             TP_ERR_INVALID);
+  TPT_STATUS(tpt_vk_tensor(g, (tp_vk_datatype)99, 1, d, NULL, &id), TP_ERR_INVALID);
   TPT_EQ_INT(id, 5);
   TPT_EQ_STR(tp_vk_graph_error(g), "value 1: unknown tensor datatype 99");
   TPT_EQ_INT(tp_vk_graph_num_values(g), 1);
@@ -60,8 +59,7 @@ static void test_unknown_datatype(void) {
   tp_vk_graph_destroy(g);
 
   g = fresh();
-  TPT_STATUS(tpt_vk_tensor(g, TP_VK_UNSET, 1, d, NULL, NULL),
-             TP_ERR_INVALID);
+  TPT_STATUS(tpt_vk_tensor(g, TP_VK_UNSET, 1, d, NULL, NULL), TP_ERR_INVALID);
   TPT_EQ_STR(tp_vk_graph_error(g), "value 0: unknown tensor datatype 127");
   tp_vk_graph_destroy(g);
 
@@ -173,37 +171,32 @@ static void test_constant_mismatch(void) {
   TPT_STATUS(tp_view(st, TP_I32, 2, isz, NULL, 0, &ti), TP_OK);
 
   g = fresh();
-  TPT_STATUS(tpt_vk_tensor(g, TP_VK_FLOAT32, 2, d, &t, NULL),
-             TP_ERR_INVALID);
+  TPT_STATUS(tpt_vk_tensor(g, TP_VK_FLOAT32, 2, d, &t, NULL), TP_ERR_INVALID);
   TPT_EQ_STR(tp_vk_graph_error(g), "value 0: constant has 30 elements but the dims hold 32");
   check_stuck(g, TP_ERR_INVALID);
   tp_vk_graph_destroy(g);
 
   /* an int32 view cannot back a FLOAT32 tensor (4 bytes each, but not the same numbers) */
   g = fresh();
-  TPT_STATUS(tpt_vk_tensor(g, TP_VK_FLOAT32, 2, d, &ti, NULL),
-             TP_ERR_INVALID);
+  TPT_STATUS(tpt_vk_tensor(g, TP_VK_FLOAT32, 2, d, &ti, NULL), TP_ERR_INVALID);
   TPT_CONTAINS(tp_vk_graph_error(g), "value 0: constant view is i32 but the tensor is FLOAT32");
   check_stuck(g, TP_ERR_INVALID);
   tp_vk_graph_destroy(g);
 
   /* f32 -> INT64 is no conversion we do */
   g = fresh();
-  TPT_STATUS(tpt_vk_tensor(g, TP_VK_INT64, 2, NULL, &t, NULL),
-             TP_ERR_INVALID);
+  TPT_STATUS(tpt_vk_tensor(g, TP_VK_INT64, 2, NULL, &t, NULL), TP_ERR_INVALID);
   tp_vk_graph_destroy(g);
 
   /* dims NULL: ndim must be the constant's; no constant: no dims to take */
   g = fresh();
-  TPT_STATUS(tpt_vk_tensor(g, TP_VK_FLOAT32, 3, NULL, &t, NULL),
-             TP_ERR_INVALID);
+  TPT_STATUS(tpt_vk_tensor(g, TP_VK_FLOAT32, 3, NULL, &t, NULL), TP_ERR_INVALID);
   TPT_EQ_STR(tp_vk_graph_error(g),
              "value 0: dims is NULL but ndim 3 differs from the constant's 2");
   tp_vk_graph_destroy(g);
 
   g = fresh();
-  TPT_STATUS(tpt_vk_tensor(g, TP_VK_FLOAT32, 2, NULL, NULL, NULL),
-             TP_ERR_INVALID);
+  TPT_STATUS(tpt_vk_tensor(g, TP_VK_FLOAT32, 2, NULL, NULL, NULL), TP_ERR_INVALID);
   TPT_EQ_STR(tp_vk_graph_error(g),
              "value 0: dims is NULL and there is no constant to take 2 dims from");
   tp_vk_graph_destroy(g);
@@ -330,8 +323,7 @@ static void test_sink_failure(void) {
   st.nbytes = sizeof w;
   TPT_STATUS(tp_view(st, TP_F32, 2, sz, NULL, 0, &t), TP_OK);
   TPT_STATUS(tp_transpose(&t, 0, 1, &tt), TP_OK);
-  TPT_STATUS(tpt_vk_tensor(g, TP_VK_FLOAT32, 2, NULL, &tt, NULL),
-             TP_OK);
+  TPT_STATUS(tpt_vk_tensor(g, TP_VK_FLOAT32, 2, NULL, &tt, NULL), TP_OK);
   TPT_STATUS(tp_vk_blob_size(g, &size), TP_OK);
   for (i = 0; i < 3; i++) {
     f.left = i == 0 ? 10 : i == 1 ? 100 : (size_t)size - 1; /* header, flatbuffer, constant */

@@ -137,8 +137,7 @@ static void test_vk_17_dims(void) {
   tp_error e, pe;
   for (i = 0; i < 17; i++) dims[i] = 1;
   TPT_STATUS(tp_vk_graph_create(NULL, &g), TP_OK);
-  TPT_STATUS(tpt_vk_tensor(g, TP_VK_FLOAT32, 17, dims, NULL, NULL),
-             TP_ERR_INVALID);
+  TPT_STATUS(tpt_vk_tensor(g, TP_VK_FLOAT32, 17, dims, NULL, NULL), TP_ERR_INVALID);
   TPT_EQ_STR(tp_vk_graph_error(g), "value 0: 17 dims, a tensor has at most 16 (TP_MAX_DIMS; "
              "tp_vk_read_blob refuses more)");
   tp_vk_graph_destroy(g);
