@@ -59,17 +59,18 @@
    when not a constant), mem_obj_id (-1 = own memory), and storage_type / memory_layout /
    staging_datatype written whenever they differ from the schema defaults (255, 255, 127): so
    BUFFER, TENSOR_WIDTH_PACKED and BOOL (all 0) are written. The staging datatype is always
-   written (the tensor's datatype when TP_VK_UNSET is passed). Lists, strings, the operator chain,
-   input/output ids, constants and shaders are always present (maybe empty), because the loader
-   dereferences them without null checks. The graph's version string is "0", as upstream.
+   written (the tensor's datatype when the desc leaves staging at 0). Lists, strings, the
+   operator chain, input/output ids, constants and shaders are always present (maybe empty),
+   because the loader dereferences them without null checks. The graph's version string is
+   "0", as upstream.
    Constants: a tp_tensor view of any strides. Its element count must equal numel(dims); its
    bytes are written row-major in the tensor's datatype. The view's dtype must be the datatype's
    own (FLOAT32 <-> TP_F32, FLOAT16 <-> TP_F16, INT32 <-> TP_I32, ...), except that a TP_F32 view
    may back a FLOAT16 tensor (converted: clamped to +-65504, +-inf included, as upstream; then
    round-to-nearest-even) and a TP_F16 view a FLOAT32 tensor (exact widening).
       - inline (options.store == NULL): the view is borrowed until the graph is written.
-      - named (options.store set): tp_vk_add_tensor adds the compact bytes to the store at once
-        under their lowercase SHA-256 hex key (16-aligned); the blob carries VkBytes{offset
+      - named (options.store set): tp_vk_add_tensor_desc adds the compact bytes to the store at
+        once under their lowercase SHA-256 hex key (16-aligned); the blob carries VkBytes{offset
         UINT64_MAX, length, named_key}. A view added to the store is borrowed until the store is
         written (tp_store_add's rule); a converted constant is copied into the store.
       - an empty constant (0 elements) is always inline with length 0 at offset 0 (also in
@@ -118,7 +119,8 @@ typedef enum tp_vk_datatype {
   TP_VK_FLOAT32 = 5, TP_VK_FLOAT64 = 6, TP_VK_INT64 = 7, TP_VK_UNSET = 127
 } tp_vk_datatype;
 
-/* VkStorageType and VkMemoryLayout of the schema (pass -1 for "default", i.e. 255). */
+/* VkStorageType and VkMemoryLayout of the schema, as a blob holds them (255: the default). The
+   calls that set them take tp_vk_storage / tp_vk_layout instead, where 0 is the default. */
 #define TP_VK_BUFFER 0
 #define TP_VK_TEXTURE_3D 1
 #define TP_VK_TEXTURE_2D 2
@@ -132,7 +134,7 @@ typedef enum tp_vk_datatype {
 #define TP_VK_PACKED_INT8_4C1W 8
 #define TP_VK_PACKED_INT8_CONV2D 9
 
-/* GraphTypes union tags of the schema (what tp_vk_value_type reports). */
+/* GraphTypes union tags of the schema (what tp_vk_graph_value_type reports). */
 #define TP_VK_NULL_VALUE 1
 #define TP_VK_INT_VALUE 2
 #define TP_VK_DOUBLE_VALUE 3
@@ -240,8 +242,9 @@ typedef struct tp_vk_options {
   tp_store *store; /* NULL: constants go inline into the blob; set: into this store, by key */
   int force_fp16;  /* 0: datatypes as given; non-zero: FLOAT32 tensors become FLOAT16 */
   int other_runtime; /* 0: tp_vk_add_op checks every operator against TP_VK_OPS (what
-                        ExecuTorch's VulkanBackend runs); non-zero: the graph targets another
-                        runtime, any name and arguments are written as given */
+                        ExecuTorch's VulkanBackend runs: the name, the argument kinds, the
+                        datatypes and ranks); non-zero: the graph targets another runtime, any
+                        name and arguments are written as given */
   tp_progress_fn progress; /* NULL: none; else called as the blob is written (tensorpack.h
                               section 4); a non-zero return cancels with TP_ERR_CANCELLED */
   void *progress_ctx;      /* its first argument */
@@ -249,191 +252,219 @@ typedef struct tp_vk_options {
 
 /* ---- the operators ExecuTorch's Vulkan backend runs ------------------------------------ */
 
-/* TP_VK_OPS(X) calls X(name, args) once per operator ExecuTorch's VulkanBackend registers:
-   the VK_REGISTER_OP lines of the REGISTER_OPERATORS blocks in
+/* TP_VK_OPS(X) calls X(name, args, types) once per operator ExecuTorch's VulkanBackend
+   registers: the VK_REGISTER_OP lines of the REGISTER_OPERATORS blocks in
    backends/vulkan/runtime/graph/ops/impl/<op>.cpp of pytorch/executorch (commit cff6f4dd32,
    2026-08-22): 157 names, sorted. A graph whose chain names anything else aborts there
-   ("Missing operator"). `args` describes the arguments in call order (outputs last, as the
-   runtime reads them), "" where the table does not describe them (then only the name is
-   checked). One "name:KIND" per argument, KIND being
-     T  a tensor              t  a tensor or Null          C  a constant tensor
-     S  a scalar: Int, Double, Bool or SymInt              s  a scalar or Null
-     I  an Int or SymInt      i  an Int, SymInt or Null    B  a Bool
-     L  an int list: IntList, or ValueList of Int / SymInt values
-     V  a ValueList of tensors                             *  any value
-   followed, for T / t / C, by a digit n (the tensor has n dims) and/or w: a tensor that is not a
-   constant must be width-packed, i.e. TP_VK_TENSOR_WIDTH_PACKED, or the default layout where the
-   runtime resolves it to width-packed (fewer than 3 dims, or dim -3 of size 1; a compile-spec
-   memory_layout_override is not taken into account). The conventions, e.g.
+   ("Missing operator").
+   `args` lists the arguments in call order as the runtime reads them: ExecuTorch's serializer
+   (vulkan_graph_builder.py) writes every argument of the op's schema, defaults included, then
+   the output; an op without a schema (the SymInt "add", "sub", "mul", "floordiv") takes its two
+   operands, then the output. The op's impl reads them by index; the LAST one is the output (a
+   ValueList of tensors where the op has several outputs), except etvk.choose_qparams_per_row,
+   whose outputs are its last two. One "name:KIND" per argument, KIND being
+     T  a tensor                           t  a tensor or Null
+     C  a constant tensor (the impl prepacks it)  c  a constant tensor or Null
+     S  a scalar: Int, Double, Bool or SymInt    s  a scalar or Null
+     I  an Int or SymInt                   i  an Int, SymInt or Null
+     B  a Bool                             X  a String          Y  a SymInt
+     L  an int list: IntList, or ValueList of Int / SymInt values    l  the same, or Null
+     K  an IntList (read with get_int_list: a ValueList throws)      k  an IntList or Null
+     F  a DoubleList or Null               V  a ValueList of tensors
+     n  a Null (the impl refuses anything else there)
+     *  any value (the impl does not read it)
+   followed, for T / t / C / c, by a digit n (the tensor has n dims) and/or w: a tensor that is
+   not a constant must be width-packed, i.e. TP_VK_TENSOR_WIDTH_PACKED, or the default layout
+   where the runtime resolves it to width-packed (fewer than 3 dims, or dim -3 of size 1; a
+   compile-spec memory_layout_override is not taken into account).
+   NO FIXED LIST: "..." in place of an argument (aten.full.default, the _like and
+   quantize / dequantize ops, ...) means the impl reads the arguments before it by index and
+   the output as the last one, so any number (0 or more) of values of any kind may stand
+   there; the count is then a minimum. The serializer writes the schema's dtype / layout /
+   device / pin_memory there.
+   `types`: the datatypes and ranks ExecuTorch's Vulkan partitioner lets through for the op
+   (backends/vulkan/op_registry.py, checked as its check_node_dtypes and supports_highdim do),
+   "" where it states none (the op is not in the registry, or has no constraint there):
+     a comma list of datatype sets for the tensor arguments by position (a single set: every
+     tensor argument but the output), then optionally ">" and the output's sets (one per tensor
+     of a ValueList output; absent: the first argument's set), then " 4d" when every tensor
+     argument and output has at most 4 dims (the op is not supports_highdim). A set is letters
+     joined by |: F FLOAT16 or FLOAT32, I INT32 or INT64, B BOOL; - is not checked. The tensors
+     of a ValueList argument take that argument's set. Where the registry gives one float set
+     but the impl reads a quantized weight (int8, packed int4) or an integer zero point, that
+     position is "-".
+   The conventions, e.g.
      aten.linear.default(input[.., K], weight[N, K], bias or Null, out)   y = x W^T (+ bias)
      aten.mm.default(mat1[M, K], mat2[K, N], out)       2-D only, mat2 not transposed
      aten.addmm.default(self, mat1, mat2, beta, alpha, out)
      aten.add.Tensor(self, other, alpha, out)           alpha an Int or Double, never Null
    There is no aten.mv.default: y = W x is aten.linear.default(x, W, Null, y). */
 #define TP_VK_OPS(X) \
-  X("add", "") \
-  X("aten._log_softmax.default", "self:T dim:I half_to_float:* out:T") \
-  X("aten._native_batch_norm_legit_no_training.default", "") \
-  X("aten._softmax.default", "self:T dim:I half_to_float:* out:T") \
-  X("aten._to_copy.default", "") \
-  X("aten._weight_int8pack_mm.default", "") \
-  X("aten.abs.default", "self:T out:T") \
-  X("aten.add.Tensor", "self:T other:T alpha:S out:T") \
-  X("aten.addmm.default", "self:tw mat1:T2w mat2:T2w beta:S alpha:S out:T2w") \
-  X("aten.amax.default", "") \
-  X("aten.amin.default", "") \
-  X("aten.arange.start_step", "") \
-  X("aten.argmax.default", "") \
-  X("aten.argmin.default", "") \
-  X("aten.avg_pool2d.default", "") \
-  X("aten.bitwise_and.Tensor", "self:T other:T out:T") \
-  X("aten.bitwise_not.default", "self:T out:T") \
-  X("aten.bitwise_or.Tensor", "self:T other:T out:T") \
-  X("aten.bmm.default", "mat1:T3w mat2:T3w out:T3w") \
-  X("aten.cat.default", "tensors:V dim:I out:T") \
-  X("aten.clamp.default", "self:T min:s max:s out:T") \
-  X("aten.clone.default", "self:T memory_format:* out:T") \
-  X("aten.constant_pad_nd.default", "") \
-  X("aten.convolution.default", "input:T weight:C bias:t stride:L padding:L dilation:L transposed:B output_padding:L groups:I out:T") \
-  X("aten.cos.default", "self:T out:T") \
-  X("aten.div.Tensor", "self:T other:T out:T") \
-  X("aten.div.Tensor_mode", "self:T other:T rounding_mode:* out:T") \
-  X("aten.embedding.default", "") \
-  X("aten.eq.Scalar", "") \
-  X("aten.eq.Tensor", "self:T other:T out:T") \
-  X("aten.exp.default", "self:T out:T") \
-  X("aten.expand_copy.default", "") \
-  X("aten.flip.default", "") \
-  X("aten.full.default", "") \
-  X("aten.full_like.default", "") \
-  X("aten.gather.default", "") \
-  X("aten.ge.Scalar", "") \
-  X("aten.ge.Tensor", "self:T other:T out:T") \
-  X("aten.gelu.default", "self:T approximate:* out:T") \
-  X("aten.grid_sampler_2d.default", "") \
-  X("aten.gt.Scalar", "") \
-  X("aten.gt.Tensor", "self:T other:T out:T") \
-  X("aten.hardshrink.default", "self:T lambd:s out:T") \
-  X("aten.hardsigmoid.default", "self:T out:T") \
-  X("aten.hardswish.default", "self:T out:T") \
-  X("aten.hardtanh.default", "self:T min_val:s max_val:s out:T") \
-  X("aten.index.Tensor", "") \
-  X("aten.index_select.default", "") \
-  X("aten.le.Scalar", "") \
-  X("aten.le.Tensor", "self:T other:T out:T") \
-  X("aten.leaky_relu.default", "self:T negative_slope:s out:T") \
-  X("aten.linear.default", "input:Tw weight:T bias:t out:Tw") \
-  X("aten.log10.default", "self:T out:T") \
-  X("aten.logical_and.default", "self:T other:T out:T") \
-  X("aten.logical_or.default", "self:T other:T out:T") \
-  X("aten.lt.Scalar", "") \
-  X("aten.lt.Tensor", "self:T other:T out:T") \
-  X("aten.max_pool2d.default", "") \
-  X("aten.max_pool2d_with_indices.default", "") \
-  X("aten.mean.dim", "") \
-  X("aten.minimum.default", "self:T other:T out:T") \
-  X("aten.mm.default", "mat1:T2w mat2:T2w out:T2w") \
-  X("aten.mul.Tensor", "self:T other:T out:T") \
-  X("aten.native_group_norm.default", "") \
-  X("aten.native_layer_norm.default", "") \
-  X("aten.ne.Scalar", "") \
-  X("aten.neg.default", "self:T out:T") \
-  X("aten.ones.default", "") \
-  X("aten.ones_like.default", "") \
-  X("aten.permute.default", "self:T dims:L out:T") \
-  X("aten.permute_copy.default", "self:T dims:L out:T") \
-  X("aten.pixel_shuffle.default", "") \
-  X("aten.pow.Tensor_Scalar", "") \
-  X("aten.pow.Tensor_Tensor", "self:T other:T out:T") \
-  X("aten.relu.default", "self:T out:T") \
-  X("aten.relu6.default", "self:T out:T") \
-  X("aten.repeat.default", "") \
-  X("aten.repeat_interleave.self_int", "") \
-  X("aten.round.default", "self:T out:T") \
-  X("aten.rsqrt.default", "self:T out:T") \
-  X("aten.scalar_tensor.default", "") \
-  X("aten.select.int", "self:T dim:I index:I out:T") \
-  X("aten.select_copy.int", "self:T dim:I index:I out:T") \
-  X("aten.sigmoid.default", "self:T out:T") \
-  X("aten.sin.default", "self:T out:T") \
-  X("aten.slice.Tensor", "self:T dim:I start:i end:i step:I out:T") \
-  X("aten.slice_copy.Tensor", "self:T dim:I start:i end:i step:I out:T") \
-  X("aten.split_with_sizes_copy.default", "") \
-  X("aten.sqrt.default", "self:T out:T") \
-  X("aten.squeeze_copy.dims", "") \
-  X("aten.sub.Tensor", "self:T other:T alpha:S out:T") \
-  X("aten.sum.dim_IntList", "") \
-  X("aten.tan.default", "") \
-  X("aten.tanh.default", "self:T out:T") \
-  X("aten.unfold_copy.default", "") \
-  X("aten.unsqueeze_copy.default", "self:T dim:I out:T") \
-  X("aten.upsample_bilinear2d.vec", "") \
-  X("aten.upsample_nearest2d.vec", "") \
-  X("aten.var.dim", "") \
-  X("aten.view_copy.default", "self:T size:L out:T") \
-  X("aten.where.self", "") \
-  X("aten.zeros.default", "") \
-  X("aten.zeros_like.default", "") \
-  X("conv_with_clamp.default", "input:T weight:C bias:t stride:L padding:L dilation:L transposed:B output_padding:L groups:I output_min:s output_max:s out:T") \
-  X("dim_order_ops._to_dim_order_copy.default", "") \
-  X("et_vk.adamw_step.default", "") \
-  X("et_vk.apply_rotary_emb.default", "") \
-  X("et_vk.apply_rotary_emb_hf.default", "") \
-  X("et_vk.apply_rotary_emb_interleaved.default", "") \
-  X("et_vk.conv1d_dw.default", "") \
-  X("et_vk.conv1d_pw.default", "") \
-  X("et_vk.conv2d_gemm.default", "") \
-  X("et_vk.conv2d_q8csw.default", "") \
-  X("et_vk.conv2d_q8ta_q8csw.default", "") \
-  X("et_vk.conv2d_q8ta_q8csw_q8to.default", "") \
-  X("et_vk.conv2d_q8ta_q8csw_q8to_dw.default", "") \
-  X("et_vk.conv_with_clamp.default", "input:T weight:C bias:t stride:L padding:L dilation:L transposed:B output_padding:L groups:I output_min:s output_max:s out:T") \
-  X("et_vk.embedding_q4gsw.default", "") \
-  X("et_vk.fused_ce.default", "") \
-  X("et_vk.grid_priors.default", "") \
-  X("et_vk.linear_dW.default", "") \
-  X("et_vk.linear_dq8ca_q4gsw.default", "") \
-  X("et_vk.linear_q4gsw.default", "") \
-  X("et_vk.linear_q4gsw_backward.default", "") \
-  X("et_vk.linear_q8csw.default", "") \
-  X("et_vk.linear_q8ta_q8csw.default", "") \
-  X("et_vk.linear_qcs4w.default", "") \
-  X("et_vk.prepack.default", "") \
-  X("et_vk.q4gsw_linear.default", "") \
-  X("et_vk.q4gsw_requant.default", "") \
-  X("et_vk.q8ta_add.default", "") \
-  X("et_vk.q8ta_conv2d.default", "") \
-  X("et_vk.q8ta_conv2d_dw.default", "") \
-  X("et_vk.q8ta_conv2d_general.default", "") \
-  X("et_vk.q8ta_conv2d_im2col.default", "") \
-  X("et_vk.q8ta_conv2d_pw.default", "") \
-  X("et_vk.q8ta_conv2d_transposed.default", "") \
-  X("et_vk.q8ta_linear.default", "") \
-  X("et_vk.q8ta_linear_gemv.default", "") \
-  X("et_vk.q8ta_pixel_shuffle.default", "") \
-  X("et_vk.q8ta_relu.default", "") \
-  X("et_vk.rms_norm.default", "") \
-  X("et_vk.sdpa.default", "") \
-  X("et_vk.select_as_symint.default", "") \
-  X("etvk.choose_qparams_per_row.default", "") \
-  X("etvk.test_conv2d_q8ta_q8csw_q8to.default", "") \
-  X("floordiv", "") \
-  X("llama.custom_sdpa.default", "") \
-  X("mul", "") \
-  X("quantized_decomposed.dequantize_per_tensor.default", "") \
-  X("quantized_decomposed.quantize_per_tensor.default", "") \
-  X("sdpa_with_kv_cache.default", "") \
-  X("sub", "") \
-  X("sym_size.int", "") \
-  X("testing.compute_attn_weight_with_kv_cache.default", "") \
-  X("torchao.choose_qparams_affine.default", "") \
-  X("update_cache.default", "")
+  X("add", "a:I b:I out:Y", "4d") \
+  X("aten._log_softmax.default", "self:T dim:I half_to_float:* out:T", "F 4d") \
+  X("aten._native_batch_norm_legit_no_training.default", "input:T weight:C bias:C running_mean:C running_var:C momentum:* eps:S out:V", "F 4d") \
+  X("aten._softmax.default", "self:T dim:I half_to_float:* out:T", "F 4d") \
+  X("aten._to_copy.default", "self:T dtype:* layout:* device:* pin_memory:* non_blocking:* memory_format:* out:T", "F|I|B>F|I|B 4d") \
+  X("aten._weight_int8pack_mm.default", "self:T mat2:C scales:C out:T", "F,-,F 4d") \
+  X("aten.abs.default", "self:T out:T", "F 4d") \
+  X("aten.add.Tensor", "self:T other:T alpha:S out:T", "F|I") \
+  X("aten.addmm.default", "self:tw mat1:T2w mat2:T2w beta:S alpha:S out:T2w", "F 4d") \
+  X("aten.amax.default", "self:T dim:l keepdim:B out:T", "F") \
+  X("aten.amin.default", "self:T dim:l keepdim:B out:T", "F") \
+  X("aten.arange.start_step", "start:s end:S step:s dtype:* layout:* device:* pin_memory:* out:T", "F|I 4d") \
+  X("aten.argmax.default", "self:T dim:i keepdim:B out:T", "F>I") \
+  X("aten.argmin.default", "self:T dim:i keepdim:B out:T", "F>I") \
+  X("aten.avg_pool2d.default", "self:T kernel_size:K stride:K padding:K ceil_mode:B count_include_pad:B divisor_override:* out:T", "F 4d") \
+  X("aten.bitwise_and.Tensor", "self:T other:T out:T", "B") \
+  X("aten.bitwise_not.default", "self:T out:T", "B") \
+  X("aten.bitwise_or.Tensor", "self:T other:T out:T", "B") \
+  X("aten.bmm.default", "mat1:T3w mat2:T3w out:T3w", "F 4d") \
+  X("aten.cat.default", "tensors:V dim:I out:T", "F|I 4d") \
+  X("aten.clamp.default", "self:T min:s max:s out:T", "F|I 4d") \
+  X("aten.clone.default", "self:T memory_format:* out:T", "F|I|B") \
+  X("aten.constant_pad_nd.default", "self:T pad:K value:S out:T", "F|I|B 4d") \
+  X("aten.convolution.default", "input:T weight:C bias:t stride:L padding:L dilation:L transposed:B output_padding:L groups:I out:T", "F 4d") \
+  X("aten.cos.default", "self:T out:T", "F 4d") \
+  X("aten.div.Tensor", "self:T other:T out:T", "F|I") \
+  X("aten.div.Tensor_mode", "self:T other:T rounding_mode:* out:T", "F|I") \
+  X("aten.embedding.default", "weight:C indices:T padding_idx:* scale_grad_by_freq:* sparse:* out:T", "F,I 4d") \
+  X("aten.eq.Scalar", "self:T other:S out:T", "F|I>B") \
+  X("aten.eq.Tensor", "self:T other:T out:T", "F|I>B") \
+  X("aten.exp.default", "self:T out:T", "F 4d") \
+  X("aten.expand_copy.default", "self:T size:L implicit:* out:T", "F|I|B") \
+  X("aten.flip.default", "self:T dims:K out:T", "F|I|B 4d") \
+  X("aten.full.default", "size:L fill_value:S ... out:T", "F|I|B 4d") \
+  X("aten.full_like.default", "self:T fill_value:S ... out:T", "F|I|B 4d") \
+  X("aten.gather.default", "self:T dim:I index:T sparse_grad:* out:T", "F|I|B") \
+  X("aten.ge.Scalar", "self:T other:S out:T", "F|I>B") \
+  X("aten.ge.Tensor", "self:T other:T out:T", "F|I>B") \
+  X("aten.gelu.default", "self:T approximate:* out:T", "F 4d") \
+  X("aten.grid_sampler_2d.default", "input:T grid:T interpolation_mode:I padding_mode:I align_corners:B out:T", "F 4d") \
+  X("aten.gt.Scalar", "self:T other:S out:T", "F|I>B") \
+  X("aten.gt.Tensor", "self:T other:T out:T", "F|I>B") \
+  X("aten.hardshrink.default", "self:T lambd:s out:T", "F 4d") \
+  X("aten.hardsigmoid.default", "self:T out:T", "") \
+  X("aten.hardswish.default", "self:T out:T", "F 4d") \
+  X("aten.hardtanh.default", "self:T min_val:s max_val:s out:T", "F 4d") \
+  X("aten.index.Tensor", "self:T indices:V out:T", "F|I 4d") \
+  X("aten.index_select.default", "self:T dim:I index:T out:T", "F|I|B 4d") \
+  X("aten.le.Scalar", "self:T other:S out:T", "F|I>B") \
+  X("aten.le.Tensor", "self:T other:T out:T", "F|I>B") \
+  X("aten.leaky_relu.default", "self:T negative_slope:s out:T", "F 4d") \
+  X("aten.linear.default", "input:Tw weight:T bias:t out:Tw", "F 4d") \
+  X("aten.log10.default", "self:T out:T", "F 4d") \
+  X("aten.logical_and.default", "self:T other:T out:T", "B") \
+  X("aten.logical_or.default", "self:T other:T out:T", "B") \
+  X("aten.lt.Scalar", "self:T other:S out:T", "F|I>B") \
+  X("aten.lt.Tensor", "self:T other:T out:T", "F|I>B") \
+  X("aten.max_pool2d.default", "self:T kernel_size:K stride:K padding:K dilation:K ceil_mode:B out:T", "F 4d") \
+  X("aten.max_pool2d_with_indices.default", "self:T kernel_size:K stride:K padding:K dilation:K ceil_mode:B out:V", "F>F,I 4d") \
+  X("aten.mean.dim", "self:T dim:l keepdim:B dtype:* out:T", "F") \
+  X("aten.minimum.default", "self:T other:T out:T", "F|I") \
+  X("aten.mm.default", "mat1:T2w mat2:T2w out:T2w", "F 4d") \
+  X("aten.mul.Tensor", "self:T other:T out:T", "F|I") \
+  X("aten.native_group_norm.default", "input:T weight:C bias:C N:* C:* HxW:* group:I eps:S out:V", "F 4d") \
+  X("aten.native_layer_norm.default", "input:T normalized_shape:K weight:c bias:c eps:S out:V", "F 4d") \
+  X("aten.ne.Scalar", "self:T other:S out:T", "F|I>B") \
+  X("aten.neg.default", "self:T out:T", "F 4d") \
+  X("aten.ones.default", "size:L ... out:T", "F|I|B 4d") \
+  X("aten.ones_like.default", "self:T ... out:T", "F|I|B 4d") \
+  X("aten.permute.default", "self:T dims:L out:T", "F|I|B 4d") \
+  X("aten.permute_copy.default", "self:T dims:L out:T", "F|I|B") \
+  X("aten.pixel_shuffle.default", "self:T upscale_factor:I out:T", "F 4d") \
+  X("aten.pow.Tensor_Scalar", "self:T exponent:S out:T", "F") \
+  X("aten.pow.Tensor_Tensor", "self:T other:T out:T", "F|I") \
+  X("aten.relu.default", "self:T out:T", "F 4d") \
+  X("aten.relu6.default", "self:T out:T", "") \
+  X("aten.repeat.default", "self:T repeats:L out:T", "F|I|B 4d") \
+  X("aten.repeat_interleave.self_int", "self:T repeats:I dim:I output_size:* out:T", "") \
+  X("aten.round.default", "self:T out:T", "F 4d") \
+  X("aten.rsqrt.default", "self:T out:T", "F 4d") \
+  X("aten.scalar_tensor.default", "s:S ... out:T", "F|I 4d") \
+  X("aten.select.int", "self:T dim:I index:I out:T", "") \
+  X("aten.select_copy.int", "self:T dim:I index:I out:T", "F|I|B") \
+  X("aten.sigmoid.default", "self:T out:T", "F 4d") \
+  X("aten.sin.default", "self:T out:T", "F 4d") \
+  X("aten.slice.Tensor", "self:T dim:I start:i end:i step:I out:T", "") \
+  X("aten.slice_copy.Tensor", "self:T dim:I start:i end:i step:I out:T", "F|I|B") \
+  X("aten.split_with_sizes_copy.default", "self:T split_sizes:L dim:I out:V", "F|I|B") \
+  X("aten.sqrt.default", "self:T out:T", "F 4d") \
+  X("aten.squeeze_copy.dims", "self:T dim:K out:T", "F|I|B") \
+  X("aten.sub.Tensor", "self:T other:T alpha:S out:T", "F|I") \
+  X("aten.sum.dim_IntList", "self:T dim:l keepdim:B dtype:* out:T", "F") \
+  X("aten.tan.default", "self:T out:T", "") \
+  X("aten.tanh.default", "self:T out:T", "F 4d") \
+  X("aten.unfold_copy.default", "self:T dimension:I size:I step:I out:T", "F") \
+  X("aten.unsqueeze_copy.default", "self:T dim:I out:T", "F|I|B") \
+  X("aten.upsample_bilinear2d.vec", "input:T output_size:k align_corners:B scale_factors:F out:T", "F 4d") \
+  X("aten.upsample_nearest2d.vec", "input:T output_size:k scale_factors:F out:T", "F 4d") \
+  X("aten.var.dim", "self:T dim:K unbiased:B keepdim:* out:T", "") \
+  X("aten.view_copy.default", "self:T size:L out:T", "F|I|B") \
+  X("aten.where.self", "condition:T self:T other:T out:T", "B,F,F>F 4d") \
+  X("aten.zeros.default", "size:L ... out:T", "F|I|B 4d") \
+  X("aten.zeros_like.default", "self:T ... out:T", "F|I|B 4d") \
+  X("conv_with_clamp.default", "input:T weight:C bias:t stride:L padding:L dilation:L transposed:B output_padding:L groups:I output_min:s output_max:s out:T", "") \
+  X("dim_order_ops._to_dim_order_copy.default", "self:T dtype:* layout:* device:* pin_memory:* non_blocking:* dim_order:* out:T", "F|I|B") \
+  X("et_vk.adamw_step.default", "param:T m:T v:T grad:T lr:S beta1:S beta2:S eps:S weight_decay:S bias_correction1:S bias_correction2:S out:V", "F 4d") \
+  X("et_vk.apply_rotary_emb.default", "xq:Tw xk:Tw freqs_cos:Tw freqs_sin:Tw out:V", "F") \
+  X("et_vk.apply_rotary_emb_hf.default", "xq:Tw xk:Tw freqs_cos:Tw freqs_sin:Tw start_pos:I out:V", "F") \
+  X("et_vk.apply_rotary_emb_interleaved.default", "x:Tw freqs_cis:T out:Tw", "F") \
+  X("et_vk.conv1d_dw.default", "input:T weight:C bias:c stride:K padding:K dilation:K groups:* output_min:S output_max:S out:T", "") \
+  X("et_vk.conv1d_pw.default", "input:T weight:C bias:c stride:* padding:* dilation:* groups:I output_min:S output_max:S out:T", "") \
+  X("et_vk.conv2d_gemm.default", "input:T weight:C bias:c stride:K padding:K dilation:K transposed:B output_padding:* groups:I out:T", "") \
+  X("et_vk.conv2d_q8csw.default", "input:T weight:C weight_scales:C bias:c kernel_size:K stride:K padding:K dilation:K groups:I out:T", "") \
+  X("et_vk.conv2d_q8ta_q8csw.default", "input:T input_scale:S input_zero_point:I weight:C weight_sums:C weight_scales:C bias:c kernel_size:K stride:K padding:K dilation:K groups:I out:T", "") \
+  X("et_vk.conv2d_q8ta_q8csw_q8to.default", "input:T input_scale:S input_zero_point:I weight:C weight_sums:C weight_scales:C output_scale:S output_zero_point:I bias:c kernel_size:K stride:K padding:K dilation:K groups:I out:T", "") \
+  X("et_vk.conv2d_q8ta_q8csw_q8to_dw.default", "input:T input_scale:S input_zero_point:I weight:C weight_sums:C weight_scales:C output_scale:S output_zero_point:I bias:c kernel_size:K stride:K padding:K dilation:K groups:I out:T", "") \
+  X("et_vk.conv_with_clamp.default", "input:T weight:C bias:t stride:L padding:L dilation:L transposed:B output_padding:L groups:I output_min:s output_max:s out:T", "F 4d") \
+  X("et_vk.embedding_q4gsw.default", "weight:C weight_scales:C group_size:I indices:Tw is_linear_weight:B out:Tw", "4d") \
+  X("et_vk.fused_ce.default", "logits:T2 labels:T1 n_valid:S out:V", "F,I,->F,F 4d") \
+  X("et_vk.grid_priors.default", "self:T stride:I offset:S out:T", "F 4d") \
+  X("et_vk.linear_dW.default", "d_out:T x:T out:T", "F 4d") \
+  X("et_vk.linear_dq8ca_q4gsw.default", "input:T input_scales:T input_zero_points:T weight:C weight_sums:C weight_scales:C group_size:I bias:c out:T", "F,-,-,-,-,F,-,F 4d") \
+  X("et_vk.linear_q4gsw.default", "input:T weight:C weight_scales:C group_size:I bias:c out:T", "F,-,F,-,F 4d") \
+  X("et_vk.linear_q4gsw_backward.default", "d_out:T weight:C weight_scales:C group_size:I out:T", "F,-,F 4d") \
+  X("et_vk.linear_q8csw.default", "input:T weight:C weight_scales:C bias:c out:T", "") \
+  X("et_vk.linear_q8ta_q8csw.default", "input:T input_scale:S input_zero_point:I weight:C weight_sums:C weight_scales:C bias:c out:T", "F,-,-,-,-,F,F 4d") \
+  X("et_vk.linear_qcs4w.default", "self:T weight:C scales:C out:T", "F,-,F 4d") \
+  X("et_vk.prepack.default", "x:C out:T", "") \
+  X("et_vk.q4gsw_linear.default", "input:T weight:C weight_scales:C group_size:I bias:c out:T", "") \
+  X("et_vk.q4gsw_requant.default", "latent:T2 scales:C group_size:I out:T", "F 4d") \
+  X("et_vk.q8ta_add.default", "input_a:T input_b:T input_a_scale:S input_a_zero_point:I input_b_scale:S input_b_zero_point:I output_scale:S output_zero_point:I alpha:S out:T", "4d") \
+  X("et_vk.q8ta_conv2d.default", "x:T input_scale:S input_zero_point:I weights:C weight_sums:C weight_scales:C output_scale:S output_zero_point:I bias:c kernel_size:K stride:K padding:K dilation:K groups:I activation:X out:T", "4d") \
+  X("et_vk.q8ta_conv2d_dw.default", "x:T input_scale:S input_zero_point:I weights:C weight_sums:C weight_scales:C output_scale:S output_zero_point:I bias:c kernel_size:K stride:K padding:K dilation:K groups:I activation:X out:T", "4d") \
+  X("et_vk.q8ta_conv2d_general.default", "x:T input_scale:S input_zero_point:I weights:C weight_sums:C weight_scales:C output_scale:S output_zero_point:I bias:c kernel_size:K stride:K padding:K dilation:K groups:I activation:X out:T", "") \
+  X("et_vk.q8ta_conv2d_im2col.default", "x:T input_scale:S input_zero_point:I weights:C weight_sums:C weight_scales:C output_scale:S output_zero_point:I bias:c kernel_size:K stride:K padding:K dilation:K groups:I activation:X out:T", "") \
+  X("et_vk.q8ta_conv2d_pw.default", "x:T input_scale:S input_zero_point:I weights:C weight_sums:C weight_scales:C output_scale:S output_zero_point:I bias:c kernel_size:* stride:* padding:* dilation:* groups:* activation:X out:T", "4d") \
+  X("et_vk.q8ta_conv2d_transposed.default", "x:T input_scale:S input_zero_point:I weights:C weight_sums:C weight_scales:C output_scale:S output_zero_point:I bias:c kernel_size:K stride:K padding:K output_padding:K dilation:K groups:I activation:X out:T", "4d") \
+  X("et_vk.q8ta_linear.default", "x:T input_scale:S input_zero_point:I weights:C weight_sums:C weight_scales:C output_scale:S output_zero_point:I bias:c activation:X out:T", "4d") \
+  X("et_vk.q8ta_linear_gemv.default", "x:T input_scale:S input_zero_point:I weights:C weight_sums:C weight_scales:C output_scale:S output_zero_point:I bias:c activation:X out:T", "4d") \
+  X("et_vk.q8ta_pixel_shuffle.default", "input:T input_scale:S input_zero_point:I output_inv_scale:S output_zero_point:I upscale_factor:I out:T", "4d") \
+  X("et_vk.q8ta_relu.default", "input:T input_scale:S input_zero_point:I output_scale:S output_zero_point:I out:T", "4d") \
+  X("et_vk.rms_norm.default", "x:T weight:C eps:S out:T", "F 4d") \
+  X("et_vk.sdpa.default", "q:T4w k:T4w v:T4w attn_mask:t scale:s out:T", "F 4d") \
+  X("et_vk.select_as_symint.default", "x:* dim:* index:* out:*", "") \
+  X("etvk.choose_qparams_per_row.default", "input:T quant_min:i quant_max:i scales_out:T zero_points_out:T", "") \
+  X("etvk.test_conv2d_q8ta_q8csw_q8to.default", "input:T input_scale:S input_zero_point:I weight:C weight_sums:C weight_scales:C output_scale:S output_zero_point:I bias:c kernel_size:K stride:K padding:K dilation:K groups:I layout:I out:T", "") \
+  X("floordiv", "a:I b:I out:Y", "4d") \
+  X("llama.custom_sdpa.default", "query:Tw k_cache:Tw v_cache:Tw start_pos:I attn_mask:n dropout_p:s is_causal:s scale:n out:T", "F 4d") \
+  X("mul", "a:I b:I out:Y", "4d") \
+  X("quantized_decomposed.dequantize_per_tensor.default", "input:T scale:S zero_point:I quant_min:* quant_max:* dtype:* out_dtype:* ... out:T", "") \
+  X("quantized_decomposed.quantize_per_tensor.default", "input:T scale:S zero_point:I quant_min:* quant_max:* dtype:* ... out:T", "") \
+  X("sdpa_with_kv_cache.default", "query:Tw key:T value:T key_cache:T value_cache:T start_pos:I seq_len:* attn_mask:n dropout_p:s is_causal:s scale:n out:T", "F 4d") \
+  X("sub", "a:I b:I out:Y", "4d") \
+  X("sym_size.int", "self:T dim:I out:Y", "4d") \
+  X("testing.compute_attn_weight_with_kv_cache.default", "query:T key:T value:T key_cache:T value_cache:T start_pos:I seq_len:* attn_mask:* dropout_p:* is_causal:* scale:* out:T", "") \
+  X("torchao.choose_qparams_affine.default", "input:T mapping_type:* block_size:K target_dtype:* quant_min:i quant_max:i eps:* scale_dtype:* zero_point_dtype:* ... out:V", "4d") \
+  X("update_cache.default", "value:T cache:T start_pos:I out:*", "F 4d")
 
 /* Number of entries of TP_VK_OPS (157). */
 TPDEF size_t tp_vk_op_count(void);
-/* Name and argument description of entry i of TP_VK_OPS; NULL when i >= tp_vk_op_count(). */
+/* Name, argument kinds and datatypes / ranks of entry i of TP_VK_OPS (its name, args and types
+   strings); NULL when i >= tp_vk_op_count(). */
 TPDEF const char *tp_vk_op_name(size_t i);
 TPDEF const char *tp_vk_op_args(size_t i);
+TPDEF const char *tp_vk_op_types(size_t i);
 /* Index of name in TP_VK_OPS (exact, case-sensitive), or -1 (also for NULL). */
 TPDEF int tp_vk_op_find(const char *name);
 
@@ -447,10 +478,12 @@ TPDEF void tp_vk_graph_destroy(tp_vk_graph *g);
 TPDEF const char *tp_vk_graph_error(const tp_vk_graph *g);
 /* The status of what tp_vk_graph_error describes (TP_OK when none). */
 TPDEF tp_status tp_vk_graph_status(const tp_vk_graph *g);
-/* Number of values so far (the next value id). */
-TPDEF uint32_t tp_vk_value_count(const tp_vk_graph *g);
+/* Number of values so far (the next value id); of operator calls in the chain so far (the next
+   operator's index). As tp_xnn_graph_num_values / tp_xnn_graph_num_nodes. */
+TPDEF uint32_t tp_vk_graph_num_values(const tp_vk_graph *g);
+TPDEF uint32_t tp_vk_graph_num_ops(const tp_vk_graph *g);
 /* GraphTypes tag of value id (TP_VK_*_VALUE), 0 when id does not exist. */
-TPDEF int tp_vk_value_type(const tp_vk_graph *g, uint32_t id);
+TPDEF int tp_vk_graph_value_type(const tp_vk_graph *g, uint32_t id);
 
 /* Scalars: each call makes one new value (no dedup); *id_out (may be NULL) gets its id. */
 TPDEF tp_status tp_vk_add_null(tp_vk_graph *g, uint32_t *id_out);
@@ -473,25 +506,10 @@ TPDEF tp_status tp_vk_add_bool_list(tp_vk_graph *g, const uint8_t *v, size_t n,
 TPDEF tp_status tp_vk_add_value_list(tp_vk_graph *g, const uint32_t *ids, size_t n,
                                      uint32_t *id_out);
 
-/* A tensor value.
-   dt            datatype (not TP_VK_UNSET).
-   ndim, dims    shape; each dim must fit a u32. dims == NULL with ndim > 0: the constant's
-                 sizes, and then ndim must equal constant->ndim (ndim 0: a 0-dim tensor).
-   constant      NULL: not a constant (constant_id -1). Otherwise a view whose element count
-                 is numel(dims) (see the manual for dtype rules); inline: borrowed until written.
-   mem_obj_id    shared memory object, -1 = own memory (written as is).
-   storage_type  -1 = default (255), else TP_VK_BUFFER / TEXTURE_3D / TEXTURE_2D.
-   memory_layout -1 = default (255), else one of the TP_VK_*_PACKED / PACKED_INT8_* values.
-   staging_dt    TP_VK_UNSET = dt (after force_fp16, see the manual). */
-TPDEF tp_status tp_vk_add_tensor(tp_vk_graph *g, tp_vk_datatype dt, size_t ndim,
-                                 const size_t *dims, const tp_tensor *constant,
-                                 int32_t mem_obj_id, int storage_type, int memory_layout,
-                                 tp_vk_datatype staging_dt, uint32_t *id_out);
-/* A tensor described by a struct whose zero value means "default" for every field but the
-   datatype (sokol-style), instead of tp_vk_add_tensor's sentinels (-1, -1, -1, TP_VK_UNSET).
-   Storage and layout use their own enums where 0 is DEFAULT and each schema value is shifted
-   by one (TP_VK_STORAGE_BUFFER is 1 here, TP_VK_BUFFER 0 in the schema). The same call as
-   tp_vk_add_tensor with the defaults resolved, so the same tensor gives the same bytes. */
+/* A tensor value, described by a struct whose zero value means "default" for every field but the
+   datatype (sokol-style; the one way to add a tensor). Storage and layout use their own enums
+   where 0 is DEFAULT and each schema value is shifted by one (TP_VK_STORAGE_BUFFER is 1 here,
+   TP_VK_BUFFER 0 in the schema). */
 typedef enum tp_vk_storage {
   TP_VK_STORAGE_DEFAULT = 0, /* written as 255: the runtime (or a compile spec) decides */
   TP_VK_STORAGE_BUFFER = 1, TP_VK_STORAGE_TEXTURE_3D = 2, TP_VK_STORAGE_TEXTURE_2D = 3
@@ -504,12 +522,17 @@ typedef enum tp_vk_layout {
   TP_VK_LAYOUT_PACKED_INT8_4C1W = 9, TP_VK_LAYOUT_PACKED_INT8_CONV2D = 10
 } tp_vk_layout;
 typedef struct tp_vk_tensor_desc {
-  tp_vk_datatype datatype;   /* REQUIRED, there is no default: 0 is TP_VK_BOOL */
-  size_t ndim;               /* number of dims; dims NULL with a constant: 0 = the constant's */
-  const size_t *dims;        /* NULL: the constant's sizes (no constant: ndim must be 0) */
-  const tp_tensor *constant; /* NULL: not a constant; else as tp_vk_add_tensor's constant */
-  tp_vk_storage storage;     /* 0: default */
-  tp_vk_layout layout;       /* 0: default */
+  tp_vk_datatype datatype;   /* REQUIRED, there is no default: 0 is TP_VK_BOOL; not TP_VK_UNSET */
+  size_t ndim;               /* number of dims; with dims NULL and a constant: 0 or the
+                                constant's ndim (its sizes are taken) */
+  const size_t *dims;        /* each dim fits a u32; NULL: the constant's sizes (no constant:
+                                ndim must be 0, a 0-dim tensor) */
+  const tp_tensor *constant; /* NULL: not a constant (constant_id -1). Else a view whose element
+                                count is numel(dims), its dtype the datatype's own (or F32 / F16
+                                for FLOAT16 / FLOAT32, converted; see the manual); inline: borrowed
+                                until the graph is written */
+  tp_vk_storage storage;     /* 0: default (written as 255) */
+  tp_vk_layout layout;       /* 0: default (written as 255) */
   tp_vk_datatype staging;    /* 0: default = the tensor's datatype (a non-constant FLOAT32 under
                                 force_fp16: FLOAT32), as upstream. So TP_VK_BOOL (0) staging is
                                 only had by a BOOL tensor, as its default. */
@@ -517,9 +540,16 @@ typedef struct tp_vk_tensor_desc {
                                 lives in shared memory object mem_obj_id */
   int32_t mem_obj_id;        /* read only when shares_memory (>= 0); must be 0 otherwise */
 } tp_vk_tensor_desc;
-/* Adds the tensor desc describes; *id_out (may be NULL) gets its id. Errors as
-   tp_vk_add_tensor's, plus TP_ERR_INVALID for a NULL desc, a storage or layout outside its enum,
-   mem_obj_id set without shares_memory, or a negative mem_obj_id. */
+/* A desc with datatype dt, shape ndim x dims (dims NULL: the constant's sizes) and constant (NULL:
+   none), every other field zero, i.e. its default: start from it and set what differs. */
+TPDEF tp_vk_tensor_desc tp_vk_tensor_desc_make(tp_vk_datatype dt, size_t ndim,
+                                               const size_t *dims, const tp_tensor *constant);
+/* Adds the tensor desc describes; *id_out (may be NULL) gets its id. TP_ERR_INVALID for a NULL
+   desc, an unknown datatype or staging datatype, a storage or layout outside its enum,
+   mem_obj_id set without shares_memory, a negative mem_obj_id, more than TP_MAX_DIMS dims, dims
+   NULL without a constant to take them from (or an ndim that differs from the constant's), a
+   constant that does not match dims x datatype; TP_ERR_OVERFLOW for a dim larger than a u32 or
+   dims whose product overflows; a bad view is what tp_tensor_check says. */
 TPDEF tp_status tp_vk_add_tensor_desc(tp_vk_graph *g, const tp_vk_tensor_desc *desc,
                                       uint32_t *id_out);
 
@@ -531,10 +561,13 @@ TPDEF const char *tp_vk_constant_key(const tp_vk_graph *g, uint32_t id);
    "aten.linear.default"), args = value ids that exist (outputs last, as upstream).
    Unless options.other_runtime is set, the call is checked against TP_VK_OPS first:
    a name ExecuTorch's Vulkan backend does not register is TP_ERR_UNSUPPORTED ("operator 0:
-   \"aten.mv.default\" is not one of the 157 operators ..."); for a described operator a wrong
-   argument count, a value of the wrong kind (a Null where a scalar is needed), a tensor of the
-   wrong rank (a 1-D input to aten.mm.default) or a non-width-packed input where width-packed is
-   needed is TP_ERR_INVALID, the sentence naming the operator, the argument and what it needs. */
+   \"aten.mv.default\" is not one of the 157 operators ..."); a wrong argument count (fewer
+   than the fixed ones where the list has "..."), a value of the wrong kind (a Null where a
+   scalar is needed), a tensor of the wrong rank (a 1-D input to aten.mm.default) or a
+   non-width-packed input where width-packed is needed is TP_ERR_INVALID; a tensor whose
+   datatype or rank the op's types exclude (an INT32 input to aten.abs.default, a 5-D input to
+   aten.linear.default) is TP_ERR_UNSUPPORTED. Each sentence names the operator, the argument,
+   the value and what it needs. */
 TPDEF tp_status tp_vk_add_op(tp_vk_graph *g, uint32_t node_id, const char *name,
                              const uint32_t *args, size_t n);
 /* Sets (replaces) the graph's input and output value ids; every id must exist. */
@@ -546,30 +579,26 @@ TPDEF tp_status tp_vk_set_io(tp_vk_graph *g, const uint32_t *inputs, size_t n_in
    shader bytes runs); it compiles its own shader library. Part of the format, written as given. */
 TPDEF tp_status tp_vk_add_shader(tp_vk_graph *g, const void *bytes, size_t n,
                                  uint32_t *index_out);
-/* Graph-level storage type / memory layout overrides; -1 = default (255, not written).
+/* Graph-level storage type / memory layout overrides; 0 = default (255, not written), as in
+   tp_vk_tensor_desc (the schema's value + 1).
    EXECUTORCH IGNORES THEM: its VulkanBackend reads neither VkGraph.storage_type_override nor
    memory_layout_override. What it honours is each tensor's own storage_type / memory_layout
-   (tp_vk_add_tensor) and, for a program, the delegate's compile specs
+   (tp_vk_add_tensor_desc) and, for a program, the delegate's compile specs
    (tp_vk_compile_specs below). Part of the format, written as given. */
-TPDEF tp_status tp_vk_set_overrides(tp_vk_graph *g, int storage_type, int memory_layout);
+TPDEF tp_status tp_vk_set_overrides(tp_vk_graph *g, tp_vk_storage storage, tp_vk_layout layout);
 
 /* ---- compile specs: what ExecuTorch's runtime reads to choose storage and layout ------- */
 
 /* The delegate compile specs ExecuTorch's VulkanBackend reads (VulkanBackend.cpp,
    get_graph_config): the storage type and memory layout every tensor of DEFAULT storage /
    layout gets. A program's BackendDelegate carries them (tp_vk_add_pte_method); this is how a
-   user asks for BUFFER storage the way the runtime understands.
-   TP_VK_SPEC_UNSET (-1; 255 is accepted too) means "not given": no compile spec is written.
-   0 IS A VALUE here, as in the schema: TP_VK_BUFFER / TP_VK_TENSOR_WIDTH_PACKED. So a zeroed
-   struct asks for both; start from tp_vk_compile_specs_unset() and set what you want. */
-#define TP_VK_SPEC_UNSET (-1)
+   user asks for BUFFER storage the way the runtime understands. Zero-initialised = none given
+   (no compile spec written); the values are tp_vk_tensor_desc's (the schema's value + 1). */
 typedef struct tp_vk_compile_specs {
-  int storage_type_override;  /* TP_VK_SPEC_UNSET, or TP_VK_BUFFER / TEXTURE_3D / TEXTURE_2D */
-  int memory_layout_override; /* TP_VK_SPEC_UNSET, or TP_VK_TENSOR_*_PACKED / PACKED_INT8_*
-                                 (0-6, 8: the layouts the runtime's enum has) */
+  tp_vk_storage storage; /* 0: not given; else written as storage_type_override */
+  tp_vk_layout layout;   /* 0: not given; else written as memory_layout_override (the runtime's
+                            enum has every tp_vk_layout but PACKED_INT8_CONV2D) */
 } tp_vk_compile_specs;
-/* Both fields TP_VK_SPEC_UNSET. */
-TPDEF tp_vk_compile_specs tp_vk_compile_specs_unset(void);
 
 /* One CompileSpec { key, value } as ExecuTorch's Vulkan partitioner writes it
    (vulkan_partitioner.py parse_compile_options: an enum value becomes 4 bytes, little-endian;
@@ -582,8 +611,9 @@ typedef struct tp_vk_compile_spec {
 #define TP_VK_MAX_COMPILE_SPECS 2
 
 /* Encodes specs (NULL = none) into out[0 .. *count): storage first, then layout, only the ones
-   set. A value the runtime does not know (storage 3, layout 7 or 9, ...) is TP_ERR_INVALID with
-   a sentence in err (may be NULL), *count 0. NULL out or count: TP_ERR_INVALID. */
+   given, as the schema's values. A value the runtime does not know (storage 4, layout 8 or
+   TP_VK_LAYOUT_PACKED_INT8_CONV2D, ...) is TP_ERR_INVALID with a sentence in err (may be NULL),
+   *count 0. NULL out or count: TP_ERR_INVALID. */
 TPDEF tp_status tp_vk_encode_compile_specs(const tp_vk_compile_specs *specs,
                                            tp_vk_compile_spec out[TP_VK_MAX_COMPILE_SPECS],
                                            size_t *count, tp_error *err);
@@ -1028,12 +1058,17 @@ static int tp_vk__dt_to_tp(int dt) {
   return -1;
 }
 
-static int tp_vk__storage_ok(int s) {
-  return s != TP_VK_D_VkTensor_storage_type && tp_vk_storage_type_name(s) != NULL;
+/* A tp_vk_storage / tp_vk_layout (0 default, else the schema's value + 1) as the schema's value:
+   255 for the default, -1 outside the enum; and the sentence part naming the enum. */
+static int tp_vk__storage_value(int s) {
+  return s == 0 ? 255 : s >= 1 && s <= 255 && tp_vk_storage_type_name(s - 1) ? s - 1 : -1;
 }
-static int tp_vk__layout_ok(int l) {
-  return l != TP_VK_D_VkTensor_memory_layout && tp_vk_memory_layout_name(l) != NULL;
+static int tp_vk__layout_value(int l) {
+  return l == 0 ? 255 : l >= 1 && l <= 255 && tp_vk_memory_layout_name(l - 1) ? l - 1 : -1;
 }
+#define TP_VK__STORAGE_ENUM "a tp_vk_storage (0 default, 1 BUFFER, 2 TEXTURE_3D, 3 TEXTURE_2D)"
+#define TP_VK__LAYOUT_ENUM "a tp_vk_layout (0 default, 1-7, 9, 10: the schema's value + 1)"
+
 
 TPDEF tp_status tp_vk_graph_create(const tp_vk_options *opts, tp_vk_graph **out) {
   tp_vk_graph *g;
@@ -1082,12 +1117,17 @@ TPDEF tp_status tp_vk_graph_status(const tp_vk_graph *g) {
   return tp__writer_status(&g->err, &g->werr);
 }
 
-TPDEF uint32_t tp_vk_value_count(const tp_vk_graph *g) {
+TPDEF uint32_t tp_vk_graph_num_values(const tp_vk_graph *g) {
   TP_ASSERT(g);
   return (uint32_t)g->nvalues;
 }
 
-TPDEF int tp_vk_value_type(const tp_vk_graph *g, uint32_t id) {
+TPDEF uint32_t tp_vk_graph_num_ops(const tp_vk_graph *g) {
+  TP_ASSERT(g);
+  return (uint32_t)g->nops;
+}
+
+TPDEF int tp_vk_graph_value_type(const tp_vk_graph *g, uint32_t id) {
   TP_ASSERT(g);
   return id < g->nvalues ? (int)g->values[id].type : 0;
 }
@@ -1307,21 +1347,56 @@ static tp_status tp_vk__add_const_named(tp_vk_graph *g, tp_vk__const *c, uint32_
   return TP_OK;
 }
 
-TPDEF tp_status tp_vk_add_tensor(tp_vk_graph *g, tp_vk_datatype dt, size_t ndim,
-                                 const size_t *dims, const tp_tensor *constant,
-                                 int32_t mem_obj_id, int storage_type, int memory_layout,
-                                 tp_vk_datatype staging_dt, uint32_t *id_out) {
+TPDEF tp_vk_tensor_desc tp_vk_tensor_desc_make(tp_vk_datatype dt, size_t ndim,
+                                               const size_t *dims, const tp_tensor *constant) {
+  tp_vk_tensor_desc d;
+  memset(&d, 0, sizeof d);
+  d.datatype = dt;
+  d.ndim = ndim;
+  d.dims = dims;
+  d.constant = constant;
+  return d;
+}
+
+TPDEF tp_status tp_vk_add_tensor_desc(tp_vk_graph *g, const tp_vk_tensor_desc *desc,
+                                      uint32_t *id_out) {
   unsigned long id;
   tp_vk__value *v;
   tp_vk__const c;
   uint32_t *d32 = NULL;
   uint64_t numel = 1;
-  size_t i;
-  int idt = (int)dt, ist = (int)staging_dt, tpdt;
+  size_t i, ndim;
+  const size_t *dims;
+  const tp_tensor *constant;
+  int idt, ist, tpdt, storage_type, memory_layout;
   tp_status s;
   TP_ASSERT(g);
   if (tp_vk__check(g)) return g->err.status;
   id = (unsigned long)g->nvalues;
+  if (!desc) return tp__error_set(&g->err, TP_ERR_INVALID, "value %lu: tensor desc is NULL", id);
+  storage_type = tp_vk__storage_value((int)desc->storage);
+  memory_layout = tp_vk__layout_value((int)desc->layout);
+  if (storage_type < 0)
+    return tp__error_set(&g->err, TP_ERR_INVALID, "value %lu: desc.storage %d is not "
+                        TP_VK__STORAGE_ENUM, id, (int)desc->storage);
+  if (memory_layout < 0)
+    return tp__error_set(&g->err, TP_ERR_INVALID, "value %lu: desc.layout %d is not "
+                        TP_VK__LAYOUT_ENUM, id, (int)desc->layout);
+  if (!desc->shares_memory && desc->mem_obj_id != 0)
+    return tp__error_set(&g->err, TP_ERR_INVALID,
+                        "value %lu: desc.mem_obj_id is %ld but desc.shares_memory is 0 (set it "
+                        "to share memory object %ld)", id, (long)desc->mem_obj_id,
+                        (long)desc->mem_obj_id);
+  if (desc->shares_memory && desc->mem_obj_id < 0)
+    return tp__error_set(&g->err, TP_ERR_INVALID,
+                        "value %lu: desc.mem_obj_id %ld is negative; a shared memory object id "
+                        "is >= 0", id, (long)desc->mem_obj_id);
+  idt = (int)desc->datatype;
+  ist = desc->staging == TP_VK_BOOL ? (int)TP_VK_UNSET : (int)desc->staging;
+  dims = desc->dims;
+  constant = desc->constant;
+  ndim = desc->ndim;
+  if (!dims && constant && ndim == 0) ndim = (size_t)constant->ndim;
   memset(&c, 0, sizeof c);
   tpdt = tp_vk__dt_to_tp(idt);
   if (tpdt < 0)
@@ -1330,14 +1405,6 @@ TPDEF tp_status tp_vk_add_tensor(tp_vk_graph *g, tp_vk_datatype dt, size_t ndim,
   if (ist != TP_VK_UNSET && tp_vk__dt_to_tp(ist) < 0)
     return tp__error_set(&g->err, TP_ERR_INVALID, "value %lu: unknown staging datatype %d", id,
                         ist);
-  if (storage_type != -1 && storage_type != 255 && !tp_vk__storage_ok(storage_type))
-    return tp__error_set(&g->err, TP_ERR_INVALID,
-                        "value %lu: unknown storage type %d (BUFFER 0, TEXTURE_3D 1, "
-                        "TEXTURE_2D 2, or -1 for the default)", id, storage_type);
-  if (memory_layout != -1 && memory_layout != 255 && !tp_vk__layout_ok(memory_layout))
-    return tp__error_set(&g->err, TP_ERR_INVALID,
-                        "value %lu: unknown memory layout %d (0-6, 8, 9, or -1 for the "
-                        "default)", id, memory_layout);
   if (constant) {
     tp_error verr;
     memset(&verr, 0, sizeof verr);
@@ -1446,9 +1513,9 @@ TPDEF tp_status tp_vk_add_tensor(tp_vk_graph *g, tp_vk_datatype dt, size_t ndim,
   }
   v->dt = (int8_t)idt;
   v->staging = (int8_t)ist;
-  v->storage = (uint8_t)(storage_type == -1 ? 255 : storage_type);
-  v->layout = (uint8_t)(memory_layout == -1 ? 255 : memory_layout);
-  v->mem_obj_id = mem_obj_id;
+  v->storage = (uint8_t)storage_type;
+  v->layout = (uint8_t)memory_layout;
+  v->mem_obj_id = desc->shares_memory ? desc->mem_obj_id : -1;
   v->dims = d32;
   v->ndim = ndim;
   v->constant_id = -1;
@@ -1457,41 +1524,6 @@ TPDEF tp_status tp_vk_add_tensor(tp_vk_graph *g, tp_vk_datatype dt, size_t ndim,
     g->consts[g->nconsts++] = c;
   }
   return tp_vk__commit_value(g, id_out);
-}
-
-TPDEF tp_status tp_vk_add_tensor_desc(tp_vk_graph *g, const tp_vk_tensor_desc *desc,
-                                      uint32_t *id_out) {
-  unsigned long id;
-  int st, ml;
-  size_t ndim;
-  TP_ASSERT(g);
-  if (tp_vk__check(g)) return g->err.status;
-  id = (unsigned long)g->nvalues;
-  if (!desc) return tp__error_set(&g->err, TP_ERR_INVALID, "value %lu: tensor desc is NULL", id);
-  st = (int)desc->storage;
-  ml = (int)desc->layout;
-  if (st < 0 || st > 3)
-    return tp__error_set(&g->err, TP_ERR_INVALID,
-                        "value %lu: desc.storage %d is not a tp_vk_storage (0 default, "
-                        "1 BUFFER, 2 TEXTURE_3D, 3 TEXTURE_2D)", id, st);
-  if (ml < 0 || ml > 10 || ml == 8)
-    return tp__error_set(&g->err, TP_ERR_INVALID,
-                        "value %lu: desc.layout %d is not a tp_vk_layout (0 default, 1-7, 9, "
-                        "10: the schema's value + 1)", id, ml);
-  if (!desc->shares_memory && desc->mem_obj_id != 0)
-    return tp__error_set(&g->err, TP_ERR_INVALID,
-                        "value %lu: desc.mem_obj_id is %ld but desc.shares_memory is 0 (set it "
-                        "to share memory object %ld)", id, (long)desc->mem_obj_id,
-                        (long)desc->mem_obj_id);
-  if (desc->shares_memory && desc->mem_obj_id < 0)
-    return tp__error_set(&g->err, TP_ERR_INVALID,
-                        "value %lu: desc.mem_obj_id %ld is negative; a shared memory object id "
-                        "is >= 0", id, (long)desc->mem_obj_id);
-  ndim = desc->ndim;
-  if (!desc->dims && desc->constant && ndim == 0) ndim = (size_t)desc->constant->ndim;
-  return tp_vk_add_tensor(g, desc->datatype, ndim, desc->dims, desc->constant,
-                          desc->shares_memory ? desc->mem_obj_id : -1, st - 1, ml - 1,
-                          desc->staging == TP_VK_BOOL ? TP_VK_UNSET : desc->staging, id_out);
 }
 
 TPDEF const char *tp_vk_constant_key(const tp_vk_graph *g, uint32_t id) {
@@ -1506,10 +1538,10 @@ TPDEF const char *tp_vk_constant_key(const tp_vk_graph *g, uint32_t id) {
 /* >>vk-ops: the operator table and the check of a call against it ----------------------- */
 
 typedef struct tp_vk__opdef {
-  const char *name, *args;
+  const char *name, *args, *types;
 } tp_vk__opdef;
 
-#define TP_VK__OPDEF(name, args) {name, args},
+#define TP_VK__OPDEF(name, args, types) {name, args, types},
 static const tp_vk__opdef tp_vk__ops[] = {TP_VK_OPS(TP_VK__OPDEF)};
 #undef TP_VK__OPDEF
 #define TP_VK__NOPS (sizeof tp_vk__ops / sizeof tp_vk__ops[0])
@@ -1517,6 +1549,9 @@ static const tp_vk__opdef tp_vk__ops[] = {TP_VK_OPS(TP_VK__OPDEF)};
 TPDEF size_t tp_vk_op_count(void) { return TP_VK__NOPS; }
 TPDEF const char *tp_vk_op_name(size_t i) { return i < TP_VK__NOPS ? tp_vk__ops[i].name : NULL; }
 TPDEF const char *tp_vk_op_args(size_t i) { return i < TP_VK__NOPS ? tp_vk__ops[i].args : NULL; }
+TPDEF const char *tp_vk_op_types(size_t i) {
+  return i < TP_VK__NOPS ? tp_vk__ops[i].types : NULL;
+}
 
 TPDEF int tp_vk_op_find(const char *name) {
   size_t lo = 0, hi = TP_VK__NOPS;
@@ -1534,24 +1569,32 @@ TPDEF int tp_vk_op_find(const char *name) {
 /* One argument of a TP_VK_OPS description, parsed. */
 typedef struct tp_vk__argspec {
   char name[32];
-  char kind;  /* T t C S s I i B L V * */
+  char kind;  /* one of the KIND letters, or '.' for "..." (any number of any values) */
   int rank;   /* -1: any */
   int width;  /* 1: a non-constant tensor must be width-packed */
 } tp_vk__argspec;
 
-/* Parses the next "name:KIND" of *p; 0 at the end of the description. */
+/* The most arguments a TP_VK_OPS description lists (test_vk_ops checks every entry fits). */
+#define TP_VK__MAX_ARGSPECS 24
+
+/* Parses the next "name:KIND" (or "...") of *p; 0 at the end of the description. */
 static int tp_vk__next_arg(const char **p, tp_vk__argspec *a) {
   const char *q = *p;
   size_t n = 0;
   while (*q == ' ') q++;
   if (!*q) return 0;
-  while (*q && *q != ':' && n + 1 < sizeof a->name) a->name[n++] = *q++;
+  for (; *q && *q != ':' && *q != ' '; q++)
+    if (n + 1 < sizeof a->name) a->name[n++] = *q;
   a->name[n] = 0;
-  while (*q && *q != ':') q++;
-  if (*q == ':') q++;
-  a->kind = *q ? *q++ : '*';
+  a->kind = '*';
   a->rank = -1;
   a->width = 0;
+  if (*q == ':') {
+    q++;
+    if (*q && *q != ' ') a->kind = *q++;
+  } else if (!strcmp(a->name, "...")) {
+    a->kind = '.';
+  }
   for (; *q && *q != ' '; q++) {
     if (*q >= '0' && *q <= '9') a->rank = *q - '0';
     else if (*q == 'w') a->width = 1;
@@ -1565,13 +1608,21 @@ static const char *tp_vk__kind_need(char kind) {
     case 'T': return "a tensor";
     case 't': return "a tensor or Null";
     case 'C': return "a constant tensor";
+    case 'c': return "a constant tensor or Null";
     case 'S': return "a scalar (Int, Double, Bool or SymInt)";
     case 's': return "a scalar (Int, Double, Bool or SymInt) or Null";
     case 'I': return "an Int or SymInt";
     case 'i': return "an Int, SymInt or Null";
     case 'B': return "a Bool";
+    case 'X': return "a String";
+    case 'Y': return "a SymInt";
     case 'L': return "an int list (IntList, or ValueList of Int / SymInt values)";
+    case 'l': return "an int list (IntList, or ValueList of Int / SymInt values) or Null";
+    case 'K': return "an IntList";
+    case 'k': return "an IntList or Null";
+    case 'F': return "a DoubleList or Null";
     case 'V': return "a ValueList of tensors";
+    case 'n': return "a Null";
     default: return "any value";
   }
 }
@@ -1605,20 +1656,26 @@ static const char *tp_vk__layout_name(int l) {
 /* 1 when value id is of the kind `kind` (lists: their items checked too). */
 static int tp_vk__kind_ok(const tp_vk_graph *g, uint32_t id, char kind) {
   const tp_vk__value *v = &g->values[id];
-  int t = v->type;
+  int t = v->type, null = t == TP_VK_NULL_VALUE;
   size_t k;
   switch (kind) {
-    case 'T': case 'C': return t == TP_VK_TENSOR_VALUE && (kind == 'T' || v->constant_id >= 0);
-    case 't': return t == TP_VK_TENSOR_VALUE || t == TP_VK_NULL_VALUE;
+    case 'T': return t == TP_VK_TENSOR_VALUE;
+    case 't': return t == TP_VK_TENSOR_VALUE || null;
+    case 'C': case 'c':
+      return (t == TP_VK_TENSOR_VALUE && v->constant_id >= 0) || (kind == 'c' && null);
     case 'S': case 's':
       return t == TP_VK_INT_VALUE || t == TP_VK_DOUBLE_VALUE || t == TP_VK_BOOL_VALUE ||
-             t == TP_VK_SYMINT_VALUE || (kind == 's' && t == TP_VK_NULL_VALUE);
+             t == TP_VK_SYMINT_VALUE || (kind == 's' && null);
     case 'I': case 'i':
-      return t == TP_VK_INT_VALUE || t == TP_VK_SYMINT_VALUE ||
-             (kind == 'i' && t == TP_VK_NULL_VALUE);
+      return t == TP_VK_INT_VALUE || t == TP_VK_SYMINT_VALUE || (kind == 'i' && null);
     case 'B': return t == TP_VK_BOOL_VALUE;
-    case 'L':
-      if (t == TP_VK_INT_LIST_VALUE) return 1;
+    case 'X': return t == TP_VK_STRING_VALUE;
+    case 'Y': return t == TP_VK_SYMINT_VALUE;
+    case 'K': case 'k': return t == TP_VK_INT_LIST_VALUE || (kind == 'k' && null);
+    case 'F': return t == TP_VK_DOUBLE_LIST_VALUE || null;
+    case 'n': return null;
+    case 'L': case 'l':
+      if (t == TP_VK_INT_LIST_VALUE || (kind == 'l' && null)) return 1;
       if (t != TP_VK_VALUE_LIST_VALUE) return 0;
       for (k = 0; k < v->n; k++) {
         int it = g->values[((const int32_t *)v->items)[k]].type;
@@ -1634,85 +1691,199 @@ static int tp_vk__kind_ok(const tp_vk_graph *g, uint32_t id, char kind) {
   }
 }
 
+/* The datatype set at position pos of a types list such as "F|I,-,F" (len chars): a mask of
+   VkDataType bits; every bit for "-", a position past the list, or an empty list; a list of
+   one set applies to every position. */
+static unsigned tp_vk__types_mask(const char *list, size_t len, size_t pos) {
+  size_t sets = len ? 1 : 0, i, at = 0;
+  unsigned mask = 0;
+  for (i = 0; i < len; i++) sets += list[i] == ',';
+  if (sets == 0) return 0xffu;
+  if (sets == 1) pos = 0;
+  if (pos >= sets) return 0xffu;
+  for (i = 0; i < len && at <= pos; i++) {
+    char c = list[i];
+    if (c == ',') at++;
+    else if (at != pos) continue;
+    else if (c == '-') return 0xffu;
+    else if (c == 'F') mask |= (1u << TP_VK_FLOAT16) | (1u << TP_VK_FLOAT32);
+    else if (c == 'I') mask |= (1u << TP_VK_INT32) | (1u << TP_VK_INT64);
+    else if (c == 'B') mask |= 1u << TP_VK_BOOL;
+  }
+  return mask ? mask : 0xffu;
+}
+
+/* "FLOAT16 or FLOAT32", "FLOAT16, FLOAT32, INT32 or INT64": the datatypes of mask, floats
+   first, then integers, then BOOL (out holds at least 96 chars: all eight names, separated). */
+static void tp_vk__types_words(unsigned mask, char *out) {
+  static const int order[8] = {TP_VK_FLOAT16, TP_VK_FLOAT32, TP_VK_FLOAT64, TP_VK_UINT8,
+                               TP_VK_INT8,    TP_VK_INT32,   TP_VK_INT64,   TP_VK_BOOL};
+  size_t len = 0, left = 0, m;
+  int k;
+  for (k = 0; k < 8; k++) left += (mask >> k) & 1u;
+  for (k = 0; k < 8; k++) {
+    const char *nm = tp_vk__dt_name(order[k]), *sep;
+    if (!((mask >> order[k]) & 1u)) continue;
+    left--;
+    sep = left > 1 ? ", " : left == 1 ? " or " : "";
+    m = strlen(nm);
+    memcpy(out + len, nm, m);
+    len += m;
+    m = strlen(sep);
+    memcpy(out + len, sep, m);
+    len += m;
+  }
+  out[len] = 0;
+}
+
+/* Checks tensor value id (argument i, `what` e.g. "is" or "holds") against a datatype mask and
+   the 4-dim limit; records TP_ERR_UNSUPPORTED. */
+static tp_status tp_vk__check_types(tp_vk_graph *g, const tp_vk__opdef *op, unsigned long i,
+                                    const char *arg, const char *what, uint32_t id,
+                                    unsigned mask, int max4) {
+  const tp_vk__value *v = &g->values[id];
+  unsigned long opn = (unsigned long)g->nops;
+  if (v->type != TP_VK_TENSOR_VALUE) return TP_OK;
+  if (v->dt >= 0 && v->dt < 8 && !((mask >> v->dt) & 1u)) {
+    char words[96];
+    const char *dn = tp_vk__dt_name(v->dt);
+    tp_vk__types_words(mask, words);
+    return tp__error_set(&g->err, TP_ERR_UNSUPPORTED,
+                        "operator %lu \"%s\": argument %lu (%s) %s value %lu, a%s %s tensor; "
+                        "ExecuTorch's Vulkan backend runs it on %s only (op_registry.py; set "
+                        "tp_vk_options.other_runtime when the graph targets another runtime)",
+                        opn, op->name, i, arg, what, (unsigned long)id,
+                        (dn[0] == 'I' || dn[0] == 'U') ? "n" : "", dn, words);
+  }
+  if (max4 && v->ndim > 4)
+    return tp__error_set(&g->err, TP_ERR_UNSUPPORTED,
+                        "operator %lu \"%s\": argument %lu (%s) %s value %lu, a %lu-D tensor; "
+                        "ExecuTorch's Vulkan backend runs it on tensors of at most 4 dims "
+                        "(op_registry.py; set tp_vk_options.other_runtime when the graph "
+                        "targets another runtime)", opn, op->name, i, arg, what,
+                        (unsigned long)id, (unsigned long)v->ndim);
+  return TP_OK;
+}
+
 /* Checks a call against TP_VK_OPS (ids already known to exist); records the error. */
 static tp_status tp_vk__check_op(tp_vk_graph *g, const char *name, const uint32_t *args,
                                  size_t n) {
   unsigned long op = (unsigned long)g->nops;
-  const char *p;
-  tp_vk__argspec a;
-  size_t want = 0, i;
-  int k = tp_vk_op_find(name);
+  const char *p, *types, *outs;
+  const tp_vk__opdef *def;
+  tp_vk__argspec sp[TP_VK__MAX_ARGSPECS];
+  size_t nsp = 0, fixed, var = (size_t)-1, j, ins_len, outs_len = 0;
+  int k = tp_vk_op_find(name), max4;
   if (k < 0)
     return tp__error_set(&g->err, TP_ERR_UNSUPPORTED,
                         "operator %lu: \"%.80s\" is not one of the %lu operators ExecuTorch's "
                         "Vulkan backend registers (see TP_VK_OPS; set tp_vk_options.other_runtime "
                         "when the graph targets another runtime)", op, name,
                         (unsigned long)TP_VK__NOPS);
-  p = tp_vk__ops[k].args;
-  while (tp_vk__next_arg(&p, &a)) want++;
-  if (want == 0) return TP_OK; /* not described: the name is all we know */
-  if (n != want) {
-    char names[160];
+  def = &tp_vk__ops[k];
+  p = def->args;
+  while (nsp < TP_VK__MAX_ARGSPECS && tp_vk__next_arg(&p, &sp[nsp])) {
+    if (sp[nsp].kind == '.') var = nsp;
+    nsp++;
+  }
+  fixed = var == (size_t)-1 ? nsp : nsp - 1;
+  if (var == (size_t)-1 ? n != fixed : n < fixed) {
+    char names[200];
     size_t len = 0;
-    p = tp_vk__ops[k].args;
     names[0] = 0;
-    while (tp_vk__next_arg(&p, &a)) {
-      size_t m = strlen(a.name);
+    for (j = 0; j < nsp; j++) {
+      size_t m = strlen(sp[j].name);
       if (len + m + 3 >= sizeof names) break;
       if (len) {
         names[len++] = ',';
         names[len++] = ' ';
       }
-      memcpy(names + len, a.name, m + 1);
+      memcpy(names + len, sp[j].name, m + 1);
       len += m;
     }
     return tp__error_set(&g->err, TP_ERR_INVALID,
-                        "operator %lu \"%s\": %lu arguments given, it takes %lu (%s)", op,
-                        tp_vk__ops[k].name, (unsigned long)n, (unsigned long)want, names);
+                        "operator %lu \"%s\": %lu arguments given, it takes %s%lu (%s)", op,
+                        def->name, (unsigned long)n, var == (size_t)-1 ? "" : "at least ",
+                        (unsigned long)fixed, names);
   }
-  p = tp_vk__ops[k].args;
-  for (i = 0; tp_vk__next_arg(&p, &a); i++) {
-    const tp_vk__value *v = &g->values[args[i]];
-    int is_tensor = v->type == TP_VK_TENSOR_VALUE;
-    if (!tp_vk__kind_ok(g, args[i], a.kind)) {
-      if (a.kind == 'C' && is_tensor)
+  /* kinds, ranks and layouts; the specs after "..." match the last arguments */
+  for (j = 0; j < nsp; j++) {
+    const tp_vk__argspec *a = &sp[j];
+    size_t i = var == (size_t)-1 || j < var ? j : n - (nsp - j);
+    const tp_vk__value *v;
+    int is_tensor;
+    if (a->kind == '.') continue;
+    v = &g->values[args[i]];
+    is_tensor = v->type == TP_VK_TENSOR_VALUE;
+    if (!tp_vk__kind_ok(g, args[i], a->kind)) {
+      if ((a->kind == 'C' || a->kind == 'c') && is_tensor)
         return tp__error_set(&g->err, TP_ERR_INVALID,
                             "operator %lu \"%s\": argument %lu (%s) is value %lu, a tensor that "
-                            "is not a constant; it needs a constant tensor", op,
-                            tp_vk__ops[k].name, (unsigned long)i, a.name,
-                            (unsigned long)args[i]);
+                            "is not a constant; it needs %s", op, def->name, (unsigned long)i,
+                            a->name, (unsigned long)args[i], tp_vk__kind_need(a->kind));
       return tp__error_set(&g->err, TP_ERR_INVALID,
                           "operator %lu \"%s\": argument %lu (%s) is value %lu, %s; it needs %s",
-                          op, tp_vk__ops[k].name, (unsigned long)i, a.name,
-                          (unsigned long)args[i],
-                          v->type == TP_VK_VALUE_LIST_VALUE && (a.kind == 'L' || a.kind == 'V')
+                          op, def->name, (unsigned long)i, a->name, (unsigned long)args[i],
+                          v->type == TP_VK_VALUE_LIST_VALUE &&
+                                  (a->kind == 'L' || a->kind == 'l' || a->kind == 'V')
                               ? "a ValueList with other items"
                               : tp_vk__kind_is(v->type),
-                          tp_vk__kind_need(a.kind));
+                          tp_vk__kind_need(a->kind));
     }
     if (!is_tensor) continue;
-    if (a.rank >= 0 && v->ndim != (size_t)a.rank)
+    if (a->rank >= 0 && v->ndim != (size_t)a->rank)
       return tp__error_set(&g->err, TP_ERR_INVALID,
                           "operator %lu \"%s\": argument %lu (%s) is value %lu, a %lu-D tensor; "
-                          "it needs a %d-D tensor", op, tp_vk__ops[k].name, (unsigned long)i,
-                          a.name, (unsigned long)args[i], (unsigned long)v->ndim, a.rank);
-    if (a.width && v->constant_id < 0) {
+                          "it needs a %d-D tensor", op, def->name, (unsigned long)i, a->name,
+                          (unsigned long)args[i], (unsigned long)v->ndim, a->rank);
+    if (a->width && v->constant_id < 0) {
       if (v->layout != 255 && v->layout != TP_VK_TENSOR_WIDTH_PACKED)
         return tp__error_set(&g->err, TP_ERR_INVALID,
                             "operator %lu \"%s\": argument %lu (%s) is value %lu, a %s tensor; "
                             "it needs a width-packed tensor (memory_layout "
-                            "TP_VK_TENSOR_WIDTH_PACKED)", op, tp_vk__ops[k].name,
-                            (unsigned long)i, a.name, (unsigned long)args[i],
-                            tp_vk__layout_name(v->layout));
+                            "TP_VK_TENSOR_WIDTH_PACKED)", op, def->name, (unsigned long)i,
+                            a->name, (unsigned long)args[i], tp_vk__layout_name(v->layout));
       if (v->layout == 255 && v->ndim >= 3 && v->dims[v->ndim - 3] != 1)
         return tp__error_set(&g->err, TP_ERR_INVALID,
                             "operator %lu \"%s\": argument %lu (%s) is value %lu, a %lu-D "
                             "tensor of default layout with dim -3 of size %lu, which the runtime "
                             "makes channels-packed; it needs a width-packed tensor (memory_layout "
-                            "TP_VK_TENSOR_WIDTH_PACKED)", op, tp_vk__ops[k].name,
-                            (unsigned long)i, a.name, (unsigned long)args[i],
-                            (unsigned long)v->ndim, (unsigned long)v->dims[v->ndim - 3]);
+                            "TP_VK_TENSOR_WIDTH_PACKED)", op, def->name, (unsigned long)i,
+                            a->name, (unsigned long)args[i], (unsigned long)v->ndim,
+                            (unsigned long)v->dims[v->ndim - 3]);
     }
+  }
+  /* datatypes and ranks (the op's types): inputs by position, then the output (the last) */
+  types = def->types;
+  max4 = strstr(types, "4d") != NULL;
+  ins_len = strcspn(types, " >");
+  if (ins_len == 2 && types[0] == '4' && types[1] == 'd') ins_len = 0;
+  outs = types[ins_len] == '>' ? types + ins_len + 1 : NULL;
+  if (outs) outs_len = strcspn(outs, " ");
+  for (j = 0; j < nsp; j++) {
+    size_t i = var == (size_t)-1 || j < var ? j : n - (nsp - j), it;
+    const tp_vk__value *v;
+    int last = j + 1 == nsp;
+    if (sp[j].kind == '.') continue;
+    v = &g->values[args[i]];
+    if (v->type == TP_VK_VALUE_LIST_VALUE && (sp[j].kind == 'V')) {
+      for (it = 0; it < v->n; it++) {
+        uint32_t item = (uint32_t)((const int32_t *)v->items)[it];
+        unsigned mask = last ? (outs ? tp_vk__types_mask(outs, outs_len, it)
+                                     : tp_vk__types_mask(types, ins_len, 0))
+                             : tp_vk__types_mask(types, ins_len, j);
+        if (tp_vk__check_types(g, def, (unsigned long)i, sp[j].name, "holds", item, mask,
+                               max4 && last) != TP_OK)
+          return g->err.status;
+      }
+      continue;
+    }
+    if (tp_vk__check_types(g, def, (unsigned long)i, sp[j].name, "is", args[i],
+                           last ? (outs ? tp_vk__types_mask(outs, outs_len, 0)
+                                        : tp_vk__types_mask(types, ins_len, 0))
+                                : tp_vk__types_mask(types, ins_len, j),
+                           max4) != TP_OK)
+      return g->err.status;
   }
   return TP_OK;
 }
@@ -1802,31 +1973,23 @@ TPDEF tp_status tp_vk_add_shader(tp_vk_graph *g, const void *bytes, size_t n,
   return TP_OK;
 }
 
-TPDEF tp_status tp_vk_set_overrides(tp_vk_graph *g, int storage_type, int memory_layout) {
+TPDEF tp_status tp_vk_set_overrides(tp_vk_graph *g, tp_vk_storage storage, tp_vk_layout layout) {
+  int st = tp_vk__storage_value((int)storage), ml = tp_vk__layout_value((int)layout);
   TP_ASSERT(g);
   if (tp_vk__check(g)) return g->err.status;
-  if (storage_type != -1 && storage_type != 255 && !tp_vk__storage_ok(storage_type))
+  if (st < 0)
     return tp__error_set(&g->err, TP_ERR_INVALID,
-                        "graph: unknown storage type override %d (0-2, or -1 for the default)",
-                        storage_type);
-  if (memory_layout != -1 && memory_layout != 255 && !tp_vk__layout_ok(memory_layout))
+                        "graph: storage override %d is not " TP_VK__STORAGE_ENUM, (int)storage);
+  if (ml < 0)
     return tp__error_set(&g->err, TP_ERR_INVALID,
-                        "graph: unknown memory layout override %d (0-6, 8, 9, or -1 for the "
-                        "default)", memory_layout);
-  g->storage_override = (uint8_t)(storage_type == -1 ? 255 : storage_type);
-  g->layout_override = (uint8_t)(memory_layout == -1 ? 255 : memory_layout);
+                        "graph: layout override %d is not " TP_VK__LAYOUT_ENUM, (int)layout);
+  g->storage_override = (uint8_t)st;
+  g->layout_override = (uint8_t)ml;
   g->dirty = 1;
   return TP_OK;
 }
 
 /* >>vk-specs: compile specs ------------------------------------------------------------- */
-
-TPDEF tp_vk_compile_specs tp_vk_compile_specs_unset(void) {
-  tp_vk_compile_specs cs;
-  cs.storage_type_override = TP_VK_SPEC_UNSET;
-  cs.memory_layout_override = TP_VK_SPEC_UNSET;
-  return cs;
-}
 
 static void tp_vk__spec(tp_vk_compile_spec *o, const char *key, int v) {
   o->key = key;
@@ -1844,19 +2007,17 @@ TPDEF tp_status tp_vk_encode_compile_specs(const tp_vk_compile_specs *specs,
     return tp__error_set(err, TP_ERR_INVALID, "compile specs: NULL out or count");
   *count = 0;
   if (!specs) return TP_OK;
-  st = specs->storage_type_override;
-  ml = specs->memory_layout_override;
-  if (st != TP_VK_SPEC_UNSET && st != 255 && !tp_vk__storage_ok(st))
+  st = tp_vk__storage_value((int)specs->storage);
+  ml = tp_vk__layout_value((int)specs->layout);
+  if (st < 0)
+    return tp__error_set(err, TP_ERR_INVALID, "compile specs: storage %d is not "
+                        TP_VK__STORAGE_ENUM, (int)specs->storage);
+  if (ml < 0 || ml == TP_VK_PACKED_INT8_CONV2D)
     return tp__error_set(err, TP_ERR_INVALID,
-                        "compile specs: storage_type_override %d is not a storage type the "
-                        "runtime knows (BUFFER 0, TEXTURE_3D 1, TEXTURE_2D 2, or "
-                        "TP_VK_SPEC_UNSET)", st);
-  if (ml != TP_VK_SPEC_UNSET && ml != 255 && !((ml >= 0 && ml <= 6) || ml == 8))
-    return tp__error_set(err, TP_ERR_INVALID,
-                        "compile specs: memory_layout_override %d is not a memory layout the "
-                        "runtime knows (0-6 or 8, or TP_VK_SPEC_UNSET)", ml);
-  if (st != TP_VK_SPEC_UNSET && st != 255) tp_vk__spec(&out[n++], "storage_type_override", st);
-  if (ml != TP_VK_SPEC_UNSET && ml != 255) tp_vk__spec(&out[n++], "memory_layout_override", ml);
+                        "compile specs: layout %d is not a memory layout the runtime knows (a "
+                        "tp_vk_layout 1-7 or 9, or 0 for none)", (int)specs->layout);
+  if (st != 255) tp_vk__spec(&out[n++], "storage_type_override", st);
+  if (ml != 255) tp_vk__spec(&out[n++], "memory_layout_override", ml);
   *count = n;
   return TP_OK;
 }
@@ -1900,6 +2061,14 @@ static tp_status tp_vk__q_begin(tp_vk_graph *g, const char *op, const tp_tensor 
   return TP_OK;
 }
 
+/* A tensor with every desc field but datatype, shape and constant at its default. */
+static tp_status tp_vk__add_plain_tensor(tp_vk_graph *g, tp_vk_datatype dt, size_t ndim,
+                                         const size_t *dims, const tp_tensor *constant,
+                                         uint32_t *id) {
+  tp_vk_tensor_desc d = tp_vk_tensor_desc_make(dt, ndim, dims, constant);
+  return tp_vk_add_tensor_desc(g, &d, id);
+}
+
 static tp_status tp_vk__q_const(tp_vk_graph *g, tp_vk_datatype dt, tp_dtype td, const void *p,
                                 size_t nbytes, size_t ndim, const int64_t *sz, uint32_t *id) {
   tp_storage s;
@@ -1909,7 +2078,7 @@ static tp_status tp_vk__q_const(tp_vk_graph *g, tp_vk_datatype dt, tp_dtype td, 
   s.nbytes = nbytes;
   st = tp_view(s, td, (int)ndim, sz, NULL, 0, &t);
   if (st != TP_OK) return tp__error_set(&g->err, st, "quantized linear: %s", tp_status_str(st));
-  return tp_vk_add_tensor(g, dt, ndim, NULL, &t, -1, -1, -1, TP_VK_UNSET, id);
+  return tp_vk__add_plain_tensor(g, dt, ndim, NULL, &t, id);
 }
 
 TPDEF tp_status tp_vk_add_linear_q4gsw(tp_vk_graph *g, const tp_tensor *w, int64_t group_size,
@@ -2038,10 +2207,9 @@ TPDEF tp_status tp_vk_add_linear_q8csw(tp_vk_graph *g, const tp_tensor *w, const
       goto fail;
     }
     for (i = 0; i < oi.ndim; i++) dims[i] = oi.dims[i];
-    if (tp_vk_add_tensor(g, TP_VK_FLOAT32, oi.ndim, dims, NULL, -1, -1, -1, TP_VK_UNSET,
-                         &q->mm_out_id) != TP_OK ||
-        tp_vk_add_tensor(g, TP_VK_FLOAT32, 1, NULL, bias, -1, -1, -1, TP_VK_UNSET,
-                         &q->bias_id) != TP_OK ||
+    if (tp_vk__add_plain_tensor(g, TP_VK_FLOAT32, oi.ndim, dims, NULL, &q->mm_out_id) !=
+            TP_OK ||
+        tp_vk__add_plain_tensor(g, TP_VK_FLOAT32, 1, NULL, bias, &q->bias_id) != TP_OK ||
         tp_vk_add_int(g, 1, &alpha) != TP_OK)
       goto fail;
   } else if (tp_vk_add_null(g, &q->bias_id) != TP_OK) {

@@ -253,6 +253,7 @@ static void vk_linear(int named, int fp16) {
   tp_vk_graph *g = NULL;
   tp_store *store = NULL;
   tp_vk_options o;
+  tp_vk_tensor_desc d;
   size_t xd[2] = {1, 8}, yd[2] = {1, 4};
   uint32_t x, wid, bias, y, args[4];
   char name[64];
@@ -262,10 +263,15 @@ static void vk_linear(int named, int fp16) {
   o.store = store;
   o.force_fp16 = fp16;
   check(tp_vk_graph_create(&o, &g), "tp_vk_graph_create");
-  tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, xd, NULL, -1, -1, -1, TP_VK_UNSET, &x);
-  tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, NULL, &w, -1, -1, -1, TP_VK_UNSET, &wid);
+  d = tp_vk_tensor_desc_make(TP_VK_FLOAT32, 2, xd, NULL);
+  tp_vk_add_tensor_desc(g, &d, &x);
+  d = tp_vk_tensor_desc_make(TP_VK_FLOAT32, 0, NULL, &w); /* dims: the constant's */
+  tp_vk_add_tensor_desc(g, &d, &wid);
   tp_vk_add_null(g, &bias);
-  tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, yd, NULL, -1, 0, 0, TP_VK_UNSET, &y);
+  d = tp_vk_tensor_desc_make(TP_VK_FLOAT32, 2, yd, NULL);
+  d.storage = TP_VK_STORAGE_BUFFER;
+  d.layout = TP_VK_LAYOUT_WIDTH_PACKED;
+  tp_vk_add_tensor_desc(g, &d, &y);
   args[0] = x;
   args[1] = wid;
   args[2] = bias;
@@ -293,6 +299,7 @@ static void vk_values(void) {
   uint32_t ids[16], list[3], shader, in, out;
   size_t d1[1] = {8};
   tp_vk_options o;
+  tp_vk_tensor_desc d;
   memset(&o, 0, sizeof o);
   o.other_runtime = 1; /* every value kind in one chain call: not an ExecuTorch operator call */
   check(tp_vk_graph_create(&o, &g), "tp_vk_graph_create");
@@ -304,10 +311,18 @@ static void vk_values(void) {
   tp_vk_add_int_list(g, il, 3, &ids[5]);
   tp_vk_add_double_list(g, dl, 2, &ids[6]);
   tp_vk_add_bool_list(g, bl, 3, &ids[7]);
-  tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, NULL, &empty, -1, -1, -1, TP_VK_UNSET, &ids[8]);
-  tp_vk_add_tensor(g, TP_VK_INT8, 1, NULL, &q, -1, 1, 2, TP_VK_UNSET, &ids[9]);
-  tp_vk_add_tensor(g, TP_VK_FLOAT16, 1, d1, NULL, 0, -1, -1, TP_VK_FLOAT32, &in);
-  tp_vk_add_tensor(g, TP_VK_FLOAT16, 1, d1, NULL, 0, -1, -1, TP_VK_UNSET, &out);
+  d = tp_vk_tensor_desc_make(TP_VK_FLOAT32, 0, NULL, &empty);
+  tp_vk_add_tensor_desc(g, &d, &ids[8]);
+  d = tp_vk_tensor_desc_make(TP_VK_INT8, 0, NULL, &q);
+  d.storage = TP_VK_STORAGE_TEXTURE_3D;
+  d.layout = TP_VK_LAYOUT_CHANNELS_PACKED;
+  tp_vk_add_tensor_desc(g, &d, &ids[9]);
+  d = tp_vk_tensor_desc_make(TP_VK_FLOAT16, 1, d1, NULL);
+  d.shares_memory = 1; /* memory object 0 */
+  d.staging = TP_VK_FLOAT32;
+  tp_vk_add_tensor_desc(g, &d, &in);
+  d.staging = TP_VK_BOOL; /* the default: the tensor's datatype */
+  tp_vk_add_tensor_desc(g, &d, &out);
   list[0] = ids[0];
   list[1] = ids[5];
   list[2] = ids[9];
@@ -318,7 +333,7 @@ static void vk_values(void) {
   list[2] = out;
   tp_vk_add_op(g, 0, "aten.add.Tensor", list, 3);
   tp_vk_set_io(g, &in, 1, &out, 1);
-  tp_vk_set_overrides(g, 1, 2);
+  tp_vk_set_overrides(g, TP_VK_STORAGE_TEXTURE_3D, TP_VK_LAYOUT_CHANNELS_PACKED);
   vk_emit("values", g, NULL);
   tp_vk_graph_destroy(g);
 }
@@ -550,13 +565,17 @@ static void ptes(void) {
     tp_tensor w = view(w_store, 4 * 8 * sizeof(float), TP_F32, 2, sz);
     tp_vk_graph *g = NULL;
     tp_pte *p = NULL;
+    tp_vk_tensor_desc d;
     size_t xd[2] = {1, 8}, yd[2] = {1, 4};
     uint32_t x, wid, bias, y, args[4];
     check(tp_vk_graph_create(NULL, &g), "tp_vk_graph_create");
-    tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, xd, NULL, -1, -1, -1, TP_VK_UNSET, &x);
-    tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, NULL, &w, -1, -1, -1, TP_VK_UNSET, &wid);
+    d = tp_vk_tensor_desc_make(TP_VK_FLOAT32, 2, xd, NULL);
+    tp_vk_add_tensor_desc(g, &d, &x);
+    d = tp_vk_tensor_desc_make(TP_VK_FLOAT32, 0, NULL, &w);
+    tp_vk_add_tensor_desc(g, &d, &wid);
     tp_vk_add_null(g, &bias);
-    tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, yd, NULL, -1, -1, -1, TP_VK_UNSET, &y);
+    d = tp_vk_tensor_desc_make(TP_VK_FLOAT32, 2, yd, NULL);
+    tp_vk_add_tensor_desc(g, &d, &y);
     args[0] = x;
     args[1] = wid;
     args[2] = bias;

@@ -569,6 +569,7 @@ static void golden_xnn_seed_and_named(void) {
 /* ---- Vulkan ------------------------------------------------------------------------------------ */
 
 static void vk_linear(int named, int fp16) {
+  tp_vk_tensor_desc vd;
   int64_t sz[2] = {8, 4};
   tp_tensor wt = view(g_f, 32 * 4, TP_F32, 2, sz), w;
   tp_vk_graph *g = NULL;
@@ -583,10 +584,13 @@ static void vk_linear(int named, int fp16) {
   o.store = store;
   o.force_fp16 = fp16;
   OK(tp_vk_graph_create(&o, &g));
-  OK(tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, xd, NULL, -1, -1, -1, TP_VK_UNSET, &x));
-  OK(tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, NULL, &w, -1, -1, -1, TP_VK_UNSET, &wid));
+  OK(tpt_vk_tensor(g, TP_VK_FLOAT32, 2, xd, NULL, &x));
+  OK(tpt_vk_tensor(g, TP_VK_FLOAT32, 2, NULL, &w, &wid));
   OK(tp_vk_add_null(g, &bias));
-  OK(tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, yd, NULL, -1, 0, 0, TP_VK_UNSET, &y));
+  vd = tp_vk_tensor_desc_make(TP_VK_FLOAT32, 2, yd, NULL);
+  vd.storage = TP_VK_STORAGE_BUFFER;
+  vd.layout = TP_VK_LAYOUT_WIDTH_PACKED;
+  OK(tp_vk_add_tensor_desc(g, &vd, &y));
   args[0] = x;
   args[1] = wid;
   args[2] = bias;
@@ -601,6 +605,7 @@ static void vk_linear(int named, int fp16) {
 
 /* Every value kind, empty and int8 / fp16 / channels_last constants, shaders, overrides. */
 static void vk_values(int named, int fp16) {
+  tp_vk_tensor_desc vd;
   static const int64_t il[3] = {1, -2, 3};
   static const double dl[2] = {0.5, -1.25};
   static const uint8_t bl[3] = {1, 0, 1};
@@ -632,12 +637,25 @@ static void vk_values(int named, int fp16) {
   OK(tp_vk_add_int_list(g, il, 3, &ids[5]));
   OK(tp_vk_add_double_list(g, dl, 2, &ids[6]));
   OK(tp_vk_add_bool_list(g, bl, 3, &ids[7]));
-  OK(tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, NULL, &empty, -1, -1, -1, TP_VK_UNSET, &ids[8]));
-  OK(tp_vk_add_tensor(g, TP_VK_INT8, 1, NULL, &q, -1, 1, 2, TP_VK_UNSET, &ids[9]));
-  OK(tp_vk_add_tensor(g, TP_VK_FLOAT16, 1, d1, NULL, 0, -1, -1, TP_VK_FLOAT32, &in));
-  OK(tp_vk_add_tensor(g, TP_VK_FLOAT16, 1, d1, NULL, 0, -1, -1, TP_VK_UNSET, &out));
-  OK(tp_vk_add_tensor(g, TP_VK_FLOAT16, 1, NULL, &h, -1, 0, 0, TP_VK_UNSET, &ids[11]));
-  OK(tp_vk_add_tensor(g, TP_VK_FLOAT32, 4, NULL, &cl, -1, 2, 2, TP_VK_UNSET, &ids[12]));
+  OK(tpt_vk_tensor(g, TP_VK_FLOAT32, 2, NULL, &empty, &ids[8]));
+  vd = tp_vk_tensor_desc_make(TP_VK_INT8, 1, NULL, &q);
+  vd.storage = TP_VK_STORAGE_TEXTURE_3D;
+  vd.layout = TP_VK_LAYOUT_CHANNELS_PACKED;
+  OK(tp_vk_add_tensor_desc(g, &vd, &ids[9]));
+  vd = tp_vk_tensor_desc_make(TP_VK_FLOAT16, 1, d1, NULL);
+  vd.shares_memory = 1; /* memory object 0 */
+  vd.staging = TP_VK_FLOAT32;
+  OK(tp_vk_add_tensor_desc(g, &vd, &in));
+  vd.staging = TP_VK_BOOL; /* the default: the tensor's datatype */
+  OK(tp_vk_add_tensor_desc(g, &vd, &out));
+  vd = tp_vk_tensor_desc_make(TP_VK_FLOAT16, 1, NULL, &h);
+  vd.storage = TP_VK_STORAGE_BUFFER;
+  vd.layout = TP_VK_LAYOUT_WIDTH_PACKED;
+  OK(tp_vk_add_tensor_desc(g, &vd, &ids[11]));
+  vd = tp_vk_tensor_desc_make(TP_VK_FLOAT32, 4, NULL, &cl);
+  vd.storage = TP_VK_STORAGE_TEXTURE_2D;
+  vd.layout = TP_VK_LAYOUT_CHANNELS_PACKED;
+  OK(tp_vk_add_tensor_desc(g, &vd, &ids[12]));
   OK(tp_vk_add_int_list(g, NULL, 0, &ids[13]));
   OK(tp_vk_add_string(g, "", &ids[14]));
   OK(tp_vk_add_null(g, &ids[15]));
@@ -656,7 +674,7 @@ static void vk_values(int named, int fp16) {
   list[2] = out;
   OK(tp_vk_add_op(g, 9, "et_vk.custom.default", list, 3));
   OK(tp_vk_set_io(g, &in, 1, &out, 1));
-  OK(tp_vk_set_overrides(g, 1, 2));
+  OK(tp_vk_set_overrides(g, TP_VK_STORAGE_TEXTURE_3D, TP_VK_LAYOUT_CHANNELS_PACKED));
   snprintf(name, sizeof name, "vk-values-%s%s.vk", named ? "named" : "inline", fp16 ? "-fp16" : "");
   emit_vk(name, g, store);
   tp_vk_graph_destroy(g);
@@ -742,10 +760,10 @@ static void golden_programs(void) {
     uint32_t x, wid, bias, y, args[4];
     OK(tp_transpose(&wt, 0, 1, &wv));
     OK(tp_vk_graph_create(NULL, &vg));
-    OK(tp_vk_add_tensor(vg, TP_VK_FLOAT32, 2, vxd, NULL, -1, -1, -1, TP_VK_UNSET, &x));
-    OK(tp_vk_add_tensor(vg, TP_VK_FLOAT32, 2, NULL, &wv, -1, -1, -1, TP_VK_UNSET, &wid));
+    OK(tpt_vk_tensor(vg, TP_VK_FLOAT32, 2, vxd, NULL, &x));
+    OK(tpt_vk_tensor(vg, TP_VK_FLOAT32, 2, NULL, &wv, &wid));
     OK(tp_vk_add_null(vg, &bias));
-    OK(tp_vk_add_tensor(vg, TP_VK_FLOAT32, 2, vyd, NULL, -1, -1, -1, TP_VK_UNSET, &y));
+    OK(tpt_vk_tensor(vg, TP_VK_FLOAT32, 2, vyd, NULL, &y));
     args[0] = x;
     args[1] = wid;
     args[2] = bias;

@@ -228,8 +228,7 @@ static unsigned long long vk_named_read(size_t n) {
   TPT_STATUS(tp_vk_graph_create(&o, &g), TP_OK);
   for (i = 0; i < n; i++) {
     tp_tensor t = scalar_view(i);
-    TPT_STATUS(tp_vk_add_tensor(g, TP_VK_FLOAT32, 1, &one, &t, -1, -1, -1, TP_VK_UNSET, &id),
-               TP_OK);
+    TPT_STATUS(tpt_vk_tensor(g, TP_VK_FLOAT32, 1, &one, &t, &id), TP_OK);
   }
   memset(&blob, 0, sizeof blob);
   memset(&ptd, 0, sizeof ptd);
@@ -1107,8 +1106,7 @@ static double vk_missing_keys_time(size_t n) {
   TPT_STATUS(tp_vk_graph_create(&o, &g), TP_OK);
   for (i = 0; i < n; i++) {
     tp_tensor t = scalar_view(i);
-    TPT_STATUS(tp_vk_add_tensor(g, TP_VK_FLOAT32, 1, &one, &t, -1, -1, -1, TP_VK_UNSET, &id),
-               TP_OK);
+    TPT_STATUS(tpt_vk_tensor(g, TP_VK_FLOAT32, 1, &one, &t, &id), TP_OK);
   }
   TPT_STATUS(tp_pte_create(NULL, &p), TP_OK);
   TPT_STATUS(tp_vk_add_pte_method(p, "forward", g), TP_OK);

@@ -208,10 +208,10 @@ static tp_vk_graph *vk_graph(rec *r) {
   st.nbytes = sizeof g_w;
   if (tp_view(st, TP_F32, 2, sz, NULL, 0, &w) != TP_OK || tp_vk_graph_create(&o, &g) != TP_OK)
     return NULL;
-  tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, xd, NULL, -1, -1, -1, TP_VK_UNSET, &args[0]);
-  tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, NULL, &w, -1, -1, -1, TP_VK_UNSET, &args[1]);
+  tpt_vk_tensor(g, TP_VK_FLOAT32, 2, xd, NULL, &args[0]);
+  tpt_vk_tensor(g, TP_VK_FLOAT32, 2, NULL, &w, &args[1]);
   tp_vk_add_null(g, &args[2]);
-  tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, yd, NULL, -1, -1, -1, TP_VK_UNSET, &args[3]);
+  tpt_vk_tensor(g, TP_VK_FLOAT32, 2, yd, NULL, &args[3]);
   tp_vk_add_op(g, 0, "aten.linear.default", args, 4);
   tp_vk_set_io(g, &args[0], 1, &args[3], 1);
   return g;

@@ -649,10 +649,10 @@ static void test_vulkan_method(void) {
   memset(&vo, 0, sizeof vo);
   vo.force_fp16 = 1;
   tp_vk_graph_create(&vo, &g);
-  tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, xd, NULL, -1, -1, -1, TP_VK_UNSET, &x);
-  tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, NULL, &w, -1, -1, -1, TP_VK_UNSET, &wid);
+  tpt_vk_tensor(g, TP_VK_FLOAT32, 2, xd, NULL, &x);
+  tpt_vk_tensor(g, TP_VK_FLOAT32, 2, NULL, &w, &wid);
   tp_vk_add_null(g, &bias);
-  tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, yd, NULL, -1, -1, -1, TP_VK_UNSET, &y);
+  tpt_vk_tensor(g, TP_VK_FLOAT32, 2, yd, NULL, &y);
   args[0] = x;
   args[1] = wid;
   args[2] = bias;
@@ -723,11 +723,11 @@ static tp_vk_graph *named_vk_linear(tp_store *st, float *wt, float *bt, uint32_t
   memset(&vo, 0, sizeof vo);
   vo.store = st;
   if (tp_vk_graph_create(&vo, &g) != TP_OK) return NULL;
-  tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, xd, NULL, -1, -1, -1, TP_VK_UNSET, &x);
-  tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, NULL, &w, -1, -1, -1, TP_VK_UNSET, &ids[0]);
-  tp_vk_add_tensor(g, TP_VK_FLOAT32, 1, NULL, &b, -1, -1, -1, TP_VK_UNSET, &ids[1]);
-  tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, NULL, &w, -1, -1, -1, TP_VK_UNSET, &ids[2]); /* again */
-  tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, yd, NULL, -1, -1, -1, TP_VK_UNSET, &y);
+  tpt_vk_tensor(g, TP_VK_FLOAT32, 2, xd, NULL, &x);
+  tpt_vk_tensor(g, TP_VK_FLOAT32, 2, NULL, &w, &ids[0]);
+  tpt_vk_tensor(g, TP_VK_FLOAT32, 1, NULL, &b, &ids[1]);
+  tpt_vk_tensor(g, TP_VK_FLOAT32, 2, NULL, &w, &ids[2]); /* again */
+  tpt_vk_tensor(g, TP_VK_FLOAT32, 2, yd, NULL, &y);
   args[0] = x;
   args[1] = ids[0];
   args[2] = ids[1];

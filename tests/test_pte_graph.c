@@ -423,10 +423,10 @@ static void test_vk_call(void) {
   for (i = 0; i < 32; i++) wt[i] = (float)i * 0.5f - 1.0f;
   TPT_STATUS(tp_view(sw, TP_F32, 2, wsz, NULL, 0, &w), TP_OK);
   TPT_STATUS(tp_vk_graph_create(NULL, &vg), TP_OK);
-  tp_vk_add_tensor(vg, TP_VK_FLOAT32, 2, xd, NULL, -1, -1, -1, TP_VK_UNSET, &vx);
-  tp_vk_add_tensor(vg, TP_VK_FLOAT32, 2, NULL, &w, -1, -1, -1, TP_VK_UNSET, &vw);
+  tpt_vk_tensor(vg, TP_VK_FLOAT32, 2, xd, NULL, &vx);
+  tpt_vk_tensor(vg, TP_VK_FLOAT32, 2, NULL, &w, &vw);
   tp_vk_add_null(vg, &vn);
-  tp_vk_add_tensor(vg, TP_VK_FLOAT32, 2, yd, NULL, -1, -1, -1, TP_VK_UNSET, &vy);
+  tpt_vk_tensor(vg, TP_VK_FLOAT32, 2, yd, NULL, &vy);
   a[0] = vx, a[1] = vw, a[2] = vn, a[3] = vy; /* linear(input, weight, bias None, out) */
   tp_vk_add_op(vg, 0, "aten.linear.default", a, 4);
   tp_vk_set_io(vg, &vx, 1, &vy, 1);

@@ -569,10 +569,8 @@ static void test_vk_linear_q4gsw(void) {
     double worst = 0.0, ymax = 0.0;
     memset(&m, 0, sizeof m);
     TPT_STATUS(tp_vk_graph_create(NULL, &g), TP_OK);
-    TPT_STATUS(tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, xd, NULL, -1, -1, -1, TP_VK_UNSET, &xi),
-               TP_OK);
-    TPT_STATUS(tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, yd, NULL, -1, -1, -1, TP_VK_UNSET, &yi),
-               TP_OK);
+    TPT_STATUS(tpt_vk_tensor(g, TP_VK_FLOAT32, 2, xd, NULL, &xi), TP_OK);
+    TPT_STATUS(tpt_vk_tensor(g, TP_VK_FLOAT32, 2, yd, NULL, &yi), TP_OK);
     TPT_STATUS(tp_vk_add_linear_q4gsw(g, &w, GS, sdt, &b, xi, yi, &q), TP_OK);
     if (tp_vk_graph_status(g) != TP_OK) printf("  %s\n", tp_vk_graph_error(g));
     TPT_STATUS(tp_vk_set_io(g, &xi, 1, &yi, 1), TP_OK);
@@ -678,10 +676,8 @@ static void test_vk_linear_q8csw(void) {
   for (withbias = 0; withbias < 2; withbias++) {
     memset(&m, 0, sizeof m);
     TPT_STATUS(tp_vk_graph_create(NULL, &g), TP_OK);
-    TPT_STATUS(tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, xd, NULL, -1, -1, -1, TP_VK_UNSET, &xi),
-               TP_OK);
-    TPT_STATUS(tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, yd, NULL, -1, -1, -1, TP_VK_UNSET, &yi),
-               TP_OK);
+    TPT_STATUS(tpt_vk_tensor(g, TP_VK_FLOAT32, 2, xd, NULL, &xi), TP_OK);
+    TPT_STATUS(tpt_vk_tensor(g, TP_VK_FLOAT32, 2, yd, NULL, &yi), TP_OK);
     TPT_STATUS(tp_vk_add_linear_q8csw(g, &wv, withbias ? &b : NULL, xi, yi, &q), TP_OK);
     if (tp_vk_graph_status(g) != TP_OK) printf("  %s\n", tp_vk_graph_error(g));
     TPT_STATUS(tp_vk_set_io(g, &xi, 1, &yi, 1), TP_OK);
@@ -714,8 +710,7 @@ static void test_vk_linear_q8csw(void) {
   }
   /* refusals latch with a sentence */
   TPT_STATUS(tp_vk_graph_create(NULL, &g), TP_OK);
-  TPT_STATUS(tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, xd, NULL, -1, -1, -1, TP_VK_UNSET, &xi),
-             TP_OK);
+  TPT_STATUS(tpt_vk_tensor(g, TP_VK_FLOAT32, 2, xd, NULL, &xi), TP_OK);
   TPT_STATUS(tp_vk_add_linear_q4gsw(g, &wv, 16, TP_BF16, NULL, xi, xi, &q), TP_ERR_INVALID);
   TPT_CONTAINS(tp_vk_graph_error(g), "Vulkan has no bf16");
   tp_vk_graph_destroy(g);
@@ -817,8 +812,8 @@ static void test_linears_refused_during_write(void) {
       o.progress = qprog_fn;
       o.progress_ctx = &c;
       TPT_STATUS(tp_vk_graph_create(&o, &c.vg), TP_OK);
-      tp_vk_add_tensor(c.vg, TP_VK_FLOAT32, 2, xd, NULL, -1, -1, -1, TP_VK_UNSET, &c.x);
-      tp_vk_add_tensor(c.vg, TP_VK_FLOAT32, 2, yd, NULL, -1, -1, -1, TP_VK_UNSET, &c.y);
+      tpt_vk_tensor(c.vg, TP_VK_FLOAT32, 2, xd, NULL, &c.x);
+      tpt_vk_tensor(c.vg, TP_VK_FLOAT32, 2, yd, NULL, &c.y);
       TPT_STATUS(tp_vk_set_io(c.vg, &c.x, 1, &c.y, 1), TP_OK);
       TPT_STATUS(tp_vk_write(c.vg, &sink), TP_OK);
       TPT_STATUS(c.got, TP_ERR_INVALID);

@@ -537,6 +537,7 @@ static void test_nodes_from_writer(void) {
 static float wt[8 * 4];
 
 static tp_vk_graph *vk_graph(tp_store *store, int fp16) {
+  tp_vk_tensor_desc vd;
   tp_vk_options o;
   tp_vk_graph *g = NULL;
   tp_storage st;
@@ -558,12 +559,17 @@ static tp_vk_graph *vk_graph(tp_store *store, int fp16) {
   if (tp_view(st, TP_F32, 2, sz, NULL, 0, &wv) != TP_OK || tp_transpose(&wv, 0, 1, &w) != TP_OK)
     return NULL;
   if (tp_vk_graph_create(&o, &g) != TP_OK) return NULL;
-  tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, xd, NULL, -1, TP_VK_BUFFER, TP_VK_TENSOR_WIDTH_PACKED,
-                   TP_VK_UNSET, &x);
-  tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, NULL, &w, -1, -1, -1, TP_VK_UNSET, &wid);
+  vd = tp_vk_tensor_desc_make(TP_VK_FLOAT32, 2, xd, NULL);
+  vd.storage = TP_VK_STORAGE_BUFFER;
+  vd.layout = TP_VK_LAYOUT_WIDTH_PACKED;
+  tp_vk_add_tensor_desc(g, &vd, &x);
+  tpt_vk_tensor(g, TP_VK_FLOAT32, 2, NULL, &w, &wid);
   tp_vk_add_null(g, &bias);
-  tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, yd, NULL, 0, TP_VK_TEXTURE_3D,
-                   TP_VK_TENSOR_CHANNELS_PACKED, TP_VK_UNSET, &y);
+  vd = tp_vk_tensor_desc_make(TP_VK_FLOAT32, 2, yd, NULL);
+  vd.shares_memory = 1; /* memory object 0 */
+  vd.storage = TP_VK_STORAGE_TEXTURE_3D;
+  vd.layout = TP_VK_LAYOUT_CHANNELS_PACKED;
+  tp_vk_add_tensor_desc(g, &vd, &y);
   tp_vk_add_int(g, -7, &n[0]);
   tp_vk_add_double(g, 2.5, &n[1]);
   tp_vk_add_bool(g, 1, &n[2]);

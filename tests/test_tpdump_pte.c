@@ -74,10 +74,10 @@ static void program(int named, tp_membuf *mb) {
     memset(&vo, 0, sizeof vo);
     vo.store = st;
     TPT_STATUS(tp_vk_graph_create(&vo, &vg), TP_OK);
-    tp_vk_add_tensor(vg, TP_VK_FLOAT32, 2, xd, NULL, -1, -1, -1, TP_VK_UNSET, &vx);
-    tp_vk_add_tensor(vg, TP_VK_FLOAT32, 2, NULL, &w, -1, -1, -1, TP_VK_UNSET, &vw);
+    tpt_vk_tensor(vg, TP_VK_FLOAT32, 2, xd, NULL, &vx);
+    tpt_vk_tensor(vg, TP_VK_FLOAT32, 2, NULL, &w, &vw);
     tp_vk_add_null(vg, &vb);
-    tp_vk_add_tensor(vg, TP_VK_FLOAT32, 2, yd, NULL, -1, -1, -1, TP_VK_UNSET, &vy);
+    tpt_vk_tensor(vg, TP_VK_FLOAT32, 2, yd, NULL, &vy);
     args[0] = vx;
     args[1] = vw;
     args[2] = vb;

@@ -76,14 +76,13 @@ static tp_tensor make_view(const void *data, size_t nbytes, tp_dtype dt, int ndi
 
 static uint32_t add_plain(tp_vk_graph *g, tp_vk_datatype dt, size_t ndim, const size_t *dims) {
   uint32_t id = 999;
-  TPT_STATUS(tp_vk_add_tensor(g, dt, ndim, dims, NULL, -1, -1, -1, TP_VK_UNSET, &id), TP_OK);
+  TPT_STATUS(tpt_vk_tensor(g, dt, ndim, dims, NULL, &id), TP_OK);
   return id;
 }
 
 static uint32_t add_const(tp_vk_graph *g, tp_vk_datatype dt, const tp_tensor *t) {
   uint32_t id = 999;
-  TPT_STATUS(tp_vk_add_tensor(g, dt, (size_t)t->ndim, NULL, t, -1, -1, -1, TP_VK_UNSET, &id),
-             TP_OK);
+  TPT_STATUS(tpt_vk_tensor(g, dt, (size_t)t->ndim, NULL, t, &id), TP_OK);
   return id;
 }
 
@@ -213,7 +212,7 @@ static void test_empty_list_is_one_value(void) {
   TPT_STATUS(tp_vk_graph_create(NULL, &g), TP_OK);
   TPT_STATUS(tp_vk_add_int_list(g, NULL, 0, &a), TP_OK);
   TPT_EQ_INT(a, 0);
-  TPT_EQ_INT(tp_vk_value_count(g), 1);
+  TPT_EQ_INT(tp_vk_graph_num_values(g), 1);
   TPT_STATUS(tp_vk_add_null(g, &n), TP_OK);
   TPT_EQ_INT(n, 1);
   /* [] used twice: two calls, two values */
@@ -223,7 +222,7 @@ static void test_empty_list_is_one_value(void) {
   TPT_STATUS(tp_vk_add_double_list(g, NULL, 0, &e), TP_OK);
   TPT_STATUS(tp_vk_add_value_list(g, NULL, 0, &f), TP_OK);
   TPT_EQ_INT(f, 5);
-  TPT_EQ_INT(tp_vk_value_count(g), 6);
+  TPT_EQ_INT(tp_vk_graph_num_values(g), 6);
   if (open_blob(g, &b)) {
     uint8_t ty = 0;
     tp_fb_table t;
@@ -281,8 +280,8 @@ static void test_every_value_kind(void) {
   TPT_STATUS(tp_vk_add_symint(g, -77, &ids[10]), TP_OK);
   TPT_STATUS(tp_vk_add_string(g, "", &ids[11]), TP_OK);
   for (k = 0; k < 12; k++) TPT_EQ_INT(ids[k], k);
-  TPT_EQ_INT(tp_vk_value_type(g, 7), TP_VK_BOOL_LIST_VALUE);
-  TPT_EQ_INT(tp_vk_value_type(g, 12), 0);
+  TPT_EQ_INT(tp_vk_graph_value_type(g, 7), TP_VK_BOOL_LIST_VALUE);
+  TPT_EQ_INT(tp_vk_graph_value_type(g, 12), 0);
   /* also bool false and int 0: defaults, still read back right */
   TPT_STATUS(tp_vk_add_bool(g, 0, NULL), TP_OK);
   TPT_STATUS(tp_vk_add_int(g, 0, NULL), TP_OK);
@@ -361,7 +360,7 @@ static void test_every_value_kind(void) {
     TPT_EQ_INT(rb.num_values, 14);
     if (rb.num_values == 14) {
       for (k = 0; k < 14; k++)
-        TPT_EQ_INT(v[k].type, k < 12 ? tp_vk_value_type(g, k) : k == 12 ? TP_VK_BOOL_VALUE
+        TPT_EQ_INT(v[k].type, k < 12 ? tp_vk_graph_value_type(g, k) : k == 12 ? TP_VK_BOOL_VALUE
                                                                         : TP_VK_INT_VALUE);
       TPT_CHECK(v[1].i == -1234567890123LL && v[2].d == 3.5 && v[3].i == 1 && v[10].i == -77);
       TPT_CHECK(v[4].datatype == TP_VK_INT64 && v[4].ndim == 1 && v[4].dims[0] == 0);
@@ -383,16 +382,27 @@ static void test_tensor_fields(void) {
   blob b;
   size_t d3[3] = {2, 3, 4};
   uint32_t a, s, c, m;
+  tp_vk_tensor_desc desc;
   TPT_STATUS(tp_vk_graph_create(NULL, &g), TP_OK);
-  /* BUFFER, WIDTH_PACKED, BOOL: all 0, must be written */
-  TPT_STATUS(tp_vk_add_tensor(g, TP_VK_BOOL, 3, d3, NULL, -1, TP_VK_BUFFER,
-                              TP_VK_TENSOR_WIDTH_PACKED, TP_VK_BOOL, &a), TP_OK);
+  /* BUFFER, WIDTH_PACKED, BOOL: all 0, must be written (BOOL staging: a BOOL tensor's default) */
+  desc = tp_vk_tensor_desc_make(TP_VK_BOOL, 3, d3, NULL);
+  desc.storage = TP_VK_STORAGE_BUFFER;
+  desc.layout = TP_VK_LAYOUT_WIDTH_PACKED;
+  TPT_STATUS(tp_vk_add_tensor_desc(g, &desc, &a), TP_OK);
   /* a 0-dim (scalar) tensor: dims present and empty; defaults left to the schema */
-  TPT_STATUS(tp_vk_add_tensor(g, TP_VK_FLOAT32, 0, NULL, NULL, -1, -1, -1, TP_VK_UNSET, &s), TP_OK);
-  TPT_STATUS(tp_vk_add_tensor(g, TP_VK_UINT8, 1, d3, NULL, 0, TP_VK_TEXTURE_2D,
-                              TP_VK_TENSOR_CHANNELS_PACKED, TP_VK_INT32, &c), TP_OK);
-  TPT_STATUS(tp_vk_add_tensor(g, TP_VK_INT32, 2, d3, NULL, 7, TP_VK_TEXTURE_3D,
-                              TP_VK_PACKED_INT8_CONV2D, TP_VK_UNSET, &m), TP_OK);
+  TPT_STATUS(tpt_vk_tensor(g, TP_VK_FLOAT32, 0, NULL, NULL, &s), TP_OK);
+  desc = tp_vk_tensor_desc_make(TP_VK_UINT8, 1, d3, NULL);
+  desc.shares_memory = 1; /* memory object 0 */
+  desc.storage = TP_VK_STORAGE_TEXTURE_2D;
+  desc.layout = TP_VK_LAYOUT_CHANNELS_PACKED;
+  desc.staging = TP_VK_INT32;
+  TPT_STATUS(tp_vk_add_tensor_desc(g, &desc, &c), TP_OK);
+  desc = tp_vk_tensor_desc_make(TP_VK_INT32, 2, d3, NULL);
+  desc.shares_memory = 1;
+  desc.mem_obj_id = 7;
+  desc.storage = TP_VK_STORAGE_TEXTURE_3D;
+  desc.layout = TP_VK_LAYOUT_PACKED_INT8_CONV2D;
+  TPT_STATUS(tp_vk_add_tensor_desc(g, &desc, &m), TP_OK);
   if (open_blob(g, &b)) {
     uint8_t ty = 0;
     tp_fb_table t = value_at(&b, a, &ty);
@@ -462,8 +472,10 @@ static void test_chain_and_io(void) {
   args[0] = x;
   args[1] = y;
   args[2] = z;
+  TPT_EQ_INT(tp_vk_graph_num_ops(g), 0);
   TPT_STATUS(tp_vk_add_op(g, 17, "aten.add.Tensor", args, 3), TP_OK);
   TPT_STATUS(tp_vk_add_op(g, 4000000000u, "et_vk.noop", NULL, 0), TP_OK);
+  TPT_EQ_INT(tp_vk_graph_num_ops(g), 2); /* the next operator's index */
   ins[0] = y;
   ins[1] = x;
   outs[0] = z;
@@ -551,7 +563,7 @@ static void test_shaders_and_overrides(void) {
     TPT_STATUS(tp_vk_add_shader(g, odd, sizeof odd, &i1), TP_OK);
     TPT_EQ_INT(i0, 0);
     TPT_EQ_INT(i1, 1);
-    TPT_STATUS(tp_vk_set_overrides(g, TP_VK_BUFFER, TP_VK_TENSOR_WIDTH_PACKED), TP_OK);
+    TPT_STATUS(tp_vk_set_overrides(g, TP_VK_STORAGE_BUFFER, TP_VK_LAYOUT_WIDTH_PACKED), TP_OK);
     if (open_blob(g, &b)) {
       tp_fb_table s0 = shader_at(&b, 0), s1 = shader_at(&b, 1);
       uint64_t base = mode ? 0 : 16; /* inline: the 8-byte constant comes first, padded */
@@ -575,7 +587,7 @@ static void test_shaders_and_overrides(void) {
       TPT_STATUS(tp_fb_reader_status(&b.r), TP_OK);
     }
     close_blob(&b);
-    TPT_STATUS(tp_vk_set_overrides(g, TP_VK_TEXTURE_3D, -1), TP_OK);
+    TPT_STATUS(tp_vk_set_overrides(g, TP_VK_STORAGE_TEXTURE_3D, TP_VK_LAYOUT_DEFAULT), TP_OK);
     if (open_blob(g, &b)) {
       TPT_EQ_INT(tp_fb_u8(&b.root, G_STORAGE_OV, 255), 1);
       TPT_CHECK(!tp_fb_present(&b.root, G_LAYOUT_OV));
@@ -772,6 +784,7 @@ static void test_force_fp16(void) {
   tp_vk_graph *g = NULL;
   blob b;
   uint32_t c, x, i32, xs;
+  tp_vk_tensor_desc desc;
   int32_t iv[4] = {1, 2, 3, 4};
   tp_tensor ti = make_view(iv, sizeof iv, TP_I32, 1, sz, NULL, 0);
   tp__put_le16(want + 0, 0x3c00);
@@ -784,8 +797,9 @@ static void test_force_fp16(void) {
   c = add_const(g, TP_VK_FLOAT32, &t);
   x = add_plain(g, TP_VK_FLOAT32, 1, d);
   i32 = add_const(g, TP_VK_INT32, &ti);
-  TPT_STATUS(tp_vk_add_tensor(g, TP_VK_FLOAT32, 1, d, NULL, -1, -1, -1, TP_VK_FLOAT64, &xs),
-             TP_OK);
+  desc = tp_vk_tensor_desc_make(TP_VK_FLOAT32, 1, d, NULL);
+  desc.staging = TP_VK_FLOAT64;
+  TPT_STATUS(tp_vk_add_tensor_desc(g, &desc, &xs), TP_OK);
   if (open_blob(g, &b)) {
     uint8_t ty;
     tp_fb_table tv = value_at(&b, c, &ty);

@@ -58,10 +58,10 @@ static tp_status use_graph(int named, size_t *written, char *msg, size_t msg_cap
     return r;
   }
   /* errors stick: call everything, look at the end */
-  tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, xd, NULL, -1, -1, -1, TP_VK_UNSET, &x);
-  tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, NULL, &wt, -1, -1, -1, TP_VK_UNSET, &ids[0]);
-  tp_vk_add_tensor(g, TP_VK_FLOAT16, 2, NULL, &w, -1, -1, -1, TP_VK_UNSET, &ids[1]);
-  tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, xd, NULL, -1, -1, -1, TP_VK_UNSET, &y);
+  tpt_vk_tensor(g, TP_VK_FLOAT32, 2, xd, NULL, &x);
+  tpt_vk_tensor(g, TP_VK_FLOAT32, 2, NULL, &wt, &ids[0]);
+  tpt_vk_tensor(g, TP_VK_FLOAT16, 2, NULL, &w, &ids[1]);
+  tpt_vk_tensor(g, TP_VK_FLOAT32, 2, xd, NULL, &y);
   tp_vk_add_null(g, &bias);
   tp_vk_add_int(g, 7, NULL);
   tp_vk_add_double(g, 1.5, NULL);
@@ -83,7 +83,7 @@ static tp_status use_graph(int named, size_t *written, char *msg, size_t msg_cap
   tp_vk_add_op(g, 1, "aten.relu.default", args, 2);
   tp_vk_set_io(g, &x, 1, &y, 1);
   tp_vk_add_shader(g, spv, sizeof spv, NULL);
-  tp_vk_set_overrides(g, TP_VK_BUFFER, -1);
+  tp_vk_set_overrides(g, TP_VK_STORAGE_BUFFER, TP_VK_LAYOUT_DEFAULT);
   sink = tp_sink_membuf(&m);
   r = tp_vk_write(g, &sink);
   if (r == TP_OK) {
@@ -167,8 +167,8 @@ static void test_write_memory_is_bounded(void) {
   TPT_STATUS(tp_view(s, TP_F32, 2, sz, NULL, 0, &v), TP_OK);
   TPT_STATUS(tp_transpose(&v, 0, 1, &vt), TP_OK);
   TPT_STATUS(tp_vk_graph_create(NULL, &g), TP_OK);
-  TPT_STATUS(tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, NULL, &vt, -1, -1, -1, TP_VK_UNSET, NULL), TP_OK);
-  TPT_STATUS(tp_vk_add_tensor(g, TP_VK_FLOAT16, 2, NULL, &vt, -1, -1, -1, TP_VK_UNSET, NULL), TP_OK);
+  TPT_STATUS(tpt_vk_tensor(g, TP_VK_FLOAT32, 2, NULL, &vt, NULL), TP_OK);
+  TPT_STATUS(tpt_vk_tensor(g, TP_VK_FLOAT16, 2, NULL, &vt, NULL), TP_OK);
   TPT_STATUS(tp_vk_blob_size(g, &size), TP_OK);
   before = g_live;
   g_peak = g_live;
@@ -203,16 +203,17 @@ static void test_write_file_allocations(void) {
   TPT_STATUS(tp_view(s, TP_F32, 2, sz, NULL, 0, &v), TP_OK);
   TPT_STATUS(tp_transpose(&v, 0, 1, &vt), TP_OK);
   TPT_STATUS(tp_vk_graph_create(NULL, &g), TP_OK);
-  TPT_STATUS(tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, NULL, &vt, -1, -1, -1, TP_VK_UNSET, NULL), TP_OK);
-  TPT_STATUS(tp_vk_add_tensor(g, TP_VK_FLOAT16, 2, NULL, &v, -1, -1, -1, TP_VK_UNSET, NULL), TP_OK);
-  TPT_STATUS(tp_vk_set_overrides(g, -1, -1), TP_OK);
+  TPT_STATUS(tpt_vk_tensor(g, TP_VK_FLOAT32, 2, NULL, &vt, NULL), TP_OK);
+  TPT_STATUS(tpt_vk_tensor(g, TP_VK_FLOAT16, 2, NULL, &v, NULL), TP_OK);
+  TPT_STATUS(tp_vk_set_overrides(g, TP_VK_STORAGE_DEFAULT, TP_VK_LAYOUT_DEFAULT), TP_OK);
   memset(&clean, 0, sizeof clean);
   sink = tp_sink_membuf(&clean);
   TPT_STATUS(tp_vk_write(g, &sink), TP_OK);
   for (n = 0; n < 200 && !ok; n++) {
     tp_status st;
     const char *e;
-    TPT_STATUS(tp_vk_set_overrides(g, -1, -1), TP_OK); /* a building call: nothing latched */
+    /* a building call: nothing latched */
+    TPT_STATUS(tp_vk_set_overrides(g, TP_VK_STORAGE_DEFAULT, TP_VK_LAYOUT_DEFAULT), TP_OK);
     g_fail_at = n;
     st = tp_vk_write_file(g, path);
     g_fail_at = -1;

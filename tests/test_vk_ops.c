@@ -16,27 +16,40 @@ static tp_vk_graph *graph(int other_runtime) {
   return g;
 }
 
-static uint32_t tensor(tp_vk_graph *g, size_t ndim, const size_t *dims, int layout) {
+/* A tensor of datatype dt; layout a schema value (TP_VK_TENSOR_*_PACKED) or -1 for the default. */
+static uint32_t tensor_dt(tp_vk_graph *g, tp_vk_datatype dt, size_t ndim, const size_t *dims,
+                          int layout) {
+  tp_vk_tensor_desc d = tp_vk_tensor_desc_make(dt, ndim, dims, NULL);
   uint32_t id = 0;
-  TPT_STATUS(tp_vk_add_tensor(g, TP_VK_FLOAT32, ndim, dims, NULL, -1, -1, layout, TP_VK_UNSET,
-                              &id), TP_OK);
+  d.layout = (tp_vk_layout)(layout + 1); /* the desc's enum: the schema value + 1, 0 default */
+  TPT_STATUS(tp_vk_add_tensor_desc(g, &d, &id), TP_OK);
   return id;
 }
 
-static float g_w[64];
+static uint32_t tensor(tp_vk_graph *g, size_t ndim, const size_t *dims, int layout) {
+  return tensor_dt(g, TP_VK_FLOAT32, ndim, dims, layout);
+}
 
-static uint32_t constant(tp_vk_graph *g, int64_t rows, int64_t cols) {
+static float g_w[64];
+static int8_t g_q[64];
+
+/* A constant [rows, cols] of datatype dt (FLOAT32 over g_w, INT8 over g_q). */
+static uint32_t constant_dt(tp_vk_graph *g, tp_vk_datatype dt, int64_t rows, int64_t cols) {
   tp_storage st;
   tp_tensor t;
   int64_t sz[2];
   uint32_t id = 0;
   sz[0] = rows;
   sz[1] = cols;
-  st.data = g_w;
-  st.nbytes = sizeof g_w;
-  TPT_STATUS(tp_view(st, TP_F32, 2, sz, NULL, 0, &t), TP_OK);
-  TPT_STATUS(tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, NULL, &t, -1, -1, -1, TP_VK_UNSET, &id), TP_OK);
+  st.data = dt == TP_VK_INT8 ? (void *)g_q : (void *)g_w;
+  st.nbytes = dt == TP_VK_INT8 ? sizeof g_q : sizeof g_w;
+  TPT_STATUS(tp_view(st, dt == TP_VK_INT8 ? TP_I8 : TP_F32, 2, sz, NULL, 0, &t), TP_OK);
+  TPT_STATUS(tpt_vk_tensor(g, dt, 0, NULL, &t, &id), TP_OK); /* dims: the constant's */
   return id;
+}
+
+static uint32_t constant(tp_vk_graph *g, int64_t rows, int64_t cols) {
+  return constant_dt(g, TP_VK_FLOAT32, rows, cols);
 }
 
 /* After a refusal: the graph keeps it, writes nothing. */
@@ -56,33 +69,66 @@ static void check_stuck(tp_vk_graph *g, tp_status want, const char *msg) {
   tp_membuf_free(&m);
 }
 
-/* Each description parses: "name:KIND" tokens, known kinds and modifiers. */
+/* The call is refused with status st and sentence msg, which stick (check_stuck); then the
+   graph is destroyed. */
+static void refused(tp_vk_graph *g, uint32_t node, const char *op, const uint32_t *args,
+                    size_t n, tp_status st, const char *msg) {
+  TPT_STATUS(tp_vk_add_op(g, node, op, args, n), st);
+  check_stuck(g, st, msg);
+  tp_vk_graph_destroy(g);
+}
+
+/* Each description parses: "name:KIND" tokens (or one "..."), known kinds and modifiers, the
+   output last; every operator is described; each types string uses its grammar's letters. */
 static void test_table(void) {
-  size_t i, described = 0;
+  size_t i, variadic = 0, typed = 0;
   TPT_EQ_U64(tp_vk_op_count(), 157);
-  TPT_CHECK(tp_vk_op_name(157) == NULL && tp_vk_op_args(157) == NULL);
+  TPT_CHECK(tp_vk_op_name(157) == NULL && tp_vk_op_args(157) == NULL &&
+            tp_vk_op_types(157) == NULL);
   for (i = 0; i < tp_vk_op_count(); i++) {
-    const char *n = tp_vk_op_name(i), *a = tp_vk_op_args(i);
-    TPT_CHECK(n && a && *n);
+    const char *n = tp_vk_op_name(i), *a = tp_vk_op_args(i), *t = tp_vk_op_types(i);
+    const char *last = NULL;
+    size_t args = 0, dots = 0;
+    TPT_CHECK(n && a && t && *n);
+    if (!n || !a || !t) continue;
     if (i > 0) TPT_CHECK(strcmp(tp_vk_op_name(i - 1), n) < 0); /* sorted, unique */
     TPT_EQ_INT(tp_vk_op_find(n), (int)i);
-    if (*a) {
-      described++;
-      while (*a) {
-        const char *colon = strchr(a, ':');
-        TPT_CHECK(colon && colon > a);
+    TPT_CHECK(*a != 0); /* every operator's arguments are described */
+    while (*a) {
+      const char *colon = strchr(a, ':'), *sp = strchr(a, ' ');
+      args++;
+      last = a;
+      if (!strncmp(a, "...", 3) && (a[3] == ' ' || !a[3])) { /* no fixed list from here */
+        dots++;
+        a += 3;
+      } else {
+        TPT_CHECK(colon && colon > a && (!sp || colon < sp));
         if (!colon) break;
-        TPT_CHECK(strchr("TtCSsIiBLV*", colon[1]) != NULL);
+        TPT_CHECK(colon[1] && strchr("TtCcSsIiBXYLlKkFVn*", colon[1]) != NULL);
         a = colon + 2;
         while (*a && *a != ' ') {
           TPT_CHECK((*a >= '0' && *a <= '9') || *a == 'w');
           a++;
         }
-        while (*a == ' ') a++;
       }
+      while (*a == ' ') a++;
     }
+    TPT_CHECK(dots <= 1);
+    variadic += dots;
+    TPT_CHECK(args >= 2 && args <= 24); /* TP_VK__MAX_ARGSPECS */
+    TPT_CHECK(last && strstr(last, "out") != NULL); /* the output is the last argument */
+    if (*t) typed++;
+    { /* at most one set per argument before the output, one ">" */
+      size_t sets = *t && *t != '4' ? 1 : 0, outs = 0;
+      const char *q;
+      for (q = t; *q && *q != ' ' && *q != '>'; q++) sets += *q == ',';
+      for (q = t; *q; q++) outs += *q == '>';
+      TPT_CHECK(sets < args && outs <= 1);
+    }
+    for (; *t; t++) TPT_CHECK(strchr("FIB-|,> 4d", *t) != NULL);
   }
-  TPT_EQ_U64(described, 56);
+  TPT_EQ_U64(variadic, 10);
+  TPT_EQ_U64(typed, 131);
   TPT_CHECK(tp_vk_op_find("aten.linear.default") >= 0);
   TPT_CHECK(tp_vk_op_find("aten.mm.default") >= 0);
   TPT_CHECK(tp_vk_op_find("aten.addmm.default") >= 0);
@@ -93,6 +139,11 @@ static void test_table(void) {
   TPT_EQ_INT(tp_vk_op_find(NULL), -1);
   TPT_EQ_STR(tp_vk_op_args((size_t)tp_vk_op_find("aten.add.Tensor")),
              "self:T other:T alpha:S out:T");
+  TPT_EQ_STR(tp_vk_op_types((size_t)tp_vk_op_find("aten.add.Tensor")), "F|I");
+  TPT_EQ_STR(tp_vk_op_args((size_t)tp_vk_op_find("aten.full.default")),
+             "size:L fill_value:S ... out:T");
+  TPT_EQ_STR(tp_vk_op_types((size_t)tp_vk_op_find("aten.where.self")), "B,F,F>F 4d");
+  TPT_EQ_STR(tp_vk_op_types((size_t)tp_vk_op_find("aten.relu6.default")), "");
 }
 
 /* What ExecuTorch's VulkanBackend ran right (notes/executorch-runtime.md) passes the check. */
@@ -155,9 +206,20 @@ static void test_graphs_executorch_runs(void) {
     args[0] = tl; args[1] = dim; args[2] = y;
     TPT_STATUS(tp_vk_add_op(g, 10, "aten.cat.default", args, 3), TP_OK);
   }
-  /* an operator the table names without describing: only the name is checked */
-  args[0] = y;
-  TPT_STATUS(tp_vk_add_op(g, 11, "aten.native_layer_norm.default", args, 1), TP_OK);
+  /* layer norm: a ValueList output (out, mean, rstd), Null weight and bias */
+  {
+    int64_t shape[1] = {4};
+    uint32_t ns, eps, outs[3], ol;
+    size_t md[2] = {2, 1};
+    TPT_STATUS(tp_vk_add_int_list(g, shape, 1, &ns), TP_OK);
+    TPT_STATUS(tp_vk_add_double(g, 1e-5, &eps), TP_OK);
+    outs[0] = y;
+    outs[1] = tensor(g, 2, md, -1);
+    outs[2] = tensor(g, 2, md, -1);
+    TPT_STATUS(tp_vk_add_value_list(g, outs, 3, &ol), TP_OK);
+    args[0] = y; args[1] = ns; args[2] = none; args[3] = none; args[4] = eps; args[5] = ol;
+    TPT_STATUS(tp_vk_add_op(g, 11, "aten.native_layer_norm.default", args, 6), TP_OK);
+  }
   TPT_EQ_STR(tp_vk_graph_error(g), "");
   tp_vk_graph_destroy(g);
 }
@@ -303,6 +365,246 @@ static void test_list_kinds(void) {
   tp_vk_graph_destroy(g);
 }
 
+/* "..." (no fixed list): the count is a minimum; the specs after it match the last arguments. */
+static void test_no_fixed_list(void) {
+  tp_vk_graph *g = graph(0);
+  size_t d[2] = {2, 4};
+  int64_t sz[2] = {2, 4};
+  uint32_t y = tensor(g, 2, d, -1), size, fill, none, args[7];
+  TPT_STATUS(tp_vk_add_int_list(g, sz, 2, &size), TP_OK);
+  TPT_STATUS(tp_vk_add_double(g, 0.5, &fill), TP_OK);
+  TPT_STATUS(tp_vk_add_null(g, &none), TP_OK);
+  args[0] = size; args[1] = fill; args[2] = y; /* no dtype / layout / device / pin_memory */
+  TPT_STATUS(tp_vk_add_op(g, 0, "aten.full.default", args, 3), TP_OK);
+  args[2] = none; args[3] = none; args[4] = none; args[5] = none; args[6] = y; /* as upstream */
+  TPT_STATUS(tp_vk_add_op(g, 1, "aten.full.default", args, 7), TP_OK);
+  args[6] = fill; /* the last one is the output, whatever the count */
+  refused(g, 2, "aten.full.default", args, 7, TP_ERR_INVALID,
+          "operator 2 \"aten.full.default\": argument 6 (out) is value 2, a Double; it "
+          "needs a tensor");
+
+  g = graph(0);
+  y = tensor(g, 2, d, -1);
+  args[0] = y; args[1] = y;
+  refused(g, 0, "aten.full.default", args, 2, TP_ERR_INVALID,
+          "operator 0 \"aten.full.default\": 2 arguments given, it takes at least 3 (size, "
+          "fill_value, ..., out)");
+}
+
+/* The kinds the 101 newly described operators brought: IntList only, String, SymInt, Null only,
+   constant or Null, DoubleList or Null, a ValueList output. */
+static void test_more_kinds(void) {
+  tp_vk_graph *g = graph(0);
+  size_t d[2] = {2, 4}, d4[4] = {1, 2, 3, 4};
+  int64_t dims[1] = {0};
+  uint32_t x = tensor(g, 2, d, -1), zero, ints[1], vl, il, args[16];
+  TPT_STATUS(tp_vk_add_int(g, 0, &zero), TP_OK);
+  ints[0] = zero;
+  TPT_STATUS(tp_vk_add_value_list(g, ints, 1, &vl), TP_OK);
+  args[0] = x; args[1] = vl; args[2] = x; /* flip reads dims with get_int_list */
+  refused(g, 0, "aten.flip.default", args, 3, TP_ERR_INVALID,
+          "operator 0 \"aten.flip.default\": argument 1 (dims) is value 2, a ValueList; it "
+          "needs an IntList");
+
+  g = graph(0);
+  x = tensor(g, 2, d, -1);
+  TPT_STATUS(tp_vk_add_int_list(g, dims, 1, &il), TP_OK);
+  args[0] = x; args[1] = il; args[2] = x;
+  TPT_STATUS(tp_vk_add_op(g, 0, "aten.flip.default", args, 3), TP_OK);
+  TPT_STATUS(tp_vk_add_int(g, 1, &zero), TP_OK);
+  args[0] = x; args[1] = zero; args[2] = zero; /* sym_size.int's output is a SymInt */
+  refused(g, 1, "sym_size.int", args, 3, TP_ERR_INVALID,
+          "operator 1 \"sym_size.int\": argument 2 (out) is value 2, an Int; it needs a "
+          "SymInt");
+
+  g = graph(0); /* custom_sdpa throws unless attn_mask and scale are None */
+  {
+    uint32_t q = tensor(g, 4, d4, TP_VK_TENSOR_WIDTH_PACKED), pos, none, sc, i;
+    TPT_STATUS(tp_vk_add_symint(g, 0, &pos), TP_OK);
+    TPT_STATUS(tp_vk_add_null(g, &none), TP_OK);
+    TPT_STATUS(tp_vk_add_double(g, 0.5, &sc), TP_OK);
+    args[0] = q; args[1] = q; args[2] = q; args[3] = pos;
+    for (i = 4; i < 8; i++) args[i] = none;
+    args[8] = q;
+    TPT_STATUS(tp_vk_add_op(g, 0, "llama.custom_sdpa.default", args, 9), TP_OK);
+    args[7] = sc;
+    refused(g, 1, "llama.custom_sdpa.default", args, 9, TP_ERR_INVALID,
+            "operator 1 \"llama.custom_sdpa.default\": argument 7 (scale) is value 3, a "
+            "Double; it needs a Null");
+  }
+
+  g = graph(0); /* q8ta_linear's activation is a String; its weights constants */
+  {
+    uint32_t xi = tensor_dt(g, TP_VK_INT8, 2, d, -1), w = constant_dt(g, TP_VK_INT8, 4, 4),
+             s = constant(g, 1, 4), sc, zp, none, act;
+    TPT_STATUS(tp_vk_add_double(g, 0.1, &sc), TP_OK);
+    TPT_STATUS(tp_vk_add_int(g, 0, &zp), TP_OK);
+    TPT_STATUS(tp_vk_add_null(g, &none), TP_OK);
+    TPT_STATUS(tp_vk_add_string(g, "none", &act), TP_OK);
+    args[0] = xi; args[1] = sc; args[2] = zp; args[3] = w; args[4] = s; args[5] = s;
+    args[6] = sc; args[7] = zp; args[8] = none; args[9] = act; args[10] = xi;
+    TPT_STATUS(tp_vk_add_op(g, 0, "et_vk.q8ta_linear.default", args, 11), TP_OK);
+    args[9] = zp;
+    refused(g, 1, "et_vk.q8ta_linear.default", args, 11, TP_ERR_INVALID,
+            "operator 1 \"et_vk.q8ta_linear.default\": argument 9 (activation) is value 4, "
+            "an Int; it needs a String");
+  }
+
+  g = graph(0); /* layer norm prepacks weight and bias: constants or Null */
+  {
+    int64_t shape[1] = {4};
+    uint32_t ns, eps, ol, outs[3];
+    x = tensor(g, 2, d, -1);
+    TPT_STATUS(tp_vk_add_int_list(g, shape, 1, &ns), TP_OK);
+    TPT_STATUS(tp_vk_add_double(g, 1e-5, &eps), TP_OK);
+    outs[0] = outs[1] = outs[2] = x;
+    TPT_STATUS(tp_vk_add_value_list(g, outs, 3, &ol), TP_OK);
+    args[0] = x; args[1] = ns; args[2] = x; args[3] = x; args[4] = eps; args[5] = ol;
+    refused(g, 0, "aten.native_layer_norm.default", args, 6, TP_ERR_INVALID,
+            "operator 0 \"aten.native_layer_norm.default\": argument 2 (weight) is value 0, "
+            "a tensor that is not a constant; it needs a constant tensor or Null");
+  }
+
+  g = graph(0); /* upsample's scale_factors: a DoubleList or Null, never an IntList */
+  {
+    double sf[2] = {2.0, 2.0};
+    uint32_t none, dl;
+    x = tensor(g, 4, d4, -1);
+    TPT_STATUS(tp_vk_add_null(g, &none), TP_OK);
+    TPT_STATUS(tp_vk_add_double_list(g, sf, 2, &dl), TP_OK);
+    TPT_STATUS(tp_vk_add_int_list(g, dims, 1, &il), TP_OK);
+    args[0] = x; args[1] = none; args[2] = dl; args[3] = x;
+    TPT_STATUS(tp_vk_add_op(g, 0, "aten.upsample_nearest2d.vec", args, 4), TP_OK);
+    args[2] = il;
+    refused(g, 1, "aten.upsample_nearest2d.vec", args, 4, TP_ERR_INVALID,
+            "operator 1 \"aten.upsample_nearest2d.vec\": argument 2 (scale_factors) is "
+            "value 3, an IntList; it needs a DoubleList or Null");
+  }
+
+}
+
+/* The datatypes and ranks of op_registry.py: TP_ERR_UNSUPPORTED naming the argument, the value,
+   its datatype or rank and what the op runs on. */
+static void test_types(void) {
+  tp_vk_graph *g = graph(0);
+  size_t d[2] = {2, 4}, d5[5] = {1, 1, 1, 2, 4};
+  uint32_t x, xi, b, y, one, none, args[8];
+  xi = tensor_dt(g, TP_VK_INT32, 2, d, -1);
+  args[0] = xi; args[1] = xi;
+  refused(g, 0, "aten.abs.default", args, 2, TP_ERR_UNSUPPORTED,
+          "operator 0 \"aten.abs.default\": argument 0 (self) is value 0, an INT32 tensor; "
+          "ExecuTorch's Vulkan backend runs it on FLOAT16 or FLOAT32 only (op_registry.py; "
+          "set tp_vk_options.other_runtime when the graph targets another runtime)");
+
+  g = graph(0); /* a comparison's output is BOOL */
+  x = tensor(g, 2, d, -1);
+  xi = tensor_dt(g, TP_VK_INT64, 2, d, -1);
+  b = tensor_dt(g, TP_VK_BOOL, 2, d, -1);
+  args[0] = x; args[1] = xi; args[2] = b;
+  TPT_STATUS(tp_vk_add_op(g, 0, "aten.eq.Tensor", args, 3), TP_OK); /* F|I in, B out */
+  args[2] = x;
+  refused(g, 1, "aten.eq.Tensor", args, 3, TP_ERR_UNSUPPORTED,
+          "operator 1 \"aten.eq.Tensor\": argument 2 (out) is value 0, a FLOAT32 tensor; "
+          "ExecuTorch's Vulkan backend runs it on BOOL only (op_registry.py; set "
+          "tp_vk_options.other_runtime when the graph targets another runtime)");
+
+  g = graph(0); /* where: per position, BOOL condition */
+  x = tensor(g, 2, d, -1);
+  b = tensor_dt(g, TP_VK_BOOL, 2, d, -1);
+  args[0] = b; args[1] = x; args[2] = x; args[3] = x;
+  TPT_STATUS(tp_vk_add_op(g, 0, "aten.where.self", args, 4), TP_OK);
+  args[0] = x;
+  refused(g, 1, "aten.where.self", args, 4, TP_ERR_UNSUPPORTED,
+          "operator 1 \"aten.where.self\": argument 0 (condition) is value 0, a FLOAT32 "
+          "tensor; ExecuTorch's Vulkan backend runs it on BOOL only (op_registry.py; set "
+          "tp_vk_options.other_runtime when the graph targets another runtime)");
+
+  g = graph(0); /* a ValueList output: one set per tensor (max_pool2d_with_indices: F, I) */
+  {
+    int64_t k2[2] = {2, 2}, z2[2] = {0, 0}, o2[2] = {1, 1};
+    size_t d4[4] = {1, 2, 4, 4}, p4[4] = {1, 2, 2, 2};
+    uint32_t ks, pad, dil, cm, outs[2], ol, idx;
+    x = tensor(g, 4, d4, -1);
+    y = tensor(g, 4, p4, -1);
+    idx = tensor_dt(g, TP_VK_INT32, 4, p4, -1);
+    TPT_STATUS(tp_vk_add_int_list(g, k2, 2, &ks), TP_OK);
+    TPT_STATUS(tp_vk_add_int_list(g, z2, 2, &pad), TP_OK);
+    TPT_STATUS(tp_vk_add_int_list(g, o2, 2, &dil), TP_OK);
+    TPT_STATUS(tp_vk_add_bool(g, 0, &cm), TP_OK);
+    outs[0] = y; outs[1] = idx;
+    TPT_STATUS(tp_vk_add_value_list(g, outs, 2, &ol), TP_OK);
+    args[0] = x; args[1] = ks; args[2] = ks; args[3] = pad; args[4] = dil; args[5] = cm;
+    args[6] = ol;
+    TPT_STATUS(tp_vk_add_op(g, 0, "aten.max_pool2d_with_indices.default", args, 7), TP_OK);
+    outs[1] = y;
+    TPT_STATUS(tp_vk_add_value_list(g, outs, 2, &ol), TP_OK);
+    args[6] = ol;
+    refused(g, 1, "aten.max_pool2d_with_indices.default", args, 7, TP_ERR_UNSUPPORTED,
+            "operator 1 \"aten.max_pool2d_with_indices.default\": argument 6 (out) holds "
+            "value 1, a FLOAT32 tensor; ExecuTorch's Vulkan backend runs it on INT32 or "
+            "INT64 only (op_registry.py; set tp_vk_options.other_runtime when the graph "
+            "targets another runtime)");
+  }
+
+  g = graph(0); /* a tensor list input takes its argument's set (cat: F|I, not BOOL) */
+  {
+    uint32_t tl, items[2], dim;
+    x = tensor(g, 2, d, -1);
+    b = tensor_dt(g, TP_VK_BOOL, 2, d, -1);
+    items[0] = x; items[1] = b;
+    TPT_STATUS(tp_vk_add_value_list(g, items, 2, &tl), TP_OK);
+    TPT_STATUS(tp_vk_add_int(g, 0, &dim), TP_OK);
+    args[0] = tl; args[1] = dim; args[2] = x;
+    refused(g, 0, "aten.cat.default", args, 3, TP_ERR_UNSUPPORTED,
+            "operator 0 \"aten.cat.default\": argument 0 (tensors) holds value 1, a BOOL "
+            "tensor; ExecuTorch's Vulkan backend runs it on FLOAT16, FLOAT32, INT32 or INT64 "
+            "only (op_registry.py; set tp_vk_options.other_runtime when the graph targets "
+            "another runtime)");
+  }
+
+  g = graph(0); /* 4 dims at most, unless the op is supports_highdim (add.Tensor is) */
+  x = tensor(g, 5, d5, -1);
+  TPT_STATUS(tp_vk_add_int(g, 1, &one), TP_OK);
+  TPT_STATUS(tp_vk_add_null(g, &none), TP_OK);
+  args[0] = x; args[1] = x; args[2] = one; args[3] = x;
+  TPT_STATUS(tp_vk_add_op(g, 0, "aten.add.Tensor", args, 4), TP_OK);
+  args[0] = x; args[1] = x;
+  refused(g, 1, "aten.relu.default", args, 2, TP_ERR_UNSUPPORTED,
+          "operator 1 \"aten.relu.default\": argument 0 (self) is value 0, a 5-D tensor; "
+          "ExecuTorch's Vulkan backend runs it on tensors of at most 4 dims (op_registry.py; "
+          "set tp_vk_options.other_runtime when the graph targets another runtime)");
+
+  g = graph(0); /* "-": the int8 weight of _weight_int8pack_mm is not held to the float set */
+  {
+    uint32_t w = constant_dt(g, TP_VK_INT8, 4, 8), s;
+    size_t sd[1] = {4}, yd[2] = {2, 4};
+    tp_storage st;
+    tp_tensor sv;
+    int64_t ssz[1] = {4};
+    st.data = g_w;
+    st.nbytes = sizeof g_w;
+    TPT_STATUS(tp_view(st, TP_F32, 1, ssz, NULL, 0, &sv), TP_OK);
+    TPT_STATUS(tpt_vk_tensor(g, TP_VK_FLOAT32, 1, sd, &sv, &s), TP_OK);
+    d[1] = 8; /* x [2, 8] times the weight [4, 8] transposed */
+    x = tensor(g, 2, d, -1);
+    y = tensor(g, 2, yd, -1);
+    args[0] = x; args[1] = w; args[2] = s; args[3] = y;
+    TPT_STATUS(tp_vk_add_op(g, 0, "aten._weight_int8pack_mm.default", args, 4), TP_OK);
+    args[2] = w; /* the scales are held to it */
+    refused(g, 1, "aten._weight_int8pack_mm.default", args, 4, TP_ERR_UNSUPPORTED,
+            "operator 1 \"aten._weight_int8pack_mm.default\": argument 2 (scales) is value "
+            "0, an INT8 tensor; ExecuTorch's Vulkan backend runs it on FLOAT16 or FLOAT32 "
+            "only (op_registry.py; set tp_vk_options.other_runtime when the graph targets "
+            "another runtime)");
+  }
+
+  g = graph(1); /* other_runtime: none of it is checked */
+  xi = tensor_dt(g, TP_VK_INT32, 5, d5, -1);
+  args[0] = xi; args[1] = xi;
+  TPT_STATUS(tp_vk_add_op(g, 0, "aten.abs.default", args, 2), TP_OK);
+  tp_vk_graph_destroy(g);
+}
+
 /* With other_runtime set, every refused call above is written as given. */
 static void test_other_runtime(void) {
   tp_vk_graph *g = graph(1);
@@ -381,6 +683,9 @@ int main(void) {
   TPT_RUN(test_linear_default_channels_packed);
   TPT_RUN(test_conv_weight_not_constant);
   TPT_RUN(test_list_kinds);
+  TPT_RUN(test_no_fixed_list);
+  TPT_RUN(test_more_kinds);
+  TPT_RUN(test_types);
   TPT_RUN(test_other_runtime);
   TPT_RUN(test_ids_before_table);
   TPT_RUN(test_tpdump_notes_unknown_ops);

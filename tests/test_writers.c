@@ -124,8 +124,7 @@ static void w_make(wobj *o, int kind) {
     vo.progress = on_progress;
     vo.progress_ctx = o;
     TPT_STATUS(tp_vk_graph_create(&vo, &o->vg), TP_OK);
-    TPT_STATUS(tp_vk_add_tensor(o->vg, TP_VK_FLOAT32, 1, NULL, &t, -1, -1, -1, TP_VK_UNSET, &id),
-               TP_OK);
+    TPT_STATUS(tpt_vk_tensor(o->vg, TP_VK_FLOAT32, 1, NULL, &t, &id), TP_OK);
   }
 }
 

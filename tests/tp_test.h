@@ -218,4 +218,14 @@ static inline int tpt_holds(const void *h, size_t n, const char *needle) {
 static inline int64_t tpt_range(int64_t lo, int64_t hi) {
   return lo + (int64_t)(tpt_rand() % (uint64_t)(hi - lo + 1));
 }
+#ifdef TENSORPACK_VULKAN_H
+/* tp_vk_add_tensor_desc of tp_vk_tensor_desc_make(dt, ndim, dims, constant): the suites' usual
+   tensor. */
+static inline tp_status tpt_vk_tensor(tp_vk_graph *g, tp_vk_datatype dt, size_t ndim,
+                                      const size_t *dims, const tp_tensor *constant,
+                                      uint32_t *id) {
+  tp_vk_tensor_desc d = tp_vk_tensor_desc_make(dt, ndim, dims, constant);
+  return tp_vk_add_tensor_desc(g, &d, id);
+}
+#endif
 #endif

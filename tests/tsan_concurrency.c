@@ -102,10 +102,10 @@ static tp_status vk_write(tp_store *store, tp_membuf *out) {
   memset(&o, 0, sizeof o);
   o.store = store;
   if ((s = tp_vk_graph_create(&o, &g)) != TP_OK) return s;
-  tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, xd, NULL, -1, -1, -1, TP_VK_UNSET, &x);
-  tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, NULL, &w, -1, -1, -1, TP_VK_UNSET, &wid);
+  tpt_vk_tensor(g, TP_VK_FLOAT32, 2, xd, NULL, &x);
+  tpt_vk_tensor(g, TP_VK_FLOAT32, 2, NULL, &w, &wid);
   tp_vk_add_null(g, &bias);
-  tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, yd, NULL, -1, -1, -1, TP_VK_UNSET, &y);
+  tpt_vk_tensor(g, TP_VK_FLOAT32, 2, yd, NULL, &y);
   args[0] = x; args[1] = wid; args[2] = bias; args[3] = y;
   tp_vk_add_op(g, 1, "aten.linear.default", args, 4);
   tp_vk_set_io(g, &x, 1, &y, 1);

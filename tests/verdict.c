@@ -137,8 +137,7 @@ static void test_vk_17_dims(void) {
   tp_error e, pe;
   for (i = 0; i < 17; i++) dims[i] = 1;
   TPT_STATUS(tp_vk_graph_create(NULL, &g), TP_OK);
-  TPT_STATUS(tp_vk_add_tensor(g, TP_VK_FLOAT32, 17, dims, NULL, -1, -1, -1, TP_VK_UNSET, NULL),
-             TP_ERR_INVALID);
+  TPT_STATUS(tpt_vk_tensor(g, TP_VK_FLOAT32, 17, dims, NULL, NULL), TP_ERR_INVALID);
   TPT_EQ_STR(tp_vk_graph_error(g), "value 0: 17 dims, a tensor has at most 16 (TP_MAX_DIMS; "
              "tp_vk_read_blob refuses more)");
   tp_vk_graph_destroy(g);
@@ -164,15 +163,17 @@ static void test_vk_length(void) {
 }
 
 static void test_vk_storage_7(void) {
+  tp_vk_tensor_desc vd;
   unsigned char blob[1024];
   size_t n = vk_hand_blob(blob, sizeof blob, 2, 7, UINT64_MAX), dims[1] = {2};
   tp_vk_graph *g = NULL;
   expect_all_vk(blob, n, "value 0: storage_type 7 is not known");
   TPT_STATUS(tp_vk_graph_create(NULL, &g), TP_OK); /* the writer refuses it too */
-  TPT_STATUS(tp_vk_add_tensor(g, TP_VK_FLOAT32, 1, dims, NULL, -1, 7, -1, TP_VK_UNSET, NULL),
-             TP_ERR_INVALID);
-  TPT_EQ_STR(tp_vk_graph_error(g), "value 0: unknown storage type 7 (BUFFER 0, TEXTURE_3D 1, "
-             "TEXTURE_2D 2, or -1 for the default)");
+  vd = tp_vk_tensor_desc_make(TP_VK_FLOAT32, 1, dims, NULL);
+  vd.storage = (tp_vk_storage)8; /* the schema's 7 */
+  TPT_STATUS(tp_vk_add_tensor_desc(g, &vd, NULL), TP_ERR_INVALID);
+  TPT_EQ_STR(tp_vk_graph_error(g), "value 0: desc.storage 8 is not a tp_vk_storage (0 default, "
+             "1 BUFFER, 2 TEXTURE_3D, 3 TEXTURE_2D)");
   tp_vk_graph_destroy(g);
 }
 
@@ -634,7 +635,7 @@ static void build_cases(void) {
   {
     size_t d17[17], i;
     for (i = 0; i < 17; i++) d17[i] = 1;
-    s = tp_vk_add_tensor(vg, TP_VK_FLOAT32, 17, d17, NULL, -1, -1, -1, TP_VK_UNSET, NULL);
+    s = tpt_vk_tensor(vg, TP_VK_FLOAT32, 17, d17, NULL, NULL);
     add_case("too many dims, at define time (a 17-dim Vulkan tensor)", s, tp_vk_graph_error(vg));
   }
   tp_vk_graph_destroy(vg);

@@ -326,10 +326,10 @@ static void test_our_programs(void) {
     tp_vk_graph_create(nullptr, &g);
     size_t xd[2] = {1, 8}, yd[2] = {1, 4};
     uint32_t x, wid, bias, y;
-    tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, xd, nullptr, -1, -1, -1, TP_VK_UNSET, &x);
-    tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, nullptr, &w, -1, -1, -1, TP_VK_UNSET, &wid);
+    tpt_vk_tensor(g, TP_VK_FLOAT32, 2, xd, nullptr, &x);
+    tpt_vk_tensor(g, TP_VK_FLOAT32, 2, nullptr, &w, &wid);
     tp_vk_add_null(g, &bias);
-    tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, yd, nullptr, -1, -1, -1, TP_VK_UNSET, &y);
+    tpt_vk_tensor(g, TP_VK_FLOAT32, 2, yd, nullptr, &y);
     uint32_t args[4] = {x, wid, bias, y};
     tp_vk_add_op(g, 0, "aten.linear.default", args, 4);
     tp_vk_set_io(g, &x, 1, &y, 1);

@@ -154,12 +154,17 @@ static void test_views_linear() {
   TPT_STATUS(tp_vk_graph_create(nullptr, &g), TP_OK);
   size_t xd[2] = {1, 8}, yd[2] = {1, 8}, zd[2] = {1, 6};
   uint32_t x, wid, bias, y, w2, z;
-  TPT_STATUS(tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, xd, nullptr, -1, -1, -1, TP_VK_UNSET, &x), TP_OK);
-  TPT_STATUS(tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, nullptr, &w, -1, -1, -1, TP_VK_UNSET, &wid), TP_OK);
+  TPT_STATUS(tpt_vk_tensor(g, TP_VK_FLOAT32, 2, xd, nullptr, &x), TP_OK);
+  TPT_STATUS(tpt_vk_tensor(g, TP_VK_FLOAT32, 2, nullptr, &w, &wid), TP_OK);
   TPT_STATUS(tp_vk_add_null(g, &bias), TP_OK);
-  TPT_STATUS(tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, yd, nullptr, 0, -1, -1, TP_VK_UNSET, &y), TP_OK);
-  TPT_STATUS(tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, nullptr, &tw, -1, -1, -1, TP_VK_UNSET, &w2), TP_OK);
-  TPT_STATUS(tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, zd, nullptr, 1, -1, -1, TP_VK_UNSET, &z), TP_OK);
+  tp_vk_tensor_desc yv = tp_vk_tensor_desc_make(TP_VK_FLOAT32, 2, yd, nullptr);
+  yv.shares_memory = 1;  // memory object 0
+  TPT_STATUS(tp_vk_add_tensor_desc(g, &yv, &y), TP_OK);
+  TPT_STATUS(tpt_vk_tensor(g, TP_VK_FLOAT32, 2, nullptr, &tw, &w2), TP_OK);
+  tp_vk_tensor_desc zv = tp_vk_tensor_desc_make(TP_VK_FLOAT32, 2, zd, nullptr);
+  zv.shares_memory = 1;
+  zv.mem_obj_id = 1;
+  TPT_STATUS(tp_vk_add_tensor_desc(g, &zv, &z), TP_OK);
   uint32_t a1[4] = {x, wid, bias, y}, a2[4] = {y, w2, bias, z};
   TPT_STATUS(tp_vk_add_op(g, 1, "aten.linear.default", a1, 4), TP_OK);
   TPT_STATUS(tp_vk_add_op(g, 2, "aten.linear.default", a2, 4), TP_OK);
@@ -250,13 +255,19 @@ static void test_every_kind_and_zero_enums() {
   TPT_STATUS(tp_vk_add_int(g, -42, nullptr), TP_OK);                    // 1
   TPT_STATUS(tp_vk_add_double(g, 0.125, nullptr), TP_OK);               // 2
   TPT_STATUS(tp_vk_add_bool(g, 1, nullptr), TP_OK);                     // 3
-  TPT_STATUS(tp_vk_add_tensor(g, TP_VK_BOOL, 3, d3, nullptr, -1, TP_VK_BUFFER,
-                              TP_VK_TENSOR_WIDTH_PACKED, TP_VK_BOOL, &t0), TP_OK);   // 4
+  tp_vk_tensor_desc tv = tp_vk_tensor_desc_make(TP_VK_BOOL, 3, d3, nullptr);
+  tv.storage = TP_VK_STORAGE_BUFFER;
+  tv.layout = TP_VK_LAYOUT_WIDTH_PACKED;
+  TPT_STATUS(tp_vk_add_tensor_desc(g, &tv, &t0), TP_OK);                // 4
   TPT_STATUS(tp_vk_add_int_list(g, il, 2, nullptr), TP_OK);             // 5
   TPT_STATUS(tp_vk_add_double_list(g, dl, 3, nullptr), TP_OK);          // 6
   TPT_STATUS(tp_vk_add_bool_list(g, bl, 3, nullptr), TP_OK);            // 7
-  TPT_STATUS(tp_vk_add_tensor(g, TP_VK_INT8, 0, nullptr, nullptr, 2, TP_VK_TEXTURE_2D,
-                              TP_VK_PACKED_INT8_4C1W, TP_VK_UNSET, &t1), TP_OK);     // 8
+  tv = tp_vk_tensor_desc_make(TP_VK_INT8, 0, nullptr, nullptr);
+  tv.shares_memory = 1;
+  tv.mem_obj_id = 2;
+  tv.storage = TP_VK_STORAGE_TEXTURE_2D;
+  tv.layout = TP_VK_LAYOUT_PACKED_INT8_4C1W;
+  TPT_STATUS(tp_vk_add_tensor_desc(g, &tv, &t1), TP_OK);                // 8
   vl[0] = t0;
   vl[1] = t1;
   TPT_STATUS(tp_vk_add_value_list(g, vl, 2, nullptr), TP_OK);           // 9
@@ -326,11 +337,11 @@ static void test_named_shaders_overrides_fp16() {
     TPT_STATUS(tp_vk_graph_create(&o, &g), TP_OK);
     uint32_t a, e, x;
     size_t xd[1] = {4};
-    TPT_STATUS(tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, nullptr, &wt, -1, -1, -1, TP_VK_UNSET, &a), TP_OK);
-    TPT_STATUS(tp_vk_add_tensor(g, TP_VK_FLOAT32, 1, nullptr, &empty, -1, -1, -1, TP_VK_UNSET, &e), TP_OK);
-    TPT_STATUS(tp_vk_add_tensor(g, TP_VK_FLOAT32, 1, xd, nullptr, -1, -1, -1, TP_VK_UNSET, &x), TP_OK);
+    TPT_STATUS(tpt_vk_tensor(g, TP_VK_FLOAT32, 2, nullptr, &wt, &a), TP_OK);
+    TPT_STATUS(tpt_vk_tensor(g, TP_VK_FLOAT32, 1, nullptr, &empty, &e), TP_OK);
+    TPT_STATUS(tpt_vk_tensor(g, TP_VK_FLOAT32, 1, xd, nullptr, &x), TP_OK);
     TPT_STATUS(tp_vk_add_shader(g, spv, sizeof spv, nullptr), TP_OK);
-    TPT_STATUS(tp_vk_set_overrides(g, TP_VK_BUFFER, TP_VK_TENSOR_HEIGHT_PACKED), TP_OK);
+    TPT_STATUS(tp_vk_set_overrides(g, TP_VK_STORAGE_BUFFER, TP_VK_LAYOUT_HEIGHT_PACKED), TP_OK);
     // expected bytes: row-major of the transposed view, fp32 or fp16 (clamped)
     unsigned char want[64];
     size_t es = fp16 ? 2 : 4;
@@ -429,9 +440,13 @@ static void test_random_graphs() {
           if (tpt_range(0, 1)) TPT_STATUS(tp_transpose(&t, 0, 1, &t), TP_OK);
           int is_const = (int)tpt_range(0, 1);
           size_t dims[2] = {(size_t)t.sizes[0], (size_t)t.sizes[1]};
-          s = tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, dims, is_const ? &t : nullptr,
-                               (int32_t)tpt_range(-1, 3), (int)tpt_range(-1, 2),
-                               (int)tpt_range(-1, 2), TP_VK_UNSET, &id);
+          tp_vk_tensor_desc d = tp_vk_tensor_desc_make(TP_VK_FLOAT32, 2, dims, is_const ? &t : nullptr);
+          int32_t mem = (int32_t)tpt_range(-1, 3);  // -1: own memory
+          d.shares_memory = mem >= 0;
+          d.mem_obj_id = mem >= 0 ? mem : 0;
+          d.storage = (tp_vk_storage)tpt_range(0, 3);  // 0: default
+          d.layout = (tp_vk_layout)tpt_range(0, 3);
+          s = tp_vk_add_tensor_desc(g, &d, &id);
           if (is_const) consts.push_back(t);
           break;
         }

@@ -16,6 +16,14 @@
 
 #include "vk_compute.h"
 
+/* A FLOAT32 tensor in BUFFER storage (every other desc field default). */
+static tp_status buffer_tensor(tp_vk_graph *g, size_t ndim, const size_t *dims,
+                               const tp_tensor *constant, uint32_t *id) {
+  tp_vk_tensor_desc d = tp_vk_tensor_desc_make(TP_VK_FLOAT32, ndim, dims, constant);
+  d.storage = TP_VK_STORAGE_BUFFER;
+  return tp_vk_add_tensor_desc(g, &d, id);
+}
+
 /* Compares an uploaded buffer's bytes with `want` (only where every memory type is mappable). */
 static void check_buffer_bytes(const tp_vk_device_constant *c, const void *want, size_t n) {
   void *p = NULL;
@@ -80,11 +88,10 @@ static void build_blob(tp_store *store, int force_fp16, tp_membuf *m, uint32_t *
   o.force_fp16 = force_fp16;
   memset(m, 0, sizeof *m);
   TPT_STATUS(tp_vk_graph_create(&o, &g), TP_OK);
-  TPT_STATUS(tp_vk_add_tensor(g, TP_VK_FLOAT32, 1, xd, NULL, -1, -1, -1, TP_VK_UNSET, &x), TP_OK);
-  TPT_STATUS(tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, NULL, &w, -1, TP_VK_BUFFER, -1, TP_VK_UNSET, wid),
-             TP_OK);
+  TPT_STATUS(tpt_vk_tensor(g, TP_VK_FLOAT32, 1, xd, NULL, &x), TP_OK);
+  TPT_STATUS(buffer_tensor(g, 2, NULL, &w, wid), TP_OK);
   TPT_STATUS(tp_vk_add_null(g, &bias), TP_OK);
-  TPT_STATUS(tp_vk_add_tensor(g, TP_VK_FLOAT32, 1, yd, NULL, -1, -1, -1, TP_VK_UNSET, &y), TP_OK);
+  TPT_STATUS(tpt_vk_tensor(g, TP_VK_FLOAT32, 1, yd, NULL, &y), TP_OK);
   /* the demo's graph: y = W x as ExecuTorch's Vulkan backend runs it (it has no aten.mv) */
   args[0] = x;
   args[1] = *wid;
@@ -280,9 +287,9 @@ static void test_other_constants(void) {
   o.force_fp16 = 1;
   memset(&m, 0, sizeof m);
   TPT_STATUS(tp_vk_graph_create(&o, &g), TP_OK);
-  TPT_STATUS(tp_vk_add_tensor(g, TP_VK_FLOAT32, 1, NULL, &tf, -1, -1, -1, TP_VK_UNSET, &a), TP_OK);
-  TPT_STATUS(tp_vk_add_tensor(g, TP_VK_INT32, 1, NULL, &ti, -1, -1, -1, TP_VK_UNSET, &b), TP_OK);
-  TPT_STATUS(tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, NULL, &te, -1, -1, -1, TP_VK_UNSET, &c), TP_OK);
+  TPT_STATUS(tpt_vk_tensor(g, TP_VK_FLOAT32, 1, NULL, &tf, &a), TP_OK);
+  TPT_STATUS(tpt_vk_tensor(g, TP_VK_INT32, 1, NULL, &ti, &b), TP_OK);
+  TPT_STATUS(tpt_vk_tensor(g, TP_VK_FLOAT32, 2, NULL, &te, &c), TP_OK);
   sink = tp_sink_membuf(&m);
   TPT_STATUS(tp_vk_write(g, &sink), TP_OK);
   tp_vk_graph_destroy(g);
@@ -355,12 +362,10 @@ static void test_shared_constant(void) {
   TPT_STATUS(tp_view(st, TP_F32, 2, sz, NULL, 0, &w), TP_OK);
   memset(&m, 0, sizeof m);
   TPT_STATUS(tp_vk_graph_create(NULL, &g), TP_OK);
-  TPT_STATUS(tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, NULL, &w, -1, TP_VK_BUFFER, -1, TP_VK_UNSET, &id),
-             TP_OK);
+  TPT_STATUS(buffer_tensor(g, 2, NULL, &w, &id), TP_OK);
   TPT_EQ_INT(id, 0);
   for (i = 0; i < NSHARE; i++)
-    TPT_STATUS(tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, dims, NULL, -1, TP_VK_BUFFER, -1, TP_VK_UNSET,
-                                &id), TP_OK);
+    TPT_STATUS(buffer_tensor(g, 2, dims, NULL, &id), TP_OK);
   sink = tp_sink_membuf(&m);
   TPT_STATUS(tp_vk_write(g, &sink), TP_OK);
   tp_vk_graph_destroy(g);

@@ -545,6 +545,7 @@ static void case_vulkan(void) {
   tp_storage s;
   tp_tensor pt, wv;
   tp_vk_graph *g;
+  tp_vk_tensor_desc d;
   uint32_t w_id, x_id, b_id, y_id;
   size_t xd[1] = {K}, yd[1] = {R};
   uint64_t size = 0;
@@ -559,10 +560,13 @@ static void case_vulkan(void) {
   tp_transpose(&pt, 0, 1, &wv);
   describe("weight", &wv, TP_ORDER_ROW_MAJOR);
   tp_vk_graph_create(NULL, &g);
-  tp_vk_add_tensor(g, TP_VK_FLOAT32, 1, xd, NULL, -1, -1, -1, TP_VK_UNSET, &x_id);
-  tp_vk_add_tensor(g, TP_VK_FLOAT32, 2, NULL, &wv, -1, -1, -1, TP_VK_UNSET, &w_id);
+  d = tp_vk_tensor_desc_make(TP_VK_FLOAT32, 1, xd, NULL); /* every other field: default */
+  tp_vk_add_tensor_desc(g, &d, &x_id);
+  d = tp_vk_tensor_desc_make(TP_VK_FLOAT32, 0, NULL, &wv); /* dims: the constant's */
+  tp_vk_add_tensor_desc(g, &d, &w_id);
   tp_vk_add_null(g, &b_id); /* no bias */
-  tp_vk_add_tensor(g, TP_VK_FLOAT32, 1, yd, NULL, -1, -1, -1, TP_VK_UNSET, &y_id);
+  d = tp_vk_tensor_desc_make(TP_VK_FLOAT32, 1, yd, NULL);
+  tp_vk_add_tensor_desc(g, &d, &y_id);
   {
     /* ExecuTorch's Vulkan backend has no aten.mv: y = W x is linear(input [K], weight [R, K],
        bias None, out [R]); tp_vk_add_op checks the call against its op table (TP_VK_OPS). */
@@ -852,6 +856,7 @@ static void case_programs(void) {
     int64_t wsz[2] = {8, 4};
     tp_tensor wt_view, wv;
     tp_vk_graph *vg = NULL;
+    tp_vk_tensor_desc vd;
     size_t vxd[2] = {1, 8}, vyd[2] = {1, 4};
     uint32_t x, wid, bias, y, args[4];
     tp_sink sk;
@@ -861,10 +866,13 @@ static void case_programs(void) {
     tp_view(s, TP_F32, 2, wsz, NULL, 0, &wt_view);
     tp_transpose(&wt_view, 0, 1, &wv);
     tp_vk_graph_create(NULL, &vg);
-    tp_vk_add_tensor(vg, TP_VK_FLOAT32, 2, vxd, NULL, -1, -1, -1, TP_VK_UNSET, &x);
-    tp_vk_add_tensor(vg, TP_VK_FLOAT32, 2, NULL, &wv, -1, -1, -1, TP_VK_UNSET, &wid);
+    vd = tp_vk_tensor_desc_make(TP_VK_FLOAT32, 2, vxd, NULL);
+    tp_vk_add_tensor_desc(vg, &vd, &x);
+    vd = tp_vk_tensor_desc_make(TP_VK_FLOAT32, 0, NULL, &wv);
+    tp_vk_add_tensor_desc(vg, &vd, &wid);
     tp_vk_add_null(vg, &bias);
-    tp_vk_add_tensor(vg, TP_VK_FLOAT32, 2, vyd, NULL, -1, -1, -1, TP_VK_UNSET, &y);
+    vd = tp_vk_tensor_desc_make(TP_VK_FLOAT32, 2, vyd, NULL);
+    tp_vk_add_tensor_desc(vg, &vd, &y);
     args[0] = x;
     args[1] = wid;
     args[2] = bias;
