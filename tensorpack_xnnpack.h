@@ -102,8 +102,9 @@ extern "C" {
 
 /* XNNDatatype, described once: X(code, NAME, name, bits, view, scalar, family).
    code   the schema's XNNDatatype value (ExecuTorch's schema.fbs). XNNPACK's own enum
-          xnn_datatype has the same names but other numbers from qbint4 on; the loader maps by
-          name (xnn_datatype_<name>), never by number.
+          xnn_datatype has the same names and numbers except three: the schema's qbint4 = 10,
+          qpint8 = 11, int32 = 12 are XNNPACK's 12, 10, 11. The loader maps by name
+          (xnn_datatype_<name>), never by number.
    bits   per element (4: two elements per byte, see the top of the file).
    view   the tp_dtype a constant's data view must have (4-bit: an i8 view of values in
           [-8, 7], or a u8 view of packed bytes).
@@ -1312,30 +1313,40 @@ TPDEF const char *tp_xnn_node_name(int kind) {
   return d ? d->name : "?";
 }
 
+/* TP_XNN_DATATYPES as rows, and the one lookup every column is read through. */
+typedef struct tp__xnn_dt_row {
+  int code;
+  const char *name;
+  unsigned bits;
+  int view, scalar, family;
+} tp__xnn_dt_row;
+#define TP__XNN_DT_ROW(code, NAME, name, bits, view, scalar, family) \
+  {code, #name, bits, (int)(view), (int)(scalar), TP_XNN_DT_##family},
+static const tp__xnn_dt_row tp__xnn_dt_rows[] = {TP_XNN_DATATYPES(TP__XNN_DT_ROW)};
+#undef TP__XNN_DT_ROW
+
+/* The row of datatype dt, or NULL for a code not in the list (0 included). */
+static const tp__xnn_dt_row *tp__xnn_dt(int dt) {
+  size_t i;
+  for (i = 0; i < sizeof tp__xnn_dt_rows / sizeof tp__xnn_dt_rows[0]; i++)
+    if (tp__xnn_dt_rows[i].code == dt) return &tp__xnn_dt_rows[i];
+  return NULL;
+}
+
 TPDEF const char *tp_xnn_datatype_name(int dt) {
-#define TP__XNN_DT_NAME(code, NAME, name, bits, view, scalar, family) \
-  if (dt == code) return #name;
-  TP_XNN_DATATYPES(TP__XNN_DT_NAME)
-#undef TP__XNN_DT_NAME
-  return dt == TP_XNN_INVALID ? "invalid" : "?";
+  const tp__xnn_dt_row *r = tp__xnn_dt(dt);
+  return r ? r->name : dt == TP_XNN_INVALID ? "invalid" : "?";
 }
 
 TPDEF unsigned tp_xnn_datatype_bits(int dt) {
-#define TP__XNN_DT_BITS(code, NAME, name, bits, view, scalar, family) \
-  if (dt == code) return bits;
-  TP_XNN_DATATYPES(TP__XNN_DT_BITS)
-#undef TP__XNN_DT_BITS
-  return 0;
+  const tp__xnn_dt_row *r = tp__xnn_dt(dt);
+  return r ? r->bits : 0;
 }
 
 TPDEF int tp_xnn_datatype_family(int dt) {
-#define TP__XNN_DT_FAMILY(code, NAME, name, bits, view, scalar, family) \
-  if (dt == code) return TP_XNN_DT_##family;
-  TP_XNN_DATATYPES(TP__XNN_DT_FAMILY)
-#undef TP__XNN_DT_FAMILY
-  return 0;
+  const tp__xnn_dt_row *r = tp__xnn_dt(dt);
+  return r ? r->family : 0;
 }
-
 
 /* The support table (TP_XNN_NODE_SUPPORT) and its check ---------------------------------- */
 #define TP__XNN_SUP_ROW(K, in, second, bias, out) {TP_XNN_NODE_##K, in, second, bias, out},
@@ -1366,11 +1377,8 @@ TPDEF const char *tp_xnn_support_mask_str(uint32_t mask, char *buf, size_t size)
 
 /* The tp_dtype a constant's data view of datatype dt has (the list's view column); -1: none. */
 static int tp__xnn_view_dtype(int dt) {
-#define TP__XNN_DT_VIEW(code, NAME, name, bits, view, scalar, family) \
-  if (dt == code) return (int)view;
-  TP_XNN_DATATYPES(TP__XNN_DT_VIEW)
-#undef TP__XNN_DT_VIEW
-  return -1;
+  const tp__xnn_dt_row *r = tp__xnn_dt(dt);
+  return r ? r->view : -1;
 }
 
 /* Bytes per element; 0 for the 4-bit types (packed two per byte) and invalid ones. */
@@ -1378,19 +1386,19 @@ static size_t tp__xnn_elem_size(int dt) { return (size_t)(tp_xnn_datatype_bits(d
 
 /* "qint8, quint8, qint32": the names of a family's datatypes, for sentences (buf >= 80). */
 static const char *tp__xnn_family_names(int family, char *buf) {
-  size_t n = 0;
+  size_t n = 0, i, len;
   buf[0] = 0;
-#define TP__XNN_DT_FNAME(code, NAME, name, bits, view, scalar, fam)          \
-  if (TP_XNN_DT_##fam == family && n + sizeof(#name) + 2 < 80) {            \
-    if (n) {                                                                \
-      buf[n++] = ',';                                                       \
-      buf[n++] = ' ';                                                       \
-    }                                                                       \
-    memcpy(buf + n, #name, sizeof(#name));                                  \
-    n += sizeof(#name) - 1;                                                 \
+  for (i = 0; i < sizeof tp__xnn_dt_rows / sizeof tp__xnn_dt_rows[0]; i++) {
+    if (tp__xnn_dt_rows[i].family != family) continue;
+    len = strlen(tp__xnn_dt_rows[i].name);
+    if (n + len + 3 >= 80) continue;
+    if (n) {
+      buf[n++] = ',';
+      buf[n++] = ' ';
+    }
+    memcpy(buf + n, tp__xnn_dt_rows[i].name, len + 1);
+    n += len;
   }
-  TP_XNN_DATATYPES(TP__XNN_DT_FNAME)
-#undef TP__XNN_DT_FNAME
   return buf;
 }
 
@@ -5007,11 +5015,8 @@ TPDEF tp_status tp_xnn_graph_value(const tp_xnn_graph *g, uint32_t id, tp_xnn_va
 
 /* XNNDatatype -> ScalarType (tp_dtype codes; the list's scalar column); -1 for none. */
 static int tp__xnn_scalar_type(int dt) {
-#define TP__XNN_DT_SCALAR(code, NAME, name, bits, view, scalar, family) \
-  if (dt == code) return (int)scalar;
-  TP_XNN_DATATYPES(TP__XNN_DT_SCALAR)
-#undef TP__XNN_DT_SCALAR
-  return -1;
+  const tp__xnn_dt_row *r = tp__xnn_dt(dt);
+  return r ? r->scalar : -1;
 }
 
 static tp_status tp__xnn_pte_produce(void *ctx, tp_sink *sink) {
@@ -5180,13 +5185,11 @@ TPDEF tp_status tp_xnn_pte_missing_keys(tp_pte_file *f, size_t m, tp_ptd *ptd, c
 #include <math.h>
 #include <xnnpack.h>
 
-/* The schema's XNNDatatype numbers and XNNPACK's enum xnn_datatype agree only up to qdint8 (9):
-   the schema has qbint4 = 10, qpint8 = 11, int32 = 12 where XNNPACK has qpint8 = 10,
-   int32 = 11, qbint4 = 12. The loader therefore maps by name, never by number. Which names the
-   linked xnnpack.h has is detected at compile time: Debian's 2022 snapshot stops at qcint32 (7)
-   and has no XNN_EXTRA_QUANTIZATION_PARAMS; headers that define it (2023 on, as the one
-   ExecuTorch pins) have every datatype of the schema. Define TP_XNN_RUNTIME_ALL_DATATYPES to 0
-   or 1 to override the detection. */
+/* The loader maps a datatype by name (TP_XNN_DATATYPES: three codes differ from XNNPACK's).
+   Which names the linked xnnpack.h has is detected at compile time: Debian's 2022 snapshot
+   stops at qcint32 (7) and has no XNN_EXTRA_QUANTIZATION_PARAMS; headers that define it (2023
+   on, as the one ExecuTorch pins) have every datatype of the schema. Define
+   TP_XNN_RUNTIME_ALL_DATATYPES to 0 or 1 to override the detection. */
 #ifndef TP_XNN_RUNTIME_ALL_DATATYPES
 #ifdef XNN_EXTRA_QUANTIZATION_PARAMS
 #define TP_XNN_RUNTIME_ALL_DATATYPES 1
