@@ -441,14 +441,14 @@ TPDEF tp_sink tp_sink_counter(uint64_t *count);
 
 /* Passes every write on to `inner` and counts the bytes inner accepted (t->n), e.g. to check
    that a view streamed exactly the bytes it should. */
-typedef struct tp_tally {
+typedef struct tp__tally {
   tp_sink *inner;
   uint64_t n;
   tp_status failed; /* the first failure inner returned (TP_OK: none) */
-} tp_tally;
+} tp__tally;
 /* Sets t->inner = inner, t->n = 0, t->failed = TP_OK and returns the sink; inner's errors pass
    through. */
-TPDEF tp_sink tp_sink_tally(tp_tally *t, tp_sink *inner);
+TPDEF tp_sink tp__sink_tally(tp__tally *t, tp_sink *inner);
 
 /* Progress of a write: done of total bytes so far. Return 0 to go on, non-zero to cancel (the
    write then fails with TP_ERR_CANCELLED; a file writer leaves no file). Writers that take
@@ -578,7 +578,7 @@ TPDEF void tp_buffer_release(tp_buffer *b);
 TPDEF tp_status tp_compact_into(const tp_tensor *t, tp_order order, void *dst, size_t cap);
 /* Streams the compact bytes into sink with a bounded scratch. A compact view goes to the sink
    straight from its storage (zero-copy). A sink that offers its own buffer - tp_sink_membuf,
-   also behind tp_sink_tally - gets the bytes compacted in place at the end of its buffer: no
+   also behind tp__sink_tally - gets the bytes compacted in place at the end of its buffer: no
    scratch and no second copy (the same bytes and statuses as through its write callback). */
 TPDEF tp_status tp_compact_write(const tp_tensor *t, tp_order order, tp_sink *sink);
 
@@ -1214,29 +1214,29 @@ TPDEF tp_status tp_ptd_index(tp_ptd *p, uint32_t *slots, size_t nslots);
       zero padding to 32, the flatbuffer, zero padding up to the segment offset (a multiple of
       the backend's alignment), the segment.
    The segment holds the inline constants (and Vulkan's shaders), each entry at a multiple of
-   the alignment from the segment start, zero-padded to the next one (tp_delegate_place). */
-#define TP_DELEGATE_HEADER_SIZE 30
-#define TP_DELEGATE_FLATBUFFER_OFFSET 32
+   the alignment from the segment start, zero-padded to the next one (tp__delegate_place). */
+#define TP__DELEGATE_HEADER_SIZE 30
+#define TP__DELEGATE_FLATBUFFER_OFFSET 32
 
-typedef struct tp_delegate_frame {
+typedef struct tp__delegate_frame {
   uint32_t header_size;       /* as stored (30 when written) */
   uint32_t flatbuffer_offset; /* 32 when written */
   uint32_t flatbuffer_size;
   uint32_t segment_offset;
   uint64_t segment_size;
-} tp_delegate_frame;
+} tp__delegate_frame;
 
 /* The frame of a blob with a flatbuffer of fb_size bytes and a segment of seg_size bytes whose
    offset is aligned to `alignment` (a power of two >= 16); *total_out (may be NULL) = the blob
    size. TP_ERR_OVERFLOW, with a sentence naming the magic and the size in err (may be NULL),
    when the offsets do not fit the header's 32 bits. */
-TPDEF tp_status tp_delegate_frame_make(const char *magic, uint64_t fb_size, uint64_t alignment,
-                                       uint64_t seg_size, tp_delegate_frame *out,
+TPDEF tp_status tp__delegate_frame_make(const char *magic, uint64_t fb_size, uint64_t alignment,
+                                       uint64_t seg_size, tp__delegate_frame *out,
                                        uint64_t *total_out, tp_error *err);
 /* Streams the 32-byte header (magic, f), the flatbuffer fb (f->flatbuffer_size bytes) and the
    zero padding up to f->segment_offset. The sink's status. */
-TPDEF tp_status tp_delegate_write_head(tp_sink *sink, const char *magic,
-                                       const tp_delegate_frame *f, const void *fb);
+TPDEF tp_status tp__delegate_write_head(tp_sink *sink, const char *magic,
+                                       const tp__delegate_frame *f, const void *fb);
 /* Parses and checks the frame of a blob of `size` bytes: at least 30 bytes, magic at 4, header
    size >= 30, flatbuffer offset >= header size, flatbuffer size >= 12 (root offset,
    identifier, a table) and inside the blob, segment inside the blob and not before the
@@ -1244,13 +1244,13 @@ TPDEF tp_status tp_delegate_write_head(tp_sink *sink, const char *magic,
    shorter than the header). TP_ERR_FORMAT with a sentence in err ("<magic> header: ...",
    segment_name naming the segment, e.g. "constant data") otherwise; TP_ERR_INVALID for a
    NULL out or magic. err (may be NULL) is reset on entry. */
-TPDEF tp_status tp_delegate_parse(const void *blob, size_t size, const char *magic,
-                                  const char *segment_name, tp_delegate_frame *out,
+TPDEF tp_status tp__delegate_parse(const void *blob, size_t size, const char *magic,
+                                  const char *segment_name, tp__delegate_frame *out,
                                   tp_error *err);
 /* Places a segment entry of `size` bytes at *pos (its offset, in *offset_out) and moves *pos
    past it to the next multiple of alignment. Returns 1 on overflow (nothing changed). */
-TPDEF int tp_delegate_place(uint64_t *pos, uint64_t size, uint64_t alignment,
-                            uint64_t *offset_out);
+TPDEF int tp__delegate_place(uint64_t *pos, uint64_t size, uint64_t alignment,
+                             uint64_t *offset_out);
 /* Sends one named constant to the store under the lowercase hex SHA-256 of its bytes
    (prefixed with key_prefix when not NULL, e.g. "scale_"), aligned to `alignment`, and gives
    the store's key in *key_out. Bytes that are the view's own row-major bytes (produce == NULL,
@@ -1258,11 +1258,11 @@ TPDEF int tp_delegate_place(uint64_t *pos, uint64_t size, uint64_t alignment,
    the store); otherwise they are made once - produce(ctx, sink), or the view row-major when
    produce is NULL - and handed to the store as its own copy. The made bytes must be `expect`
    long (else TP_ERR_INVALID). Errors: the store's (its sentence in tp_store_error), NOMEM. */
-TPDEF tp_status tp_delegate_store_constant(tp_store *store, const tp_tensor *view,
-                                           tp_status (*produce)(const void *ctx, tp_sink *sink),
-                                           const void *ctx, uint64_t expect,
-                                           const char *key_prefix, size_t alignment,
-                                           const char **key_out);
+TPDEF tp_status tp__delegate_store_constant(tp_store *store, const tp_tensor *view,
+                                            tp_status (*produce)(const void *ctx, tp_sink *sink),
+                                            const void *ctx, uint64_t expect,
+                                            const char *key_prefix, size_t alignment,
+                                            const char **key_out);
 /* ------------------------------------------------------------------------------------------ */
 /* 9. Programs (.pte)                                                                          */
 /* ------------------------------------------------------------------------------------------ */
@@ -1383,7 +1383,7 @@ TPDEF size_t tp_pte_method_count(const tp_pte *p);
 /* For backend headers that refuse a graph before tp_pte_add_method: latches the building
    failure s in p with the sentence fmt (unless p already holds one) and returns p's first
    failure's status. s == TP_OK is a no-op. */
-TPDEF tp_status tp_pte_fail(tp_pte *p, tp_status s, const char *fmt, ...) TP__PRINTF(3, 4);
+TPDEF tp_status tp__pte_fail(tp_pte *p, tp_status s, const char *fmt, ...) TP__PRINTF(3, 4);
 /* Exact number of bytes tp_pte_write writes. TP_ERR_INVALID for a program without methods,
    the embedded store's error, TP_ERR_OVERFLOW. */
 TPDEF tp_status tp_pte_size(tp_pte *p, uint64_t *size_out);
@@ -1509,7 +1509,7 @@ TPDEF tp_status tp_pte_graph_tensor(const tp_pte_graph *g, uint32_t id, tp_pte_t
 /* For backend headers that refuse a call before tp_pte_call_delegate: latches failure s in g
    with the sentence "method \"NAME\": " + fmt (unless g holds one) and returns g's first
    failure's status. s == TP_OK is a no-op. */
-TPDEF tp_status tp_pte_graph_fail(tp_pte_graph *g, tp_status s, const char *fmt, ...)
+TPDEF tp_status tp__pte_graph_fail(tp_pte_graph *g, tp_status s, const char *fmt, ...)
     TP__PRINTF(3, 4);
 /* Internal (for the backend headers' tp_xnn_pte_call / tp_vk_pte_call): a delegate call whose
    n_expect slots bind tensors of expect[k]'s dtype and sizes (slot k named "external id k"
@@ -3448,13 +3448,13 @@ TPDEF tp_sink tp_sink_counter(uint64_t *count) {
 }
 
 static tp_status tp__tally_write(void *ctx, const void *data, size_t n) {
-  tp_tally *t = (tp_tally *)ctx;
+  tp__tally *t = (tp__tally *)ctx;
   tp_status st = tp_sink_write(t->inner, data, n);
   if (st == TP_OK) t->n += (uint64_t)n;
   else if (t->failed == TP_OK) t->failed = st;
   return st;
 }
-TPDEF tp_sink tp_sink_tally(tp_tally *t, tp_sink *inner) {
+TPDEF tp_sink tp__sink_tally(tp__tally *t, tp_sink *inner) {
   tp_sink s;
   TP_ASSERT(t); /* a NULL inner sink makes every write TP_ERR_INVALID */
   t->inner = inner;
@@ -3559,7 +3559,7 @@ static tp_status tp__writer_where(const tp__writer *w, const char *fn, const cha
 static tp_status tp__writer_run(const tp__writer *w, const char *fn, const char *path,
                                 tp_sink *sink) {
   uint64_t total = 0, at;
-  tp_tally took; /* what the caller's sink took, and its first failure */
+  tp__tally took; /* what the caller's sink took, and its first failure */
   tp_sink to, out;
   tp_progress pr;
   tp_status st;
@@ -3570,7 +3570,7 @@ static tp_status tp__writer_run(const tp__writer *w, const char *fn, const char 
                          fn);
   st = w->prepare(w->obj, &total); /* (its failure's sentence is in werr) */
   if (st != TP_OK) return st;
-  to = tp_sink_tally(&took, sink);
+  to = tp__sink_tally(&took, sink);
   pr.cancelled = 0;
   out = w->progress ? tp_sink_progress(&pr, &to, total, w->progress, w->progress_ctx) : to;
   ++*w->writing;
@@ -4777,7 +4777,7 @@ static tp_status tp__piece_to_sink(void *ctx, const unsigned char *bytes, size_t
   return tp_sink_write((tp_sink *)ctx, bytes, n);
 }
 
-/* Sinks that take bytes in place: a tp_sink_membuf sink (possibly behind tp_sink_tally
+/* Sinks that take bytes in place: a tp_sink_membuf sink (possibly behind tp__sink_tally
    counters) offers the tail of its own buffer, so a view is compacted straight into it - no
    scratch, no second copy. Returns where n bytes go (the caller fills all of them, then calls
    tp__sink_commit), NULL with *st == TP_OK for a sink that does not offer a buffer, or NULL
@@ -4785,7 +4785,7 @@ static tp_status tp__piece_to_sink(void *ctx, const unsigned char *bytes, size_t
 static unsigned char *tp__sink_place(tp_sink *sink, size_t n, tp_status *st) {
   *st = TP_OK;
   if (sink->write == tp__tally_write) {
-    tp_tally *t = (tp_tally *)sink->ctx;
+    tp__tally *t = (tp__tally *)sink->ctx;
     unsigned char *at = t->inner && t->inner->write ? tp__sink_place(t->inner, n, st) : NULL;
     if (*st != TP_OK && t->failed == TP_OK) t->failed = *st;
     return at;
@@ -4805,7 +4805,7 @@ static unsigned char *tp__sink_place(tp_sink *sink, size_t n, tp_status *st) {
 }
 static void tp__sink_commit(tp_sink *sink, size_t n) {
   if (sink->write == tp__tally_write) {
-    tp_tally *t = (tp_tally *)sink->ctx;
+    tp__tally *t = (tp__tally *)sink->ctx;
     tp__sink_commit(t->inner, n);
     t->n += (uint64_t)n;
   } else {
@@ -7781,11 +7781,11 @@ static tp_status tp__store_zeros(tp_sink *sink, uint64_t n) {
 /* Streams store segment g (its bytes, or its view compacted); exactly g->nbytes, else
    TP_ERR_INVALID. */
 static tp_status tp__store_seg_write(const tp__store_seg *g, tp_sink *sink) {
-  tp_tally t;
+  tp__tally t;
   tp_sink w;
   tp_status st;
   if (g->is_bytes) return tp_sink_write(sink, g->bytes, (size_t)g->nbytes);
-  w = tp_sink_tally(&t, sink);
+  w = tp__sink_tally(&t, sink);
   st = tp_compact_write(&g->view, g->order, &w);
   return st == TP_OK && t.n != g->nbytes ? TP_ERR_INVALID : st;
 }
@@ -8237,8 +8237,8 @@ TPDEF tp_status tp_ptd_find(tp_ptd *p, const char *key, tp_ptd_entry *e) {
 
 // >>delegate (implementation) -----------------------------------------------------------------
 
-TPDEF tp_status tp_delegate_frame_make(const char *magic, uint64_t fb_size, uint64_t alignment,
-                                       uint64_t seg_size, tp_delegate_frame *out,
+TPDEF tp_status tp__delegate_frame_make(const char *magic, uint64_t fb_size, uint64_t alignment,
+                                       uint64_t seg_size, tp__delegate_frame *out,
                                        uint64_t *total_out, tp_error *err) {
   uint64_t seg_off, total;
   TP_ASSERT(out && magic);
@@ -8248,7 +8248,7 @@ TPDEF tp_status tp_delegate_frame_make(const char *magic, uint64_t fb_size, uint
     return tp__error_set(err, TP_ERR_INVALID, "%.4s blob: alignment %llu is not a power of two >= 16",
                         magic, (unsigned long long)alignment);
   if (fb_size > (uint64_t)UINT32_MAX ||
-      tp__align_u64((uint64_t)TP_DELEGATE_FLATBUFFER_OFFSET + fb_size, alignment, &seg_off) ||
+      tp__align_u64((uint64_t)TP__DELEGATE_FLATBUFFER_OFFSET + fb_size, alignment, &seg_off) ||
       seg_off > (uint64_t)UINT32_MAX)
     return tp__error_set(err, TP_ERR_OVERFLOW,
                         "%.4s header: a flatbuffer of %llu bytes does not fit its 32-bit offsets",
@@ -8256,8 +8256,8 @@ TPDEF tp_status tp_delegate_frame_make(const char *magic, uint64_t fb_size, uint
   if (tp__add_u64(seg_off, seg_size, &total))
     return tp__error_set(err, TP_ERR_OVERFLOW, "%.4s blob: a segment of %llu bytes overflows",
                         magic, (unsigned long long)seg_size);
-  out->header_size = TP_DELEGATE_HEADER_SIZE;
-  out->flatbuffer_offset = TP_DELEGATE_FLATBUFFER_OFFSET;
+  out->header_size = TP__DELEGATE_HEADER_SIZE;
+  out->flatbuffer_offset = TP__DELEGATE_FLATBUFFER_OFFSET;
   out->flatbuffer_size = (uint32_t)fb_size;
   out->segment_offset = (uint32_t)seg_off;
   out->segment_size = seg_size;
@@ -8265,9 +8265,9 @@ TPDEF tp_status tp_delegate_frame_make(const char *magic, uint64_t fb_size, uint
   return TP_OK;
 }
 
-TPDEF tp_status tp_delegate_write_head(tp_sink *sink, const char *magic,
-                                       const tp_delegate_frame *f, const void *fb) {
-  unsigned char hdr[TP_DELEGATE_FLATBUFFER_OFFSET];
+TPDEF tp_status tp__delegate_write_head(tp_sink *sink, const char *magic,
+                                       const tp__delegate_frame *f, const void *fb) {
+  unsigned char hdr[TP__DELEGATE_FLATBUFFER_OFFSET];
   tp_status st;
   TP_ASSERT(sink && magic && f);
   memset(hdr, 0, sizeof hdr);
@@ -8280,13 +8280,13 @@ TPDEF tp_status tp_delegate_write_head(tp_sink *sink, const char *magic,
   st = tp_sink_write(sink, hdr, sizeof hdr);
   if (st == TP_OK) st = tp_sink_write(sink, fb, f->flatbuffer_size);
   if (st == TP_OK)
-    st = tp_sink_zeros(sink, (size_t)((uint64_t)f->segment_offset - TP_DELEGATE_FLATBUFFER_OFFSET -
+    st = tp_sink_zeros(sink, (size_t)((uint64_t)f->segment_offset - TP__DELEGATE_FLATBUFFER_OFFSET -
                                       f->flatbuffer_size));
   return st;
 }
 
-TPDEF tp_status tp_delegate_parse(const void *blob, size_t size, const char *magic,
-                                  const char *segment_name, tp_delegate_frame *out,
+TPDEF tp_status tp__delegate_parse(const void *blob, size_t size, const char *magic,
+                                  const char *segment_name, tp__delegate_frame *out,
                                   tp_error *err) {
   const unsigned char *h = (const unsigned char *)blob;
   uint64_t fb_end;
@@ -8294,7 +8294,7 @@ TPDEF tp_status tp_delegate_parse(const void *blob, size_t size, const char *mag
   if (!out || !magic) return tp__error_set(err, TP_ERR_INVALID, "delegate header: NULL argument");
   memset(out, 0, sizeof *out);
   if (!segment_name) segment_name = "segment";
-  if (!h || size < TP_DELEGATE_HEADER_SIZE)
+  if (!h || size < TP__DELEGATE_HEADER_SIZE)
     return tp__error_set(err, TP_ERR_FORMAT, "%.4s header: file is %llu bytes, the header needs 30",
                         magic, (unsigned long long)(h ? size : 0));
   out->header_size = tp__get_le16(h + 8);
@@ -8304,7 +8304,7 @@ TPDEF tp_status tp_delegate_parse(const void *blob, size_t size, const char *mag
   out->segment_size = tp__get_le64(h + 22);
   if (memcmp(h + 4, magic, 4) != 0)
     return tp__error_set(err, TP_ERR_FORMAT, "%.4s header: magic is not %.4s", magic, magic);
-  if (out->header_size < TP_DELEGATE_HEADER_SIZE)
+  if (out->header_size < TP__DELEGATE_HEADER_SIZE)
     return tp__error_set(err, TP_ERR_FORMAT, "%.4s header: length %u < 30", magic,
                         (unsigned)out->header_size);
   if (out->flatbuffer_offset < out->header_size)
@@ -8336,8 +8336,8 @@ TPDEF tp_status tp_delegate_parse(const void *blob, size_t size, const char *mag
   return TP_OK;
 }
 
-TPDEF int tp_delegate_place(uint64_t *pos, uint64_t size, uint64_t alignment,
-                            uint64_t *offset_out) {
+TPDEF int tp__delegate_place(uint64_t *pos, uint64_t size, uint64_t alignment,
+                             uint64_t *offset_out) {
   uint64_t end;
   TP_ASSERT(pos && offset_out);
   if (tp__add_u64(*pos, size, &end) || tp__align_u64(end, alignment, &end)) return 1;
@@ -8347,11 +8347,11 @@ TPDEF int tp_delegate_place(uint64_t *pos, uint64_t size, uint64_t alignment,
 }
 
 
-TPDEF tp_status tp_delegate_store_constant(tp_store *store, const tp_tensor *view,
-                                           tp_status (*produce)(const void *ctx, tp_sink *sink),
-                                           const void *ctx, uint64_t expect,
-                                           const char *key_prefix, size_t alignment,
-                                           const char **key_out) {
+TPDEF tp_status tp__delegate_store_constant(tp_store *store, const tp_tensor *view,
+                                            tp_status (*produce)(const void *ctx, tp_sink *sink),
+                                            const void *ctx, uint64_t expect,
+                                            const char *key_prefix, size_t alignment,
+                                            const char **key_out) {
   tp_membuf mb;
   tp_sink ms;
   tp_status st;
@@ -8866,7 +8866,7 @@ TPDEF size_t tp_pte_method_count(const tp_pte *p) {
   return p->n;
 }
 
-TPDEF tp_status tp_pte_fail(tp_pte *p, tp_status s, const char *fmt, ...) {
+TPDEF tp_status tp__pte_fail(tp_pte *p, tp_status s, const char *fmt, ...) {
   va_list ap;
   TP_ASSERT(p);
   if (p->err.status != TP_OK || s == TP_OK) return p->err.status;
@@ -9150,7 +9150,7 @@ TPDEF tp_status tp_pte_graph_tensor(const tp_pte_graph *g, uint32_t id, tp_pte_t
   return TP_OK;
 }
 
-TPDEF tp_status tp_pte_graph_fail(tp_pte_graph *g, tp_status s, const char *fmt, ...) {
+TPDEF tp_status tp__pte_graph_fail(tp_pte_graph *g, tp_status s, const char *fmt, ...) {
   va_list ap;
   size_t n;
   TP_ASSERT(g);
@@ -9648,10 +9648,10 @@ TPDEF tp_status tp__pte_call_bound(tp_pte_graph *g, const char *what, int by_id,
   TP_ASSERT(g);
   if (g->err.status != TP_OK) return g->err.status;
   if (n != n_expect || (n > 0 && !args))
-    return tp_pte_graph_fail(g, TP_ERR_INVALID, "%s of %lu values%s; the graph binds %lu (%s)",
-                             what, (unsigned long)n, n > 0 && !args ? " (NULL args)" : "",
-                             (unsigned long)n_expect,
-                             by_id ? "one value per external, in external-id order"
+    return tp__pte_graph_fail(g, TP_ERR_INVALID, "%s of %lu values%s; the graph binds %lu (%s)",
+                              what, (unsigned long)n, n > 0 && !args ? " (NULL args)" : "",
+                              (unsigned long)n_expect,
+                              by_id ? "one value per external, in external-id order"
                                    : "one value per input, then per output");
   for (k = 0; k < n; k++) {
     tp_pte_tensor t;
@@ -9670,8 +9670,8 @@ TPDEF tp_status tp__pte_call_bound(tp_pte_graph *g, const char *what, int by_id,
       else
         tp__format(slot, sizeof slot, "the graph's %s",
                    expect[k].role == TP_PTE_INPUT ? "input" : "output");
-      return tp_pte_graph_fail(g, TP_ERR_INVALID, "%s: argument %lu (%s, %s) is value %lu, %s",
-                               what, (unsigned long)k, slot, want, (unsigned long)args[k], got);
+      return tp__pte_graph_fail(g, TP_ERR_INVALID, "%s: argument %lu (%s, %s) is value %lu, %s",
+                                what, (unsigned long)k, slot, want, (unsigned long)args[k], got);
     }
   }
   return tp_pte_call_delegate(g, d, args, n);
@@ -9703,7 +9703,7 @@ TPDEF tp_status tp_pte_graph_finish(tp_pte_graph *g) {
                   "or a delegate first)", g->m.name);
   tp__writer_busy(&g->err, p->writing, "a tp_pte_graph_finish call", "program");
   if (g->err.status != TP_OK) {
-    st = tp_pte_fail(p, g->err.status, "%s", g->err.msg);
+    st = tp__pte_fail(p, g->err.status, "%s", g->err.msg);
     tp_pte_graph_destroy(g);
     return st;
   }
@@ -9712,7 +9712,7 @@ TPDEF tp_status tp_pte_graph_finish(tp_pte_graph *g) {
      (directly or in a tensor list); a tensor no instruction uses lives at 0 */
   items = (tp__plan_item *)TP_MALLOC((g->m.nvals ? g->m.nvals : 1) * sizeof *items);
   if (!items) {
-    st = tp_pte_fail(p, TP_ERR_NOMEM, "method \"%.80s\": no memory", g->m.name);
+    st = tp__pte_fail(p, TP_ERR_NOMEM, "method \"%.80s\": no memory", g->m.name);
     tp_pte_graph_destroy(g);
     return st;
   }
@@ -9741,11 +9741,11 @@ TPDEF tp_status tp_pte_graph_finish(tp_pte_graph *g) {
     st = tp__array_reserve((void **)&p->meths, &p->cap, p->n + 1, sizeof *p->meths);
   if (st != TP_OK) {
     if (st == TP_ERR_OVERFLOW)
-      st = tp_pte_fail(p, st, "method \"%.80s\": the tensors live at once with value %lu need "
-                       "more than 2^63 - 1 bytes, which the planned buffer's int64 size cannot "
-                       "hold", g->m.name, (unsigned long)failed);
+      st = tp__pte_fail(p, st, "method \"%.80s\": the tensors live at once with value %lu need "
+                        "more than 2^63 - 1 bytes, which the planned buffer's int64 size cannot "
+                        "hold", g->m.name, (unsigned long)failed);
     else
-      st = tp_pte_fail(p, st, "method \"%.80s\": no memory", g->m.name);
+      st = tp__pte_fail(p, st, "method \"%.80s\": no memory", g->m.name);
     tp_pte_graph_destroy(g);
     return st;
   }
@@ -10155,12 +10155,12 @@ static tp_status tp__pte_emit(void *obj, tp_sink *sink) {
     size_t k;
     for (k = 0; k < m->nvals; k++) {
       const tp__pte_val *v = &m->vals[k];
-      tp_tally t;
+      tp__tally t;
       tp_sink w;
       if (!v->is_const) continue;
       st = tp__store_zeros(sink, v->coff - pos);
       if (st != TP_OK) break;
-      w = tp_sink_tally(&t, sink);
+      w = tp__sink_tally(&t, sink);
       st = tp_compact_write(&v->view, TP_ORDER_ROW_MAJOR, &w);
       if (st == TP_OK && t.n != v->nbytes)
         return tp__error_set(&p->werr, TP_ERR_INVALID, "method \"%.80s\" value %lu: the "
@@ -10176,11 +10176,11 @@ static tp_status tp__pte_emit(void *obj, tp_sink *sink) {
     size_t j;
     for (j = 0; j < m->ndels; j++, seg++) {
       const tp__pte_del *d = &m->dels[j];
-      tp_tally t;
+      tp__tally t;
       tp_sink w;
       st = tp__store_zeros(sink, d->seg_offset - pos);
       if (st != TP_OK) break;
-      w = tp_sink_tally(&t, sink);
+      w = tp__sink_tally(&t, sink);
       st = d->produce(d->ctx, &w);
       if (st == TP_OK && t.n != d->blob_size)
         return tp__error_set(&p->werr, TP_ERR_INVALID,

@@ -606,7 +606,7 @@ TPDEF tp_status tp_vk_save(tp_vk_graph *g, const char *path, uint64_t *size_out)
 
 /* ---- reading a blob (bounds-checked) ---------------------------------------------------- */
 
-/* The VH00 header, checked by the delegate core's tp_delegate_parse (header size >= 30,
+/* The VH00 header, checked by the delegate core's tp__delegate_parse (header size >= 30,
    flatbuffer offset >= header size, flatbuffer size >= 12, bytes offset >= flatbuffer end, both
    regions inside size: what VulkanDelegateHeader.cpp checks, and a flatbuffer that can hold a
    root table) plus the flatbuffer's "VK00" identifier. TP_ERR_FORMAT otherwise. */
@@ -679,7 +679,7 @@ typedef struct tp_vk_blob_bytes {
 
 typedef struct tp_vk_blob {
   int has_header;            /* a VH00 frame (else a bare VK00 flatbuffer, no raw bytes) */
-  tp_delegate_frame frame;   /* segment: the raw bytes */
+  tp__delegate_frame frame;   /* segment: the raw bytes */
   const unsigned char *flatbuffer;
   size_t flatbuffer_size;
   const unsigned char *segment; /* the raw bytes (NULL without a header) */
@@ -694,7 +694,7 @@ typedef struct tp_vk_blob {
   tp_vk_blob_bytes *constants, *shaders;
 } tp_vk_blob;
 
-/* Reads a Vulkan delegate blob: the VH00 header (tp_delegate_parse; a blob whose bytes 4..7
+/* Reads a Vulkan delegate blob: the VH00 header (tp__delegate_parse; a blob whose bytes 4..7
    are "VK00" is read as a bare VK00 flatbuffer without raw bytes, as tpdump shows one), the
    VkGraph flatbuffer, and each constant's bytes as ExecuTorch's loader resolves them: named
    (key present and offset UINT64_MAX) through ptd (opened with tp_ptd_open; NULL: named
@@ -965,7 +965,7 @@ struct tp_vk_graph {
   tp_fb_builder *fb;
   uint64_t segment_size;  /* raw bytes, all padded, incl. the 16 zero bytes case */
   uint64_t fb_size;
-  tp_delegate_frame frame; /* the delegate core's frame of the built flatbuffer */
+  tp__delegate_frame frame; /* the delegate core's frame of the built flatbuffer */
 };
 
 /* The entry of every building call: the latched failure, or a call from a progress callback
@@ -1292,9 +1292,9 @@ static tp_status tp_vk__add_const_named(tp_vk_graph *g, tp_vk__const *c, uint32_
   const char *key = NULL;
   tp_status s;
   /* the view as it is, or the converted bytes made once (the delegate core's routine) */
-  s = tp_delegate_store_constant(g->opts.store, &c->view,
-                                 c->out == c->view.dtype ? NULL : tp_vk__const_produce, c,
-                                 c->nbytes, NULL, 16, &key);
+  s = tp__delegate_store_constant(g->opts.store, &c->view,
+                                  c->out == c->view.dtype ? NULL : tp_vk__const_produce, c,
+                                  c->nbytes, NULL, 16, &key);
   if (s != TP_OK)
     return tp__error_set(&g->err, s, "value %lu: adding the constant to the store failed: %s",
                         (unsigned long)id, tp_store_error(g->opts.store)[0]
@@ -2159,13 +2159,13 @@ static tp_status tp_vk__prepare(void *obj, uint64_t *total) {
       any_empty = 1;
       continue;
     }
-    if (tp_delegate_place(&off, c->nbytes, 16, &c->offset))
+    if (tp__delegate_place(&off, c->nbytes, 16, &c->offset))
       return tp__error_set(&g->werr, TP_ERR_OVERFLOW,
                           "value %lu: the raw segment overflows at %llu bytes",
                           (unsigned long)c->value_id, (unsigned long long)off);
   }
   for (i = 0; i < g->nshaders; i++) {
-    if (tp_delegate_place(&off, (uint64_t)g->shaders[i].n, 16, &g->shaders[i].offset))
+    if (tp__delegate_place(&off, (uint64_t)g->shaders[i].n, 16, &g->shaders[i].offset))
       return tp__error_set(&g->werr, TP_ERR_OVERFLOW, "shader %lu: the raw segment overflows",
                           (unsigned long)i);
   }
@@ -2241,8 +2241,8 @@ static tp_status tp_vk__prepare(void *obj, uint64_t *total) {
     return tp__error_set(&g->werr, TP_ERR_FORMAT, "graph: the flatbuffer builder gave no bytes");
   g->fb_size = (uint64_t)fb_size;
   /* the delegate core's frame (the header's offsets are u32) */
-  s = tp_delegate_frame_make("VH00", g->fb_size, 16, g->segment_size, &g->frame, total,
-                             &g->werr);
+  s = tp__delegate_frame_make("VH00", g->fb_size, 16, g->segment_size, &g->frame, total,
+                              &g->werr);
   if (s != TP_OK) return s;
   g->dirty = 0;
   return TP_OK;
@@ -2263,13 +2263,13 @@ static tp_status tp_vk__emit(void *obj, tp_sink *sink) {
   uint64_t written = 0;
   tp_status s;
   fb = tp_fb_data(g->fb, &fb_size);
-  s = tp_delegate_write_head(sink, "VH00", &g->frame, fb);
+  s = tp__delegate_write_head(sink, "VH00", &g->frame, fb);
   for (i = 0; s == TP_OK && i < g->nconsts; i++) {
     const tp_vk__const *c = &g->consts[i];
-    tp_tally cs;
+    tp__tally cs;
     tp_sink wrap;
     if (c->named || c->nbytes == 0) continue;
-    wrap = tp_sink_tally(&cs, sink);
+    wrap = tp__sink_tally(&cs, sink);
     if (c->out == c->view.dtype)
       s = tp_compact_write(&c->view, TP_ORDER_ROW_MAJOR, &wrap);
     else
@@ -2325,11 +2325,11 @@ TPDEF tp_status tp_vk_save(tp_vk_graph *g, const char *path, uint64_t *size_out)
 
 TPDEF tp_status tp_vk_parse_header(const void *blob, size_t size, tp_vk_header *out) {
   const unsigned char *p = (const unsigned char *)blob;
-  tp_delegate_frame f;
+  tp__delegate_frame f;
   tp_vk_header h;
   if (!out) return TP_ERR_INVALID;
   memset(out, 0, sizeof *out);
-  if (tp_delegate_parse(blob, size, "VH00", "bytes", &f, NULL) != TP_OK) return TP_ERR_FORMAT;
+  if (tp__delegate_parse(blob, size, "VH00", "bytes", &f, NULL) != TP_OK) return TP_ERR_FORMAT;
   if (memcmp(p + f.flatbuffer_offset + 4, "VK00", 4) != 0) return TP_ERR_FORMAT;
   h.header_size = f.header_size;
   h.flatbuffer_offset = f.flatbuffer_offset;
@@ -2404,7 +2404,7 @@ TPDEF void tp_vk_blob_free(tp_vk_blob *b) {
 
 /* The VK00 rules, decided once: tp_vk_read_blob, tp_vk_check_blob, tp_vk_upload_blob and
    tpdump apply exactly these (this reader is their one walk), the writer never breaks them.
-     - the VH00 header (tp_delegate_parse; with need_header 0 a blob whose bytes 4..7 are
+     - the VH00 header (tp__delegate_parse; with need_header 0 a blob whose bytes 4..7 are
        "VK00" is a bare flatbuffer with no raw bytes) and the VK00 flatbuffer through the
        bounds-checked reader; chain, values, input_ids, output_ids, constants and shaders
        present (ExecuTorch's loader dereferences them without a check);
@@ -2445,7 +2445,7 @@ static tp_status tp_vk__read(const void *blob, size_t size, tp_ptd *ptd, int nee
   out->flatbuffer = p;
   out->flatbuffer_size = size;
   if (need_header || size < 8 || memcmp(p + 4, "VK00", 4) != 0) {
-    if (tp_delegate_parse(blob, size, "VH00", "bytes", &out->frame, &pe) != TP_OK)
+    if (tp__delegate_parse(blob, size, "VH00", "bytes", &out->frame, &pe) != TP_OK)
       return tp__error_set(err, TP_ERR_FORMAT, "read: the %lu-byte blob has no valid VH00 "
                            "header and VK00 flatbuffer: %s", (unsigned long)size, pe.msg);
     out->has_header = 1;
@@ -2803,10 +2803,10 @@ TPDEF tp_status tp_vk_add_pte_method_ex(tp_pte *p, const char *name, tp_vk_graph
   TP_ASSERT(p);
   TP_ASSERT(g);
   /* the latched failures only: a failed size or write call of either object is no reason */
-  if (tp_pte_fail(p, TP_OK, NULL) != TP_OK) return tp_pte_fail(p, TP_OK, NULL);
+  if (tp__pte_fail(p, TP_OK, NULL) != TP_OK) return tp__pte_fail(p, TP_OK, NULL);
   memset(&e, 0, sizeof e);
   if (tp_vk__pte_args(g, &args, &n, &blob, &e) != TP_OK)
-    return tp_pte_fail(p, e.status, "method \"%.80s\": %s", nm, e.msg);
+    return tp__pte_fail(p, e.status, "method \"%.80s\": %s", nm, e.msg);
   memset(&m, 0, sizeof m);
   m.name = name;
   m.args = args;
@@ -2834,7 +2834,7 @@ TPDEF tp_status tp_vk_pte_call(tp_pte_graph *pg, tp_vk_graph *g, const uint32_t 
   if (tp_pte_graph_status(pg) != TP_OK) return tp_pte_graph_status(pg);
   memset(&e, 0, sizeof e);
   if (tp_vk__pte_args(g, &io, &n_io, &blob, &e) != TP_OK)
-    return tp_pte_graph_fail(pg, e.status, "a Vulkan call: %s", e.msg);
+    return tp__pte_graph_fail(pg, e.status, "a Vulkan call: %s", e.msg);
   memset(&d, 0, sizeof d);
   d.backend_id = "VulkanBackend";
   d.blob_size = blob;
@@ -2858,10 +2858,10 @@ TPDEF tp_status tp_vk_add_pte_method_specs(tp_pte *p, const char *name, tp_vk_gr
   tp_status st;
   TP_ASSERT(p);
   TP_ASSERT(g);
-  if (tp_pte_fail(p, TP_OK, NULL) != TP_OK) return tp_pte_fail(p, TP_OK, NULL);
+  if (tp__pte_fail(p, TP_OK, NULL) != TP_OK) return tp__pte_fail(p, TP_OK, NULL);
   st = tp_vk_encode_compile_specs(cs, enc, &n, &err);
   if (st != TP_OK)
-    return tp_pte_fail(p, st, "method \"%.80s\": %.160s", name ? name : "(null)", err.msg);
+    return tp__pte_fail(p, st, "method \"%.80s\": %.160s", name ? name : "(null)", err.msg);
   for (i = 0; i < n; i++) {
     specs[i].key = enc[i].key;
     specs[i].value = enc[i].value;

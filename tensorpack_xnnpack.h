@@ -996,7 +996,7 @@ TPDEF tp_status tp_xnn_save(tp_xnn_graph *g, const char *path, uint64_t *size_ou
 
 /* ---- reading a blob (bounds-checked, no XNNPACK needed) -----------------------------------
    tp_xnn_read_blob parses an XNNPACK delegate blob - the XH00 frame (the delegate core's
-   tp_delegate_parse; a blob that does not start with an XH00 header is taken as a bare XN01 /
+   tp__delegate_parse; a blob that does not start with an XH00 header is taken as a bare XN01 /
    XN00 flatbuffer, as upstream) and the XNNGraph flatbuffer through the bounds-checked reader -
    into the read-only structure below, every field named by the XN01 description. It checks
    the structure: the identifier, xvalues and xnodes present, num_externs <= 4096, every XValue
@@ -1072,7 +1072,7 @@ typedef struct tp_xnn_blob_constant {
 
 typedef struct tp_xnn_blob {
   int has_header;               /* an XH00 frame (else a bare flatbuffer) */
-  tp_delegate_frame frame;
+  tp__delegate_frame frame;
   const unsigned char *flatbuffer;
   size_t flatbuffer_size;
   char identifier[5];           /* "XN01" or "XN00" */
@@ -1469,7 +1469,7 @@ struct tp_xnn_graph {
   void *progress_ctx;
   tp_error werr;     /* the last write / size call's failure (never latched) */
   tp_fb_builder *fb; /* the built XN01 flatbuffer, valid while fb_valid */
-  tp_delegate_frame frame; /* its frame (the delegate core's), set by tp__xnn_prepare */
+  tp__delegate_frame frame; /* its frame (the delegate core's), set by tp__xnn_prepare */
   int fb_valid;      /* cleared by every define and set call */
   void **owned;      /* copies the graph made (grouped ConvTranspose2d filters), freed at destroy */
   size_t nowned, cap_owned;
@@ -2648,10 +2648,10 @@ static tp_status tp__xnn_add_const(tp_xnn_graph *g, uint32_t value_id, const cha
     const char *key = NULL;
     /* the view as it is (the store hashes it once), or bytes that are not the view's own
        (packed, converted, or a scale whose key needs the "scale_" prefix) made once */
-    st = tp_delegate_store_constant(g->store, view,
-                                    how == TP__XNN_C_COMPACT ? NULL : tp__xnn_const_produce, &c,
-                                    size, is_scale ? "scale_" : NULL, (size_t)g->alignment,
-                                    &key);
+    st = tp__delegate_store_constant(g->store, view,
+                                     how == TP__XNN_C_COMPACT ? NULL : tp__xnn_const_produce, &c,
+                                     size, is_scale ? "scale_" : NULL, (size_t)g->alignment,
+                                     &key);
     if (st != TP_OK || !key)
       return tp__error_set(&g->err, st != TP_OK ? st : TP_ERR_INVALID,
                           "value %u: %s could not be added to the store: %s", (unsigned)value_id,
@@ -4109,7 +4109,7 @@ static tp_status tp__xnn_layout_consts(tp_xnn_graph *g, uint64_t *seg_size) {
   for (i = 1; i < g->nconsts; i++) {
     tp__xnn_const *c = &g->consts[i];
     if (c->named) continue;
-    if (tp_delegate_place(&off, c->size, g->alignment, &c->offset))
+    if (tp__delegate_place(&off, c->size, g->alignment, &c->offset))
       return tp__error_set(&g->werr, TP_ERR_OVERFLOW, "constant %u: segment size overflows",
                           (unsigned)i);
   }
@@ -4322,8 +4322,8 @@ static tp_status tp__xnn_prepare(void *obj, uint64_t *total) {
     return tp__error_set(&g->werr, TP_ERR_OVERFLOW,
                         "flatbuffer of %llu bytes does not fit the header's 32-bit offsets",
                         (unsigned long long)fb_size);
-  return tp_delegate_frame_make("XH00", (uint64_t)fb_size, g->alignment, cd_size, &g->frame,
-                                total, &g->werr);
+  return tp__delegate_frame_make("XH00", (uint64_t)fb_size, g->alignment, cd_size, &g->frame,
+                                 total, &g->werr);
 }
 
 /* The blob (tp__xnn_prepare ran): the writer core's emit. */
@@ -4334,15 +4334,15 @@ static tp_status tp__xnn_emit(void *obj, tp_sink *sink) {
   uint64_t pos = 0;
   tp_status st;
   fb = tp_fb_data(g->fb, &fb_size);
-  st = tp_delegate_write_head(sink, "XH00", &g->frame, fb);
+  st = tp__delegate_write_head(sink, "XH00", &g->frame, fb);
   for (i = 1; st == TP_OK && i < g->nconsts; i++) {
     const tp__xnn_const *c = &g->consts[i];
-    tp_tally cc;
+    tp__tally cc;
     tp_sink cs;
     if (c->named) continue;
     st = tp_sink_zeros(sink, (size_t)(c->offset - pos));
     if (st != TP_OK) break;
-    cs = tp_sink_tally(&cc, sink);
+    cs = tp__sink_tally(&cc, sink);
     st = tp__xnn_const_emit(c, &cs);
     if (st == TP_OK && cc.n != c->size)
       return tp__error_set(&g->werr, TP_ERR_INVALID,
@@ -4566,7 +4566,7 @@ TPDEF tp_status tp_xnn_read_blob(const void *blob, size_t size, tp_xnn_blob *out
   out->flatbuffer = p;
   out->flatbuffer_size = size;
   if (size >= 8 && memcmp(p + 4, "XH00", 4) == 0) { /* tpdump's test: a short one is refused */
-    st = tp_delegate_parse(p, size, "XH00", "constant data", &out->frame, err);
+    st = tp__delegate_parse(p, size, "XH00", "constant data", &out->frame, err);
     if (st != TP_OK) return st;
     out->has_header = 1;
     out->flatbuffer = p + out->frame.flatbuffer_offset;
@@ -5113,10 +5113,10 @@ TPDEF tp_status tp_xnn_add_pte_method(tp_pte *p, const char *name, tp_xnn_graph 
   TP_ASSERT(p);
   TP_ASSERT(g);
   /* the latched failures only: a failed size or write call of either object is no reason */
-  if (tp_pte_fail(p, TP_OK, NULL) != TP_OK) return tp_pte_fail(p, TP_OK, NULL);
+  if (tp__pte_fail(p, TP_OK, NULL) != TP_OK) return tp__pte_fail(p, TP_OK, NULL);
   memset(&e, 0, sizeof e);
   if (tp__xnn_pte_args(g, &args, &n, &blob, &e) != TP_OK)
-    return tp_pte_fail(p, e.status, "method \"%.80s\": %s", nm, e.msg);
+    return tp__pte_fail(p, e.status, "method \"%.80s\": %s", nm, e.msg);
   memset(&m, 0, sizeof m);
   m.name = name;
   m.args = args;
@@ -5143,7 +5143,7 @@ TPDEF tp_status tp_xnn_pte_call(tp_pte_graph *pg, tp_xnn_graph *g, const uint32_
   if (tp_pte_graph_status(pg) != TP_OK) return tp_pte_graph_status(pg);
   memset(&e, 0, sizeof e);
   if (tp__xnn_pte_args(g, &ext, &n_ext, &blob, &e) != TP_OK)
-    return tp_pte_graph_fail(pg, e.status, "an XNNPACK call: %s", e.msg);
+    return tp__pte_graph_fail(pg, e.status, "an XNNPACK call: %s", e.msg);
   memset(&d, 0, sizeof d);
   d.backend_id = "XnnpackBackend";
   d.blob_size = blob;

@@ -217,7 +217,7 @@ static void test_null_sinks(void) {
   tp_tensor t, i8;
   tp_storage st;
   int64_t sz[1] = {16};
-  tp_tally tl;
+  tp__tally tl;
   tp_sink tally;
   st.data = g_data;
   st.nbytes = sizeof g_data;
@@ -234,9 +234,9 @@ static void test_null_sinks(void) {
   TPT_STATUS(tp_compact_write(&t, TP_ORDER_ROW_MAJOR, NULL), TP_ERR_INVALID);
   TPT_STATUS(tp_convert_write(&t, TP_F16, 0, &nul), TP_ERR_INVALID);
   TPT_STATUS(tp_pack_int4_write(&i8, &nul), TP_ERR_INVALID);
-  tally = tp_sink_tally(&tl, NULL);
+  tally = tp__sink_tally(&tl, NULL);
   TPT_STATUS(tp_sink_write(&tally, "x", 1), TP_ERR_INVALID);
-  tally = tp_sink_tally(&tl, &nul);
+  tally = tp__sink_tally(&tl, &nul);
   TPT_STATUS(tp_compact_write(&t, TP_ORDER_ROW_MAJOR, &tally), TP_ERR_INVALID);
   TPT_EQ_U64(tl.n, 0);
 }

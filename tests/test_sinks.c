@@ -74,15 +74,15 @@ static tp_status fail_after_8(void *ctx, const void *data, size_t n) {
   return TP_OK;
 }
 
-/* tp_sink_tally forwards every write and counts only what the inner sink accepted. */
+/* tp__sink_tally forwards every write and counts only what the inner sink accepted. */
 static void test_tally(void) {
   tp_membuf m;
   tp_sink inner, t;
-  tp_tally tally;
+  tp__tally tally;
   size_t seen = 0;
   memset(&m, 0, sizeof m);
   inner = tp_sink_membuf(&m);
-  t = tp_sink_tally(&tally, &inner);
+  t = tp__sink_tally(&tally, &inner);
   TPT_CHECK(tally.inner == &inner);
   TPT_STATUS(tp_sink_write(&t, "abc", 3), TP_OK);
   TPT_STATUS(tp_sink_zeros(&t, 5), TP_OK);
@@ -93,7 +93,7 @@ static void test_tally(void) {
 
   inner.write = fail_after_8;
   inner.ctx = &seen;
-  t = tp_sink_tally(&tally, &inner);
+  t = tp__sink_tally(&tally, &inner);
   TPT_STATUS(tp_sink_write(&t, "0123456", 7), TP_OK);
   TPT_STATUS(tp_sink_write(&t, "89", 2), TP_ERR_IO); /* the inner status passes through */
   TPT_EQ_U64(tally.n, 7);                             /* the refused bytes are not counted */

@@ -362,17 +362,17 @@ static int tpd_in_segment(const tpd *d, uint64_t off, uint64_t n, uint64_t *at) 
   return 1;
 }
 
-/* Reads a 30-byte XH00/VH00 delegate header through the delegate core's tp_delegate_parse
+/* Reads a 30-byte XH00/VH00 delegate header through the delegate core's tp__delegate_parse
    (the checks the upstream parsers make: sizes inside the file, no overlap, length >= 30),
    printing its fields first. */
 static int tpd_delegate_header(tpd *d, const char *magic, const char *segname,
                                uint32_t *fb_off, uint32_t *fb_size) {
-  tp_delegate_frame f;
+  tp__delegate_frame f;
   tp_error e;
   tp_status st;
   memset(&e, 0, sizeof e);
-  st = tp_delegate_parse(d->file, d->file_size, magic, segname, &f, &e);
-  if (d->file_size < TP_DELEGATE_HEADER_SIZE) {
+  st = tp__delegate_parse(d->file, d->file_size, magic, segname, &f, &e);
+  if (d->file_size < TP__DELEGATE_HEADER_SIZE) {
     tpd_fail(d, "%s", e.msg);
     return 0;
   }
