@@ -15,6 +15,16 @@
    that part includes <vulkan/vulkan.h> and needs -lvulkan. Reading a blob back
    (tp_vk_parse_header, tp_vk_read_blob) needs neither.
 
+   CONTENTS (declarations: headings "---- name"; implementation: markers ">>name")
+     the VK00 format, described once; the graph     >>vk-format, >>vk-graph
+     the operators ExecuTorch's Vulkan backend
+       runs; values, tensors, the op chain          >>vk-ops, >>vk-tensor, >>vk-chain
+     compile specs; output (size, write, save)      >>vk-specs, >>vk-layout, >>vk-write
+     reading a blob (bounds-checked)                >>vk-read
+     quantized linears in one call                  >>vk-quant
+     programs (.pte)                                >>vk-pte
+     optional: upload onto a real Vulkan device     >>vk-runtime
+
    QUICK START (examples/04_vulkan_graph.c: y = linear(x, W) with W a transposed view)
 
       float wt[8 * 4];                    // W^T, stored [in = 8][out = 4]
@@ -592,11 +602,11 @@ TPDEF tp_status tp_vk_encode_compile_specs(const tp_vk_compile_specs *specs,
 TPDEF tp_status tp_vk_blob_size(tp_vk_graph *g, uint64_t *size_out);
 /* Streams the blob into sink; the graph can be written again (same bytes). With
    options.progress set it reports (done, total = the blob size). Errors, sentences and
-   cancelling: as every writer object (tensorpack.h section 4, "writer objects"). */
+   cancelling: as every writer object (tensorpack.h section 11, "writer objects"). */
 TPDEF tp_status tp_vk_write(tp_vk_graph *g, tp_sink *sink);
 #ifndef TP_NO_STDIO
 /* Writes the blob to path atomically (temp file + rename; removed on any error): a failure
-   leaves a sentence naming the path in tp_vk_graph_error (tensorpack.h section 4, "writer
+   leaves a sentence naming the path in tp_vk_graph_error (tensorpack.h section 11, "writer
    objects") and does not kill the graph. */
 TPDEF tp_status tp_vk_write_file(tp_vk_graph *g, const char *path);
 /* tp_vk_blob_size + tp_vk_write_file, a failure's sentence (tp_vk_graph_error) on stderr as

@@ -12,6 +12,22 @@
       #define TENSORPACK_XNNPACK_IMPLEMENTATION    (once, for this file)
    before you include this file in *one* C or C++ file.
 
+   CONTENTS (declarations: headings "---- name"; implementation: markers ">>name")
+     datatypes and flags (TP_XNN_DATATYPES)          >>xnn-tables
+     the XN01 format, described once (tables,
+       TP_XNN_NODE_LIST, TP_XNN_NODE_SUPPORT)        >>xnn-tables, >>xnn-serialize
+     the graph and its options                       >>xnn-graph
+     values                                          >>xnn-values, >>xnn-constants
+     nodes (one define call per kind) and their
+       rules                                         >>xnn-nodes, >>xnn-check
+     quantized linears in one call                   >>xnn-quant
+     PyTorch layouts                                 >>xnn-torch
+     output (size, write, write_file, save)          >>xnn-serialize
+     reading a blob, checks                          >>xnn-read, >>xnn-check-blob
+     loader onto the real XNNPACK (optional)         >>xnn-runtime
+     programs (.pte)                                 >>xnn-pte, >>xnn-pte-read, >>xnn-load-pte
+     for tools/tpdump.c, not for users (tp__)        >>xnn-pte-read
+
    QUICK START (from examples/02_xnnpack_linear.c: y = x W^T, W a view into a bigger storage)
 
       float storage[3 * 8 * 8];                     // torch.randn(3, 8, 8)
@@ -589,6 +605,7 @@ TPDEF int tp_xnn_datatype_family(int datatype);
    uint. NULL if unknown. */
 TPDEF const char *tp_xnn_node_layout(int kind);
 
+/* ---- the graph and its options ------------------------------------------------------------ */
 typedef struct tp_xnn_graph tp_xnn_graph;
 
 /* Which runtime a blob is for (tp_xnn_options.target). */
@@ -599,7 +616,7 @@ typedef struct tp_xnn_graph tp_xnn_graph;
                                       tools that copy blobs field by field; such a blob may not
                                       run anywhere */
 
-/* Zero = defaults. */
+/* Zero-initialised (or NULL options) = the defaults: every field's 0 / NULL is its default. */
 typedef struct tp_xnn_options {
   tp_store *store;   /* NULL: constants inline in the blob; set: named constants in the store */
   size_t alignment;  /* constant alignment, a power of two; 0 = 16 (smaller values mean 16) */
@@ -778,8 +795,8 @@ TPDEF tp_status tp_xnn_define_fully_connected(tp_xnn_graph *g, float output_min,
                              row); scales f32 [out]; in must be even for the ExecuTorch target
               TP_XNN_QBINT4: 4-bit groupwise (qd8 x qb4w, torchao 8da4w: "8da4w"); block_size
                              a multiple of 32 dividing in; scales [out, in / block_size]
-                             row-major (the order XNNPACK wants; the seed's bug was a
-                             transposed one), written as bf16
+                             row-major (the order XNNPACK wants, not transposed), written
+                             as bf16
    block_size   QBINT4 only (0 otherwise).
    scale_dtype  the quantizer's scale precision: TP_F32 for QCINT8 / QCINT4; TP_F32 (torchao's
                 default scales_precision: values from f32 scales, converted to bf16 when
@@ -983,11 +1000,11 @@ TPDEF tp_status tp_xnn_blob_size(tp_xnn_graph *g, uint64_t *size_out);
    TP_ERR_INVALID with its sentence in tp_xnn_graph_error, not latched (define what is missing
    and write again).
    With options.progress set it reports (done, total = the blob size). Errors, sentences and
-   cancelling: as every writer object (tensorpack.h section 4, "writer objects"). */
+   cancelling: as every writer object (tensorpack.h section 11, "writer objects"). */
 TPDEF tp_status tp_xnn_write(tp_xnn_graph *g, tp_sink *sink);
 #ifndef TP_NO_STDIO
 /* The blob into a file, atomically (temporary file + rename; nothing is left on failure): the
-   sentence names the path in tp_xnn_graph_error (tensorpack.h section 4, "writer objects"). */
+   sentence names the path in tp_xnn_graph_error (tensorpack.h section 11, "writer objects"). */
 TPDEF tp_status tp_xnn_write_file(tp_xnn_graph *g, const char *path);
 /* tp_xnn_blob_size + tp_xnn_write_file, a failure's sentence (tp_xnn_graph_error) on stderr as
    "error: <sentence>"; *size_out (may be NULL) gets the blob's bytes. As tp_store_save_ptd. */
@@ -1003,7 +1020,7 @@ TPDEF tp_status tp_xnn_save(tp_xnn_graph *g, const char *path, uint64_t *size_ou
    a known union member with its tensor, dims at most 6, a known quantization tag, every XNode a
    known kind with its table and its vectors present with at most 6 entries, every
    constant_data entry a table and a readable named_key; and the format's rules (the same for
-   tp_xnn_check_blob, the loader and tpdump --check; issue 14 finding 12): value ids unique and
+   tp_xnn_check_blob, the loader and tpdump --check, decided once): value ids unique and
    not TP_XNN_INVALID_ID; input / output ids and node id fields naming values; a known datatype,
    dims present and num_dims equal to their count, numel(dims) x element size inside 64 bits
    (the define calls refuse the same); only the external input / output flags, an external
@@ -1200,11 +1217,6 @@ TPDEF tp_status tp_xnn_pte_call(tp_pte_graph *pg, tp_xnn_graph *g, const uint32_
    sentence in *err (may be NULL; reset on entry). */
 TPDEF tp_status tp_xnn_pte_missing_keys(tp_pte_file *f, size_t m, tp_ptd *ptd, const char **keys,
                                         size_t cap, size_t *count, tp_error *err);
-/* Internal (not API; tpdump --check lists every backend's keys in one tp__pte_missing_keys):
-   calls fn for each named constant key of one XnnpackBackend blob, in order, after
-   tp_xnn_read_blob accepts it (its sentence in err otherwise); stops at fn's non-TP_OK. */
-TPDEF tp_status tp__xnn_blob_keys(const void *blob, size_t size, tp__key_fn fn, void *ctx,
-                                  tp_error *err);
 #ifdef TENSORPACK_XNNPACK_RUNTIME
 /* tp_xnn_load for method `method` of a program (.pte bytes, e.g. from tp_pte_read_file's
    f.data / f.size or a tp_pte_write into memory): its XnnpackBackend delegate (the one a
@@ -1222,6 +1234,13 @@ TPDEF tp_status tp_xnn_load_pte(const void *pte, size_t pte_size, const char *me
                                 const void *ptd, size_t ptd_size, uint32_t flags,
                                 tp_xnn_runtime **out, tp_error *err);
 #endif
+
+/* ---- for tools/tpdump.c, not for users (tp__: not API, may change in any release) ---- */
+/* Calls fn for each named constant key of one XnnpackBackend blob, in order, after
+   tp_xnn_read_blob accepts it (its sentence in err otherwise); stops at fn's non-TP_OK. tpdump
+   --check lists every backend's keys through it in one tp__pte_missing_keys. */
+TPDEF tp_status tp__xnn_blob_keys(const void *blob, size_t size, tp__key_fn fn, void *ctx,
+                                  tp_error *err);
 
 #ifdef __cplusplus
 }
@@ -2698,7 +2717,7 @@ static tp_status tp__xnn_add_const(tp_xnn_graph *g, uint32_t value_id, const cha
 /* The bytes a value of v's datatype and dims holds (the 4-bit types: rows x ceil(last / 2) in
    *bytes, ceil(numel / 2) in *alt; else both numel x element size). Returns 0 when that
    overflows 64 bits: the writer refuses such dims at define time, tp_xnn_check_blob and tpdump
-   refuse them in a blob, with the same sentence (one rule, issue 14 finding 12). */
+   refuse them in a blob, with the same sentence (one rule). */
 static int tp__xnn_value_bytes(const tp__xnn_value *v, uint64_t *bytes, uint64_t *alt) {
   uint64_t numel = 1, rows = 1, last = 1;
   uint32_t i;
@@ -4683,7 +4702,7 @@ static tp_status tp__xnn_cf_const(const tp_xnn_blob *b, uint32_t idx, uint64_t w
 }
 
 /* The XN01 format rules that the node and graph rules do not judge, on what tp_xnn_read_blob
-   read (issue 14 finding 12: decided once; tpdump --check's verdict is tp_xnn_check_blob's):
+   read (decided once: tpdump --check's verdict is tp_xnn_check_blob's):
    value ids unique and not XNN_INVALID_VALUE_ID; input / output ids and node id fields naming
    values; every value a known datatype with dims present, num_dims equal to their count,
    numel(dims) x element size inside 64 bits (the writer refuses the same at define time,

@@ -122,24 +122,24 @@ static void test_atomic_write_sentences(void) {
   const char *bad = "/tmp/tp_no_such_dir_for_errors/y.bin", *ok = "/tmp/tp_test_errors_y.bin";
   struct stat sb;
   memset(&e, 0, sizeof e);
-  TPT_STATUS(tp_atomic_write_ex(bad, produce_abc, NULL, &e), TP_ERR_IO);
+  TPT_STATUS(tp_atomic_write(bad, produce_abc, NULL, &e), TP_ERR_IO);
   TPT_EQ_INT(e.status, TP_ERR_IO);
   snprintf(want, sizeof want,
            "cannot create a temporary file beside \"%s\": No such file or directory (does its "
            "directory exist and is it writable?)", bad);
   TPT_EQ_STR(e.msg, want);
-  TPT_STATUS(tp_atomic_write_ex(ok, produce_fail, NULL, &e), TP_ERR_FORMAT);
+  TPT_STATUS(tp_atomic_write(ok, produce_fail, NULL, &e), TP_ERR_FORMAT);
   TPT_EQ_STR(e.msg, "writing \"/tmp/tp_test_errors_y.bin\" failed (malformed input); no file was left");
   TPT_CHECK(stat(ok, &sb) != 0);
-  TPT_STATUS(tp_atomic_write_ex(ok, produce_abc, NULL, &e), TP_OK); /* reset on entry */
+  TPT_STATUS(tp_atomic_write(ok, produce_abc, NULL, &e), TP_OK); /* reset on entry */
   TPT_EQ_INT(e.status, TP_OK);
   TPT_EQ_STR(e.msg, "");
   TPT_CHECK(stat(ok, &sb) == 0 && sb.st_size == 3);
-  TPT_STATUS(tp_atomic_write_ex(ok, NULL, NULL, &e), TP_ERR_INVALID);
+  TPT_STATUS(tp_atomic_write(ok, NULL, NULL, &e), TP_ERR_INVALID);
   TPT_EQ_STR(e.msg, "atomic write: produce is NULL");
-  TPT_STATUS(tp_atomic_write_ex("", produce_abc, NULL, &e), TP_ERR_INVALID);
+  TPT_STATUS(tp_atomic_write("", produce_abc, NULL, &e), TP_ERR_INVALID);
   TPT_EQ_STR(e.msg, "atomic write: the path is NULL or empty");
-  TPT_STATUS(tp_atomic_write(bad, produce_abc, NULL), TP_ERR_IO); /* NULL err is fine */
+  TPT_STATUS(tp_atomic_write(bad, produce_abc, NULL, NULL), TP_ERR_IO); /* NULL err is fine */
   remove(ok);
 }
 

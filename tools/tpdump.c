@@ -31,7 +31,7 @@
    flags, output_min_max, debug_handle) or the Vulkan op chain; constants with their offset,
    size and the first 8 hex digits of the SHA-256 of their bytes; named keys.
    Checked: the verdict is the library's own check of the format, so tpdump cannot disagree
-   with the readers and the loader (issue 14 finding 12): tp_xnn_check_blob (XN01's format
+   with the readers and the loader: tp_xnn_check_blob (XN01's format
    rules), tp_vk_check_blob (VK00's), tp_ptd_open, tp_pte_read and each delegate's blob by its
    backend's check; with --ptd (or a program's named data) XNNPACK's named keys are resolved as
    the loader resolves them. An XNNPACK report prints tp_xnn_read_blob's result (the one
@@ -1116,7 +1116,7 @@ static const char *tpd_format(const unsigned char *b, size_t size) {
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* The verdict: the library's own check of each format (issue 14 finding 12)                   */
+/* The verdict: the library's own check of each format                                        */
 /* ------------------------------------------------------------------------------------------ */
 
 /* An XNNPACK blob's verdict: tp_xnn_read_blob's (its structure and format rules, which is
