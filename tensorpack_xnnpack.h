@@ -2736,13 +2736,18 @@ static int tp__xnn_value_bytes(const tp__xnn_value *v, uint64_t *bytes, uint64_t
   return 1;
 }
 
-/* Checks datatype, dims, external id and flags, fills v. Does not add anything. */
-static tp_status tp__xnn_value_begin(tp_xnn_graph *g, int dt, size_t num_dims,
+/* The entry of the five value defines: the graph's guard, then datatype, dims, external id,
+   flags and the define call's family (TP_XNN_DT_*); fills v. Does not add anything. */
+static tp_status tp__xnn_value_begin(tp_xnn_graph *g, int family, int dt, size_t num_dims,
                                      const size_t *dims, const tp_tensor *data,
                                      uint32_t external_id, uint32_t flags, tp__xnn_value *v) {
+  static const char *const what[] = {"", "", "per-tensor quantized", "per-channel quantized",
+                                     "blockwise quantized", "dynamically quantized"};
   uint32_t id = (uint32_t)g->nvalues;
   size_t i;
+  char names[80];
   memset(v, 0, sizeof *v);
+  if (tp__xnn_guard(g)) return g->err.status;
   if (g->nvalues >= (size_t)UINT32_MAX - 1)
     return tp__error_set(&g->err, TP_ERR_OVERFLOW, "value %u: too many values", (unsigned)id);
   if (!tp_xnn_datatype_bits(dt))
@@ -2806,6 +2811,30 @@ static tp_status tp__xnn_value_begin(tp_xnn_graph *g, int dt, size_t num_dims,
   }
   v->external_id = external_id;
   v->flags = flags;
+  if (tp_xnn_datatype_family(dt) == family) return TP_OK;
+  if (family == TP_XNN_DT_PLAIN)
+    return tp__error_set(&g->err, TP_ERR_INVALID,
+                        "value %u: datatype %s needs a quantized define call", (unsigned)id,
+                        tp_xnn_datatype_name(dt));
+  return tp__error_set(&g->err, TP_ERR_INVALID, "value %u: datatype %s is not %s (%s)",
+                      (unsigned)id, tp_xnn_datatype_name(dt), what[family],
+                      tp__xnn_family_names(family, names));
+}
+
+/* A scale view: present, a valid view, f32 (or bf16 when bf16_ok). */
+static tp_status tp__xnn_scale_view(tp_xnn_graph *g, unsigned id, const tp_tensor *scale,
+                                    int bf16_ok) {
+  tp_error e;
+  tp_status st;
+  if (!scale)
+    return tp__error_set(&g->err, TP_ERR_INVALID, "value %u: no scale view", id);
+  memset(&e, 0, sizeof e);
+  st = tp_tensor_check(scale, &e);
+  if (st != TP_OK)
+    return tp__error_set(&g->err, st, "value %u: bad scale view: %s", id, e.msg);
+  if (scale->dtype != TP_F32 && !(bf16_ok && scale->dtype == TP_BF16))
+    return tp__error_set(&g->err, TP_ERR_INVALID, "value %u: scale view is %s, must be f32%s",
+                        id, tp_dtype_name(scale->dtype), bf16_ok ? " or bf16" : "");
   return TP_OK;
 }
 
@@ -2895,10 +2924,17 @@ static tp_status tp__xnn_value_commit(tp_xnn_graph *g, const tp__xnn_value *v,
   return TP_OK;
 }
 
-/* A failed define must leave nothing behind: constants added for it are dropped. */
-static tp_status tp__xnn_value_fail(tp_xnn_graph *g, size_t nconsts_before) {
-  g->nconsts = nconsts_before;
-  return g->err.status;
+/* The exit of the value defines: the data view as its constant (when given), then the value;
+   a failure (v NULL: one before) drops the constants added since nconsts_before, so a failed
+   define leaves nothing behind. */
+static tp_status tp__xnn_value_end(tp_xnn_graph *g, tp__xnn_value *v, const tp_tensor *data,
+                                   size_t nconsts_before, uint32_t *id_out) {
+  if (!v || (data && tp__xnn_value_data(g, v, data) != TP_OK) ||
+      tp__xnn_value_commit(g, v, id_out) != TP_OK) {
+    g->nconsts = nconsts_before;
+    return g->err.status;
+  }
+  return TP_OK;
 }
 
 TPDEF tp_status tp_xnn_define_tensor_value(tp_xnn_graph *g, tp_xnn_datatype dt, size_t num_dims,
@@ -2908,17 +2944,11 @@ TPDEF tp_status tp_xnn_define_tensor_value(tp_xnn_graph *g, tp_xnn_datatype dt, 
   tp__xnn_value v;
   size_t nc;
   TP_ASSERT(g);
-  if (tp__xnn_guard(g)) return g->err.status;
   nc = g->nconsts;
-  if (tp__xnn_value_begin(g, (int)dt, num_dims, dims, data, external_id, flags, &v) != TP_OK)
+  if (tp__xnn_value_begin(g, TP_XNN_DT_PLAIN, (int)dt, num_dims, dims, data, external_id, flags,
+                          &v) != TP_OK)
     return g->err.status;
-  if (tp_xnn_datatype_family((int)dt) != TP_XNN_DT_PLAIN)
-    return tp__error_set(&g->err, TP_ERR_INVALID,
-                        "value %u: datatype %s needs a quantized define call",
-                        (unsigned)g->nvalues, tp_xnn_datatype_name((int)dt));
-  if (data && tp__xnn_value_data(g, &v, data) != TP_OK) return tp__xnn_value_fail(g, nc);
-  if (tp__xnn_value_commit(g, &v, id_out) != TP_OK) return tp__xnn_value_fail(g, nc);
-  return TP_OK;
+  return tp__xnn_value_end(g, &v, data, nc, id_out);
 }
 
 TPDEF tp_status tp_xnn_define_quantized_tensor_value(tp_xnn_graph *g, tp_xnn_datatype dt,
@@ -2930,18 +2960,12 @@ TPDEF tp_status tp_xnn_define_quantized_tensor_value(tp_xnn_graph *g, tp_xnn_dat
   size_t nc;
   unsigned id;
   int32_t zlo = 0, zhi = 0;
-  char names[80];
   TP_ASSERT(g);
-  if (tp__xnn_guard(g)) return g->err.status;
   nc = g->nconsts;
   id = (unsigned)g->nvalues;
-  if (tp__xnn_value_begin(g, (int)dt, num_dims, dims, data, external_id, flags, &v) != TP_OK)
+  if (tp__xnn_value_begin(g, TP_XNN_DT_PER_TENSOR, (int)dt, num_dims, dims, data, external_id,
+                          flags, &v) != TP_OK)
     return g->err.status;
-  if (tp_xnn_datatype_family((int)dt) != TP_XNN_DT_PER_TENSOR)
-    return tp__error_set(&g->err, TP_ERR_INVALID,
-                        "value %u: datatype %s is not per-tensor quantized (%s)", id,
-                        tp_xnn_datatype_name((int)dt),
-                        tp__xnn_family_names(TP_XNN_DT_PER_TENSOR, names));
   if (tp__xnn_view_dtype((int)dt) == TP_I8) { /* the stored type's range; qint32: 0 */
     zlo = -128;
     zhi = 127;
@@ -2958,9 +2982,7 @@ TPDEF tp_status tp_xnn_define_quantized_tensor_value(tp_xnn_graph *g, tp_xnn_dat
   v.quant = TP_XNN_QUANT_PER_TENSOR;
   v.scale = scale;
   v.zero_point = zero_point;
-  if (data && tp__xnn_value_data(g, &v, data) != TP_OK) return tp__xnn_value_fail(g, nc);
-  if (tp__xnn_value_commit(g, &v, id_out) != TP_OK) return tp__xnn_value_fail(g, nc);
-  return TP_OK;
+  return tp__xnn_value_end(g, &v, data, nc, id_out);
 }
 
 TPDEF tp_status tp_xnn_define_channelwise_quantized_tensor_value(
@@ -2970,32 +2992,16 @@ TPDEF tp_status tp_xnn_define_channelwise_quantized_tensor_value(
   tp__xnn_value v;
   size_t nc;
   unsigned id;
-  char names[80];
-  tp_error e;
-  tp_status st;
   TP_ASSERT(g);
-  if (tp__xnn_guard(g)) return g->err.status;
   nc = g->nconsts;
   id = (unsigned)g->nvalues;
-  if (tp__xnn_value_begin(g, (int)dt, num_dims, dims, data, external_id, flags, &v) != TP_OK)
+  if (tp__xnn_value_begin(g, TP_XNN_DT_PER_CHANNEL, (int)dt, num_dims, dims, data, external_id,
+                          flags, &v) != TP_OK)
     return g->err.status;
-  if (tp_xnn_datatype_family((int)dt) != TP_XNN_DT_PER_CHANNEL)
-    return tp__error_set(&g->err, TP_ERR_INVALID,
-                        "value %u: datatype %s is not per-channel quantized (%s)", id,
-                        tp_xnn_datatype_name((int)dt),
-                        tp__xnn_family_names(TP_XNN_DT_PER_CHANNEL, names));
   if (channel_dim >= num_dims)
     return tp__error_set(&g->err, TP_ERR_INVALID, "value %u: channel_dim %u but %u dims", id,
                         (unsigned)channel_dim, (unsigned)num_dims);
-  if (!scale)
-    return tp__error_set(&g->err, TP_ERR_INVALID, "value %u: no scale view", id);
-  memset(&e, 0, sizeof e);
-  st = tp_tensor_check(scale, &e);
-  if (st != TP_OK)
-    return tp__error_set(&g->err, st, "value %u: bad scale view: %s", id, e.msg);
-  if (scale->dtype != TP_F32)
-    return tp__error_set(&g->err, TP_ERR_INVALID, "value %u: scale view is %s, must be f32", id,
-                        tp_dtype_name(scale->dtype));
+  if (tp__xnn_scale_view(g, id, scale, 0) != TP_OK) return g->err.status;
   if ((uint64_t)tp_numel(scale) != (uint64_t)v.dims[channel_dim])
     return tp__error_set(&g->err, TP_ERR_INVALID,
                         "value %u: scale has %lld elements, channel dim %u has %u", id,
@@ -3008,10 +3014,8 @@ TPDEF tp_status tp_xnn_define_channelwise_quantized_tensor_value(
   /* scale first, then the weights: the order upstream's serializer uses */
   if (tp__xnn_add_const(g, id, "scale", scale, TP__XNN_C_COMPACT, (uint64_t)v.num_scales * 4u, 1,
                         &v.scale_idx) != TP_OK)
-    return tp__xnn_value_fail(g, nc);
-  if (data && tp__xnn_value_data(g, &v, data) != TP_OK) return tp__xnn_value_fail(g, nc);
-  if (tp__xnn_value_commit(g, &v, id_out) != TP_OK) return tp__xnn_value_fail(g, nc);
-  return TP_OK;
+    return tp__xnn_value_end(g, NULL, NULL, nc, NULL);
+  return tp__xnn_value_end(g, &v, data, nc, id_out);
 }
 
 TPDEF tp_status tp_xnn_define_blockwise_quantized_tensor_value(
@@ -3021,21 +3025,13 @@ TPDEF tp_status tp_xnn_define_blockwise_quantized_tensor_value(
   tp__xnn_value v;
   size_t nc;
   unsigned id;
-  char names[80];
-  tp_error e;
-  tp_status st;
   uint64_t groups;
   TP_ASSERT(g);
-  if (tp__xnn_guard(g)) return g->err.status;
   nc = g->nconsts;
   id = (unsigned)g->nvalues;
-  if (tp__xnn_value_begin(g, (int)dt, num_dims, dims, data, external_id, flags, &v) != TP_OK)
+  if (tp__xnn_value_begin(g, TP_XNN_DT_BLOCKWISE, (int)dt, num_dims, dims, data, external_id,
+                          flags, &v) != TP_OK)
     return g->err.status;
-  if (tp_xnn_datatype_family((int)dt) != TP_XNN_DT_BLOCKWISE)
-    return tp__error_set(&g->err, TP_ERR_INVALID,
-                        "value %u: datatype %s is not blockwise quantized (%s)", id,
-                        tp_xnn_datatype_name((int)dt),
-                        tp__xnn_family_names(TP_XNN_DT_BLOCKWISE, names));
   if (num_dims != 2)
     return tp__error_set(&g->err, TP_ERR_INVALID,
                         "value %u: blockwise weights need 2 dims [out, in], got %u", id,
@@ -3053,15 +3049,7 @@ TPDEF tp_status tp_xnn_define_blockwise_quantized_tensor_value(
                         "value %u: block size %llu does not divide the %u input channels", id,
                         (unsigned long long)block_size, (unsigned)v.dims[1]);
   groups = v.dims[1] / block_size;
-  if (!scale)
-    return tp__error_set(&g->err, TP_ERR_INVALID, "value %u: no scale view", id);
-  memset(&e, 0, sizeof e);
-  st = tp_tensor_check(scale, &e);
-  if (st != TP_OK)
-    return tp__error_set(&g->err, st, "value %u: bad scale view: %s", id, e.msg);
-  if (scale->dtype != TP_F32 && scale->dtype != TP_BF16)
-    return tp__error_set(&g->err, TP_ERR_INVALID, "value %u: scale view is %s, must be f32 or bf16",
-                        id, tp_dtype_name(scale->dtype));
+  if (tp__xnn_scale_view(g, id, scale, 1) != TP_OK) return g->err.status;
   if (scale->ndim != 2 || (uint64_t)scale->sizes[0] != v.dims[0] ||
       (uint64_t)scale->sizes[1] != groups)
     return tp__error_set(&g->err, TP_ERR_INVALID,
@@ -3079,10 +3067,8 @@ TPDEF tp_status tp_xnn_define_blockwise_quantized_tensor_value(
   if (tp__xnn_add_const(g, id, "scale", scale,
                         scale->dtype == TP_F32 ? TP__XNN_C_BF16 : TP__XNN_C_COMPACT,
                         (uint64_t)v.num_scales * 2u, 1, &v.scale_idx) != TP_OK)
-    return tp__xnn_value_fail(g, nc);
-  if (data && tp__xnn_value_data(g, &v, data) != TP_OK) return tp__xnn_value_fail(g, nc);
-  if (tp__xnn_value_commit(g, &v, id_out) != TP_OK) return tp__xnn_value_fail(g, nc);
-  return TP_OK;
+    return tp__xnn_value_end(g, NULL, NULL, nc, NULL);
+  return tp__xnn_value_end(g, &v, data, nc, id_out);
 }
 
 TPDEF tp_status tp_xnn_define_dynamically_quantized_tensor_value(
@@ -3090,17 +3076,11 @@ TPDEF tp_status tp_xnn_define_dynamically_quantized_tensor_value(
     const size_t *dims, uint32_t external_id, uint32_t flags, uint32_t *id_out) {
   tp__xnn_value v;
   unsigned id;
-  char names[80];
   TP_ASSERT(g);
-  if (tp__xnn_guard(g)) return g->err.status;
   id = (unsigned)g->nvalues;
-  if (tp__xnn_value_begin(g, (int)dt, num_dims, dims, NULL, external_id, flags, &v) != TP_OK)
+  if (tp__xnn_value_begin(g, TP_XNN_DT_DYNAMIC, (int)dt, num_dims, dims, NULL, external_id,
+                          flags, &v) != TP_OK)
     return g->err.status;
-  if (tp_xnn_datatype_family((int)dt) != TP_XNN_DT_DYNAMIC)
-    return tp__error_set(&g->err, TP_ERR_INVALID,
-                        "value %u: datatype %s is not dynamically quantized (%s)", id,
-                        tp_xnn_datatype_name((int)dt),
-                        tp__xnn_family_names(TP_XNN_DT_DYNAMIC, names));
   if (num_nonbatch_dims > num_dims)
     return tp__error_set(&g->err, TP_ERR_INVALID,
                         "value %u: num_nonbatch_dims %u exceeds num_dims %u", id,
