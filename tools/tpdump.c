@@ -249,18 +249,26 @@ static void tpd_print(tpd *d, const char *fmt, ...) {
   tpd_write(d, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
 }
 
-/* A string from the file, quoted, non-printable bytes escaped, long ones cut. */
-static void tpd_print_str(tpd *d, const char *s, size_t len) {
-  size_t i, shown = len < 96 ? len : 96;
-  if (!d->out) return;
-  if (!s) { tpd_print(d, "(absent)"); return; }
+/* len bytes of s in quotes; printable ASCII as it is, other bytes, quotes and backslashes
+   escaped (JSON's \u00XX with json, else \xXX). */
+static void tpd_quoted(tpd *d, const char *s, size_t len, int json) {
+  size_t i;
   tpd_write(d, "\"", 1);
-  for (i = 0; i < shown; i++) {
+  for (i = 0; i < len; i++) {
     unsigned char c = (unsigned char)s[i];
     if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') tpd_write(d, (const char *)&c, 1);
+    else if (json) tpd_print(d, "\\u%04x", c);
     else tpd_print(d, "\\x%02x", c);
   }
   tpd_write(d, "\"", 1);
+}
+
+/* A string from the file, quoted, non-printable bytes escaped, long ones cut. */
+static void tpd_print_str(tpd *d, const char *s, size_t len) {
+  size_t shown = len < 96 ? len : 96;
+  if (!d->out) return;
+  if (!s) { tpd_print(d, "(absent)"); return; }
+  tpd_quoted(d, s, shown, 0);
   if (shown < len) tpd_print(d, "...(%zu bytes)", len);
 }
 
@@ -276,15 +284,8 @@ static void tpd_print_sha(tpd *d, const unsigned char *p, uint64_t n) {
 /* A JSON string: quotes, backslashes, control and non-ASCII bytes escaped as \u00XX. */
 static void tpd_json_str(tpd *d, const char *s, size_t len) {
   tp_membuf *save = d->out;
-  size_t i;
   d->out = d->json;
-  tpd_write(d, "\"", 1);
-  for (i = 0; i < len; i++) {
-    unsigned char c = (unsigned char)s[i];
-    if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') tpd_write(d, (const char *)&c, 1);
-    else tpd_print(d, "\\u%04x", c);
-  }
-  tpd_write(d, "\"", 1);
+  tpd_quoted(d, s, len, 1);
   d->out = save;
 }
 
