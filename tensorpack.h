@@ -7661,6 +7661,22 @@ static void tp__error_prefix_path(tp_error *e, const char *path) {
   tp__error_reset(e);
   tp__error_set(e, inner.status, "\"%.100s\": %s", path, inner.msg);
 }
+
+/* The readers' _open_file forms: path's bytes into *fb, then parse(obj, bytes, size), which
+   fills err (the object's own slot). On failure nothing is left open and err names the path:
+   the open's sentence, or parse's behind the path. */
+static tp_status tp__file_parse(const char *path, tp_file_bytes *fb, tp_error *err,
+                                tp_status (*parse)(void *obj, const void *data, size_t size),
+                                void *obj) {
+  tp_status st = tp_file_bytes_open(path, 0, fb, err);
+  if (st != TP_OK) return st;
+  st = parse(obj, fb->data, fb->size);
+  if (st != TP_OK) {
+    tp_file_bytes_close(fb);
+    tp__error_prefix_path(err, path);
+  }
+  return st;
+}
 #endif /* TP_NO_STDIO */
 
 // >>ptd ---------------------------------------------------------------------------------------
@@ -8079,22 +8095,18 @@ TPDEF tp_status tp_ptd_open(tp_ptd *p, const void *data, size_t size) {
 }
 
 #ifndef TP_NO_STDIO
+static tp_status tp__ptd_parse(void *p, const void *data, size_t size) {
+  return tp_ptd_open((tp_ptd *)p, data, size);
+}
+
 TPDEF tp_status tp_ptd_open_file(tp_ptd *p, const char *path) {
   tp_file_bytes fb;
-  tp_error e;
   tp_status st;
   TP_ASSERT(p);
   memset(p, 0, sizeof *p);
-  st = tp_file_bytes_open(path, 0, &fb, &e);
+  st = tp__file_parse(path, &fb, &p->err, tp__ptd_parse, p);
   if (st != TP_OK) {
-    p->err = e;
-    return st;
-  }
-  st = tp_ptd_open(p, fb.data, fb.size);
-  if (st != TP_OK) {
-    tp_file_bytes_close(&fb);
     p->data = NULL;
-    tp__error_prefix_path(&p->err, path);
     return st;
   }
   p->file__ = fb;
@@ -10718,22 +10730,18 @@ TPDEF tp_status tp_pte_chain_size(tp_pte_file *f, size_t m, size_t c, size_t *n_
 }
 
 #ifndef TP_NO_STDIO
+static tp_status tp__pte_parse(void *f, const void *data, size_t size) {
+  return tp_pte_read((tp_pte_file *)f, data, size);
+}
+
 TPDEF tp_status tp_pte_read_file(tp_pte_file *f, const char *path) {
   tp_file_bytes fb;
-  tp_error e;
   tp_status st;
   TP_ASSERT(f);
   memset(f, 0, sizeof *f);
-  st = tp_file_bytes_open(path, 0, &fb, &e);
+  st = tp__file_parse(path, &fb, &f->err, tp__pte_parse, f);
   if (st != TP_OK) {
-    f->err = e;
-    return st;
-  }
-  st = tp_pte_read(f, fb.data, fb.size);
-  if (st != TP_OK) {
-    tp_file_bytes_close(&fb);
     f->data = NULL;
-    tp__error_prefix_path(&f->err, path);
     return st;
   }
   f->file__ = fb;
