@@ -81,7 +81,7 @@
    LIFETIME: a tp_storage is borrowed. A writer (graph, store) reads a view's bytes when it is
    written, not when it is added: keep the weights alive and unchanged until the write call
    returns. To free them earlier, create the store with tp_store_options.copy = 1
-   (tp_store_create_ex): it copies each entry's bytes at add.
+   (tp_store_create): it copies each entry's bytes at add.
 
    ORDERS
    TP_ORDER_ROW_MAJOR: logical row-major. TP_ORDER_PRESERVE: the dim order PyTorch's
@@ -832,11 +832,6 @@ enum { TP_FT01_FIELDS(TP__FT01_ENUM) TP__FT01_ENUM_END };
 
 typedef struct tp_store tp_store;
 
-/* A new empty store. Errors: TP_ERR_INVALID (out == NULL), TP_ERR_NOMEM. */
-TPDEF tp_status tp_store_create(tp_store **out);
-
-/* Options of tp_store_create_ex. Zero every field (memset, or `= {0}`) and set the ones you
-   want: a zero field is the default, so new fields never change what old code gets. */
 /* A parallel-for supplied by the caller (the library starts no threads of its own): it must run
    fn(fn_ctx, i) once for every i in [0, n), in any order, on any threads, and return only when
    every call has returned. hook_ctx is tp_store_options.parallel_ctx. The calls never touch
@@ -844,7 +839,8 @@ TPDEF tp_status tp_store_create(tp_store **out);
 typedef void (*tp_parallel_task)(void *fn_ctx, size_t i);
 typedef void (*tp_parallel_for)(void *hook_ctx, size_t n, tp_parallel_task fn, void *fn_ctx);
 
-/* Zero-initialised (or NULL options) = the defaults: every field's 0 / NULL is its default. */
+/* Options of tp_store_create. Zero-initialised (or NULL options) = the defaults: every field's
+   0 / NULL is its default, so new fields never change what old code gets. */
 typedef struct tp_store_options {
   int copy; /* 0: views are borrowed until the store is written; 1: each entry's bytes are
                copied at add */
@@ -855,13 +851,13 @@ typedef struct tp_store_options {
                                    view); the entries, keys and bytes are the same either way */
   void *parallel_ctx;           /* passed to parallel_for as hook_ctx */
 } tp_store_options;
-/* Like tp_store_create, with options (NULL = defaults, the same as tp_store_create).
-   With copy = 1, tp_store_add copies the view's compact bytes (in its order) into the store
-   and tp_store_add_bytes copies whatever its own copy argument says: the caller may then free
-   or change the weights right after each add. Nothing is copied for an entry whose bytes are
+/* A new empty store with options opts (NULL = the defaults; opts is copied). With copy = 1,
+   tp_store_add copies the view's compact bytes (in its order) into the store and
+   tp_store_add_bytes copies whatever its own copy argument says: the caller may then free or
+   change the weights right after each add. Nothing is copied for an entry whose bytes are
    already in the store (dedup happens first). The bytes written are the same either way.
    Errors: TP_ERR_INVALID (out == NULL), TP_ERR_NOMEM. */
-TPDEF tp_status tp_store_create_ex(const tp_store_options *opts, tp_store **out);
+TPDEF tp_status tp_store_create(const tp_store_options *opts, tp_store **out);
 /* Frees the store, its keys and its copies (never the borrowed views). NULL is a no-op. */
 TPDEF void tp_store_destroy(tp_store *s);
 /* The latched add failure, else the last size/write call's failure: its status (TP_OK when
@@ -6995,7 +6991,7 @@ static tp__store_seg *tp__store_find_content(tp_store *s, const unsigned char di
   return idx1 ? &s->segs[idx1 - 1] : NULL;
 }
 
-TPDEF tp_status tp_store_create_ex(const tp_store_options *opts, tp_store **out) {
+TPDEF tp_status tp_store_create(const tp_store_options *opts, tp_store **out) {
   tp_store *s;
   if (!out) return TP_ERR_INVALID;
   *out = NULL;
@@ -7009,7 +7005,6 @@ TPDEF tp_status tp_store_create_ex(const tp_store_options *opts, tp_store **out)
   return TP_OK;
 }
 
-TPDEF tp_status tp_store_create(tp_store **out) { return tp_store_create_ex(NULL, out); }
 
 TPDEF void tp_store_destroy(tp_store *s) {
   size_t i;
@@ -12134,7 +12129,7 @@ TPDEF tp_status tp_view_from_dlpack(const DLTensor *t, size_t storage_nbytes, tp
           never TP_ERR_OVERFLOW. NULL sinks / callbacks are TP_ERR_INVALID. The builder fails
           (TP_ERR_NOMEM) instead of skipping vtable dedup. TP_NO_STDIO formatter: precision,
           %g. Version macros, tp_version_string, the link-time ABI check. tp_store_options /
-          tp_store_create_ex; programs (.pte, section 9). Internal helpers out of the API:
+          tp_store_create's options; programs (.pte, section 9). Internal helpers out of the API:
           tp__put_le16/32/64 -> tp__put_le*, tp__get_le16/32/64 -> tp__get_le*,
           tp__add_u64 / tp__mul_u64 / tp__align_u64 / tp__array_reserve / tp__error_set ->
           tp__add_u64 / ... / tp__error_set. TP_ASSERT reaches every header.

@@ -6188,7 +6188,7 @@ TPDEF tp_status tp_xnn_load_pte(const void *pte, size_t pte_size, const char *me
   memset(&mb, 0, sizeof mb);
   if (f.n_named) { /* the program's named data (and ptd's entries) as one .ptd image */
     tp_sink sink;
-    s = tp_store_create(&st);
+    s = tp_store_create(NULL, &st);
     for (i = 0; s == TP_OK && i < f.n_named; i++) {
       const char *key;
       uint32_t si;

@@ -472,7 +472,7 @@ static void golden_xnn_value_kinds(void) {
       if (named && a == 2) continue;
       memset(&o, 0, sizeof o);
       o.target = TP_XNN_TARGET_UNCHECKED;
-      if (named) OK(tp_store_create(&s));
+      if (named) OK(tp_store_create(NULL, &s));
       o.store = s;
       o.alignment = aligns[a];
       OK(tp_xnn_graph_create(&o, &g));
@@ -504,7 +504,7 @@ static void xnn_linear(int named, int with_bias, int qkv) {
     OK(tp_chunk(&packed, 3, 0, qkv - 1, &w));
   }
   memset(&o, 0, sizeof o);
-  if (named) OK(tp_store_create(&store));
+  if (named) OK(tp_store_create(NULL, &store));
   o.store = store;
   OK(tp_xnn_graph_create(&o, &g));
   OK(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, xd, NULL, 0, TP_XNN_FLAG_EXTERNAL_INPUT, &x));
@@ -533,7 +533,7 @@ static void xnn_quant(int named) {
   uint32_t x, wid, bid, y, x2, w4, y2, xd8;
   memset(&o, 0, sizeof o);
   o.target = TP_XNN_TARGET_UNCHECKED;
-  if (named) OK(tp_store_create(&store));
+  if (named) OK(tp_store_create(NULL, &store));
   o.store = store;
   OK(tp_xnn_graph_create(&o, &g));
   OK(tp_xnn_define_quantized_tensor_value(g, TP_XNN_QINT8, 4, 0.05f, 4, xd, NULL, 0,
@@ -589,7 +589,7 @@ static void vk_linear(int named, int fp16) {
   char name[64];
   OK(tp_transpose(&wt, 0, 1, &w));
   memset(&o, 0, sizeof o);
-  if (named) OK(tp_store_create(&store));
+  if (named) OK(tp_store_create(NULL, &store));
   o.store = store;
   o.force_fp16 = fp16;
   OK(tp_vk_graph_create(&o, &g));
@@ -629,7 +629,7 @@ static void vk_values(int named, int fp16) {
   size_t d1[1] = {8};
   char name[64];
   memset(&o, 0, sizeof o);
-  if (named) OK(tp_store_create(&store));
+  if (named) OK(tp_store_create(NULL, &store));
   o.store = store;
   o.force_fp16 = fp16;
   o.other_runtime = 1; /* every value kind in chain calls that are not ExecuTorch operator calls */
@@ -729,7 +729,7 @@ static void golden_programs(void) {
     tp_store *store = NULL;
     tp_xnn_options xo;
     tp_pte_options po;
-    OK(tp_store_create(&store));
+    OK(tp_store_create(NULL, &store));
     memset(&xo, 0, sizeof xo);
     xo.store = store;
     OK(tp_xnn_graph_create(&xo, &g));
@@ -794,7 +794,7 @@ static void golden_ptd(void) {
     OK(tp_slice(&sl, 3, 1, -1, 1, &sl));
   }
   OK(tp_transpose(&a, 0, 1, &at));
-  OK(tp_store_create(&s));
+  OK(tp_store_create(NULL, &s));
   OK(tp_store_add(s, NULL, &x, TP_ORDER_ROW_MAJOR, 0, NULL));
   emit_ptd("ptd-one.ptd", s);
   OK(tp_store_add(s, "cl", &cl, TP_ORDER_PRESERVE, 64, NULL));
@@ -810,7 +810,7 @@ static void golden_ptd(void) {
   OK(tp_store_add_bytes(s, NULL, g_u8, 100, 4096, 0, NULL));
   emit_ptd("ptd-many.ptd", s);
   tp_store_destroy(s);
-  OK(tp_store_create(&s));
+  OK(tp_store_create(NULL, &s));
   emit_ptd("ptd-empty-store.ptd", s);
   tp_store_destroy(s);
 }

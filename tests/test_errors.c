@@ -33,7 +33,7 @@ static tp_store *small_store(void) {
   tp_storage st;
   st.data = g_data;
   st.nbytes = sizeof g_data;
-  TPT_STATUS(tp_store_create(&s), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &s), TP_OK);
   TPT_STATUS(tp_view(st, TP_F32, 2, sz, NULL, 0, &t), TP_OK);
   TPT_STATUS(tp_store_add(s, "w", &t, TP_ORDER_ROW_MAJOR, 0, NULL), TP_OK);
   return s;

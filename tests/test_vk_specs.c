@@ -116,8 +116,8 @@ static void test_desc_same_bytes(void) {
     memset(&o, 0, sizeof o);
     o.force_fp16 = mode == 2;
     if (mode == 1) {
-      TPT_STATUS(tp_store_create(&sa), TP_OK);
-      TPT_STATUS(tp_store_create(&sb), TP_OK);
+      TPT_STATUS(tp_store_create(NULL, &sa), TP_OK);
+      TPT_STATUS(tp_store_create(NULL, &sb), TP_OK);
     }
     o.store = sa;
     TPT_STATUS(tp_vk_graph_create(&o, &a), TP_OK);

@@ -475,7 +475,7 @@ static void test_named_size_matches_ptd(void) {
   tp_xnn_runtime *rt = NULL;
   tp_error e;
   uint32_t x, k, y;
-  TPT_STATUS(tp_store_create(&store), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &store), TP_OK);
   memset(&o, 0, sizeof o);
   o.target = TP_XNN_TARGET_UNCHECKED;
   o.store = store;

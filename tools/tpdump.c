@@ -838,7 +838,7 @@ static int tpd_pte_named_ptd(tpd *d, tp_pte_file *f, tp_membuf *ptd) {
   tp_store *st = NULL;
   tp_sink sink;
   size_t i;
-  tp_status s = tp_store_create(&st);
+  tp_status s = tp_store_create(NULL, &st);
   for (i = 0; s == TP_OK && i < f->n_named; i++) {
     const char *key;
     uint32_t si;
