@@ -10,15 +10,16 @@
      2. dtypes and conversions                     >>dtype
      3. Storage and views (tp_view, view ops)      >>view
      4. Sinks (memory, counter, FILE*, atomic)     >>sink
-        and the writer objects' one size / write   >>writer
      5. Compact copy, conversion, int4 packing     >>copy, >>convert, >>int4
      5b. Quantization (int8 / int4 weights)        >>quant
      6. SHA-256                                    >>sha256
-     6b. Internal helpers shared by the headers (tp__, not API)
      7. FlatBuffers builder and reader             >>flatbuffers, >>fbreader
      8. Named data store and .ptd files            >>store, >>ptd
      9. Programs (.pte)                            >>pte
      10. Inputs: safetensors, JSON, DLPack         >>safetensors, >>json, >>dlpack
+     11. For the backend headers, not for users:   >>writer, >>delegate
+         the writer objects' one size / write, the
+         delegate frame, bytes, hash sets (tp__)
      Then: REVISION HISTORY and LICENSE at the end of this file.
    Sections the other parts add (programs, inputs, delegate blobs) keep the same two forms.
 
@@ -81,7 +82,7 @@
    LIFETIME: a tp_storage is borrowed. A writer (graph, store) reads a view's bytes when it is
    written, not when it is added: keep the weights alive and unchanged until the write call
    returns. To free them earlier, create the store with tp_store_options.copy = 1
-   (tp_store_create_ex): it copies each entry's bytes at add.
+   (tp_store_create): it copies each entry's bytes at add.
 
    ORDERS
    TP_ORDER_ROW_MAJOR: logical row-major. TP_ORDER_PRESERVE: the dim order PyTorch's
@@ -134,9 +135,9 @@
      (a write to a missing directory names the path and says why), _status() reports it until
      the next size/write call, and a retry after fixing the cause succeeds with the same bytes.
      A failed write never leaves a partial file. The store, the program and the two graphs do
-     all this through one implementation (section 4, "writer objects"), with one sentence for
+     all this through one implementation (section 11, "writer objects"), with one sentence for
      each failure.
-   - A caller's tp_error *err argument (the _ex forms, tp_tensor_check, tp_atomic_write_ex,
+   - A caller's tp_error *err argument (the _ex forms, tp_tensor_check, tp_atomic_write,
      ...) may be NULL, is reset on entry (it never keeps an old failure) and on failure holds
      the status and the sentence.
    - Rules for view arguments: a dim outside -ndim..ndim-1 (negative dims count from the end,
@@ -281,12 +282,6 @@ typedef struct tp_error {
   char msg[TP_ERROR_MAX];
 } tp_error;
 
-/* Internal (not API; the headers' objects use it to latch a sentence): records a failure in e
-   unless e already holds one (the first failure sticks). Returns e->status afterwards (the
-   first failure's status). e may be NULL: then it just returns s. */
-TPDEF tp_status tp__error_set(tp_error *e, tp_status s, const char *fmt, ...) TP__PRINTF(3, 4);
-/* Internal: printf into out (cap > 0 bytes, always terminated), with or without stdio. */
-TPDEF void tp__format(char *out, size_t cap, const char *fmt, ...) TP__PRINTF(3, 4);
 
 /* ------------------------------------------------------------------------------------------ */
 /* 2. dtypes                                                                                   */
@@ -440,16 +435,6 @@ TPDEF void tp_membuf_free(tp_membuf *m);
 /* Counts bytes without storing them (exact sizes before writing). */
 TPDEF tp_sink tp_sink_counter(uint64_t *count);
 
-/* Passes every write on to `inner` and counts the bytes inner accepted (t->n), e.g. to check
-   that a view streamed exactly the bytes it should. */
-typedef struct tp_tally {
-  tp_sink *inner;
-  uint64_t n;
-  tp_status failed; /* the first failure inner returned (TP_OK: none) */
-} tp_tally;
-/* Sets t->inner = inner, t->n = 0, t->failed = TP_OK and returns the sink; inner's errors pass
-   through. */
-TPDEF tp_sink tp_sink_tally(tp_tally *t, tp_sink *inner);
 
 /* Progress of a write: done of total bytes so far. Return 0 to go on, non-zero to cancel (the
    write then fails with TP_ERR_CANCELLED; a file writer leaves no file). Writers that take
@@ -489,70 +474,13 @@ TPDEF tp_status tp_atomic_open(tp_atomic_file *af, const char *path, tp_sink *si
 TPDEF tp_status tp_atomic_commit(tp_atomic_file *af);
 /* Closes and removes the temp file; path is untouched. */
 TPDEF void tp_atomic_abort(tp_atomic_file *af);
-/* Opens path atomically, calls produce(ctx, sink), commits on TP_OK, aborts otherwise. */
+/* Opens path atomically, calls produce(ctx, sink), commits on TP_OK, aborts otherwise. On
+   failure err (may be NULL; reset on entry) holds a sentence naming the path: "cannot create
+   a temporary file beside \"out/x.ptd\": No such file or directory (...)". */
 TPDEF tp_status tp_atomic_write(const char *path, tp_status (*produce)(void *ctx, tp_sink *sink),
-                                void *ctx);
-/* The same, with a sentence naming the path in err (may be NULL; reset on entry) on failure:
-   "cannot create a temporary file beside \"out/x.ptd\": No such file or directory (...)". */
-TPDEF tp_status tp_atomic_write_ex(const char *path,
-                                   tp_status (*produce)(void *ctx, tp_sink *sink), void *ctx,
-                                   tp_error *err);
+                                void *ctx, tp_error *err);
 #endif
 
-/* ---- writer objects: one size / write / write_file / save (internal, not API) ----------
-   The store, the program and the XNNPACK and Vulkan graphs are writer objects: each hands the
-   core a tp__writer (its two error slots, its progress option and two functions) and its
-   public size / write / write_file / save calls are one line each, so every writer behaves
-   the same by construction (the ERRORS rule at the top, as code). <fn> is the public call.
-     - err is the latched building failure: every call returns it first and changes nothing.
-       werr is the size / write call's own failure: reset on entry, never latched.
-     - prepare(obj, &total) lays the object out (cached by the object) and gives its exact
-       byte count, or leaves its failure's sentence in werr; emit(obj, sink) streams exactly
-       those bytes. A failure of emit's own leaves its sentence in werr; a failure of the
-       caller's sink or a cancel needs none.
-     - size: a NULL size_out is TP_ERR_INVALID "<fn>: size_out is NULL" (*size_out is 0 on
-       any failure).
-     - write: a NULL sink or write callback is TP_ERR_INVALID "<fn>: the sink or its write
-       callback is NULL". While emit runs the object's *writing is raised (its building calls
-       then refuse: tp__writer_busy); with a progress option the bytes pass a tp_sink_progress.
-       Whatever emit said, a sink failure is "<fn>: the sink failed (<status>) at byte N of
-       M" and a cancel "<fn>: cancelled by the progress callback at byte N of M" (N: the
-       bytes the sink took); an emit failure without a sentence is "<fn>: <status> at byte N
-       of M".
-     - write_file (not under TP_NO_STDIO): a NULL or empty path is TP_ERR_INVALID "<fn>: the
-       path is NULL or empty"; prepare runs first (its failure creates no file), then the
-       write goes into a temporary file beside path (tp_atomic_write_ex: nothing is left on
-       failure). Its sentences: "<fn>: writing \"<path>\" failed (<status>) at byte N of M;
-       no file was left", "<fn>: writing \"<path>\" was cancelled by the progress callback
-       at byte N of M; no file was left", the object's own "<fn>: writing \"<path>\":
-       <sentence>; no file was left", or "<fn>: " and tp_atomic_write_ex's sentence (the
-       temporary file cannot be created, flushed or renamed).
-     - save: size, then write_file; a failure's sentence on stderr as "error: <sentence>". */
-typedef struct tp__writer { /* (each object fills it in this order, by an initializer) */
-  void *obj;
-  tp_error *err, *werr;    /* latched building failure; the size / write call's failure */
-  int *writing;            /* raised while emit runs */
-  int *writing_too;        /* another object raised with it (a program's store), or NULL */
-  tp_progress_fn progress; /* the object's progress option (NULL = none) and its ctx */
-  void *progress_ctx;
-  tp_status (*prepare)(void *obj, uint64_t *total);
-  tp_status (*emit)(void *obj, tp_sink *sink);
-} tp__writer;
-TPDEF tp_status tp__writer_size(const tp__writer *w, const char *fn, uint64_t *size_out);
-TPDEF tp_status tp__writer_write(const tp__writer *w, const char *fn, tp_sink *sink);
-#ifndef TP_NO_STDIO
-TPDEF tp_status tp__writer_write_file(const tp__writer *w, const char *fn, const char *path);
-TPDEF tp_status tp__writer_save(const tp__writer *w, const char *fn, const char *path,
-                                uint64_t *size_out);
-#endif
-/* The object's _status and _error: the latched failure, else the last size / write call's. */
-TPDEF tp_status tp__writer_status(const tp_error *err, const tp_error *werr);
-TPDEF const char *tp__writer_error(const tp_error *err, const tp_error *werr);
-/* The entry of every building call: the latched failure, or, while the object is written (a
-   call from its own progress callback), TP_ERR_INVALID latched as "<call> during its own
-   write (from the progress callback): the <object> cannot change while it is written". */
-TPDEF tp_status tp__writer_busy(tp_error *err, int writing, const char *call,
-                                const char *object);
 
 /* ------------------------------------------------------------------------------------------ */
 /* 5. Compact copy                                                                             */
@@ -579,7 +507,7 @@ TPDEF void tp_buffer_release(tp_buffer *b);
 TPDEF tp_status tp_compact_into(const tp_tensor *t, tp_order order, void *dst, size_t cap);
 /* Streams the compact bytes into sink with a bounded scratch. A compact view goes to the sink
    straight from its storage (zero-copy). A sink that offers its own buffer - tp_sink_membuf,
-   also behind tp_sink_tally - gets the bytes compacted in place at the end of its buffer: no
+   also behind tp__sink_tally - gets the bytes compacted in place at the end of its buffer: no
    scratch and no second copy (the same bytes and statuses as through its write callback). */
 TPDEF tp_status tp_compact_write(const tp_tensor *t, tp_order order, tp_sink *sink);
 
@@ -678,84 +606,6 @@ TPDEF tp_status tp_sha256_hex(const void *data, size_t n, char hex_out[65]);
 TPDEF tp_sink tp_sink_sha256(tp_sha256 *c);
 /* 1 when this CPU has SHA-NI (and tp_sha256_init will use it). */
 TPDEF int tp_sha256_accelerated(void);
-
-/* ------------------------------------------------------------------------------------------ */
-/* 6b. Internal helpers shared by the three headers                                           */
-/* ------------------------------------------------------------------------------------------ */
-
-/* Not part of the API (tp__ names, may change in any release): little-endian stores and
-   loads, checked arithmetic and array growth that tensorpack_xnnpack.h and tensorpack_vulkan.h
-   share with the core. They stay extern because a backend's implementation may live in
-   another file than the core's. (0.1 named them tp__put_le32, tp__add_u64, ...; the store_
-   names collided with the data store's tp_store_ prefix.) */
-/* Little-endian stores and loads, from shifts: the bytes never depend on the host. */
-TPDEF void tp__put_le16(unsigned char *p, uint16_t v);
-TPDEF void tp__put_le32(unsigned char *p, uint32_t v);
-TPDEF void tp__put_le64(unsigned char *p, uint64_t v);
-TPDEF uint16_t tp__get_le16(const unsigned char *p);
-TPDEF uint32_t tp__get_le32(const unsigned char *p);
-TPDEF uint64_t tp__get_le64(const unsigned char *p);
-/* Checked arithmetic: 0 on success, 1 on overflow (out untouched then). */
-TPDEF int tp__add_u64(uint64_t a, uint64_t b, uint64_t *out);
-TPDEF int tp__mul_u64(uint64_t a, uint64_t b, uint64_t *out);
-/* Round v up to a multiple of align: 0, or 1 on overflow or when align is not a power of 2. */
-TPDEF int tp__align_u64(uint64_t v, uint64_t align, uint64_t *out);
-/* Grows *data (elements of elem_size) to hold at least need elements; TP_ERR_NOMEM or
-   TP_ERR_OVERFLOW on failure (then *data is unchanged). */
-TPDEF tp_status tp__array_reserve(void **data, size_t *cap, size_t need, size_t elem_size);
-/* Hashed keys, the one lookup table behind every "is this key already here" (the store's keys
-   and contents, named-mode XNNPACK constants, tp_ptd_index): open addressing with linear
-   probing over slots holding item index + 1 (0 = empty); cap is 0 or a power of two and the
-   table is kept at most half full, grown by doubling. The items and their hashes stay with the
-   caller, which hands them in through callbacks. tp__keyset_probe returns the slot holding the
-   item that match accepts, or the empty slot where an item with hash h goes (match may be NULL:
-   the first empty slot); cap must be > 0. tp__keyset_reserve makes room for count items,
-   rehashing with hash(ctx, item); TP_ERR_NOMEM / TP_ERR_OVERFLOW leave the table unchanged. */
-typedef struct tp__keyset {
-  uint32_t *slot;
-  size_t cap;
-} tp__keyset;
-typedef uint64_t (*tp__keyset_hash_fn)(const void *ctx, uint32_t item);
-typedef int (*tp__keyset_match_fn)(const void *ctx, uint32_t item);
-/* Keyed hashing, so that nobody can craft keys that collide: every table hashes with a key of
-   its own (tp__hashkey), made by tp__hash_seed from the address of the object that owns the
-   table. tp__hash_keyed is SipHash-1-3 (64-bit output) of the n bytes under that key;
-   tp__hash_u64 the same of one 64-bit integer (ids, byte positions). What a table holds and
-   the bytes written never depend on the key, only how fast a lookup is.
-   TP_HASH_SEED(obj), defined before the implementation, overrides the seed: an expression of
-   type uint64_t, obj the owner's address (const void *). The default mixes obj with the
-   address of a local variable and of a function (different on every run under ASLR); it reads
-   no mutable global, so tables on different threads need no lock. */
-typedef struct tp__hashkey {
-  uint64_t k0, k1;
-} tp__hashkey;
-TPDEF tp__hashkey tp__hash_seed(const void *obj);
-TPDEF uint64_t tp__hash_keyed(const tp__hashkey *k, const void *data, size_t n);
-TPDEF uint64_t tp__hash_u64(const tp__hashkey *k, uint64_t v);
-TPDEF tp_status tp__keyset_reserve(tp__keyset *t, size_t count, tp__keyset_hash_fn hash,
-                                   const void *ctx);
-TPDEF size_t tp__keyset_probe(const tp__keyset *t, uint64_t h, tp__keyset_match_fn match,
-                              const void *ctx);
-TPDEF void tp__keyset_free(tp__keyset *t);
-/* Test builds only: with TP_COUNT_STEPS defined (before the implementation), every slot a
-   keyset probe looks at, every key comparison of a linear key scan, every comparison of a
-   sort or binary search (of names: 1 + len / 16) and every 64-byte block tp_sha256_update
-   hashes straight from its input adds to tp__count_steps, and every visit a tp_fb_reader charges (tp_fb_reader's visit budget: a table opened, a vector
-   element, a string as 1 + len / 16) adds to tp__count_visits, whatever the reader's budget
-   (also the unbudgeted readers'). Their sum is the work a reader does on input it does not
-   trust: a test counts it instead of timing it (tests/test_linear.c), and the fuzz flavor
-   bounds it per input byte (fuzz/fuzz_bound.h). Without the macro nothing is counted and the
-   variables do not exist. */
-#ifdef TP_COUNT_STEPS
-extern unsigned long long tp__count_steps, tp__count_visits;
-#define TP__STEP() (tp__count_steps++)
-#define TP__STEPS(n) (tp__count_steps += (unsigned long long)(n))
-#define TP__VISITS(n) (tp__count_visits += (unsigned long long)(n))
-#else
-#define TP__STEP() ((void)0)
-#define TP__STEPS(n) ((void)0)
-#define TP__VISITS(n) ((void)0)
-#endif
 
 /* ------------------------------------------------------------------------------------------ */
 /* 7. FlatBuffers builder and reader                                                           */
@@ -983,11 +833,6 @@ enum { TP_FT01_FIELDS(TP__FT01_ENUM) TP__FT01_ENUM_END };
 
 typedef struct tp_store tp_store;
 
-/* A new empty store. Errors: TP_ERR_INVALID (out == NULL), TP_ERR_NOMEM. */
-TPDEF tp_status tp_store_create(tp_store **out);
-
-/* Options of tp_store_create_ex. Zero every field (memset, or `= {0}`) and set the ones you
-   want: a zero field is the default, so new fields never change what old code gets. */
 /* A parallel-for supplied by the caller (the library starts no threads of its own): it must run
    fn(fn_ctx, i) once for every i in [0, n), in any order, on any threads, and return only when
    every call has returned. hook_ctx is tp_store_options.parallel_ctx. The calls never touch
@@ -995,23 +840,25 @@ TPDEF tp_status tp_store_create(tp_store **out);
 typedef void (*tp_parallel_task)(void *fn_ctx, size_t i);
 typedef void (*tp_parallel_for)(void *hook_ctx, size_t n, tp_parallel_task fn, void *fn_ctx);
 
+/* Options of tp_store_create. Zero-initialised (or NULL options) = the defaults: every field's
+   0 / NULL is its default, so new fields never change what old code gets. */
 typedef struct tp_store_options {
-  int copy;   /* 0: views are borrowed until the store is written; 1: each entry's bytes are copied at add */
+  int copy; /* 0: views are borrowed until the store is written; 1: each entry's bytes are
+               copied at add */
   tp_progress_fn progress;   /* NULL: none; else called as the .ptd is written (section 4) */
   void *progress_ctx;        /* its first argument */
-  /* further fields added by other work, zero = default */
   tp_parallel_for parallel_for; /* NULL: everything on the calling thread. Otherwise
                                    tp_store_add_all hashes its views through it (one task per
                                    view); the entries, keys and bytes are the same either way */
   void *parallel_ctx;           /* passed to parallel_for as hook_ctx */
 } tp_store_options;
-/* Like tp_store_create, with options (NULL = defaults, the same as tp_store_create).
-   With copy = 1, tp_store_add copies the view's compact bytes (in its order) into the store
-   and tp_store_add_bytes copies whatever its own copy argument says: the caller may then free
-   or change the weights right after each add. Nothing is copied for an entry whose bytes are
+/* A new empty store with options opts (NULL = the defaults; opts is copied). With copy = 1,
+   tp_store_add copies the view's compact bytes (in its order) into the store and
+   tp_store_add_bytes copies whatever its own copy argument says: the caller may then free or
+   change the weights right after each add. Nothing is copied for an entry whose bytes are
    already in the store (dedup happens first). The bytes written are the same either way.
    Errors: TP_ERR_INVALID (out == NULL), TP_ERR_NOMEM. */
-TPDEF tp_status tp_store_create_ex(const tp_store_options *opts, tp_store **out);
+TPDEF tp_status tp_store_create(const tp_store_options *opts, tp_store **out);
 /* Frees the store, its keys and its copies (never the borrowed views). NULL is a no-op. */
 TPDEF void tp_store_destroy(tp_store *s);
 /* The latched add failure, else the last size/write call's failure: its status (TP_OK when
@@ -1068,14 +915,14 @@ TPDEF size_t tp_store_count(const tp_store *s);
    grow with the data size). The same bytes on every host. The store stays usable (more adds,
    another write), also after a failed write. With tp_store_options.progress set, it reports
    (done, total = tp_store_ptd_size) as the bytes go out. Errors, sentences and cancelling: as
-   every writer object (section 4, "writer objects"). */
+   every writer object (section 11, "writer objects"). */
 TPDEF tp_status tp_store_write_ptd(tp_store *s, tp_sink *sink);
 /* Exact number of bytes tp_store_write_ptd writes (builds the flatbuffer; cached until the
    next add). */
 TPDEF tp_status tp_store_ptd_size(tp_store *s, uint64_t *size_out);
 #ifndef TP_NO_STDIO
 /* tp_store_write_ptd into path, atomically: an error leaves no file and a sentence naming the
-   path in tp_store_error (section 4, "writer objects"). */
+   path in tp_store_error (section 11, "writer objects"). */
 TPDEF tp_status tp_store_write_ptd_file(tp_store *s, const char *path);
 #endif
 
@@ -1140,6 +987,10 @@ TPDEF int tp_progress_bar_fn(void *bar, uint64_t done, uint64_t total);
    Anything else is TP_ERR_FORMAT with a sentence in p->err; nothing is read outside the bytes.
    The bytes must stay alive while entries are used (entry pointers point into them); they need
    no particular alignment (entry data is as aligned as data + its file offset). */
+/* A keyed hash table's key (private; tp__hash_seed in section 11). */
+typedef struct tp__hashkey {
+  uint64_t k0, k1;
+} tp__hashkey;
 typedef struct tp_ptd {
   const unsigned char *data;
   size_t size;
@@ -1207,63 +1058,6 @@ TPDEF size_t tp_ptd_index_slots(const tp_ptd *p);
 TPDEF tp_status tp_ptd_index(tp_ptd *p, uint32_t *slots, size_t nslots);
 
 
-// >>delegate ----------------------------------------------------------------------------------
-/* The delegate-blob frame ExecuTorch's XNNPACK ("XH00") and Vulkan ("VH00") backends share,
-   written and parsed here once for both (all little-endian):
-      [0,4) zero  [4,8) magic  [8,10) u16 header size (30)  [10,14) u32 flatbuffer offset (32)
-      [14,18) u32 flatbuffer size  [18,22) u32 segment offset  [22,30) u64 segment size
-      zero padding to 32, the flatbuffer, zero padding up to the segment offset (a multiple of
-      the backend's alignment), the segment.
-   The segment holds the inline constants (and Vulkan's shaders), each entry at a multiple of
-   the alignment from the segment start, zero-padded to the next one (tp_delegate_place). */
-#define TP_DELEGATE_HEADER_SIZE 30
-#define TP_DELEGATE_FLATBUFFER_OFFSET 32
-
-typedef struct tp_delegate_frame {
-  uint32_t header_size;       /* as stored (30 when written) */
-  uint32_t flatbuffer_offset; /* 32 when written */
-  uint32_t flatbuffer_size;
-  uint32_t segment_offset;
-  uint64_t segment_size;
-} tp_delegate_frame;
-
-/* The frame of a blob with a flatbuffer of fb_size bytes and a segment of seg_size bytes whose
-   offset is aligned to `alignment` (a power of two >= 16); *total_out (may be NULL) = the blob
-   size. TP_ERR_OVERFLOW, with a sentence naming the magic and the size in err (may be NULL),
-   when the offsets do not fit the header's 32 bits. */
-TPDEF tp_status tp_delegate_frame_make(const char *magic, uint64_t fb_size, uint64_t alignment,
-                                       uint64_t seg_size, tp_delegate_frame *out,
-                                       uint64_t *total_out, tp_error *err);
-/* Streams the 32-byte header (magic, f), the flatbuffer fb (f->flatbuffer_size bytes) and the
-   zero padding up to f->segment_offset. The sink's status. */
-TPDEF tp_status tp_delegate_write_head(tp_sink *sink, const char *magic,
-                                       const tp_delegate_frame *f, const void *fb);
-/* Parses and checks the frame of a blob of `size` bytes: at least 30 bytes, magic at 4, header
-   size >= 30, flatbuffer offset >= header size, flatbuffer size >= 12 (root offset,
-   identifier, a table) and inside the blob, segment inside the blob and not before the
-   flatbuffer's end. *out gets the stored fields even on failure (all zero when the blob is
-   shorter than the header). TP_ERR_FORMAT with a sentence in err ("<magic> header: ...",
-   segment_name naming the segment, e.g. "constant data") otherwise; TP_ERR_INVALID for a
-   NULL out or magic. err (may be NULL) is reset on entry. */
-TPDEF tp_status tp_delegate_parse(const void *blob, size_t size, const char *magic,
-                                  const char *segment_name, tp_delegate_frame *out,
-                                  tp_error *err);
-/* Places a segment entry of `size` bytes at *pos (its offset, in *offset_out) and moves *pos
-   past it to the next multiple of alignment. Returns 1 on overflow (nothing changed). */
-TPDEF int tp_delegate_place(uint64_t *pos, uint64_t size, uint64_t alignment,
-                            uint64_t *offset_out);
-/* Sends one named constant to the store under the lowercase hex SHA-256 of its bytes
-   (prefixed with key_prefix when not NULL, e.g. "scale_"), aligned to `alignment`, and gives
-   the store's key in *key_out. Bytes that are the view's own row-major bytes (produce == NULL,
-   key_prefix == NULL) go in as the view (borrowed until the store is written, hashed once by
-   the store); otherwise they are made once - produce(ctx, sink), or the view row-major when
-   produce is NULL - and handed to the store as its own copy. The made bytes must be `expect`
-   long (else TP_ERR_INVALID). Errors: the store's (its sentence in tp_store_error), NOMEM. */
-TPDEF tp_status tp_delegate_store_constant(tp_store *store, const tp_tensor *view,
-                                           tp_status (*produce)(const void *ctx, tp_sink *sink),
-                                           const void *ctx, uint64_t expect,
-                                           const char *key_prefix, size_t alignment,
-                                           const char **key_out);
 /* ------------------------------------------------------------------------------------------ */
 /* 9. Programs (.pte)                                                                          */
 /* ------------------------------------------------------------------------------------------ */
@@ -1304,12 +1098,12 @@ TPDEF tp_status tp_delegate_store_constant(tp_store *store, const tp_tensor *vie
 
 typedef struct tp_pte tp_pte; /* opaque */
 
-/* Zero = defaults. */
+/* Zero-initialised (or NULL options) = the defaults: every field's 0 / NULL is its default. */
 typedef struct tp_pte_options {
   tp_store *embed;  /* NULL: no named data in the .pte; set: every entry of this store is written
                        into the .pte as named data (named_data + segments): one file holds all.
                        Borrowed until the program is written. */
-  int omit_empty_named_data; /* 0 (default): without embed, an empty named_data table is
+  int omit_empty_named_data; /* 0: without embed, an empty named_data table is
                        written (as upstream's serializer does when a program's named data all
                        went to a .ptd): ExecuTorch's runtime then builds its data map, and a
                        blob's named constant that no --data_path supplies fails to load with
@@ -1320,7 +1114,7 @@ typedef struct tp_pte_options {
   tp_progress_fn progress; /* NULL: none; else called as the program is written (section 4);
                               a non-zero return cancels with TP_ERR_CANCELLED */
   void *progress_ctx;      /* its first argument */
-  int other_runtime; /* 0 (default): every tp_pte_call_kernel is checked against the portable
+  int other_runtime; /* 0: every tp_pte_call_kernel is checked against the portable
                         kernels' operators (TP_PTE_OPS: the operator exists, its argument count,
                         each argument's value kind, the return slot) and its out tensors
                         against the shapes the call makes (TP_PTE_SHAPE_RULES); non-zero: for a
@@ -1382,10 +1176,6 @@ TPDEF tp_status tp_pte_status(const tp_pte *p);
 TPDEF tp_status tp_pte_add_method(tp_pte *p, const tp_pte_method *m);
 /* Number of methods added. */
 TPDEF size_t tp_pte_method_count(const tp_pte *p);
-/* For backend headers that refuse a graph before tp_pte_add_method: latches the building
-   failure s in p with the sentence fmt (unless p already holds one) and returns p's first
-   failure's status. s == TP_OK is a no-op. */
-TPDEF tp_status tp_pte_fail(tp_pte *p, tp_status s, const char *fmt, ...) TP__PRINTF(3, 4);
 /* Exact number of bytes tp_pte_write writes. TP_ERR_INVALID for a program without methods,
    the embedded store's error, TP_ERR_OVERFLOW. */
 TPDEF tp_status tp_pte_size(tp_pte *p, uint64_t *size_out);
@@ -1393,11 +1183,11 @@ TPDEF tp_status tp_pte_size(tp_pte *p, uint64_t *size_out);
    its producer and each embedded store entry from its view; nothing blob- or model-sized is
    buffered. A producer that writes more or fewer than blob_size bytes is TP_ERR_INVALID. With
    options.progress set it reports (done, total = tp_pte_size). Errors, sentences and
-   cancelling: as every writer object (section 4, "writer objects"). */
+   cancelling: as every writer object (section 11, "writer objects"). */
 TPDEF tp_status tp_pte_write(tp_pte *p, tp_sink *sink);
 #ifndef TP_NO_STDIO
 /* tp_pte_write into path, atomically: an error leaves no file and a sentence naming the path
-   in tp_pte_error (section 4, "writer objects"). */
+   in tp_pte_error (section 11, "writer objects"). */
 TPDEF tp_status tp_pte_write_file(tp_pte *p, const char *path);
 /* tp_pte_size + tp_pte_write_file, a failure's sentence on stderr (as tp_store_save_ptd). */
 TPDEF tp_status tp_pte_save(tp_pte *p, const char *path, uint64_t *size_out);
@@ -1511,19 +1301,6 @@ TPDEF tp_status tp_pte_call_delegate(tp_pte_graph *g, const tp_pte_delegate *d,
 /* Tensor value id of g (its role, dtype, sizes, dim_order; a constant's role is 0) into *out.
    TP_ERR_INVALID when id is not a Tensor value of g (or out is NULL). */
 TPDEF tp_status tp_pte_graph_tensor(const tp_pte_graph *g, uint32_t id, tp_pte_tensor *out);
-/* For backend headers that refuse a call before tp_pte_call_delegate: latches failure s in g
-   with the sentence "method \"NAME\": " + fmt (unless g holds one) and returns g's first
-   failure's status. s == TP_OK is a no-op. */
-TPDEF tp_status tp_pte_graph_fail(tp_pte_graph *g, tp_status s, const char *fmt, ...)
-    TP__PRINTF(3, 4);
-/* Internal (for the backend headers' tp_xnn_pte_call / tp_vk_pte_call): a delegate call whose
-   n_expect slots bind tensors of expect[k]'s dtype and sizes (slot k named "external id k"
-   with by_id, else "input" / "output" by expect[k].role): a count other than n_expect, or a
-   value that is not such a Tensor, is TP_ERR_INVALID latched in g as "method \"M\": <what>
-   ..." naming both; then tp_pte_call_delegate(g, d, args, n). */
-TPDEF tp_status tp__pte_call_bound(tp_pte_graph *g, const char *what, int by_id,
-                                   const tp_pte_tensor *expect, size_t n_expect,
-                                   const tp_pte_delegate *d, const uint32_t *args, size_t n);
 /* Plans the graph's memory (above) and adds it to its program as a method; frees g in every
    case (NULL: no-op returning TP_ERR_INVALID). Refused: a failed graph (its failure, latched
    in the program), a graph without instructions (TP_ERR_INVALID), a planned buffer of 2^63
@@ -2277,26 +2054,6 @@ TPDEF tp_status tp_pte_segment_at(tp_pte_file *f, size_t i, uint64_t *offset, ui
    backends' to say, reading their blobs: tp_xnn_pte_missing_keys, tp_vk_pte_missing_keys. */
 TPDEF tp_status tp_pte_named_at(tp_pte_file *f, size_t i, const char **key,
                                 uint32_t *segment_index, const void **data, uint64_t *nbytes);
-/* For the backends' tp_xnn_pte_missing_keys / tp_vk_pte_missing_keys (and tpdump --check): the
-   named keys that the delegates of program f whose id is one of bk[0 .. nbk).id use and that
-   neither f's named data nor ptd (may be NULL) holds. bk[i].keys calls fn(ctx, key, len) for
-   each named key one delegate blob makes the runtime look up, in order, stops at fn's non-TP_OK
-   and leaves a sentence in err on a blob it refuses. Only method m, or every method for
-   m == (size_t)-1. Each key is listed once, in first-use order; keys[0 .. min(*count, cap))
-   point into f's bytes (keys NULL: only counted); *count gets their number. The cost is linear
-   in the keys (one keyed set of the named data's, the .ptd's and the listed keys). Errors, the
-   sentence in err (may be NULL; reset on entry): "<who>: count is NULL" (TP_ERR_INVALID); f's
-   open failure; m out of range (TP_ERR_INVALID); a refused blob ("method \"<name>\" delegate
-   <k>: " and its sentence); TP_ERR_NOMEM. */
-typedef tp_status (*tp__key_fn)(void *ctx, const char *key, size_t len);
-typedef struct tp__pte_backend_keys {
-  const char *id; /* the delegate id, e.g. "XnnpackBackend" */
-  tp_status (*keys)(const void *blob, size_t size, tp__key_fn fn, void *ctx, tp_error *err);
-} tp__pte_backend_keys;
-TPDEF tp_status tp__pte_missing_keys(const char *who, tp_pte_file *f, size_t m, tp_ptd *ptd,
-                                     const tp__pte_backend_keys *bk, size_t nbk,
-                                     const char **keys, size_t cap, size_t *count,
-                                     tp_error *err);
 
 /* ------------------------------------------------------------------------------------------ */
 /* 10. Inputs: safetensors files, JSON documents and DLPack tensors                           */
@@ -2438,6 +2195,252 @@ TPDEF const char *tp_json_error(const tp_json *doc);
 TPDEF tp_status tp_view_from_dlpack(const DLTensor *t, size_t storage_nbytes, tp_tensor *out,
                                     tp_error *err);
 #endif
+
+/* ------------------------------------------------------------------------------------------ */
+/* 11. For the backend headers, not for users                                                  */
+/* ------------------------------------------------------------------------------------------ */
+/* What tensorpack_xnnpack.h, tensorpack_vulkan.h and tools/tpdump.c share with the core and a
+   program has no use for: tp__ names, not part of the API, may change in any release. They are
+   extern because a backend's implementation may live in another file than the core's. */
+
+/* ---- errors: the first failure's sentence ---------------------------------------------- */
+/* Internal (not API; the headers' objects use it to latch a sentence): records a failure in e
+   unless e already holds one (the first failure sticks). Returns e->status afterwards (the
+   first failure's status). e may be NULL: then it just returns s. */
+TPDEF tp_status tp__error_set(tp_error *e, tp_status s, const char *fmt, ...) TP__PRINTF(3, 4);
+/* Internal: printf into out (cap > 0 bytes, always terminated), with or without stdio. */
+TPDEF void tp__format(char *out, size_t cap, const char *fmt, ...) TP__PRINTF(3, 4);
+
+/* ---- bytes, checked arithmetic, arrays, keyed hash sets --------------------------------- */
+/* Little-endian stores and loads, from shifts: the bytes never depend on the host. */
+TPDEF void tp__put_le16(unsigned char *p, uint16_t v);
+TPDEF void tp__put_le32(unsigned char *p, uint32_t v);
+TPDEF void tp__put_le64(unsigned char *p, uint64_t v);
+TPDEF uint16_t tp__get_le16(const unsigned char *p);
+TPDEF uint32_t tp__get_le32(const unsigned char *p);
+TPDEF uint64_t tp__get_le64(const unsigned char *p);
+/* Checked arithmetic: 0 on success, 1 on overflow (out untouched then). */
+TPDEF int tp__add_u64(uint64_t a, uint64_t b, uint64_t *out);
+TPDEF int tp__mul_u64(uint64_t a, uint64_t b, uint64_t *out);
+/* Round v up to a multiple of align: 0, or 1 on overflow or when align is not a power of 2. */
+TPDEF int tp__align_u64(uint64_t v, uint64_t align, uint64_t *out);
+/* Grows *data (elements of elem_size) to hold at least need elements; TP_ERR_NOMEM or
+   TP_ERR_OVERFLOW on failure (then *data is unchanged). */
+TPDEF tp_status tp__array_reserve(void **data, size_t *cap, size_t need, size_t elem_size);
+/* Hashed keys, the one lookup table behind every "is this key already here" (the store's keys
+   and contents, named-mode XNNPACK constants, tp_ptd_index): open addressing with linear
+   probing over slots holding item index + 1 (0 = empty); cap is 0 or a power of two and the
+   table is kept at most half full, grown by doubling. The items and their hashes stay with the
+   caller, which hands them in through callbacks. tp__keyset_probe returns the slot holding the
+   item that match accepts, or the empty slot where an item with hash h goes (match may be NULL:
+   the first empty slot); cap must be > 0. tp__keyset_reserve makes room for count items,
+   rehashing with hash(ctx, item); TP_ERR_NOMEM / TP_ERR_OVERFLOW leave the table unchanged. */
+typedef struct tp__keyset {
+  uint32_t *slot;
+  size_t cap;
+} tp__keyset;
+typedef uint64_t (*tp__keyset_hash_fn)(const void *ctx, uint32_t item);
+typedef int (*tp__keyset_match_fn)(const void *ctx, uint32_t item);
+/* Keyed hashing, so that nobody can craft keys that collide: every table hashes with a key of
+   its own (tp__hashkey), made by tp__hash_seed from the address of the object that owns the
+   table. tp__hash_keyed is SipHash-1-3 (64-bit output) of the n bytes under that key;
+   tp__hash_u64 the same of one 64-bit integer (ids, byte positions). What a table holds and
+   the bytes written never depend on the key, only how fast a lookup is.
+   TP_HASH_SEED(obj), defined before the implementation, overrides the seed: an expression of
+   type uint64_t, obj the owner's address (const void *). The default mixes obj with the
+   address of a local variable and of a function (different on every run under ASLR); it reads
+   no mutable global, so tables on different threads need no lock. */
+TPDEF tp__hashkey tp__hash_seed(const void *obj);
+TPDEF uint64_t tp__hash_keyed(const tp__hashkey *k, const void *data, size_t n);
+TPDEF uint64_t tp__hash_u64(const tp__hashkey *k, uint64_t v);
+TPDEF tp_status tp__keyset_reserve(tp__keyset *t, size_t count, tp__keyset_hash_fn hash,
+                                   const void *ctx);
+TPDEF size_t tp__keyset_probe(const tp__keyset *t, uint64_t h, tp__keyset_match_fn match,
+                              const void *ctx);
+TPDEF void tp__keyset_free(tp__keyset *t);
+/* Test builds only: with TP_COUNT_STEPS defined (before the implementation), every slot a
+   keyset probe looks at, every key comparison of a linear key scan, every comparison of a
+   sort or binary search (of names: 1 + len / 16) and every 64-byte block tp_sha256_update
+   hashes straight from its input adds to tp__count_steps, and every visit a tp_fb_reader charges (tp_fb_reader's visit budget: a table opened, a vector
+   element, a string as 1 + len / 16) adds to tp__count_visits, whatever the reader's budget
+   (also the unbudgeted readers'). Their sum is the work a reader does on input it does not
+   trust: a test counts it instead of timing it (tests/test_linear.c), and the fuzz flavor
+   bounds it per input byte (fuzz/fuzz_bound.h). Without the macro nothing is counted and the
+   variables do not exist. */
+#ifdef TP_COUNT_STEPS
+extern unsigned long long tp__count_steps, tp__count_visits;
+#define TP__STEP() (tp__count_steps++)
+#define TP__STEPS(n) (tp__count_steps += (unsigned long long)(n))
+#define TP__VISITS(n) (tp__count_visits += (unsigned long long)(n))
+#else
+#define TP__STEP() ((void)0)
+#define TP__STEPS(n) ((void)0)
+#define TP__VISITS(n) ((void)0)
+#endif
+
+/* ---- sinks ---------------------------------------------------------------------------- */
+/* Passes every write on to `inner` and counts the bytes inner accepted (t->n), e.g. to check
+   that a view streamed exactly the bytes it should. */
+typedef struct tp__tally {
+  tp_sink *inner;
+  uint64_t n;
+  tp_status failed; /* the first failure inner returned (TP_OK: none) */
+} tp__tally;
+/* Sets t->inner = inner, t->n = 0, t->failed = TP_OK and returns the sink; inner's errors pass
+   through. */
+TPDEF tp_sink tp__sink_tally(tp__tally *t, tp_sink *inner);
+
+/* ---- writer objects: one size / write / write_file / save (internal, not API) ----------
+   The store, the program and the XNNPACK and Vulkan graphs are writer objects: each hands the
+   core a tp__writer (its two error slots, its progress option and two functions) and its
+   public size / write / write_file / save calls are one line each, so every writer behaves
+   the same by construction (the ERRORS rule at the top, as code). <fn> is the public call.
+     - err is the latched building failure: every call returns it first and changes nothing.
+       werr is the size / write call's own failure: reset on entry, never latched.
+     - prepare(obj, &total) lays the object out (cached by the object) and gives its exact
+       byte count, or leaves its failure's sentence in werr; emit(obj, sink) streams exactly
+       those bytes. A failure of emit's own leaves its sentence in werr; a failure of the
+       caller's sink or a cancel needs none.
+     - size: a NULL size_out is TP_ERR_INVALID "<fn>: size_out is NULL" (*size_out is 0 on
+       any failure).
+     - write: a NULL sink or write callback is TP_ERR_INVALID "<fn>: the sink or its write
+       callback is NULL". While emit runs the object's *writing is raised (its building calls
+       then refuse: tp__writer_busy); with a progress option the bytes pass a tp_sink_progress.
+       Whatever emit said, a sink failure is "<fn>: the sink failed (<status>) at byte N of
+       M" and a cancel "<fn>: cancelled by the progress callback at byte N of M" (N: the
+       bytes the sink took); an emit failure without a sentence is "<fn>: <status> at byte N
+       of M".
+     - write_file (not under TP_NO_STDIO): a NULL or empty path is TP_ERR_INVALID "<fn>: the
+       path is NULL or empty"; prepare runs first (its failure creates no file), then the
+       write goes into a temporary file beside path (tp_atomic_write: nothing is left on
+       failure). Its sentences: "<fn>: writing \"<path>\" failed (<status>) at byte N of M;
+       no file was left", "<fn>: writing \"<path>\" was cancelled by the progress callback
+       at byte N of M; no file was left", the object's own "<fn>: writing \"<path>\":
+       <sentence>; no file was left", or "<fn>: " and tp_atomic_write's sentence (the
+       temporary file cannot be created, flushed or renamed).
+     - save: size, then write_file; a failure's sentence on stderr as "error: <sentence>". */
+typedef struct tp__writer { /* (each object fills it in this order, by an initializer) */
+  void *obj;
+  tp_error *err, *werr;    /* latched building failure; the size / write call's failure */
+  int *writing;            /* raised while emit runs */
+  int *writing_too;        /* another object raised with it (a program's store), or NULL */
+  tp_progress_fn progress; /* the object's progress option (NULL = none) and its ctx */
+  void *progress_ctx;
+  tp_status (*prepare)(void *obj, uint64_t *total);
+  tp_status (*emit)(void *obj, tp_sink *sink);
+} tp__writer;
+TPDEF tp_status tp__writer_size(const tp__writer *w, const char *fn, uint64_t *size_out);
+TPDEF tp_status tp__writer_write(const tp__writer *w, const char *fn, tp_sink *sink);
+#ifndef TP_NO_STDIO
+TPDEF tp_status tp__writer_write_file(const tp__writer *w, const char *fn, const char *path);
+TPDEF tp_status tp__writer_save(const tp__writer *w, const char *fn, const char *path,
+                                uint64_t *size_out);
+#endif
+/* The object's _status and _error: the latched failure, else the last size / write call's. */
+TPDEF tp_status tp__writer_status(const tp_error *err, const tp_error *werr);
+TPDEF const char *tp__writer_error(const tp_error *err, const tp_error *werr);
+/* The entry of every building call: the latched failure, or, while the object is written (a
+   call from its own progress callback), TP_ERR_INVALID latched as "<call> during its own
+   write (from the progress callback): the <object> cannot change while it is written". */
+TPDEF tp_status tp__writer_busy(tp_error *err, int writing, const char *call,
+                                const char *object);
+
+/* ---- the delegate-blob frame ------------------------------------------------------------ */
+/* The delegate-blob frame ExecuTorch's XNNPACK ("XH00") and Vulkan ("VH00") backends share,
+   written and parsed here once for both (all little-endian):
+      [0,4) zero  [4,8) magic  [8,10) u16 header size (30)  [10,14) u32 flatbuffer offset (32)
+      [14,18) u32 flatbuffer size  [18,22) u32 segment offset  [22,30) u64 segment size
+      zero padding to 32, the flatbuffer, zero padding up to the segment offset (a multiple of
+      the backend's alignment), the segment.
+   The segment holds the inline constants (and Vulkan's shaders), each entry at a multiple of
+   the alignment from the segment start, zero-padded to the next one (tp__delegate_place). */
+#define TP__DELEGATE_HEADER_SIZE 30
+#define TP__DELEGATE_FLATBUFFER_OFFSET 32
+
+typedef struct tp__delegate_frame {
+  uint32_t header_size;       /* as stored (30 when written) */
+  uint32_t flatbuffer_offset; /* 32 when written */
+  uint32_t flatbuffer_size;
+  uint32_t segment_offset;
+  uint64_t segment_size;
+} tp__delegate_frame;
+
+/* The frame of a blob with a flatbuffer of fb_size bytes and a segment of seg_size bytes whose
+   offset is aligned to `alignment` (a power of two >= 16); *total_out (may be NULL) = the blob
+   size. TP_ERR_OVERFLOW, with a sentence naming the magic and the size in err (may be NULL),
+   when the offsets do not fit the header's 32 bits. */
+TPDEF tp_status tp__delegate_frame_make(const char *magic, uint64_t fb_size, uint64_t alignment,
+                                       uint64_t seg_size, tp__delegate_frame *out,
+                                       uint64_t *total_out, tp_error *err);
+/* Streams the 32-byte header (magic, f), the flatbuffer fb (f->flatbuffer_size bytes) and the
+   zero padding up to f->segment_offset. The sink's status. */
+TPDEF tp_status tp__delegate_write_head(tp_sink *sink, const char *magic,
+                                       const tp__delegate_frame *f, const void *fb);
+/* Parses and checks the frame of a blob of `size` bytes: at least 30 bytes, magic at 4, header
+   size >= 30, flatbuffer offset >= header size, flatbuffer size >= 12 (root offset,
+   identifier, a table) and inside the blob, segment inside the blob and not before the
+   flatbuffer's end. *out gets the stored fields even on failure (all zero when the blob is
+   shorter than the header). TP_ERR_FORMAT with a sentence in err ("<magic> header: ...",
+   segment_name naming the segment, e.g. "constant data") otherwise; TP_ERR_INVALID for a
+   NULL out or magic. err (may be NULL) is reset on entry. */
+TPDEF tp_status tp__delegate_parse(const void *blob, size_t size, const char *magic,
+                                  const char *segment_name, tp__delegate_frame *out,
+                                  tp_error *err);
+/* Places a segment entry of `size` bytes at *pos (its offset, in *offset_out) and moves *pos
+   past it to the next multiple of alignment. Returns 1 on overflow (nothing changed). */
+TPDEF int tp__delegate_place(uint64_t *pos, uint64_t size, uint64_t alignment,
+                             uint64_t *offset_out);
+/* Sends one named constant to the store under the lowercase hex SHA-256 of its bytes
+   (prefixed with key_prefix when not NULL, e.g. "scale_"), aligned to `alignment`, and gives
+   the store's key in *key_out. Bytes that are the view's own row-major bytes (produce == NULL,
+   key_prefix == NULL) go in as the view (borrowed until the store is written, hashed once by
+   the store); otherwise they are made once - produce(ctx, sink), or the view row-major when
+   produce is NULL - and handed to the store as its own copy. The made bytes must be `expect`
+   long (else TP_ERR_INVALID). Errors: the store's (its sentence in tp_store_error), NOMEM. */
+TPDEF tp_status tp__delegate_store_constant(tp_store *store, const tp_tensor *view,
+                                            tp_status (*produce)(const void *ctx, tp_sink *sink),
+                                            const void *ctx, uint64_t expect,
+                                            const char *key_prefix, size_t alignment,
+                                            const char **key_out);
+
+/* ---- programs: the backends' delegate calls and missing keys -------------------------- */
+/* For backend headers that refuse a graph before tp_pte_add_method: latches the building
+   failure s in p with the sentence fmt (unless p already holds one) and returns p's first
+   failure's status. s == TP_OK is a no-op. */
+TPDEF tp_status tp__pte_fail(tp_pte *p, tp_status s, const char *fmt, ...) TP__PRINTF(3, 4);
+/* For backend headers that refuse a call before tp_pte_call_delegate: latches failure s in g
+   with the sentence "method \"NAME\": " + fmt (unless g holds one) and returns g's first
+   failure's status. s == TP_OK is a no-op. */
+TPDEF tp_status tp__pte_graph_fail(tp_pte_graph *g, tp_status s, const char *fmt, ...)
+    TP__PRINTF(3, 4);
+/* Internal (for the backend headers' tp_xnn_pte_call / tp_vk_pte_call): a delegate call whose
+   n_expect slots bind tensors of expect[k]'s dtype and sizes (slot k named "external id k"
+   with by_id, else "input" / "output" by expect[k].role): a count other than n_expect, or a
+   value that is not such a Tensor, is TP_ERR_INVALID latched in g as "method \"M\": <what>
+   ..." naming both; then tp_pte_call_delegate(g, d, args, n). */
+TPDEF tp_status tp__pte_call_bound(tp_pte_graph *g, const char *what, int by_id,
+                                   const tp_pte_tensor *expect, size_t n_expect,
+                                   const tp_pte_delegate *d, const uint32_t *args, size_t n);
+/* For the backends' tp_xnn_pte_missing_keys / tp_vk_pte_missing_keys (and tpdump --check): the
+   named keys that the delegates of program f whose id is one of bk[0 .. nbk).id use and that
+   neither f's named data nor ptd (may be NULL) holds. bk[i].keys calls fn(ctx, key, len) for
+   each named key one delegate blob makes the runtime look up, in order, stops at fn's non-TP_OK
+   and leaves a sentence in err on a blob it refuses. Only method m, or every method for
+   m == (size_t)-1. Each key is listed once, in first-use order; keys[0 .. min(*count, cap))
+   point into f's bytes (keys NULL: only counted); *count gets their number. The cost is linear
+   in the keys (one keyed set of the named data's, the .ptd's and the listed keys). Errors, the
+   sentence in err (may be NULL; reset on entry): "<who>: count is NULL" (TP_ERR_INVALID); f's
+   open failure; m out of range (TP_ERR_INVALID); a refused blob ("method \"<name>\" delegate
+   <k>: " and its sentence); TP_ERR_NOMEM. */
+typedef tp_status (*tp__key_fn)(void *ctx, const char *key, size_t len);
+typedef struct tp__pte_backend_keys {
+  const char *id; /* the delegate id, e.g. "XnnpackBackend" */
+  tp_status (*keys)(const void *blob, size_t size, tp__key_fn fn, void *ctx, tp_error *err);
+} tp__pte_backend_keys;
+TPDEF tp_status tp__pte_missing_keys(const char *who, tp_pte_file *f, size_t m, tp_ptd *ptd,
+                                     const tp__pte_backend_keys *bk, size_t nbk,
+                                     const char **keys, size_t cap, size_t *count,
+                                     tp_error *err);
 
 #ifdef __cplusplus
 }
@@ -3680,13 +3683,13 @@ TPDEF tp_sink tp_sink_counter(uint64_t *count) {
 }
 
 static tp_status tp__tally_write(void *ctx, const void *data, size_t n) {
-  tp_tally *t = (tp_tally *)ctx;
+  tp__tally *t = (tp__tally *)ctx;
   tp_status st = tp_sink_write(t->inner, data, n);
   if (st == TP_OK) t->n += (uint64_t)n;
   else if (t->failed == TP_OK) t->failed = st;
   return st;
 }
-TPDEF tp_sink tp_sink_tally(tp_tally *t, tp_sink *inner) {
+TPDEF tp_sink tp__sink_tally(tp__tally *t, tp_sink *inner) {
   tp_sink s;
   TP_ASSERT(t); /* a NULL inner sink makes every write TP_ERR_INVALID */
   t->inner = inner;
@@ -3791,7 +3794,7 @@ static tp_status tp__writer_where(const tp__writer *w, const char *fn, const cha
 static tp_status tp__writer_run(const tp__writer *w, const char *fn, const char *path,
                                 tp_sink *sink) {
   uint64_t total = 0, at;
-  tp_tally took; /* what the caller's sink took, and its first failure */
+  tp__tally took; /* what the caller's sink took, and its first failure */
   tp_sink to, out;
   tp_progress pr;
   tp_status st;
@@ -3802,7 +3805,7 @@ static tp_status tp__writer_run(const tp__writer *w, const char *fn, const char 
                          fn);
   st = w->prepare(w->obj, &total); /* (its failure's sentence is in werr) */
   if (st != TP_OK) return st;
-  to = tp_sink_tally(&took, sink);
+  to = tp__sink_tally(&took, sink);
   pr.cancelled = 0;
   out = w->progress ? tp_sink_progress(&pr, &to, total, w->progress, w->progress_ctx) : to;
   ++*w->writing;
@@ -3948,13 +3951,7 @@ TPDEF void tp_atomic_abort(tp_atomic_file *af) {
 }
 
 TPDEF tp_status tp_atomic_write(const char *path, tp_status (*produce)(void *ctx, tp_sink *sink),
-                                void *ctx) {
-  return tp_atomic_write_ex(path, produce, ctx, NULL);
-}
-
-TPDEF tp_status tp_atomic_write_ex(const char *path,
-                                   tp_status (*produce)(void *ctx, tp_sink *sink), void *ctx,
-                                   tp_error *err) {
+                                void *ctx, tp_error *err) {
   tp_atomic_file af;
   tp_sink sink;
   tp_status s;
@@ -4012,7 +4009,7 @@ TPDEF tp_status tp__writer_write_file(const tp__writer *w, const char *fn, const
   c.w = w;
   c.fn = fn;
   c.path = path;
-  st = tp_atomic_write_ex(path, tp__writer_produce, &c, &fe);
+  st = tp_atomic_write(path, tp__writer_produce, &c, &fe);
   if (st == TP_OK || w->werr->status != TP_OK) return st; /* the write's own sentence */
   return tp__error_set(w->werr, st, "%s: %s", fn, fe.msg);  /* create, flush or rename */
 }
@@ -5009,7 +5006,7 @@ static tp_status tp__piece_to_sink(void *ctx, const unsigned char *bytes, size_t
   return tp_sink_write((tp_sink *)ctx, bytes, n);
 }
 
-/* Sinks that take bytes in place: a tp_sink_membuf sink (possibly behind tp_sink_tally
+/* Sinks that take bytes in place: a tp_sink_membuf sink (possibly behind tp__sink_tally
    counters) offers the tail of its own buffer, so a view is compacted straight into it - no
    scratch, no second copy. Returns where n bytes go (the caller fills all of them, then calls
    tp__sink_commit), NULL with *st == TP_OK for a sink that does not offer a buffer, or NULL
@@ -5017,7 +5014,7 @@ static tp_status tp__piece_to_sink(void *ctx, const unsigned char *bytes, size_t
 static unsigned char *tp__sink_place(tp_sink *sink, size_t n, tp_status *st) {
   *st = TP_OK;
   if (sink->write == tp__tally_write) {
-    tp_tally *t = (tp_tally *)sink->ctx;
+    tp__tally *t = (tp__tally *)sink->ctx;
     unsigned char *at = t->inner && t->inner->write ? tp__sink_place(t->inner, n, st) : NULL;
     if (*st != TP_OK && t->failed == TP_OK) t->failed = *st;
     return at;
@@ -5037,7 +5034,7 @@ static unsigned char *tp__sink_place(tp_sink *sink, size_t n, tp_status *st) {
 }
 static void tp__sink_commit(tp_sink *sink, size_t n) {
   if (sink->write == tp__tally_write) {
-    tp_tally *t = (tp_tally *)sink->ctx;
+    tp__tally *t = (tp__tally *)sink->ctx;
     tp__sink_commit(t->inner, n);
     t->n += (uint64_t)n;
   } else {
@@ -6089,9 +6086,9 @@ TPDEF tp_fb_ref tp_fb_create_vector_refs(tp_fb_builder *b, const tp_fb_ref *refs
   return b->size;
 }
 
-/* tp_fb_start_table and the public adds are inlined into callers in the implementation's translation unit (the
-   generated code of the official builder inlines its adds too): one call per field was the
-   builder's largest cost. They stay ordinary external functions for every other caller. GCC
+/* tp_fb_start_table and the public adds are inlined into callers in the implementation's
+   translation unit (the generated code of the official builder inlines its adds too): a call
+   per field would be the builder's largest cost. They stay ordinary external functions for every other caller. GCC
    warns that an always_inline function without `inline` "might not be inlinable" (it is, where
    the body is seen); `inline` itself would change the linkage in C++, so the warning is off
    here. */
@@ -6315,7 +6312,7 @@ TPDEF TP__FB_HOT void tp_fb_add_union(tp_fb_builder *b, uint16_t id, uint8_t typ
 #undef TP__FB_HOT
 
 /* Remembers a new vtable. Failing to grow the table latches TP_ERR_NOMEM: skipping the dedup
-   instead would give different bytes with TP_OK (issue 14 item 13). */
+   instead would give different bytes with TP_OK. */
 static void tp__fb_vt_insert(tp_fb_builder *b, uint32_t end, uint32_t h) {
   size_t mask, i;
   if ((b->vt_count + 1) * 2 > b->vt_cap) {
@@ -7226,7 +7223,7 @@ static tp__store_seg *tp__store_find_content(tp_store *s, const unsigned char di
   return idx1 ? &s->segs[idx1 - 1] : NULL;
 }
 
-TPDEF tp_status tp_store_create_ex(const tp_store_options *opts, tp_store **out) {
+TPDEF tp_status tp_store_create(const tp_store_options *opts, tp_store **out) {
   tp_store *s;
   if (!out) return TP_ERR_INVALID;
   *out = NULL;
@@ -7240,7 +7237,6 @@ TPDEF tp_status tp_store_create_ex(const tp_store_options *opts, tp_store **out)
   return TP_OK;
 }
 
-TPDEF tp_status tp_store_create(tp_store **out) { return tp_store_create_ex(NULL, out); }
 
 TPDEF void tp_store_destroy(tp_store *s) {
   size_t i;
@@ -7892,6 +7888,22 @@ static void tp__error_prefix_path(tp_error *e, const char *path) {
   tp__error_reset(e);
   tp__error_set(e, inner.status, "\"%.100s\": %s", path, inner.msg);
 }
+
+/* The readers' _open_file forms: path's bytes into *fb, then parse(obj, bytes, size), which
+   fills err (the object's own slot). On failure nothing is left open and err names the path:
+   the open's sentence, or parse's behind the path. */
+static tp_status tp__file_parse(const char *path, tp_file_bytes *fb, tp_error *err,
+                                tp_status (*parse)(void *obj, const void *data, size_t size),
+                                void *obj) {
+  tp_status st = tp_file_bytes_open(path, 0, fb, err);
+  if (st != TP_OK) return st;
+  st = parse(obj, fb->data, fb->size);
+  if (st != TP_OK) {
+    tp_file_bytes_close(fb);
+    tp__error_prefix_path(err, path);
+  }
+  return st;
+}
 #endif /* TP_NO_STDIO */
 
 // >>ptd ---------------------------------------------------------------------------------------
@@ -8013,11 +8025,11 @@ static tp_status tp__store_zeros(tp_sink *sink, uint64_t n) {
 /* Streams store segment g (its bytes, or its view compacted); exactly g->nbytes, else
    TP_ERR_INVALID. */
 static tp_status tp__store_seg_write(const tp__store_seg *g, tp_sink *sink) {
-  tp_tally t;
+  tp__tally t;
   tp_sink w;
   tp_status st;
   if (g->is_bytes) return tp_sink_write(sink, g->bytes, (size_t)g->nbytes);
-  w = tp_sink_tally(&t, sink);
+  w = tp__sink_tally(&t, sink);
   st = tp_compact_write(&g->view, g->order, &w);
   return st == TP_OK && t.n != g->nbytes ? TP_ERR_INVALID : st;
 }
@@ -8310,22 +8322,18 @@ TPDEF tp_status tp_ptd_open(tp_ptd *p, const void *data, size_t size) {
 }
 
 #ifndef TP_NO_STDIO
+static tp_status tp__ptd_parse(void *p, const void *data, size_t size) {
+  return tp_ptd_open((tp_ptd *)p, data, size);
+}
+
 TPDEF tp_status tp_ptd_open_file(tp_ptd *p, const char *path) {
   tp_file_bytes fb;
-  tp_error e;
   tp_status st;
   TP_ASSERT(p);
   memset(p, 0, sizeof *p);
-  st = tp_file_bytes_open(path, 0, &fb, &e);
+  st = tp__file_parse(path, &fb, &p->err, tp__ptd_parse, p);
   if (st != TP_OK) {
-    p->err = e;
-    return st;
-  }
-  st = tp_ptd_open(p, fb.data, fb.size);
-  if (st != TP_OK) {
-    tp_file_bytes_close(&fb);
     p->data = NULL;
-    tp__error_prefix_path(&p->err, path);
     return st;
   }
   p->file__ = fb;
@@ -8467,10 +8475,10 @@ TPDEF tp_status tp_ptd_find(tp_ptd *p, const char *key, tp_ptd_entry *e) {
 }
 
 
-// >>delegate (implementation) -----------------------------------------------------------------
+// >>delegate ----------------------------------------------------------------------------------
 
-TPDEF tp_status tp_delegate_frame_make(const char *magic, uint64_t fb_size, uint64_t alignment,
-                                       uint64_t seg_size, tp_delegate_frame *out,
+TPDEF tp_status tp__delegate_frame_make(const char *magic, uint64_t fb_size, uint64_t alignment,
+                                       uint64_t seg_size, tp__delegate_frame *out,
                                        uint64_t *total_out, tp_error *err) {
   uint64_t seg_off, total;
   TP_ASSERT(out && magic);
@@ -8480,7 +8488,7 @@ TPDEF tp_status tp_delegate_frame_make(const char *magic, uint64_t fb_size, uint
     return tp__error_set(err, TP_ERR_INVALID, "%.4s blob: alignment %llu is not a power of two >= 16",
                         magic, (unsigned long long)alignment);
   if (fb_size > (uint64_t)UINT32_MAX ||
-      tp__align_u64((uint64_t)TP_DELEGATE_FLATBUFFER_OFFSET + fb_size, alignment, &seg_off) ||
+      tp__align_u64((uint64_t)TP__DELEGATE_FLATBUFFER_OFFSET + fb_size, alignment, &seg_off) ||
       seg_off > (uint64_t)UINT32_MAX)
     return tp__error_set(err, TP_ERR_OVERFLOW,
                         "%.4s header: a flatbuffer of %llu bytes does not fit its 32-bit offsets",
@@ -8488,8 +8496,8 @@ TPDEF tp_status tp_delegate_frame_make(const char *magic, uint64_t fb_size, uint
   if (tp__add_u64(seg_off, seg_size, &total))
     return tp__error_set(err, TP_ERR_OVERFLOW, "%.4s blob: a segment of %llu bytes overflows",
                         magic, (unsigned long long)seg_size);
-  out->header_size = TP_DELEGATE_HEADER_SIZE;
-  out->flatbuffer_offset = TP_DELEGATE_FLATBUFFER_OFFSET;
+  out->header_size = TP__DELEGATE_HEADER_SIZE;
+  out->flatbuffer_offset = TP__DELEGATE_FLATBUFFER_OFFSET;
   out->flatbuffer_size = (uint32_t)fb_size;
   out->segment_offset = (uint32_t)seg_off;
   out->segment_size = seg_size;
@@ -8497,9 +8505,9 @@ TPDEF tp_status tp_delegate_frame_make(const char *magic, uint64_t fb_size, uint
   return TP_OK;
 }
 
-TPDEF tp_status tp_delegate_write_head(tp_sink *sink, const char *magic,
-                                       const tp_delegate_frame *f, const void *fb) {
-  unsigned char hdr[TP_DELEGATE_FLATBUFFER_OFFSET];
+TPDEF tp_status tp__delegate_write_head(tp_sink *sink, const char *magic,
+                                       const tp__delegate_frame *f, const void *fb) {
+  unsigned char hdr[TP__DELEGATE_FLATBUFFER_OFFSET];
   tp_status st;
   TP_ASSERT(sink && magic && f);
   memset(hdr, 0, sizeof hdr);
@@ -8512,13 +8520,13 @@ TPDEF tp_status tp_delegate_write_head(tp_sink *sink, const char *magic,
   st = tp_sink_write(sink, hdr, sizeof hdr);
   if (st == TP_OK) st = tp_sink_write(sink, fb, f->flatbuffer_size);
   if (st == TP_OK)
-    st = tp_sink_zeros(sink, (size_t)((uint64_t)f->segment_offset - TP_DELEGATE_FLATBUFFER_OFFSET -
+    st = tp_sink_zeros(sink, (size_t)((uint64_t)f->segment_offset - TP__DELEGATE_FLATBUFFER_OFFSET -
                                       f->flatbuffer_size));
   return st;
 }
 
-TPDEF tp_status tp_delegate_parse(const void *blob, size_t size, const char *magic,
-                                  const char *segment_name, tp_delegate_frame *out,
+TPDEF tp_status tp__delegate_parse(const void *blob, size_t size, const char *magic,
+                                  const char *segment_name, tp__delegate_frame *out,
                                   tp_error *err) {
   const unsigned char *h = (const unsigned char *)blob;
   uint64_t fb_end;
@@ -8526,7 +8534,7 @@ TPDEF tp_status tp_delegate_parse(const void *blob, size_t size, const char *mag
   if (!out || !magic) return tp__error_set(err, TP_ERR_INVALID, "delegate header: NULL argument");
   memset(out, 0, sizeof *out);
   if (!segment_name) segment_name = "segment";
-  if (!h || size < TP_DELEGATE_HEADER_SIZE)
+  if (!h || size < TP__DELEGATE_HEADER_SIZE)
     return tp__error_set(err, TP_ERR_FORMAT, "%.4s header: file is %llu bytes, the header needs 30",
                         magic, (unsigned long long)(h ? size : 0));
   out->header_size = tp__get_le16(h + 8);
@@ -8536,7 +8544,7 @@ TPDEF tp_status tp_delegate_parse(const void *blob, size_t size, const char *mag
   out->segment_size = tp__get_le64(h + 22);
   if (memcmp(h + 4, magic, 4) != 0)
     return tp__error_set(err, TP_ERR_FORMAT, "%.4s header: magic is not %.4s", magic, magic);
-  if (out->header_size < TP_DELEGATE_HEADER_SIZE)
+  if (out->header_size < TP__DELEGATE_HEADER_SIZE)
     return tp__error_set(err, TP_ERR_FORMAT, "%.4s header: length %u < 30", magic,
                         (unsigned)out->header_size);
   if (out->flatbuffer_offset < out->header_size)
@@ -8568,8 +8576,8 @@ TPDEF tp_status tp_delegate_parse(const void *blob, size_t size, const char *mag
   return TP_OK;
 }
 
-TPDEF int tp_delegate_place(uint64_t *pos, uint64_t size, uint64_t alignment,
-                            uint64_t *offset_out) {
+TPDEF int tp__delegate_place(uint64_t *pos, uint64_t size, uint64_t alignment,
+                             uint64_t *offset_out) {
   uint64_t end;
   TP_ASSERT(pos && offset_out);
   if (tp__add_u64(*pos, size, &end) || tp__align_u64(end, alignment, &end)) return 1;
@@ -8579,11 +8587,11 @@ TPDEF int tp_delegate_place(uint64_t *pos, uint64_t size, uint64_t alignment,
 }
 
 
-TPDEF tp_status tp_delegate_store_constant(tp_store *store, const tp_tensor *view,
-                                           tp_status (*produce)(const void *ctx, tp_sink *sink),
-                                           const void *ctx, uint64_t expect,
-                                           const char *key_prefix, size_t alignment,
-                                           const char **key_out) {
+TPDEF tp_status tp__delegate_store_constant(tp_store *store, const tp_tensor *view,
+                                            tp_status (*produce)(const void *ctx, tp_sink *sink),
+                                            const void *ctx, uint64_t expect,
+                                            const char *key_prefix, size_t alignment,
+                                            const char **key_out) {
   tp_membuf mb;
   tp_sink ms;
   tp_status st;
@@ -9098,7 +9106,7 @@ TPDEF size_t tp_pte_method_count(const tp_pte *p) {
   return p->n;
 }
 
-TPDEF tp_status tp_pte_fail(tp_pte *p, tp_status s, const char *fmt, ...) {
+TPDEF tp_status tp__pte_fail(tp_pte *p, tp_status s, const char *fmt, ...) {
   va_list ap;
   TP_ASSERT(p);
   if (p->err.status != TP_OK || s == TP_OK) return p->err.status;
@@ -9382,7 +9390,7 @@ TPDEF tp_status tp_pte_graph_tensor(const tp_pte_graph *g, uint32_t id, tp_pte_t
   return TP_OK;
 }
 
-TPDEF tp_status tp_pte_graph_fail(tp_pte_graph *g, tp_status s, const char *fmt, ...) {
+TPDEF tp_status tp__pte_graph_fail(tp_pte_graph *g, tp_status s, const char *fmt, ...) {
   va_list ap;
   size_t n;
   TP_ASSERT(g);
@@ -10503,10 +10511,10 @@ TPDEF tp_status tp__pte_call_bound(tp_pte_graph *g, const char *what, int by_id,
   TP_ASSERT(g);
   if (g->err.status != TP_OK) return g->err.status;
   if (n != n_expect || (n > 0 && !args))
-    return tp_pte_graph_fail(g, TP_ERR_INVALID, "%s of %lu values%s; the graph binds %lu (%s)",
-                             what, (unsigned long)n, n > 0 && !args ? " (NULL args)" : "",
-                             (unsigned long)n_expect,
-                             by_id ? "one value per external, in external-id order"
+    return tp__pte_graph_fail(g, TP_ERR_INVALID, "%s of %lu values%s; the graph binds %lu (%s)",
+                              what, (unsigned long)n, n > 0 && !args ? " (NULL args)" : "",
+                              (unsigned long)n_expect,
+                              by_id ? "one value per external, in external-id order"
                                    : "one value per input, then per output");
   for (k = 0; k < n; k++) {
     tp_pte_tensor t;
@@ -10525,8 +10533,8 @@ TPDEF tp_status tp__pte_call_bound(tp_pte_graph *g, const char *what, int by_id,
       else
         tp__format(slot, sizeof slot, "the graph's %s",
                    expect[k].role == TP_PTE_INPUT ? "input" : "output");
-      return tp_pte_graph_fail(g, TP_ERR_INVALID, "%s: argument %lu (%s, %s) is value %lu, %s",
-                               what, (unsigned long)k, slot, want, (unsigned long)args[k], got);
+      return tp__pte_graph_fail(g, TP_ERR_INVALID, "%s: argument %lu (%s, %s) is value %lu, %s",
+                                what, (unsigned long)k, slot, want, (unsigned long)args[k], got);
     }
   }
   return tp_pte_call_delegate(g, d, args, n);
@@ -10558,7 +10566,7 @@ TPDEF tp_status tp_pte_graph_finish(tp_pte_graph *g) {
                   "or a delegate first)", g->m.name);
   tp__writer_busy(&g->err, p->writing, "a tp_pte_graph_finish call", "program");
   if (g->err.status != TP_OK) {
-    st = tp_pte_fail(p, g->err.status, "%s", g->err.msg);
+    st = tp__pte_fail(p, g->err.status, "%s", g->err.msg);
     tp_pte_graph_destroy(g);
     return st;
   }
@@ -10567,7 +10575,7 @@ TPDEF tp_status tp_pte_graph_finish(tp_pte_graph *g) {
      (directly or in a tensor list); a tensor no instruction uses lives at 0 */
   items = (tp__plan_item *)TP_MALLOC((g->m.nvals ? g->m.nvals : 1) * sizeof *items);
   if (!items) {
-    st = tp_pte_fail(p, TP_ERR_NOMEM, "method \"%.80s\": no memory", g->m.name);
+    st = tp__pte_fail(p, TP_ERR_NOMEM, "method \"%.80s\": no memory", g->m.name);
     tp_pte_graph_destroy(g);
     return st;
   }
@@ -10596,11 +10604,11 @@ TPDEF tp_status tp_pte_graph_finish(tp_pte_graph *g) {
     st = tp__array_reserve((void **)&p->meths, &p->cap, p->n + 1, sizeof *p->meths);
   if (st != TP_OK) {
     if (st == TP_ERR_OVERFLOW)
-      st = tp_pte_fail(p, st, "method \"%.80s\": the tensors live at once with value %lu need "
-                       "more than 2^63 - 1 bytes, which the planned buffer's int64 size cannot "
-                       "hold", g->m.name, (unsigned long)failed);
+      st = tp__pte_fail(p, st, "method \"%.80s\": the tensors live at once with value %lu need "
+                        "more than 2^63 - 1 bytes, which the planned buffer's int64 size cannot "
+                        "hold", g->m.name, (unsigned long)failed);
     else
-      st = tp_pte_fail(p, st, "method \"%.80s\": no memory", g->m.name);
+      st = tp__pte_fail(p, st, "method \"%.80s\": no memory", g->m.name);
     tp_pte_graph_destroy(g);
     return st;
   }
@@ -11010,12 +11018,12 @@ static tp_status tp__pte_emit(void *obj, tp_sink *sink) {
     size_t k;
     for (k = 0; k < m->nvals; k++) {
       const tp__pte_val *v = &m->vals[k];
-      tp_tally t;
+      tp__tally t;
       tp_sink w;
       if (!v->is_const) continue;
       st = tp__store_zeros(sink, v->coff - pos);
       if (st != TP_OK) break;
-      w = tp_sink_tally(&t, sink);
+      w = tp__sink_tally(&t, sink);
       st = tp_compact_write(&v->view, TP_ORDER_ROW_MAJOR, &w);
       if (st == TP_OK && t.n != v->nbytes)
         return tp__error_set(&p->werr, TP_ERR_INVALID, "method \"%.80s\" value %lu: the "
@@ -11031,11 +11039,11 @@ static tp_status tp__pte_emit(void *obj, tp_sink *sink) {
     size_t j;
     for (j = 0; j < m->ndels; j++, seg++) {
       const tp__pte_del *d = &m->dels[j];
-      tp_tally t;
+      tp__tally t;
       tp_sink w;
       st = tp__store_zeros(sink, d->seg_offset - pos);
       if (st != TP_OK) break;
-      w = tp_sink_tally(&t, sink);
+      w = tp__sink_tally(&t, sink);
       st = d->produce(d->ctx, &w);
       if (st == TP_OK && t.n != d->blob_size)
         return tp__error_set(&p->werr, TP_ERR_INVALID,
@@ -11572,22 +11580,18 @@ TPDEF tp_status tp_pte_chain_size(tp_pte_file *f, size_t m, size_t c, size_t *n_
 }
 
 #ifndef TP_NO_STDIO
+static tp_status tp__pte_parse(void *f, const void *data, size_t size) {
+  return tp_pte_read((tp_pte_file *)f, data, size);
+}
+
 TPDEF tp_status tp_pte_read_file(tp_pte_file *f, const char *path) {
   tp_file_bytes fb;
-  tp_error e;
   tp_status st;
   TP_ASSERT(f);
   memset(f, 0, sizeof *f);
-  st = tp_file_bytes_open(path, 0, &fb, &e);
+  st = tp__file_parse(path, &fb, &f->err, tp__pte_parse, f);
   if (st != TP_OK) {
-    f->err = e;
-    return st;
-  }
-  st = tp_pte_read(f, fb.data, fb.size);
-  if (st != TP_OK) {
-    tp_file_bytes_close(&fb);
     f->data = NULL;
-    tp__error_prefix_path(&f->err, path);
     return st;
   }
   f->file__ = fb;
@@ -13341,13 +13345,13 @@ TPDEF tp_status tp_view_from_dlpack(const DLTensor *t, size_t storage_nbytes, tp
 
 /* REVISION HISTORY
    0.2.0  One error rule (ERRORS above): a failed write no longer kills a store, sentences name
-          paths; tp_store_status, tp_atomic_write_ex, tp_fb_reader_init_ex / _error,
+          paths; tp_store_status, tp_atomic_write's err, tp_fb_reader_init_ex / _error,
           tp_ptd_status / _error / _lookup_error. View ops take negative dims (from the end,
           as Python) and have _ex forms with a sentence; results that are valid views are
           never TP_ERR_OVERFLOW. NULL sinks / callbacks are TP_ERR_INVALID. The builder fails
           (TP_ERR_NOMEM) instead of skipping vtable dedup. TP_NO_STDIO formatter: precision,
           %g. Version macros, tp_version_string, the link-time ABI check. tp_store_options /
-          tp_store_create_ex; programs (.pte, section 9). Internal helpers out of the API:
+          tp_store_create's options; programs (.pte, section 9). Internal helpers out of the API:
           tp__put_le16/32/64 -> tp__put_le*, tp__get_le16/32/64 -> tp__get_le*,
           tp__add_u64 / tp__mul_u64 / tp__align_u64 / tp__array_reserve / tp__error_set ->
           tp__add_u64 / ... / tp__error_set. TP_ASSERT reaches every header.

@@ -15,6 +15,16 @@
    that part includes <vulkan/vulkan.h> and needs -lvulkan. Reading a blob back
    (tp_vk_parse_header, tp_vk_read_blob) needs neither.
 
+   CONTENTS (declarations: headings "---- name"; implementation: markers ">>name")
+     the VK00 format, described once; the graph     >>vk-format, >>vk-graph
+     the operators ExecuTorch's Vulkan backend
+       runs; values, tensors, the op chain          >>vk-ops, >>vk-tensor, >>vk-chain
+     compile specs; output (size, write, save)      >>vk-specs, >>vk-layout, >>vk-write
+     reading a blob (bounds-checked)                >>vk-read
+     quantized linears in one call                  >>vk-quant
+     programs (.pte)                                >>vk-pte
+     optional: upload onto a real Vulkan device     >>vk-runtime
+
    QUICK START (examples/04_vulkan_graph.c: y = linear(x, W) with W a transposed view)
 
       float wt[8 * 4];                    // W^T, stored [in = 8][out = 4]
@@ -622,11 +632,11 @@ TPDEF tp_status tp_vk_encode_compile_specs(const tp_vk_compile_specs *specs,
 TPDEF tp_status tp_vk_blob_size(tp_vk_graph *g, uint64_t *size_out);
 /* Streams the blob into sink; the graph can be written again (same bytes). With
    options.progress set it reports (done, total = the blob size). Errors, sentences and
-   cancelling: as every writer object (tensorpack.h section 4, "writer objects"). */
+   cancelling: as every writer object (tensorpack.h section 11, "writer objects"). */
 TPDEF tp_status tp_vk_write(tp_vk_graph *g, tp_sink *sink);
 #ifndef TP_NO_STDIO
 /* Writes the blob to path atomically (temp file + rename; removed on any error): a failure
-   leaves a sentence naming the path in tp_vk_graph_error (tensorpack.h section 4, "writer
+   leaves a sentence naming the path in tp_vk_graph_error (tensorpack.h section 11, "writer
    objects") and does not kill the graph. */
 TPDEF tp_status tp_vk_write_file(tp_vk_graph *g, const char *path);
 /* tp_vk_blob_size + tp_vk_write_file, a failure's sentence (tp_vk_graph_error) on stderr as
@@ -636,7 +646,7 @@ TPDEF tp_status tp_vk_save(tp_vk_graph *g, const char *path, uint64_t *size_out)
 
 /* ---- reading a blob (bounds-checked) ---------------------------------------------------- */
 
-/* The VH00 header, checked by the delegate core's tp_delegate_parse (header size >= 30,
+/* The VH00 header, checked by the delegate core's tp__delegate_parse (header size >= 30,
    flatbuffer offset >= header size, flatbuffer size >= 12, bytes offset >= flatbuffer end, both
    regions inside size: what VulkanDelegateHeader.cpp checks, and a flatbuffer that can hold a
    root table) plus the flatbuffer's "VK00" identifier. TP_ERR_FORMAT otherwise. */
@@ -709,7 +719,7 @@ typedef struct tp_vk_blob_bytes {
 
 typedef struct tp_vk_blob {
   int has_header;            /* a VH00 frame (else a bare VK00 flatbuffer, no raw bytes) */
-  tp_delegate_frame frame;   /* segment: the raw bytes */
+  tp__delegate_frame frame;   /* segment: the raw bytes */
   const unsigned char *flatbuffer;
   size_t flatbuffer_size;
   const unsigned char *segment; /* the raw bytes (NULL without a header) */
@@ -724,7 +734,7 @@ typedef struct tp_vk_blob {
   tp_vk_blob_bytes *constants, *shaders;
 } tp_vk_blob;
 
-/* Reads a Vulkan delegate blob: the VH00 header (tp_delegate_parse; a blob whose bytes 4..7
+/* Reads a Vulkan delegate blob: the VH00 header (tp__delegate_parse; a blob whose bytes 4..7
    are "VK00" is read as a bare VK00 flatbuffer without raw bytes, as tpdump shows one), the
    VkGraph flatbuffer, and each constant's bytes as ExecuTorch's loader resolves them: named
    (key present and offset UINT64_MAX) through ptd (opened with tp_ptd_open; NULL: named
@@ -995,7 +1005,7 @@ struct tp_vk_graph {
   tp_fb_builder *fb;
   uint64_t segment_size;  /* raw bytes, all padded, incl. the 16 zero bytes case */
   uint64_t fb_size;
-  tp_delegate_frame frame; /* the delegate core's frame of the built flatbuffer */
+  tp__delegate_frame frame; /* the delegate core's frame of the built flatbuffer */
 };
 
 /* The entry of every building call: the latched failure, or a call from a progress callback
@@ -1332,9 +1342,9 @@ static tp_status tp_vk__add_const_named(tp_vk_graph *g, tp_vk__const *c, uint32_
   const char *key = NULL;
   tp_status s;
   /* the view as it is, or the converted bytes made once (the delegate core's routine) */
-  s = tp_delegate_store_constant(g->opts.store, &c->view,
-                                 c->out == c->view.dtype ? NULL : tp_vk__const_produce, c,
-                                 c->nbytes, NULL, 16, &key);
+  s = tp__delegate_store_constant(g->opts.store, &c->view,
+                                  c->out == c->view.dtype ? NULL : tp_vk__const_produce, c,
+                                  c->nbytes, NULL, 16, &key);
   if (s != TP_OK)
     return tp__error_set(&g->err, s, "value %lu: adding the constant to the store failed: %s",
                         (unsigned long)id, tp_store_error(g->opts.store)[0]
@@ -2327,13 +2337,13 @@ static tp_status tp_vk__prepare(void *obj, uint64_t *total) {
       any_empty = 1;
       continue;
     }
-    if (tp_delegate_place(&off, c->nbytes, 16, &c->offset))
+    if (tp__delegate_place(&off, c->nbytes, 16, &c->offset))
       return tp__error_set(&g->werr, TP_ERR_OVERFLOW,
                           "value %lu: the raw segment overflows at %llu bytes",
                           (unsigned long)c->value_id, (unsigned long long)off);
   }
   for (i = 0; i < g->nshaders; i++) {
-    if (tp_delegate_place(&off, (uint64_t)g->shaders[i].n, 16, &g->shaders[i].offset))
+    if (tp__delegate_place(&off, (uint64_t)g->shaders[i].n, 16, &g->shaders[i].offset))
       return tp__error_set(&g->werr, TP_ERR_OVERFLOW, "shader %lu: the raw segment overflows",
                           (unsigned long)i);
   }
@@ -2409,8 +2419,8 @@ static tp_status tp_vk__prepare(void *obj, uint64_t *total) {
     return tp__error_set(&g->werr, TP_ERR_FORMAT, "graph: the flatbuffer builder gave no bytes");
   g->fb_size = (uint64_t)fb_size;
   /* the delegate core's frame (the header's offsets are u32) */
-  s = tp_delegate_frame_make("VH00", g->fb_size, 16, g->segment_size, &g->frame, total,
-                             &g->werr);
+  s = tp__delegate_frame_make("VH00", g->fb_size, 16, g->segment_size, &g->frame, total,
+                              &g->werr);
   if (s != TP_OK) return s;
   g->dirty = 0;
   return TP_OK;
@@ -2431,13 +2441,13 @@ static tp_status tp_vk__emit(void *obj, tp_sink *sink) {
   uint64_t written = 0;
   tp_status s;
   fb = tp_fb_data(g->fb, &fb_size);
-  s = tp_delegate_write_head(sink, "VH00", &g->frame, fb);
+  s = tp__delegate_write_head(sink, "VH00", &g->frame, fb);
   for (i = 0; s == TP_OK && i < g->nconsts; i++) {
     const tp_vk__const *c = &g->consts[i];
-    tp_tally cs;
+    tp__tally cs;
     tp_sink wrap;
     if (c->named || c->nbytes == 0) continue;
-    wrap = tp_sink_tally(&cs, sink);
+    wrap = tp__sink_tally(&cs, sink);
     if (c->out == c->view.dtype)
       s = tp_compact_write(&c->view, TP_ORDER_ROW_MAJOR, &wrap);
     else
@@ -2493,11 +2503,11 @@ TPDEF tp_status tp_vk_save(tp_vk_graph *g, const char *path, uint64_t *size_out)
 
 TPDEF tp_status tp_vk_parse_header(const void *blob, size_t size, tp_vk_header *out) {
   const unsigned char *p = (const unsigned char *)blob;
-  tp_delegate_frame f;
+  tp__delegate_frame f;
   tp_vk_header h;
   if (!out) return TP_ERR_INVALID;
   memset(out, 0, sizeof *out);
-  if (tp_delegate_parse(blob, size, "VH00", "bytes", &f, NULL) != TP_OK) return TP_ERR_FORMAT;
+  if (tp__delegate_parse(blob, size, "VH00", "bytes", &f, NULL) != TP_OK) return TP_ERR_FORMAT;
   if (memcmp(p + f.flatbuffer_offset + 4, "VK00", 4) != 0) return TP_ERR_FORMAT;
   h.header_size = f.header_size;
   h.flatbuffer_offset = f.flatbuffer_offset;
@@ -2572,7 +2582,7 @@ TPDEF void tp_vk_blob_free(tp_vk_blob *b) {
 
 /* The VK00 rules, decided once: tp_vk_read_blob, tp_vk_check_blob, tp_vk_upload_blob and
    tpdump apply exactly these (this reader is their one walk), the writer never breaks them.
-     - the VH00 header (tp_delegate_parse; with need_header 0 a blob whose bytes 4..7 are
+     - the VH00 header (tp__delegate_parse; with need_header 0 a blob whose bytes 4..7 are
        "VK00" is a bare flatbuffer with no raw bytes) and the VK00 flatbuffer through the
        bounds-checked reader; chain, values, input_ids, output_ids, constants and shaders
        present (ExecuTorch's loader dereferences them without a check);
@@ -2613,7 +2623,7 @@ static tp_status tp_vk__read(const void *blob, size_t size, tp_ptd *ptd, int nee
   out->flatbuffer = p;
   out->flatbuffer_size = size;
   if (need_header || size < 8 || memcmp(p + 4, "VK00", 4) != 0) {
-    if (tp_delegate_parse(blob, size, "VH00", "bytes", &out->frame, &pe) != TP_OK)
+    if (tp__delegate_parse(blob, size, "VH00", "bytes", &out->frame, &pe) != TP_OK)
       return tp__error_set(err, TP_ERR_FORMAT, "read: the %lu-byte blob has no valid VH00 "
                            "header and VK00 flatbuffer: %s", (unsigned long)size, pe.msg);
     out->has_header = 1;
@@ -2971,10 +2981,10 @@ TPDEF tp_status tp_vk_add_pte_method_ex(tp_pte *p, const char *name, tp_vk_graph
   TP_ASSERT(p);
   TP_ASSERT(g);
   /* the latched failures only: a failed size or write call of either object is no reason */
-  if (tp_pte_fail(p, TP_OK, NULL) != TP_OK) return tp_pte_fail(p, TP_OK, NULL);
+  if (tp__pte_fail(p, TP_OK, NULL) != TP_OK) return tp__pte_fail(p, TP_OK, NULL);
   memset(&e, 0, sizeof e);
   if (tp_vk__pte_args(g, &args, &n, &blob, &e) != TP_OK)
-    return tp_pte_fail(p, e.status, "method \"%.80s\": %s", nm, e.msg);
+    return tp__pte_fail(p, e.status, "method \"%.80s\": %s", nm, e.msg);
   memset(&m, 0, sizeof m);
   m.name = name;
   m.args = args;
@@ -3002,7 +3012,7 @@ TPDEF tp_status tp_vk_pte_call(tp_pte_graph *pg, tp_vk_graph *g, const uint32_t 
   if (tp_pte_graph_status(pg) != TP_OK) return tp_pte_graph_status(pg);
   memset(&e, 0, sizeof e);
   if (tp_vk__pte_args(g, &io, &n_io, &blob, &e) != TP_OK)
-    return tp_pte_graph_fail(pg, e.status, "a Vulkan call: %s", e.msg);
+    return tp__pte_graph_fail(pg, e.status, "a Vulkan call: %s", e.msg);
   memset(&d, 0, sizeof d);
   d.backend_id = "VulkanBackend";
   d.blob_size = blob;
@@ -3026,10 +3036,10 @@ TPDEF tp_status tp_vk_add_pte_method_specs(tp_pte *p, const char *name, tp_vk_gr
   tp_status st;
   TP_ASSERT(p);
   TP_ASSERT(g);
-  if (tp_pte_fail(p, TP_OK, NULL) != TP_OK) return tp_pte_fail(p, TP_OK, NULL);
+  if (tp__pte_fail(p, TP_OK, NULL) != TP_OK) return tp__pte_fail(p, TP_OK, NULL);
   st = tp_vk_encode_compile_specs(cs, enc, &n, &err);
   if (st != TP_OK)
-    return tp_pte_fail(p, st, "method \"%.80s\": %.160s", name ? name : "(null)", err.msg);
+    return tp__pte_fail(p, st, "method \"%.80s\": %.160s", name ? name : "(null)", err.msg);
   for (i = 0; i < n; i++) {
     specs[i].key = enc[i].key;
     specs[i].value = enc[i].value;

@@ -56,7 +56,7 @@ static int run(int named, double *secs, uint64_t *bytes) {
   memset(&o, 0, sizeof o);
   memset(&blob, 0, sizeof blob);
   memset(&ptd, 0, sizeof ptd);
-  if (named && tp_store_create(&st) != TP_OK) return fail("store", TP_ERR_NOMEM, "");
+  if (named && tp_store_create(NULL, &st) != TP_OK) return fail("store", TP_ERR_NOMEM, "");
   o.store = st;
   /* constants only, no nodes: the graph rules (an unread constant) are not what is timed */
   o.target = TP_XNN_TARGET_UNCHECKED;

@@ -64,7 +64,7 @@ static unsigned char *pte_shared_segment(size_t n, size_t seg, size_t *size) {
   uint32_t x, y;
   char key[32];
   memset(&m, 0, sizeof m);
-  if (!bytes || tp_store_create(&st) != TP_OK) return NULL;
+  if (!bytes || tp_store_create(NULL, &st) != TP_OK) return NULL;
   for (i = 0; i < seg; i++) bytes[i] = (unsigned char)(i * 7);
   for (i = 0; i < n; i++) {
     snprintf(key, sizeof key, "shared.%07lu", (unsigned long)i);
@@ -152,7 +152,7 @@ static unsigned char *ptd_fnv_collisions(unsigned stages, size_t *size) {
   tp_sink sink;
   memset(&m, 0, sizeof m);
   uint32_t low = 0;
-  if (!bl || !fnvc_make(stages, "k", bl) || tp_store_create(&st) != TP_OK) return NULL;
+  if (!bl || !fnvc_make(stages, "k", bl) || tp_store_create(NULL, &st) != TP_OK) return NULL;
   for (i = 0; i < n; i++) {
     fnvc_key(stages, "k", bl, i, key);
     if (i == 0) low = (uint32_t)fnvc_full(key);
@@ -415,7 +415,7 @@ static void probe_xnn_load_colliding(unsigned stages) {
   tp_status r;
   int64_t d = 1;
   uint32_t x, y, id;
-  if (!bl || !fnvc_make(stages, "k", bl) || tp_store_create(&st) != TP_OK) return;
+  if (!bl || !fnvc_make(stages, "k", bl) || tp_store_create(NULL, &st) != TP_OK) return;
   for (i = 0; i < n; i++) {
     fnvc_key(stages, "k", bl, i, key);
     vals[i % (1 << 16)] = (float)i;

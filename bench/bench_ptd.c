@@ -65,7 +65,7 @@ int main(int argc, char **argv) {
     memset(&o, 0, sizeof o);
     o.parallel_for = bench_pool_for;
     o.parallel_ctx = &threads;
-    if (tp_store_create_ex(&o, &s) != TP_OK) return 1;
+    if (tp_store_create(&o, &s) != TP_OK) return 1;
     t0 = bv_now();
     if (tp_store_add_all(s, items, VIEWS) != TP_OK) {
       fprintf(stderr, "bench_ptd: add: %s\n", tp_store_error(s));
@@ -104,7 +104,7 @@ int main(int argc, char **argv) {
       m.backend_id = "XnnpackBackend";
       m.blob_size = 64;
       m.produce = produce_blob;
-      if (tp_store_create_ex(&o, &s) != TP_OK) return 1;
+      if (tp_store_create(&o, &s) != TP_OK) return 1;
       sync();
       t0 = bv_now();
       if (tp_store_add_all(s, items, VIEWS) != TP_OK) return 1;
@@ -121,7 +121,7 @@ int main(int argc, char **argv) {
     }
 
     /* the same adds on the calling thread alone (the write is the same code either way) */
-    if (tp_store_create(&ser) != TP_OK) return 1;
+    if (tp_store_create(NULL, &ser) != TP_OK) return 1;
     t0 = bv_now();
     if (tp_store_add_all(ser, items, VIEWS) != TP_OK) return 1;
     add_ser = bv_now() - t0;

@@ -43,7 +43,7 @@ int main(int argc, char **argv) {
   snprintf(pte_path, sizeof pte_path, "%s/tp_bench_pte.pte", dir);
   snprintf(raw_path, sizeof raw_path, "%s/tp_bench_pte.raw", dir);
   bv_setup("bench_pte", &data, &flat, &st, views);
-  if (tp_store_create(&s) != TP_OK) return 1;
+  if (tp_store_create(NULL, &s) != TP_OK) return 1;
   for (i = 0; i < VIEWS; i++)
     if (tp_store_add(s, NULL, &views[i], TP_ORDER_ROW_MAJOR, 0, NULL) != TP_OK) {
       fprintf(stderr, "bench_pte: view %lu: %s\n", (unsigned long)i, tp_store_error(s));

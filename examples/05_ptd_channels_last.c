@@ -27,7 +27,7 @@ int main(void) {
       tp_slice(&y, 3, 1, -1, 1, &y))
     return 1;
 
-  if (tp_store_create(&store)) return 1;
+  if (tp_store_create(NULL, &store)) return 1;
   if (tp_store_add(store, NULL, &y, TP_ORDER_PRESERVE, 0, &key) ||
       tp_store_write_ptd(store, &sink)) {
     printf("error: %s\n", tp_store_error(store));

@@ -238,7 +238,7 @@ int main(int argc, char **argv) {
   so.progress = tp_progress_bar_fn;  /* a bar on stderr */
   so.progress_ctx = &bar;
   memset(&xo, 0, sizeof xo);
-  if (tp_store_create_ex(&so, &store) != TP_OK) goto done;
+  if (tp_store_create(&so, &store) != TP_OK) goto done;
   xo.store = store;
   if (tp_xnn_graph_create(&xo, &g) != TP_OK) goto done;
   xd[0] = BATCH;

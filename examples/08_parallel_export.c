@@ -71,7 +71,7 @@ static int export_ptd(tp_storage st, const tp_store_options *o, tp_membuf *out, 
     items[i].view = &views[i]; /* key NULL: the sha256 of the bytes */
     items[i].order = TP_ORDER_ROW_MAJOR;
   }
-  if (tp_store_create_ex(o, &s)) return 1;
+  if (tp_store_create(o, &s)) return 1;
   if (tp_store_add_all(s, items, NV) || tp_store_write_ptd(s, &sink)) {
     printf("error: %s\n", tp_store_error(s));
     tp_store_destroy(s);

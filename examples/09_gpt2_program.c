@@ -916,7 +916,7 @@ static int convert(const char *in, const char *out, const char *ptd, const char 
   memset(&pg, 0, sizeof pg);
   pg.qdt = qdt;
   pg.block = block;
-  if (ptd && tp_store_create(&pg.store) != TP_OK) {
+  if (ptd && tp_store_create(NULL, &pg.store) != TP_OK) {
     fprintf(stderr, "error: no memory for a store\n");
     return 0;
   }

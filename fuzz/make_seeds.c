@@ -136,7 +136,7 @@ static void xnn_linear(int named, int with_bias) {
   check(tp_select(&parent, 0, 1, &w), "tp_select");
   b = view(bias_f, sizeof bias_f, TP_F32, 1, bsz);
   memset(&o, 0, sizeof o);
-  if (named) check(tp_store_create(&store), "tp_store_create");
+  if (named) check(tp_store_create(NULL, &store), "tp_store_create");
   o.store = store;
   check(tp_xnn_graph_create(&o, &g), "tp_xnn_graph_create");
   tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, xd, NULL, 0, TP_XNN_FLAG_EXTERNAL_INPUT, &x);
@@ -189,7 +189,7 @@ static void xnn_qconv(int named) {
   size_t xd[4] = {2, 1, 1, 8}, yd[4] = {2, 1, 1, 4};
   uint32_t x, wid, bid, y;
   memset(&o, 0, sizeof o);
-  if (named) check(tp_store_create(&store), "tp_store_create");
+  if (named) check(tp_store_create(NULL, &store), "tp_store_create");
   o.store = store;
   check(tp_xnn_graph_create(&o, &g), "tp_xnn_graph_create");
   tp_xnn_define_quantized_tensor_value(g, TP_XNN_QINT8, 3, 0.05f, 4, xd, NULL, 0,
@@ -259,7 +259,7 @@ static void vk_linear(int named, int fp16) {
   char name[64];
   check(tp_transpose(&wt, 0, 1, &w), "tp_transpose");
   memset(&o, 0, sizeof o);
-  if (named) check(tp_store_create(&store), "tp_store_create");
+  if (named) check(tp_store_create(NULL, &store), "tp_store_create");
   o.store = store;
   o.force_fp16 = fp16;
   check(tp_vk_graph_create(&o, &g), "tp_vk_graph_create");
@@ -375,7 +375,7 @@ static void ptds(void) {
   }
   check(tp_transpose(&a, 0, 1, &at), "tp_transpose");
 
-  check(tp_store_create(&s), "tp_store_create");
+  check(tp_store_create(NULL, &s), "tp_store_create");
   tp_store_add(s, NULL, &x, TP_ORDER_ROW_MAJOR, 0, NULL);
   ptd_emit("one", s);
   tp_store_add(s, "cl", &cl, TP_ORDER_PRESERVE, 64, NULL);
@@ -388,7 +388,7 @@ static void ptds(void) {
   ptd_emit("many", s);
   tp_store_destroy(s);
 
-  check(tp_store_create(&s), "tp_store_create");
+  check(tp_store_create(NULL, &s), "tp_store_create");
   ptd_emit("empty-store", s);
   tp_store_destroy(s);
 }
@@ -520,7 +520,7 @@ static void ptes(void) {
     uint32_t x, wt, y;
     check(tp_select(&parent, 0, 1, &w), "tp_select");
     memset(&o, 0, sizeof o);
-    if (named) check(tp_store_create(&store), "tp_store_create");
+    if (named) check(tp_store_create(NULL, &store), "tp_store_create");
     o.store = store;
     check(tp_xnn_graph_create(&o, &g), "tp_xnn_graph_create");
     tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, xd, NULL, 0, TP_XNN_FLAG_EXTERNAL_INPUT, &x);

@@ -253,7 +253,7 @@ static unsigned char *shape_vk_shared_list(size_t n, size_t *size) {
   tp_fb_builder *b = NULL;
   tp_fb_ref *refs, items, vl, iv, ivv, vlv, values, none, root;
   uint32_t *zeros;
-  tp_delegate_frame fr;
+  tp__delegate_frame fr;
   uint64_t total = 0;
   const unsigned char *fb;
   size_t fbn = 0, i;
@@ -292,12 +292,12 @@ static unsigned char *shape_vk_shared_list(size_t n, size_t *size) {
   root = tp_fb_end_table(b);
   if (tp_fb_finish(b, root, "VK00") == TP_OK &&
       (fb = tp_fb_data(b, &fbn)) != NULL &&
-      tp_delegate_frame_make("VH00", fbn, 16, 0, &fr, &total, NULL) == TP_OK) {
+      tp__delegate_frame_make("VH00", fbn, 16, 0, &fr, &total, NULL) == TP_OK) {
     tp_membuf m;
     tp_sink sink;
     memset(&m, 0, sizeof m);
     sink = tp_sink_membuf(&m);
-    if (tp_delegate_write_head(&sink, "VH00", &fr, fb) == TP_OK) {
+    if (tp__delegate_write_head(&sink, "VH00", &fr, fb) == TP_OK) {
       out = m.data;
       *size = m.size;
     } else {

@@ -62,7 +62,7 @@ static tp_status write_text(const char *path, const char *s, tp_status fail_with
   text t;
   t.s = s;
   t.fail_with = fail_with;
-  return tp_atomic_write(path, produce_text, &t);
+  return tp_atomic_write(path, produce_text, &t, NULL);
 }
 
 static void test_create_and_replace(void) {

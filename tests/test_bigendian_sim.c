@@ -121,7 +121,7 @@ static void fb_and_ptd_bytes(char fb_hex[65], char ptd_hex[65]) {
     tp_sha256_hex(d, n, fb_hex);
   }
   tp_fb_builder_destroy(b);
-  if (tp_store_create(&st) != TP_OK) return;
+  if (tp_store_create(NULL, &st) != TP_OK) return;
   memset(&m, 0, sizeof m);
   sink = tp_sink_membuf(&m);
   if (tp_store_add_bytes(st, "raw", raw, 5, 0, 0, NULL) == TP_OK &&

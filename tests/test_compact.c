@@ -549,7 +549,7 @@ static void test_sink_in_place(void) {
   tp_tensor t, v;
   tp_membuf m;
   tp_sink ms, ts;
-  tp_tally tally;
+  tp__tally tally;
   int64_t sz[2] = {96, 80};
   int perm[2] = {1, 0}, rowmajor[2] = {0, 1};
   size_t n = sizeof want;
@@ -571,7 +571,7 @@ static void test_sink_in_place(void) {
   /* room already there: not one allocation (the scratch path would take one) */
   m.size = 3;
   calls = g_calls;
-  ts = tp_sink_tally(&tally, &ms);
+  ts = tp__sink_tally(&tally, &ms);
   TPT_STATUS(tp_compact_write(&v, TP_ORDER_ROW_MAJOR, &ts), TP_OK);
   TPT_EQ_INT((int)(g_calls - calls), 0);
   TPT_EQ_U64(tally.n, n);

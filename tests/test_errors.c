@@ -33,7 +33,7 @@ static tp_store *small_store(void) {
   tp_storage st;
   st.data = g_data;
   st.nbytes = sizeof g_data;
-  TPT_STATUS(tp_store_create(&s), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &s), TP_OK);
   TPT_STATUS(tp_view(st, TP_F32, 2, sz, NULL, 0, &t), TP_OK);
   TPT_STATUS(tp_store_add(s, "w", &t, TP_ORDER_ROW_MAJOR, 0, NULL), TP_OK);
   return s;
@@ -122,24 +122,24 @@ static void test_atomic_write_sentences(void) {
   const char *bad = "/tmp/tp_no_such_dir_for_errors/y.bin", *ok = "/tmp/tp_test_errors_y.bin";
   struct stat sb;
   memset(&e, 0, sizeof e);
-  TPT_STATUS(tp_atomic_write_ex(bad, produce_abc, NULL, &e), TP_ERR_IO);
+  TPT_STATUS(tp_atomic_write(bad, produce_abc, NULL, &e), TP_ERR_IO);
   TPT_EQ_INT(e.status, TP_ERR_IO);
   snprintf(want, sizeof want,
            "cannot create a temporary file beside \"%s\": No such file or directory (does its "
            "directory exist and is it writable?)", bad);
   TPT_EQ_STR(e.msg, want);
-  TPT_STATUS(tp_atomic_write_ex(ok, produce_fail, NULL, &e), TP_ERR_FORMAT);
+  TPT_STATUS(tp_atomic_write(ok, produce_fail, NULL, &e), TP_ERR_FORMAT);
   TPT_EQ_STR(e.msg, "writing \"/tmp/tp_test_errors_y.bin\" failed (malformed input); no file was left");
   TPT_CHECK(stat(ok, &sb) != 0);
-  TPT_STATUS(tp_atomic_write_ex(ok, produce_abc, NULL, &e), TP_OK); /* reset on entry */
+  TPT_STATUS(tp_atomic_write(ok, produce_abc, NULL, &e), TP_OK); /* reset on entry */
   TPT_EQ_INT(e.status, TP_OK);
   TPT_EQ_STR(e.msg, "");
   TPT_CHECK(stat(ok, &sb) == 0 && sb.st_size == 3);
-  TPT_STATUS(tp_atomic_write_ex(ok, NULL, NULL, &e), TP_ERR_INVALID);
+  TPT_STATUS(tp_atomic_write(ok, NULL, NULL, &e), TP_ERR_INVALID);
   TPT_EQ_STR(e.msg, "atomic write: produce is NULL");
-  TPT_STATUS(tp_atomic_write_ex("", produce_abc, NULL, &e), TP_ERR_INVALID);
+  TPT_STATUS(tp_atomic_write("", produce_abc, NULL, &e), TP_ERR_INVALID);
   TPT_EQ_STR(e.msg, "atomic write: the path is NULL or empty");
-  TPT_STATUS(tp_atomic_write(bad, produce_abc, NULL), TP_ERR_IO); /* NULL err is fine */
+  TPT_STATUS(tp_atomic_write(bad, produce_abc, NULL, NULL), TP_ERR_IO); /* NULL err is fine */
   remove(ok);
 }
 
@@ -217,7 +217,7 @@ static void test_null_sinks(void) {
   tp_tensor t, i8;
   tp_storage st;
   int64_t sz[1] = {16};
-  tp_tally tl;
+  tp__tally tl;
   tp_sink tally;
   st.data = g_data;
   st.nbytes = sizeof g_data;
@@ -234,9 +234,9 @@ static void test_null_sinks(void) {
   TPT_STATUS(tp_compact_write(&t, TP_ORDER_ROW_MAJOR, NULL), TP_ERR_INVALID);
   TPT_STATUS(tp_convert_write(&t, TP_F16, 0, &nul), TP_ERR_INVALID);
   TPT_STATUS(tp_pack_int4_write(&i8, &nul), TP_ERR_INVALID);
-  tally = tp_sink_tally(&tl, NULL);
+  tally = tp__sink_tally(&tl, NULL);
   TPT_STATUS(tp_sink_write(&tally, "x", 1), TP_ERR_INVALID);
-  tally = tp_sink_tally(&tl, &nul);
+  tally = tp__sink_tally(&tl, &nul);
   TPT_STATUS(tp_compact_write(&t, TP_ORDER_ROW_MAJOR, &tally), TP_ERR_INVALID);
   TPT_EQ_U64(tl.n, 0);
 }

@@ -200,7 +200,7 @@ static void test_ptd_file(void) {
   s.nbytes = sizeof v;
   TPT_STATUS(tp_view(s, TP_F32, 2, sz, NULL, 0, &t), TP_OK);
   TPT_STATUS(tp_select(&t, 1, 2, &col), TP_OK); /* column 2: strided */
-  TPT_STATUS(tp_store_create(&store), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &store), TP_OK);
   TPT_STATUS(tp_store_add(store, "t", &t, TP_ORDER_ROW_MAJOR, 0, NULL), TP_OK);
   TPT_STATUS(tp_store_add(store, "col", &col, TP_ORDER_ROW_MAJOR, 64, NULL), TP_OK);
   TPT_STATUS(tp_store_write_ptd_file(store, tmp_path("w.ptd")), TP_OK);
@@ -328,7 +328,7 @@ static void test_save_and_bar(void) {
   FILE *f;
   char out[600], path2[760];
   size_t got;
-  TPT_STATUS(tp_store_create(&st), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &st), TP_OK);
   TPT_STATUS(tp_store_add_bytes(st, "v", v, sizeof v, 16, 0, NULL), TP_OK);
   TPT_STATUS(tp_store_ptd_size(st, &want), TP_OK);
   TPT_STATUS(tp_store_save_ptd(st, tmp_path("s.ptd"), &n), TP_OK);

@@ -76,7 +76,7 @@ static unsigned long long named_defines(size_t n) {
   uint32_t id = 0, first = 0;
   size_t i, one = 1;
   int pass;
-  TPT_STATUS(tp_store_create(&st), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &st), TP_OK);
   memset(&o, 0, sizeof o);
   o.store = st;
   o.target = TP_XNN_TARGET_UNCHECKED;
@@ -113,7 +113,7 @@ static unsigned long long store_adds(size_t n) {
   size_t i;
   char key[32];
   int pass;
-  TPT_STATUS(tp_store_create(&st), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &st), TP_OK);
   before = tp__count_steps;
   for (pass = 0; pass < 2; pass++)
     for (i = 0; i < n; i++) {
@@ -142,7 +142,7 @@ static unsigned char *ptd_file(size_t n, int dup, size_t *size) {
   size_t i, at;
   char key[32];
   unsigned char *p;
-  TPT_STATUS(tp_store_create(&st), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &st), TP_OK);
   for (i = 0; i < n; i++) {
     snprintf(key, sizeof key, "key_%06lu", (unsigned long)i);
     TPT_STATUS(tp_store_add_bytes(st, key, &g_vals[i], sizeof(float), 0, 0, NULL), TP_OK);
@@ -222,7 +222,7 @@ static unsigned long long vk_named_read(size_t n) {
   tp_error err;
   unsigned long long before;
   size_t i, one = 1;
-  TPT_STATUS(tp_store_create(&st), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &st), TP_OK);
   memset(&o, 0, sizeof o);
   o.store = st;
   TPT_STATUS(tp_vk_graph_create(&o, &g), TP_OK);
@@ -462,7 +462,7 @@ static void fnv_flood(unsigned stages, unsigned long long *adds, unsigned long l
   unsigned long long before;
   uint32_t low = 0;
   TPT_CHECK(bl && fnvc_make(stages, "k", bl));
-  TPT_STATUS(tp_store_create(&st), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &st), TP_OK);
   before = tp__count_steps;
   for (i = 0; i < n; i++) {
     fnvc_key(stages, "k", bl, i, key);
@@ -708,7 +708,7 @@ static void write_under_seed(uint64_t seed, tp_membuf *blob, tp_membuf *ptd, tp_
   size_t i, one = 1, dims[1] = {1};
   uint32_t x = 0, y = 0, c = 0, id = 0;
   g_seed = seed;
-  TPT_STATUS(tp_store_create(&st), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &st), TP_OK);
   memset(&o, 0, sizeof o);
   o.store = st;
   TPT_STATUS(tp_xnn_graph_create(&o, &g), TP_OK);
@@ -929,7 +929,7 @@ static void test_progress_inside_a_constant(void) {
   memset(&so, 0, sizeof so);
   so.progress = prog_fn;
   so.progress_ctx = &c;
-  TPT_STATUS(tp_store_create_ex(&so, &st), TP_OK);
+  TPT_STATUS(tp_store_create(&so, &st), TP_OK);
   TPT_STATUS(tp_store_add_bytes(st, "big", big, nb, 0, 0, NULL), TP_OK);
   TPT_STATUS(tp_store_ptd_size(st, &total), TP_OK);
   memset(&m, 0, sizeof m);
@@ -1015,7 +1015,7 @@ static void test_tpdump_shared_once(void) {
     tp_membuf ptd;
     tp_sink sink;
     memset(&ptd, 0, sizeof ptd);
-    TPT_STATUS(tp_store_create(&st), TP_OK);
+    TPT_STATUS(tp_store_create(NULL, &st), TP_OK);
     TPT_STATUS(tp_store_add_bytes(st, "w", g_vals, 16, 0, 0, NULL), TP_OK);
     sink = tp_sink_membuf(&ptd);
     TPT_STATUS(tp_store_write_ptd(st, &sink), TP_OK);
@@ -1068,7 +1068,7 @@ static double missing_keys_time(size_t n) {
   size_t i, one = 1;
   uint32_t id, x, y;
   double best;
-  TPT_STATUS(tp_store_create(&st), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &st), TP_OK);
   memset(&o, 0, sizeof o);
   o.store = st;
   o.target = TP_XNN_TARGET_UNCHECKED;
@@ -1100,7 +1100,7 @@ static double vk_missing_keys_time(size_t n) {
   size_t i, one = 1;
   uint32_t id;
   double best;
-  TPT_STATUS(tp_store_create(&st), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &st), TP_OK);
   memset(&o, 0, sizeof o);
   o.store = st;
   TPT_STATUS(tp_vk_graph_create(&o, &g), TP_OK);

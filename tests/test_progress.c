@@ -77,7 +77,7 @@ static tp_store *make_store(rec *r) {
     o.progress = on_progress;
     o.progress_ctx = r;
   }
-  if (tp_store_create_ex(&o, &s) != TP_OK) return NULL;
+  if (tp_store_create(&o, &s) != TP_OK) return NULL;
   for (k = 0; k < 3; k++) {
     tp_storage st;
     tp_tensor t;

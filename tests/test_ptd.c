@@ -393,7 +393,7 @@ static void store_file(int which, tp_membuf *out) {
   for (i = 0; i < sizeof x / sizeof x[0]; i++) x[i] = (float)i;
   st.data = x;
   st.nbytes = sizeof x;
-  TPT_STATUS(tp_store_create(&s), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &s), TP_OK);
   TPT_STATUS(tp_view(st, TP_F32, 4, sizes, strides, 0, &t), TP_OK);
   TPT_STATUS(tp_slice(&t, 2, 1, -1, 1, &y), TP_OK);
   TPT_STATUS(tp_slice(&y, 3, 1, -1, 1, &y), TP_OK);

@@ -271,7 +271,7 @@ static void test_methods_specs_embed(void) {
   uint64_t nbytes, size = 0;
   static const unsigned char raw[5] = {1, 2, 3, 4, 5};
 
-  TPT_STATUS(tp_store_create(&st), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &st), TP_OK);
   g = seed_linear(st); /* named mode: the weight goes to the store */
   TPT_STATUS(tp_store_add_bytes(st, "extra", raw, 5, 256, 0, &k0), TP_OK);
   memset(&o, 0, sizeof o);
@@ -752,7 +752,7 @@ static void test_vk_missing_keys(void) {
   const char *keys[4];
   uint32_t ids[3];
   size_t n = 99;
-  TPT_STATUS(tp_store_create(&st), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &st), TP_OK);
   g = named_vk_linear(st, wt, bt, ids);
   TPT_CHECK(g != NULL);
   TPT_STATUS(tp_vk_graph_status(g), TP_OK);
@@ -795,7 +795,7 @@ static void test_vk_missing_keys(void) {
   tp_membuf_free(&mb);
 
   /* embedded, beside an XNNPACK method whose store is not: each sibling lists its own */
-  TPT_STATUS(tp_store_create(&xst), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &xst), TP_OK);
   xg = seed_linear(xst);
   TPT_CHECK(xg != NULL);
   memset(&po, 0, sizeof po);
@@ -976,7 +976,7 @@ static void test_write_failures(void) {
     tp_store *st = NULL;
     tp_pte_options o;
     uint64_t sz = 0;
-    tp_store_create(&st);
+    tp_store_create(NULL, &st);
     TPT_CHECK(tp_store_add_bytes(st, "k", "a", 1, 3, 0, NULL) != TP_OK);
     memset(&o, 0, sizeof o);
     o.embed = st;
@@ -1099,7 +1099,7 @@ static void test_truncation_and_flips(void) {
   tp_pte_file f;
   size_t i, read_ok = 0, refused = 0;
   int bit;
-  tp_store_create(&st);
+  tp_store_create(NULL, &st);
   g = seed_linear(st);
   memset(&o, 0, sizeof o);
   o.embed = st;
@@ -1151,7 +1151,7 @@ static void test_alloc_failures(void) {
     tp_status s1, s2 = TP_ERR_NOMEM, s3 = TP_ERR_NOMEM;
     uint64_t size = 0;
     size_t live0 = g_live;
-    tp_store_create(&st);
+    tp_store_create(NULL, &st);
     g = seed_linear(st);
     g_fail_at = k;
     memset(&o, 0, sizeof o);
@@ -1235,7 +1235,7 @@ static void test_empty_named_data(void) {
     tp_xnn_graph *gn;
     tp_pte *r = NULL;
     tp_membuf mb;
-    TPT_STATUS(tp_store_create(&st), TP_OK);
+    TPT_STATUS(tp_store_create(NULL, &st), TP_OK);
     gn = seed_linear(st);
     o.embed = st;
     TPT_STATUS(tp_pte_create(&o, &r), TP_OK);

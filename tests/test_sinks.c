@@ -74,15 +74,15 @@ static tp_status fail_after_8(void *ctx, const void *data, size_t n) {
   return TP_OK;
 }
 
-/* tp_sink_tally forwards every write and counts only what the inner sink accepted. */
+/* tp__sink_tally forwards every write and counts only what the inner sink accepted. */
 static void test_tally(void) {
   tp_membuf m;
   tp_sink inner, t;
-  tp_tally tally;
+  tp__tally tally;
   size_t seen = 0;
   memset(&m, 0, sizeof m);
   inner = tp_sink_membuf(&m);
-  t = tp_sink_tally(&tally, &inner);
+  t = tp__sink_tally(&tally, &inner);
   TPT_CHECK(tally.inner == &inner);
   TPT_STATUS(tp_sink_write(&t, "abc", 3), TP_OK);
   TPT_STATUS(tp_sink_zeros(&t, 5), TP_OK);
@@ -93,7 +93,7 @@ static void test_tally(void) {
 
   inner.write = fail_after_8;
   inner.ctx = &seen;
-  t = tp_sink_tally(&tally, &inner);
+  t = tp__sink_tally(&tally, &inner);
   TPT_STATUS(tp_sink_write(&t, "0123456", 7), TP_OK);
   TPT_STATUS(tp_sink_write(&t, "89", 2), TP_ERR_IO); /* the inner status passes through */
   TPT_EQ_U64(tally.n, 7);                             /* the refused bytes are not counted */
@@ -142,25 +142,25 @@ static void test_atomic(void) {
   produce_ctx ok2 = {"second", TP_OK};
   path_of(p, "out.bin");
   snprintf(tmp0, sizeof tmp0, "%s.tmp.0", p);
-  TPT_STATUS(tp_atomic_write(p, produce, &ok), TP_OK);
+  TPT_STATUS(tp_atomic_write(p, produce, &ok, NULL), TP_OK);
   TPT_EQ_U64(read_file(p, back, sizeof back), 13);
   TPT_MEMEQ(back, "first version", 13);
   TPT_CHECK(!file_exists(tmp0));
   /* a failing producer: its status, the old file untouched, no temp left */
-  TPT_STATUS(tp_atomic_write(p, produce, &bad), TP_ERR_FORMAT);
+  TPT_STATUS(tp_atomic_write(p, produce, &bad, NULL), TP_ERR_FORMAT);
   TPT_EQ_U64(read_file(p, back, sizeof back), 13);
   TPT_MEMEQ(back, "first version", 13);
   TPT_CHECK(!file_exists(tmp0));
   /* replace */
-  TPT_STATUS(tp_atomic_write(p, produce, &ok2), TP_OK);
+  TPT_STATUS(tp_atomic_write(p, produce, &ok2, NULL), TP_OK);
   TPT_EQ_U64(read_file(p, back, sizeof back), 6);
   /* a failing producer on a new path leaves no file at all */
   path_of(missing, "never.bin");
-  TPT_STATUS(tp_atomic_write(missing, produce, &bad), TP_ERR_FORMAT);
+  TPT_STATUS(tp_atomic_write(missing, produce, &bad, NULL), TP_ERR_FORMAT);
   TPT_CHECK(!file_exists(missing));
   /* a missing directory: TP_ERR_IO, nothing created */
   path_of(missing, "no/such/dir/out.bin");
-  TPT_STATUS(tp_atomic_write(missing, produce, &ok), TP_ERR_IO);
+  TPT_STATUS(tp_atomic_write(missing, produce, &ok, NULL), TP_ERR_IO);
   TPT_CHECK(!file_exists(missing));
   /* the rename fails (target is a non-empty directory): TP_ERR_IO, temp removed */
   path_of(dirpath, "adir");
@@ -172,7 +172,7 @@ static void test_atomic(void) {
     f = fopen(inner, "wb");
     if (f) fclose(f);
     snprintf(t0, sizeof t0, "%s.tmp.0", dirpath);
-    TPT_STATUS(tp_atomic_write(dirpath, produce, &ok), TP_ERR_IO);
+    TPT_STATUS(tp_atomic_write(dirpath, produce, &ok, NULL), TP_ERR_IO);
     TPT_CHECK(!file_exists(t0));
     remove(inner);
   }
@@ -198,8 +198,8 @@ static void test_atomic(void) {
     TPT_CHECK(!file_exists(tmp0));
     TPT_EQ_U64(read_file(p, back, sizeof back), 2);
   }
-  TPT_STATUS(tp_atomic_write(NULL, produce, &ok), TP_ERR_INVALID);
-  TPT_STATUS(tp_atomic_write(p, NULL, &ok), TP_ERR_INVALID);
+  TPT_STATUS(tp_atomic_write(NULL, produce, &ok, NULL), TP_ERR_INVALID);
+  TPT_STATUS(tp_atomic_write(p, NULL, &ok, NULL), TP_ERR_INVALID);
   remove(p);
 }
 

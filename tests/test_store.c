@@ -126,7 +126,7 @@ static void test_channels_last_slice_preserve(void) {
   char hex[65];
   tp_membuf m;
   tp_ptd p;
-  TPT_STATUS(tp_store_create(&s), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &s), TP_OK);
   TPT_STATUS(tp_store_add(s, NULL, &y, TP_ORDER_PRESERVE, 0, &key), TP_OK);
   sha_hex_of(&y, cl, hex);
   TPT_EQ_STR(key, hex);
@@ -153,7 +153,7 @@ static void test_channels_last_dense_preserve(void) {
   st.data = g_x;
   st.nbytes = sizeof g_x;
   TPT_STATUS(tp_view(st, TP_F32, 4, sizes, strides, 0, &x), TP_OK);
-  TPT_STATUS(tp_store_create(&s), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &s), TP_OK);
   TPT_STATUS(tp_store_add(s, "x", &x, TP_ORDER_PRESERVE, 0, NULL), TP_OK);
   if (write_open(s, &m, &p)) {
     tp_ptd_entry e;
@@ -173,7 +173,7 @@ static void test_channels_last_slice_row_major(void) {
   char hex[65];
   tp_membuf m;
   tp_ptd p;
-  TPT_STATUS(tp_store_create(&s), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &s), TP_OK);
   TPT_STATUS(tp_store_add(s, "w.cl", &y, TP_ORDER_ROW_MAJOR, 0, &key), TP_OK);
   TPT_EQ_STR(key, "w.cl");
   /* the same view again in PRESERVE order under its sha key: different bytes, second entry */
@@ -200,7 +200,7 @@ static void test_transposed_2d(void) {
   tp_membuf m;
   tp_ptd p;
   TPT_STATUS(tp_transpose(&a, 0, 1, &t), TP_OK);
-  TPT_STATUS(tp_store_create(&s), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &s), TP_OK);
   TPT_STATUS(tp_store_add(s, "t.rm", &t, TP_ORDER_ROW_MAJOR, 0, NULL), TP_OK);
   TPT_STATUS(tp_store_add(s, "t.keep", &t, TP_ORDER_PRESERVE, 0, NULL), TP_OK);
   if (write_open(s, &m, &p)) {
@@ -230,7 +230,7 @@ static void test_offset_view(void) {
   TPT_STATUS(tp_view(st, TP_F32, 3, sizes, NULL, 0, &x), TP_OK);
   TPT_STATUS(tp_select(&x, 0, 1, &x1), TP_OK);
   TPT_EQ_INT(x1.offset, 64);
-  TPT_STATUS(tp_store_create(&s), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &s), TP_OK);
   TPT_STATUS(tp_store_add(s, "x1", &x1, TP_ORDER_ROW_MAJOR, 0, NULL), TP_OK);
   if (write_open(s, &m, &p)) {
     tp_ptd_entry e;
@@ -249,7 +249,7 @@ static void test_empty_tensor(void) {
   const char *key = NULL;
   tp_membuf m;
   tp_ptd p;
-  TPT_STATUS(tp_store_create(&s), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &s), TP_OK);
   TPT_STATUS(tp_store_add(s, NULL, &z, TP_ORDER_ROW_MAJOR, 0, &key), TP_OK);
   TPT_EQ_STR(key, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
   if (write_open(s, &m, &p)) {
@@ -275,7 +275,7 @@ static void test_scalar_0d(void) {
   st.data = &g_m[5];
   st.nbytes = 4;
   TPT_STATUS(tp_view(st, TP_F32, 0, NULL, NULL, 0, &t), TP_OK);
-  TPT_STATUS(tp_store_create(&s), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &s), TP_OK);
   TPT_STATUS(tp_store_add(s, "s", &t, TP_ORDER_PRESERVE, 0, NULL), TP_OK);
   if (write_open(s, &m, &p)) {
     tp_ptd_entry e;
@@ -303,7 +303,7 @@ static void test_dedup(void) {
   st.data = copy;
   st.nbytes = sizeof copy;
   TPT_STATUS(tp_view(st, TP_F32, 2, sizes, NULL, 0, &b), TP_OK);
-  TPT_STATUS(tp_store_create(&s), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &s), TP_OK);
   TPT_STATUS(tp_store_add(s, NULL, &a, TP_ORDER_ROW_MAJOR, 0, &k1), TP_OK);
   TPT_STATUS(tp_store_add(s, NULL, &b, TP_ORDER_ROW_MAJOR, 0, &k2), TP_OK);
   TPT_CHECK(k1 == k2);                        /* same key, stored once: same pointer */
@@ -341,7 +341,7 @@ static void test_key_collision(void) {
   tp_membuf m;
   tp_sink sink;
   uint64_t size = 7;
-  TPT_STATUS(tp_store_create(&s), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &s), TP_OK);
   TPT_EQ_STR(tp_store_error(s), "");
   TPT_STATUS(tp_store_add(s, "w", &a, TP_ORDER_ROW_MAJOR, 0, NULL), TP_OK);
   TPT_STATUS(tp_store_add(s, "w", &b, TP_ORDER_ROW_MAJOR, 0, NULL), TP_ERR_INVALID);
@@ -360,7 +360,7 @@ static void test_key_collision(void) {
   tp_store_destroy(s);
 
   /* same bytes, different shape under one key: stored once, first layout kept */
-  TPT_STATUS(tp_store_create(&s), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &s), TP_OK);
   {
     tp_tensor c = mat(4, 2, 0);
     TPT_STATUS(tp_store_add(s, "w", &a, TP_ORDER_ROW_MAJOR, 0, NULL), TP_OK);
@@ -377,21 +377,21 @@ static void test_alignment(void) {
   tp_tensor a = mat(1, 3, 0), b = mat(1, 5, 3), c = mat(1, 1, 9);
   tp_membuf m;
   tp_ptd p;
-  TPT_STATUS(tp_store_create(&s), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &s), TP_OK);
   TPT_STATUS(tp_store_add(s, "a", &a, TP_ORDER_ROW_MAJOR, 3, NULL), TP_ERR_INVALID);
   TPT_CONTAINS(tp_store_error(s), "alignment 3 is not a power of two up to 16777216");
   tp_store_destroy(s);
-  TPT_STATUS(tp_store_create(&s), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &s), TP_OK);
   TPT_STATUS(tp_store_add_bytes(s, "a", "x", 1, (size_t)1 << 25, 0, NULL), TP_ERR_INVALID);
   TPT_CONTAINS(tp_store_error(s), "alignment 33554432");
   tp_store_destroy(s);
-  TPT_STATUS(tp_store_create(&s), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &s), TP_OK);
   TPT_STATUS(tp_store_add_bytes(s, "a", "x", 1, (size_t)1 << 24, 0, NULL), TP_OK);
   TPT_STATUS(tp_store_ptd_size(s, NULL), TP_ERR_INVALID); /* a bad argument (ERRORS) */
   TPT_EQ_STR(tp_store_error(s), "tp_store_ptd_size: size_out is NULL");
   tp_store_destroy(s);
 
-  TPT_STATUS(tp_store_create(&s), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &s), TP_OK);
   TPT_STATUS(tp_store_add(s, "a", &a, TP_ORDER_ROW_MAJOR, 0, NULL), TP_OK);
   TPT_STATUS(tp_store_add(s, "b", &b, TP_ORDER_ROW_MAJOR, 64, NULL), TP_OK);
   TPT_STATUS(tp_store_add(s, "c", &c, TP_ORDER_ROW_MAJOR, 1, NULL), TP_OK);
@@ -431,7 +431,7 @@ static void test_header_bytes(void) {
   tp_membuf m;
   tp_ptd p;
   static const unsigned char fh[] = {'F', 'H', '0', '1', 40, 0, 0, 0, 48, 0, 0, 0, 0, 0, 0, 0};
-  TPT_STATUS(tp_store_create(&s), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &s), TP_OK);
   TPT_STATUS(tp_store_add(s, "a", &a, TP_ORDER_ROW_MAJOR, 0, NULL), TP_OK);
   if (write_open(s, &m, &p)) {
     uint64_t fbsize = tp__get_le64(m.data + 24), base = tp__get_le64(m.data + 32);
@@ -467,7 +467,7 @@ static void test_header_bytes(void) {
   tp_store_destroy(s);
 
   /* an empty store: no entries, both vectors present, file = base bytes (>= 128) */
-  TPT_STATUS(tp_store_create(&s), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &s), TP_OK);
   if (write_open(s, &m, &p)) {
     TPT_EQ_INT(p.count, 0);
     TPT_EQ_U64(m.size, 128);
@@ -485,7 +485,7 @@ static void test_bytes_copy_and_borrow(void) {
   char hex[65];
   tp_membuf m;
   tp_ptd p;
-  TPT_STATUS(tp_store_create(&s), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &s), TP_OK);
   TPT_STATUS(tp_store_add_bytes(s, NULL, src, 5, 0, 1, &key), TP_OK);
   TPT_STATUS(tp_sha256_hex(src, 5, hex), TP_OK);
   TPT_EQ_STR(key, hex);
@@ -518,24 +518,24 @@ static void test_bad_views(void) {
   tp_tensor t = mat(2, 2, 0);
   tp_storage one;
   int64_t big = (int64_t)1 << 31, zero = 0;
-  TPT_STATUS(tp_store_create(&s), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &s), TP_OK);
   t.offset = 100000;   /* hand-broken view */
   TPT_STATUS(tp_store_add(s, "bad", &t, TP_ORDER_ROW_MAJOR, 0, NULL), TP_ERR_BOUNDS);
   TPT_CONTAINS(tp_store_error(s), "key \"bad\"");
   TPT_STATUS(tp_store_add(s, "ok", &t, TP_ORDER_ROW_MAJOR, 0, NULL), TP_ERR_BOUNDS);
   tp_store_destroy(s);
 
-  TPT_STATUS(tp_store_create(&s), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &s), TP_OK);
   TPT_STATUS(tp_store_add(s, "n", NULL, TP_ORDER_ROW_MAJOR, 0, NULL), TP_ERR_INVALID);
   tp_store_destroy(s);
 
-  TPT_STATUS(tp_store_create(&s), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &s), TP_OK);
   t = mat(2, 2, 0);
   TPT_STATUS(tp_store_add(s, "o", &t, (tp_order)7, 0, NULL), TP_ERR_INVALID);
   tp_store_destroy(s);
 
   /* a size that does not fit the layout's int32 (a broadcast view, 1 element of storage) */
-  TPT_STATUS(tp_store_create(&s), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &s), TP_OK);
   one.data = g_m;
   one.nbytes = 4;
   TPT_STATUS(tp_view(one, TP_F32, 1, &big, &zero, 0, &t), TP_OK);
@@ -564,7 +564,7 @@ static void test_sink_failure(void) {
     tp_store *s;
     fail_sink f;
     tp_sink sink;
-    TPT_STATUS(tp_store_create(&s), TP_OK);
+    TPT_STATUS(tp_store_create(NULL, &s), TP_OK);
     TPT_STATUS(tp_store_add(s, "a", &a, TP_ORDER_ROW_MAJOR, 0, NULL), TP_OK);
     TPT_STATUS(tp_store_ptd_size(s, &size), TP_OK);
     f.left = cut;
@@ -577,11 +577,11 @@ static void test_sink_failure(void) {
   TPT_CHECK(size > 370);   /* so the loop cut inside every region */
   {
     tp_store *s;
-    TPT_STATUS(tp_store_create(&s), TP_OK);
+    TPT_STATUS(tp_store_create(NULL, &s), TP_OK);
     TPT_STATUS(tp_store_write_ptd(s, NULL), TP_ERR_INVALID);
     TPT_EQ_STR(tp_store_error(s), "tp_store_write_ptd: the sink or its write callback is NULL");
     tp_store_destroy(s);
-    TPT_STATUS(tp_store_create(NULL), TP_ERR_INVALID);
+    TPT_STATUS(tp_store_create(NULL, NULL), TP_ERR_INVALID);
     tp_store_destroy(NULL);
   }
 }
@@ -595,7 +595,7 @@ static void test_file_atomic(void) {
   tp_ptd p;
   FILE *f;
   remove(path);
-  TPT_STATUS(tp_store_create(&s), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &s), TP_OK);
   TPT_STATUS(tp_store_add(s, NULL, &y, TP_ORDER_PRESERVE, 0, NULL), TP_OK);
   TPT_STATUS(tp_store_write_ptd_file(s, path), TP_OK);
   if (write_open(s, &m, &p)) {
@@ -615,7 +615,7 @@ static void test_file_atomic(void) {
   remove(path);
   tp_store_destroy(s);
 
-  TPT_STATUS(tp_store_create(&s), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &s), TP_OK);
   TPT_STATUS(tp_store_add(s, NULL, &y, TP_ORDER_PRESERVE, 0, NULL), TP_OK);
   TPT_STATUS(tp_store_write_ptd_file(s, bad), TP_ERR_IO);
   TPT_CONTAINS(tp_store_error(s), "tp_no_such_dir_for_store");
@@ -634,7 +634,7 @@ static void test_many_entries(void) {
   size_t i;
   tp_membuf m;
   tp_ptd p;
-  TPT_STATUS(tp_store_create(&s), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &s), TP_OK);
   for (i = 0; i < N; i++) {
     vals[i] = (uint32_t)(i % 50000);   /* half the contents repeat */
     tpt_to_le(&vals[i], &vals[i], 1, 4); /* raw bytes: stored as given */

@@ -52,8 +52,8 @@ static void test_copy_frees_weights(void) {
   o.copy = 1;
   TPT_CHECK(w1 && w2);
   if (!w1 || !w2) return;
-  TPT_STATUS(tp_store_create_ex(NULL, &borrow), TP_OK);
-  TPT_STATUS(tp_store_create_ex(&o, &copy), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &borrow), TP_OK);
+  TPT_STATUS(tp_store_create(&o, &copy), TP_OK);
   TPT_STATUS(add_all(borrow, w1, raw1), TP_OK);
   TPT_STATUS(add_all(copy, w2, raw2), TP_OK);
   /* The copying store no longer needs the weights: scribble on them and free them. */
@@ -101,7 +101,7 @@ static void test_copy_once_per_content(void) {
   st.data = w;
   st.nbytes = sizeof w;
   TPT_STATUS(tp_view(st, TP_F32, 1, &n, NULL, 0, &x), TP_OK);
-  TPT_STATUS(tp_store_create_ex(&o, &s), TP_OK);
+  TPT_STATUS(tp_store_create(&o, &s), TP_OK);
   TPT_STATUS(tp_store_add(s, "warm", &x, TP_ORDER_ROW_MAJOR, 0, NULL), TP_OK);
   w[0] = 1.0f;   /* new content */
   before = g_live;
@@ -135,7 +135,7 @@ static void test_copy_nomem(void) {
   for (k = 0; k < 20; k++) {
     tp_store *s = NULL;
     tp_status r;
-    TPT_STATUS(tp_store_create_ex(&o, &s), TP_OK);
+    TPT_STATUS(tp_store_create(&o, &s), TP_OK);
     if (!s) return;
     g_fail_at = k;
     r = tp_store_add(s, "w", &t, TP_ORDER_ROW_MAJOR, 0, NULL);
@@ -160,8 +160,8 @@ static void test_create_ex_args(void) {
   tp_store *s = NULL;
   tp_store_options o;
   memset(&o, 0, sizeof o);
-  TPT_STATUS(tp_store_create_ex(&o, NULL), TP_ERR_INVALID);
-  TPT_STATUS(tp_store_create_ex(NULL, &s), TP_OK);
+  TPT_STATUS(tp_store_create(&o, NULL), TP_ERR_INVALID);
+  TPT_STATUS(tp_store_create(NULL, &s), TP_OK);
   TPT_CHECK(s != NULL);
   TPT_EQ_STR(tp_store_error(s), "");
   tp_store_destroy(s);

@@ -76,7 +76,7 @@ static tp_status ptd_bytes(tp_store *s, tp_membuf *m) {
 static tp_store *reference(tp_membuf *m, const char **keys_out) {
   tp_store *s = NULL;
   int i;
-  TPT_STATUS(tp_store_create(&s), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &s), TP_OK);
   for (i = 0; i < NV; i++)
     TPT_STATUS(tp_store_add(s, g_keys[i], &g_views[i], order_of(i), align_of(i), &keys_out[i]),
                TP_OK);
@@ -108,7 +108,7 @@ static void test_same_bytes_every_way(void) {
     if (way == 3) o.copy = 1;
     g_hook_calls = 0;
     g_hook_tasks = 0;
-    TPT_STATUS(tp_store_create_ex(&o, &s), TP_OK);
+    TPT_STATUS(tp_store_create(&o, &s), TP_OK);
     fill_items(it);
     if (way == 2) { /* two batches: the hook runs once per batch, in its other order too */
       TPT_STATUS(tp_store_add_all(s, it, 5), TP_OK);
@@ -144,8 +144,8 @@ static void check_failure_like_serial(int k, const tp_tensor *bad, const char *b
   int i;
   memset(&o, 0, sizeof o);
   o.parallel_for = fake_parallel;
-  TPT_STATUS(tp_store_create(&a), TP_OK);
-  TPT_STATUS(tp_store_create_ex(&o, &b), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &a), TP_OK);
+  TPT_STATUS(tp_store_create(&o, &b), TP_OK);
   for (i = 0; i < NV; i++) {
     const tp_tensor *v = i == k ? bad : &g_views[i];
     const char *key = i == k ? bad_key : g_keys[i];
@@ -178,11 +178,11 @@ static void test_errors_like_serial(void) {
                             "key \"rows\": added again with different bytes (4864 bytes, sha256 "
                             "188c5619921dd108... now; 3840 bytes, sha256 876f3f5978d8264c... "
                             "before)");
-  TPT_STATUS(tp_store_create(&s), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &s), TP_OK);
   TPT_STATUS(tp_store_add_all(s, NULL, 3), TP_ERR_INVALID);
   TPT_EQ_STR(tp_store_error(s), "tp_store_add_all: NULL items with n = 3");
   tp_store_destroy(s);
-  TPT_STATUS(tp_store_create(&s), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &s), TP_OK);
   TPT_STATUS(tp_store_add_all(s, NULL, 0), TP_OK); /* nothing to add */
   memset(&one, 0, sizeof one);
   one.view = &g_views[0];
@@ -207,7 +207,7 @@ static void test_nomem_sweep(void) {
     tp_status st;
     memset(&o, 0, sizeof o);
     o.parallel_for = fake_parallel;
-    if (tp_store_create_ex(&o, &s) != TP_OK) continue;
+    if (tp_store_create(&o, &s) != TP_OK) continue;
     fill_items(it);
     g_fail_at = k;
     st = tp_store_add_all(s, it, NV);

@@ -43,7 +43,7 @@ static void test_write_memory_is_bounded(void) {
   TPT_STATUS(tp_view(st, TP_F32, 2, sizes, NULL, 0, &all), TP_OK);
 
   /* baseline: the same store shape with 1-row views (tiny data) */
-  TPT_STATUS(tp_store_create(&s), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &s), TP_OK);
   for (k = 0; k < 16; k++) {
     TPT_STATUS(tp_narrow(&all, 1, k * 32, 512, &v), TP_OK);
     TPT_STATUS(tp_narrow(&v, 0, k, 1, &v), TP_OK);
@@ -60,7 +60,7 @@ static void test_write_memory_is_bounded(void) {
   tp_store_destroy(s);
 
   /* 16 strided views of 2048 x 512 floats = 4 MiB each, 64 MiB in all */
-  TPT_STATUS(tp_store_create(&s), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &s), TP_OK);
   for (k = 0; k < 16; k++) {
     TPT_STATUS(tp_narrow(&all, 1, k * 32, 512, &v), TP_OK);
     TPT_STATUS(tp_store_add(s, NULL, &v, TP_ORDER_ROW_MAJOR, 0, NULL), TP_OK);
@@ -120,7 +120,7 @@ static tp_status use_store(int *stage) {
   st.data = data;
   st.nbytes = sizeof data;
   *stage = 0;
-  r = tp_store_create(&s);
+  r = tp_store_create(NULL, &s);
   if (r != TP_OK) return r;
   *stage = 1;
   r = tp_view(st, TP_F32, 2, sizes, NULL, 0, &t);

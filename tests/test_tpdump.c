@@ -320,7 +320,7 @@ static void test_seed_named_and_ptd(void) {
   char hex[65], line[256];
   memset(&m, 0, sizeof m);
   memset(&p, 0, sizeof p);
-  TPT_STATUS(tp_store_create(&store), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &store), TP_OK);
   g = seed_graph(store);
   TPT_CHECK(g != NULL);
   if (!g || !xnn_blob(g, &m)) { TPT_CHECK(0); tp_xnn_graph_destroy(g); tp_store_destroy(store); return; }
@@ -355,7 +355,7 @@ static void test_seed_named_and_ptd(void) {
     size_t i;
     int bad = 0;
     memset(&wp, 0, sizeof wp);
-    TPT_STATUS(tp_store_create(&whole), TP_OK);
+    TPT_STATUS(tp_store_create(NULL, &whole), TP_OK);
     TPT_STATUS(tp_store_add_bytes(whole, hex, storage, sizeof storage, 0, 0, NULL), TP_OK);
     sink = tp_sink_membuf(&wp);
     TPT_STATUS(tp_store_write_ptd(whole, &sink), TP_OK);
@@ -366,7 +366,7 @@ static void test_seed_named_and_ptd(void) {
     tp_membuf_free(&wp);
     tp_store_destroy(whole);
     /* a .ptd without the key */
-    TPT_STATUS(tp_store_create(&whole), TP_OK);
+    TPT_STATUS(tp_store_create(NULL, &whole), TP_OK);
     TPT_STATUS(tp_store_add_bytes(whole, "other", storage, 16, 0, 0, NULL), TP_OK);
     sink = tp_sink_membuf(&wp);
     TPT_STATUS(tp_store_write_ptd(whole, &sink), TP_OK);
@@ -648,7 +648,7 @@ static void test_vulkan_named_fp16(void) {
   int r, c;
   memset(&m, 0, sizeof m);
   memset(&p, 0, sizeof p);
-  TPT_STATUS(tp_store_create(&store), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &store), TP_OK);
   g = vk_graph(store, 1);
   TPT_CHECK(g != NULL);
   if (!g || !vk_blob(g, &m)) { TPT_CHECK(0); tp_vk_graph_destroy(g); tp_store_destroy(store); return; }
@@ -699,7 +699,7 @@ static void test_json(void) {
            (unsigned long)tp__get_le32(m.data + 18), hex);
   HAS_IN(jreport, line);
   /* named: unresolved without the .ptd, resolved with it */
-  TPT_STATUS(tp_store_create(&store), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &store), TP_OK);
   gn = seed_graph(store);
   if (!gn || !xnn_blob(gn, &mn)) { TPT_CHECK(0); goto out; }
   sink = tp_sink_membuf(&p);

@@ -762,7 +762,7 @@ static void ptd_with(const char *key, size_t n, tp_membuf *out) {
   fill(bytes, sizeof bytes, 5);
   memset(out, 0, sizeof *out);
   sink = tp_sink_membuf(out);
-  if (tp_store_create(&st) != TP_OK) return;
+  if (tp_store_create(NULL, &st) != TP_OK) return;
   if (tp_store_add_bytes(st, key, bytes, n, 0, 1, NULL) != TP_OK ||
       tp_store_write_ptd(st, &sink) != TP_OK)
     printf("  store: %s\n", tp_store_error(st));

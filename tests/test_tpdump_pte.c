@@ -56,7 +56,7 @@ static void program(int named, tp_membuf *mb) {
   s.nbytes = sizeof g_storage;
   tp_view(s, TP_F32, 3, sz, NULL, 0, &parent);
   tp_select(&parent, 0, 1, &w);
-  if (named) tp_store_create(&st);
+  if (named) tp_store_create(NULL, &st);
   memset(&o, 0, sizeof o);
   o.store = st;
   tp_xnn_graph_create(&o, &g);
@@ -296,7 +296,7 @@ static void test_check_report(void) {
     }
   }
   /* the .ptd beside it: nothing missing */
-  TPT_STATUS(tp_store_create(&st), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &st), TP_OK);
   {
     unsigned char le[256];
     size_t i;

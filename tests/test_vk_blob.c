@@ -553,7 +553,7 @@ static void test_shaders_and_overrides(void) {
     tp_vk_options o;
     memset(&o, 0, sizeof o);
     if (mode) {
-      TPT_STATUS(tp_store_create(&st), TP_OK);
+      TPT_STATUS(tp_store_create(NULL, &st), TP_OK);
       o.store = st;
     }
     TPT_STATUS(tp_vk_graph_create(&o, &g), TP_OK);
@@ -625,7 +625,7 @@ static void test_named_mode(void) {
     TPT_STATUS(tp_sha256_hex(le, 256, hex_sel), TP_OK);
   }
   TPT_STATUS(tp_sha256_hex(trbytes, 256, hex_tr), TP_OK);
-  TPT_STATUS(tp_store_create(&st), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &st), TP_OK);
   memset(&o, 0, sizeof o);
   o.store = st;
   TPT_STATUS(tp_vk_graph_create(&o, &g), TP_OK);
@@ -744,7 +744,7 @@ static void test_force_fp16_inf(void) {
   close_blob(&b);
   tp_vk_graph_destroy(g);
   /* named: the store holds the same clamped bytes under their sha256 */
-  TPT_STATUS(tp_store_create(&st), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &st), TP_OK);
   o.store = st;
   TPT_STATUS(tp_vk_graph_create(&o, &g), TP_OK);
   c = add_const(g, TP_VK_FLOAT32, &t);
@@ -826,7 +826,7 @@ static void test_force_fp16(void) {
   {
     tp_store *st = NULL;
     char hex[65];
-    TPT_STATUS(tp_store_create(&st), TP_OK);
+    TPT_STATUS(tp_store_create(NULL, &st), TP_OK);
     o.store = st;
     TPT_STATUS(tp_vk_graph_create(&o, &g), TP_OK);
     c = add_const(g, TP_VK_FLOAT32, &t);
@@ -1008,7 +1008,7 @@ static void test_read_blob(void) {
     memset(&o, 0, sizeof o);
     memset(&err, 0, sizeof err);
     if (mode) {
-      TPT_STATUS(tp_store_create(&st), TP_OK);
+      TPT_STATUS(tp_store_create(NULL, &st), TP_OK);
       o.store = st;
     }
     TPT_STATUS(tp_vk_graph_create(&o, &g), TP_OK);

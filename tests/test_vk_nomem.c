@@ -48,7 +48,7 @@ static tp_status use_graph(int named, size_t *written, char *msg, size_t msg_cap
   if (tp_transpose(&w, 0, 1, &wt) != TP_OK) return TP_ERR_FORMAT;
   memset(&o, 0, sizeof o);
   if (named) {
-    r = tp_store_create(&st);
+    r = tp_store_create(NULL, &st);
     if (r != TP_OK) return r;
     o.store = st;
   }

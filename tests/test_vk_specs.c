@@ -112,7 +112,7 @@ static void test_desc_fields(void) {
     TPT_STATUS(tp_transpose(&v, 0, 1, &w), TP_OK);
     memset(&o, 0, sizeof o);
     o.force_fp16 = mode == 2;
-    if (mode == 1) TPT_STATUS(tp_store_create(&store), TP_OK);
+    if (mode == 1) TPT_STATUS(tp_store_create(NULL, &store), TP_OK);
     o.store = store;
     TPT_STATUS(tp_vk_graph_create(&o, &g), TP_OK);
     TPT_STATUS(tpt_vk_tensor(g, TP_VK_FLOAT32, 2, xd, NULL, &ids[0]), TP_OK);

@@ -105,7 +105,7 @@ static void w_make(wobj *o, int kind) {
     memset(&so, 0, sizeof so);
     so.progress = on_progress;
     so.progress_ctx = o;
-    TPT_STATUS(tp_store_create_ex(&so, &o->store), TP_OK);
+    TPT_STATUS(tp_store_create(&so, &o->store), TP_OK);
     TPT_STATUS(tp_store_add(o->store, "w", &t, TP_ORDER_ROW_MAJOR, 0, NULL), TP_OK);
   } else if (kind == W_PTE) {
     tp_pte_options po;

@@ -411,7 +411,7 @@ static void test_named_mode(void) {
   qs.data = wq;
   qs.nbytes = sizeof wq;
   TPT_STATUS(tp_view(qs, TP_I8, 2, sz, NULL, 0, &q), TP_OK);
-  TPT_STATUS(tp_store_create(&store), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &store), TP_OK);
   memset(&o, 0, sizeof o);
   o.store = store;
   TPT_STATUS(tp_xnn_graph_create(&o, &g), TP_OK);

@@ -165,7 +165,7 @@ static void test_values_and_constants(void) {
     tp_membuf m;
     tp_xnn_blob b;
     memset(&o, 0, sizeof o);
-    if (named) TPT_STATUS(tp_store_create(&st), TP_OK);
+    if (named) TPT_STATUS(tp_store_create(NULL, &st), TP_OK);
     o.store = st;
     o.target = TP_XNN_TARGET_UNCHECKED; /* values without nodes: a format test */
     TPT_STATUS(tp_xnn_graph_create(&o, &g), TP_OK);

@@ -133,8 +133,8 @@ static void round_trip(worker *w, outputs *o) {
   outputs_free(o);
   memset(o, 0, sizeof *o);
   memset(&err, 0, sizeof err);
-  CHECK_OK(w, tp_store_create(&xs), "");
-  CHECK_OK(w, tp_store_create(&vs), "");
+  CHECK_OK(w, tp_store_create(NULL, &xs), "");
+  CHECK_OK(w, tp_store_create(NULL, &vs), "");
   if (!xs || !vs) goto done;
   CHECK_OK(w, xnn_write(NULL, w->id % 2, &o->blob[0]), "xnn inline");
   CHECK_OK(w, xnn_write(xs, w->id % 2, &o->blob[1]), "xnn named");

@@ -73,7 +73,7 @@ static int g_files_verified = 0;
 // Writes the entries through tp_store, verifies and decodes the file with the official code.
 static void write_and_verify(const std::vector<Added> &adds, const char *what) {
   tp_store *s = nullptr;
-  TPT_STATUS(tp_store_create(&s), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &s), TP_OK);
   std::vector<Want> wants;
   for (const Added &a : adds) {
     const char *key = nullptr;

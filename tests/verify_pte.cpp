@@ -262,7 +262,7 @@ static void test_our_programs(void) {
   // named mode, the store embedded; a second method with compile specs and odd dim orders
   {
     tp_store *st = nullptr;
-    tp_store_create(&st);
+    tp_store_create(NULL, &st);
     tp_xnn_graph *g = seed_linear(st);
     tp_pte_options o;
     memset(&o, 0, sizeof o);

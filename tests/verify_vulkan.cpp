@@ -328,7 +328,7 @@ static void test_named_shaders_overrides_fp16() {
   static const uint32_t spv[3] = {0x07230203u, 0x00010300u, 0xdeadbeefu};
   for (int fp16 = 0; fp16 < 2; fp16++) {
     tp_store *st = nullptr;
-    TPT_STATUS(tp_store_create(&st), TP_OK);
+    TPT_STATUS(tp_store_create(NULL, &st), TP_OK);
     tp_vk_options o;
     memset(&o, 0, sizeof o);
     o.store = st;
@@ -414,7 +414,7 @@ static void test_random_graphs() {
     tp_vk_options o;
     memset(&o, 0, sizeof o);
     if (iter % 3 == 1) {
-      TPT_STATUS(tp_store_create(&st), TP_OK);
+      TPT_STATUS(tp_store_create(NULL, &st), TP_OK);
       o.store = st;
     }
     o.force_fp16 = iter % 5 == 4;
@@ -582,7 +582,7 @@ static void test_read_official_blob() {
   blob.insert(blob.end(), wb, wb + 48);
   // the .ptd with the named constant
   tp_store *st = nullptr;
-  TPT_STATUS(tp_store_create(&st), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &st), TP_OK);
   TPT_STATUS(tp_store_add_bytes(st, nullptr, w1, sizeof w1, 16, 1, nullptr), TP_OK);
   tp_membuf pm;
   memset(&pm, 0, sizeof pm);

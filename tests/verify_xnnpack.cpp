@@ -263,7 +263,7 @@ static void seed_named_mode() {
   TPT_STATUS(tp_select(&parent, 0, 2, &w1), TP_OK);
   w2 = view_f32(storage + 128, 64, 2, sz);  // the same 64 floats through another view
   tp_store *store;
-  TPT_STATUS(tp_store_create(&store), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &store), TP_OK);
   tp_xnn_options o;
   memset(&o, 0, sizeof o);  // zero = defaults: new option fields need no edit here
   o.store = store;

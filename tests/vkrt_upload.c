@@ -219,7 +219,7 @@ static void test_named_upload(void) {
   tp_ptd pd;
   tp_vk_upload u;
   uint32_t wid = 0;
-  TPT_STATUS(tp_store_create(&st), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &st), TP_OK);
   build_blob(st, 0, &m, &wid);
   memset(&pm, 0, sizeof pm);
   ps = tp_sink_membuf(&pm);
@@ -242,7 +242,7 @@ static void test_named_upload(void) {
     tp_ptd opd;
     float one[1] = {1};
     memset(&om, 0, sizeof om);
-    TPT_STATUS(tp_store_create(&other), TP_OK);
+    TPT_STATUS(tp_store_create(NULL, &other), TP_OK);
     TPT_STATUS(tp_store_add_bytes(other, "unrelated", one, sizeof one, 16, 1, NULL), TP_OK);
     os = tp_sink_membuf(&om);
     TPT_STATUS(tp_store_write_ptd(other, &os), TP_OK);

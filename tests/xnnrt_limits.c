@@ -329,19 +329,19 @@ static void test_id_map_duplicate(void) {
   tp_xnn_graph_destroy(g);
 }
 
-/* Item 12 (loader side): the XH00 header through tp_delegate_parse, the frame parser tpdump
+/* Item 12 (loader side): the XH00 header through tp__delegate_parse, the frame parser tpdump
    uses: the loader, tp_xnn_check_blob and the parser give the same sentence. */
 static void header_refused(const unsigned char *b, size_t n, const char *want) {
   tp_xnn_runtime *rt = NULL;
   tp_error e, c, p;
-  tp_delegate_frame fr;
+  tp__delegate_frame fr;
   memset(&e, 0, sizeof e);
   TPT_STATUS(tp_xnn_load(b, n, NULL, 0, 0, &rt, &e), TP_ERR_FORMAT);
   TPT_EQ_STR(e.msg, want);
   TPT_CHECK(rt == NULL);
   TPT_STATUS(tp_xnn_check_blob(b, n, TP_XNN_TARGET_XNNPACK, &c), TP_ERR_FORMAT);
   TPT_EQ_STR(c.msg, want);
-  TPT_STATUS(tp_delegate_parse(b, n, "XH00", "constant data", &fr, &p), TP_ERR_FORMAT);
+  TPT_STATUS(tp__delegate_parse(b, n, "XH00", "constant data", &fr, &p), TP_ERR_FORMAT);
   TPT_EQ_STR(p.msg, want);
 }
 
@@ -475,7 +475,7 @@ static void test_named_size_matches_ptd(void) {
   tp_xnn_runtime *rt = NULL;
   tp_error e;
   uint32_t x, k, y;
-  TPT_STATUS(tp_store_create(&store), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &store), TP_OK);
   memset(&o, 0, sizeof o);
   o.target = TP_XNN_TARGET_UNCHECKED;
   o.store = store;

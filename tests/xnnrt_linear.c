@@ -264,7 +264,7 @@ static void test_named_mode_same_numbers(void) {
   tp_xnn_runtime *rt = NULL;
   tp_error e;
   TPT_STATUS(tp_select(&parent, 0, 2, &w), TP_OK);
-  TPT_STATUS(tp_store_create(&store), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &store), TP_OK);
   memset(&o, 0, sizeof o);
   o.store = store;
   TPT_STATUS(tp_xnn_graph_create(&o, &g), TP_OK);
@@ -611,7 +611,7 @@ static void test_random_damage(void) {
   write_blob(g, &blobs[0]);
   tp_xnn_graph_destroy(g);
   TPT_STATUS(tp_select(&parent, 0, 1, &fw), TP_OK);
-  TPT_STATUS(tp_store_create(&store), TP_OK);
+  TPT_STATUS(tp_store_create(NULL, &store), TP_OK);
   memset(&o, 0, sizeof o);
   o.store = store;
   TPT_STATUS(tp_xnn_graph_create(&o, &g), TP_OK);

@@ -84,7 +84,7 @@ static void make(int named, int embed, tp_membuf *pte, tp_membuf *ptd, tp_tensor
   tp_pte *p = NULL;
   tp_pte_options o;
   tp_sink sk;
-  if (named) TPT_STATUS(tp_store_create(&st), TP_OK);
+  if (named) TPT_STATUS(tp_store_create(NULL, &st), TP_OK);
   *g_out = qkv_graph(st, qkv);
   memset(&o, 0, sizeof o);
   o.embed = embed ? st : NULL;
@@ -113,7 +113,7 @@ static void ptd_from_program(tp_pte_file *f, tp_membuf *ptd) {
   tp_store *st = NULL;
   tp_sink s;
   size_t i;
-  tp_store_create(&st);
+  tp_store_create(NULL, &st);
   for (i = 0; i < f->n_named; i++) {
     const char *key;
     uint32_t si;

@@ -282,7 +282,7 @@ static void case_qkv(void) {
   for (mode = 0; mode < 2; mode++) { /* 0: inline constants, 1: named constants + .ptd */
     memset(&opts, 0, sizeof opts);
     if (mode == 1) {
-      tp_store_create(&store);
+      tp_store_create(NULL, &store);
       opts.store = store;
     }
     tp_xnn_graph_create(&opts, &g);
@@ -504,7 +504,7 @@ static void case_channels_last(void) {
   printf("    dim_order (%d, %d, %d, %d)\n", order[0], order[1], order[2], order[3]);
   CHECK(order[0] == 0 && order[1] == 2 && order[2] == 3 && order[3] == 1, "dim order");
 
-  tp_store_create(&store);
+  tp_store_create(NULL, &store);
   CHECK(tp_store_add(store, NULL, &slice, TP_ORDER_PRESERVE, 0, &key) == TP_OK, "store add: %s",
         tp_store_error(store));
   CHECK(tp_store_write_ptd_file(store, path_in("channels_last.ptd")) == TP_OK, "ptd: %s",
@@ -824,7 +824,7 @@ static void case_programs(void) {
   for (i = 0; i < 3; i++) ones_linear(&ex_qkv, &qkv[i], B);
   for (mode = 0; mode < 2; mode++) {
     store = NULL;
-    tp_store_create(&store);
+    tp_store_create(NULL, &store);
     memset(&xo, 0, sizeof xo);
     xo.store = store;
     tp_xnn_graph_create(&xo, &g);

@@ -31,7 +31,7 @@
    flags, output_min_max, debug_handle) or the Vulkan op chain; constants with their offset,
    size and the first 8 hex digits of the SHA-256 of their bytes; named keys.
    Checked: the verdict is the library's own check of the format, so tpdump cannot disagree
-   with the readers and the loader (issue 14 finding 12): tp_xnn_check_blob (XN01's format
+   with the readers and the loader: tp_xnn_check_blob (XN01's format
    rules), tp_vk_check_blob (VK00's), tp_ptd_open, tp_pte_read and each delegate's blob by its
    backend's check; with --ptd (or a program's named data) XNNPACK's named keys are resolved as
    the loader resolves them. An XNNPACK report prints tp_xnn_read_blob's result (the one
@@ -249,18 +249,26 @@ static void tpd_print(tpd *d, const char *fmt, ...) {
   tpd_write(d, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
 }
 
-/* A string from the file, quoted, non-printable bytes escaped, long ones cut. */
-static void tpd_print_str(tpd *d, const char *s, size_t len) {
-  size_t i, shown = len < 96 ? len : 96;
-  if (!d->out) return;
-  if (!s) { tpd_print(d, "(absent)"); return; }
+/* len bytes of s in quotes; printable ASCII as it is, other bytes, quotes and backslashes
+   escaped (JSON's \u00XX with json, else \xXX). */
+static void tpd_quoted(tpd *d, const char *s, size_t len, int json) {
+  size_t i;
   tpd_write(d, "\"", 1);
-  for (i = 0; i < shown; i++) {
+  for (i = 0; i < len; i++) {
     unsigned char c = (unsigned char)s[i];
     if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') tpd_write(d, (const char *)&c, 1);
+    else if (json) tpd_print(d, "\\u%04x", c);
     else tpd_print(d, "\\x%02x", c);
   }
   tpd_write(d, "\"", 1);
+}
+
+/* A string from the file, quoted, non-printable bytes escaped, long ones cut. */
+static void tpd_print_str(tpd *d, const char *s, size_t len) {
+  size_t shown = len < 96 ? len : 96;
+  if (!d->out) return;
+  if (!s) { tpd_print(d, "(absent)"); return; }
+  tpd_quoted(d, s, shown, 0);
   if (shown < len) tpd_print(d, "...(%zu bytes)", len);
 }
 
@@ -276,15 +284,8 @@ static void tpd_print_sha(tpd *d, const unsigned char *p, uint64_t n) {
 /* A JSON string: quotes, backslashes, control and non-ASCII bytes escaped as \u00XX. */
 static void tpd_json_str(tpd *d, const char *s, size_t len) {
   tp_membuf *save = d->out;
-  size_t i;
   d->out = d->json;
-  tpd_write(d, "\"", 1);
-  for (i = 0; i < len; i++) {
-    unsigned char c = (unsigned char)s[i];
-    if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') tpd_write(d, (const char *)&c, 1);
-    else tpd_print(d, "\\u%04x", c);
-  }
-  tpd_write(d, "\"", 1);
+  tpd_quoted(d, s, len, 1);
   d->out = save;
 }
 
@@ -362,17 +363,17 @@ static int tpd_in_segment(const tpd *d, uint64_t off, uint64_t n, uint64_t *at) 
   return 1;
 }
 
-/* Reads a 30-byte XH00/VH00 delegate header through the delegate core's tp_delegate_parse
+/* Reads a 30-byte XH00/VH00 delegate header through the delegate core's tp__delegate_parse
    (the checks the upstream parsers make: sizes inside the file, no overlap, length >= 30),
    printing its fields first. */
 static int tpd_delegate_header(tpd *d, const char *magic, const char *segname,
                                uint32_t *fb_off, uint32_t *fb_size) {
-  tp_delegate_frame f;
+  tp__delegate_frame f;
   tp_error e;
   tp_status st;
   memset(&e, 0, sizeof e);
-  st = tp_delegate_parse(d->file, d->file_size, magic, segname, &f, &e);
-  if (d->file_size < TP_DELEGATE_HEADER_SIZE) {
+  st = tp__delegate_parse(d->file, d->file_size, magic, segname, &f, &e);
+  if (d->file_size < TP__DELEGATE_HEADER_SIZE) {
     tpd_fail(d, "%s", e.msg);
     return 0;
   }
@@ -837,7 +838,7 @@ static int tpd_pte_named_ptd(tpd *d, tp_pte_file *f, tp_membuf *ptd) {
   tp_store *st = NULL;
   tp_sink sink;
   size_t i;
-  tp_status s = tp_store_create(&st);
+  tp_status s = tp_store_create(NULL, &st);
   for (i = 0; s == TP_OK && i < f->n_named; i++) {
     const char *key;
     uint32_t si;
@@ -1116,7 +1117,7 @@ static const char *tpd_format(const unsigned char *b, size_t size) {
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* The verdict: the library's own check of each format (issue 14 finding 12)                   */
+/* The verdict: the library's own check of each format                                        */
 /* ------------------------------------------------------------------------------------------ */
 
 /* An XNNPACK blob's verdict: tp_xnn_read_blob's (its structure and format rules, which is
