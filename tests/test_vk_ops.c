@@ -603,6 +603,8 @@ static void test_types(void) {
   args[0] = xi; args[1] = xi;
   TPT_STATUS(tp_vk_add_op(g, 0, "aten.abs.default", args, 2), TP_OK);
   tp_vk_graph_destroy(g);
+}
+
 /* One argument of kind `kind` (ndim dims of size 2 for a tensor; 0: 2 dims); `null` takes the
    Null a lowercase kind allows. */
 static uint32_t sweep_arg(tp_vk_graph *g, char kind, size_t ndim, int null) {
