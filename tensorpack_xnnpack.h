@@ -1545,6 +1545,8 @@ typedef struct tp__xnn_nview {
   const tp__xnn_value *v[TP__XNN_MAX_FIELDS];  /* the value of each id field (NULL: none) */
   uint32_t vec[2][TP_XNN_MAX_DIMS];            /* the 'v' fields in order */
   uint32_t vlen[2];
+  int has_minmax;                              /* the node's OutputMinMax, when it has one */
+  float out_min, out_max;
 } tp__xnn_nview;
 
 /* "[2, 6]" into buf (at least 80 bytes). */
@@ -2150,16 +2152,19 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
                      tp__xnn_dims_str(out, b2));
       for (i = 0; i < nd; i++) {
         uint64_t off = n->vec[0][i], sz = n->vec[1][i];
-        if (et && sz == 0 && off != 0) /* the pinned XNNPACK: end = offset + size; end 0 only
-                                          means "to the end" */
+        if (et && sz == 0 && off != 0) { /* the pinned XNNPACK: end = offset + size; end 0
+                                            only means "to the end": here an empty dim */
+          if (off <= in->dims[i] && out->dims[i] == 0) continue;
           TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
-                       "%s #%u: dim %u: offset %llu with size 0: ExecuTorch's XNNPACK reads size "
-                       "0 as \"to the end\" only at offset 0 (here: an empty dim); give the size "
-                       "(%llu)",
-                       name, ix, (unsigned)i, (unsigned long long)off,
+                       "%s #%u: dim %u: offset %llu with size 0 in an input dim of %u, output dim "
+                       "%u: ExecuTorch's XNNPACK reads size 0 as \"to the end\" only at offset 0 "
+                       "(here: an empty dim, output dim 0); give the size (%llu)",
+                       name, ix, (unsigned)i, (unsigned long long)off, (unsigned)in->dims[i],
+                       (unsigned)out->dims[i],
                        (unsigned long long)(in->dims[i] > off ? in->dims[i] - off : 0));
+        }
         if (sz == 0) sz = in->dims[i] > off ? in->dims[i] - off : 0; /* 0 = to the end */
-        if (off + sz > in->dims[i] || out->dims[i] != sz || sz == 0)
+        if (off + sz > in->dims[i] || out->dims[i] != sz || (sz == 0 && !(et && in->dims[i] == 0)))
           TP__XNN_FAIL(TP_ERR_INVALID,
                        "%s #%u: dim %u: offset %llu + size %llu in an input dim of %u, output "
                        "dim %u",
@@ -2269,7 +2274,7 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
         TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: input %u has no dims", name, ix,
                      (unsigned)n->f[fi]);
       if (n->kind == TP_XNN_NODE_CONVERT) {
-        if (in->datatype == out->datatype &&
+        if (!et && in->datatype == out->datatype && /* ExecuTorch's XNNPACK copies them */
             (in->quant != TP_XNN_QUANT_PER_TENSOR || in->scale == out->scale))
           TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: input %u and output %u are both %s: nothing to "
                        "convert",
@@ -2281,8 +2286,6 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
     }
   }
 }
-#undef TP__XNN_VID
-#undef TP__XNN_FAIL
 
 /* The support table's slots of a node kind as field ids (-1: the kind has none), by name. */
 static void tp__xnn_support_slots(const tp_xnn_node_desc *d, int slot[4]) {
@@ -2427,14 +2430,232 @@ static tp_status tp__xnn_check_same_quant(const tp__xnn_nview *n, tp_error *err)
   return TP_OK;
 }
 
-/* The node rules: the kind's own, then (target 0) the support table and the same-quantization
-   rule. */
+/* The value of the node's field named `field` (NULL: none, or no such field), its id in *id. */
+static const tp__xnn_value *tp__xnn_field_value(const tp__xnn_nview *n, const char *field,
+                                                uint32_t *id) {
+  const tp_xnn_node_desc *d = tp_xnn_describe_node(n->kind);
+  uint32_t f;
+  for (f = 0; d && f < d->nfields; f++)
+    if (!strcmp(d->fields[f].name, field)) {
+      if (id) *id = n->f[f];
+      return n->v[f];
+    }
+  return NULL;
+}
+
+/* The pinned XNNPACK's own define checks that the kind rules above do not make (every runtime
+   target): a qint8 filter (convolutions, fully connected) or second batch-matrix-multiply
+   input needs zero point 0 (XNNPACK's signed 8-bit kernels are symmetric: the define refuses
+   it, and deconvolution computes with the zero point ignored); TensorFlow SAME padding and
+   explicit paddings exclude each other (convolutions and pooling). */
+static tp_status tp__xnn_check_define_rules(const tp__xnn_nview *n, tp_error *err) {
+  const char *name = tp_xnn_node_name(n->kind), *slot = "filter";
+  const tp__xnn_value *w;
+  uint32_t wid = 0, pad0 = 0, fl = 0, k;
+  int padded = 0;
+  switch (n->kind) {
+    case TP_XNN_NODE_CONV2D: case TP_XNN_NODE_DEPTHWISE_CONV2D: case TP_XNN_NODE_DECONV2D:
+      pad0 = TP__XF(_XNNNodeConv, padding_top);
+      fl = n->f[TP__XF(_XNNNodeConv, flags)];
+      padded = n->kind != TP_XNN_NODE_DECONV2D;
+      /* fall through */
+    case TP_XNN_NODE_FULLY_CONNECTED:
+      w = tp__xnn_field_value(n, "filter_id", &wid);
+      break;
+    case TP_XNN_NODE_BATCH_MATRIX_MULTIPLY:
+      w = tp__xnn_field_value(n, "input2_id", &wid);
+      slot = "input2";
+      break;
+    case TP_XNN_NODE_AVG_POOLING_2D: case TP_XNN_NODE_MAX_POOLING_2D:
+      w = NULL;
+      pad0 = TP__XF(_XNNPooling2D, padding_top);
+      fl = n->f[TP__XF(_XNNPooling2D, flags)];
+      padded = 1;
+      break;
+    default: return TP_OK;
+  }
+  if (w && w->datatype == TP_XNN_QINT8 && w->zero_point != 0)
+    TP__XNN_FAIL(TP_ERR_INVALID,
+                 "%s #%u: %s %u is qint8 with zero point %d: XNNPACK's signed 8-bit weights are "
+                 "symmetric; requantize them with zero point 0, or use quint8",
+                 name, n->index, slot, (unsigned)wid, (int)w->zero_point);
+  if (padded && (fl & TP_XNN_FLAG_TENSORFLOW_SAME_PADDING))
+    for (k = 0; k < 4; k++)
+      if (n->f[pad0 + k])
+        TP__XNN_FAIL(TP_ERR_INVALID,
+                     "%s #%u: TP_XNN_FLAG_TENSORFLOW_SAME_PADDING with explicit paddings %u/%u/%u/%u "
+                     "(top/right/bottom/left): XNNPACK refuses the two together; drop the flag "
+                     "or the paddings",
+                     name, n->index, (unsigned)n->f[pad0], (unsigned)n->f[pad0 + 1],
+                     (unsigned)n->f[pad0 + 2], (unsigned)n->f[pad0 + 3]);
+  return TP_OK;
+}
+
+/* Target 0: what ExecuTorch's runtime (the XNNPACK it pins) runs differently from the node's
+   meaning, found by running random graphs in it (tools/et-diff.sh; tests/README.md):
+   - an int32 output's bounds (a clamp node, or a binary node's output_min / output_max when one
+     is finite) become int32 by truncation toward zero, one beyond int32 (infinity too)
+     INT32_MIN: a max of +infinity clamps everything to INT32_MIN, a fractional positive min or
+     negative max is off by one;
+   - argmax pooling's indices count the clamped border pixels of a padded window as window
+     positions: padding makes them point outside the input;
+   - a max / average pooling window wholly in the padding gets the nearest border pixels (it
+     has no input; PyTorch refuses such paddings);
+   - an fp32 input with a qcint8 / qcint4 filter (weights-only quantization) multiplies the bias
+     by each channel's filter scale;
+   - a qcint4 filter with TP_XNN_FLAG_TRANSPOSE_WEIGHTS ([in, out], 4-bit pairs along out) is
+     packed as if the pairs ran along the input channels;
+   - a qcint8 second input of batch matrix multiply with batch dims: XNNPACK reads one scale per
+     batch and column, the value has one per column;
+   - a qdint8 convolution / deconvolution input is quantized per batch image: its
+     num_nonbatch_dims must be 3 (a 1x1 convolution of stride 1, no padding and one group,
+     which XNNPACK makes a fully connected, takes any). */
+static tp_status tp__xnn_check_et_semantics(const tp__xnn_nview *n, tp_error *err) {
+  const char *name = tp_xnn_node_name(n->kind);
+  uint32_t oid = 0, iid = 0, wid = 0, bid = 0;
+  const tp__xnn_value *out = tp__xnn_field_value(n, "output_id", &oid);
+  if (out && out->datatype == TP_XNN_INT32 && n->has_minmax &&
+      (n->kind == TP_XNN_NODE_CLAMP || n->out_min - n->out_min == 0.0f ||
+       n->out_max - n->out_max == 0.0f)) { /* a finite bound inserts XNNPACK's clamp */
+    /* int32(bound): toward zero; beyond int32 (infinity included) -2^31. Right for the
+       integers in [ceil(min), floor(max)] when min <= 0 or whole (or below -2^31) and
+       max >= 0 or whole, max < 2^31. */
+    float lo = n->out_min, hi = n->out_max;
+    int lo_ok = lo <= -2147483648.0f ||
+                (lo < 2147483648.0f && (lo <= 0.0f || (float)(int32_t)lo == lo));
+    int hi_ok = hi > -2147483648.0f && hi < 2147483648.0f &&
+                (hi >= 0.0f || (float)(int32_t)hi == hi);
+    if (!lo_ok || !hi_ok)
+      TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
+                   "%s #%u: output %u is int32 with output %s %g: ExecuTorch's XNNPACK "
+                   "truncates int32 bounds toward zero, infinity to -2^31; give a max below "
+                   "2^31, and whole numbers for a positive min or a negative max",
+                   name, n->index, (unsigned)oid, lo_ok ? "max" : "min",
+                   (double)(lo_ok ? hi : lo));
+  }
+  switch (n->kind) {
+    case TP_XNN_NODE_ARGMAX_POOLING_2D: {
+      uint32_t p0 = TP__XF(XNNArgMaxPooling2d, padding_top);
+      if (n->f[p0] | n->f[p0 + 1] | n->f[p0 + 2] | n->f[p0 + 3])
+        TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
+                     "%s #%u: paddings %u/%u/%u/%u (top/right/bottom/left): ExecuTorch's "
+                     "XNNPACK counts clamped border pixels as window positions, so the indices "
+                     "are wrong; pad the input with static_constant_pad",
+                     name, n->index, (unsigned)n->f[p0], (unsigned)n->f[p0 + 1],
+                     (unsigned)n->f[p0 + 2], (unsigned)n->f[p0 + 3]);
+      return TP_OK;
+    }
+    case TP_XNN_NODE_AVG_POOLING_2D: case TP_XNN_NODE_MAX_POOLING_2D: {
+#define TP__F(x) TP__XF(_XNNPooling2D, x)
+      const tp__xnn_value *in = n->v[TP__F(input_id)], *out = n->v[TP__F(output_id)];
+      int same = (n->f[TP__F(flags)] & TP_XNN_FLAG_TENSORFLOW_SAME_PADDING) != 0, h;
+      for (h = 0; h < 2; h++) { /* h 0: height (top, bottom), 1: width (left, right) */
+        uint64_t k = n->f[h ? TP__F(pooling_width) : TP__F(pooling_height)];
+        uint64_t st = n->f[h ? TP__F(stride_width) : TP__F(stride_height)];
+        uint64_t dl = n->kind == TP_XNN_NODE_MAX_POOLING_2D
+                          ? n->f[h ? TP__F(dilation_width) : TP__F(dilation_height)] : 1;
+        uint64_t len = in->dims[h ? 2 : 1], no = out->dims[h ? 2 : 1], o, j, pa, pb;
+        pa = n->f[h ? TP__F(padding_left) : TP__F(padding_top)];
+        pb = n->f[h ? TP__F(padding_right) : TP__F(padding_bottom)];
+        if (same) { /* XNNPACK's SAME: the total padding, the smaller half first */
+          uint64_t need = no ? (no - 1) * st + (k - 1) * dl + 1 : 0;
+          pa = need > len ? (need - len) / 2 : 0;
+          pb = need > len ? need - len - pa : 0;
+        }
+        for (o = 0; o < no; o++) { /* a window with no tap inside the input */
+          int inside = 0;
+          for (j = 0; j < k && !inside; j++) {
+            uint64_t tap = o * st + j * dl;
+            if (tap >= pa && tap - pa < len) inside = 1;
+          }
+          if (!inside)
+            TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
+                         "%s #%u: output %s %llu pools a window wholly in the padding (%llu "
+                         "before, %llu after an input %s of %llu): ExecuTorch's XNNPACK gives it "
+                         "border pixels (PyTorch refuses such padding); pad less than the "
+                         "window",
+                         name, n->index, h ? "column" : "row", (unsigned long long)o,
+                         (unsigned long long)pa, (unsigned long long)pb, h ? "width" : "height",
+                         (unsigned long long)len);
+        }
+      }
+      return TP_OK;
+#undef TP__F
+    }
+    case TP_XNN_NODE_FULLY_CONNECTED: {
+      const tp__xnn_value *in = tp__xnn_field_value(n, "input1_id", &iid);
+      const tp__xnn_value *w = tp__xnn_field_value(n, "filter_id", &wid);
+      const tp__xnn_value *b = tp__xnn_field_value(n, "bias_id", &bid);
+      uint32_t fl = n->f[TP__XF(XNNFullyConnected, flags)];
+      if (in && w && b && in->datatype == TP_XNN_FP32 &&
+          (w->datatype == TP_XNN_QCINT8 || w->datatype == TP_XNN_QCINT4))
+        TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
+                     "%s #%u: fp32 input %u, %s filter %u and bias %u: ExecuTorch's "
+                     "XNNPACK multiplies the bias by the filter's channel scales; add it with an "
+                     "add node, or quantize the input (convert to qdint8)",
+                     name, n->index, (unsigned)iid, tp_xnn_datatype_name(w->datatype),
+                     (unsigned)wid, (unsigned)bid);
+      if (w && w->datatype == TP_XNN_QCINT4 && (fl & TP_XNN_FLAG_TRANSPOSE_WEIGHTS))
+        TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
+                     "%s #%u: qcint4 filter %u with TP_XNN_FLAG_TRANSPOSE_WEIGHTS: ExecuTorch's "
+                     "XNNPACK reads its 4-bit pairs along the input channels; pass it as "
+                     "[output channels, input channels] without the flag",
+                     name, n->index, (unsigned)wid);
+      return TP_OK;
+    }
+    case TP_XNN_NODE_BATCH_MATRIX_MULTIPLY: {
+      const tp__xnn_value *w = tp__xnn_field_value(n, "input2_id", &wid);
+      uint64_t batch = 1;
+      uint32_t i;
+      if (!w || w->datatype != TP_XNN_QCINT8 || w->num_dims < 2) return TP_OK;
+      for (i = 0; i + 2 < w->num_dims; i++) batch *= w->dims[i];
+      if (batch != 1)
+        TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
+                     "%s #%u: qcint8 input2 %u has %llu batches: ExecuTorch's XNNPACK "
+                     "reads one scale per batch and column, the value has one per column; "
+                     "split the batches, or use fp32",
+                     name, n->index, (unsigned)wid, (unsigned long long)batch);
+      return TP_OK;
+    }
+    case TP_XNN_NODE_CONV2D: case TP_XNN_NODE_DEPTHWISE_CONV2D: case TP_XNN_NODE_DECONV2D: {
+      const tp__xnn_value *in = tp__xnn_field_value(n, "input1_id", &iid);
+      int fc = n->kind == TP_XNN_NODE_CONV2D &&
+               n->f[TP__XF(_XNNNodeConv, groups)] == 1 &&
+               n->f[TP__XF(_XNNNodeConv, kernel_height)] == 1 &&
+               n->f[TP__XF(_XNNNodeConv, kernel_width)] == 1 &&
+               n->f[TP__XF(_XNNNodeConv, subsampling_height)] == 1 &&
+               n->f[TP__XF(_XNNNodeConv, subsampling_width)] == 1 &&
+               !(n->f[TP__XF(_XNNNodeConv, padding_top)] |
+                 n->f[TP__XF(_XNNNodeConv, padding_right)] |
+                 n->f[TP__XF(_XNNNodeConv, padding_bottom)] |
+                 n->f[TP__XF(_XNNNodeConv, padding_left)]) &&
+               n->f[TP__XF(_XNNNodeConv, group_input_channels)] +
+                       n->f[TP__XF(_XNNNodeConv, group_output_channels)] > 2;
+      if (in && in->datatype == TP_XNN_QDINT8 && !fc && in->num_dims == 4 &&
+          in->num_nonbatch_dims != 3)
+        TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
+                     "%s #%u: qdint8 input %u has num_nonbatch_dims %d: ExecuTorch's "
+                     "XNNPACK quantizes a convolution's input per batch image; define it with "
+                     "num_nonbatch_dims 3",
+                     name, n->index, (unsigned)iid, (int)in->num_nonbatch_dims);
+      return TP_OK;
+    }
+    default: return TP_OK;
+  }
+}
+
+/* The node rules: the kind's own and XNNPACK's define checks, then (target 0) the support
+   table, the same-quantization rule and the runtime's semantics. */
 static tp_status tp__xnn_check_node(const tp__xnn_nview *n, int runtime, tp_error *err) {
   tp_status st = tp__xnn_check_node_rules(n, runtime, err);
+  if (st == TP_OK) st = tp__xnn_check_define_rules(n, err);
   if (st != TP_OK || runtime != TP_XNN_TARGET_EXECUTORCH) return st;
   st = tp__xnn_check_support(n, err);
-  return st != TP_OK ? st : tp__xnn_check_same_quant(n, err);
+  if (st == TP_OK) st = tp__xnn_check_same_quant(n, err);
+  return st != TP_OK ? st : tp__xnn_check_et_semantics(n, err);
 }
+#undef TP__XNN_VID
+#undef TP__XNN_FAIL
 
 /* A constant's view against its value: the view's dtype is the datatype's element type (no
    reinterpretation) and its sizes are the value's dims (no silent reshape), for every target;
@@ -3153,6 +3374,9 @@ static tp_status tp__xnn_node_add(tp_xnn_graph *g, int kind, const uint32_t *val
     memset(&cn, 0, sizeof cn);
     cn.kind = kind;
     cn.index = idx;
+    cn.has_minmax = has_minmax;
+    cn.out_min = out_min;
+    cn.out_max = out_max;
     memcpy(cn.f, n.f, sizeof cn.f);
     for (i = 0, cn.vlen[0] = 0; l[i]; i++) {
       if (l[i] == 'v') {
@@ -4872,6 +5096,9 @@ static void tp__xnn_blob_nview(const tp_xnn_blob_node *n, uint32_t ni, const uin
       cn->f[i] = t == 'i' || t == 'b' ? pos[i] : n->f[i];
     }
   }
+  cn->has_minmax = n->has_output_min_max;
+  cn->out_min = n->output_min;
+  cn->out_max = n->output_max;
 }
 
 /* (id_out << 32 | position), sorted: the value a node field names. */

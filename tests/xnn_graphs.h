@@ -239,6 +239,12 @@ static uint32_t xg_qd8_input(xg_graph *G, xg_rng *r, uint32_t nd, const size_t *
   return q;
 }
 
+/* random fused bounds [min, max] in steps of 1 / unit around 0 */
+static void xg_bounds(xg_rng *r, xg_node *n, float unit) {
+  n->omin = (float)((int)xg_range(r, 0, 64) - 64) / unit;
+  n->omax = n->omin + (float)xg_range(r, 1, 96) / unit;
+}
+
 static int xg_kind_is_unary(int k) {
   switch (k) {
     case TP_XNN_NODE_SOFTMAX: case TP_XNN_NODE_SIGMOID: case TP_XNN_NODE_CLAMP:
@@ -281,8 +287,7 @@ static void xg_gen_unary(xg_graph *G, xg_rng *r, int kind) {
   n->nin = 1;
   n->out = y;
   if (kind == TP_XNN_NODE_CLAMP) {
-    n->omin = (float)((int)xg_range(r, 0, 64) - 64) / 32.0f;
-    n->omax = n->omin + (float)xg_range(r, 1, 96) / 32.0f;
+    xg_bounds(r, n, 32.0f);
     if (xg_pct(r, 15)) n->omin = -INFINITY;
     if (xg_pct(r, 15)) n->omax = INFINITY;
   }
@@ -331,8 +336,7 @@ static void xg_gen_binary(xg_graph *G, xg_rng *r, int kind) {
   n->out = y;
   if ((kind == TP_XNN_NODE_ADD || kind == TP_XNN_NODE_SUBTRACT || kind == TP_XNN_NODE_MULTIPLY ||
        kind == TP_XNN_NODE_DIVIDE) && xg_pct(r, 30)) {
-    n->omin = (float)((int)xg_range(r, 0, 64) - 64) / 32.0f;
-    n->omax = n->omin + (float)xg_range(r, 1, 96) / 32.0f;
+    xg_bounds(r, n, 32.0f);
   }
 }
 
@@ -418,8 +422,7 @@ static void xg_gen_fc(xg_graph *G, xg_rng *r) {
   n->bias = b;
   n->out = y;
   if (xg_pct(r, 20)) {
-    n->omin = (float)((int)xg_range(r, 0, 64) - 64) / 16.0f;
-    n->omax = n->omin + (float)xg_range(r, 1, 96) / 16.0f;
+    xg_bounds(r, n, 16.0f);
   }
 }
 
@@ -541,8 +544,7 @@ static void xg_gen_conv(xg_graph *G, xg_rng *r, int kind) {
   n->bias = b;
   n->out = y;
   if (xg_pct(r, 20)) {
-    n->omin = (float)((int)xg_range(r, 0, 64) - 64) / 16.0f;
-    n->omax = n->omin + (float)xg_range(r, 1, 96) / 16.0f;
+    xg_bounds(r, n, 16.0f);
   }
   G->n[G->nnode++] = tmp;
 }
@@ -602,8 +604,7 @@ static void xg_gen_pool(xg_graph *G, xg_rng *r, int kind) {
   n->nin = 1;
   n->out = y;
   if (kind != TP_XNN_NODE_ARGMAX_POOLING_2D && xg_pct(r, 20)) {
-    n->omin = (float)((int)xg_range(r, 0, 64) - 64) / 32.0f;
-    n->omax = n->omin + (float)xg_range(r, 1, 96) / 32.0f;
+    xg_bounds(r, n, 32.0f);
   }
 }
 

@@ -4,8 +4,9 @@
    ulp of the terms' magnitude, fp16 / bf16 their precision, a quantized output one step, qdint8
    activations half a step of their range per term). Outputs are computed in the shape the node
    gives (its natural shape), whatever the output value declares: a runtime that writes another
-   number of elements is wrong. Elements the reference cannot know (a pooling window wholly in
-   the padding) get an infinite tolerance. Host order is little-endian (the runner's host). */
+   number of elements is wrong. A pooling window wholly in the padding has no right value (NaN:
+   only a NaN matches it; PyTorch refuses such paddings); an integer or quantized output of a
+   NaN (int32 divided by 0) any. Host order is little-endian (the runner's host). */
 #ifndef XNN_GRAPHS_REF_H
 #define XNN_GRAPHS_REF_H
 
@@ -73,6 +74,15 @@ static void xr_finish(const xg_value *v, float omin, float omax, xr_t *r) {
   size_t i;
   for (i = 0; i < r->n; i++) {
     double x = r->x[i];
+    if (r->t[i] < 0) continue;
+    if (isnan(x) && (xg_is_quant8(v->dt) || v->dt == TP_XNN_INT32)) {
+      r->t[i] = INFINITY; /* no such number in the datatype: any answer */
+      continue;
+    }
+    if (v->dt == TP_XNN_INT32) { /* an integer output: the integers within the bounds */
+      if (x < ceil(omin)) x = ceil(omin);
+      if (x > floor(omax)) x = floor(omax);
+    }
     if (x < omin) x = omin;
     if (x > omax) x = omax;
     if (xg_is_quant8(v->dt)) {
@@ -184,7 +194,9 @@ static int xr_node(const xg_graph *G, const xg_node *n, xr_t *R) {
       }
     } else {
       for (i = 0; i < a->n; i++) {
-        double x = a->x[i], v = xr_unary(kind, x, n->param, n->omin, n->omax);
+        int ci = kind == TP_XNN_NODE_CLAMP && yv->dt == TP_XNN_INT32;
+        double x = a->x[i], v = xr_unary(kind, x, n->param, ci ? (float)ceil(n->omin) : n->omin,
+                                         ci ? (float)floor(n->omax) : n->omax);
         y->x[i] = v;
         y->t[i] = a->t[i] * (kind == TP_XNN_NODE_SQUARE ? 2 * fabs(x) + a->t[i] : 1.5) +
                   eps * (fabs(v) + fabs(x) + 1);
@@ -403,15 +415,25 @@ static int xr_node(const xg_graph *G, const xg_node *n, xr_t *R) {
                   }
                   cnt++;
                 }
-              if (!cnt) {
-                y->x[o] = 0;
-                y->t[o] = INFINITY;
-                if (ix) ix->t[o] = INFINITY;
+              if (!cnt) { /* a window wholly in the padding: no value is right */
+                y->x[o] = NAN;
+                y->t[o] = -1; /* kept by xr_finish: no answer is right */
+                if (ix) {
+                  ix->x[o] = NAN;
+                  ix->t[o] = -1;
+                }
                 continue;
               }
               y->x[o] = mx ? s : s / (double)cnt;
               y->t[o] = eps * (fabs(y->x[o]) + 1) * 2;
-              if (ix) ix->x[o] = (double)best;
+              if (ix && G->v[n->out2].dt == TP_XNN_FP32) { /* the index's bits, as written */
+                uint32_t bits = (uint32_t)best;
+                float f;
+                memcpy(&f, &bits, 4);
+                ix->x[o] = f;
+              } else if (ix) {
+                ix->x[o] = (double)best;
+              }
             }
       xr_finish(yv, n->omin, n->omax, y);
       return 1;
