@@ -696,7 +696,8 @@ TPDEF tp_status tp_xnn_define_minimum2(tp_xnn_graph *g, uint32_t input1_id, uint
 TPDEF tp_status tp_xnn_define_prelu(tp_xnn_graph *g, uint32_t input_id, uint32_t slope_id,
                                     uint32_t output_id, uint32_t flags);
 /* input1 [.., M, K] x input2 [.., K, N] (TP_XNN_FLAG_TRANSPOSE_B: [.., N, K]), batch dims
-   broadcast. */
+   broadcast. A qint8 input2 needs zero point 0 (TP_ERR_INVALID); for target 0 a qcint8 input2
+   has no batch dims beyond 1 (TP_ERR_UNSUPPORTED: the runtime reads a scale per batch). */
 TPDEF tp_status tp_xnn_define_batch_matrix_multiply(tp_xnn_graph *g, uint32_t input1_id,
                                                     uint32_t input2_id, uint32_t output_id,
                                                     uint32_t flags);
@@ -706,6 +707,9 @@ TPDEF tp_status tp_xnn_define_softmax(tp_xnn_graph *g, uint32_t input_id, uint32
                                       uint32_t flags);
 TPDEF tp_status tp_xnn_define_sigmoid(tp_xnn_graph *g, uint32_t input_id, uint32_t output_id,
                                       uint32_t flags);
+/* For target 0 an int32 output takes bounds the runtime's truncation to int32 keeps: a max
+   below 2^31 (not +INFINITY), whole numbers for a positive min or a negative max; the same for
+   a binary node's output_min / output_max once one is finite (TP_ERR_UNSUPPORTED). */
 TPDEF tp_status tp_xnn_define_clamp(tp_xnn_graph *g, float output_min, float output_max,
                                     uint32_t input_id, uint32_t output_id, uint32_t flags);
 TPDEF tp_status tp_xnn_define_floor(tp_xnn_graph *g, uint32_t input_id, uint32_t output_id,
@@ -758,8 +762,10 @@ TPDEF tp_status tp_xnn_define_leaky_relu(tp_xnn_graph *g, float negative_slope,
    TP_XNN_INVALID_ID, output [.., out]. For target 0 (see the README): the output must be the
    input's dims with the last one replaced by out (same rank, what the pinned XNNPACK computes);
    the datatypes a row of TP_XNN_NODE_SUPPORT (a qdint8 input takes an fp32 bias, not fp16); a
-   qdint8 input of odd input channels and more than one row with a qcint4 filter is
-   TP_ERR_UNSUPPORTED. */
+   qdint8 input of odd input channels and more than one row with a qcint4 filter, an fp32 input
+   with a qcint8 / qcint4 filter and a bias (the runtime scales the bias), and a qcint4 filter
+   with TP_XNN_FLAG_TRANSPOSE_WEIGHTS are TP_ERR_UNSUPPORTED. Every target: a qint8 filter
+   needs zero point 0 (TP_ERR_INVALID). */
 TPDEF tp_status tp_xnn_define_fully_connected(tp_xnn_graph *g, float output_min,
                                               float output_max, uint32_t input_id,
                                               uint32_t filter_id, uint32_t bias_id,
@@ -805,8 +811,10 @@ TPDEF tp_status tp_xnn_define_quantized_linear(tp_xnn_graph *g, tp_xnn_datatype 
 TPDEF void tp_xnn_qlinear_release(tp_xnn_qlinear *q);
 
 /* Convolutions (_XNNNodeConv). NHWC input, OHWI filter; the output's height and width must
-   follow from the window (TP_XNN_FLAG_TENSORFLOW_SAME_PADDING: ceil(input / stride)) and be
-   non-empty. */
+   follow from the window (TP_XNN_FLAG_TENSORFLOW_SAME_PADDING: ceil(input / stride), no
+   explicit paddings with it) and be non-empty; a qint8 filter needs zero point 0. For target 0
+   a qdint8 input needs num_nonbatch_dims 3 (quantized per image), but for a 1x1, stride 1,
+   unpadded, one-group convolution (TP_ERR_UNSUPPORTED). */
 TPDEF tp_status tp_xnn_define_convolution_2d(
     tp_xnn_graph *g, uint32_t input_padding_top, uint32_t input_padding_right,
     uint32_t input_padding_bottom, uint32_t input_padding_left, uint32_t kernel_height,
@@ -907,7 +915,10 @@ TPDEF tp_status tp_xnn_define_linear_torch(tp_xnn_graph *g, float output_min, fl
                                            uint32_t *filter_id_out, uint32_t *bias_id_out);
 
 /* Pooling (_XNNPooling2D; average pooling writes dilation 1 x 1). Output height and width as
-   for convolutions, non-empty; argmax's index output has the value output's shape. */
+   for convolutions, non-empty; argmax's index output has the value output's shape.
+   TP_XNN_FLAG_TENSORFLOW_SAME_PADDING with explicit paddings is TP_ERR_INVALID; for target 0 a
+   window wholly in the padding, and argmax pooling with any padding, are TP_ERR_UNSUPPORTED
+   (the pinned runtime fills them with border pixels). */
 TPDEF tp_status tp_xnn_define_average_pooling_2d(
     tp_xnn_graph *g, uint32_t input_padding_top, uint32_t input_padding_right,
     uint32_t input_padding_bottom, uint32_t input_padding_left, uint32_t pooling_height,
@@ -2392,8 +2403,9 @@ static tp_status tp__xnn_check_support(const tp__xnn_nview *n, tp_error *err) {
 
 /* Target 0: the kinds the pinned XNNPACK defines with
    xnn_subgraph_check_quantization_parameter_matches (they move bytes: reshape, transpose,
-   slice, copy, concatenate, constant pad, max pooling, bilinear resize) need every qint8 /
-   quint8 input's scale and zero point equal to the output's. */
+   slice, copy, concatenate, constant pad, max pooling, bilinear resize; a clamp with two
+   infinite bounds, which it turns into a copy) need every qint8 / quint8 input's scale and zero
+   point equal to the output's. */
 static tp_status tp__xnn_check_same_quant(const tp__xnn_nview *n, tp_error *err) {
   const tp_xnn_node_desc *d = tp_xnn_describe_node(n->kind);
   const tp__xnn_value *out = NULL;
@@ -2404,6 +2416,9 @@ static tp_status tp__xnn_check_same_quant(const tp__xnn_nview *n, tp_error *err)
     case TP_XNN_NODE_CONCATENATE3: case TP_XNN_NODE_CONCATENATE4: case TP_XNN_NODE_CONCATENATE5:
     case TP_XNN_NODE_STATIC_CONSTANT_PAD: case TP_XNN_NODE_MAX_POOLING_2D:
     case TP_XNN_NODE_STATIC_RESIZE_BILINEAR_2D: break;
+    case TP_XNN_NODE_CLAMP: /* two infinite bounds: XNNPACK makes it a copy */
+      if (n->out_min - n->out_min == 0.0f || n->out_max - n->out_max == 0.0f) return TP_OK;
+      break;
     default: return TP_OK;
   }
   for (f = 0; f < d->nfields; f++)
@@ -2491,6 +2506,31 @@ static tp_status tp__xnn_check_define_rules(const tp__xnn_nview *n, tp_error *er
   return TP_OK;
 }
 
+/* Target 0, pooling along one dim (h 0: height, padding before = top; 1: width, left): an
+   output whose window has no tap inside the input (wholly in the padding) - ExecuTorch's
+   XNNPACK clamps the taps to the border and pools border pixels there. */
+static tp_status tp__xnn_check_pool_taps(const tp__xnn_nview *n, tp_error *err, int h,
+                                         uint64_t len, uint64_t no, uint64_t k, uint64_t st,
+                                         uint64_t dl, uint64_t pa, uint64_t pb) {
+  uint64_t o, j;
+  for (o = 0; o < no; o++) {
+    int inside = 0;
+    for (j = 0; j < k && !inside; j++) {
+      uint64_t tap = o * st + j * dl;
+      if (tap >= pa && tap - pa < len) inside = 1;
+    }
+    if (!inside)
+      TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
+                   "%s #%u: output %s %llu pools a window wholly in the padding (%llu "
+                   "before, %llu after an input %s of %llu): ExecuTorch's XNNPACK gives it "
+                   "border pixels (PyTorch refuses such padding); pad less than the window",
+                   tp_xnn_node_name(n->kind), n->index, h ? "column" : "row",
+                   (unsigned long long)o, (unsigned long long)pa, (unsigned long long)pb,
+                   h ? "width" : "height", (unsigned long long)len);
+  }
+  return TP_OK;
+}
+
 /* Target 0: what ExecuTorch's runtime (the XNNPACK it pins) runs differently from the node's
    meaning, found by running random graphs in it (tools/et-diff.sh; tests/README.md):
    - an int32 output's bounds (a clamp node, or a binary node's output_min / output_max when one
@@ -2498,13 +2538,14 @@ static tp_status tp__xnn_check_define_rules(const tp__xnn_nview *n, tp_error *er
      INT32_MIN: a max of +infinity clamps everything to INT32_MIN, a fractional positive min or
      negative max is off by one;
    - argmax pooling's indices count the clamped border pixels of a padded window as window
-     positions: padding makes them point outside the input;
-   - a max / average pooling window wholly in the padding gets the nearest border pixels (it
-     has no input; PyTorch refuses such paddings);
+     positions, in column-major window order: top or left padding puts them before the real
+     pixels, and the index of the first maximum points into the padding;
+   - a pooling window wholly in the padding gets the nearest border pixels (it has no input;
+     PyTorch refuses such paddings);
    - an fp32 input with a qcint8 / qcint4 filter (weights-only quantization) multiplies the bias
      by each channel's filter scale;
    - a qcint4 filter with TP_XNN_FLAG_TRANSPOSE_WEIGHTS ([in, out], 4-bit pairs along out) is
-     packed as if the pairs ran along the input channels;
+     packed as if the pairs ran along the input channels; a 1 x 1 qcint4 filter crashes it;
    - a qcint8 second input of batch matrix multiply with batch dims: XNNPACK reads one scale per
      batch and column, the value has one per column;
    - a qdint8 convolution / deconvolution input is quantized per batch image: its
@@ -2512,11 +2553,12 @@ static tp_status tp__xnn_check_define_rules(const tp__xnn_nview *n, tp_error *er
      which XNNPACK makes a fully connected, takes any). */
 static tp_status tp__xnn_check_et_semantics(const tp__xnn_nview *n, tp_error *err) {
   const char *name = tp_xnn_node_name(n->kind);
+  char b1[80];
   uint32_t oid = 0, iid = 0, wid = 0, bid = 0;
   const tp__xnn_value *out = tp__xnn_field_value(n, "output_id", &oid);
   if (out && out->datatype == TP_XNN_INT32 && n->has_minmax &&
-      (n->kind == TP_XNN_NODE_CLAMP || n->out_min - n->out_min == 0.0f ||
-       n->out_max - n->out_max == 0.0f)) { /* a finite bound inserts XNNPACK's clamp */
+      (n->out_min - n->out_min == 0.0f || n->out_max - n->out_max == 0.0f)) {
+    /* a finite bound clamps (two infinite ones: no clamp, a clamp node becomes a copy) */
     /* int32(bound): toward zero; beyond int32 (infinity included) -2^31. Right for the
        integers in [ceil(min), floor(max)] when min <= 0 or whole (or below -2^31) and
        max >= 0 or whole, max < 2^31. */
@@ -2535,15 +2577,23 @@ static tp_status tp__xnn_check_et_semantics(const tp__xnn_nview *n, tp_error *er
   }
   switch (n->kind) {
     case TP_XNN_NODE_ARGMAX_POOLING_2D: {
-      uint32_t p0 = TP__XF(XNNArgMaxPooling2d, padding_top);
-      if (n->f[p0] | n->f[p0 + 1] | n->f[p0 + 2] | n->f[p0 + 3])
+#define TP__F(x) TP__XF(XNNArgMaxPooling2d, x)
+      const tp__xnn_value *in = n->v[TP__F(input_id)], *out = n->v[TP__F(output_value_id)];
+      uint32_t pt = n->f[TP__F(padding_top)], pl = n->f[TP__F(padding_left)];
+      uint32_t kh = n->f[TP__F(pooling_height)], kw = n->f[TP__F(pooling_width)];
+      if (pt | pl)
         TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
-                     "%s #%u: paddings %u/%u/%u/%u (top/right/bottom/left): ExecuTorch's "
-                     "XNNPACK counts clamped border pixels as window positions, so the indices "
-                     "are wrong; pad the input with static_constant_pad",
-                     name, n->index, (unsigned)n->f[p0], (unsigned)n->f[p0 + 1],
-                     (unsigned)n->f[p0 + 2], (unsigned)n->f[p0 + 3]);
+                     "%s #%u: top / left padding %u / %u: ExecuTorch's XNNPACK counts the "
+                     "clamped border pixels before the real ones, so the indices are wrong; pad "
+                     "only the bottom and right, or pad the input with static_constant_pad",
+                     name, n->index, (unsigned)pt, (unsigned)pl);
+      if (tp__xnn_check_pool_taps(n, err, 0, in->dims[1], out->dims[1], kh, kh, 1, 0,
+                                  n->f[TP__F(padding_bottom)]) != TP_OK ||
+          tp__xnn_check_pool_taps(n, err, 1, in->dims[2], out->dims[2], kw, kw, 1, 0,
+                                  n->f[TP__F(padding_right)]) != TP_OK)
+        return err->status;
       return TP_OK;
+#undef TP__F
     }
     case TP_XNN_NODE_AVG_POOLING_2D: case TP_XNN_NODE_MAX_POOLING_2D: {
 #define TP__F(x) TP__XF(_XNNPooling2D, x)
@@ -2554,7 +2604,7 @@ static tp_status tp__xnn_check_et_semantics(const tp__xnn_nview *n, tp_error *er
         uint64_t st = n->f[h ? TP__F(stride_width) : TP__F(stride_height)];
         uint64_t dl = n->kind == TP_XNN_NODE_MAX_POOLING_2D
                           ? n->f[h ? TP__F(dilation_width) : TP__F(dilation_height)] : 1;
-        uint64_t len = in->dims[h ? 2 : 1], no = out->dims[h ? 2 : 1], o, j, pa, pb;
+        uint64_t len = in->dims[h ? 2 : 1], no = out->dims[h ? 2 : 1], pa, pb;
         pa = n->f[h ? TP__F(padding_left) : TP__F(padding_top)];
         pb = n->f[h ? TP__F(padding_right) : TP__F(padding_bottom)];
         if (same) { /* XNNPACK's SAME: the total padding, the smaller half first */
@@ -2562,22 +2612,8 @@ static tp_status tp__xnn_check_et_semantics(const tp__xnn_nview *n, tp_error *er
           pa = need > len ? (need - len) / 2 : 0;
           pb = need > len ? need - len - pa : 0;
         }
-        for (o = 0; o < no; o++) { /* a window with no tap inside the input */
-          int inside = 0;
-          for (j = 0; j < k && !inside; j++) {
-            uint64_t tap = o * st + j * dl;
-            if (tap >= pa && tap - pa < len) inside = 1;
-          }
-          if (!inside)
-            TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
-                         "%s #%u: output %s %llu pools a window wholly in the padding (%llu "
-                         "before, %llu after an input %s of %llu): ExecuTorch's XNNPACK gives it "
-                         "border pixels (PyTorch refuses such padding); pad less than the "
-                         "window",
-                         name, n->index, h ? "column" : "row", (unsigned long long)o,
-                         (unsigned long long)pa, (unsigned long long)pb, h ? "width" : "height",
-                         (unsigned long long)len);
-        }
+        if (tp__xnn_check_pool_taps(n, err, h, len, no, k, st, dl, pa, pb) != TP_OK)
+          return err->status;
       }
       return TP_OK;
 #undef TP__F
@@ -2595,6 +2631,11 @@ static tp_status tp__xnn_check_et_semantics(const tp__xnn_nview *n, tp_error *er
                      "add node, or quantize the input (convert to qdint8)",
                      name, n->index, (unsigned)iid, tp_xnn_datatype_name(w->datatype),
                      (unsigned)wid, (unsigned)bid);
+      if (w && w->datatype == TP_XNN_QCINT4 && tp__xnn_cnumel(w) == 1)
+        TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
+                     "%s #%u: qcint4 filter %u is %s, one 4-bit weight: ExecuTorch's runtime "
+                     "crashes on it (SIGSEGV, measured); use a qcint8 filter",
+                     name, n->index, (unsigned)wid, tp__xnn_dims_str(w, b1));
       if (w && w->datatype == TP_XNN_QCINT4 && (fl & TP_XNN_FLAG_TRANSPOSE_WEIGHTS))
         TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
                      "%s #%u: qcint4 filter %u with TP_XNN_FLAG_TRANSPOSE_WEIGHTS: ExecuTorch's "

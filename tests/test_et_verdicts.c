@@ -7,8 +7,8 @@
    - the writer's verdict is the table's (accepted, or refused with that status): a rule change
      that flips one fails here with the seed and the writer's sentence;
    - the promise: no graph the writer accepts failed in ExecuTorch (ET verdict ok);
-   - every refused graph that ExecuTorch ran right is listed in README.md ("Refused, but
-     ExecuTorch runs it") by its seed, with why;
+   - every refused graph that ExecuTorch ran right is named in the first column of README.md's
+     et-overstrict table by its seed, with why;
    - tests/README.md's per-kind table is this table's (build/tests/test_et_verdicts --print
      writes it).
    Run from the repository root, or with TP_ROOT set. */
@@ -66,6 +66,28 @@ static char *kinds_markdown(void) {
   return md;
 }
 
+/* 1 when the first column of a row of README.md's et-overstrict block ("| 584, 2793 | ...")
+   names seed. */
+static int overstrict_lists(const char *block, unsigned long long seed) {
+  const char *end = block ? strstr(block, "<!-- et-overstrict end") : NULL, *line;
+  if (!end) return 0;
+  for (line = block; line && line < end; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+    const char *p = line, *stop;
+    if (p[0] != '|' || p[1] != ' ') continue;
+    stop = strchr(p + 1, '|');
+    if (!stop || stop > end) continue;
+    for (p += 2; p < stop;) {
+      char *after;
+      unsigned long long v = strtoull(p, &after, 10);
+      if (after == p) break;
+      if (v == seed) return 1;
+      p = after;
+      while (p < stop && (*p == ',' || *p == ' ')) p++;
+    }
+  }
+  return 0;
+}
+
 /* Reads the table and checks every line (see the top); counts into g_count. */
 static void check_table(int quiet) {
   char *text = root_file("tests/data/et_verdicts_xnnpack.txt");
@@ -121,10 +143,8 @@ static void check_table(int quiet) {
     } else {
       c->refused++;
       if (!strcmp(et, "ok")) {
-        char key[40];
         c->refused_ok++;
-        snprintf(key, sizeof key, "| %llu |", seed);
-        if (!quiet && (!over || !strstr(over, key))) {
+        if (!quiet && !overstrict_lists(over, seed)) {
           snprintf(m, sizeof m, "seed %llu (%s): refused (%s), ExecuTorch ran it right, and "
                                 "README.md's et-overstrict list does not name it",
                    seed, kinds, writer);
@@ -140,8 +160,8 @@ static void check_table(int quiet) {
 static void test_verdicts(void) {
   int k;
   check_table(0);
-  TPT_CHECK(g_lines >= 2000);
-  for (k = 1; k < (int)TP_XNN_NODE_COUNT; k++) TPT_CHECK(g_count[k].graphs >= 40);
+  TPT_CHECK(g_lines >= 4000);
+  for (k = 1; k < (int)TP_XNN_NODE_COUNT; k++) TPT_CHECK(g_count[k].graphs >= 80);
   printf("  %u graphs regenerated; writer verdicts as in the table\n", g_lines);
 }
 

@@ -583,9 +583,10 @@ static void test_define_checks(void) {
 /* int32 bounds: truncated toward zero, beyond int32 (infinity too) -2^31 */
 static void test_int32_bounds(void) {
   size_t d[2] = {2, 3};
-  static const float ok[][2] = {{-INFINITY, 10.0f}, {-1.5f, 2.5f}, {0.0f, 7.0f}, {3.0f, 3.0f}};
-  static const float bad[][2] = {{-INFINITY, INFINITY}, {0.5f, 4.0f}, {-3.0f, -1.5f},
-                                 {0.0f, 3e9f}};
+  /* two infinite bounds: XNNPACK makes the clamp a copy */
+  static const float ok[][2] = {{-INFINITY, 10.0f}, {-1.5f, 2.5f}, {-INFINITY, INFINITY},
+                                {3.0f, 3.0f}};
+  static const float bad[][2] = {{0.0f, INFINITY}, {0.5f, 4.0f}, {-3.0f, -1.5f}, {0.0f, 3e9f}};
   static const char *const why[] = {"max inf", "min 0.5", "max -1.5", "max 3e+09"};
   char want[512];
   uint32_t x, y, z, i;
@@ -643,11 +644,28 @@ static void test_pool_padding(void) {
     if (k == 0)
       EXPECT_EXACT(tp_xnn_define_argmax_pooling_2d(g, 0, 0, 0, 1, 2, 2, x, y, ix, 0),
                    TP_ERR_UNSUPPORTED,
-                   "argmax_pooling_2d #0: paddings 0/0/0/1 (top/right/bottom/left): ExecuTorch's "
-                   "XNNPACK counts clamped border pixels as window positions, so the indices are "
-                   "wrong; pad the input with static_constant_pad");
+                   "argmax_pooling_2d #0: top / left padding 0 / 1: ExecuTorch's XNNPACK counts "
+                   "the clamped border pixels before the real ones, so the indices are wrong; pad "
+                   "only the bottom and right, or pad the input with static_constant_pad");
     else
       TPT_STATUS(tp_xnn_define_argmax_pooling_2d(g, 0, 0, 0, 1, 2, 2, x, y, ix, 0), TP_OK);
+    tp_xnn_graph_destroy(g);
+  }
+  for (k = 0; k < 2; k++) { /* bottom padding: the real pixels come first; 2 rows of it: a window
+                               wholly in the padding */
+    size_t o3[4] = {1, 3, 2, 1};
+    g = mk(0);
+    x = val(g, TP_XNN_FP32, 4, in, 0, IN);
+    y = val(g, TP_XNN_FP32, 4, k ? o3 : o, 1, OUT);
+    ix = val(g, TP_XNN_INT32, 4, k ? o3 : o, 2, OUT);
+    if (k)
+      EXPECT_EXACT(tp_xnn_define_argmax_pooling_2d(g, 0, 0, 2, 0, 2, 2, x, y, ix, 0),
+                   TP_ERR_UNSUPPORTED,
+                   "argmax_pooling_2d #0: output row 2 pools a window wholly in the padding (0 "
+                   "before, 2 after an input height of 4): ExecuTorch's XNNPACK gives it border "
+                   "pixels (PyTorch refuses such padding); pad less than the window");
+    else
+      TPT_STATUS(tp_xnn_define_argmax_pooling_2d(g, 0, 1, 1, 0, 2, 2, x, y, ix, 0), TP_OK);
     tp_xnn_graph_destroy(g);
   }
   g = mk(0);
@@ -749,6 +767,37 @@ static void test_quantized_semantics(void) {
   }
 }
 
+/* a qint8 clamp with two infinite bounds becomes a copy: same quantization in and out; a 1 x 1
+   qcint4 filter crashes the runtime */
+static void test_clamp_copy_and_tiny_qc4w(void) {
+  size_t d[2] = {2, 3}, one[2] = {1, 1}, x1[2] = {2, 1}, y1[2] = {2, 1};
+  uint32_t x, y, w, k;
+  tp_xnn_graph *g;
+  for (k = 0; k < 2; k++) {
+    g = mk(0);
+    x = qact(g, TP_XNN_QINT8, 2, d, 0, IN);
+    TPT_STATUS(tp_xnn_define_quantized_tensor_value(g, TP_XNN_QINT8, 3, 0.25f, 2, d, NULL, 1, OUT,
+                                                    &y), TP_OK);
+    if (k)
+      TPT_STATUS(tp_xnn_define_clamp(g, -1.0f, 1.0f, x, y, 0), TP_OK);
+    else
+      EXPECT_EXACT(tp_xnn_define_clamp(g, -INFINITY, INFINITY, x, y, 0), TP_ERR_UNSUPPORTED,
+                   "clamp #0: input 0 has scale 0.5 and zero point 0, output 1 scale 0.25 and "
+                   "zero point 3: ExecuTorch's XNNPACK needs them equal here (the node moves "
+                   "bytes); requantize with a convert node");
+    tp_xnn_graph_destroy(g);
+  }
+  g = mk(0);
+  x = val(g, TP_XNN_FP32, 2, x1, 0, IN);
+  w = qconst(g, TP_XNN_QCINT4, 0, 2, one, 0);
+  y = val(g, TP_XNN_FP32, 2, y1, 1, OUT);
+  EXPECT_EXACT(tp_xnn_define_fully_connected(g, -INFINITY, INFINITY, x, w, NONE, y, 0),
+               TP_ERR_UNSUPPORTED,
+               "fully_connected #0: qcint4 filter 1 is [1, 1], one 4-bit weight: ExecuTorch's "
+               "runtime crashes on it (SIGSEGV, measured); use a qcint8 filter");
+  tp_xnn_graph_destroy(g);
+}
+
 /* a convert to its own datatype: ExecuTorch's XNNPACK copies it; other targets refuse it */
 static void test_convert_same(void) {
   size_t d[2] = {2, 3};
@@ -791,5 +840,6 @@ int main(int argc, char **argv) {
   TPT_RUN(test_pool_padding);
   TPT_RUN(test_quantized_semantics);
   TPT_RUN(test_convert_same);
+  TPT_RUN(test_clamp_copy_and_tiny_qc4w);
   return tpt_finish("xnn_support");
 }

@@ -158,7 +158,12 @@ static double xr_binary(int kind, double a, double b, int is_int) {
     case TP_XNN_NODE_ADD: return a + b;
     case TP_XNN_NODE_SUBTRACT: return a - b;
     case TP_XNN_NODE_MULTIPLY: return a * b;
-    case TP_XNN_NODE_DIVIDE: return is_int ? (b == 0 ? NAN : trunc(a / b)) : a / b;
+    case TP_XNN_NODE_DIVIDE: /* int32: XNNPACK's Euclidean division (remainder >= 0), x / 0 = 0 */
+      if (is_int) {
+        double q = b == 0 ? 0 : trunc(a / b), rem = a - q * b;
+        return b == 0 ? 0 : rem < 0 ? (b > 0 ? q - 1 : q + 1) : q;
+      }
+      return a / b;
     case TP_XNN_NODE_MINIMUM: return a < b ? a : b;
     case TP_XNN_NODE_MAXIMUM: return a > b ? a : b;
     default: return a >= 0 ? a : a * b; /* prelu */
@@ -235,7 +240,8 @@ static int xr_node(const xg_graph *G, const xg_node *n, xr_t *R) {
       y->x[i] = v;
       y->t[i] = eps * (fabs(u) + fabs(w) + fabs(v) + 1) + a->t[ia] + b->t[ib] * (1 + fabs(u));
       if (kind == TP_XNN_NODE_DIVIDE && dt != TP_XNN_INT32)
-        y->t[i] += (a->t[ia] + b->t[ib] * fabs(v)) / fmax(fabs(w) - b->t[ib], 1e-3);
+        y->t[i] = w == 0 ? INFINITY /* a quantized zero divisor: saturates, any end */
+                         : y->t[i] + (a->t[ia] + b->t[ib] * fabs(v)) / fmax(fabs(w) - b->t[ib], 1e-3);
       if (xg_is_quant8(dt) && kind != TP_XNN_NODE_MINIMUM && kind != TP_XNN_NODE_MAXIMUM)
         y->t[i] += 0.51 * yv->scale; /* the requantization of XNNPACK's fixed-point math */
     }

@@ -1,7 +1,7 @@
 #!/bin/sh
 # et-diff.sh RUNNER [COUNT [FIRST [TABLE]]] - the differential test against ExecuTorch's runtime
 # (issue 20): builds tools/et_diff.c, runs the random graphs of seeds FIRST .. FIRST+COUNT-1
-# (default 0 .. 2349: 50 per node kind) in RUNNER (ExecuTorch's executor_runner with the
+# (default 0 .. 4699: 100 per node kind) in RUNNER (ExecuTorch's executor_runner with the
 # XNNPACK backend; tools/et-runner.sh builds one), and writes their verdicts to TABLE (default
 # tests/data/et_verdicts_xnnpack.txt, the table the CI suite test_et_verdicts checks the writer
 # against). Then it counts: accepted graphs ExecuTorch fails (must be 0), refused graphs
@@ -10,7 +10,7 @@
 # graphs that are not (accepted, ok): WORK/why, kept with KEEP=1 or WORK set).
 #
 # Each graph runs in its own process under `timeout -s KILL 20`, three input sets each; about
-# 40 s for 2350 seeds on 2 cores. Environment: CC (default cc), WORK (scratch directory,
+# four minutes for 4700 seeds on 2 cores shared with other work. Environment: CC (default cc), WORK (scratch directory,
 # default a temporary one, removed unless KEEP=1).
 # After a rule change: run this, then `build/tests/test_et_verdicts --print` into tests/README.md
 # (the per-kind table) and name each refused-but-right seed in README.md.
@@ -20,7 +20,7 @@ if [ $# -lt 1 ] || [ $# -gt 4 ]; then
   exit 2
 fi
 runner=$1
-count=${2:-2350}
+count=${2:-4700}
 first=${3:-0}
 here=$(cd "$(dirname "$0")/.." && pwd)
 table=${4:-$here/tests/data/et_verdicts_xnnpack.txt}
