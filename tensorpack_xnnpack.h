@@ -428,6 +428,13 @@ typedef enum tp_xnn_node_kind {
 #define TP__XNN_SM_NO TP_XNN_SM_NONE
 #define TP__XNN_SUP_SAME(X, K, D) X(K, TP_XNN_SM(D), TP__XNN_SM_NO, TP__XNN_SM_NO, TP_XNN_SM(D))
 #define TP__XNN_SUP_BIN(X, K, D) X(K, TP_XNN_SM(D), TP_XNN_SM(D), TP__XNN_SM_NO, TP_XNN_SM(D))
+/* bf16 in, fp32 out and back: the unary kinds the runtime lowers to fp32 with converts
+   (xnn_subgraph_fallback_from_bf16_to_fp32, src/subgraph/rewrites/cvt_to_fp32.cc; measured) */
+#define TP__XNN_SUP_BF16MIX(X, K)                                                           \
+  X(K, TP_XNN_SM(BF16), TP__XNN_SM_NO, TP__XNN_SM_NO, TP_XNN_SM(FP32))                       \
+  X(K, TP_XNN_SM(FP32), TP__XNN_SM_NO, TP__XNN_SM_NO, TP_XNN_SM(BF16))
+#define TP__XNN_SUP_UNARY(X, K) TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, K) TP__XNN_SUP_BF16MIX(X, K)
+#define TP__XNN_SUP_UNARY_INT(X, K) TP__XNN_SUP_ALL(TP__XNN_SUP_SAME, X, K) TP__XNN_SUP_BF16MIX(X, K)
 #define TP__XNN_SUP_FLOAT(S, X, K) S(X, K, FP32) S(X, K, FP16)
 #define TP__XNN_SUP_REAL(S, X, K) \
   S(X, K, FP32) S(X, K, FP16) S(X, K, BF16) S(X, K, QINT8) S(X, K, QUINT8)
@@ -493,8 +500,8 @@ typedef enum tp_xnn_node_kind {
   X(K, TP_XNN_SM(QINT8), TP_XNN_SM(QINT8), TP__XNN_SM_NO, TP_XNN_SM(QINT8))
 #define TP_XNN_NODE_SUPPORT(X)                                                               \
   TP__XNN_SUP_ALL(TP__XNN_SUP_BIN, X, ADD) TP__XNN_SUP_FC(X, FULLY_CONNECTED)                \
-  TP__XNN_SUP_FLOAT(TP__XNN_SUP_SAME, X, SOFTMAX) TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, SIGMOID) \
-  TP__XNN_SUP_COPY(X, STATIC_TRANSPOSE) TP__XNN_SUP_ALL(TP__XNN_SUP_SAME, X, CLAMP)          \
+  TP__XNN_SUP_FLOAT(TP__XNN_SUP_SAME, X, SOFTMAX) TP__XNN_SUP_UNARY(X, SIGMOID)              \
+  TP__XNN_SUP_COPY(X, STATIC_TRANSPOSE) TP__XNN_SUP_UNARY_INT(X, CLAMP)                      \
   TP__XNN_SUP_CONV(X, CONV2D) TP__XNN_SUP_ALL(TP__XNN_SUP_BIN, X, DIVIDE)                    \
   TP__XNN_SUP_POOL(TP__XNN_SUP_SAME, X, STATIC_RESIZE_BILINEAR_2D)                           \
   TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, STATIC_CONSTANT_PAD)                                 \
@@ -502,31 +509,31 @@ typedef enum tp_xnn_node_kind {
   TP__XNN_SUP_ALL(TP__XNN_SUP_BIN, X, MINIMUM) TP__XNN_SUP_CONV_COMMON(X, DEPTHWISE_CONV2D)  \
   TP__XNN_SUP_POOL(TP__XNN_SUP_SAME, X, MAX_POOLING_2D)                                      \
   TP__XNN_SUP_ALL(TP__XNN_SUP_BIN, X, MULTIPLY) TP__XNN_SUP_ALL(TP__XNN_SUP_BIN, X, SUBTRACT) \
-  TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, FLOOR)                                               \
+  TP__XNN_SUP_UNARY(X, FLOOR)                                                                \
   X(CONVERT, TP_XNN_SM(FP32), TP__XNN_SM_NO, TP__XNN_SM_NO,                                  \
     TP__XNN_SM_CVT | TP_XNN_SM(QDINT8) | TP_XNN_SM(QPINT8))                                  \
   X(CONVERT, TP_XNN_SM(FP16), TP__XNN_SM_NO, TP__XNN_SM_NO, TP__XNN_SM_CVT | TP_XNN_SM(QDINT8)) \
   X(CONVERT, TP_XNN_SM(QINT8), TP__XNN_SM_NO, TP__XNN_SM_NO, TP__XNN_SM_CVT | TP_XNN_SM(QCINT8)) \
-  X(CONVERT, TP_XNN_SM(BF16) | TP_XNN_SM(QUINT8) | TP_XNN_SM(INT32), TP__XNN_SM_NO,           \
+  X(CONVERT, TP_XNN_SM(BF16) | TP_XNN_SM(QUINT8) | TP_XNN_SM(INT32), TP__XNN_SM_NO,          \
     TP__XNN_SM_NO, TP__XNN_SM_CVT)                                                           \
   TP__XNN_SUP_POOL(TP__XNN_SUP_SAME, X, GLOBAL_AVG_POOLING_2D)                               \
   TP__XNN_SUP_COPY(X, STATIC_RESHAPE)                                                        \
   X(ARGMAX_POOLING_2D, TP_XNN_SM(FP32), TP_XNN_SM(INT32) | TP_XNN_SM(FP32), TP__XNN_SM_NO,   \
     TP_XNN_SM(FP32))                                                                         \
-  TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, SQUARE_ROOT)                                         \
-  TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, CEILING) TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, HARDSWISH) \
-  TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, LEAKY_RELU) TP__XNN_SUP_ALL(TP__XNN_SUP_BIN, X, MAXIMUM) \
-  TP__XNN_SUP_ALL(TP__XNN_SUP_SAME, X, NEGATE) TP__XNN_SUP_ALL(TP__XNN_SUP_SAME, X, SQUARE)  \
-  TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, ELU) TP__XNN_SUP_ALL(TP__XNN_SUP_SAME, X, ABS)       \
+  TP__XNN_SUP_UNARY(X, SQUARE_ROOT)                                                          \
+  TP__XNN_SUP_UNARY(X, CEILING) TP__XNN_SUP_UNARY(X, HARDSWISH)                              \
+  TP__XNN_SUP_UNARY(X, LEAKY_RELU) TP__XNN_SUP_ALL(TP__XNN_SUP_BIN, X, MAXIMUM)              \
+  TP__XNN_SUP_UNARY_INT(X, NEGATE) TP__XNN_SUP_UNARY_INT(X, SQUARE)                          \
+  TP__XNN_SUP_UNARY(X, ELU) TP__XNN_SUP_UNARY_INT(X, ABS)                                    \
   TP__XNN_SUP_REAL(TP__XNN_SUP_BIN, X, PRELU) TP__XNN_SUP_CAT(X, CONCATENATE2)               \
-  TP__XNN_SUP_CAT(X, CONCATENATE3) TP__XNN_SUP_CAT(X, CONCATENATE4)                        \
+  TP__XNN_SUP_CAT(X, CONCATENATE3) TP__XNN_SUP_CAT(X, CONCATENATE4)                          \
   TP__XNN_SUP_COPY(X, STATIC_SLICE) TP__XNN_SUP_BMM(X, BATCH_MATRIX_MULTIPLY)                \
-  TP__XNN_SUP_CAT(X, CONCATENATE5) TP__XNN_SUP_DECONV(X, DECONV2D)                          \
-  TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, RECIPROCAL_SQUARE_ROOT)                              \
-  TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, LOG) TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, GELU)     \
-  TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, TANH) TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, EXP)     \
-  TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, SIN) TP__XNN_SUP_COPY(X, COPY)                       \
-  TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, COS)
+  TP__XNN_SUP_CAT(X, CONCATENATE5) TP__XNN_SUP_DECONV(X, DECONV2D)                           \
+  TP__XNN_SUP_UNARY(X, RECIPROCAL_SQUARE_ROOT)                                               \
+  TP__XNN_SUP_UNARY(X, LOG) TP__XNN_SUP_UNARY(X, GELU)                                       \
+  TP__XNN_SUP_UNARY(X, TANH) TP__XNN_SUP_UNARY(X, EXP)                                       \
+  TP__XNN_SUP_UNARY(X, SIN) TP__XNN_SUP_COPY(X, COPY)                                        \
+  TP__XNN_SUP_UNARY(X, COS)
 
 /* One row of TP_XNN_NODE_SUPPORT: the node kind and the four slots' datatype masks. */
 typedef struct tp_xnn_support {
@@ -2293,6 +2300,9 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
                        tp_xnn_datatype_name(in->datatype));
         return TP_OK;
       }
+      if (et && ((in->datatype == TP_XNN_BF16 && out->datatype == TP_XNN_FP32) ||
+                 (in->datatype == TP_XNN_FP32 && out->datatype == TP_XNN_BF16)))
+        return TP_OK; /* the support rows say which kinds the runtime lowers to fp32 */
       return tp__xnn_check_same_dt(n, err, fi, fo);
     }
   }

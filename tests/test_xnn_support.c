@@ -173,6 +173,7 @@ static void test_table(void) {
   for (k = 1; k < TP_XNN_NODE_COUNT; k++) /* every kind has rows, but the one ET refuses */
     TPT_CHECK((rows[k] == 0) == (k == TP_XNN_NODE_SCALED_DOT_PRODUCT_ATTENTION));
   TPT_CHECK(rows[TP_XNN_NODE_FULLY_CONNECTED] == 12);
+  TPT_CHECK(rows[TP_XNN_NODE_EXP] == 7); /* 5 datatypes, bf16 -> fp32, fp32 -> bf16 */
   printf("  support table: %u rows over %u node kinds\n", (unsigned)n,
          (unsigned)TP_XNN_NODE_KINDS - 1u);
   {
@@ -798,6 +799,29 @@ static void test_clamp_copy_and_tiny_qc4w(void) {
   tp_xnn_graph_destroy(g);
 }
 
+/* bf16 in, fp32 out (and back) for the unary kinds the runtime lowers to fp32 with converts;
+   other kinds (copy) and other targets refuse the mix */
+static void test_bf16_mix(void) {
+  size_t d[2] = {2, 3};
+  uint32_t x, y, k;
+  tp_xnn_graph *g;
+  for (k = 0; k < 4; k++) {
+    g = mk(k == 3 ? TP_XNN_TARGET_XNNPACK : 0);
+    x = val(g, k == 1 ? TP_XNN_FP32 : TP_XNN_BF16, 2, d, 0, IN);
+    y = val(g, k == 1 ? TP_XNN_BF16 : TP_XNN_FP32, 2, d, 1, OUT);
+    if (k < 2)
+      TPT_STATUS(tp_xnn_define_exp(g, x, y, 0), TP_OK);
+    else if (k == 2)
+      EXPECT_EXACT(tp_xnn_define_copy(g, x, y, 0), TP_ERR_UNSUPPORTED,
+                   "copy #0: input bf16, output fp32: no operator in ExecuTorch's XNNPACK; with a "
+                   "bf16 input it has output bf16");
+    else
+      EXPECT_EXACT(tp_xnn_define_exp(g, x, y, 0), TP_ERR_INVALID,
+                   "exp #0: input_id 0 is bf16 but output_id 1 is fp32: they must agree");
+    tp_xnn_graph_destroy(g);
+  }
+}
+
 /* a convert to its own datatype: ExecuTorch's XNNPACK copies it; other targets refuse it */
 static void test_convert_same(void) {
   size_t d[2] = {2, 3};
@@ -841,5 +865,6 @@ int main(int argc, char **argv) {
   TPT_RUN(test_quantized_semantics);
   TPT_RUN(test_convert_same);
   TPT_RUN(test_clamp_copy_and_tiny_qc4w);
+  TPT_RUN(test_bf16_mix);
   return tpt_finish("xnn_support");
 }
