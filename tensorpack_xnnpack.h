@@ -2565,8 +2565,8 @@ static tp_status tp__xnn_check_et_semantics(const tp__xnn_nview *n, tp_error *er
   const char *name = tp_xnn_node_name(n->kind);
   char b1[80];
   uint32_t oid = 0, iid = 0, wid = 0, bid = 0;
-  const tp__xnn_value *out = tp__xnn_field_value(n, "output_id", &oid);
-  if (out && out->datatype == TP_XNN_INT32 && n->has_minmax &&
+  const tp__xnn_value *res = tp__xnn_field_value(n, "output_id", &oid);
+  if (res && res->datatype == TP_XNN_INT32 && n->has_minmax &&
       (n->out_min - n->out_min == 0.0f || n->out_max - n->out_max == 0.0f)) {
     /* a finite bound clamps (two infinite ones: no clamp, a clamp node becomes a copy) */
     /* int32(bound): toward zero; beyond int32 (infinity included) -2^31. Right for the
