@@ -245,6 +245,16 @@ static void xg_bounds(xg_rng *r, xg_node *n, float unit) {
   n->omax = n->omin + (float)xg_range(r, 1, 96) / unit;
 }
 
+/* a node with a filter (fully connected, convolutions): its values, fused bounds in one in five */
+static void xg_weighted(xg_rng *r, xg_node *n, uint32_t x, uint32_t w, uint32_t b, uint32_t y) {
+  n->in[0] = x;
+  n->nin = 1;
+  n->filter = w;
+  n->bias = b;
+  n->out = y;
+  if (xg_pct(r, 20)) xg_bounds(r, n, 16.0f);
+}
+
 static int xg_kind_is_unary(int k) {
   switch (k) {
     case TP_XNN_NODE_SOFTMAX: case TP_XNN_NODE_SIGMOID: case TP_XNN_NODE_CLAMP:
@@ -416,14 +426,7 @@ static void xg_gen_fc(xg_graph *G, xg_rng *r) {
     G->v[y].dims[1] = N;
     strcpy(G->bad, "fc-2d-output");
   }
-  n->in[0] = x;
-  n->nin = 1;
-  n->filter = w;
-  n->bias = b;
-  n->out = y;
-  if (xg_pct(r, 20)) {
-    xg_bounds(r, n, 16.0f);
-  }
+  xg_weighted(r, n, x, w, b, y);
 }
 
 /* batch matrix multiply */
@@ -538,14 +541,7 @@ static void xg_gen_conv(xg_graph *G, xg_rng *r, int kind) {
     o[2] = xg_win(W, n->pad[3], n->pad[1], n->kw, n->dw, n->sw);
   }
   y = xg_output(G, r, out_dt, 4, o, NULL);
-  n->in[0] = x;
-  n->nin = 1;
-  n->filter = w;
-  n->bias = b;
-  n->out = y;
-  if (xg_pct(r, 20)) {
-    xg_bounds(r, n, 16.0f);
-  }
+  xg_weighted(r, n, x, w, b, y);
   G->n[G->nnode++] = tmp;
 }
 
