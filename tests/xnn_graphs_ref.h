@@ -464,9 +464,11 @@ static int xr_node(const xg_graph *G, const xg_node *n, xr_t *R) {
     }
     case TP_XNN_NODE_STATIC_TRANSPOSE: {
       size_t od[6], src[6], k;
+      unsigned seen = 0;
       if (n->nv != a->nd) return 0;
-      for (k = 0; k < a->nd; k++) {
-        if (n->v1[k] >= a->nd) return 0;
+      for (k = 0; k < a->nd; k++) { /* a permutation: each dim once */
+        if (n->v1[k] >= a->nd || (seen >> n->v1[k] & 1u)) return 0;
+        seen |= 1u << n->v1[k];
         od[k] = a->d[n->v1[k]];
       }
       if (!xr_alloc(y, a->nd, od)) return 0;
