@@ -2546,7 +2546,8 @@ static tp_status tp__xnn_check_pool_taps(const tp__xnn_nview *n, tp_error *err, 
    - an int32 output's bounds (a clamp node, or a binary node's output_min / output_max when one
      is finite) become int32 by truncation toward zero, one beyond int32 (infinity too)
      INT32_MIN: a max of +infinity clamps everything to INT32_MIN, a fractional positive min or
-     negative max is off by one;
+     negative max is off by one; an int32 maximum with a one-element constant becomes such a
+     clamp;
    - argmax pooling's indices count the clamped border pixels of a padded window as window
      positions, in column-major window order: top or left padding puts them before the real
      pixels, and the index of the first maximum points into the padding;
@@ -2584,6 +2585,20 @@ static tp_status tp__xnn_check_et_semantics(const tp__xnn_nview *n, tp_error *er
                    "2^31, and whole numbers for a positive min or a negative max",
                    name, n->index, (unsigned)oid, lo_ok ? "max" : "min",
                    (double)(lo_ok ? hi : lo));
+  }
+  if (n->kind == TP_XNN_NODE_MAXIMUM && res && res->datatype == TP_XNN_INT32) {
+    /* XNNPACK rewrites max(x, a one-element constant of rank <= x's) as clamp(x, c, +inf) */
+    const tp__xnn_value *a = n->v[TP__XF(_XNNNode2x1, input1_id)];
+    const tp__xnn_value *c = n->v[TP__XF(_XNNNode2x1, input2_id)];
+    int k;
+    for (k = 0; k < 2; k++, a = c, c = n->v[TP__XF(_XNNNode2x1, input1_id)])
+      if (c->const_idx && tp__xnn_cnumel(c) == 1 && c->num_dims <= a->num_dims)
+        TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
+                     "%s #%u: int32 input %u is a one-element constant: ExecuTorch's XNNPACK "
+                     "makes the node a clamp to +infinity, which int32 turns into -2^31; give "
+                     "the constant the other input's shape",
+                     name, n->index, (unsigned)n->f[k ? TP__XF(_XNNNode2x1, input1_id)
+                                                      : TP__XF(_XNNNode2x1, input2_id)]);
   }
   switch (n->kind) {
     case TP_XNN_NODE_ARGMAX_POOLING_2D: {

@@ -631,6 +631,34 @@ static void test_int32_bounds(void) {
   tp_xnn_graph_destroy(g);
 }
 
+/* int32 maximum with a one-element constant: XNNPACK makes it clamp(x, c, +inf) */
+static void test_int32_max_scalar(void) {
+  size_t d[2] = {2, 3}, one[1] = {1};
+  static int32_t c[1] = {0};
+  int64_t n1 = 1;
+  tp_storage st;
+  tp_tensor t;
+  uint32_t x, k1, y, k;
+  tp_xnn_graph *g;
+  st.data = c;
+  st.nbytes = sizeof c;
+  if (tp_view(st, TP_I32, 1, &n1, NULL, 0, &t) != TP_OK) abort();
+  for (k = 0; k < 2; k++) {
+    g = mk(0);
+    x = val(g, TP_XNN_INT32, 2, d, 0, IN);
+    TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_INT32, 1, one, &t, NONE, 0, &k1), TP_OK);
+    y = val(g, TP_XNN_INT32, 2, d, 1, OUT);
+    if (k)
+      TPT_STATUS(tp_xnn_define_minimum2(g, x, k1, y, 0), TP_OK); /* clamp(x, -inf, c): right */
+    else
+      EXPECT_EXACT(tp_xnn_define_maximum2(g, k1, x, y, 0), TP_ERR_UNSUPPORTED,
+                   "maximum2 #0: int32 input 1 is a one-element constant: ExecuTorch's XNNPACK "
+                   "makes the node a clamp to +infinity, which int32 turns into -2^31; give the "
+                   "constant the other input's shape");
+    tp_xnn_graph_destroy(g);
+  }
+}
+
 /* pooling: argmax with padding; a max / average window wholly in the padding */
 static void test_pool_padding(void) {
   size_t in[4] = {1, 4, 4, 1}, o[4] = {1, 2, 2, 1}, small[4] = {1, 2, 2, 1}, tall[4] = {1, 3, 1, 1};
@@ -866,5 +894,6 @@ int main(int argc, char **argv) {
   TPT_RUN(test_convert_same);
   TPT_RUN(test_clamp_copy_and_tiny_qc4w);
   TPT_RUN(test_bf16_mix);
+  TPT_RUN(test_int32_max_scalar);
   return tpt_finish("xnn_support");
 }
