@@ -446,6 +446,13 @@ typedef enum tp_xnn_node_kind {
 #define TP__XNN_SM_NO TP_XNN_SM_NONE
 #define TP__XNN_SUP_SAME(X, K, D) X(K, TP_XNN_SM(D), TP__XNN_SM_NO, TP__XNN_SM_NO, TP_XNN_SM(D))
 #define TP__XNN_SUP_BIN(X, K, D) X(K, TP_XNN_SM(D), TP_XNN_SM(D), TP__XNN_SM_NO, TP_XNN_SM(D))
+/* bf16 in, fp32 out and back: the unary kinds the runtime lowers to fp32 with converts
+   (xnn_subgraph_fallback_from_bf16_to_fp32, src/subgraph/rewrites/cvt_to_fp32.cc; measured) */
+#define TP__XNN_SUP_BF16MIX(X, K)                                                           \
+  X(K, TP_XNN_SM(BF16), TP__XNN_SM_NO, TP__XNN_SM_NO, TP_XNN_SM(FP32))                       \
+  X(K, TP_XNN_SM(FP32), TP__XNN_SM_NO, TP__XNN_SM_NO, TP_XNN_SM(BF16))
+#define TP__XNN_SUP_UNARY(X, K) TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, K) TP__XNN_SUP_BF16MIX(X, K)
+#define TP__XNN_SUP_UNARY_INT(X, K) TP__XNN_SUP_ALL(TP__XNN_SUP_SAME, X, K) TP__XNN_SUP_BF16MIX(X, K)
 #define TP__XNN_SUP_FLOAT(S, X, K) S(X, K, FP32) S(X, K, FP16)
 #define TP__XNN_SUP_REAL(S, X, K) \
   S(X, K, FP32) S(X, K, FP16) S(X, K, BF16) S(X, K, QINT8) S(X, K, QUINT8)
@@ -511,8 +518,8 @@ typedef enum tp_xnn_node_kind {
   X(K, TP_XNN_SM(QINT8), TP_XNN_SM(QINT8), TP__XNN_SM_NO, TP_XNN_SM(QINT8))
 #define TP_XNN_NODE_SUPPORT(X)                                                               \
   TP__XNN_SUP_ALL(TP__XNN_SUP_BIN, X, ADD) TP__XNN_SUP_FC(X, FULLY_CONNECTED)                \
-  TP__XNN_SUP_FLOAT(TP__XNN_SUP_SAME, X, SOFTMAX) TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, SIGMOID) \
-  TP__XNN_SUP_COPY(X, STATIC_TRANSPOSE) TP__XNN_SUP_ALL(TP__XNN_SUP_SAME, X, CLAMP)          \
+  TP__XNN_SUP_FLOAT(TP__XNN_SUP_SAME, X, SOFTMAX) TP__XNN_SUP_UNARY(X, SIGMOID)              \
+  TP__XNN_SUP_COPY(X, STATIC_TRANSPOSE) TP__XNN_SUP_UNARY_INT(X, CLAMP)                      \
   TP__XNN_SUP_CONV(X, CONV2D) TP__XNN_SUP_ALL(TP__XNN_SUP_BIN, X, DIVIDE)                    \
   TP__XNN_SUP_POOL(TP__XNN_SUP_SAME, X, STATIC_RESIZE_BILINEAR_2D)                           \
   TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, STATIC_CONSTANT_PAD)                                 \
@@ -520,31 +527,31 @@ typedef enum tp_xnn_node_kind {
   TP__XNN_SUP_ALL(TP__XNN_SUP_BIN, X, MINIMUM) TP__XNN_SUP_CONV_COMMON(X, DEPTHWISE_CONV2D)  \
   TP__XNN_SUP_POOL(TP__XNN_SUP_SAME, X, MAX_POOLING_2D)                                      \
   TP__XNN_SUP_ALL(TP__XNN_SUP_BIN, X, MULTIPLY) TP__XNN_SUP_ALL(TP__XNN_SUP_BIN, X, SUBTRACT) \
-  TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, FLOOR)                                               \
+  TP__XNN_SUP_UNARY(X, FLOOR)                                                                \
   X(CONVERT, TP_XNN_SM(FP32), TP__XNN_SM_NO, TP__XNN_SM_NO,                                  \
     TP__XNN_SM_CVT | TP_XNN_SM(QDINT8) | TP_XNN_SM(QPINT8))                                  \
   X(CONVERT, TP_XNN_SM(FP16), TP__XNN_SM_NO, TP__XNN_SM_NO, TP__XNN_SM_CVT | TP_XNN_SM(QDINT8)) \
   X(CONVERT, TP_XNN_SM(QINT8), TP__XNN_SM_NO, TP__XNN_SM_NO, TP__XNN_SM_CVT | TP_XNN_SM(QCINT8)) \
-  X(CONVERT, TP_XNN_SM(BF16) | TP_XNN_SM(QUINT8) | TP_XNN_SM(INT32), TP__XNN_SM_NO,           \
+  X(CONVERT, TP_XNN_SM(BF16) | TP_XNN_SM(QUINT8) | TP_XNN_SM(INT32), TP__XNN_SM_NO,          \
     TP__XNN_SM_NO, TP__XNN_SM_CVT)                                                           \
   TP__XNN_SUP_POOL(TP__XNN_SUP_SAME, X, GLOBAL_AVG_POOLING_2D)                               \
   TP__XNN_SUP_COPY(X, STATIC_RESHAPE)                                                        \
   X(ARGMAX_POOLING_2D, TP_XNN_SM(FP32), TP_XNN_SM(INT32) | TP_XNN_SM(FP32), TP__XNN_SM_NO,   \
     TP_XNN_SM(FP32))                                                                         \
-  TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, SQUARE_ROOT)                                         \
-  TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, CEILING) TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, HARDSWISH) \
-  TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, LEAKY_RELU) TP__XNN_SUP_ALL(TP__XNN_SUP_BIN, X, MAXIMUM) \
-  TP__XNN_SUP_ALL(TP__XNN_SUP_SAME, X, NEGATE) TP__XNN_SUP_ALL(TP__XNN_SUP_SAME, X, SQUARE)  \
-  TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, ELU) TP__XNN_SUP_ALL(TP__XNN_SUP_SAME, X, ABS)       \
+  TP__XNN_SUP_UNARY(X, SQUARE_ROOT)                                                          \
+  TP__XNN_SUP_UNARY(X, CEILING) TP__XNN_SUP_UNARY(X, HARDSWISH)                              \
+  TP__XNN_SUP_UNARY(X, LEAKY_RELU) TP__XNN_SUP_ALL(TP__XNN_SUP_BIN, X, MAXIMUM)              \
+  TP__XNN_SUP_UNARY_INT(X, NEGATE) TP__XNN_SUP_UNARY_INT(X, SQUARE)                          \
+  TP__XNN_SUP_UNARY(X, ELU) TP__XNN_SUP_UNARY_INT(X, ABS)                                    \
   TP__XNN_SUP_REAL(TP__XNN_SUP_BIN, X, PRELU) TP__XNN_SUP_CAT(X, CONCATENATE2)               \
-  TP__XNN_SUP_CAT(X, CONCATENATE3) TP__XNN_SUP_CAT(X, CONCATENATE4)                        \
+  TP__XNN_SUP_CAT(X, CONCATENATE3) TP__XNN_SUP_CAT(X, CONCATENATE4)                          \
   TP__XNN_SUP_COPY(X, STATIC_SLICE) TP__XNN_SUP_BMM(X, BATCH_MATRIX_MULTIPLY)                \
-  TP__XNN_SUP_CAT(X, CONCATENATE5) TP__XNN_SUP_DECONV(X, DECONV2D)                          \
-  TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, RECIPROCAL_SQUARE_ROOT)                              \
-  TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, LOG) TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, GELU)     \
-  TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, TANH) TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, EXP)     \
-  TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, SIN) TP__XNN_SUP_COPY(X, COPY)                       \
-  TP__XNN_SUP_REAL(TP__XNN_SUP_SAME, X, COS)
+  TP__XNN_SUP_CAT(X, CONCATENATE5) TP__XNN_SUP_DECONV(X, DECONV2D)                           \
+  TP__XNN_SUP_UNARY(X, RECIPROCAL_SQUARE_ROOT)                                               \
+  TP__XNN_SUP_UNARY(X, LOG) TP__XNN_SUP_UNARY(X, GELU)                                       \
+  TP__XNN_SUP_UNARY(X, TANH) TP__XNN_SUP_UNARY(X, EXP)                                       \
+  TP__XNN_SUP_UNARY(X, SIN) TP__XNN_SUP_COPY(X, COPY)                                        \
+  TP__XNN_SUP_UNARY(X, COS)
 
 /* One row of TP_XNN_NODE_SUPPORT: the node kind and the four slots' datatype masks. */
 typedef struct tp_xnn_support {
@@ -715,7 +722,8 @@ TPDEF tp_status tp_xnn_define_minimum2(tp_xnn_graph *g, uint32_t input1_id, uint
 TPDEF tp_status tp_xnn_define_prelu(tp_xnn_graph *g, uint32_t input_id, uint32_t slope_id,
                                     uint32_t output_id, uint32_t flags);
 /* input1 [.., M, K] x input2 [.., K, N] (TP_XNN_FLAG_TRANSPOSE_B: [.., N, K]), batch dims
-   broadcast. */
+   broadcast. A qint8 input2 needs zero point 0 (TP_ERR_INVALID); for target 0 a qcint8 input2
+   has no batch dims beyond 1 (TP_ERR_UNSUPPORTED: the runtime reads a scale per batch). */
 TPDEF tp_status tp_xnn_define_batch_matrix_multiply(tp_xnn_graph *g, uint32_t input1_id,
                                                     uint32_t input2_id, uint32_t output_id,
                                                     uint32_t flags);
@@ -725,6 +733,9 @@ TPDEF tp_status tp_xnn_define_softmax(tp_xnn_graph *g, uint32_t input_id, uint32
                                       uint32_t flags);
 TPDEF tp_status tp_xnn_define_sigmoid(tp_xnn_graph *g, uint32_t input_id, uint32_t output_id,
                                       uint32_t flags);
+/* For target 0 an int32 output takes bounds the runtime's truncation to int32 keeps: a max
+   below 2^31 (not +INFINITY), whole numbers for a positive min or a negative max; the same for
+   a binary node's output_min / output_max once one is finite (TP_ERR_UNSUPPORTED). */
 TPDEF tp_status tp_xnn_define_clamp(tp_xnn_graph *g, float output_min, float output_max,
                                     uint32_t input_id, uint32_t output_id, uint32_t flags);
 TPDEF tp_status tp_xnn_define_floor(tp_xnn_graph *g, uint32_t input_id, uint32_t output_id,
@@ -777,8 +788,10 @@ TPDEF tp_status tp_xnn_define_leaky_relu(tp_xnn_graph *g, float negative_slope,
    TP_XNN_INVALID_ID, output [.., out]. For target 0 (see the README): the output must be the
    input's dims with the last one replaced by out (same rank, what the pinned XNNPACK computes);
    the datatypes a row of TP_XNN_NODE_SUPPORT (a qdint8 input takes an fp32 bias, not fp16); a
-   qdint8 input of odd input channels and more than one row with a qcint4 filter is
-   TP_ERR_UNSUPPORTED. */
+   qdint8 input of odd input channels and more than one row with a qcint4 filter, an fp32 input
+   with a qcint8 / qcint4 filter and a bias (the runtime scales the bias), and a qcint4 filter
+   with TP_XNN_FLAG_TRANSPOSE_WEIGHTS are TP_ERR_UNSUPPORTED. Every target: a qint8 filter
+   needs zero point 0 (TP_ERR_INVALID). */
 TPDEF tp_status tp_xnn_define_fully_connected(tp_xnn_graph *g, float output_min,
                                               float output_max, uint32_t input_id,
                                               uint32_t filter_id, uint32_t bias_id,
@@ -824,8 +837,10 @@ TPDEF tp_status tp_xnn_define_quantized_linear(tp_xnn_graph *g, tp_xnn_datatype 
 TPDEF void tp_xnn_qlinear_release(tp_xnn_qlinear *q);
 
 /* Convolutions (_XNNNodeConv). NHWC input, OHWI filter; the output's height and width must
-   follow from the window (TP_XNN_FLAG_TENSORFLOW_SAME_PADDING: ceil(input / stride)) and be
-   non-empty. */
+   follow from the window (TP_XNN_FLAG_TENSORFLOW_SAME_PADDING: ceil(input / stride), no
+   explicit paddings with it) and be non-empty; a qint8 filter needs zero point 0. For target 0
+   a qdint8 input needs num_nonbatch_dims 3 (quantized per image), but for a 1x1, stride 1,
+   unpadded, one-group convolution (TP_ERR_UNSUPPORTED). */
 TPDEF tp_status tp_xnn_define_convolution_2d(
     tp_xnn_graph *g, uint32_t input_padding_top, uint32_t input_padding_right,
     uint32_t input_padding_bottom, uint32_t input_padding_left, uint32_t kernel_height,
@@ -926,7 +941,10 @@ TPDEF tp_status tp_xnn_define_linear_torch(tp_xnn_graph *g, float output_min, fl
                                            uint32_t *filter_id_out, uint32_t *bias_id_out);
 
 /* Pooling (_XNNPooling2D; average pooling writes dilation 1 x 1). Output height and width as
-   for convolutions, non-empty; argmax's index output has the value output's shape. */
+   for convolutions, non-empty; argmax's index output has the value output's shape.
+   TP_XNN_FLAG_TENSORFLOW_SAME_PADDING with explicit paddings is TP_ERR_INVALID; for target 0 a
+   window wholly in the padding, and argmax pooling with any padding, are TP_ERR_UNSUPPORTED
+   (the pinned runtime fills them with border pixels). */
 TPDEF tp_status tp_xnn_define_average_pooling_2d(
     tp_xnn_graph *g, uint32_t input_padding_top, uint32_t input_padding_right,
     uint32_t input_padding_bottom, uint32_t input_padding_left, uint32_t pooling_height,
@@ -1588,6 +1606,8 @@ typedef struct tp__xnn_nview {
   const tp__xnn_value *v[TP__XNN_MAX_FIELDS];  /* the value of each id field (NULL: none) */
   uint32_t vec[2][TP_XNN_MAX_DIMS];            /* the 'v' fields in order */
   uint32_t vlen[2];
+  int has_minmax;                              /* the node's OutputMinMax, when it has one */
+  float out_min, out_max;
 } tp__xnn_nview;
 
 /* "[2, 6]" into buf (at least 80 bytes). */
@@ -2193,16 +2213,19 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
                      tp__xnn_dims_str(out, b2));
       for (i = 0; i < nd; i++) {
         uint64_t off = n->vec[0][i], sz = n->vec[1][i];
-        if (et && sz == 0 && off != 0) /* the pinned XNNPACK: end = offset + size; end 0 only
-                                          means "to the end" */
+        if (et && sz == 0 && off != 0) { /* the pinned XNNPACK: end = offset + size; end 0
+                                            only means "to the end": here an empty dim */
+          if (off <= in->dims[i] && out->dims[i] == 0) continue;
           TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
-                       "%s #%u: dim %u: offset %llu with size 0: ExecuTorch's XNNPACK reads size "
-                       "0 as \"to the end\" only at offset 0 (here: an empty dim); give the size "
-                       "(%llu)",
-                       name, ix, (unsigned)i, (unsigned long long)off,
+                       "%s #%u: dim %u: offset %llu with size 0 in an input dim of %u, output dim "
+                       "%u: ExecuTorch's XNNPACK reads size 0 as \"to the end\" only at offset 0 "
+                       "(here: an empty dim, output dim 0); give the size (%llu)",
+                       name, ix, (unsigned)i, (unsigned long long)off, (unsigned)in->dims[i],
+                       (unsigned)out->dims[i],
                        (unsigned long long)(in->dims[i] > off ? in->dims[i] - off : 0));
+        }
         if (sz == 0) sz = in->dims[i] > off ? in->dims[i] - off : 0; /* 0 = to the end */
-        if (off + sz > in->dims[i] || out->dims[i] != sz || sz == 0)
+        if (off + sz > in->dims[i] || out->dims[i] != sz || (sz == 0 && !(et && in->dims[i] == 0)))
           TP__XNN_FAIL(TP_ERR_INVALID,
                        "%s #%u: dim %u: offset %llu + size %llu in an input dim of %u, output "
                        "dim %u",
@@ -2312,7 +2335,7 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
         TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: input %u has no dims", name, ix,
                      (unsigned)n->f[fi]);
       if (n->kind == TP_XNN_NODE_CONVERT) {
-        if (in->datatype == out->datatype &&
+        if (!et && in->datatype == out->datatype && /* ExecuTorch's XNNPACK copies them */
             (in->quant != TP_XNN_QUANT_PER_TENSOR || in->scale == out->scale))
           TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: input %u and output %u are both %s: nothing to "
                        "convert",
@@ -2320,12 +2343,13 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
                        tp_xnn_datatype_name(in->datatype));
         return TP_OK;
       }
+      if (et && ((in->datatype == TP_XNN_BF16 && out->datatype == TP_XNN_FP32) ||
+                 (in->datatype == TP_XNN_FP32 && out->datatype == TP_XNN_BF16)))
+        return TP_OK; /* the support rows say which kinds the runtime lowers to fp32 */
       return tp__xnn_check_same_dt(n, err, fi, fo);
     }
   }
 }
-#undef TP__XNN_VID
-#undef TP__XNN_FAIL
 
 /* The support table's slots of a node kind as field ids (-1: the kind has none), by name. */
 static void tp__xnn_support_slots(const tp_xnn_node_desc *d, int slot[4]) {
@@ -2432,8 +2456,9 @@ static tp_status tp__xnn_check_support(const tp__xnn_nview *n, tp_error *err) {
 
 /* Target 0: the kinds the pinned XNNPACK defines with
    xnn_subgraph_check_quantization_parameter_matches (they move bytes: reshape, transpose,
-   slice, copy, concatenate, constant pad, max pooling, bilinear resize) need every qint8 /
-   quint8 input's scale and zero point equal to the output's. */
+   slice, copy, concatenate, constant pad, max pooling, bilinear resize; a clamp with two
+   infinite bounds, which it turns into a copy) need every qint8 / quint8 input's scale and zero
+   point equal to the output's. */
 static tp_status tp__xnn_check_same_quant(const tp__xnn_nview *n, tp_error *err) {
   const tp_xnn_node_desc *d = tp_xnn_describe_node(n->kind);
   const tp__xnn_value *out = NULL;
@@ -2444,6 +2469,9 @@ static tp_status tp__xnn_check_same_quant(const tp__xnn_nview *n, tp_error *err)
     case TP_XNN_NODE_CONCATENATE3: case TP_XNN_NODE_CONCATENATE4: case TP_XNN_NODE_CONCATENATE5:
     case TP_XNN_NODE_STATIC_CONSTANT_PAD: case TP_XNN_NODE_MAX_POOLING_2D:
     case TP_XNN_NODE_STATIC_RESIZE_BILINEAR_2D: break;
+    case TP_XNN_NODE_CLAMP: /* two infinite bounds: XNNPACK makes it a copy */
+      if (n->out_min - n->out_min == 0.0f || n->out_max - n->out_max == 0.0f) return TP_OK;
+      break;
     default: return TP_OK;
   }
   for (f = 0; f < d->nfields; f++)
@@ -2470,14 +2498,273 @@ static tp_status tp__xnn_check_same_quant(const tp__xnn_nview *n, tp_error *err)
   return TP_OK;
 }
 
-/* The node rules: the kind's own, then (target 0) the support table and the same-quantization
-   rule. */
+/* The value of the node's field named `field` (NULL: none, or no such field), its id in *id. */
+static const tp__xnn_value *tp__xnn_field_value(const tp__xnn_nview *n, const char *field,
+                                                uint32_t *id) {
+  const tp_xnn_node_desc *d = tp_xnn_describe_node(n->kind);
+  uint32_t f;
+  for (f = 0; d && f < d->nfields; f++)
+    if (!strcmp(d->fields[f].name, field)) {
+      if (id) *id = n->f[f];
+      return n->v[f];
+    }
+  return NULL;
+}
+
+/* The pinned XNNPACK's own define checks that the kind rules above do not make (every runtime
+   target): a qint8 filter (convolutions, fully connected) or second batch-matrix-multiply
+   input needs zero point 0 (XNNPACK's signed 8-bit kernels are symmetric: the define refuses
+   it, and deconvolution computes with the zero point ignored); TensorFlow SAME padding and
+   explicit paddings exclude each other (convolutions and pooling). */
+static tp_status tp__xnn_check_define_rules(const tp__xnn_nview *n, tp_error *err) {
+  const char *name = tp_xnn_node_name(n->kind), *slot = "filter";
+  const tp__xnn_value *w;
+  uint32_t wid = 0, pad0 = 0, fl = 0, k;
+  int padded = 0;
+  switch (n->kind) {
+    case TP_XNN_NODE_CONV2D: case TP_XNN_NODE_DEPTHWISE_CONV2D: case TP_XNN_NODE_DECONV2D:
+      pad0 = TP__XF(_XNNNodeConv, padding_top);
+      fl = n->f[TP__XF(_XNNNodeConv, flags)];
+      padded = n->kind != TP_XNN_NODE_DECONV2D;
+      /* fall through */
+    case TP_XNN_NODE_FULLY_CONNECTED:
+      w = tp__xnn_field_value(n, "filter_id", &wid);
+      break;
+    case TP_XNN_NODE_BATCH_MATRIX_MULTIPLY:
+      w = tp__xnn_field_value(n, "input2_id", &wid);
+      slot = "input2";
+      break;
+    case TP_XNN_NODE_AVG_POOLING_2D: case TP_XNN_NODE_MAX_POOLING_2D:
+      w = NULL;
+      pad0 = TP__XF(_XNNPooling2D, padding_top);
+      fl = n->f[TP__XF(_XNNPooling2D, flags)];
+      padded = 1;
+      break;
+    default: return TP_OK;
+  }
+  if (w && w->datatype == TP_XNN_QINT8 && w->zero_point != 0)
+    TP__XNN_FAIL(TP_ERR_INVALID,
+                 "%s #%u: %s %u is qint8 with zero point %d: XNNPACK's signed 8-bit weights are "
+                 "symmetric; requantize them with zero point 0, or use quint8",
+                 name, n->index, slot, (unsigned)wid, (int)w->zero_point);
+  if (padded && (fl & TP_XNN_FLAG_TENSORFLOW_SAME_PADDING))
+    for (k = 0; k < 4; k++)
+      if (n->f[pad0 + k])
+        TP__XNN_FAIL(TP_ERR_INVALID,
+                     "%s #%u: TP_XNN_FLAG_TENSORFLOW_SAME_PADDING with explicit paddings %u/%u/%u/%u "
+                     "(top/right/bottom/left): XNNPACK refuses the two together; drop the flag "
+                     "or the paddings",
+                     name, n->index, (unsigned)n->f[pad0], (unsigned)n->f[pad0 + 1],
+                     (unsigned)n->f[pad0 + 2], (unsigned)n->f[pad0 + 3]);
+  return TP_OK;
+}
+
+/* Target 0, pooling along one dim (h 0: height, padding before = top; 1: width, left): an
+   output whose window has no tap inside the input (wholly in the padding) - ExecuTorch's
+   XNNPACK clamps the taps to the border and pools border pixels there. */
+static tp_status tp__xnn_check_pool_taps(const tp__xnn_nview *n, tp_error *err, int h,
+                                         uint64_t len, uint64_t no, uint64_t k, uint64_t st,
+                                         uint64_t dl, uint64_t pa, uint64_t pb) {
+  uint64_t o, j;
+  for (o = 0; o < no; o++) {
+    int inside = 0;
+    for (j = 0; j < k && !inside; j++) {
+      uint64_t tap = o * st + j * dl;
+      if (tap >= pa && tap - pa < len) inside = 1;
+    }
+    if (!inside)
+      TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
+                   "%s #%u: output %s %llu pools a window wholly in the padding (%llu "
+                   "before, %llu after an input %s of %llu): ExecuTorch's XNNPACK gives it "
+                   "border pixels (PyTorch refuses such padding); pad less than the window",
+                   tp_xnn_node_name(n->kind), n->index, h ? "column" : "row",
+                   (unsigned long long)o, (unsigned long long)pa, (unsigned long long)pb,
+                   h ? "width" : "height", (unsigned long long)len);
+  }
+  return TP_OK;
+}
+
+/* Target 0: what ExecuTorch's runtime (the XNNPACK it pins) runs differently from the node's
+   meaning, found by running random graphs in it (tools/et-diff.sh; tests/README.md):
+   - an int32 output's bounds (a clamp node, or a binary node's output_min / output_max when one
+     is finite) become int32 by truncation toward zero, one beyond int32 (infinity too)
+     INT32_MIN: a max of +infinity clamps everything to INT32_MIN, a fractional positive min or
+     negative max is off by one; an int32 maximum with a one-element constant becomes such a
+     clamp;
+   - argmax pooling's indices count the clamped border pixels of a padded window as window
+     positions, in column-major window order: top or left padding puts them before the real
+     pixels, and the index of the first maximum points into the padding;
+   - a pooling window wholly in the padding gets the nearest border pixels (it has no input;
+     PyTorch refuses such paddings);
+   - an fp32 input with a qcint8 / qcint4 filter (weights-only quantization) multiplies the bias
+     by each channel's filter scale;
+   - a qcint4 filter with TP_XNN_FLAG_TRANSPOSE_WEIGHTS ([in, out], 4-bit pairs along out) is
+     packed as if the pairs ran along the input channels; a 1 x 1 qcint4 filter crashes it;
+   - a qcint8 second input of batch matrix multiply with batch dims: XNNPACK reads one scale per
+     batch and column, the value has one per column;
+   - a qdint8 convolution / deconvolution input is quantized per batch image: its
+     num_nonbatch_dims must be 3 (a 1x1 convolution of stride 1, no padding and one group,
+     which XNNPACK makes a fully connected, takes any). */
+static tp_status tp__xnn_check_et_semantics(const tp__xnn_nview *n, tp_error *err) {
+  const char *name = tp_xnn_node_name(n->kind);
+  char b1[80];
+  uint32_t oid = 0, iid = 0, wid = 0, bid = 0;
+  const tp__xnn_value *res = tp__xnn_field_value(n, "output_id", &oid);
+  if (res && res->datatype == TP_XNN_INT32 && n->has_minmax &&
+      (n->out_min - n->out_min == 0.0f || n->out_max - n->out_max == 0.0f)) {
+    /* a finite bound clamps (two infinite ones: no clamp, a clamp node becomes a copy) */
+    /* int32(bound): toward zero; beyond int32 (infinity included) -2^31. Right for the
+       integers in [ceil(min), floor(max)] when min <= 0 or whole (or below -2^31) and
+       max >= 0 or whole, max < 2^31. */
+    float lo = n->out_min, hi = n->out_max;
+    int lo_ok = lo <= -2147483648.0f ||
+                (lo < 2147483648.0f && (lo <= 0.0f || (float)(int32_t)lo == lo));
+    int hi_ok = hi > -2147483648.0f && hi < 2147483648.0f &&
+                (hi >= 0.0f || (float)(int32_t)hi == hi);
+    if (!lo_ok || !hi_ok)
+      TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
+                   "%s #%u: output %u is int32 with output %s %g: ExecuTorch's XNNPACK "
+                   "truncates int32 bounds toward zero, infinity to -2^31; give a max below "
+                   "2^31, and whole numbers for a positive min or a negative max",
+                   name, n->index, (unsigned)oid, lo_ok ? "max" : "min",
+                   (double)(lo_ok ? hi : lo));
+  }
+  if (n->kind == TP_XNN_NODE_MAXIMUM && res && res->datatype == TP_XNN_INT32) {
+    /* XNNPACK rewrites max(x, a one-element constant of rank <= x's) as clamp(x, c, +inf) */
+    const tp__xnn_value *a = n->v[TP__XF(_XNNNode2x1, input1_id)];
+    const tp__xnn_value *c = n->v[TP__XF(_XNNNode2x1, input2_id)];
+    int k;
+    for (k = 0; k < 2; k++, a = c, c = n->v[TP__XF(_XNNNode2x1, input1_id)])
+      if (c->const_idx && tp__xnn_cnumel(c) == 1 && c->num_dims <= a->num_dims)
+        TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
+                     "%s #%u: int32 input %u is a one-element constant: ExecuTorch's XNNPACK "
+                     "makes the node a clamp to +infinity, which int32 turns into -2^31; give "
+                     "the constant the other input's shape",
+                     name, n->index, (unsigned)n->f[k ? TP__XF(_XNNNode2x1, input1_id)
+                                                      : TP__XF(_XNNNode2x1, input2_id)]);
+  }
+  switch (n->kind) {
+    case TP_XNN_NODE_ARGMAX_POOLING_2D: {
+#define TP__F(x) TP__XF(XNNArgMaxPooling2d, x)
+      const tp__xnn_value *in = n->v[TP__F(input_id)], *out = n->v[TP__F(output_value_id)];
+      uint32_t pt = n->f[TP__F(padding_top)], pl = n->f[TP__F(padding_left)];
+      uint32_t kh = n->f[TP__F(pooling_height)], kw = n->f[TP__F(pooling_width)];
+      if (pt | pl)
+        TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
+                     "%s #%u: top / left padding %u / %u: ExecuTorch's XNNPACK counts the "
+                     "clamped border pixels before the real ones, so the indices are wrong; pad "
+                     "only the bottom and right, or pad the input with static_constant_pad",
+                     name, n->index, (unsigned)pt, (unsigned)pl);
+      if (tp__xnn_check_pool_taps(n, err, 0, in->dims[1], out->dims[1], kh, kh, 1, 0,
+                                  n->f[TP__F(padding_bottom)]) != TP_OK ||
+          tp__xnn_check_pool_taps(n, err, 1, in->dims[2], out->dims[2], kw, kw, 1, 0,
+                                  n->f[TP__F(padding_right)]) != TP_OK)
+        return err->status;
+      return TP_OK;
+#undef TP__F
+    }
+    case TP_XNN_NODE_AVG_POOLING_2D: case TP_XNN_NODE_MAX_POOLING_2D: {
+#define TP__F(x) TP__XF(_XNNPooling2D, x)
+      const tp__xnn_value *in = n->v[TP__F(input_id)], *out = n->v[TP__F(output_id)];
+      int same = (n->f[TP__F(flags)] & TP_XNN_FLAG_TENSORFLOW_SAME_PADDING) != 0, h;
+      for (h = 0; h < 2; h++) { /* h 0: height (top, bottom), 1: width (left, right) */
+        uint64_t k = n->f[h ? TP__F(pooling_width) : TP__F(pooling_height)];
+        uint64_t st = n->f[h ? TP__F(stride_width) : TP__F(stride_height)];
+        uint64_t dl = n->kind == TP_XNN_NODE_MAX_POOLING_2D
+                          ? n->f[h ? TP__F(dilation_width) : TP__F(dilation_height)] : 1;
+        uint64_t len = in->dims[h ? 2 : 1], no = out->dims[h ? 2 : 1], pa, pb;
+        pa = n->f[h ? TP__F(padding_left) : TP__F(padding_top)];
+        pb = n->f[h ? TP__F(padding_right) : TP__F(padding_bottom)];
+        if (same) { /* XNNPACK's SAME: the total padding, the smaller half first */
+          uint64_t need = no ? (no - 1) * st + (k - 1) * dl + 1 : 0;
+          pa = need > len ? (need - len) / 2 : 0;
+          pb = need > len ? need - len - pa : 0;
+        }
+        if (tp__xnn_check_pool_taps(n, err, h, len, no, k, st, dl, pa, pb) != TP_OK)
+          return err->status;
+      }
+      return TP_OK;
+#undef TP__F
+    }
+    case TP_XNN_NODE_FULLY_CONNECTED: {
+      const tp__xnn_value *in = tp__xnn_field_value(n, "input1_id", &iid);
+      const tp__xnn_value *w = tp__xnn_field_value(n, "filter_id", &wid);
+      const tp__xnn_value *b = tp__xnn_field_value(n, "bias_id", &bid);
+      uint32_t fl = n->f[TP__XF(XNNFullyConnected, flags)];
+      if (in && w && b && in->datatype == TP_XNN_FP32 &&
+          (w->datatype == TP_XNN_QCINT8 || w->datatype == TP_XNN_QCINT4))
+        TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
+                     "%s #%u: fp32 input %u, %s filter %u and bias %u: ExecuTorch's "
+                     "XNNPACK multiplies the bias by the filter's channel scales; add it with an "
+                     "add node, or quantize the input (convert to qdint8)",
+                     name, n->index, (unsigned)iid, tp_xnn_datatype_name(w->datatype),
+                     (unsigned)wid, (unsigned)bid);
+      if (w && w->datatype == TP_XNN_QCINT4 && tp__xnn_cnumel(w) == 1)
+        TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
+                     "%s #%u: qcint4 filter %u is %s, one 4-bit weight: ExecuTorch's runtime "
+                     "crashes on it (SIGSEGV, measured); use a qcint8 filter",
+                     name, n->index, (unsigned)wid, tp__xnn_dims_str(w, b1));
+      if (w && w->datatype == TP_XNN_QCINT4 && (fl & TP_XNN_FLAG_TRANSPOSE_WEIGHTS))
+        TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
+                     "%s #%u: qcint4 filter %u with TP_XNN_FLAG_TRANSPOSE_WEIGHTS: ExecuTorch's "
+                     "XNNPACK reads its 4-bit pairs along the input channels; pass it as "
+                     "[output channels, input channels] without the flag",
+                     name, n->index, (unsigned)wid);
+      return TP_OK;
+    }
+    case TP_XNN_NODE_BATCH_MATRIX_MULTIPLY: {
+      const tp__xnn_value *w = tp__xnn_field_value(n, "input2_id", &wid);
+      uint64_t batch = 1;
+      uint32_t i;
+      if (!w || w->datatype != TP_XNN_QCINT8 || w->num_dims < 2) return TP_OK;
+      for (i = 0; i + 2 < w->num_dims; i++) batch *= w->dims[i];
+      if (batch != 1)
+        TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
+                     "%s #%u: qcint8 input2 %u has %llu batches: ExecuTorch's XNNPACK "
+                     "reads one scale per batch and column, the value has one per column; "
+                     "split the batches, or use fp32",
+                     name, n->index, (unsigned)wid, (unsigned long long)batch);
+      return TP_OK;
+    }
+    case TP_XNN_NODE_CONV2D: case TP_XNN_NODE_DEPTHWISE_CONV2D: case TP_XNN_NODE_DECONV2D: {
+      const tp__xnn_value *in = tp__xnn_field_value(n, "input1_id", &iid);
+      int fc = n->kind == TP_XNN_NODE_CONV2D &&
+               n->f[TP__XF(_XNNNodeConv, groups)] == 1 &&
+               n->f[TP__XF(_XNNNodeConv, kernel_height)] == 1 &&
+               n->f[TP__XF(_XNNNodeConv, kernel_width)] == 1 &&
+               n->f[TP__XF(_XNNNodeConv, subsampling_height)] == 1 &&
+               n->f[TP__XF(_XNNNodeConv, subsampling_width)] == 1 &&
+               !(n->f[TP__XF(_XNNNodeConv, padding_top)] |
+                 n->f[TP__XF(_XNNNodeConv, padding_right)] |
+                 n->f[TP__XF(_XNNNodeConv, padding_bottom)] |
+                 n->f[TP__XF(_XNNNodeConv, padding_left)]) &&
+               n->f[TP__XF(_XNNNodeConv, group_input_channels)] +
+                       n->f[TP__XF(_XNNNodeConv, group_output_channels)] > 2;
+      if (in && in->datatype == TP_XNN_QDINT8 && !fc && in->num_dims == 4 &&
+          in->num_nonbatch_dims != 3)
+        TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
+                     "%s #%u: qdint8 input %u has num_nonbatch_dims %d: ExecuTorch's "
+                     "XNNPACK quantizes a convolution's input per batch image; define it with "
+                     "num_nonbatch_dims 3",
+                     name, n->index, (unsigned)iid, (int)in->num_nonbatch_dims);
+      return TP_OK;
+    }
+    default: return TP_OK;
+  }
+}
+
+/* The node rules: the kind's own and XNNPACK's define checks, then (target 0) the support
+   table, the same-quantization rule and the runtime's semantics. */
 static tp_status tp__xnn_check_node(const tp__xnn_nview *n, int runtime, tp_error *err) {
   tp_status st = tp__xnn_check_node_rules(n, runtime, err);
+  if (st == TP_OK) st = tp__xnn_check_define_rules(n, err);
   if (st != TP_OK || runtime != TP_XNN_TARGET_EXECUTORCH) return st;
   st = tp__xnn_check_support(n, err);
-  return st != TP_OK ? st : tp__xnn_check_same_quant(n, err);
+  if (st == TP_OK) st = tp__xnn_check_same_quant(n, err);
+  return st != TP_OK ? st : tp__xnn_check_et_semantics(n, err);
 }
+#undef TP__XNN_VID
+#undef TP__XNN_FAIL
 
 /* A constant's view against its value: the view's dtype is the datatype's element type (no
    reinterpretation) and its sizes are the value's dims (no silent reshape), for every target;
@@ -3176,6 +3463,9 @@ static tp_status tp__xnn_node_add(tp_xnn_graph *g, int kind, const uint32_t *val
     memset(&cn, 0, sizeof cn);
     cn.kind = kind;
     cn.index = idx;
+    cn.has_minmax = has_minmax;
+    cn.out_min = out_min;
+    cn.out_max = out_max;
     memcpy(cn.f, n.f, sizeof cn.f);
     for (i = 0, cn.vlen[0] = 0; l[i]; i++) {
       if (l[i] == 'v') {
@@ -4895,6 +5185,9 @@ static void tp__xnn_blob_nview(const tp_xnn_blob_node *n, uint32_t ni, const uin
       cn->f[i] = t == 'i' || t == 'b' ? pos[i] : n->f[i];
     }
   }
+  cn->has_minmax = n->has_output_min_max;
+  cn->out_min = n->output_min;
+  cn->out_max = n->output_max;
 }
 
 /* (id_out << 32 | position), sorted: the value a node field names. */

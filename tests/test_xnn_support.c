@@ -31,7 +31,7 @@ static uint32_t val(tp_xnn_graph *g, tp_xnn_datatype dt, size_t nd, const size_t
   return id;
 }
 
-static float g_f[4096];
+static float g_f[4096] = {0.5f, 0.25f, 0.125f, 1.0f, 0.5f, 0.25f};
 
 /* A constant f32 value of the given dims (data from g_f). */
 static uint32_t cval(tp_xnn_graph *g, size_t nd, const size_t *dims) {
@@ -52,6 +52,15 @@ static uint32_t cval(tp_xnn_graph *g, size_t nd, const size_t *dims) {
   do {                                         \
     TPT_STATUS(call, st);                      \
     TPT_CONTAINS(tp_xnn_graph_error(g), text); \
+  } while (0)
+
+#define EXPECT_EXACT(call, st, text)                      \
+  do {                                                    \
+    tp_status got_ = (call);                              \
+    const char *sentence_ = tp_xnn_graph_error(g);        \
+    const char *want_ = (text);                           \
+    TPT_STATUS(got_, st);                                 \
+    TPT_EQ_STR(sentence_, want_);                         \
   } while (0)
 
 /* ---- the README table, generated from the support rows ----------------------------------- */
@@ -164,6 +173,7 @@ static void test_table(void) {
   for (k = 1; k < TP_XNN_NODE_COUNT; k++) /* every kind has rows, but the one ET refuses */
     TPT_CHECK((rows[k] == 0) == (k == TP_XNN_NODE_SCALED_DOT_PRODUCT_ATTENTION));
   TPT_CHECK(rows[TP_XNN_NODE_FULLY_CONNECTED] == 12);
+  TPT_CHECK(rows[TP_XNN_NODE_EXP] == 7); /* 5 datatypes, bf16 -> fp32, fp32 -> bf16 */
   printf("  support table: %u rows over %u node kinds\n", (unsigned)n,
          (unsigned)TP_XNN_NODE_KINDS - 1u);
   {
@@ -269,14 +279,23 @@ static void test_slice_size_zero(void) {
     g = mk(k ? TP_XNN_TARGET_XNNPACK : 0);
     x = val(g, TP_XNN_FP32, 2, in, 0, IN);
     y = val(g, TP_XNN_FP32, 2, out, 1, OUT);
-    if (k == 0)
-      EXPECT(tp_xnn_define_static_slice(g, 2, off, sz, x, y, 0), TP_ERR_UNSUPPORTED,
-             "static_slice #0: dim 1: offset 1 with size 0: ExecuTorch's XNNPACK reads size 0 "
-             "as \"to the end\" only at offset 0 (here: an empty dim); give the size (5)");
-    else
+    if (k == 0) {
+      EXPECT_EXACT(tp_xnn_define_static_slice(g, 2, off, sz, x, y, 0), TP_ERR_UNSUPPORTED,
+                 "static_slice #0: dim 1: offset 1 with size 0 in an input dim of 6, output dim "
+                 "5: ExecuTorch's XNNPACK reads size 0 as \"to the end\" only at offset 0 (here: "
+                 "an empty dim, output dim 0); give the size (5)");
+    } else
       TPT_STATUS(tp_xnn_define_static_slice(g, 2, off, sz, x, y, 0), TP_OK);
     tp_xnn_graph_destroy(g);
   }
+  g = mk(0); /* offset 1, size 0 into an output dim of 0: the empty dim ExecuTorch makes */
+  x = val(g, TP_XNN_FP32, 2, in, 0, IN);
+  {
+    size_t empty[2] = {4, 0};
+    y = val(g, TP_XNN_FP32, 2, empty, 1, OUT);
+  }
+  TPT_STATUS(tp_xnn_define_static_slice(g, 2, off, sz, x, y, 0), TP_OK);
+  tp_xnn_graph_destroy(g);
   g = mk(0); /* offset 0, size 0: the whole dim, at every target */
   x = val(g, TP_XNN_FP32, 2, in, 0, IN);
   y = val(g, TP_XNN_FP32, 2, full, 1, OUT);
@@ -468,6 +487,387 @@ static void test_same_quant(void) {
   }
 }
 
+/* ---- what the differential test found (issue 20 item 3, tools/et-diff.sh) --------------- */
+
+static int8_t g_q[4096];
+
+/* A constant of datatype dt over g_q (int8 / uint8 bytes; int32 for qcint32 / qint32 is not
+   needed here): per-tensor with zp / scale, per-channel (qcint8 / qcint4) with scales from g_f
+   along cdim. */
+static uint32_t qconst(tp_xnn_graph *g, tp_xnn_datatype dt, int32_t zp, size_t nd,
+                       const size_t *dims, size_t cdim) {
+  int64_t sz[6];
+  size_t i;
+  tp_storage s;
+  tp_tensor t, sc;
+  uint32_t id = NONE;
+  for (i = 0; i < nd; i++) sz[i] = (int64_t)dims[i];
+  s.data = g_q;
+  s.nbytes = sizeof g_q;
+  if (tp_view(s, dt == TP_XNN_QUINT8 ? TP_U8 : TP_I8, (int)nd, sz, NULL, 0, &t) != TP_OK) abort();
+  if (dt == TP_XNN_QCINT8 || dt == TP_XNN_QCINT4) {
+    int64_t n = sz[cdim];
+    s.data = g_f;
+    s.nbytes = sizeof g_f;
+    if (tp_view(s, TP_F32, 1, &n, NULL, 0, &sc) != TP_OK) abort();
+    if (tp_xnn_define_channelwise_quantized_tensor_value(g, dt, &sc, nd, cdim, dims, &t, NONE, 0,
+                                                         &id) != TP_OK)
+      abort();
+  } else if (tp_xnn_define_quantized_tensor_value(g, dt, zp, 0.5f, nd, dims, &t, NONE, 0, &id) !=
+             TP_OK) {
+    abort();
+  }
+  return id;
+}
+
+static uint32_t qact(tp_xnn_graph *g, tp_xnn_datatype dt, size_t nd, const size_t *dims,
+                     uint32_t ext, uint32_t flags) {
+  uint32_t id = NONE;
+  if (tp_xnn_define_quantized_tensor_value(g, dt, 0, 0.5f, nd, dims, NULL, ext, flags, &id) !=
+      TP_OK)
+    abort();
+  return id;
+}
+
+
+
+/* XNNPACK's own define checks, at every runtime target: a qint8 filter / input2 needs zero
+   point 0; SAME padding excludes explicit paddings */
+static void test_define_checks(void) {
+  size_t in[4] = {1, 3, 3, 2}, f[4] = {2, 1, 1, 2}, a[3] = {1, 2, 4}, b[3] = {1, 4, 3};
+  size_t o3[3] = {1, 2, 3}, p4[4] = {1, 4, 4, 1}, p2[4] = {1, 2, 2, 1};
+  uint32_t x, w, y, k;
+  tp_xnn_graph *g;
+  for (k = 0; k < 2; k++) {
+    g = mk(k ? TP_XNN_TARGET_XNNPACK : 0);
+    x = qact(g, TP_XNN_QINT8, 4, in, 0, IN);
+    w = qconst(g, TP_XNN_QINT8, 3, 4, f, 0);
+    y = qact(g, TP_XNN_QINT8, 4, in, 1, OUT);
+    EXPECT_EXACT(tp_xnn_define_convolution_2d(g, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 2, 2, -INFINITY,
+                                              INFINITY, x, w, NONE, y, 0),
+                 TP_ERR_INVALID,
+                 "convolution_2d #0: filter 1 is qint8 with zero point 3: XNNPACK's signed 8-bit "
+                 "weights are symmetric; requantize them with zero point 0, or use quint8");
+    tp_xnn_graph_destroy(g);
+  }
+  g = mk(0);
+  x = qact(g, TP_XNN_QINT8, 4, in, 0, IN);
+  w = qconst(g, TP_XNN_QINT8, 0, 4, f, 0);
+  y = qact(g, TP_XNN_QINT8, 4, in, 1, OUT);
+  TPT_STATUS(tp_xnn_define_convolution_2d(g, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 2, 2, -INFINITY,
+                                          INFINITY, x, w, NONE, y, 0), TP_OK);
+  tp_xnn_graph_destroy(g);
+  g = mk(0);
+  x = qact(g, TP_XNN_QINT8, 3, a, 0, IN);
+  w = qact(g, TP_XNN_QINT8, 3, b, 1, IN);
+  y = qact(g, TP_XNN_QINT8, 3, o3, 2, OUT);
+  TPT_STATUS(tp_xnn_define_quantized_tensor_value(g, TP_XNN_QINT8, 5, 0.5f, 3, b, NULL, 3, IN,
+                                                  &w), TP_OK);
+  EXPECT_EXACT(tp_xnn_define_batch_matrix_multiply(g, x, w, y, 0), TP_ERR_INVALID,
+               "batch_matrix_multiply #0: input2 3 is qint8 with zero point 5: XNNPACK's signed "
+               "8-bit weights are symmetric; requantize them with zero point 0, or use quint8");
+  tp_xnn_graph_destroy(g);
+  for (k = 0; k < 2; k++) {
+    g = mk(k ? TP_XNN_TARGET_XNNPACK : 0);
+    x = val(g, TP_XNN_FP32, 4, p4, 0, IN);
+    y = val(g, TP_XNN_FP32, 4, p2, 1, OUT);
+    EXPECT_EXACT(tp_xnn_define_average_pooling_2d(g, 1, 0, 0, 0, 2, 2, 2, 2, -INFINITY, INFINITY,
+                                                  x, y, TP_XNN_FLAG_TENSORFLOW_SAME_PADDING),
+                 TP_ERR_INVALID,
+                 "average_pooling_2d #0: TP_XNN_FLAG_TENSORFLOW_SAME_PADDING with explicit "
+                 "paddings 1/0/0/0 (top/right/bottom/left): XNNPACK refuses the two together; "
+                 "drop the flag or the paddings");
+    tp_xnn_graph_destroy(g);
+  }
+}
+
+/* int32 bounds: truncated toward zero, beyond int32 (infinity too) -2^31 */
+static void test_int32_bounds(void) {
+  size_t d[2] = {2, 3};
+  /* two infinite bounds: XNNPACK makes the clamp a copy */
+  static const float ok[][2] = {{-INFINITY, 10.0f}, {-1.5f, 2.5f}, {-INFINITY, INFINITY},
+                                {3.0f, 3.0f}};
+  static const float bad[][2] = {{0.0f, INFINITY}, {0.5f, 4.0f}, {-3.0f, -1.5f}, {0.0f, 3e9f}};
+  static const char *const why[] = {"max inf", "min 0.5", "max -1.5", "max 3e+09"};
+  char want[512];
+  uint32_t x, y, z, i;
+  tp_xnn_graph *g;
+  for (i = 0; i < 4; i++) {
+    g = mk(0);
+    x = val(g, TP_XNN_INT32, 2, d, 0, IN);
+    y = val(g, TP_XNN_INT32, 2, d, 1, OUT);
+    TPT_STATUS(tp_xnn_define_clamp(g, ok[i][0], ok[i][1], x, y, 0), TP_OK);
+    tp_xnn_graph_destroy(g);
+    g = mk(0);
+    x = val(g, TP_XNN_INT32, 2, d, 0, IN);
+    y = val(g, TP_XNN_INT32, 2, d, 1, OUT);
+    snprintf(want, sizeof want,
+             "clamp #0: output 1 is int32 with output %s: ExecuTorch's XNNPACK truncates int32 "
+             "bounds toward zero, infinity to -2^31; give a max below 2^31, and whole numbers "
+             "for a positive min or a negative max",
+             why[i]);
+    EXPECT_EXACT(tp_xnn_define_clamp(g, bad[i][0], bad[i][1], x, y, 0), TP_ERR_UNSUPPORTED, want);
+    tp_xnn_graph_destroy(g);
+    g = mk(TP_XNN_TARGET_XNNPACK);
+    x = val(g, TP_XNN_INT32, 2, d, 0, IN);
+    y = val(g, TP_XNN_INT32, 2, d, 1, OUT);
+    TPT_STATUS(tp_xnn_define_clamp(g, bad[i][0], bad[i][1], x, y, 0), TP_OK);
+    tp_xnn_graph_destroy(g);
+  }
+  g = mk(0); /* a binary node: no bound set, no clamp; one finite bound, both apply */
+  x = val(g, TP_XNN_INT32, 2, d, 0, IN);
+  y = val(g, TP_XNN_INT32, 2, d, 1, IN);
+  z = val(g, TP_XNN_INT32, 2, d, 2, OUT);
+  TPT_STATUS(tp_xnn_define_add2(g, -INFINITY, INFINITY, x, y, z, 0), TP_OK);
+  tp_xnn_graph_destroy(g);
+  g = mk(0);
+  x = val(g, TP_XNN_INT32, 2, d, 0, IN);
+  y = val(g, TP_XNN_INT32, 2, d, 1, IN);
+  z = val(g, TP_XNN_INT32, 2, d, 2, OUT);
+  EXPECT_EXACT(tp_xnn_define_multiply2(g, 0.0f, INFINITY, x, y, z, 0), TP_ERR_UNSUPPORTED,
+               "multiply2 #0: output 2 is int32 with output max inf: ExecuTorch's XNNPACK "
+               "truncates int32 bounds toward zero, infinity to -2^31; give a max below 2^31, "
+               "and whole numbers for a positive min or a negative max");
+  tp_xnn_graph_destroy(g);
+}
+
+/* int32 maximum with a one-element constant: XNNPACK makes it clamp(x, c, +inf) */
+static void test_int32_max_scalar(void) {
+  size_t d[2] = {2, 3}, one[1] = {1};
+  static int32_t c[1] = {0};
+  int64_t n1 = 1;
+  tp_storage st;
+  tp_tensor t;
+  uint32_t x, k1, y, k;
+  tp_xnn_graph *g;
+  st.data = c;
+  st.nbytes = sizeof c;
+  if (tp_view(st, TP_I32, 1, &n1, NULL, 0, &t) != TP_OK) abort();
+  for (k = 0; k < 2; k++) {
+    g = mk(0);
+    x = val(g, TP_XNN_INT32, 2, d, 0, IN);
+    TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_INT32, 1, one, &t, NONE, 0, &k1), TP_OK);
+    y = val(g, TP_XNN_INT32, 2, d, 1, OUT);
+    if (k)
+      TPT_STATUS(tp_xnn_define_minimum2(g, x, k1, y, 0), TP_OK); /* clamp(x, -inf, c): right */
+    else
+      EXPECT_EXACT(tp_xnn_define_maximum2(g, k1, x, y, 0), TP_ERR_UNSUPPORTED,
+                   "maximum2 #0: int32 input 1 is a one-element constant: ExecuTorch's XNNPACK "
+                   "makes the node a clamp to +infinity, which int32 turns into -2^31; give the "
+                   "constant the other input's shape");
+    tp_xnn_graph_destroy(g);
+  }
+}
+
+/* pooling: argmax with padding; a max / average window wholly in the padding */
+static void test_pool_padding(void) {
+  size_t in[4] = {1, 4, 4, 1}, o[4] = {1, 2, 2, 1}, small[4] = {1, 2, 2, 1}, tall[4] = {1, 3, 1, 1};
+  size_t two[4] = {1, 2, 1, 1};
+  uint32_t x, y, ix, k;
+  tp_xnn_graph *g;
+  for (k = 0; k < 2; k++) {
+    g = mk(k ? TP_XNN_TARGET_XNNPACK : 0);
+    x = val(g, TP_XNN_FP32, 4, in, 0, IN);
+    y = val(g, TP_XNN_FP32, 4, o, 1, OUT);
+    ix = val(g, TP_XNN_INT32, 4, o, 2, OUT);
+    if (k == 0)
+      EXPECT_EXACT(tp_xnn_define_argmax_pooling_2d(g, 0, 0, 0, 1, 2, 2, x, y, ix, 0),
+                   TP_ERR_UNSUPPORTED,
+                   "argmax_pooling_2d #0: top / left padding 0 / 1: ExecuTorch's XNNPACK counts "
+                   "the clamped border pixels before the real ones, so the indices are wrong; pad "
+                   "only the bottom and right, or pad the input with static_constant_pad");
+    else
+      TPT_STATUS(tp_xnn_define_argmax_pooling_2d(g, 0, 0, 0, 1, 2, 2, x, y, ix, 0), TP_OK);
+    tp_xnn_graph_destroy(g);
+  }
+  for (k = 0; k < 2; k++) { /* bottom padding: the real pixels come first; 2 rows of it: a window
+                               wholly in the padding */
+    size_t o3[4] = {1, 3, 2, 1};
+    g = mk(0);
+    x = val(g, TP_XNN_FP32, 4, in, 0, IN);
+    y = val(g, TP_XNN_FP32, 4, k ? o3 : o, 1, OUT);
+    ix = val(g, TP_XNN_INT32, 4, k ? o3 : o, 2, OUT);
+    if (k)
+      EXPECT_EXACT(tp_xnn_define_argmax_pooling_2d(g, 0, 0, 2, 0, 2, 2, x, y, ix, 0),
+                   TP_ERR_UNSUPPORTED,
+                   "argmax_pooling_2d #0: output row 2 pools a window wholly in the padding (0 "
+                   "before, 2 after an input height of 4): ExecuTorch's XNNPACK gives it border "
+                   "pixels (PyTorch refuses such padding); pad less than the window");
+    else
+      TPT_STATUS(tp_xnn_define_argmax_pooling_2d(g, 0, 1, 1, 0, 2, 2, x, y, ix, 0), TP_OK);
+    tp_xnn_graph_destroy(g);
+  }
+  g = mk(0);
+  x = val(g, TP_XNN_FP32, 4, small, 0, IN);
+  y = val(g, TP_XNN_FP32, 4, tall, 1, OUT);
+  EXPECT_EXACT(tp_xnn_define_max_pooling_2d(g, 2, 0, 0, 0, 2, 2, 1, 1, 1, 1, -INFINITY, INFINITY,
+                                            x, y, 0),
+               TP_ERR_UNSUPPORTED,
+               "max_pooling_2d #0: output row 0 pools a window wholly in the padding (2 before, 0 "
+               "after an input height of 2): ExecuTorch's XNNPACK gives it border pixels (PyTorch "
+               "refuses such padding); pad less than the window");
+  tp_xnn_graph_destroy(g);
+  g = mk(0); /* padding 1: every window holds an input row */
+  x = val(g, TP_XNN_FP32, 4, small, 0, IN);
+  y = val(g, TP_XNN_FP32, 4, two, 1, OUT);
+  TPT_STATUS(tp_xnn_define_max_pooling_2d(g, 1, 0, 0, 0, 2, 2, 1, 1, 1, 1, -INFINITY, INFINITY,
+                                          x, y, 0), TP_OK);
+  tp_xnn_graph_destroy(g);
+}
+
+/* weights-only quantized fully-connected with a bias; transposed qcint4; qcint8 batch matrix
+   multiply with batches; qd8 convolution's num_nonbatch_dims */
+static void test_quantized_semantics(void) {
+  size_t xi[2] = {2, 4}, wf[2] = {3, 4}, wt[2] = {4, 3}, bd[1] = {3}, yo[2] = {2, 3};
+  size_t a[3] = {2, 2, 4}, b3[3] = {2, 4, 3}, b2[3] = {1, 4, 3}, o3[3] = {2, 2, 3};
+  size_t ci[4] = {1, 4, 4, 2}, cf[4] = {2, 3, 3, 2}, co[4] = {1, 2, 2, 2}, c1[4] = {2, 1, 1, 2};
+  size_t c1o[4] = {1, 4, 4, 2};
+  uint32_t x, w, bb, y, k;
+  tp_xnn_graph *g;
+  for (k = 0; k < 2; k++) {
+    g = mk(0);
+    x = val(g, TP_XNN_FP32, 2, xi, 0, IN);
+    w = qconst(g, k ? TP_XNN_QCINT4 : TP_XNN_QCINT8, 0, 2, wf, 0);
+    bb = cval(g, 1, bd);
+    y = val(g, TP_XNN_FP32, 2, yo, 1, OUT);
+    EXPECT_EXACT(tp_xnn_define_fully_connected(g, -INFINITY, INFINITY, x, w, bb, y, 0),
+               TP_ERR_UNSUPPORTED,
+               k ? "fully_connected #0: fp32 input 0, qcint4 filter 1 and bias 2: ExecuTorch's "
+                   "XNNPACK multiplies the bias by the filter's channel scales; add it with an add "
+                   "node, or quantize the input (convert to qdint8)"
+                 : "fully_connected #0: fp32 input 0, qcint8 filter 1 and bias 2: ExecuTorch's "
+                   "XNNPACK multiplies the bias by the filter's channel scales; add it with an add "
+                   "node, or quantize the input (convert to qdint8)");
+    tp_xnn_graph_destroy(g);
+    g = mk(0); /* without a bias: right */
+    x = val(g, TP_XNN_FP32, 2, xi, 0, IN);
+    w = qconst(g, k ? TP_XNN_QCINT4 : TP_XNN_QCINT8, 0, 2, wf, 0);
+    y = val(g, TP_XNN_FP32, 2, yo, 1, OUT);
+    TPT_STATUS(tp_xnn_define_fully_connected(g, -INFINITY, INFINITY, x, w, NONE, y, 0), TP_OK);
+    tp_xnn_graph_destroy(g);
+  }
+  g = mk(0);
+  x = val(g, TP_XNN_FP32, 2, xi, 0, IN);
+  w = qconst(g, TP_XNN_QCINT4, 0, 2, wt, 1);
+  y = val(g, TP_XNN_FP32, 2, yo, 1, OUT);
+  EXPECT_EXACT(tp_xnn_define_fully_connected(g, -INFINITY, INFINITY, x, w, NONE, y,
+                                             TP_XNN_FLAG_TRANSPOSE_WEIGHTS),
+               TP_ERR_UNSUPPORTED,
+               "fully_connected #0: qcint4 filter 1 with TP_XNN_FLAG_TRANSPOSE_WEIGHTS: "
+               "ExecuTorch's XNNPACK reads its 4-bit pairs along the input channels; pass it as "
+               "[output channels, input channels] without the flag");
+  tp_xnn_graph_destroy(g);
+  for (k = 0; k < 2; k++) {
+    g = mk(0);
+    x = val(g, TP_XNN_FP32, 3, a, 0, IN);
+    w = qconst(g, TP_XNN_QCINT8, 0, 3, k ? b2 : b3, 2);
+    y = val(g, TP_XNN_FP32, 3, o3, 1, OUT);
+    if (k)
+      TPT_STATUS(tp_xnn_define_batch_matrix_multiply(g, x, w, y, 0), TP_OK);
+    else
+      EXPECT_EXACT(tp_xnn_define_batch_matrix_multiply(g, x, w, y, 0), TP_ERR_UNSUPPORTED,
+                   "batch_matrix_multiply #0: qcint8 input2 1 has 2 batches: ExecuTorch's "
+                   "XNNPACK reads one scale per batch and column, the value has one per column; "
+                   "split the batches, or use fp32");
+    tp_xnn_graph_destroy(g);
+  }
+  for (k = 0; k < 3; k++) { /* nnb 1: refused; 3: right; a 1x1 convolution: any */
+    uint32_t q = NONE;
+    g = mk(0);
+    TPT_STATUS(tp_xnn_define_dynamically_quantized_tensor_value(g, TP_XNN_QDINT8, 4,
+                                                                k == 1 ? 3 : 1, ci, NONE, 0, &q),
+               TP_OK);
+    w = qconst(g, TP_XNN_QCINT8, 0, 4, k == 2 ? c1 : cf, 0);
+    y = val(g, TP_XNN_FP32, 4, k == 2 ? c1o : co, 0, OUT);
+    if (k == 0)
+      EXPECT_EXACT(tp_xnn_define_convolution_2d(g, 0, 0, 0, 0, 3, 3, 1, 1, 1, 1, 1, 2, 2,
+                                                -INFINITY, INFINITY, q, w, NONE, y, 0),
+                   TP_ERR_UNSUPPORTED,
+                   "convolution_2d #0: qdint8 input 0 has num_nonbatch_dims 1: ExecuTorch's "
+                   "XNNPACK quantizes a convolution's input per batch image; define it with "
+                   "num_nonbatch_dims 3");
+    else if (k == 1)
+      TPT_STATUS(tp_xnn_define_convolution_2d(g, 0, 0, 0, 0, 3, 3, 1, 1, 1, 1, 1, 2, 2, -INFINITY,
+                                              INFINITY, q, w, NONE, y, 0), TP_OK);
+    else
+      TPT_STATUS(tp_xnn_define_convolution_2d(g, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 2, 2, -INFINITY,
+                                              INFINITY, q, w, NONE, y, 0), TP_OK);
+    tp_xnn_graph_destroy(g);
+  }
+}
+
+/* a qint8 clamp with two infinite bounds becomes a copy: same quantization in and out; a 1 x 1
+   qcint4 filter crashes the runtime */
+static void test_clamp_copy_and_tiny_qc4w(void) {
+  size_t d[2] = {2, 3}, one[2] = {1, 1}, x1[2] = {2, 1}, y1[2] = {2, 1};
+  uint32_t x, y, w, k;
+  tp_xnn_graph *g;
+  for (k = 0; k < 2; k++) {
+    g = mk(0);
+    x = qact(g, TP_XNN_QINT8, 2, d, 0, IN);
+    TPT_STATUS(tp_xnn_define_quantized_tensor_value(g, TP_XNN_QINT8, 3, 0.25f, 2, d, NULL, 1, OUT,
+                                                    &y), TP_OK);
+    if (k)
+      TPT_STATUS(tp_xnn_define_clamp(g, -1.0f, 1.0f, x, y, 0), TP_OK);
+    else
+      EXPECT_EXACT(tp_xnn_define_clamp(g, -INFINITY, INFINITY, x, y, 0), TP_ERR_UNSUPPORTED,
+                   "clamp #0: input 0 has scale 0.5 and zero point 0, output 1 scale 0.25 and "
+                   "zero point 3: ExecuTorch's XNNPACK needs them equal here (the node moves "
+                   "bytes); requantize with a convert node");
+    tp_xnn_graph_destroy(g);
+  }
+  g = mk(0);
+  x = val(g, TP_XNN_FP32, 2, x1, 0, IN);
+  w = qconst(g, TP_XNN_QCINT4, 0, 2, one, 0);
+  y = val(g, TP_XNN_FP32, 2, y1, 1, OUT);
+  EXPECT_EXACT(tp_xnn_define_fully_connected(g, -INFINITY, INFINITY, x, w, NONE, y, 0),
+               TP_ERR_UNSUPPORTED,
+               "fully_connected #0: qcint4 filter 1 is [1, 1], one 4-bit weight: ExecuTorch's "
+               "runtime crashes on it (SIGSEGV, measured); use a qcint8 filter");
+  tp_xnn_graph_destroy(g);
+}
+
+/* bf16 in, fp32 out (and back) for the unary kinds the runtime lowers to fp32 with converts;
+   other kinds (copy) and other targets refuse the mix */
+static void test_bf16_mix(void) {
+  size_t d[2] = {2, 3};
+  uint32_t x, y, k;
+  tp_xnn_graph *g;
+  for (k = 0; k < 4; k++) {
+    g = mk(k == 3 ? TP_XNN_TARGET_XNNPACK : 0);
+    x = val(g, k == 1 ? TP_XNN_FP32 : TP_XNN_BF16, 2, d, 0, IN);
+    y = val(g, k == 1 ? TP_XNN_BF16 : TP_XNN_FP32, 2, d, 1, OUT);
+    if (k < 2)
+      TPT_STATUS(tp_xnn_define_exp(g, x, y, 0), TP_OK);
+    else if (k == 2)
+      EXPECT_EXACT(tp_xnn_define_copy(g, x, y, 0), TP_ERR_UNSUPPORTED,
+                   "copy #0: input bf16, output fp32: no operator in ExecuTorch's XNNPACK; with a "
+                   "bf16 input it has output bf16");
+    else
+      EXPECT_EXACT(tp_xnn_define_exp(g, x, y, 0), TP_ERR_INVALID,
+                   "exp #0: input_id 0 is bf16 but output_id 1 is fp32: they must agree");
+    tp_xnn_graph_destroy(g);
+  }
+}
+
+/* a convert to its own datatype: ExecuTorch's XNNPACK copies it; other targets refuse it */
+static void test_convert_same(void) {
+  size_t d[2] = {2, 3};
+  uint32_t x, y, k;
+  tp_xnn_graph *g;
+  for (k = 0; k < 2; k++) {
+    g = mk(k ? TP_XNN_TARGET_XNNPACK : 0);
+    x = val(g, TP_XNN_FP32, 2, d, 0, IN);
+    y = val(g, TP_XNN_FP32, 2, d, 1, OUT);
+    if (k)
+      EXPECT_EXACT(tp_xnn_define_convert(g, x, y, 0), TP_ERR_INVALID,
+                   "convert #0: input 0 and output 1 are both fp32: nothing to convert");
+    else
+      TPT_STATUS(tp_xnn_define_convert(g, x, y, 0), TP_OK);
+    tp_xnn_graph_destroy(g);
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && !strcmp(argv[1], "--print")) {
     char *md = support_markdown();
@@ -487,5 +887,13 @@ int main(int argc, char **argv) {
   TPT_RUN(test_qc4w_odd_k);
   TPT_RUN(test_external_ids);
   TPT_RUN(test_same_quant);
+  TPT_RUN(test_define_checks);
+  TPT_RUN(test_int32_bounds);
+  TPT_RUN(test_pool_padding);
+  TPT_RUN(test_quantized_semantics);
+  TPT_RUN(test_convert_same);
+  TPT_RUN(test_clamp_copy_and_tiny_qc4w);
+  TPT_RUN(test_bf16_mix);
+  TPT_RUN(test_int32_max_scalar);
   return tpt_finish("xnn_support");
 }
