@@ -776,13 +776,11 @@ static void test_every_described_op(void) {
           tp_vk_datatype dts[4];
           size_t nitems = 1, ndim = sp[j].rank ? sp[j].rank : max4 ? 4 : 5;
           int last = j + 1 == nsp;
-          if (sp[j].kind == '.') {
-            TPT_STATUS(tp_vk_add_int(g, 3, &args[n]), TP_OK);
-            if (extra) n++;
-            TPT_STATUS(tp_vk_add_null(g, &args[n]), TP_OK);
-            if (extra) n++;
-            TPT_STATUS(tp_vk_add_string(g, "cpu", &args[n]), TP_OK);
-            if (extra) n++;
+          if (sp[j].kind == '.') { /* values of any kind stand there: an Int, a Null, a String */
+            if (!extra) continue;
+            TPT_STATUS(tp_vk_add_int(g, 3, &args[n++]), TP_OK);
+            TPT_STATUS(tp_vk_add_null(g, &args[n++]), TP_OK);
+            TPT_STATUS(tp_vk_add_string(g, "cpu", &args[n++]), TP_OK);
             continue;
           }
           if (last && outs) {
