@@ -605,100 +605,226 @@ static void test_types(void) {
   tp_vk_graph_destroy(g);
 }
 
-/* One argument of kind `kind` (ndim dims of size 2 for a tensor; 0: 2 dims); `null` takes the
-   Null a lowercase kind allows. */
-static uint32_t sweep_arg(tp_vk_graph *g, char kind, size_t ndim, int null) {
+/* What the sweep reads of one TP_VK_OPS description token: "name:KIND[digit][w]" or "...". */
+typedef struct sweep_spec {
+  const char *name;
+  size_t len;
+  char kind;  /* '.' for "..." */
+  size_t rank; /* 0: the description states none */
+} sweep_spec;
+
+/* Splits description a into specs (at most max); returns how many. */
+static size_t sweep_specs(const char *a, sweep_spec *sp, size_t max) {
+  size_t n = 0;
+  while (*a && n < max) {
+    sweep_spec *s = &sp[n++];
+    s->name = a;
+    s->kind = '.';
+    s->rank = 0;
+    while (*a && *a != ' ' && *a != ':') a++;
+    s->len = (size_t)(a - s->name);
+    if (*a == ':') {
+      s->kind = a[1];
+      if (*++a) a++;
+      for (; *a && *a != ' '; a++)
+        if (*a >= '1' && *a <= '6') s->rank = (size_t)(*a - '0');
+    }
+    TPT_CHECK(s->kind != '.' || (s->len == 3 && !strncmp(s->name, "...", 3)));
+    while (*a == ' ') a++;
+  }
+  TPT_CHECK(!*a); /* every token fits */
+  return n;
+}
+
+/* The datatype the sweep gives a tensor at position pos of a types list (len chars of
+   tp_vk_op_types' grammar: sets joined by ",", a set letters joined by "|"): pass 0 takes the
+   set's first letter and that letter's first datatype, pass 1 its last letter and its other
+   datatype (F FLOAT32 / FLOAT16, I INT32 / INT64, B BOOL); "-", a position past the list or an
+   empty list (nothing checked there) FLOAT32. A list of one set covers every position. */
+static tp_vk_datatype sweep_dt(const char *list, size_t len, size_t pos, int pass) {
+  size_t sets = len ? 1 : 0, i, at = 0;
+  char letter = 0;
+  for (i = 0; i < len; i++) sets += list[i] == ',';
+  if (sets == 1) pos = 0;
+  for (i = 0; i < len; i++) {
+    if (list[i] == ',') at++;
+    else if (at == pos && list[i] != '|' && (pass == 1 || !letter)) letter = list[i];
+  }
+  switch (letter) {
+    case 'F': return pass ? TP_VK_FLOAT16 : TP_VK_FLOAT32;
+    case 'I': return pass ? TP_VK_INT64 : TP_VK_INT32;
+    case 'B': return TP_VK_BOOL;
+    case 0: case '-': return TP_VK_FLOAT32;
+    default: break;
+  }
+  TPT_CHECK(!"a datatype letter the sweep does not know: give it a case in sweep_dt");
+  return TP_VK_FLOAT32;
+}
+
+static uint8_t g_sweep_bytes[512]; /* a constant's bytes: 6 dims of 2 of 8 bytes at most */
+
+/* A tensor of datatype dt with ndim dims of size 2: width-packed, or a constant over
+   g_sweep_bytes. */
+static uint32_t sweep_tensor(tp_vk_graph *g, tp_vk_datatype dt, size_t ndim, int constant) {
   size_t d[6] = {2, 2, 2, 2, 2, 2};
-  int64_t sz[6] = {2, 2, 2, 2, 2, 2}, ints[2] = {1, 1};
-  uint32_t id = 0, t;
+  int64_t sz[6] = {2, 2, 2, 2, 2, 2};
+  uint32_t id = 0;
   tp_storage st;
   tp_tensor view;
-  if (ndim == 0) ndim = 2;
-  if (null && strchr("tsi*", kind)) {
+  tp_dtype t = dt == TP_VK_FLOAT16 ? TP_F16 : dt == TP_VK_INT32 ? TP_I32
+             : dt == TP_VK_INT64 ? TP_I64 : dt == TP_VK_BOOL ? TP_BOOL : TP_F32;
+  if (!constant) return tensor_dt(g, dt, ndim, d, TP_VK_TENSOR_WIDTH_PACKED);
+  st.data = g_sweep_bytes;
+  st.nbytes = sizeof g_sweep_bytes;
+  TPT_STATUS(tp_view(st, t, (int)ndim, sz, NULL, 0, &view), TP_OK);
+  TPT_STATUS(tpt_vk_tensor(g, dt, ndim, NULL, &view, &id), TP_OK);
+  return id;
+}
+
+/* One argument of kind `kind`: a tensor of datatype dt and ndim dims (a ValueList: nitems of
+   them, datatype dts[k] for item k); pass 1 takes the Null a lowercase kind (and F) allows, an
+   int list as a ValueList of an Int and a SymInt. */
+static uint32_t sweep_arg(tp_vk_graph *g, char kind, const tp_vk_datatype *dts, size_t nitems,
+                          size_t ndim, int pass) {
+  int64_t ints[2] = {1, 1};
+  double dbl[2] = {0.5, 2.0};
+  uint32_t id = 0, items[4];
+  size_t k;
+  if (kind == 'n' || (pass == 1 && strchr("tcsiklF*", kind))) {
     TPT_STATUS(tp_vk_add_null(g, &id), TP_OK);
     return id;
   }
   switch (kind) {
-    case 'T': case 't': return tensor(g, ndim, d, TP_VK_TENSOR_WIDTH_PACKED);
-    case 'C':
-      st.data = g_w;
-      st.nbytes = sizeof g_w;
-      TPT_STATUS(tp_view(st, TP_F32, (int)ndim, sz, NULL, 0, &view), TP_OK);
-      TPT_STATUS(tpt_vk_tensor(g, TP_VK_FLOAT32, ndim, NULL, &view, &id), TP_OK);
-      return id;
+    case 'T': case 't': return sweep_tensor(g, dts[0], ndim, 0);
+    case 'C': case 'c': return sweep_tensor(g, dts[0], ndim, 1);
     case 'S': case 's': TPT_STATUS(tp_vk_add_double(g, 0.5, &id), TP_OK); return id;
     case 'I': case 'i': TPT_STATUS(tp_vk_add_int(g, 1, &id), TP_OK); return id;
     case 'B': TPT_STATUS(tp_vk_add_bool(g, 1, &id), TP_OK); return id;
-    case 'L': TPT_STATUS(tp_vk_add_int_list(g, ints, 2, &id), TP_OK); return id;
-    case 'V':
-      t = tensor(g, 2, d, TP_VK_TENSOR_WIDTH_PACKED);
-      TPT_STATUS(tp_vk_add_value_list(g, &t, 1, &id), TP_OK);
+    case 'X': TPT_STATUS(tp_vk_add_string(g, "relu", &id), TP_OK); return id;
+    case 'Y': TPT_STATUS(tp_vk_add_symint(g, 1, &id), TP_OK); return id;
+    case 'K': case 'k': TPT_STATUS(tp_vk_add_int_list(g, ints, 2, &id), TP_OK); return id;
+    case 'L': case 'l':
+      if (pass == 0) {
+        TPT_STATUS(tp_vk_add_int_list(g, ints, 2, &id), TP_OK);
+        return id;
+      }
+      TPT_STATUS(tp_vk_add_int(g, 1, &items[0]), TP_OK);
+      TPT_STATUS(tp_vk_add_symint(g, 1, &items[1]), TP_OK);
+      TPT_STATUS(tp_vk_add_value_list(g, items, 2, &id), TP_OK);
       return id;
-    case '*': TPT_STATUS(tp_vk_add_null(g, &id), TP_OK); return id;
+    case 'F': TPT_STATUS(tp_vk_add_double_list(g, dbl, 2, &id), TP_OK); return id;
+    case 'V':
+      for (k = 0; k < nitems && k < 4; k++) items[k] = sweep_tensor(g, dts[k], ndim, 0);
+      TPT_STATUS(tp_vk_add_value_list(g, items, k, &id), TP_OK);
+      return id;
+    case '*': TPT_STATUS(tp_vk_add_int(g, 1, &id), TP_OK); return id;
     default: break;
   }
   TPT_CHECK(!"a kind the sweep does not know: give it a case in sweep_arg");
-  return 0;
+  TPT_STATUS(tp_vk_add_null(g, &id), TP_OK);
+  return id;
 }
 
-/* Every operator TP_VK_OPS describes, with arguments made from its description alone (each
-   optional kind once as a value and once as Null), is accepted; one argument fewer is refused
-   with the count sentence. A new described operator is covered here without a line of its own;
-   a new argument kind fails until sweep_arg makes it. */
+/* Every operator of TP_VK_OPS, with arguments made from its description and types alone, is
+   accepted; one argument fewer (below the minimum where the description has "...") is refused
+   with the count sentence. Each op is swept twice: pass 0 gives every optional kind a value and
+   each tensor the first datatype its set allows, pass 1 every optional kind a Null and each
+   tensor the last; tensors have the rank the description states, else 4 dims for a "4d" op and
+   5 for the others; a ValueList output holds one tensor per output set. A "..." op is swept
+   at its minimum and with three extra values. A new operator is covered without a line of its
+   own; a new kind or datatype letter fails until sweep_arg / sweep_dt make it. */
 static void test_every_described_op(void) {
-  size_t i, swept = 0;
+  size_t i, swept = 0, calls = 0, variadic = 0, cut = 0;
   for (i = 0; i < tp_vk_op_count(); i++) {
-    const char *a = tp_vk_op_args(i);
-    int null;
-    if (!*a) continue;
+    const char *name = tp_vk_op_name(i), *types = tp_vk_op_types(i);
+    sweep_spec sp[24];
+    size_t nsp = sweep_specs(tp_vk_op_args(i), sp, 24), var = nsp, fixed, ins, outs_len = 0, j;
+    const char *outs;
+    int max4 = strstr(types, "4d") != NULL, pass;
+    char names[400], want[600];
+    size_t nl = 0;
+    for (j = 0; j < nsp; j++)
+      if (sp[j].kind == '.') var = j;
+    fixed = var == nsp ? nsp : nsp - 1;
+    TPT_CHECK(fixed > 0);
+    if (fixed == 0) continue;
+    ins = strcspn(types, " >");
+    if (ins == 2 && !strncmp(types, "4d", 2)) ins = 0;
+    outs = types[ins] == '>' ? types + ins + 1 : NULL;
+    if (outs) outs_len = strcspn(outs, " ");
+    names[0] = '\0';
+    for (j = 0; j < nsp; j++) {
+      TPT_CHECK(nl + sp[j].len + 3 < sizeof names);
+      if (nl + sp[j].len + 3 >= sizeof names) break;
+      if (nl) {
+        names[nl++] = ',';
+        names[nl++] = ' ';
+      }
+      memcpy(names + nl, sp[j].name, sp[j].len);
+      nl += sp[j].len;
+      names[nl] = '\0';
+    }
     swept++;
-    for (null = 0; null < 2; null++) {
-      tp_vk_graph *g = graph(0);
-      uint32_t args[16];
-      size_t n = 0;
-      char names[300], want[500];
-      size_t nl = 0;
-      const char *p = a;
-      names[0] = '\0';
-      while (*p && n < 16) {
-        const char *colon = strchr(p, ':');
-        size_t ndim = 0;
-        if (!colon) break;
-        if (nl + (size_t)(colon - p) + 3 < sizeof names) {
-          if (nl) {
-            names[nl++] = ',';
-            names[nl++] = ' ';
+    variadic += var != nsp;
+    for (pass = 0; pass < 2; pass++) {
+      size_t extra;
+      for (extra = 0; extra <= (var == nsp ? 0u : 3u); extra += 3) {
+        tp_vk_graph *g = graph(0);
+        uint32_t args[32];
+        size_t n = 0, k;
+        for (j = 0; j < nsp; j++) {
+          tp_vk_datatype dts[4];
+          size_t nitems = 1, ndim = sp[j].rank ? sp[j].rank : max4 ? 4 : 5;
+          int last = j + 1 == nsp;
+          if (sp[j].kind == '.') { /* values of any kind stand there: an Int, a Null, a String */
+            if (!extra) continue;
+            TPT_STATUS(tp_vk_add_int(g, 3, &args[n++]), TP_OK);
+            TPT_STATUS(tp_vk_add_null(g, &args[n++]), TP_OK);
+            TPT_STATUS(tp_vk_add_string(g, "cpu", &args[n++]), TP_OK);
+            continue;
           }
-          memcpy(names + nl, p, (size_t)(colon - p));
-          nl += (size_t)(colon - p);
-          names[nl] = '\0';
+          if (last && outs) {
+            size_t sets = 1;
+            for (k = 0; k < outs_len; k++) sets += outs[k] == ',';
+            nitems = sp[j].kind == 'V' ? (sets < 4 ? sets : 4) : 1;
+            for (k = 0; k < nitems; k++) dts[k] = sweep_dt(outs, outs_len, k, pass);
+          } else {
+            dts[0] = sweep_dt(types, ins, last ? 0 : j, pass);
+          }
+          args[n++] = sweep_arg(g, sp[j].kind, dts, nitems, ndim, pass);
         }
-        p = colon + 2;
-        while (*p && *p != ' ') {
-          if (*p >= '1' && *p <= '6') ndim = (size_t)(*p - '0');
-          p++;
-        }
-        args[n++] = sweep_arg(g, colon[1], ndim, null);
-        while (*p == ' ') p++;
+        TPT_STATUS(tp_vk_add_op(g, 0, name, args, n), TP_OK);
+        if (tp_vk_graph_status(g) != TP_OK)
+          printf("  %s refused its own description (%s {%s}), pass %d, %lu extra: %s\n", name,
+                 tp_vk_op_args(i), types, pass, (unsigned long)extra, tp_vk_graph_error(g));
+        else
+          calls++;
+        tp_vk_graph_destroy(g);
       }
-      TPT_STATUS(tp_vk_add_op(g, 0, tp_vk_op_name(i), args, n), TP_OK);
-      if (tp_vk_graph_status(g) != TP_OK)
-        printf("  %s refused its own description (%s): %s\n", tp_vk_op_name(i), a,
-               tp_vk_graph_error(g));
-      tp_vk_graph_destroy(g);
-      g = graph(0);
-      {
-        size_t k;
-        for (k = 0; k + 1 < n; k++) args[k] = sweep_arg(g, '*', 0, 0);
+    }
+    { /* one short of the (minimum) count */
+      tp_vk_graph *g = graph(0);
+      uint32_t args[32];
+      size_t k;
+      for (k = 0; k + 1 < fixed; k++) TPT_STATUS(tp_vk_add_null(g, &args[k]), TP_OK);
+      snprintf(want, sizeof want, "operator 0 \"%s\": %lu arguments given, it takes %s%lu (%s)",
+               name, (unsigned long)(fixed - 1), var == nsp ? "" : "at least ",
+               (unsigned long)fixed, names);
+      if (strlen(want) >= TP_ERROR_MAX) { /* the sentence stops at the error's size */
+        want[TP_ERROR_MAX - 1] = '\0';
+        cut++;
       }
-      snprintf(want, sizeof want, "operator 0 \"%s\": %lu arguments given, it takes %lu (%s)",
-               tp_vk_op_name(i), (unsigned long)(n - 1), (unsigned long)n, names);
-      TPT_STATUS(tp_vk_add_op(g, 0, tp_vk_op_name(i), args, n - 1), TP_ERR_INVALID);
+      TPT_STATUS(tp_vk_add_op(g, 0, name, args, fixed - 1), TP_ERR_INVALID);
       TPT_EQ_STR(tp_vk_graph_error(g), want);
       tp_vk_graph_destroy(g);
     }
   }
-  TPT_EQ_U64(swept, 56);
+  TPT_EQ_U64(swept, 157);
+  TPT_EQ_U64(variadic, 10);
+  TPT_EQ_U64(calls, 2 * (157 + 10));
+  /* et_vk.q8ta_conv2d_transposed and etvk.test_conv2d_q8ta_q8csw_q8to: 17 and 16 names, the
+     count sentence longer than TP_ERROR_MAX - 1 characters, so it ends inside the names */
+  TPT_EQ_U64(cut, 2);
 }
 
 /* With other_runtime set, every refused call above is written as given. */
