@@ -741,12 +741,12 @@ TPDEF void tp__keyset_free(tp__keyset *t);
    keyset probe looks at, every key comparison of a linear key scan, every comparison of a
    sort or binary search (of names: 1 + len / 16) and every 64-byte block tp_sha256_update
    hashes straight from its input, and every entry of a safetensors header (a tensor, a
-   __metadata__ pair) adds to tp__count_steps, and every visit a tp_fb_reader charges (tp_fb_reader's visit budget: a table opened, a vector
-   element, a string as 1 + len / 16) adds to tp__count_visits, whatever the reader's budget
-   (also the unbudgeted readers'). Their sum is the work a reader does on input it does not
-   trust: a test counts it instead of timing it (tests/test_linear.c), and the fuzz flavor
-   bounds it per input byte (fuzz/fuzz_bound.h). Without the macro nothing is counted and the
-   variables do not exist. */
+   __metadata__ pair) adds to tp__count_steps, and every visit a tp_fb_reader charges
+   (tp_fb_reader's visit budget: a table opened, a vector element, a string as 1 + len / 16)
+   adds to tp__count_visits, whatever the reader's budget (also the unbudgeted readers'). Their
+   sum is the work a reader does on input it does not trust: a test counts it instead of timing
+   it (tests/test_linear.c), and the fuzz flavor bounds it per input byte (fuzz/fuzz_bound.h).
+   Without the macro nothing is counted and the variables do not exist. */
 #ifdef TP_COUNT_STEPS
 extern unsigned long long tp__count_steps, tp__count_visits;
 #define TP__STEP() (tp__count_steps++)

@@ -556,7 +556,7 @@ static void test_pte_shared_specs(void) {
 }
 
 /* n ValueLists that are one table of n items: the work tp_vk_check_blob and tp_vk_read_blob
-   count (visits of the walk, steps of its lookups) before the visit budget stops them. */
+   count (the visits of their walks) before the visit budget stops them. */
 static unsigned long long vk_list_work(size_t n) {
   size_t sz = 0;
   unsigned char *p = shape_vk_shared_list(n, &sz);
@@ -1015,8 +1015,9 @@ static void test_tpdump_shared_once(void) {
 }
 
 /* tp_xnn_pte_missing_keys and tp_vk_pte_missing_keys over a program whose n named constants
-   all live outside it: the work counted (steps and visits) at n and 2n. Each missing key was compared
-   with every one found before it (n^2 / 2 comparisons); one keyed set makes the walk linear. */
+   all live outside it: the work counted (steps and visits) at n and 2n. Each missing key was
+   compared with every one found before it (n^2 / 2 comparisons); one keyed set makes the walk
+   linear. */
 typedef tp_status (*missing_fn)(tp_pte_file *, size_t, tp_ptd *, const char **, size_t,
                                 size_t *, tp_error *);
 
