@@ -2261,12 +2261,13 @@ TPDEF void tp__keyset_free(tp__keyset *t);
 /* Test builds only: with TP_COUNT_STEPS defined (before the implementation), every slot a
    keyset probe looks at, every key comparison of a linear key scan, every comparison of a
    sort or binary search (of names: 1 + len / 16) and every 64-byte block tp_sha256_update
-   hashes straight from its input adds to tp__count_steps, and every visit a tp_fb_reader charges (tp_fb_reader's visit budget: a table opened, a vector
-   element, a string as 1 + len / 16) adds to tp__count_visits, whatever the reader's budget
-   (also the unbudgeted readers'). Their sum is the work a reader does on input it does not
-   trust: a test counts it instead of timing it (tests/test_linear.c), and the fuzz flavor
-   bounds it per input byte (fuzz/fuzz_bound.h). Without the macro nothing is counted and the
-   variables do not exist. */
+   hashes straight from its input, and every entry of a safetensors header (a tensor, a
+   __metadata__ pair) adds to tp__count_steps, and every visit a tp_fb_reader charges
+   (tp_fb_reader's visit budget: a table opened, a vector element, a string as 1 + len / 16)
+   adds to tp__count_visits, whatever the reader's budget (also the unbudgeted readers'). Their
+   sum is the work a reader does on input it does not trust: a test counts it instead of timing
+   it (tests/test_linear.c), and the fuzz flavor bounds it per input byte (fuzz/fuzz_bound.h).
+   Without the macro nothing is counted and the variables do not exist. */
 #ifdef TP_COUNT_STEPS
 extern unsigned long long tp__count_steps, tp__count_visits;
 #define TP__STEP() (tp__count_steps++)
@@ -12467,6 +12468,7 @@ static tp_status tp__st_metadata(tp__json *j) {
   }
   for (;;) {
     size_t kat, klen, vat, vlen;
+    TP__STEP();
     if ((s = tp__json_string(j, &kat, &klen)) != TP_OK) return s;
     if ((s = tp__json_take(j, ':', "expected ':'")) != TP_OK) return s;
     tp__json_ws(j);
@@ -12685,6 +12687,7 @@ static tp_status tp__st_parse(tp_safetensors *st, const unsigned char *f, size_t
   } else {
     for (;;) {
       size_t at, len;
+      TP__STEP();
       if ((s = tp__json_string(&j, &at, &len)) != TP_OK) return s;
       if ((s = tp__json_take(&j, ':', "expected ':'")) != TP_OK) return s;
       if (strcmp(st->jm.pool + at, "__metadata__") == 0) {

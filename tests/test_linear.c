@@ -8,7 +8,7 @@
    of shared tables is still stopped, and its reader sentence ("table budget N exceeded at byte
    P (S-byte buffer)") comes out of tp_xnn_read_blob and tp_xnn_check_blob as itself.
    Issue 21, the worst shapes at N and 2N, each doubling at most 2.6x the work (counted steps
-   or visits, or the best of three timings in one run): 2^11 / 2^12 keys that all collide under
+   or visits, never seconds: speed is bench/'s): 2^11 / 2^12 keys that all collide under
    FNV-1a (the old hash) added to a store and indexed in a .ptd; a .ptd whose entries share
    one long key string; a .pte listing one delegate of n compile specs n times; a Vulkan blob
    whose n ValueLists are one table of n items; n XNNPACK values that are one table;
@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdint.h>
-#include <time.h>
 #include <math.h>
 
 /* The hash seed is the test's to choose (issue 21: bytes never depend on it). */
@@ -444,10 +443,6 @@ static void check_ratio(const char *what, double a, double b) {
   }
 }
 
-static double now_s(void) {
-  return (double)clock() / (double)CLOCKS_PER_SEC;
-}
-
 /* Keys that all collide under FNV-1a: the store's adds and tp_ptd_index, counted. */
 static void fnv_flood(unsigned stages, unsigned long long *adds, unsigned long long *index) {
   unsigned char (*bl)[8] = (unsigned char (*)[8])malloc(2 * stages * 8);
@@ -560,33 +555,29 @@ static void test_pte_shared_specs(void) {
   }
 }
 
-/* n ValueLists that are one table of n items: the best of three timings per size. */
-static double vk_list_time(size_t n) {
+/* n ValueLists that are one table of n items: the work tp_vk_check_blob and tp_vk_read_blob
+   count (the visits of their walks) before the visit budget stops them. */
+static unsigned long long vk_list_work(size_t n) {
   size_t sz = 0;
   unsigned char *p = shape_vk_shared_list(n, &sz);
-  double best = 1e9;
-  int k;
+  unsigned long long before = tp__count_steps + tp__count_visits;
+  tp_error e;
+  tp_vk_blob rb;
   TPT_CHECK(p != NULL);
-  for (k = 0; k < 3; k++) {
-    tp_error e;
-    tp_vk_blob rb;
-    double t0 = now_s();
-    TPT_STATUS(tp_vk_check_blob(p, sz, NULL, &e), TP_ERR_FORMAT);
-    TPT_CONTAINS(e.msg, "visit budget ");
-    TPT_STATUS(tp_vk_read_blob(p, sz, NULL, &rb, &e), TP_ERR_FORMAT);
-    TPT_CONTAINS(e.msg, "visit budget ");
-    tp_vk_blob_free(&rb);
-    t0 = now_s() - t0;
-    if (t0 < best) best = t0;
-  }
+  TPT_STATUS(tp_vk_check_blob(p, sz, NULL, &e), TP_ERR_FORMAT);
+  TPT_CONTAINS(e.msg, "visit budget ");
+  TPT_STATUS(tp_vk_read_blob(p, sz, NULL, &rb, &e), TP_ERR_FORMAT);
+  TPT_CONTAINS(e.msg, "visit budget ");
+  tp_vk_blob_free(&rb);
   free(p);
-  return best;
+  return tp__count_steps + tp__count_visits - before;
 }
 
 static void test_vk_shared_list(void) {
-  double t1 = vk_list_time(40000), t2 = vk_list_time(80000);
-  check_ratio("tp_vk_check_blob + tp_vk_read_blob seconds, shared ValueList", t1 + 0.002,
-              t2 + 0.002);
+  unsigned long long w1 = vk_list_work(40000), w2 = vk_list_work(80000);
+  printf("  tp_vk_check_blob + tp_vk_read_blob: %llu at 40000 items, %llu at 80000\n", w1, w2);
+  check_ratio("tp_vk_check_blob + tp_vk_read_blob work, shared ValueList", (double)w1,
+              (double)w2);
 }
 
 /* n XNNPACK values that are one table: the work tp_xnn_read_blob and tp_xnn_check_blob count
@@ -614,14 +605,13 @@ static void test_xnn_shared_values(void) {
   TPT_CHECK(w2 > 40000 && w2 < 16 * s2); /* the counters see every value; fuzz_xnn_check's k */
 }
 
-/* __metadata__ of n keys: open timed, lookups counted. */
-static void st_meta(size_t n, double *t, unsigned long long *steps) {
+/* __metadata__ of n keys: the open's work and the lookups' steps, counted. */
+static void st_meta(size_t n, unsigned long long *open, unsigned long long *steps) {
   size_t cap = n * 32 + 64, len = 0, i;
   char *h = (char *)malloc(cap + 8), k[40];
   tp_safetensors *st = NULL;
   tp_error err;
   const char *v;
-  double t0;
   unsigned long long before;
   len += (size_t)sprintf(h + 8 + len, "{\"__metadata__\":{");
   for (i = 0; i < n; i++)
@@ -629,9 +619,9 @@ static void st_meta(size_t n, double *t, unsigned long long *steps) {
                            (unsigned long)i);
   len += (size_t)sprintf(h + 8 + len, "}}");
   for (i = 0; i < 8; i++) h[i] = (char)((uint64_t)len >> (8 * i));
-  t0 = now_s();
+  before = tp__count_steps + tp__count_visits;
   TPT_STATUS(tp_safetensors_open(h, len + 8, &st, &err), TP_OK);
-  *t = now_s() - t0;
+  *open = tp__count_steps + tp__count_visits - before;
   before = tp__count_steps;
   for (i = 0; st && i < n; i++) {
     snprintf(k, sizeof k, "key%07lu", (unsigned long)i);
@@ -655,16 +645,11 @@ static void st_meta(size_t n, double *t, unsigned long long *steps) {
 }
 
 static void test_safetensors_metadata_linear(void) {
-  double t1, t2, best1 = 1e9, best2 = 1e9;
-  unsigned long long s1, s2;
-  int k;
-  for (k = 0; k < 3; k++) {
-    st_meta(20000, &t1, &s1);
-    st_meta(40000, &t2, &s2);
-    if (t1 < best1) best1 = t1;
-    if (t2 < best2) best2 = t2;
-  }
-  check_ratio("safetensors open seconds, __metadata__", best1 + 0.002, best2 + 0.002);
+  unsigned long long o1, o2, s1, s2;
+  st_meta(20000, &o1, &s1);
+  st_meta(40000, &o2, &s2);
+  printf("  tp_safetensors_open: %llu at 20000 keys, %llu at 40000\n", o1, o2);
+  check_ratio("tp_safetensors_open work, __metadata__", (double)o1, (double)o2);
   check_ratio("tp_safetensors_metadata steps", (double)s1, (double)s2);
 }
 
@@ -1030,44 +1015,41 @@ static void test_tpdump_shared_once(void) {
 }
 
 /* tp_xnn_pte_missing_keys and tp_vk_pte_missing_keys over a program whose n named constants
-   all live outside it: the seconds (best of three) at n and 2n. Each missing key was compared
-   with every one found before it (n^2 / 2 comparisons); one keyed set makes the walk linear. */
+   all live outside it: the work counted (steps and visits) at n and 2n. Each missing key was
+   compared with every one found before it (n^2 / 2 comparisons); one keyed set makes the walk
+   linear. */
 typedef tp_status (*missing_fn)(tp_pte_file *, size_t, tp_ptd *, const char **, size_t,
                                 size_t *, tp_error *);
 
-/* p written and read back, then fn timed on it (it must count n keys); p destroyed */
-static double missing_keys_best(tp_pte *p, missing_fn fn, size_t n) {
+/* p written and read back, then fn's work counted (it must count n keys); p destroyed */
+static unsigned long long missing_keys_work(tp_pte *p, missing_fn fn, size_t n) {
   tp_pte_file f;
   tp_membuf m;
   tp_sink sink;
   tp_error e;
   size_t count = 0;
-  double best = 1e9;
-  int r;
+  unsigned long long before;
   memset(&m, 0, sizeof m);
   sink = tp_sink_membuf(&m);
   TPT_STATUS(tp_pte_write(p, &sink), TP_OK);
   TPT_STATUS(tp_pte_read(&f, m.data, m.size), TP_OK);
-  for (r = 0; r < 3; r++) {
-    double t0 = now_s(), t;
-    TPT_STATUS(fn(&f, 0, NULL, NULL, 0, &count, &e), TP_OK);
-    t = now_s() - t0;
-    if (t < best) best = t;
-  }
+  before = tp__count_steps + tp__count_visits;
+  TPT_STATUS(fn(&f, 0, NULL, NULL, 0, &count, &e), TP_OK);
+  before = tp__count_steps + tp__count_visits - before;
   TPT_EQ_U64(count, n);
   tp_membuf_free(&m);
   tp_pte_destroy(p);
-  return best;
+  return before;
 }
 
-static double missing_keys_time(size_t n) {
+static unsigned long long xnn_missing_keys_work(size_t n) {
   tp_store *st = NULL;
   tp_xnn_graph *g = NULL;
   tp_xnn_options o;
   tp_pte *p = NULL;
   size_t i, one = 1;
   uint32_t id, x, y;
-  double best;
+  unsigned long long work;
   TPT_STATUS(tp_store_create(NULL, &st), TP_OK);
   memset(&o, 0, sizeof o);
   o.store = st;
@@ -1085,21 +1067,21 @@ static double missing_keys_time(size_t n) {
   }
   TPT_STATUS(tp_pte_create(NULL, &p), TP_OK);
   TPT_STATUS(tp_xnn_add_pte_method(p, "forward", g), TP_OK);
-  best = missing_keys_best(p, tp_xnn_pte_missing_keys, n);
+  work = missing_keys_work(p, tp_xnn_pte_missing_keys, n);
   tp_xnn_graph_destroy(g);
   tp_store_destroy(st);
-  return best;
+  return work;
 }
 
 /* The same program as a Vulkan method. */
-static double vk_missing_keys_time(size_t n) {
+static unsigned long long vk_missing_keys_work(size_t n) {
   tp_store *st = NULL;
   tp_vk_graph *g = NULL;
   tp_vk_options o;
   tp_pte *p = NULL;
   size_t i, one = 1;
   uint32_t id;
-  double best;
+  unsigned long long work;
   TPT_STATUS(tp_store_create(NULL, &st), TP_OK);
   memset(&o, 0, sizeof o);
   o.store = st;
@@ -1110,21 +1092,20 @@ static double vk_missing_keys_time(size_t n) {
   }
   TPT_STATUS(tp_pte_create(NULL, &p), TP_OK);
   TPT_STATUS(tp_vk_add_pte_method(p, "forward", g), TP_OK);
-  best = missing_keys_best(p, tp_vk_pte_missing_keys, n);
+  work = missing_keys_work(p, tp_vk_pte_missing_keys, n);
   tp_vk_graph_destroy(g);
   tp_store_destroy(st);
-  return best;
+  return work;
 }
 
 static void test_missing_keys_linear(void) {
-  double t1 = missing_keys_time(2 * N0), t2 = missing_keys_time(4 * N0);
-  check_ratio("tp_xnn_pte_missing_keys seconds, every named key outside", t1 + 0.002,
-              t2 + 0.002);
-  t1 = vk_missing_keys_time(2 * N0);
-  t2 = vk_missing_keys_time(4 * N0);
-  printf("  tp_vk_pte_missing_keys: %.4f s at %u keys, %.4f s at %u\n", t1, 2 * N0, t2, 4 * N0);
-  check_ratio("tp_vk_pte_missing_keys seconds, every named key outside", t1 + 0.002,
-              t2 + 0.002);
+  unsigned long long w1 = xnn_missing_keys_work(2 * N0), w2 = xnn_missing_keys_work(4 * N0);
+  printf("  tp_xnn_pte_missing_keys: %llu at %u keys, %llu at %u\n", w1, 2 * N0, w2, 4 * N0);
+  check_ratio("tp_xnn_pte_missing_keys work, every named key outside", (double)w1, (double)w2);
+  w1 = vk_missing_keys_work(2 * N0);
+  w2 = vk_missing_keys_work(4 * N0);
+  printf("  tp_vk_pte_missing_keys: %llu at %u keys, %llu at %u\n", w1, 2 * N0, w2, 4 * N0);
+  check_ratio("tp_vk_pte_missing_keys work, every named key outside", (double)w1, (double)w2);
 }
 
 int main(void) {
