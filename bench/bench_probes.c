@@ -201,17 +201,16 @@ static void probe_pte_specs(size_t n) {
 static void probe_vk_list(size_t n) {
   size_t sz = 0;
   unsigned char *p = shape_vk_shared_list(n, &sz);
-  tp_vk_blob_value *v = NULL;
-  uint32_t cnt = 0;
+  tp_vk_blob b;
   tp_error e;
   tp_status st;
   start();
   st = tp_vk_check_blob(p, sz, NULL, &e);
   row("tp_vk_check_blob: values sharing one ValueList", sz, st_str(st, e.msg));
   start();
-  st = tp_vk_read_blob(p, sz, NULL, &v, &cnt, &e);
+  st = tp_vk_read_blob(p, sz, NULL, &b, &e);
   row("tp_vk_read_blob: values sharing one ValueList", sz, st_str(st, e.msg));
-  tp_vk_blob_values_free(v);
+  tp_vk_blob_free(&b);
   free(p);
 }
 
