@@ -3897,13 +3897,14 @@ static void tp__gather(unsigned char *dst, const unsigned char *src, int64_t n, 
 #ifndef TP__PF_ROWS
 #define TP__PF_ROWS 1
 #endif
-#ifndef TP__PF_BLOCK
-#define TP__PF_BLOCK 1
-#endif
 #ifndef TP__PF_ROW_BYTES
 #define TP__PF_ROW_BYTES 256
 #endif
+#ifndef TP__PF_BLOCK
+#define TP__PF_BLOCK 1
+#endif
 #define TP__K_AVX2 1 /* the CPU has AVX2 */
+#define TP__K_C 4    /* the portable C loops only (no SSE2 tile, no streaming store) */
 #ifndef TP__T2_AVX2
 #define TP__T2_AVX2 1 /* the AVX2 16x16 tile for 2-byte elements */
 #endif
@@ -4107,6 +4108,20 @@ static int tp__cpu_avx2(void) { return __builtin_cpu_supports("avx2") ? 1 : 0; }
 static int tp__cpu_avx2(void) { return 0; }
 #endif
 
+/* What the copy kernels use, from what the CPU has (detected at run time): TP__CPU_AVX2 (x86
+   with AVX2), TP__CPU_SSE2 (x86-64's baseline; SSE2 is chosen at compile time), TP__CPU_C (the
+   portable C loops: every other CPU). tp__cpu_cap lowers it - the tests set it to prove every
+   level's bytes on one machine; nothing else writes it. (AVX-512 was measured for the row
+   copies and is not used: no faster than AVX2 here, bench/README.md.) */
+#define TP__CPU_C 0
+#define TP__CPU_SSE2 1
+#define TP__CPU_AVX2 2
+static int tp__cpu_cap = TP__CPU_AVX2;
+static int tp__cpu_level(void) {
+  int l = !TP__SSE2 ? TP__CPU_C : tp__cpu_avx2() ? TP__CPU_AVX2 : TP__CPU_SSE2;
+  return l < tp__cpu_cap ? l : tp__cpu_cap;
+}
+
 /* Scalar transpose of the sub-rectangle [i0, i1) x [j0, j1). */
 static void tp__transpose_scalar(unsigned char *dst, const unsigned char *src, int64_t i0,
                                  int64_t i1, int64_t j0, int64_t j1, int64_t scol, int64_t drow,
@@ -4127,17 +4142,19 @@ static void tp__transpose_scalar(unsigned char *dst, const unsigned char *src, i
 
 typedef void (*tp__tile_fn)(unsigned char *d, int64_t ds, const unsigned char *s, int64_t ss);
 
-/* The tile kernel and its size T for an element size (T = 0: none). */
-static tp__tile_fn tp__tile_for(size_t es, int avx2, int64_t *T) {
+/* The tile kernel and its size T for an element size (T = 0: none); kind: TP__K_AVX2 (the
+   AVX2 tiles), TP__K_C (none: the scalar loops). */
+static tp__tile_fn tp__tile_for(size_t es, int kind, int64_t *T) {
   *T = 0;
-  (void)avx2;
+  (void)kind;
   (void)es;
+  if (kind & TP__K_C) return NULL;
 #if TP__AVX2
-  if (es == 4 && avx2) {
+  if (es == 4 && (kind & TP__K_AVX2)) {
     *T = 8;
     return tp__tile4_8x8_avx2;
   }
-  if (es == 2 && avx2 && TP__T2_AVX2) {
+  if (es == 2 && (kind & TP__K_AVX2) && TP__T2_AVX2) {
     *T = 16;
     return tp__tile2_16x16_avx2;
   }
@@ -4199,11 +4216,12 @@ __attribute__((target("avx2"))) static void tp__super2_avx2(unsigned char *dst,
 }
 #endif
 #undef TP__SUPER_BODY
-static tp__super_fn tp__super_for(size_t es, int avx2) {
-  (void)avx2;
+static tp__super_fn tp__super_for(size_t es, int kind) {
+  (void)kind;
+  if (kind & TP__K_C) return NULL;
 #if TP__AVX2
-  if (es == 4 && avx2) return tp__super4_avx2;
-  if (es == 2 && avx2 && TP__T2_AVX2) return tp__super2_avx2;
+  if (es == 4 && (kind & TP__K_AVX2)) return tp__super4_avx2;
+  if (es == 2 && (kind & TP__K_AVX2) && TP__T2_AVX2) return tp__super2_avx2;
 #endif
 #if TP__SSE2
   switch (es) {
@@ -4222,12 +4240,12 @@ static tp__super_fn tp__super_for(size_t es, int avx2) {
    at least T) built from T x T tiles, source row groups consumed a whole line at a time; tiles
    then scalar loops for the edges. */
 static void tp__transpose_region(unsigned char *dst, const unsigned char *src, int64_t rows,
-                                 int64_t cols, int64_t scol, int64_t drow, size_t es, int avx2) {
+                                 int64_t cols, int64_t scol, int64_t drow, size_t es, int kind) {
   int64_t T, e = (int64_t)es, ss = scol * e, ds = drow * e, ifull = 0, jfull = 0;
-  tp__tile_fn tile = tp__tile_for(es, avx2, &T);
+  tp__tile_fn tile = tp__tile_for(es, kind, &T);
   if (tile) {
     int64_t S = 64 / e < T ? T : 64 / e, rs = rows / S * S, cs = cols / S * S, i, j;
-    tp__super_fn super = tp__super_for(es, avx2);
+    tp__super_fn super = tp__super_for(es, kind);
     if (super) {
       super(dst, src, rs, cs, scol, drow);
     } else {
@@ -4290,6 +4308,7 @@ static tp__block_fn tp__block_for(size_t es, int flags, int64_t *T, int *nt) {
   *T = 0;
   *nt = 0;
   (void)want_nt;
+  if (flags & TP__K_C) return NULL;
 #if TP__AVX2
   if (es == 4 && (flags & TP__K_AVX2)) {
     *T = 8;
@@ -4418,7 +4437,7 @@ static size_t tp__llc_bytes(void) {
    prefetchers) does not - bigger planes take the bounce-buffer blocks below. */
 #define TP__TBUF 32768
 static void tp__transpose_lines(unsigned char *dst, const unsigned char *src, int64_t rows,
-                                int64_t cols, int64_t scol, int64_t drow, size_t es, int avx2,
+                                int64_t cols, int64_t scol, int64_t drow, size_t es, int kind,
                                 int nt) {
   unsigned char buf[TP__TBUF];
   int64_t e = (int64_t)es, B = 64 / e, seg = TP__TBUF / 64, i0, c0, i;
@@ -4428,10 +4447,10 @@ static void tp__transpose_lines(unsigned char *dst, const unsigned char *src, in
     for (c0 = 0; c0 < cols; c0 += seg) {
       int64_t sc = cols - c0 < seg ? cols - c0 : seg;
       tp__transpose_region(buf, src + (i0 + c0 * scol) * e, bi, sc, scol, sc, es,
-                           es == 2 && !TP__T2_LINES ? 0 : avx2);
+                           es == 2 && !TP__T2_LINES ? kind & ~TP__K_AVX2 : kind);
       for (i = 0; i < bi; i++) {
 #if TP__SSE2
-        if (nt) {
+        if (nt && !(kind & TP__K_C)) {
           tp__copy_nt(dst + ((i0 + i) * drow + c0) * e, buf + i * sc * e, (size_t)(sc * e));
           continue;
         }
@@ -4475,13 +4494,13 @@ static void tp__transpose(unsigned char *dst, const unsigned char *src, int64_t 
     /* no aliasing of rows in one cache set: the region kernel straight from the source */
     for (g = 0; g < cols2; g++)
       tp__transpose_region(dst + g * cols * e, src + g * scol2 * e, rows, cols, scol, drow, es,
-                           flags & TP__K_AVX2);
+                           flags & (TP__K_AVX2 | TP__K_C));
     return;
   }
   if (!small && TP__ROUTE_LINES && !nt && (size_t)plane <= tp__llc_bytes() / 4) {
     for (g = 0; g < cols2; g++)
       tp__transpose_lines(dst + g * cols * e, src + g * scol2 * e, rows, cols, scol, drow, es,
-                          flags & TP__K_AVX2, ntp);
+                          flags & (TP__K_AVX2 | TP__K_C), ntp);
     return;
   }
   /* runs of 256 source bytes when streaming (whole output lines per tile row; fewer, longer
@@ -4558,12 +4577,12 @@ static void tp__transpose(unsigned char *dst, const unsigned char *src, int64_t 
 static void tp__plan_copy(const tp__plan *p, unsigned char *dst, int nt) {
   int64_t ostride[TP_MAX_DIMS], lsize[TP_MAX_DIMS], lsrc[TP_MAX_DIMS], ldst[TP_MAX_DIMS];
   int64_t idx[TP_MAX_DIMS], count, it, soff = 0, doff = 0, n, s;
-  int nd = p->nd, inner, k = -1, g2, nl = 0, d, flags = 0;
+  int nd = p->nd, inner, k = -1, g2, nl = 0, d, flags = 0, level;
   int64_t es = (int64_t)p->esize;
   if (p->numel == 0) return;
-#if !TP__SSE2
-  nt = 0;
-#else
+  level = tp__cpu_level();
+  if (level == TP__CPU_C) nt = 0;
+#if TP__SSE2
   if (TP__NT_RUN && nt >= 2 && tp__plan_is_run(p)) { /* beyond the LLC: no read-for-ownership */
     tp__copy_nt(dst, p->base, (size_t)(p->numel * es));
     _mm_sfence();
@@ -4582,7 +4601,7 @@ static void tp__plan_copy(const tp__plan *p, unsigned char *dst, int nt) {
   if (s != 1 && s != 0)
     for (d = 0; d < inner; d++)
       if (p->stride[d] == 1) k = d; /* a unit-stride dim further out: transpose the plane */
-  if (k >= 0) flags = tp__cpu_avx2() ? TP__K_AVX2 : 0;
+  if (k >= 0) flags = level >= TP__CPU_AVX2 ? TP__K_AVX2 : level == TP__CPU_C ? TP__K_C : 0;
   if (nt >= TP__NT_TRANSPOSE && (TP__NT_TILES || TP__NT_PIECES)) flags |= TP__K_NT;
   /* the dim outside the inner one joins the transpose's output rows (a second column level) */
   g2 = k >= 0 && k < inner - 1 ? inner - 1 : -1;
@@ -4610,7 +4629,7 @@ static void tp__plan_copy(const tp__plan *p, unsigned char *dst, int nt) {
 #if TP__SSE2
       /* a long row starts the next one's reads (the hardware prefetchers stop at the end of a
          run and take a while to start on a new one; short rows they follow by stride) */
-      if (TP__PF_ROWS && n * es >= 1024 && it + 1 < count)
+      if (TP__PF_ROWS && n * es >= 1024 && it + 1 < count && level != TP__CPU_C)
         tp__prefetch(p->base + soff, (size_t)(n * es) < TP__PF_ROW_BYTES ? (size_t)(n * es) : TP__PF_ROW_BYTES);
       if (TP__NT_ROWS && nt >= 2 && n * es >= 256) tp__copy_nt(dst + d0, p->base + s0, (size_t)(n * es));
       else
