@@ -4467,16 +4467,16 @@ static void tp__transpose_lines(unsigned char *dst, const unsigned char *src, in
    channels_last tensor) still gives long output rows. flags: TP__K_*; a streaming transpose
    needs a 16-byte aligned output and row stride (else it stores normally); the caller fences
    (_mm_sfence) after the last streaming store. */
+static void tp__transpose_blocks(unsigned char *dst, const unsigned char *src, int64_t rows,
+                                 int64_t cols, int64_t scol, int64_t cols2, int64_t scol2,
+                                 int64_t drow, size_t es, tp__block_fn blk, int64_t T, int nt,
+                                 int ntp, int small);
 static void tp__transpose(unsigned char *dst, const unsigned char *src, int64_t rows,
                           int64_t cols, int64_t scol, int64_t cols2, int64_t scol2, int64_t drow,
                           size_t es, int flags) {
-  int64_t e = (int64_t)es, T, Bi, Bj, i0, j0, k, g, c, ncols = cols * cols2, I, J, SB, plane;
+  int64_t e = (int64_t)es, T, g, ncols = cols * cols2, plane;
   int nt, small, alias, ntp = 0;
   tp__block_fn blk;
-  /* 8-byte alignment is enough for the loads; the buffer is read with unaligned loads */
-  uint64_t buf[TP__TBLOCK / 8], obuf[TP__TBLOCK / 8];
-  unsigned char *b = (unsigned char *)buf, *ob = NULL;
-  const unsigned char *row[TP__TBLOCK / 128]; /* the block's source rows (Bj <= TP__TBLOCK / 128) */
   if ((flags & TP__K_NT) && (((uintptr_t)dst & 15u) != 0 || ((drow * e) & 15) != 0))
     flags &= ~TP__K_NT;
   if ((flags & TP__K_NT) && !TP__NT_TILES && !(es == 8 && TP__NT_TILES8)) {
@@ -4503,6 +4503,21 @@ static void tp__transpose(unsigned char *dst, const unsigned char *src, int64_t 
                           flags & (TP__K_AVX2 | TP__K_C), ntp);
     return;
   }
+  tp__transpose_blocks(dst, src, rows, cols, scol, cols2, scol2, drow, es, blk, T, nt, ntp, small);
+}
+
+/* The cache-block route of tp__transpose (its buffers in this frame only: the other routes do
+   not carry them): blk / T / nt the block kernel, its tile and whether it streams, ntp whether
+   whole pieces are streamed from the second buffer, small whether the plane is one block. */
+static void tp__transpose_blocks(unsigned char *dst, const unsigned char *src, int64_t rows,
+                                 int64_t cols, int64_t scol, int64_t cols2, int64_t scol2,
+                                 int64_t drow, size_t es, tp__block_fn blk, int64_t T, int nt,
+                                 int ntp, int small) {
+  int64_t e = (int64_t)es, Bi, Bj, i0, j0, k, g, c, ncols = cols * cols2, I, J, SB;
+  /* 8-byte alignment is enough for the loads; the buffer is read with unaligned loads */
+  uint64_t buf[TP__TBLOCK / 8], obuf[TP__TBLOCK / 8];
+  unsigned char *b = (unsigned char *)buf, *ob = NULL;
+  const unsigned char *row[TP__TBLOCK / 128]; /* the block's source rows (Bj <= TP__TBLOCK / 128) */
   /* runs of 256 source bytes when streaming (whole output lines per tile row; fewer, longer
      output pieces), 128 otherwise (more source rows per block: longer output pieces in cache) */
   Bi = (nt ? 256 : 128) / e;
