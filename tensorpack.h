@@ -4236,6 +4236,9 @@ static tp__super_fn tp__super_for(size_t es, int kind) {
   return NULL;
 }
 
+#ifndef TP__EDGE_TILES
+#define TP__EDGE_TILES 1 /* partial edge tiles as overlapping whole tiles (0: scalar loops) */
+#endif
 /* Transposes a rows x cols region: super-tiles of S x S (S = one 64-byte line of elements,
    at least T) built from T x T tiles, source row groups consumed a whole line at a time; tiles
    then scalar loops for the edges. */
@@ -4262,6 +4265,22 @@ static void tp__transpose_region(unsigned char *dst, const unsigned char *src, i
     for (i = 0; i < ifull; i += T)
       for (j = i < rs ? cs : 0; j < jfull; j += T)
         tile(dst + (i * drow + j) * e, ds, src + (i + j * scol) * e, ss);
+    /* the last partial tile column and row as whole tiles that overlap the ones before them
+       (the overlapped elements are written twice, with the same bytes): no scalar edges when
+       both sides are at least T (the 54-wide rows of a channels_last slice spent half their
+       instructions in the scalar loop) */
+    if (TP__EDGE_TILES && jfull < cols && jfull > 0) {
+      for (i = 0; i < ifull; i += T)
+        tile(dst + (i * drow + cols - T) * e, ds, src + (i + (cols - T) * scol) * e, ss);
+      jfull = cols;
+    }
+    if (TP__EDGE_TILES && ifull < rows && ifull > 0 && jfull == cols) {
+      for (j = 0; j + T <= cols; j += T)
+        tile(dst + ((rows - T) * drow + j) * e, ds, src + (rows - T + j * scol) * e, ss);
+      if (j < cols)
+        tile(dst + ((rows - T) * drow + cols - T) * e, ds, src + (rows - T + (cols - T) * scol) * e, ss);
+      ifull = rows;
+    }
   }
   if (ifull > 0 && jfull < cols)
     tp__transpose_scalar(dst, src, 0, ifull, jfull, cols, scol, drow, es);
