@@ -3905,6 +3905,7 @@ static void tp__gather(unsigned char *dst, const unsigned char *src, int64_t n, 
 #endif
 #define TP__K_AVX2 1 /* the CPU has AVX2 */
 #define TP__K_C 4    /* the portable C loops only (no SSE2 tile, no streaming store) */
+#define TP__K_PF 8   /* the region kernel prefetches its source rows (a plane out of cache) */
 #ifndef TP__T2_AVX2
 #define TP__T2_AVX2 1 /* the AVX2 16x16 tile for 2-byte elements */
 #endif
@@ -4172,32 +4173,44 @@ static tp__tile_fn tp__tile_for(size_t es, int kind, int64_t *T) {
 }
 
 /* The super-tile loop with the tile call made directly (so it is inlined): rs and cs are
-   multiples of S. One function per kernel. */
+   multiples of S. pf: before each super-tile, ask for the source lines TP__PF_REGION groups of
+   S output rows further on (each of the S source rows the super-tile reads continues there; a
+   big plane has more of them in flight than the hardware prefetchers follow). One function per
+   kernel. */
+#ifndef TP__PF_REGION
+#define TP__PF_REGION 2
+#endif
 typedef void (*tp__super_fn)(unsigned char *dst, const unsigned char *src, int64_t rs,
-                             int64_t cs, int64_t scol, int64_t drow);
+                             int64_t cs, int64_t scol, int64_t drow, int pf);
 #define TP__SUPER_BODY(TILE, T, ES)                                                            \
   int64_t i, j, ii, jj, S = 64 / (ES) < (T) ? (T) : 64 / (ES), ss = scol * (ES),                \
-                        ds = drow * (ES);                                                      \
+                        ds = drow * (ES), ahead = S * TP__PF_REGION;                           \
+  if (!TP__PF_REGION) pf = 0;                                                                  \
   for (i = 0; i < rs; i += S)                                                                  \
-    for (j = 0; j < cs; j += S)                                                                \
+    for (j = 0; j < cs; j += S) {                                                              \
+      if (pf && i + ahead < rs) {                                                              \
+        const unsigned char *q = src + (i + ahead + j * scol) * (ES);                          \
+        for (jj = 0; jj < S; jj++, q += ss) _mm_prefetch((const char *)(const void *)q, _MM_HINT_T0); \
+      }                                                                                        \
       for (jj = j; jj < j + S; jj += (T))                                                      \
         for (ii = i; ii < i + S; ii += (T))                                                    \
-          TILE(dst + (ii * drow + jj) * (ES), ds, src + (ii + jj * scol) * (ES), ss);
+          TILE(dst + (ii * drow + jj) * (ES), ds, src + (ii + jj * scol) * (ES), ss);          \
+    }
 #if TP__SSE2
 static void tp__super1(unsigned char *dst, const unsigned char *src, int64_t rs, int64_t cs,
-                       int64_t scol, int64_t drow) {
+                       int64_t scol, int64_t drow, int pf) {
   TP__SUPER_BODY(tp__tile1_8x8, 8, 1)
 }
 static void tp__super2(unsigned char *dst, const unsigned char *src, int64_t rs, int64_t cs,
-                       int64_t scol, int64_t drow) {
+                       int64_t scol, int64_t drow, int pf) {
   TP__SUPER_BODY(tp__tile2_8x8, 8, 2)
 }
 static void tp__super4(unsigned char *dst, const unsigned char *src, int64_t rs, int64_t cs,
-                       int64_t scol, int64_t drow) {
+                       int64_t scol, int64_t drow, int pf) {
   TP__SUPER_BODY(tp__tile4_4x4, 4, 4)
 }
 static void tp__super8(unsigned char *dst, const unsigned char *src, int64_t rs, int64_t cs,
-                       int64_t scol, int64_t drow) {
+                       int64_t scol, int64_t drow, int pf) {
   TP__SUPER_BODY(tp__tile8_2x2, 2, 8)
 }
 #endif
@@ -4205,13 +4218,13 @@ static void tp__super8(unsigned char *dst, const unsigned char *src, int64_t rs,
 __attribute__((target("avx2"))) static void tp__super4_avx2(unsigned char *dst,
                                                             const unsigned char *src, int64_t rs,
                                                             int64_t cs, int64_t scol,
-                                                            int64_t drow) {
+                                                            int64_t drow, int pf) {
   TP__SUPER_BODY(tp__tile4_8x8_avx2, 8, 4)
 }
 __attribute__((target("avx2"))) static void tp__super2_avx2(unsigned char *dst,
                                                             const unsigned char *src, int64_t rs,
                                                             int64_t cs, int64_t scol,
-                                                            int64_t drow) {
+                                                            int64_t drow, int pf) {
   TP__SUPER_BODY(tp__tile2_16x16_avx2, 16, 2)
 }
 #endif
@@ -4250,7 +4263,7 @@ static void tp__transpose_region(unsigned char *dst, const unsigned char *src, i
     int64_t S = 64 / e < T ? T : 64 / e, rs = rows / S * S, cs = cols / S * S, i, j;
     tp__super_fn super = tp__super_for(es, kind);
     if (super) {
-      super(dst, src, rs, cs, scol, drow);
+      super(dst, src, rs, cs, scol, drow, (kind & TP__K_PF) != 0);
     } else {
       int64_t ii, jj;
       for (i = 0; i < rs; i += S) /* S output rows at a time, written left to right */
@@ -4511,9 +4524,10 @@ static void tp__transpose(unsigned char *dst, const unsigned char *src, int64_t 
   alias = (scol * e) % 4096 == 0 || (drow * e) % 4096 == 0;
   if (!blk || plane <= TP__TDIRECT || (!small && !alias && TP__ROUTE_DIRECT && !(ntp && cols2 == 1 && TP__NT_BOUNCE))) {
     /* no aliasing of rows in one cache set: the region kernel straight from the source */
+    int kind = (flags & (TP__K_AVX2 | TP__K_C)) | (ntp || nt ? TP__K_PF : 0);
     for (g = 0; g < cols2; g++)
       tp__transpose_region(dst + g * cols * e, src + g * scol2 * e, rows, cols, scol, drow, es,
-                           flags & (TP__K_AVX2 | TP__K_C));
+                           kind);
     return;
   }
   if (!small && TP__ROUTE_LINES && !nt && (size_t)plane <= tp__llc_bytes() / 4) {
