@@ -3870,9 +3870,10 @@ static void tp__gather(unsigned char *dst, const unsigned char *src, int64_t n, 
    (element units; strides may be negative). Two levels of blocking:
    - register tiles: square T x T tiles (SSE2 at compile time on x86-64: 8x8 bytes, 8x8 of
      2-byte, 4x4 of 4-byte, 2x2 of 8-byte elements; AVX2 for 2- and 4-byte elements when the
-     CPU has it, chosen at run time), scalar loops for the edges and for element sizes without
-     a tile. (A 16x16 SSE2 byte tile was measured: no faster in cache, slower out of it - 16
-     output rows in flight at once; see bench/README.md.);
+     CPU has it, chosen at run time: tp__cpu_level), scalar loops for element sizes without a
+     tile, for sides shorter than a tile and on CPUs without SSE2 (TP__K_C). (A 16x16 SSE2
+     byte tile was measured: no faster in cache, slower out of it - 16 output rows in flight
+     at once; see bench/README.md.);
    - routes (tp__transpose, measured per row on an AMD EPYC Zen 4 against the 2026-11-30 and
      the previous kernels, bench/README.md): a plane of at most TP__TDIRECT bytes, or one whose
      source and output strides are not multiples of 4 KiB, goes straight through the region
@@ -3897,11 +3898,11 @@ static void tp__gather(unsigned char *dst, const unsigned char *src, int64_t n, 
 #ifndef TP__PF_ROWS
 #define TP__PF_ROWS 1
 #endif
-#ifndef TP__PF_ROW_BYTES
-#define TP__PF_ROW_BYTES 256
-#endif
 #ifndef TP__PF_BLOCK
 #define TP__PF_BLOCK 1
+#endif
+#ifndef TP__PF_ROW_BYTES
+#define TP__PF_ROW_BYTES 256
 #endif
 #define TP__K_AVX2 1 /* the CPU has AVX2 */
 #define TP__K_C 4    /* the portable C loops only (no SSE2 tile, no streaming store) */
@@ -4190,7 +4191,8 @@ typedef void (*tp__super_fn)(unsigned char *dst, const unsigned char *src, int64
     for (j = 0; j < cs; j += S) {                                                              \
       if (pf && i + ahead < rs) {                                                              \
         const unsigned char *q = src + (i + ahead + j * scol) * (ES);                          \
-        for (jj = 0; jj < S; jj++, q += ss) _mm_prefetch((const char *)(const void *)q, _MM_HINT_T0); \
+        for (jj = 0; jj < S; jj++, q += ss)                                                    \
+          _mm_prefetch((const char *)(const void *)q, _MM_HINT_T0);                            \
       }                                                                                        \
       for (jj = j; jj < j + S; jj += (T))                                                      \
         for (ii = i; ii < i + S; ii += (T))                                                    \
@@ -4254,7 +4256,9 @@ static tp__super_fn tp__super_for(size_t es, int kind) {
 #endif
 /* Transposes a rows x cols region: super-tiles of S x S (S = one 64-byte line of elements,
    at least T) built from T x T tiles, source row groups consumed a whole line at a time; tiles
-   then scalar loops for the edges. */
+   for the edge strips, a partial last tile column / row as overlapping whole tiles, scalar
+   loops only where a side is shorter than T. kind: TP__K_AVX2, TP__K_C (scalar loops only),
+   TP__K_PF (the super-tiles prefetch their source rows). */
 static void tp__transpose_region(unsigned char *dst, const unsigned char *src, int64_t rows,
                                  int64_t cols, int64_t scol, int64_t drow, size_t es, int kind) {
   int64_t T, e = (int64_t)es, ss = scol * e, ds = drow * e, ifull = 0, jfull = 0;
@@ -4291,7 +4295,8 @@ static void tp__transpose_region(unsigned char *dst, const unsigned char *src, i
       for (j = 0; j + T <= cols; j += T)
         tile(dst + ((rows - T) * drow + j) * e, ds, src + (rows - T + j * scol) * e, ss);
       if (j < cols)
-        tile(dst + ((rows - T) * drow + cols - T) * e, ds, src + (rows - T + (cols - T) * scol) * e, ss);
+        tile(dst + ((rows - T) * drow + cols - T) * e, ds,
+             src + (rows - T + (cols - T) * scol) * e, ss);
       ifull = rows;
     }
   }
