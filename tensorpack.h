@@ -4100,9 +4100,10 @@ static void tp__gather(unsigned char *dst, const unsigned char *src, int64_t n, 
    (element units; strides may be negative). Two levels of blocking:
    - register tiles: square T x T tiles (SSE2 at compile time on x86-64: 8x8 bytes, 8x8 of
      2-byte, 4x4 of 4-byte, 2x2 of 8-byte elements; AVX2 for 2- and 4-byte elements when the
-     CPU has it, chosen at run time), scalar loops for the edges and for element sizes without
-     a tile. (A 16x16 SSE2 byte tile was measured: no faster in cache, slower out of it - 16
-     output rows in flight at once; see bench/README.md.);
+     CPU has it, chosen at run time: tp__cpu_level), scalar loops for element sizes without a
+     tile, for sides shorter than a tile and on CPUs without SSE2 (TP__K_C). (A 16x16 SSE2
+     byte tile was measured: no faster in cache, slower out of it - 16 output rows in flight
+     at once; see bench/README.md.);
    - routes (tp__transpose, measured per row on an AMD EPYC Zen 4 against the 2026-11-30 and
      the previous kernels, bench/README.md): a plane of at most TP__TDIRECT bytes, or one whose
      source and output strides are not multiples of 4 KiB, goes straight through the region
@@ -4134,6 +4135,9 @@ static void tp__gather(unsigned char *dst, const unsigned char *src, int64_t n, 
 #define TP__PF_ROW_BYTES 256
 #endif
 #define TP__K_AVX2 1 /* the CPU has AVX2 */
+#define TP__K_C 4    /* the portable C loops only (no SSE2 tile, no streaming store) */
+#define TP__K_PF 8   /* the region kernel prefetches its source rows (a plane out of cache) */
+#define TP__K_PFW 16 /* ... and its output lines for writing (one column level: whole rows) */
 #ifndef TP__T2_AVX2
 #define TP__T2_AVX2 1 /* the AVX2 16x16 tile for 2-byte elements */
 #endif
@@ -4337,6 +4341,20 @@ static int tp__cpu_avx2(void) { return __builtin_cpu_supports("avx2") ? 1 : 0; }
 static int tp__cpu_avx2(void) { return 0; }
 #endif
 
+/* What the copy kernels use, from what the CPU has (detected at run time): TP__CPU_AVX2 (x86
+   with AVX2), TP__CPU_SSE2 (x86-64's baseline; SSE2 is chosen at compile time), TP__CPU_C (the
+   portable C loops: every other CPU). tp__cpu_cap lowers it - the tests set it to prove every
+   level's bytes on one machine; nothing else writes it. (AVX-512 was measured for the row
+   copies and is not used: no faster than AVX2 here, bench/README.md.) */
+#define TP__CPU_C 0
+#define TP__CPU_SSE2 1
+#define TP__CPU_AVX2 2
+static int tp__cpu_cap = TP__CPU_AVX2;
+static int tp__cpu_level(void) {
+  int l = !TP__SSE2 ? TP__CPU_C : tp__cpu_avx2() ? TP__CPU_AVX2 : TP__CPU_SSE2;
+  return l < tp__cpu_cap ? l : tp__cpu_cap;
+}
+
 /* Scalar transpose of the sub-rectangle [i0, i1) x [j0, j1). */
 static void tp__transpose_scalar(unsigned char *dst, const unsigned char *src, int64_t i0,
                                  int64_t i1, int64_t j0, int64_t j1, int64_t scol, int64_t drow,
@@ -4357,17 +4375,19 @@ static void tp__transpose_scalar(unsigned char *dst, const unsigned char *src, i
 
 typedef void (*tp__tile_fn)(unsigned char *d, int64_t ds, const unsigned char *s, int64_t ss);
 
-/* The tile kernel and its size T for an element size (T = 0: none). */
-static tp__tile_fn tp__tile_for(size_t es, int avx2, int64_t *T) {
+/* The tile kernel and its size T for an element size (T = 0: none); kind: TP__K_AVX2 (the
+   AVX2 tiles), TP__K_C (none: the scalar loops). */
+static tp__tile_fn tp__tile_for(size_t es, int kind, int64_t *T) {
   *T = 0;
-  (void)avx2;
+  (void)kind;
   (void)es;
+  if (kind & TP__K_C) return NULL;
 #if TP__AVX2
-  if (es == 4 && avx2) {
+  if (es == 4 && (kind & TP__K_AVX2)) {
     *T = 8;
     return tp__tile4_8x8_avx2;
   }
-  if (es == 2 && avx2 && TP__T2_AVX2) {
+  if (es == 2 && (kind & TP__K_AVX2) && TP__T2_AVX2) {
     *T = 16;
     return tp__tile2_16x16_avx2;
   }
@@ -4385,55 +4405,77 @@ static tp__tile_fn tp__tile_for(size_t es, int avx2, int64_t *T) {
 }
 
 /* The super-tile loop with the tile call made directly (so it is inlined): rs and cs are
-   multiples of S. One function per kernel. */
+   multiples of S. pf: before each super-tile, ask for the source lines TP__PF_REGION groups of
+   S output rows further on (each of the S source rows the super-tile reads continues there; a
+   big plane has more of them in flight than the hardware prefetchers follow); pf 2: the AVX2
+   kernels also ask for the output lines those rows fill, for writing (PREFETCHW, a no-op on CPUs
+   without it: the read-for-ownership starts early). One function per kernel. */
+#ifndef TP__PF_REGION
+#define TP__PF_REGION 2
+#endif
+#ifndef TP__PFW_REGION
+#define TP__PFW_REGION 1 /* switch for A/B runs: 0 leaves out the output's write prefetch */
+#endif
 typedef void (*tp__super_fn)(unsigned char *dst, const unsigned char *src, int64_t rs,
-                             int64_t cs, int64_t scol, int64_t drow);
-#define TP__SUPER_BODY(TILE, T, ES)                                                            \
+                             int64_t cs, int64_t scol, int64_t drow, int pf);
+#define TP__SUPER_BODY(TILE, T, ES, PFW)                                                       \
   int64_t i, j, ii, jj, S = 64 / (ES) < (T) ? (T) : 64 / (ES), ss = scol * (ES),                \
-                        ds = drow * (ES);                                                      \
+                        ds = drow * (ES), ahead = S * TP__PF_REGION;                           \
+  if (!TP__PF_REGION) pf = 0;                                                                  \
   for (i = 0; i < rs; i += S)                                                                  \
-    for (j = 0; j < cs; j += S)                                                                \
+    for (j = 0; j < cs; j += S) {                                                              \
+      if (pf && i + ahead < rs) {                                                              \
+        const unsigned char *q = src + (i + ahead + j * scol) * (ES);                          \
+        for (jj = 0; jj < S; jj++, q += ss)                                                    \
+          _mm_prefetch((const char *)(const void *)q, _MM_HINT_T0);                            \
+        if ((PFW) && pf == 2) { /* and the output lines those rows will fill, for writing */   \
+          unsigned char *w = dst + ((i + ahead) * drow + j) * (ES);                            \
+          for (jj = 0; jj < S; jj++, w += ds) __builtin_prefetch(w, 1, 3);                     \
+        }                                                                                      \
+      }                                                                                        \
       for (jj = j; jj < j + S; jj += (T))                                                      \
         for (ii = i; ii < i + S; ii += (T))                                                    \
-          TILE(dst + (ii * drow + jj) * (ES), ds, src + (ii + jj * scol) * (ES), ss);
+          TILE(dst + (ii * drow + jj) * (ES), ds, src + (ii + jj * scol) * (ES), ss);          \
+    }
 #if TP__SSE2
 static void tp__super1(unsigned char *dst, const unsigned char *src, int64_t rs, int64_t cs,
-                       int64_t scol, int64_t drow) {
-  TP__SUPER_BODY(tp__tile1_8x8, 8, 1)
+                       int64_t scol, int64_t drow, int pf) {
+  TP__SUPER_BODY(tp__tile1_8x8, 8, 1, 0)
 }
 static void tp__super2(unsigned char *dst, const unsigned char *src, int64_t rs, int64_t cs,
-                       int64_t scol, int64_t drow) {
-  TP__SUPER_BODY(tp__tile2_8x8, 8, 2)
+                       int64_t scol, int64_t drow, int pf) {
+  TP__SUPER_BODY(tp__tile2_8x8, 8, 2, 0)
 }
 static void tp__super4(unsigned char *dst, const unsigned char *src, int64_t rs, int64_t cs,
-                       int64_t scol, int64_t drow) {
-  TP__SUPER_BODY(tp__tile4_4x4, 4, 4)
+                       int64_t scol, int64_t drow, int pf) {
+  TP__SUPER_BODY(tp__tile4_4x4, 4, 4, 0)
 }
 static void tp__super8(unsigned char *dst, const unsigned char *src, int64_t rs, int64_t cs,
-                       int64_t scol, int64_t drow) {
-  TP__SUPER_BODY(tp__tile8_2x2, 2, 8)
+                       int64_t scol, int64_t drow, int pf) {
+  TP__SUPER_BODY(tp__tile8_2x2, 2, 8, 0)
 }
 #endif
 #if TP__AVX2
-__attribute__((target("avx2"))) static void tp__super4_avx2(unsigned char *dst,
+__attribute__((target("avx2,prfchw"))) static void tp__super4_avx2(unsigned char *dst,
                                                             const unsigned char *src, int64_t rs,
                                                             int64_t cs, int64_t scol,
-                                                            int64_t drow) {
-  TP__SUPER_BODY(tp__tile4_8x8_avx2, 8, 4)
+                                                            int64_t drow, int pf) {
+  TP__SUPER_BODY(tp__tile4_8x8_avx2, 8, 4, 1)
 }
-__attribute__((target("avx2"))) static void tp__super2_avx2(unsigned char *dst,
+__attribute__((target("avx2,prfchw"))) static void tp__super2_avx2(unsigned char *dst,
                                                             const unsigned char *src, int64_t rs,
                                                             int64_t cs, int64_t scol,
-                                                            int64_t drow) {
-  TP__SUPER_BODY(tp__tile2_16x16_avx2, 16, 2)
+                                                            int64_t drow, int pf) {
+  TP__SUPER_BODY(tp__tile2_16x16_avx2, 16, 2, 1)
 }
 #endif
 #undef TP__SUPER_BODY
-static tp__super_fn tp__super_for(size_t es, int avx2) {
-  (void)avx2;
+static tp__super_fn tp__super_for(size_t es, int kind) {
+  (void)kind;
+  if (kind & TP__K_C) return NULL;
 #if TP__AVX2
-  if (es == 4 && avx2) return tp__super4_avx2;
-  if (es == 2 && avx2 && TP__T2_AVX2) return tp__super2_avx2;
+  if (es == 4 && (kind & TP__K_AVX2)) return tp__super4_avx2;
+  if (es == 2 && (kind & TP__K_AVX2) && TP__T2_AVX2) return tp__super2_avx2;
 #endif
 #if TP__SSE2
   switch (es) {
@@ -4448,18 +4490,23 @@ static tp__super_fn tp__super_for(size_t es, int avx2) {
   return NULL;
 }
 
+#ifndef TP__EDGE_TILES
+#define TP__EDGE_TILES 1 /* partial edge tiles as overlapping whole tiles (0: scalar loops) */
+#endif
 /* Transposes a rows x cols region: super-tiles of S x S (S = one 64-byte line of elements,
    at least T) built from T x T tiles, source row groups consumed a whole line at a time; tiles
-   then scalar loops for the edges. */
+   for the edge strips, a partial last tile column / row as overlapping whole tiles, scalar
+   loops only where a side is shorter than T. kind: TP__K_AVX2, TP__K_C (scalar loops only),
+   TP__K_PF (the super-tiles prefetch their source rows). */
 static void tp__transpose_region(unsigned char *dst, const unsigned char *src, int64_t rows,
-                                 int64_t cols, int64_t scol, int64_t drow, size_t es, int avx2) {
+                                 int64_t cols, int64_t scol, int64_t drow, size_t es, int kind) {
   int64_t T, e = (int64_t)es, ss = scol * e, ds = drow * e, ifull = 0, jfull = 0;
-  tp__tile_fn tile = tp__tile_for(es, avx2, &T);
+  tp__tile_fn tile = tp__tile_for(es, kind, &T);
   if (tile) {
     int64_t S = 64 / e < T ? T : 64 / e, rs = rows / S * S, cs = cols / S * S, i, j;
-    tp__super_fn super = tp__super_for(es, avx2);
+    tp__super_fn super = tp__super_for(es, kind);
     if (super) {
-      super(dst, src, rs, cs, scol, drow);
+      super(dst, src, rs, cs, scol, drow, (kind & TP__K_PFW) ? 2 : (kind & TP__K_PF) ? 1 : 0);
     } else {
       int64_t ii, jj;
       for (i = 0; i < rs; i += S) /* S output rows at a time, written left to right */
@@ -4474,6 +4521,23 @@ static void tp__transpose_region(unsigned char *dst, const unsigned char *src, i
     for (i = 0; i < ifull; i += T)
       for (j = i < rs ? cs : 0; j < jfull; j += T)
         tile(dst + (i * drow + j) * e, ds, src + (i + j * scol) * e, ss);
+    /* the last partial tile column and row as whole tiles that overlap the ones before them
+       (the overlapped elements are written twice, with the same bytes): no scalar edges when
+       both sides are at least T (the 54-wide rows of a channels_last slice spent half their
+       instructions in the scalar loop) */
+    if (TP__EDGE_TILES && jfull < cols && jfull > 0) {
+      for (i = 0; i < ifull; i += T)
+        tile(dst + (i * drow + cols - T) * e, ds, src + (i + (cols - T) * scol) * e, ss);
+      jfull = cols;
+    }
+    if (TP__EDGE_TILES && ifull < rows && ifull > 0 && jfull == cols) {
+      for (j = 0; j + T <= cols; j += T)
+        tile(dst + ((rows - T) * drow + j) * e, ds, src + (rows - T + j * scol) * e, ss);
+      if (j < cols)
+        tile(dst + ((rows - T) * drow + cols - T) * e, ds,
+             src + (rows - T + (cols - T) * scol) * e, ss);
+      ifull = rows;
+    }
   }
   if (ifull > 0 && jfull < cols)
     tp__transpose_scalar(dst, src, 0, ifull, jfull, cols, scol, drow, es);
@@ -4520,6 +4584,7 @@ static tp__block_fn tp__block_for(size_t es, int flags, int64_t *T, int *nt) {
   *T = 0;
   *nt = 0;
   (void)want_nt;
+  if (flags & TP__K_C) return NULL;
 #if TP__AVX2
   if (es == 4 && (flags & TP__K_AVX2)) {
     *T = 8;
@@ -4648,7 +4713,7 @@ static size_t tp__llc_bytes(void) {
    prefetchers) does not - bigger planes take the bounce-buffer blocks below. */
 #define TP__TBUF 32768
 static void tp__transpose_lines(unsigned char *dst, const unsigned char *src, int64_t rows,
-                                int64_t cols, int64_t scol, int64_t drow, size_t es, int avx2,
+                                int64_t cols, int64_t scol, int64_t drow, size_t es, int kind,
                                 int nt) {
   unsigned char buf[TP__TBUF];
   int64_t e = (int64_t)es, B = 64 / e, seg = TP__TBUF / 64, i0, c0, i;
@@ -4658,10 +4723,10 @@ static void tp__transpose_lines(unsigned char *dst, const unsigned char *src, in
     for (c0 = 0; c0 < cols; c0 += seg) {
       int64_t sc = cols - c0 < seg ? cols - c0 : seg;
       tp__transpose_region(buf, src + (i0 + c0 * scol) * e, bi, sc, scol, sc, es,
-                           es == 2 && !TP__T2_LINES ? 0 : avx2);
+                           es == 2 && !TP__T2_LINES ? kind & ~TP__K_AVX2 : kind);
       for (i = 0; i < bi; i++) {
 #if TP__SSE2
-        if (nt) {
+        if (nt && !(kind & TP__K_C)) {
           tp__copy_nt(dst + ((i0 + i) * drow + c0) * e, buf + i * sc * e, (size_t)(sc * e));
           continue;
         }
@@ -4678,16 +4743,16 @@ static void tp__transpose_lines(unsigned char *dst, const unsigned char *src, in
    channels_last tensor) still gives long output rows. flags: TP__K_*; a streaming transpose
    needs a 16-byte aligned output and row stride (else it stores normally); the caller fences
    (_mm_sfence) after the last streaming store. */
+static void tp__transpose_blocks(unsigned char *dst, const unsigned char *src, int64_t rows,
+                                 int64_t cols, int64_t scol, int64_t cols2, int64_t scol2,
+                                 int64_t drow, size_t es, tp__block_fn blk, int64_t T, int nt,
+                                 int ntp, int small);
 static void tp__transpose(unsigned char *dst, const unsigned char *src, int64_t rows,
                           int64_t cols, int64_t scol, int64_t cols2, int64_t scol2, int64_t drow,
                           size_t es, int flags) {
-  int64_t e = (int64_t)es, T, Bi, Bj, i0, j0, k, g, c, ncols = cols * cols2, I, J, SB, plane;
+  int64_t e = (int64_t)es, T, g, ncols = cols * cols2, plane;
   int nt, small, alias, ntp = 0;
   tp__block_fn blk;
-  /* 8-byte alignment is enough for the loads; the buffer is read with unaligned loads */
-  uint64_t buf[TP__TBLOCK / 8], obuf[TP__TBLOCK / 8];
-  unsigned char *b = (unsigned char *)buf, *ob = NULL;
-  const unsigned char *row[TP__TBLOCK / 128]; /* the block's source rows (Bj <= TP__TBLOCK / 128) */
   if ((flags & TP__K_NT) && (((uintptr_t)dst & 15u) != 0 || ((drow * e) & 15) != 0))
     flags &= ~TP__K_NT;
   if ((flags & TP__K_NT) && !TP__NT_TILES && !(es == 8 && TP__NT_TILES8)) {
@@ -4703,17 +4768,36 @@ static void tp__transpose(unsigned char *dst, const unsigned char *src, int64_t 
   alias = (scol * e) % 4096 == 0 || (drow * e) % 4096 == 0;
   if (!blk || plane <= TP__TDIRECT || (!small && !alias && TP__ROUTE_DIRECT && !(ntp && cols2 == 1 && TP__NT_BOUNCE))) {
     /* no aliasing of rows in one cache set: the region kernel straight from the source */
+    /* the write prefetch only for one column level: with two (a channels_last slice), each
+       region writes a short piece of every output row and it measured 1.08x [1.04-1.14] slower */
+    int kind = (flags & (TP__K_AVX2 | TP__K_C)) | (ntp || nt ? TP__K_PF : 0);
+    if ((kind & TP__K_PF) && cols2 == 1 && TP__PFW_REGION) kind |= TP__K_PFW;
     for (g = 0; g < cols2; g++)
       tp__transpose_region(dst + g * cols * e, src + g * scol2 * e, rows, cols, scol, drow, es,
-                           flags & TP__K_AVX2);
+                           kind);
     return;
   }
   if (!small && TP__ROUTE_LINES && !nt && (size_t)plane <= tp__llc_bytes() / 4) {
     for (g = 0; g < cols2; g++)
       tp__transpose_lines(dst + g * cols * e, src + g * scol2 * e, rows, cols, scol, drow, es,
-                          flags & TP__K_AVX2, ntp);
+                          flags & (TP__K_AVX2 | TP__K_C), ntp);
     return;
   }
+  tp__transpose_blocks(dst, src, rows, cols, scol, cols2, scol2, drow, es, blk, T, nt, ntp, small);
+}
+
+/* The cache-block route of tp__transpose (its buffers in this frame only: the other routes do
+   not carry them): blk / T / nt the block kernel, its tile and whether it streams, ntp whether
+   whole pieces are streamed from the second buffer, small whether the plane is one block. */
+static void tp__transpose_blocks(unsigned char *dst, const unsigned char *src, int64_t rows,
+                                 int64_t cols, int64_t scol, int64_t cols2, int64_t scol2,
+                                 int64_t drow, size_t es, tp__block_fn blk, int64_t T, int nt,
+                                 int ntp, int small) {
+  int64_t e = (int64_t)es, Bi, Bj, i0, j0, k, g, c, ncols = cols * cols2, I, J, SB;
+  /* 8-byte alignment is enough for the loads; the buffer is read with unaligned loads */
+  uint64_t buf[TP__TBLOCK / 8], obuf[TP__TBLOCK / 8];
+  unsigned char *b = (unsigned char *)buf, *ob = NULL;
+  const unsigned char *row[TP__TBLOCK / 128]; /* the block's source rows (Bj <= TP__TBLOCK / 128) */
   /* runs of 256 source bytes when streaming (whole output lines per tile row; fewer, longer
      output pieces), 128 otherwise (more source rows per block: longer output pieces in cache) */
   Bi = (nt ? 256 : 128) / e;
@@ -4788,12 +4872,12 @@ static void tp__transpose(unsigned char *dst, const unsigned char *src, int64_t 
 static void tp__plan_copy(const tp__plan *p, unsigned char *dst, int nt) {
   int64_t ostride[TP_MAX_DIMS], lsize[TP_MAX_DIMS], lsrc[TP_MAX_DIMS], ldst[TP_MAX_DIMS];
   int64_t idx[TP_MAX_DIMS], count, it, soff = 0, doff = 0, n, s;
-  int nd = p->nd, inner, k = -1, g2, nl = 0, d, flags = 0;
+  int nd = p->nd, inner, k = -1, g2, nl = 0, d, flags = 0, level;
   int64_t es = (int64_t)p->esize;
   if (p->numel == 0) return;
-#if !TP__SSE2
-  nt = 0;
-#else
+  level = tp__cpu_level();
+  if (level == TP__CPU_C) nt = 0;
+#if TP__SSE2
   if (TP__NT_RUN && nt >= 2 && tp__plan_is_run(p)) { /* beyond the LLC: no read-for-ownership */
     tp__copy_nt(dst, p->base, (size_t)(p->numel * es));
     _mm_sfence();
@@ -4812,7 +4896,7 @@ static void tp__plan_copy(const tp__plan *p, unsigned char *dst, int nt) {
   if (s != 1 && s != 0)
     for (d = 0; d < inner; d++)
       if (p->stride[d] == 1) k = d; /* a unit-stride dim further out: transpose the plane */
-  if (k >= 0) flags = tp__cpu_avx2() ? TP__K_AVX2 : 0;
+  if (k >= 0) flags = level >= TP__CPU_AVX2 ? TP__K_AVX2 : level == TP__CPU_C ? TP__K_C : 0;
   if (nt >= TP__NT_TRANSPOSE && (TP__NT_TILES || TP__NT_PIECES)) flags |= TP__K_NT;
   /* the dim outside the inner one joins the transpose's output rows (a second column level) */
   g2 = k >= 0 && k < inner - 1 ? inner - 1 : -1;
@@ -4840,7 +4924,7 @@ static void tp__plan_copy(const tp__plan *p, unsigned char *dst, int nt) {
 #if TP__SSE2
       /* a long row starts the next one's reads (the hardware prefetchers stop at the end of a
          run and take a while to start on a new one; short rows they follow by stride) */
-      if (TP__PF_ROWS && n * es >= 1024 && it + 1 < count)
+      if (TP__PF_ROWS && n * es >= 1024 && it + 1 < count && level != TP__CPU_C)
         tp__prefetch(p->base + soff, (size_t)(n * es) < TP__PF_ROW_BYTES ? (size_t)(n * es) : TP__PF_ROW_BYTES);
       if (TP__NT_ROWS && nt >= 2 && n * es >= 256) tp__copy_nt(dst + d0, p->base + s0, (size_t)(n * es));
       else

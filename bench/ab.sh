@@ -8,6 +8,9 @@
 #   ROUNDS      rounds of each side (default 5, at least 5 for a table that lands with a change)
 #   RUNS        timed runs of each row inside one process (default 7; the process prints medians)
 #   ONLY        only the rows whose name contains this text (bench_compact --only)
+#   MIN=1       each process reports its fastest run instead of its median (bench_compact --min:
+#               on a loaded machine interference only adds time, so the minimum is the run
+#               least disturbed); the table is then the median over rounds of those minimums
 #   CC, CFLAGS  compiler and flags (default cc, -std=c99 -Wall -Wextra -O2)
 #   OLD_CFLAGS, NEW_CFLAGS  extra flags for one side (e.g. -DTP_LLC_BYTES=... to A/B an option)
 #   NEW_HEADER  a tensorpack.h to use as "new" instead of the working tree's
@@ -27,6 +30,7 @@ fi
 ROUNDS=${ROUNDS:-5}
 RUNS=${RUNS:-7}
 ONLY=${ONLY:-}
+MIN=${MIN:-}
 CC=${CC:-cc}
 CFLAGS=${CFLAGS:--std=c99 -Wall -Wextra -O2}
 OLD_CFLAGS=${OLD_CFLAGS:-}
@@ -75,6 +79,7 @@ while [ "$r" -le "$ROUNDS" ]; do
   for side in $order; do
     loads="$loads $(load)"
     if [ -n "$ONLY" ]; then set -- --runs "$RUNS" --only "$ONLY"; else set -- --runs "$RUNS"; fi
+    if [ -n "$MIN" ]; then set -- "$@" --min; fi
     "$TMP/$side/bench" "$@" | sed "s/^/$side $r /" >> "$TMP/rows"
   done
   r=$((r + 1))
@@ -85,7 +90,7 @@ maxload=$(echo "$loads" | tr ' ' '\n' | awk 'NF { if ($1 > m) m = $1 } END { pri
 loaded=$(awk -v m="$maxload" 'BEGIN { print (m >= 1.5) ? 1 : 0 }')
 echo "bench-ab: old = tensorpack.h at $REV${OLD_CFLAGS:+ ($OLD_CFLAGS)}, new = ${NEW_HEADER:-working tree}${NEW_CFLAGS:+ ($NEW_CFLAGS)}; driver: today's bench_compact.c (old side: $OLD_DRIVER)"
 echo "CPU: $cpu, $ncpu CPUs, L3 $l3; vector extensions:$ext"
-echo "rounds: $ROUNDS per side (order rotated), $RUNS timed runs per row and process; load average (1 min) over the run:$loads"
+echo "rounds: $ROUNDS per side (order rotated), $RUNS timed runs per row and process${MIN:+ (each process: its fastest run)}; load average (1 min) over the run:$loads"
 if [ "$loaded" = 1 ]; then
   echo "LOADED RUN: load average reached $maxload (>= 1.5) - timings are not trusted alone"
 fi

@@ -337,8 +337,8 @@ static void test_transpose_kernels(void) {
       for (g = 0; g < cols2; g++) /* cols2 column groups, scol2 apart in the source */
         tp__transpose_scalar(out_a + (size_t)(g * cols) * es, g_mem + (size_t)(g * scol2) * es, 0,
                              rows, 0, cols, scol, drow, es);
-      for (flags = 0; flags < 4; flags++) {
-        int f = flags;
+      for (flags = 0; flags <= 4; flags++) {
+        int f = flags == 4 ? TP__K_C | TP__K_NT : flags; /* 4: the portable loops */
         if ((f & TP__K_AVX2) && !tp__cpu_avx2()) f &= ~TP__K_AVX2;
         memset(out_b, 0, need);
         tp__transpose(out_b, g_mem, rows, cols, scol, cols2, scol2, drow, es, f);
@@ -349,7 +349,7 @@ static void test_transpose_kernels(void) {
         if (cols2 > 1) continue;
         TPT_MEMEQ(out_b, out_a, need);
         memset(out_b, 0, need);
-        tp__transpose_region(out_b, g_mem, rows, cols, scol, drow, es, f & TP__K_AVX2);
+        tp__transpose_region(out_b, g_mem, rows, cols, scol, drow, es, f & (TP__K_AVX2 | TP__K_C));
         TPT_MEMEQ(out_b, out_a, need);
       }
     }
@@ -387,8 +387,8 @@ static void test_transpose_superblocks(void) {
       for (g = 0; g < cols2; g++)
         tp__transpose_scalar(a + (size_t)(g * cols) * es, src + (size_t)(g * scol2) * es, 0,
                              rows, 0, cols, scol, drow, es);
-      for (flags = 0; flags < 4; flags++) {
-        int f = flags;
+      for (flags = 0; flags <= 4; flags++) {
+        int f = flags == 4 ? TP__K_C | TP__K_NT : flags;
         if ((f & TP__K_AVX2) && !tp__cpu_avx2()) f &= ~TP__K_AVX2;
         memset(b, 0, need);
         tp__transpose(b, src, rows, cols, scol, cols2, scol2, drow, es, f);
@@ -644,8 +644,8 @@ static void test_transpose_routes(void) {
           for (g = 0; g < c2; g++)
             tp__transpose_scalar(a + (size_t)(g * cols) * es, src + (size_t)(base + g * scol2) * es,
                                  0, rows, 0, cols, neg ? -scol : scol, drow, es);
-          for (flags = 0; flags < 4; flags++) {
-            int f = flags;
+          for (flags = 0; flags <= 4; flags++) {
+            int f = flags == 4 ? TP__K_C | TP__K_NT : flags;
             if ((f & TP__K_AVX2) && !tp__cpu_avx2()) f &= ~TP__K_AVX2;
             memset(b, 0, need);
             tp__transpose(b, src + (size_t)base * es, rows, cols, neg ? -scol : scol, c2, scol2,
@@ -657,11 +657,60 @@ static void test_transpose_routes(void) {
             if (c2 > 1 || es > 8) continue;
             memset(b, 0, need); /* the line-group kernel on its own, whatever the route */
             tp__transpose_lines(b, src + (size_t)base * es, rows, cols, neg ? -scol : scol, drow,
-                                es, f & TP__K_AVX2, (f & TP__K_NT) != 0);
+                                es, f & (TP__K_AVX2 | TP__K_C), (f & TP__K_NT) != 0);
             TPT_MEMEQ(b, a, need);
           }
           free(src); free(a); free(b);
         }
+}
+
+/* Slices whose rows are long runs (>= 1 KiB: the row copies that prefetch the next row), every
+   element size, odd run lengths and offsets, one and two row levels, through tp_compact_into
+   (exact cap, guard byte) against the reference. */
+static void test_long_rows(void) {
+  static unsigned char ref[1 << 18], got[(1 << 18) + 1];
+  int dt, it, perm[TP_MAX_DIMS] = {0, 1, 2, 3, 4, 5, 6, 7};
+  fill_random(g_mem, sizeof g_mem);
+  for (dt = 0; dt < 4; dt++)
+    for (it = 0; it < 12; it++) {
+      size_t es = tp_dtype_size(k_types[dt]);
+      int64_t run = (int64_t)((1024 + 37 * it) / es) + it % 3, rows = 3 + it * 5;
+      int64_t sz[3] = {2, rows, run}, st[3], off = it % 5;
+      tp_storage s;
+      tp_tensor t;
+      size_t n;
+      st[2] = 1;
+      st[1] = run + 1 + it * 3;
+      st[0] = st[1] * rows + 7;
+      if ((size_t)(off + st[0] * 2) * es > sizeof g_mem) continue;
+      s.data = g_mem;
+      s.nbytes = sizeof g_mem;
+      TPT_STATUS(tp_view(s, k_types[dt], 3, sz, st, off, &t), TP_OK);
+      n = ref_compact(&t, perm, ref);
+      got[n] = 0x5A;
+      TPT_STATUS(tp_compact_into(&t, TP_ORDER_ROW_MAJOR, got, n), TP_OK);
+      TPT_MEMEQ(got, ref, n);
+      TPT_EQ_INT(got[n], 0x5A);
+    }
+}
+
+/* The views of the public calls again with each level of what the copy kernels may use
+   (tp__cpu_cap: the portable C loops, SSE2, AVX2 when the CPU has it): the same bytes. */
+static void test_every_cpu_level(void) {
+  int level, it, zc[2] = {0, 0};
+  for (level = TP__CPU_C; level <= TP__CPU_AVX2; level++) {
+    tp__cpu_cap = level;
+    test_large_paths();
+    test_long_rows();
+    test_big_transpose();
+    for (it = 0; it < 3000; it++) {
+      tp_tensor t;
+      rand_view(&t, k_types[it % 4], 5, 9);
+      check_view_all_ways(&t, zc);
+    }
+  }
+  tp__cpu_cap = TP__CPU_AVX2;
+  TPT_CHECK(zc[0] > 10);
 }
 
 int main(void) {
@@ -672,6 +721,8 @@ int main(void) {
   TPT_RUN(test_transpose_superblocks);
   TPT_RUN(test_transpose_routes);
   TPT_RUN(test_big_transpose);
+  TPT_RUN(test_long_rows);
+  TPT_RUN(test_every_cpu_level);
   TPT_RUN(test_zero_copy_exact);
   TPT_RUN(test_errors);
   TPT_RUN(test_sink_in_place);
