@@ -3551,6 +3551,29 @@ TPDEF tp_status tp_xnn_define_node(tp_xnn_graph *g, int kind, const tp_xnn_node_
                           a->output_max);
 }
 
+/* tp_xnn_define_node from the fields by id as tp__xnn_node_add takes them (floats as bits;
+   vecs / vec_lens the 'v' fields in order): the define calls of shape own fill fields by name. */
+static tp_status tp__xnn_define_v(tp_xnn_graph *g, int kind, const uint32_t *vals,
+                                  const size_t *const *vecs, const size_t *vec_lens,
+                                  int has_minmax, float out_min, float out_max) {
+  tp_xnn_node_args a;
+  const char *l = tp__xnn_layout(kind);
+  size_t i, nv = 0;
+  memset(&a, 0, sizeof a);
+  for (i = 0; l && l[i]; i++) {
+    if (l[i] == 'f') a.f[i] = tp__xnn_bitsf(vals[i]);
+    else if (l[i] != 'v') a.u[i] = vals[i];
+    else {
+      a.vec[i] = vecs[nv];
+      a.vec_len[i] = vec_lens[nv++];
+    }
+  }
+  a.has_output_min_max = has_minmax;
+  a.output_min = out_min;
+  a.output_max = out_max;
+  return tp_xnn_define_node(g, kind, &a);
+}
+
 /* The define calls of the simple shapes (TP_XNN_NODE_LIST's shape column), derived from it: up
    to four ids / flags in the table's field order, the float parameter for its 'f' field. */
 static tp_status tp__xnn_simple(tp_xnn_graph *g, int kind, int mm, float mn, float mx, float p,
@@ -3628,7 +3651,7 @@ TPDEF tp_status tp_xnn_define_fully_connected(tp_xnn_graph *g, float output_min,
   v[TP__XF(XNNFullyConnected, bias_id)] = bias_id;
   v[TP__XF(XNNFullyConnected, output_id)] = output_id;
   v[TP__XF(XNNFullyConnected, flags)] = flags;
-  return tp__xnn_node_add(g, TP_XNN_NODE_FULLY_CONNECTED, v, NULL, NULL, 1, output_min,
+  return tp__xnn_define_v(g, TP_XNN_NODE_FULLY_CONNECTED, v, NULL, NULL, 1, output_min,
                           output_max);
 }
 
@@ -3651,7 +3674,7 @@ static tp_status tp__xnn_conv(tp_xnn_graph *g, int kind, uint32_t *v, size_t gic
   TP__CV(bias_id) = bias;
   TP__CV(output_id) = out;
   TP__CV(flags) = flags;
-  return tp__xnn_node_add(g, kind, v, NULL, NULL, 1, mn, mx);
+  return tp__xnn_define_v(g, kind, v, NULL, NULL, 1, mn, mx);
 }
 
 /* padding, kernel, subsampling (upsampling for deconvolution), dilation */
@@ -4064,7 +4087,7 @@ static tp_status tp__xnn_pool(tp_xnn_graph *g, int kind, uint32_t pt, uint32_t p
   v[TP__XF(_XNNPooling2D, input_id)] = in;
   v[TP__XF(_XNNPooling2D, output_id)] = out;
   v[TP__XF(_XNNPooling2D, flags)] = flags;
-  return tp__xnn_node_add(g, kind, v, NULL, NULL, 1, mn, mx);
+  return tp__xnn_define_v(g, kind, v, NULL, NULL, 1, mn, mx);
 }
 
 TPDEF tp_status tp_xnn_define_average_pooling_2d(
@@ -4106,7 +4129,7 @@ TPDEF tp_status tp_xnn_define_argmax_pooling_2d(
   v[TP__XF(XNNArgMaxPooling2d, output_value_id)] = output_value_id;
   v[TP__XF(XNNArgMaxPooling2d, output_index_id)] = output_index_id;
   v[TP__XF(XNNArgMaxPooling2d, flags)] = flags;
-  return tp__xnn_node_add(g, TP_XNN_NODE_ARGMAX_POOLING_2D, v, NULL, NULL, 0, 0.0f, 0.0f);
+  return tp__xnn_define_v(g, TP_XNN_NODE_ARGMAX_POOLING_2D, v, NULL, NULL, 0, 0.0f, 0.0f);
 }
 
 static tp_status tp__xnn_cat(tp_xnn_graph *g, int kind, uint32_t axis, uint32_t i1, uint32_t i2,
@@ -4121,7 +4144,7 @@ static tp_status tp__xnn_cat(tp_xnn_graph *g, int kind, uint32_t axis, uint32_t 
   v[TP__XF(_XNNCat, output_id)] = out;
   v[TP__XF(_XNNCat, flags)] = flags;
   v[TP__XF(_XNNCat, input5_id)] = i5;
-  return tp__xnn_node_add(g, kind, v, NULL, NULL, 0, 0.0f, 0.0f);
+  return tp__xnn_define_v(g, kind, v, NULL, NULL, 0, 0.0f, 0.0f);
 }
 TPDEF tp_status tp_xnn_define_concatenate2(tp_xnn_graph *g, uint32_t axis, uint32_t input1_id,
                                            uint32_t input2_id, uint32_t output_id,
@@ -4169,7 +4192,7 @@ static tp_status tp__xnn_shape1(tp_xnn_graph *g, int kind, size_t num_dims, cons
   v[TP__XF(XNNStaticTranspose, flags)] = flags;
   vecs[0] = vec;
   lens[0] = num_dims;
-  return tp__xnn_node_add(g, kind, v, vecs, lens, 0, 0.0f, 0.0f);
+  return tp__xnn_define_v(g, kind, v, vecs, lens, 0, 0.0f, 0.0f);
 }
 TPDEF tp_status tp_xnn_define_static_transpose(tp_xnn_graph *g, size_t num_dims,
                                                const size_t *perm, uint32_t input_id,
@@ -4204,7 +4227,7 @@ TPDEF tp_status tp_xnn_define_static_slice(tp_xnn_graph *g, size_t num_dims,
   vecs[0] = offsets;
   vecs[1] = sizes;
   lens[0] = lens[1] = num_dims;
-  return tp__xnn_node_add(g, TP_XNN_NODE_STATIC_SLICE, v, vecs, lens, 0, 0.0f, 0.0f);
+  return tp__xnn_define_v(g, TP_XNN_NODE_STATIC_SLICE, v, vecs, lens, 0, 0.0f, 0.0f);
 }
 
 TPDEF tp_status tp_xnn_define_static_constant_pad(tp_xnn_graph *g, const size_t *pre_paddings,
@@ -4229,7 +4252,7 @@ TPDEF tp_status tp_xnn_define_static_constant_pad(tp_xnn_graph *g, const size_t 
   vecs[0] = pre_paddings;
   vecs[1] = post_paddings;
   lens[0] = lens[1] = g->values[input_id].num_dims;
-  return tp__xnn_node_add(g, TP_XNN_NODE_STATIC_CONSTANT_PAD, v, vecs, lens, 0, 0.0f, 0.0f);
+  return tp__xnn_define_v(g, TP_XNN_NODE_STATIC_CONSTANT_PAD, v, vecs, lens, 0, 0.0f, 0.0f);
 }
 
 TPDEF tp_status tp_xnn_define_static_resize_bilinear_2d(tp_xnn_graph *g, size_t new_height,
@@ -4249,7 +4272,7 @@ TPDEF tp_status tp_xnn_define_static_resize_bilinear_2d(tp_xnn_graph *g, size_t 
   v[TP__XF(XNNStaticResizeBilinear2D, input_id)] = input_id;
   v[TP__XF(XNNStaticResizeBilinear2D, output_id)] = output_id;
   v[TP__XF(XNNStaticResizeBilinear2D, flags)] = flags;
-  return tp__xnn_node_add(g, TP_XNN_NODE_STATIC_RESIZE_BILINEAR_2D, v, NULL, NULL, 0, 0.0f,
+  return tp__xnn_define_v(g, TP_XNN_NODE_STATIC_RESIZE_BILINEAR_2D, v, NULL, NULL, 0, 0.0f,
                           0.0f);
 }
 
@@ -4265,7 +4288,7 @@ TPDEF tp_status tp_xnn_define_scaled_dot_product_attention(tp_xnn_graph *g, uint
   v[TP__XF(XNNScaledDotProductAttention, mask_id)] = mask_id;
   v[TP__XF(XNNScaledDotProductAttention, output_id)] = output_id;
   v[TP__XF(XNNScaledDotProductAttention, flags)] = flags;
-  return tp__xnn_node_add(g, TP_XNN_NODE_SCALED_DOT_PRODUCT_ATTENTION, v, NULL, NULL, 0, 0.0f,
+  return tp__xnn_define_v(g, TP_XNN_NODE_SCALED_DOT_PRODUCT_ATTENTION, v, NULL, NULL, 0, 0.0f,
                           0.0f);
 }
 
