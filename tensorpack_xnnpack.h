@@ -3641,25 +3641,27 @@ TP_XNN_NODE_LIST(TP__XNN_BODY)
 #undef TP__XNN_BODY_Nx1
 #undef TP__XNN_BODY_own
 
+/* The define calls of shape own whose definitions name their parameters as the table's fields
+   (locals for the fields a call does not take): the fields from them, by name. */
+#define TP__XNN_ARG_ID(x) (x)
+#define TP__XNN_ARG_OPT_ID(x) (x)
+#define TP__XNN_ARG_U32(x) ((uint32_t)(x))
+#define TP__XNN_ARG_F32(x) tp__xnn_fbits(x)
+#define TP__XNN_ARG(table, field, id, type) v[id] = TP__XNN_ARG_##type(field);
+#define TP__XNN_ARGS(table) TP_XNN_FIELDS_##table(TP__XNN_ARG)
+
 TPDEF tp_status tp_xnn_define_fully_connected(tp_xnn_graph *g, float output_min,
-                                              float output_max, uint32_t input_id,
+                                              float output_max, uint32_t input1_id,
                                               uint32_t filter_id, uint32_t bias_id,
                                               uint32_t output_id, uint32_t flags) {
   uint32_t v[TP_XNN_NODE_MAX_FIELDS];
-  v[TP__XF(XNNFullyConnected, input1_id)] = input_id;
-  v[TP__XF(XNNFullyConnected, filter_id)] = filter_id;
-  v[TP__XF(XNNFullyConnected, bias_id)] = bias_id;
-  v[TP__XF(XNNFullyConnected, output_id)] = output_id;
-  v[TP__XF(XNNFullyConnected, flags)] = flags;
+  TP__XNN_ARGS(XNNFullyConnected)
   return tp__xnn_define_v(g, TP_XNN_NODE_FULLY_CONNECTED, v, NULL, NULL, 1, output_min,
                           output_max);
 }
 
-/* The three convolutions share _XNNNodeConv; the caller fills the parameters by name. */
-#define TP__CV(field) v[TP__XF(_XNNNodeConv, field)]
-static tp_status tp__xnn_conv(tp_xnn_graph *g, int kind, uint32_t *v, size_t gic, size_t goc,
-                              float mn, float mx, uint32_t in, uint32_t filter, uint32_t bias,
-                              uint32_t out, uint32_t flags) {
+/* The convolutions' channel counts, size_t in the calls, 32 bits in the table. */
+static tp_status tp__xnn_conv_channels(tp_xnn_graph *g, int kind, size_t gic, size_t goc) {
   TP_ASSERT(g);
   if (tp__xnn_guard(g)) return g->err.status;
   if ((uint64_t)gic > (uint64_t)UINT32_MAX || (uint64_t)goc > (uint64_t)UINT32_MAX)
@@ -3667,58 +3669,36 @@ static tp_status tp__xnn_conv(tp_xnn_graph *g, int kind, uint32_t *v, size_t gic
                         "node %u (%s): channel counts %llu / %llu do not fit 32 bits",
                         (unsigned)g->nnodes, tp_xnn_node_name(kind), (unsigned long long)gic,
                         (unsigned long long)goc);
-  TP__CV(group_input_channels) = (uint32_t)gic;
-  TP__CV(group_output_channels) = (uint32_t)goc;
-  TP__CV(input1_id) = in;
-  TP__CV(filter_id) = filter;
-  TP__CV(bias_id) = bias;
-  TP__CV(output_id) = out;
-  TP__CV(flags) = flags;
-  return tp__xnn_define_v(g, kind, v, NULL, NULL, 1, mn, mx);
-}
-
-/* padding, kernel, subsampling (upsampling for deconvolution), dilation */
-static void tp__xnn_conv_window(uint32_t *v, uint32_t pt, uint32_t pr, uint32_t pb, uint32_t pl,
-                                uint32_t kh, uint32_t kw, uint32_t sh, uint32_t sw, uint32_t dh,
-                                uint32_t dw) {
-  memset(v, 0, TP_XNN_NODE_MAX_FIELDS * sizeof *v);
-  TP__CV(padding_top) = pt;
-  TP__CV(padding_right) = pr;
-  TP__CV(padding_bottom) = pb;
-  TP__CV(padding_left) = pl;
-  TP__CV(kernel_height) = kh;
-  TP__CV(kernel_width) = kw;
-  TP__CV(subsampling_height) = sh;
-  TP__CV(subsampling_width) = sw;
-  TP__CV(dilation_height) = dh;
-  TP__CV(dilation_width) = dw;
+  return TP_OK;
 }
 
 TPDEF tp_status tp_xnn_define_convolution_2d(
-    tp_xnn_graph *g, uint32_t input_padding_top, uint32_t input_padding_right,
-    uint32_t input_padding_bottom, uint32_t input_padding_left, uint32_t kernel_height,
-    uint32_t kernel_width, uint32_t subsampling_height, uint32_t subsampling_width,
-    uint32_t dilation_height, uint32_t dilation_width, uint32_t groups,
-    size_t group_input_channels, size_t group_output_channels, float output_min,
-    float output_max, uint32_t input_id, uint32_t filter_id, uint32_t bias_id,
-    uint32_t output_id, uint32_t flags) {
-  uint32_t v[TP_XNN_NODE_MAX_FIELDS];
-  tp__xnn_conv_window(v, input_padding_top, input_padding_right, input_padding_bottom,
-                      input_padding_left, kernel_height, kernel_width, subsampling_height,
-                      subsampling_width, dilation_height, dilation_width);
-  TP__CV(groups) = groups;
-  return tp__xnn_conv(g, TP_XNN_NODE_CONV2D, v, group_input_channels, group_output_channels,
-                      output_min, output_max, input_id, filter_id, bias_id, output_id, flags);
+    tp_xnn_graph *g, uint32_t padding_top, uint32_t padding_right, uint32_t padding_bottom,
+    uint32_t padding_left, uint32_t kernel_height, uint32_t kernel_width,
+    uint32_t subsampling_height, uint32_t subsampling_width, uint32_t dilation_height,
+    uint32_t dilation_width, uint32_t groups, size_t group_input_channels,
+    size_t group_output_channels, float output_min, float output_max, uint32_t input1_id,
+    uint32_t filter_id, uint32_t bias_id, uint32_t output_id, uint32_t flags) {
+  uint32_t v[TP_XNN_NODE_MAX_FIELDS], adjustment_height = 0, adjustment_width = 0;
+  if (tp__xnn_conv_channels(g, TP_XNN_NODE_CONV2D, group_input_channels,
+                            group_output_channels) != TP_OK)
+    return g->err.status;
+  TP__XNN_ARGS(_XNNNodeConv)
+  return tp__xnn_define_v(g, TP_XNN_NODE_CONV2D, v, NULL, NULL, 1, output_min, output_max);
 }
 
+/* Written as the upstream serializer does: groups = input_channels, group_input_channels = 1,
+   group_output_channels = depth_multiplier. */
 TPDEF tp_status tp_xnn_define_depthwise_convolution_2d(
-    tp_xnn_graph *g, uint32_t input_padding_top, uint32_t input_padding_right,
-    uint32_t input_padding_bottom, uint32_t input_padding_left, uint32_t kernel_height,
-    uint32_t kernel_width, uint32_t subsampling_height, uint32_t subsampling_width,
-    uint32_t dilation_height, uint32_t dilation_width, uint32_t depth_multiplier,
-    size_t input_channels, float output_min, float output_max, uint32_t input_id,
-    uint32_t filter_id, uint32_t bias_id, uint32_t output_id, uint32_t flags) {
-  uint32_t v[TP_XNN_NODE_MAX_FIELDS];
+    tp_xnn_graph *g, uint32_t padding_top, uint32_t padding_right, uint32_t padding_bottom,
+    uint32_t padding_left, uint32_t kernel_height, uint32_t kernel_width,
+    uint32_t subsampling_height, uint32_t subsampling_width, uint32_t dilation_height,
+    uint32_t dilation_width, uint32_t depth_multiplier, size_t input_channels, float output_min,
+    float output_max, uint32_t input1_id, uint32_t filter_id, uint32_t bias_id,
+    uint32_t output_id, uint32_t flags) {
+  uint32_t v[TP_XNN_NODE_MAX_FIELDS], adjustment_height = 0, adjustment_width = 0;
+  uint32_t groups = (uint32_t)input_channels, group_input_channels = 1;
+  uint32_t group_output_channels = depth_multiplier;
   TP_ASSERT(g);
   if (tp__xnn_guard(g)) return g->err.status;
   if ((uint64_t)input_channels > (uint64_t)UINT32_MAX)
@@ -3726,33 +3706,27 @@ TPDEF tp_status tp_xnn_define_depthwise_convolution_2d(
                         "node %u (depthwise_convolution_2d): %llu input channels do not fit 32 "
                         "bits",
                         (unsigned)g->nnodes, (unsigned long long)input_channels);
-  tp__xnn_conv_window(v, input_padding_top, input_padding_right, input_padding_bottom,
-                      input_padding_left, kernel_height, kernel_width, subsampling_height,
-                      subsampling_width, dilation_height, dilation_width);
-  TP__CV(groups) = (uint32_t)input_channels;
-  return tp__xnn_conv(g, TP_XNN_NODE_DEPTHWISE_CONV2D, v, 1, depth_multiplier, output_min,
-                      output_max, input_id, filter_id, bias_id, output_id, flags);
+  TP__XNN_ARGS(_XNNNodeConv)
+  return tp__xnn_define_v(g, TP_XNN_NODE_DEPTHWISE_CONV2D, v, NULL, NULL, 1, output_min,
+                          output_max);
 }
 
+/* upsampling goes to the subsampling fields */
 TPDEF tp_status tp_xnn_define_deconvolution_2d(
     tp_xnn_graph *g, uint32_t padding_top, uint32_t padding_right, uint32_t padding_bottom,
     uint32_t padding_left, uint32_t adjustment_height, uint32_t adjustment_width,
-    uint32_t kernel_height, uint32_t kernel_width, uint32_t upsampling_height,
-    uint32_t upsampling_width, uint32_t dilation_height, uint32_t dilation_width,
+    uint32_t kernel_height, uint32_t kernel_width, uint32_t subsampling_height,
+    uint32_t subsampling_width, uint32_t dilation_height, uint32_t dilation_width,
     uint32_t groups, size_t group_input_channels, size_t group_output_channels,
-    float output_min, float output_max, uint32_t input_id, uint32_t filter_id,
+    float output_min, float output_max, uint32_t input1_id, uint32_t filter_id,
     uint32_t bias_id, uint32_t output_id, uint32_t flags) {
   uint32_t v[TP_XNN_NODE_MAX_FIELDS];
-  tp__xnn_conv_window(v, padding_top, padding_right, padding_bottom, padding_left,
-                      kernel_height, kernel_width, upsampling_height, upsampling_width,
-                      dilation_height, dilation_width);
-  TP__CV(groups) = groups;
-  TP__CV(adjustment_height) = adjustment_height;
-  TP__CV(adjustment_width) = adjustment_width;
-  return tp__xnn_conv(g, TP_XNN_NODE_DECONV2D, v, group_input_channels, group_output_channels,
-                      output_min, output_max, input_id, filter_id, bias_id, output_id, flags);
+  if (tp__xnn_conv_channels(g, TP_XNN_NODE_DECONV2D, group_input_channels,
+                            group_output_channels) != TP_OK)
+    return g->err.status;
+  TP__XNN_ARGS(_XNNNodeConv)
+  return tp__xnn_define_v(g, TP_XNN_NODE_DECONV2D, v, NULL, NULL, 1, output_min, output_max);
 }
-#undef TP__CV
 
 /* >>xnn-torch: PyTorch layouts -> XNNPACK's, as views (see "PyTorch layouts" above) */
 #include <math.h>
@@ -4069,66 +4043,36 @@ TPDEF tp_status tp_xnn_define_linear_torch(tp_xnn_graph *g, float output_min, fl
   return tp__xnn_torch_done(s, fid, bid, filter_id_out, bias_id_out);
 }
 
-static tp_status tp__xnn_pool(tp_xnn_graph *g, int kind, uint32_t pt, uint32_t pr, uint32_t pb,
-                              uint32_t pl, uint32_t ph, uint32_t pw, uint32_t sh, uint32_t sw,
-                              uint32_t dh, uint32_t dw, float mn, float mx, uint32_t in,
-                              uint32_t out, uint32_t flags) {
-  uint32_t v[TP_XNN_NODE_MAX_FIELDS];
-  v[TP__XF(_XNNPooling2D, padding_top)] = pt;
-  v[TP__XF(_XNNPooling2D, padding_right)] = pr;
-  v[TP__XF(_XNNPooling2D, padding_bottom)] = pb;
-  v[TP__XF(_XNNPooling2D, padding_left)] = pl;
-  v[TP__XF(_XNNPooling2D, pooling_height)] = ph;
-  v[TP__XF(_XNNPooling2D, pooling_width)] = pw;
-  v[TP__XF(_XNNPooling2D, stride_height)] = sh;
-  v[TP__XF(_XNNPooling2D, stride_width)] = sw;
-  v[TP__XF(_XNNPooling2D, dilation_height)] = dh;
-  v[TP__XF(_XNNPooling2D, dilation_width)] = dw;
-  v[TP__XF(_XNNPooling2D, input_id)] = in;
-  v[TP__XF(_XNNPooling2D, output_id)] = out;
-  v[TP__XF(_XNNPooling2D, flags)] = flags;
-  return tp__xnn_define_v(g, kind, v, NULL, NULL, 1, mn, mx);
-}
-
+/* average pooling writes dilation 1 x 1 */
 TPDEF tp_status tp_xnn_define_average_pooling_2d(
-    tp_xnn_graph *g, uint32_t input_padding_top, uint32_t input_padding_right,
-    uint32_t input_padding_bottom, uint32_t input_padding_left, uint32_t pooling_height,
-    uint32_t pooling_width, uint32_t stride_height, uint32_t stride_width, float output_min,
-    float output_max, uint32_t input_id, uint32_t output_id, uint32_t flags) {
-  return tp__xnn_pool(g, TP_XNN_NODE_AVG_POOLING_2D, input_padding_top, input_padding_right,
-                      input_padding_bottom, input_padding_left, pooling_height, pooling_width,
-                      stride_height, stride_width, 1, 1, output_min, output_max, input_id,
-                      output_id, flags);
+    tp_xnn_graph *g, uint32_t padding_top, uint32_t padding_right, uint32_t padding_bottom,
+    uint32_t padding_left, uint32_t pooling_height, uint32_t pooling_width,
+    uint32_t stride_height, uint32_t stride_width, float output_min, float output_max,
+    uint32_t input_id, uint32_t output_id, uint32_t flags) {
+  uint32_t v[TP_XNN_NODE_MAX_FIELDS], dilation_height = 1, dilation_width = 1;
+  TP__XNN_ARGS(_XNNPooling2D)
+  return tp__xnn_define_v(g, TP_XNN_NODE_AVG_POOLING_2D, v, NULL, NULL, 1, output_min,
+                          output_max);
 }
 
 TPDEF tp_status tp_xnn_define_max_pooling_2d(
-    tp_xnn_graph *g, uint32_t input_padding_top, uint32_t input_padding_right,
-    uint32_t input_padding_bottom, uint32_t input_padding_left, uint32_t pooling_height,
-    uint32_t pooling_width, uint32_t stride_height, uint32_t stride_width,
-    uint32_t dilation_height, uint32_t dilation_width, float output_min, float output_max,
-    uint32_t input_id, uint32_t output_id, uint32_t flags) {
-  return tp__xnn_pool(g, TP_XNN_NODE_MAX_POOLING_2D, input_padding_top, input_padding_right,
-                      input_padding_bottom, input_padding_left, pooling_height, pooling_width,
-                      stride_height, stride_width, dilation_height, dilation_width, output_min,
-                      output_max, input_id, output_id, flags);
+    tp_xnn_graph *g, uint32_t padding_top, uint32_t padding_right, uint32_t padding_bottom,
+    uint32_t padding_left, uint32_t pooling_height, uint32_t pooling_width,
+    uint32_t stride_height, uint32_t stride_width, uint32_t dilation_height,
+    uint32_t dilation_width, float output_min, float output_max, uint32_t input_id,
+    uint32_t output_id, uint32_t flags) {
+  uint32_t v[TP_XNN_NODE_MAX_FIELDS];
+  TP__XNN_ARGS(_XNNPooling2D)
+  return tp__xnn_define_v(g, TP_XNN_NODE_MAX_POOLING_2D, v, NULL, NULL, 1, output_min,
+                          output_max);
 }
 
 TPDEF tp_status tp_xnn_define_argmax_pooling_2d(
-    tp_xnn_graph *g, uint32_t input_padding_top, uint32_t input_padding_right,
-    uint32_t input_padding_bottom, uint32_t input_padding_left, uint32_t pooling_height,
-    uint32_t pooling_width, uint32_t input_id, uint32_t output_value_id,
-    uint32_t output_index_id, uint32_t flags) {
+    tp_xnn_graph *g, uint32_t padding_top, uint32_t padding_right, uint32_t padding_bottom,
+    uint32_t padding_left, uint32_t pooling_height, uint32_t pooling_width, uint32_t input_id,
+    uint32_t output_value_id, uint32_t output_index_id, uint32_t flags) {
   uint32_t v[TP_XNN_NODE_MAX_FIELDS];
-  v[TP__XF(XNNArgMaxPooling2d, padding_top)] = input_padding_top;
-  v[TP__XF(XNNArgMaxPooling2d, padding_right)] = input_padding_right;
-  v[TP__XF(XNNArgMaxPooling2d, padding_bottom)] = input_padding_bottom;
-  v[TP__XF(XNNArgMaxPooling2d, padding_left)] = input_padding_left;
-  v[TP__XF(XNNArgMaxPooling2d, pooling_height)] = pooling_height;
-  v[TP__XF(XNNArgMaxPooling2d, pooling_width)] = pooling_width;
-  v[TP__XF(XNNArgMaxPooling2d, input_id)] = input_id;
-  v[TP__XF(XNNArgMaxPooling2d, output_value_id)] = output_value_id;
-  v[TP__XF(XNNArgMaxPooling2d, output_index_id)] = output_index_id;
-  v[TP__XF(XNNArgMaxPooling2d, flags)] = flags;
+  TP__XNN_ARGS(XNNArgMaxPooling2d)
   return tp__xnn_define_v(g, TP_XNN_NODE_ARGMAX_POOLING_2D, v, NULL, NULL, 0, 0.0f, 0.0f);
 }
 
@@ -4267,11 +4211,7 @@ TPDEF tp_status tp_xnn_define_static_resize_bilinear_2d(tp_xnn_graph *g, size_t 
                         "bits",
                         (unsigned)g->nnodes, (unsigned long long)new_height,
                         (unsigned long long)new_width);
-  v[TP__XF(XNNStaticResizeBilinear2D, new_height)] = (uint32_t)new_height;
-  v[TP__XF(XNNStaticResizeBilinear2D, new_width)] = (uint32_t)new_width;
-  v[TP__XF(XNNStaticResizeBilinear2D, input_id)] = input_id;
-  v[TP__XF(XNNStaticResizeBilinear2D, output_id)] = output_id;
-  v[TP__XF(XNNStaticResizeBilinear2D, flags)] = flags;
+  TP__XNN_ARGS(XNNStaticResizeBilinear2D)
   return tp__xnn_define_v(g, TP_XNN_NODE_STATIC_RESIZE_BILINEAR_2D, v, NULL, NULL, 0, 0.0f,
                           0.0f);
 }
@@ -4281,16 +4221,16 @@ TPDEF tp_status tp_xnn_define_scaled_dot_product_attention(tp_xnn_graph *g, uint
                                                            uint32_t scale_id, uint32_t mask_id,
                                                            uint32_t output_id, uint32_t flags) {
   uint32_t v[TP_XNN_NODE_MAX_FIELDS];
-  v[TP__XF(XNNScaledDotProductAttention, query_id)] = query_id;
-  v[TP__XF(XNNScaledDotProductAttention, key_id)] = key_id;
-  v[TP__XF(XNNScaledDotProductAttention, value_id)] = value_id;
-  v[TP__XF(XNNScaledDotProductAttention, scale_id)] = scale_id;
-  v[TP__XF(XNNScaledDotProductAttention, mask_id)] = mask_id;
-  v[TP__XF(XNNScaledDotProductAttention, output_id)] = output_id;
-  v[TP__XF(XNNScaledDotProductAttention, flags)] = flags;
+  TP__XNN_ARGS(XNNScaledDotProductAttention)
   return tp__xnn_define_v(g, TP_XNN_NODE_SCALED_DOT_PRODUCT_ATTENTION, v, NULL, NULL, 0, 0.0f,
                           0.0f);
 }
+#undef TP__XNN_ARGS
+#undef TP__XNN_ARG
+#undef TP__XNN_ARG_ID
+#undef TP__XNN_ARG_OPT_ID
+#undef TP__XNN_ARG_U32
+#undef TP__XNN_ARG_F32
 
 TPDEF tp_status tp_xnn_set_output_min_max(tp_xnn_graph *g, uint32_t node_index,
                                           float output_min, float output_max) {
