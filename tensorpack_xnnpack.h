@@ -4117,61 +4117,50 @@ TPDEF tp_status tp_xnn_define_concatenate5(tp_xnn_graph *g, uint32_t axis, uint3
                      input4_id, input5_id, output_id, flags);
 }
 
-/* Transpose and reshape have the same field ids (num_dims, one vector, input, output, flags). */
-static tp_status tp__xnn_shape1(tp_xnn_graph *g, int kind, size_t num_dims, const size_t *vec,
-                                uint32_t in, uint32_t out, uint32_t flags) {
-  uint32_t v[TP_XNN_NODE_MAX_FIELDS];
-  const size_t *vecs[1];
-  size_t lens[1];
-  TP_ASSERT(g);
-  if (tp__xnn_guard(g)) return g->err.status;
-  if (num_dims > TP_XNN_MAX_DIMS)
-    return tp__error_set(&g->err, TP_ERR_INVALID, "node %u (%s): %u dims, at most %d",
-                        (unsigned)g->nnodes, tp_xnn_node_name(kind), (unsigned)num_dims,
-                        TP_XNN_MAX_DIMS);
-  memset(v, 0, sizeof v);
-  v[TP__XF(XNNStaticTranspose, num_dims)] = (uint32_t)num_dims;
-  v[TP__XF(XNNStaticTranspose, input_id)] = in;
-  v[TP__XF(XNNStaticTranspose, output_id)] = out;
-  v[TP__XF(XNNStaticTranspose, flags)] = flags;
-  vecs[0] = vec;
-  lens[0] = num_dims;
-  return tp__xnn_define_v(g, kind, v, vecs, lens, 0, 0.0f, 0.0f);
-}
-TPDEF tp_status tp_xnn_define_static_transpose(tp_xnn_graph *g, size_t num_dims,
-                                               const size_t *perm, uint32_t input_id,
-                                               uint32_t output_id, uint32_t flags) {
-  return tp__xnn_shape1(g, TP_XNN_NODE_STATIC_TRANSPOSE, num_dims, perm, input_id, output_id,
-                        flags);
-}
-TPDEF tp_status tp_xnn_define_static_reshape(tp_xnn_graph *g, size_t num_dims,
-                                             const size_t *new_shape, uint32_t input_id,
-                                             uint32_t output_id, uint32_t flags) {
-  return tp__xnn_shape1(g, TP_XNN_NODE_STATIC_RESHAPE, num_dims, new_shape, input_id, output_id,
-                        flags);
-}
-
-TPDEF tp_status tp_xnn_define_static_slice(tp_xnn_graph *g, size_t num_dims,
-                                           const size_t *offsets, const size_t *sizes,
-                                           uint32_t input_id, uint32_t output_id,
-                                           uint32_t flags) {
-  uint32_t v[TP_XNN_NODE_MAX_FIELDS];
+/* Transpose, reshape and slice: num_dims, its vectors (num_dims entries each, in field order),
+   input_id, output_id, flags, found by name in the kind's fields. */
+static tp_status tp__xnn_static(tp_xnn_graph *g, int kind, size_t num_dims, const size_t *v1,
+                                const size_t *v2, uint32_t in, uint32_t out, uint32_t flags) {
+  const tp_xnn_node_desc *d = tp_xnn_describe_node(kind);
+  uint32_t v[TP_XNN_NODE_MAX_FIELDS], i;
   const size_t *vecs[2];
   size_t lens[2];
   TP_ASSERT(g);
   if (tp__xnn_guard(g)) return g->err.status;
   if (num_dims > TP_XNN_MAX_DIMS)
-    return tp__error_set(&g->err, TP_ERR_INVALID, "node %u (static_slice): %u dims, at most %d",
-                        (unsigned)g->nnodes, (unsigned)num_dims, TP_XNN_MAX_DIMS);
+    return tp__error_set(&g->err, TP_ERR_INVALID, "node %u (%s): %u dims, at most %d",
+                        (unsigned)g->nnodes, d->name, (unsigned)num_dims, TP_XNN_MAX_DIMS);
   memset(v, 0, sizeof v);
-  v[TP__XF(XNNStaticSlice, num_dims)] = (uint32_t)num_dims;
-  v[TP__XF(XNNStaticSlice, input_id)] = input_id;
-  v[TP__XF(XNNStaticSlice, output_id)] = output_id;
-  v[TP__XF(XNNStaticSlice, flags)] = flags;
-  vecs[0] = offsets;
-  vecs[1] = sizes;
+  for (i = 0; i < d->nfields; i++) {
+    const char *f = d->fields[i].name;
+    if (!strcmp(f, "num_dims")) v[i] = (uint32_t)num_dims;
+    else if (!strcmp(f, "input_id")) v[i] = in;
+    else if (!strcmp(f, "output_id")) v[i] = out;
+    else if (!strcmp(f, "flags")) v[i] = flags;
+  }
+  vecs[0] = v1;
+  vecs[1] = v2;
   lens[0] = lens[1] = num_dims;
-  return tp__xnn_define_v(g, TP_XNN_NODE_STATIC_SLICE, v, vecs, lens, 0, 0.0f, 0.0f);
+  return tp__xnn_define_v(g, kind, v, vecs, lens, 0, 0.0f, 0.0f);
+}
+TPDEF tp_status tp_xnn_define_static_transpose(tp_xnn_graph *g, size_t num_dims,
+                                               const size_t *perm, uint32_t input_id,
+                                               uint32_t output_id, uint32_t flags) {
+  return tp__xnn_static(g, TP_XNN_NODE_STATIC_TRANSPOSE, num_dims, perm, NULL, input_id,
+                        output_id, flags);
+}
+TPDEF tp_status tp_xnn_define_static_reshape(tp_xnn_graph *g, size_t num_dims,
+                                             const size_t *new_shape, uint32_t input_id,
+                                             uint32_t output_id, uint32_t flags) {
+  return tp__xnn_static(g, TP_XNN_NODE_STATIC_RESHAPE, num_dims, new_shape, NULL, input_id,
+                        output_id, flags);
+}
+TPDEF tp_status tp_xnn_define_static_slice(tp_xnn_graph *g, size_t num_dims,
+                                           const size_t *offsets, const size_t *sizes,
+                                           uint32_t input_id, uint32_t output_id,
+                                           uint32_t flags) {
+  return tp__xnn_static(g, TP_XNN_NODE_STATIC_SLICE, num_dims, offsets, sizes, input_id,
+                        output_id, flags);
 }
 
 TPDEF tp_status tp_xnn_define_static_constant_pad(tp_xnn_graph *g, const size_t *pre_paddings,
