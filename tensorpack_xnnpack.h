@@ -350,70 +350,81 @@ enum { TP_XNN_QUANT_UNION(TP__XNN_UNION_ENUM) TP__XNN_QUANT_END };
 #undef TP__XNN_UNION_ENUM
 
 /* Node kinds: the XNodeUnion members in tag order.
-   X(tag, NAME, define name, union member, table, field list) - the field list is the table's,
-   except for the concatenates (which inputs are required). Adding a node kind: one entry here
-   (plus its table above if it has a new one, and its define call); see tests/README.md. */
-#define TP_XNN_NODE_LIST(X)                                                                 \
-  X(1, ADD, add2, XNNAdd, _XNNNode2x1, _XNNNode2x1)                                          \
-  X(2, FULLY_CONNECTED, fully_connected, XNNFullyConnected, XNNFullyConnected,               \
-    XNNFullyConnected)                                                                       \
-  X(3, SOFTMAX, softmax, XNNSoftmax, _XNNNode1x1, _XNNNode1x1)                               \
-  X(4, SIGMOID, sigmoid, XNNSigmoid, _XNNNode1x1, _XNNNode1x1)                               \
-  X(5, STATIC_TRANSPOSE, static_transpose, XNNStaticTranspose, XNNStaticTranspose,           \
-    XNNStaticTranspose)                                                                      \
-  X(6, CLAMP, clamp, XNNClamp, _XNNNode1x1, _XNNNode1x1)                                     \
-  X(7, CONV2D, convolution_2d, XNNConv2d, _XNNNodeConv, _XNNNodeConv)                        \
-  X(8, DIVIDE, divide, XNNDiv, _XNNNode2x1, _XNNNode2x1)                                     \
-  X(9, STATIC_RESIZE_BILINEAR_2D, static_resize_bilinear_2d, XNNStaticResizeBilinear2D,      \
-    XNNStaticResizeBilinear2D, XNNStaticResizeBilinear2D)                                    \
-  X(10, STATIC_CONSTANT_PAD, static_constant_pad, XNNStaticConstantPad,                      \
-    XNNStaticConstantPad, XNNStaticConstantPad)                                              \
-  X(11, AVG_POOLING_2D, average_pooling_2d, XNNAvgPooling2d, _XNNPooling2D, _XNNPooling2D)   \
-  X(12, MINIMUM, minimum2, XNNMinimum, _XNNNode2x1, _XNNNode2x1)                             \
-  X(13, DEPTHWISE_CONV2D, depthwise_convolution_2d, XNNDepthwiseConv2d, _XNNNodeConv,        \
-    _XNNNodeConv)                                                                            \
-  X(14, MAX_POOLING_2D, max_pooling_2d, XNNMaxPooling2d, _XNNPooling2D, _XNNPooling2D)       \
-  X(15, MULTIPLY, multiply2, XNNMultiply, _XNNNode2x1, _XNNNode2x1)                          \
-  X(16, SUBTRACT, subtract, XNNSubtract, _XNNNode2x1, _XNNNode2x1)                           \
-  X(17, FLOOR, floor, XNNFloor, _XNNNode1x1, _XNNNode1x1)                                    \
-  X(18, CONVERT, convert, XNNConvert, _XNNNode1x1, _XNNNode1x1)                              \
-  X(19, GLOBAL_AVG_POOLING_2D, global_average_pooling_2d, XNNGlobalAvgPooling2d,             \
-    _XNNNode1x1, _XNNNode1x1)                                                                \
-  X(20, STATIC_RESHAPE, static_reshape, XNNStaticReshape, XNNStaticReshape, XNNStaticReshape) \
-  X(21, ARGMAX_POOLING_2D, argmax_pooling_2d, XNNArgMaxPooling2d, XNNArgMaxPooling2d,        \
-    XNNArgMaxPooling2d)                                                                      \
-  X(22, SQUARE_ROOT, square_root, XNNSquareRoot, _XNNNode1x1, _XNNNode1x1)                   \
-  X(23, CEILING, ceiling, XNNCeiling, _XNNNode1x1, _XNNNode1x1)                              \
-  X(24, HARDSWISH, hardswish, XNNHardswish, _XNNNode1x1, _XNNNode1x1)                        \
-  X(25, LEAKY_RELU, leaky_relu, XNNLeakyReLU, XNNLeakyReLU, XNNLeakyReLU)                    \
-  X(26, MAXIMUM, maximum2, XNNMaximum, _XNNNode2x1, _XNNNode2x1)                             \
-  X(27, NEGATE, negate, XNNNegate, _XNNNode1x1, _XNNNode1x1)                                 \
-  X(28, SQUARE, square, XNNSquare, _XNNNode1x1, _XNNNode1x1)                                 \
-  X(29, ELU, elu, XNNELU, XNNELU, XNNELU)                                                    \
-  X(30, ABS, abs, XNNAbs, _XNNNode1x1, _XNNNode1x1)                                          \
-  X(31, PRELU, prelu, XNNPReLU, _XNNNode2x1, _XNNNode2x1)                                    \
-  X(32, CONCATENATE2, concatenate2, XNNConcatenate2, _XNNCat, _XNNCat2)                      \
-  X(33, CONCATENATE3, concatenate3, XNNConcatenate3, _XNNCat, _XNNCat3)                      \
-  X(34, CONCATENATE4, concatenate4, XNNConcatenate4, _XNNCat, _XNNCat4)                      \
-  X(35, STATIC_SLICE, static_slice, XNNStaticSlice, XNNStaticSlice, XNNStaticSlice)          \
-  X(36, SCALED_DOT_PRODUCT_ATTENTION, scaled_dot_product_attention,                          \
-    XNNScaledDotProductAttention, XNNScaledDotProductAttention, XNNScaledDotProductAttention) \
-  X(37, BATCH_MATRIX_MULTIPLY, batch_matrix_multiply, XNNBatchMatrixMultiply, _XNNNode2x1,   \
-    _XNNNode2x1)                                                                             \
-  X(38, CONCATENATE5, concatenate5, XNNConcatenate5, _XNNCat, _XNNCat5)                      \
-  X(39, DECONV2D, deconvolution_2d, XNNConvTranspose2d, _XNNNodeConv, _XNNNodeConv)          \
-  X(40, RECIPROCAL_SQUARE_ROOT, reciprocal_square_root, XNNReciprocalSquareRoot,             \
-    _XNNNode1x1, _XNNNode1x1)                                                                \
-  X(41, LOG, log, XNNLog, _XNNNode1x1, _XNNNode1x1)                                          \
-  X(42, GELU, gelu, XNNGelu, _XNNNode1x1, _XNNNode1x1)                                       \
-  X(43, TANH, tanh, XNNTanh, _XNNNode1x1, _XNNNode1x1)                                       \
-  X(44, EXP, exp, XNNExp, _XNNNode1x1, _XNNNode1x1)                                          \
-  X(45, SIN, sin, XNNSin, _XNNNode1x1, _XNNNode1x1)                                          \
-  X(46, COPY, copy, XNNCopy, _XNNNode1x1, _XNNNode1x1)                                       \
-  X(47, COS, cos, XNNCos, _XNNNode1x1, _XNNNode1x1)
+   X(tag, NAME, define name, union member, table, field list, shape, rt) - the field list is the
+   table's, except for the concatenates (which inputs are required). shape: the define call's
+   form, from which the simple kinds' define bodies, loader cases and tpdump's printing derive:
+   1x1 (input, output, flags), 1x1m (output_min, output_max first), 1x1f (a float parameter,
+   input, output, flags: the table's field order), 2x1 (input1, input2, output, flags), 2x1m,
+   Nx1 (axis and N inputs: the concatenates, unused inputs written as none), own (a call of its
+   own). rt 1: the loader (TENSORPACK_XNNPACK_RUNTIME) maps the kind onto the XNNPACK call of
+   the same name (every XNNPACK since 2022 has it); rt 0: the loader refuses it. Adding a node
+   kind: one entry here (plus its table above if it has a new one, and for shape own its define
+   call); see tests/README.md. */
+#define TP_XNN_NODE_LIST(X)                                                                      \
+  X(1, ADD, add2, XNNAdd, _XNNNode2x1, _XNNNode2x1, 2x1m, 1)                                     \
+  X(2, FULLY_CONNECTED, fully_connected, XNNFullyConnected, XNNFullyConnected,                   \
+    XNNFullyConnected, own, 1)                                                                   \
+  X(3, SOFTMAX, softmax, XNNSoftmax, _XNNNode1x1, _XNNNode1x1, 1x1, 1)                           \
+  X(4, SIGMOID, sigmoid, XNNSigmoid, _XNNNode1x1, _XNNNode1x1, 1x1, 1)                           \
+  X(5, STATIC_TRANSPOSE, static_transpose, XNNStaticTranspose, XNNStaticTranspose,               \
+    XNNStaticTranspose, own, 0)                                                                  \
+  X(6, CLAMP, clamp, XNNClamp, _XNNNode1x1, _XNNNode1x1, 1x1m, 1)                                \
+  X(7, CONV2D, convolution_2d, XNNConv2d, _XNNNodeConv, _XNNNodeConv, own, 1)                    \
+  X(8, DIVIDE, divide, XNNDiv, _XNNNode2x1, _XNNNode2x1, 2x1m, 1)                                \
+  X(9, STATIC_RESIZE_BILINEAR_2D, static_resize_bilinear_2d, XNNStaticResizeBilinear2D,          \
+    XNNStaticResizeBilinear2D, XNNStaticResizeBilinear2D, own, 1)                                \
+  X(10, STATIC_CONSTANT_PAD, static_constant_pad, XNNStaticConstantPad, XNNStaticConstantPad,    \
+    XNNStaticConstantPad, own, 1)                                                                \
+  X(11, AVG_POOLING_2D, average_pooling_2d, XNNAvgPooling2d, _XNNPooling2D, _XNNPooling2D, own,  \
+    1)                                                                                           \
+  X(12, MINIMUM, minimum2, XNNMinimum, _XNNNode2x1, _XNNNode2x1, 2x1, 1)                         \
+  X(13, DEPTHWISE_CONV2D, depthwise_convolution_2d, XNNDepthwiseConv2d, _XNNNodeConv,            \
+    _XNNNodeConv, own, 1)                                                                        \
+  X(14, MAX_POOLING_2D, max_pooling_2d, XNNMaxPooling2d, _XNNPooling2D, _XNNPooling2D, own, 1)   \
+  X(15, MULTIPLY, multiply2, XNNMultiply, _XNNNode2x1, _XNNNode2x1, 2x1m, 1)                     \
+  X(16, SUBTRACT, subtract, XNNSubtract, _XNNNode2x1, _XNNNode2x1, 2x1m, 1)                      \
+  X(17, FLOOR, floor, XNNFloor, _XNNNode1x1, _XNNNode1x1, 1x1, 1)                                \
+  X(18, CONVERT, convert, XNNConvert, _XNNNode1x1, _XNNNode1x1, 1x1, 1)                          \
+  X(19, GLOBAL_AVG_POOLING_2D, global_average_pooling_2d, XNNGlobalAvgPooling2d, _XNNNode1x1,    \
+    _XNNNode1x1, 1x1m, 1)                                                                        \
+  X(20, STATIC_RESHAPE, static_reshape, XNNStaticReshape, XNNStaticReshape, XNNStaticReshape,    \
+    own, 1)                                                                                      \
+  X(21, ARGMAX_POOLING_2D, argmax_pooling_2d, XNNArgMaxPooling2d, XNNArgMaxPooling2d,            \
+    XNNArgMaxPooling2d, own, 1)                                                                  \
+  X(22, SQUARE_ROOT, square_root, XNNSquareRoot, _XNNNode1x1, _XNNNode1x1, 1x1, 1)               \
+  X(23, CEILING, ceiling, XNNCeiling, _XNNNode1x1, _XNNNode1x1, 1x1, 1)                          \
+  X(24, HARDSWISH, hardswish, XNNHardswish, _XNNNode1x1, _XNNNode1x1, 1x1, 1)                    \
+  X(25, LEAKY_RELU, leaky_relu, XNNLeakyReLU, XNNLeakyReLU, XNNLeakyReLU, 1x1f, 1)               \
+  X(26, MAXIMUM, maximum2, XNNMaximum, _XNNNode2x1, _XNNNode2x1, 2x1, 1)                         \
+  X(27, NEGATE, negate, XNNNegate, _XNNNode1x1, _XNNNode1x1, 1x1, 1)                             \
+  X(28, SQUARE, square, XNNSquare, _XNNNode1x1, _XNNNode1x1, 1x1, 1)                             \
+  X(29, ELU, elu, XNNELU, XNNELU, XNNELU, 1x1f, 1)                                               \
+  X(30, ABS, abs, XNNAbs, _XNNNode1x1, _XNNNode1x1, 1x1, 1)                                      \
+  X(31, PRELU, prelu, XNNPReLU, _XNNNode2x1, _XNNNode2x1, 2x1, 1)                                \
+  X(32, CONCATENATE2, concatenate2, XNNConcatenate2, _XNNCat, _XNNCat2, Nx1, 0)                  \
+  X(33, CONCATENATE3, concatenate3, XNNConcatenate3, _XNNCat, _XNNCat3, Nx1, 0)                  \
+  X(34, CONCATENATE4, concatenate4, XNNConcatenate4, _XNNCat, _XNNCat4, Nx1, 0)                  \
+  X(35, STATIC_SLICE, static_slice, XNNStaticSlice, XNNStaticSlice, XNNStaticSlice, own, 0)      \
+  X(36, SCALED_DOT_PRODUCT_ATTENTION, scaled_dot_product_attention,                              \
+    XNNScaledDotProductAttention, XNNScaledDotProductAttention, XNNScaledDotProductAttention,    \
+    own, 0)                                                                                      \
+  X(37, BATCH_MATRIX_MULTIPLY, batch_matrix_multiply, XNNBatchMatrixMultiply, _XNNNode2x1,       \
+    _XNNNode2x1, 2x1, 0)                                                                         \
+  X(38, CONCATENATE5, concatenate5, XNNConcatenate5, _XNNCat, _XNNCat5, Nx1, 0)                  \
+  X(39, DECONV2D, deconvolution_2d, XNNConvTranspose2d, _XNNNodeConv, _XNNNodeConv, own, 1)      \
+  X(40, RECIPROCAL_SQUARE_ROOT, reciprocal_square_root, XNNReciprocalSquareRoot, _XNNNode1x1,    \
+    _XNNNode1x1, 1x1, 0)                                                                         \
+  X(41, LOG, log, XNNLog, _XNNNode1x1, _XNNNode1x1, 1x1, 0)                                      \
+  X(42, GELU, gelu, XNNGelu, _XNNNode1x1, _XNNNode1x1, 1x1, 0)                                   \
+  X(43, TANH, tanh, XNNTanh, _XNNNode1x1, _XNNNode1x1, 1x1, 0)                                   \
+  X(44, EXP, exp, XNNExp, _XNNNode1x1, _XNNNode1x1, 1x1, 0)                                      \
+  X(45, SIN, sin, XNNSin, _XNNNode1x1, _XNNNode1x1, 1x1, 0)                                      \
+  X(46, COPY, copy, XNNCopy, _XNNNode1x1, _XNNNode1x1, 1x1, 0)                                   \
+  X(47, COS, cos, XNNCos, _XNNNode1x1, _XNNNode1x1, 1x1, 0)
 
-#define TP__XNN_NODE_ENUM(tag, NAME, name, member, table, fields) TP_XNN_NODE_##NAME = tag,
-#define TP__XNN_NODE_ONE(tag, NAME, name, member, table, fields) +1
+#define TP__XNN_NODE_ENUM(tag, NAME, name, member, table, fields, shape, rt) \
+  TP_XNN_NODE_##NAME = tag,
+#define TP__XNN_NODE_ONE(tag, NAME, name, member, table, fields, shape, rt) +1
 typedef enum tp_xnn_node_kind {
   TP_XNN_NODE_NONE = 0,
   TP_XNN_NODE_LIST(TP__XNN_NODE_ENUM)
@@ -582,7 +593,8 @@ typedef struct tp_xnn_table {
 
 /* A node kind: tag, the define call's name without "tp_xnn_define_", the XNodeUnion member
    ("XNNAdd"), its table ("_XNNNode2x1"), and the fields (ids 0, 1, 2 ... in order) with the
-   kind's id rules; layout = the fields' type characters in id order ("iiiu"). */
+   kind's id rules; layout = the fields' type characters in id order ("iiiu"); shape and rt =
+   the list's columns ("2x1m", 1). */
 typedef struct tp_xnn_node_desc {
   int kind;
   const char *name;
@@ -591,6 +603,8 @@ typedef struct tp_xnn_node_desc {
   const char *layout;
   const tp_xnn_field *fields;
   uint32_t nfields;
+  const char *shape;
+  int rt;
 } tp_xnn_node_desc;
 
 /* The description of node kind `kind` (1..TP_XNN_NODE_KINDS), or NULL. */
@@ -699,6 +713,27 @@ TPDEF tp_status tp_xnn_define_dynamically_quantized_tensor_value(
    sentence naming the node ("fully_connected #2"), the value ids and the numbers; what
    ExecuTorch's runtime cannot run is TP_ERR_UNSUPPORTED unless tp_xnn_options.target says
    otherwise. Node flags: TP_XNN_FLAG_* above. */
+
+/* Any node kind, its fields by id (TP_XNN_FIELD(table, field), the order of
+   tp_xnn_describe_node(kind)->fields), as the blob stores them: every tp_xnn_define_<kind> call
+   below fills one and calls tp_xnn_define_node, so a loop over kinds needs no call per kind.
+   Zero-initialise it; each field of the kind's layout is read from the array of its type, the
+   others are ignored. Fields are the schema's, not the define call's arguments where the two
+   differ (depthwise: groups = channels, group_output_channels = the multiplier; the vectors'
+   num_dims is a field of its own). */
+#define TP_XNN_NODE_MAX_FIELDS 20 /* the widest node table (_XNNNodeConv) */
+typedef struct tp_xnn_node_args {
+  uint32_t u[TP_XNN_NODE_MAX_FIELDS];       /* 'i' 'b' value ids (TP_XNN_INVALID_ID: none), 'u' */
+  float f[TP_XNN_NODE_MAX_FIELDS];          /* 'f' fields */
+  const size_t *vec[TP_XNN_NODE_MAX_FIELDS]; /* 'v' fields: vec_len entries, each < 2^32 */
+  size_t vec_len[TP_XNN_NODE_MAX_FIELDS];   /* at most TP_XNN_MAX_DIMS */
+  int has_output_min_max;                   /* 0: no OutputMinMax; 1: output_min / _max */
+  float output_min, output_max;
+} tp_xnn_node_args;
+/* Defines a node of kind `kind` (1..TP_XNN_NODE_KINDS) from a; the checks, errors and
+   sentences of the define calls. TP_ERR_INVALID for an unknown kind or a NULL a (latched, with
+   a sentence naming the node). */
+TPDEF tp_status tp_xnn_define_node(tp_xnn_graph *g, int kind, const tp_xnn_node_args *a);
 
 /* Binary nodes (_XNNNode2x1). */
 TPDEF tp_status tp_xnn_define_add2(tp_xnn_graph *g, float output_min, float output_max,
@@ -1327,13 +1362,13 @@ static const tp_xnn_table tp__xnn_tables[] = {TP_XNN_TABLE_LIST(TP__XNN_TABLE_DE
 #undef TP__XNN_TABLE_DESC
 
 /* each node kind's fields (its table's, with the kind's id rules) */
-#define TP__XNN_NODE_FIELDS(tag, NAME, name, member, table, fields) \
+#define TP__XNN_NODE_FIELDS(tag, NAME, name, member, table, fields, shape, rt) \
   static const tp_xnn_field tp__xnn_nf_##NAME[] = {TP_XNN_FIELDS_##fields(TP__XNN_FIELD_INIT)};
 TP_XNN_NODE_LIST(TP__XNN_NODE_FIELDS)
 #undef TP__XNN_NODE_FIELDS
-#define TP__XNN_NODE_DESC(tag, NAME, name, member, table, fields)                        \
+#define TP__XNN_NODE_DESC(tag, NAME, name, member, table, fields, shape, rt)            \
   {tag, #name, #member, #table, "" TP_XNN_FIELDS_##fields(TP__XNN_LAYOUT_CH), tp__xnn_nf_##NAME, \
-   0 TP_XNN_FIELDS_##fields(TP__XNN_FIELD_ONE)},
+   0 TP_XNN_FIELDS_##fields(TP__XNN_FIELD_ONE), #shape, rt},
 static const tp_xnn_node_desc tp__xnn_nodes[] = {TP_XNN_NODE_LIST(TP__XNN_NODE_DESC)};
 #undef TP__XNN_NODE_DESC
 
@@ -1477,14 +1512,13 @@ typedef struct tp__xnn_value {
   uint32_t qc_min_at, qc_max_at;
 } tp__xnn_value;
 
-#define TP__XNN_MAX_FIELDS 20 /* the widest node table (_XNNNodeConv) */
 #define TP__XF(table, field) ((uint16_t)TP_XNN_FIELD(table, field))
 typedef struct tp__xnn_node {
   int kind;
   int has_minmax;
   float out_min, out_max;
   uint32_t debug_handle;
-  uint32_t f[TP__XNN_MAX_FIELDS]; /* by field id; floats as bits; 'v' fields: vector slot */
+  uint32_t f[TP_XNN_NODE_MAX_FIELDS]; /* by field id; floats as bits; 'v' fields: vector slot */
   uint32_t vec_off[2], vec_len[2];
 } tp__xnn_node;
 
@@ -1602,8 +1636,8 @@ TPDEF uint32_t tp_xnn_graph_num_nodes(const tp_xnn_graph *g) {
 typedef struct tp__xnn_nview {
   int kind;
   unsigned index;                              /* node index, for the sentence */
-  uint32_t f[TP__XNN_MAX_FIELDS];              /* by field id; value ids as the graph numbers them */
-  const tp__xnn_value *v[TP__XNN_MAX_FIELDS];  /* the value of each id field (NULL: none) */
+  uint32_t f[TP_XNN_NODE_MAX_FIELDS];              /* by field id; value ids as the graph numbers them */
+  const tp__xnn_value *v[TP_XNN_NODE_MAX_FIELDS];  /* the value of each id field (NULL: none) */
   uint32_t vec[2][TP_XNN_MAX_DIMS];            /* the 'v' fields in order */
   uint32_t vlen[2];
   int has_minmax;                              /* the node's OutputMinMax, when it has one */
@@ -3493,145 +3527,141 @@ static tp_status tp__xnn_node_add(tp_xnn_graph *g, int kind, const uint32_t *val
   return TP_OK;
 }
 
-static tp_status tp__xnn_2x1(tp_xnn_graph *g, int kind, int mm, float mn, float mx, uint32_t a,
-                             uint32_t b, uint32_t out, uint32_t flags) {
-  uint32_t v[TP__XNN_MAX_FIELDS];
-  v[TP__XF(_XNNNode2x1, input1_id)] = a;
-  v[TP__XF(_XNNNode2x1, input2_id)] = b;
-  v[TP__XF(_XNNNode2x1, output_id)] = out;
-  v[TP__XF(_XNNNode2x1, flags)] = flags;
-  return tp__xnn_node_add(g, kind, v, NULL, NULL, mm, mn, mx);
-}
-
-static tp_status tp__xnn_1x1(tp_xnn_graph *g, int kind, int mm, float mn, float mx, uint32_t in,
-                             uint32_t out, uint32_t flags) {
-  uint32_t v[TP__XNN_MAX_FIELDS];
-  v[TP__XF(_XNNNode1x1, input_id)] = in;
-  v[TP__XF(_XNNNode1x1, output_id)] = out;
-  v[TP__XF(_XNNNode1x1, flags)] = flags;
-  return tp__xnn_node_add(g, kind, v, NULL, NULL, mm, mn, mx);
-}
-
-TPDEF tp_status tp_xnn_define_add2(tp_xnn_graph *g, float output_min, float output_max,
-                                   uint32_t input1_id, uint32_t input2_id, uint32_t output_id,
-                                   uint32_t flags) {
-  return tp__xnn_2x1(g, TP_XNN_NODE_ADD, 1, output_min, output_max, input1_id, input2_id,
-                     output_id, flags);
-}
-TPDEF tp_status tp_xnn_define_subtract(tp_xnn_graph *g, float output_min, float output_max,
-                                       uint32_t input1_id, uint32_t input2_id,
-                                       uint32_t output_id, uint32_t flags) {
-  return tp__xnn_2x1(g, TP_XNN_NODE_SUBTRACT, 1, output_min, output_max, input1_id, input2_id,
-                     output_id, flags);
-}
-TPDEF tp_status tp_xnn_define_multiply2(tp_xnn_graph *g, float output_min, float output_max,
-                                        uint32_t input1_id, uint32_t input2_id,
-                                        uint32_t output_id, uint32_t flags) {
-  return tp__xnn_2x1(g, TP_XNN_NODE_MULTIPLY, 1, output_min, output_max, input1_id, input2_id,
-                     output_id, flags);
-}
-TPDEF tp_status tp_xnn_define_divide(tp_xnn_graph *g, float output_min, float output_max,
-                                     uint32_t input1_id, uint32_t input2_id, uint32_t output_id,
-                                     uint32_t flags) {
-  return tp__xnn_2x1(g, TP_XNN_NODE_DIVIDE, 1, output_min, output_max, input1_id, input2_id,
-                     output_id, flags);
-}
-TPDEF tp_status tp_xnn_define_maximum2(tp_xnn_graph *g, uint32_t input1_id, uint32_t input2_id,
-                                       uint32_t output_id, uint32_t flags) {
-  return tp__xnn_2x1(g, TP_XNN_NODE_MAXIMUM, 0, 0.0f, 0.0f, input1_id, input2_id, output_id,
-                     flags);
-}
-TPDEF tp_status tp_xnn_define_minimum2(tp_xnn_graph *g, uint32_t input1_id, uint32_t input2_id,
-                                       uint32_t output_id, uint32_t flags) {
-  return tp__xnn_2x1(g, TP_XNN_NODE_MINIMUM, 0, 0.0f, 0.0f, input1_id, input2_id, output_id,
-                     flags);
-}
-TPDEF tp_status tp_xnn_define_prelu(tp_xnn_graph *g, uint32_t input_id, uint32_t slope_id,
-                                    uint32_t output_id, uint32_t flags) {
-  return tp__xnn_2x1(g, TP_XNN_NODE_PRELU, 0, 0.0f, 0.0f, input_id, slope_id, output_id, flags);
-}
-TPDEF tp_status tp_xnn_define_batch_matrix_multiply(tp_xnn_graph *g, uint32_t input1_id,
-                                                    uint32_t input2_id, uint32_t output_id,
-                                                    uint32_t flags) {
-  return tp__xnn_2x1(g, TP_XNN_NODE_BATCH_MATRIX_MULTIPLY, 0, 0.0f, 0.0f, input1_id, input2_id,
-                     output_id, flags);
-}
-
-#define TP__XNN_UNARY(fn, KIND)                                                             \
-  TPDEF tp_status tp_xnn_define_##fn(tp_xnn_graph *g, uint32_t input_id, uint32_t output_id, \
-                                     uint32_t flags) {                                      \
-    return tp__xnn_1x1(g, TP_XNN_NODE_##KIND, 0, 0.0f, 0.0f, input_id, output_id, flags);   \
+TPDEF tp_status tp_xnn_define_node(tp_xnn_graph *g, int kind, const tp_xnn_node_args *a) {
+  const char *l = tp__xnn_layout(kind);
+  uint32_t v[TP_XNN_NODE_MAX_FIELDS];
+  const size_t *vecs[2];
+  size_t lens[2], i, nv = 0;
+  TP_ASSERT(g);
+  if (tp__xnn_guard(g)) return g->err.status;
+  if (!l)
+    return tp__error_set(&g->err, TP_ERR_INVALID, "node %u: kind %d is not a node kind (1..%d)",
+                        (unsigned)g->nnodes, kind, (int)TP_XNN_NODE_KINDS);
+  if (!a)
+    return tp__error_set(&g->err, TP_ERR_INVALID, "node %u (%s): no arguments (NULL)",
+                        (unsigned)g->nnodes, tp_xnn_node_name(kind));
+  for (i = 0; l[i]; i++) {
+    v[i] = l[i] == 'f' ? tp__xnn_fbits(a->f[i]) : l[i] == 'v' ? 0u : a->u[i];
+    if (l[i] == 'v') {
+      vecs[nv] = a->vec[i];
+      lens[nv++] = a->vec_len[i];
+    }
   }
-TP__XNN_UNARY(softmax, SOFTMAX)
-TP__XNN_UNARY(sigmoid, SIGMOID)
-TP__XNN_UNARY(floor, FLOOR)
-TP__XNN_UNARY(convert, CONVERT)
-TP__XNN_UNARY(square_root, SQUARE_ROOT)
-TP__XNN_UNARY(ceiling, CEILING)
-TP__XNN_UNARY(hardswish, HARDSWISH)
-TP__XNN_UNARY(negate, NEGATE)
-TP__XNN_UNARY(square, SQUARE)
-TP__XNN_UNARY(abs, ABS)
-TP__XNN_UNARY(reciprocal_square_root, RECIPROCAL_SQUARE_ROOT)
-TP__XNN_UNARY(log, LOG)
-TP__XNN_UNARY(gelu, GELU)
-TP__XNN_UNARY(tanh, TANH)
-TP__XNN_UNARY(exp, EXP)
-TP__XNN_UNARY(sin, SIN)
-TP__XNN_UNARY(cos, COS)
-TP__XNN_UNARY(copy, COPY)
-#undef TP__XNN_UNARY
-
-TPDEF tp_status tp_xnn_define_clamp(tp_xnn_graph *g, float output_min, float output_max,
-                                    uint32_t input_id, uint32_t output_id, uint32_t flags) {
-  return tp__xnn_1x1(g, TP_XNN_NODE_CLAMP, 1, output_min, output_max, input_id, output_id,
-                     flags);
-}
-TPDEF tp_status tp_xnn_define_global_average_pooling_2d(tp_xnn_graph *g, float output_min,
-                                                        float output_max, uint32_t input_id,
-                                                        uint32_t output_id, uint32_t flags) {
-  return tp__xnn_1x1(g, TP_XNN_NODE_GLOBAL_AVG_POOLING_2D, 1, output_min, output_max, input_id,
-                     output_id, flags);
+  return tp__xnn_node_add(g, kind, v, vecs, lens, a->has_output_min_max != 0, a->output_min,
+                          a->output_max);
 }
 
-TPDEF tp_status tp_xnn_define_elu(tp_xnn_graph *g, float alpha, uint32_t input_id,
-                                  uint32_t output_id, uint32_t flags) {
-  uint32_t v[TP__XNN_MAX_FIELDS];
-  v[TP__XF(XNNELU, alpha)] = tp__xnn_fbits(alpha);
-  v[TP__XF(XNNELU, input_id)] = input_id;
-  v[TP__XF(XNNELU, output_id)] = output_id;
-  v[TP__XF(XNNELU, flags)] = flags;
-  return tp__xnn_node_add(g, TP_XNN_NODE_ELU, v, NULL, NULL, 0, 0.0f, 0.0f);
+/* tp_xnn_define_node from the fields by id as tp__xnn_node_add takes them (floats as bits;
+   vecs / vec_lens the 'v' fields in order): the define calls of shape own fill fields by name. */
+static tp_status tp__xnn_define_v(tp_xnn_graph *g, int kind, const uint32_t *vals,
+                                  const size_t *const *vecs, const size_t *vec_lens,
+                                  int has_minmax, float out_min, float out_max) {
+  tp_xnn_node_args a;
+  const char *l = tp__xnn_layout(kind);
+  size_t i, nv = 0;
+  memset(&a, 0, sizeof a);
+  for (i = 0; l && l[i]; i++) {
+    if (l[i] == 'f') a.f[i] = tp__xnn_bitsf(vals[i]);
+    else if (l[i] != 'v') a.u[i] = vals[i];
+    else {
+      a.vec[i] = vecs[nv];
+      a.vec_len[i] = vec_lens[nv++];
+    }
+  }
+  a.has_output_min_max = has_minmax;
+  a.output_min = out_min;
+  a.output_max = out_max;
+  return tp_xnn_define_node(g, kind, &a);
 }
-TPDEF tp_status tp_xnn_define_leaky_relu(tp_xnn_graph *g, float negative_slope,
-                                         uint32_t input_id, uint32_t output_id, uint32_t flags) {
-  uint32_t v[TP__XNN_MAX_FIELDS];
-  v[TP__XF(XNNLeakyReLU, negative_slope)] = tp__xnn_fbits(negative_slope);
-  v[TP__XF(XNNLeakyReLU, input_id)] = input_id;
-  v[TP__XF(XNNLeakyReLU, output_id)] = output_id;
-  v[TP__XF(XNNLeakyReLU, flags)] = flags;
-  return tp__xnn_node_add(g, TP_XNN_NODE_LEAKY_RELU, v, NULL, NULL, 0, 0.0f, 0.0f);
+
+/* The define calls of the simple shapes (TP_XNN_NODE_LIST's shape column), derived from it: up
+   to four ids / flags in the table's field order, the float parameter for its 'f' field. */
+static tp_status tp__xnn_simple(tp_xnn_graph *g, int kind, int mm, float mn, float mx, float p,
+                                uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3) {
+  tp_xnn_node_args a;
+  const char *l = tp__xnn_layout(kind);
+  uint32_t ids[4];
+  size_t i, k = 0;
+  memset(&a, 0, sizeof a);
+  ids[0] = a0;
+  ids[1] = a1;
+  ids[2] = a2;
+  ids[3] = a3;
+  for (i = 0; l[i] && k < 4; i++) {
+    if (l[i] == 'f') a.f[i] = p;
+    else a.u[i] = ids[k++];
+  }
+  a.has_output_min_max = mm;
+  a.output_min = mn;
+  a.output_max = mx;
+  return tp_xnn_define_node(g, kind, &a);
 }
+#define TP__XNN_BODY_1x1(NAME, name)                                                          \
+  TPDEF tp_status tp_xnn_define_##name(tp_xnn_graph *g, uint32_t input_id, uint32_t output_id, \
+                                       uint32_t flags) {                                      \
+    return tp__xnn_simple(g, TP_XNN_NODE_##NAME, 0, 0.0f, 0.0f, 0.0f, input_id, output_id,    \
+                          flags, 0);                                                          \
+  }
+#define TP__XNN_BODY_1x1m(NAME, name)                                                         \
+  TPDEF tp_status tp_xnn_define_##name(tp_xnn_graph *g, float output_min, float output_max,   \
+                                       uint32_t input_id, uint32_t output_id, uint32_t flags) { \
+    return tp__xnn_simple(g, TP_XNN_NODE_##NAME, 1, output_min, output_max, 0.0f, input_id,   \
+                          output_id, flags, 0);                                               \
+  }
+#define TP__XNN_BODY_1x1f(NAME, name)                                                         \
+  TPDEF tp_status tp_xnn_define_##name(tp_xnn_graph *g, float param, uint32_t input_id,       \
+                                       uint32_t output_id, uint32_t flags) {                  \
+    return tp__xnn_simple(g, TP_XNN_NODE_##NAME, 0, 0.0f, 0.0f, param, input_id, output_id,   \
+                          flags, 0);                                                          \
+  }
+#define TP__XNN_BODY_2x1(NAME, name)                                                          \
+  TPDEF tp_status tp_xnn_define_##name(tp_xnn_graph *g, uint32_t input1_id, uint32_t input2_id, \
+                                       uint32_t output_id, uint32_t flags) {                  \
+    return tp__xnn_simple(g, TP_XNN_NODE_##NAME, 0, 0.0f, 0.0f, 0.0f, input1_id, input2_id,   \
+                          output_id, flags);                                                  \
+  }
+#define TP__XNN_BODY_2x1m(NAME, name)                                                         \
+  TPDEF tp_status tp_xnn_define_##name(tp_xnn_graph *g, float output_min, float output_max,   \
+                                       uint32_t input1_id, uint32_t input2_id,                \
+                                       uint32_t output_id, uint32_t flags) {                  \
+    return tp__xnn_simple(g, TP_XNN_NODE_##NAME, 1, output_min, output_max, 0.0f, input1_id,  \
+                          input2_id, output_id, flags);                                       \
+  }
+#define TP__XNN_BODY_Nx1(NAME, name) /* below: one argument per input */
+#define TP__XNN_BODY_own(NAME, name) /* below */
+#define TP__XNN_BODY(tag, NAME, name, member, table, fields, shape, rt) \
+  TP__XNN_BODY_##shape(NAME, name)
+TP_XNN_NODE_LIST(TP__XNN_BODY)
+#undef TP__XNN_BODY
+#undef TP__XNN_BODY_1x1
+#undef TP__XNN_BODY_1x1m
+#undef TP__XNN_BODY_1x1f
+#undef TP__XNN_BODY_2x1
+#undef TP__XNN_BODY_2x1m
+#undef TP__XNN_BODY_Nx1
+#undef TP__XNN_BODY_own
+
+/* The define calls of shape own whose definitions name their parameters as the table's fields
+   (locals for the fields a call does not take): the fields from them, by name. */
+#define TP__XNN_ARG_ID(x) (x)
+#define TP__XNN_ARG_OPT_ID(x) (x)
+#define TP__XNN_ARG_U32(x) ((uint32_t)(x))
+#define TP__XNN_ARG_F32(x) tp__xnn_fbits(x)
+#define TP__XNN_ARG(table, field, id, type) v[id] = TP__XNN_ARG_##type(field);
+#define TP__XNN_ARGS(table) TP_XNN_FIELDS_##table(TP__XNN_ARG)
 
 TPDEF tp_status tp_xnn_define_fully_connected(tp_xnn_graph *g, float output_min,
-                                              float output_max, uint32_t input_id,
+                                              float output_max, uint32_t input1_id,
                                               uint32_t filter_id, uint32_t bias_id,
                                               uint32_t output_id, uint32_t flags) {
-  uint32_t v[TP__XNN_MAX_FIELDS];
-  v[TP__XF(XNNFullyConnected, input1_id)] = input_id;
-  v[TP__XF(XNNFullyConnected, filter_id)] = filter_id;
-  v[TP__XF(XNNFullyConnected, bias_id)] = bias_id;
-  v[TP__XF(XNNFullyConnected, output_id)] = output_id;
-  v[TP__XF(XNNFullyConnected, flags)] = flags;
-  return tp__xnn_node_add(g, TP_XNN_NODE_FULLY_CONNECTED, v, NULL, NULL, 1, output_min,
+  uint32_t v[TP_XNN_NODE_MAX_FIELDS];
+  TP__XNN_ARGS(XNNFullyConnected)
+  return tp__xnn_define_v(g, TP_XNN_NODE_FULLY_CONNECTED, v, NULL, NULL, 1, output_min,
                           output_max);
 }
 
-/* The three convolutions share _XNNNodeConv; the caller fills the parameters by name. */
-#define TP__CV(field) v[TP__XF(_XNNNodeConv, field)]
-static tp_status tp__xnn_conv(tp_xnn_graph *g, int kind, uint32_t *v, size_t gic, size_t goc,
-                              float mn, float mx, uint32_t in, uint32_t filter, uint32_t bias,
-                              uint32_t out, uint32_t flags) {
+/* The convolutions' channel counts, size_t in the calls, 32 bits in the table. */
+static tp_status tp__xnn_conv_channels(tp_xnn_graph *g, int kind, size_t gic, size_t goc) {
   TP_ASSERT(g);
   if (tp__xnn_guard(g)) return g->err.status;
   if ((uint64_t)gic > (uint64_t)UINT32_MAX || (uint64_t)goc > (uint64_t)UINT32_MAX)
@@ -3639,58 +3669,36 @@ static tp_status tp__xnn_conv(tp_xnn_graph *g, int kind, uint32_t *v, size_t gic
                         "node %u (%s): channel counts %llu / %llu do not fit 32 bits",
                         (unsigned)g->nnodes, tp_xnn_node_name(kind), (unsigned long long)gic,
                         (unsigned long long)goc);
-  TP__CV(group_input_channels) = (uint32_t)gic;
-  TP__CV(group_output_channels) = (uint32_t)goc;
-  TP__CV(input1_id) = in;
-  TP__CV(filter_id) = filter;
-  TP__CV(bias_id) = bias;
-  TP__CV(output_id) = out;
-  TP__CV(flags) = flags;
-  return tp__xnn_node_add(g, kind, v, NULL, NULL, 1, mn, mx);
-}
-
-/* padding, kernel, subsampling (upsampling for deconvolution), dilation */
-static void tp__xnn_conv_window(uint32_t *v, uint32_t pt, uint32_t pr, uint32_t pb, uint32_t pl,
-                                uint32_t kh, uint32_t kw, uint32_t sh, uint32_t sw, uint32_t dh,
-                                uint32_t dw) {
-  memset(v, 0, TP__XNN_MAX_FIELDS * sizeof *v);
-  TP__CV(padding_top) = pt;
-  TP__CV(padding_right) = pr;
-  TP__CV(padding_bottom) = pb;
-  TP__CV(padding_left) = pl;
-  TP__CV(kernel_height) = kh;
-  TP__CV(kernel_width) = kw;
-  TP__CV(subsampling_height) = sh;
-  TP__CV(subsampling_width) = sw;
-  TP__CV(dilation_height) = dh;
-  TP__CV(dilation_width) = dw;
+  return TP_OK;
 }
 
 TPDEF tp_status tp_xnn_define_convolution_2d(
-    tp_xnn_graph *g, uint32_t input_padding_top, uint32_t input_padding_right,
-    uint32_t input_padding_bottom, uint32_t input_padding_left, uint32_t kernel_height,
-    uint32_t kernel_width, uint32_t subsampling_height, uint32_t subsampling_width,
-    uint32_t dilation_height, uint32_t dilation_width, uint32_t groups,
-    size_t group_input_channels, size_t group_output_channels, float output_min,
-    float output_max, uint32_t input_id, uint32_t filter_id, uint32_t bias_id,
-    uint32_t output_id, uint32_t flags) {
-  uint32_t v[TP__XNN_MAX_FIELDS];
-  tp__xnn_conv_window(v, input_padding_top, input_padding_right, input_padding_bottom,
-                      input_padding_left, kernel_height, kernel_width, subsampling_height,
-                      subsampling_width, dilation_height, dilation_width);
-  TP__CV(groups) = groups;
-  return tp__xnn_conv(g, TP_XNN_NODE_CONV2D, v, group_input_channels, group_output_channels,
-                      output_min, output_max, input_id, filter_id, bias_id, output_id, flags);
+    tp_xnn_graph *g, uint32_t padding_top, uint32_t padding_right, uint32_t padding_bottom,
+    uint32_t padding_left, uint32_t kernel_height, uint32_t kernel_width,
+    uint32_t subsampling_height, uint32_t subsampling_width, uint32_t dilation_height,
+    uint32_t dilation_width, uint32_t groups, size_t group_input_channels,
+    size_t group_output_channels, float output_min, float output_max, uint32_t input1_id,
+    uint32_t filter_id, uint32_t bias_id, uint32_t output_id, uint32_t flags) {
+  uint32_t v[TP_XNN_NODE_MAX_FIELDS], adjustment_height = 0, adjustment_width = 0;
+  if (tp__xnn_conv_channels(g, TP_XNN_NODE_CONV2D, group_input_channels,
+                            group_output_channels) != TP_OK)
+    return g->err.status;
+  TP__XNN_ARGS(_XNNNodeConv)
+  return tp__xnn_define_v(g, TP_XNN_NODE_CONV2D, v, NULL, NULL, 1, output_min, output_max);
 }
 
+/* Written as the upstream serializer does: groups = input_channels, group_input_channels = 1,
+   group_output_channels = depth_multiplier. */
 TPDEF tp_status tp_xnn_define_depthwise_convolution_2d(
-    tp_xnn_graph *g, uint32_t input_padding_top, uint32_t input_padding_right,
-    uint32_t input_padding_bottom, uint32_t input_padding_left, uint32_t kernel_height,
-    uint32_t kernel_width, uint32_t subsampling_height, uint32_t subsampling_width,
-    uint32_t dilation_height, uint32_t dilation_width, uint32_t depth_multiplier,
-    size_t input_channels, float output_min, float output_max, uint32_t input_id,
-    uint32_t filter_id, uint32_t bias_id, uint32_t output_id, uint32_t flags) {
-  uint32_t v[TP__XNN_MAX_FIELDS];
+    tp_xnn_graph *g, uint32_t padding_top, uint32_t padding_right, uint32_t padding_bottom,
+    uint32_t padding_left, uint32_t kernel_height, uint32_t kernel_width,
+    uint32_t subsampling_height, uint32_t subsampling_width, uint32_t dilation_height,
+    uint32_t dilation_width, uint32_t depth_multiplier, size_t input_channels, float output_min,
+    float output_max, uint32_t input1_id, uint32_t filter_id, uint32_t bias_id,
+    uint32_t output_id, uint32_t flags) {
+  uint32_t v[TP_XNN_NODE_MAX_FIELDS], adjustment_height = 0, adjustment_width = 0;
+  uint32_t groups = (uint32_t)input_channels, group_input_channels = 1;
+  uint32_t group_output_channels = depth_multiplier;
   TP_ASSERT(g);
   if (tp__xnn_guard(g)) return g->err.status;
   if ((uint64_t)input_channels > (uint64_t)UINT32_MAX)
@@ -3698,33 +3706,27 @@ TPDEF tp_status tp_xnn_define_depthwise_convolution_2d(
                         "node %u (depthwise_convolution_2d): %llu input channels do not fit 32 "
                         "bits",
                         (unsigned)g->nnodes, (unsigned long long)input_channels);
-  tp__xnn_conv_window(v, input_padding_top, input_padding_right, input_padding_bottom,
-                      input_padding_left, kernel_height, kernel_width, subsampling_height,
-                      subsampling_width, dilation_height, dilation_width);
-  TP__CV(groups) = (uint32_t)input_channels;
-  return tp__xnn_conv(g, TP_XNN_NODE_DEPTHWISE_CONV2D, v, 1, depth_multiplier, output_min,
-                      output_max, input_id, filter_id, bias_id, output_id, flags);
+  TP__XNN_ARGS(_XNNNodeConv)
+  return tp__xnn_define_v(g, TP_XNN_NODE_DEPTHWISE_CONV2D, v, NULL, NULL, 1, output_min,
+                          output_max);
 }
 
+/* upsampling goes to the subsampling fields */
 TPDEF tp_status tp_xnn_define_deconvolution_2d(
     tp_xnn_graph *g, uint32_t padding_top, uint32_t padding_right, uint32_t padding_bottom,
     uint32_t padding_left, uint32_t adjustment_height, uint32_t adjustment_width,
-    uint32_t kernel_height, uint32_t kernel_width, uint32_t upsampling_height,
-    uint32_t upsampling_width, uint32_t dilation_height, uint32_t dilation_width,
+    uint32_t kernel_height, uint32_t kernel_width, uint32_t subsampling_height,
+    uint32_t subsampling_width, uint32_t dilation_height, uint32_t dilation_width,
     uint32_t groups, size_t group_input_channels, size_t group_output_channels,
-    float output_min, float output_max, uint32_t input_id, uint32_t filter_id,
+    float output_min, float output_max, uint32_t input1_id, uint32_t filter_id,
     uint32_t bias_id, uint32_t output_id, uint32_t flags) {
-  uint32_t v[TP__XNN_MAX_FIELDS];
-  tp__xnn_conv_window(v, padding_top, padding_right, padding_bottom, padding_left,
-                      kernel_height, kernel_width, upsampling_height, upsampling_width,
-                      dilation_height, dilation_width);
-  TP__CV(groups) = groups;
-  TP__CV(adjustment_height) = adjustment_height;
-  TP__CV(adjustment_width) = adjustment_width;
-  return tp__xnn_conv(g, TP_XNN_NODE_DECONV2D, v, group_input_channels, group_output_channels,
-                      output_min, output_max, input_id, filter_id, bias_id, output_id, flags);
+  uint32_t v[TP_XNN_NODE_MAX_FIELDS];
+  if (tp__xnn_conv_channels(g, TP_XNN_NODE_DECONV2D, group_input_channels,
+                            group_output_channels) != TP_OK)
+    return g->err.status;
+  TP__XNN_ARGS(_XNNNodeConv)
+  return tp__xnn_define_v(g, TP_XNN_NODE_DECONV2D, v, NULL, NULL, 1, output_min, output_max);
 }
-#undef TP__CV
 
 /* >>xnn-torch: PyTorch layouts -> XNNPACK's, as views (see "PyTorch layouts" above) */
 #include <math.h>
@@ -4041,73 +4043,43 @@ TPDEF tp_status tp_xnn_define_linear_torch(tp_xnn_graph *g, float output_min, fl
   return tp__xnn_torch_done(s, fid, bid, filter_id_out, bias_id_out);
 }
 
-static tp_status tp__xnn_pool(tp_xnn_graph *g, int kind, uint32_t pt, uint32_t pr, uint32_t pb,
-                              uint32_t pl, uint32_t ph, uint32_t pw, uint32_t sh, uint32_t sw,
-                              uint32_t dh, uint32_t dw, float mn, float mx, uint32_t in,
-                              uint32_t out, uint32_t flags) {
-  uint32_t v[TP__XNN_MAX_FIELDS];
-  v[TP__XF(_XNNPooling2D, padding_top)] = pt;
-  v[TP__XF(_XNNPooling2D, padding_right)] = pr;
-  v[TP__XF(_XNNPooling2D, padding_bottom)] = pb;
-  v[TP__XF(_XNNPooling2D, padding_left)] = pl;
-  v[TP__XF(_XNNPooling2D, pooling_height)] = ph;
-  v[TP__XF(_XNNPooling2D, pooling_width)] = pw;
-  v[TP__XF(_XNNPooling2D, stride_height)] = sh;
-  v[TP__XF(_XNNPooling2D, stride_width)] = sw;
-  v[TP__XF(_XNNPooling2D, dilation_height)] = dh;
-  v[TP__XF(_XNNPooling2D, dilation_width)] = dw;
-  v[TP__XF(_XNNPooling2D, input_id)] = in;
-  v[TP__XF(_XNNPooling2D, output_id)] = out;
-  v[TP__XF(_XNNPooling2D, flags)] = flags;
-  return tp__xnn_node_add(g, kind, v, NULL, NULL, 1, mn, mx);
-}
-
+/* average pooling writes dilation 1 x 1 */
 TPDEF tp_status tp_xnn_define_average_pooling_2d(
-    tp_xnn_graph *g, uint32_t input_padding_top, uint32_t input_padding_right,
-    uint32_t input_padding_bottom, uint32_t input_padding_left, uint32_t pooling_height,
-    uint32_t pooling_width, uint32_t stride_height, uint32_t stride_width, float output_min,
-    float output_max, uint32_t input_id, uint32_t output_id, uint32_t flags) {
-  return tp__xnn_pool(g, TP_XNN_NODE_AVG_POOLING_2D, input_padding_top, input_padding_right,
-                      input_padding_bottom, input_padding_left, pooling_height, pooling_width,
-                      stride_height, stride_width, 1, 1, output_min, output_max, input_id,
-                      output_id, flags);
+    tp_xnn_graph *g, uint32_t padding_top, uint32_t padding_right, uint32_t padding_bottom,
+    uint32_t padding_left, uint32_t pooling_height, uint32_t pooling_width,
+    uint32_t stride_height, uint32_t stride_width, float output_min, float output_max,
+    uint32_t input_id, uint32_t output_id, uint32_t flags) {
+  uint32_t v[TP_XNN_NODE_MAX_FIELDS], dilation_height = 1, dilation_width = 1;
+  TP__XNN_ARGS(_XNNPooling2D)
+  return tp__xnn_define_v(g, TP_XNN_NODE_AVG_POOLING_2D, v, NULL, NULL, 1, output_min,
+                          output_max);
 }
 
 TPDEF tp_status tp_xnn_define_max_pooling_2d(
-    tp_xnn_graph *g, uint32_t input_padding_top, uint32_t input_padding_right,
-    uint32_t input_padding_bottom, uint32_t input_padding_left, uint32_t pooling_height,
-    uint32_t pooling_width, uint32_t stride_height, uint32_t stride_width,
-    uint32_t dilation_height, uint32_t dilation_width, float output_min, float output_max,
-    uint32_t input_id, uint32_t output_id, uint32_t flags) {
-  return tp__xnn_pool(g, TP_XNN_NODE_MAX_POOLING_2D, input_padding_top, input_padding_right,
-                      input_padding_bottom, input_padding_left, pooling_height, pooling_width,
-                      stride_height, stride_width, dilation_height, dilation_width, output_min,
-                      output_max, input_id, output_id, flags);
+    tp_xnn_graph *g, uint32_t padding_top, uint32_t padding_right, uint32_t padding_bottom,
+    uint32_t padding_left, uint32_t pooling_height, uint32_t pooling_width,
+    uint32_t stride_height, uint32_t stride_width, uint32_t dilation_height,
+    uint32_t dilation_width, float output_min, float output_max, uint32_t input_id,
+    uint32_t output_id, uint32_t flags) {
+  uint32_t v[TP_XNN_NODE_MAX_FIELDS];
+  TP__XNN_ARGS(_XNNPooling2D)
+  return tp__xnn_define_v(g, TP_XNN_NODE_MAX_POOLING_2D, v, NULL, NULL, 1, output_min,
+                          output_max);
 }
 
 TPDEF tp_status tp_xnn_define_argmax_pooling_2d(
-    tp_xnn_graph *g, uint32_t input_padding_top, uint32_t input_padding_right,
-    uint32_t input_padding_bottom, uint32_t input_padding_left, uint32_t pooling_height,
-    uint32_t pooling_width, uint32_t input_id, uint32_t output_value_id,
-    uint32_t output_index_id, uint32_t flags) {
-  uint32_t v[TP__XNN_MAX_FIELDS];
-  v[TP__XF(XNNArgMaxPooling2d, padding_top)] = input_padding_top;
-  v[TP__XF(XNNArgMaxPooling2d, padding_right)] = input_padding_right;
-  v[TP__XF(XNNArgMaxPooling2d, padding_bottom)] = input_padding_bottom;
-  v[TP__XF(XNNArgMaxPooling2d, padding_left)] = input_padding_left;
-  v[TP__XF(XNNArgMaxPooling2d, pooling_height)] = pooling_height;
-  v[TP__XF(XNNArgMaxPooling2d, pooling_width)] = pooling_width;
-  v[TP__XF(XNNArgMaxPooling2d, input_id)] = input_id;
-  v[TP__XF(XNNArgMaxPooling2d, output_value_id)] = output_value_id;
-  v[TP__XF(XNNArgMaxPooling2d, output_index_id)] = output_index_id;
-  v[TP__XF(XNNArgMaxPooling2d, flags)] = flags;
-  return tp__xnn_node_add(g, TP_XNN_NODE_ARGMAX_POOLING_2D, v, NULL, NULL, 0, 0.0f, 0.0f);
+    tp_xnn_graph *g, uint32_t padding_top, uint32_t padding_right, uint32_t padding_bottom,
+    uint32_t padding_left, uint32_t pooling_height, uint32_t pooling_width, uint32_t input_id,
+    uint32_t output_value_id, uint32_t output_index_id, uint32_t flags) {
+  uint32_t v[TP_XNN_NODE_MAX_FIELDS];
+  TP__XNN_ARGS(XNNArgMaxPooling2d)
+  return tp__xnn_define_v(g, TP_XNN_NODE_ARGMAX_POOLING_2D, v, NULL, NULL, 0, 0.0f, 0.0f);
 }
 
 static tp_status tp__xnn_cat(tp_xnn_graph *g, int kind, uint32_t axis, uint32_t i1, uint32_t i2,
                              uint32_t i3, uint32_t i4, uint32_t i5, uint32_t out,
                              uint32_t flags) {
-  uint32_t v[TP__XNN_MAX_FIELDS];
+  uint32_t v[TP_XNN_NODE_MAX_FIELDS];
   v[TP__XF(_XNNCat, axis)] = axis;
   v[TP__XF(_XNNCat, input1_id)] = i1;
   v[TP__XF(_XNNCat, input2_id)] = i2;
@@ -4116,7 +4088,7 @@ static tp_status tp__xnn_cat(tp_xnn_graph *g, int kind, uint32_t axis, uint32_t 
   v[TP__XF(_XNNCat, output_id)] = out;
   v[TP__XF(_XNNCat, flags)] = flags;
   v[TP__XF(_XNNCat, input5_id)] = i5;
-  return tp__xnn_node_add(g, kind, v, NULL, NULL, 0, 0.0f, 0.0f);
+  return tp__xnn_define_v(g, kind, v, NULL, NULL, 0, 0.0f, 0.0f);
 }
 TPDEF tp_status tp_xnn_define_concatenate2(tp_xnn_graph *g, uint32_t axis, uint32_t input1_id,
                                            uint32_t input2_id, uint32_t output_id,
@@ -4145,68 +4117,57 @@ TPDEF tp_status tp_xnn_define_concatenate5(tp_xnn_graph *g, uint32_t axis, uint3
                      input4_id, input5_id, output_id, flags);
 }
 
-/* Transpose and reshape have the same field ids (num_dims, one vector, input, output, flags). */
-static tp_status tp__xnn_shape1(tp_xnn_graph *g, int kind, size_t num_dims, const size_t *vec,
-                                uint32_t in, uint32_t out, uint32_t flags) {
-  uint32_t v[TP__XNN_MAX_FIELDS];
-  const size_t *vecs[1];
-  size_t lens[1];
-  TP_ASSERT(g);
-  if (tp__xnn_guard(g)) return g->err.status;
-  if (num_dims > TP_XNN_MAX_DIMS)
-    return tp__error_set(&g->err, TP_ERR_INVALID, "node %u (%s): %u dims, at most %d",
-                        (unsigned)g->nnodes, tp_xnn_node_name(kind), (unsigned)num_dims,
-                        TP_XNN_MAX_DIMS);
-  memset(v, 0, sizeof v);
-  v[TP__XF(XNNStaticTranspose, num_dims)] = (uint32_t)num_dims;
-  v[TP__XF(XNNStaticTranspose, input_id)] = in;
-  v[TP__XF(XNNStaticTranspose, output_id)] = out;
-  v[TP__XF(XNNStaticTranspose, flags)] = flags;
-  vecs[0] = vec;
-  lens[0] = num_dims;
-  return tp__xnn_node_add(g, kind, v, vecs, lens, 0, 0.0f, 0.0f);
-}
-TPDEF tp_status tp_xnn_define_static_transpose(tp_xnn_graph *g, size_t num_dims,
-                                               const size_t *perm, uint32_t input_id,
-                                               uint32_t output_id, uint32_t flags) {
-  return tp__xnn_shape1(g, TP_XNN_NODE_STATIC_TRANSPOSE, num_dims, perm, input_id, output_id,
-                        flags);
-}
-TPDEF tp_status tp_xnn_define_static_reshape(tp_xnn_graph *g, size_t num_dims,
-                                             const size_t *new_shape, uint32_t input_id,
-                                             uint32_t output_id, uint32_t flags) {
-  return tp__xnn_shape1(g, TP_XNN_NODE_STATIC_RESHAPE, num_dims, new_shape, input_id, output_id,
-                        flags);
-}
-
-TPDEF tp_status tp_xnn_define_static_slice(tp_xnn_graph *g, size_t num_dims,
-                                           const size_t *offsets, const size_t *sizes,
-                                           uint32_t input_id, uint32_t output_id,
-                                           uint32_t flags) {
-  uint32_t v[TP__XNN_MAX_FIELDS];
+/* Transpose, reshape and slice: num_dims, its vectors (num_dims entries each, in field order),
+   input_id, output_id, flags, found by name in the kind's fields. */
+static tp_status tp__xnn_static(tp_xnn_graph *g, int kind, size_t num_dims, const size_t *v1,
+                                const size_t *v2, uint32_t in, uint32_t out, uint32_t flags) {
+  const tp_xnn_node_desc *d = tp_xnn_describe_node(kind);
+  uint32_t v[TP_XNN_NODE_MAX_FIELDS], i;
   const size_t *vecs[2];
   size_t lens[2];
   TP_ASSERT(g);
   if (tp__xnn_guard(g)) return g->err.status;
   if (num_dims > TP_XNN_MAX_DIMS)
-    return tp__error_set(&g->err, TP_ERR_INVALID, "node %u (static_slice): %u dims, at most %d",
-                        (unsigned)g->nnodes, (unsigned)num_dims, TP_XNN_MAX_DIMS);
+    return tp__error_set(&g->err, TP_ERR_INVALID, "node %u (%s): %u dims, at most %d",
+                        (unsigned)g->nnodes, d->name, (unsigned)num_dims, TP_XNN_MAX_DIMS);
   memset(v, 0, sizeof v);
-  v[TP__XF(XNNStaticSlice, num_dims)] = (uint32_t)num_dims;
-  v[TP__XF(XNNStaticSlice, input_id)] = input_id;
-  v[TP__XF(XNNStaticSlice, output_id)] = output_id;
-  v[TP__XF(XNNStaticSlice, flags)] = flags;
-  vecs[0] = offsets;
-  vecs[1] = sizes;
+  for (i = 0; i < d->nfields; i++) {
+    const char *f = d->fields[i].name;
+    if (!strcmp(f, "num_dims")) v[i] = (uint32_t)num_dims;
+    else if (!strcmp(f, "input_id")) v[i] = in;
+    else if (!strcmp(f, "output_id")) v[i] = out;
+    else if (!strcmp(f, "flags")) v[i] = flags;
+  }
+  vecs[0] = v1;
+  vecs[1] = v2;
   lens[0] = lens[1] = num_dims;
-  return tp__xnn_node_add(g, TP_XNN_NODE_STATIC_SLICE, v, vecs, lens, 0, 0.0f, 0.0f);
+  return tp__xnn_define_v(g, kind, v, vecs, lens, 0, 0.0f, 0.0f);
+}
+TPDEF tp_status tp_xnn_define_static_transpose(tp_xnn_graph *g, size_t num_dims,
+                                               const size_t *perm, uint32_t input_id,
+                                               uint32_t output_id, uint32_t flags) {
+  return tp__xnn_static(g, TP_XNN_NODE_STATIC_TRANSPOSE, num_dims, perm, NULL, input_id,
+                        output_id, flags);
+}
+TPDEF tp_status tp_xnn_define_static_reshape(tp_xnn_graph *g, size_t num_dims,
+                                             const size_t *new_shape, uint32_t input_id,
+                                             uint32_t output_id, uint32_t flags) {
+  return tp__xnn_static(g, TP_XNN_NODE_STATIC_RESHAPE, num_dims, new_shape, NULL, input_id,
+                        output_id, flags);
+}
+TPDEF tp_status tp_xnn_define_static_slice(tp_xnn_graph *g, size_t num_dims,
+                                           const size_t *offsets, const size_t *sizes,
+                                           uint32_t input_id, uint32_t output_id,
+                                           uint32_t flags) {
+  return tp__xnn_static(g, TP_XNN_NODE_STATIC_SLICE, num_dims, offsets, sizes, input_id,
+                        output_id, flags);
 }
 
 TPDEF tp_status tp_xnn_define_static_constant_pad(tp_xnn_graph *g, const size_t *pre_paddings,
                                                   const size_t *post_paddings,
                                                   float padding_value, uint32_t input_id,
                                                   uint32_t output_id, uint32_t flags) {
-  uint32_t v[TP__XNN_MAX_FIELDS];
+  uint32_t v[TP_XNN_NODE_MAX_FIELDS];
   const size_t *vecs[2];
   size_t lens[2];
   TP_ASSERT(g);
@@ -4224,13 +4185,13 @@ TPDEF tp_status tp_xnn_define_static_constant_pad(tp_xnn_graph *g, const size_t 
   vecs[0] = pre_paddings;
   vecs[1] = post_paddings;
   lens[0] = lens[1] = g->values[input_id].num_dims;
-  return tp__xnn_node_add(g, TP_XNN_NODE_STATIC_CONSTANT_PAD, v, vecs, lens, 0, 0.0f, 0.0f);
+  return tp__xnn_define_v(g, TP_XNN_NODE_STATIC_CONSTANT_PAD, v, vecs, lens, 0, 0.0f, 0.0f);
 }
 
 TPDEF tp_status tp_xnn_define_static_resize_bilinear_2d(tp_xnn_graph *g, size_t new_height,
                                                         size_t new_width, uint32_t input_id,
                                                         uint32_t output_id, uint32_t flags) {
-  uint32_t v[TP__XNN_MAX_FIELDS];
+  uint32_t v[TP_XNN_NODE_MAX_FIELDS];
   TP_ASSERT(g);
   if (tp__xnn_guard(g)) return g->err.status;
   if ((uint64_t)new_height > (uint64_t)UINT32_MAX || (uint64_t)new_width > (uint64_t)UINT32_MAX)
@@ -4239,12 +4200,8 @@ TPDEF tp_status tp_xnn_define_static_resize_bilinear_2d(tp_xnn_graph *g, size_t 
                         "bits",
                         (unsigned)g->nnodes, (unsigned long long)new_height,
                         (unsigned long long)new_width);
-  v[TP__XF(XNNStaticResizeBilinear2D, new_height)] = (uint32_t)new_height;
-  v[TP__XF(XNNStaticResizeBilinear2D, new_width)] = (uint32_t)new_width;
-  v[TP__XF(XNNStaticResizeBilinear2D, input_id)] = input_id;
-  v[TP__XF(XNNStaticResizeBilinear2D, output_id)] = output_id;
-  v[TP__XF(XNNStaticResizeBilinear2D, flags)] = flags;
-  return tp__xnn_node_add(g, TP_XNN_NODE_STATIC_RESIZE_BILINEAR_2D, v, NULL, NULL, 0, 0.0f,
+  TP__XNN_ARGS(XNNStaticResizeBilinear2D)
+  return tp__xnn_define_v(g, TP_XNN_NODE_STATIC_RESIZE_BILINEAR_2D, v, NULL, NULL, 0, 0.0f,
                           0.0f);
 }
 
@@ -4252,17 +4209,17 @@ TPDEF tp_status tp_xnn_define_scaled_dot_product_attention(tp_xnn_graph *g, uint
                                                            uint32_t key_id, uint32_t value_id,
                                                            uint32_t scale_id, uint32_t mask_id,
                                                            uint32_t output_id, uint32_t flags) {
-  uint32_t v[TP__XNN_MAX_FIELDS];
-  v[TP__XF(XNNScaledDotProductAttention, query_id)] = query_id;
-  v[TP__XF(XNNScaledDotProductAttention, key_id)] = key_id;
-  v[TP__XF(XNNScaledDotProductAttention, value_id)] = value_id;
-  v[TP__XF(XNNScaledDotProductAttention, scale_id)] = scale_id;
-  v[TP__XF(XNNScaledDotProductAttention, mask_id)] = mask_id;
-  v[TP__XF(XNNScaledDotProductAttention, output_id)] = output_id;
-  v[TP__XF(XNNScaledDotProductAttention, flags)] = flags;
-  return tp__xnn_node_add(g, TP_XNN_NODE_SCALED_DOT_PRODUCT_ATTENTION, v, NULL, NULL, 0, 0.0f,
+  uint32_t v[TP_XNN_NODE_MAX_FIELDS];
+  TP__XNN_ARGS(XNNScaledDotProductAttention)
+  return tp__xnn_define_v(g, TP_XNN_NODE_SCALED_DOT_PRODUCT_ATTENTION, v, NULL, NULL, 0, 0.0f,
                           0.0f);
 }
+#undef TP__XNN_ARGS
+#undef TP__XNN_ARG
+#undef TP__XNN_ARG_ID
+#undef TP__XNN_ARG_OPT_ID
+#undef TP__XNN_ARG_U32
+#undef TP__XNN_ARG_F32
 
 TPDEF tp_status tp_xnn_set_output_min_max(tp_xnn_graph *g, uint32_t node_index,
                                           float output_min, float output_max) {
@@ -5257,7 +5214,7 @@ static tp_status tp__xnn_check_read(const tp_xnn_blob *b, int target, tp_error *
   if (st == TP_OK && b->num_values) qsort(map, b->num_values, sizeof *map, tp__xnn_cb_cmp);
   for (i = 0; st == TP_OK && i < b->num_nodes; i++) {
     const tp_xnn_blob_node *n = &b->nodes[i];
-    uint32_t pos[TP__XNN_MAX_FIELDS];
+    uint32_t pos[TP_XNN_NODE_MAX_FIELDS];
     tp__xnn_nview nv;
     for (f = 0; f < n->desc->nfields; f++) {
       char t = n->desc->fields[f].type;
@@ -6022,8 +5979,6 @@ static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, const tp_xnn_blo
 }
 
 /* Node fields by name (the XN01 description's ids) in a[] / pos[]. */
-#define TP__N2(f) a[TP__XF(_XNNNode2x1, f)]
-#define TP__N1(f) a[TP__XF(_XNNNode1x1, f)]
 #define TP__FC(f) a[TP__XF(XNNFullyConnected, f)]
 #define TP__CV(f) a[TP__XF(_XNNNodeConv, f)]
 #define TP__PL(f) a[TP__XF(_XNNPooling2D, f)]
@@ -6155,7 +6110,7 @@ static tp_status tp__xnn_rt_node(tp__xnn_load *L, uint32_t ni, const tp_xnn_blob
   tp_xnn_runtime *rt = L->rt;
   int kind = n->kind;
   const tp_xnn_node_desc *d = n->desc; /* known: tp_xnn_read_blob checked */
-  uint32_t a[TP__XNN_MAX_FIELDS], pos[TP__XNN_MAX_FIELDS];
+  uint32_t a[TP_XNN_NODE_MAX_FIELDS], pos[TP_XNN_NODE_MAX_FIELDS];
   size_t vec[2][TP_XNN_MAX_DIMS];
   size_t vlen[2] = {0, 0};
   float fparam = 0.0f, mn = -INFINITY, mx = INFINITY;
@@ -6216,65 +6171,35 @@ static tp_status tp__xnn_rt_node(tp__xnn_load *L, uint32_t ni, const tp_xnn_blob
                           (unsigned long long)lim, (unsigned long long)rt->copied_bytes);
   }
   switch (kind) {
-    case TP_XNN_NODE_ADD:
-      xs = xnn_define_add2(L->sg, mn, mx, TP__N2(input1_id), TP__N2(input2_id), TP__N2(output_id),
-                           TP__N2(flags));
-      break;
-    case TP_XNN_NODE_SUBTRACT:
-      xs = xnn_define_subtract(L->sg, mn, mx, TP__N2(input1_id), TP__N2(input2_id),
-                               TP__N2(output_id), TP__N2(flags));
-      break;
-    case TP_XNN_NODE_MULTIPLY:
-      xs = xnn_define_multiply2(L->sg, mn, mx, TP__N2(input1_id), TP__N2(input2_id),
-                                TP__N2(output_id), TP__N2(flags));
-      break;
-    case TP_XNN_NODE_DIVIDE:
-      xs = xnn_define_divide(L->sg, mn, mx, TP__N2(input1_id), TP__N2(input2_id),
-                             TP__N2(output_id), TP__N2(flags));
-      break;
-    case TP_XNN_NODE_MAXIMUM:
-      xs = xnn_define_maximum2(L->sg, TP__N2(input1_id), TP__N2(input2_id), TP__N2(output_id),
-                               TP__N2(flags));
-      break;
-    case TP_XNN_NODE_MINIMUM:
-      xs = xnn_define_minimum2(L->sg, TP__N2(input1_id), TP__N2(input2_id), TP__N2(output_id),
-                               TP__N2(flags));
-      break;
-    case TP_XNN_NODE_PRELU:
-      xs = xnn_define_prelu(L->sg, TP__N2(input1_id), TP__N2(input2_id), TP__N2(output_id),
-                            TP__N2(flags));
-      break;
-#define TP__XNN_RT_U1(KIND, fn)                                                           \
-  case TP_XNN_NODE_##KIND:                                                                \
-    xs = xnn_define_##fn(L->sg, TP__N1(input_id), TP__N1(output_id), TP__N1(flags));      \
-    break;
-    TP__XNN_RT_U1(SOFTMAX, softmax)
-    TP__XNN_RT_U1(SIGMOID, sigmoid)
-    TP__XNN_RT_U1(FLOOR, floor)
-    TP__XNN_RT_U1(CONVERT, convert)
-    TP__XNN_RT_U1(SQUARE_ROOT, square_root)
-    TP__XNN_RT_U1(CEILING, ceiling)
-    TP__XNN_RT_U1(HARDSWISH, hardswish)
-    TP__XNN_RT_U1(NEGATE, negate)
-    TP__XNN_RT_U1(SQUARE, square)
-    TP__XNN_RT_U1(ABS, abs)
-#undef TP__XNN_RT_U1
-    case TP_XNN_NODE_CLAMP:
-      xs = xnn_define_clamp(L->sg, mn, mx, TP__N1(input_id), TP__N1(output_id), TP__N1(flags));
-      break;
-    case TP_XNN_NODE_GLOBAL_AVG_POOLING_2D:
-      xs = xnn_define_global_average_pooling_2d(L->sg, mn, mx, TP__N1(input_id),
-                                                TP__N1(output_id), TP__N1(flags));
-      break;
-    case TP_XNN_NODE_ELU:
-      xs = xnn_define_elu(L->sg, fparam, a[TP__XF(XNNELU, input_id)],
-                          a[TP__XF(XNNELU, output_id)], a[TP__XF(XNNELU, flags)]);
-      break;
-    case TP_XNN_NODE_LEAKY_RELU:
-      xs = xnn_define_leaky_relu(L->sg, fparam, a[TP__XF(XNNLeakyReLU, input_id)],
-                                 a[TP__XF(XNNLeakyReLU, output_id)],
-                                 a[TP__XF(XNNLeakyReLU, flags)]);
-      break;
+    /* the simple shapes' cases from TP_XNN_NODE_LIST (rt 1): XNNPACK's call of the same name,
+       the fields in the table's order (a 'f' field as fparam) */
+#define TP__XNN_RT_ON_0(c)
+#define TP__XNN_RT_ON_1(c) c
+#define TP__XNN_RT_1x1(NAME, name) \
+  case TP_XNN_NODE_##NAME: xs = xnn_define_##name(L->sg, a[0], a[1], a[2]); break;
+#define TP__XNN_RT_1x1m(NAME, name) \
+  case TP_XNN_NODE_##NAME: xs = xnn_define_##name(L->sg, mn, mx, a[0], a[1], a[2]); break;
+#define TP__XNN_RT_1x1f(NAME, name) \
+  case TP_XNN_NODE_##NAME: xs = xnn_define_##name(L->sg, fparam, a[1], a[2], a[3]); break;
+#define TP__XNN_RT_2x1(NAME, name) \
+  case TP_XNN_NODE_##NAME: xs = xnn_define_##name(L->sg, a[0], a[1], a[2], a[3]); break;
+#define TP__XNN_RT_2x1m(NAME, name) \
+  case TP_XNN_NODE_##NAME: xs = xnn_define_##name(L->sg, mn, mx, a[0], a[1], a[2], a[3]); break;
+#define TP__XNN_RT_Nx1(NAME, name)
+#define TP__XNN_RT_own(NAME, name)
+#define TP__XNN_RT_CASE(tag, NAME, name, member, table, fields, shape, rt) \
+  TP__XNN_RT_ON_##rt(TP__XNN_RT_##shape(NAME, name))
+    TP_XNN_NODE_LIST(TP__XNN_RT_CASE)
+#undef TP__XNN_RT_CASE
+#undef TP__XNN_RT_ON_0
+#undef TP__XNN_RT_ON_1
+#undef TP__XNN_RT_1x1
+#undef TP__XNN_RT_1x1m
+#undef TP__XNN_RT_1x1f
+#undef TP__XNN_RT_2x1
+#undef TP__XNN_RT_2x1m
+#undef TP__XNN_RT_Nx1
+#undef TP__XNN_RT_own
     case TP_XNN_NODE_FULLY_CONNECTED:
       xs = xnn_define_fully_connected(L->sg, mn, mx, TP__FC(input1_id), TP__FC(filter_id),
                                       TP__FC(bias_id), TP__FC(output_id), TP__FC(flags));

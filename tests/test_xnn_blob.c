@@ -932,6 +932,92 @@ static void test_errors_nodes(void) {
            "set_output_min_max: node 3 does not exist (0 nodes)");
 }
 
+/* tp_xnn_define_node, the one define every call goes through: a loop over every kind of
+   TP_XNN_NODE_LIST (no call per kind), each field filled by its type and read back by
+   tp_xnn_read_blob; the shape column agrees with the layouts; its refusals. */
+static void test_define_node_sweep(void) {
+  static const char *const shapes[][2] = {{"1x1", "iiu"}, {"1x1m", "iiu"}, {"1x1f", "fiiu"},
+                                          {"2x1", "iiiu"}, {"2x1m", "iiiu"}};
+  tp_xnn_options o;
+  tp_xnn_graph *g;
+  size_t d4[4] = {1, 2, 3, 4}, va[6] = {3, 1, 4, 1, 5, 9};
+  int k, kinds = 0;
+  memset(&o, 0, sizeof o);
+  o.target = TP_XNN_TARGET_UNCHECKED; /* field values, not meaningful nodes */
+  for (k = 1; tp_xnn_describe_node(k) != NULL; k++) {
+    const tp_xnn_node_desc *d = tp_xnn_describe_node(k);
+    tp_xnn_node_args a;
+    tp_xnn_blob b;
+    tp_membuf m;
+    tp_sink sk;
+    uint32_t i;
+    size_t j;
+    for (j = 0; j < sizeof shapes / sizeof shapes[0]; j++)
+      if (!strcmp(d->shape, shapes[j][0])) TPT_EQ_STR(d->layout, shapes[j][1]);
+    if (!strcmp(d->shape, "Nx1")) TPT_EQ_INT(d->layout[0], 'u');
+    memset(&a, 0, sizeof a);
+    for (i = 0; i < d->nfields; i++) {
+      char t = d->layout[i];
+      a.u[i] = t == 'b' ? TP_XNN_INVALID_ID : t == 'i' ? (i + (uint32_t)k) % 4 : 1000u * (uint32_t)k + i;
+      a.f[i] = 0.25f * (float)k + (float)i;
+      a.vec[i] = va + i % 2;
+      a.vec_len[i] = (size_t)(k % 4) + 1;
+    }
+    a.has_output_min_max = k % 2;
+    a.output_min = -(float)k;
+    a.output_max = (float)k;
+    memset(&m, 0, sizeof m);
+    sk = tp_sink_membuf(&m);
+    TPT_STATUS(tp_xnn_graph_create(&o, &g), TP_OK);
+    for (i = 0; i < 4; i++)
+      TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 4, d4, NULL,
+                                            i < 2 ? i : TP_XNN_INVALID_ID,
+                                            i == 0 ? TP_XNN_FLAG_EXTERNAL_INPUT
+                                            : i == 1 ? TP_XNN_FLAG_EXTERNAL_OUTPUT : 0, NULL),
+                 TP_OK);
+    TPT_STATUS(tp_xnn_define_node(g, k, &a), TP_OK);
+    TPT_STATUS(tp_xnn_write(g, &sk), TP_OK);
+    TPT_STATUS(tp_xnn_read_blob(m.data, m.size, &b, NULL), TP_OK);
+    TPT_EQ_INT(b.num_nodes, 1);
+    for (i = 0; b.num_nodes == 1 && i < d->nfields; i++) {
+      const tp_xnn_blob_node *n = &b.nodes[0];
+      float f;
+      if (d->layout[i] == 'v') {
+        TPT_EQ_INT(n->vec_len[n->f[i]], a.vec_len[i]);
+        TPT_EQ_INT(n->vec[n->f[i]][0], a.vec[i][0]);
+      } else if (d->layout[i] == 'f') {
+        memcpy(&f, &n->f[i], sizeof f);
+        TPT_CHECK(f == a.f[i]);
+      } else {
+        TPT_EQ_U64(n->f[i], a.u[i]);
+      }
+    }
+    TPT_EQ_INT(b.num_nodes == 1 && b.nodes[0].has_output_min_max, k % 2);
+    tp_xnn_blob_free(&b);
+    tp_membuf_free(&m);
+    tp_xnn_graph_destroy(g);
+    kinds++;
+  }
+  TPT_EQ_INT(kinds, TP_XNN_NODE_KINDS);
+}
+
+static void test_define_node_errors(void) {
+  tp_xnn_node_args a;
+  char want[2][80];
+  memset(&a, 0, sizeof a);
+  snprintf(want[0], sizeof want[0], "node 0: kind 0 is not a node kind (1..%d)",
+           (int)TP_XNN_NODE_KINDS);
+  snprintf(want[1], sizeof want[1], "node 0: kind %d is not a node kind (1..%d)",
+           (int)TP_XNN_NODE_COUNT, (int)TP_XNN_NODE_KINDS);
+  ERR_CASE(tp_xnn_define_node(g, 0, &a), TP_ERR_INVALID, want[0]);
+  ERR_CASE(tp_xnn_define_node(g, TP_XNN_NODE_COUNT, &a), TP_ERR_INVALID, want[1]);
+  ERR_CASE(tp_xnn_define_node(g, TP_XNN_NODE_ABS, NULL), TP_ERR_INVALID,
+           "node 0 (abs): no arguments (NULL)");
+  a.u[TP_XNN_FIELD(_XNNNode1x1, output_id)] = 7;
+  ERR_CASE(tp_xnn_define_node(g, TP_XNN_NODE_ABS, &a), TP_ERR_INVALID,
+           "node 0 (abs): output_id 7 is not a defined value (2 values)");
+}
+
 /* A failed define in named mode leaves the graph's constants as they were. */
 static void test_failed_define_leaves_nothing(void) {
   static float sc[4] = {1, 2, 3, 4};
@@ -989,6 +1075,8 @@ int main(void) {
   TPT_RUN(test_external_ids_ordered);
   TPT_RUN(test_qcint4_odd_last_dim);
   TPT_RUN(test_node_names_and_layouts);
+  TPT_RUN(test_define_node_sweep);
+  TPT_RUN(test_define_node_errors);
   TPT_RUN(test_write_file_atomic);
   TPT_RUN(test_sink_failure);
   TPT_RUN(test_write_file_missing_directory);

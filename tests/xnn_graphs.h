@@ -889,46 +889,33 @@ static tp_status xg_define_value(tp_xnn_graph *g, const xg_graph *G, const xg_va
 
 static uint32_t xg_id(uint32_t k) { return k == XG_NONE ? TP_XNN_INVALID_ID : k; }
 
+/* A kind of a simple shape (TP_XNN_NODE_LIST: 1x1, 1x1m, 1x1f, 2x1, 2x1m, Nx1) through
+   tp_xnn_define_node, its fields by name: inputs in order (a concatenate's unused ones none),
+   the output, flags, axis, the float parameter; output_min / output_max for the "m" shapes. */
+static tp_status xg_define_simple(tp_xnn_graph *g, const xg_node *n, const tp_xnn_node_desc *d) {
+  tp_xnn_node_args a;
+  uint32_t i, k = 0;
+  memset(&a, 0, sizeof a);
+  for (i = 0; i < d->nfields; i++) {
+    const char *f = d->fields[i].name;
+    if (d->fields[i].type == 'f') a.f[i] = n->param;
+    else if (!strcmp(f, "flags")) a.u[i] = n->flags;
+    else if (!strcmp(f, "axis")) a.u[i] = n->axis;
+    else if (!strcmp(f, "output_id")) a.u[i] = n->out;
+    else a.u[i] = d->fields[i].type == 'b' && k >= n->nin ? TP_XNN_INVALID_ID : n->in[k++];
+  }
+  a.has_output_min_max = d->shape[strlen(d->shape) - 1] == 'm';
+  a.output_min = n->omin;
+  a.output_max = n->omax;
+  return tp_xnn_define_node(g, n->kind, &a);
+}
+
 static tp_status xg_define_node(tp_xnn_graph *g, const xg_node *n) {
   const uint32_t *p = n->pad;
+  const tp_xnn_node_desc *d = tp_xnn_describe_node(n->kind);
   uint32_t x = n->in[0], y = n->out;
+  if (d && strcmp(d->shape, "own") != 0) return xg_define_simple(g, n, d);
   switch (n->kind) {
-    case TP_XNN_NODE_ADD: return tp_xnn_define_add2(g, n->omin, n->omax, x, n->in[1], y, n->flags);
-    case TP_XNN_NODE_SUBTRACT:
-      return tp_xnn_define_subtract(g, n->omin, n->omax, x, n->in[1], y, n->flags);
-    case TP_XNN_NODE_MULTIPLY:
-      return tp_xnn_define_multiply2(g, n->omin, n->omax, x, n->in[1], y, n->flags);
-    case TP_XNN_NODE_DIVIDE:
-      return tp_xnn_define_divide(g, n->omin, n->omax, x, n->in[1], y, n->flags);
-    case TP_XNN_NODE_MAXIMUM: return tp_xnn_define_maximum2(g, x, n->in[1], y, n->flags);
-    case TP_XNN_NODE_MINIMUM: return tp_xnn_define_minimum2(g, x, n->in[1], y, n->flags);
-    case TP_XNN_NODE_PRELU: return tp_xnn_define_prelu(g, x, n->in[1], y, n->flags);
-    case TP_XNN_NODE_BATCH_MATRIX_MULTIPLY:
-      return tp_xnn_define_batch_matrix_multiply(g, x, n->in[1], y, n->flags);
-    case TP_XNN_NODE_SOFTMAX: return tp_xnn_define_softmax(g, x, y, n->flags);
-    case TP_XNN_NODE_SIGMOID: return tp_xnn_define_sigmoid(g, x, y, n->flags);
-    case TP_XNN_NODE_CLAMP: return tp_xnn_define_clamp(g, n->omin, n->omax, x, y, n->flags);
-    case TP_XNN_NODE_FLOOR: return tp_xnn_define_floor(g, x, y, n->flags);
-    case TP_XNN_NODE_CONVERT: return tp_xnn_define_convert(g, x, y, n->flags);
-    case TP_XNN_NODE_GLOBAL_AVG_POOLING_2D:
-      return tp_xnn_define_global_average_pooling_2d(g, n->omin, n->omax, x, y, n->flags);
-    case TP_XNN_NODE_SQUARE_ROOT: return tp_xnn_define_square_root(g, x, y, n->flags);
-    case TP_XNN_NODE_CEILING: return tp_xnn_define_ceiling(g, x, y, n->flags);
-    case TP_XNN_NODE_HARDSWISH: return tp_xnn_define_hardswish(g, x, y, n->flags);
-    case TP_XNN_NODE_NEGATE: return tp_xnn_define_negate(g, x, y, n->flags);
-    case TP_XNN_NODE_SQUARE: return tp_xnn_define_square(g, x, y, n->flags);
-    case TP_XNN_NODE_ABS: return tp_xnn_define_abs(g, x, y, n->flags);
-    case TP_XNN_NODE_RECIPROCAL_SQUARE_ROOT:
-      return tp_xnn_define_reciprocal_square_root(g, x, y, n->flags);
-    case TP_XNN_NODE_LOG: return tp_xnn_define_log(g, x, y, n->flags);
-    case TP_XNN_NODE_GELU: return tp_xnn_define_gelu(g, x, y, n->flags);
-    case TP_XNN_NODE_TANH: return tp_xnn_define_tanh(g, x, y, n->flags);
-    case TP_XNN_NODE_EXP: return tp_xnn_define_exp(g, x, y, n->flags);
-    case TP_XNN_NODE_SIN: return tp_xnn_define_sin(g, x, y, n->flags);
-    case TP_XNN_NODE_COS: return tp_xnn_define_cos(g, x, y, n->flags);
-    case TP_XNN_NODE_COPY: return tp_xnn_define_copy(g, x, y, n->flags);
-    case TP_XNN_NODE_ELU: return tp_xnn_define_elu(g, n->param, x, y, n->flags);
-    case TP_XNN_NODE_LEAKY_RELU: return tp_xnn_define_leaky_relu(g, n->param, x, y, n->flags);
     case TP_XNN_NODE_FULLY_CONNECTED:
       return tp_xnn_define_fully_connected(g, n->omin, n->omax, x, n->filter, xg_id(n->bias), y,
                                            n->flags);
@@ -954,16 +941,6 @@ static tp_status xg_define_node(tp_xnn_graph *g, const xg_node *n) {
     case TP_XNN_NODE_ARGMAX_POOLING_2D:
       return tp_xnn_define_argmax_pooling_2d(g, p[0], p[1], p[2], p[3], n->kh, n->kw, x, y,
                                              n->out2, n->flags);
-    case TP_XNN_NODE_CONCATENATE2:
-      return tp_xnn_define_concatenate2(g, n->axis, x, n->in[1], y, n->flags);
-    case TP_XNN_NODE_CONCATENATE3:
-      return tp_xnn_define_concatenate3(g, n->axis, x, n->in[1], n->in[2], y, n->flags);
-    case TP_XNN_NODE_CONCATENATE4:
-      return tp_xnn_define_concatenate4(g, n->axis, x, n->in[1], n->in[2], n->in[3], y,
-                                        n->flags);
-    case TP_XNN_NODE_CONCATENATE5:
-      return tp_xnn_define_concatenate5(g, n->axis, x, n->in[1], n->in[2], n->in[3], n->in[4],
-                                        y, n->flags);
     case TP_XNN_NODE_STATIC_TRANSPOSE:
       return tp_xnn_define_static_transpose(g, n->nv, n->v1, x, y, n->flags);
     case TP_XNN_NODE_STATIC_RESHAPE:

@@ -463,8 +463,8 @@ static void tpd_xnn_node(tpd *d, uint32_t i, const tp_xnn_blob_node *n) {
   for (fi = 0; fi < k->nfields; fi++) {
     const tp_xnn_field *f = &k->fields[fi];
     uint32_t x = n->f[f->id];
-    /* a concatenate's unused inputs (OPT_ID in _XNNCat) are not shown */
-    if (f->type == 'b' && !strcmp(k->table, "_XNNCat")) continue;
+    /* a concatenate's unused inputs (shape Nx1: its OPT_ID fields) are not shown */
+    if (f->type == 'b' && !strcmp(k->shape, "Nx1")) continue;
     tpd_print(d, " %s=", f->name);
     if (f->type == 'f') tpd_print(d, "%g", (double)tp_fb_bits_f32(x));
     else if (f->type == 'v') tpd_xnn_list(d, n->vec[x], NULL, n->vec_len[x]);
