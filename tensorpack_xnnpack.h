@@ -2335,6 +2335,11 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
       if (n->kind == TP_XNN_NODE_SOFTMAX && in->num_dims == 0)
         TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: input %u has no dims", name, ix,
                      (unsigned)n->f[fi]);
+      if (n->kind == TP_XNN_NODE_SOFTMAX && in->dims[in->num_dims - 1] == 0)
+        TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: input %u is %s: XNNPACK's softmax needs at least "
+                     "one channel (the last dim; src/operators/softmax-nc.c refuses 0 when the "
+                     "node runs)",
+                     name, ix, (unsigned)n->f[fi], tp__xnn_dims_str(in, b1));
       if (n->kind == TP_XNN_NODE_CONVERT) {
         if (!et && in->datatype == out->datatype && /* ExecuTorch's XNNPACK copies them */
             (in->quant != TP_XNN_QUANT_PER_TENSOR || in->scale == out->scale))

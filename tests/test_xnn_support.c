@@ -784,6 +784,23 @@ static void test_blob_constant_at_execute(void) {
   tp_store_destroy(store);
 }
 
+/* softmax over a last dim of 0: XNNPACK refuses zero channels when the node runs (seed 16217
+   of the differential test: accepted, then execute-failed), at every target */
+static void test_softmax_no_channels(void) {
+  size_t d[2] = {5, 0};
+  uint32_t x, y, k;
+  tp_xnn_graph *g;
+  for (k = 0; k < 2; k++) {
+    g = mk(k ? TP_XNN_TARGET_XNNPACK : 0);
+    x = val(g, TP_XNN_FP32, 2, d, 0, IN);
+    y = val(g, TP_XNN_FP32, 2, d, 1, OUT);
+    EXPECT_EXACT(tp_xnn_define_softmax(g, x, y, 0), TP_ERR_INVALID,
+                 "softmax #0: input 0 is [5, 0]: XNNPACK's softmax needs at least one channel "
+                 "(the last dim; src/operators/softmax-nc.c refuses 0 when the node runs)");
+    tp_xnn_graph_destroy(g);
+  }
+}
+
 /* pooling: argmax with padding; a max / average window wholly in the padding */
 static void test_pool_padding(void) {
   size_t in[4] = {1, 4, 4, 1}, o[4] = {1, 2, 2, 1}, small[4] = {1, 2, 2, 1}, tall[4] = {1, 3, 1, 1};
@@ -1021,5 +1038,6 @@ int main(int argc, char **argv) {
   TPT_RUN(test_bf16_mix);
   TPT_RUN(test_int32_max_scalar);
   TPT_RUN(test_blob_constant_at_execute);
+  TPT_RUN(test_softmax_no_channels);
   return tpt_finish("xnn_support");
 }
