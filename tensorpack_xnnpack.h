@@ -1500,6 +1500,7 @@ typedef struct tp__xnn_value {
   uint32_t num_dims;
   uint32_t dims[TP_XNN_MAX_DIMS];
   uint32_t const_idx; /* 0 = not constant */
+  int const_named;    /* the constant is a named key (a .ptd / store entry), not in the blob */
   uint32_t external_id, flags;
   float scale;
   int32_t zero_point;
@@ -2368,6 +2369,11 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
       if (n->kind == TP_XNN_NODE_SOFTMAX && in->num_dims == 0)
         TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: input %u has no dims", name, ix,
                      (unsigned)n->f[fi]);
+      if (n->kind == TP_XNN_NODE_SOFTMAX && in->dims[in->num_dims - 1] == 0)
+        TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: input %u is %s: XNNPACK's softmax needs at least "
+                     "one channel (the last dim; src/operators/softmax-nc.c refuses 0 when the "
+                     "node runs)",
+                     name, ix, (unsigned)n->f[fi], tp__xnn_dims_str(in, b1));
       if (n->kind == TP_XNN_NODE_CONVERT) {
         if (!et && in->datatype == out->datatype && /* ExecuTorch's XNNPACK copies them */
             (in->quant != TP_XNN_QUANT_PER_TENSOR || in->scale == out->scale))
@@ -2638,7 +2644,9 @@ static tp_status tp__xnn_check_pool_taps(const tp__xnn_nview *n, tp_error *err, 
      batch and column, the value has one per column;
    - a qdint8 convolution / deconvolution input is quantized per batch image: its
      num_nonbatch_dims must be 3 (a 1x1 convolution of stride 1, no padding and one group,
-     which XNNPACK makes a fully connected, takes any). */
+     which XNNPACK makes a fully connected, takes any);
+   - a constant in the blob (not a named .ptd entry) that a node reads when it runs is freed
+     memory by then: ExecuTorch frees the blob after init (the exceptions: below). */
 static tp_status tp__xnn_check_et_semantics(const tp__xnn_nview *n, tp_error *err) {
   const char *name = tp_xnn_node_name(n->kind);
   char b1[80];
@@ -2676,6 +2684,43 @@ static tp_status tp__xnn_check_et_semantics(const tp__xnn_nview *n, tp_error *er
                      "the constant the other input's shape",
                      name, n->index, (unsigned)n->f[k ? TP__XF(_XNNNode2x1, input1_id)
                                                       : TP__XF(_XNNNode2x1, input2_id)]);
+  }
+  {
+    /* ExecuTorch frees the delegate blob once the runtime is created (XNNPACKBackend.cpp:
+       processed->Free()). XNNPACK copies a constant at create only where it packs it - the
+       filter and bias of fully-connected and the convolutions, batch matrix multiply's second
+       input - or folds it into parameters: a one-element constant of maximum / minimum (rank
+       <= the other input's, which is not constant) becomes a clamp. Every other node reads
+       its input's data when it runs, so an inline constant there is freed memory (a named
+       one, from the .ptd, ExecuTorch keeps: XNNCompiler.cpp's unpacked_buffers_). An empty
+       constant reads nothing; a bf16 constant of a binary node the runtime converts to fp32 in
+       a buffer of its own at create (cvt_to_fp32.cc; 21 of 21 such random graphs ran right
+       with free() poisoned). */
+    const tp_xnn_node_desc *d = tp_xnn_describe_node(n->kind);
+    uint32_t f;
+    for (f = 0; d && f < d->nfields; f++) {
+      const tp__xnn_value *c = n->v[d->fields[f].id], *o = NULL;
+      const char *fn = d->fields[f].name;
+      if (!c || !c->const_idx || c->const_named || !tp__xnn_cnumel(c) ||
+          !strncmp(fn, "output", 6) ||
+          !strcmp(fn, "filter_id") || !strcmp(fn, "bias_id") ||
+          (n->kind == TP_XNN_NODE_BATCH_MATRIX_MULTIPLY && !strcmp(fn, "input2_id")))
+        continue;
+      if (c->datatype == TP_XNN_BF16 &&
+          (n->kind == TP_XNN_NODE_ADD || n->kind == TP_XNN_NODE_SUBTRACT ||
+           n->kind == TP_XNN_NODE_MULTIPLY || n->kind == TP_XNN_NODE_DIVIDE ||
+           n->kind == TP_XNN_NODE_MINIMUM || n->kind == TP_XNN_NODE_MAXIMUM))
+        continue;
+      if (n->kind == TP_XNN_NODE_MAXIMUM || n->kind == TP_XNN_NODE_MINIMUM)
+        o = n->v[!strcmp(fn, "input1_id") ? TP__XF(_XNNNode2x1, input2_id)
+                                          : TP__XF(_XNNNode2x1, input1_id)];
+      if (o && !o->const_idx && tp__xnn_cnumel(c) == 1 && c->num_dims <= o->num_dims) continue;
+      TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
+                   "%s #%u: input %u is a constant in the blob: ExecuTorch frees the blob "
+                   "after init; %s reads it at execute; make it a graph input, or keep it in "
+                   "a .ptd (tp_xnn_options.store)",
+                   name, n->index, (unsigned)n->f[d->fields[f].id], name);
+    }
   }
   switch (n->kind) {
     case TP_XNN_NODE_ARGMAX_POOLING_2D: {
@@ -3245,7 +3290,10 @@ static tp_status tp__xnn_value_data(tp_xnn_graph *g, tp__xnn_value *v, const tp_
                           (unsigned)id, (unsigned long long)have, (unsigned long long)numel,
                           tp_xnn_datatype_name(v->datatype), (unsigned long long)want);
   }
-  return tp__xnn_add_const(g, id, "data", data, how, want, 0, &v->const_idx);
+  if (tp__xnn_add_const(g, id, "data", data, how, want, 0, &v->const_idx) != TP_OK)
+    return g->err.status;
+  v->const_named = v->const_idx && g->consts[v->const_idx].named;
+  return TP_OK;
 }
 
 static tp_status tp__xnn_value_commit(tp_xnn_graph *g, const tp__xnn_value *v,
@@ -5106,12 +5154,15 @@ done:
 
 /* The node rules' view of a value tp_xnn_read_blob read (tp_xnn_check_blob and the loader judge
    the result through it); the per-channel scale range is the caller's (tp__xnn_qc_note). */
-static void tp__xnn_blob_view(const tp_xnn_blob_value *bv, tp__xnn_value *cv) {
+static void tp__xnn_blob_view(const tp_xnn_blob *b, const tp_xnn_blob_value *bv,
+                              tp__xnn_value *cv) {
   memset(cv, 0, sizeof *cv);
   cv->datatype = bv->datatype;
   cv->num_dims = bv->ndims;
   memcpy(cv->dims, bv->dims, sizeof cv->dims);
   cv->const_idx = bv->constant_buffer_idx;
+  cv->const_named = cv->const_idx && cv->const_idx < b->num_constants &&
+                    b->constants[cv->const_idx].named_key != NULL;
   cv->external_id = bv->external_id;
   cv->flags = bv->flags;
   cv->quant = bv->value_type == TP_XNN_VALUE_QUANTIZED ? bv->quant : TP__XNN_Q_NONE;
@@ -5206,7 +5257,7 @@ static tp_status tp__xnn_check_read(const tp_xnn_blob *b, int target, tp_error *
     st = tp__error_set(err, TP_ERR_NOMEM, "check: no memory for %u values and %u nodes",
                        (unsigned)b->num_values, (unsigned)b->num_nodes);
   for (i = 0; st == TP_OK && i < b->num_values; i++) {
-    tp__xnn_blob_view(&b->values[i], &g.values[i]);
+    tp__xnn_blob_view(b, &b->values[i], &g.values[i]);
     tp__xnn_cb_scales(b, &b->values[i], &g.values[i]);
     map[i] = ((uint64_t)b->values[i].id_out << 32) | (uint64_t)i;
   }
@@ -5972,7 +6023,7 @@ static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, const tp_xnn_blo
   rt->vinfo[vi].read = 0;
   rt->vinfo[vi].nd = nd;
   for (i = 0; i < nd; i++) rt->vinfo[vi].dims[i] = dims[i];
-  tp__xnn_blob_view(bv, &rt->vinfo[vi].cv); /* the node rules' view of it (>>xnn-check) */
+  tp__xnn_blob_view(&L->b, bv, &rt->vinfo[vi].cv); /* the node rules' view of it (>>xnn-check) */
   for (i = 0; i < qc_n; i++) /* the scales as XNNPACK got them, for the requantization rule */
     tp__xnn_qc_note(&rt->vinfo[vi].cv, qc_scales[i], (uint32_t)i); /* qc_n is a dim: < 2^32 */
   return tp__xnn_rt_map(L, id_out, vi);

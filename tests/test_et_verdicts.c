@@ -10,10 +10,15 @@
    - every refused graph that ExecuTorch ran right is named in the first column of README.md's
      et-overstrict table by its seed, with why;
    - tests/README.md's per-kind table is this table's (build/tests/test_et_verdicts --print
-     writes it).
+     writes it);
+   - every node kind of TP_XNN_NODE_LIST has its case in the generator (xg_generate,
+     xg_define_node) and the reference (xr_node): the kind of a seed is 1 + seed %
+     TP_XNN_NODE_KINDS, so a kind added to the list gets seeds, and without its cases it
+     would only be "refused" without a word.
    Run from the repository root, or with TP_ROOT set. */
 #include "tensorpack_xnnpack.h"
 #include "tp_test.h"
+#define XG_REFERENCE
 #include "xnn_graphs.h"
 
 #include <stdio.h>
@@ -178,6 +183,59 @@ static void test_readme_table(void) {
   free(md);
 }
 
+/* Each kind's first seed (seed = kind - 1): a graph with a node of the kind, defined (unchecked)
+   without the generator's "no case" status, and a reference that knows the kind. */
+static void test_every_kind_generated(void) {
+  int k;
+  for (k = 1; k <= (int)TP_XNN_NODE_KINDS; k++) {
+    unsigned char *in[XG_MAXV];
+    xr_t R[XG_MAXV];
+    tp_xnn_graph *g = NULL;
+    tp_status st;
+    uint32_t i, nin = 0, has = 0;
+    int ref;
+    char m[300];
+    xg_generate((uint64_t)(k - 1), &g_graph);
+    for (i = 0; i < g_graph.nnode; i++) has |= g_graph.n[i].kind == k;
+    if (g_graph.kind != k || !has) {
+      snprintf(m, sizeof m, "node kind %d (%s) of TP_XNN_NODE_LIST has no case in "
+                            "tests/xnn_graphs.h's xg_generate",
+               k, tp_xnn_node_name(k));
+      tpt_fail_at(__FILE__, __LINE__, m);
+      continue;
+    }
+    st = xg_define(&g_graph, TP_XNN_TARGET_UNCHECKED, &g);
+    tp_xnn_graph_destroy(g);
+    if (st == TP_ERR_FORMAT) {
+      snprintf(m, sizeof m, "node kind %d (%s) has no case in tests/xnn_graphs.h's "
+                            "xg_define_node", k, tp_xnn_node_name(k));
+      tpt_fail_at(__FILE__, __LINE__, m);
+    }
+    memset(in, 0, sizeof in);
+    memset(R, 0, sizeof R);
+    for (i = 0; i < g_graph.nval; i++)
+      if (g_graph.v[i].role == XG_INPUT) {
+        size_t nb = xg_numel(&g_graph.v[i]) * xg_esize(g_graph.v[i].dt);
+        in[nin] = (unsigned char *)calloc(nb + 16, 1);
+        TPT_CHECK(in[nin] != NULL);
+        if (!in[nin]) return;
+        nin++;
+      }
+    ref = xr_graph(&g_graph, in, R);
+    if (ref < 0) {
+      snprintf(m, sizeof m, "node kind %d (%s) has no case in tests/xnn_graphs_ref.h's xr_node",
+               k, tp_xnn_node_name(k));
+      tpt_fail_at(__FILE__, __LINE__, m);
+    }
+    for (i = 0; i < XG_MAXV; i++) {
+      xr_free(&R[i]);
+      free(in[i]);
+    }
+  }
+  printf("  %d node kinds: each generated, defined and with a reference\n",
+         (int)TP_XNN_NODE_KINDS);
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && !strcmp(argv[1], "--print")) {
     char *md;
@@ -189,5 +247,6 @@ int main(int argc, char **argv) {
   }
   TPT_RUN(test_verdicts);
   TPT_RUN(test_readme_table);
+  TPT_RUN(test_every_kind_generated);
   return tpt_finish("et_verdicts");
 }

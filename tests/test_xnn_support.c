@@ -24,6 +24,18 @@ static tp_xnn_graph *mk(int target) {
   return g;
 }
 
+/* A target-0 graph whose constants are named entries of a new store (*store: destroy it after
+   the graph). */
+static tp_xnn_graph *mk_named(tp_store **store) {
+  tp_xnn_options o;
+  tp_xnn_graph *g = NULL;
+  if (tp_store_create(NULL, store) != TP_OK) abort();
+  memset(&o, 0, sizeof o);
+  o.store = *store;
+  if (tp_xnn_graph_create(&o, &g) != TP_OK) abort();
+  return g;
+}
+
 static uint32_t val(tp_xnn_graph *g, tp_xnn_datatype dt, size_t nd, const size_t *dims,
                     uint32_t ext, uint32_t flags) {
   uint32_t id = NONE;
@@ -363,16 +375,19 @@ static void test_reshape_infer(void) {
 
 /* prelu: a binary node in the pinned XNNPACK: a [1] slope (torch.nn.PReLU()) and a
    non-constant slope run; the slope must broadcast to the input (src/subgraph/deprecated.c
-   xnn_define_prelu -> xnn_define_binary) */
+   xnn_define_prelu -> xnn_define_binary). A constant slope in the blob is read at execute, after
+   ExecuTorch freed the blob (test_blob_constant_at_execute): at target 0 it goes in a .ptd. */
 static void test_prelu_slope(void) {
   size_t in[4] = {1, 2, 2, 4}, one[1] = {1}, ch[1] = {4}, bad[1] = {3};
   uint32_t x, sl, y;
-  tp_xnn_graph *g = mk(0);
+  tp_store *store = NULL;
+  tp_xnn_graph *g = mk_named(&store);
   x = val(g, TP_XNN_FP32, 4, in, 0, IN);
   sl = cval(g, 1, one);
   y = val(g, TP_XNN_FP32, 4, in, 1, OUT);
   TPT_STATUS(tp_xnn_define_prelu(g, x, sl, y, 0), TP_OK);
   tp_xnn_graph_destroy(g);
+  tp_store_destroy(store);
   g = mk(0); /* an external slope */
   x = val(g, TP_XNN_FP32, 4, in, 0, IN);
   sl = val(g, TP_XNN_FP32, 1, ch, 1, IN);
@@ -659,6 +674,133 @@ static void test_int32_max_scalar(void) {
   }
 }
 
+/* A constant in the blob that a node reads when it runs: ExecuTorch frees the blob after init
+   (refused at target 0, with every kind's name in the sentence); the slots XNNPACK packs at
+   create, a maximum / minimum's one-element constant (a clamp), a named constant (.ptd) and an
+   empty one are accepted. */
+static void test_blob_constant_at_execute(void) {
+  size_t d[2] = {2, 3}, one[1] = {1}, w[2] = {4, 3}, o[2] = {2, 4}, cat[2] = {4, 3};
+  size_t e[2] = {0, 3};
+  uint32_t x, c, y, b, k;
+  tp_xnn_graph *g;
+  tp_store *store = NULL;
+  static const char add_why[] =
+      "add2 #0: input 1 is a constant in the blob: ExecuTorch frees the blob after init; add2 "
+      "reads it at execute; make it a graph input, or keep it in a .ptd (tp_xnn_options.store)";
+  for (k = 0; k < 3; k++) {
+    /* target 0 refuses; the XNNPACK target keeps the blob (accepted), and tp_xnn_check_blob at
+       target 0 says what define said; a named constant's blob passes */
+    tp_membuf m;
+    tp_sink sk;
+    tp_error e;
+    g = k == 2 ? mk_named(&store) : mk(k ? TP_XNN_TARGET_XNNPACK : 0);
+    x = val(g, TP_XNN_FP32, 2, d, 0, IN);
+    c = cval(g, 2, d);
+    y = val(g, TP_XNN_FP32, 2, d, 1, OUT);
+    if (k == 0) {
+      EXPECT_EXACT(tp_xnn_define_add2(g, -INFINITY, INFINITY, x, c, y, 0), TP_ERR_UNSUPPORTED,
+                   add_why);
+      tp_xnn_graph_destroy(g);
+      continue;
+    }
+    TPT_STATUS(tp_xnn_define_add2(g, -INFINITY, INFINITY, x, c, y, 0), TP_OK);
+    memset(&m, 0, sizeof m);
+    memset(&e, 0, sizeof e);
+    sk = tp_sink_membuf(&m);
+    TPT_STATUS(tp_xnn_write(g, &sk), TP_OK);
+    TPT_STATUS(tp_xnn_check_blob(m.data, m.size, TP_XNN_TARGET_EXECUTORCH, &e),
+               k == 1 ? TP_ERR_UNSUPPORTED : TP_OK);
+    if (k == 1) TPT_EQ_STR(e.msg, add_why);
+    tp_membuf_free(&m);
+    tp_xnn_graph_destroy(g);
+    if (k == 2) tp_store_destroy(store);
+  }
+  g = mk(0); /* concatenate, its first input constant */
+  c = cval(g, 2, d);
+  x = val(g, TP_XNN_FP32, 2, d, 0, IN);
+  y = val(g, TP_XNN_FP32, 2, cat, 1, OUT);
+  EXPECT_EXACT(tp_xnn_define_concatenate2(g, 0, c, x, y, 0), TP_ERR_UNSUPPORTED,
+               "concatenate2 #0: input 0 is a constant in the blob: ExecuTorch frees the blob "
+               "after init; concatenate2 reads it at execute; make it a graph input, or keep it "
+               "in a .ptd (tp_xnn_options.store)");
+  tp_xnn_graph_destroy(g);
+  g = mk(0); /* a one-input node of a constant */
+  c = cval(g, 2, d);
+  y = val(g, TP_XNN_FP32, 2, d, 0, OUT);
+  EXPECT_EXACT(tp_xnn_define_copy(g, c, y, 0), TP_ERR_UNSUPPORTED,
+               "copy #0: input 0 is a constant in the blob: ExecuTorch frees the blob after "
+               "init; copy reads it at execute; make it a graph input, or keep it in a .ptd "
+               "(tp_xnn_options.store)");
+  tp_xnn_graph_destroy(g);
+  g = mk(0); /* maximum2 with a [2, 3] constant: read at execute; a [1] one: a clamp */
+  x = val(g, TP_XNN_FP32, 2, d, 0, IN);
+  c = cval(g, 2, d);
+  y = val(g, TP_XNN_FP32, 2, d, 1, OUT);
+  EXPECT_EXACT(tp_xnn_define_maximum2(g, c, x, y, 0), TP_ERR_UNSUPPORTED,
+               "maximum2 #0: input 1 is a constant in the blob: ExecuTorch frees the blob after "
+               "init; maximum2 reads it at execute; make it a graph input, or keep it in a .ptd "
+               "(tp_xnn_options.store)");
+  tp_xnn_graph_destroy(g);
+  for (k = 0; k < 2; k++) {
+    g = mk(0);
+    x = val(g, TP_XNN_FP32, 2, d, 0, IN);
+    b = cval(g, 1, one);
+    y = val(g, TP_XNN_FP32, 2, d, 1, OUT);
+    if (k)
+      TPT_STATUS(tp_xnn_define_minimum2(g, b, x, y, 0), TP_OK);
+    else
+      TPT_STATUS(tp_xnn_define_maximum2(g, x, b, y, 0), TP_OK);
+    tp_xnn_graph_destroy(g);
+  }
+  g = mk(0); /* packed at create: a fully-connected filter and bias, a batch matmul's input2 */
+  x = val(g, TP_XNN_FP32, 2, d, 0, IN);
+  c = cval(g, 2, w);
+  b = cval(g, 1, &w[0]);
+  y = val(g, TP_XNN_FP32, 2, o, 1, OUT);
+  TPT_STATUS(tp_xnn_define_fully_connected(g, -INFINITY, INFINITY, x, c, b, y, 0), TP_OK);
+  tp_xnn_graph_destroy(g);
+  {
+    size_t a3[3] = {1, 2, 3}, b3[3] = {1, 3, 4}, o3[3] = {1, 2, 4};
+    g = mk(0);
+    x = val(g, TP_XNN_FP32, 3, a3, 0, IN);
+    c = cval(g, 3, b3);
+    y = val(g, TP_XNN_FP32, 3, o3, 1, OUT);
+    TPT_STATUS(tp_xnn_define_batch_matrix_multiply(g, x, c, y, 0), TP_OK);
+    tp_xnn_graph_destroy(g);
+  }
+  g = mk(0); /* an empty constant reads nothing */
+  x = val(g, TP_XNN_FP32, 2, e, 0, IN);
+  c = cval(g, 2, e);
+  y = val(g, TP_XNN_FP32, 2, e, 1, OUT);
+  TPT_STATUS(tp_xnn_define_add2(g, -INFINITY, INFINITY, x, c, y, 0), TP_OK);
+  tp_xnn_graph_destroy(g);
+  /* a named constant: ExecuTorch keeps the .ptd's buffers of the values it does not pack */
+  g = mk_named(&store);
+  x = val(g, TP_XNN_FP32, 2, d, 0, IN);
+  c = cval(g, 2, d);
+  y = val(g, TP_XNN_FP32, 2, d, 1, OUT);
+  TPT_STATUS(tp_xnn_define_add2(g, -INFINITY, INFINITY, x, c, y, 0), TP_OK);
+  tp_xnn_graph_destroy(g);
+  tp_store_destroy(store);
+}
+
+/* softmax over a last dim of 0: XNNPACK refuses zero channels when the node runs (seed 16217
+   of the differential test: accepted, then execute-failed), at every target */
+static void test_softmax_no_channels(void) {
+  size_t d[2] = {5, 0};
+  uint32_t x, y, k;
+  tp_xnn_graph *g;
+  for (k = 0; k < 2; k++) {
+    g = mk(k ? TP_XNN_TARGET_XNNPACK : 0);
+    x = val(g, TP_XNN_FP32, 2, d, 0, IN);
+    y = val(g, TP_XNN_FP32, 2, d, 1, OUT);
+    EXPECT_EXACT(tp_xnn_define_softmax(g, x, y, 0), TP_ERR_INVALID,
+                 "softmax #0: input 0 is [5, 0]: XNNPACK's softmax needs at least one channel "
+                 "(the last dim; src/operators/softmax-nc.c refuses 0 when the node runs)");
+    tp_xnn_graph_destroy(g);
+  }
+}
+
 /* pooling: argmax with padding; a max / average window wholly in the padding */
 static void test_pool_padding(void) {
   size_t in[4] = {1, 4, 4, 1}, o[4] = {1, 2, 2, 1}, small[4] = {1, 2, 2, 1}, tall[4] = {1, 3, 1, 1};
@@ -895,5 +1037,7 @@ int main(int argc, char **argv) {
   TPT_RUN(test_clamp_copy_and_tiny_qc4w);
   TPT_RUN(test_bf16_mix);
   TPT_RUN(test_int32_max_scalar);
+  TPT_RUN(test_blob_constant_at_execute);
+  TPT_RUN(test_softmax_no_channels);
   return tpt_finish("xnn_support");
 }

@@ -10,8 +10,12 @@
 # graphs that are not (accepted, ok): WORK/why, kept with KEEP=1 or WORK set).
 #
 # Each graph runs in its own process under `timeout -s KILL 20`, three input sets each; about
-# four minutes for 4700 seeds on 2 cores shared with other work. Environment: CC (default cc), WORK (scratch directory,
-# default a temporary one, removed unless KEEP=1).
+# four minutes for 4700 seeds on 2 cores shared with other work. The runner runs with
+# tools/et_poison_free.c preloaded (free() fills the block with 0x7f first), so a graph whose
+# node reads a constant from the blob ExecuTorch freed after init is wrong every time, not only
+# when the allocator happened to reuse the block; POISON=0 runs the runner as it is.
+# Environment: CC (default cc), WORK (scratch directory, default a temporary one, removed unless
+# KEEP=1), POISON.
 # After a rule change: run this, then `build/tests/test_et_verdicts --print` into tests/README.md
 # (the per-kind table) and name each refused-but-right seed in README.md.
 
@@ -34,14 +38,22 @@ mkdir -p "$work/graphs" || exit 2
 
 ${CC:-cc} -std=c99 -D_POSIX_C_SOURCE=200809L -O2 -Wall -Wextra -Werror -I"$here" \
   "$here/tools/et_diff.c" -o "$work/et_diff" -lm || exit 1
+run=$runner
+if [ "${POISON:-1}" = 1 ]; then
+  ${CC:-cc} -O2 -shared -fPIC "$here/tools/et_poison_free.c" -o "$work/poison.so" -ldl || exit 1
+  run=$work/runner
+  printf '#!/bin/sh\nLD_PRELOAD=%s exec %s "$@"\n' "$work/poison.so" "$runner" >"$run" || exit 1
+  chmod +x "$run" || exit 1
+fi
 echo "et-diff: seeds $first .. $((first + count - 1)) in $runner (graphs in $work/graphs)"
-"$work/et_diff" "$runner" "$work/graphs" "$first" "$count" >"$work/table" 2>"$work/why" || exit 1
+"$work/et_diff" "$run" "$work/graphs" "$first" "$count" >"$work/table" 2>"$work/why" || exit 1
 
 {
   echo "# The differential test's verdicts (issue 20), written by tools/et-diff.sh: the random graph"
   echo "# of each seed (tests/xnn_graphs.h) written at target 0 - refused ones unchecked - as a"
   echo "# one-delegate .pte and run in ExecuTorch's executor_runner (ExecuTorch cff6f4dd32, the"
-  echo "# XNNPACK it pins, x86-64) against tests/xnn_graphs_ref.h, three input sets each."
+  echo "# XNNPACK it pins, x86-64; free() poisoned: tools/et_poison_free.c) against"
+  echo "# tests/xnn_graphs_ref.h, three input sets each."
   echo "# Columns: seed, node kinds, main node's datatypes (input/second>output), the deliberate"
   echo "# inconsistency (- none), the writer's verdict at target 0, ExecuTorch's verdict (ok, wrong"
   echo "# + max error, init-refused, execute-failed, crashed(SIGNAL), timeout, unwritable)."

@@ -234,7 +234,7 @@ static int run_seed(const char *runner, const char *dir, uint64_t seed) {
     il += (size_t)snprintf(inputs + il, sizeof inputs - il, "%s%s", k ? "," : "", path);
     k++;
   }
-  have_ref = xr_graph(G, in, R);
+  have_ref = xr_graph(G, in, R) == 1;
 
   snprintf(cmd, sizeof cmd,
            "timeout -s KILL 20 %s --model_path %s.pte %s%s --output_file %s-out "
