@@ -812,15 +812,19 @@ TPDEF tp_status tp_vk_graph_tensor(const tp_vk_graph *g, uint32_t id, tp_vk_tens
 TPDEF void tp_vk_graph_io(const tp_vk_graph *g, const uint32_t **inputs, size_t *n_in,
                           const uint32_t **outputs, size_t *n_out);
 /* Adds method `name` to p: one delegate call to "VulkanBackend" whose blob is g (streamed at
-   write time; g and its views are borrowed until p is written). Its arguments are g's inputs
-   then its outputs, in list order (VulkanBackend copies args[i] into input i and output j from
-   args[n_inputs + j]); each a memory-planned tensor with the value's dims and its staging
-   datatype's ScalarType (BOOL -> Bool, UINT8 -> Byte, INT8 -> Char, INT32 -> Int, FLOAT16 ->
-   Half, FLOAT32 -> Float, FLOAT64 -> Double, INT64 -> Long). A named-mode graph's store must
-   be embedded in p or written as a .ptd beside it. Refused (latched in p, with a sentence): a
-   failed graph; an input or output that is not a tensor (TP_ERR_UNSUPPORTED); and
-   tp_pte_add_method's refusals. */
-TPDEF tp_status tp_vk_add_pte_method(tp_pte *p, const char *name, tp_vk_graph *g);
+   write time; g and its views are borrowed until p is written), with the compile specs of cs
+   (NULL = none; encoded by tp_vk_encode_compile_specs, copied: the way to ask ExecuTorch's
+   runtime for BUFFER storage or a memory layout for every tensor of default storage / layout).
+   Its arguments are g's inputs then its outputs, in list order (VulkanBackend copies args[i]
+   into input i and output j from args[n_inputs + j]); each a memory-planned tensor with the
+   value's dims and its staging datatype's ScalarType (BOOL -> Bool, UINT8 -> Byte, INT8 ->
+   Char, INT32 -> Int, FLOAT16 -> Half, FLOAT32 -> Float, FLOAT64 -> Double, INT64 -> Long). A
+   named-mode graph's store must be embedded in p or written as a .ptd beside it. Refused
+   (latched in p, with a sentence): a failed graph; a compile spec value the runtime does not
+   know (TP_ERR_INVALID, the encoder's sentence after "method \"NAME\": "); an input or output
+   that is not a tensor (TP_ERR_UNSUPPORTED); and tp_pte_add_method's refusals. */
+TPDEF tp_status tp_vk_add_pte_method(tp_pte *p, const char *name, tp_vk_graph *g,
+                                     const tp_vk_compile_specs *cs);
 /* A DelegateCall of g ("VulkanBackend", its blob streamed at write time: g and its views are
    borrowed until the program is written) in program graph pg, beside kernel calls: args are
    pg's Tensor values bound to g's inputs, then its outputs, in list order, one each, with the
@@ -829,17 +833,6 @@ TPDEF tp_status tp_vk_add_pte_method(tp_pte *p, const char *name, tp_vk_graph *g
    graph's inputs plus outputs; a value that is not a Tensor or has another dtype or other
    sizes (TP_ERR_INVALID); tp_pte_call_delegate's. The sibling of tp_xnn_pte_call. */
 TPDEF tp_status tp_vk_pte_call(tp_pte_graph *pg, tp_vk_graph *g, const uint32_t *args, size_t n);
-/* The same with compile specs for the delegate (e.g. "storage_type_override" /
-   "memory_layout_override", which the runtime honours; values as the Vulkan partitioner
-   serializes them); copied. */
-TPDEF tp_status tp_vk_add_pte_method_ex(tp_pte *p, const char *name, tp_vk_graph *g,
-                                        const tp_pte_compile_spec *specs, size_t n_specs);
-/* The same with the compile specs of cs (NULL = none), encoded by tp_vk_encode_compile_specs:
-   the way to ask ExecuTorch's runtime for BUFFER storage or a memory layout for every tensor of
-   default storage / layout. A value the runtime does not know is latched in p
-   (TP_ERR_INVALID, the encoder's sentence after "method \"NAME\": "). */
-TPDEF tp_status tp_vk_add_pte_method_specs(tp_pte *p, const char *name, tp_vk_graph *g,
-                                           const tp_vk_compile_specs *cs);
 /* The named keys that the VulkanBackend delegates of program f (read with tp_pte_read) make
    ExecuTorch's loader look up (a constant tensor whose VkBytes has a named_key and offset
    UINT64_MAX) and that neither f's own named data nor ptd (may be NULL) holds: what a .ptd
@@ -858,7 +851,6 @@ TPDEF tp_status tp_vk_pte_missing_keys(tp_pte_file *f, size_t m, tp_ptd *ptd, co
    non-TP_OK. */
 TPDEF tp_status tp_vk__blob_keys(const void *blob, size_t size, tp__key_fn fn, void *ctx,
                                  tp_error *err);
-
 #ifdef __cplusplus
 }
 #endif
@@ -2923,8 +2915,9 @@ static tp_status tp_vk__pte_produce(void *ctx, tp_sink *sink) {
 
 /* g's inputs then outputs as the program tensors of a delegate call (malloc'd into *args_out,
    *n_out of them; NULL when 0) and its blob size; a refusal's sentence in *e. */
-static tp_status tp_vk__pte_args(tp_vk_graph *g, tp_pte_tensor **args_out, size_t *n_out,
+static tp_status tp_vk__pte_args(void *graph, tp_pte_tensor **args_out, size_t *n_out,
                                  uint64_t *blob_out, tp_error *e) {
+  tp_vk_graph *g = (tp_vk_graph *)graph;
   const uint32_t *ids[2];
   size_t n[2], k, i, a = 0;
   tp_pte_tensor *args = NULL;
@@ -2969,66 +2962,11 @@ static tp_status tp_vk__pte_args(tp_vk_graph *g, tp_pte_tensor **args_out, size_
   return TP_OK;
 }
 
-TPDEF tp_status tp_vk_add_pte_method_ex(tp_pte *p, const char *name, tp_vk_graph *g,
-                                        const tp_pte_compile_spec *specs, size_t n_specs) {
-  const char *nm = name ? name : "(null)";
-  tp_pte_tensor *args = NULL;
-  tp_pte_method m;
-  tp_error e;
-  size_t n = 0;
-  uint64_t blob = 0;
-  tp_status st;
-  TP_ASSERT(p);
-  TP_ASSERT(g);
-  /* the latched failures only: a failed size or write call of either object is no reason */
-  if (tp__pte_fail(p, TP_OK, NULL) != TP_OK) return tp__pte_fail(p, TP_OK, NULL);
-  memset(&e, 0, sizeof e);
-  if (tp_vk__pte_args(g, &args, &n, &blob, &e) != TP_OK)
-    return tp__pte_fail(p, e.status, "method \"%.80s\": %s", nm, e.msg);
-  memset(&m, 0, sizeof m);
-  m.name = name;
-  m.args = args;
-  m.n_args = n;
-  m.backend_id = "VulkanBackend";
-  m.blob_size = blob;
-  m.produce = tp_vk__pte_produce;
-  m.ctx = g;
-  m.specs = specs;
-  m.n_specs = n_specs;
-  st = tp_pte_add_method(p, &m);
-  TP_FREE(args);
-  return st;
-}
+static const tp__pte_backend tp_vk__pte_backend = {"VulkanBackend", "a Vulkan call", 0,
+                                                   tp_vk__pte_args, tp_vk__pte_produce};
 
-TPDEF tp_status tp_vk_pte_call(tp_pte_graph *pg, tp_vk_graph *g, const uint32_t *args, size_t n) {
-  tp_pte_tensor *io = NULL;
-  tp_pte_delegate d;
-  tp_error e;
-  size_t n_io = 0;
-  uint64_t blob = 0;
-  tp_status st;
-  TP_ASSERT(pg);
-  TP_ASSERT(g);
-  if (tp_pte_graph_status(pg) != TP_OK) return tp_pte_graph_status(pg);
-  memset(&e, 0, sizeof e);
-  if (tp_vk__pte_args(g, &io, &n_io, &blob, &e) != TP_OK)
-    return tp__pte_graph_fail(pg, e.status, "a Vulkan call: %s", e.msg);
-  memset(&d, 0, sizeof d);
-  d.backend_id = "VulkanBackend";
-  d.blob_size = blob;
-  d.produce = tp_vk__pte_produce;
-  d.ctx = g;
-  st = tp__pte_call_bound(pg, "a Vulkan call", 0, io, n_io, &d, args, n);
-  TP_FREE(io);
-  return st;
-}
-
-TPDEF tp_status tp_vk_add_pte_method(tp_pte *p, const char *name, tp_vk_graph *g) {
-  return tp_vk_add_pte_method_ex(p, name, g, NULL, 0);
-}
-
-TPDEF tp_status tp_vk_add_pte_method_specs(tp_pte *p, const char *name, tp_vk_graph *g,
-                                           const tp_vk_compile_specs *cs) {
+TPDEF tp_status tp_vk_add_pte_method(tp_pte *p, const char *name, tp_vk_graph *g,
+                                     const tp_vk_compile_specs *cs) {
   tp_vk_compile_spec enc[TP_VK_MAX_COMPILE_SPECS];
   tp_pte_compile_spec specs[TP_VK_MAX_COMPILE_SPECS];
   size_t n = 0, i;
@@ -3045,7 +2983,11 @@ TPDEF tp_status tp_vk_add_pte_method_specs(tp_pte *p, const char *name, tp_vk_gr
     specs[i].value = enc[i].value;
     specs[i].nbytes = enc[i].value_size;
   }
-  return tp_vk_add_pte_method_ex(p, name, g, n ? specs : NULL, n); /* the specs are copied */
+  return tp__pte_add_backend_method(p, name, &tp_vk__pte_backend, g, n ? specs : NULL, n);
+}
+
+TPDEF tp_status tp_vk_pte_call(tp_pte_graph *pg, tp_vk_graph *g, const uint32_t *args, size_t n) {
+  return tp__pte_backend_call(pg, &tp_vk__pte_backend, g, args, n);
 }
 
 /* A key is looked up for a tensor value with constant_id >= 0 whose VkBytes has a named_key

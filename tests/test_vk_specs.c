@@ -252,7 +252,7 @@ static void test_program_compile_specs(void) {
       const char *want = "method \"forward\": compile specs: storage 5 is not a tp_vk_storage "
                          "(0 default, 1 BUFFER, 2 TEXTURE_3D, 3 TEXTURE_2D)";
       cs.storage = (tp_vk_storage)5;
-      TPT_STATUS(tp_vk_add_pte_method_specs(p, "forward", g, &cs), TP_ERR_INVALID);
+      TPT_STATUS(tp_vk_add_pte_method(p, "forward", g, &cs), TP_ERR_INVALID);
       TPT_EQ_STR(tp_pte_error(p), want);
       tp_pte_destroy(p);
       tp_vk_graph_destroy(g);
@@ -262,7 +262,7 @@ static void test_program_compile_specs(void) {
       cs.storage = TP_VK_STORAGE_BUFFER;
       cs.layout = TP_VK_LAYOUT_CHANNELS_PACKED;
     }
-    TPT_STATUS(tp_vk_add_pte_method_specs(p, "forward", g, k ? &cs : NULL), TP_OK);
+    TPT_STATUS(tp_vk_add_pte_method(p, "forward", g, k ? &cs : NULL), TP_OK);
     memset(&m, 0, sizeof m);
     sink = tp_sink_membuf(&m);
     TPT_STATUS(tp_pte_write(p, &sink), TP_OK);
