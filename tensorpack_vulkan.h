@@ -611,22 +611,16 @@ typedef struct tp_vk_compile_specs {
                             enum has every tp_vk_layout but PACKED_INT8_CONV2D) */
 } tp_vk_compile_specs;
 
-/* One CompileSpec { key, value } as ExecuTorch's Vulkan partitioner writes it
-   (vulkan_partitioner.py parse_compile_options: an enum value becomes 4 bytes, little-endian;
-   the runtime refuses any other size). */
-typedef struct tp_vk_compile_spec {
-  const char *key;         /* "storage_type_override" or "memory_layout_override" (static) */
-  unsigned char value[4];  /* the value as a u32, little-endian */
-  size_t value_size;       /* 4 */
-} tp_vk_compile_spec;
 #define TP_VK_MAX_COMPILE_SPECS 2
 
-/* Encodes specs (NULL = none) into out[0 .. *count): storage first, then layout, only the ones
-   given, as the schema's values. A value the runtime does not know (storage 4, layout 8 or
+/* Encodes specs (NULL = none) into out[0 .. *count) as ExecuTorch's Vulkan partitioner writes
+   them (vulkan_partitioner.py parse_compile_options: the key, the schema's value as 4 bytes,
+   little-endian, which the runtime requires; value points to static bytes): storage first, then
+   layout, only the ones given. A value the runtime does not know (storage 4, layout 8 or
    TP_VK_LAYOUT_PACKED_INT8_CONV2D, ...) is TP_ERR_INVALID with a sentence in err (may be NULL),
    *count 0. NULL out or count: TP_ERR_INVALID. */
 TPDEF tp_status tp_vk_encode_compile_specs(const tp_vk_compile_specs *specs,
-                                           tp_vk_compile_spec out[TP_VK_MAX_COMPILE_SPECS],
+                                           tp_pte_compile_spec out[TP_VK_MAX_COMPILE_SPECS],
                                            size_t *count, tp_error *err);
 
 /* Exact number of bytes tp_vk_write will produce. */
@@ -1996,14 +1990,18 @@ TPDEF tp_status tp_vk_set_overrides(tp_vk_graph *g, tp_vk_storage storage, tp_vk
 
 /* >>vk-specs: compile specs ------------------------------------------------------------- */
 
-static void tp__vk_spec(tp_vk_compile_spec *o, const char *key, int v) {
+/* A schema value v as 4 little-endian bytes (static: rows 0 .. 9 hold every storage type's and
+   memory layout's value; a schema value past 9 needs its row). */
+static void tp__vk_spec(tp_pte_compile_spec *o, const char *key, int v) {
+  static const unsigned char le32[10][4] = {{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}, {9}};
+  TP_ASSERT(v >= 0 && v < 10);
   o->key = key;
-  tp__put_le32(o->value, (uint32_t)v);
-  o->value_size = 4;
+  o->value = le32[v];
+  o->nbytes = 4;
 }
 
 TPDEF tp_status tp_vk_encode_compile_specs(const tp_vk_compile_specs *specs,
-                                           tp_vk_compile_spec out[TP_VK_MAX_COMPILE_SPECS],
+                                           tp_pte_compile_spec out[TP_VK_MAX_COMPILE_SPECS],
                                            size_t *count, tp_error *err) {
   int st, ml;
   size_t n = 0;
@@ -2970,22 +2968,16 @@ static const tp__pte_backend tp__vk_pte_backend = {"VulkanBackend", "a Vulkan ca
 
 TPDEF tp_status tp_vk_add_pte_method(tp_pte *p, const char *name, tp_vk_graph *g,
                                      const tp_vk_compile_specs *cs) {
-  tp_vk_compile_spec enc[TP_VK_MAX_COMPILE_SPECS];
   tp_pte_compile_spec specs[TP_VK_MAX_COMPILE_SPECS];
-  size_t n = 0, i;
+  size_t n = 0;
   tp_error err;
   tp_status st;
   TP_ASSERT(p);
   TP_ASSERT(g);
   if (tp__pte_fail(p, TP_OK, NULL) != TP_OK) return tp__pte_fail(p, TP_OK, NULL);
-  st = tp_vk_encode_compile_specs(cs, enc, &n, &err);
+  st = tp_vk_encode_compile_specs(cs, specs, &n, &err);
   if (st != TP_OK)
     return tp__pte_fail(p, st, "method \"%.80s\": %.160s", name ? name : "(null)", err.msg);
-  for (i = 0; i < n; i++) {
-    specs[i].key = enc[i].key;
-    specs[i].value = enc[i].value;
-    specs[i].nbytes = enc[i].value_size;
-  }
   return tp__pte_add_backend_method(p, name, &tp__vk_pte_backend, g, n ? specs : NULL, n);
 }
 

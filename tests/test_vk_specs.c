@@ -7,7 +7,7 @@
 
 static void test_compile_specs_encoding(void) {
   tp_vk_compile_specs cs;
-  tp_vk_compile_spec out[TP_VK_MAX_COMPILE_SPECS];
+  tp_pte_compile_spec out[TP_VK_MAX_COMPILE_SPECS];
   size_t n = 99;
   tp_error err;
   static const unsigned char buffer[4] = {0, 0, 0, 0}, channels[4] = {2, 0, 0, 0},
@@ -23,7 +23,7 @@ static void test_compile_specs_encoding(void) {
   TPT_STATUS(tp_vk_encode_compile_specs(&cs, out, &n, &err), TP_OK);
   TPT_EQ_U64(n, 1);
   TPT_EQ_STR(out[0].key, "storage_type_override");
-  TPT_EQ_U64(out[0].value_size, 4);
+  TPT_EQ_U64(out[0].nbytes, 4);
   TPT_MEMEQ(out[0].value, buffer, 4);
   /* both, storage first */
   cs.layout = TP_VK_LAYOUT_CHANNELS_PACKED;
@@ -47,7 +47,7 @@ static void test_compile_specs_encoding(void) {
 
 static void test_compile_specs_refused(void) {
   tp_vk_compile_specs cs;
-  tp_vk_compile_spec out[TP_VK_MAX_COMPILE_SPECS];
+  tp_pte_compile_spec out[TP_VK_MAX_COMPILE_SPECS];
   size_t n = 99;
   tp_error err;
   const char *want_st = "compile specs: storage 4 is not a tp_vk_storage (0 default, 1 BUFFER, "
