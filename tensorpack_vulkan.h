@@ -800,8 +800,8 @@ typedef struct tp_vk_tensor_info {
   uint32_t dims[TP_MAX_DIMS];
   int is_constant;
 } tp_vk_tensor_info;
-/* TP_ERR_INVALID when id is not a tensor value of g (or out is NULL); TP_ERR_UNSUPPORTED for a
-   tensor of more than TP_MAX_DIMS dims. */
+/* TP_ERR_INVALID when id is not a tensor value of g (or out is NULL); out zeroed then. A tensor
+   has at most TP_MAX_DIMS dims (tp_vk_add_tensor_desc refuses more). */
 TPDEF tp_status tp_vk_graph_tensor(const tp_vk_graph *g, uint32_t id, tp_vk_tensor_info *out);
 /* The graph's input and output value ids (owned by g, valid until the next tp_vk_set_io). */
 TPDEF void tp_vk_graph_io(const tp_vk_graph *g, const uint32_t **inputs, size_t *n_in,
@@ -2892,7 +2892,6 @@ TPDEF tp_status tp_vk_graph_tensor(const tp_vk_graph *g, uint32_t id, tp_vk_tens
   memset(out, 0, sizeof *out);
   if (id >= g->nvalues || g->values[id].type != TP_VK_TENSOR_VALUE) return TP_ERR_INVALID;
   v = &g->values[id];
-  if (v->ndim > TP_MAX_DIMS) return TP_ERR_UNSUPPORTED;
   out->datatype = (tp_vk_datatype)v->dt;
   out->staging = (tp_vk_datatype)v->staging;
   out->ndim = v->ndim;
@@ -2942,10 +2941,8 @@ static tp_status tp__vk_pte_args(void *graph, tp_pte_tensor **args_out, size_t *
       st = tp_vk_graph_tensor(g, ids[k][i], &ti);
       if (st != TP_OK) {
         TP_FREE(args);
-        return tp__error_set(e, TP_ERR_UNSUPPORTED, "Vulkan %s %lu (value %lu) is not a "
-                             "tensor%s", k ? "output" : "input", (unsigned long)i,
-                             (unsigned long)ids[k][i],
-                             st == TP_ERR_INVALID ? "" : " of at most TP_MAX_DIMS dims");
+        return tp__error_set(e, TP_ERR_UNSUPPORTED, "Vulkan %s %lu (value %lu) is not a tensor",
+                             k ? "output" : "input", (unsigned long)i, (unsigned long)ids[k][i]);
       }
       sc = tp__vk_dt_to_tp((int)ti.staging);
       args[a].role = k ? TP_PTE_OUTPUT : TP_PTE_INPUT;
