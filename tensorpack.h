@@ -2409,19 +2409,32 @@ TPDEF tp_status tp__delegate_store_constant(tp_store *store, const tp_tensor *vi
    failure s in p with the sentence fmt (unless p already holds one) and returns p's first
    failure's status. s == TP_OK is a no-op. */
 TPDEF tp_status tp__pte_fail(tp_pte *p, tp_status s, const char *fmt, ...) TP__PRINTF(3, 4);
-/* For backend headers that refuse a call before tp_pte_call_delegate: latches failure s in g
-   with the sentence "method \"NAME\": " + fmt (unless g holds one) and returns g's first
-   failure's status. s == TP_OK is a no-op. */
-TPDEF tp_status tp__pte_graph_fail(tp_pte_graph *g, tp_status s, const char *fmt, ...)
-    TP__PRINTF(3, 4);
-/* Internal (for the backend headers' tp_xnn_pte_call / tp_vk_pte_call): a delegate call whose
-   n_expect slots bind tensors of expect[k]'s dtype and sizes (slot k named "external id k"
-   with by_id, else "input" / "output" by expect[k].role): a count other than n_expect, or a
-   value that is not such a Tensor, is TP_ERR_INVALID latched in g as "method \"M\": <what>
-   ..." naming both; then tp_pte_call_delegate(g, d, args, n). */
-TPDEF tp_status tp__pte_call_bound(tp_pte_graph *g, const char *what, int by_id,
-                                   const tp_pte_tensor *expect, size_t n_expect,
-                                   const tp_pte_delegate *d, const uint32_t *args, size_t n);
+/* A backend's graph as a program's delegate, for tp_xnn_add_pte_method / tp_vk_add_pte_method
+   and their tp_*_pte_call siblings, which differ only in this description. args(graph, &t, &n,
+   &blob_size, err) lists the call's tensors in call order (TP_MALLOC'd into t, NULL when n is 0;
+   freed here) and the blob's exact size, or refuses the graph with a sentence in err;
+   produce(graph, sink) streams the blob at write time (the graph is borrowed until then). */
+typedef struct tp__pte_backend {
+  const char *id;   /* the delegate id, e.g. "XnnpackBackend" */
+  const char *what; /* a call in sentences, e.g. "an XNNPACK call" */
+  int by_id;        /* 1: a call's slots are named "external id K"; 0: the graph's input / output */
+  tp_status (*args)(void *graph, tp_pte_tensor **t, size_t *n, uint64_t *blob_size,
+                    tp_error *err);
+  tp_status (*produce)(void *graph, tp_sink *sink);
+} tp__pte_backend;
+/* Adds method `name` to p: one call of b's graph with the compile specs (copied; NULL when 0).
+   Refused, latched in p: p's latched failure (returned as it is); b->args's refusal as
+   "method \"NAME\": " + its sentence; tp_pte_add_method's refusals. */
+TPDEF tp_status tp__pte_add_backend_method(tp_pte *p, const char *name, const tp__pte_backend *b,
+                                           void *graph, const tp_pte_compile_spec *specs,
+                                           size_t n_specs);
+/* A DelegateCall of b's graph in pg whose slots bind args[0 .. n), each a Tensor of its slot's
+   dtype and sizes. Refused, latched in pg as "method \"M\": " + a sentence: pg's latched failure
+   (returned as it is); b->args's refusal ("<what>: " + its sentence); a count other than the
+   slots' or a value that is not such a Tensor (TP_ERR_INVALID, naming both); then
+   tp_pte_call_delegate's refusals. */
+TPDEF tp_status tp__pte_backend_call(tp_pte_graph *pg, const tp__pte_backend *b, void *graph,
+                                     const uint32_t *args, size_t n);
 /* For the backends' tp_xnn_pte_missing_keys / tp_vk_pte_missing_keys (and tpdump --check): the
    named keys that the delegates of program f whose id is one of bk[0 .. nbk).id use and that
    neither f's named data nor ptd (may be NULL) holds. bk[i].keys calls fn(ctx, key, len) for
@@ -9475,7 +9488,11 @@ TPDEF tp_status tp_pte_graph_tensor(const tp_pte_graph *g, uint32_t id, tp_pte_t
   return TP_OK;
 }
 
-TPDEF tp_status tp__pte_graph_fail(tp_pte_graph *g, tp_status s, const char *fmt, ...) {
+/* Latches failure s in g with the sentence "method \"NAME\": " + fmt (unless g holds one) and
+   returns g's first failure's status. s == TP_OK is a no-op. */
+static tp_status tp__pte_graph_fail(tp_pte_graph *g, tp_status s, const char *fmt, ...)
+    TP__PRINTF(3, 4);
+static tp_status tp__pte_graph_fail(tp_pte_graph *g, tp_status s, const char *fmt, ...) {
   va_list ap;
   size_t n;
   TP_ASSERT(g);
@@ -10588,9 +10605,12 @@ TPDEF tp_status tp_pte_call_delegate(tp_pte_graph *g, const tp_pte_delegate *d,
   return tp__pte_graph_instr(g, TP_PTE_I_DelegateCall, (uint32_t)(g->m.ndels - 1), what, args, n);
 }
 
-TPDEF tp_status tp__pte_call_bound(tp_pte_graph *g, const char *what, int by_id,
-                                   const tp_pte_tensor *expect, size_t n_expect,
-                                   const tp_pte_delegate *d, const uint32_t *args, size_t n) {
+/* A delegate call whose n_expect slots bind tensors of expect[k]'s dtype and sizes (slot k named
+   "external id k" with by_id, else "input" / "output" by expect[k].role), then
+   tp_pte_call_delegate(g, d, args, n). */
+static tp_status tp__pte_call_bound(tp_pte_graph *g, const char *what, int by_id,
+                                    const tp_pte_tensor *expect, size_t n_expect,
+                                    const tp_pte_delegate *d, const uint32_t *args, size_t n) {
   size_t k;
   int dim;
   TP_ASSERT(g);
@@ -10623,6 +10643,61 @@ TPDEF tp_status tp__pte_call_bound(tp_pte_graph *g, const char *what, int by_id,
     }
   }
   return tp_pte_call_delegate(g, d, args, n);
+}
+
+TPDEF tp_status tp__pte_add_backend_method(tp_pte *p, const char *name, const tp__pte_backend *b,
+                                           void *graph, const tp_pte_compile_spec *specs,
+                                           size_t n_specs) {
+  tp_pte_tensor *t = NULL;
+  tp_pte_method m;
+  tp_error e;
+  size_t n = 0;
+  uint64_t blob = 0;
+  tp_status st;
+  TP_ASSERT(p);
+  TP_ASSERT(graph);
+  /* the latched failures only: a failed size or write call of either object is no reason */
+  if (p->err.status != TP_OK) return p->err.status;
+  memset(&e, 0, sizeof e);
+  if (b->args(graph, &t, &n, &blob, &e) != TP_OK)
+    return tp__pte_fail(p, e.status, "method \"%.80s\": %s", name ? name : "(null)", e.msg);
+  memset(&m, 0, sizeof m);
+  m.name = name;
+  m.args = t;
+  m.n_args = n;
+  m.backend_id = b->id;
+  m.blob_size = blob;
+  m.produce = b->produce;
+  m.ctx = graph;
+  m.specs = specs;
+  m.n_specs = n_specs;
+  st = tp_pte_add_method(p, &m);
+  TP_FREE(t);
+  return st;
+}
+
+TPDEF tp_status tp__pte_backend_call(tp_pte_graph *pg, const tp__pte_backend *b, void *graph,
+                                     const uint32_t *args, size_t n) {
+  tp_pte_tensor *t = NULL;
+  tp_pte_delegate d;
+  tp_error e;
+  size_t n_t = 0;
+  uint64_t blob = 0;
+  tp_status st;
+  TP_ASSERT(pg);
+  TP_ASSERT(graph);
+  if (pg->err.status != TP_OK) return pg->err.status;
+  memset(&e, 0, sizeof e);
+  if (b->args(graph, &t, &n_t, &blob, &e) != TP_OK)
+    return tp__pte_graph_fail(pg, e.status, "%s: %s", b->what, e.msg);
+  memset(&d, 0, sizeof d);
+  d.backend_id = b->id;
+  d.blob_size = blob;
+  d.produce = b->produce;
+  d.ctx = graph;
+  st = tp__pte_call_bound(pg, b->what, b->by_id, t, n_t, &d, args, n);
+  TP_FREE(t);
+  return st;
 }
 
 /* Widens the lifetime of tensor value id to instruction t. */

@@ -23,6 +23,7 @@
      reading a blob (bounds-checked)                >>vk-read
      quantized linears in one call                  >>vk-quant
      programs (.pte)                                >>vk-pte
+     for tools/tpdump.c, not for users (tp__)       >>vk-pte
      optional: upload onto a real Vulkan device     >>vk-runtime
 
    QUICK START (examples/04_vulkan_graph.c: y = linear(x, W) with W a transposed view)
@@ -207,9 +208,9 @@ typedef enum tp_vk_datatype {
   X(VkBytes, length, 1, U64, 0) \
   X(VkBytes, named_key, 2, STR, 0)
 
-#define TP_VK__FIELD_ENUM(t, f, id, kind, dflt) TP_VK_F_##t##_##f = id, TP_VK_D_##t##_##f = dflt,
-enum { TP_VK_FIELDS(TP_VK__FIELD_ENUM) TP_VK__FIELD_ENUM_END };
-#undef TP_VK__FIELD_ENUM
+#define TP__VK_FIELD_ENUM(t, f, id, kind, dflt) TP_VK_F_##t##_##f = id, TP_VK_D_##t##_##f = dflt,
+enum { TP_VK_FIELDS(TP__VK_FIELD_ENUM) TP__VK_FIELD_ENUM_END };
+#undef TP__VK_FIELD_ENUM
 
 /* The GraphTypes union (VkValue.value): X(tag, member, element size of its items vector, or 0).
    The tags are the TP_VK_*_VALUE defines below. */
@@ -610,22 +611,16 @@ typedef struct tp_vk_compile_specs {
                             enum has every tp_vk_layout but PACKED_INT8_CONV2D) */
 } tp_vk_compile_specs;
 
-/* One CompileSpec { key, value } as ExecuTorch's Vulkan partitioner writes it
-   (vulkan_partitioner.py parse_compile_options: an enum value becomes 4 bytes, little-endian;
-   the runtime refuses any other size). */
-typedef struct tp_vk_compile_spec {
-  const char *key;         /* "storage_type_override" or "memory_layout_override" (static) */
-  unsigned char value[4];  /* the value as a u32, little-endian */
-  size_t value_size;       /* 4 */
-} tp_vk_compile_spec;
 #define TP_VK_MAX_COMPILE_SPECS 2
 
-/* Encodes specs (NULL = none) into out[0 .. *count): storage first, then layout, only the ones
-   given, as the schema's values. A value the runtime does not know (storage 4, layout 8 or
+/* Encodes specs (NULL = none) into out[0 .. *count) as ExecuTorch's Vulkan partitioner writes
+   them (vulkan_partitioner.py parse_compile_options: the key, the schema's value as 4 bytes,
+   little-endian, which the runtime requires; value points to static bytes): storage first, then
+   layout, only the ones given. A value the runtime does not know (storage 4, layout 8 or
    TP_VK_LAYOUT_PACKED_INT8_CONV2D, ...) is TP_ERR_INVALID with a sentence in err (may be NULL),
    *count 0. NULL out or count: TP_ERR_INVALID. */
 TPDEF tp_status tp_vk_encode_compile_specs(const tp_vk_compile_specs *specs,
-                                           tp_vk_compile_spec out[TP_VK_MAX_COMPILE_SPECS],
+                                           tp_pte_compile_spec out[TP_VK_MAX_COMPILE_SPECS],
                                            size_t *count, tp_error *err);
 
 /* Exact number of bytes tp_vk_write will produce. */
@@ -659,7 +654,7 @@ typedef struct tp_vk_header {
 TPDEF tp_status tp_vk_parse_header(const void *blob, size_t size, tp_vk_header *out);
 
 /* A VH00 blob as read: tp_vk_read_blob reads it once, through the bounds-checked reader and
-   under every VK00 rule (listed at tp_vk__read in >>vk-read), into the read-only structure
+   under every VK00 rule (listed at tp__vk_read in >>vk-read), into the read-only structure
    below; tp_vk_check_blob, tp_vk_upload_blob and tpdump's Vulkan report all work on it.
    Pointers point into the blob (or the .ptd), which must outlive the result; the vectors not
    copied (list items, operator arguments) are little-endian elements there. */
@@ -739,7 +734,7 @@ typedef struct tp_vk_blob {
    VkGraph flatbuffer, and each constant's bytes as ExecuTorch's loader resolves them: named
    (key present and offset UINT64_MAX) through ptd (opened with tp_ptd_open; NULL: named
    constants are not looked up and their data stays NULL), otherwise inside the raw bytes
-   (offset < raw size, extent inside). Every VK00 rule is checked (the list at tp_vk__read:
+   (offset < raw size, extent inside). Every VK00 rule is checked (the list at tp__vk_read:
    ids in range, known enums, dims, each constant's length exactly numel(dims) x datatype size,
    every constants / shaders entry inside the raw bytes or the .ptd, ...), the first one broken
    reported. Errors: TP_ERR_FORMAT (sentence in err, may be NULL; reset on entry), TP_ERR_NOMEM,
@@ -805,22 +800,26 @@ typedef struct tp_vk_tensor_info {
   uint32_t dims[TP_MAX_DIMS];
   int is_constant;
 } tp_vk_tensor_info;
-/* TP_ERR_INVALID when id is not a tensor value of g (or out is NULL); TP_ERR_UNSUPPORTED for a
-   tensor of more than TP_MAX_DIMS dims. */
+/* TP_ERR_INVALID when id is not a tensor value of g (or out is NULL); out zeroed then. A tensor
+   has at most TP_MAX_DIMS dims (tp_vk_add_tensor_desc refuses more). */
 TPDEF tp_status tp_vk_graph_tensor(const tp_vk_graph *g, uint32_t id, tp_vk_tensor_info *out);
 /* The graph's input and output value ids (owned by g, valid until the next tp_vk_set_io). */
 TPDEF void tp_vk_graph_io(const tp_vk_graph *g, const uint32_t **inputs, size_t *n_in,
                           const uint32_t **outputs, size_t *n_out);
 /* Adds method `name` to p: one delegate call to "VulkanBackend" whose blob is g (streamed at
-   write time; g and its views are borrowed until p is written). Its arguments are g's inputs
-   then its outputs, in list order (VulkanBackend copies args[i] into input i and output j from
-   args[n_inputs + j]); each a memory-planned tensor with the value's dims and its staging
-   datatype's ScalarType (BOOL -> Bool, UINT8 -> Byte, INT8 -> Char, INT32 -> Int, FLOAT16 ->
-   Half, FLOAT32 -> Float, FLOAT64 -> Double, INT64 -> Long). A named-mode graph's store must
-   be embedded in p or written as a .ptd beside it. Refused (latched in p, with a sentence): a
-   failed graph; an input or output that is not a tensor (TP_ERR_UNSUPPORTED); and
-   tp_pte_add_method's refusals. */
-TPDEF tp_status tp_vk_add_pte_method(tp_pte *p, const char *name, tp_vk_graph *g);
+   write time; g and its views are borrowed until p is written), with the compile specs of cs
+   (NULL = none; encoded by tp_vk_encode_compile_specs, copied: the way to ask ExecuTorch's
+   runtime for BUFFER storage or a memory layout for every tensor of default storage / layout).
+   Its arguments are g's inputs then its outputs, in list order (VulkanBackend copies args[i]
+   into input i and output j from args[n_inputs + j]); each a memory-planned tensor with the
+   value's dims and its staging datatype's ScalarType (BOOL -> Bool, UINT8 -> Byte, INT8 ->
+   Char, INT32 -> Int, FLOAT16 -> Half, FLOAT32 -> Float, FLOAT64 -> Double, INT64 -> Long). A
+   named-mode graph's store must be embedded in p or written as a .ptd beside it. Refused
+   (latched in p, with a sentence): a failed graph; a compile spec value the runtime does not
+   know (TP_ERR_INVALID, the encoder's sentence after "method \"NAME\": "); an input or output
+   that is not a tensor (TP_ERR_UNSUPPORTED); and tp_pte_add_method's refusals. */
+TPDEF tp_status tp_vk_add_pte_method(tp_pte *p, const char *name, tp_vk_graph *g,
+                                     const tp_vk_compile_specs *cs);
 /* A DelegateCall of g ("VulkanBackend", its blob streamed at write time: g and its views are
    borrowed until the program is written) in program graph pg, beside kernel calls: args are
    pg's Tensor values bound to g's inputs, then its outputs, in list order, one each, with the
@@ -829,17 +828,6 @@ TPDEF tp_status tp_vk_add_pte_method(tp_pte *p, const char *name, tp_vk_graph *g
    graph's inputs plus outputs; a value that is not a Tensor or has another dtype or other
    sizes (TP_ERR_INVALID); tp_pte_call_delegate's. The sibling of tp_xnn_pte_call. */
 TPDEF tp_status tp_vk_pte_call(tp_pte_graph *pg, tp_vk_graph *g, const uint32_t *args, size_t n);
-/* The same with compile specs for the delegate (e.g. "storage_type_override" /
-   "memory_layout_override", which the runtime honours; values as the Vulkan partitioner
-   serializes them); copied. */
-TPDEF tp_status tp_vk_add_pte_method_ex(tp_pte *p, const char *name, tp_vk_graph *g,
-                                        const tp_pte_compile_spec *specs, size_t n_specs);
-/* The same with the compile specs of cs (NULL = none), encoded by tp_vk_encode_compile_specs:
-   the way to ask ExecuTorch's runtime for BUFFER storage or a memory layout for every tensor of
-   default storage / layout. A value the runtime does not know is latched in p
-   (TP_ERR_INVALID, the encoder's sentence after "method \"NAME\": "). */
-TPDEF tp_status tp_vk_add_pte_method_specs(tp_pte *p, const char *name, tp_vk_graph *g,
-                                           const tp_vk_compile_specs *cs);
 /* The named keys that the VulkanBackend delegates of program f (read with tp_pte_read) make
    ExecuTorch's loader look up (a constant tensor whose VkBytes has a named_key and offset
    UINT64_MAX) and that neither f's own named data nor ptd (may be NULL) holds: what a .ptd
@@ -852,11 +840,12 @@ TPDEF tp_status tp_vk_add_pte_method_specs(tp_pte *p, const char *name, tp_vk_gr
    reset on entry). The sibling of tp_xnn_pte_missing_keys. */
 TPDEF tp_status tp_vk_pte_missing_keys(tp_pte_file *f, size_t m, tp_ptd *ptd, const char **keys,
                                        size_t cap, size_t *count, tp_error *err);
-/* Internal (not API; tpdump --check lists every backend's keys in one tp__pte_missing_keys):
-   calls fn for each key one VulkanBackend blob makes the loader look up, in value order, after
+
+/* ---- for tools/tpdump.c, not for users (tp__: not API, may change in any release) ---- */
+/* Calls fn for each key one VulkanBackend blob makes the loader look up, in value order, after
    tp_vk_check_blob (ptd NULL) accepts it (its sentence in err otherwise); stops at fn's
-   non-TP_OK. */
-TPDEF tp_status tp_vk__blob_keys(const void *blob, size_t size, tp__key_fn fn, void *ctx,
+   non-TP_OK. tpdump --check lists every backend's keys through it in one tp__pte_missing_keys. */
+TPDEF tp_status tp__vk_blob_keys(const void *blob, size_t size, tp__key_fn fn, void *ctx,
                                  tp_error *err);
 
 #ifdef __cplusplus
@@ -947,7 +936,7 @@ extern "C" {
 
 /* >>vk-graph: the in-memory graph ------------------------------------------------------- */
 
-typedef struct tp_vk__value {
+typedef struct tp__vk_value {
   uint8_t type;         /* GraphTypes tag */
   int64_t i;            /* Int, SymInt, Bool */
   double d;             /* Double */
@@ -959,9 +948,9 @@ typedef struct tp_vk__value {
   int32_t mem_obj_id, constant_id;
   uint32_t *dims;
   size_t ndim;
-} tp_vk__value;
+} tp__vk_value;
 
-typedef struct tp_vk__const {
+typedef struct tp__vk_const {
   uint32_t value_id;
   tp_tensor view;       /* inline: borrowed, written at write time */
   tp_dtype out;         /* dtype of the written bytes */
@@ -969,33 +958,33 @@ typedef struct tp_vk__const {
   uint64_t offset;      /* inline: offset in the raw segment (set by the layout) */
   char key[65];         /* named: sha256 hex; "" inline */
   int named;
-} tp_vk__const;
+} tp__vk_const;
 
-typedef struct tp_vk__shader {
+typedef struct tp__vk_shader {
   unsigned char *bytes;
   size_t n;
   uint64_t offset;
-} tp_vk__shader;
+} tp__vk_shader;
 
-typedef struct tp_vk__op {
+typedef struct tp__vk_op {
   uint32_t node_id;
   char *name;
   int32_t *args;
   size_t n;
-} tp_vk__op;
+} tp__vk_op;
 
 struct tp_vk_graph {
   tp_vk_options opts;
   tp_error err;
   tp_error werr; /* the last size / write call's failure (never latched) */
   int writing;   /* > 0 while the graph is written */
-  tp_vk__value *values;
+  tp__vk_value *values;
   size_t nvalues, cap_values;
-  tp_vk__const *consts;
+  tp__vk_const *consts;
   size_t nconsts, cap_consts;
-  tp_vk__shader *shaders;
+  tp__vk_shader *shaders;
   size_t nshaders, cap_shaders;
-  tp_vk__op *ops;
+  tp__vk_op *ops;
   size_t nops, cap_ops;
   uint32_t *inputs, *outputs;
   size_t ninputs, noutputs;
@@ -1010,74 +999,74 @@ struct tp_vk_graph {
 
 /* The entry of every building call: the latched failure, or a call from a progress callback
    during the graph's own write (refused and latched: what is being written cannot change). */
-static tp_status tp_vk__check(tp_vk_graph *g) {
+static tp_status tp__vk_check(tp_vk_graph *g) {
   return tp__writer_busy(&g->err, g->writing, "a tp_vk_add_* call", "graph");
 }
 
-static tp_status tp_vk__nomem(tp_vk_graph *g, const char *what) {
+static tp_status tp__vk_nomem(tp_vk_graph *g, const char *what) {
   return tp__error_set(&g->err, TP_ERR_NOMEM, "out of memory while adding %s", what);
 }
 
 /* >>vk-format: names and sizes from the format description ---------------------------------- */
 
 TPDEF const char *tp_vk_datatype_name(int v) {
-#define TP_VK__DT_NAME(val, name, tpdt, size) if (v == val) return #name;
-  TP_VK_DATATYPES(TP_VK__DT_NAME)
-#undef TP_VK__DT_NAME
+#define TP__VK_DT_NAME(val, name, tpdt, size) if (v == val) return #name;
+  TP_VK_DATATYPES(TP__VK_DT_NAME)
+#undef TP__VK_DT_NAME
   return v == TP_VK_UNSET ? "UNSET" : NULL;
 }
 
 TPDEF size_t tp_vk_datatype_size(int v) {
-#define TP_VK__DT_SIZE(val, name, tpdt, size) if (v == val) return size;
-  TP_VK_DATATYPES(TP_VK__DT_SIZE)
-#undef TP_VK__DT_SIZE
+#define TP__VK_DT_SIZE(val, name, tpdt, size) if (v == val) return size;
+  TP_VK_DATATYPES(TP__VK_DT_SIZE)
+#undef TP__VK_DT_SIZE
   return 0;
 }
 
 TPDEF const char *tp_vk_storage_type_name(int v) {
-#define TP_VK__ST_NAME(val, name) if (v == val) return #name;
-  TP_VK_STORAGE_TYPES(TP_VK__ST_NAME)
-#undef TP_VK__ST_NAME
+#define TP__VK_ST_NAME(val, name) if (v == val) return #name;
+  TP_VK_STORAGE_TYPES(TP__VK_ST_NAME)
+#undef TP__VK_ST_NAME
   return v == TP_VK_D_VkTensor_storage_type ? "DEFAULT" : NULL;
 }
 
 TPDEF const char *tp_vk_memory_layout_name(int v) {
-#define TP_VK__ML_NAME(val, name) if (v == val) return #name;
-  TP_VK_MEMORY_LAYOUTS(TP_VK__ML_NAME)
-#undef TP_VK__ML_NAME
+#define TP__VK_ML_NAME(val, name) if (v == val) return #name;
+  TP_VK_MEMORY_LAYOUTS(TP__VK_ML_NAME)
+#undef TP__VK_ML_NAME
   return v == TP_VK_D_VkTensor_memory_layout ? "DEFAULT" : NULL;
 }
 
 TPDEF const char *tp_vk_value_kind_name(int tag) {
-#define TP_VK__KIND_NAME(t, name, es) if (tag == t) return #name;
-  TP_VK_VALUE_KINDS(TP_VK__KIND_NAME)
-#undef TP_VK__KIND_NAME
+#define TP__VK_KIND_NAME(t, name, es) if (tag == t) return #name;
+  TP_VK_VALUE_KINDS(TP__VK_KIND_NAME)
+#undef TP__VK_KIND_NAME
   return NULL;
 }
 
-static const char *tp_vk__dt_name(int dt) {
+static const char *tp__vk_dt_name(int dt) {
   const char *n = tp_vk_datatype_name(dt);
   return n ? n : "?";
 }
 
 /* The tp_dtype whose bytes a VkDataType holds; -1 for none. */
-static int tp_vk__dt_to_tp(int dt) {
-#define TP_VK__DT_TP(val, name, tpdt, size) if (dt == val) return (int)tpdt;
-  TP_VK_DATATYPES(TP_VK__DT_TP)
-#undef TP_VK__DT_TP
+static int tp__vk_dt_to_tp(int dt) {
+#define TP__VK_DT_TP(val, name, tpdt, size) if (dt == val) return (int)tpdt;
+  TP_VK_DATATYPES(TP__VK_DT_TP)
+#undef TP__VK_DT_TP
   return -1;
 }
 
 /* A tp_vk_storage / tp_vk_layout (0 default, else the schema's value + 1) as the schema's value:
    255 for the default, -1 outside the enum; and the sentence part naming the enum. */
-static int tp_vk__storage_value(int s) {
+static int tp__vk_storage_value(int s) {
   return s == 0 ? 255 : s >= 1 && s <= 255 && tp_vk_storage_type_name(s - 1) ? s - 1 : -1;
 }
-static int tp_vk__layout_value(int l) {
+static int tp__vk_layout_value(int l) {
   return l == 0 ? 255 : l >= 1 && l <= 255 && tp_vk_memory_layout_name(l - 1) ? l - 1 : -1;
 }
-#define TP_VK__STORAGE_ENUM "a tp_vk_storage (0 default, 1 BUFFER, 2 TEXTURE_3D, 3 TEXTURE_2D)"
-#define TP_VK__LAYOUT_ENUM "a tp_vk_layout (0 default, 1-7, 9, 10: the schema's value + 1)"
+#define TP__VK_STORAGE_ENUM "a tp_vk_storage (0 default, 1 BUFFER, 2 TEXTURE_3D, 3 TEXTURE_2D)"
+#define TP__VK_LAYOUT_ENUM "a tp_vk_layout (0 default, 1-7, 9, 10: the schema's value + 1)"
 
 
 TPDEF tp_status tp_vk_graph_create(const tp_vk_options *opts, tp_vk_graph **out) {
@@ -1143,8 +1132,8 @@ TPDEF int tp_vk_graph_value_type(const tp_vk_graph *g, uint32_t id) {
 }
 
 /* Reserves and zeroes the next value; NULL on failure (error recorded). */
-static tp_vk__value *tp_vk__new_value(tp_vk_graph *g, uint8_t type, const char *what) {
-  tp_vk__value *v;
+static tp__vk_value *tp__vk_new_value(tp_vk_graph *g, uint8_t type, const char *what) {
+  tp__vk_value *v;
   tp_status s;
   if (g->nvalues >= (size_t)INT32_MAX) {
     tp__error_set(&g->err, TP_ERR_OVERFLOW,
@@ -1154,7 +1143,7 @@ static tp_vk__value *tp_vk__new_value(tp_vk_graph *g, uint8_t type, const char *
   }
   s = tp__array_reserve((void **)&g->values, &g->cap_values, g->nvalues + 1, sizeof *g->values);
   if (s != TP_OK) {
-    if (s == TP_ERR_NOMEM) tp_vk__nomem(g, what);
+    if (s == TP_ERR_NOMEM) tp__vk_nomem(g, what);
     else tp__error_set(&g->err, s, "value %lu: cannot grow the value table",
                       (unsigned long)g->nvalues);
     return NULL;
@@ -1165,43 +1154,43 @@ static tp_vk__value *tp_vk__new_value(tp_vk_graph *g, uint8_t type, const char *
   return v;
 }
 
-static tp_status tp_vk__commit_value(tp_vk_graph *g, uint32_t *id_out) {
+static tp_status tp__vk_commit_value(tp_vk_graph *g, uint32_t *id_out) {
   if (id_out) *id_out = (uint32_t)g->nvalues;
   g->nvalues++;
   g->dirty = 1;
   return TP_OK;
 }
 
-static tp_status tp_vk__add_scalar(tp_vk_graph *g, uint8_t type, int64_t i, double d,
+static tp_status tp__vk_add_scalar(tp_vk_graph *g, uint8_t type, int64_t i, double d,
                                    uint32_t *id_out) {
-  tp_vk__value *v;
+  tp__vk_value *v;
   TP_ASSERT(g);
-  if (tp_vk__check(g)) return g->err.status;
-  v = tp_vk__new_value(g, type, "a scalar");
+  if (tp__vk_check(g)) return g->err.status;
+  v = tp__vk_new_value(g, type, "a scalar");
   if (!v) return g->err.status;
   v->i = i;
   v->d = d;
-  return tp_vk__commit_value(g, id_out);
+  return tp__vk_commit_value(g, id_out);
 }
 
 TPDEF tp_status tp_vk_add_null(tp_vk_graph *g, uint32_t *id_out) {
-  return tp_vk__add_scalar(g, TP_VK_NULL_VALUE, 0, 0.0, id_out);
+  return tp__vk_add_scalar(g, TP_VK_NULL_VALUE, 0, 0.0, id_out);
 }
 TPDEF tp_status tp_vk_add_int(tp_vk_graph *g, int64_t v, uint32_t *id_out) {
-  return tp_vk__add_scalar(g, TP_VK_INT_VALUE, v, 0.0, id_out);
+  return tp__vk_add_scalar(g, TP_VK_INT_VALUE, v, 0.0, id_out);
 }
 TPDEF tp_status tp_vk_add_double(tp_vk_graph *g, double v, uint32_t *id_out) {
-  return tp_vk__add_scalar(g, TP_VK_DOUBLE_VALUE, 0, v, id_out);
+  return tp__vk_add_scalar(g, TP_VK_DOUBLE_VALUE, 0, v, id_out);
 }
 TPDEF tp_status tp_vk_add_bool(tp_vk_graph *g, int v, uint32_t *id_out) {
-  return tp_vk__add_scalar(g, TP_VK_BOOL_VALUE, v != 0, 0.0, id_out);
+  return tp__vk_add_scalar(g, TP_VK_BOOL_VALUE, v != 0, 0.0, id_out);
 }
 TPDEF tp_status tp_vk_add_symint(tp_vk_graph *g, int32_t v, uint32_t *id_out) {
-  return tp_vk__add_scalar(g, TP_VK_SYMINT_VALUE, v, 0.0, id_out);
+  return tp__vk_add_scalar(g, TP_VK_SYMINT_VALUE, v, 0.0, id_out);
 }
 
 /* Copies n elements of size es into a fresh allocation (n == 0: NULL, fine). */
-static int tp_vk__dup(tp_vk_graph *g, const void *src, size_t n, size_t es, void **out,
+static int tp__vk_dup(tp_vk_graph *g, const void *src, size_t n, size_t es, void **out,
                       const char *what) {
   uint64_t bytes;
   *out = NULL;
@@ -1213,7 +1202,7 @@ static int tp_vk__dup(tp_vk_graph *g, const void *src, size_t n, size_t es, void
   }
   *out = TP_MALLOC((size_t)bytes);
   if (!*out) {
-    tp_vk__nomem(g, what);
+    tp__vk_nomem(g, what);
     return 1;
   }
   memcpy(*out, src, (size_t)bytes);
@@ -1221,53 +1210,53 @@ static int tp_vk__dup(tp_vk_graph *g, const void *src, size_t n, size_t es, void
 }
 
 TPDEF tp_status tp_vk_add_string(tp_vk_graph *g, const char *s, uint32_t *id_out) {
-  tp_vk__value *v;
+  tp__vk_value *v;
   size_t n;
   TP_ASSERT(g);
-  if (tp_vk__check(g)) return g->err.status;
+  if (tp__vk_check(g)) return g->err.status;
   if (!s)
     return tp__error_set(&g->err, TP_ERR_INVALID, "value %lu: string is NULL",
                         (unsigned long)g->nvalues);
   n = strlen(s);
-  v = tp_vk__new_value(g, TP_VK_STRING_VALUE, "a string");
+  v = tp__vk_new_value(g, TP_VK_STRING_VALUE, "a string");
   if (!v) return g->err.status;
-  if (tp_vk__dup(g, s, n + 1, 1, &v->items, "a string")) return g->err.status;
+  if (tp__vk_dup(g, s, n + 1, 1, &v->items, "a string")) return g->err.status;
   v->n = n;
-  return tp_vk__commit_value(g, id_out);
+  return tp__vk_commit_value(g, id_out);
 }
 
-static tp_status tp_vk__add_list(tp_vk_graph *g, uint8_t type, const void *items, size_t n,
+static tp_status tp__vk_add_list(tp_vk_graph *g, uint8_t type, const void *items, size_t n,
                                  size_t es, const char *what, uint32_t *id_out) {
-  tp_vk__value *v;
+  tp__vk_value *v;
   TP_ASSERT(g);
-  if (tp_vk__check(g)) return g->err.status;
+  if (tp__vk_check(g)) return g->err.status;
   if (n > 0 && !items)
     return tp__error_set(&g->err, TP_ERR_INVALID, "value %lu: %s of %lu items has NULL items",
                         (unsigned long)g->nvalues, what, (unsigned long)n);
   if (n > (size_t)INT32_MAX)
     return tp__error_set(&g->err, TP_ERR_OVERFLOW, "value %lu: %s of %lu items is too long",
                         (unsigned long)g->nvalues, what, (unsigned long)n);
-  v = tp_vk__new_value(g, type, what);
+  v = tp__vk_new_value(g, type, what);
   if (!v) return g->err.status;
-  if (tp_vk__dup(g, items, n, es, &v->items, what)) return g->err.status;
+  if (tp__vk_dup(g, items, n, es, &v->items, what)) return g->err.status;
   v->n = n;
-  return tp_vk__commit_value(g, id_out);
+  return tp__vk_commit_value(g, id_out);
 }
 
 TPDEF tp_status tp_vk_add_int_list(tp_vk_graph *g, const int64_t *v, size_t n,
                                    uint32_t *id_out) {
-  return tp_vk__add_list(g, TP_VK_INT_LIST_VALUE, v, n, sizeof(int64_t), "an int list", id_out);
+  return tp__vk_add_list(g, TP_VK_INT_LIST_VALUE, v, n, sizeof(int64_t), "an int list", id_out);
 }
 
 TPDEF tp_status tp_vk_add_double_list(tp_vk_graph *g, const double *v, size_t n,
                                       uint32_t *id_out) {
-  return tp_vk__add_list(g, TP_VK_DOUBLE_LIST_VALUE, v, n, sizeof(double), "a double list",
+  return tp__vk_add_list(g, TP_VK_DOUBLE_LIST_VALUE, v, n, sizeof(double), "a double list",
                          id_out);
 }
 
 TPDEF tp_status tp_vk_add_bool_list(tp_vk_graph *g, const uint8_t *v, size_t n,
                                     uint32_t *id_out) {
-  tp_status s = tp_vk__add_list(g, TP_VK_BOOL_LIST_VALUE, v, n, 1, "a bool list", id_out);
+  tp_status s = tp__vk_add_list(g, TP_VK_BOOL_LIST_VALUE, v, n, 1, "a bool list", id_out);
   if (s == TP_OK) {
     uint8_t *items = (uint8_t *)g->values[g->nvalues - 1].items;
     size_t i;
@@ -1278,7 +1267,7 @@ TPDEF tp_status tp_vk_add_bool_list(tp_vk_graph *g, const uint8_t *v, size_t n,
 
 /* 1 when every id exists (error recorded naming the first that does not). `what` names the
    owner, e.g. "value list" or "operator", numbered `index` (index < 0: no number). */
-static int tp_vk__ids_exist(tp_vk_graph *g, const uint32_t *ids, size_t n, const char *what,
+static int tp__vk_ids_exist(tp_vk_graph *g, const uint32_t *ids, size_t n, const char *what,
                             long index) {
   size_t i;
   if (n > 0 && !ids) {
@@ -1307,21 +1296,21 @@ static int tp_vk__ids_exist(tp_vk_graph *g, const uint32_t *ids, size_t n, const
 
 TPDEF tp_status tp_vk_add_value_list(tp_vk_graph *g, const uint32_t *ids, size_t n,
                                      uint32_t *id_out) {
-  tp_vk__value *v;
+  tp__vk_value *v;
   int32_t *items = NULL;
   size_t i;
   TP_ASSERT(g);
-  if (tp_vk__check(g)) return g->err.status;
-  if (!tp_vk__ids_exist(g, ids, n, "value list", (long)g->nvalues)) return g->err.status;
-  v = tp_vk__new_value(g, TP_VK_VALUE_LIST_VALUE, "a value list");
+  if (tp__vk_check(g)) return g->err.status;
+  if (!tp__vk_ids_exist(g, ids, n, "value list", (long)g->nvalues)) return g->err.status;
+  v = tp__vk_new_value(g, TP_VK_VALUE_LIST_VALUE, "a value list");
   if (!v) return g->err.status;
   if (n > 0) {
-    if (tp_vk__dup(g, ids, n, sizeof(int32_t), &v->items, "a value list")) return g->err.status;
+    if (tp__vk_dup(g, ids, n, sizeof(int32_t), &v->items, "a value list")) return g->err.status;
     items = (int32_t *)v->items;
     for (i = 0; i < n; i++) items[i] = (int32_t)ids[i];
   }
   v->n = n;
-  return tp_vk__commit_value(g, id_out);
+  return tp__vk_commit_value(g, id_out);
 }
 
 /* >>vk-tensor: tensors and constants ------------------------------------------------------ */
@@ -1329,21 +1318,21 @@ TPDEF tp_status tp_vk_add_value_list(tp_vk_graph *g, const uint32_t *ids, size_t
 /* How a constant is converted into the tensor's datatype: narrowing to FLOAT16 clamps to
    +-65504 first, +-inf included (upstream's builder: tensor.clamp(finfo.min, finfo.max) before
    .to(float16); NaN stays NaN); widening FLOAT16 -> FLOAT32 is exact. */
-static unsigned tp_vk__convert_flags(tp_dtype out) {
+static unsigned tp__vk_convert_flags(tp_dtype out) {
   return out == TP_F16 ? TP_CONVERT_SATURATE | TP_CONVERT_CLAMP_INF : TP_CONVERT_SATURATE;
 }
 
-static tp_status tp_vk__const_produce(const void *ctx, tp_sink *sink) {
-  const tp_vk__const *c = (const tp_vk__const *)ctx;
-  return tp_convert_write(&c->view, c->out, tp_vk__convert_flags(c->out), sink);
+static tp_status tp__vk_const_produce(const void *ctx, tp_sink *sink) {
+  const tp__vk_const *c = (const tp__vk_const *)ctx;
+  return tp_convert_write(&c->view, c->out, tp__vk_convert_flags(c->out), sink);
 }
 
-static tp_status tp_vk__add_const_named(tp_vk_graph *g, tp_vk__const *c, uint32_t id) {
+static tp_status tp__vk_add_const_named(tp_vk_graph *g, tp__vk_const *c, uint32_t id) {
   const char *key = NULL;
   tp_status s;
   /* the view as it is, or the converted bytes made once (the delegate core's routine) */
   s = tp__delegate_store_constant(g->opts.store, &c->view,
-                                  c->out == c->view.dtype ? NULL : tp_vk__const_produce, c,
+                                  c->out == c->view.dtype ? NULL : tp__vk_const_produce, c,
                                   c->nbytes, NULL, 16, &key);
   if (s != TP_OK)
     return tp__error_set(&g->err, s, "value %lu: adding the constant to the store failed: %s",
@@ -1371,8 +1360,8 @@ TPDEF tp_vk_tensor_desc tp_vk_tensor_desc_make(tp_vk_datatype dt, size_t ndim,
 TPDEF tp_status tp_vk_add_tensor_desc(tp_vk_graph *g, const tp_vk_tensor_desc *desc,
                                       uint32_t *id_out) {
   unsigned long id;
-  tp_vk__value *v;
-  tp_vk__const c;
+  tp__vk_value *v;
+  tp__vk_const c;
   uint32_t *d32 = NULL;
   uint64_t numel = 1;
   size_t i, ndim;
@@ -1381,17 +1370,17 @@ TPDEF tp_status tp_vk_add_tensor_desc(tp_vk_graph *g, const tp_vk_tensor_desc *d
   int idt, ist, tpdt, storage_type, memory_layout;
   tp_status s;
   TP_ASSERT(g);
-  if (tp_vk__check(g)) return g->err.status;
+  if (tp__vk_check(g)) return g->err.status;
   id = (unsigned long)g->nvalues;
   if (!desc) return tp__error_set(&g->err, TP_ERR_INVALID, "value %lu: tensor desc is NULL", id);
-  storage_type = tp_vk__storage_value((int)desc->storage);
-  memory_layout = tp_vk__layout_value((int)desc->layout);
+  storage_type = tp__vk_storage_value((int)desc->storage);
+  memory_layout = tp__vk_layout_value((int)desc->layout);
   if (storage_type < 0)
     return tp__error_set(&g->err, TP_ERR_INVALID, "value %lu: desc.storage %d is not "
-                        TP_VK__STORAGE_ENUM, id, (int)desc->storage);
+                        TP__VK_STORAGE_ENUM, id, (int)desc->storage);
   if (memory_layout < 0)
     return tp__error_set(&g->err, TP_ERR_INVALID, "value %lu: desc.layout %d is not "
-                        TP_VK__LAYOUT_ENUM, id, (int)desc->layout);
+                        TP__VK_LAYOUT_ENUM, id, (int)desc->layout);
   if (!desc->shares_memory && desc->mem_obj_id != 0)
     return tp__error_set(&g->err, TP_ERR_INVALID,
                         "value %lu: desc.mem_obj_id is %ld but desc.shares_memory is 0 (set it "
@@ -1408,11 +1397,11 @@ TPDEF tp_status tp_vk_add_tensor_desc(tp_vk_graph *g, const tp_vk_tensor_desc *d
   ndim = desc->ndim;
   if (!dims && constant && ndim == 0) ndim = (size_t)constant->ndim;
   memset(&c, 0, sizeof c);
-  tpdt = tp_vk__dt_to_tp(idt);
+  tpdt = tp__vk_dt_to_tp(idt);
   if (tpdt < 0)
     return tp__error_set(&g->err, TP_ERR_INVALID, "value %lu: unknown tensor datatype %d", id,
                         idt);
-  if (ist != TP_VK_UNSET && tp_vk__dt_to_tp(ist) < 0)
+  if (ist != TP_VK_UNSET && tp__vk_dt_to_tp(ist) < 0)
     return tp__error_set(&g->err, TP_ERR_INVALID, "value %lu: unknown staging datatype %d", id,
                         ist);
   if (constant) {
@@ -1444,7 +1433,7 @@ TPDEF tp_status tp_vk_add_tensor_desc(tp_vk_graph *g, const tp_vk_tensor_desc *d
       return tp__error_set(&g->err, TP_ERR_OVERFLOW, "value %lu: %lu dims are too many", id,
                           (unsigned long)ndim);
     d32 = (uint32_t *)TP_MALLOC((size_t)bytes);
-    if (!d32) return tp_vk__nomem(g, "tensor dims");
+    if (!d32) return tp__vk_nomem(g, "tensor dims");
   }
   for (i = 0; i < ndim; i++) {
     uint64_t di = dims ? (uint64_t)dims[i] : (uint64_t)constant->sizes[i];
@@ -1482,7 +1471,7 @@ TPDEF tp_status tp_vk_add_tensor_desc(tp_vk_graph *g, const tp_vk_tensor_desc *d
       TP_FREE(d32);
       return tp__error_set(&g->err, TP_ERR_INVALID,
                           "value %lu: constant view is %s but the tensor is %s (%s bytes "
-                          "expected)", id, tp_dtype_name(vdt), tp_vk__dt_name(idt),
+                          "expected)", id, tp_dtype_name(vdt), tp__vk_dt_name(idt),
                           tp_dtype_name((tp_dtype)tpdt));
     }
     if (cnumel != numel) {
@@ -1505,18 +1494,18 @@ TPDEF tp_status tp_vk_add_tensor_desc(tp_vk_graph *g, const tp_vk_tensor_desc *d
     s = tp__array_reserve((void **)&g->consts, &g->cap_consts, g->nconsts + 1, sizeof c);
     if (s != TP_OK) {
       TP_FREE(d32);
-      return s == TP_ERR_NOMEM ? tp_vk__nomem(g, "a constant")
+      return s == TP_ERR_NOMEM ? tp__vk_nomem(g, "a constant")
                                : tp__error_set(&g->err, s, "value %lu: too many constants", id);
     }
     if (g->opts.store && c.nbytes > 0) {
-      s = tp_vk__add_const_named(g, &c, (uint32_t)id);
+      s = tp__vk_add_const_named(g, &c, (uint32_t)id);
       if (s != TP_OK) {
         TP_FREE(d32);
         return s;
       }
     }
   }
-  v = tp_vk__new_value(g, TP_VK_TENSOR_VALUE, "a tensor");
+  v = tp__vk_new_value(g, TP_VK_TENSOR_VALUE, "a tensor");
   if (!v) {
     TP_FREE(d32);
     return g->err.status;
@@ -1533,7 +1522,7 @@ TPDEF tp_status tp_vk_add_tensor_desc(tp_vk_graph *g, const tp_vk_tensor_desc *d
     v->constant_id = (int32_t)g->nconsts;
     g->consts[g->nconsts++] = c;
   }
-  return tp_vk__commit_value(g, id_out);
+  return tp__vk_commit_value(g, id_out);
 }
 
 TPDEF const char *tp_vk_constant_key(const tp_vk_graph *g, uint32_t id) {
@@ -1547,28 +1536,28 @@ TPDEF const char *tp_vk_constant_key(const tp_vk_graph *g, uint32_t id) {
 
 /* >>vk-ops: the operator table and the check of a call against it ----------------------- */
 
-typedef struct tp_vk__opdef {
+typedef struct tp__vk_opdef {
   const char *name, *args, *types;
-} tp_vk__opdef;
+} tp__vk_opdef;
 
-#define TP_VK__OPDEF(name, args, types) {name, args, types},
-static const tp_vk__opdef tp_vk__ops[] = {TP_VK_OPS(TP_VK__OPDEF)};
-#undef TP_VK__OPDEF
-#define TP_VK__NOPS (sizeof tp_vk__ops / sizeof tp_vk__ops[0])
+#define TP__VK_OPDEF(name, args, types) {name, args, types},
+static const tp__vk_opdef tp__vk_ops[] = {TP_VK_OPS(TP__VK_OPDEF)};
+#undef TP__VK_OPDEF
+#define TP__VK_NOPS (sizeof tp__vk_ops / sizeof tp__vk_ops[0])
 
-TPDEF size_t tp_vk_op_count(void) { return TP_VK__NOPS; }
-TPDEF const char *tp_vk_op_name(size_t i) { return i < TP_VK__NOPS ? tp_vk__ops[i].name : NULL; }
-TPDEF const char *tp_vk_op_args(size_t i) { return i < TP_VK__NOPS ? tp_vk__ops[i].args : NULL; }
+TPDEF size_t tp_vk_op_count(void) { return TP__VK_NOPS; }
+TPDEF const char *tp_vk_op_name(size_t i) { return i < TP__VK_NOPS ? tp__vk_ops[i].name : NULL; }
+TPDEF const char *tp_vk_op_args(size_t i) { return i < TP__VK_NOPS ? tp__vk_ops[i].args : NULL; }
 TPDEF const char *tp_vk_op_types(size_t i) {
-  return i < TP_VK__NOPS ? tp_vk__ops[i].types : NULL;
+  return i < TP__VK_NOPS ? tp__vk_ops[i].types : NULL;
 }
 
 TPDEF int tp_vk_op_find(const char *name) {
-  size_t lo = 0, hi = TP_VK__NOPS;
+  size_t lo = 0, hi = TP__VK_NOPS;
   if (!name) return -1;
   while (lo < hi) { /* the table is sorted (strcmp order) */
     size_t mid = lo + (hi - lo) / 2;
-    int c = strcmp(name, tp_vk__ops[mid].name);
+    int c = strcmp(name, tp__vk_ops[mid].name);
     if (c == 0) return (int)mid;
     if (c < 0) hi = mid;
     else lo = mid + 1;
@@ -1577,18 +1566,18 @@ TPDEF int tp_vk_op_find(const char *name) {
 }
 
 /* One argument of a TP_VK_OPS description, parsed. */
-typedef struct tp_vk__argspec {
+typedef struct tp__vk_argspec {
   char name[32];
   char kind;  /* one of the KIND letters, or '.' for "..." (any number of any values) */
   int rank;   /* -1: any */
   int width;  /* 1: a non-constant tensor must be width-packed */
-} tp_vk__argspec;
+} tp__vk_argspec;
 
 /* The most arguments a TP_VK_OPS description lists (test_vk_ops checks every entry fits). */
-#define TP_VK__MAX_ARGSPECS 24
+#define TP__VK_MAX_ARGSPECS 24
 
 /* Parses the next "name:KIND" (or "...") of *p; 0 at the end of the description. */
-static int tp_vk__next_arg(const char **p, tp_vk__argspec *a) {
+static int tp__vk_next_arg(const char **p, tp__vk_argspec *a) {
   const char *q = *p;
   size_t n = 0;
   while (*q == ' ') q++;
@@ -1613,7 +1602,7 @@ static int tp_vk__next_arg(const char **p, tp_vk__argspec *a) {
   return 1;
 }
 
-static const char *tp_vk__kind_need(char kind) {
+static const char *tp__vk_kind_need(char kind) {
   switch (kind) {
     case 'T': return "a tensor";
     case 't': return "a tensor or Null";
@@ -1637,7 +1626,7 @@ static const char *tp_vk__kind_need(char kind) {
   }
 }
 
-static const char *tp_vk__kind_is(int type) {
+static const char *tp__vk_kind_is(int type) {
   switch (type) {
     case TP_VK_NULL_VALUE: return "a Null";
     case TP_VK_INT_VALUE: return "an Int";
@@ -1654,7 +1643,7 @@ static const char *tp_vk__kind_is(int type) {
   }
 }
 
-static const char *tp_vk__layout_name(int l) {
+static const char *tp__vk_layout_name(int l) {
   switch (l) {
     case TP_VK_TENSOR_WIDTH_PACKED: return "width-packed";
     case TP_VK_TENSOR_HEIGHT_PACKED: return "height-packed";
@@ -1664,8 +1653,8 @@ static const char *tp_vk__layout_name(int l) {
 }
 
 /* 1 when value id is of the kind `kind` (lists: their items checked too). */
-static int tp_vk__kind_ok(const tp_vk_graph *g, uint32_t id, char kind) {
-  const tp_vk__value *v = &g->values[id];
+static int tp__vk_kind_ok(const tp_vk_graph *g, uint32_t id, char kind) {
+  const tp__vk_value *v = &g->values[id];
   int t = v->type, null = t == TP_VK_NULL_VALUE;
   size_t k;
   switch (kind) {
@@ -1704,7 +1693,7 @@ static int tp_vk__kind_ok(const tp_vk_graph *g, uint32_t id, char kind) {
 /* The datatype set at position pos of a types list such as "F|I,-,F" (len chars): a mask of
    VkDataType bits; every bit for "-", a position past the list, or an empty list; a list of
    one set applies to every position. */
-static unsigned tp_vk__types_mask(const char *list, size_t len, size_t pos) {
+static unsigned tp__vk_types_mask(const char *list, size_t len, size_t pos) {
   size_t sets = len ? 1 : 0, i, at = 0;
   unsigned mask = 0;
   for (i = 0; i < len; i++) sets += list[i] == ',';
@@ -1725,14 +1714,14 @@ static unsigned tp_vk__types_mask(const char *list, size_t len, size_t pos) {
 
 /* "FLOAT16 or FLOAT32", "FLOAT16, FLOAT32, INT32 or INT64": the datatypes of mask, floats
    first, then integers, then BOOL (out holds at least 96 chars: all eight names, separated). */
-static void tp_vk__types_words(unsigned mask, char *out) {
+static void tp__vk_types_words(unsigned mask, char *out) {
   static const int order[8] = {TP_VK_FLOAT16, TP_VK_FLOAT32, TP_VK_FLOAT64, TP_VK_UINT8,
                                TP_VK_INT8,    TP_VK_INT32,   TP_VK_INT64,   TP_VK_BOOL};
   size_t len = 0, left = 0, m;
   int k;
   for (k = 0; k < 8; k++) left += (mask >> k) & 1u;
   for (k = 0; k < 8; k++) {
-    const char *nm = tp_vk__dt_name(order[k]), *sep;
+    const char *nm = tp__vk_dt_name(order[k]), *sep;
     if (!((mask >> order[k]) & 1u)) continue;
     left--;
     sep = left > 1 ? ", " : left == 1 ? " or " : "";
@@ -1748,16 +1737,16 @@ static void tp_vk__types_words(unsigned mask, char *out) {
 
 /* Checks tensor value id (argument i, `what` e.g. "is" or "holds") against a datatype mask and
    the 4-dim limit; records TP_ERR_UNSUPPORTED. */
-static tp_status tp_vk__check_types(tp_vk_graph *g, const tp_vk__opdef *op, unsigned long i,
+static tp_status tp__vk_check_types(tp_vk_graph *g, const tp__vk_opdef *op, unsigned long i,
                                     const char *arg, const char *what, uint32_t id,
                                     unsigned mask, int max4) {
-  const tp_vk__value *v = &g->values[id];
+  const tp__vk_value *v = &g->values[id];
   unsigned long opn = (unsigned long)g->nops;
   if (v->type != TP_VK_TENSOR_VALUE) return TP_OK;
   if (v->dt >= 0 && v->dt < 8 && !((mask >> v->dt) & 1u)) {
     char words[96];
-    const char *dn = tp_vk__dt_name(v->dt);
-    tp_vk__types_words(mask, words);
+    const char *dn = tp__vk_dt_name(v->dt);
+    tp__vk_types_words(mask, words);
     return tp__error_set(&g->err, TP_ERR_UNSUPPORTED,
                         "operator %lu \"%s\": argument %lu (%s) %s value %lu, a%s %s tensor; "
                         "ExecuTorch's Vulkan backend runs it on %s only (op_registry.py; set "
@@ -1776,12 +1765,12 @@ static tp_status tp_vk__check_types(tp_vk_graph *g, const tp_vk__opdef *op, unsi
 }
 
 /* Checks a call against TP_VK_OPS (ids already known to exist); records the error. */
-static tp_status tp_vk__check_op(tp_vk_graph *g, const char *name, const uint32_t *args,
+static tp_status tp__vk_check_op(tp_vk_graph *g, const char *name, const uint32_t *args,
                                  size_t n) {
   unsigned long op = (unsigned long)g->nops;
   const char *p, *types, *outs;
-  const tp_vk__opdef *def;
-  tp_vk__argspec sp[TP_VK__MAX_ARGSPECS];
+  const tp__vk_opdef *def;
+  tp__vk_argspec sp[TP__VK_MAX_ARGSPECS];
   size_t nsp = 0, fixed, var = (size_t)-1, j, ins_len, outs_len = 0;
   int k = tp_vk_op_find(name), max4;
   if (k < 0)
@@ -1789,10 +1778,10 @@ static tp_status tp_vk__check_op(tp_vk_graph *g, const char *name, const uint32_
                         "operator %lu: \"%.80s\" is not one of the %lu operators ExecuTorch's "
                         "Vulkan backend registers (see TP_VK_OPS; set tp_vk_options.other_runtime "
                         "when the graph targets another runtime)", op, name,
-                        (unsigned long)TP_VK__NOPS);
-  def = &tp_vk__ops[k];
+                        (unsigned long)TP__VK_NOPS);
+  def = &tp__vk_ops[k];
   p = def->args;
-  while (nsp < TP_VK__MAX_ARGSPECS && tp_vk__next_arg(&p, &sp[nsp])) {
+  while (nsp < TP__VK_MAX_ARGSPECS && tp__vk_next_arg(&p, &sp[nsp])) {
     if (sp[nsp].kind == '.') var = nsp;
     nsp++;
   }
@@ -1818,27 +1807,27 @@ static tp_status tp_vk__check_op(tp_vk_graph *g, const char *name, const uint32_
   }
   /* kinds, ranks and layouts; the specs after "..." match the last arguments */
   for (j = 0; j < nsp; j++) {
-    const tp_vk__argspec *a = &sp[j];
+    const tp__vk_argspec *a = &sp[j];
     size_t i = var == (size_t)-1 || j < var ? j : n - (nsp - j);
-    const tp_vk__value *v;
+    const tp__vk_value *v;
     int is_tensor;
     if (a->kind == '.') continue;
     v = &g->values[args[i]];
     is_tensor = v->type == TP_VK_TENSOR_VALUE;
-    if (!tp_vk__kind_ok(g, args[i], a->kind)) {
+    if (!tp__vk_kind_ok(g, args[i], a->kind)) {
       if ((a->kind == 'C' || a->kind == 'c') && is_tensor)
         return tp__error_set(&g->err, TP_ERR_INVALID,
                             "operator %lu \"%s\": argument %lu (%s) is value %lu, a tensor that "
                             "is not a constant; it needs %s", op, def->name, (unsigned long)i,
-                            a->name, (unsigned long)args[i], tp_vk__kind_need(a->kind));
+                            a->name, (unsigned long)args[i], tp__vk_kind_need(a->kind));
       return tp__error_set(&g->err, TP_ERR_INVALID,
                           "operator %lu \"%s\": argument %lu (%s) is value %lu, %s; it needs %s",
                           op, def->name, (unsigned long)i, a->name, (unsigned long)args[i],
                           v->type == TP_VK_VALUE_LIST_VALUE &&
                                   (a->kind == 'L' || a->kind == 'l' || a->kind == 'V')
                               ? "a ValueList with other items"
-                              : tp_vk__kind_is(v->type),
-                          tp_vk__kind_need(a->kind));
+                              : tp__vk_kind_is(v->type),
+                          tp__vk_kind_need(a->kind));
     }
     if (!is_tensor) continue;
     if (a->rank >= 0 && v->ndim != (size_t)a->rank)
@@ -1852,7 +1841,7 @@ static tp_status tp_vk__check_op(tp_vk_graph *g, const char *name, const uint32_
                             "operator %lu \"%s\": argument %lu (%s) is value %lu, a %s tensor; "
                             "it needs a width-packed tensor (memory_layout "
                             "TP_VK_TENSOR_WIDTH_PACKED)", op, def->name, (unsigned long)i,
-                            a->name, (unsigned long)args[i], tp_vk__layout_name(v->layout));
+                            a->name, (unsigned long)args[i], tp__vk_layout_name(v->layout));
       if (v->layout == 255 && v->ndim >= 3 && v->dims[v->ndim - 3] != 1)
         return tp__error_set(&g->err, TP_ERR_INVALID,
                             "operator %lu \"%s\": argument %lu (%s) is value %lu, a %lu-D "
@@ -1872,26 +1861,26 @@ static tp_status tp_vk__check_op(tp_vk_graph *g, const char *name, const uint32_
   if (outs) outs_len = strcspn(outs, " ");
   for (j = 0; j < nsp; j++) {
     size_t i = var == (size_t)-1 || j < var ? j : n - (nsp - j), it;
-    const tp_vk__value *v;
+    const tp__vk_value *v;
     int last = j + 1 == nsp;
     if (sp[j].kind == '.') continue;
     v = &g->values[args[i]];
     if (v->type == TP_VK_VALUE_LIST_VALUE && (sp[j].kind == 'V')) {
       for (it = 0; it < v->n; it++) {
         uint32_t item = (uint32_t)((const int32_t *)v->items)[it];
-        unsigned mask = last ? (outs ? tp_vk__types_mask(outs, outs_len, it)
-                                     : tp_vk__types_mask(types, ins_len, 0))
-                             : tp_vk__types_mask(types, ins_len, j);
-        if (tp_vk__check_types(g, def, (unsigned long)i, sp[j].name, "holds", item, mask,
+        unsigned mask = last ? (outs ? tp__vk_types_mask(outs, outs_len, it)
+                                     : tp__vk_types_mask(types, ins_len, 0))
+                             : tp__vk_types_mask(types, ins_len, j);
+        if (tp__vk_check_types(g, def, (unsigned long)i, sp[j].name, "holds", item, mask,
                                max4 && last) != TP_OK)
           return g->err.status;
       }
       continue;
     }
-    if (tp_vk__check_types(g, def, (unsigned long)i, sp[j].name, "is", args[i],
-                           last ? (outs ? tp_vk__types_mask(outs, outs_len, 0)
-                                        : tp_vk__types_mask(types, ins_len, 0))
-                                : tp_vk__types_mask(types, ins_len, j),
+    if (tp__vk_check_types(g, def, (unsigned long)i, sp[j].name, "is", args[i],
+                           last ? (outs ? tp__vk_types_mask(outs, outs_len, 0)
+                                        : tp__vk_types_mask(types, ins_len, 0))
+                                : tp__vk_types_mask(types, ins_len, j),
                            max4) != TP_OK)
       return g->err.status;
   }
@@ -1902,16 +1891,16 @@ static tp_status tp_vk__check_op(tp_vk_graph *g, const char *name, const uint32_
 
 TPDEF tp_status tp_vk_add_op(tp_vk_graph *g, uint32_t node_id, const char *name,
                              const uint32_t *args, size_t n) {
-  tp_vk__op op;
+  tp__vk_op op;
   size_t i, len;
   tp_status s;
   TP_ASSERT(g);
-  if (tp_vk__check(g)) return g->err.status;
+  if (tp__vk_check(g)) return g->err.status;
   if (!name)
     return tp__error_set(&g->err, TP_ERR_INVALID, "operator %lu: name is NULL",
                         (unsigned long)g->nops);
-  if (!tp_vk__ids_exist(g, args, n, "operator", (long)g->nops)) return g->err.status;
-  if (!g->opts.other_runtime && tp_vk__check_op(g, name, args, n) != TP_OK) return g->err.status;
+  if (!tp__vk_ids_exist(g, args, n, "operator", (long)g->nops)) return g->err.status;
+  if (!g->opts.other_runtime && tp__vk_check_op(g, name, args, n) != TP_OK) return g->err.status;
   s = tp__array_reserve((void **)&g->ops, &g->cap_ops, g->nops + 1, sizeof op);
   if (s != TP_OK)
     return tp__error_set(&g->err, s, "operator %lu: cannot grow the chain",
@@ -1920,10 +1909,10 @@ TPDEF tp_status tp_vk_add_op(tp_vk_graph *g, uint32_t node_id, const char *name,
   op.node_id = node_id;
   len = strlen(name);
   op.name = (char *)TP_MALLOC(len + 1);
-  if (!op.name) return tp_vk__nomem(g, "an operator name");
+  if (!op.name) return tp__vk_nomem(g, "an operator name");
   memcpy(op.name, name, len + 1);
   if (n > 0) {
-    if (tp_vk__dup(g, args, n, sizeof(int32_t), (void **)&op.args, "operator args")) {
+    if (tp__vk_dup(g, args, n, sizeof(int32_t), (void **)&op.args, "operator args")) {
       TP_FREE(op.name);
       return g->err.status;
     }
@@ -1939,11 +1928,11 @@ TPDEF tp_status tp_vk_set_io(tp_vk_graph *g, const uint32_t *inputs, size_t n_in
                              const uint32_t *outputs, size_t n_out) {
   void *in = NULL, *out = NULL;
   TP_ASSERT(g);
-  if (tp_vk__check(g)) return g->err.status;
-  if (!tp_vk__ids_exist(g, inputs, n_in, "graph inputs", -1)) return g->err.status;
-  if (!tp_vk__ids_exist(g, outputs, n_out, "graph outputs", -1)) return g->err.status;
-  if (tp_vk__dup(g, inputs, n_in, sizeof(uint32_t), &in, "input ids")) return g->err.status;
-  if (tp_vk__dup(g, outputs, n_out, sizeof(uint32_t), &out, "output ids")) {
+  if (tp__vk_check(g)) return g->err.status;
+  if (!tp__vk_ids_exist(g, inputs, n_in, "graph inputs", -1)) return g->err.status;
+  if (!tp__vk_ids_exist(g, outputs, n_out, "graph outputs", -1)) return g->err.status;
+  if (tp__vk_dup(g, inputs, n_in, sizeof(uint32_t), &in, "input ids")) return g->err.status;
+  if (tp__vk_dup(g, outputs, n_out, sizeof(uint32_t), &out, "output ids")) {
     TP_FREE(in);
     return g->err.status;
   }
@@ -1959,10 +1948,10 @@ TPDEF tp_status tp_vk_set_io(tp_vk_graph *g, const uint32_t *inputs, size_t n_in
 
 TPDEF tp_status tp_vk_add_shader(tp_vk_graph *g, const void *bytes, size_t n,
                                  uint32_t *index_out) {
-  tp_vk__shader sh;
+  tp__vk_shader sh;
   tp_status s;
   TP_ASSERT(g);
-  if (tp_vk__check(g)) return g->err.status;
+  if (tp__vk_check(g)) return g->err.status;
   if (!bytes || n == 0)
     return tp__error_set(&g->err, TP_ERR_INVALID, "shader %lu: %s", (unsigned long)g->nshaders,
                         bytes ? "has 0 bytes" : "bytes are NULL");
@@ -1974,7 +1963,7 @@ TPDEF tp_status tp_vk_add_shader(tp_vk_graph *g, const void *bytes, size_t n,
                                       (unsigned long)g->nshaders);
   memset(&sh, 0, sizeof sh);
   sh.bytes = (unsigned char *)TP_MALLOC(n);
-  if (!sh.bytes) return tp_vk__nomem(g, "a shader");
+  if (!sh.bytes) return tp__vk_nomem(g, "a shader");
   memcpy(sh.bytes, bytes, n);
   sh.n = n;
   if (index_out) *index_out = (uint32_t)g->nshaders;
@@ -1984,15 +1973,15 @@ TPDEF tp_status tp_vk_add_shader(tp_vk_graph *g, const void *bytes, size_t n,
 }
 
 TPDEF tp_status tp_vk_set_overrides(tp_vk_graph *g, tp_vk_storage storage, tp_vk_layout layout) {
-  int st = tp_vk__storage_value((int)storage), ml = tp_vk__layout_value((int)layout);
+  int st = tp__vk_storage_value((int)storage), ml = tp__vk_layout_value((int)layout);
   TP_ASSERT(g);
-  if (tp_vk__check(g)) return g->err.status;
+  if (tp__vk_check(g)) return g->err.status;
   if (st < 0)
     return tp__error_set(&g->err, TP_ERR_INVALID,
-                        "graph: storage override %d is not " TP_VK__STORAGE_ENUM, (int)storage);
+                        "graph: storage override %d is not " TP__VK_STORAGE_ENUM, (int)storage);
   if (ml < 0)
     return tp__error_set(&g->err, TP_ERR_INVALID,
-                        "graph: layout override %d is not " TP_VK__LAYOUT_ENUM, (int)layout);
+                        "graph: layout override %d is not " TP__VK_LAYOUT_ENUM, (int)layout);
   g->storage_override = (uint8_t)st;
   g->layout_override = (uint8_t)ml;
   g->dirty = 1;
@@ -2001,14 +1990,18 @@ TPDEF tp_status tp_vk_set_overrides(tp_vk_graph *g, tp_vk_storage storage, tp_vk
 
 /* >>vk-specs: compile specs ------------------------------------------------------------- */
 
-static void tp_vk__spec(tp_vk_compile_spec *o, const char *key, int v) {
+/* A schema value v as 4 little-endian bytes (static: rows 0 .. 9 hold every storage type's and
+   memory layout's value; a schema value past 9 needs its row). */
+static void tp__vk_spec(tp_pte_compile_spec *o, const char *key, int v) {
+  static const unsigned char le32[10][4] = {{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}, {9}};
+  TP_ASSERT(v >= 0 && v < 10);
   o->key = key;
-  tp__put_le32(o->value, (uint32_t)v);
-  o->value_size = 4;
+  o->value = le32[v];
+  o->nbytes = 4;
 }
 
 TPDEF tp_status tp_vk_encode_compile_specs(const tp_vk_compile_specs *specs,
-                                           tp_vk_compile_spec out[TP_VK_MAX_COMPILE_SPECS],
+                                           tp_pte_compile_spec out[TP_VK_MAX_COMPILE_SPECS],
                                            size_t *count, tp_error *err) {
   int st, ml;
   size_t n = 0;
@@ -2017,17 +2010,17 @@ TPDEF tp_status tp_vk_encode_compile_specs(const tp_vk_compile_specs *specs,
     return tp__error_set(err, TP_ERR_INVALID, "compile specs: NULL out or count");
   *count = 0;
   if (!specs) return TP_OK;
-  st = tp_vk__storage_value((int)specs->storage);
-  ml = tp_vk__layout_value((int)specs->layout);
+  st = tp__vk_storage_value((int)specs->storage);
+  ml = tp__vk_layout_value((int)specs->layout);
   if (st < 0)
     return tp__error_set(err, TP_ERR_INVALID, "compile specs: storage %d is not "
-                        TP_VK__STORAGE_ENUM, (int)specs->storage);
+                        TP__VK_STORAGE_ENUM, (int)specs->storage);
   if (ml < 0 || ml == TP_VK_PACKED_INT8_CONV2D)
     return tp__error_set(err, TP_ERR_INVALID,
                         "compile specs: layout %d is not a memory layout the runtime knows (a "
                         "tp_vk_layout 1-7 or 9, or 0 for none)", (int)specs->layout);
-  if (st != 255) tp_vk__spec(&out[n++], "storage_type_override", st);
-  if (ml != 255) tp_vk__spec(&out[n++], "memory_layout_override", ml);
+  if (st != 255) tp__vk_spec(&out[n++], "storage_type_override", st);
+  if (ml != 255) tp__vk_spec(&out[n++], "memory_layout_override", ml);
   *count = n;
   return TP_OK;
 }
@@ -2041,7 +2034,7 @@ TPDEF void tp_vk_qlinear_release(tp_vk_qlinear *q) {
   tp_buffer_release(&q->bias);
 }
 
-static tp_status tp_vk__q_buffer(tp_buffer *b, size_t n) {
+static tp_status tp__vk_q_buffer(tp_buffer *b, size_t n) {
   b->owned = TP_MALLOC(n ? n : 1);
   if (!b->owned) return TP_ERR_NOMEM;
   memset(b->owned, 0, n ? n : 1);
@@ -2051,12 +2044,12 @@ static tp_status tp_vk__q_buffer(tp_buffer *b, size_t n) {
 }
 
 /* Checks the shared arguments, quantizes w into q->values / q->scales. */
-static tp_status tp_vk__q_begin(tp_vk_graph *g, const char *op, const tp_tensor *w, int bits,
+static tp_status tp__vk_q_begin(tp_vk_graph *g, const char *op, const tp_tensor *w, int bits,
                                 int64_t group_size, tp_dtype sdt, const tp_tensor *bias,
                                 tp_vk_qlinear *q) {
   tp_error e;
   tp_status st;
-  if (tp_vk__check(g)) return g->err.status;
+  if (tp__vk_check(g)) return g->err.status;
   if (!q) return tp__error_set(&g->err, TP_ERR_INVALID, "%s: q is NULL", op);
   memset(q, 0, sizeof *q);
   if (!w) return tp__error_set(&g->err, TP_ERR_INVALID, "%s: no weight view", op);
@@ -2072,14 +2065,14 @@ static tp_status tp_vk__q_begin(tp_vk_graph *g, const char *op, const tp_tensor 
 }
 
 /* A tensor with every desc field but datatype, shape and constant at its default. */
-static tp_status tp_vk__add_plain_tensor(tp_vk_graph *g, tp_vk_datatype dt, size_t ndim,
+static tp_status tp__vk_add_plain_tensor(tp_vk_graph *g, tp_vk_datatype dt, size_t ndim,
                                          const size_t *dims, const tp_tensor *constant,
                                          uint32_t *id) {
   tp_vk_tensor_desc d = tp_vk_tensor_desc_make(dt, ndim, dims, constant);
   return tp_vk_add_tensor_desc(g, &d, id);
 }
 
-static tp_status tp_vk__q_const(tp_vk_graph *g, tp_vk_datatype dt, tp_dtype td, const void *p,
+static tp_status tp__vk_q_const(tp_vk_graph *g, tp_vk_datatype dt, tp_dtype td, const void *p,
                                 size_t nbytes, size_t ndim, const int64_t *sz, uint32_t *id) {
   tp_storage s;
   tp_tensor t;
@@ -2088,7 +2081,7 @@ static tp_status tp_vk__q_const(tp_vk_graph *g, tp_vk_datatype dt, tp_dtype td, 
   s.nbytes = nbytes;
   st = tp_view(s, td, (int)ndim, sz, NULL, 0, &t);
   if (st != TP_OK) return tp__error_set(&g->err, st, "quantized linear: %s", tp_status_str(st));
-  return tp_vk__add_plain_tensor(g, dt, ndim, NULL, &t, id);
+  return tp__vk_add_plain_tensor(g, dt, ndim, NULL, &t, id);
 }
 
 TPDEF tp_status tp_vk_add_linear_q4gsw(tp_vk_graph *g, const tp_tensor *w, int64_t group_size,
@@ -2101,7 +2094,7 @@ TPDEF tp_status tp_vk_add_linear_q4gsw(tp_vk_graph *g, const tp_tensor *w, int64
   uint32_t gid, args[6];
   tp_status st;
   TP_ASSERT(g);
-  if (tp_vk__check(g)) return g->err.status;
+  if (tp__vk_check(g)) return g->err.status;
   if (scale_dtype != TP_F32 && scale_dtype != TP_F16)
     return tp__error_set(&g->err, TP_ERR_INVALID,
                          "linear_q4gsw: scales are f32 or f16 (Vulkan has no bf16), not %s",
@@ -2109,7 +2102,7 @@ TPDEF tp_status tp_vk_add_linear_q4gsw(tp_vk_graph *g, const tp_tensor *w, int64
   if (group_size <= 0)
     return tp__error_set(&g->err, TP_ERR_INVALID, "linear_q4gsw: group size %lld must be > 0",
                          (long long)group_size);
-  st = tp_vk__q_begin(g, "linear_q4gsw", w, 4, group_size, scale_dtype, bias, q);
+  st = tp__vk_q_begin(g, "linear_q4gsw", w, 4, group_size, scale_dtype, bias, q);
   if (st != TP_OK) return st;
   N = w->sizes[0];
   K = w->sizes[1];
@@ -2121,9 +2114,9 @@ TPDEF tp_status tp_vk_add_linear_q4gsw(tp_vk_graph *g, const tp_tensor *w, int64
   s = q->scales;
   memset(&q->values, 0, sizeof q->values);
   memset(&q->scales, 0, sizeof q->scales);
-  st = tp_vk__q_buffer(&q->values, (size_t)(N * K8 / 2));
-  if (st == TP_OK) st = tp_vk__q_buffer(&q->scales, (size_t)(G * N4) * es);
-  if (st == TP_OK && bias) st = tp_vk__q_buffer(&q->bias, (size_t)N4 * 4u);
+  st = tp__vk_q_buffer(&q->values, (size_t)(N * K8 / 2));
+  if (st == TP_OK) st = tp__vk_q_buffer(&q->scales, (size_t)(G * N4) * es);
+  if (st == TP_OK && bias) st = tp__vk_q_buffer(&q->bias, (size_t)N4 * 4u);
   if (st != TP_OK) {
     tp__error_set(&g->err, st, "linear_q4gsw: out of memory");
     goto fail;
@@ -2160,14 +2153,14 @@ TPDEF tp_status tp_vk_add_linear_q4gsw(tp_vk_graph *g, const tp_tensor *w, int64
   ssz[0] = G;
   ssz[1] = N4;
   bsz[0] = N4;
-  if (tp_vk__q_const(g, TP_VK_UINT8, TP_U8, q->values.data, q->values.nbytes, 2, wsz,
+  if (tp__vk_q_const(g, TP_VK_UINT8, TP_U8, q->values.data, q->values.nbytes, 2, wsz,
                      &q->weight_id) != TP_OK ||
-      tp_vk__q_const(g, scale_dtype == TP_F16 ? TP_VK_FLOAT16 : TP_VK_FLOAT32, scale_dtype,
+      tp__vk_q_const(g, scale_dtype == TP_F16 ? TP_VK_FLOAT16 : TP_VK_FLOAT32, scale_dtype,
                      q->scales.data, q->scales.nbytes, 2, ssz, &q->scales_id) != TP_OK ||
       tp_vk_add_int(g, group_size, &gid) != TP_OK)
     goto fail_q;
   if (bias) {
-    if (tp_vk__q_const(g, TP_VK_FLOAT32, TP_F32, q->bias.data, q->bias.nbytes, 1, bsz,
+    if (tp__vk_q_const(g, TP_VK_FLOAT32, TP_F32, q->bias.data, q->bias.nbytes, 1, bsz,
                        &q->bias_id) != TP_OK)
       goto fail_q;
   } else if (tp_vk_add_null(g, &q->bias_id) != TP_OK) {
@@ -2197,15 +2190,15 @@ TPDEF tp_status tp_vk_add_linear_q8csw(tp_vk_graph *g, const tp_tensor *w, const
   uint32_t args[4], alpha;
   tp_status st;
   TP_ASSERT(g);
-  st = tp_vk__q_begin(g, "linear_q8csw", w, 8, 0, TP_F32, bias, q);
+  st = tp__vk_q_begin(g, "linear_q8csw", w, 8, 0, TP_F32, bias, q);
   if (st != TP_OK) return st;
   wsz[0] = w->sizes[0];
   wsz[1] = w->sizes[1];
   ssz[0] = w->sizes[0];
   q->mm_out_id = output_id;
-  if (tp_vk__q_const(g, TP_VK_INT8, TP_I8, q->values.data, q->values.nbytes, 2, wsz,
+  if (tp__vk_q_const(g, TP_VK_INT8, TP_I8, q->values.data, q->values.nbytes, 2, wsz,
                      &q->weight_id) != TP_OK ||
-      tp_vk__q_const(g, TP_VK_FLOAT32, TP_F32, q->scales.data, q->scales.nbytes, 1, ssz,
+      tp__vk_q_const(g, TP_VK_FLOAT32, TP_F32, q->scales.data, q->scales.nbytes, 1, ssz,
                      &q->scales_id) != TP_OK)
     goto fail;
   if (bias) {
@@ -2217,9 +2210,9 @@ TPDEF tp_status tp_vk_add_linear_q8csw(tp_vk_graph *g, const tp_tensor *w, const
       goto fail;
     }
     for (i = 0; i < oi.ndim; i++) dims[i] = oi.dims[i];
-    if (tp_vk__add_plain_tensor(g, TP_VK_FLOAT32, oi.ndim, dims, NULL, &q->mm_out_id) !=
+    if (tp__vk_add_plain_tensor(g, TP_VK_FLOAT32, oi.ndim, dims, NULL, &q->mm_out_id) !=
             TP_OK ||
-        tp_vk__add_plain_tensor(g, TP_VK_FLOAT32, 1, NULL, bias, &q->bias_id) != TP_OK ||
+        tp__vk_add_plain_tensor(g, TP_VK_FLOAT32, 1, NULL, bias, &q->bias_id) != TP_OK ||
         tp_vk_add_int(g, 1, &alpha) != TP_OK)
       goto fail;
   } else if (tp_vk_add_null(g, &q->bias_id) != TP_OK) {
@@ -2246,7 +2239,7 @@ fail:
 
 /* >>vk-layout: raw segment offsets and the flatbuffer ------------------------------------- */
 
-static tp_fb_ref tp_vk__value_table(tp_fb_builder *b, const tp_vk__value *v) {
+static tp_fb_ref tp__vk_value_table(tp_fb_builder *b, const tp__vk_value *v) {
   tp_fb_ref r = 0;
   switch (v->type) {
     case TP_VK_NULL_VALUE:
@@ -2300,7 +2293,7 @@ static tp_fb_ref tp_vk__value_table(tp_fb_builder *b, const tp_vk__value *v) {
   }
 }
 
-static tp_fb_ref tp_vk__bytes_table(tp_fb_builder *b, uint64_t offset, uint64_t length,
+static tp_fb_ref tp__vk_bytes_table(tp_fb_builder *b, uint64_t offset, uint64_t length,
                                     const char *key) {
   tp_fb_ref k = key ? tp_fb_create_string(b, key, strlen(key)) : 0;
   tp_fb_start_table(b);
@@ -2313,7 +2306,7 @@ static tp_fb_ref tp_vk__bytes_table(tp_fb_builder *b, uint64_t offset, uint64_t 
 /* The writer core's prepare: the raw-segment layout and the flatbuffer (cached until the graph
    changes), *total the blob's bytes. A failure is the size / write call's (werr), never
    latched. */
-static tp_status tp_vk__prepare(void *obj, uint64_t *total) {
+static tp_status tp__vk_prepare(void *obj, uint64_t *total) {
   tp_vk_graph *g = (tp_vk_graph *)obj;
   tp_fb_builder *b;
   tp_fb_ref *refs = NULL;
@@ -2330,7 +2323,7 @@ static tp_status tp_vk__prepare(void *obj, uint64_t *total) {
 
   /* raw segment: inline constants, then shaders, each padded to 16 */
   for (i = 0; i < g->nconsts; i++) {
-    tp_vk__const *c = &g->consts[i];
+    tp__vk_const *c = &g->consts[i];
     if (c->named) continue;
     if (c->nbytes == 0) {
       c->offset = 0;
@@ -2367,7 +2360,7 @@ static tp_status tp_vk__prepare(void *obj, uint64_t *total) {
   }
   /* values */
   for (i = 0; i < g->nvalues; i++) {
-    tp_fb_ref t = tp_vk__value_table(b, &g->values[i]);
+    tp_fb_ref t = tp__vk_value_table(b, &g->values[i]);
     tp_fb_start_table(b);
     tp_fb_add_union(b, TP_VK_F_VkValue_value, g->values[i].type, t);
     refs[i] = tp_fb_end_table(b);
@@ -2387,13 +2380,13 @@ static tp_status tp_vk__prepare(void *obj, uint64_t *total) {
   r_chain = tp_fb_create_vector_refs(b, refs, g->nops);
   /* constants */
   for (i = 0; i < g->nconsts; i++) {
-    const tp_vk__const *c = &g->consts[i];
-    refs[i] = c->named ? tp_vk__bytes_table(b, UINT64_MAX, c->nbytes, c->key)
-                       : tp_vk__bytes_table(b, c->offset, c->nbytes, NULL);
+    const tp__vk_const *c = &g->consts[i];
+    refs[i] = c->named ? tp__vk_bytes_table(b, UINT64_MAX, c->nbytes, c->key)
+                       : tp__vk_bytes_table(b, c->offset, c->nbytes, NULL);
   }
   r_consts = tp_fb_create_vector_refs(b, refs, g->nconsts);
   for (i = 0; i < g->nshaders; i++)
-    refs[i] = tp_vk__bytes_table(b, g->shaders[i].offset, (uint64_t)g->shaders[i].n, NULL);
+    refs[i] = tp__vk_bytes_table(b, g->shaders[i].offset, (uint64_t)g->shaders[i].n, NULL);
   r_shaders = tp_fb_create_vector_refs(b, refs, g->nshaders);
   TP_FREE(refs);
   r_in = tp_fb_create_vector(b, g->inputs, g->ninputs, 4);
@@ -2428,13 +2421,13 @@ static tp_status tp_vk__prepare(void *obj, uint64_t *total) {
 
 /* >>vk-write: the writer core's emit -------------------------------------------------------- */
 
-static tp_status tp_vk__pad(tp_sink *sink, uint64_t n) {
+static tp_status tp__vk_pad(tp_sink *sink, uint64_t n) {
   uint64_t pad = (16u - (n & 15u)) & 15u;
   return tp_sink_zeros(sink, (size_t)pad);
 }
 
-/* The blob (tp_vk__prepare ran): the writer core's emit. */
-static tp_status tp_vk__emit(void *obj, tp_sink *sink) {
+/* The blob (tp__vk_prepare ran): the writer core's emit. */
+static tp_status tp__vk_emit(void *obj, tp_sink *sink) {
   tp_vk_graph *g = (tp_vk_graph *)obj;
   const unsigned char *fb;
   size_t fb_size = 0, i;
@@ -2443,7 +2436,7 @@ static tp_status tp_vk__emit(void *obj, tp_sink *sink) {
   fb = tp_fb_data(g->fb, &fb_size);
   s = tp__delegate_write_head(sink, "VH00", &g->frame, fb);
   for (i = 0; s == TP_OK && i < g->nconsts; i++) {
-    const tp_vk__const *c = &g->consts[i];
+    const tp__vk_const *c = &g->consts[i];
     tp__tally cs;
     tp_sink wrap;
     if (c->named || c->nbytes == 0) continue;
@@ -2451,18 +2444,18 @@ static tp_status tp_vk__emit(void *obj, tp_sink *sink) {
     if (c->out == c->view.dtype)
       s = tp_compact_write(&c->view, TP_ORDER_ROW_MAJOR, &wrap);
     else
-      s = tp_convert_write(&c->view, c->out, tp_vk__convert_flags(c->out), &wrap);
+      s = tp_convert_write(&c->view, c->out, tp__vk_convert_flags(c->out), &wrap);
     if (s == TP_OK && cs.n != c->nbytes)
       return tp__error_set(&g->werr, TP_ERR_INVALID,
                           "value %lu: constant wrote %llu bytes, expected %llu",
                           (unsigned long)c->value_id, (unsigned long long)cs.n,
                           (unsigned long long)c->nbytes);
-    if (s == TP_OK) s = tp_vk__pad(sink, c->nbytes);
+    if (s == TP_OK) s = tp__vk_pad(sink, c->nbytes);
     written += (c->nbytes + 15u) & ~(uint64_t)15u;
   }
   for (i = 0; s == TP_OK && i < g->nshaders; i++) {
     s = tp_sink_write(sink, g->shaders[i].bytes, g->shaders[i].n);
-    if (s == TP_OK) s = tp_vk__pad(sink, (uint64_t)g->shaders[i].n);
+    if (s == TP_OK) s = tp__vk_pad(sink, (uint64_t)g->shaders[i].n);
     written += ((uint64_t)g->shaders[i].n + 15u) & ~(uint64_t)15u;
   }
   if (s == TP_OK && written < g->segment_size)
@@ -2470,31 +2463,31 @@ static tp_status tp_vk__emit(void *obj, tp_sink *sink) {
   return s;
 }
 
-static tp__writer tp_vk__writer(tp_vk_graph *g) {
+static tp__writer tp__vk_writer(tp_vk_graph *g) {
   TP_ASSERT(g);
   {
     tp__writer w = {g, &g->err, &g->werr, &g->writing, NULL, g->opts.progress,
-                    g->opts.progress_ctx, tp_vk__prepare, tp_vk__emit};
+                    g->opts.progress_ctx, tp__vk_prepare, tp__vk_emit};
     return w;
   }
 }
 
 TPDEF tp_status tp_vk_blob_size(tp_vk_graph *g, uint64_t *size_out) {
-  tp__writer w = tp_vk__writer(g);
+  tp__writer w = tp__vk_writer(g);
   return tp__writer_size(&w, "tp_vk_blob_size", size_out);
 }
 TPDEF tp_status tp_vk_write(tp_vk_graph *g, tp_sink *sink) {
-  tp__writer w = tp_vk__writer(g);
+  tp__writer w = tp__vk_writer(g);
   return tp__writer_write(&w, "tp_vk_write", sink);
 }
 #ifndef TP_NO_STDIO
 TPDEF tp_status tp_vk_write_file(tp_vk_graph *g, const char *path) {
-  tp__writer w = tp_vk__writer(g);
+  tp__writer w = tp__vk_writer(g);
   return tp__writer_write_file(&w, "tp_vk_write_file", path);
 }
 
 TPDEF tp_status tp_vk_save(tp_vk_graph *g, const char *path, uint64_t *size_out) {
-  tp__writer w = tp_vk__writer(g);
+  tp__writer w = tp__vk_writer(g);
   return tp__writer_save(&w, "tp_vk_save", path, size_out);
 }
 #endif
@@ -2519,18 +2512,18 @@ TPDEF tp_status tp_vk_parse_header(const void *blob, size_t size, tp_vk_header *
 }
 
 /* The element size of a GraphTypes member's items vector (TP_VK_VALUE_KINDS), 0 for none. */
-static unsigned tp_vk__items_size(int tag) {
-#define TP_VK__ITEMS_SIZE(t, name, es) if (tag == t) return (unsigned)(es);
-  TP_VK_VALUE_KINDS(TP_VK__ITEMS_SIZE)
-#undef TP_VK__ITEMS_SIZE
+static unsigned tp__vk_items_size(int tag) {
+#define TP__VK_ITEMS_SIZE(t, name, es) if (tag == t) return (unsigned)(es);
+  TP_VK_VALUE_KINDS(TP__VK_ITEMS_SIZE)
+#undef TP__VK_ITEMS_SIZE
   return 0;
 }
 
 /* Named constants are found by key through a hash index of the .ptd: when the caller made
-   none, one is built for the call (tp_vk__index_begin) and taken off again (tp_vk__index_end), so
+   none, one is built for the call (tp__vk_index_begin) and taken off again (tp__vk_index_end), so
    n lookups cost O(n), not O(n x entries). Without memory for it the lookups scan (slower, the
    same results). Returns the index to free, or NULL. */
-static uint32_t *tp_vk__index_begin(tp_ptd *ptd) {
+static uint32_t *tp__vk_index_begin(tp_ptd *ptd) {
   uint32_t *index = NULL;
   if (ptd && !ptd->index__ && tp_ptd_status(ptd) == TP_OK && ptd->count > 0) {
     size_t ns = tp_ptd_index_slots(ptd);
@@ -2543,7 +2536,7 @@ static uint32_t *tp_vk__index_begin(tp_ptd *ptd) {
   return index;
 }
 
-static void tp_vk__index_end(tp_ptd *ptd, uint32_t *index) {
+static void tp__vk_index_end(tp_ptd *ptd, uint32_t *index) {
   if (!index) return;
   ptd->index__ = NULL; /* the caller's ptd as it was given */
   ptd->index_cap__ = 0;
@@ -2552,7 +2545,7 @@ static void tp_vk__index_end(tp_ptd *ptd, uint32_t *index) {
 
 /* n zeroed elements of es bytes (at least one, so that a count of 0 is not a failure); NULL
    and *ok = 0 when they do not fit or memory ran out. */
-static void *tp_vk__rd_array(uint32_t n, size_t es, int *ok) {
+static void *tp__vk_rd_array(uint32_t n, size_t es, int *ok) {
   void *p = NULL;
   size_t cap = 0;
   if (tp__array_reserve(&p, &cap, (size_t)n + 1u, es) != TP_OK) {
@@ -2574,7 +2567,7 @@ TPDEF void tp_vk_blob_free(tp_vk_blob *b) {
   memset(b, 0, sizeof *b);
 }
 
-#define TP_VK__RD_FAIL(...)                                \
+#define TP__VK_RD_FAIL(...)                                \
   do {                                                     \
     s = tp__error_set(err, TP_ERR_FORMAT, __VA_ARGS__);    \
     goto done;                                             \
@@ -2598,7 +2591,7 @@ TPDEF void tp_vk_blob_free(tp_vk_blob *b) {
      - every constants / shaders entry a table; inline ones inside the raw bytes; named ones
        in the .ptd (when given) with `length` bytes.
    Sentences name the value / entry and the numbers. */
-static tp_status tp_vk__read(const void *blob, size_t size, tp_ptd *ptd, int need_header,
+static tp_status tp__vk_read(const void *blob, size_t size, tp_ptd *ptd, int need_header,
                              tp_vk_blob *out, tp_error *err) {
   const unsigned char *p = (const unsigned char *)blob;
   tp_fb_reader rd;
@@ -2636,30 +2629,30 @@ static tp_status tp_vk__read(const void *blob, size_t size, tp_ptd *ptd, int nee
   if (tp_fb_reader_init(&rd, out->flatbuffer, out->flatbuffer_size, "VK00", &root) != TP_OK)
     return tp__error_set(err, TP_ERR_FORMAT, "read: the %lu-byte blob has no valid VH00 header "
                          "and VK00 flatbuffer: %s", (unsigned long)size, rd.err.msg);
-  index = tp_vk__index_begin(ptd);
+  index = tp__vk_index_begin(ptd);
   out->version = tp_fb_string(&root, TP_VK_F_VkGraph_version, &out->version_len);
   out->storage_type_override = tp_fb_u8(&root, TP_VK_F_VkGraph_storage_type_override,
                                         TP_VK_D_VkGraph_storage_type_override);
   out->memory_layout_override = tp_fb_u8(&root, TP_VK_F_VkGraph_memory_layout_override,
                                          TP_VK_D_VkGraph_memory_layout_override);
-  if (tp_fb_reader_status(&rd) != TP_OK) TP_VK__RD_FAIL("VkGraph: %s", rd.err.msg);
+  if (tp_fb_reader_status(&rd) != TP_OK) TP__VK_RD_FAIL("VkGraph: %s", rd.err.msg);
   for (i = 0; i < 6; i++) {
     vecs[i] = tp_fb_vector_field(&root, vids[i], 4);
     if (tp_fb_reader_status(&rd) != TP_OK)
-      TP_VK__RD_FAIL("VkGraph %s: %s", vnames[i], rd.err.msg);
+      TP__VK_RD_FAIL("VkGraph %s: %s", vnames[i], rd.err.msg);
     if (vecs[i].pos == 0)
-      TP_VK__RD_FAIL("VkGraph: %s absent (the loader dereferences it)", vnames[i]);
+      TP__VK_RD_FAIL("VkGraph: %s absent (the loader dereferences it)", vnames[i]);
   }
   chain = vecs[0];
   values = vecs[1];
   consts = vecs[4];
   n = values.count;
-  out->values = (tp_vk_blob_value *)tp_vk__rd_array(n, sizeof *out->values, &ok);
-  out->ops = (tp_vk_blob_op *)tp_vk__rd_array(chain.count, sizeof *out->ops, &ok);
-  out->input_ids = (uint32_t *)tp_vk__rd_array(vecs[2].count, sizeof(uint32_t), &ok);
-  out->output_ids = (uint32_t *)tp_vk__rd_array(vecs[3].count, sizeof(uint32_t), &ok);
-  out->constants = (tp_vk_blob_bytes *)tp_vk__rd_array(consts.count, sizeof *out->constants, &ok);
-  out->shaders = (tp_vk_blob_bytes *)tp_vk__rd_array(vecs[5].count, sizeof *out->shaders, &ok);
+  out->values = (tp_vk_blob_value *)tp__vk_rd_array(n, sizeof *out->values, &ok);
+  out->ops = (tp_vk_blob_op *)tp__vk_rd_array(chain.count, sizeof *out->ops, &ok);
+  out->input_ids = (uint32_t *)tp__vk_rd_array(vecs[2].count, sizeof(uint32_t), &ok);
+  out->output_ids = (uint32_t *)tp__vk_rd_array(vecs[3].count, sizeof(uint32_t), &ok);
+  out->constants = (tp_vk_blob_bytes *)tp__vk_rd_array(consts.count, sizeof *out->constants, &ok);
+  out->shaders = (tp_vk_blob_bytes *)tp__vk_rd_array(vecs[5].count, sizeof *out->shaders, &ok);
   if (!ok) {
     s = tp__error_set(err, TP_ERR_NOMEM, "read: no memory for %lu values, %lu ops",
                       (unsigned long)n, (unsigned long)chain.count);
@@ -2677,7 +2670,7 @@ static tp_status tp_vk__read(const void *blob, size_t size, tp_ptd *ptd, int nee
     for (i = 0; i < vecs[k].count; i++) {
       uint64_t x = tp_fb_vector_scalar(&vecs[k], i);
       if (x >= n)
-        TP_VK__RD_FAIL("%s[%lu] = %llu but there are %lu values", vnames[k], (unsigned long)i,
+        TP__VK_RD_FAIL("%s[%lu] = %llu but there are %lu values", vnames[k], (unsigned long)i,
                        (unsigned long long)x, (unsigned long)n);
       ids[k - 2][i] = (uint32_t)x;
     }
@@ -2689,11 +2682,11 @@ static tp_status tp_vk__read(const void *blob, size_t size, tp_ptd *ptd, int nee
     c->type = tag;
     c->constant_id = c->mem_obj_id = -1;
     if (tp_fb_reader_status(&rd) != TP_OK)
-      TP_VK__RD_FAIL("value %lu: %s", (unsigned long)i, rd.err.msg);
+      TP__VK_RD_FAIL("value %lu: %s", (unsigned long)i, rd.err.msg);
     if (!tp_vk_value_kind_name(tag))
-      TP_VK__RD_FAIL("value %lu: GraphTypes tag %u is not a value kind", (unsigned long)i, tag);
+      TP__VK_RD_FAIL("value %lu: GraphTypes tag %u is not a value kind", (unsigned long)i, tag);
     if (t.pos == 0)
-      TP_VK__RD_FAIL("value %lu: %s (tag %u) without a table", (unsigned long)i,
+      TP__VK_RD_FAIL("value %lu: %s (tag %u) without a table", (unsigned long)i,
                      tp_vk_value_kind_name(tag), tag);
     switch (tag) { /* the scalar, string and list kinds: their one field */
       case TP_VK_INT_VALUE: c->i = tp_fb_i64(&t, TP_VK_F_Int_int_val, TP_VK_D_Int_int_val); break;
@@ -2714,14 +2707,14 @@ static tp_status tp_vk__read(const void *blob, size_t size, tp_ptd *ptd, int nee
       case TP_VK_BOOL_LIST_VALUE:
       case TP_VK_VALUE_LIST_VALUE: { /* every list's items are field 0 */
         tp_fb_vector items;
-        c->item_size = tp_vk__items_size(tag);
+        c->item_size = tp__vk_items_size(tag);
         items = tp_fb_vector_field(&t, TP_VK_F_IntList_items, c->item_size);
         c->count = items.count;
         c->items = items.pos ? rd.buf + items.pos : NULL;
         for (k = 0; tag == TP_VK_VALUE_LIST_VALUE && k < items.count; k++) {
           int32_t id = (int32_t)(uint32_t)tp_fb_vector_scalar(&items, k);
           if (id < 0 || (uint32_t)id >= n)
-            TP_VK__RD_FAIL("value %lu: ValueList item %lu = %ld is not a value id (0..%lu)",
+            TP__VK_RD_FAIL("value %lu: ValueList item %lu = %ld is not a value id (0..%lu)",
                            (unsigned long)i, (unsigned long)k, (long)id, (unsigned long)n - 1);
         }
         break;
@@ -2729,7 +2722,7 @@ static tp_status tp_vk__read(const void *blob, size_t size, tp_ptd *ptd, int nee
       default: break;
     }
     if (tp_fb_reader_status(&rd) != TP_OK)
-      TP_VK__RD_FAIL("value %lu (%s): %s", (unsigned long)i, tp_vk_value_kind_name(tag),
+      TP__VK_RD_FAIL("value %lu (%s): %s", (unsigned long)i, tp_vk_value_kind_name(tag),
                      rd.err.msg);
     if (tag == TP_VK_TENSOR_VALUE) {
       int dt = tp_fb_i8(&t, TP_VK_F_VkTensor_datatype, TP_VK_D_VkTensor_datatype);
@@ -2744,21 +2737,21 @@ static tp_status tp_vk__read(const void *blob, size_t size, tp_ptd *ptd, int nee
       const char *key;
       c->mem_obj_id = tp_fb_i32(&t, TP_VK_F_VkTensor_mem_obj_id, TP_VK_D_VkTensor_mem_obj_id);
       if (tp_fb_reader_status(&rd) != TP_OK)
-        TP_VK__RD_FAIL("value %lu (Tensor): %s", (unsigned long)i, rd.err.msg);
+        TP__VK_RD_FAIL("value %lu (Tensor): %s", (unsigned long)i, rd.err.msg);
       if (nbytes == 0)
-        TP_VK__RD_FAIL("value %lu: datatype %d is not a VkDataType", (unsigned long)i, dt);
+        TP__VK_RD_FAIL("value %lu: datatype %d is not a VkDataType", (unsigned long)i, dt);
       if (sdt != TP_VK_UNSET && tp_vk_datatype_size(sdt) == 0)
-        TP_VK__RD_FAIL("value %lu: staging_datatype %d is not a VkDataType", (unsigned long)i,
+        TP__VK_RD_FAIL("value %lu: staging_datatype %d is not a VkDataType", (unsigned long)i,
                        sdt);
       if (!tp_vk_storage_type_name((int)st))
-        TP_VK__RD_FAIL("value %lu: storage_type %u is not known", (unsigned long)i, st);
+        TP__VK_RD_FAIL("value %lu: storage_type %u is not known", (unsigned long)i, st);
       if (!tp_vk_memory_layout_name((int)ml))
-        TP_VK__RD_FAIL("value %lu: memory_layout %u is not known", (unsigned long)i, ml);
+        TP__VK_RD_FAIL("value %lu: memory_layout %u is not known", (unsigned long)i, ml);
       if (dims.pos == 0)
-        TP_VK__RD_FAIL("value %lu: dims absent (the loader reads them unchecked)",
+        TP__VK_RD_FAIL("value %lu: dims absent (the loader reads them unchecked)",
                        (unsigned long)i);
       if (dims.count > TP_MAX_DIMS)
-        TP_VK__RD_FAIL("value %lu: %lu dims, a tensor has at most %d (TP_MAX_DIMS)",
+        TP__VK_RD_FAIL("value %lu: %lu dims, a tensor has at most %d (TP_MAX_DIMS)",
                        (unsigned long)i, (unsigned long)dims.count, TP_MAX_DIMS);
       c->datatype = (tp_vk_datatype)dt;
       c->staging_datatype = sdt;
@@ -2769,39 +2762,39 @@ static tp_status tp_vk__read(const void *blob, size_t size, tp_ptd *ptd, int nee
       for (k = 0; k < dims.count; k++) {
         c->dims[k] = (uint32_t)tp_fb_vector_scalar(&dims, k);
         if (tp__mul_u64(nbytes, c->dims[k], &nbytes))
-          TP_VK__RD_FAIL("value %lu: the product of dims overflows 64 bits", (unsigned long)i);
+          TP__VK_RD_FAIL("value %lu: the product of dims overflows 64 bits", (unsigned long)i);
       }
       c->nbytes = nbytes;
       if (cid < 0) continue;
       c->is_constant = 1;
       if ((uint32_t)cid >= consts.count)
-        TP_VK__RD_FAIL("value %lu: constant_id %ld but the blob has %lu constants",
+        TP__VK_RD_FAIL("value %lu: constant_id %ld but the blob has %lu constants",
                        (unsigned long)i, (long)cid, (unsigned long)consts.count);
       cb = tp_fb_vector_table(&consts, (size_t)cid);
       off = tp_fb_u64(&cb, TP_VK_F_VkBytes_offset, TP_VK_D_VkBytes_offset);
       len = tp_fb_u64(&cb, TP_VK_F_VkBytes_length, TP_VK_D_VkBytes_length);
       key = tp_fb_string(&cb, TP_VK_F_VkBytes_named_key, NULL);
       if (tp_fb_reader_status(&rd) != TP_OK)
-        TP_VK__RD_FAIL("constants[%ld]: %s", (long)cid, rd.err.msg);
-      if (cb.pos == 0) TP_VK__RD_FAIL("constants[%ld]: absent", (long)cid);
+        TP__VK_RD_FAIL("constants[%ld]: %s", (long)cid, rd.err.msg);
+      if (cb.pos == 0) TP__VK_RD_FAIL("constants[%ld]: absent", (long)cid);
       if (len != nbytes)
-        TP_VK__RD_FAIL("value %lu: constant %ld has %llu bytes but dims x %s make %llu",
+        TP__VK_RD_FAIL("value %lu: constant %ld has %llu bytes but dims x %s make %llu",
                        (unsigned long)i, (long)cid, (unsigned long long)len,
-                       tp_vk__dt_name(dt), (unsigned long long)nbytes);
+                       tp__vk_dt_name(dt), (unsigned long long)nbytes);
       if (key && off == UINT64_MAX) {
         tp_ptd_entry e;
         c->key = key;
         if (!ptd) continue;
         if (tp_ptd_find(ptd, key, &e) != TP_OK)
-          TP_VK__RD_FAIL("value %lu: key \"%.64s\" is not in the .ptd", (unsigned long)i, key);
+          TP__VK_RD_FAIL("value %lu: key \"%.64s\" is not in the .ptd", (unsigned long)i, key);
         if ((uint64_t)e.nbytes != nbytes)
-          TP_VK__RD_FAIL("value %lu: key \"%.64s\" holds %llu bytes, dims x %s make %llu",
+          TP__VK_RD_FAIL("value %lu: key \"%.64s\" holds %llu bytes, dims x %s make %llu",
                          (unsigned long)i, key, (unsigned long long)e.nbytes,
-                         tp_vk__dt_name(dt), (unsigned long long)nbytes);
+                         tp__vk_dt_name(dt), (unsigned long long)nbytes);
         c->data = e.data;
       } else if (off >= out->segment_size || nbytes > out->segment_size - off) {
         /* the loader's rule: offset strictly inside the raw bytes, extent inside too */
-        TP_VK__RD_FAIL("value %lu: constant at offset %llu with %llu bytes exceeds the %llu raw "
+        TP__VK_RD_FAIL("value %lu: constant at offset %llu with %llu bytes exceeds the %llu raw "
                        "bytes", (unsigned long)i, (unsigned long long)off,
                        (unsigned long long)nbytes, (unsigned long long)out->segment_size);
       } else {
@@ -2817,16 +2810,16 @@ static tp_status tp_vk__read(const void *blob, size_t size, tp_ptd *ptd, int nee
     args = tp_fb_vector_field(&t, TP_VK_F_OperatorCall_args, 4);
     op->node_id = tp_fb_u32(&t, TP_VK_F_OperatorCall_node_id, TP_VK_D_OperatorCall_node_id);
     if (tp_fb_reader_status(&rd) != TP_OK)
-      TP_VK__RD_FAIL("op %lu: %s", (unsigned long)i, rd.err.msg);
-    if (!op->name) TP_VK__RD_FAIL("op %lu: name absent", (unsigned long)i);
-    if (!args.pos) TP_VK__RD_FAIL("op %lu: args absent", (unsigned long)i);
+      TP__VK_RD_FAIL("op %lu: %s", (unsigned long)i, rd.err.msg);
+    if (!op->name) TP__VK_RD_FAIL("op %lu: name absent", (unsigned long)i);
+    if (!args.pos) TP__VK_RD_FAIL("op %lu: args absent", (unsigned long)i);
     op->op_index = strlen(op->name) == op->name_len ? tp_vk_op_find(op->name) : -1;
     op->num_args = args.count;
     op->args = rd.buf + args.pos;
     for (k = 0; k < args.count; k++) {
       int32_t a = (int32_t)(uint32_t)tp_fb_vector_scalar(&args, k);
       if (a < 0 || (uint32_t)a >= n)
-        TP_VK__RD_FAIL("op %lu (%.*s): arg %lu = %ld is not a value id (%lu values)",
+        TP__VK_RD_FAIL("op %lu (%.*s): arg %lu = %ld is not a value id (%lu values)",
                        (unsigned long)i, (int)(op->name_len < 64 ? op->name_len : 64), op->name,
                        (unsigned long)k, (long)a, (unsigned long)n);
     }
@@ -2842,22 +2835,22 @@ static tp_status tp_vk__read(const void *blob, size_t size, tp_ptd *ptd, int nee
       e->length = tp_fb_u64(&b, TP_VK_F_VkBytes_length, TP_VK_D_VkBytes_length);
       e->named_key = tp_fb_string(&b, TP_VK_F_VkBytes_named_key, &e->named_key_len);
       if (tp_fb_reader_status(&rd) != TP_OK)
-        TP_VK__RD_FAIL("%s[%lu]: %s", vnames[k], (unsigned long)i, rd.err.msg);
-      if (b.pos == 0) TP_VK__RD_FAIL("%s[%lu]: absent", vnames[k], (unsigned long)i);
+        TP__VK_RD_FAIL("%s[%lu]: %s", vnames[k], (unsigned long)i, rd.err.msg);
+      if (b.pos == 0) TP__VK_RD_FAIL("%s[%lu]: absent", vnames[k], (unsigned long)i);
       e->named = e->named_key && e->offset == UINT64_MAX;
       if (e->named) {
         tp_ptd_entry en;
         if (!ptd) continue;
         if (tp_ptd_find(ptd, e->named_key, &en) != TP_OK)
-          TP_VK__RD_FAIL("%s[%lu]: named_key \"%.80s\" is not in the .ptd", vnames[k],
+          TP__VK_RD_FAIL("%s[%lu]: named_key \"%.80s\" is not in the .ptd", vnames[k],
                          (unsigned long)i, e->named_key);
         if ((uint64_t)en.nbytes != e->length)
-          TP_VK__RD_FAIL("%s[%lu]: named_key \"%.80s\" has %llu bytes in the .ptd, the blob says "
+          TP__VK_RD_FAIL("%s[%lu]: named_key \"%.80s\" has %llu bytes in the .ptd, the blob says "
                          "%llu", vnames[k], (unsigned long)i, e->named_key,
                          (unsigned long long)en.nbytes, (unsigned long long)e->length);
         e->data = (const unsigned char *)en.data;
       } else if (tp__add_u64(e->offset, e->length, &end) || end > out->segment_size) {
-        TP_VK__RD_FAIL("%s[%lu]: [%llu, +%llu) is outside the %llu-byte bytes segment",
+        TP__VK_RD_FAIL("%s[%lu]: [%llu, +%llu) is outside the %llu-byte bytes segment",
                        vnames[k], (unsigned long)i, (unsigned long long)e->offset,
                        (unsigned long long)e->length, (unsigned long long)out->segment_size);
       } else if (out->segment) {
@@ -2865,22 +2858,22 @@ static tp_status tp_vk__read(const void *blob, size_t size, tp_ptd *ptd, int nee
       }
     }
   if (tp_fb_reader_status(&rd) != TP_OK)
-    TP_VK__RD_FAIL("read: flatbuffer: %s", rd.err.msg);
+    TP__VK_RD_FAIL("read: flatbuffer: %s", rd.err.msg);
 done:
-  tp_vk__index_end(ptd, index);
+  tp__vk_index_end(ptd, index);
   if (s != TP_OK) tp_vk_blob_free(out);
   return s;
 }
-#undef TP_VK__RD_FAIL
+#undef TP__VK_RD_FAIL
 
 TPDEF tp_status tp_vk_read_blob(const void *blob, size_t size, tp_ptd *ptd, tp_vk_blob *out,
                                 tp_error *err) {
-  return tp_vk__read(blob, size, ptd, 0, out, err);
+  return tp__vk_read(blob, size, ptd, 0, out, err);
 }
 
 TPDEF tp_status tp_vk_check_blob(const void *blob, size_t size, tp_ptd *ptd, tp_error *err) {
   tp_vk_blob b;
-  tp_status s = tp_vk__read(blob, size, ptd, 1, &b, err);
+  tp_status s = tp__vk_read(blob, size, ptd, 1, &b, err);
   tp_vk_blob_free(&b);
   return s;
 }
@@ -2892,14 +2885,13 @@ TPDEF tp_status tp_vk_check_blob(const void *blob, size_t size, tp_ptd *ptd, tp_
 #endif
 
 TPDEF tp_status tp_vk_graph_tensor(const tp_vk_graph *g, uint32_t id, tp_vk_tensor_info *out) {
-  const tp_vk__value *v;
+  const tp__vk_value *v;
   size_t d;
   TP_ASSERT(g);
   if (!out) return TP_ERR_INVALID;
   memset(out, 0, sizeof *out);
   if (id >= g->nvalues || g->values[id].type != TP_VK_TENSOR_VALUE) return TP_ERR_INVALID;
   v = &g->values[id];
-  if (v->ndim > TP_MAX_DIMS) return TP_ERR_UNSUPPORTED;
   out->datatype = (tp_vk_datatype)v->dt;
   out->staging = (tp_vk_datatype)v->staging;
   out->ndim = v->ndim;
@@ -2917,14 +2909,15 @@ TPDEF void tp_vk_graph_io(const tp_vk_graph *g, const uint32_t **inputs, size_t 
   if (n_out) *n_out = g->noutputs;
 }
 
-static tp_status tp_vk__pte_produce(void *ctx, tp_sink *sink) {
+static tp_status tp__vk_pte_produce(void *ctx, tp_sink *sink) {
   return tp_vk_write((tp_vk_graph *)ctx, sink);
 }
 
 /* g's inputs then outputs as the program tensors of a delegate call (malloc'd into *args_out,
    *n_out of them; NULL when 0) and its blob size; a refusal's sentence in *e. */
-static tp_status tp_vk__pte_args(tp_vk_graph *g, tp_pte_tensor **args_out, size_t *n_out,
+static tp_status tp__vk_pte_args(void *graph, tp_pte_tensor **args_out, size_t *n_out,
                                  uint64_t *blob_out, tp_error *e) {
+  tp_vk_graph *g = (tp_vk_graph *)graph;
   const uint32_t *ids[2];
   size_t n[2], k, i, a = 0;
   tp_pte_tensor *args = NULL;
@@ -2948,12 +2941,10 @@ static tp_status tp_vk__pte_args(tp_vk_graph *g, tp_pte_tensor **args_out, size_
       st = tp_vk_graph_tensor(g, ids[k][i], &ti);
       if (st != TP_OK) {
         TP_FREE(args);
-        return tp__error_set(e, TP_ERR_UNSUPPORTED, "Vulkan %s %lu (value %lu) is not a "
-                             "tensor%s", k ? "output" : "input", (unsigned long)i,
-                             (unsigned long)ids[k][i],
-                             st == TP_ERR_INVALID ? "" : " of at most TP_MAX_DIMS dims");
+        return tp__error_set(e, TP_ERR_UNSUPPORTED, "Vulkan %s %lu (value %lu) is not a tensor",
+                             k ? "output" : "input", (unsigned long)i, (unsigned long)ids[k][i]);
       }
-      sc = tp_vk__dt_to_tp((int)ti.staging);
+      sc = tp__vk_dt_to_tp((int)ti.staging);
       args[a].role = k ? TP_PTE_OUTPUT : TP_PTE_INPUT;
       args[a].dtype = (tp_dtype)(sc < 0 ? (int)TP_F32 : sc);
       args[a].ndim = (int)ti.ndim;
@@ -2969,89 +2960,32 @@ static tp_status tp_vk__pte_args(tp_vk_graph *g, tp_pte_tensor **args_out, size_
   return TP_OK;
 }
 
-TPDEF tp_status tp_vk_add_pte_method_ex(tp_pte *p, const char *name, tp_vk_graph *g,
-                                        const tp_pte_compile_spec *specs, size_t n_specs) {
-  const char *nm = name ? name : "(null)";
-  tp_pte_tensor *args = NULL;
-  tp_pte_method m;
-  tp_error e;
-  size_t n = 0;
-  uint64_t blob = 0;
-  tp_status st;
-  TP_ASSERT(p);
-  TP_ASSERT(g);
-  /* the latched failures only: a failed size or write call of either object is no reason */
-  if (tp__pte_fail(p, TP_OK, NULL) != TP_OK) return tp__pte_fail(p, TP_OK, NULL);
-  memset(&e, 0, sizeof e);
-  if (tp_vk__pte_args(g, &args, &n, &blob, &e) != TP_OK)
-    return tp__pte_fail(p, e.status, "method \"%.80s\": %s", nm, e.msg);
-  memset(&m, 0, sizeof m);
-  m.name = name;
-  m.args = args;
-  m.n_args = n;
-  m.backend_id = "VulkanBackend";
-  m.blob_size = blob;
-  m.produce = tp_vk__pte_produce;
-  m.ctx = g;
-  m.specs = specs;
-  m.n_specs = n_specs;
-  st = tp_pte_add_method(p, &m);
-  TP_FREE(args);
-  return st;
-}
+static const tp__pte_backend tp__vk_pte_backend = {"VulkanBackend", "a Vulkan call", 0,
+                                                   tp__vk_pte_args, tp__vk_pte_produce};
 
-TPDEF tp_status tp_vk_pte_call(tp_pte_graph *pg, tp_vk_graph *g, const uint32_t *args, size_t n) {
-  tp_pte_tensor *io = NULL;
-  tp_pte_delegate d;
-  tp_error e;
-  size_t n_io = 0;
-  uint64_t blob = 0;
-  tp_status st;
-  TP_ASSERT(pg);
-  TP_ASSERT(g);
-  if (tp_pte_graph_status(pg) != TP_OK) return tp_pte_graph_status(pg);
-  memset(&e, 0, sizeof e);
-  if (tp_vk__pte_args(g, &io, &n_io, &blob, &e) != TP_OK)
-    return tp__pte_graph_fail(pg, e.status, "a Vulkan call: %s", e.msg);
-  memset(&d, 0, sizeof d);
-  d.backend_id = "VulkanBackend";
-  d.blob_size = blob;
-  d.produce = tp_vk__pte_produce;
-  d.ctx = g;
-  st = tp__pte_call_bound(pg, "a Vulkan call", 0, io, n_io, &d, args, n);
-  TP_FREE(io);
-  return st;
-}
-
-TPDEF tp_status tp_vk_add_pte_method(tp_pte *p, const char *name, tp_vk_graph *g) {
-  return tp_vk_add_pte_method_ex(p, name, g, NULL, 0);
-}
-
-TPDEF tp_status tp_vk_add_pte_method_specs(tp_pte *p, const char *name, tp_vk_graph *g,
-                                           const tp_vk_compile_specs *cs) {
-  tp_vk_compile_spec enc[TP_VK_MAX_COMPILE_SPECS];
+TPDEF tp_status tp_vk_add_pte_method(tp_pte *p, const char *name, tp_vk_graph *g,
+                                     const tp_vk_compile_specs *cs) {
   tp_pte_compile_spec specs[TP_VK_MAX_COMPILE_SPECS];
-  size_t n = 0, i;
+  size_t n = 0;
   tp_error err;
   tp_status st;
   TP_ASSERT(p);
   TP_ASSERT(g);
   if (tp__pte_fail(p, TP_OK, NULL) != TP_OK) return tp__pte_fail(p, TP_OK, NULL);
-  st = tp_vk_encode_compile_specs(cs, enc, &n, &err);
+  st = tp_vk_encode_compile_specs(cs, specs, &n, &err);
   if (st != TP_OK)
     return tp__pte_fail(p, st, "method \"%.80s\": %.160s", name ? name : "(null)", err.msg);
-  for (i = 0; i < n; i++) {
-    specs[i].key = enc[i].key;
-    specs[i].value = enc[i].value;
-    specs[i].nbytes = enc[i].value_size;
-  }
-  return tp_vk_add_pte_method_ex(p, name, g, n ? specs : NULL, n); /* the specs are copied */
+  return tp__pte_add_backend_method(p, name, &tp__vk_pte_backend, g, n ? specs : NULL, n);
+}
+
+TPDEF tp_status tp_vk_pte_call(tp_pte_graph *pg, tp_vk_graph *g, const uint32_t *args, size_t n) {
+  return tp__pte_backend_call(pg, &tp__vk_pte_backend, g, args, n);
 }
 
 /* A key is looked up for a tensor value with constant_id >= 0 whose VkBytes has a named_key
    and offset UINT64_MAX (VulkanBackend.cpp's add_tensor_to_graph). The blob first passes every
    rule of tp_vk_check_blob, so the reads below stay inside it. */
-TPDEF tp_status tp_vk__blob_keys(const void *blob, size_t size, tp__key_fn fn, void *ctx,
+TPDEF tp_status tp__vk_blob_keys(const void *blob, size_t size, tp__key_fn fn, void *ctx,
                                  tp_error *err) {
   tp_vk_header h;
   tp_fb_reader rd;
@@ -3088,7 +3022,7 @@ TPDEF tp_status tp_vk__blob_keys(const void *blob, size_t size, tp__key_fn fn, v
 
 TPDEF tp_status tp_vk_pte_missing_keys(tp_pte_file *f, size_t m, tp_ptd *ptd, const char **keys,
                                        size_t cap, size_t *count, tp_error *err) {
-  static const tp__pte_backend_keys bk = {"VulkanBackend", tp_vk__blob_keys};
+  static const tp__pte_backend_keys bk = {"VulkanBackend", tp__vk_blob_keys};
   return tp__pte_missing_keys("tp_vk_pte_missing_keys", f, m, ptd, &bk, 1, keys, cap, count,
                               err);
 }
@@ -3111,7 +3045,7 @@ TPDEF tp_status tp_vk_pte_missing_keys(tp_pte_file *f, size_t m, tp_ptd *ptd, co
 extern "C" {
 #endif
 
-typedef struct tp_vk__uploader {
+typedef struct tp__vk_uploader {
   VkPhysicalDevice physical;
   VkDevice device;
   uint32_t queue_family;
@@ -3119,15 +3053,15 @@ typedef struct tp_vk__uploader {
   VkPhysicalDeviceMemoryProperties mem;
   VkCommandPool pool; /* created on the first staged copy */
   tp_vk_upload *out;
-} tp_vk__uploader;
+} tp__vk_uploader;
 
-static tp_status tp_vk__vkfail(tp_vk_upload *u, uint32_t id, const char *call, VkResult r) {
+static tp_status tp__vk_vkfail(tp_vk_upload *u, uint32_t id, const char *call, VkResult r) {
   return tp__error_set(&u->err, TP_ERR_UNSUPPORTED, "value %lu: %s failed with VkResult %d",
                       (unsigned long)id, call, (int)r);
 }
 
 /* Index of a memory type allowed by bits with all of `want`, or -1. */
-static int tp_vk__memory_type(const VkPhysicalDeviceMemoryProperties *mp, uint32_t bits,
+static int tp__vk_memory_type(const VkPhysicalDeviceMemoryProperties *mp, uint32_t bits,
                               VkMemoryPropertyFlags want) {
   uint32_t i;
   for (i = 0; i < mp->memoryTypeCount && i < 32u; i++)
@@ -3136,7 +3070,7 @@ static int tp_vk__memory_type(const VkPhysicalDeviceMemoryProperties *mp, uint32
 }
 
 /* A buffer with memory of a type that has `want` (falling back to `fallback`). */
-static tp_status tp_vk__make_buffer(tp_vk__uploader *up, uint32_t id, VkDeviceSize size,
+static tp_status tp__vk_make_buffer(tp__vk_uploader *up, uint32_t id, VkDeviceSize size,
                                     VkBufferUsageFlags usage, VkMemoryPropertyFlags want,
                                     VkMemoryPropertyFlags fallback, VkBuffer *buf_out,
                                     VkDeviceMemory *mem_out, VkMemoryPropertyFlags *got) {
@@ -3155,11 +3089,11 @@ static tp_status tp_vk__make_buffer(tp_vk__uploader *up, uint32_t id, VkDeviceSi
   r = vkCreateBuffer(up->device, &bi, NULL, buf_out);
   if (r != VK_SUCCESS) {
     *buf_out = VK_NULL_HANDLE;
-    return tp_vk__vkfail(up->out, id, "vkCreateBuffer", r);
+    return tp__vk_vkfail(up->out, id, "vkCreateBuffer", r);
   }
   vkGetBufferMemoryRequirements(up->device, *buf_out, &req);
-  type = tp_vk__memory_type(&up->mem, req.memoryTypeBits, want);
-  if (type < 0) type = tp_vk__memory_type(&up->mem, req.memoryTypeBits, fallback);
+  type = tp__vk_memory_type(&up->mem, req.memoryTypeBits, want);
+  if (type < 0) type = tp__vk_memory_type(&up->mem, req.memoryTypeBits, fallback);
   if (type < 0) {
     vkDestroyBuffer(up->device, *buf_out, NULL);
     *buf_out = VK_NULL_HANDLE;
@@ -3180,17 +3114,17 @@ static tp_status tp_vk__make_buffer(tp_vk__uploader *up, uint32_t id, VkDeviceSi
     vkDestroyBuffer(up->device, *buf_out, NULL);
     *buf_out = VK_NULL_HANDLE;
     *mem_out = VK_NULL_HANDLE;
-    return tp_vk__vkfail(up->out, id, "vkAllocateMemory/vkBindBufferMemory", r);
+    return tp__vk_vkfail(up->out, id, "vkAllocateMemory/vkBindBufferMemory", r);
   }
   return TP_OK;
 }
 
 /* Copies n bytes into host-visible memory (flushing when it is not coherent). */
-static tp_status tp_vk__fill(tp_vk__uploader *up, uint32_t id, VkDeviceMemory mem,
+static tp_status tp__vk_fill(tp__vk_uploader *up, uint32_t id, VkDeviceMemory mem,
                              VkMemoryPropertyFlags props, const void *data, size_t n) {
   void *p = NULL;
   VkResult r = vkMapMemory(up->device, mem, 0, VK_WHOLE_SIZE, 0, &p);
-  if (r != VK_SUCCESS) return tp_vk__vkfail(up->out, id, "vkMapMemory", r);
+  if (r != VK_SUCCESS) return tp__vk_vkfail(up->out, id, "vkMapMemory", r);
   memcpy(p, data, n);
   if (!(props & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT)) {
     VkMappedMemoryRange range;
@@ -3202,11 +3136,11 @@ static tp_status tp_vk__fill(tp_vk__uploader *up, uint32_t id, VkDeviceMemory me
     r = vkFlushMappedMemoryRanges(up->device, 1, &range);
   }
   vkUnmapMemory(up->device, mem);
-  return r == VK_SUCCESS ? TP_OK : tp_vk__vkfail(up->out, id, "vkFlushMappedMemoryRanges", r);
+  return r == VK_SUCCESS ? TP_OK : tp__vk_vkfail(up->out, id, "vkFlushMappedMemoryRanges", r);
 }
 
 /* Staging buffer -> dst through a one-time command buffer on queue 0 of the family. */
-static tp_status tp_vk__staged_copy(tp_vk__uploader *up, uint32_t id, VkBuffer dst,
+static tp_status tp__vk_staged_copy(tp__vk_uploader *up, uint32_t id, VkBuffer dst,
                                     const void *data, size_t n) {
   VkBuffer sbuf = VK_NULL_HANDLE;
   VkDeviceMemory smem = VK_NULL_HANDLE;
@@ -3217,11 +3151,11 @@ static tp_status tp_vk__staged_copy(tp_vk__uploader *up, uint32_t id, VkBuffer d
   VkResult r = VK_SUCCESS;
   const char *call = "";
   tp_status s;
-  s = tp_vk__make_buffer(up, id, (VkDeviceSize)n, VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+  s = tp__vk_make_buffer(up, id, (VkDeviceSize)n, VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
                          VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
                          VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT, &sbuf, &smem, &props);
   if (s != TP_OK) return s;
-  s = tp_vk__fill(up, id, smem, props, data, n);
+  s = tp__vk_fill(up, id, smem, props, data, n);
   if (s == TP_OK && up->pool == VK_NULL_HANDLE) {
     VkCommandPoolCreateInfo pi;
     memset(&pi, 0, sizeof pi);
@@ -3281,7 +3215,7 @@ static tp_status tp_vk__staged_copy(tp_vk__uploader *up, uint32_t id, VkBuffer d
       r = vkWaitForFences(up->device, 1, &fence, VK_TRUE, UINT64_MAX);
     }
   }
-  if (s == TP_OK && r != VK_SUCCESS) s = tp_vk__vkfail(up->out, id, call, r);
+  if (s == TP_OK && r != VK_SUCCESS) s = tp__vk_vkfail(up->out, id, call, r);
   if (fence != VK_NULL_HANDLE) vkDestroyFence(up->device, fence, NULL);
   if (cb != VK_NULL_HANDLE) vkFreeCommandBuffers(up->device, up->pool, 1, &cb);
   vkDestroyBuffer(up->device, sbuf, NULL);
@@ -3289,7 +3223,7 @@ static tp_status tp_vk__staged_copy(tp_vk__uploader *up, uint32_t id, VkBuffer d
   return s;
 }
 
-static tp_status tp_vk__upload_one(tp_vk__uploader *up, uint32_t id, tp_vk_device_constant *c,
+static tp_status tp__vk_upload_one(tp__vk_uploader *up, uint32_t id, tp_vk_device_constant *c,
                                    const void *data) {
   const VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
                                    VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
@@ -3299,17 +3233,17 @@ static tp_status tp_vk__upload_one(tp_vk__uploader *up, uint32_t id, tp_vk_devic
   VkMemoryPropertyFlags props = 0;
   tp_status s;
   if (up->flags & TP_VK_UPLOAD_FORCE_STAGING)
-    s = tp_vk__make_buffer(up, id, (VkDeviceSize)c->nbytes, usage,
+    s = tp__vk_make_buffer(up, id, (VkDeviceSize)c->nbytes, usage,
                            VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0, &c->buffer, &c->memory, &props);
   else
-    s = tp_vk__make_buffer(up, id, (VkDeviceSize)c->nbytes, usage,
+    s = tp__vk_make_buffer(up, id, (VkDeviceSize)c->nbytes, usage,
                            VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | hv,
                            VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &c->buffer, &c->memory, &props);
   if (s != TP_OK) return s;
   if (!(up->flags & TP_VK_UPLOAD_FORCE_STAGING) && (props & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT))
-    return tp_vk__fill(up, id, c->memory, props, data, (size_t)c->nbytes);
+    return tp__vk_fill(up, id, c->memory, props, data, (size_t)c->nbytes);
   c->staged = 1;
-  return tp_vk__staged_copy(up, id, c->buffer, data, (size_t)c->nbytes);
+  return tp__vk_staged_copy(up, id, c->buffer, data, (size_t)c->nbytes);
 }
 
 TPDEF void tp_vk_upload_free(tp_vk_upload *u) {
@@ -3331,7 +3265,7 @@ TPDEF void tp_vk_upload_free(tp_vk_upload *u) {
 TPDEF tp_status tp_vk_upload_blob(const void *blob, size_t size, tp_ptd *ptd,
                                   VkPhysicalDevice physical, VkDevice device,
                                   uint32_t queue_family, unsigned flags, tp_vk_upload *out) {
-  tp_vk__uploader up;
+  tp__vk_uploader up;
   tp_vk_blob b;
   uint32_t *first = NULL; /* constant_id -> the first value naming it (UINT32_MAX: none yet) */
   uint32_t n, i;
@@ -3342,7 +3276,7 @@ TPDEF tp_status tp_vk_upload_blob(const void *blob, size_t size, tp_ptd *ptd,
   out->device = device;
   if (!blob || device == VK_NULL_HANDLE || physical == VK_NULL_HANDLE)
     return tp__error_set(&out->err, TP_ERR_INVALID, "upload: NULL blob, device or physical device");
-  s = tp_vk__read(blob, size, ptd, 1, &b, &out->err);
+  s = tp__vk_read(blob, size, ptd, 1, &b, &out->err);
   if (s != TP_OK) return s;
   n = b.num_values;
   for (i = 0; i < n && s == TP_OK; i++)
@@ -3352,8 +3286,8 @@ TPDEF tp_status tp_vk_upload_blob(const void *blob, size_t size, tp_ptd *ptd,
   /* the reader checked each constant_id against the blob's constants vector (4 bytes an entry
      inside the blob), so the map is at most size / 4 entries */
   if (s == TP_OK) {
-    out->values = (tp_vk_device_constant *)tp_vk__rd_array(n, sizeof *out->values, &ok);
-    first = (uint32_t *)tp_vk__rd_array(b.num_constants, sizeof *first, &ok);
+    out->values = (tp_vk_device_constant *)tp__vk_rd_array(n, sizeof *out->values, &ok);
+    first = (uint32_t *)tp__vk_rd_array(b.num_constants, sizeof *first, &ok);
     if (!ok)
       s = tp__error_set(&out->err, TP_ERR_NOMEM, "upload: %lu values, %lu constants",
                         (unsigned long)n, (unsigned long)b.num_constants);
@@ -3403,7 +3337,7 @@ TPDEF tp_status tp_vk_upload_blob(const void *blob, size_t size, tp_ptd *ptd,
                        (unsigned long long)c->nbytes);
       break;
     }
-    s = tp_vk__upload_one(&up, i, c, v->data);
+    s = tp__vk_upload_one(&up, i, c, v->data);
     if (s != TP_OK) break;
     *f = i;
     out->buffer_count++;

@@ -5341,8 +5341,9 @@ static tp_status tp__xnn_pte_produce(void *ctx, tp_sink *sink) {
 
 /* g's externals as the program tensors of a delegate call (in external-id order, *n of them,
    malloc'd into *args_out; NULL when 0) and its blob size; a refusal's sentence in *e. */
-static tp_status tp__xnn_pte_args(tp_xnn_graph *g, tp_pte_tensor **args_out, uint32_t *n_out,
+static tp_status tp__xnn_pte_args(void *graph, tp_pte_tensor **args_out, size_t *n_out,
                                   uint64_t *blob_out, tp_error *e) {
+  tp_xnn_graph *g = (tp_xnn_graph *)graph;
   tp_pte_tensor *args = NULL;
   tp_xnn_value_info vi;
   uint32_t i, n = 0, max_id = 0;
@@ -5418,56 +5419,16 @@ static tp_status tp__xnn_pte_args(tp_xnn_graph *g, tp_pte_tensor **args_out, uin
   return TP_OK;
 }
 
+static const tp__pte_backend tp__xnn_pte_backend = {"XnnpackBackend", "an XNNPACK call", 1,
+                                                    tp__xnn_pte_args, tp__xnn_pte_produce};
+
 TPDEF tp_status tp_xnn_add_pte_method(tp_pte *p, const char *name, tp_xnn_graph *g) {
-  const char *nm = name ? name : "(null)";
-  tp_pte_tensor *args = NULL;
-  tp_pte_method m;
-  tp_error e;
-  uint32_t n = 0;
-  uint64_t blob = 0;
-  tp_status st;
-  TP_ASSERT(p);
-  TP_ASSERT(g);
-  /* the latched failures only: a failed size or write call of either object is no reason */
-  if (tp__pte_fail(p, TP_OK, NULL) != TP_OK) return tp__pte_fail(p, TP_OK, NULL);
-  memset(&e, 0, sizeof e);
-  if (tp__xnn_pte_args(g, &args, &n, &blob, &e) != TP_OK)
-    return tp__pte_fail(p, e.status, "method \"%.80s\": %s", nm, e.msg);
-  memset(&m, 0, sizeof m);
-  m.name = name;
-  m.args = args;
-  m.n_args = n;
-  m.backend_id = "XnnpackBackend";
-  m.blob_size = blob;
-  m.produce = tp__xnn_pte_produce;
-  m.ctx = g;
-  st = tp_pte_add_method(p, &m);
-  TP_FREE(args);
-  return st;
+  return tp__pte_add_backend_method(p, name, &tp__xnn_pte_backend, g, NULL, 0);
 }
 
 TPDEF tp_status tp_xnn_pte_call(tp_pte_graph *pg, tp_xnn_graph *g, const uint32_t *args,
                                 size_t n) {
-  tp_pte_tensor *ext = NULL;
-  tp_pte_delegate d;
-  tp_error e;
-  uint32_t n_ext = 0;
-  uint64_t blob = 0;
-  tp_status st;
-  TP_ASSERT(pg);
-  TP_ASSERT(g);
-  if (tp_pte_graph_status(pg) != TP_OK) return tp_pte_graph_status(pg);
-  memset(&e, 0, sizeof e);
-  if (tp__xnn_pte_args(g, &ext, &n_ext, &blob, &e) != TP_OK)
-    return tp__pte_graph_fail(pg, e.status, "an XNNPACK call: %s", e.msg);
-  memset(&d, 0, sizeof d);
-  d.backend_id = "XnnpackBackend";
-  d.blob_size = blob;
-  d.produce = tp__xnn_pte_produce;
-  d.ctx = g;
-  st = tp__pte_call_bound(pg, "an XNNPACK call", 1, ext, n_ext, &d, args, n);
-  TP_FREE(ext);
-  return st;
+  return tp__pte_backend_call(pg, &tp__xnn_pte_backend, g, args, n);
 }
 
 /* >>xnn-pte-read: named keys a program's XNNPACK delegates need from outside */

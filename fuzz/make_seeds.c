@@ -588,7 +588,7 @@ static void ptes(void) {
     tp_vk_add_op(g, 0, "aten.linear.default", args, 4);
     tp_vk_set_io(g, &x, 1, &y, 1);
     check(tp_pte_create(NULL, &p), "tp_pte_create");
-    check(tp_vk_add_pte_method(p, "forward", g), "tp_vk_add_pte_method");
+    check(tp_vk_add_pte_method(p, "forward", g, NULL), "tp_vk_add_pte_method");
     pte_emit("vulkan-linear", p);
     tp_pte_destroy(p);
     tp_vk_graph_destroy(g);

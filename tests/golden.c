@@ -781,7 +781,7 @@ static void golden_programs(void) {
     OK(tp_vk_add_op(vg, 0, "aten.linear.default", args, 4));
     OK(tp_vk_set_io(vg, &x, 1, &y, 1));
     OK(tp_pte_create(NULL, &p));
-    OK(tp_vk_add_pte_method(p, "forward", vg));
+    OK(tp_vk_add_pte_method(p, "forward", vg, NULL));
     emit_pte("pte-vulkan-linear.pte", p, NULL);
     tp_pte_destroy(p);
     tp_vk_graph_destroy(vg);

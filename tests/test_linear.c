@@ -1091,7 +1091,7 @@ static unsigned long long vk_missing_keys_work(size_t n) {
     TPT_STATUS(tpt_vk_tensor(g, TP_VK_FLOAT32, 1, &one, &t, &id), TP_OK);
   }
   TPT_STATUS(tp_pte_create(NULL, &p), TP_OK);
-  TPT_STATUS(tp_vk_add_pte_method(p, "forward", g), TP_OK);
+  TPT_STATUS(tp_vk_add_pte_method(p, "forward", g, NULL), TP_OK);
   work = missing_keys_work(p, tp_vk_pte_missing_keys, n);
   tp_vk_graph_destroy(g);
   tp_store_destroy(st);

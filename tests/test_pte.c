@@ -633,7 +633,7 @@ static void test_vulkan_method(void) {
   tp_pte *p = NULL;
   size_t xd[2] = {1, 8}, yd[2] = {1, 4};
   uint32_t x, wid, bias, y, args[4];
-  tp_pte_compile_spec spec;
+  tp_vk_compile_specs cs;
   tp_membuf mb, blob;
   tp_sink bs;
   tp_pte_file f;
@@ -660,10 +660,9 @@ static void test_vulkan_method(void) {
   tp_vk_add_op(g, 0, "aten.linear.default", args, 4);
   tp_vk_set_io(g, &x, 1, &y, 1);
   tp_pte_create(NULL, &p);
-  spec.key = "storage_type_override";
-  spec.value = "\x00\x00\x00\x00";
-  spec.nbytes = 4;
-  TPT_STATUS(tp_vk_add_pte_method_ex(p, "forward", g, &spec, 1), TP_OK);
+  memset(&cs, 0, sizeof cs);
+  cs.storage = TP_VK_STORAGE_BUFFER; /* written as storage_type_override 0 */
+  TPT_STATUS(tp_vk_add_pte_method(p, "forward", g, &cs), TP_OK);
   TPT_STATUS(write_mem(p, &mb), TP_OK);
   memset(&blob, 0, sizeof blob);
   bs = tp_sink_membuf(&blob);
@@ -676,6 +675,8 @@ static void test_vulkan_method(void) {
   TPT_EQ_INT(di.n_specs, 1);
   TPT_STATUS(tp_pte_compile_spec_at(&f, 0, 0, 0, &key, &val, &nb), TP_OK);
   TPT_EQ_STR(key, "storage_type_override");
+  TPT_EQ_U64(nb, 4);
+  TPT_MEMEQ(val, "\0\0\0\0", 4); /* BUFFER: the schema's 0 */
   TPT_STATUS(tp_pte_value_at(&f, 0, 0, &vi), TP_OK);
   TPT_EQ_INT(vi.scalar_type, TP_F32); /* force_fp16: the tensor is FLOAT16, staged FLOAT32 */
   TPT_EQ_INT(vi.sizes[1], 8);
@@ -688,13 +689,13 @@ static void test_vulkan_method(void) {
   /* refusals: an input that is not a tensor; a failed graph */
   tp_pte_create(NULL, &p);
   tp_vk_set_io(g, &bias, 1, &y, 1);
-  TPT_STATUS(tp_vk_add_pte_method(p, "forward", g), TP_ERR_UNSUPPORTED);
+  TPT_STATUS(tp_vk_add_pte_method(p, "forward", g, NULL), TP_ERR_UNSUPPORTED);
   TPT_EQ_STR(tp_pte_error(p), "method \"forward\": Vulkan input 0 (value 2) is not a tensor");
   tp_pte_destroy(p);
   tp_pte_create(NULL, &p);
   args[0] = 999; /* no such value: the graph fails */
   TPT_CHECK(tp_vk_add_op(g, 0, "aten.abs.default", args, 1) != TP_OK);
-  TPT_STATUS(tp_vk_add_pte_method(p, "forward", g), tp_vk_graph_status(g));
+  TPT_STATUS(tp_vk_add_pte_method(p, "forward", g, NULL), tp_vk_graph_status(g));
   TPT_CONTAINS(tp_pte_error(p), "method \"forward\": the Vulkan graph failed: ");
   tp_pte_destroy(p);
   tp_vk_graph_destroy(g);
@@ -759,7 +760,7 @@ static void test_vk_missing_keys(void) {
   TPT_EQ_STR(tp_vk_constant_key(g, ids[0]), tp_vk_constant_key(g, ids[2])); /* one key */
   /* not embedded: the two keys, in value order, each once */
   TPT_STATUS(tp_pte_create(NULL, &p), TP_OK);
-  TPT_STATUS(tp_vk_add_pte_method(p, "forward", g), TP_OK);
+  TPT_STATUS(tp_vk_add_pte_method(p, "forward", g, NULL), TP_OK);
   TPT_STATUS(write_mem(p, &mb), TP_OK);
   tp_pte_destroy(p);
   TPT_STATUS(tp_pte_read(&f, mb.data, mb.size), TP_OK);
@@ -802,7 +803,7 @@ static void test_vk_missing_keys(void) {
   po.embed = st;
   TPT_STATUS(tp_pte_create(&po, &p), TP_OK);
   TPT_STATUS(tp_xnn_add_pte_method(p, "x", xg), TP_OK);
-  TPT_STATUS(tp_vk_add_pte_method(p, "v", g), TP_OK);
+  TPT_STATUS(tp_vk_add_pte_method(p, "v", g, NULL), TP_OK);
   TPT_STATUS(write_mem(p, &mb), TP_OK);
   tp_pte_destroy(p);
   TPT_STATUS(tp_pte_read(&f, mb.data, mb.size), TP_OK);

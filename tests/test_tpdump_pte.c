@@ -84,7 +84,7 @@ static void program(int named, tp_membuf *mb) {
     args[3] = vy;
     tp_vk_add_op(vg, 0, "aten.linear.default", args, 4);
     tp_vk_set_io(vg, &vx, 1, &vy, 1);
-    TPT_STATUS(tp_vk_add_pte_method(p, "vulkan", vg), TP_OK);
+    TPT_STATUS(tp_vk_add_pte_method(p, "vulkan", vg, NULL), TP_OK);
   }
   memset(mb, 0, sizeof *mb);
   sink = tp_sink_membuf(mb);

@@ -361,6 +361,59 @@ static void test_ids_after_success(void) {
   tp_vk_graph_destroy(g);
 }
 
+/* tp_vk_graph_tensor and tp_vk_graph_io: what a wrapper reads back (datatype as written after
+   force_fp16, the staging datatype, dims, constant or not; the io lists); a value that is not a
+   tensor, an id past the values and a NULL out are TP_ERR_INVALID with out zeroed. */
+static void test_graph_tensor_and_io(void) {
+  static float w[6] = {1, 2, 3, 4, 5, 6};
+  int64_t wsz[2] = {2, 3};
+  size_t xd[3] = {1, 2, 3};
+  tp_storage st;
+  tp_tensor wv;
+  tp_vk_options o;
+  tp_vk_graph *g = NULL;
+  tp_vk_tensor_info ti;
+  const uint32_t *in = NULL, *out = NULL;
+  size_t n_in = 9, n_out = 9;
+  uint32_t x, c, k;
+  st.data = w;
+  st.nbytes = sizeof w;
+  TPT_STATUS(tp_view(st, TP_F32, 2, wsz, NULL, 0, &wv), TP_OK);
+  memset(&o, 0, sizeof o);
+  o.force_fp16 = 1;
+  TPT_STATUS(tp_vk_graph_create(&o, &g), TP_OK);
+  TPT_STATUS(tpt_vk_tensor(g, TP_VK_FLOAT32, 3, xd, NULL, &x), TP_OK);
+  TPT_STATUS(tpt_vk_tensor(g, TP_VK_FLOAT32, 0, NULL, &wv, &c), TP_OK);
+  TPT_STATUS(tp_vk_add_int(g, 7, &k), TP_OK);
+  TPT_STATUS(tp_vk_graph_tensor(g, x, &ti), TP_OK);
+  TPT_EQ_INT(ti.datatype, TP_VK_FLOAT16);
+  TPT_EQ_INT(ti.staging, TP_VK_FLOAT32);
+  TPT_EQ_U64(ti.ndim, 3);
+  TPT_EQ_INT(ti.dims[0], 1);
+  TPT_EQ_INT(ti.dims[2], 3);
+  TPT_EQ_INT(ti.is_constant, 0);
+  TPT_STATUS(tp_vk_graph_tensor(g, c, &ti), TP_OK);
+  TPT_EQ_U64(ti.ndim, 2);
+  TPT_EQ_INT(ti.dims[1], 3);
+  TPT_EQ_INT(ti.is_constant, 1);
+  TPT_STATUS(tp_vk_graph_tensor(g, k, &ti), TP_ERR_INVALID);
+  TPT_EQ_U64(ti.ndim, 0);
+  TPT_STATUS(tp_vk_graph_tensor(g, 99, &ti), TP_ERR_INVALID);
+  TPT_STATUS(tp_vk_graph_tensor(g, x, NULL), TP_ERR_INVALID);
+  tp_vk_graph_io(g, &in, &n_in, &out, &n_out);
+  TPT_EQ_U64(n_in, 0);
+  TPT_EQ_U64(n_out, 0);
+  TPT_STATUS(tp_vk_set_io(g, &x, 1, &c, 1), TP_OK);
+  tp_vk_graph_io(g, &in, &n_in, &out, &n_out);
+  TPT_EQ_U64(n_in, 1);
+  TPT_EQ_U64(n_out, 1);
+  TPT_EQ_INT(in[0], x);
+  TPT_EQ_INT(out[0], c);
+  tp_vk_graph_io(g, NULL, NULL, NULL, NULL); /* each out may be NULL */
+  TPT_EQ_STR(tp_vk_graph_error(g), "");
+  tp_vk_graph_destroy(g);
+}
+
 int main(void) {
   (void)tpt_range; /* the harness's helpers this suite does not use */
   TPT_RUN(test_create_misuse);
@@ -373,6 +426,7 @@ int main(void) {
   TPT_RUN(test_null_arguments);
   TPT_RUN(test_sink_failure);
   TPT_RUN(test_ids_after_success);
+  TPT_RUN(test_graph_tensor_and_io);
   remove(kPath);
   return tpt_finish("vk_errors");
 }

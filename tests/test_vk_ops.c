@@ -115,7 +115,7 @@ static void test_table(void) {
     }
     TPT_CHECK(dots <= 1);
     variadic += dots;
-    TPT_CHECK(args >= 2 && args <= 24); /* TP_VK__MAX_ARGSPECS */
+    TPT_CHECK(args >= 2 && args <= 24); /* TP__VK_MAX_ARGSPECS */
     TPT_CHECK(last && strstr(last, "out") != NULL); /* the output is the last argument */
     if (*t) typed++;
     { /* at most one set per argument before the output, one ">" */

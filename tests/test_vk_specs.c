@@ -7,7 +7,7 @@
 
 static void test_compile_specs_encoding(void) {
   tp_vk_compile_specs cs;
-  tp_vk_compile_spec out[TP_VK_MAX_COMPILE_SPECS];
+  tp_pte_compile_spec out[TP_VK_MAX_COMPILE_SPECS];
   size_t n = 99;
   tp_error err;
   static const unsigned char buffer[4] = {0, 0, 0, 0}, channels[4] = {2, 0, 0, 0},
@@ -23,7 +23,7 @@ static void test_compile_specs_encoding(void) {
   TPT_STATUS(tp_vk_encode_compile_specs(&cs, out, &n, &err), TP_OK);
   TPT_EQ_U64(n, 1);
   TPT_EQ_STR(out[0].key, "storage_type_override");
-  TPT_EQ_U64(out[0].value_size, 4);
+  TPT_EQ_U64(out[0].nbytes, 4);
   TPT_MEMEQ(out[0].value, buffer, 4);
   /* both, storage first */
   cs.layout = TP_VK_LAYOUT_CHANNELS_PACKED;
@@ -47,7 +47,7 @@ static void test_compile_specs_encoding(void) {
 
 static void test_compile_specs_refused(void) {
   tp_vk_compile_specs cs;
-  tp_vk_compile_spec out[TP_VK_MAX_COMPILE_SPECS];
+  tp_pte_compile_spec out[TP_VK_MAX_COMPILE_SPECS];
   size_t n = 99;
   tp_error err;
   const char *want_st = "compile specs: storage 4 is not a tp_vk_storage (0 default, 1 BUFFER, "
@@ -252,7 +252,7 @@ static void test_program_compile_specs(void) {
       const char *want = "method \"forward\": compile specs: storage 5 is not a tp_vk_storage "
                          "(0 default, 1 BUFFER, 2 TEXTURE_3D, 3 TEXTURE_2D)";
       cs.storage = (tp_vk_storage)5;
-      TPT_STATUS(tp_vk_add_pte_method_specs(p, "forward", g, &cs), TP_ERR_INVALID);
+      TPT_STATUS(tp_vk_add_pte_method(p, "forward", g, &cs), TP_ERR_INVALID);
       TPT_EQ_STR(tp_pte_error(p), want);
       tp_pte_destroy(p);
       tp_vk_graph_destroy(g);
@@ -262,7 +262,7 @@ static void test_program_compile_specs(void) {
       cs.storage = TP_VK_STORAGE_BUFFER;
       cs.layout = TP_VK_LAYOUT_CHANNELS_PACKED;
     }
-    TPT_STATUS(tp_vk_add_pte_method_specs(p, "forward", g, k ? &cs : NULL), TP_OK);
+    TPT_STATUS(tp_vk_add_pte_method(p, "forward", g, k ? &cs : NULL), TP_OK);
     memset(&m, 0, sizeof m);
     sink = tp_sink_membuf(&m);
     TPT_STATUS(tp_pte_write(p, &sink), TP_OK);

@@ -478,12 +478,12 @@ static void test_failed_write_keeps_graph_usable(void) {
     TPT_STATUS(w_file(&o, path), TP_ERR_IO);
     TPT_STATUS(tp_pte_create(NULL, &p), TP_OK);
     TPT_STATUS(k == W_XNN ? tp_xnn_add_pte_method(p, "forward", o.xg)
-                          : tp_vk_add_pte_method(p, "forward", o.vg), TP_OK);
+                          : tp_vk_add_pte_method(p, "forward", o.vg, NULL), TP_OK);
     TPT_STATUS(tp_pte_size(p, &n), TP_OK);
     /* and the program's own failed write is no reason either */
     TPT_STATUS(tp_pte_write_file(p, path), TP_ERR_IO);
     TPT_STATUS(k == W_XNN ? tp_xnn_add_pte_method(p, "again", o.xg)
-                          : tp_vk_add_pte_method(p, "again", o.vg), TP_OK);
+                          : tp_vk_add_pte_method(p, "again", o.vg, NULL), TP_OK);
     TPT_EQ_U64(tp_pte_method_count(p), 2);
     tp_pte_destroy(p);
     w_free(&o);

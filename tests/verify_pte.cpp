@@ -335,7 +335,7 @@ static void test_our_programs(void) {
     tp_vk_set_io(g, &x, 1, &y, 1);
     tp_pte *p = nullptr;
     tp_pte_create(nullptr, &p);
-    TPT_STATUS(tp_vk_add_pte_method(p, "forward", g), TP_OK);
+    TPT_STATUS(tp_vk_add_pte_method(p, "forward", g, NULL), TP_OK);
     WantMethod wm;
     wm.name = "forward";
     wm.backend = "VulkanBackend";

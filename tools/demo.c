@@ -880,7 +880,7 @@ static void case_programs(void) {
     tp_vk_add_op(vg, 0, "aten.linear.default", args, 4);
     tp_vk_set_io(vg, &x, 1, &y, 1);
     tp_pte_create(NULL, &p);
-    CHECK(tp_vk_add_pte_method(p, "forward", vg) == TP_OK, "%s", tp_pte_error(p));
+    CHECK(tp_vk_add_pte_method(p, "forward", vg, NULL) == TP_OK, "%s", tp_pte_error(p));
     memset(&blobs[0], 0, sizeof blobs[0]);
     sk = tp_sink_membuf(&blobs[0]);
     CHECK(tp_vk_write(vg, &sk) == TP_OK, "%s", tp_vk_graph_error(vg));

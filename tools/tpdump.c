@@ -1428,7 +1428,7 @@ static unsigned char *tpd_read_file(const char *path, size_t *size_out) {
 static int tpd_check_report(const unsigned char *data, size_t size, const unsigned char *ptd,
                             size_t ptd_size) {
   static const tp__pte_backend_keys bk[2] = {{"XnnpackBackend", tp__xnn_blob_keys},
-                                             {"VulkanBackend", tp_vk__blob_keys}};
+                                             {"VulkanBackend", tp__vk_blob_keys}};
   const char *fmt = tpd_format(data, size);
   const char *kind = !fmt ? "?" : fmt[0] == 'x' ? "XNNPACK blob" : fmt[0] == 'v' ? "Vulkan blob"
                    : !strcmp(fmt, "ptd") ? ".ptd" : ".pte";
