@@ -66,13 +66,17 @@ static int on_progress(void *ctx, uint64_t done, uint64_t total) {
   return 0;
 }
 
-/* x -> add(x, 256-byte constant) -> y: the XNNPACK graph (progress: the object's own). */
+/* x -> add(x, 256-byte constant) -> y: the XNNPACK graph (progress: the object's own). Written
+   for XNNPACK itself (target TP_XNN_TARGET_XNNPACK): ExecuTorch frees the blob after init and
+   add reads its constant at execute, so target 0 refuses an inline constant there; these tests
+   are about the writer objects, not that rule (test_xnn_support has it). */
 static tp_xnn_graph *xnn_graph(const tp_tensor *t, wobj *progress_of) {
   tp_xnn_graph *g = NULL;
   tp_xnn_options xo;
   size_t d1[1] = {64};
   uint32_t x, y, c;
   memset(&xo, 0, sizeof xo);
+  xo.target = TP_XNN_TARGET_XNNPACK;
   if (progress_of) {
     xo.progress = on_progress;
     xo.progress_ctx = progress_of;
