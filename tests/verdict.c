@@ -665,7 +665,8 @@ static void build_cases(void) {
     TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 4, xd, NULL, 1,
                                           TP_XNN_FLAG_EXTERNAL_OUTPUT, &y), TP_OK);
     s = tp_xnn_define_prelu(g, x, sl, y, 0);
-    add_case("a graph XNNPACK would abort on (PReLU slope not a constant)", s,
+    add_case("a graph the linked XNNPACK would abort on (PReLU slope not a constant, at "
+             "TP_XNN_TARGET_XNNPACK)", s,
              tp_xnn_graph_error(g));
   }
   tp_xnn_graph_destroy(g);
