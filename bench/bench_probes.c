@@ -92,55 +92,6 @@ static unsigned char *pte_shared_segment(size_t n, size_t seg, size_t *size) {
   return m.data;
 }
 
-/* A .ptd of n entries, each with its own copy of one len-byte key, over one 4-byte segment. */
-static unsigned char *ptd_long_duplicates(size_t n, size_t len, size_t *size) {
-  tp_fb_builder *b = NULL;
-  tp_fb_ref *refs = (tp_fb_ref *)calloc(n, sizeof *refs), named, seg, segs, root;
-  char *k = (char *)malloc(len);
-  const unsigned char *fb;
-  size_t fbn = 0, i, base;
-  unsigned char *out = NULL;
-  if (!refs || !k || tp_fb_builder_create(&b) != TP_OK) return NULL;
-  memset(k, 'k', len);
-  for (i = 0; i < n; i++) {
-    tp_fb_ref key = tp_fb_create_string(b, k, len);
-    tp_fb_start_table(b);
-    tp_fb_add_ref(b, TP_FT01_F_NamedData_key, key);
-    tp_fb_add_u32(b, TP_FT01_F_NamedData_segment_index, 0, 1);
-    refs[i] = tp_fb_end_table(b);
-  }
-  named = tp_fb_create_vector_refs(b, refs, n);
-  tp_fb_start_table(b);
-  tp_fb_add_u64(b, TP_FT01_F_DataSegment_offset, 0, 1);
-  tp_fb_add_u64(b, TP_FT01_F_DataSegment_size, 4, 0);
-  seg = tp_fb_end_table(b);
-  segs = tp_fb_create_vector_refs(b, &seg, 1);
-  tp_fb_start_table(b);
-  tp_fb_add_u32(b, TP_FT01_F_FlatTensor_version, 0, 1);
-  tp_fb_add_ref(b, TP_FT01_F_FlatTensor_segments, segs);
-  tp_fb_add_ref(b, TP_FT01_F_FlatTensor_named_data, named);
-  root = tp_fb_end_table(b);
-  if (tp_fb_finish(b, root, "FT01") == TP_OK && (fb = tp_fb_data(b, &fbn)) != NULL) {
-    base = (48 + fbn + 127) / 128 * 128; /* the FH01 header after the identifier, as written */
-    out = (unsigned char *)calloc(base + 4, 1);
-    if (out) {
-      tp__put_le32(out, tp__get_le32(fb) + 48);
-      memcpy(out + 4, "FT01FH01", 8);
-      tp__put_le32(out + 12, 40);
-      tp__put_le64(out + 16, 48);
-      tp__put_le64(out + 24, fbn);
-      tp__put_le64(out + 32, base);
-      tp__put_le64(out + 40, 4);
-      memcpy(out + 56, fb + 8, fbn - 8);
-      *size = base + 4;
-    }
-  }
-  tp_fb_builder_destroy(b);
-  free(refs);
-  free(k);
-  return out;
-}
-
 /* A .ptd of the 2^stages keys that collide under FNV-1a (the old hash), 4 bytes each. */
 static unsigned char *ptd_fnv_collisions(unsigned stages, size_t *size) {
   unsigned char(*bl)[8] = (unsigned char(*)[8])malloc(2 * stages * 8);
@@ -462,7 +413,7 @@ int main(void) {
   probe_safetensors(36000);                         /* 1 MB header */
   p = ptd_fnv_collisions(15, &sz); /* (the size is set by the call: not in one expression) */
   probe_ptd("tp_ptd_open + tp_ptd_index: 32,768 FNV-colliding keys", p, sz);
-  p = ptd_long_duplicates(1000, 1000, &sz);
+  p = shape_ptd_same_keys(1000, 1000, 0, &sz);
   probe_ptd("tp_ptd_open + tp_ptd_index: 1000 copies of one 1000-byte key", p, sz);
   p = shape_ptd_shared_key(250000, 1000, &sz);
   probe_ptd("tp_ptd_open + tp_ptd_index: 250,000 entries sharing one 1000-byte key string", p,

@@ -7,7 +7,7 @@
      that hash puts them all in one slot.
    - shape_pte_shared_specs: a .pte whose one method lists one delegate n times, the delegate
      holding n compile specs (one table, also shared): n^2 spec reads for 4n + small bytes.
-   - shape_ptd_shared_key, shape_vk_shared_list, shape_xnn_shared_values: below.
+   - shape_ptd_same_keys / shape_ptd_shared_key, shape_vk_shared_list, shape_xnn_shared_values: below.
    fuzz/make_seeds.c writes small ones as the fuzz targets' cost seeds; bench/bench_probes.c
    builds the issue's probes from them.
    Built only on tensorpack.h's public API. With LINEAR_SHAPES_NO_FNVC defined, the fnvc_*
@@ -187,12 +187,13 @@ static unsigned char *shape_pte_shared_specs(size_t n, size_t *size) {
   return out;
 }
 
-/* A .ptd whose n named_data entries are one NamedData table, its key one string of len bytes
-   ('k' repeated), over one 4-byte segment: n reads of a len-byte key from 4n + len + small
-   bytes. Malloc'd (NULL on failure). */
-static unsigned char *shape_ptd_shared_key(size_t n, size_t len, size_t *size) {
+/* A .ptd of n named_data entries with the same key, len bytes ('k' repeated), over one 4-byte
+   segment. one_table: the n entries are one NamedData table and the key one string (n reads of
+   a len-byte key from 4n + len + small bytes); else n tables with n copies of the key (n
+   duplicate keys of len bytes). Malloc'd (NULL on failure). */
+static unsigned char *shape_ptd_same_keys(size_t n, size_t len, int one_table, size_t *size) {
   tp_fb_builder *b = NULL;
-  tp_fb_ref *refs, key, nd, named, seg, segs, root;
+  tp_fb_ref *refs, key, nd = 0, named, seg, segs, root;
   char *k;
   const unsigned char *fb;
   size_t fbn = 0, i, base, total;
@@ -206,12 +207,16 @@ static unsigned char *shape_ptd_shared_key(size_t n, size_t len, size_t *size) {
   }
   memset(k, 'k', len);
   k[len] = 0;
-  key = tp_fb_create_string(b, k, len);
-  tp_fb_start_table(b);
-  tp_fb_add_ref(b, TP_FT01_F_NamedData_key, key);
-  tp_fb_add_u32(b, TP_FT01_F_NamedData_segment_index, 0, 1);
-  nd = tp_fb_end_table(b);
-  for (i = 0; i < n; i++) refs[i] = nd;
+  for (i = 0; i < n; i++) {
+    if (i == 0 || !one_table) {
+      key = tp_fb_create_string(b, k, len);
+      tp_fb_start_table(b);
+      tp_fb_add_ref(b, TP_FT01_F_NamedData_key, key);
+      tp_fb_add_u32(b, TP_FT01_F_NamedData_segment_index, 0, 1);
+      nd = tp_fb_end_table(b);
+    }
+    refs[i] = nd;
+  }
   named = tp_fb_create_vector_refs(b, refs, n);
   tp_fb_start_table(b);
   tp_fb_add_u64(b, TP_FT01_F_DataSegment_offset, 0, 1);
@@ -244,6 +249,11 @@ static unsigned char *shape_ptd_shared_key(size_t n, size_t len, size_t *size) {
   free(refs);
   free(k);
   return out;
+}
+
+/* shape_ptd_same_keys with the entries one table: the cost tests' and fuzz seeds' shape. */
+static unsigned char *shape_ptd_shared_key(size_t n, size_t len, size_t *size) {
+  return shape_ptd_same_keys(n, len, 1, size);
 }
 
 #ifdef TENSORPACK_VULKAN_H
