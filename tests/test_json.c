@@ -148,10 +148,17 @@ static void test_config(void) {
   tp_json_close(NULL);
 }
 
+/* {"x": HEAD, then `zeros` '0' digits, then TAIL} written into text (4096 bytes), opened. */
+static tp_json *open_long_x(char *text, const char *head, size_t zeros, const char *tail) {
+  size_t n = (size_t)sprintf(text, "{\"x\": %s", head);
+  memset(text + n, '0', zeros);
+  sprintf(text + n + zeros, "%s}", tail);
+  return open_ok(text);
+}
+
 /* Numbers become the nearest double, whatever their length. */
 static void test_numbers(void) {
   static char text[4096];
-  size_t n, k;
   tp_json *doc;
   double d = 0;
   int64_t i = 0;
@@ -185,29 +192,20 @@ static void test_numbers(void) {
   TPT_CHECK(d == 0.000001234);
   tp_json_close(doc);
   /* beyond the 800 digits kept: the tie 2^53 + 1 is broken by a 1 a thousand digits later */
-  n = (size_t)snprintf(text, sizeof text, "{\"x\": 9007199254740993.");
-  for (k = 0; k < 1000; k++) text[n++] = '0';
-  text[n++] = '1', text[n++] = '}', text[n] = 0;
-  doc = open_ok(text);
+  doc = open_long_x(text, "9007199254740993.", 1000, "1");
   if (!doc) return;
   TPT_STATUS(tp_json_number(doc, "x", &d), TP_OK);
   TPT_CHECK(d == 9007199254740994.0);
   tp_json_close(doc);
   /* 1000 integer digits: 1e999, above the largest double */
-  n = (size_t)snprintf(text, sizeof text, "{\"x\": 1");
-  for (k = 0; k < 999; k++) text[n++] = '0';
-  text[n++] = '}', text[n] = 0;
-  doc = open_ok(text);
+  doc = open_long_x(text, "1", 999, "");
   if (!doc) return;
   TPT_STATUS(tp_json_number(doc, "x", &d), TP_ERR_INVALID);
   TPT_EQ_STR(tp_json_error(doc), "key \"x\" is 1000000000000000000000000000000000000000..., "
                                  "above the largest double");
   tp_json_close(doc);
   /* 1000 leading fraction zeros then 1: 1e-1001, below the smallest subnormal */
-  n = (size_t)snprintf(text, sizeof text, "{\"x\": 0.");
-  for (k = 0; k < 1000; k++) text[n++] = '0';
-  text[n++] = '1', text[n++] = '}', text[n] = 0;
-  doc = open_ok(text);
+  doc = open_long_x(text, "0.", 1000, "1");
   if (!doc) return;
   TPT_STATUS(tp_json_number(doc, "x", &d), TP_OK);
   TPT_CHECK(d == 0.0);
