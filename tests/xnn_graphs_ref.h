@@ -176,6 +176,21 @@ static void xr_same(size_t in, size_t out, uint32_t k, uint32_t d, uint32_t s, u
   *pa = need > in ? (uint32_t)((need - in) / 2) : 0;
 }
 
+/* A window node's output height and width over an H x W input, and its top / left padding:
+   SAME padding's (which sets *pt, *pl) or the explicit paddings' (which leaves them). */
+static void xr_window_out(const xg_node *n, size_t H, size_t W, size_t *OH, size_t *OW,
+                          uint32_t *pt, uint32_t *pl) {
+  if (n->flags & TP_XNN_FLAG_TENSORFLOW_SAME_PADDING) {
+    *OH = (H + n->sh - 1) / n->sh;
+    *OW = (W + n->sw - 1) / n->sw;
+    xr_same(H, *OH, n->kh, n->dh, n->sh, pt);
+    xr_same(W, *OW, n->kw, n->dw, n->sw, pl);
+  } else {
+    *OH = xg_win(H, n->pad[0], n->pad[2], n->kh, n->dh, n->sh);
+    *OW = xg_win(W, n->pad[3], n->pad[1], n->kw, n->dw, n->sw);
+  }
+}
+
 /* One node into its output's reference; 0 when the reference has no answer. */
 static int xr_node(const xg_graph *G, const xg_node *n, xr_t *R) {
   const xg_value *yv = &G->v[n->out];
@@ -335,14 +350,8 @@ static int xr_node(const xg_graph *G, const xg_node *n, xr_t *R) {
         if (OH <= (size_t)n->pad[0] + n->pad[2] || OW <= (size_t)n->pad[1] + n->pad[3]) return 0;
         OH -= n->pad[0] + n->pad[2];
         OW -= n->pad[1] + n->pad[3];
-      } else if (n->flags & TP_XNN_FLAG_TENSORFLOW_SAME_PADDING) {
-        OH = (H + n->sh - 1) / n->sh;
-        OW = (W + n->sw - 1) / n->sw;
-        xr_same(H, OH, n->kh, n->dh, n->sh, &pt);
-        xr_same(W, OW, n->kw, n->dw, n->sw, &pl);
       } else {
-        OH = xg_win(H, n->pad[0], n->pad[2], n->kh, n->dh, n->sh);
-        OW = xg_win(W, n->pad[3], n->pad[1], n->kw, n->dw, n->sw);
+        xr_window_out(n, H, W, &OH, &OW, &pt, &pl);
       }
       od[0] = N; od[1] = OH; od[2] = OW; od[3] = OC;
       if (!xr_alloc(y, 4, od)) return 0;
@@ -390,15 +399,7 @@ static int xr_node(const xg_graph *G, const xg_node *n, xr_t *R) {
       int mx = kind != TP_XNN_NODE_AVG_POOLING_2D;
       if (a->nd != 4 || !n->sh || !n->sw) return 0;
       N = a->d[0]; H = a->d[1]; W = a->d[2]; C = a->d[3];
-      if (n->flags & TP_XNN_FLAG_TENSORFLOW_SAME_PADDING) {
-        OH = (H + n->sh - 1) / n->sh;
-        OW = (W + n->sw - 1) / n->sw;
-        xr_same(H, OH, n->kh, n->dh, n->sh, &pt);
-        xr_same(W, OW, n->kw, n->dw, n->sw, &pl);
-      } else {
-        OH = xg_win(H, n->pad[0], n->pad[2], n->kh, n->dh, n->sh);
-        OW = xg_win(W, n->pad[3], n->pad[1], n->kw, n->dw, n->sw);
-      }
+      xr_window_out(n, H, W, &OH, &OW, &pt, &pl);
       od[0] = N; od[1] = OH; od[2] = OW; od[3] = C;
       if (!xr_alloc(y, 4, od) || (ix && !xr_alloc(ix, 4, od))) return 0;
       for (nn = 0; nn < N; nn++)
