@@ -38,15 +38,8 @@ NEW_CFLAGS=${NEW_CFLAGS:-}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/tp_ab.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT INT TERM
-mkdir -p "$TMP/old" "$TMP/new"
-
-if [ -f "$REV" ]; then
-  cp "$REV" "$TMP/old/tensorpack.h"
-elif ! git -C "$ROOT" show "$REV:tensorpack.h" > "$TMP/old/tensorpack.h" 2>"$TMP/err"; then
-  echo "bench-ab: no tensorpack.h at revision '$REV': $(cat "$TMP/err")" >&2
-  exit 2
-fi
-cp "${NEW_HEADER:-$ROOT/tensorpack.h}" "$TMP/new/tensorpack.h"
+. "$ROOT/bench/headers.sh"
+tp_bench_headers bench-ab "$REV"
 
 # -I puts each side's header first; bench_table.h is found next to the driver.
 # shellcheck disable=SC2086

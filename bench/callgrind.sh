@@ -25,14 +25,8 @@ CFLAGS=${CFLAGS:--std=c99 -Wall -Wextra -O2 -g}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/tp_cg.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT INT TERM
-mkdir -p "$TMP/old" "$TMP/new"
-if [ -f "$REV" ]; then
-  cp "$REV" "$TMP/old/tensorpack.h"
-elif ! git -C "$ROOT" show "$REV:tensorpack.h" > "$TMP/old/tensorpack.h" 2>"$TMP/err"; then
-  echo "bench/callgrind.sh: no tensorpack.h at revision '$REV': $(cat "$TMP/err")" >&2
-  exit 2
-fi
-cp "${NEW_HEADER:-$ROOT/tensorpack.h}" "$TMP/new/tensorpack.h"
+. "$ROOT/bench/headers.sh"
+tp_bench_headers bench/callgrind.sh "$REV"
 for side in old new; do
   if [ "$side" = old ]; then x=${OLD_CFLAGS:-}; else x=${NEW_CFLAGS:-}; fi
   # shellcheck disable=SC2086
