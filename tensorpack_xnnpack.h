@@ -4707,11 +4707,11 @@ TPDEF void tp_xnn_blob_free(tp_xnn_blob *b) {
   memset(b, 0, sizeof *b);
 }
 
-/* n elements of `es` bytes, zeroed; NULL (and *ok = 0) on overflow or no memory. */
-static void *tp__xnn_rd_alloc(uint32_t n, size_t es, int *ok) {
+/* n + 1 elements of `es` bytes, zeroed; NULL (and *ok = 0) on overflow or no memory. */
+static void *tp__xnn_zalloc(uint64_t n, size_t es, int *ok) {
   uint64_t bytes;
   void *p;
-  if (tp__mul_u64((uint64_t)n + 1, (uint64_t)es, &bytes) || bytes > (uint64_t)SIZE_MAX) {
+  if (n == UINT64_MAX || tp__mul_u64(n + 1, (uint64_t)es, &bytes) || bytes > (uint64_t)SIZE_MAX) {
     *ok = 0;
     return NULL;
   }
@@ -4727,7 +4727,7 @@ static void *tp__xnn_rd_alloc(uint32_t n, size_t es, int *ok) {
 static uint32_t *tp__xnn_rd_ids(tp_fb_table *root, uint16_t id, uint32_t *count, int *present,
                                 int *ok) {
   tp_fb_vector v = tp_fb_vector_field(root, id, 4);
-  uint32_t *out = (uint32_t *)tp__xnn_rd_alloc(v.count, sizeof(uint32_t), ok);
+  uint32_t *out = (uint32_t *)tp__xnn_zalloc(v.count, sizeof(uint32_t), ok);
   uint32_t i;
   *count = 0;
   *present = v.pos != 0;
@@ -4909,10 +4909,10 @@ TPDEF tp_status tp_xnn_read_blob(const void *blob, size_t size, tp_xnn_blob *out
                                   &out->has_input_ids, &ok);
   out->output_ids = tp__xnn_rd_ids(&root, TP__XF(XNNGraph, output_ids), &out->num_output_ids,
                                    &out->has_output_ids, &ok);
-  out->values = (tp_xnn_blob_value *)tp__xnn_rd_alloc(values.count, sizeof *out->values, &ok);
-  out->nodes = (tp_xnn_blob_node *)tp__xnn_rd_alloc(nodes.count, sizeof *out->nodes, &ok);
+  out->values = (tp_xnn_blob_value *)tp__xnn_zalloc(values.count, sizeof *out->values, &ok);
+  out->nodes = (tp_xnn_blob_node *)tp__xnn_zalloc(nodes.count, sizeof *out->nodes, &ok);
   out->constants =
-      (tp_xnn_blob_constant *)tp__xnn_rd_alloc(cdata.count, sizeof *out->constants, &ok);
+      (tp_xnn_blob_constant *)tp__xnn_zalloc(cdata.count, sizeof *out->constants, &ok);
   if (!ok) {
     st = tp__error_set(err, TP_ERR_NOMEM, "read_blob: no memory for %u values, %u nodes",
                       (unsigned)values.count, (unsigned)nodes.count);
@@ -5501,9 +5501,7 @@ typedef struct tp__xnn_vinfo {
   uint32_t xnn_id;
   int is_const;
   int produced; /* some node already writes it */
-  size_t nd;
-  size_t dims[TP_XNN_MAX_DIMS];
-  tp__xnn_value cv; /* the value as the node rules (>>xnn-check) see it */
+  tp__xnn_value cv; /* the value as the node rules (>>xnn-check) see it: its dims */
   int read;         /* some node reads it */
 } tp__xnn_vinfo;
 
@@ -5661,12 +5659,9 @@ TPDEF tp_status tp_xnn_runtime_extern_size(const tp_xnn_runtime *rt, uint32_t ex
     return TP_OK;
   }
   for (i = 0; i < rt->ndirect && rt->vinfo; i++) {
-    const tp__xnn_value *cv = &rt->vinfo[i].cv;
-    uint64_t n = 1, b;
-    uint32_t k;
-    if (cv->external_id != external_id) continue;
-    for (k = 0; k < cv->num_dims; k++) n *= cv->dims[k]; /* bounded by the activation cap */
-    b = n * tp__xnn_elem_size(cv->datatype);
+    uint64_t b, alt;
+    if (rt->vinfo[i].cv.external_id != external_id) continue;
+    tp__xnn_value_bytes(&rt->vinfo[i].cv, &b, &alt); /* inside 64 bits: a format rule */
     if (b > (uint64_t)(SIZE_MAX - TP_XNN_EXTRA_BYTES))
       return tp__error_set((tp_error *)&rt->err, TP_ERR_OVERFLOW, "external %u: size overflows",
                           (unsigned)external_id);
@@ -5743,22 +5738,17 @@ TPDEF tp_status tp_xnn_runtime_invoke(tp_xnn_runtime *rt) {
 }
 
 /* Serialized ids below `ndirect` (the usual case: 0, 1, 2 ...) map through direct[]; others
-   through the hash table `sparse` (id -> value position). */
-static tp_status tp__xnn_rt_map(tp__xnn_load *L, uint32_t from, uint32_t to) {
-  tp_xnn_runtime *rt = L->rt;
+   through the hash table `sparse` (id -> value position). The ids are unique (a format rule of
+   tp_xnn_read_blob: "two values have id_out ..."). */
+static void tp__xnn_rt_map(tp__xnn_load *L, uint32_t from, uint32_t to) {
   size_t slot;
-  if (from < rt->ndirect) {
-    if (rt->direct[from] != TP_XNN_INVALID_ID)
-      return tp__error_set(&rt->err, TP_ERR_FORMAT, "two values have id_out %u", (unsigned)from);
-    rt->direct[from] = to;
-    return TP_OK;
+  if (from < L->rt->ndirect) {
+    L->rt->direct[from] = to;
+    return;
   }
   slot = tp__xnn_rt_tab_slot(&L->sparse, from);
-  if (L->sparse.val[slot] != TP_XNN_INVALID_ID)
-    return tp__error_set(&rt->err, TP_ERR_FORMAT, "two values have id_out %u", (unsigned)from);
   L->sparse.key[slot] = from; /* at most num_values keys: the table never fills */
   L->sparse.val[slot] = to;
-  return TP_OK;
 }
 
 static int tp__xnn_rt_lookup(const tp__xnn_load *L, uint32_t from, uint32_t *to) {
@@ -5829,20 +5819,14 @@ static tp_status tp__xnn_rt_copy(tp__xnn_load *L, uint32_t value, uint64_t key,
   return TP_OK;
 }
 
-/* Constant entry idx -> the runtime's copy of its bytes (shared, tp__xnn_rt_copy), which must
-   hold at least `need` bytes. */
-static tp_status tp__xnn_rt_const(tp__xnn_load *L, uint32_t value, uint32_t idx, uint64_t need,
+/* Constant entry idx -> the runtime's copy of its bytes (shared, tp__xnn_rt_copy). The entry
+   exists and its size holds the bytes the value needs (format rules of tp_xnn_read_blob). */
+static tp_status tp__xnn_rt_const(tp__xnn_load *L, uint32_t value, uint32_t idx,
                                   const void **out) {
   tp_xnn_runtime *rt = L->rt;
-  const tp_xnn_blob_constant *e;
+  const tp_xnn_blob_constant *e = &L->b.constants[idx];
   const unsigned char *src;
-  uint64_t size, key;
-  if (idx >= L->b.num_constants)
-    return tp__error_set(&rt->err, TP_ERR_FORMAT,
-                        "value %u: constant index %u but the blob has %u constant entries",
-                        (unsigned)value, (unsigned)idx, (unsigned)L->b.num_constants);
-  e = &L->b.constants[idx];
-  size = e->size;
+  uint64_t size = e->size, key;
   if (e->named_key) {
     tp_ptd_entry pe;
     if (!L->have_ptd)
@@ -5871,22 +5855,17 @@ static tp_status tp__xnn_rt_const(tp__xnn_load *L, uint32_t value, uint32_t idx,
     src = e->data;
     key = (uint64_t)(src - L->blob);
   }
-  if (size < need)
-    return tp__error_set(&rt->err, TP_ERR_FORMAT,
-                        "value %u: constant %u has %llu bytes, the value needs %llu",
-                        (unsigned)value, (unsigned)idx, (unsigned long long)size,
-                        (unsigned long long)need);
   return tp__xnn_rt_copy(L, value, key, src, size, 0, out);
 }
 
 static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, const tp_xnn_blob_value *bv) {
   tp_xnn_runtime *rt = L->rt;
+  tp__xnn_vinfo *v = &rt->vinfo[vi];
   size_t dims[TP_XNN_MAX_DIMS];
-  size_t nd, i;
+  size_t nd = bv->ndims, i; /* <= 6: tp_xnn_read_blob checked */
   int dt = bv->datatype, qt = bv->quant;
-  uint32_t cidx = bv->constant_buffer_idx, ext = bv->external_id, flags = bv->flags;
-  uint32_t id_out = bv->id_out, id = TP_XNN_INVALID_ID;
-  uint64_t numel = 1, need;
+  uint32_t ext = bv->external_id, flags = bv->flags, id = TP_XNN_INVALID_ID;
+  uint64_t need = 0, alt;
   const void *data = NULL;
   enum xnn_status xs;
   enum xnn_datatype xdt = xnn_datatype_invalid;
@@ -5896,15 +5875,13 @@ static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, const tp_xnn_blo
     return tp__error_set(&rt->err, TP_ERR_UNSUPPORTED,
                         "value %u: dq_datatype (old dynamic quantization) is not supported",
                         (unsigned)vi);
-  nd = bv->ndims; /* <= 6: tp_xnn_read_blob checked */
-  for (i = 0; i < nd; i++) {
-    dims[i] = (size_t)bv->dims[i];
-    if (tp__mul_u64(numel, (uint64_t)dims[i], &numel))
-      return tp__error_set(&rt->err, TP_ERR_FORMAT, "value %u: element count overflows",
-                          (unsigned)vi);
-  }
+  for (i = 0; i < nd; i++) dims[i] = (size_t)bv->dims[i];
+  tp__xnn_blob_view(&L->b, bv, &v->cv); /* the node rules' view of it (>>xnn-check) */
   /* the format rules hold (tp_xnn_read_blob): known datatype and flag bits, flags only with
-     an external id, never on a constant; what follows is what the loader itself needs */
+     an external id, never on a constant, the dims' bytes inside 64 bits, constants and scales
+     that exist and hold what the value needs, a per-channel channel_dim inside the dims with a
+     scale per channel; what follows is what the loader itself needs */
+  tp__xnn_value_bytes(&v->cv, &need, &alt);
   if (ext != TP_XNN_INVALID_ID && ext >= rt->num_externs)
     return tp__error_set(&rt->err, TP_ERR_FORMAT, "value %u: external id %u >= num_externs %u",
                         (unsigned)vi, (unsigned)ext, (unsigned)rt->num_externs);
@@ -5919,10 +5896,8 @@ static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, const tp_xnn_blo
     return tp__error_set(&rt->err, TP_ERR_UNSUPPORTED,
                         "value %u: datatype %s (%d) is not in the linked XNNPACK", (unsigned)vi,
                         tp_xnn_datatype_name(dt), dt);
-  if (tp__mul_u64(numel, (uint64_t)tp__xnn_elem_size(dt), &need))
-    return tp__error_set(&rt->err, TP_ERR_FORMAT, "value %u: size overflows", (unsigned)vi);
-  if (cidx != 0) {
-    if (tp__xnn_rt_const(L, vi, cidx, need, &data) != TP_OK) return rt->err.status;
+  if (bv->constant_buffer_idx != 0) {
+    if (tp__xnn_rt_const(L, vi, bv->constant_buffer_idx, &data) != TP_OK) return rt->err.status;
   } else if (tp__add_u64(rt->activation_bytes, need, &rt->activation_bytes) ||
              rt->activation_bytes > TP_XNN_RUNTIME_MAX_ACTIVATION_BYTES) {
     return tp__error_set(&rt->err, TP_ERR_FORMAT,
@@ -5936,58 +5911,34 @@ static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, const tp_xnn_blo
     xs = xnn_define_quantized_tensor_value(L->sg, xdt, bv->zero_point, bv->scale, nd, dims, data,
                                            ext, flags, &id);
   } else if (qt == TP_XNN_QUANT_PER_CHANNEL) {
-    int32_t cd = bv->channel_dim;
-    uint32_t sidx = bv->scale_buffer_idx;
+    size_t cd = (size_t)bv->channel_dim;
     const void *scale = NULL;
-    uint64_t nsc;
-    if (cd < 0 || (size_t)cd >= nd)
-      return tp__error_set(&rt->err, TP_ERR_FORMAT, "value %u: channel_dim %d with %u dims",
-                          (unsigned)vi, (int)cd, (unsigned)nd);
-    nsc = dims[cd];
-    if (sidx != 0) {
-      if (tp__xnn_rt_const(L, vi, sidx, nsc * 4u, &scale) != TP_OK) return rt->err.status;
-    } else {
-      if (!bv->has_inline_scale || bv->num_inline_scales < nsc)
-        return tp__error_set(&rt->err, TP_ERR_FORMAT,
-                            "value %u: %u inline scales for %llu channels", (unsigned)vi,
-                            (unsigned)bv->num_inline_scales, (unsigned long long)nsc);
-      if (tp__xnn_rt_copy(L, vi, (uint64_t)(bv->inline_scales - L->blob) | (uint64_t)1 << 63,
-                          bv->inline_scales,
-                          nsc * 4u, 1, &scale) != TP_OK)
-        return rt->err.status;
+    qc_n = dims[cd];
+    if (bv->scale_buffer_idx != 0) {
+      if (tp__xnn_rt_const(L, vi, bv->scale_buffer_idx, &scale) != TP_OK) return rt->err.status;
+    } else if (tp__xnn_rt_copy(L, vi, (uint64_t)(bv->inline_scales - L->blob) | (uint64_t)1 << 63,
+                               bv->inline_scales, qc_n * 4u, 1, &scale) != TP_OK) {
+      return rt->err.status;
     }
-    xs = xnn_define_channelwise_quantized_tensor_value(L->sg, xdt,
-                                                       (const float *)scale, nd, (size_t)cd,
-                                                       dims, data, ext, flags, &id);
     qc_scales = (const float *)scale;
-    qc_n = nsc;
-  } else if (qt == TP_XNN_QUANT_PER_CHANNEL_GROUP) {
+    xs = xnn_define_channelwise_quantized_tensor_value(L->sg, xdt, qc_scales, nd, cd, dims, data,
+                                                       ext, flags, &id);
+  } else { /* blockwise or dynamic (the reader knows no other quantization tag) */
     return tp__error_set(&rt->err, TP_ERR_UNSUPPORTED,
-                        "value %u: blockwise (groupwise) quantization is not in the linked "
-                        "XNNPACK",
-                        (unsigned)vi);
-  } else if (qt == TP_XNN_QUANT_PER_TOKEN_DYNAMIC) {
-    return tp__error_set(&rt->err, TP_ERR_UNSUPPORTED,
-                        "value %u: dynamic quantization is not in the linked XNNPACK",
-                        (unsigned)vi);
-  } else {
-    return tp__error_set(&rt->err, TP_ERR_FORMAT, "value %u: unknown quantization %u",
-                        (unsigned)vi, (unsigned)qt);
+                        "value %u: %s quantization is not in the linked XNNPACK", (unsigned)vi,
+                        qt == TP_XNN_QUANT_PER_CHANNEL_GROUP ? "blockwise (groupwise)"
+                                                             : "dynamic");
   }
   if (xs != xnn_status_success)
     return tp__error_set(&rt->err, TP_ERR_INVALID,
                         "value %u: XNNPACK refused the %s value (xnn_status %d)", (unsigned)vi,
                         tp_xnn_datatype_name(dt), (int)xs);
-  rt->vinfo[vi].xnn_id = id;
-  rt->vinfo[vi].is_const = data != NULL;
-  rt->vinfo[vi].produced = 0;
-  rt->vinfo[vi].read = 0;
-  rt->vinfo[vi].nd = nd;
-  for (i = 0; i < nd; i++) rt->vinfo[vi].dims[i] = dims[i];
-  tp__xnn_blob_view(&L->b, bv, &rt->vinfo[vi].cv); /* the node rules' view of it (>>xnn-check) */
+  v->xnn_id = id;
+  v->is_const = data != NULL;
   for (i = 0; i < qc_n; i++) /* the scales as XNNPACK got them, for the requantization rule */
-    tp__xnn_qc_note(&rt->vinfo[vi].cv, qc_scales[i], (uint32_t)i); /* qc_n is a dim: < 2^32 */
-  return tp__xnn_rt_map(L, id_out, vi);
+    tp__xnn_qc_note(&v->cv, qc_scales[i], (uint32_t)i); /* qc_n is a dim: < 2^32 */
+  tp__xnn_rt_map(L, bv->id_out, vi);
+  return TP_OK;
 }
 
 /* Node fields by name (the XN01 description's ids) in a[] / pos[]. */
@@ -6065,18 +6016,18 @@ static void tp__xnn_rt_op_bytes(const tp_xnn_runtime *rt, int kind, const uint32
   if (kind == TP_XNN_NODE_FULLY_CONNECTED) {
     uint64_t d0, rest = 1, x, y;
     uint32_t k;
-    if (!w || w->nd == 0) return;
-    d0 = w->nd ? w->dims[0] : 1;
-    for (k = 1; k < w->nd; k++) rest = tp__xnn_rt_mul(rest, w->dims[k]);
+    if (!w || w->cv.num_dims == 0) return;
+    d0 = w->cv.dims[0];
+    for (k = 1; k < w->cv.num_dims; k++) rest = tp__xnn_rt_mul(rest, w->cv.dims[k]);
     /* either orientation (TRANSPOSE_WEIGHTS): the larger */
     x = tp__xnn_rt_mul(d0 + 16, tp__xnn_rt_add(tp__xnn_rt_mul(rest + 16, es), 4));
     y = tp__xnn_rt_mul(tp__xnn_rt_add(rest, 16), tp__xnn_rt_mul(d0 + 16, es) + 4);
     *packed = x > y ? x : y;
     return;
   }
-  if (!out || out->nd != 4) return; /* the node rules want NHWC for these */
-  oh = out->dims[1];
-  ow = out->dims[2];
+  if (!out || out->cv.num_dims != 4) return; /* the node rules want NHWC for these */
+  oh = out->cv.dims[1];
+  ow = out->cv.dims[2];
   ks = tp__xnn_rt_mul(kh, kw);
   switch (kind) {
     case TP_XNN_NODE_STATIC_RESIZE_BILINEAR_2D:
@@ -6099,8 +6050,8 @@ static void tp__xnn_rt_op_bytes(const tp_xnn_runtime *rt, int kind, const uint32
       break;
     }
   }
-  if (w && in && in->nd == 4 && w->nd >= 1) {
-    uint64_t cin = in->dims[3], cout = out->dims[3], g = TP__CV(groups), bias = 4;
+  if (w && in && in->cv.num_dims == 4 && w->cv.num_dims >= 1) {
+    uint64_t cin = in->cv.dims[3], cout = out->cv.dims[3], g = TP__CV(groups), bias = 4;
     if (kind == TP_XNN_NODE_DEPTHWISE_CONV2D) {
       *packed = tp__xnn_rt_mul(cout + 16, tp__xnn_rt_add(tp__xnn_rt_mul(ks, es), 4));
     } else {
@@ -6321,6 +6272,7 @@ static tp_status tp__xnn_rt_build(tp__xnn_load *L, const unsigned char *blob, si
   enum xnn_status xs;
   tp_error e;
   tp_status st;
+  int ok = 1;
   if (!blob) return tp__error_set(&rt->err, TP_ERR_INVALID, "no blob");
   if (flags & ~(uint32_t)TP_XNN_RUNTIME_FLAGS)
     return tp__error_set(&rt->err, TP_ERR_UNSUPPORTED,
@@ -6331,9 +6283,8 @@ static tp_status tp__xnn_rt_build(tp__xnn_load *L, const unsigned char *blob, si
   st = tp_xnn_read_blob(blob, n, &L->b, &e);
   if (st != TP_OK) return tp__error_set(&rt->err, st, "%s", e.msg);
   rt->num_externs = L->b.num_externs;
-  rt->bound = (void **)TP_MALLOC(((size_t)rt->num_externs + 1) * sizeof(void *));
-  if (!rt->bound) return tp__error_set(&rt->err, TP_ERR_NOMEM, "no memory");
-  memset(rt->bound, 0, ((size_t)rt->num_externs + 1) * sizeof(void *));
+  rt->bound = (void **)tp__xnn_zalloc(rt->num_externs, sizeof(void *), &ok);
+  if (!ok) return tp__error_set(&rt->err, TP_ERR_NOMEM, "no memory");
   L->blob = blob;
   L->blob_size = n;
   L->input_bytes = (uint64_t)n;
@@ -6353,10 +6304,9 @@ static tp_status tp__xnn_rt_build(tp__xnn_load *L, const unsigned char *blob, si
         return tp__error_set(&rt->err, st, ".ptd: indexing failed (%s)", tp_status_str(st));
     }
   }
-  rt->direct = (uint32_t *)TP_MALLOC(((size_t)L->b.num_values + 1) * sizeof(uint32_t));
-  rt->vinfo = (tp__xnn_vinfo *)TP_MALLOC(((size_t)L->b.num_values + 1) * sizeof(tp__xnn_vinfo));
-  if (!rt->direct || !rt->vinfo ||
-      tp__xnn_rt_tab_init(&L->sparse, (uint64_t)L->b.num_values) != TP_OK ||
+  rt->direct = (uint32_t *)tp__xnn_zalloc(L->b.num_values, sizeof(uint32_t), &ok);
+  rt->vinfo = (tp__xnn_vinfo *)tp__xnn_zalloc(L->b.num_values, sizeof(tp__xnn_vinfo), &ok);
+  if (!ok || tp__xnn_rt_tab_init(&L->sparse, (uint64_t)L->b.num_values) != TP_OK ||
       tp__xnn_rt_tab_init(&L->copies, 2 * (uint64_t)L->b.num_values) != TP_OK)
     return tp__error_set(&rt->err, TP_ERR_NOMEM, "no memory for the id map");
   rt->ndirect = L->b.num_values;

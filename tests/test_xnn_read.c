@@ -379,11 +379,39 @@ static void test_stop(void) {
   tp_membuf_free(&m);
 }
 
+/* An unknown XNNQuantParams tag is the reader's refusal (the loader relies on it: it knows no
+   other quantization): a per-tensor quantized value's union type byte (2) patched to 9. */
+static void test_unknown_quantization(void) {
+  tp_xnn_graph *g;
+  tp_membuf m;
+  tp_xnn_blob b;
+  tp_error e;
+  size_t d[1] = {4}, i;
+  int found = 0;
+  unchecked_graph(&g);
+  TPT_STATUS(tp_xnn_define_quantized_tensor_value(g, TP_XNN_QINT8, 3, 0.5f, 1, d, NULL, 0,
+                                                  TP_XNN_FLAG_EXTERNAL_INPUT, NULL), TP_OK);
+  write_blob(g, &m);
+  tp_xnn_graph_destroy(g);
+  for (i = 0; i < m.size && !found; i++) {
+    if (m.data[i] != TP_XNN_QUANT_PER_TENSOR) continue;
+    m.data[i] = 9;
+    if (tp_xnn_read_blob(m.data, m.size, &b, &e) == TP_ERR_FORMAT &&
+        strcmp(e.msg, "value 0: unknown quantization 9") == 0)
+      found = b.stop_part == TP_XNN_PART_VALUES;
+    tp_xnn_blob_free(&b);
+    m.data[i] = TP_XNN_QUANT_PER_TENSOR;
+  }
+  TPT_CHECK(found);
+  tp_membuf_free(&m);
+}
+
 int main(void) {
   TPT_RUN(test_every_node_kind);
   TPT_RUN(test_values_and_constants);
   TPT_RUN(test_malformed);
   TPT_RUN(test_damage);
   TPT_RUN(test_stop);
+  TPT_RUN(test_unknown_quantization);
   return tpt_finish("xnn_read");
 }
