@@ -5767,6 +5767,32 @@ static int tp__xnn_rt_lookup(const tp__xnn_load *L, uint32_t from, uint32_t *to)
   return *to != TP_XNN_INVALID_ID;
 }
 
+/* A copy of `size` bytes at src (as little-endian floats when f32) that rt owns, padded with
+   XNN_EXTRA_BYTES of zeros (XNNPACK reads past the end); NULL when there is no memory. */
+static unsigned char *tp__xnn_rt_own(tp_xnn_runtime *rt, const unsigned char *src,
+                                     uint64_t size, int f32) {
+  unsigned char *copy = NULL;
+  size_t k;
+  if (size > (uint64_t)SIZE_MAX - XNN_EXTRA_BYTES ||
+      tp__array_reserve((void **)&rt->owned, &rt->cap_owned, rt->nowned + 1, sizeof(void *)) ||
+      tp__array_reserve((void **)&rt->owned_size, &rt->cap_owned_size, rt->nowned + 1,
+                        sizeof(uint64_t)) ||
+      !(copy = (unsigned char *)TP_MALLOC((size_t)size + XNN_EXTRA_BYTES)))
+    return NULL;
+  if (f32) {
+    for (k = 0; k + 4 <= (size_t)size; k += 4) {
+      float x = tp_fb_bits_f32(tp__get_le32(src + k));
+      memcpy(copy + k, &x, 4);
+    }
+  } else if (size) {
+    memcpy(copy, src, (size_t)size);
+  }
+  memset(copy + size, 0, XNN_EXTRA_BYTES);
+  rt->owned_size[rt->nowned] = size;
+  rt->owned[rt->nowned++] = copy;
+  return copy;
+}
+
 /* One copy per source: `size` bytes at `src`, at position `key` of the inputs (the blob's byte
    offset, or blob size + the .ptd's byte offset), copied once into memory the runtime owns (as
    little-endian floats when `f32`) and shared by every value that names the same bytes; a
@@ -5777,9 +5803,8 @@ static tp_status tp__xnn_rt_copy(tp__xnn_load *L, uint32_t value, uint64_t key,
                                  const unsigned char *src, uint64_t size, int f32,
                                  const void **out) {
   tp_xnn_runtime *rt = L->rt;
-  size_t slot = tp__xnn_rt_tab_slot(&L->copies, key), k;
+  size_t slot = tp__xnn_rt_tab_slot(&L->copies, key);
   uint32_t have = L->copies.val[slot];
-  unsigned char *copy;
   uint64_t total = UINT64_MAX;
   if (have != TP_XNN_INVALID_ID && rt->owned_size[have] >= size) {
     *out = rt->owned[have];
@@ -5792,30 +5817,12 @@ static tp_status tp__xnn_rt_copy(tp__xnn_load *L, uint32_t value, uint64_t key,
                         "%llu bytes of blob and .ptd (overlapping constant entries)",
                         (unsigned)value, (unsigned long long)total,
                         (unsigned long long)L->input_bytes);
-  if (size > (uint64_t)SIZE_MAX - XNN_EXTRA_BYTES ||
-      tp__array_reserve((void **)&rt->owned, &rt->cap_owned, rt->nowned + 1, sizeof(void *)) ||
-      tp__array_reserve((void **)&rt->owned_size, &rt->cap_owned_size, rt->nowned + 1,
-                        sizeof(uint64_t)))
-    return tp__error_set(&rt->err, TP_ERR_NOMEM, "value %u: no memory", (unsigned)value);
-  copy = (unsigned char *)TP_MALLOC((size_t)size + XNN_EXTRA_BYTES);
-  if (!copy) return tp__error_set(&rt->err, TP_ERR_NOMEM, "value %u: no memory for %llu bytes",
-                                 (unsigned)value, (unsigned long long)size);
-  if (f32) {
-    for (k = 0; k + 4 <= (size_t)size; k += 4) {
-      float x = tp_fb_bits_f32(tp__get_le32(src + k));
-      memcpy(copy + k, &x, 4);
-    }
-  } else if (size) {
-    memcpy(copy, src, (size_t)size);
-  }
-  memset(copy + size, 0, XNN_EXTRA_BYTES);
+  if (!(*out = tp__xnn_rt_own(rt, src, size, f32)))
+    return tp__error_set(&rt->err, TP_ERR_NOMEM, "value %u: no memory for %llu bytes",
+                        (unsigned)value, (unsigned long long)size);
   rt->copied_bytes = total;
-  rt->owned[rt->nowned] = copy;
-  rt->owned_size[rt->nowned] = size;
   L->copies.key[slot] = key; /* at most 2 per value: the table never fills */
-  L->copies.val[slot] = (uint32_t)rt->nowned;
-  rt->nowned++;
-  *out = copy;
+  L->copies.val[slot] = (uint32_t)(rt->nowned - 1);
   return TP_OK;
 }
 
@@ -6437,6 +6444,7 @@ static tp_status tp__xnn_load_method(tp_pte_file *f, size_t m, const tp_pte_meth
   size_t n = mi->n_values, k, c, ninstr = 0;
   uint64_t total = 0, consts = 0;
   tp_status s = TP_OK;
+  int ok = 1;
   rt = (tp_xnn_runtime *)TP_MALLOC(sizeof *rt);
   if (!rt) return tp__error_set(err, TP_ERR_NOMEM, "tp_xnn_load_pte: no memory");
   memset(rt, 0, sizeof *rt);
@@ -6447,24 +6455,18 @@ static tp_status tp__xnn_load_method(tp_pte_file *f, size_t m, const tp_pte_meth
                         method, (unsigned long)n, TP_PTE_MAX_VALUES);
   }
   rt->num_externs = (uint32_t)n;
-  rt->bound = (void **)TP_MALLOC((n + 1) * sizeof *rt->bound);
-  rt->place = (void **)TP_MALLOC((n + 1) * sizeof *rt->place);
-  rt->vbytes = (uint64_t *)TP_MALLOC((n + 1) * sizeof *rt->vbytes);
-  rt->io = (unsigned char *)TP_MALLOC(n + 1);
-  rt->bufs = (unsigned char **)TP_MALLOC((mi->n_buffers + 1) * sizeof *rt->bufs);
+  rt->bound = (void **)tp__xnn_zalloc(n, sizeof *rt->bound, &ok);
+  rt->place = (void **)tp__xnn_zalloc(n, sizeof *rt->place, &ok);
+  rt->vbytes = (uint64_t *)tp__xnn_zalloc(n, sizeof *rt->vbytes, &ok);
+  rt->io = (unsigned char *)tp__xnn_zalloc(n, 1, &ok);
+  rt->bufs = (unsigned char **)tp__xnn_zalloc(mi->n_buffers, sizeof *rt->bufs, &ok);
   tp_pte_chain_size(f, m, 0, &ninstr);
-  rt->calls = (tp_xnn_runtime **)TP_MALLOC((ninstr + 1) * sizeof *rt->calls);
-  rt->call_args = (int32_t **)TP_MALLOC((ninstr + 1) * sizeof *rt->call_args);
-  if (!rt->bound || !rt->place || !rt->vbytes || !rt->io || !rt->bufs || !rt->calls ||
-      !rt->call_args) {
+  rt->calls = (tp_xnn_runtime **)tp__xnn_zalloc(ninstr, sizeof *rt->calls, &ok);
+  rt->call_args = (int32_t **)tp__xnn_zalloc(ninstr, sizeof *rt->call_args, &ok);
+  if (!ok) {
     tp_xnn_runtime_destroy(rt); /* nothing counted yet: nbufs and ncalls are 0 */
     return tp__error_set(err, TP_ERR_NOMEM, "tp_xnn_load_pte: no memory");
   }
-  memset(rt->bound, 0, (n + 1) * sizeof *rt->bound);
-  memset(rt->place, 0, (n + 1) * sizeof *rt->place);
-  memset(rt->vbytes, 0, (n + 1) * sizeof *rt->vbytes);
-  memset(rt->io, 0, n + 1);
-  memset(rt->bufs, 0, (mi->n_buffers + 1) * sizeof *rt->bufs);
   rt->nbufs = mi->n_buffers;
   for (k = 0; k < mi->n_inputs + mi->n_outputs; k++) {
     size_t v;
@@ -6494,7 +6496,6 @@ static tp_status tp__xnn_load_method(tp_pte_file *f, size_t m, const tp_pte_meth
     if (vi.planned) { /* tp_pte_read checked the buffer and the bytes inside it */
       rt->place[k] = rt->bufs[vi.memory_id] + vi.memory_offset;
     } else if (vi.data) { /* a constant: copied (and padded), so the program may go */
-      unsigned char *copy;
       consts += vi.nbytes;
       if (consts > (uint64_t)f->size) {
         s = tp__error_set(err, TP_ERR_FORMAT, "method \"%.60s\": constants of %llu bytes and "
@@ -6502,16 +6503,8 @@ static tp_status tp__xnn_load_method(tp_pte_file *f, size_t m, const tp_pte_meth
                           (unsigned long long)consts, (unsigned long long)f->size);
         break;
       }
-      if (tp__array_reserve((void **)&rt->owned, &rt->cap_owned, rt->nowned + 1,
-                            sizeof *rt->owned) != TP_OK ||
-          !(copy = (unsigned char *)TP_MALLOC((size_t)vi.nbytes + TP_XNN_EXTRA_BYTES))) {
-        s = tp__error_set(err, TP_ERR_NOMEM, "tp_xnn_load_pte: no memory");
-        break;
-      }
-      memcpy(copy, vi.data, (size_t)vi.nbytes);
-      memset(copy + vi.nbytes, 0, TP_XNN_EXTRA_BYTES);
-      rt->owned[rt->nowned++] = copy;
-      rt->place[k] = copy;
+      rt->place[k] = tp__xnn_rt_own(rt, (const unsigned char *)vi.data, vi.nbytes, 0);
+      if (!rt->place[k]) s = tp__error_set(err, TP_ERR_NOMEM, "tp_xnn_load_pte: no memory");
     }
   }
   for (c = 0; s == TP_OK && c < ninstr; c++) {
