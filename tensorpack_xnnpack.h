@@ -1292,11 +1292,11 @@ TPDEF tp_status tp_xnn_pte_missing_keys(tp_pte_file *f, size_t m, tp_ptd *ptd, c
    methods there are); a method of more than one chain, an instruction that is not a
    DelegateCall of an XnnpackBackend delegate (TP_ERR_UNSUPPORTED: "method \"forward\":
    instruction 0 calls aten::add.out, a portable kernel; the XNNPACK loader runs delegate calls
-   only"), a one-call method without exactly one XnnpackBackend delegate (TP_ERR_UNSUPPORTED);
-   a call whose values do not match its blob's externals (count, bytes), planned buffers above
-   TP_XNN_RUNTIME_MAX_ACTIVATION_BYTES, an argument neither planned, constant, input nor
-   output (TP_ERR_FORMAT); named keys neither embedded nor in ptd (TP_ERR_INVALID: "method
-   \"forward\" needs a .ptd with these keys (3, ...): \"<key>\", ..."); a key in both with different bytes (TP_ERR_INVALID); tp_xnn_load's.
+   only"); a call whose values do not match its blob's externals (count, bytes), planned
+   buffers above TP_XNN_RUNTIME_MAX_ACTIVATION_BYTES, an argument neither planned, constant,
+   input nor output (TP_ERR_FORMAT); named keys neither embedded nor in ptd (TP_ERR_INVALID:
+   "method \"forward\" needs a .ptd with these keys (3, ...): \"<key>\", ..."); a key in both
+   with different bytes (TP_ERR_INVALID); tp_xnn_load's.
    On such a runtime tp_xnn_runtime_bind refuses a value that is not a plan input or output,
    and invoke one left unbound (TP_ERR_INVALID, naming it). */
 TPDEF tp_status tp_xnn_load_pte(const void *pte, size_t pte_size, const char *method,
@@ -6393,11 +6393,11 @@ static int tp__xnn_list_add(char *buf, size_t cap, size_t *n, const char *sep, c
 /* Method m's chain for the loader: every instruction a DelegateCall of an XnnpackBackend
    delegate (else TP_ERR_UNSUPPORTED naming the instruction); *single = 1 when it is one call of
    the method's values 0 .. n-1 in order (tp_xnn_add_pte_method's shape: external id k is value
-   k), which tp_xnn_load runs as it is. */
+   k), which tp_xnn_load runs as it is: the delegate it calls in *di. */
 static tp_status tp__xnn_pte_chain(tp_pte_file *f, size_t m, const tp_pte_method_info *mi,
-                                   const char *method, int *single, tp_error *err) {
+                                   const char *method, int *single, tp_pte_delegate_info *di,
+                                   tp_error *err) {
   tp_pte_instruction_info ii;
-  tp_pte_delegate_info di;
   size_t n = 0, k, a;
   *single = 0;
   if (mi->n_chains != 1)
@@ -6422,12 +6422,12 @@ static tp_status tp__xnn_pte_chain(tp_pte_file *f, size_t m, const tp_pte_method
       return tp__error_set(err, TP_ERR_UNSUPPORTED, "method \"%.60s\": instruction %lu is a %s; "
                           "the XNNPACK loader runs delegate calls only", method,
                           (unsigned long)k, tp_pte_instruction_name(ii.kind));
-    if (tp_pte_delegate_at(f, m, (size_t)ii.index, &di) != TP_OK ||
-        strcmp(di.id, "XnnpackBackend") != 0)
+    if (tp_pte_delegate_at(f, m, (size_t)ii.index, di) != TP_OK ||
+        strcmp(di->id, "XnnpackBackend") != 0)
       return tp__error_set(err, TP_ERR_UNSUPPORTED, "method \"%.60s\": instruction %lu calls "
                           "delegate %ld, a %.60s; the XNNPACK loader runs XnnpackBackend "
                           "delegates only", method, (unsigned long)k, (long)ii.index,
-                          di.id ? di.id : "?");
+                          di->id ? di->id : "?");
   }
   *single = n == 1 && ii.args.count == mi->n_values;
   for (a = 0; *single && a < ii.args.count; a++) *single = tp_fb_vector_scalar(&ii.args, a) == a;
@@ -6571,12 +6571,12 @@ TPDEF tp_status tp_xnn_load_pte(const void *pte, size_t pte_size, const char *me
                                 tp_xnn_runtime **out, tp_error *err) {
   tp_pte_file f;
   tp_pte_method_info mi;
-  tp_pte_delegate_info di, xd;
+  tp_pte_delegate_info xd;
   tp_ptd xp;
   tp_store *st = NULL;
   tp_membuf mb;
   const void *use = ptd;
-  size_t use_size = ptd_size, m, k, nx = 0, missing = 0, i;
+  size_t use_size = ptd_size, m, missing = 0, i;
   int single = 0;
   const char *keys[8];
   tp_status s;
@@ -6600,17 +6600,7 @@ TPDEF tp_status tp_xnn_load_pte(const void *pte, size_t pte_size, const char *me
   }
   if ((s = tp_pte_method_at(&f, m, &mi)) != TP_OK)
     return tp__error_set(err, s, "method \"%.60s\": %s", method, tp_status_str(s));
-  if ((s = tp__xnn_pte_chain(&f, m, &mi, method, &single, err)) != TP_OK) return s;
-  memset(&xd, 0, sizeof xd);
-  for (k = 0; k < mi.n_delegates; k++)
-    if (tp_pte_delegate_at(&f, m, k, &di) == TP_OK && strcmp(di.id, "XnnpackBackend") == 0) {
-      if (!nx) xd = di;
-      nx++;
-    }
-  if (single && nx != 1)
-    return tp__error_set(err, TP_ERR_UNSUPPORTED, "method \"%.60s\" has %lu XnnpackBackend "
-                        "delegates (of %lu); tp_xnn_load_pte runs a method with exactly one",
-                        method, (unsigned long)nx, (unsigned long)mi.n_delegates);
+  if ((s = tp__xnn_pte_chain(&f, m, &mi, method, &single, &xd, err)) != TP_OK) return s;
   memset(&xp, 0, sizeof xp);
   if (ptd && tp_ptd_open(&xp, ptd, ptd_size) != TP_OK)
     return tp__error_set(err, TP_ERR_FORMAT, ".ptd: %s", tp_ptd_error(&xp));
