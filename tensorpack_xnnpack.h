@@ -5980,17 +5980,20 @@ static uint64_t tp__xnn_rt_add(uint64_t a, uint64_t b) {
 static void tp__xnn_rt_op_bytes(const tp_xnn_runtime *rt, int kind, const uint32_t *a,
                                 const uint32_t *pos, uint64_t *ind, uint64_t *packed) {
   const uint64_t P = sizeof(void *);
-  const tp__xnn_vinfo *in = NULL, *out = NULL, *w = NULL;
+  const tp__xnn_vinfo *v[4] = {NULL, NULL, NULL, NULL}, *in, *out, *w = NULL;
   uint64_t oh, ow, kh = 1, kw = 1, sw = 1, sh = 1, ks, es = 4;
+  int slot[4], j;
   *ind = *packed = 0;
-#define TP__RTV(F) (pos[F] != TP_XNN_INVALID_ID ? &rt->vinfo[pos[F]] : NULL)
+  tp__xnn_support_slots(tp_xnn_describe_node(kind), slot); /* input, second, bias, output */
+  for (j = 0; j < 4; j++)
+    if (slot[j] >= 0 && pos[slot[j]] != TP_XNN_INVALID_ID) v[j] = &rt->vinfo[pos[slot[j]]];
+  in = v[0];
+  out = v[3];
   switch (kind) {
     case TP_XNN_NODE_CONV2D:
     case TP_XNN_NODE_DEPTHWISE_CONV2D:
     case TP_XNN_NODE_DECONV2D:
-      in = TP__RTV(TP__XF(_XNNNodeConv, input1_id));
-      out = TP__RTV(TP__XF(_XNNNodeConv, output_id));
-      w = TP__RTV(TP__XF(_XNNNodeConv, filter_id));
+      w = v[1]; /* the filter */
       kh = TP__CV(kernel_height);
       kw = TP__CV(kernel_width);
       sh = TP__CV(subsampling_height);
@@ -5998,27 +6001,21 @@ static void tp__xnn_rt_op_bytes(const tp_xnn_runtime *rt, int kind, const uint32
       break;
     case TP_XNN_NODE_AVG_POOLING_2D:
     case TP_XNN_NODE_MAX_POOLING_2D:
-      in = TP__RTV(TP__XF(_XNNPooling2D, input_id));
-      out = TP__RTV(TP__XF(_XNNPooling2D, output_id));
       kh = TP__PL(pooling_height);
       kw = TP__PL(pooling_width);
       break;
     case TP_XNN_NODE_ARGMAX_POOLING_2D:
-      in = TP__RTV(TP__XF(XNNArgMaxPooling2d, input_id));
-      out = TP__RTV(TP__XF(XNNArgMaxPooling2d, output_value_id));
       kh = TP__AM(pooling_height);
       kw = TP__AM(pooling_width);
       break;
     case TP_XNN_NODE_STATIC_RESIZE_BILINEAR_2D:
-      out = TP__RTV(TP__XF(XNNStaticResizeBilinear2D, output_id));
       break;
     case TP_XNN_NODE_FULLY_CONNECTED:
-      w = TP__RTV(TP__XF(XNNFullyConnected, filter_id));
+      w = v[1];
       break;
     default:
       return;
   }
-#undef TP__RTV
   if (w && w->cv.datatype != TP_XNN_FP32 && w->cv.datatype != TP_XNN_FP16) es = 1;
   if (kind == TP_XNN_NODE_FULLY_CONNECTED) {
     uint64_t d0, rest = 1, x, y;
@@ -6303,13 +6300,9 @@ static tp_status tp__xnn_rt_build(tp__xnn_load *L, const unsigned char *blob, si
     L->have_ptd = 1;
     L->input_bytes += (uint64_t)ptd_size;
     nslots = tp_ptd_index_slots(&L->ptd); /* hashed key lookups: no scan per named constant */
-    if (nslots) {
-      L->ptd_slots = nslots <= SIZE_MAX / sizeof(uint32_t)
-                         ? (uint32_t *)TP_MALLOC(nslots * sizeof(uint32_t)) : NULL;
-      if (!L->ptd_slots) return tp__error_set(&rt->err, TP_ERR_NOMEM, "no memory for the .ptd index");
-      if ((st = tp_ptd_index(&L->ptd, L->ptd_slots, nslots)) != TP_OK)
-        return tp__error_set(&rt->err, st, ".ptd: indexing failed (%s)", tp_status_str(st));
-    }
+    L->ptd_slots = (uint32_t *)tp__xnn_zalloc(nslots, sizeof(uint32_t), &ok);
+    if (!ok) return tp__error_set(&rt->err, TP_ERR_NOMEM, "no memory for the .ptd index");
+    tp_ptd_index(&L->ptd, L->ptd_slots, nslots); /* an opened .ptd, its slots: cannot fail */
   }
   rt->direct = (uint32_t *)tp__xnn_zalloc(L->b.num_values, sizeof(uint32_t), &ok);
   rt->vinfo = (tp__xnn_vinfo *)tp__xnn_zalloc(L->b.num_values, sizeof(tp__xnn_vinfo), &ok);
