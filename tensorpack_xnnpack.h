@@ -6180,11 +6180,7 @@ static tp_status tp__xnn_rt_node(tp__xnn_load *L, uint32_t ni, const tp_xnn_blob
           TP__CV(group_output_channels), mn, mx, TP__CV(input1_id), TP__CV(filter_id),
           TP__CV(bias_id), TP__CV(output_id), TP__CV(flags));
       break;
-    case TP_XNN_NODE_DEPTHWISE_CONV2D:
-      if (TP__CV(group_input_channels) == 0)
-        return tp__error_set(&rt->err, TP_ERR_FORMAT,
-                            "node %u (depthwise_convolution_2d): group_input_channels is 0",
-                            (unsigned)ni);
+    case TP_XNN_NODE_DEPTHWISE_CONV2D: /* group_input_channels >= 1: the convolution rule */
       /* written as upstream does: groups = channels, group_output_channels = multiplier */
       xs = xnn_define_depthwise_convolution_2d(
           L->sg, TP__CV(padding_top), TP__CV(padding_right), TP__CV(padding_bottom),

@@ -295,6 +295,41 @@ static void test_runtime_flags(void) { /* item 17: FORCE_FP16 on an fp32 hardswi
           TP_OK, "runtime flags 0x4: only 0x1 (XNN_FLAG_HINT_SPARSE_INFERENCE) is supported");
 }
 
+/* A depthwise convolution with group_input_channels 0 (its depth multiplier would divide by
+   it): the convolution rule refuses it before the loader defines anything. */
+static void test_depthwise_zero_channels(void) {
+  size_t xd[4] = {1, 3, 3, 2}, wd[4] = {1, 1, 1, 2}, yd[4] = {1, 3, 3, 2};
+  static float w[2];
+  int64_t ws[4] = {1, 1, 1, 2};
+  tp_storage s;
+  tp_tensor tw;
+  tp_xnn_node_args a;
+  tp_xnn_graph *g = mk();
+  uint32_t x = val(g, 4, xd, 0, IN), f = 0, y;
+  s.data = w;
+  s.nbytes = sizeof w;
+  TPT_STATUS(tp_view(s, TP_F32, 4, ws, NULL, 0, &tw), TP_OK);
+  TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 4, wd, &tw, NONE, 0, &f), TP_OK);
+  y = val(g, 4, yd, 1, OUT);
+  memset(&a, 0, sizeof a);
+  a.u[TP_XNN_FIELD(_XNNNodeConv, kernel_height)] = 1;
+  a.u[TP_XNN_FIELD(_XNNNodeConv, kernel_width)] = 1;
+  a.u[TP_XNN_FIELD(_XNNNodeConv, subsampling_height)] = 1;
+  a.u[TP_XNN_FIELD(_XNNNodeConv, subsampling_width)] = 1;
+  a.u[TP_XNN_FIELD(_XNNNodeConv, dilation_height)] = 1;
+  a.u[TP_XNN_FIELD(_XNNNodeConv, dilation_width)] = 1;
+  a.u[TP_XNN_FIELD(_XNNNodeConv, groups)] = 2;
+  a.u[TP_XNN_FIELD(_XNNNodeConv, group_output_channels)] = 1;
+  a.u[TP_XNN_FIELD(_XNNNodeConv, input1_id)] = x;
+  a.u[TP_XNN_FIELD(_XNNNodeConv, filter_id)] = f;
+  a.u[TP_XNN_FIELD(_XNNNodeConv, bias_id)] = NONE;
+  a.u[TP_XNN_FIELD(_XNNNodeConv, output_id)] = y;
+  TPT_STATUS(tp_xnn_define_node(g, TP_XNN_NODE_DEPTHWISE_CONV2D, &a), TP_OK);
+  refused(g, 0, TP_ERR_FORMAT, TP_ERR_INVALID,
+          "depthwise_convolution_2d #0: groups 2, group input channels 0, group output "
+          "channels 1: each must be >= 1");
+}
+
 int main(void) {
   TPT_RUN(test_prelu_slope);
   TPT_RUN(test_unconsumed_output);
@@ -305,5 +340,6 @@ int main(void) {
   TPT_RUN(test_external_id_none);
   TPT_RUN(test_unbound_and_sizes);
   TPT_RUN(test_runtime_flags);
+  TPT_RUN(test_depthwise_zero_channels);
   return tpt_finish("xnnrt_checks");
 }
