@@ -5649,27 +5649,24 @@ TPDEF tp_status tp_xnn_runtime_bind(tp_xnn_runtime *rt, uint32_t external_id, vo
 TPDEF tp_status tp_xnn_runtime_extern_size(const tp_xnn_runtime *rt, uint32_t external_id,
                                            size_t *size, size_t *padded) {
   size_t i;
+  uint64_t b = 0, alt;
+  int found = 0;
   TP_ASSERT(rt);
-  if (rt->is_method) {
-    if (external_id >= rt->num_externs || !rt->io[external_id]) return TP_ERR_INVALID;
-    if (rt->vbytes[external_id] > (uint64_t)(SIZE_MAX - TP_XNN_EXTRA_BYTES))
-      return TP_ERR_OVERFLOW;
-    if (size) *size = (size_t)rt->vbytes[external_id];
-    if (padded) *padded = (size_t)rt->vbytes[external_id] + TP_XNN_EXTRA_BYTES;
-    return TP_OK;
+  if (rt->is_method) { /* a plan input or output: the program's bytes of the value */
+    found = external_id < rt->num_externs && rt->io[external_id];
+    if (found) b = rt->vbytes[external_id];
+  } else { /* the blob's value with that external id */
+    for (i = 0; !found && i < rt->ndirect; i++)
+      if ((found = rt->vinfo[i].cv.external_id == external_id) != 0)
+        tp__xnn_value_bytes(&rt->vinfo[i].cv, &b, &alt); /* inside 64 bits: a format rule */
   }
-  for (i = 0; i < rt->ndirect && rt->vinfo; i++) {
-    uint64_t b, alt;
-    if (rt->vinfo[i].cv.external_id != external_id) continue;
-    tp__xnn_value_bytes(&rt->vinfo[i].cv, &b, &alt); /* inside 64 bits: a format rule */
-    if (b > (uint64_t)(SIZE_MAX - TP_XNN_EXTRA_BYTES))
-      return tp__error_set((tp_error *)&rt->err, TP_ERR_OVERFLOW, "external %u: size overflows",
-                          (unsigned)external_id);
-    if (size) *size = (size_t)b;
-    if (padded) *padded = (size_t)b + TP_XNN_EXTRA_BYTES;
-    return TP_OK;
-  }
-  return TP_ERR_INVALID;
+  if (!found) return TP_ERR_INVALID;
+  if (b > (uint64_t)(SIZE_MAX - TP_XNN_EXTRA_BYTES))
+    return tp__error_set((tp_error *)&rt->err, TP_ERR_OVERFLOW, "external %u: size overflows",
+                        (unsigned)external_id);
+  if (size) *size = (size_t)b;
+  if (padded) *padded = (size_t)b + TP_XNN_EXTRA_BYTES;
+  return TP_OK;
 }
 
 /* A method's invoke: every plan input and output bound, then each delegate call's runtime
@@ -6339,12 +6336,12 @@ TPDEF tp_status tp_xnn_load(const void *blob, size_t blob_size, const void *ptd,
   tp__xnn_load L;
   tp_xnn_runtime *rt;
   tp_status st;
+  int ok = 1;
   if (err) memset(err, 0, sizeof *err); /* the error rule: a caller's tp_error starts clean */
   if (!out) return tp__error_set(err, TP_ERR_INVALID, "tp_xnn_load: out is NULL");
   *out = NULL;
-  rt = (tp_xnn_runtime *)TP_MALLOC(sizeof *rt);
+  rt = (tp_xnn_runtime *)tp__xnn_zalloc(0, sizeof *rt, &ok);
   if (!rt) return tp__error_set(err, TP_ERR_NOMEM, "tp_xnn_load: no memory");
-  memset(rt, 0, sizeof *rt);
   memset(&L, 0, sizeof L);
   L.rt = rt;
   st = tp__xnn_rt_build(&L, (const unsigned char *)blob, blob_size, ptd, ptd_size, flags);
@@ -6434,9 +6431,8 @@ static tp_status tp__xnn_load_method(tp_pte_file *f, size_t m, const tp_pte_meth
   uint64_t total = 0, consts = 0;
   tp_status s = TP_OK;
   int ok = 1;
-  rt = (tp_xnn_runtime *)TP_MALLOC(sizeof *rt);
+  rt = (tp_xnn_runtime *)tp__xnn_zalloc(0, sizeof *rt, &ok);
   if (!rt) return tp__error_set(err, TP_ERR_NOMEM, "tp_xnn_load_pte: no memory");
-  memset(rt, 0, sizeof *rt);
   rt->is_method = 1;
   if (n > TP_PTE_MAX_VALUES) {
     tp_xnn_runtime_destroy(rt);
