@@ -5705,8 +5705,7 @@ TPDEF tp_status tp_xnn_runtime_invoke(tp_xnn_runtime *rt) {
   if (!ev) return tp__error_set(&rt->err, TP_ERR_NOMEM, "invoke: no memory");
   for (i = 0; i < rt->ndirect; i++) { /* XNNPACK would read or write through NULL */
     const tp__xnn_value *cv = &rt->vinfo[i].cv;
-    if (cv->external_id != TP_XNN_INVALID_ID && cv->external_id < rt->num_externs &&
-        !rt->bound[cv->external_id]) {
+    if (cv->external_id != TP_XNN_INVALID_ID && !rt->bound[cv->external_id]) { /* < num_externs */
       TP_FREE(ev);
       return tp__error_set(&rt->err, TP_ERR_INVALID,
                           "invoke: external %s %u (value %u) is not bound: "
@@ -6247,12 +6246,9 @@ static tp_status tp__xnn_rt_node(tp__xnn_load *L, uint32_t ni, const tp_xnn_blob
      xnn_create_runtime otherwise, so refuse it here. */
   for (i = 0; i < d->nfields; i++) {
     const char *field = d->fields[i].name;
-    tp__xnn_vinfo *v;
-    if ((d->fields[i].type == 'i' || d->fields[i].type == 'b') && pos[i] != TP_XNN_INVALID_ID &&
-        strncmp(field, "output", 6) != 0)
-      rt->vinfo[pos[i]].read = 1;
-    if (d->fields[i].type != 'i' || strncmp(field, "output", 6) != 0) continue;
-    v = &rt->vinfo[pos[i]];
+    tp__xnn_vinfo *v = pos[i] != TP_XNN_INVALID_ID ? &rt->vinfo[pos[i]] : NULL; /* an id */
+    if (v && strncmp(field, "output", 6) != 0) v->read = 1;
+    if (!v || strncmp(field, "output", 6) != 0) continue;
     if (v->is_const || v->produced)
       return tp__error_set(&rt->err, TP_ERR_FORMAT, "node %u (%s): %s (value %u) is %s",
                           (unsigned)ni, tp_xnn_node_name(kind), field, (unsigned)pos[i],
