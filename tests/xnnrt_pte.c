@@ -591,6 +591,180 @@ static void test_graph_method_mutations(void) {
   tp_membuf_free(&pte);
 }
 
+/* A hand-built program (tp_fb builder): method "forward" with nchains copies of one chain
+   whose one instruction is a MoveCall (value 0 -> 1), a JumpFalseCall (on value 2, to
+   instruction 0), a FreeCall (of 0), a DelegateCall of delegate 0 (XnnpackBackend, `blob`
+   inline) with values 0 and 1, or none (instr 0). Values:
+   two Float [B, E] tensors that are neither planned nor constant (instr DelegateCall: the plan
+   has no inputs and outputs either), else two Ints; and an Int. Malloc'd, NULL on failure. */
+static unsigned char *hand_pte(int nchains, int instr, const tp_membuf *blob, size_t *size) {
+  tp_fb_builder *b = NULL;
+  tp_fb_ref refs[3], v, t, ival, vals, ins, instrs, chain, chains, none, ncbs, name, plan, plans,
+      offs, cseg, dels, bdd, root;
+  const unsigned char *p;
+  unsigned char *out = NULL, order[2] = {0, 1};
+  int32_t sizes[2] = {B, E}, args[2] = {0, 1};
+  uint64_t zero64 = 0;
+  size_t sz = 0;
+  int dc = instr == TP_PTE_I_DelegateCall;
+  if (tp_fb_builder_create(&b) != TP_OK) return NULL;
+  tp_fb_start_table(b);
+  tp_fb_add_i64(b, TP_PTE_F_Int_int_val, 0, 1);
+  v = tp_fb_end_table(b);
+  tp_fb_start_table(b);
+  tp_fb_add_union(b, TP_PTE_F_EValue_val, TP_PTE_V_Int, v);
+  ival = tp_fb_end_table(b);
+  v = tp_fb_create_vector(b, sizes, 2, 4);
+  t = tp_fb_create_vector(b, order, 2, 1);
+  tp_fb_start_table(b);
+  tp_fb_add_i8(b, TP_PTE_F_Tensor_scalar_type, TP_F32, 0);
+  tp_fb_add_ref(b, TP_PTE_F_Tensor_sizes, v);
+  tp_fb_add_ref(b, TP_PTE_F_Tensor_dim_order, t);
+  v = tp_fb_end_table(b);
+  tp_fb_start_table(b);
+  tp_fb_add_union(b, TP_PTE_F_EValue_val, TP_PTE_V_Tensor, v);
+  t = tp_fb_end_table(b);
+  refs[0] = refs[1] = dc ? t : ival;
+  refs[2] = ival;
+  vals = tp_fb_create_vector_refs(b, refs, 3);
+  if (!instr) {
+    instrs = tp_fb_create_vector_refs(b, NULL, 0);
+  } else {
+    if (dc) v = tp_fb_create_vector(b, args, 2, 4);
+    tp_fb_start_table(b);
+    if (dc) {
+      tp_fb_add_i32(b, TP_PTE_F_DelegateCall_delegate_index, 0, -1);
+      tp_fb_add_ref(b, TP_PTE_F_DelegateCall_args, v);
+    } else if (instr == TP_PTE_I_MoveCall) {
+      tp_fb_add_i32(b, TP_PTE_F_MoveCall_move_from, 0, -1);
+      tp_fb_add_i32(b, TP_PTE_F_MoveCall_move_to, 1, -1);
+    } else if (instr == TP_PTE_I_JumpFalseCall) {
+      tp_fb_add_i32(b, TP_PTE_F_JumpFalseCall_cond_value_index, 2, -1);
+      tp_fb_add_i32(b, TP_PTE_F_JumpFalseCall_destination_instruction, 0, -1);
+    } else {
+      tp_fb_add_i32(b, TP_PTE_F_FreeCall_value_index, 0, -1);
+    }
+    v = tp_fb_end_table(b);
+    tp_fb_start_table(b);
+    tp_fb_add_union(b, TP_PTE_F_Instruction_instr_args, (uint8_t)instr, v);
+    ins = tp_fb_end_table(b);
+    instrs = tp_fb_create_vector_refs(b, &ins, 1);
+  }
+  none = tp_fb_create_vector(b, NULL, 0, 4);
+  tp_fb_start_table(b);
+  tp_fb_add_ref(b, TP_PTE_F_Chain_inputs, none);
+  tp_fb_add_ref(b, TP_PTE_F_Chain_outputs, none);
+  tp_fb_add_ref(b, TP_PTE_F_Chain_instructions, instrs);
+  chain = tp_fb_end_table(b);
+  refs[0] = refs[1] = chain;
+  chains = tp_fb_create_vector_refs(b, refs, (size_t)nchains);
+  ncbs = tp_fb_create_vector(b, &zero64, 1, 8);
+  name = tp_fb_create_string(b, "forward", 7);
+  v = tp_fb_create_vector_refs(b, NULL, 0);
+  dels = v;
+  bdd = v;
+  if (dc) {
+    tp_fb_ref id = tp_fb_create_string(b, "XnnpackBackend", 14), ref, data, del;
+    tp_fb_start_table(b);
+    tp_fb_add_u32(b, TP_PTE_F_BackendDelegateDataReference_index, 0, 1);
+    ref = tp_fb_end_table(b);
+    tp_fb_start_table(b);
+    tp_fb_add_ref(b, TP_PTE_F_BackendDelegate_id, id);
+    tp_fb_add_ref(b, TP_PTE_F_BackendDelegate_processed, ref);
+    tp_fb_add_ref(b, TP_PTE_F_BackendDelegate_compile_specs, v);
+    del = tp_fb_end_table(b);
+    dels = tp_fb_create_vector_refs(b, &del, 1);
+    data = tp_fb_create_vector(b, blob->data, blob->size, 1);
+    tp_fb_start_table(b);
+    tp_fb_add_ref(b, TP_PTE_F_BackendDelegateInlineData_data, data);
+    data = tp_fb_end_table(b);
+    bdd = tp_fb_create_vector_refs(b, &data, 1);
+  }
+  tp_fb_start_table(b);
+  tp_fb_add_ref(b, TP_PTE_F_ExecutionPlan_name, name);
+  tp_fb_add_ref(b, TP_PTE_F_ExecutionPlan_values, vals);
+  tp_fb_add_ref(b, TP_PTE_F_ExecutionPlan_inputs, none);
+  tp_fb_add_ref(b, TP_PTE_F_ExecutionPlan_outputs, none);
+  tp_fb_add_ref(b, TP_PTE_F_ExecutionPlan_chains, chains);
+  tp_fb_add_ref(b, TP_PTE_F_ExecutionPlan_operators, v);
+  tp_fb_add_ref(b, TP_PTE_F_ExecutionPlan_delegates, dels);
+  tp_fb_add_ref(b, TP_PTE_F_ExecutionPlan_non_const_buffer_sizes, ncbs);
+  plan = tp_fb_end_table(b);
+  plans = tp_fb_create_vector_refs(b, &plan, 1);
+  offs = tp_fb_create_vector(b, &zero64, 1, 8);
+  tp_fb_start_table(b);
+  tp_fb_add_ref(b, TP_PTE_F_SubsegmentOffsets_offsets, offs);
+  cseg = tp_fb_end_table(b);
+  tp_fb_start_table(b);
+  tp_fb_add_ref(b, TP_PTE_F_Program_execution_plan, plans);
+  tp_fb_add_ref(b, TP_PTE_F_Program_backend_delegate_data, bdd);
+  tp_fb_add_ref(b, TP_PTE_F_Program_constant_segment, cseg);
+  root = tp_fb_end_table(b);
+  if (tp_fb_finish(b, root, "ET12") == TP_OK) {
+    p = tp_fb_data(b, &sz);
+    out = (unsigned char *)malloc(sz);
+    if (out) memcpy(out, p, sz);
+  }
+  *size = out ? sz : 0;
+  tp_fb_builder_destroy(b);
+  return out;
+}
+
+/* The loader's refusals of a chain it cannot run, on hand-built programs: two chains, a
+   MoveCall, a JumpFalseCall, a FreeCall (TP_ERR_UNSUPPORTED, naming them); a delegate call
+   whose argument is neither planned, constant, input nor output (TP_ERR_FORMAT). */
+static void test_chain_refusals(void) {
+  static const struct {
+    int nchains, instr;
+    tp_status st;
+    const char *sentence;
+  } c[] = {
+      {2, 0, TP_ERR_UNSUPPORTED, "method \"forward\" has 2 chains; the XNNPACK loader runs one"},
+      {1, TP_PTE_I_MoveCall, TP_ERR_UNSUPPORTED,
+       "method \"forward\": instruction 0 is a MoveCall; the XNNPACK loader runs delegate calls "
+       "only"},
+      {1, TP_PTE_I_JumpFalseCall, TP_ERR_UNSUPPORTED,
+       "method \"forward\": instruction 0 is a JumpFalseCall; the XNNPACK loader runs delegate "
+       "calls only"},
+      {1, TP_PTE_I_FreeCall, TP_ERR_UNSUPPORTED,
+       "method \"forward\": instruction 0 is a FreeCall; the XNNPACK loader runs delegate calls "
+       "only"},
+      {1, TP_PTE_I_DelegateCall, TP_ERR_FORMAT,
+       "method \"forward\" instruction 0: argument 0 is value 0, neither memory-planned nor a "
+       "constant nor an input or output"},
+  };
+  int64_t wsz[2] = {E, E};
+  tp_storage ws;
+  tp_tensor wv;
+  tp_xnn_graph *ga;
+  tp_membuf blob;
+  tp_sink sk;
+  size_t k;
+  ws.data = g_w, ws.nbytes = sizeof(float) * E * E;
+  TPT_STATUS(tp_view(ws, TP_F32, 2, wsz, NULL, 0, &wv), TP_OK);
+  ga = linear_graph(&wv);
+  memset(&blob, 0, sizeof blob);
+  sk = tp_sink_membuf(&blob);
+  TPT_STATUS(tp_xnn_write(ga, &sk), TP_OK);
+  for (k = 0; k < sizeof c / sizeof c[0]; k++) {
+    size_t n = 0;
+    unsigned char *pte = hand_pte(c[k].nchains, c[k].instr, &blob, &n);
+    tp_xnn_runtime *rt = NULL;
+    tp_error e;
+    tp_pte_file f;
+    TPT_CHECK(pte != NULL);
+    if (!pte) continue;
+    TPT_STATUS(tp_pte_read(&f, pte, n), TP_OK); /* the program itself is well formed */
+    if (f.err.status) printf("  case %lu: %s\n", (unsigned long)k, f.err.msg);
+    TPT_STATUS(tp_xnn_load_pte(pte, n, "forward", NULL, 0, 0, &rt, &e), c[k].st);
+    TPT_CHECK(rt == NULL);
+    TPT_EQ_STR(e.msg, c[k].sentence);
+    free(pte);
+  }
+  tp_membuf_free(&blob);
+  tp_xnn_graph_destroy(ga);
+}
+
 int main(void) {
   (void)tpt_range;
   TPT_RUN(test_inline_program);
@@ -599,6 +773,7 @@ int main(void) {
   TPT_RUN(test_external_ptd);
   TPT_RUN(test_graph_method);
   TPT_RUN(test_graph_method_refusals);
+  TPT_RUN(test_chain_refusals);
   TPT_RUN(test_graph_method_alloc_failures);
   TPT_RUN(test_graph_method_mutations);
   return tpt_finish("xnnrt_pte");
