@@ -5491,10 +5491,12 @@ static int tp__xnn_rt_datatype(int dt, enum xnn_datatype *out) {
   return 0;
 }
 
-/* The loader refuses a blob whose non-constant values (activations, inputs, outputs) add up to
-   more bytes than this: their dims come from the blob, and XNNPACK would allocate them. */
+/* The loader's limits (tp_xnn_load's declaration says what they bound). */
 #ifndef TP_XNN_RUNTIME_MAX_ACTIVATION_BYTES
 #define TP_XNN_RUNTIME_MAX_ACTIVATION_BYTES ((uint64_t)1 << 30)
+#endif
+#ifndef TP_XNN_RUNTIME_MAX_OPERATOR_BYTES
+#define TP_XNN_RUNTIME_MAX_OPERATOR_BYTES ((uint64_t)256 << 20)
 #endif
 
 typedef struct tp__xnn_vinfo {
@@ -5792,9 +5794,8 @@ static unsigned char *tp__xnn_rt_own(tp_xnn_runtime *rt, const unsigned char *sr
 /* One copy per source: `size` bytes at `src`, at position `key` of the inputs (the blob's byte
    offset, or blob size + the .ptd's byte offset), copied once into memory the runtime owns (as
    little-endian floats when `f32`) and shared by every value that names the same bytes; a
-   longer request at the same position gets its own longer copy. All copies together may not
-   exceed the blob and the .ptd (distinct, non-overlapping constant bytes never do): entries that
-   overlap cannot multiply memory. */
+   longer request at the same position gets its own longer copy. The copies' bound (the blob
+   and the .ptd) is one that distinct, non-overlapping constants never reach. */
 static tp_status tp__xnn_rt_copy(tp__xnn_load *L, uint32_t value, uint64_t key,
                                  const unsigned char *src, uint64_t size, int f32,
                                  const void **out) {
@@ -5950,13 +5951,6 @@ static tp_status tp__xnn_rt_value(tp__xnn_load *L, uint32_t vi, const tp_xnn_blo
 #define TP__PL(f) a[TP__XF(_XNNPooling2D, f)]
 #define TP__AM(f) a[TP__XF(XNNArgMaxPooling2d, f)]
 #define TP__RZ(f) a[TP__XF(XNNStaticResizeBilinear2D, f)]
-
-/* The loader refuses a graph for which XNNPACK itself would allocate more than this beyond
-   twice the constant bytes the loader holds (its packed weights copy those): the per-node
-   estimate below, summed over the nodes, before xnn_create_runtime. */
-#ifndef TP_XNN_RUNTIME_MAX_OPERATOR_BYTES
-#define TP_XNN_RUNTIME_MAX_OPERATOR_BYTES ((uint64_t)256 << 20)
-#endif
 
 static uint64_t tp__xnn_rt_mul(uint64_t a, uint64_t b) { /* saturating */
   uint64_t r;
@@ -6122,6 +6116,7 @@ static tp_status tp__xnn_rt_node(tp__xnn_load *L, uint32_t ni, const tp_xnn_blob
     uint64_t ind, packed, lim;
     tp__xnn_rt_op_bytes(rt, kind, a, pos, &ind, &packed);
     rt->op_bytes = tp__xnn_rt_add(rt->op_bytes, tp__xnn_rt_add(ind, packed));
+    /* twice the constants on top: XNNPACK's packed weights copy them */
     lim = tp__xnn_rt_add(TP_XNN_RUNTIME_MAX_OPERATOR_BYTES, tp__xnn_rt_mul(2, rt->copied_bytes));
     if (rt->op_bytes > lim)
       return tp__error_set(&rt->err, TP_ERR_FORMAT,
