@@ -6779,75 +6779,57 @@ TPDEF int tp_fb_present(const tp_fb_table *t, uint16_t id) {
   return tp__get_le16(t->r->buf + t->vtable + voff) != 0;
 }
 
-TPDEF uint8_t tp_fb_u8(const tp_fb_table *t, uint16_t id, uint8_t dflt) {
+/* The n-byte (1, 2, 4 or 8) little-endian unsigned at p. */
+static uint64_t tp__fb_le(const unsigned char *p, unsigned n) {
+  return n == 1 ? p[0] : n == 2 ? tp__get_le16(p) : n == 4 ? tp__get_le32(p) : tp__get_le64(p);
+}
+
+/* Field id of t read as an n-byte unsigned; dflt when absent or on error. The typed readers
+   below cast it back (signed types and floats keep their bits). */
+static uint64_t tp__fb_scalar(const tp_fb_table *t, uint16_t id, unsigned n, uint64_t dflt) {
   uint32_t p;
   TP_ASSERT(t);
-  p = tp__fb_field_pos(t, id, 1);
-  return p ? t->r->buf[p] : dflt;
+  p = tp__fb_field_pos(t, id, n);
+  return p ? tp__fb_le(t->r->buf + p, n) : dflt;
+}
+
+TPDEF uint8_t tp_fb_u8(const tp_fb_table *t, uint16_t id, uint8_t dflt) {
+  return (uint8_t)tp__fb_scalar(t, id, 1, dflt);
 }
 TPDEF int8_t tp_fb_i8(const tp_fb_table *t, uint16_t id, int8_t dflt) {
-  uint32_t p;
-  TP_ASSERT(t);
-  p = tp__fb_field_pos(t, id, 1);
-  return p ? (int8_t)t->r->buf[p] : dflt;
+  return (int8_t)tp__fb_scalar(t, id, 1, (uint8_t)dflt);
 }
 TPDEF uint16_t tp_fb_u16(const tp_fb_table *t, uint16_t id, uint16_t dflt) {
-  uint32_t p;
-  TP_ASSERT(t);
-  p = tp__fb_field_pos(t, id, 2);
-  return p ? tp__get_le16(t->r->buf + p) : dflt;
+  return (uint16_t)tp__fb_scalar(t, id, 2, dflt);
 }
 TPDEF int16_t tp_fb_i16(const tp_fb_table *t, uint16_t id, int16_t dflt) {
-  uint32_t p;
-  TP_ASSERT(t);
-  p = tp__fb_field_pos(t, id, 2);
-  return p ? (int16_t)tp__get_le16(t->r->buf + p) : dflt;
+  return (int16_t)tp__fb_scalar(t, id, 2, (uint16_t)dflt);
 }
 TPDEF uint32_t tp_fb_u32(const tp_fb_table *t, uint16_t id, uint32_t dflt) {
-  uint32_t p;
-  TP_ASSERT(t);
-  p = tp__fb_field_pos(t, id, 4);
-  return p ? tp__get_le32(t->r->buf + p) : dflt;
+  return (uint32_t)tp__fb_scalar(t, id, 4, dflt);
 }
 TPDEF int32_t tp_fb_i32(const tp_fb_table *t, uint16_t id, int32_t dflt) {
-  uint32_t p;
-  TP_ASSERT(t);
-  p = tp__fb_field_pos(t, id, 4);
-  return p ? (int32_t)tp__get_le32(t->r->buf + p) : dflt;
+  return (int32_t)tp__fb_scalar(t, id, 4, (uint32_t)dflt);
 }
 TPDEF uint64_t tp_fb_u64(const tp_fb_table *t, uint16_t id, uint64_t dflt) {
-  uint32_t p;
-  TP_ASSERT(t);
-  p = tp__fb_field_pos(t, id, 8);
-  return p ? tp__get_le64(t->r->buf + p) : dflt;
+  return tp__fb_scalar(t, id, 8, dflt);
 }
 TPDEF int64_t tp_fb_i64(const tp_fb_table *t, uint16_t id, int64_t dflt) {
-  uint32_t p;
-  TP_ASSERT(t);
-  p = tp__fb_field_pos(t, id, 8);
-  return p ? (int64_t)tp__get_le64(t->r->buf + p) : dflt;
+  return (int64_t)tp__fb_scalar(t, id, 8, (uint64_t)dflt);
 }
-TPDEF float tp_fb_bits_f32(uint32_t bits) {
-  float f;
-  memcpy(&f, &bits, 4);
-  return f;
-}
+TPDEF float tp_fb_bits_f32(uint32_t bits) { return tp__f32_from_bits(bits); }
 TPDEF double tp_fb_bits_f64(uint64_t bits) {
   double d;
   memcpy(&d, &bits, 8);
   return d;
 }
 TPDEF float tp_fb_f32(const tp_fb_table *t, uint16_t id, float dflt) {
-  uint32_t p;
-  TP_ASSERT(t);
-  p = tp__fb_field_pos(t, id, 4);
-  return p ? tp_fb_bits_f32(tp__get_le32(t->r->buf + p)) : dflt;
+  return tp_fb_bits_f32((uint32_t)tp__fb_scalar(t, id, 4, tp__f32_bits(dflt)));
 }
 TPDEF double tp_fb_f64(const tp_fb_table *t, uint16_t id, double dflt) {
-  uint32_t p;
-  TP_ASSERT(t);
-  p = tp__fb_field_pos(t, id, 8);
-  return p ? tp_fb_bits_f64(tp__get_le64(t->r->buf + p)) : dflt;
+  uint64_t bits;
+  memcpy(&bits, &dflt, 8);
+  return tp_fb_bits_f64(tp__fb_scalar(t, id, 8, bits));
 }
 
 /* Follows the uoffset stored at pos (already checked readable and 4-aligned); 0 on error. */
@@ -7003,17 +6985,10 @@ static uint32_t tp__fb_elem(const tp_fb_vector *v, size_t i, int want_ref) {
 
 TPDEF uint64_t tp_fb_vector_scalar(const tp_fb_vector *v, size_t i) {
   uint32_t p;
-  const unsigned char *q;
   TP_ASSERT(v);
   p = tp__fb_elem(v, i, 0);
   if (!p || !tp__fb_visit(v->r, 1, p)) return 0;
-  q = v->r->buf + p;
-  switch (v->elem_size) {
-  case 1: return q[0];
-  case 2: return tp__get_le16(q);
-  case 4: return tp__get_le32(q);
-  default: return tp__get_le64(q);
-  }
+  return tp__fb_le(v->r->buf + p, v->elem_size);
 }
 
 TPDEF tp_fb_table tp_fb_vector_table(const tp_fb_vector *v, size_t i) {
