@@ -6632,6 +6632,14 @@ static int tp__fb_visit(tp_fb_reader *r, size_t n, uint64_t pos) {
   return 0;
 }
 
+/* The absent table of r (.pos 0), what a table read returns when there is none. */
+static tp_fb_table tp__fb_no_table(tp_fb_reader *r) {
+  tp_fb_table t;
+  memset(&t, 0, sizeof t);
+  t.r = r;
+  return t;
+}
+
 /* Opens the table at pos (reached at depth); returns an absent table on error. */
 static tp_fb_table tp__fb_open_table(tp_fb_reader *r, uint64_t pos, unsigned depth) {
   tp_fb_table t;
@@ -6640,8 +6648,7 @@ static tp_fb_table tp__fb_open_table(tp_fb_reader *r, uint64_t pos, unsigned dep
   int64_t vt;
   int32_t soff;
   uint16_t vsize;
-  memset(&t, 0, sizeof t);
-  t.r = r;
+  t = tp__fb_no_table(r);
   if (tp__fb_rfail(r)) return t;
   if (depth > max_depth) {
     tp__error_set(&r->err, TP_ERR_FORMAT, "table at byte %llu is nested %u deep, over the limit %u",
@@ -6832,10 +6839,14 @@ TPDEF double tp_fb_f64(const tp_fb_table *t, uint16_t id, double dflt) {
   return tp_fb_bits_f64(tp__fb_scalar(t, id, 8, bits));
 }
 
-/* Follows the uoffset stored at pos (already checked readable and 4-aligned); 0 on error. */
+/* Follows the uoffset stored at pos (already checked readable and 4-aligned); 0 on error, and
+   0 for pos 0 (a field or element that is absent or already failed). */
 static uint32_t tp__fb_follow(tp_fb_reader *r, uint32_t pos, const char *what) {
-  uint32_t off = tp__get_le32(r->buf + pos);
-  uint64_t target = (uint64_t)pos + off;
+  uint32_t off;
+  uint64_t target;
+  if (!pos) return 0;
+  off = tp__get_le32(r->buf + pos);
+  target = (uint64_t)pos + off;
   if (off == 0 || off >= 0x80000000u || target >= r->size) {
     tp__error_set(&r->err, TP_ERR_FORMAT,
                  "%s: offset %lu at byte %lu leads %s (buffer of %llu bytes)", what,
@@ -6886,15 +6897,10 @@ static const char *tp__fb_string_at(tp_fb_reader *r, uint32_t target, size_t *le
 }
 
 TPDEF tp_fb_table tp_fb_table_field(const tp_fb_table *t, uint16_t id) {
-  tp_fb_table none;
-  uint32_t p, target;
+  uint32_t target;
   TP_ASSERT(t);
-  memset(&none, 0, sizeof none);
-  none.r = t->r;
-  p = tp__fb_field_pos(t, id, 4);
-  if (!p) return none;
-  target = tp__fb_follow(t->r, p, "table field");
-  if (!target) return none;
+  target = tp__fb_follow(t->r, tp__fb_field_pos(t, id, 4), "table field");
+  if (!target) return tp__fb_no_table(t->r);
   return tp__fb_open_table(t->r, target, (unsigned)t->depth + 1u);
 }
 
@@ -6903,8 +6909,7 @@ TPDEF tp_fb_table tp_fb_union_field(const tp_fb_table *t, uint16_t id, uint8_t *
   uint8_t tag;
   int has_value;
   TP_ASSERT(t);
-  memset(&none, 0, sizeof none);
-  none.r = t->r;
+  none = tp__fb_no_table(t->r);
   if (type_out) *type_out = 0;
   if (id == 0) {
     if (t->r) tp__error_set(&t->r->err, TP_ERR_INVALID, "union at field id 0 (its tag needs id - 1)");
@@ -6927,19 +6932,17 @@ TPDEF tp_fb_table tp_fb_union_field(const tp_fb_table *t, uint16_t id, uint8_t *
 }
 
 TPDEF const char *tp_fb_string(const tp_fb_table *t, uint16_t id, size_t *len_out) {
-  uint32_t p, target;
+  uint32_t target;
   TP_ASSERT(t);
   if (len_out) *len_out = 0;
-  p = tp__fb_field_pos(t, id, 4);
-  if (!p) return NULL;
-  target = tp__fb_follow(t->r, p, "string field");
+  target = tp__fb_follow(t->r, tp__fb_field_pos(t, id, 4), "string field");
   if (!target) return NULL;
   return tp__fb_string_at(t->r, target, len_out);
 }
 
 TPDEF tp_fb_vector tp_fb_vector_field(const tp_fb_table *t, uint16_t id, size_t elem_size) {
   tp_fb_vector v;
-  uint32_t p, target, count;
+  uint32_t target, count;
   TP_ASSERT(t);
   memset(&v, 0, sizeof v);
   v.r = t->r;
@@ -6951,9 +6954,7 @@ TPDEF tp_fb_vector tp_fb_vector_field(const tp_fb_table *t, uint16_t id, size_t 
     return v;
   }
   v.elem_size = (uint16_t)elem_size;
-  p = tp__fb_field_pos(t, id, 4);
-  if (!p) return v;
-  target = tp__fb_follow(t->r, p, "vector field");
+  target = tp__fb_follow(t->r, tp__fb_field_pos(t, id, 4), "vector field");
   if (!target) return v;
   if (!tp__fb_check_vector(t->r, target, elem_size, &count, "vector")) return v;
   if (count && (target + 4u) % elem_size != 0) {
@@ -6992,25 +6993,18 @@ TPDEF uint64_t tp_fb_vector_scalar(const tp_fb_vector *v, size_t i) {
 }
 
 TPDEF tp_fb_table tp_fb_vector_table(const tp_fb_vector *v, size_t i) {
-  tp_fb_table none;
-  uint32_t p, target;
+  uint32_t target;
   TP_ASSERT(v);
-  memset(&none, 0, sizeof none);
-  none.r = v->r;
-  p = tp__fb_elem(v, i, 1);
-  if (!p) return none;
-  target = tp__fb_follow(v->r, p, "vector element");
-  if (!target) return none;
+  target = tp__fb_follow(v->r, tp__fb_elem(v, i, 1), "vector element");
+  if (!target) return tp__fb_no_table(v->r);
   return tp__fb_open_table(v->r, target, (unsigned)v->depth + 1u);
 }
 
 TPDEF const char *tp_fb_vector_string(const tp_fb_vector *v, size_t i, size_t *len_out) {
-  uint32_t p, target;
+  uint32_t target;
   TP_ASSERT(v);
   if (len_out) *len_out = 0;
-  p = tp__fb_elem(v, i, 1);
-  if (!p) return NULL;
-  target = tp__fb_follow(v->r, p, "vector element");
+  target = tp__fb_follow(v->r, tp__fb_elem(v, i, 1), "vector element");
   if (!target) return NULL;
   return tp__fb_string_at(v->r, target, len_out);
 }
