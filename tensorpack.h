@@ -2999,43 +2999,33 @@ TPDEF float tp_f16_to_f32(uint16_t h) { return tp__f32_from_bits(tp__f16_to_f32b
 // >>view --------------------------------------------------------------------------------------
 
 /* Full check of a view; on success *numel_out, and (for a non-empty view) the smallest and
-   largest element index it addresses. */
+   largest element index it addresses. err is NULL or holds no failure (every caller resets
+   it), so a failure returns its own status. */
 static tp_status tp__check(const tp_tensor *t, tp_error *err, int64_t *numel_out, int64_t *lo_out,
                            int64_t *hi_out) {
-  int64_t numel = 1, lo = 0, hi = 0, nb;
+  int64_t numel = 1, lo = 0, hi = 0, nb, endb;
   size_t es;
   int d, empty = 0;
-  if (!t) return tp__error_set(err, TP_ERR_INVALID, "view is NULL"), TP_ERR_INVALID;
-  if (t->ndim < 0 || t->ndim > TP_MAX_DIMS) {
-    if (t->ndim < 0) tp__error_set(err, TP_ERR_INVALID, "ndim %d is negative", t->ndim);
-    else tp__error_set(err, TP_ERR_INVALID, "ndim %d > TP_MAX_DIMS %d", t->ndim, TP_MAX_DIMS);
-    return TP_ERR_INVALID;
-  }
+  if (!t) return tp__error_set(err, TP_ERR_INVALID, "view is NULL");
+  if (t->ndim < 0) return tp__error_set(err, TP_ERR_INVALID, "ndim %d is negative", t->ndim);
+  if (t->ndim > TP_MAX_DIMS)
+    return tp__error_set(err, TP_ERR_INVALID, "ndim %d > TP_MAX_DIMS %d", t->ndim, TP_MAX_DIMS);
   es = tp_dtype_size(t->dtype);
-  if (es == 0) {
-    tp__error_set(err, TP_ERR_INVALID, "dtype %d is not a tp_dtype", (int)t->dtype);
-    return TP_ERR_INVALID;
-  }
-  if (!t->storage.data && t->storage.nbytes > 0) {
-    tp__error_set(err, TP_ERR_INVALID, "storage data is NULL but nbytes is %llu",
-                 (unsigned long long)t->storage.nbytes);
-    return TP_ERR_INVALID;
-  }
+  if (es == 0)
+    return tp__error_set(err, TP_ERR_INVALID, "dtype %d is not a tp_dtype", (int)t->dtype);
+  if (!t->storage.data && t->storage.nbytes > 0)
+    return tp__error_set(err, TP_ERR_INVALID, "storage data is NULL but nbytes is %llu",
+                         (unsigned long long)t->storage.nbytes);
   for (d = 0; d < t->ndim; d++) {
-    if (t->sizes[d] < 0) {
-      tp__error_set(err, TP_ERR_INVALID, "size of dim %d is %lld", d, (long long)t->sizes[d]);
-      return TP_ERR_INVALID;
-    }
+    if (t->sizes[d] < 0)
+      return tp__error_set(err, TP_ERR_INVALID, "size of dim %d is %lld", d,
+                           (long long)t->sizes[d]);
     if (t->sizes[d] == 0) empty = 1;
-    if (t->strides[d] == INT64_MIN) { /* no magnitude in int64: flip/abs would overflow */
-      tp__error_set(err, TP_ERR_OVERFLOW, "stride of dim %d is INT64_MIN", d);
-      return TP_ERR_OVERFLOW;
-    }
+    if (t->strides[d] == INT64_MIN) /* no magnitude in int64: flip/abs would overflow */
+      return tp__error_set(err, TP_ERR_OVERFLOW, "stride of dim %d is INT64_MIN", d);
   }
-  if (t->offset < 0) {
-    tp__error_set(err, TP_ERR_BOUNDS, "offset %lld is negative", (long long)t->offset);
-    return TP_ERR_BOUNDS;
-  }
+  if (t->offset < 0)
+    return tp__error_set(err, TP_ERR_BOUNDS, "offset %lld is negative", (long long)t->offset);
   if (empty) {
     *numel_out = 0;
     if (lo_out) *lo_out = 0;
@@ -3044,46 +3034,29 @@ static tp_status tp__check(const tp_tensor *t, tp_error *err, int64_t *numel_out
   }
   for (d = 0; d < t->ndim; d++) {
     int64_t ext;
-    if (tp__mul_i64(numel, t->sizes[d], &numel)) {
-      tp__error_set(err, TP_ERR_OVERFLOW, "element count overflows at dim %d (size %lld)", d,
-                   (long long)t->sizes[d]);
-      return TP_ERR_OVERFLOW;
-    }
+    if (tp__mul_i64(numel, t->sizes[d], &numel))
+      return tp__error_set(err, TP_ERR_OVERFLOW, "element count overflows at dim %d (size %lld)",
+                           d, (long long)t->sizes[d]);
     if (tp__mul_i64(t->sizes[d] - 1, t->strides[d], &ext) ||
-        tp__add_i64(ext > 0 ? hi : lo, ext, ext > 0 ? &hi : &lo)) {
-      tp__error_set(err, TP_ERR_OVERFLOW, "dim %d: size %lld x stride %lld overflows", d,
-                   (long long)t->sizes[d], (long long)t->strides[d]);
-      return TP_ERR_OVERFLOW;
-    }
+        tp__add_i64(ext > 0 ? hi : lo, ext, ext > 0 ? &hi : &lo))
+      return tp__error_set(err, TP_ERR_OVERFLOW, "dim %d: size %lld x stride %lld overflows", d,
+                           (long long)t->sizes[d], (long long)t->strides[d]);
   }
-  if (tp__mul_i64(numel, (int64_t)es, &nb) || (uint64_t)nb > (uint64_t)SIZE_MAX) {
-    tp__error_set(err, TP_ERR_OVERFLOW, "%lld elements of %u bytes overflow", (long long)numel,
-                 (unsigned)es);
-    return TP_ERR_OVERFLOW;
-  }
-  if (tp__add_i64(t->offset, lo, &lo) || tp__add_i64(t->offset, hi, &hi)) {
-    tp__error_set(err, TP_ERR_OVERFLOW, "offset %lld plus the view's extent overflows",
-                 (long long)t->offset);
-    return TP_ERR_OVERFLOW;
-  }
-  if (lo < 0) {
-    tp__error_set(err, TP_ERR_BOUNDS, "view reaches element %lld, before the storage's start",
-                 (long long)lo);
-    return TP_ERR_BOUNDS;
-  }
-  {
-    int64_t endb;
-    if (tp__add_i64(hi, 1, &endb) || tp__mul_i64(endb, (int64_t)es, &endb)) {
-      tp__error_set(err, TP_ERR_OVERFLOW, "view's last element %lld overflows as a byte offset",
-                   (long long)hi);
-      return TP_ERR_OVERFLOW;
-    }
-    if ((uint64_t)endb > (uint64_t)t->storage.nbytes) {
-      tp__error_set(err, TP_ERR_BOUNDS, "view reaches byte %llu of a %llu-byte storage",
-                   (unsigned long long)endb, (unsigned long long)t->storage.nbytes);
-      return TP_ERR_BOUNDS;
-    }
-  }
+  if (tp__mul_i64(numel, (int64_t)es, &nb) || (uint64_t)nb > (uint64_t)SIZE_MAX)
+    return tp__error_set(err, TP_ERR_OVERFLOW, "%lld elements of %u bytes overflow",
+                         (long long)numel, (unsigned)es);
+  if (tp__add_i64(t->offset, lo, &lo) || tp__add_i64(t->offset, hi, &hi))
+    return tp__error_set(err, TP_ERR_OVERFLOW, "offset %lld plus the view's extent overflows",
+                         (long long)t->offset);
+  if (lo < 0)
+    return tp__error_set(err, TP_ERR_BOUNDS, "view reaches element %lld, before the storage's "
+                         "start", (long long)lo);
+  if (tp__add_i64(hi, 1, &endb) || tp__mul_i64(endb, (int64_t)es, &endb))
+    return tp__error_set(err, TP_ERR_OVERFLOW, "view's last element %lld overflows as a byte "
+                         "offset", (long long)hi);
+  if ((uint64_t)endb > (uint64_t)t->storage.nbytes)
+    return tp__error_set(err, TP_ERR_BOUNDS, "view reaches byte %llu of a %llu-byte storage",
+                         (unsigned long long)endb, (unsigned long long)t->storage.nbytes);
   *numel_out = numel;
   if (lo_out) *lo_out = lo;
   if (hi_out) *hi_out = hi;
