@@ -3630,6 +3630,15 @@ TPDEF tp_status tp_sink_zeros(tp_sink *sink, size_t n) {
   return TP_OK;
 }
 
+/* The sink that calls write with ctx: how every sink below is made. */
+static tp_sink tp__sink_make(tp_status (*write)(void *ctx, const void *data, size_t n),
+                             void *ctx) {
+  tp_sink s;
+  s.write = write;
+  s.ctx = ctx;
+  return s;
+}
+
 static tp_status tp__membuf_write(void *ctx, const void *data, size_t n) {
   tp_membuf *m = (tp_membuf *)ctx;
   void *p = m->data;
@@ -3643,11 +3652,8 @@ static tp_status tp__membuf_write(void *ctx, const void *data, size_t n) {
   return TP_OK;
 }
 TPDEF tp_sink tp_sink_membuf(tp_membuf *m) {
-  tp_sink s;
   TP_ASSERT(m);
-  s.write = tp__membuf_write;
-  s.ctx = m;
-  return s;
+  return tp__sink_make(tp__membuf_write, m);
 }
 TPDEF void tp_membuf_free(tp_membuf *m) {
   if (!m) return;
@@ -3662,11 +3668,8 @@ static tp_status tp__counter_write(void *ctx, const void *data, size_t n) {
   return tp__add_u64(*c, n, c) ? TP_ERR_OVERFLOW : TP_OK;
 }
 TPDEF tp_sink tp_sink_counter(uint64_t *count) {
-  tp_sink s;
   TP_ASSERT(count);
-  s.write = tp__counter_write;
-  s.ctx = count;
-  return s;
+  return tp__sink_make(tp__counter_write, count);
 }
 
 static tp_status tp__tally_write(void *ctx, const void *data, size_t n) {
@@ -3677,14 +3680,11 @@ static tp_status tp__tally_write(void *ctx, const void *data, size_t n) {
   return st;
 }
 TPDEF tp_sink tp__sink_tally(tp__tally *t, tp_sink *inner) {
-  tp_sink s;
   TP_ASSERT(t); /* a NULL inner sink makes every write TP_ERR_INVALID */
   t->inner = inner;
   t->n = 0;
   t->failed = TP_OK;
-  s.write = tp__tally_write;
-  s.ctx = t;
-  return s;
+  return tp__sink_make(tp__tally_write, t);
 }
 
 static tp_status tp__progress_write(void *ctx, const void *data, size_t n) {
@@ -3724,7 +3724,6 @@ static tp_status tp__progress_write(void *ctx, const void *data, size_t n) {
 
 TPDEF tp_sink tp_sink_progress(tp_progress *p, tp_sink *inner, uint64_t total, tp_progress_fn fn,
                                void *ctx) {
-  tp_sink s;
   TP_ASSERT(p && inner);
   memset(p, 0, sizeof *p);
   p->inner = inner;
@@ -3732,9 +3731,7 @@ TPDEF tp_sink tp_sink_progress(tp_progress *p, tp_sink *inner, uint64_t total, t
   p->ctx = ctx;
   p->total = total;
   p->step = total / 100 > 0 ? total / 100 : 1;
-  s.write = tp__progress_write;
-  s.ctx = p;
-  return s;
+  return tp__sink_make(tp__progress_write, p);
 }
 
 // >>writer ------------------------------------------------------------------------------------
@@ -3833,11 +3830,8 @@ static tp_status tp__file_write(void *ctx, const void *data, size_t n) {
   return fwrite(data, 1, n, (FILE *)ctx) == n ? TP_OK : TP_ERR_IO;
 }
 TPDEF tp_sink tp_sink_file(FILE *f) {
-  tp_sink s;
   TP_ASSERT(f);
-  s.write = tp__file_write;
-  s.ctx = f;
-  return s;
+  return tp__sink_make(tp__file_write, f);
 }
 
 /* The temp file, created exclusively (EEXIST when it is there): "wbx" where the C library
@@ -5775,11 +5769,8 @@ static tp_status tp__sha256_write(void *ctx, const void *data, size_t n) {
   return TP_OK;
 }
 TPDEF tp_sink tp_sink_sha256(tp_sha256 *c) {
-  tp_sink s;
   TP_ASSERT(c);
-  s.write = tp__sha256_write;
-  s.ctx = c;
-  return s;
+  return tp__sink_make(tp__sha256_write, c);
 }
 
 // >>flatbuffers -------------------------------------------------------------------------------
