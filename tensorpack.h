@@ -6233,8 +6233,6 @@ static int tp__fb_add_slow(tp_fb_builder *b, uint16_t id) {
   return 1;
 }
 
-/* Writes a field into the open table when it differs from its default (or defaults are
-   forced): aligned to its size (1, 2, 4, 8), a ref as the distance to its target. */
 /* Stores a field at the front: aligned to its size (1, 2, 4, 8), a ref as the distance to its
    target; the room was made. */
 TP__FB_INLINE void tp__fb_store(tp_fb_builder *b, uint16_t id, uint64_t bits, uint32_t size,
@@ -6278,7 +6276,9 @@ static void tp__fb_add_general(tp_fb_builder *b, uint16_t id, uint64_t bits, uin
 TP__FB_INLINE void tp__fb_add(tp_fb_builder *b, uint16_t id, uint64_t bits, uint32_t size,
                               int is_ref, int is_default) {
   uint64_t bit = (uint64_t)1 << (id & 63u);
-  uint32_t pad = tp__fb_padding(b->size, size);
+  uint32_t pad;
+  TP_ASSERT(b); /* (for the typed adds below, which go straight here) */
+  pad = tp__fb_padding(b->size, size);
   /* in_table implies not finished: finish refuses an open table, start refuses after finish */
   if (b->err.status != TP_OK || !b->in_table || id >= 64 || (b->seen_lo & bit) ||
       pad + size > b->limit - b->size) {
@@ -6291,49 +6291,37 @@ TP__FB_INLINE void tp__fb_add(tp_fb_builder *b, uint16_t id, uint64_t bits, uint
 }
 
 TPDEF TP__FB_HOT void tp_fb_add_u8(tp_fb_builder *b, uint16_t id, uint8_t v, uint8_t dflt) {
-  TP_ASSERT(b);
   tp__fb_add(b, id, v, 1, 0, v == dflt);
 }
 TPDEF TP__FB_HOT void tp_fb_add_i8(tp_fb_builder *b, uint16_t id, int8_t v, int8_t dflt) {
-  TP_ASSERT(b);
   tp__fb_add(b, id, (uint8_t)v, 1, 0, v == dflt);
 }
 TPDEF TP__FB_HOT void tp_fb_add_u16(tp_fb_builder *b, uint16_t id, uint16_t v, uint16_t dflt) {
-  TP_ASSERT(b);
   tp__fb_add(b, id, v, 2, 0, v == dflt);
 }
 TPDEF TP__FB_HOT void tp_fb_add_i16(tp_fb_builder *b, uint16_t id, int16_t v, int16_t dflt) {
-  TP_ASSERT(b);
   tp__fb_add(b, id, (uint16_t)v, 2, 0, v == dflt);
 }
 TPDEF TP__FB_HOT void tp_fb_add_u32(tp_fb_builder *b, uint16_t id, uint32_t v, uint32_t dflt) {
-  TP_ASSERT(b);
   tp__fb_add(b, id, v, 4, 0, v == dflt);
 }
 TPDEF TP__FB_HOT void tp_fb_add_i32(tp_fb_builder *b, uint16_t id, int32_t v, int32_t dflt) {
-  TP_ASSERT(b);
   tp__fb_add(b, id, (uint32_t)v, 4, 0, v == dflt);
 }
 TPDEF TP__FB_HOT void tp_fb_add_u64(tp_fb_builder *b, uint16_t id, uint64_t v, uint64_t dflt) {
-  TP_ASSERT(b);
   tp__fb_add(b, id, v, 8, 0, v == dflt);
 }
 TPDEF TP__FB_HOT void tp_fb_add_i64(tp_fb_builder *b, uint16_t id, int64_t v, int64_t dflt) {
-  TP_ASSERT(b);
   tp__fb_add(b, id, (uint64_t)v, 8, 0, v == dflt);
 }
 /* Floats: default comparison is on the bits, so -0.0 is written against a default of 0.0 and
    a NaN against a NaN default only when the bits differ. */
 TPDEF TP__FB_HOT void tp_fb_add_f32(tp_fb_builder *b, uint16_t id, float v, float dflt) {
-  uint32_t vb, db;
-  TP_ASSERT(b);
-  memcpy(&vb, &v, 4);
-  memcpy(&db, &dflt, 4);
-  tp__fb_add(b, id, vb, 4, 0, vb == db);
+  uint32_t vb = tp__f32_bits(v);
+  tp__fb_add(b, id, vb, 4, 0, vb == tp__f32_bits(dflt));
 }
 TPDEF TP__FB_HOT void tp_fb_add_f64(tp_fb_builder *b, uint16_t id, double v, double dflt) {
   uint64_t vb, db;
-  TP_ASSERT(b);
   memcpy(&vb, &v, 8);
   memcpy(&db, &dflt, 8);
   tp__fb_add(b, id, vb, 8, 0, vb == db);
