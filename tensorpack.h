@@ -3472,25 +3472,31 @@ TPDEF size_t tp_nbytes(const tp_tensor *t) {
   return (size_t)b;
 }
 
-/* PyTorch's is_contiguous on raw arrays. */
-static int tp__contig(int ndim, const int64_t *sizes, const int64_t *strides) {
+/* 1 when, taking the n dims innermost first in `order` and skipping size-1 dims, each stride
+   is the product of the sizes before it: PyTorch's contiguity checks (is_contiguous for the
+   row-major order, channels_last for {1, 3, 2, 0}). */
+static int tp__strides_packed(const tp_tensor *t, const int *order, int n) {
   int64_t expected = 1;
-  int d, over = 0;
-  for (d = 0; d < ndim; d++)
-    if (sizes[d] == 0) return 1;
-  for (d = ndim - 1; d >= 0; d--) {
-    if (sizes[d] != 1) {
+  int i, over = 0;
+  for (i = 0; i < n; i++) {
+    int d = order[i];
+    if (t->sizes[d] != 1) {
       /* once the product leaves int64 (a hand-filled view), no later stride can match */
-      if (over || strides[d] != expected) return 0;
-      over = tp__mul_i64(expected, sizes[d], &expected);
+      if (over || t->strides[d] != expected) return 0;
+      over = tp__mul_i64(expected, t->sizes[d], &expected);
     }
   }
   return 1;
 }
 
 TPDEF int tp_is_contiguous(const tp_tensor *t) {
+  int order[TP_MAX_DIMS], d;
   if (!t || t->ndim < 0 || t->ndim > TP_MAX_DIMS) return 0;
-  return tp__contig(t->ndim, t->sizes, t->strides);
+  for (d = 0; d < t->ndim; d++) {
+    if (t->sizes[d] == 0) return 1;
+    order[d] = t->ndim - 1 - d;
+  }
+  return tp__strides_packed(t, order, t->ndim);
 }
 
 TPDEF int tp_is_dense(const tp_tensor *t) {
@@ -3527,17 +3533,7 @@ TPDEF int tp_is_dense(const tp_tensor *t) {
 /* PyTorch's channels_last contiguity (4-d only). */
 static int tp__channels_last(const tp_tensor *t) {
   static const int order[4] = {1, 3, 2, 0};
-  int64_t expected = 1;
-  int i, over = 0;
-  if (t->ndim != 4) return 0;
-  for (i = 0; i < 4; i++) {
-    int d = order[i];
-    if (t->sizes[d] != 1) {
-      if (over || t->strides[d] != expected) return 0;
-      over = tp__mul_i64(expected, t->sizes[d], &expected);
-    }
-  }
-  return 1;
+  return t->ndim == 4 && tp__strides_packed(t, order, 4);
 }
 
 /* compute_elementwise_output_logical_to_physical_perm for one tensor, |stride|. */
