@@ -5332,7 +5332,6 @@ TPDEF tp_status tp_pack_int4(const tp_tensor *t, tp_buffer *out) {
 
 // >>quant -------------------------------------------------------------------------------------
 
-/* float bits, without aliasing */
 /* 1 for a finite value (not inf, not NaN). */
 static int tp__q_finite(float v) { return v - v == 0.0f; }
 
@@ -5443,7 +5442,7 @@ TPDEF tp_status tp_quantize_symmetric(const tp_tensor *w, int bits, int64_t grou
   if (!raw || !row || !vals || !scl) {
     st = tp__error_set(err, TP_ERR_NOMEM, "quantize: out of memory for a [%lld, %lld] weight",
                        (long long)out, (long long)in);
-    goto fail;
+    goto done;
   }
   for (r = 0; r < out; r++) {
     tp_tensor rv;
@@ -5452,7 +5451,7 @@ TPDEF tp_status tp_quantize_symmetric(const tp_tensor *w, int bits, int64_t grou
     if (st != TP_OK) {
       tp__error_set(err, st, "quantize: reading row %lld failed: %s", (long long)r,
                     tp_status_str(st));
-      goto fail;
+      goto done;
     }
     for (c = 0; c < in; c++) {
       float f;
@@ -5463,12 +5462,12 @@ TPDEF tp_status tp_quantize_symmetric(const tp_tensor *w, int bits, int64_t grou
         uint16_t h = tp__get_le16(raw + (size_t)c * 2u);
         f = w->dtype == TP_BF16 ? tp_bf16_to_f32(h) : tp_f16_to_f32(h);
       }
-      if (f != f || f - f != 0.0f) {
+      if (!tp__q_finite(f)) {
         st = tp__error_set(err, TP_ERR_INVALID,
                            "quantize: w[%lld][%lld] (element %lld) is %g: NaN and infinity "
                            "cannot be quantized",
                            (long long)r, (long long)c, (long long)(r * in + c), (double)f);
-        goto fail;
+        goto done;
       }
       row[c] = f;
     }
@@ -5492,7 +5491,7 @@ TPDEF tp_status tp_quantize_symmetric(const tp_tensor *w, int bits, int64_t grou
                              "quantize: row %lld: scale %g (max |w| %g / 127) overflows %s; "
                              "use f32 or bf16 scales", (long long)r, (double)s, (double)amax,
                              tp_dtype_name(scale_dtype));
-          goto fail;
+          goto done;
         }
       } else {
         float sq;
@@ -5508,7 +5507,7 @@ TPDEF tp_status tp_quantize_symmetric(const tp_tensor *w, int bits, int64_t grou
                              "inf/NaN values; use f32 or bf16 scales",
                              (long long)r, (long long)gi, (double)s, (double)amax, (double)sq,
                              tp_dtype_name(scale_dtype), (double)(1.0f / sq));
-          goto fail;
+          goto done;
         }
         s = sq;
       }
@@ -5520,16 +5519,15 @@ TPDEF tp_status tp_quantize_symmetric(const tp_tensor *w, int bits, int64_t grou
       }
     }
   }
-  TP_FREE(raw);
-  TP_FREE(row);
   values->data = vals;
   values->nbytes = (size_t)nvals;
   values->owned = vals;
   scales->data = scl;
   scales->nbytes = (size_t)nscales;
   scales->owned = scl;
-  return TP_OK;
-fail:
+  vals = scl = NULL; /* the caller's now */
+  st = TP_OK;
+done:
   TP_FREE(raw);
   TP_FREE(row);
   TP_FREE(vals);
