@@ -730,21 +730,12 @@ static void tpd_ptd(tpd *d) {
             (unsigned long long)p.segment_base, (unsigned long long)p.segment_data_size);
   tpd_print(d, "flatbuffer FT01 (FlatTensor): version %lu, %zu named entries\n",
             (unsigned long)p.version, p.count);
-  /* the segment table, read again here to print it (tp_ptd_open has checked the file) */
+  /* the segment table, read again here to print it; tp_ptd_open has checked that the
+     flatbuffer and the segment data lie inside the file, and every entry's bytes inside the
+     segment data */
   d->seg_off = p.segment_base;
   d->seg_size = p.segment_data_size;
-  if (p.segment_base > d->file_size || p.segment_data_size > d->file_size - p.segment_base) {
-    tpd_fail(d, ".ptd: segment data [%llu, +%llu) ends past the %zu-byte file",
-             (unsigned long long)p.segment_base, (unsigned long long)p.segment_data_size,
-             d->file_size);
-    return;
-  }
-  if (tp__add_u64(p.flatbuffer_offset, p.flatbuffer_size, &fb_end) || fb_end > d->file_size) {
-    tpd_fail(d, ".ptd: flatbuffer [%llu, +%llu) ends past the %zu-byte file",
-             (unsigned long long)p.flatbuffer_offset, (unsigned long long)p.flatbuffer_size,
-             d->file_size);
-    return;
-  }
+  fb_end = p.flatbuffer_offset + p.flatbuffer_size;
   if (tp_fb_reader_init(&d->r, d->file, (size_t)fb_end, "FT01", &root) != TP_OK) {
     tpd_reader_ok(d, "FlatTensor flatbuffer");
     return;
@@ -777,19 +768,14 @@ static void tpd_ptd(tpd *d) {
                    p.err.msg[0] ? p.err.msg : tp_status_str(s));
       return;
     }
-    at = (const unsigned char *)e.data;
-    if (e.nbytes && (!at || (uintptr_t)at < (uintptr_t)d->file || e.nbytes > d->file_size ||
-                     (uintptr_t)at - (uintptr_t)d->file > d->file_size - e.nbytes)) {
-      tpd_fail(d, ".ptd entry %zu: its bytes are not inside the file", i);
-      return;
-    }
+    at = (const unsigned char *)e.data; /* a key and bytes inside the file: tp_ptd_open checked */
     tpd_print(d, "  [%zu] key=", i);
-    tpd_print_str(d, e.key, e.key ? strlen(e.key) : 0);
+    tpd_print_str(d, e.key, strlen(e.key));
     tpd_print(d, " segment=%lu at=%zu size=%zu", (unsigned long)e.segment_index,
-              at ? (size_t)(at - d->file) : (size_t)0, e.nbytes);
-    tpd_print_sha(d, at ? at : d->file, e.nbytes);
-    tpd_json_const(d, "named_data", i, e.key ? e.key : "", e.key ? strlen(e.key) : 0, "blob",
-                   at ? (uint64_t)(at - d->file) : 0, at ? at : d->file, e.nbytes);
+              (size_t)(at - d->file), e.nbytes);
+    tpd_print_sha(d, at, e.nbytes);
+    tpd_json_const(d, "named_data", i, e.key, strlen(e.key), "blob", (uint64_t)(at - d->file),
+                   at, e.nbytes);
     if (e.has_layout) {
       const char *st = tpd_scalar_type((int)e.dtype);
       tpd_print(d, " layout=%s sizes=[", st ? st : "?");
