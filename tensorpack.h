@@ -140,11 +140,8 @@
    - A caller's tp_error *err argument (the _ex forms, tp_tensor_check, tp_atomic_write,
      ...) may be NULL, is reset on entry (it never keeps an old failure) and on failure holds
      the status and the sentence.
-   - Rules for view arguments: a dim outside -ndim..ndim-1 (negative dims count from the end,
-     as in Python), a perm that is not a permutation, chunks < 1, step < 1 or a negative
-     length is TP_ERR_INVALID; an index or range outside a valid dim is TP_ERR_BOUNDS
-     (select/narrow take Python-style negative indices; slice clamps like Python; a chunk
-     index past the last non-empty chunk is TP_ERR_INVALID). The _ex forms say which.
+   - View arguments (a dim, an index, a range) follow one rule, stated with the view ops
+     (section 3); the _ex forms say which argument failed.
 
    VERSION AND ABI
    TP_VERSION_MAJOR / MINOR / PATCH (this is 0.2.0) and tp_version_string() ("0.2.0"); the
@@ -5774,12 +5771,9 @@ TPDEF tp_sink tp_sink_sha256(tp_sha256 *c) {
    it. Children are built first, so every uoffset points to a higher address. Alignment is
    kept relative to the end; finish pads the front so that the total size is a multiple of the
    largest alignment used, which makes every alignment hold relative to the start as well.
-
-   A table's fields are written as they are added, each aligned to its size, the first one at
-   the highest address (as the official builder does; adding the largest first, as flatc's
-   generated Create<Table>() functions do, gives the most compact table and the same bytes).
-   tp_fb_end_table writes the soffset and the vtable: right before its table, or shared with
-   an identical one written earlier (found through a hash table). */
+   A table's fields are written as they are added (the declaration says in which order to add
+   them); tp_fb_end_table writes the soffset and the vtable: right before its table, or shared
+   with an identical one written earlier (found through a hash table). */
 
 #define TP__FB_MAX_SIZE 0x7FFFFFFFu /* FlatBuffers' 2 GiB - 1 buffer limit */
 #define TP__FB_MAX_ID 32764u        /* largest id whose vtable size still fits a u16 */
@@ -5814,7 +5808,7 @@ struct tp_fb_builder {
   tp_error err;
 };
 
-/* Little-endian stores for the hot paths: one plain store on a little-endian host, tp_store_le*
+/* Little-endian stores for the hot paths: one plain store on a little-endian host, tp__put_le*
    elsewhere. The one endianness switch is TP__BIG_ENDIAN (compile time, top of the
    implementation), so tests/test_bigendian_sim.c runs the shift paths here too. */
 #if defined(__GNUC__) || defined(__clang__)
@@ -6144,10 +6138,10 @@ TPDEF tp_fb_ref tp_fb_create_vector_refs(tp_fb_builder *b, const tp_fb_ref *refs
 
 /* tp_fb_start_table and the public adds are inlined into callers in the implementation's
    translation unit (the generated code of the official builder inlines its adds too): a call
-   per field would be the builder's largest cost. They stay ordinary external functions for every other caller. GCC
-   warns that an always_inline function without `inline` "might not be inlinable" (it is, where
-   the body is seen); `inline` itself would change the linkage in C++, so the warning is off
-   here. */
+   per field would be the builder's largest cost. They stay ordinary external functions for
+   every other caller. GCC warns that an always_inline function without `inline` "might not be
+   inlinable" (it is, where the body is seen); `inline` itself would change the linkage in C++,
+   so the warning is off here. */
 #if defined(__GNUC__) || defined(__clang__)
 #define TP__FB_HOT __attribute__((always_inline))
 #if defined(__GNUC__) && !defined(__clang__)
@@ -6534,14 +6528,9 @@ TPDEF const unsigned char *tp_fb_data(const tp_fb_builder *b, size_t *size) {
 }
 
 // >>fbreader ----------------------------------------------------------------------------------
-/* Every position is checked against the buffer before it is read; positions fit in 32 bits
-   because a buffer over 2 GiB - 1 is refused by init. The rules are the official verifier's
-   (uoffsets non-zero, below 2^31 and landing inside the buffer; tables 4-aligned with an
-   even-sized vtable in range; scalars aligned to their size relative to the buffer start;
-   strings NUL-terminated inside the buffer; vectors' counts 4-aligned and their bytes in
-   range), plus rules of our own: a union's tag and value must agree, the elements of a
-   non-empty vector are aligned to their size (the official verifier checks only the count
-   word), and an element index must be below the count. */
+/* The rules are the declaration's (section 7, reader). Every position is checked against the
+   buffer before it is read; positions fit in 32 bits because init refuses a buffer over
+   2 GiB - 1. */
 
 static int tp__fb_rfail(tp_fb_reader *r) { return r->err.status != TP_OK; }
 
