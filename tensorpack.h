@@ -5849,9 +5849,7 @@ TPDEF tp_status tp_fb_builder_create(tp_fb_builder **out) {
   b->minalign = 1;
   b->max_size = TP__FB_MAX_SIZE;
   if (!tp__fb_slots(b, 63)) { /* ids 0..63 never need a capacity check */
-    TP_FREE(b->vts);
-    TP_FREE(b->slot);
-    TP_FREE(b);
+    tp_fb_builder_destroy(b);
     return TP_ERR_NOMEM;
   }
   *out = b;
@@ -6649,8 +6647,7 @@ TPDEF tp_status tp_fb_reader_init_ex(tp_fb_reader *r, const void *buf, size_t si
   r->max_depth = max_depth;
   r->max_tables = max_tables;
   r->max_visits = tp__fb_default_visits(size);
-  if (root) memset(root, 0, sizeof *root);
-  if (root) root->r = r;
+  if (root) *root = tp__fb_no_table(r);
   if (!buf && size) {
     return tp__error_set(&r->err, TP_ERR_INVALID, "NULL buffer of %llu bytes",
                         (unsigned long long)size);
@@ -6690,15 +6687,18 @@ TPDEF tp_status tp_fb_reader_init_ex(tp_fb_reader *r, const void *buf, size_t si
 }
 
 /* Position of field id of t, checked for n bytes aligned to n; 0 when absent or on error. */
+/* Field id's vtable entry (its offset in the table); 0 when absent, or when the table is absent
+   or the reader has failed. */
+static uint16_t tp__fb_field_off(const tp_fb_table *t, uint16_t id) {
+  uint32_t voff = 4u + 2u * (uint32_t)id;
+  if (!t->r || !t->pos || tp__fb_rfail(t->r) || voff + 2u > t->vtable_size) return 0;
+  return tp__get_le16(t->r->buf + t->vtable + voff);
+}
+
 static uint32_t tp__fb_field_pos(const tp_fb_table *t, uint16_t id, unsigned n) {
   tp_fb_reader *r = t->r;
-  uint32_t voff;
   uint64_t pos;
-  uint16_t fo;
-  if (!r || !t->pos || tp__fb_rfail(r)) return 0;
-  voff = 4u + 2u * (uint32_t)id;
-  if (voff + 2u > t->vtable_size) return 0;
-  fo = tp__get_le16(r->buf + t->vtable + voff);
+  uint16_t fo = tp__fb_field_off(t, id);
   if (!fo) return 0;
   pos = (uint64_t)t->pos + fo;
   if (pos % n != 0 || pos + n > r->size) {
@@ -6713,12 +6713,8 @@ static uint32_t tp__fb_field_pos(const tp_fb_table *t, uint16_t id, unsigned n) 
 }
 
 TPDEF int tp_fb_present(const tp_fb_table *t, uint16_t id) {
-  uint32_t voff;
   TP_ASSERT(t);
-  if (!t->r || !t->pos || tp__fb_rfail(t->r)) return 0;
-  voff = 4u + 2u * (uint32_t)id;
-  if (voff + 2u > t->vtable_size) return 0;
-  return tp__get_le16(t->r->buf + t->vtable + voff) != 0;
+  return tp__fb_field_off(t, id) != 0;
 }
 
 /* The n-byte (1, 2, 4 or 8) little-endian unsigned at p. */
