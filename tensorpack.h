@@ -6573,16 +6573,18 @@ static tp_fb_table tp__fb_no_table(tp_fb_reader *r) {
   return t;
 }
 
-/* Opens the table at pos (reached at depth); returns an absent table on error. */
+/* Opens the table at pos (reached at depth); returns an absent table for pos 0 (absent or
+   already failed) and on error. */
 static tp_fb_table tp__fb_open_table(tp_fb_reader *r, uint64_t pos, unsigned depth) {
-  tp_fb_table t;
-  unsigned max_depth = r->max_depth ? r->max_depth : 64u;
-  size_t max_tables = r->max_tables ? r->max_tables : tp__fb_default_tables(r->size);
+  tp_fb_table t = tp__fb_no_table(r);
+  unsigned max_depth;
+  size_t max_tables;
   int64_t vt;
   int32_t soff;
   uint16_t vsize;
-  t = tp__fb_no_table(r);
-  if (tp__fb_rfail(r)) return t;
+  if (!pos || tp__fb_rfail(r)) return t;
+  max_depth = r->max_depth ? r->max_depth : 64u;
+  max_tables = r->max_tables ? r->max_tables : tp__fb_default_tables(r->size);
   if (depth > max_depth) {
     tp__error_set(&r->err, TP_ERR_FORMAT, "table at byte %llu is nested %u deep, over the limit %u",
                  (unsigned long long)pos, depth, max_depth);
@@ -6813,9 +6815,11 @@ static int tp__fb_check_vector(tp_fb_reader *r, uint32_t target, size_t elem_siz
   return 1;
 }
 
-/* A string at target: in range and NUL-terminated. */
+/* A string at target: in range and NUL-terminated; NULL for target 0 (absent or already
+   failed). */
 static const char *tp__fb_string_at(tp_fb_reader *r, uint32_t target, size_t *len_out) {
   uint32_t len;
+  if (!target) return NULL;
   if (!tp__fb_check_vector(r, target, 1, &len, "string")) return NULL;
   if ((uint64_t)target + 4 + len >= r->size || r->buf[target + 4 + len] != 0) {
     tp__error_set(&r->err, TP_ERR_FORMAT, "string at byte %lu (%lu bytes) is not NUL-terminated",
@@ -6828,11 +6832,9 @@ static const char *tp__fb_string_at(tp_fb_reader *r, uint32_t target, size_t *le
 }
 
 TPDEF tp_fb_table tp_fb_table_field(const tp_fb_table *t, uint16_t id) {
-  uint32_t target;
   TP_ASSERT(t);
-  target = tp__fb_follow(t->r, tp__fb_field_pos(t, id, 4), "table field");
-  if (!target) return tp__fb_no_table(t->r);
-  return tp__fb_open_table(t->r, target, (unsigned)t->depth + 1u);
+  return tp__fb_open_table(t->r, tp__fb_follow(t->r, tp__fb_field_pos(t, id, 4), "table field"),
+                           (unsigned)t->depth + 1u);
 }
 
 TPDEF tp_fb_table tp_fb_union_field(const tp_fb_table *t, uint16_t id, uint8_t *type_out) {
@@ -6863,12 +6865,10 @@ TPDEF tp_fb_table tp_fb_union_field(const tp_fb_table *t, uint16_t id, uint8_t *
 }
 
 TPDEF const char *tp_fb_string(const tp_fb_table *t, uint16_t id, size_t *len_out) {
-  uint32_t target;
   TP_ASSERT(t);
   if (len_out) *len_out = 0;
-  target = tp__fb_follow(t->r, tp__fb_field_pos(t, id, 4), "string field");
-  if (!target) return NULL;
-  return tp__fb_string_at(t->r, target, len_out);
+  return tp__fb_string_at(t->r, tp__fb_follow(t->r, tp__fb_field_pos(t, id, 4), "string field"),
+                          len_out);
 }
 
 TPDEF tp_fb_vector tp_fb_vector_field(const tp_fb_table *t, uint16_t id, size_t elem_size) {
@@ -6924,20 +6924,16 @@ TPDEF uint64_t tp_fb_vector_scalar(const tp_fb_vector *v, size_t i) {
 }
 
 TPDEF tp_fb_table tp_fb_vector_table(const tp_fb_vector *v, size_t i) {
-  uint32_t target;
   TP_ASSERT(v);
-  target = tp__fb_follow(v->r, tp__fb_elem(v, i, 1), "vector element");
-  if (!target) return tp__fb_no_table(v->r);
-  return tp__fb_open_table(v->r, target, (unsigned)v->depth + 1u);
+  return tp__fb_open_table(v->r, tp__fb_follow(v->r, tp__fb_elem(v, i, 1), "vector element"),
+                           (unsigned)v->depth + 1u);
 }
 
 TPDEF const char *tp_fb_vector_string(const tp_fb_vector *v, size_t i, size_t *len_out) {
-  uint32_t target;
   TP_ASSERT(v);
   if (len_out) *len_out = 0;
-  target = tp__fb_follow(v->r, tp__fb_elem(v, i, 1), "vector element");
-  if (!target) return NULL;
-  return tp__fb_string_at(v->r, target, len_out);
+  return tp__fb_string_at(v->r, tp__fb_follow(v->r, tp__fb_elem(v, i, 1), "vector element"),
+                          len_out);
 }
 // >>store -------------------------------------------------------------------------------------
 /* The named data store and .ptd files.
