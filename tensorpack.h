@@ -2590,7 +2590,7 @@ static void tp__fmt_float(tp__fmt_out *o, double v, char conv, int prec, int alt
   char dig[1200], body[400];
   const char *pre;
   size_t len, b = 0;
-  int x, i, upper = conv == 'G' || conv == 'E', neg;
+  int x = 0, i, upper = conv == 'G' || conv == 'E', neg;
   uint64_t bits;
   memcpy(&bits, &v, sizeof bits);
   neg = (int)(bits >> 63);
@@ -2605,12 +2605,7 @@ static void tp__fmt_float(tp__fmt_out *o, double v, char conv, int prec, int alt
   if (prec > 300) prec = 300;
   {
     int sig = conv == 'g' || conv == 'G' ? prec : prec + 1; /* significant digits kept */
-    if (v == 0.0 || v == -0.0) {
-      len = 0;
-      x = 0;
-    } else {
-      len = tp__fmt_exact(neg ? -v : v, dig, &x);
-    }
+    len = v == 0.0 ? 0 : tp__fmt_exact(neg ? -v : v, dig, &x); /* (-0.0 == 0.0) */
     if (len > (size_t)sig) { /* round half to even on the exact digits */
       int up = dig[sig] > '5';
       if (dig[sig] == '5') {
