@@ -3061,6 +3061,15 @@ TPDEF tp_status tp_tensor_check(const tp_tensor *t, tp_error *err) {
   return tp__check(t, err, &n, NULL, NULL);
 }
 
+/* 1 when a dim other than `skip` (-1: none) has size 0: a view op's result is then empty, so
+   its offset arithmetic must not fail (tp__op_end resets the offset). */
+static int tp__empty_besides(const tp_tensor *t, int skip) {
+  int d;
+  for (d = 0; d < t->ndim; d++)
+    if (d != skip && t->sizes[d] == 0) return 1;
+  return 0;
+}
+
 static tp_status tp__view(tp_storage s, tp_dtype dt, int ndim, const int64_t *sizes,
                          const int64_t *strides, int64_t offset, tp_tensor *out, tp_error *err) {
   tp_tensor r;
@@ -3090,9 +3099,7 @@ static tp_status tp__view(tp_storage s, tp_dtype dt, int ndim, const int64_t *si
       r.strides[d] = acc;
       if (tp__mul_i64(acc, sizes[d] > 1 ? sizes[d] : 1, &acc)) {
         /* only an error if the view is not empty: an empty view may have any sizes */
-        int e, empty = 0;
-        for (e = 0; e < ndim; e++) empty |= sizes[e] == 0;
-        if (!empty)
+        if (!tp__empty_besides(&r, -1))
           return tp__error_set(err, TP_ERR_OVERFLOW,
                               "view: the row-major stride of dim %d overflows (size %lld)", d,
                               (long long)sizes[d]);
@@ -3160,14 +3167,6 @@ static int tp__dim_arg(const char *op, const char *name, const tp_tensor *t, int
     tp__error_set(err, TP_ERR_INVALID, "%s: %s %d is outside -%d..%d (a %d-d view)", op, name,
                  *dim, t->ndim, t->ndim - 1, t->ndim);
   return 1;
-}
-/* 1 when some dim other than `skip` has size 0: the result is empty whatever the op does to
-   `skip`, so its offset arithmetic must not fail (tp__op_end resets the offset). */
-static int tp__empty_besides(const tp_tensor *t, int skip) {
-  int d;
-  for (d = 0; d < t->ndim; d++)
-    if (d != skip && t->sizes[d] == 0) return 1;
-  return 0;
 }
 /* r->offset += index * stride of dim; an empty result never overflows. */
 static tp_status tp__move_offset(const char *op, const tp_tensor *t, int dim, int64_t index,
