@@ -2801,17 +2801,32 @@ TPDEF void tp__format(char *out, size_t cap, const char *fmt, ...) {
   va_end(ap);
 }
 
-TPDEF tp_status tp__error_set(tp_error *e, tp_status s, const char *fmt, ...) {
-  va_list ap;
+static tp_status tp__error_vset(tp_error *e, tp_status s, const char *fmt, va_list ap) {
   if (!e) return s;
   if (e->status != TP_OK) return e->status;
   if (s == TP_OK) return TP_OK;
   e->status = s;
-  if (!fmt) fmt = tp_status_str(s);
+  tp__vformat(e->msg, sizeof e->msg, fmt ? fmt : tp_status_str(s), ap);
+  return s;
+}
+
+TPDEF tp_status tp__error_set(tp_error *e, tp_status s, const char *fmt, ...) {
+  va_list ap;
   va_start(ap, fmt);
-  tp__vformat(e->msg, sizeof e->msg, fmt, ap);
+  s = tp__error_vset(e, s, fmt, ap);
   va_end(ap);
   return s;
+}
+
+/* tp__error_set for the checks that answer 1 (go on) or 0 (failed): records the failure in e
+   (the first one sticks) and returns 0. */
+static int tp__fail(tp_error *e, tp_status s, const char *fmt, ...) TP__PRINTF(3, 4);
+static int tp__fail(tp_error *e, tp_status s, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  tp__error_vset(e, s, fmt, ap);
+  va_end(ap);
+  return 0;
 }
 
 /* The error rule's reset: a caller's tp_error argument never keeps an old failure. */
@@ -5904,10 +5919,9 @@ TPDEF size_t tp_fb_size(const tp_fb_builder *b) {
 /* 1 when the builder may go on; records misuse after finish. */
 static int tp__fb_ok(tp_fb_builder *b, const char *what) {
   if (b->err.status != TP_OK) return 0;
-  if (b->finished) {
-    tp__error_set(&b->err, TP_ERR_INVALID, "%s after tp_fb_finish (reset the builder first)", what);
-    return 0;
-  }
+  if (b->finished)
+    return tp__fail(&b->err, TP_ERR_INVALID, "%s after tp_fb_finish (reset the builder first)",
+                    what);
   return 1;
 }
 
@@ -5915,11 +5929,9 @@ static int tp__fb_ok(tp_fb_builder *b, const char *what) {
    fields are being written at the front of the buffer. */
 static int tp__fb_ok_outside(tp_fb_builder *b, const char *what) {
   if (!tp__fb_ok(b, what)) return 0;
-  if (b->in_table) {
-    tp__error_set(&b->err, TP_ERR_INVALID,
-                 "%s inside an open table (build children before tp_fb_start_table)", what);
-    return 0;
-  }
+  if (b->in_table)
+    return tp__fail(&b->err, TP_ERR_INVALID,
+                    "%s inside an open table (build children before tp_fb_start_table)", what);
   return 1;
 }
 
@@ -5933,12 +5945,10 @@ TP__FB_INLINE int tp__fb_room(tp_fb_builder *b, uint64_t n) {
 static int tp__fb_grow(tp_fb_builder *b, uint64_t n) {
   size_t newcap, have;
   unsigned char *nb;
-  if (b->size > b->max_size || n > (uint64_t)(b->max_size - b->size)) {
-    tp__error_set(&b->err, TP_ERR_OVERFLOW,
-                 "buffer would grow from %lu by %llu bytes, over the FlatBuffers limit of %lu",
-                 (unsigned long)b->size, (unsigned long long)n, (unsigned long)b->max_size);
-    return 0;
-  }
+  if (b->size > b->max_size || n > (uint64_t)(b->max_size - b->size))
+    return tp__fail(&b->err, TP_ERR_OVERFLOW,
+                    "buffer would grow from %lu by %llu bytes, over the FlatBuffers limit of %lu",
+                    (unsigned long)b->size, (unsigned long long)n, (unsigned long)b->max_size);
   have = b->cap - b->size;
   if ((size_t)n <= have) return 1;
   newcap = b->cap < 1024 ? 1024 : b->cap;
@@ -5950,11 +5960,9 @@ static int tp__fb_grow(tp_fb_builder *b, uint64_t n) {
     newcap *= 2;
   }
   nb = (unsigned char *)TP_REALLOC(b->buf, newcap);
-  if (!nb) {
-    tp__error_set(&b->err, TP_ERR_NOMEM, "out of memory growing the buffer to %llu bytes",
-                 (unsigned long long)newcap);
-    return 0;
-  }
+  if (!nb)
+    return tp__fail(&b->err, TP_ERR_NOMEM, "out of memory growing the buffer to %llu bytes",
+                    (unsigned long long)newcap);
   if (b->size) memmove(nb + newcap - b->size, nb + b->cap - b->size, b->size);
   b->buf = nb;
   b->cap = newcap;
@@ -5986,12 +5994,10 @@ static void tp__fb_put32(tp_fb_builder *b, uint32_t v) {
 
 /* Checks that ref names something already built. */
 static int tp__fb_check_ref(tp_fb_builder *b, tp_fb_ref ref, const char *what) {
-  if (ref == 0 || ref > b->size) {
-    tp__error_set(&b->err, TP_ERR_INVALID,
-                 "%s: ref %lu does not name an object (%lu bytes built so far)", what,
-                 (unsigned long)ref, (unsigned long)b->size);
-    return 0;
-  }
+  if (ref == 0 || ref > b->size)
+    return tp__fail(&b->err, TP_ERR_INVALID,
+                    "%s: ref %lu does not name an object (%lu bytes built so far)", what,
+                    (unsigned long)ref, (unsigned long)b->size);
   return 1;
 }
 
@@ -6169,10 +6175,8 @@ static int tp__fb_slots(tp_fb_builder *b, uint16_t id) {
   size_t old = b->slot_cap, want = (size_t)id + 1;
   if (want < 64) want = 64;
   if (tp__array_reserve((void **)&b->vts, &b->vts_cap, want, sizeof *b->vts) != TP_OK ||
-      tp__array_reserve((void **)&b->slot, &b->slot_cap, want, sizeof *b->slot) != TP_OK) {
-    tp__error_set(&b->err, TP_ERR_NOMEM, "out of memory adding field id %u", (unsigned)id);
-    return 0;
-  }
+      tp__array_reserve((void **)&b->slot, &b->slot_cap, want, sizeof *b->slot) != TP_OK)
+    return tp__fail(&b->err, TP_ERR_NOMEM, "out of memory adding field id %u", (unsigned)id);
   memset(b->slot + old, 0, (b->slot_cap - old) * sizeof *b->slot);
   return 1;
 }
@@ -6182,33 +6186,23 @@ static int tp__fb_slots(tp_fb_builder *b, uint16_t id) {
 static int tp__fb_add_slow(tp_fb_builder *b, uint16_t id) {
   size_t k;
   if (!tp__fb_ok(b, "adding a field")) return 0;
-  if (!b->in_table) {
-    tp__error_set(&b->err, TP_ERR_INVALID, "field id %u added outside a table", (unsigned)id);
-    return 0;
-  }
-  if (id > TP__FB_MAX_ID) {
-    tp__error_set(&b->err, TP_ERR_INVALID, "field id %u is over the largest id %u", (unsigned)id,
-                 TP__FB_MAX_ID);
-    return 0;
-  }
-  if (id < 64) { /* only reached for a repeated id */
-    tp__error_set(&b->err, TP_ERR_INVALID, "field id %u added twice in one table", (unsigned)id);
-    return 0;
-  }
+  if (!b->in_table)
+    return tp__fail(&b->err, TP_ERR_INVALID, "field id %u added outside a table", (unsigned)id);
+  if (id > TP__FB_MAX_ID)
+    return tp__fail(&b->err, TP_ERR_INVALID, "field id %u is over the largest id %u", (unsigned)id,
+                    TP__FB_MAX_ID);
+  if (id < 64) /* only reached for a repeated id */
+    return tp__fail(&b->err, TP_ERR_INVALID, "field id %u added twice in one table", (unsigned)id);
   if ((id >= b->slot_cap || id >= b->vts_cap) && !tp__fb_slots(b, id)) return 0;
   k = (size_t)id - 64;
   if (k >= b->seen_len) {
-    if (tp__array_reserve((void **)&b->seen, &b->seen_cap, k + 1, sizeof *b->seen) != TP_OK) {
-      tp__error_set(&b->err, TP_ERR_NOMEM, "out of memory tracking field id %u", (unsigned)id);
-      return 0;
-    }
+    if (tp__array_reserve((void **)&b->seen, &b->seen_cap, k + 1, sizeof *b->seen) != TP_OK)
+      return tp__fail(&b->err, TP_ERR_NOMEM, "out of memory tracking field id %u", (unsigned)id);
     memset(b->seen + b->seen_len, 0, (b->seen_cap - b->seen_len) * sizeof *b->seen);
     b->seen_len = b->seen_cap;
   }
-  if (b->seen[k] == b->stamp) {
-    tp__error_set(&b->err, TP_ERR_INVALID, "field id %u added twice in one table", (unsigned)id);
-    return 0;
-  }
+  if (b->seen[k] == b->stamp)
+    return tp__fail(&b->err, TP_ERR_INVALID, "field id %u added twice in one table", (unsigned)id);
   b->seen[k] = b->stamp;
   return 1;
 }
@@ -6551,12 +6545,10 @@ static int tp__fb_visit(tp_fb_reader *r, size_t n, uint64_t pos) {
     TP__VISITS(n);
     return 1;
   }
-  if (r->err.status == TP_OK)
-    tp__error_set(&r->err, TP_ERR_FORMAT, "visit budget %llu exceeded at byte %llu (%llu-byte "
-                 "buffer; tables, vectors or strings are reached through many offsets)",
-                 (unsigned long long)r->max_visits, (unsigned long long)pos,
-                 (unsigned long long)r->size);
-  return 0;
+  return tp__fail(&r->err, TP_ERR_FORMAT, "visit budget %llu exceeded at byte %llu (%llu-byte "
+                  "buffer; tables, vectors or strings are reached through many offsets)",
+                  (unsigned long long)r->max_visits, (unsigned long long)pos,
+                  (unsigned long long)r->size);
 }
 
 /* The absent table of r (.pos 0), what a table read returns when there is none. */
@@ -6789,22 +6781,19 @@ static int tp__fb_check_vector(tp_fb_reader *r, uint32_t target, size_t elem_siz
                                uint32_t *count_out, const char *what) {
   uint32_t count;
   uint64_t bytes;
-  if (target % 4 != 0 || (uint64_t)target + 4 > r->size) {
-    tp__error_set(&r->err, TP_ERR_FORMAT, "%s at byte %lu: length word %s (buffer of %llu bytes)",
-                 what, (unsigned long)target, target % 4 ? "not 4-aligned" : "outside the buffer",
-                 (unsigned long long)r->size);
-    return 0;
-  }
+  if (target % 4 != 0 || (uint64_t)target + 4 > r->size)
+    return tp__fail(&r->err, TP_ERR_FORMAT, "%s at byte %lu: length word %s (buffer of %llu "
+                    "bytes)", what, (unsigned long)target,
+                    target % 4 ? "not 4-aligned" : "outside the buffer",
+                    (unsigned long long)r->size);
   count = tp__get_le32(r->buf + target);
   bytes = (uint64_t)count * elem_size; /* count < 2^32, elem_size <= 8: no overflow */
-  if (bytes > r->size - target - 4) {
-    tp__error_set(&r->err, TP_ERR_FORMAT,
-                 "%s at byte %lu: %lu elements of %u bytes run past the end of the %llu-byte "
-                 "buffer",
-                 what, (unsigned long)target, (unsigned long)count, (unsigned)elem_size,
-                 (unsigned long long)r->size);
-    return 0;
-  }
+  if (bytes > r->size - target - 4)
+    return tp__fail(&r->err, TP_ERR_FORMAT,
+                    "%s at byte %lu: %lu elements of %u bytes run past the end of the %llu-byte "
+                    "buffer",
+                    what, (unsigned long)target, (unsigned long)count, (unsigned)elem_size,
+                    (unsigned long long)r->size);
   *count_out = count;
   return 1;
 }
