@@ -140,11 +140,8 @@
    - A caller's tp_error *err argument (the _ex forms, tp_tensor_check, tp_atomic_write,
      ...) may be NULL, is reset on entry (it never keeps an old failure) and on failure holds
      the status and the sentence.
-   - Rules for view arguments: a dim outside -ndim..ndim-1 (negative dims count from the end,
-     as in Python), a perm that is not a permutation, chunks < 1, step < 1 or a negative
-     length is TP_ERR_INVALID; an index or range outside a valid dim is TP_ERR_BOUNDS
-     (select/narrow take Python-style negative indices; slice clamps like Python; a chunk
-     index past the last non-empty chunk is TP_ERR_INVALID). The _ex forms say which.
+   - View arguments (a dim, an index, a range) follow one rule, stated with the view ops
+     (section 3); the _ex forms say which argument failed.
 
    VERSION AND ABI
    TP_VERSION_MAJOR / MINOR / PATCH (this is 0.2.0) and tp_version_string() ("0.2.0"); the
@@ -2593,7 +2590,7 @@ static void tp__fmt_float(tp__fmt_out *o, double v, char conv, int prec, int alt
   char dig[1200], body[400];
   const char *pre;
   size_t len, b = 0;
-  int x, i, upper = conv == 'G' || conv == 'E', neg;
+  int x = 0, i, upper = conv == 'G' || conv == 'E', neg;
   uint64_t bits;
   memcpy(&bits, &v, sizeof bits);
   neg = (int)(bits >> 63);
@@ -2608,12 +2605,7 @@ static void tp__fmt_float(tp__fmt_out *o, double v, char conv, int prec, int alt
   if (prec > 300) prec = 300;
   {
     int sig = conv == 'g' || conv == 'G' ? prec : prec + 1; /* significant digits kept */
-    if (v == 0.0 || v == -0.0) {
-      len = 0;
-      x = 0;
-    } else {
-      len = tp__fmt_exact(neg ? -v : v, dig, &x);
-    }
+    len = v == 0.0 ? 0 : tp__fmt_exact(neg ? -v : v, dig, &x); /* (-0.0 == 0.0) */
     if (len > (size_t)sig) { /* round half to even on the exact digits */
       int up = dig[sig] > '5';
       if (dig[sig] == '5') {
@@ -2809,17 +2801,32 @@ TPDEF void tp__format(char *out, size_t cap, const char *fmt, ...) {
   va_end(ap);
 }
 
-TPDEF tp_status tp__error_set(tp_error *e, tp_status s, const char *fmt, ...) {
-  va_list ap;
+static tp_status tp__error_vset(tp_error *e, tp_status s, const char *fmt, va_list ap) {
   if (!e) return s;
   if (e->status != TP_OK) return e->status;
   if (s == TP_OK) return TP_OK;
   e->status = s;
-  if (!fmt) fmt = tp_status_str(s);
+  tp__vformat(e->msg, sizeof e->msg, fmt ? fmt : tp_status_str(s), ap);
+  return s;
+}
+
+TPDEF tp_status tp__error_set(tp_error *e, tp_status s, const char *fmt, ...) {
+  va_list ap;
   va_start(ap, fmt);
-  tp__vformat(e->msg, sizeof e->msg, fmt, ap);
+  s = tp__error_vset(e, s, fmt, ap);
   va_end(ap);
   return s;
+}
+
+/* tp__error_set for the checks that answer 1 (go on) or 0 (failed): records the failure in e
+   (the first one sticks) and returns 0. */
+static int tp__fail(tp_error *e, tp_status s, const char *fmt, ...) TP__PRINTF(3, 4);
+static int tp__fail(tp_error *e, tp_status s, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  tp__error_vset(e, s, fmt, ap);
+  va_end(ap);
+  return 0;
 }
 
 /* The error rule's reset: a caller's tp_error argument never keeps an old failure. */
@@ -2999,43 +3006,33 @@ TPDEF float tp_f16_to_f32(uint16_t h) { return tp__f32_from_bits(tp__f16_to_f32b
 // >>view --------------------------------------------------------------------------------------
 
 /* Full check of a view; on success *numel_out, and (for a non-empty view) the smallest and
-   largest element index it addresses. */
+   largest element index it addresses. err is NULL or holds no failure (every caller resets
+   it), so a failure returns its own status. */
 static tp_status tp__check(const tp_tensor *t, tp_error *err, int64_t *numel_out, int64_t *lo_out,
                            int64_t *hi_out) {
-  int64_t numel = 1, lo = 0, hi = 0, nb;
+  int64_t numel = 1, lo = 0, hi = 0, nb, endb;
   size_t es;
   int d, empty = 0;
-  if (!t) return tp__error_set(err, TP_ERR_INVALID, "view is NULL"), TP_ERR_INVALID;
-  if (t->ndim < 0 || t->ndim > TP_MAX_DIMS) {
-    if (t->ndim < 0) tp__error_set(err, TP_ERR_INVALID, "ndim %d is negative", t->ndim);
-    else tp__error_set(err, TP_ERR_INVALID, "ndim %d > TP_MAX_DIMS %d", t->ndim, TP_MAX_DIMS);
-    return TP_ERR_INVALID;
-  }
+  if (!t) return tp__error_set(err, TP_ERR_INVALID, "view is NULL");
+  if (t->ndim < 0) return tp__error_set(err, TP_ERR_INVALID, "ndim %d is negative", t->ndim);
+  if (t->ndim > TP_MAX_DIMS)
+    return tp__error_set(err, TP_ERR_INVALID, "ndim %d > TP_MAX_DIMS %d", t->ndim, TP_MAX_DIMS);
   es = tp_dtype_size(t->dtype);
-  if (es == 0) {
-    tp__error_set(err, TP_ERR_INVALID, "dtype %d is not a tp_dtype", (int)t->dtype);
-    return TP_ERR_INVALID;
-  }
-  if (!t->storage.data && t->storage.nbytes > 0) {
-    tp__error_set(err, TP_ERR_INVALID, "storage data is NULL but nbytes is %llu",
-                 (unsigned long long)t->storage.nbytes);
-    return TP_ERR_INVALID;
-  }
+  if (es == 0)
+    return tp__error_set(err, TP_ERR_INVALID, "dtype %d is not a tp_dtype", (int)t->dtype);
+  if (!t->storage.data && t->storage.nbytes > 0)
+    return tp__error_set(err, TP_ERR_INVALID, "storage data is NULL but nbytes is %llu",
+                         (unsigned long long)t->storage.nbytes);
   for (d = 0; d < t->ndim; d++) {
-    if (t->sizes[d] < 0) {
-      tp__error_set(err, TP_ERR_INVALID, "size of dim %d is %lld", d, (long long)t->sizes[d]);
-      return TP_ERR_INVALID;
-    }
+    if (t->sizes[d] < 0)
+      return tp__error_set(err, TP_ERR_INVALID, "size of dim %d is %lld", d,
+                           (long long)t->sizes[d]);
     if (t->sizes[d] == 0) empty = 1;
-    if (t->strides[d] == INT64_MIN) { /* no magnitude in int64: flip/abs would overflow */
-      tp__error_set(err, TP_ERR_OVERFLOW, "stride of dim %d is INT64_MIN", d);
-      return TP_ERR_OVERFLOW;
-    }
+    if (t->strides[d] == INT64_MIN) /* no magnitude in int64: flip/abs would overflow */
+      return tp__error_set(err, TP_ERR_OVERFLOW, "stride of dim %d is INT64_MIN", d);
   }
-  if (t->offset < 0) {
-    tp__error_set(err, TP_ERR_BOUNDS, "offset %lld is negative", (long long)t->offset);
-    return TP_ERR_BOUNDS;
-  }
+  if (t->offset < 0)
+    return tp__error_set(err, TP_ERR_BOUNDS, "offset %lld is negative", (long long)t->offset);
   if (empty) {
     *numel_out = 0;
     if (lo_out) *lo_out = 0;
@@ -3044,46 +3041,29 @@ static tp_status tp__check(const tp_tensor *t, tp_error *err, int64_t *numel_out
   }
   for (d = 0; d < t->ndim; d++) {
     int64_t ext;
-    if (tp__mul_i64(numel, t->sizes[d], &numel)) {
-      tp__error_set(err, TP_ERR_OVERFLOW, "element count overflows at dim %d (size %lld)", d,
-                   (long long)t->sizes[d]);
-      return TP_ERR_OVERFLOW;
-    }
+    if (tp__mul_i64(numel, t->sizes[d], &numel))
+      return tp__error_set(err, TP_ERR_OVERFLOW, "element count overflows at dim %d (size %lld)",
+                           d, (long long)t->sizes[d]);
     if (tp__mul_i64(t->sizes[d] - 1, t->strides[d], &ext) ||
-        tp__add_i64(ext > 0 ? hi : lo, ext, ext > 0 ? &hi : &lo)) {
-      tp__error_set(err, TP_ERR_OVERFLOW, "dim %d: size %lld x stride %lld overflows", d,
-                   (long long)t->sizes[d], (long long)t->strides[d]);
-      return TP_ERR_OVERFLOW;
-    }
+        tp__add_i64(ext > 0 ? hi : lo, ext, ext > 0 ? &hi : &lo))
+      return tp__error_set(err, TP_ERR_OVERFLOW, "dim %d: size %lld x stride %lld overflows", d,
+                           (long long)t->sizes[d], (long long)t->strides[d]);
   }
-  if (tp__mul_i64(numel, (int64_t)es, &nb) || (uint64_t)nb > (uint64_t)SIZE_MAX) {
-    tp__error_set(err, TP_ERR_OVERFLOW, "%lld elements of %u bytes overflow", (long long)numel,
-                 (unsigned)es);
-    return TP_ERR_OVERFLOW;
-  }
-  if (tp__add_i64(t->offset, lo, &lo) || tp__add_i64(t->offset, hi, &hi)) {
-    tp__error_set(err, TP_ERR_OVERFLOW, "offset %lld plus the view's extent overflows",
-                 (long long)t->offset);
-    return TP_ERR_OVERFLOW;
-  }
-  if (lo < 0) {
-    tp__error_set(err, TP_ERR_BOUNDS, "view reaches element %lld, before the storage's start",
-                 (long long)lo);
-    return TP_ERR_BOUNDS;
-  }
-  {
-    int64_t endb;
-    if (tp__add_i64(hi, 1, &endb) || tp__mul_i64(endb, (int64_t)es, &endb)) {
-      tp__error_set(err, TP_ERR_OVERFLOW, "view's last element %lld overflows as a byte offset",
-                   (long long)hi);
-      return TP_ERR_OVERFLOW;
-    }
-    if ((uint64_t)endb > (uint64_t)t->storage.nbytes) {
-      tp__error_set(err, TP_ERR_BOUNDS, "view reaches byte %llu of a %llu-byte storage",
-                   (unsigned long long)endb, (unsigned long long)t->storage.nbytes);
-      return TP_ERR_BOUNDS;
-    }
-  }
+  if (tp__mul_i64(numel, (int64_t)es, &nb) || (uint64_t)nb > (uint64_t)SIZE_MAX)
+    return tp__error_set(err, TP_ERR_OVERFLOW, "%lld elements of %u bytes overflow",
+                         (long long)numel, (unsigned)es);
+  if (tp__add_i64(t->offset, lo, &lo) || tp__add_i64(t->offset, hi, &hi))
+    return tp__error_set(err, TP_ERR_OVERFLOW, "offset %lld plus the view's extent overflows",
+                         (long long)t->offset);
+  if (lo < 0)
+    return tp__error_set(err, TP_ERR_BOUNDS, "view reaches element %lld, before the storage's "
+                         "start", (long long)lo);
+  if (tp__add_i64(hi, 1, &endb) || tp__mul_i64(endb, (int64_t)es, &endb))
+    return tp__error_set(err, TP_ERR_OVERFLOW, "view's last element %lld overflows as a byte "
+                         "offset", (long long)hi);
+  if ((uint64_t)endb > (uint64_t)t->storage.nbytes)
+    return tp__error_set(err, TP_ERR_BOUNDS, "view reaches byte %llu of a %llu-byte storage",
+                         (unsigned long long)endb, (unsigned long long)t->storage.nbytes);
   *numel_out = numel;
   if (lo_out) *lo_out = lo;
   if (hi_out) *hi_out = hi;
@@ -3094,6 +3074,15 @@ TPDEF tp_status tp_tensor_check(const tp_tensor *t, tp_error *err) {
   int64_t n;
   tp__error_reset(err);
   return tp__check(t, err, &n, NULL, NULL);
+}
+
+/* 1 when a dim other than `skip` (-1: none) has size 0: a view op's result is then empty, so
+   its offset arithmetic must not fail (tp__op_end resets the offset). */
+static int tp__empty_besides(const tp_tensor *t, int skip) {
+  int d;
+  for (d = 0; d < t->ndim; d++)
+    if (d != skip && t->sizes[d] == 0) return 1;
+  return 0;
 }
 
 static tp_status tp__view(tp_storage s, tp_dtype dt, int ndim, const int64_t *sizes,
@@ -3125,9 +3114,7 @@ static tp_status tp__view(tp_storage s, tp_dtype dt, int ndim, const int64_t *si
       r.strides[d] = acc;
       if (tp__mul_i64(acc, sizes[d] > 1 ? sizes[d] : 1, &acc)) {
         /* only an error if the view is not empty: an empty view may have any sizes */
-        int e, empty = 0;
-        for (e = 0; e < ndim; e++) empty |= sizes[e] == 0;
-        if (!empty)
+        if (!tp__empty_besides(&r, -1))
           return tp__error_set(err, TP_ERR_OVERFLOW,
                               "view: the row-major stride of dim %d overflows (size %lld)", d,
                               (long long)sizes[d]);
@@ -3195,14 +3182,6 @@ static int tp__dim_arg(const char *op, const char *name, const tp_tensor *t, int
     tp__error_set(err, TP_ERR_INVALID, "%s: %s %d is outside -%d..%d (a %d-d view)", op, name,
                  *dim, t->ndim, t->ndim - 1, t->ndim);
   return 1;
-}
-/* 1 when some dim other than `skip` has size 0: the result is empty whatever the op does to
-   `skip`, so its offset arithmetic must not fail (tp__op_end resets the offset). */
-static int tp__empty_besides(const tp_tensor *t, int skip) {
-  int d;
-  for (d = 0; d < t->ndim; d++)
-    if (d != skip && t->sizes[d] == 0) return 1;
-  return 0;
 }
 /* r->offset += index * stride of dim; an empty result never overflows. */
 static tp_status tp__move_offset(const char *op, const tp_tensor *t, int dim, int64_t index,
@@ -3499,25 +3478,31 @@ TPDEF size_t tp_nbytes(const tp_tensor *t) {
   return (size_t)b;
 }
 
-/* PyTorch's is_contiguous on raw arrays. */
-static int tp__contig(int ndim, const int64_t *sizes, const int64_t *strides) {
+/* 1 when, taking the n dims innermost first in `order` and skipping size-1 dims, each stride
+   is the product of the sizes before it: PyTorch's contiguity checks (is_contiguous for the
+   row-major order, channels_last for {1, 3, 2, 0}). */
+static int tp__strides_packed(const tp_tensor *t, const int *order, int n) {
   int64_t expected = 1;
-  int d, over = 0;
-  for (d = 0; d < ndim; d++)
-    if (sizes[d] == 0) return 1;
-  for (d = ndim - 1; d >= 0; d--) {
-    if (sizes[d] != 1) {
+  int i, over = 0;
+  for (i = 0; i < n; i++) {
+    int d = order[i];
+    if (t->sizes[d] != 1) {
       /* once the product leaves int64 (a hand-filled view), no later stride can match */
-      if (over || strides[d] != expected) return 0;
-      over = tp__mul_i64(expected, sizes[d], &expected);
+      if (over || t->strides[d] != expected) return 0;
+      over = tp__mul_i64(expected, t->sizes[d], &expected);
     }
   }
   return 1;
 }
 
 TPDEF int tp_is_contiguous(const tp_tensor *t) {
+  int order[TP_MAX_DIMS], d;
   if (!t || t->ndim < 0 || t->ndim > TP_MAX_DIMS) return 0;
-  return tp__contig(t->ndim, t->sizes, t->strides);
+  for (d = 0; d < t->ndim; d++) {
+    if (t->sizes[d] == 0) return 1;
+    order[d] = t->ndim - 1 - d;
+  }
+  return tp__strides_packed(t, order, t->ndim);
 }
 
 TPDEF int tp_is_dense(const tp_tensor *t) {
@@ -3554,17 +3539,7 @@ TPDEF int tp_is_dense(const tp_tensor *t) {
 /* PyTorch's channels_last contiguity (4-d only). */
 static int tp__channels_last(const tp_tensor *t) {
   static const int order[4] = {1, 3, 2, 0};
-  int64_t expected = 1;
-  int i, over = 0;
-  if (t->ndim != 4) return 0;
-  for (i = 0; i < 4; i++) {
-    int d = order[i];
-    if (t->sizes[d] != 1) {
-      if (over || t->strides[d] != expected) return 0;
-      over = tp__mul_i64(expected, t->sizes[d], &expected);
-    }
-  }
-  return 1;
+  return t->ndim == 4 && tp__strides_packed(t, order, 4);
 }
 
 /* compute_elementwise_output_logical_to_physical_perm for one tensor, |stride|. */
@@ -3657,6 +3632,15 @@ TPDEF tp_status tp_sink_zeros(tp_sink *sink, size_t n) {
   return TP_OK;
 }
 
+/* The sink that calls write with ctx: how every sink below is made. */
+static tp_sink tp__sink_make(tp_status (*write)(void *ctx, const void *data, size_t n),
+                             void *ctx) {
+  tp_sink s;
+  s.write = write;
+  s.ctx = ctx;
+  return s;
+}
+
 static tp_status tp__membuf_write(void *ctx, const void *data, size_t n) {
   tp_membuf *m = (tp_membuf *)ctx;
   void *p = m->data;
@@ -3670,11 +3654,8 @@ static tp_status tp__membuf_write(void *ctx, const void *data, size_t n) {
   return TP_OK;
 }
 TPDEF tp_sink tp_sink_membuf(tp_membuf *m) {
-  tp_sink s;
   TP_ASSERT(m);
-  s.write = tp__membuf_write;
-  s.ctx = m;
-  return s;
+  return tp__sink_make(tp__membuf_write, m);
 }
 TPDEF void tp_membuf_free(tp_membuf *m) {
   if (!m) return;
@@ -3689,11 +3670,8 @@ static tp_status tp__counter_write(void *ctx, const void *data, size_t n) {
   return tp__add_u64(*c, n, c) ? TP_ERR_OVERFLOW : TP_OK;
 }
 TPDEF tp_sink tp_sink_counter(uint64_t *count) {
-  tp_sink s;
   TP_ASSERT(count);
-  s.write = tp__counter_write;
-  s.ctx = count;
-  return s;
+  return tp__sink_make(tp__counter_write, count);
 }
 
 static tp_status tp__tally_write(void *ctx, const void *data, size_t n) {
@@ -3704,14 +3682,11 @@ static tp_status tp__tally_write(void *ctx, const void *data, size_t n) {
   return st;
 }
 TPDEF tp_sink tp__sink_tally(tp__tally *t, tp_sink *inner) {
-  tp_sink s;
   TP_ASSERT(t); /* a NULL inner sink makes every write TP_ERR_INVALID */
   t->inner = inner;
   t->n = 0;
   t->failed = TP_OK;
-  s.write = tp__tally_write;
-  s.ctx = t;
-  return s;
+  return tp__sink_make(tp__tally_write, t);
 }
 
 static tp_status tp__progress_write(void *ctx, const void *data, size_t n) {
@@ -3751,7 +3726,6 @@ static tp_status tp__progress_write(void *ctx, const void *data, size_t n) {
 
 TPDEF tp_sink tp_sink_progress(tp_progress *p, tp_sink *inner, uint64_t total, tp_progress_fn fn,
                                void *ctx) {
-  tp_sink s;
   TP_ASSERT(p && inner);
   memset(p, 0, sizeof *p);
   p->inner = inner;
@@ -3759,9 +3733,7 @@ TPDEF tp_sink tp_sink_progress(tp_progress *p, tp_sink *inner, uint64_t total, t
   p->ctx = ctx;
   p->total = total;
   p->step = total / 100 > 0 ? total / 100 : 1;
-  s.write = tp__progress_write;
-  s.ctx = p;
-  return s;
+  return tp__sink_make(tp__progress_write, p);
 }
 
 // >>writer ------------------------------------------------------------------------------------
@@ -3860,11 +3832,8 @@ static tp_status tp__file_write(void *ctx, const void *data, size_t n) {
   return fwrite(data, 1, n, (FILE *)ctx) == n ? TP_OK : TP_ERR_IO;
 }
 TPDEF tp_sink tp_sink_file(FILE *f) {
-  tp_sink s;
   TP_ASSERT(f);
-  s.write = tp__file_write;
-  s.ctx = f;
-  return s;
+  return tp__sink_make(tp__file_write, f);
 }
 
 /* The temp file, created exclusively (EEXIST when it is there): "wbx" where the C library
@@ -5369,7 +5338,6 @@ TPDEF tp_status tp_pack_int4(const tp_tensor *t, tp_buffer *out) {
 
 // >>quant -------------------------------------------------------------------------------------
 
-/* float bits, without aliasing */
 /* 1 for a finite value (not inf, not NaN). */
 static int tp__q_finite(float v) { return v - v == 0.0f; }
 
@@ -5480,7 +5448,7 @@ TPDEF tp_status tp_quantize_symmetric(const tp_tensor *w, int bits, int64_t grou
   if (!raw || !row || !vals || !scl) {
     st = tp__error_set(err, TP_ERR_NOMEM, "quantize: out of memory for a [%lld, %lld] weight",
                        (long long)out, (long long)in);
-    goto fail;
+    goto done;
   }
   for (r = 0; r < out; r++) {
     tp_tensor rv;
@@ -5489,7 +5457,7 @@ TPDEF tp_status tp_quantize_symmetric(const tp_tensor *w, int bits, int64_t grou
     if (st != TP_OK) {
       tp__error_set(err, st, "quantize: reading row %lld failed: %s", (long long)r,
                     tp_status_str(st));
-      goto fail;
+      goto done;
     }
     for (c = 0; c < in; c++) {
       float f;
@@ -5500,12 +5468,12 @@ TPDEF tp_status tp_quantize_symmetric(const tp_tensor *w, int bits, int64_t grou
         uint16_t h = tp__get_le16(raw + (size_t)c * 2u);
         f = w->dtype == TP_BF16 ? tp_bf16_to_f32(h) : tp_f16_to_f32(h);
       }
-      if (f != f || f - f != 0.0f) {
+      if (!tp__q_finite(f)) {
         st = tp__error_set(err, TP_ERR_INVALID,
                            "quantize: w[%lld][%lld] (element %lld) is %g: NaN and infinity "
                            "cannot be quantized",
                            (long long)r, (long long)c, (long long)(r * in + c), (double)f);
-        goto fail;
+        goto done;
       }
       row[c] = f;
     }
@@ -5529,7 +5497,7 @@ TPDEF tp_status tp_quantize_symmetric(const tp_tensor *w, int bits, int64_t grou
                              "quantize: row %lld: scale %g (max |w| %g / 127) overflows %s; "
                              "use f32 or bf16 scales", (long long)r, (double)s, (double)amax,
                              tp_dtype_name(scale_dtype));
-          goto fail;
+          goto done;
         }
       } else {
         float sq;
@@ -5545,7 +5513,7 @@ TPDEF tp_status tp_quantize_symmetric(const tp_tensor *w, int bits, int64_t grou
                              "inf/NaN values; use f32 or bf16 scales",
                              (long long)r, (long long)gi, (double)s, (double)amax, (double)sq,
                              tp_dtype_name(scale_dtype), (double)(1.0f / sq));
-          goto fail;
+          goto done;
         }
         s = sq;
       }
@@ -5557,16 +5525,15 @@ TPDEF tp_status tp_quantize_symmetric(const tp_tensor *w, int bits, int64_t grou
       }
     }
   }
-  TP_FREE(raw);
-  TP_FREE(row);
   values->data = vals;
   values->nbytes = (size_t)nvals;
   values->owned = vals;
   scales->data = scl;
   scales->nbytes = (size_t)nscales;
   scales->owned = scl;
-  return TP_OK;
-fail:
+  vals = scl = NULL; /* the caller's now */
+  st = TP_OK;
+done:
   TP_FREE(raw);
   TP_FREE(row);
   TP_FREE(vals);
@@ -5802,11 +5769,8 @@ static tp_status tp__sha256_write(void *ctx, const void *data, size_t n) {
   return TP_OK;
 }
 TPDEF tp_sink tp_sink_sha256(tp_sha256 *c) {
-  tp_sink s;
   TP_ASSERT(c);
-  s.write = tp__sha256_write;
-  s.ctx = c;
-  return s;
+  return tp__sink_make(tp__sha256_write, c);
 }
 
 // >>flatbuffers -------------------------------------------------------------------------------
@@ -5816,12 +5780,9 @@ TPDEF tp_sink tp_sink_sha256(tp_sha256 *c) {
    it. Children are built first, so every uoffset points to a higher address. Alignment is
    kept relative to the end; finish pads the front so that the total size is a multiple of the
    largest alignment used, which makes every alignment hold relative to the start as well.
-
-   A table's fields are written as they are added, each aligned to its size, the first one at
-   the highest address (as the official builder does; adding the largest first, as flatc's
-   generated Create<Table>() functions do, gives the most compact table and the same bytes).
-   tp_fb_end_table writes the soffset and the vtable: right before its table, or shared with
-   an identical one written earlier (found through a hash table). */
+   A table's fields are written as they are added (the declaration says in which order to add
+   them); tp_fb_end_table writes the soffset and the vtable: right before its table, or shared
+   with an identical one written earlier (found through a hash table). */
 
 #define TP__FB_MAX_SIZE 0x7FFFFFFFu /* FlatBuffers' 2 GiB - 1 buffer limit */
 #define TP__FB_MAX_ID 32764u        /* largest id whose vtable size still fits a u16 */
@@ -5856,7 +5817,7 @@ struct tp_fb_builder {
   tp_error err;
 };
 
-/* Little-endian stores for the hot paths: one plain store on a little-endian host, tp_store_le*
+/* Little-endian stores for the hot paths: one plain store on a little-endian host, tp__put_le*
    elsewhere. The one endianness switch is TP__BIG_ENDIAN (compile time, top of the
    implementation), so tests/test_bigendian_sim.c runs the shift paths here too. */
 #if defined(__GNUC__) || defined(__clang__)
@@ -5897,9 +5858,7 @@ TPDEF tp_status tp_fb_builder_create(tp_fb_builder **out) {
   b->minalign = 1;
   b->max_size = TP__FB_MAX_SIZE;
   if (!tp__fb_slots(b, 63)) { /* ids 0..63 never need a capacity check */
-    TP_FREE(b->vts);
-    TP_FREE(b->slot);
-    TP_FREE(b);
+    tp_fb_builder_destroy(b);
     return TP_ERR_NOMEM;
   }
   *out = b;
@@ -5960,10 +5919,9 @@ TPDEF size_t tp_fb_size(const tp_fb_builder *b) {
 /* 1 when the builder may go on; records misuse after finish. */
 static int tp__fb_ok(tp_fb_builder *b, const char *what) {
   if (b->err.status != TP_OK) return 0;
-  if (b->finished) {
-    tp__error_set(&b->err, TP_ERR_INVALID, "%s after tp_fb_finish (reset the builder first)", what);
-    return 0;
-  }
+  if (b->finished)
+    return tp__fail(&b->err, TP_ERR_INVALID, "%s after tp_fb_finish (reset the builder first)",
+                    what);
   return 1;
 }
 
@@ -5971,11 +5929,9 @@ static int tp__fb_ok(tp_fb_builder *b, const char *what) {
    fields are being written at the front of the buffer. */
 static int tp__fb_ok_outside(tp_fb_builder *b, const char *what) {
   if (!tp__fb_ok(b, what)) return 0;
-  if (b->in_table) {
-    tp__error_set(&b->err, TP_ERR_INVALID,
-                 "%s inside an open table (build children before tp_fb_start_table)", what);
-    return 0;
-  }
+  if (b->in_table)
+    return tp__fail(&b->err, TP_ERR_INVALID,
+                    "%s inside an open table (build children before tp_fb_start_table)", what);
   return 1;
 }
 
@@ -5989,12 +5945,10 @@ TP__FB_INLINE int tp__fb_room(tp_fb_builder *b, uint64_t n) {
 static int tp__fb_grow(tp_fb_builder *b, uint64_t n) {
   size_t newcap, have;
   unsigned char *nb;
-  if (b->size > b->max_size || n > (uint64_t)(b->max_size - b->size)) {
-    tp__error_set(&b->err, TP_ERR_OVERFLOW,
-                 "buffer would grow from %lu by %llu bytes, over the FlatBuffers limit of %lu",
-                 (unsigned long)b->size, (unsigned long long)n, (unsigned long)b->max_size);
-    return 0;
-  }
+  if (b->size > b->max_size || n > (uint64_t)(b->max_size - b->size))
+    return tp__fail(&b->err, TP_ERR_OVERFLOW,
+                    "buffer would grow from %lu by %llu bytes, over the FlatBuffers limit of %lu",
+                    (unsigned long)b->size, (unsigned long long)n, (unsigned long)b->max_size);
   have = b->cap - b->size;
   if ((size_t)n <= have) return 1;
   newcap = b->cap < 1024 ? 1024 : b->cap;
@@ -6006,11 +5960,9 @@ static int tp__fb_grow(tp_fb_builder *b, uint64_t n) {
     newcap *= 2;
   }
   nb = (unsigned char *)TP_REALLOC(b->buf, newcap);
-  if (!nb) {
-    tp__error_set(&b->err, TP_ERR_NOMEM, "out of memory growing the buffer to %llu bytes",
-                 (unsigned long long)newcap);
-    return 0;
-  }
+  if (!nb)
+    return tp__fail(&b->err, TP_ERR_NOMEM, "out of memory growing the buffer to %llu bytes",
+                    (unsigned long long)newcap);
   if (b->size) memmove(nb + newcap - b->size, nb + b->cap - b->size, b->size);
   b->buf = nb;
   b->cap = newcap;
@@ -6042,12 +5994,10 @@ static void tp__fb_put32(tp_fb_builder *b, uint32_t v) {
 
 /* Checks that ref names something already built. */
 static int tp__fb_check_ref(tp_fb_builder *b, tp_fb_ref ref, const char *what) {
-  if (ref == 0 || ref > b->size) {
-    tp__error_set(&b->err, TP_ERR_INVALID,
-                 "%s: ref %lu does not name an object (%lu bytes built so far)", what,
-                 (unsigned long)ref, (unsigned long)b->size);
-    return 0;
-  }
+  if (ref == 0 || ref > b->size)
+    return tp__fail(&b->err, TP_ERR_INVALID,
+                    "%s: ref %lu does not name an object (%lu bytes built so far)", what,
+                    (unsigned long)ref, (unsigned long)b->size);
   return 1;
 }
 
@@ -6186,10 +6136,10 @@ TPDEF tp_fb_ref tp_fb_create_vector_refs(tp_fb_builder *b, const tp_fb_ref *refs
 
 /* tp_fb_start_table and the public adds are inlined into callers in the implementation's
    translation unit (the generated code of the official builder inlines its adds too): a call
-   per field would be the builder's largest cost. They stay ordinary external functions for every other caller. GCC
-   warns that an always_inline function without `inline` "might not be inlinable" (it is, where
-   the body is seen); `inline` itself would change the linkage in C++, so the warning is off
-   here. */
+   per field would be the builder's largest cost. They stay ordinary external functions for
+   every other caller. GCC warns that an always_inline function without `inline` "might not be
+   inlinable" (it is, where the body is seen); `inline` itself would change the linkage in C++,
+   so the warning is off here. */
 #if defined(__GNUC__) || defined(__clang__)
 #define TP__FB_HOT __attribute__((always_inline))
 #if defined(__GNUC__) && !defined(__clang__)
@@ -6225,10 +6175,8 @@ static int tp__fb_slots(tp_fb_builder *b, uint16_t id) {
   size_t old = b->slot_cap, want = (size_t)id + 1;
   if (want < 64) want = 64;
   if (tp__array_reserve((void **)&b->vts, &b->vts_cap, want, sizeof *b->vts) != TP_OK ||
-      tp__array_reserve((void **)&b->slot, &b->slot_cap, want, sizeof *b->slot) != TP_OK) {
-    tp__error_set(&b->err, TP_ERR_NOMEM, "out of memory adding field id %u", (unsigned)id);
-    return 0;
-  }
+      tp__array_reserve((void **)&b->slot, &b->slot_cap, want, sizeof *b->slot) != TP_OK)
+    return tp__fail(&b->err, TP_ERR_NOMEM, "out of memory adding field id %u", (unsigned)id);
   memset(b->slot + old, 0, (b->slot_cap - old) * sizeof *b->slot);
   return 1;
 }
@@ -6238,39 +6186,27 @@ static int tp__fb_slots(tp_fb_builder *b, uint16_t id) {
 static int tp__fb_add_slow(tp_fb_builder *b, uint16_t id) {
   size_t k;
   if (!tp__fb_ok(b, "adding a field")) return 0;
-  if (!b->in_table) {
-    tp__error_set(&b->err, TP_ERR_INVALID, "field id %u added outside a table", (unsigned)id);
-    return 0;
-  }
-  if (id > TP__FB_MAX_ID) {
-    tp__error_set(&b->err, TP_ERR_INVALID, "field id %u is over the largest id %u", (unsigned)id,
-                 TP__FB_MAX_ID);
-    return 0;
-  }
-  if (id < 64) { /* only reached for a repeated id */
-    tp__error_set(&b->err, TP_ERR_INVALID, "field id %u added twice in one table", (unsigned)id);
-    return 0;
-  }
+  if (!b->in_table)
+    return tp__fail(&b->err, TP_ERR_INVALID, "field id %u added outside a table", (unsigned)id);
+  if (id > TP__FB_MAX_ID)
+    return tp__fail(&b->err, TP_ERR_INVALID, "field id %u is over the largest id %u", (unsigned)id,
+                    TP__FB_MAX_ID);
+  if (id < 64) /* only reached for a repeated id */
+    return tp__fail(&b->err, TP_ERR_INVALID, "field id %u added twice in one table", (unsigned)id);
   if ((id >= b->slot_cap || id >= b->vts_cap) && !tp__fb_slots(b, id)) return 0;
   k = (size_t)id - 64;
   if (k >= b->seen_len) {
-    if (tp__array_reserve((void **)&b->seen, &b->seen_cap, k + 1, sizeof *b->seen) != TP_OK) {
-      tp__error_set(&b->err, TP_ERR_NOMEM, "out of memory tracking field id %u", (unsigned)id);
-      return 0;
-    }
+    if (tp__array_reserve((void **)&b->seen, &b->seen_cap, k + 1, sizeof *b->seen) != TP_OK)
+      return tp__fail(&b->err, TP_ERR_NOMEM, "out of memory tracking field id %u", (unsigned)id);
     memset(b->seen + b->seen_len, 0, (b->seen_cap - b->seen_len) * sizeof *b->seen);
     b->seen_len = b->seen_cap;
   }
-  if (b->seen[k] == b->stamp) {
-    tp__error_set(&b->err, TP_ERR_INVALID, "field id %u added twice in one table", (unsigned)id);
-    return 0;
-  }
+  if (b->seen[k] == b->stamp)
+    return tp__fail(&b->err, TP_ERR_INVALID, "field id %u added twice in one table", (unsigned)id);
   b->seen[k] = b->stamp;
   return 1;
 }
 
-/* Writes a field into the open table when it differs from its default (or defaults are
-   forced): aligned to its size (1, 2, 4, 8), a ref as the distance to its target. */
 /* Stores a field at the front: aligned to its size (1, 2, 4, 8), a ref as the distance to its
    target; the room was made. */
 TP__FB_INLINE void tp__fb_store(tp_fb_builder *b, uint16_t id, uint64_t bits, uint32_t size,
@@ -6314,7 +6250,9 @@ static void tp__fb_add_general(tp_fb_builder *b, uint16_t id, uint64_t bits, uin
 TP__FB_INLINE void tp__fb_add(tp_fb_builder *b, uint16_t id, uint64_t bits, uint32_t size,
                               int is_ref, int is_default) {
   uint64_t bit = (uint64_t)1 << (id & 63u);
-  uint32_t pad = tp__fb_padding(b->size, size);
+  uint32_t pad;
+  TP_ASSERT(b); /* (for the typed adds below, which go straight here) */
+  pad = tp__fb_padding(b->size, size);
   /* in_table implies not finished: finish refuses an open table, start refuses after finish */
   if (b->err.status != TP_OK || !b->in_table || id >= 64 || (b->seen_lo & bit) ||
       pad + size > b->limit - b->size) {
@@ -6327,49 +6265,37 @@ TP__FB_INLINE void tp__fb_add(tp_fb_builder *b, uint16_t id, uint64_t bits, uint
 }
 
 TPDEF TP__FB_HOT void tp_fb_add_u8(tp_fb_builder *b, uint16_t id, uint8_t v, uint8_t dflt) {
-  TP_ASSERT(b);
   tp__fb_add(b, id, v, 1, 0, v == dflt);
 }
 TPDEF TP__FB_HOT void tp_fb_add_i8(tp_fb_builder *b, uint16_t id, int8_t v, int8_t dflt) {
-  TP_ASSERT(b);
   tp__fb_add(b, id, (uint8_t)v, 1, 0, v == dflt);
 }
 TPDEF TP__FB_HOT void tp_fb_add_u16(tp_fb_builder *b, uint16_t id, uint16_t v, uint16_t dflt) {
-  TP_ASSERT(b);
   tp__fb_add(b, id, v, 2, 0, v == dflt);
 }
 TPDEF TP__FB_HOT void tp_fb_add_i16(tp_fb_builder *b, uint16_t id, int16_t v, int16_t dflt) {
-  TP_ASSERT(b);
   tp__fb_add(b, id, (uint16_t)v, 2, 0, v == dflt);
 }
 TPDEF TP__FB_HOT void tp_fb_add_u32(tp_fb_builder *b, uint16_t id, uint32_t v, uint32_t dflt) {
-  TP_ASSERT(b);
   tp__fb_add(b, id, v, 4, 0, v == dflt);
 }
 TPDEF TP__FB_HOT void tp_fb_add_i32(tp_fb_builder *b, uint16_t id, int32_t v, int32_t dflt) {
-  TP_ASSERT(b);
   tp__fb_add(b, id, (uint32_t)v, 4, 0, v == dflt);
 }
 TPDEF TP__FB_HOT void tp_fb_add_u64(tp_fb_builder *b, uint16_t id, uint64_t v, uint64_t dflt) {
-  TP_ASSERT(b);
   tp__fb_add(b, id, v, 8, 0, v == dflt);
 }
 TPDEF TP__FB_HOT void tp_fb_add_i64(tp_fb_builder *b, uint16_t id, int64_t v, int64_t dflt) {
-  TP_ASSERT(b);
   tp__fb_add(b, id, (uint64_t)v, 8, 0, v == dflt);
 }
 /* Floats: default comparison is on the bits, so -0.0 is written against a default of 0.0 and
    a NaN against a NaN default only when the bits differ. */
 TPDEF TP__FB_HOT void tp_fb_add_f32(tp_fb_builder *b, uint16_t id, float v, float dflt) {
-  uint32_t vb, db;
-  TP_ASSERT(b);
-  memcpy(&vb, &v, 4);
-  memcpy(&db, &dflt, 4);
-  tp__fb_add(b, id, vb, 4, 0, vb == db);
+  uint32_t vb = tp__f32_bits(v);
+  tp__fb_add(b, id, vb, 4, 0, vb == tp__f32_bits(dflt));
 }
 TPDEF TP__FB_HOT void tp_fb_add_f64(tp_fb_builder *b, uint16_t id, double v, double dflt) {
   uint64_t vb, db;
-  TP_ASSERT(b);
   memcpy(&vb, &v, 8);
   memcpy(&db, &dflt, 8);
   tp__fb_add(b, id, vb, 8, 0, vb == db);
@@ -6588,14 +6514,9 @@ TPDEF const unsigned char *tp_fb_data(const tp_fb_builder *b, size_t *size) {
 }
 
 // >>fbreader ----------------------------------------------------------------------------------
-/* Every position is checked against the buffer before it is read; positions fit in 32 bits
-   because a buffer over 2 GiB - 1 is refused by init. The rules are the official verifier's
-   (uoffsets non-zero, below 2^31 and landing inside the buffer; tables 4-aligned with an
-   even-sized vtable in range; scalars aligned to their size relative to the buffer start;
-   strings NUL-terminated inside the buffer; vectors' counts 4-aligned and their bytes in
-   range), plus rules of our own: a union's tag and value must agree, the elements of a
-   non-empty vector are aligned to their size (the official verifier checks only the count
-   word), and an element index must be below the count. */
+/* The rules are the declaration's (section 7, reader). Every position is checked against the
+   buffer before it is read; positions fit in 32 bits because init refuses a buffer over
+   2 GiB - 1. */
 
 static int tp__fb_rfail(tp_fb_reader *r) { return r->err.status != TP_OK; }
 
@@ -6624,25 +6545,32 @@ static int tp__fb_visit(tp_fb_reader *r, size_t n, uint64_t pos) {
     TP__VISITS(n);
     return 1;
   }
-  if (r->err.status == TP_OK)
-    tp__error_set(&r->err, TP_ERR_FORMAT, "visit budget %llu exceeded at byte %llu (%llu-byte "
-                 "buffer; tables, vectors or strings are reached through many offsets)",
-                 (unsigned long long)r->max_visits, (unsigned long long)pos,
-                 (unsigned long long)r->size);
-  return 0;
+  return tp__fail(&r->err, TP_ERR_FORMAT, "visit budget %llu exceeded at byte %llu (%llu-byte "
+                  "buffer; tables, vectors or strings are reached through many offsets)",
+                  (unsigned long long)r->max_visits, (unsigned long long)pos,
+                  (unsigned long long)r->size);
 }
 
-/* Opens the table at pos (reached at depth); returns an absent table on error. */
-static tp_fb_table tp__fb_open_table(tp_fb_reader *r, uint64_t pos, unsigned depth) {
+/* The absent table of r (.pos 0), what a table read returns when there is none. */
+static tp_fb_table tp__fb_no_table(tp_fb_reader *r) {
   tp_fb_table t;
-  unsigned max_depth = r->max_depth ? r->max_depth : 64u;
-  size_t max_tables = r->max_tables ? r->max_tables : tp__fb_default_tables(r->size);
+  memset(&t, 0, sizeof t);
+  t.r = r;
+  return t;
+}
+
+/* Opens the table at pos (reached at depth); returns an absent table for pos 0 (absent or
+   already failed) and on error. */
+static tp_fb_table tp__fb_open_table(tp_fb_reader *r, uint64_t pos, unsigned depth) {
+  tp_fb_table t = tp__fb_no_table(r);
+  unsigned max_depth;
+  size_t max_tables;
   int64_t vt;
   int32_t soff;
   uint16_t vsize;
-  memset(&t, 0, sizeof t);
-  t.r = r;
-  if (tp__fb_rfail(r)) return t;
+  if (!pos || tp__fb_rfail(r)) return t;
+  max_depth = r->max_depth ? r->max_depth : 64u;
+  max_tables = r->max_tables ? r->max_tables : tp__fb_default_tables(r->size);
   if (depth > max_depth) {
     tp__error_set(&r->err, TP_ERR_FORMAT, "table at byte %llu is nested %u deep, over the limit %u",
                  (unsigned long long)pos, depth, max_depth);
@@ -6707,8 +6635,7 @@ TPDEF tp_status tp_fb_reader_init_ex(tp_fb_reader *r, const void *buf, size_t si
   r->max_depth = max_depth;
   r->max_tables = max_tables;
   r->max_visits = tp__fb_default_visits(size);
-  if (root) memset(root, 0, sizeof *root);
-  if (root) root->r = r;
+  if (root) *root = tp__fb_no_table(r);
   if (!buf && size) {
     return tp__error_set(&r->err, TP_ERR_INVALID, "NULL buffer of %llu bytes",
                         (unsigned long long)size);
@@ -6748,15 +6675,18 @@ TPDEF tp_status tp_fb_reader_init_ex(tp_fb_reader *r, const void *buf, size_t si
 }
 
 /* Position of field id of t, checked for n bytes aligned to n; 0 when absent or on error. */
+/* Field id's vtable entry (its offset in the table); 0 when absent, or when the table is absent
+   or the reader has failed. */
+static uint16_t tp__fb_field_off(const tp_fb_table *t, uint16_t id) {
+  uint32_t voff = 4u + 2u * (uint32_t)id;
+  if (!t->r || !t->pos || tp__fb_rfail(t->r) || voff + 2u > t->vtable_size) return 0;
+  return tp__get_le16(t->r->buf + t->vtable + voff);
+}
+
 static uint32_t tp__fb_field_pos(const tp_fb_table *t, uint16_t id, unsigned n) {
   tp_fb_reader *r = t->r;
-  uint32_t voff;
   uint64_t pos;
-  uint16_t fo;
-  if (!r || !t->pos || tp__fb_rfail(r)) return 0;
-  voff = 4u + 2u * (uint32_t)id;
-  if (voff + 2u > t->vtable_size) return 0;
-  fo = tp__get_le16(r->buf + t->vtable + voff);
+  uint16_t fo = tp__fb_field_off(t, id);
   if (!fo) return 0;
   pos = (uint64_t)t->pos + fo;
   if (pos % n != 0 || pos + n > r->size) {
@@ -6771,89 +6701,71 @@ static uint32_t tp__fb_field_pos(const tp_fb_table *t, uint16_t id, unsigned n) 
 }
 
 TPDEF int tp_fb_present(const tp_fb_table *t, uint16_t id) {
-  uint32_t voff;
   TP_ASSERT(t);
-  if (!t->r || !t->pos || tp__fb_rfail(t->r)) return 0;
-  voff = 4u + 2u * (uint32_t)id;
-  if (voff + 2u > t->vtable_size) return 0;
-  return tp__get_le16(t->r->buf + t->vtable + voff) != 0;
+  return tp__fb_field_off(t, id) != 0;
+}
+
+/* The n-byte (1, 2, 4 or 8) little-endian unsigned at p. */
+static uint64_t tp__fb_le(const unsigned char *p, unsigned n) {
+  return n == 1 ? p[0] : n == 2 ? tp__get_le16(p) : n == 4 ? tp__get_le32(p) : tp__get_le64(p);
+}
+
+/* Field id of t read as an n-byte unsigned; dflt when absent or on error. The typed readers
+   below cast it back (signed types and floats keep their bits). */
+static uint64_t tp__fb_scalar(const tp_fb_table *t, uint16_t id, unsigned n, uint64_t dflt) {
+  uint32_t p;
+  TP_ASSERT(t);
+  p = tp__fb_field_pos(t, id, n);
+  return p ? tp__fb_le(t->r->buf + p, n) : dflt;
 }
 
 TPDEF uint8_t tp_fb_u8(const tp_fb_table *t, uint16_t id, uint8_t dflt) {
-  uint32_t p;
-  TP_ASSERT(t);
-  p = tp__fb_field_pos(t, id, 1);
-  return p ? t->r->buf[p] : dflt;
+  return (uint8_t)tp__fb_scalar(t, id, 1, dflt);
 }
 TPDEF int8_t tp_fb_i8(const tp_fb_table *t, uint16_t id, int8_t dflt) {
-  uint32_t p;
-  TP_ASSERT(t);
-  p = tp__fb_field_pos(t, id, 1);
-  return p ? (int8_t)t->r->buf[p] : dflt;
+  return (int8_t)tp__fb_scalar(t, id, 1, (uint8_t)dflt);
 }
 TPDEF uint16_t tp_fb_u16(const tp_fb_table *t, uint16_t id, uint16_t dflt) {
-  uint32_t p;
-  TP_ASSERT(t);
-  p = tp__fb_field_pos(t, id, 2);
-  return p ? tp__get_le16(t->r->buf + p) : dflt;
+  return (uint16_t)tp__fb_scalar(t, id, 2, dflt);
 }
 TPDEF int16_t tp_fb_i16(const tp_fb_table *t, uint16_t id, int16_t dflt) {
-  uint32_t p;
-  TP_ASSERT(t);
-  p = tp__fb_field_pos(t, id, 2);
-  return p ? (int16_t)tp__get_le16(t->r->buf + p) : dflt;
+  return (int16_t)tp__fb_scalar(t, id, 2, (uint16_t)dflt);
 }
 TPDEF uint32_t tp_fb_u32(const tp_fb_table *t, uint16_t id, uint32_t dflt) {
-  uint32_t p;
-  TP_ASSERT(t);
-  p = tp__fb_field_pos(t, id, 4);
-  return p ? tp__get_le32(t->r->buf + p) : dflt;
+  return (uint32_t)tp__fb_scalar(t, id, 4, dflt);
 }
 TPDEF int32_t tp_fb_i32(const tp_fb_table *t, uint16_t id, int32_t dflt) {
-  uint32_t p;
-  TP_ASSERT(t);
-  p = tp__fb_field_pos(t, id, 4);
-  return p ? (int32_t)tp__get_le32(t->r->buf + p) : dflt;
+  return (int32_t)tp__fb_scalar(t, id, 4, (uint32_t)dflt);
 }
 TPDEF uint64_t tp_fb_u64(const tp_fb_table *t, uint16_t id, uint64_t dflt) {
-  uint32_t p;
-  TP_ASSERT(t);
-  p = tp__fb_field_pos(t, id, 8);
-  return p ? tp__get_le64(t->r->buf + p) : dflt;
+  return tp__fb_scalar(t, id, 8, dflt);
 }
 TPDEF int64_t tp_fb_i64(const tp_fb_table *t, uint16_t id, int64_t dflt) {
-  uint32_t p;
-  TP_ASSERT(t);
-  p = tp__fb_field_pos(t, id, 8);
-  return p ? (int64_t)tp__get_le64(t->r->buf + p) : dflt;
+  return (int64_t)tp__fb_scalar(t, id, 8, (uint64_t)dflt);
 }
-TPDEF float tp_fb_bits_f32(uint32_t bits) {
-  float f;
-  memcpy(&f, &bits, 4);
-  return f;
-}
+TPDEF float tp_fb_bits_f32(uint32_t bits) { return tp__f32_from_bits(bits); }
 TPDEF double tp_fb_bits_f64(uint64_t bits) {
   double d;
   memcpy(&d, &bits, 8);
   return d;
 }
 TPDEF float tp_fb_f32(const tp_fb_table *t, uint16_t id, float dflt) {
-  uint32_t p;
-  TP_ASSERT(t);
-  p = tp__fb_field_pos(t, id, 4);
-  return p ? tp_fb_bits_f32(tp__get_le32(t->r->buf + p)) : dflt;
+  return tp_fb_bits_f32((uint32_t)tp__fb_scalar(t, id, 4, tp__f32_bits(dflt)));
 }
 TPDEF double tp_fb_f64(const tp_fb_table *t, uint16_t id, double dflt) {
-  uint32_t p;
-  TP_ASSERT(t);
-  p = tp__fb_field_pos(t, id, 8);
-  return p ? tp_fb_bits_f64(tp__get_le64(t->r->buf + p)) : dflt;
+  uint64_t bits;
+  memcpy(&bits, &dflt, 8);
+  return tp_fb_bits_f64(tp__fb_scalar(t, id, 8, bits));
 }
 
-/* Follows the uoffset stored at pos (already checked readable and 4-aligned); 0 on error. */
+/* Follows the uoffset stored at pos (already checked readable and 4-aligned); 0 on error, and
+   0 for pos 0 (a field or element that is absent or already failed). */
 static uint32_t tp__fb_follow(tp_fb_reader *r, uint32_t pos, const char *what) {
-  uint32_t off = tp__get_le32(r->buf + pos);
-  uint64_t target = (uint64_t)pos + off;
+  uint32_t off;
+  uint64_t target;
+  if (!pos) return 0;
+  off = tp__get_le32(r->buf + pos);
+  target = (uint64_t)pos + off;
   if (off == 0 || off >= 0x80000000u || target >= r->size) {
     tp__error_set(&r->err, TP_ERR_FORMAT,
                  "%s: offset %lu at byte %lu leads %s (buffer of %llu bytes)", what,
@@ -6869,29 +6781,28 @@ static int tp__fb_check_vector(tp_fb_reader *r, uint32_t target, size_t elem_siz
                                uint32_t *count_out, const char *what) {
   uint32_t count;
   uint64_t bytes;
-  if (target % 4 != 0 || (uint64_t)target + 4 > r->size) {
-    tp__error_set(&r->err, TP_ERR_FORMAT, "%s at byte %lu: length word %s (buffer of %llu bytes)",
-                 what, (unsigned long)target, target % 4 ? "not 4-aligned" : "outside the buffer",
-                 (unsigned long long)r->size);
-    return 0;
-  }
+  if (target % 4 != 0 || (uint64_t)target + 4 > r->size)
+    return tp__fail(&r->err, TP_ERR_FORMAT, "%s at byte %lu: length word %s (buffer of %llu "
+                    "bytes)", what, (unsigned long)target,
+                    target % 4 ? "not 4-aligned" : "outside the buffer",
+                    (unsigned long long)r->size);
   count = tp__get_le32(r->buf + target);
   bytes = (uint64_t)count * elem_size; /* count < 2^32, elem_size <= 8: no overflow */
-  if (bytes > r->size - target - 4) {
-    tp__error_set(&r->err, TP_ERR_FORMAT,
-                 "%s at byte %lu: %lu elements of %u bytes run past the end of the %llu-byte "
-                 "buffer",
-                 what, (unsigned long)target, (unsigned long)count, (unsigned)elem_size,
-                 (unsigned long long)r->size);
-    return 0;
-  }
+  if (bytes > r->size - target - 4)
+    return tp__fail(&r->err, TP_ERR_FORMAT,
+                    "%s at byte %lu: %lu elements of %u bytes run past the end of the %llu-byte "
+                    "buffer",
+                    what, (unsigned long)target, (unsigned long)count, (unsigned)elem_size,
+                    (unsigned long long)r->size);
   *count_out = count;
   return 1;
 }
 
-/* A string at target: in range and NUL-terminated. */
+/* A string at target: in range and NUL-terminated; NULL for target 0 (absent or already
+   failed). */
 static const char *tp__fb_string_at(tp_fb_reader *r, uint32_t target, size_t *len_out) {
   uint32_t len;
+  if (!target) return NULL;
   if (!tp__fb_check_vector(r, target, 1, &len, "string")) return NULL;
   if ((uint64_t)target + 4 + len >= r->size || r->buf[target + 4 + len] != 0) {
     tp__error_set(&r->err, TP_ERR_FORMAT, "string at byte %lu (%lu bytes) is not NUL-terminated",
@@ -6904,16 +6815,9 @@ static const char *tp__fb_string_at(tp_fb_reader *r, uint32_t target, size_t *le
 }
 
 TPDEF tp_fb_table tp_fb_table_field(const tp_fb_table *t, uint16_t id) {
-  tp_fb_table none;
-  uint32_t p, target;
   TP_ASSERT(t);
-  memset(&none, 0, sizeof none);
-  none.r = t->r;
-  p = tp__fb_field_pos(t, id, 4);
-  if (!p) return none;
-  target = tp__fb_follow(t->r, p, "table field");
-  if (!target) return none;
-  return tp__fb_open_table(t->r, target, (unsigned)t->depth + 1u);
+  return tp__fb_open_table(t->r, tp__fb_follow(t->r, tp__fb_field_pos(t, id, 4), "table field"),
+                           (unsigned)t->depth + 1u);
 }
 
 TPDEF tp_fb_table tp_fb_union_field(const tp_fb_table *t, uint16_t id, uint8_t *type_out) {
@@ -6921,8 +6825,7 @@ TPDEF tp_fb_table tp_fb_union_field(const tp_fb_table *t, uint16_t id, uint8_t *
   uint8_t tag;
   int has_value;
   TP_ASSERT(t);
-  memset(&none, 0, sizeof none);
-  none.r = t->r;
+  none = tp__fb_no_table(t->r);
   if (type_out) *type_out = 0;
   if (id == 0) {
     if (t->r) tp__error_set(&t->r->err, TP_ERR_INVALID, "union at field id 0 (its tag needs id - 1)");
@@ -6945,19 +6848,15 @@ TPDEF tp_fb_table tp_fb_union_field(const tp_fb_table *t, uint16_t id, uint8_t *
 }
 
 TPDEF const char *tp_fb_string(const tp_fb_table *t, uint16_t id, size_t *len_out) {
-  uint32_t p, target;
   TP_ASSERT(t);
   if (len_out) *len_out = 0;
-  p = tp__fb_field_pos(t, id, 4);
-  if (!p) return NULL;
-  target = tp__fb_follow(t->r, p, "string field");
-  if (!target) return NULL;
-  return tp__fb_string_at(t->r, target, len_out);
+  return tp__fb_string_at(t->r, tp__fb_follow(t->r, tp__fb_field_pos(t, id, 4), "string field"),
+                          len_out);
 }
 
 TPDEF tp_fb_vector tp_fb_vector_field(const tp_fb_table *t, uint16_t id, size_t elem_size) {
   tp_fb_vector v;
-  uint32_t p, target, count;
+  uint32_t target, count;
   TP_ASSERT(t);
   memset(&v, 0, sizeof v);
   v.r = t->r;
@@ -6969,9 +6868,7 @@ TPDEF tp_fb_vector tp_fb_vector_field(const tp_fb_table *t, uint16_t id, size_t 
     return v;
   }
   v.elem_size = (uint16_t)elem_size;
-  p = tp__fb_field_pos(t, id, 4);
-  if (!p) return v;
-  target = tp__fb_follow(t->r, p, "vector field");
+  target = tp__fb_follow(t->r, tp__fb_field_pos(t, id, 4), "vector field");
   if (!target) return v;
   if (!tp__fb_check_vector(t->r, target, elem_size, &count, "vector")) return v;
   if (count && (target + 4u) % elem_size != 0) {
@@ -7003,41 +6900,23 @@ static uint32_t tp__fb_elem(const tp_fb_vector *v, size_t i, int want_ref) {
 
 TPDEF uint64_t tp_fb_vector_scalar(const tp_fb_vector *v, size_t i) {
   uint32_t p;
-  const unsigned char *q;
   TP_ASSERT(v);
   p = tp__fb_elem(v, i, 0);
   if (!p || !tp__fb_visit(v->r, 1, p)) return 0;
-  q = v->r->buf + p;
-  switch (v->elem_size) {
-  case 1: return q[0];
-  case 2: return tp__get_le16(q);
-  case 4: return tp__get_le32(q);
-  default: return tp__get_le64(q);
-  }
+  return tp__fb_le(v->r->buf + p, v->elem_size);
 }
 
 TPDEF tp_fb_table tp_fb_vector_table(const tp_fb_vector *v, size_t i) {
-  tp_fb_table none;
-  uint32_t p, target;
   TP_ASSERT(v);
-  memset(&none, 0, sizeof none);
-  none.r = v->r;
-  p = tp__fb_elem(v, i, 1);
-  if (!p) return none;
-  target = tp__fb_follow(v->r, p, "vector element");
-  if (!target) return none;
-  return tp__fb_open_table(v->r, target, (unsigned)v->depth + 1u);
+  return tp__fb_open_table(v->r, tp__fb_follow(v->r, tp__fb_elem(v, i, 1), "vector element"),
+                           (unsigned)v->depth + 1u);
 }
 
 TPDEF const char *tp_fb_vector_string(const tp_fb_vector *v, size_t i, size_t *len_out) {
-  uint32_t p, target;
   TP_ASSERT(v);
   if (len_out) *len_out = 0;
-  p = tp__fb_elem(v, i, 1);
-  if (!p) return NULL;
-  target = tp__fb_follow(v->r, p, "vector element");
-  if (!target) return NULL;
-  return tp__fb_string_at(v->r, target, len_out);
+  return tp__fb_string_at(v->r, tp__fb_follow(v->r, tp__fb_elem(v, i, 1), "vector element"),
+                          len_out);
 }
 // >>store -------------------------------------------------------------------------------------
 /* The named data store and .ptd files.

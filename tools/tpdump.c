@@ -406,19 +406,6 @@ static const char *const tpd_xnn_values[] = {NULL, "tensor", "quantized tensor"}
 static const char *const tpd_xnn_quant[] = {NULL, "per_channel", "per_tensor",
                                             "per_token_dynamic", "per_channel_group"};
 
-/* n elements, as tpd_print_vec prints them: u32 from u, or little-endian f32 from f32le. */
-static void tpd_xnn_list(tpd *d, const uint32_t *u, const unsigned char *f32le, uint32_t n) {
-  uint32_t i;
-  tpd_print(d, "[");
-  for (i = 0; i < n && i < TPD_LIST_MAX; i++) {
-    if (i) tpd_print(d, ", ");
-    if (u) tpd_print(d, "%lu", (unsigned long)u[i]);
-    else tpd_print(d, "%g", (double)tp_fb_bits_f32(tp__get_le32(f32le + 4u * i)));
-  }
-  if (n > TPD_LIST_MAX) tpd_print(d, ", ... (%lu)", (unsigned long)n);
-  tpd_print(d, "]");
-}
-
 static void tpd_print_id(tpd *d, uint32_t id) {
   if (id == TPD_NONE) tpd_print(d, "none");
   else tpd_print(d, "%lu", (unsigned long)id);
@@ -428,7 +415,7 @@ static void tpd_print_id(tpd *d, uint32_t id) {
 static void tpd_xnn_value(tpd *d, uint32_t i, const tp_xnn_blob_value *v) {
   tpd_print(d, "  [%lu] id_out=%lu %s %s dims=", (unsigned long)i, (unsigned long)v->id_out,
             tpd_xnn_values[v->value_type], tp_xnn_datatype_name(v->datatype));
-  if (v->has_dims) tpd_xnn_list(d, v->dims, NULL, v->ndims);
+  if (v->has_dims) tpd_print_le(d, v->dims, v->ndims, 0, 'u');
   else tpd_print(d, "(absent)");
   if (v->constant_buffer_idx) tpd_print(d, " constant=%lu", (unsigned long)v->constant_buffer_idx);
   if (v->flags & (TP_XNN_FLAG_EXTERNAL_INPUT | TP_XNN_FLAG_EXTERNAL_OUTPUT))
@@ -449,7 +436,7 @@ static void tpd_xnn_value(tpd *d, uint32_t i, const tp_xnn_blob_value *v) {
         tpd_print(d, " group_size=%ld", (long)v->group_size);
       tpd_print(d, " scale_buffer_idx=%lu num_scales=%lu scale=",
                 (unsigned long)v->scale_buffer_idx, (unsigned long)v->num_scales);
-      if (v->has_inline_scale) tpd_xnn_list(d, NULL, v->inline_scales, v->num_inline_scales);
+      if (v->has_inline_scale) tpd_print_le(d, v->inline_scales, v->num_inline_scales, 4, 'f');
       else tpd_print(d, "(absent)");
     }
   }
@@ -467,7 +454,7 @@ static void tpd_xnn_node(tpd *d, uint32_t i, const tp_xnn_blob_node *n) {
     if (f->type == 'b' && !strcmp(k->shape, "Nx1")) continue;
     tpd_print(d, " %s=", f->name);
     if (f->type == 'f') tpd_print(d, "%g", (double)tp_fb_bits_f32(x));
-    else if (f->type == 'v') tpd_xnn_list(d, n->vec[x], NULL, n->vec_len[x]);
+    else if (f->type == 'v') tpd_print_le(d, n->vec[x], n->vec_len[x], 0, 'u');
     else if (f->type == 'u') tpd_print(d, "%lu", (unsigned long)x);
     else tpd_print_id(d, x);
   }
@@ -558,8 +545,8 @@ static void tpd_xnnpack(tpd *d) {
     if (b.stop_part != TP_XNN_PART_NONE && b.stop_part < part) goto done;
     tpd_print(d, "%s: ", i ? "output_ids" : "input_ids");
     if (i ? b.has_output_ids : b.has_input_ids)
-      tpd_xnn_list(d, i ? b.output_ids : b.input_ids, NULL,
-                   i ? b.num_output_ids : b.num_input_ids);
+      tpd_print_le(d, i ? b.output_ids : b.input_ids, i ? b.num_output_ids : b.num_input_ids, 0,
+                   'u');
     else
       tpd_print(d, "(absent)");
     tpd_print(d, "\n");
@@ -743,21 +730,12 @@ static void tpd_ptd(tpd *d) {
             (unsigned long long)p.segment_base, (unsigned long long)p.segment_data_size);
   tpd_print(d, "flatbuffer FT01 (FlatTensor): version %lu, %zu named entries\n",
             (unsigned long)p.version, p.count);
-  /* the segment table, read again here to print it (tp_ptd_open has checked the file) */
+  /* the segment table, read again here to print it; tp_ptd_open has checked that the
+     flatbuffer and the segment data lie inside the file, and every entry's bytes inside the
+     segment data */
   d->seg_off = p.segment_base;
   d->seg_size = p.segment_data_size;
-  if (p.segment_base > d->file_size || p.segment_data_size > d->file_size - p.segment_base) {
-    tpd_fail(d, ".ptd: segment data [%llu, +%llu) ends past the %zu-byte file",
-             (unsigned long long)p.segment_base, (unsigned long long)p.segment_data_size,
-             d->file_size);
-    return;
-  }
-  if (tp__add_u64(p.flatbuffer_offset, p.flatbuffer_size, &fb_end) || fb_end > d->file_size) {
-    tpd_fail(d, ".ptd: flatbuffer [%llu, +%llu) ends past the %zu-byte file",
-             (unsigned long long)p.flatbuffer_offset, (unsigned long long)p.flatbuffer_size,
-             d->file_size);
-    return;
-  }
+  fb_end = p.flatbuffer_offset + p.flatbuffer_size;
   if (tp_fb_reader_init(&d->r, d->file, (size_t)fb_end, "FT01", &root) != TP_OK) {
     tpd_reader_ok(d, "FlatTensor flatbuffer");
     return;
@@ -790,19 +768,14 @@ static void tpd_ptd(tpd *d) {
                    p.err.msg[0] ? p.err.msg : tp_status_str(s));
       return;
     }
-    at = (const unsigned char *)e.data;
-    if (e.nbytes && (!at || (uintptr_t)at < (uintptr_t)d->file || e.nbytes > d->file_size ||
-                     (uintptr_t)at - (uintptr_t)d->file > d->file_size - e.nbytes)) {
-      tpd_fail(d, ".ptd entry %zu: its bytes are not inside the file", i);
-      return;
-    }
+    at = (const unsigned char *)e.data; /* a key and bytes inside the file: tp_ptd_open checked */
     tpd_print(d, "  [%zu] key=", i);
-    tpd_print_str(d, e.key, e.key ? strlen(e.key) : 0);
+    tpd_print_str(d, e.key, strlen(e.key));
     tpd_print(d, " segment=%lu at=%zu size=%zu", (unsigned long)e.segment_index,
-              at ? (size_t)(at - d->file) : (size_t)0, e.nbytes);
-    tpd_print_sha(d, at ? at : d->file, e.nbytes);
-    tpd_json_const(d, "named_data", i, e.key ? e.key : "", e.key ? strlen(e.key) : 0, "blob",
-                   at ? (uint64_t)(at - d->file) : 0, at ? at : d->file, e.nbytes);
+              (size_t)(at - d->file), e.nbytes);
+    tpd_print_sha(d, at, e.nbytes);
+    tpd_json_const(d, "named_data", i, e.key, strlen(e.key), "blob", (uint64_t)(at - d->file),
+                   at, e.nbytes);
     if (e.has_layout) {
       const char *st = tpd_scalar_type((int)e.dtype);
       tpd_print(d, " layout=%s sizes=[", st ? st : "?");
