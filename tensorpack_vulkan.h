@@ -2983,40 +2983,16 @@ TPDEF tp_status tp_vk_pte_call(tp_pte_graph *pg, tp_vk_graph *g, const uint32_t 
 }
 
 /* A key is looked up for a tensor value with constant_id >= 0 whose VkBytes has a named_key
-   and offset UINT64_MAX (VulkanBackend.cpp's add_tensor_to_graph). The blob first passes every
-   rule of tp_vk_check_blob, so the reads below stay inside it. */
+   and offset UINT64_MAX (VulkanBackend.cpp's add_tensor_to_graph): the reader's `key`. */
 TPDEF tp_status tp__vk_blob_keys(const void *blob, size_t size, tp__key_fn fn, void *ctx,
                                  tp_error *err) {
-  tp_vk_header h;
-  tp_fb_reader rd;
-  tp_fb_table root;
-  tp_fb_vector values, consts;
+  tp_vk_blob b;
   uint32_t i;
-  tp_status s = tp_vk_check_blob(blob, size, NULL, err);
-  if (s == TP_OK) s = tp_vk_parse_header(blob, size, &h);
-  memset(&rd, 0, sizeof rd);
-  if (s == TP_OK)
-    s = tp_fb_reader_init(&rd, (const unsigned char *)blob + h.flatbuffer_offset,
-                          h.flatbuffer_size, "VK00", &root);
-  if (s != TP_OK) return s;
-  values = tp_fb_vector_field(&root, TP_VK_F_VkGraph_values, 4);
-  consts = tp_fb_vector_field(&root, TP_VK_F_VkGraph_constants, 4);
-  for (i = 0; i < values.count && s == TP_OK; i++) {
-    tp_fb_table vv = tp_fb_vector_table(&values, i), t, cb;
-    uint8_t tag = 0;
-    int32_t cid;
-    const char *key;
-    t = tp_fb_union_field(&vv, TP_VK_F_VkValue_value, &tag);
-    if (tag != TP_VK_TENSOR_VALUE) continue;
-    cid = tp_fb_i32(&t, TP_VK_F_VkTensor_constant_id, TP_VK_D_VkTensor_constant_id);
-    if (cid < 0 || (uint32_t)cid >= consts.count) continue; /* the rules refuse the latter */
-    cb = tp_fb_vector_table(&consts, (size_t)cid);
-    key = tp_fb_string(&cb, TP_VK_F_VkBytes_named_key, NULL);
-    if (key && tp_fb_u64(&cb, TP_VK_F_VkBytes_offset, TP_VK_D_VkBytes_offset) == UINT64_MAX)
-      s = fn(ctx, key, strlen(key)); /* the loader looks the key up as a C string */
-  }
-  if (s == TP_OK && tp_fb_reader_status(&rd) != TP_OK)
-    s = tp__error_set(err, TP_ERR_FORMAT, "read: flatbuffer: %s", rd.err.msg);
+  tp_status s = tp__vk_read(blob, size, NULL, 1, &b, err);
+  for (i = 0; s == TP_OK && i < b.num_values; i++)
+    if (b.values[i].key) /* the loader looks the key up as a C string */
+      s = fn(ctx, b.values[i].key, strlen(b.values[i].key));
+  tp_vk_blob_free(&b);
   return s;
 }
 
