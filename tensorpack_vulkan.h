@@ -1044,6 +1044,14 @@ TPDEF const char *tp_vk_value_kind_name(int tag) {
   return NULL;
 }
 
+/* The element size of a GraphTypes member's items vector (TP_VK_VALUE_KINDS), 0 for none. */
+static unsigned tp__vk_items_size(int tag) {
+#define TP__VK_ITEMS_SIZE(t, name, es) if (tag == t) return (unsigned)(es);
+  TP_VK_VALUE_KINDS(TP__VK_ITEMS_SIZE)
+#undef TP__VK_ITEMS_SIZE
+  return 0;
+}
+
 static const char *tp__vk_dt_name(int dt) {
   const char *n = tp_vk_datatype_name(dt);
   return n ? n : "?";
@@ -2239,46 +2247,28 @@ fail:
 
 /* >>vk-layout: raw segment offsets and the flatbuffer ------------------------------------- */
 
+/* A value's GraphTypes table: its vector or string first, then the table of its fields. */
 static tp_fb_ref tp__vk_value_table(tp_fb_builder *b, const tp__vk_value *v) {
+  unsigned es = tp__vk_items_size(v->type);
   tp_fb_ref r = 0;
+  if (es) r = tp_fb_create_vector(b, v->items, v->n, es);
+  if (v->type == TP_VK_TENSOR_VALUE) r = tp_fb_create_vector(b, v->dims, v->ndim, 4);
+  if (v->type == TP_VK_STRING_VALUE)
+    r = tp_fb_create_string(b, (const char *)(v->items ? v->items : ""), v->n);
+  tp_fb_start_table(b);
   switch (v->type) {
-    case TP_VK_NULL_VALUE:
-      tp_fb_start_table(b);
-      return tp_fb_end_table(b);
-    case TP_VK_INT_VALUE:
-      tp_fb_start_table(b);
-      tp_fb_add_i64(b, TP_VK_F_Int_int_val, v->i, TP_VK_D_Int_int_val);
-      return tp_fb_end_table(b);
+    case TP_VK_INT_VALUE: tp_fb_add_i64(b, TP_VK_F_Int_int_val, v->i, TP_VK_D_Int_int_val); break;
     case TP_VK_DOUBLE_VALUE:
-      tp_fb_start_table(b);
       tp_fb_add_f64(b, TP_VK_F_Double_double_val, v->d, TP_VK_D_Double_double_val);
-      return tp_fb_end_table(b);
+      break;
     case TP_VK_BOOL_VALUE:
-      tp_fb_start_table(b);
       tp_fb_add_u8(b, TP_VK_F_Bool_bool_val, (uint8_t)v->i, TP_VK_D_Bool_bool_val);
-      return tp_fb_end_table(b);
+      break;
     case TP_VK_SYMINT_VALUE:
-      tp_fb_start_table(b);
       tp_fb_add_i32(b, TP_VK_F_SymInt_value, (int32_t)v->i, TP_VK_D_SymInt_value);
-      return tp_fb_end_table(b);
-    case TP_VK_STRING_VALUE:
-      r = tp_fb_create_string(b, (const char *)(v->items ? v->items : ""), v->n);
-      tp_fb_start_table(b);
-      tp_fb_add_ref(b, TP_VK_F_String_string_val, r);
-      return tp_fb_end_table(b);
-    case TP_VK_INT_LIST_VALUE:
-    case TP_VK_DOUBLE_LIST_VALUE:
-    case TP_VK_BOOL_LIST_VALUE:
-    case TP_VK_VALUE_LIST_VALUE: {
-      size_t es = v->type == TP_VK_BOOL_LIST_VALUE ? 1 : v->type == TP_VK_VALUE_LIST_VALUE ? 4 : 8;
-      r = tp_fb_create_vector(b, v->items, v->n, es);
-      tp_fb_start_table(b);
-      tp_fb_add_ref(b, TP_VK_F_IntList_items, r); /* items is field 0 of every list table */
-      return tp_fb_end_table(b);
-    }
+      break;
+    case TP_VK_STRING_VALUE: tp_fb_add_ref(b, TP_VK_F_String_string_val, r); break;
     case TP_VK_TENSOR_VALUE:
-      r = tp_fb_create_vector(b, v->dims, v->ndim, 4);
-      tp_fb_start_table(b);
       tp_fb_add_i8(b, TP_VK_F_VkTensor_datatype, v->dt, TP_VK_D_VkTensor_datatype);
       tp_fb_add_ref(b, TP_VK_F_VkTensor_dims, r);
       tp_fb_add_i32(b, TP_VK_F_VkTensor_constant_id, v->constant_id, TP_VK_D_VkTensor_constant_id);
@@ -2287,10 +2277,12 @@ static tp_fb_ref tp__vk_value_table(tp_fb_builder *b, const tp__vk_value *v) {
       tp_fb_add_u8(b, TP_VK_F_VkTensor_memory_layout, v->layout, TP_VK_D_VkTensor_memory_layout);
       tp_fb_add_i8(b, TP_VK_F_VkTensor_staging_datatype, v->staging,
                    TP_VK_D_VkTensor_staging_datatype);
-      return tp_fb_end_table(b);
-    default:
-      return 0;
+      break;
+    default: /* Null: no field; a list: items, field 0 of every list table */
+      if (es) tp_fb_add_ref(b, TP_VK_F_IntList_items, r);
+      break;
   }
+  return tp_fb_end_table(b);
 }
 
 static tp_fb_ref tp__vk_bytes_table(tp_fb_builder *b, uint64_t offset, uint64_t length,
@@ -2509,14 +2501,6 @@ TPDEF tp_status tp_vk_parse_header(const void *blob, size_t size, tp_vk_header *
   h.bytes_size = f.segment_size;
   *out = h;
   return TP_OK;
-}
-
-/* The element size of a GraphTypes member's items vector (TP_VK_VALUE_KINDS), 0 for none. */
-static unsigned tp__vk_items_size(int tag) {
-#define TP__VK_ITEMS_SIZE(t, name, es) if (tag == t) return (unsigned)(es);
-  TP_VK_VALUE_KINDS(TP__VK_ITEMS_SIZE)
-#undef TP__VK_ITEMS_SIZE
-  return 0;
 }
 
 /* Named constants are found by key through a hash index of the .ptd: when the caller made
