@@ -1370,7 +1370,7 @@ TPDEF tp_status tp_vk_add_tensor_desc(tp_vk_graph *g, const tp_vk_tensor_desc *d
   unsigned long id;
   tp__vk_value *v;
   tp__vk_const c;
-  uint32_t *d32 = NULL;
+  uint32_t d32[TP_MAX_DIMS];
   uint64_t numel = 1;
   size_t i, ndim;
   const size_t *dims;
@@ -1434,30 +1434,17 @@ TPDEF tp_status tp_vk_add_tensor_desc(tp_vk_graph *g, const tp_vk_tensor_desc *d
     return tp__error_set(&g->err, TP_ERR_INVALID, "value %lu: %lu dims, a tensor has at most %d "
                         "(TP_MAX_DIMS; tp_vk_read_blob refuses more)", id, (unsigned long)ndim,
                         TP_MAX_DIMS);
-  if (ndim > 0) {
-    uint64_t bytes;
-    if (tp__mul_u64((uint64_t)ndim, 4, &bytes) || bytes > (uint64_t)SIZE_MAX ||
-        ndim > (size_t)INT32_MAX)
-      return tp__error_set(&g->err, TP_ERR_OVERFLOW, "value %lu: %lu dims are too many", id,
-                          (unsigned long)ndim);
-    d32 = (uint32_t *)TP_MALLOC((size_t)bytes);
-    if (!d32) return tp__vk_nomem(g, "tensor dims");
-  }
   for (i = 0; i < ndim; i++) {
     uint64_t di = dims ? (uint64_t)dims[i] : (uint64_t)constant->sizes[i];
-    if (di > UINT32_MAX) {
-      TP_FREE(d32);
+    if (di > UINT32_MAX)
       return tp__error_set(&g->err, TP_ERR_OVERFLOW,
                           "value %lu: dim %lu is %llu, more than a u32 holds", id,
                           (unsigned long)i, (unsigned long long)di);
-    }
     d32[i] = (uint32_t)di;
-    if (tp__mul_u64(numel, di, &numel)) {
-      TP_FREE(d32);
+    if (tp__mul_u64(numel, di, &numel))
       return tp__error_set(&g->err, TP_ERR_OVERFLOW,
                           "value %lu: the product of the dims overflows at dim %lu", id,
                           (unsigned long)i);
-    }
   }
   /* force_fp16: FLOAT32 tensors are declared FLOAT16. */
   if (g->opts.force_fp16 && idt == TP_VK_FLOAT32) {
@@ -1475,55 +1462,37 @@ TPDEF tp_status tp_vk_add_tensor_desc(tp_vk_graph *g, const tp_vk_tensor_desc *d
     tp_dtype vdt = constant->dtype;
     int convert_ok = (tpdt == (int)vdt) || (tpdt == (int)TP_F16 && vdt == TP_F32) ||
                      (tpdt == (int)TP_F32 && vdt == TP_F16);
-    if (!convert_ok) {
-      TP_FREE(d32);
+    if (!convert_ok)
       return tp__error_set(&g->err, TP_ERR_INVALID,
                           "value %lu: constant view is %s but the tensor is %s (%s bytes "
                           "expected)", id, tp_dtype_name(vdt), tp__vk_dt_name(idt),
                           tp_dtype_name((tp_dtype)tpdt));
-    }
-    if (cnumel != numel) {
-      TP_FREE(d32);
+    if (cnumel != numel)
       return tp__error_set(&g->err, TP_ERR_INVALID,
                           "value %lu: constant has %llu elements but the dims hold %llu", id,
                           (unsigned long long)cnumel, (unsigned long long)numel);
-    }
-    if (tp__mul_u64(numel, (uint64_t)tp_dtype_size((tp_dtype)tpdt), &c.nbytes)) {
-      TP_FREE(d32);
+    if (tp__mul_u64(numel, (uint64_t)tp_dtype_size((tp_dtype)tpdt), &c.nbytes))
       return tp__error_set(&g->err, TP_ERR_OVERFLOW, "value %lu: constant size overflows", id);
-    }
-    if (g->nconsts >= (size_t)INT32_MAX) {
-      TP_FREE(d32);
+    if (g->nconsts >= (size_t)INT32_MAX)
       return tp__error_set(&g->err, TP_ERR_OVERFLOW, "value %lu: too many constants", id);
-    }
     c.value_id = (uint32_t)id;
     c.view = *constant;
     c.out = (tp_dtype)tpdt;
     s = tp__array_reserve((void **)&g->consts, &g->cap_consts, g->nconsts + 1, sizeof c);
-    if (s != TP_OK) {
-      TP_FREE(d32);
+    if (s != TP_OK)
       return s == TP_ERR_NOMEM ? tp__vk_nomem(g, "a constant")
                                : tp__error_set(&g->err, s, "value %lu: too many constants", id);
-    }
-    if (g->opts.store && c.nbytes > 0) {
-      s = tp__vk_add_const_named(g, &c, (uint32_t)id);
-      if (s != TP_OK) {
-        TP_FREE(d32);
-        return s;
-      }
-    }
+    if (g->opts.store && c.nbytes > 0 && tp__vk_add_const_named(g, &c, (uint32_t)id) != TP_OK)
+      return g->err.status;
   }
   v = tp__vk_new_value(g, TP_VK_TENSOR_VALUE, "a tensor");
-  if (!v) {
-    TP_FREE(d32);
+  if (!v || tp__vk_dup(g, d32, ndim, sizeof *d32, (void **)&v->dims, "tensor dims"))
     return g->err.status;
-  }
   v->dt = (int8_t)idt;
   v->staging = (int8_t)ist;
   v->storage = (uint8_t)storage_type;
   v->layout = (uint8_t)memory_layout;
   v->mem_obj_id = desc->shares_memory ? desc->mem_obj_id : -1;
-  v->dims = d32;
   v->ndim = ndim;
   v->constant_id = -1;
   if (constant) {
