@@ -1277,26 +1277,19 @@ TPDEF tp_status tp_vk_add_bool_list(tp_vk_graph *g, const uint8_t *v, size_t n,
    owner, e.g. "value list" or "operator", numbered `index` (index < 0: no number). */
 static int tp__vk_ids_exist(tp_vk_graph *g, const uint32_t *ids, size_t n, const char *what,
                             long index) {
+  char who[48];
   size_t i;
+  if (index >= 0) tp__format(who, sizeof who, "%s %ld", what, index);
+  else tp__format(who, sizeof who, "%s", what);
   if (n > 0 && !ids) {
-    if (index >= 0)
-      tp__error_set(&g->err, TP_ERR_INVALID, "%s %ld: %lu ids given as NULL", what, index,
-                   (unsigned long)n);
-    else
-      tp__error_set(&g->err, TP_ERR_INVALID, "%s: %lu ids given as NULL", what,
-                   (unsigned long)n);
+    tp__error_set(&g->err, TP_ERR_INVALID, "%s: %lu ids given as NULL", who, (unsigned long)n);
     return 0;
   }
   for (i = 0; i < n; i++)
     if (ids[i] >= g->nvalues) {
-      if (index >= 0)
-        tp__error_set(&g->err, TP_ERR_INVALID,
-                     "%s %ld: id %lu (item %lu) does not exist; the graph has %lu values", what,
-                     index, (unsigned long)ids[i], (unsigned long)i, (unsigned long)g->nvalues);
-      else
-        tp__error_set(&g->err, TP_ERR_INVALID,
-                     "%s: id %lu (item %lu) does not exist; the graph has %lu values", what,
-                     (unsigned long)ids[i], (unsigned long)i, (unsigned long)g->nvalues);
+      tp__error_set(&g->err, TP_ERR_INVALID,
+                   "%s: id %lu (item %lu) does not exist; the graph has %lu values", who,
+                   (unsigned long)ids[i], (unsigned long)i, (unsigned long)g->nvalues);
       return 0;
     }
   return 1;
