@@ -1832,27 +1832,19 @@ static tp_status tp__vk_check_op(tp_vk_graph *g, const char *name, const uint32_
   for (j = 0; j < nsp; j++) {
     size_t i = var == (size_t)-1 || j < var ? j : n - (nsp - j), it;
     const tp__vk_value *v;
-    int last = j + 1 == nsp;
+    int last = j + 1 == nsp, list;
     if (sp[j].kind == '.') continue;
     v = &g->values[args[i]];
-    if (v->type == TP_VK_VALUE_LIST_VALUE && (sp[j].kind == 'V')) {
-      for (it = 0; it < v->n; it++) {
-        uint32_t item = (uint32_t)((const int32_t *)v->items)[it];
-        unsigned mask = last ? (outs ? tp__vk_types_mask(outs, outs_len, it)
-                                     : tp__vk_types_mask(types, ins_len, 0))
-                             : tp__vk_types_mask(types, ins_len, j);
-        if (tp__vk_check_types(g, def, (unsigned long)i, sp[j].name, "holds", item, mask,
-                               max4 && last) != TP_OK)
-          return g->err.status;
-      }
-      continue;
+    list = v->type == TP_VK_VALUE_LIST_VALUE && sp[j].kind == 'V'; /* its items, one by one */
+    for (it = 0; it < (list ? v->n : 1); it++) {
+      uint32_t id = list ? (uint32_t)((const int32_t *)v->items)[it] : args[i];
+      unsigned mask = !last ? tp__vk_types_mask(types, ins_len, j)
+                      : outs ? tp__vk_types_mask(outs, outs_len, it)
+                             : tp__vk_types_mask(types, ins_len, 0);
+      if (tp__vk_check_types(g, def, (unsigned long)i, sp[j].name, list ? "holds" : "is", id,
+                             mask, max4 && (last || !list)) != TP_OK)
+        return g->err.status;
     }
-    if (tp__vk_check_types(g, def, (unsigned long)i, sp[j].name, "is", args[i],
-                           last ? (outs ? tp__vk_types_mask(outs, outs_len, 0)
-                                        : tp__vk_types_mask(types, ins_len, 0))
-                                : tp__vk_types_mask(types, ins_len, j),
-                           max4) != TP_OK)
-      return g->err.status;
   }
   return TP_OK;
 }
