@@ -1760,20 +1760,17 @@ static tp_status tp__vk_check_op(tp_vk_graph *g, const char *name, const uint32_
     char names[200];
     size_t len = 0;
     names[0] = 0;
-    for (j = 0; j < nsp; j++) {
+    for (j = 0; j < nsp; j++) { /* space-separated: the longest sentence fits TP_ERROR_MAX */
       size_t m = strlen(sp[j].name);
-      if (len + m + 3 >= sizeof names) break;
-      if (len) {
-        names[len++] = ',';
-        names[len++] = ' ';
-      }
+      if (len + m + 2 >= sizeof names) break;
+      if (len) names[len++] = ' ';
       memcpy(names + len, sp[j].name, m + 1);
       len += m;
     }
     return tp__error_set(&g->err, TP_ERR_INVALID,
-                        "operator %lu \"%s\": %lu arguments given, it takes %s%lu (%s)", op,
-                        def->name, (unsigned long)n, var == (size_t)-1 ? "" : "at least ",
-                        (unsigned long)fixed, names);
+                        "operator %lu \"%s\" takes %s%lu arguments (%s), %lu given", op,
+                        def->name, var == (size_t)-1 ? "" : "at least ", (unsigned long)fixed,
+                        names, (unsigned long)n);
   }
   /* kinds, ranks and layouts; the specs after "..." match the last arguments */
   for (j = 0; j < nsp; j++) {
