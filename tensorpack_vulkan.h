@@ -1295,21 +1295,17 @@ static int tp__vk_ids_exist(tp_vk_graph *g, const uint32_t *ids, size_t n, const
   return 1;
 }
 
+/* Ids are stored as the format's int32 items: each is < nvalues <= INT32_MAX (checked), so the
+   copied u32 bytes are those int32s. */
 TPDEF tp_status tp_vk_add_value_list(tp_vk_graph *g, const uint32_t *ids, size_t n,
                                      uint32_t *id_out) {
   tp__vk_value *v;
-  int32_t *items = NULL;
-  size_t i;
   TP_ASSERT(g);
   if (tp__vk_check(g)) return g->err.status;
   if (!tp__vk_ids_exist(g, ids, n, "value list", (long)g->nvalues)) return g->err.status;
   v = tp__vk_new_value(g, TP_VK_VALUE_LIST_VALUE, "a value list");
   if (!v) return g->err.status;
-  if (n > 0) {
-    if (tp__vk_dup(g, ids, n, sizeof(int32_t), &v->items, "a value list")) return g->err.status;
-    items = (int32_t *)v->items;
-    for (i = 0; i < n; i++) items[i] = (int32_t)ids[i];
-  }
+  if (tp__vk_dup(g, ids, n, sizeof(int32_t), &v->items, "a value list")) return g->err.status;
   v->n = n;
   return tp__vk_commit_value(g, id_out);
 }
@@ -1851,7 +1847,6 @@ static tp_status tp__vk_check_op(tp_vk_graph *g, const char *name, const uint32_
 TPDEF tp_status tp_vk_add_op(tp_vk_graph *g, uint32_t node_id, const char *name,
                              const uint32_t *args, size_t n) {
   tp__vk_op op;
-  size_t i, len;
   tp_status s;
   TP_ASSERT(g);
   if (tp__vk_check(g)) return g->err.status;
@@ -1866,16 +1861,12 @@ TPDEF tp_status tp_vk_add_op(tp_vk_graph *g, uint32_t node_id, const char *name,
                         (unsigned long)g->nops);
   memset(&op, 0, sizeof op);
   op.node_id = node_id;
-  len = strlen(name);
-  op.name = (char *)TP_MALLOC(len + 1);
-  if (!op.name) return tp__vk_nomem(g, "an operator name");
-  memcpy(op.name, name, len + 1);
-  if (n > 0) {
-    if (tp__vk_dup(g, args, n, sizeof(int32_t), (void **)&op.args, "operator args")) {
-      TP_FREE(op.name);
-      return g->err.status;
-    }
-    for (i = 0; i < n; i++) op.args[i] = (int32_t)args[i];
+  if (tp__vk_dup(g, name, strlen(name) + 1, 1, (void **)&op.name, "an operator name"))
+    return g->err.status;
+  /* args as int32 (as tp_vk_add_value_list's ids: each < nvalues <= INT32_MAX) */
+  if (tp__vk_dup(g, args, n, sizeof(int32_t), (void **)&op.args, "operator args")) {
+    TP_FREE(op.name);
+    return g->err.status;
   }
   op.n = n;
   g->ops[g->nops++] = op;
@@ -1921,9 +1912,7 @@ TPDEF tp_status tp_vk_add_shader(tp_vk_graph *g, const void *bytes, size_t n,
   if (s != TP_OK) return tp__error_set(&g->err, s, "shader %lu: cannot grow the shader table",
                                       (unsigned long)g->nshaders);
   memset(&sh, 0, sizeof sh);
-  sh.bytes = (unsigned char *)TP_MALLOC(n);
-  if (!sh.bytes) return tp__vk_nomem(g, "a shader");
-  memcpy(sh.bytes, bytes, n);
+  if (tp__vk_dup(g, bytes, n, 1, (void **)&sh.bytes, "a shader")) return g->err.status;
   sh.n = n;
   if (index_out) *index_out = (uint32_t)g->nshaders;
   g->shaders[g->nshaders++] = sh;
