@@ -3130,17 +3130,13 @@ static tp_status tp__vk_upload_one(tp__vk_uploader *up, uint32_t id, tp_vk_devic
                                    VK_BUFFER_USAGE_TRANSFER_DST_BIT;
   const VkMemoryPropertyFlags hv =
       VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  const VkMemoryPropertyFlags dl = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
+  int staging = (up->flags & TP_VK_UPLOAD_FORCE_STAGING) != 0;
   VkMemoryPropertyFlags props = 0;
-  tp_status s;
-  if (up->flags & TP_VK_UPLOAD_FORCE_STAGING)
-    s = tp__vk_make_buffer(up, id, (VkDeviceSize)c->nbytes, usage,
-                           VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0, &c->buffer, &c->memory, &props);
-  else
-    s = tp__vk_make_buffer(up, id, (VkDeviceSize)c->nbytes, usage,
-                           VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | hv,
-                           VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &c->buffer, &c->memory, &props);
+  tp_status s = tp__vk_make_buffer(up, id, (VkDeviceSize)c->nbytes, usage, staging ? dl : dl | hv,
+                                   staging ? 0 : dl, &c->buffer, &c->memory, &props);
   if (s != TP_OK) return s;
-  if (!(up->flags & TP_VK_UPLOAD_FORCE_STAGING) && (props & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT))
+  if (!staging && (props & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT))
     return tp__vk_fill(up, id, c->memory, props, data, (size_t)c->nbytes);
   c->staged = 1;
   return tp__vk_staged_copy(up, id, c->buffer, data, (size_t)c->nbytes);
