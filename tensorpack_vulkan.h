@@ -2510,8 +2510,8 @@ TPDEF void tp_vk_blob_free(tp_vk_blob *b) {
        (ExecuTorch throws on any other), dims present and at most TP_MAX_DIMS;
      - a constant tensor: constant_id < the constants count, its VkBytes length EXACTLY
        numel(dims) x datatype size (no overflow); inline: offset < raw bytes size and the
-       extent inside; named (key and offset UINT64_MAX): the key in the .ptd with that many
-       bytes (not looked up when ptd is NULL);
+       extent inside; named (key and offset UINT64_MAX): the entry's rule below (one sentence
+       for a constant and a shader);
      - every constants / shaders entry a table; inline ones inside the raw bytes; named ones
        in the .ptd (when given) with `length` bytes.
    Sentences name the value / entry and the numbers. */
@@ -2598,6 +2598,20 @@ static tp_status tp__vk_read(const void *blob, size_t size, tp_ptd *ptd, int nee
                        (unsigned long long)x, (unsigned long)n);
       ids[k - 2][i] = (uint32_t)x;
     }
+  entries[0] = out->constants;
+  entries[1] = out->shaders;
+  for (k = 4; k < 6; k++) /* every VkBytes entry read (its bytes are found after the chain) */
+    for (i = 0; i < vecs[k].count; i++) {
+      tp_fb_table b = tp_fb_vector_table(&vecs[k], i);
+      tp_vk_blob_bytes *e = &entries[k - 4][i];
+      e->offset = tp_fb_u64(&b, TP_VK_F_VkBytes_offset, TP_VK_D_VkBytes_offset);
+      e->length = tp_fb_u64(&b, TP_VK_F_VkBytes_length, TP_VK_D_VkBytes_length);
+      e->named_key = tp_fb_string(&b, TP_VK_F_VkBytes_named_key, &e->named_key_len);
+      if (tp_fb_reader_status(&rd) != TP_OK)
+        TP__VK_RD_FAIL("%s[%lu]: %s", vnames[k], (unsigned long)i, rd.err.msg);
+      if (b.pos == 0) TP__VK_RD_FAIL("%s[%lu]: absent", vnames[k], (unsigned long)i);
+      e->named = e->named_key && e->offset == UINT64_MAX;
+    }
   for (i = 0; i < n; i++) {
     tp_fb_table vv = tp_fb_vector_table(&values, i), t;
     tp_vk_blob_value *c = &out->values[i];
@@ -2656,9 +2670,8 @@ static tp_status tp__vk_read(const void *blob, size_t size, tp_ptd *ptd, int nee
       unsigned ml = tp_fb_u8(&t, TP_VK_F_VkTensor_memory_layout, TP_VK_D_VkTensor_memory_layout);
       tp_fb_vector dims = tp_fb_vector_field(&t, TP_VK_F_VkTensor_dims, 4);
       int32_t cid = tp_fb_i32(&t, TP_VK_F_VkTensor_constant_id, TP_VK_D_VkTensor_constant_id);
-      uint64_t nbytes = tp_vk_datatype_size(dt), off, len;
-      tp_fb_table cb;
-      const char *key;
+      uint64_t nbytes = tp_vk_datatype_size(dt);
+      const tp_vk_blob_bytes *e;
       c->mem_obj_id = tp_fb_i32(&t, TP_VK_F_VkTensor_mem_obj_id, TP_VK_D_VkTensor_mem_obj_id);
       if (tp_fb_reader_status(&rd) != TP_OK)
         TP__VK_RD_FAIL("value %lu (Tensor): %s", (unsigned long)i, rd.err.msg);
@@ -2694,36 +2707,18 @@ static tp_status tp__vk_read(const void *blob, size_t size, tp_ptd *ptd, int nee
       if ((uint32_t)cid >= consts.count)
         TP__VK_RD_FAIL("value %lu: constant_id %ld but the blob has %lu constants",
                        (unsigned long)i, (long)cid, (unsigned long)consts.count);
-      cb = tp_fb_vector_table(&consts, (size_t)cid);
-      off = tp_fb_u64(&cb, TP_VK_F_VkBytes_offset, TP_VK_D_VkBytes_offset);
-      len = tp_fb_u64(&cb, TP_VK_F_VkBytes_length, TP_VK_D_VkBytes_length);
-      key = tp_fb_string(&cb, TP_VK_F_VkBytes_named_key, NULL);
-      if (tp_fb_reader_status(&rd) != TP_OK)
-        TP__VK_RD_FAIL("constants[%ld]: %s", (long)cid, rd.err.msg);
-      if (cb.pos == 0) TP__VK_RD_FAIL("constants[%ld]: absent", (long)cid);
-      if (len != nbytes)
+      e = &out->constants[cid]; /* read above; its bytes found below, with every entry's */
+      if (e->length != nbytes)
         TP__VK_RD_FAIL("value %lu: constant %ld has %llu bytes but dims x %s make %llu",
-                       (unsigned long)i, (long)cid, (unsigned long long)len,
+                       (unsigned long)i, (long)cid, (unsigned long long)e->length,
                        tp__vk_dt_name(dt), (unsigned long long)nbytes);
-      if (key && off == UINT64_MAX) {
-        tp_ptd_entry e;
-        c->key = key;
-        if (!ptd) continue;
-        if (tp_ptd_find(ptd, key, &e) != TP_OK)
-          TP__VK_RD_FAIL("value %lu: key \"%.64s\" is not in the .ptd", (unsigned long)i, key);
-        if ((uint64_t)e.nbytes != nbytes)
-          TP__VK_RD_FAIL("value %lu: key \"%.64s\" holds %llu bytes, dims x %s make %llu",
-                         (unsigned long)i, key, (unsigned long long)e.nbytes,
-                         tp__vk_dt_name(dt), (unsigned long long)nbytes);
-        c->data = e.data;
-      } else if (off >= out->segment_size || nbytes > out->segment_size - off) {
+      if (e->named)
+        c->key = e->named_key;
+      else if (e->offset >= out->segment_size || nbytes > out->segment_size - e->offset)
         /* the loader's rule: offset strictly inside the raw bytes, extent inside too */
         TP__VK_RD_FAIL("value %lu: constant at offset %llu with %llu bytes exceeds the %llu raw "
-                       "bytes", (unsigned long)i, (unsigned long long)off,
+                       "bytes", (unsigned long)i, (unsigned long long)e->offset,
                        (unsigned long long)nbytes, (unsigned long long)out->segment_size);
-      } else {
-        c->data = out->segment + off;
-      }
     }
   }
   for (i = 0; i < chain.count; i++) {
@@ -2748,20 +2743,10 @@ static tp_status tp__vk_read(const void *blob, size_t size, tp_ptd *ptd, int nee
                        (unsigned long)k, (long)a, (unsigned long)n);
     }
   }
-  entries[0] = out->constants;
-  entries[1] = out->shaders;
-  for (k = 4; k < 6; k++)
+  for (k = 4; k < 6; k++) /* the bytes of every entry, a constant tensor's included */
     for (i = 0; i < vecs[k].count; i++) {
-      tp_fb_table b = tp_fb_vector_table(&vecs[k], i);
       tp_vk_blob_bytes *e = &entries[k - 4][i];
       uint64_t end;
-      e->offset = tp_fb_u64(&b, TP_VK_F_VkBytes_offset, TP_VK_D_VkBytes_offset);
-      e->length = tp_fb_u64(&b, TP_VK_F_VkBytes_length, TP_VK_D_VkBytes_length);
-      e->named_key = tp_fb_string(&b, TP_VK_F_VkBytes_named_key, &e->named_key_len);
-      if (tp_fb_reader_status(&rd) != TP_OK)
-        TP__VK_RD_FAIL("%s[%lu]: %s", vnames[k], (unsigned long)i, rd.err.msg);
-      if (b.pos == 0) TP__VK_RD_FAIL("%s[%lu]: absent", vnames[k], (unsigned long)i);
-      e->named = e->named_key && e->offset == UINT64_MAX;
       if (e->named) {
         tp_ptd_entry en;
         if (!ptd) continue;
@@ -2781,6 +2766,9 @@ static tp_status tp__vk_read(const void *blob, size_t size, tp_ptd *ptd, int nee
         e->data = out->segment + e->offset;
       }
     }
+  for (i = 0; i < n; i++)
+    if (out->values[i].is_constant)
+      out->values[i].data = out->constants[out->values[i].constant_id].data;
   if (tp_fb_reader_status(&rd) != TP_OK)
     TP__VK_RD_FAIL("read: flatbuffer: %s", rd.err.msg);
 done:
