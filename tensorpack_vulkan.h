@@ -1679,26 +1679,21 @@ static unsigned tp__vk_types_mask(const char *list, size_t len, size_t pos) {
 }
 
 /* "FLOAT16 or FLOAT32", "FLOAT16, FLOAT32, INT32 or INT64": the datatypes of mask, floats
-   first, then integers, then BOOL (out holds at least 96 chars: all eight names, separated). */
-static void tp__vk_types_words(unsigned mask, char *out) {
+   first, then integers, then BOOL, into out (cap bytes; 96 hold all eight names, separated). */
+static void tp__vk_types_words(unsigned mask, char *out, size_t cap) {
   static const int order[8] = {TP_VK_FLOAT16, TP_VK_FLOAT32, TP_VK_FLOAT64, TP_VK_UINT8,
                                TP_VK_INT8,    TP_VK_INT32,   TP_VK_INT64,   TP_VK_BOOL};
-  size_t len = 0, left = 0, m;
+  size_t len = 0, left = 0;
   int k;
   for (k = 0; k < 8; k++) left += (mask >> k) & 1u;
+  out[0] = 0;
   for (k = 0; k < 8; k++) {
-    const char *nm = tp__vk_dt_name(order[k]), *sep;
     if (!((mask >> order[k]) & 1u)) continue;
     left--;
-    sep = left > 1 ? ", " : left == 1 ? " or " : "";
-    m = strlen(nm);
-    memcpy(out + len, nm, m);
-    len += m;
-    m = strlen(sep);
-    memcpy(out + len, sep, m);
-    len += m;
+    tp__format(out + len, cap - len, "%s%s", tp__vk_dt_name(order[k]),
+               left > 1 ? ", " : left == 1 ? " or " : "");
+    len += strlen(out + len);
   }
-  out[len] = 0;
 }
 
 /* Checks tensor value id (argument i, `what` e.g. "is" or "holds") against a datatype mask and
@@ -1712,7 +1707,7 @@ static tp_status tp__vk_check_types(tp_vk_graph *g, const tp__vk_opdef *op, unsi
   if (v->dt >= 0 && v->dt < 8 && !((mask >> v->dt) & 1u)) {
     char words[96];
     const char *dn = tp__vk_dt_name(v->dt);
-    tp__vk_types_words(mask, words);
+    tp__vk_types_words(mask, words, sizeof words);
     return tp__error_set(&g->err, TP_ERR_UNSUPPORTED,
                         "operator %lu \"%s\": argument %lu (%s) %s value %lu, a%s %s tensor; "
                         "ExecuTorch's Vulkan backend runs it on %s only (op_registry.py; set "
@@ -1755,13 +1750,10 @@ static tp_status tp__vk_check_op(tp_vk_graph *g, const char *name, const uint32_
   if (var == (size_t)-1 ? n != fixed : n < fixed) {
     char names[200];
     size_t len = 0;
-    names[0] = 0;
-    for (j = 0; j < nsp; j++) { /* space-separated: the longest sentence fits TP_ERROR_MAX */
-      size_t m = strlen(sp[j].name);
-      if (len + m + 2 >= sizeof names) break;
-      if (len) names[len++] = ' ';
-      memcpy(names + len, sp[j].name, m + 1);
-      len += m;
+    names[0] = 0; /* space-separated: the longest sentence fits TP_ERROR_MAX */
+    for (j = 0; j < nsp && len + strlen(sp[j].name) + 2 < sizeof names; j++) {
+      tp__format(names + len, sizeof names - len, "%s%s", len ? " " : "", sp[j].name);
+      len += strlen(names + len);
     }
     return tp__error_set(&g->err, TP_ERR_INVALID,
                         "operator %lu \"%s\" takes %s%lu arguments (%s), %lu given", op,
