@@ -2030,7 +2030,7 @@ TPDEF tp_status tp_vk_add_linear_q4gsw(tp_vk_graph *g, const tp_tensor *w, int64
                                        tp_vk_qlinear *q) {
   tp_buffer v, s;
   int64_t n, k, gi, N, K, K8, N4, G, wsz[2], ssz[2], bsz[1];
-  size_t es;
+  size_t es, e;
   uint32_t gid, args[6];
   tp_status st;
   TP_ASSERT(g);
@@ -2078,12 +2078,11 @@ TPDEF tp_status tp_vk_add_linear_q4gsw(tp_vk_graph *g, const tp_tensor *w, int64
       tp__error_set(&g->err, st, "linear_q4gsw: reading the bias failed: %s",
                     tp_status_str(st));
       goto fail;
-    }    { /* tp_compact_into gave little-endian bytes: back to host floats (a constant's storage) */
-      size_t e;
-      for (e = 0; e + 4 <= q->bias.nbytes; e += 4) {
-        uint32_t u = tp__get_le32((unsigned char *)q->bias.owned + e);
-        memcpy((unsigned char *)q->bias.owned + e, &u, 4);
-      }
+    }
+    /* tp_compact_into gave little-endian bytes: back to host floats (a constant's storage) */
+    for (e = 0; e + 4 <= q->bias.nbytes; e += 4) {
+      uint32_t u = tp__get_le32((unsigned char *)q->bias.owned + e);
+      memcpy((unsigned char *)q->bias.owned + e, &u, 4);
     }
   }
   tp_buffer_release(&v);
