@@ -1592,21 +1592,12 @@ static const char *tp__vk_kind_need(char kind) {
   }
 }
 
+/* A value kind in a sentence, indexed by GraphTypes tag (TP_VK_VALUE_KINDS: 1 .. 11). */
 static const char *tp__vk_kind_is(int type) {
-  switch (type) {
-    case TP_VK_NULL_VALUE: return "a Null";
-    case TP_VK_INT_VALUE: return "an Int";
-    case TP_VK_DOUBLE_VALUE: return "a Double";
-    case TP_VK_BOOL_VALUE: return "a Bool";
-    case TP_VK_TENSOR_VALUE: return "a tensor";
-    case TP_VK_INT_LIST_VALUE: return "an IntList";
-    case TP_VK_DOUBLE_LIST_VALUE: return "a DoubleList";
-    case TP_VK_BOOL_LIST_VALUE: return "a BoolList";
-    case TP_VK_VALUE_LIST_VALUE: return "a ValueList";
-    case TP_VK_STRING_VALUE: return "a String";
-    case TP_VK_SYMINT_VALUE: return "a SymInt";
-    default: return "an unknown value";
-  }
+  static const char *const is[12] = {"an unknown value", "a Null", "an Int", "a Double",
+                                     "a Bool", "a tensor", "an IntList", "a DoubleList",
+                                     "a BoolList", "a ValueList", "a String", "a SymInt"};
+  return type >= TP_VK_NULL_VALUE && type <= TP_VK_SYMINT_VALUE ? is[type] : is[0];
 }
 
 static const char *tp__vk_layout_name(int l) {
