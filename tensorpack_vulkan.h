@@ -2411,17 +2411,15 @@ TPDEF tp_status tp_vk_save(tp_vk_graph *g, const char *path, uint64_t *size_out)
 TPDEF tp_status tp_vk_parse_header(const void *blob, size_t size, tp_vk_header *out) {
   const unsigned char *p = (const unsigned char *)blob;
   tp__delegate_frame f;
-  tp_vk_header h;
   if (!out) return TP_ERR_INVALID;
   memset(out, 0, sizeof *out);
   if (tp__delegate_parse(blob, size, "VH00", "bytes", &f, NULL) != TP_OK) return TP_ERR_FORMAT;
   if (memcmp(p + f.flatbuffer_offset + 4, "VK00", 4) != 0) return TP_ERR_FORMAT;
-  h.header_size = f.header_size;
-  h.flatbuffer_offset = f.flatbuffer_offset;
-  h.flatbuffer_size = f.flatbuffer_size;
-  h.bytes_offset = f.segment_offset;
-  h.bytes_size = f.segment_size;
-  *out = h;
+  out->header_size = f.header_size;
+  out->flatbuffer_offset = f.flatbuffer_offset;
+  out->flatbuffer_size = f.flatbuffer_size;
+  out->bytes_offset = f.segment_offset;
+  out->bytes_size = f.segment_size;
   return TP_OK;
 }
 
