@@ -3142,6 +3142,7 @@ TPDEF tp_status tp_vk_upload_blob(const void *blob, size_t size, tp_ptd *ptd,
     return tp__error_set(&out->err, TP_ERR_INVALID, "upload: NULL blob, device or physical device");
   s = tp__vk_read(blob, size, ptd, 1, &b, &out->err);
   if (s != TP_OK) return s;
+  memset(&up, 0, sizeof up);
   n = b.num_values;
   for (i = 0; i < n && s == TP_OK; i++)
     if (b.values[i].key && !ptd)
@@ -3156,20 +3157,13 @@ TPDEF tp_status tp_vk_upload_blob(const void *blob, size_t size, tp_ptd *ptd,
       s = tp__error_set(&out->err, TP_ERR_NOMEM, "upload: %lu values, %lu constants",
                         (unsigned long)n, (unsigned long)b.num_constants);
   }
-  if (s != TP_OK) {
-    TP_FREE(out->values);
-    out->values = NULL;
-    TP_FREE(first);
-    tp_vk_blob_free(&b);
-    return s;
-  }
+  if (s != TP_OK) goto done;
   memset(first, 0xFF, (size_t)b.num_constants * sizeof *first);
   for (i = 0; i < n; i++) {
     out->values[i].owner = i;
     out->values[i].constant_id = -1;
   }
   out->value_count = n;
-  memset(&up, 0, sizeof up);
   up.physical = physical;
   up.device = device;
   up.queue_family = queue_family;
@@ -3207,10 +3201,11 @@ TPDEF tp_status tp_vk_upload_blob(const void *blob, size_t size, tp_ptd *ptd,
     out->buffer_count++;
     out->buffer_bytes += c->nbytes;
   }
+done:
   TP_FREE(first);
   tp_vk_blob_free(&b);
   if (up.pool != VK_NULL_HANDLE) vkDestroyCommandPool(device, up.pool, NULL);
-  if (s != TP_OK) {
+  if (s != TP_OK) { /* what was made is destroyed; the sentence stays */
     tp_error keep = out->err;
     tp_vk_upload_free(out);
     out->err = keep;
