@@ -727,12 +727,13 @@ static uint32_t sweep_arg(tp_vk_graph *g, char kind, const tp_vk_datatype *dts, 
 
 /* Every operator of TP_VK_OPS, with arguments made from its description and types alone, is
    accepted; one argument fewer (below the minimum where the description has "...") is refused
-   with the count sentence, whole (shorter than TP_ERROR_MAX). Each op is swept twice: pass 0 gives every optional kind a value and
-   each tensor the first datatype its set allows, pass 1 every optional kind a Null and each
-   tensor the last; tensors have the rank the description states, else 4 dims for a "4d" op and
-   5 for the others; a ValueList output holds one tensor per output set. A "..." op is swept
-   at its minimum and with three extra values. A new operator is covered without a line of its
-   own; a new kind or datatype letter fails until sweep_arg / sweep_dt make it. */
+   with the count sentence, whole (shorter than TP_ERROR_MAX). Each op is swept twice: pass 0
+   gives every optional kind a value and each tensor the first datatype its set allows, pass 1
+   every optional kind a Null and each tensor the last; tensors have the rank the description
+   states, else 4 dims for a "4d" op and 5 for the others; a ValueList output holds one tensor
+   per output set. A "..." op is swept at its minimum and with three extra values. A new
+   operator is covered without a line of its own; a new kind or datatype letter fails until
+   sweep_arg / sweep_dt make it. */
 static void test_every_described_op(void) {
   size_t i, swept = 0, calls = 0, variadic = 0;
   for (i = 0; i < tp_vk_op_count(); i++) {
