@@ -836,6 +836,10 @@ static void test_named_with_ptd(void) {
   TPT_EQ_STR(last_err.msg, "constants[1]: named_key \"tensorpack_named_h\" has 12 bytes in the "
              ".ptd, the blob says 16");
   tp_membuf_free(&p);
+  ptd_with("tensorpack_named_other", 16, &p);
+  TPT_EQ_INT(inspect_ptd(v, n, &p), 2);
+  TPT_EQ_STR(last_err.msg, "constants[1]: named_key \"tensorpack_named_h\" is not in the .ptd");
+  tp_membuf_free(&p);
   free(v);
   v = vk_blob("length: 16, named_key", "length: 12, named_key", VK_SEG, &n);
   TPT_CHECK(v != NULL);
