@@ -1044,6 +1044,14 @@ TPDEF const char *tp_vk_value_kind_name(int tag) {
   return NULL;
 }
 
+/* The element size of a GraphTypes member's items vector (TP_VK_VALUE_KINDS), 0 for none. */
+static unsigned tp__vk_items_size(int tag) {
+#define TP__VK_ITEMS_SIZE(t, name, es) if (tag == t) return (unsigned)(es);
+  TP_VK_VALUE_KINDS(TP__VK_ITEMS_SIZE)
+#undef TP__VK_ITEMS_SIZE
+  return 0;
+}
+
 static const char *tp__vk_dt_name(int dt) {
   const char *n = tp_vk_datatype_name(dt);
   return n ? n : "?";
@@ -1269,46 +1277,35 @@ TPDEF tp_status tp_vk_add_bool_list(tp_vk_graph *g, const uint8_t *v, size_t n,
    owner, e.g. "value list" or "operator", numbered `index` (index < 0: no number). */
 static int tp__vk_ids_exist(tp_vk_graph *g, const uint32_t *ids, size_t n, const char *what,
                             long index) {
+  char who[48];
   size_t i;
+  if (index >= 0) tp__format(who, sizeof who, "%s %ld", what, index);
+  else tp__format(who, sizeof who, "%s", what);
   if (n > 0 && !ids) {
-    if (index >= 0)
-      tp__error_set(&g->err, TP_ERR_INVALID, "%s %ld: %lu ids given as NULL", what, index,
-                   (unsigned long)n);
-    else
-      tp__error_set(&g->err, TP_ERR_INVALID, "%s: %lu ids given as NULL", what,
-                   (unsigned long)n);
+    tp__error_set(&g->err, TP_ERR_INVALID, "%s: %lu ids given as NULL", who, (unsigned long)n);
     return 0;
   }
   for (i = 0; i < n; i++)
     if (ids[i] >= g->nvalues) {
-      if (index >= 0)
-        tp__error_set(&g->err, TP_ERR_INVALID,
-                     "%s %ld: id %lu (item %lu) does not exist; the graph has %lu values", what,
-                     index, (unsigned long)ids[i], (unsigned long)i, (unsigned long)g->nvalues);
-      else
-        tp__error_set(&g->err, TP_ERR_INVALID,
-                     "%s: id %lu (item %lu) does not exist; the graph has %lu values", what,
-                     (unsigned long)ids[i], (unsigned long)i, (unsigned long)g->nvalues);
+      tp__error_set(&g->err, TP_ERR_INVALID,
+                   "%s: id %lu (item %lu) does not exist; the graph has %lu values", who,
+                   (unsigned long)ids[i], (unsigned long)i, (unsigned long)g->nvalues);
       return 0;
     }
   return 1;
 }
 
+/* Ids are stored as the format's int32 items: each is < nvalues <= INT32_MAX (checked), so the
+   copied u32 bytes are those int32s. */
 TPDEF tp_status tp_vk_add_value_list(tp_vk_graph *g, const uint32_t *ids, size_t n,
                                      uint32_t *id_out) {
   tp__vk_value *v;
-  int32_t *items = NULL;
-  size_t i;
   TP_ASSERT(g);
   if (tp__vk_check(g)) return g->err.status;
   if (!tp__vk_ids_exist(g, ids, n, "value list", (long)g->nvalues)) return g->err.status;
   v = tp__vk_new_value(g, TP_VK_VALUE_LIST_VALUE, "a value list");
   if (!v) return g->err.status;
-  if (n > 0) {
-    if (tp__vk_dup(g, ids, n, sizeof(int32_t), &v->items, "a value list")) return g->err.status;
-    items = (int32_t *)v->items;
-    for (i = 0; i < n; i++) items[i] = (int32_t)ids[i];
-  }
+  if (tp__vk_dup(g, ids, n, sizeof(int32_t), &v->items, "a value list")) return g->err.status;
   v->n = n;
   return tp__vk_commit_value(g, id_out);
 }
@@ -1362,7 +1359,7 @@ TPDEF tp_status tp_vk_add_tensor_desc(tp_vk_graph *g, const tp_vk_tensor_desc *d
   unsigned long id;
   tp__vk_value *v;
   tp__vk_const c;
-  uint32_t *d32 = NULL;
+  uint32_t d32[TP_MAX_DIMS];
   uint64_t numel = 1;
   size_t i, ndim;
   const size_t *dims;
@@ -1426,30 +1423,17 @@ TPDEF tp_status tp_vk_add_tensor_desc(tp_vk_graph *g, const tp_vk_tensor_desc *d
     return tp__error_set(&g->err, TP_ERR_INVALID, "value %lu: %lu dims, a tensor has at most %d "
                         "(TP_MAX_DIMS; tp_vk_read_blob refuses more)", id, (unsigned long)ndim,
                         TP_MAX_DIMS);
-  if (ndim > 0) {
-    uint64_t bytes;
-    if (tp__mul_u64((uint64_t)ndim, 4, &bytes) || bytes > (uint64_t)SIZE_MAX ||
-        ndim > (size_t)INT32_MAX)
-      return tp__error_set(&g->err, TP_ERR_OVERFLOW, "value %lu: %lu dims are too many", id,
-                          (unsigned long)ndim);
-    d32 = (uint32_t *)TP_MALLOC((size_t)bytes);
-    if (!d32) return tp__vk_nomem(g, "tensor dims");
-  }
   for (i = 0; i < ndim; i++) {
     uint64_t di = dims ? (uint64_t)dims[i] : (uint64_t)constant->sizes[i];
-    if (di > UINT32_MAX) {
-      TP_FREE(d32);
+    if (di > UINT32_MAX)
       return tp__error_set(&g->err, TP_ERR_OVERFLOW,
                           "value %lu: dim %lu is %llu, more than a u32 holds", id,
                           (unsigned long)i, (unsigned long long)di);
-    }
     d32[i] = (uint32_t)di;
-    if (tp__mul_u64(numel, di, &numel)) {
-      TP_FREE(d32);
+    if (tp__mul_u64(numel, di, &numel))
       return tp__error_set(&g->err, TP_ERR_OVERFLOW,
                           "value %lu: the product of the dims overflows at dim %lu", id,
                           (unsigned long)i);
-    }
   }
   /* force_fp16: FLOAT32 tensors are declared FLOAT16. */
   if (g->opts.force_fp16 && idt == TP_VK_FLOAT32) {
@@ -1467,55 +1451,37 @@ TPDEF tp_status tp_vk_add_tensor_desc(tp_vk_graph *g, const tp_vk_tensor_desc *d
     tp_dtype vdt = constant->dtype;
     int convert_ok = (tpdt == (int)vdt) || (tpdt == (int)TP_F16 && vdt == TP_F32) ||
                      (tpdt == (int)TP_F32 && vdt == TP_F16);
-    if (!convert_ok) {
-      TP_FREE(d32);
+    if (!convert_ok)
       return tp__error_set(&g->err, TP_ERR_INVALID,
                           "value %lu: constant view is %s but the tensor is %s (%s bytes "
                           "expected)", id, tp_dtype_name(vdt), tp__vk_dt_name(idt),
                           tp_dtype_name((tp_dtype)tpdt));
-    }
-    if (cnumel != numel) {
-      TP_FREE(d32);
+    if (cnumel != numel)
       return tp__error_set(&g->err, TP_ERR_INVALID,
                           "value %lu: constant has %llu elements but the dims hold %llu", id,
                           (unsigned long long)cnumel, (unsigned long long)numel);
-    }
-    if (tp__mul_u64(numel, (uint64_t)tp_dtype_size((tp_dtype)tpdt), &c.nbytes)) {
-      TP_FREE(d32);
+    if (tp__mul_u64(numel, (uint64_t)tp_dtype_size((tp_dtype)tpdt), &c.nbytes))
       return tp__error_set(&g->err, TP_ERR_OVERFLOW, "value %lu: constant size overflows", id);
-    }
-    if (g->nconsts >= (size_t)INT32_MAX) {
-      TP_FREE(d32);
+    if (g->nconsts >= (size_t)INT32_MAX)
       return tp__error_set(&g->err, TP_ERR_OVERFLOW, "value %lu: too many constants", id);
-    }
     c.value_id = (uint32_t)id;
     c.view = *constant;
     c.out = (tp_dtype)tpdt;
     s = tp__array_reserve((void **)&g->consts, &g->cap_consts, g->nconsts + 1, sizeof c);
-    if (s != TP_OK) {
-      TP_FREE(d32);
+    if (s != TP_OK)
       return s == TP_ERR_NOMEM ? tp__vk_nomem(g, "a constant")
                                : tp__error_set(&g->err, s, "value %lu: too many constants", id);
-    }
-    if (g->opts.store && c.nbytes > 0) {
-      s = tp__vk_add_const_named(g, &c, (uint32_t)id);
-      if (s != TP_OK) {
-        TP_FREE(d32);
-        return s;
-      }
-    }
+    if (g->opts.store && c.nbytes > 0 && tp__vk_add_const_named(g, &c, (uint32_t)id) != TP_OK)
+      return g->err.status;
   }
   v = tp__vk_new_value(g, TP_VK_TENSOR_VALUE, "a tensor");
-  if (!v) {
-    TP_FREE(d32);
+  if (!v || tp__vk_dup(g, d32, ndim, sizeof *d32, (void **)&v->dims, "tensor dims"))
     return g->err.status;
-  }
   v->dt = (int8_t)idt;
   v->staging = (int8_t)ist;
   v->storage = (uint8_t)storage_type;
   v->layout = (uint8_t)memory_layout;
   v->mem_obj_id = desc->shares_memory ? desc->mem_obj_id : -1;
-  v->dims = d32;
   v->ndim = ndim;
   v->constant_id = -1;
   if (constant) {
@@ -1626,21 +1592,12 @@ static const char *tp__vk_kind_need(char kind) {
   }
 }
 
+/* A value kind in a sentence, indexed by GraphTypes tag (TP_VK_VALUE_KINDS: 1 .. 11). */
 static const char *tp__vk_kind_is(int type) {
-  switch (type) {
-    case TP_VK_NULL_VALUE: return "a Null";
-    case TP_VK_INT_VALUE: return "an Int";
-    case TP_VK_DOUBLE_VALUE: return "a Double";
-    case TP_VK_BOOL_VALUE: return "a Bool";
-    case TP_VK_TENSOR_VALUE: return "a tensor";
-    case TP_VK_INT_LIST_VALUE: return "an IntList";
-    case TP_VK_DOUBLE_LIST_VALUE: return "a DoubleList";
-    case TP_VK_BOOL_LIST_VALUE: return "a BoolList";
-    case TP_VK_VALUE_LIST_VALUE: return "a ValueList";
-    case TP_VK_STRING_VALUE: return "a String";
-    case TP_VK_SYMINT_VALUE: return "a SymInt";
-    default: return "an unknown value";
-  }
+  static const char *const is[12] = {"an unknown value", "a Null", "an Int", "a Double",
+                                     "a Bool", "a tensor", "an IntList", "a DoubleList",
+                                     "a BoolList", "a ValueList", "a String", "a SymInt"};
+  return type >= TP_VK_NULL_VALUE && type <= TP_VK_SYMINT_VALUE ? is[type] : is[0];
 }
 
 static const char *tp__vk_layout_name(int l) {
@@ -1713,26 +1670,21 @@ static unsigned tp__vk_types_mask(const char *list, size_t len, size_t pos) {
 }
 
 /* "FLOAT16 or FLOAT32", "FLOAT16, FLOAT32, INT32 or INT64": the datatypes of mask, floats
-   first, then integers, then BOOL (out holds at least 96 chars: all eight names, separated). */
-static void tp__vk_types_words(unsigned mask, char *out) {
+   first, then integers, then BOOL, into out (cap bytes; 96 hold all eight names, separated). */
+static void tp__vk_types_words(unsigned mask, char *out, size_t cap) {
   static const int order[8] = {TP_VK_FLOAT16, TP_VK_FLOAT32, TP_VK_FLOAT64, TP_VK_UINT8,
                                TP_VK_INT8,    TP_VK_INT32,   TP_VK_INT64,   TP_VK_BOOL};
-  size_t len = 0, left = 0, m;
+  size_t len = 0, left = 0;
   int k;
   for (k = 0; k < 8; k++) left += (mask >> k) & 1u;
+  out[0] = 0;
   for (k = 0; k < 8; k++) {
-    const char *nm = tp__vk_dt_name(order[k]), *sep;
     if (!((mask >> order[k]) & 1u)) continue;
     left--;
-    sep = left > 1 ? ", " : left == 1 ? " or " : "";
-    m = strlen(nm);
-    memcpy(out + len, nm, m);
-    len += m;
-    m = strlen(sep);
-    memcpy(out + len, sep, m);
-    len += m;
+    tp__format(out + len, cap - len, "%s%s", tp__vk_dt_name(order[k]),
+               left > 1 ? ", " : left == 1 ? " or " : "");
+    len += strlen(out + len);
   }
-  out[len] = 0;
 }
 
 /* Checks tensor value id (argument i, `what` e.g. "is" or "holds") against a datatype mask and
@@ -1746,7 +1698,7 @@ static tp_status tp__vk_check_types(tp_vk_graph *g, const tp__vk_opdef *op, unsi
   if (v->dt >= 0 && v->dt < 8 && !((mask >> v->dt) & 1u)) {
     char words[96];
     const char *dn = tp__vk_dt_name(v->dt);
-    tp__vk_types_words(mask, words);
+    tp__vk_types_words(mask, words, sizeof words);
     return tp__error_set(&g->err, TP_ERR_UNSUPPORTED,
                         "operator %lu \"%s\": argument %lu (%s) %s value %lu, a%s %s tensor; "
                         "ExecuTorch's Vulkan backend runs it on %s only (op_registry.py; set "
@@ -1789,21 +1741,15 @@ static tp_status tp__vk_check_op(tp_vk_graph *g, const char *name, const uint32_
   if (var == (size_t)-1 ? n != fixed : n < fixed) {
     char names[200];
     size_t len = 0;
-    names[0] = 0;
-    for (j = 0; j < nsp; j++) {
-      size_t m = strlen(sp[j].name);
-      if (len + m + 3 >= sizeof names) break;
-      if (len) {
-        names[len++] = ',';
-        names[len++] = ' ';
-      }
-      memcpy(names + len, sp[j].name, m + 1);
-      len += m;
+    names[0] = 0; /* space-separated: the longest sentence fits TP_ERROR_MAX */
+    for (j = 0; j < nsp && len + strlen(sp[j].name) + 2 < sizeof names; j++) {
+      tp__format(names + len, sizeof names - len, "%s%s", len ? " " : "", sp[j].name);
+      len += strlen(names + len);
     }
     return tp__error_set(&g->err, TP_ERR_INVALID,
-                        "operator %lu \"%s\": %lu arguments given, it takes %s%lu (%s)", op,
-                        def->name, (unsigned long)n, var == (size_t)-1 ? "" : "at least ",
-                        (unsigned long)fixed, names);
+                        "operator %lu \"%s\" takes %s%lu arguments (%s), %lu given", op,
+                        def->name, var == (size_t)-1 ? "" : "at least ", (unsigned long)fixed,
+                        names, (unsigned long)n);
   }
   /* kinds, ranks and layouts; the specs after "..." match the last arguments */
   for (j = 0; j < nsp; j++) {
@@ -1862,27 +1808,19 @@ static tp_status tp__vk_check_op(tp_vk_graph *g, const char *name, const uint32_
   for (j = 0; j < nsp; j++) {
     size_t i = var == (size_t)-1 || j < var ? j : n - (nsp - j), it;
     const tp__vk_value *v;
-    int last = j + 1 == nsp;
+    int last = j + 1 == nsp, list;
     if (sp[j].kind == '.') continue;
     v = &g->values[args[i]];
-    if (v->type == TP_VK_VALUE_LIST_VALUE && (sp[j].kind == 'V')) {
-      for (it = 0; it < v->n; it++) {
-        uint32_t item = (uint32_t)((const int32_t *)v->items)[it];
-        unsigned mask = last ? (outs ? tp__vk_types_mask(outs, outs_len, it)
-                                     : tp__vk_types_mask(types, ins_len, 0))
-                             : tp__vk_types_mask(types, ins_len, j);
-        if (tp__vk_check_types(g, def, (unsigned long)i, sp[j].name, "holds", item, mask,
-                               max4 && last) != TP_OK)
-          return g->err.status;
-      }
-      continue;
+    list = v->type == TP_VK_VALUE_LIST_VALUE && sp[j].kind == 'V'; /* its items, one by one */
+    for (it = 0; it < (list ? v->n : 1); it++) {
+      uint32_t id = list ? (uint32_t)((const int32_t *)v->items)[it] : args[i];
+      unsigned mask = !last ? tp__vk_types_mask(types, ins_len, j)
+                      : outs ? tp__vk_types_mask(outs, outs_len, it)
+                             : tp__vk_types_mask(types, ins_len, 0);
+      if (tp__vk_check_types(g, def, (unsigned long)i, sp[j].name, list ? "holds" : "is", id,
+                             mask, max4 && (last || !list)) != TP_OK)
+        return g->err.status;
     }
-    if (tp__vk_check_types(g, def, (unsigned long)i, sp[j].name, "is", args[i],
-                           last ? (outs ? tp__vk_types_mask(outs, outs_len, 0)
-                                        : tp__vk_types_mask(types, ins_len, 0))
-                                : tp__vk_types_mask(types, ins_len, j),
-                           max4) != TP_OK)
-      return g->err.status;
   }
   return TP_OK;
 }
@@ -1892,7 +1830,6 @@ static tp_status tp__vk_check_op(tp_vk_graph *g, const char *name, const uint32_
 TPDEF tp_status tp_vk_add_op(tp_vk_graph *g, uint32_t node_id, const char *name,
                              const uint32_t *args, size_t n) {
   tp__vk_op op;
-  size_t i, len;
   tp_status s;
   TP_ASSERT(g);
   if (tp__vk_check(g)) return g->err.status;
@@ -1907,16 +1844,12 @@ TPDEF tp_status tp_vk_add_op(tp_vk_graph *g, uint32_t node_id, const char *name,
                         (unsigned long)g->nops);
   memset(&op, 0, sizeof op);
   op.node_id = node_id;
-  len = strlen(name);
-  op.name = (char *)TP_MALLOC(len + 1);
-  if (!op.name) return tp__vk_nomem(g, "an operator name");
-  memcpy(op.name, name, len + 1);
-  if (n > 0) {
-    if (tp__vk_dup(g, args, n, sizeof(int32_t), (void **)&op.args, "operator args")) {
-      TP_FREE(op.name);
-      return g->err.status;
-    }
-    for (i = 0; i < n; i++) op.args[i] = (int32_t)args[i];
+  if (tp__vk_dup(g, name, strlen(name) + 1, 1, (void **)&op.name, "an operator name"))
+    return g->err.status;
+  /* args as int32 (as tp_vk_add_value_list's ids: each < nvalues <= INT32_MAX) */
+  if (tp__vk_dup(g, args, n, sizeof(int32_t), (void **)&op.args, "operator args")) {
+    TP_FREE(op.name);
+    return g->err.status;
   }
   op.n = n;
   g->ops[g->nops++] = op;
@@ -1962,9 +1895,7 @@ TPDEF tp_status tp_vk_add_shader(tp_vk_graph *g, const void *bytes, size_t n,
   if (s != TP_OK) return tp__error_set(&g->err, s, "shader %lu: cannot grow the shader table",
                                       (unsigned long)g->nshaders);
   memset(&sh, 0, sizeof sh);
-  sh.bytes = (unsigned char *)TP_MALLOC(n);
-  if (!sh.bytes) return tp__vk_nomem(g, "a shader");
-  memcpy(sh.bytes, bytes, n);
+  if (tp__vk_dup(g, bytes, n, 1, (void **)&sh.bytes, "a shader")) return g->err.status;
   sh.n = n;
   if (index_out) *index_out = (uint32_t)g->nshaders;
   g->shaders[g->nshaders++] = sh;
@@ -2090,7 +2021,7 @@ TPDEF tp_status tp_vk_add_linear_q4gsw(tp_vk_graph *g, const tp_tensor *w, int64
                                        tp_vk_qlinear *q) {
   tp_buffer v, s;
   int64_t n, k, gi, N, K, K8, N4, G, wsz[2], ssz[2], bsz[1];
-  size_t es;
+  size_t es, e;
   uint32_t gid, args[6];
   tp_status st;
   TP_ASSERT(g);
@@ -2138,12 +2069,11 @@ TPDEF tp_status tp_vk_add_linear_q4gsw(tp_vk_graph *g, const tp_tensor *w, int64
       tp__error_set(&g->err, st, "linear_q4gsw: reading the bias failed: %s",
                     tp_status_str(st));
       goto fail;
-    }    { /* tp_compact_into gave little-endian bytes: back to host floats (a constant's storage) */
-      size_t e;
-      for (e = 0; e + 4 <= q->bias.nbytes; e += 4) {
-        uint32_t u = tp__get_le32((unsigned char *)q->bias.owned + e);
-        memcpy((unsigned char *)q->bias.owned + e, &u, 4);
-      }
+    }
+    /* tp_compact_into gave little-endian bytes: back to host floats (a constant's storage) */
+    for (e = 0; e + 4 <= q->bias.nbytes; e += 4) {
+      uint32_t u = tp__get_le32((unsigned char *)q->bias.owned + e);
+      memcpy((unsigned char *)q->bias.owned + e, &u, 4);
     }
   }
   tp_buffer_release(&v);
@@ -2239,46 +2169,28 @@ fail:
 
 /* >>vk-layout: raw segment offsets and the flatbuffer ------------------------------------- */
 
+/* A value's GraphTypes table: its vector or string first, then the table of its fields. */
 static tp_fb_ref tp__vk_value_table(tp_fb_builder *b, const tp__vk_value *v) {
+  unsigned es = tp__vk_items_size(v->type);
   tp_fb_ref r = 0;
+  if (es) r = tp_fb_create_vector(b, v->items, v->n, es);
+  if (v->type == TP_VK_TENSOR_VALUE) r = tp_fb_create_vector(b, v->dims, v->ndim, 4);
+  if (v->type == TP_VK_STRING_VALUE)
+    r = tp_fb_create_string(b, (const char *)(v->items ? v->items : ""), v->n);
+  tp_fb_start_table(b);
   switch (v->type) {
-    case TP_VK_NULL_VALUE:
-      tp_fb_start_table(b);
-      return tp_fb_end_table(b);
-    case TP_VK_INT_VALUE:
-      tp_fb_start_table(b);
-      tp_fb_add_i64(b, TP_VK_F_Int_int_val, v->i, TP_VK_D_Int_int_val);
-      return tp_fb_end_table(b);
+    case TP_VK_INT_VALUE: tp_fb_add_i64(b, TP_VK_F_Int_int_val, v->i, TP_VK_D_Int_int_val); break;
     case TP_VK_DOUBLE_VALUE:
-      tp_fb_start_table(b);
       tp_fb_add_f64(b, TP_VK_F_Double_double_val, v->d, TP_VK_D_Double_double_val);
-      return tp_fb_end_table(b);
+      break;
     case TP_VK_BOOL_VALUE:
-      tp_fb_start_table(b);
       tp_fb_add_u8(b, TP_VK_F_Bool_bool_val, (uint8_t)v->i, TP_VK_D_Bool_bool_val);
-      return tp_fb_end_table(b);
+      break;
     case TP_VK_SYMINT_VALUE:
-      tp_fb_start_table(b);
       tp_fb_add_i32(b, TP_VK_F_SymInt_value, (int32_t)v->i, TP_VK_D_SymInt_value);
-      return tp_fb_end_table(b);
-    case TP_VK_STRING_VALUE:
-      r = tp_fb_create_string(b, (const char *)(v->items ? v->items : ""), v->n);
-      tp_fb_start_table(b);
-      tp_fb_add_ref(b, TP_VK_F_String_string_val, r);
-      return tp_fb_end_table(b);
-    case TP_VK_INT_LIST_VALUE:
-    case TP_VK_DOUBLE_LIST_VALUE:
-    case TP_VK_BOOL_LIST_VALUE:
-    case TP_VK_VALUE_LIST_VALUE: {
-      size_t es = v->type == TP_VK_BOOL_LIST_VALUE ? 1 : v->type == TP_VK_VALUE_LIST_VALUE ? 4 : 8;
-      r = tp_fb_create_vector(b, v->items, v->n, es);
-      tp_fb_start_table(b);
-      tp_fb_add_ref(b, TP_VK_F_IntList_items, r); /* items is field 0 of every list table */
-      return tp_fb_end_table(b);
-    }
+      break;
+    case TP_VK_STRING_VALUE: tp_fb_add_ref(b, TP_VK_F_String_string_val, r); break;
     case TP_VK_TENSOR_VALUE:
-      r = tp_fb_create_vector(b, v->dims, v->ndim, 4);
-      tp_fb_start_table(b);
       tp_fb_add_i8(b, TP_VK_F_VkTensor_datatype, v->dt, TP_VK_D_VkTensor_datatype);
       tp_fb_add_ref(b, TP_VK_F_VkTensor_dims, r);
       tp_fb_add_i32(b, TP_VK_F_VkTensor_constant_id, v->constant_id, TP_VK_D_VkTensor_constant_id);
@@ -2287,10 +2199,12 @@ static tp_fb_ref tp__vk_value_table(tp_fb_builder *b, const tp__vk_value *v) {
       tp_fb_add_u8(b, TP_VK_F_VkTensor_memory_layout, v->layout, TP_VK_D_VkTensor_memory_layout);
       tp_fb_add_i8(b, TP_VK_F_VkTensor_staging_datatype, v->staging,
                    TP_VK_D_VkTensor_staging_datatype);
-      return tp_fb_end_table(b);
-    default:
-      return 0;
+      break;
+    default: /* Null: no field; a list: items, field 0 of every list table */
+      if (es) tp_fb_add_ref(b, TP_VK_F_IntList_items, r);
+      break;
   }
+  return tp_fb_end_table(b);
 }
 
 static tp_fb_ref tp__vk_bytes_table(tp_fb_builder *b, uint64_t offset, uint64_t length,
@@ -2497,26 +2411,16 @@ TPDEF tp_status tp_vk_save(tp_vk_graph *g, const char *path, uint64_t *size_out)
 TPDEF tp_status tp_vk_parse_header(const void *blob, size_t size, tp_vk_header *out) {
   const unsigned char *p = (const unsigned char *)blob;
   tp__delegate_frame f;
-  tp_vk_header h;
   if (!out) return TP_ERR_INVALID;
   memset(out, 0, sizeof *out);
   if (tp__delegate_parse(blob, size, "VH00", "bytes", &f, NULL) != TP_OK) return TP_ERR_FORMAT;
   if (memcmp(p + f.flatbuffer_offset + 4, "VK00", 4) != 0) return TP_ERR_FORMAT;
-  h.header_size = f.header_size;
-  h.flatbuffer_offset = f.flatbuffer_offset;
-  h.flatbuffer_size = f.flatbuffer_size;
-  h.bytes_offset = f.segment_offset;
-  h.bytes_size = f.segment_size;
-  *out = h;
+  out->header_size = f.header_size;
+  out->flatbuffer_offset = f.flatbuffer_offset;
+  out->flatbuffer_size = f.flatbuffer_size;
+  out->bytes_offset = f.segment_offset;
+  out->bytes_size = f.segment_size;
   return TP_OK;
-}
-
-/* The element size of a GraphTypes member's items vector (TP_VK_VALUE_KINDS), 0 for none. */
-static unsigned tp__vk_items_size(int tag) {
-#define TP__VK_ITEMS_SIZE(t, name, es) if (tag == t) return (unsigned)(es);
-  TP_VK_VALUE_KINDS(TP__VK_ITEMS_SIZE)
-#undef TP__VK_ITEMS_SIZE
-  return 0;
 }
 
 /* Named constants are found by key through a hash index of the .ptd: when the caller made
@@ -2586,8 +2490,8 @@ TPDEF void tp_vk_blob_free(tp_vk_blob *b) {
        (ExecuTorch throws on any other), dims present and at most TP_MAX_DIMS;
      - a constant tensor: constant_id < the constants count, its VkBytes length EXACTLY
        numel(dims) x datatype size (no overflow); inline: offset < raw bytes size and the
-       extent inside; named (key and offset UINT64_MAX): the key in the .ptd with that many
-       bytes (not looked up when ptd is NULL);
+       extent inside; named (key and offset UINT64_MAX): the entry's rule below (one sentence
+       for a constant and a shader);
      - every constants / shaders entry a table; inline ones inside the raw bytes; named ones
        in the .ptd (when given) with `length` bytes.
    Sentences name the value / entry and the numbers. */
@@ -2674,6 +2578,20 @@ static tp_status tp__vk_read(const void *blob, size_t size, tp_ptd *ptd, int nee
                        (unsigned long long)x, (unsigned long)n);
       ids[k - 2][i] = (uint32_t)x;
     }
+  entries[0] = out->constants;
+  entries[1] = out->shaders;
+  for (k = 4; k < 6; k++) /* every VkBytes entry read (its bytes are found after the chain) */
+    for (i = 0; i < vecs[k].count; i++) {
+      tp_fb_table b = tp_fb_vector_table(&vecs[k], i);
+      tp_vk_blob_bytes *e = &entries[k - 4][i];
+      e->offset = tp_fb_u64(&b, TP_VK_F_VkBytes_offset, TP_VK_D_VkBytes_offset);
+      e->length = tp_fb_u64(&b, TP_VK_F_VkBytes_length, TP_VK_D_VkBytes_length);
+      e->named_key = tp_fb_string(&b, TP_VK_F_VkBytes_named_key, &e->named_key_len);
+      if (tp_fb_reader_status(&rd) != TP_OK)
+        TP__VK_RD_FAIL("%s[%lu]: %s", vnames[k], (unsigned long)i, rd.err.msg);
+      if (b.pos == 0) TP__VK_RD_FAIL("%s[%lu]: absent", vnames[k], (unsigned long)i);
+      e->named = e->named_key && e->offset == UINT64_MAX;
+    }
   for (i = 0; i < n; i++) {
     tp_fb_table vv = tp_fb_vector_table(&values, i), t;
     tp_vk_blob_value *c = &out->values[i];
@@ -2732,9 +2650,8 @@ static tp_status tp__vk_read(const void *blob, size_t size, tp_ptd *ptd, int nee
       unsigned ml = tp_fb_u8(&t, TP_VK_F_VkTensor_memory_layout, TP_VK_D_VkTensor_memory_layout);
       tp_fb_vector dims = tp_fb_vector_field(&t, TP_VK_F_VkTensor_dims, 4);
       int32_t cid = tp_fb_i32(&t, TP_VK_F_VkTensor_constant_id, TP_VK_D_VkTensor_constant_id);
-      uint64_t nbytes = tp_vk_datatype_size(dt), off, len;
-      tp_fb_table cb;
-      const char *key;
+      uint64_t nbytes = tp_vk_datatype_size(dt);
+      const tp_vk_blob_bytes *e;
       c->mem_obj_id = tp_fb_i32(&t, TP_VK_F_VkTensor_mem_obj_id, TP_VK_D_VkTensor_mem_obj_id);
       if (tp_fb_reader_status(&rd) != TP_OK)
         TP__VK_RD_FAIL("value %lu (Tensor): %s", (unsigned long)i, rd.err.msg);
@@ -2770,36 +2687,18 @@ static tp_status tp__vk_read(const void *blob, size_t size, tp_ptd *ptd, int nee
       if ((uint32_t)cid >= consts.count)
         TP__VK_RD_FAIL("value %lu: constant_id %ld but the blob has %lu constants",
                        (unsigned long)i, (long)cid, (unsigned long)consts.count);
-      cb = tp_fb_vector_table(&consts, (size_t)cid);
-      off = tp_fb_u64(&cb, TP_VK_F_VkBytes_offset, TP_VK_D_VkBytes_offset);
-      len = tp_fb_u64(&cb, TP_VK_F_VkBytes_length, TP_VK_D_VkBytes_length);
-      key = tp_fb_string(&cb, TP_VK_F_VkBytes_named_key, NULL);
-      if (tp_fb_reader_status(&rd) != TP_OK)
-        TP__VK_RD_FAIL("constants[%ld]: %s", (long)cid, rd.err.msg);
-      if (cb.pos == 0) TP__VK_RD_FAIL("constants[%ld]: absent", (long)cid);
-      if (len != nbytes)
+      e = &out->constants[cid]; /* read above; its bytes found below, with every entry's */
+      if (e->length != nbytes)
         TP__VK_RD_FAIL("value %lu: constant %ld has %llu bytes but dims x %s make %llu",
-                       (unsigned long)i, (long)cid, (unsigned long long)len,
+                       (unsigned long)i, (long)cid, (unsigned long long)e->length,
                        tp__vk_dt_name(dt), (unsigned long long)nbytes);
-      if (key && off == UINT64_MAX) {
-        tp_ptd_entry e;
-        c->key = key;
-        if (!ptd) continue;
-        if (tp_ptd_find(ptd, key, &e) != TP_OK)
-          TP__VK_RD_FAIL("value %lu: key \"%.64s\" is not in the .ptd", (unsigned long)i, key);
-        if ((uint64_t)e.nbytes != nbytes)
-          TP__VK_RD_FAIL("value %lu: key \"%.64s\" holds %llu bytes, dims x %s make %llu",
-                         (unsigned long)i, key, (unsigned long long)e.nbytes,
-                         tp__vk_dt_name(dt), (unsigned long long)nbytes);
-        c->data = e.data;
-      } else if (off >= out->segment_size || nbytes > out->segment_size - off) {
+      if (e->named)
+        c->key = e->named_key;
+      else if (e->offset >= out->segment_size || nbytes > out->segment_size - e->offset)
         /* the loader's rule: offset strictly inside the raw bytes, extent inside too */
         TP__VK_RD_FAIL("value %lu: constant at offset %llu with %llu bytes exceeds the %llu raw "
-                       "bytes", (unsigned long)i, (unsigned long long)off,
+                       "bytes", (unsigned long)i, (unsigned long long)e->offset,
                        (unsigned long long)nbytes, (unsigned long long)out->segment_size);
-      } else {
-        c->data = out->segment + off;
-      }
     }
   }
   for (i = 0; i < chain.count; i++) {
@@ -2824,20 +2723,10 @@ static tp_status tp__vk_read(const void *blob, size_t size, tp_ptd *ptd, int nee
                        (unsigned long)k, (long)a, (unsigned long)n);
     }
   }
-  entries[0] = out->constants;
-  entries[1] = out->shaders;
-  for (k = 4; k < 6; k++)
+  for (k = 4; k < 6; k++) /* the bytes of every entry, a constant tensor's included */
     for (i = 0; i < vecs[k].count; i++) {
-      tp_fb_table b = tp_fb_vector_table(&vecs[k], i);
       tp_vk_blob_bytes *e = &entries[k - 4][i];
       uint64_t end;
-      e->offset = tp_fb_u64(&b, TP_VK_F_VkBytes_offset, TP_VK_D_VkBytes_offset);
-      e->length = tp_fb_u64(&b, TP_VK_F_VkBytes_length, TP_VK_D_VkBytes_length);
-      e->named_key = tp_fb_string(&b, TP_VK_F_VkBytes_named_key, &e->named_key_len);
-      if (tp_fb_reader_status(&rd) != TP_OK)
-        TP__VK_RD_FAIL("%s[%lu]: %s", vnames[k], (unsigned long)i, rd.err.msg);
-      if (b.pos == 0) TP__VK_RD_FAIL("%s[%lu]: absent", vnames[k], (unsigned long)i);
-      e->named = e->named_key && e->offset == UINT64_MAX;
       if (e->named) {
         tp_ptd_entry en;
         if (!ptd) continue;
@@ -2857,6 +2746,9 @@ static tp_status tp__vk_read(const void *blob, size_t size, tp_ptd *ptd, int nee
         e->data = out->segment + e->offset;
       }
     }
+  for (i = 0; i < n; i++)
+    if (out->values[i].is_constant)
+      out->values[i].data = out->constants[out->values[i].constant_id].data;
   if (tp_fb_reader_status(&rd) != TP_OK)
     TP__VK_RD_FAIL("read: flatbuffer: %s", rd.err.msg);
 done:
@@ -2983,40 +2875,16 @@ TPDEF tp_status tp_vk_pte_call(tp_pte_graph *pg, tp_vk_graph *g, const uint32_t 
 }
 
 /* A key is looked up for a tensor value with constant_id >= 0 whose VkBytes has a named_key
-   and offset UINT64_MAX (VulkanBackend.cpp's add_tensor_to_graph). The blob first passes every
-   rule of tp_vk_check_blob, so the reads below stay inside it. */
+   and offset UINT64_MAX (VulkanBackend.cpp's add_tensor_to_graph): the reader's `key`. */
 TPDEF tp_status tp__vk_blob_keys(const void *blob, size_t size, tp__key_fn fn, void *ctx,
                                  tp_error *err) {
-  tp_vk_header h;
-  tp_fb_reader rd;
-  tp_fb_table root;
-  tp_fb_vector values, consts;
+  tp_vk_blob b;
   uint32_t i;
-  tp_status s = tp_vk_check_blob(blob, size, NULL, err);
-  if (s == TP_OK) s = tp_vk_parse_header(blob, size, &h);
-  memset(&rd, 0, sizeof rd);
-  if (s == TP_OK)
-    s = tp_fb_reader_init(&rd, (const unsigned char *)blob + h.flatbuffer_offset,
-                          h.flatbuffer_size, "VK00", &root);
-  if (s != TP_OK) return s;
-  values = tp_fb_vector_field(&root, TP_VK_F_VkGraph_values, 4);
-  consts = tp_fb_vector_field(&root, TP_VK_F_VkGraph_constants, 4);
-  for (i = 0; i < values.count && s == TP_OK; i++) {
-    tp_fb_table vv = tp_fb_vector_table(&values, i), t, cb;
-    uint8_t tag = 0;
-    int32_t cid;
-    const char *key;
-    t = tp_fb_union_field(&vv, TP_VK_F_VkValue_value, &tag);
-    if (tag != TP_VK_TENSOR_VALUE) continue;
-    cid = tp_fb_i32(&t, TP_VK_F_VkTensor_constant_id, TP_VK_D_VkTensor_constant_id);
-    if (cid < 0 || (uint32_t)cid >= consts.count) continue; /* the rules refuse the latter */
-    cb = tp_fb_vector_table(&consts, (size_t)cid);
-    key = tp_fb_string(&cb, TP_VK_F_VkBytes_named_key, NULL);
-    if (key && tp_fb_u64(&cb, TP_VK_F_VkBytes_offset, TP_VK_D_VkBytes_offset) == UINT64_MAX)
-      s = fn(ctx, key, strlen(key)); /* the loader looks the key up as a C string */
-  }
-  if (s == TP_OK && tp_fb_reader_status(&rd) != TP_OK)
-    s = tp__error_set(err, TP_ERR_FORMAT, "read: flatbuffer: %s", rd.err.msg);
+  tp_status s = tp__vk_read(blob, size, NULL, 1, &b, err);
+  for (i = 0; s == TP_OK && i < b.num_values; i++)
+    if (b.values[i].key) /* the loader looks the key up as a C string */
+      s = fn(ctx, b.values[i].key, strlen(b.values[i].key));
+  tp_vk_blob_free(&b);
   return s;
 }
 
@@ -3230,17 +3098,13 @@ static tp_status tp__vk_upload_one(tp__vk_uploader *up, uint32_t id, tp_vk_devic
                                    VK_BUFFER_USAGE_TRANSFER_DST_BIT;
   const VkMemoryPropertyFlags hv =
       VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  const VkMemoryPropertyFlags dl = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
+  int staging = (up->flags & TP_VK_UPLOAD_FORCE_STAGING) != 0;
   VkMemoryPropertyFlags props = 0;
-  tp_status s;
-  if (up->flags & TP_VK_UPLOAD_FORCE_STAGING)
-    s = tp__vk_make_buffer(up, id, (VkDeviceSize)c->nbytes, usage,
-                           VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0, &c->buffer, &c->memory, &props);
-  else
-    s = tp__vk_make_buffer(up, id, (VkDeviceSize)c->nbytes, usage,
-                           VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | hv,
-                           VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &c->buffer, &c->memory, &props);
+  tp_status s = tp__vk_make_buffer(up, id, (VkDeviceSize)c->nbytes, usage, staging ? dl : dl | hv,
+                                   staging ? 0 : dl, &c->buffer, &c->memory, &props);
   if (s != TP_OK) return s;
-  if (!(up->flags & TP_VK_UPLOAD_FORCE_STAGING) && (props & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT))
+  if (!staging && (props & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT))
     return tp__vk_fill(up, id, c->memory, props, data, (size_t)c->nbytes);
   c->staged = 1;
   return tp__vk_staged_copy(up, id, c->buffer, data, (size_t)c->nbytes);
@@ -3278,6 +3142,7 @@ TPDEF tp_status tp_vk_upload_blob(const void *blob, size_t size, tp_ptd *ptd,
     return tp__error_set(&out->err, TP_ERR_INVALID, "upload: NULL blob, device or physical device");
   s = tp__vk_read(blob, size, ptd, 1, &b, &out->err);
   if (s != TP_OK) return s;
+  memset(&up, 0, sizeof up);
   n = b.num_values;
   for (i = 0; i < n && s == TP_OK; i++)
     if (b.values[i].key && !ptd)
@@ -3292,20 +3157,13 @@ TPDEF tp_status tp_vk_upload_blob(const void *blob, size_t size, tp_ptd *ptd,
       s = tp__error_set(&out->err, TP_ERR_NOMEM, "upload: %lu values, %lu constants",
                         (unsigned long)n, (unsigned long)b.num_constants);
   }
-  if (s != TP_OK) {
-    TP_FREE(out->values);
-    out->values = NULL;
-    TP_FREE(first);
-    tp_vk_blob_free(&b);
-    return s;
-  }
+  if (s != TP_OK) goto done;
   memset(first, 0xFF, (size_t)b.num_constants * sizeof *first);
   for (i = 0; i < n; i++) {
     out->values[i].owner = i;
     out->values[i].constant_id = -1;
   }
   out->value_count = n;
-  memset(&up, 0, sizeof up);
   up.physical = physical;
   up.device = device;
   up.queue_family = queue_family;
@@ -3343,10 +3201,11 @@ TPDEF tp_status tp_vk_upload_blob(const void *blob, size_t size, tp_ptd *ptd,
     out->buffer_count++;
     out->buffer_bytes += c->nbytes;
   }
+done:
   TP_FREE(first);
   tp_vk_blob_free(&b);
   if (up.pool != VK_NULL_HANDLE) vkDestroyCommandPool(device, up.pool, NULL);
-  if (s != TP_OK) {
+  if (s != TP_OK) { /* what was made is destroyed; the sentence stays */
     tp_error keep = out->err;
     tp_vk_upload_free(out);
     out->err = keep;

@@ -832,9 +832,13 @@ static void test_named_with_ptd(void) {
   HAS(line);
   tp_membuf_free(&p);
   ptd_with("tensorpack_named_h", 12, &p);
+  TPT_EQ_INT(inspect_ptd(v, n, &p), 2); /* the entry's rule, as a shader's below */
+  TPT_EQ_STR(last_err.msg, "constants[1]: named_key \"tensorpack_named_h\" has 12 bytes in the "
+             ".ptd, the blob says 16");
+  tp_membuf_free(&p);
+  ptd_with("tensorpack_named_other", 16, &p);
   TPT_EQ_INT(inspect_ptd(v, n, &p), 2);
-  TPT_EQ_STR(last_err.msg, "value 13: key \"tensorpack_named_h\" holds 12 bytes, dims x FLOAT16 "
-             "make 16");
+  TPT_EQ_STR(last_err.msg, "constants[1]: named_key \"tensorpack_named_h\" is not in the .ptd");
   tp_membuf_free(&p);
   free(v);
   v = vk_blob("length: 16, named_key", "length: 12, named_key", VK_SEG, &n);
