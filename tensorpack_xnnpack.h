@@ -4962,14 +4962,34 @@ fail: /* the result keeps what was read, stop_part / stop_index where it stopped
 /* tp_xnn_read_blob reads the blob once, with the format rules (tp__xnn_check_format below):
    what breaks them is TP_ERR_FORMAT, for every target; tpdump's verdict is this. The node and
    graph rules then judge that result (tp__xnn_check_read), as the loader does. */
-static int tp__xnn_cf_cmp(const void *a, const void *b) {
-  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+static int tp__xnn_id_cmp(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
   TP__STEP();
   return x < y ? -1 : x > y;
 }
 
-static int tp__xnn_cf_known(const uint32_t *ids, uint32_t n, uint32_t id) {
-  return n && bsearch(&id, ids, n, sizeof *ids, tp__xnn_cf_cmp) != NULL;
+/* The blob's values as (id_out << 32 | position), sorted: the format rules find equal ids next
+   to each other, the node rules the value a node field names (NULL: no memory). */
+static uint64_t *tp__xnn_id_map(const tp_xnn_blob *b) {
+  uint64_t *map = (uint64_t *)TP_MALLOC(((size_t)b->num_values + 1) * sizeof *map);
+  uint32_t i;
+  for (i = 0; map && i < b->num_values; i++)
+    map[i] = (uint64_t)b->values[i].id_out << 32 | (uint64_t)i;
+  if (map && b->num_values) qsort(map, b->num_values, sizeof *map, tp__xnn_id_cmp);
+  return map;
+}
+
+/* The position of the value with id_out `id` in the map, or TP_XNN_INVALID_ID. */
+static uint32_t tp__xnn_id_find(const uint64_t *map, size_t n, uint32_t id) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    uint32_t mid_id = (uint32_t)(map[mid] >> 32);
+    if (mid_id == id) return (uint32_t)(map[mid] & 0xFFFFFFFFu);
+    if (mid_id < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return TP_XNN_INVALID_ID;
 }
 
 /* Constant index idx of value `value` (what: "constant" or "scale_buffer_idx") exists and,
@@ -5001,23 +5021,22 @@ static tp_status tp__xnn_cf_const(const tp_xnn_blob *b, uint32_t idx, uint64_t w
    exist and, inline, hold exactly the bytes the value needs; quantization parameters that
    match the dims; every inline constant_data entry inside the constant segment. */
 static tp_status tp__xnn_check_format(tp_xnn_blob *b, tp_error *err) {
-  uint32_t *ids = NULL, i, k;
+  uint64_t *ids = tp__xnn_id_map(b);
+  uint32_t i, k;
   tp_status st = TP_OK;
 #define TP__XNN_CF_FAIL(...)                              \
   do {                                                    \
     st = tp__error_set(err, TP_ERR_FORMAT, __VA_ARGS__); \
     goto done;                                            \
   } while (0)
-  ids = (uint32_t *)TP_MALLOC(((size_t)b->num_values + 1) * sizeof *ids);
   if (!ids) return tp__error_set(err, TP_ERR_NOMEM, "check: no memory for %u value ids",
                                  (unsigned)b->num_values);
   b->stop_part = TP_XNN_PART_GRAPH;
   b->stop_index = 0;
-  for (i = 0; i < b->num_values; i++) ids[i] = b->values[i].id_out;
-  if (b->num_values) qsort(ids, b->num_values, sizeof *ids, tp__xnn_cf_cmp);
   for (i = 1; i < b->num_values; i++)
-    if (ids[i] == ids[i - 1]) TP__XNN_CF_FAIL("two values have id_out %lu", (unsigned long)ids[i]);
-  if (b->num_values && ids[b->num_values - 1] == TP_XNN_INVALID_ID)
+    if (ids[i] >> 32 == ids[i - 1] >> 32)
+      TP__XNN_CF_FAIL("two values have id_out %lu", (unsigned long)(ids[i] >> 32));
+  if (b->num_values && ids[b->num_values - 1] >> 32 == TP_XNN_INVALID_ID)
     TP__XNN_CF_FAIL("a value has id_out %lu (XNN_INVALID_VALUE_ID)",
                     (unsigned long)TP_XNN_INVALID_ID);
   for (k = 0; k < 2; k++) {
@@ -5026,7 +5045,7 @@ static tp_status tp__xnn_check_format(tp_xnn_blob *b, tp_error *err) {
     b->stop_part = k ? TP_XNN_PART_OUTPUT_IDS : TP_XNN_PART_INPUT_IDS;
     for (i = 0; i < nio; i++) {
       b->stop_index = i;
-      if (io[i] == TP_XNN_INVALID_ID || !tp__xnn_cf_known(ids, b->num_values, io[i]))
+      if (tp__xnn_id_find(ids, b->num_values, io[i]) == TP_XNN_INVALID_ID)
         TP__XNN_CF_FAIL("%s[%lu] = %lu is no value's id_out", k ? "output_ids" : "input_ids",
                         (unsigned long)i, (unsigned long)io[i]);
     }
@@ -5126,7 +5145,8 @@ static tp_status tp__xnn_check_format(tp_xnn_blob *b, tp_error *err) {
       if (f->type == 'b' && !strcmp(d->table, "_XNNCat")) continue; /* unused inputs */
       id = n->f[f->id];
       /* a required id ('i') must name a value; an optional one ('b') may be none */
-      if ((f->type == 'i' || id != TP_XNN_INVALID_ID) && !tp__xnn_cf_known(ids, b->num_values, id))
+      if ((f->type == 'i' || id != TP_XNN_INVALID_ID) &&
+          tp__xnn_id_find(ids, b->num_values, id) == TP_XNN_INVALID_ID)
         TP__XNN_CF_FAIL("node %lu (%s): %s %lu is no value's id_out", (unsigned long)i,
                         d->member + 3, f->name, (unsigned long)id);
     }
@@ -5198,26 +5218,6 @@ static void tp__xnn_blob_nview(const tp_xnn_blob_node *n, uint32_t ni, const uin
   cn->out_max = n->output_max;
 }
 
-/* (id_out << 32 | position), sorted: the value a node field names. */
-static int tp__xnn_cb_cmp(const void *a, const void *b) {
-  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-  TP__STEP();
-  return x < y ? -1 : x > y ? 1 : 0;
-}
-
-/* The position of the value with id_out `id`, or TP_XNN_INVALID_ID. */
-static uint32_t tp__xnn_cb_find(const uint64_t *map, size_t n, uint32_t id) {
-  size_t lo = 0, hi = n;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    uint32_t mid_id = (uint32_t)(map[mid] >> 32);
-    if (mid_id == id) return (uint32_t)(map[mid] & 0xFFFFFFFFu);
-    if (mid_id < id) lo = mid + 1;
-    else hi = mid;
-  }
-  return TP_XNN_INVALID_ID;
-}
-
 /* A per-channel value's scales for the requantization rule, where the blob holds them: the
    inline scale vector, or (scale_buffer_idx != 0) an inline constant_data entry; a named entry
    (its bytes are in a .ptd) leaves the range unknown. */
@@ -5245,24 +5245,21 @@ static void tp__xnn_cb_scales(const tp_xnn_blob *b, const tp_xnn_blob_value *bv,
    time and at write. */
 static tp_status tp__xnn_check_read(const tp_xnn_blob *b, int target, tp_error *err) {
   tp_xnn_graph g;
-  uint64_t *map;
+  uint64_t *map = tp__xnn_id_map(b);
   tp_status st = TP_OK;
   uint32_t i, f;
   memset(&g, 0, sizeof g);
   g.target = target;
   g.values = (tp__xnn_value *)TP_MALLOC(((size_t)b->num_values + 1) * sizeof *g.values);
   g.nodes = (tp__xnn_node *)TP_MALLOC(((size_t)b->num_nodes + 1) * sizeof *g.nodes);
-  map = (uint64_t *)TP_MALLOC(((size_t)b->num_values + 1) * sizeof *map);
   if (!g.values || !g.nodes || !map)
     st = tp__error_set(err, TP_ERR_NOMEM, "check: no memory for %u values and %u nodes",
                        (unsigned)b->num_values, (unsigned)b->num_nodes);
   for (i = 0; st == TP_OK && i < b->num_values; i++) {
     tp__xnn_blob_view(b, &b->values[i], &g.values[i]);
     tp__xnn_cb_scales(b, &b->values[i], &g.values[i]);
-    map[i] = ((uint64_t)b->values[i].id_out << 32) | (uint64_t)i;
   }
   g.nvalues = b->num_values;
-  if (st == TP_OK && b->num_values) qsort(map, b->num_values, sizeof *map, tp__xnn_cb_cmp);
   for (i = 0; st == TP_OK && i < b->num_nodes; i++) {
     const tp_xnn_blob_node *n = &b->nodes[i];
     uint32_t pos[TP_XNN_NODE_MAX_FIELDS];
@@ -5271,7 +5268,7 @@ static tp_status tp__xnn_check_read(const tp_xnn_blob *b, int target, tp_error *
       char t = n->desc->fields[f].type;
       /* the format rules (tp_xnn_read_blob) have checked every id names a value, but a
          concatenate's inputs above its count, which it ignores */
-      pos[f] = t == 'i' || t == 'b' ? tp__xnn_cb_find(map, b->num_values, n->f[f])
+      pos[f] = t == 'i' || t == 'b' ? tp__xnn_id_find(map, b->num_values, n->f[f])
                                     : TP_XNN_INVALID_ID;
     }
     tp__xnn_blob_nview(n, i, pos, &nv);
