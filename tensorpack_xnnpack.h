@@ -1692,8 +1692,11 @@ static uint64_t tp__xnn_window_out(uint64_t in, uint64_t pad, uint64_t k, uint64
   return padded < eff ? 0 : (padded - eff) / s + 1;
 }
 
-#define TP__XNN_VID(fid) (n->f[fid])
-#define TP__XNN_FAIL(st, ...) return tp__error_set(err, st, __VA_ARGS__)
+/* A node rule's failure: returns st with the sentence "<kind name> #<node index>: " fmt (n and
+   err in scope). */
+#define TP__XNN_FAIL(st, fmt, ...)                                                        \
+  return tp__error_set(err, st, "%s #%u: " fmt, tp_xnn_node_name(n->kind), n->index, \
+                       __VA_ARGS__)
 
 /* The window rule of convolutions and pooling: non-zero kernel, stride, dilation; a non-empty
    output whose height and width follow from the input. */
@@ -1702,14 +1705,12 @@ static tp_status tp__xnn_check_window(const tp__xnn_nview *n, tp_error *err, con
                                       uint32_t oid, const uint32_t *pad, uint32_t kh,
                                       uint32_t kw, uint32_t sh, uint32_t sw, uint32_t dh,
                                       uint32_t dw, int deconv, uint32_t ah, uint32_t aw) {
-  const char *name = tp_xnn_node_name(n->kind);
   uint64_t oh, ow;
   char b1[80];
   if (kh == 0 || kw == 0 || sh == 0 || sw == 0 || dh == 0 || dw == 0)
-    TP__XNN_FAIL(TP_ERR_INVALID,
-                 "%s #%u: %s %u x %u, stride %u x %u, dilation %u x %u: each must be >= 1",
-                 name, n->index, what, (unsigned)kh, (unsigned)kw, (unsigned)sh, (unsigned)sw,
-                 (unsigned)dh, (unsigned)dw);
+    TP__XNN_FAIL(TP_ERR_INVALID, "%s %u x %u, stride %u x %u, dilation %u x %u: each must be >= 1",
+                 what, (unsigned)kh, (unsigned)kw, (unsigned)sh, (unsigned)sw, (unsigned)dh,
+                 (unsigned)dw);
   if (deconv) {
     uint64_t eh = ((uint64_t)kh - 1) * dh + 1, ew = ((uint64_t)kw - 1) * dw + 1;
     oh = (uint64_t)sh * (in->dims[1] ? in->dims[1] - 1 : 0) + ah + eh;
@@ -1723,17 +1724,17 @@ static tp_status tp__xnn_check_window(const tp__xnn_nview *n, tp_error *err, con
   }
   if (oh == 0 || ow == 0)
     TP__XNN_FAIL(TP_ERR_INVALID,
-                 "%s #%u: input is %s, padded by %u/%u (top/bottom) and %u/%u (left/right), "
+                 "input is %s, padded by %u/%u (top/bottom) and %u/%u (left/right), "
                  "the %s %u x %u (dilation %u x %u) gives an empty %llu x %llu output",
-                 name, n->index, tp__xnn_dims_str(in, b1), (unsigned)pad[0], (unsigned)pad[2],
-                 (unsigned)pad[3], (unsigned)pad[1], what, (unsigned)kh, (unsigned)kw,
-                 (unsigned)dh, (unsigned)dw, (unsigned long long)oh, (unsigned long long)ow);
+                 tp__xnn_dims_str(in, b1), (unsigned)pad[0], (unsigned)pad[2], (unsigned)pad[3],
+                 (unsigned)pad[1], what, (unsigned)kh, (unsigned)kw, (unsigned)dh, (unsigned)dw,
+                 (unsigned long long)oh, (unsigned long long)ow);
   if (out->dims[1] != oh || out->dims[2] != ow)
     TP__XNN_FAIL(TP_ERR_INVALID,
-                 "%s #%u: output %u is %s, the input %s and the window give height %llu and "
+                 "output %u is %s, the input %s and the window give height %llu and "
                  "width %llu",
-                 name, n->index, (unsigned)oid, tp__xnn_dims_str(out, b1),
-                 tp__xnn_dims_str(in, b1 + 40), (unsigned long long)oh, (unsigned long long)ow);
+                 (unsigned)oid, tp__xnn_dims_str(out, b1), tp__xnn_dims_str(in, b1 + 40),
+                 (unsigned long long)oh, (unsigned long long)ow);
   return TP_OK;
 }
 
@@ -1747,12 +1748,11 @@ static tp_status tp__xnn_check_pool_io(const tp__xnn_nview *n, tp_error *err, ui
   for (k = 0; k < 4; k++) pad[k] = n->f[fpad + k];
   if (in->num_dims != 4 || out->num_dims != 4 || out->dims[0] != in->dims[0] ||
       out->dims[3] != in->dims[3])
-    return tp__error_set(err, TP_ERR_INVALID,
-                         "%s #%u: input %u is %s, output %u is %s: both must be 4-D NHWC with "
-                         "the same batch and channels",
-                         tp_xnn_node_name(n->kind), n->index, (unsigned)n->f[fin],
-                         tp__xnn_dims_str(in, b1), (unsigned)n->f[fout],
-                         tp__xnn_dims_str(out, b2));
+    TP__XNN_FAIL(TP_ERR_INVALID,
+                 "input %u is %s, output %u is %s: both must be 4-D NHWC with "
+                 "the same batch and channels",
+                 (unsigned)n->f[fin], tp__xnn_dims_str(in, b1), (unsigned)n->f[fout],
+                 tp__xnn_dims_str(out, b2));
   return TP_OK;
 }
 
@@ -1763,17 +1763,15 @@ static tp_status tp__xnn_check_same(const tp__xnn_nview *n, tp_error *err, const
   uint64_t oh, ow;
   char b1[80];
   if (sh == 0 || sw == 0)
-    return tp__error_set(err, TP_ERR_INVALID, "%s #%u: stride %u x %u: each must be >= 1",
-                         tp_xnn_node_name(n->kind), n->index, (unsigned)sh, (unsigned)sw);
+    TP__XNN_FAIL(TP_ERR_INVALID, "stride %u x %u: each must be >= 1", (unsigned)sh, (unsigned)sw);
   oh = ((uint64_t)in->dims[1] + sh - 1) / sh;
   ow = ((uint64_t)in->dims[2] + sw - 1) / sw;
   if (oh == 0 || ow == 0 || out->dims[1] != oh || out->dims[2] != ow)
-    return tp__error_set(err, TP_ERR_INVALID,
-                         "%s #%u: output %u is %s, SAME padding with stride %u x %u gives height "
-                         "%llu and width %llu",
-                         tp_xnn_node_name(n->kind), n->index, (unsigned)oid,
-                         tp__xnn_dims_str(out, b1), (unsigned)sh, (unsigned)sw,
-                         (unsigned long long)oh, (unsigned long long)ow);
+    TP__XNN_FAIL(TP_ERR_INVALID,
+                 "output %u is %s, SAME padding with stride %u x %u gives height "
+                 "%llu and width %llu",
+                 (unsigned)oid, tp__xnn_dims_str(out, b1), (unsigned)sh, (unsigned)sw,
+                 (unsigned long long)oh, (unsigned long long)ow);
   return TP_OK;
 }
 
@@ -1828,10 +1826,8 @@ static tp_status tp__xnn_check_requant(const tp__xnn_nview *n, tp_error *err,
   if (w->quant == TP_XNN_QUANT_PER_TENSOR) {
     s = (double)in->scale * (double)w->scale / (double)out->scale;
     if (!(s >= lo && s < hi))
-      TP__XNN_FAIL(TP_ERR_INVALID,
-                   "%s #%u: requantization scale %g x %g / %g = %g is outside [2^-32, 256)",
-                   tp_xnn_node_name(n->kind), n->index, (double)in->scale, (double)w->scale,
-                   (double)out->scale, s);
+      TP__XNN_FAIL(TP_ERR_INVALID, "requantization scale %g x %g / %g = %g is outside [2^-32, 256)",
+                   (double)in->scale, (double)w->scale, (double)out->scale, s);
     return TP_OK;
   }
   if (w->quant != TP_XNN_QUANT_PER_CHANNEL || !w->qc_known) return TP_OK;
@@ -1840,10 +1836,10 @@ static tp_status tp__xnn_check_requant(const tp__xnn_nview *n, tp_error *err,
     s = (double)in->scale * (double)ws / (double)out->scale;
     if (!(s >= lo && s < hi))
       TP__XNN_FAIL(TP_ERR_INVALID,
-                   "%s #%u: requantization scale %g x %g (filter channel %u) / %g = %g is "
+                   "requantization scale %g x %g (filter channel %u) / %g = %g is "
                    "outside [2^-32, 256)",
-                   tp_xnn_node_name(n->kind), n->index, (double)in->scale, (double)ws,
-                   (unsigned)(k ? w->qc_max_at : w->qc_min_at), (double)out->scale, s);
+                   (double)in->scale, (double)ws, (unsigned)(k ? w->qc_max_at : w->qc_min_at),
+                   (double)out->scale, s);
   }
   return TP_OK;
 }
@@ -1853,11 +1849,10 @@ static tp_status tp__xnn_check_same_dt(const tp__xnn_nview *n, tp_error *err, ui
                                        uint32_t fb) {
   const tp__xnn_value *a = n->v[fa], *b = n->v[fb];
   if (a && b && a->datatype != b->datatype)
-    TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: %s %u is %s but %s %u is %s: they must agree",
-                 tp_xnn_node_name(n->kind), n->index, tp__xnn_field_name(n->kind, fa),
-                 (unsigned)n->f[fa], tp_xnn_datatype_name(a->datatype),
-                 tp__xnn_field_name(n->kind, fb), (unsigned)n->f[fb],
-                 tp_xnn_datatype_name(b->datatype));
+    TP__XNN_FAIL(TP_ERR_INVALID, "%s %u is %s but %s %u is %s: they must agree",
+                 tp__xnn_field_name(n->kind, fa), (unsigned)n->f[fa],
+                 tp_xnn_datatype_name(a->datatype), tp__xnn_field_name(n->kind, fb),
+                 (unsigned)n->f[fb], tp_xnn_datatype_name(b->datatype));
   return TP_OK;
 }
 
@@ -1868,7 +1863,7 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
   int et = runtime == TP_XNN_TARGET_EXECUTORCH;
   char b1[80], b2[80], b3[80];
   uint32_t i;
-  if (!d) TP__XNN_FAIL(TP_ERR_INVALID, "node %u: unknown node kind %d", ix, n->kind);
+  if (!d) return tp__error_set(err, TP_ERR_INVALID, "node %u: unknown node kind %d", ix, n->kind);
   switch (n->kind) {
     case TP_XNN_NODE_FULLY_CONNECTED: {
 #define TP__F(x) TP__XF(XNNFullyConnected, x)
@@ -1879,33 +1874,33 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
       int tw = (fl & TP_XNN_FLAG_TRANSPOSE_WEIGHTS) != 0;
       uint64_t ic, oc;
       if (w->num_dims != 2)
-        TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: filter %u is %s: it must have 2 dims (%s)", name,
-                     ix, (unsigned)wid, tp__xnn_dims_str(w, b1),
-                     tw ? "[input channels, output channels]" : "[output channels, input channels]");
-      if (in->num_dims == 0)
-        TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: input %u has no dims", name, ix, (unsigned)iid);
+        TP__XNN_FAIL(
+            TP_ERR_INVALID, "filter %u is %s: it must have 2 dims (%s)", (unsigned)wid,
+            tp__xnn_dims_str(w, b1),
+            tw ? "[input channels, output channels]" : "[output channels, input channels]");
+      if (in->num_dims == 0) TP__XNN_FAIL(TP_ERR_INVALID, "input %u has no dims", (unsigned)iid);
       ic = in->dims[in->num_dims - 1];
       if (w->dims[tw ? 0 : 1] != ic)
         TP__XNN_FAIL(TP_ERR_INVALID,
-                     "%s #%u: filter %u is %s, input %u has %llu channels: the filter's %s dim "
+                     "filter %u is %s, input %u has %llu channels: the filter's %s dim "
                      "must be %llu (%s)",
-                     name, ix, (unsigned)wid, tp__xnn_dims_str(w, b1), (unsigned)iid,
-                     (unsigned long long)ic, tw ? "first" : "last", (unsigned long long)ic,
+                     (unsigned)wid, tp__xnn_dims_str(w, b1), (unsigned)iid, (unsigned long long)ic,
+                     tw ? "first" : "last", (unsigned long long)ic,
                      tw ? "pass a transposed view, or drop TP_XNN_FLAG_TRANSPOSE_WEIGHTS"
                         : "pass a transposed view, or TP_XNN_FLAG_TRANSPOSE_WEIGHTS");
       oc = w->dims[tw ? 1 : 0];
       if (b && (b->num_dims != 1 || b->dims[0] != oc))
         TP__XNN_FAIL(TP_ERR_INVALID,
-                     "%s #%u: bias %u is %s, the filter %s gives %llu output channels: the "
+                     "bias %u is %s, the filter %s gives %llu output channels: the "
                      "bias must be [%llu]",
-                     name, ix, (unsigned)n->f[TP__F(bias_id)], tp__xnn_dims_str(b, b1),
+                     (unsigned)n->f[TP__F(bias_id)], tp__xnn_dims_str(b, b1),
                      tp__xnn_dims_str(w, b2), (unsigned long long)oc, (unsigned long long)oc);
       if (out->num_dims == 0 || out->dims[out->num_dims - 1] != oc ||
           (ic && tp__xnn_cnumel(out) != tp__xnn_cnumel(in) / ic * oc))
         TP__XNN_FAIL(TP_ERR_INVALID,
-                     "%s #%u: output %u is %s, input %s and filter %s give %llu rows of %llu "
+                     "output %u is %s, input %s and filter %s give %llu rows of %llu "
                      "output channels",
-                     name, ix, (unsigned)oid, tp__xnn_dims_str(out, b1), tp__xnn_dims_str(in, b2),
+                     (unsigned)oid, tp__xnn_dims_str(out, b1), tp__xnn_dims_str(in, b2),
                      tp__xnn_dims_str(w, b3),
                      (unsigned long long)(ic ? tp__xnn_cnumel(in) / ic : 0),
                      (unsigned long long)oc);
@@ -1915,22 +1910,22 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
           if (out->dims[i] != in->dims[i]) same = 0;
         if (!same)
           TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
-                       "%s #%u: output %u is %s, ExecuTorch's XNNPACK makes it the input %s with "
+                       "output %u is %s, ExecuTorch's XNNPACK makes it the input %s with "
                        "the last dim %llu (same rank); reshape the input or the output "
                        "(static_reshape)",
-                       name, ix, (unsigned)oid, tp__xnn_dims_str(out, b1),
-                       tp__xnn_dims_str(in, b2), (unsigned long long)oc);
+                       (unsigned)oid, tp__xnn_dims_str(out, b1), tp__xnn_dims_str(in, b2),
+                       (unsigned long long)oc);
       }
       if (tp__xnn_check_requant(n, err, in, w, out) != TP_OK) return err->status;
       /* measured in ExecuTorch's runtime: odd K, several rows: rows after the first wrong */
       if (et && in->datatype == TP_XNN_QDINT8 && w->datatype == TP_XNN_QCINT4 && (ic & 1u) &&
           ic && tp__xnn_cnumel(in) / ic > 1)
         TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
-                     "%s #%u: qdint8 input x qcint4 filter %u with %llu (odd) input channels and "
+                     "qdint8 input x qcint4 filter %u with %llu (odd) input channels and "
                      "%llu rows: the XNNPACK ExecuTorch pins computes every row after the first "
                      "wrong; pad the input channels to %llu (or tp_xnn_options.target for "
                      "another runtime)",
-                     name, ix, (unsigned)wid, (unsigned long long)ic,
+                     (unsigned)wid, (unsigned long long)ic,
                      (unsigned long long)(tp__xnn_cnumel(in) / ic), (unsigned long long)(ic + 1));
       return TP_OK;
 #undef TP__F
@@ -1951,9 +1946,9 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
       pad[3] = n->f[TP__F(padding_left)];
       if (groups == 0 || gic == 0 || goc == 0)
         TP__XNN_FAIL(TP_ERR_INVALID,
-                     "%s #%u: groups %u, group input channels %u, group output channels %u: "
+                     "groups %u, group input channels %u, group output channels %u: "
                      "each must be >= 1",
-                     name, ix, (unsigned)groups, (unsigned)gic, (unsigned)goc);
+                     (unsigned)groups, (unsigned)gic, (unsigned)goc);
       if (dw) { /* written as upstream: groups = channels, gic 1, goc = depth multiplier */
         ic = groups;
         oc = (uint64_t)groups * (goc / gic);
@@ -1966,42 +1961,39 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
         w3 = gic;
       }
       if (in->num_dims != 4 || out->num_dims != 4)
-        TP__XNN_FAIL(TP_ERR_INVALID,
-                     "%s #%u: input %u is %s, output %u is %s: both must be 4-D NHWC", name, ix,
+        TP__XNN_FAIL(TP_ERR_INVALID, "input %u is %s, output %u is %s: both must be 4-D NHWC",
                      (unsigned)n->f[TP__F(input1_id)], tp__xnn_dims_str(in, b1),
                      (unsigned)n->f[TP__F(output_id)], tp__xnn_dims_str(out, b2));
       if (in->dims[3] != ic)
         TP__XNN_FAIL(TP_ERR_INVALID,
-                     "%s #%u: input %u is %s: %u groups x %u group input channels need %llu "
+                     "input %u is %s: %u groups x %u group input channels need %llu "
                      "input channels",
-                     name, ix, (unsigned)n->f[TP__F(input1_id)], tp__xnn_dims_str(in, b1),
-                     (unsigned)groups, (unsigned)(dw ? 1u : gic), (unsigned long long)ic);
+                     (unsigned)n->f[TP__F(input1_id)], tp__xnn_dims_str(in, b1), (unsigned)groups,
+                     (unsigned)(dw ? 1u : gic), (unsigned long long)ic);
       if (w->num_dims != 4 || w->dims[0] != w0 || w->dims[1] != kh || w->dims[2] != kw ||
           w->dims[3] != w3)
-        TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: filter %u is %s, the node needs [%llu, %u, %u, %llu] (%s)",
-                     name, ix, (unsigned)n->f[TP__F(filter_id)], tp__xnn_dims_str(w, b1),
+        TP__XNN_FAIL(TP_ERR_INVALID, "filter %u is %s, the node needs [%llu, %u, %u, %llu] (%s)",
+                     (unsigned)n->f[TP__F(filter_id)], tp__xnn_dims_str(w, b1),
                      (unsigned long long)w0, (unsigned)kh, (unsigned)kw, (unsigned long long)w3,
                      dw ? "1, kernel h, kernel w, channels x multiplier"
                         : "output channels, kernel h, kernel w, group input channels: OHWI");
       if (b && (b->num_dims != 1 || b->dims[0] != oc))
-        TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: bias %u is %s, the node has %llu output channels",
-                     name, ix, (unsigned)n->f[TP__F(bias_id)], tp__xnn_dims_str(b, b1),
+        TP__XNN_FAIL(TP_ERR_INVALID, "bias %u is %s, the node has %llu output channels",
+                     (unsigned)n->f[TP__F(bias_id)], tp__xnn_dims_str(b, b1),
                      (unsigned long long)oc);
       if (out->dims[0] != in->dims[0] || out->dims[3] != oc)
-        TP__XNN_FAIL(TP_ERR_INVALID,
-                     "%s #%u: output %u is %s: it must have batch %u and %llu channels", name,
-                     ix, (unsigned)n->f[TP__F(output_id)], tp__xnn_dims_str(out, b1),
+        TP__XNN_FAIL(TP_ERR_INVALID, "output %u is %s: it must have batch %u and %llu channels",
+                     (unsigned)n->f[TP__F(output_id)], tp__xnn_dims_str(out, b1),
                      (unsigned)in->dims[0], (unsigned long long)oc);
       if (n->kind == TP_XNN_NODE_DECONV2D &&
           (n->f[TP__F(adjustment_height)] >= n->f[TP__F(subsampling_height)] ||
            n->f[TP__F(adjustment_width)] >= n->f[TP__F(subsampling_width)]))
-        TP__XNN_FAIL(TP_ERR_INVALID,
-                     "%s #%u: adjustment %u x %u, upsampling %u x %u: each adjustment must be "
-                     "smaller than its upsampling (XNNPACK refuses it when the node runs)",
-                     name, ix, (unsigned)n->f[TP__F(adjustment_height)],
-                     (unsigned)n->f[TP__F(adjustment_width)],
-                     (unsigned)n->f[TP__F(subsampling_height)],
-                     (unsigned)n->f[TP__F(subsampling_width)]);
+        TP__XNN_FAIL(
+            TP_ERR_INVALID,
+            "adjustment %u x %u, upsampling %u x %u: each adjustment must be "
+            "smaller than its upsampling (XNNPACK refuses it when the node runs)",
+            (unsigned)n->f[TP__F(adjustment_height)], (unsigned)n->f[TP__F(adjustment_width)],
+            (unsigned)n->f[TP__F(subsampling_height)], (unsigned)n->f[TP__F(subsampling_width)]);
       if ((n->f[TP__F(flags)] & TP_XNN_FLAG_TENSORFLOW_SAME_PADDING) &&
           n->kind != TP_XNN_NODE_DECONV2D) {
         if (tp__xnn_check_same(n, err, in, out, n->f[TP__F(output_id)],
@@ -2043,9 +2035,10 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
                                 TP__F(output_value_id), pad) != TP_OK)
         return err->status;
       if (!tp__xnn_same_dims(idx, out))
-        TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: index output %u is %s: it must be %s, the value "
+        TP__XNN_FAIL(TP_ERR_INVALID,
+                     "index output %u is %s: it must be %s, the value "
                      "output's shape",
-                     name, ix, (unsigned)n->f[TP__F(output_index_id)], tp__xnn_dims_str(idx, b1),
+                     (unsigned)n->f[TP__F(output_index_id)], tp__xnn_dims_str(idx, b1),
                      tp__xnn_dims_str(out, b2));
       return tp__xnn_check_window(n, err, "window", in, out, n->f[TP__F(output_value_id)], pad,
                                   ph, pw, ph ? ph : 1u, pw ? pw : 1u, 1, 1, 0, 0, 0);
@@ -2057,22 +2050,22 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
       uint32_t fl = n->f[TP__XF(_XNNNode1x1, flags)], oid = n->f[TP__XF(_XNNNode1x1, output_id)];
       int keep = (fl & TP_XNN_FLAG_KEEP_DIMS) != 0;
       if (in->num_dims != 4)
-        TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: input %u is %s: it must be 4-D NHWC", name, ix,
+        TP__XNN_FAIL(TP_ERR_INVALID, "input %u is %s: it must be 4-D NHWC",
                      (unsigned)n->f[TP__XF(_XNNNode1x1, input_id)], tp__xnn_dims_str(in, b1));
       if (out->num_dims == 4 && out->dims[0] == in->dims[0] && out->dims[1] == 1 &&
           out->dims[2] == 1 && out->dims[3] == in->dims[3]) {
         if (!keep && et)
           TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
-                       "%s #%u: output %u is %s but flags 0x%x lack TP_XNN_FLAG_KEEP_DIMS: the "
+                       "output %u is %s but flags 0x%x lack TP_XNN_FLAG_KEEP_DIMS: the "
                        "XNNPACK ExecuTorch pins drops the pooled dims and execute fails; set "
                        "TP_XNN_FLAG_KEEP_DIMS (or tp_xnn_options.target for another runtime)",
-                       name, ix, (unsigned)oid, tp__xnn_dims_str(out, b1), (unsigned)fl);
+                       (unsigned)oid, tp__xnn_dims_str(out, b1), (unsigned)fl);
         return TP_OK;
       }
       if (!keep && out->num_dims == 2 && out->dims[0] == in->dims[0] && out->dims[1] == in->dims[3])
         return TP_OK;
-      TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: output %u is %s, input %s gives [%u, 1, 1, %u]%s",
-                   name, ix, (unsigned)oid, tp__xnn_dims_str(out, b1), tp__xnn_dims_str(in, b2),
+      TP__XNN_FAIL(TP_ERR_INVALID, "output %u is %s, input %s gives [%u, 1, 1, %u]%s",
+                   (unsigned)oid, tp__xnn_dims_str(out, b1), tp__xnn_dims_str(in, b2),
                    (unsigned)in->dims[0], (unsigned)in->dims[3],
                    keep ? " (TP_XNN_FLAG_KEEP_DIMS)" : " (with TP_XNN_FLAG_KEEP_DIMS) or [N, C]");
     }
@@ -2085,8 +2078,8 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
         uint32_t d2 = i < b->num_dims ? b->dims[b->num_dims - 1 - i] : 1;
         if (d1 != d2 && d1 != 1 && d2 != 1)
           TP__XNN_FAIL(TP_ERR_INVALID,
-                       "%s #%u: inputs %u %s and %u %s do not broadcast (dim -%u: %u vs %u)",
-                       name, ix, (unsigned)n->f[0], tp__xnn_dims_str(a, b1), (unsigned)n->f[1],
+                       "inputs %u %s and %u %s do not broadcast (dim -%u: %u vs %u)",
+                       (unsigned)n->f[0], tp__xnn_dims_str(a, b1), (unsigned)n->f[1],
                        tp__xnn_dims_str(b, b2), (unsigned)(i + 1), (unsigned)d1, (unsigned)d2);
       }
       {
@@ -2098,10 +2091,10 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
         }
         if (!okd)
           TP__XNN_FAIL(TP_ERR_INVALID,
-                       "%s #%u: output %u is %s, inputs %s and %s broadcast to rank %u with "
+                       "output %u is %s, inputs %s and %s broadcast to rank %u with "
                        "other dims",
-                       name, ix, (unsigned)n->f[2], tp__xnn_dims_str(out, b1),
-                       tp__xnn_dims_str(a, b2), tp__xnn_dims_str(b, b3), (unsigned)nd);
+                       (unsigned)n->f[2], tp__xnn_dims_str(out, b1), tp__xnn_dims_str(a, b2),
+                       tp__xnn_dims_str(b, b3), (unsigned)nd);
       }
       if (tp__xnn_check_same_dt(n, err, 0, 2) != TP_OK) return err->status;
       return tp__xnn_check_same_dt(n, err, 1, 2);
@@ -2116,29 +2109,28 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
         }
         if (!ok)
           TP__XNN_FAIL(TP_ERR_INVALID,
-                       "%s #%u: slope %u is %s, input %u is %s: the slope must broadcast to the "
+                       "slope %u is %s, input %u is %s: the slope must broadcast to the "
                        "input (each dim 1 or the input's, right-aligned; [1] or [channels])",
-                       name, ix, (unsigned)n->f[1], tp__xnn_dims_str(s, b1), (unsigned)n->f[0],
+                       (unsigned)n->f[1], tp__xnn_dims_str(s, b1), (unsigned)n->f[0],
                        tp__xnn_dims_str(in, b2));
         if (!tp__xnn_same_dims(in, out))
-          TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: output %u is %s, the input is %s", name, ix,
-                       (unsigned)n->f[2], tp__xnn_dims_str(out, b1), tp__xnn_dims_str(in, b2));
+          TP__XNN_FAIL(TP_ERR_INVALID, "output %u is %s, the input is %s", (unsigned)n->f[2],
+                       tp__xnn_dims_str(out, b1), tp__xnn_dims_str(in, b2));
         return TP_OK;
       }
       if (!s->const_idx)
         TP__XNN_FAIL(TP_ERR_INVALID,
-                     "%s #%u: slope %u is not a constant: XNNPACK needs the slope's data at "
+                     "slope %u is not a constant: XNNPACK needs the slope's data at "
                      "definition",
-                     name, ix, (unsigned)n->f[1]);
+                     (unsigned)n->f[1]);
       if (in->num_dims == 0 || tp__xnn_cnumel(s) != in->dims[in->num_dims - 1])
-        TP__XNN_FAIL(TP_ERR_INVALID,
-                     "%s #%u: slope %u is %s, input %u is %s: one slope per channel (%u)", name,
-                     ix, (unsigned)n->f[1], tp__xnn_dims_str(s, b1), (unsigned)n->f[0],
+        TP__XNN_FAIL(TP_ERR_INVALID, "slope %u is %s, input %u is %s: one slope per channel (%u)",
+                     (unsigned)n->f[1], tp__xnn_dims_str(s, b1), (unsigned)n->f[0],
                      tp__xnn_dims_str(in, b2),
                      (unsigned)(in->num_dims ? in->dims[in->num_dims - 1] : 0));
       if (!tp__xnn_same_dims(in, out))
-        TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: output %u is %s, the input is %s", name, ix,
-                     (unsigned)n->f[2], tp__xnn_dims_str(out, b1), tp__xnn_dims_str(in, b2));
+        TP__XNN_FAIL(TP_ERR_INVALID, "output %u is %s, the input is %s", (unsigned)n->f[2],
+                     tp__xnn_dims_str(out, b1), tp__xnn_dims_str(in, b2));
       return TP_OK;
     }
     case TP_XNN_NODE_BATCH_MATRIX_MULTIPLY: {
@@ -2146,16 +2138,16 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
       int tb = (n->f[3] & TP_XNN_FLAG_TRANSPOSE_B) != 0;
       uint32_t m, k, k2, nn, nd;
       if (a->num_dims < 2 || b->num_dims < 2)
-        TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: inputs %s and %s: both need at least 2 dims", name,
-                     ix, tp__xnn_dims_str(a, b1), tp__xnn_dims_str(b, b2));
+        TP__XNN_FAIL(TP_ERR_INVALID, "inputs %s and %s: both need at least 2 dims",
+                     tp__xnn_dims_str(a, b1), tp__xnn_dims_str(b, b2));
       m = a->dims[a->num_dims - 2];
       k = a->dims[a->num_dims - 1];
       k2 = b->dims[b->num_dims - (tb ? 1 : 2)];
       nn = b->dims[b->num_dims - (tb ? 2 : 1)];
       if (k != k2)
         TP__XNN_FAIL(TP_ERR_INVALID,
-                     "%s #%u: input1 %u is %s, input2 %u is %s: inner dims %u and %u differ%s",
-                     name, ix, (unsigned)n->f[0], tp__xnn_dims_str(a, b1), (unsigned)n->f[1],
+                     "input1 %u is %s, input2 %u is %s: inner dims %u and %u differ%s",
+                     (unsigned)n->f[0], tp__xnn_dims_str(a, b1), (unsigned)n->f[1],
                      tp__xnn_dims_str(b, b2), (unsigned)k, (unsigned)k2,
                      tb ? " (TP_XNN_FLAG_TRANSPOSE_B: input2 is [.., N, K])"
                         : " (input2 is [.., K, N]; TP_XNN_FLAG_TRANSPOSE_B takes [.., N, K])");
@@ -2170,10 +2162,9 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
         }
         if (!okd)
           TP__XNN_FAIL(TP_ERR_INVALID,
-                       "%s #%u: output %u is %s, inputs %s and %s give [.., %u, %u] of rank %u",
-                       name, ix, (unsigned)n->f[2], tp__xnn_dims_str(out, b1),
-                       tp__xnn_dims_str(a, b2), tp__xnn_dims_str(b, b3), (unsigned)m,
-                       (unsigned)nn, (unsigned)nd);
+                       "output %u is %s, inputs %s and %s give [.., %u, %u] of rank %u",
+                       (unsigned)n->f[2], tp__xnn_dims_str(out, b1), tp__xnn_dims_str(a, b2),
+                       tp__xnn_dims_str(b, b3), (unsigned)m, (unsigned)nn, (unsigned)nd);
       }
       return TP_OK;
     }
@@ -2183,21 +2174,20 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
       uint32_t seen = 0, nd = n->vlen[0];
       if (nd != in->num_dims || n->f[TP__F(num_dims)] != nd || out->num_dims != nd)
         TP__XNN_FAIL(TP_ERR_INVALID,
-                     "%s #%u: perm has %u entries (num_dims %u), input %s, output %s: all must "
+                     "perm has %u entries (num_dims %u), input %s, output %s: all must "
                      "have the same rank",
-                     name, ix, (unsigned)nd, (unsigned)n->f[TP__F(num_dims)],
-                     tp__xnn_dims_str(in, b1), tp__xnn_dims_str(out, b2));
+                     (unsigned)nd, (unsigned)n->f[TP__F(num_dims)], tp__xnn_dims_str(in, b1),
+                     tp__xnn_dims_str(out, b2));
       for (i = 0; i < nd; i++) {
         uint32_t p = n->vec[0][i];
         if (p >= nd || (seen & (1u << p)))
-          TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: perm entry %u is %u: not a permutation of 0..%u",
-                       name, ix, (unsigned)i, (unsigned)p, (unsigned)(nd ? nd - 1 : 0));
+          TP__XNN_FAIL(TP_ERR_INVALID, "perm entry %u is %u: not a permutation of 0..%u",
+                       (unsigned)i, (unsigned)p, (unsigned)(nd ? nd - 1 : 0));
         seen |= 1u << p;
         if (out->dims[i] != in->dims[p])
-          TP__XNN_FAIL(TP_ERR_INVALID,
-                       "%s #%u: output %u is %s: dim %u must be input dim %u (%u) of %s", name,
-                       ix, (unsigned)n->f[TP__F(output_id)], tp__xnn_dims_str(out, b1),
-                       (unsigned)i, (unsigned)p, (unsigned)in->dims[p], tp__xnn_dims_str(in, b2));
+          TP__XNN_FAIL(TP_ERR_INVALID, "output %u is %s: dim %u must be input dim %u (%u) of %s",
+                       (unsigned)n->f[TP__F(output_id)], tp__xnn_dims_str(out, b1), (unsigned)i,
+                       (unsigned)p, (unsigned)in->dims[p], tp__xnn_dims_str(in, b2));
       }
       return tp__xnn_check_same_dt(n, err, TP__F(input_id), TP__F(output_id));
 #undef TP__F
@@ -2213,23 +2203,23 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
       }
       if (et && infer > 1)
         TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
-                     "%s #%u: new shape has %u entries 0 (inferred): ExecuTorch's XNNPACK infers "
+                     "new shape has %u entries 0 (inferred): ExecuTorch's XNNPACK infers "
                      "at most one and fails at execute; give the others",
-                     name, ix, (unsigned)infer);
+                     (unsigned)infer);
       if (et && out->num_dims == n->vlen[0]) /* its output: new_shape, the 0 inferred */
         for (i = 0; i < n->vlen[0]; i++)
           if (n->vec[0][i] != 0 && n->vec[0][i] != out->dims[i])
             TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
-                         "%s #%u: output %u is %s but new shape entry %u is %u: ExecuTorch's "
+                         "output %u is %s but new shape entry %u is %u: ExecuTorch's "
                          "XNNPACK gives the output the new shape; make them agree",
-                         name, ix, (unsigned)n->f[TP__F(output_id)], tp__xnn_dims_str(out, b1),
-                         (unsigned)i, (unsigned)n->vec[0][i]);
+                         (unsigned)n->f[TP__F(output_id)], tp__xnn_dims_str(out, b1), (unsigned)i,
+                         (unsigned)n->vec[0][i]);
       if (tp__xnn_cnumel(out) != tp__xnn_cnumel(in) || (!infer && want != tp__xnn_cnumel(in)) ||
           out->num_dims != n->vlen[0])
         TP__XNN_FAIL(TP_ERR_INVALID,
-                     "%s #%u: input %u is %s (%llu elements), new shape has %u dims and %llu "
+                     "input %u is %s (%llu elements), new shape has %u dims and %llu "
                      "elements, output %u is %s",
-                     name, ix, (unsigned)n->f[TP__F(input_id)], tp__xnn_dims_str(in, b1),
+                     (unsigned)n->f[TP__F(input_id)], tp__xnn_dims_str(in, b1),
                      (unsigned long long)tp__xnn_cnumel(in), (unsigned)n->vlen[0],
                      (unsigned long long)want, (unsigned)n->f[TP__F(output_id)],
                      tp__xnn_dims_str(out, b2));
@@ -2242,9 +2232,9 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
       uint32_t nd = n->vlen[0];
       if (nd != in->num_dims || n->vlen[1] != nd || out->num_dims != nd)
         TP__XNN_FAIL(TP_ERR_INVALID,
-                     "%s #%u: %u offsets, %u sizes, input %s, output %s: all must have the "
+                     "%u offsets, %u sizes, input %s, output %s: all must have the "
                      "input's rank",
-                     name, ix, (unsigned)nd, (unsigned)n->vlen[1], tp__xnn_dims_str(in, b1),
+                     (unsigned)nd, (unsigned)n->vlen[1], tp__xnn_dims_str(in, b1),
                      tp__xnn_dims_str(out, b2));
       for (i = 0; i < nd; i++) {
         uint64_t off = n->vec[0][i], sz = n->vec[1][i];
@@ -2252,19 +2242,19 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
                                             only means "to the end": here an empty dim */
           if (off <= in->dims[i] && out->dims[i] == 0) continue;
           TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
-                       "%s #%u: dim %u: offset %llu with size 0 in an input dim of %u, output dim "
+                       "dim %u: offset %llu with size 0 in an input dim of %u, output dim "
                        "%u: ExecuTorch's XNNPACK reads size 0 as \"to the end\" only at offset 0 "
                        "(here: an empty dim, output dim 0); give the size (%llu)",
-                       name, ix, (unsigned)i, (unsigned long long)off, (unsigned)in->dims[i],
+                       (unsigned)i, (unsigned long long)off, (unsigned)in->dims[i],
                        (unsigned)out->dims[i],
                        (unsigned long long)(in->dims[i] > off ? in->dims[i] - off : 0));
         }
         if (sz == 0) sz = in->dims[i] > off ? in->dims[i] - off : 0; /* 0 = to the end */
         if (off + sz > in->dims[i] || out->dims[i] != sz || (sz == 0 && !(et && in->dims[i] == 0)))
           TP__XNN_FAIL(TP_ERR_INVALID,
-                       "%s #%u: dim %u: offset %llu + size %llu in an input dim of %u, output "
+                       "dim %u: offset %llu + size %llu in an input dim of %u, output "
                        "dim %u",
-                       name, ix, (unsigned)i, (unsigned long long)off, (unsigned long long)sz,
+                       (unsigned)i, (unsigned long long)off, (unsigned long long)sz,
                        (unsigned)in->dims[i], (unsigned)out->dims[i]);
       }
       return tp__xnn_check_same_dt(n, err, TP__F(input_id), TP__F(output_id));
@@ -2275,14 +2265,13 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
       const tp__xnn_value *in = n->v[TP__F(input_id)], *out = n->v[TP__F(output_id)];
       if (n->vlen[0] != in->num_dims || n->vlen[1] != in->num_dims || out->num_dims != in->num_dims)
         TP__XNN_FAIL(TP_ERR_INVALID,
-                     "%s #%u: %u pre and %u post paddings, input %s, output %s: all must have "
+                     "%u pre and %u post paddings, input %s, output %s: all must have "
                      "the input's rank",
-                     name, ix, (unsigned)n->vlen[0], (unsigned)n->vlen[1],
-                     tp__xnn_dims_str(in, b1), tp__xnn_dims_str(out, b2));
+                     (unsigned)n->vlen[0], (unsigned)n->vlen[1], tp__xnn_dims_str(in, b1),
+                     tp__xnn_dims_str(out, b2));
       for (i = 0; i < in->num_dims; i++)
         if ((uint64_t)out->dims[i] != (uint64_t)in->dims[i] + n->vec[0][i] + n->vec[1][i])
-          TP__XNN_FAIL(TP_ERR_INVALID,
-                       "%s #%u: output %u is %s: dim %u must be %u + %u + %u", name, ix,
+          TP__XNN_FAIL(TP_ERR_INVALID, "output %u is %s: dim %u must be %u + %u + %u",
                        (unsigned)n->f[TP__F(output_id)], tp__xnn_dims_str(out, b1), (unsigned)i,
                        (unsigned)n->vec[0][i], (unsigned)in->dims[i], (unsigned)n->vec[1][i]);
       return tp__xnn_check_same_dt(n, err, TP__F(input_id), TP__F(output_id));
@@ -2295,9 +2284,9 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
           out->dims[3] != in->dims[3] || out->dims[1] != n->f[TP__F(new_height)] ||
           out->dims[2] != n->f[TP__F(new_width)])
         TP__XNN_FAIL(TP_ERR_INVALID,
-                     "%s #%u: input %u is %s, output %u is %s: the output must be [batch, %u, "
+                     "input %u is %s, output %u is %s: the output must be [batch, %u, "
                      "%u, channels] (NHWC)",
-                     name, ix, (unsigned)n->f[TP__F(input_id)], tp__xnn_dims_str(in, b1),
+                     (unsigned)n->f[TP__F(input_id)], tp__xnn_dims_str(in, b1),
                      (unsigned)n->f[TP__F(output_id)], tp__xnn_dims_str(out, b2),
                      (unsigned)n->f[TP__F(new_height)], (unsigned)n->f[TP__F(new_width)]);
       return TP_OK;
@@ -2314,8 +2303,8 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
       nin = n->kind == TP_XNN_NODE_CONCATENATE2 ? 2 : n->kind == TP_XNN_NODE_CONCATENATE3 ? 3
             : n->kind == TP_XNN_NODE_CONCATENATE4 ? 4 : 5;
       if (axis >= out->num_dims)
-        TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: axis %u, output %s has %u dims", name, ix,
-                     (unsigned)axis, tp__xnn_dims_str(out, b1), (unsigned)out->num_dims);
+        TP__XNN_FAIL(TP_ERR_INVALID, "axis %u, output %s has %u dims", (unsigned)axis,
+                     tp__xnn_dims_str(out, b1), (unsigned)out->num_dims);
       for (k = 0; k < nin; k++) {
         const tp__xnn_value *in = n->v[ins[k]];
         int ok = in && in->num_dims == out->num_dims;
@@ -2323,9 +2312,9 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
           if (i != axis && in->dims[i] != out->dims[i]) ok = 0;
         if (!ok)
           TP__XNN_FAIL(TP_ERR_INVALID,
-                       "%s #%u: input %u (value %u) is %s, output %s: dims other than axis %u "
+                       "input %u (value %u) is %s, output %s: dims other than axis %u "
                        "must agree",
-                       name, ix, (unsigned)(k + 1), (unsigned)n->f[ins[k]],
+                       (unsigned)(k + 1), (unsigned)n->f[ins[k]],
                        in ? tp__xnn_dims_str(in, b1) : "none", tp__xnn_dims_str(out, b2),
                        (unsigned)axis);
         sum += in->dims[axis];
@@ -2333,20 +2322,20 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
           return err->status;
       }
       if (sum != out->dims[axis])
-        TP__XNN_FAIL(TP_ERR_INVALID,
-                     "%s #%u: output %u is %s: dim %u must be %llu, the inputs' sum", name, ix,
-                     (unsigned)n->f[TP__F(output_id)], tp__xnn_dims_str(out, b1),
-                     (unsigned)axis, (unsigned long long)sum);
+        TP__XNN_FAIL(TP_ERR_INVALID, "output %u is %s: dim %u must be %llu, the inputs' sum",
+                     (unsigned)n->f[TP__F(output_id)], tp__xnn_dims_str(out, b1), (unsigned)axis,
+                     (unsigned long long)sum);
       return TP_OK;
 #undef TP__F
     }
     case TP_XNN_NODE_SCALED_DOT_PRODUCT_ATTENTION:
-      if (et)
-        TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
-                     "%s #%u: ExecuTorch's runtime has no scaled-dot-product attention (its "
-                     "compiler refuses the node); build it from batch_matrix_multiply, softmax "
-                     "and multiply (or tp_xnn_options.target for another runtime)",
-                     name, ix);
+      if (et) /* no argument past the prefix's: TP__XNN_FAIL needs one */
+        return tp__error_set(err, TP_ERR_UNSUPPORTED,
+                             "%s #%u: ExecuTorch's runtime has no scaled-dot-product attention "
+                             "(its compiler refuses the node); build it from "
+                             "batch_matrix_multiply, softmax and multiply (or "
+                             "tp_xnn_options.target for another runtime)",
+                             name, ix);
       return TP_OK;
     default: { /* element-wise: _XNNNode1x1 kinds, ELU, LeakyReLU */
       uint32_t fi, fo;
@@ -2363,24 +2352,24 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
       in = n->v[fi];
       out = n->v[fo];
       if (!tp__xnn_same_dims(in, out))
-        TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: output %u is %s, input %u is %s: they must agree",
-                     name, ix, (unsigned)n->f[fo], tp__xnn_dims_str(out, b1), (unsigned)n->f[fi],
+        TP__XNN_FAIL(TP_ERR_INVALID, "output %u is %s, input %u is %s: they must agree",
+                     (unsigned)n->f[fo], tp__xnn_dims_str(out, b1), (unsigned)n->f[fi],
                      tp__xnn_dims_str(in, b2));
       if (n->kind == TP_XNN_NODE_SOFTMAX && in->num_dims == 0)
-        TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: input %u has no dims", name, ix,
-                     (unsigned)n->f[fi]);
+        TP__XNN_FAIL(TP_ERR_INVALID, "input %u has no dims", (unsigned)n->f[fi]);
       if (n->kind == TP_XNN_NODE_SOFTMAX && in->dims[in->num_dims - 1] == 0)
-        TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: input %u is %s: XNNPACK's softmax needs at least "
+        TP__XNN_FAIL(TP_ERR_INVALID,
+                     "input %u is %s: XNNPACK's softmax needs at least "
                      "one channel (the last dim; src/operators/softmax-nc.c refuses 0 when the "
                      "node runs)",
-                     name, ix, (unsigned)n->f[fi], tp__xnn_dims_str(in, b1));
+                     (unsigned)n->f[fi], tp__xnn_dims_str(in, b1));
       if (n->kind == TP_XNN_NODE_CONVERT) {
         if (!et && in->datatype == out->datatype && /* ExecuTorch's XNNPACK copies them */
             (in->quant != TP_XNN_QUANT_PER_TENSOR || in->scale == out->scale))
-          TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: input %u and output %u are both %s: nothing to "
+          TP__XNN_FAIL(TP_ERR_INVALID,
+                       "input %u and output %u are both %s: nothing to "
                        "convert",
-                       name, ix, (unsigned)n->f[fi], (unsigned)n->f[fo],
-                       tp_xnn_datatype_name(in->datatype));
+                       (unsigned)n->f[fi], (unsigned)n->f[fo], tp_xnn_datatype_name(in->datatype));
         return TP_OK;
       }
       if (et && ((in->datatype == TP_XNN_BF16 && out->datatype == TP_XNN_FP32) ||
@@ -2485,13 +2474,12 @@ static tp_status tp__xnn_check_support(const tp__xnn_nview *n, tp_error *err) {
   }
   if (!any) { /* no row for this input datatype: the inputs the kind takes */
     tp__xnn_sup_cat(sup, cap, &ns, ins ? tp_xnn_support_mask_str(ins, m, sizeof m) : "none");
-    return tp__error_set(err, TP_ERR_UNSUPPORTED,
-                         "%s #%u: %s: no operator in ExecuTorch's XNNPACK; its inputs are %s",
-                         name, n->index, have, sup);
+    TP__XNN_FAIL(TP_ERR_UNSUPPORTED, "%s: no operator in ExecuTorch's XNNPACK; its inputs are %s",
+                 have, sup);
   }
-  return tp__error_set(err, TP_ERR_UNSUPPORTED,
-                       "%s #%u: %s: no operator in ExecuTorch's XNNPACK; with a %s input it has %s",
-                       name, n->index, have, tp_xnn_datatype_name((int)dt[0]), sup);
+  TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
+               "%s: no operator in ExecuTorch's XNNPACK; with a %s input it has %s", have,
+               tp_xnn_datatype_name((int)dt[0]), sup);
 }
 
 /* Target 0: the kinds the pinned XNNPACK defines with
@@ -2527,13 +2515,12 @@ static tp_status tp__xnn_check_same_quant(const tp__xnn_nview *n, tp_error *err)
     if (!in || strncmp(d->fields[f].name, "input", 5) != 0) continue;
     if (in->quant == TP_XNN_QUANT_PER_TENSOR &&
         (in->scale != out->scale || in->zero_point != out->zero_point))
-      return tp__error_set(err, TP_ERR_UNSUPPORTED,
-                           "%s #%u: input %u has scale %g and zero point %d, output %u scale %g "
-                           "and zero point %d: ExecuTorch's XNNPACK needs them equal here (the "
-                           "node moves bytes); requantize with a convert node",
-                           tp_xnn_node_name(n->kind), n->index, (unsigned)n->f[f],
-                           (double)in->scale, (int)in->zero_point, (unsigned)n->f[fo],
-                           (double)out->scale, (int)out->zero_point);
+      TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
+                   "input %u has scale %g and zero point %d, output %u scale %g "
+                   "and zero point %d: ExecuTorch's XNNPACK needs them equal here (the "
+                   "node moves bytes); requantize with a convert node",
+                   (unsigned)n->f[f], (double)in->scale, (int)in->zero_point, (unsigned)n->f[fo],
+                   (double)out->scale, (int)out->zero_point);
   }
   return TP_OK;
 }
@@ -2557,7 +2544,7 @@ static const tp__xnn_value *tp__xnn_field_value(const tp__xnn_nview *n, const ch
    it, and deconvolution computes with the zero point ignored); TensorFlow SAME padding and
    explicit paddings exclude each other (convolutions and pooling). */
 static tp_status tp__xnn_check_define_rules(const tp__xnn_nview *n, tp_error *err) {
-  const char *name = tp_xnn_node_name(n->kind), *slot = "filter";
+  const char *slot = "filter";
   const tp__xnn_value *w;
   uint32_t wid = 0, pad0 = 0, fl = 0, k;
   int padded = 0;
@@ -2584,18 +2571,18 @@ static tp_status tp__xnn_check_define_rules(const tp__xnn_nview *n, tp_error *er
   }
   if (w && w->datatype == TP_XNN_QINT8 && w->zero_point != 0)
     TP__XNN_FAIL(TP_ERR_INVALID,
-                 "%s #%u: %s %u is qint8 with zero point %d: XNNPACK's signed 8-bit weights are "
+                 "%s %u is qint8 with zero point %d: XNNPACK's signed 8-bit weights are "
                  "symmetric; requantize them with zero point 0, or use quint8",
-                 name, n->index, slot, (unsigned)wid, (int)w->zero_point);
+                 slot, (unsigned)wid, (int)w->zero_point);
   if (padded && (fl & TP_XNN_FLAG_TENSORFLOW_SAME_PADDING))
     for (k = 0; k < 4; k++)
       if (n->f[pad0 + k])
         TP__XNN_FAIL(TP_ERR_INVALID,
-                     "%s #%u: TP_XNN_FLAG_TENSORFLOW_SAME_PADDING with explicit paddings %u/%u/%u/%u "
+                     "TP_XNN_FLAG_TENSORFLOW_SAME_PADDING with explicit paddings %u/%u/%u/%u "
                      "(top/right/bottom/left): XNNPACK refuses the two together; drop the flag "
                      "or the paddings",
-                     name, n->index, (unsigned)n->f[pad0], (unsigned)n->f[pad0 + 1],
-                     (unsigned)n->f[pad0 + 2], (unsigned)n->f[pad0 + 3]);
+                     (unsigned)n->f[pad0], (unsigned)n->f[pad0 + 1], (unsigned)n->f[pad0 + 2],
+                     (unsigned)n->f[pad0 + 3]);
   return TP_OK;
 }
 
@@ -2614,12 +2601,11 @@ static tp_status tp__xnn_check_pool_taps(const tp__xnn_nview *n, tp_error *err, 
     }
     if (!inside)
       TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
-                   "%s #%u: output %s %llu pools a window wholly in the padding (%llu "
+                   "output %s %llu pools a window wholly in the padding (%llu "
                    "before, %llu after an input %s of %llu): ExecuTorch's XNNPACK gives it "
                    "border pixels (PyTorch refuses such padding); pad less than the window",
-                   tp_xnn_node_name(n->kind), n->index, h ? "column" : "row",
-                   (unsigned long long)o, (unsigned long long)pa, (unsigned long long)pb,
-                   h ? "width" : "height", (unsigned long long)len);
+                   h ? "column" : "row", (unsigned long long)o, (unsigned long long)pa,
+                   (unsigned long long)pb, h ? "width" : "height", (unsigned long long)len);
   }
   return TP_OK;
 }
@@ -2665,11 +2651,10 @@ static tp_status tp__xnn_check_et_semantics(const tp__xnn_nview *n, tp_error *er
                 (hi >= 0.0f || (float)(int32_t)hi == hi);
     if (!lo_ok || !hi_ok)
       TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
-                   "%s #%u: output %u is int32 with output %s %g: ExecuTorch's XNNPACK "
+                   "output %u is int32 with output %s %g: ExecuTorch's XNNPACK "
                    "truncates int32 bounds toward zero, infinity to -2^31; give a max below "
                    "2^31, and whole numbers for a positive min or a negative max",
-                   name, n->index, (unsigned)oid, lo_ok ? "max" : "min",
-                   (double)(lo_ok ? hi : lo));
+                   (unsigned)oid, lo_ok ? "max" : "min", (double)(lo_ok ? hi : lo));
   }
   if (n->kind == TP_XNN_NODE_MAXIMUM && res && res->datatype == TP_XNN_INT32) {
     /* XNNPACK rewrites max(x, a one-element constant of rank <= x's) as clamp(x, c, +inf) */
@@ -2678,12 +2663,12 @@ static tp_status tp__xnn_check_et_semantics(const tp__xnn_nview *n, tp_error *er
     int k;
     for (k = 0; k < 2; k++, a = c, c = n->v[TP__XF(_XNNNode2x1, input1_id)])
       if (c->const_idx && tp__xnn_cnumel(c) == 1 && c->num_dims <= a->num_dims)
-        TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
-                     "%s #%u: int32 input %u is a one-element constant: ExecuTorch's XNNPACK "
-                     "makes the node a clamp to +infinity, which int32 turns into -2^31; give "
-                     "the constant the other input's shape",
-                     name, n->index, (unsigned)n->f[k ? TP__XF(_XNNNode2x1, input1_id)
-                                                      : TP__XF(_XNNNode2x1, input2_id)]);
+        TP__XNN_FAIL(
+            TP_ERR_UNSUPPORTED,
+            "int32 input %u is a one-element constant: ExecuTorch's XNNPACK "
+            "makes the node a clamp to +infinity, which int32 turns into -2^31; give "
+            "the constant the other input's shape",
+            (unsigned)n->f[k ? TP__XF(_XNNNode2x1, input1_id) : TP__XF(_XNNNode2x1, input2_id)]);
   }
   {
     /* ExecuTorch frees the delegate blob once the runtime is created (XNNPACKBackend.cpp:
@@ -2716,10 +2701,10 @@ static tp_status tp__xnn_check_et_semantics(const tp__xnn_nview *n, tp_error *er
                                           : TP__XF(_XNNNode2x1, input1_id)];
       if (o && !o->const_idx && tp__xnn_cnumel(c) == 1 && c->num_dims <= o->num_dims) continue;
       TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
-                   "%s #%u: input %u is a constant in the blob: ExecuTorch frees the blob "
+                   "input %u is a constant in the blob: ExecuTorch frees the blob "
                    "after init; %s reads it at execute; make it a graph input, or keep it in "
                    "a .ptd (tp_xnn_options.store)",
-                   name, n->index, (unsigned)n->f[d->fields[f].id], name);
+                   (unsigned)n->f[d->fields[f].id], name);
     }
   }
   switch (n->kind) {
@@ -2730,10 +2715,10 @@ static tp_status tp__xnn_check_et_semantics(const tp__xnn_nview *n, tp_error *er
       uint32_t kh = n->f[TP__F(pooling_height)], kw = n->f[TP__F(pooling_width)];
       if (pt | pl)
         TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
-                     "%s #%u: top / left padding %u / %u: ExecuTorch's XNNPACK counts the "
+                     "top / left padding %u / %u: ExecuTorch's XNNPACK counts the "
                      "clamped border pixels before the real ones, so the indices are wrong; pad "
                      "only the bottom and right, or pad the input with static_constant_pad",
-                     name, n->index, (unsigned)pt, (unsigned)pl);
+                     (unsigned)pt, (unsigned)pl);
       if (tp__xnn_check_pool_taps(n, err, 0, in->dims[1], out->dims[1], kh, kh, 1, 0,
                                   n->f[TP__F(padding_bottom)]) != TP_OK ||
           tp__xnn_check_pool_taps(n, err, 1, in->dims[2], out->dims[2], kw, kw, 1, 0,
@@ -2773,22 +2758,22 @@ static tp_status tp__xnn_check_et_semantics(const tp__xnn_nview *n, tp_error *er
       if (in && w && b && in->datatype == TP_XNN_FP32 &&
           (w->datatype == TP_XNN_QCINT8 || w->datatype == TP_XNN_QCINT4))
         TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
-                     "%s #%u: fp32 input %u, %s filter %u and bias %u: ExecuTorch's "
+                     "fp32 input %u, %s filter %u and bias %u: ExecuTorch's "
                      "XNNPACK multiplies the bias by the filter's channel scales; add it with an "
                      "add node, or quantize the input (convert to qdint8)",
-                     name, n->index, (unsigned)iid, tp_xnn_datatype_name(w->datatype),
-                     (unsigned)wid, (unsigned)bid);
+                     (unsigned)iid, tp_xnn_datatype_name(w->datatype), (unsigned)wid,
+                     (unsigned)bid);
       if (w && w->datatype == TP_XNN_QCINT4 && tp__xnn_cnumel(w) == 1)
         TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
-                     "%s #%u: qcint4 filter %u is %s, one 4-bit weight: ExecuTorch's runtime "
+                     "qcint4 filter %u is %s, one 4-bit weight: ExecuTorch's runtime "
                      "crashes on it (SIGSEGV, measured); use a qcint8 filter",
-                     name, n->index, (unsigned)wid, tp__xnn_dims_str(w, b1));
+                     (unsigned)wid, tp__xnn_dims_str(w, b1));
       if (w && w->datatype == TP_XNN_QCINT4 && (fl & TP_XNN_FLAG_TRANSPOSE_WEIGHTS))
         TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
-                     "%s #%u: qcint4 filter %u with TP_XNN_FLAG_TRANSPOSE_WEIGHTS: ExecuTorch's "
+                     "qcint4 filter %u with TP_XNN_FLAG_TRANSPOSE_WEIGHTS: ExecuTorch's "
                      "XNNPACK reads its 4-bit pairs along the input channels; pass it as "
                      "[output channels, input channels] without the flag",
-                     name, n->index, (unsigned)wid);
+                     (unsigned)wid);
       return TP_OK;
     }
     case TP_XNN_NODE_BATCH_MATRIX_MULTIPLY: {
@@ -2799,10 +2784,10 @@ static tp_status tp__xnn_check_et_semantics(const tp__xnn_nview *n, tp_error *er
       for (i = 0; i + 2 < w->num_dims; i++) batch *= w->dims[i];
       if (batch != 1)
         TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
-                     "%s #%u: qcint8 input2 %u has %llu batches: ExecuTorch's XNNPACK "
+                     "qcint8 input2 %u has %llu batches: ExecuTorch's XNNPACK "
                      "reads one scale per batch and column, the value has one per column; "
                      "split the batches, or use fp32",
-                     name, n->index, (unsigned)wid, (unsigned long long)batch);
+                     (unsigned)wid, (unsigned long long)batch);
       return TP_OK;
     }
     case TP_XNN_NODE_CONV2D: case TP_XNN_NODE_DEPTHWISE_CONV2D: case TP_XNN_NODE_DECONV2D: {
@@ -2822,10 +2807,10 @@ static tp_status tp__xnn_check_et_semantics(const tp__xnn_nview *n, tp_error *er
       if (in && in->datatype == TP_XNN_QDINT8 && !fc && in->num_dims == 4 &&
           in->num_nonbatch_dims != 3)
         TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
-                     "%s #%u: qdint8 input %u has num_nonbatch_dims %d: ExecuTorch's "
+                     "qdint8 input %u has num_nonbatch_dims %d: ExecuTorch's "
                      "XNNPACK quantizes a convolution's input per batch image; define it with "
                      "num_nonbatch_dims 3",
-                     name, n->index, (unsigned)iid, (int)in->num_nonbatch_dims);
+                     (unsigned)iid, (int)in->num_nonbatch_dims);
       return TP_OK;
     }
     default: return TP_OK;
@@ -2842,7 +2827,6 @@ static tp_status tp__xnn_check_node(const tp__xnn_nview *n, int runtime, tp_erro
   if (st == TP_OK) st = tp__xnn_check_same_quant(n, err);
   return st != TP_OK ? st : tp__xnn_check_et_semantics(n, err);
 }
-#undef TP__XNN_VID
 #undef TP__XNN_FAIL
 
 /* A constant's view against its value: the view's dtype is the datatype's element type (no
