@@ -1699,12 +1699,14 @@ static uint64_t tp__xnn_window_out(uint64_t in, uint64_t pad, uint64_t k, uint64
                        __VA_ARGS__)
 
 /* The window rule of convolutions and pooling: non-zero kernel, stride, dilation; a non-empty
-   output whose height and width follow from the input. */
+   output whose height and width follow from the input (fields fin, fout; the paddings top,
+   right, bottom, left at fpad .. fpad + 3). */
 static tp_status tp__xnn_check_window(const tp__xnn_nview *n, tp_error *err, const char *what,
-                                      const tp__xnn_value *in, const tp__xnn_value *out,
-                                      uint32_t oid, const uint32_t *pad, uint32_t kh,
+                                      uint32_t fin, uint32_t fout, uint32_t fpad, uint32_t kh,
                                       uint32_t kw, uint32_t sh, uint32_t sw, uint32_t dh,
                                       uint32_t dw, int deconv, uint32_t ah, uint32_t aw) {
+  const tp__xnn_value *in = n->v[fin], *out = n->v[fout];
+  const uint32_t *pad = n->f + fpad;
   uint64_t oh, ow;
   char b1[80];
   if (kh == 0 || kw == 0 || sh == 0 || sw == 0 || dh == 0 || dw == 0)
@@ -1724,53 +1726,51 @@ static tp_status tp__xnn_check_window(const tp__xnn_nview *n, tp_error *err, con
   }
   if (oh == 0 || ow == 0)
     TP__XNN_FAIL(TP_ERR_INVALID,
-                 "input is %s, padded by %u/%u (top/bottom) and %u/%u (left/right), "
-                 "the %s %u x %u (dilation %u x %u) gives an empty %llu x %llu output",
+                 "input is %s, padded by %u/%u (top/bottom) and %u/%u (left/right), the %s "
+                 "%u x %u (dilation %u x %u) gives an empty %llu x %llu output",
                  tp__xnn_dims_str(in, b1), (unsigned)pad[0], (unsigned)pad[2], (unsigned)pad[3],
                  (unsigned)pad[1], what, (unsigned)kh, (unsigned)kw, (unsigned)dh, (unsigned)dw,
                  (unsigned long long)oh, (unsigned long long)ow);
   if (out->dims[1] != oh || out->dims[2] != ow)
     TP__XNN_FAIL(TP_ERR_INVALID,
-                 "output %u is %s, the input %s and the window give height %llu and "
-                 "width %llu",
-                 (unsigned)oid, tp__xnn_dims_str(out, b1), tp__xnn_dims_str(in, b1 + 40),
+                 "output %u is %s, the input %s and the window give height %llu and width %llu",
+                 (unsigned)n->f[fout], tp__xnn_dims_str(out, b1), tp__xnn_dims_str(in, b1 + 40),
                  (unsigned long long)oh, (unsigned long long)ow);
   return TP_OK;
 }
 
-/* Pooling: paddings (top, right, bottom, left at field ids fpad .. fpad + 3) into pad; input
-   and output 4-D NHWC with the same batch and channels. */
-static tp_status tp__xnn_check_pool_io(const tp__xnn_nview *n, tp_error *err, uint32_t fpad,
-                                       uint32_t fin, uint32_t fout, uint32_t *pad) {
+/* Pooling: input and output (fields fin, fout) 4-D NHWC with the same batch and channels. */
+static tp_status tp__xnn_check_pool_io(const tp__xnn_nview *n, tp_error *err, uint32_t fin,
+                                       uint32_t fout) {
   const tp__xnn_value *in = n->v[fin], *out = n->v[fout];
   char b1[80], b2[80];
-  uint32_t k;
-  for (k = 0; k < 4; k++) pad[k] = n->f[fpad + k];
   if (in->num_dims != 4 || out->num_dims != 4 || out->dims[0] != in->dims[0] ||
       out->dims[3] != in->dims[3])
     TP__XNN_FAIL(TP_ERR_INVALID,
-                 "input %u is %s, output %u is %s: both must be 4-D NHWC with "
-                 "the same batch and channels",
+                 "input %u is %s, output %u is %s: both must be 4-D NHWC with the same batch "
+                 "and channels",
                  (unsigned)n->f[fin], tp__xnn_dims_str(in, b1), (unsigned)n->f[fout],
                  tp__xnn_dims_str(out, b2));
   return TP_OK;
 }
 
-/* TensorFlow SAME padding: the output is ceil(input / stride) in height and width. */
-static tp_status tp__xnn_check_same(const tp__xnn_nview *n, tp_error *err, const tp__xnn_value *in,
-                                    const tp__xnn_value *out, uint32_t oid, uint32_t sh,
-                                    uint32_t sw) {
+/* TensorFlow SAME padding: the output (field fout) is ceil(input / stride) in height and
+   width. */
+static tp_status tp__xnn_check_same(const tp__xnn_nview *n, tp_error *err, uint32_t fin,
+                                    uint32_t fout, uint32_t sh, uint32_t sw) {
+  const tp__xnn_value *in = n->v[fin], *out = n->v[fout];
   uint64_t oh, ow;
   char b1[80];
   if (sh == 0 || sw == 0)
-    TP__XNN_FAIL(TP_ERR_INVALID, "stride %u x %u: each must be >= 1", (unsigned)sh, (unsigned)sw);
+    TP__XNN_FAIL(TP_ERR_INVALID, "stride %u x %u: each must be >= 1", (unsigned)sh,
+                 (unsigned)sw);
   oh = ((uint64_t)in->dims[1] + sh - 1) / sh;
   ow = ((uint64_t)in->dims[2] + sw - 1) / sw;
   if (oh == 0 || ow == 0 || out->dims[1] != oh || out->dims[2] != ow)
     TP__XNN_FAIL(TP_ERR_INVALID,
-                 "output %u is %s, SAME padding with stride %u x %u gives height "
-                 "%llu and width %llu",
-                 (unsigned)oid, tp__xnn_dims_str(out, b1), (unsigned)sh, (unsigned)sw,
+                 "output %u is %s, SAME padding with stride %u x %u gives height %llu and "
+                 "width %llu",
+                 (unsigned)n->f[fout], tp__xnn_dims_str(out, b1), (unsigned)sh, (unsigned)sw,
                  (unsigned long long)oh, (unsigned long long)ow);
   return TP_OK;
 }
@@ -1836,15 +1836,15 @@ static tp_status tp__xnn_check_requant(const tp__xnn_nview *n, tp_error *err,
     s = (double)in->scale * (double)ws / (double)out->scale;
     if (!(s >= lo && s < hi))
       TP__XNN_FAIL(TP_ERR_INVALID,
-                   "requantization scale %g x %g (filter channel %u) / %g = %g is "
-                   "outside [2^-32, 256)",
+                   "requantization scale %g x %g (filter channel %u) / %g = %g is outside "
+                   "[2^-32, 256)",
                    (double)in->scale, (double)ws, (unsigned)(k ? w->qc_max_at : w->qc_min_at),
                    (double)out->scale, s);
   }
   return TP_OK;
 }
 
-/* Same datatype for the listed values (element-wise nodes). */
+/* Same datatype for the values of fields fa and fb (element-wise nodes). */
 static tp_status tp__xnn_check_same_dt(const tp__xnn_nview *n, tp_error *err, uint32_t fa,
                                        uint32_t fb) {
   const tp__xnn_value *a = n->v[fa], *b = n->v[fb];
@@ -1856,14 +1856,43 @@ static tp_status tp__xnn_check_same_dt(const tp__xnn_nview *n, tp_error *err, ui
   return TP_OK;
 }
 
+/* Dim i of v counted from the last (0: the last), 1 past its rank: numpy's right alignment. */
+static uint32_t tp__xnn_rdim(const tp__xnn_value *v, uint32_t i) {
+  return i < v->num_dims ? v->dims[v->num_dims - 1 - i] : 1;
+}
+
+/* Numpy broadcasting of a and b over their dims from the last `from` on (batch matrix
+   multiply: from 2): 0 when out has the broadcast shape there (and the larger rank); 1 when a
+   dim has two extents neither of them 1 (its index from the last in *at); 2 when out differs. */
+static int tp__xnn_broadcast(const tp__xnn_value *a, const tp__xnn_value *b, uint32_t from,
+                             const tp__xnn_value *out, uint32_t *at) {
+  uint32_t nd = a->num_dims > b->num_dims ? a->num_dims : b->num_dims, i;
+  int res = out->num_dims == nd ? 0 : 2;
+  for (i = from; i < nd; i++) {
+    uint32_t d1 = tp__xnn_rdim(a, i), d2 = tp__xnn_rdim(b, i);
+    *at = i;
+    if (d1 != d2 && d1 != 1 && d2 != 1) return 1;
+    if (!res && out->dims[nd - 1 - i] != (d1 == 1 ? d2 : d1)) res = 2;
+  }
+  return res;
+}
+
+/* The id of node kind `kind`'s field named `field`, or -1 (no such field). */
+static int tp__xnn_field_id(int kind, const char *field) {
+  const tp_xnn_node_desc *d = tp_xnn_describe_node(kind);
+  uint32_t f;
+  for (f = 0; d && f < d->nfields; f++)
+    if (!strcmp(d->fields[f].name, field)) return (int)f;
+  return -1;
+}
+
 static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, tp_error *err) {
-  const char *name = tp_xnn_node_name(n->kind);
   const tp_xnn_node_desc *d = tp_xnn_describe_node(n->kind);
-  unsigned ix = n->index;
   int et = runtime == TP_XNN_TARGET_EXECUTORCH;
   char b1[80], b2[80], b3[80];
   uint32_t i;
-  if (!d) return tp__error_set(err, TP_ERR_INVALID, "node %u: unknown node kind %d", ix, n->kind);
+  if (!d)
+    return tp__error_set(err, TP_ERR_INVALID, "node %u: unknown node kind %d", n->index, n->kind);
   switch (n->kind) {
     case TP_XNN_NODE_FULLY_CONNECTED: {
 #define TP__F(x) TP__XF(XNNFullyConnected, x)
@@ -1872,61 +1901,56 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
       uint32_t fl = n->f[TP__F(flags)], wid = n->f[TP__F(filter_id)];
       uint32_t iid = n->f[TP__F(input1_id)], oid = n->f[TP__F(output_id)];
       int tw = (fl & TP_XNN_FLAG_TRANSPOSE_WEIGHTS) != 0;
-      uint64_t ic, oc;
+      uint64_t ic, oc, rows;
       if (w->num_dims != 2)
-        TP__XNN_FAIL(
-            TP_ERR_INVALID, "filter %u is %s: it must have 2 dims (%s)", (unsigned)wid,
-            tp__xnn_dims_str(w, b1),
-            tw ? "[input channels, output channels]" : "[output channels, input channels]");
+        TP__XNN_FAIL(TP_ERR_INVALID, "filter %u is %s: it must have 2 dims (%s)", (unsigned)wid,
+                     tp__xnn_dims_str(w, b1),
+                     tw ? "[input channels, output channels]"
+                        : "[output channels, input channels]");
       if (in->num_dims == 0) TP__XNN_FAIL(TP_ERR_INVALID, "input %u has no dims", (unsigned)iid);
       ic = in->dims[in->num_dims - 1];
+      rows = ic ? tp__xnn_cnumel(in) / ic : 0;
       if (w->dims[tw ? 0 : 1] != ic)
         TP__XNN_FAIL(TP_ERR_INVALID,
-                     "filter %u is %s, input %u has %llu channels: the filter's %s dim "
-                     "must be %llu (%s)",
-                     (unsigned)wid, tp__xnn_dims_str(w, b1), (unsigned)iid, (unsigned long long)ic,
-                     tw ? "first" : "last", (unsigned long long)ic,
+                     "filter %u is %s, input %u has %llu channels: the filter's %s dim must be "
+                     "%llu (%s)",
+                     (unsigned)wid, tp__xnn_dims_str(w, b1), (unsigned)iid,
+                     (unsigned long long)ic, tw ? "first" : "last", (unsigned long long)ic,
                      tw ? "pass a transposed view, or drop TP_XNN_FLAG_TRANSPOSE_WEIGHTS"
                         : "pass a transposed view, or TP_XNN_FLAG_TRANSPOSE_WEIGHTS");
       oc = w->dims[tw ? 1 : 0];
       if (b && (b->num_dims != 1 || b->dims[0] != oc))
         TP__XNN_FAIL(TP_ERR_INVALID,
-                     "bias %u is %s, the filter %s gives %llu output channels: the "
-                     "bias must be [%llu]",
+                     "bias %u is %s, the filter %s gives %llu output channels: the bias must be "
+                     "[%llu]",
                      (unsigned)n->f[TP__F(bias_id)], tp__xnn_dims_str(b, b1),
                      tp__xnn_dims_str(w, b2), (unsigned long long)oc, (unsigned long long)oc);
       if (out->num_dims == 0 || out->dims[out->num_dims - 1] != oc ||
-          (ic && tp__xnn_cnumel(out) != tp__xnn_cnumel(in) / ic * oc))
+          (ic && tp__xnn_cnumel(out) != rows * oc))
         TP__XNN_FAIL(TP_ERR_INVALID,
-                     "output %u is %s, input %s and filter %s give %llu rows of %llu "
-                     "output channels",
+                     "output %u is %s, input %s and filter %s give %llu rows of %llu output "
+                     "channels",
                      (unsigned)oid, tp__xnn_dims_str(out, b1), tp__xnn_dims_str(in, b2),
-                     tp__xnn_dims_str(w, b3),
-                     (unsigned long long)(ic ? tp__xnn_cnumel(in) / ic : 0),
+                     tp__xnn_dims_str(w, b3), (unsigned long long)rows, (unsigned long long)oc);
+      /* the pinned XNNPACK's output: the input's leading dims, then oc */
+      if (et && (out->num_dims != in->num_dims ||
+                 memcmp(out->dims, in->dims, (in->num_dims - 1) * sizeof in->dims[0])))
+        TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
+                     "output %u is %s, ExecuTorch's XNNPACK makes it the input %s with the last "
+                     "dim %llu (same rank); reshape the input or the output (static_reshape)",
+                     (unsigned)oid, tp__xnn_dims_str(out, b1), tp__xnn_dims_str(in, b2),
                      (unsigned long long)oc);
-      if (et) { /* the pinned XNNPACK's output: the input's leading dims, then oc */
-        int same = out->num_dims == in->num_dims;
-        for (i = 0; same && i + 1 < in->num_dims; i++)
-          if (out->dims[i] != in->dims[i]) same = 0;
-        if (!same)
-          TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
-                       "output %u is %s, ExecuTorch's XNNPACK makes it the input %s with "
-                       "the last dim %llu (same rank); reshape the input or the output "
-                       "(static_reshape)",
-                       (unsigned)oid, tp__xnn_dims_str(out, b1), tp__xnn_dims_str(in, b2),
-                       (unsigned long long)oc);
-      }
       if (tp__xnn_check_requant(n, err, in, w, out) != TP_OK) return err->status;
       /* measured in ExecuTorch's runtime: odd K, several rows: rows after the first wrong */
       if (et && in->datatype == TP_XNN_QDINT8 && w->datatype == TP_XNN_QCINT4 && (ic & 1u) &&
-          ic && tp__xnn_cnumel(in) / ic > 1)
+          rows > 1)
         TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
-                     "qdint8 input x qcint4 filter %u with %llu (odd) input channels and "
-                     "%llu rows: the XNNPACK ExecuTorch pins computes every row after the first "
+                     "qdint8 input x qcint4 filter %u with %llu (odd) input channels and %llu "
+                     "rows: the XNNPACK ExecuTorch pins computes every row after the first "
                      "wrong; pad the input channels to %llu (or tp_xnn_options.target for "
                      "another runtime)",
-                     (unsigned)wid, (unsigned long long)ic,
-                     (unsigned long long)(tp__xnn_cnumel(in) / ic), (unsigned long long)(ic + 1));
+                     (unsigned)wid, (unsigned long long)ic, (unsigned long long)rows,
+                     (unsigned long long)(ic + 1));
       return TP_OK;
 #undef TP__F
     }
@@ -1935,19 +1959,17 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
       const tp__xnn_value *in = n->v[TP__F(input1_id)], *w = n->v[TP__F(filter_id)];
       const tp__xnn_value *b = n->v[TP__F(bias_id)], *out = n->v[TP__F(output_id)];
       uint32_t gic = n->f[TP__F(group_input_channels)], goc = n->f[TP__F(group_output_channels)];
-      uint32_t groups = n->f[TP__F(groups)];
+      uint32_t groups = n->f[TP__F(groups)], iid = n->f[TP__F(input1_id)];
+      uint32_t oid = n->f[TP__F(output_id)];
       uint32_t kh = n->f[TP__F(kernel_height)], kw = n->f[TP__F(kernel_width)];
-      uint32_t pad[4];
+      uint32_t sh = n->f[TP__F(subsampling_height)], sw = n->f[TP__F(subsampling_width)];
+      uint32_t ah = n->f[TP__F(adjustment_height)], aw = n->f[TP__F(adjustment_width)];
       uint64_t ic, oc, w0, w3;
-      int dw = n->kind == TP_XNN_NODE_DEPTHWISE_CONV2D;
-      pad[0] = n->f[TP__F(padding_top)];
-      pad[1] = n->f[TP__F(padding_right)];
-      pad[2] = n->f[TP__F(padding_bottom)];
-      pad[3] = n->f[TP__F(padding_left)];
+      int dw = n->kind == TP_XNN_NODE_DEPTHWISE_CONV2D, de = n->kind == TP_XNN_NODE_DECONV2D;
       if (groups == 0 || gic == 0 || goc == 0)
         TP__XNN_FAIL(TP_ERR_INVALID,
-                     "groups %u, group input channels %u, group output channels %u: "
-                     "each must be >= 1",
+                     "groups %u, group input channels %u, group output channels %u: each must "
+                     "be >= 1",
                      (unsigned)groups, (unsigned)gic, (unsigned)goc);
       if (dw) { /* written as upstream: groups = channels, gic 1, goc = depth multiplier */
         ic = groups;
@@ -1962,13 +1984,13 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
       }
       if (in->num_dims != 4 || out->num_dims != 4)
         TP__XNN_FAIL(TP_ERR_INVALID, "input %u is %s, output %u is %s: both must be 4-D NHWC",
-                     (unsigned)n->f[TP__F(input1_id)], tp__xnn_dims_str(in, b1),
-                     (unsigned)n->f[TP__F(output_id)], tp__xnn_dims_str(out, b2));
+                     (unsigned)iid, tp__xnn_dims_str(in, b1), (unsigned)oid,
+                     tp__xnn_dims_str(out, b2));
       if (in->dims[3] != ic)
         TP__XNN_FAIL(TP_ERR_INVALID,
-                     "input %u is %s: %u groups x %u group input channels need %llu "
-                     "input channels",
-                     (unsigned)n->f[TP__F(input1_id)], tp__xnn_dims_str(in, b1), (unsigned)groups,
+                     "input %u is %s: %u groups x %u group input channels need %llu input "
+                     "channels",
+                     (unsigned)iid, tp__xnn_dims_str(in, b1), (unsigned)groups,
                      (unsigned)(dw ? 1u : gic), (unsigned long long)ic);
       if (w->num_dims != 4 || w->dims[0] != w0 || w->dims[1] != kh || w->dims[2] != kw ||
           w->dims[3] != w3)
@@ -1983,81 +2005,71 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
                      (unsigned long long)oc);
       if (out->dims[0] != in->dims[0] || out->dims[3] != oc)
         TP__XNN_FAIL(TP_ERR_INVALID, "output %u is %s: it must have batch %u and %llu channels",
-                     (unsigned)n->f[TP__F(output_id)], tp__xnn_dims_str(out, b1),
-                     (unsigned)in->dims[0], (unsigned long long)oc);
-      if (n->kind == TP_XNN_NODE_DECONV2D &&
-          (n->f[TP__F(adjustment_height)] >= n->f[TP__F(subsampling_height)] ||
-           n->f[TP__F(adjustment_width)] >= n->f[TP__F(subsampling_width)]))
-        TP__XNN_FAIL(
-            TP_ERR_INVALID,
-            "adjustment %u x %u, upsampling %u x %u: each adjustment must be "
-            "smaller than its upsampling (XNNPACK refuses it when the node runs)",
-            (unsigned)n->f[TP__F(adjustment_height)], (unsigned)n->f[TP__F(adjustment_width)],
-            (unsigned)n->f[TP__F(subsampling_height)], (unsigned)n->f[TP__F(subsampling_width)]);
-      if ((n->f[TP__F(flags)] & TP_XNN_FLAG_TENSORFLOW_SAME_PADDING) &&
-          n->kind != TP_XNN_NODE_DECONV2D) {
-        if (tp__xnn_check_same(n, err, in, out, n->f[TP__F(output_id)],
-                               n->f[TP__F(subsampling_height)], n->f[TP__F(subsampling_width)]) != TP_OK)
+                     (unsigned)oid, tp__xnn_dims_str(out, b1), (unsigned)in->dims[0],
+                     (unsigned long long)oc);
+      if (de && (ah >= sh || aw >= sw))
+        TP__XNN_FAIL(TP_ERR_INVALID,
+                     "adjustment %u x %u, upsampling %u x %u: each adjustment must be smaller "
+                     "than its upsampling (XNNPACK refuses it when the node runs)",
+                     (unsigned)ah, (unsigned)aw, (unsigned)sh, (unsigned)sw);
+      if ((n->f[TP__F(flags)] & TP_XNN_FLAG_TENSORFLOW_SAME_PADDING) && !de) {
+        if (tp__xnn_check_same(n, err, TP__F(input1_id), TP__F(output_id), sh, sw) != TP_OK)
           return err->status;
-      } else if (tp__xnn_check_window(n, err, "kernel", in, out, n->f[TP__F(output_id)], pad, kh, kw,
-                               n->f[TP__F(subsampling_height)], n->f[TP__F(subsampling_width)],
-                               n->f[TP__F(dilation_height)], n->f[TP__F(dilation_width)],
-                               n->kind == TP_XNN_NODE_DECONV2D, n->f[TP__F(adjustment_height)],
-                               n->f[TP__F(adjustment_width)]) != TP_OK)
+      } else if (tp__xnn_check_window(n, err, "kernel", TP__F(input1_id), TP__F(output_id),
+                                      TP__F(padding_top), kh, kw, sh, sw,
+                                      n->f[TP__F(dilation_height)], n->f[TP__F(dilation_width)],
+                                      de, ah, aw) != TP_OK) {
         return err->status;
+      }
       return tp__xnn_check_requant(n, err, in, w, out);
 #undef TP__F
     }
     case TP_XNN_NODE_AVG_POOLING_2D: case TP_XNN_NODE_MAX_POOLING_2D: {
 #define TP__F(x) TP__XF(_XNNPooling2D, x)
-      const tp__xnn_value *in = n->v[TP__F(input_id)], *out = n->v[TP__F(output_id)];
-      uint32_t pad[4];
-      if (tp__xnn_check_pool_io(n, err, TP__F(padding_top), TP__F(input_id), TP__F(output_id),
-                                pad) != TP_OK)
+      int avg = n->kind == TP_XNN_NODE_AVG_POOLING_2D;
+      uint32_t sh = n->f[TP__F(stride_height)], sw = n->f[TP__F(stride_width)];
+      if (tp__xnn_check_pool_io(n, err, TP__F(input_id), TP__F(output_id)) != TP_OK)
         return err->status;
       if (n->f[TP__F(flags)] & TP_XNN_FLAG_TENSORFLOW_SAME_PADDING)
-        return tp__xnn_check_same(n, err, in, out, n->f[TP__F(output_id)],
-                                  n->f[TP__F(stride_height)], n->f[TP__F(stride_width)]);
-      return tp__xnn_check_window(n, err, "window", in, out, n->f[TP__F(output_id)], pad,
-                                  n->f[TP__F(pooling_height)], n->f[TP__F(pooling_width)],
-                                  n->f[TP__F(stride_height)], n->f[TP__F(stride_width)],
-                                  n->kind == TP_XNN_NODE_AVG_POOLING_2D ? 1u : n->f[TP__F(dilation_height)],
-                                  n->kind == TP_XNN_NODE_AVG_POOLING_2D ? 1u : n->f[TP__F(dilation_width)],
-                                  0, 0, 0);
+        return tp__xnn_check_same(n, err, TP__F(input_id), TP__F(output_id), sh, sw);
+      return tp__xnn_check_window(n, err, "window", TP__F(input_id), TP__F(output_id),
+                                  TP__F(padding_top), n->f[TP__F(pooling_height)],
+                                  n->f[TP__F(pooling_width)], sh, sw,
+                                  avg ? 1u : n->f[TP__F(dilation_height)],
+                                  avg ? 1u : n->f[TP__F(dilation_width)], 0, 0, 0);
 #undef TP__F
     }
     case TP_XNN_NODE_ARGMAX_POOLING_2D: {
 #define TP__F(x) TP__XF(XNNArgMaxPooling2d, x)
-      const tp__xnn_value *in = n->v[TP__F(input_id)], *out = n->v[TP__F(output_value_id)];
+      const tp__xnn_value *out = n->v[TP__F(output_value_id)];
       const tp__xnn_value *idx = n->v[TP__F(output_index_id)];
-      uint32_t pad[4], ph = n->f[TP__F(pooling_height)], pw = n->f[TP__F(pooling_width)];
-      if (tp__xnn_check_pool_io(n, err, TP__F(padding_top), TP__F(input_id),
-                                TP__F(output_value_id), pad) != TP_OK)
+      uint32_t ph = n->f[TP__F(pooling_height)], pw = n->f[TP__F(pooling_width)];
+      if (tp__xnn_check_pool_io(n, err, TP__F(input_id), TP__F(output_value_id)) != TP_OK)
         return err->status;
       if (!tp__xnn_same_dims(idx, out))
-        TP__XNN_FAIL(TP_ERR_INVALID,
-                     "index output %u is %s: it must be %s, the value "
-                     "output's shape",
+        TP__XNN_FAIL(TP_ERR_INVALID, "index output %u is %s: it must be %s, the value output's "
+                     "shape",
                      (unsigned)n->f[TP__F(output_index_id)], tp__xnn_dims_str(idx, b1),
                      tp__xnn_dims_str(out, b2));
-      return tp__xnn_check_window(n, err, "window", in, out, n->f[TP__F(output_value_id)], pad,
-                                  ph, pw, ph ? ph : 1u, pw ? pw : 1u, 1, 1, 0, 0, 0);
+      return tp__xnn_check_window(n, err, "window", TP__F(input_id), TP__F(output_value_id),
+                                  TP__F(padding_top), ph, pw, ph ? ph : 1u, pw ? pw : 1u, 1, 1,
+                                  0, 0, 0);
 #undef TP__F
     }
     case TP_XNN_NODE_GLOBAL_AVG_POOLING_2D: {
-      const tp__xnn_value *in = n->v[TP__XF(_XNNNode1x1, input_id)];
-      const tp__xnn_value *out = n->v[TP__XF(_XNNNode1x1, output_id)];
-      uint32_t fl = n->f[TP__XF(_XNNNode1x1, flags)], oid = n->f[TP__XF(_XNNNode1x1, output_id)];
+#define TP__F(x) TP__XF(_XNNNode1x1, x)
+      const tp__xnn_value *in = n->v[TP__F(input_id)], *out = n->v[TP__F(output_id)];
+      uint32_t fl = n->f[TP__F(flags)], oid = n->f[TP__F(output_id)];
       int keep = (fl & TP_XNN_FLAG_KEEP_DIMS) != 0;
       if (in->num_dims != 4)
         TP__XNN_FAIL(TP_ERR_INVALID, "input %u is %s: it must be 4-D NHWC",
-                     (unsigned)n->f[TP__XF(_XNNNode1x1, input_id)], tp__xnn_dims_str(in, b1));
+                     (unsigned)n->f[TP__F(input_id)], tp__xnn_dims_str(in, b1));
       if (out->num_dims == 4 && out->dims[0] == in->dims[0] && out->dims[1] == 1 &&
           out->dims[2] == 1 && out->dims[3] == in->dims[3]) {
         if (!keep && et)
           TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
-                       "output %u is %s but flags 0x%x lack TP_XNN_FLAG_KEEP_DIMS: the "
-                       "XNNPACK ExecuTorch pins drops the pooled dims and execute fails; set "
+                       "output %u is %s but flags 0x%x lack TP_XNN_FLAG_KEEP_DIMS: the XNNPACK "
+                       "ExecuTorch pins drops the pooled dims and execute fails; set "
                        "TP_XNN_FLAG_KEEP_DIMS (or tp_xnn_options.target for another runtime)",
                        (unsigned)oid, tp__xnn_dims_str(out, b1), (unsigned)fl);
         return TP_OK;
@@ -2068,114 +2080,96 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
                    (unsigned)oid, tp__xnn_dims_str(out, b1), tp__xnn_dims_str(in, b2),
                    (unsigned)in->dims[0], (unsigned)in->dims[3],
                    keep ? " (TP_XNN_FLAG_KEEP_DIMS)" : " (with TP_XNN_FLAG_KEEP_DIMS) or [N, C]");
+#undef TP__F
     }
+#define TP__F(x) TP__XF(_XNNNode2x1, x) /* the binary kinds, PReLU, batch matrix multiply */
     case TP_XNN_NODE_ADD: case TP_XNN_NODE_SUBTRACT: case TP_XNN_NODE_MULTIPLY:
     case TP_XNN_NODE_DIVIDE: case TP_XNN_NODE_MAXIMUM: case TP_XNN_NODE_MINIMUM: {
-      const tp__xnn_value *a = n->v[0], *b = n->v[1], *out = n->v[2];
-      uint32_t nd = a->num_dims > b->num_dims ? a->num_dims : b->num_dims;
-      for (i = 0; i < nd; i++) { /* numpy broadcasting, right-aligned */
-        uint32_t d1 = i < a->num_dims ? a->dims[a->num_dims - 1 - i] : 1;
-        uint32_t d2 = i < b->num_dims ? b->dims[b->num_dims - 1 - i] : 1;
-        if (d1 != d2 && d1 != 1 && d2 != 1)
-          TP__XNN_FAIL(TP_ERR_INVALID,
-                       "inputs %u %s and %u %s do not broadcast (dim -%u: %u vs %u)",
-                       (unsigned)n->f[0], tp__xnn_dims_str(a, b1), (unsigned)n->f[1],
-                       tp__xnn_dims_str(b, b2), (unsigned)(i + 1), (unsigned)d1, (unsigned)d2);
-      }
-      {
-        int okd = out->num_dims == nd;
-        for (i = 0; okd && i < nd; i++) {
-          uint32_t d1 = i < a->num_dims ? a->dims[a->num_dims - 1 - i] : 1;
-          uint32_t d2 = i < b->num_dims ? b->dims[b->num_dims - 1 - i] : 1;
-          if (out->dims[nd - 1 - i] != (d1 == 1 ? d2 : d1)) okd = 0;
-        }
-        if (!okd)
-          TP__XNN_FAIL(TP_ERR_INVALID,
-                       "output %u is %s, inputs %s and %s broadcast to rank %u with "
-                       "other dims",
-                       (unsigned)n->f[2], tp__xnn_dims_str(out, b1), tp__xnn_dims_str(a, b2),
-                       tp__xnn_dims_str(b, b3), (unsigned)nd);
-      }
-      if (tp__xnn_check_same_dt(n, err, 0, 2) != TP_OK) return err->status;
-      return tp__xnn_check_same_dt(n, err, 1, 2);
+      const tp__xnn_value *a = n->v[TP__F(input1_id)], *b = n->v[TP__F(input2_id)];
+      const tp__xnn_value *out = n->v[TP__F(output_id)];
+      uint32_t aid = n->f[TP__F(input1_id)], bid = n->f[TP__F(input2_id)];
+      int bad = tp__xnn_broadcast(a, b, 0, out, &i);
+      if (bad == 1)
+        TP__XNN_FAIL(TP_ERR_INVALID, "inputs %u %s and %u %s do not broadcast (dim -%u: %u vs %u)",
+                     (unsigned)aid, tp__xnn_dims_str(a, b1), (unsigned)bid,
+                     tp__xnn_dims_str(b, b2), (unsigned)(i + 1), (unsigned)tp__xnn_rdim(a, i),
+                     (unsigned)tp__xnn_rdim(b, i));
+      if (bad)
+        TP__XNN_FAIL(TP_ERR_INVALID,
+                     "output %u is %s, inputs %s and %s broadcast to rank %u with other dims",
+                     (unsigned)n->f[TP__F(output_id)], tp__xnn_dims_str(out, b1),
+                     tp__xnn_dims_str(a, b2), tp__xnn_dims_str(b, b3),
+                     (unsigned)(a->num_dims > b->num_dims ? a->num_dims : b->num_dims));
+      if (tp__xnn_check_same_dt(n, err, TP__F(input1_id), TP__F(output_id)) != TP_OK)
+        return err->status;
+      return tp__xnn_check_same_dt(n, err, TP__F(input2_id), TP__F(output_id));
     }
     case TP_XNN_NODE_PRELU: {
-      const tp__xnn_value *in = n->v[0], *s = n->v[1], *out = n->v[2];
+      const tp__xnn_value *in = n->v[TP__F(input1_id)], *s = n->v[TP__F(input2_id)];
+      const tp__xnn_value *out = n->v[TP__F(output_id)];
+      uint32_t iid = n->f[TP__F(input1_id)], sid = n->f[TP__F(input2_id)];
       if (et) { /* the pinned XNNPACK: a binary node, the slope broadcast to the input */
-        int ok = s->num_dims <= in->num_dims;
-        for (i = 0; ok && i < s->num_dims; i++) {
-          uint32_t sd = s->dims[s->num_dims - 1 - i], id = in->dims[in->num_dims - 1 - i];
-          if (sd != 1 && sd != id) ok = 0;
-        }
-        if (!ok)
+        if (tp__xnn_broadcast(s, in, 0, in, &i))
           TP__XNN_FAIL(TP_ERR_INVALID,
-                       "slope %u is %s, input %u is %s: the slope must broadcast to the "
-                       "input (each dim 1 or the input's, right-aligned; [1] or [channels])",
-                       (unsigned)n->f[1], tp__xnn_dims_str(s, b1), (unsigned)n->f[0],
+                       "slope %u is %s, input %u is %s: the slope must broadcast to the input "
+                       "(each dim 1 or the input's, right-aligned; [1] or [channels])",
+                       (unsigned)sid, tp__xnn_dims_str(s, b1), (unsigned)iid,
                        tp__xnn_dims_str(in, b2));
-        if (!tp__xnn_same_dims(in, out))
-          TP__XNN_FAIL(TP_ERR_INVALID, "output %u is %s, the input is %s", (unsigned)n->f[2],
-                       tp__xnn_dims_str(out, b1), tp__xnn_dims_str(in, b2));
-        return TP_OK;
-      }
-      if (!s->const_idx)
+      } else if (!s->const_idx) {
         TP__XNN_FAIL(TP_ERR_INVALID,
-                     "slope %u is not a constant: XNNPACK needs the slope's data at "
-                     "definition",
-                     (unsigned)n->f[1]);
-      if (in->num_dims == 0 || tp__xnn_cnumel(s) != in->dims[in->num_dims - 1])
+                     "slope %u is not a constant: XNNPACK needs the slope's data at definition",
+                     (unsigned)sid);
+      } else if (in->num_dims == 0 || tp__xnn_cnumel(s) != tp__xnn_rdim(in, 0)) {
         TP__XNN_FAIL(TP_ERR_INVALID, "slope %u is %s, input %u is %s: one slope per channel (%u)",
-                     (unsigned)n->f[1], tp__xnn_dims_str(s, b1), (unsigned)n->f[0],
+                     (unsigned)sid, tp__xnn_dims_str(s, b1), (unsigned)iid,
                      tp__xnn_dims_str(in, b2),
                      (unsigned)(in->num_dims ? in->dims[in->num_dims - 1] : 0));
+      }
       if (!tp__xnn_same_dims(in, out))
-        TP__XNN_FAIL(TP_ERR_INVALID, "output %u is %s, the input is %s", (unsigned)n->f[2],
-                     tp__xnn_dims_str(out, b1), tp__xnn_dims_str(in, b2));
+        TP__XNN_FAIL(TP_ERR_INVALID, "output %u is %s, the input is %s",
+                     (unsigned)n->f[TP__F(output_id)], tp__xnn_dims_str(out, b1),
+                     tp__xnn_dims_str(in, b2));
       return TP_OK;
     }
     case TP_XNN_NODE_BATCH_MATRIX_MULTIPLY: {
-      const tp__xnn_value *a = n->v[0], *b = n->v[1], *out = n->v[2];
-      int tb = (n->f[3] & TP_XNN_FLAG_TRANSPOSE_B) != 0;
+      const tp__xnn_value *a = n->v[TP__F(input1_id)], *b = n->v[TP__F(input2_id)];
+      const tp__xnn_value *out = n->v[TP__F(output_id)];
+      int tb = (n->f[TP__F(flags)] & TP_XNN_FLAG_TRANSPOSE_B) != 0;
       uint32_t m, k, k2, nn, nd;
       if (a->num_dims < 2 || b->num_dims < 2)
         TP__XNN_FAIL(TP_ERR_INVALID, "inputs %s and %s: both need at least 2 dims",
                      tp__xnn_dims_str(a, b1), tp__xnn_dims_str(b, b2));
-      m = a->dims[a->num_dims - 2];
-      k = a->dims[a->num_dims - 1];
-      k2 = b->dims[b->num_dims - (tb ? 1 : 2)];
-      nn = b->dims[b->num_dims - (tb ? 2 : 1)];
+      m = tp__xnn_rdim(a, 1);
+      k = tp__xnn_rdim(a, 0);
+      k2 = tp__xnn_rdim(b, tb ? 0 : 1);
+      nn = tp__xnn_rdim(b, tb ? 1 : 0);
       if (k != k2)
         TP__XNN_FAIL(TP_ERR_INVALID,
                      "input1 %u is %s, input2 %u is %s: inner dims %u and %u differ%s",
-                     (unsigned)n->f[0], tp__xnn_dims_str(a, b1), (unsigned)n->f[1],
-                     tp__xnn_dims_str(b, b2), (unsigned)k, (unsigned)k2,
+                     (unsigned)n->f[TP__F(input1_id)], tp__xnn_dims_str(a, b1),
+                     (unsigned)n->f[TP__F(input2_id)], tp__xnn_dims_str(b, b2), (unsigned)k,
+                     (unsigned)k2,
                      tb ? " (TP_XNN_FLAG_TRANSPOSE_B: input2 is [.., N, K])"
                         : " (input2 is [.., K, N]; TP_XNN_FLAG_TRANSPOSE_B takes [.., N, K])");
       nd = a->num_dims > b->num_dims ? a->num_dims : b->num_dims;
-      {
-        int okd = out->num_dims == nd && out->dims[nd - 2] == m && out->dims[nd - 1] == nn;
-        for (i = 2; okd && i < nd; i++) {
-          uint32_t d1 = i < a->num_dims ? a->dims[a->num_dims - 1 - i] : 1;
-          uint32_t d2 = i < b->num_dims ? b->dims[b->num_dims - 1 - i] : 1;
-          if ((d1 != d2 && d1 != 1 && d2 != 1) || out->dims[nd - 1 - i] != (d1 == 1 ? d2 : d1))
-            okd = 0;
-        }
-        if (!okd)
-          TP__XNN_FAIL(TP_ERR_INVALID,
-                       "output %u is %s, inputs %s and %s give [.., %u, %u] of rank %u",
-                       (unsigned)n->f[2], tp__xnn_dims_str(out, b1), tp__xnn_dims_str(a, b2),
-                       tp__xnn_dims_str(b, b3), (unsigned)m, (unsigned)nn, (unsigned)nd);
-      }
+      if (tp__xnn_broadcast(a, b, 2, out, &i) || out->dims[nd - 2] != m ||
+          out->dims[nd - 1] != nn)
+        TP__XNN_FAIL(TP_ERR_INVALID,
+                     "output %u is %s, inputs %s and %s give [.., %u, %u] of rank %u",
+                     (unsigned)n->f[TP__F(output_id)], tp__xnn_dims_str(out, b1),
+                     tp__xnn_dims_str(a, b2), tp__xnn_dims_str(b, b3), (unsigned)m,
+                     (unsigned)nn, (unsigned)nd);
       return TP_OK;
     }
+#undef TP__F
     case TP_XNN_NODE_STATIC_TRANSPOSE: {
 #define TP__F(x) TP__XF(XNNStaticTranspose, x)
       const tp__xnn_value *in = n->v[TP__F(input_id)], *out = n->v[TP__F(output_id)];
       uint32_t seen = 0, nd = n->vlen[0];
       if (nd != in->num_dims || n->f[TP__F(num_dims)] != nd || out->num_dims != nd)
         TP__XNN_FAIL(TP_ERR_INVALID,
-                     "perm has %u entries (num_dims %u), input %s, output %s: all must "
-                     "have the same rank",
+                     "perm has %u entries (num_dims %u), input %s, output %s: all must have the "
+                     "same rank",
                      (unsigned)nd, (unsigned)n->f[TP__F(num_dims)], tp__xnn_dims_str(in, b1),
                      tp__xnn_dims_str(out, b2));
       for (i = 0; i < nd; i++) {
@@ -2186,8 +2180,8 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
         seen |= 1u << p;
         if (out->dims[i] != in->dims[p])
           TP__XNN_FAIL(TP_ERR_INVALID, "output %u is %s: dim %u must be input dim %u (%u) of %s",
-                       (unsigned)n->f[TP__F(output_id)], tp__xnn_dims_str(out, b1), (unsigned)i,
-                       (unsigned)p, (unsigned)in->dims[p], tp__xnn_dims_str(in, b2));
+                       (unsigned)n->f[TP__F(output_id)], tp__xnn_dims_str(out, b1),
+                       (unsigned)i, (unsigned)p, (unsigned)in->dims[p], tp__xnn_dims_str(in, b2));
       }
       return tp__xnn_check_same_dt(n, err, TP__F(input_id), TP__F(output_id));
 #undef TP__F
@@ -2203,22 +2197,22 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
       }
       if (et && infer > 1)
         TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
-                     "new shape has %u entries 0 (inferred): ExecuTorch's XNNPACK infers "
-                     "at most one and fails at execute; give the others",
+                     "new shape has %u entries 0 (inferred): ExecuTorch's XNNPACK infers at "
+                     "most one and fails at execute; give the others",
                      (unsigned)infer);
       if (et && out->num_dims == n->vlen[0]) /* its output: new_shape, the 0 inferred */
         for (i = 0; i < n->vlen[0]; i++)
           if (n->vec[0][i] != 0 && n->vec[0][i] != out->dims[i])
             TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
-                         "output %u is %s but new shape entry %u is %u: ExecuTorch's "
-                         "XNNPACK gives the output the new shape; make them agree",
-                         (unsigned)n->f[TP__F(output_id)], tp__xnn_dims_str(out, b1), (unsigned)i,
-                         (unsigned)n->vec[0][i]);
+                         "output %u is %s but new shape entry %u is %u: ExecuTorch's XNNPACK "
+                         "gives the output the new shape; make them agree",
+                         (unsigned)n->f[TP__F(output_id)], tp__xnn_dims_str(out, b1),
+                         (unsigned)i, (unsigned)n->vec[0][i]);
       if (tp__xnn_cnumel(out) != tp__xnn_cnumel(in) || (!infer && want != tp__xnn_cnumel(in)) ||
           out->num_dims != n->vlen[0])
         TP__XNN_FAIL(TP_ERR_INVALID,
-                     "input %u is %s (%llu elements), new shape has %u dims and %llu "
-                     "elements, output %u is %s",
+                     "input %u is %s (%llu elements), new shape has %u dims and %llu elements, "
+                     "output %u is %s",
                      (unsigned)n->f[TP__F(input_id)], tp__xnn_dims_str(in, b1),
                      (unsigned long long)tp__xnn_cnumel(in), (unsigned)n->vlen[0],
                      (unsigned long long)want, (unsigned)n->f[TP__F(output_id)],
@@ -2232,8 +2226,7 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
       uint32_t nd = n->vlen[0];
       if (nd != in->num_dims || n->vlen[1] != nd || out->num_dims != nd)
         TP__XNN_FAIL(TP_ERR_INVALID,
-                     "%u offsets, %u sizes, input %s, output %s: all must have the "
-                     "input's rank",
+                     "%u offsets, %u sizes, input %s, output %s: all must have the input's rank",
                      (unsigned)nd, (unsigned)n->vlen[1], tp__xnn_dims_str(in, b1),
                      tp__xnn_dims_str(out, b2));
       for (i = 0; i < nd; i++) {
@@ -2242,8 +2235,8 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
                                             only means "to the end": here an empty dim */
           if (off <= in->dims[i] && out->dims[i] == 0) continue;
           TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
-                       "dim %u: offset %llu with size 0 in an input dim of %u, output dim "
-                       "%u: ExecuTorch's XNNPACK reads size 0 as \"to the end\" only at offset 0 "
+                       "dim %u: offset %llu with size 0 in an input dim of %u, output dim %u: "
+                       "ExecuTorch's XNNPACK reads size 0 as \"to the end\" only at offset 0 "
                        "(here: an empty dim, output dim 0); give the size (%llu)",
                        (unsigned)i, (unsigned long long)off, (unsigned)in->dims[i],
                        (unsigned)out->dims[i],
@@ -2252,8 +2245,7 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
         if (sz == 0) sz = in->dims[i] > off ? in->dims[i] - off : 0; /* 0 = to the end */
         if (off + sz > in->dims[i] || out->dims[i] != sz || (sz == 0 && !(et && in->dims[i] == 0)))
           TP__XNN_FAIL(TP_ERR_INVALID,
-                       "dim %u: offset %llu + size %llu in an input dim of %u, output "
-                       "dim %u",
+                       "dim %u: offset %llu + size %llu in an input dim of %u, output dim %u",
                        (unsigned)i, (unsigned long long)off, (unsigned long long)sz,
                        (unsigned)in->dims[i], (unsigned)out->dims[i]);
       }
@@ -2265,8 +2257,8 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
       const tp__xnn_value *in = n->v[TP__F(input_id)], *out = n->v[TP__F(output_id)];
       if (n->vlen[0] != in->num_dims || n->vlen[1] != in->num_dims || out->num_dims != in->num_dims)
         TP__XNN_FAIL(TP_ERR_INVALID,
-                     "%u pre and %u post paddings, input %s, output %s: all must have "
-                     "the input's rank",
+                     "%u pre and %u post paddings, input %s, output %s: all must have the "
+                     "input's rank",
                      (unsigned)n->vlen[0], (unsigned)n->vlen[1], tp__xnn_dims_str(in, b1),
                      tp__xnn_dims_str(out, b2));
       for (i = 0; i < in->num_dims; i++)
@@ -2280,15 +2272,15 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
     case TP_XNN_NODE_STATIC_RESIZE_BILINEAR_2D: {
 #define TP__F(x) TP__XF(XNNStaticResizeBilinear2D, x)
       const tp__xnn_value *in = n->v[TP__F(input_id)], *out = n->v[TP__F(output_id)];
+      uint32_t nh = n->f[TP__F(new_height)], nw = n->f[TP__F(new_width)];
       if (in->num_dims != 4 || out->num_dims != 4 || out->dims[0] != in->dims[0] ||
-          out->dims[3] != in->dims[3] || out->dims[1] != n->f[TP__F(new_height)] ||
-          out->dims[2] != n->f[TP__F(new_width)])
+          out->dims[3] != in->dims[3] || out->dims[1] != nh || out->dims[2] != nw)
         TP__XNN_FAIL(TP_ERR_INVALID,
-                     "input %u is %s, output %u is %s: the output must be [batch, %u, "
-                     "%u, channels] (NHWC)",
+                     "input %u is %s, output %u is %s: the output must be [batch, %u, %u, "
+                     "channels] (NHWC)",
                      (unsigned)n->f[TP__F(input_id)], tp__xnn_dims_str(in, b1),
-                     (unsigned)n->f[TP__F(output_id)], tp__xnn_dims_str(out, b2),
-                     (unsigned)n->f[TP__F(new_height)], (unsigned)n->f[TP__F(new_width)]);
+                     (unsigned)n->f[TP__F(output_id)], tp__xnn_dims_str(out, b2), (unsigned)nh,
+                     (unsigned)nw);
       return TP_OK;
 #undef TP__F
     }
@@ -2312,8 +2304,7 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
           if (i != axis && in->dims[i] != out->dims[i]) ok = 0;
         if (!ok)
           TP__XNN_FAIL(TP_ERR_INVALID,
-                       "input %u (value %u) is %s, output %s: dims other than axis %u "
-                       "must agree",
+                       "input %u (value %u) is %s, output %s: dims other than axis %u must agree",
                        (unsigned)(k + 1), (unsigned)n->f[ins[k]],
                        in ? tp__xnn_dims_str(in, b1) : "none", tp__xnn_dims_str(out, b2),
                        (unsigned)axis);
@@ -2323,8 +2314,8 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
       }
       if (sum != out->dims[axis])
         TP__XNN_FAIL(TP_ERR_INVALID, "output %u is %s: dim %u must be %llu, the inputs' sum",
-                     (unsigned)n->f[TP__F(output_id)], tp__xnn_dims_str(out, b1), (unsigned)axis,
-                     (unsigned long long)sum);
+                     (unsigned)n->f[TP__F(output_id)], tp__xnn_dims_str(out, b1),
+                     (unsigned)axis, (unsigned long long)sum);
       return TP_OK;
 #undef TP__F
     }
@@ -2335,20 +2326,12 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
                              "(its compiler refuses the node); build it from "
                              "batch_matrix_multiply, softmax and multiply (or "
                              "tp_xnn_options.target for another runtime)",
-                             name, ix);
+                             tp_xnn_node_name(n->kind), n->index);
       return TP_OK;
-    default: { /* element-wise: _XNNNode1x1 kinds, ELU, LeakyReLU */
-      uint32_t fi, fo;
+    default: { /* element-wise: the one-input one-output kinds (shape 1x1*: ELU, LeakyReLU too) */
+      int fi = tp__xnn_field_id(n->kind, "input_id"), fo = tp__xnn_field_id(n->kind, "output_id");
       const tp__xnn_value *in, *out;
-      if (n->kind == TP_XNN_NODE_ELU || n->kind == TP_XNN_NODE_LEAKY_RELU) {
-        fi = 1;
-        fo = 2;
-      } else if (!strcmp(d->table, "_XNNNode1x1")) {
-        fi = TP__XF(_XNNNode1x1, input_id);
-        fo = TP__XF(_XNNNode1x1, output_id);
-      } else {
-        return TP_OK;
-      }
+      if (strncmp(d->shape, "1x1", 3) != 0 || fi < 0 || fo < 0) return TP_OK;
       in = n->v[fi];
       out = n->v[fo];
       if (!tp__xnn_same_dims(in, out))
@@ -2359,23 +2342,21 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
         TP__XNN_FAIL(TP_ERR_INVALID, "input %u has no dims", (unsigned)n->f[fi]);
       if (n->kind == TP_XNN_NODE_SOFTMAX && in->dims[in->num_dims - 1] == 0)
         TP__XNN_FAIL(TP_ERR_INVALID,
-                     "input %u is %s: XNNPACK's softmax needs at least "
-                     "one channel (the last dim; src/operators/softmax-nc.c refuses 0 when the "
-                     "node runs)",
+                     "input %u is %s: XNNPACK's softmax needs at least one channel (the last "
+                     "dim; src/operators/softmax-nc.c refuses 0 when the node runs)",
                      (unsigned)n->f[fi], tp__xnn_dims_str(in, b1));
       if (n->kind == TP_XNN_NODE_CONVERT) {
         if (!et && in->datatype == out->datatype && /* ExecuTorch's XNNPACK copies them */
             (in->quant != TP_XNN_QUANT_PER_TENSOR || in->scale == out->scale))
-          TP__XNN_FAIL(TP_ERR_INVALID,
-                       "input %u and output %u are both %s: nothing to "
-                       "convert",
-                       (unsigned)n->f[fi], (unsigned)n->f[fo], tp_xnn_datatype_name(in->datatype));
+          TP__XNN_FAIL(TP_ERR_INVALID, "input %u and output %u are both %s: nothing to convert",
+                       (unsigned)n->f[fi], (unsigned)n->f[fo],
+                       tp_xnn_datatype_name(in->datatype));
         return TP_OK;
       }
       if (et && ((in->datatype == TP_XNN_BF16 && out->datatype == TP_XNN_FP32) ||
                  (in->datatype == TP_XNN_FP32 && out->datatype == TP_XNN_BF16)))
         return TP_OK; /* the support rows say which kinds the runtime lowers to fp32 */
-      return tp__xnn_check_same_dt(n, err, fi, fo);
+      return tp__xnn_check_same_dt(n, err, (uint32_t)fi, (uint32_t)fo);
     }
   }
 }

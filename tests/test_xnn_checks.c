@@ -415,6 +415,67 @@ static void test_shapes(void) {
   tp_xnn_graph_destroy(g);
 }
 
+/* The output rules of numpy broadcasting (binary nodes, batch matrix multiply's batch dims)
+   and of prelu, for the ExecuTorch target and for a plain XNNPACK. */
+static void test_broadcast_outputs(void) {
+  size_t a23[2] = {2, 3}, a3[1] = {3}, a13[2] = {1, 3}, a24[2] = {2, 4}, a223[3] = {2, 2, 3};
+  size_t a34[2] = {3, 4}, a334[3] = {3, 3, 4}, a225[3] = {2, 2, 5}, a224[3] = {2, 2, 4};
+  size_t x4[4] = {1, 2, 2, 4}, x3[4] = {1, 2, 2, 3}, c4[1] = {4};
+  int64_t s3[1] = {3}, s4[1] = {4};
+  uint32_t a, b, y;
+  tp_xnn_graph *g = mk(0);
+  a = val(g, TP_XNN_FP32, 2, a23, 0, IN);
+  b = val(g, TP_XNN_FP32, 1, a3, 1, IN);
+  y = val(g, TP_XNN_FP32, 2, a24, 2, OUT);
+  EXPECT(tp_xnn_define_add2(g, -INFINITY, INFINITY, a, b, y, 0), TP_ERR_INVALID,
+         "add2 #0: output 2 is [2, 4], inputs [2, 3] and [3] broadcast to rank 2 with other dims");
+  tp_xnn_graph_destroy(g);
+  g = mk(0); /* the rank */
+  a = val(g, TP_XNN_FP32, 2, a23, 0, IN);
+  b = val(g, TP_XNN_FP32, 2, a13, 1, IN);
+  y = val(g, TP_XNN_FP32, 1, a3, 2, OUT);
+  EXPECT(tp_xnn_define_add2(g, -INFINITY, INFINITY, a, b, y, 0), TP_ERR_INVALID,
+         "add2 #0: output 2 is [3], inputs [2, 3] and [1, 3] broadcast to rank 2 with other dims");
+  tp_xnn_graph_destroy(g);
+  g = mk(0);
+  a = val(g, TP_XNN_FP32, 3, a223, 0, IN);
+  b = val(g, TP_XNN_FP32, 2, a34, 1, IN);
+  y = val(g, TP_XNN_FP32, 3, a225, 2, OUT);
+  EXPECT(tp_xnn_define_batch_matrix_multiply(g, a, b, y, 0), TP_ERR_INVALID,
+         "batch_matrix_multiply #0: output 2 is [2, 2, 5], inputs [2, 2, 3] and [3, 4] give "
+         "[.., 2, 4] of rank 3");
+  tp_xnn_graph_destroy(g);
+  g = mk(0); /* batch dims 2 and 3 do not broadcast */
+  a = val(g, TP_XNN_FP32, 3, a223, 0, IN);
+  b = val(g, TP_XNN_FP32, 3, a334, 1, IN);
+  y = val(g, TP_XNN_FP32, 3, a224, 2, OUT);
+  EXPECT(tp_xnn_define_batch_matrix_multiply(g, a, b, y, 0), TP_ERR_INVALID,
+         "batch_matrix_multiply #0: output 2 is [2, 2, 4], inputs [2, 2, 3] and [3, 3, 4] give "
+         "[.., 2, 4] of rank 3");
+  tp_xnn_graph_destroy(g);
+  g = mk(0);
+  a = val(g, TP_XNN_FP32, 4, x4, 0, IN);
+  b = val(g, TP_XNN_FP32, 1, c4, 1, IN);
+  y = val(g, TP_XNN_FP32, 4, x3, 2, OUT);
+  EXPECT(tp_xnn_define_prelu(g, a, b, y, 0), TP_ERR_INVALID,
+         "prelu #0: output 2 is [1, 2, 2, 3], the input is [1, 2, 2, 4]");
+  tp_xnn_graph_destroy(g);
+  g = mk(TP_XNN_TARGET_XNNPACK);
+  a = val(g, TP_XNN_FP32, 4, x4, 0, IN);
+  b = cst(g, 1, s3);
+  y = val(g, TP_XNN_FP32, 4, x4, 1, OUT);
+  EXPECT(tp_xnn_define_prelu(g, a, b, y, 0), TP_ERR_INVALID,
+         "prelu #0: slope 1 is [3], input 0 is [1, 2, 2, 4]: one slope per channel (4)");
+  tp_xnn_graph_destroy(g);
+  g = mk(TP_XNN_TARGET_XNNPACK);
+  a = val(g, TP_XNN_FP32, 4, x4, 0, IN);
+  b = cst(g, 1, s4);
+  y = val(g, TP_XNN_FP32, 4, x3, 1, OUT);
+  EXPECT(tp_xnn_define_prelu(g, a, b, y, 0), TP_ERR_INVALID,
+         "prelu #0: output 2 is [1, 2, 2, 3], the input is [1, 2, 2, 4]");
+  tp_xnn_graph_destroy(g);
+}
+
 static void test_convolutions(void) {
   size_t xd[4] = {1, 5, 5, 2}, y3[4] = {1, 3, 3, 4}, y2[4] = {1, 2, 2, 4}, yd[4] = {1, 5, 5, 6};
   int64_t w[4] = {4, 3, 3, 2}, dw[4] = {1, 3, 3, 6}, dwbad[4] = {6, 3, 3, 1};
@@ -660,6 +721,7 @@ int main(void) {
   TPT_RUN(test_loader_classes);
   TPT_RUN(test_requant_per_channel);
   TPT_RUN(test_shapes);
+  TPT_RUN(test_broadcast_outputs);
   TPT_RUN(test_convolutions);
   TPT_RUN(test_graph_rules);
   TPT_RUN(test_check_blob);
