@@ -2361,20 +2361,24 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
   }
 }
 
+/* The value of the node's field named `field` (NULL: none, or no such field), its id in *id. */
+static const tp__xnn_value *tp__xnn_field_value(const tp__xnn_nview *n, const char *field,
+                                                uint32_t *id) {
+  int f = tp__xnn_field_id(n->kind, field);
+  if (f >= 0 && id) *id = n->f[f];
+  return f >= 0 ? n->v[f] : NULL;
+}
+
 /* The support table's slots of a node kind as field ids (-1: the kind has none), by name. */
-static void tp__xnn_support_slots(const tp_xnn_node_desc *d, int slot[4]) {
+static void tp__xnn_support_slots(int kind, int slot[4]) {
   static const char *const names[4][3] = {{"input_id", "input1_id", NULL},
                                           {"input2_id", "filter_id", "output_index_id"},
                                           {"bias_id", NULL, NULL},
                                           {"output_id", "output_value_id", NULL}};
-  uint32_t f;
   int k, j;
-  for (k = 0; k < 4; k++) slot[k] = -1;
-  for (f = 0; f < d->nfields; f++)
-    for (k = 0; k < 4; k++)
-      for (j = 0; j < 3; j++)
-        if (slot[k] < 0 && names[k][j] && !strcmp(d->fields[f].name, names[k][j]))
-          slot[k] = (int)f;
+  for (k = 0; k < 4; k++)
+    for (slot[k] = -1, j = 0; slot[k] < 0 && j < 3 && names[k][j]; j++)
+      slot[k] = tp__xnn_field_id(kind, names[k][j]);
 }
 
 /* Appends text to buf (cap bytes) at *n when all of it fits; else "..." once (then nothing). */
@@ -2390,6 +2394,20 @@ static void tp__xnn_sup_cat(char *buf, size_t cap, size_t *n, const char *text) 
   *n += len;
 }
 
+/* Appends "<sep><field without its _id> <what>" (tp__xnn_sup_cat): "filter qcint4". */
+static void tp__xnn_sup_item(char *buf, size_t cap, size_t *n, const char *sep,
+                             const char *field, const char *what) {
+  char one[24];
+  size_t fl = strlen(field) - 3; /* every slot field ends in "_id" */
+  if (fl > 20) fl = 20;
+  memcpy(one, field, fl);
+  one[fl] = 0;
+  tp__xnn_sup_cat(buf, cap, n, sep);
+  tp__xnn_sup_cat(buf, cap, n, one);
+  tp__xnn_sup_cat(buf, cap, n, " ");
+  tp__xnn_sup_cat(buf, cap, n, what);
+}
+
 /* Target 0: the node's datatypes must match a row of TP_XNN_NODE_SUPPORT for its kind. The
    sentence: the node's datatypes, then the rows for its input datatype (as many as fit). */
 static tp_status tp__xnn_check_support(const tp__xnn_nview *n, tp_error *err) {
@@ -2402,7 +2420,7 @@ static tp_status tp__xnn_check_support(const tp__xnn_nview *n, tp_error *err) {
   int slot[4], k, any = 0;
   char have[100], sup[TP_ERROR_MAX], row[160], m[64];
   size_t nh = 0, ns = 0, cap;
-  tp__xnn_support_slots(d, slot);
+  tp__xnn_support_slots(n->kind, slot);
   for (k = 0; k < 4; k++) {
     const tp__xnn_value *v = slot[k] >= 0 ? n->v[slot[k]] : NULL;
     dt[k] = v && v->datatype > 0 && v->datatype < 32 ? (uint32_t)v->datatype : 0;
@@ -2413,19 +2431,10 @@ static tp_status tp__xnn_check_support(const tp__xnn_nview *n, tp_error *err) {
         (rows[i].output >> dt[3] & 1u))
       return TP_OK;
   have[0] = sup[0] = 0;
-  for (k = 0; k < 4; k++) { /* "input1 qdint8, filter qcint4, bias fp16, output fp32" */
-    char one[24];
-    size_t fl;
-    if (slot[k] < 0 || !n->v[slot[k]]) continue;
-    fl = strlen(d->fields[slot[k]].name) - 3; /* every slot field ends in "_id" */
-    if (fl > 20) fl = 20;
-    memcpy(one, d->fields[slot[k]].name, fl);
-    one[fl] = 0;
-    tp__xnn_sup_cat(have, sizeof have, &nh, nh ? ", " : "");
-    tp__xnn_sup_cat(have, sizeof have, &nh, one);
-    tp__xnn_sup_cat(have, sizeof have, &nh, " ");
-    tp__xnn_sup_cat(have, sizeof have, &nh, tp_xnn_datatype_name((int)dt[k]));
-  }
+  for (k = 0; k < 4; k++) /* "input1 qdint8, filter qcint4, bias fp16, output fp32" */
+    if (slot[k] >= 0 && n->v[slot[k]])
+      tp__xnn_sup_item(have, sizeof have, &nh, nh ? ", " : "", d->fields[slot[k]].name,
+                       tp_xnn_datatype_name((int)dt[k]));
   cap = strlen(name) + nh + sizeof head + 8 < TP_ERROR_MAX
             ? TP_ERROR_MAX - (strlen(name) + nh + sizeof head + 8)
             : 4;
@@ -2438,18 +2447,11 @@ static tp_status tp__xnn_check_support(const tp__xnn_nview *n, tp_error *err) {
     tp__xnn_sup_cat(row, sizeof row, &nr, any++ ? "; " : "");
     for (k = 1; k < 4; k++) {
       uint32_t mask = k == 1 ? rows[i].second : k == 2 ? rows[i].bias : rows[i].output;
-      size_t fl;
-      char one[24];
-      if (slot[k] < 0) continue;
-      fl = strlen(d->fields[slot[k]].name) - 3;
-      if (fl > 20) fl = 20;
-      memcpy(one, d->fields[slot[k]].name, fl);
-      one[fl] = 0;
-      if (k == 1 && !strcmp(one, "output_index")) memcpy(one, "index", 6);
-      if (nr > 2) tp__xnn_sup_cat(row, sizeof row, &nr, ", ");
-      tp__xnn_sup_cat(row, sizeof row, &nr, one);
-      tp__xnn_sup_cat(row, sizeof row, &nr, " ");
-      tp__xnn_sup_cat(row, sizeof row, &nr, tp_xnn_support_mask_str(mask, m, sizeof m));
+      const char *f = slot[k] < 0 ? NULL : d->fields[slot[k]].name;
+      if (f)
+        tp__xnn_sup_item(row, sizeof row, &nr, nr > 2 ? ", " : "",
+                         strcmp(f, "output_index_id") ? f : "index_id",
+                         tp_xnn_support_mask_str(mask, m, sizeof m));
     }
     tp__xnn_sup_cat(sup, cap, &ns, row);
   }
@@ -2470,8 +2472,8 @@ static tp_status tp__xnn_check_support(const tp__xnn_nview *n, tp_error *err) {
    point equal to the output's. */
 static tp_status tp__xnn_check_same_quant(const tp__xnn_nview *n, tp_error *err) {
   const tp_xnn_node_desc *d = tp_xnn_describe_node(n->kind);
-  const tp__xnn_value *out = NULL;
-  uint32_t f, fo = 0;
+  const tp__xnn_value *out;
+  uint32_t f, oid = 0;
   switch (n->kind) {
     case TP_XNN_NODE_STATIC_RESHAPE: case TP_XNN_NODE_STATIC_TRANSPOSE:
     case TP_XNN_NODE_STATIC_SLICE: case TP_XNN_NODE_COPY: case TP_XNN_NODE_CONCATENATE2:
@@ -2483,11 +2485,7 @@ static tp_status tp__xnn_check_same_quant(const tp__xnn_nview *n, tp_error *err)
       break;
     default: return TP_OK;
   }
-  for (f = 0; f < d->nfields; f++)
-    if (!strcmp(d->fields[f].name, "output_id")) {
-      out = n->v[f];
-      fo = f;
-    }
+  out = tp__xnn_field_value(n, "output_id", &oid);
   if (!out || out->quant != TP_XNN_QUANT_PER_TENSOR ||
       (out->datatype != TP_XNN_QINT8 && out->datatype != TP_XNN_QUINT8))
     return TP_OK;
@@ -2497,26 +2495,13 @@ static tp_status tp__xnn_check_same_quant(const tp__xnn_nview *n, tp_error *err)
     if (in->quant == TP_XNN_QUANT_PER_TENSOR &&
         (in->scale != out->scale || in->zero_point != out->zero_point))
       TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
-                   "input %u has scale %g and zero point %d, output %u scale %g "
-                   "and zero point %d: ExecuTorch's XNNPACK needs them equal here (the "
-                   "node moves bytes); requantize with a convert node",
-                   (unsigned)n->f[f], (double)in->scale, (int)in->zero_point, (unsigned)n->f[fo],
+                   "input %u has scale %g and zero point %d, output %u scale %g and zero point "
+                   "%d: ExecuTorch's XNNPACK needs them equal here (the node moves bytes); "
+                   "requantize with a convert node",
+                   (unsigned)n->f[f], (double)in->scale, (int)in->zero_point, (unsigned)oid,
                    (double)out->scale, (int)out->zero_point);
   }
   return TP_OK;
-}
-
-/* The value of the node's field named `field` (NULL: none, or no such field), its id in *id. */
-static const tp__xnn_value *tp__xnn_field_value(const tp__xnn_nview *n, const char *field,
-                                                uint32_t *id) {
-  const tp_xnn_node_desc *d = tp_xnn_describe_node(n->kind);
-  uint32_t f;
-  for (f = 0; d && f < d->nfields; f++)
-    if (!strcmp(d->fields[f].name, field)) {
-      if (id) *id = n->f[f];
-      return n->v[f];
-    }
-  return NULL;
 }
 
 /* The pinned XNNPACK's own define checks that the kind rules above do not make (every runtime
@@ -2567,30 +2552,41 @@ static tp_status tp__xnn_check_define_rules(const tp__xnn_nview *n, tp_error *er
   return TP_OK;
 }
 
-/* Target 0, pooling along one dim (h 0: height, padding before = top; 1: width, left): an
-   output whose window has no tap inside the input (wholly in the padding) - ExecuTorch's
-   XNNPACK clamps the taps to the border and pools border pixels there. */
-static tp_status tp__xnn_check_pool_taps(const tp__xnn_nview *n, tp_error *err, int h,
-                                         uint64_t len, uint64_t no, uint64_t k, uint64_t st,
-                                         uint64_t dl, uint64_t pa, uint64_t pb) {
-  uint64_t o, j;
-  for (o = 0; o < no; o++) {
-    int inside = 0;
-    for (j = 0; j < k && !inside; j++) {
-      uint64_t tap = o * st + j * dl;
-      if (tap >= pa && tap - pa < len) inside = 1;
+/* Target 0, pooling (input and output at fields fin, fout; paddings top, right, bottom, left
+   at fpad .. fpad + 3, or with `same` XNNPACK's SAME padding): an output whose window has no
+   tap inside the input (wholly in the padding) - ExecuTorch's XNNPACK clamps the taps to the
+   border and pools border pixels there. */
+static tp_status tp__xnn_check_pool_taps(const tp__xnn_nview *n, tp_error *err, uint32_t fin,
+                                         uint32_t fout, uint32_t fpad, uint32_t kh, uint32_t kw,
+                                         uint32_t sh, uint32_t sw, uint32_t dh, uint32_t dw,
+                                         int same) {
+  int h;
+  for (h = 0; h < 2; h++) { /* h 0: height (top, bottom), 1: width (left, right) */
+    uint64_t k = h ? kw : kh, st = h ? sw : sh, dl = h ? dw : dh, o, j;
+    uint64_t len = n->v[fin]->dims[1 + h], no = n->v[fout]->dims[1 + h];
+    uint64_t pa = n->f[fpad + (h ? 3 : 0)], pb = n->f[fpad + (h ? 1 : 2)];
+    if (same) { /* XNNPACK's SAME: the total padding, the smaller half first */
+      uint64_t need = no ? (no - 1) * st + (k - 1) * dl + 1 : 0;
+      pa = need > len ? (need - len) / 2 : 0;
+      pb = need > len ? need - len - pa : 0;
     }
-    if (!inside)
-      TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
-                   "output %s %llu pools a window wholly in the padding (%llu "
-                   "before, %llu after an input %s of %llu): ExecuTorch's XNNPACK gives it "
-                   "border pixels (PyTorch refuses such padding); pad less than the window",
-                   h ? "column" : "row", (unsigned long long)o, (unsigned long long)pa,
-                   (unsigned long long)pb, h ? "width" : "height", (unsigned long long)len);
+    for (o = 0; o < no; o++) {
+      int inside = 0;
+      for (j = 0; j < k && !inside; j++) {
+        uint64_t tap = o * st + j * dl;
+        if (tap >= pa && tap - pa < len) inside = 1;
+      }
+      if (!inside)
+        TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
+                     "output %s %llu pools a window wholly in the padding (%llu before, %llu "
+                     "after an input %s of %llu): ExecuTorch's XNNPACK gives it border pixels "
+                     "(PyTorch refuses such padding); pad less than the window",
+                     h ? "column" : "row", (unsigned long long)o, (unsigned long long)pa,
+                     (unsigned long long)pb, h ? "width" : "height", (unsigned long long)len);
+    }
   }
   return TP_OK;
 }
-
 /* Target 0: what ExecuTorch's runtime (the XNNPACK it pins) runs differently from the node's
    meaning, found by running random graphs in it (tools/et-diff.sh; tests/README.md):
    - an int32 output's bounds (a clamp node, or a binary node's output_min / output_max when one
@@ -2632,9 +2628,9 @@ static tp_status tp__xnn_check_et_semantics(const tp__xnn_nview *n, tp_error *er
                 (hi >= 0.0f || (float)(int32_t)hi == hi);
     if (!lo_ok || !hi_ok)
       TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
-                   "output %u is int32 with output %s %g: ExecuTorch's XNNPACK "
-                   "truncates int32 bounds toward zero, infinity to -2^31; give a max below "
-                   "2^31, and whole numbers for a positive min or a negative max",
+                   "output %u is int32 with output %s %g: ExecuTorch's XNNPACK truncates int32 "
+                   "bounds toward zero, infinity to -2^31; give a max below 2^31, and whole "
+                   "numbers for a positive min or a negative max",
                    (unsigned)oid, lo_ok ? "max" : "min", (double)(lo_ok ? hi : lo));
   }
   if (n->kind == TP_XNN_NODE_MAXIMUM && res && res->datatype == TP_XNN_INT32) {
@@ -2644,12 +2640,12 @@ static tp_status tp__xnn_check_et_semantics(const tp__xnn_nview *n, tp_error *er
     int k;
     for (k = 0; k < 2; k++, a = c, c = n->v[TP__XF(_XNNNode2x1, input1_id)])
       if (c->const_idx && tp__xnn_cnumel(c) == 1 && c->num_dims <= a->num_dims)
-        TP__XNN_FAIL(
-            TP_ERR_UNSUPPORTED,
-            "int32 input %u is a one-element constant: ExecuTorch's XNNPACK "
-            "makes the node a clamp to +infinity, which int32 turns into -2^31; give "
-            "the constant the other input's shape",
-            (unsigned)n->f[k ? TP__XF(_XNNNode2x1, input1_id) : TP__XF(_XNNNode2x1, input2_id)]);
+        TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
+                     "int32 input %u is a one-element constant: ExecuTorch's XNNPACK makes the "
+                     "node a clamp to +infinity, which int32 turns into -2^31; give the "
+                     "constant the other input's shape",
+                     (unsigned)n->f[k ? TP__XF(_XNNNode2x1, input1_id)
+                                      : TP__XF(_XNNNode2x1, input2_id)]);
   }
   {
     /* ExecuTorch frees the delegate blob once the runtime is created (XNNPACKBackend.cpp:
@@ -2682,53 +2678,37 @@ static tp_status tp__xnn_check_et_semantics(const tp__xnn_nview *n, tp_error *er
                                           : TP__XF(_XNNNode2x1, input1_id)];
       if (o && !o->const_idx && tp__xnn_cnumel(c) == 1 && c->num_dims <= o->num_dims) continue;
       TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
-                   "input %u is a constant in the blob: ExecuTorch frees the blob "
-                   "after init; %s reads it at execute; make it a graph input, or keep it in "
-                   "a .ptd (tp_xnn_options.store)",
+                   "input %u is a constant in the blob: ExecuTorch frees the blob after init; "
+                   "%s reads it at execute; make it a graph input, or keep it in a .ptd "
+                   "(tp_xnn_options.store)",
                    (unsigned)n->f[d->fields[f].id], name);
     }
   }
   switch (n->kind) {
     case TP_XNN_NODE_ARGMAX_POOLING_2D: {
 #define TP__F(x) TP__XF(XNNArgMaxPooling2d, x)
-      const tp__xnn_value *in = n->v[TP__F(input_id)], *out = n->v[TP__F(output_value_id)];
       uint32_t pt = n->f[TP__F(padding_top)], pl = n->f[TP__F(padding_left)];
       uint32_t kh = n->f[TP__F(pooling_height)], kw = n->f[TP__F(pooling_width)];
       if (pt | pl)
         TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
-                     "top / left padding %u / %u: ExecuTorch's XNNPACK counts the "
-                     "clamped border pixels before the real ones, so the indices are wrong; pad "
-                     "only the bottom and right, or pad the input with static_constant_pad",
+                     "top / left padding %u / %u: ExecuTorch's XNNPACK counts the clamped "
+                     "border pixels before the real ones, so the indices are wrong; pad only "
+                     "the bottom and right, or pad the input with static_constant_pad",
                      (unsigned)pt, (unsigned)pl);
-      if (tp__xnn_check_pool_taps(n, err, 0, in->dims[1], out->dims[1], kh, kh, 1, 0,
-                                  n->f[TP__F(padding_bottom)]) != TP_OK ||
-          tp__xnn_check_pool_taps(n, err, 1, in->dims[2], out->dims[2], kw, kw, 1, 0,
-                                  n->f[TP__F(padding_right)]) != TP_OK)
-        return err->status;
-      return TP_OK;
+      return tp__xnn_check_pool_taps(n, err, TP__F(input_id), TP__F(output_value_id),
+                                     TP__F(padding_top), kh, kw, kh, kw, 1, 1, 0);
 #undef TP__F
     }
     case TP_XNN_NODE_AVG_POOLING_2D: case TP_XNN_NODE_MAX_POOLING_2D: {
 #define TP__F(x) TP__XF(_XNNPooling2D, x)
-      const tp__xnn_value *in = n->v[TP__F(input_id)], *out = n->v[TP__F(output_id)];
-      int same = (n->f[TP__F(flags)] & TP_XNN_FLAG_TENSORFLOW_SAME_PADDING) != 0, h;
-      for (h = 0; h < 2; h++) { /* h 0: height (top, bottom), 1: width (left, right) */
-        uint64_t k = n->f[h ? TP__F(pooling_width) : TP__F(pooling_height)];
-        uint64_t st = n->f[h ? TP__F(stride_width) : TP__F(stride_height)];
-        uint64_t dl = n->kind == TP_XNN_NODE_MAX_POOLING_2D
-                          ? n->f[h ? TP__F(dilation_width) : TP__F(dilation_height)] : 1;
-        uint64_t len = in->dims[h ? 2 : 1], no = out->dims[h ? 2 : 1], pa, pb;
-        pa = n->f[h ? TP__F(padding_left) : TP__F(padding_top)];
-        pb = n->f[h ? TP__F(padding_right) : TP__F(padding_bottom)];
-        if (same) { /* XNNPACK's SAME: the total padding, the smaller half first */
-          uint64_t need = no ? (no - 1) * st + (k - 1) * dl + 1 : 0;
-          pa = need > len ? (need - len) / 2 : 0;
-          pb = need > len ? need - len - pa : 0;
-        }
-        if (tp__xnn_check_pool_taps(n, err, h, len, no, k, st, dl, pa, pb) != TP_OK)
-          return err->status;
-      }
-      return TP_OK;
+      int mx = n->kind == TP_XNN_NODE_MAX_POOLING_2D;
+      int same = (n->f[TP__F(flags)] & TP_XNN_FLAG_TENSORFLOW_SAME_PADDING) != 0;
+      return tp__xnn_check_pool_taps(n, err, TP__F(input_id), TP__F(output_id),
+                                     TP__F(padding_top), n->f[TP__F(pooling_height)],
+                                     n->f[TP__F(pooling_width)], n->f[TP__F(stride_height)],
+                                     n->f[TP__F(stride_width)],
+                                     mx ? n->f[TP__F(dilation_height)] : 1u,
+                                     mx ? n->f[TP__F(dilation_width)] : 1u, same);
 #undef TP__F
     }
     case TP_XNN_NODE_FULLY_CONNECTED: {
@@ -2739,21 +2719,21 @@ static tp_status tp__xnn_check_et_semantics(const tp__xnn_nview *n, tp_error *er
       if (in && w && b && in->datatype == TP_XNN_FP32 &&
           (w->datatype == TP_XNN_QCINT8 || w->datatype == TP_XNN_QCINT4))
         TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
-                     "fp32 input %u, %s filter %u and bias %u: ExecuTorch's "
-                     "XNNPACK multiplies the bias by the filter's channel scales; add it with an "
-                     "add node, or quantize the input (convert to qdint8)",
+                     "fp32 input %u, %s filter %u and bias %u: ExecuTorch's XNNPACK multiplies "
+                     "the bias by the filter's channel scales; add it with an add node, or "
+                     "quantize the input (convert to qdint8)",
                      (unsigned)iid, tp_xnn_datatype_name(w->datatype), (unsigned)wid,
                      (unsigned)bid);
       if (w && w->datatype == TP_XNN_QCINT4 && tp__xnn_cnumel(w) == 1)
         TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
-                     "qcint4 filter %u is %s, one 4-bit weight: ExecuTorch's runtime "
-                     "crashes on it (SIGSEGV, measured); use a qcint8 filter",
+                     "qcint4 filter %u is %s, one 4-bit weight: ExecuTorch's runtime crashes on "
+                     "it (SIGSEGV, measured); use a qcint8 filter",
                      (unsigned)wid, tp__xnn_dims_str(w, b1));
       if (w && w->datatype == TP_XNN_QCINT4 && (fl & TP_XNN_FLAG_TRANSPOSE_WEIGHTS))
         TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
-                     "qcint4 filter %u with TP_XNN_FLAG_TRANSPOSE_WEIGHTS: ExecuTorch's "
-                     "XNNPACK reads its 4-bit pairs along the input channels; pass it as "
-                     "[output channels, input channels] without the flag",
+                     "qcint4 filter %u with TP_XNN_FLAG_TRANSPOSE_WEIGHTS: ExecuTorch's XNNPACK "
+                     "reads its 4-bit pairs along the input channels; pass it as [output "
+                     "channels, input channels] without the flag",
                      (unsigned)wid);
       return TP_OK;
     }
@@ -2765,34 +2745,30 @@ static tp_status tp__xnn_check_et_semantics(const tp__xnn_nview *n, tp_error *er
       for (i = 0; i + 2 < w->num_dims; i++) batch *= w->dims[i];
       if (batch != 1)
         TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
-                     "qcint8 input2 %u has %llu batches: ExecuTorch's XNNPACK "
-                     "reads one scale per batch and column, the value has one per column; "
-                     "split the batches, or use fp32",
+                     "qcint8 input2 %u has %llu batches: ExecuTorch's XNNPACK reads one scale "
+                     "per batch and column, the value has one per column; split the batches, "
+                     "or use fp32",
                      (unsigned)wid, (unsigned long long)batch);
       return TP_OK;
     }
     case TP_XNN_NODE_CONV2D: case TP_XNN_NODE_DEPTHWISE_CONV2D: case TP_XNN_NODE_DECONV2D: {
+#define TP__F(x) TP__XF(_XNNNodeConv, x)
       const tp__xnn_value *in = tp__xnn_field_value(n, "input1_id", &iid);
-      int fc = n->kind == TP_XNN_NODE_CONV2D &&
-               n->f[TP__XF(_XNNNodeConv, groups)] == 1 &&
-               n->f[TP__XF(_XNNNodeConv, kernel_height)] == 1 &&
-               n->f[TP__XF(_XNNNodeConv, kernel_width)] == 1 &&
-               n->f[TP__XF(_XNNNodeConv, subsampling_height)] == 1 &&
-               n->f[TP__XF(_XNNNodeConv, subsampling_width)] == 1 &&
-               !(n->f[TP__XF(_XNNNodeConv, padding_top)] |
-                 n->f[TP__XF(_XNNNodeConv, padding_right)] |
-                 n->f[TP__XF(_XNNNodeConv, padding_bottom)] |
-                 n->f[TP__XF(_XNNNodeConv, padding_left)]) &&
-               n->f[TP__XF(_XNNNodeConv, group_input_channels)] +
-                       n->f[TP__XF(_XNNNodeConv, group_output_channels)] > 2;
+      /* a 1x1 convolution of stride 1, no padding, one group: XNNPACK's fully connected */
+      int fc = n->kind == TP_XNN_NODE_CONV2D && n->f[TP__F(groups)] == 1 &&
+               n->f[TP__F(kernel_height)] == 1 && n->f[TP__F(kernel_width)] == 1 &&
+               n->f[TP__F(subsampling_height)] == 1 && n->f[TP__F(subsampling_width)] == 1 &&
+               !(n->f[TP__F(padding_top)] | n->f[TP__F(padding_right)] |
+                 n->f[TP__F(padding_bottom)] | n->f[TP__F(padding_left)]) &&
+               n->f[TP__F(group_input_channels)] + n->f[TP__F(group_output_channels)] > 2;
       if (in && in->datatype == TP_XNN_QDINT8 && !fc && in->num_dims == 4 &&
           in->num_nonbatch_dims != 3)
         TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
-                     "qdint8 input %u has num_nonbatch_dims %d: ExecuTorch's "
-                     "XNNPACK quantizes a convolution's input per batch image; define it with "
-                     "num_nonbatch_dims 3",
+                     "qdint8 input %u has num_nonbatch_dims %d: ExecuTorch's XNNPACK quantizes "
+                     "a convolution's input per batch image; define it with num_nonbatch_dims 3",
                      (unsigned)iid, (int)in->num_nonbatch_dims);
       return TP_OK;
+#undef TP__F
     }
     default: return TP_OK;
   }
