@@ -1677,11 +1677,7 @@ static uint64_t tp__xnn_cnumel(const tp__xnn_value *v) {
 }
 
 static int tp__xnn_same_dims(const tp__xnn_value *a, const tp__xnn_value *b) {
-  uint32_t i;
-  if (a->num_dims != b->num_dims) return 0;
-  for (i = 0; i < a->num_dims; i++)
-    if (a->dims[i] != b->dims[i]) return 0;
-  return 1;
+  return a->num_dims == b->num_dims && !memcmp(a->dims, b->dims, a->num_dims * sizeof a->dims[0]);
 }
 
 /* Output extent of a window: padded input, effective kernel (k - 1) * d + 1, stride; 0 when
@@ -2512,7 +2508,7 @@ static tp_status tp__xnn_check_same_quant(const tp__xnn_nview *n, tp_error *err)
 static tp_status tp__xnn_check_define_rules(const tp__xnn_nview *n, tp_error *err) {
   const char *slot = "filter";
   const tp__xnn_value *w;
-  uint32_t wid = 0, pad0 = 0, fl = 0, k;
+  uint32_t wid = 0, pad0 = 0, fl = 0;
   int padded = 0;
   switch (n->kind) {
     case TP_XNN_NODE_CONV2D: case TP_XNN_NODE_DEPTHWISE_CONV2D: case TP_XNN_NODE_DECONV2D:
@@ -2540,15 +2536,14 @@ static tp_status tp__xnn_check_define_rules(const tp__xnn_nview *n, tp_error *er
                  "%s %u is qint8 with zero point %d: XNNPACK's signed 8-bit weights are "
                  "symmetric; requantize them with zero point 0, or use quint8",
                  slot, (unsigned)wid, (int)w->zero_point);
-  if (padded && (fl & TP_XNN_FLAG_TENSORFLOW_SAME_PADDING))
-    for (k = 0; k < 4; k++)
-      if (n->f[pad0 + k])
-        TP__XNN_FAIL(TP_ERR_INVALID,
-                     "TP_XNN_FLAG_TENSORFLOW_SAME_PADDING with explicit paddings %u/%u/%u/%u "
-                     "(top/right/bottom/left): XNNPACK refuses the two together; drop the flag "
-                     "or the paddings",
-                     (unsigned)n->f[pad0], (unsigned)n->f[pad0 + 1], (unsigned)n->f[pad0 + 2],
-                     (unsigned)n->f[pad0 + 3]);
+  if (padded && (fl & TP_XNN_FLAG_TENSORFLOW_SAME_PADDING) &&
+      (n->f[pad0] | n->f[pad0 + 1] | n->f[pad0 + 2] | n->f[pad0 + 3]))
+    TP__XNN_FAIL(TP_ERR_INVALID,
+                 "TP_XNN_FLAG_TENSORFLOW_SAME_PADDING with explicit paddings %u/%u/%u/%u "
+                 "(top/right/bottom/left): XNNPACK refuses the two together; drop the flag or "
+                 "the paddings",
+                 (unsigned)n->f[pad0], (unsigned)n->f[pad0 + 1], (unsigned)n->f[pad0 + 2],
+                 (unsigned)n->f[pad0 + 3]);
   return TP_OK;
 }
 
@@ -2858,8 +2853,9 @@ static tp_status tp__xnn_check_graph(const tp_xnn_graph *g, tp_error *err) {
     uint32_t e = g->values[i].external_id;
     if (e == TP_XNN_INVALID_ID) continue;
     if (ext[e] != TP_XNN_INVALID_ID)
-      res = tp__error_set(err, TP_ERR_INVALID, "value %u: external id %u is already used by value %u",
-                          (unsigned)i, (unsigned)e, (unsigned)ext[e]);
+      res = tp__error_set(err, TP_ERR_INVALID,
+                          "value %u: external id %u is already used by value %u", (unsigned)i,
+                          (unsigned)e, (unsigned)ext[e]);
     ext[e] = (uint32_t)i;
   }
   for (k = 0; k < next && res == TP_OK; k++) {
@@ -2898,8 +2894,8 @@ static tp_status tp__xnn_check_graph(const tp_xnn_graph *g, tp_error *err) {
           st[id] |= TP__XNN_S_READ;
         } else if (v->const_idx || (v->flags & TP_XNN_FLAG_EXTERNAL_INPUT) ||
                    (st[id] & TP__XNN_S_PRODUCED)) {
-          res = tp__error_set(err, TP_ERR_INVALID, "%s #%u: %s %u is %s", tp_xnn_node_name(nd->kind),
-                             (unsigned)i, field, (unsigned)id,
+          res = tp__error_set(err, TP_ERR_INVALID, "%s #%u: %s %u is %s",
+                             tp_xnn_node_name(nd->kind), (unsigned)i, field, (unsigned)id,
                              v->const_idx ? "a constant"
                              : (v->flags & TP_XNN_FLAG_EXTERNAL_INPUT)
                                  ? "an external input"
@@ -4953,6 +4949,27 @@ static tp_status tp__xnn_cf_const(const tp_xnn_blob *b, uint32_t idx, uint64_t w
   return TP_OK;
 }
 
+/* The node rules' view of a value tp_xnn_read_blob read (the format rules size it with
+   tp__xnn_value_bytes; tp_xnn_check_blob and the loader judge the result through it); the
+   per-channel scale range is the caller's (tp__xnn_qc_note). */
+static void tp__xnn_blob_view(const tp_xnn_blob *b, const tp_xnn_blob_value *bv,
+                              tp__xnn_value *cv) {
+  memset(cv, 0, sizeof *cv);
+  cv->datatype = bv->datatype;
+  cv->num_dims = bv->ndims;
+  memcpy(cv->dims, bv->dims, sizeof cv->dims);
+  cv->const_idx = bv->constant_buffer_idx;
+  cv->const_named = cv->const_idx && cv->const_idx < b->num_constants &&
+                    b->constants[cv->const_idx].named_key != NULL;
+  cv->external_id = bv->external_id;
+  cv->flags = bv->flags;
+  cv->quant = bv->value_type == TP_XNN_VALUE_QUANTIZED ? bv->quant : TP__XNN_Q_NONE;
+  if (cv->quant == TP_XNN_QUANT_PER_TENSOR) {
+    cv->scale = bv->scale;
+    cv->zero_point = bv->zero_point;
+  }
+}
+
 /* The XN01 format rules that the node and graph rules do not judge, on what tp_xnn_read_blob
    read (decided once: tpdump --check's verdict is tp_xnn_check_blob's):
    value ids unique and not XNN_INVALID_VALUE_ID; input / output ids and node id fields naming
@@ -5022,10 +5039,7 @@ static tp_status tp__xnn_check_format(tp_xnn_blob *b, tp_error *err) {
         v->external_id >= b->num_externs)
       TP__XNN_CF_FAIL("value %lu: external_id %lu but num_externs is %lu", (unsigned long)i,
                       (unsigned long)v->external_id, (unsigned long)b->num_externs);
-    memset(&tv, 0, sizeof tv);
-    tv.datatype = v->datatype;
-    tv.num_dims = v->ndims;
-    memcpy(tv.dims, v->dims, sizeof v->dims);
+    tp__xnn_blob_view(b, v, &tv);
     if (!tp__xnn_value_bytes(&tv, &want, &alt))
       TP__XNN_CF_FAIL("value %lu: the product of dims overflows 64 bits", (unsigned long)i);
     st = tp__xnn_cf_const(b, v->constant_buffer_idx, want, alt, "constant", i, err);
@@ -5111,26 +5125,6 @@ done:
   }
   TP_FREE(ids);
   return st;
-}
-
-/* The node rules' view of a value tp_xnn_read_blob read (tp_xnn_check_blob and the loader judge
-   the result through it); the per-channel scale range is the caller's (tp__xnn_qc_note). */
-static void tp__xnn_blob_view(const tp_xnn_blob *b, const tp_xnn_blob_value *bv,
-                              tp__xnn_value *cv) {
-  memset(cv, 0, sizeof *cv);
-  cv->datatype = bv->datatype;
-  cv->num_dims = bv->ndims;
-  memcpy(cv->dims, bv->dims, sizeof cv->dims);
-  cv->const_idx = bv->constant_buffer_idx;
-  cv->const_named = cv->const_idx && cv->const_idx < b->num_constants &&
-                    b->constants[cv->const_idx].named_key != NULL;
-  cv->external_id = bv->external_id;
-  cv->flags = bv->flags;
-  cv->quant = bv->value_type == TP_XNN_VALUE_QUANTIZED ? bv->quant : TP__XNN_Q_NONE;
-  if (cv->quant == TP_XNN_QUANT_PER_TENSOR) {
-    cv->scale = bv->scale;
-    cv->zero_point = bv->zero_point;
-  }
 }
 
 /* The node rules' view of a node tp_xnn_read_blob read: its id fields as the value positions
