@@ -4976,7 +4976,7 @@ static void tp__xnn_blob_view(const tp_xnn_blob *b, const tp_xnn_blob_value *bv,
    values; every value a known datatype with dims present, num_dims equal to their count,
    numel(dims) x element size inside 64 bits (the writer refuses the same at define time,
    tp__xnn_value_bytes), external values below num_externs; constants and scale buffers that
-   exist and, inline, hold exactly the bytes the value needs; quantization parameters that
+   exist and hold at least the bytes the value needs; quantization parameters that
    match the dims; every inline constant_data entry inside the constant segment. */
 static tp_status tp__xnn_check_format(tp_xnn_blob *b, tp_error *err) {
   uint64_t *ids = tp__xnn_id_map(b);
@@ -5035,8 +5035,7 @@ static tp_status tp__xnn_check_format(tp_xnn_blob *b, tp_error *err) {
     if (v->constant_buffer_idx && v->external_id != TP_XNN_INVALID_ID)
       TP__XNN_CF_FAIL("value %u: constant %u has external id %u: a constant cannot be external",
                       (unsigned)i, (unsigned)v->constant_buffer_idx, (unsigned)v->external_id);
-    if ((v->flags & (TP_XNN_FLAG_EXTERNAL_INPUT | TP_XNN_FLAG_EXTERNAL_OUTPUT)) &&
-        v->external_id >= b->num_externs)
+    if (v->flags && v->external_id >= b->num_externs) /* flags: known bits only by now */
       TP__XNN_CF_FAIL("value %lu: external_id %lu but num_externs is %lu", (unsigned long)i,
                       (unsigned long)v->external_id, (unsigned long)b->num_externs);
     tp__xnn_blob_view(b, v, &tv);
