@@ -1677,11 +1677,7 @@ static uint64_t tp__xnn_cnumel(const tp__xnn_value *v) {
 }
 
 static int tp__xnn_same_dims(const tp__xnn_value *a, const tp__xnn_value *b) {
-  uint32_t i;
-  if (a->num_dims != b->num_dims) return 0;
-  for (i = 0; i < a->num_dims; i++)
-    if (a->dims[i] != b->dims[i]) return 0;
-  return 1;
+  return a->num_dims == b->num_dims && !memcmp(a->dims, b->dims, a->num_dims * sizeof a->dims[0]);
 }
 
 /* Output extent of a window: padded input, effective kernel (k - 1) * d + 1, stride; 0 when
@@ -1692,24 +1688,27 @@ static uint64_t tp__xnn_window_out(uint64_t in, uint64_t pad, uint64_t k, uint64
   return padded < eff ? 0 : (padded - eff) / s + 1;
 }
 
-#define TP__XNN_VID(fid) (n->f[fid])
-#define TP__XNN_FAIL(st, ...) return tp__error_set(err, st, __VA_ARGS__)
+/* A node rule's failure: returns st with the sentence "<kind name> #<node index>: " fmt (n and
+   err in scope). */
+#define TP__XNN_FAIL(st, fmt, ...)                                                        \
+  return tp__error_set(err, st, "%s #%u: " fmt, tp_xnn_node_name(n->kind), n->index, \
+                       __VA_ARGS__)
 
 /* The window rule of convolutions and pooling: non-zero kernel, stride, dilation; a non-empty
-   output whose height and width follow from the input. */
+   output whose height and width follow from the input (fields fin, fout; the paddings top,
+   right, bottom, left at fpad .. fpad + 3). */
 static tp_status tp__xnn_check_window(const tp__xnn_nview *n, tp_error *err, const char *what,
-                                      const tp__xnn_value *in, const tp__xnn_value *out,
-                                      uint32_t oid, const uint32_t *pad, uint32_t kh,
+                                      uint32_t fin, uint32_t fout, uint32_t fpad, uint32_t kh,
                                       uint32_t kw, uint32_t sh, uint32_t sw, uint32_t dh,
                                       uint32_t dw, int deconv, uint32_t ah, uint32_t aw) {
-  const char *name = tp_xnn_node_name(n->kind);
+  const tp__xnn_value *in = n->v[fin], *out = n->v[fout];
+  const uint32_t *pad = n->f + fpad;
   uint64_t oh, ow;
   char b1[80];
   if (kh == 0 || kw == 0 || sh == 0 || sw == 0 || dh == 0 || dw == 0)
-    TP__XNN_FAIL(TP_ERR_INVALID,
-                 "%s #%u: %s %u x %u, stride %u x %u, dilation %u x %u: each must be >= 1",
-                 name, n->index, what, (unsigned)kh, (unsigned)kw, (unsigned)sh, (unsigned)sw,
-                 (unsigned)dh, (unsigned)dw);
+    TP__XNN_FAIL(TP_ERR_INVALID, "%s %u x %u, stride %u x %u, dilation %u x %u: each must be >= 1",
+                 what, (unsigned)kh, (unsigned)kw, (unsigned)sh, (unsigned)sw, (unsigned)dh,
+                 (unsigned)dw);
   if (deconv) {
     uint64_t eh = ((uint64_t)kh - 1) * dh + 1, ew = ((uint64_t)kw - 1) * dw + 1;
     oh = (uint64_t)sh * (in->dims[1] ? in->dims[1] - 1 : 0) + ah + eh;
@@ -1723,57 +1722,52 @@ static tp_status tp__xnn_check_window(const tp__xnn_nview *n, tp_error *err, con
   }
   if (oh == 0 || ow == 0)
     TP__XNN_FAIL(TP_ERR_INVALID,
-                 "%s #%u: input is %s, padded by %u/%u (top/bottom) and %u/%u (left/right), "
-                 "the %s %u x %u (dilation %u x %u) gives an empty %llu x %llu output",
-                 name, n->index, tp__xnn_dims_str(in, b1), (unsigned)pad[0], (unsigned)pad[2],
-                 (unsigned)pad[3], (unsigned)pad[1], what, (unsigned)kh, (unsigned)kw,
-                 (unsigned)dh, (unsigned)dw, (unsigned long long)oh, (unsigned long long)ow);
+                 "input is %s, padded by %u/%u (top/bottom) and %u/%u (left/right), the %s "
+                 "%u x %u (dilation %u x %u) gives an empty %llu x %llu output",
+                 tp__xnn_dims_str(in, b1), (unsigned)pad[0], (unsigned)pad[2], (unsigned)pad[3],
+                 (unsigned)pad[1], what, (unsigned)kh, (unsigned)kw, (unsigned)dh, (unsigned)dw,
+                 (unsigned long long)oh, (unsigned long long)ow);
   if (out->dims[1] != oh || out->dims[2] != ow)
     TP__XNN_FAIL(TP_ERR_INVALID,
-                 "%s #%u: output %u is %s, the input %s and the window give height %llu and "
-                 "width %llu",
-                 name, n->index, (unsigned)oid, tp__xnn_dims_str(out, b1),
-                 tp__xnn_dims_str(in, b1 + 40), (unsigned long long)oh, (unsigned long long)ow);
+                 "output %u is %s, the input %s and the window give height %llu and width %llu",
+                 (unsigned)n->f[fout], tp__xnn_dims_str(out, b1), tp__xnn_dims_str(in, b1 + 40),
+                 (unsigned long long)oh, (unsigned long long)ow);
   return TP_OK;
 }
 
-/* Pooling: paddings (top, right, bottom, left at field ids fpad .. fpad + 3) into pad; input
-   and output 4-D NHWC with the same batch and channels. */
-static tp_status tp__xnn_check_pool_io(const tp__xnn_nview *n, tp_error *err, uint32_t fpad,
-                                       uint32_t fin, uint32_t fout, uint32_t *pad) {
+/* Pooling: input and output (fields fin, fout) 4-D NHWC with the same batch and channels. */
+static tp_status tp__xnn_check_pool_io(const tp__xnn_nview *n, tp_error *err, uint32_t fin,
+                                       uint32_t fout) {
   const tp__xnn_value *in = n->v[fin], *out = n->v[fout];
   char b1[80], b2[80];
-  uint32_t k;
-  for (k = 0; k < 4; k++) pad[k] = n->f[fpad + k];
   if (in->num_dims != 4 || out->num_dims != 4 || out->dims[0] != in->dims[0] ||
       out->dims[3] != in->dims[3])
-    return tp__error_set(err, TP_ERR_INVALID,
-                         "%s #%u: input %u is %s, output %u is %s: both must be 4-D NHWC with "
-                         "the same batch and channels",
-                         tp_xnn_node_name(n->kind), n->index, (unsigned)n->f[fin],
-                         tp__xnn_dims_str(in, b1), (unsigned)n->f[fout],
-                         tp__xnn_dims_str(out, b2));
+    TP__XNN_FAIL(TP_ERR_INVALID,
+                 "input %u is %s, output %u is %s: both must be 4-D NHWC with the same batch "
+                 "and channels",
+                 (unsigned)n->f[fin], tp__xnn_dims_str(in, b1), (unsigned)n->f[fout],
+                 tp__xnn_dims_str(out, b2));
   return TP_OK;
 }
 
-/* TensorFlow SAME padding: the output is ceil(input / stride) in height and width. */
-static tp_status tp__xnn_check_same(const tp__xnn_nview *n, tp_error *err, const tp__xnn_value *in,
-                                    const tp__xnn_value *out, uint32_t oid, uint32_t sh,
-                                    uint32_t sw) {
+/* TensorFlow SAME padding: the output (field fout) is ceil(input / stride) in height and
+   width. */
+static tp_status tp__xnn_check_same(const tp__xnn_nview *n, tp_error *err, uint32_t fin,
+                                    uint32_t fout, uint32_t sh, uint32_t sw) {
+  const tp__xnn_value *in = n->v[fin], *out = n->v[fout];
   uint64_t oh, ow;
   char b1[80];
   if (sh == 0 || sw == 0)
-    return tp__error_set(err, TP_ERR_INVALID, "%s #%u: stride %u x %u: each must be >= 1",
-                         tp_xnn_node_name(n->kind), n->index, (unsigned)sh, (unsigned)sw);
+    TP__XNN_FAIL(TP_ERR_INVALID, "stride %u x %u: each must be >= 1", (unsigned)sh,
+                 (unsigned)sw);
   oh = ((uint64_t)in->dims[1] + sh - 1) / sh;
   ow = ((uint64_t)in->dims[2] + sw - 1) / sw;
   if (oh == 0 || ow == 0 || out->dims[1] != oh || out->dims[2] != ow)
-    return tp__error_set(err, TP_ERR_INVALID,
-                         "%s #%u: output %u is %s, SAME padding with stride %u x %u gives height "
-                         "%llu and width %llu",
-                         tp_xnn_node_name(n->kind), n->index, (unsigned)oid,
-                         tp__xnn_dims_str(out, b1), (unsigned)sh, (unsigned)sw,
-                         (unsigned long long)oh, (unsigned long long)ow);
+    TP__XNN_FAIL(TP_ERR_INVALID,
+                 "output %u is %s, SAME padding with stride %u x %u gives height %llu and "
+                 "width %llu",
+                 (unsigned)n->f[fout], tp__xnn_dims_str(out, b1), (unsigned)sh, (unsigned)sw,
+                 (unsigned long long)oh, (unsigned long long)ow);
   return TP_OK;
 }
 
@@ -1828,10 +1822,8 @@ static tp_status tp__xnn_check_requant(const tp__xnn_nview *n, tp_error *err,
   if (w->quant == TP_XNN_QUANT_PER_TENSOR) {
     s = (double)in->scale * (double)w->scale / (double)out->scale;
     if (!(s >= lo && s < hi))
-      TP__XNN_FAIL(TP_ERR_INVALID,
-                   "%s #%u: requantization scale %g x %g / %g = %g is outside [2^-32, 256)",
-                   tp_xnn_node_name(n->kind), n->index, (double)in->scale, (double)w->scale,
-                   (double)out->scale, s);
+      TP__XNN_FAIL(TP_ERR_INVALID, "requantization scale %g x %g / %g = %g is outside [2^-32, 256)",
+                   (double)in->scale, (double)w->scale, (double)out->scale, s);
     return TP_OK;
   }
   if (w->quant != TP_XNN_QUANT_PER_CHANNEL || !w->qc_known) return TP_OK;
@@ -1840,35 +1832,63 @@ static tp_status tp__xnn_check_requant(const tp__xnn_nview *n, tp_error *err,
     s = (double)in->scale * (double)ws / (double)out->scale;
     if (!(s >= lo && s < hi))
       TP__XNN_FAIL(TP_ERR_INVALID,
-                   "%s #%u: requantization scale %g x %g (filter channel %u) / %g = %g is "
-                   "outside [2^-32, 256)",
-                   tp_xnn_node_name(n->kind), n->index, (double)in->scale, (double)ws,
-                   (unsigned)(k ? w->qc_max_at : w->qc_min_at), (double)out->scale, s);
+                   "requantization scale %g x %g (filter channel %u) / %g = %g is outside "
+                   "[2^-32, 256)",
+                   (double)in->scale, (double)ws, (unsigned)(k ? w->qc_max_at : w->qc_min_at),
+                   (double)out->scale, s);
   }
   return TP_OK;
 }
 
-/* Same datatype for the listed values (element-wise nodes). */
+/* Same datatype for the values of fields fa and fb (element-wise nodes). */
 static tp_status tp__xnn_check_same_dt(const tp__xnn_nview *n, tp_error *err, uint32_t fa,
                                        uint32_t fb) {
   const tp__xnn_value *a = n->v[fa], *b = n->v[fb];
   if (a && b && a->datatype != b->datatype)
-    TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: %s %u is %s but %s %u is %s: they must agree",
-                 tp_xnn_node_name(n->kind), n->index, tp__xnn_field_name(n->kind, fa),
-                 (unsigned)n->f[fa], tp_xnn_datatype_name(a->datatype),
-                 tp__xnn_field_name(n->kind, fb), (unsigned)n->f[fb],
-                 tp_xnn_datatype_name(b->datatype));
+    TP__XNN_FAIL(TP_ERR_INVALID, "%s %u is %s but %s %u is %s: they must agree",
+                 tp__xnn_field_name(n->kind, fa), (unsigned)n->f[fa],
+                 tp_xnn_datatype_name(a->datatype), tp__xnn_field_name(n->kind, fb),
+                 (unsigned)n->f[fb], tp_xnn_datatype_name(b->datatype));
   return TP_OK;
 }
 
+/* Dim i of v counted from the last (0: the last), 1 past its rank: numpy's right alignment. */
+static uint32_t tp__xnn_rdim(const tp__xnn_value *v, uint32_t i) {
+  return i < v->num_dims ? v->dims[v->num_dims - 1 - i] : 1;
+}
+
+/* Numpy broadcasting of a and b over their dims from the last `from` on (batch matrix
+   multiply: from 2): 0 when out has the broadcast shape there (and the larger rank); 1 when a
+   dim has two extents neither of them 1 (its index from the last in *at); 2 when out differs. */
+static int tp__xnn_broadcast(const tp__xnn_value *a, const tp__xnn_value *b, uint32_t from,
+                             const tp__xnn_value *out, uint32_t *at) {
+  uint32_t nd = a->num_dims > b->num_dims ? a->num_dims : b->num_dims, i;
+  int res = out->num_dims == nd ? 0 : 2;
+  for (i = from; i < nd; i++) {
+    uint32_t d1 = tp__xnn_rdim(a, i), d2 = tp__xnn_rdim(b, i);
+    *at = i;
+    if (d1 != d2 && d1 != 1 && d2 != 1) return 1;
+    if (!res && out->dims[nd - 1 - i] != (d1 == 1 ? d2 : d1)) res = 2;
+  }
+  return res;
+}
+
+/* The id of node kind `kind`'s field named `field`, or -1 (no such field). */
+static int tp__xnn_field_id(int kind, const char *field) {
+  const tp_xnn_node_desc *d = tp_xnn_describe_node(kind);
+  uint32_t f;
+  for (f = 0; d && f < d->nfields; f++)
+    if (!strcmp(d->fields[f].name, field)) return (int)f;
+  return -1;
+}
+
 static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, tp_error *err) {
-  const char *name = tp_xnn_node_name(n->kind);
   const tp_xnn_node_desc *d = tp_xnn_describe_node(n->kind);
-  unsigned ix = n->index;
   int et = runtime == TP_XNN_TARGET_EXECUTORCH;
   char b1[80], b2[80], b3[80];
   uint32_t i;
-  if (!d) TP__XNN_FAIL(TP_ERR_INVALID, "node %u: unknown node kind %d", ix, n->kind);
+  if (!d)
+    return tp__error_set(err, TP_ERR_INVALID, "node %u: unknown node kind %d", n->index, n->kind);
   switch (n->kind) {
     case TP_XNN_NODE_FULLY_CONNECTED: {
 #define TP__F(x) TP__XF(XNNFullyConnected, x)
@@ -1877,61 +1897,56 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
       uint32_t fl = n->f[TP__F(flags)], wid = n->f[TP__F(filter_id)];
       uint32_t iid = n->f[TP__F(input1_id)], oid = n->f[TP__F(output_id)];
       int tw = (fl & TP_XNN_FLAG_TRANSPOSE_WEIGHTS) != 0;
-      uint64_t ic, oc;
+      uint64_t ic, oc, rows;
       if (w->num_dims != 2)
-        TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: filter %u is %s: it must have 2 dims (%s)", name,
-                     ix, (unsigned)wid, tp__xnn_dims_str(w, b1),
-                     tw ? "[input channels, output channels]" : "[output channels, input channels]");
-      if (in->num_dims == 0)
-        TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: input %u has no dims", name, ix, (unsigned)iid);
+        TP__XNN_FAIL(TP_ERR_INVALID, "filter %u is %s: it must have 2 dims (%s)", (unsigned)wid,
+                     tp__xnn_dims_str(w, b1),
+                     tw ? "[input channels, output channels]"
+                        : "[output channels, input channels]");
+      if (in->num_dims == 0) TP__XNN_FAIL(TP_ERR_INVALID, "input %u has no dims", (unsigned)iid);
       ic = in->dims[in->num_dims - 1];
+      rows = ic ? tp__xnn_cnumel(in) / ic : 0;
       if (w->dims[tw ? 0 : 1] != ic)
         TP__XNN_FAIL(TP_ERR_INVALID,
-                     "%s #%u: filter %u is %s, input %u has %llu channels: the filter's %s dim "
-                     "must be %llu (%s)",
-                     name, ix, (unsigned)wid, tp__xnn_dims_str(w, b1), (unsigned)iid,
+                     "filter %u is %s, input %u has %llu channels: the filter's %s dim must be "
+                     "%llu (%s)",
+                     (unsigned)wid, tp__xnn_dims_str(w, b1), (unsigned)iid,
                      (unsigned long long)ic, tw ? "first" : "last", (unsigned long long)ic,
                      tw ? "pass a transposed view, or drop TP_XNN_FLAG_TRANSPOSE_WEIGHTS"
                         : "pass a transposed view, or TP_XNN_FLAG_TRANSPOSE_WEIGHTS");
       oc = w->dims[tw ? 1 : 0];
       if (b && (b->num_dims != 1 || b->dims[0] != oc))
         TP__XNN_FAIL(TP_ERR_INVALID,
-                     "%s #%u: bias %u is %s, the filter %s gives %llu output channels: the "
-                     "bias must be [%llu]",
-                     name, ix, (unsigned)n->f[TP__F(bias_id)], tp__xnn_dims_str(b, b1),
+                     "bias %u is %s, the filter %s gives %llu output channels: the bias must be "
+                     "[%llu]",
+                     (unsigned)n->f[TP__F(bias_id)], tp__xnn_dims_str(b, b1),
                      tp__xnn_dims_str(w, b2), (unsigned long long)oc, (unsigned long long)oc);
       if (out->num_dims == 0 || out->dims[out->num_dims - 1] != oc ||
-          (ic && tp__xnn_cnumel(out) != tp__xnn_cnumel(in) / ic * oc))
+          (ic && tp__xnn_cnumel(out) != rows * oc))
         TP__XNN_FAIL(TP_ERR_INVALID,
-                     "%s #%u: output %u is %s, input %s and filter %s give %llu rows of %llu "
-                     "output channels",
-                     name, ix, (unsigned)oid, tp__xnn_dims_str(out, b1), tp__xnn_dims_str(in, b2),
-                     tp__xnn_dims_str(w, b3),
-                     (unsigned long long)(ic ? tp__xnn_cnumel(in) / ic : 0),
+                     "output %u is %s, input %s and filter %s give %llu rows of %llu output "
+                     "channels",
+                     (unsigned)oid, tp__xnn_dims_str(out, b1), tp__xnn_dims_str(in, b2),
+                     tp__xnn_dims_str(w, b3), (unsigned long long)rows, (unsigned long long)oc);
+      /* the pinned XNNPACK's output: the input's leading dims, then oc */
+      if (et && (out->num_dims != in->num_dims ||
+                 memcmp(out->dims, in->dims, (in->num_dims - 1) * sizeof in->dims[0])))
+        TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
+                     "output %u is %s, ExecuTorch's XNNPACK makes it the input %s with the last "
+                     "dim %llu (same rank); reshape the input or the output (static_reshape)",
+                     (unsigned)oid, tp__xnn_dims_str(out, b1), tp__xnn_dims_str(in, b2),
                      (unsigned long long)oc);
-      if (et) { /* the pinned XNNPACK's output: the input's leading dims, then oc */
-        int same = out->num_dims == in->num_dims;
-        for (i = 0; same && i + 1 < in->num_dims; i++)
-          if (out->dims[i] != in->dims[i]) same = 0;
-        if (!same)
-          TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
-                       "%s #%u: output %u is %s, ExecuTorch's XNNPACK makes it the input %s with "
-                       "the last dim %llu (same rank); reshape the input or the output "
-                       "(static_reshape)",
-                       name, ix, (unsigned)oid, tp__xnn_dims_str(out, b1),
-                       tp__xnn_dims_str(in, b2), (unsigned long long)oc);
-      }
       if (tp__xnn_check_requant(n, err, in, w, out) != TP_OK) return err->status;
       /* measured in ExecuTorch's runtime: odd K, several rows: rows after the first wrong */
       if (et && in->datatype == TP_XNN_QDINT8 && w->datatype == TP_XNN_QCINT4 && (ic & 1u) &&
-          ic && tp__xnn_cnumel(in) / ic > 1)
+          rows > 1)
         TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
-                     "%s #%u: qdint8 input x qcint4 filter %u with %llu (odd) input channels and "
-                     "%llu rows: the XNNPACK ExecuTorch pins computes every row after the first "
+                     "qdint8 input x qcint4 filter %u with %llu (odd) input channels and %llu "
+                     "rows: the XNNPACK ExecuTorch pins computes every row after the first "
                      "wrong; pad the input channels to %llu (or tp_xnn_options.target for "
                      "another runtime)",
-                     name, ix, (unsigned)wid, (unsigned long long)ic,
-                     (unsigned long long)(tp__xnn_cnumel(in) / ic), (unsigned long long)(ic + 1));
+                     (unsigned)wid, (unsigned long long)ic, (unsigned long long)rows,
+                     (unsigned long long)(ic + 1));
       return TP_OK;
 #undef TP__F
     }
@@ -1940,20 +1955,18 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
       const tp__xnn_value *in = n->v[TP__F(input1_id)], *w = n->v[TP__F(filter_id)];
       const tp__xnn_value *b = n->v[TP__F(bias_id)], *out = n->v[TP__F(output_id)];
       uint32_t gic = n->f[TP__F(group_input_channels)], goc = n->f[TP__F(group_output_channels)];
-      uint32_t groups = n->f[TP__F(groups)];
+      uint32_t groups = n->f[TP__F(groups)], iid = n->f[TP__F(input1_id)];
+      uint32_t oid = n->f[TP__F(output_id)];
       uint32_t kh = n->f[TP__F(kernel_height)], kw = n->f[TP__F(kernel_width)];
-      uint32_t pad[4];
+      uint32_t sh = n->f[TP__F(subsampling_height)], sw = n->f[TP__F(subsampling_width)];
+      uint32_t ah = n->f[TP__F(adjustment_height)], aw = n->f[TP__F(adjustment_width)];
       uint64_t ic, oc, w0, w3;
-      int dw = n->kind == TP_XNN_NODE_DEPTHWISE_CONV2D;
-      pad[0] = n->f[TP__F(padding_top)];
-      pad[1] = n->f[TP__F(padding_right)];
-      pad[2] = n->f[TP__F(padding_bottom)];
-      pad[3] = n->f[TP__F(padding_left)];
+      int dw = n->kind == TP_XNN_NODE_DEPTHWISE_CONV2D, de = n->kind == TP_XNN_NODE_DECONV2D;
       if (groups == 0 || gic == 0 || goc == 0)
         TP__XNN_FAIL(TP_ERR_INVALID,
-                     "%s #%u: groups %u, group input channels %u, group output channels %u: "
-                     "each must be >= 1",
-                     name, ix, (unsigned)groups, (unsigned)gic, (unsigned)goc);
+                     "groups %u, group input channels %u, group output channels %u: each must "
+                     "be >= 1",
+                     (unsigned)groups, (unsigned)gic, (unsigned)goc);
       if (dw) { /* written as upstream: groups = channels, gic 1, goc = depth multiplier */
         ic = groups;
         oc = (uint64_t)groups * (goc / gic);
@@ -1966,237 +1979,204 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
         w3 = gic;
       }
       if (in->num_dims != 4 || out->num_dims != 4)
-        TP__XNN_FAIL(TP_ERR_INVALID,
-                     "%s #%u: input %u is %s, output %u is %s: both must be 4-D NHWC", name, ix,
-                     (unsigned)n->f[TP__F(input1_id)], tp__xnn_dims_str(in, b1),
-                     (unsigned)n->f[TP__F(output_id)], tp__xnn_dims_str(out, b2));
+        TP__XNN_FAIL(TP_ERR_INVALID, "input %u is %s, output %u is %s: both must be 4-D NHWC",
+                     (unsigned)iid, tp__xnn_dims_str(in, b1), (unsigned)oid,
+                     tp__xnn_dims_str(out, b2));
       if (in->dims[3] != ic)
         TP__XNN_FAIL(TP_ERR_INVALID,
-                     "%s #%u: input %u is %s: %u groups x %u group input channels need %llu "
-                     "input channels",
-                     name, ix, (unsigned)n->f[TP__F(input1_id)], tp__xnn_dims_str(in, b1),
-                     (unsigned)groups, (unsigned)(dw ? 1u : gic), (unsigned long long)ic);
+                     "input %u is %s: %u groups x %u group input channels need %llu input "
+                     "channels",
+                     (unsigned)iid, tp__xnn_dims_str(in, b1), (unsigned)groups,
+                     (unsigned)(dw ? 1u : gic), (unsigned long long)ic);
       if (w->num_dims != 4 || w->dims[0] != w0 || w->dims[1] != kh || w->dims[2] != kw ||
           w->dims[3] != w3)
-        TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: filter %u is %s, the node needs [%llu, %u, %u, %llu] (%s)",
-                     name, ix, (unsigned)n->f[TP__F(filter_id)], tp__xnn_dims_str(w, b1),
+        TP__XNN_FAIL(TP_ERR_INVALID, "filter %u is %s, the node needs [%llu, %u, %u, %llu] (%s)",
+                     (unsigned)n->f[TP__F(filter_id)], tp__xnn_dims_str(w, b1),
                      (unsigned long long)w0, (unsigned)kh, (unsigned)kw, (unsigned long long)w3,
                      dw ? "1, kernel h, kernel w, channels x multiplier"
                         : "output channels, kernel h, kernel w, group input channels: OHWI");
       if (b && (b->num_dims != 1 || b->dims[0] != oc))
-        TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: bias %u is %s, the node has %llu output channels",
-                     name, ix, (unsigned)n->f[TP__F(bias_id)], tp__xnn_dims_str(b, b1),
+        TP__XNN_FAIL(TP_ERR_INVALID, "bias %u is %s, the node has %llu output channels",
+                     (unsigned)n->f[TP__F(bias_id)], tp__xnn_dims_str(b, b1),
                      (unsigned long long)oc);
       if (out->dims[0] != in->dims[0] || out->dims[3] != oc)
+        TP__XNN_FAIL(TP_ERR_INVALID, "output %u is %s: it must have batch %u and %llu channels",
+                     (unsigned)oid, tp__xnn_dims_str(out, b1), (unsigned)in->dims[0],
+                     (unsigned long long)oc);
+      if (de && (ah >= sh || aw >= sw))
         TP__XNN_FAIL(TP_ERR_INVALID,
-                     "%s #%u: output %u is %s: it must have batch %u and %llu channels", name,
-                     ix, (unsigned)n->f[TP__F(output_id)], tp__xnn_dims_str(out, b1),
-                     (unsigned)in->dims[0], (unsigned long long)oc);
-      if (n->kind == TP_XNN_NODE_DECONV2D &&
-          (n->f[TP__F(adjustment_height)] >= n->f[TP__F(subsampling_height)] ||
-           n->f[TP__F(adjustment_width)] >= n->f[TP__F(subsampling_width)]))
-        TP__XNN_FAIL(TP_ERR_INVALID,
-                     "%s #%u: adjustment %u x %u, upsampling %u x %u: each adjustment must be "
-                     "smaller than its upsampling (XNNPACK refuses it when the node runs)",
-                     name, ix, (unsigned)n->f[TP__F(adjustment_height)],
-                     (unsigned)n->f[TP__F(adjustment_width)],
-                     (unsigned)n->f[TP__F(subsampling_height)],
-                     (unsigned)n->f[TP__F(subsampling_width)]);
-      if ((n->f[TP__F(flags)] & TP_XNN_FLAG_TENSORFLOW_SAME_PADDING) &&
-          n->kind != TP_XNN_NODE_DECONV2D) {
-        if (tp__xnn_check_same(n, err, in, out, n->f[TP__F(output_id)],
-                               n->f[TP__F(subsampling_height)], n->f[TP__F(subsampling_width)]) != TP_OK)
+                     "adjustment %u x %u, upsampling %u x %u: each adjustment must be smaller "
+                     "than its upsampling (XNNPACK refuses it when the node runs)",
+                     (unsigned)ah, (unsigned)aw, (unsigned)sh, (unsigned)sw);
+      if ((n->f[TP__F(flags)] & TP_XNN_FLAG_TENSORFLOW_SAME_PADDING) && !de) {
+        if (tp__xnn_check_same(n, err, TP__F(input1_id), TP__F(output_id), sh, sw) != TP_OK)
           return err->status;
-      } else if (tp__xnn_check_window(n, err, "kernel", in, out, n->f[TP__F(output_id)], pad, kh, kw,
-                               n->f[TP__F(subsampling_height)], n->f[TP__F(subsampling_width)],
-                               n->f[TP__F(dilation_height)], n->f[TP__F(dilation_width)],
-                               n->kind == TP_XNN_NODE_DECONV2D, n->f[TP__F(adjustment_height)],
-                               n->f[TP__F(adjustment_width)]) != TP_OK)
+      } else if (tp__xnn_check_window(n, err, "kernel", TP__F(input1_id), TP__F(output_id),
+                                      TP__F(padding_top), kh, kw, sh, sw,
+                                      n->f[TP__F(dilation_height)], n->f[TP__F(dilation_width)],
+                                      de, ah, aw) != TP_OK) {
         return err->status;
+      }
       return tp__xnn_check_requant(n, err, in, w, out);
 #undef TP__F
     }
     case TP_XNN_NODE_AVG_POOLING_2D: case TP_XNN_NODE_MAX_POOLING_2D: {
 #define TP__F(x) TP__XF(_XNNPooling2D, x)
-      const tp__xnn_value *in = n->v[TP__F(input_id)], *out = n->v[TP__F(output_id)];
-      uint32_t pad[4];
-      if (tp__xnn_check_pool_io(n, err, TP__F(padding_top), TP__F(input_id), TP__F(output_id),
-                                pad) != TP_OK)
+      int avg = n->kind == TP_XNN_NODE_AVG_POOLING_2D;
+      uint32_t sh = n->f[TP__F(stride_height)], sw = n->f[TP__F(stride_width)];
+      if (tp__xnn_check_pool_io(n, err, TP__F(input_id), TP__F(output_id)) != TP_OK)
         return err->status;
       if (n->f[TP__F(flags)] & TP_XNN_FLAG_TENSORFLOW_SAME_PADDING)
-        return tp__xnn_check_same(n, err, in, out, n->f[TP__F(output_id)],
-                                  n->f[TP__F(stride_height)], n->f[TP__F(stride_width)]);
-      return tp__xnn_check_window(n, err, "window", in, out, n->f[TP__F(output_id)], pad,
-                                  n->f[TP__F(pooling_height)], n->f[TP__F(pooling_width)],
-                                  n->f[TP__F(stride_height)], n->f[TP__F(stride_width)],
-                                  n->kind == TP_XNN_NODE_AVG_POOLING_2D ? 1u : n->f[TP__F(dilation_height)],
-                                  n->kind == TP_XNN_NODE_AVG_POOLING_2D ? 1u : n->f[TP__F(dilation_width)],
-                                  0, 0, 0);
+        return tp__xnn_check_same(n, err, TP__F(input_id), TP__F(output_id), sh, sw);
+      return tp__xnn_check_window(n, err, "window", TP__F(input_id), TP__F(output_id),
+                                  TP__F(padding_top), n->f[TP__F(pooling_height)],
+                                  n->f[TP__F(pooling_width)], sh, sw,
+                                  avg ? 1u : n->f[TP__F(dilation_height)],
+                                  avg ? 1u : n->f[TP__F(dilation_width)], 0, 0, 0);
 #undef TP__F
     }
     case TP_XNN_NODE_ARGMAX_POOLING_2D: {
 #define TP__F(x) TP__XF(XNNArgMaxPooling2d, x)
-      const tp__xnn_value *in = n->v[TP__F(input_id)], *out = n->v[TP__F(output_value_id)];
+      const tp__xnn_value *out = n->v[TP__F(output_value_id)];
       const tp__xnn_value *idx = n->v[TP__F(output_index_id)];
-      uint32_t pad[4], ph = n->f[TP__F(pooling_height)], pw = n->f[TP__F(pooling_width)];
-      if (tp__xnn_check_pool_io(n, err, TP__F(padding_top), TP__F(input_id),
-                                TP__F(output_value_id), pad) != TP_OK)
+      uint32_t ph = n->f[TP__F(pooling_height)], pw = n->f[TP__F(pooling_width)];
+      if (tp__xnn_check_pool_io(n, err, TP__F(input_id), TP__F(output_value_id)) != TP_OK)
         return err->status;
       if (!tp__xnn_same_dims(idx, out))
-        TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: index output %u is %s: it must be %s, the value "
-                     "output's shape",
-                     name, ix, (unsigned)n->f[TP__F(output_index_id)], tp__xnn_dims_str(idx, b1),
+        TP__XNN_FAIL(TP_ERR_INVALID, "index output %u is %s: it must be %s, the value output's "
+                     "shape",
+                     (unsigned)n->f[TP__F(output_index_id)], tp__xnn_dims_str(idx, b1),
                      tp__xnn_dims_str(out, b2));
-      return tp__xnn_check_window(n, err, "window", in, out, n->f[TP__F(output_value_id)], pad,
-                                  ph, pw, ph ? ph : 1u, pw ? pw : 1u, 1, 1, 0, 0, 0);
+      return tp__xnn_check_window(n, err, "window", TP__F(input_id), TP__F(output_value_id),
+                                  TP__F(padding_top), ph, pw, ph ? ph : 1u, pw ? pw : 1u, 1, 1,
+                                  0, 0, 0);
 #undef TP__F
     }
     case TP_XNN_NODE_GLOBAL_AVG_POOLING_2D: {
-      const tp__xnn_value *in = n->v[TP__XF(_XNNNode1x1, input_id)];
-      const tp__xnn_value *out = n->v[TP__XF(_XNNNode1x1, output_id)];
-      uint32_t fl = n->f[TP__XF(_XNNNode1x1, flags)], oid = n->f[TP__XF(_XNNNode1x1, output_id)];
+#define TP__F(x) TP__XF(_XNNNode1x1, x)
+      const tp__xnn_value *in = n->v[TP__F(input_id)], *out = n->v[TP__F(output_id)];
+      uint32_t fl = n->f[TP__F(flags)], oid = n->f[TP__F(output_id)];
       int keep = (fl & TP_XNN_FLAG_KEEP_DIMS) != 0;
       if (in->num_dims != 4)
-        TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: input %u is %s: it must be 4-D NHWC", name, ix,
-                     (unsigned)n->f[TP__XF(_XNNNode1x1, input_id)], tp__xnn_dims_str(in, b1));
+        TP__XNN_FAIL(TP_ERR_INVALID, "input %u is %s: it must be 4-D NHWC",
+                     (unsigned)n->f[TP__F(input_id)], tp__xnn_dims_str(in, b1));
       if (out->num_dims == 4 && out->dims[0] == in->dims[0] && out->dims[1] == 1 &&
           out->dims[2] == 1 && out->dims[3] == in->dims[3]) {
         if (!keep && et)
           TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
-                       "%s #%u: output %u is %s but flags 0x%x lack TP_XNN_FLAG_KEEP_DIMS: the "
-                       "XNNPACK ExecuTorch pins drops the pooled dims and execute fails; set "
+                       "output %u is %s but flags 0x%x lack TP_XNN_FLAG_KEEP_DIMS: the XNNPACK "
+                       "ExecuTorch pins drops the pooled dims and execute fails; set "
                        "TP_XNN_FLAG_KEEP_DIMS (or tp_xnn_options.target for another runtime)",
-                       name, ix, (unsigned)oid, tp__xnn_dims_str(out, b1), (unsigned)fl);
+                       (unsigned)oid, tp__xnn_dims_str(out, b1), (unsigned)fl);
         return TP_OK;
       }
       if (!keep && out->num_dims == 2 && out->dims[0] == in->dims[0] && out->dims[1] == in->dims[3])
         return TP_OK;
-      TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: output %u is %s, input %s gives [%u, 1, 1, %u]%s",
-                   name, ix, (unsigned)oid, tp__xnn_dims_str(out, b1), tp__xnn_dims_str(in, b2),
+      TP__XNN_FAIL(TP_ERR_INVALID, "output %u is %s, input %s gives [%u, 1, 1, %u]%s",
+                   (unsigned)oid, tp__xnn_dims_str(out, b1), tp__xnn_dims_str(in, b2),
                    (unsigned)in->dims[0], (unsigned)in->dims[3],
                    keep ? " (TP_XNN_FLAG_KEEP_DIMS)" : " (with TP_XNN_FLAG_KEEP_DIMS) or [N, C]");
+#undef TP__F
     }
+#define TP__F(x) TP__XF(_XNNNode2x1, x) /* the binary kinds, PReLU, batch matrix multiply */
     case TP_XNN_NODE_ADD: case TP_XNN_NODE_SUBTRACT: case TP_XNN_NODE_MULTIPLY:
     case TP_XNN_NODE_DIVIDE: case TP_XNN_NODE_MAXIMUM: case TP_XNN_NODE_MINIMUM: {
-      const tp__xnn_value *a = n->v[0], *b = n->v[1], *out = n->v[2];
-      uint32_t nd = a->num_dims > b->num_dims ? a->num_dims : b->num_dims;
-      for (i = 0; i < nd; i++) { /* numpy broadcasting, right-aligned */
-        uint32_t d1 = i < a->num_dims ? a->dims[a->num_dims - 1 - i] : 1;
-        uint32_t d2 = i < b->num_dims ? b->dims[b->num_dims - 1 - i] : 1;
-        if (d1 != d2 && d1 != 1 && d2 != 1)
-          TP__XNN_FAIL(TP_ERR_INVALID,
-                       "%s #%u: inputs %u %s and %u %s do not broadcast (dim -%u: %u vs %u)",
-                       name, ix, (unsigned)n->f[0], tp__xnn_dims_str(a, b1), (unsigned)n->f[1],
-                       tp__xnn_dims_str(b, b2), (unsigned)(i + 1), (unsigned)d1, (unsigned)d2);
-      }
-      {
-        int okd = out->num_dims == nd;
-        for (i = 0; okd && i < nd; i++) {
-          uint32_t d1 = i < a->num_dims ? a->dims[a->num_dims - 1 - i] : 1;
-          uint32_t d2 = i < b->num_dims ? b->dims[b->num_dims - 1 - i] : 1;
-          if (out->dims[nd - 1 - i] != (d1 == 1 ? d2 : d1)) okd = 0;
-        }
-        if (!okd)
-          TP__XNN_FAIL(TP_ERR_INVALID,
-                       "%s #%u: output %u is %s, inputs %s and %s broadcast to rank %u with "
-                       "other dims",
-                       name, ix, (unsigned)n->f[2], tp__xnn_dims_str(out, b1),
-                       tp__xnn_dims_str(a, b2), tp__xnn_dims_str(b, b3), (unsigned)nd);
-      }
-      if (tp__xnn_check_same_dt(n, err, 0, 2) != TP_OK) return err->status;
-      return tp__xnn_check_same_dt(n, err, 1, 2);
+      const tp__xnn_value *a = n->v[TP__F(input1_id)], *b = n->v[TP__F(input2_id)];
+      const tp__xnn_value *out = n->v[TP__F(output_id)];
+      uint32_t aid = n->f[TP__F(input1_id)], bid = n->f[TP__F(input2_id)];
+      int bad = tp__xnn_broadcast(a, b, 0, out, &i);
+      if (bad == 1)
+        TP__XNN_FAIL(TP_ERR_INVALID, "inputs %u %s and %u %s do not broadcast (dim -%u: %u vs %u)",
+                     (unsigned)aid, tp__xnn_dims_str(a, b1), (unsigned)bid,
+                     tp__xnn_dims_str(b, b2), (unsigned)(i + 1), (unsigned)tp__xnn_rdim(a, i),
+                     (unsigned)tp__xnn_rdim(b, i));
+      if (bad)
+        TP__XNN_FAIL(TP_ERR_INVALID,
+                     "output %u is %s, inputs %s and %s broadcast to rank %u with other dims",
+                     (unsigned)n->f[TP__F(output_id)], tp__xnn_dims_str(out, b1),
+                     tp__xnn_dims_str(a, b2), tp__xnn_dims_str(b, b3),
+                     (unsigned)(a->num_dims > b->num_dims ? a->num_dims : b->num_dims));
+      if (tp__xnn_check_same_dt(n, err, TP__F(input1_id), TP__F(output_id)) != TP_OK)
+        return err->status;
+      return tp__xnn_check_same_dt(n, err, TP__F(input2_id), TP__F(output_id));
     }
     case TP_XNN_NODE_PRELU: {
-      const tp__xnn_value *in = n->v[0], *s = n->v[1], *out = n->v[2];
+      const tp__xnn_value *in = n->v[TP__F(input1_id)], *s = n->v[TP__F(input2_id)];
+      const tp__xnn_value *out = n->v[TP__F(output_id)];
+      uint32_t iid = n->f[TP__F(input1_id)], sid = n->f[TP__F(input2_id)];
       if (et) { /* the pinned XNNPACK: a binary node, the slope broadcast to the input */
-        int ok = s->num_dims <= in->num_dims;
-        for (i = 0; ok && i < s->num_dims; i++) {
-          uint32_t sd = s->dims[s->num_dims - 1 - i], id = in->dims[in->num_dims - 1 - i];
-          if (sd != 1 && sd != id) ok = 0;
-        }
-        if (!ok)
+        if (tp__xnn_broadcast(s, in, 0, in, &i))
           TP__XNN_FAIL(TP_ERR_INVALID,
-                       "%s #%u: slope %u is %s, input %u is %s: the slope must broadcast to the "
-                       "input (each dim 1 or the input's, right-aligned; [1] or [channels])",
-                       name, ix, (unsigned)n->f[1], tp__xnn_dims_str(s, b1), (unsigned)n->f[0],
+                       "slope %u is %s, input %u is %s: the slope must broadcast to the input "
+                       "(each dim 1 or the input's, right-aligned; [1] or [channels])",
+                       (unsigned)sid, tp__xnn_dims_str(s, b1), (unsigned)iid,
                        tp__xnn_dims_str(in, b2));
-        if (!tp__xnn_same_dims(in, out))
-          TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: output %u is %s, the input is %s", name, ix,
-                       (unsigned)n->f[2], tp__xnn_dims_str(out, b1), tp__xnn_dims_str(in, b2));
-        return TP_OK;
-      }
-      if (!s->const_idx)
+      } else if (!s->const_idx) {
         TP__XNN_FAIL(TP_ERR_INVALID,
-                     "%s #%u: slope %u is not a constant: XNNPACK needs the slope's data at "
-                     "definition",
-                     name, ix, (unsigned)n->f[1]);
-      if (in->num_dims == 0 || tp__xnn_cnumel(s) != in->dims[in->num_dims - 1])
-        TP__XNN_FAIL(TP_ERR_INVALID,
-                     "%s #%u: slope %u is %s, input %u is %s: one slope per channel (%u)", name,
-                     ix, (unsigned)n->f[1], tp__xnn_dims_str(s, b1), (unsigned)n->f[0],
+                     "slope %u is not a constant: XNNPACK needs the slope's data at definition",
+                     (unsigned)sid);
+      } else if (in->num_dims == 0 || tp__xnn_cnumel(s) != tp__xnn_rdim(in, 0)) {
+        TP__XNN_FAIL(TP_ERR_INVALID, "slope %u is %s, input %u is %s: one slope per channel (%u)",
+                     (unsigned)sid, tp__xnn_dims_str(s, b1), (unsigned)iid,
                      tp__xnn_dims_str(in, b2),
                      (unsigned)(in->num_dims ? in->dims[in->num_dims - 1] : 0));
+      }
       if (!tp__xnn_same_dims(in, out))
-        TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: output %u is %s, the input is %s", name, ix,
-                     (unsigned)n->f[2], tp__xnn_dims_str(out, b1), tp__xnn_dims_str(in, b2));
+        TP__XNN_FAIL(TP_ERR_INVALID, "output %u is %s, the input is %s",
+                     (unsigned)n->f[TP__F(output_id)], tp__xnn_dims_str(out, b1),
+                     tp__xnn_dims_str(in, b2));
       return TP_OK;
     }
     case TP_XNN_NODE_BATCH_MATRIX_MULTIPLY: {
-      const tp__xnn_value *a = n->v[0], *b = n->v[1], *out = n->v[2];
-      int tb = (n->f[3] & TP_XNN_FLAG_TRANSPOSE_B) != 0;
+      const tp__xnn_value *a = n->v[TP__F(input1_id)], *b = n->v[TP__F(input2_id)];
+      const tp__xnn_value *out = n->v[TP__F(output_id)];
+      int tb = (n->f[TP__F(flags)] & TP_XNN_FLAG_TRANSPOSE_B) != 0;
       uint32_t m, k, k2, nn, nd;
       if (a->num_dims < 2 || b->num_dims < 2)
-        TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: inputs %s and %s: both need at least 2 dims", name,
-                     ix, tp__xnn_dims_str(a, b1), tp__xnn_dims_str(b, b2));
-      m = a->dims[a->num_dims - 2];
-      k = a->dims[a->num_dims - 1];
-      k2 = b->dims[b->num_dims - (tb ? 1 : 2)];
-      nn = b->dims[b->num_dims - (tb ? 2 : 1)];
+        TP__XNN_FAIL(TP_ERR_INVALID, "inputs %s and %s: both need at least 2 dims",
+                     tp__xnn_dims_str(a, b1), tp__xnn_dims_str(b, b2));
+      m = tp__xnn_rdim(a, 1);
+      k = tp__xnn_rdim(a, 0);
+      k2 = tp__xnn_rdim(b, tb ? 0 : 1);
+      nn = tp__xnn_rdim(b, tb ? 1 : 0);
       if (k != k2)
         TP__XNN_FAIL(TP_ERR_INVALID,
-                     "%s #%u: input1 %u is %s, input2 %u is %s: inner dims %u and %u differ%s",
-                     name, ix, (unsigned)n->f[0], tp__xnn_dims_str(a, b1), (unsigned)n->f[1],
-                     tp__xnn_dims_str(b, b2), (unsigned)k, (unsigned)k2,
+                     "input1 %u is %s, input2 %u is %s: inner dims %u and %u differ%s",
+                     (unsigned)n->f[TP__F(input1_id)], tp__xnn_dims_str(a, b1),
+                     (unsigned)n->f[TP__F(input2_id)], tp__xnn_dims_str(b, b2), (unsigned)k,
+                     (unsigned)k2,
                      tb ? " (TP_XNN_FLAG_TRANSPOSE_B: input2 is [.., N, K])"
                         : " (input2 is [.., K, N]; TP_XNN_FLAG_TRANSPOSE_B takes [.., N, K])");
       nd = a->num_dims > b->num_dims ? a->num_dims : b->num_dims;
-      {
-        int okd = out->num_dims == nd && out->dims[nd - 2] == m && out->dims[nd - 1] == nn;
-        for (i = 2; okd && i < nd; i++) {
-          uint32_t d1 = i < a->num_dims ? a->dims[a->num_dims - 1 - i] : 1;
-          uint32_t d2 = i < b->num_dims ? b->dims[b->num_dims - 1 - i] : 1;
-          if ((d1 != d2 && d1 != 1 && d2 != 1) || out->dims[nd - 1 - i] != (d1 == 1 ? d2 : d1))
-            okd = 0;
-        }
-        if (!okd)
-          TP__XNN_FAIL(TP_ERR_INVALID,
-                       "%s #%u: output %u is %s, inputs %s and %s give [.., %u, %u] of rank %u",
-                       name, ix, (unsigned)n->f[2], tp__xnn_dims_str(out, b1),
-                       tp__xnn_dims_str(a, b2), tp__xnn_dims_str(b, b3), (unsigned)m,
-                       (unsigned)nn, (unsigned)nd);
-      }
+      if (tp__xnn_broadcast(a, b, 2, out, &i) || out->dims[nd - 2] != m ||
+          out->dims[nd - 1] != nn)
+        TP__XNN_FAIL(TP_ERR_INVALID,
+                     "output %u is %s, inputs %s and %s give [.., %u, %u] of rank %u",
+                     (unsigned)n->f[TP__F(output_id)], tp__xnn_dims_str(out, b1),
+                     tp__xnn_dims_str(a, b2), tp__xnn_dims_str(b, b3), (unsigned)m,
+                     (unsigned)nn, (unsigned)nd);
       return TP_OK;
     }
+#undef TP__F
     case TP_XNN_NODE_STATIC_TRANSPOSE: {
 #define TP__F(x) TP__XF(XNNStaticTranspose, x)
       const tp__xnn_value *in = n->v[TP__F(input_id)], *out = n->v[TP__F(output_id)];
       uint32_t seen = 0, nd = n->vlen[0];
       if (nd != in->num_dims || n->f[TP__F(num_dims)] != nd || out->num_dims != nd)
         TP__XNN_FAIL(TP_ERR_INVALID,
-                     "%s #%u: perm has %u entries (num_dims %u), input %s, output %s: all must "
-                     "have the same rank",
-                     name, ix, (unsigned)nd, (unsigned)n->f[TP__F(num_dims)],
-                     tp__xnn_dims_str(in, b1), tp__xnn_dims_str(out, b2));
+                     "perm has %u entries (num_dims %u), input %s, output %s: all must have the "
+                     "same rank",
+                     (unsigned)nd, (unsigned)n->f[TP__F(num_dims)], tp__xnn_dims_str(in, b1),
+                     tp__xnn_dims_str(out, b2));
       for (i = 0; i < nd; i++) {
         uint32_t p = n->vec[0][i];
         if (p >= nd || (seen & (1u << p)))
-          TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: perm entry %u is %u: not a permutation of 0..%u",
-                       name, ix, (unsigned)i, (unsigned)p, (unsigned)(nd ? nd - 1 : 0));
+          TP__XNN_FAIL(TP_ERR_INVALID, "perm entry %u is %u: not a permutation of 0..%u",
+                       (unsigned)i, (unsigned)p, (unsigned)(nd ? nd - 1 : 0));
         seen |= 1u << p;
         if (out->dims[i] != in->dims[p])
-          TP__XNN_FAIL(TP_ERR_INVALID,
-                       "%s #%u: output %u is %s: dim %u must be input dim %u (%u) of %s", name,
-                       ix, (unsigned)n->f[TP__F(output_id)], tp__xnn_dims_str(out, b1),
+          TP__XNN_FAIL(TP_ERR_INVALID, "output %u is %s: dim %u must be input dim %u (%u) of %s",
+                       (unsigned)n->f[TP__F(output_id)], tp__xnn_dims_str(out, b1),
                        (unsigned)i, (unsigned)p, (unsigned)in->dims[p], tp__xnn_dims_str(in, b2));
       }
       return tp__xnn_check_same_dt(n, err, TP__F(input_id), TP__F(output_id));
@@ -2213,23 +2193,23 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
       }
       if (et && infer > 1)
         TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
-                     "%s #%u: new shape has %u entries 0 (inferred): ExecuTorch's XNNPACK infers "
-                     "at most one and fails at execute; give the others",
-                     name, ix, (unsigned)infer);
+                     "new shape has %u entries 0 (inferred): ExecuTorch's XNNPACK infers at "
+                     "most one and fails at execute; give the others",
+                     (unsigned)infer);
       if (et && out->num_dims == n->vlen[0]) /* its output: new_shape, the 0 inferred */
         for (i = 0; i < n->vlen[0]; i++)
           if (n->vec[0][i] != 0 && n->vec[0][i] != out->dims[i])
             TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
-                         "%s #%u: output %u is %s but new shape entry %u is %u: ExecuTorch's "
-                         "XNNPACK gives the output the new shape; make them agree",
-                         name, ix, (unsigned)n->f[TP__F(output_id)], tp__xnn_dims_str(out, b1),
+                         "output %u is %s but new shape entry %u is %u: ExecuTorch's XNNPACK "
+                         "gives the output the new shape; make them agree",
+                         (unsigned)n->f[TP__F(output_id)], tp__xnn_dims_str(out, b1),
                          (unsigned)i, (unsigned)n->vec[0][i]);
       if (tp__xnn_cnumel(out) != tp__xnn_cnumel(in) || (!infer && want != tp__xnn_cnumel(in)) ||
           out->num_dims != n->vlen[0])
         TP__XNN_FAIL(TP_ERR_INVALID,
-                     "%s #%u: input %u is %s (%llu elements), new shape has %u dims and %llu "
-                     "elements, output %u is %s",
-                     name, ix, (unsigned)n->f[TP__F(input_id)], tp__xnn_dims_str(in, b1),
+                     "input %u is %s (%llu elements), new shape has %u dims and %llu elements, "
+                     "output %u is %s",
+                     (unsigned)n->f[TP__F(input_id)], tp__xnn_dims_str(in, b1),
                      (unsigned long long)tp__xnn_cnumel(in), (unsigned)n->vlen[0],
                      (unsigned long long)want, (unsigned)n->f[TP__F(output_id)],
                      tp__xnn_dims_str(out, b2));
@@ -2242,9 +2222,8 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
       uint32_t nd = n->vlen[0];
       if (nd != in->num_dims || n->vlen[1] != nd || out->num_dims != nd)
         TP__XNN_FAIL(TP_ERR_INVALID,
-                     "%s #%u: %u offsets, %u sizes, input %s, output %s: all must have the "
-                     "input's rank",
-                     name, ix, (unsigned)nd, (unsigned)n->vlen[1], tp__xnn_dims_str(in, b1),
+                     "%u offsets, %u sizes, input %s, output %s: all must have the input's rank",
+                     (unsigned)nd, (unsigned)n->vlen[1], tp__xnn_dims_str(in, b1),
                      tp__xnn_dims_str(out, b2));
       for (i = 0; i < nd; i++) {
         uint64_t off = n->vec[0][i], sz = n->vec[1][i];
@@ -2252,19 +2231,18 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
                                             only means "to the end": here an empty dim */
           if (off <= in->dims[i] && out->dims[i] == 0) continue;
           TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
-                       "%s #%u: dim %u: offset %llu with size 0 in an input dim of %u, output dim "
-                       "%u: ExecuTorch's XNNPACK reads size 0 as \"to the end\" only at offset 0 "
+                       "dim %u: offset %llu with size 0 in an input dim of %u, output dim %u: "
+                       "ExecuTorch's XNNPACK reads size 0 as \"to the end\" only at offset 0 "
                        "(here: an empty dim, output dim 0); give the size (%llu)",
-                       name, ix, (unsigned)i, (unsigned long long)off, (unsigned)in->dims[i],
+                       (unsigned)i, (unsigned long long)off, (unsigned)in->dims[i],
                        (unsigned)out->dims[i],
                        (unsigned long long)(in->dims[i] > off ? in->dims[i] - off : 0));
         }
         if (sz == 0) sz = in->dims[i] > off ? in->dims[i] - off : 0; /* 0 = to the end */
         if (off + sz > in->dims[i] || out->dims[i] != sz || (sz == 0 && !(et && in->dims[i] == 0)))
           TP__XNN_FAIL(TP_ERR_INVALID,
-                       "%s #%u: dim %u: offset %llu + size %llu in an input dim of %u, output "
-                       "dim %u",
-                       name, ix, (unsigned)i, (unsigned long long)off, (unsigned long long)sz,
+                       "dim %u: offset %llu + size %llu in an input dim of %u, output dim %u",
+                       (unsigned)i, (unsigned long long)off, (unsigned long long)sz,
                        (unsigned)in->dims[i], (unsigned)out->dims[i]);
       }
       return tp__xnn_check_same_dt(n, err, TP__F(input_id), TP__F(output_id));
@@ -2275,14 +2253,13 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
       const tp__xnn_value *in = n->v[TP__F(input_id)], *out = n->v[TP__F(output_id)];
       if (n->vlen[0] != in->num_dims || n->vlen[1] != in->num_dims || out->num_dims != in->num_dims)
         TP__XNN_FAIL(TP_ERR_INVALID,
-                     "%s #%u: %u pre and %u post paddings, input %s, output %s: all must have "
-                     "the input's rank",
-                     name, ix, (unsigned)n->vlen[0], (unsigned)n->vlen[1],
-                     tp__xnn_dims_str(in, b1), tp__xnn_dims_str(out, b2));
+                     "%u pre and %u post paddings, input %s, output %s: all must have the "
+                     "input's rank",
+                     (unsigned)n->vlen[0], (unsigned)n->vlen[1], tp__xnn_dims_str(in, b1),
+                     tp__xnn_dims_str(out, b2));
       for (i = 0; i < in->num_dims; i++)
         if ((uint64_t)out->dims[i] != (uint64_t)in->dims[i] + n->vec[0][i] + n->vec[1][i])
-          TP__XNN_FAIL(TP_ERR_INVALID,
-                       "%s #%u: output %u is %s: dim %u must be %u + %u + %u", name, ix,
+          TP__XNN_FAIL(TP_ERR_INVALID, "output %u is %s: dim %u must be %u + %u + %u",
                        (unsigned)n->f[TP__F(output_id)], tp__xnn_dims_str(out, b1), (unsigned)i,
                        (unsigned)n->vec[0][i], (unsigned)in->dims[i], (unsigned)n->vec[1][i]);
       return tp__xnn_check_same_dt(n, err, TP__F(input_id), TP__F(output_id));
@@ -2291,15 +2268,15 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
     case TP_XNN_NODE_STATIC_RESIZE_BILINEAR_2D: {
 #define TP__F(x) TP__XF(XNNStaticResizeBilinear2D, x)
       const tp__xnn_value *in = n->v[TP__F(input_id)], *out = n->v[TP__F(output_id)];
+      uint32_t nh = n->f[TP__F(new_height)], nw = n->f[TP__F(new_width)];
       if (in->num_dims != 4 || out->num_dims != 4 || out->dims[0] != in->dims[0] ||
-          out->dims[3] != in->dims[3] || out->dims[1] != n->f[TP__F(new_height)] ||
-          out->dims[2] != n->f[TP__F(new_width)])
+          out->dims[3] != in->dims[3] || out->dims[1] != nh || out->dims[2] != nw)
         TP__XNN_FAIL(TP_ERR_INVALID,
-                     "%s #%u: input %u is %s, output %u is %s: the output must be [batch, %u, "
-                     "%u, channels] (NHWC)",
-                     name, ix, (unsigned)n->f[TP__F(input_id)], tp__xnn_dims_str(in, b1),
-                     (unsigned)n->f[TP__F(output_id)], tp__xnn_dims_str(out, b2),
-                     (unsigned)n->f[TP__F(new_height)], (unsigned)n->f[TP__F(new_width)]);
+                     "input %u is %s, output %u is %s: the output must be [batch, %u, %u, "
+                     "channels] (NHWC)",
+                     (unsigned)n->f[TP__F(input_id)], tp__xnn_dims_str(in, b1),
+                     (unsigned)n->f[TP__F(output_id)], tp__xnn_dims_str(out, b2), (unsigned)nh,
+                     (unsigned)nw);
       return TP_OK;
 #undef TP__F
     }
@@ -2314,8 +2291,8 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
       nin = n->kind == TP_XNN_NODE_CONCATENATE2 ? 2 : n->kind == TP_XNN_NODE_CONCATENATE3 ? 3
             : n->kind == TP_XNN_NODE_CONCATENATE4 ? 4 : 5;
       if (axis >= out->num_dims)
-        TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: axis %u, output %s has %u dims", name, ix,
-                     (unsigned)axis, tp__xnn_dims_str(out, b1), (unsigned)out->num_dims);
+        TP__XNN_FAIL(TP_ERR_INVALID, "axis %u, output %s has %u dims", (unsigned)axis,
+                     tp__xnn_dims_str(out, b1), (unsigned)out->num_dims);
       for (k = 0; k < nin; k++) {
         const tp__xnn_value *in = n->v[ins[k]];
         int ok = in && in->num_dims == out->num_dims;
@@ -2323,9 +2300,8 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
           if (i != axis && in->dims[i] != out->dims[i]) ok = 0;
         if (!ok)
           TP__XNN_FAIL(TP_ERR_INVALID,
-                       "%s #%u: input %u (value %u) is %s, output %s: dims other than axis %u "
-                       "must agree",
-                       name, ix, (unsigned)(k + 1), (unsigned)n->f[ins[k]],
+                       "input %u (value %u) is %s, output %s: dims other than axis %u must agree",
+                       (unsigned)(k + 1), (unsigned)n->f[ins[k]],
                        in ? tp__xnn_dims_str(in, b1) : "none", tp__xnn_dims_str(out, b2),
                        (unsigned)axis);
         sum += in->dims[axis];
@@ -2333,78 +2309,72 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
           return err->status;
       }
       if (sum != out->dims[axis])
-        TP__XNN_FAIL(TP_ERR_INVALID,
-                     "%s #%u: output %u is %s: dim %u must be %llu, the inputs' sum", name, ix,
+        TP__XNN_FAIL(TP_ERR_INVALID, "output %u is %s: dim %u must be %llu, the inputs' sum",
                      (unsigned)n->f[TP__F(output_id)], tp__xnn_dims_str(out, b1),
                      (unsigned)axis, (unsigned long long)sum);
       return TP_OK;
 #undef TP__F
     }
     case TP_XNN_NODE_SCALED_DOT_PRODUCT_ATTENTION:
-      if (et)
-        TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
-                     "%s #%u: ExecuTorch's runtime has no scaled-dot-product attention (its "
-                     "compiler refuses the node); build it from batch_matrix_multiply, softmax "
-                     "and multiply (or tp_xnn_options.target for another runtime)",
-                     name, ix);
+      if (et) /* no argument past the prefix's: TP__XNN_FAIL needs one */
+        return tp__error_set(err, TP_ERR_UNSUPPORTED,
+                             "%s #%u: ExecuTorch's runtime has no scaled-dot-product attention "
+                             "(its compiler refuses the node); build it from "
+                             "batch_matrix_multiply, softmax and multiply (or "
+                             "tp_xnn_options.target for another runtime)",
+                             tp_xnn_node_name(n->kind), n->index);
       return TP_OK;
-    default: { /* element-wise: _XNNNode1x1 kinds, ELU, LeakyReLU */
-      uint32_t fi, fo;
+    default: { /* element-wise: the one-input one-output kinds (shape 1x1*: ELU, LeakyReLU too) */
+      int fi = tp__xnn_field_id(n->kind, "input_id"), fo = tp__xnn_field_id(n->kind, "output_id");
       const tp__xnn_value *in, *out;
-      if (n->kind == TP_XNN_NODE_ELU || n->kind == TP_XNN_NODE_LEAKY_RELU) {
-        fi = 1;
-        fo = 2;
-      } else if (!strcmp(d->table, "_XNNNode1x1")) {
-        fi = TP__XF(_XNNNode1x1, input_id);
-        fo = TP__XF(_XNNNode1x1, output_id);
-      } else {
-        return TP_OK;
-      }
+      if (strncmp(d->shape, "1x1", 3) != 0 || fi < 0 || fo < 0) return TP_OK;
       in = n->v[fi];
       out = n->v[fo];
       if (!tp__xnn_same_dims(in, out))
-        TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: output %u is %s, input %u is %s: they must agree",
-                     name, ix, (unsigned)n->f[fo], tp__xnn_dims_str(out, b1), (unsigned)n->f[fi],
+        TP__XNN_FAIL(TP_ERR_INVALID, "output %u is %s, input %u is %s: they must agree",
+                     (unsigned)n->f[fo], tp__xnn_dims_str(out, b1), (unsigned)n->f[fi],
                      tp__xnn_dims_str(in, b2));
       if (n->kind == TP_XNN_NODE_SOFTMAX && in->num_dims == 0)
-        TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: input %u has no dims", name, ix,
-                     (unsigned)n->f[fi]);
+        TP__XNN_FAIL(TP_ERR_INVALID, "input %u has no dims", (unsigned)n->f[fi]);
       if (n->kind == TP_XNN_NODE_SOFTMAX && in->dims[in->num_dims - 1] == 0)
-        TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: input %u is %s: XNNPACK's softmax needs at least "
-                     "one channel (the last dim; src/operators/softmax-nc.c refuses 0 when the "
-                     "node runs)",
-                     name, ix, (unsigned)n->f[fi], tp__xnn_dims_str(in, b1));
+        TP__XNN_FAIL(TP_ERR_INVALID,
+                     "input %u is %s: XNNPACK's softmax needs at least one channel (the last "
+                     "dim; src/operators/softmax-nc.c refuses 0 when the node runs)",
+                     (unsigned)n->f[fi], tp__xnn_dims_str(in, b1));
       if (n->kind == TP_XNN_NODE_CONVERT) {
         if (!et && in->datatype == out->datatype && /* ExecuTorch's XNNPACK copies them */
             (in->quant != TP_XNN_QUANT_PER_TENSOR || in->scale == out->scale))
-          TP__XNN_FAIL(TP_ERR_INVALID, "%s #%u: input %u and output %u are both %s: nothing to "
-                       "convert",
-                       name, ix, (unsigned)n->f[fi], (unsigned)n->f[fo],
+          TP__XNN_FAIL(TP_ERR_INVALID, "input %u and output %u are both %s: nothing to convert",
+                       (unsigned)n->f[fi], (unsigned)n->f[fo],
                        tp_xnn_datatype_name(in->datatype));
         return TP_OK;
       }
       if (et && ((in->datatype == TP_XNN_BF16 && out->datatype == TP_XNN_FP32) ||
                  (in->datatype == TP_XNN_FP32 && out->datatype == TP_XNN_BF16)))
         return TP_OK; /* the support rows say which kinds the runtime lowers to fp32 */
-      return tp__xnn_check_same_dt(n, err, fi, fo);
+      return tp__xnn_check_same_dt(n, err, (uint32_t)fi, (uint32_t)fo);
     }
   }
 }
 
+/* The value of the node's field named `field` (NULL: none, or no such field), its id in *id. */
+static const tp__xnn_value *tp__xnn_field_value(const tp__xnn_nview *n, const char *field,
+                                                uint32_t *id) {
+  int f = tp__xnn_field_id(n->kind, field);
+  if (f >= 0 && id) *id = n->f[f];
+  return f >= 0 ? n->v[f] : NULL;
+}
+
 /* The support table's slots of a node kind as field ids (-1: the kind has none), by name. */
-static void tp__xnn_support_slots(const tp_xnn_node_desc *d, int slot[4]) {
+static void tp__xnn_support_slots(int kind, int slot[4]) {
   static const char *const names[4][3] = {{"input_id", "input1_id", NULL},
                                           {"input2_id", "filter_id", "output_index_id"},
                                           {"bias_id", NULL, NULL},
                                           {"output_id", "output_value_id", NULL}};
-  uint32_t f;
   int k, j;
-  for (k = 0; k < 4; k++) slot[k] = -1;
-  for (f = 0; f < d->nfields; f++)
-    for (k = 0; k < 4; k++)
-      for (j = 0; j < 3; j++)
-        if (slot[k] < 0 && names[k][j] && !strcmp(d->fields[f].name, names[k][j]))
-          slot[k] = (int)f;
+  for (k = 0; k < 4; k++)
+    for (slot[k] = -1, j = 0; slot[k] < 0 && j < 3 && names[k][j]; j++)
+      slot[k] = tp__xnn_field_id(kind, names[k][j]);
 }
 
 /* Appends text to buf (cap bytes) at *n when all of it fits; else "..." once (then nothing). */
@@ -2420,6 +2390,20 @@ static void tp__xnn_sup_cat(char *buf, size_t cap, size_t *n, const char *text) 
   *n += len;
 }
 
+/* Appends "<sep><field without its _id> <what>" (tp__xnn_sup_cat): "filter qcint4". */
+static void tp__xnn_sup_item(char *buf, size_t cap, size_t *n, const char *sep,
+                             const char *field, const char *what) {
+  char one[24];
+  size_t fl = strlen(field) - 3; /* every slot field ends in "_id" */
+  if (fl > 20) fl = 20;
+  memcpy(one, field, fl);
+  one[fl] = 0;
+  tp__xnn_sup_cat(buf, cap, n, sep);
+  tp__xnn_sup_cat(buf, cap, n, one);
+  tp__xnn_sup_cat(buf, cap, n, " ");
+  tp__xnn_sup_cat(buf, cap, n, what);
+}
+
 /* Target 0: the node's datatypes must match a row of TP_XNN_NODE_SUPPORT for its kind. The
    sentence: the node's datatypes, then the rows for its input datatype (as many as fit). */
 static tp_status tp__xnn_check_support(const tp__xnn_nview *n, tp_error *err) {
@@ -2432,7 +2416,7 @@ static tp_status tp__xnn_check_support(const tp__xnn_nview *n, tp_error *err) {
   int slot[4], k, any = 0;
   char have[100], sup[TP_ERROR_MAX], row[160], m[64];
   size_t nh = 0, ns = 0, cap;
-  tp__xnn_support_slots(d, slot);
+  tp__xnn_support_slots(n->kind, slot);
   for (k = 0; k < 4; k++) {
     const tp__xnn_value *v = slot[k] >= 0 ? n->v[slot[k]] : NULL;
     dt[k] = v && v->datatype > 0 && v->datatype < 32 ? (uint32_t)v->datatype : 0;
@@ -2443,19 +2427,10 @@ static tp_status tp__xnn_check_support(const tp__xnn_nview *n, tp_error *err) {
         (rows[i].output >> dt[3] & 1u))
       return TP_OK;
   have[0] = sup[0] = 0;
-  for (k = 0; k < 4; k++) { /* "input1 qdint8, filter qcint4, bias fp16, output fp32" */
-    char one[24];
-    size_t fl;
-    if (slot[k] < 0 || !n->v[slot[k]]) continue;
-    fl = strlen(d->fields[slot[k]].name) - 3; /* every slot field ends in "_id" */
-    if (fl > 20) fl = 20;
-    memcpy(one, d->fields[slot[k]].name, fl);
-    one[fl] = 0;
-    tp__xnn_sup_cat(have, sizeof have, &nh, nh ? ", " : "");
-    tp__xnn_sup_cat(have, sizeof have, &nh, one);
-    tp__xnn_sup_cat(have, sizeof have, &nh, " ");
-    tp__xnn_sup_cat(have, sizeof have, &nh, tp_xnn_datatype_name((int)dt[k]));
-  }
+  for (k = 0; k < 4; k++) /* "input1 qdint8, filter qcint4, bias fp16, output fp32" */
+    if (slot[k] >= 0 && n->v[slot[k]])
+      tp__xnn_sup_item(have, sizeof have, &nh, nh ? ", " : "", d->fields[slot[k]].name,
+                       tp_xnn_datatype_name((int)dt[k]));
   cap = strlen(name) + nh + sizeof head + 8 < TP_ERROR_MAX
             ? TP_ERROR_MAX - (strlen(name) + nh + sizeof head + 8)
             : 4;
@@ -2468,30 +2443,22 @@ static tp_status tp__xnn_check_support(const tp__xnn_nview *n, tp_error *err) {
     tp__xnn_sup_cat(row, sizeof row, &nr, any++ ? "; " : "");
     for (k = 1; k < 4; k++) {
       uint32_t mask = k == 1 ? rows[i].second : k == 2 ? rows[i].bias : rows[i].output;
-      size_t fl;
-      char one[24];
-      if (slot[k] < 0) continue;
-      fl = strlen(d->fields[slot[k]].name) - 3;
-      if (fl > 20) fl = 20;
-      memcpy(one, d->fields[slot[k]].name, fl);
-      one[fl] = 0;
-      if (k == 1 && !strcmp(one, "output_index")) memcpy(one, "index", 6);
-      if (nr > 2) tp__xnn_sup_cat(row, sizeof row, &nr, ", ");
-      tp__xnn_sup_cat(row, sizeof row, &nr, one);
-      tp__xnn_sup_cat(row, sizeof row, &nr, " ");
-      tp__xnn_sup_cat(row, sizeof row, &nr, tp_xnn_support_mask_str(mask, m, sizeof m));
+      const char *f = slot[k] < 0 ? NULL : d->fields[slot[k]].name;
+      if (f)
+        tp__xnn_sup_item(row, sizeof row, &nr, nr > 2 ? ", " : "",
+                         strcmp(f, "output_index_id") ? f : "index_id",
+                         tp_xnn_support_mask_str(mask, m, sizeof m));
     }
     tp__xnn_sup_cat(sup, cap, &ns, row);
   }
   if (!any) { /* no row for this input datatype: the inputs the kind takes */
     tp__xnn_sup_cat(sup, cap, &ns, ins ? tp_xnn_support_mask_str(ins, m, sizeof m) : "none");
-    return tp__error_set(err, TP_ERR_UNSUPPORTED,
-                         "%s #%u: %s: no operator in ExecuTorch's XNNPACK; its inputs are %s",
-                         name, n->index, have, sup);
+    TP__XNN_FAIL(TP_ERR_UNSUPPORTED, "%s: no operator in ExecuTorch's XNNPACK; its inputs are %s",
+                 have, sup);
   }
-  return tp__error_set(err, TP_ERR_UNSUPPORTED,
-                       "%s #%u: %s: no operator in ExecuTorch's XNNPACK; with a %s input it has %s",
-                       name, n->index, have, tp_xnn_datatype_name((int)dt[0]), sup);
+  TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
+               "%s: no operator in ExecuTorch's XNNPACK; with a %s input it has %s", have,
+               tp_xnn_datatype_name((int)dt[0]), sup);
 }
 
 /* Target 0: the kinds the pinned XNNPACK defines with
@@ -2501,8 +2468,8 @@ static tp_status tp__xnn_check_support(const tp__xnn_nview *n, tp_error *err) {
    point equal to the output's. */
 static tp_status tp__xnn_check_same_quant(const tp__xnn_nview *n, tp_error *err) {
   const tp_xnn_node_desc *d = tp_xnn_describe_node(n->kind);
-  const tp__xnn_value *out = NULL;
-  uint32_t f, fo = 0;
+  const tp__xnn_value *out;
+  uint32_t f, oid = 0;
   switch (n->kind) {
     case TP_XNN_NODE_STATIC_RESHAPE: case TP_XNN_NODE_STATIC_TRANSPOSE:
     case TP_XNN_NODE_STATIC_SLICE: case TP_XNN_NODE_COPY: case TP_XNN_NODE_CONCATENATE2:
@@ -2514,11 +2481,7 @@ static tp_status tp__xnn_check_same_quant(const tp__xnn_nview *n, tp_error *err)
       break;
     default: return TP_OK;
   }
-  for (f = 0; f < d->nfields; f++)
-    if (!strcmp(d->fields[f].name, "output_id")) {
-      out = n->v[f];
-      fo = f;
-    }
+  out = tp__xnn_field_value(n, "output_id", &oid);
   if (!out || out->quant != TP_XNN_QUANT_PER_TENSOR ||
       (out->datatype != TP_XNN_QINT8 && out->datatype != TP_XNN_QUINT8))
     return TP_OK;
@@ -2527,28 +2490,14 @@ static tp_status tp__xnn_check_same_quant(const tp__xnn_nview *n, tp_error *err)
     if (!in || strncmp(d->fields[f].name, "input", 5) != 0) continue;
     if (in->quant == TP_XNN_QUANT_PER_TENSOR &&
         (in->scale != out->scale || in->zero_point != out->zero_point))
-      return tp__error_set(err, TP_ERR_UNSUPPORTED,
-                           "%s #%u: input %u has scale %g and zero point %d, output %u scale %g "
-                           "and zero point %d: ExecuTorch's XNNPACK needs them equal here (the "
-                           "node moves bytes); requantize with a convert node",
-                           tp_xnn_node_name(n->kind), n->index, (unsigned)n->f[f],
-                           (double)in->scale, (int)in->zero_point, (unsigned)n->f[fo],
-                           (double)out->scale, (int)out->zero_point);
+      TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
+                   "input %u has scale %g and zero point %d, output %u scale %g and zero point "
+                   "%d: ExecuTorch's XNNPACK needs them equal here (the node moves bytes); "
+                   "requantize with a convert node",
+                   (unsigned)n->f[f], (double)in->scale, (int)in->zero_point, (unsigned)oid,
+                   (double)out->scale, (int)out->zero_point);
   }
   return TP_OK;
-}
-
-/* The value of the node's field named `field` (NULL: none, or no such field), its id in *id. */
-static const tp__xnn_value *tp__xnn_field_value(const tp__xnn_nview *n, const char *field,
-                                                uint32_t *id) {
-  const tp_xnn_node_desc *d = tp_xnn_describe_node(n->kind);
-  uint32_t f;
-  for (f = 0; d && f < d->nfields; f++)
-    if (!strcmp(d->fields[f].name, field)) {
-      if (id) *id = n->f[f];
-      return n->v[f];
-    }
-  return NULL;
 }
 
 /* The pinned XNNPACK's own define checks that the kind rules above do not make (every runtime
@@ -2557,9 +2506,9 @@ static const tp__xnn_value *tp__xnn_field_value(const tp__xnn_nview *n, const ch
    it, and deconvolution computes with the zero point ignored); TensorFlow SAME padding and
    explicit paddings exclude each other (convolutions and pooling). */
 static tp_status tp__xnn_check_define_rules(const tp__xnn_nview *n, tp_error *err) {
-  const char *name = tp_xnn_node_name(n->kind), *slot = "filter";
+  const char *slot = "filter";
   const tp__xnn_value *w;
-  uint32_t wid = 0, pad0 = 0, fl = 0, k;
+  uint32_t wid = 0, pad0 = 0, fl = 0;
   int padded = 0;
   switch (n->kind) {
     case TP_XNN_NODE_CONV2D: case TP_XNN_NODE_DEPTHWISE_CONV2D: case TP_XNN_NODE_DECONV2D:
@@ -2584,46 +2533,55 @@ static tp_status tp__xnn_check_define_rules(const tp__xnn_nview *n, tp_error *er
   }
   if (w && w->datatype == TP_XNN_QINT8 && w->zero_point != 0)
     TP__XNN_FAIL(TP_ERR_INVALID,
-                 "%s #%u: %s %u is qint8 with zero point %d: XNNPACK's signed 8-bit weights are "
+                 "%s %u is qint8 with zero point %d: XNNPACK's signed 8-bit weights are "
                  "symmetric; requantize them with zero point 0, or use quint8",
-                 name, n->index, slot, (unsigned)wid, (int)w->zero_point);
-  if (padded && (fl & TP_XNN_FLAG_TENSORFLOW_SAME_PADDING))
-    for (k = 0; k < 4; k++)
-      if (n->f[pad0 + k])
-        TP__XNN_FAIL(TP_ERR_INVALID,
-                     "%s #%u: TP_XNN_FLAG_TENSORFLOW_SAME_PADDING with explicit paddings %u/%u/%u/%u "
-                     "(top/right/bottom/left): XNNPACK refuses the two together; drop the flag "
-                     "or the paddings",
-                     name, n->index, (unsigned)n->f[pad0], (unsigned)n->f[pad0 + 1],
-                     (unsigned)n->f[pad0 + 2], (unsigned)n->f[pad0 + 3]);
+                 slot, (unsigned)wid, (int)w->zero_point);
+  if (padded && (fl & TP_XNN_FLAG_TENSORFLOW_SAME_PADDING) &&
+      (n->f[pad0] | n->f[pad0 + 1] | n->f[pad0 + 2] | n->f[pad0 + 3]))
+    TP__XNN_FAIL(TP_ERR_INVALID,
+                 "TP_XNN_FLAG_TENSORFLOW_SAME_PADDING with explicit paddings %u/%u/%u/%u "
+                 "(top/right/bottom/left): XNNPACK refuses the two together; drop the flag or "
+                 "the paddings",
+                 (unsigned)n->f[pad0], (unsigned)n->f[pad0 + 1], (unsigned)n->f[pad0 + 2],
+                 (unsigned)n->f[pad0 + 3]);
   return TP_OK;
 }
 
-/* Target 0, pooling along one dim (h 0: height, padding before = top; 1: width, left): an
-   output whose window has no tap inside the input (wholly in the padding) - ExecuTorch's
-   XNNPACK clamps the taps to the border and pools border pixels there. */
-static tp_status tp__xnn_check_pool_taps(const tp__xnn_nview *n, tp_error *err, int h,
-                                         uint64_t len, uint64_t no, uint64_t k, uint64_t st,
-                                         uint64_t dl, uint64_t pa, uint64_t pb) {
-  uint64_t o, j;
-  for (o = 0; o < no; o++) {
-    int inside = 0;
-    for (j = 0; j < k && !inside; j++) {
-      uint64_t tap = o * st + j * dl;
-      if (tap >= pa && tap - pa < len) inside = 1;
+/* Target 0, pooling (input and output at fields fin, fout; paddings top, right, bottom, left
+   at fpad .. fpad + 3, or with `same` XNNPACK's SAME padding): an output whose window has no
+   tap inside the input (wholly in the padding) - ExecuTorch's XNNPACK clamps the taps to the
+   border and pools border pixels there. */
+static tp_status tp__xnn_check_pool_taps(const tp__xnn_nview *n, tp_error *err, uint32_t fin,
+                                         uint32_t fout, uint32_t fpad, uint32_t kh, uint32_t kw,
+                                         uint32_t sh, uint32_t sw, uint32_t dh, uint32_t dw,
+                                         int same) {
+  int h;
+  for (h = 0; h < 2; h++) { /* h 0: height (top, bottom), 1: width (left, right) */
+    uint64_t k = h ? kw : kh, st = h ? sw : sh, dl = h ? dw : dh, o, j;
+    uint64_t len = n->v[fin]->dims[1 + h], no = n->v[fout]->dims[1 + h];
+    uint64_t pa = n->f[fpad + (h ? 3 : 0)], pb = n->f[fpad + (h ? 1 : 2)];
+    if (same) { /* XNNPACK's SAME: the total padding, the smaller half first */
+      uint64_t need = no ? (no - 1) * st + (k - 1) * dl + 1 : 0;
+      pa = need > len ? (need - len) / 2 : 0;
+      pb = need > len ? need - len - pa : 0;
     }
-    if (!inside)
-      TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
-                   "%s #%u: output %s %llu pools a window wholly in the padding (%llu "
-                   "before, %llu after an input %s of %llu): ExecuTorch's XNNPACK gives it "
-                   "border pixels (PyTorch refuses such padding); pad less than the window",
-                   tp_xnn_node_name(n->kind), n->index, h ? "column" : "row",
-                   (unsigned long long)o, (unsigned long long)pa, (unsigned long long)pb,
-                   h ? "width" : "height", (unsigned long long)len);
+    for (o = 0; o < no; o++) {
+      int inside = 0;
+      for (j = 0; j < k && !inside; j++) {
+        uint64_t tap = o * st + j * dl;
+        if (tap >= pa && tap - pa < len) inside = 1;
+      }
+      if (!inside)
+        TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
+                     "output %s %llu pools a window wholly in the padding (%llu before, %llu "
+                     "after an input %s of %llu): ExecuTorch's XNNPACK gives it border pixels "
+                     "(PyTorch refuses such padding); pad less than the window",
+                     h ? "column" : "row", (unsigned long long)o, (unsigned long long)pa,
+                     (unsigned long long)pb, h ? "width" : "height", (unsigned long long)len);
+    }
   }
   return TP_OK;
 }
-
 /* Target 0: what ExecuTorch's runtime (the XNNPACK it pins) runs differently from the node's
    meaning, found by running random graphs in it (tools/et-diff.sh; tests/README.md):
    - an int32 output's bounds (a clamp node, or a binary node's output_min / output_max when one
@@ -2665,11 +2623,10 @@ static tp_status tp__xnn_check_et_semantics(const tp__xnn_nview *n, tp_error *er
                 (hi >= 0.0f || (float)(int32_t)hi == hi);
     if (!lo_ok || !hi_ok)
       TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
-                   "%s #%u: output %u is int32 with output %s %g: ExecuTorch's XNNPACK "
-                   "truncates int32 bounds toward zero, infinity to -2^31; give a max below "
-                   "2^31, and whole numbers for a positive min or a negative max",
-                   name, n->index, (unsigned)oid, lo_ok ? "max" : "min",
-                   (double)(lo_ok ? hi : lo));
+                   "output %u is int32 with output %s %g: ExecuTorch's XNNPACK truncates int32 "
+                   "bounds toward zero, infinity to -2^31; give a max below 2^31, and whole "
+                   "numbers for a positive min or a negative max",
+                   (unsigned)oid, lo_ok ? "max" : "min", (double)(lo_ok ? hi : lo));
   }
   if (n->kind == TP_XNN_NODE_MAXIMUM && res && res->datatype == TP_XNN_INT32) {
     /* XNNPACK rewrites max(x, a one-element constant of rank <= x's) as clamp(x, c, +inf) */
@@ -2679,11 +2636,11 @@ static tp_status tp__xnn_check_et_semantics(const tp__xnn_nview *n, tp_error *er
     for (k = 0; k < 2; k++, a = c, c = n->v[TP__XF(_XNNNode2x1, input1_id)])
       if (c->const_idx && tp__xnn_cnumel(c) == 1 && c->num_dims <= a->num_dims)
         TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
-                     "%s #%u: int32 input %u is a one-element constant: ExecuTorch's XNNPACK "
-                     "makes the node a clamp to +infinity, which int32 turns into -2^31; give "
-                     "the constant the other input's shape",
-                     name, n->index, (unsigned)n->f[k ? TP__XF(_XNNNode2x1, input1_id)
-                                                      : TP__XF(_XNNNode2x1, input2_id)]);
+                     "int32 input %u is a one-element constant: ExecuTorch's XNNPACK makes the "
+                     "node a clamp to +infinity, which int32 turns into -2^31; give the "
+                     "constant the other input's shape",
+                     (unsigned)n->f[k ? TP__XF(_XNNNode2x1, input1_id)
+                                      : TP__XF(_XNNNode2x1, input2_id)]);
   }
   {
     /* ExecuTorch frees the delegate blob once the runtime is created (XNNPACKBackend.cpp:
@@ -2716,53 +2673,37 @@ static tp_status tp__xnn_check_et_semantics(const tp__xnn_nview *n, tp_error *er
                                           : TP__XF(_XNNNode2x1, input1_id)];
       if (o && !o->const_idx && tp__xnn_cnumel(c) == 1 && c->num_dims <= o->num_dims) continue;
       TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
-                   "%s #%u: input %u is a constant in the blob: ExecuTorch frees the blob "
-                   "after init; %s reads it at execute; make it a graph input, or keep it in "
-                   "a .ptd (tp_xnn_options.store)",
-                   name, n->index, (unsigned)n->f[d->fields[f].id], name);
+                   "input %u is a constant in the blob: ExecuTorch frees the blob after init; "
+                   "%s reads it at execute; make it a graph input, or keep it in a .ptd "
+                   "(tp_xnn_options.store)",
+                   (unsigned)n->f[d->fields[f].id], name);
     }
   }
   switch (n->kind) {
     case TP_XNN_NODE_ARGMAX_POOLING_2D: {
 #define TP__F(x) TP__XF(XNNArgMaxPooling2d, x)
-      const tp__xnn_value *in = n->v[TP__F(input_id)], *out = n->v[TP__F(output_value_id)];
       uint32_t pt = n->f[TP__F(padding_top)], pl = n->f[TP__F(padding_left)];
       uint32_t kh = n->f[TP__F(pooling_height)], kw = n->f[TP__F(pooling_width)];
       if (pt | pl)
         TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
-                     "%s #%u: top / left padding %u / %u: ExecuTorch's XNNPACK counts the "
-                     "clamped border pixels before the real ones, so the indices are wrong; pad "
-                     "only the bottom and right, or pad the input with static_constant_pad",
-                     name, n->index, (unsigned)pt, (unsigned)pl);
-      if (tp__xnn_check_pool_taps(n, err, 0, in->dims[1], out->dims[1], kh, kh, 1, 0,
-                                  n->f[TP__F(padding_bottom)]) != TP_OK ||
-          tp__xnn_check_pool_taps(n, err, 1, in->dims[2], out->dims[2], kw, kw, 1, 0,
-                                  n->f[TP__F(padding_right)]) != TP_OK)
-        return err->status;
-      return TP_OK;
+                     "top / left padding %u / %u: ExecuTorch's XNNPACK counts the clamped "
+                     "border pixels before the real ones, so the indices are wrong; pad only "
+                     "the bottom and right, or pad the input with static_constant_pad",
+                     (unsigned)pt, (unsigned)pl);
+      return tp__xnn_check_pool_taps(n, err, TP__F(input_id), TP__F(output_value_id),
+                                     TP__F(padding_top), kh, kw, kh, kw, 1, 1, 0);
 #undef TP__F
     }
     case TP_XNN_NODE_AVG_POOLING_2D: case TP_XNN_NODE_MAX_POOLING_2D: {
 #define TP__F(x) TP__XF(_XNNPooling2D, x)
-      const tp__xnn_value *in = n->v[TP__F(input_id)], *out = n->v[TP__F(output_id)];
-      int same = (n->f[TP__F(flags)] & TP_XNN_FLAG_TENSORFLOW_SAME_PADDING) != 0, h;
-      for (h = 0; h < 2; h++) { /* h 0: height (top, bottom), 1: width (left, right) */
-        uint64_t k = n->f[h ? TP__F(pooling_width) : TP__F(pooling_height)];
-        uint64_t st = n->f[h ? TP__F(stride_width) : TP__F(stride_height)];
-        uint64_t dl = n->kind == TP_XNN_NODE_MAX_POOLING_2D
-                          ? n->f[h ? TP__F(dilation_width) : TP__F(dilation_height)] : 1;
-        uint64_t len = in->dims[h ? 2 : 1], no = out->dims[h ? 2 : 1], pa, pb;
-        pa = n->f[h ? TP__F(padding_left) : TP__F(padding_top)];
-        pb = n->f[h ? TP__F(padding_right) : TP__F(padding_bottom)];
-        if (same) { /* XNNPACK's SAME: the total padding, the smaller half first */
-          uint64_t need = no ? (no - 1) * st + (k - 1) * dl + 1 : 0;
-          pa = need > len ? (need - len) / 2 : 0;
-          pb = need > len ? need - len - pa : 0;
-        }
-        if (tp__xnn_check_pool_taps(n, err, h, len, no, k, st, dl, pa, pb) != TP_OK)
-          return err->status;
-      }
-      return TP_OK;
+      int mx = n->kind == TP_XNN_NODE_MAX_POOLING_2D;
+      int same = (n->f[TP__F(flags)] & TP_XNN_FLAG_TENSORFLOW_SAME_PADDING) != 0;
+      return tp__xnn_check_pool_taps(n, err, TP__F(input_id), TP__F(output_id),
+                                     TP__F(padding_top), n->f[TP__F(pooling_height)],
+                                     n->f[TP__F(pooling_width)], n->f[TP__F(stride_height)],
+                                     n->f[TP__F(stride_width)],
+                                     mx ? n->f[TP__F(dilation_height)] : 1u,
+                                     mx ? n->f[TP__F(dilation_width)] : 1u, same);
 #undef TP__F
     }
     case TP_XNN_NODE_FULLY_CONNECTED: {
@@ -2773,22 +2714,22 @@ static tp_status tp__xnn_check_et_semantics(const tp__xnn_nview *n, tp_error *er
       if (in && w && b && in->datatype == TP_XNN_FP32 &&
           (w->datatype == TP_XNN_QCINT8 || w->datatype == TP_XNN_QCINT4))
         TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
-                     "%s #%u: fp32 input %u, %s filter %u and bias %u: ExecuTorch's "
-                     "XNNPACK multiplies the bias by the filter's channel scales; add it with an "
-                     "add node, or quantize the input (convert to qdint8)",
-                     name, n->index, (unsigned)iid, tp_xnn_datatype_name(w->datatype),
-                     (unsigned)wid, (unsigned)bid);
+                     "fp32 input %u, %s filter %u and bias %u: ExecuTorch's XNNPACK multiplies "
+                     "the bias by the filter's channel scales; add it with an add node, or "
+                     "quantize the input (convert to qdint8)",
+                     (unsigned)iid, tp_xnn_datatype_name(w->datatype), (unsigned)wid,
+                     (unsigned)bid);
       if (w && w->datatype == TP_XNN_QCINT4 && tp__xnn_cnumel(w) == 1)
         TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
-                     "%s #%u: qcint4 filter %u is %s, one 4-bit weight: ExecuTorch's runtime "
-                     "crashes on it (SIGSEGV, measured); use a qcint8 filter",
-                     name, n->index, (unsigned)wid, tp__xnn_dims_str(w, b1));
+                     "qcint4 filter %u is %s, one 4-bit weight: ExecuTorch's runtime crashes on "
+                     "it (SIGSEGV, measured); use a qcint8 filter",
+                     (unsigned)wid, tp__xnn_dims_str(w, b1));
       if (w && w->datatype == TP_XNN_QCINT4 && (fl & TP_XNN_FLAG_TRANSPOSE_WEIGHTS))
         TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
-                     "%s #%u: qcint4 filter %u with TP_XNN_FLAG_TRANSPOSE_WEIGHTS: ExecuTorch's "
-                     "XNNPACK reads its 4-bit pairs along the input channels; pass it as "
-                     "[output channels, input channels] without the flag",
-                     name, n->index, (unsigned)wid);
+                     "qcint4 filter %u with TP_XNN_FLAG_TRANSPOSE_WEIGHTS: ExecuTorch's XNNPACK "
+                     "reads its 4-bit pairs along the input channels; pass it as [output "
+                     "channels, input channels] without the flag",
+                     (unsigned)wid);
       return TP_OK;
     }
     case TP_XNN_NODE_BATCH_MATRIX_MULTIPLY: {
@@ -2799,34 +2740,30 @@ static tp_status tp__xnn_check_et_semantics(const tp__xnn_nview *n, tp_error *er
       for (i = 0; i + 2 < w->num_dims; i++) batch *= w->dims[i];
       if (batch != 1)
         TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
-                     "%s #%u: qcint8 input2 %u has %llu batches: ExecuTorch's XNNPACK "
-                     "reads one scale per batch and column, the value has one per column; "
-                     "split the batches, or use fp32",
-                     name, n->index, (unsigned)wid, (unsigned long long)batch);
+                     "qcint8 input2 %u has %llu batches: ExecuTorch's XNNPACK reads one scale "
+                     "per batch and column, the value has one per column; split the batches, "
+                     "or use fp32",
+                     (unsigned)wid, (unsigned long long)batch);
       return TP_OK;
     }
     case TP_XNN_NODE_CONV2D: case TP_XNN_NODE_DEPTHWISE_CONV2D: case TP_XNN_NODE_DECONV2D: {
+#define TP__F(x) TP__XF(_XNNNodeConv, x)
       const tp__xnn_value *in = tp__xnn_field_value(n, "input1_id", &iid);
-      int fc = n->kind == TP_XNN_NODE_CONV2D &&
-               n->f[TP__XF(_XNNNodeConv, groups)] == 1 &&
-               n->f[TP__XF(_XNNNodeConv, kernel_height)] == 1 &&
-               n->f[TP__XF(_XNNNodeConv, kernel_width)] == 1 &&
-               n->f[TP__XF(_XNNNodeConv, subsampling_height)] == 1 &&
-               n->f[TP__XF(_XNNNodeConv, subsampling_width)] == 1 &&
-               !(n->f[TP__XF(_XNNNodeConv, padding_top)] |
-                 n->f[TP__XF(_XNNNodeConv, padding_right)] |
-                 n->f[TP__XF(_XNNNodeConv, padding_bottom)] |
-                 n->f[TP__XF(_XNNNodeConv, padding_left)]) &&
-               n->f[TP__XF(_XNNNodeConv, group_input_channels)] +
-                       n->f[TP__XF(_XNNNodeConv, group_output_channels)] > 2;
+      /* a 1x1 convolution of stride 1, no padding, one group: XNNPACK's fully connected */
+      int fc = n->kind == TP_XNN_NODE_CONV2D && n->f[TP__F(groups)] == 1 &&
+               n->f[TP__F(kernel_height)] == 1 && n->f[TP__F(kernel_width)] == 1 &&
+               n->f[TP__F(subsampling_height)] == 1 && n->f[TP__F(subsampling_width)] == 1 &&
+               !(n->f[TP__F(padding_top)] | n->f[TP__F(padding_right)] |
+                 n->f[TP__F(padding_bottom)] | n->f[TP__F(padding_left)]) &&
+               n->f[TP__F(group_input_channels)] + n->f[TP__F(group_output_channels)] > 2;
       if (in && in->datatype == TP_XNN_QDINT8 && !fc && in->num_dims == 4 &&
           in->num_nonbatch_dims != 3)
         TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
-                     "%s #%u: qdint8 input %u has num_nonbatch_dims %d: ExecuTorch's "
-                     "XNNPACK quantizes a convolution's input per batch image; define it with "
-                     "num_nonbatch_dims 3",
-                     name, n->index, (unsigned)iid, (int)in->num_nonbatch_dims);
+                     "qdint8 input %u has num_nonbatch_dims %d: ExecuTorch's XNNPACK quantizes "
+                     "a convolution's input per batch image; define it with num_nonbatch_dims 3",
+                     (unsigned)iid, (int)in->num_nonbatch_dims);
       return TP_OK;
+#undef TP__F
     }
     default: return TP_OK;
   }
@@ -2842,7 +2779,6 @@ static tp_status tp__xnn_check_node(const tp__xnn_nview *n, int runtime, tp_erro
   if (st == TP_OK) st = tp__xnn_check_same_quant(n, err);
   return st != TP_OK ? st : tp__xnn_check_et_semantics(n, err);
 }
-#undef TP__XNN_VID
 #undef TP__XNN_FAIL
 
 /* A constant's view against its value: the view's dtype is the datatype's element type (no
@@ -2917,8 +2853,9 @@ static tp_status tp__xnn_check_graph(const tp_xnn_graph *g, tp_error *err) {
     uint32_t e = g->values[i].external_id;
     if (e == TP_XNN_INVALID_ID) continue;
     if (ext[e] != TP_XNN_INVALID_ID)
-      res = tp__error_set(err, TP_ERR_INVALID, "value %u: external id %u is already used by value %u",
-                          (unsigned)i, (unsigned)e, (unsigned)ext[e]);
+      res = tp__error_set(err, TP_ERR_INVALID,
+                          "value %u: external id %u is already used by value %u", (unsigned)i,
+                          (unsigned)e, (unsigned)ext[e]);
     ext[e] = (uint32_t)i;
   }
   for (k = 0; k < next && res == TP_OK; k++) {
@@ -2957,8 +2894,8 @@ static tp_status tp__xnn_check_graph(const tp_xnn_graph *g, tp_error *err) {
           st[id] |= TP__XNN_S_READ;
         } else if (v->const_idx || (v->flags & TP_XNN_FLAG_EXTERNAL_INPUT) ||
                    (st[id] & TP__XNN_S_PRODUCED)) {
-          res = tp__error_set(err, TP_ERR_INVALID, "%s #%u: %s %u is %s", tp_xnn_node_name(nd->kind),
-                             (unsigned)i, field, (unsigned)id,
+          res = tp__error_set(err, TP_ERR_INVALID, "%s #%u: %s %u is %s",
+                             tp_xnn_node_name(nd->kind), (unsigned)i, field, (unsigned)id,
                              v->const_idx ? "a constant"
                              : (v->flags & TP_XNN_FLAG_EXTERNAL_INPUT)
                                  ? "an external input"
@@ -4962,14 +4899,34 @@ fail: /* the result keeps what was read, stop_part / stop_index where it stopped
 /* tp_xnn_read_blob reads the blob once, with the format rules (tp__xnn_check_format below):
    what breaks them is TP_ERR_FORMAT, for every target; tpdump's verdict is this. The node and
    graph rules then judge that result (tp__xnn_check_read), as the loader does. */
-static int tp__xnn_cf_cmp(const void *a, const void *b) {
-  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+static int tp__xnn_id_cmp(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
   TP__STEP();
   return x < y ? -1 : x > y;
 }
 
-static int tp__xnn_cf_known(const uint32_t *ids, uint32_t n, uint32_t id) {
-  return n && bsearch(&id, ids, n, sizeof *ids, tp__xnn_cf_cmp) != NULL;
+/* The blob's values as (id_out << 32 | position), sorted: the format rules find equal ids next
+   to each other, the node rules the value a node field names (NULL: no memory). */
+static uint64_t *tp__xnn_id_map(const tp_xnn_blob *b) {
+  uint64_t *map = (uint64_t *)TP_MALLOC(((size_t)b->num_values + 1) * sizeof *map);
+  uint32_t i;
+  for (i = 0; map && i < b->num_values; i++)
+    map[i] = (uint64_t)b->values[i].id_out << 32 | (uint64_t)i;
+  if (map && b->num_values) qsort(map, b->num_values, sizeof *map, tp__xnn_id_cmp);
+  return map;
+}
+
+/* The position of the value with id_out `id` in the map, or TP_XNN_INVALID_ID. */
+static uint32_t tp__xnn_id_find(const uint64_t *map, size_t n, uint32_t id) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    uint32_t mid_id = (uint32_t)(map[mid] >> 32);
+    if (mid_id == id) return (uint32_t)(map[mid] & 0xFFFFFFFFu);
+    if (mid_id < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return TP_XNN_INVALID_ID;
 }
 
 /* Constant index idx of value `value` (what: "constant" or "scale_buffer_idx") exists and,
@@ -4992,32 +4949,52 @@ static tp_status tp__xnn_cf_const(const tp_xnn_blob *b, uint32_t idx, uint64_t w
   return TP_OK;
 }
 
+/* The node rules' view of a value tp_xnn_read_blob read (the format rules size it with
+   tp__xnn_value_bytes; tp_xnn_check_blob and the loader judge the result through it); the
+   per-channel scale range is the caller's (tp__xnn_qc_note). */
+static void tp__xnn_blob_view(const tp_xnn_blob *b, const tp_xnn_blob_value *bv,
+                              tp__xnn_value *cv) {
+  memset(cv, 0, sizeof *cv);
+  cv->datatype = bv->datatype;
+  cv->num_dims = bv->ndims;
+  memcpy(cv->dims, bv->dims, sizeof cv->dims);
+  cv->const_idx = bv->constant_buffer_idx;
+  cv->const_named = cv->const_idx && cv->const_idx < b->num_constants &&
+                    b->constants[cv->const_idx].named_key != NULL;
+  cv->external_id = bv->external_id;
+  cv->flags = bv->flags;
+  cv->quant = bv->value_type == TP_XNN_VALUE_QUANTIZED ? bv->quant : TP__XNN_Q_NONE;
+  if (cv->quant == TP_XNN_QUANT_PER_TENSOR) {
+    cv->scale = bv->scale;
+    cv->zero_point = bv->zero_point;
+  }
+}
+
 /* The XN01 format rules that the node and graph rules do not judge, on what tp_xnn_read_blob
    read (decided once: tpdump --check's verdict is tp_xnn_check_blob's):
    value ids unique and not XNN_INVALID_VALUE_ID; input / output ids and node id fields naming
    values; every value a known datatype with dims present, num_dims equal to their count,
    numel(dims) x element size inside 64 bits (the writer refuses the same at define time,
    tp__xnn_value_bytes), external values below num_externs; constants and scale buffers that
-   exist and, inline, hold exactly the bytes the value needs; quantization parameters that
+   exist and hold at least the bytes the value needs; quantization parameters that
    match the dims; every inline constant_data entry inside the constant segment. */
 static tp_status tp__xnn_check_format(tp_xnn_blob *b, tp_error *err) {
-  uint32_t *ids = NULL, i, k;
+  uint64_t *ids = tp__xnn_id_map(b);
+  uint32_t i, k;
   tp_status st = TP_OK;
 #define TP__XNN_CF_FAIL(...)                              \
   do {                                                    \
     st = tp__error_set(err, TP_ERR_FORMAT, __VA_ARGS__); \
     goto done;                                            \
   } while (0)
-  ids = (uint32_t *)TP_MALLOC(((size_t)b->num_values + 1) * sizeof *ids);
   if (!ids) return tp__error_set(err, TP_ERR_NOMEM, "check: no memory for %u value ids",
                                  (unsigned)b->num_values);
   b->stop_part = TP_XNN_PART_GRAPH;
   b->stop_index = 0;
-  for (i = 0; i < b->num_values; i++) ids[i] = b->values[i].id_out;
-  if (b->num_values) qsort(ids, b->num_values, sizeof *ids, tp__xnn_cf_cmp);
   for (i = 1; i < b->num_values; i++)
-    if (ids[i] == ids[i - 1]) TP__XNN_CF_FAIL("two values have id_out %lu", (unsigned long)ids[i]);
-  if (b->num_values && ids[b->num_values - 1] == TP_XNN_INVALID_ID)
+    if (ids[i] >> 32 == ids[i - 1] >> 32)
+      TP__XNN_CF_FAIL("two values have id_out %lu", (unsigned long)(ids[i] >> 32));
+  if (b->num_values && ids[b->num_values - 1] >> 32 == TP_XNN_INVALID_ID)
     TP__XNN_CF_FAIL("a value has id_out %lu (XNN_INVALID_VALUE_ID)",
                     (unsigned long)TP_XNN_INVALID_ID);
   for (k = 0; k < 2; k++) {
@@ -5026,7 +5003,7 @@ static tp_status tp__xnn_check_format(tp_xnn_blob *b, tp_error *err) {
     b->stop_part = k ? TP_XNN_PART_OUTPUT_IDS : TP_XNN_PART_INPUT_IDS;
     for (i = 0; i < nio; i++) {
       b->stop_index = i;
-      if (io[i] == TP_XNN_INVALID_ID || !tp__xnn_cf_known(ids, b->num_values, io[i]))
+      if (tp__xnn_id_find(ids, b->num_values, io[i]) == TP_XNN_INVALID_ID)
         TP__XNN_CF_FAIL("%s[%lu] = %lu is no value's id_out", k ? "output_ids" : "input_ids",
                         (unsigned long)i, (unsigned long)io[i]);
     }
@@ -5058,14 +5035,10 @@ static tp_status tp__xnn_check_format(tp_xnn_blob *b, tp_error *err) {
     if (v->constant_buffer_idx && v->external_id != TP_XNN_INVALID_ID)
       TP__XNN_CF_FAIL("value %u: constant %u has external id %u: a constant cannot be external",
                       (unsigned)i, (unsigned)v->constant_buffer_idx, (unsigned)v->external_id);
-    if ((v->flags & (TP_XNN_FLAG_EXTERNAL_INPUT | TP_XNN_FLAG_EXTERNAL_OUTPUT)) &&
-        v->external_id >= b->num_externs)
+    if (v->flags && v->external_id >= b->num_externs) /* flags: known bits only by now */
       TP__XNN_CF_FAIL("value %lu: external_id %lu but num_externs is %lu", (unsigned long)i,
                       (unsigned long)v->external_id, (unsigned long)b->num_externs);
-    memset(&tv, 0, sizeof tv);
-    tv.datatype = v->datatype;
-    tv.num_dims = v->ndims;
-    memcpy(tv.dims, v->dims, sizeof v->dims);
+    tp__xnn_blob_view(b, v, &tv);
     if (!tp__xnn_value_bytes(&tv, &want, &alt))
       TP__XNN_CF_FAIL("value %lu: the product of dims overflows 64 bits", (unsigned long)i);
     st = tp__xnn_cf_const(b, v->constant_buffer_idx, want, alt, "constant", i, err);
@@ -5126,7 +5099,8 @@ static tp_status tp__xnn_check_format(tp_xnn_blob *b, tp_error *err) {
       if (f->type == 'b' && !strcmp(d->table, "_XNNCat")) continue; /* unused inputs */
       id = n->f[f->id];
       /* a required id ('i') must name a value; an optional one ('b') may be none */
-      if ((f->type == 'i' || id != TP_XNN_INVALID_ID) && !tp__xnn_cf_known(ids, b->num_values, id))
+      if ((f->type == 'i' || id != TP_XNN_INVALID_ID) &&
+          tp__xnn_id_find(ids, b->num_values, id) == TP_XNN_INVALID_ID)
         TP__XNN_CF_FAIL("node %lu (%s): %s %lu is no value's id_out", (unsigned long)i,
                         d->member + 3, f->name, (unsigned long)id);
     }
@@ -5150,26 +5124,6 @@ done:
   }
   TP_FREE(ids);
   return st;
-}
-
-/* The node rules' view of a value tp_xnn_read_blob read (tp_xnn_check_blob and the loader judge
-   the result through it); the per-channel scale range is the caller's (tp__xnn_qc_note). */
-static void tp__xnn_blob_view(const tp_xnn_blob *b, const tp_xnn_blob_value *bv,
-                              tp__xnn_value *cv) {
-  memset(cv, 0, sizeof *cv);
-  cv->datatype = bv->datatype;
-  cv->num_dims = bv->ndims;
-  memcpy(cv->dims, bv->dims, sizeof cv->dims);
-  cv->const_idx = bv->constant_buffer_idx;
-  cv->const_named = cv->const_idx && cv->const_idx < b->num_constants &&
-                    b->constants[cv->const_idx].named_key != NULL;
-  cv->external_id = bv->external_id;
-  cv->flags = bv->flags;
-  cv->quant = bv->value_type == TP_XNN_VALUE_QUANTIZED ? bv->quant : TP__XNN_Q_NONE;
-  if (cv->quant == TP_XNN_QUANT_PER_TENSOR) {
-    cv->scale = bv->scale;
-    cv->zero_point = bv->zero_point;
-  }
 }
 
 /* The node rules' view of a node tp_xnn_read_blob read: its id fields as the value positions
@@ -5196,26 +5150,6 @@ static void tp__xnn_blob_nview(const tp_xnn_blob_node *n, uint32_t ni, const uin
   cn->has_minmax = n->has_output_min_max;
   cn->out_min = n->output_min;
   cn->out_max = n->output_max;
-}
-
-/* (id_out << 32 | position), sorted: the value a node field names. */
-static int tp__xnn_cb_cmp(const void *a, const void *b) {
-  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-  TP__STEP();
-  return x < y ? -1 : x > y ? 1 : 0;
-}
-
-/* The position of the value with id_out `id`, or TP_XNN_INVALID_ID. */
-static uint32_t tp__xnn_cb_find(const uint64_t *map, size_t n, uint32_t id) {
-  size_t lo = 0, hi = n;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    uint32_t mid_id = (uint32_t)(map[mid] >> 32);
-    if (mid_id == id) return (uint32_t)(map[mid] & 0xFFFFFFFFu);
-    if (mid_id < id) lo = mid + 1;
-    else hi = mid;
-  }
-  return TP_XNN_INVALID_ID;
 }
 
 /* A per-channel value's scales for the requantization rule, where the blob holds them: the
@@ -5245,24 +5179,21 @@ static void tp__xnn_cb_scales(const tp_xnn_blob *b, const tp_xnn_blob_value *bv,
    time and at write. */
 static tp_status tp__xnn_check_read(const tp_xnn_blob *b, int target, tp_error *err) {
   tp_xnn_graph g;
-  uint64_t *map;
+  uint64_t *map = tp__xnn_id_map(b);
   tp_status st = TP_OK;
   uint32_t i, f;
   memset(&g, 0, sizeof g);
   g.target = target;
   g.values = (tp__xnn_value *)TP_MALLOC(((size_t)b->num_values + 1) * sizeof *g.values);
   g.nodes = (tp__xnn_node *)TP_MALLOC(((size_t)b->num_nodes + 1) * sizeof *g.nodes);
-  map = (uint64_t *)TP_MALLOC(((size_t)b->num_values + 1) * sizeof *map);
   if (!g.values || !g.nodes || !map)
     st = tp__error_set(err, TP_ERR_NOMEM, "check: no memory for %u values and %u nodes",
                        (unsigned)b->num_values, (unsigned)b->num_nodes);
   for (i = 0; st == TP_OK && i < b->num_values; i++) {
     tp__xnn_blob_view(b, &b->values[i], &g.values[i]);
     tp__xnn_cb_scales(b, &b->values[i], &g.values[i]);
-    map[i] = ((uint64_t)b->values[i].id_out << 32) | (uint64_t)i;
   }
   g.nvalues = b->num_values;
-  if (st == TP_OK && b->num_values) qsort(map, b->num_values, sizeof *map, tp__xnn_cb_cmp);
   for (i = 0; st == TP_OK && i < b->num_nodes; i++) {
     const tp_xnn_blob_node *n = &b->nodes[i];
     uint32_t pos[TP_XNN_NODE_MAX_FIELDS];
@@ -5271,7 +5202,7 @@ static tp_status tp__xnn_check_read(const tp_xnn_blob *b, int target, tp_error *
       char t = n->desc->fields[f].type;
       /* the format rules (tp_xnn_read_blob) have checked every id names a value, but a
          concatenate's inputs above its count, which it ignores */
-      pos[f] = t == 'i' || t == 'b' ? tp__xnn_cb_find(map, b->num_values, n->f[f])
+      pos[f] = t == 'i' || t == 'b' ? tp__xnn_id_find(map, b->num_values, n->f[f])
                                     : TP_XNN_INVALID_ID;
     }
     tp__xnn_blob_nview(n, i, pos, &nv);

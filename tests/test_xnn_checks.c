@@ -415,6 +415,48 @@ static void test_shapes(void) {
   tp_xnn_graph_destroy(g);
 }
 
+/* The output rules of numpy broadcasting (binary nodes, batch matrix multiply's batch dims)
+   and of prelu, for the ExecuTorch target and for a plain XNNPACK (0 in cases[].target: 0). */
+static void test_broadcast_outputs(void) {
+  static const struct {
+    int kind, plain; /* kind 0: add2, 1: batch_matrix_multiply, 2: prelu; plain: XNNPACK */
+    size_t na, a[4], nb, b[3], ny, y[4];
+    const char *want;
+  } cases[] = {
+      {0, 0, 2, {2, 3}, 1, {3}, 2, {2, 4},
+       "add2 #0: output 2 is [2, 4], inputs [2, 3] and [3] broadcast to rank 2 with other dims"},
+      {0, 0, 2, {2, 3}, 2, {1, 3}, 1, {3}, /* the rank */
+       "add2 #0: output 2 is [3], inputs [2, 3] and [1, 3] broadcast to rank 2 with other dims"},
+      {1, 0, 3, {2, 2, 3}, 2, {3, 4}, 3, {2, 2, 5},
+       "batch_matrix_multiply #0: output 2 is [2, 2, 5], inputs [2, 2, 3] and [3, 4] give "
+       "[.., 2, 4] of rank 3"},
+      {1, 0, 3, {2, 2, 3}, 3, {3, 3, 4}, 3, {2, 2, 4}, /* batch dims 2 and 3 */
+       "batch_matrix_multiply #0: output 2 is [2, 2, 4], inputs [2, 2, 3] and [3, 3, 4] give "
+       "[.., 2, 4] of rank 3"},
+      {2, 0, 4, {1, 2, 2, 4}, 1, {4}, 4, {1, 2, 2, 3},
+       "prelu #0: output 2 is [1, 2, 2, 3], the input is [1, 2, 2, 4]"},
+      {2, 1, 4, {1, 2, 2, 4}, 1, {3}, 4, {1, 2, 2, 4}, /* a constant slope there */
+       "prelu #0: slope 1 is [3], input 0 is [1, 2, 2, 4]: one slope per channel (4)"},
+      {2, 1, 4, {1, 2, 2, 4}, 1, {4}, 4, {1, 2, 2, 3},
+       "prelu #0: output 2 is [1, 2, 2, 3], the input is [1, 2, 2, 4]"},
+  };
+  size_t c;
+  for (c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    tp_xnn_graph *g = mk(cases[c].plain ? TP_XNN_TARGET_XNNPACK : 0);
+    int64_t nb = (int64_t)cases[c].b[0];
+    uint32_t a = val(g, TP_XNN_FP32, cases[c].na, cases[c].a, 0, IN), b;
+    b = cases[c].plain ? cst(g, 1, &nb) : val(g, TP_XNN_FP32, cases[c].nb, cases[c].b, 1, IN);
+    {
+      uint32_t y = val(g, TP_XNN_FP32, cases[c].ny, cases[c].y, cases[c].plain ? 1 : 2, OUT);
+      EXPECT(cases[c].kind == 0   ? tp_xnn_define_add2(g, -INFINITY, INFINITY, a, b, y, 0)
+             : cases[c].kind == 1 ? tp_xnn_define_batch_matrix_multiply(g, a, b, y, 0)
+                                  : tp_xnn_define_prelu(g, a, b, y, 0),
+             TP_ERR_INVALID, cases[c].want);
+    }
+    tp_xnn_graph_destroy(g);
+  }
+}
+
 static void test_convolutions(void) {
   size_t xd[4] = {1, 5, 5, 2}, y3[4] = {1, 3, 3, 4}, y2[4] = {1, 2, 2, 4}, yd[4] = {1, 5, 5, 6};
   int64_t w[4] = {4, 3, 3, 2}, dw[4] = {1, 3, 3, 6}, dwbad[4] = {6, 3, 3, 1};
@@ -660,6 +702,7 @@ int main(void) {
   TPT_RUN(test_loader_classes);
   TPT_RUN(test_requant_per_channel);
   TPT_RUN(test_shapes);
+  TPT_RUN(test_broadcast_outputs);
   TPT_RUN(test_convolutions);
   TPT_RUN(test_graph_rules);
   TPT_RUN(test_check_blob);

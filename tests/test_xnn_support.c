@@ -252,6 +252,35 @@ static void test_support_rule(void) {
          "convert #0: input bf16, output qdint8: no operator in ExecuTorch's XNNPACK; with a "
          "bf16 input it has output fp32|fp16|qint8|quint8|int32|bf16");
   tp_xnn_graph_destroy(g);
+  g = mk(0); /* every slot named, the rows for fp32 cut with "..." where the sentence is full */
+  {
+    size_t xd[2] = {2, 4}, wd[2] = {3, 4}, bd[1] = {3}, yd[2] = {2, 3};
+    uint32_t w, b;
+    x = val(g, TP_XNN_FP32, 2, xd, 0, IN);
+    w = cval(g, 2, wd);
+    b = val(g, TP_XNN_FP16, 1, bd, 1, IN);
+    y = val(g, TP_XNN_FP32, 2, yd, 2, OUT);
+    EXPECT_EXACT(tp_xnn_define_fully_connected(g, -INFINITY, INFINITY, x, w, b, y, 0),
+                 TP_ERR_UNSUPPORTED,
+                 "fully_connected #0: input1 fp32, filter fp32, bias fp16, output fp32: no "
+                 "operator in ExecuTorch's XNNPACK; with a fp32 input it has filter fp32, bias "
+                 "none|fp32, output fp32; filter fp16, bias none|fp32|fp16, output fp32...");
+  }
+  tp_xnn_graph_destroy(g);
+  g = mk(0); /* argmax: its second slot is the index output, "index" in the rows */
+  {
+    size_t pin[4] = {1, 4, 4, 1}, pout[4] = {1, 2, 2, 1};
+    uint32_t ix;
+    x = val(g, TP_XNN_FP32, 4, pin, 0, IN);
+    y = val(g, TP_XNN_FP32, 4, pout, 1, OUT);
+    ix = val(g, TP_XNN_FP16, 4, pout, 2, OUT);
+    EXPECT_EXACT(tp_xnn_define_argmax_pooling_2d(g, 0, 0, 0, 0, 2, 2, x, y, ix, 0),
+                 TP_ERR_UNSUPPORTED,
+                 "argmax_pooling_2d #0: input fp32, output_index fp16, output_value fp32: no "
+                 "operator in ExecuTorch's XNNPACK; with a fp32 input it has index fp32|int32, "
+                 "output_value fp32");
+  }
+  tp_xnn_graph_destroy(g);
 }
 
 /* The same rule from a blob: tp_xnn_check_blob (and so tpdump --check) refuse it at target 0. */
