@@ -7987,20 +7987,26 @@ static void tp__error_prefix_path(tp_error *e, const char *path) {
   tp__error_set(e, inner.status, "\"%.100s\": %s", path, inner.msg);
 }
 
-/* The readers' _open_file forms: path's bytes into *fb, then parse(obj, bytes, size), which
-   fills err (the object's own slot). On failure nothing is left open and err names the path:
-   the open's sentence, or parse's behind the path. */
-static tp_status tp__file_parse(const char *path, tp_file_bytes *fb, tp_error *err,
-                                tp_status (*parse)(void *obj, const void *data, size_t size),
+/* The readers' _open_file forms: path's bytes, then parse(obj, &bytes, err), the in-memory
+   open, which fills err and, to keep the bytes, moves them into its object (*bytes zeroed);
+   what it leaves is released. On failure err names the path: the open's sentence, or parse's
+   behind the path. */
+typedef tp_status (*tp__file_parse_fn)(void *obj, tp_file_bytes *bytes, tp_error *err);
+static tp_status tp__file_parse(const char *path, tp_error *err, tp__file_parse_fn parse,
                                 void *obj) {
-  tp_status st = tp_file_bytes_open(path, 0, fb, err);
+  tp_file_bytes fb;
+  tp_status st = tp_file_bytes_open(path, 0, &fb, err);
   if (st != TP_OK) return st;
-  st = parse(obj, fb->data, fb->size);
-  if (st != TP_OK) {
-    tp_file_bytes_close(fb);
-    tp__error_prefix_path(err, path);
-  }
+  st = parse(obj, &fb, err);
+  tp_file_bytes_close(&fb);
+  if (st != TP_OK) tp__error_prefix_path(err, path);
   return st;
+}
+
+/* A parse's move of the file's bytes into its object. */
+static void tp__file_keep(tp_file_bytes *keep, tp_file_bytes *bytes) {
+  *keep = *bytes;
+  memset(bytes, 0, sizeof *bytes);
 }
 #endif /* TP_NO_STDIO */
 
@@ -8420,22 +8426,19 @@ TPDEF tp_status tp_ptd_open(tp_ptd *p, const void *data, size_t size) {
 }
 
 #ifndef TP_NO_STDIO
-static tp_status tp__ptd_parse(void *p, const void *data, size_t size) {
-  return tp_ptd_open((tp_ptd *)p, data, size);
+static tp_status tp__ptd_parse(void *obj, tp_file_bytes *bytes, tp_error *err) {
+  tp_ptd *p = (tp_ptd *)obj;
+  tp_status st = tp_ptd_open(p, bytes->data, bytes->size); /* its sentence: p->err, err */
+  (void)err;
+  if (st == TP_OK) tp__file_keep(&p->file__, bytes);
+  else p->data = NULL; /* the bytes it points into are released */
+  return st;
 }
 
 TPDEF tp_status tp_ptd_open_file(tp_ptd *p, const char *path) {
-  tp_file_bytes fb;
-  tp_status st;
   TP_ASSERT(p);
   memset(p, 0, sizeof *p);
-  st = tp__file_parse(path, &fb, &p->err, tp__ptd_parse, p);
-  if (st != TP_OK) {
-    p->data = NULL;
-    return st;
-  }
-  p->file__ = fb;
-  return TP_OK;
+  return tp__file_parse(path, &p->err, tp__ptd_parse, p);
 }
 #endif
 
@@ -11740,22 +11743,19 @@ TPDEF tp_status tp_pte_chain_size(tp_pte_file *f, size_t m, size_t c, size_t *n_
 }
 
 #ifndef TP_NO_STDIO
-static tp_status tp__pte_parse(void *f, const void *data, size_t size) {
-  return tp_pte_read((tp_pte_file *)f, data, size);
+static tp_status tp__pte_parse(void *obj, tp_file_bytes *bytes, tp_error *err) {
+  tp_pte_file *f = (tp_pte_file *)obj;
+  tp_status st = tp_pte_read(f, bytes->data, bytes->size); /* its sentence: f->err, err */
+  (void)err;
+  if (st == TP_OK) tp__file_keep(&f->file__, bytes);
+  else f->data = NULL; /* the bytes it points into are released */
+  return st;
 }
 
 TPDEF tp_status tp_pte_read_file(tp_pte_file *f, const char *path) {
-  tp_file_bytes fb;
-  tp_status st;
   TP_ASSERT(f);
   memset(f, 0, sizeof *f);
-  st = tp__file_parse(path, &fb, &f->err, tp__pte_parse, f);
-  if (st != TP_OK) {
-    f->data = NULL;
-    return st;
-  }
-  f->file__ = fb;
-  return TP_OK;
+  return tp__file_parse(path, &f->err, tp__pte_parse, f);
 }
 #endif
 
@@ -12907,24 +12907,19 @@ TPDEF tp_status tp_safetensors_open(const void *file, size_t nbytes, tp_safetens
 }
 
 #ifndef TP_NO_STDIO
+static tp_status tp__st_file_parse(void *out, tp_file_bytes *bytes, tp_error *err) {
+  tp_status s = tp_safetensors_open(bytes->data, bytes->size, (tp_safetensors **)out, err);
+  if (s == TP_OK) tp__file_keep(&(*(tp_safetensors **)out)->file, bytes);
+  return s;
+}
+
 TPDEF tp_status tp_safetensors_open_file(const char *path, tp_safetensors **out, tp_error *err) {
   tp_error local;
-  tp_file_bytes fb;
-  tp_status s;
   if (!err) err = &local;
   tp__error_reset(err);
   if (!out) return tp__error_set(err, TP_ERR_INVALID, "tp_safetensors_open_file: out is NULL");
   *out = NULL;
-  s = tp_file_bytes_open(path, 0, &fb, err);
-  if (s != TP_OK) return s;
-  s = tp_safetensors_open(fb.data, fb.size, out, err);
-  if (s != TP_OK) {
-    tp_file_bytes_close(&fb);
-    tp__error_prefix_path(err, path);
-    return s;
-  }
-  (*out)->file = fb;
-  return TP_OK;
+  return tp__file_parse(path, err, tp__st_file_parse, out);
 }
 #endif
 
@@ -13242,20 +13237,17 @@ TPDEF tp_status tp_json_open(const void *text, size_t nbytes, tp_json **out, tp_
 }
 
 #ifndef TP_NO_STDIO
+static tp_status tp__json_file_parse(void *out, tp_file_bytes *bytes, tp_error *err) {
+  return tp_json_open(bytes->data, bytes->size, (tp_json **)out, err); /* keeps a copy */
+}
+
 TPDEF tp_status tp_json_open_file(const char *path, tp_json **out, tp_error *err) {
   tp_error local;
-  tp_file_bytes fb;
-  tp_status s;
   if (!err) err = &local;
   tp__error_reset(err);
   if (!out) return tp__error_set(err, TP_ERR_INVALID, "tp_json_open_file: out is NULL");
   *out = NULL;
-  s = tp_file_bytes_open(path, 0, &fb, err);
-  if (s != TP_OK) return s;
-  s = tp_json_open(fb.data, fb.size, out, err);
-  tp_file_bytes_close(&fb);
-  if (s != TP_OK) tp__error_prefix_path(err, path);
-  return s;
+  return tp__file_parse(path, err, tp__json_file_parse, out);
 }
 #endif
 
