@@ -12267,6 +12267,27 @@ static tp_status tp__json_take(tp__json *j, char c, const char *what) {
   return TP_OK;
 }
 
+/* The members of an object or array whose opening char was taken, one call before each
+   (*k = 0 before the first): 1 when a member follows (the first, or one after a ','; *k counts
+   it), 0 when `close` ends the container (taken), -1 for anything else (TP_ERR_FORMAT, with
+   the sentence in j->err). */
+static int tp__json_more(tp__json *j, char close, size_t *k) {
+  tp__json_ws(j);
+  if (j->i < j->n && j->p[j->i] == (unsigned char)close) {
+    j->i++;
+    return 0;
+  }
+  if (*k > 0) {
+    if (j->i >= j->n || j->p[j->i] != ',') {
+      tp__json_fail(j, close == '}' ? "expected ',' or '}'" : "expected ',' or ']'");
+      return -1;
+    }
+    j->i++;
+  }
+  (*k)++;
+  return 1;
+}
+
 static tp_status tp__json_pool_put(tp__json *j, const unsigned char *b, size_t n) {
   tp__json_mem *m = j->m;
   if (tp__array_reserve((void **)&m->pool, &m->pool_cap, m->pool_n + n, 1) != TP_OK)
@@ -12465,15 +12486,10 @@ static tp_status tp__json_skip(tp__json *j, int depth) {
     return s;
   }
   if (c == '{' || c == '[') {
-    char close = c == '{' ? '}' : ']';
-    size_t first = j->m->keys_n, start = j->i;
+    size_t first = j->m->keys_n, start = j->i, k = 0;
+    int more;
     j->i++;
-    tp__json_ws(j);
-    if (j->i < j->n && j->p[j->i] == (unsigned char)close) {
-      j->i++;
-      return TP_OK;
-    }
-    for (;;) {
+    while ((more = tp__json_more(j, c == '{' ? '}' : ']', &k)) > 0) {
       if (c == '{') {
         size_t at, len;
         if ((s = tp__json_string(j, &at, &len)) != TP_OK) return s;
@@ -12483,15 +12499,9 @@ static tp_status tp__json_skip(tp__json *j, int depth) {
         if ((s = tp__json_take(j, ':', "expected ':'")) != TP_OK) return s;
       }
       if ((s = tp__json_skip(j, depth + 1)) != TP_OK) return s;
-      tp__json_ws(j);
-      if (j->i < j->n && j->p[j->i] == ',') {
-        j->i++;
-        continue;
-      }
-      s = tp__json_take(j, close, close == '}' ? "expected ',' or '}'" : "expected ',' or ']'");
-      if (s == TP_OK && c == '{') s = tp__json_keys_done(j, first, start);
-      return s;
     }
+    if (more < 0) return TP_ERR_FORMAT;
+    return c == '{' ? tp__json_keys_done(j, first, start) : TP_OK;
   }
   if (c == 't' || c == 'f' || c == 'n') {
     const char *w = c == 't' ? "true" : c == 'f' ? "false" : "null";
@@ -12507,108 +12517,85 @@ static tp_status tp__json_skip(tp__json *j, int depth) {
 /* One tensor's object: {"dtype": .., "shape": [..], "data_offsets": [b, e]} in any order. */
 static tp_status tp__st_tensor_obj(tp__json *j, tp__st_tensor *t) {
   tp_safetensors *st = j->st;
-  int have_dtype = 0, have_shape = 0, have_offsets = 0;
+  int have_dtype = 0, have_shape = 0, have_offsets = 0, more;
   tp_status s;
-  size_t first = j->m->keys_n, start;
+  size_t first = j->m->keys_n, start, k = 0;
   /* st->jm.pool may move with every put: names are re-read through the pool + offset */
   tp__json_ws(j);
   start = j->i;
   if ((s = tp__json_take(j, '{', "a tensor's entry is not an object")) != TP_OK) return s;
-  tp__json_ws(j);
-  if (j->i < j->n && j->p[j->i] == '}') {
-    j->i++;
-  } else {
-    for (;;) {
-      size_t at, len;
-      const char *f;
-      if ((s = tp__json_string(j, &at, &len)) != TP_OK) return s;
-      if ((s = tp__json_key_note(j, at, len)) != TP_OK) return s;
-      if ((s = tp__json_take(j, ':', "expected ':'")) != TP_OK) return s;
-      f = st->jm.pool + at;
-      if (strcmp(f, "dtype") == 0 || strcmp(f, "shape") == 0 ||
-          strcmp(f, "data_offsets") == 0) {
-        int *have = f[0] == 'd' && f[1] == 't' ? &have_dtype
-                    : f[0] == 's'              ? &have_shape
-                                               : &have_offsets;
-        if (*have)
-          return tp__error_set(j->err, TP_ERR_FORMAT, "tensor \"%.80s\": \"%s\" appears twice",
-                              st->jm.pool + t->name, f);
-        *have = 1;
-      }
-      if (strcmp(f, "dtype") == 0) {
-        size_t dat, dlen, k;
-        st->jm.pool_n = at;
-        if ((s = tp__json_string(j, &dat, &dlen)) != TP_OK) return s;
-        for (k = 0; k < TP__ST_NDTYPES; k++)
-          if (strcmp(st->jm.pool + dat, tp__st_dtypes[k].name) == 0) break;
-        if (k == TP__ST_NDTYPES)
-          return tp__error_set(j->err, TP_ERR_UNSUPPORTED,
-                              "tensor \"%.80s\": dtype \"%.40s\" is not a safetensors dtype "
-                              "tensorpack knows", st->jm.pool + t->name, st->jm.pool + dat);
-        t->dtype = (int)k;
-        st->jm.pool_n = dat;
-      } else if (strcmp(f, "shape") == 0 || strcmp(f, "data_offsets") == 0) {
-        int is_shape = f[0] == 's';
-        size_t count = 0;
-        uint64_t v = 0, off[2] = {0, 0};
-        st->jm.pool_n = at;
-        if (is_shape) t->dims_at = st->dims_n;
-        if ((s = tp__json_take(j, '[', is_shape ? "\"shape\" is not an array"
-                                                : "\"data_offsets\" is not an array")) != TP_OK)
-          return s;
-        tp__json_ws(j);
-        if (j->i < j->n && j->p[j->i] == ']') {
-          j->i++;
-        } else {
-          for (;;) {
-            if ((s = tp__json_u64(j, &v)) != TP_OK) return s;
-            if (is_shape) {
-              if (v > (uint64_t)INT64_MAX)
-                return tp__error_set(j->err, TP_ERR_FORMAT,
-                                    "tensor \"%.80s\": dim %lu is %llu, above INT64_MAX",
-                                    st->jm.pool + t->name, (unsigned long)count,
-                                    (unsigned long long)v);
-              if (tp__array_reserve((void **)&st->dims, &st->dims_cap, st->dims_n + 1,
-                                   sizeof(int64_t)) != TP_OK)
-                return tp__error_set(j->err, TP_ERR_NOMEM, "no memory for %lu dims",
-                                    (unsigned long)(st->dims_n + 1));
-              st->dims[st->dims_n++] = (int64_t)v;
-            } else if (count < 2) {
-              off[count] = v;
-            }
-            count++;
-            tp__json_ws(j);
-            if (j->i < j->n && j->p[j->i] == ',') {
-              j->i++;
-              continue;
-            }
-            if ((s = tp__json_take(j, ']', "expected ',' or ']'")) != TP_OK) return s;
-            break;
-          }
-        }
+  while ((more = tp__json_more(j, '}', &k)) > 0) {
+    size_t at, len;
+    const char *f;
+    if ((s = tp__json_string(j, &at, &len)) != TP_OK) return s;
+    if ((s = tp__json_key_note(j, at, len)) != TP_OK) return s;
+    if ((s = tp__json_take(j, ':', "expected ':'")) != TP_OK) return s;
+    f = st->jm.pool + at;
+    if (strcmp(f, "dtype") == 0 || strcmp(f, "shape") == 0 ||
+        strcmp(f, "data_offsets") == 0) {
+      int *have = f[0] == 'd' && f[1] == 't' ? &have_dtype
+                  : f[0] == 's'              ? &have_shape
+                                             : &have_offsets;
+      if (*have)
+        return tp__error_set(j->err, TP_ERR_FORMAT, "tensor \"%.80s\": \"%s\" appears twice",
+                            st->jm.pool + t->name, f);
+      *have = 1;
+    }
+    if (strcmp(f, "dtype") == 0) {
+      size_t dat, dlen, d;
+      st->jm.pool_n = at;
+      if ((s = tp__json_string(j, &dat, &dlen)) != TP_OK) return s;
+      for (d = 0; d < TP__ST_NDTYPES; d++)
+        if (strcmp(st->jm.pool + dat, tp__st_dtypes[d].name) == 0) break;
+      if (d == TP__ST_NDTYPES)
+        return tp__error_set(j->err, TP_ERR_UNSUPPORTED,
+                            "tensor \"%.80s\": dtype \"%.40s\" is not a safetensors dtype "
+                            "tensorpack knows", st->jm.pool + t->name, st->jm.pool + dat);
+      t->dtype = (int)d;
+      st->jm.pool_n = dat;
+    } else if (strcmp(f, "shape") == 0 || strcmp(f, "data_offsets") == 0) {
+      int is_shape = f[0] == 's';
+      size_t count = 0;
+      uint64_t v = 0, off[2] = {0, 0};
+      st->jm.pool_n = at;
+      if (is_shape) t->dims_at = st->dims_n;
+      if ((s = tp__json_take(j, '[', is_shape ? "\"shape\" is not an array"
+                                              : "\"data_offsets\" is not an array")) != TP_OK)
+        return s;
+      while ((more = tp__json_more(j, ']', &count)) > 0) {
+        if ((s = tp__json_u64(j, &v)) != TP_OK) return s;
         if (is_shape) {
-          t->ndim = count;
-        } else {
-          if (count != 2)
+          if (v > (uint64_t)INT64_MAX)
             return tp__error_set(j->err, TP_ERR_FORMAT,
-                                "tensor \"%.80s\": \"data_offsets\" has %lu numbers, not 2",
-                                st->jm.pool + t->name, (unsigned long)count);
-          t->begin = off[0];
-          t->end = off[1];
+                                "tensor \"%.80s\": dim %lu is %llu, above INT64_MAX",
+                                st->jm.pool + t->name, (unsigned long)(count - 1),
+                                (unsigned long long)v);
+          if (tp__array_reserve((void **)&st->dims, &st->dims_cap, st->dims_n + 1,
+                               sizeof(int64_t)) != TP_OK)
+            return tp__error_set(j->err, TP_ERR_NOMEM, "no memory for %lu dims",
+                                (unsigned long)(st->dims_n + 1));
+          st->dims[st->dims_n++] = (int64_t)v;
+        } else if (count <= 2) {
+          off[count - 1] = v;
         }
+      }
+      if (more < 0) return TP_ERR_FORMAT;
+      if (is_shape) {
+        t->ndim = count;
       } else {
-        st->jm.pool_n = at;
-        if ((s = tp__json_skip(j, 1)) != TP_OK) return s;
+        if (count != 2)
+          return tp__error_set(j->err, TP_ERR_FORMAT,
+                              "tensor \"%.80s\": \"data_offsets\" has %lu numbers, not 2",
+                              st->jm.pool + t->name, (unsigned long)count);
+        t->begin = off[0];
+        t->end = off[1];
       }
-      tp__json_ws(j);
-      if (j->i < j->n && j->p[j->i] == ',') {
-        j->i++;
-        continue;
-      }
-      if ((s = tp__json_take(j, '}', "expected ',' or '}'")) != TP_OK) return s;
-      break;
+    } else {
+      st->jm.pool_n = at;
+      if ((s = tp__json_skip(j, 1)) != TP_OK) return s;
     }
   }
+  if (more < 0) return TP_ERR_FORMAT;
   if ((s = tp__json_keys_done(j, first, start)) != TP_OK) return s;
   if (!have_dtype || !have_shape || !have_offsets)
     return tp__error_set(j->err, TP_ERR_FORMAT, "tensor \"%.80s\": no \"%s\"", st->jm.pool + t->name,
@@ -12619,13 +12606,10 @@ static tp_status tp__st_tensor_obj(tp__json *j, tp__st_tensor *t) {
 static tp_status tp__st_metadata(tp__json *j) {
   tp_safetensors *st = j->st;
   tp_status s;
+  size_t k = 0;
+  int more;
   if ((s = tp__json_take(j, '{', "__metadata__ is not an object")) != TP_OK) return s;
-  tp__json_ws(j);
-  if (j->i < j->n && j->p[j->i] == '}') {
-    j->i++;
-    return TP_OK;
-  }
-  for (;;) {
+  while ((more = tp__json_more(j, '}', &k)) > 0) {
     size_t kat, klen, vat, vlen;
     TP__STEP();
     if ((s = tp__json_string(j, &kat, &klen)) != TP_OK) return s;
@@ -12645,13 +12629,8 @@ static tp_status tp__st_metadata(tp__json *j) {
     st->meta_n++;
     (void)klen;
     (void)vlen;
-    tp__json_ws(j);
-    if (j->i < j->n && j->p[j->i] == ',') {
-      j->i++;
-      continue;
-    }
-    return tp__json_take(j, '}', "expected ',' or '}'");
   }
+  return more < 0 ? TP_ERR_FORMAT : TP_OK;
 }
 
 /* __metadata__'s keys sorted (bytes, then lengths): a key twice is refused, and
@@ -12816,7 +12795,8 @@ static tp_status tp__st_parse(tp_safetensors *st, const unsigned char *f, size_t
   uint64_t hlen;
   tp__json j;
   tp_status s;
-  int saw_meta = 0;
+  int saw_meta = 0, more;
+  size_t k = 0;
   if (nbytes < 8)
     return tp__error_set(err, TP_ERR_FORMAT, "the file is %lu bytes; a safetensors file starts "
                         "with an 8-byte header length", (unsigned long)nbytes);
@@ -12840,42 +12820,31 @@ static tp_status tp__st_parse(tp_safetensors *st, const unsigned char *f, size_t
     return tp__error_set(err, TP_ERR_FORMAT, "the %lu-byte header does not start with '{'",
                         (unsigned long)j.n);
   j.i = 1;
-  tp__json_ws(&j);
-  if (j.i < j.n && j.p[j.i] == '}') {
-    j.i++;
-  } else {
-    for (;;) {
-      size_t at, len;
-      TP__STEP();
-      if ((s = tp__json_string(&j, &at, &len)) != TP_OK) return s;
-      if ((s = tp__json_take(&j, ':', "expected ':'")) != TP_OK) return s;
-      if (strcmp(st->jm.pool + at, "__metadata__") == 0) {
-        if (saw_meta)
-          return tp__error_set(err, TP_ERR_FORMAT, "\"__metadata__\" appears twice in the header");
-        saw_meta = 1;
-        st->jm.pool_n = at;
-        if ((s = tp__st_metadata(&j)) != TP_OK) return s;
-      } else {
-        tp__st_tensor *t;
-        if (tp__array_reserve((void **)&st->t, &st->cap, st->n + 1, sizeof(tp__st_tensor)) !=
-            TP_OK)
-          return tp__error_set(err, TP_ERR_NOMEM, "no memory for %lu tensors",
-                              (unsigned long)(st->n + 1));
-        t = &st->t[st->n++];
-        memset(t, 0, sizeof *t);
-        t->name = at;
-        t->name_len = len;
-        if ((s = tp__st_tensor_obj(&j, t)) != TP_OK) return s;
-      }
-      tp__json_ws(&j);
-      if (j.i < j.n && j.p[j.i] == ',') {
-        j.i++;
-        continue;
-      }
-      if ((s = tp__json_take(&j, '}', "expected ',' or '}'")) != TP_OK) return s;
-      break;
+  while ((more = tp__json_more(&j, '}', &k)) > 0) {
+    size_t at, len;
+    TP__STEP();
+    if ((s = tp__json_string(&j, &at, &len)) != TP_OK) return s;
+    if ((s = tp__json_take(&j, ':', "expected ':'")) != TP_OK) return s;
+    if (strcmp(st->jm.pool + at, "__metadata__") == 0) {
+      if (saw_meta)
+        return tp__error_set(err, TP_ERR_FORMAT, "\"__metadata__\" appears twice in the header");
+      saw_meta = 1;
+      st->jm.pool_n = at;
+      if ((s = tp__st_metadata(&j)) != TP_OK) return s;
+    } else {
+      tp__st_tensor *t;
+      if (tp__array_reserve((void **)&st->t, &st->cap, st->n + 1, sizeof(tp__st_tensor)) !=
+          TP_OK)
+        return tp__error_set(err, TP_ERR_NOMEM, "no memory for %lu tensors",
+                            (unsigned long)(st->n + 1));
+      t = &st->t[st->n++];
+      memset(t, 0, sizeof *t);
+      t->name = at;
+      t->name_len = len;
+      if ((s = tp__st_tensor_obj(&j, t)) != TP_OK) return s;
     }
   }
+  if (more < 0) return TP_ERR_FORMAT;
   tp__json_ws(&j);
   if (j.i != j.n) return tp__json_fail(&j, "more after the header's closing '}'");
   if ((s = tp__st_meta_index(st, err)) != TP_OK) return s;
@@ -13145,7 +13114,8 @@ static tp_status tp__json_entry_value(tp__json *j, tp__json_entry *e) {
 static tp_status tp__json_parse(tp_json *doc, const unsigned char *p, size_t n, tp_error *err) {
   tp__json j;
   tp_status s;
-  size_t k;
+  size_t k = 0; /* the members, then the index */
+  int more;
   j.p = p;
   j.n = n;
   j.i = 0;
@@ -13160,32 +13130,21 @@ static tp_status tp__json_parse(tp_json *doc, const unsigned char *p, size_t n, 
   if (j.i >= j.n || j.p[j.i] != '{')
     return tp__json_fail(&j, "the JSON text is not an object (no '{')");
   j.i++;
-  tp__json_ws(&j);
-  if (j.i < j.n && j.p[j.i] == '}') {
-    j.i++;
-  } else {
-    for (;;) {
-      size_t at, len;
-      tp__json_entry *e;
-      if ((s = tp__json_string(&j, &at, &len)) != TP_OK) return s;
-      if ((s = tp__json_key_note(&j, at, len)) != TP_OK) return s;
-      if ((s = tp__json_take(&j, ':', "expected ':'")) != TP_OK) return s;
-      if (tp__array_reserve((void **)&doc->e, &doc->cap, doc->n + 1, sizeof *doc->e) != TP_OK)
-        return tp__error_set(err, TP_ERR_NOMEM, "no memory for %lu JSON keys",
-                            (unsigned long)(doc->n + 1));
-      e = &doc->e[doc->n++];
-      memset(e, 0, sizeof *e);
-      e->key = at;
-      if ((s = tp__json_entry_value(&j, e)) != TP_OK) return s;
-      tp__json_ws(&j);
-      if (j.i < j.n && j.p[j.i] == ',') {
-        j.i++;
-        continue;
-      }
-      if ((s = tp__json_take(&j, '}', "expected ',' or '}'")) != TP_OK) return s;
-      break;
-    }
+  while ((more = tp__json_more(&j, '}', &k)) > 0) {
+    size_t at, len;
+    tp__json_entry *e;
+    if ((s = tp__json_string(&j, &at, &len)) != TP_OK) return s;
+    if ((s = tp__json_key_note(&j, at, len)) != TP_OK) return s;
+    if ((s = tp__json_take(&j, ':', "expected ':'")) != TP_OK) return s;
+    if (tp__array_reserve((void **)&doc->e, &doc->cap, doc->n + 1, sizeof *doc->e) != TP_OK)
+      return tp__error_set(err, TP_ERR_NOMEM, "no memory for %lu JSON keys",
+                          (unsigned long)(doc->n + 1));
+    e = &doc->e[doc->n++];
+    memset(e, 0, sizeof *e);
+    e->key = at;
+    if ((s = tp__json_entry_value(&j, e)) != TP_OK) return s;
   }
+  if (more < 0) return TP_ERR_FORMAT;
   if ((s = tp__json_keys_done(&j, 0, 0)) != TP_OK) return s;
   tp__json_ws(&j);
   if (j.i != j.n) return tp__json_fail(&j, "more after the object's closing '}'");
