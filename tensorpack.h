@@ -7263,23 +7263,16 @@ static uint64_t tp__store_borrow_hash(const void *ctx, uint32_t i) {
   const tp_store *s = (const tp_store *)ctx;
   return tp__store_borrow_key(s, s->segs[i].bytes, s->segs[i].nbytes);
 }
-typedef struct tp__store_borrow_probe {
-  const tp_store *s;
-  const void *p;
-  uint64_t n;
-} tp__store_borrow_probe;
-static int tp__store_borrow_match(const void *ctx, uint32_t i) {
-  const tp__store_borrow_probe *q = (const tp__store_borrow_probe *)ctx;
-  const tp__store_seg *g = &q->s->segs[i];
-  return g->is_bytes && !g->owned && g->bytes == q->p && g->nbytes == q->n;
-}
 
+/* What a lookup in one of the store's keysets looks for. */
 typedef struct tp__store_probe {
   const tp_store *s;
-  const char *key;             /* key lookups */
+  const char *key;             /* keys: the key, its length and hash */
   size_t len;
-  const unsigned char *digest; /* content lookups */
-  uint64_t nbytes, h;
+  uint64_t h;
+  const unsigned char *digest; /* contents: the digest, the byte count and their hash */
+  uint64_t nbytes, ch;
+  const void *bytes;           /* borrowed: the address (and nbytes) */
 } tp__store_probe;
 
 static int tp__store_key_match(const void *ctx, uint32_t i) {
@@ -7290,35 +7283,18 @@ static int tp__store_key_match(const void *ctx, uint32_t i) {
 static int tp__store_content_match(const void *ctx, uint32_t i) {
   const tp__store_probe *q = (const tp__store_probe *)ctx;
   const tp__store_seg *g = &q->s->segs[i];
-  return g->hash == q->h && g->nbytes == q->nbytes && memcmp(g->digest, q->digest, 32) == 0;
+  return g->hash == q->ch && g->nbytes == q->nbytes && memcmp(g->digest, q->digest, 32) == 0;
+}
+static int tp__store_borrow_match(const void *ctx, uint32_t i) {
+  const tp__store_probe *q = (const tp__store_probe *)ctx;
+  const tp__store_seg *g = &q->s->segs[i];
+  return g->is_bytes && !g->owned && g->bytes == q->bytes && g->nbytes == q->nbytes;
 }
 
-static tp__store_entry *tp__store_find_key(tp_store *s, const char *key, size_t len,
-                                           uint64_t h) {
-  tp__store_probe q;
-  uint32_t idx1;
-  if (s->keys.cap == 0) return NULL;
-  memset(&q, 0, sizeof q);
-  q.s = s;
-  q.key = key;
-  q.len = len;
-  q.h = h;
-  idx1 = s->keys.slot[tp__keyset_probe(&s->keys, h, tp__store_key_match, &q)];
-  return idx1 ? &s->entries[idx1 - 1] : NULL;
-}
-
-static tp__store_seg *tp__store_find_content(tp_store *s, const unsigned char digest[32],
-                                             uint64_t nbytes, uint64_t h) {
-  tp__store_probe q;
-  uint32_t idx1;
-  if (s->contents.cap == 0) return NULL;
-  memset(&q, 0, sizeof q);
-  q.s = s;
-  q.digest = digest;
-  q.nbytes = nbytes;
-  q.h = h;
-  idx1 = s->contents.slot[tp__keyset_probe(&s->contents, h, tp__store_content_match, &q)];
-  return idx1 ? &s->segs[idx1 - 1] : NULL;
+/* The item of keyset t (its index + 1) that q matches under hash h, or 0. */
+static uint32_t tp__store_lookup(const tp__keyset *t, uint64_t h, tp__keyset_match_fn match,
+                                 const tp__store_probe *q) {
+  return t->cap ? t->slot[tp__keyset_probe(t, h, match, q)] : 0;
 }
 
 TPDEF tp_status tp_store_create(const tp_store_options *opts, tp_store **out) {
@@ -7388,6 +7364,8 @@ static tp_status tp__store_insert(tp_store *s, const char *key_or_null, tp__stor
   uint64_t h, ch;
   tp__store_entry *e;
   tp__store_seg *g;
+  tp__store_probe q;
+  uint32_t idx1;
   tp_status st;
 
   if (!key) {
@@ -7399,9 +7377,18 @@ static tp_status tp__store_insert(tp_store *s, const char *key_or_null, tp__stor
   len = strlen(key);
   h = tp__hash_keyed(&s->hk, key, len);
   ch = tp__content_hash(&s->hk, it->digest, it->nbytes);
+  memset(&q, 0, sizeof q);
+  q.s = s;
+  q.key = key;
+  q.len = len;
+  q.h = h;
+  q.digest = it->digest;
+  q.nbytes = it->nbytes;
+  q.ch = ch;
 
-  e = tp__store_find_key(s, key, len, h);
-  if (e) {
+  idx1 = tp__store_lookup(&s->keys, h, tp__store_key_match, &q);
+  if (idx1) {
+    e = &s->entries[idx1 - 1];
     g = &s->segs[e->seg];
     if (g->nbytes != it->nbytes || memcmp(g->digest, it->digest, 32) != 0) {
       char a[17], b[17];
@@ -7425,7 +7412,8 @@ static tp_status tp__store_insert(tp_store *s, const char *key_or_null, tp__stor
     return tp__error_set(&s->err, TP_ERR_OVERFLOW, "key \"%.80s\": a store holds at most %lu "
                         "entries", key, (unsigned long)(UINT32_MAX - 1u));
 
-  g = tp__store_find_content(s, it->digest, it->nbytes, ch);
+  idx1 = tp__store_lookup(&s->contents, ch, tp__store_content_match, &q);
+  g = idx1 ? &s->segs[idx1 - 1] : NULL;
   if (!g) {
     tp__store_seg *ng;
     st = tp__array_reserve((void **)&s->segs, &s->cap_segs, s->n_segs + 1, sizeof(tp__store_seg));
@@ -7437,35 +7425,27 @@ static tp_status tp__store_insert(tp_store *s, const char *key_or_null, tp__stor
                           (unsigned long)s->n_segs);
     ng = &s->segs[s->n_segs];
     memset(ng, 0, sizeof *ng);
-    if (it->view && s->opts.copy) {
-      /* Copying store: the compact bytes now, so the caller may free the weights. */
+    if (it->view && !s->opts.copy) {
+      ng->view = *it->view;
+      ng->order = it->order;
+    } else {
+      /* Bytes; a copying store copies a view's compact bytes now (the caller may then free
+         the weights), and raw bytes when asked to. */
       ng->is_bytes = 1;
-      if (it->nbytes > 0) {
+      ng->bytes = (const unsigned char *)it->bytes;
+      if ((it->view || it->copy) && it->nbytes > 0) {
         ng->owned = (unsigned char *)TP_MALLOC((size_t)it->nbytes);
         if (!ng->owned)
           return tp__error_set(&s->err, TP_ERR_NOMEM, "key \"%.80s\": cannot copy %llu bytes",
                               key, (unsigned long long)it->nbytes);
-        st = tp_compact_into(it->view, it->order, ng->owned, (size_t)it->nbytes);
-        if (st != TP_OK) {
+        if (it->view) st = tp_compact_into(it->view, it->order, ng->owned, (size_t)it->nbytes);
+        else memcpy(ng->owned, it->bytes, (size_t)it->nbytes);
+        if (st != TP_OK) { /* (TP_OK from the reserve above for a memcpy) */
           TP_FREE(ng->owned);
           ng->owned = NULL;
           return tp__error_set(&s->err, st, "key \"%.80s\": copying the view failed (%s)", key,
                               tp_status_str(st));
         }
-      }
-      ng->bytes = ng->owned;
-    } else if (it->view) {
-      ng->view = *it->view;
-      ng->order = it->order;
-    } else {
-      ng->is_bytes = 1;
-      ng->bytes = (const unsigned char *)it->bytes;
-      if (it->copy && it->nbytes > 0) {
-        ng->owned = (unsigned char *)TP_MALLOC((size_t)it->nbytes);
-        if (!ng->owned)
-          return tp__error_set(&s->err, TP_ERR_NOMEM, "key \"%.80s\": cannot copy %llu bytes",
-                              key, (unsigned long long)it->nbytes);
-        memcpy(ng->owned, it->bytes, (size_t)it->nbytes);
         ng->bytes = ng->owned;
       }
     }
@@ -7686,14 +7666,15 @@ TPDEF tp_status tp_store_add_bytes(tp_store *s, const char *key_or_NULL, const v
   it.bytes = data;
   it.copy = copy || s->opts.copy;
   it.nbytes = (uint64_t)n;
-  if (!it.copy && n > 0 && s->borrowed.cap > 0) {
-    tp__store_borrow_probe q;
+  if (!it.copy && n > 0) {
+    tp__store_probe q;
     uint32_t idx1;
+    memset(&q, 0, sizeof q);
     q.s = s;
-    q.p = data;
-    q.n = (uint64_t)n;
-    idx1 = s->borrowed.slot[tp__keyset_probe(&s->borrowed, tp__store_borrow_key(s, data, n),
-                                             tp__store_borrow_match, &q)];
+    q.bytes = data;
+    q.nbytes = (uint64_t)n;
+    idx1 = tp__store_lookup(&s->borrowed, tp__store_borrow_key(s, data, n),
+                            tp__store_borrow_match, &q);
     if (idx1) {
       memcpy(it.digest, s->segs[idx1 - 1].digest, 32);
       return tp__store_insert(s, key_or_NULL, &it, key_out);
