@@ -7735,6 +7735,21 @@ __declspec(dllimport) int __stdcall CloseHandle(void *handle);
 #include <unistd.h>
 #endif
 
+/* *out holds n bytes at p, to be unmapped (mapped) or freed at close; TP_OK. */
+static tp_status tp__file_bytes_set(tp_file_bytes *out, void *p, size_t n, int mapped) {
+  out->data = p;
+  out->size = n;
+  out->mapped = mapped;
+  out->release__ = p;
+  return TP_OK;
+}
+
+/* tp_file_bytes_open's sentence when path does not open (e: errno, or 0). */
+static tp_status tp__file_open_failed(tp_error *err, const char *path, int e) {
+  return tp__error_set(err, TP_ERR_IO, "cannot open \"%.100s\": %s", path,
+                      e ? strerror(e) : "unknown reason");
+}
+
 /* Reads what is left of a file into a TP_MALLOC buffer, growing it (hint: the expected size).
    read_fn returns bytes read, 0 at the end, < 0 on error (errno set). */
 typedef long (*tp__read_fn)(void *ctx, void *buf, size_t n);
@@ -7779,11 +7794,7 @@ static tp_status tp__file_read_all(const char *path, tp__read_fn rd, void *ctx, 
     TP_FREE(buf);
     buf = NULL;
   }
-  out->data = buf;
-  out->size = n;
-  out->mapped = 0;
-  out->release__ = buf;
-  return TP_OK;
+  return tp__file_bytes_set(out, buf, n, 0);
 }
 
 #if defined(_WIN32)
@@ -7821,15 +7832,11 @@ TPDEF tp_status tp_file_bytes_open(const char *path, unsigned flags, tp_file_byt
                         flags & ~TP_FILE_COPY);
 #if defined(_WIN32)
   {
-    int fd, e;
+    int fd;
     __int64 len;
     errno = 0;
     fd = _open(path, _O_RDONLY | _O_BINARY);
-    if (fd < 0) {
-      e = errno;
-      return tp__error_set(err, TP_ERR_IO, "cannot open \"%.100s\": %s", path,
-                          e ? strerror(e) : "unknown reason");
-    }
+    if (fd < 0) return tp__file_open_failed(err, path, errno);
     len = _filelengthi64(fd);
     if (len < 0) {
       _close(fd);
@@ -7848,11 +7855,7 @@ TPDEF tp_status tp_file_bytes_open(const char *path, unsigned flags, tp_file_byt
       if (m) CloseHandle(m);
       if (v) {
         _close(fd);
-        out->data = v;
-        out->size = (size_t)len;
-        out->mapped = 1;
-        out->release__ = v;
-        return TP_OK;
+        return tp__file_bytes_set(out, v, (size_t)len, 1);
       }
     }
     s = tp__file_read_all(path, tp__fd_read, &fd, (size_t)len, out, err);
@@ -7867,11 +7870,7 @@ TPDEF tp_status tp_file_bytes_open(const char *path, unsigned flags, tp_file_byt
       errno = 0;
       fd = open(path, O_RDONLY);
     } while (fd < 0 && errno == EINTR);
-    if (fd < 0) {
-      e = errno;
-      return tp__error_set(err, TP_ERR_IO, "cannot open \"%.100s\": %s", path,
-                          e ? strerror(e) : "unknown reason");
-    }
+    if (fd < 0) return tp__file_open_failed(err, path, errno);
     if (fstat(fd, &sb) != 0) {
       e = errno;
       close(fd);
@@ -7890,11 +7889,7 @@ TPDEF tp_status tp_file_bytes_open(const char *path, unsigned flags, tp_file_byt
       void *v = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
       if (v != MAP_FAILED) {
         close(fd);
-        out->data = v;
-        out->size = (size_t)sb.st_size;
-        out->mapped = 1;
-        out->release__ = v;
-        return TP_OK;
+        return tp__file_bytes_set(out, v, (size_t)sb.st_size, 1);
       }
     }
     s = tp__file_read_all(path, tp__fd_read, &fd,
@@ -7905,14 +7900,9 @@ TPDEF tp_status tp_file_bytes_open(const char *path, unsigned flags, tp_file_byt
 #else
   {
     FILE *f;
-    int e;
     errno = 0;
     f = fopen(path, "rb");
-    if (!f) {
-      e = errno;
-      return tp__error_set(err, TP_ERR_IO, "cannot open \"%.100s\": %s", path,
-                          e ? strerror(e) : "unknown reason");
-    }
+    if (!f) return tp__file_open_failed(err, path, errno);
     s = tp__file_read_all(path, tp__stdio_read, f, 0, out, err);
     fclose(f);
     return s;
