@@ -12344,7 +12344,7 @@ static tp_status tp__json_string(tp__json *j, size_t *at, size_t *len) {
     c = j->p[j->i + 1];
     if (c == 'u') {
       unsigned cp, lo;
-      size_t k = 0;
+      size_t k, b;
       if (j->n - j->i < 6 || !tp__hex4(j->p + j->i + 2, &cp))
         return tp__json_fail(j, "\\u needs four hex digits");
       j->i += 6;
@@ -12357,21 +12357,11 @@ static tp_status tp__json_string(tp__json *j, size_t *at, size_t *len) {
         cp = 0x10000u + ((cp - 0xD800u) << 10) + (lo - 0xDC00u);
       }
       if (cp == 0) return tp__json_fail(j, "\\u0000 in a string (no C string can hold it)");
-      if (cp < 0x80) {
-        u[k++] = (unsigned char)cp;
-      } else if (cp < 0x800) {
-        u[k++] = (unsigned char)(0xC0 | (cp >> 6));
-        u[k++] = (unsigned char)(0x80 | (cp & 0x3F));
-      } else if (cp < 0x10000) {
-        u[k++] = (unsigned char)(0xE0 | (cp >> 12));
-        u[k++] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
-        u[k++] = (unsigned char)(0x80 | (cp & 0x3F));
-      } else {
-        u[k++] = (unsigned char)(0xF0 | (cp >> 18));
-        u[k++] = (unsigned char)(0x80 | ((cp >> 12) & 0x3F));
-        u[k++] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
-        u[k++] = (unsigned char)(0x80 | (cp & 0x3F));
-      }
+      /* UTF-8: k bytes, six bits in each continuation byte (last first), the rest behind the
+         lead byte's k ones (0xC0, 0xE0, 0xF0: (0xFF00 >> k) & 0xFF) */
+      k = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+      for (b = k - 1; b > 0; b--, cp >>= 6) u[b] = (unsigned char)(0x80 | (cp & 0x3F));
+      u[0] = (unsigned char)(k == 1 ? cp : ((0xFF00u >> k) & 0xFF) | cp);
       if ((s = tp__json_pool_put(j, u, k)) != TP_OK) return s;
       continue;
     }
@@ -13304,9 +13294,18 @@ TPDEF tp_status tp_view_from_dlpack(const DLTensor *t, size_t storage_nbytes, tp
   tp_tensor r;
   tp_dtype dt;
   size_t es;
-  int d, code;
-  unsigned bits;
+  int d;
+  size_t k;
   const unsigned char *base;
+  /* the DLPack (code, bits) pairs with a tp_dtype; 6 is kDLBool (DLPack 0.8+) */
+  static const struct {
+    int code;
+    unsigned bits;
+    tp_dtype dt;
+  } kinds[] = {{kDLFloat, 16, TP_F16}, {kDLFloat, 32, TP_F32}, {kDLFloat, 64, TP_F64},
+               {kDLBfloat, 16, TP_BF16}, {kDLInt, 8, TP_I8},    {kDLInt, 16, TP_I16},
+               {kDLInt, 32, TP_I32},    {kDLInt, 64, TP_I64},  {kDLUInt, 8, TP_U8},
+               {6, 8, TP_BOOL}};
   if (!err) err = &local;
   memset(err, 0, sizeof *err);
   if (!t || !out) return tp__error_set(err, TP_ERR_INVALID, "tp_view_from_dlpack: NULL %s",
@@ -13318,21 +13317,12 @@ TPDEF tp_status tp_view_from_dlpack(const DLTensor *t, size_t storage_nbytes, tp
   if (t->dtype.lanes != 1)
     return tp__error_set(err, TP_ERR_UNSUPPORTED, "DLPack dtype has %u lanes; only 1 is "
                         "supported", (unsigned)t->dtype.lanes);
-  code = (int)t->dtype.code;
-  bits = (unsigned)t->dtype.bits;
-  if (code == (int)kDLFloat && bits == 16) dt = TP_F16;
-  else if (code == (int)kDLFloat && bits == 32) dt = TP_F32;
-  else if (code == (int)kDLFloat && bits == 64) dt = TP_F64;
-  else if (code == (int)kDLBfloat && bits == 16) dt = TP_BF16;
-  else if (code == (int)kDLInt && bits == 8) dt = TP_I8;
-  else if (code == (int)kDLInt && bits == 16) dt = TP_I16;
-  else if (code == (int)kDLInt && bits == 32) dt = TP_I32;
-  else if (code == (int)kDLInt && bits == 64) dt = TP_I64;
-  else if (code == (int)kDLUInt && bits == 8) dt = TP_U8;
-  else if (code == 6 && bits == 8) dt = TP_BOOL;   /* kDLBool (DLPack 0.8+) */
-  else
+  for (k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+    if (kinds[k].code == (int)t->dtype.code && kinds[k].bits == (unsigned)t->dtype.bits) break;
+  if (k == sizeof kinds / sizeof kinds[0])
     return tp__error_set(err, TP_ERR_UNSUPPORTED, "DLPack dtype code %d with %u bits has no "
-                        "tp_dtype", code, bits);
+                        "tp_dtype", (int)t->dtype.code, (unsigned)t->dtype.bits);
+  dt = kinds[k].dt;
   if (t->ndim < 0 || t->ndim > TP_MAX_DIMS)
     return tp__error_set(err, TP_ERR_INVALID, "DLPack tensor has %d dims (0..%d allowed)",
                         t->ndim, TP_MAX_DIMS);
