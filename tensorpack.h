@@ -8027,7 +8027,6 @@ static tp_status tp__store_prepare(void *obj, uint64_t *total) {
   memset(refs, 0, nrefs * sizeof(tp_fb_ref)); /* (with the adds inlined, GCC cannot see that
                                                   an empty store reads none of it) */
 
-  /* DataSegment: 0 offset u64, 1 size u64. */
   for (i = 0; i < s->n_segs; i++) {
     tp_fb_start_table(b);
     tp_fb_add_u64(b, TP_FT01_F_DataSegment_offset, s->segs[i].offset,
@@ -8037,9 +8036,8 @@ static tp_status tp__store_prepare(void *obj, uint64_t *total) {
   }
   segs_vec = tp_fb_create_vector_refs(b, refs, s->n_segs);
 
-  /* NamedData: 0 key string, 1 segment_index u32, 2 tensor_layout. TensorLayout: 0 scalar_type
-     i8, 1 sizes [i32], 2 dim_order [u8]; both vectors always present (the loader reads them
-     unchecked), empty for a 0-dim tensor. */
+  /* A layout's sizes and dim_order are always present (the loader reads them unchecked),
+     empty for a 0-dim tensor. */
   for (i = 0; i < s->n_entries; i++) {
     const tp__store_entry *e = &s->entries[i];
     tp_fb_ref key = tp_fb_create_string(b, e->key, e->key_len), layout = 0;
@@ -8062,8 +8060,7 @@ static tp_status tp__store_prepare(void *obj, uint64_t *total) {
   named_vec = tp_fb_create_vector_refs(b, refs, s->n_entries);
   TP_FREE(refs);
 
-  /* FlatTensor: 0 version u32 (0), 1 segments, 2 named_data (both always present). */
-  tp_fb_start_table(b);
+  tp_fb_start_table(b); /* segments and named_data always present */
   tp_fb_add_u32(b, TP_FT01_F_FlatTensor_version, 0, TP_FT01_D_FlatTensor_version);
   tp_fb_add_ref(b, TP_FT01_F_FlatTensor_segments, segs_vec);
   tp_fb_add_ref(b, TP_FT01_F_FlatTensor_named_data, named_vec);
@@ -8195,8 +8192,7 @@ static int64_t tp__i32_bits(uint64_t v) {
   return u >= 0x80000000u ? (int64_t)u - (int64_t)0x100000000ll : (int64_t)u;
 }
 
-/* Reads and checks named_data[i]; on failure records a sentence in p->err. */
-/* Entry i, checked; *klen_out (may be NULL) its key's length. */
+/* Entry i, checked (a failure's sentence in p->err); *klen_out (may be NULL): its key's length. */
 static tp_status tp__ptd_entry(tp_ptd *p, size_t i, tp_ptd_entry *e, size_t *klen_out) {
   tp_fb_vector named, segs, sizes, order;
   tp_fb_table nd, seg, layout;
@@ -8450,7 +8446,8 @@ TPDEF size_t tp_ptd_index_slots(const tp_ptd *p) {
   return cap;
 }
 
-/* tp_ptd_index's keyset: entries of named_data matched by key. */
+/* tp_ptd_find's match (through tp_ptd_index's keyset, or entry by entry): named_data[i] has
+   q's key. */
 typedef struct tp__ptd_probe {
   const tp_fb_vector *named;
   const char *key;
@@ -8508,7 +8505,8 @@ TPDEF tp_status tp_ptd_index(tp_ptd *p, uint32_t *slots, size_t nslots) {
 
 TPDEF tp_status tp_ptd_find(tp_ptd *p, const char *key, tp_ptd_entry *e) {
   tp_fb_vector named;
-  size_t i, len;
+  tp__ptd_probe q;
+  size_t i;
   TP_ASSERT(p);
   if (!e) return TP_ERR_INVALID;
   memset(e, 0, sizeof *e);
@@ -8518,29 +8516,23 @@ TPDEF tp_status tp_ptd_find(tp_ptd *p, const char *key, tp_ptd_entry *e) {
     tp__error_set(&p->last_lookup, TP_ERR_INVALID, "NULL key");
     return TP_ERR_INVALID;
   }
-  len = strlen(key);
   p->root__.r = &p->r__;
   p->r__.tables = 0;
   named = tp_fb_vector_field(&p->root__, TP_FT01_F_FlatTensor_named_data, 4);
+  q.named = &named;
+  q.key = key;
+  q.len = strlen(key);
   if (p->index__) {
     tp__keyset ks;
-    tp__ptd_probe q;
     tp__hashkey hk = p->index_key__;
     uint32_t idx1;
     ks.slot = p->index__;
     ks.cap = p->index_cap__;
-    q.named = &named;
-    q.key = key;
-    q.len = len;
-    idx1 = ks.slot[tp__keyset_probe(&ks, tp__hash_keyed(&hk, key, len), tp__ptd_key_match, &q)];
+    idx1 = ks.slot[tp__keyset_probe(&ks, tp__hash_keyed(&hk, key, q.len), tp__ptd_key_match, &q)];
     if (idx1) return tp__ptd_entry(p, idx1 - 1, e, NULL);
   } else {
-    for (i = 0; i < p->count; i++) {
-      size_t klen;
-      const char *k = tp__ptd_key(&named, i, &klen);
-      TP__STEP();
-      if (k && klen == len && memcmp(k, key, len) == 0) return tp__ptd_entry(p, i, e, NULL);
-    }
+    for (i = 0; i < p->count; i++)
+      if (tp__ptd_key_match(&q, (uint32_t)i)) return tp__ptd_entry(p, i, e, NULL);
   }
   tp__error_set(&p->last_lookup, TP_ERR_INVALID, "key \"%.120s\" is not in the .ptd", key);
   return TP_ERR_INVALID;
@@ -12754,7 +12746,7 @@ TPDEF void tp_safetensors_close(tp_safetensors *st) {
 static tp_status tp__st_parse(tp_safetensors *st, const unsigned char *f, size_t nbytes,
                               tp_error *err) {
   uint64_t hlen;
-  tp__json j;
+  tp__json j = {NULL, 0, 0, &st->jm, st, "header byte", err}; /* p and n: the header's */
   tp_status s;
   int saw_meta = 0, more;
   size_t k = 0;
@@ -12772,11 +12764,6 @@ static tp_status tp__st_parse(tp_safetensors *st, const unsigned char *f, size_t
   st->data_size = (uint64_t)(nbytes - 8 - (size_t)hlen);
   j.p = f + 8;
   j.n = (size_t)hlen;
-  j.i = 0;
-  j.m = &st->jm;
-  j.st = st;
-  j.where = "header byte";
-  j.err = err;
   if (j.n == 0 || j.p[0] != '{')
     return tp__error_set(err, TP_ERR_FORMAT, "the %lu-byte header does not start with '{'",
                         (unsigned long)j.n);
@@ -13073,17 +13060,10 @@ static tp_status tp__json_entry_value(tp__json *j, tp__json_entry *e) {
 }
 
 static tp_status tp__json_parse(tp_json *doc, const unsigned char *p, size_t n, tp_error *err) {
-  tp__json j;
+  tp__json j = {p, n, 0, &doc->jm, NULL, "byte", err};
   tp_status s;
   size_t k = 0; /* the members, then the index */
   int more;
-  j.p = p;
-  j.n = n;
-  j.i = 0;
-  j.m = &doc->jm;
-  j.st = NULL;
-  j.where = "byte";
-  j.err = err;
   if (n > TP__ST_MAX_HEADER)
     return tp__error_set(err, TP_ERR_FORMAT, "the JSON text is %lu bytes, above the limit of %lu",
                         (unsigned long)n, (unsigned long)TP__ST_MAX_HEADER);
