@@ -901,8 +901,8 @@ typedef struct tp_store_item {
 TPDEF tp_status tp_store_add_all(tp_store *s, tp_store_item *items, size_t n);
 /* Adds raw bytes with no tensor layout. copy != 0 (or a store created with
    tp_store_options.copy = 1): the store keeps its own copy (none is made when an entry with
-   equal bytes is already there); otherwise borrowed until the store is written. Keys, dedup, alignment and errors as tp_store_add (NULL data with n > 0 is
-   TP_ERR_INVALID). */
+   equal bytes is already there); otherwise borrowed until the store is written. Keys, dedup,
+   alignment and errors as tp_store_add (NULL data with n > 0 is TP_ERR_INVALID). */
 TPDEF tp_status tp_store_add_bytes(tp_store *s, const char *key_or_NULL, const void *data,
                                    size_t n, size_t alignment, int copy, const char **key_out);
 /* Number of distinct keys. */
@@ -1052,8 +1052,8 @@ TPDEF tp_status tp_ptd_find(tp_ptd *p, const char *key, tp_ptd_entry *e);
    0 for an opened file without entries or a failed open). The slots must stay alive, unchanged,
    as long as p is used. Building it takes one probe per entry on average, duplicate keys
    included (a repeated key is found and skipped: the index keeps the first entry under each
-   key, which tp_ptd_find then returns). Errors: TP_ERR_INVALID (slots too few, or NULL with a need > 0), the
-   open failure. */
+   key, which tp_ptd_find then returns). Errors: TP_ERR_INVALID (slots too few, or NULL with a
+   need > 0), the open failure. */
 TPDEF size_t tp_ptd_index_slots(const tp_ptd *p);
 TPDEF tp_status tp_ptd_index(tp_ptd *p, uint32_t *slots, size_t nslots);
 
@@ -7085,16 +7085,21 @@ typedef struct tp__store_seg {
   unsigned char digest[32];    /* SHA-256 of the bytes */
 } tp__store_seg;
 
-typedef struct tp__store_entry {
-  char *key;                   /* own allocation: pointers handed out stay valid */
-  size_t key_len;
-  uint64_t hash;
-  uint32_t seg;
+/* An entry's TensorLayout (has_layout 0: raw bytes, none). */
+typedef struct tp__store_layout {
   int has_layout;
   int8_t scalar_type;
   uint8_t ndim;
   int32_t sizes[TP_MAX_DIMS];
   uint8_t dim_order[TP_MAX_DIMS];
+} tp__store_layout;
+
+typedef struct tp__store_entry {
+  char *key;                   /* own allocation: pointers handed out stay valid */
+  size_t key_len;
+  uint64_t hash;
+  uint32_t seg;
+  tp__store_layout layout;
 } tp__store_entry;
 
 struct tp_store {
@@ -7349,11 +7354,7 @@ typedef struct tp__store_item {
   uint64_t nbytes;
   uint64_t alignment;
   unsigned char digest[32];
-  int has_layout;
-  int8_t scalar_type;
-  uint8_t ndim;
-  int32_t sizes[TP_MAX_DIMS];
-  uint8_t dim_order[TP_MAX_DIMS];
+  tp__store_layout layout;
 } tp__store_item;
 
 static tp_status tp__store_insert(tp_store *s, const char *key_or_null, tp__store_item *it,
@@ -7479,11 +7480,7 @@ static tp_status tp__store_insert(tp_store *s, const char *key_or_null, tp__stor
   e->key_len = len;
   e->hash = h;
   e->seg = (uint32_t)(g - s->segs);
-  e->has_layout = it->has_layout;
-  e->scalar_type = it->scalar_type;
-  e->ndim = it->ndim;
-  memcpy(e->sizes, it->sizes, sizeof e->sizes);
-  memcpy(e->dim_order, it->dim_order, sizeof e->dim_order);
+  e->layout = it->layout;
   s->n_entries++;
   s->keys.slot[tp__keyset_probe(&s->keys, h, NULL, NULL)] = (uint32_t)s->n_entries;
   s->prepared = 0;
@@ -7526,19 +7523,19 @@ static tp_status tp__store_view_item(tp_store *s, const char *key_or_NULL, const
   it->view = t;
   it->order = order;
   it->nbytes = (uint64_t)tp_nbytes(t);
-  it->has_layout = 1;
-  it->scalar_type = (int8_t)t->dtype;
-  it->ndim = (uint8_t)t->ndim;
+  it->layout.has_layout = 1;
+  it->layout.scalar_type = (int8_t)t->dtype;
+  it->layout.ndim = (uint8_t)t->ndim;
   for (d = 0; d < t->ndim; d++) {
     if (t->sizes[d] > INT32_MAX)
       return tp__error_set(&s->err, TP_ERR_UNSUPPORTED,
                           "key \"%.80s\": dim %d has size %lld; a .ptd layout holds int32 sizes",
                           kname, d, (long long)t->sizes[d]);
-    it->sizes[d] = (int32_t)t->sizes[d];
-    it->dim_order[d] = (uint8_t)d;
+    it->layout.sizes[d] = (int32_t)t->sizes[d];
+    it->layout.dim_order[d] = (uint8_t)d;
   }
   if (order == TP_ORDER_PRESERVE && t->ndim > 0) {
-    st = tp_dim_order(t, it->dim_order);
+    st = tp_dim_order(t, it->layout.dim_order);
     if (st != TP_OK)
       return tp__error_set(&s->err, st, "key \"%.80s\": no dim order (%s)", kname,
                           tp_status_str(st));
@@ -7710,16 +7707,13 @@ __declspec(dllimport) void *__stdcall CreateFileMappingA(void *file,
                                                          unsigned long size_low,
                                                          const char *name);
 #ifdef _WIN64
-__declspec(dllimport) void *__stdcall MapViewOfFile(void *mapping, unsigned long access,
-                                                    unsigned long offset_high,
-                                                    unsigned long offset_low,
-                                                    unsigned long long bytes);
+typedef unsigned long long tp__win_size; /* SIZE_T */
 #else
+typedef unsigned long tp__win_size;
+#endif
 __declspec(dllimport) void *__stdcall MapViewOfFile(void *mapping, unsigned long access,
                                                     unsigned long offset_high,
-                                                    unsigned long offset_low,
-                                                    unsigned long bytes);
-#endif
+                                                    unsigned long offset_low, tp__win_size bytes);
 __declspec(dllimport) int __stdcall UnmapViewOfFile(const void *base);
 __declspec(dllimport) int __stdcall CloseHandle(void *handle);
 #ifdef __cplusplus
@@ -8040,12 +8034,13 @@ static tp_status tp__store_prepare(void *obj, uint64_t *total) {
      empty for a 0-dim tensor. */
   for (i = 0; i < s->n_entries; i++) {
     const tp__store_entry *e = &s->entries[i];
+    const tp__store_layout *l = &e->layout;
     tp_fb_ref key = tp_fb_create_string(b, e->key, e->key_len), layout = 0;
-    if (e->has_layout) {
-      tp_fb_ref sizes = tp_fb_create_vector(b, e->sizes, e->ndim, 4);
-      tp_fb_ref order = tp_fb_create_vector(b, e->dim_order, e->ndim, 1);
+    if (l->has_layout) {
+      tp_fb_ref sizes = tp_fb_create_vector(b, l->sizes, l->ndim, 4);
+      tp_fb_ref order = tp_fb_create_vector(b, l->dim_order, l->ndim, 1);
       tp_fb_start_table(b);
-      tp_fb_add_i8(b, TP_FT01_F_TensorLayout_scalar_type, e->scalar_type,
+      tp_fb_add_i8(b, TP_FT01_F_TensorLayout_scalar_type, l->scalar_type,
                    TP_FT01_D_TensorLayout_scalar_type);
       tp_fb_add_ref(b, TP_FT01_F_TensorLayout_sizes, sizes);
       tp_fb_add_ref(b, TP_FT01_F_TensorLayout_dim_order, order);
@@ -12470,7 +12465,7 @@ static tp_status tp__json_skip(tp__json *j, int depth) {
 /* One tensor's object: {"dtype": .., "shape": [..], "data_offsets": [b, e]} in any order. */
 static tp_status tp__st_tensor_obj(tp__json *j, tp__st_tensor *t) {
   tp_safetensors *st = j->st;
-  int have_dtype = 0, have_shape = 0, have_offsets = 0, more;
+  int have_dtype = 0, have_shape = 0, have_offsets = 0, more, *have;
   tp_status s;
   size_t first = j->m->keys_n, start, k = 0;
   /* st->jm.pool may move with every put: names are re-read through the pool + offset */
@@ -12484,17 +12479,13 @@ static tp_status tp__st_tensor_obj(tp__json *j, tp__st_tensor *t) {
     if ((s = tp__json_key_note(j, at, len)) != TP_OK) return s;
     if ((s = tp__json_take(j, ':', "expected ':'")) != TP_OK) return s;
     f = st->jm.pool + at;
-    if (strcmp(f, "dtype") == 0 || strcmp(f, "shape") == 0 ||
-        strcmp(f, "data_offsets") == 0) {
-      int *have = f[0] == 'd' && f[1] == 't' ? &have_dtype
-                  : f[0] == 's'              ? &have_shape
-                                             : &have_offsets;
-      if (*have)
-        return tp__error_set(j->err, TP_ERR_FORMAT, "tensor \"%.80s\": \"%s\" appears twice",
-                            st->jm.pool + t->name, f);
-      *have = 1;
-    }
-    if (strcmp(f, "dtype") == 0) {
+    have = strcmp(f, "dtype") == 0 ? &have_dtype : strcmp(f, "shape") == 0 ? &have_shape
+           : strcmp(f, "data_offsets") == 0 ? &have_offsets : NULL;
+    if (have && *have)
+      return tp__error_set(j->err, TP_ERR_FORMAT, "tensor \"%.80s\": \"%s\" appears twice",
+                          st->jm.pool + t->name, f);
+    if (have) *have = 1;
+    if (have == &have_dtype) {
       size_t dat, dlen, d;
       st->jm.pool_n = at;
       if ((s = tp__json_string(j, &dat, &dlen)) != TP_OK) return s;
@@ -12506,8 +12497,8 @@ static tp_status tp__st_tensor_obj(tp__json *j, tp__st_tensor *t) {
                             "tensorpack knows", st->jm.pool + t->name, st->jm.pool + dat);
       t->dtype = (int)d;
       st->jm.pool_n = dat;
-    } else if (strcmp(f, "shape") == 0 || strcmp(f, "data_offsets") == 0) {
-      int is_shape = f[0] == 's';
+    } else if (have) {
+      int is_shape = have == &have_shape;
       size_t count = 0;
       uint64_t v = 0, off[2] = {0, 0};
       st->jm.pool_n = at;
