@@ -1035,8 +1035,8 @@ TPDEF tp_status tp_ptd_open_file(tp_ptd *p, const char *path);
    that tp_ptd_open filled. Entry pointers are invalid afterwards. */
 TPDEF void tp_ptd_close(tp_ptd *p);
 /* The open failure (TP_OK when the file opened) and its sentence ("" when none); why the last
-   tp_ptd_find / tp_ptd_entry_at failed ("" after a success). Read these, not the err and
-   last_lookup fields (kept for source compatibility). */
+   tp_ptd_find / tp_ptd_entry_at / tp_ptd_index failed ("" after a success). Read these, not
+   the err and last_lookup fields (kept for source compatibility). */
 TPDEF tp_status tp_ptd_status(const tp_ptd *p);
 TPDEF const char *tp_ptd_error(const tp_ptd *p);
 TPDEF const char *tp_ptd_lookup_error(const tp_ptd *p);
@@ -8367,10 +8367,8 @@ TPDEF tp_status tp_ptd_open(tp_ptd *p, const void *data, size_t size) {
   if (segs.pos == 0 || named.pos == 0)
     return tp__error_set(&p->err, TP_ERR_FORMAT, "FlatTensor without %s",
                         segs.pos == 0 ? "segments" : "named_data");
-  /* Each entry's key is read whole (its NUL check here, its hash in tp_ptd_index), so key
-     strings that entries share through one offset would make that cost N x L for a file of
-     N x 4 + L bytes. Keys of their own cannot add up to more than the flatbuffer holds, so a
-     total above it is refused: the work stays linear in the file. */
+  /* The keys' budget (section 8, "Shared tables"): shared key strings would make the NUL
+     checks and the hashing N x L for a file of N x 4 + L bytes. */
   for (i = 0; i < named.count; i++) {
     size_t klen;
     st = tp__ptd_entry(p, i, &e, &klen);
@@ -8418,11 +8416,9 @@ TPDEF tp_status tp_ptd_entry_at(tp_ptd *p, size_t i, tp_ptd_entry *e) {
   memset(e, 0, sizeof *e);
   if (p->err.status != TP_OK) return p->err.status;
   memset(&p->last_lookup, 0, sizeof p->last_lookup);
-  if (i >= p->count) {
-    tp__error_set(&p->last_lookup, TP_ERR_INVALID, "entry %lu of %lu", (unsigned long)i,
-                 (unsigned long)p->count);
-    return TP_ERR_INVALID;
-  }
+  if (i >= p->count)
+    return tp__error_set(&p->last_lookup, TP_ERR_INVALID, "entry %lu of %lu", (unsigned long)i,
+                        (unsigned long)p->count);
   return tp__ptd_entry(p, i, e, NULL);
 }
 
@@ -8466,12 +8462,11 @@ TPDEF tp_status tp_ptd_index(tp_ptd *p, uint32_t *slots, size_t nslots) {
   size_t need, i;
   TP_ASSERT(p);
   if (p->err.status != TP_OK) return p->err.status;
+  memset(&p->last_lookup, 0, sizeof p->last_lookup); /* (a sentence sticks until reset) */
   need = tp_ptd_index_slots(p);
-  if (nslots < need || (need > 0 && !slots)) {
-    tp__error_set(&p->last_lookup, TP_ERR_INVALID, "the index needs %lu slots, %lu given",
-                 (unsigned long)need, (unsigned long)nslots);
-    return TP_ERR_INVALID;
-  }
+  if (nslots < need || (need > 0 && !slots))
+    return tp__error_set(&p->last_lookup, TP_ERR_INVALID, "the index needs %lu slots, %lu given",
+                        (unsigned long)need, (unsigned long)nslots);
   p->index__ = NULL;
   p->index_cap__ = 0;
   if (need == 0) return TP_OK;
@@ -8507,10 +8502,7 @@ TPDEF tp_status tp_ptd_find(tp_ptd *p, const char *key, tp_ptd_entry *e) {
   memset(e, 0, sizeof *e);
   if (p->err.status != TP_OK) return p->err.status;
   memset(&p->last_lookup, 0, sizeof p->last_lookup);
-  if (!key) {
-    tp__error_set(&p->last_lookup, TP_ERR_INVALID, "NULL key");
-    return TP_ERR_INVALID;
-  }
+  if (!key) return tp__error_set(&p->last_lookup, TP_ERR_INVALID, "NULL key");
   p->root__.r = &p->r__;
   p->r__.tables = 0;
   named = tp_fb_vector_field(&p->root__, TP_FT01_F_FlatTensor_named_data, 4);
@@ -8529,8 +8521,7 @@ TPDEF tp_status tp_ptd_find(tp_ptd *p, const char *key, tp_ptd_entry *e) {
     for (i = 0; i < p->count; i++)
       if (tp__ptd_key_match(&q, (uint32_t)i)) return tp__ptd_entry(p, i, e, NULL);
   }
-  tp__error_set(&p->last_lookup, TP_ERR_INVALID, "key \"%.120s\" is not in the .ptd", key);
-  return TP_ERR_INVALID;
+  return tp__error_set(&p->last_lookup, TP_ERR_INVALID, "key \"%.120s\" is not in the .ptd", key);
 }
 
 
@@ -12554,15 +12545,15 @@ static tp_status tp__st_metadata(tp__json *j) {
   int more;
   if ((s = tp__json_take(j, '{', "__metadata__ is not an object")) != TP_OK) return s;
   while ((more = tp__json_more(j, '}', &k)) > 0) {
-    size_t kat, klen, vat, vlen;
+    size_t kat, vat, len; /* (the lengths are not kept) */
     TP__STEP();
-    if ((s = tp__json_string(j, &kat, &klen)) != TP_OK) return s;
+    if ((s = tp__json_string(j, &kat, &len)) != TP_OK) return s;
     if ((s = tp__json_take(j, ':', "expected ':'")) != TP_OK) return s;
     tp__json_ws(j);
     if (j->i >= j->n || j->p[j->i] != '"')
       return tp__error_set(j->err, TP_ERR_FORMAT, "__metadata__ \"%.80s\": the value is not a "
                           "string", st->jm.pool + kat);
-    if ((s = tp__json_string(j, &vat, &vlen)) != TP_OK) return s;
+    if ((s = tp__json_string(j, &vat, &len)) != TP_OK) return s;
     /* duplicates: found once the header is read, by sorting (tp__st_meta_index) */
     if (tp__array_reserve((void **)&st->meta, &st->meta_cap, 2 * st->meta_n + 2,
                          sizeof(size_t)) != TP_OK)
@@ -12571,8 +12562,6 @@ static tp_status tp__st_metadata(tp__json *j) {
     st->meta[2 * st->meta_n] = kat;
     st->meta[2 * st->meta_n + 1] = vat;
     st->meta_n++;
-    (void)klen;
-    (void)vlen;
   }
   return more < 0 ? TP_ERR_FORMAT : TP_OK;
 }
