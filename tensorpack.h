@@ -12613,6 +12613,38 @@ static tp_status tp__st_check(tp_safetensors *st, tp_error *err) {
                           "header", (unsigned long long)st->data_size);
     return TP_OK;
   }
+  for (i = 0; i < st->n; i++) {
+    const tp__st_tensor *t = &st->t[i];
+    const tp__st_dtype *dt = &tp__st_dtypes[t->dtype];
+    uint64_t numel = 1, bits, want;
+    size_t d;
+    for (d = 0; d < t->ndim; d++)
+      if (tp__mul_u64(numel, (uint64_t)st->dims[t->dims_at + d], &numel)) break;
+    if (d < t->ndim || tp__mul_u64(numel, dt->bits, &bits))
+      return tp__error_set(err, TP_ERR_FORMAT, "tensor \"%.80s\": its shape's %s size overflows "
+                          "64 bits", st->jm.pool + t->name, dt->name);
+    if (bits % 8 != 0)
+      return tp__error_set(err, TP_ERR_FORMAT, "tensor \"%.80s\": %llu elements of %s are not a "
+                          "whole number of bytes", st->jm.pool + t->name,
+                          (unsigned long long)numel, dt->name);
+    want = bits / 8;
+    if (t->end < t->begin)
+      return tp__error_set(err, TP_ERR_FORMAT, "tensor \"%.80s\": data_offsets [%llu, %llu] end "
+                          "before they begin", st->jm.pool + t->name,
+                          (unsigned long long)t->begin, (unsigned long long)t->end);
+    if (t->end - t->begin != want)
+      return tp__error_set(err, TP_ERR_FORMAT, "tensor \"%.80s\": %llu elements of %s are %llu "
+                          "bytes, data_offsets [%llu, %llu] hold %llu", st->jm.pool + t->name,
+                          (unsigned long long)numel, dt->name, (unsigned long long)want,
+                          (unsigned long long)t->begin, (unsigned long long)t->end,
+                          (unsigned long long)(t->end - t->begin));
+    if (t->end > st->data_size)
+      return tp__error_set(err, TP_ERR_FORMAT, "tensor \"%.80s\": data_offsets [%llu, %llu] run "
+                          "past the %llu data bytes", st->jm.pool + t->name,
+                          (unsigned long long)t->begin, (unsigned long long)t->end,
+                          (unsigned long long)st->data_size);
+  }
+  /* each tensor is right on its own: now the names and the ranges, sorted */
   st->by_name = (tp__st_name *)TP_MALLOC(st->n * sizeof(tp__st_name));
   r = (tp__st_range *)TP_MALLOC(st->n * sizeof(tp__st_range));
   if (!st->by_name || !r) {
@@ -12621,79 +12653,32 @@ static tp_status tp__st_check(tp_safetensors *st, tp_error *err) {
                         (unsigned long)st->n);
   }
   for (i = 0; i < st->n; i++) {
-    const tp__st_tensor *t = &st->t[i];
-    const tp__st_dtype *dt = &tp__st_dtypes[t->dtype];
-    uint64_t numel = 1, bits, want;
-    size_t d;
-    st->by_name[i].name = st->jm.pool + t->name;
-    st->by_name[i].len = t->name_len;
+    st->by_name[i].name = st->jm.pool + st->t[i].name;
+    st->by_name[i].len = st->t[i].name_len;
     st->by_name[i].idx = i;
-    r[i].begin = t->begin;
-    r[i].end = t->end;
+    r[i].begin = st->t[i].begin;
+    r[i].end = st->t[i].end;
     r[i].idx = i;
-    for (d = 0; d < t->ndim; d++)
-      if (tp__mul_u64(numel, (uint64_t)st->dims[t->dims_at + d], &numel)) break;
-    if (d < t->ndim || tp__mul_u64(numel, dt->bits, &bits)) {
-      s = tp__error_set(err, TP_ERR_FORMAT, "tensor \"%.80s\": its shape's %s size overflows 64 "
-                       "bits", st->jm.pool + t->name, dt->name);
-      break;
-    }
-    if (bits % 8 != 0) {
-      s = tp__error_set(err, TP_ERR_FORMAT, "tensor \"%.80s\": %llu elements of %s are not a "
-                       "whole number of bytes", st->jm.pool + t->name, (unsigned long long)numel,
-                       dt->name);
-      break;
-    }
-    want = bits / 8;
-    if (t->end < t->begin) {
-      s = tp__error_set(err, TP_ERR_FORMAT, "tensor \"%.80s\": data_offsets [%llu, %llu] end "
-                       "before they begin", st->jm.pool + t->name, (unsigned long long)t->begin,
-                       (unsigned long long)t->end);
-      break;
-    }
-    if (t->end - t->begin != want) {
-      s = tp__error_set(err, TP_ERR_FORMAT, "tensor \"%.80s\": %llu elements of %s are %llu "
-                       "bytes, data_offsets [%llu, %llu] hold %llu", st->jm.pool + t->name,
-                       (unsigned long long)numel, dt->name, (unsigned long long)want,
-                       (unsigned long long)t->begin, (unsigned long long)t->end,
-                       (unsigned long long)(t->end - t->begin));
-      break;
-    }
-    if (t->end > st->data_size) {
-      s = tp__error_set(err, TP_ERR_FORMAT, "tensor \"%.80s\": data_offsets [%llu, %llu] run "
-                       "past the %llu data bytes", st->jm.pool + t->name,
-                       (unsigned long long)t->begin, (unsigned long long)t->end,
-                       (unsigned long long)st->data_size);
-      break;
-    }
   }
-  if (s == TP_OK) {
-    qsort(st->by_name, st->n, sizeof(tp__st_name), tp__st_cmp_name);
-    for (i = 1; i < st->n; i++)
-      if (tp__st_cmp_name(&st->by_name[i - 1], &st->by_name[i]) == 0) {
-        s = tp__error_set(err, TP_ERR_FORMAT, "tensor \"%.80s\" appears twice in the header",
-                         st->by_name[i].name);
-        break;
-      }
-  }
+  qsort(st->by_name, st->n, sizeof(tp__st_name), tp__st_cmp_name);
+  for (i = 1; i < st->n && s == TP_OK; i++)
+    if (tp__st_cmp_name(&st->by_name[i - 1], &st->by_name[i]) == 0)
+      s = tp__error_set(err, TP_ERR_FORMAT, "tensor \"%.80s\" appears twice in the header",
+                       st->by_name[i].name);
   if (s == TP_OK) {
     qsort(r, st->n, sizeof(tp__st_range), tp__st_cmp_range);
-    for (i = 0; i < st->n; i++) {
+    for (i = 0; i < st->n && s == TP_OK; i++) {
       const char *name = st->jm.pool + st->t[r[i].idx].name;
-      if (r[i].begin > pos) {
+      if (r[i].begin > pos)
         s = tp__error_set(err, TP_ERR_FORMAT, "tensor \"%.80s\": data starts at byte %llu, "
                          "leaving a gap of %llu bytes after %s%.80s%s", name,
                          (unsigned long long)r[i].begin, (unsigned long long)(r[i].begin - pos),
                          pname ? "\"" : "", pname ? pname : "the header", pname ? "\"" : "");
-        break;
-      }
-      if (r[i].begin < pos) {
+      else if (r[i].begin < pos)
         s = tp__error_set(err, TP_ERR_FORMAT, "tensor \"%.80s\": data_offsets [%llu, %llu] "
                          "overlap \"%.80s\", which ends at byte %llu", name,
                          (unsigned long long)r[i].begin, (unsigned long long)r[i].end,
                          pname ? pname : "", (unsigned long long)pos);
-        break;
-      }
       pos = r[i].end;
       pname = name;
     }
