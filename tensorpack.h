@@ -898,8 +898,8 @@ typedef struct tp_store_item {
 TPDEF tp_status tp_store_add_all(tp_store *s, tp_store_item *items, size_t n);
 /* Adds raw bytes with no tensor layout. copy != 0 (or a store created with
    tp_store_options.copy = 1): the store keeps its own copy (none is made when an entry with
-   equal bytes is already there); otherwise borrowed until the store is written. Keys, dedup, alignment and errors as tp_store_add (NULL data with n > 0 is
-   TP_ERR_INVALID). */
+   equal bytes is already there); otherwise borrowed until the store is written. Keys, dedup,
+   alignment and errors as tp_store_add (NULL data with n > 0 is TP_ERR_INVALID). */
 TPDEF tp_status tp_store_add_bytes(tp_store *s, const char *key_or_NULL, const void *data,
                                    size_t n, size_t alignment, int copy, const char **key_out);
 /* Number of distinct keys. */
@@ -1032,8 +1032,8 @@ TPDEF tp_status tp_ptd_open_file(tp_ptd *p, const char *path);
    that tp_ptd_open filled. Entry pointers are invalid afterwards. */
 TPDEF void tp_ptd_close(tp_ptd *p);
 /* The open failure (TP_OK when the file opened) and its sentence ("" when none); why the last
-   tp_ptd_find / tp_ptd_entry_at failed ("" after a success). Read these, not the err and
-   last_lookup fields (kept for source compatibility). */
+   tp_ptd_find / tp_ptd_entry_at / tp_ptd_index failed ("" after a success). Read these, not
+   the err and last_lookup fields (kept for source compatibility). */
 TPDEF tp_status tp_ptd_status(const tp_ptd *p);
 TPDEF const char *tp_ptd_error(const tp_ptd *p);
 TPDEF const char *tp_ptd_lookup_error(const tp_ptd *p);
@@ -1049,8 +1049,8 @@ TPDEF tp_status tp_ptd_find(tp_ptd *p, const char *key, tp_ptd_entry *e);
    0 for an opened file without entries or a failed open). The slots must stay alive, unchanged,
    as long as p is used. Building it takes one probe per entry on average, duplicate keys
    included (a repeated key is found and skipped: the index keeps the first entry under each
-   key, which tp_ptd_find then returns). Errors: TP_ERR_INVALID (slots too few, or NULL with a need > 0), the
-   open failure. */
+   key, which tp_ptd_find then returns). Errors: TP_ERR_INVALID (slots too few, or NULL with a
+   need > 0), the open failure. */
 TPDEF size_t tp_ptd_index_slots(const tp_ptd *p);
 TPDEF tp_status tp_ptd_index(tp_ptd *p, uint32_t *slots, size_t nslots);
 
@@ -6964,16 +6964,21 @@ typedef struct tp__store_seg {
   unsigned char digest[32];    /* SHA-256 of the bytes */
 } tp__store_seg;
 
-typedef struct tp__store_entry {
-  char *key;                   /* own allocation: pointers handed out stay valid */
-  size_t key_len;
-  uint64_t hash;
-  uint32_t seg;
+/* An entry's TensorLayout (has_layout 0: raw bytes, none). */
+typedef struct tp__store_layout {
   int has_layout;
   int8_t scalar_type;
   uint8_t ndim;
   int32_t sizes[TP_MAX_DIMS];
   uint8_t dim_order[TP_MAX_DIMS];
+} tp__store_layout;
+
+typedef struct tp__store_entry {
+  char *key;                   /* own allocation: pointers handed out stay valid */
+  size_t key_len;
+  uint64_t hash;
+  uint32_t seg;
+  tp__store_layout layout;
 } tp__store_entry;
 
 struct tp_store {
@@ -7142,23 +7147,16 @@ static uint64_t tp__store_borrow_hash(const void *ctx, uint32_t i) {
   const tp_store *s = (const tp_store *)ctx;
   return tp__store_borrow_key(s, s->segs[i].bytes, s->segs[i].nbytes);
 }
-typedef struct tp__store_borrow_probe {
-  const tp_store *s;
-  const void *p;
-  uint64_t n;
-} tp__store_borrow_probe;
-static int tp__store_borrow_match(const void *ctx, uint32_t i) {
-  const tp__store_borrow_probe *q = (const tp__store_borrow_probe *)ctx;
-  const tp__store_seg *g = &q->s->segs[i];
-  return g->is_bytes && !g->owned && g->bytes == q->p && g->nbytes == q->n;
-}
 
+/* What a lookup in one of the store's keysets looks for. */
 typedef struct tp__store_probe {
   const tp_store *s;
-  const char *key;             /* key lookups */
+  const char *key;             /* keys: the key, its length and hash */
   size_t len;
-  const unsigned char *digest; /* content lookups */
-  uint64_t nbytes, h;
+  uint64_t h;
+  const unsigned char *digest; /* contents: the digest, the byte count and their hash */
+  uint64_t nbytes, ch;
+  const void *bytes;           /* borrowed: the address (and nbytes) */
 } tp__store_probe;
 
 static int tp__store_key_match(const void *ctx, uint32_t i) {
@@ -7169,35 +7167,18 @@ static int tp__store_key_match(const void *ctx, uint32_t i) {
 static int tp__store_content_match(const void *ctx, uint32_t i) {
   const tp__store_probe *q = (const tp__store_probe *)ctx;
   const tp__store_seg *g = &q->s->segs[i];
-  return g->hash == q->h && g->nbytes == q->nbytes && memcmp(g->digest, q->digest, 32) == 0;
+  return g->hash == q->ch && g->nbytes == q->nbytes && memcmp(g->digest, q->digest, 32) == 0;
+}
+static int tp__store_borrow_match(const void *ctx, uint32_t i) {
+  const tp__store_probe *q = (const tp__store_probe *)ctx;
+  const tp__store_seg *g = &q->s->segs[i];
+  return g->is_bytes && !g->owned && g->bytes == q->bytes && g->nbytes == q->nbytes;
 }
 
-static tp__store_entry *tp__store_find_key(tp_store *s, const char *key, size_t len,
-                                           uint64_t h) {
-  tp__store_probe q;
-  uint32_t idx1;
-  if (s->keys.cap == 0) return NULL;
-  memset(&q, 0, sizeof q);
-  q.s = s;
-  q.key = key;
-  q.len = len;
-  q.h = h;
-  idx1 = s->keys.slot[tp__keyset_probe(&s->keys, h, tp__store_key_match, &q)];
-  return idx1 ? &s->entries[idx1 - 1] : NULL;
-}
-
-static tp__store_seg *tp__store_find_content(tp_store *s, const unsigned char digest[32],
-                                             uint64_t nbytes, uint64_t h) {
-  tp__store_probe q;
-  uint32_t idx1;
-  if (s->contents.cap == 0) return NULL;
-  memset(&q, 0, sizeof q);
-  q.s = s;
-  q.digest = digest;
-  q.nbytes = nbytes;
-  q.h = h;
-  idx1 = s->contents.slot[tp__keyset_probe(&s->contents, h, tp__store_content_match, &q)];
-  return idx1 ? &s->segs[idx1 - 1] : NULL;
+/* The item of keyset t (its index + 1) that q matches under hash h, or 0. */
+static uint32_t tp__store_lookup(const tp__keyset *t, uint64_t h, tp__keyset_match_fn match,
+                                 const tp__store_probe *q) {
+  return t->cap ? t->slot[tp__keyset_probe(t, h, match, q)] : 0;
 }
 
 TPDEF tp_status tp_store_create(const tp_store_options *opts, tp_store **out) {
@@ -7252,11 +7233,7 @@ typedef struct tp__store_item {
   uint64_t nbytes;
   uint64_t alignment;
   unsigned char digest[32];
-  int has_layout;
-  int8_t scalar_type;
-  uint8_t ndim;
-  int32_t sizes[TP_MAX_DIMS];
-  uint8_t dim_order[TP_MAX_DIMS];
+  tp__store_layout layout;
 } tp__store_item;
 
 static tp_status tp__store_insert(tp_store *s, const char *key_or_null, tp__store_item *it,
@@ -7267,6 +7244,8 @@ static tp_status tp__store_insert(tp_store *s, const char *key_or_null, tp__stor
   uint64_t h, ch;
   tp__store_entry *e;
   tp__store_seg *g;
+  tp__store_probe q;
+  uint32_t idx1;
   tp_status st;
 
   if (!key) {
@@ -7278,9 +7257,18 @@ static tp_status tp__store_insert(tp_store *s, const char *key_or_null, tp__stor
   len = strlen(key);
   h = tp__hash_keyed(&s->hk, key, len);
   ch = tp__content_hash(&s->hk, it->digest, it->nbytes);
+  memset(&q, 0, sizeof q);
+  q.s = s;
+  q.key = key;
+  q.len = len;
+  q.h = h;
+  q.digest = it->digest;
+  q.nbytes = it->nbytes;
+  q.ch = ch;
 
-  e = tp__store_find_key(s, key, len, h);
-  if (e) {
+  idx1 = tp__store_lookup(&s->keys, h, tp__store_key_match, &q);
+  if (idx1) {
+    e = &s->entries[idx1 - 1];
     g = &s->segs[e->seg];
     if (g->nbytes != it->nbytes || memcmp(g->digest, it->digest, 32) != 0) {
       char a[17], b[17];
@@ -7304,7 +7292,8 @@ static tp_status tp__store_insert(tp_store *s, const char *key_or_null, tp__stor
     return tp__error_set(&s->err, TP_ERR_OVERFLOW, "key \"%.80s\": a store holds at most %lu "
                         "entries", key, (unsigned long)(UINT32_MAX - 1u));
 
-  g = tp__store_find_content(s, it->digest, it->nbytes, ch);
+  idx1 = tp__store_lookup(&s->contents, ch, tp__store_content_match, &q);
+  g = idx1 ? &s->segs[idx1 - 1] : NULL;
   if (!g) {
     tp__store_seg *ng;
     st = tp__array_reserve((void **)&s->segs, &s->cap_segs, s->n_segs + 1, sizeof(tp__store_seg));
@@ -7316,35 +7305,27 @@ static tp_status tp__store_insert(tp_store *s, const char *key_or_null, tp__stor
                           (unsigned long)s->n_segs);
     ng = &s->segs[s->n_segs];
     memset(ng, 0, sizeof *ng);
-    if (it->view && s->opts.copy) {
-      /* Copying store: the compact bytes now, so the caller may free the weights. */
+    if (it->view && !s->opts.copy) {
+      ng->view = *it->view;
+      ng->order = it->order;
+    } else {
+      /* Bytes; a copying store copies a view's compact bytes now (the caller may then free
+         the weights), and raw bytes when asked to. */
       ng->is_bytes = 1;
-      if (it->nbytes > 0) {
+      ng->bytes = (const unsigned char *)it->bytes;
+      if ((it->view || it->copy) && it->nbytes > 0) {
         ng->owned = (unsigned char *)TP_MALLOC((size_t)it->nbytes);
         if (!ng->owned)
           return tp__error_set(&s->err, TP_ERR_NOMEM, "key \"%.80s\": cannot copy %llu bytes",
                               key, (unsigned long long)it->nbytes);
-        st = tp_compact_into(it->view, it->order, ng->owned, (size_t)it->nbytes);
-        if (st != TP_OK) {
+        if (it->view) st = tp_compact_into(it->view, it->order, ng->owned, (size_t)it->nbytes);
+        else memcpy(ng->owned, it->bytes, (size_t)it->nbytes);
+        if (st != TP_OK) { /* (TP_OK from the reserve above for a memcpy) */
           TP_FREE(ng->owned);
           ng->owned = NULL;
           return tp__error_set(&s->err, st, "key \"%.80s\": copying the view failed (%s)", key,
                               tp_status_str(st));
         }
-      }
-      ng->bytes = ng->owned;
-    } else if (it->view) {
-      ng->view = *it->view;
-      ng->order = it->order;
-    } else {
-      ng->is_bytes = 1;
-      ng->bytes = (const unsigned char *)it->bytes;
-      if (it->copy && it->nbytes > 0) {
-        ng->owned = (unsigned char *)TP_MALLOC((size_t)it->nbytes);
-        if (!ng->owned)
-          return tp__error_set(&s->err, TP_ERR_NOMEM, "key \"%.80s\": cannot copy %llu bytes",
-                              key, (unsigned long long)it->nbytes);
-        memcpy(ng->owned, it->bytes, (size_t)it->nbytes);
         ng->bytes = ng->owned;
       }
     }
@@ -7378,11 +7359,7 @@ static tp_status tp__store_insert(tp_store *s, const char *key_or_null, tp__stor
   e->key_len = len;
   e->hash = h;
   e->seg = (uint32_t)(g - s->segs);
-  e->has_layout = it->has_layout;
-  e->scalar_type = it->scalar_type;
-  e->ndim = it->ndim;
-  memcpy(e->sizes, it->sizes, sizeof e->sizes);
-  memcpy(e->dim_order, it->dim_order, sizeof e->dim_order);
+  e->layout = it->layout;
   s->n_entries++;
   s->keys.slot[tp__keyset_probe(&s->keys, h, NULL, NULL)] = (uint32_t)s->n_entries;
   s->prepared = 0;
@@ -7425,19 +7402,19 @@ static tp_status tp__store_view_item(tp_store *s, const char *key_or_NULL, const
   it->view = t;
   it->order = order;
   it->nbytes = (uint64_t)tp_nbytes(t);
-  it->has_layout = 1;
-  it->scalar_type = (int8_t)t->dtype;
-  it->ndim = (uint8_t)t->ndim;
+  it->layout.has_layout = 1;
+  it->layout.scalar_type = (int8_t)t->dtype;
+  it->layout.ndim = (uint8_t)t->ndim;
   for (d = 0; d < t->ndim; d++) {
     if (t->sizes[d] > INT32_MAX)
       return tp__error_set(&s->err, TP_ERR_UNSUPPORTED,
                           "key \"%.80s\": dim %d has size %lld; a .ptd layout holds int32 sizes",
                           kname, d, (long long)t->sizes[d]);
-    it->sizes[d] = (int32_t)t->sizes[d];
-    it->dim_order[d] = (uint8_t)d;
+    it->layout.sizes[d] = (int32_t)t->sizes[d];
+    it->layout.dim_order[d] = (uint8_t)d;
   }
   if (order == TP_ORDER_PRESERVE && t->ndim > 0) {
-    st = tp_dim_order(t, it->dim_order);
+    st = tp_dim_order(t, it->layout.dim_order);
     if (st != TP_OK)
       return tp__error_set(&s->err, st, "key \"%.80s\": no dim order (%s)", kname,
                           tp_status_str(st));
@@ -7565,14 +7542,15 @@ TPDEF tp_status tp_store_add_bytes(tp_store *s, const char *key_or_NULL, const v
   it.bytes = data;
   it.copy = copy || s->opts.copy;
   it.nbytes = (uint64_t)n;
-  if (!it.copy && n > 0 && s->borrowed.cap > 0) {
-    tp__store_borrow_probe q;
+  if (!it.copy && n > 0) {
+    tp__store_probe q;
     uint32_t idx1;
+    memset(&q, 0, sizeof q);
     q.s = s;
-    q.p = data;
-    q.n = (uint64_t)n;
-    idx1 = s->borrowed.slot[tp__keyset_probe(&s->borrowed, tp__store_borrow_key(s, data, n),
-                                             tp__store_borrow_match, &q)];
+    q.bytes = data;
+    q.nbytes = (uint64_t)n;
+    idx1 = tp__store_lookup(&s->borrowed, tp__store_borrow_key(s, data, n),
+                            tp__store_borrow_match, &q);
     if (idx1) {
       memcpy(it.digest, s->segs[idx1 - 1].digest, 32);
       return tp__store_insert(s, key_or_NULL, &it, key_out);
@@ -7608,16 +7586,13 @@ __declspec(dllimport) void *__stdcall CreateFileMappingA(void *file,
                                                          unsigned long size_low,
                                                          const char *name);
 #ifdef _WIN64
-__declspec(dllimport) void *__stdcall MapViewOfFile(void *mapping, unsigned long access,
-                                                    unsigned long offset_high,
-                                                    unsigned long offset_low,
-                                                    unsigned long long bytes);
+typedef unsigned long long tp__win_size; /* SIZE_T */
 #else
+typedef unsigned long tp__win_size;
+#endif
 __declspec(dllimport) void *__stdcall MapViewOfFile(void *mapping, unsigned long access,
                                                     unsigned long offset_high,
-                                                    unsigned long offset_low,
-                                                    unsigned long bytes);
-#endif
+                                                    unsigned long offset_low, tp__win_size bytes);
 __declspec(dllimport) int __stdcall UnmapViewOfFile(const void *base);
 __declspec(dllimport) int __stdcall CloseHandle(void *handle);
 #ifdef __cplusplus
@@ -7632,6 +7607,21 @@ __declspec(dllimport) int __stdcall CloseHandle(void *handle);
 #include <sys/stat.h>
 #include <unistd.h>
 #endif
+
+/* *out holds n bytes at p, to be unmapped (mapped) or freed at close; TP_OK. */
+static tp_status tp__file_bytes_set(tp_file_bytes *out, void *p, size_t n, int mapped) {
+  out->data = p;
+  out->size = n;
+  out->mapped = mapped;
+  out->release__ = p;
+  return TP_OK;
+}
+
+/* tp_file_bytes_open's sentence when path does not open (e: errno, or 0). */
+static tp_status tp__file_open_failed(tp_error *err, const char *path, int e) {
+  return tp__error_set(err, TP_ERR_IO, "cannot open \"%.100s\": %s", path,
+                      e ? strerror(e) : "unknown reason");
+}
 
 /* Reads what is left of a file into a TP_MALLOC buffer, growing it (hint: the expected size).
    read_fn returns bytes read, 0 at the end, < 0 on error (errno set). */
@@ -7677,11 +7667,7 @@ static tp_status tp__file_read_all(const char *path, tp__read_fn rd, void *ctx, 
     TP_FREE(buf);
     buf = NULL;
   }
-  out->data = buf;
-  out->size = n;
-  out->mapped = 0;
-  out->release__ = buf;
-  return TP_OK;
+  return tp__file_bytes_set(out, buf, n, 0);
 }
 
 #if defined(_WIN32)
@@ -7719,15 +7705,11 @@ TPDEF tp_status tp_file_bytes_open(const char *path, unsigned flags, tp_file_byt
                         flags & ~TP_FILE_COPY);
 #if defined(_WIN32)
   {
-    int fd, e;
+    int fd;
     __int64 len;
     errno = 0;
     fd = _open(path, _O_RDONLY | _O_BINARY);
-    if (fd < 0) {
-      e = errno;
-      return tp__error_set(err, TP_ERR_IO, "cannot open \"%.100s\": %s", path,
-                          e ? strerror(e) : "unknown reason");
-    }
+    if (fd < 0) return tp__file_open_failed(err, path, errno);
     len = _filelengthi64(fd);
     if (len < 0) {
       _close(fd);
@@ -7746,11 +7728,7 @@ TPDEF tp_status tp_file_bytes_open(const char *path, unsigned flags, tp_file_byt
       if (m) CloseHandle(m);
       if (v) {
         _close(fd);
-        out->data = v;
-        out->size = (size_t)len;
-        out->mapped = 1;
-        out->release__ = v;
-        return TP_OK;
+        return tp__file_bytes_set(out, v, (size_t)len, 1);
       }
     }
     s = tp__file_read_all(path, tp__fd_read, &fd, (size_t)len, out, err);
@@ -7765,11 +7743,7 @@ TPDEF tp_status tp_file_bytes_open(const char *path, unsigned flags, tp_file_byt
       errno = 0;
       fd = open(path, O_RDONLY);
     } while (fd < 0 && errno == EINTR);
-    if (fd < 0) {
-      e = errno;
-      return tp__error_set(err, TP_ERR_IO, "cannot open \"%.100s\": %s", path,
-                          e ? strerror(e) : "unknown reason");
-    }
+    if (fd < 0) return tp__file_open_failed(err, path, errno);
     if (fstat(fd, &sb) != 0) {
       e = errno;
       close(fd);
@@ -7788,11 +7762,7 @@ TPDEF tp_status tp_file_bytes_open(const char *path, unsigned flags, tp_file_byt
       void *v = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
       if (v != MAP_FAILED) {
         close(fd);
-        out->data = v;
-        out->size = (size_t)sb.st_size;
-        out->mapped = 1;
-        out->release__ = v;
-        return TP_OK;
+        return tp__file_bytes_set(out, v, (size_t)sb.st_size, 1);
       }
     }
     s = tp__file_read_all(path, tp__fd_read, &fd,
@@ -7803,14 +7773,9 @@ TPDEF tp_status tp_file_bytes_open(const char *path, unsigned flags, tp_file_byt
 #else
   {
     FILE *f;
-    int e;
     errno = 0;
     f = fopen(path, "rb");
-    if (!f) {
-      e = errno;
-      return tp__error_set(err, TP_ERR_IO, "cannot open \"%.100s\": %s", path,
-                          e ? strerror(e) : "unknown reason");
-    }
+    if (!f) return tp__file_open_failed(err, path, errno);
     s = tp__file_read_all(path, tp__stdio_read, f, 0, out, err);
     fclose(f);
     return s;
@@ -7866,20 +7831,26 @@ static void tp__error_prefix_path(tp_error *e, const char *path) {
   tp__error_set(e, inner.status, "\"%.100s\": %s", path, inner.msg);
 }
 
-/* The readers' _open_file forms: path's bytes into *fb, then parse(obj, bytes, size), which
-   fills err (the object's own slot). On failure nothing is left open and err names the path:
-   the open's sentence, or parse's behind the path. */
-static tp_status tp__file_parse(const char *path, tp_file_bytes *fb, tp_error *err,
-                                tp_status (*parse)(void *obj, const void *data, size_t size),
+/* The readers' _open_file forms: path's bytes, then parse(obj, &bytes, err), the in-memory
+   open, which fills err and, to keep the bytes, moves them into its object (*bytes zeroed);
+   what it leaves is released. On failure err names the path: the open's sentence, or parse's
+   behind the path. */
+typedef tp_status (*tp__file_parse_fn)(void *obj, tp_file_bytes *bytes, tp_error *err);
+static tp_status tp__file_parse(const char *path, tp_error *err, tp__file_parse_fn parse,
                                 void *obj) {
-  tp_status st = tp_file_bytes_open(path, 0, fb, err);
+  tp_file_bytes fb;
+  tp_status st = tp_file_bytes_open(path, 0, &fb, err);
   if (st != TP_OK) return st;
-  st = parse(obj, fb->data, fb->size);
-  if (st != TP_OK) {
-    tp_file_bytes_close(fb);
-    tp__error_prefix_path(err, path);
-  }
+  st = parse(obj, &fb, err);
+  tp_file_bytes_close(&fb);
+  if (st != TP_OK) tp__error_prefix_path(err, path);
   return st;
+}
+
+/* A parse's move of the file's bytes into its object. */
+static void tp__file_keep(tp_file_bytes *keep, tp_file_bytes *bytes) {
+  *keep = *bytes;
+  memset(bytes, 0, sizeof *bytes);
 }
 #endif /* TP_NO_STDIO */
 
@@ -7929,7 +7900,6 @@ static tp_status tp__store_prepare(void *obj, uint64_t *total) {
   memset(refs, 0, nrefs * sizeof(tp_fb_ref)); /* (with the adds inlined, GCC cannot see that
                                                   an empty store reads none of it) */
 
-  /* DataSegment: 0 offset u64, 1 size u64. */
   for (i = 0; i < s->n_segs; i++) {
     tp_fb_start_table(b);
     tp_fb_add_u64(b, TP_FT01_F_DataSegment_offset, s->segs[i].offset,
@@ -7939,17 +7909,17 @@ static tp_status tp__store_prepare(void *obj, uint64_t *total) {
   }
   segs_vec = tp_fb_create_vector_refs(b, refs, s->n_segs);
 
-  /* NamedData: 0 key string, 1 segment_index u32, 2 tensor_layout. TensorLayout: 0 scalar_type
-     i8, 1 sizes [i32], 2 dim_order [u8]; both vectors always present (the loader reads them
-     unchecked), empty for a 0-dim tensor. */
+  /* A layout's sizes and dim_order are always present (the loader reads them unchecked),
+     empty for a 0-dim tensor. */
   for (i = 0; i < s->n_entries; i++) {
     const tp__store_entry *e = &s->entries[i];
+    const tp__store_layout *l = &e->layout;
     tp_fb_ref key = tp_fb_create_string(b, e->key, e->key_len), layout = 0;
-    if (e->has_layout) {
-      tp_fb_ref sizes = tp_fb_create_vector(b, e->sizes, e->ndim, 4);
-      tp_fb_ref order = tp_fb_create_vector(b, e->dim_order, e->ndim, 1);
+    if (l->has_layout) {
+      tp_fb_ref sizes = tp_fb_create_vector(b, l->sizes, l->ndim, 4);
+      tp_fb_ref order = tp_fb_create_vector(b, l->dim_order, l->ndim, 1);
       tp_fb_start_table(b);
-      tp_fb_add_i8(b, TP_FT01_F_TensorLayout_scalar_type, e->scalar_type,
+      tp_fb_add_i8(b, TP_FT01_F_TensorLayout_scalar_type, l->scalar_type,
                    TP_FT01_D_TensorLayout_scalar_type);
       tp_fb_add_ref(b, TP_FT01_F_TensorLayout_sizes, sizes);
       tp_fb_add_ref(b, TP_FT01_F_TensorLayout_dim_order, order);
@@ -7964,8 +7934,7 @@ static tp_status tp__store_prepare(void *obj, uint64_t *total) {
   named_vec = tp_fb_create_vector_refs(b, refs, s->n_entries);
   TP_FREE(refs);
 
-  /* FlatTensor: 0 version u32 (0), 1 segments, 2 named_data (both always present). */
-  tp_fb_start_table(b);
+  tp_fb_start_table(b); /* segments and named_data always present */
   tp_fb_add_u32(b, TP_FT01_F_FlatTensor_version, 0, TP_FT01_D_FlatTensor_version);
   tp_fb_add_ref(b, TP_FT01_F_FlatTensor_segments, segs_vec);
   tp_fb_add_ref(b, TP_FT01_F_FlatTensor_named_data, named_vec);
@@ -8097,8 +8066,7 @@ static int64_t tp__i32_bits(uint64_t v) {
   return u >= 0x80000000u ? (int64_t)u - (int64_t)0x100000000ll : (int64_t)u;
 }
 
-/* Reads and checks named_data[i]; on failure records a sentence in p->err. */
-/* Entry i, checked; *klen_out (may be NULL) its key's length. */
+/* Entry i, checked (a failure's sentence in p->err); *klen_out (may be NULL): its key's length. */
 static tp_status tp__ptd_entry(tp_ptd *p, size_t i, tp_ptd_entry *e, size_t *klen_out) {
   tp_fb_vector named, segs, sizes, order;
   tp_fb_table nd, seg, layout;
@@ -8278,10 +8246,8 @@ TPDEF tp_status tp_ptd_open(tp_ptd *p, const void *data, size_t size) {
   if (segs.pos == 0 || named.pos == 0)
     return tp__error_set(&p->err, TP_ERR_FORMAT, "FlatTensor without %s",
                         segs.pos == 0 ? "segments" : "named_data");
-  /* Each entry's key is read whole (its NUL check here, its hash in tp_ptd_index), so key
-     strings that entries share through one offset would make that cost N x L for a file of
-     N x 4 + L bytes. Keys of their own cannot add up to more than the flatbuffer holds, so a
-     total above it is refused: the work stays linear in the file. */
+  /* The keys' budget (section 8, "Shared tables"): shared key strings would make the NUL
+     checks and the hashing N x L for a file of N x 4 + L bytes. */
   for (i = 0; i < named.count; i++) {
     size_t klen;
     st = tp__ptd_entry(p, i, &e, &klen);
@@ -8299,22 +8265,19 @@ TPDEF tp_status tp_ptd_open(tp_ptd *p, const void *data, size_t size) {
 }
 
 #ifndef TP_NO_STDIO
-static tp_status tp__ptd_parse(void *p, const void *data, size_t size) {
-  return tp_ptd_open((tp_ptd *)p, data, size);
+static tp_status tp__ptd_parse(void *obj, tp_file_bytes *bytes, tp_error *err) {
+  tp_ptd *p = (tp_ptd *)obj;
+  tp_status st = tp_ptd_open(p, bytes->data, bytes->size); /* its sentence: p->err, err */
+  (void)err;
+  if (st == TP_OK) tp__file_keep(&p->file__, bytes);
+  else p->data = NULL; /* the bytes it points into are released */
+  return st;
 }
 
 TPDEF tp_status tp_ptd_open_file(tp_ptd *p, const char *path) {
-  tp_file_bytes fb;
-  tp_status st;
   TP_ASSERT(p);
   memset(p, 0, sizeof *p);
-  st = tp__file_parse(path, &fb, &p->err, tp__ptd_parse, p);
-  if (st != TP_OK) {
-    p->data = NULL;
-    return st;
-  }
-  p->file__ = fb;
-  return TP_OK;
+  return tp__file_parse(path, &p->err, tp__ptd_parse, p);
 }
 #endif
 
@@ -8332,11 +8295,9 @@ TPDEF tp_status tp_ptd_entry_at(tp_ptd *p, size_t i, tp_ptd_entry *e) {
   memset(e, 0, sizeof *e);
   if (p->err.status != TP_OK) return p->err.status;
   memset(&p->last_lookup, 0, sizeof p->last_lookup);
-  if (i >= p->count) {
-    tp__error_set(&p->last_lookup, TP_ERR_INVALID, "entry %lu of %lu", (unsigned long)i,
-                 (unsigned long)p->count);
-    return TP_ERR_INVALID;
-  }
+  if (i >= p->count)
+    return tp__error_set(&p->last_lookup, TP_ERR_INVALID, "entry %lu of %lu", (unsigned long)i,
+                        (unsigned long)p->count);
   return tp__ptd_entry(p, i, e, NULL);
 }
 
@@ -8355,7 +8316,8 @@ TPDEF size_t tp_ptd_index_slots(const tp_ptd *p) {
   return cap;
 }
 
-/* tp_ptd_index's keyset: entries of named_data matched by key. */
+/* tp_ptd_find's match (through tp_ptd_index's keyset, or entry by entry): named_data[i] has
+   q's key. */
 typedef struct tp__ptd_probe {
   const tp_fb_vector *named;
   const char *key;
@@ -8379,12 +8341,11 @@ TPDEF tp_status tp_ptd_index(tp_ptd *p, uint32_t *slots, size_t nslots) {
   size_t need, i;
   TP_ASSERT(p);
   if (p->err.status != TP_OK) return p->err.status;
+  memset(&p->last_lookup, 0, sizeof p->last_lookup); /* (a sentence sticks until reset) */
   need = tp_ptd_index_slots(p);
-  if (nslots < need || (need > 0 && !slots)) {
-    tp__error_set(&p->last_lookup, TP_ERR_INVALID, "the index needs %lu slots, %lu given",
-                 (unsigned long)need, (unsigned long)nslots);
-    return TP_ERR_INVALID;
-  }
+  if (nslots < need || (need > 0 && !slots))
+    return tp__error_set(&p->last_lookup, TP_ERR_INVALID, "the index needs %lu slots, %lu given",
+                        (unsigned long)need, (unsigned long)nslots);
   p->index__ = NULL;
   p->index_cap__ = 0;
   if (need == 0) return TP_OK;
@@ -8413,42 +8374,33 @@ TPDEF tp_status tp_ptd_index(tp_ptd *p, uint32_t *slots, size_t nslots) {
 
 TPDEF tp_status tp_ptd_find(tp_ptd *p, const char *key, tp_ptd_entry *e) {
   tp_fb_vector named;
-  size_t i, len;
+  tp__ptd_probe q;
+  size_t i;
   TP_ASSERT(p);
   if (!e) return TP_ERR_INVALID;
   memset(e, 0, sizeof *e);
   if (p->err.status != TP_OK) return p->err.status;
   memset(&p->last_lookup, 0, sizeof p->last_lookup);
-  if (!key) {
-    tp__error_set(&p->last_lookup, TP_ERR_INVALID, "NULL key");
-    return TP_ERR_INVALID;
-  }
-  len = strlen(key);
+  if (!key) return tp__error_set(&p->last_lookup, TP_ERR_INVALID, "NULL key");
   p->root__.r = &p->r__;
   p->r__.tables = 0;
   named = tp_fb_vector_field(&p->root__, TP_FT01_F_FlatTensor_named_data, 4);
+  q.named = &named;
+  q.key = key;
+  q.len = strlen(key);
   if (p->index__) {
     tp__keyset ks;
-    tp__ptd_probe q;
     tp__hashkey hk = p->index_key__;
     uint32_t idx1;
     ks.slot = p->index__;
     ks.cap = p->index_cap__;
-    q.named = &named;
-    q.key = key;
-    q.len = len;
-    idx1 = ks.slot[tp__keyset_probe(&ks, tp__hash_keyed(&hk, key, len), tp__ptd_key_match, &q)];
+    idx1 = ks.slot[tp__keyset_probe(&ks, tp__hash_keyed(&hk, key, q.len), tp__ptd_key_match, &q)];
     if (idx1) return tp__ptd_entry(p, idx1 - 1, e, NULL);
   } else {
-    for (i = 0; i < p->count; i++) {
-      size_t klen;
-      const char *k = tp__ptd_key(&named, i, &klen);
-      TP__STEP();
-      if (k && klen == len && memcmp(k, key, len) == 0) return tp__ptd_entry(p, i, e, NULL);
-    }
+    for (i = 0; i < p->count; i++)
+      if (tp__ptd_key_match(&q, (uint32_t)i)) return tp__ptd_entry(p, i, e, NULL);
   }
-  tp__error_set(&p->last_lookup, TP_ERR_INVALID, "key \"%.120s\" is not in the .ptd", key);
-  return TP_ERR_INVALID;
+  return tp__error_set(&p->last_lookup, TP_ERR_INVALID, "key \"%.120s\" is not in the .ptd", key);
 }
 
 
@@ -11619,22 +11571,19 @@ TPDEF tp_status tp_pte_chain_size(tp_pte_file *f, size_t m, size_t c, size_t *n_
 }
 
 #ifndef TP_NO_STDIO
-static tp_status tp__pte_parse(void *f, const void *data, size_t size) {
-  return tp_pte_read((tp_pte_file *)f, data, size);
+static tp_status tp__pte_parse(void *obj, tp_file_bytes *bytes, tp_error *err) {
+  tp_pte_file *f = (tp_pte_file *)obj;
+  tp_status st = tp_pte_read(f, bytes->data, bytes->size); /* its sentence: f->err, err */
+  (void)err;
+  if (st == TP_OK) tp__file_keep(&f->file__, bytes);
+  else f->data = NULL; /* the bytes it points into are released */
+  return st;
 }
 
 TPDEF tp_status tp_pte_read_file(tp_pte_file *f, const char *path) {
-  tp_file_bytes fb;
-  tp_status st;
   TP_ASSERT(f);
   memset(f, 0, sizeof *f);
-  st = tp__file_parse(path, &fb, &f->err, tp__pte_parse, f);
-  if (st != TP_OK) {
-    f->data = NULL;
-    return st;
-  }
-  f->file__ = fb;
-  return TP_OK;
+  return tp__file_parse(path, &f->err, tp__pte_parse, f);
 }
 #endif
 
@@ -12146,6 +12095,27 @@ static tp_status tp__json_take(tp__json *j, char c, const char *what) {
   return TP_OK;
 }
 
+/* The members of an object or array whose opening char was taken, one call before each
+   (*k = 0 before the first): 1 when a member follows (the first, or one after a ','; *k counts
+   it), 0 when `close` ends the container (taken), -1 for anything else (TP_ERR_FORMAT, with
+   the sentence in j->err). */
+static int tp__json_more(tp__json *j, char close, size_t *k) {
+  tp__json_ws(j);
+  if (j->i < j->n && j->p[j->i] == (unsigned char)close) {
+    j->i++;
+    return 0;
+  }
+  if (*k > 0) {
+    if (j->i >= j->n || j->p[j->i] != ',') {
+      tp__json_fail(j, close == '}' ? "expected ',' or '}'" : "expected ',' or ']'");
+      return -1;
+    }
+    j->i++;
+  }
+  (*k)++;
+  return 1;
+}
+
 static tp_status tp__json_pool_put(tp__json *j, const unsigned char *b, size_t n) {
   tp__json_mem *m = j->m;
   if (tp__array_reserve((void **)&m->pool, &m->pool_cap, m->pool_n + n, 1) != TP_OK)
@@ -12231,7 +12201,7 @@ static tp_status tp__json_string(tp__json *j, size_t *at, size_t *len) {
     c = j->p[j->i + 1];
     if (c == 'u') {
       unsigned cp, lo;
-      size_t k = 0;
+      size_t k, b;
       if (j->n - j->i < 6 || !tp__hex4(j->p + j->i + 2, &cp))
         return tp__json_fail(j, "\\u needs four hex digits");
       j->i += 6;
@@ -12244,21 +12214,11 @@ static tp_status tp__json_string(tp__json *j, size_t *at, size_t *len) {
         cp = 0x10000u + ((cp - 0xD800u) << 10) + (lo - 0xDC00u);
       }
       if (cp == 0) return tp__json_fail(j, "\\u0000 in a string (no C string can hold it)");
-      if (cp < 0x80) {
-        u[k++] = (unsigned char)cp;
-      } else if (cp < 0x800) {
-        u[k++] = (unsigned char)(0xC0 | (cp >> 6));
-        u[k++] = (unsigned char)(0x80 | (cp & 0x3F));
-      } else if (cp < 0x10000) {
-        u[k++] = (unsigned char)(0xE0 | (cp >> 12));
-        u[k++] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
-        u[k++] = (unsigned char)(0x80 | (cp & 0x3F));
-      } else {
-        u[k++] = (unsigned char)(0xF0 | (cp >> 18));
-        u[k++] = (unsigned char)(0x80 | ((cp >> 12) & 0x3F));
-        u[k++] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
-        u[k++] = (unsigned char)(0x80 | (cp & 0x3F));
-      }
+      /* UTF-8: k bytes, six bits in each continuation byte (last first), the rest behind the
+         lead byte's k ones (0xC0, 0xE0, 0xF0: (0xFF00 >> k) & 0xFF) */
+      k = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+      for (b = k - 1; b > 0; b--, cp >>= 6) u[b] = (unsigned char)(0x80 | (cp & 0x3F));
+      u[0] = (unsigned char)(k == 1 ? cp : ((0xFF00u >> k) & 0xFF) | cp);
       if ((s = tp__json_pool_put(j, u, k)) != TP_OK) return s;
       continue;
     }
@@ -12344,15 +12304,10 @@ static tp_status tp__json_skip(tp__json *j, int depth) {
     return s;
   }
   if (c == '{' || c == '[') {
-    char close = c == '{' ? '}' : ']';
-    size_t first = j->m->keys_n, start = j->i;
+    size_t first = j->m->keys_n, start = j->i, k = 0;
+    int more;
     j->i++;
-    tp__json_ws(j);
-    if (j->i < j->n && j->p[j->i] == (unsigned char)close) {
-      j->i++;
-      return TP_OK;
-    }
-    for (;;) {
+    while ((more = tp__json_more(j, c == '{' ? '}' : ']', &k)) > 0) {
       if (c == '{') {
         size_t at, len;
         if ((s = tp__json_string(j, &at, &len)) != TP_OK) return s;
@@ -12362,15 +12317,9 @@ static tp_status tp__json_skip(tp__json *j, int depth) {
         if ((s = tp__json_take(j, ':', "expected ':'")) != TP_OK) return s;
       }
       if ((s = tp__json_skip(j, depth + 1)) != TP_OK) return s;
-      tp__json_ws(j);
-      if (j->i < j->n && j->p[j->i] == ',') {
-        j->i++;
-        continue;
-      }
-      s = tp__json_take(j, close, close == '}' ? "expected ',' or '}'" : "expected ',' or ']'");
-      if (s == TP_OK && c == '{') s = tp__json_keys_done(j, first, start);
-      return s;
     }
+    if (more < 0) return TP_ERR_FORMAT;
+    return c == '{' ? tp__json_keys_done(j, first, start) : TP_OK;
   }
   if (c == 't' || c == 'f' || c == 'n') {
     const char *w = c == 't' ? "true" : c == 'f' ? "false" : "null";
@@ -12386,108 +12335,81 @@ static tp_status tp__json_skip(tp__json *j, int depth) {
 /* One tensor's object: {"dtype": .., "shape": [..], "data_offsets": [b, e]} in any order. */
 static tp_status tp__st_tensor_obj(tp__json *j, tp__st_tensor *t) {
   tp_safetensors *st = j->st;
-  int have_dtype = 0, have_shape = 0, have_offsets = 0;
+  int have_dtype = 0, have_shape = 0, have_offsets = 0, more, *have;
   tp_status s;
-  size_t first = j->m->keys_n, start;
+  size_t first = j->m->keys_n, start, k = 0;
   /* st->jm.pool may move with every put: names are re-read through the pool + offset */
   tp__json_ws(j);
   start = j->i;
   if ((s = tp__json_take(j, '{', "a tensor's entry is not an object")) != TP_OK) return s;
-  tp__json_ws(j);
-  if (j->i < j->n && j->p[j->i] == '}') {
-    j->i++;
-  } else {
-    for (;;) {
-      size_t at, len;
-      const char *f;
-      if ((s = tp__json_string(j, &at, &len)) != TP_OK) return s;
-      if ((s = tp__json_key_note(j, at, len)) != TP_OK) return s;
-      if ((s = tp__json_take(j, ':', "expected ':'")) != TP_OK) return s;
-      f = st->jm.pool + at;
-      if (strcmp(f, "dtype") == 0 || strcmp(f, "shape") == 0 ||
-          strcmp(f, "data_offsets") == 0) {
-        int *have = f[0] == 'd' && f[1] == 't' ? &have_dtype
-                    : f[0] == 's'              ? &have_shape
-                                               : &have_offsets;
-        if (*have)
-          return tp__error_set(j->err, TP_ERR_FORMAT, "tensor \"%.80s\": \"%s\" appears twice",
-                              st->jm.pool + t->name, f);
-        *have = 1;
-      }
-      if (strcmp(f, "dtype") == 0) {
-        size_t dat, dlen, k;
-        st->jm.pool_n = at;
-        if ((s = tp__json_string(j, &dat, &dlen)) != TP_OK) return s;
-        for (k = 0; k < TP__ST_NDTYPES; k++)
-          if (strcmp(st->jm.pool + dat, tp__st_dtypes[k].name) == 0) break;
-        if (k == TP__ST_NDTYPES)
-          return tp__error_set(j->err, TP_ERR_UNSUPPORTED,
-                              "tensor \"%.80s\": dtype \"%.40s\" is not a safetensors dtype "
-                              "tensorpack knows", st->jm.pool + t->name, st->jm.pool + dat);
-        t->dtype = (int)k;
-        st->jm.pool_n = dat;
-      } else if (strcmp(f, "shape") == 0 || strcmp(f, "data_offsets") == 0) {
-        int is_shape = f[0] == 's';
-        size_t count = 0;
-        uint64_t v = 0, off[2] = {0, 0};
-        st->jm.pool_n = at;
-        if (is_shape) t->dims_at = st->dims_n;
-        if ((s = tp__json_take(j, '[', is_shape ? "\"shape\" is not an array"
-                                                : "\"data_offsets\" is not an array")) != TP_OK)
-          return s;
-        tp__json_ws(j);
-        if (j->i < j->n && j->p[j->i] == ']') {
-          j->i++;
-        } else {
-          for (;;) {
-            if ((s = tp__json_u64(j, &v)) != TP_OK) return s;
-            if (is_shape) {
-              if (v > (uint64_t)INT64_MAX)
-                return tp__error_set(j->err, TP_ERR_FORMAT,
-                                    "tensor \"%.80s\": dim %lu is %llu, above INT64_MAX",
-                                    st->jm.pool + t->name, (unsigned long)count,
-                                    (unsigned long long)v);
-              if (tp__array_reserve((void **)&st->dims, &st->dims_cap, st->dims_n + 1,
-                                   sizeof(int64_t)) != TP_OK)
-                return tp__error_set(j->err, TP_ERR_NOMEM, "no memory for %lu dims",
-                                    (unsigned long)(st->dims_n + 1));
-              st->dims[st->dims_n++] = (int64_t)v;
-            } else if (count < 2) {
-              off[count] = v;
-            }
-            count++;
-            tp__json_ws(j);
-            if (j->i < j->n && j->p[j->i] == ',') {
-              j->i++;
-              continue;
-            }
-            if ((s = tp__json_take(j, ']', "expected ',' or ']'")) != TP_OK) return s;
-            break;
-          }
-        }
+  while ((more = tp__json_more(j, '}', &k)) > 0) {
+    size_t at, len;
+    const char *f;
+    if ((s = tp__json_string(j, &at, &len)) != TP_OK) return s;
+    if ((s = tp__json_key_note(j, at, len)) != TP_OK) return s;
+    if ((s = tp__json_take(j, ':', "expected ':'")) != TP_OK) return s;
+    f = st->jm.pool + at;
+    have = strcmp(f, "dtype") == 0 ? &have_dtype : strcmp(f, "shape") == 0 ? &have_shape
+           : strcmp(f, "data_offsets") == 0 ? &have_offsets : NULL;
+    if (have && *have)
+      return tp__error_set(j->err, TP_ERR_FORMAT, "tensor \"%.80s\": \"%s\" appears twice",
+                          st->jm.pool + t->name, f);
+    if (have) *have = 1;
+    if (have == &have_dtype) {
+      size_t dat, dlen, d;
+      st->jm.pool_n = at;
+      if ((s = tp__json_string(j, &dat, &dlen)) != TP_OK) return s;
+      for (d = 0; d < TP__ST_NDTYPES; d++)
+        if (strcmp(st->jm.pool + dat, tp__st_dtypes[d].name) == 0) break;
+      if (d == TP__ST_NDTYPES)
+        return tp__error_set(j->err, TP_ERR_UNSUPPORTED,
+                            "tensor \"%.80s\": dtype \"%.40s\" is not a safetensors dtype "
+                            "tensorpack knows", st->jm.pool + t->name, st->jm.pool + dat);
+      t->dtype = (int)d;
+      st->jm.pool_n = dat;
+    } else if (have) {
+      int is_shape = have == &have_shape;
+      size_t count = 0;
+      uint64_t v = 0, off[2] = {0, 0};
+      st->jm.pool_n = at;
+      if (is_shape) t->dims_at = st->dims_n;
+      if ((s = tp__json_take(j, '[', is_shape ? "\"shape\" is not an array"
+                                              : "\"data_offsets\" is not an array")) != TP_OK)
+        return s;
+      while ((more = tp__json_more(j, ']', &count)) > 0) {
+        if ((s = tp__json_u64(j, &v)) != TP_OK) return s;
         if (is_shape) {
-          t->ndim = count;
-        } else {
-          if (count != 2)
+          if (v > (uint64_t)INT64_MAX)
             return tp__error_set(j->err, TP_ERR_FORMAT,
-                                "tensor \"%.80s\": \"data_offsets\" has %lu numbers, not 2",
-                                st->jm.pool + t->name, (unsigned long)count);
-          t->begin = off[0];
-          t->end = off[1];
+                                "tensor \"%.80s\": dim %lu is %llu, above INT64_MAX",
+                                st->jm.pool + t->name, (unsigned long)(count - 1),
+                                (unsigned long long)v);
+          if (tp__array_reserve((void **)&st->dims, &st->dims_cap, st->dims_n + 1,
+                               sizeof(int64_t)) != TP_OK)
+            return tp__error_set(j->err, TP_ERR_NOMEM, "no memory for %lu dims",
+                                (unsigned long)(st->dims_n + 1));
+          st->dims[st->dims_n++] = (int64_t)v;
+        } else if (count <= 2) {
+          off[count - 1] = v;
         }
+      }
+      if (more < 0) return TP_ERR_FORMAT;
+      if (is_shape) {
+        t->ndim = count;
       } else {
-        st->jm.pool_n = at;
-        if ((s = tp__json_skip(j, 1)) != TP_OK) return s;
+        if (count != 2)
+          return tp__error_set(j->err, TP_ERR_FORMAT,
+                              "tensor \"%.80s\": \"data_offsets\" has %lu numbers, not 2",
+                              st->jm.pool + t->name, (unsigned long)count);
+        t->begin = off[0];
+        t->end = off[1];
       }
-      tp__json_ws(j);
-      if (j->i < j->n && j->p[j->i] == ',') {
-        j->i++;
-        continue;
-      }
-      if ((s = tp__json_take(j, '}', "expected ',' or '}'")) != TP_OK) return s;
-      break;
+    } else {
+      st->jm.pool_n = at;
+      if ((s = tp__json_skip(j, 1)) != TP_OK) return s;
     }
   }
+  if (more < 0) return TP_ERR_FORMAT;
   if ((s = tp__json_keys_done(j, first, start)) != TP_OK) return s;
   if (!have_dtype || !have_shape || !have_offsets)
     return tp__error_set(j->err, TP_ERR_FORMAT, "tensor \"%.80s\": no \"%s\"", st->jm.pool + t->name,
@@ -12498,22 +12420,19 @@ static tp_status tp__st_tensor_obj(tp__json *j, tp__st_tensor *t) {
 static tp_status tp__st_metadata(tp__json *j) {
   tp_safetensors *st = j->st;
   tp_status s;
+  size_t k = 0;
+  int more;
   if ((s = tp__json_take(j, '{', "__metadata__ is not an object")) != TP_OK) return s;
-  tp__json_ws(j);
-  if (j->i < j->n && j->p[j->i] == '}') {
-    j->i++;
-    return TP_OK;
-  }
-  for (;;) {
-    size_t kat, klen, vat, vlen;
+  while ((more = tp__json_more(j, '}', &k)) > 0) {
+    size_t kat, vat, len; /* (the lengths are not kept) */
     TP__STEP();
-    if ((s = tp__json_string(j, &kat, &klen)) != TP_OK) return s;
+    if ((s = tp__json_string(j, &kat, &len)) != TP_OK) return s;
     if ((s = tp__json_take(j, ':', "expected ':'")) != TP_OK) return s;
     tp__json_ws(j);
     if (j->i >= j->n || j->p[j->i] != '"')
       return tp__error_set(j->err, TP_ERR_FORMAT, "__metadata__ \"%.80s\": the value is not a "
                           "string", st->jm.pool + kat);
-    if ((s = tp__json_string(j, &vat, &vlen)) != TP_OK) return s;
+    if ((s = tp__json_string(j, &vat, &len)) != TP_OK) return s;
     /* duplicates: found once the header is read, by sorting (tp__st_meta_index) */
     if (tp__array_reserve((void **)&st->meta, &st->meta_cap, 2 * st->meta_n + 2,
                          sizeof(size_t)) != TP_OK)
@@ -12522,15 +12441,8 @@ static tp_status tp__st_metadata(tp__json *j) {
     st->meta[2 * st->meta_n] = kat;
     st->meta[2 * st->meta_n + 1] = vat;
     st->meta_n++;
-    (void)klen;
-    (void)vlen;
-    tp__json_ws(j);
-    if (j->i < j->n && j->p[j->i] == ',') {
-      j->i++;
-      continue;
-    }
-    return tp__json_take(j, '}', "expected ',' or '}'");
   }
+  return more < 0 ? TP_ERR_FORMAT : TP_OK;
 }
 
 /* __metadata__'s keys sorted (bytes, then lengths): a key twice is refused, and
@@ -12580,6 +12492,38 @@ static tp_status tp__st_check(tp_safetensors *st, tp_error *err) {
                           "header", (unsigned long long)st->data_size);
     return TP_OK;
   }
+  for (i = 0; i < st->n; i++) {
+    const tp__st_tensor *t = &st->t[i];
+    const tp__st_dtype *dt = &tp__st_dtypes[t->dtype];
+    uint64_t numel = 1, bits, want;
+    size_t d;
+    for (d = 0; d < t->ndim; d++)
+      if (tp__mul_u64(numel, (uint64_t)st->dims[t->dims_at + d], &numel)) break;
+    if (d < t->ndim || tp__mul_u64(numel, dt->bits, &bits))
+      return tp__error_set(err, TP_ERR_FORMAT, "tensor \"%.80s\": its shape's %s size overflows "
+                          "64 bits", st->jm.pool + t->name, dt->name);
+    if (bits % 8 != 0)
+      return tp__error_set(err, TP_ERR_FORMAT, "tensor \"%.80s\": %llu elements of %s are not a "
+                          "whole number of bytes", st->jm.pool + t->name,
+                          (unsigned long long)numel, dt->name);
+    want = bits / 8;
+    if (t->end < t->begin)
+      return tp__error_set(err, TP_ERR_FORMAT, "tensor \"%.80s\": data_offsets [%llu, %llu] end "
+                          "before they begin", st->jm.pool + t->name,
+                          (unsigned long long)t->begin, (unsigned long long)t->end);
+    if (t->end - t->begin != want)
+      return tp__error_set(err, TP_ERR_FORMAT, "tensor \"%.80s\": %llu elements of %s are %llu "
+                          "bytes, data_offsets [%llu, %llu] hold %llu", st->jm.pool + t->name,
+                          (unsigned long long)numel, dt->name, (unsigned long long)want,
+                          (unsigned long long)t->begin, (unsigned long long)t->end,
+                          (unsigned long long)(t->end - t->begin));
+    if (t->end > st->data_size)
+      return tp__error_set(err, TP_ERR_FORMAT, "tensor \"%.80s\": data_offsets [%llu, %llu] run "
+                          "past the %llu data bytes", st->jm.pool + t->name,
+                          (unsigned long long)t->begin, (unsigned long long)t->end,
+                          (unsigned long long)st->data_size);
+  }
+  /* each tensor is right on its own: now the names and the ranges, sorted */
   st->by_name = (tp__st_name *)TP_MALLOC(st->n * sizeof(tp__st_name));
   r = (tp__st_range *)TP_MALLOC(st->n * sizeof(tp__st_range));
   if (!st->by_name || !r) {
@@ -12588,79 +12532,32 @@ static tp_status tp__st_check(tp_safetensors *st, tp_error *err) {
                         (unsigned long)st->n);
   }
   for (i = 0; i < st->n; i++) {
-    const tp__st_tensor *t = &st->t[i];
-    const tp__st_dtype *dt = &tp__st_dtypes[t->dtype];
-    uint64_t numel = 1, bits, want;
-    size_t d;
-    st->by_name[i].name = st->jm.pool + t->name;
-    st->by_name[i].len = t->name_len;
+    st->by_name[i].name = st->jm.pool + st->t[i].name;
+    st->by_name[i].len = st->t[i].name_len;
     st->by_name[i].idx = i;
-    r[i].begin = t->begin;
-    r[i].end = t->end;
+    r[i].begin = st->t[i].begin;
+    r[i].end = st->t[i].end;
     r[i].idx = i;
-    for (d = 0; d < t->ndim; d++)
-      if (tp__mul_u64(numel, (uint64_t)st->dims[t->dims_at + d], &numel)) break;
-    if (d < t->ndim || tp__mul_u64(numel, dt->bits, &bits)) {
-      s = tp__error_set(err, TP_ERR_FORMAT, "tensor \"%.80s\": its shape's %s size overflows 64 "
-                       "bits", st->jm.pool + t->name, dt->name);
-      break;
-    }
-    if (bits % 8 != 0) {
-      s = tp__error_set(err, TP_ERR_FORMAT, "tensor \"%.80s\": %llu elements of %s are not a "
-                       "whole number of bytes", st->jm.pool + t->name, (unsigned long long)numel,
-                       dt->name);
-      break;
-    }
-    want = bits / 8;
-    if (t->end < t->begin) {
-      s = tp__error_set(err, TP_ERR_FORMAT, "tensor \"%.80s\": data_offsets [%llu, %llu] end "
-                       "before they begin", st->jm.pool + t->name, (unsigned long long)t->begin,
-                       (unsigned long long)t->end);
-      break;
-    }
-    if (t->end - t->begin != want) {
-      s = tp__error_set(err, TP_ERR_FORMAT, "tensor \"%.80s\": %llu elements of %s are %llu "
-                       "bytes, data_offsets [%llu, %llu] hold %llu", st->jm.pool + t->name,
-                       (unsigned long long)numel, dt->name, (unsigned long long)want,
-                       (unsigned long long)t->begin, (unsigned long long)t->end,
-                       (unsigned long long)(t->end - t->begin));
-      break;
-    }
-    if (t->end > st->data_size) {
-      s = tp__error_set(err, TP_ERR_FORMAT, "tensor \"%.80s\": data_offsets [%llu, %llu] run "
-                       "past the %llu data bytes", st->jm.pool + t->name,
-                       (unsigned long long)t->begin, (unsigned long long)t->end,
-                       (unsigned long long)st->data_size);
-      break;
-    }
   }
-  if (s == TP_OK) {
-    qsort(st->by_name, st->n, sizeof(tp__st_name), tp__st_cmp_name);
-    for (i = 1; i < st->n; i++)
-      if (tp__st_cmp_name(&st->by_name[i - 1], &st->by_name[i]) == 0) {
-        s = tp__error_set(err, TP_ERR_FORMAT, "tensor \"%.80s\" appears twice in the header",
-                         st->by_name[i].name);
-        break;
-      }
-  }
+  qsort(st->by_name, st->n, sizeof(tp__st_name), tp__st_cmp_name);
+  for (i = 1; i < st->n && s == TP_OK; i++)
+    if (tp__st_cmp_name(&st->by_name[i - 1], &st->by_name[i]) == 0)
+      s = tp__error_set(err, TP_ERR_FORMAT, "tensor \"%.80s\" appears twice in the header",
+                       st->by_name[i].name);
   if (s == TP_OK) {
     qsort(r, st->n, sizeof(tp__st_range), tp__st_cmp_range);
-    for (i = 0; i < st->n; i++) {
+    for (i = 0; i < st->n && s == TP_OK; i++) {
       const char *name = st->jm.pool + st->t[r[i].idx].name;
-      if (r[i].begin > pos) {
+      if (r[i].begin > pos)
         s = tp__error_set(err, TP_ERR_FORMAT, "tensor \"%.80s\": data starts at byte %llu, "
                          "leaving a gap of %llu bytes after %s%.80s%s", name,
                          (unsigned long long)r[i].begin, (unsigned long long)(r[i].begin - pos),
                          pname ? "\"" : "", pname ? pname : "the header", pname ? "\"" : "");
-        break;
-      }
-      if (r[i].begin < pos) {
+      else if (r[i].begin < pos)
         s = tp__error_set(err, TP_ERR_FORMAT, "tensor \"%.80s\": data_offsets [%llu, %llu] "
                          "overlap \"%.80s\", which ends at byte %llu", name,
                          (unsigned long long)r[i].begin, (unsigned long long)r[i].end,
                          pname ? pname : "", (unsigned long long)pos);
-        break;
-      }
       pos = r[i].end;
       pname = name;
     }
@@ -12693,9 +12590,10 @@ TPDEF void tp_safetensors_close(tp_safetensors *st) {
 static tp_status tp__st_parse(tp_safetensors *st, const unsigned char *f, size_t nbytes,
                               tp_error *err) {
   uint64_t hlen;
-  tp__json j;
+  tp__json j = {NULL, 0, 0, &st->jm, st, "header byte", err}; /* p and n: the header's */
   tp_status s;
-  int saw_meta = 0;
+  int saw_meta = 0, more;
+  size_t k = 0;
   if (nbytes < 8)
     return tp__error_set(err, TP_ERR_FORMAT, "the file is %lu bytes; a safetensors file starts "
                         "with an 8-byte header length", (unsigned long)nbytes);
@@ -12710,51 +12608,35 @@ static tp_status tp__st_parse(tp_safetensors *st, const unsigned char *f, size_t
   st->data_size = (uint64_t)(nbytes - 8 - (size_t)hlen);
   j.p = f + 8;
   j.n = (size_t)hlen;
-  j.i = 0;
-  j.m = &st->jm;
-  j.st = st;
-  j.where = "header byte";
-  j.err = err;
   if (j.n == 0 || j.p[0] != '{')
     return tp__error_set(err, TP_ERR_FORMAT, "the %lu-byte header does not start with '{'",
                         (unsigned long)j.n);
   j.i = 1;
-  tp__json_ws(&j);
-  if (j.i < j.n && j.p[j.i] == '}') {
-    j.i++;
-  } else {
-    for (;;) {
-      size_t at, len;
-      TP__STEP();
-      if ((s = tp__json_string(&j, &at, &len)) != TP_OK) return s;
-      if ((s = tp__json_take(&j, ':', "expected ':'")) != TP_OK) return s;
-      if (strcmp(st->jm.pool + at, "__metadata__") == 0) {
-        if (saw_meta)
-          return tp__error_set(err, TP_ERR_FORMAT, "\"__metadata__\" appears twice in the header");
-        saw_meta = 1;
-        st->jm.pool_n = at;
-        if ((s = tp__st_metadata(&j)) != TP_OK) return s;
-      } else {
-        tp__st_tensor *t;
-        if (tp__array_reserve((void **)&st->t, &st->cap, st->n + 1, sizeof(tp__st_tensor)) !=
-            TP_OK)
-          return tp__error_set(err, TP_ERR_NOMEM, "no memory for %lu tensors",
-                              (unsigned long)(st->n + 1));
-        t = &st->t[st->n++];
-        memset(t, 0, sizeof *t);
-        t->name = at;
-        t->name_len = len;
-        if ((s = tp__st_tensor_obj(&j, t)) != TP_OK) return s;
-      }
-      tp__json_ws(&j);
-      if (j.i < j.n && j.p[j.i] == ',') {
-        j.i++;
-        continue;
-      }
-      if ((s = tp__json_take(&j, '}', "expected ',' or '}'")) != TP_OK) return s;
-      break;
+  while ((more = tp__json_more(&j, '}', &k)) > 0) {
+    size_t at, len;
+    TP__STEP();
+    if ((s = tp__json_string(&j, &at, &len)) != TP_OK) return s;
+    if ((s = tp__json_take(&j, ':', "expected ':'")) != TP_OK) return s;
+    if (strcmp(st->jm.pool + at, "__metadata__") == 0) {
+      if (saw_meta)
+        return tp__error_set(err, TP_ERR_FORMAT, "\"__metadata__\" appears twice in the header");
+      saw_meta = 1;
+      st->jm.pool_n = at;
+      if ((s = tp__st_metadata(&j)) != TP_OK) return s;
+    } else {
+      tp__st_tensor *t;
+      if (tp__array_reserve((void **)&st->t, &st->cap, st->n + 1, sizeof(tp__st_tensor)) !=
+          TP_OK)
+        return tp__error_set(err, TP_ERR_NOMEM, "no memory for %lu tensors",
+                            (unsigned long)(st->n + 1));
+      t = &st->t[st->n++];
+      memset(t, 0, sizeof *t);
+      t->name = at;
+      t->name_len = len;
+      if ((s = tp__st_tensor_obj(&j, t)) != TP_OK) return s;
     }
   }
+  if (more < 0) return TP_ERR_FORMAT;
   tp__json_ws(&j);
   if (j.i != j.n) return tp__json_fail(&j, "more after the header's closing '}'");
   if ((s = tp__st_meta_index(st, err)) != TP_OK) return s;
@@ -12786,24 +12668,19 @@ TPDEF tp_status tp_safetensors_open(const void *file, size_t nbytes, tp_safetens
 }
 
 #ifndef TP_NO_STDIO
+static tp_status tp__st_file_parse(void *out, tp_file_bytes *bytes, tp_error *err) {
+  tp_status s = tp_safetensors_open(bytes->data, bytes->size, (tp_safetensors **)out, err);
+  if (s == TP_OK) tp__file_keep(&(*(tp_safetensors **)out)->file, bytes);
+  return s;
+}
+
 TPDEF tp_status tp_safetensors_open_file(const char *path, tp_safetensors **out, tp_error *err) {
   tp_error local;
-  tp_file_bytes fb;
-  tp_status s;
   if (!err) err = &local;
   tp__error_reset(err);
   if (!out) return tp__error_set(err, TP_ERR_INVALID, "tp_safetensors_open_file: out is NULL");
   *out = NULL;
-  s = tp_file_bytes_open(path, 0, &fb, err);
-  if (s != TP_OK) return s;
-  s = tp_safetensors_open(fb.data, fb.size, out, err);
-  if (s != TP_OK) {
-    tp_file_bytes_close(&fb);
-    tp__error_prefix_path(err, path);
-    return s;
-  }
-  (*out)->file = fb;
-  return TP_OK;
+  return tp__file_parse(path, err, tp__st_file_parse, out);
 }
 #endif
 
@@ -13027,16 +12904,10 @@ static tp_status tp__json_entry_value(tp__json *j, tp__json_entry *e) {
 }
 
 static tp_status tp__json_parse(tp_json *doc, const unsigned char *p, size_t n, tp_error *err) {
-  tp__json j;
+  tp__json j = {p, n, 0, &doc->jm, NULL, "byte", err};
   tp_status s;
-  size_t k;
-  j.p = p;
-  j.n = n;
-  j.i = 0;
-  j.m = &doc->jm;
-  j.st = NULL;
-  j.where = "byte";
-  j.err = err;
+  size_t k = 0; /* the members, then the index */
+  int more;
   if (n > TP__ST_MAX_HEADER)
     return tp__error_set(err, TP_ERR_FORMAT, "the JSON text is %lu bytes, above the limit of %lu",
                         (unsigned long)n, (unsigned long)TP__ST_MAX_HEADER);
@@ -13044,32 +12915,21 @@ static tp_status tp__json_parse(tp_json *doc, const unsigned char *p, size_t n, 
   if (j.i >= j.n || j.p[j.i] != '{')
     return tp__json_fail(&j, "the JSON text is not an object (no '{')");
   j.i++;
-  tp__json_ws(&j);
-  if (j.i < j.n && j.p[j.i] == '}') {
-    j.i++;
-  } else {
-    for (;;) {
-      size_t at, len;
-      tp__json_entry *e;
-      if ((s = tp__json_string(&j, &at, &len)) != TP_OK) return s;
-      if ((s = tp__json_key_note(&j, at, len)) != TP_OK) return s;
-      if ((s = tp__json_take(&j, ':', "expected ':'")) != TP_OK) return s;
-      if (tp__array_reserve((void **)&doc->e, &doc->cap, doc->n + 1, sizeof *doc->e) != TP_OK)
-        return tp__error_set(err, TP_ERR_NOMEM, "no memory for %lu JSON keys",
-                            (unsigned long)(doc->n + 1));
-      e = &doc->e[doc->n++];
-      memset(e, 0, sizeof *e);
-      e->key = at;
-      if ((s = tp__json_entry_value(&j, e)) != TP_OK) return s;
-      tp__json_ws(&j);
-      if (j.i < j.n && j.p[j.i] == ',') {
-        j.i++;
-        continue;
-      }
-      if ((s = tp__json_take(&j, '}', "expected ',' or '}'")) != TP_OK) return s;
-      break;
-    }
+  while ((more = tp__json_more(&j, '}', &k)) > 0) {
+    size_t at, len;
+    tp__json_entry *e;
+    if ((s = tp__json_string(&j, &at, &len)) != TP_OK) return s;
+    if ((s = tp__json_key_note(&j, at, len)) != TP_OK) return s;
+    if ((s = tp__json_take(&j, ':', "expected ':'")) != TP_OK) return s;
+    if (tp__array_reserve((void **)&doc->e, &doc->cap, doc->n + 1, sizeof *doc->e) != TP_OK)
+      return tp__error_set(err, TP_ERR_NOMEM, "no memory for %lu JSON keys",
+                          (unsigned long)(doc->n + 1));
+    e = &doc->e[doc->n++];
+    memset(e, 0, sizeof *e);
+    e->key = at;
+    if ((s = tp__json_entry_value(&j, e)) != TP_OK) return s;
   }
+  if (more < 0) return TP_ERR_FORMAT;
   if ((s = tp__json_keys_done(&j, 0, 0)) != TP_OK) return s;
   tp__json_ws(&j);
   if (j.i != j.n) return tp__json_fail(&j, "more after the object's closing '}'");
@@ -13121,20 +12981,17 @@ TPDEF tp_status tp_json_open(const void *text, size_t nbytes, tp_json **out, tp_
 }
 
 #ifndef TP_NO_STDIO
+static tp_status tp__json_file_parse(void *out, tp_file_bytes *bytes, tp_error *err) {
+  return tp_json_open(bytes->data, bytes->size, (tp_json **)out, err); /* keeps a copy */
+}
+
 TPDEF tp_status tp_json_open_file(const char *path, tp_json **out, tp_error *err) {
   tp_error local;
-  tp_file_bytes fb;
-  tp_status s;
   if (!err) err = &local;
   tp__error_reset(err);
   if (!out) return tp__error_set(err, TP_ERR_INVALID, "tp_json_open_file: out is NULL");
   *out = NULL;
-  s = tp_file_bytes_open(path, 0, &fb, err);
-  if (s != TP_OK) return s;
-  s = tp_json_open(fb.data, fb.size, out, err);
-  tp_file_bytes_close(&fb);
-  if (s != TP_OK) tp__error_prefix_path(err, path);
-  return s;
+  return tp__file_parse(path, err, tp__json_file_parse, out);
 }
 #endif
 
@@ -13261,9 +13118,18 @@ TPDEF tp_status tp_view_from_dlpack(const DLTensor *t, size_t storage_nbytes, tp
   tp_tensor r;
   tp_dtype dt;
   size_t es;
-  int d, code;
-  unsigned bits;
+  int d;
+  size_t k;
   const unsigned char *base;
+  /* the DLPack (code, bits) pairs with a tp_dtype; 6 is kDLBool (DLPack 0.8+) */
+  static const struct {
+    int code;
+    unsigned bits;
+    tp_dtype dt;
+  } kinds[] = {{kDLFloat, 16, TP_F16}, {kDLFloat, 32, TP_F32}, {kDLFloat, 64, TP_F64},
+               {kDLBfloat, 16, TP_BF16}, {kDLInt, 8, TP_I8},    {kDLInt, 16, TP_I16},
+               {kDLInt, 32, TP_I32},    {kDLInt, 64, TP_I64},  {kDLUInt, 8, TP_U8},
+               {6, 8, TP_BOOL}};
   if (!err) err = &local;
   memset(err, 0, sizeof *err);
   if (!t || !out) return tp__error_set(err, TP_ERR_INVALID, "tp_view_from_dlpack: NULL %s",
@@ -13275,21 +13141,12 @@ TPDEF tp_status tp_view_from_dlpack(const DLTensor *t, size_t storage_nbytes, tp
   if (t->dtype.lanes != 1)
     return tp__error_set(err, TP_ERR_UNSUPPORTED, "DLPack dtype has %u lanes; only 1 is "
                         "supported", (unsigned)t->dtype.lanes);
-  code = (int)t->dtype.code;
-  bits = (unsigned)t->dtype.bits;
-  if (code == (int)kDLFloat && bits == 16) dt = TP_F16;
-  else if (code == (int)kDLFloat && bits == 32) dt = TP_F32;
-  else if (code == (int)kDLFloat && bits == 64) dt = TP_F64;
-  else if (code == (int)kDLBfloat && bits == 16) dt = TP_BF16;
-  else if (code == (int)kDLInt && bits == 8) dt = TP_I8;
-  else if (code == (int)kDLInt && bits == 16) dt = TP_I16;
-  else if (code == (int)kDLInt && bits == 32) dt = TP_I32;
-  else if (code == (int)kDLInt && bits == 64) dt = TP_I64;
-  else if (code == (int)kDLUInt && bits == 8) dt = TP_U8;
-  else if (code == 6 && bits == 8) dt = TP_BOOL;   /* kDLBool (DLPack 0.8+) */
-  else
+  for (k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+    if (kinds[k].code == (int)t->dtype.code && kinds[k].bits == (unsigned)t->dtype.bits) break;
+  if (k == sizeof kinds / sizeof kinds[0])
     return tp__error_set(err, TP_ERR_UNSUPPORTED, "DLPack dtype code %d with %u bits has no "
-                        "tp_dtype", code, bits);
+                        "tp_dtype", (int)t->dtype.code, (unsigned)t->dtype.bits);
+  dt = kinds[k].dt;
   if (t->ndim < 0 || t->ndim > TP_MAX_DIMS)
     return tp__error_set(err, TP_ERR_INVALID, "DLPack tensor has %d dims (0..%d allowed)",
                         t->ndim, TP_MAX_DIMS);

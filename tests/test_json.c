@@ -59,14 +59,16 @@ static void test_config(void) {
       "50}},\n  \"summary_proj_to_labels\": null,\n  \"neg\": -7,\n"
       "  \"big\": 9223372036854775807,\n  \"min\": -9223372036854775808,\n"
       "  \"over\": 9223372036854775808,\n  \"huge\": 1e400,\n  \"tiny\": 1e-400,\n"
-      "  \"neg0\": -0.0,\n  \"note\": \"caf\\u00e9 \\ud83d\\ude00\\n\",\n  \"\": 1\n}\n");
+      "  \"neg0\": -0.0,\n  \"note\": \"caf\\u00e9 \\ud83d\\ude00\\n\",\n  \"\": 1,\n"
+      "  \"utf8\": \"\\u0041\\u007f\\u0080\\u07ff\\u0800\\u20ac\\uffff"
+      "\\ud800\\udc00\\udbff\\udfff\"\n}\n");
   const char *k = NULL, *s = NULL;
   tp_json_kind kind = TP_JSON_NULL;
   int64_t i = 0;
   double d = 0;
   int b = -1;
   if (!doc) return;
-  TPT_EQ_INT(tp_json_count(doc), 19);
+  TPT_EQ_INT(tp_json_count(doc), 20);
   TPT_STATUS(tp_json_key(doc, 0, &k, &kind), TP_OK); /* the text's order */
   TPT_EQ_STR(k, "activation_function");
   TPT_EQ_INT(kind, TP_JSON_STRING);
@@ -75,8 +77,8 @@ static void test_config(void) {
   TPT_EQ_INT(kind, TP_JSON_ARRAY);
   TPT_STATUS(tp_json_key(doc, 18, &k, NULL), TP_OK);
   TPT_EQ_STR(k, "");
-  TPT_STATUS(tp_json_key(doc, 19, &k, &kind), TP_ERR_INVALID);
-  TPT_EQ_STR(tp_json_error(doc), "key 19 asked for; the object has 19");
+  TPT_STATUS(tp_json_key(doc, 20, &k, &kind), TP_ERR_INVALID);
+  TPT_EQ_STR(tp_json_error(doc), "key 20 asked for; the object has 20");
   TPT_CHECK(k == NULL);
   TPT_STATUS(tp_json_string(doc, "activation_function", &s), TP_OK);
   TPT_EQ_STR(s, "gelu_new");
@@ -84,6 +86,9 @@ static void test_config(void) {
   TPT_EQ_INT(tp_json_status(doc), TP_OK);
   TPT_STATUS(tp_json_string(doc, "note", &s), TP_OK);
   TPT_EQ_STR(s, "caf\xc3\xa9 \xf0\x9f\x98\x80\n");
+  TPT_STATUS(tp_json_string(doc, "utf8", &s), TP_OK); /* each UTF-8 length's first and last */
+  TPT_EQ_STR(s, "A\x7f\xc2\x80\xdf\xbf\xe0\xa0\x80\xe2\x82\xac\xef\xbf\xbf\xf0\x90\x80\x80"
+                "\xf4\x8f\xbf\xbf");
   TPT_STATUS(tp_json_int(doc, "n_embd", &i), TP_OK);
   TPT_EQ_INT(i, 768);
   TPT_STATUS(tp_json_int(doc, "neg", &i), TP_OK);

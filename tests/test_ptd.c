@@ -260,6 +260,9 @@ static void test_duplicate_keys_and_index(void) {
   TPT_EQ_INT(e.segment_index, 0);
   TPT_STATUS(tp_ptd_find(&p, "raw", &e), TP_ERR_INVALID);
   TPT_CONTAINS(p.last_lookup.msg, "\"raw\" is not in the .ptd");
+  /* a failed index says why, not the miss before it */
+  TPT_STATUS(tp_ptd_index(&p, slots, 3), TP_ERR_INVALID);
+  TPT_EQ_STR(tp_ptd_lookup_error(&p), "the index needs 4 slots, 3 given");
   /* a failed open: no index, its error */
   TPT_STATUS(tp_ptd_open(&p, file.data, 10), TP_ERR_FORMAT);
   TPT_EQ_U64(tp_ptd_index_slots(&p), 0);
