@@ -3489,137 +3489,92 @@ static float tp__xnn_bitsf(uint32_t u) {
   return f;
 }
 
-/* Checks the node's value ids and vectors, then appends it. vals: the layout's fields in
-   order ('v' fields take the next vector from vecs/vec_lens). */
-static tp_status tp__xnn_node_add(tp_xnn_graph *g, int kind, const uint32_t *vals,
-                                  const size_t *const *vecs, const size_t *vec_lens,
-                                  int has_minmax, float out_min, float out_max) {
+/* The one way a node is added (every define call ends here): its value ids and vectors
+   checked, the node's rules, then appended. */
+TPDEF tp_status tp_xnn_define_node(tp_xnn_graph *g, int kind, const tp_xnn_node_args *a) {
   tp__xnn_node n;
+  tp__xnn_nview cn;
   const char *l = tp__xnn_layout(kind);
-  unsigned idx = (unsigned)g->nnodes;
-  size_t i, nv = 0, total = 0;
+  unsigned idx;
+  size_t i, k, nv = 0, total = 0;
   tp_status st;
   TP_ASSERT(g);
+  idx = (unsigned)g->nnodes;
   if (tp__xnn_guard(g)) return g->err.status;
-  memset(&n, 0, sizeof n);
-  n.kind = kind;
-  n.has_minmax = has_minmax;
-  n.out_min = out_min;
-  n.out_max = out_max;
+  if (!l)
+    return tp__error_set(&g->err, TP_ERR_INVALID, "node %u: kind %d is not a node kind (1..%d)",
+                        idx, kind, (int)TP_XNN_NODE_KINDS);
+  if (!a)
+    return tp__error_set(&g->err, TP_ERR_INVALID, "node %u (%s): no arguments (NULL)", idx,
+                        tp_xnn_node_name(kind));
   if (g->nnodes >= (size_t)UINT32_MAX)
     return tp__error_set(&g->err, TP_ERR_OVERFLOW, "node %u: too many nodes", idx);
+  memset(&n, 0, sizeof n);
+  memset(&cn, 0, sizeof cn);
+  n.kind = cn.kind = kind;
+  n.has_minmax = cn.has_minmax = a->has_output_min_max != 0;
+  n.out_min = cn.out_min = a->output_min;
+  n.out_max = cn.out_max = a->output_max;
+  cn.index = idx;
   for (i = 0; l[i]; i++) {
     char c = l[i];
-    if (c == 'v') {
-      size_t k, len = vec_lens[nv];
+    if (c == 'v') { /* the next vector slot; the node view gets its entries */
+      size_t len = a->vec_len[i];
       if (len > TP_XNN_MAX_DIMS)
         return tp__error_set(&g->err, TP_ERR_INVALID,
                             "node %u (%s): %s has %u entries, at most %d", idx,
                             tp_xnn_node_name(kind), tp__xnn_field_name(kind, (unsigned)i),
                             (unsigned)len, TP_XNN_MAX_DIMS);
-      if (len && !vecs[nv])
+      if (len && !a->vec[i])
         return tp__error_set(&g->err, TP_ERR_INVALID, "node %u (%s): %s is NULL", idx,
                             tp_xnn_node_name(kind), tp__xnn_field_name(kind, (unsigned)i));
-      for (k = 0; k < len; k++)
-        if ((uint64_t)vecs[nv][k] > (uint64_t)UINT32_MAX)
+      for (k = 0; k < len; k++) {
+        if ((uint64_t)a->vec[i][k] > (uint64_t)UINT32_MAX)
           return tp__error_set(&g->err, TP_ERR_OVERFLOW,
                               "node %u (%s): entry %u is %llu, the format stores 32 bits", idx,
                               tp_xnn_node_name(kind), (unsigned)k,
-                              (unsigned long long)vecs[nv][k]);
+                              (unsigned long long)a->vec[i][k]);
+        cn.vec[nv][k] = (uint32_t)a->vec[i][k];
+      }
       n.f[i] = (uint32_t)nv;
-      n.vec_len[nv] = (uint32_t)len;
+      n.vec_len[nv] = cn.vlen[nv] = (uint32_t)len;
       total += len;
       nv++;
       continue;
     }
-    n.f[i] = vals[i];
-    if ((c == 'i' || c == 'b') && !(c == 'b' && vals[i] == TP_XNN_INVALID_ID) &&
-        vals[i] >= g->nvalues)
-      return tp__error_set(&g->err, TP_ERR_INVALID,
-                          "node %u (%s): %s %u is not a defined value (%u values)", idx,
-                          tp_xnn_node_name(kind), tp__xnn_field_name(kind, (unsigned)i),
-                          (unsigned)vals[i], (unsigned)g->nvalues);
-  }
-  { /* the node's rules (>>xnn-check) */
-    tp__xnn_nview cn;
-    memset(&cn, 0, sizeof cn);
-    cn.kind = kind;
-    cn.index = idx;
-    cn.has_minmax = has_minmax;
-    cn.out_min = out_min;
-    cn.out_max = out_max;
-    memcpy(cn.f, n.f, sizeof cn.f);
-    for (i = 0, cn.vlen[0] = 0; l[i]; i++) {
-      if (l[i] == 'v') {
-        size_t k, s = n.f[i];
-        cn.vlen[s] = n.vec_len[s];
-        for (k = 0; k < n.vec_len[s]; k++) cn.vec[s][k] = (uint32_t)vecs[s][k];
-      } else if ((l[i] == 'i' || l[i] == 'b') && n.f[i] != TP_XNN_INVALID_ID) {
-        cn.v[i] = &g->values[n.f[i]];
-      }
+    n.f[i] = c == 'f' ? tp__xnn_fbits(a->f[i]) : a->u[i];
+    if ((c == 'i' || c == 'b') && !(c == 'b' && n.f[i] == TP_XNN_INVALID_ID)) {
+      if (n.f[i] >= g->nvalues)
+        return tp__error_set(&g->err, TP_ERR_INVALID,
+                            "node %u (%s): %s %u is not a defined value (%u values)", idx,
+                            tp_xnn_node_name(kind), tp__xnn_field_name(kind, (unsigned)i),
+                            (unsigned)n.f[i], (unsigned)g->nvalues);
+      cn.v[i] = &g->values[n.f[i]];
     }
-    if (g->target != TP_XNN_TARGET_UNCHECKED && tp__xnn_check_node(&cn, g->target, &g->err) != TP_OK)
-      return g->err.status;
   }
+  memcpy(cn.f, n.f, sizeof cn.f);
+  if (g->target != TP_XNN_TARGET_UNCHECKED && tp__xnn_check_node(&cn, g->target, &g->err) != TP_OK)
+    return g->err.status; /* the node's rules (>>xnn-check) */
   st = tp__array_reserve((void **)&g->pool, &g->cap_pool, g->npool + total + 1, sizeof(uint32_t));
   if (st == TP_OK)
     st = tp__array_reserve((void **)&g->nodes, &g->cap_nodes, g->nnodes + 1, sizeof n);
   if (st != TP_OK) return tp__error_set(&g->err, st, "node %u: no memory", idx);
-  for (i = 0; i < nv; i++) {
-    size_t k;
-    n.vec_off[i] = (uint32_t)g->npool;
-    for (k = 0; k < n.vec_len[i]; k++) g->pool[g->npool++] = (uint32_t)vecs[i][k];
+  for (i = 0; l[i]; i++) {
+    if (l[i] != 'v') continue;
+    n.vec_off[n.f[i]] = (uint32_t)g->npool;
+    for (k = 0; k < n.vec_len[n.f[i]]; k++) g->pool[g->npool++] = (uint32_t)a->vec[i][k];
   }
   g->nodes[g->nnodes++] = n;
   g->fb_valid = 0;
   return TP_OK;
 }
 
-TPDEF tp_status tp_xnn_define_node(tp_xnn_graph *g, int kind, const tp_xnn_node_args *a) {
-  const char *l = tp__xnn_layout(kind);
-  uint32_t v[TP_XNN_NODE_MAX_FIELDS];
-  const size_t *vecs[2];
-  size_t lens[2], i, nv = 0;
-  TP_ASSERT(g);
-  if (tp__xnn_guard(g)) return g->err.status;
-  if (!l)
-    return tp__error_set(&g->err, TP_ERR_INVALID, "node %u: kind %d is not a node kind (1..%d)",
-                        (unsigned)g->nnodes, kind, (int)TP_XNN_NODE_KINDS);
-  if (!a)
-    return tp__error_set(&g->err, TP_ERR_INVALID, "node %u (%s): no arguments (NULL)",
-                        (unsigned)g->nnodes, tp_xnn_node_name(kind));
-  for (i = 0; l[i]; i++) {
-    v[i] = l[i] == 'f' ? tp__xnn_fbits(a->f[i]) : l[i] == 'v' ? 0u : a->u[i];
-    if (l[i] == 'v') {
-      vecs[nv] = a->vec[i];
-      lens[nv++] = a->vec_len[i];
-    }
-  }
-  return tp__xnn_node_add(g, kind, v, vecs, lens, a->has_output_min_max != 0, a->output_min,
-                          a->output_max);
-}
-
-/* tp_xnn_define_node from the fields by id as tp__xnn_node_add takes them (floats as bits;
-   vecs / vec_lens the 'v' fields in order): the define calls of shape own fill fields by name. */
-static tp_status tp__xnn_define_v(tp_xnn_graph *g, int kind, const uint32_t *vals,
-                                  const size_t *const *vecs, const size_t *vec_lens,
-                                  int has_minmax, float out_min, float out_max) {
-  tp_xnn_node_args a;
-  const char *l = tp__xnn_layout(kind);
-  size_t i, nv = 0;
-  memset(&a, 0, sizeof a);
-  for (i = 0; l && l[i]; i++) {
-    if (l[i] == 'f') a.f[i] = tp__xnn_bitsf(vals[i]);
-    else if (l[i] != 'v') a.u[i] = vals[i];
-    else {
-      a.vec[i] = vecs[nv];
-      a.vec_len[i] = vec_lens[nv++];
-    }
-  }
-  a.has_output_min_max = has_minmax;
-  a.output_min = out_min;
-  a.output_max = out_max;
-  return tp_xnn_define_node(g, kind, &a);
+/* a with the node's OutputMinMax, for the calls that take output_min / output_max */
+static tp_xnn_node_args *tp__xnn_mm(tp_xnn_node_args *a, float output_min, float output_max) {
+  a->has_output_min_max = 1;
+  a->output_min = output_min;
+  a->output_max = output_max;
+  return a;
 }
 
 /* The define calls of the simple shapes (TP_XNN_NODE_LIST's shape column), derived from it: up
@@ -3628,21 +3583,14 @@ static tp_status tp__xnn_simple(tp_xnn_graph *g, int kind, int mm, float mn, flo
                                 uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3) {
   tp_xnn_node_args a;
   const char *l = tp__xnn_layout(kind);
-  uint32_t ids[4];
+  const uint32_t ids[4] = {a0, a1, a2, a3};
   size_t i, k = 0;
   memset(&a, 0, sizeof a);
-  ids[0] = a0;
-  ids[1] = a1;
-  ids[2] = a2;
-  ids[3] = a3;
   for (i = 0; l[i] && k < 4; i++) {
     if (l[i] == 'f') a.f[i] = p;
     else a.u[i] = ids[k++];
   }
-  a.has_output_min_max = mm;
-  a.output_min = mn;
-  a.output_max = mx;
-  return tp_xnn_define_node(g, kind, &a);
+  return tp_xnn_define_node(g, kind, mm ? tp__xnn_mm(&a, mn, mx) : &a);
 }
 #define TP__XNN_BODY_1x1(NAME, name)                                                          \
   TPDEF tp_status tp_xnn_define_##name(tp_xnn_graph *g, uint32_t input_id, uint32_t output_id, \
@@ -3691,21 +3639,21 @@ TP_XNN_NODE_LIST(TP__XNN_BODY)
 
 /* The define calls of shape own whose definitions name their parameters as the table's fields
    (locals for the fields a call does not take): the fields from them, by name. */
-#define TP__XNN_ARG_ID(x) (x)
-#define TP__XNN_ARG_OPT_ID(x) (x)
-#define TP__XNN_ARG_U32(x) ((uint32_t)(x))
-#define TP__XNN_ARG_F32(x) tp__xnn_fbits(x)
-#define TP__XNN_ARG(table, field, id, type) v[id] = TP__XNN_ARG_##type(field);
-#define TP__XNN_ARGS(table) TP_XNN_FIELDS_##table(TP__XNN_ARG)
+#define TP__XNN_ARG_ID(id, x) a.u[id] = (x);
+#define TP__XNN_ARG_OPT_ID(id, x) a.u[id] = (x);
+#define TP__XNN_ARG_U32(id, x) a.u[id] = (uint32_t)(x);
+#define TP__XNN_ARG_F32(id, x) a.f[id] = (x);
+#define TP__XNN_ARG_VEC(id, x) a.vec[id] = (x);
+#define TP__XNN_ARG(table, field, id, type) TP__XNN_ARG_##type(id, field)
+#define TP__XNN_ARGS(table) memset(&a, 0, sizeof a); TP_XNN_FIELDS_##table(TP__XNN_ARG)
 
 TPDEF tp_status tp_xnn_define_fully_connected(tp_xnn_graph *g, float output_min,
                                               float output_max, uint32_t input1_id,
                                               uint32_t filter_id, uint32_t bias_id,
                                               uint32_t output_id, uint32_t flags) {
-  uint32_t v[TP_XNN_NODE_MAX_FIELDS];
+  tp_xnn_node_args a;
   TP__XNN_ARGS(XNNFullyConnected)
-  return tp__xnn_define_v(g, TP_XNN_NODE_FULLY_CONNECTED, v, NULL, NULL, 1, output_min,
-                          output_max);
+  return tp_xnn_define_node(g, TP_XNN_NODE_FULLY_CONNECTED, tp__xnn_mm(&a, output_min, output_max));
 }
 
 /* The convolutions' channel counts, size_t in the calls, 32 bits in the table. */
@@ -3727,12 +3675,13 @@ TPDEF tp_status tp_xnn_define_convolution_2d(
     uint32_t dilation_width, uint32_t groups, size_t group_input_channels,
     size_t group_output_channels, float output_min, float output_max, uint32_t input1_id,
     uint32_t filter_id, uint32_t bias_id, uint32_t output_id, uint32_t flags) {
-  uint32_t v[TP_XNN_NODE_MAX_FIELDS], adjustment_height = 0, adjustment_width = 0;
+  tp_xnn_node_args a;
+  uint32_t adjustment_height = 0, adjustment_width = 0;
   if (tp__xnn_conv_channels(g, TP_XNN_NODE_CONV2D, group_input_channels,
                             group_output_channels) != TP_OK)
     return g->err.status;
   TP__XNN_ARGS(_XNNNodeConv)
-  return tp__xnn_define_v(g, TP_XNN_NODE_CONV2D, v, NULL, NULL, 1, output_min, output_max);
+  return tp_xnn_define_node(g, TP_XNN_NODE_CONV2D, tp__xnn_mm(&a, output_min, output_max));
 }
 
 /* Written as the upstream serializer does: groups = input_channels, group_input_channels = 1,
@@ -3744,7 +3693,8 @@ TPDEF tp_status tp_xnn_define_depthwise_convolution_2d(
     uint32_t dilation_width, uint32_t depth_multiplier, size_t input_channels, float output_min,
     float output_max, uint32_t input1_id, uint32_t filter_id, uint32_t bias_id,
     uint32_t output_id, uint32_t flags) {
-  uint32_t v[TP_XNN_NODE_MAX_FIELDS], adjustment_height = 0, adjustment_width = 0;
+  tp_xnn_node_args a;
+  uint32_t adjustment_height = 0, adjustment_width = 0;
   uint32_t groups = (uint32_t)input_channels, group_input_channels = 1;
   uint32_t group_output_channels = depth_multiplier;
   TP_ASSERT(g);
@@ -3755,8 +3705,8 @@ TPDEF tp_status tp_xnn_define_depthwise_convolution_2d(
                         "bits",
                         (unsigned)g->nnodes, (unsigned long long)input_channels);
   TP__XNN_ARGS(_XNNNodeConv)
-  return tp__xnn_define_v(g, TP_XNN_NODE_DEPTHWISE_CONV2D, v, NULL, NULL, 1, output_min,
-                          output_max);
+  return tp_xnn_define_node(g, TP_XNN_NODE_DEPTHWISE_CONV2D,
+                            tp__xnn_mm(&a, output_min, output_max));
 }
 
 /* upsampling goes to the subsampling fields */
@@ -3768,12 +3718,12 @@ TPDEF tp_status tp_xnn_define_deconvolution_2d(
     uint32_t groups, size_t group_input_channels, size_t group_output_channels,
     float output_min, float output_max, uint32_t input1_id, uint32_t filter_id,
     uint32_t bias_id, uint32_t output_id, uint32_t flags) {
-  uint32_t v[TP_XNN_NODE_MAX_FIELDS];
+  tp_xnn_node_args a;
   if (tp__xnn_conv_channels(g, TP_XNN_NODE_DECONV2D, group_input_channels,
                             group_output_channels) != TP_OK)
     return g->err.status;
   TP__XNN_ARGS(_XNNNodeConv)
-  return tp__xnn_define_v(g, TP_XNN_NODE_DECONV2D, v, NULL, NULL, 1, output_min, output_max);
+  return tp_xnn_define_node(g, TP_XNN_NODE_DECONV2D, tp__xnn_mm(&a, output_min, output_max));
 }
 
 /* >>xnn-torch: PyTorch layouts -> XNNPACK's, as views (see "PyTorch layouts" above) */
@@ -4097,10 +4047,10 @@ TPDEF tp_status tp_xnn_define_average_pooling_2d(
     uint32_t padding_left, uint32_t pooling_height, uint32_t pooling_width,
     uint32_t stride_height, uint32_t stride_width, float output_min, float output_max,
     uint32_t input_id, uint32_t output_id, uint32_t flags) {
-  uint32_t v[TP_XNN_NODE_MAX_FIELDS], dilation_height = 1, dilation_width = 1;
+  tp_xnn_node_args a;
+  uint32_t dilation_height = 1, dilation_width = 1;
   TP__XNN_ARGS(_XNNPooling2D)
-  return tp__xnn_define_v(g, TP_XNN_NODE_AVG_POOLING_2D, v, NULL, NULL, 1, output_min,
-                          output_max);
+  return tp_xnn_define_node(g, TP_XNN_NODE_AVG_POOLING_2D, tp__xnn_mm(&a, output_min, output_max));
 }
 
 TPDEF tp_status tp_xnn_define_max_pooling_2d(
@@ -4109,34 +4059,26 @@ TPDEF tp_status tp_xnn_define_max_pooling_2d(
     uint32_t stride_height, uint32_t stride_width, uint32_t dilation_height,
     uint32_t dilation_width, float output_min, float output_max, uint32_t input_id,
     uint32_t output_id, uint32_t flags) {
-  uint32_t v[TP_XNN_NODE_MAX_FIELDS];
+  tp_xnn_node_args a;
   TP__XNN_ARGS(_XNNPooling2D)
-  return tp__xnn_define_v(g, TP_XNN_NODE_MAX_POOLING_2D, v, NULL, NULL, 1, output_min,
-                          output_max);
+  return tp_xnn_define_node(g, TP_XNN_NODE_MAX_POOLING_2D, tp__xnn_mm(&a, output_min, output_max));
 }
 
 TPDEF tp_status tp_xnn_define_argmax_pooling_2d(
     tp_xnn_graph *g, uint32_t padding_top, uint32_t padding_right, uint32_t padding_bottom,
     uint32_t padding_left, uint32_t pooling_height, uint32_t pooling_width, uint32_t input_id,
     uint32_t output_value_id, uint32_t output_index_id, uint32_t flags) {
-  uint32_t v[TP_XNN_NODE_MAX_FIELDS];
+  tp_xnn_node_args a;
   TP__XNN_ARGS(XNNArgMaxPooling2d)
-  return tp__xnn_define_v(g, TP_XNN_NODE_ARGMAX_POOLING_2D, v, NULL, NULL, 0, 0.0f, 0.0f);
+  return tp_xnn_define_node(g, TP_XNN_NODE_ARGMAX_POOLING_2D, &a);
 }
 
-static tp_status tp__xnn_cat(tp_xnn_graph *g, int kind, uint32_t axis, uint32_t i1, uint32_t i2,
-                             uint32_t i3, uint32_t i4, uint32_t i5, uint32_t out,
-                             uint32_t flags) {
-  uint32_t v[TP_XNN_NODE_MAX_FIELDS];
-  v[TP__XF(_XNNCat, axis)] = axis;
-  v[TP__XF(_XNNCat, input1_id)] = i1;
-  v[TP__XF(_XNNCat, input2_id)] = i2;
-  v[TP__XF(_XNNCat, input3_id)] = i3;
-  v[TP__XF(_XNNCat, input4_id)] = i4;
-  v[TP__XF(_XNNCat, output_id)] = out;
-  v[TP__XF(_XNNCat, flags)] = flags;
-  v[TP__XF(_XNNCat, input5_id)] = i5;
-  return tp__xnn_define_v(g, kind, v, NULL, NULL, 0, 0.0f, 0.0f);
+static tp_status tp__xnn_cat(tp_xnn_graph *g, int kind, uint32_t axis, uint32_t input1_id,
+                             uint32_t input2_id, uint32_t input3_id, uint32_t input4_id,
+                             uint32_t input5_id, uint32_t output_id, uint32_t flags) {
+  tp_xnn_node_args a;
+  TP__XNN_ARGS(_XNNCat)
+  return tp_xnn_define_node(g, kind, &a);
 }
 TPDEF tp_status tp_xnn_define_concatenate2(tp_xnn_graph *g, uint32_t axis, uint32_t input1_id,
                                            uint32_t input2_id, uint32_t output_id,
@@ -4170,26 +4112,25 @@ TPDEF tp_status tp_xnn_define_concatenate5(tp_xnn_graph *g, uint32_t axis, uint3
 static tp_status tp__xnn_static(tp_xnn_graph *g, int kind, size_t num_dims, const size_t *v1,
                                 const size_t *v2, uint32_t in, uint32_t out, uint32_t flags) {
   const tp_xnn_node_desc *d = tp_xnn_describe_node(kind);
-  uint32_t v[TP_XNN_NODE_MAX_FIELDS], i;
-  const size_t *vecs[2];
-  size_t lens[2];
+  tp_xnn_node_args a;
+  uint32_t i, nv = 0;
   TP_ASSERT(g);
   if (tp__xnn_guard(g)) return g->err.status;
   if (num_dims > TP_XNN_MAX_DIMS)
     return tp__error_set(&g->err, TP_ERR_INVALID, "node %u (%s): %u dims, at most %d",
                         (unsigned)g->nnodes, d->name, (unsigned)num_dims, TP_XNN_MAX_DIMS);
-  memset(v, 0, sizeof v);
+  memset(&a, 0, sizeof a);
   for (i = 0; i < d->nfields; i++) {
     const char *f = d->fields[i].name;
-    if (!strcmp(f, "num_dims")) v[i] = (uint32_t)num_dims;
-    else if (!strcmp(f, "input_id")) v[i] = in;
-    else if (!strcmp(f, "output_id")) v[i] = out;
-    else if (!strcmp(f, "flags")) v[i] = flags;
+    if (d->fields[i].type == TP__XNN_TY_VEC) {
+      a.vec[i] = nv++ ? v2 : v1;
+      a.vec_len[i] = num_dims;
+    } else if (!strcmp(f, "num_dims")) a.u[i] = (uint32_t)num_dims;
+    else if (!strcmp(f, "input_id")) a.u[i] = in;
+    else if (!strcmp(f, "output_id")) a.u[i] = out;
+    else if (!strcmp(f, "flags")) a.u[i] = flags;
   }
-  vecs[0] = v1;
-  vecs[1] = v2;
-  lens[0] = lens[1] = num_dims;
-  return tp__xnn_define_v(g, kind, v, vecs, lens, 0, 0.0f, 0.0f);
+  return tp_xnn_define_node(g, kind, &a);
 }
 TPDEF tp_status tp_xnn_define_static_transpose(tp_xnn_graph *g, size_t num_dims,
                                                const size_t *perm, uint32_t input_id,
@@ -4215,9 +4156,7 @@ TPDEF tp_status tp_xnn_define_static_constant_pad(tp_xnn_graph *g, const size_t 
                                                   const size_t *post_paddings,
                                                   float padding_value, uint32_t input_id,
                                                   uint32_t output_id, uint32_t flags) {
-  uint32_t v[TP_XNN_NODE_MAX_FIELDS];
-  const size_t *vecs[2];
-  size_t lens[2];
+  tp_xnn_node_args a;
   TP_ASSERT(g);
   if (tp__xnn_guard(g)) return g->err.status;
   if (input_id >= g->nvalues)
@@ -4225,21 +4164,16 @@ TPDEF tp_status tp_xnn_define_static_constant_pad(tp_xnn_graph *g, const size_t 
                         "node %u (static_constant_pad): input_id %u is not a defined value (%u "
                         "values)",
                         (unsigned)g->nnodes, (unsigned)input_id, (unsigned)g->nvalues);
-  memset(v, 0, sizeof v);
-  v[TP__XF(XNNStaticConstantPad, padding_value)] = tp__xnn_fbits(padding_value);
-  v[TP__XF(XNNStaticConstantPad, input_id)] = input_id;
-  v[TP__XF(XNNStaticConstantPad, output_id)] = output_id;
-  v[TP__XF(XNNStaticConstantPad, flags)] = flags;
-  vecs[0] = pre_paddings;
-  vecs[1] = post_paddings;
-  lens[0] = lens[1] = g->values[input_id].num_dims;
-  return tp__xnn_define_v(g, TP_XNN_NODE_STATIC_CONSTANT_PAD, v, vecs, lens, 0, 0.0f, 0.0f);
+  TP__XNN_ARGS(XNNStaticConstantPad)
+  a.vec_len[TP__XF(XNNStaticConstantPad, pre_paddings)] = g->values[input_id].num_dims;
+  a.vec_len[TP__XF(XNNStaticConstantPad, post_paddings)] = g->values[input_id].num_dims;
+  return tp_xnn_define_node(g, TP_XNN_NODE_STATIC_CONSTANT_PAD, &a);
 }
 
 TPDEF tp_status tp_xnn_define_static_resize_bilinear_2d(tp_xnn_graph *g, size_t new_height,
                                                         size_t new_width, uint32_t input_id,
                                                         uint32_t output_id, uint32_t flags) {
-  uint32_t v[TP_XNN_NODE_MAX_FIELDS];
+  tp_xnn_node_args a;
   TP_ASSERT(g);
   if (tp__xnn_guard(g)) return g->err.status;
   if ((uint64_t)new_height > (uint64_t)UINT32_MAX || (uint64_t)new_width > (uint64_t)UINT32_MAX)
@@ -4249,18 +4183,16 @@ TPDEF tp_status tp_xnn_define_static_resize_bilinear_2d(tp_xnn_graph *g, size_t 
                         (unsigned)g->nnodes, (unsigned long long)new_height,
                         (unsigned long long)new_width);
   TP__XNN_ARGS(XNNStaticResizeBilinear2D)
-  return tp__xnn_define_v(g, TP_XNN_NODE_STATIC_RESIZE_BILINEAR_2D, v, NULL, NULL, 0, 0.0f,
-                          0.0f);
+  return tp_xnn_define_node(g, TP_XNN_NODE_STATIC_RESIZE_BILINEAR_2D, &a);
 }
 
 TPDEF tp_status tp_xnn_define_scaled_dot_product_attention(tp_xnn_graph *g, uint32_t query_id,
                                                            uint32_t key_id, uint32_t value_id,
                                                            uint32_t scale_id, uint32_t mask_id,
                                                            uint32_t output_id, uint32_t flags) {
-  uint32_t v[TP_XNN_NODE_MAX_FIELDS];
+  tp_xnn_node_args a;
   TP__XNN_ARGS(XNNScaledDotProductAttention)
-  return tp__xnn_define_v(g, TP_XNN_NODE_SCALED_DOT_PRODUCT_ATTENTION, v, NULL, NULL, 0, 0.0f,
-                          0.0f);
+  return tp_xnn_define_node(g, TP_XNN_NODE_SCALED_DOT_PRODUCT_ATTENTION, &a);
 }
 #undef TP__XNN_ARGS
 #undef TP__XNN_ARG
@@ -4268,6 +4200,7 @@ TPDEF tp_status tp_xnn_define_scaled_dot_product_attention(tp_xnn_graph *g, uint
 #undef TP__XNN_ARG_OPT_ID
 #undef TP__XNN_ARG_U32
 #undef TP__XNN_ARG_F32
+#undef TP__XNN_ARG_VEC
 
 TPDEF tp_status tp_xnn_set_output_min_max(tp_xnn_graph *g, uint32_t node_index,
                                           float output_min, float output_max) {
