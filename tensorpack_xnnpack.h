@@ -3729,8 +3729,12 @@ TPDEF tp_status tp_xnn_define_deconvolution_2d(
 /* >>xnn-torch: PyTorch layouts -> XNNPACK's, as views (see "PyTorch layouts" above) */
 #include <math.h>
 
-static tp_status tp__xnn_torch_rank(const tp_tensor *w, int ndim, const char *fn,
-                                    const char *what, tp_error *err) {
+/* The layout helpers' entry (and the *_torch calls'): err reset, an out view, a weight view of
+   PyTorch's rank ndim for `what`; fn names the call in the sentence. */
+static tp_status tp__xnn_torch_rank(const tp_tensor *w, int ndim, const tp_tensor *out,
+                                    const char *fn, const char *what, tp_error *err) {
+  if (err) memset(err, 0, sizeof *err);
+  if (!out) return tp__error_set(err, TP_ERR_INVALID, "%s: out is NULL", fn);
   if (!w) return tp__error_set(err, TP_ERR_INVALID, "%s: the weight view is NULL", fn);
   if (w->ndim != ndim)
     return tp__error_set(err, TP_ERR_INVALID, "%s: the weight has %d dims; PyTorch's %s has %d",
@@ -3741,23 +3745,16 @@ static tp_status tp__xnn_torch_rank(const tp_tensor *w, int ndim, const char *fn
 TPDEF tp_status tp_xnn_conv_filter_from_torch(const tp_tensor *oihw, tp_tensor *ohwi,
                                               tp_error *err) {
   static const int perm[4] = {0, 2, 3, 1};
-  tp_status s;
-  if (err) memset(err, 0, sizeof *err);
-  if (!ohwi) return tp__error_set(err, TP_ERR_INVALID, "tp_xnn_conv_filter_from_torch: out is NULL");
-  s = tp__xnn_torch_rank(oihw, 4, "tp_xnn_conv_filter_from_torch", "Conv2d weight [O, I/groups, kh, kw]", err);
-  if (s != TP_OK) return s;
-  return tp_permute_ex(oihw, perm, ohwi, err);
+  tp_status s = tp__xnn_torch_rank(oihw, 4, ohwi, "tp_xnn_conv_filter_from_torch",
+                                   "Conv2d weight [O, I/groups, kh, kw]", err);
+  return s != TP_OK ? s : tp_permute_ex(oihw, perm, ohwi, err);
 }
 
 TPDEF tp_status tp_xnn_depthwise_filter_from_torch(const tp_tensor *w_c1hw, tp_tensor *out_1hwc,
                                                    tp_error *err) {
   static const int perm[4] = {1, 2, 3, 0};
-  tp_status s;
-  if (err) memset(err, 0, sizeof *err);
-  if (!out_1hwc)
-    return tp__error_set(err, TP_ERR_INVALID, "tp_xnn_depthwise_filter_from_torch: out is NULL");
-  s = tp__xnn_torch_rank(w_c1hw, 4, "tp_xnn_depthwise_filter_from_torch",
-                         "depthwise Conv2d weight [C*m, 1, kh, kw]", err);
+  tp_status s = tp__xnn_torch_rank(w_c1hw, 4, out_1hwc, "tp_xnn_depthwise_filter_from_torch",
+                                   "depthwise Conv2d weight [C*m, 1, kh, kw]", err);
   if (s != TP_OK) return s;
   if (w_c1hw->sizes[1] != 1)
     return tp__error_set(err, TP_ERR_INVALID, "tp_xnn_depthwise_filter_from_torch: the weight "
@@ -3772,11 +3769,8 @@ TPDEF tp_status tp_xnn_deconv_filter_from_torch(const tp_tensor *w_iohw, uint32_
                                                 tp_tensor *out, tp_error *err) {
   static const int perm[4] = {1, 2, 3, 0};
   int64_t sz[5], st[5], ig;
-  tp_status s;
-  if (err) memset(err, 0, sizeof *err);
-  if (!out) return tp__error_set(err, TP_ERR_INVALID, "tp_xnn_deconv_filter_from_torch: out is NULL");
-  s = tp__xnn_torch_rank(w_iohw, 4, "tp_xnn_deconv_filter_from_torch",
-                         "ConvTranspose2d weight [I, O/groups, kh, kw]", err);
+  tp_status s = tp__xnn_torch_rank(w_iohw, 4, out, "tp_xnn_deconv_filter_from_torch",
+                                   "ConvTranspose2d weight [I, O/groups, kh, kw]", err);
   if (s != TP_OK) return s;
   if (groups < 1 || w_iohw->sizes[0] % (int64_t)groups != 0)
     return tp__error_set(err, TP_ERR_INVALID, "tp_xnn_deconv_filter_from_torch: groups %lu "
@@ -3795,13 +3789,9 @@ TPDEF tp_status tp_xnn_deconv_filter_from_torch(const tp_tensor *w_iohw, uint32_
 
 TPDEF tp_status tp_xnn_fc_filter_from_conv1d(const tp_tensor *w_in_out, tp_tensor *out_in,
                                              tp_error *err) {
-  tp_status s;
-  if (err) memset(err, 0, sizeof *err);
-  if (!out_in) return tp__error_set(err, TP_ERR_INVALID, "tp_xnn_fc_filter_from_conv1d: out is NULL");
-  s = tp__xnn_torch_rank(w_in_out, 2, "tp_xnn_fc_filter_from_conv1d", "Conv1D weight [in, out]",
-                         err);
-  if (s != TP_OK) return s;
-  return tp_transpose_ex(w_in_out, 0, 1, out_in, err);
+  tp_status s = tp__xnn_torch_rank(w_in_out, 2, out_in, "tp_xnn_fc_filter_from_conv1d",
+                                   "Conv1D weight [in, out]", err);
+  return s != TP_OK ? s : tp_transpose_ex(w_in_out, 0, 1, out_in, err);
 }
 
 /* A constant from a PyTorch view (F32 -> FP32, F16 -> FP16) with explicit dims. */
@@ -3876,22 +3866,6 @@ static tp_status tp__xnn_torch_enter(tp_xnn_graph *g, uint32_t *filter_id_out,
   return tp__xnn_guard(g);
 }
 
-/* ... the two convolutions go on alike: their arguments resolved, a 4-D weight whose dims fit
-   32 bits (api and what name the call and the layout in the sentence) ... */
-static tp_status tp__xnn_torch_conv_enter(tp_xnn_graph *g, const char *fn, const char *api,
-                                          const char *what, const tp_xnn_conv2d_args *a,
-                                          tp_xnn_conv2d_args *r, const tp_tensor *w,
-                                          uint32_t *filter_id_out, uint32_t *bias_id_out) {
-  tp_error e;
-  tp_status s = tp__xnn_torch_enter(g, filter_id_out, bias_id_out);
-  if (s != TP_OK) return s;
-  tp__xnn_torch_args(a, r);
-  memset(&e, 0, sizeof e);
-  s = tp__xnn_torch_rank(w, 4, api, what, &e);
-  if ((s = tp__xnn_torch_begin(g, fn, s, &e)) != TP_OK) return s;
-  return tp__xnn_torch_dim32(g, fn, w);
-}
-
 /* ... and end alike: the ids out once the node is defined. */
 static tp_status tp__xnn_torch_done(tp_status s, uint32_t fid, uint32_t bid,
                                     uint32_t *filter_id_out, uint32_t *bias_id_out) {
@@ -3901,11 +3875,14 @@ static tp_status tp__xnn_torch_done(tp_status s, uint32_t fid, uint32_t bid,
   return TP_OK;
 }
 
-TPDEF tp_status tp_xnn_define_conv2d_torch(tp_xnn_graph *g, const tp_xnn_conv2d_args *a,
-                                           uint32_t input_id, const tp_tensor *weight_oihw,
-                                           const tp_tensor *bias, uint32_t output_id,
-                                           uint32_t *filter_id_out, uint32_t *bias_id_out) {
-  static const char fn[] = "conv2d_torch";
+/* The two convolutions, one core: the PyTorch weight (transpose 0: Conv2d's [O, I/groups, kh,
+   kw], 1: ConvTranspose2d's [I, O/groups, kh, kw]) as XNNPACK's filter [O, kh, kw, I/groups]
+   (depthwise: [1, kh, kw, O]), its constant and the bias, then the node. */
+static tp_status tp__xnn_torch_conv(tp_xnn_graph *g, int transpose, const tp_xnn_conv2d_args *a,
+                                    uint32_t input_id, const tp_tensor *w, const tp_tensor *bias,
+                                    uint32_t output_id, uint32_t *filter_id_out,
+                                    uint32_t *bias_id_out) {
+  const char *fn = transpose ? "conv_transpose2d_torch" : "conv2d_torch";
   tp_xnn_conv2d_args r;
   tp_tensor f;
   tp_error e;
@@ -3913,82 +3890,42 @@ TPDEF tp_status tp_xnn_define_conv2d_torch(tp_xnn_graph *g, const tp_xnn_conv2d_
   size_t dims[4];
   uint32_t fid = TP_XNN_INVALID_ID, bid = TP_XNN_INVALID_ID, kh, kw, ph, pw;
   int64_t oc, gic;
-  int dw;
-  s = tp__xnn_torch_conv_enter(g, fn, "tp_xnn_define_conv2d_torch",
-                               "Conv2d weight [O, I/groups, kh, kw]", a, &r, weight_oihw,
-                               filter_id_out, bias_id_out);
-  if (s != TP_OK) return s;
-  memset(&e, 0, sizeof e);
-  oc = weight_oihw->sizes[0];
-  gic = weight_oihw->sizes[1];
-  kh = (uint32_t)weight_oihw->sizes[2];
-  kw = (uint32_t)weight_oihw->sizes[3];
-  if (oc % (int64_t)r.groups != 0)
-    return tp__error_set(&g->err, TP_ERR_INVALID, "node %u (%s): groups %lu does not divide the "
-                        "weight's %lld output channels", (unsigned)g->nnodes, fn,
-                        (unsigned long)r.groups, (long long)oc);
-  dw = r.groups > 1 && gic == 1;
-  if (dw) {
-    s = tp_xnn_depthwise_filter_from_torch(weight_oihw, &f, &e);
-    dims[0] = 1; dims[1] = kh; dims[2] = kw; dims[3] = (size_t)oc;
+  int dw = 0;
+  if ((s = tp__xnn_torch_enter(g, filter_id_out, bias_id_out)) != TP_OK) return s;
+  tp__xnn_torch_args(a, &r);
+  s = tp__xnn_torch_rank(w, 4, &f, transpose ? "tp_xnn_define_conv_transpose2d_torch"
+                                             : "tp_xnn_define_conv2d_torch",
+                         transpose ? "ConvTranspose2d weight [I, O/groups, kh, kw]"
+                                   : "Conv2d weight [O, I/groups, kh, kw]", &e);
+  if ((s = tp__xnn_torch_begin(g, fn, s, &e)) != TP_OK) return s;
+  if ((s = tp__xnn_torch_dim32(g, fn, w)) != TP_OK) return s;
+  kh = (uint32_t)w->sizes[2];
+  kw = (uint32_t)w->sizes[3];
+  if (transpose) {
+    s = tp_xnn_deconv_filter_from_torch(w, r.groups, &f, &e); /* groups divide I */
   } else {
-    s = tp_xnn_conv_filter_from_torch(weight_oihw, &f, &e);
-    dims[0] = (size_t)oc; dims[1] = kh; dims[2] = kw; dims[3] = (size_t)gic;
+    if (w->sizes[0] % (int64_t)r.groups != 0)
+      return tp__error_set(&g->err, TP_ERR_INVALID, "node %u (%s): groups %lu does not divide "
+                          "the weight's %lld output channels", (unsigned)g->nnodes, fn,
+                          (unsigned long)r.groups, (long long)w->sizes[0]);
+    dw = r.groups > 1 && w->sizes[1] == 1;
+    s = dw ? tp_xnn_depthwise_filter_from_torch(w, &f, &e)
+           : tp_xnn_conv_filter_from_torch(w, &f, &e);
   }
   if ((s = tp__xnn_torch_begin(g, fn, s, &e)) != TP_OK) return s;
-  if ((s = tp__xnn_torch_const(g, fn, "weight", &f, 4, dims, &fid)) != TP_OK) return s;
-  if ((s = tp__xnn_torch_bias(g, fn, bias, oc, &bid)) != TP_OK) return s;
-  ph = r.padding[0];
-  pw = r.padding[1];
-  if (dw)
-    s = tp_xnn_define_depthwise_convolution_2d(g, ph, pw, ph, pw, kh, kw, r.stride[0],
-                                               r.stride[1], r.dilation[0], r.dilation[1],
-                                               (uint32_t)(oc / (int64_t)r.groups), r.groups,
-                                               r.output_min, r.output_max, input_id, fid, bid,
-                                               output_id, r.flags);
-  else
-    s = tp_xnn_define_convolution_2d(g, ph, pw, ph, pw, kh, kw, r.stride[0], r.stride[1],
-                                     r.dilation[0], r.dilation[1], r.groups, (size_t)gic,
-                                     (size_t)(oc / (int64_t)r.groups), r.output_min,
-                                     r.output_max, input_id, fid, bid, output_id, r.flags);
-  return tp__xnn_torch_done(s, fid, bid, filter_id_out, bias_id_out);
-}
-
-TPDEF tp_status tp_xnn_define_conv_transpose2d_torch(tp_xnn_graph *g,
-                                                     const tp_xnn_conv2d_args *a,
-                                                     uint32_t input_id,
-                                                     const tp_tensor *weight_iohw,
-                                                     const tp_tensor *bias, uint32_t output_id,
-                                                     uint32_t *filter_id_out,
-                                                     uint32_t *bias_id_out) {
-  static const char fn[] = "conv_transpose2d_torch";
-  tp_xnn_conv2d_args r;
-  tp_tensor f;
-  tp_error e;
-  tp_status s;
-  size_t dims[4];
-  uint32_t fid = TP_XNN_INVALID_ID, bid = TP_XNN_INVALID_ID, kh, kw, ph, pw;
-  int64_t ic, goc, oc;
-  s = tp__xnn_torch_conv_enter(g, fn, "tp_xnn_define_conv_transpose2d_torch",
-                               "ConvTranspose2d weight [I, O/groups, kh, kw]", a, &r,
-                               weight_iohw, filter_id_out, bias_id_out);
-  if (s != TP_OK) return s;
-  memset(&e, 0, sizeof e);
-  ic = weight_iohw->sizes[0];
-  goc = weight_iohw->sizes[1];
-  kh = (uint32_t)weight_iohw->sizes[2];
-  kw = (uint32_t)weight_iohw->sizes[3];
-  s = tp_xnn_deconv_filter_from_torch(weight_iohw, r.groups, &f, &e);
-  if ((s = tp__xnn_torch_begin(g, fn, s, &e)) != TP_OK) return s;
-  oc = goc * (int64_t)r.groups;
-  dims[0] = (size_t)oc; dims[1] = kh; dims[2] = kw; dims[3] = (size_t)(ic / (int64_t)r.groups);
+  oc = transpose ? w->sizes[1] * (int64_t)r.groups : w->sizes[0];
+  gic = transpose ? w->sizes[0] / (int64_t)r.groups : w->sizes[1];
+  dims[0] = dw ? 1u : (size_t)oc;
+  dims[1] = kh;
+  dims[2] = kw;
+  dims[3] = dw ? (size_t)oc : (size_t)gic;
   if (f.ndim == 5) {
     /* [g, O/g, kh, kw, I/g] is no 4-D view of the weight's storage: its row-major bytes are
        copied once (the graph owns them) and seen as [O, kh, kw, I/g] */
     tp_buffer buf;
     tp_storage st;
     int64_t sz4[4];
-    sz4[0] = oc; sz4[1] = kh; sz4[2] = kw; sz4[3] = (int64_t)dims[3];
+    sz4[0] = oc; sz4[1] = kh; sz4[2] = kw; sz4[3] = gic;
     if (tp__array_reserve((void **)&g->owned, &g->cap_owned, g->nowned + 1, sizeof(void *)) !=
         TP_OK)
       return tp__error_set(&g->err, TP_ERR_NOMEM, "node %u (%s): no memory", (unsigned)g->nnodes,
@@ -4007,12 +3944,43 @@ TPDEF tp_status tp_xnn_define_conv_transpose2d_torch(tp_xnn_graph *g,
   if ((s = tp__xnn_torch_bias(g, fn, bias, oc, &bid)) != TP_OK) return s;
   ph = r.padding[0];
   pw = r.padding[1];
-  s = tp_xnn_define_deconvolution_2d(g, ph, pw, ph, pw, r.output_padding[0], r.output_padding[1],
-                                     kh, kw, r.stride[0], r.stride[1], r.dilation[0],
-                                     r.dilation[1], r.groups, dims[3], (size_t)goc,
-                                     r.output_min, r.output_max, input_id, fid, bid, output_id,
-                                     r.flags);
+  if (dw)
+    s = tp_xnn_define_depthwise_convolution_2d(g, ph, pw, ph, pw, kh, kw, r.stride[0],
+                                               r.stride[1], r.dilation[0], r.dilation[1],
+                                               (uint32_t)(oc / (int64_t)r.groups), r.groups,
+                                               r.output_min, r.output_max, input_id, fid, bid,
+                                               output_id, r.flags);
+  else if (transpose)
+    s = tp_xnn_define_deconvolution_2d(g, ph, pw, ph, pw, r.output_padding[0],
+                                       r.output_padding[1], kh, kw, r.stride[0], r.stride[1],
+                                       r.dilation[0], r.dilation[1], r.groups, (size_t)gic,
+                                       (size_t)w->sizes[1], r.output_min, r.output_max,
+                                       input_id, fid, bid, output_id, r.flags);
+  else
+    s = tp_xnn_define_convolution_2d(g, ph, pw, ph, pw, kh, kw, r.stride[0], r.stride[1],
+                                     r.dilation[0], r.dilation[1], r.groups, (size_t)gic,
+                                     (size_t)(oc / (int64_t)r.groups), r.output_min,
+                                     r.output_max, input_id, fid, bid, output_id, r.flags);
   return tp__xnn_torch_done(s, fid, bid, filter_id_out, bias_id_out);
+}
+
+TPDEF tp_status tp_xnn_define_conv2d_torch(tp_xnn_graph *g, const tp_xnn_conv2d_args *a,
+                                           uint32_t input_id, const tp_tensor *weight_oihw,
+                                           const tp_tensor *bias, uint32_t output_id,
+                                           uint32_t *filter_id_out, uint32_t *bias_id_out) {
+  return tp__xnn_torch_conv(g, 0, a, input_id, weight_oihw, bias, output_id, filter_id_out,
+                            bias_id_out);
+}
+
+TPDEF tp_status tp_xnn_define_conv_transpose2d_torch(tp_xnn_graph *g,
+                                                     const tp_xnn_conv2d_args *a,
+                                                     uint32_t input_id,
+                                                     const tp_tensor *weight_iohw,
+                                                     const tp_tensor *bias, uint32_t output_id,
+                                                     uint32_t *filter_id_out,
+                                                     uint32_t *bias_id_out) {
+  return tp__xnn_torch_conv(g, 1, a, input_id, weight_iohw, bias, output_id, filter_id_out,
+                            bias_id_out);
 }
 
 TPDEF tp_status tp_xnn_define_linear_torch(tp_xnn_graph *g, float output_min, float output_max,
@@ -4025,12 +3993,11 @@ TPDEF tp_status tp_xnn_define_linear_torch(tp_xnn_graph *g, float output_min, fl
   tp_status s;
   uint32_t fid = TP_XNN_INVALID_ID, bid = TP_XNN_INVALID_ID;
   if ((s = tp__xnn_torch_enter(g, filter_id_out, bias_id_out)) != TP_OK) return s;
-  memset(&e, 0, sizeof e);
   if (conv1d) {
     s = tp_xnn_fc_filter_from_conv1d(weight, &f, &e);
   } else {
-    s = tp__xnn_torch_rank(weight, 2, "tp_xnn_define_linear_torch", "Linear weight [out, in]",
-                           &e);
+    s = tp__xnn_torch_rank(weight, 2, &f, "tp_xnn_define_linear_torch",
+                           "Linear weight [out, in]", &e);
     if (s == TP_OK) f = *weight;
   }
   if ((s = tp__xnn_torch_begin(g, fn, s, &e)) != TP_OK) return s;
