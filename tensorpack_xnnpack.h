@@ -3220,32 +3220,20 @@ static tp_status tp__xnn_scale_view(tp_xnn_graph *g, unsigned id, const tp_tenso
   return TP_OK;
 }
 
-static uint64_t tp__xnn_numel(const tp__xnn_value *v, int *overflow) {
-  uint64_t n = 1;
-  uint32_t i;
-  for (i = 0; i < v->num_dims; i++)
-    if (tp__mul_u64(n, v->dims[i], &n)) *overflow = 1;
-  return n;
-}
-
-/* Checks a weight view against the value's dims and datatype, adds it as a constant. */
+/* Checks a weight view against the value's dims and datatype, adds it as a constant of
+   tp__xnn_value_bytes' size (tp__xnn_value_begin refused dims whose bytes overflow). */
 static tp_status tp__xnn_value_data(tp_xnn_graph *g, tp__xnn_value *v, const tp_tensor *data) {
   uint32_t id = (uint32_t)g->nvalues;
-  int ovf = 0;
-  uint64_t numel = tp__xnn_numel(v, &ovf), want, have;
+  uint64_t want = 0, alt;
   int how = TP__XNN_C_COMPACT;
-  if (ovf)
-    return tp__error_set(&g->err, TP_ERR_OVERFLOW, "value %u: element count overflows",
-                        (unsigned)id);
+  tp__xnn_value_bytes(v, &want, &alt);
   if (tp_xnn_datatype_bits(v->datatype) == 4) {
-    uint64_t last, rows = 1;
-    uint32_t i;
+    uint64_t last;
     int k;
     if (v->num_dims == 0)
       return tp__error_set(&g->err, TP_ERR_INVALID, "value %u: 4-bit data needs at least 1 dim",
                           (unsigned)id);
     last = v->dims[v->num_dims - 1];
-    for (i = 0; i + 1 < v->num_dims; i++) rows *= v->dims[i]; /* <= numel, no overflow */
     if (data->dtype != TP_I8 && data->dtype != TP_U8)
       return tp__error_set(&g->err, TP_ERR_INVALID,
                           "value %u: 4-bit data must be an i8 view of values or a u8 view of "
@@ -3266,7 +3254,6 @@ static tp_status tp__xnn_value_data(tp_xnn_graph *g, tp__xnn_value *v, const tp_
                                 ? " (packed: half the last dim, rounded up)"
                                 : "");
     }
-    want = rows * ((last + 1) / 2);
     how = data->dtype == TP_I8 ? TP__XNN_C_PACK4 : TP__XNN_C_COMPACT;
     if (how == TP__XNN_C_PACK4) {
       tp_error e;
@@ -3276,19 +3263,9 @@ static tp_status tp__xnn_value_data(tp_xnn_graph *g, tp__xnn_value *v, const tp_
       if (st != TP_OK)
         return tp__error_set(&g->err, st, "value %u: 4-bit data: %s", (unsigned)id, e.msg);
     }
-  } else {
-    size_t es = tp__xnn_elem_size(v->datatype);
-    if (tp__xnn_check_const(v, id, data, g->target != TP_XNN_TARGET_UNCHECKED, &g->err) != TP_OK)
-      return g->err.status;
-    if (tp__mul_u64(numel, (uint64_t)es, &want))
-      return tp__error_set(&g->err, TP_ERR_OVERFLOW, "value %u: byte count overflows",
-                          (unsigned)id);
-    have = (uint64_t)tp_nbytes(data);
-    if (have != want)
-      return tp__error_set(&g->err, TP_ERR_INVALID,
-                          "value %u: data view has %llu bytes, %llu %s elements need %llu",
-                          (unsigned)id, (unsigned long long)have, (unsigned long long)numel,
-                          tp_xnn_datatype_name(v->datatype), (unsigned long long)want);
+  } else if (tp__xnn_check_const(v, id, data, g->target != TP_XNN_TARGET_UNCHECKED, &g->err) !=
+             TP_OK) { /* the view's dtype and sizes: then it holds exactly `want` bytes */
+    return g->err.status;
   }
   if (tp__xnn_add_const(g, id, "data", data, how, want, 0, &v->const_idx) != TP_OK)
     return g->err.status;
