@@ -1446,8 +1446,10 @@ TPDEF const tp_xnn_support *tp_xnn_node_support(uint32_t *count) {
   return tp__xnn_support;
 }
 
-TPDEF const char *tp_xnn_support_mask_str(uint32_t mask, char *buf, size_t size) {
-  size_t n = 0;
+/* The names of the datatypes whose bits mask has (bit 0: "none") joined by sep into buf (size
+   bytes, NUL-terminated; it stops at the first name that does not fit). */
+static const char *tp__xnn_mask_names(uint32_t mask, const char *sep, char *buf, size_t size) {
+  size_t n = 0, ls = strlen(sep);
   int dt;
   if (!buf || size == 0) return buf;
   buf[0] = 0;
@@ -1455,12 +1457,19 @@ TPDEF const char *tp_xnn_support_mask_str(uint32_t mask, char *buf, size_t size)
     const char *name = dt == 0 ? "none" : tp_xnn_datatype_name(dt);
     size_t len = strlen(name);
     if (!(mask & (1u << dt))) continue;
-    if (n + len + 2 > size) break;
-    if (n) buf[n++] = '|';
+    if (n + ls + len + 1 > size) break;
+    if (n) {
+      memcpy(buf + n, sep, ls);
+      n += ls;
+    }
     memcpy(buf + n, name, len + 1);
     n += len;
   }
   return buf;
+}
+
+TPDEF const char *tp_xnn_support_mask_str(uint32_t mask, char *buf, size_t size) {
+  return tp__xnn_mask_names(mask, "|", buf, size);
 }
 
 /* The tp_dtype a constant's data view of datatype dt has (the list's view column); -1: none. */
@@ -1474,20 +1483,11 @@ static size_t tp__xnn_elem_size(int dt) { return (size_t)(tp_xnn_datatype_bits(d
 
 /* "qint8, quint8, qint32": the names of a family's datatypes, for sentences (buf >= 80). */
 static const char *tp__xnn_family_names(int family, char *buf) {
-  size_t n = 0, i, len;
-  buf[0] = 0;
-  for (i = 0; i < sizeof tp__xnn_dt_rows / sizeof tp__xnn_dt_rows[0]; i++) {
-    if (tp__xnn_dt_rows[i].family != family) continue;
-    len = strlen(tp__xnn_dt_rows[i].name);
-    if (n + len + 3 >= 80) continue;
-    if (n) {
-      buf[n++] = ',';
-      buf[n++] = ' ';
-    }
-    memcpy(buf + n, tp__xnn_dt_rows[i].name, len + 1);
-    n += len;
-  }
-  return buf;
+  uint32_t mask = 0;
+  size_t i;
+  for (i = 0; i < sizeof tp__xnn_dt_rows / sizeof tp__xnn_dt_rows[0]; i++)
+    if (tp__xnn_dt_rows[i].family == family) mask |= 1u << tp__xnn_dt_rows[i].code;
+  return tp__xnn_mask_names(mask, ", ", buf, 80);
 }
 
 /* >>xnn-graph ------------------------------------------------------------------------------- */
