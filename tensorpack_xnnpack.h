@@ -4419,14 +4419,14 @@ static tp_status tp__xnn_build(tp_xnn_graph *g, tp_fb_builder *b) {
     if (g->values[i].external_id != TP_XNN_INVALID_ID &&
         g->values[i].external_id + 1 > num_externs)
       num_externs = g->values[i].external_id + 1;
-  st = tp__array_reserve((void **)&ext, &ecap, 2 * (size_t)num_externs + 2, sizeof *ext);
+  st = tp__array_reserve((void **)&ext, &ecap, 3 * (size_t)num_externs + 1, sizeof *ext);
   if (st != TP_OK) {
     TP_FREE(refs);
     return tp__error_set(&g->werr, st, "no memory for %u externals", (unsigned)num_externs);
   }
   /* ext[e] = the value with external id e (ids are unique), then split by flags */
-  ins = ext;
-  outs = ext + num_externs + 1;
+  ins = ext + num_externs;
+  outs = ins + num_externs;
   for (e = 0; e < num_externs; e++) ext[e] = TP_XNN_INVALID_ID;
   for (i = 0; i < g->nvalues; i++)
     if (g->values[i].external_id != TP_XNN_INVALID_ID)
@@ -4434,12 +4434,8 @@ static tp_status tp__xnn_build(tp_xnn_graph *g, tp_fb_builder *b) {
   for (e = 0; e < num_externs; e++) {
     uint32_t vi = ext[e];
     if (vi == TP_XNN_INVALID_ID) continue;
-    if (g->values[vi].flags & TP_XNN_FLAG_EXTERNAL_OUTPUT) outs[nout++] = vi;
-  }
-  for (e = 0; e < num_externs; e++) { /* in place: ins[k] only overwrites ext[j <= e] */
-    uint32_t vi = ext[e];
-    if (vi == TP_XNN_INVALID_ID) continue;
     if (g->values[vi].flags & TP_XNN_FLAG_EXTERNAL_INPUT) ins[nin++] = vi;
+    if (g->values[vi].flags & TP_XNN_FLAG_EXTERNAL_OUTPUT) outs[nout++] = vi;
   }
 
   tp_fb_builder_reset(b);
