@@ -5180,11 +5180,6 @@ TPDEF tp_status tp_xnn_check_blob(const void *blob, size_t size, int target, tp_
 
 /* >>xnn-pte: a graph as a program's method ------------------------------------------------ */
 
-#ifndef TP_ASSERT
-#include <assert.h>
-#define TP_ASSERT(x) assert(x)
-#endif
-
 TPDEF tp_status tp_xnn_graph_value(const tp_xnn_graph *g, uint32_t id, tp_xnn_value_info *out) {
   const tp__xnn_value *v;
   uint32_t d;
@@ -5219,33 +5214,25 @@ static tp_status tp__xnn_pte_args(void *graph, tp_pte_tensor **args_out, size_t 
   tp_xnn_graph *g = (tp_xnn_graph *)graph;
   tp_pte_tensor *args = NULL;
   tp_xnn_value_info vi;
-  uint32_t i, n = 0, max_id = 0;
+  uint32_t i, n = 0, max_id = 0, miss;
+  unsigned char seen[TP_XNN_MAX_EXTERNS]; /* ids are unique and < 4096 (the graph checks) */
   tp_status st;
   *args_out = NULL;
   *n_out = 0;
   /* the latched failures only: a failed size or write call is no reason */
   if (g->err.status != TP_OK)
     return tp__error_set(e, g->err.status, "the XNNPACK graph failed: %.160s", g->err.msg);
-  for (i = 0; i < tp_xnn_graph_num_values(g); i++) {
-    tp_xnn_graph_value(g, i, &vi);
-    if (vi.external_id == TP_XNN_INVALID_ID) continue;
+  memset(seen, 0, sizeof seen);
+  for (i = 0; i < g->nvalues; i++) {
+    uint32_t x = g->values[i].external_id;
+    if (x == TP_XNN_INVALID_ID) continue;
     n++;
-    if (vi.external_id > max_id) max_id = vi.external_id;
+    seen[x] = 1;
+    if (x > max_id) max_id = x;
   }
-  if (n > 0 && max_id >= n) {
-    /* ids are unique and < 4096 (the graph checks): the first one missing names the gap,
-       found in one pass over the values */
-    unsigned char seen[TP_XNN_MAX_EXTERNS / 8];
-    uint32_t miss;
-    memset(seen, 0, sizeof seen);
-    for (i = 0; i < tp_xnn_graph_num_values(g); i++) {
-      tp_xnn_graph_value(g, i, &vi);
-      if (vi.external_id < TP_XNN_MAX_EXTERNS)
-        seen[vi.external_id / 8] = (unsigned char)(seen[vi.external_id / 8] |
-                                                   (1u << (vi.external_id % 8)));
-    }
-    for (miss = 0; miss < max_id && miss < TP_XNN_MAX_EXTERNS; miss++)
-      if (!(seen[miss / 8] & (1u << (miss % 8)))) break;
+  if (n > 0 && max_id >= n) { /* a gap below max_id: the first id missing names it */
+    miss = 0;
+    while (seen[miss]) miss++;
     return tp__error_set(e, TP_ERR_INVALID, "external ids are not dense 0 .. %lu: %lu "
                          "externals, the largest id is %lu and id %lu is missing",
                          (unsigned long)(n - 1), (unsigned long)n, (unsigned long)max_id,
