@@ -4192,8 +4192,7 @@ TPDEF tp_status tp_xnn_define_quantized_linear(tp_xnn_graph *g, tp_xnn_datatype 
   tp_status st;
   tp_tensor vv, sv;
   tp_storage vs, ss;
-  int64_t vsz[2], ssz[2];
-  size_t dims[2];
+  int64_t ssz[2];
   int bits;
   unsigned node;
   TP_ASSERT(g);
@@ -4235,17 +4234,13 @@ TPDEF tp_status tp_xnn_define_quantized_linear(tp_xnn_graph *g, tp_xnn_datatype 
                              scale_dtype, &q->values, &q->scales, &e);
   if (st != TP_OK)
     return tp__error_set(&g->err, st, "quantized linear (node %u): %s", node, e.msg);
-  vsz[0] = w->sizes[0];
-  vsz[1] = w->sizes[1];
-  dims[0] = (size_t)vsz[0];
-  dims[1] = (size_t)vsz[1];
   vs.data = q->values.data;
   vs.nbytes = q->values.nbytes;
   ss.data = q->scales.data;
   ss.nbytes = q->scales.nbytes;
-  ssz[0] = vsz[0];
-  ssz[1] = filter_dt == TP_XNN_QBINT4 ? vsz[1] / (int64_t)block_size : 1;
-  st = tp_view(vs, TP_I8, 2, vsz, NULL, 0, &vv);
+  ssz[0] = w->sizes[0];
+  ssz[1] = filter_dt == TP_XNN_QBINT4 ? w->sizes[1] / (int64_t)block_size : 1;
+  st = tp_view(vs, TP_I8, 2, w->sizes, NULL, 0, &vv); /* the filter's dims are its sizes */
   if (st == TP_OK)
     st = tp_view(ss, scale_dtype, filter_dt == TP_XNN_QBINT4 ? 2 : 1, ssz, NULL, 0, &sv);
   if (st != TP_OK) {
@@ -4259,17 +4254,17 @@ TPDEF tp_status tp_xnn_define_quantized_linear(tp_xnn_graph *g, tp_xnn_datatype 
     goto fail;
   if (filter_dt == TP_XNN_QBINT4)
     st = tp_xnn_define_blockwise_quantized_tensor_value(g, filter_dt, &sv, 2, 0, block_size,
-                                                        dims, &vv, TP_XNN_INVALID_ID, 0,
+                                                        NULL, &vv, TP_XNN_INVALID_ID, 0,
                                                         &q->filter_id);
   else
-    st = tp_xnn_define_channelwise_quantized_tensor_value(g, filter_dt, &sv, 2, 0, dims, &vv,
+    st = tp_xnn_define_channelwise_quantized_tensor_value(g, filter_dt, &sv, 2, 0, NULL, &vv,
                                                           TP_XNN_INVALID_ID, 0, &q->filter_id);
   if (st != TP_OK) goto fail;
   if (bias) {
-    if (bias->dtype != TP_F32 || bias->ndim != 1 || bias->sizes[0] != vsz[0]) {
+    if (bias->dtype != TP_F32 || bias->ndim != 1 || bias->sizes[0] != w->sizes[0]) {
       tp__error_set(&g->err, TP_ERR_INVALID,
                     "quantized linear (node %u): the bias must be an f32 view of [%lld], got "
-                    "%s with %d dims", node, (long long)vsz[0], tp_dtype_name(bias->dtype),
+                    "%s with %d dims", node, (long long)w->sizes[0], tp_dtype_name(bias->dtype),
                     bias->ndim);
       goto fail;
     }
