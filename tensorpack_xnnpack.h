@@ -3661,8 +3661,6 @@ TPDEF tp_status tp_xnn_define_convolution_2d(
   return tp_xnn_define_node(g, TP_XNN_NODE_CONV2D, tp__xnn_mm(&a, output_min, output_max));
 }
 
-/* Written as the upstream serializer does: groups = input_channels, group_input_channels = 1,
-   group_output_channels = depth_multiplier. */
 TPDEF tp_status tp_xnn_define_depthwise_convolution_2d(
     tp_xnn_graph *g, uint32_t padding_top, uint32_t padding_right, uint32_t padding_bottom,
     uint32_t padding_left, uint32_t kernel_height, uint32_t kernel_width,
@@ -3686,7 +3684,6 @@ TPDEF tp_status tp_xnn_define_depthwise_convolution_2d(
                             tp__xnn_mm(&a, output_min, output_max));
 }
 
-/* upsampling goes to the subsampling fields */
 TPDEF tp_status tp_xnn_define_deconvolution_2d(
     tp_xnn_graph *g, uint32_t padding_top, uint32_t padding_right, uint32_t padding_bottom,
     uint32_t padding_left, uint32_t adjustment_height, uint32_t adjustment_width,
@@ -3985,7 +3982,6 @@ TPDEF tp_status tp_xnn_define_linear_torch(tp_xnn_graph *g, float output_min, fl
   return tp__xnn_torch_done(s, fid, bid, filter_id_out, bias_id_out);
 }
 
-/* average pooling writes dilation 1 x 1 */
 TPDEF tp_status tp_xnn_define_average_pooling_2d(
     tp_xnn_graph *g, uint32_t padding_top, uint32_t padding_right, uint32_t padding_bottom,
     uint32_t padding_left, uint32_t pooling_height, uint32_t pooling_width,
