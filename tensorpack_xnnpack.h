@@ -1548,6 +1548,7 @@ struct tp_xnn_graph {
   size_t nnodes, cap_nodes;
   tp__xnn_const *consts; /* consts[0] is the reserved empty entry */
   size_t nconsts, cap_consts;
+  size_t value_nconsts;  /* nconsts when the value define under way began (tp__xnn_value_end) */
   tp__keyset const_keys; /* named mode: consts by key (>>xnn-constants) */
   tp__hashkey const_hk;  /* its hash key (tp__hash_seed of the graph) */
   int writing;           /* > 0 while the graph is written */
@@ -3119,15 +3120,19 @@ static int tp__xnn_value_bytes(const tp__xnn_value *v, uint64_t *bytes, uint64_t
 }
 
 /* The entry of the five value defines: the graph's guard, then datatype, dims, external id,
-   flags and the define call's family (TP_XNN_DT_*); fills v. Does not add anything. */
+   flags and the define call's family (TP_XNN_DT_*); fills v. Does not add anything; marks
+   where the define's constants will start. */
 static tp_status tp__xnn_value_begin(tp_xnn_graph *g, int family, int dt, size_t num_dims,
                                      const size_t *dims, const tp_tensor *data,
                                      uint32_t external_id, uint32_t flags, tp__xnn_value *v) {
   static const char *const what[] = {"", "", "per-tensor quantized", "per-channel quantized",
                                      "blockwise quantized", "dynamically quantized"};
-  uint32_t id = (uint32_t)g->nvalues;
+  uint32_t id;
   size_t i;
   char names[80];
+  TP_ASSERT(g);
+  id = (uint32_t)g->nvalues;
+  g->value_nconsts = g->nconsts;
   memset(v, 0, sizeof *v);
   if (tp__xnn_guard(g)) return g->err.status;
   if (g->nvalues >= (size_t)UINT32_MAX - 1)
@@ -3287,13 +3292,13 @@ static tp_status tp__xnn_value_commit(tp_xnn_graph *g, const tp__xnn_value *v,
 }
 
 /* The exit of the value defines: the data view as its constant (when given), then the value;
-   a failure (v NULL: one before) drops the constants added since nconsts_before, so a failed
-   define leaves nothing behind. */
+   a failure (v NULL: one before) drops the constants added since tp__xnn_value_begin, so a
+   failed define leaves nothing behind. */
 static tp_status tp__xnn_value_end(tp_xnn_graph *g, tp__xnn_value *v, const tp_tensor *data,
-                                   size_t nconsts_before, uint32_t *id_out) {
+                                   uint32_t *id_out) {
   if (!v || (data && tp__xnn_value_data(g, v, data) != TP_OK) ||
       tp__xnn_value_commit(g, v, id_out) != TP_OK) {
-    g->nconsts = nconsts_before;
+    g->nconsts = g->value_nconsts;
     return g->err.status;
   }
   return TP_OK;
@@ -3304,13 +3309,10 @@ TPDEF tp_status tp_xnn_define_tensor_value(tp_xnn_graph *g, tp_xnn_datatype dt, 
                                            uint32_t external_id, uint32_t flags,
                                            uint32_t *id_out) {
   tp__xnn_value v;
-  size_t nc;
-  TP_ASSERT(g);
-  nc = g->nconsts;
   if (tp__xnn_value_begin(g, TP_XNN_DT_PLAIN, (int)dt, num_dims, dims, data, external_id, flags,
                           &v) != TP_OK)
     return g->err.status;
-  return tp__xnn_value_end(g, &v, data, nc, id_out);
+  return tp__xnn_value_end(g, &v, data, id_out);
 }
 
 TPDEF tp_status tp_xnn_define_quantized_tensor_value(tp_xnn_graph *g, tp_xnn_datatype dt,
@@ -3319,15 +3321,12 @@ TPDEF tp_status tp_xnn_define_quantized_tensor_value(tp_xnn_graph *g, tp_xnn_dat
                                                      const tp_tensor *data, uint32_t external_id,
                                                      uint32_t flags, uint32_t *id_out) {
   tp__xnn_value v;
-  size_t nc;
   unsigned id;
   int32_t zlo = 0, zhi = 0;
-  TP_ASSERT(g);
-  nc = g->nconsts;
-  id = (unsigned)g->nvalues;
   if (tp__xnn_value_begin(g, TP_XNN_DT_PER_TENSOR, (int)dt, num_dims, dims, data, external_id,
                           flags, &v) != TP_OK)
     return g->err.status;
+  id = (unsigned)g->nvalues;
   if (tp__xnn_view_dtype((int)dt) == TP_I8) { /* the stored type's range; qint32: 0 */
     zlo = -128;
     zhi = 127;
@@ -3344,7 +3343,7 @@ TPDEF tp_status tp_xnn_define_quantized_tensor_value(tp_xnn_graph *g, tp_xnn_dat
   v.quant = TP_XNN_QUANT_PER_TENSOR;
   v.scale = scale;
   v.zero_point = zero_point;
-  return tp__xnn_value_end(g, &v, data, nc, id_out);
+  return tp__xnn_value_end(g, &v, data, id_out);
 }
 
 TPDEF tp_status tp_xnn_define_channelwise_quantized_tensor_value(
@@ -3352,14 +3351,11 @@ TPDEF tp_status tp_xnn_define_channelwise_quantized_tensor_value(
     size_t channel_dim, const size_t *dims, const tp_tensor *data, uint32_t external_id,
     uint32_t flags, uint32_t *id_out) {
   tp__xnn_value v;
-  size_t nc;
   unsigned id;
-  TP_ASSERT(g);
-  nc = g->nconsts;
-  id = (unsigned)g->nvalues;
   if (tp__xnn_value_begin(g, TP_XNN_DT_PER_CHANNEL, (int)dt, num_dims, dims, data, external_id,
                           flags, &v) != TP_OK)
     return g->err.status;
+  id = (unsigned)g->nvalues;
   if (channel_dim >= num_dims)
     return tp__error_set(&g->err, TP_ERR_INVALID, "value %u: channel_dim %u but %u dims", id,
                         (unsigned)channel_dim, (unsigned)num_dims);
@@ -3376,8 +3372,8 @@ TPDEF tp_status tp_xnn_define_channelwise_quantized_tensor_value(
   /* scale first, then the weights: the order upstream's serializer uses */
   if (tp__xnn_add_const(g, id, "scale", scale, TP__XNN_C_COMPACT, (uint64_t)v.num_scales * 4u, 1,
                         &v.scale_idx) != TP_OK)
-    return tp__xnn_value_end(g, NULL, NULL, nc, NULL);
-  return tp__xnn_value_end(g, &v, data, nc, id_out);
+    return tp__xnn_value_end(g, NULL, NULL, NULL);
+  return tp__xnn_value_end(g, &v, data, id_out);
 }
 
 TPDEF tp_status tp_xnn_define_blockwise_quantized_tensor_value(
@@ -3385,15 +3381,12 @@ TPDEF tp_status tp_xnn_define_blockwise_quantized_tensor_value(
     size_t channel_dim, size_t block_size, const size_t *dims, const tp_tensor *data,
     uint32_t external_id, uint32_t flags, uint32_t *id_out) {
   tp__xnn_value v;
-  size_t nc;
   unsigned id;
   uint64_t groups;
-  TP_ASSERT(g);
-  nc = g->nconsts;
-  id = (unsigned)g->nvalues;
   if (tp__xnn_value_begin(g, TP_XNN_DT_BLOCKWISE, (int)dt, num_dims, dims, data, external_id,
                           flags, &v) != TP_OK)
     return g->err.status;
+  id = (unsigned)g->nvalues;
   if (num_dims != 2)
     return tp__error_set(&g->err, TP_ERR_INVALID,
                         "value %u: blockwise weights need 2 dims [out, in], got %u", id,
@@ -3429,24 +3422,21 @@ TPDEF tp_status tp_xnn_define_blockwise_quantized_tensor_value(
   if (tp__xnn_add_const(g, id, "scale", scale,
                         scale->dtype == TP_F32 ? TP__XNN_C_BF16 : TP__XNN_C_COMPACT,
                         (uint64_t)v.num_scales * 2u, 1, &v.scale_idx) != TP_OK)
-    return tp__xnn_value_end(g, NULL, NULL, nc, NULL);
-  return tp__xnn_value_end(g, &v, data, nc, id_out);
+    return tp__xnn_value_end(g, NULL, NULL, NULL);
+  return tp__xnn_value_end(g, &v, data, id_out);
 }
 
 TPDEF tp_status tp_xnn_define_dynamically_quantized_tensor_value(
     tp_xnn_graph *g, tp_xnn_datatype dt, size_t num_dims, size_t num_nonbatch_dims,
     const size_t *dims, uint32_t external_id, uint32_t flags, uint32_t *id_out) {
   tp__xnn_value v;
-  unsigned id;
-  TP_ASSERT(g);
-  id = (unsigned)g->nvalues;
   if (tp__xnn_value_begin(g, TP_XNN_DT_DYNAMIC, (int)dt, num_dims, dims, NULL, external_id,
                           flags, &v) != TP_OK)
     return g->err.status;
   if (num_nonbatch_dims > num_dims)
     return tp__error_set(&g->err, TP_ERR_INVALID,
-                        "value %u: num_nonbatch_dims %u exceeds num_dims %u", id,
-                        (unsigned)num_nonbatch_dims, (unsigned)num_dims);
+                        "value %u: num_nonbatch_dims %u exceeds num_dims %u",
+                        (unsigned)g->nvalues, (unsigned)num_nonbatch_dims, (unsigned)num_dims);
   v.quant = TP_XNN_QUANT_PER_TOKEN_DYNAMIC;
   v.num_nonbatch_dims = (int32_t)num_nonbatch_dims;
   return tp__xnn_value_commit(g, &v, id_out);
