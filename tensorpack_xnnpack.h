@@ -4037,49 +4037,40 @@ TPDEF tp_status tp_xnn_define_concatenate5(tp_xnn_graph *g, uint32_t axis, uint3
                      input4_id, input5_id, output_id, flags);
 }
 
-/* Transpose, reshape and slice: num_dims, its vectors (num_dims entries each, in field order),
-   input_id, output_id, flags, found by name in the kind's fields. */
-static tp_status tp__xnn_static(tp_xnn_graph *g, int kind, size_t num_dims, const size_t *v1,
-                                const size_t *v2, uint32_t in, uint32_t out, uint32_t flags) {
+/* The static shape nodes: a (TP__XNN_ARGS) with each vector num_dims entries long. */
+static tp_status tp__xnn_static(tp_xnn_graph *g, int kind, size_t num_dims, tp_xnn_node_args *a) {
   const tp_xnn_node_desc *d = tp_xnn_describe_node(kind);
-  tp_xnn_node_args a;
-  uint32_t i, nv = 0;
+  uint32_t i;
   TP_ASSERT(g);
   if (tp__xnn_guard(g)) return g->err.status;
   if (num_dims > TP_XNN_MAX_DIMS)
     return tp__error_set(&g->err, TP_ERR_INVALID, "node %u (%s): %u dims, at most %d",
                         (unsigned)g->nnodes, d->name, (unsigned)num_dims, TP_XNN_MAX_DIMS);
-  memset(&a, 0, sizeof a);
-  for (i = 0; i < d->nfields; i++) {
-    const char *f = d->fields[i].name;
-    if (d->fields[i].type == TP__XNN_TY_VEC) {
-      a.vec[i] = nv++ ? v2 : v1;
-      a.vec_len[i] = num_dims;
-    } else if (!strcmp(f, "num_dims")) a.u[i] = (uint32_t)num_dims;
-    else if (!strcmp(f, "input_id")) a.u[i] = in;
-    else if (!strcmp(f, "output_id")) a.u[i] = out;
-    else if (!strcmp(f, "flags")) a.u[i] = flags;
-  }
-  return tp_xnn_define_node(g, kind, &a);
+  for (i = 0; i < d->nfields; i++)
+    if (d->fields[i].type == TP__XNN_TY_VEC) a->vec_len[i] = num_dims;
+  return tp_xnn_define_node(g, kind, a);
 }
 TPDEF tp_status tp_xnn_define_static_transpose(tp_xnn_graph *g, size_t num_dims,
                                                const size_t *perm, uint32_t input_id,
                                                uint32_t output_id, uint32_t flags) {
-  return tp__xnn_static(g, TP_XNN_NODE_STATIC_TRANSPOSE, num_dims, perm, NULL, input_id,
-                        output_id, flags);
+  tp_xnn_node_args a;
+  TP__XNN_ARGS(XNNStaticTranspose)
+  return tp__xnn_static(g, TP_XNN_NODE_STATIC_TRANSPOSE, num_dims, &a);
 }
 TPDEF tp_status tp_xnn_define_static_reshape(tp_xnn_graph *g, size_t num_dims,
                                              const size_t *new_shape, uint32_t input_id,
                                              uint32_t output_id, uint32_t flags) {
-  return tp__xnn_static(g, TP_XNN_NODE_STATIC_RESHAPE, num_dims, new_shape, NULL, input_id,
-                        output_id, flags);
+  tp_xnn_node_args a;
+  TP__XNN_ARGS(XNNStaticReshape)
+  return tp__xnn_static(g, TP_XNN_NODE_STATIC_RESHAPE, num_dims, &a);
 }
 TPDEF tp_status tp_xnn_define_static_slice(tp_xnn_graph *g, size_t num_dims,
                                            const size_t *offsets, const size_t *sizes,
                                            uint32_t input_id, uint32_t output_id,
                                            uint32_t flags) {
-  return tp__xnn_static(g, TP_XNN_NODE_STATIC_SLICE, num_dims, offsets, sizes, input_id,
-                        output_id, flags);
+  tp_xnn_node_args a;
+  TP__XNN_ARGS(XNNStaticSlice)
+  return tp__xnn_static(g, TP_XNN_NODE_STATIC_SLICE, num_dims, &a);
 }
 
 TPDEF tp_status tp_xnn_define_static_constant_pad(tp_xnn_graph *g, const size_t *pre_paddings,
@@ -4095,9 +4086,7 @@ TPDEF tp_status tp_xnn_define_static_constant_pad(tp_xnn_graph *g, const size_t 
                         "values)",
                         (unsigned)g->nnodes, (unsigned)input_id, (unsigned)g->nvalues);
   TP__XNN_ARGS(XNNStaticConstantPad)
-  a.vec_len[TP__XF(XNNStaticConstantPad, pre_paddings)] = g->values[input_id].num_dims;
-  a.vec_len[TP__XF(XNNStaticConstantPad, post_paddings)] = g->values[input_id].num_dims;
-  return tp_xnn_define_node(g, TP_XNN_NODE_STATIC_CONSTANT_PAD, &a);
+  return tp__xnn_static(g, TP_XNN_NODE_STATIC_CONSTANT_PAD, g->values[input_id].num_dims, &a);
 }
 
 TPDEF tp_status tp_xnn_define_static_resize_bilinear_2d(tp_xnn_graph *g, size_t new_height,
