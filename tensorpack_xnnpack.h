@@ -3119,6 +3119,19 @@ static int tp__xnn_value_bytes(const tp__xnn_value *v, uint64_t *bytes, uint64_t
   return 1;
 }
 
+/* check(t) (tp_tensor_check, tp_pack_int4_check); a failure latched as "value id: what: " and
+   the check's sentence. */
+static tp_status tp__xnn_view_check(tp_xnn_graph *g, unsigned id, const char *what,
+                                    tp_status (*check)(const tp_tensor *, tp_error *),
+                                    const tp_tensor *t) {
+  tp_error e;
+  tp_status st;
+  memset(&e, 0, sizeof e);
+  st = check(t, &e);
+  if (st != TP_OK) return tp__error_set(&g->err, st, "value %u: %s: %s", id, what, e.msg);
+  return TP_OK;
+}
+
 /* The entry of the five value defines: the graph's guard, then datatype, dims, external id,
    flags and the define call's family (TP_XNN_DT_*); fills v. Does not add anything; marks
    where the define's constants will start. */
@@ -3140,14 +3153,8 @@ static tp_status tp__xnn_value_begin(tp_xnn_graph *g, int family, int dt, size_t
   if (!tp_xnn_datatype_bits(dt))
     return tp__error_set(&g->err, TP_ERR_INVALID, "value %u: unknown datatype %d", (unsigned)id,
                         dt);
-  if (data) {
-    tp_error e;
-    tp_status st;
-    memset(&e, 0, sizeof e);
-    st = tp_tensor_check(data, &e);
-    if (st != TP_OK)
-      return tp__error_set(&g->err, st, "value %u: bad data view: %s", (unsigned)id, e.msg);
-  }
+  if (data && tp__xnn_view_check(g, id, "bad data view", tp_tensor_check, data) != TP_OK)
+    return g->err.status;
   if (!dims) {
     if (!data && num_dims > 0)
       return tp__error_set(&g->err, TP_ERR_INVALID,
@@ -3211,14 +3218,10 @@ static tp_status tp__xnn_value_begin(tp_xnn_graph *g, int family, int dt, size_t
 /* A scale view: present, a valid view, f32 (or bf16 when bf16_ok). */
 static tp_status tp__xnn_scale_view(tp_xnn_graph *g, unsigned id, const tp_tensor *scale,
                                     int bf16_ok) {
-  tp_error e;
-  tp_status st;
   if (!scale)
     return tp__error_set(&g->err, TP_ERR_INVALID, "value %u: no scale view", id);
-  memset(&e, 0, sizeof e);
-  st = tp_tensor_check(scale, &e);
-  if (st != TP_OK)
-    return tp__error_set(&g->err, st, "value %u: bad scale view: %s", id, e.msg);
+  if (tp__xnn_view_check(g, id, "bad scale view", tp_tensor_check, scale) != TP_OK)
+    return g->err.status;
   if (scale->dtype != TP_F32 && !(bf16_ok && scale->dtype == TP_BF16))
     return tp__error_set(&g->err, TP_ERR_INVALID, "value %u: scale view is %s, must be f32%s",
                         id, tp_dtype_name(scale->dtype), bf16_ok ? " or bf16" : "");
@@ -3260,14 +3263,9 @@ static tp_status tp__xnn_value_data(tp_xnn_graph *g, tp__xnn_value *v, const tp_
                                 : "");
     }
     how = data->dtype == TP_I8 ? TP__XNN_C_PACK4 : TP__XNN_C_COMPACT;
-    if (how == TP__XNN_C_PACK4) {
-      tp_error e;
-      tp_status st;
-      memset(&e, 0, sizeof e);
-      st = tp_pack_int4_check(data, &e);
-      if (st != TP_OK)
-        return tp__error_set(&g->err, st, "value %u: 4-bit data: %s", (unsigned)id, e.msg);
-    }
+    if (how == TP__XNN_C_PACK4 &&
+        tp__xnn_view_check(g, id, "4-bit data", tp_pack_int4_check, data) != TP_OK)
+      return g->err.status;
   } else if (tp__xnn_check_const(v, id, data, g->target != TP_XNN_TARGET_UNCHECKED, &g->err) !=
              TP_OK) { /* the view's dtype and sizes: then it holds exactly `want` bytes */
     return g->err.status;

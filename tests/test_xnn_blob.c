@@ -874,6 +874,12 @@ static void test_errors_values(void) {
   ERR_CASE(tp_xnn_define_channelwise_quantized_tensor_value(g, TP_XNN_QCINT8, &i448, 2, 0, d448,
                                                             &i448, TP_XNN_INVALID_ID, 0, NULL),
            TP_ERR_INVALID, "value 2: scale view is i8, must be f32");
+  ERR_CASE(tp_xnn_define_channelwise_quantized_tensor_value(g, TP_XNN_QCINT8, &bad, 2, 0, d448,
+                                                            &i448, TP_XNN_INVALID_ID, 0, NULL),
+           TP_ERR_BOUNDS, "value 2: bad scale view: ");
+  ERR_CASE(tp_xnn_define_channelwise_quantized_tensor_value(g, TP_XNN_QCINT8, NULL, 2, 0, d448,
+                                                            &i448, TP_XNN_INVALID_ID, 0, NULL),
+           TP_ERR_INVALID, "value 2: no scale view");
   ERR_CASE(tp_xnn_define_channelwise_quantized_tensor_value(g, TP_XNN_QINT8, &f4, 2, 0, d448,
                                                             &i448, TP_XNN_INVALID_ID, 0, NULL),
            TP_ERR_INVALID,
