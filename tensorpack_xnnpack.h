@@ -1446,8 +1446,10 @@ TPDEF const tp_xnn_support *tp_xnn_node_support(uint32_t *count) {
   return tp__xnn_support;
 }
 
-TPDEF const char *tp_xnn_support_mask_str(uint32_t mask, char *buf, size_t size) {
-  size_t n = 0;
+/* The names of the datatypes whose bits mask has (bit 0: "none") joined by sep into buf (size
+   bytes, NUL-terminated; it stops at the first name that does not fit). */
+static const char *tp__xnn_mask_names(uint32_t mask, const char *sep, char *buf, size_t size) {
+  size_t n = 0, ls = strlen(sep);
   int dt;
   if (!buf || size == 0) return buf;
   buf[0] = 0;
@@ -1455,12 +1457,19 @@ TPDEF const char *tp_xnn_support_mask_str(uint32_t mask, char *buf, size_t size)
     const char *name = dt == 0 ? "none" : tp_xnn_datatype_name(dt);
     size_t len = strlen(name);
     if (!(mask & (1u << dt))) continue;
-    if (n + len + 2 > size) break;
-    if (n) buf[n++] = '|';
+    if (n + ls + len + 1 > size) break;
+    if (n) {
+      memcpy(buf + n, sep, ls);
+      n += ls;
+    }
     memcpy(buf + n, name, len + 1);
     n += len;
   }
   return buf;
+}
+
+TPDEF const char *tp_xnn_support_mask_str(uint32_t mask, char *buf, size_t size) {
+  return tp__xnn_mask_names(mask, "|", buf, size);
 }
 
 /* The tp_dtype a constant's data view of datatype dt has (the list's view column); -1: none. */
@@ -1474,20 +1483,11 @@ static size_t tp__xnn_elem_size(int dt) { return (size_t)(tp_xnn_datatype_bits(d
 
 /* "qint8, quint8, qint32": the names of a family's datatypes, for sentences (buf >= 80). */
 static const char *tp__xnn_family_names(int family, char *buf) {
-  size_t n = 0, i, len;
-  buf[0] = 0;
-  for (i = 0; i < sizeof tp__xnn_dt_rows / sizeof tp__xnn_dt_rows[0]; i++) {
-    if (tp__xnn_dt_rows[i].family != family) continue;
-    len = strlen(tp__xnn_dt_rows[i].name);
-    if (n + len + 3 >= 80) continue;
-    if (n) {
-      buf[n++] = ',';
-      buf[n++] = ' ';
-    }
-    memcpy(buf + n, tp__xnn_dt_rows[i].name, len + 1);
-    n += len;
-  }
-  return buf;
+  uint32_t mask = 0;
+  size_t i;
+  for (i = 0; i < sizeof tp__xnn_dt_rows / sizeof tp__xnn_dt_rows[0]; i++)
+    if (tp__xnn_dt_rows[i].family == family) mask |= 1u << tp__xnn_dt_rows[i].code;
+  return tp__xnn_mask_names(mask, ", ", buf, 80);
 }
 
 /* >>xnn-graph ------------------------------------------------------------------------------- */
@@ -1548,6 +1548,7 @@ struct tp_xnn_graph {
   size_t nnodes, cap_nodes;
   tp__xnn_const *consts; /* consts[0] is the reserved empty entry */
   size_t nconsts, cap_consts;
+  size_t value_nconsts;  /* nconsts when the value define under way began (tp__xnn_value_end) */
   tp__keyset const_keys; /* named mode: consts by key (>>xnn-constants) */
   tp__hashkey const_hk;  /* its hash key (tp__hash_seed of the graph) */
   int writing;           /* > 0 while the graph is written */
@@ -3055,16 +3056,33 @@ static int tp__xnn_value_bytes(const tp__xnn_value *v, uint64_t *bytes, uint64_t
   return 1;
 }
 
+/* check(t) (tp_tensor_check, tp_pack_int4_check); a failure latched as "value id: what: " and
+   the check's sentence. */
+static tp_status tp__xnn_view_check(tp_xnn_graph *g, unsigned id, const char *what,
+                                    tp_status (*check)(const tp_tensor *, tp_error *),
+                                    const tp_tensor *t) {
+  tp_error e;
+  tp_status st;
+  memset(&e, 0, sizeof e);
+  st = check(t, &e);
+  if (st != TP_OK) return tp__error_set(&g->err, st, "value %u: %s: %s", id, what, e.msg);
+  return TP_OK;
+}
+
 /* The entry of the five value defines: the graph's guard, then datatype, dims, external id,
-   flags and the define call's family (TP_XNN_DT_*); fills v. Does not add anything. */
+   flags and the define call's family (TP_XNN_DT_*); fills v. Does not add anything; marks
+   where the define's constants will start. */
 static tp_status tp__xnn_value_begin(tp_xnn_graph *g, int family, int dt, size_t num_dims,
                                      const size_t *dims, const tp_tensor *data,
                                      uint32_t external_id, uint32_t flags, tp__xnn_value *v) {
   static const char *const what[] = {"", "", "per-tensor quantized", "per-channel quantized",
                                      "blockwise quantized", "dynamically quantized"};
-  uint32_t id = (uint32_t)g->nvalues;
+  uint32_t id;
   size_t i;
   char names[80];
+  TP_ASSERT(g);
+  id = (uint32_t)g->nvalues;
+  g->value_nconsts = g->nconsts;
   memset(v, 0, sizeof *v);
   if (tp__xnn_guard(g)) return g->err.status;
   if (g->nvalues >= (size_t)UINT32_MAX - 1)
@@ -3072,14 +3090,8 @@ static tp_status tp__xnn_value_begin(tp_xnn_graph *g, int family, int dt, size_t
   if (!tp_xnn_datatype_bits(dt))
     return tp__error_set(&g->err, TP_ERR_INVALID, "value %u: unknown datatype %d", (unsigned)id,
                         dt);
-  if (data) {
-    tp_error e;
-    tp_status st;
-    memset(&e, 0, sizeof e);
-    st = tp_tensor_check(data, &e);
-    if (st != TP_OK)
-      return tp__error_set(&g->err, st, "value %u: bad data view: %s", (unsigned)id, e.msg);
-  }
+  if (data && tp__xnn_view_check(g, id, "bad data view", tp_tensor_check, data) != TP_OK)
+    return g->err.status;
   if (!dims) {
     if (!data && num_dims > 0)
       return tp__error_set(&g->err, TP_ERR_INVALID,
@@ -3143,46 +3155,30 @@ static tp_status tp__xnn_value_begin(tp_xnn_graph *g, int family, int dt, size_t
 /* A scale view: present, a valid view, f32 (or bf16 when bf16_ok). */
 static tp_status tp__xnn_scale_view(tp_xnn_graph *g, unsigned id, const tp_tensor *scale,
                                     int bf16_ok) {
-  tp_error e;
-  tp_status st;
   if (!scale)
     return tp__error_set(&g->err, TP_ERR_INVALID, "value %u: no scale view", id);
-  memset(&e, 0, sizeof e);
-  st = tp_tensor_check(scale, &e);
-  if (st != TP_OK)
-    return tp__error_set(&g->err, st, "value %u: bad scale view: %s", id, e.msg);
+  if (tp__xnn_view_check(g, id, "bad scale view", tp_tensor_check, scale) != TP_OK)
+    return g->err.status;
   if (scale->dtype != TP_F32 && !(bf16_ok && scale->dtype == TP_BF16))
     return tp__error_set(&g->err, TP_ERR_INVALID, "value %u: scale view is %s, must be f32%s",
                         id, tp_dtype_name(scale->dtype), bf16_ok ? " or bf16" : "");
   return TP_OK;
 }
 
-static uint64_t tp__xnn_numel(const tp__xnn_value *v, int *overflow) {
-  uint64_t n = 1;
-  uint32_t i;
-  for (i = 0; i < v->num_dims; i++)
-    if (tp__mul_u64(n, v->dims[i], &n)) *overflow = 1;
-  return n;
-}
-
-/* Checks a weight view against the value's dims and datatype, adds it as a constant. */
+/* Checks a weight view against the value's dims and datatype, adds it as a constant of
+   tp__xnn_value_bytes' size (tp__xnn_value_begin refused dims whose bytes overflow). */
 static tp_status tp__xnn_value_data(tp_xnn_graph *g, tp__xnn_value *v, const tp_tensor *data) {
   uint32_t id = (uint32_t)g->nvalues;
-  int ovf = 0;
-  uint64_t numel = tp__xnn_numel(v, &ovf), want, have;
+  uint64_t want = 0, alt;
   int how = TP__XNN_C_COMPACT;
-  if (ovf)
-    return tp__error_set(&g->err, TP_ERR_OVERFLOW, "value %u: element count overflows",
-                        (unsigned)id);
+  tp__xnn_value_bytes(v, &want, &alt);
   if (tp_xnn_datatype_bits(v->datatype) == 4) {
-    uint64_t last, rows = 1;
-    uint32_t i;
+    uint64_t last;
     int k;
     if (v->num_dims == 0)
       return tp__error_set(&g->err, TP_ERR_INVALID, "value %u: 4-bit data needs at least 1 dim",
                           (unsigned)id);
     last = v->dims[v->num_dims - 1];
-    for (i = 0; i + 1 < v->num_dims; i++) rows *= v->dims[i]; /* <= numel, no overflow */
     if (data->dtype != TP_I8 && data->dtype != TP_U8)
       return tp__error_set(&g->err, TP_ERR_INVALID,
                           "value %u: 4-bit data must be an i8 view of values or a u8 view of "
@@ -3203,29 +3199,13 @@ static tp_status tp__xnn_value_data(tp_xnn_graph *g, tp__xnn_value *v, const tp_
                                 ? " (packed: half the last dim, rounded up)"
                                 : "");
     }
-    want = rows * ((last + 1) / 2);
     how = data->dtype == TP_I8 ? TP__XNN_C_PACK4 : TP__XNN_C_COMPACT;
-    if (how == TP__XNN_C_PACK4) {
-      tp_error e;
-      tp_status st;
-      memset(&e, 0, sizeof e);
-      st = tp_pack_int4_check(data, &e);
-      if (st != TP_OK)
-        return tp__error_set(&g->err, st, "value %u: 4-bit data: %s", (unsigned)id, e.msg);
-    }
-  } else {
-    size_t es = tp__xnn_elem_size(v->datatype);
-    if (tp__xnn_check_const(v, id, data, g->target != TP_XNN_TARGET_UNCHECKED, &g->err) != TP_OK)
+    if (how == TP__XNN_C_PACK4 &&
+        tp__xnn_view_check(g, id, "4-bit data", tp_pack_int4_check, data) != TP_OK)
       return g->err.status;
-    if (tp__mul_u64(numel, (uint64_t)es, &want))
-      return tp__error_set(&g->err, TP_ERR_OVERFLOW, "value %u: byte count overflows",
-                          (unsigned)id);
-    have = (uint64_t)tp_nbytes(data);
-    if (have != want)
-      return tp__error_set(&g->err, TP_ERR_INVALID,
-                          "value %u: data view has %llu bytes, %llu %s elements need %llu",
-                          (unsigned)id, (unsigned long long)have, (unsigned long long)numel,
-                          tp_xnn_datatype_name(v->datatype), (unsigned long long)want);
+  } else if (tp__xnn_check_const(v, id, data, g->target != TP_XNN_TARGET_UNCHECKED, &g->err) !=
+             TP_OK) { /* the view's dtype and sizes: then it holds exactly `want` bytes */
+    return g->err.status;
   }
   if (tp__xnn_add_const(g, id, "data", data, how, want, 0, &v->const_idx) != TP_OK)
     return g->err.status;
@@ -3247,13 +3227,13 @@ static tp_status tp__xnn_value_commit(tp_xnn_graph *g, const tp__xnn_value *v,
 }
 
 /* The exit of the value defines: the data view as its constant (when given), then the value;
-   a failure (v NULL: one before) drops the constants added since nconsts_before, so a failed
-   define leaves nothing behind. */
+   a failure (v NULL: one before) drops the constants added since tp__xnn_value_begin, so a
+   failed define leaves nothing behind. */
 static tp_status tp__xnn_value_end(tp_xnn_graph *g, tp__xnn_value *v, const tp_tensor *data,
-                                   size_t nconsts_before, uint32_t *id_out) {
+                                   uint32_t *id_out) {
   if (!v || (data && tp__xnn_value_data(g, v, data) != TP_OK) ||
       tp__xnn_value_commit(g, v, id_out) != TP_OK) {
-    g->nconsts = nconsts_before;
+    g->nconsts = g->value_nconsts;
     return g->err.status;
   }
   return TP_OK;
@@ -3264,13 +3244,10 @@ TPDEF tp_status tp_xnn_define_tensor_value(tp_xnn_graph *g, tp_xnn_datatype dt, 
                                            uint32_t external_id, uint32_t flags,
                                            uint32_t *id_out) {
   tp__xnn_value v;
-  size_t nc;
-  TP_ASSERT(g);
-  nc = g->nconsts;
   if (tp__xnn_value_begin(g, TP_XNN_DT_PLAIN, (int)dt, num_dims, dims, data, external_id, flags,
                           &v) != TP_OK)
     return g->err.status;
-  return tp__xnn_value_end(g, &v, data, nc, id_out);
+  return tp__xnn_value_end(g, &v, data, id_out);
 }
 
 TPDEF tp_status tp_xnn_define_quantized_tensor_value(tp_xnn_graph *g, tp_xnn_datatype dt,
@@ -3279,15 +3256,12 @@ TPDEF tp_status tp_xnn_define_quantized_tensor_value(tp_xnn_graph *g, tp_xnn_dat
                                                      const tp_tensor *data, uint32_t external_id,
                                                      uint32_t flags, uint32_t *id_out) {
   tp__xnn_value v;
-  size_t nc;
   unsigned id;
   int32_t zlo = 0, zhi = 0;
-  TP_ASSERT(g);
-  nc = g->nconsts;
-  id = (unsigned)g->nvalues;
   if (tp__xnn_value_begin(g, TP_XNN_DT_PER_TENSOR, (int)dt, num_dims, dims, data, external_id,
                           flags, &v) != TP_OK)
     return g->err.status;
+  id = (unsigned)g->nvalues;
   if (tp__xnn_view_dtype((int)dt) == TP_I8) { /* the stored type's range; qint32: 0 */
     zlo = -128;
     zhi = 127;
@@ -3304,7 +3278,7 @@ TPDEF tp_status tp_xnn_define_quantized_tensor_value(tp_xnn_graph *g, tp_xnn_dat
   v.quant = TP_XNN_QUANT_PER_TENSOR;
   v.scale = scale;
   v.zero_point = zero_point;
-  return tp__xnn_value_end(g, &v, data, nc, id_out);
+  return tp__xnn_value_end(g, &v, data, id_out);
 }
 
 TPDEF tp_status tp_xnn_define_channelwise_quantized_tensor_value(
@@ -3312,14 +3286,11 @@ TPDEF tp_status tp_xnn_define_channelwise_quantized_tensor_value(
     size_t channel_dim, const size_t *dims, const tp_tensor *data, uint32_t external_id,
     uint32_t flags, uint32_t *id_out) {
   tp__xnn_value v;
-  size_t nc;
   unsigned id;
-  TP_ASSERT(g);
-  nc = g->nconsts;
-  id = (unsigned)g->nvalues;
   if (tp__xnn_value_begin(g, TP_XNN_DT_PER_CHANNEL, (int)dt, num_dims, dims, data, external_id,
                           flags, &v) != TP_OK)
     return g->err.status;
+  id = (unsigned)g->nvalues;
   if (channel_dim >= num_dims)
     return tp__error_set(&g->err, TP_ERR_INVALID, "value %u: channel_dim %u but %u dims", id,
                         (unsigned)channel_dim, (unsigned)num_dims);
@@ -3336,8 +3307,8 @@ TPDEF tp_status tp_xnn_define_channelwise_quantized_tensor_value(
   /* scale first, then the weights: the order upstream's serializer uses */
   if (tp__xnn_add_const(g, id, "scale", scale, TP__XNN_C_COMPACT, (uint64_t)v.num_scales * 4u, 1,
                         &v.scale_idx) != TP_OK)
-    return tp__xnn_value_end(g, NULL, NULL, nc, NULL);
-  return tp__xnn_value_end(g, &v, data, nc, id_out);
+    return tp__xnn_value_end(g, NULL, NULL, NULL);
+  return tp__xnn_value_end(g, &v, data, id_out);
 }
 
 TPDEF tp_status tp_xnn_define_blockwise_quantized_tensor_value(
@@ -3345,15 +3316,12 @@ TPDEF tp_status tp_xnn_define_blockwise_quantized_tensor_value(
     size_t channel_dim, size_t block_size, const size_t *dims, const tp_tensor *data,
     uint32_t external_id, uint32_t flags, uint32_t *id_out) {
   tp__xnn_value v;
-  size_t nc;
   unsigned id;
   uint64_t groups;
-  TP_ASSERT(g);
-  nc = g->nconsts;
-  id = (unsigned)g->nvalues;
   if (tp__xnn_value_begin(g, TP_XNN_DT_BLOCKWISE, (int)dt, num_dims, dims, data, external_id,
                           flags, &v) != TP_OK)
     return g->err.status;
+  id = (unsigned)g->nvalues;
   if (num_dims != 2)
     return tp__error_set(&g->err, TP_ERR_INVALID,
                         "value %u: blockwise weights need 2 dims [out, in], got %u", id,
@@ -3389,24 +3357,21 @@ TPDEF tp_status tp_xnn_define_blockwise_quantized_tensor_value(
   if (tp__xnn_add_const(g, id, "scale", scale,
                         scale->dtype == TP_F32 ? TP__XNN_C_BF16 : TP__XNN_C_COMPACT,
                         (uint64_t)v.num_scales * 2u, 1, &v.scale_idx) != TP_OK)
-    return tp__xnn_value_end(g, NULL, NULL, nc, NULL);
-  return tp__xnn_value_end(g, &v, data, nc, id_out);
+    return tp__xnn_value_end(g, NULL, NULL, NULL);
+  return tp__xnn_value_end(g, &v, data, id_out);
 }
 
 TPDEF tp_status tp_xnn_define_dynamically_quantized_tensor_value(
     tp_xnn_graph *g, tp_xnn_datatype dt, size_t num_dims, size_t num_nonbatch_dims,
     const size_t *dims, uint32_t external_id, uint32_t flags, uint32_t *id_out) {
   tp__xnn_value v;
-  unsigned id;
-  TP_ASSERT(g);
-  id = (unsigned)g->nvalues;
   if (tp__xnn_value_begin(g, TP_XNN_DT_DYNAMIC, (int)dt, num_dims, dims, NULL, external_id,
                           flags, &v) != TP_OK)
     return g->err.status;
   if (num_nonbatch_dims > num_dims)
     return tp__error_set(&g->err, TP_ERR_INVALID,
-                        "value %u: num_nonbatch_dims %u exceeds num_dims %u", id,
-                        (unsigned)num_nonbatch_dims, (unsigned)num_dims);
+                        "value %u: num_nonbatch_dims %u exceeds num_dims %u",
+                        (unsigned)g->nvalues, (unsigned)num_nonbatch_dims, (unsigned)num_dims);
   v.quant = TP_XNN_QUANT_PER_TOKEN_DYNAMIC;
   v.num_nonbatch_dims = (int32_t)num_nonbatch_dims;
   return tp__xnn_value_commit(g, &v, id_out);
@@ -3426,137 +3391,92 @@ static float tp__xnn_bitsf(uint32_t u) {
   return f;
 }
 
-/* Checks the node's value ids and vectors, then appends it. vals: the layout's fields in
-   order ('v' fields take the next vector from vecs/vec_lens). */
-static tp_status tp__xnn_node_add(tp_xnn_graph *g, int kind, const uint32_t *vals,
-                                  const size_t *const *vecs, const size_t *vec_lens,
-                                  int has_minmax, float out_min, float out_max) {
+/* The one way a node is added (every define call ends here): its value ids and vectors
+   checked, the node's rules, then appended. */
+TPDEF tp_status tp_xnn_define_node(tp_xnn_graph *g, int kind, const tp_xnn_node_args *a) {
   tp__xnn_node n;
+  tp__xnn_nview cn;
   const char *l = tp__xnn_layout(kind);
-  unsigned idx = (unsigned)g->nnodes;
-  size_t i, nv = 0, total = 0;
+  unsigned idx;
+  size_t i, k, nv = 0, total = 0;
   tp_status st;
   TP_ASSERT(g);
+  idx = (unsigned)g->nnodes;
   if (tp__xnn_guard(g)) return g->err.status;
-  memset(&n, 0, sizeof n);
-  n.kind = kind;
-  n.has_minmax = has_minmax;
-  n.out_min = out_min;
-  n.out_max = out_max;
+  if (!l)
+    return tp__error_set(&g->err, TP_ERR_INVALID, "node %u: kind %d is not a node kind (1..%d)",
+                        idx, kind, (int)TP_XNN_NODE_KINDS);
+  if (!a)
+    return tp__error_set(&g->err, TP_ERR_INVALID, "node %u (%s): no arguments (NULL)", idx,
+                        tp_xnn_node_name(kind));
   if (g->nnodes >= (size_t)UINT32_MAX)
     return tp__error_set(&g->err, TP_ERR_OVERFLOW, "node %u: too many nodes", idx);
+  memset(&n, 0, sizeof n);
+  memset(&cn, 0, sizeof cn);
+  n.kind = cn.kind = kind;
+  n.has_minmax = cn.has_minmax = a->has_output_min_max != 0;
+  n.out_min = cn.out_min = a->output_min;
+  n.out_max = cn.out_max = a->output_max;
+  cn.index = idx;
   for (i = 0; l[i]; i++) {
     char c = l[i];
-    if (c == 'v') {
-      size_t k, len = vec_lens[nv];
+    if (c == 'v') { /* the next vector slot; the node view gets its entries */
+      size_t len = a->vec_len[i];
       if (len > TP_XNN_MAX_DIMS)
         return tp__error_set(&g->err, TP_ERR_INVALID,
                             "node %u (%s): %s has %u entries, at most %d", idx,
                             tp_xnn_node_name(kind), tp__xnn_field_name(kind, (unsigned)i),
                             (unsigned)len, TP_XNN_MAX_DIMS);
-      if (len && !vecs[nv])
+      if (len && !a->vec[i])
         return tp__error_set(&g->err, TP_ERR_INVALID, "node %u (%s): %s is NULL", idx,
                             tp_xnn_node_name(kind), tp__xnn_field_name(kind, (unsigned)i));
-      for (k = 0; k < len; k++)
-        if ((uint64_t)vecs[nv][k] > (uint64_t)UINT32_MAX)
+      for (k = 0; k < len; k++) {
+        if ((uint64_t)a->vec[i][k] > (uint64_t)UINT32_MAX)
           return tp__error_set(&g->err, TP_ERR_OVERFLOW,
                               "node %u (%s): entry %u is %llu, the format stores 32 bits", idx,
                               tp_xnn_node_name(kind), (unsigned)k,
-                              (unsigned long long)vecs[nv][k]);
+                              (unsigned long long)a->vec[i][k]);
+        cn.vec[nv][k] = (uint32_t)a->vec[i][k];
+      }
       n.f[i] = (uint32_t)nv;
-      n.vec_len[nv] = (uint32_t)len;
+      n.vec_len[nv] = cn.vlen[nv] = (uint32_t)len;
       total += len;
       nv++;
       continue;
     }
-    n.f[i] = vals[i];
-    if ((c == 'i' || c == 'b') && !(c == 'b' && vals[i] == TP_XNN_INVALID_ID) &&
-        vals[i] >= g->nvalues)
-      return tp__error_set(&g->err, TP_ERR_INVALID,
-                          "node %u (%s): %s %u is not a defined value (%u values)", idx,
-                          tp_xnn_node_name(kind), tp__xnn_field_name(kind, (unsigned)i),
-                          (unsigned)vals[i], (unsigned)g->nvalues);
-  }
-  { /* the node's rules (>>xnn-check) */
-    tp__xnn_nview cn;
-    memset(&cn, 0, sizeof cn);
-    cn.kind = kind;
-    cn.index = idx;
-    cn.has_minmax = has_minmax;
-    cn.out_min = out_min;
-    cn.out_max = out_max;
-    memcpy(cn.f, n.f, sizeof cn.f);
-    for (i = 0, cn.vlen[0] = 0; l[i]; i++) {
-      if (l[i] == 'v') {
-        size_t k, s = n.f[i];
-        cn.vlen[s] = n.vec_len[s];
-        for (k = 0; k < n.vec_len[s]; k++) cn.vec[s][k] = (uint32_t)vecs[s][k];
-      } else if ((l[i] == 'i' || l[i] == 'b') && n.f[i] != TP_XNN_INVALID_ID) {
-        cn.v[i] = &g->values[n.f[i]];
-      }
+    n.f[i] = c == 'f' ? tp__xnn_fbits(a->f[i]) : a->u[i];
+    if ((c == 'i' || c == 'b') && !(c == 'b' && n.f[i] == TP_XNN_INVALID_ID)) {
+      if (n.f[i] >= g->nvalues)
+        return tp__error_set(&g->err, TP_ERR_INVALID,
+                            "node %u (%s): %s %u is not a defined value (%u values)", idx,
+                            tp_xnn_node_name(kind), tp__xnn_field_name(kind, (unsigned)i),
+                            (unsigned)n.f[i], (unsigned)g->nvalues);
+      cn.v[i] = &g->values[n.f[i]];
     }
-    if (g->target != TP_XNN_TARGET_UNCHECKED && tp__xnn_check_node(&cn, g->target, &g->err) != TP_OK)
-      return g->err.status;
   }
+  memcpy(cn.f, n.f, sizeof cn.f);
+  if (g->target != TP_XNN_TARGET_UNCHECKED && tp__xnn_check_node(&cn, g->target, &g->err) != TP_OK)
+    return g->err.status; /* the node's rules (>>xnn-check) */
   st = tp__array_reserve((void **)&g->pool, &g->cap_pool, g->npool + total + 1, sizeof(uint32_t));
   if (st == TP_OK)
     st = tp__array_reserve((void **)&g->nodes, &g->cap_nodes, g->nnodes + 1, sizeof n);
   if (st != TP_OK) return tp__error_set(&g->err, st, "node %u: no memory", idx);
-  for (i = 0; i < nv; i++) {
-    size_t k;
-    n.vec_off[i] = (uint32_t)g->npool;
-    for (k = 0; k < n.vec_len[i]; k++) g->pool[g->npool++] = (uint32_t)vecs[i][k];
+  for (i = 0; l[i]; i++) {
+    if (l[i] != 'v') continue;
+    n.vec_off[n.f[i]] = (uint32_t)g->npool;
+    for (k = 0; k < n.vec_len[n.f[i]]; k++) g->pool[g->npool++] = (uint32_t)a->vec[i][k];
   }
   g->nodes[g->nnodes++] = n;
   g->fb_valid = 0;
   return TP_OK;
 }
 
-TPDEF tp_status tp_xnn_define_node(tp_xnn_graph *g, int kind, const tp_xnn_node_args *a) {
-  const char *l = tp__xnn_layout(kind);
-  uint32_t v[TP_XNN_NODE_MAX_FIELDS];
-  const size_t *vecs[2];
-  size_t lens[2], i, nv = 0;
-  TP_ASSERT(g);
-  if (tp__xnn_guard(g)) return g->err.status;
-  if (!l)
-    return tp__error_set(&g->err, TP_ERR_INVALID, "node %u: kind %d is not a node kind (1..%d)",
-                        (unsigned)g->nnodes, kind, (int)TP_XNN_NODE_KINDS);
-  if (!a)
-    return tp__error_set(&g->err, TP_ERR_INVALID, "node %u (%s): no arguments (NULL)",
-                        (unsigned)g->nnodes, tp_xnn_node_name(kind));
-  for (i = 0; l[i]; i++) {
-    v[i] = l[i] == 'f' ? tp__xnn_fbits(a->f[i]) : l[i] == 'v' ? 0u : a->u[i];
-    if (l[i] == 'v') {
-      vecs[nv] = a->vec[i];
-      lens[nv++] = a->vec_len[i];
-    }
-  }
-  return tp__xnn_node_add(g, kind, v, vecs, lens, a->has_output_min_max != 0, a->output_min,
-                          a->output_max);
-}
-
-/* tp_xnn_define_node from the fields by id as tp__xnn_node_add takes them (floats as bits;
-   vecs / vec_lens the 'v' fields in order): the define calls of shape own fill fields by name. */
-static tp_status tp__xnn_define_v(tp_xnn_graph *g, int kind, const uint32_t *vals,
-                                  const size_t *const *vecs, const size_t *vec_lens,
-                                  int has_minmax, float out_min, float out_max) {
-  tp_xnn_node_args a;
-  const char *l = tp__xnn_layout(kind);
-  size_t i, nv = 0;
-  memset(&a, 0, sizeof a);
-  for (i = 0; l && l[i]; i++) {
-    if (l[i] == 'f') a.f[i] = tp__xnn_bitsf(vals[i]);
-    else if (l[i] != 'v') a.u[i] = vals[i];
-    else {
-      a.vec[i] = vecs[nv];
-      a.vec_len[i] = vec_lens[nv++];
-    }
-  }
-  a.has_output_min_max = has_minmax;
-  a.output_min = out_min;
-  a.output_max = out_max;
-  return tp_xnn_define_node(g, kind, &a);
+/* a with the node's OutputMinMax, for the calls that take output_min / output_max */
+static tp_xnn_node_args *tp__xnn_mm(tp_xnn_node_args *a, float output_min, float output_max) {
+  a->has_output_min_max = 1;
+  a->output_min = output_min;
+  a->output_max = output_max;
+  return a;
 }
 
 /* The define calls of the simple shapes (TP_XNN_NODE_LIST's shape column), derived from it: up
@@ -3565,21 +3485,14 @@ static tp_status tp__xnn_simple(tp_xnn_graph *g, int kind, int mm, float mn, flo
                                 uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3) {
   tp_xnn_node_args a;
   const char *l = tp__xnn_layout(kind);
-  uint32_t ids[4];
+  const uint32_t ids[4] = {a0, a1, a2, a3};
   size_t i, k = 0;
   memset(&a, 0, sizeof a);
-  ids[0] = a0;
-  ids[1] = a1;
-  ids[2] = a2;
-  ids[3] = a3;
   for (i = 0; l[i] && k < 4; i++) {
     if (l[i] == 'f') a.f[i] = p;
     else a.u[i] = ids[k++];
   }
-  a.has_output_min_max = mm;
-  a.output_min = mn;
-  a.output_max = mx;
-  return tp_xnn_define_node(g, kind, &a);
+  return tp_xnn_define_node(g, kind, mm ? tp__xnn_mm(&a, mn, mx) : &a);
 }
 #define TP__XNN_BODY_1x1(NAME, name)                                                          \
   TPDEF tp_status tp_xnn_define_##name(tp_xnn_graph *g, uint32_t input_id, uint32_t output_id, \
@@ -3628,21 +3541,21 @@ TP_XNN_NODE_LIST(TP__XNN_BODY)
 
 /* The define calls of shape own whose definitions name their parameters as the table's fields
    (locals for the fields a call does not take): the fields from them, by name. */
-#define TP__XNN_ARG_ID(x) (x)
-#define TP__XNN_ARG_OPT_ID(x) (x)
-#define TP__XNN_ARG_U32(x) ((uint32_t)(x))
-#define TP__XNN_ARG_F32(x) tp__xnn_fbits(x)
-#define TP__XNN_ARG(table, field, id, type) v[id] = TP__XNN_ARG_##type(field);
-#define TP__XNN_ARGS(table) TP_XNN_FIELDS_##table(TP__XNN_ARG)
+#define TP__XNN_ARG_ID(id, x) a.u[id] = (x);
+#define TP__XNN_ARG_OPT_ID(id, x) a.u[id] = (x);
+#define TP__XNN_ARG_U32(id, x) a.u[id] = (uint32_t)(x);
+#define TP__XNN_ARG_F32(id, x) a.f[id] = (x);
+#define TP__XNN_ARG_VEC(id, x) a.vec[id] = (x);
+#define TP__XNN_ARG(table, field, id, type) TP__XNN_ARG_##type(id, field)
+#define TP__XNN_ARGS(table) memset(&a, 0, sizeof a); TP_XNN_FIELDS_##table(TP__XNN_ARG)
 
 TPDEF tp_status tp_xnn_define_fully_connected(tp_xnn_graph *g, float output_min,
                                               float output_max, uint32_t input1_id,
                                               uint32_t filter_id, uint32_t bias_id,
                                               uint32_t output_id, uint32_t flags) {
-  uint32_t v[TP_XNN_NODE_MAX_FIELDS];
+  tp_xnn_node_args a;
   TP__XNN_ARGS(XNNFullyConnected)
-  return tp__xnn_define_v(g, TP_XNN_NODE_FULLY_CONNECTED, v, NULL, NULL, 1, output_min,
-                          output_max);
+  return tp_xnn_define_node(g, TP_XNN_NODE_FULLY_CONNECTED, tp__xnn_mm(&a, output_min, output_max));
 }
 
 /* The convolutions' channel counts, size_t in the calls, 32 bits in the table. */
@@ -3664,16 +3577,15 @@ TPDEF tp_status tp_xnn_define_convolution_2d(
     uint32_t dilation_width, uint32_t groups, size_t group_input_channels,
     size_t group_output_channels, float output_min, float output_max, uint32_t input1_id,
     uint32_t filter_id, uint32_t bias_id, uint32_t output_id, uint32_t flags) {
-  uint32_t v[TP_XNN_NODE_MAX_FIELDS], adjustment_height = 0, adjustment_width = 0;
+  tp_xnn_node_args a;
+  uint32_t adjustment_height = 0, adjustment_width = 0;
   if (tp__xnn_conv_channels(g, TP_XNN_NODE_CONV2D, group_input_channels,
                             group_output_channels) != TP_OK)
     return g->err.status;
   TP__XNN_ARGS(_XNNNodeConv)
-  return tp__xnn_define_v(g, TP_XNN_NODE_CONV2D, v, NULL, NULL, 1, output_min, output_max);
+  return tp_xnn_define_node(g, TP_XNN_NODE_CONV2D, tp__xnn_mm(&a, output_min, output_max));
 }
 
-/* Written as the upstream serializer does: groups = input_channels, group_input_channels = 1,
-   group_output_channels = depth_multiplier. */
 TPDEF tp_status tp_xnn_define_depthwise_convolution_2d(
     tp_xnn_graph *g, uint32_t padding_top, uint32_t padding_right, uint32_t padding_bottom,
     uint32_t padding_left, uint32_t kernel_height, uint32_t kernel_width,
@@ -3681,7 +3593,8 @@ TPDEF tp_status tp_xnn_define_depthwise_convolution_2d(
     uint32_t dilation_width, uint32_t depth_multiplier, size_t input_channels, float output_min,
     float output_max, uint32_t input1_id, uint32_t filter_id, uint32_t bias_id,
     uint32_t output_id, uint32_t flags) {
-  uint32_t v[TP_XNN_NODE_MAX_FIELDS], adjustment_height = 0, adjustment_width = 0;
+  tp_xnn_node_args a;
+  uint32_t adjustment_height = 0, adjustment_width = 0;
   uint32_t groups = (uint32_t)input_channels, group_input_channels = 1;
   uint32_t group_output_channels = depth_multiplier;
   TP_ASSERT(g);
@@ -3692,11 +3605,10 @@ TPDEF tp_status tp_xnn_define_depthwise_convolution_2d(
                         "bits",
                         (unsigned)g->nnodes, (unsigned long long)input_channels);
   TP__XNN_ARGS(_XNNNodeConv)
-  return tp__xnn_define_v(g, TP_XNN_NODE_DEPTHWISE_CONV2D, v, NULL, NULL, 1, output_min,
-                          output_max);
+  return tp_xnn_define_node(g, TP_XNN_NODE_DEPTHWISE_CONV2D,
+                            tp__xnn_mm(&a, output_min, output_max));
 }
 
-/* upsampling goes to the subsampling fields */
 TPDEF tp_status tp_xnn_define_deconvolution_2d(
     tp_xnn_graph *g, uint32_t padding_top, uint32_t padding_right, uint32_t padding_bottom,
     uint32_t padding_left, uint32_t adjustment_height, uint32_t adjustment_width,
@@ -3705,19 +3617,23 @@ TPDEF tp_status tp_xnn_define_deconvolution_2d(
     uint32_t groups, size_t group_input_channels, size_t group_output_channels,
     float output_min, float output_max, uint32_t input1_id, uint32_t filter_id,
     uint32_t bias_id, uint32_t output_id, uint32_t flags) {
-  uint32_t v[TP_XNN_NODE_MAX_FIELDS];
+  tp_xnn_node_args a;
   if (tp__xnn_conv_channels(g, TP_XNN_NODE_DECONV2D, group_input_channels,
                             group_output_channels) != TP_OK)
     return g->err.status;
   TP__XNN_ARGS(_XNNNodeConv)
-  return tp__xnn_define_v(g, TP_XNN_NODE_DECONV2D, v, NULL, NULL, 1, output_min, output_max);
+  return tp_xnn_define_node(g, TP_XNN_NODE_DECONV2D, tp__xnn_mm(&a, output_min, output_max));
 }
 
 /* >>xnn-torch: PyTorch layouts -> XNNPACK's, as views (see "PyTorch layouts" above) */
 #include <math.h>
 
-static tp_status tp__xnn_torch_rank(const tp_tensor *w, int ndim, const char *fn,
-                                    const char *what, tp_error *err) {
+/* The layout helpers' entry (and the *_torch calls'): err reset, an out view, a weight view of
+   PyTorch's rank ndim for `what`; fn names the call in the sentence. */
+static tp_status tp__xnn_torch_rank(const tp_tensor *w, int ndim, const tp_tensor *out,
+                                    const char *fn, const char *what, tp_error *err) {
+  if (err) memset(err, 0, sizeof *err);
+  if (!out) return tp__error_set(err, TP_ERR_INVALID, "%s: out is NULL", fn);
   if (!w) return tp__error_set(err, TP_ERR_INVALID, "%s: the weight view is NULL", fn);
   if (w->ndim != ndim)
     return tp__error_set(err, TP_ERR_INVALID, "%s: the weight has %d dims; PyTorch's %s has %d",
@@ -3728,23 +3644,16 @@ static tp_status tp__xnn_torch_rank(const tp_tensor *w, int ndim, const char *fn
 TPDEF tp_status tp_xnn_conv_filter_from_torch(const tp_tensor *oihw, tp_tensor *ohwi,
                                               tp_error *err) {
   static const int perm[4] = {0, 2, 3, 1};
-  tp_status s;
-  if (err) memset(err, 0, sizeof *err);
-  if (!ohwi) return tp__error_set(err, TP_ERR_INVALID, "tp_xnn_conv_filter_from_torch: out is NULL");
-  s = tp__xnn_torch_rank(oihw, 4, "tp_xnn_conv_filter_from_torch", "Conv2d weight [O, I/groups, kh, kw]", err);
-  if (s != TP_OK) return s;
-  return tp_permute_ex(oihw, perm, ohwi, err);
+  tp_status s = tp__xnn_torch_rank(oihw, 4, ohwi, "tp_xnn_conv_filter_from_torch",
+                                   "Conv2d weight [O, I/groups, kh, kw]", err);
+  return s != TP_OK ? s : tp_permute_ex(oihw, perm, ohwi, err);
 }
 
 TPDEF tp_status tp_xnn_depthwise_filter_from_torch(const tp_tensor *w_c1hw, tp_tensor *out_1hwc,
                                                    tp_error *err) {
   static const int perm[4] = {1, 2, 3, 0};
-  tp_status s;
-  if (err) memset(err, 0, sizeof *err);
-  if (!out_1hwc)
-    return tp__error_set(err, TP_ERR_INVALID, "tp_xnn_depthwise_filter_from_torch: out is NULL");
-  s = tp__xnn_torch_rank(w_c1hw, 4, "tp_xnn_depthwise_filter_from_torch",
-                         "depthwise Conv2d weight [C*m, 1, kh, kw]", err);
+  tp_status s = tp__xnn_torch_rank(w_c1hw, 4, out_1hwc, "tp_xnn_depthwise_filter_from_torch",
+                                   "depthwise Conv2d weight [C*m, 1, kh, kw]", err);
   if (s != TP_OK) return s;
   if (w_c1hw->sizes[1] != 1)
     return tp__error_set(err, TP_ERR_INVALID, "tp_xnn_depthwise_filter_from_torch: the weight "
@@ -3759,11 +3668,8 @@ TPDEF tp_status tp_xnn_deconv_filter_from_torch(const tp_tensor *w_iohw, uint32_
                                                 tp_tensor *out, tp_error *err) {
   static const int perm[4] = {1, 2, 3, 0};
   int64_t sz[5], st[5], ig;
-  tp_status s;
-  if (err) memset(err, 0, sizeof *err);
-  if (!out) return tp__error_set(err, TP_ERR_INVALID, "tp_xnn_deconv_filter_from_torch: out is NULL");
-  s = tp__xnn_torch_rank(w_iohw, 4, "tp_xnn_deconv_filter_from_torch",
-                         "ConvTranspose2d weight [I, O/groups, kh, kw]", err);
+  tp_status s = tp__xnn_torch_rank(w_iohw, 4, out, "tp_xnn_deconv_filter_from_torch",
+                                   "ConvTranspose2d weight [I, O/groups, kh, kw]", err);
   if (s != TP_OK) return s;
   if (groups < 1 || w_iohw->sizes[0] % (int64_t)groups != 0)
     return tp__error_set(err, TP_ERR_INVALID, "tp_xnn_deconv_filter_from_torch: groups %lu "
@@ -3782,13 +3688,9 @@ TPDEF tp_status tp_xnn_deconv_filter_from_torch(const tp_tensor *w_iohw, uint32_
 
 TPDEF tp_status tp_xnn_fc_filter_from_conv1d(const tp_tensor *w_in_out, tp_tensor *out_in,
                                              tp_error *err) {
-  tp_status s;
-  if (err) memset(err, 0, sizeof *err);
-  if (!out_in) return tp__error_set(err, TP_ERR_INVALID, "tp_xnn_fc_filter_from_conv1d: out is NULL");
-  s = tp__xnn_torch_rank(w_in_out, 2, "tp_xnn_fc_filter_from_conv1d", "Conv1D weight [in, out]",
-                         err);
-  if (s != TP_OK) return s;
-  return tp_transpose_ex(w_in_out, 0, 1, out_in, err);
+  tp_status s = tp__xnn_torch_rank(w_in_out, 2, out_in, "tp_xnn_fc_filter_from_conv1d",
+                                   "Conv1D weight [in, out]", err);
+  return s != TP_OK ? s : tp_transpose_ex(w_in_out, 0, 1, out_in, err);
 }
 
 /* A constant from a PyTorch view (F32 -> FP32, F16 -> FP16) with explicit dims. */
@@ -3863,22 +3765,6 @@ static tp_status tp__xnn_torch_enter(tp_xnn_graph *g, uint32_t *filter_id_out,
   return tp__xnn_guard(g);
 }
 
-/* ... the two convolutions go on alike: their arguments resolved, a 4-D weight whose dims fit
-   32 bits (api and what name the call and the layout in the sentence) ... */
-static tp_status tp__xnn_torch_conv_enter(tp_xnn_graph *g, const char *fn, const char *api,
-                                          const char *what, const tp_xnn_conv2d_args *a,
-                                          tp_xnn_conv2d_args *r, const tp_tensor *w,
-                                          uint32_t *filter_id_out, uint32_t *bias_id_out) {
-  tp_error e;
-  tp_status s = tp__xnn_torch_enter(g, filter_id_out, bias_id_out);
-  if (s != TP_OK) return s;
-  tp__xnn_torch_args(a, r);
-  memset(&e, 0, sizeof e);
-  s = tp__xnn_torch_rank(w, 4, api, what, &e);
-  if ((s = tp__xnn_torch_begin(g, fn, s, &e)) != TP_OK) return s;
-  return tp__xnn_torch_dim32(g, fn, w);
-}
-
 /* ... and end alike: the ids out once the node is defined. */
 static tp_status tp__xnn_torch_done(tp_status s, uint32_t fid, uint32_t bid,
                                     uint32_t *filter_id_out, uint32_t *bias_id_out) {
@@ -3888,11 +3774,14 @@ static tp_status tp__xnn_torch_done(tp_status s, uint32_t fid, uint32_t bid,
   return TP_OK;
 }
 
-TPDEF tp_status tp_xnn_define_conv2d_torch(tp_xnn_graph *g, const tp_xnn_conv2d_args *a,
-                                           uint32_t input_id, const tp_tensor *weight_oihw,
-                                           const tp_tensor *bias, uint32_t output_id,
-                                           uint32_t *filter_id_out, uint32_t *bias_id_out) {
-  static const char fn[] = "conv2d_torch";
+/* The two convolutions, one core: the PyTorch weight (transpose 0: Conv2d's [O, I/groups, kh,
+   kw], 1: ConvTranspose2d's [I, O/groups, kh, kw]) as XNNPACK's filter [O, kh, kw, I/groups]
+   (depthwise: [1, kh, kw, O]), its constant and the bias, then the node. */
+static tp_status tp__xnn_torch_conv(tp_xnn_graph *g, int transpose, const tp_xnn_conv2d_args *a,
+                                    uint32_t input_id, const tp_tensor *w, const tp_tensor *bias,
+                                    uint32_t output_id, uint32_t *filter_id_out,
+                                    uint32_t *bias_id_out) {
+  const char *fn = transpose ? "conv_transpose2d_torch" : "conv2d_torch";
   tp_xnn_conv2d_args r;
   tp_tensor f;
   tp_error e;
@@ -3900,82 +3789,42 @@ TPDEF tp_status tp_xnn_define_conv2d_torch(tp_xnn_graph *g, const tp_xnn_conv2d_
   size_t dims[4];
   uint32_t fid = TP_XNN_INVALID_ID, bid = TP_XNN_INVALID_ID, kh, kw, ph, pw;
   int64_t oc, gic;
-  int dw;
-  s = tp__xnn_torch_conv_enter(g, fn, "tp_xnn_define_conv2d_torch",
-                               "Conv2d weight [O, I/groups, kh, kw]", a, &r, weight_oihw,
-                               filter_id_out, bias_id_out);
-  if (s != TP_OK) return s;
-  memset(&e, 0, sizeof e);
-  oc = weight_oihw->sizes[0];
-  gic = weight_oihw->sizes[1];
-  kh = (uint32_t)weight_oihw->sizes[2];
-  kw = (uint32_t)weight_oihw->sizes[3];
-  if (oc % (int64_t)r.groups != 0)
-    return tp__error_set(&g->err, TP_ERR_INVALID, "node %u (%s): groups %lu does not divide the "
-                        "weight's %lld output channels", (unsigned)g->nnodes, fn,
-                        (unsigned long)r.groups, (long long)oc);
-  dw = r.groups > 1 && gic == 1;
-  if (dw) {
-    s = tp_xnn_depthwise_filter_from_torch(weight_oihw, &f, &e);
-    dims[0] = 1; dims[1] = kh; dims[2] = kw; dims[3] = (size_t)oc;
+  int dw = 0;
+  if ((s = tp__xnn_torch_enter(g, filter_id_out, bias_id_out)) != TP_OK) return s;
+  tp__xnn_torch_args(a, &r);
+  s = tp__xnn_torch_rank(w, 4, &f, transpose ? "tp_xnn_define_conv_transpose2d_torch"
+                                             : "tp_xnn_define_conv2d_torch",
+                         transpose ? "ConvTranspose2d weight [I, O/groups, kh, kw]"
+                                   : "Conv2d weight [O, I/groups, kh, kw]", &e);
+  if ((s = tp__xnn_torch_begin(g, fn, s, &e)) != TP_OK) return s;
+  if ((s = tp__xnn_torch_dim32(g, fn, w)) != TP_OK) return s;
+  kh = (uint32_t)w->sizes[2];
+  kw = (uint32_t)w->sizes[3];
+  if (transpose) {
+    s = tp_xnn_deconv_filter_from_torch(w, r.groups, &f, &e); /* groups divide I */
   } else {
-    s = tp_xnn_conv_filter_from_torch(weight_oihw, &f, &e);
-    dims[0] = (size_t)oc; dims[1] = kh; dims[2] = kw; dims[3] = (size_t)gic;
+    if (w->sizes[0] % (int64_t)r.groups != 0)
+      return tp__error_set(&g->err, TP_ERR_INVALID, "node %u (%s): groups %lu does not divide "
+                          "the weight's %lld output channels", (unsigned)g->nnodes, fn,
+                          (unsigned long)r.groups, (long long)w->sizes[0]);
+    dw = r.groups > 1 && w->sizes[1] == 1;
+    s = dw ? tp_xnn_depthwise_filter_from_torch(w, &f, &e)
+           : tp_xnn_conv_filter_from_torch(w, &f, &e);
   }
   if ((s = tp__xnn_torch_begin(g, fn, s, &e)) != TP_OK) return s;
-  if ((s = tp__xnn_torch_const(g, fn, "weight", &f, 4, dims, &fid)) != TP_OK) return s;
-  if ((s = tp__xnn_torch_bias(g, fn, bias, oc, &bid)) != TP_OK) return s;
-  ph = r.padding[0];
-  pw = r.padding[1];
-  if (dw)
-    s = tp_xnn_define_depthwise_convolution_2d(g, ph, pw, ph, pw, kh, kw, r.stride[0],
-                                               r.stride[1], r.dilation[0], r.dilation[1],
-                                               (uint32_t)(oc / (int64_t)r.groups), r.groups,
-                                               r.output_min, r.output_max, input_id, fid, bid,
-                                               output_id, r.flags);
-  else
-    s = tp_xnn_define_convolution_2d(g, ph, pw, ph, pw, kh, kw, r.stride[0], r.stride[1],
-                                     r.dilation[0], r.dilation[1], r.groups, (size_t)gic,
-                                     (size_t)(oc / (int64_t)r.groups), r.output_min,
-                                     r.output_max, input_id, fid, bid, output_id, r.flags);
-  return tp__xnn_torch_done(s, fid, bid, filter_id_out, bias_id_out);
-}
-
-TPDEF tp_status tp_xnn_define_conv_transpose2d_torch(tp_xnn_graph *g,
-                                                     const tp_xnn_conv2d_args *a,
-                                                     uint32_t input_id,
-                                                     const tp_tensor *weight_iohw,
-                                                     const tp_tensor *bias, uint32_t output_id,
-                                                     uint32_t *filter_id_out,
-                                                     uint32_t *bias_id_out) {
-  static const char fn[] = "conv_transpose2d_torch";
-  tp_xnn_conv2d_args r;
-  tp_tensor f;
-  tp_error e;
-  tp_status s;
-  size_t dims[4];
-  uint32_t fid = TP_XNN_INVALID_ID, bid = TP_XNN_INVALID_ID, kh, kw, ph, pw;
-  int64_t ic, goc, oc;
-  s = tp__xnn_torch_conv_enter(g, fn, "tp_xnn_define_conv_transpose2d_torch",
-                               "ConvTranspose2d weight [I, O/groups, kh, kw]", a, &r,
-                               weight_iohw, filter_id_out, bias_id_out);
-  if (s != TP_OK) return s;
-  memset(&e, 0, sizeof e);
-  ic = weight_iohw->sizes[0];
-  goc = weight_iohw->sizes[1];
-  kh = (uint32_t)weight_iohw->sizes[2];
-  kw = (uint32_t)weight_iohw->sizes[3];
-  s = tp_xnn_deconv_filter_from_torch(weight_iohw, r.groups, &f, &e);
-  if ((s = tp__xnn_torch_begin(g, fn, s, &e)) != TP_OK) return s;
-  oc = goc * (int64_t)r.groups;
-  dims[0] = (size_t)oc; dims[1] = kh; dims[2] = kw; dims[3] = (size_t)(ic / (int64_t)r.groups);
+  oc = transpose ? w->sizes[1] * (int64_t)r.groups : w->sizes[0];
+  gic = transpose ? w->sizes[0] / (int64_t)r.groups : w->sizes[1];
+  dims[0] = dw ? 1u : (size_t)oc;
+  dims[1] = kh;
+  dims[2] = kw;
+  dims[3] = dw ? (size_t)oc : (size_t)gic;
   if (f.ndim == 5) {
     /* [g, O/g, kh, kw, I/g] is no 4-D view of the weight's storage: its row-major bytes are
        copied once (the graph owns them) and seen as [O, kh, kw, I/g] */
     tp_buffer buf;
     tp_storage st;
     int64_t sz4[4];
-    sz4[0] = oc; sz4[1] = kh; sz4[2] = kw; sz4[3] = (int64_t)dims[3];
+    sz4[0] = oc; sz4[1] = kh; sz4[2] = kw; sz4[3] = gic;
     if (tp__array_reserve((void **)&g->owned, &g->cap_owned, g->nowned + 1, sizeof(void *)) !=
         TP_OK)
       return tp__error_set(&g->err, TP_ERR_NOMEM, "node %u (%s): no memory", (unsigned)g->nnodes,
@@ -3994,12 +3843,43 @@ TPDEF tp_status tp_xnn_define_conv_transpose2d_torch(tp_xnn_graph *g,
   if ((s = tp__xnn_torch_bias(g, fn, bias, oc, &bid)) != TP_OK) return s;
   ph = r.padding[0];
   pw = r.padding[1];
-  s = tp_xnn_define_deconvolution_2d(g, ph, pw, ph, pw, r.output_padding[0], r.output_padding[1],
-                                     kh, kw, r.stride[0], r.stride[1], r.dilation[0],
-                                     r.dilation[1], r.groups, dims[3], (size_t)goc,
-                                     r.output_min, r.output_max, input_id, fid, bid, output_id,
-                                     r.flags);
+  if (dw)
+    s = tp_xnn_define_depthwise_convolution_2d(g, ph, pw, ph, pw, kh, kw, r.stride[0],
+                                               r.stride[1], r.dilation[0], r.dilation[1],
+                                               (uint32_t)(oc / (int64_t)r.groups), r.groups,
+                                               r.output_min, r.output_max, input_id, fid, bid,
+                                               output_id, r.flags);
+  else if (transpose)
+    s = tp_xnn_define_deconvolution_2d(g, ph, pw, ph, pw, r.output_padding[0],
+                                       r.output_padding[1], kh, kw, r.stride[0], r.stride[1],
+                                       r.dilation[0], r.dilation[1], r.groups, (size_t)gic,
+                                       (size_t)w->sizes[1], r.output_min, r.output_max,
+                                       input_id, fid, bid, output_id, r.flags);
+  else
+    s = tp_xnn_define_convolution_2d(g, ph, pw, ph, pw, kh, kw, r.stride[0], r.stride[1],
+                                     r.dilation[0], r.dilation[1], r.groups, (size_t)gic,
+                                     (size_t)(oc / (int64_t)r.groups), r.output_min,
+                                     r.output_max, input_id, fid, bid, output_id, r.flags);
   return tp__xnn_torch_done(s, fid, bid, filter_id_out, bias_id_out);
+}
+
+TPDEF tp_status tp_xnn_define_conv2d_torch(tp_xnn_graph *g, const tp_xnn_conv2d_args *a,
+                                           uint32_t input_id, const tp_tensor *weight_oihw,
+                                           const tp_tensor *bias, uint32_t output_id,
+                                           uint32_t *filter_id_out, uint32_t *bias_id_out) {
+  return tp__xnn_torch_conv(g, 0, a, input_id, weight_oihw, bias, output_id, filter_id_out,
+                            bias_id_out);
+}
+
+TPDEF tp_status tp_xnn_define_conv_transpose2d_torch(tp_xnn_graph *g,
+                                                     const tp_xnn_conv2d_args *a,
+                                                     uint32_t input_id,
+                                                     const tp_tensor *weight_iohw,
+                                                     const tp_tensor *bias, uint32_t output_id,
+                                                     uint32_t *filter_id_out,
+                                                     uint32_t *bias_id_out) {
+  return tp__xnn_torch_conv(g, 1, a, input_id, weight_iohw, bias, output_id, filter_id_out,
+                            bias_id_out);
 }
 
 TPDEF tp_status tp_xnn_define_linear_torch(tp_xnn_graph *g, float output_min, float output_max,
@@ -4012,12 +3892,11 @@ TPDEF tp_status tp_xnn_define_linear_torch(tp_xnn_graph *g, float output_min, fl
   tp_status s;
   uint32_t fid = TP_XNN_INVALID_ID, bid = TP_XNN_INVALID_ID;
   if ((s = tp__xnn_torch_enter(g, filter_id_out, bias_id_out)) != TP_OK) return s;
-  memset(&e, 0, sizeof e);
   if (conv1d) {
     s = tp_xnn_fc_filter_from_conv1d(weight, &f, &e);
   } else {
-    s = tp__xnn_torch_rank(weight, 2, "tp_xnn_define_linear_torch", "Linear weight [out, in]",
-                           &e);
+    s = tp__xnn_torch_rank(weight, 2, &f, "tp_xnn_define_linear_torch",
+                           "Linear weight [out, in]", &e);
     if (s == TP_OK) f = *weight;
   }
   if ((s = tp__xnn_torch_begin(g, fn, s, &e)) != TP_OK) return s;
@@ -4028,16 +3907,15 @@ TPDEF tp_status tp_xnn_define_linear_torch(tp_xnn_graph *g, float output_min, fl
   return tp__xnn_torch_done(s, fid, bid, filter_id_out, bias_id_out);
 }
 
-/* average pooling writes dilation 1 x 1 */
 TPDEF tp_status tp_xnn_define_average_pooling_2d(
     tp_xnn_graph *g, uint32_t padding_top, uint32_t padding_right, uint32_t padding_bottom,
     uint32_t padding_left, uint32_t pooling_height, uint32_t pooling_width,
     uint32_t stride_height, uint32_t stride_width, float output_min, float output_max,
     uint32_t input_id, uint32_t output_id, uint32_t flags) {
-  uint32_t v[TP_XNN_NODE_MAX_FIELDS], dilation_height = 1, dilation_width = 1;
+  tp_xnn_node_args a;
+  uint32_t dilation_height = 1, dilation_width = 1;
   TP__XNN_ARGS(_XNNPooling2D)
-  return tp__xnn_define_v(g, TP_XNN_NODE_AVG_POOLING_2D, v, NULL, NULL, 1, output_min,
-                          output_max);
+  return tp_xnn_define_node(g, TP_XNN_NODE_AVG_POOLING_2D, tp__xnn_mm(&a, output_min, output_max));
 }
 
 TPDEF tp_status tp_xnn_define_max_pooling_2d(
@@ -4046,34 +3924,26 @@ TPDEF tp_status tp_xnn_define_max_pooling_2d(
     uint32_t stride_height, uint32_t stride_width, uint32_t dilation_height,
     uint32_t dilation_width, float output_min, float output_max, uint32_t input_id,
     uint32_t output_id, uint32_t flags) {
-  uint32_t v[TP_XNN_NODE_MAX_FIELDS];
+  tp_xnn_node_args a;
   TP__XNN_ARGS(_XNNPooling2D)
-  return tp__xnn_define_v(g, TP_XNN_NODE_MAX_POOLING_2D, v, NULL, NULL, 1, output_min,
-                          output_max);
+  return tp_xnn_define_node(g, TP_XNN_NODE_MAX_POOLING_2D, tp__xnn_mm(&a, output_min, output_max));
 }
 
 TPDEF tp_status tp_xnn_define_argmax_pooling_2d(
     tp_xnn_graph *g, uint32_t padding_top, uint32_t padding_right, uint32_t padding_bottom,
     uint32_t padding_left, uint32_t pooling_height, uint32_t pooling_width, uint32_t input_id,
     uint32_t output_value_id, uint32_t output_index_id, uint32_t flags) {
-  uint32_t v[TP_XNN_NODE_MAX_FIELDS];
+  tp_xnn_node_args a;
   TP__XNN_ARGS(XNNArgMaxPooling2d)
-  return tp__xnn_define_v(g, TP_XNN_NODE_ARGMAX_POOLING_2D, v, NULL, NULL, 0, 0.0f, 0.0f);
+  return tp_xnn_define_node(g, TP_XNN_NODE_ARGMAX_POOLING_2D, &a);
 }
 
-static tp_status tp__xnn_cat(tp_xnn_graph *g, int kind, uint32_t axis, uint32_t i1, uint32_t i2,
-                             uint32_t i3, uint32_t i4, uint32_t i5, uint32_t out,
-                             uint32_t flags) {
-  uint32_t v[TP_XNN_NODE_MAX_FIELDS];
-  v[TP__XF(_XNNCat, axis)] = axis;
-  v[TP__XF(_XNNCat, input1_id)] = i1;
-  v[TP__XF(_XNNCat, input2_id)] = i2;
-  v[TP__XF(_XNNCat, input3_id)] = i3;
-  v[TP__XF(_XNNCat, input4_id)] = i4;
-  v[TP__XF(_XNNCat, output_id)] = out;
-  v[TP__XF(_XNNCat, flags)] = flags;
-  v[TP__XF(_XNNCat, input5_id)] = i5;
-  return tp__xnn_define_v(g, kind, v, NULL, NULL, 0, 0.0f, 0.0f);
+static tp_status tp__xnn_cat(tp_xnn_graph *g, int kind, uint32_t axis, uint32_t input1_id,
+                             uint32_t input2_id, uint32_t input3_id, uint32_t input4_id,
+                             uint32_t input5_id, uint32_t output_id, uint32_t flags) {
+  tp_xnn_node_args a;
+  TP__XNN_ARGS(_XNNCat)
+  return tp_xnn_define_node(g, kind, &a);
 }
 TPDEF tp_status tp_xnn_define_concatenate2(tp_xnn_graph *g, uint32_t axis, uint32_t input1_id,
                                            uint32_t input2_id, uint32_t output_id,
@@ -4102,59 +3972,47 @@ TPDEF tp_status tp_xnn_define_concatenate5(tp_xnn_graph *g, uint32_t axis, uint3
                      input4_id, input5_id, output_id, flags);
 }
 
-/* Transpose, reshape and slice: num_dims, its vectors (num_dims entries each, in field order),
-   input_id, output_id, flags, found by name in the kind's fields. */
-static tp_status tp__xnn_static(tp_xnn_graph *g, int kind, size_t num_dims, const size_t *v1,
-                                const size_t *v2, uint32_t in, uint32_t out, uint32_t flags) {
+/* The static shape nodes: a (TP__XNN_ARGS) with each vector num_dims entries long. */
+static tp_status tp__xnn_static(tp_xnn_graph *g, int kind, size_t num_dims, tp_xnn_node_args *a) {
   const tp_xnn_node_desc *d = tp_xnn_describe_node(kind);
-  uint32_t v[TP_XNN_NODE_MAX_FIELDS], i;
-  const size_t *vecs[2];
-  size_t lens[2];
+  uint32_t i;
   TP_ASSERT(g);
   if (tp__xnn_guard(g)) return g->err.status;
   if (num_dims > TP_XNN_MAX_DIMS)
     return tp__error_set(&g->err, TP_ERR_INVALID, "node %u (%s): %u dims, at most %d",
                         (unsigned)g->nnodes, d->name, (unsigned)num_dims, TP_XNN_MAX_DIMS);
-  memset(v, 0, sizeof v);
-  for (i = 0; i < d->nfields; i++) {
-    const char *f = d->fields[i].name;
-    if (!strcmp(f, "num_dims")) v[i] = (uint32_t)num_dims;
-    else if (!strcmp(f, "input_id")) v[i] = in;
-    else if (!strcmp(f, "output_id")) v[i] = out;
-    else if (!strcmp(f, "flags")) v[i] = flags;
-  }
-  vecs[0] = v1;
-  vecs[1] = v2;
-  lens[0] = lens[1] = num_dims;
-  return tp__xnn_define_v(g, kind, v, vecs, lens, 0, 0.0f, 0.0f);
+  for (i = 0; i < d->nfields; i++)
+    if (d->fields[i].type == TP__XNN_TY_VEC) a->vec_len[i] = num_dims;
+  return tp_xnn_define_node(g, kind, a);
 }
 TPDEF tp_status tp_xnn_define_static_transpose(tp_xnn_graph *g, size_t num_dims,
                                                const size_t *perm, uint32_t input_id,
                                                uint32_t output_id, uint32_t flags) {
-  return tp__xnn_static(g, TP_XNN_NODE_STATIC_TRANSPOSE, num_dims, perm, NULL, input_id,
-                        output_id, flags);
+  tp_xnn_node_args a;
+  TP__XNN_ARGS(XNNStaticTranspose)
+  return tp__xnn_static(g, TP_XNN_NODE_STATIC_TRANSPOSE, num_dims, &a);
 }
 TPDEF tp_status tp_xnn_define_static_reshape(tp_xnn_graph *g, size_t num_dims,
                                              const size_t *new_shape, uint32_t input_id,
                                              uint32_t output_id, uint32_t flags) {
-  return tp__xnn_static(g, TP_XNN_NODE_STATIC_RESHAPE, num_dims, new_shape, NULL, input_id,
-                        output_id, flags);
+  tp_xnn_node_args a;
+  TP__XNN_ARGS(XNNStaticReshape)
+  return tp__xnn_static(g, TP_XNN_NODE_STATIC_RESHAPE, num_dims, &a);
 }
 TPDEF tp_status tp_xnn_define_static_slice(tp_xnn_graph *g, size_t num_dims,
                                            const size_t *offsets, const size_t *sizes,
                                            uint32_t input_id, uint32_t output_id,
                                            uint32_t flags) {
-  return tp__xnn_static(g, TP_XNN_NODE_STATIC_SLICE, num_dims, offsets, sizes, input_id,
-                        output_id, flags);
+  tp_xnn_node_args a;
+  TP__XNN_ARGS(XNNStaticSlice)
+  return tp__xnn_static(g, TP_XNN_NODE_STATIC_SLICE, num_dims, &a);
 }
 
 TPDEF tp_status tp_xnn_define_static_constant_pad(tp_xnn_graph *g, const size_t *pre_paddings,
                                                   const size_t *post_paddings,
                                                   float padding_value, uint32_t input_id,
                                                   uint32_t output_id, uint32_t flags) {
-  uint32_t v[TP_XNN_NODE_MAX_FIELDS];
-  const size_t *vecs[2];
-  size_t lens[2];
+  tp_xnn_node_args a;
   TP_ASSERT(g);
   if (tp__xnn_guard(g)) return g->err.status;
   if (input_id >= g->nvalues)
@@ -4162,21 +4020,14 @@ TPDEF tp_status tp_xnn_define_static_constant_pad(tp_xnn_graph *g, const size_t 
                         "node %u (static_constant_pad): input_id %u is not a defined value (%u "
                         "values)",
                         (unsigned)g->nnodes, (unsigned)input_id, (unsigned)g->nvalues);
-  memset(v, 0, sizeof v);
-  v[TP__XF(XNNStaticConstantPad, padding_value)] = tp__xnn_fbits(padding_value);
-  v[TP__XF(XNNStaticConstantPad, input_id)] = input_id;
-  v[TP__XF(XNNStaticConstantPad, output_id)] = output_id;
-  v[TP__XF(XNNStaticConstantPad, flags)] = flags;
-  vecs[0] = pre_paddings;
-  vecs[1] = post_paddings;
-  lens[0] = lens[1] = g->values[input_id].num_dims;
-  return tp__xnn_define_v(g, TP_XNN_NODE_STATIC_CONSTANT_PAD, v, vecs, lens, 0, 0.0f, 0.0f);
+  TP__XNN_ARGS(XNNStaticConstantPad)
+  return tp__xnn_static(g, TP_XNN_NODE_STATIC_CONSTANT_PAD, g->values[input_id].num_dims, &a);
 }
 
 TPDEF tp_status tp_xnn_define_static_resize_bilinear_2d(tp_xnn_graph *g, size_t new_height,
                                                         size_t new_width, uint32_t input_id,
                                                         uint32_t output_id, uint32_t flags) {
-  uint32_t v[TP_XNN_NODE_MAX_FIELDS];
+  tp_xnn_node_args a;
   TP_ASSERT(g);
   if (tp__xnn_guard(g)) return g->err.status;
   if ((uint64_t)new_height > (uint64_t)UINT32_MAX || (uint64_t)new_width > (uint64_t)UINT32_MAX)
@@ -4186,18 +4037,16 @@ TPDEF tp_status tp_xnn_define_static_resize_bilinear_2d(tp_xnn_graph *g, size_t 
                         (unsigned)g->nnodes, (unsigned long long)new_height,
                         (unsigned long long)new_width);
   TP__XNN_ARGS(XNNStaticResizeBilinear2D)
-  return tp__xnn_define_v(g, TP_XNN_NODE_STATIC_RESIZE_BILINEAR_2D, v, NULL, NULL, 0, 0.0f,
-                          0.0f);
+  return tp_xnn_define_node(g, TP_XNN_NODE_STATIC_RESIZE_BILINEAR_2D, &a);
 }
 
 TPDEF tp_status tp_xnn_define_scaled_dot_product_attention(tp_xnn_graph *g, uint32_t query_id,
                                                            uint32_t key_id, uint32_t value_id,
                                                            uint32_t scale_id, uint32_t mask_id,
                                                            uint32_t output_id, uint32_t flags) {
-  uint32_t v[TP_XNN_NODE_MAX_FIELDS];
+  tp_xnn_node_args a;
   TP__XNN_ARGS(XNNScaledDotProductAttention)
-  return tp__xnn_define_v(g, TP_XNN_NODE_SCALED_DOT_PRODUCT_ATTENTION, v, NULL, NULL, 0, 0.0f,
-                          0.0f);
+  return tp_xnn_define_node(g, TP_XNN_NODE_SCALED_DOT_PRODUCT_ATTENTION, &a);
 }
 #undef TP__XNN_ARGS
 #undef TP__XNN_ARG
@@ -4205,6 +4054,7 @@ TPDEF tp_status tp_xnn_define_scaled_dot_product_attention(tp_xnn_graph *g, uint
 #undef TP__XNN_ARG_OPT_ID
 #undef TP__XNN_ARG_U32
 #undef TP__XNN_ARG_F32
+#undef TP__XNN_ARG_VEC
 
 TPDEF tp_status tp_xnn_set_output_min_max(tp_xnn_graph *g, uint32_t node_index,
                                           float output_min, float output_max) {
@@ -4252,8 +4102,7 @@ TPDEF tp_status tp_xnn_define_quantized_linear(tp_xnn_graph *g, tp_xnn_datatype 
   tp_status st;
   tp_tensor vv, sv;
   tp_storage vs, ss;
-  int64_t vsz[2], ssz[2];
-  size_t dims[2];
+  int64_t ssz[2];
   int bits;
   unsigned node;
   TP_ASSERT(g);
@@ -4295,17 +4144,13 @@ TPDEF tp_status tp_xnn_define_quantized_linear(tp_xnn_graph *g, tp_xnn_datatype 
                              scale_dtype, &q->values, &q->scales, &e);
   if (st != TP_OK)
     return tp__error_set(&g->err, st, "quantized linear (node %u): %s", node, e.msg);
-  vsz[0] = w->sizes[0];
-  vsz[1] = w->sizes[1];
-  dims[0] = (size_t)vsz[0];
-  dims[1] = (size_t)vsz[1];
   vs.data = q->values.data;
   vs.nbytes = q->values.nbytes;
   ss.data = q->scales.data;
   ss.nbytes = q->scales.nbytes;
-  ssz[0] = vsz[0];
-  ssz[1] = filter_dt == TP_XNN_QBINT4 ? vsz[1] / (int64_t)block_size : 1;
-  st = tp_view(vs, TP_I8, 2, vsz, NULL, 0, &vv);
+  ssz[0] = w->sizes[0];
+  ssz[1] = filter_dt == TP_XNN_QBINT4 ? w->sizes[1] / (int64_t)block_size : 1;
+  st = tp_view(vs, TP_I8, 2, w->sizes, NULL, 0, &vv); /* the filter's dims are its sizes */
   if (st == TP_OK)
     st = tp_view(ss, scale_dtype, filter_dt == TP_XNN_QBINT4 ? 2 : 1, ssz, NULL, 0, &sv);
   if (st != TP_OK) {
@@ -4319,17 +4164,17 @@ TPDEF tp_status tp_xnn_define_quantized_linear(tp_xnn_graph *g, tp_xnn_datatype 
     goto fail;
   if (filter_dt == TP_XNN_QBINT4)
     st = tp_xnn_define_blockwise_quantized_tensor_value(g, filter_dt, &sv, 2, 0, block_size,
-                                                        dims, &vv, TP_XNN_INVALID_ID, 0,
+                                                        NULL, &vv, TP_XNN_INVALID_ID, 0,
                                                         &q->filter_id);
   else
-    st = tp_xnn_define_channelwise_quantized_tensor_value(g, filter_dt, &sv, 2, 0, dims, &vv,
+    st = tp_xnn_define_channelwise_quantized_tensor_value(g, filter_dt, &sv, 2, 0, NULL, &vv,
                                                           TP_XNN_INVALID_ID, 0, &q->filter_id);
   if (st != TP_OK) goto fail;
   if (bias) {
-    if (bias->dtype != TP_F32 || bias->ndim != 1 || bias->sizes[0] != vsz[0]) {
+    if (bias->dtype != TP_F32 || bias->ndim != 1 || bias->sizes[0] != w->sizes[0]) {
       tp__error_set(&g->err, TP_ERR_INVALID,
                     "quantized linear (node %u): the bias must be an f32 view of [%lld], got "
-                    "%s with %d dims", node, (long long)vsz[0], tp_dtype_name(bias->dtype),
+                    "%s with %d dims", node, (long long)w->sizes[0], tp_dtype_name(bias->dtype),
                     bias->ndim);
       goto fail;
     }
@@ -4479,14 +4324,14 @@ static tp_status tp__xnn_build(tp_xnn_graph *g, tp_fb_builder *b) {
     if (g->values[i].external_id != TP_XNN_INVALID_ID &&
         g->values[i].external_id + 1 > num_externs)
       num_externs = g->values[i].external_id + 1;
-  st = tp__array_reserve((void **)&ext, &ecap, 2 * (size_t)num_externs + 2, sizeof *ext);
+  st = tp__array_reserve((void **)&ext, &ecap, 3 * (size_t)num_externs + 1, sizeof *ext);
   if (st != TP_OK) {
     TP_FREE(refs);
     return tp__error_set(&g->werr, st, "no memory for %u externals", (unsigned)num_externs);
   }
   /* ext[e] = the value with external id e (ids are unique), then split by flags */
-  ins = ext;
-  outs = ext + num_externs + 1;
+  ins = ext + num_externs;
+  outs = ins + num_externs;
   for (e = 0; e < num_externs; e++) ext[e] = TP_XNN_INVALID_ID;
   for (i = 0; i < g->nvalues; i++)
     if (g->values[i].external_id != TP_XNN_INVALID_ID)
@@ -4494,12 +4339,8 @@ static tp_status tp__xnn_build(tp_xnn_graph *g, tp_fb_builder *b) {
   for (e = 0; e < num_externs; e++) {
     uint32_t vi = ext[e];
     if (vi == TP_XNN_INVALID_ID) continue;
-    if (g->values[vi].flags & TP_XNN_FLAG_EXTERNAL_OUTPUT) outs[nout++] = vi;
-  }
-  for (e = 0; e < num_externs; e++) { /* in place: ins[k] only overwrites ext[j <= e] */
-    uint32_t vi = ext[e];
-    if (vi == TP_XNN_INVALID_ID) continue;
     if (g->values[vi].flags & TP_XNN_FLAG_EXTERNAL_INPUT) ins[nin++] = vi;
+    if (g->values[vi].flags & TP_XNN_FLAG_EXTERNAL_OUTPUT) outs[nout++] = vi;
   }
 
   tp_fb_builder_reset(b);
@@ -5238,11 +5079,6 @@ TPDEF tp_status tp_xnn_check_blob(const void *blob, size_t size, int target, tp_
 
 /* >>xnn-pte: a graph as a program's method ------------------------------------------------ */
 
-#ifndef TP_ASSERT
-#include <assert.h>
-#define TP_ASSERT(x) assert(x)
-#endif
-
 TPDEF tp_status tp_xnn_graph_value(const tp_xnn_graph *g, uint32_t id, tp_xnn_value_info *out) {
   const tp__xnn_value *v;
   uint32_t d;
@@ -5277,33 +5113,25 @@ static tp_status tp__xnn_pte_args(void *graph, tp_pte_tensor **args_out, size_t 
   tp_xnn_graph *g = (tp_xnn_graph *)graph;
   tp_pte_tensor *args = NULL;
   tp_xnn_value_info vi;
-  uint32_t i, n = 0, max_id = 0;
+  uint32_t i, n = 0, max_id = 0, miss;
+  unsigned char seen[TP_XNN_MAX_EXTERNS]; /* ids are unique and < 4096 (the graph checks) */
   tp_status st;
   *args_out = NULL;
   *n_out = 0;
   /* the latched failures only: a failed size or write call is no reason */
   if (g->err.status != TP_OK)
     return tp__error_set(e, g->err.status, "the XNNPACK graph failed: %.160s", g->err.msg);
-  for (i = 0; i < tp_xnn_graph_num_values(g); i++) {
-    tp_xnn_graph_value(g, i, &vi);
-    if (vi.external_id == TP_XNN_INVALID_ID) continue;
+  memset(seen, 0, sizeof seen);
+  for (i = 0; i < g->nvalues; i++) {
+    uint32_t x = g->values[i].external_id;
+    if (x == TP_XNN_INVALID_ID) continue;
     n++;
-    if (vi.external_id > max_id) max_id = vi.external_id;
+    seen[x] = 1;
+    if (x > max_id) max_id = x;
   }
-  if (n > 0 && max_id >= n) {
-    /* ids are unique and < 4096 (the graph checks): the first one missing names the gap,
-       found in one pass over the values */
-    unsigned char seen[TP_XNN_MAX_EXTERNS / 8];
-    uint32_t miss;
-    memset(seen, 0, sizeof seen);
-    for (i = 0; i < tp_xnn_graph_num_values(g); i++) {
-      tp_xnn_graph_value(g, i, &vi);
-      if (vi.external_id < TP_XNN_MAX_EXTERNS)
-        seen[vi.external_id / 8] = (unsigned char)(seen[vi.external_id / 8] |
-                                                   (1u << (vi.external_id % 8)));
-    }
-    for (miss = 0; miss < max_id && miss < TP_XNN_MAX_EXTERNS; miss++)
-      if (!(seen[miss / 8] & (1u << (miss % 8)))) break;
+  if (n > 0 && max_id >= n) { /* a gap below max_id: the first id missing names it */
+    miss = 0;
+    while (seen[miss]) miss++;
     return tp__error_set(e, TP_ERR_INVALID, "external ids are not dense 0 .. %lu: %lu "
                          "externals, the largest id is %lu and id %lu is missing",
                          (unsigned long)(n - 1), (unsigned long)n, (unsigned long)max_id,

@@ -862,7 +862,8 @@ static void test_errors_values(void) {
            TP_ERR_INVALID, "value 2: scale 0 must be finite and > 0");
   ERR_CASE(tp_xnn_define_quantized_tensor_value(g, TP_XNN_FP32, 0, 1.0f, 2, d88, NULL,
                                                 TP_XNN_INVALID_ID, 0, NULL),
-           TP_ERR_INVALID, "value 2: datatype fp32 is not per-tensor quantized");
+           TP_ERR_INVALID,
+           "value 2: datatype fp32 is not per-tensor quantized (qint8, quint8, qint32)");
   /* channelwise */
   ERR_CASE(tp_xnn_define_channelwise_quantized_tensor_value(g, TP_XNN_QCINT8, &f3, 2, 0, d448,
                                                             &i448, TP_XNN_INVALID_ID, 0, NULL),
@@ -873,9 +874,16 @@ static void test_errors_values(void) {
   ERR_CASE(tp_xnn_define_channelwise_quantized_tensor_value(g, TP_XNN_QCINT8, &i448, 2, 0, d448,
                                                             &i448, TP_XNN_INVALID_ID, 0, NULL),
            TP_ERR_INVALID, "value 2: scale view is i8, must be f32");
+  ERR_CASE(tp_xnn_define_channelwise_quantized_tensor_value(g, TP_XNN_QCINT8, &bad, 2, 0, d448,
+                                                            &i448, TP_XNN_INVALID_ID, 0, NULL),
+           TP_ERR_BOUNDS, "value 2: bad scale view: ");
+  ERR_CASE(tp_xnn_define_channelwise_quantized_tensor_value(g, TP_XNN_QCINT8, NULL, 2, 0, d448,
+                                                            &i448, TP_XNN_INVALID_ID, 0, NULL),
+           TP_ERR_INVALID, "value 2: no scale view");
   ERR_CASE(tp_xnn_define_channelwise_quantized_tensor_value(g, TP_XNN_QINT8, &f4, 2, 0, d448,
                                                             &i448, TP_XNN_INVALID_ID, 0, NULL),
-           TP_ERR_INVALID, "value 2: datatype qint8 is not per-channel quantized");
+           TP_ERR_INVALID,
+           "value 2: datatype qint8 is not per-channel quantized (qcint8, qcint32, qcint4)");
   /* blockwise */
   ERR_CASE(tp_xnn_define_blockwise_quantized_tensor_value(g, TP_XNN_QBINT4, &f41, 2, 0, 32, d448,
                                                           &i448, TP_XNN_INVALID_ID, 0, NULL),

@@ -3,8 +3,6 @@
    constants - refuses malformed blobs with a sentence, and never reads outside the bytes. */
 #include <math.h>
 #include <stdlib.h>
-/* its own XNNPACK part (the core is linked): the static tp__xnn_node_add */
-#define TENSORPACK_XNNPACK_IMPLEMENTATION
 #include "tensorpack_xnnpack.h"
 #include "tp_test.h"
 
@@ -99,26 +97,33 @@ static void test_every_node_kind(void) {
   tp_membuf_free(&m);
   tp_xnn_graph_destroy(g);
   /* every kind of the description, one node each, written by the writer's generic node
-     path (tp__xnn_node_add, which every define call ends in) with field id f = 1000 k + f
-     (ids: a value), read back field by field */
+     path (tp_xnn_define_node, which every define call ends in) with field id f = 1000 k + f
+     (ids: a value; floats: those bits), read back field by field */
   unchecked_graph(&g);
   for (i = 0; i < 8; i++)
     TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 4, d4, NULL, TP_XNN_INVALID_ID, 0, NULL),
                TP_OK);
   for (k = 1; tp_xnn_describe_node(k); k++) {
     const tp_xnn_node_desc *d = tp_xnn_describe_node(k);
-    uint32_t vals[20];
-    const size_t *vecs[2];
-    size_t lens[2];
-    memset(vals, 0, sizeof vals);
-    for (i = 0; i < d->nfields; i++)
-      vals[i] = d->fields[i].type == 'i' || d->fields[i].type == 'b' ? (uint32_t)(k + i) % 8u
-                                                                     : 1000u * (uint32_t)k + i;
-    vecs[0] = va;
-    vecs[1] = vb;
-    lens[0] = (size_t)(k % 4) + 1;
-    lens[1] = 2;
-    TPT_STATUS(tp__xnn_node_add(g, k, vals, vecs, lens, k % 2, (float)-k, (float)k), TP_OK);
+    tp_xnn_node_args a;
+    uint32_t nv = 0;
+    memset(&a, 0, sizeof a);
+    for (i = 0; i < d->nfields; i++) {
+      char t = d->fields[i].type;
+      uint32_t u = 1000u * (uint32_t)k + i;
+      if (t == 'v') {
+        a.vec[i] = nv ? vb : va;
+        a.vec_len[i] = nv++ ? 2u : (size_t)(k % 4) + 1;
+      } else if (t == 'f') {
+        memcpy(&a.f[i], &u, 4);
+      } else {
+        a.u[i] = t == 'i' || t == 'b' ? (uint32_t)(k + i) % 8u : u;
+      }
+    }
+    a.has_output_min_max = k % 2;
+    a.output_min = (float)-k;
+    a.output_max = (float)k;
+    TPT_STATUS(tp_xnn_define_node(g, k, &a), TP_OK);
   }
   TPT_EQ_INT(k - 1, TP_XNN_NODE_KINDS);
   write_blob(g, &m);
