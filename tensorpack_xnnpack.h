@@ -1629,7 +1629,7 @@ TPDEF uint32_t tp_xnn_graph_num_nodes(const tp_xnn_graph *g) {
 
 /* >>xnn-check ------------------------------------------------------------------------------- */
 /* The rules a node must satisfy, per node kind, with the semantics of the XNNPACK that
-   ExecuTorch pins. One function decides for the writer (tp__xnn_node_add, at define time) and
+   ExecuTorch pins. One function decides for the writer (tp_xnn_define_node, at define time) and
    for a read blob (tp_xnn_check_blob, the loader's tp__xnn_rt_node): each hands over a node
    view (fields by id, the value of every id field), a blob's through tp__xnn_blob_nview.
    Graph-level rules (external ids, producers and consumers) are tp__xnn_check_graph, run at
