@@ -9957,12 +9957,28 @@ static int tp__pte_ints(const tp__pte_meth *m, const tp__pte_val *v, int64_t *ou
   return 1;
 }
 
+/* x->why = printf output; returns 0, a rule's refusal. */
+static int tp__pte_why(tp__pte_sctx *x, const char *fmt, ...) TP__PRINTF(2, 3);
+static int tp__pte_why(tp__pte_sctx *x, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  tp__vformat(x->why, sizeof x->why, fmt, ap);
+  va_end(ap);
+  return 0;
+}
+
+/* tp__pte_wrap_dim, or 0 with x->why naming dim d (any dim of a 0-dim tensor unless
+   scalar_ok). */
+static int tp__pte_dim(tp__pte_sctx *x, int64_t d, int nd, int scalar_ok, int *out) {
+  if ((nd > 0 || scalar_ok) && tp__pte_wrap_dim(d, nd, out)) return 1;
+  return tp__pte_why(x, "dim %lld is out of range for %d dims", (long long)d, nd);
+}
+
 /* x->in[i]'s int list into out (at most TP_MAX_DIMS entries; more is x->why). */
 static int tp__pte_in_ints(tp__pte_sctx *x, int i, int64_t *out, size_t *n) {
   if (tp__pte_ints(x->m, x->in[i], out, TP_MAX_DIMS, n)) return 1;
-  tp__format(x->why, sizeof x->why, "a list of %lu sizes (a tensor has at most %d dims)",
-             (unsigned long)x->in[i]->nitems, TP_MAX_DIMS);
-  return 0;
+  return tp__pte_why(x, "a list of %lu sizes (a tensor has at most %d dims)",
+                     (unsigned long)x->in[i]->nitems, TP_MAX_DIMS);
 }
 
 /* An Int or Double (Scalar) value as a double. */
@@ -9978,11 +9994,9 @@ static int tp__pte_bcast(tp__pte_sctx *x, tp__pte_shape *a, const tp__pte_shape 
   for (d = 0; d < r.ndim; d++) {
     int ia = a->ndim - r.ndim + d, ib = b->ndim - r.ndim + d;
     int64_t sa = ia >= 0 ? a->s[ia] : 1, sb = ib >= 0 ? b->s[ib] : 1;
-    if (sa != sb && sa != 1 && sb != 1) {
-      tp__format(x->why, sizeof x->why, "sizes %lld and %lld do not broadcast", (long long)sa,
-                 (long long)sb);
-      return 0;
-    }
+    if (sa != sb && sa != 1 && sb != 1)
+      return tp__pte_why(x, "sizes %lld and %lld do not broadcast", (long long)sa,
+                         (long long)sb);
     r.s[d] = sa == 1 ? sb : sa;
   }
   *a = r;
@@ -10002,23 +10016,24 @@ static void tp__pte_desc_inputs(tp__pte_sctx *x, int n, const char *sep) {
   }
 }
 
+/* x->desc = "<op> of <self>" + word + the n sizes li ("view of [6] as [2, 3]"). */
+static void tp__pte_desc_list(tp__pte_sctx *x, const char *word, const int64_t *li, size_t n) {
+  tp__pte_desc_inputs(x, 1, NULL);
+  tp__pte_append(x->desc, sizeof x->desc, "%s", word);
+  tp__pte_sizes_append(x->desc, sizeof x->desc, (int)n, li);
+}
+
 /* [n, k] x [k, m]: x->in[a] x x->in[b], both `nd` dims (a shared batch first when 3). */
 static int tp__pte_matmul(tp__pte_sctx *x, int a, int b, int nd, tp__pte_shape *sh) {
   const tp_pte_tensor *p = &x->in[a]->t, *q = &x->in[b]->t;
-  if (p->ndim != nd || q->ndim != nd) {
-    tp__format(x->why, sizeof x->why, "%s takes two %d-dim tensors", x->op, nd);
-    return 0;
-  }
-  if (nd == 3 && p->sizes[0] != q->sizes[0]) {
-    tp__format(x->why, sizeof x->why, "the batch sizes %lld and %lld differ",
-               (long long)p->sizes[0], (long long)q->sizes[0]);
-    return 0;
-  }
-  if (p->sizes[nd - 1] != q->sizes[nd - 2]) {
-    tp__format(x->why, sizeof x->why, "the inner sizes %lld and %lld differ",
-               (long long)p->sizes[nd - 1], (long long)q->sizes[nd - 2]);
-    return 0;
-  }
+  if (p->ndim != nd || q->ndim != nd)
+    return tp__pte_why(x, "%s takes two %d-dim tensors", x->op, nd);
+  if (nd == 3 && p->sizes[0] != q->sizes[0])
+    return tp__pte_why(x, "the batch sizes %lld and %lld differ", (long long)p->sizes[0],
+                       (long long)q->sizes[0]);
+  if (p->sizes[nd - 1] != q->sizes[nd - 2])
+    return tp__pte_why(x, "the inner sizes %lld and %lld differ", (long long)p->sizes[nd - 1],
+                       (long long)q->sizes[nd - 2]);
   sh->ndim = nd;
   if (nd == 3) sh->s[0] = p->sizes[0];
   sh->s[nd - 2] = p->sizes[nd - 2];
@@ -10077,32 +10092,25 @@ static int tp__pte_derive(tp__pte_sctx *x, int kind, uint32_t r, tp__pte_shape *
       uint64_t total = tp__pte_numel(self), known = 1;
       int infer = -1;
       if (!tp__pte_in_ints(x, 1, li, &n)) return 0;
-      tp__pte_desc_inputs(x, 1, NULL);
-      tp__pte_append(x->desc, sizeof x->desc, " as ");
-      tp__pte_sizes_append(x->desc, sizeof x->desc, (int)n, li);
+      tp__pte_desc_list(x, " as ", li, n);
       for (k = 0; k < n; k++) {
         if (li[k] == -1 && infer < 0) {
           infer = (int)k;
           continue;
         }
-        if (li[k] < 0) {
-          tp__format(x->why, sizeof x->why, "size %lld at %lu (only one -1 is inferred)",
-                     (long long)li[k], (unsigned long)k);
-          return 0;
-        }
+        if (li[k] < 0)
+          return tp__pte_why(x, "size %lld at %lu (only one -1 is inferred)", (long long)li[k],
+                             (unsigned long)k);
         if (tp__mul_u64(known, (uint64_t)li[k], &known)) known = UINT64_MAX;
       }
       if (infer >= 0) {
-        if (known == 0 || total % known != 0) {
-          tp__format(x->why, sizeof x->why, "%llu elements are not a multiple of %llu",
-                     (unsigned long long)total, (unsigned long long)known);
-          return 0;
-        }
+        if (known == 0 || total % known != 0)
+          return tp__pte_why(x, "%llu elements are not a multiple of %llu",
+                             (unsigned long long)total, (unsigned long long)known);
         li[infer] = (int64_t)(total / known);
       } else if (known != total) {
-        tp__format(x->why, sizeof x->why, "%llu elements, not %llu", (unsigned long long)total,
-                   (unsigned long long)known);
-        return 0;
+        return tp__pte_why(x, "%llu elements, not %llu", (unsigned long long)total,
+                           (unsigned long long)known);
       }
       sh->ndim = (int)n;
       for (k = 0; k < n; k++) sh->s[k] = li[k];
@@ -10111,18 +10119,14 @@ static int tp__pte_derive(tp__pte_sctx *x, int kind, uint32_t r, tp__pte_shape *
     case TP__PTE_SK_PERMUTE: {
       unsigned char seen[TP_MAX_DIMS];
       if (!tp__pte_in_ints(x, 1, li, &n)) return 0;
-      tp__pte_desc_inputs(x, 1, NULL);
-      tp__pte_append(x->desc, sizeof x->desc, " by ");
-      tp__pte_sizes_append(x->desc, sizeof x->desc, (int)n, li);
+      tp__pte_desc_list(x, " by ", li, n);
       memset(seen, 0, sizeof seen);
       for (k = 0; k < n && (int)n == nd; k++) {
         if (!tp__pte_wrap_dim(li[k], nd, &d) || seen[d]++) break;
         sh->s[k] = self->t.sizes[d];
       }
-      if ((int)n != nd || k < n) {
-        tp__format(x->why, sizeof x->why, "dims is not a permutation of the %d dims", nd);
-        return 0;
-      }
+      if ((int)n != nd || k < n)
+        return tp__pte_why(x, "dims is not a permutation of the %d dims", nd);
       return 1;
     }
     case TP__PTE_SK_TRANSPOSE: {
@@ -10130,10 +10134,8 @@ static int tp__pte_derive(tp__pte_sctx *x, int kind, uint32_t r, tp__pte_shape *
       tp__pte_desc_inputs(x, 1, NULL);
       tp__pte_append(x->desc, sizeof x->desc, " swapping dims %lld and %lld",
                      (long long)x->in[1]->i, (long long)x->in[2]->i);
-      if (!tp__pte_wrap_dim(x->in[1]->i, nd, &d) || !tp__pte_wrap_dim(x->in[2]->i, nd, &d1)) {
-        tp__format(x->why, sizeof x->why, "a dim is out of range for %d dims", nd);
-        return 0;
-      }
+      if (!tp__pte_wrap_dim(x->in[1]->i, nd, &d) || !tp__pte_wrap_dim(x->in[2]->i, nd, &d1))
+        return tp__pte_why(x, "a dim is out of range for %d dims", nd);
       if (nd > 0) {
         int64_t t = sh->s[d];
         sh->s[d] = sh->s[d1];
@@ -10143,31 +10145,23 @@ static int tp__pte_derive(tp__pte_sctx *x, int kind, uint32_t r, tp__pte_shape *
     }
     case TP__PTE_SK_EXPAND: {
       if (!tp__pte_in_ints(x, 1, li, &n)) return 0;
-      tp__pte_desc_inputs(x, 1, NULL);
-      tp__pte_append(x->desc, sizeof x->desc, " to ");
-      tp__pte_sizes_append(x->desc, sizeof x->desc, (int)n, li);
-      if ((int)n < nd) {
-        tp__format(x->why, sizeof x->why, "%lu sizes for a tensor of %d dims", (unsigned long)n,
-                   nd);
-        return 0;
-      }
+      tp__pte_desc_list(x, " to ", li, n);
+      if ((int)n < nd)
+        return tp__pte_why(x, "%lu sizes for a tensor of %d dims", (unsigned long)n, nd);
       sh->ndim = (int)n;
       for (k = 0; k < n; k++) {
         int id = (int)k - ((int)n - nd); /* the tensor's dim under size k, or < 0 (a new one) */
         int64_t have = id >= 0 ? self->t.sizes[id] : 1;
-        if (li[k] == -1 && id >= 0) {
+        if (li[k] == -1 && id >= 0)
           sh->s[k] = have;
-        } else if (li[k] < 0 || (have != 1 && li[k] != have)) {
-          if (id < 0)
-            tp__format(x->why, sizeof x->why, "size %lld at %lu: a new leading dim takes a "
-                       "size >= 0", (long long)li[k], (unsigned long)k);
-          else
-            tp__format(x->why, sizeof x->why, "size %lld at %lu cannot expand a dim of %lld",
-                       (long long)li[k], (unsigned long)k, (long long)have);
-          return 0;
-        } else {
+        else if (li[k] >= 0 && (have == 1 || li[k] == have))
           sh->s[k] = li[k];
-        }
+        else if (id < 0)
+          return tp__pte_why(x, "size %lld at %lu: a new leading dim takes a size >= 0",
+                             (long long)li[k], (unsigned long)k);
+        else
+          return tp__pte_why(x, "size %lld at %lu cannot expand a dim of %lld",
+                             (long long)li[k], (unsigned long)k, (long long)have);
       }
       return 1;
     }
@@ -10175,20 +10169,15 @@ static int tp__pte_derive(tp__pte_sctx *x, int kind, uint32_t r, tp__pte_shape *
       int64_t len, start, end, step = x->in[4]->i, cnt = 0;
       start = x->in[2]->kind == TP_PTE_V_Int ? x->in[2]->i : 0;
       tp__pte_desc_inputs(x, 1, NULL);
-      if (nd == 0 || !tp__pte_wrap_dim(x->in[1]->i, nd, &d)) {
+      if (!tp__pte_dim(x, x->in[1]->i, nd, 0, &d)) {
         tp__pte_append(x->desc, sizeof x->desc, " on dim %lld", (long long)x->in[1]->i);
-        tp__format(x->why, sizeof x->why, "dim %lld is out of range for %d dims",
-                   (long long)x->in[1]->i, nd);
         return 0;
       }
       len = self->t.sizes[d];
       end = x->in[3]->kind == TP_PTE_V_Int ? x->in[3]->i : len;
       tp__pte_append(x->desc, sizeof x->desc, " on dim %d from %lld to %lld by %lld", d,
                      (long long)start, (long long)end, (long long)step);
-      if (step <= 0) {
-        tp__format(x->why, sizeof x->why, "step %lld is not positive", (long long)step);
-        return 0;
-      }
+      if (step <= 0) return tp__pte_why(x, "step %lld is not positive", (long long)step);
       if (start < 0) start += len; /* no overflow: len >= 0 */
       if (end < 0) end += len;
       if (start < 0) start = 0;
@@ -10202,16 +10191,10 @@ static int tp__pte_derive(tp__pte_sctx *x, int kind, uint32_t r, tp__pte_shape *
       tp__pte_desc_inputs(x, 1, NULL);
       tp__pte_append(x->desc, sizeof x->desc, " at index %lld of dim %lld", (long long)idx,
                      (long long)x->in[1]->i);
-      if (nd == 0 || !tp__pte_wrap_dim(x->in[1]->i, nd, &d)) {
-        tp__format(x->why, sizeof x->why, "dim %lld is out of range for %d dims",
-                   (long long)x->in[1]->i, nd);
-        return 0;
-      }
-      if (idx < -self->t.sizes[d] || idx >= self->t.sizes[d]) {
-        tp__format(x->why, sizeof x->why, "index %lld is outside dim %d of size %lld",
-                   (long long)idx, d, (long long)self->t.sizes[d]);
-        return 0;
-      }
+      if (!tp__pte_dim(x, x->in[1]->i, nd, 0, &d)) return 0;
+      if (idx < -self->t.sizes[d] || idx >= self->t.sizes[d])
+        return tp__pte_why(x, "index %lld is outside dim %d of size %lld", (long long)idx, d,
+                           (long long)self->t.sizes[d]);
       for (i = d; i + 1 < nd; i++) sh->s[i] = sh->s[i + 1];
       sh->ndim = nd - 1;
       return 1;
@@ -10219,11 +10202,7 @@ static int tp__pte_derive(tp__pte_sctx *x, int kind, uint32_t r, tp__pte_shape *
     case TP__PTE_SK_UNSQUEEZE:
       tp__pte_desc_inputs(x, 1, NULL);
       tp__pte_append(x->desc, sizeof x->desc, " at dim %lld", (long long)x->in[1]->i);
-      if (!tp__pte_wrap_dim(x->in[1]->i, nd + 1, &d)) {
-        tp__format(x->why, sizeof x->why, "dim %lld is out of range for %d dims",
-                   (long long)x->in[1]->i, nd + 1);
-        return 0;
-      }
+      if (!tp__pte_dim(x, x->in[1]->i, nd + 1, 1, &d)) return 0;
       for (i = nd; i > d; i--) sh->s[i] = sh->s[i - 1];
       sh->s[d] = 1;
       sh->ndim = nd + 1;
@@ -10231,20 +10210,15 @@ static int tp__pte_derive(tp__pte_sctx *x, int kind, uint32_t r, tp__pte_shape *
     case TP__PTE_SK_SQUEEZE: {
       unsigned char drop[TP_MAX_DIMS];
       if (!tp__pte_in_ints(x, 1, li, &n)) return 0;
-      tp__pte_desc_inputs(x, 1, NULL);
       if (x->in[1]->kind == TP_PTE_V_Int) {
+        tp__pte_desc_inputs(x, 1, NULL);
         tp__pte_append(x->desc, sizeof x->desc, " at dim %lld", (long long)li[0]);
       } else {
-        tp__pte_append(x->desc, sizeof x->desc, " at dims ");
-        tp__pte_sizes_append(x->desc, sizeof x->desc, (int)n, li);
+        tp__pte_desc_list(x, " at dims ", li, n);
       }
       memset(drop, 0, sizeof drop);
       for (k = 0; k < n; k++) {
-        if (!tp__pte_wrap_dim(li[k], nd, &d)) {
-          tp__format(x->why, sizeof x->why, "dim %lld is out of range for %d dims",
-                     (long long)li[k], nd);
-          return 0;
-        }
+        if (!tp__pte_dim(x, li[k], nd, 1, &d)) return 0;
         if (nd > 0 && self->t.sizes[d] == 1) drop[d] = 1;
       }
       sh->ndim = 0;
@@ -10264,27 +10238,18 @@ static int tp__pte_derive(tp__pte_sctx *x, int kind, uint32_t r, tp__pte_shape *
         if (!ref || t->t.ndim != 1 || t->t.sizes[0] != 0) ref = t;
       }
       tp__pte_append(x->desc, sizeof x->desc, " on dim %lld", (long long)x->in[1]->i);
-      if (!ref) {
-        tp__format(x->why, sizeof x->why, "no tensors");
-        return 0;
-      }
+      if (!ref) return tp__pte_why(x, "no tensors");
       tp__pte_shape_of(ref, sh);
-      if (ref->t.ndim == 0 || !tp__pte_wrap_dim(x->in[1]->i, ref->t.ndim, &d)) {
-        tp__format(x->why, sizeof x->why, "dim %lld is out of range for %d dims",
-                   (long long)x->in[1]->i, ref->t.ndim);
-        return 0;
-      }
+      if (!tp__pte_dim(x, x->in[1]->i, ref->t.ndim, 0, &d)) return 0;
       for (k = 0; k < lst->nitems; k++) {
         const tp__pte_val *t = &x->m->vals[lst->items[k]];
         int same = t->t.ndim == ref->t.ndim;
         if (t->t.ndim == 1 && t->t.sizes[0] == 0) continue;
         for (i = 0; same && i < t->t.ndim; i++)
           same = i == d || t->t.sizes[i] == ref->t.sizes[i];
-        if (!same) {
-          tp__format(x->why, sizeof x->why, "tensor %lu does not match the others outside dim %d",
-                     (unsigned long)k, d);
-          return 0;
-        }
+        if (!same)
+          return tp__pte_why(x, "tensor %lu does not match the others outside dim %d",
+                             (unsigned long)k, d);
         if (tp__pte_numel(t) > 0) cat += t->t.sizes[d];
       }
       sh->s[d] = cat;
@@ -10296,10 +10261,7 @@ static int tp__pte_derive(tp__pte_sctx *x, int kind, uint32_t r, tp__pte_shape *
       tp__pte_sizes_append(x->desc, sizeof x->desc, nd, self->t.sizes);
       tp__pte_append(x->desc, sizeof x->desc, " at indices ");
       tp__pte_sizes_append(x->desc, sizeof x->desc, ix->ndim, ix->sizes);
-      if (nd != 2) {
-        tp__format(x->why, sizeof x->why, "the weight has %d dims, not 2", nd);
-        return 0;
-      }
+      if (nd != 2) return tp__pte_why(x, "the weight has %d dims, not 2", nd);
       sh->ndim = ix->ndim + 1;
       for (i = 0; i < ix->ndim; i++) sh->s[i] = ix->sizes[i];
       sh->s[ix->ndim] = self->t.sizes[1];
@@ -10310,31 +10272,20 @@ static int tp__pte_derive(tp__pte_sctx *x, int kind, uint32_t r, tp__pte_shape *
       tp__pte_desc_inputs(x, 1, NULL);
       tp__pte_append(x->desc, sizeof x->desc, " on dim %lld by %llu indices",
                      (long long)x->in[1]->i, (unsigned long long)tp__pte_numel(ix));
-      if (ix->t.ndim > 1) {
-        tp__format(x->why, sizeof x->why, "the index has %d dims (0 or 1)", ix->t.ndim);
-        return 0;
-      }
-      if (!tp__pte_wrap_dim(x->in[1]->i, nd, &d)) {
-        tp__format(x->why, sizeof x->why, "dim %lld is out of range for %d dims",
-                   (long long)x->in[1]->i, nd);
-        return 0;
-      }
+      if (ix->t.ndim > 1) return tp__pte_why(x, "the index has %d dims (0 or 1)", ix->t.ndim);
+      if (!tp__pte_dim(x, x->in[1]->i, nd, 1, &d)) return 0;
       if (nd > 0) sh->s[d] = (int64_t)tp__pte_numel(ix);
       return 1;
     }
     case TP__PTE_SK_LAYER_NORM: {
       int lead;
       if (!tp__pte_in_ints(x, 1, li, &n)) return 0;
-      tp__pte_desc_inputs(x, 1, NULL);
-      tp__pte_append(x->desc, sizeof x->desc, " over ");
-      tp__pte_sizes_append(x->desc, sizeof x->desc, (int)n, li);
+      tp__pte_desc_list(x, " over ", li, n);
       lead = nd - (int)n;
       for (k = 0; k < n && lead >= 0; k++)
         if (self->t.sizes[lead + (int)k] != li[k]) lead = -1;
-      if (n == 0 || lead < 0) {
-        tp__format(x->why, sizeof x->why, "normalized_shape is not the input's last dims");
-        return 0;
-      }
+      if (n == 0 || lead < 0)
+        return tp__pte_why(x, "normalized_shape is not the input's last dims");
       if (r > 0)
         for (i = lead; i < nd; i++) sh->s[i] = 1;
       return 1;
@@ -10343,25 +10294,17 @@ static int tp__pte_derive(tp__pte_sctx *x, int kind, uint32_t r, tp__pte_shape *
       unsigned char drop[TP_MAX_DIMS];
       int keep = x->in[2]->i != 0;
       if (!tp__pte_in_ints(x, 1, li, &n)) return 0;
-      tp__pte_desc_inputs(x, 1, NULL);
       if (n == 0) {
+        tp__pte_desc_inputs(x, 1, NULL);
         tp__pte_append(x->desc, sizeof x->desc, " over all dims");
       } else {
-        tp__pte_append(x->desc, sizeof x->desc, " over dims ");
-        tp__pte_sizes_append(x->desc, sizeof x->desc, (int)n, li);
+        tp__pte_desc_list(x, " over dims ", li, n);
       }
       if (keep) tp__pte_append(x->desc, sizeof x->desc, " with keepdim");
       memset(drop, n == 0, sizeof drop);
       for (k = 0; k < n; k++) {
-        if (!tp__pte_wrap_dim(li[k], nd, &d)) {
-          tp__format(x->why, sizeof x->why, "dim %lld is out of range for %d dims",
-                     (long long)li[k], nd);
-          return 0;
-        }
-        if (drop[d]++) {
-          tp__format(x->why, sizeof x->why, "dim %d is listed twice", d);
-          return 0;
-        }
+        if (!tp__pte_dim(x, li[k], nd, 1, &d)) return 0;
+        if (drop[d]++) return tp__pte_why(x, "dim %d is listed twice", d);
       }
       sh->ndim = 0;
       for (i = 0; i < nd; i++)
@@ -10375,11 +10318,9 @@ static int tp__pte_derive(tp__pte_sctx *x, int kind, uint32_t r, tp__pte_shape *
       tp__pte_sizes_append(x->desc, sizeof x->desc, (int)n, li);
       sh->ndim = (int)n;
       for (k = 0; k < n; k++) {
-        if (li[k] < 0) {
-          tp__format(x->why, sizeof x->why, "size %lld at %lu is negative", (long long)li[k],
-                     (unsigned long)k);
-          return 0;
-        }
+        if (li[k] < 0)
+          return tp__pte_why(x, "size %lld at %lu is negative", (long long)li[k],
+                             (unsigned long)k);
         sh->s[k] = li[k];
       }
       return 1;
@@ -10394,11 +10335,9 @@ static int tp__pte_derive(tp__pte_sctx *x, int kind, uint32_t r, tp__pte_shape *
       }
       tp__format(x->desc, sizeof x->desc, "arange from %g to %g by %g", start, end, step);
       cnt = (end - start) / step;
-      if (!(cnt >= 0 && cnt <= (double)INT32_MAX) || step == 0) {
-        tp__format(x->why, sizeof x->why, "(end - start) / step is %g, not a count of 0 .. %d",
-                   cnt, INT32_MAX);
-        return 0;
-      }
+      if (!(cnt >= 0 && cnt <= (double)INT32_MAX) || step == 0)
+        return tp__pte_why(x, "(end - start) / step is %g, not a count of 0 .. %d", cnt,
+                           INT32_MAX);
       sh->ndim = 1;
       sh->s[0] = (int64_t)cnt;
       if ((double)sh->s[0] < cnt) sh->s[0]++; /* the ceiling */
