@@ -9523,8 +9523,7 @@ static tp_status tp__pte_graph_value(tp_pte_graph *g, int kind, tp__pte_val **v,
     return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\" value %lu: NULL id_out",
                         g->m.name, (unsigned long)g->m.nvals);
   if (g->m.nvals >= TP_PTE_MAX_VALUES)
-    return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": more than %d values",
-                        g->m.name, TP_PTE_MAX_VALUES);
+    return tp__pte_graph_fail(g, TP_ERR_INVALID, "more than %d values", TP_PTE_MAX_VALUES);
   st = tp__array_reserve((void **)&g->m.vals, &g->vcap, g->m.nvals + 1, sizeof *g->m.vals);
   if (st != TP_OK)
     return tp__error_set(&g->err, st, "method \"%.80s\" value %lu: no memory", g->m.name,
@@ -9654,26 +9653,29 @@ static const char *tp__pte_a(int kind) {
   return strchr("AEIOU", tp_pte_value_kind_name(kind)[0]) ? "an" : "a";
 }
 
-/* Refuses ids [0, n) that are not values of g (or, with tensors_only, not Tensor values). */
+/* Refuses ids [0, n) that are not values of g (or, with tensors 1, not Tensor values; with
+   tensors 2, neither Tensor nor Null values). */
 static tp_status tp__pte_graph_ids(tp_pte_graph *g, const char *what, const uint32_t *ids,
-                                   size_t n, int tensors_only) {
+                                   size_t n, int tensors) {
   size_t k;
   if (n > 0 && !ids)
-    return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": %s: NULL ids with %lu "
-                        "entries", g->m.name, what, (unsigned long)n);
+    return tp__pte_graph_fail(g, TP_ERR_INVALID, "%s: NULL ids with %lu entries", what,
+                              (unsigned long)n);
   if (n > TP_PTE_MAX_ARGS)
-    return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": %s: %lu entries (at most "
-                        "%d)", g->m.name, what, (unsigned long)n, TP_PTE_MAX_ARGS);
+    return tp__pte_graph_fail(g, TP_ERR_INVALID, "%s: %lu entries (at most %d)", what,
+                              (unsigned long)n, TP_PTE_MAX_ARGS);
   for (k = 0; k < n; k++) {
     if (ids[k] >= g->m.nvals)
-      return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": %s: entry %lu is id %lu, "
-                          "which is not a value of the graph (it has %lu)", g->m.name, what,
-                          (unsigned long)k, (unsigned long)ids[k], (unsigned long)g->m.nvals);
-    if (tensors_only && g->m.vals[ids[k]].kind != TP_PTE_V_Tensor)
-      return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": %s: entry %lu is value "
-                          "%lu, %s %s, not a Tensor", g->m.name, what, (unsigned long)k,
-                          (unsigned long)ids[k], tp__pte_a(g->m.vals[ids[k]].kind),
-                          tp_pte_value_kind_name(g->m.vals[ids[k]].kind));
+      return tp__pte_graph_fail(g, TP_ERR_INVALID, "%s: entry %lu is id %lu, which is not a value "
+                                "of the graph (it has %lu)", what, (unsigned long)k,
+                                (unsigned long)ids[k], (unsigned long)g->m.nvals);
+    if (tensors && g->m.vals[ids[k]].kind != TP_PTE_V_Tensor &&
+        (tensors == 1 || g->m.vals[ids[k]].kind != TP_PTE_V_Null))
+      return tp__pte_graph_fail(g, TP_ERR_INVALID, "%s: entry %lu is value %lu, %s %s, not a "
+                                "Tensor%s", what, (unsigned long)k, (unsigned long)ids[k],
+                                tp__pte_a(g->m.vals[ids[k]].kind),
+                                tp_pte_value_kind_name(g->m.vals[ids[k]].kind),
+                                tensors == 1 ? "" : " or a Null");
   }
   return TP_OK;
 }
@@ -9718,8 +9720,10 @@ TPDEF tp_status tp_pte_define_int_list(tp_pte_graph *g, const int64_t *x, size_t
   return tp__pte_graph_keep(g, id_out);
 }
 
-TPDEF tp_status tp_pte_define_tensor_list(tp_pte_graph *g, const uint32_t *ids, size_t n,
-                                          uint32_t *id_out) {
+/* A TensorList (kind TP_PTE_V_TensorList) or OptionalTensorList of the n values ids. */
+static tp_status tp__pte_graph_list(tp_pte_graph *g, int kind, const uint32_t *ids, size_t n,
+                                    uint32_t *id_out) {
+  int opt = kind == TP_PTE_V_OptionalTensorList;
   tp__pte_val *v;
   int32_t *items;
   size_t k;
@@ -9727,14 +9731,14 @@ TPDEF tp_status tp_pte_define_tensor_list(tp_pte_graph *g, const uint32_t *ids, 
   TP_ASSERT(g);
   if (id_out) *id_out = UINT32_MAX;
   if (g->err.status != TP_OK) return g->err.status;
-  st = tp__pte_graph_ids(g, "tensor list", ids, n, 1);
+  st = tp__pte_graph_ids(g, opt ? "optional tensor list" : "tensor list", ids, n, 1 + opt);
   if (st != TP_OK) return st;
   items = (int32_t *)TP_MALLOC((n ? n : 1) * sizeof *items);
   if (!items)
     return tp__error_set(&g->err, TP_ERR_NOMEM, "method \"%.80s\" value %lu: no memory",
                         g->m.name, (unsigned long)g->m.nvals);
   for (k = 0; k < n; k++) items[k] = (int32_t)ids[k];
-  st = tp__pte_graph_value(g, TP_PTE_V_TensorList, &v, id_out);
+  st = tp__pte_graph_value(g, kind, &v, id_out);
   if (st != TP_OK) {
     TP_FREE(items);
     return st;
@@ -9744,37 +9748,14 @@ TPDEF tp_status tp_pte_define_tensor_list(tp_pte_graph *g, const uint32_t *ids, 
   return tp__pte_graph_keep(g, id_out);
 }
 
+TPDEF tp_status tp_pte_define_tensor_list(tp_pte_graph *g, const uint32_t *ids, size_t n,
+                                          uint32_t *id_out) {
+  return tp__pte_graph_list(g, TP_PTE_V_TensorList, ids, n, id_out);
+}
+
 TPDEF tp_status tp_pte_define_optional_tensor_list(tp_pte_graph *g, const uint32_t *ids,
                                                    size_t n, uint32_t *id_out) {
-  tp__pte_val *v;
-  int32_t *items;
-  size_t k;
-  tp_status st;
-  TP_ASSERT(g);
-  if (id_out) *id_out = UINT32_MAX;
-  if (g->err.status != TP_OK) return g->err.status;
-  st = tp__pte_graph_ids(g, "optional tensor list", ids, n, 0);
-  if (st != TP_OK) return st;
-  for (k = 0; k < n; k++)
-    if (g->m.vals[ids[k]].kind != TP_PTE_V_Tensor && g->m.vals[ids[k]].kind != TP_PTE_V_Null)
-      return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": optional tensor list: "
-                          "entry %lu is value %lu, %s %s, not a Tensor or a Null", g->m.name,
-                          (unsigned long)k, (unsigned long)ids[k],
-                          tp__pte_a(g->m.vals[ids[k]].kind),
-                          tp_pte_value_kind_name(g->m.vals[ids[k]].kind));
-  items = (int32_t *)TP_MALLOC((n ? n : 1) * sizeof *items);
-  if (!items)
-    return tp__error_set(&g->err, TP_ERR_NOMEM, "method \"%.80s\" value %lu: no memory",
-                        g->m.name, (unsigned long)g->m.nvals);
-  for (k = 0; k < n; k++) items[k] = (int32_t)ids[k];
-  st = tp__pte_graph_value(g, TP_PTE_V_OptionalTensorList, &v, id_out);
-  if (st != TP_OK) {
-    TP_FREE(items);
-    return st;
-  }
-  v->items = items;
-  v->nitems = n;
-  return tp__pte_graph_keep(g, id_out);
+  return tp__pte_graph_list(g, TP_PTE_V_OptionalTensorList, ids, n, id_out);
 }
 
 /* The value kinds (a bit per TP_PTE_V_ tag) an argument takes in ExecuTorch's runtime. */
@@ -9817,10 +9798,9 @@ static tp_status tp__pte_check_call(tp_pte_graph *g, const char *what, const tp_
                                     const uint32_t *args, size_t n) {
   size_t k;
   if (n != (size_t)op->num_args + 1)
-    return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": %s: %lu values; the "
-                        "operator takes %lu (%lu arguments, then the return slot)", g->m.name,
-                        what, (unsigned long)n, (unsigned long)(op->num_args + 1),
-                        (unsigned long)op->num_args);
+    return tp__pte_graph_fail(g, TP_ERR_INVALID, "%s: %lu values; the operator takes %lu (%lu "
+                              "arguments, then the return slot)", what, (unsigned long)n,
+                              (unsigned long)(op->num_args + 1), (unsigned long)op->num_args);
   for (k = 0; k < op->num_args; k++) {
     const tp_pte_op_arg *a = &op->args[k];
     unsigned takes = tp__pte_arg_takes(a);
@@ -9837,21 +9817,20 @@ static tp_status tp__pte_check_call(tp_pte_graph *g, const char *what, const tp_
           len += strlen(list + len);
           first = 0;
         }
-      return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": %s: argument %lu (%s: "
-                          "%s%s%s) is value %lu, %s %s; it takes %s", g->m.name, what,
-                          (unsigned long)k, a->name, tp_pte_arg_kind_name(a->kind),
-                          a->is_list ? (a->elem_optional ? "?[]" : "[]") : "",
-                          a->optional ? "?" : "", (unsigned long)args[k], tp__pte_a(kind),
-                          tp_pte_value_kind_name(kind),
-                          first ? "no value tensorpack writes" : list);
+      return tp__pte_graph_fail(g, TP_ERR_INVALID, "%s: argument %lu (%s: %s%s%s) is value %lu, %s "
+                                "%s; it takes %s", what, (unsigned long)k, a->name,
+                                tp_pte_arg_kind_name(a->kind),
+                                a->is_list ? (a->elem_optional ? "?[]" : "[]") : "",
+                                a->optional ? "?" : "", (unsigned long)args[k], tp__pte_a(kind),
+                                tp_pte_value_kind_name(kind),
+                                first ? "no value tensorpack writes" : list);
     }
   }
   if (op->num_returns == 1 && args[op->num_args] != args[op->returns[0]])
-    return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": %s: the return slot is "
-                        "value %lu; it must be the value of argument %lu (%s), %lu, again",
-                        g->m.name, what, (unsigned long)args[op->num_args],
-                        (unsigned long)op->returns[0], op->args[op->returns[0]].name,
-                        (unsigned long)args[op->returns[0]]);
+    return tp__pte_graph_fail(g, TP_ERR_INVALID, "%s: the return slot is value %lu; it must be the "
+                              "value of argument %lu (%s), %lu, again", what,
+                              (unsigned long)args[op->num_args], (unsigned long)op->returns[0],
+                              op->args[op->returns[0]].name, (unsigned long)args[op->returns[0]]);
   return TP_OK;
 }
 
@@ -10411,8 +10390,7 @@ static tp_status tp__pte_check_shapes(tp_pte_graph *g, const char *what, const t
     tp__pte_shape sh;
     int same, i;
     if (!tp__pte_derive(&x, rule->kind, r, &sh))
-      return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": %s: %s: %s", g->m.name,
-                          what, x.desc, x.why);
+      return tp__pte_graph_fail(g, TP_ERR_INVALID, "%s: %s: %s", what, x.desc, x.why);
     same = out->kind == TP_PTE_V_Tensor && out->t.ndim == sh.ndim;
     for (i = 0; same && i < sh.ndim; i++) same = out->t.sizes[i] == sh.s[i];
     if (!same || (dt >= 0 && (int)out->t.dtype != dt)) {
@@ -10422,8 +10400,8 @@ static tp_status tp__pte_check_shapes(tp_pte_graph *g, const char *what, const t
       if (dt >= 0 && (int)out->t.dtype != dt)
         tp__pte_append(want, sizeof want, "%s ", tp_dtype_name((tp_dtype)dt));
       tp__pte_sizes_append(want, sizeof want, sh.ndim, sh.s);
-      return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": %s: %s is %s, %s makes %s",
-                          g->m.name, what, op->args[op->returns[r]].name, got, x.desc, want);
+      return tp__pte_graph_fail(g, TP_ERR_INVALID, "%s: %s is %s, %s makes %s", what,
+                                op->args[op->returns[r]].name, got, x.desc, want);
     }
   }
   return TP_OK;
@@ -10437,17 +10415,15 @@ static tp_status tp__pte_graph_instr(tp_pte_graph *g, int kind, uint32_t index, 
   tp_status st = tp__pte_graph_ids(g, what, args, n, kind == TP_PTE_I_DelegateCall);
   if (st != TP_OK) return st;
   if (g->m.nins >= TP_PTE_MAX_VALUES)
-    return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": more than %d instructions",
-                        g->m.name, TP_PTE_MAX_VALUES);
+    return tp__pte_graph_fail(g, TP_ERR_INVALID, "more than %d instructions", TP_PTE_MAX_VALUES);
   st = tp__array_reserve((void **)&g->m.ins, &g->icap, g->m.nins + 1, sizeof *g->m.ins);
   if (st != TP_OK)
-    return tp__error_set(&g->err, st, "method \"%.80s\": %s: no memory", g->m.name, what);
+    return tp__pte_graph_fail(g, st, "%s: no memory", what);
   in = &g->m.ins[g->m.nins];
   memset(in, 0, sizeof *in);
   in->args = (int32_t *)TP_MALLOC((n ? n : 1) * sizeof *in->args);
   if (!in->args)
-    return tp__error_set(&g->err, TP_ERR_NOMEM, "method \"%.80s\": %s: no memory", g->m.name,
-                        what);
+    return tp__pte_graph_fail(g, TP_ERR_NOMEM, "%s: no memory", what);
   for (k = 0; k < n; k++) in->args[k] = (int32_t)args[k];
   in->nargs = n;
   in->kind = kind;
@@ -10478,9 +10454,9 @@ TPDEF tp_status tp_pte_call_kernel(tp_pte_graph *g, const char *name, const char
   if (!g->p->other_runtime) {
     tp_pte_op op;
     if (tp_pte_op_lookup(name, overload, &op) != TP_OK)
-      return tp__error_set(&g->err, TP_ERR_UNSUPPORTED, "method \"%.80s\": %s: not an operator "
-                          "of ExecuTorch's portable kernels (TP_PTE_OPS); for a runtime with "
-                          "other kernels set tp_pte_options.other_runtime", g->m.name, what);
+      return tp__pte_graph_fail(g, TP_ERR_UNSUPPORTED, "%s: not an operator of ExecuTorch's "
+                                "portable kernels (TP_PTE_OPS); for a runtime with other kernels "
+                                "set tp_pte_options.other_runtime", what);
     st = tp__pte_check_call(g, what, &op, args, n);
     if (st == TP_OK) st = tp__pte_check_shapes(g, what, &op, args);
     if (st != TP_OK) return st;
@@ -10492,15 +10468,14 @@ TPDEF tp_status tp_pte_call_kernel(tp_pte_graph *g, const char *name, const char
     tp__pte_op *op;
     st = tp__array_reserve((void **)&g->m.ops, &g->ocap, g->m.nops + 1, sizeof *g->m.ops);
     if (st != TP_OK)
-      return tp__error_set(&g->err, st, "method \"%.80s\": %s: no memory", g->m.name, what);
+      return tp__pte_graph_fail(g, st, "%s: no memory", what);
     op = &g->m.ops[g->m.nops];
     op->name = tp__pte_strdup(name);
     op->overload = tp__pte_strdup(overload);
     if (!op->name || !op->overload) {
       TP_FREE(op->name);
       TP_FREE(op->overload);
-      return tp__error_set(&g->err, TP_ERR_NOMEM, "method \"%.80s\": %s: no memory", g->m.name,
-                          what);
+      return tp__pte_graph_fail(g, TP_ERR_NOMEM, "%s: no memory", what);
     }
     g->m.nops++;
   }
@@ -10517,8 +10492,7 @@ TPDEF tp_status tp_pte_call_delegate(tp_pte_graph *g, const tp_pte_delegate *d,
   if (st != TP_OK) return st;
   tp__format(what, sizeof what, "instruction %lu (delegate %lu)", (unsigned long)g->m.nins,
              (unsigned long)g->m.ndels);
-  if (!d) return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": %s: NULL delegate",
-                               g->m.name, what);
+  if (!d) return tp__pte_graph_fail(g, TP_ERR_INVALID, "%s: NULL delegate", what);
   {
     char at[200];
     tp__format(at, sizeof at, "method \"%.80s\": %s", g->m.name, what);
@@ -10530,7 +10504,7 @@ TPDEF tp_status tp_pte_call_delegate(tp_pte_graph *g, const tp_pte_delegate *d,
   if (st != TP_OK) return st;
   st = tp__array_reserve((void **)&g->m.dels, &g->dcap, g->m.ndels + 1, sizeof *g->m.dels);
   if (st != TP_OK)
-    return tp__error_set(&g->err, st, "method \"%.80s\": %s: no memory", g->m.name, what);
+    return tp__pte_graph_fail(g, st, "%s: no memory", what);
   nd = &g->m.dels[g->m.ndels];
   memset(nd, 0, sizeof *nd);
   nd->blob_size = d->blob_size;
@@ -10539,8 +10513,7 @@ TPDEF tp_status tp_pte_call_delegate(tp_pte_graph *g, const tp_pte_delegate *d,
   nd->backend = tp__pte_strdup(d->backend_id);
   g->m.ndels++; /* owned by the method from here: freed with it */
   if (!nd->backend || tp__pte_copy_specs(nd, d->specs, d->n_specs) != TP_OK)
-    return tp__error_set(&g->err, TP_ERR_NOMEM, "method \"%.80s\": %s: no memory", g->m.name,
-                        what);
+    return tp__pte_graph_fail(g, TP_ERR_NOMEM, "%s: no memory", what);
   return tp__pte_graph_instr(g, TP_PTE_I_DelegateCall, (uint32_t)(g->m.ndels - 1), what, args, n);
 }
 
@@ -10661,8 +10634,7 @@ TPDEF tp_status tp_pte_graph_finish(tp_pte_graph *g) {
   if (!g) return TP_ERR_INVALID;
   p = g->p;
   if (g->err.status == TP_OK && g->m.nins == 0)
-    tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": no instruction (call a kernel "
-                  "or a delegate first)", g->m.name);
+    tp__pte_graph_fail(g, TP_ERR_INVALID, "no instruction (call a kernel or a delegate first)");
   tp__writer_busy(&g->err, p->writing, "a tp_pte_graph_finish call", "program");
   if (g->err.status != TP_OK) {
     st = tp__pte_fail(p, g->err.status, "%s", g->err.msg);
