@@ -10703,80 +10703,47 @@ static size_t tp__pte_plan_refs(const tp__pte_meth *m) {
 
 /* Value v as an EValue table. */
 static tp_fb_ref tp__pte_build_value(tp_fb_builder *b, const tp__pte_val *v, uint32_t cbase) {
-  tp_fb_ref val = 0;
-  switch (v->kind) {
-    case TP_PTE_V_Tensor: {
-      int32_t sz[TP_MAX_DIMS];
-      tp_fb_ref sizes, order, alloc;
-      int d;
-      for (d = 0; d < v->t.ndim; d++) sz[d] = (int32_t)v->t.sizes[d];
-      sizes = tp_fb_create_vector(b, sz, (size_t)v->t.ndim, 4);
-      order = tp_fb_create_vector(b, v->t.dim_order, (size_t)v->t.ndim, 1);
-      if (v->is_const) { /* data_buffer_idx into the constant segment's offsets */
-        tp_fb_start_table(b);
-        tp_fb_add_ref(b, TP_PTE_F_Tensor_sizes, sizes);
-        tp_fb_add_ref(b, TP_PTE_F_Tensor_dim_order, order);
-        tp_fb_add_u32(b, TP_PTE_F_Tensor_data_buffer_idx, cbase + v->cidx, 0);
-        tp_fb_add_i8(b, TP_PTE_F_Tensor_scalar_type, (int8_t)v->t.dtype, 0);
-        val = tp_fb_end_table(b);
-        break;
-      }
+  tp_fb_ref val, sizes = 0, order = 0, alloc = 0, items = 0; /* built before the table */
+  if (v->kind == TP_PTE_V_Tensor) {
+    int32_t sz[TP_MAX_DIMS];
+    int d;
+    for (d = 0; d < v->t.ndim; d++) sz[d] = (int32_t)v->t.sizes[d];
+    sizes = tp_fb_create_vector(b, sz, (size_t)v->t.ndim, 4);
+    order = tp_fb_create_vector(b, v->t.dim_order, (size_t)v->t.ndim, 1);
+    if (!v->is_const) {
       tp_fb_start_table(b);
       tp_fb_add_u32(b, TP_PTE_F_AllocationDetails_memory_id, 1, 0);
       tp_fb_add_u32(b, TP_PTE_F_AllocationDetails_memory_offset_low, (uint32_t)v->offset, 0);
       tp_fb_add_u32(b, TP_PTE_F_AllocationDetails_memory_offset_high,
                     (uint32_t)(v->offset >> 32), 0);
       alloc = tp_fb_end_table(b);
-      tp_fb_start_table(b);
+    }
+  }
+  if (v->kind == TP_PTE_V_String) items = tp_fb_create_string(b, v->s, strlen(v->s));
+  if (v->kind == TP_PTE_V_IntList) items = tp_fb_create_vector(b, v->ilist, v->nitems, 8);
+  if (v->kind == TP_PTE_V_TensorList || v->kind == TP_PTE_V_OptionalTensorList)
+    items = tp_fb_create_vector(b, v->items, v->nitems, 4);
+  tp_fb_start_table(b);
+  switch (v->kind) {
+    case TP_PTE_V_Tensor: /* a constant: data_buffer_idx into the constant segment's offsets */
       tp_fb_add_ref(b, TP_PTE_F_Tensor_sizes, sizes);
       tp_fb_add_ref(b, TP_PTE_F_Tensor_dim_order, order);
+      if (v->is_const) tp_fb_add_u32(b, TP_PTE_F_Tensor_data_buffer_idx, cbase + v->cidx, 0);
       tp_fb_add_ref(b, TP_PTE_F_Tensor_allocation_info, alloc);
       tp_fb_add_i8(b, TP_PTE_F_Tensor_scalar_type, (int8_t)v->t.dtype, 0);
-      val = tp_fb_end_table(b);
       break;
-    }
-    case TP_PTE_V_Int:
-      tp_fb_start_table(b);
-      tp_fb_add_i64(b, TP_PTE_F_Int_int_val, v->i, 0);
-      val = tp_fb_end_table(b);
-      break;
-    case TP_PTE_V_Bool:
-      tp_fb_start_table(b);
-      tp_fb_add_u8(b, TP_PTE_F_Bool_bool_val, (uint8_t)(v->i != 0), 0);
-      val = tp_fb_end_table(b);
-      break;
-    case TP_PTE_V_Double:
-      tp_fb_start_table(b);
-      tp_fb_add_f64(b, TP_PTE_F_Double_double_val, v->d, 0.0);
-      val = tp_fb_end_table(b);
-      break;
-    case TP_PTE_V_String: {
-      tp_fb_ref str = tp_fb_create_string(b, v->s, strlen(v->s));
-      tp_fb_start_table(b);
-      tp_fb_add_ref(b, TP_PTE_F_String_string_val, str);
-      val = tp_fb_end_table(b);
-      break;
-    }
-    case TP_PTE_V_IntList: {
-      tp_fb_ref items = tp_fb_create_vector(b, v->ilist, v->nitems, 8);
-      tp_fb_start_table(b);
-      tp_fb_add_ref(b, TP_PTE_F_IntList_items, items);
-      val = tp_fb_end_table(b);
-      break;
-    }
+    case TP_PTE_V_Int: tp_fb_add_i64(b, TP_PTE_F_Int_int_val, v->i, 0); break;
+    case TP_PTE_V_Bool: tp_fb_add_u8(b, TP_PTE_F_Bool_bool_val, (uint8_t)(v->i != 0), 0); break;
+    case TP_PTE_V_Double: tp_fb_add_f64(b, TP_PTE_F_Double_double_val, v->d, 0.0); break;
+    case TP_PTE_V_String: tp_fb_add_ref(b, TP_PTE_F_String_string_val, items); break;
+    case TP_PTE_V_IntList: tp_fb_add_ref(b, TP_PTE_F_IntList_items, items); break;
     case TP_PTE_V_TensorList:
-    case TP_PTE_V_OptionalTensorList: { /* the same one field */
-      tp_fb_ref items = tp_fb_create_vector(b, v->items, v->nitems, 4);
-      tp_fb_start_table(b);
+    case TP_PTE_V_OptionalTensorList: /* the same one field */
       tp_fb_add_ref(b, TP_PTE_F_TensorList_items, items);
-      val = tp_fb_end_table(b);
       break;
-    }
-    default: /* Null: an empty table */
-      tp_fb_start_table(b);
-      val = tp_fb_end_table(b);
-      break;
+    default: break; /* Null: an empty table */
   }
+  val = tp_fb_end_table(b);
   tp_fb_start_table(b);
   tp_fb_add_union(b, TP_PTE_F_EValue_val, (uint8_t)v->kind, val);
   return tp_fb_end_table(b);
@@ -11848,9 +11815,7 @@ TPDEF tp_status tp_pte_segment_at(tp_pte_file *f, size_t i, uint64_t *offset, ui
   tp_fb_vector segs;
   tp_fb_table s;
   uint64_t end;
-  TP_ASSERT(f);
-  if (f->err.status != TP_OK) return f->err.status;
-  if (!offset || !size || i >= f->n_segments) return TP_ERR_INVALID;
+  TP__PTE_GUARD(f, offset && size && i < f->n_segments);
   tp__pte_rewind(f);
   segs = tp_fb_vector_field(&f->root__, TP_PTE_F_Program_segments, 4);
   s = tp_fb_vector_table(&segs, i);
@@ -11874,9 +11839,7 @@ TPDEF tp_status tp_pte_named_at(tp_pte_file *f, size_t i, const char **key,
   tp_fb_table nd;
   size_t klen = 0;
   uint64_t off, sz;
-  TP_ASSERT(f);
-  if (f->err.status != TP_OK) return f->err.status;
-  if (!key || !segment_index || !data || !nbytes || i >= f->n_named) return TP_ERR_INVALID;
+  TP__PTE_GUARD(f, key && segment_index && data && nbytes && i < f->n_named);
   tp__pte_rewind(f);
   named = tp_fb_vector_field(&f->root__, TP_PTE_F_Program_named_data, 4);
   nd = tp_fb_vector_table(&named, i);
