@@ -9322,121 +9322,6 @@ static tp_status tp__pte_check_delegate(tp_error *err, const char *at, const cha
   return TP_OK;
 }
 
-TPDEF tp_status tp_pte_add_method(tp_pte *p, const tp_pte_method *m) {
-  tp__pte_meth nm;
-  char at[100];
-  size_t i, k;
-  tp_status st;
-  TP_ASSERT(p);
-  st = tp__writer_busy(&p->err, p->writing, "a tp_pte_add_method call", "program");
-  if (st != TP_OK) return st;
-  if (!m) return tp__error_set(&p->err, TP_ERR_INVALID, "tp_pte_add_method: NULL method");
-  if (!m->name || !*m->name)
-    return tp__error_set(&p->err, TP_ERR_INVALID, "method %lu: the name is empty",
-                        (unsigned long)p->n);
-  for (i = 0; i < p->n; i++)
-    if (strcmp(p->meths[i].name, m->name) == 0)
-      return tp__error_set(&p->err, TP_ERR_INVALID,
-                          "method \"%.80s\": the name is already method %lu's", m->name,
-                          (unsigned long)i);
-  if (p->n >= TP_PTE_MAX_METHODS)
-    return tp__error_set(&p->err, TP_ERR_INVALID,
-                        "method \"%.80s\": a program holds at most %d methods", m->name,
-                        TP_PTE_MAX_METHODS);
-  tp__format(at, sizeof at, "method \"%.80s\"", m->name);
-  st = tp__pte_check_delegate(&p->err, at, m->backend_id, m->produce, m->blob_size, m->specs,
-                              m->n_specs);
-  if (st != TP_OK) return st;
-  if (m->n_args > TP_PTE_MAX_ARGS)
-    return tp__error_set(&p->err, TP_ERR_INVALID,
-                        "method \"%.80s\": %lu arguments (at most %d)", m->name,
-                        (unsigned long)m->n_args, TP_PTE_MAX_ARGS);
-  if (m->n_args > 0 && !m->args)
-    return tp__error_set(&p->err, TP_ERR_INVALID, "method \"%.80s\": NULL args with %lu "
-                        "arguments", m->name, (unsigned long)m->n_args);
-
-  memset(&nm, 0, sizeof nm);
-  nm.name = tp__pte_strdup(m->name);
-  nm.vals = (tp__pte_val *)TP_MALLOC((m->n_args ? m->n_args : 1) * sizeof *nm.vals);
-  nm.ins = (tp__pte_ins *)TP_MALLOC(sizeof *nm.ins);
-  nm.dels = (tp__pte_del *)TP_MALLOC(sizeof *nm.dels);
-  nm.inputs = (int32_t *)TP_MALLOC((m->n_args ? m->n_args : 1) * sizeof(int32_t));
-  nm.outputs = (int32_t *)TP_MALLOC((m->n_args ? m->n_args : 1) * sizeof(int32_t));
-  if (nm.vals) memset(nm.vals, 0, (m->n_args ? m->n_args : 1) * sizeof *nm.vals);
-  if (nm.ins) memset(nm.ins, 0, sizeof *nm.ins);
-  if (nm.dels) memset(nm.dels, 0, sizeof *nm.dels);
-  if (!nm.name || !nm.vals || !nm.ins || !nm.dels || !nm.inputs || !nm.outputs) {
-    tp__pte_meth_free(&nm);
-    return tp__error_set(&p->err, TP_ERR_NOMEM, "method \"%.80s\": no memory", m->name);
-  }
-  /* one delegate, called once with every argument in order */
-  nm.nins = nm.ndels = 1;
-  nm.ins[0].kind = TP_PTE_I_DelegateCall;
-  nm.dels[0].blob_size = m->blob_size;
-  nm.dels[0].produce = m->produce;
-  nm.dels[0].ctx = m->ctx;
-  nm.dels[0].backend = tp__pte_strdup(m->backend_id);
-  if (m->n_args > 0) nm.ins[0].args = (int32_t *)TP_MALLOC(m->n_args * sizeof(int32_t));
-  if (!nm.dels[0].backend || (m->n_args > 0 && !nm.ins[0].args) ||
-      tp__pte_copy_specs(&nm.dels[0], m->specs, m->n_specs) != TP_OK) {
-    tp__pte_meth_free(&nm);
-    return tp__error_set(&p->err, TP_ERR_NOMEM, "method \"%.80s\": no memory", m->name);
-  }
-  { /* each argument checked, then planned (tp__plan_place): the arguments are all live during
-       the one delegate call, so they lie back to back. Its reader (an int64 size) refuses a
-       buffer of 2^63 bytes or more, so the writer does too, here and not at write time. */
-    tp__plan_item *items = NULL;
-    size_t failed = 0;
-    uint64_t nb = 0;
-    if (m->n_args > 0) {
-      items = (tp__plan_item *)TP_MALLOC(m->n_args * sizeof *items);
-      if (!items) {
-        tp__pte_meth_free(&nm);
-        return tp__error_set(&p->err, TP_ERR_NOMEM, "method \"%.80s\": no memory", m->name);
-      }
-    }
-    for (k = 0; k < m->n_args; k++) {
-      tp__pte_val *v = &nm.vals[k];
-      v->kind = TP_PTE_V_Tensor;
-      v->t = m->args[k];
-      nm.nvals = k + 1;
-      st = tp__pte_check_tensor(&p->err, m->name, 1, k, &v->t, &nb);
-      if (st != TP_OK) {
-        TP_FREE(items);
-        tp__pte_meth_free(&nm);
-        return st;
-      }
-      v->nbytes = items[k].nbytes = nb;
-      items[k].first = items[k].last = 0;
-      nm.ins[0].args[k] = (int32_t)k;
-      if (v->t.role & TP_PTE_INPUT) nm.inputs[nm.nin++] = (int32_t)k;
-      if (v->t.role & TP_PTE_OUTPUT) nm.outputs[nm.nout++] = (int32_t)k;
-    }
-    nm.ins[0].nargs = m->n_args;
-    st = tp__plan_place(items, m->n_args, TP__PTE_PLAN_ALIGN, ((uint64_t)1 << 63) - 1,
-                        &nm.planned, &failed);
-    for (k = 0; st == TP_OK && k < m->n_args; k++) nm.vals[k].offset = items[k].offset;
-    TP_FREE(items);
-    if (st != TP_OK) {
-      tp__pte_meth_free(&nm);
-      if (st == TP_ERR_OVERFLOW)
-        return tp__error_set(&p->err, TP_ERR_OVERFLOW, "method \"%.80s\": the planned "
-                            "arguments 0 .. %lu need more than 2^63 - 1 bytes, which the "
-                            "planned buffer's int64 size cannot hold", m->name,
-                            (unsigned long)failed);
-      return tp__error_set(&p->err, st, "method \"%.80s\": no memory", m->name);
-    }
-  }
-  st = tp__array_reserve((void **)&p->meths, &p->cap, p->n + 1, sizeof *p->meths);
-  if (st != TP_OK) {
-    tp__pte_meth_free(&nm);
-    return tp__error_set(&p->err, st, "method \"%.80s\": no memory", m->name);
-  }
-  p->meths[p->n++] = nm;
-  p->ndels += nm.ndels;
-  return TP_OK;
-}
-
 /* ---- graphs: methods of kernel calls and delegate calls ---- */
 
 struct tp_pte_graph {
@@ -9445,6 +9330,18 @@ struct tp_pte_graph {
   size_t vcap, icap, ocap, dcap, incap, outcap;
   tp_error err;          /* latched building failure */
 };
+
+/* A new empty graph of method `name` (copied) in p, not yet open; NULL: no memory. */
+static tp_pte_graph *tp__pte_graph_new(tp_pte *p, const char *name) {
+  tp_pte_graph *g = (tp_pte_graph *)TP_MALLOC(sizeof *g);
+  if (!g) return NULL;
+  memset(g, 0, sizeof *g);
+  g->p = p;
+  g->m.name = tp__pte_strdup(name);
+  if (g->m.name) return g;
+  TP_FREE(g);
+  return NULL;
+}
 
 TPDEF tp_status tp_pte_graph_create(tp_pte *p, const char *name, tp_pte_graph **out) {
   tp_pte_graph *g;
@@ -9457,15 +9354,8 @@ TPDEF tp_status tp_pte_graph_create(tp_pte *p, const char *name, tp_pte_graph **
     return TP_ERR_INVALID;
   for (i = 0; i < p->n; i++)
     if (strcmp(p->meths[i].name, name) == 0) return TP_ERR_INVALID;
-  g = (tp_pte_graph *)TP_MALLOC(sizeof *g);
+  g = tp__pte_graph_new(p, name);
   if (!g) return TP_ERR_NOMEM;
-  memset(g, 0, sizeof *g);
-  g->p = p;
-  g->m.name = tp__pte_strdup(name);
-  if (!g->m.name) {
-    TP_FREE(g);
-    return TP_ERR_NOMEM;
-  }
   p->open = g;
   *out = g;
   return TP_OK;
@@ -10688,6 +10578,77 @@ TPDEF tp_status tp_pte_graph_finish(tp_pte_graph *g) {
   memset(&g->m, 0, sizeof g->m);
   tp_pte_graph_destroy(g);
   return TP_OK;
+}
+
+TPDEF tp_status tp_pte_add_method(tp_pte *p, const tp_pte_method *m) {
+  tp_pte_graph *g;
+  tp_pte_delegate d;
+  uint32_t *ids;
+  char at[100];
+  size_t i, k;
+  uint64_t nb, sz, total = 0;
+  tp_status st;
+  TP_ASSERT(p);
+  st = tp__writer_busy(&p->err, p->writing, "a tp_pte_add_method call", "program");
+  if (st != TP_OK) return st;
+  if (!m) return tp__error_set(&p->err, TP_ERR_INVALID, "tp_pte_add_method: NULL method");
+  if (!m->name || !*m->name)
+    return tp__error_set(&p->err, TP_ERR_INVALID, "method %lu: the name is empty",
+                        (unsigned long)p->n);
+  for (i = 0; i < p->n; i++)
+    if (strcmp(p->meths[i].name, m->name) == 0)
+      return tp__error_set(&p->err, TP_ERR_INVALID,
+                          "method \"%.80s\": the name is already method %lu's", m->name,
+                          (unsigned long)i);
+  if (p->n >= TP_PTE_MAX_METHODS)
+    return tp__error_set(&p->err, TP_ERR_INVALID,
+                        "method \"%.80s\": a program holds at most %d methods", m->name,
+                        TP_PTE_MAX_METHODS);
+  tp__format(at, sizeof at, "method \"%.80s\"", m->name);
+  st = tp__pte_check_delegate(&p->err, at, m->backend_id, m->produce, m->blob_size, m->specs,
+                              m->n_specs);
+  if (st != TP_OK) return st;
+  if (m->n_args > TP_PTE_MAX_ARGS)
+    return tp__error_set(&p->err, TP_ERR_INVALID,
+                        "method \"%.80s\": %lu arguments (at most %d)", m->name,
+                        (unsigned long)m->n_args, TP_PTE_MAX_ARGS);
+  if (m->n_args > 0 && !m->args)
+    return tp__error_set(&p->err, TP_ERR_INVALID, "method \"%.80s\": NULL args with %lu "
+                        "arguments", m->name, (unsigned long)m->n_args);
+
+  for (k = 0; k < m->n_args; k++) {
+    tp_pte_tensor t = m->args[k];
+    st = tp__pte_check_tensor(&p->err, m->name, 1, k, &t, &nb);
+    if (st != TP_OK) return st;
+    /* the arguments are all live during the one delegate call, so the plan lays them back to
+       back; its reader (an int64 size) refuses a buffer of 2^63 bytes or more, so the writer
+       does too, here and not at write time (nb < 2^62: no overflow) */
+    tp__align_u64(nb, TP__PTE_PLAN_ALIGN, &sz);
+    total += sz;
+    if (total > ((uint64_t)1 << 63) - 1)
+      return tp__error_set(&p->err, TP_ERR_OVERFLOW, "method \"%.80s\": the planned arguments "
+                          "0 .. %lu need more than 2^63 - 1 bytes, which the planned buffer's "
+                          "int64 size cannot hold", m->name, (unsigned long)k);
+  }
+  /* checked: a graph of one delegate call with every argument in order */
+  g = tp__pte_graph_new(p, m->name);
+  ids = (uint32_t *)TP_MALLOC((m->n_args ? m->n_args : 1) * sizeof *ids);
+  if (!g || !ids) {
+    tp_pte_graph_destroy(g);
+    TP_FREE(ids);
+    return tp__error_set(&p->err, TP_ERR_NOMEM, "method \"%.80s\": no memory", m->name);
+  }
+  for (k = 0; k < m->n_args; k++) tp_pte_define_tensor(g, &m->args[k], &ids[k]);
+  memset(&d, 0, sizeof d);
+  d.backend_id = m->backend_id;
+  d.blob_size = m->blob_size;
+  d.produce = m->produce;
+  d.ctx = m->ctx;
+  d.specs = m->specs;
+  d.n_specs = m->n_specs;
+  tp_pte_call_delegate(g, &d, ids, m->n_args);
+  TP_FREE(ids);
+  return tp_pte_graph_finish(g); /* a failure (no memory) latches in p */
 }
 
 /* The refs tp__pte_build_plan needs for method m (its largest vector of tables). */
