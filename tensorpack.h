@@ -9221,44 +9221,34 @@ TPDEF tp_status tp__pte_fail(tp_pte *p, tp_status s, const char *fmt, ...) {
    role 0, an intermediate, is allowed); *nbytes_out its bytes (< 2^62). */
 static tp_status tp__pte_check_tensor(tp_error *err, const char *name, int is_arg, size_t k,
                                       tp_pte_tensor *t, uint64_t *nbytes_out) {
-  const char *what = is_arg ? "argument" : "value";
+  char at[128];
   int d, all_zero = 1;
   unsigned char seen[TP_MAX_DIMS];
   uint64_t numel = 1, nbytes;
+  tp__format(at, sizeof at, "method \"%.80s\" %s %lu", name, is_arg ? "argument" : "value",
+             (unsigned long)k);
   if ((is_arg && t->role == 0) || (t->role & ~(TP_PTE_INPUT | TP_PTE_OUTPUT)) != 0)
-    return tp__error_set(err, TP_ERR_INVALID,
-                        "method \"%.80s\" %s %lu: role %u is not TP_PTE_INPUT and/or "
-                        "TP_PTE_OUTPUT%s", name, what, (unsigned long)k, t->role,
-                        is_arg ? "" : " (or 0, an intermediate)");
+    return tp__error_set(err, TP_ERR_INVALID, "%s: role %u is not TP_PTE_INPUT and/or "
+                         "TP_PTE_OUTPUT%s", at, t->role, is_arg ? "" : " (or 0, an intermediate)");
   if ((int)t->dtype < 0 || (int)t->dtype > 15 || tp_dtype_size(t->dtype) == 0)
-    return tp__error_set(err, TP_ERR_UNSUPPORTED,
-                        "method \"%.80s\" %s %lu: dtype %d has no ScalarType tensorpack "
-                        "writes", name, what, (unsigned long)k, (int)t->dtype);
+    return tp__error_set(err, TP_ERR_UNSUPPORTED, "%s: dtype %d has no ScalarType tensorpack "
+                         "writes", at, (int)t->dtype);
   if (t->ndim < 0 || t->ndim > TP_MAX_DIMS)
-    return tp__error_set(err, TP_ERR_INVALID,
-                        "method \"%.80s\" %s %lu: %d dims (0 .. %d)", name, what,
-                        (unsigned long)k, t->ndim, TP_MAX_DIMS);
+    return tp__error_set(err, TP_ERR_INVALID, "%s: %d dims (0 .. %d)", at, t->ndim, TP_MAX_DIMS);
   for (d = 0; d < t->ndim; d++) {
     if (t->sizes[d] < 0)
-      return tp__error_set(err, TP_ERR_INVALID,
-                          "method \"%.80s\" %s %lu: size %lld at dim %d", name, what,
-                          (unsigned long)k, (long long)t->sizes[d], d);
+      return tp__error_set(err, TP_ERR_INVALID, "%s: size %lld at dim %d", at,
+                           (long long)t->sizes[d], d);
     if (t->sizes[d] > INT32_MAX)
-      return tp__error_set(err, TP_ERR_UNSUPPORTED,
-                          "method \"%.80s\" %s %lu: dim %d has size %lld; a program holds "
-                          "int32 sizes", name, what, (unsigned long)k, d,
-                          (long long)t->sizes[d]);
+      return tp__error_set(err, TP_ERR_UNSUPPORTED, "%s: dim %d has size %lld; a program holds "
+                           "int32 sizes", at, d, (long long)t->sizes[d]);
     if (t->dim_order[d] != 0) all_zero = 0;
     if (tp__mul_u64(numel, (uint64_t)t->sizes[d], &numel))
-      return tp__error_set(err, TP_ERR_OVERFLOW,
-                          "method \"%.80s\" %s %lu: element count overflows", name, what,
-                          (unsigned long)k);
+      return tp__error_set(err, TP_ERR_OVERFLOW, "%s: element count overflows", at);
   }
   if (tp__mul_u64(numel, (uint64_t)tp_dtype_size(t->dtype), &nbytes) ||
       nbytes > ((uint64_t)1 << 62))
-    return tp__error_set(err, TP_ERR_OVERFLOW,
-                        "method \"%.80s\" %s %lu: byte count overflows", name, what,
-                        (unsigned long)k);
+    return tp__error_set(err, TP_ERR_OVERFLOW, "%s: byte count overflows", at);
   *nbytes_out = nbytes;
   for (d = t->ndim; d < TP_MAX_DIMS; d++) t->dim_order[d] = 0;
   if (all_zero) {
@@ -9269,10 +9259,8 @@ static tp_status tp__pte_check_tensor(tp_error *err, const char *name, int is_ar
   for (d = 0; d < t->ndim; d++) {
     unsigned o = t->dim_order[d];
     if (o >= (unsigned)t->ndim || seen[o])
-      return tp__error_set(err, TP_ERR_INVALID,
-                          "method \"%.80s\" %s %lu: dim_order is not a permutation of "
-                          "0..%d (entry %d is %u)", name, what, (unsigned long)k, t->ndim - 1,
-                          d, o);
+      return tp__error_set(err, TP_ERR_INVALID, "%s: dim_order is not a permutation of 0..%d "
+                           "(entry %d is %u)", at, t->ndim - 1, d, o);
     seen[o] = 1;
   }
   return TP_OK;
@@ -11127,15 +11115,15 @@ static tp_status tp__pte_value(tp_pte_file *f, const tp_fb_table *plan, size_t m
   tp_fb_vector ncbs = tp_fb_vector_field(plan, TP_PTE_F_ExecutionPlan_non_const_buffer_sizes, 8);
   tp_fb_table ev = tp_fb_vector_table(&values, v), val, alloc;
   uint8_t tag = 0;
+  char at[48];
+  tp__format(at, sizeof at, "method %lu value %lu", (unsigned long)m, (unsigned long)v);
   memset(out, 0, sizeof *out);
   val = tp_fb_union_field(&ev, TP_PTE_F_EValue_val, &tag);
   if (tp_fb_reader_status(&f->r__) != TP_OK || ev.pos == 0)
-    return TP__PTE_BAD(f, "method %lu value %lu: %s", (unsigned long)m, (unsigned long)v,
-                       tp__pte_fbmsg(f));
+    return TP__PTE_BAD(f, "%s: %s", at, tp__pte_fbmsg(f));
   out->kind = tag;
   if (tag > TP_PTE_V_OptionalTensorList)
-    return TP__PTE_BAD(f, "method %lu value %lu: kind %u is not a KernelTypes member",
-                       (unsigned long)m, (unsigned long)v, (unsigned)tag);
+    return TP__PTE_BAD(f, "%s: kind %u is not a KernelTypes member", at, (unsigned)tag);
   if (tag == TP_PTE_V_Int) out->i = tp_fb_i64(&val, TP_PTE_F_Int_int_val, 0);
   if (tag == TP_PTE_V_Bool) out->i = tp_fb_u8(&val, TP_PTE_F_Bool_bool_val, 0);
   if (tag == TP_PTE_V_Double) out->d = tp_fb_f64(&val, TP_PTE_F_Double_double_val, 0);
@@ -11144,20 +11132,18 @@ static tp_status tp__pte_value(tp_pte_file *f, const tp_fb_table *plan, size_t m
     tp_fb_vector items = tp_fb_vector_field(&val, 0, es[tag - TP_PTE_V_IntList]);
     size_t k;
     if (tp_fb_reader_status(&f->r__) != TP_OK || items.pos == 0)
-      return TP__PTE_BAD(f, "method %lu value %lu (%s): items %s", (unsigned long)m,
-                         (unsigned long)v, tp_pte_value_kind_name(tag), tp__pte_fbmsg(f));
+      return TP__PTE_BAD(f, "%s (%s): items %s", at, tp_pte_value_kind_name(tag), tp__pte_fbmsg(f));
     if (tag == TP_PTE_V_TensorList || tag == TP_PTE_V_OptionalTensorList)
       for (k = 0; k < items.count; k++) {
         int64_t x = tp__i32_bits(tp_fb_vector_scalar(&items, k));
         if (x >= (int64_t)values.count || x < (tag == TP_PTE_V_TensorList ? 0 : -1))
-          return TP__PTE_BAD(f, "method %lu value %lu (%s): item %lu is value %lld of %lu",
-                             (unsigned long)m, (unsigned long)v, tp_pte_value_kind_name(tag),
-                             (unsigned long)k, (long long)x, (unsigned long)values.count);
+          return TP__PTE_BAD(f, "%s (%s): item %lu is value %lld of %lu", at,
+                             tp_pte_value_kind_name(tag), (unsigned long)k, (long long)x,
+                             (unsigned long)values.count);
       }
   }
   if (tag == TP_PTE_V_String && !tp_fb_string(&val, TP_PTE_F_String_string_val, NULL))
-    return TP__PTE_BAD(f, "method %lu value %lu: String without string_val", (unsigned long)m,
-                       (unsigned long)v);
+    return TP__PTE_BAD(f, "%s: String without string_val", at);
   if (tag == TP_PTE_V_Tensor) {
     tp_fb_vector sizes = tp_fb_vector_field(&val, TP_PTE_F_Tensor_sizes, 4);
     tp_fb_vector order = tp_fb_vector_field(&val, TP_PTE_F_Tensor_dim_order, 1);
@@ -11170,18 +11156,14 @@ static tp_status tp__pte_value(tp_pte_file *f, const tp_fb_table *plan, size_t m
     out->data_buffer_idx = tp_fb_u32(&val, TP_PTE_F_Tensor_data_buffer_idx, 0);
     alloc = tp_fb_table_field(&val, TP_PTE_F_Tensor_allocation_info);
     if (tp_fb_reader_status(&f->r__) != TP_OK)
-      return TP__PTE_BAD(f, "method %lu value %lu (Tensor): %s", (unsigned long)m,
-                         (unsigned long)v, f->r__.err.msg);
+      return TP__PTE_BAD(f, "%s (Tensor): %s", at, f->r__.err.msg);
     es = (uint64_t)tp__pte_scalar_size(out->scalar_type);
     if (es == 0)
-      return TP__PTE_BAD(f, "method %lu value %lu: scalar type %d is not a ScalarType",
-                         (unsigned long)m, (unsigned long)v, out->scalar_type);
+      return TP__PTE_BAD(f, "%s: scalar type %d is not a ScalarType", at, out->scalar_type);
     if (sizes.pos == 0 || order.pos == 0)
-      return TP__PTE_BAD(f, "method %lu value %lu: a Tensor without %s", (unsigned long)m,
-                         (unsigned long)v, sizes.pos == 0 ? "sizes" : "dim_order");
+      return TP__PTE_BAD(f, "%s: a Tensor without %s", at, sizes.pos == 0 ? "sizes" : "dim_order");
     if (sizes.count > TP_MAX_DIMS || order.count != sizes.count)
-      return TP__PTE_BAD(f, "method %lu value %lu: %lu sizes and %lu dim_order entries (at "
-                         "most %d, equal)", (unsigned long)m, (unsigned long)v,
+      return TP__PTE_BAD(f, "%s: %lu sizes and %lu dim_order entries (at most %d, equal)", at,
                          (unsigned long)sizes.count, (unsigned long)order.count, TP_MAX_DIMS);
     out->ndim = (int)sizes.count;
     memset(seen, 0, sizeof seen);
@@ -11189,12 +11171,10 @@ static tp_status tp__pte_value(tp_pte_file *f, const tp_fb_table *plan, size_t m
       int64_t sz = tp__i32_bits(tp_fb_vector_scalar(&sizes, d));
       uint64_t o = tp_fb_vector_scalar(&order, d);
       if (sz < 0)
-        return TP__PTE_BAD(f, "method %lu value %lu: size %lld at dim %lu", (unsigned long)m,
-                           (unsigned long)v, (long long)sz, (unsigned long)d);
+        return TP__PTE_BAD(f, "%s: size %lld at dim %lu", at, (long long)sz, (unsigned long)d);
       if (o >= sizes.count || seen[o])
-        return TP__PTE_BAD(f, "method %lu value %lu: dim_order is not a permutation of 0..%lu "
-                           "(entry %lu is %llu)", (unsigned long)m, (unsigned long)v,
-                           (unsigned long)(sizes.count - 1), (unsigned long)d,
+        return TP__PTE_BAD(f, "%s: dim_order is not a permutation of 0..%lu (entry %lu is %llu)",
+                           at, (unsigned long)(sizes.count - 1), (unsigned long)d,
                            (unsigned long long)o);
       seen[o] = 1;
       out->sizes[d] = sz;
@@ -11202,8 +11182,7 @@ static tp_status tp__pte_value(tp_pte_file *f, const tp_fb_table *plan, size_t m
       if (tp__mul_u64(numel, (uint64_t)sz, &numel)) ovf = 1;
     }
     if (ovf || tp__mul_u64(numel, es, &out->nbytes))
-      return TP__PTE_BAD(f, "method %lu value %lu: the tensor's byte count overflows",
-                         (unsigned long)m, (unsigned long)v);
+      return TP__PTE_BAD(f, "%s: the tensor's byte count overflows", at);
     if (alloc.pos != 0) {
       uint64_t lo = tp_fb_u32(&alloc, TP_PTE_F_AllocationDetails_memory_offset_low, 0);
       uint64_t hi = tp_fb_u32(&alloc, TP_PTE_F_AllocationDetails_memory_offset_high, 0);
@@ -11212,18 +11191,15 @@ static tp_status tp__pte_value(tp_pte_file *f, const tp_fb_table *plan, size_t m
       out->memory_id = tp_fb_u32(&alloc, TP_PTE_F_AllocationDetails_memory_id, 0);
       out->memory_offset = lo | (hi << 32);
       if (ncbs.pos == 0 || out->memory_id == 0 || out->memory_id >= ncbs.count)
-        return TP__PTE_BAD(f, "method %lu value %lu: memory_id %lu, but the plan has %lu "
-                           "buffers (ids 1 .. %lu are planned memory)", (unsigned long)m,
-                           (unsigned long)v, (unsigned long)out->memory_id,
+        return TP__PTE_BAD(f, "%s: memory_id %lu, but the plan has %lu buffers (ids 1 .. %lu are "
+                           "planned memory)", at, (unsigned long)out->memory_id,
                            (unsigned long)ncbs.count,
                            (unsigned long)(ncbs.count > 0 ? ncbs.count - 1 : 0));
       bsize = tp_fb_vector_scalar(&ncbs, out->memory_id);
       if (tp__add_u64(out->memory_offset, out->nbytes, &end) || end > bsize)
-        return TP__PTE_BAD(f, "method %lu value %lu: offset %llu + %llu bytes exceeds buffer "
-                           "%lu's %llu bytes", (unsigned long)m, (unsigned long)v,
-                           (unsigned long long)out->memory_offset,
-                           (unsigned long long)out->nbytes, (unsigned long)out->memory_id,
-                           (unsigned long long)bsize);
+        return TP__PTE_BAD(f, "%s: offset %llu + %llu bytes exceeds buffer %lu's %llu bytes", at,
+                           (unsigned long long)out->memory_offset, (unsigned long long)out->nbytes,
+                           (unsigned long)out->memory_id, (unsigned long long)bsize);
     }
   }
   if (tag == TP_PTE_V_Tensor && alloc.pos == 0 && out->data_buffer_idx > 0) {
@@ -11234,28 +11210,24 @@ static tp_status tp__pte_value(tp_pte_file *f, const tp_fb_table *plan, size_t m
     uint64_t soff = 0, ssize = 0, coff, end;
     if (tp_fb_reader_status(&f->r__) != TP_OK || coffs.pos == 0 ||
         out->data_buffer_idx >= coffs.count)
-      return TP__PTE_BAD(f, "method %lu value %lu: data_buffer_idx %lu, but the constant "
-                         "segment has %lu offsets", (unsigned long)m, (unsigned long)v,
+      return TP__PTE_BAD(f, "%s: data_buffer_idx %lu, but the constant segment has %lu offsets", at,
                          (unsigned long)out->data_buffer_idx,
                          (unsigned long)(coffs.pos ? coffs.count : 0));
     coff = tp_fb_vector_scalar(&coffs, out->data_buffer_idx);
     if (tp_pte_segment_at(f, si, &soff, &ssize) != TP_OK)
       return f->err.status != TP_OK
                  ? f->err.status
-                 : TP__PTE_BAD(f, "method %lu value %lu: the constant segment is segment %lu, "
-                               "which the program does not have", (unsigned long)m,
-                               (unsigned long)v, (unsigned long)si);
+                 : TP__PTE_BAD(f, "%s: the constant segment is segment %lu, which the program does "
+                               "not have", at, (unsigned long)si);
     if (tp__add_u64(coff, out->nbytes, &end) || end > ssize)
-      return TP__PTE_BAD(f, "method %lu value %lu: constant buffer %lu at %llu + %llu bytes "
-                         "exceeds the constant segment's %llu bytes", (unsigned long)m,
-                         (unsigned long)v, (unsigned long)out->data_buffer_idx,
+      return TP__PTE_BAD(f, "%s: constant buffer %lu at %llu + %llu bytes exceeds the constant "
+                         "segment's %llu bytes", at, (unsigned long)out->data_buffer_idx,
                          (unsigned long long)coff, (unsigned long long)out->nbytes,
                          (unsigned long long)ssize);
     out->data = f->data + f->segment_base + soff + coff;
   }
   if (tp_fb_reader_status(&f->r__) != TP_OK)
-    return TP__PTE_BAD(f, "method %lu value %lu: %s", (unsigned long)m, (unsigned long)v,
-                       f->r__.err.msg);
+    return TP__PTE_BAD(f, "%s: %s", at, f->r__.err.msg);
   return TP_OK;
 }
 
@@ -11614,10 +11586,13 @@ TPDEF tp_status tp_pte_instruction_at(tp_pte_file *f, size_t m, size_t c, size_t
   uint8_t tag = 0;
   int ok;
   size_t nvalues;
+  char at[80];
   TP__PTE_GUARD(f, out && m < f->n_methods);
   memset(out, 0, sizeof *out);
   instrs = tp__pte_instrs(f, m, c, &ok);
   if (!ok || k >= instrs.count) return TP_ERR_INVALID;
+  tp__format(at, sizeof at, "method %lu chain %lu instruction %lu", (unsigned long)m,
+             (unsigned long)c, (unsigned long)k);
   plan = tp__pte_plan(f, m);
   values = tp_fb_vector_field(&plan, TP_PTE_F_ExecutionPlan_values, 4);
   dels = tp_fb_vector_field(&plan, TP_PTE_F_ExecutionPlan_delegates, 4);
@@ -11627,27 +11602,20 @@ TPDEF tp_status tp_pte_instruction_at(tp_pte_file *f, size_t m, size_t c, size_t
   a = tp_fb_union_field(&ins, TP_PTE_F_Instruction_instr_args, &tag);
   out->kind = tag;
   if (tp_fb_reader_status(&f->r__) != TP_OK || ins.pos == 0)
-    return TP__PTE_BAD(f, "method %lu chain %lu instruction %lu: %s", (unsigned long)m,
-                       (unsigned long)c, (unsigned long)k, tp__pte_fbmsg(f));
+    return TP__PTE_BAD(f, "%s: %s", at, tp__pte_fbmsg(f));
   if (tag < TP_PTE_I_KernelCall || tag > TP_PTE_I_FreeCall)
-    return TP__PTE_BAD(f, "method %lu chain %lu instruction %lu: kind %u is not an "
-                       "InstructionArguments member", (unsigned long)m, (unsigned long)c,
-                       (unsigned long)k, (unsigned)tag);
+    return TP__PTE_BAD(f, "%s: kind %u is not an InstructionArguments member", at, (unsigned)tag);
   /* field 0 of every member is its first index, field 1 the second (or the args) */
   out->index = tp_fb_i32(&a, 0, 0);
   if (tag == TP_PTE_I_KernelCall || tag == TP_PTE_I_DelegateCall) {
     size_t lim = tag == TP_PTE_I_DelegateCall ? dels.count : (ops.pos ? ops.count : 0);
     out->args = tp_fb_vector_field(&a, TP_PTE_F_DelegateCall_args, 4);
     if (tp_fb_reader_status(&f->r__) != TP_OK || out->args.pos == 0)
-      return TP__PTE_BAD(f, "method %lu chain %lu instruction %lu (%s): args %s",
-                         (unsigned long)m, (unsigned long)c, (unsigned long)k,
-                         tp_pte_instruction_name(tag), tp__pte_fbmsg(f));
+      return TP__PTE_BAD(f, "%s (%s): args %s", at, tp_pte_instruction_name(tag), tp__pte_fbmsg(f));
     if (out->index < 0 || (size_t)out->index >= lim)
-      return TP__PTE_BAD(f, "method %lu chain %lu instruction %lu (%s): %s %ld, but there are "
-                         "%lu", (unsigned long)m, (unsigned long)c, (unsigned long)k,
-                         tp_pte_instruction_name(tag),
-                         tag == TP_PTE_I_DelegateCall ? "delegate" : "operator",
-                         (long)out->index, (unsigned long)lim);
+      return TP__PTE_BAD(f, "%s (%s): %s %ld, but there are %lu", at, tp_pte_instruction_name(tag),
+                         tag == TP_PTE_I_DelegateCall ? "delegate" : "operator", (long)out->index,
+                         (unsigned long)lim);
     if (tp__pte_indices(f, &out->args, nvalues, "instruction ", m, k) != TP_OK)
       return f->err.status;
   } else {
@@ -11656,15 +11624,12 @@ TPDEF tp_status tp_pte_instruction_at(tp_pte_file *f, size_t m, size_t c, size_t
         (tag == TP_PTE_I_MoveCall && (out->index2 < 0 || (size_t)out->index2 >= nvalues)) ||
         (tag == TP_PTE_I_JumpFalseCall &&
          (out->index2 < 0 || (size_t)out->index2 >= instrs.count)))
-      return TP__PTE_BAD(f, "method %lu chain %lu instruction %lu (%s): index %ld / %ld out of "
-                         "range (%lu values, %lu instructions)", (unsigned long)m,
-                         (unsigned long)c, (unsigned long)k, tp_pte_instruction_name(tag),
-                         (long)out->index, (long)out->index2, (unsigned long)nvalues,
-                         (unsigned long)instrs.count);
+      return TP__PTE_BAD(f, "%s (%s): index %ld / %ld out of range (%lu values, %lu instructions)",
+                         at, tp_pte_instruction_name(tag), (long)out->index, (long)out->index2,
+                         (unsigned long)nvalues, (unsigned long)instrs.count);
   }
   if (tp_fb_reader_status(&f->r__) != TP_OK)
-    return TP__PTE_BAD(f, "method %lu chain %lu instruction %lu: %s", (unsigned long)m,
-                       (unsigned long)c, (unsigned long)k, f->r__.err.msg);
+    return TP__PTE_BAD(f, "%s: %s", at, f->r__.err.msg);
   return TP_OK;
 }
 
@@ -11681,10 +11646,12 @@ TPDEF tp_status tp_pte_delegate_at(tp_pte_file *f, size_t m, size_t d,
   tp_fb_table del, proc;
   tp_fb_vector specs;
   int ok;
+  char at[48];
   TP__PTE_GUARD(f, out && m < f->n_methods);
   memset(out, 0, sizeof *out);
   del = tp__pte_delegate(f, m, d, &ok);
   if (!ok) return TP_ERR_INVALID;
+  tp__format(at, sizeof at, "method %lu delegate %lu", (unsigned long)m, (unsigned long)d);
   out->id = tp_fb_string(&del, TP_PTE_F_BackendDelegate_id, NULL);
   proc = tp_fb_table_field(&del, TP_PTE_F_BackendDelegate_processed);
   specs = tp_fb_vector_field(&del, TP_PTE_F_BackendDelegate_compile_specs, 4);
@@ -11692,16 +11659,13 @@ TPDEF tp_status tp_pte_delegate_at(tp_pte_file *f, size_t m, size_t d,
   out->index = tp_fb_u32(&proc, TP_PTE_F_BackendDelegateDataReference_index, 0);
   out->n_specs = specs.pos ? specs.count : 0;
   if (tp_fb_reader_status(&f->r__) != TP_OK || del.pos == 0)
-    return TP__PTE_BAD(f, "method %lu delegate %lu: %s", (unsigned long)m, (unsigned long)d,
-                       tp__pte_fbmsg(f));
+    return TP__PTE_BAD(f, "%s: %s", at, tp__pte_fbmsg(f));
   if (!out->id || proc.pos == 0)
-    return TP__PTE_BAD(f, "method %lu delegate %lu: no %s", (unsigned long)m, (unsigned long)d,
-                       !out->id ? "id" : "processed");
+    return TP__PTE_BAD(f, "%s: no %s", at, !out->id ? "id" : "processed");
   if (out->location == TP_PTE_DATA_SEGMENT) {
     uint64_t off, sz;
     if (out->index >= f->n_segments)
-      return TP__PTE_BAD(f, "method %lu delegate %lu (%.60s): segment %lu, but there are %lu",
-                         (unsigned long)m, (unsigned long)d, out->id,
+      return TP__PTE_BAD(f, "%s (%.60s): segment %lu, but there are %lu", at, out->id,
                          (unsigned long)out->index, (unsigned long)f->n_segments);
     if (tp_pte_segment_at(f, out->index, &off, &sz) != TP_OK) return f->err.status;
     out->file_offset = f->segment_base + off;
@@ -11711,19 +11675,16 @@ TPDEF tp_status tp_pte_delegate_at(tp_pte_file *f, size_t m, size_t d,
     tp_fb_table it;
     tp_fb_vector data;
     if (out->index >= f->n_inline)
-      return TP__PTE_BAD(f, "method %lu delegate %lu (%.60s): inline data %lu, but there are "
-                         "%lu", (unsigned long)m, (unsigned long)d, out->id,
+      return TP__PTE_BAD(f, "%s (%.60s): inline data %lu, but there are %lu", at, out->id,
                          (unsigned long)out->index, (unsigned long)f->n_inline);
     it = tp_fb_vector_table(&bdd, out->index);
     data = tp_fb_vector_field(&it, TP_PTE_F_BackendDelegateInlineData_data, 1);
     if (tp_fb_reader_status(&f->r__) != TP_OK || data.pos == 0)
-      return TP__PTE_BAD(f, "method %lu delegate %lu: inline data %s", (unsigned long)m,
-                         (unsigned long)d, tp__pte_fbmsg(f));
+      return TP__PTE_BAD(f, "%s: inline data %s", at, tp__pte_fbmsg(f));
     out->file_offset = data.pos;
     out->nbytes = data.count;
   } else {
-    return TP__PTE_BAD(f, "method %lu delegate %lu: location %d is not INLINE or SEGMENT",
-                       (unsigned long)m, (unsigned long)d, out->location);
+    return TP__PTE_BAD(f, "%s: location %d is not INLINE or SEGMENT", at, out->location);
   }
   out->data = f->data + (size_t)out->file_offset;
   return TP_OK;
