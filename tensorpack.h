@@ -9671,6 +9671,17 @@ static unsigned tp__pte_arg_takes(const tp_pte_op_arg *a) {
   return m;
 }
 
+/* Appends printf output to buf (cap bytes, always terminated). */
+static void tp__pte_append(char *buf, size_t cap, const char *fmt, ...) TP__PRINTF(3, 4);
+static void tp__pte_append(char *buf, size_t cap, const char *fmt, ...) {
+  size_t len = strlen(buf);
+  va_list ap;
+  if (len + 1 >= cap) return;
+  va_start(ap, fmt);
+  tp__vformat(buf + len, cap - len, fmt, ap);
+  va_end(ap);
+}
+
 /* The kernel call of op with args (value ids, all defined) against the op's schema. */
 static tp_status tp__pte_check_call(tp_pte_graph *g, const char *what, const tp_pte_op *op,
                                     const uint32_t *args, size_t n) {
@@ -9685,23 +9696,19 @@ static tp_status tp__pte_check_call(tp_pte_graph *g, const char *what, const tp_
     int kind = g->m.vals[args[k]].kind;
     if (!(takes & (1u << kind))) {
       char list[96];
-      size_t len = 0;
-      int t, first = 1;
+      int t;
       list[0] = '\0';
       for (t = 1; t <= TP_PTE_V_OptionalTensorList; t++)
-        if (takes & (1u << t)) {
-          tp__format(list + len, sizeof list - len, "%s%s", first ? "" : " or ",
-                     tp_pte_value_kind_name(t));
-          len += strlen(list + len);
-          first = 0;
-        }
+        if (takes & (1u << t))
+          tp__pte_append(list, sizeof list, "%s%s", list[0] ? " or " : "",
+                         tp_pte_value_kind_name(t));
       return tp__pte_graph_fail(g, TP_ERR_INVALID, "%s: argument %lu (%s: %s%s%s) is value %lu, %s "
                                 "%s; it takes %s", what, (unsigned long)k, a->name,
                                 tp_pte_arg_kind_name(a->kind),
                                 a->is_list ? (a->elem_optional ? "?[]" : "[]") : "",
                                 a->optional ? "?" : "", (unsigned long)args[k], tp__pte_a(kind),
                                 tp_pte_value_kind_name(kind),
-                                first ? "no value tensorpack writes" : list);
+                                list[0] ? list : "no value tensorpack writes");
     }
   }
   if (op->num_returns == 1 && args[op->num_args] != args[op->returns[0]])
@@ -9747,17 +9754,6 @@ typedef struct tp__pte_sctx {
   char desc[200];      /* "mm of [2, 3] x [3, 4]" */
   char why[160];       /* what is wrong with the inputs, when they make no shape */
 } tp__pte_sctx;
-
-/* Appends printf output to buf (cap bytes, always terminated). */
-static void tp__pte_append(char *buf, size_t cap, const char *fmt, ...) TP__PRINTF(3, 4);
-static void tp__pte_append(char *buf, size_t cap, const char *fmt, ...) {
-  size_t len = strlen(buf);
-  va_list ap;
-  if (len + 1 >= cap) return;
-  va_start(ap, fmt);
-  tp__vformat(buf + len, cap - len, fmt, ap);
-  va_end(ap);
-}
 
 /* "[2, 3]" of n sizes, appended to buf. */
 static void tp__pte_sizes_append(char *buf, size_t cap, int n, const int64_t *s) {
@@ -9929,10 +9925,7 @@ static int tp__pte_derive(tp__pte_sctx *x, int kind, uint32_t r, tp__pte_shape *
       return tp__pte_matmul(x, 0, 1, kind == TP__PTE_SK_MM ? 2 : 3, sh);
     case TP__PTE_SK_ADDMM: {
       tp__pte_shape b = *sh;
-      tp__format(x->desc, sizeof x->desc, "addmm of ");
-      tp__pte_sizes_append(x->desc, sizeof x->desc, nd, self->t.sizes);
-      tp__pte_append(x->desc, sizeof x->desc, " + ");
-      tp__pte_sizes_append(x->desc, sizeof x->desc, x->in[1]->t.ndim, x->in[1]->t.sizes);
+      tp__pte_desc_list(x, " + ", x->in[1]->t.sizes, (size_t)x->in[1]->t.ndim);
       tp__pte_append(x->desc, sizeof x->desc, " x ");
       tp__pte_sizes_append(x->desc, sizeof x->desc, x->in[2]->t.ndim, x->in[2]->t.sizes);
       if (!tp__pte_matmul(x, 1, 2, 2, sh)) return 0;
@@ -10114,10 +10107,7 @@ static int tp__pte_derive(tp__pte_sctx *x, int kind, uint32_t r, tp__pte_shape *
     }
     case TP__PTE_SK_EMBEDDING: {
       const tp_pte_tensor *ix = &x->in[1]->t;
-      tp__format(x->desc, sizeof x->desc, "embedding of ");
-      tp__pte_sizes_append(x->desc, sizeof x->desc, nd, self->t.sizes);
-      tp__pte_append(x->desc, sizeof x->desc, " at indices ");
-      tp__pte_sizes_append(x->desc, sizeof x->desc, ix->ndim, ix->sizes);
+      tp__pte_desc_list(x, " at indices ", ix->sizes, (size_t)ix->ndim);
       if (nd != 2) return tp__pte_why(x, "the weight has %d dims, not 2", nd);
       sh->ndim = ix->ndim + 1;
       for (i = 0; i < ix->ndim; i++) sh->s[i] = ix->sizes[i];
@@ -10285,13 +10275,13 @@ static tp_status tp__pte_check_shapes(tp_pte_graph *g, const char *what, const t
   return TP_OK;
 }
 
-/* A new instruction of kind `kind` calling args (checked), or the latched failure. */
+/* A new instruction of kind `kind` calling args (its caller checked them with
+   tp__pte_graph_ids). */
 static tp_status tp__pte_graph_instr(tp_pte_graph *g, int kind, uint32_t index, const char *what,
                                      const uint32_t *args, size_t n) {
   tp__pte_ins *in;
   size_t k;
-  tp_status st = tp__pte_graph_ids(g, what, args, n, kind == TP_PTE_I_DelegateCall);
-  if (st != TP_OK) return st;
+  tp_status st;
   if (g->m.nins >= TP_PTE_MAX_VALUES)
     return tp__pte_graph_fail(g, TP_ERR_INVALID, "more than %d instructions", TP_PTE_MAX_VALUES);
   st = tp__array_reserve((void **)&g->m.ins, &g->icap, g->m.nins + 1, sizeof *g->m.ins);
@@ -10397,14 +10387,12 @@ TPDEF tp_status tp_pte_call_delegate(tp_pte_graph *g, const tp_pte_delegate *d,
 
 /* A delegate call whose n_expect slots bind tensors of expect[k]'s dtype and sizes (slot k named
    "external id k" with by_id, else "input" / "output" by expect[k].role), then
-   tp_pte_call_delegate(g, d, args, n). */
+   tp_pte_call_delegate(g, d, args, n); g has not failed (tp__pte_backend_call checked). */
 static tp_status tp__pte_call_bound(tp_pte_graph *g, const char *what, int by_id,
                                     const tp_pte_tensor *expect, size_t n_expect,
                                     const tp_pte_delegate *d, const uint32_t *args, size_t n) {
   size_t k;
   int dim;
-  TP_ASSERT(g);
-  if (g->err.status != TP_OK) return g->err.status;
   if (n != n_expect || (n > 0 && !args))
     return tp__pte_graph_fail(g, TP_ERR_INVALID, "%s of %lu values%s; the graph binds %lu (%s)",
                               what, (unsigned long)n, n > 0 && !args ? " (NULL args)" : "",
