@@ -10776,7 +10776,7 @@ static tp_status tp__pte_prepare(void *obj, uint64_t *total) {
   tp_pte *p = (tp_pte *)obj;
   tp_store *s = p->embed;
   size_t i, nrefs = 1, nsegs, nstore = s ? s->n_segs : 0, nnamed = s ? s->n_entries : 0;
-  uint64_t off = 0, end, u0 = 0, eh;
+  uint64_t off = 0, end, eh;
   tp_fb_ref *refs, plans, segs, cseg, coffs, named = 0, root;
   tp_fb_builder *b;
   const unsigned char *fbd;
@@ -10868,19 +10868,14 @@ static tp_status tp__pte_prepare(void *obj, uint64_t *total) {
     size_t need = tp__pte_plan_refs(&p->meths[i]);
     if (need > nrefs) nrefs = need;
   }
-  if (nrefs > ((size_t)-1) / sizeof(tp_fb_ref))
+  if (nrefs > ((size_t)-1) / sizeof(tp_fb_ref) - p->n)
     return tp__error_set(&p->werr, TP_ERR_OVERFLOW, "too many flatbuffer refs");
-  refs = (tp_fb_ref *)TP_MALLOC(nrefs * sizeof(tp_fb_ref));
+  refs = (tp_fb_ref *)TP_MALLOC((nrefs + p->n) * sizeof(tp_fb_ref));
   if (!refs)
     return tp__error_set(&p->werr, TP_ERR_NOMEM, "no memory for %lu flatbuffer refs",
-                        (unsigned long)nrefs);
+                        (unsigned long)(nrefs + p->n));
   {
-    tp_fb_ref *plan_refs = (tp_fb_ref *)TP_MALLOC(p->n * sizeof(tp_fb_ref));
-    if (!plan_refs) {
-      TP_FREE(refs);
-      return tp__error_set(&p->werr, TP_ERR_NOMEM, "no memory for %lu plans",
-                          (unsigned long)p->n);
-    }
+    tp_fb_ref *plan_refs = refs + nrefs; /* the plans' refs, past what each plan builds with */
     uint32_t seg = 1, cbase = 0;
     memset(plan_refs, 0, p->n * sizeof(tp_fb_ref)); /* (GCC, with the adds inlined) */
     for (i = 0; i < p->n; i++) {
@@ -10889,7 +10884,6 @@ static tp_status tp__pte_prepare(void *obj, uint64_t *total) {
       cbase += (uint32_t)p->meths[i].nconsts;
     }
     plans = tp_fb_create_vector_refs(b, plan_refs, p->n);
-    TP_FREE(plan_refs);
   }
   /* DataSegment: offset, size (segment 0: the constants at 0, or empty: both default). */
   tp_fb_start_table(b);
@@ -10926,9 +10920,7 @@ static tp_status tp__pte_prepare(void *obj, uint64_t *total) {
     named = tp_fb_create_vector_refs(b, refs, 0); /* present and empty: see tp_pte_options */
   }
   TP_FREE(refs);
-  if (p->nconsts == 0) {
-    coffs = tp_fb_create_vector(b, &u0, 1, 8);
-  } else { /* offsets[0]: the reserved buffer 0; then each constant's place */
+  { /* offsets[0]: the reserved buffer 0; then each constant's place */
     uint64_t *co = (uint64_t *)TP_MALLOC((p->nconsts + 1) * sizeof *co);
     size_t c = 1, k;
     if (!co)
