@@ -9465,11 +9465,7 @@ TPDEF tp_status tp_pte_define_constant(tp_pte_graph *g, const tp_tensor *view, u
                         TP_MAX_DIMS);
   v->t.dtype = view->dtype;
   v->t.ndim = view->ndim;
-  for (d = 0; d < view->ndim; d++) {
-    if (view->sizes[d] > INT32_MAX)
-      return tp__error_set(&g->err, TP_ERR_UNSUPPORTED, "method \"%.80s\" value %lu: dim %d of "
-                          "the constant has size %lld; a program holds int32 sizes", g->m.name,
-                          (unsigned long)g->m.nvals, d, (long long)view->sizes[d]);
+  for (d = 0; d < view->ndim; d++) { /* tp__pte_check_tensor refuses sizes above INT32_MAX */
     v->t.sizes[d] = view->sizes[d];
     v->t.dim_order[d] = (uint8_t)d;
   }
@@ -10502,19 +10498,14 @@ TPDEF tp_status tp_pte_graph_finish(tp_pte_graph *g) {
   if (g->err.status == TP_OK && g->m.nins == 0)
     tp__pte_graph_fail(g, TP_ERR_INVALID, "no instruction (call a kernel or a delegate first)");
   tp__writer_busy(&g->err, p->writing, "a tp_pte_graph_finish call", "program");
-  if (g->err.status != TP_OK) {
-    st = tp__pte_fail(p, g->err.status, "%s", g->err.msg);
-    tp_pte_graph_destroy(g);
-    return st;
-  }
+  if (g->err.status != TP_OK) goto failed;
   /* lifetimes: inputs the whole method (never overwritten, so executing again with the same
      inputs is right), outputs to the end, every tensor over the instructions that use it
      (directly or in a tensor list); a tensor no instruction uses lives at 0 */
   items = (tp__plan_item *)TP_MALLOC((g->m.nvals ? g->m.nvals : 1) * sizeof *items);
   if (!items) {
-    st = tp__pte_fail(p, TP_ERR_NOMEM, "method \"%.80s\": no memory", g->m.name);
-    tp_pte_graph_destroy(g);
-    return st;
+    tp__pte_graph_fail(g, TP_ERR_NOMEM, "no memory");
+    goto failed;
   }
   end = (uint32_t)(g->m.nins - 1);
   for (k = 0; k < g->m.nvals; k++) {
@@ -10530,30 +10521,31 @@ TPDEF tp_status tp_pte_graph_finish(tp_pte_graph *g) {
   for (j = 0; j < g->m.nins; j++)
     for (k = 0; k < g->m.ins[j].nargs; k++)
       tp__pte_touch(items, &g->m, g->m.ins[j].args[k], (uint32_t)j);
-  for (k = 0; k < g->m.nvals; k++) {
+  for (k = 0; k < g->m.nvals; k++)
     if (items[k].first == UINT32_MAX) items[k].first = items[k].last; /* unused; outputs */
-  }
   st = tp__plan_place(items, g->m.nvals, TP__PTE_PLAN_ALIGN, ((uint64_t)1 << 63) - 1,
                       &g->m.planned, &failed);
   for (k = 0; st == TP_OK && k < g->m.nvals; k++) g->m.vals[k].offset = items[k].offset;
   TP_FREE(items);
   if (st == TP_OK)
     st = tp__array_reserve((void **)&p->meths, &p->cap, p->n + 1, sizeof *p->meths);
+  if (st == TP_ERR_OVERFLOW)
+    tp__pte_graph_fail(g, st, "the tensors live at once with value %lu need more than 2^63 - 1 "
+                       "bytes, which the planned buffer's int64 size cannot hold",
+                       (unsigned long)failed);
   if (st != TP_OK) {
-    if (st == TP_ERR_OVERFLOW)
-      st = tp__pte_fail(p, st, "method \"%.80s\": the tensors live at once with value %lu need "
-                        "more than 2^63 - 1 bytes, which the planned buffer's int64 size cannot "
-                        "hold", g->m.name, (unsigned long)failed);
-    else
-      st = tp__pte_fail(p, st, "method \"%.80s\": no memory", g->m.name);
-    tp_pte_graph_destroy(g);
-    return st;
+    tp__pte_graph_fail(g, st, "no memory"); /* (a no-op after the overflow's sentence) */
+    goto failed;
   }
   p->meths[p->n++] = g->m;
   p->ndels += g->m.ndels;
   memset(&g->m, 0, sizeof g->m);
   tp_pte_graph_destroy(g);
   return TP_OK;
+failed: /* g's failure latched in p */
+  st = tp__pte_fail(p, g->err.status, "%s", g->err.msg);
+  tp_pte_graph_destroy(g);
+  return st;
 }
 
 TPDEF tp_status tp_pte_add_method(tp_pte *p, const tp_pte_method *m) {

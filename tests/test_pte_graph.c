@@ -228,6 +228,38 @@ static void test_constants(void) {
   tp_pte_destroy(p);
 }
 
+/* A constant's refusals, each with its value's number: a NULL view, too many dims, a size a
+   program cannot hold (int32 sizes). */
+static void test_constant_refusals(void) {
+  static float st[6];
+  int64_t sz[1] = {6};
+  tp_storage s = {st, sizeof st};
+  tp_tensor ok, bad;
+  tp_pte *p = NULL;
+  tp_pte_graph *g = NULL;
+  uint32_t id;
+  int k;
+  static const char *const want[3] = {
+      "method \"forward\" value 1: NULL constant view",
+      "method \"forward\" value 1: a constant of 17 dims (0 .. 16)",
+      "method \"forward\" value 1: dim 0 has size 2147483648; a program holds int32 sizes"};
+  TPT_STATUS(tp_view(s, TP_F32, 1, sz, NULL, 0, &ok), TP_OK);
+  TPT_STATUS(tp_pte_create(NULL, &p), TP_OK);
+  for (k = 0; k < 3; k++) {
+    bad = ok;
+    if (k == 1) bad.ndim = TP_MAX_DIMS + 1;
+    if (k == 2) bad.sizes[0] = (int64_t)INT32_MAX + 1;
+    TPT_STATUS(tp_pte_graph_create(p, "forward", &g), TP_OK);
+    TPT_STATUS(tp_pte_define_constant(g, &ok, &id), TP_OK);
+    TPT_STATUS(tp_pte_define_constant(g, k == 0 ? NULL : &bad, &id),
+               k == 2 ? TP_ERR_UNSUPPORTED : TP_ERR_INVALID);
+    TPT_EQ_INT((int)id, (int)UINT32_MAX);
+    TPT_EQ_STR(tp_pte_graph_error(g), want[k]);
+    tp_pte_graph_destroy(g);
+  }
+  tp_pte_destroy(p);
+}
+
 /* A producer of n pattern bytes (ctx: the n). */
 static tp_status blob_produce(void *ctx, tp_sink *sink) {
   uint64_t n = *(const uint64_t *)ctx, i;
@@ -1170,6 +1202,7 @@ int main(void) {
   TPT_RUN(test_portable_program);
   TPT_RUN(test_mixed_program);
   TPT_RUN(test_constants);
+  TPT_RUN(test_constant_refusals);
   TPT_RUN(test_xnn_call);
   TPT_RUN(test_vk_call);
   TPT_RUN(test_refusals);
