@@ -8738,23 +8738,21 @@ TPDEF const tp_pte_field_info *tp_pte_fields(size_t *count) {
   return tp__pte_field_rows;
 }
 
+#define TP__PTE_TAG_CASE(N, tag) case tag: return #N;
 TPDEF const char *tp_pte_value_kind_name(int tag) {
   switch (tag) {
-#define TP__PTE_TAG_CASE(N, tag) case tag: return #N;
     TP_PTE_KERNEL_TYPES(TP__PTE_TAG_CASE)
-#undef TP__PTE_TAG_CASE
     default: return "?";
   }
 }
 
 TPDEF const char *tp_pte_instruction_name(int tag) {
   switch (tag) {
-#define TP__PTE_TAG_CASE(N, tag) case tag: return #N;
     TP_PTE_INSTRUCTIONS(TP__PTE_TAG_CASE)
-#undef TP__PTE_TAG_CASE
     default: return "?";
   }
 }
+#undef TP__PTE_TAG_CASE
 
 /* ---- the memory planner ---------------------------------------------------------------------
    Places n tensors in one planned buffer so that no two whose lifetimes overlap share a byte.
@@ -8925,18 +8923,11 @@ static int tp__pte_op_cmp(const char *q, const tp__pte_opdef *e) {
 
 TPDEF int tp_pte_op_find(const char *name, const char *overload) {
   char key[256];
-  size_t ln, lo_len, lo = 0, hi = TP__PTE_NOPS;
+  size_t lo = 0, hi = TP__PTE_NOPS;
   if (!name) return -1;
-  ln = strlen(name);
-  lo_len = (overload && overload[0]) ? strlen(overload) : 0;
-  if (ln + lo_len + 2 > sizeof key) return -1; /* longer than any key of the table */
-  memcpy(key, name, ln);
-  if (lo_len) {
-    key[ln] = '.';
-    memcpy(key + ln + 1, overload, lo_len);
-    ln += lo_len + 1;
-  }
-  key[ln] = 0;
+  if (!overload) overload = "";
+  if (strlen(name) + strlen(overload) + 2 > sizeof key) return -1; /* longer than any key */
+  tp__format(key, sizeof key, "%s%s%s", name, overload[0] ? "." : "", overload);
   while (lo < hi) { /* the table is sorted by key (strcmp order) */
     size_t mid = lo + (hi - lo) / 2;
     int c = tp__pte_op_cmp(key, &tp__pte_ops[mid]);
@@ -8956,11 +8947,25 @@ static tp_pte_arg_kind tp__pte_arg_kind_of(char code) {
   }
 }
 
+/* The next of the space-separated argument names at *p (moved past it) as an index of op->args:
+   op->num_args when it names none, -1 at the end of the list. */
+static int tp__pte_next_arg(const tp_pte_op *op, const char **p) {
+  size_t n = 0;
+  uint32_t i;
+  while (**p == ' ') (*p)++;
+  if (!**p) return -1;
+  while ((*p)[n] && (*p)[n] != ' ') n++;
+  for (i = 0; i < op->num_args; i++)
+    if (strlen(op->args[i].name) == n && memcmp(op->args[i].name, *p, n) == 0) break;
+  *p += n;
+  return (int)i;
+}
+
 /* Parses entry e (the TP_PTE_OPS grammar) into *op; 0 when the entry does not follow it (the
    test parses every entry, so only an edited table gets here). */
 static int tp__pte_op_parse(const tp__pte_opdef *e, tp_pte_op *op) {
   const char *p = e->args;
-  int kw = 0;
+  int kw = 0, i;
   memset(op, 0, sizeof *op);
   op->name = e->name;
   op->overload = e->overload;
@@ -8996,18 +9001,10 @@ static int tp__pte_op_parse(const tp__pte_opdef *e, tp_pte_op *op) {
     if (*p == '!') a->is_out = 1, p++;
     if (*p && *p != ' ') return 0;
   }
-  for (p = e->rets;;) {
-    uint32_t i;
-    size_t n = 0;
-    while (*p == ' ') p++;
-    if (!*p) break;
-    while (p[n] && p[n] != ' ') n++;
-    for (i = 0; i < op->num_args; i++)
-      if (strlen(op->args[i].name) == n && memcmp(op->args[i].name, p, n) == 0) break;
-    if (i == op->num_args || !op->args[i].is_out || op->num_returns == TP_PTE_OP_MAX_RETURNS)
+  for (p = e->rets; (i = tp__pte_next_arg(op, &p)) >= 0;) {
+    if (i == (int)op->num_args || !op->args[i].is_out || op->num_returns == TP_PTE_OP_MAX_RETURNS)
       return 0;
-    op->returns[op->num_returns++] = i;
-    p += n;
+    op->returns[op->num_returns++] = (uint32_t)i;
   }
   return 1;
 }
@@ -10225,7 +10222,7 @@ static tp_status tp__pte_check_shapes(tp_pte_graph *g, const char *what, const t
   const char *p;
   size_t k;
   uint32_t r;
-  int dt;
+  int dt, i;
   for (k = 0; k < sizeof tp__pte_rules / sizeof tp__pte_rules[0] && !rule; k++)
     if (strcmp(tp__pte_rules[k].name, op->name) == 0 &&
         strcmp(tp__pte_rules[k].overload, op->overload) == 0)
@@ -10234,16 +10231,9 @@ static tp_status tp__pte_check_shapes(tp_pte_graph *g, const char *what, const t
   memset(&x, 0, sizeof x);
   x.m = &g->m;
   x.op = strstr(op->name, "::") ? strstr(op->name, "::") + 2 : op->name;
-  for (p = rule->inputs; *p;) { /* the row's input names -> the call's values */
-    size_t len = 0;
-    while (*p == ' ') p++;
-    while (p[len] && p[len] != ' ') len++;
-    if (!len) break;
-    for (k = 0; k < op->num_args; k++)
-      if (strlen(op->args[k].name) == len && memcmp(op->args[k].name, p, len) == 0) break;
-    if (k == op->num_args || x.nin == 5) return TP_OK; /* a row the test would refuse */
-    x.in[x.nin++] = &g->m.vals[args[k]];
-    p += len;
+  for (p = rule->inputs; (i = tp__pte_next_arg(op, &p)) >= 0;) { /* names -> the call's values */
+    if (i == (int)op->num_args || x.nin == 5) return TP_OK; /* a row the test would refuse */
+    x.in[x.nin++] = &g->m.vals[args[i]];
   }
   if (x.nin == 0) return TP_OK;
   for (k = 0; k < op->num_args; k++)
@@ -10252,7 +10242,7 @@ static tp_status tp__pte_check_shapes(tp_pte_graph *g, const char *what, const t
   for (r = 0; r < op->num_returns; r++) {
     const tp__pte_val *out = &g->m.vals[args[op->returns[r]]];
     tp__pte_shape sh;
-    int same, i;
+    int same;
     if (!tp__pte_derive(&x, rule->kind, r, &sh))
       return tp__pte_graph_fail(g, TP_ERR_INVALID, "%s: %s: %s", what, x.desc, x.why);
     same = out->kind == TP_PTE_V_Tensor && out->t.ndim == sh.ndim;
