@@ -9388,6 +9388,12 @@ TPDEF void tp_pte_graph_destroy(tp_pte_graph *g) {
   TP_FREE(g);
 }
 
+/* Latches s in g with the sentence "method \"NAME\" value N: what", N the value being defined. */
+static tp_status tp__pte_value_fail(tp_pte_graph *g, tp_status s, const char *what) {
+  return tp__error_set(&g->err, s, "method \"%.80s\" value %lu: %s", g->m.name,
+                      (unsigned long)g->m.nvals, what);
+}
+
 /* A new value slot of kind `kind` (zeroed), or the latched failure. */
 static tp_status tp__pte_graph_value(tp_pte_graph *g, int kind, tp__pte_val **v, uint32_t *id) {
   tp_status st;
@@ -9395,14 +9401,12 @@ static tp_status tp__pte_graph_value(tp_pte_graph *g, int kind, tp__pte_val **v,
   st = tp__writer_busy(&g->err, g->p->writing, "a tp_pte_define_* call", "program");
   if (st != TP_OK) return st;
   if (!id)
-    return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\" value %lu: NULL id_out",
-                        g->m.name, (unsigned long)g->m.nvals);
+    return tp__pte_value_fail(g, TP_ERR_INVALID, "NULL id_out");
   if (g->m.nvals >= TP_PTE_MAX_VALUES)
     return tp__pte_graph_fail(g, TP_ERR_INVALID, "more than %d values", TP_PTE_MAX_VALUES);
   st = tp__array_reserve((void **)&g->m.vals, &g->vcap, g->m.nvals + 1, sizeof *g->m.vals);
   if (st != TP_OK)
-    return tp__error_set(&g->err, st, "method \"%.80s\" value %lu: no memory", g->m.name,
-                        (unsigned long)g->m.nvals);
+    return tp__pte_value_fail(g, st, "no memory");
   *v = &g->m.vals[g->m.nvals];
   memset(*v, 0, sizeof **v);
   (*v)->kind = kind;
@@ -9421,8 +9425,7 @@ static tp_status tp__pte_graph_io(tp_pte_graph *g, int is_out, uint32_t id) {
   size_t *n = is_out ? &g->m.nout : &g->m.nin, *cap = is_out ? &g->outcap : &g->incap;
   tp_status st = tp__array_reserve((void **)a, cap, *n + 1, sizeof **a);
   if (st != TP_OK)
-    return tp__error_set(&g->err, st, "method \"%.80s\" value %lu: no memory", g->m.name,
-                        (unsigned long)id);
+    return tp__pte_value_fail(g, st, "no memory");
   (*a)[(*n)++] = (int32_t)id;
   return TP_OK;
 }
@@ -9434,8 +9437,7 @@ TPDEF tp_status tp_pte_define_tensor(tp_pte_graph *g, const tp_pte_tensor *t, ui
   st = tp__pte_graph_value(g, TP_PTE_V_Tensor, &v, id_out);
   if (st != TP_OK) return st;
   if (!t)
-    return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\" value %lu: NULL tensor",
-                        g->m.name, (unsigned long)g->m.nvals);
+    return tp__pte_value_fail(g, TP_ERR_INVALID, "NULL tensor");
   v->t = *t;
   st = tp__pte_check_tensor(&g->err, g->m.name, 0, g->m.nvals, &v->t, &v->nbytes);
   if (st != TP_OK) return st;
@@ -9454,8 +9456,7 @@ TPDEF tp_status tp_pte_define_constant(tp_pte_graph *g, const tp_tensor *view, u
   st = tp__pte_graph_value(g, TP_PTE_V_Tensor, &v, id_out);
   if (st != TP_OK) return st;
   if (!view)
-    return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\" value %lu: NULL constant "
-                        "view", g->m.name, (unsigned long)g->m.nvals);
+    return tp__pte_value_fail(g, TP_ERR_INVALID, "NULL constant view");
   if (view->ndim < 0 || view->ndim > TP_MAX_DIMS)
     return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\" value %lu: a constant of "
                         "%d dims (0 .. %d)", g->m.name, (unsigned long)g->m.nvals, view->ndim,
@@ -9510,12 +9511,10 @@ TPDEF tp_status tp_pte_define_string(tp_pte_graph *g, const char *str, uint32_t 
   st = tp__pte_graph_value(g, TP_PTE_V_String, &v, id_out);
   if (st != TP_OK) return st;
   if (!str)
-    return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\" value %lu: NULL string",
-                        g->m.name, (unsigned long)g->m.nvals);
+    return tp__pte_value_fail(g, TP_ERR_INVALID, "NULL string");
   v->s = tp__pte_strdup(str);
   if (!v->s)
-    return tp__error_set(&g->err, TP_ERR_NOMEM, "method \"%.80s\" value %lu: no memory",
-                        g->m.name, (unsigned long)g->m.nvals);
+    return tp__pte_value_fail(g, TP_ERR_NOMEM, "no memory");
   return tp__pte_graph_keep(g, id_out);
 }
 
@@ -9571,8 +9570,7 @@ TPDEF tp_status tp_pte_define_int_list(tp_pte_graph *g, const int64_t *x, size_t
                         (unsigned long)n, TP_PTE_MAX_ARGS);
   items = (int64_t *)TP_MALLOC((n ? n : 1) * sizeof *items);
   if (!items)
-    return tp__error_set(&g->err, TP_ERR_NOMEM, "method \"%.80s\" value %lu: no memory",
-                        g->m.name, (unsigned long)g->m.nvals);
+    return tp__pte_value_fail(g, TP_ERR_NOMEM, "no memory");
   for (k = 0; k < n; k++) {
     st = tp_pte_define_int(g, x[k], &id);
     if (st != TP_OK) {
@@ -9606,8 +9604,7 @@ static tp_status tp__pte_graph_list(tp_pte_graph *g, int kind, const uint32_t *i
   if (st != TP_OK) return st;
   items = (int32_t *)TP_MALLOC((n ? n : 1) * sizeof *items);
   if (!items)
-    return tp__error_set(&g->err, TP_ERR_NOMEM, "method \"%.80s\" value %lu: no memory",
-                        g->m.name, (unsigned long)g->m.nvals);
+    return tp__pte_value_fail(g, TP_ERR_NOMEM, "no memory");
   for (k = 0; k < n; k++) items[k] = (int32_t)ids[k];
   st = tp__pte_graph_value(g, kind, &v, id_out);
   if (st != TP_OK) {
