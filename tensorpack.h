@@ -10541,7 +10541,7 @@ TPDEF tp_status tp_pte_add_method(tp_pte *p, const tp_pte_method *m) {
   uint32_t *ids;
   char at[100];
   size_t i, k;
-  uint64_t nb, sz, total = 0;
+  uint64_t nb, sz = 0, total = 0;
   tp_status st;
   TP_ASSERT(p);
   st = tp__writer_busy(&p->err, p->writing, "a tp_pte_add_method call", "program");
