@@ -11251,12 +11251,9 @@ static tp_status tp__pte_check_plan(tp_pte_file *f, size_t m) {
   if (chains.pos == 0 || chains.count == 0)
     return TP__PTE_BAD(f, "method \"%.80s\": no chain", name);
   for (i = 0; ops.pos && i < ops.count; i++) {
-    tp_fb_table op;
-    tp__pte_rewind(f);
-    op = tp_fb_vector_table(&ops, i);
-    if (!tp_fb_string(&op, TP_PTE_F_Operator_name, NULL))
-      return TP__PTE_BAD(f, "method \"%.80s\" operator %lu: no name (%s)", name,
-                         (unsigned long)i, tp__pte_fbmsg(f));
+    const char *on, *ov;
+    st = tp_pte_operator_at(f, m, i, &on, &ov);
+    if (st != TP_OK) return f->err.status ? f->err.status : st;
   }
   for (i = 0; i < dels.count; i++) {
     tp_pte_delegate_info di;
@@ -11686,8 +11683,8 @@ TPDEF tp_status tp_pte_operator_at(tp_pte_file *f, size_t m, size_t k, const cha
   *name = tp_fb_string(&op, TP_PTE_F_Operator_name, NULL);
   *overload = tp_fb_string(&op, TP_PTE_F_Operator_overload, NULL);
   if (tp_fb_reader_status(&f->r__) != TP_OK || !*name)
-    return TP__PTE_BAD(f, "method %lu operator %lu: %s", (unsigned long)m, (unsigned long)k,
-                       tp__pte_fbmsg(f));
+    return TP__PTE_BAD(f, "method %lu operator %lu: no name (%s)", (unsigned long)m,
+                       (unsigned long)k, tp__pte_fbmsg(f));
   if (!*overload) *overload = "";
   return TP_OK;
 }
