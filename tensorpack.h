@@ -8569,23 +8569,21 @@ TPDEF const tp_pte_field_info *tp_pte_fields(size_t *count) {
   return tp__pte_field_rows;
 }
 
+#define TP__PTE_TAG_CASE(N, tag) case tag: return #N;
 TPDEF const char *tp_pte_value_kind_name(int tag) {
   switch (tag) {
-#define TP__PTE_TAG_CASE(N, tag) case tag: return #N;
     TP_PTE_KERNEL_TYPES(TP__PTE_TAG_CASE)
-#undef TP__PTE_TAG_CASE
     default: return "?";
   }
 }
 
 TPDEF const char *tp_pte_instruction_name(int tag) {
   switch (tag) {
-#define TP__PTE_TAG_CASE(N, tag) case tag: return #N;
     TP_PTE_INSTRUCTIONS(TP__PTE_TAG_CASE)
-#undef TP__PTE_TAG_CASE
     default: return "?";
   }
 }
+#undef TP__PTE_TAG_CASE
 
 /* ---- the memory planner ---------------------------------------------------------------------
    Places n tensors in one planned buffer so that no two whose lifetimes overlap share a byte.
@@ -8756,18 +8754,11 @@ static int tp__pte_op_cmp(const char *q, const tp__pte_opdef *e) {
 
 TPDEF int tp_pte_op_find(const char *name, const char *overload) {
   char key[256];
-  size_t ln, lo_len, lo = 0, hi = TP__PTE_NOPS;
+  size_t lo = 0, hi = TP__PTE_NOPS;
   if (!name) return -1;
-  ln = strlen(name);
-  lo_len = (overload && overload[0]) ? strlen(overload) : 0;
-  if (ln + lo_len + 2 > sizeof key) return -1; /* longer than any key of the table */
-  memcpy(key, name, ln);
-  if (lo_len) {
-    key[ln] = '.';
-    memcpy(key + ln + 1, overload, lo_len);
-    ln += lo_len + 1;
-  }
-  key[ln] = 0;
+  if (!overload) overload = "";
+  if (strlen(name) + strlen(overload) + 2 > sizeof key) return -1; /* longer than any key */
+  tp__format(key, sizeof key, "%s%s%s", name, overload[0] ? "." : "", overload);
   while (lo < hi) { /* the table is sorted by key (strcmp order) */
     size_t mid = lo + (hi - lo) / 2;
     int c = tp__pte_op_cmp(key, &tp__pte_ops[mid]);
@@ -8787,11 +8778,25 @@ static tp_pte_arg_kind tp__pte_arg_kind_of(char code) {
   }
 }
 
+/* The next of the space-separated argument names at *p (moved past it) as an index of op->args:
+   op->num_args when it names none, -1 at the end of the list. */
+static int tp__pte_next_arg(const tp_pte_op *op, const char **p) {
+  size_t n = 0;
+  uint32_t i;
+  while (**p == ' ') (*p)++;
+  if (!**p) return -1;
+  while ((*p)[n] && (*p)[n] != ' ') n++;
+  for (i = 0; i < op->num_args; i++)
+    if (strlen(op->args[i].name) == n && memcmp(op->args[i].name, *p, n) == 0) break;
+  *p += n;
+  return (int)i;
+}
+
 /* Parses entry e (the TP_PTE_OPS grammar) into *op; 0 when the entry does not follow it (the
    test parses every entry, so only an edited table gets here). */
 static int tp__pte_op_parse(const tp__pte_opdef *e, tp_pte_op *op) {
   const char *p = e->args;
-  int kw = 0;
+  int kw = 0, i;
   memset(op, 0, sizeof *op);
   op->name = e->name;
   op->overload = e->overload;
@@ -8827,18 +8832,10 @@ static int tp__pte_op_parse(const tp__pte_opdef *e, tp_pte_op *op) {
     if (*p == '!') a->is_out = 1, p++;
     if (*p && *p != ' ') return 0;
   }
-  for (p = e->rets;;) {
-    uint32_t i;
-    size_t n = 0;
-    while (*p == ' ') p++;
-    if (!*p) break;
-    while (p[n] && p[n] != ' ') n++;
-    for (i = 0; i < op->num_args; i++)
-      if (strlen(op->args[i].name) == n && memcmp(op->args[i].name, p, n) == 0) break;
-    if (i == op->num_args || !op->args[i].is_out || op->num_returns == TP_PTE_OP_MAX_RETURNS)
+  for (p = e->rets; (i = tp__pte_next_arg(op, &p)) >= 0;) {
+    if (i == (int)op->num_args || !op->args[i].is_out || op->num_returns == TP_PTE_OP_MAX_RETURNS)
       return 0;
-    op->returns[op->num_returns++] = i;
-    p += n;
+    op->returns[op->num_returns++] = (uint32_t)i;
   }
   return 1;
 }
@@ -9052,44 +9049,34 @@ TPDEF tp_status tp__pte_fail(tp_pte *p, tp_status s, const char *fmt, ...) {
    role 0, an intermediate, is allowed); *nbytes_out its bytes (< 2^62). */
 static tp_status tp__pte_check_tensor(tp_error *err, const char *name, int is_arg, size_t k,
                                       tp_pte_tensor *t, uint64_t *nbytes_out) {
-  const char *what = is_arg ? "argument" : "value";
+  char at[128];
   int d, all_zero = 1;
   unsigned char seen[TP_MAX_DIMS];
   uint64_t numel = 1, nbytes;
+  tp__format(at, sizeof at, "method \"%.80s\" %s %lu", name, is_arg ? "argument" : "value",
+             (unsigned long)k);
   if ((is_arg && t->role == 0) || (t->role & ~(TP_PTE_INPUT | TP_PTE_OUTPUT)) != 0)
-    return tp__error_set(err, TP_ERR_INVALID,
-                        "method \"%.80s\" %s %lu: role %u is not TP_PTE_INPUT and/or "
-                        "TP_PTE_OUTPUT%s", name, what, (unsigned long)k, t->role,
-                        is_arg ? "" : " (or 0, an intermediate)");
+    return tp__error_set(err, TP_ERR_INVALID, "%s: role %u is not TP_PTE_INPUT and/or "
+                         "TP_PTE_OUTPUT%s", at, t->role, is_arg ? "" : " (or 0, an intermediate)");
   if ((int)t->dtype < 0 || (int)t->dtype > 15 || tp_dtype_size(t->dtype) == 0)
-    return tp__error_set(err, TP_ERR_UNSUPPORTED,
-                        "method \"%.80s\" %s %lu: dtype %d has no ScalarType tensorpack "
-                        "writes", name, what, (unsigned long)k, (int)t->dtype);
+    return tp__error_set(err, TP_ERR_UNSUPPORTED, "%s: dtype %d has no ScalarType tensorpack "
+                         "writes", at, (int)t->dtype);
   if (t->ndim < 0 || t->ndim > TP_MAX_DIMS)
-    return tp__error_set(err, TP_ERR_INVALID,
-                        "method \"%.80s\" %s %lu: %d dims (0 .. %d)", name, what,
-                        (unsigned long)k, t->ndim, TP_MAX_DIMS);
+    return tp__error_set(err, TP_ERR_INVALID, "%s: %d dims (0 .. %d)", at, t->ndim, TP_MAX_DIMS);
   for (d = 0; d < t->ndim; d++) {
     if (t->sizes[d] < 0)
-      return tp__error_set(err, TP_ERR_INVALID,
-                          "method \"%.80s\" %s %lu: size %lld at dim %d", name, what,
-                          (unsigned long)k, (long long)t->sizes[d], d);
+      return tp__error_set(err, TP_ERR_INVALID, "%s: size %lld at dim %d", at,
+                           (long long)t->sizes[d], d);
     if (t->sizes[d] > INT32_MAX)
-      return tp__error_set(err, TP_ERR_UNSUPPORTED,
-                          "method \"%.80s\" %s %lu: dim %d has size %lld; a program holds "
-                          "int32 sizes", name, what, (unsigned long)k, d,
-                          (long long)t->sizes[d]);
+      return tp__error_set(err, TP_ERR_UNSUPPORTED, "%s: dim %d has size %lld; a program holds "
+                           "int32 sizes", at, d, (long long)t->sizes[d]);
     if (t->dim_order[d] != 0) all_zero = 0;
     if (tp__mul_u64(numel, (uint64_t)t->sizes[d], &numel))
-      return tp__error_set(err, TP_ERR_OVERFLOW,
-                          "method \"%.80s\" %s %lu: element count overflows", name, what,
-                          (unsigned long)k);
+      return tp__error_set(err, TP_ERR_OVERFLOW, "%s: element count overflows", at);
   }
   if (tp__mul_u64(numel, (uint64_t)tp_dtype_size(t->dtype), &nbytes) ||
       nbytes > ((uint64_t)1 << 62))
-    return tp__error_set(err, TP_ERR_OVERFLOW,
-                        "method \"%.80s\" %s %lu: byte count overflows", name, what,
-                        (unsigned long)k);
+    return tp__error_set(err, TP_ERR_OVERFLOW, "%s: byte count overflows", at);
   *nbytes_out = nbytes;
   for (d = t->ndim; d < TP_MAX_DIMS; d++) t->dim_order[d] = 0;
   if (all_zero) {
@@ -9100,10 +9087,8 @@ static tp_status tp__pte_check_tensor(tp_error *err, const char *name, int is_ar
   for (d = 0; d < t->ndim; d++) {
     unsigned o = t->dim_order[d];
     if (o >= (unsigned)t->ndim || seen[o])
-      return tp__error_set(err, TP_ERR_INVALID,
-                          "method \"%.80s\" %s %lu: dim_order is not a permutation of "
-                          "0..%d (entry %d is %u)", name, what, (unsigned long)k, t->ndim - 1,
-                          d, o);
+      return tp__error_set(err, TP_ERR_INVALID, "%s: dim_order is not a permutation of 0..%d "
+                           "(entry %d is %u)", at, t->ndim - 1, d, o);
     seen[o] = 1;
   }
   return TP_OK;
@@ -9153,121 +9138,6 @@ static tp_status tp__pte_check_delegate(tp_error *err, const char *at, const cha
   return TP_OK;
 }
 
-TPDEF tp_status tp_pte_add_method(tp_pte *p, const tp_pte_method *m) {
-  tp__pte_meth nm;
-  char at[100];
-  size_t i, k;
-  tp_status st;
-  TP_ASSERT(p);
-  st = tp__writer_busy(&p->err, p->writing, "a tp_pte_add_method call", "program");
-  if (st != TP_OK) return st;
-  if (!m) return tp__error_set(&p->err, TP_ERR_INVALID, "tp_pte_add_method: NULL method");
-  if (!m->name || !*m->name)
-    return tp__error_set(&p->err, TP_ERR_INVALID, "method %lu: the name is empty",
-                        (unsigned long)p->n);
-  for (i = 0; i < p->n; i++)
-    if (strcmp(p->meths[i].name, m->name) == 0)
-      return tp__error_set(&p->err, TP_ERR_INVALID,
-                          "method \"%.80s\": the name is already method %lu's", m->name,
-                          (unsigned long)i);
-  if (p->n >= TP_PTE_MAX_METHODS)
-    return tp__error_set(&p->err, TP_ERR_INVALID,
-                        "method \"%.80s\": a program holds at most %d methods", m->name,
-                        TP_PTE_MAX_METHODS);
-  tp__format(at, sizeof at, "method \"%.80s\"", m->name);
-  st = tp__pte_check_delegate(&p->err, at, m->backend_id, m->produce, m->blob_size, m->specs,
-                              m->n_specs);
-  if (st != TP_OK) return st;
-  if (m->n_args > TP_PTE_MAX_ARGS)
-    return tp__error_set(&p->err, TP_ERR_INVALID,
-                        "method \"%.80s\": %lu arguments (at most %d)", m->name,
-                        (unsigned long)m->n_args, TP_PTE_MAX_ARGS);
-  if (m->n_args > 0 && !m->args)
-    return tp__error_set(&p->err, TP_ERR_INVALID, "method \"%.80s\": NULL args with %lu "
-                        "arguments", m->name, (unsigned long)m->n_args);
-
-  memset(&nm, 0, sizeof nm);
-  nm.name = tp__pte_strdup(m->name);
-  nm.vals = (tp__pte_val *)TP_MALLOC((m->n_args ? m->n_args : 1) * sizeof *nm.vals);
-  nm.ins = (tp__pte_ins *)TP_MALLOC(sizeof *nm.ins);
-  nm.dels = (tp__pte_del *)TP_MALLOC(sizeof *nm.dels);
-  nm.inputs = (int32_t *)TP_MALLOC((m->n_args ? m->n_args : 1) * sizeof(int32_t));
-  nm.outputs = (int32_t *)TP_MALLOC((m->n_args ? m->n_args : 1) * sizeof(int32_t));
-  if (nm.vals) memset(nm.vals, 0, (m->n_args ? m->n_args : 1) * sizeof *nm.vals);
-  if (nm.ins) memset(nm.ins, 0, sizeof *nm.ins);
-  if (nm.dels) memset(nm.dels, 0, sizeof *nm.dels);
-  if (!nm.name || !nm.vals || !nm.ins || !nm.dels || !nm.inputs || !nm.outputs) {
-    tp__pte_meth_free(&nm);
-    return tp__error_set(&p->err, TP_ERR_NOMEM, "method \"%.80s\": no memory", m->name);
-  }
-  /* one delegate, called once with every argument in order */
-  nm.nins = nm.ndels = 1;
-  nm.ins[0].kind = TP_PTE_I_DelegateCall;
-  nm.dels[0].blob_size = m->blob_size;
-  nm.dels[0].produce = m->produce;
-  nm.dels[0].ctx = m->ctx;
-  nm.dels[0].backend = tp__pte_strdup(m->backend_id);
-  if (m->n_args > 0) nm.ins[0].args = (int32_t *)TP_MALLOC(m->n_args * sizeof(int32_t));
-  if (!nm.dels[0].backend || (m->n_args > 0 && !nm.ins[0].args) ||
-      tp__pte_copy_specs(&nm.dels[0], m->specs, m->n_specs) != TP_OK) {
-    tp__pte_meth_free(&nm);
-    return tp__error_set(&p->err, TP_ERR_NOMEM, "method \"%.80s\": no memory", m->name);
-  }
-  { /* each argument checked, then planned (tp__plan_place): the arguments are all live during
-       the one delegate call, so they lie back to back. Its reader (an int64 size) refuses a
-       buffer of 2^63 bytes or more, so the writer does too, here and not at write time. */
-    tp__plan_item *items = NULL;
-    size_t failed = 0;
-    uint64_t nb = 0;
-    if (m->n_args > 0) {
-      items = (tp__plan_item *)TP_MALLOC(m->n_args * sizeof *items);
-      if (!items) {
-        tp__pte_meth_free(&nm);
-        return tp__error_set(&p->err, TP_ERR_NOMEM, "method \"%.80s\": no memory", m->name);
-      }
-    }
-    for (k = 0; k < m->n_args; k++) {
-      tp__pte_val *v = &nm.vals[k];
-      v->kind = TP_PTE_V_Tensor;
-      v->t = m->args[k];
-      nm.nvals = k + 1;
-      st = tp__pte_check_tensor(&p->err, m->name, 1, k, &v->t, &nb);
-      if (st != TP_OK) {
-        TP_FREE(items);
-        tp__pte_meth_free(&nm);
-        return st;
-      }
-      v->nbytes = items[k].nbytes = nb;
-      items[k].first = items[k].last = 0;
-      nm.ins[0].args[k] = (int32_t)k;
-      if (v->t.role & TP_PTE_INPUT) nm.inputs[nm.nin++] = (int32_t)k;
-      if (v->t.role & TP_PTE_OUTPUT) nm.outputs[nm.nout++] = (int32_t)k;
-    }
-    nm.ins[0].nargs = m->n_args;
-    st = tp__plan_place(items, m->n_args, TP__PTE_PLAN_ALIGN, ((uint64_t)1 << 63) - 1,
-                        &nm.planned, &failed);
-    for (k = 0; st == TP_OK && k < m->n_args; k++) nm.vals[k].offset = items[k].offset;
-    TP_FREE(items);
-    if (st != TP_OK) {
-      tp__pte_meth_free(&nm);
-      if (st == TP_ERR_OVERFLOW)
-        return tp__error_set(&p->err, TP_ERR_OVERFLOW, "method \"%.80s\": the planned "
-                            "arguments 0 .. %lu need more than 2^63 - 1 bytes, which the "
-                            "planned buffer's int64 size cannot hold", m->name,
-                            (unsigned long)failed);
-      return tp__error_set(&p->err, st, "method \"%.80s\": no memory", m->name);
-    }
-  }
-  st = tp__array_reserve((void **)&p->meths, &p->cap, p->n + 1, sizeof *p->meths);
-  if (st != TP_OK) {
-    tp__pte_meth_free(&nm);
-    return tp__error_set(&p->err, st, "method \"%.80s\": no memory", m->name);
-  }
-  p->meths[p->n++] = nm;
-  p->ndels += nm.ndels;
-  return TP_OK;
-}
-
 /* ---- graphs: methods of kernel calls and delegate calls ---- */
 
 struct tp_pte_graph {
@@ -9276,6 +9146,18 @@ struct tp_pte_graph {
   size_t vcap, icap, ocap, dcap, incap, outcap;
   tp_error err;          /* latched building failure */
 };
+
+/* A new empty graph of method `name` (copied) in p, not yet open; NULL: no memory. */
+static tp_pte_graph *tp__pte_graph_new(tp_pte *p, const char *name) {
+  tp_pte_graph *g = (tp_pte_graph *)TP_MALLOC(sizeof *g);
+  if (!g) return NULL;
+  memset(g, 0, sizeof *g);
+  g->p = p;
+  g->m.name = tp__pte_strdup(name);
+  if (g->m.name) return g;
+  TP_FREE(g);
+  return NULL;
+}
 
 TPDEF tp_status tp_pte_graph_create(tp_pte *p, const char *name, tp_pte_graph **out) {
   tp_pte_graph *g;
@@ -9288,15 +9170,8 @@ TPDEF tp_status tp_pte_graph_create(tp_pte *p, const char *name, tp_pte_graph **
     return TP_ERR_INVALID;
   for (i = 0; i < p->n; i++)
     if (strcmp(p->meths[i].name, name) == 0) return TP_ERR_INVALID;
-  g = (tp_pte_graph *)TP_MALLOC(sizeof *g);
+  g = tp__pte_graph_new(p, name);
   if (!g) return TP_ERR_NOMEM;
-  memset(g, 0, sizeof *g);
-  g->p = p;
-  g->m.name = tp__pte_strdup(name);
-  if (!g->m.name) {
-    TP_FREE(g);
-    return TP_ERR_NOMEM;
-  }
   p->open = g;
   *out = g;
   return TP_OK;
@@ -9344,6 +9219,12 @@ TPDEF void tp_pte_graph_destroy(tp_pte_graph *g) {
   TP_FREE(g);
 }
 
+/* Latches s in g with the sentence "method \"NAME\" value N: what", N the value being defined. */
+static tp_status tp__pte_value_fail(tp_pte_graph *g, tp_status s, const char *what) {
+  return tp__error_set(&g->err, s, "method \"%.80s\" value %lu: %s", g->m.name,
+                      (unsigned long)g->m.nvals, what);
+}
+
 /* A new value slot of kind `kind` (zeroed), or the latched failure. */
 static tp_status tp__pte_graph_value(tp_pte_graph *g, int kind, tp__pte_val **v, uint32_t *id) {
   tp_status st;
@@ -9351,15 +9232,12 @@ static tp_status tp__pte_graph_value(tp_pte_graph *g, int kind, tp__pte_val **v,
   st = tp__writer_busy(&g->err, g->p->writing, "a tp_pte_define_* call", "program");
   if (st != TP_OK) return st;
   if (!id)
-    return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\" value %lu: NULL id_out",
-                        g->m.name, (unsigned long)g->m.nvals);
+    return tp__pte_value_fail(g, TP_ERR_INVALID, "NULL id_out");
   if (g->m.nvals >= TP_PTE_MAX_VALUES)
-    return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": more than %d values",
-                        g->m.name, TP_PTE_MAX_VALUES);
+    return tp__pte_graph_fail(g, TP_ERR_INVALID, "more than %d values", TP_PTE_MAX_VALUES);
   st = tp__array_reserve((void **)&g->m.vals, &g->vcap, g->m.nvals + 1, sizeof *g->m.vals);
   if (st != TP_OK)
-    return tp__error_set(&g->err, st, "method \"%.80s\" value %lu: no memory", g->m.name,
-                        (unsigned long)g->m.nvals);
+    return tp__pte_value_fail(g, st, "no memory");
   *v = &g->m.vals[g->m.nvals];
   memset(*v, 0, sizeof **v);
   (*v)->kind = kind;
@@ -9378,8 +9256,7 @@ static tp_status tp__pte_graph_io(tp_pte_graph *g, int is_out, uint32_t id) {
   size_t *n = is_out ? &g->m.nout : &g->m.nin, *cap = is_out ? &g->outcap : &g->incap;
   tp_status st = tp__array_reserve((void **)a, cap, *n + 1, sizeof **a);
   if (st != TP_OK)
-    return tp__error_set(&g->err, st, "method \"%.80s\" value %lu: no memory", g->m.name,
-                        (unsigned long)id);
+    return tp__pte_value_fail(g, st, "no memory");
   (*a)[(*n)++] = (int32_t)id;
   return TP_OK;
 }
@@ -9391,8 +9268,7 @@ TPDEF tp_status tp_pte_define_tensor(tp_pte_graph *g, const tp_pte_tensor *t, ui
   st = tp__pte_graph_value(g, TP_PTE_V_Tensor, &v, id_out);
   if (st != TP_OK) return st;
   if (!t)
-    return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\" value %lu: NULL tensor",
-                        g->m.name, (unsigned long)g->m.nvals);
+    return tp__pte_value_fail(g, TP_ERR_INVALID, "NULL tensor");
   v->t = *t;
   st = tp__pte_check_tensor(&g->err, g->m.name, 0, g->m.nvals, &v->t, &v->nbytes);
   if (st != TP_OK) return st;
@@ -9411,19 +9287,14 @@ TPDEF tp_status tp_pte_define_constant(tp_pte_graph *g, const tp_tensor *view, u
   st = tp__pte_graph_value(g, TP_PTE_V_Tensor, &v, id_out);
   if (st != TP_OK) return st;
   if (!view)
-    return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\" value %lu: NULL constant "
-                        "view", g->m.name, (unsigned long)g->m.nvals);
+    return tp__pte_value_fail(g, TP_ERR_INVALID, "NULL constant view");
   if (view->ndim < 0 || view->ndim > TP_MAX_DIMS)
     return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\" value %lu: a constant of "
                         "%d dims (0 .. %d)", g->m.name, (unsigned long)g->m.nvals, view->ndim,
                         TP_MAX_DIMS);
   v->t.dtype = view->dtype;
   v->t.ndim = view->ndim;
-  for (d = 0; d < view->ndim; d++) {
-    if (view->sizes[d] > INT32_MAX)
-      return tp__error_set(&g->err, TP_ERR_UNSUPPORTED, "method \"%.80s\" value %lu: dim %d of "
-                          "the constant has size %lld; a program holds int32 sizes", g->m.name,
-                          (unsigned long)g->m.nvals, d, (long long)view->sizes[d]);
+  for (d = 0; d < view->ndim; d++) { /* tp__pte_check_tensor refuses sizes above INT32_MAX */
     v->t.sizes[d] = view->sizes[d];
     v->t.dim_order[d] = (uint8_t)d;
   }
@@ -9471,12 +9342,10 @@ TPDEF tp_status tp_pte_define_string(tp_pte_graph *g, const char *str, uint32_t 
   st = tp__pte_graph_value(g, TP_PTE_V_String, &v, id_out);
   if (st != TP_OK) return st;
   if (!str)
-    return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\" value %lu: NULL string",
-                        g->m.name, (unsigned long)g->m.nvals);
+    return tp__pte_value_fail(g, TP_ERR_INVALID, "NULL string");
   v->s = tp__pte_strdup(str);
   if (!v->s)
-    return tp__error_set(&g->err, TP_ERR_NOMEM, "method \"%.80s\" value %lu: no memory",
-                        g->m.name, (unsigned long)g->m.nvals);
+    return tp__pte_value_fail(g, TP_ERR_NOMEM, "no memory");
   return tp__pte_graph_keep(g, id_out);
 }
 
@@ -9485,26 +9354,29 @@ static const char *tp__pte_a(int kind) {
   return strchr("AEIOU", tp_pte_value_kind_name(kind)[0]) ? "an" : "a";
 }
 
-/* Refuses ids [0, n) that are not values of g (or, with tensors_only, not Tensor values). */
+/* Refuses ids [0, n) that are not values of g (or, with tensors 1, not Tensor values; with
+   tensors 2, neither Tensor nor Null values). */
 static tp_status tp__pte_graph_ids(tp_pte_graph *g, const char *what, const uint32_t *ids,
-                                   size_t n, int tensors_only) {
+                                   size_t n, int tensors) {
   size_t k;
   if (n > 0 && !ids)
-    return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": %s: NULL ids with %lu "
-                        "entries", g->m.name, what, (unsigned long)n);
+    return tp__pte_graph_fail(g, TP_ERR_INVALID, "%s: NULL ids with %lu entries", what,
+                              (unsigned long)n);
   if (n > TP_PTE_MAX_ARGS)
-    return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": %s: %lu entries (at most "
-                        "%d)", g->m.name, what, (unsigned long)n, TP_PTE_MAX_ARGS);
+    return tp__pte_graph_fail(g, TP_ERR_INVALID, "%s: %lu entries (at most %d)", what,
+                              (unsigned long)n, TP_PTE_MAX_ARGS);
   for (k = 0; k < n; k++) {
     if (ids[k] >= g->m.nvals)
-      return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": %s: entry %lu is id %lu, "
-                          "which is not a value of the graph (it has %lu)", g->m.name, what,
-                          (unsigned long)k, (unsigned long)ids[k], (unsigned long)g->m.nvals);
-    if (tensors_only && g->m.vals[ids[k]].kind != TP_PTE_V_Tensor)
-      return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": %s: entry %lu is value "
-                          "%lu, %s %s, not a Tensor", g->m.name, what, (unsigned long)k,
-                          (unsigned long)ids[k], tp__pte_a(g->m.vals[ids[k]].kind),
-                          tp_pte_value_kind_name(g->m.vals[ids[k]].kind));
+      return tp__pte_graph_fail(g, TP_ERR_INVALID, "%s: entry %lu is id %lu, which is not a value "
+                                "of the graph (it has %lu)", what, (unsigned long)k,
+                                (unsigned long)ids[k], (unsigned long)g->m.nvals);
+    if (tensors && g->m.vals[ids[k]].kind != TP_PTE_V_Tensor &&
+        (tensors == 1 || g->m.vals[ids[k]].kind != TP_PTE_V_Null))
+      return tp__pte_graph_fail(g, TP_ERR_INVALID, "%s: entry %lu is value %lu, %s %s, not a "
+                                "Tensor%s", what, (unsigned long)k, (unsigned long)ids[k],
+                                tp__pte_a(g->m.vals[ids[k]].kind),
+                                tp_pte_value_kind_name(g->m.vals[ids[k]].kind),
+                                tensors == 1 ? "" : " or a Null");
   }
   return TP_OK;
 }
@@ -9529,8 +9401,7 @@ TPDEF tp_status tp_pte_define_int_list(tp_pte_graph *g, const int64_t *x, size_t
                         (unsigned long)n, TP_PTE_MAX_ARGS);
   items = (int64_t *)TP_MALLOC((n ? n : 1) * sizeof *items);
   if (!items)
-    return tp__error_set(&g->err, TP_ERR_NOMEM, "method \"%.80s\" value %lu: no memory",
-                        g->m.name, (unsigned long)g->m.nvals);
+    return tp__pte_value_fail(g, TP_ERR_NOMEM, "no memory");
   for (k = 0; k < n; k++) {
     st = tp_pte_define_int(g, x[k], &id);
     if (st != TP_OK) {
@@ -9549,8 +9420,10 @@ TPDEF tp_status tp_pte_define_int_list(tp_pte_graph *g, const int64_t *x, size_t
   return tp__pte_graph_keep(g, id_out);
 }
 
-TPDEF tp_status tp_pte_define_tensor_list(tp_pte_graph *g, const uint32_t *ids, size_t n,
-                                          uint32_t *id_out) {
+/* A TensorList (kind TP_PTE_V_TensorList) or OptionalTensorList of the n values ids. */
+static tp_status tp__pte_graph_list(tp_pte_graph *g, int kind, const uint32_t *ids, size_t n,
+                                    uint32_t *id_out) {
+  int opt = kind == TP_PTE_V_OptionalTensorList;
   tp__pte_val *v;
   int32_t *items;
   size_t k;
@@ -9558,14 +9431,13 @@ TPDEF tp_status tp_pte_define_tensor_list(tp_pte_graph *g, const uint32_t *ids, 
   TP_ASSERT(g);
   if (id_out) *id_out = UINT32_MAX;
   if (g->err.status != TP_OK) return g->err.status;
-  st = tp__pte_graph_ids(g, "tensor list", ids, n, 1);
+  st = tp__pte_graph_ids(g, opt ? "optional tensor list" : "tensor list", ids, n, 1 + opt);
   if (st != TP_OK) return st;
   items = (int32_t *)TP_MALLOC((n ? n : 1) * sizeof *items);
   if (!items)
-    return tp__error_set(&g->err, TP_ERR_NOMEM, "method \"%.80s\" value %lu: no memory",
-                        g->m.name, (unsigned long)g->m.nvals);
+    return tp__pte_value_fail(g, TP_ERR_NOMEM, "no memory");
   for (k = 0; k < n; k++) items[k] = (int32_t)ids[k];
-  st = tp__pte_graph_value(g, TP_PTE_V_TensorList, &v, id_out);
+  st = tp__pte_graph_value(g, kind, &v, id_out);
   if (st != TP_OK) {
     TP_FREE(items);
     return st;
@@ -9575,37 +9447,14 @@ TPDEF tp_status tp_pte_define_tensor_list(tp_pte_graph *g, const uint32_t *ids, 
   return tp__pte_graph_keep(g, id_out);
 }
 
+TPDEF tp_status tp_pte_define_tensor_list(tp_pte_graph *g, const uint32_t *ids, size_t n,
+                                          uint32_t *id_out) {
+  return tp__pte_graph_list(g, TP_PTE_V_TensorList, ids, n, id_out);
+}
+
 TPDEF tp_status tp_pte_define_optional_tensor_list(tp_pte_graph *g, const uint32_t *ids,
                                                    size_t n, uint32_t *id_out) {
-  tp__pte_val *v;
-  int32_t *items;
-  size_t k;
-  tp_status st;
-  TP_ASSERT(g);
-  if (id_out) *id_out = UINT32_MAX;
-  if (g->err.status != TP_OK) return g->err.status;
-  st = tp__pte_graph_ids(g, "optional tensor list", ids, n, 0);
-  if (st != TP_OK) return st;
-  for (k = 0; k < n; k++)
-    if (g->m.vals[ids[k]].kind != TP_PTE_V_Tensor && g->m.vals[ids[k]].kind != TP_PTE_V_Null)
-      return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": optional tensor list: "
-                          "entry %lu is value %lu, %s %s, not a Tensor or a Null", g->m.name,
-                          (unsigned long)k, (unsigned long)ids[k],
-                          tp__pte_a(g->m.vals[ids[k]].kind),
-                          tp_pte_value_kind_name(g->m.vals[ids[k]].kind));
-  items = (int32_t *)TP_MALLOC((n ? n : 1) * sizeof *items);
-  if (!items)
-    return tp__error_set(&g->err, TP_ERR_NOMEM, "method \"%.80s\" value %lu: no memory",
-                        g->m.name, (unsigned long)g->m.nvals);
-  for (k = 0; k < n; k++) items[k] = (int32_t)ids[k];
-  st = tp__pte_graph_value(g, TP_PTE_V_OptionalTensorList, &v, id_out);
-  if (st != TP_OK) {
-    TP_FREE(items);
-    return st;
-  }
-  v->items = items;
-  v->nitems = n;
-  return tp__pte_graph_keep(g, id_out);
+  return tp__pte_graph_list(g, TP_PTE_V_OptionalTensorList, ids, n, id_out);
 }
 
 /* The value kinds (a bit per TP_PTE_V_ tag) an argument takes in ExecuTorch's runtime. */
@@ -9643,46 +9492,51 @@ static unsigned tp__pte_arg_takes(const tp_pte_op_arg *a) {
   return m;
 }
 
+/* Appends printf output to buf (cap bytes, always terminated). */
+static void tp__pte_append(char *buf, size_t cap, const char *fmt, ...) TP__PRINTF(3, 4);
+static void tp__pte_append(char *buf, size_t cap, const char *fmt, ...) {
+  size_t len = strlen(buf);
+  va_list ap;
+  if (len + 1 >= cap) return;
+  va_start(ap, fmt);
+  tp__vformat(buf + len, cap - len, fmt, ap);
+  va_end(ap);
+}
+
 /* The kernel call of op with args (value ids, all defined) against the op's schema. */
 static tp_status tp__pte_check_call(tp_pte_graph *g, const char *what, const tp_pte_op *op,
                                     const uint32_t *args, size_t n) {
   size_t k;
   if (n != (size_t)op->num_args + 1)
-    return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": %s: %lu values; the "
-                        "operator takes %lu (%lu arguments, then the return slot)", g->m.name,
-                        what, (unsigned long)n, (unsigned long)(op->num_args + 1),
-                        (unsigned long)op->num_args);
+    return tp__pte_graph_fail(g, TP_ERR_INVALID, "%s: %lu values; the operator takes %lu (%lu "
+                              "arguments, then the return slot)", what, (unsigned long)n,
+                              (unsigned long)(op->num_args + 1), (unsigned long)op->num_args);
   for (k = 0; k < op->num_args; k++) {
     const tp_pte_op_arg *a = &op->args[k];
     unsigned takes = tp__pte_arg_takes(a);
     int kind = g->m.vals[args[k]].kind;
     if (!(takes & (1u << kind))) {
       char list[96];
-      size_t len = 0;
-      int t, first = 1;
+      int t;
       list[0] = '\0';
       for (t = 1; t <= TP_PTE_V_OptionalTensorList; t++)
-        if (takes & (1u << t)) {
-          tp__format(list + len, sizeof list - len, "%s%s", first ? "" : " or ",
-                     tp_pte_value_kind_name(t));
-          len += strlen(list + len);
-          first = 0;
-        }
-      return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": %s: argument %lu (%s: "
-                          "%s%s%s) is value %lu, %s %s; it takes %s", g->m.name, what,
-                          (unsigned long)k, a->name, tp_pte_arg_kind_name(a->kind),
-                          a->is_list ? (a->elem_optional ? "?[]" : "[]") : "",
-                          a->optional ? "?" : "", (unsigned long)args[k], tp__pte_a(kind),
-                          tp_pte_value_kind_name(kind),
-                          first ? "no value tensorpack writes" : list);
+        if (takes & (1u << t))
+          tp__pte_append(list, sizeof list, "%s%s", list[0] ? " or " : "",
+                         tp_pte_value_kind_name(t));
+      return tp__pte_graph_fail(g, TP_ERR_INVALID, "%s: argument %lu (%s: %s%s%s) is value %lu, %s "
+                                "%s; it takes %s", what, (unsigned long)k, a->name,
+                                tp_pte_arg_kind_name(a->kind),
+                                a->is_list ? (a->elem_optional ? "?[]" : "[]") : "",
+                                a->optional ? "?" : "", (unsigned long)args[k], tp__pte_a(kind),
+                                tp_pte_value_kind_name(kind),
+                                list[0] ? list : "no value tensorpack writes");
     }
   }
   if (op->num_returns == 1 && args[op->num_args] != args[op->returns[0]])
-    return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": %s: the return slot is "
-                        "value %lu; it must be the value of argument %lu (%s), %lu, again",
-                        g->m.name, what, (unsigned long)args[op->num_args],
-                        (unsigned long)op->returns[0], op->args[op->returns[0]].name,
-                        (unsigned long)args[op->returns[0]]);
+    return tp__pte_graph_fail(g, TP_ERR_INVALID, "%s: the return slot is value %lu; it must be the "
+                              "value of argument %lu (%s), %lu, again", what,
+                              (unsigned long)args[op->num_args], (unsigned long)op->returns[0],
+                              op->args[op->returns[0]].name, (unsigned long)args[op->returns[0]]);
   return TP_OK;
 }
 
@@ -9721,17 +9575,6 @@ typedef struct tp__pte_sctx {
   char desc[200];      /* "mm of [2, 3] x [3, 4]" */
   char why[160];       /* what is wrong with the inputs, when they make no shape */
 } tp__pte_sctx;
-
-/* Appends printf output to buf (cap bytes, always terminated). */
-static void tp__pte_append(char *buf, size_t cap, const char *fmt, ...) TP__PRINTF(3, 4);
-static void tp__pte_append(char *buf, size_t cap, const char *fmt, ...) {
-  size_t len = strlen(buf);
-  va_list ap;
-  if (len + 1 >= cap) return;
-  va_start(ap, fmt);
-  tp__vformat(buf + len, cap - len, fmt, ap);
-  va_end(ap);
-}
 
 /* "[2, 3]" of n sizes, appended to buf. */
 static void tp__pte_sizes_append(char *buf, size_t cap, int n, const int64_t *s) {
@@ -9788,12 +9631,28 @@ static int tp__pte_ints(const tp__pte_meth *m, const tp__pte_val *v, int64_t *ou
   return 1;
 }
 
+/* x->why = printf output; returns 0, a rule's refusal. */
+static int tp__pte_why(tp__pte_sctx *x, const char *fmt, ...) TP__PRINTF(2, 3);
+static int tp__pte_why(tp__pte_sctx *x, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  tp__vformat(x->why, sizeof x->why, fmt, ap);
+  va_end(ap);
+  return 0;
+}
+
+/* tp__pte_wrap_dim, or 0 with x->why naming dim d (any dim of a 0-dim tensor unless
+   scalar_ok). */
+static int tp__pte_dim(tp__pte_sctx *x, int64_t d, int nd, int scalar_ok, int *out) {
+  if ((nd > 0 || scalar_ok) && tp__pte_wrap_dim(d, nd, out)) return 1;
+  return tp__pte_why(x, "dim %lld is out of range for %d dims", (long long)d, nd);
+}
+
 /* x->in[i]'s int list into out (at most TP_MAX_DIMS entries; more is x->why). */
 static int tp__pte_in_ints(tp__pte_sctx *x, int i, int64_t *out, size_t *n) {
   if (tp__pte_ints(x->m, x->in[i], out, TP_MAX_DIMS, n)) return 1;
-  tp__format(x->why, sizeof x->why, "a list of %lu sizes (a tensor has at most %d dims)",
-             (unsigned long)x->in[i]->nitems, TP_MAX_DIMS);
-  return 0;
+  return tp__pte_why(x, "a list of %lu sizes (a tensor has at most %d dims)",
+                     (unsigned long)x->in[i]->nitems, TP_MAX_DIMS);
 }
 
 /* An Int or Double (Scalar) value as a double. */
@@ -9809,11 +9668,9 @@ static int tp__pte_bcast(tp__pte_sctx *x, tp__pte_shape *a, const tp__pte_shape 
   for (d = 0; d < r.ndim; d++) {
     int ia = a->ndim - r.ndim + d, ib = b->ndim - r.ndim + d;
     int64_t sa = ia >= 0 ? a->s[ia] : 1, sb = ib >= 0 ? b->s[ib] : 1;
-    if (sa != sb && sa != 1 && sb != 1) {
-      tp__format(x->why, sizeof x->why, "sizes %lld and %lld do not broadcast", (long long)sa,
-                 (long long)sb);
-      return 0;
-    }
+    if (sa != sb && sa != 1 && sb != 1)
+      return tp__pte_why(x, "sizes %lld and %lld do not broadcast", (long long)sa,
+                         (long long)sb);
     r.s[d] = sa == 1 ? sb : sa;
   }
   *a = r;
@@ -9833,23 +9690,24 @@ static void tp__pte_desc_inputs(tp__pte_sctx *x, int n, const char *sep) {
   }
 }
 
+/* x->desc = "<op> of <self>" + word + the n sizes li ("view of [6] as [2, 3]"). */
+static void tp__pte_desc_list(tp__pte_sctx *x, const char *word, const int64_t *li, size_t n) {
+  tp__pte_desc_inputs(x, 1, NULL);
+  tp__pte_append(x->desc, sizeof x->desc, "%s", word);
+  tp__pte_sizes_append(x->desc, sizeof x->desc, (int)n, li);
+}
+
 /* [n, k] x [k, m]: x->in[a] x x->in[b], both `nd` dims (a shared batch first when 3). */
 static int tp__pte_matmul(tp__pte_sctx *x, int a, int b, int nd, tp__pte_shape *sh) {
   const tp_pte_tensor *p = &x->in[a]->t, *q = &x->in[b]->t;
-  if (p->ndim != nd || q->ndim != nd) {
-    tp__format(x->why, sizeof x->why, "%s takes two %d-dim tensors", x->op, nd);
-    return 0;
-  }
-  if (nd == 3 && p->sizes[0] != q->sizes[0]) {
-    tp__format(x->why, sizeof x->why, "the batch sizes %lld and %lld differ",
-               (long long)p->sizes[0], (long long)q->sizes[0]);
-    return 0;
-  }
-  if (p->sizes[nd - 1] != q->sizes[nd - 2]) {
-    tp__format(x->why, sizeof x->why, "the inner sizes %lld and %lld differ",
-               (long long)p->sizes[nd - 1], (long long)q->sizes[nd - 2]);
-    return 0;
-  }
+  if (p->ndim != nd || q->ndim != nd)
+    return tp__pte_why(x, "%s takes two %d-dim tensors", x->op, nd);
+  if (nd == 3 && p->sizes[0] != q->sizes[0])
+    return tp__pte_why(x, "the batch sizes %lld and %lld differ", (long long)p->sizes[0],
+                       (long long)q->sizes[0]);
+  if (p->sizes[nd - 1] != q->sizes[nd - 2])
+    return tp__pte_why(x, "the inner sizes %lld and %lld differ", (long long)p->sizes[nd - 1],
+                       (long long)q->sizes[nd - 2]);
   sh->ndim = nd;
   if (nd == 3) sh->s[0] = p->sizes[0];
   sh->s[nd - 2] = p->sizes[nd - 2];
@@ -9888,10 +9746,7 @@ static int tp__pte_derive(tp__pte_sctx *x, int kind, uint32_t r, tp__pte_shape *
       return tp__pte_matmul(x, 0, 1, kind == TP__PTE_SK_MM ? 2 : 3, sh);
     case TP__PTE_SK_ADDMM: {
       tp__pte_shape b = *sh;
-      tp__format(x->desc, sizeof x->desc, "addmm of ");
-      tp__pte_sizes_append(x->desc, sizeof x->desc, nd, self->t.sizes);
-      tp__pte_append(x->desc, sizeof x->desc, " + ");
-      tp__pte_sizes_append(x->desc, sizeof x->desc, x->in[1]->t.ndim, x->in[1]->t.sizes);
+      tp__pte_desc_list(x, " + ", x->in[1]->t.sizes, (size_t)x->in[1]->t.ndim);
       tp__pte_append(x->desc, sizeof x->desc, " x ");
       tp__pte_sizes_append(x->desc, sizeof x->desc, x->in[2]->t.ndim, x->in[2]->t.sizes);
       if (!tp__pte_matmul(x, 1, 2, 2, sh)) return 0;
@@ -9908,32 +9763,25 @@ static int tp__pte_derive(tp__pte_sctx *x, int kind, uint32_t r, tp__pte_shape *
       uint64_t total = tp__pte_numel(self), known = 1;
       int infer = -1;
       if (!tp__pte_in_ints(x, 1, li, &n)) return 0;
-      tp__pte_desc_inputs(x, 1, NULL);
-      tp__pte_append(x->desc, sizeof x->desc, " as ");
-      tp__pte_sizes_append(x->desc, sizeof x->desc, (int)n, li);
+      tp__pte_desc_list(x, " as ", li, n);
       for (k = 0; k < n; k++) {
         if (li[k] == -1 && infer < 0) {
           infer = (int)k;
           continue;
         }
-        if (li[k] < 0) {
-          tp__format(x->why, sizeof x->why, "size %lld at %lu (only one -1 is inferred)",
-                     (long long)li[k], (unsigned long)k);
-          return 0;
-        }
+        if (li[k] < 0)
+          return tp__pte_why(x, "size %lld at %lu (only one -1 is inferred)", (long long)li[k],
+                             (unsigned long)k);
         if (tp__mul_u64(known, (uint64_t)li[k], &known)) known = UINT64_MAX;
       }
       if (infer >= 0) {
-        if (known == 0 || total % known != 0) {
-          tp__format(x->why, sizeof x->why, "%llu elements are not a multiple of %llu",
-                     (unsigned long long)total, (unsigned long long)known);
-          return 0;
-        }
+        if (known == 0 || total % known != 0)
+          return tp__pte_why(x, "%llu elements are not a multiple of %llu",
+                             (unsigned long long)total, (unsigned long long)known);
         li[infer] = (int64_t)(total / known);
       } else if (known != total) {
-        tp__format(x->why, sizeof x->why, "%llu elements, not %llu", (unsigned long long)total,
-                   (unsigned long long)known);
-        return 0;
+        return tp__pte_why(x, "%llu elements, not %llu", (unsigned long long)total,
+                           (unsigned long long)known);
       }
       sh->ndim = (int)n;
       for (k = 0; k < n; k++) sh->s[k] = li[k];
@@ -9942,18 +9790,14 @@ static int tp__pte_derive(tp__pte_sctx *x, int kind, uint32_t r, tp__pte_shape *
     case TP__PTE_SK_PERMUTE: {
       unsigned char seen[TP_MAX_DIMS];
       if (!tp__pte_in_ints(x, 1, li, &n)) return 0;
-      tp__pte_desc_inputs(x, 1, NULL);
-      tp__pte_append(x->desc, sizeof x->desc, " by ");
-      tp__pte_sizes_append(x->desc, sizeof x->desc, (int)n, li);
+      tp__pte_desc_list(x, " by ", li, n);
       memset(seen, 0, sizeof seen);
       for (k = 0; k < n && (int)n == nd; k++) {
         if (!tp__pte_wrap_dim(li[k], nd, &d) || seen[d]++) break;
         sh->s[k] = self->t.sizes[d];
       }
-      if ((int)n != nd || k < n) {
-        tp__format(x->why, sizeof x->why, "dims is not a permutation of the %d dims", nd);
-        return 0;
-      }
+      if ((int)n != nd || k < n)
+        return tp__pte_why(x, "dims is not a permutation of the %d dims", nd);
       return 1;
     }
     case TP__PTE_SK_TRANSPOSE: {
@@ -9961,10 +9805,8 @@ static int tp__pte_derive(tp__pte_sctx *x, int kind, uint32_t r, tp__pte_shape *
       tp__pte_desc_inputs(x, 1, NULL);
       tp__pte_append(x->desc, sizeof x->desc, " swapping dims %lld and %lld",
                      (long long)x->in[1]->i, (long long)x->in[2]->i);
-      if (!tp__pte_wrap_dim(x->in[1]->i, nd, &d) || !tp__pte_wrap_dim(x->in[2]->i, nd, &d1)) {
-        tp__format(x->why, sizeof x->why, "a dim is out of range for %d dims", nd);
-        return 0;
-      }
+      if (!tp__pte_wrap_dim(x->in[1]->i, nd, &d) || !tp__pte_wrap_dim(x->in[2]->i, nd, &d1))
+        return tp__pte_why(x, "a dim is out of range for %d dims", nd);
       if (nd > 0) {
         int64_t t = sh->s[d];
         sh->s[d] = sh->s[d1];
@@ -9974,31 +9816,23 @@ static int tp__pte_derive(tp__pte_sctx *x, int kind, uint32_t r, tp__pte_shape *
     }
     case TP__PTE_SK_EXPAND: {
       if (!tp__pte_in_ints(x, 1, li, &n)) return 0;
-      tp__pte_desc_inputs(x, 1, NULL);
-      tp__pte_append(x->desc, sizeof x->desc, " to ");
-      tp__pte_sizes_append(x->desc, sizeof x->desc, (int)n, li);
-      if ((int)n < nd) {
-        tp__format(x->why, sizeof x->why, "%lu sizes for a tensor of %d dims", (unsigned long)n,
-                   nd);
-        return 0;
-      }
+      tp__pte_desc_list(x, " to ", li, n);
+      if ((int)n < nd)
+        return tp__pte_why(x, "%lu sizes for a tensor of %d dims", (unsigned long)n, nd);
       sh->ndim = (int)n;
       for (k = 0; k < n; k++) {
         int id = (int)k - ((int)n - nd); /* the tensor's dim under size k, or < 0 (a new one) */
         int64_t have = id >= 0 ? self->t.sizes[id] : 1;
-        if (li[k] == -1 && id >= 0) {
+        if (li[k] == -1 && id >= 0)
           sh->s[k] = have;
-        } else if (li[k] < 0 || (have != 1 && li[k] != have)) {
-          if (id < 0)
-            tp__format(x->why, sizeof x->why, "size %lld at %lu: a new leading dim takes a "
-                       "size >= 0", (long long)li[k], (unsigned long)k);
-          else
-            tp__format(x->why, sizeof x->why, "size %lld at %lu cannot expand a dim of %lld",
-                       (long long)li[k], (unsigned long)k, (long long)have);
-          return 0;
-        } else {
+        else if (li[k] >= 0 && (have == 1 || li[k] == have))
           sh->s[k] = li[k];
-        }
+        else if (id < 0)
+          return tp__pte_why(x, "size %lld at %lu: a new leading dim takes a size >= 0",
+                             (long long)li[k], (unsigned long)k);
+        else
+          return tp__pte_why(x, "size %lld at %lu cannot expand a dim of %lld",
+                             (long long)li[k], (unsigned long)k, (long long)have);
       }
       return 1;
     }
@@ -10006,20 +9840,15 @@ static int tp__pte_derive(tp__pte_sctx *x, int kind, uint32_t r, tp__pte_shape *
       int64_t len, start, end, step = x->in[4]->i, cnt = 0;
       start = x->in[2]->kind == TP_PTE_V_Int ? x->in[2]->i : 0;
       tp__pte_desc_inputs(x, 1, NULL);
-      if (nd == 0 || !tp__pte_wrap_dim(x->in[1]->i, nd, &d)) {
+      if (!tp__pte_dim(x, x->in[1]->i, nd, 0, &d)) {
         tp__pte_append(x->desc, sizeof x->desc, " on dim %lld", (long long)x->in[1]->i);
-        tp__format(x->why, sizeof x->why, "dim %lld is out of range for %d dims",
-                   (long long)x->in[1]->i, nd);
         return 0;
       }
       len = self->t.sizes[d];
       end = x->in[3]->kind == TP_PTE_V_Int ? x->in[3]->i : len;
       tp__pte_append(x->desc, sizeof x->desc, " on dim %d from %lld to %lld by %lld", d,
                      (long long)start, (long long)end, (long long)step);
-      if (step <= 0) {
-        tp__format(x->why, sizeof x->why, "step %lld is not positive", (long long)step);
-        return 0;
-      }
+      if (step <= 0) return tp__pte_why(x, "step %lld is not positive", (long long)step);
       if (start < 0) start += len; /* no overflow: len >= 0 */
       if (end < 0) end += len;
       if (start < 0) start = 0;
@@ -10033,16 +9862,10 @@ static int tp__pte_derive(tp__pte_sctx *x, int kind, uint32_t r, tp__pte_shape *
       tp__pte_desc_inputs(x, 1, NULL);
       tp__pte_append(x->desc, sizeof x->desc, " at index %lld of dim %lld", (long long)idx,
                      (long long)x->in[1]->i);
-      if (nd == 0 || !tp__pte_wrap_dim(x->in[1]->i, nd, &d)) {
-        tp__format(x->why, sizeof x->why, "dim %lld is out of range for %d dims",
-                   (long long)x->in[1]->i, nd);
-        return 0;
-      }
-      if (idx < -self->t.sizes[d] || idx >= self->t.sizes[d]) {
-        tp__format(x->why, sizeof x->why, "index %lld is outside dim %d of size %lld",
-                   (long long)idx, d, (long long)self->t.sizes[d]);
-        return 0;
-      }
+      if (!tp__pte_dim(x, x->in[1]->i, nd, 0, &d)) return 0;
+      if (idx < -self->t.sizes[d] || idx >= self->t.sizes[d])
+        return tp__pte_why(x, "index %lld is outside dim %d of size %lld", (long long)idx, d,
+                           (long long)self->t.sizes[d]);
       for (i = d; i + 1 < nd; i++) sh->s[i] = sh->s[i + 1];
       sh->ndim = nd - 1;
       return 1;
@@ -10050,11 +9873,7 @@ static int tp__pte_derive(tp__pte_sctx *x, int kind, uint32_t r, tp__pte_shape *
     case TP__PTE_SK_UNSQUEEZE:
       tp__pte_desc_inputs(x, 1, NULL);
       tp__pte_append(x->desc, sizeof x->desc, " at dim %lld", (long long)x->in[1]->i);
-      if (!tp__pte_wrap_dim(x->in[1]->i, nd + 1, &d)) {
-        tp__format(x->why, sizeof x->why, "dim %lld is out of range for %d dims",
-                   (long long)x->in[1]->i, nd + 1);
-        return 0;
-      }
+      if (!tp__pte_dim(x, x->in[1]->i, nd + 1, 1, &d)) return 0;
       for (i = nd; i > d; i--) sh->s[i] = sh->s[i - 1];
       sh->s[d] = 1;
       sh->ndim = nd + 1;
@@ -10062,20 +9881,15 @@ static int tp__pte_derive(tp__pte_sctx *x, int kind, uint32_t r, tp__pte_shape *
     case TP__PTE_SK_SQUEEZE: {
       unsigned char drop[TP_MAX_DIMS];
       if (!tp__pte_in_ints(x, 1, li, &n)) return 0;
-      tp__pte_desc_inputs(x, 1, NULL);
       if (x->in[1]->kind == TP_PTE_V_Int) {
+        tp__pte_desc_inputs(x, 1, NULL);
         tp__pte_append(x->desc, sizeof x->desc, " at dim %lld", (long long)li[0]);
       } else {
-        tp__pte_append(x->desc, sizeof x->desc, " at dims ");
-        tp__pte_sizes_append(x->desc, sizeof x->desc, (int)n, li);
+        tp__pte_desc_list(x, " at dims ", li, n);
       }
       memset(drop, 0, sizeof drop);
       for (k = 0; k < n; k++) {
-        if (!tp__pte_wrap_dim(li[k], nd, &d)) {
-          tp__format(x->why, sizeof x->why, "dim %lld is out of range for %d dims",
-                     (long long)li[k], nd);
-          return 0;
-        }
+        if (!tp__pte_dim(x, li[k], nd, 1, &d)) return 0;
         if (nd > 0 && self->t.sizes[d] == 1) drop[d] = 1;
       }
       sh->ndim = 0;
@@ -10095,27 +9909,18 @@ static int tp__pte_derive(tp__pte_sctx *x, int kind, uint32_t r, tp__pte_shape *
         if (!ref || t->t.ndim != 1 || t->t.sizes[0] != 0) ref = t;
       }
       tp__pte_append(x->desc, sizeof x->desc, " on dim %lld", (long long)x->in[1]->i);
-      if (!ref) {
-        tp__format(x->why, sizeof x->why, "no tensors");
-        return 0;
-      }
+      if (!ref) return tp__pte_why(x, "no tensors");
       tp__pte_shape_of(ref, sh);
-      if (ref->t.ndim == 0 || !tp__pte_wrap_dim(x->in[1]->i, ref->t.ndim, &d)) {
-        tp__format(x->why, sizeof x->why, "dim %lld is out of range for %d dims",
-                   (long long)x->in[1]->i, ref->t.ndim);
-        return 0;
-      }
+      if (!tp__pte_dim(x, x->in[1]->i, ref->t.ndim, 0, &d)) return 0;
       for (k = 0; k < lst->nitems; k++) {
         const tp__pte_val *t = &x->m->vals[lst->items[k]];
         int same = t->t.ndim == ref->t.ndim;
         if (t->t.ndim == 1 && t->t.sizes[0] == 0) continue;
         for (i = 0; same && i < t->t.ndim; i++)
           same = i == d || t->t.sizes[i] == ref->t.sizes[i];
-        if (!same) {
-          tp__format(x->why, sizeof x->why, "tensor %lu does not match the others outside dim %d",
-                     (unsigned long)k, d);
-          return 0;
-        }
+        if (!same)
+          return tp__pte_why(x, "tensor %lu does not match the others outside dim %d",
+                             (unsigned long)k, d);
         if (tp__pte_numel(t) > 0) cat += t->t.sizes[d];
       }
       sh->s[d] = cat;
@@ -10123,14 +9928,8 @@ static int tp__pte_derive(tp__pte_sctx *x, int kind, uint32_t r, tp__pte_shape *
     }
     case TP__PTE_SK_EMBEDDING: {
       const tp_pte_tensor *ix = &x->in[1]->t;
-      tp__format(x->desc, sizeof x->desc, "embedding of ");
-      tp__pte_sizes_append(x->desc, sizeof x->desc, nd, self->t.sizes);
-      tp__pte_append(x->desc, sizeof x->desc, " at indices ");
-      tp__pte_sizes_append(x->desc, sizeof x->desc, ix->ndim, ix->sizes);
-      if (nd != 2) {
-        tp__format(x->why, sizeof x->why, "the weight has %d dims, not 2", nd);
-        return 0;
-      }
+      tp__pte_desc_list(x, " at indices ", ix->sizes, (size_t)ix->ndim);
+      if (nd != 2) return tp__pte_why(x, "the weight has %d dims, not 2", nd);
       sh->ndim = ix->ndim + 1;
       for (i = 0; i < ix->ndim; i++) sh->s[i] = ix->sizes[i];
       sh->s[ix->ndim] = self->t.sizes[1];
@@ -10141,31 +9940,20 @@ static int tp__pte_derive(tp__pte_sctx *x, int kind, uint32_t r, tp__pte_shape *
       tp__pte_desc_inputs(x, 1, NULL);
       tp__pte_append(x->desc, sizeof x->desc, " on dim %lld by %llu indices",
                      (long long)x->in[1]->i, (unsigned long long)tp__pte_numel(ix));
-      if (ix->t.ndim > 1) {
-        tp__format(x->why, sizeof x->why, "the index has %d dims (0 or 1)", ix->t.ndim);
-        return 0;
-      }
-      if (!tp__pte_wrap_dim(x->in[1]->i, nd, &d)) {
-        tp__format(x->why, sizeof x->why, "dim %lld is out of range for %d dims",
-                   (long long)x->in[1]->i, nd);
-        return 0;
-      }
+      if (ix->t.ndim > 1) return tp__pte_why(x, "the index has %d dims (0 or 1)", ix->t.ndim);
+      if (!tp__pte_dim(x, x->in[1]->i, nd, 1, &d)) return 0;
       if (nd > 0) sh->s[d] = (int64_t)tp__pte_numel(ix);
       return 1;
     }
     case TP__PTE_SK_LAYER_NORM: {
       int lead;
       if (!tp__pte_in_ints(x, 1, li, &n)) return 0;
-      tp__pte_desc_inputs(x, 1, NULL);
-      tp__pte_append(x->desc, sizeof x->desc, " over ");
-      tp__pte_sizes_append(x->desc, sizeof x->desc, (int)n, li);
+      tp__pte_desc_list(x, " over ", li, n);
       lead = nd - (int)n;
       for (k = 0; k < n && lead >= 0; k++)
         if (self->t.sizes[lead + (int)k] != li[k]) lead = -1;
-      if (n == 0 || lead < 0) {
-        tp__format(x->why, sizeof x->why, "normalized_shape is not the input's last dims");
-        return 0;
-      }
+      if (n == 0 || lead < 0)
+        return tp__pte_why(x, "normalized_shape is not the input's last dims");
       if (r > 0)
         for (i = lead; i < nd; i++) sh->s[i] = 1;
       return 1;
@@ -10174,25 +9962,17 @@ static int tp__pte_derive(tp__pte_sctx *x, int kind, uint32_t r, tp__pte_shape *
       unsigned char drop[TP_MAX_DIMS];
       int keep = x->in[2]->i != 0;
       if (!tp__pte_in_ints(x, 1, li, &n)) return 0;
-      tp__pte_desc_inputs(x, 1, NULL);
       if (n == 0) {
+        tp__pte_desc_inputs(x, 1, NULL);
         tp__pte_append(x->desc, sizeof x->desc, " over all dims");
       } else {
-        tp__pte_append(x->desc, sizeof x->desc, " over dims ");
-        tp__pte_sizes_append(x->desc, sizeof x->desc, (int)n, li);
+        tp__pte_desc_list(x, " over dims ", li, n);
       }
       if (keep) tp__pte_append(x->desc, sizeof x->desc, " with keepdim");
       memset(drop, n == 0, sizeof drop);
       for (k = 0; k < n; k++) {
-        if (!tp__pte_wrap_dim(li[k], nd, &d)) {
-          tp__format(x->why, sizeof x->why, "dim %lld is out of range for %d dims",
-                     (long long)li[k], nd);
-          return 0;
-        }
-        if (drop[d]++) {
-          tp__format(x->why, sizeof x->why, "dim %d is listed twice", d);
-          return 0;
-        }
+        if (!tp__pte_dim(x, li[k], nd, 1, &d)) return 0;
+        if (drop[d]++) return tp__pte_why(x, "dim %d is listed twice", d);
       }
       sh->ndim = 0;
       for (i = 0; i < nd; i++)
@@ -10206,11 +9986,9 @@ static int tp__pte_derive(tp__pte_sctx *x, int kind, uint32_t r, tp__pte_shape *
       tp__pte_sizes_append(x->desc, sizeof x->desc, (int)n, li);
       sh->ndim = (int)n;
       for (k = 0; k < n; k++) {
-        if (li[k] < 0) {
-          tp__format(x->why, sizeof x->why, "size %lld at %lu is negative", (long long)li[k],
-                     (unsigned long)k);
-          return 0;
-        }
+        if (li[k] < 0)
+          return tp__pte_why(x, "size %lld at %lu is negative", (long long)li[k],
+                             (unsigned long)k);
         sh->s[k] = li[k];
       }
       return 1;
@@ -10225,11 +10003,9 @@ static int tp__pte_derive(tp__pte_sctx *x, int kind, uint32_t r, tp__pte_shape *
       }
       tp__format(x->desc, sizeof x->desc, "arange from %g to %g by %g", start, end, step);
       cnt = (end - start) / step;
-      if (!(cnt >= 0 && cnt <= (double)INT32_MAX) || step == 0) {
-        tp__format(x->why, sizeof x->why, "(end - start) / step is %g, not a count of 0 .. %d",
-                   cnt, INT32_MAX);
-        return 0;
-      }
+      if (!(cnt >= 0 && cnt <= (double)INT32_MAX) || step == 0)
+        return tp__pte_why(x, "(end - start) / step is %g, not a count of 0 .. %d", cnt,
+                           INT32_MAX);
       sh->ndim = 1;
       sh->s[0] = (int64_t)cnt;
       if ((double)sh->s[0] < cnt) sh->s[0]++; /* the ceiling */
@@ -10274,7 +10050,7 @@ static tp_status tp__pte_check_shapes(tp_pte_graph *g, const char *what, const t
   const char *p;
   size_t k;
   uint32_t r;
-  int dt;
+  int dt, i;
   for (k = 0; k < sizeof tp__pte_rules / sizeof tp__pte_rules[0] && !rule; k++)
     if (strcmp(tp__pte_rules[k].name, op->name) == 0 &&
         strcmp(tp__pte_rules[k].overload, op->overload) == 0)
@@ -10283,16 +10059,9 @@ static tp_status tp__pte_check_shapes(tp_pte_graph *g, const char *what, const t
   memset(&x, 0, sizeof x);
   x.m = &g->m;
   x.op = strstr(op->name, "::") ? strstr(op->name, "::") + 2 : op->name;
-  for (p = rule->inputs; *p;) { /* the row's input names -> the call's values */
-    size_t len = 0;
-    while (*p == ' ') p++;
-    while (p[len] && p[len] != ' ') len++;
-    if (!len) break;
-    for (k = 0; k < op->num_args; k++)
-      if (strlen(op->args[k].name) == len && memcmp(op->args[k].name, p, len) == 0) break;
-    if (k == op->num_args || x.nin == 5) return TP_OK; /* a row the test would refuse */
-    x.in[x.nin++] = &g->m.vals[args[k]];
-    p += len;
+  for (p = rule->inputs; (i = tp__pte_next_arg(op, &p)) >= 0;) { /* names -> the call's values */
+    if (i == (int)op->num_args || x.nin == 5) return TP_OK; /* a row the test would refuse */
+    x.in[x.nin++] = &g->m.vals[args[i]];
   }
   if (x.nin == 0) return TP_OK;
   for (k = 0; k < op->num_args; k++)
@@ -10301,10 +10070,9 @@ static tp_status tp__pte_check_shapes(tp_pte_graph *g, const char *what, const t
   for (r = 0; r < op->num_returns; r++) {
     const tp__pte_val *out = &g->m.vals[args[op->returns[r]]];
     tp__pte_shape sh;
-    int same, i;
+    int same;
     if (!tp__pte_derive(&x, rule->kind, r, &sh))
-      return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": %s: %s: %s", g->m.name,
-                          what, x.desc, x.why);
+      return tp__pte_graph_fail(g, TP_ERR_INVALID, "%s: %s: %s", what, x.desc, x.why);
     same = out->kind == TP_PTE_V_Tensor && out->t.ndim == sh.ndim;
     for (i = 0; same && i < sh.ndim; i++) same = out->t.sizes[i] == sh.s[i];
     if (!same || (dt >= 0 && (int)out->t.dtype != dt)) {
@@ -10314,32 +10082,30 @@ static tp_status tp__pte_check_shapes(tp_pte_graph *g, const char *what, const t
       if (dt >= 0 && (int)out->t.dtype != dt)
         tp__pte_append(want, sizeof want, "%s ", tp_dtype_name((tp_dtype)dt));
       tp__pte_sizes_append(want, sizeof want, sh.ndim, sh.s);
-      return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": %s: %s is %s, %s makes %s",
-                          g->m.name, what, op->args[op->returns[r]].name, got, x.desc, want);
+      return tp__pte_graph_fail(g, TP_ERR_INVALID, "%s: %s is %s, %s makes %s", what,
+                                op->args[op->returns[r]].name, got, x.desc, want);
     }
   }
   return TP_OK;
 }
 
-/* A new instruction of kind `kind` calling args (checked), or the latched failure. */
+/* A new instruction of kind `kind` calling args (its caller checked them with
+   tp__pte_graph_ids). */
 static tp_status tp__pte_graph_instr(tp_pte_graph *g, int kind, uint32_t index, const char *what,
                                      const uint32_t *args, size_t n) {
   tp__pte_ins *in;
   size_t k;
-  tp_status st = tp__pte_graph_ids(g, what, args, n, kind == TP_PTE_I_DelegateCall);
-  if (st != TP_OK) return st;
+  tp_status st;
   if (g->m.nins >= TP_PTE_MAX_VALUES)
-    return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": more than %d instructions",
-                        g->m.name, TP_PTE_MAX_VALUES);
+    return tp__pte_graph_fail(g, TP_ERR_INVALID, "more than %d instructions", TP_PTE_MAX_VALUES);
   st = tp__array_reserve((void **)&g->m.ins, &g->icap, g->m.nins + 1, sizeof *g->m.ins);
   if (st != TP_OK)
-    return tp__error_set(&g->err, st, "method \"%.80s\": %s: no memory", g->m.name, what);
+    return tp__pte_graph_fail(g, st, "%s: no memory", what);
   in = &g->m.ins[g->m.nins];
   memset(in, 0, sizeof *in);
   in->args = (int32_t *)TP_MALLOC((n ? n : 1) * sizeof *in->args);
   if (!in->args)
-    return tp__error_set(&g->err, TP_ERR_NOMEM, "method \"%.80s\": %s: no memory", g->m.name,
-                        what);
+    return tp__pte_graph_fail(g, TP_ERR_NOMEM, "%s: no memory", what);
   for (k = 0; k < n; k++) in->args[k] = (int32_t)args[k];
   in->nargs = n;
   in->kind = kind;
@@ -10370,9 +10136,9 @@ TPDEF tp_status tp_pte_call_kernel(tp_pte_graph *g, const char *name, const char
   if (!g->p->other_runtime) {
     tp_pte_op op;
     if (tp_pte_op_lookup(name, overload, &op) != TP_OK)
-      return tp__error_set(&g->err, TP_ERR_UNSUPPORTED, "method \"%.80s\": %s: not an operator "
-                          "of ExecuTorch's portable kernels (TP_PTE_OPS); for a runtime with "
-                          "other kernels set tp_pte_options.other_runtime", g->m.name, what);
+      return tp__pte_graph_fail(g, TP_ERR_UNSUPPORTED, "%s: not an operator of ExecuTorch's "
+                                "portable kernels (TP_PTE_OPS); for a runtime with other kernels "
+                                "set tp_pte_options.other_runtime", what);
     st = tp__pte_check_call(g, what, &op, args, n);
     if (st == TP_OK) st = tp__pte_check_shapes(g, what, &op, args);
     if (st != TP_OK) return st;
@@ -10384,15 +10150,14 @@ TPDEF tp_status tp_pte_call_kernel(tp_pte_graph *g, const char *name, const char
     tp__pte_op *op;
     st = tp__array_reserve((void **)&g->m.ops, &g->ocap, g->m.nops + 1, sizeof *g->m.ops);
     if (st != TP_OK)
-      return tp__error_set(&g->err, st, "method \"%.80s\": %s: no memory", g->m.name, what);
+      return tp__pte_graph_fail(g, st, "%s: no memory", what);
     op = &g->m.ops[g->m.nops];
     op->name = tp__pte_strdup(name);
     op->overload = tp__pte_strdup(overload);
     if (!op->name || !op->overload) {
       TP_FREE(op->name);
       TP_FREE(op->overload);
-      return tp__error_set(&g->err, TP_ERR_NOMEM, "method \"%.80s\": %s: no memory", g->m.name,
-                          what);
+      return tp__pte_graph_fail(g, TP_ERR_NOMEM, "%s: no memory", what);
     }
     g->m.nops++;
   }
@@ -10409,8 +10174,7 @@ TPDEF tp_status tp_pte_call_delegate(tp_pte_graph *g, const tp_pte_delegate *d,
   if (st != TP_OK) return st;
   tp__format(what, sizeof what, "instruction %lu (delegate %lu)", (unsigned long)g->m.nins,
              (unsigned long)g->m.ndels);
-  if (!d) return tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": %s: NULL delegate",
-                               g->m.name, what);
+  if (!d) return tp__pte_graph_fail(g, TP_ERR_INVALID, "%s: NULL delegate", what);
   {
     char at[200];
     tp__format(at, sizeof at, "method \"%.80s\": %s", g->m.name, what);
@@ -10422,7 +10186,7 @@ TPDEF tp_status tp_pte_call_delegate(tp_pte_graph *g, const tp_pte_delegate *d,
   if (st != TP_OK) return st;
   st = tp__array_reserve((void **)&g->m.dels, &g->dcap, g->m.ndels + 1, sizeof *g->m.dels);
   if (st != TP_OK)
-    return tp__error_set(&g->err, st, "method \"%.80s\": %s: no memory", g->m.name, what);
+    return tp__pte_graph_fail(g, st, "%s: no memory", what);
   nd = &g->m.dels[g->m.ndels];
   memset(nd, 0, sizeof *nd);
   nd->blob_size = d->blob_size;
@@ -10431,21 +10195,18 @@ TPDEF tp_status tp_pte_call_delegate(tp_pte_graph *g, const tp_pte_delegate *d,
   nd->backend = tp__pte_strdup(d->backend_id);
   g->m.ndels++; /* owned by the method from here: freed with it */
   if (!nd->backend || tp__pte_copy_specs(nd, d->specs, d->n_specs) != TP_OK)
-    return tp__error_set(&g->err, TP_ERR_NOMEM, "method \"%.80s\": %s: no memory", g->m.name,
-                        what);
+    return tp__pte_graph_fail(g, TP_ERR_NOMEM, "%s: no memory", what);
   return tp__pte_graph_instr(g, TP_PTE_I_DelegateCall, (uint32_t)(g->m.ndels - 1), what, args, n);
 }
 
 /* A delegate call whose n_expect slots bind tensors of expect[k]'s dtype and sizes (slot k named
    "external id k" with by_id, else "input" / "output" by expect[k].role), then
-   tp_pte_call_delegate(g, d, args, n). */
+   tp_pte_call_delegate(g, d, args, n); g has not failed (tp__pte_backend_call checked). */
 static tp_status tp__pte_call_bound(tp_pte_graph *g, const char *what, int by_id,
                                     const tp_pte_tensor *expect, size_t n_expect,
                                     const tp_pte_delegate *d, const uint32_t *args, size_t n) {
   size_t k;
   int dim;
-  TP_ASSERT(g);
-  if (g->err.status != TP_OK) return g->err.status;
   if (n != n_expect || (n > 0 && !args))
     return tp__pte_graph_fail(g, TP_ERR_INVALID, "%s of %lu values%s; the graph binds %lu (%s)",
                               what, (unsigned long)n, n > 0 && !args ? " (NULL args)" : "",
@@ -10553,22 +10314,16 @@ TPDEF tp_status tp_pte_graph_finish(tp_pte_graph *g) {
   if (!g) return TP_ERR_INVALID;
   p = g->p;
   if (g->err.status == TP_OK && g->m.nins == 0)
-    tp__error_set(&g->err, TP_ERR_INVALID, "method \"%.80s\": no instruction (call a kernel "
-                  "or a delegate first)", g->m.name);
+    tp__pte_graph_fail(g, TP_ERR_INVALID, "no instruction (call a kernel or a delegate first)");
   tp__writer_busy(&g->err, p->writing, "a tp_pte_graph_finish call", "program");
-  if (g->err.status != TP_OK) {
-    st = tp__pte_fail(p, g->err.status, "%s", g->err.msg);
-    tp_pte_graph_destroy(g);
-    return st;
-  }
+  if (g->err.status != TP_OK) goto failed;
   /* lifetimes: inputs the whole method (never overwritten, so executing again with the same
      inputs is right), outputs to the end, every tensor over the instructions that use it
      (directly or in a tensor list); a tensor no instruction uses lives at 0 */
   items = (tp__plan_item *)TP_MALLOC((g->m.nvals ? g->m.nvals : 1) * sizeof *items);
   if (!items) {
-    st = tp__pte_fail(p, TP_ERR_NOMEM, "method \"%.80s\": no memory", g->m.name);
-    tp_pte_graph_destroy(g);
-    return st;
+    tp__pte_graph_fail(g, TP_ERR_NOMEM, "no memory");
+    goto failed;
   }
   end = (uint32_t)(g->m.nins - 1);
   for (k = 0; k < g->m.nvals; k++) {
@@ -10584,30 +10339,102 @@ TPDEF tp_status tp_pte_graph_finish(tp_pte_graph *g) {
   for (j = 0; j < g->m.nins; j++)
     for (k = 0; k < g->m.ins[j].nargs; k++)
       tp__pte_touch(items, &g->m, g->m.ins[j].args[k], (uint32_t)j);
-  for (k = 0; k < g->m.nvals; k++) {
+  for (k = 0; k < g->m.nvals; k++)
     if (items[k].first == UINT32_MAX) items[k].first = items[k].last; /* unused; outputs */
-  }
   st = tp__plan_place(items, g->m.nvals, TP__PTE_PLAN_ALIGN, ((uint64_t)1 << 63) - 1,
                       &g->m.planned, &failed);
   for (k = 0; st == TP_OK && k < g->m.nvals; k++) g->m.vals[k].offset = items[k].offset;
   TP_FREE(items);
   if (st == TP_OK)
     st = tp__array_reserve((void **)&p->meths, &p->cap, p->n + 1, sizeof *p->meths);
+  if (st == TP_ERR_OVERFLOW)
+    tp__pte_graph_fail(g, st, "the tensors live at once with value %lu need more than 2^63 - 1 "
+                       "bytes, which the planned buffer's int64 size cannot hold",
+                       (unsigned long)failed);
   if (st != TP_OK) {
-    if (st == TP_ERR_OVERFLOW)
-      st = tp__pte_fail(p, st, "method \"%.80s\": the tensors live at once with value %lu need "
-                        "more than 2^63 - 1 bytes, which the planned buffer's int64 size cannot "
-                        "hold", g->m.name, (unsigned long)failed);
-    else
-      st = tp__pte_fail(p, st, "method \"%.80s\": no memory", g->m.name);
-    tp_pte_graph_destroy(g);
-    return st;
+    tp__pte_graph_fail(g, st, "no memory"); /* (a no-op after the overflow's sentence) */
+    goto failed;
   }
   p->meths[p->n++] = g->m;
   p->ndels += g->m.ndels;
   memset(&g->m, 0, sizeof g->m);
   tp_pte_graph_destroy(g);
   return TP_OK;
+failed: /* g's failure latched in p */
+  st = tp__pte_fail(p, g->err.status, "%s", g->err.msg);
+  tp_pte_graph_destroy(g);
+  return st;
+}
+
+TPDEF tp_status tp_pte_add_method(tp_pte *p, const tp_pte_method *m) {
+  tp_pte_graph *g;
+  tp_pte_delegate d;
+  uint32_t *ids;
+  char at[100];
+  size_t i, k;
+  uint64_t nb, sz = 0, total = 0;
+  tp_status st;
+  TP_ASSERT(p);
+  st = tp__writer_busy(&p->err, p->writing, "a tp_pte_add_method call", "program");
+  if (st != TP_OK) return st;
+  if (!m) return tp__error_set(&p->err, TP_ERR_INVALID, "tp_pte_add_method: NULL method");
+  if (!m->name || !*m->name)
+    return tp__error_set(&p->err, TP_ERR_INVALID, "method %lu: the name is empty",
+                        (unsigned long)p->n);
+  for (i = 0; i < p->n; i++)
+    if (strcmp(p->meths[i].name, m->name) == 0)
+      return tp__error_set(&p->err, TP_ERR_INVALID,
+                          "method \"%.80s\": the name is already method %lu's", m->name,
+                          (unsigned long)i);
+  if (p->n >= TP_PTE_MAX_METHODS)
+    return tp__error_set(&p->err, TP_ERR_INVALID,
+                        "method \"%.80s\": a program holds at most %d methods", m->name,
+                        TP_PTE_MAX_METHODS);
+  tp__format(at, sizeof at, "method \"%.80s\"", m->name);
+  st = tp__pte_check_delegate(&p->err, at, m->backend_id, m->produce, m->blob_size, m->specs,
+                              m->n_specs);
+  if (st != TP_OK) return st;
+  if (m->n_args > TP_PTE_MAX_ARGS)
+    return tp__error_set(&p->err, TP_ERR_INVALID,
+                        "method \"%.80s\": %lu arguments (at most %d)", m->name,
+                        (unsigned long)m->n_args, TP_PTE_MAX_ARGS);
+  if (m->n_args > 0 && !m->args)
+    return tp__error_set(&p->err, TP_ERR_INVALID, "method \"%.80s\": NULL args with %lu "
+                        "arguments", m->name, (unsigned long)m->n_args);
+
+  for (k = 0; k < m->n_args; k++) {
+    tp_pte_tensor t = m->args[k];
+    st = tp__pte_check_tensor(&p->err, m->name, 1, k, &t, &nb);
+    if (st != TP_OK) return st;
+    /* the arguments are all live during the one delegate call, so the plan lays them back to
+       back; its reader (an int64 size) refuses a buffer of 2^63 bytes or more, so the writer
+       does too, here and not at write time (nb < 2^62: no overflow) */
+    tp__align_u64(nb, TP__PTE_PLAN_ALIGN, &sz);
+    total += sz;
+    if (total > ((uint64_t)1 << 63) - 1)
+      return tp__error_set(&p->err, TP_ERR_OVERFLOW, "method \"%.80s\": the planned arguments "
+                          "0 .. %lu need more than 2^63 - 1 bytes, which the planned buffer's "
+                          "int64 size cannot hold", m->name, (unsigned long)k);
+  }
+  /* checked: a graph of one delegate call with every argument in order */
+  g = tp__pte_graph_new(p, m->name);
+  ids = (uint32_t *)TP_MALLOC((m->n_args ? m->n_args : 1) * sizeof *ids);
+  if (!g || !ids) {
+    tp_pte_graph_destroy(g);
+    TP_FREE(ids);
+    return tp__error_set(&p->err, TP_ERR_NOMEM, "method \"%.80s\": no memory", m->name);
+  }
+  for (k = 0; k < m->n_args; k++) tp_pte_define_tensor(g, &m->args[k], &ids[k]);
+  memset(&d, 0, sizeof d);
+  d.backend_id = m->backend_id;
+  d.blob_size = m->blob_size;
+  d.produce = m->produce;
+  d.ctx = m->ctx;
+  d.specs = m->specs;
+  d.n_specs = m->n_specs;
+  tp_pte_call_delegate(g, &d, ids, m->n_args);
+  TP_FREE(ids);
+  return tp_pte_graph_finish(g); /* a failure (no memory) latches in p */
 }
 
 /* The refs tp__pte_build_plan needs for method m (its largest vector of tables). */
@@ -10623,80 +10450,47 @@ static size_t tp__pte_plan_refs(const tp__pte_meth *m) {
 
 /* Value v as an EValue table. */
 static tp_fb_ref tp__pte_build_value(tp_fb_builder *b, const tp__pte_val *v, uint32_t cbase) {
-  tp_fb_ref val = 0;
-  switch (v->kind) {
-    case TP_PTE_V_Tensor: {
-      int32_t sz[TP_MAX_DIMS];
-      tp_fb_ref sizes, order, alloc;
-      int d;
-      for (d = 0; d < v->t.ndim; d++) sz[d] = (int32_t)v->t.sizes[d];
-      sizes = tp_fb_create_vector(b, sz, (size_t)v->t.ndim, 4);
-      order = tp_fb_create_vector(b, v->t.dim_order, (size_t)v->t.ndim, 1);
-      if (v->is_const) { /* data_buffer_idx into the constant segment's offsets */
-        tp_fb_start_table(b);
-        tp_fb_add_ref(b, TP_PTE_F_Tensor_sizes, sizes);
-        tp_fb_add_ref(b, TP_PTE_F_Tensor_dim_order, order);
-        tp_fb_add_u32(b, TP_PTE_F_Tensor_data_buffer_idx, cbase + v->cidx, 0);
-        tp_fb_add_i8(b, TP_PTE_F_Tensor_scalar_type, (int8_t)v->t.dtype, 0);
-        val = tp_fb_end_table(b);
-        break;
-      }
+  tp_fb_ref val, sizes = 0, order = 0, alloc = 0, items = 0; /* built before the table */
+  if (v->kind == TP_PTE_V_Tensor) {
+    int32_t sz[TP_MAX_DIMS];
+    int d;
+    for (d = 0; d < v->t.ndim; d++) sz[d] = (int32_t)v->t.sizes[d];
+    sizes = tp_fb_create_vector(b, sz, (size_t)v->t.ndim, 4);
+    order = tp_fb_create_vector(b, v->t.dim_order, (size_t)v->t.ndim, 1);
+    if (!v->is_const) {
       tp_fb_start_table(b);
       tp_fb_add_u32(b, TP_PTE_F_AllocationDetails_memory_id, 1, 0);
       tp_fb_add_u32(b, TP_PTE_F_AllocationDetails_memory_offset_low, (uint32_t)v->offset, 0);
       tp_fb_add_u32(b, TP_PTE_F_AllocationDetails_memory_offset_high,
                     (uint32_t)(v->offset >> 32), 0);
       alloc = tp_fb_end_table(b);
-      tp_fb_start_table(b);
+    }
+  }
+  if (v->kind == TP_PTE_V_String) items = tp_fb_create_string(b, v->s, strlen(v->s));
+  if (v->kind == TP_PTE_V_IntList) items = tp_fb_create_vector(b, v->ilist, v->nitems, 8);
+  if (v->kind == TP_PTE_V_TensorList || v->kind == TP_PTE_V_OptionalTensorList)
+    items = tp_fb_create_vector(b, v->items, v->nitems, 4);
+  tp_fb_start_table(b);
+  switch (v->kind) {
+    case TP_PTE_V_Tensor: /* a constant: data_buffer_idx into the constant segment's offsets */
       tp_fb_add_ref(b, TP_PTE_F_Tensor_sizes, sizes);
       tp_fb_add_ref(b, TP_PTE_F_Tensor_dim_order, order);
+      if (v->is_const) tp_fb_add_u32(b, TP_PTE_F_Tensor_data_buffer_idx, cbase + v->cidx, 0);
       tp_fb_add_ref(b, TP_PTE_F_Tensor_allocation_info, alloc);
       tp_fb_add_i8(b, TP_PTE_F_Tensor_scalar_type, (int8_t)v->t.dtype, 0);
-      val = tp_fb_end_table(b);
       break;
-    }
-    case TP_PTE_V_Int:
-      tp_fb_start_table(b);
-      tp_fb_add_i64(b, TP_PTE_F_Int_int_val, v->i, 0);
-      val = tp_fb_end_table(b);
-      break;
-    case TP_PTE_V_Bool:
-      tp_fb_start_table(b);
-      tp_fb_add_u8(b, TP_PTE_F_Bool_bool_val, (uint8_t)(v->i != 0), 0);
-      val = tp_fb_end_table(b);
-      break;
-    case TP_PTE_V_Double:
-      tp_fb_start_table(b);
-      tp_fb_add_f64(b, TP_PTE_F_Double_double_val, v->d, 0.0);
-      val = tp_fb_end_table(b);
-      break;
-    case TP_PTE_V_String: {
-      tp_fb_ref str = tp_fb_create_string(b, v->s, strlen(v->s));
-      tp_fb_start_table(b);
-      tp_fb_add_ref(b, TP_PTE_F_String_string_val, str);
-      val = tp_fb_end_table(b);
-      break;
-    }
-    case TP_PTE_V_IntList: {
-      tp_fb_ref items = tp_fb_create_vector(b, v->ilist, v->nitems, 8);
-      tp_fb_start_table(b);
-      tp_fb_add_ref(b, TP_PTE_F_IntList_items, items);
-      val = tp_fb_end_table(b);
-      break;
-    }
+    case TP_PTE_V_Int: tp_fb_add_i64(b, TP_PTE_F_Int_int_val, v->i, 0); break;
+    case TP_PTE_V_Bool: tp_fb_add_u8(b, TP_PTE_F_Bool_bool_val, (uint8_t)(v->i != 0), 0); break;
+    case TP_PTE_V_Double: tp_fb_add_f64(b, TP_PTE_F_Double_double_val, v->d, 0.0); break;
+    case TP_PTE_V_String: tp_fb_add_ref(b, TP_PTE_F_String_string_val, items); break;
+    case TP_PTE_V_IntList: tp_fb_add_ref(b, TP_PTE_F_IntList_items, items); break;
     case TP_PTE_V_TensorList:
-    case TP_PTE_V_OptionalTensorList: { /* the same one field */
-      tp_fb_ref items = tp_fb_create_vector(b, v->items, v->nitems, 4);
-      tp_fb_start_table(b);
+    case TP_PTE_V_OptionalTensorList: /* the same one field */
       tp_fb_add_ref(b, TP_PTE_F_TensorList_items, items);
-      val = tp_fb_end_table(b);
       break;
-    }
-    default: /* Null: an empty table */
-      tp_fb_start_table(b);
-      val = tp_fb_end_table(b);
-      break;
+    default: break; /* Null: an empty table */
   }
+  val = tp_fb_end_table(b);
   tp_fb_start_table(b);
   tp_fb_add_union(b, TP_PTE_F_EValue_val, (uint8_t)v->kind, val);
   return tp_fb_end_table(b);
@@ -10792,7 +10586,7 @@ static tp_status tp__pte_prepare(void *obj, uint64_t *total) {
   tp_pte *p = (tp_pte *)obj;
   tp_store *s = p->embed;
   size_t i, nrefs = 1, nsegs, nstore = s ? s->n_segs : 0, nnamed = s ? s->n_entries : 0;
-  uint64_t off = 0, end, u0 = 0, eh;
+  uint64_t off = 0, end, eh;
   tp_fb_ref *refs, plans, segs, cseg, coffs, named = 0, root;
   tp_fb_builder *b;
   const unsigned char *fbd;
@@ -10884,19 +10678,14 @@ static tp_status tp__pte_prepare(void *obj, uint64_t *total) {
     size_t need = tp__pte_plan_refs(&p->meths[i]);
     if (need > nrefs) nrefs = need;
   }
-  if (nrefs > ((size_t)-1) / sizeof(tp_fb_ref))
+  if (nrefs > ((size_t)-1) / sizeof(tp_fb_ref) - p->n)
     return tp__error_set(&p->werr, TP_ERR_OVERFLOW, "too many flatbuffer refs");
-  refs = (tp_fb_ref *)TP_MALLOC(nrefs * sizeof(tp_fb_ref));
+  refs = (tp_fb_ref *)TP_MALLOC((nrefs + p->n) * sizeof(tp_fb_ref));
   if (!refs)
     return tp__error_set(&p->werr, TP_ERR_NOMEM, "no memory for %lu flatbuffer refs",
-                        (unsigned long)nrefs);
+                        (unsigned long)(nrefs + p->n));
   {
-    tp_fb_ref *plan_refs = (tp_fb_ref *)TP_MALLOC(p->n * sizeof(tp_fb_ref));
-    if (!plan_refs) {
-      TP_FREE(refs);
-      return tp__error_set(&p->werr, TP_ERR_NOMEM, "no memory for %lu plans",
-                          (unsigned long)p->n);
-    }
+    tp_fb_ref *plan_refs = refs + nrefs; /* the plans' refs, past what each plan builds with */
     uint32_t seg = 1, cbase = 0;
     memset(plan_refs, 0, p->n * sizeof(tp_fb_ref)); /* (GCC, with the adds inlined) */
     for (i = 0; i < p->n; i++) {
@@ -10905,7 +10694,6 @@ static tp_status tp__pte_prepare(void *obj, uint64_t *total) {
       cbase += (uint32_t)p->meths[i].nconsts;
     }
     plans = tp_fb_create_vector_refs(b, plan_refs, p->n);
-    TP_FREE(plan_refs);
   }
   /* DataSegment: offset, size (segment 0: the constants at 0, or empty: both default). */
   tp_fb_start_table(b);
@@ -10942,9 +10730,7 @@ static tp_status tp__pte_prepare(void *obj, uint64_t *total) {
     named = tp_fb_create_vector_refs(b, refs, 0); /* present and empty: see tp_pte_options */
   }
   TP_FREE(refs);
-  if (p->nconsts == 0) {
-    coffs = tp_fb_create_vector(b, &u0, 1, 8);
-  } else { /* offsets[0]: the reserved buffer 0; then each constant's place */
+  { /* offsets[0]: the reserved buffer 0; then each constant's place */
     uint64_t *co = (uint64_t *)TP_MALLOC((p->nconsts + 1) * sizeof *co);
     size_t c = 1, k;
     if (!co)
@@ -11119,15 +10905,15 @@ static tp_status tp__pte_value(tp_pte_file *f, const tp_fb_table *plan, size_t m
   tp_fb_vector ncbs = tp_fb_vector_field(plan, TP_PTE_F_ExecutionPlan_non_const_buffer_sizes, 8);
   tp_fb_table ev = tp_fb_vector_table(&values, v), val, alloc;
   uint8_t tag = 0;
+  char at[48];
+  tp__format(at, sizeof at, "method %lu value %lu", (unsigned long)m, (unsigned long)v);
   memset(out, 0, sizeof *out);
   val = tp_fb_union_field(&ev, TP_PTE_F_EValue_val, &tag);
   if (tp_fb_reader_status(&f->r__) != TP_OK || ev.pos == 0)
-    return TP__PTE_BAD(f, "method %lu value %lu: %s", (unsigned long)m, (unsigned long)v,
-                       tp__pte_fbmsg(f));
+    return TP__PTE_BAD(f, "%s: %s", at, tp__pte_fbmsg(f));
   out->kind = tag;
   if (tag > TP_PTE_V_OptionalTensorList)
-    return TP__PTE_BAD(f, "method %lu value %lu: kind %u is not a KernelTypes member",
-                       (unsigned long)m, (unsigned long)v, (unsigned)tag);
+    return TP__PTE_BAD(f, "%s: kind %u is not a KernelTypes member", at, (unsigned)tag);
   if (tag == TP_PTE_V_Int) out->i = tp_fb_i64(&val, TP_PTE_F_Int_int_val, 0);
   if (tag == TP_PTE_V_Bool) out->i = tp_fb_u8(&val, TP_PTE_F_Bool_bool_val, 0);
   if (tag == TP_PTE_V_Double) out->d = tp_fb_f64(&val, TP_PTE_F_Double_double_val, 0);
@@ -11136,20 +10922,18 @@ static tp_status tp__pte_value(tp_pte_file *f, const tp_fb_table *plan, size_t m
     tp_fb_vector items = tp_fb_vector_field(&val, 0, es[tag - TP_PTE_V_IntList]);
     size_t k;
     if (tp_fb_reader_status(&f->r__) != TP_OK || items.pos == 0)
-      return TP__PTE_BAD(f, "method %lu value %lu (%s): items %s", (unsigned long)m,
-                         (unsigned long)v, tp_pte_value_kind_name(tag), tp__pte_fbmsg(f));
+      return TP__PTE_BAD(f, "%s (%s): items %s", at, tp_pte_value_kind_name(tag), tp__pte_fbmsg(f));
     if (tag == TP_PTE_V_TensorList || tag == TP_PTE_V_OptionalTensorList)
       for (k = 0; k < items.count; k++) {
         int64_t x = tp__i32_bits(tp_fb_vector_scalar(&items, k));
         if (x >= (int64_t)values.count || x < (tag == TP_PTE_V_TensorList ? 0 : -1))
-          return TP__PTE_BAD(f, "method %lu value %lu (%s): item %lu is value %lld of %lu",
-                             (unsigned long)m, (unsigned long)v, tp_pte_value_kind_name(tag),
-                             (unsigned long)k, (long long)x, (unsigned long)values.count);
+          return TP__PTE_BAD(f, "%s (%s): item %lu is value %lld of %lu", at,
+                             tp_pte_value_kind_name(tag), (unsigned long)k, (long long)x,
+                             (unsigned long)values.count);
       }
   }
   if (tag == TP_PTE_V_String && !tp_fb_string(&val, TP_PTE_F_String_string_val, NULL))
-    return TP__PTE_BAD(f, "method %lu value %lu: String without string_val", (unsigned long)m,
-                       (unsigned long)v);
+    return TP__PTE_BAD(f, "%s: String without string_val", at);
   if (tag == TP_PTE_V_Tensor) {
     tp_fb_vector sizes = tp_fb_vector_field(&val, TP_PTE_F_Tensor_sizes, 4);
     tp_fb_vector order = tp_fb_vector_field(&val, TP_PTE_F_Tensor_dim_order, 1);
@@ -11162,18 +10946,14 @@ static tp_status tp__pte_value(tp_pte_file *f, const tp_fb_table *plan, size_t m
     out->data_buffer_idx = tp_fb_u32(&val, TP_PTE_F_Tensor_data_buffer_idx, 0);
     alloc = tp_fb_table_field(&val, TP_PTE_F_Tensor_allocation_info);
     if (tp_fb_reader_status(&f->r__) != TP_OK)
-      return TP__PTE_BAD(f, "method %lu value %lu (Tensor): %s", (unsigned long)m,
-                         (unsigned long)v, f->r__.err.msg);
+      return TP__PTE_BAD(f, "%s (Tensor): %s", at, f->r__.err.msg);
     es = (uint64_t)tp__pte_scalar_size(out->scalar_type);
     if (es == 0)
-      return TP__PTE_BAD(f, "method %lu value %lu: scalar type %d is not a ScalarType",
-                         (unsigned long)m, (unsigned long)v, out->scalar_type);
+      return TP__PTE_BAD(f, "%s: scalar type %d is not a ScalarType", at, out->scalar_type);
     if (sizes.pos == 0 || order.pos == 0)
-      return TP__PTE_BAD(f, "method %lu value %lu: a Tensor without %s", (unsigned long)m,
-                         (unsigned long)v, sizes.pos == 0 ? "sizes" : "dim_order");
+      return TP__PTE_BAD(f, "%s: a Tensor without %s", at, sizes.pos == 0 ? "sizes" : "dim_order");
     if (sizes.count > TP_MAX_DIMS || order.count != sizes.count)
-      return TP__PTE_BAD(f, "method %lu value %lu: %lu sizes and %lu dim_order entries (at "
-                         "most %d, equal)", (unsigned long)m, (unsigned long)v,
+      return TP__PTE_BAD(f, "%s: %lu sizes and %lu dim_order entries (at most %d, equal)", at,
                          (unsigned long)sizes.count, (unsigned long)order.count, TP_MAX_DIMS);
     out->ndim = (int)sizes.count;
     memset(seen, 0, sizeof seen);
@@ -11181,12 +10961,10 @@ static tp_status tp__pte_value(tp_pte_file *f, const tp_fb_table *plan, size_t m
       int64_t sz = tp__i32_bits(tp_fb_vector_scalar(&sizes, d));
       uint64_t o = tp_fb_vector_scalar(&order, d);
       if (sz < 0)
-        return TP__PTE_BAD(f, "method %lu value %lu: size %lld at dim %lu", (unsigned long)m,
-                           (unsigned long)v, (long long)sz, (unsigned long)d);
+        return TP__PTE_BAD(f, "%s: size %lld at dim %lu", at, (long long)sz, (unsigned long)d);
       if (o >= sizes.count || seen[o])
-        return TP__PTE_BAD(f, "method %lu value %lu: dim_order is not a permutation of 0..%lu "
-                           "(entry %lu is %llu)", (unsigned long)m, (unsigned long)v,
-                           (unsigned long)(sizes.count - 1), (unsigned long)d,
+        return TP__PTE_BAD(f, "%s: dim_order is not a permutation of 0..%lu (entry %lu is %llu)",
+                           at, (unsigned long)(sizes.count - 1), (unsigned long)d,
                            (unsigned long long)o);
       seen[o] = 1;
       out->sizes[d] = sz;
@@ -11194,8 +10972,7 @@ static tp_status tp__pte_value(tp_pte_file *f, const tp_fb_table *plan, size_t m
       if (tp__mul_u64(numel, (uint64_t)sz, &numel)) ovf = 1;
     }
     if (ovf || tp__mul_u64(numel, es, &out->nbytes))
-      return TP__PTE_BAD(f, "method %lu value %lu: the tensor's byte count overflows",
-                         (unsigned long)m, (unsigned long)v);
+      return TP__PTE_BAD(f, "%s: the tensor's byte count overflows", at);
     if (alloc.pos != 0) {
       uint64_t lo = tp_fb_u32(&alloc, TP_PTE_F_AllocationDetails_memory_offset_low, 0);
       uint64_t hi = tp_fb_u32(&alloc, TP_PTE_F_AllocationDetails_memory_offset_high, 0);
@@ -11204,18 +10981,15 @@ static tp_status tp__pte_value(tp_pte_file *f, const tp_fb_table *plan, size_t m
       out->memory_id = tp_fb_u32(&alloc, TP_PTE_F_AllocationDetails_memory_id, 0);
       out->memory_offset = lo | (hi << 32);
       if (ncbs.pos == 0 || out->memory_id == 0 || out->memory_id >= ncbs.count)
-        return TP__PTE_BAD(f, "method %lu value %lu: memory_id %lu, but the plan has %lu "
-                           "buffers (ids 1 .. %lu are planned memory)", (unsigned long)m,
-                           (unsigned long)v, (unsigned long)out->memory_id,
+        return TP__PTE_BAD(f, "%s: memory_id %lu, but the plan has %lu buffers (ids 1 .. %lu are "
+                           "planned memory)", at, (unsigned long)out->memory_id,
                            (unsigned long)ncbs.count,
                            (unsigned long)(ncbs.count > 0 ? ncbs.count - 1 : 0));
       bsize = tp_fb_vector_scalar(&ncbs, out->memory_id);
       if (tp__add_u64(out->memory_offset, out->nbytes, &end) || end > bsize)
-        return TP__PTE_BAD(f, "method %lu value %lu: offset %llu + %llu bytes exceeds buffer "
-                           "%lu's %llu bytes", (unsigned long)m, (unsigned long)v,
-                           (unsigned long long)out->memory_offset,
-                           (unsigned long long)out->nbytes, (unsigned long)out->memory_id,
-                           (unsigned long long)bsize);
+        return TP__PTE_BAD(f, "%s: offset %llu + %llu bytes exceeds buffer %lu's %llu bytes", at,
+                           (unsigned long long)out->memory_offset, (unsigned long long)out->nbytes,
+                           (unsigned long)out->memory_id, (unsigned long long)bsize);
     }
   }
   if (tag == TP_PTE_V_Tensor && alloc.pos == 0 && out->data_buffer_idx > 0) {
@@ -11226,28 +11000,24 @@ static tp_status tp__pte_value(tp_pte_file *f, const tp_fb_table *plan, size_t m
     uint64_t soff = 0, ssize = 0, coff, end;
     if (tp_fb_reader_status(&f->r__) != TP_OK || coffs.pos == 0 ||
         out->data_buffer_idx >= coffs.count)
-      return TP__PTE_BAD(f, "method %lu value %lu: data_buffer_idx %lu, but the constant "
-                         "segment has %lu offsets", (unsigned long)m, (unsigned long)v,
+      return TP__PTE_BAD(f, "%s: data_buffer_idx %lu, but the constant segment has %lu offsets", at,
                          (unsigned long)out->data_buffer_idx,
                          (unsigned long)(coffs.pos ? coffs.count : 0));
     coff = tp_fb_vector_scalar(&coffs, out->data_buffer_idx);
     if (tp_pte_segment_at(f, si, &soff, &ssize) != TP_OK)
       return f->err.status != TP_OK
                  ? f->err.status
-                 : TP__PTE_BAD(f, "method %lu value %lu: the constant segment is segment %lu, "
-                               "which the program does not have", (unsigned long)m,
-                               (unsigned long)v, (unsigned long)si);
+                 : TP__PTE_BAD(f, "%s: the constant segment is segment %lu, which the program does "
+                               "not have", at, (unsigned long)si);
     if (tp__add_u64(coff, out->nbytes, &end) || end > ssize)
-      return TP__PTE_BAD(f, "method %lu value %lu: constant buffer %lu at %llu + %llu bytes "
-                         "exceeds the constant segment's %llu bytes", (unsigned long)m,
-                         (unsigned long)v, (unsigned long)out->data_buffer_idx,
+      return TP__PTE_BAD(f, "%s: constant buffer %lu at %llu + %llu bytes exceeds the constant "
+                         "segment's %llu bytes", at, (unsigned long)out->data_buffer_idx,
                          (unsigned long long)coff, (unsigned long long)out->nbytes,
                          (unsigned long long)ssize);
     out->data = f->data + f->segment_base + soff + coff;
   }
   if (tp_fb_reader_status(&f->r__) != TP_OK)
-    return TP__PTE_BAD(f, "method %lu value %lu: %s", (unsigned long)m, (unsigned long)v,
-                       f->r__.err.msg);
+    return TP__PTE_BAD(f, "%s: %s", at, f->r__.err.msg);
   return TP_OK;
 }
 
@@ -11312,12 +11082,9 @@ static tp_status tp__pte_check_plan(tp_pte_file *f, size_t m) {
   if (chains.pos == 0 || chains.count == 0)
     return TP__PTE_BAD(f, "method \"%.80s\": no chain", name);
   for (i = 0; ops.pos && i < ops.count; i++) {
-    tp_fb_table op;
-    tp__pte_rewind(f);
-    op = tp_fb_vector_table(&ops, i);
-    if (!tp_fb_string(&op, TP_PTE_F_Operator_name, NULL))
-      return TP__PTE_BAD(f, "method \"%.80s\" operator %lu: no name (%s)", name,
-                         (unsigned long)i, tp__pte_fbmsg(f));
+    const char *on, *ov;
+    st = tp_pte_operator_at(f, m, i, &on, &ov);
+    if (st != TP_OK) return f->err.status ? f->err.status : st;
   }
   for (i = 0; i < dels.count; i++) {
     tp_pte_delegate_info di;
@@ -11603,10 +11370,13 @@ TPDEF tp_status tp_pte_instruction_at(tp_pte_file *f, size_t m, size_t c, size_t
   uint8_t tag = 0;
   int ok;
   size_t nvalues;
+  char at[80];
   TP__PTE_GUARD(f, out && m < f->n_methods);
   memset(out, 0, sizeof *out);
   instrs = tp__pte_instrs(f, m, c, &ok);
   if (!ok || k >= instrs.count) return TP_ERR_INVALID;
+  tp__format(at, sizeof at, "method %lu chain %lu instruction %lu", (unsigned long)m,
+             (unsigned long)c, (unsigned long)k);
   plan = tp__pte_plan(f, m);
   values = tp_fb_vector_field(&plan, TP_PTE_F_ExecutionPlan_values, 4);
   dels = tp_fb_vector_field(&plan, TP_PTE_F_ExecutionPlan_delegates, 4);
@@ -11616,27 +11386,20 @@ TPDEF tp_status tp_pte_instruction_at(tp_pte_file *f, size_t m, size_t c, size_t
   a = tp_fb_union_field(&ins, TP_PTE_F_Instruction_instr_args, &tag);
   out->kind = tag;
   if (tp_fb_reader_status(&f->r__) != TP_OK || ins.pos == 0)
-    return TP__PTE_BAD(f, "method %lu chain %lu instruction %lu: %s", (unsigned long)m,
-                       (unsigned long)c, (unsigned long)k, tp__pte_fbmsg(f));
+    return TP__PTE_BAD(f, "%s: %s", at, tp__pte_fbmsg(f));
   if (tag < TP_PTE_I_KernelCall || tag > TP_PTE_I_FreeCall)
-    return TP__PTE_BAD(f, "method %lu chain %lu instruction %lu: kind %u is not an "
-                       "InstructionArguments member", (unsigned long)m, (unsigned long)c,
-                       (unsigned long)k, (unsigned)tag);
+    return TP__PTE_BAD(f, "%s: kind %u is not an InstructionArguments member", at, (unsigned)tag);
   /* field 0 of every member is its first index, field 1 the second (or the args) */
   out->index = tp_fb_i32(&a, 0, 0);
   if (tag == TP_PTE_I_KernelCall || tag == TP_PTE_I_DelegateCall) {
     size_t lim = tag == TP_PTE_I_DelegateCall ? dels.count : (ops.pos ? ops.count : 0);
     out->args = tp_fb_vector_field(&a, TP_PTE_F_DelegateCall_args, 4);
     if (tp_fb_reader_status(&f->r__) != TP_OK || out->args.pos == 0)
-      return TP__PTE_BAD(f, "method %lu chain %lu instruction %lu (%s): args %s",
-                         (unsigned long)m, (unsigned long)c, (unsigned long)k,
-                         tp_pte_instruction_name(tag), tp__pte_fbmsg(f));
+      return TP__PTE_BAD(f, "%s (%s): args %s", at, tp_pte_instruction_name(tag), tp__pte_fbmsg(f));
     if (out->index < 0 || (size_t)out->index >= lim)
-      return TP__PTE_BAD(f, "method %lu chain %lu instruction %lu (%s): %s %ld, but there are "
-                         "%lu", (unsigned long)m, (unsigned long)c, (unsigned long)k,
-                         tp_pte_instruction_name(tag),
-                         tag == TP_PTE_I_DelegateCall ? "delegate" : "operator",
-                         (long)out->index, (unsigned long)lim);
+      return TP__PTE_BAD(f, "%s (%s): %s %ld, but there are %lu", at, tp_pte_instruction_name(tag),
+                         tag == TP_PTE_I_DelegateCall ? "delegate" : "operator", (long)out->index,
+                         (unsigned long)lim);
     if (tp__pte_indices(f, &out->args, nvalues, "instruction ", m, k) != TP_OK)
       return f->err.status;
   } else {
@@ -11645,15 +11408,12 @@ TPDEF tp_status tp_pte_instruction_at(tp_pte_file *f, size_t m, size_t c, size_t
         (tag == TP_PTE_I_MoveCall && (out->index2 < 0 || (size_t)out->index2 >= nvalues)) ||
         (tag == TP_PTE_I_JumpFalseCall &&
          (out->index2 < 0 || (size_t)out->index2 >= instrs.count)))
-      return TP__PTE_BAD(f, "method %lu chain %lu instruction %lu (%s): index %ld / %ld out of "
-                         "range (%lu values, %lu instructions)", (unsigned long)m,
-                         (unsigned long)c, (unsigned long)k, tp_pte_instruction_name(tag),
-                         (long)out->index, (long)out->index2, (unsigned long)nvalues,
-                         (unsigned long)instrs.count);
+      return TP__PTE_BAD(f, "%s (%s): index %ld / %ld out of range (%lu values, %lu instructions)",
+                         at, tp_pte_instruction_name(tag), (long)out->index, (long)out->index2,
+                         (unsigned long)nvalues, (unsigned long)instrs.count);
   }
   if (tp_fb_reader_status(&f->r__) != TP_OK)
-    return TP__PTE_BAD(f, "method %lu chain %lu instruction %lu: %s", (unsigned long)m,
-                       (unsigned long)c, (unsigned long)k, f->r__.err.msg);
+    return TP__PTE_BAD(f, "%s: %s", at, f->r__.err.msg);
   return TP_OK;
 }
 
@@ -11670,10 +11430,12 @@ TPDEF tp_status tp_pte_delegate_at(tp_pte_file *f, size_t m, size_t d,
   tp_fb_table del, proc;
   tp_fb_vector specs;
   int ok;
+  char at[48];
   TP__PTE_GUARD(f, out && m < f->n_methods);
   memset(out, 0, sizeof *out);
   del = tp__pte_delegate(f, m, d, &ok);
   if (!ok) return TP_ERR_INVALID;
+  tp__format(at, sizeof at, "method %lu delegate %lu", (unsigned long)m, (unsigned long)d);
   out->id = tp_fb_string(&del, TP_PTE_F_BackendDelegate_id, NULL);
   proc = tp_fb_table_field(&del, TP_PTE_F_BackendDelegate_processed);
   specs = tp_fb_vector_field(&del, TP_PTE_F_BackendDelegate_compile_specs, 4);
@@ -11681,16 +11443,13 @@ TPDEF tp_status tp_pte_delegate_at(tp_pte_file *f, size_t m, size_t d,
   out->index = tp_fb_u32(&proc, TP_PTE_F_BackendDelegateDataReference_index, 0);
   out->n_specs = specs.pos ? specs.count : 0;
   if (tp_fb_reader_status(&f->r__) != TP_OK || del.pos == 0)
-    return TP__PTE_BAD(f, "method %lu delegate %lu: %s", (unsigned long)m, (unsigned long)d,
-                       tp__pte_fbmsg(f));
+    return TP__PTE_BAD(f, "%s: %s", at, tp__pte_fbmsg(f));
   if (!out->id || proc.pos == 0)
-    return TP__PTE_BAD(f, "method %lu delegate %lu: no %s", (unsigned long)m, (unsigned long)d,
-                       !out->id ? "id" : "processed");
+    return TP__PTE_BAD(f, "%s: no %s", at, !out->id ? "id" : "processed");
   if (out->location == TP_PTE_DATA_SEGMENT) {
     uint64_t off, sz;
     if (out->index >= f->n_segments)
-      return TP__PTE_BAD(f, "method %lu delegate %lu (%.60s): segment %lu, but there are %lu",
-                         (unsigned long)m, (unsigned long)d, out->id,
+      return TP__PTE_BAD(f, "%s (%.60s): segment %lu, but there are %lu", at, out->id,
                          (unsigned long)out->index, (unsigned long)f->n_segments);
     if (tp_pte_segment_at(f, out->index, &off, &sz) != TP_OK) return f->err.status;
     out->file_offset = f->segment_base + off;
@@ -11700,19 +11459,16 @@ TPDEF tp_status tp_pte_delegate_at(tp_pte_file *f, size_t m, size_t d,
     tp_fb_table it;
     tp_fb_vector data;
     if (out->index >= f->n_inline)
-      return TP__PTE_BAD(f, "method %lu delegate %lu (%.60s): inline data %lu, but there are "
-                         "%lu", (unsigned long)m, (unsigned long)d, out->id,
+      return TP__PTE_BAD(f, "%s (%.60s): inline data %lu, but there are %lu", at, out->id,
                          (unsigned long)out->index, (unsigned long)f->n_inline);
     it = tp_fb_vector_table(&bdd, out->index);
     data = tp_fb_vector_field(&it, TP_PTE_F_BackendDelegateInlineData_data, 1);
     if (tp_fb_reader_status(&f->r__) != TP_OK || data.pos == 0)
-      return TP__PTE_BAD(f, "method %lu delegate %lu: inline data %s", (unsigned long)m,
-                         (unsigned long)d, tp__pte_fbmsg(f));
+      return TP__PTE_BAD(f, "%s: inline data %s", at, tp__pte_fbmsg(f));
     out->file_offset = data.pos;
     out->nbytes = data.count;
   } else {
-    return TP__PTE_BAD(f, "method %lu delegate %lu: location %d is not INLINE or SEGMENT",
-                       (unsigned long)m, (unsigned long)d, out->location);
+    return TP__PTE_BAD(f, "%s: location %d is not INLINE or SEGMENT", at, out->location);
   }
   out->data = f->data + (size_t)out->file_offset;
   return TP_OK;
@@ -11755,8 +11511,8 @@ TPDEF tp_status tp_pte_operator_at(tp_pte_file *f, size_t m, size_t k, const cha
   *name = tp_fb_string(&op, TP_PTE_F_Operator_name, NULL);
   *overload = tp_fb_string(&op, TP_PTE_F_Operator_overload, NULL);
   if (tp_fb_reader_status(&f->r__) != TP_OK || !*name)
-    return TP__PTE_BAD(f, "method %lu operator %lu: %s", (unsigned long)m, (unsigned long)k,
-                       tp__pte_fbmsg(f));
+    return TP__PTE_BAD(f, "method %lu operator %lu: no name (%s)", (unsigned long)m,
+                       (unsigned long)k, tp__pte_fbmsg(f));
   if (!*overload) *overload = "";
   return TP_OK;
 }
@@ -11765,9 +11521,7 @@ TPDEF tp_status tp_pte_segment_at(tp_pte_file *f, size_t i, uint64_t *offset, ui
   tp_fb_vector segs;
   tp_fb_table s;
   uint64_t end;
-  TP_ASSERT(f);
-  if (f->err.status != TP_OK) return f->err.status;
-  if (!offset || !size || i >= f->n_segments) return TP_ERR_INVALID;
+  TP__PTE_GUARD(f, offset && size && i < f->n_segments);
   tp__pte_rewind(f);
   segs = tp_fb_vector_field(&f->root__, TP_PTE_F_Program_segments, 4);
   s = tp_fb_vector_table(&segs, i);
@@ -11791,9 +11545,7 @@ TPDEF tp_status tp_pte_named_at(tp_pte_file *f, size_t i, const char **key,
   tp_fb_table nd;
   size_t klen = 0;
   uint64_t off, sz;
-  TP_ASSERT(f);
-  if (f->err.status != TP_OK) return f->err.status;
-  if (!key || !segment_index || !data || !nbytes || i >= f->n_named) return TP_ERR_INVALID;
+  TP__PTE_GUARD(f, key && segment_index && data && nbytes && i < f->n_named);
   tp__pte_rewind(f);
   named = tp_fb_vector_field(&f->root__, TP_PTE_F_Program_named_data, 4);
   nd = tp_fb_vector_table(&named, i);

@@ -228,6 +228,73 @@ static void test_constants(void) {
   tp_pte_destroy(p);
 }
 
+/* The reader refuses an operator without a name (its vtable slot for name zeroed; one planned
+   tensor, at 0, so that no AllocationDetails shares the operator's vtable). */
+static void test_reader_operator_name(void) {
+  tp_pte *p = NULL;
+  tp_pte_graph *g = NULL;
+  tp_pte_tensor tx = tensor(TP_PTE_INPUT | TP_PTE_OUTPUT, TP_F32, 1, 4, 0);
+  uint32_t x, one, a[5];
+  tp_membuf mb;
+  tp_pte_file f;
+  tp_fb_reader r;
+  tp_fb_table root, plan, op;
+  tp_fb_vector plans, ops;
+  TPT_STATUS(tp_pte_create(NULL, &p), TP_OK);
+  TPT_STATUS(tp_pte_graph_create(p, "forward", &g), TP_OK);
+  TPT_STATUS(tp_pte_define_tensor(g, &tx, &x), TP_OK);
+  TPT_STATUS(tp_pte_define_int(g, 1, &one), TP_OK);
+  a[0] = x, a[1] = x, a[2] = one, a[3] = x, a[4] = x; /* x = x + x, in place */
+  TPT_STATUS(tp_pte_call_kernel(g, "aten::add", "out", a, 5), TP_OK);
+  TPT_STATUS(tp_pte_graph_finish(g), TP_OK);
+  TPT_STATUS(write_mem(p, &mb), TP_OK);
+  TPT_STATUS(tp_pte_read(&f, mb.data, mb.size), TP_OK);
+  memset(&r, 0, sizeof r);
+  TPT_STATUS(tp_fb_reader_init(&r, mb.data, mb.size, "ET12", &root), TP_OK);
+  plans = tp_fb_vector_field(&root, TP_PTE_F_Program_execution_plan, 4);
+  plan = tp_fb_vector_table(&plans, 0);
+  ops = tp_fb_vector_field(&plan, TP_PTE_F_ExecutionPlan_operators, 4);
+  op = tp_fb_vector_table(&ops, 0);
+  TPT_CHECK(op.pos != 0 && op.vtable_size >= 4 + 2 * (TP_PTE_F_Operator_name + 1));
+  tp__put_le16(mb.data + op.vtable + 4 + 2 * TP_PTE_F_Operator_name, 0);
+  TPT_STATUS(tp_pte_read(&f, mb.data, mb.size), TP_ERR_FORMAT);
+  TPT_EQ_STR(f.err.msg, "method 0 operator 0: no name (absent)");
+  tp_membuf_free(&mb);
+  tp_pte_destroy(p);
+}
+
+/* A constant's refusals, each with its value's number: a NULL view, too many dims, a size a
+   program cannot hold (int32 sizes). */
+static void test_constant_refusals(void) {
+  static float st[6];
+  int64_t sz[1] = {6};
+  tp_storage s = {st, sizeof st};
+  tp_tensor ok, bad;
+  tp_pte *p = NULL;
+  tp_pte_graph *g = NULL;
+  uint32_t id;
+  int k;
+  static const char *const want[3] = {
+      "method \"forward\" value 1: NULL constant view",
+      "method \"forward\" value 1: a constant of 17 dims (0 .. 16)",
+      "method \"forward\" value 1: dim 0 has size 2147483648; a program holds int32 sizes"};
+  TPT_STATUS(tp_view(s, TP_F32, 1, sz, NULL, 0, &ok), TP_OK);
+  TPT_STATUS(tp_pte_create(NULL, &p), TP_OK);
+  for (k = 0; k < 3; k++) {
+    bad = ok;
+    if (k == 1) bad.ndim = TP_MAX_DIMS + 1;
+    if (k == 2) bad.sizes[0] = (int64_t)INT32_MAX + 1;
+    TPT_STATUS(tp_pte_graph_create(p, "forward", &g), TP_OK);
+    TPT_STATUS(tp_pte_define_constant(g, &ok, &id), TP_OK);
+    TPT_STATUS(tp_pte_define_constant(g, k == 0 ? NULL : &bad, &id),
+               k == 2 ? TP_ERR_UNSUPPORTED : TP_ERR_INVALID);
+    TPT_EQ_INT((int)id, (int)UINT32_MAX);
+    TPT_EQ_STR(tp_pte_graph_error(g), want[k]);
+    tp_pte_graph_destroy(g);
+  }
+  tp_pte_destroy(p);
+}
+
 /* A producer of n pattern bytes (ctx: the n). */
 static tp_status blob_produce(void *ctx, tp_sink *sink) {
   uint64_t n = *(const uint64_t *)ctx, i;
@@ -1170,6 +1237,8 @@ int main(void) {
   TPT_RUN(test_portable_program);
   TPT_RUN(test_mixed_program);
   TPT_RUN(test_constants);
+  TPT_RUN(test_constant_refusals);
+  TPT_RUN(test_reader_operator_name);
   TPT_RUN(test_xnn_call);
   TPT_RUN(test_vk_call);
   TPT_RUN(test_refusals);
