@@ -11023,14 +11023,17 @@ static tp_status tp__pte_value(tp_pte_file *f, const tp_fb_table *plan, size_t m
 
 /* An int32 index vector whose every entry names one of n things. */
 static tp_status tp__pte_indices(tp_pte_file *f, const tp_fb_vector *vec, size_t n,
-                                 const char *what, size_t m, size_t k) {
+                                 const char *what, size_t m, long k) {
   size_t i;
+  char where[40]; /* "inputs", or "chain inputs 2" / "instruction 5" with k >= 0 */
+  if (k < 0) tp__format(where, sizeof where, "%s", what);
+  else tp__format(where, sizeof where, "%s%ld", what, k);
   for (i = 0; i < vec->count; i++) {
     int64_t x = tp__i32_bits(tp_fb_vector_scalar(vec, i));
     if (x < 0 || x >= (int64_t)n)
-      return TP__PTE_BAD(f, "method %lu %s%lu: entry %lu is value %lld, but there are %lu "
-                         "values", (unsigned long)m, what, (unsigned long)k, (unsigned long)i,
-                         (long long)x, (unsigned long)n);
+      return TP__PTE_BAD(f, "method %lu %s: entry %lu is value %lld, but there are %lu values",
+                         (unsigned long)m, where, (unsigned long)i, (long long)x,
+                         (unsigned long)n);
   }
   return TP_OK;
 }
@@ -11076,8 +11079,8 @@ static tp_status tp__pte_check_plan(tp_pte_file *f, size_t m) {
     st = tp__pte_value(f, &plan, m, i, &vi);
     if (st != TP_OK) return st;
   }
-  if (tp__pte_indices(f, &ins, nvalues, "inputs", m, 0) != TP_OK ||
-      tp__pte_indices(f, &outs, nvalues, "outputs", m, 0) != TP_OK)
+  if (tp__pte_indices(f, &ins, nvalues, "inputs", m, -1) != TP_OK ||
+      tp__pte_indices(f, &outs, nvalues, "outputs", m, -1) != TP_OK)
     return f->err.status;
   if (chains.pos == 0 || chains.count == 0)
     return TP__PTE_BAD(f, "method \"%.80s\": no chain", name);
@@ -11112,8 +11115,8 @@ static tp_status tp__pte_check_plan(tp_pte_file *f, size_t m) {
     if (instrs.pos == 0)
       return TP__PTE_BAD(f, "method \"%.80s\" chain %lu: no instructions", name,
                          (unsigned long)i);
-    if (tp__pte_indices(f, &cin, nvalues, "chain inputs ", m, i) != TP_OK ||
-        tp__pte_indices(f, &cout, nvalues, "chain outputs ", m, i) != TP_OK)
+    if (tp__pte_indices(f, &cin, nvalues, "chain inputs ", m, (long)i) != TP_OK ||
+        tp__pte_indices(f, &cout, nvalues, "chain outputs ", m, (long)i) != TP_OK)
       return f->err.status;
     for (k = 0; k < instrs.count; k++) {
       tp_pte_instruction_info ii;
@@ -11400,7 +11403,7 @@ TPDEF tp_status tp_pte_instruction_at(tp_pte_file *f, size_t m, size_t c, size_t
       return TP__PTE_BAD(f, "%s (%s): %s %ld, but there are %lu", at, tp_pte_instruction_name(tag),
                          tag == TP_PTE_I_DelegateCall ? "delegate" : "operator", (long)out->index,
                          (unsigned long)lim);
-    if (tp__pte_indices(f, &out->args, nvalues, "instruction ", m, k) != TP_OK)
+    if (tp__pte_indices(f, &out->args, nvalues, "instruction ", m, (long)k) != TP_OK)
       return f->err.status;
   } else {
     out->index2 = tp_fb_i32(&a, 1, 0);

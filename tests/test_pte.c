@@ -1032,7 +1032,7 @@ static void test_reader_checks(void) {
   memcpy(save, mb.data + pos, 4);
   tp__put_le32(mb.data + pos, 254);
   TPT_STATUS(tp_pte_read(&f, mb.data, mb.size), TP_ERR_FORMAT);
-  TPT_EQ_STR(f.err.msg, "method 0 outputs0: entry 0 is value 254, but there are 2 values");
+  TPT_EQ_STR(f.err.msg, "method 0 outputs: entry 0 is value 254, but there are 2 values");
   memcpy(mb.data + pos, save, 4);
   /* the chain's outputs share the plan's vector; the call's args do not */
   {
