@@ -5733,7 +5733,7 @@ static void tp__xnn_rt_op_bytes(const tp_xnn_runtime *rt, int kind, const uint32
   uint64_t oh, ow, kh = 1, kw = 1, sw = 1, sh = 1, ks, es = 4;
   int slot[4], j;
   *ind = *packed = 0;
-  tp__xnn_support_slots(tp_xnn_describe_node(kind), slot); /* input, second, bias, output */
+  tp__xnn_support_slots(kind, slot); /* input, second, bias, output */
   for (j = 0; j < 4; j++)
     if (slot[j] >= 0 && pos[slot[j]] != TP_XNN_INVALID_ID) v[j] = &rt->vinfo[pos[slot[j]]];
   in = v[0];
