@@ -4718,18 +4718,24 @@ static size_t tp__llc_bytes(void) {
 }
 
 /* The transpose of one rows x cols plane through a buffer of TP__TBUF bytes, one group of
-   output rows at a time: B = one 64-byte source line of elements, up to TP__TBUF / 64 output
+   output rows at a time: B = TP__LINES_BYTES of each source row (two 64-byte lines: the pair
+   the L2's adjacent-line prefetcher brings together), up to TP__TBUF / TP__LINES_BYTES output
    columns per piece (the region kernel writes them into the buffer), then each output row's
    piece copied whole. For strides that are a multiple of 4 KiB (every row in one cache set)
-   when the plane's bytes are likely still in the cache: it reads 64 bytes of each of up to 512
-   source rows per group, which the cache serves but DRAM (without a sequential stream for the
-   prefetchers) does not - bigger planes take the bounce-buffer blocks below. */
+   when the plane's bytes are likely still in the cache: it reads 128 bytes of each of up to
+   256 source rows per group, which the cache serves but DRAM (without a sequential stream for
+   the prefetchers) does not - bigger planes take the bounce-buffer blocks below. (With one
+   line a group, the rows' other lines, fetched with them, had left the cache by the next
+   group: bf16 2048x2048 in cache took 1.11-1.16x as long, f32 1024x1024 1.03-1.07x.) */
 #define TP__TBUF 32768
+#ifndef TP__LINES_BYTES
+#define TP__LINES_BYTES 128 /* switch for A/B runs: 64 = one line of each source row a group */
+#endif
 static void tp__transpose_lines(unsigned char *dst, const unsigned char *src, int64_t rows,
                                 int64_t cols, int64_t scol, int64_t drow, size_t es, int kind,
                                 int nt) {
   unsigned char buf[TP__TBUF];
-  int64_t e = (int64_t)es, B = 64 / e, seg = TP__TBUF / 64, i0, c0, i;
+  int64_t e = (int64_t)es, B = TP__LINES_BYTES / e, seg = TP__TBUF / TP__LINES_BYTES, i0, c0, i;
   (void)nt; /* streaming needs SSE2 */
   for (i0 = 0; i0 < rows; i0 += B) {
     int64_t bi = rows - i0 < B ? rows - i0 : B;
