@@ -4147,6 +4147,9 @@ static void tp__gather(unsigned char *dst, const unsigned char *src, int64_t n, 
 #ifndef TP__PF_ROW_BYTES
 #define TP__PF_ROW_BYTES 256
 #endif
+#ifndef TP__PF_ROW_TAIL
+#define TP__PF_ROW_TAIL 128 /* ... and the next row's last bytes (0: none; 64 / 256 measured) */
+#endif
 #define TP__K_AVX2 1 /* the CPU has AVX2 */
 #define TP__K_C 4    /* the portable C loops only (no SSE2 tile, no streaming store) */
 #define TP__K_PF 8   /* the region kernel prefetches its source rows (a plane out of cache) */
@@ -4942,9 +4945,14 @@ static void tp__plan_copy(const tp__plan *p, unsigned char *dst, int nt) {
     if (s == 1) {
 #if TP__SSE2
       /* a long row starts the next one's reads (the hardware prefetchers stop at the end of a
-         run and take a while to start on a new one; short rows they follow by stride) */
-      if (TP__PF_ROWS && n * es >= 1024 && it + 1 < count && level != TP__CPU_C)
-        tp__prefetch(p->base + soff, (size_t)(n * es) < TP__PF_ROW_BYTES ? (size_t)(n * es) : TP__PF_ROW_BYTES);
+         run and take a while to start on a new one; short rows they follow by stride): its
+         head, and the lines of its last TP__PF_ROW_TAIL bytes, which glibc's vector memcpy
+         reads before its loop */
+      if (TP__PF_ROWS && n * es >= 1024 && it + 1 < count && level != TP__CPU_C) {
+        size_t nb = (size_t)(n * es);
+        tp__prefetch(p->base + soff, nb < TP__PF_ROW_BYTES ? nb : TP__PF_ROW_BYTES);
+        if (TP__PF_ROW_TAIL) tp__prefetch(p->base + soff + nb - TP__PF_ROW_TAIL, TP__PF_ROW_TAIL);
+      }
       if (TP__NT_ROWS && nt >= 2 && n * es >= 256) tp__copy_nt(dst + d0, p->base + s0, (size_t)(n * es));
       else
 #endif
