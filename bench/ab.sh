@@ -36,8 +36,6 @@ CFLAGS=${CFLAGS:--std=c99 -Wall -Wextra -O2}
 OLD_CFLAGS=${OLD_CFLAGS:-}
 NEW_CFLAGS=${NEW_CFLAGS:-}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/tp_ab.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT INT TERM
 . "$ROOT/bench/headers.sh"
 tp_bench_headers bench-ab "$REV"
 

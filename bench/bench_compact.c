@@ -42,7 +42,11 @@ static void block_copy(unsigned char *d, const unsigned char *s, size_t n) {
 }
 
 /* Out of cache: every timed copy starts after 64 MiB of other writes (more than the last-level
-   cache), so none inherits the previous one's lines. In cache: each is run once untimed first. */
+   cache), so none inherits the previous one's lines; the three sides take turns run by run.
+   In cache: each side runs once untimed, then all its timed runs back to back (as bench_peers.py
+   runs torch's and numpy's): taking turns, the other sides' copies (of other source bytes) came
+   between one side's untimed and timed runs and left its source partly out of the cache - the
+   columns of 4096x4096 took 1.7-2x as long so, and torch's copy_ as much (bench/README.md). */
 static unsigned char *g_junk;
 #define JUNK_BYTES ((size_t)64 << 20)
 static void evict(void) {
@@ -106,8 +110,25 @@ static void run_peers(const char *name, double tp) {
   snprintf(g_cells, sizeof g_cells, "%s%s", c1, c2);
   bt_extra = g_cells;
 }
+/* One run of a side (run r < 0: untimed) into t[r], after evicting the caches when cold. */
+static void timed_tp(const char *name, const tp_tensor *views, int count, size_t each, int r,
+                     double *t, int cold) {
+  double t0;
+  if (cold) evict();
+  t0 = now();
+  run_tp(name, views, count, each);
+  if (r >= 0) t[r] = now() - t0;
+}
+static void timed_copy(void (*run)(int, size_t, const size_t *), int count, size_t each,
+                       const size_t *begin, int r, double *t, int cold) {
+  double t0;
+  if (cold) evict();
+  t0 = now();
+  run(count, each, begin);
+  if (r >= 0) t[r] = now() - t0;
+}
 static void bench(const char *name, const tp_tensor *views, int count, double target, int warm) {
-  double t_tp[RUNS_MAX], t_mc[RUNS_MAX], t_lp[RUNS_MAX], t0;
+  double t_tp[RUNS_MAX], t_mc[RUNS_MAX], t_lp[RUNS_MAX];
   size_t each = tp_nbytes(&views[0]), total = each * (size_t)count, begin[1000];
   int r, i;
   volatile unsigned char sink = 0;
@@ -117,23 +138,18 @@ static void bench(const char *name, const tp_tensor *views, int count, double ta
     tp_span(&views[i], &b, &e);
     begin[i] = b + each <= g_cap ? b : 0;
   }
-  for (r = -1; r < g_runs; r++) {
-    if (warm) run_tp(name, views, count, each); else evict();
-    t0 = now();
-    run_tp(name, views, count, each);
-    if (r >= 0) t_tp[r] = now() - t0;
-    sink ^= g_dst[total - 1];
-    if (warm) run_mc(count, each, begin); else evict();
-    t0 = now();
-    run_mc(count, each, begin);
-    if (r >= 0) t_mc[r] = now() - t0;
-    sink ^= g_dst[total / 2];
-    if (warm) run_lp(count, each, begin); else evict();
-    t0 = now();
-    run_lp(count, each, begin);
-    if (r >= 0) t_lp[r] = now() - t0;
-    sink ^= g_dst[total / 3];
+  if (warm) { /* in cache: one untimed run, then the side's timed runs in a row */
+    for (r = -1; r < g_runs; r++) timed_tp(name, views, count, each, r, t_tp, 0);
+    for (r = -1; r < g_runs; r++) timed_copy(run_mc, count, each, begin, r, t_mc, 0);
+    for (r = -1; r < g_runs; r++) timed_copy(run_lp, count, each, begin, r, t_lp, 0);
+  } else {
+    for (r = -1; r < g_runs; r++) { /* the sides in turn, each run after an eviction */
+      timed_tp(name, views, count, each, r, t_tp, 1);
+      timed_copy(run_mc, count, each, begin, r, t_mc, 1);
+      timed_copy(run_lp, count, each, begin, r, t_lp, 1);
+    }
   }
+  sink ^= g_dst[total - 1] ^ g_dst[total / 2];
   if (g_min) { /* the least disturbed run of each side: interference only ever adds time */
     double m[3];
     m[0] = t_tp[0];

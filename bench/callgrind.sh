@@ -23,8 +23,6 @@ command -v valgrind >/dev/null 2>&1 || { echo "bench/callgrind.sh: valgrind is n
 CC=${CC:-cc}
 CFLAGS=${CFLAGS:--std=c99 -Wall -Wextra -O2 -g}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/tp_cg.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT INT TERM
 . "$ROOT/bench/headers.sh"
 tp_bench_headers bench/callgrind.sh "$REV"
 for side in old new; do

@@ -1,7 +1,10 @@
-# bench/headers.sh - sourced by bench/ab.sh and bench/callgrind.sh (they set ROOT and TMP).
+# bench/headers.sh - sourced by bench/ab.sh, bench/ab_calls.sh and bench/callgrind.sh (they set
+# ROOT). Sourcing it makes the script's scratch directory $TMP, removed when the script ends.
 # tp_bench_headers WHO REV: REV's tensorpack.h (REV a git revision or a path to a header) into
 # $TMP/old, the working tree's (or $NEW_HEADER) into $TMP/new; a REV without one stops the
 # script with a sentence that starts with WHO.
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/tp_bench.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT INT TERM
 tp_bench_headers() {
   mkdir -p "$TMP/old" "$TMP/new"
   if [ -f "$2" ]; then
