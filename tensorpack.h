@@ -67,17 +67,17 @@
    gcc/clang and chosen at run time (SHA-NI) / compile time (SSE2); other targets get portable C.
 
    QUICK START (examples/01_view_to_bytes.c)
-      float storage[3 * 8 * 8];                 // x = randn(3, 8, 8)
+      float storage[3 * 8 * 8];                         // x = randn(3, 8, 8)
       int64_t sizes[3] = {3, 8, 8};
       tp_storage s = {storage, sizeof storage};
       tp_tensor x, w;
       tp_buffer b;
       char key[65];
-      tp_view(s, TP_F32, 3, sizes, NULL, 0, &x);   // NULL strides = row-major
-      tp_select(&x, 0, 1, &w);                     // w = x[1], 64 floats in
-      tp_compact(&w, TP_ORDER_ROW_MAJOR, &b);      // b.data == storage + 64, b.nbytes == 256
-      tp_sha256_hex(b.data, b.nbytes, key);        // its ExecuTorch key
-      tp_buffer_release(&b);                       // frees only what was copied (b.owned)
+      tp_view(s, TP_F32, 3, sizes, NULL, 0, &x, NULL);  // NULL strides = row-major
+      tp_select(&x, 0, 1, &w, NULL);                    // w = x[1], 64 floats in
+      tp_compact(&w, TP_ORDER_ROW_MAJOR, &b);           // b.data == storage + 64, b.nbytes == 256
+      tp_sha256_hex(b.data, b.nbytes, key);             // its ExecuTorch key
+      tp_buffer_release(&b);                            // frees only what was copied (b.owned)
    Every call returns a tp_status; check it (the example does).
    LIFETIME: a tp_storage is borrowed. A writer (graph, store) reads a view's bytes when it is
    written, not when it is added: keep the weights alive and unchanged until the write call
@@ -137,8 +137,8 @@
      A failed write never leaves a partial file. The store, the program and the two graphs do
      all this through one implementation (section 11, "writer objects"), with one sentence for
      each failure.
-   - A caller's tp_error *err argument (the _ex forms, tp_tensor_check, tp_atomic_write,
-     ...) may be NULL, is reset on entry (it never keeps an old failure) and on failure holds
+   - A caller's tp_error *err argument (the view ops, tp_tensor_check, tp_atomic_write, ...)
+     may be NULL, is reset on entry (it never keeps an old failure) and on failure holds
      the status and the sentence.
    - View arguments (a dim, an index, a range) follow one rule, stated with the view ops
      (section 3); the _ex forms say which argument failed.
@@ -324,11 +324,12 @@ typedef struct tp_tensor {
   int64_t offset;
 } tp_tensor;
 
-/* Makes a validated view. strides == NULL means row-major. Errors: TP_ERR_INVALID (NULL out,
-   ndim outside 0..TP_MAX_DIMS, negative size, unknown dtype, NULL data with nbytes > 0),
+/* Makes a validated view. strides == NULL means row-major. err (may be NULL) is reset on entry
+   and on failure receives the status and a sentence. Errors: TP_ERR_INVALID (NULL out, ndim
+   outside 0..TP_MAX_DIMS, negative size, unknown dtype, NULL data with nbytes > 0),
    TP_ERR_BOUNDS (an addressed element outside the storage), TP_ERR_OVERFLOW. */
 TPDEF tp_status tp_view(tp_storage s, tp_dtype dt, int ndim, const int64_t *sizes,
-                        const int64_t *strides, int64_t offset, tp_tensor *out);
+                        const int64_t *strides, int64_t offset, tp_tensor *out, tp_error *err);
 
 /* Checks any tp_tensor (also hand-filled ones) as tp_view does; err (may be NULL) is reset on
    entry and on failure receives a sentence such as "view reaches byte 4160 of a 4096-byte storage". */
@@ -342,50 +343,34 @@ TPDEF tp_status tp_tensor_check(const tp_tensor *t, tp_error *err);
    is TP_ERR_BOUNDS. An invalid input view returns tp_tensor_check's status. A result that is a
    valid view is never refused for overflow: an empty result keeps the input's offset, and a
    slice with a single element along dim keeps the old stride when stride x step leaves int64.
-   Why an op failed: every op has an _ex form taking a tp_error *err (may be NULL) that is
-   reset on entry and, on failure, receives the status and a sentence with the numbers
-   ("select: index 5 is outside -3..2 (dim 0 has size 3)"); no global state is involved. */
+   Why an op failed: the last argument, err (may be NULL), is reset on entry and, on failure,
+   receives the status and a sentence with the numbers ("select: index 5 is outside -3..2 (dim
+   0 has size 3)"); no global state is involved. */
 /* t[index] along dim; index may be negative (counts from the end, -size..size-1). */
-TPDEF tp_status tp_select(const tp_tensor *t, int dim, int64_t index, tp_tensor *out);
+TPDEF tp_status tp_select(const tp_tensor *t, int dim, int64_t index, tp_tensor *out,
+                          tp_error *err);
 /* length elements from start along dim; start may be negative (-size..size). */
 TPDEF tp_status tp_narrow(const tp_tensor *t, int dim, int64_t start, int64_t length,
-                          tp_tensor *out);
+                          tp_tensor *out, tp_error *err);
 /* Python-like t[start:stop:step] along dim, step >= 1; start/stop are clamped like Python
    slices, negative values count from the end. */
 TPDEF tp_status tp_slice(const tp_tensor *t, int dim, int64_t start, int64_t stop, int64_t step,
-                         tp_tensor *out);
+                         tp_tensor *out, tp_error *err);
 /* Swaps dims d0 and d1. */
-TPDEF tp_status tp_transpose(const tp_tensor *t, int d0, int d1, tp_tensor *out);
+TPDEF tp_status tp_transpose(const tp_tensor *t, int d0, int d1, tp_tensor *out, tp_error *err);
 /* out dim i is t's dim perm[i]; perm has t->ndim entries (negative entries count from the end). */
-TPDEF tp_status tp_permute(const tp_tensor *t, const int *perm, tp_tensor *out);
+TPDEF tp_status tp_permute(const tp_tensor *t, const int *perm, tp_tensor *out, tp_error *err);
 /* torch.chunk: chunk `index` of `chunks` pieces of ceil(size / chunks) along dim (the last one
    may be shorter; an index past the last non-empty chunk, or a negative one, is
    TP_ERR_INVALID; a dim of size 0 has `chunks` empty chunks). */
-TPDEF tp_status tp_chunk(const tp_tensor *t, int chunks, int dim, int index, tp_tensor *out);
+TPDEF tp_status tp_chunk(const tp_tensor *t, int chunks, int dim, int index, tp_tensor *out,
+                         tp_error *err);
 /* Reverses dim: a negative stride, the offset moved to the old last element (numpy-style;
    torch.flip copies instead). Compact copies still come out in logical order. */
-TPDEF tp_status tp_flip(const tp_tensor *t, int dim, tp_tensor *out);
+TPDEF tp_status tp_flip(const tp_tensor *t, int dim, tp_tensor *out, tp_error *err);
 /* torch.expand: new leading dims and size-1 dims become stride-0 broadcasts; -1 keeps a size. */
-TPDEF tp_status tp_expand(const tp_tensor *t, int ndim, const int64_t *sizes, tp_tensor *out);
-/* The same ops (and tp_view), each with a sentence on failure in *err (see above). */
-TPDEF tp_status tp_view_ex(tp_storage s, tp_dtype dt, int ndim, const int64_t *sizes,
-                           const int64_t *strides, int64_t offset, tp_tensor *out,
-                           tp_error *err);
-TPDEF tp_status tp_select_ex(const tp_tensor *t, int dim, int64_t index, tp_tensor *out,
-                             tp_error *err);
-TPDEF tp_status tp_narrow_ex(const tp_tensor *t, int dim, int64_t start, int64_t length,
-                             tp_tensor *out, tp_error *err);
-TPDEF tp_status tp_slice_ex(const tp_tensor *t, int dim, int64_t start, int64_t stop,
-                            int64_t step, tp_tensor *out, tp_error *err);
-TPDEF tp_status tp_transpose_ex(const tp_tensor *t, int d0, int d1, tp_tensor *out,
-                                tp_error *err);
-TPDEF tp_status tp_permute_ex(const tp_tensor *t, const int *perm, tp_tensor *out,
-                              tp_error *err);
-TPDEF tp_status tp_chunk_ex(const tp_tensor *t, int chunks, int dim, int index, tp_tensor *out,
-                            tp_error *err);
-TPDEF tp_status tp_flip_ex(const tp_tensor *t, int dim, tp_tensor *out, tp_error *err);
-TPDEF tp_status tp_expand_ex(const tp_tensor *t, int ndim, const int64_t *sizes, tp_tensor *out,
-                             tp_error *err);
+TPDEF tp_status tp_expand(const tp_tensor *t, int ndim, const int64_t *sizes, tp_tensor *out,
+                          tp_error *err);
 
 /* Element count; -1 when t is NULL or its ndim / sizes are not valid or overflow. */
 TPDEF int64_t tp_numel(const tp_tensor *t);
@@ -3089,6 +3074,7 @@ static tp_status tp__view(tp_storage s, tp_dtype dt, int ndim, const int64_t *si
                          const int64_t *strides, int64_t offset, tp_tensor *out, tp_error *err) {
   tp_tensor r;
   int d;
+  tp__error_reset(err);
   if (!out) return tp__error_set(err, TP_ERR_INVALID, "view: out is NULL");
   if (ndim < 0 || ndim > TP_MAX_DIMS)
     return tp__error_set(err, TP_ERR_INVALID, "view: ndim %d is outside 0..TP_MAX_DIMS %d", ndim,
@@ -3129,22 +3115,12 @@ static tp_status tp__view(tp_storage s, tp_dtype dt, int ndim, const int64_t *si
   *out = r;
   return TP_OK;
 }
-TPDEF tp_status tp_view(tp_storage s, tp_dtype dt, int ndim, const int64_t *sizes,
-                        const int64_t *strides, int64_t offset, tp_tensor *out) {
-  return tp__view(s, dt, ndim, sizes, strides, offset, out, NULL);
-}
-TPDEF tp_status tp_view_ex(tp_storage s, tp_dtype dt, int ndim, const int64_t *sizes,
-                           const int64_t *strides, int64_t offset, tp_tensor *out,
-                           tp_error *err) {
-  tp__error_reset(err);
-  return tp__view(s, dt, ndim, sizes, strides, offset, out, err);
-}
 
-/* Common prologue/epilogue of the view ops. Each op is written once, with a tp_error * that
-   may be NULL; the plain form passes NULL and the _ex form the caller's (reset on entry). */
+/* Common prologue/epilogue of the view ops (err may be NULL; reset on entry). */
 static tp_status tp__op_begin(const char *op, const tp_tensor *t, tp_tensor *out, tp_tensor *r,
                               tp_error *err) {
   tp_status s;
+  tp__error_reset(err);
   if (!out) return tp__error_set(err, TP_ERR_INVALID, "%s: out is NULL", op);
   if (!t) return tp__error_set(err, TP_ERR_INVALID, "%s: the input view is NULL", op);
   s = tp_tensor_check(t, err);
@@ -3195,8 +3171,8 @@ static tp_status tp__move_offset(const char *op, const tp_tensor *t, int dim, in
   return TP_OK;
 }
 
-static tp_status tp__vop_select(const tp_tensor *t, int dim, int64_t index, tp_tensor *out,
-                            tp_error *err) {
+TPDEF tp_status tp_select(const tp_tensor *t, int dim, int64_t index, tp_tensor *out,
+                          tp_error *err) {
   tp_tensor r;
   int64_t size, given = index;
   int d;
@@ -3220,8 +3196,8 @@ static tp_status tp__vop_select(const tp_tensor *t, int dim, int64_t index, tp_t
   return tp__op_end("select", t, &r, out, err);
 }
 
-static tp_status tp__vop_narrow(const tp_tensor *t, int dim, int64_t start, int64_t length,
-                            tp_tensor *out, tp_error *err) {
+TPDEF tp_status tp_narrow(const tp_tensor *t, int dim, int64_t start, int64_t length,
+                          tp_tensor *out, tp_error *err) {
   tp_tensor r;
   int64_t size, given = start;
   tp_status s = tp__op_begin("narrow", t, out, &r, err);
@@ -3245,8 +3221,8 @@ static tp_status tp__vop_narrow(const tp_tensor *t, int dim, int64_t start, int6
   return tp__op_end("narrow", t, &r, out, err);
 }
 
-static tp_status tp__vop_slice(const tp_tensor *t, int dim, int64_t start, int64_t stop,
-                           int64_t step, tp_tensor *out, tp_error *err) {
+TPDEF tp_status tp_slice(const tp_tensor *t, int dim, int64_t start, int64_t stop,
+                         int64_t step, tp_tensor *out, tp_error *err) {
   tp_tensor r;
   int64_t size, len;
   tp_status s = tp__op_begin("slice", t, out, &r, err);
@@ -3275,8 +3251,8 @@ static tp_status tp__vop_slice(const tp_tensor *t, int dim, int64_t start, int64
   return tp__op_end("slice", t, &r, out, err);
 }
 
-static tp_status tp__vop_transpose(const tp_tensor *t, int d0, int d1, tp_tensor *out,
-                               tp_error *err) {
+TPDEF tp_status tp_transpose(const tp_tensor *t, int d0, int d1, tp_tensor *out,
+                             tp_error *err) {
   tp_tensor r;
   int64_t v;
   tp_status s = tp__op_begin("transpose", t, out, &r, err);
@@ -3288,8 +3264,8 @@ static tp_status tp__vop_transpose(const tp_tensor *t, int d0, int d1, tp_tensor
   return tp__op_end("transpose", t, &r, out, err);
 }
 
-static tp_status tp__vop_permute(const tp_tensor *t, const int *perm, tp_tensor *out,
-                                 tp_error *err) {
+TPDEF tp_status tp_permute(const tp_tensor *t, const int *perm, tp_tensor *out,
+                           tp_error *err) {
   tp_tensor r;
   unsigned char seen[TP_MAX_DIMS];
   int d;
@@ -3312,8 +3288,8 @@ static tp_status tp__vop_permute(const tp_tensor *t, const int *perm, tp_tensor 
   return tp__op_end("permute", t, &r, out, err);
 }
 
-static tp_status tp__vop_chunk(const tp_tensor *t, int chunks, int dim, int index, tp_tensor *out,
-                           tp_error *err) {
+TPDEF tp_status tp_chunk(const tp_tensor *t, int chunks, int dim, int index, tp_tensor *out,
+                         tp_error *err) {
   int64_t size, csize, count, start;
   tp_tensor r;
   tp_status s = tp__op_begin("chunk", t, out, &r, err);
@@ -3336,10 +3312,10 @@ static tp_status tp__vop_chunk(const tp_tensor *t, int chunks, int dim, int inde
                         index, (long long)count - 1, dim, (long long)size, chunks,
                         (long long)count);
   start = (int64_t)index * csize;
-  return tp__vop_narrow(t, dim, start, size - start < csize ? size - start : csize, out, err);
+  return tp_narrow(t, dim, start, size - start < csize ? size - start : csize, out, err);
 }
 
-static tp_status tp__vop_flip(const tp_tensor *t, int dim, tp_tensor *out, tp_error *err) {
+TPDEF tp_status tp_flip(const tp_tensor *t, int dim, tp_tensor *out, tp_error *err) {
   tp_tensor r;
   tp_status s = tp__op_begin("flip", t, out, &r, err);
   if (s != TP_OK) return s;
@@ -3352,8 +3328,8 @@ static tp_status tp__vop_flip(const tp_tensor *t, int dim, tp_tensor *out, tp_er
   return tp__op_end("flip", t, &r, out, err);
 }
 
-static tp_status tp__vop_expand(const tp_tensor *t, int ndim, const int64_t *sizes, tp_tensor *out,
-                            tp_error *err) {
+TPDEF tp_status tp_expand(const tp_tensor *t, int ndim, const int64_t *sizes, tp_tensor *out,
+                          tp_error *err) {
   tp_tensor r;
   int d, lead;
   tp_status s = tp__op_begin("expand", t, out, &r, err);
@@ -3392,71 +3368,6 @@ static tp_status tp__vop_expand(const tp_tensor *t, int ndim, const int64_t *siz
   return tp__op_end("expand", t, &r, out, err);
 }
 
-TPDEF tp_status tp_select(const tp_tensor *t, int dim, int64_t index, tp_tensor *out) {
-  return tp__vop_select(t, dim, index, out, NULL);
-}
-TPDEF tp_status tp_select_ex(const tp_tensor *t, int dim, int64_t index, tp_tensor *out,
-                             tp_error *err) {
-  tp__error_reset(err);
-  return tp__vop_select(t, dim, index, out, err);
-}
-TPDEF tp_status tp_narrow(const tp_tensor *t, int dim, int64_t start, int64_t length,
-                          tp_tensor *out) {
-  return tp__vop_narrow(t, dim, start, length, out, NULL);
-}
-TPDEF tp_status tp_narrow_ex(const tp_tensor *t, int dim, int64_t start, int64_t length,
-                             tp_tensor *out, tp_error *err) {
-  tp__error_reset(err);
-  return tp__vop_narrow(t, dim, start, length, out, err);
-}
-TPDEF tp_status tp_slice(const tp_tensor *t, int dim, int64_t start, int64_t stop, int64_t step,
-                         tp_tensor *out) {
-  return tp__vop_slice(t, dim, start, stop, step, out, NULL);
-}
-TPDEF tp_status tp_slice_ex(const tp_tensor *t, int dim, int64_t start, int64_t stop,
-                            int64_t step, tp_tensor *out, tp_error *err) {
-  tp__error_reset(err);
-  return tp__vop_slice(t, dim, start, stop, step, out, err);
-}
-TPDEF tp_status tp_transpose(const tp_tensor *t, int d0, int d1, tp_tensor *out) {
-  return tp__vop_transpose(t, d0, d1, out, NULL);
-}
-TPDEF tp_status tp_transpose_ex(const tp_tensor *t, int d0, int d1, tp_tensor *out,
-                                tp_error *err) {
-  tp__error_reset(err);
-  return tp__vop_transpose(t, d0, d1, out, err);
-}
-TPDEF tp_status tp_permute(const tp_tensor *t, const int *perm, tp_tensor *out) {
-  return tp__vop_permute(t, perm, out, NULL);
-}
-TPDEF tp_status tp_permute_ex(const tp_tensor *t, const int *perm, tp_tensor *out,
-                              tp_error *err) {
-  tp__error_reset(err);
-  return tp__vop_permute(t, perm, out, err);
-}
-TPDEF tp_status tp_chunk(const tp_tensor *t, int chunks, int dim, int index, tp_tensor *out) {
-  return tp__vop_chunk(t, chunks, dim, index, out, NULL);
-}
-TPDEF tp_status tp_chunk_ex(const tp_tensor *t, int chunks, int dim, int index, tp_tensor *out,
-                            tp_error *err) {
-  tp__error_reset(err);
-  return tp__vop_chunk(t, chunks, dim, index, out, err);
-}
-TPDEF tp_status tp_flip(const tp_tensor *t, int dim, tp_tensor *out) {
-  return tp__vop_flip(t, dim, out, NULL);
-}
-TPDEF tp_status tp_flip_ex(const tp_tensor *t, int dim, tp_tensor *out, tp_error *err) {
-  tp__error_reset(err);
-  return tp__vop_flip(t, dim, out, err);
-}
-TPDEF tp_status tp_expand(const tp_tensor *t, int ndim, const int64_t *sizes, tp_tensor *out) {
-  return tp__vop_expand(t, ndim, sizes, out, NULL);
-}
-TPDEF tp_status tp_expand_ex(const tp_tensor *t, int ndim, const int64_t *sizes, tp_tensor *out,
-                             tp_error *err) {
-  tp__error_reset(err);
-  return tp__vop_expand(t, ndim, sizes, out, err);
-}
 
 TPDEF int64_t tp_numel(const tp_tensor *t) {
   int64_t n = 1;
@@ -5466,7 +5377,7 @@ TPDEF tp_status tp_quantize_symmetric(const tp_tensor *w, int bits, int64_t grou
   }
   for (r = 0; r < out; r++) {
     tp_tensor rv;
-    st = tp_select(w, 0, r, &rv);
+    st = tp_select(w, 0, r, &rv, NULL);
     if (st == TP_OK) st = tp_compact_into(&rv, TP_ORDER_ROW_MAJOR, raw, (size_t)in * es);
     if (st != TP_OK) {
       tp__error_set(err, st, "quantize: reading row %lld failed: %s", (long long)r,
@@ -12502,7 +12413,7 @@ TPDEF tp_status tp_safetensors_get(const tp_safetensors *st, size_t i, const cha
   /* open checked everything tp_view checks (at most TP_MAX_DIMS dims, checked above; each dim
      <= INT64_MAX; numel x element size == the tensor's bytes, inside the data): it cannot
      fail, so there is no error path here */
-  r = tp_view(s, (tp_dtype)dt->tp, (int)t->ndim, st->dims + t->dims_at, NULL, 0, out);
+  r = tp_view(s, (tp_dtype)dt->tp, (int)t->ndim, st->dims + t->dims_at, NULL, 0, out, NULL);
   TP_ASSERT(r == TP_OK);
   return r;
 }

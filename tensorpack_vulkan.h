@@ -32,8 +32,8 @@
       tp_storage st = { wt, sizeof wt };
       int64_t sz[2] = { 8, 4 };
       tp_tensor wt_view, w;               // w: the [4][8] weight, a transposed view
-      tp_view(st, TP_F32, 2, sz, NULL, 0, &wt_view);
-      tp_transpose(&wt_view, 0, 1, &w);
+      tp_view(st, TP_F32, 2, sz, NULL, 0, &wt_view, NULL);
+      tp_transpose(&wt_view, 0, 1, &w, NULL);
 
       tp_vk_graph *g;
       tp_vk_graph_create(NULL, &g);       // NULL options: constants inline, no fp16
@@ -2010,7 +2010,7 @@ static tp_status tp__vk_q_const(tp_vk_graph *g, tp_vk_datatype dt, tp_dtype td, 
   tp_status st;
   s.data = p;
   s.nbytes = nbytes;
-  st = tp_view(s, td, (int)ndim, sz, NULL, 0, &t);
+  st = tp_view(s, td, (int)ndim, sz, NULL, 0, &t, NULL);
   if (st != TP_OK) return tp__error_set(&g->err, st, "quantized linear: %s", tp_status_str(st));
   return tp__vk_add_plain_tensor(g, dt, ndim, NULL, &t, id);
 }

@@ -34,8 +34,8 @@
       int64_t sz[3] = {3, 8, 8};
       tp_storage s = {storage, sizeof storage};
       tp_tensor parent, w;                          // w = parent[1]: 64 floats in
-      tp_view(s, TP_F32, 3, sz, NULL, 0, &parent);
-      tp_select(&parent, 0, 1, &w);
+      tp_view(s, TP_F32, 3, sz, NULL, 0, &parent, NULL);
+      tp_select(&parent, 0, 1, &w, NULL);
 
       tp_xnn_graph *g;
       size_t xd[2] = {2, 8}, yd[2] = {2, 8};
@@ -3661,7 +3661,7 @@ TPDEF tp_status tp_xnn_depthwise_filter_from_torch(const tp_tensor *w_c1hw, tp_t
                         "per group (dim 1 == 1)", (long long)w_c1hw->sizes[0],
                         (long long)w_c1hw->sizes[1], (long long)w_c1hw->sizes[2],
                         (long long)w_c1hw->sizes[3]);
-  return tp_permute_ex(w_c1hw, perm, out_1hwc, err);
+  return tp_permute(w_c1hw, perm, out_1hwc, err);
 }
 
 TPDEF tp_status tp_xnn_deconv_filter_from_torch(const tp_tensor *w_iohw, uint32_t groups,
@@ -3675,7 +3675,7 @@ TPDEF tp_status tp_xnn_deconv_filter_from_torch(const tp_tensor *w_iohw, uint32_
     return tp__error_set(err, TP_ERR_INVALID, "tp_xnn_deconv_filter_from_torch: groups %lu "
                         "must be >= 1 and divide the weight's %lld input channels",
                         (unsigned long)groups, (long long)w_iohw->sizes[0]);
-  if (groups == 1) return tp_permute_ex(w_iohw, perm, out, err);
+  if (groups == 1) return tp_permute(w_iohw, perm, out, err);
   /* [I, Og, kh, kw] -> split I into [g, Ig] -> [g, Og, kh, kw, Ig] */
   ig = w_iohw->sizes[0] / (int64_t)groups;
   sz[0] = (int64_t)groups; st[0] = w_iohw->strides[0] * ig;
@@ -3683,7 +3683,7 @@ TPDEF tp_status tp_xnn_deconv_filter_from_torch(const tp_tensor *w_iohw, uint32_
   sz[2] = w_iohw->sizes[2]; st[2] = w_iohw->strides[2];
   sz[3] = w_iohw->sizes[3]; st[3] = w_iohw->strides[3];
   sz[4] = ig;               st[4] = w_iohw->strides[0];
-  return tp_view_ex(w_iohw->storage, w_iohw->dtype, 5, sz, st, w_iohw->offset, out, err);
+  return tp_view(w_iohw->storage, w_iohw->dtype, 5, sz, st, w_iohw->offset, out, err);
 }
 
 TPDEF tp_status tp_xnn_fc_filter_from_conv1d(const tp_tensor *w_in_out, tp_tensor *out_in,
@@ -3836,7 +3836,7 @@ static tp_status tp__xnn_torch_conv(tp_xnn_graph *g, int transpose, const tp_xnn
     if (buf.owned) g->owned[g->nowned++] = buf.owned;
     st.data = buf.data;
     st.nbytes = buf.nbytes;
-    s = tp_view_ex(st, f.dtype, 4, sz4, NULL, 0, &f, &e);
+    s = tp_view(st, f.dtype, 4, sz4, NULL, 0, &f, &e);
     if ((s = tp__xnn_torch_begin(g, fn, s, &e)) != TP_OK) return s;
   }
   if ((s = tp__xnn_torch_const(g, fn, "weight", &f, 4, dims, &fid)) != TP_OK) return s;
@@ -4152,7 +4152,7 @@ TPDEF tp_status tp_xnn_define_quantized_linear(tp_xnn_graph *g, tp_xnn_datatype 
   ssz[1] = filter_dt == TP_XNN_QBINT4 ? w->sizes[1] / (int64_t)block_size : 1;
   st = tp_view(vs, TP_I8, 2, w->sizes, NULL, 0, &vv); /* the filter's dims are its sizes */
   if (st == TP_OK)
-    st = tp_view(ss, scale_dtype, filter_dt == TP_XNN_QBINT4 ? 2 : 1, ssz, NULL, 0, &sv);
+    st = tp_view(ss, scale_dtype, filter_dt == TP_XNN_QBINT4 ? 2 : 1, ssz, NULL, 0, &sv, NULL);
   if (st != TP_OK) {
     tp__error_set(&g->err, st, "quantized linear (node %u): %s", node, tp_status_str(st));
     goto fail;

@@ -66,7 +66,7 @@ static int run(int named, double *secs, uint64_t *bytes) {
   s.nbytes = sizeof(float) * (size_t)NCONST * ELEMS;
   for (i = 0; i < NCONST; i++) {
     tp_tensor t;
-    rc = tp_view(s, TP_F32, 1, &sz, NULL, (int64_t)i * ELEMS, &t);
+    rc = tp_view(s, TP_F32, 1, &sz, NULL, (int64_t)i * ELEMS, &t, NULL);
     if (rc == TP_OK)
       rc = tp_xnn_define_tensor_value(g, TP_XNN_FP32, 1, &dims, &t, TP_XNN_INVALID_ID, 0, &id);
     if (rc != TP_OK) return fail("define", rc, tp_xnn_graph_error(g));

@@ -330,7 +330,7 @@ static void probe_xnn_load(size_t n) {
     vals[i] = (float)i;
     s.data = &vals[i];
     s.nbytes = sizeof *vals;
-    tp_view(s, TP_F32, 1, &d, NULL, 0, &t);
+    tp_view(s, TP_F32, 1, &d, NULL, 0, &t, NULL);
     tp_xnn_define_tensor_value(g, TP_XNN_FP32, 1, &one, &t, TP_XNN_INVALID_ID, 0, &id);
   }
   memset(&m, 0, sizeof m);
@@ -376,7 +376,7 @@ static void probe_xnn_load_colliding(unsigned stages) {
   o.store = st;
   s.data = &w;
   s.nbytes = sizeof w;
-  if (tp_xnn_graph_create(&o, &g) != TP_OK || tp_view(s, TP_F32, 1, &d, NULL, 0, &t) != TP_OK)
+  if (tp_xnn_graph_create(&o, &g) != TP_OK || tp_view(s, TP_F32, 1, &d, NULL, 0, &t, NULL) != TP_OK)
     return;
   tp_xnn_define_tensor_value(g, TP_XNN_FP32, 1, &one, NULL, 0, TP_XNN_FLAG_EXTERNAL_INPUT, &x);
   tp_xnn_define_tensor_value(g, TP_XNN_FP32, 1, &one, NULL, 1, TP_XNN_FLAG_EXTERNAL_OUTPUT, &y);

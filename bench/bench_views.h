@@ -90,10 +90,10 @@ static inline void bv_setup(const char *who, float **data, unsigned char **flat,
   for (i = 0; i < (size_t)ROWS * COLS; i++) (*data)[i] = (float)(i * 2654435761u % 1000003u);
   st->data = *data;
   st->nbytes = (size_t)ROWS * COLS * sizeof(float);
-  if (tp_view(*st, TP_F32, 2, sizes, NULL, 0, &all) != TP_OK) exit(1);
+  if (tp_view(*st, TP_F32, 2, sizes, NULL, 0, &all, NULL) != TP_OK) exit(1);
   for (i = 0; i < VIEWS; i++)
-    if (tp_narrow(&all, 0, (int64_t)i, VR, &rows) != TP_OK ||
-        tp_narrow(&rows, 1, (int64_t)((i * 37) % (COLS - VC + 1)), VC, &views[i]) != TP_OK ||
+    if (tp_narrow(&all, 0, (int64_t)i, VR, &rows, NULL) != TP_OK ||
+        tp_narrow(&rows, 1, (int64_t)((i * 37) % (COLS - VC + 1)), VC, &views[i], NULL) != TP_OK ||
         tp_compact_into(&views[i], TP_ORDER_ROW_MAJOR, *flat + i * BV_VIEW_BYTES,
                         BV_VIEW_BYTES) != TP_OK) {
       fprintf(stderr, "%s: bad view %lu\n", who, (unsigned long)i);

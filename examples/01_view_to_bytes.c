@@ -21,8 +21,8 @@ int main(void) {
   s.nbytes = sizeof storage;
 
   /* x = the whole [3, 8, 8] tensor; w = x[1] */
-  if (tp_view(s, TP_F32, 3, sizes, NULL, 0, &x) != TP_OK) return 1;
-  if (tp_select(&x, 0, 1, &w) != TP_OK) return 1;
+  if (tp_view(s, TP_F32, 3, sizes, NULL, 0, &x, NULL) != TP_OK) return 1;
+  if (tp_select(&x, 0, 1, &w, NULL) != TP_OK) return 1;
 
   /* contiguous at an offset: zero-copy, pointing at the view's first byte */
   if (tp_compact(&w, TP_ORDER_ROW_MAJOR, &b) != TP_OK) return 1;
@@ -34,7 +34,7 @@ int main(void) {
   tp_buffer_release(&b);
 
   /* w.t(): the same elements in another order, so row-major bytes need a copy */
-  if (tp_transpose(&w, 0, 1, &wt) != TP_OK) return 1;
+  if (tp_transpose(&w, 0, 1, &wt, NULL) != TP_OK) return 1;
   if (tp_compact(&wt, TP_ORDER_ROW_MAJOR, &b) != TP_OK) return 1;
   tp_sha256_hex(b.data, b.nbytes, key);
   printf("w.t():      %zu bytes, %s, values %g %g ...\n  key %s\n", b.nbytes,

@@ -28,8 +28,8 @@ int main(int argc, char **argv) {
   for (i = 0; i < 3 * 8 * 8; i++) storage[i] = (float)i / 64.0f; /* any values */
   s.data = storage;
   s.nbytes = sizeof storage;
-  if (tp_view(s, TP_F32, 3, sz, NULL, 0, &parent) != TP_OK) return 1;
-  if (tp_select(&parent, 0, 1, &w) != TP_OK) return 1; /* W = storage[1]: offset 64 */
+  if (tp_view(s, TP_F32, 3, sz, NULL, 0, &parent, NULL) != TP_OK) return 1;
+  if (tp_select(&parent, 0, 1, &w, NULL) != TP_OK) return 1; /* W = storage[1]: offset 64 */
 
   if (tp_xnn_graph_create(NULL, &g) != TP_OK) return 1; /* NULL options: constants inline */
   tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, xd, NULL, 0, TP_XNN_FLAG_EXTERNAL_INPUT, &x);

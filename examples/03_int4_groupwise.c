@@ -36,9 +36,9 @@ int main(int argc, char **argv) {
   ws.nbytes = sizeof w;
   ss.data = scale_gt;
   ss.nbytes = sizeof scale_gt;
-  tp_view(ws, TP_I8, 2, wsz, NULL, 0, &wv);
-  tp_view(ss, TP_F32, 2, ssz, NULL, 0, &sv);
-  tp_transpose(&sv, 0, 1, &scale); /* scale.t(): [out][groups], strides (1, out) */
+  tp_view(ws, TP_I8, 2, wsz, NULL, 0, &wv, NULL);
+  tp_view(ss, TP_F32, 2, ssz, NULL, 0, &sv, NULL);
+  tp_transpose(&sv, 0, 1, &scale, NULL); /* scale.t(): [out][groups], strides (1, out) */
 
   tp_xnn_graph_create(NULL, &g);
   tp_xnn_define_blockwise_quantized_tensor_value(g, TP_XNN_QBINT4, &scale, 2, 0 /* channel dim */,

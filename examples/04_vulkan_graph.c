@@ -31,8 +31,8 @@ int main(int argc, char **argv) {
   for (i = 0; i < 32; i++) wt[i] = (float)i; /* any values */
   st.data = wt;
   st.nbytes = sizeof wt;
-  if (tp_view(st, TP_F32, 2, sz, NULL, 0, &wt_view) != TP_OK) return 1;
-  if (tp_transpose(&wt_view, 0, 1, &w) != TP_OK) return 1; /* W: [4][8], strides (1, 4) */
+  if (tp_view(st, TP_F32, 2, sz, NULL, 0, &wt_view, NULL) != TP_OK) return 1;
+  if (tp_transpose(&wt_view, 0, 1, &w, NULL) != TP_OK) return 1; /* W: [4][8], strides (1, 4) */
 
   if (tp_vk_graph_create(NULL, &g) != TP_OK) return 1; /* NULL options: constants inline */
   /* a zeroed desc means defaults (own memory, default storage and layout); only the datatype

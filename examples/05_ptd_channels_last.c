@@ -23,8 +23,8 @@ int main(void) {
   int i;
 
   for (i = 0; i < 32; i++) data[i] = (float)i;
-  if (tp_view(st, TP_F32, 4, sizes, strides, 0, &x) || tp_slice(&x, 2, 1, -1, 1, &y) ||
-      tp_slice(&y, 3, 1, -1, 1, &y))
+  if (tp_view(st, TP_F32, 4, sizes, strides, 0, &x, NULL) || tp_slice(&x, 2, 1, -1, 1, &y, NULL) ||
+      tp_slice(&y, 3, 1, -1, 1, &y, NULL))
     return 1;
 
   if (tp_store_create(NULL, &store)) return 1;

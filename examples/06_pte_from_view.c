@@ -44,8 +44,8 @@ int main(int argc, char **argv) {
   int i, ok;
 
   for (i = 0; i < 3 * 8 * 8; i++) storage[i] = (float)i / 64.0f; /* any values */
-  tp_view(s, TP_F32, 3, sz, NULL, 0, &parent);
-  tp_select(&parent, 0, 1, &w); /* W = storage[1]: a view 64 floats in */
+  tp_view(s, TP_F32, 3, sz, NULL, 0, &parent, NULL);
+  tp_select(&parent, 0, 1, &w, NULL); /* W = storage[1]: a view 64 floats in */
   tp_xnn_graph_create(NULL, &g);
   tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, xd, NULL, 0, TP_XNN_FLAG_EXTERNAL_INPUT, &x);
   tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, NULL, &w, TP_XNN_INVALID_ID, 0, &wt);

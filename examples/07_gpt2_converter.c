@@ -221,8 +221,9 @@ int main(int argc, char **argv) {
         tp_xnn_define_linear_torch makes of a Conv1D weight); their biases: chunks of the fused
         bias. All views. */
   for (i = 0; i < 3; i++)
-    if (tp_chunk(&attn_w, 3, 1, i, &cq[i]) || tp_xnn_fc_filter_from_conv1d(&cq[i], &wq[i], &err) ||
-        tp_chunk(&attn_b, 3, 0, i, &bq[i]))
+    if (tp_chunk(&attn_w, 3, 1, i, &cq[i], NULL) ||
+        tp_xnn_fc_filter_from_conv1d(&cq[i], &wq[i], &err) ||
+        tp_chunk(&attn_b, 3, 0, i, &bq[i], NULL))
       goto done;
   if (tp_xnn_fc_filter_from_conv1d(&proj_w, &pw, &err)) goto done;  /* c_proj as [out, in] */
   printf("  q weight: view [%lld, %lld] strides (%lld, %lld) offset %lld of %s (contiguous: %s)\n",

@@ -62,11 +62,13 @@ static int export_ptd(tp_storage st, const tp_store_options *o, tp_membuf *out, 
   tp_store *s;
   tp_sink sink = tp_sink_membuf(out);
   int i;
-  if (tp_view(st, TP_F32, 2, sizes, NULL, 0, &all)) return 1;
+  if (tp_view(st, TP_F32, 2, sizes, NULL, 0, &all, NULL)) return 1;
   for (i = 0; i < NV; i++) {
     /* columns [7i, 7i + 512) of rows [i, i + 200): strided, and no two alike */
     tp_tensor rows;
-    if (tp_narrow(&all, 0, i, 200, &rows) || tp_narrow(&rows, 1, 7 * i, 512, &views[i])) return 1;
+    if (tp_narrow(&all, 0, i, 200, &rows, NULL) ||
+        tp_narrow(&rows, 1, 7 * i, 512, &views[i], NULL))
+      return 1;
     memset(&items[i], 0, sizeof items[i]);
     items[i].view = &views[i]; /* key NULL: the sha256 of the bytes */
     items[i].order = TP_ORDER_ROW_MAJOR;

@@ -655,8 +655,8 @@ static int build(prog *p, const model *m, const float *mask) {
   int64_t l;
   ms.data = mask;
   ms.nbytes = (size_t)(T * T) * sizeof(float);
-  tp_view(ms, TP_F32, 2, msz, NULL, 0, &maskv);
-  tp_narrow(&m->wpe, 0, 0, T, &wpe_t); /* wpe[0:T]: a view */
+  tp_view(ms, TP_F32, 2, msz, NULL, 0, &maskv, NULL);
+  tp_narrow(&m->wpe, 0, 0, T, &wpe_t, NULL); /* wpe[0:T]: a view */
 
   tokens = tensor(p, 2, tok, TP_PTE_INPUT, TP_I64);
   tp_pte_define_int(p->g, 1, &p->i1);
@@ -681,9 +681,9 @@ static int build(prog *p, const model *m, const float *mask) {
     int i;
     hn = layer_norm(p, x, c, constant(p, &h->ln1_w), constant(p, &h->ln1_b), eps);
     for (i = 0; i < 3; i++) { /* Conv1D [E, 3E]: third i of the columns, transposed: [E, E] */
-      tp_narrow(&h->attn_w, 1, i * E, E, &cols);
-      tp_transpose(&cols, 0, 1, &wq[i]);
-      tp_narrow(&h->attn_b, 0, i * E, E, &bq[i]);
+      tp_narrow(&h->attn_w, 1, i * E, E, &cols, NULL);
+      tp_transpose(&cols, 0, 1, &wq[i], NULL);
+      tp_narrow(&h->attn_b, 0, i * E, E, &bq[i], NULL);
     }
     q = linear(p, hn, T, E, &wq[0], &bq[0], UINT32_MAX);
     k = linear(p, hn, T, E, &wq[1], &bq[1], UINT32_MAX);
@@ -706,16 +706,16 @@ static int build(prog *p, const model *m, const float *mask) {
     call(p, "aten::bmm", "out", a, 4);
     pr = a[2];
     ctx = reshape(p, permute(p, reshape(p, pr, 4, ctx4), 4, ctx4, p0213), 3, x3);
-    tp_transpose(&h->proj_w, 0, 1, &wproj);
+    tp_transpose(&h->proj_w, 0, 1, &wproj, NULL);
     y = linear(p, ctx, T, E, &wproj, &h->proj_b, UINT32_MAX);
     x = add(p, x, y, 3, x3);
     /* the MLP */
     hn = layer_norm(p, x, c, constant(p, &h->ln2_w), constant(p, &h->ln2_b), eps);
-    tp_transpose(&h->fc_w, 0, 1, &wfc);
+    tp_transpose(&h->fc_w, 0, 1, &wfc, NULL);
     y = linear(p, hn, T, E, &wfc, &h->fc_b, UINT32_MAX);
     a[0] = y, a[1] = approx, a[2] = tensor(p, 3, f3, 0, TP_F32), a[3] = a[2];
     call(p, "aten::gelu", "out", a, 4);
-    tp_transpose(&h->mproj_w, 0, 1, &wmproj);
+    tp_transpose(&h->mproj_w, 0, 1, &wmproj, NULL);
     y = linear(p, a[2], T, 4 * E, &wmproj, &h->mproj_b, UINT32_MAX);
     x = add(p, x, y, 3, x3);
   }

@@ -103,8 +103,8 @@ int main(int argc, char **argv) {
 
   s.data = w_kn;
   s.nbytes = sizeof w_kn;
-  if (tp_view(s, TP_F32, 2, sz, NULL, 0, &stored) != TP_OK) return 1;
-  if (tp_transpose(&stored, 0, 1, &w) != TP_OK) return 1; /* W = stored.t(): [out, in] */
+  if (tp_view(s, TP_F32, 2, sz, NULL, 0, &stored, NULL) != TP_OK) return 1;
+  if (tp_transpose(&stored, 0, 1, &w, NULL) != TP_OK) return 1; /* W = stored.t(): [out, in] */
 
   /* the three quantizers; values int8 [N][K], scales f32 [N][groups] */
   if (tp_quantize_symmetric(&w, 8, 0, TP_F32, &v8, &s8, &err) != TP_OK ||
@@ -131,7 +131,7 @@ int main(int argc, char **argv) {
      convert(x -> qd8) + fully_connected(qd8, qb4w weights, bf16 [out, groups] scales, bias) */
   s.data = bias;
   s.nbytes = sizeof bias;
-  if (tp_view(s, TP_F32, 1, bsz, NULL, 0, &b) != TP_OK) return 1;
+  if (tp_view(s, TP_F32, 1, bsz, NULL, 0, &b, NULL) != TP_OK) return 1;
   if (tp_xnn_graph_create(NULL, &g) != TP_OK) return 1;
   tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, xd, NULL, 0, TP_XNN_FLAG_EXTERNAL_INPUT, &xi);
   tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, yd, NULL, 1, TP_XNN_FLAG_EXTERNAL_OUTPUT, &yi);

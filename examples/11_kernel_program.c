@@ -92,9 +92,9 @@ static int kernels(const char *dir) {
   double want[2];
   int i, r, j, ok;
   for (i = 0; i < 12; i++) cst[i] = (float)(i % 5) * 0.75f - 1.5f; /* any values */
-  tp_view(s, TP_F32, 2, csz, NULL, 0, &parent);
-  tp_transpose(&parent, 0, 1, &ct); /* [4, 3] */
-  tp_narrow(&ct, 0, 1, 2, &c);      /* rows 1, 2: c[r][j] = cst[j * 4 + 1 + r] */
+  tp_view(s, TP_F32, 2, csz, NULL, 0, &parent, NULL);
+  tp_transpose(&parent, 0, 1, &ct, NULL); /* [4, 3] */
+  tp_narrow(&ct, 0, 1, 2, &c, NULL); /* rows 1, 2: c[r][j] = cst[j * 4 + 1 + r] */
 
   tp_pte_create(NULL, &p);
   tp_pte_graph_create(p, "forward", &g); /* every failure below sticks in g, then in p */
@@ -159,10 +159,10 @@ static int mixed(const char *dir) {
   int i, o, t, ok;
   for (i = 0; i < 12 * 8; i++) big[i] = (float)((i * 7) % 11) * 0.25f - 1.25f;
   for (i = 0; i < 3 * 8 * 8; i++) wst[i] = (float)((i * 5) % 13) * 0.125f - 0.75f;
-  tp_view(bs, TP_F32, 2, bsz, NULL, 0, &bigv);
-  tp_narrow(&bigv, 0, 2, 10, &wte); /* rows 2..11: 16 floats in */
-  tp_view(ws, TP_F32, 3, wsz, NULL, 0, &wparent);
-  tp_select(&wparent, 0, 1, &w); /* W = storage[1]: 64 floats in */
+  tp_view(bs, TP_F32, 2, bsz, NULL, 0, &bigv, NULL);
+  tp_narrow(&bigv, 0, 2, 10, &wte, NULL); /* rows 2..11: 16 floats in */
+  tp_view(ws, TP_F32, 3, wsz, NULL, 0, &wparent, NULL);
+  tp_select(&wparent, 0, 1, &w, NULL); /* W = storage[1]: 64 floats in */
 
   tp_xnn_graph_create(NULL, &xg); /* the linear: externals 0 (in) and 1 (out) */
   tp_xnn_define_tensor_value(xg, TP_XNN_FP32, 3, xd, NULL, 0, TP_XNN_FLAG_EXTERNAL_INPUT, &xx);

@@ -70,7 +70,7 @@ static void fz_check_entry(const uint8_t *data, size_t size, const tp_ptd_entry 
     if (tp_dtype_size(e->dtype) == 0) fz_fail("unknown dtype accepted", i);
     s.data = e->nbytes ? e->data : data;
     s.nbytes = e->nbytes;
-    st = tp_view(s, e->dtype, e->ndim, e->sizes, NULL, 0, &t);
+    st = tp_view(s, e->dtype, e->ndim, e->sizes, NULL, 0, &t, NULL);
     if (st != TP_OK) fz_fail("layout does not fit its bytes (tp_view refused)", i);
     if (tp_nbytes(&t) != e->nbytes) fz_fail("numel x element size != nbytes", i);
   }

@@ -12,12 +12,12 @@
    The storage is a heap block of exactly the declared size, so ASan sees any read outside it.
 
    tp_view on that; on success the ops (select, narrow, slice, transpose, permute, chunk, flip,
-   expand; dims -18..17, so negative dims from the end and bad dims on both sides; plain and
-   _ex forms) are applied in turn, each against a reference model in 128-bit arithmetic: an
+   expand; dims -18..17, so negative dims from the end and bad dims on both sides; err NULL
+   or not) are applied in turn, each against a reference model in 128-bit arithmetic: an
    argument error must give the reference's exact status; a result the reference finds valid
    (inside the storage, no int64 overflow in what the view holds) must be TP_OK with the same
    sizes, offset and strides (strides of dims with 2+ elements); any other result must be
-   TP_ERR_BOUNDS or TP_ERR_OVERFLOW; an _ex form's err must match its status, with a sentence
+   TP_ERR_BOUNDS or TP_ERR_OVERFLOW; a non-NULL err must match its status, with a sentence
    exactly when it failed (a stale error in it is reset). Then the final view is checked
    against a reference written here (element by element, from offset and strides):
      - every element of the view lies inside the storage (tp_view's promise);
@@ -388,13 +388,13 @@ static void fz_apply_op(fz_in *in, tp_tensor *t) {
   tp_tensor out;
   tp_status st = TP_OK, want;
   tp_error err;
-  int use_ex = (op >> 4) & 1;
+  tp_error *e = (op >> 4) & 1 ? &err : NULL; /* with a sentence, or without */
   int dim = (int)(fz_u8(in) % 36) - 18; /* -18 .. 17: both sides of every valid range */
   int64_t a = 0, b = 0, c = 0, sizes[TP_MAX_DIMS + 2];
   int perm[TP_MAX_DIMS], chunks = 0, index = 0, nsz = 0, i;
   fz_ref ref;
   memset(&err, 0, sizeof err);
-  err.status = TP_ERR_IO; /* a stale error: the _ex form must reset it */
+  err.status = TP_ERR_IO; /* a stale error: the op must reset it */
   for (i = 0; i < TP_MAX_DIMS; i++) perm[i] = i;
   for (i = 0; i < TP_MAX_DIMS + 2; i++) sizes[i] = 0;
   op = (uint8_t)(op % 9);
@@ -426,27 +426,20 @@ static void fz_apply_op(fz_in *in, tp_tensor *t) {
   }
   want = fz_ref_op(op, t, dim, a, b, c, perm, chunks, index, nsz, sizes, &ref);
   switch (op) {
-  case 1: st = use_ex ? tp_select_ex(t, dim, a, &out, &err) : tp_select(t, dim, a, &out); break;
-  case 2: st = use_ex ? tp_narrow_ex(t, dim, a, b, &out, &err) : tp_narrow(t, dim, a, b, &out); break;
-  case 3:
-    st = use_ex ? tp_slice_ex(t, dim, a, b, c, &out, &err) : tp_slice(t, dim, a, b, c, &out);
-    break;
-  case 4:
-    st = use_ex ? tp_transpose_ex(t, dim, (int)a, &out, &err) : tp_transpose(t, dim, (int)a, &out);
-    break;
-  case 5: st = use_ex ? tp_permute_ex(t, perm, &out, &err) : tp_permute(t, perm, &out); break;
-  case 6:
-    st = use_ex ? tp_chunk_ex(t, chunks, dim, index, &out, &err)
-                : tp_chunk(t, chunks, dim, index, &out);
-    break;
-  case 7: st = use_ex ? tp_flip_ex(t, dim, &out, &err) : tp_flip(t, dim, &out); break;
+  case 1: st = tp_select(t, dim, a, &out, e); break;
+  case 2: st = tp_narrow(t, dim, a, b, &out, e); break;
+  case 3: st = tp_slice(t, dim, a, b, c, &out, e); break;
+  case 4: st = tp_transpose(t, dim, (int)a, &out, e); break;
+  case 5: st = tp_permute(t, perm, &out, e); break;
+  case 6: st = tp_chunk(t, chunks, dim, index, &out, e); break;
+  case 7: st = tp_flip(t, dim, &out, e); break;
   default:
-    st = use_ex ? tp_expand_ex(t, nsz, sizes, &out, &err) : tp_expand(t, nsz, sizes, &out);
+    st = tp_expand(t, nsz, sizes, &out, e);
     break;
   }
-  if (use_ex) {
-    if (err.status != st) fz_fail("an _ex op's err.status differs from its return");
-    if ((st == TP_OK) != (err.msg[0] == '\0')) fz_fail("an _ex op's sentence: missing or stale");
+  if (e) {
+    if (err.status != st) fz_fail("an op's err.status differs from its return");
+    if ((st == TP_OK) != (err.msg[0] == '\0')) fz_fail("an op's sentence: missing or stale");
   }
   if (want != TP_OK) {
     if (st != want) fz_fail("a view op's argument error differs from the reference");
@@ -503,7 +496,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   for (k = 0; k < nbytes; k++) store[k] = size ? data[size - 1 - k % size] : (uint8_t)k;
   s.data = nbytes ? store : NULL;
   s.nbytes = nbytes;
-  st = tp_view(s, dt, ndim, sizes, explicit_strides ? strides : NULL, offset, &t);
+  st = tp_view(s, dt, ndim, sizes, explicit_strides ? strides : NULL, offset, &t, NULL);
   if (st != TP_OK) {
     if (st != TP_ERR_INVALID && st != TP_ERR_BOUNDS && st != TP_ERR_OVERFLOW)
       fz_fail("tp_view failed with an odd status");

@@ -90,7 +90,7 @@ static tp_tensor view(const void *data, size_t nbytes, tp_dtype dt, int ndim,
   s.data = data;
   s.nbytes = nbytes;
   memset(&t, 0, sizeof t);
-  check(tp_view(s, dt, ndim, sizes, NULL, 0, &t), "tp_view");
+  check(tp_view(s, dt, ndim, sizes, NULL, 0, &t, NULL), "tp_view");
   return t;
 }
 
@@ -133,7 +133,7 @@ static void xnn_linear(int named, int with_bias) {
   size_t xd[2] = {2, 8}, yd[2] = {2, 8};
   uint32_t x, wt, y, bid = TP_XNN_INVALID_ID;
   char name[64];
-  check(tp_select(&parent, 0, 1, &w), "tp_select");
+  check(tp_select(&parent, 0, 1, &w, NULL), "tp_select");
   b = view(bias_f, sizeof bias_f, TP_F32, 1, bsz);
   memset(&o, 0, sizeof o);
   if (named) check(tp_store_create(NULL, &store), "tp_store_create");
@@ -262,7 +262,7 @@ static void vk_linear(int named, int fp16) {
   size_t xd[2] = {1, 8}, yd[2] = {1, 4};
   uint32_t x, wid, bias, y, args[4];
   char name[64];
-  check(tp_transpose(&wt, 0, 1, &w), "tp_transpose");
+  check(tp_transpose(&wt, 0, 1, &w, NULL), "tp_transpose");
   memset(&o, 0, sizeof o);
   if (named) check(tp_store_create(NULL, &store), "tp_store_create");
   o.store = store;
@@ -376,9 +376,9 @@ static void ptds(void) {
     int64_t nhwc[4] = {2, 4, 5, 3};
     tp_tensor y = view(nchw, sizeof nchw, TP_F32, 4, nhwc);
     int back[4] = {0, 3, 1, 2};
-    check(tp_permute(&y, back, &cl), "tp_permute");
+    check(tp_permute(&y, back, &cl, NULL), "tp_permute");
   }
-  check(tp_transpose(&a, 0, 1, &at), "tp_transpose");
+  check(tp_transpose(&a, 0, 1, &at, NULL), "tp_transpose");
 
   check(tp_store_create(NULL, &s), "tp_store_create");
   tp_store_add(s, NULL, &x, TP_ORDER_ROW_MAJOR, 0, NULL);
@@ -523,7 +523,7 @@ static void ptes(void) {
     tp_pte *p = NULL;
     size_t xd[2] = {2, 8}, yd[2] = {2, 8};
     uint32_t x, wt, y;
-    check(tp_select(&parent, 0, 1, &w), "tp_select");
+    check(tp_select(&parent, 0, 1, &w, NULL), "tp_select");
     memset(&o, 0, sizeof o);
     if (named) check(tp_store_create(NULL, &store), "tp_store_create");
     o.store = store;

@@ -25,5 +25,5 @@ int main(void) {
   int64_t sz[1] = {4};
   s.data = x;
   s.nbytes = sizeof x;
-  return tp_view(s, TP_F32, 1, sz, NULL, 0, &t) == TP_OK ? 0 : 1;
+  return tp_view(s, TP_F32, 1, sz, NULL, 0, &t, NULL) == TP_OK ? 0 : 1;
 }

@@ -227,7 +227,7 @@ static tp_tensor view(const void *data, size_t nbytes, tp_dtype dt, int ndim,
   s.data = data;
   s.nbytes = nbytes;
   memset(&t, 0, sizeof t);
-  OK(tp_view(s, dt, ndim, sizes, NULL, 0, &t));
+  OK(tp_view(s, dt, ndim, sizes, NULL, 0, &t, NULL));
   return t;
 }
 
@@ -238,7 +238,7 @@ static tp_tensor strided(const void *data, size_t nbytes, tp_dtype dt, int ndim,
   s.data = data;
   s.nbytes = nbytes;
   memset(&t, 0, sizeof t);
-  OK(tp_view(s, dt, ndim, sizes, strides, offset, &t));
+  OK(tp_view(s, dt, ndim, sizes, strides, offset, &t, NULL));
   return t;
 }
 
@@ -401,9 +401,9 @@ static void xnn_value_kinds(tp_xnn_graph *g) {
   uint32_t x, y, c[40];
   int n = 0, j;
   (void)s16;
-  OK(tp_select(&parent, 0, 1, &w));           /* seed: 64 floats into the storage */
-  OK(tp_transpose(&w, 0, 1, &wt));            /* non-compact: copied row-major */
-  OK(tp_narrow(&parent, 0, 0, 1, &m2));       /* seed: a view at byte 0 of a larger storage */
+  OK(tp_select(&parent, 0, 1, &w, NULL));     /* seed: 64 floats into the storage */
+  OK(tp_transpose(&w, 0, 1, &wt, NULL));      /* non-compact: copied row-major */
+  OK(tp_narrow(&parent, 0, 0, 1, &m2, NULL)); /* seed: a view at byte 0 of a larger storage */
   {
     int64_t ssz[2] = {2, 2}, sst[2] = {1, 2}; /* a transposed scale view (seed) */
     sc_t = strided(g_f + 24, 16, TP_F32, 2, ssz, sst, 0);
@@ -419,7 +419,7 @@ static void xnn_value_kinds(tp_xnn_graph *g) {
   OK(tp_xnn_define_tensor_value(g, TP_XNN_INT32, 1, d4, &i32, TP_XNN_INVALID_ID, 0, &c[n++]));
   OK(tp_xnn_define_tensor_value(g, TP_XNN_PFP32, 3, dd, NULL, TP_XNN_INVALID_ID, 0, &c[n++]));
   for (j = 0; j < 3; j++) { /* seed: q / k / v chunks of a packed in_proj_weight */
-    OK(tp_chunk(&qkv, 4, 0, j, &chunk));
+    OK(tp_chunk(&qkv, 4, 0, j, &chunk, NULL));
     OK(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, NULL, &chunk, TP_XNN_INVALID_ID, 0, &c[n++]));
   }
   /* the same bytes again (named mode shares the entry, inline never merges) */
@@ -497,11 +497,11 @@ static void xnn_linear(int named, int with_bias, int qkv) {
   size_t xd[2] = {2, 8}, yd[2] = {2, 8};
   uint32_t x, wt, y, bid = TP_XNN_INVALID_ID;
   char name[96];
-  OK(tp_select(&parent, 0, 1, &w));
+  OK(tp_select(&parent, 0, 1, &w, NULL));
   b = view(g_f + 200, 32, TP_F32, 1, bsz);
   if (qkv) {
     tp_tensor packed = view(g_f, 24 * 8 * 4, TP_F32, 2, s24);
-    OK(tp_chunk(&packed, 3, 0, qkv - 1, &w));
+    OK(tp_chunk(&packed, 3, 0, qkv - 1, &w, NULL));
   }
   memset(&o, 0, sizeof o);
   if (named) OK(tp_store_create(NULL, &store));
@@ -588,7 +588,7 @@ static void vk_linear(int named, int fp16) {
   size_t xd[2] = {1, 8}, yd[2] = {1, 4};
   uint32_t x, wid, bias, y, args[4];
   char name[64];
-  OK(tp_transpose(&wt, 0, 1, &w));
+  OK(tp_transpose(&wt, 0, 1, &w, NULL));
   memset(&o, 0, sizeof o);
   if (named) OK(tp_store_create(NULL, &store));
   o.store = store;
@@ -730,7 +730,7 @@ static void golden_programs(void) {
   uint32_t xid;
   int i, mode;
   /* seed_linear.pte: the seed's graph (weight = randn(3, 8, 8)[1]) as method "forward" */
-  OK(tp_select(&parent, 0, 1, &w));
+  OK(tp_select(&parent, 0, 1, &w, NULL));
   OK(tp_xnn_graph_create(NULL, &g));
   OK(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, xd, NULL, 0, TP_XNN_FLAG_EXTERNAL_INPUT, &xid));
   pte_linear(g, &w, 2, xid, 1);
@@ -742,7 +742,7 @@ static void golden_programs(void) {
   /* qkv.pte (the store embedded) and qkv_with_ptd.pte + its .ptd: q / k / v chunks of a packed
      [48, 16] in_proj_weight, named constants */
   packed = view(g_f, 48 * 16 * 4, TP_F32, 2, qsz);
-  for (i = 0; i < 3; i++) OK(tp_chunk(&packed, 3, 0, i, &qkv[i]));
+  for (i = 0; i < 3; i++) OK(tp_chunk(&packed, 3, 0, i, &qkv[i], NULL));
   for (mode = 0; mode < 2; mode++) {
     tp_store *store = NULL;
     tp_xnn_options xo;
@@ -768,7 +768,7 @@ static void golden_programs(void) {
     tp_vk_graph *vg = NULL;
     size_t vxd[2] = {1, 8}, vyd[2] = {1, 4};
     uint32_t x, wid, bias, y, args[4];
-    OK(tp_transpose(&wt, 0, 1, &wv));
+    OK(tp_transpose(&wt, 0, 1, &wv, NULL));
     OK(tp_vk_graph_create(NULL, &vg));
     OK(tpt_vk_tensor(vg, TP_VK_FLOAT32, 2, vxd, NULL, &x));
     OK(tpt_vk_tensor(vg, TP_VK_FLOAT32, 2, NULL, &wv, &wid));
@@ -803,15 +803,15 @@ static void golden_ptd(void) {
     int64_t nhwc[4] = {2, 4, 5, 3};
     tp_tensor y = view(nchw, 2 * 3 * 4 * 5 * 4, TP_F32, 4, nhwc);
     int back[4] = {0, 3, 1, 2};
-    OK(tp_permute(&y, back, &cl));
+    OK(tp_permute(&y, back, &cl, NULL));
   }
   { /* seed: x[:, :, 1:-1, 1:-1] of a channels_last [2, 3, 5, 5] */
     int64_t s5[4] = {2, 3, 5, 5}, st5[4] = {75, 1, 15, 3};
     tp_tensor t = strided(nchw, sizeof nchw, TP_F32, 4, s5, st5, 0);
-    OK(tp_slice(&t, 2, 1, -1, 1, &sl));
-    OK(tp_slice(&sl, 3, 1, -1, 1, &sl));
+    OK(tp_slice(&t, 2, 1, -1, 1, &sl, NULL));
+    OK(tp_slice(&sl, 3, 1, -1, 1, &sl, NULL));
   }
-  OK(tp_transpose(&a, 0, 1, &at));
+  OK(tp_transpose(&a, 0, 1, &at, NULL));
   OK(tp_store_create(NULL, &s));
   OK(tp_store_add(s, NULL, &x, TP_ORDER_ROW_MAJOR, 0, NULL));
   emit_ptd("ptd-one.ptd", s);

@@ -98,7 +98,7 @@ static void test_table(void) {
     TPT_STATUS(tp_tensor_check(&t, NULL), c->want);
     memset(&out, 0x5A, sizeof out);
     r = out;
-    TPT_STATUS(tp_view(t.storage, t.dtype, t.ndim, t.sizes, t.strides, t.offset, &out),
+    TPT_STATUS(tp_view(t.storage, t.dtype, t.ndim, t.sizes, t.strides, t.offset, &out, NULL),
                c->want);
     TPT_MEMEQ(&out, &r, sizeof out); /* out untouched on failure */
     TPT_STATUS(tp_compact(&t, TP_ORDER_ROW_MAJOR, &b), c->want);
@@ -110,9 +110,9 @@ static void test_table(void) {
     TPT_STATUS(tp_dim_order(&t, order), c->want);
     TPT_STATUS(tp_span(&t, &lo, &hi), c->want);
     if (t.ndim >= 1) {
-      TPT_STATUS(tp_select(&t, 0, 0, &r), c->want);
-      TPT_STATUS(tp_flip(&t, 0, &r), c->want);
-      TPT_STATUS(tp_narrow(&t, 0, 0, 0, &r), c->want);
+      TPT_STATUS(tp_select(&t, 0, 0, &r, NULL), c->want);
+      TPT_STATUS(tp_flip(&t, 0, &r, NULL), c->want);
+      TPT_STATUS(tp_narrow(&t, 0, 0, 0, &r, NULL), c->want);
     }
     if (tpt_case_failures != failures_before) printf("  ^ in case \"%s\"\n", c->name);
     free(mem);
@@ -130,8 +130,8 @@ static void test_too_many_dims(void) {
   for (d = 0; d <= TP_MAX_DIMS; d++) sizes[d] = 1;
   s.data = &one;
   s.nbytes = 1;
-  TPT_STATUS(tp_view(s, TP_U8, TP_MAX_DIMS, sizes, NULL, 0, &t), TP_OK);
-  TPT_STATUS(tp_view(s, TP_U8, TP_MAX_DIMS + 1, sizes, NULL, 0, &t), TP_ERR_INVALID);
+  TPT_STATUS(tp_view(s, TP_U8, TP_MAX_DIMS, sizes, NULL, 0, &t, NULL), TP_OK);
+  TPT_STATUS(tp_view(s, TP_U8, TP_MAX_DIMS + 1, sizes, NULL, 0, &t, NULL), TP_ERR_INVALID);
   t.ndim = TP_MAX_DIMS + 1;
   memset(&e, 0, sizeof e);
   TPT_STATUS(tp_tensor_check(&t, &e), TP_ERR_INVALID);
@@ -153,20 +153,20 @@ static void test_nulls_and_misc(void) {
   size_t lo, hi;
   s.data = x;
   s.nbytes = sizeof x;
-  TPT_STATUS(tp_view(s, TP_F32, 2, sz, NULL, 0, NULL), TP_ERR_INVALID);
-  TPT_STATUS(tp_view(s, TP_F32, 2, NULL, NULL, 0, &t), TP_ERR_INVALID);
-  TPT_STATUS(tp_view(s, TP_F32, 3, big, NULL, 0, &t), TP_ERR_OVERFLOW); /* row-major strides */
-  TPT_STATUS(tp_view(s, TP_F32, 2, sz, NULL, 0, &t), TP_OK);
+  TPT_STATUS(tp_view(s, TP_F32, 2, sz, NULL, 0, NULL, NULL), TP_ERR_INVALID);
+  TPT_STATUS(tp_view(s, TP_F32, 2, NULL, NULL, 0, &t, NULL), TP_ERR_INVALID);
+  TPT_STATUS(tp_view(s, TP_F32, 3, big, NULL, 0, &t, NULL), TP_ERR_OVERFLOW); /* row-major */
+  TPT_STATUS(tp_view(s, TP_F32, 2, sz, NULL, 0, &t, NULL), TP_OK);
   TPT_STATUS(tp_tensor_check(NULL, NULL), TP_ERR_INVALID);
-  TPT_STATUS(tp_select(NULL, 0, 0, &r), TP_ERR_INVALID);
-  TPT_STATUS(tp_select(&t, 0, 0, NULL), TP_ERR_INVALID);
-  TPT_STATUS(tp_narrow(NULL, 0, 0, 1, &r), TP_ERR_INVALID);
-  TPT_STATUS(tp_slice(NULL, 0, 0, 1, 1, &r), TP_ERR_INVALID);
-  TPT_STATUS(tp_transpose(NULL, 0, 1, &r), TP_ERR_INVALID);
-  TPT_STATUS(tp_chunk(NULL, 2, 0, 0, &r), TP_ERR_INVALID);
-  TPT_STATUS(tp_chunk(&t, 2, 0, 0, NULL), TP_ERR_INVALID);
-  TPT_STATUS(tp_flip(NULL, 0, &r), TP_ERR_INVALID);
-  TPT_STATUS(tp_expand(NULL, 2, sz, &r), TP_ERR_INVALID);
+  TPT_STATUS(tp_select(NULL, 0, 0, &r, NULL), TP_ERR_INVALID);
+  TPT_STATUS(tp_select(&t, 0, 0, NULL, NULL), TP_ERR_INVALID);
+  TPT_STATUS(tp_narrow(NULL, 0, 0, 1, &r, NULL), TP_ERR_INVALID);
+  TPT_STATUS(tp_slice(NULL, 0, 0, 1, 1, &r, NULL), TP_ERR_INVALID);
+  TPT_STATUS(tp_transpose(NULL, 0, 1, &r, NULL), TP_ERR_INVALID);
+  TPT_STATUS(tp_chunk(NULL, 2, 0, 0, &r, NULL), TP_ERR_INVALID);
+  TPT_STATUS(tp_chunk(&t, 2, 0, 0, NULL, NULL), TP_ERR_INVALID);
+  TPT_STATUS(tp_flip(NULL, 0, &r, NULL), TP_ERR_INVALID);
+  TPT_STATUS(tp_expand(NULL, 2, sz, &r, NULL), TP_ERR_INVALID);
   TPT_STATUS(tp_dim_order(NULL, order), TP_ERR_INVALID);
   TPT_STATUS(tp_dim_order(&t, NULL), TP_ERR_INVALID);
   TPT_STATUS(tp_span(NULL, &lo, &hi), TP_ERR_INVALID);
@@ -178,12 +178,12 @@ static void test_nulls_and_misc(void) {
   TPT_EQ_INT(tp_is_contiguous(NULL), 0);
   TPT_EQ_INT(tp_is_dense(NULL), 0);
   /* bad dim indices on every op that takes one */
-  TPT_STATUS(tp_select(&t, 2, 0, &r), TP_ERR_INVALID);
-  TPT_STATUS(tp_narrow(&t, -3, 0, 1, &r), TP_ERR_INVALID); /* -2..1 are dims */
-  TPT_STATUS(tp_slice(&t, 7, 0, 1, 1, &r), TP_ERR_INVALID);
-  TPT_STATUS(tp_transpose(&t, 0, -3, &r), TP_ERR_INVALID);
-  TPT_STATUS(tp_chunk(&t, 2, 2, 0, &r), TP_ERR_INVALID);
-  TPT_STATUS(tp_flip(&t, 2, &r), TP_ERR_INVALID);
+  TPT_STATUS(tp_select(&t, 2, 0, &r, NULL), TP_ERR_INVALID);
+  TPT_STATUS(tp_narrow(&t, -3, 0, 1, &r, NULL), TP_ERR_INVALID); /* -2..1 are dims */
+  TPT_STATUS(tp_slice(&t, 7, 0, 1, 1, &r, NULL), TP_ERR_INVALID);
+  TPT_STATUS(tp_transpose(&t, 0, -3, &r, NULL), TP_ERR_INVALID);
+  TPT_STATUS(tp_chunk(&t, 2, 2, 0, &r, NULL), TP_ERR_INVALID);
+  TPT_STATUS(tp_flip(&t, 2, &r, NULL), TP_ERR_INVALID);
   tp_buffer_release(NULL);
 }
 

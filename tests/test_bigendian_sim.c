@@ -45,9 +45,9 @@ static void test_swapped(void) {
       tp_sink sink = tp_sink_membuf(&m);
       s.data = g_mem;
       s.nbytes = sizeof g_mem;
-      TPT_STATUS(tp_view(s, types[k], 2, sz, NULL, 3, &t), TP_OK);
-      if (it == 1) TPT_STATUS(tp_transpose(&t, 0, 1, &t), TP_OK);
-      if (it == 2) TPT_STATUS(tp_flip(&t, 1, &t), TP_OK);
+      TPT_STATUS(tp_view(s, types[k], 2, sz, NULL, 3, &t, NULL), TP_OK);
+      if (it == 1) TPT_STATUS(tp_transpose(&t, 0, 1, &t, NULL), TP_OK);
+      if (it == 2) TPT_STATUS(tp_flip(&t, 1, &t, NULL), TP_OK);
       TPT_STATUS(tp_compact(&t, TP_ORDER_ROW_MAJOR, &b), TP_OK);
       TPT_EQ_U64(b.nbytes, 35 * es);
       if (it == 0) TPT_EQ_INT(b.owned == NULL, es == 1); /* zero-copy only for bytes */

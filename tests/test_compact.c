@@ -85,7 +85,7 @@ again:
   }
   s.data = g_mem;
   s.nbytes = nbytes;
-  TPT_STATUS(tp_view(s, dt, nd, sizes, strides, off, t), TP_OK);
+  TPT_STATUS(tp_view(s, dt, nd, sizes, strides, off, t, NULL), TP_OK);
 }
 
 static const tp_dtype k_types[4] = {TP_U8, TP_F16, TP_F32, TP_I64};
@@ -141,7 +141,7 @@ static void check_view_all_ways(const tp_tensor *t, int *zero_copy_seen) {
       tp_tensor p;
       int want;
       if (order == TP_ORDER_PRESERVE) {
-        TPT_STATUS(tp_permute(t, perm, &p), TP_OK);
+        TPT_STATUS(tp_permute(t, perm, &p, NULL), TP_OK);
         want = tp_is_contiguous(&p);
         if (tp_is_dense(t)) {
           int neg = 0;
@@ -249,52 +249,52 @@ static void test_large_paths(void) {
     s.nbytes = sizeof g_mem;
     {
       int64_t sz[2] = {70, 45}; /* 2-D transpose with partial blocks */
-      TPT_STATUS(tp_view(s, k_types[dt], 2, sz, NULL, 3, &t), TP_OK);
-      TPT_STATUS(tp_transpose(&t, 0, 1, &u), TP_OK);
+      TPT_STATUS(tp_view(s, k_types[dt], 2, sz, NULL, 3, &t, NULL), TP_OK);
+      TPT_STATUS(tp_transpose(&t, 0, 1, &u, NULL), TP_OK);
       check_view_all_ways(&u, zc);
-      TPT_STATUS(tp_flip(&u, 1, &u), TP_OK); /* transpose with a negative stride */
+      TPT_STATUS(tp_flip(&u, 1, &u, NULL), TP_OK); /* transpose with a negative stride */
       check_view_all_ways(&u, zc);
     }
     {
       int64_t sz[4] = {3, 5, 11, 7}; /* NCHW -> NHWC, and a channels_last slice */
       int p[4] = {0, 2, 3, 1};
       int64_t st[4] = {5 * 11 * 7, 1, 7 * 5, 5};
-      TPT_STATUS(tp_view(s, k_types[dt], 4, sz, NULL, 0, &t), TP_OK);
-      TPT_STATUS(tp_permute(&t, p, &u), TP_OK);
+      TPT_STATUS(tp_view(s, k_types[dt], 4, sz, NULL, 0, &t, NULL), TP_OK);
+      TPT_STATUS(tp_permute(&t, p, &u, NULL), TP_OK);
       check_view_all_ways(&u, zc);
-      TPT_STATUS(tp_view(s, k_types[dt], 4, sz, st, 0, &t), TP_OK);
-      TPT_STATUS(tp_slice(&t, 2, 1, -1, 1, &u), TP_OK);
-      TPT_STATUS(tp_slice(&u, 3, 1, -1, 1, &u), TP_OK);
+      TPT_STATUS(tp_view(s, k_types[dt], 4, sz, st, 0, &t, NULL), TP_OK);
+      TPT_STATUS(tp_slice(&t, 2, 1, -1, 1, &u, NULL), TP_OK);
+      TPT_STATUS(tp_slice(&u, 3, 1, -1, 1, &u, NULL), TP_OK);
       check_view_all_ways(&u, zc);
     }
     { /* a bigger channels_last slice: the transpose's two column levels, cache blocks */
       int64_t sz[4] = {2, 24, 21, 19}, st[4] = {24 * 21 * 19, 1, 19 * 24, 24};
-      TPT_STATUS(tp_view(s, k_types[dt], 4, sz, st, 0, &t), TP_OK);
-      TPT_STATUS(tp_slice(&t, 2, 1, -1, 1, &u), TP_OK);
-      TPT_STATUS(tp_slice(&u, 3, 2, -1, 1, &u), TP_OK);
+      TPT_STATUS(tp_view(s, k_types[dt], 4, sz, st, 0, &t, NULL), TP_OK);
+      TPT_STATUS(tp_slice(&t, 2, 1, -1, 1, &u, NULL), TP_OK);
+      TPT_STATUS(tp_slice(&u, 3, 2, -1, 1, &u, NULL), TP_OK);
       check_view_all_ways(&u, zc);
-      TPT_STATUS(tp_flip(&u, 3, &u), TP_OK);
+      TPT_STATUS(tp_flip(&u, 3, &u, NULL), TP_OK);
       check_view_all_ways(&u, zc);
     }
     {
       int64_t sz[3] = {4, 40, 33}; /* permute (2, 0, 1): plane not adjacent */
       int p[3] = {2, 0, 1};
-      TPT_STATUS(tp_view(s, k_types[dt], 3, sz, NULL, 1, &t), TP_OK);
-      TPT_STATUS(tp_permute(&t, p, &u), TP_OK);
+      TPT_STATUS(tp_view(s, k_types[dt], 3, sz, NULL, 1, &t, NULL), TP_OK);
+      TPT_STATUS(tp_permute(&t, p, &u, NULL), TP_OK);
       check_view_all_ways(&u, zc);
-      TPT_STATUS(tp_slice(&t, 2, 0, 33, 2, &u), TP_OK); /* every other column */
+      TPT_STATUS(tp_slice(&t, 2, 0, 33, 2, &u, NULL), TP_OK); /* every other column */
       check_view_all_ways(&u, zc);
     }
     { /* a row stride that is a multiple of 4 KiB: the buffered path, both directions */
       int64_t sz[2] = {37, (int64_t)(4096 / tp_dtype_size(k_types[dt]))};
-      TPT_STATUS(tp_view(s, k_types[dt], 2, sz, NULL, 5, &t), TP_OK);
-      TPT_STATUS(tp_transpose(&t, 0, 1, &u), TP_OK);
+      TPT_STATUS(tp_view(s, k_types[dt], 2, sz, NULL, 5, &t, NULL), TP_OK);
+      TPT_STATUS(tp_transpose(&t, 0, 1, &u, NULL), TP_OK);
       check_view_all_ways(&u, zc);
-      TPT_STATUS(tp_flip(&u, 1, &u), TP_OK);
+      TPT_STATUS(tp_flip(&u, 1, &u, NULL), TP_OK);
       check_view_all_ways(&u, zc);
       sz[0] = 8; /* 8 x 4 KiB: fits the buffer, direct path */
-      TPT_STATUS(tp_view(s, k_types[dt], 2, sz, NULL, 0, &t), TP_OK);
-      TPT_STATUS(tp_transpose(&t, 0, 1, &u), TP_OK);
+      TPT_STATUS(tp_view(s, k_types[dt], 2, sz, NULL, 0, &t, NULL), TP_OK);
+      TPT_STATUS(tp_transpose(&t, 0, 1, &u, NULL), TP_OK);
       check_view_all_ways(&u, zc);
     }
     for (it = 0; it < 200; it++) { /* random larger shapes */
@@ -418,8 +418,8 @@ static void test_big_transpose(void) {
   fill_random(src, n);
   s.data = src;
   s.nbytes = n;
-  TPT_STATUS(tp_view(s, TP_F32, 2, sz, NULL, 0, &t), TP_OK);
-  TPT_STATUS(tp_transpose(&t, 0, 1, &v), TP_OK);
+  TPT_STATUS(tp_view(s, TP_F32, 2, sz, NULL, 0, &t, NULL), TP_OK);
+  TPT_STATUS(tp_transpose(&t, 0, 1, &v, NULL), TP_OK);
   tp__transpose_scalar(a, src, 0, 1024, 0, 2048, 1024, 2048, 4);
   tpt_to_le(a, a, n / 4, 4);
   b[n] = 0x77;
@@ -432,7 +432,7 @@ static void test_big_transpose(void) {
   /* a compact run bigger than the (test's) LLC: the streaming run copy, at an odd source offset
      and an aligned / odd destination, the byte after it untouched */
   sz[0] = (int64_t)n - 5;
-  TPT_STATUS(tp_view(s, TP_U8, 1, sz, NULL, 3, &t), TP_OK);
+  TPT_STATUS(tp_view(s, TP_U8, 1, sz, NULL, 3, &t, NULL), TP_OK);
   b[n - 5] = 0x55;
   TPT_STATUS(tp_compact_into(&t, TP_ORDER_ROW_MAJOR, b, n - 5), TP_OK);
   TPT_MEMEQ(b, src + 3, n - 5);
@@ -454,9 +454,9 @@ static void test_zero_copy_exact(void) {
   for (i = 0; i < 200; i++) st[i] = (float)i;
   s.data = st;
   s.nbytes = sizeof st;
-  TPT_STATUS(tp_view(s, TP_F32, 2, sz, NULL, 0, &t), TP_OK);
+  TPT_STATUS(tp_view(s, TP_F32, 2, sz, NULL, 0, &t, NULL), TP_OK);
   int le = !tpt_big_endian(); /* a big-endian host copies (swaps) every f32 view */
-  TPT_STATUS(tp_narrow(&t, 0, 3, 4, &v), TP_OK); /* rows 3..6: contiguous at an offset */
+  TPT_STATUS(tp_narrow(&t, 0, 3, 4, &v, NULL), TP_OK); /* rows 3..6: contiguous at an offset */
   TPT_STATUS(tp_compact(&v, TP_ORDER_ROW_MAJOR, &b), TP_OK);
   TPT_CHECK(b.data == (const void *)(st + 60) || !le);
   TPT_EQ_U64(b.nbytes, 4 * 20 * sizeof(float));
@@ -467,7 +467,7 @@ static void test_zero_copy_exact(void) {
   TPT_CHECK((b.data == (const void *)(st + 60) && b.owned == NULL) || !le);
   tp_buffer_release(&b);
   /* transposed: PRESERVE keeps the storage order, zero-copy; ROW_MAJOR copies */
-  TPT_STATUS(tp_transpose(&t, 0, 1, &v), TP_OK);
+  TPT_STATUS(tp_transpose(&t, 0, 1, &v, NULL), TP_OK);
   TPT_STATUS(tp_compact(&v, TP_ORDER_PRESERVE, &b), TP_OK);
   TPT_CHECK((b.data == (const void *)st && b.owned == NULL) || !le);
   TPT_CHECK(b.nbytes == sizeof st);
@@ -478,13 +478,13 @@ static void test_zero_copy_exact(void) {
   TPT_EQ_INT(tpt_f32_le((const float *)b.data + 1), 20);
   tp_buffer_release(&b);
   /* a flipped view is dense but never zero-copy: elements come out in logical order */
-  TPT_STATUS(tp_flip(&t, 1, &v), TP_OK);
+  TPT_STATUS(tp_flip(&t, 1, &v, NULL), TP_OK);
   TPT_STATUS(tp_compact(&v, TP_ORDER_PRESERVE, &b), TP_OK);
   TPT_CHECK(b.owned != NULL);
   TPT_EQ_INT(tpt_f32_le(b.data), 19);
   tp_buffer_release(&b);
   /* empty view: non-NULL data, no bytes */
-  TPT_STATUS(tp_narrow(&t, 0, 10, 0, &v), TP_OK);
+  TPT_STATUS(tp_narrow(&t, 0, 10, 0, &v, NULL), TP_OK);
   TPT_STATUS(tp_compact(&v, TP_ORDER_ROW_MAJOR, &b), TP_OK);
   TPT_CHECK(b.data != NULL && b.nbytes == 0 && b.owned == NULL);
   TPT_STATUS(tp_compact_into(&v, TP_ORDER_ROW_MAJOR, NULL, 0), TP_OK);
@@ -520,7 +520,7 @@ static void test_errors(void) {
   memset(st, 0, sizeof st);
   s.data = st;
   s.nbytes = sizeof st;
-  TPT_STATUS(tp_view(s, TP_F32, 2, sz, NULL, 0, &t), TP_OK);
+  TPT_STATUS(tp_view(s, TP_F32, 2, sz, NULL, 0, &t, NULL), TP_OK);
   TPT_STATUS(tp_compact(&t, (tp_order)2, &b), TP_ERR_INVALID);
   TPT_STATUS(tp_compact(&t, TP_ORDER_ROW_MAJOR, NULL), TP_ERR_INVALID);
   TPT_STATUS(tp_compact_into(&t, TP_ORDER_ROW_MAJOR, NULL, 256), TP_ERR_INVALID);
@@ -533,7 +533,7 @@ static void test_errors(void) {
   /* a failing sink stops the stream with its status */
   sink.write = fail_after;
   sink.ctx = &left;
-  TPT_STATUS(tp_transpose(&t, 0, 1, &v), TP_OK);
+  TPT_STATUS(tp_transpose(&t, 0, 1, &v, NULL), TP_OK);
   TPT_STATUS(tp_compact_write(&v, TP_ORDER_ROW_MAJOR, &sink), TP_ERR_IO);
   TPT_EQ_INT(left, -1);
 }
@@ -558,8 +558,8 @@ static void test_sink_in_place(void) {
   for (i = 0; i < 96 * 80; i++) w[i] = (float)i * 0.5f;
   s.data = w;
   s.nbytes = sizeof w;
-  TPT_STATUS(tp_view(s, TP_F32, 2, sz, NULL, 0, &t), TP_OK);
-  TPT_STATUS(tp_permute(&t, perm, &v), TP_OK);
+  TPT_STATUS(tp_view(s, TP_F32, 2, sz, NULL, 0, &t, NULL), TP_OK);
+  TPT_STATUS(tp_permute(&t, perm, &v, NULL), TP_OK);
   TPT_EQ_U64(ref_compact(&v, rowmajor, want), n);
   memset(&m, 0, sizeof m);
   ms = tp_sink_membuf(&m);
@@ -685,7 +685,7 @@ static void test_long_rows(void) {
       if ((size_t)(off + st[0] * 2) * es > sizeof g_mem) continue;
       s.data = g_mem;
       s.nbytes = sizeof g_mem;
-      TPT_STATUS(tp_view(s, k_types[dt], 3, sz, st, off, &t), TP_OK);
+      TPT_STATUS(tp_view(s, k_types[dt], 3, sz, st, off, &t, NULL), TP_OK);
       n = ref_compact(&t, perm, ref);
       got[n] = 0x5A;
       TPT_STATUS(tp_compact_into(&t, TP_ORDER_ROW_MAJOR, got, n), TP_OK);

@@ -146,8 +146,8 @@ static void test_convert_write(void) {
   for (i = 0; i < 6; i++) src[i] = f_of(bits[i]);
   s.data = src;
   s.nbytes = sizeof src;
-  TPT_STATUS(tp_view(s, TP_F32, 2, sz, NULL, 0, &t), TP_OK);
-  TPT_STATUS(tp_transpose(&t, 0, 1, &tt), TP_OK); /* elements 0,3,1,4,2,5 */
+  TPT_STATUS(tp_view(s, TP_F32, 2, sz, NULL, 0, &t, NULL), TP_OK);
+  TPT_STATUS(tp_transpose(&t, 0, 1, &tt, NULL), TP_OK); /* elements 0,3,1,4,2,5 */
   TPT_STATUS(tp_convert_write(&tt, TP_F16, 0, &sink), TP_OK);
   {
     const unsigned char want[12] = {0x00, 0x3C, 0x00, 0x7E, 0x00, 0x7C, 0x00, 0x00, 0x00, 0xFC, 0x00, 0xFC};
@@ -175,7 +175,7 @@ static void test_convert_write(void) {
     const unsigned char wantbf[4] = {0x80, 0x3F, 0x00, 0xC0};
     s.data = h;
     s.nbytes = sizeof h;
-    TPT_STATUS(tp_view(s, TP_F16, 1, &n, &st, 0, &v), TP_OK);
+    TPT_STATUS(tp_view(s, TP_F16, 1, &n, &st, 0, &v, NULL), TP_OK);
     m.size = 0;
     TPT_STATUS(tp_convert_write(&v, TP_F32, 0, &sink), TP_OK);
     TPT_EQ_U64(m.size, 8);
@@ -202,7 +202,7 @@ static void test_convert_write(void) {
     tp_tensor v;
     s.data = &big;
     s.nbytes = 4;
-    TPT_STATUS(tp_view(s, TP_F32, 1, &one, NULL, 0, &v), TP_OK);
+    TPT_STATUS(tp_view(s, TP_F32, 1, &one, NULL, 0, &v, NULL), TP_OK);
     m.size = 0;
     TPT_STATUS(tp_convert_write(&v, TP_BF16, TP_CONVERT_SATURATE, &sink), TP_OK);
     TPT_EQ_U64(tp__get_le16(m.data), 0x7F7Fu);

@@ -155,7 +155,7 @@ static void test_store_constant(void) {
   st.data = data;
   st.nbytes = 8;
   for (i = 0; i < 8; i++) doubled[i] = (unsigned char)(data[i] * 2);
-  TPT_STATUS(tp_view(st, TP_U8, 1, &n, NULL, 0, &v), TP_OK);
+  TPT_STATUS(tp_view(st, TP_U8, 1, &n, NULL, 0, &v, NULL), TP_OK);
   TPT_STATUS(tp_store_create(NULL, &s), TP_OK);
   TPT_STATUS(tp__delegate_store_constant(s, &v, NULL, NULL, 8, NULL, 16, &k1), TP_OK);
   TPT_STATUS(tp_sha256_hex(data, 8, want), TP_OK);

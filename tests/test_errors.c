@@ -34,7 +34,7 @@ static tp_store *small_store(void) {
   st.data = g_data;
   st.nbytes = sizeof g_data;
   TPT_STATUS(tp_store_create(NULL, &s), TP_OK);
-  TPT_STATUS(tp_view(st, TP_F32, 2, sz, NULL, 0, &t), TP_OK);
+  TPT_STATUS(tp_view(st, TP_F32, 2, sz, NULL, 0, &t, NULL), TP_OK);
   TPT_STATUS(tp_store_add(s, "w", &t, TP_ORDER_ROW_MAJOR, 0, NULL), TP_OK);
   return s;
 }
@@ -221,9 +221,9 @@ static void test_null_sinks(void) {
   tp_sink tally;
   st.data = g_data;
   st.nbytes = sizeof g_data;
-  TPT_STATUS(tp_view(st, TP_F32, 1, sz, NULL, 0, &t), TP_OK);
+  TPT_STATUS(tp_view(st, TP_F32, 1, sz, NULL, 0, &t, NULL), TP_OK);
   memset(g_data, 0, sizeof g_data);
-  TPT_STATUS(tp_view(st, TP_I8, 1, sz, NULL, 0, &i8), TP_OK);
+  TPT_STATUS(tp_view(st, TP_I8, 1, sz, NULL, 0, &i8, NULL), TP_OK);
   nul.write = NULL;
   nul.ctx = NULL;
   TPT_STATUS(tp_sink_write(&nul, "x", 1), TP_ERR_INVALID);
@@ -249,7 +249,7 @@ static void test_reset_on_entry(void) {
   int64_t sz[1] = {16};
   st.data = g_data;
   st.nbytes = sizeof g_data;
-  TPT_STATUS(tp_view(st, TP_F32, 1, sz, NULL, 0, &t), TP_OK);
+  TPT_STATUS(tp_view(st, TP_F32, 1, sz, NULL, 0, &t, NULL), TP_OK);
   e.status = TP_ERR_FORMAT;
   strcpy(e.msg, "malformed input (an old failure)");
   TPT_STATUS(tp_tensor_check(&t, &e), TP_OK);

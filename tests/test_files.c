@@ -198,8 +198,8 @@ static void test_ptd_file(void) {
   for (i = 0; i < 12; i++) v[i] = (float)i * 0.5f - 1.0f;
   s.data = v;
   s.nbytes = sizeof v;
-  TPT_STATUS(tp_view(s, TP_F32, 2, sz, NULL, 0, &t), TP_OK);
-  TPT_STATUS(tp_select(&t, 1, 2, &col), TP_OK); /* column 2: strided */
+  TPT_STATUS(tp_view(s, TP_F32, 2, sz, NULL, 0, &t, NULL), TP_OK);
+  TPT_STATUS(tp_select(&t, 1, 2, &col, NULL), TP_OK); /* column 2: strided */
   TPT_STATUS(tp_store_create(NULL, &store), TP_OK);
   TPT_STATUS(tp_store_add(store, "t", &t, TP_ORDER_ROW_MAJOR, 0, NULL), TP_OK);
   TPT_STATUS(tp_store_add(store, "col", &col, TP_ORDER_ROW_MAJOR, 64, NULL), TP_OK);

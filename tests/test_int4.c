@@ -10,7 +10,7 @@ static tp_tensor view_i8(const signed char *p, size_t n, int ndim, const int64_t
   s.data = p;
   s.nbytes = n;
   memset(&t, 0, sizeof t);
-  TPT_STATUS(tp_view(s, TP_I8, ndim, sizes, NULL, 0, &t), TP_OK);
+  TPT_STATUS(tp_view(s, TP_I8, ndim, sizes, NULL, 0, &t, NULL), TP_OK);
   return t;
 }
 
@@ -45,7 +45,7 @@ static void test_exact_bytes(void) {
     tp_tensor tt;
     const unsigned char want_t[3] = {0x90, 0x7F, 0xB8};
     t = view_i8(odd, 6, 2, s23);
-    TPT_STATUS(tp_transpose(&t, 0, 1, &tt), TP_OK);
+    TPT_STATUS(tp_transpose(&t, 0, 1, &tt, NULL), TP_OK);
     TPT_EQ_U64(tp_pack_int4_size(&tt), 3);
     TPT_STATUS(tp_pack_int4(&tt, &b), TP_OK);
     TPT_EQ_U64(b.nbytes, 3);
@@ -113,7 +113,7 @@ static void test_random_vs_reference(void) {
     sz[1] = cols;
     t = view_i8(src, sizeof src, 2, sz);
     v = t;
-    if (it % 3 == 1) TPT_STATUS(tp_flip(&t, 1, &v), TP_OK);
+    if (it % 3 == 1) TPT_STATUS(tp_flip(&t, 1, &v, NULL), TP_OK);
     for (k = 0; k < rows; k++)
       for (j = 0; j < cols; j += 2) {
         int64_t a = v.offset + k * v.strides[0] + j * v.strides[1];

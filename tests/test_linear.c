@@ -46,7 +46,7 @@ static tp_tensor scalar_view(size_t i) {
   s.data = g_vals;
   s.nbytes = sizeof(float) * 4 * N0;
   memset(&t, 0, sizeof t);
-  TPT_STATUS(tp_view(s, TP_F32, 1, &one, NULL, (int64_t)i, &t), TP_OK);
+  TPT_STATUS(tp_view(s, TP_F32, 1, &one, NULL, (int64_t)i, &t, NULL), TP_OK);
   return t;
 }
 

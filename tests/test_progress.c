@@ -86,7 +86,7 @@ static tp_store *make_store(rec *r) {
     st.data = g_w[k];
     st.nbytes = sizeof g_w[k];
     snprintf(key, sizeof key, "w%d", k);
-    if (tp_view(st, TP_F32, 1, &n, NULL, 0, &t) != TP_OK ||
+    if (tp_view(st, TP_F32, 1, &n, NULL, 0, &t, NULL) != TP_OK ||
         tp_store_add(s, key, &t, TP_ORDER_ROW_MAJOR, 0, NULL) != TP_OK) {
       tp_store_destroy(s);
       return NULL;
@@ -182,7 +182,8 @@ static tp_xnn_graph *xnn_graph(rec *r) {
   }
   st.data = g_w;
   st.nbytes = sizeof g_w;
-  if (tp_view(st, TP_F32, 2, sz, NULL, 0, &w) != TP_OK || tp_xnn_graph_create(&o, &g) != TP_OK)
+  if (tp_view(st, TP_F32, 2, sz, NULL, 0, &w, NULL) != TP_OK ||
+      tp_xnn_graph_create(&o, &g) != TP_OK)
     return NULL;
   tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, xd, NULL, 0, TP_XNN_FLAG_EXTERNAL_INPUT, &x);
   tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, NULL, &w, TP_XNN_INVALID_ID, 0, &wt);
@@ -206,7 +207,7 @@ static tp_vk_graph *vk_graph(rec *r) {
   }
   st.data = g_w;
   st.nbytes = sizeof g_w;
-  if (tp_view(st, TP_F32, 2, sz, NULL, 0, &w) != TP_OK || tp_vk_graph_create(&o, &g) != TP_OK)
+  if (tp_view(st, TP_F32, 2, sz, NULL, 0, &w, NULL) != TP_OK || tp_vk_graph_create(&o, &g) != TP_OK)
     return NULL;
   tpt_vk_tensor(g, TP_VK_FLOAT32, 2, xd, NULL, &args[0]);
   tpt_vk_tensor(g, TP_VK_FLOAT32, 2, NULL, &w, &args[1]);

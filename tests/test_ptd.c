@@ -397,21 +397,21 @@ static void store_file(int which, tp_membuf *out) {
   st.data = x;
   st.nbytes = sizeof x;
   TPT_STATUS(tp_store_create(NULL, &s), TP_OK);
-  TPT_STATUS(tp_view(st, TP_F32, 4, sizes, strides, 0, &t), TP_OK);
-  TPT_STATUS(tp_slice(&t, 2, 1, -1, 1, &y), TP_OK);
-  TPT_STATUS(tp_slice(&y, 3, 1, -1, 1, &y), TP_OK);
+  TPT_STATUS(tp_view(st, TP_F32, 4, sizes, strides, 0, &t, NULL), TP_OK);
+  TPT_STATUS(tp_slice(&t, 2, 1, -1, 1, &y, NULL), TP_OK);
+  TPT_STATUS(tp_slice(&y, 3, 1, -1, 1, &y, NULL), TP_OK);
   if (which == 0) {
     TPT_STATUS(tp_store_add(s, NULL, &y, TP_ORDER_PRESERVE, 0, NULL), TP_OK);
   } else if (which == 1) {
     TPT_STATUS(tp_store_add(s, "cl", &y, TP_ORDER_ROW_MAJOR, 64, NULL), TP_OK);
     TPT_STATUS(tp_store_add(s, "same", &y, TP_ORDER_ROW_MAJOR, 0, NULL), TP_OK);
     TPT_STATUS(tp_store_add_bytes(s, "raw", "hello", 5, 1, 1, NULL), TP_OK);
-    TPT_STATUS(tp_transpose(&t, 0, 3, &y), TP_OK);
+    TPT_STATUS(tp_transpose(&t, 0, 3, &y, NULL), TP_OK);
     TPT_STATUS(tp_store_add(s, NULL, &y, TP_ORDER_PRESERVE, 0, NULL), TP_OK);
   } else {
     tp_tensor z;
     int64_t zs[3] = {0, 2, 2};
-    TPT_STATUS(tp_view(st, TP_I32, 3, zs, NULL, 0, &z), TP_OK);
+    TPT_STATUS(tp_view(st, TP_I32, 3, zs, NULL, 0, &z, NULL), TP_OK);
     TPT_STATUS(tp_store_add(s, "", &z, TP_ORDER_ROW_MAJOR, 0, NULL), TP_OK);
   }
   memset(out, 0, sizeof *out);

@@ -42,8 +42,8 @@ static tp_xnn_graph *seed_linear(tp_store *store) {
   for (i = 0; i < 3 * 8 * 8; i++) g_storage[i] = (float)i * 0.25f - 3.0f;
   s.data = g_storage;
   s.nbytes = sizeof g_storage;
-  tp_view(s, TP_F32, 3, sz, NULL, 0, &parent);
-  tp_select(&parent, 0, 1, &w);
+  tp_view(s, TP_F32, 3, sz, NULL, 0, &parent, NULL);
+  tp_select(&parent, 0, 1, &w, NULL);
   memset(&o, 0, sizeof o);
   o.store = store;
   if (tp_xnn_graph_create(&o, &g) != TP_OK) return NULL;
@@ -645,7 +645,7 @@ static void test_vulkan_method(void) {
   size_t nb;
   st.data = wt;
   st.nbytes = sizeof wt;
-  tp_view(st, TP_F32, 2, sz, NULL, 0, &w);
+  tp_view(st, TP_F32, 2, sz, NULL, 0, &w, NULL);
   memset(&vo, 0, sizeof vo);
   vo.force_fp16 = 1;
   tp_vk_graph_create(&vo, &g);
@@ -719,8 +719,8 @@ static tp_vk_graph *named_vk_linear(tp_store *st, float *wt, float *bt, uint32_t
   sw.nbytes = 32 * sizeof(float);
   sb.data = bt;
   sb.nbytes = 4 * sizeof(float);
-  tp_view(sw, TP_F32, 2, wsz, NULL, 0, &w);
-  tp_view(sb, TP_F32, 1, bsz, NULL, 0, &b);
+  tp_view(sw, TP_F32, 2, wsz, NULL, 0, &w, NULL);
+  tp_view(sb, TP_F32, 1, bsz, NULL, 0, &b, NULL);
   memset(&vo, 0, sizeof vo);
   vo.store = st;
   if (tp_vk_graph_create(&vo, &g) != TP_OK) return NULL;

@@ -174,11 +174,11 @@ static void test_constants(void) {
   uint64_t seg_off = 0, seg_size = 0;
   size_t i;
   for (i = 0; i < 24; i++) st[i] = (float)i + 0.5f;
-  TPT_STATUS(tp_view(s, TP_F32, 2, sz, NULL, 0, &parent), TP_OK);
-  TPT_STATUS(tp_transpose(&parent, 0, 1, &tr), TP_OK);          /* [6, 4] */
-  TPT_STATUS(tp_narrow(&tr, 0, 1, 3, &cols), TP_OK);            /* rows 1..3 of the transpose */
-  TPT_STATUS(tp_narrow(&cols, 1, 1, 2, &wv), TP_OK);             /* [3, 2]: st[r + 6c] shifted */
-  TPT_STATUS(tp_select(&parent, 0, 3, &row), TP_OK);            /* [6]: st[18 .. 23] */
+  TPT_STATUS(tp_view(s, TP_F32, 2, sz, NULL, 0, &parent, NULL), TP_OK);
+  TPT_STATUS(tp_transpose(&parent, 0, 1, &tr, NULL), TP_OK);    /* [6, 4] */
+  TPT_STATUS(tp_narrow(&tr, 0, 1, 3, &cols, NULL), TP_OK);      /* rows 1..3 of the transpose */
+  TPT_STATUS(tp_narrow(&cols, 1, 1, 2, &wv, NULL), TP_OK);       /* [3, 2]: st[r + 6c] shifted */
+  TPT_STATUS(tp_select(&parent, 0, 3, &row, NULL), TP_OK);      /* [6]: st[18 .. 23] */
   TPT_STATUS(tp_pte_create(NULL, &p), TP_OK);
   TPT_STATUS(tp_pte_graph_create(p, "forward", &g), TP_OK);
   TPT_STATUS(tp_pte_define_tensor(g, &tx, &x), TP_OK);
@@ -409,9 +409,9 @@ static void test_xnn_call(void) {
   tp_sink bs;
   for (i = 0; i < 3 * 8 * 8; i++) wst[i] = (float)i * 0.125f;
   for (i = 0; i < 10 * 8; i++) table[i] = (float)i - 40.0f;
-  TPT_STATUS(tp_view(ws, TP_F32, 3, sz3, NULL, 0, &parent), TP_OK);
-  TPT_STATUS(tp_select(&parent, 0, 1, &w), TP_OK);
-  TPT_STATUS(tp_view(ts, TP_F32, 2, sz2, NULL, 0, &tab), TP_OK);
+  TPT_STATUS(tp_view(ws, TP_F32, 3, sz3, NULL, 0, &parent, NULL), TP_OK);
+  TPT_STATUS(tp_select(&parent, 0, 1, &w, NULL), TP_OK);
+  TPT_STATUS(tp_view(ts, TP_F32, 2, sz2, NULL, 0, &tab, NULL), TP_OK);
   TPT_STATUS(tp_xnn_graph_create(NULL, &xg), TP_OK);
   tp_xnn_define_tensor_value(xg, TP_XNN_FP32, 2, xd, NULL, 0, TP_XNN_FLAG_EXTERNAL_INPUT, &xx);
   tp_xnn_define_tensor_value(xg, TP_XNN_FP32, 2, NULL, &w, TP_XNN_INVALID_ID, 0, &xw);
@@ -488,7 +488,7 @@ static void test_vk_call(void) {
   tp_pte_file f;
   tp_pte_delegate_info di;
   for (i = 0; i < 32; i++) wt[i] = (float)i * 0.5f - 1.0f;
-  TPT_STATUS(tp_view(sw, TP_F32, 2, wsz, NULL, 0, &w), TP_OK);
+  TPT_STATUS(tp_view(sw, TP_F32, 2, wsz, NULL, 0, &w, NULL), TP_OK);
   TPT_STATUS(tp_vk_graph_create(NULL, &vg), TP_OK);
   tpt_vk_tensor(vg, TP_VK_FLOAT32, 2, xd, NULL, &vx);
   tpt_vk_tensor(vg, TP_VK_FLOAT32, 2, NULL, &w, &vw);

@@ -26,7 +26,7 @@ static tp_tensor case_view(const tqv_case *c) {
   s.data = c->w;
   s.nbytes = (size_t)TQV_OUT * TQV_IN * tp_dtype_size((tp_dtype)c->wdtype);
   memset(&t, 0, sizeof t);
-  TPT_STATUS(tp_view(s, (tp_dtype)c->wdtype, 2, sz, NULL, 0, &t), TP_OK);
+  TPT_STATUS(tp_view(s, (tp_dtype)c->wdtype, 2, sz, NULL, 0, &t, NULL), TP_OK);
   return t;
 }
 
@@ -122,8 +122,8 @@ static void test_noncontiguous_views(void) {
                es);
     st.data = big;
     st.nbytes = (size_t)TQV_OUT * TQV_IN * es;
-    TPT_STATUS(tp_view(st, (tp_dtype)c->wdtype, 2, tsz, NULL, 0, &base), TP_OK);
-    TPT_STATUS(tp_transpose(&base, 0, 1, &view), TP_OK);
+    TPT_STATUS(tp_view(st, (tp_dtype)c->wdtype, 2, tsz, NULL, 0, &base, NULL), TP_OK);
+    TPT_STATUS(tp_transpose(&base, 0, 1, &view, NULL), TP_OK);
     TPT_CHECK(!tp_is_contiguous(&view));
     same_as_contiguous(c, &view);
     /* 2. offset and row padding inside a NaN-filled storage */
@@ -135,7 +135,7 @@ static void test_noncontiguous_views(void) {
       memcpy(big + (PAD + r * LD) * es, (const unsigned char *)c->w + r * TQV_IN * es,
              TQV_IN * es);
     st.nbytes = nbig;
-    TPT_STATUS(tp_view(st, (tp_dtype)c->wdtype, 2, bsz, bst, PAD, &view), TP_OK);
+    TPT_STATUS(tp_view(st, (tp_dtype)c->wdtype, 2, bsz, bst, PAD, &view, NULL), TP_OK);
     same_as_contiguous(c, &view);
     /* 3. negative strides: rows stored in reverse order and each row reversed; flipping both
        dims gives the weight back */
@@ -144,9 +144,9 @@ static void test_noncontiguous_views(void) {
         memcpy(big + ((TQV_OUT - 1 - r) * TQV_IN + (TQV_IN - 1 - k)) * es,
                (const unsigned char *)c->w + (r * TQV_IN + k) * es, es);
     st.nbytes = (size_t)TQV_OUT * TQV_IN * es;
-    TPT_STATUS(tp_view(st, (tp_dtype)c->wdtype, 2, bsz, NULL, 0, &base), TP_OK);
-    TPT_STATUS(tp_flip(&base, 0, &view), TP_OK);
-    TPT_STATUS(tp_flip(&view, 1, &base), TP_OK);
+    TPT_STATUS(tp_view(st, (tp_dtype)c->wdtype, 2, bsz, NULL, 0, &base, NULL), TP_OK);
+    TPT_STATUS(tp_flip(&base, 0, &view, NULL), TP_OK);
+    TPT_STATUS(tp_flip(&view, 1, &base, NULL), TP_OK);
     TPT_CHECK(base.strides[0] < 0 && base.strides[1] < 0);
     same_as_contiguous(c, &base);
     free(big);
@@ -170,7 +170,7 @@ static void test_ties_and_zero_rows(void) {
   float f;
   st.data = w4;
   st.nbytes = sizeof w4;
-  TPT_STATUS(tp_view(st, TP_F32, 2, s18, NULL, 0, &t), TP_OK);
+  TPT_STATUS(tp_view(st, TP_F32, 2, s18, NULL, 0, &t, NULL), TP_OK);
   TPT_STATUS(tp_quantize_symmetric(&t, 4, 0, TP_F32, &v, &s, NULL), TP_OK);
   TPT_MEMEQ(v.data, q4, 8);
   memcpy(&f, s.data, 4);
@@ -179,7 +179,7 @@ static void test_ties_and_zero_rows(void) {
   tp_buffer_release(&s);
   st.data = w8;
   st.nbytes = sizeof w8;
-  TPT_STATUS(tp_view(st, TP_F32, 2, s16, NULL, 0, &t), TP_OK);
+  TPT_STATUS(tp_view(st, TP_F32, 2, s16, NULL, 0, &t, NULL), TP_OK);
   TPT_STATUS(tp_quantize_symmetric(&t, 8, 0, TP_BF16, &v, &s, NULL), TP_OK);
   TPT_MEMEQ(v.data, q8, 6);
   TPT_EQ_U64(s.nbytes, 2);
@@ -187,7 +187,7 @@ static void test_ties_and_zero_rows(void) {
   tp_buffer_release(&s);
   st.data = z;
   st.nbytes = sizeof z;
-  TPT_STATUS(tp_view(st, TP_F32, 2, s24, NULL, 0, &t), TP_OK);
+  TPT_STATUS(tp_view(st, TP_F32, 2, s24, NULL, 0, &t, NULL), TP_OK);
   TPT_STATUS(tp_quantize_symmetric(&t, 8, 0, TP_F32, &v, &s, NULL), TP_OK);
   memcpy(&f, s.data, 4);
   TPT_CHECK(f == 1.0f / 4096.0f); /* eps 2^-12 */
@@ -214,7 +214,7 @@ static void test_refusals(void) {
     for (k = 0; k < 8; k++) w[i][k] = (float)(i * 8 + k) * 0.1f - 1.0f;
   st.data = w;
   st.nbytes = sizeof w;
-  TPT_STATUS(tp_view(st, TP_F32, 2, sz, NULL, 0, &t), TP_OK);
+  TPT_STATUS(tp_view(st, TP_F32, 2, sz, NULL, 0, &t, NULL), TP_OK);
   memcpy(&w[2][5], &qnan, 4);
   TPT_STATUS(tp_quantize_symmetric(&t, 4, 0, TP_F32, &v, &s, &e), TP_ERR_INVALID);
   TPT_CONTAINS(e.msg, "w[2][5] (element 21) is nan");
@@ -234,18 +234,18 @@ static void test_refusals(void) {
   TPT_CONTAINS(e.msg, "scale dtype i8");
   TPT_STATUS(tp_quantize_symmetric(&t, 4, 0, TP_F32, NULL, &s, &e), TP_ERR_INVALID);
   TPT_STATUS(tp_quantize_symmetric(NULL, 4, 0, TP_F32, &v, &s, NULL), TP_ERR_INVALID);
-  TPT_STATUS(tp_view(st, TP_F32, 3, sz3, NULL, 0, &t), TP_OK);
+  TPT_STATUS(tp_view(st, TP_F32, 3, sz3, NULL, 0, &t, NULL), TP_OK);
   TPT_STATUS(tp_quantize_symmetric(&t, 4, 0, TP_F32, &v, &s, &e), TP_ERR_INVALID);
   TPT_CONTAINS(e.msg, "has 3 dims");
   st.nbytes = 24;
-  TPT_STATUS(tp_view(st, TP_I8, 2, sz, NULL, 0, &t), TP_OK);
+  TPT_STATUS(tp_view(st, TP_I8, 2, sz, NULL, 0, &t, NULL), TP_OK);
   TPT_STATUS(tp_quantize_symmetric(&t, 4, 0, TP_F32, &v, &s, &e), TP_ERR_INVALID);
   TPT_CONTAINS(e.msg, "the weight is i8");
   st.nbytes = sizeof w;
-  TPT_STATUS(tp_view(st, TP_F32, 2, szi, NULL, 0, &t), TP_OK);
+  TPT_STATUS(tp_view(st, TP_F32, 2, szi, NULL, 0, &t, NULL), TP_OK);
   TPT_STATUS(tp_quantize_symmetric(&t, 8, 0, TP_F32, &v, &s, &e), TP_ERR_INVALID);
   TPT_CONTAINS(e.msg, "no input channels");
-  TPT_STATUS(tp_view(st, TP_F32, 2, sz0, NULL, 0, &t), TP_OK);
+  TPT_STATUS(tp_view(st, TP_F32, 2, sz0, NULL, 0, &t, NULL), TP_OK);
   TPT_STATUS(tp_quantize_symmetric(&t, 8, 0, TP_F32, &v, &s, &e), TP_OK);
   TPT_EQ_U64(v.nbytes, 0);
   TPT_EQ_U64(s.nbytes, 0);
@@ -331,11 +331,11 @@ static void test_xnn_quantized_linears(void) {
   for (n = 0; n < N; n++) bias[n] = 0.1f * (float)n;
   st.data = wt;
   st.nbytes = sizeof wt;
-  TPT_STATUS(tp_view(st, TP_F32, 2, wsz, NULL, 0, &wkn), TP_OK);
-  TPT_STATUS(tp_transpose(&wkn, 0, 1, &w), TP_OK); /* [N, K], strides (1, N) */
+  TPT_STATUS(tp_view(st, TP_F32, 2, wsz, NULL, 0, &wkn, NULL), TP_OK);
+  TPT_STATUS(tp_transpose(&wkn, 0, 1, &w, NULL), TP_OK); /* [N, K], strides (1, N) */
   st.data = bias;
   st.nbytes = sizeof bias;
-  TPT_STATUS(tp_view(st, TP_F32, 1, bsz, NULL, 0, &b), TP_OK);
+  TPT_STATUS(tp_view(st, TP_F32, 1, bsz, NULL, 0, &b, NULL), TP_OK);
   for (i = 0; i < M; i++)
     for (n = 0; n < N; n++) {
       double acc = bias[n];
@@ -454,10 +454,10 @@ static void test_xnn_quantized_linear_refusals(void) {
   for (i = 0; i < 4 * 64; i++) w[i] = (float)(i % 7) - 3.0f;
   st.data = w;
   st.nbytes = sizeof w;
-  TPT_STATUS(tp_view(st, TP_F32, 2, wsz, NULL, 0, &wv), TP_OK);
+  TPT_STATUS(tp_view(st, TP_F32, 2, wsz, NULL, 0, &wv, NULL), TP_OK);
   st.data = bias;
   st.nbytes = sizeof bias;
-  TPT_STATUS(tp_view(st, TP_F32, 1, bsz, NULL, 0, &bv), TP_OK);
+  TPT_STATUS(tp_view(st, TP_F32, 1, bsz, NULL, 0, &bv, NULL), TP_OK);
   for (c = 0; c < 6; c++) {
     tp_status want = TP_ERR_INVALID;
     const char *msg = "";
@@ -559,11 +559,11 @@ static void test_vk_linear_q4gsw(void) {
   for (n = 0; n < N; n++) bias[n] = (float)n - 2.5f;
   st.data = wt;
   st.nbytes = sizeof wt;
-  TPT_STATUS(tp_view(st, TP_F32, 2, wsz, NULL, 0, &wkn), TP_OK);
-  TPT_STATUS(tp_transpose(&wkn, 0, 1, &w), TP_OK);
+  TPT_STATUS(tp_view(st, TP_F32, 2, wsz, NULL, 0, &wkn, NULL), TP_OK);
+  TPT_STATUS(tp_transpose(&wkn, 0, 1, &w, NULL), TP_OK);
   st.data = bias;
   st.nbytes = sizeof bias;
-  TPT_STATUS(tp_view(st, TP_F32, 1, bsz, NULL, 0, &b), TP_OK);
+  TPT_STATUS(tp_view(st, TP_F32, 1, bsz, NULL, 0, &b, NULL), TP_OK);
   for (f16 = 0; f16 < 2; f16++) {
     tp_dtype sdt = f16 ? TP_F16 : TP_F32;
     double worst = 0.0, ymax = 0.0;
@@ -668,10 +668,10 @@ static void test_vk_linear_q8csw(void) {
   for (i = 0; i < N; i++) bias[i] = (float)i;
   st.data = w;
   st.nbytes = sizeof w;
-  TPT_STATUS(tp_view(st, TP_F32, 2, wsz, NULL, 0, &wv), TP_OK);
+  TPT_STATUS(tp_view(st, TP_F32, 2, wsz, NULL, 0, &wv, NULL), TP_OK);
   st.data = bias;
   st.nbytes = sizeof bias;
-  TPT_STATUS(tp_view(st, TP_F32, 1, bsz, NULL, 0, &b), TP_OK);
+  TPT_STATUS(tp_view(st, TP_F32, 1, bsz, NULL, 0, &b, NULL), TP_OK);
   TPT_STATUS(tp_quantize_symmetric(&wv, 8, 0, TP_F32, &v, &s, NULL), TP_OK);
   for (withbias = 0; withbias < 2; withbias++) {
     memset(&m, 0, sizeof m);
@@ -783,7 +783,7 @@ static void test_linears_refused_during_write(void) {
   w[5] = NAN; /* quantizing first would be refused for this NaN instead: the guard comes first */
   ws.data = w;
   ws.nbytes = sizeof w;
-  TPT_STATUS(tp_view(ws, TP_F32, 2, sz, NULL, 0, &wv), TP_OK);
+  TPT_STATUS(tp_view(ws, TP_F32, 2, sz, NULL, 0, &wv, NULL), TP_OK);
   for (which = 0; which < 2; which++) {
     memset(&c, 0, sizeof c);
     c.w = &wv;

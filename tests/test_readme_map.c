@@ -3,7 +3,9 @@
    headers (a TPDEF function, a typedef, a struct field's type or a #define); every Vulkan op
    named in backticks is in TP_VK_OPS; every tp_xnn_define_* call the header declares is named;
    every op of TP_VK_OPS is listed as "`op` (its kinds) {its types}" (no braces where its types
-   are ""); the node kind count it states is the header's. Reads
+   are ""); the node kind count it states is the header's. The README's "API at a glance"
+   names exactly the public functions the headers declare (TPDEF declarations of tp_ names,
+   tp__ ones are the headers' own). Reads
    README.md and the headers from the current directory (the repository root, as make test
    runs it). */
 #include "tensorpack_xnnpack.h"
@@ -150,6 +152,67 @@ static void test_every_call_listed(void) {
   TPT_EQ_INT(missing, 0);
 }
 
+/* The public functions: every "TPDEF ... tp_name(...);" declaration (a ';' before any '{') of a
+   name that is not tp__, in the three headers, is named in the API section, and every tp_ name
+   there is such a declaration. */
+static char *g_api; /* the API section, NUL-terminated */
+static int public_decl(const char *name) {
+  int h;
+  size_t n = strlen(name);
+  for (h = 0; h < 3; h++) {
+    const char *p = g_hdr[h];
+    while ((p = strstr(p, "\nTPDEF ")) != NULL) {
+      const char *q = strchr(p + 7, '(');
+      p += 7;
+      if (q && (size_t)(q - p) >= n && !strncmp(q - n, name, n) &&
+          !(isalnum((unsigned char)q[-(long)n - 1]) || q[-(long)n - 1] == '_') &&
+          strcspn(q, ";{") < strcspn(q, "{"))
+        return 1;
+    }
+  }
+  return 0;
+}
+static void test_api_listed(void) {
+  int h, decls = 0, listed = 0, bad = 0;
+  const char *p;
+  for (h = 0; h < 3; h++) { /* every public declaration is named */
+    for (p = g_hdr[h]; (p = strstr(p, "\nTPDEF ")) != NULL;) {
+      const char *q = strchr(p + 7, '('), *e;
+      char want[160];
+      p += 7;
+      if (!q || strcspn(q, ";{") >= strcspn(q, "{")) continue; /* a definition */
+      for (e = q; e > p && (isalnum((unsigned char)e[-1]) || e[-1] == '_'); e--) {
+      }
+      if (q - e < 4 || strncmp(e, "tp_", 3) || !strncmp(e, "tp__", 4) || q - e > 150) continue;
+      decls++;
+      snprintf(want, sizeof want, "`%.*s`", (int)(q - e), e);
+      if (!strstr(g_api, want)) {
+        printf("  README's API at a glance does not name %s\n", want);
+        bad++;
+      }
+    }
+  }
+  for (p = g_api; (p = strstr(p, "`tp_")) != NULL; p++) { /* every name there is one */
+    char id[160];
+    size_t k = 0;
+    while ((isalnum((unsigned char)p[1 + k]) || p[1 + k] == '_') && k + 1 < sizeof id) {
+      id[k] = p[1 + k];
+      k++;
+    }
+    id[k] = '\0';
+    if (p[1 + k] != '`') continue;
+    listed++;
+    if (!public_decl(id)) {
+      printf("  README's API at a glance names `%s`, which no header declares public\n", id);
+      bad++;
+    }
+  }
+  printf("  %d public declarations, %d names listed\n", decls, listed);
+  TPT_CHECK(decls > 300);
+  TPT_EQ_INT(listed, decls);
+  TPT_EQ_INT(bad, 0);
+}
+
 /* The inputs: README.md and the three headers read, and the map's section in README. */
 static char *g_readme;
 static void test_inputs_found(void) {
@@ -157,6 +220,7 @@ static void test_inputs_found(void) {
   if (!g_readme || !g_hdr[0] || !g_hdr[1] || !g_hdr[2])
     printf("  run from the repository root (or set TP_ROOT)\n");
   TPT_CHECK(g_sec != NULL);
+  TPT_CHECK(g_api != NULL);
 }
 
 int main(void) {
@@ -174,13 +238,16 @@ int main(void) {
   }
   if (g_readme && g_hdr[0] && g_hdr[1] && g_hdr[2]) {
     g_sec = strstr(g_readme, "\n## From PyTorch: which call, which layout");
+    g_api = strstr(g_readme, "\n## The API at a glance");
     if (g_sec && (b = strstr(g_sec + 1, "\n## ")) != NULL) *b = '\0';
+    if (g_api && (b = strstr(g_api + 1, "\n## ")) != NULL) *b = '\0';
   }
   TPT_RUN(test_inputs_found);
   if (g_sec) {
     TPT_RUN(test_names_exist);
     TPT_RUN(test_every_call_listed);
   }
+  if (g_api) TPT_RUN(test_api_listed);
   free(g_readme);
   for (i = 0; i < 3; i++) free(g_hdr[i]);
   return tpt_finish("readme_map");

@@ -21,8 +21,8 @@ static void test_select_of_randn(void) {
   char h_view[65], h_want[65], h_whole[65];
   unsigned char le[256], le_whole[256]; /* the floats as written: little-endian */
   int be = tpt_big_endian();             /* a big-endian host copies (swaps) every f32 view */
-  TPT_STATUS(tp_view(storage_of(g_x, sizeof g_x), TP_F32, 3, sz, NULL, 0, &x), TP_OK);
-  TPT_STATUS(tp_select(&x, 0, 1, &w), TP_OK);
+  TPT_STATUS(tp_view(storage_of(g_x, sizeof g_x), TP_F32, 3, sz, NULL, 0, &x, NULL), TP_OK);
+  TPT_STATUS(tp_select(&x, 0, 1, &w, NULL), TP_OK);
   TPT_EQ_INT(w.offset, 64);
   TPT_EQ_U64(tp_nbytes(&w), 256);
   TPT_STATUS(tp_compact(&w, TP_ORDER_ROW_MAJOR, &b), TP_OK);
@@ -46,8 +46,8 @@ static void test_view_at_byte_zero(void) {
   tp_tensor big, w;
   tp_membuf m = {0};
   tp_sink sink = tp_sink_membuf(&m);
-  TPT_STATUS(tp_view(storage_of(g_x, 320), TP_F32, 2, sz, NULL, 0, &big), TP_OK);
-  TPT_STATUS(tp_narrow(&big, 0, 0, 4, &w), TP_OK);
+  TPT_STATUS(tp_view(storage_of(g_x, 320), TP_F32, 2, sz, NULL, 0, &big, NULL), TP_OK);
+  TPT_STATUS(tp_narrow(&big, 0, 0, 4, &w, NULL), TP_OK);
   TPT_STATUS(tp_compact_write(&w, TP_ORDER_PRESERVE, &sink), TP_OK);
   TPT_EQ_U64(m.size, 128);
   TPT_MEMEQ_LE(m.data, g_x, 128, 4);
@@ -60,12 +60,13 @@ static void test_qkv_chunks(void) {
   int64_t sz[2] = {3 * E, E}, bsz = 3 * E;
   tp_tensor wt, bias, part;
   int i;
-  TPT_STATUS(tp_view(storage_of(g_x, 3 * E * E * 4), TP_F32, 2, sz, NULL, 0, &wt), TP_OK);
-  TPT_STATUS(tp_view(storage_of(g_x + 100, 3 * E * 4), TP_F32, 1, &bsz, NULL, 0, &bias), TP_OK);
+  TPT_STATUS(tp_view(storage_of(g_x, 3 * E * E * 4), TP_F32, 2, sz, NULL, 0, &wt, NULL), TP_OK);
+  TPT_STATUS(tp_view(storage_of(g_x + 100, 3 * E * 4), TP_F32, 1, &bsz, NULL, 0, &bias, NULL),
+             TP_OK);
   for (i = 0; i < 3; i++) {
     tp_buffer b;
     unsigned char out[E * E * 4];
-    TPT_STATUS(tp_chunk(&wt, 3, 0, i, &part), TP_OK);
+    TPT_STATUS(tp_chunk(&wt, 3, 0, i, &part, NULL), TP_OK);
     TPT_EQ_INT(part.sizes[0], E);
     TPT_EQ_INT(part.offset, i * E * E);
     TPT_STATUS(tp_compact(&part, TP_ORDER_ROW_MAJOR, &b), TP_OK);
@@ -74,7 +75,7 @@ static void test_qkv_chunks(void) {
     tp_buffer_release(&b);
     TPT_STATUS(tp_compact_into(&part, TP_ORDER_ROW_MAJOR, out, sizeof out), TP_OK);
     TPT_MEMEQ_LE(out, g_x + i * E * E, sizeof out, 4);
-    TPT_STATUS(tp_chunk(&bias, 3, 0, i, &part), TP_OK);
+    TPT_STATUS(tp_chunk(&bias, 3, 0, i, &part, NULL), TP_OK);
     TPT_STATUS(tp_compact(&part, TP_ORDER_ROW_MAJOR, &b), TP_OK);
     TPT_EQ_U64(b.nbytes, E * 4);
     TPT_MEMEQ_LE(b.data, g_x + 100 + i * E, E * 4, 4);
@@ -86,8 +87,8 @@ static void test_qkv_chunks(void) {
     tp_buffer b;
     const float *f;
     int r, c, bad = 0;
-    TPT_STATUS(tp_transpose(&wt, 0, 1, &tw), TP_OK); /* [E, 3E] */
-    TPT_STATUS(tp_chunk(&tw, 3, 1, 1, &part), TP_OK); /* k^T */
+    TPT_STATUS(tp_transpose(&wt, 0, 1, &tw, NULL), TP_OK); /* [E, 3E] */
+    TPT_STATUS(tp_chunk(&tw, 3, 1, 1, &part, NULL), TP_OK); /* k^T */
     TPT_STATUS(tp_compact(&part, TP_ORDER_ROW_MAJOR, &b), TP_OK);
     TPT_CHECK(b.owned != NULL);
     f = (const float *)b.data;
@@ -109,8 +110,8 @@ static void test_transposed_scale(void) {
   uint8_t o[2];
   int i;
   for (i = 0; i < 12; i++) s[i] = (float)i;
-  TPT_STATUS(tp_view(storage_of(s, sizeof s), TP_F32, 2, sz, NULL, 0, &st), TP_OK);
-  TPT_STATUS(tp_transpose(&st, 0, 1, &tt), TP_OK);
+  TPT_STATUS(tp_view(storage_of(s, sizeof s), TP_F32, 2, sz, NULL, 0, &st, NULL), TP_OK);
+  TPT_STATUS(tp_transpose(&st, 0, 1, &tt, NULL), TP_OK);
   TPT_STATUS(tp_compact(&tt, TP_ORDER_ROW_MAJOR, &b), TP_OK);
   TPT_EQ_U64(b.nbytes, 48);
   TPT_MEMEQ_LE(b.data, want_rm, 48, 4);
@@ -156,9 +157,9 @@ static void test_channels_last_slice(void) {
     for (c = 0; c < 3; c++)
       for (h = 1; h < 4; h++)
         for (w = 1; w < 4; w++) want_rm[k++] = (float)(n * 1000 + c * 100 + h * 10 + w);
-  TPT_STATUS(tp_view(storage_of(x, sizeof x), TP_F32, 4, sz, st, 0, &t), TP_OK);
-  TPT_STATUS(tp_slice(&t, 2, 1, -1, 1, &v), TP_OK);
-  TPT_STATUS(tp_slice(&v, 3, 1, -1, 1, &v), TP_OK);
+  TPT_STATUS(tp_view(storage_of(x, sizeof x), TP_F32, 4, sz, st, 0, &t, NULL), TP_OK);
+  TPT_STATUS(tp_slice(&t, 2, 1, -1, 1, &v, NULL), TP_OK);
+  TPT_STATUS(tp_slice(&v, 3, 1, -1, 1, &v, NULL), TP_OK);
   TPT_EQ_INT(v.offset, 18);
   TPT_EQ_INT(v.sizes[2], 3);
   TPT_CHECK(!tp_is_dense(&v));

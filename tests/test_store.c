@@ -52,9 +52,9 @@ static tp_tensor cl_slice(void) {
   int64_t sizes[4] = {2, 3, 5, 6}, strides[4] = {90, 1, 18, 3};
   st.data = g_x;
   st.nbytes = sizeof g_x;
-  TPT_STATUS(tp_view(st, TP_F32, 4, sizes, strides, 0, &x), TP_OK);
-  TPT_STATUS(tp_slice(&x, 2, 1, -1, 1, &y), TP_OK);
-  TPT_STATUS(tp_slice(&y, 3, 1, -1, 1, &y), TP_OK);
+  TPT_STATUS(tp_view(st, TP_F32, 4, sizes, strides, 0, &x, NULL), TP_OK);
+  TPT_STATUS(tp_slice(&x, 2, 1, -1, 1, &y, NULL), TP_OK);
+  TPT_STATUS(tp_slice(&y, 3, 1, -1, 1, &y, NULL), TP_OK);
   TPT_EQ_INT(y.offset, 21);
   TPT_EQ_INT(y.sizes[2], 3);
   TPT_EQ_INT(y.sizes[3], 4);
@@ -69,7 +69,7 @@ static tp_tensor mat(int64_t rows, int64_t cols, int64_t offset) {
   sizes[1] = cols;
   st.data = g_m;
   st.nbytes = sizeof g_m;
-  TPT_STATUS(tp_view(st, TP_F32, 2, sizes, NULL, offset, &t), TP_OK);
+  TPT_STATUS(tp_view(st, TP_F32, 2, sizes, NULL, offset, &t, NULL), TP_OK);
   return t;
 }
 
@@ -152,7 +152,7 @@ static void test_channels_last_dense_preserve(void) {
   tp_ptd p;
   st.data = g_x;
   st.nbytes = sizeof g_x;
-  TPT_STATUS(tp_view(st, TP_F32, 4, sizes, strides, 0, &x), TP_OK);
+  TPT_STATUS(tp_view(st, TP_F32, 4, sizes, strides, 0, &x, NULL), TP_OK);
   TPT_STATUS(tp_store_create(NULL, &s), TP_OK);
   TPT_STATUS(tp_store_add(s, "x", &x, TP_ORDER_PRESERVE, 0, NULL), TP_OK);
   if (write_open(s, &m, &p)) {
@@ -199,7 +199,7 @@ static void test_transposed_2d(void) {
   uint8_t tr[2] = {1, 0};
   tp_membuf m;
   tp_ptd p;
-  TPT_STATUS(tp_transpose(&a, 0, 1, &t), TP_OK);
+  TPT_STATUS(tp_transpose(&a, 0, 1, &t, NULL), TP_OK);
   TPT_STATUS(tp_store_create(NULL, &s), TP_OK);
   TPT_STATUS(tp_store_add(s, "t.rm", &t, TP_ORDER_ROW_MAJOR, 0, NULL), TP_OK);
   TPT_STATUS(tp_store_add(s, "t.keep", &t, TP_ORDER_PRESERVE, 0, NULL), TP_OK);
@@ -227,8 +227,8 @@ static void test_offset_view(void) {
   tp_ptd p;
   st.data = g_m;
   st.nbytes = sizeof g_m;
-  TPT_STATUS(tp_view(st, TP_F32, 3, sizes, NULL, 0, &x), TP_OK);
-  TPT_STATUS(tp_select(&x, 0, 1, &x1), TP_OK);
+  TPT_STATUS(tp_view(st, TP_F32, 3, sizes, NULL, 0, &x, NULL), TP_OK);
+  TPT_STATUS(tp_select(&x, 0, 1, &x1, NULL), TP_OK);
   TPT_EQ_INT(x1.offset, 64);
   TPT_STATUS(tp_store_create(NULL, &s), TP_OK);
   TPT_STATUS(tp_store_add(s, "x1", &x1, TP_ORDER_ROW_MAJOR, 0, NULL), TP_OK);
@@ -274,7 +274,7 @@ static void test_scalar_0d(void) {
   tp_ptd p;
   st.data = &g_m[5];
   st.nbytes = 4;
-  TPT_STATUS(tp_view(st, TP_F32, 0, NULL, NULL, 0, &t), TP_OK);
+  TPT_STATUS(tp_view(st, TP_F32, 0, NULL, NULL, 0, &t, NULL), TP_OK);
   TPT_STATUS(tp_store_create(NULL, &s), TP_OK);
   TPT_STATUS(tp_store_add(s, "s", &t, TP_ORDER_PRESERVE, 0, NULL), TP_OK);
   if (write_open(s, &m, &p)) {
@@ -302,7 +302,7 @@ static void test_dedup(void) {
   memcpy(copy, &g_m[8], sizeof copy);
   st.data = copy;
   st.nbytes = sizeof copy;
-  TPT_STATUS(tp_view(st, TP_F32, 2, sizes, NULL, 0, &b), TP_OK);
+  TPT_STATUS(tp_view(st, TP_F32, 2, sizes, NULL, 0, &b, NULL), TP_OK);
   TPT_STATUS(tp_store_create(NULL, &s), TP_OK);
   TPT_STATUS(tp_store_add(s, NULL, &a, TP_ORDER_ROW_MAJOR, 0, &k1), TP_OK);
   TPT_STATUS(tp_store_add(s, NULL, &b, TP_ORDER_ROW_MAJOR, 0, &k2), TP_OK);
@@ -538,7 +538,7 @@ static void test_bad_views(void) {
   TPT_STATUS(tp_store_create(NULL, &s), TP_OK);
   one.data = g_m;
   one.nbytes = 4;
-  TPT_STATUS(tp_view(one, TP_F32, 1, &big, &zero, 0, &t), TP_OK);
+  TPT_STATUS(tp_view(one, TP_F32, 1, &big, &zero, 0, &t, NULL), TP_OK);
   TPT_STATUS(tp_store_add(s, "huge", &t, TP_ORDER_ROW_MAJOR, 0, NULL), TP_ERR_UNSUPPORTED);
   TPT_CONTAINS(tp_store_error(s), "2147483648");
   tp_store_destroy(s);

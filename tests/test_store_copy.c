@@ -16,14 +16,14 @@ static tp_status add_all(tp_store *s, float *w, unsigned char *raw) {
   tp_status r;
   st.data = w;
   st.nbytes = 24 * sizeof(float);
-  if ((r = tp_view(st, TP_F32, 2, sizes, NULL, 0, &x)) != TP_OK) return r;
-  if ((r = tp_transpose(&x, 0, 1, &t)) != TP_OK) return r;
+  if ((r = tp_view(st, TP_F32, 2, sizes, NULL, 0, &x, NULL)) != TP_OK) return r;
+  if ((r = tp_transpose(&x, 0, 1, &t, NULL)) != TP_OK) return r;
   if ((r = tp_store_add(s, "t", &t, TP_ORDER_ROW_MAJOR, 0, NULL)) != TP_OK) return r;
-  if ((r = tp_view(st, TP_F32, 4, sizes4, strides4, 0, &x)) != TP_OK) return r;
-  if ((r = tp_slice(&x, 3, 1, 4, 1, &y)) != TP_OK) return r;
+  if ((r = tp_view(st, TP_F32, 4, sizes4, strides4, 0, &x, NULL)) != TP_OK) return r;
+  if ((r = tp_slice(&x, 3, 1, 4, 1, &y, NULL)) != TP_OK) return r;
   if ((r = tp_store_add(s, "cl", &y, TP_ORDER_PRESERVE, 64, NULL)) != TP_OK) return r;
-  if ((r = tp_view(st, TP_F32, 2, sizes, NULL, 0, &x)) != TP_OK) return r;
-  if ((r = tp_select(&x, 0, 5, &y)) != TP_OK) return r;
+  if ((r = tp_view(st, TP_F32, 2, sizes, NULL, 0, &x, NULL)) != TP_OK) return r;
+  if ((r = tp_select(&x, 0, 5, &y, NULL)) != TP_OK) return r;
   if ((r = tp_store_add(s, NULL, &y, TP_ORDER_ROW_MAJOR, 0, NULL)) != TP_OK) return r;
   return tp_store_add_bytes(s, "raw", raw, 7, 0, 0, NULL);
 }
@@ -100,7 +100,7 @@ static void test_copy_once_per_content(void) {
   o.copy = 1;
   st.data = w;
   st.nbytes = sizeof w;
-  TPT_STATUS(tp_view(st, TP_F32, 1, &n, NULL, 0, &x), TP_OK);
+  TPT_STATUS(tp_view(st, TP_F32, 1, &n, NULL, 0, &x, NULL), TP_OK);
   TPT_STATUS(tp_store_create(&o, &s), TP_OK);
   TPT_STATUS(tp_store_add(s, "warm", &x, TP_ORDER_ROW_MAJOR, 0, NULL), TP_OK);
   w[0] = 1.0f;   /* new content */
@@ -130,8 +130,8 @@ static void test_copy_nomem(void) {
   o.copy = 1;
   st.data = w;
   st.nbytes = sizeof w;
-  TPT_STATUS(tp_view(st, TP_F32, 2, sizes, NULL, 0, &x), TP_OK);
-  TPT_STATUS(tp_transpose(&x, 0, 1, &t), TP_OK);
+  TPT_STATUS(tp_view(st, TP_F32, 2, sizes, NULL, 0, &x, NULL), TP_OK);
+  TPT_STATUS(tp_transpose(&x, 0, 1, &t, NULL), TP_OK);
   for (k = 0; k < 20; k++) {
     tp_store *s = NULL;
     tp_status r;

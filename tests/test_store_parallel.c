@@ -23,21 +23,21 @@ static void make_views(void) {
   for (i = 0; i < 64 * 48; i++) g_w[i] = (float)(i % 97) * 0.25f - 7.0f;
   st.data = g_w;
   st.nbytes = sizeof g_w;
-  tp_view(st, TP_F32, 2, sz, NULL, 0, &x);
-  tp_transpose(&x, 0, 1, &g_views[0]);                 /* 48x64 transpose */
-  tp_slice(&x, 1, 3, 40, 2, &g_views[1]);              /* every other column */
-  tp_narrow(&x, 0, 10, 20, &g_views[2]);               /* contiguous rows */
+  tp_view(st, TP_F32, 2, sz, NULL, 0, &x, NULL);
+  tp_transpose(&x, 0, 1, &g_views[0], NULL);           /* 48x64 transpose */
+  tp_slice(&x, 1, 3, 40, 2, &g_views[1], NULL);        /* every other column */
+  tp_narrow(&x, 0, 10, 20, &g_views[2], NULL);         /* contiguous rows */
   g_views[3] = g_views[0];                             /* same bytes again, sha256 key */
-  tp_view(st, TP_F32, 4, sz4, st4, 5, &y);
-  tp_slice(&y, 2, 1, 7, 1, &g_views[4]);               /* channels_last slice */
-  tp_select(&x, 0, 63, &g_views[5]);                   /* one row */
-  tp_view(st, TP_BF16, 2, sz, NULL, 1, &y);
-  tp_transpose(&y, 0, 1, &g_views[6]);                 /* bf16 transpose */
-  tp_narrow(&x, 0, 5, 0, &g_views[7]);                 /* empty */
-  tp_flip(&g_views[1], 0, &g_views[8]);                /* negative stride */
+  tp_view(st, TP_F32, 4, sz4, st4, 5, &y, NULL);
+  tp_slice(&y, 2, 1, 7, 1, &g_views[4], NULL);         /* channels_last slice */
+  tp_select(&x, 0, 63, &g_views[5], NULL);             /* one row */
+  tp_view(st, TP_BF16, 2, sz, NULL, 1, &y, NULL);
+  tp_transpose(&y, 0, 1, &g_views[6], NULL);           /* bf16 transpose */
+  tp_narrow(&x, 0, 5, 0, &g_views[7], NULL);           /* empty */
+  tp_flip(&g_views[1], 0, &g_views[8], NULL);          /* negative stride */
   g_views[9] = g_views[2];                             /* same key "rows" and bytes: once */
-  tp_view(st, TP_U8, 2, sz, NULL, 3, &y);
-  tp_transpose(&y, 0, 1, &g_views[10]);
+  tp_view(st, TP_U8, 2, sz, NULL, 3, &y, NULL);
+  tp_transpose(&y, 0, 1, &g_views[10], NULL);
   g_views[11] = g_views[5];
   for (i = 0; i < NV; i++) g_keys[i] = NULL;
   g_keys[2] = "rows";

@@ -40,13 +40,13 @@ static void test_write_memory_is_bounded(void) {
   for (i = 0; i < (size_t)ROWS * COLS; i++) data[i] = (float)(i % 65521u);
   st.data = data;
   st.nbytes = (size_t)ROWS * COLS * sizeof(float);
-  TPT_STATUS(tp_view(st, TP_F32, 2, sizes, NULL, 0, &all), TP_OK);
+  TPT_STATUS(tp_view(st, TP_F32, 2, sizes, NULL, 0, &all, NULL), TP_OK);
 
   /* baseline: the same store shape with 1-row views (tiny data) */
   TPT_STATUS(tp_store_create(NULL, &s), TP_OK);
   for (k = 0; k < 16; k++) {
-    TPT_STATUS(tp_narrow(&all, 1, k * 32, 512, &v), TP_OK);
-    TPT_STATUS(tp_narrow(&v, 0, k, 1, &v), TP_OK);
+    TPT_STATUS(tp_narrow(&all, 1, k * 32, 512, &v, NULL), TP_OK);
+    TPT_STATUS(tp_narrow(&v, 0, k, 1, &v, NULL), TP_OK);
     TPT_STATUS(tp_store_add(s, NULL, &v, TP_ORDER_ROW_MAJOR, 0, NULL), TP_OK);
   }
   TPT_STATUS(tp_store_ptd_size(s, &size), TP_OK);
@@ -62,7 +62,7 @@ static void test_write_memory_is_bounded(void) {
   /* 16 strided views of 2048 x 512 floats = 4 MiB each, 64 MiB in all */
   TPT_STATUS(tp_store_create(NULL, &s), TP_OK);
   for (k = 0; k < 16; k++) {
-    TPT_STATUS(tp_narrow(&all, 1, k * 32, 512, &v), TP_OK);
+    TPT_STATUS(tp_narrow(&all, 1, k * 32, 512, &v, NULL), TP_OK);
     TPT_STATUS(tp_store_add(s, NULL, &v, TP_ORDER_ROW_MAJOR, 0, NULL), TP_OK);
   }
   TPT_STATUS(tp_store_ptd_size(s, &size), TP_OK);
@@ -123,8 +123,8 @@ static tp_status use_store(int *stage) {
   r = tp_store_create(NULL, &s);
   if (r != TP_OK) return r;
   *stage = 1;
-  r = tp_view(st, TP_F32, 2, sizes, NULL, 0, &t);
-  if (r == TP_OK) r = tp_transpose(&t, 0, 1, &tt);
+  r = tp_view(st, TP_F32, 2, sizes, NULL, 0, &t, NULL);
+  if (r == TP_OK) r = tp_transpose(&t, 0, 1, &tt, NULL);
   for (k = 0; k < 40 && r == TP_OK; k++) {   /* enough to grow every table */
     data[k] = (float)k;
     snprintf(key, sizeof key, "k%d", k);

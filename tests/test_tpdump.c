@@ -272,8 +272,8 @@ static tp_xnn_graph *seed_graph(tp_store *store) {
   s.nbytes = sizeof storage;
   memset(&o, 0, sizeof o);
   o.store = store;
-  if (tp_view(s, TP_F32, 3, sz, NULL, 0, &parent) != TP_OK) return NULL;
-  if (tp_select(&parent, 0, 1, &w) != TP_OK) return NULL;
+  if (tp_view(s, TP_F32, 3, sz, NULL, 0, &parent, NULL) != TP_OK) return NULL;
+  if (tp_select(&parent, 0, 1, &w, NULL) != TP_OK) return NULL;
   if (tp_xnn_graph_create(&o, &g) != TP_OK) return NULL;
   tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, xd, NULL, 0, TP_XNN_FLAG_EXTERNAL_INPUT, &x);
   tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, NULL, &w, TP_XNN_INVALID_ID, 0, &wt);
@@ -418,14 +418,14 @@ static void test_quantized_from_writer(void) {
   for (i = 0; i < 8; i++) sc[i] = 0.125f * (float)(i + 1);
   for (i = 0; i < 8; i++) gs[i] = 0.01f * (float)(i + 3);
   s.data = w8; s.nbytes = sizeof w8;
-  TPT_STATUS(tp_view(s, TP_I8, 2, d2, NULL, 0, &tw8), TP_OK);
+  TPT_STATUS(tp_view(s, TP_I8, 2, d2, NULL, 0, &tw8, NULL), TP_OK);
   s.data = sc; s.nbytes = sizeof sc;                   /* scale: every other float */
-  TPT_STATUS(tp_view(s, TP_F32, 1, dsc, stsc, 1, &tsc), TP_OK);
+  TPT_STATUS(tp_view(s, TP_F32, 1, dsc, stsc, 1, &tsc, NULL), TP_OK);
   s.data = w4; s.nbytes = sizeof w4;
-  TPT_STATUS(tp_view(s, TP_I8, 2, d4, NULL, 0, &tw4), TP_OK);
+  TPT_STATUS(tp_view(s, TP_I8, 2, d4, NULL, 0, &tw4, NULL), TP_OK);
   s.data = gs; s.nbytes = sizeof gs;                   /* groupwise scale: a transposed [2, 4] */
-  TPT_STATUS(tp_view(s, TP_F32, 2, dg, NULL, 0, &tgs), TP_OK);
-  TPT_STATUS(tp_transpose(&tgs, 0, 1, &tgst), TP_OK);
+  TPT_STATUS(tp_view(s, TP_F32, 2, dg, NULL, 0, &tgs, NULL), TP_OK);
+  TPT_STATUS(tp_transpose(&tgs, 0, 1, &tgst, NULL), TP_OK);
   TPT_STATUS(tp_xnn_graph_create(&g_unchecked, &g), TP_OK);
   TPT_STATUS(tp_xnn_define_channelwise_quantized_tensor_value(g, TP_XNN_QCINT8, &tsc, 2, 0, qd,
              &tw8, TP_XNN_INVALID_ID, 0, &id), TP_OK);
@@ -556,7 +556,8 @@ static tp_vk_graph *vk_graph(tp_store *store, int fp16) {
   o.store = store;
   o.force_fp16 = fp16;
   o.other_runtime = 1; /* every field and value kind; y channels-packed: not an ExecuTorch run */
-  if (tp_view(st, TP_F32, 2, sz, NULL, 0, &wv) != TP_OK || tp_transpose(&wv, 0, 1, &w) != TP_OK)
+  if (tp_view(st, TP_F32, 2, sz, NULL, 0, &wv, NULL) != TP_OK ||
+      tp_transpose(&wv, 0, 1, &w, NULL) != TP_OK)
     return NULL;
   if (tp_vk_graph_create(&o, &g) != TP_OK) return NULL;
   vd = tp_vk_tensor_desc_make(TP_VK_FLOAT32, 2, xd, NULL);

@@ -54,8 +54,8 @@ static void program(int named, tp_membuf *mb) {
   for (i = 0; i < 3 * 8 * 8; i++) g_storage[i] = (float)i;
   s.data = g_storage;
   s.nbytes = sizeof g_storage;
-  tp_view(s, TP_F32, 3, sz, NULL, 0, &parent);
-  tp_select(&parent, 0, 1, &w);
+  tp_view(s, TP_F32, 3, sz, NULL, 0, &parent, NULL);
+  tp_select(&parent, 0, 1, &w, NULL);
   if (named) tp_store_create(NULL, &st);
   memset(&o, 0, sizeof o);
   o.store = st;
@@ -145,7 +145,7 @@ static void test_kernel_calls(void) {
   tx.role = TP_PTE_INPUT, tx.dtype = TP_F32, tx.ndim = 1, tx.sizes[0] = 4;
   ty = tx;
   ty.role = TP_PTE_OUTPUT;
-  TPT_STATUS(tp_view(s, TP_F32, 1, sz, NULL, 0, &cv), TP_OK);
+  TPT_STATUS(tp_view(s, TP_F32, 1, sz, NULL, 0, &cv, NULL), TP_OK);
   TPT_STATUS(tp_pte_create(NULL, &p), TP_OK);
   TPT_STATUS(tp_pte_graph_create(p, "forward", &g), TP_OK);
   TPT_STATUS(tp_pte_define_tensor(g, &tx, &x), TP_OK);

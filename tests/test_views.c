@@ -51,7 +51,7 @@ static void rand_view(tp_tensor *t, tp_dtype dt, int maxdims) {
     tp_storage s;
     s.data = g_mem;
     s.nbytes = nbytes;
-    TPT_STATUS(tp_view(s, dt, nd, sizes, strides, off, t), TP_OK);
+    TPT_STATUS(tp_view(s, dt, nd, sizes, strides, off, t, NULL), TP_OK);
   }
 }
 
@@ -61,7 +61,7 @@ static void test_view_basics(void) {
   int64_t sizes[3] = {2, 3, 4};
   s.data = g_mem;
   s.nbytes = 96;
-  TPT_STATUS(tp_view(s, TP_F32, 3, sizes, NULL, 0, &t), TP_OK);
+  TPT_STATUS(tp_view(s, TP_F32, 3, sizes, NULL, 0, &t, NULL), TP_OK);
   TPT_EQ_INT(t.ndim, 3);
   TPT_EQ_INT(t.strides[0], 12);
   TPT_EQ_INT(t.strides[1], 4);
@@ -73,17 +73,17 @@ static void test_view_basics(void) {
   TPT_CHECK(tp_is_dense(&t));
   /* one byte short */
   s.nbytes = 95;
-  TPT_STATUS(tp_view(s, TP_F32, 3, sizes, NULL, 0, &t), TP_ERR_BOUNDS);
+  TPT_STATUS(tp_view(s, TP_F32, 3, sizes, NULL, 0, &t, NULL), TP_ERR_BOUNDS);
   /* 0-d view: one element */
   s.nbytes = 8;
-  TPT_STATUS(tp_view(s, TP_F64, 0, NULL, NULL, 0, &t), TP_OK);
+  TPT_STATUS(tp_view(s, TP_F64, 0, NULL, NULL, 0, &t, NULL), TP_OK);
   TPT_EQ_INT(tp_numel(&t), 1);
   TPT_EQ_U64(tp_nbytes(&t), 8);
-  TPT_STATUS(tp_view(s, TP_F64, 0, NULL, NULL, 1, &t), TP_ERR_BOUNDS);
+  TPT_STATUS(tp_view(s, TP_F64, 0, NULL, NULL, 1, &t, NULL), TP_ERR_BOUNDS);
   /* row-major strides of a view with a zero size are PyTorch's (max(size, 1) products) */
   {
     int64_t z[3] = {2, 0, 3};
-    TPT_STATUS(tp_view(s, TP_F32, 3, z, NULL, 0, &t), TP_OK);
+    TPT_STATUS(tp_view(s, TP_F32, 3, z, NULL, 0, &t, NULL), TP_OK);
     TPT_EQ_INT(t.strides[0], 3);
     TPT_EQ_INT(t.strides[1], 3);
     TPT_EQ_INT(t.strides[2], 1);
@@ -99,7 +99,7 @@ static void test_empty_views(void) {
   s.data = NULL;
   s.nbytes = 0;
   /* an empty view needs no bytes, even a huge one over an empty storage */
-  TPT_STATUS(tp_view(s, TP_F32, 2, sizes, strides, 5, &t), TP_OK);
+  TPT_STATUS(tp_view(s, TP_F32, 2, sizes, strides, 5, &t, NULL), TP_OK);
   TPT_EQ_INT(tp_numel(&t), 0);
   TPT_EQ_U64(tp_nbytes(&t), 0);
   TPT_CHECK(tp_is_contiguous(&t));
@@ -108,7 +108,7 @@ static void test_empty_views(void) {
   TPT_EQ_U64(b, 0);
   TPT_EQ_U64(e, 0);
   /* ... but a negative offset is still refused */
-  TPT_STATUS(tp_view(s, TP_F32, 2, sizes, strides, -1, &t), TP_ERR_BOUNDS);
+  TPT_STATUS(tp_view(s, TP_F32, 2, sizes, strides, -1, &t, NULL), TP_ERR_BOUNDS);
 }
 
 static void test_span(void) {
@@ -118,7 +118,7 @@ static void test_span(void) {
   size_t b, e;
   s.data = g_mem;
   s.nbytes = 200;
-  TPT_STATUS(tp_view(s, TP_I16, 2, sizes, strides, 12, &t), TP_OK);
+  TPT_STATUS(tp_view(s, TP_I16, 2, sizes, strides, 12, &t, NULL), TP_OK);
   TPT_STATUS(tp_span(&t, &b, &e), TP_OK);
   TPT_EQ_U64(b, (12 - 10) * 2); /* element 2 */
   TPT_EQ_U64(e, (12 + 3 + 1) * 2); /* one past element 15 */
@@ -134,7 +134,7 @@ static void test_questions(void) {
   s.nbytes = sizeof g_mem;
   {
     int64_t sz[4] = {2, 3, 4, 5}, st[4] = {60, 1, 15, 3}; /* channels_last */
-    TPT_STATUS(tp_view(s, TP_F32, 4, sz, st, 0, &t), TP_OK);
+    TPT_STATUS(tp_view(s, TP_F32, 4, sz, st, 0, &t, NULL), TP_OK);
     TPT_CHECK(!tp_is_contiguous(&t));
     TPT_CHECK(tp_is_dense(&t));
     TPT_STATUS(tp_dim_order(&t, o), TP_OK);
@@ -142,20 +142,20 @@ static void test_questions(void) {
   }
   {
     int64_t sz[4] = {2, 1, 4, 5}, st[4] = {20, 1, 5, 1}; /* both contiguous and channels_last */
-    TPT_STATUS(tp_view(s, TP_F32, 4, sz, st, 0, &t), TP_OK);
+    TPT_STATUS(tp_view(s, TP_F32, 4, sz, st, 0, &t, NULL), TP_OK);
     TPT_CHECK(tp_is_contiguous(&t));
     TPT_STATUS(tp_dim_order(&t, o), TP_OK); /* the sort puts C innermost: (0, 2, 3, 1) */
     TPT_EQ_INT(o[0], 0); TPT_EQ_INT(o[1], 2); TPT_EQ_INT(o[2], 3); TPT_EQ_INT(o[3], 1);
   }
   {
     int64_t sz[4] = {2, 1, 4, 5}, st[4] = {20, 20, 5, 1};
-    TPT_STATUS(tp_view(s, TP_F32, 4, sz, st, 0, &t), TP_OK);
+    TPT_STATUS(tp_view(s, TP_F32, 4, sz, st, 0, &t, NULL), TP_OK);
     TPT_STATUS(tp_dim_order(&t, o), TP_OK);
     TPT_EQ_INT(o[0], 0); TPT_EQ_INT(o[1], 1); TPT_EQ_INT(o[2], 2); TPT_EQ_INT(o[3], 3);
   }
   {
     int64_t sz[2] = {3, 4}, st[2] = {1, 3}; /* transposed */
-    TPT_STATUS(tp_view(s, TP_F32, 2, sz, st, 0, &t), TP_OK);
+    TPT_STATUS(tp_view(s, TP_F32, 2, sz, st, 0, &t, NULL), TP_OK);
     TPT_CHECK(!tp_is_contiguous(&t));
     TPT_CHECK(tp_is_dense(&t));
     TPT_STATUS(tp_dim_order(&t, o), TP_OK);
@@ -163,20 +163,20 @@ static void test_questions(void) {
   }
   {
     int64_t sz[2] = {3, 4}, st[2] = {0, 1}; /* expanded: stride 0 is ambiguous */
-    TPT_STATUS(tp_view(s, TP_F32, 2, sz, st, 0, &t), TP_OK);
+    TPT_STATUS(tp_view(s, TP_F32, 2, sz, st, 0, &t, NULL), TP_OK);
     TPT_CHECK(!tp_is_dense(&t));
     TPT_STATUS(tp_dim_order(&t, o), TP_OK);
     TPT_EQ_INT(o[0], 0); TPT_EQ_INT(o[1], 1);
   }
   {
     int64_t sz[2] = {3, 4}, st[2] = {1, 0};
-    TPT_STATUS(tp_view(s, TP_F32, 2, sz, st, 0, &t), TP_OK);
+    TPT_STATUS(tp_view(s, TP_F32, 2, sz, st, 0, &t, NULL), TP_OK);
     TPT_STATUS(tp_dim_order(&t, o), TP_OK);
     TPT_EQ_INT(o[0], 0); TPT_EQ_INT(o[1], 1);
   }
   {
     int64_t sz[2] = {3, 4}, st[2] = {4, -1}; /* flipped: dense by magnitude, not contiguous */
-    TPT_STATUS(tp_view(s, TP_F32, 2, sz, st, 3, &t), TP_OK);
+    TPT_STATUS(tp_view(s, TP_F32, 2, sz, st, 3, &t, NULL), TP_OK);
     TPT_CHECK(!tp_is_contiguous(&t));
     TPT_CHECK(tp_is_dense(&t));
     TPT_STATUS(tp_dim_order(&t, o), TP_OK);
@@ -184,14 +184,14 @@ static void test_questions(void) {
   }
   {
     int64_t sz[2] = {3, 4}, st[2] = {-1, 3}; /* transposed and flipped */
-    TPT_STATUS(tp_view(s, TP_F32, 2, sz, st, 2, &t), TP_OK);
+    TPT_STATUS(tp_view(s, TP_F32, 2, sz, st, 2, &t, NULL), TP_OK);
     TPT_CHECK(tp_is_dense(&t));
     TPT_STATUS(tp_dim_order(&t, o), TP_OK);
     TPT_EQ_INT(o[0], 1); TPT_EQ_INT(o[1], 0);
   }
   {
     int64_t sz[4] = {2, 3, 4, 4}, st[4] = {108, 1, 18, 3}; /* channels_last slice [:, :, 1:-1, 1:-1] */
-    TPT_STATUS(tp_view(s, TP_F32, 4, sz, st, 21, &t), TP_OK);
+    TPT_STATUS(tp_view(s, TP_F32, 4, sz, st, 21, &t, NULL), TP_OK);
     TPT_CHECK(!tp_is_contiguous(&t));
     TPT_CHECK(!tp_is_dense(&t));
     TPT_STATUS(tp_dim_order(&t, o), TP_OK);
@@ -199,13 +199,13 @@ static void test_questions(void) {
   }
   {
     int64_t sz[3] = {2, 3, 4}, st[3] = {1, 2, 6}; /* fully reversed order */
-    TPT_STATUS(tp_view(s, TP_F32, 3, sz, st, 0, &t), TP_OK);
+    TPT_STATUS(tp_view(s, TP_F32, 3, sz, st, 0, &t, NULL), TP_OK);
     TPT_STATUS(tp_dim_order(&t, o), TP_OK);
     TPT_EQ_INT(o[0], 2); TPT_EQ_INT(o[1], 1); TPT_EQ_INT(o[2], 0);
   }
   {
     int64_t sz[2] = {3, 4}, st[2] = {1, 1}; /* overlapping */
-    TPT_STATUS(tp_view(s, TP_F32, 2, sz, st, 0, &t), TP_OK);
+    TPT_STATUS(tp_view(s, TP_F32, 2, sz, st, 0, &t, NULL), TP_OK);
     TPT_CHECK(!tp_is_dense(&t));
     TPT_CHECK(!tp_is_contiguous(&t));
     TPT_STATUS(tp_dim_order(&t, o), TP_OK); /* equal strides: the larger size goes outer */
@@ -213,20 +213,20 @@ static void test_questions(void) {
   }
   {
     int64_t sz[3] = {3, 1, 4}, st[3] = {4, 99, 1}; /* size-1 stride ignored */
-    TPT_STATUS(tp_view(s, TP_F32, 3, sz, st, 0, &t), TP_OK);
+    TPT_STATUS(tp_view(s, TP_F32, 3, sz, st, 0, &t, NULL), TP_OK);
     TPT_CHECK(tp_is_contiguous(&t));
     TPT_CHECK(tp_is_dense(&t));
   }
   {
     int64_t sz[1] = {5}, st[1] = {2};
-    TPT_STATUS(tp_view(s, TP_F32, 1, sz, st, 0, &t), TP_OK);
+    TPT_STATUS(tp_view(s, TP_F32, 1, sz, st, 0, &t, NULL), TP_OK);
     TPT_CHECK(!tp_is_dense(&t));
     sz[0] = 1;
-    TPT_STATUS(tp_view(s, TP_F32, 1, sz, st, 0, &t), TP_OK);
+    TPT_STATUS(tp_view(s, TP_F32, 1, sz, st, 0, &t, NULL), TP_OK);
     TPT_CHECK(tp_is_dense(&t));
     TPT_CHECK(tp_is_contiguous(&t));
   }
-  TPT_STATUS(tp_view(s, TP_F32, 0, NULL, NULL, 0, &t), TP_OK);
+  TPT_STATUS(tp_view(s, TP_F32, 0, NULL, NULL, 0, &t, NULL), TP_OK);
   TPT_CHECK(tp_is_dense(&t));
   TPT_CHECK(tp_is_contiguous(&t));
   TPT_STATUS(tp_dim_order(&t, NULL), TP_OK);
@@ -350,7 +350,7 @@ static void test_ops_random(void) {
     switch (op) {
       case 0: { /* select, negative indices too */
         int64_t idx = tpt_range(-t.sizes[dim] - 1, t.sizes[dim]);
-        s = tp_select(&t, dim, idx, &r);
+        s = tp_select(&t, dim, idx, &r, NULL);
         if (idx < -t.sizes[dim] || idx >= t.sizes[dim]) { TPT_STATUS(s, TP_ERR_BOUNDS); break; }
         TPT_STATUS(s, TP_OK);
         TPT_EQ_INT(r.ndim, t.ndim - 1);
@@ -361,7 +361,7 @@ static void test_ops_random(void) {
       }
       case 1: { /* narrow */
         int64_t st = tpt_range(0, t.sizes[dim] + 1), len = tpt_range(0, t.sizes[dim] + 1);
-        s = tp_narrow(&t, dim, st, len, &r);
+        s = tp_narrow(&t, dim, st, len, &r, NULL);
         if (st + len > t.sizes[dim]) { TPT_STATUS(s, TP_ERR_BOUNDS); break; }
         TPT_STATUS(s, TP_OK);
         TPT_EQ_INT(r.sizes[dim], len);
@@ -374,7 +374,7 @@ static void test_ops_random(void) {
       case 2: { /* slice with Python clamping */
         int64_t n = t.sizes[dim], st = tpt_range(-n - 3, n + 3), sp = tpt_range(-n - 3, n + 3);
         int64_t step = tpt_range(1, 4), s0, s1, len;
-        TPT_STATUS(tp_slice(&t, dim, st, sp, step, &r), TP_OK);
+        TPT_STATUS(tp_slice(&t, dim, st, sp, step, &r, NULL), TP_OK);
         s0 = st < 0 ? (st + n < 0 ? 0 : st + n) : (st > n ? n : st);
         s1 = sp < 0 ? (sp + n < 0 ? 0 : sp + n) : (sp > n ? n : sp);
         len = s1 > s0 ? (s1 - s0 + step - 1) / step : 0;
@@ -387,7 +387,7 @@ static void test_ops_random(void) {
       }
       case 3: { /* transpose */
         int d1 = (int)tpt_range(0, t.ndim - 1);
-        TPT_STATUS(tp_transpose(&t, dim, d1, &r), TP_OK);
+        TPT_STATUS(tp_transpose(&t, dim, d1, &r, NULL), TP_OK);
         for (d = 0; d < t.ndim; d++) a[2 + d] = d;
         a[2 + dim] = d1;
         a[2 + d1] = dim;
@@ -403,7 +403,7 @@ static void test_ops_random(void) {
           p[d] = p[j];
           p[j] = x;
         }
-        TPT_STATUS(tp_permute(&t, p, &r), TP_OK);
+        TPT_STATUS(tp_permute(&t, p, &r, NULL), TP_OK);
         for (d = 0; d < t.ndim; d++) a[2 + d] = p[d];
         check_map(&t, &r, map_perm, a, b);
         counted[op]++;
@@ -413,7 +413,7 @@ static void test_ops_random(void) {
         int chunks = (int)tpt_range(1, 5), idx = (int)tpt_range(0, 5);
         int64_t n = t.sizes[dim], cs = n ? (n + chunks - 1) / chunks : 0;
         int64_t count = n ? (n + cs - 1) / cs : chunks;
-        s = tp_chunk(&t, chunks, dim, idx, &r);
+        s = tp_chunk(&t, chunks, dim, idx, &r, NULL);
         if (idx >= count) { TPT_STATUS(s, TP_ERR_INVALID); break; }
         TPT_STATUS(s, TP_OK);
         TPT_EQ_INT(r.sizes[dim], n ? (n - idx * cs < cs ? n - idx * cs : cs) : 0);
@@ -424,7 +424,7 @@ static void test_ops_random(void) {
         break;
       }
       case 6: { /* flip */
-        TPT_STATUS(tp_flip(&t, dim, &r), TP_OK);
+        TPT_STATUS(tp_flip(&t, dim, &r, NULL), TP_OK);
         b[0] = t.sizes[dim];
         check_map(&t, &r, map_flip, a, b);
         counted[op]++;
@@ -440,7 +440,7 @@ static void test_ops_random(void) {
             want[d] = have == 1 ? tpt_range(0, 4) : tpt_range(0, 1) ? -1 : have;
           }
         }
-        TPT_STATUS(tp_expand(&t, nd, want, &r), TP_OK);
+        TPT_STATUS(tp_expand(&t, nd, want, &r, NULL), TP_OK);
         TPT_EQ_INT(r.ndim, nd);
         for (d = 0; d < lead; d++) TPT_EQ_INT(r.strides[d], 0);
         a[1] = nd;
@@ -464,53 +464,53 @@ static void test_op_errors(void) {
   int64_t ex_bad[2] = {4, 5}, ex_lead[3] = {-1, 4, 6}, ex_short[1] = {6};
   s.data = g_mem;
   s.nbytes = 96;
-  TPT_STATUS(tp_view(s, TP_F32, 2, sz, NULL, 0, &t), TP_OK);
+  TPT_STATUS(tp_view(s, TP_F32, 2, sz, NULL, 0, &t, NULL), TP_OK);
   /* bad dim: INVALID; index/range outside the dim: BOUNDS */
-  TPT_STATUS(tp_select(&t, 2, 0, &r), TP_ERR_INVALID);
-  TPT_STATUS(tp_select(&t, -3, 0, &r), TP_ERR_INVALID);
-  TPT_STATUS(tp_select(&t, 0, 4, &r), TP_ERR_BOUNDS);
-  TPT_STATUS(tp_select(&t, 0, -5, &r), TP_ERR_BOUNDS);
-  TPT_STATUS(tp_select(&t, 0, -4, &r), TP_OK);
+  TPT_STATUS(tp_select(&t, 2, 0, &r, NULL), TP_ERR_INVALID);
+  TPT_STATUS(tp_select(&t, -3, 0, &r, NULL), TP_ERR_INVALID);
+  TPT_STATUS(tp_select(&t, 0, 4, &r, NULL), TP_ERR_BOUNDS);
+  TPT_STATUS(tp_select(&t, 0, -5, &r, NULL), TP_ERR_BOUNDS);
+  TPT_STATUS(tp_select(&t, 0, -4, &r, NULL), TP_OK);
   TPT_EQ_INT(r.offset, 0);
-  TPT_STATUS(tp_narrow(&t, 1, 2, 5, &r), TP_ERR_BOUNDS);
-  TPT_STATUS(tp_narrow(&t, 1, 7, 0, &r), TP_ERR_BOUNDS);
-  TPT_STATUS(tp_narrow(&t, 1, 2, -1, &r), TP_ERR_INVALID);
-  TPT_STATUS(tp_narrow(&t, 1, -2, 2, &r), TP_OK);
+  TPT_STATUS(tp_narrow(&t, 1, 2, 5, &r, NULL), TP_ERR_BOUNDS);
+  TPT_STATUS(tp_narrow(&t, 1, 7, 0, &r, NULL), TP_ERR_BOUNDS);
+  TPT_STATUS(tp_narrow(&t, 1, 2, -1, &r, NULL), TP_ERR_INVALID);
+  TPT_STATUS(tp_narrow(&t, 1, -2, 2, &r, NULL), TP_OK);
   TPT_EQ_INT(r.offset, 4);
-  TPT_STATUS(tp_slice(&t, 1, 0, 6, 0, &r), TP_ERR_INVALID);
-  TPT_STATUS(tp_slice(&t, 1, 0, 6, -1, &r), TP_ERR_INVALID);
-  TPT_STATUS(tp_slice(&t, 1, INT64_MIN, INT64_MAX, INT64_MAX, &r), TP_OK);
+  TPT_STATUS(tp_slice(&t, 1, 0, 6, 0, &r, NULL), TP_ERR_INVALID);
+  TPT_STATUS(tp_slice(&t, 1, 0, 6, -1, &r, NULL), TP_ERR_INVALID);
+  TPT_STATUS(tp_slice(&t, 1, INT64_MIN, INT64_MAX, INT64_MAX, &r, NULL), TP_OK);
   TPT_EQ_INT(r.sizes[1], 1);
-  TPT_STATUS(tp_transpose(&t, 0, 2, &r), TP_ERR_INVALID);
-  TPT_STATUS(tp_permute(&t, perm_dup, &r), TP_ERR_INVALID);
-  TPT_STATUS(tp_permute(&t, perm_bad, &r), TP_ERR_INVALID);
-  TPT_STATUS(tp_permute(&t, NULL, &r), TP_ERR_INVALID);
-  TPT_STATUS(tp_permute(&t, perm_ok, NULL), TP_ERR_INVALID);
-  TPT_STATUS(tp_chunk(&t, 0, 0, 0, &r), TP_ERR_INVALID);
-  TPT_STATUS(tp_chunk(&t, 3, 0, 2, &r), TP_ERR_INVALID); /* 4 in 3 chunks of 2: only 2 chunks */
-  TPT_STATUS(tp_chunk(&t, 3, 0, 1, &r), TP_OK);
+  TPT_STATUS(tp_transpose(&t, 0, 2, &r, NULL), TP_ERR_INVALID);
+  TPT_STATUS(tp_permute(&t, perm_dup, &r, NULL), TP_ERR_INVALID);
+  TPT_STATUS(tp_permute(&t, perm_bad, &r, NULL), TP_ERR_INVALID);
+  TPT_STATUS(tp_permute(&t, NULL, &r, NULL), TP_ERR_INVALID);
+  TPT_STATUS(tp_permute(&t, perm_ok, NULL, NULL), TP_ERR_INVALID);
+  TPT_STATUS(tp_chunk(&t, 0, 0, 0, &r, NULL), TP_ERR_INVALID);
+  TPT_STATUS(tp_chunk(&t, 3, 0, 2, &r, NULL), TP_ERR_INVALID); /* 4 = 2 chunks of 2 */
+  TPT_STATUS(tp_chunk(&t, 3, 0, 1, &r, NULL), TP_OK);
   TPT_EQ_INT(r.sizes[0], 2);
   TPT_EQ_INT(r.offset, 12);
-  TPT_STATUS(tp_chunk(&t, 2, 0, -1, &r), TP_ERR_INVALID);
-  TPT_STATUS(tp_flip(&t, 2, &r), TP_ERR_INVALID);
-  TPT_STATUS(tp_expand(&t, 2, ex_bad, &r), TP_ERR_INVALID);
-  TPT_STATUS(tp_expand(&t, 3, ex_lead, &r), TP_ERR_INVALID); /* -1 for a new dim */
-  TPT_STATUS(tp_expand(&t, 1, ex_short, &r), TP_ERR_INVALID);
-  TPT_STATUS(tp_expand(&t, 2, NULL, &r), TP_ERR_INVALID);
-  TPT_STATUS(tp_expand(&t, TP_MAX_DIMS + 1, ex_lead, &r), TP_ERR_INVALID);
+  TPT_STATUS(tp_chunk(&t, 2, 0, -1, &r, NULL), TP_ERR_INVALID);
+  TPT_STATUS(tp_flip(&t, 2, &r, NULL), TP_ERR_INVALID);
+  TPT_STATUS(tp_expand(&t, 2, ex_bad, &r, NULL), TP_ERR_INVALID);
+  TPT_STATUS(tp_expand(&t, 3, ex_lead, &r, NULL), TP_ERR_INVALID); /* -1 for a new dim */
+  TPT_STATUS(tp_expand(&t, 1, ex_short, &r, NULL), TP_ERR_INVALID);
+  TPT_STATUS(tp_expand(&t, 2, NULL, &r, NULL), TP_ERR_INVALID);
+  TPT_STATUS(tp_expand(&t, TP_MAX_DIMS + 1, ex_lead, &r, NULL), TP_ERR_INVALID);
   /* out may alias t */
   r = t;
-  TPT_STATUS(tp_transpose(&r, 0, 1, &r), TP_OK);
+  TPT_STATUS(tp_transpose(&r, 0, 1, &r, NULL), TP_OK);
   TPT_EQ_INT(r.sizes[0], 6);
   TPT_EQ_INT(r.strides[0], 1);
-  TPT_STATUS(tp_select(&r, 1, 3, &r), TP_OK);
+  TPT_STATUS(tp_select(&r, 1, 3, &r, NULL), TP_OK);
   TPT_EQ_INT(r.ndim, 1);
   TPT_EQ_INT(r.offset, 18);
   /* an invalid input view is refused by every op */
   r = t;
   r.sizes[0] = 5;
-  TPT_STATUS(tp_select(&r, 0, 0, &r), TP_ERR_BOUNDS);
-  TPT_STATUS(tp_flip(&r, 0, &t), TP_ERR_BOUNDS);
+  TPT_STATUS(tp_select(&r, 0, 0, &r, NULL), TP_ERR_BOUNDS);
+  TPT_STATUS(tp_flip(&r, 0, &t, NULL), TP_ERR_BOUNDS);
 }
 
 /* Negative dims count from the end in every op, as in PyTorch: each gives the same view as
@@ -523,36 +523,36 @@ static void test_negative_dims(void) {
   int d;
   s.data = g_mem;
   s.nbytes = 96;
-  TPT_STATUS(tp_view(s, TP_F32, 3, sz, NULL, 0, &t), TP_OK);
+  TPT_STATUS(tp_view(s, TP_F32, 3, sz, NULL, 0, &t, NULL), TP_OK);
   for (d = 0; d < 3; d++) {
     int n = d - 3;
-    TPT_STATUS(tp_select(&t, n, 1, &a), TP_OK);
-    TPT_STATUS(tp_select(&t, d, 1, &b), TP_OK);
+    TPT_STATUS(tp_select(&t, n, 1, &a, NULL), TP_OK);
+    TPT_STATUS(tp_select(&t, d, 1, &b, NULL), TP_OK);
     TPT_CHECK(memcmp(&a, &b, sizeof a) == 0);
-    TPT_STATUS(tp_narrow(&t, n, 1, 1, &a), TP_OK);
-    TPT_STATUS(tp_narrow(&t, d, 1, 1, &b), TP_OK);
+    TPT_STATUS(tp_narrow(&t, n, 1, 1, &a, NULL), TP_OK);
+    TPT_STATUS(tp_narrow(&t, d, 1, 1, &b, NULL), TP_OK);
     TPT_CHECK(memcmp(&a, &b, sizeof a) == 0);
-    TPT_STATUS(tp_slice(&t, n, 0, 4, 2, &a), TP_OK);
-    TPT_STATUS(tp_slice(&t, d, 0, 4, 2, &b), TP_OK);
+    TPT_STATUS(tp_slice(&t, n, 0, 4, 2, &a, NULL), TP_OK);
+    TPT_STATUS(tp_slice(&t, d, 0, 4, 2, &b, NULL), TP_OK);
     TPT_CHECK(memcmp(&a, &b, sizeof a) == 0);
-    TPT_STATUS(tp_chunk(&t, 2, n, 0, &a), TP_OK);
-    TPT_STATUS(tp_chunk(&t, 2, d, 0, &b), TP_OK);
+    TPT_STATUS(tp_chunk(&t, 2, n, 0, &a, NULL), TP_OK);
+    TPT_STATUS(tp_chunk(&t, 2, d, 0, &b, NULL), TP_OK);
     TPT_CHECK(memcmp(&a, &b, sizeof a) == 0);
-    TPT_STATUS(tp_flip(&t, n, &a), TP_OK);
-    TPT_STATUS(tp_flip(&t, d, &b), TP_OK);
+    TPT_STATUS(tp_flip(&t, n, &a, NULL), TP_OK);
+    TPT_STATUS(tp_flip(&t, d, &b, NULL), TP_OK);
     TPT_CHECK(memcmp(&a, &b, sizeof a) == 0);
-    TPT_STATUS(tp_transpose(&t, n, -1, &a), TP_OK);
-    TPT_STATUS(tp_transpose(&t, d, 2, &b), TP_OK);
+    TPT_STATUS(tp_transpose(&t, n, -1, &a, NULL), TP_OK);
+    TPT_STATUS(tp_transpose(&t, d, 2, &b, NULL), TP_OK);
     TPT_CHECK(memcmp(&a, &b, sizeof a) == 0);
   }
-  TPT_STATUS(tp_permute(&t, pneg, &a), TP_OK);
-  TPT_STATUS(tp_permute(&t, ppos, &b), TP_OK);
+  TPT_STATUS(tp_permute(&t, pneg, &a, NULL), TP_OK);
+  TPT_STATUS(tp_permute(&t, ppos, &b, NULL), TP_OK);
   TPT_CHECK(memcmp(&a, &b, sizeof a) == 0);
   TPT_EQ_INT(a.sizes[0], 4);
-  TPT_STATUS(tp_expand(&t, 4, ex, &a), TP_OK);
+  TPT_STATUS(tp_expand(&t, 4, ex, &a, NULL), TP_OK);
   TPT_EQ_INT(a.strides[0], 0);
   /* the chunk of the issue: tp_chunk(dim = -1) */
-  TPT_STATUS(tp_chunk(&t, 4, -1, 3, &a), TP_OK);
+  TPT_STATUS(tp_chunk(&t, 4, -1, 3, &a, NULL), TP_OK);
   TPT_EQ_INT(a.sizes[2], 1);
   TPT_EQ_INT(a.offset, 3);
 }
@@ -568,64 +568,64 @@ static void test_op_sentences(void) {
   s.data = g_mem;
   s.nbytes = 96;
   memset(&e, 0, sizeof e);
-  TPT_STATUS(tp_view_ex(s, TP_F32, 2, sz, NULL, 1, &t, &e), TP_ERR_BOUNDS);
+  TPT_STATUS(tp_view(s, TP_F32, 2, sz, NULL, 1, &t, &e), TP_ERR_BOUNDS);
   TPT_EQ_STR(e.msg, "view reaches byte 100 of a 96-byte storage");
-  TPT_STATUS(tp_view_ex(s, TP_F32, TP_MAX_DIMS + 1, sz, NULL, 0, &t, &e), TP_ERR_INVALID);
+  TPT_STATUS(tp_view(s, TP_F32, TP_MAX_DIMS + 1, sz, NULL, 0, &t, &e), TP_ERR_INVALID);
   TPT_CONTAINS(e.msg, "view: ndim 17 is outside 0..TP_MAX_DIMS 16");
-  TPT_STATUS(tp_view_ex(s, TP_F32, 2, sz, NULL, 0, &t, &e), TP_OK);
+  TPT_STATUS(tp_view(s, TP_F32, 2, sz, NULL, 0, &t, &e), TP_OK);
   TPT_EQ_INT(e.status, TP_OK);
   TPT_EQ_STR(e.msg, "");
-  TPT_STATUS(tp_select_ex(&t, 2, 0, &r, &e), TP_ERR_INVALID);
+  TPT_STATUS(tp_select(&t, 2, 0, &r, &e), TP_ERR_INVALID);
   TPT_EQ_INT(e.status, TP_ERR_INVALID);
   TPT_EQ_STR(e.msg, "select: dim 2 is outside -2..1 (a 2-d view)");
-  TPT_STATUS(tp_select_ex(&t, -1, 6, &r, &e), TP_ERR_BOUNDS); /* reset: not the old INVALID */
+  TPT_STATUS(tp_select(&t, -1, 6, &r, &e), TP_ERR_BOUNDS); /* reset: not the old INVALID */
   TPT_EQ_INT(e.status, TP_ERR_BOUNDS);
   TPT_EQ_STR(e.msg, "select: index 6 is outside -6..5 (dim 1 has size 6)");
-  TPT_STATUS(tp_select_ex(&t, -1, 5, &r, &e), TP_OK);
+  TPT_STATUS(tp_select(&t, -1, 5, &r, &e), TP_OK);
   TPT_EQ_STR(e.msg, "");
-  TPT_STATUS(tp_narrow_ex(&t, 0, 2, 3, &r, &e), TP_ERR_BOUNDS);
+  TPT_STATUS(tp_narrow(&t, 0, 2, 3, &r, &e), TP_ERR_BOUNDS);
   TPT_EQ_STR(e.msg, "narrow: start 2 + length 3 passes the end of dim 0 (size 4)");
-  TPT_STATUS(tp_narrow_ex(&t, 0, -5, 1, &r, &e), TP_ERR_BOUNDS);
+  TPT_STATUS(tp_narrow(&t, 0, -5, 1, &r, &e), TP_ERR_BOUNDS);
   TPT_EQ_STR(e.msg, "narrow: start -5 is outside -4..4 (dim 0 has size 4)");
-  TPT_STATUS(tp_narrow_ex(&t, 0, 0, -1, &r, &e), TP_ERR_INVALID);
+  TPT_STATUS(tp_narrow(&t, 0, 0, -1, &r, &e), TP_ERR_INVALID);
   TPT_EQ_STR(e.msg, "narrow: length -1 is negative");
-  TPT_STATUS(tp_slice_ex(&t, 1, 0, 6, 0, &r, &e), TP_ERR_INVALID);
+  TPT_STATUS(tp_slice(&t, 1, 0, 6, 0, &r, &e), TP_ERR_INVALID);
   TPT_EQ_STR(e.msg, "slice: step 0 must be >= 1");
-  TPT_STATUS(tp_transpose_ex(&t, 0, -3, &r, &e), TP_ERR_INVALID);
+  TPT_STATUS(tp_transpose(&t, 0, -3, &r, &e), TP_ERR_INVALID);
   TPT_EQ_STR(e.msg, "transpose: d1 -3 is outside -2..1 (a 2-d view)");
-  TPT_STATUS(tp_permute_ex(&t, perm_dup, &r, &e), TP_ERR_INVALID);
+  TPT_STATUS(tp_permute(&t, perm_dup, &r, &e), TP_ERR_INVALID);
   TPT_EQ_STR(e.msg, "permute: perm[1] = -1 names dim 1 twice (not a permutation)");
-  TPT_STATUS(tp_permute_ex(&t, NULL, &r, &e), TP_ERR_INVALID);
+  TPT_STATUS(tp_permute(&t, NULL, &r, &e), TP_ERR_INVALID);
   TPT_EQ_STR(e.msg, "permute: perm is NULL for a 2-d view");
-  TPT_STATUS(tp_chunk_ex(&t, 3, -2, 2, &r, &e), TP_ERR_INVALID);
+  TPT_STATUS(tp_chunk(&t, 3, -2, 2, &r, &e), TP_ERR_INVALID);
   TPT_EQ_STR(e.msg, "chunk: index 2 is outside 0..1 (dim 0 of size 4 in 3 chunks gives 2)");
-  TPT_STATUS(tp_chunk_ex(&t, 0, 0, 0, &r, &e), TP_ERR_INVALID);
+  TPT_STATUS(tp_chunk(&t, 0, 0, 0, &r, &e), TP_ERR_INVALID);
   TPT_EQ_STR(e.msg, "chunk: chunks 0 must be >= 1");
-  TPT_STATUS(tp_flip_ex(&t, 5, &r, &e), TP_ERR_INVALID);
+  TPT_STATUS(tp_flip(&t, 5, &r, &e), TP_ERR_INVALID);
   TPT_EQ_STR(e.msg, "flip: dim 5 is outside -2..1 (a 2-d view)");
-  TPT_STATUS(tp_expand_ex(&t, 2, ex_bad, &r, &e), TP_ERR_INVALID);
+  TPT_STATUS(tp_expand(&t, 2, ex_bad, &r, &e), TP_ERR_INVALID);
   TPT_EQ_STR(e.msg, "expand: size 5 for dim 1, which has size 6 (only size-1 dims expand; -1 keeps a size)");
-  TPT_STATUS(tp_expand_ex(&t, 1, ex_bad, &r, &e), TP_ERR_INVALID);
+  TPT_STATUS(tp_expand(&t, 1, ex_bad, &r, &e), TP_ERR_INVALID);
   TPT_EQ_STR(e.msg, "expand: ndim 1 is outside 2..16 (a 2-d view)");
-  TPT_STATUS(tp_select_ex(&t, 0, 0, NULL, &e), TP_ERR_INVALID);
+  TPT_STATUS(tp_select(&t, 0, 0, NULL, &e), TP_ERR_INVALID);
   TPT_EQ_STR(e.msg, "select: out is NULL");
-  TPT_STATUS(tp_select_ex(NULL, 0, 0, &r, &e), TP_ERR_INVALID);
+  TPT_STATUS(tp_select(NULL, 0, 0, &r, &e), TP_ERR_INVALID);
   TPT_EQ_STR(e.msg, "select: the input view is NULL");
   /* an invalid input view: tp_tensor_check's sentence */
   r = t;
   r.sizes[0] = 5;
-  TPT_STATUS(tp_flip_ex(&r, 0, &r, &e), TP_ERR_BOUNDS);
+  TPT_STATUS(tp_flip(&r, 0, &r, &e), TP_ERR_BOUNDS);
   TPT_EQ_STR(e.msg, "view reaches byte 120 of a 96-byte storage");
   /* a 0-d view has no dims */
-  TPT_STATUS(tp_view(s, TP_F32, 0, NULL, NULL, 0, &z), TP_OK);
-  TPT_STATUS(tp_flip_ex(&z, -1, &r, &e), TP_ERR_INVALID);
+  TPT_STATUS(tp_view(s, TP_F32, 0, NULL, NULL, 0, &z, NULL), TP_OK);
+  TPT_STATUS(tp_flip(&z, -1, &r, &e), TP_ERR_INVALID);
   TPT_EQ_STR(e.msg, "flip: dim -1 given, but a 0-d view has no dims");
   /* expanding an empty dim to 4 is not allowed (only size-1 dims expand) */
-  TPT_STATUS(tp_view(s, TP_F32, 2, zs, NULL, 0, &z), TP_OK);
-  TPT_STATUS(tp_expand_ex(&z, 2, sz, &r, &e), TP_ERR_INVALID);
+  TPT_STATUS(tp_view(s, TP_F32, 2, zs, NULL, 0, &z, NULL), TP_OK);
+  TPT_STATUS(tp_expand(&z, 2, sz, &r, &e), TP_ERR_INVALID);
   TPT_EQ_STR(e.msg, "expand: size 4 for dim 0, which has size 0 (only size-1 dims expand; -1 keeps a size)");
   /* NULL err is allowed everywhere */
-  TPT_STATUS(tp_select_ex(&t, 9, 0, &r, NULL), TP_ERR_INVALID);
+  TPT_STATUS(tp_select(&t, 9, 0, &r, NULL), TP_ERR_INVALID);
 }
 
 /* Issue 14 item 16: slices and selects whose result is valid never report overflow. */
@@ -638,20 +638,20 @@ static void test_edge_results(void) {
   s.nbytes = sizeof g_mem;
   memset(&e, 0, sizeof e);
   /* tp_slice(0:4:2^60): one element */
-  TPT_STATUS(tp_view(s, TP_F32, 1, sz4, NULL, 0, &t), TP_OK);
-  TPT_STATUS(tp_slice_ex(&t, 0, 0, 4, (int64_t)1 << 60, &r, &e), TP_OK);
+  TPT_STATUS(tp_view(s, TP_F32, 1, sz4, NULL, 0, &t, NULL), TP_OK);
+  TPT_STATUS(tp_slice(&t, 0, 0, 4, (int64_t)1 << 60, &r, &e), TP_OK);
   TPT_EQ_STR(e.msg, "");
   TPT_EQ_INT(r.sizes[0], 1);
   TPT_EQ_INT(r.offset, 0);
   TPT_EQ_INT(r.strides[0], (int64_t)1 << 60); /* fits: stride x step, as PyTorch */
   /* tp_slice(0:1:INT64_MAX) on a stride-16 dim: one element, stride x step leaves int64 */
-  TPT_STATUS(tp_view(s, TP_F32, 1, sz4, st16, 0, &t), TP_OK);
-  TPT_STATUS(tp_slice_ex(&t, 0, 0, 1, INT64_MAX, &r, &e), TP_OK);
+  TPT_STATUS(tp_view(s, TP_F32, 1, sz4, st16, 0, &t, NULL), TP_OK);
+  TPT_STATUS(tp_slice(&t, 0, 0, 1, INT64_MAX, &r, &e), TP_OK);
   TPT_EQ_INT(r.sizes[0], 1);
   TPT_EQ_INT(r.strides[0], 16); /* the old stride is kept */
-  TPT_STATUS(tp_slice(&t, 0, 0, 4, (int64_t)1 << 60, &r), TP_OK);
+  TPT_STATUS(tp_slice(&t, 0, 0, 4, (int64_t)1 << 60, &r, NULL), TP_OK);
   TPT_EQ_INT(r.sizes[0], 1);
-  TPT_STATUS(tp_slice(&t, 0, 1, 4, INT64_MAX, &r), TP_OK);
+  TPT_STATUS(tp_slice(&t, 0, 1, 4, INT64_MAX, &r, NULL), TP_OK);
   TPT_EQ_INT(r.offset, 16);
   /* stride x step leaving int64 with one element along dim (two or more cannot happen on a
      valid view: stride x step x (len - 1) stays within its extent) */
@@ -665,13 +665,13 @@ static void test_edge_results(void) {
     w.sizes[1] = 3;
     w.strides[0] = 1;
     w.strides[1] = INT64_MAX / 4;
-    TPT_STATUS(tp_slice_ex(&w, 1, 0, 3, 2, &r, &e), TP_OK); /* empty result: fine */
+    TPT_STATUS(tp_slice(&w, 1, 0, 3, 2, &r, &e), TP_OK); /* empty result: fine */
     w.sizes[0] = 1;
     w.strides[1] = 1; /* now a real 1x3 view; stride 1 x step INT64_MAX fits, 2 elements */
-    TPT_STATUS(tp_slice_ex(&w, 1, 0, 3, INT64_MAX / 2 + 1, &r, &e), TP_OK);
+    TPT_STATUS(tp_slice(&w, 1, 0, 3, INT64_MAX / 2 + 1, &r, &e), TP_OK);
     TPT_EQ_INT(r.sizes[1], 1);
     w.strides[1] = 4;
-    TPT_STATUS(tp_slice_ex(&w, 1, 0, 3, INT64_MAX / 2, &r, &e), TP_OK); /* 4 x step > INT64_MAX */
+    TPT_STATUS(tp_slice(&w, 1, 0, 3, INT64_MAX / 2, &r, &e), TP_OK); /* 4 x step > INT64_MAX */
     TPT_EQ_INT(r.strides[1], 4);
   }
   {
@@ -679,19 +679,19 @@ static void test_edge_results(void) {
     u.sizes[0] = 2;
     u.strides[0] = 1;
     u.storage.nbytes = 16;
-    TPT_STATUS(tp_slice_ex(&u, 0, 0, 2, INT64_MAX, &r, &e), TP_OK); /* one element: 0 */
+    TPT_STATUS(tp_slice(&u, 0, 0, 2, INT64_MAX, &r, &e), TP_OK); /* one element: 0 */
     TPT_EQ_INT(r.sizes[0], 1);
   }
   /* tp_select on an empty view at offset INT64_MAX - 2 */
-  TPT_STATUS(tp_view(s, TP_F32, 2, zsz, zst, INT64_MAX - 2, &t), TP_OK);
-  TPT_STATUS(tp_select_ex(&t, 1, 4, &r, &e), TP_OK);
+  TPT_STATUS(tp_view(s, TP_F32, 2, zsz, zst, INT64_MAX - 2, &t, NULL), TP_OK);
+  TPT_STATUS(tp_select(&t, 1, 4, &r, &e), TP_OK);
   TPT_EQ_STR(e.msg, "");
   TPT_EQ_INT(r.ndim, 1);
   TPT_EQ_INT(r.sizes[0], 0);
   TPT_EQ_INT(r.offset, INT64_MAX - 2);
-  TPT_STATUS(tp_narrow(&t, 1, 3, 2, &r), TP_OK);
-  TPT_STATUS(tp_flip(&t, 1, &r), TP_OK);
-  TPT_STATUS(tp_slice(&t, 1, 1, 5, 3, &r), TP_OK);
+  TPT_STATUS(tp_narrow(&t, 1, 3, 2, &r, NULL), TP_OK);
+  TPT_STATUS(tp_flip(&t, 1, &r, NULL), TP_OK);
+  TPT_STATUS(tp_slice(&t, 1, 1, 5, 3, &r, NULL), TP_OK);
   TPT_EQ_INT(r.sizes[1], 2);
   TPT_EQ_INT(r.offset, INT64_MAX - 2);
   /* a non-empty result whose offset leaves int64 still says so, with the numbers */
@@ -705,15 +705,15 @@ static void test_edge_results(void) {
     h.sizes[1] = 3;
     h.strides[1] = INT64_MAX / 2;
     h.offset = 10;
-    TPT_STATUS(tp_select_ex(&h, 1, 2, &r, &e), TP_OK); /* the result is empty too */
+    TPT_STATUS(tp_select(&h, 1, 2, &r, &e), TP_OK); /* the result is empty too */
     h.sizes[0] = 1;
     h.strides[1] = 1;
     h.offset = INT64_MAX - 2; /* not empty now: the input itself overflows */
-    TPT_STATUS(tp_select_ex(&h, 1, 2, &r, &e), TP_ERR_OVERFLOW);
+    TPT_STATUS(tp_select(&h, 1, 2, &r, &e), TP_ERR_OVERFLOW);
     TPT_EQ_STR(e.msg, "view's last element 9223372036854775807 overflows as a byte offset");
   }
-  TPT_STATUS(tp_view(s, TP_F32, 2, sz2, NULL, 0, &t), TP_OK);
-  TPT_STATUS(tp_slice_ex(&t, 1, 0, 4, INT64_MAX / 2, &r, &e), TP_OK);
+  TPT_STATUS(tp_view(s, TP_F32, 2, sz2, NULL, 0, &t, NULL), TP_OK);
+  TPT_STATUS(tp_slice(&t, 1, 0, 4, INT64_MAX / 2, &r, &e), TP_OK);
   TPT_EQ_INT(r.sizes[1], 1);
   TPT_EQ_INT(r.strides[1], INT64_MAX / 2); /* stride x step fits: kept as PyTorch has it */
 }

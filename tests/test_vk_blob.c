@@ -70,7 +70,7 @@ static tp_tensor make_view(const void *data, size_t nbytes, tp_dtype dt, int ndi
   s.data = data;
   s.nbytes = nbytes;
   memset(&t, 0, sizeof t);
-  TPT_STATUS(tp_view(s, dt, ndim, sizes, strides, offset, &t), TP_OK);
+  TPT_STATUS(tp_view(s, dt, ndim, sizes, strides, offset, &t, NULL), TP_OK);
   return t;
 }
 
@@ -153,10 +153,10 @@ static void test_offset_and_transposed_views(void) {
   for (i = 0; i < 192; i++) parent[i] = (float)i * 0.5f - 7.0f;
   for (i = 0; i < 15; i++) tsrc[i] = (float)(100 + i);
   p = make_view(parent, sizeof parent, TP_F32, 3, psz, NULL, 0);
-  TPT_STATUS(tp_select(&p, 0, 1, &sel), TP_OK);
+  TPT_STATUS(tp_select(&p, 0, 1, &sel, NULL), TP_OK);
   TPT_EQ_INT(sel.offset, 64);
   ts = make_view(tsrc, sizeof tsrc, TP_F32, 2, tsz, NULL, 0);
-  TPT_STATUS(tp_transpose(&ts, 0, 1, &tt), TP_OK);
+  TPT_STATUS(tp_transpose(&ts, 0, 1, &tt, NULL), TP_OK);
   sm = make_view(small, sizeof small, TP_I8, 1, ssz, NULL, 0);
   TPT_STATUS(tp_vk_graph_create(NULL, &g), TP_OK);
   id_sel = add_const(g, TP_VK_FLOAT32, &sel);
@@ -615,9 +615,9 @@ static void test_named_mode(void) {
   for (r = 0; r < 8; r++)
     for (k = 0; k < 8; k++) tpt_to_le(trbytes + 4 * (r * 8 + k), &parent[128 + k * 8 + r], 1, 4);
   p = make_view(parent, sizeof parent, TP_F32, 3, psz, NULL, 0);
-  TPT_STATUS(tp_select(&p, 0, 1, &sel), TP_OK);
-  TPT_STATUS(tp_select(&p, 0, 2, &tr), TP_OK);
-  TPT_STATUS(tp_transpose(&tr, 0, 1, &tr), TP_OK);
+  TPT_STATUS(tp_select(&p, 0, 1, &sel, NULL), TP_OK);
+  TPT_STATUS(tp_select(&p, 0, 2, &tr, NULL), TP_OK);
+  TPT_STATUS(tp_transpose(&tr, 0, 1, &tr, NULL), TP_OK);
   empty = make_view(parent, sizeof parent, TP_F32, 2, esz, NULL, 0);
   {
     unsigned char le[256];
@@ -993,8 +993,8 @@ static void test_read_blob(void) {
   int mode, i;
   for (i = 0; i < 32; i++) parent[i] = (float)i * 1.25f;
   p = make_view(parent, sizeof parent, TP_F32, 3, psz, NULL, 0);
-  TPT_STATUS(tp_select(&p, 0, 1, &w), TP_OK);
-  TPT_STATUS(tp_transpose(&w, 0, 1, &wt), TP_OK);
+  TPT_STATUS(tp_select(&p, 0, 1, &w, NULL), TP_OK);
+  TPT_STATUS(tp_transpose(&w, 0, 1, &wt, NULL), TP_OK);
   empty = make_view(parent, sizeof parent, TP_F32, 1, esz, NULL, 0);
   for (mode = 0; mode < 2; mode++) {
     tp_vk_options o;
@@ -1140,7 +1140,7 @@ static void test_read_blob_damaged(void) {
   o.other_runtime = 1; /* an operator "op": any chain, the reader must survive every damage */
   for (i = 0; i < 12; i++) w[i] = (float)i;
   t = make_view(w, sizeof w, TP_F32, 2, sz, NULL, 0);
-  TPT_STATUS(tp_transpose(&t, 0, 1, &tt), TP_OK);
+  TPT_STATUS(tp_transpose(&t, 0, 1, &tt, NULL), TP_OK);
   TPT_STATUS(tp_vk_graph_create(&o, &g), TP_OK);
   add_const(g, TP_VK_FLOAT32, &t);
   add_const(g, TP_VK_FLOAT32, &tt);

@@ -165,10 +165,10 @@ static void test_constant_mismatch(void) {
   for (i = 0; i < 32; i++) iw[i] = i;
   st.data = w;
   st.nbytes = sizeof w;
-  TPT_STATUS(tp_view(st, TP_F32, 2, sz, NULL, 0, &t), TP_OK);
+  TPT_STATUS(tp_view(st, TP_F32, 2, sz, NULL, 0, &t, NULL), TP_OK);
   st.data = iw;
   st.nbytes = sizeof iw;
-  TPT_STATUS(tp_view(st, TP_I32, 2, isz, NULL, 0, &ti), TP_OK);
+  TPT_STATUS(tp_view(st, TP_I32, 2, isz, NULL, 0, &ti, NULL), TP_OK);
 
   g = fresh();
   TPT_STATUS(tpt_vk_tensor(g, TP_VK_FLOAT32, 2, d, &t, NULL), TP_ERR_INVALID);
@@ -321,8 +321,8 @@ static void test_sink_failure(void) {
   for (i = 0; i < 64; i++) w[i] = (float)i;
   st.data = w;
   st.nbytes = sizeof w;
-  TPT_STATUS(tp_view(st, TP_F32, 2, sz, NULL, 0, &t), TP_OK);
-  TPT_STATUS(tp_transpose(&t, 0, 1, &tt), TP_OK);
+  TPT_STATUS(tp_view(st, TP_F32, 2, sz, NULL, 0, &t, NULL), TP_OK);
+  TPT_STATUS(tp_transpose(&t, 0, 1, &tt, NULL), TP_OK);
   TPT_STATUS(tpt_vk_tensor(g, TP_VK_FLOAT32, 2, NULL, &tt, NULL), TP_OK);
   TPT_STATUS(tp_vk_blob_size(g, &size), TP_OK);
   for (i = 0; i < 3; i++) {
@@ -378,7 +378,7 @@ static void test_graph_tensor_and_io(void) {
   uint32_t x, c, k;
   st.data = w;
   st.nbytes = sizeof w;
-  TPT_STATUS(tp_view(st, TP_F32, 2, wsz, NULL, 0, &wv), TP_OK);
+  TPT_STATUS(tp_view(st, TP_F32, 2, wsz, NULL, 0, &wv, NULL), TP_OK);
   memset(&o, 0, sizeof o);
   o.force_fp16 = 1;
   TPT_STATUS(tp_vk_graph_create(&o, &g), TP_OK);

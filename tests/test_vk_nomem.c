@@ -44,8 +44,8 @@ static tp_status use_graph(int named, size_t *written, char *msg, size_t msg_cap
   memset(&m, 0, sizeof m);
   s.data = g_w;
   s.nbytes = sizeof g_w;
-  if (tp_view(s, TP_F32, 2, sz, NULL, 0, &w) != TP_OK) return TP_ERR_FORMAT;
-  if (tp_transpose(&w, 0, 1, &wt) != TP_OK) return TP_ERR_FORMAT;
+  if (tp_view(s, TP_F32, 2, sz, NULL, 0, &w, NULL) != TP_OK) return TP_ERR_FORMAT;
+  if (tp_transpose(&w, 0, 1, &wt, NULL) != TP_OK) return TP_ERR_FORMAT;
   memset(&o, 0, sizeof o);
   if (named) {
     r = tp_store_create(NULL, &st);
@@ -164,8 +164,8 @@ static void test_write_memory_is_bounded(void) {
   for (i = 0; i < R * Cc; i++) big[i] = (float)(i % 977);
   s.data = big;
   s.nbytes = sizeof(float) * R * Cc;
-  TPT_STATUS(tp_view(s, TP_F32, 2, sz, NULL, 0, &v), TP_OK);
-  TPT_STATUS(tp_transpose(&v, 0, 1, &vt), TP_OK);
+  TPT_STATUS(tp_view(s, TP_F32, 2, sz, NULL, 0, &v, NULL), TP_OK);
+  TPT_STATUS(tp_transpose(&v, 0, 1, &vt, NULL), TP_OK);
   TPT_STATUS(tp_vk_graph_create(NULL, &g), TP_OK);
   TPT_STATUS(tpt_vk_tensor(g, TP_VK_FLOAT32, 2, NULL, &vt, NULL), TP_OK);
   TPT_STATUS(tpt_vk_tensor(g, TP_VK_FLOAT16, 2, NULL, &vt, NULL), TP_OK);
@@ -200,8 +200,8 @@ static void test_write_file_allocations(void) {
   snprintf(tmp, sizeof tmp, "%s.tmp.0", path);
   s.data = g_w;
   s.nbytes = sizeof g_w;
-  TPT_STATUS(tp_view(s, TP_F32, 2, sz, NULL, 0, &v), TP_OK);
-  TPT_STATUS(tp_transpose(&v, 0, 1, &vt), TP_OK);
+  TPT_STATUS(tp_view(s, TP_F32, 2, sz, NULL, 0, &v, NULL), TP_OK);
+  TPT_STATUS(tp_transpose(&v, 0, 1, &vt, NULL), TP_OK);
   TPT_STATUS(tp_vk_graph_create(NULL, &g), TP_OK);
   TPT_STATUS(tpt_vk_tensor(g, TP_VK_FLOAT32, 2, NULL, &vt, NULL), TP_OK);
   TPT_STATUS(tpt_vk_tensor(g, TP_VK_FLOAT16, 2, NULL, &v, NULL), TP_OK);

@@ -43,7 +43,7 @@ static uint32_t constant_dt(tp_vk_graph *g, tp_vk_datatype dt, int64_t rows, int
   sz[1] = cols;
   st.data = dt == TP_VK_INT8 ? (void *)g_q : (void *)g_w;
   st.nbytes = dt == TP_VK_INT8 ? sizeof g_q : sizeof g_w;
-  TPT_STATUS(tp_view(st, dt == TP_VK_INT8 ? TP_I8 : TP_F32, 2, sz, NULL, 0, &t), TP_OK);
+  TPT_STATUS(tp_view(st, dt == TP_VK_INT8 ? TP_I8 : TP_F32, 2, sz, NULL, 0, &t, NULL), TP_OK);
   TPT_STATUS(tpt_vk_tensor(g, dt, 0, NULL, &t, &id), TP_OK); /* dims: the constant's */
   return id;
 }
@@ -583,7 +583,7 @@ static void test_types(void) {
     int64_t ssz[1] = {4};
     st.data = g_w;
     st.nbytes = sizeof g_w;
-    TPT_STATUS(tp_view(st, TP_F32, 1, ssz, NULL, 0, &sv), TP_OK);
+    TPT_STATUS(tp_view(st, TP_F32, 1, ssz, NULL, 0, &sv, NULL), TP_OK);
     TPT_STATUS(tpt_vk_tensor(g, TP_VK_FLOAT32, 1, sd, &sv, &s), TP_OK);
     d[1] = 8; /* x [2, 8] times the weight [4, 8] transposed */
     x = tensor(g, 2, d, -1);
@@ -676,7 +676,7 @@ static uint32_t sweep_tensor(tp_vk_graph *g, tp_vk_datatype dt, size_t ndim, int
   if (!constant) return tensor_dt(g, dt, ndim, d, TP_VK_TENSOR_WIDTH_PACKED);
   st.data = g_sweep_bytes;
   st.nbytes = sizeof g_sweep_bytes;
-  TPT_STATUS(tp_view(st, t, (int)ndim, sz, NULL, 0, &view), TP_OK);
+  TPT_STATUS(tp_view(st, t, (int)ndim, sz, NULL, 0, &view, NULL), TP_OK);
   TPT_STATUS(tpt_vk_tensor(g, dt, ndim, NULL, &view, &id), TP_OK);
   return id;
 }

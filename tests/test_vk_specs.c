@@ -108,8 +108,8 @@ static void test_desc_fields(void) {
     for (k = 0; k < 24; k++) g_w[k] = (float)k - 7.5f;
     st.data = g_w;
     st.nbytes = sizeof g_w;
-    TPT_STATUS(tp_view(st, TP_F32, 2, sz, NULL, 0, &v), TP_OK);
-    TPT_STATUS(tp_transpose(&v, 0, 1, &w), TP_OK);
+    TPT_STATUS(tp_view(st, TP_F32, 2, sz, NULL, 0, &v, NULL), TP_OK);
+    TPT_STATUS(tp_transpose(&v, 0, 1, &w, NULL), TP_OK);
     memset(&o, 0, sizeof o);
     o.force_fp16 = mode == 2;
     if (mode == 1) TPT_STATUS(tp_store_create(NULL, &store), TP_OK);
@@ -228,7 +228,7 @@ static void test_program_compile_specs(void) {
     static const unsigned char zero[4] = {0, 0, 0, 0}, two[4] = {2, 0, 0, 0};
     st.data = g_w;
     st.nbytes = sizeof g_w;
-    TPT_STATUS(tp_view(st, TP_F32, 2, sz, NULL, 0, &w), TP_OK);
+    TPT_STATUS(tp_view(st, TP_F32, 2, sz, NULL, 0, &w, NULL), TP_OK);
     TPT_STATUS(tp_vk_graph_create(NULL, &g), TP_OK);
     memset(&cs, 0, sizeof cs);
     memset(&d, 0, sizeof d);

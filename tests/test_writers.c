@@ -103,7 +103,7 @@ static void w_make(wobj *o, int kind) {
   for (i = 0; i < 64; i++) g_data[i] = (float)i * 0.5f;
   st.data = g_data;
   st.nbytes = sizeof g_data;
-  TPT_STATUS(tp_view(st, TP_F32, 1, sz, NULL, 0, &t), TP_OK);
+  TPT_STATUS(tp_view(st, TP_F32, 1, sz, NULL, 0, &t, NULL), TP_OK);
   if (kind == W_STORE) {
     tp_store_options so;
     memset(&so, 0, sizeof so);

@@ -93,7 +93,7 @@ static tp_tensor view_f32(const float *p, size_t n, int ndim, const int64_t *siz
   s.data = p;
   s.nbytes = n * sizeof(float);
   memset(&t, 0, sizeof t);
-  TPT_STATUS(tp_view(s, TP_F32, ndim, sizes, NULL, 0, &t), TP_OK);
+  TPT_STATUS(tp_view(s, TP_F32, ndim, sizes, NULL, 0, &t, NULL), TP_OK);
   return t;
 }
 
@@ -132,7 +132,7 @@ static void test_offset_view_linear(void) {
   tp_fb_table t, e0, node, xnode, mm;
   uint8_t kind = 0, vt = 0;
   tp_fb_vector ins, outs, dims;
-  TPT_STATUS(tp_select(&parent, 0, 1, &w), TP_OK);
+  TPT_STATUS(tp_select(&parent, 0, 1, &w, NULL), TP_OK);
   TPT_STATUS(tp_xnn_graph_create(NULL, &g), TP_OK);
   linear_graph(g, &w);
   if (blob_write(g, &b)) {
@@ -196,7 +196,7 @@ static void test_view_at_byte0_of_larger_storage(void) {
   blob b;
   uint64_t n;
   const unsigned char *c;
-  TPT_STATUS(tp_narrow(&parent, 0, 0, 2, &w), TP_OK); /* rows 0..1 of 6: byte 0, 64 bytes */
+  TPT_STATUS(tp_narrow(&parent, 0, 0, 2, &w, NULL), TP_OK); /* rows 0..1 of 6: byte 0, 64 bytes */
   TPT_STATUS(tp_xnn_graph_create(NULL, &g), TP_OK);
   linear_graph(g, &w);
   if (blob_write(g, &b)) {
@@ -224,7 +224,7 @@ static void test_qkv_chunks(void) {
   TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, xd, NULL, 0,
                                         TP_XNN_FLAG_EXTERNAL_INPUT, &x), TP_OK);
   for (i = 0; i < 3; i++) {
-    TPT_STATUS(tp_chunk(&w, 3, 0, i, &part), TP_OK);
+    TPT_STATUS(tp_chunk(&w, 3, 0, i, &part, NULL), TP_OK);
     TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, NULL, &part, TP_XNN_INVALID_ID, 0,
                                           &wid), TP_OK);
     TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, yd, NULL, (uint32_t)(i + 1),
@@ -271,9 +271,9 @@ static void test_groupwise_int4_transposed_scale(void) {
   ws.nbytes = sizeof wq;
   ss.data = scale_t;
   ss.nbytes = sizeof scale_t;
-  TPT_STATUS(tp_view(ws, TP_I8, 2, wsz, NULL, 0, &w), TP_OK);
-  TPT_STATUS(tp_view(ss, TP_F32, 2, ssz, NULL, 0, &st), TP_OK);
-  TPT_STATUS(tp_transpose(&st, 0, 1, &s), TP_OK); /* [out][groups], strides (1, OUT) */
+  TPT_STATUS(tp_view(ws, TP_I8, 2, wsz, NULL, 0, &w, NULL), TP_OK);
+  TPT_STATUS(tp_view(ss, TP_F32, 2, ssz, NULL, 0, &st, NULL), TP_OK);
+  TPT_STATUS(tp_transpose(&st, 0, 1, &s, NULL), TP_OK); /* [out][groups], strides (1, OUT) */
   TPT_STATUS(tp_xnn_graph_create(NULL, &g), TP_OK);
   TPT_STATUS(tp_xnn_define_blockwise_quantized_tensor_value(g, TP_XNN_QBINT4, &s, 2, 0, BS, dims,
                                                             &w, TP_XNN_INVALID_ID, 0, &id),
@@ -327,7 +327,7 @@ static void per_channel_blob(const tp_tensor *scale, tp_membuf *out) {
   size_t dims[2] = {4, 3};
   ws.data = w;
   ws.nbytes = sizeof w;
-  TPT_STATUS(tp_view(ws, TP_I8, 2, wsz, NULL, 0, &wt), TP_OK);
+  TPT_STATUS(tp_view(ws, TP_I8, 2, wsz, NULL, 0, &wt, NULL), TP_OK);
   TPT_STATUS(tp_xnn_graph_create(NULL, &g), TP_OK);
   TPT_STATUS(tp_xnn_define_channelwise_quantized_tensor_value(g, TP_XNN_QCINT8, scale, 2, 0,
                                                               dims, &wt, TP_XNN_INVALID_ID, 0,
@@ -349,7 +349,7 @@ static void test_per_channel_scale_view_identical_blob(void) {
   a = view_f32(compact, 4, 1, n4);
   s.data = big;
   s.nbytes = sizeof big;
-  TPT_STATUS(tp_view(s, TP_F32, 1, n16, st, 3, &b), TP_OK);
+  TPT_STATUS(tp_view(s, TP_F32, 1, n16, st, 3, &b, NULL), TP_OK);
   per_channel_blob(&a, &m1);
   per_channel_blob(&b, &m2);
   TPT_EQ_U64(m1.size, m2.size);
@@ -410,7 +410,7 @@ static void test_named_mode(void) {
   }
   qs.data = wq;
   qs.nbytes = sizeof wq;
-  TPT_STATUS(tp_view(qs, TP_I8, 2, sz, NULL, 0, &q), TP_OK);
+  TPT_STATUS(tp_view(qs, TP_I8, 2, sz, NULL, 0, &q, NULL), TP_OK);
   TPT_STATUS(tp_store_create(NULL, &store), TP_OK);
   memset(&o, 0, sizeof o);
   o.store = store;
@@ -569,10 +569,10 @@ static void test_qcint4_odd_last_dim(void) {
   memset(&m2, 0, sizeof m2);
   s.data = v;
   s.nbytes = sizeof v;
-  TPT_STATUS(tp_view(s, TP_I8, 2, sz, NULL, 0, &t), TP_OK);
+  TPT_STATUS(tp_view(s, TP_I8, 2, sz, NULL, 0, &t, NULL), TP_OK);
   s.data = packed;
   s.nbytes = sizeof packed;
-  TPT_STATUS(tp_view(s, TP_U8, 2, psz, NULL, 0, &p), TP_OK);
+  TPT_STATUS(tp_view(s, TP_U8, 2, psz, NULL, 0, &p, NULL), TP_OK);
   for (pass = 0; pass < 2; pass++) {
     tp_xnn_graph *g;
     size_t dims[2] = {2, 3};
@@ -814,8 +814,8 @@ static void test_errors_values(void) {
   tp_storage is;
   is.data = err_i8;
   is.nbytes = sizeof err_i8;
-  TPT_STATUS(tp_view(is, TP_I8, 2, s448, NULL, 0, &i448), TP_OK);
-  TPT_STATUS(tp_view(is, TP_I8, 2, s464, NULL, 0, &i464), TP_OK);
+  TPT_STATUS(tp_view(is, TP_I8, 2, s448, NULL, 0, &i448, NULL), TP_OK);
+  TPT_STATUS(tp_view(is, TP_I8, 2, s464, NULL, 0, &i464, NULL), TP_OK);
   (void)f88;
 
   /* bytes of the view vs dims x datatype */
@@ -1037,7 +1037,7 @@ static void test_failed_define_leaves_nothing(void) {
   tp_xnn_graph *g;
   is.data = err_i8;
   is.nbytes = sizeof err_i8;
-  TPT_STATUS(tp_view(is, TP_I8, 2, s448, NULL, 0, &i448), TP_OK);
+  TPT_STATUS(tp_view(is, TP_I8, 2, s448, NULL, 0, &i448, NULL), TP_OK);
   TPT_STATUS(tp_xnn_graph_create(NULL, &g), TP_OK);
   /* the scale is accepted and added, then the data is wrong: neither stays */
   TPT_STATUS(tp_xnn_define_channelwise_quantized_tensor_value(g, TP_XNN_QCINT8, &scale, 2, 0, d,

@@ -19,7 +19,7 @@ static tp_tensor view(const void *data, size_t nbytes, tp_dtype dt, int ndim, co
   s.data = data;
   s.nbytes = nbytes;
   memset(&t, 0, sizeof t);
-  TPT_STATUS(tp_view(s, dt, ndim, sz, NULL, 0, &t), TP_OK);
+  TPT_STATUS(tp_view(s, dt, ndim, sz, NULL, 0, &t, NULL), TP_OK);
   return t;
 }
 
@@ -325,7 +325,7 @@ static void test_requant_per_channel(void) {
     tp_tensor sc;
     s.data = two;
     s.nbytes = sizeof two;
-    TPT_STATUS(tp_view(s, TP_F32, 1, n, st, 0, &sc), TP_OK);
+    TPT_STATUS(tp_view(s, TP_F32, 1, n, st, 0, &sc, NULL), TP_OK);
     EXPECT(pc_conv(g, 1.0f, sc, TP_XNN_QCINT8), TP_ERR_INVALID,
            "requantization scale 1 x 1e-11 (filter channel 2) / 1 = 1e-11 is outside");
   }

@@ -12,7 +12,7 @@ static tp_tensor view_of(const void *p, size_t nbytes, tp_dtype dt, int ndim, co
   s.data = p;
   s.nbytes = nbytes;
   memset(&t, 0, sizeof t);
-  TPT_STATUS(tp_view(s, dt, ndim, sizes, NULL, 0, &t), TP_OK);
+  TPT_STATUS(tp_view(s, dt, ndim, sizes, NULL, 0, &t, NULL), TP_OK);
   return t;
 }
 

@@ -55,7 +55,7 @@ static uint32_t cval(tp_xnn_graph *g, size_t nd, const size_t *dims) {
   for (i = 0; i < nd; i++) sz[i] = (int64_t)dims[i];
   s.data = g_f;
   s.nbytes = sizeof g_f;
-  if (tp_view(s, TP_F32, (int)nd, sz, NULL, 0, &t) != TP_OK) abort();
+  if (tp_view(s, TP_F32, (int)nd, sz, NULL, 0, &t, NULL) != TP_OK) abort();
   if (tp_xnn_define_tensor_value(g, TP_XNN_FP32, nd, dims, &t, NONE, 0, &id) != TP_OK) abort();
   return id;
 }
@@ -465,7 +465,7 @@ static void test_qc4w_odd_k(void) {
   uint32_t x, w, y, k;
   st.data = g_f;
   st.nbytes = sizeof g_f;
-  tp_view(st, TP_F32, 1, s4, NULL, 0, &sc);
+  tp_view(st, TP_F32, 1, s4, NULL, 0, &sc, NULL);
   for (k = 0; k < 2; k++) {
     tp_xnn_graph *g = mk(0);
     TPT_STATUS(tp_xnn_define_dynamically_quantized_tensor_value(g, TP_XNN_QDINT8, 2, 1,
@@ -548,12 +548,13 @@ static uint32_t qconst(tp_xnn_graph *g, tp_xnn_datatype dt, int32_t zp, size_t n
   for (i = 0; i < nd; i++) sz[i] = (int64_t)dims[i];
   s.data = g_q;
   s.nbytes = sizeof g_q;
-  if (tp_view(s, dt == TP_XNN_QUINT8 ? TP_U8 : TP_I8, (int)nd, sz, NULL, 0, &t) != TP_OK) abort();
+  if (tp_view(s, dt == TP_XNN_QUINT8 ? TP_U8 : TP_I8, (int)nd, sz, NULL, 0, &t, NULL) != TP_OK)
+    abort();
   if (dt == TP_XNN_QCINT8 || dt == TP_XNN_QCINT4) {
     int64_t n = sz[cdim];
     s.data = g_f;
     s.nbytes = sizeof g_f;
-    if (tp_view(s, TP_F32, 1, &n, NULL, 0, &sc) != TP_OK) abort();
+    if (tp_view(s, TP_F32, 1, &n, NULL, 0, &sc, NULL) != TP_OK) abort();
     if (tp_xnn_define_channelwise_quantized_tensor_value(g, dt, &sc, nd, cdim, dims, &t, NONE, 0,
                                                          &id) != TP_OK)
       abort();
@@ -686,7 +687,7 @@ static void test_int32_max_scalar(void) {
   tp_xnn_graph *g;
   st.data = c;
   st.nbytes = sizeof c;
-  if (tp_view(st, TP_I32, 1, &n1, NULL, 0, &t) != TP_OK) abort();
+  if (tp_view(st, TP_I32, 1, &n1, NULL, 0, &t, NULL) != TP_OK) abort();
   for (k = 0; k < 2; k++) {
     g = mk(0);
     x = val(g, TP_XNN_INT32, 2, d, 0, IN);

@@ -18,7 +18,7 @@ static tp_tensor view(int ndim, const int64_t *sz) {
   s.data = g_w;
   s.nbytes = sizeof g_w;
   memset(&t, 0, sizeof t);
-  TPT_STATUS(tp_view(s, TP_F32, ndim, sz, NULL, 0, &t), TP_OK);
+  TPT_STATUS(tp_view(s, TP_F32, ndim, sz, NULL, 0, &t, NULL), TP_OK);
   return t;
 }
 

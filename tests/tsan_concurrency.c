@@ -61,9 +61,9 @@ static tp_tensor view_of(int64_t offset, int transpose) {
   int64_t sz[3] = {3, 64, 64};
   st.data = g_w;
   st.nbytes = sizeof g_w;
-  tp_view(st, TP_F32, 3, sz, NULL, 0, &t);
-  tp_select(&t, 0, offset, &u);
-  if (transpose) tp_transpose(&u, 0, 1, &u);
+  tp_view(st, TP_F32, 3, sz, NULL, 0, &t, NULL);
+  tp_select(&t, 0, offset, &u, NULL);
+  if (transpose) tp_transpose(&u, 0, 1, &u, NULL);
   return u;
 }
 
@@ -78,7 +78,7 @@ static tp_status xnn_write(tp_store *store, int transpose, tp_membuf *out) {
   tp_status s;
   memset(&o, 0, sizeof o);
   o.store = store;
-  tp_select(&b, 0, 5, &b);
+  tp_select(&b, 0, 5, &b, NULL);
   if ((s = tp_xnn_graph_create(&o, &g)) != TP_OK) return s;
   tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, xd, NULL, 0, TP_XNN_FLAG_EXTERNAL_INPUT, &x);
   tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, wd, &w, TP_XNN_INVALID_ID, 0, &wt);

@@ -578,7 +578,7 @@ static void build_cases(void) {
   st.nbytes = 16;
   memset(&t, 0, sizeof t);
   big = 4;
-  TPT_STATUS(tp_view(st, TP_F32, 1, &big, NULL, 0, &t), TP_OK);
+  TPT_STATUS(tp_view(st, TP_F32, 1, &big, NULL, 0, &t, NULL), TP_OK);
   TPT_STATUS(tp_xnn_graph_create(NULL, &g), TP_OK);
   x = 0;
   t.sizes[0] = 100;

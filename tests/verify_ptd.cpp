@@ -209,15 +209,15 @@ static tp_tensor view_of(float *data, size_t n, int ndim, const int64_t *sizes,
                          const int64_t *strides, int64_t offset) {
   tp_storage st = {data, n * sizeof(float)};
   tp_tensor t;
-  TPT_STATUS(tp_view(st, TP_F32, ndim, sizes, strides, offset, &t), TP_OK);
+  TPT_STATUS(tp_view(st, TP_F32, ndim, sizes, strides, offset, &t, NULL), TP_OK);
   return t;
 }
 
 static tp_tensor cl_slice() {
   const int64_t sizes[4] = {2, 3, 5, 6}, strides[4] = {90, 1, 18, 3};
   tp_tensor x = view_of(g_x, 180, 4, sizes, strides, 0), y;
-  TPT_STATUS(tp_slice(&x, 2, 1, -1, 1, &y), TP_OK);
-  TPT_STATUS(tp_slice(&y, 3, 1, -1, 1, &y), TP_OK);
+  TPT_STATUS(tp_slice(&x, 2, 1, -1, 1, &y, NULL), TP_OK);
+  TPT_STATUS(tp_slice(&y, 3, 1, -1, 1, &y, NULL), TP_OK);
   return y;
 }
 
@@ -255,9 +255,9 @@ static void test_channels_last_both_orders() {
 static void test_transposed_and_offset() {
   const int64_t s2[2] = {3, 5}, s3[3] = {3, 8, 8};
   tp_tensor a = view_of(g_m, 192, 2, s2, nullptr, 0), t, x, x1;
-  TPT_STATUS(tp_transpose(&a, 0, 1, &t), TP_OK);
+  TPT_STATUS(tp_transpose(&a, 0, 1, &t, NULL), TP_OK);
   x = view_of(g_m, 192, 3, s3, nullptr, 0);
-  TPT_STATUS(tp_select(&x, 0, 1, &x1), TP_OK);
+  TPT_STATUS(tp_select(&x, 0, 1, &x1, NULL), TP_OK);
   write_and_verify({tensor("t.rm", t, TP_ORDER_ROW_MAJOR), tensor("t.keep", t, TP_ORDER_PRESERVE),
                     tensor("x1", x1, TP_ORDER_ROW_MAJOR, 32)},
                    "transpose + offset");
@@ -288,10 +288,10 @@ static void test_many_random() {
       const int64_t s3[3] = {3, 8, 8};
       tp_tensor x = view_of(g_m, 192, 3, s3, nullptr, 0), y;
       int d0 = static_cast<int>(tpt_range(0, 2)), d1 = static_cast<int>(tpt_range(0, 2));
-      TPT_STATUS(tp_transpose(&x, d0, d1, &y), TP_OK);
+      TPT_STATUS(tp_transpose(&x, d0, d1, &y, NULL), TP_OK);
       int64_t start = tpt_range(0, 2);
-      TPT_STATUS(tp_slice(&y, 2, start, tpt_range(start, 8), tpt_range(1, 3), &y), TP_OK);
-      if (tpt_range(0, 1)) TPT_STATUS(tp_flip(&y, 1, &y), TP_OK);
+      TPT_STATUS(tp_slice(&y, 2, start, tpt_range(start, 8), tpt_range(1, 3), &y, NULL), TP_OK);
+      if (tpt_range(0, 1)) TPT_STATUS(tp_flip(&y, 1, &y, NULL), TP_OK);
       char key[32];
       snprintf(key, sizeof key, "k%d", static_cast<int>(tpt_range(0, 5)));
       size_t align = static_cast<size_t>(1) << tpt_range(0, 8);

@@ -53,8 +53,8 @@ static tp_xnn_graph *seed_linear(tp_store *store) {
   size_t xd[2] = {2, 8}, yd[2] = {2, 8};
   uint32_t x, wt, y;
   for (size_t i = 0; i < 3 * 8 * 8; i++) g_storage[i] = static_cast<float>(i) * 0.5f - 9.0f;
-  tp_view(s, TP_F32, 3, sz, nullptr, 0, &parent);
-  tp_select(&parent, 0, 1, &w);
+  tp_view(s, TP_F32, 3, sz, nullptr, 0, &parent, NULL);
+  tp_select(&parent, 0, 1, &w, NULL);
   memset(&o, 0, sizeof o);
   o.store = store;
   tp_xnn_graph_create(&o, &g);
@@ -321,7 +321,7 @@ static void test_our_programs(void) {
     int64_t sz[2] = {4, 8};
     tp_storage s = {wt, sizeof wt};
     tp_tensor w;
-    tp_view(s, TP_F32, 2, sz, nullptr, 0, &w);
+    tp_view(s, TP_F32, 2, sz, nullptr, 0, &w, NULL);
     tp_vk_graph *g = nullptr;
     tp_vk_graph_create(nullptr, &g);
     size_t xd[2] = {1, 8}, yd[2] = {1, 4};

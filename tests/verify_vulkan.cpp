@@ -128,7 +128,7 @@ static tp_tensor view(const void *data, size_t nbytes, tp_dtype dt, int ndim, co
   s.data = data;
   s.nbytes = nbytes;
   memset(&t, 0, sizeof t);
-  TPT_STATUS(tp_view(s, dt, ndim, sizes, strides, offset, &t), TP_OK);
+  TPT_STATUS(tp_view(s, dt, ndim, sizes, strides, offset, &t, NULL), TP_OK);
   return t;
 }
 
@@ -147,9 +147,9 @@ static void test_views_linear() {
   for (int i = 0; i < 48; i++) tsrc[i] = (float)i - 20.0f;
   int64_t psz[3] = {3, 8, 8}, tsz[2] = {8, 6};
   tp_tensor p = view(parent, sizeof parent, TP_F32, 3, psz, nullptr, 0), w, ts, tw;
-  TPT_STATUS(tp_select(&p, 0, 1, &w), TP_OK);
+  TPT_STATUS(tp_select(&p, 0, 1, &w, NULL), TP_OK);
   ts = view(tsrc, sizeof tsrc, TP_F32, 2, tsz, nullptr, 0);
-  TPT_STATUS(tp_transpose(&ts, 0, 1, &tw), TP_OK);  // [6, 8]
+  TPT_STATUS(tp_transpose(&ts, 0, 1, &tw, NULL), TP_OK); // [6, 8]
   tp_vk_graph *g = nullptr;
   TPT_STATUS(tp_vk_graph_create(nullptr, &g), TP_OK);
   size_t xd[2] = {1, 8}, yd[2] = {1, 8}, zd[2] = {1, 6};
@@ -322,8 +322,8 @@ static void test_named_shaders_overrides_fp16() {
   for (int i = 0; i < 32; i++) parent[i] = (float)(i * i) - 70000.0f * (i == 31);
   int64_t psz[3] = {2, 4, 4}, esz[1] = {0};
   tp_tensor p = view(parent, sizeof parent, TP_F32, 3, psz, nullptr, 0), w, wt;
-  TPT_STATUS(tp_select(&p, 0, 1, &w), TP_OK);  // offset 16
-  TPT_STATUS(tp_transpose(&w, 0, 1, &wt), TP_OK);
+  TPT_STATUS(tp_select(&p, 0, 1, &w, NULL), TP_OK); // offset 16
+  TPT_STATUS(tp_transpose(&w, 0, 1, &wt, NULL), TP_OK);
   tp_tensor empty = view(parent, sizeof parent, TP_F32, 1, esz, nullptr, 0);
   static const uint32_t spv[3] = {0x07230203u, 0x00010300u, 0xdeadbeefu};
   for (int fp16 = 0; fp16 < 2; fp16++) {
@@ -437,7 +437,7 @@ static void test_random_graphs() {
           int64_t r = tpt_range(0, 9), c = tpt_range(0, 9);
           int64_t sz[2] = {r, c};
           tp_tensor t = view(pool, sizeof pool, TP_F32, 2, sz, nullptr, tpt_range(0, 3000));
-          if (tpt_range(0, 1)) TPT_STATUS(tp_transpose(&t, 0, 1, &t), TP_OK);
+          if (tpt_range(0, 1)) TPT_STATUS(tp_transpose(&t, 0, 1, &t, NULL), TP_OK);
           int is_const = (int)tpt_range(0, 1);
           size_t dims[2] = {(size_t)t.sizes[0], (size_t)t.sizes[1]};
           tp_vk_tensor_desc d = tp_vk_tensor_desc_make(TP_VK_FLOAT32, 2, dims, is_const ? &t : nullptr);

@@ -70,7 +70,7 @@ static tp_tensor view_f32(const float *p, size_t n, int ndim, const int64_t *siz
   tp_storage s = {p, n * sizeof(float)};
   tp_tensor t;
   memset(&t, 0, sizeof t);
-  TPT_STATUS(tp_view(s, TP_F32, ndim, sizes, nullptr, 0, &t), TP_OK);
+  TPT_STATUS(tp_view(s, TP_F32, ndim, sizes, nullptr, 0, &t, NULL), TP_OK);
   return t;
 }
 
@@ -97,7 +97,7 @@ static float storage[3 * 8 * 8];
 static void seed_offset_view() {
   int64_t sz[3] = {3, 8, 8};
   tp_tensor parent = view_f32(storage, 192, 3, sz), w;
-  TPT_STATUS(tp_select(&parent, 0, 1, &w), TP_OK);
+  TPT_STATUS(tp_select(&parent, 0, 1, &w, NULL), TP_OK);
   tp_xnn_graph *g;
   TPT_STATUS(tp_xnn_graph_create(nullptr, &g), TP_OK);
   linear(g, &w, 0, 1, nullptr);
@@ -133,7 +133,7 @@ static void seed_offset_view() {
 static void seed_view_at_byte0() {
   int64_t sz[2] = {24, 8};
   tp_tensor parent = view_f32(storage, 192, 2, sz), w;
-  TPT_STATUS(tp_narrow(&parent, 0, 0, 8, &w), TP_OK);
+  TPT_STATUS(tp_narrow(&parent, 0, 0, 8, &w, NULL), TP_OK);
   tp_xnn_graph *g;
   TPT_STATUS(tp_xnn_graph_create(nullptr, &g), TP_OK);
   linear(g, &w, 0, 1, nullptr);
@@ -157,7 +157,7 @@ static void seed_qkv() {
   TPT_STATUS(tp_xnn_graph_create(nullptr, &g), TP_OK);
   uint32_t x = TP_XNN_INVALID_ID;
   for (int i = 0; i < 3; i++) {
-    TPT_STATUS(tp_chunk(&w, 3, 0, i, &part), TP_OK);
+    TPT_STATUS(tp_chunk(&w, 3, 0, i, &part, NULL), TP_OK);
     linear(g, &part, 0, (uint32_t)i + 1, &x);
   }
   Blob b;
@@ -186,9 +186,9 @@ static void seed_groupwise_transposed_scale() {
   int64_t wsz[2] = {OUT, IN}, ssz[2] = {G, OUT};
   tp_storage ws = {wq, sizeof wq};
   tp_tensor w, st, s;
-  TPT_STATUS(tp_view(ws, TP_I8, 2, wsz, nullptr, 0, &w), TP_OK);
+  TPT_STATUS(tp_view(ws, TP_I8, 2, wsz, nullptr, 0, &w, NULL), TP_OK);
   st = view_f32(sct, G * OUT, 2, ssz);
-  TPT_STATUS(tp_transpose(&st, 0, 1, &s), TP_OK);
+  TPT_STATUS(tp_transpose(&st, 0, 1, &s, NULL), TP_OK);
   tp_xnn_graph *g;
   size_t dims[2] = {OUT, IN};
   TPT_STATUS(tp_xnn_graph_create(nullptr, &g), TP_OK);
@@ -224,7 +224,7 @@ static void per_channel(const tp_tensor *scale, tp_membuf *out) {
   int64_t sz[2] = {3, 5};
   tp_storage ws = {w, sizeof w};
   tp_tensor wt;
-  TPT_STATUS(tp_view(ws, TP_I8, 2, sz, nullptr, 0, &wt), TP_OK);
+  TPT_STATUS(tp_view(ws, TP_I8, 2, sz, nullptr, 0, &wt, NULL), TP_OK);
   tp_xnn_graph *g;
   size_t dims[2] = {3, 5};
   TPT_STATUS(tp_xnn_graph_create(nullptr, &g), TP_OK);
@@ -248,7 +248,7 @@ static void seed_per_channel_scale_view() {
   int64_t n3[1] = {3}, st[1] = {2};
   tp_storage s = {big, sizeof big};
   tp_tensor a = view_f32(compact, 3, 1, n3), b;
-  TPT_STATUS(tp_view(s, TP_F32, 1, n3, st, 4, &b), TP_OK);
+  TPT_STATUS(tp_view(s, TP_F32, 1, n3, st, 4, &b, NULL), TP_OK);
   tp_membuf m1, m2;
   per_channel(&a, &m1);
   per_channel(&b, &m2);
@@ -260,7 +260,7 @@ static void seed_per_channel_scale_view() {
 static void seed_named_mode() {
   int64_t sz[2] = {8, 8}, s3[3] = {3, 8, 8};
   tp_tensor parent = view_f32(storage, 192, 3, s3), w1, w2;
-  TPT_STATUS(tp_select(&parent, 0, 2, &w1), TP_OK);
+  TPT_STATUS(tp_select(&parent, 0, 2, &w1, NULL), TP_OK);
   w2 = view_f32(storage + 128, 64, 2, sz);  // the same 64 floats through another view
   tp_store *store;
   TPT_STATUS(tp_store_create(NULL, &store), TP_OK);
@@ -308,8 +308,8 @@ static void every_value_kind() {
   tp_tensor tw = view_f32(wf, 12, 2, s34), tsc = view_f32(sc, 3, 1, s3), tg = view_f32(gsc, 6, 2, s32);
   tp_tensor ti, tbf;
   tp_storage si = {wi, sizeof wi}, sb = {bf, sizeof bf};
-  TPT_STATUS(tp_view(si, TP_I8, 2, s364, nullptr, 0, &ti), TP_OK);
-  TPT_STATUS(tp_view(sb, TP_BF16, 2, s32, nullptr, 0, &tbf), TP_OK);
+  TPT_STATUS(tp_view(si, TP_I8, 2, s364, nullptr, 0, &ti, NULL), TP_OK);
+  TPT_STATUS(tp_view(sb, TP_BF16, 2, s32, nullptr, 0, &tbf, NULL), TP_OK);
   tp_xnn_graph *g;
   TPT_STATUS(tp_xnn_graph_create(&g_unchecked, &g), TP_OK);
   size_t d34[2] = {3, 4}, d364[2] = {3, 64}, d5[5] = {1, 2, 3, 4, 5}, d0[1] = {0};
@@ -787,7 +787,7 @@ static tp_tensor random_view(int ndim, const size_t *dims, tp_dtype dt) {
   tp_storage s = {i4 ? (const void *)i4store : (const void *)rstore, i4 ? sizeof i4store : sizeof rstore};
   tp_tensor t;
   memset(&t, 0, sizeof t);
-  TPT_STATUS(tp_view(s, dt, ndim, sizes, strides, off, &t), TP_OK);
+  TPT_STATUS(tp_view(s, dt, ndim, sizes, strides, off, &t, NULL), TP_OK);
   return t;
 }
 
@@ -843,7 +843,7 @@ static void random_graphs() {
         size_t sd[1] = {dims[cd]};
         int64_t ss[1] = {(int64_t)dims[cd]}, sst[1] = {(int64_t)tpt_range(1, 3)};
         tp_storage s = {rstore, 512 * sizeof(float)};
-        TPT_STATUS(tp_view(s, TP_F32, 1, ss, sst, tpt_range(0, 100), &scale), TP_OK);
+        TPT_STATUS(tp_view(s, TP_F32, 1, ss, sst, tpt_range(0, 100), &scale, NULL), TP_OK);
         (void)sd;
         if (with_data) {
           data = random_view((int)nd, dims, TP_I8);
@@ -860,7 +860,7 @@ static void random_graphs() {
         size_t groups = dims[1] / 32;
         int64_t ss[2] = {(int64_t)dims[0], (int64_t)groups}, sst[2] = {1, (int64_t)dims[0]};
         tp_storage s = {rstore, 512 * sizeof(float)};
-        TPT_STATUS(tp_view(s, TP_F32, 2, ss, sst, 0, &scale), TP_OK);  // transposed
+        TPT_STATUS(tp_view(s, TP_F32, 2, ss, sst, 0, &scale, NULL), TP_OK); // transposed
         if (with_data) {
           data = random_view(2, dims, TP_I8);
           tp_buffer buf;

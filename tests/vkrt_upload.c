@@ -56,9 +56,9 @@ static tp_tensor weight_view(void) {
   int64_t sz[3] = {2, COLS, ROWS};
   st.data = g_storage;
   st.nbytes = sizeof g_storage;
-  TPT_STATUS(tp_view(st, TP_F32, 3, sz, NULL, 0, &s), TP_OK);
-  TPT_STATUS(tp_select(&s, 0, 1, &slab), TP_OK);   /* offset COLS*ROWS elements */
-  TPT_STATUS(tp_transpose(&slab, 0, 1, &w), TP_OK); /* [ROWS][COLS], strides (1, ROWS) */
+  TPT_STATUS(tp_view(st, TP_F32, 3, sz, NULL, 0, &s, NULL), TP_OK);
+  TPT_STATUS(tp_select(&s, 0, 1, &slab, NULL), TP_OK); /* offset COLS*ROWS elements */
+  TPT_STATUS(tp_transpose(&slab, 0, 1, &w, NULL), TP_OK); /* [ROWS][COLS], strides (1, ROWS) */
   return w;
 }
 
@@ -274,11 +274,11 @@ static void test_other_constants(void) {
   unsigned char want_h[8];
   st.data = f;
   st.nbytes = sizeof f;
-  TPT_STATUS(tp_view(st, TP_F32, 1, s4, NULL, 0, &tf), TP_OK);
-  TPT_STATUS(tp_view(st, TP_F32, 2, s0, NULL, 0, &te), TP_OK);
+  TPT_STATUS(tp_view(st, TP_F32, 1, s4, NULL, 0, &tf, NULL), TP_OK);
+  TPT_STATUS(tp_view(st, TP_F32, 2, s0, NULL, 0, &te, NULL), TP_OK);
   st.data = iv;
   st.nbytes = sizeof iv;
-  TPT_STATUS(tp_view(st, TP_I32, 1, s3, NULL, 0, &ti), TP_OK);
+  TPT_STATUS(tp_view(st, TP_I32, 1, s3, NULL, 0, &ti, NULL), TP_OK);
   tp__put_le16(want_h + 0, 0x3c00);
   tp__put_le16(want_h + 2, 0xc000);
   tp__put_le16(want_h + 4, 0x7bff);
@@ -359,7 +359,7 @@ static void test_shared_constant(void) {
   for (i = 0; i < BIG * BIG; i++) g_big[i] = (float)((int)((i * 7u + (i >> 10) * 3u) % 251u) - 125);
   st.data = g_big;
   st.nbytes = sizeof g_big;
-  TPT_STATUS(tp_view(st, TP_F32, 2, sz, NULL, 0, &w), TP_OK);
+  TPT_STATUS(tp_view(st, TP_F32, 2, sz, NULL, 0, &w, NULL), TP_OK);
   memset(&m, 0, sizeof m);
   TPT_STATUS(tp_vk_graph_create(NULL, &g), TP_OK);
   TPT_STATUS(buffer_tensor(g, 2, NULL, &w, &id), TP_OK);

@@ -856,7 +856,7 @@ static tp_status xg_view(const xg_graph *G, const xg_value *v, size_t off, int d
   s.data = G->pool + off;
   s.nbytes = XG_POOL - off;
   (void)v;
-  return tp_view(s, xg_view_dtype(dt), (int)nd, sz, NULL, 0, t);
+  return tp_view(s, xg_view_dtype(dt), (int)nd, sz, NULL, 0, t, NULL);
 }
 
 static tp_status xg_define_value(tp_xnn_graph *g, const xg_graph *G, const xg_value *v) {

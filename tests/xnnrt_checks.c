@@ -104,7 +104,7 @@ static void test_requant_scale(void) { /* item 5: abort below 2^-32 */
   tp_xnn_graph *g = mk();
   s.data = w;
   s.nbytes = sizeof w;
-  TPT_STATUS(tp_view(s, TP_I8, 4, ws, NULL, 0, &tw), TP_OK);
+  TPT_STATUS(tp_view(s, TP_I8, 4, ws, NULL, 0, &tw, NULL), TP_OK);
   TPT_STATUS(tp_xnn_define_quantized_tensor_value(g, TP_XNN_QINT8, 0, 1e-6f, 4, qd, NULL, 0, IN,
                                                   &x), TP_OK);
   TPT_STATUS(tp_xnn_define_quantized_tensor_value(g, TP_XNN_QINT8, 0, 1e-6f, 4, NULL, &tw, NONE,
@@ -132,10 +132,10 @@ static tp_xnn_graph *pc_graph(int dt, float in_scale, const float *sc4, int fc) 
   memcpy(sc, sc4, sizeof sc);
   s.data = w;
   s.nbytes = sizeof w;
-  TPT_STATUS(tp_view(s, TP_I8, fc ? 2 : 4, fc ? wf : ws, NULL, 0, &tw), TP_OK);
+  TPT_STATUS(tp_view(s, TP_I8, fc ? 2 : 4, fc ? wf : ws, NULL, 0, &tw, NULL), TP_OK);
   s.data = sc;
   s.nbytes = sizeof sc;
-  TPT_STATUS(tp_view(s, TP_F32, 1, n4, NULL, 0, &ts), TP_OK);
+  TPT_STATUS(tp_view(s, TP_F32, 1, n4, NULL, 0, &ts, NULL), TP_OK);
   TPT_STATUS(tp_xnn_define_quantized_tensor_value(g, TP_XNN_QINT8, 0, in_scale, fc ? 2 : 4,
                                                   fc ? qf : qd, NULL, 0, IN, &x), TP_OK);
   TPT_STATUS(tp_xnn_define_channelwise_quantized_tensor_value(g, (tp_xnn_datatype)dt, &ts,

@@ -42,7 +42,7 @@ static uint32_t cval(tp_xnn_graph *g, const float *p, int64_t n) {
   uint32_t id = 0;
   s.data = p;
   s.nbytes = (size_t)n * sizeof(float);
-  TPT_STATUS(tp_view(s, TP_F32, 1, &n, NULL, 0, &t), TP_OK);
+  TPT_STATUS(tp_view(s, TP_F32, 1, &n, NULL, 0, &t, NULL), TP_OK);
   TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 1, NULL, &t, NONE, 0, &id), TP_OK);
   return id;
 }

@@ -19,7 +19,7 @@ static tp_tensor view_f32(const float *p, size_t n, int ndim, const int64_t *siz
   s.data = p;
   s.nbytes = n * sizeof(float);
   memset(&t, 0, sizeof t);
-  TPT_STATUS(tp_view(s, TP_F32, ndim, sizes, NULL, 0, &t), TP_OK);
+  TPT_STATUS(tp_view(s, TP_F32, ndim, sizes, NULL, 0, &t, NULL), TP_OK);
   return t;
 }
 
@@ -99,7 +99,7 @@ static void test_seed_offset_view(void) {
   tp_membuf blob;
   float y[2 * 8], ywrong[2 * 8], *ys[1];
   double err, err_whole;
-  TPT_STATUS(tp_select(&parent, 0, 1, &w), TP_OK);
+  TPT_STATUS(tp_select(&parent, 0, 1, &w, NULL), TP_OK);
   TPT_STATUS(tp_xnn_graph_create(&g_unchecked, &g), TP_OK);
   linear_graph(g, &w, 2);
   if (write_blob(g, &blob)) {
@@ -144,7 +144,7 @@ static void test_qkv_in_proj(void) {
   TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, xd, NULL, 0,
                                         TP_XNN_FLAG_EXTERNAL_INPUT, &xid), TP_OK);
   for (i = 0; i < 3; i++) {
-    TPT_STATUS(tp_chunk(&w, 3, 0, i, &part), TP_OK);
+    TPT_STATUS(tp_chunk(&w, 3, 0, i, &part, NULL), TP_OK);
     TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, NULL, &part, TP_XNN_INVALID_ID, 0,
                                           &wid), TP_OK);
     TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, yd, NULL, (uint32_t)i + 1,
@@ -196,15 +196,15 @@ static void test_per_channel_conv1x1_transposed_scale(void) {
   for (i = 0; i < OC * IC; i++) wq[i] = (int8_t)((i * 29) % 255 - 127);
   for (i = 0; i < N * IC; i++) xq[i] = (int8_t)((i * 13) % 200 - 100);
   st = view_f32(scale_store, OC * 2, 2, ss);
-  TPT_STATUS(tp_transpose(&st, 0, 1, &stt), TP_OK); /* [2][OC] */
-  TPT_STATUS(tp_select(&stt, 0, 1, &scale), TP_OK); /* stride 2, offset 1 */
+  TPT_STATUS(tp_transpose(&st, 0, 1, &stt, NULL), TP_OK); /* [2][OC] */
+  TPT_STATUS(tp_select(&stt, 0, 1, &scale, NULL), TP_OK); /* stride 2, offset 1 */
   TPT_CHECK(!tp_is_contiguous(&scale));
   s.data = wq;
   s.nbytes = sizeof wq;
-  TPT_STATUS(tp_view(s, TP_I8, 4, wsz, NULL, 0, &w), TP_OK);
+  TPT_STATUS(tp_view(s, TP_I8, 4, wsz, NULL, 0, &w, NULL), TP_OK);
   s.data = bias;
   s.nbytes = sizeof bias;
-  TPT_STATUS(tp_view(s, TP_I32, 1, bsz, NULL, 0, &b), TP_OK);
+  TPT_STATUS(tp_view(s, TP_I32, 1, bsz, NULL, 0, &b, NULL), TP_OK);
   bsc = view_f32(bias_scale, OC, 1, bsz);
   TPT_STATUS(tp_xnn_graph_create(&g_unchecked, &g), TP_OK);
   TPT_STATUS(tp_xnn_define_quantized_tensor_value(g, TP_XNN_QINT8, zx, sx, 4, xd, NULL, 0,
@@ -263,7 +263,7 @@ static void test_named_mode_same_numbers(void) {
   float y1[16], y2[16], *ys[1];
   tp_xnn_runtime *rt = NULL;
   tp_error e;
-  TPT_STATUS(tp_select(&parent, 0, 2, &w), TP_OK);
+  TPT_STATUS(tp_select(&parent, 0, 2, &w, NULL), TP_OK);
   TPT_STATUS(tp_store_create(NULL, &store), TP_OK);
   memset(&o, 0, sizeof o);
   o.store = store;
@@ -311,7 +311,7 @@ static void test_unsupported(void) {
   s.data = wq;
   s.nbytes = sizeof wq;
   sc[0] = sc[1] = sc[2] = sc[3] = 1.0f;
-  TPT_STATUS(tp_view(s, TP_I8, 2, s264, NULL, 0, &w), TP_OK);
+  TPT_STATUS(tp_view(s, TP_I8, 2, s264, NULL, 0, &w, NULL), TP_OK);
   TPT_STATUS(tp_xnn_graph_create(&g_unchecked, &g), TP_OK);
   TPT_STATUS(tp_xnn_define_blockwise_quantized_tensor_value(g, TP_XNN_QBINT4, &scale, 2, 0, 32,
                                                             d264, &w, TP_XNN_INVALID_ID, 0, NULL),
@@ -423,7 +423,7 @@ static void test_one_producer_per_value(void) {
 
   s.data = c;
   s.nbytes = sizeof c;
-  TPT_STATUS(tp_view(s, TP_F32, 1, s4, NULL, 0, &cv), TP_OK);
+  TPT_STATUS(tp_view(s, TP_F32, 1, s4, NULL, 0, &cv, NULL), TP_OK);
   TPT_STATUS(tp_xnn_graph_create(&g_unchecked, &g), TP_OK);
   TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 1, d4, NULL, 0,
                                         TP_XNN_FLAG_EXTERNAL_INPUT, NULL), TP_OK);
@@ -493,7 +493,7 @@ static void test_malformed(void) {
   int refused = 0, loaded = 0;
   tp_error e;
   tp_xnn_runtime *rt = NULL;
-  TPT_STATUS(tp_select(&parent, 0, 1, &w), TP_OK);
+  TPT_STATUS(tp_select(&parent, 0, 1, &w, NULL), TP_OK);
   TPT_STATUS(tp_xnn_graph_create(&g_unchecked, &g), TP_OK);
   linear_graph(g, &w, 2);
   write_blob(g, &blob);
@@ -597,7 +597,7 @@ static void test_random_damage(void) {
   for (k = 0; k < 32; k++) wq[k] = (int8_t)(k * 7 % 31 - 15);
   ws.data = wq;
   ws.nbytes = sizeof wq;
-  TPT_STATUS(tp_view(ws, TP_I8, 4, w48, NULL, 0, &w), TP_OK);
+  TPT_STATUS(tp_view(ws, TP_I8, 4, w48, NULL, 0, &w, NULL), TP_OK);
   TPT_STATUS(tp_xnn_graph_create(&g_unchecked, &g), TP_OK);
   TPT_STATUS(tp_xnn_define_quantized_tensor_value(g, TP_XNN_QINT8, 1, 0.1f, 4, xd, NULL, 0,
                                                   TP_XNN_FLAG_EXTERNAL_INPUT, &x), TP_OK);
@@ -610,7 +610,7 @@ static void test_random_damage(void) {
                                           INFINITY, x, f, TP_XNN_INVALID_ID, y, 0), TP_OK);
   write_blob(g, &blobs[0]);
   tp_xnn_graph_destroy(g);
-  TPT_STATUS(tp_select(&parent, 0, 1, &fw), TP_OK);
+  TPT_STATUS(tp_select(&parent, 0, 1, &fw, NULL), TP_OK);
   TPT_STATUS(tp_store_create(NULL, &store), TP_OK);
   memset(&o, 0, sizeof o);
   o.store = store;

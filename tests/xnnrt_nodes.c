@@ -19,7 +19,7 @@ static tp_tensor view_f32(const float *p, size_t n, int ndim, const int64_t *siz
   s.data = p;
   s.nbytes = n * sizeof(float);
   memset(&t, 0, sizeof t);
-  TPT_STATUS(tp_view(s, TP_F32, ndim, sizes, NULL, 0, &t), TP_OK);
+  TPT_STATUS(tp_view(s, TP_F32, ndim, sizes, NULL, 0, &t, NULL), TP_OK);
   return t;
 }
 
@@ -173,7 +173,7 @@ static void test_prelu_softmax_reshape(void) {
   tp_xnn_graph *g;
   int i, r, c;
   (void)s2;
-  TPT_STATUS(tp_narrow(&all, 0, 3, 2, &sl), TP_OK);
+  TPT_STATUS(tp_narrow(&all, 0, 3, 2, &sl, NULL), TP_OK);
   g = graph_io(4, dims_in, 0, &a, NULL, &y);
   TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 1, NULL, &sl, TP_XNN_INVALID_ID, 0, &s),
              TP_OK);
@@ -291,14 +291,14 @@ static void test_convolutions(void) {
 
   /* filter OHWI [3,1,1,C] = transpose of a [C][3] storage: the transposed view is copied */
   twt = view_f32(wt_store, C * 3, 2, swt);
-  TPT_STATUS(tp_transpose(&twt, 0, 1, &tfilt), TP_OK); /* [3][C] */
+  TPT_STATUS(tp_transpose(&twt, 0, 1, &tfilt, NULL), TP_OK); /* [3][C] */
   {
     int64_t s4[4] = {3, 1, 1, C}, st4[4];
     tp_tensor f4;
     st4[0] = tfilt.strides[0];
     st4[1] = st4[2] = 0;
     st4[3] = tfilt.strides[1];
-    TPT_STATUS(tp_view(tfilt.storage, TP_F32, 4, s4, st4, 0, &f4), TP_OK);
+    TPT_STATUS(tp_view(tfilt.storage, TP_F32, 4, s4, st4, 0, &f4, NULL), TP_OK);
     g = graph_io(4, dout3, 0, &a, NULL, &y);
     TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 4, NULL, &f4, TP_XNN_INVALID_ID, 0, &f),
                TP_OK);

@@ -35,13 +35,13 @@ static tp_xnn_graph *qkv_graph(tp_store *store, tp_tensor *qkv) {
   int i;
   s.data = g_w;
   s.nbytes = sizeof g_w;
-  TPT_STATUS(tp_view(s, TP_F32, 2, sz, NULL, 0, &packed), TP_OK);
+  TPT_STATUS(tp_view(s, TP_F32, 2, sz, NULL, 0, &packed, NULL), TP_OK);
   memset(&o, 0, sizeof o);
   o.store = store;
   TPT_STATUS(tp_xnn_graph_create(&o, &g), TP_OK);
   tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, xd, NULL, 0, TP_XNN_FLAG_EXTERNAL_INPUT, &x);
   for (i = 0; i < 3; i++) {
-    tp_chunk(&packed, 3, 0, i, &qkv[i]);
+    tp_chunk(&packed, 3, 0, i, &qkv[i], NULL);
     tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, NULL, &qkv[i], TP_XNN_INVALID_ID, 0, &w);
     tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, yd, NULL, (uint32_t)(1 + i),
                                TP_XNN_FLAG_EXTERNAL_OUTPUT, &y);
@@ -327,8 +327,8 @@ static void graph_method_program(tp_membuf *pte) {
   for (i = 0; i < B * E; i++) g_x[i] = (float)cos(0.21 * (double)i), g_c[i] = (float)i * 0.01f;
   ws.data = g_w, ws.nbytes = sizeof(float) * E * E;
   cs.data = g_c, cs.nbytes = sizeof g_c;
-  TPT_STATUS(tp_view(ws, TP_F32, 2, wsz, NULL, 0, &wv), TP_OK);
-  TPT_STATUS(tp_view(cs, TP_F32, 2, csz, NULL, 0, &cv), TP_OK);
+  TPT_STATUS(tp_view(ws, TP_F32, 2, wsz, NULL, 0, &wv, NULL), TP_OK);
+  TPT_STATUS(tp_view(cs, TP_F32, 2, csz, NULL, 0, &cv, NULL), TP_OK);
   ga = linear_graph(&wv);
   TPT_STATUS(tp_xnn_graph_create(NULL, &gb), TP_OK);
   tp_xnn_define_tensor_value(gb, TP_XNN_FP32, 2, d2, NULL, 0, TP_XNN_FLAG_EXTERNAL_INPUT, &hb);
@@ -414,7 +414,7 @@ static void test_graph_method(void) {
     uint32_t one, args[5];
     tp_pte_tensor t4;
     ws.data = g_w, ws.nbytes = sizeof(float) * E * E;
-    TPT_STATUS(tp_view(ws, TP_F32, 2, wsz, NULL, 0, &wv), TP_OK);
+    TPT_STATUS(tp_view(ws, TP_F32, 2, wsz, NULL, 0, &wv, NULL), TP_OK);
     ga = linear_graph(&wv);
     memset(&t4, 0, sizeof t4);
     t4.dtype = TP_F32, t4.ndim = 2, t4.sizes[0] = B, t4.sizes[1] = E;
@@ -519,7 +519,7 @@ static void test_graph_method_refusals(void) {
   tp_sink sk;
   tp_pte_tensor t[2];
   ws.data = g_w, ws.nbytes = sizeof(float) * E * E;
-  TPT_STATUS(tp_view(ws, TP_F32, 2, wsz, NULL, 0, &wv), TP_OK);
+  TPT_STATUS(tp_view(ws, TP_F32, 2, wsz, NULL, 0, &wv, NULL), TP_OK);
   ga = linear_graph(&wv);
   memset(&blob, 0, sizeof blob);
   sk = tp_sink_membuf(&blob);

@@ -40,8 +40,8 @@ static tp_tensor weight_view(void) {
   tp_tensor kn, w;
   s.data = g_wt;
   s.nbytes = sizeof g_wt;
-  TPT_STATUS(tp_view(s, TP_F32, 2, sz, NULL, 0, &kn), TP_OK);
-  TPT_STATUS(tp_transpose(&kn, 0, 1, &w), TP_OK);
+  TPT_STATUS(tp_view(s, TP_F32, 2, sz, NULL, 0, &kn, NULL), TP_OK);
+  TPT_STATUS(tp_transpose(&kn, 0, 1, &w, NULL), TP_OK);
   return w;
 }
 
@@ -64,7 +64,7 @@ static void test_qd8_linears(void) {
     uint32_t xi, yi;
     s.data = g_bias;
     s.nbytes = sizeof g_bias;
-    TPT_STATUS(tp_view(s, TP_F32, 1, bsz, NULL, 0, &b), TP_OK);
+    TPT_STATUS(tp_view(s, TP_F32, 1, bsz, NULL, 0, &b, NULL), TP_OK);
     memset(&m, 0, sizeof m);
     TPT_STATUS(tp_xnn_graph_create(NULL, &g), TP_OK);
     TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, xd, NULL, 0,
@@ -142,16 +142,16 @@ static void test_qc8w_values_run(void) {
   for (i = 0; i < M * K; i++) xq[i] = (int8_t)lrintf(g_x[i] / sx);
   st.data = v.data;
   st.nbytes = v.nbytes;
-  TPT_STATUS(tp_view(st, TP_I8, 4, wsz, NULL, 0, &wv), TP_OK);
+  TPT_STATUS(tp_view(st, TP_I8, 4, wsz, NULL, 0, &wv, NULL), TP_OK);
   st.data = s.data;
   st.nbytes = s.nbytes;
-  TPT_STATUS(tp_view(st, TP_F32, 1, nsz, NULL, 0, &sv), TP_OK);
+  TPT_STATUS(tp_view(st, TP_F32, 1, nsz, NULL, 0, &sv, NULL), TP_OK);
   st.data = bq;
   st.nbytes = sizeof bq;
-  TPT_STATUS(tp_view(st, TP_I32, 1, nsz, NULL, 0, &bv), TP_OK);
+  TPT_STATUS(tp_view(st, TP_I32, 1, nsz, NULL, 0, &bv, NULL), TP_OK);
   st.data = bsc;
   st.nbytes = sizeof bsc;
-  TPT_STATUS(tp_view(st, TP_F32, 1, nsz, NULL, 0, &bsv), TP_OK);
+  TPT_STATUS(tp_view(st, TP_F32, 1, nsz, NULL, 0, &bsv, NULL), TP_OK);
   memset(&o, 0, sizeof o);
   o.target = TP_XNN_TARGET_XNNPACK;
   memset(&m, 0, sizeof m);

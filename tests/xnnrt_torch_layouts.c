@@ -28,7 +28,7 @@ static tp_tensor view4(const float *p, size_t cap, int64_t a, int64_t b, int64_t
   s.data = p;
   s.nbytes = cap * sizeof(float);
   memset(&t, 0, sizeof t);
-  TPT_STATUS(tp_view(s, TP_F32, 4, sz, NULL, 0, &t), TP_OK);
+  TPT_STATUS(tp_view(s, TP_F32, 4, sz, NULL, 0, &t, NULL), TP_OK);
   return t;
 }
 static tp_tensor view_n(const float *p, int ndim, const int64_t *sz) {
@@ -40,7 +40,7 @@ static tp_tensor view_n(const float *p, int ndim, const int64_t *sz) {
   s.data = p;
   s.nbytes = (size_t)n * sizeof(float);
   memset(&t, 0, sizeof t);
-  TPT_STATUS(tp_view(s, TP_F32, ndim, sz, NULL, 0, &t), TP_OK);
+  TPT_STATUS(tp_view(s, TP_F32, ndim, sz, NULL, 0, &t, NULL), TP_OK);
   return t;
 }
 

@@ -207,9 +207,9 @@ static void case_offset_view(void) {
   randn(x, 2 * 8);
   s.data = storage;
   s.nbytes = sizeof storage;
-  tp_view(s, TP_F32, 3, sz, NULL, 0, &parent);
-  tp_select(&parent, 0, 1, &w);
-  tp_select(&parent, 0, 0, &wrong); /* what "the storage from its first byte" amounts to */
+  tp_view(s, TP_F32, 3, sz, NULL, 0, &parent, NULL);
+  tp_select(&parent, 0, 1, &w, NULL);
+  tp_select(&parent, 0, 0, &wrong, NULL); /* what "the storage from its first byte" amounts to */
   describe("weight", &w, TP_ORDER_ROW_MAJOR);
 
   for (pass = 0; pass < 2; pass++) {
@@ -274,9 +274,9 @@ static void case_qkv(void) {
   randn(x, B * E);
   s.data = in_proj;
   s.nbytes = sizeof in_proj;
-  tp_view(s, TP_F32, 2, sz, NULL, 0, &packed);
+  tp_view(s, TP_F32, 2, sz, NULL, 0, &packed, NULL);
   for (i = 0; i < 3; i++) {
-    tp_chunk(&packed, 3, 0, i, &qkv[i]);
+    tp_chunk(&packed, 3, 0, i, &qkv[i], NULL);
     describe(names[i], &qkv[i], TP_ORDER_ROW_MAJOR);
   }
   for (mode = 0; mode < 2; mode++) { /* 0: inline constants, 1: named constants + .ptd */
@@ -354,11 +354,11 @@ static void case_transposed_scale(void) {
   for (i = 0; i < O * I; i++) w8[i] = (int8_t)((i * 37 % 255) - 127);
   s.data = sT;
   s.nbytes = sizeof sT;
-  tp_view(s, TP_F32, 2, szT, NULL, 0, &st);
-  tp_transpose(&st, 0, 1, &scale); /* [O][G], strides [1, O] */
+  tp_view(s, TP_F32, 2, szT, NULL, 0, &st, NULL);
+  tp_transpose(&st, 0, 1, &scale, NULL); /* [O][G], strides [1, O] */
   s.data = w4;
   s.nbytes = sizeof w4;
-  tp_view(s, TP_I8, 2, szW, NULL, 0, &w4v);
+  tp_view(s, TP_I8, 2, szW, NULL, 0, &w4v, NULL);
   describe("groupwise scale", &scale, TP_ORDER_ROW_MAJOR);
 
   tp_xnn_graph_create(NULL, &g);
@@ -382,15 +382,15 @@ static void case_transposed_scale(void) {
 
   s.data = pc_storage;
   s.nbytes = sizeof pc_storage;
-  tp_view(s, TP_F32, 2, szPC, NULL, 0, &pc2);
+  tp_view(s, TP_F32, 2, szPC, NULL, 0, &pc2, NULL);
   {
     tp_tensor t;
-    tp_transpose(&pc2, 0, 1, &t);
-    tp_select(&t, 0, 0, &pcs); /* sizes [O], stride 2 */
+    tp_transpose(&pc2, 0, 1, &t, NULL);
+    tp_select(&t, 0, 0, &pcs, NULL); /* sizes [O], stride 2 */
   }
   s.data = w8;
   s.nbytes = sizeof w8;
-  tp_view(s, TP_I8, 2, szW, NULL, 0, &w8v);
+  tp_view(s, TP_I8, 2, szW, NULL, 0, &w8v, NULL);
   describe("per-channel scale", &pcs, TP_ORDER_ROW_MAJOR);
 #ifdef TP_DEMO_XNNPACK
   {
@@ -417,10 +417,10 @@ static void case_transposed_scale(void) {
       int64_t sz4[4] = {O, 1, 1, I};
       s.data = w8;
       s.nbytes = sizeof w8;
-      tp_view(s, TP_I8, 4, sz4, NULL, 0, &w4d);
+      tp_view(s, TP_I8, 4, sz4, NULL, 0, &w4d, NULL);
       s.data = bias;
       s.nbytes = sizeof bias;
-      tp_view(s, TP_I32, 1, b_sz, NULL, 0, &biasv);
+      tp_view(s, TP_I32, 1, b_sz, NULL, 0, &biasv, NULL);
     }
     {
       /* pass 0: the scale view; pass 1: what a whole-storage writer reads, P's first O floats */
@@ -429,10 +429,10 @@ static void case_transposed_scale(void) {
       int64_t o_sz[1] = {O};
       s.data = biasf_scale;
       s.nbytes = sizeof biasf_scale;
-      tp_view(s, TP_F32, 1, b_sz, NULL, 0, &bscale);
+      tp_view(s, TP_F32, 1, b_sz, NULL, 0, &bscale, NULL);
       s.data = pc_storage;
       s.nbytes = sizeof pc_storage;
-      tp_view(s, TP_F32, 1, o_sz, NULL, 0, &firstO);
+      tp_view(s, TP_F32, 1, o_sz, NULL, 0, &firstO, NULL);
       for (pass = 0; pass < 2; pass++) {
         const char *file = pass == 0 ? "perchannel_qc8.xnn" : "perchannel_qc8_whole_storage.xnn";
         int8_t *yout = pass == 0 ? yq : yq_wrong;
@@ -496,9 +496,9 @@ static void case_channels_last(void) {
   for (i = 0; i < N * H * W * C; i++) phys[i] = (float)i;
   s.data = phys;
   s.nbytes = sizeof phys;
-  tp_view(s, TP_F32, 4, sz, st, 0, &x);
-  tp_slice(&x, 2, 1, -1, 1, &a);
-  tp_slice(&a, 3, 1, -1, 1, &slice);
+  tp_view(s, TP_F32, 4, sz, st, 0, &x, NULL);
+  tp_slice(&x, 2, 1, -1, 1, &a, NULL);
+  tp_slice(&a, 3, 1, -1, 1, &slice, NULL);
   describe("slice", &slice, TP_ORDER_PRESERVE);
   tp_dim_order(&slice, order);
   printf("    dim_order (%d, %d, %d, %d)\n", order[0], order[1], order[2], order[3]);
@@ -556,8 +556,8 @@ static void case_vulkan(void) {
   randn(p, K * R);
   s.data = p;
   s.nbytes = sizeof p;
-  tp_view(s, TP_F32, 2, sz, NULL, 0, &pt);
-  tp_transpose(&pt, 0, 1, &wv);
+  tp_view(s, TP_F32, 2, sz, NULL, 0, &pt, NULL);
+  tp_transpose(&pt, 0, 1, &wv, NULL);
   describe("weight", &wv, TP_ORDER_ROW_MAJOR);
   tp_vk_graph_create(NULL, &g);
   d = tp_vk_tensor_desc_make(TP_VK_FLOAT32, 1, xd, NULL); /* every other field: default */
@@ -775,8 +775,8 @@ static void case_programs(void) {
   randn(storage, 3 * 8 * 8);
   s.data = storage;
   s.nbytes = sizeof storage;
-  tp_view(s, TP_F32, 3, sz, NULL, 0, &parent);
-  tp_select(&parent, 0, 1, &w);
+  tp_view(s, TP_F32, 3, sz, NULL, 0, &parent, NULL);
+  tp_select(&parent, 0, 1, &w, NULL);
   tp_xnn_graph_create(NULL, &g);
   tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, xd, NULL, 0, TP_XNN_FLAG_EXTERNAL_INPUT, &xid);
   define_linear(g, &w, 2, xid, 1);
@@ -818,8 +818,8 @@ static void case_programs(void) {
   randn(in_proj, 3 * E * E);
   s.data = in_proj;
   s.nbytes = sizeof in_proj;
-  tp_view(s, TP_F32, 2, qsz, NULL, 0, &packed);
-  for (i = 0; i < 3; i++) tp_chunk(&packed, 3, 0, i, &qkv[i]);
+  tp_view(s, TP_F32, 2, qsz, NULL, 0, &packed, NULL);
+  for (i = 0; i < 3; i++) tp_chunk(&packed, 3, 0, i, &qkv[i], NULL);
   memset(&ex_qkv, 0, sizeof ex_qkv);
   for (i = 0; i < 3; i++) ones_linear(&ex_qkv, &qkv[i], B);
   for (mode = 0; mode < 2; mode++) {
@@ -863,8 +863,8 @@ static void case_programs(void) {
     randn(wt, 8 * 4);
     s.data = wt;
     s.nbytes = sizeof wt;
-    tp_view(s, TP_F32, 2, wsz, NULL, 0, &wt_view);
-    tp_transpose(&wt_view, 0, 1, &wv);
+    tp_view(s, TP_F32, 2, wsz, NULL, 0, &wt_view, NULL);
+    tp_transpose(&wt_view, 0, 1, &wv, NULL);
     tp_vk_graph_create(NULL, &vg);
     vd = tp_vk_tensor_desc_make(TP_VK_FLOAT32, 2, vxd, NULL);
     tp_vk_add_tensor_desc(vg, &vd, &x);
