@@ -1,4 +1,4 @@
-/* tensorpack.h - v0.2.0 - exact tensor bytes for ExecuTorch backend blobs - public domain or MIT
+/* tensorpack.h - v0.3.0 - exact tensor bytes for ExecuTorch backend blobs - public domain or MIT
 
    Do this:
       #define TENSORPACK_IMPLEMENTATION
@@ -67,17 +67,17 @@
    gcc/clang and chosen at run time (SHA-NI) / compile time (SSE2); other targets get portable C.
 
    QUICK START (examples/01_view_to_bytes.c)
-      float storage[3 * 8 * 8];                         // x = randn(3, 8, 8)
+      float storage[3 * 8 * 8];                 // x = randn(3, 8, 8)
       int64_t sizes[3] = {3, 8, 8};
       tp_storage s = {storage, sizeof storage};
       tp_tensor x, w;
       tp_buffer b;
       char key[65];
-      tp_view(s, TP_F32, 3, sizes, NULL, 0, &x, NULL);  // NULL strides = row-major
-      tp_select(&x, 0, 1, &w, NULL);                    // w = x[1], 64 floats in
-      tp_compact(&w, TP_ORDER_ROW_MAJOR, &b);           // b.data == storage + 64, b.nbytes == 256
-      tp_sha256_hex(b.data, b.nbytes, key);             // its ExecuTorch key
-      tp_buffer_release(&b);                            // frees only what was copied (b.owned)
+      tp_view(s, TP_F32, 3, sizes, NULL, 0, &x, NULL); // NULL strides = row-major
+      tp_select(&x, 0, 1, &w, NULL);               // w = x[1], 64 floats in
+      tp_compact(&w, TP_ORDER_ROW_MAJOR, &b);      // b.data == storage + 64, b.nbytes == 256
+      tp_sha256_hex(b.data, b.nbytes, key);        // its ExecuTorch key
+      tp_buffer_release(&b);                       // frees only what was copied (b.owned)
    Every call returns a tp_status; check it (the example does).
    LIFETIME: a tp_storage is borrowed. A writer (graph, store) reads a view's bytes when it is
    written, not when it is added: keep the weights alive and unchanged until the write call
@@ -93,7 +93,7 @@
    COMPILE-TIME OPTIONS (define before including)
    The three marked "set globally" change a struct or the implementation's symbols: define
    them the same way for every file of a program (e.g. with -D on the command line). Two files
-   that disagree do not link (an undefined reference to tp__abi_v0_2_d<dims>_<stdio|nostdio>,
+   that disagree do not link (an undefined reference to tp__abi_v0_3_d<dims>_<stdio|nostdio>,
    see VERSION AND ABI below) instead of crashing at run time.
      TP_MAX_DIMS n          set globally; most dims a view has (a plain integer literal 1..64,
                             default 16): it sizes tp_tensor and tp_ptd_entry
@@ -141,10 +141,10 @@
      may be NULL, is reset on entry (it never keeps an old failure) and on failure holds
      the status and the sentence.
    - View arguments (a dim, an index, a range) follow one rule, stated with the view ops
-     (section 3); the _ex forms say which argument failed.
+     (section 3); their err argument says which argument failed.
 
    VERSION AND ABI
-   TP_VERSION_MAJOR / MINOR / PATCH (this is 0.2.0) and tp_version_string() ("0.2.0"); the
+   TP_VERSION_MAJOR / MINOR / PATCH (this is 0.3.0) and tp_version_string() ("0.3.0"); the
    revision history is at the end of this file. tensorpack_xnnpack.h and tensorpack_vulkan.h
    refuse to compile (#error) against a core of another minor version. Every file that includes
    this header (without TENSORPACK_STATIC) references the symbol tp__abi_v<major>_<minor>_d
@@ -183,7 +183,7 @@
 #endif
 
 #define TP_VERSION_MAJOR 0
-#define TP_VERSION_MINOR 2
+#define TP_VERSION_MINOR 3
 #define TP_VERSION_PATCH 0
 
 #ifndef TP_MAX_DIMS
@@ -260,7 +260,7 @@ typedef enum tp_status {
 
 /* A short English name for s ("out of bounds"); never NULL. */
 TPDEF const char *tp_status_str(tp_status s);
-/* "0.2.0": TP_VERSION_MAJOR.MINOR.PATCH of the implementation that was linked. */
+/* "0.3.0": TP_VERSION_MAJOR.MINOR.PATCH of the implementation that was linked. */
 TPDEF const char *tp_version_string(void);
 
 #ifndef TENSORPACK_STATIC
@@ -12922,6 +12922,12 @@ TPDEF tp_status tp_view_from_dlpack(const DLTensor *t, size_t storage_nbytes, tp
 #endif /* TENSORPACK_IMPLEMENTATION */
 
 /* REVISION HISTORY
+   0.3.0  The view ops have one form each: tp_view, tp_select, tp_narrow, tp_slice,
+          tp_transpose, tp_permute, tp_chunk, tp_flip and tp_expand take a last tp_error *err
+          (may be NULL) and the nine _ex forms are gone (pass NULL where the plain form was
+          called, drop _ex where the _ex form was). JSON reader (tp_json_*), program graphs'
+          shape checks, tp_xnn_load_pte for graph-API methods, tp_xnn_define_node, the Vulkan
+          operator table with argument kinds and types, plumbing out of the public API.
    0.2.0  One error rule (ERRORS above): a failed write no longer kills a store, sentences name
           paths; tp_store_status, tp_atomic_write's err, tp_fb_reader_init_ex / _error,
           tp_ptd_status / _error / _lookup_error. View ops take negative dims (from the end,

@@ -1,4 +1,4 @@
-/* tensorpack_vulkan.h - v0.2.0 - ExecuTorch Vulkan delegate blobs from C - public domain or MIT
+/* tensorpack_vulkan.h - v0.3.0 - ExecuTorch Vulkan delegate blobs from C - public domain or MIT
 
    Writes the payload the ExecuTorch Vulkan backend loads (a "VH00" blob: header, "VK00"
    flatbuffer with root VkGraph, raw bytes) from a graph you describe call by call. Every

@@ -1,4 +1,4 @@
-/* tensorpack_xnnpack.h - v0.2.0 - ExecuTorch XNNPACK delegate blobs from tensor views
+/* tensorpack_xnnpack.h - v0.3.0 - ExecuTorch XNNPACK delegate blobs from tensor views
                           public domain or MIT (see tensorpack.h)
 
    Writes the payload ExecuTorch's XNNPACK backend loads (an "XH00" header, the "XN01"
@@ -3646,7 +3646,7 @@ TPDEF tp_status tp_xnn_conv_filter_from_torch(const tp_tensor *oihw, tp_tensor *
   static const int perm[4] = {0, 2, 3, 1};
   tp_status s = tp__xnn_torch_rank(oihw, 4, ohwi, "tp_xnn_conv_filter_from_torch",
                                    "Conv2d weight [O, I/groups, kh, kw]", err);
-  return s != TP_OK ? s : tp_permute_ex(oihw, perm, ohwi, err);
+  return s != TP_OK ? s : tp_permute(oihw, perm, ohwi, err);
 }
 
 TPDEF tp_status tp_xnn_depthwise_filter_from_torch(const tp_tensor *w_c1hw, tp_tensor *out_1hwc,
@@ -3690,7 +3690,7 @@ TPDEF tp_status tp_xnn_fc_filter_from_conv1d(const tp_tensor *w_in_out, tp_tenso
                                              tp_error *err) {
   tp_status s = tp__xnn_torch_rank(w_in_out, 2, out_in, "tp_xnn_fc_filter_from_conv1d",
                                    "Conv1D weight [in, out]", err);
-  return s != TP_OK ? s : tp_transpose_ex(w_in_out, 0, 1, out_in, err);
+  return s != TP_OK ? s : tp_transpose(w_in_out, 0, 1, out_in, err);
 }
 
 /* A constant from a PyTorch view (F32 -> FP32, F16 -> FP16) with explicit dims. */
@@ -4150,7 +4150,7 @@ TPDEF tp_status tp_xnn_define_quantized_linear(tp_xnn_graph *g, tp_xnn_datatype 
   ss.nbytes = q->scales.nbytes;
   ssz[0] = w->sizes[0];
   ssz[1] = filter_dt == TP_XNN_QBINT4 ? w->sizes[1] / (int64_t)block_size : 1;
-  st = tp_view(vs, TP_I8, 2, w->sizes, NULL, 0, &vv); /* the filter's dims are its sizes */
+  st = tp_view(vs, TP_I8, 2, w->sizes, NULL, 0, &vv, NULL); /* the filter's dims are its sizes */
   if (st == TP_OK)
     st = tp_view(ss, scale_dtype, filter_dt == TP_XNN_QBINT4 ? 2 : 1, ssz, NULL, 0, &sv, NULL);
   if (st != TP_OK) {

@@ -29,9 +29,9 @@ int use(void) {
   tp_storage s;
   s.data = f;
   s.nbytes = sizeof f;
-  if (tp_view(s, TP_F32, 1, &n, NULL, 0, &t) != TP_OK || t.ndim != 1) return 1;
-  return strcmp(tp_version_string(), "0.2.0") == 0 && TP_VERSION_MAJOR == 0 &&
-         TP_VERSION_MINOR == 2 && TP_VERSION_PATCH == 0 ? 0 : 2;
+  if (tp_view(s, TP_F32, 1, &n, NULL, 0, &t, NULL) != TP_OK || t.ndim != 1) return 1;
+  return strcmp(tp_version_string(), "0.3.0") == 0 && TP_VERSION_MAJOR == 0 &&
+         TP_VERSION_MINOR == 3 && TP_VERSION_PATCH == 0 ? 0 : 2;
 }
 X
 # name, expect (link|fail:<text in the linker's message>), impl compiler+flags, user compiler+flags
@@ -56,9 +56,9 @@ case_() {
 case_ "same options"                link                           "gcc -std=c99" "gcc -std=c99"
 case_ "both TP_MAX_DIMS=8"          link                           "gcc -std=c99 -DTP_MAX_DIMS=8" "gcc -std=c99 -DTP_MAX_DIMS=8"
 case_ "C++ implementation, C user"  link                           "g++ -x c++" "gcc -std=c99"
-case_ "impl TP_MAX_DIMS=8, user 16" fail:tp__abi_v0_2_d16_stdio    "gcc -std=c99 -DTP_MAX_DIMS=8" "gcc -std=c99"
-case_ "impl 16, user TP_MAX_DIMS=4" fail:tp__abi_v0_2_d4_stdio     "gcc -std=c99" "clang -std=c99 -O2 -DTP_MAX_DIMS=4"
-case_ "user TP_NO_STDIO only"       fail:tp__abi_v0_2_d16_nostdio  "gcc -std=c99" "gcc -std=c99 -DTP_NO_STDIO"
+case_ "impl TP_MAX_DIMS=8, user 16" fail:tp__abi_v0_3_d16_stdio    "gcc -std=c99 -DTP_MAX_DIMS=8" "gcc -std=c99"
+case_ "impl 16, user TP_MAX_DIMS=4" fail:tp__abi_v0_3_d4_stdio     "gcc -std=c99" "clang -std=c99 -O2 -DTP_MAX_DIMS=4"
+case_ "user TP_NO_STDIO only"       fail:tp__abi_v0_3_d16_nostdio  "gcc -std=c99" "gcc -std=c99 -DTP_NO_STDIO"
 case_ "both TP_NO_STDIO"            link                           "gcc -std=c99 -DTP_NO_STDIO" "g++ -x c++ -DTP_NO_STDIO"
 # The backends check the core's version at compile time: a tensorpack.h of 0.1 beside a copy
 # of each backend header is refused with a sentence.

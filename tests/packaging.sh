@@ -36,7 +36,7 @@ int main(void) {
   for (i = 0; i < 3 * 8 * 8; i++) storage[i] = (float)i;
   s.data = storage;
   s.nbytes = sizeof storage;
-  if (tp_view(s, TP_F32, 3, sz, NULL, 0, &x) != TP_OK || tp_select(&x, 0, 1, &w) != TP_OK ||
+  if (tp_view(s, TP_F32, 3, sz, NULL, 0, &x, NULL) != TP_OK || tp_select(&x, 0, 1, &w, NULL) != TP_OK ||
       tp_compact(&w, TP_ORDER_ROW_MAJOR, &b) != TP_OK)
     return 1;
   if (b.data != (const void *)(storage + 64) || b.nbytes != 256) return 2;

@@ -278,7 +278,7 @@ static void test_constant_refusals(void) {
       "method \"forward\" value 1: NULL constant view",
       "method \"forward\" value 1: a constant of 17 dims (0 .. 16)",
       "method \"forward\" value 1: dim 0 has size 2147483648; a program holds int32 sizes"};
-  TPT_STATUS(tp_view(s, TP_F32, 1, sz, NULL, 0, &ok), TP_OK);
+  TPT_STATUS(tp_view(s, TP_F32, 1, sz, NULL, 0, &ok, NULL), TP_OK);
   TPT_STATUS(tp_pte_create(NULL, &p), TP_OK);
   for (k = 0; k < 3; k++) {
     bad = ok;

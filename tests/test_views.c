@@ -557,7 +557,7 @@ static void test_negative_dims(void) {
   TPT_EQ_INT(a.offset, 3);
 }
 
-/* Each op's _ex form: the exact status and the sentence with the numbers; err is reset on
+/* Each op with an err: the exact status and the sentence with the numbers; err is reset on
    entry (an old failure never stays), and a success leaves it empty. */
 static void test_op_sentences(void) {
   tp_storage s;

@@ -308,7 +308,7 @@ static void test_depthwise_zero_channels(void) {
   uint32_t x = val(g, 4, xd, 0, IN), f = 0, y;
   s.data = w;
   s.nbytes = sizeof w;
-  TPT_STATUS(tp_view(s, TP_F32, 4, ws, NULL, 0, &tw), TP_OK);
+  TPT_STATUS(tp_view(s, TP_F32, 4, ws, NULL, 0, &tw, NULL), TP_OK);
   TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 4, wd, &tw, NONE, 0, &f), TP_OK);
   y = val(g, 4, yd, 1, OUT);
   memset(&a, 0, sizeof a);

@@ -741,7 +741,7 @@ static void test_chain_refusals(void) {
   tp_sink sk;
   size_t k;
   ws.data = g_w, ws.nbytes = sizeof(float) * E * E;
-  TPT_STATUS(tp_view(ws, TP_F32, 2, wsz, NULL, 0, &wv), TP_OK);
+  TPT_STATUS(tp_view(ws, TP_F32, 2, wsz, NULL, 0, &wv, NULL), TP_OK);
   ga = linear_graph(&wv);
   memset(&blob, 0, sizeof blob);
   sk = tp_sink_membuf(&blob);
