@@ -3070,8 +3070,8 @@ static int tp__empty_besides(const tp_tensor *t, int skip) {
   return 0;
 }
 
-static tp_status tp__view(tp_storage s, tp_dtype dt, int ndim, const int64_t *sizes,
-                         const int64_t *strides, int64_t offset, tp_tensor *out, tp_error *err) {
+TPDEF tp_status tp_view(tp_storage s, tp_dtype dt, int ndim, const int64_t *sizes,
+                        const int64_t *strides, int64_t offset, tp_tensor *out, tp_error *err) {
   tp_tensor r;
   int d;
   tp__error_reset(err);
