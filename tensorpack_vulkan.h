@@ -116,8 +116,8 @@
 #define TENSORPACK_VULKAN_H
 
 #include "tensorpack.h"
-#if !defined(TP_VERSION_MAJOR) || TP_VERSION_MAJOR != 0 || TP_VERSION_MINOR != 2
-#error "tensorpack_vulkan.h needs tensorpack.h 0.2.x (an older or newer tensorpack.h was found first on the include path)"
+#if !defined(TP_VERSION_MAJOR) || TP_VERSION_MAJOR != 0 || TP_VERSION_MINOR != 3
+#error "tensorpack_vulkan.h needs tensorpack.h 0.3.x (an older or newer tensorpack.h was found first on the include path)"
 #endif
 
 #ifdef __cplusplus
@@ -868,9 +868,7 @@ extern "C" {
 /* One constant tensor value and the device buffer that holds its constant. Values that name the
    same constant (the same constant_id) share one buffer: buffer and memory are the same handles
    in each of them, and owner is the value id that holds it (the lowest such id); only
-   tp_vk_upload_free destroys it, once. (0.2: the fields up to staged are as in 0.1;
-   constant_id, owner and tp_vk_upload's buffer_count / buffer_bytes are new; a buffer is no
-   longer one per value.) */
+   tp_vk_upload_free destroys it, once. */
 typedef struct tp_vk_device_constant {
   int is_constant;       /* 0: this value is not a constant (no buffer) */
   tp_vk_datatype datatype;

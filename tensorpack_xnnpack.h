@@ -109,8 +109,8 @@
 #define TENSORPACK_XNNPACK_H
 
 #include "tensorpack.h"
-#if !defined(TP_VERSION_MAJOR) || TP_VERSION_MAJOR != 0 || TP_VERSION_MINOR != 2
-#error "tensorpack_xnnpack.h needs tensorpack.h 0.2.x (an older or newer tensorpack.h was found first on the include path)"
+#if !defined(TP_VERSION_MAJOR) || TP_VERSION_MAJOR != 0 || TP_VERSION_MINOR != 3
+#error "tensorpack_xnnpack.h needs tensorpack.h 0.3.x (an older or newer tensorpack.h was found first on the include path)"
 #endif
 
 #ifdef __cplusplus

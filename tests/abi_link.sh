@@ -69,7 +69,7 @@ for h in tensorpack_xnnpack.h tensorpack_vulkan.h; do
   printf '#include "%s"\nint main(void) { return 0; }\n' "$h" > "$tmp/old/m.c"
   if gcc -std=c99 -I"$tmp/old" -c "$tmp/old/m.c" -o "$tmp/old/m.o" >"$tmp/log" 2>&1; then
     echo "FAIL $h compiled against a 0.1 core"; failed=$((failed + 1))
-  elif grep -q "$h needs tensorpack.h 0.2.x" "$tmp/log"; then
+  elif grep -q "$h needs tensorpack.h 0.3.x" "$tmp/log"; then
     echo "ok   $h refuses a 0.1 core"; passed=$((passed + 1))
   else
     echo "FAIL $h: no version sentence"; head -n 5 "$tmp/log"; failed=$((failed + 1))
