@@ -2392,27 +2392,31 @@ TPDEF tp_status tp__delegate_store_constant(tp_store *store, const tp_tensor *vi
    failure's status. s == TP_OK is a no-op. */
 TPDEF tp_status tp__pte_fail(tp_pte *p, tp_status s, const char *fmt, ...) TP__PRINTF(3, 4);
 /* A backend's graph as a program's delegate, for tp_xnn_add_pte_method / tp_vk_add_pte_method
-   and their tp_*_pte_call siblings, which differ only in this description. args(graph, &t, &n,
-   &blob_size, err) lists the call's tensors in call order (TP_MALLOC'd into t, NULL when n is 0;
-   freed here) and the blob's exact size, or refuses the graph with a sentence in err;
-   produce(graph, sink) streams the blob at write time (the graph is borrowed until then). */
+   and their tp_*_pte_call siblings, which differ only in this description. The core refuses a
+   graph whose writer holds a latched failure ("the <name> graph failed: <its sentence>"; a
+   failed size or write call is no reason), lists the call's tensors, then sizes the blob
+   ("sizing the <name> blob failed: <its sentence>"). tensors(graph, t, &n, err): with t NULL
+   counts the call's tensors into n, else fills t[0 .. n) (zeroed) in call order; a refusal
+   leaves its sentence in err. produce(graph, sink) streams the blob at write time (the graph is
+   borrowed until then). */
 typedef struct tp__pte_backend {
   const char *id;   /* the delegate id, e.g. "XnnpackBackend" */
+  const char *name; /* the backend in sentences, e.g. "XNNPACK" */
   const char *what; /* a call in sentences, e.g. "an XNNPACK call" */
   int by_id;        /* 1: a call's slots are named "external id K"; 0: the graph's input / output */
-  tp_status (*args)(void *graph, tp_pte_tensor **t, size_t *n, uint64_t *blob_size,
-                    tp_error *err);
+  tp__writer (*writer)(void *graph);
+  tp_status (*tensors)(void *graph, tp_pte_tensor *t, size_t *n, tp_error *err);
   tp_status (*produce)(void *graph, tp_sink *sink);
 } tp__pte_backend;
 /* Adds method `name` to p: one call of b's graph with the compile specs (copied; NULL when 0).
-   Refused, latched in p: p's latched failure (returned as it is); b->args's refusal as
-   "method \"NAME\": " + its sentence; tp_pte_add_method's refusals. */
+   Refused, latched in p: p's latched failure (returned as it is); b's graph's refusal (above)
+   as "method \"NAME\": " + its sentence; tp_pte_add_method's refusals. */
 TPDEF tp_status tp__pte_add_backend_method(tp_pte *p, const char *name, const tp__pte_backend *b,
                                            void *graph, const tp_pte_compile_spec *specs,
                                            size_t n_specs);
 /* A DelegateCall of b's graph in pg whose slots bind args[0 .. n), each a Tensor of its slot's
    dtype and sizes. Refused, latched in pg as "method \"M\": " + a sentence: pg's latched failure
-   (returned as it is); b->args's refusal ("<what>: " + its sentence); a count other than the
+   (returned as it is); b's graph's refusal ("<what>: " + its sentence); a count other than the
    slots' or a value that is not such a Tensor (TP_ERR_INVALID, naming both); then
    tp_pte_call_delegate's refusals. */
 TPDEF tp_status tp__pte_backend_call(tp_pte_graph *pg, const tp__pte_backend *b, void *graph,
@@ -10162,21 +10166,45 @@ static tp_status tp__pte_call_bound(tp_pte_graph *g, const char *what, int by_id
   return tp_pte_call_delegate(g, d, args, n);
 }
 
+/* b's graph as a delegate call (tp__pte_backend's rules): its tensors in call order
+   (TP_MALLOC'd into *t, NULL when *n is 0; the caller frees them) and its blob's size, or a
+   refusal with its sentence in e (and nothing to free). */
+static tp_status tp__pte_backend_args(const tp__pte_backend *b, void *graph, tp_pte_tensor **t,
+                                      size_t *n, uint64_t *blob, tp_error *e) {
+  tp__writer w = b->writer(graph);
+  tp_status st;
+  *t = NULL;
+  memset(e, 0, sizeof *e);
+  if (w.err->status != TP_OK)
+    return tp__error_set(e, w.err->status, "the %s graph failed: %.160s", b->name, w.err->msg);
+  st = b->tensors(graph, NULL, n, e);
+  if (st == TP_OK && *n > 0) {
+    *t = (tp_pte_tensor *)TP_MALLOC(*n * sizeof **t);
+    if (!*t) return tp__error_set(e, TP_ERR_NOMEM, "no memory");
+    memset(*t, 0, *n * sizeof **t);
+    st = b->tensors(graph, *t, n, e);
+  }
+  if (st == TP_OK && (st = tp__writer_size(&w, b->what, blob)) != TP_OK) /* (blob is not NULL) */
+    tp__error_set(e, st, "sizing the %s blob failed: %.160s", b->name,
+                  tp__writer_error(w.err, w.werr));
+  if (st != TP_OK) TP_FREE(*t);
+  return st;
+}
+
 TPDEF tp_status tp__pte_add_backend_method(tp_pte *p, const char *name, const tp__pte_backend *b,
                                            void *graph, const tp_pte_compile_spec *specs,
                                            size_t n_specs) {
-  tp_pte_tensor *t = NULL;
+  tp_pte_tensor *t;
   tp_pte_method m;
   tp_error e;
-  size_t n = 0;
+  size_t n;
   uint64_t blob = 0;
   tp_status st;
   TP_ASSERT(p);
   TP_ASSERT(graph);
   /* the latched failures only: a failed size or write call of either object is no reason */
   if (p->err.status != TP_OK) return p->err.status;
-  memset(&e, 0, sizeof e);
-  if (b->args(graph, &t, &n, &blob, &e) != TP_OK)
+  if (tp__pte_backend_args(b, graph, &t, &n, &blob, &e) != TP_OK)
     return tp__pte_fail(p, e.status, "method \"%.80s\": %s", name ? name : "(null)", e.msg);
   memset(&m, 0, sizeof m);
   m.name = name;
@@ -10195,17 +10223,16 @@ TPDEF tp_status tp__pte_add_backend_method(tp_pte *p, const char *name, const tp
 
 TPDEF tp_status tp__pte_backend_call(tp_pte_graph *pg, const tp__pte_backend *b, void *graph,
                                      const uint32_t *args, size_t n) {
-  tp_pte_tensor *t = NULL;
+  tp_pte_tensor *t;
   tp_pte_delegate d;
   tp_error e;
-  size_t n_t = 0;
+  size_t n_t;
   uint64_t blob = 0;
   tp_status st;
   TP_ASSERT(pg);
   TP_ASSERT(graph);
   if (pg->err.status != TP_OK) return pg->err.status;
-  memset(&e, 0, sizeof e);
-  if (b->args(graph, &t, &n_t, &blob, &e) != TP_OK)
+  if (tp__pte_backend_args(b, graph, &t, &n_t, &blob, &e) != TP_OK)
     return tp__pte_graph_fail(pg, e.status, "%s: %s", b->what, e.msg);
   memset(&d, 0, sizeof d);
   d.backend_id = b->id;

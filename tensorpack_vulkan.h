@@ -2375,7 +2375,8 @@ static tp_status tp__vk_emit(void *obj, tp_sink *sink) {
   return s;
 }
 
-static tp__writer tp__vk_writer(tp_vk_graph *g) {
+static tp__writer tp__vk_writer(void *graph) { /* (also tp__vk_pte_backend's) */
+  tp_vk_graph *g = (tp_vk_graph *)graph;
   TP_ASSERT(g);
   {
     tp__writer w = {g, &g->err, &g->werr, &g->writing, NULL, g->opts.progress,
@@ -2803,55 +2804,33 @@ static tp_status tp__vk_pte_produce(void *ctx, tp_sink *sink) {
   return tp_vk_write((tp_vk_graph *)ctx, sink);
 }
 
-/* g's inputs then outputs as the program tensors of a delegate call (malloc'd into *args_out,
-   *n_out of them; NULL when 0) and its blob size; a refusal's sentence in *e. */
-static tp_status tp__vk_pte_args(void *graph, tp_pte_tensor **args_out, size_t *n_out,
-                                 uint64_t *blob_out, tp_error *e) {
+/* g's inputs, then its outputs (tp__pte_backend's tensors). */
+static tp_status tp__vk_pte_tensors(void *graph, tp_pte_tensor *t, size_t *n_out, tp_error *e) {
   tp_vk_graph *g = (tp_vk_graph *)graph;
   const uint32_t *ids[2];
-  size_t n[2], k, i, a = 0;
-  tp_pte_tensor *args = NULL;
-  tp_status st;
-  *args_out = NULL;
-  *n_out = 0;
-  /* the latched failures only: a failed size or write call is no reason */
-  if (g->err.status != TP_OK)
-    return tp__error_set(e, g->err.status, "the Vulkan graph failed: %.160s", g->err.msg);
+  size_t n[2], k, i;
   tp_vk_graph_io(g, &ids[0], &n[0], &ids[1], &n[1]);
-  if (n[0] + n[1] > 0) {
-    args = (tp_pte_tensor *)TP_MALLOC((n[0] + n[1]) * sizeof *args);
-    if (!args) return tp__error_set(e, TP_ERR_NOMEM, "no memory");
-    memset(args, 0, (n[0] + n[1]) * sizeof *args);
-  }
-  for (k = 0; k < 2; k++)
-    for (i = 0; i < n[k]; i++, a++) {
+  *n_out = n[0] + n[1];
+  for (k = 0; t && k < 2; k++)
+    for (i = 0; i < n[k]; i++, t++) {
       tp_vk_tensor_info ti;
       size_t d;
       int sc;
-      st = tp_vk_graph_tensor(g, ids[k][i], &ti);
-      if (st != TP_OK) {
-        TP_FREE(args);
+      if (tp_vk_graph_tensor(g, ids[k][i], &ti) != TP_OK)
         return tp__error_set(e, TP_ERR_UNSUPPORTED, "Vulkan %s %lu (value %lu) is not a tensor",
                              k ? "output" : "input", (unsigned long)i, (unsigned long)ids[k][i]);
-      }
       sc = tp__vk_dt_to_tp((int)ti.staging);
-      args[a].role = k ? TP_PTE_OUTPUT : TP_PTE_INPUT;
-      args[a].dtype = (tp_dtype)(sc < 0 ? (int)TP_F32 : sc);
-      args[a].ndim = (int)ti.ndim;
-      for (d = 0; d < ti.ndim; d++) args[a].sizes[d] = (int64_t)ti.dims[d];
+      t->role = k ? TP_PTE_OUTPUT : TP_PTE_INPUT;
+      t->dtype = (tp_dtype)(sc < 0 ? (int)TP_F32 : sc);
+      t->ndim = (int)ti.ndim;
+      for (d = 0; d < ti.ndim; d++) t->sizes[d] = (int64_t)ti.dims[d];
     }
-  st = tp_vk_blob_size(g, blob_out);
-  if (st != TP_OK) {
-    TP_FREE(args);
-    return tp__error_set(e, st, "sizing the Vulkan blob failed: %.160s", tp_vk_graph_error(g));
-  }
-  *args_out = args;
-  *n_out = n[0] + n[1];
   return TP_OK;
 }
 
-static const tp__pte_backend tp__vk_pte_backend = {"VulkanBackend", "a Vulkan call", 0,
-                                                   tp__vk_pte_args, tp__vk_pte_produce};
+static const tp__pte_backend tp__vk_pte_backend = {"VulkanBackend", "Vulkan", "a Vulkan call", 0,
+                                                   tp__vk_writer, tp__vk_pte_tensors,
+                                                   tp__vk_pte_produce};
 
 TPDEF tp_status tp_vk_add_pte_method(tp_pte *p, const char *name, tp_vk_graph *g,
                                      const tp_vk_compile_specs *cs) {

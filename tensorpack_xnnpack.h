@@ -4443,7 +4443,8 @@ static tp_status tp__xnn_emit(void *obj, tp_sink *sink) {
   return st;
 }
 
-static tp__writer tp__xnn_writer(tp_xnn_graph *g) {
+static tp__writer tp__xnn_writer(void *graph) { /* (also tp__xnn_pte_backend's) */
+  tp_xnn_graph *g = (tp_xnn_graph *)graph;
   TP_ASSERT(g);
   {
     tp__writer w = {g, &g->err, &g->werr, &g->writing, NULL, g->progress,
@@ -5106,23 +5107,14 @@ static tp_status tp__xnn_pte_produce(void *ctx, tp_sink *sink) {
   return tp_xnn_write((tp_xnn_graph *)ctx, sink);
 }
 
-/* g's externals as the program tensors of a delegate call (in external-id order, *n of them,
-   malloc'd into *args_out; NULL when 0) and its blob size; a refusal's sentence in *e. */
-static tp_status tp__xnn_pte_args(void *graph, tp_pte_tensor **args_out, size_t *n_out,
-                                  uint64_t *blob_out, tp_error *e) {
+/* g's externals in external-id order (tp__pte_backend's tensors): counting checks that the ids
+   are dense, so every id indexes t. */
+static tp_status tp__xnn_pte_tensors(void *graph, tp_pte_tensor *t, size_t *n_out, tp_error *e) {
   tp_xnn_graph *g = (tp_xnn_graph *)graph;
-  tp_pte_tensor *args = NULL;
   tp_xnn_value_info vi;
-  uint32_t i, n = 0, max_id = 0, miss;
-  unsigned char seen[TP_XNN_MAX_EXTERNS]; /* ids are unique and < 4096 (the graph checks) */
-  tp_status st;
-  *args_out = NULL;
-  *n_out = 0;
-  /* the latched failures only: a failed size or write call is no reason */
-  if (g->err.status != TP_OK)
-    return tp__error_set(e, g->err.status, "the XNNPACK graph failed: %.160s", g->err.msg);
-  memset(seen, 0, sizeof seen);
-  for (i = 0; i < g->nvalues; i++) {
+  uint32_t i, n = 0, max_id = 0, miss = 0;
+  unsigned char seen[TP_XNN_MAX_EXTERNS] = {0}; /* ids are unique and < 4096 (the graph checks) */
+  for (i = 0; !t && i < g->nvalues; i++) {
     uint32_t x = g->values[i].external_id;
     if (x == TP_XNN_INVALID_ID) continue;
     n++;
@@ -5130,56 +5122,41 @@ static tp_status tp__xnn_pte_args(void *graph, tp_pte_tensor **args_out, size_t 
     if (x > max_id) max_id = x;
   }
   if (n > 0 && max_id >= n) { /* a gap below max_id: the first id missing names it */
-    miss = 0;
     while (seen[miss]) miss++;
     return tp__error_set(e, TP_ERR_INVALID, "external ids are not dense 0 .. %lu: %lu "
                          "externals, the largest id is %lu and id %lu is missing",
                          (unsigned long)(n - 1), (unsigned long)n, (unsigned long)max_id,
                          (unsigned long)miss);
   }
-  if (n > 0) {
-    args = (tp_pte_tensor *)TP_MALLOC(n * sizeof *args);
-    if (!args) return tp__error_set(e, TP_ERR_NOMEM, "no memory");
-    memset(args, 0, n * sizeof *args);
-  }
-  for (i = 0; i < tp_xnn_graph_num_values(g); i++) {
-    tp_pte_tensor *t;
-    int st_code;
+  for (i = 0; t && i < g->nvalues; i++) {
+    tp_pte_tensor *a;
+    int sc;
     uint32_t d;
     tp_xnn_graph_value(g, i, &vi);
     if (vi.external_id == TP_XNN_INVALID_ID) continue;
-    t = &args[vi.external_id];
-    if ((vi.flags & (TP_XNN_FLAG_EXTERNAL_INPUT | TP_XNN_FLAG_EXTERNAL_OUTPUT)) == 0) {
-      TP_FREE(args);
+    a = &t[vi.external_id];
+    if ((vi.flags & (TP_XNN_FLAG_EXTERNAL_INPUT | TP_XNN_FLAG_EXTERNAL_OUTPUT)) == 0)
       return tp__error_set(e, TP_ERR_INVALID, "value %lu (external id %lu) is neither an "
                            "external input nor an external output", (unsigned long)i,
                            (unsigned long)vi.external_id);
-    }
-    st_code = tp__xnn_scalar_type(vi.datatype);
-    if (st_code < 0) {
-      TP_FREE(args);
+    sc = tp__xnn_scalar_type(vi.datatype);
+    if (sc < 0)
       return tp__error_set(e, TP_ERR_UNSUPPORTED, "value %lu (external id %lu) has datatype "
                            "%s, which has no ScalarType", (unsigned long)i,
                            (unsigned long)vi.external_id, tp_xnn_datatype_name(vi.datatype));
-    }
-    t->role = ((vi.flags & TP_XNN_FLAG_EXTERNAL_INPUT) ? TP_PTE_INPUT : 0u) |
+    a->role = ((vi.flags & TP_XNN_FLAG_EXTERNAL_INPUT) ? TP_PTE_INPUT : 0u) |
               ((vi.flags & TP_XNN_FLAG_EXTERNAL_OUTPUT) ? TP_PTE_OUTPUT : 0u);
-    t->dtype = (tp_dtype)st_code;
-    t->ndim = (int)vi.num_dims;
-    for (d = 0; d < vi.num_dims; d++) t->sizes[d] = (int64_t)vi.dims[d];
+    a->dtype = (tp_dtype)sc;
+    a->ndim = (int)vi.num_dims;
+    for (d = 0; d < vi.num_dims; d++) a->sizes[d] = (int64_t)vi.dims[d];
   }
-  st = tp_xnn_blob_size(g, blob_out);
-  if (st != TP_OK) {
-    TP_FREE(args);
-    return tp__error_set(e, st, "sizing the XNNPACK blob failed: %.160s", tp_xnn_graph_error(g));
-  }
-  *args_out = args;
-  *n_out = n;
+  if (!t) *n_out = n;
   return TP_OK;
 }
 
-static const tp__pte_backend tp__xnn_pte_backend = {"XnnpackBackend", "an XNNPACK call", 1,
-                                                    tp__xnn_pte_args, tp__xnn_pte_produce};
+static const tp__pte_backend tp__xnn_pte_backend = {
+    "XnnpackBackend", "XNNPACK", "an XNNPACK call", 1, tp__xnn_writer, tp__xnn_pte_tensors,
+    tp__xnn_pte_produce};
 
 TPDEF tp_status tp_xnn_add_pte_method(tp_pte *p, const char *name, tp_xnn_graph *g) {
   return tp__pte_add_backend_method(p, name, &tp__xnn_pte_backend, g, NULL, 0);

@@ -583,6 +583,21 @@ static void test_xnn_refusals(void) {
   tp_pte_destroy(p);
   tp_xnn_graph_destroy(g);
 
+  /* a graph the blob's size refuses (an external output no node writes: not latched) */
+  tp_xnn_graph_create(NULL, &g);
+  tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, d2, NULL, 0, TP_XNN_FLAG_EXTERNAL_INPUT, &a);
+  tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, d2, NULL, 1, TP_XNN_FLAG_EXTERNAL_OUTPUT, &b);
+  tp_pte_create(NULL, &p);
+  TPT_STATUS(tp_xnn_add_pte_method(p, "forward", g), TP_ERR_INVALID);
+  TPT_EQ_STR(tp_pte_error(p), "method \"forward\": sizing the XNNPACK blob failed: value 0: "
+             "external input (external id 0) is read by no node");
+  tp_pte_destroy(p);
+  TPT_STATUS(tp_xnn_define_abs(g, a, b, 0), TP_OK); /* the graph goes on */
+  tp_pte_create(NULL, &p);
+  TPT_STATUS(tp_xnn_add_pte_method(p, "forward", g), TP_OK);
+  tp_pte_destroy(p);
+  tp_xnn_graph_destroy(g);
+
   /* an empty name through the backend call */
   g = seed_linear(NULL);
   tp_pte_create(NULL, &p);
@@ -662,6 +677,26 @@ static void test_vulkan_method(void) {
   tp_pte_create(NULL, &p);
   memset(&cs, 0, sizeof cs);
   cs.storage = TP_VK_STORAGE_BUFFER; /* written as storage_type_override 0 */
+  { /* the first allocation failure in sizing the blob: refused, not latched in the graph */
+    long k;
+    int said = 0;
+    for (k = 0; k < 100 && !said; k++) {
+      tp_pte *q = NULL;
+      tp_status s;
+      tp_pte_create(NULL, &q);
+      g_fail_at = k;
+      s = tp_vk_add_pte_method(q, "forward", g, &cs);
+      g_fail_at = -1;
+      said = strstr(tp_pte_error(q), "sizing") != NULL;
+      if (said) {
+        TPT_STATUS(s, TP_ERR_NOMEM);
+        TPT_EQ_STR(tp_pte_error(q), "method \"forward\": sizing the Vulkan blob failed: graph: "
+                   "cannot create a flatbuffer builder");
+      }
+      tp_pte_destroy(q);
+    }
+    TPT_CHECK(said);
+  }
   TPT_STATUS(tp_vk_add_pte_method(p, "forward", g, &cs), TP_OK);
   TPT_STATUS(write_mem(p, &mb), TP_OK);
   memset(&blob, 0, sizeof blob);
