@@ -2673,15 +2673,14 @@ static tp_status tp__xnn_check_et_semantics(const tp__xnn_nview *n, tp_error *er
   }
   {
     /* ExecuTorch frees the delegate blob once the runtime is created (XNNPACKBackend.cpp:
-       processed->Free()). XNNPACK copies a constant at create only where it packs it - the
-       filter and bias of fully-connected and the convolutions, batch matrix multiply's second
-       input - or folds it into parameters: a one-element constant of maximum / minimum (rank
-       <= the other input's, which is not constant) becomes a clamp. Every other node reads
-       its input's data when it runs, so an inline constant there is freed memory (a named
-       one, from the .ptd, ExecuTorch keeps: XNNCompiler.cpp's unpacked_buffers_). An empty
-       constant reads nothing; a bf16 constant of a binary node the runtime converts to fp32 in
-       a buffer of its own at create (cvt_to_fp32.cc; 21 of 21 such random graphs ran right
-       with free() poisoned). */
+       processed->Free()). XNNPACK copies a constant at create only where it packs it
+       (tp__xnn_packed_at_create) or folds it into parameters: a one-element constant of
+       maximum / minimum (rank <= the other input's, which is not constant) becomes a clamp.
+       Every other node reads its input's data when it runs, so an inline constant there is
+       freed memory (a named one, from the .ptd, ExecuTorch keeps: XNNCompiler.cpp's
+       unpacked_buffers_). An empty constant reads nothing; a bf16 constant of a binary node the
+       runtime converts to fp32 in a buffer of its own at create (cvt_to_fp32.cc; 21 of 21 such
+       random graphs ran right with free() poisoned). */
     const tp_xnn_node_desc *d = tp_xnn_describe_node(n->kind);
     uint32_t f;
     for (f = 0; d && f < d->nfields; f++) {
