@@ -197,8 +197,10 @@ enum {
    default to absent. A union field at id n has its u8 type tag at id n - 1.
    Types: U32 uint, I16 short, I32 int, U64 uint64, F32 float, STR string, VEC [uint],
    VEC_F32 [float], TABLE a table, TABLES [table], UNION a union, DEPR a deprecated slot (never
-   written); in node tables ID = a value id (id_out of some value), OPT_ID = a value id or
-   TP_XNN_INVALID_ID ("none"). 
+   written); in node tables the value ids, each with its role: ID = an input (the id_out of
+   some value the node reads), OPT_ID = an input or TP_XNN_INVALID_ID ("none": bias_id),
+   OUT_ID = an output (a value the node writes), UNUSED_ID = a slot this node kind leaves
+   unused, written as TP_XNN_INVALID_ID (a concatenate's inputs above its count).
    Shared tables: a budget. tp_xnn_read_blob is the one walk of the flatbuffer (tp_xnn_check_blob,
    the loader and tpdump work on its result), under its table budget
    (max(1M, size / 2) tables per walk) and its visit budget (max(1M, 8 x size) tables opened,
@@ -243,12 +245,13 @@ enum {
 /* The node tables (XNodeUnion members share them). */
 #define TP_XNN_FIELDS__XNNNode2x1(X)                                                        \
   X(_XNNNode2x1, input1_id, 0, ID) X(_XNNNode2x1, input2_id, 1, ID)                          \
-  X(_XNNNode2x1, output_id, 2, ID) X(_XNNNode2x1, flags, 3, U32)
-#define TP_XNN_FIELDS__XNNNode1x1(X) \
-  X(_XNNNode1x1, input_id, 0, ID) X(_XNNNode1x1, output_id, 1, ID) X(_XNNNode1x1, flags, 2, U32)
+  X(_XNNNode2x1, output_id, 2, OUT_ID) X(_XNNNode2x1, flags, 3, U32)
+#define TP_XNN_FIELDS__XNNNode1x1(X)                                                        \
+  X(_XNNNode1x1, input_id, 0, ID) X(_XNNNode1x1, output_id, 1, OUT_ID)                       \
+  X(_XNNNode1x1, flags, 2, U32)
 #define TP_XNN_FIELDS_XNNFullyConnected(X)                                                  \
   X(XNNFullyConnected, input1_id, 0, ID) X(XNNFullyConnected, filter_id, 1, ID)              \
-  X(XNNFullyConnected, bias_id, 2, OPT_ID) X(XNNFullyConnected, output_id, 3, ID)            \
+  X(XNNFullyConnected, bias_id, 2, OPT_ID) X(XNNFullyConnected, output_id, 3, OUT_ID)        \
   X(XNNFullyConnected, flags, 4, U32)
 #define TP_XNN_FIELDS__XNNNodeConv(X)                                                       \
   X(_XNNNodeConv, padding_top, 0, U32) X(_XNNNodeConv, padding_right, 1, U32)                \
@@ -260,7 +263,7 @@ enum {
   X(_XNNNodeConv, group_output_channels, 11, U32) X(_XNNNodeConv, groups, 12, U32)           \
   X(_XNNNodeConv, adjustment_height, 13, U32) X(_XNNNodeConv, adjustment_width, 14, U32)     \
   X(_XNNNodeConv, input1_id, 15, ID) X(_XNNNodeConv, filter_id, 16, ID)                      \
-  X(_XNNNodeConv, bias_id, 17, OPT_ID) X(_XNNNodeConv, output_id, 18, ID)                    \
+  X(_XNNNodeConv, bias_id, 17, OPT_ID) X(_XNNNodeConv, output_id, 18, OUT_ID)                \
   X(_XNNNodeConv, flags, 19, U32)
 #define TP_XNN_FIELDS__XNNPooling2D(X)                                                      \
   X(_XNNPooling2D, padding_top, 0, U32) X(_XNNPooling2D, padding_right, 1, U32)              \
@@ -268,57 +271,59 @@ enum {
   X(_XNNPooling2D, pooling_height, 4, U32) X(_XNNPooling2D, pooling_width, 5, U32)           \
   X(_XNNPooling2D, stride_height, 6, U32) X(_XNNPooling2D, stride_width, 7, U32)             \
   X(_XNNPooling2D, dilation_height, 8, U32) X(_XNNPooling2D, dilation_width, 9, U32)         \
-  X(_XNNPooling2D, input_id, 10, ID) X(_XNNPooling2D, output_id, 11, ID)                     \
+  X(_XNNPooling2D, input_id, 10, ID) X(_XNNPooling2D, output_id, 11, OUT_ID)                 \
   X(_XNNPooling2D, flags, 12, U32)
 #define TP_XNN_FIELDS_XNNArgMaxPooling2d(X)                                                 \
   X(XNNArgMaxPooling2d, padding_top, 0, U32) X(XNNArgMaxPooling2d, padding_right, 1, U32)    \
   X(XNNArgMaxPooling2d, padding_bottom, 2, U32) X(XNNArgMaxPooling2d, padding_left, 3, U32)  \
   X(XNNArgMaxPooling2d, pooling_height, 4, U32) X(XNNArgMaxPooling2d, pooling_width, 5, U32) \
-  X(XNNArgMaxPooling2d, input_id, 6, ID) X(XNNArgMaxPooling2d, output_value_id, 7, ID)       \
-  X(XNNArgMaxPooling2d, output_index_id, 8, ID) X(XNNArgMaxPooling2d, flags, 9, U32)
-/* _XNNCat: input k of concatenate N is ID for k <= N, OPT_ID (written as none) above. */
+  X(XNNArgMaxPooling2d, input_id, 6, ID) X(XNNArgMaxPooling2d, output_value_id, 7, OUT_ID)   \
+  X(XNNArgMaxPooling2d, output_index_id, 8, OUT_ID) X(XNNArgMaxPooling2d, flags, 9, U32)
+/* _XNNCat: input k of concatenate N is ID for k <= N, UNUSED_ID (written as none) above. */
 #define TP__XNN_CAT_FIELDS(X, t3, t4, t5)                                                   \
   X(_XNNCat, axis, 0, U32) X(_XNNCat, input1_id, 1, ID) X(_XNNCat, input2_id, 2, ID)         \
-  X(_XNNCat, input3_id, 3, t3) X(_XNNCat, input4_id, 4, t4) X(_XNNCat, output_id, 5, ID)     \
+  X(_XNNCat, input3_id, 3, t3) X(_XNNCat, input4_id, 4, t4) X(_XNNCat, output_id, 5, OUT_ID) \
   X(_XNNCat, flags, 6, U32) X(_XNNCat, input5_id, 7, t5)
 #define TP_XNN_FIELDS__XNNCat(X) TP__XNN_CAT_FIELDS(X, ID, ID, ID)
-#define TP_XNN_FIELDS__XNNCat2(X) TP__XNN_CAT_FIELDS(X, OPT_ID, OPT_ID, OPT_ID)
-#define TP_XNN_FIELDS__XNNCat3(X) TP__XNN_CAT_FIELDS(X, ID, OPT_ID, OPT_ID)
-#define TP_XNN_FIELDS__XNNCat4(X) TP__XNN_CAT_FIELDS(X, ID, ID, OPT_ID)
+#define TP_XNN_FIELDS__XNNCat2(X) TP__XNN_CAT_FIELDS(X, UNUSED_ID, UNUSED_ID, UNUSED_ID)
+#define TP_XNN_FIELDS__XNNCat3(X) TP__XNN_CAT_FIELDS(X, ID, UNUSED_ID, UNUSED_ID)
+#define TP_XNN_FIELDS__XNNCat4(X) TP__XNN_CAT_FIELDS(X, ID, ID, UNUSED_ID)
 #define TP_XNN_FIELDS__XNNCat5(X) TP__XNN_CAT_FIELDS(X, ID, ID, ID)
 #define TP_XNN_FIELDS_XNNStaticTranspose(X)                                                 \
   X(XNNStaticTranspose, num_dims, 0, U32) X(XNNStaticTranspose, perm, 1, VEC)                \
-  X(XNNStaticTranspose, input_id, 2, ID) X(XNNStaticTranspose, output_id, 3, ID)             \
+  X(XNNStaticTranspose, input_id, 2, ID) X(XNNStaticTranspose, output_id, 3, OUT_ID)         \
   X(XNNStaticTranspose, flags, 4, U32)
 #define TP_XNN_FIELDS_XNNStaticResizeBilinear2D(X)                                           \
   X(XNNStaticResizeBilinear2D, new_height, 0, U32)                                           \
   X(XNNStaticResizeBilinear2D, new_width, 1, U32)                                            \
-  X(XNNStaticResizeBilinear2D, input_id, 2, ID) X(XNNStaticResizeBilinear2D, output_id, 3, ID) \
+  X(XNNStaticResizeBilinear2D, input_id, 2, ID)                                             \
+  X(XNNStaticResizeBilinear2D, output_id, 3, OUT_ID)                                        \
   X(XNNStaticResizeBilinear2D, flags, 4, U32)
 #define TP_XNN_FIELDS_XNNStaticConstantPad(X)                                               \
   X(XNNStaticConstantPad, pre_paddings, 0, VEC) X(XNNStaticConstantPad, post_paddings, 1, VEC) \
   X(XNNStaticConstantPad, padding_value, 2, F32) X(XNNStaticConstantPad, input_id, 3, ID)    \
-  X(XNNStaticConstantPad, output_id, 4, ID) X(XNNStaticConstantPad, flags, 5, U32)
+  X(XNNStaticConstantPad, output_id, 4, OUT_ID) X(XNNStaticConstantPad, flags, 5, U32)
 #define TP_XNN_FIELDS_XNNStaticReshape(X)                                                   \
   X(XNNStaticReshape, num_dims, 0, U32) X(XNNStaticReshape, new_shape, 1, VEC)               \
-  X(XNNStaticReshape, input_id, 2, ID) X(XNNStaticReshape, output_id, 3, ID)                 \
+  X(XNNStaticReshape, input_id, 2, ID) X(XNNStaticReshape, output_id, 3, OUT_ID)                 \
   X(XNNStaticReshape, flags, 4, U32)
 #define TP_XNN_FIELDS_XNNStaticSlice(X)                                                     \
   X(XNNStaticSlice, num_dims, 0, U32) X(XNNStaticSlice, offsets, 1, VEC)                     \
   X(XNNStaticSlice, sizes, 2, VEC) X(XNNStaticSlice, input_id, 3, ID)                        \
-  X(XNNStaticSlice, output_id, 4, ID) X(XNNStaticSlice, flags, 5, U32)
+  X(XNNStaticSlice, output_id, 4, OUT_ID) X(XNNStaticSlice, flags, 5, U32)
 #define TP_XNN_FIELDS_XNNLeakyReLU(X)                                                       \
   X(XNNLeakyReLU, negative_slope, 0, F32) X(XNNLeakyReLU, input_id, 1, ID)                   \
-  X(XNNLeakyReLU, output_id, 2, ID) X(XNNLeakyReLU, flags, 3, U32)
+  X(XNNLeakyReLU, output_id, 2, OUT_ID) X(XNNLeakyReLU, flags, 3, U32)
 #define TP_XNN_FIELDS_XNNELU(X)                                                             \
-  X(XNNELU, alpha, 0, F32) X(XNNELU, input_id, 1, ID) X(XNNELU, output_id, 2, ID)            \
+  X(XNNELU, alpha, 0, F32) X(XNNELU, input_id, 1, ID) X(XNNELU, output_id, 2, OUT_ID)            \
   X(XNNELU, flags, 3, U32)
 #define TP_XNN_FIELDS_XNNScaledDotProductAttention(X)                                        \
   X(XNNScaledDotProductAttention, query_id, 0, ID) X(XNNScaledDotProductAttention, key_id, 1, ID) \
   X(XNNScaledDotProductAttention, value_id, 2, ID)                                           \
   X(XNNScaledDotProductAttention, scale_id, 3, ID)                                           \
   X(XNNScaledDotProductAttention, mask_id, 4, ID)                                            \
-  X(XNNScaledDotProductAttention, output_id, 5, ID) X(XNNScaledDotProductAttention, flags, 6, U32)
+  X(XNNScaledDotProductAttention, output_id, 5, OUT_ID)                                     \
+  X(XNNScaledDotProductAttention, flags, 6, U32)
 
 /* Every table above, for iteration: X(table). */
 #define TP_XNN_TABLE_LIST(X)                                                                \
@@ -351,7 +356,7 @@ enum { TP_XNN_QUANT_UNION(TP__XNN_UNION_ENUM) TP__XNN_QUANT_END };
 
 /* Node kinds: the XNodeUnion members in tag order.
    X(tag, NAME, define name, union member, table, field list, shape, rt) - the field list is the
-   table's, except for the concatenates (which inputs are required). shape: the define call's
+   table's, except for the concatenates (which inputs are used). shape: the define call's
    form, from which the simple kinds' define bodies, loader cases and tpdump's printing derive:
    1x1 (input, output, flags), 1x1m (output_min, output_max first), 1x1f (a float parameter,
    input, output, flags: the table's field order), 2x1 (input1, input2, output, flags), 2x1m,
@@ -575,13 +580,18 @@ TPDEF const tp_xnn_support *tp_xnn_node_support(uint32_t *count);
    truncated to fit); "none" is TP_XNN_SM_NONE. Returns buf. */
 TPDEF const char *tp_xnn_support_mask_str(uint32_t mask, char *buf, size_t size);
 
-/* One field of a table, as the description gives it: type is one character, 'u' U32, 'h' I16,
+/* One field of a table, as the description gives it. type is one character, 'u' U32, 'h' I16,
    'd' I32, 'U' U64, 'f' F32, 's' STR, 'v' VEC, 'F' VEC_F32, 't' TABLE, 'T' TABLES, 'n' UNION,
-   'x' DEPR, 'i' ID, 'b' OPT_ID. */
+   'x' DEPR, 'i' ID and OUT_ID (a value id), 'b' OPT_ID and UNUSED_ID (a value id or
+   TP_XNN_INVALID_ID). role says what a value id field is to its node: 'i' an input (ID,
+   OPT_ID: the node reads the value), 'o' an output (OUT_ID: the node writes it), 'n' an unused
+   slot (UNUSED_ID: the define calls write TP_XNN_INVALID_ID there, ExecuTorch ignores it; the
+   blob's format rules and tpdump skip it), 0 not a value id. */
 typedef struct tp_xnn_field {
   const char *name;
   uint16_t id;
   char type;
+  char role;
 } tp_xnn_field;
 
 /* A table: its name and fields in id order (ids may skip: a union's type slot). */
@@ -622,9 +632,9 @@ TPDEF unsigned tp_xnn_datatype_bits(int datatype);
 /* The datatype's family (TP_XNN_DT_PLAIN ... TP_XNN_DT_DYNAMIC: which define call takes it), 0
    for none. */
 TPDEF int tp_xnn_datatype_family(int datatype);
-/* The node's layout (tp_xnn_describe_node(kind)->layout): one character per field id, 'i' a
-   value id, 'b' a value id or TP_XNN_INVALID_ID, 'u' a uint, 'f' a float, 'v' a vector of
-   uint. NULL if unknown. */
+/* The node's layout (tp_xnn_describe_node(kind)->layout): one character per field id, the
+   fields' types (tp_xnn_field): 'i' a value id, 'b' a value id or TP_XNN_INVALID_ID, 'u' a
+   uint, 'f' a float, 'v' a vector of uint. NULL if unknown. */
 TPDEF const char *tp_xnn_node_layout(int kind);
 
 /* ---- the graph and its options ------------------------------------------------------------ */
@@ -1326,28 +1336,33 @@ TPDEF tp_status tp__xnn_blob_keys(const void *blob, size_t size, tp__key_fn fn, 
 
 /* >>xnn-tables ------------------------------------------------------------------------------ */
 
-/* The description's types as characters (see tp_xnn_field) and as layout strings. */
-#define TP__XNN_TY_U32 'u'
-#define TP__XNN_TY_I16 'h'
-#define TP__XNN_TY_I32 'd'
-#define TP__XNN_TY_U64 'U'
-#define TP__XNN_TY_F32 'f'
-#define TP__XNN_TY_STR 's'
-#define TP__XNN_TY_VEC 'v'
-#define TP__XNN_TY_VEC_F32 'F'
-#define TP__XNN_TY_TABLE 't'
-#define TP__XNN_TY_TABLES 'T'
-#define TP__XNN_TY_UNION 'n'
-#define TP__XNN_TY_DEPR 'x'
-#define TP__XNN_TY_ID 'i'
-#define TP__XNN_TY_OPT_ID 'b'
+/* The description's kinds as tp_xnn_field's type and role characters, and as layout strings
+   (the node tables' kinds only). */
+#define TP__XNN_KIND_U32 'u', 0
+#define TP__XNN_KIND_I16 'h', 0
+#define TP__XNN_KIND_I32 'd', 0
+#define TP__XNN_KIND_U64 'U', 0
+#define TP__XNN_KIND_F32 'f', 0
+#define TP__XNN_KIND_STR 's', 0
+#define TP__XNN_KIND_VEC 'v', 0
+#define TP__XNN_KIND_VEC_F32 'F', 0
+#define TP__XNN_KIND_TABLE 't', 0
+#define TP__XNN_KIND_TABLES 'T', 0
+#define TP__XNN_KIND_UNION 'n', 0
+#define TP__XNN_KIND_DEPR 'x', 0
+#define TP__XNN_KIND_ID 'i', 'i'
+#define TP__XNN_KIND_OPT_ID 'b', 'i'
+#define TP__XNN_KIND_OUT_ID 'i', 'o'
+#define TP__XNN_KIND_UNUSED_ID 'b', 'n'
 #define TP__XNN_LS_U32 "u"
 #define TP__XNN_LS_F32 "f"
 #define TP__XNN_LS_VEC "v"
 #define TP__XNN_LS_ID "i"
 #define TP__XNN_LS_OPT_ID "b"
+#define TP__XNN_LS_OUT_ID "i"
+#define TP__XNN_LS_UNUSED_ID "b"
 
-#define TP__XNN_FIELD_INIT(table, field, id, type) {#field, id, TP__XNN_TY_##type},
+#define TP__XNN_FIELD_INIT(table, field, id, type) {#field, id, TP__XNN_KIND_##type},
 #define TP__XNN_FIELD_ONE(table, field, id, type) +1
 #define TP__XNN_LAYOUT_CH(table, field, id, type) TP__XNN_LS_##type
 
@@ -1888,8 +1903,6 @@ static tp_status tp__xnn_check_node_rules(const tp__xnn_nview *n, int runtime, t
   int et = runtime == TP_XNN_TARGET_EXECUTORCH;
   char b1[80], b2[80], b3[80];
   uint32_t i;
-  if (!d)
-    return tp__error_set(err, TP_ERR_INVALID, "node %u: unknown node kind %d", n->index, n->kind);
   switch (n->kind) {
     case TP_XNN_NODE_FULLY_CONNECTED: {
 #define TP__F(x) TP__XF(XNNFullyConnected, x)
@@ -2466,7 +2479,8 @@ static tp_status tp__xnn_check_support(const tp__xnn_nview *n, tp_error *err) {
    xnn_subgraph_check_quantization_parameter_matches (they move bytes: reshape, transpose,
    slice, copy, concatenate, constant pad, max pooling, bilinear resize; a clamp with two
    infinite bounds, which it turns into a copy) need every qint8 / quint8 input's scale and zero
-   point equal to the output's. */
+   point equal to the output's (the inputs: every field of role input; these kinds have no
+   filter or bias). */
 static tp_status tp__xnn_check_same_quant(const tp__xnn_nview *n, tp_error *err) {
   const tp_xnn_node_desc *d = tp_xnn_describe_node(n->kind);
   const tp__xnn_value *out;
@@ -2488,7 +2502,7 @@ static tp_status tp__xnn_check_same_quant(const tp__xnn_nview *n, tp_error *err)
     return TP_OK;
   for (f = 0; f < d->nfields; f++) {
     const tp__xnn_value *in = n->v[f];
-    if (!in || strncmp(d->fields[f].name, "input", 5) != 0) continue;
+    if (!in || d->fields[f].role != 'i') continue;
     if (in->quant == TP_XNN_QUANT_PER_TENSOR &&
         (in->scale != out->scale || in->zero_point != out->zero_point))
       TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
@@ -2606,6 +2620,20 @@ static tp_status tp__xnn_check_pool_taps(const tp__xnn_nview *n, tp_error *err, 
      which XNNPACK makes a fully connected, takes any);
    - a constant in the blob (not a named .ptd entry) that a node reads when it runs is freed
      memory by then: ExecuTorch frees the blob after init (the exceptions: below). */
+/* Whether XNNPACK packs node kind `kind`'s input field f (a field id) into a buffer of its own
+   when the runtime is created: the filter and bias of fully connected and the convolutions,
+   batch matrix multiply's second input. */
+static int tp__xnn_packed_at_create(int kind, uint32_t f) {
+  switch (kind) {
+    case TP_XNN_NODE_FULLY_CONNECTED:
+      return f == TP__XF(XNNFullyConnected, filter_id) || f == TP__XF(XNNFullyConnected, bias_id);
+    case TP_XNN_NODE_CONV2D: case TP_XNN_NODE_DEPTHWISE_CONV2D: case TP_XNN_NODE_DECONV2D:
+      return f == TP__XF(_XNNNodeConv, filter_id) || f == TP__XF(_XNNNodeConv, bias_id);
+    case TP_XNN_NODE_BATCH_MATRIX_MULTIPLY: return f == TP__XF(_XNNNode2x1, input2_id);
+    default: return 0;
+  }
+}
+
 static tp_status tp__xnn_check_et_semantics(const tp__xnn_nview *n, tp_error *err) {
   const char *name = tp_xnn_node_name(n->kind);
   char b1[80];
@@ -2645,24 +2673,20 @@ static tp_status tp__xnn_check_et_semantics(const tp__xnn_nview *n, tp_error *er
   }
   {
     /* ExecuTorch frees the delegate blob once the runtime is created (XNNPACKBackend.cpp:
-       processed->Free()). XNNPACK copies a constant at create only where it packs it - the
-       filter and bias of fully-connected and the convolutions, batch matrix multiply's second
-       input - or folds it into parameters: a one-element constant of maximum / minimum (rank
-       <= the other input's, which is not constant) becomes a clamp. Every other node reads
-       its input's data when it runs, so an inline constant there is freed memory (a named
-       one, from the .ptd, ExecuTorch keeps: XNNCompiler.cpp's unpacked_buffers_). An empty
-       constant reads nothing; a bf16 constant of a binary node the runtime converts to fp32 in
-       a buffer of its own at create (cvt_to_fp32.cc; 21 of 21 such random graphs ran right
-       with free() poisoned). */
+       processed->Free()). XNNPACK copies a constant at create only where it packs it
+       (tp__xnn_packed_at_create) or folds it into parameters: a one-element constant of
+       maximum / minimum (rank <= the other input's, which is not constant) becomes a clamp.
+       Every other node reads its input's data when it runs, so an inline constant there is
+       freed memory (a named one, from the .ptd, ExecuTorch keeps: XNNCompiler.cpp's
+       unpacked_buffers_). An empty constant reads nothing; a bf16 constant of a binary node the
+       runtime converts to fp32 in a buffer of its own at create (cvt_to_fp32.cc; 21 of 21 such
+       random graphs ran right with free() poisoned). */
     const tp_xnn_node_desc *d = tp_xnn_describe_node(n->kind);
     uint32_t f;
     for (f = 0; d && f < d->nfields; f++) {
       const tp__xnn_value *c = n->v[d->fields[f].id], *o = NULL;
-      const char *fn = d->fields[f].name;
       if (!c || !c->const_idx || c->const_named || !tp__xnn_cnumel(c) ||
-          !strncmp(fn, "output", 6) ||
-          !strcmp(fn, "filter_id") || !strcmp(fn, "bias_id") ||
-          (n->kind == TP_XNN_NODE_BATCH_MATRIX_MULTIPLY && !strcmp(fn, "input2_id")))
+          d->fields[f].role != 'i' || tp__xnn_packed_at_create(n->kind, f))
         continue;
       if (c->datatype == TP_XNN_BF16 &&
           (n->kind == TP_XNN_NODE_ADD || n->kind == TP_XNN_NODE_SUBTRACT ||
@@ -2670,8 +2694,8 @@ static tp_status tp__xnn_check_et_semantics(const tp__xnn_nview *n, tp_error *er
            n->kind == TP_XNN_NODE_MINIMUM || n->kind == TP_XNN_NODE_MAXIMUM))
         continue;
       if (n->kind == TP_XNN_NODE_MAXIMUM || n->kind == TP_XNN_NODE_MINIMUM)
-        o = n->v[!strcmp(fn, "input1_id") ? TP__XF(_XNNNode2x1, input2_id)
-                                          : TP__XF(_XNNNode2x1, input1_id)];
+        o = n->v[f == TP__XF(_XNNNode2x1, input1_id) ? TP__XF(_XNNNode2x1, input2_id)
+                                                     : TP__XF(_XNNNode2x1, input1_id)];
       if (o && !o->const_idx && tp__xnn_cnumel(c) == 1 && c->num_dims <= o->num_dims) continue;
       TP__XNN_FAIL(TP_ERR_UNSUPPORTED,
                    "input %u is a constant in the blob: ExecuTorch frees the blob after init; "
@@ -2874,16 +2898,15 @@ static tp_status tp__xnn_check_graph(const tp_xnn_graph *g, tp_error *err) {
   }
   for (i = 0; i < g->nnodes && res == TP_OK; i++) {
     const tp__xnn_node *nd = &g->nodes[i];
-    const char *l = tp__xnn_layout(nd->kind);
+    const tp_xnn_node_desc *d = tp_xnn_describe_node(nd->kind);
     unsigned pass, f;
     for (pass = 0; pass < 2 && res == TP_OK; pass++) { /* reads first, then writes */
-      for (f = 0; l[f] && res == TP_OK; f++) {
-        const char *field = tp__xnn_field_name(nd->kind, f);
-        int is_out = strncmp(field, "output", 6) == 0;
+      for (f = 0; f < d->nfields && res == TP_OK; f++) {
+        const char *field = d->fields[f].name;
+        int is_out = d->fields[f].role == 'o';
         uint32_t id = nd->f[f];
         const tp__xnn_value *v;
-        if ((l[f] != 'i' && l[f] != 'b') || id == TP_XNN_INVALID_ID || (int)pass != is_out)
-          continue;
+        if (!d->fields[f].role || id == TP_XNN_INVALID_ID || (int)pass != is_out) continue;
         v = &g->values[id];
         if (!is_out) {
           if (!v->const_idx && !(v->flags & TP_XNN_FLAG_EXTERNAL_INPUT) &&
@@ -3543,6 +3566,7 @@ TP_XNN_NODE_LIST(TP__XNN_BODY)
    (locals for the fields a call does not take): the fields from them, by name. */
 #define TP__XNN_ARG_ID(id, x) a.u[id] = (x);
 #define TP__XNN_ARG_OPT_ID(id, x) a.u[id] = (x);
+#define TP__XNN_ARG_OUT_ID(id, x) a.u[id] = (x);
 #define TP__XNN_ARG_U32(id, x) a.u[id] = (uint32_t)(x);
 #define TP__XNN_ARG_F32(id, x) a.f[id] = (x);
 #define TP__XNN_ARG_VEC(id, x) a.vec[id] = (x);
@@ -3982,7 +4006,7 @@ static tp_status tp__xnn_static(tp_xnn_graph *g, int kind, size_t num_dims, tp_x
     return tp__error_set(&g->err, TP_ERR_INVALID, "node %u (%s): %u dims, at most %d",
                         (unsigned)g->nnodes, d->name, (unsigned)num_dims, TP_XNN_MAX_DIMS);
   for (i = 0; i < d->nfields; i++)
-    if (d->fields[i].type == TP__XNN_TY_VEC) a->vec_len[i] = num_dims;
+    if (d->fields[i].type == 'v') a->vec_len[i] = num_dims;
   return tp_xnn_define_node(g, kind, a);
 }
 TPDEF tp_status tp_xnn_define_static_transpose(tp_xnn_graph *g, size_t num_dims,
@@ -4052,6 +4076,7 @@ TPDEF tp_status tp_xnn_define_scaled_dot_product_attention(tp_xnn_graph *g, uint
 #undef TP__XNN_ARG
 #undef TP__XNN_ARG_ID
 #undef TP__XNN_ARG_OPT_ID
+#undef TP__XNN_ARG_OUT_ID
 #undef TP__XNN_ARG_U32
 #undef TP__XNN_ARG_F32
 #undef TP__XNN_ARG_VEC
@@ -4937,8 +4962,7 @@ static tp_status tp__xnn_check_format(tp_xnn_blob *b, tp_error *err) {
     for (fi = 0; d && fi < d->nfields; fi++) {
       const tp_xnn_field *f = &d->fields[fi];
       uint32_t id;
-      if (f->type != 'i' && f->type != 'b') continue;
-      if (f->type == 'b' && !strcmp(d->table, "_XNNCat")) continue; /* unused inputs */
+      if (f->role != 'i' && f->role != 'o') continue; /* not an id, or an unused slot */
       id = n->f[f->id];
       /* a required id ('i') must name a value; an optional one ('b') may be none */
       if ((f->type == 'i' || id != TP_XNN_INVALID_ID) &&
@@ -5978,8 +6002,8 @@ static tp_status tp__xnn_rt_node(tp__xnn_load *L, uint32_t ni, const tp_xnn_blob
   for (i = 0; i < d->nfields; i++) {
     const char *field = d->fields[i].name;
     tp__xnn_vinfo *v = pos[i] != TP_XNN_INVALID_ID ? &rt->vinfo[pos[i]] : NULL; /* an id */
-    if (v && strncmp(field, "output", 6) != 0) v->read = 1;
-    if (!v || strncmp(field, "output", 6) != 0) continue;
+    if (v && d->fields[i].role != 'o') v->read = 1;
+    if (!v || d->fields[i].role != 'o') continue;
     if (v->is_const || v->produced)
       return tp__error_set(&rt->err, TP_ERR_FORMAT, "node %u (%s): %s (value %u) is %s",
                           (unsigned)ni, tp_xnn_node_name(kind), field, (unsigned)pos[i],

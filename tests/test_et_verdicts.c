@@ -183,10 +183,59 @@ static void test_readme_table(void) {
   free(md);
 }
 
+/* The description's roles against the generator's own knowledge of g_graph (defined as g, node
+   kind k): every node of kind k, written and read back, has as its output fields ('o') exactly
+   the values the generator made for the node to write, as its input fields ('i', none aside)
+   exactly its inputs, filter and bias, and its unused slots ('n') none. Returns how many nodes
+   it checked. */
+static uint32_t check_roles(tp_xnn_graph *g, int k) {
+  const tp_xnn_node_desc *d = tp_xnn_describe_node(k);
+  tp_membuf mb;
+  tp_sink sk;
+  tp_xnn_blob b;
+  uint32_t j, i, c, checked = 0;
+  memset(&mb, 0, sizeof mb);
+  sk = tp_sink_membuf(&mb);
+  TPT_STATUS(tp_xnn_write(g, &sk), TP_OK);
+  TPT_STATUS(tp_xnn_read_blob(mb.data, mb.size, &b, NULL), TP_OK);
+  TPT_EQ_INT(b.num_nodes, g_graph.nnode);
+  for (j = 0; j < b.num_nodes && j < g_graph.nnode; j++) {
+    const xg_node *n = &g_graph.n[j];
+    uint32_t want_out = 1 + (n->out2 != XG_NONE), want_in = n->nin, nout = 0, nin = 0;
+    if (n->kind != k) continue;
+    want_in += (n->filter != XG_NONE) + (n->bias != XG_NONE);
+    for (i = 0; i < d->nfields; i++) {
+      uint32_t id = b.nodes[j].f[i];
+      char m[160];
+      int ok = 1;
+      if (d->fields[i].role == 'o') {
+        ok = id == n->out || (n->out2 != XG_NONE && id == n->out2);
+        nout++;
+      } else if (d->fields[i].role == 'n') {
+        ok = id == TP_XNN_INVALID_ID;
+      } else if (d->fields[i].role == 'i' && id != TP_XNN_INVALID_ID) {
+        for (ok = id == n->filter || id == n->bias, c = 0; c < n->nin; c++) ok |= id == n->in[c];
+        nin++;
+      }
+      snprintf(m, sizeof m, "%s.%s (role %d) is value %u, which the generator did not make so",
+               d->name, d->fields[i].name, d->fields[i].role, (unsigned)id);
+      if (!ok) tpt_fail_at(__FILE__, __LINE__, m);
+    }
+    TPT_EQ_INT(nout, want_out);
+    TPT_EQ_INT(nin, want_in);
+    checked++;
+  }
+  tp_xnn_blob_free(&b);
+  tp_membuf_free(&mb);
+  return checked;
+}
+
 /* Each kind's first seed (seed = kind - 1): a graph with a node of the kind, defined (unchecked)
-   without the generator's "no case" status, and a reference that knows the kind. */
+   without the generator's "no case" status, its roles as the generator made them (check_roles),
+   and a reference that knows the kind. */
 static void test_every_kind_generated(void) {
   int k;
+  uint32_t roles = 0;
   for (k = 1; k <= (int)TP_XNN_NODE_KINDS; k++) {
     unsigned char *in[XG_MAXV];
     xr_t R[XG_MAXV];
@@ -205,6 +254,7 @@ static void test_every_kind_generated(void) {
       continue;
     }
     st = xg_define(&g_graph, TP_XNN_TARGET_UNCHECKED, &g);
+    if (st == TP_OK) roles += check_roles(g, k);
     tp_xnn_graph_destroy(g);
     if (st == TP_ERR_FORMAT) {
       snprintf(m, sizeof m, "node kind %d (%s) has no case in tests/xnn_graphs.h's "
@@ -232,8 +282,9 @@ static void test_every_kind_generated(void) {
       free(in[i]);
     }
   }
-  printf("  %d node kinds: each generated, defined and with a reference\n",
-         (int)TP_XNN_NODE_KINDS);
+  printf("  %d node kinds: each generated, defined and with a reference; roles of %u nodes "
+         "as generated\n", (int)TP_XNN_NODE_KINDS, (unsigned)roles);
+  TPT_CHECK(roles >= TP_XNN_NODE_KINDS);
 }
 
 int main(int argc, char **argv) {

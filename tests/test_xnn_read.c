@@ -2,7 +2,9 @@
    wrote - every node kind's fields by the description, every value kind, inline and named
    constants - refuses malformed blobs with a sentence, and never reads outside the bytes. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "tensorpack_xnnpack.h"
 #include "tp_test.h"
 
@@ -152,6 +154,51 @@ static void test_every_node_kind(void) {
   tp_xnn_blob_free(&b);
   tp_membuf_free(&m);
   tp_xnn_graph_destroy(g);
+}
+
+/* The description's roles, for every node kind: each value id field (type 'i' or 'b') has a
+   role and no other field has one; an output is a required id ('i'), an unused slot a 'b'; the
+   layout is the fields' type characters in id order (so adding the roles left every layout, and
+   with it the bytes, as it was). Cross-check, once and only here: the roles agree with the
+   schema's naming - a field is an output exactly when its name starts with "output", and the
+   unused slots are a concatenate's inputs. */
+static void test_roles(void) {
+  int k, outs = 0, unused = 0;
+  for (k = 1; tp_xnn_describe_node(k); k++) {
+    const tp_xnn_node_desc *d = tp_xnn_describe_node(k);
+    char layout[TP_XNN_NODE_MAX_FIELDS + 1];
+    uint32_t i, nout = 0, nin = 0;
+    TPT_CHECK(d->nfields <= TP_XNN_NODE_MAX_FIELDS);
+    if (d->nfields > TP_XNN_NODE_MAX_FIELDS) return;
+    for (i = 0; i < d->nfields; i++) {
+      const tp_xnn_field *f = &d->fields[i];
+      int is_id = f->type == 'i' || f->type == 'b';
+      char m[160];
+      snprintf(m, sizeof m, "%s.%s: type '%c', role %d", d->name, f->name, f->type, f->role);
+      layout[i] = f->type;
+      TPT_EQ_INT(f->id, i);
+      if (is_id != (f->role != 0) || (f->role && f->role != 'i' && f->role != 'o' &&
+                                      f->role != 'n') ||
+          (f->role == 'o' && f->type != 'i') || (f->role == 'n' && f->type != 'b'))
+        tpt_fail_at(__FILE__, __LINE__, m);
+      if ((f->role == 'o') != (strncmp(f->name, "output", 6) == 0))
+        tpt_fail_at(__FILE__, __LINE__, m);
+      if (f->role == 'n' && (strcmp(d->shape, "Nx1") != 0 || strncmp(f->name, "input", 5) != 0))
+        tpt_fail_at(__FILE__, __LINE__, m);
+      nout += f->role == 'o';
+      nin += f->role == 'i';
+      unused += f->role == 'n';
+    }
+    layout[d->nfields] = 0;
+    TPT_EQ_STR(d->layout, layout);
+    TPT_EQ_STR(tp_xnn_node_layout(k), layout);
+    TPT_CHECK(nout >= 1 && nin >= 1);
+    if (!strcmp(d->shape, "Nx1")) TPT_EQ_INT(nin, (uint32_t)(d->name[strlen(d->name) - 1] - '0'));
+    outs += (int)nout;
+  }
+  TPT_EQ_INT(k - 1, TP_XNN_NODE_KINDS);
+  TPT_EQ_INT(outs, TP_XNN_NODE_KINDS + 1); /* one output each, argmax pooling two */
+  TPT_EQ_INT(unused, 3 + 2 + 1);           /* concatenate2, 3, 4 */
 }
 
 /* Inline and named constants, quantized values: entries, offsets, sizes, keys, data pointers. */
@@ -413,6 +460,7 @@ static void test_unknown_quantization(void) {
 
 int main(void) {
   TPT_RUN(test_every_node_kind);
+  TPT_RUN(test_roles);
   TPT_RUN(test_values_and_constants);
   TPT_RUN(test_malformed);
   TPT_RUN(test_damage);

@@ -450,8 +450,7 @@ static void tpd_xnn_node(tpd *d, uint32_t i, const tp_xnn_blob_node *n) {
   for (fi = 0; fi < k->nfields; fi++) {
     const tp_xnn_field *f = &k->fields[fi];
     uint32_t x = n->f[f->id];
-    /* a concatenate's unused inputs (shape Nx1: its OPT_ID fields) are not shown */
-    if (f->type == 'b' && !strcmp(k->shape, "Nx1")) continue;
+    if (f->role == 'n') continue; /* an unused slot (a concatenate's inputs above its count) */
     tpd_print(d, " %s=", f->name);
     if (f->type == 'f') tpd_print(d, "%g", (double)tp_fb_bits_f32(x));
     else if (f->type == 'v') tpd_print_le(d, n->vec[x], n->vec_len[x], 0, 'u');
