@@ -187,7 +187,7 @@ static void test_api_listed(void) {
   collect_public();
   for (i = 0; i < g_npub; i++) { /* every public declaration is named */
     char want[100];
-    snprintf(want, sizeof want, "`%s`", g_pub[i]);
+    snprintf(want, sizeof want, "`%.79s`", g_pub[i]);
     if (!strstr(g_api, want)) {
       printf("  README's API at a glance does not name %s\n", want);
       bad++;
