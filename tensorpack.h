@@ -6462,9 +6462,10 @@ static size_t tp__fb_default_tables(size_t size) {
 
 #define TP__FB_MIN_VISITS ((size_t)1000000u)
 #define TP__FB_VISITS_PER_BYTE 8u
-static size_t tp__fb_default_visits(size_t size) {
-  return size > TP__FB_MIN_VISITS / TP__FB_VISITS_PER_BYTE ? size * TP__FB_VISITS_PER_BYTE
-                                                            : TP__FB_MIN_VISITS;
+static size_t tp__fb_default_visits(size_t size) { /* in 64 bits: a 32-bit size_t would wrap */
+  uint64_t v = (uint64_t)size * TP__FB_VISITS_PER_BYTE;
+  if (v < TP__FB_MIN_VISITS) v = TP__FB_MIN_VISITS;
+  return v > (uint64_t)SIZE_MAX ? SIZE_MAX : (size_t)v;
 }
 
 /* Charges n visits for what is read at pos; 0 (and the reader's error) past the budget. */

@@ -5993,6 +5993,11 @@ static tp_status tp__xnn_rt_node(tp__xnn_load *L, uint32_t ni, const tp_xnn_blob
                           "node %u: %s is not in the linked XNNPACK", (unsigned)ni,
                           tp_xnn_node_name(kind));
   }
+#undef TP__FC
+#undef TP__CV
+#undef TP__PL
+#undef TP__AM
+#undef TP__RZ
   if (xs != xnn_status_success)
     return tp__error_set(&rt->err, TP_ERR_INVALID,
                         "node %u: XNNPACK refused %s (xnn_status %d)", (unsigned)ni,

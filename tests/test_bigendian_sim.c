@@ -61,7 +61,7 @@ static void test_swapped(void) {
 }
 
 /* The FlatBuffers builder and the .ptd writer on the big-endian path: their bytes come from
-   shifts (tp_store_le*), so they must equal the little-endian build's bytes exactly; the
+   shifts (tp__put_le*), so they must equal the little-endian build's bytes exactly; the
    digests below are those of the plain build of this same function (tests/golden covers the
    plain build itself). */
 static void fb_and_ptd_bytes(char fb_hex[65], char ptd_hex[65]) {
