@@ -7,7 +7,7 @@ BENCHES += $(BUILD)/bench/bench_named
 # gave (bench/bench_probes.c; plain -O2, one markdown table). Not part of make bench (it
 # measures no copy) nor of make test (it prints, it does not judge).
 .PHONY: bench-probes
-$(BUILD)/bench/bench_probes: bench/bench_probes.c tests/linear_shapes.h tools/tpdump.c $(HEADERS)
+$(BUILD)/bench/bench_probes: bench/bench_probes.c tests/linear_shapes.h tests/pte_build.h tools/tpdump.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(DEP) -std=c99 -O2 -Wall -Wextra -pedantic -Werror -I. \
 	  $(if $(HAVE_XNNPACK),-DTENSORPACK_XNNPACK_RUNTIME) $< -o $@ $(if $(HAVE_XNNPACK),-lXNNPACK) $(LIBM)

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tensorpack.h"
+#include "pte_build.h"
 
 #ifndef LINEAR_SHAPES_NO_FNVC /* defined by a user of the shapes only */
 static uint32_t fnvc_step(uint32_t s, const unsigned char *b, size_t n) {
@@ -106,12 +107,11 @@ static void fnvc_key(unsigned stages, const char *prefix, unsigned char (*blocks
    CompileSpec. Returns malloc'd bytes (NULL on failure). */
 static unsigned char *shape_pte_shared_specs(size_t n, size_t *size) {
   tp_fb_builder *b = NULL;
-  tp_fb_ref *refs, spec, del, specs, dels, plan, chain, empty_i32, ncbs, offs, cseg, plans, inl,
-      bdd, ref, str, root, no_instrs, no_values, no_ops, data;
-  const unsigned char *p;
-  unsigned char *out = NULL, one = 1;
+  tp_fb_ref *refs, spec, del, specs, dels, plan, chain, empty_i32, ncbs, inl, bdd, ref, str,
+      no_instrs, no_values, no_ops, data;
+  unsigned char one = 1;
   uint64_t zero64 = 0;
-  size_t i, sz = 0;
+  size_t i;
   refs = (tp_fb_ref *)calloc(n ? n : 1, sizeof *refs);
   if (!refs || tp_fb_builder_create(&b) != TP_OK) {
     free(refs);
@@ -159,32 +159,13 @@ static unsigned char *shape_pte_shared_specs(size_t n, size_t *size) {
   tp_fb_add_ref(b, TP_PTE_F_ExecutionPlan_delegates, dels);
   tp_fb_add_ref(b, TP_PTE_F_ExecutionPlan_non_const_buffer_sizes, ncbs);
   plan = tp_fb_end_table(b);
-  refs[0] = plan;
-  plans = tp_fb_create_vector_refs(b, refs, 1);
-  offs = tp_fb_create_vector(b, &zero64, 1, 8);
-  tp_fb_start_table(b);
-  tp_fb_add_ref(b, TP_PTE_F_SubsegmentOffsets_offsets, offs);
-  cseg = tp_fb_end_table(b);
   data = tp_fb_create_vector(b, &one, 1, 1);
   tp_fb_start_table(b);
   tp_fb_add_ref(b, TP_PTE_F_BackendDelegateInlineData_data, data);
   inl = tp_fb_end_table(b);
-  refs[0] = inl;
-  bdd = tp_fb_create_vector_refs(b, refs, 1);
-  tp_fb_start_table(b);
-  tp_fb_add_ref(b, TP_PTE_F_Program_execution_plan, plans);
-  tp_fb_add_ref(b, TP_PTE_F_Program_backend_delegate_data, bdd);
-  tp_fb_add_ref(b, TP_PTE_F_Program_constant_segment, cseg);
-  root = tp_fb_end_table(b);
-  if (tp_fb_finish(b, root, "ET12") == TP_OK) {
-    p = tp_fb_data(b, &sz);
-    out = (unsigned char *)malloc(sz);
-    if (out) memcpy(out, p, sz);
-  }
-  *size = out ? sz : 0;
-  tp_fb_builder_destroy(b);
+  bdd = tp_fb_create_vector_refs(b, &inl, 1);
   free(refs);
-  return out;
+  return tpt_pte_finish(b, plan, bdd, size);
 }
 
 /* A .ptd of n named_data entries with the same key, len bytes ('k' repeated), over one 4-byte

@@ -19,6 +19,7 @@
 #include "tp_count_alloc.h"
 #include "tensorpack_xnnpack.h"
 #include "tp_test.h"
+#include "pte_build.h"
 
 enum { E = 16, B = 3 };
 static float g_w[3 * E * E], g_x[B * E + 8], g_y[3][B * E];
@@ -305,6 +306,22 @@ static tp_xnn_graph *linear_graph(const tp_tensor *wv) {
   return ga;
 }
 
+/* linear_graph's blob, W = g_w's first [E, E], written into blob. */
+static void linear_blob(tp_membuf *blob) {
+  int64_t wsz[2] = {E, E};
+  tp_storage ws;
+  tp_tensor wv;
+  tp_xnn_graph *ga;
+  tp_sink sk;
+  ws.data = g_w, ws.nbytes = sizeof(float) * E * E;
+  TPT_STATUS(tp_view(ws, TP_F32, 2, wsz, NULL, 0, &wv, NULL), TP_OK);
+  ga = linear_graph(&wv);
+  memset(blob, 0, sizeof *blob);
+  sk = tp_sink_membuf(blob);
+  TPT_STATUS(tp_xnn_write(ga, &sk), TP_OK);
+  tp_xnn_graph_destroy(ga);
+}
+
 /* The values of graph_method_program's method, in the order they are defined (not the order
    of the calls). */
 enum { VX = 0, VY = 1, VH = 2, VC = 3 };
@@ -511,19 +528,9 @@ static void refused_call(const char *backend, tp_membuf *blob, const tp_pte_tens
 /* The loader's refusals of a graph method: another backend's delegate, a call whose values do
    not match its blob's externals (count, bytes), planned buffers above the loader's limit. */
 static void test_graph_method_refusals(void) {
-  int64_t wsz[2] = {E, E};
-  tp_storage ws;
-  tp_tensor wv;
-  tp_xnn_graph *ga = NULL;
   tp_membuf blob;
-  tp_sink sk;
   tp_pte_tensor t[2];
-  ws.data = g_w, ws.nbytes = sizeof(float) * E * E;
-  TPT_STATUS(tp_view(ws, TP_F32, 2, wsz, NULL, 0, &wv, NULL), TP_OK);
-  ga = linear_graph(&wv);
-  memset(&blob, 0, sizeof blob);
-  sk = tp_sink_membuf(&blob);
-  TPT_STATUS(tp_xnn_write(ga, &sk), TP_OK);
+  linear_blob(&blob);
   memset(t, 0, sizeof t);
   t[0].role = TP_PTE_OUTPUT, t[0].dtype = TP_F32, t[0].ndim = 2, t[0].sizes[0] = B;
   t[0].sizes[1] = E;
@@ -544,7 +551,6 @@ static void test_graph_method_refusals(void) {
                "method \"forward\": planned buffers of 4294967296 bytes and more, above the "
                "loader's limit (TP_XNN_RUNTIME_MAX_ACTIVATION_BYTES, 1073741824)");
   tp_membuf_free(&blob);
-  tp_xnn_graph_destroy(ga);
 }
 
 /* graph_method_program's bytes with 1 to 4 random bytes changed, 3000 times: tp_xnn_load_pte
@@ -599,13 +605,11 @@ static void test_graph_method_mutations(void) {
    has no inputs and outputs either), else two Ints; and an Int. Malloc'd, NULL on failure. */
 static unsigned char *hand_pte(int nchains, int instr, const tp_membuf *blob, size_t *size) {
   tp_fb_builder *b = NULL;
-  tp_fb_ref refs[3], v, t, ival, vals, ins, instrs, chain, chains, none, ncbs, name, plan, plans,
-      offs, cseg, dels, bdd, root;
-  const unsigned char *p;
-  unsigned char *out = NULL, order[2] = {0, 1};
+  tp_fb_ref refs[3], v, t, ival, vals, ins, instrs, chain, chains, none, ncbs, name, plan, dels,
+      bdd;
+  unsigned char order[2] = {0, 1};
   int32_t sizes[2] = {B, E}, args[2] = {0, 1};
   uint64_t zero64 = 0;
-  size_t sz = 0;
   int dc = instr == TP_PTE_I_DelegateCall;
   if (tp_fb_builder_create(&b) != TP_OK) return NULL;
   tp_fb_start_table(b);
@@ -690,24 +694,7 @@ static unsigned char *hand_pte(int nchains, int instr, const tp_membuf *blob, si
   tp_fb_add_ref(b, TP_PTE_F_ExecutionPlan_delegates, dels);
   tp_fb_add_ref(b, TP_PTE_F_ExecutionPlan_non_const_buffer_sizes, ncbs);
   plan = tp_fb_end_table(b);
-  plans = tp_fb_create_vector_refs(b, &plan, 1);
-  offs = tp_fb_create_vector(b, &zero64, 1, 8);
-  tp_fb_start_table(b);
-  tp_fb_add_ref(b, TP_PTE_F_SubsegmentOffsets_offsets, offs);
-  cseg = tp_fb_end_table(b);
-  tp_fb_start_table(b);
-  tp_fb_add_ref(b, TP_PTE_F_Program_execution_plan, plans);
-  tp_fb_add_ref(b, TP_PTE_F_Program_backend_delegate_data, bdd);
-  tp_fb_add_ref(b, TP_PTE_F_Program_constant_segment, cseg);
-  root = tp_fb_end_table(b);
-  if (tp_fb_finish(b, root, "ET12") == TP_OK) {
-    p = tp_fb_data(b, &sz);
-    out = (unsigned char *)malloc(sz);
-    if (out) memcpy(out, p, sz);
-  }
-  *size = out ? sz : 0;
-  tp_fb_builder_destroy(b);
-  return out;
+  return tpt_pte_finish(b, plan, bdd, size);
 }
 
 /* The loader's refusals of a chain it cannot run, on hand-built programs: two chains, a
@@ -733,19 +720,9 @@ static void test_chain_refusals(void) {
        "method \"forward\" instruction 0: argument 0 is value 0, neither memory-planned nor a "
        "constant nor an input or output"},
   };
-  int64_t wsz[2] = {E, E};
-  tp_storage ws;
-  tp_tensor wv;
-  tp_xnn_graph *ga;
   tp_membuf blob;
-  tp_sink sk;
   size_t k;
-  ws.data = g_w, ws.nbytes = sizeof(float) * E * E;
-  TPT_STATUS(tp_view(ws, TP_F32, 2, wsz, NULL, 0, &wv, NULL), TP_OK);
-  ga = linear_graph(&wv);
-  memset(&blob, 0, sizeof blob);
-  sk = tp_sink_membuf(&blob);
-  TPT_STATUS(tp_xnn_write(ga, &sk), TP_OK);
+  linear_blob(&blob);
   for (k = 0; k < sizeof c / sizeof c[0]; k++) {
     size_t n = 0;
     unsigned char *pte = hand_pte(c[k].nchains, c[k].instr, &blob, &n);
@@ -762,7 +739,6 @@ static void test_chain_refusals(void) {
     free(pte);
   }
   tp_membuf_free(&blob);
-  tp_xnn_graph_destroy(ga);
 }
 
 int main(void) {
