@@ -10835,6 +10835,30 @@ TPDEF tp_status tp_pte_save(tp_pte *p, const char *path, uint64_t *size_out) {
 
 #define TP__PTE_BAD(f, ...) tp__error_set(&(f)->err, TP_ERR_FORMAT, __VA_ARGS__)
 
+/* A reader refusal (TP_ERR_FORMAT) at one place of a program: "method M value V", "method M
+   delegate D" or "method M chain C instruction K" (what = "instruction"), then fmt. The place
+   is formatted only when a sentence is written: the readers call this on failure only. */
+static tp_status tp__pte_bad_at(tp_pte_file *f, const char *what, size_t m, size_t chain,
+                                size_t k, const char *fmt, ...) TP__PRINTF(6, 7);
+static tp_status tp__pte_bad_at(tp_pte_file *f, const char *what, size_t m, size_t chain,
+                                size_t k, const char *fmt, ...) {
+  va_list ap;
+  size_t n;
+  if (f->err.status != TP_OK) return f->err.status;
+  if (!strcmp(what, "instruction"))
+    tp__format(f->err.msg, sizeof f->err.msg, "method %lu chain %lu instruction %lu",
+               (unsigned long)m, (unsigned long)chain, (unsigned long)k);
+  else
+    tp__format(f->err.msg, sizeof f->err.msg, "method %lu %s %lu", (unsigned long)m, what,
+               (unsigned long)k);
+  f->err.status = TP_ERR_FORMAT;
+  n = strlen(f->err.msg);
+  va_start(ap, fmt);
+  tp__vformat(f->err.msg + n, sizeof f->err.msg - n, fmt, ap);
+  va_end(ap);
+  return TP_ERR_FORMAT;
+}
+
 static void tp__pte_rewind(tp_pte_file *f) {
   f->root__.r = &f->r__;
   f->r__.tables = 0;
@@ -10854,19 +10878,18 @@ static const char *tp__pte_fbmsg(tp_pte_file *f) {
 /* Value v of plan (of method m): decoded and checked against the buffer sizes. */
 static tp_status tp__pte_value(tp_pte_file *f, const tp_fb_table *plan, size_t m, size_t v,
                                tp_pte_value_info *out) {
+#define TP__BAD(...) tp__pte_bad_at(f, "value", m, 0, v, __VA_ARGS__)
   tp_fb_vector values = tp_fb_vector_field(plan, TP_PTE_F_ExecutionPlan_values, 4);
   tp_fb_vector ncbs = tp_fb_vector_field(plan, TP_PTE_F_ExecutionPlan_non_const_buffer_sizes, 8);
   tp_fb_table ev = tp_fb_vector_table(&values, v), val, alloc;
   uint8_t tag = 0;
-  char at[48];
-  tp__format(at, sizeof at, "method %lu value %lu", (unsigned long)m, (unsigned long)v);
   memset(out, 0, sizeof *out);
   val = tp_fb_union_field(&ev, TP_PTE_F_EValue_val, &tag);
   if (tp_fb_reader_status(&f->r__) != TP_OK || ev.pos == 0)
-    return TP__PTE_BAD(f, "%s: %s", at, tp__pte_fbmsg(f));
+    return TP__BAD(": %s", tp__pte_fbmsg(f));
   out->kind = tag;
   if (tag > TP_PTE_V_OptionalTensorList)
-    return TP__PTE_BAD(f, "%s: kind %u is not a KernelTypes member", at, (unsigned)tag);
+    return TP__BAD(": kind %u is not a KernelTypes member", (unsigned)tag);
   if (tag == TP_PTE_V_Int) out->i = tp_fb_i64(&val, TP_PTE_F_Int_int_val, 0);
   if (tag == TP_PTE_V_Bool) out->i = tp_fb_u8(&val, TP_PTE_F_Bool_bool_val, 0);
   if (tag == TP_PTE_V_Double) out->d = tp_fb_f64(&val, TP_PTE_F_Double_double_val, 0);
@@ -10875,18 +10898,18 @@ static tp_status tp__pte_value(tp_pte_file *f, const tp_fb_table *plan, size_t m
     tp_fb_vector items = tp_fb_vector_field(&val, 0, es[tag - TP_PTE_V_IntList]);
     size_t k;
     if (tp_fb_reader_status(&f->r__) != TP_OK || items.pos == 0)
-      return TP__PTE_BAD(f, "%s (%s): items %s", at, tp_pte_value_kind_name(tag), tp__pte_fbmsg(f));
+      return TP__BAD(" (%s): items %s", tp_pte_value_kind_name(tag), tp__pte_fbmsg(f));
     if (tag == TP_PTE_V_TensorList || tag == TP_PTE_V_OptionalTensorList)
       for (k = 0; k < items.count; k++) {
         int64_t x = tp__i32_bits(tp_fb_vector_scalar(&items, k));
         if (x >= (int64_t)values.count || x < (tag == TP_PTE_V_TensorList ? 0 : -1))
-          return TP__PTE_BAD(f, "%s (%s): item %lu is value %lld of %lu", at,
-                             tp_pte_value_kind_name(tag), (unsigned long)k, (long long)x,
-                             (unsigned long)values.count);
+          return TP__BAD(" (%s): item %lu is value %lld of %lu",
+                         tp_pte_value_kind_name(tag), (unsigned long)k, (long long)x,
+                         (unsigned long)values.count);
       }
   }
   if (tag == TP_PTE_V_String && !tp_fb_string(&val, TP_PTE_F_String_string_val, NULL))
-    return TP__PTE_BAD(f, "%s: String without string_val", at);
+    return TP__BAD(": String without string_val");
   if (tag == TP_PTE_V_Tensor) {
     tp_fb_vector sizes = tp_fb_vector_field(&val, TP_PTE_F_Tensor_sizes, 4);
     tp_fb_vector order = tp_fb_vector_field(&val, TP_PTE_F_Tensor_dim_order, 1);
@@ -10899,33 +10922,33 @@ static tp_status tp__pte_value(tp_pte_file *f, const tp_fb_table *plan, size_t m
     out->data_buffer_idx = tp_fb_u32(&val, TP_PTE_F_Tensor_data_buffer_idx, 0);
     alloc = tp_fb_table_field(&val, TP_PTE_F_Tensor_allocation_info);
     if (tp_fb_reader_status(&f->r__) != TP_OK)
-      return TP__PTE_BAD(f, "%s (Tensor): %s", at, f->r__.err.msg);
+      return TP__BAD(" (Tensor): %s", f->r__.err.msg);
     es = (uint64_t)tp__pte_scalar_size(out->scalar_type);
     if (es == 0)
-      return TP__PTE_BAD(f, "%s: scalar type %d is not a ScalarType", at, out->scalar_type);
+      return TP__BAD(": scalar type %d is not a ScalarType", out->scalar_type);
     if (sizes.pos == 0 || order.pos == 0)
-      return TP__PTE_BAD(f, "%s: a Tensor without %s", at, sizes.pos == 0 ? "sizes" : "dim_order");
+      return TP__BAD(": a Tensor without %s", sizes.pos == 0 ? "sizes" : "dim_order");
     if (sizes.count > TP_MAX_DIMS || order.count != sizes.count)
-      return TP__PTE_BAD(f, "%s: %lu sizes and %lu dim_order entries (at most %d, equal)", at,
-                         (unsigned long)sizes.count, (unsigned long)order.count, TP_MAX_DIMS);
+      return TP__BAD(": %lu sizes and %lu dim_order entries (at most %d, equal)",
+                     (unsigned long)sizes.count, (unsigned long)order.count, TP_MAX_DIMS);
     out->ndim = (int)sizes.count;
     memset(seen, 0, sizeof seen);
     for (d = 0; d < sizes.count; d++) {
       int64_t sz = tp__i32_bits(tp_fb_vector_scalar(&sizes, d));
       uint64_t o = tp_fb_vector_scalar(&order, d);
       if (sz < 0)
-        return TP__PTE_BAD(f, "%s: size %lld at dim %lu", at, (long long)sz, (unsigned long)d);
+        return TP__BAD(": size %lld at dim %lu", (long long)sz, (unsigned long)d);
       if (o >= sizes.count || seen[o])
-        return TP__PTE_BAD(f, "%s: dim_order is not a permutation of 0..%lu (entry %lu is %llu)",
-                           at, (unsigned long)(sizes.count - 1), (unsigned long)d,
-                           (unsigned long long)o);
+        return TP__BAD(": dim_order is not a permutation of 0..%lu (entry %lu is %llu)",
+                       (unsigned long)(sizes.count - 1), (unsigned long)d,
+                       (unsigned long long)o);
       seen[o] = 1;
       out->sizes[d] = sz;
       out->dim_order[d] = (uint8_t)o;
       if (tp__mul_u64(numel, (uint64_t)sz, &numel)) ovf = 1;
     }
     if (ovf || tp__mul_u64(numel, es, &out->nbytes))
-      return TP__PTE_BAD(f, "%s: the tensor's byte count overflows", at);
+      return TP__BAD(": the tensor's byte count overflows");
     if (alloc.pos != 0) {
       uint64_t lo = tp_fb_u32(&alloc, TP_PTE_F_AllocationDetails_memory_offset_low, 0);
       uint64_t hi = tp_fb_u32(&alloc, TP_PTE_F_AllocationDetails_memory_offset_high, 0);
@@ -10934,15 +10957,15 @@ static tp_status tp__pte_value(tp_pte_file *f, const tp_fb_table *plan, size_t m
       out->memory_id = tp_fb_u32(&alloc, TP_PTE_F_AllocationDetails_memory_id, 0);
       out->memory_offset = lo | (hi << 32);
       if (ncbs.pos == 0 || out->memory_id == 0 || out->memory_id >= ncbs.count)
-        return TP__PTE_BAD(f, "%s: memory_id %lu, but the plan has %lu buffers (ids 1 .. %lu are "
-                           "planned memory)", at, (unsigned long)out->memory_id,
-                           (unsigned long)ncbs.count,
-                           (unsigned long)(ncbs.count > 0 ? ncbs.count - 1 : 0));
+        return TP__BAD(": memory_id %lu, but the plan has %lu buffers (ids 1 .. %lu are "
+                       "planned memory)", (unsigned long)out->memory_id,
+                       (unsigned long)ncbs.count,
+                       (unsigned long)(ncbs.count > 0 ? ncbs.count - 1 : 0));
       bsize = tp_fb_vector_scalar(&ncbs, out->memory_id);
       if (tp__add_u64(out->memory_offset, out->nbytes, &end) || end > bsize)
-        return TP__PTE_BAD(f, "%s: offset %llu + %llu bytes exceeds buffer %lu's %llu bytes", at,
-                           (unsigned long long)out->memory_offset, (unsigned long long)out->nbytes,
-                           (unsigned long)out->memory_id, (unsigned long long)bsize);
+        return TP__BAD(": offset %llu + %llu bytes exceeds buffer %lu's %llu bytes",
+                       (unsigned long long)out->memory_offset, (unsigned long long)out->nbytes,
+                       (unsigned long)out->memory_id, (unsigned long long)bsize);
     }
   }
   if (tag == TP_PTE_V_Tensor && alloc.pos == 0 && out->data_buffer_idx > 0) {
@@ -10953,25 +10976,26 @@ static tp_status tp__pte_value(tp_pte_file *f, const tp_fb_table *plan, size_t m
     uint64_t soff = 0, ssize = 0, coff, end;
     if (tp_fb_reader_status(&f->r__) != TP_OK || coffs.pos == 0 ||
         out->data_buffer_idx >= coffs.count)
-      return TP__PTE_BAD(f, "%s: data_buffer_idx %lu, but the constant segment has %lu offsets", at,
-                         (unsigned long)out->data_buffer_idx,
-                         (unsigned long)(coffs.pos ? coffs.count : 0));
+      return TP__BAD(": data_buffer_idx %lu, but the constant segment has %lu offsets",
+                     (unsigned long)out->data_buffer_idx,
+                     (unsigned long)(coffs.pos ? coffs.count : 0));
     coff = tp_fb_vector_scalar(&coffs, out->data_buffer_idx);
     if (tp_pte_segment_at(f, si, &soff, &ssize) != TP_OK)
       return f->err.status != TP_OK
                  ? f->err.status
-                 : TP__PTE_BAD(f, "%s: the constant segment is segment %lu, which the program does "
-                               "not have", at, (unsigned long)si);
+                 : TP__BAD(": the constant segment is segment %lu, which the program does "
+                           "not have", (unsigned long)si);
     if (tp__add_u64(coff, out->nbytes, &end) || end > ssize)
-      return TP__PTE_BAD(f, "%s: constant buffer %lu at %llu + %llu bytes exceeds the constant "
-                         "segment's %llu bytes", at, (unsigned long)out->data_buffer_idx,
-                         (unsigned long long)coff, (unsigned long long)out->nbytes,
-                         (unsigned long long)ssize);
+      return TP__BAD(": constant buffer %lu at %llu + %llu bytes exceeds the constant "
+                     "segment's %llu bytes", (unsigned long)out->data_buffer_idx,
+                     (unsigned long long)coff, (unsigned long long)out->nbytes,
+                     (unsigned long long)ssize);
     out->data = f->data + f->segment_base + soff + coff;
   }
   if (tp_fb_reader_status(&f->r__) != TP_OK)
-    return TP__PTE_BAD(f, "%s: %s", at, f->r__.err.msg);
+    return TP__BAD(": %s", f->r__.err.msg);
   return TP_OK;
+#undef TP__BAD
 }
 
 /* An int32 index vector whose every entry names one of n things. */
@@ -10979,14 +11003,13 @@ static tp_status tp__pte_indices(tp_pte_file *f, const tp_fb_vector *vec, size_t
                                  const char *what, size_t m, long k) {
   size_t i;
   char where[40]; /* "inputs", or "chain inputs 2" / "instruction 5" with k >= 0 */
-  if (k < 0) tp__format(where, sizeof where, "%s", what);
-  else tp__format(where, sizeof where, "%s%ld", what, k);
   for (i = 0; i < vec->count; i++) {
     int64_t x = tp__i32_bits(tp_fb_vector_scalar(vec, i));
-    if (x < 0 || x >= (int64_t)n)
-      return TP__PTE_BAD(f, "method %lu %s: entry %lu is value %lld, but there are %lu values",
-                         (unsigned long)m, where, (unsigned long)i, (long long)x,
-                         (unsigned long)n);
+    if (x >= 0 && x < (int64_t)n) continue;
+    if (k < 0) tp__format(where, sizeof where, "%s", what);
+    else tp__format(where, sizeof where, "%s%ld", what, k);
+    return TP__PTE_BAD(f, "method %lu %s: entry %lu is value %lld, but there are %lu values",
+                       (unsigned long)m, where, (unsigned long)i, (long long)x, (unsigned long)n);
   }
   return TP_OK;
 }
@@ -11321,18 +11344,16 @@ TPDEF void tp_pte_close(tp_pte_file *f) {
 /* Used by tp_pte_read (checks) before n_methods is final: m < plan count is the caller's. */
 TPDEF tp_status tp_pte_instruction_at(tp_pte_file *f, size_t m, size_t c, size_t k,
                                       tp_pte_instruction_info *out) {
+#define TP__BAD(...) tp__pte_bad_at(f, "instruction", m, c, k, __VA_ARGS__)
   tp_fb_table plan, ins, a;
   tp_fb_vector instrs, values, dels, ops;
   uint8_t tag = 0;
   int ok;
   size_t nvalues;
-  char at[80];
   TP__PTE_GUARD(f, out && m < f->n_methods);
   memset(out, 0, sizeof *out);
   instrs = tp__pte_instrs(f, m, c, &ok);
   if (!ok || k >= instrs.count) return TP_ERR_INVALID;
-  tp__format(at, sizeof at, "method %lu chain %lu instruction %lu", (unsigned long)m,
-             (unsigned long)c, (unsigned long)k);
   plan = tp__pte_plan(f, m);
   values = tp_fb_vector_field(&plan, TP_PTE_F_ExecutionPlan_values, 4);
   dels = tp_fb_vector_field(&plan, TP_PTE_F_ExecutionPlan_delegates, 4);
@@ -11342,20 +11363,20 @@ TPDEF tp_status tp_pte_instruction_at(tp_pte_file *f, size_t m, size_t c, size_t
   a = tp_fb_union_field(&ins, TP_PTE_F_Instruction_instr_args, &tag);
   out->kind = tag;
   if (tp_fb_reader_status(&f->r__) != TP_OK || ins.pos == 0)
-    return TP__PTE_BAD(f, "%s: %s", at, tp__pte_fbmsg(f));
+    return TP__BAD(": %s", tp__pte_fbmsg(f));
   if (tag < TP_PTE_I_KernelCall || tag > TP_PTE_I_FreeCall)
-    return TP__PTE_BAD(f, "%s: kind %u is not an InstructionArguments member", at, (unsigned)tag);
+    return TP__BAD(": kind %u is not an InstructionArguments member", (unsigned)tag);
   /* field 0 of every member is its first index, field 1 the second (or the args) */
   out->index = tp_fb_i32(&a, 0, 0);
   if (tag == TP_PTE_I_KernelCall || tag == TP_PTE_I_DelegateCall) {
     size_t lim = tag == TP_PTE_I_DelegateCall ? dels.count : (ops.pos ? ops.count : 0);
     out->args = tp_fb_vector_field(&a, TP_PTE_F_DelegateCall_args, 4);
     if (tp_fb_reader_status(&f->r__) != TP_OK || out->args.pos == 0)
-      return TP__PTE_BAD(f, "%s (%s): args %s", at, tp_pte_instruction_name(tag), tp__pte_fbmsg(f));
+      return TP__BAD(" (%s): args %s", tp_pte_instruction_name(tag), tp__pte_fbmsg(f));
     if (out->index < 0 || (size_t)out->index >= lim)
-      return TP__PTE_BAD(f, "%s (%s): %s %ld, but there are %lu", at, tp_pte_instruction_name(tag),
-                         tag == TP_PTE_I_DelegateCall ? "delegate" : "operator", (long)out->index,
-                         (unsigned long)lim);
+      return TP__BAD(" (%s): %s %ld, but there are %lu", tp_pte_instruction_name(tag),
+                     tag == TP_PTE_I_DelegateCall ? "delegate" : "operator", (long)out->index,
+                     (unsigned long)lim);
     if (tp__pte_indices(f, &out->args, nvalues, "instruction ", m, (long)k) != TP_OK)
       return f->err.status;
   } else {
@@ -11364,13 +11385,14 @@ TPDEF tp_status tp_pte_instruction_at(tp_pte_file *f, size_t m, size_t c, size_t
         (tag == TP_PTE_I_MoveCall && (out->index2 < 0 || (size_t)out->index2 >= nvalues)) ||
         (tag == TP_PTE_I_JumpFalseCall &&
          (out->index2 < 0 || (size_t)out->index2 >= instrs.count)))
-      return TP__PTE_BAD(f, "%s (%s): index %ld / %ld out of range (%lu values, %lu instructions)",
-                         at, tp_pte_instruction_name(tag), (long)out->index, (long)out->index2,
-                         (unsigned long)nvalues, (unsigned long)instrs.count);
+      return TP__BAD(" (%s): index %ld / %ld out of range (%lu values, %lu instructions)",
+                     tp_pte_instruction_name(tag), (long)out->index, (long)out->index2,
+                     (unsigned long)nvalues, (unsigned long)instrs.count);
   }
   if (tp_fb_reader_status(&f->r__) != TP_OK)
-    return TP__PTE_BAD(f, "%s: %s", at, f->r__.err.msg);
+    return TP__BAD(": %s", f->r__.err.msg);
   return TP_OK;
+#undef TP__BAD
 }
 
 static tp_fb_table tp__pte_delegate(tp_pte_file *f, size_t m, size_t d, int *ok) {
@@ -11383,15 +11405,14 @@ static tp_fb_table tp__pte_delegate(tp_pte_file *f, size_t m, size_t d, int *ok)
 
 TPDEF tp_status tp_pte_delegate_at(tp_pte_file *f, size_t m, size_t d,
                                    tp_pte_delegate_info *out) {
+#define TP__BAD(...) tp__pte_bad_at(f, "delegate", m, 0, d, __VA_ARGS__)
   tp_fb_table del, proc;
   tp_fb_vector specs;
   int ok;
-  char at[48];
   TP__PTE_GUARD(f, out && m < f->n_methods);
   memset(out, 0, sizeof *out);
   del = tp__pte_delegate(f, m, d, &ok);
   if (!ok) return TP_ERR_INVALID;
-  tp__format(at, sizeof at, "method %lu delegate %lu", (unsigned long)m, (unsigned long)d);
   out->id = tp_fb_string(&del, TP_PTE_F_BackendDelegate_id, NULL);
   proc = tp_fb_table_field(&del, TP_PTE_F_BackendDelegate_processed);
   specs = tp_fb_vector_field(&del, TP_PTE_F_BackendDelegate_compile_specs, 4);
@@ -11399,14 +11420,14 @@ TPDEF tp_status tp_pte_delegate_at(tp_pte_file *f, size_t m, size_t d,
   out->index = tp_fb_u32(&proc, TP_PTE_F_BackendDelegateDataReference_index, 0);
   out->n_specs = specs.pos ? specs.count : 0;
   if (tp_fb_reader_status(&f->r__) != TP_OK || del.pos == 0)
-    return TP__PTE_BAD(f, "%s: %s", at, tp__pte_fbmsg(f));
+    return TP__BAD(": %s", tp__pte_fbmsg(f));
   if (!out->id || proc.pos == 0)
-    return TP__PTE_BAD(f, "%s: no %s", at, !out->id ? "id" : "processed");
+    return TP__BAD(": no %s", !out->id ? "id" : "processed");
   if (out->location == TP_PTE_DATA_SEGMENT) {
     uint64_t off, sz;
     if (out->index >= f->n_segments)
-      return TP__PTE_BAD(f, "%s (%.60s): segment %lu, but there are %lu", at, out->id,
-                         (unsigned long)out->index, (unsigned long)f->n_segments);
+      return TP__BAD(" (%.60s): segment %lu, but there are %lu", out->id,
+                     (unsigned long)out->index, (unsigned long)f->n_segments);
     if (tp_pte_segment_at(f, out->index, &off, &sz) != TP_OK) return f->err.status;
     out->file_offset = f->segment_base + off;
     out->nbytes = sz;
@@ -11415,19 +11436,20 @@ TPDEF tp_status tp_pte_delegate_at(tp_pte_file *f, size_t m, size_t d,
     tp_fb_table it;
     tp_fb_vector data;
     if (out->index >= f->n_inline)
-      return TP__PTE_BAD(f, "%s (%.60s): inline data %lu, but there are %lu", at, out->id,
-                         (unsigned long)out->index, (unsigned long)f->n_inline);
+      return TP__BAD(" (%.60s): inline data %lu, but there are %lu", out->id,
+                     (unsigned long)out->index, (unsigned long)f->n_inline);
     it = tp_fb_vector_table(&bdd, out->index);
     data = tp_fb_vector_field(&it, TP_PTE_F_BackendDelegateInlineData_data, 1);
     if (tp_fb_reader_status(&f->r__) != TP_OK || data.pos == 0)
-      return TP__PTE_BAD(f, "%s: inline data %s", at, tp__pte_fbmsg(f));
+      return TP__BAD(": inline data %s", tp__pte_fbmsg(f));
     out->file_offset = data.pos;
     out->nbytes = data.count;
   } else {
-    return TP__PTE_BAD(f, "%s: location %d is not INLINE or SEGMENT", at, out->location);
+    return TP__BAD(": location %d is not INLINE or SEGMENT", out->location);
   }
   out->data = f->data + (size_t)out->file_offset;
   return TP_OK;
+#undef TP__BAD
 }
 
 TPDEF tp_status tp_pte_compile_spec_at(tp_pte_file *f, size_t m, size_t d, size_t k,
