@@ -4035,6 +4035,7 @@ static void tp__gather(unsigned char *dst, const unsigned char *src, int64_t n, 
 #define TP__PF_ROW_TAIL 128 /* ... and the next row's last bytes (0: none; 64 / 256 measured) */
 #endif
 #define TP__K_AVX2 1 /* the CPU has AVX2 */
+#define TP__K_AVX512 32 /* ... and AVX-512 F and BW (always with TP__K_AVX2) */
 #define TP__K_C 4    /* the portable C loops only (no SSE2 tile, no streaming store) */
 #define TP__K_PF 8   /* the region kernel prefetches its source rows (a plane out of cache) */
 #define TP__K_PFW 16 /* ... and its output lines for writing (one column level: whole rows) */
@@ -4240,18 +4241,34 @@ static int tp__cpu_avx2(void) { return __builtin_cpu_supports("avx2") ? 1 : 0; }
 #define TP__AVX2 0
 static int tp__cpu_avx2(void) { return 0; }
 #endif
+/* AVX-512 (F and BW) kernels: compiled with target attributes where AVX2's are (TP_NO_AVX512
+   leaves them out), used when the CPU and the OS have them (__builtin_cpu_supports checks both). */
+#if TP__AVX2 && !defined(TP_NO_AVX512)
+#define TP__AVX512 1
+static int tp__cpu_avx512(void) {
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") ? 1 : 0;
+}
+#else
+#define TP__AVX512 0
+static int tp__cpu_avx512(void) { return 0; }
+#endif
 
-/* What the copy kernels use, from what the CPU has (detected at run time): TP__CPU_AVX2 (x86
-   with AVX2), TP__CPU_SSE2 (x86-64's baseline; SSE2 is chosen at compile time), TP__CPU_C (the
-   portable C loops: every other CPU). tp__cpu_cap lowers it - the tests set it to prove every
-   level's bytes on one machine; nothing else writes it. (AVX-512 was measured for the row
-   copies and is not used: no faster than AVX2 here, bench/README.md.) */
+/* What the copy kernels use, from what the CPU has (detected at run time): TP__CPU_AVX512 (x86
+   with AVX-512 F and BW), TP__CPU_AVX2 (x86 with AVX2), TP__CPU_SSE2 (x86-64's baseline; SSE2
+   is chosen at compile time), TP__CPU_C (the portable C loops: every other CPU). tp__cpu_cap
+   lowers it - the tests set it to prove every level's bytes on one machine; nothing else writes
+   it. (AVX-512 was measured for the row copies and is not used there: no faster than AVX2
+   here, bench/README.md.) */
 #define TP__CPU_C 0
 #define TP__CPU_SSE2 1
 #define TP__CPU_AVX2 2
-static int tp__cpu_cap = TP__CPU_AVX2;
+#define TP__CPU_AVX512 3
+static int tp__cpu_cap = TP__CPU_AVX512;
 static int tp__cpu_level(void) {
-  int l = !TP__SSE2 ? TP__CPU_C : tp__cpu_avx2() ? TP__CPU_AVX2 : TP__CPU_SSE2;
+  int l = !TP__SSE2          ? TP__CPU_C
+          : tp__cpu_avx512() ? TP__CPU_AVX512
+          : tp__cpu_avx2()   ? TP__CPU_AVX2
+                             : TP__CPU_SSE2;
   return l < tp__cpu_cap ? l : tp__cpu_cap;
 }
 
@@ -4676,7 +4693,7 @@ static void tp__transpose(unsigned char *dst, const unsigned char *src, int64_t 
     /* no aliasing of rows in one cache set: the region kernel straight from the source */
     /* the write prefetch only for one column level: with two (a channels_last slice), each
        region writes a short piece of every output row and it measured 1.08x [1.04-1.14] slower */
-    int kind = (flags & (TP__K_AVX2 | TP__K_C)) | (ntp || nt ? TP__K_PF : 0);
+    int kind = (flags & (TP__K_AVX2 | TP__K_AVX512 | TP__K_C)) | (ntp || nt ? TP__K_PF : 0);
     if ((kind & TP__K_PF) && cols2 == 1 && TP__PFW_REGION) kind |= TP__K_PFW;
     for (g = 0; g < cols2; g++)
       tp__transpose_region(dst + g * cols * e, src + g * scol2 * e, rows, cols, scol, drow, es,
@@ -4686,7 +4703,7 @@ static void tp__transpose(unsigned char *dst, const unsigned char *src, int64_t 
   if (!small && TP__ROUTE_LINES && !nt && (size_t)plane <= tp__llc_bytes() / 4) {
     for (g = 0; g < cols2; g++)
       tp__transpose_lines(dst + g * cols * e, src + g * scol2 * e, rows, cols, scol, drow, es,
-                          flags & (TP__K_AVX2 | TP__K_C), ntp);
+                          flags & (TP__K_AVX2 | TP__K_AVX512 | TP__K_C), ntp);
     return;
   }
   tp__transpose_blocks(dst, src, rows, cols, scol, cols2, scol2, drow, es, blk, T, nt, ntp, small);
@@ -4802,7 +4819,11 @@ static void tp__plan_copy(const tp__plan *p, unsigned char *dst, int nt) {
   if (s != 1 && s != 0)
     for (d = 0; d < inner; d++)
       if (p->stride[d] == 1) k = d; /* a unit-stride dim further out: transpose the plane */
-  if (k >= 0) flags = level >= TP__CPU_AVX2 ? TP__K_AVX2 : level == TP__CPU_C ? TP__K_C : 0;
+  if (k >= 0)
+    flags = level >= TP__CPU_AVX512 ? TP__K_AVX2 | TP__K_AVX512
+            : level >= TP__CPU_AVX2 ? TP__K_AVX2
+            : level == TP__CPU_C    ? TP__K_C
+                                    : 0;
   if (nt >= TP__NT_TRANSPOSE && (TP__NT_TILES || TP__NT_PIECES)) flags |= TP__K_NT;
   /* the dim outside the inner one joins the transpose's output rows (a second column level) */
   g2 = k >= 0 && k < inner - 1 ? inner - 1 : -1;

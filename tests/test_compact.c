@@ -695,10 +695,11 @@ static void test_long_rows(void) {
 }
 
 /* The views of the public calls again with each level of what the copy kernels may use
-   (tp__cpu_cap: the portable C loops, SSE2, AVX2 when the CPU has it): the same bytes. */
+   (tp__cpu_cap: the portable C loops, SSE2, AVX2 and AVX-512 when the CPU has them): the same
+   bytes. */
 static void test_every_cpu_level(void) {
   int level, it, zc[2] = {0, 0};
-  for (level = TP__CPU_C; level <= TP__CPU_AVX2; level++) {
+  for (level = TP__CPU_C; level <= TP__CPU_AVX512; level++) {
     tp__cpu_cap = level;
     test_large_paths();
     test_long_rows();
@@ -709,7 +710,7 @@ static void test_every_cpu_level(void) {
       check_view_all_ways(&t, zc);
     }
   }
-  tp__cpu_cap = TP__CPU_AVX2;
+  tp__cpu_cap = TP__CPU_AVX512;
   TPT_CHECK(zc[0] > 10);
 }
 
