@@ -585,8 +585,8 @@ TPDEF const char *tp_xnn_support_mask_str(uint32_t mask, char *buf, size_t size)
    'x' DEPR, 'i' ID and OUT_ID (a value id), 'b' OPT_ID and UNUSED_ID (a value id or
    TP_XNN_INVALID_ID). role says what a value id field is to its node: 'i' an input (ID,
    OPT_ID: the node reads the value), 'o' an output (OUT_ID: the node writes it), 'n' an unused
-   slot (UNUSED_ID: the define calls write TP_XNN_INVALID_ID there, ExecuTorch ignores it; the
-   blob's format rules and tpdump skip it), 0 not a value id. */
+   slot (UNUSED_ID: TP_XNN_INVALID_ID, the only id the define calls take there; ExecuTorch
+   ignores it, and so do the reader's rules, the loader and tpdump), 0 not a value id. */
 typedef struct tp_xnn_field {
   const char *name;
   uint16_t id;
@@ -2906,7 +2906,9 @@ static tp_status tp__xnn_check_graph(const tp_xnn_graph *g, tp_error *err) {
         int is_out = d->fields[f].role == 'o';
         uint32_t id = nd->f[f];
         const tp__xnn_value *v;
-        if (!d->fields[f].role || id == TP_XNN_INVALID_ID || (int)pass != is_out) continue;
+        if ((!is_out && d->fields[f].role != 'i') || id == TP_XNN_INVALID_ID ||
+            (int)pass != is_out)
+          continue; /* not a value id, or a slot the kind does not use */
         v = &g->values[id];
         if (!is_out) {
           if (!v->const_idx && !(v->flags & TP_XNN_FLAG_EXTERNAL_INPUT) &&
@@ -3468,6 +3470,13 @@ TPDEF tp_status tp_xnn_define_node(tp_xnn_graph *g, int kind, const tp_xnn_node_
       continue;
     }
     n.f[i] = c == 'f' ? tp__xnn_fbits(a->f[i]) : a->u[i];
+    if (c == 'b' && n.f[i] != TP_XNN_INVALID_ID &&
+        tp_xnn_describe_node(kind)->fields[i].role == 'n') /* ExecuTorch would ignore it */
+      return tp__error_set(&g->err, TP_ERR_INVALID,
+                          "node %u (%s): %s is a slot this kind does not use: it must be "
+                          "TP_XNN_INVALID_ID, not %u",
+                          idx, tp_xnn_node_name(kind), tp__xnn_field_name(kind, (unsigned)i),
+                          (unsigned)n.f[i]);
     if ((c == 'i' || c == 'b') && !(c == 'b' && n.f[i] == TP_XNN_INVALID_ID)) {
       if (n.f[i] >= g->nvalues)
         return tp__error_set(&g->err, TP_ERR_INVALID,
@@ -5065,10 +5074,10 @@ static tp_status tp__xnn_check_read(const tp_xnn_blob *b, int target, tp_error *
     uint32_t pos[TP_XNN_NODE_MAX_FIELDS];
     tp__xnn_nview nv;
     for (f = 0; f < n->desc->nfields; f++) {
-      char t = n->desc->fields[f].type;
+      char r = n->desc->fields[f].role;
       /* the format rules (tp_xnn_read_blob) have checked every id names a value, but a
-         concatenate's inputs above its count, which it ignores */
-      pos[f] = t == 'i' || t == 'b' ? tp__xnn_id_find(map, b->num_values, n->f[f])
+         concatenate's inputs above its count, which it ignores (role 'n') */
+      pos[f] = r == 'i' || r == 'o' ? tp__xnn_id_find(map, b->num_values, n->f[f])
                                     : TP_XNN_INVALID_ID;
     }
     tp__xnn_blob_nview(n, i, pos, &nv);
@@ -5850,6 +5859,8 @@ static tp_status tp__xnn_rt_node(tp__xnn_load *L, uint32_t ni, const tp_xnn_blob
     } else if (t == 'f') {
       memcpy(&fparam, &n->f[i], sizeof fparam);
       a[i] = 0;
+    } else if (d->fields[i].role == 'n') { /* a slot the kind does not use: ignored */
+      a[i] = TP_XNN_INVALID_ID;
     } else {
       a[i] = n->f[i];
       if (t == 'i' || t == 'b') {

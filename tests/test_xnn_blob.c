@@ -921,6 +921,19 @@ static void test_errors_nodes(void) {
            "node 0 (add2): output_id 4294967295 is not a defined value");
   ERR_CASE(tp_xnn_define_concatenate3(g, 0, 0, 1, 5, 1, 0), TP_ERR_INVALID,
            "node 0 (concatenate3): input3_id 5 is not a defined value");
+  { /* a slot the kind does not use takes TP_XNN_INVALID_ID only (ExecuTorch ignores it) */
+    tp_xnn_node_args a;
+    memset(&a, 0, sizeof a);
+    a.u[TP_XNN_FIELD(_XNNCat, input1_id)] = 0;
+    a.u[TP_XNN_FIELD(_XNNCat, input2_id)] = 0;
+    a.u[TP_XNN_FIELD(_XNNCat, input3_id)] = TP_XNN_INVALID_ID;
+    a.u[TP_XNN_FIELD(_XNNCat, input4_id)] = 0;
+    a.u[TP_XNN_FIELD(_XNNCat, input5_id)] = TP_XNN_INVALID_ID;
+    a.u[TP_XNN_FIELD(_XNNCat, output_id)] = 1;
+    ERR_CASE(tp_xnn_define_node(g, TP_XNN_NODE_CONCATENATE2, &a), TP_ERR_INVALID,
+             "node 0 (concatenate2): input4_id is a slot this kind does not use: it must be "
+             "TP_XNN_INVALID_ID, not 0");
+  }
   ERR_CASE(tp_xnn_define_convolution_2d(g, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 8, 8, 0.0f, 1.0f, 0,
                                         1, TP_XNN_INVALID_ID, 9, 0),
            TP_ERR_INVALID, "node 0 (convolution_2d): output_id 9 is not a defined value");

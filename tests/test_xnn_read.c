@@ -100,7 +100,8 @@ static void test_every_node_kind(void) {
   tp_xnn_graph_destroy(g);
   /* every kind of the description, one node each, written by the writer's generic node
      path (tp_xnn_define_node, which every define call ends in) with field id f = 1000 k + f
-     (ids: a value; floats: those bits), read back field by field */
+     (ids: a value, none in a slot the kind does not use; floats: those bits), read back field
+     by field */
   unchecked_graph(&g);
   for (i = 0; i < 8; i++)
     TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 4, d4, NULL, TP_XNN_INVALID_ID, 0, NULL),
@@ -119,7 +120,9 @@ static void test_every_node_kind(void) {
       } else if (t == 'f') {
         memcpy(&a.f[i], &u, 4);
       } else {
-        a.u[i] = t == 'i' || t == 'b' ? (uint32_t)(k + i) % 8u : u;
+        a.u[i] = d->fields[i].role == 'n' ? TP_XNN_INVALID_ID /* the only id it takes */
+                 : t == 'i' || t == 'b'   ? (uint32_t)(k + i) % 8u
+                                          : u;
       }
     }
     a.has_output_min_max = k % 2;
@@ -144,7 +147,8 @@ static void test_every_node_kind(void) {
         TPT_EQ_INT(n->vec[nv][0], nv == 0 ? 7 : 11);
         nv++;
       } else if (t == 'i' || t == 'b') {
-        TPT_EQ_INT(n->f[i], (uint32_t)(k + i) % 8u);
+        uint32_t want = d->fields[i].role == 'n' ? TP_XNN_INVALID_ID : (uint32_t)(k + i) % 8u;
+        TPT_EQ_INT(n->f[i], want);
       } else {
         TPT_EQ_INT(n->f[i], 1000u * (uint32_t)k + i); /* floats: the same bits */
       }
@@ -199,6 +203,46 @@ static void test_roles(void) {
   TPT_EQ_INT(k - 1, TP_XNN_NODE_KINDS);
   TPT_EQ_INT(outs, TP_XNN_NODE_KINDS + 1); /* one output each, argmax pooling two */
   TPT_EQ_INT(unused, 3 + 2 + 1);           /* concatenate2, 3, 4 */
+}
+
+/* A slot its node kind does not use (a concatenate's inputs above its count) holding a value
+   id, as another writer may leave it: ExecuTorch ignores it, and so do the rules. The blob is
+   ours with the one 4-byte word that makes concatenate2's input3_id read 2 (the node's own
+   output; read as an input, it would be read before any node produces it). */
+static void test_unused_slot(void) {
+  tp_xnn_graph *g;
+  tp_membuf m;
+  tp_xnn_blob b;
+  tp_error e;
+  size_t d23[2] = {2, 3}, d26[2] = {2, 6}, at, found = 0;
+  uint32_t i;
+  TPT_STATUS(tp_xnn_graph_create(NULL, &g), TP_OK);
+  for (i = 0; i < 3; i++)
+    TPT_STATUS(tp_xnn_define_tensor_value(g, TP_XNN_FP32, 2, i < 2 ? d23 : d26, NULL, i,
+                                          i < 2 ? TP_XNN_FLAG_EXTERNAL_INPUT
+                                                : TP_XNN_FLAG_EXTERNAL_OUTPUT,
+                                          NULL), TP_OK);
+  TPT_STATUS(tp_xnn_define_concatenate2(g, 1, 0, 1, 2, 0), TP_OK);
+  write_blob(g, &m);
+  tp_xnn_graph_destroy(g);
+  for (at = 0; at + 4 <= m.size; at++) {
+    static const unsigned char none[4] = {0xFF, 0xFF, 0xFF, 0xFF}, two[4] = {2, 0, 0, 0};
+    int hit;
+    if (memcmp(m.data + at, none, 4) != 0) continue;
+    memcpy(m.data + at, two, 4);
+    hit = tp_xnn_read_blob(m.data, m.size, &b, &e) == TP_OK && b.num_nodes == 1 &&
+          b.nodes[0].f[TP_XNN_FIELD(_XNNCat, input3_id)] == 2;
+    tp_xnn_blob_free(&b);
+    if (hit) {
+      found++;
+      break;
+    }
+    memcpy(m.data + at, none, 4);
+  }
+  TPT_EQ_U64(found, 1);
+  TPT_STATUS(tp_xnn_check_blob(m.data, m.size, TP_XNN_TARGET_EXECUTORCH, &e), TP_OK);
+  TPT_STATUS(tp_xnn_check_blob(m.data, m.size, TP_XNN_TARGET_XNNPACK, &e), TP_OK);
+  tp_membuf_free(&m);
 }
 
 /* Inline and named constants, quantized values: entries, offsets, sizes, keys, data pointers. */
@@ -461,6 +505,7 @@ static void test_unknown_quantization(void) {
 int main(void) {
   TPT_RUN(test_every_node_kind);
   TPT_RUN(test_roles);
+  TPT_RUN(test_unused_slot);
   TPT_RUN(test_values_and_constants);
   TPT_RUN(test_malformed);
   TPT_RUN(test_damage);
