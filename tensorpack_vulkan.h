@@ -2840,7 +2840,8 @@ TPDEF tp_status tp_vk_add_pte_method(tp_pte *p, const char *name, tp_vk_graph *g
   tp_status st;
   TP_ASSERT(p);
   TP_ASSERT(g);
-  if (tp__pte_fail(p, TP_OK, NULL) != TP_OK) return tp__pte_fail(p, TP_OK, NULL);
+  st = tp__pte_fail(p, TP_OK, NULL); /* a failure latched before */
+  if (st != TP_OK) return st;
   st = tp_vk_encode_compile_specs(cs, specs, &n, &err);
   if (st != TP_OK)
     return tp__pte_fail(p, st, "method \"%.80s\": %.160s", name ? name : "(null)", err.msg);
