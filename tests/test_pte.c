@@ -1173,7 +1173,21 @@ static void test_truncation_and_flips(void) {
   tp_store_destroy(st);
 }
 
-/* Every allocation failing in turn: TP_ERR_NOMEM (or success), no leak, no crash. */
+/* A refusal for want of memory says so, and where: the method and its stage, or the writer's
+   table, or the sink's byte (the sentences as the allocation-failure loop below meets them). */
+static int nomem_sentence(const char *m) {
+  static const char *const starts[] = {"method \"forward\"", "method \"aux\"",
+                                       "tp_pte_write: the sink failed (out of memory) at byte ",
+                                       "no memory for "};
+  size_t i;
+  if (!strstr(m, "no memory") && !strstr(m, "out of memory")) return 0;
+  for (i = 0; i < sizeof starts / sizeof starts[0]; i++)
+    if (!strncmp(m, starts[i], strlen(starts[i]))) return 1;
+  return 0;
+}
+
+/* Every allocation failing in turn: TP_ERR_NOMEM (or success) with its sentence, no leak, no
+   crash. */
 static void test_alloc_failures(void) {
   long k;
   int finished = 0;
@@ -1200,7 +1214,7 @@ static void test_alloc_failures(void) {
       s2 = tp_pte_size(p, &size);
       s3 = write_mem(p, &mb);
       if (s2 == TP_OK && s3 == TP_OK) TPT_EQ_U64(mb.size, size);
-      if (s3 != TP_OK) TPT_CHECK(tp_pte_error(p)[0] != '\0'); /* a failure has its sentence */
+      if (s3 != TP_OK && !nomem_sentence(tp_pte_error(p))) TPT_EQ_STR(tp_pte_error(p), "");
       tp_membuf_free(&mb);
     }
     finished = g_fail_at >= 0; /* the failure was never reached */
