@@ -10709,7 +10709,7 @@ static tp_status tp__pte_prepare(void *obj, uint64_t *total) {
     size_t c = 1, k;
     if (!co)
       return tp__error_set(&p->werr, TP_ERR_NOMEM, "no memory for %lu constant offsets",
-                          (unsigned long)p->nconsts);
+                          (unsigned long)p->nconsts + 1ul); /* the reserved one too */
     co[0] = 0;
     for (i = 0; i < p->n; i++)
       for (k = 0; k < p->meths[i].nvals; k++)
