@@ -694,6 +694,43 @@ static void test_long_rows(void) {
     }
 }
 
+/* Row copies of 1-4 KiB in outputs of at least TP__PF_AHEAD_MIN (1 MiB): the rows a few KiB
+   ahead are prefetched too, walked by a second odometer over the outer dims (two of them here,
+   so it wraps an inner one; and a count of rows not a multiple of the distance). */
+static void test_rows_ahead(void) {
+  static const struct {
+    int dt;
+    int64_t sz[3], st[3], off;
+  } c[] = {{0, {3, 401, 1100}, {401 * 1500 + 13, 1500, 1}, 7},    /* u8, 4 rows ahead */
+           {2, {2, 300, 512}, {300 * 1024 + 100, 1024, 1}, 100}, /* f32 2 KiB rows, 2 ahead */
+           {1, {1, 700, 1000}, {0, 1024, 1}, 3}};                  /* 2-byte, ~2 KiB rows */
+  size_t cap = (size_t)8 << 20, i;
+  unsigned char *mem = (unsigned char *)malloc(cap), *ref = (unsigned char *)malloc(cap),
+                *got = (unsigned char *)malloc(cap + 1);
+  TPT_CHECK(mem && ref && got);
+  if (!mem || !ref || !got) goto done;
+  fill_random(mem, cap);
+  for (i = 0; i < sizeof c / sizeof c[0]; i++) {
+    int perm[TP_MAX_DIMS] = {0, 1, 2, 3, 4, 5, 6, 7};
+    tp_storage s;
+    tp_tensor t;
+    size_t n;
+    s.data = mem;
+    s.nbytes = cap;
+    TPT_STATUS(tp_view(s, k_types[c[i].dt], 3, c[i].sz, c[i].st, c[i].off, &t, NULL), TP_OK);
+    n = ref_compact(&t, perm, ref);
+    TPT_CHECK(n >= ((size_t)1 << 20));
+    got[n] = 0x5A;
+    TPT_STATUS(tp_compact_into(&t, TP_ORDER_ROW_MAJOR, got, n), TP_OK);
+    TPT_MEMEQ(got, ref, n);
+    TPT_EQ_INT(got[n], 0x5A);
+  }
+done:
+  free(mem);
+  free(ref);
+  free(got);
+}
+
 /* The views of the public calls again with each level of what the copy kernels may use
    (tp__cpu_cap: the portable C loops, SSE2, AVX2 and AVX-512 when the CPU has them): the same
    bytes. */
@@ -703,6 +740,7 @@ static void test_every_cpu_level(void) {
     tp__cpu_cap = level;
     test_large_paths();
     test_long_rows();
+    test_rows_ahead();
     test_big_transpose();
     for (it = 0; it < 3000; it++) {
       tp_tensor t;
