@@ -4726,6 +4726,9 @@ static void tp__copy_nt(unsigned char *d, const unsigned char *s, size_t n) {
 #define TP__TDIRECT 4096
 #endif
 #define TP__TBLOCK 16384
+#ifndef TP__BUF64
+#define TP__BUF64 1 /* the bounce buffers start on a 64-byte line */
+#endif
 #ifndef TP__TSUPER
 #define TP__TSUPER 512
 #endif
@@ -4897,9 +4900,11 @@ static void tp__transpose_blocks(unsigned char *dst, const unsigned char *src, i
                                  int64_t drow, size_t es, tp__block_fn blk, int64_t T, int nt,
                                  int ntp, int small) {
   int64_t e = (int64_t)es, Bi, Bj, i0, j0, k, g, c, ncols = cols * cols2, I, J, SB;
-  /* 8-byte alignment is enough for the loads; the buffer is read with unaligned loads */
-  uint64_t buf[TP__TBLOCK / 8], obuf[TP__TBLOCK / 8];
-  unsigned char *b = (unsigned char *)buf, *ob = NULL;
+  /* both buffers start on a 64-byte line (the 64-byte loads and stores of the AVX-512 tiles
+     would otherwise straddle two lines each; TP__BUF64 0: as declared, 8-byte aligned) */
+  uint64_t buf[TP__TBLOCK / 8 + 8], obuf[TP__TBLOCK / 8 + 8];
+  unsigned char *b = (unsigned char *)buf + (TP__BUF64 ? (64u - ((uintptr_t)buf & 63u)) & 63u : 0);
+  unsigned char *ob = NULL;
   const unsigned char *row[TP__TBLOCK / 128]; /* the block's source rows (Bj <= TP__TBLOCK / 128) */
   /* runs of 256 source bytes when streaming (whole output lines per tile row; fewer, longer
      output pieces), 128 otherwise (more source rows per block: longer output pieces in cache) */
@@ -4919,7 +4924,7 @@ static void tp__transpose_blocks(unsigned char *dst, const unsigned char *src, i
      second buffer: the tiles write there, then each output row's piece is copied whole
      (measured: bf16 2048x2048 1.02-1.04 -> 0.72-0.75 ms, u8 4096x4096 5.4-5.6 -> 3.3-3.7 ms;
      slower for 8-byte elements, mixed for 4-byte ones and 2 KiB strides, which stay direct) */
-  if (ntp || (!nt && es <= 2 && (drow * e) % 4096 == 0)) ob = (unsigned char *)obuf;
+  if (ntp || (!nt && es <= 2 && (drow * e) % 4096 == 0)) ob = (unsigned char *)obuf + (TP__BUF64 ? (64u - ((uintptr_t)obuf & 63u)) & 63u : 0);
   /* super-blocks of TP__TSUPER source rows x TP__TSUPER output rows: the blocks inside one
      touch at most ~2 x TP__TSUPER pages (source rows' pieces, output rows' pieces), few enough
      for the TLB to keep; without them a column of blocks touches every output row's page */
