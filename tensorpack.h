@@ -3996,16 +3996,21 @@ static void tp__gather(unsigned char *dst, const unsigned char *src, int64_t n, 
 /* The 2-D transpose kernel: dst[i * drow + j] = src[i + j * scol] for i < rows, j < cols
    (element units; strides may be negative). Two levels of blocking:
    - register tiles: square T x T tiles (SSE2 at compile time on x86-64: 8x8 bytes, 8x8 of
-     2-byte, 4x4 of 4-byte, 2x2 of 8-byte elements; AVX2 for 2- and 4-byte elements when the
-     CPU has it, chosen at run time: tp__cpu_level), scalar loops for element sizes without a
-     tile, for sides shorter than a tile and on CPUs without SSE2 (TP__K_C). (A 16x16 SSE2
-     byte tile was measured: no faster in cache, slower out of it - 16 output rows in flight
-     at once; see bench/README.md.);
+     2-byte, 4x4 of 4-byte, 2x2 of 8-byte elements; AVX2 for 2- and 4-byte elements and
+     AVX-512 for 4- and 8-byte ones when the CPU has it, chosen at run time: tp__cpu_level),
+     scalar loops for element sizes without a tile, for sides shorter than a tile and on CPUs
+     without SSE2 (TP__K_C). The AVX-512 tiles (16x16 of 4-byte, 8x8 of 8-byte elements) load
+     and store whole 64-byte rows: they are taken only where the source rows are on 64-byte
+     lines and neither side is shorter than a tile (else every other row straddles two lines:
+     f32 1000x1000 measured 1.02-1.2x slower with them), and not in the line groups (16 rows
+     4 KiB apart in one L1 set: 1.03-1.09x slower). (A 16x16 SSE2 byte tile was measured: no
+     faster in cache, slower out of it - 16 output rows in flight at once; bench/README.md.);
    - routes (tp__transpose, measured per row on an AMD EPYC Zen 4 against the 2026-11-30 and
      the previous kernels, bench/README.md): a plane of at most TP__TDIRECT bytes, or one whose
      source and output strides are not multiples of 4 KiB, goes straight through the region
      kernel (no row of it in the same cache set as the next); a small plane (<= 16 KiB) is one
-     bounce block (below); an aliasing plane of at most a quarter of the last-level cache goes
+     bounce block (below), or for the AVX-512 tiles, when its rows are on lines and do not
+     alias, the region kernel too; an aliasing plane of at most a quarter of the last-level cache goes
      through tp__transpose_lines (line groups into a buffer, whole output pieces out: the
      cache serves its 64-byte reads); bigger aliasing planes are cut into cache blocks of Bj
      source rows x Bi elements. Each block's source rows are first copied into a small
@@ -4017,11 +4022,14 @@ static void tp__gather(unsigned char *dst, const unsigned char *src, int64_t n, 
      touches stay in the TLB).
    Streaming (TP__K_NT: outputs of at least a quarter of the LLC, tp__stream_out): the tiles
    write into a second L1 buffer and each output row's piece is streamed whole (tp__copy_nt),
-   skipping the caches and the read-for-ownership of every output line; only the 2x2 tile of
-   8-byte elements streams straight from its registers (two output rows in flight fill whole
-   lines in order; 8-16 rows in flight, as from the 4-, 8- and 16-row tiles, left as many
-   half-filled write-combining buffers and measured 1.2-2x slower). The TP__* switches below
-   select each choice at compile time for A/B runs (make bench-ab). */
+   skipping the caches and the read-for-ownership of every output line; the 2x2 tile of 8-byte
+   elements streams straight from its registers (two output rows in flight fill whole lines in
+   order; 8-16 rows in flight, as from the SSE2 / AVX2 4-, 8- and 16-row tiles, left as many
+   half-filled write-combining buffers and measured 1.2-2x slower), and so do the AVX-512
+   tiles onto 64-byte aligned output rows, in the bounce blocks and in the region kernel (each
+   row of a tile is one whole line, one store: f32 4096x4096 0.67x, NCHW->NHWC 0.56x the time
+   of the second buffer's pieces). The TP__* switches below select each choice at compile time
+   for A/B runs (make bench-ab). */
 #ifndef TP__PF_ROWS
 #define TP__PF_ROWS 1
 #endif
@@ -4389,7 +4397,7 @@ static void tp__transpose_scalar(unsigned char *dst, const unsigned char *src, i
 typedef void (*tp__tile_fn)(unsigned char *d, int64_t ds, const unsigned char *s, int64_t ss);
 
 /* The tile kernel and its size T for an element size (T = 0: none); kind: TP__K_AVX2 (the
-   AVX2 tiles), TP__K_C (none: the scalar loops). */
+   AVX2 tiles), TP__K_AVX512 (the AVX-512 ones first), TP__K_C (none: the scalar loops). */
 static tp__tile_fn tp__tile_for(size_t es, int kind, int64_t *T) {
   *T = 0;
   (void)kind;
@@ -4493,26 +4501,17 @@ __attribute__((target("avx2,prfchw"))) static void tp__super2_avx2(unsigned char
 }
 #endif
 #if TP__AVX512
-__attribute__((target("avx512f,avx512bw,prfchw"))) static void tp__super4_avx512(
-    unsigned char *dst, const unsigned char *src, int64_t rs, int64_t cs, int64_t scol,
-    int64_t drow, int pf) {
-  TP__SUPER_BODY(tp__tile4_16x16_avx512, 16, 4, 1)
-}
-__attribute__((target("avx512f,avx512bw,prfchw"))) static void tp__super8_avx512(
-    unsigned char *dst, const unsigned char *src, int64_t rs, int64_t cs, int64_t scol,
-    int64_t drow, int pf) {
-  TP__SUPER_BODY(tp__tile8_8x8_avx512, 8, 8, 1)
-}
-__attribute__((target("avx512f,avx512bw,prfchw"))) static void tp__super4_avx512_nt(
-    unsigned char *dst, const unsigned char *src, int64_t rs, int64_t cs, int64_t scol,
-    int64_t drow, int pf) {
-  TP__SUPER_BODY(tp__tile4_16x16_avx512_nt, 16, 4, 1)
-}
-__attribute__((target("avx512f,avx512bw,prfchw"))) static void tp__super8_avx512_nt(
-    unsigned char *dst, const unsigned char *src, int64_t rs, int64_t cs, int64_t scol,
-    int64_t drow, int pf) {
-  TP__SUPER_BODY(tp__tile8_8x8_avx512_nt, 8, 8, 1)
-}
+#define TP__SUPER512(NAME, TILE, T, ES)                                                         \
+  __attribute__((target("avx512f,avx512bw,prfchw"))) static void NAME(                          \
+      unsigned char *dst, const unsigned char *src, int64_t rs, int64_t cs, int64_t scol,       \
+      int64_t drow, int pf) {                                                                   \
+    TP__SUPER_BODY(TILE, T, ES, 1)                                                              \
+  }
+TP__SUPER512(tp__super4_avx512, tp__tile4_16x16_avx512, 16, 4)
+TP__SUPER512(tp__super8_avx512, tp__tile8_8x8_avx512, 8, 8)
+TP__SUPER512(tp__super4_avx512_nt, tp__tile4_16x16_avx512_nt, 16, 4)
+TP__SUPER512(tp__super8_avx512_nt, tp__tile8_8x8_avx512_nt, 8, 8)
+#undef TP__SUPER512
 #endif
 #undef TP__SUPER_BODY
 static tp__super_fn tp__super_for(size_t es, int kind) {
@@ -4547,8 +4546,10 @@ static tp__super_fn tp__super_for(size_t es, int kind) {
 /* Transposes a rows x cols region: super-tiles of S x S (S = one 64-byte line of elements,
    at least T) built from T x T tiles, source row groups consumed a whole line at a time; tiles
    for the edge strips, a partial last tile column / row as overlapping whole tiles, scalar
-   loops only where a side is shorter than T. kind: TP__K_AVX2, TP__K_C (scalar loops only),
-   TP__K_PF (the super-tiles prefetch their source rows). */
+   loops only where a side is shorter than T. kind: TP__K_AVX2, TP__K_AVX512 (where the source
+   rows are on 64-byte lines and both sides at least the tile's), TP__K_C (scalar loops only),
+   TP__K_PF (the super-tiles prefetch their source rows), TP__K_NT (the AVX-512 super-tiles
+   stream onto 64-byte aligned output rows, without the write prefetch of TP__K_PFW). */
 static void tp__transpose_region(unsigned char *dst, const unsigned char *src, int64_t rows,
                                  int64_t cols, int64_t scol, int64_t drow, size_t es, int kind) {
   int64_t T, e = (int64_t)es, ss = scol * e, ds = drow * e, ifull = 0, jfull = 0;

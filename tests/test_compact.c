@@ -322,6 +322,37 @@ static int kflags(int i) {
 }
 #define KFLAG_TILES (TP__K_AVX2 | TP__K_AVX512 | TP__K_C)
 
+/* The scalar loop's transpose of c2 column groups (scol2 apart in the source) into a, then
+   tp__transpose at every flag set into b (and with one group and `region`, the region kernel
+   alone, streaming where it may): the same bytes. */
+static void check_flag_sets(const unsigned char *src, int64_t rows, int64_t cols, int64_t scol,
+                            int64_t c2, int64_t scol2, int64_t drow, size_t es, unsigned char *a,
+                            unsigned char *b, int region) {
+  size_t need = (size_t)(rows * drow) * es;
+  int64_t g;
+  int flags;
+  memset(a, 0, need);
+  for (g = 0; g < c2; g++)
+    tp__transpose_scalar(a + (size_t)(g * cols) * es, src + (size_t)(g * scol2) * es, 0, rows, 0,
+                         cols, scol, drow, es);
+  for (flags = 0; flags < KFLAG_SETS; flags++) {
+    int f = kflags(flags);
+    memset(b, 0, need);
+    tp__transpose(b, src, rows, cols, scol, c2, scol2, drow, es, f);
+#if TP__SSE2
+    _mm_sfence();
+#endif
+    TPT_MEMEQ(b, a, need);
+    if (c2 > 1 || !region) continue;
+    memset(b, 0, need);
+    tp__transpose_region(b, src, rows, cols, scol, drow, es, f & (KFLAG_TILES | TP__K_NT));
+#if TP__SSE2
+    _mm_sfence();
+#endif
+    TPT_MEMEQ(b, a, need);
+  }
+}
+
 /* The transpose kernel with and without the AVX2 tiles and streaming stores, every element
    size, odd shapes (tile and cache-block edges, planes below and above the direct-path size,
    row strides that do and do not allow streaming): same bytes as the scalar loop. */
@@ -344,31 +375,13 @@ static void test_transpose_kernels(void) {
       int64_t lim = big ? 330 : 70;
       int64_t rows = tpt_range(1, lim), cols = tpt_range(1, lim);
       int64_t scol = rows + tpt_range(0, 9), cols2 = it % 3 == 0 ? tpt_range(1, 3) : 1;
-      int64_t scol2 = cols * scol + tpt_range(0, 7), drow = cols * cols2 + tpt_range(0, 5), g;
+      int64_t scol2 = cols * scol + tpt_range(0, 7), drow = cols * cols2 + tpt_range(0, 5);
       size_t need;
-      int flags;
       if (aligned) drow = (drow + 15) / 16 * 16; /* 16-byte row stride: streaming allowed */
       need = (size_t)(rows * drow) * es;
       if (need > cap || (size_t)(rows + cols * scol + (cols2 - 1) * scol2) * es > sizeof g_mem)
         continue;
-      memset(out_a, 0, need);
-      for (g = 0; g < cols2; g++) /* cols2 column groups, scol2 apart in the source */
-        tp__transpose_scalar(out_a + (size_t)(g * cols) * es, g_mem + (size_t)(g * scol2) * es, 0,
-                             rows, 0, cols, scol, drow, es);
-      for (flags = 0; flags < KFLAG_SETS; flags++) {
-        int f = kflags(flags);
-        memset(out_b, 0, need);
-        tp__transpose(out_b, g_mem, rows, cols, scol, cols2, scol2, drow, es, f);
-#if TP__SSE2
-        _mm_sfence();
-#endif
-        TPT_MEMEQ(out_b, out_a, need);
-        if (cols2 > 1) continue;
-        TPT_MEMEQ(out_b, out_a, need);
-        memset(out_b, 0, need);
-        tp__transpose_region(out_b, g_mem, rows, cols, scol, drow, es, f & KFLAG_TILES);
-        TPT_MEMEQ(out_b, out_a, need);
-      }
+      check_flag_sets(g_mem, rows, cols, scol, cols2, scol2, drow, es, out_a, out_b, 1);
     }
   free(out_a);
   free(out_b);
@@ -383,12 +396,12 @@ static void test_transpose_superblocks(void) {
   static const int64_t shapes[4][3] = {
       {1100, 530, 1}, {530, 1100, 1}, {700, 300, 3}, {600, 333, 1}};
   size_t es_list[4] = {1, 2, 4, 8};
-  int k, sh, flags;
+  int k, sh;
   for (k = 0; k < 4; k++)
     for (sh = 0; sh < 4; sh++) {
       size_t es = es_list[k];
       int64_t rows = shapes[sh][0], cols = shapes[sh][1], cols2 = shapes[sh][2];
-      int64_t scol = rows + 3, scol2 = cols * scol + 5, drow = (cols * cols2 + 15) / 16 * 16, g;
+      int64_t scol = rows + 3, scol2 = cols * scol + 5, drow = (cols * cols2 + 15) / 16 * 16;
       if (sh == 3) drow = 4096 / (int64_t)es; /* 4 KiB between output rows: the second buffer */
       size_t need = (size_t)(rows * drow) * es;
       size_t sbytes = (size_t)(rows + cols * scol + (cols2 - 1) * scol2) * es;
@@ -400,19 +413,7 @@ static void test_transpose_superblocks(void) {
         return;
       }
       fill_random(src, sbytes);
-      memset(a, 0, need);
-      for (g = 0; g < cols2; g++)
-        tp__transpose_scalar(a + (size_t)(g * cols) * es, src + (size_t)(g * scol2) * es, 0,
-                             rows, 0, cols, scol, drow, es);
-      for (flags = 0; flags < KFLAG_SETS; flags++) {
-        int f = kflags(flags);
-        memset(b, 0, need);
-        tp__transpose(b, src, rows, cols, scol, cols2, scol2, drow, es, f);
-#if TP__SSE2
-        _mm_sfence();
-#endif
-        TPT_MEMEQ(b, a, need);
-      }
+      check_flag_sets(src, rows, cols, scol, cols2, scol2, drow, es, a, b, 0);
       free(src); free(a); free(b);
     }
 }
@@ -699,14 +700,14 @@ static void test_transpose_lines64(void) {
                                       {64, 64, 0},  {48, 300, 0}, {37, 200, 1},  {200, 40, 2},
                                       {130, 300, 3}, {300, 130, 1}, {70, 50, 0}};
   size_t es_list[2] = {4, 8};
-  int k, sh, sv, dv, c2, flags;
+  int k, sh, sv, dv, c2;
   for (k = 0; k < 2; k++)
     for (sh = 0; sh < (int)(sizeof shapes / sizeof shapes[0]); sh++)
       for (sv = 0; sv < 3; sv++)
         for (dv = 0; dv < 3; dv++)
           for (c2 = 1; c2 <= 2; c2++) {
             size_t es = es_list[k];
-            int64_t rows = shapes[sh][0], cols = shapes[sh][1], al = shapes[sh][2], g;
+            int64_t rows = shapes[sh][0], cols = shapes[sh][1], al = shapes[sh][2];
             int64_t e = (int64_t)es, line = 64 / e, page = 4096 / e;
             /* variant 0: rows on lines; 1: the base 16 bytes off; 2: the stride one element off */
             int64_t scol = al & 1 ? (rows + page - 1) / page * page : (rows + line) / line * line;
@@ -729,26 +730,7 @@ static void test_transpose_lines64(void) {
               return;
             }
             fill_random(src, sbytes);
-            memset(a, 0, need);
-            for (g = 0; g < c2; g++)
-              tp__transpose_scalar(a + (size_t)(g * cols) * es, src + (size_t)(g * scol2) * es, 0,
-                                   rows, 0, cols, scol, drow, es);
-            for (flags = 0; flags < KFLAG_SETS; flags++) {
-              int f = kflags(flags);
-              memset(b, 0, need);
-              tp__transpose(b, src, rows, cols, scol, c2, scol2, drow, es, f);
-#if TP__SSE2
-              _mm_sfence();
-#endif
-              TPT_MEMEQ(b, a, need);
-              if (c2 > 1) continue;
-              memset(b, 0, need); /* the region kernel, streaming where it may */
-              tp__transpose_region(b, src, rows, cols, scol, drow, es, f & (KFLAG_TILES | TP__K_NT));
-#if TP__SSE2
-              _mm_sfence();
-#endif
-              TPT_MEMEQ(b, a, need);
-            }
+            check_flag_sets(src, rows, cols, scol, c2, scol2, drow, es, a, b, 1);
             free(rs); free(ra); free(rb);
           }
 }
