@@ -3996,16 +3996,21 @@ static void tp__gather(unsigned char *dst, const unsigned char *src, int64_t n, 
 /* The 2-D transpose kernel: dst[i * drow + j] = src[i + j * scol] for i < rows, j < cols
    (element units; strides may be negative). Two levels of blocking:
    - register tiles: square T x T tiles (SSE2 at compile time on x86-64: 8x8 bytes, 8x8 of
-     2-byte, 4x4 of 4-byte, 2x2 of 8-byte elements; AVX2 for 2- and 4-byte elements when the
-     CPU has it, chosen at run time: tp__cpu_level), scalar loops for element sizes without a
-     tile, for sides shorter than a tile and on CPUs without SSE2 (TP__K_C). (A 16x16 SSE2
-     byte tile was measured: no faster in cache, slower out of it - 16 output rows in flight
-     at once; see bench/README.md.);
+     2-byte, 4x4 of 4-byte, 2x2 of 8-byte elements; AVX2 for 2- and 4-byte elements and
+     AVX-512 for 4- and 8-byte ones when the CPU has it, chosen at run time: tp__cpu_level),
+     scalar loops for element sizes without a tile, for sides shorter than a tile and on CPUs
+     without SSE2 (TP__K_C). The AVX-512 tiles (16x16 of 4-byte, 8x8 of 8-byte elements) load
+     and store whole 64-byte rows: they are taken only where the source rows are on 64-byte
+     lines and neither side is shorter than a tile (else every other row straddles two lines:
+     f32 1000x1000 measured 1.02-1.2x slower with them), and not in the line groups (16 rows
+     4 KiB apart in one L1 set: 1.03-1.09x slower). (A 16x16 SSE2 byte tile was measured: no
+     faster in cache, slower out of it - 16 output rows in flight at once; bench/README.md.);
    - routes (tp__transpose, measured per row on an AMD EPYC Zen 4 against the 2026-11-30 and
      the previous kernels, bench/README.md): a plane of at most TP__TDIRECT bytes, or one whose
      source and output strides are not multiples of 4 KiB, goes straight through the region
      kernel (no row of it in the same cache set as the next); a small plane (<= 16 KiB) is one
-     bounce block (below); an aliasing plane of at most a quarter of the last-level cache goes
+     bounce block (below), or for the AVX-512 tiles, when its rows are on lines and do not
+     alias, the region kernel too; an aliasing plane of at most a quarter of the last-level cache goes
      through tp__transpose_lines (line groups into a buffer, whole output pieces out: the
      cache serves its 64-byte reads); bigger aliasing planes are cut into cache blocks of Bj
      source rows x Bi elements. Each block's source rows are first copied into a small
@@ -4017,11 +4022,14 @@ static void tp__gather(unsigned char *dst, const unsigned char *src, int64_t n, 
      touches stay in the TLB).
    Streaming (TP__K_NT: outputs of at least a quarter of the LLC, tp__stream_out): the tiles
    write into a second L1 buffer and each output row's piece is streamed whole (tp__copy_nt),
-   skipping the caches and the read-for-ownership of every output line; only the 2x2 tile of
-   8-byte elements streams straight from its registers (two output rows in flight fill whole
-   lines in order; 8-16 rows in flight, as from the 4-, 8- and 16-row tiles, left as many
-   half-filled write-combining buffers and measured 1.2-2x slower). The TP__* switches below
-   select each choice at compile time for A/B runs (make bench-ab). */
+   skipping the caches and the read-for-ownership of every output line; the 2x2 tile of 8-byte
+   elements streams straight from its registers (two output rows in flight fill whole lines in
+   order; 8-16 rows in flight, as from the SSE2 / AVX2 4-, 8- and 16-row tiles, left as many
+   half-filled write-combining buffers and measured 1.2-2x slower), and so do the AVX-512
+   tiles onto 64-byte aligned output rows, in the bounce blocks and in the region kernel (each
+   row of a tile is one whole line, one store: f32 4096x4096 0.67x, NCHW->NHWC 0.56x the time
+   of the second buffer's pieces). The TP__* switches below select each choice at compile time
+   for A/B runs (make bench-ab). */
 #ifndef TP__PF_ROWS
 #define TP__PF_ROWS 1
 #endif
@@ -4050,6 +4058,12 @@ static void tp__gather(unsigned char *dst, const unsigned char *src, int64_t n, 
 #endif
 #ifndef TP__T2_LINES
 #define TP__T2_LINES 0 /* ... also in tp__transpose_lines (16 aliasing source rows at once) */
+#endif
+#ifndef TP__T4_AVX512
+#define TP__T4_AVX512 1 /* the AVX-512 16x16 tile for 4-byte elements (0: the AVX2 8x8) */
+#endif
+#ifndef TP__T8_AVX512
+#define TP__T8_AVX512 1 /* the AVX-512 8x8 tile for 8-byte elements (0: the SSE2 2x2) */
 #endif
 #define TP__K_NT 2   /* streaming stores for the output */
 #if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
@@ -4254,6 +4268,96 @@ static int tp__cpu_avx2(void) { return 0; }
 static int tp__cpu_avx512(void) {
   return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") ? 1 : 0;
 }
+/* 16x16 of 4-byte and 8x8 of 8-byte elements with 512-bit registers (pure bit moves: NaN
+   payloads are kept). Every source row of a tile is one 64-byte load and every output row one
+   64-byte store: a whole line when the rows are on lines, so the streaming forms
+   (_mm512_stream_si512: 64-byte aligned output rows only) fill each write-combining buffer
+   with one store. 4-byte network: unpack 32 / unpack 64 within 128-bit lanes leave u_{4g+c}
+   lane L = column 4L + c of rows 4g..4g+3; two 128-bit lane shuffles gather each column's four
+   lanes into one register. 8-byte network: unpack 64 leaves t_{2g+c} lane L = column 2L + c of
+   rows 2g, 2g + 1; the same two lane shuffles. */
+/* (the zero-masking forms with every lane kept: the plain ones of gcc 12's headers start from
+   an "undefined" value that g++ -Wuninitialized reports; the same instructions) */
+#define TP__UL32(a, b) _mm512_maskz_unpacklo_epi32((__mmask16)0xFFFF, (a), (b))
+#define TP__UH32(a, b) _mm512_maskz_unpackhi_epi32((__mmask16)0xFFFF, (a), (b))
+#define TP__UL64(a, b) _mm512_maskz_unpacklo_epi64((__mmask8)0xFF, (a), (b))
+#define TP__UH64(a, b) _mm512_maskz_unpackhi_epi64((__mmask8)0xFF, (a), (b))
+#define TP__SH128(a, b, imm) _mm512_maskz_shuffle_i64x2((__mmask8)0xFF, (a), (b), (imm))
+#define TP__L512(p) _mm512_loadu_si512((const void *)(p))
+#define TP__S512(p, v) _mm512_storeu_si512((void *)(p), (v))
+#define TP__S512N(p, v) _mm512_stream_si512((__m512i *)(void *)(p), (v))
+/* the lane shuffles: X = [a.L0, a.L2, b.L0, b.L2] (0x88), Y = [a.L1, a.L3, b.L1, b.L3] (0xDD) */
+#define TP__LANES(X, Y, a, b)                                                                    \
+  X = TP__SH128((a), (b), 0x88);                                                                 \
+  Y = TP__SH128((a), (b), 0xDD)
+/* the column c of the four quarter registers a, b, e, f (rows 0-3, 4-7, 8-11, 12-15 of the
+   16x16 tile; or row pairs of the 8x8) into output rows c, c + Q, c + 2Q, c + 3Q (Q = T / 4) */
+#define TP__COLS4(STORE, c, Q, a, b, e, f)                                                       \
+  do {                                                                                           \
+    __m512i tp__v0, tp__v1, tp__w0, tp__w1;                                                      \
+    TP__LANES(tp__v0, tp__v1, a, b);                                                             \
+    TP__LANES(tp__w0, tp__w1, e, f);                                                             \
+    STORE(d + (c) * ds, TP__SH128(tp__v0, tp__w0, 0x88));                                        \
+    STORE(d + ((c) + (Q)) * ds, TP__SH128(tp__v1, tp__w1, 0x88));                                \
+    STORE(d + ((c) + 2 * (Q)) * ds, TP__SH128(tp__v0, tp__w0, 0xDD));                            \
+    STORE(d + ((c) + 3 * (Q)) * ds, TP__SH128(tp__v1, tp__w1, 0xDD));                            \
+  } while (0)
+#define TP__U4(g, r0, r1, r2, r3)                                                                \
+  do {                                                                                           \
+    __m512i tp__t0 = TP__UL32(r0, r1), tp__t1 = TP__UH32(r0, r1);                                \
+    __m512i tp__t2 = TP__UL32(r2, r3), tp__t3 = TP__UH32(r2, r3);                                \
+    u##g##0 = TP__UL64(tp__t0, tp__t2);                                                          \
+    u##g##1 = TP__UH64(tp__t0, tp__t2);                                                          \
+    u##g##2 = TP__UL64(tp__t1, tp__t3);                                                          \
+    u##g##3 = TP__UH64(tp__t1, tp__t3);                                                          \
+  } while (0)
+#define TP__Q4(g)                                                                                \
+  TP__U4(g, TP__L512(s + (4 * (g)) * ss), TP__L512(s + (4 * (g) + 1) * ss),                      \
+         TP__L512(s + (4 * (g) + 2) * ss), TP__L512(s + (4 * (g) + 3) * ss))
+#define TP__TILE4_16X16(NAME, STORE)                                                             \
+  __attribute__((target("avx512f,avx512bw"))) static void NAME(                                  \
+      unsigned char *d, int64_t ds, const unsigned char *s, int64_t ss) {                        \
+    __m512i u00, u01, u02, u03, u10, u11, u12, u13, u20, u21, u22, u23, u30, u31, u32, u33;      \
+    TP__Q4(0);                                                                                   \
+    TP__Q4(1);                                                                                   \
+    TP__Q4(2);                                                                                   \
+    TP__Q4(3);                                                                                   \
+    TP__COLS4(STORE, 0, 4, u00, u10, u20, u30);                                                  \
+    TP__COLS4(STORE, 1, 4, u01, u11, u21, u31);                                                  \
+    TP__COLS4(STORE, 2, 4, u02, u12, u22, u32);                                                  \
+    TP__COLS4(STORE, 3, 4, u03, u13, u23, u33);                                                  \
+  }
+TP__TILE4_16X16(tp__tile4_16x16_avx512, TP__S512)
+TP__TILE4_16X16(tp__tile4_16x16_avx512_nt, TP__S512N)
+#undef TP__TILE4_16X16
+#undef TP__Q4
+#undef TP__U4
+#define TP__TILE8_8X8(NAME, STORE)                                                               \
+  __attribute__((target("avx512f,avx512bw"))) static void NAME(                                  \
+      unsigned char *d, int64_t ds, const unsigned char *s, int64_t ss) {                        \
+    __m512i r0 = TP__L512(s), r0b = TP__L512(s + ss), r1 = TP__L512(s + 2 * ss);                 \
+    __m512i r1b = TP__L512(s + 3 * ss), r2 = TP__L512(s + 4 * ss), r2b = TP__L512(s + 5 * ss);   \
+    __m512i r3 = TP__L512(s + 6 * ss), r3b = TP__L512(s + 7 * ss);                               \
+    __m512i t0 = TP__UL64(r0, r0b), t1 = TP__UH64(r0, r0b);                                      \
+    __m512i t2 = TP__UL64(r1, r1b), t3 = TP__UH64(r1, r1b);                                      \
+    __m512i t4 = TP__UL64(r2, r2b), t5 = TP__UH64(r2, r2b);                                      \
+    __m512i t6 = TP__UL64(r3, r3b), t7 = TP__UH64(r3, r3b);                                      \
+    TP__COLS4(STORE, 0, 2, t0, t2, t4, t6);                                                      \
+    TP__COLS4(STORE, 1, 2, t1, t3, t5, t7);                                                      \
+  }
+TP__TILE8_8X8(tp__tile8_8x8_avx512, TP__S512)
+TP__TILE8_8X8(tp__tile8_8x8_avx512_nt, TP__S512N)
+#undef TP__TILE8_8X8
+#undef TP__COLS4
+#undef TP__LANES
+#undef TP__S512N
+#undef TP__S512
+#undef TP__L512
+#undef TP__SH128
+#undef TP__UH64
+#undef TP__UL64
+#undef TP__UH32
+#undef TP__UL32
 #else
 #define TP__AVX512 0
 static int tp__cpu_avx512(void) { return 0; }
@@ -4299,12 +4403,22 @@ static void tp__transpose_scalar(unsigned char *dst, const unsigned char *src, i
 typedef void (*tp__tile_fn)(unsigned char *d, int64_t ds, const unsigned char *s, int64_t ss);
 
 /* The tile kernel and its size T for an element size (T = 0: none); kind: TP__K_AVX2 (the
-   AVX2 tiles), TP__K_C (none: the scalar loops). */
+   AVX2 tiles), TP__K_AVX512 (the AVX-512 ones first), TP__K_C (none: the scalar loops). */
 static tp__tile_fn tp__tile_for(size_t es, int kind, int64_t *T) {
   *T = 0;
   (void)kind;
   (void)es;
   if (kind & TP__K_C) return NULL;
+#if TP__AVX512
+  if (es == 4 && (kind & TP__K_AVX512) && TP__T4_AVX512) {
+    *T = 16;
+    return tp__tile4_16x16_avx512;
+  }
+  if (es == 8 && (kind & TP__K_AVX512) && TP__T8_AVX512) {
+    *T = 8;
+    return tp__tile8_8x8_avx512;
+  }
+#endif
 #if TP__AVX2
   if (es == 4 && (kind & TP__K_AVX2)) {
     *T = 8;
@@ -4392,10 +4506,29 @@ __attribute__((target("avx2,prfchw"))) static void tp__super2_avx2(unsigned char
   TP__SUPER_BODY(tp__tile2_16x16_avx2, 16, 2, 1)
 }
 #endif
+#if TP__AVX512
+#define TP__SUPER512(NAME, TILE, T, ES)                                                         \
+  __attribute__((target("avx512f,avx512bw,prfchw"))) static void NAME(                          \
+      unsigned char *dst, const unsigned char *src, int64_t rs, int64_t cs, int64_t scol,       \
+      int64_t drow, int pf) {                                                                   \
+    TP__SUPER_BODY(TILE, T, ES, 1)                                                              \
+  }
+TP__SUPER512(tp__super4_avx512, tp__tile4_16x16_avx512, 16, 4)
+TP__SUPER512(tp__super8_avx512, tp__tile8_8x8_avx512, 8, 8)
+TP__SUPER512(tp__super4_avx512_nt, tp__tile4_16x16_avx512_nt, 16, 4)
+TP__SUPER512(tp__super8_avx512_nt, tp__tile8_8x8_avx512_nt, 8, 8)
+#undef TP__SUPER512
+#endif
 #undef TP__SUPER_BODY
 static tp__super_fn tp__super_for(size_t es, int kind) {
   (void)kind;
   if (kind & TP__K_C) return NULL;
+#if TP__AVX512
+  if (es == 4 && (kind & TP__K_AVX512) && TP__T4_AVX512)
+    return kind & TP__K_NT ? tp__super4_avx512_nt : tp__super4_avx512;
+  if (es == 8 && (kind & TP__K_AVX512) && TP__T8_AVX512)
+    return kind & TP__K_NT ? tp__super8_avx512_nt : tp__super8_avx512;
+#endif
 #if TP__AVX2
   if (es == 4 && (kind & TP__K_AVX2)) return tp__super4_avx2;
   if (es == 2 && (kind & TP__K_AVX2) && TP__T2_AVX2) return tp__super2_avx2;
@@ -4419,12 +4552,25 @@ static tp__super_fn tp__super_for(size_t es, int kind) {
 /* Transposes a rows x cols region: super-tiles of S x S (S = one 64-byte line of elements,
    at least T) built from T x T tiles, source row groups consumed a whole line at a time; tiles
    for the edge strips, a partial last tile column / row as overlapping whole tiles, scalar
-   loops only where a side is shorter than T. kind: TP__K_AVX2, TP__K_C (scalar loops only),
-   TP__K_PF (the super-tiles prefetch their source rows). */
+   loops only where a side is shorter than T. kind: TP__K_AVX2, TP__K_AVX512 (where the source
+   rows are on 64-byte lines and both sides at least the tile's), TP__K_C (scalar loops only),
+   TP__K_PF (the super-tiles prefetch their source rows), TP__K_NT (the AVX-512 super-tiles
+   stream onto 64-byte aligned output rows, without the write prefetch of TP__K_PFW). */
 static void tp__transpose_region(unsigned char *dst, const unsigned char *src, int64_t rows,
                                  int64_t cols, int64_t scol, int64_t drow, size_t es, int kind) {
   int64_t T, e = (int64_t)es, ss = scol * e, ds = drow * e, ifull = 0, jfull = 0;
   tp__tile_fn tile = tp__tile_for(es, kind, &T);
+#ifndef TP__A512_ALIGN
+#define TP__A512_ALIGN 1
+#endif
+  if (tile && (kind & TP__K_AVX512) &&
+      (rows < T || cols < T ||
+       ((TP__A512_ALIGN & 1) && ((((uintptr_t)src) | (uintptr_t)ss) & 63u) != 0) ||
+       ((TP__A512_ALIGN & 2) && ((((uintptr_t)dst) | (uintptr_t)ds) & 63u) != 0)))
+    tile = tp__tile_for(es, kind &= ~TP__K_AVX512, &T);
+  if (!(kind & TP__K_AVX512) || (((uintptr_t)dst | (uintptr_t)ds) & 63u) != 0)
+    kind &= ~TP__K_NT; /* streaming from the AVX-512 tiles: whole output lines only */
+  if (kind & TP__K_NT) kind &= ~TP__K_PFW; /* (a write prefetch before streaming stores: 1.8x slower) */
   if (tile) {
     int64_t S = 64 / e < T ? T : 64 / e, rs = rows / S * S, cs = cols / S * S, i, j;
     tp__super_fn super = tp__super_for(es, kind);
@@ -4497,6 +4643,14 @@ TP__BLOCK_FN(tp__block4_avx2, __attribute__((target("avx2"))), tp__tile4_8x8_avx
 TP__BLOCK_FN(tp__block4_avx2_nt, __attribute__((target("avx2"))), tp__tile4_8x8_avx2_nt, 8, 4)
 TP__BLOCK_FN(tp__block2_avx2, __attribute__((target("avx2"))), tp__tile2_16x16_avx2, 16, 2)
 #endif
+#if TP__AVX512
+#define TP__A512 __attribute__((target("avx512f,avx512bw")))
+TP__BLOCK_FN(tp__block4_avx512, TP__A512, tp__tile4_16x16_avx512, 16, 4)
+TP__BLOCK_FN(tp__block4_avx512_nt, TP__A512, tp__tile4_16x16_avx512_nt, 16, 4)
+TP__BLOCK_FN(tp__block8_avx512, TP__A512, tp__tile8_8x8_avx512, 8, 8)
+TP__BLOCK_FN(tp__block8_avx512_nt, TP__A512, tp__tile8_8x8_avx512_nt, 8, 8)
+#undef TP__A512
+#endif
 #undef TP__NOATTR
 #undef TP__BLOCK_FN
 
@@ -4508,6 +4662,18 @@ static tp__block_fn tp__block_for(size_t es, int flags, int64_t *T, int *nt) {
   *nt = 0;
   (void)want_nt;
   if (flags & TP__K_C) return NULL;
+#if TP__AVX512
+  if (es == 4 && (flags & TP__K_AVX512) && TP__T4_AVX512) {
+    *T = 16;
+    *nt = want_nt;
+    return want_nt ? tp__block4_avx512_nt : tp__block4_avx512;
+  }
+  if (es == 8 && (flags & TP__K_AVX512) && TP__T8_AVX512) {
+    *T = 8;
+    *nt = want_nt;
+    return want_nt ? tp__block8_avx512_nt : tp__block8_avx512;
+  }
+#endif
 #if TP__AVX2
   if (es == 4 && (flags & TP__K_AVX2)) {
     *T = 8;
@@ -4573,6 +4739,9 @@ static void tp__copy_nt(unsigned char *d, const unsigned char *s, size_t n) {
 #define TP__TDIRECT 4096
 #endif
 #define TP__TBLOCK 16384
+#ifndef TP__BUF64
+#define TP__BUF64 1 /* the bounce buffers start on a 64-byte line */
+#endif
 #ifndef TP__TSUPER
 #define TP__TSUPER 512
 #endif
@@ -4588,6 +4757,15 @@ static void tp__copy_nt(unsigned char *d, const unsigned char *s, size_t n) {
 #endif
 #ifndef TP__NT_TILES8
 #define TP__NT_TILES8 1 /* ... except for 8-byte elements (2 output rows in flight) */
+#endif
+#ifndef TP__NT_TILES4_512
+#define TP__NT_TILES4_512 1 /* ... and for 4-byte ones from the AVX-512 tile (whole-line rows) */
+#endif
+#ifndef TP__NT_REGION512
+#define TP__NT_REGION512 1 /* ... also in the region kernel (planes without aliasing) */
+#endif
+#ifndef TP__SMALL512
+#define TP__SMALL512 1 /* small planes the AVX-512 tiles take whole: the region kernel */
 #endif
 #ifndef TP__NT_PIECES
 #define TP__NT_PIECES 1 /* streaming outputs: tiles into the second buffer, pieces streamed */
@@ -4644,6 +4822,9 @@ static size_t tp__llc_bytes(void) {
    line a group, the rows' other lines, fetched with them, had left the cache by the next
    group: bf16 2048x2048 in cache took 1.11-1.16x as long, f32 1024x1024 1.03-1.07x.) */
 #define TP__TBUF 32768
+#ifndef TP__LINES512
+#define TP__LINES512 0 /* the AVX-512 4- and 8-byte tiles here too (16 / 8 aliasing rows a tile) */
+#endif
 #ifndef TP__LINES_BYTES
 #define TP__LINES_BYTES 128 /* switch for A/B runs: 64 = one line of each source row a group */
 #endif
@@ -4658,7 +4839,8 @@ static void tp__transpose_lines(unsigned char *dst, const unsigned char *src, in
     for (c0 = 0; c0 < cols; c0 += seg) {
       int64_t sc = cols - c0 < seg ? cols - c0 : seg;
       tp__transpose_region(buf, src + (i0 + c0 * scol) * e, bi, sc, scol, sc, es,
-                           es == 2 && !TP__T2_LINES ? kind & ~TP__K_AVX2 : kind);
+                           (es == 2 && !TP__T2_LINES ? kind & ~TP__K_AVX2 : kind) &
+                               ~(es >= 4 && !TP__LINES512 ? TP__K_AVX512 : 0));
       for (i = 0; i < bi; i++) {
 #if TP__SSE2
         if (nt && !(kind & TP__K_C)) {
@@ -4686,27 +4868,38 @@ static void tp__transpose(unsigned char *dst, const unsigned char *src, int64_t 
                           int64_t cols, int64_t scol, int64_t cols2, int64_t scol2, int64_t drow,
                           size_t es, int flags) {
   int64_t e = (int64_t)es, T, g, ncols = cols * cols2, plane;
-  int nt, small, alias, ntp = 0;
+  int nt, small, alias, ntp = 0, a64;
   tp__block_fn blk;
   if ((flags & TP__K_NT) && (((uintptr_t)dst & 15u) != 0 || ((drow * e) & 15) != 0))
     flags &= ~TP__K_NT;
-  if ((flags & TP__K_NT) && !TP__NT_TILES && !(es == 8 && TP__NT_TILES8)) {
+  /* the AVX-512 4- and 8-byte tiles stream whole 64-byte rows: 64-byte aligned output rows */
+  a64 = ((uintptr_t)dst & 63u) == 0 && ((drow * e) & 63) == 0;
+  if ((flags & TP__K_NT) && !TP__NT_TILES && !(es == 8 && TP__NT_TILES8) &&
+      !(es == 4 && TP__NT_TILES4_512 && TP__T4_AVX512 && (flags & TP__K_AVX512) && a64)) {
     /* streamed from the second buffer, not from the tiles: 8-16 output rows in flight leave as
        many half-filled write-combining buffers (measured 1.2-2x slower); the 2x2 tile of 8-byte
        elements fills two rows' lines in order, and streams from the tiles */
     flags &= ~TP__K_NT;
     ntp = 1;
   }
+  if ((flags & TP__K_NT) && es == 8 && !a64) flags &= ~TP__K_AVX512;
   blk = tp__block_for(es, flags, &T, &nt);
   plane = rows * ncols * e;
   small = plane <= TP__TBLOCK && ncols <= TP__TBLOCK / 128;
   alias = (scol * e) % 4096 == 0 || (drow * e) % 4096 == 0;
-  if (!blk || plane <= TP__TDIRECT || (!small && !alias && TP__ROUTE_DIRECT && !(ntp && cols2 == 1 && TP__NT_BOUNCE))) {
+  /* a small plane of 4- or 8-byte elements whose source rows are on 64-byte lines and do not
+     alias: the AVX-512 tiles straight from the source, no bounce block (64x64 f32 in cache
+     0.69x the time) */
+  if (small && !alias && es >= 4 && (flags & TP__K_AVX512) && TP__SMALL512 &&
+      ((((uintptr_t)src) | (uintptr_t)(scol * e) | (uintptr_t)(cols2 > 1 ? scol2 * e : 0)) & 63u) == 0)
+    small = 2;
+  if (!blk || plane <= TP__TDIRECT || small == 2 || (!small && !alias && TP__ROUTE_DIRECT && !(ntp && cols2 == 1 && TP__NT_BOUNCE))) {
     /* no aliasing of rows in one cache set: the region kernel straight from the source */
     /* the write prefetch only for one column level: with two (a channels_last slice), each
        region writes a short piece of every output row and it measured 1.08x [1.04-1.14] slower */
     int kind = (flags & (TP__K_AVX2 | TP__K_AVX512 | TP__K_C)) | (ntp || nt ? TP__K_PF : 0);
     if ((kind & TP__K_PF) && cols2 == 1 && TP__PFW_REGION) kind |= TP__K_PFW;
+    if (nt && es >= 4 && TP__NT_REGION512) kind |= TP__K_NT; /* the AVX-512 super-tiles stream */
     for (g = 0; g < cols2; g++)
       tp__transpose_region(dst + g * cols * e, src + g * scol2 * e, rows, cols, scol, drow, es,
                            kind);
@@ -4729,9 +4922,11 @@ static void tp__transpose_blocks(unsigned char *dst, const unsigned char *src, i
                                  int64_t drow, size_t es, tp__block_fn blk, int64_t T, int nt,
                                  int ntp, int small) {
   int64_t e = (int64_t)es, Bi, Bj, i0, j0, k, g, c, ncols = cols * cols2, I, J, SB;
-  /* 8-byte alignment is enough for the loads; the buffer is read with unaligned loads */
-  uint64_t buf[TP__TBLOCK / 8], obuf[TP__TBLOCK / 8];
-  unsigned char *b = (unsigned char *)buf, *ob = NULL;
+  /* both buffers start on a 64-byte line (the 64-byte loads and stores of the AVX-512 tiles
+     would otherwise straddle two lines each; TP__BUF64 0: as declared, 8-byte aligned) */
+  uint64_t buf[TP__TBLOCK / 8 + 8], obuf[TP__TBLOCK / 8 + 8];
+  unsigned char *b = (unsigned char *)buf + (TP__BUF64 ? (64u - ((uintptr_t)buf & 63u)) & 63u : 0);
+  unsigned char *ob = NULL;
   const unsigned char *row[TP__TBLOCK / 128]; /* the block's source rows (Bj <= TP__TBLOCK / 128) */
   /* runs of 256 source bytes when streaming (whole output lines per tile row; fewer, longer
      output pieces), 128 otherwise (more source rows per block: longer output pieces in cache) */
@@ -4751,7 +4946,7 @@ static void tp__transpose_blocks(unsigned char *dst, const unsigned char *src, i
      second buffer: the tiles write there, then each output row's piece is copied whole
      (measured: bf16 2048x2048 1.02-1.04 -> 0.72-0.75 ms, u8 4096x4096 5.4-5.6 -> 3.3-3.7 ms;
      slower for 8-byte elements, mixed for 4-byte ones and 2 KiB strides, which stay direct) */
-  if (ntp || (!nt && es <= 2 && (drow * e) % 4096 == 0)) ob = (unsigned char *)obuf;
+  if (ntp || (!nt && es <= 2 && (drow * e) % 4096 == 0)) ob = (unsigned char *)obuf + (TP__BUF64 ? (64u - ((uintptr_t)obuf & 63u)) & 63u : 0);
   /* super-blocks of TP__TSUPER source rows x TP__TSUPER output rows: the blocks inside one
      touch at most ~2 x TP__TSUPER pages (source rows' pieces, output rows' pieces), few enough
      for the TLB to keep; without them a column of blocks touches every output row's page */

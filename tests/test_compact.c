@@ -304,6 +304,55 @@ static void test_large_paths(void) {
   }
 }
 
+/* The kernel flag sets the transpose tests run, levels the CPU lacks left out: the SSE2 tiles,
+   AVX2, AVX-512, each with and without streaming stores, and the portable loops. */
+#define KFLAG_SETS 7
+static int kflags(int i) {
+  static const int sets[KFLAG_SETS] = {0,
+                                       TP__K_AVX2,
+                                       TP__K_NT,
+                                       TP__K_AVX2 | TP__K_NT,
+                                       TP__K_C | TP__K_NT,
+                                       TP__K_AVX2 | TP__K_AVX512,
+                                       TP__K_AVX2 | TP__K_AVX512 | TP__K_NT};
+  int f = sets[i];
+  if (!tp__cpu_avx512()) f &= ~TP__K_AVX512;
+  if (!tp__cpu_avx2()) f &= ~TP__K_AVX2;
+  return f;
+}
+#define KFLAG_TILES (TP__K_AVX2 | TP__K_AVX512 | TP__K_C)
+
+/* The scalar loop's transpose of c2 column groups (scol2 apart in the source) into a, then
+   tp__transpose at every flag set into b (and with one group and `region`, the region kernel
+   alone, streaming where it may): the same bytes. */
+static void check_flag_sets(const unsigned char *src, int64_t rows, int64_t cols, int64_t scol,
+                            int64_t c2, int64_t scol2, int64_t drow, size_t es, unsigned char *a,
+                            unsigned char *b, int region) {
+  size_t need = (size_t)(rows * drow) * es;
+  int64_t g;
+  int flags;
+  memset(a, 0, need);
+  for (g = 0; g < c2; g++)
+    tp__transpose_scalar(a + (size_t)(g * cols) * es, src + (size_t)(g * scol2) * es, 0, rows, 0,
+                         cols, scol, drow, es);
+  for (flags = 0; flags < KFLAG_SETS; flags++) {
+    int f = kflags(flags);
+    memset(b, 0, need);
+    tp__transpose(b, src, rows, cols, scol, c2, scol2, drow, es, f);
+#if TP__SSE2
+    _mm_sfence();
+#endif
+    TPT_MEMEQ(b, a, need);
+    if (c2 > 1 || !region) continue;
+    memset(b, 0, need);
+    tp__transpose_region(b, src, rows, cols, scol, drow, es, f & (KFLAG_TILES | TP__K_NT));
+#if TP__SSE2
+    _mm_sfence();
+#endif
+    TPT_MEMEQ(b, a, need);
+  }
+}
+
 /* The transpose kernel with and without the AVX2 tiles and streaming stores, every element
    size, odd shapes (tile and cache-block edges, planes below and above the direct-path size,
    row strides that do and do not allow streaming): same bytes as the scalar loop. */
@@ -326,32 +375,13 @@ static void test_transpose_kernels(void) {
       int64_t lim = big ? 330 : 70;
       int64_t rows = tpt_range(1, lim), cols = tpt_range(1, lim);
       int64_t scol = rows + tpt_range(0, 9), cols2 = it % 3 == 0 ? tpt_range(1, 3) : 1;
-      int64_t scol2 = cols * scol + tpt_range(0, 7), drow = cols * cols2 + tpt_range(0, 5), g;
+      int64_t scol2 = cols * scol + tpt_range(0, 7), drow = cols * cols2 + tpt_range(0, 5);
       size_t need;
-      int flags;
       if (aligned) drow = (drow + 15) / 16 * 16; /* 16-byte row stride: streaming allowed */
       need = (size_t)(rows * drow) * es;
       if (need > cap || (size_t)(rows + cols * scol + (cols2 - 1) * scol2) * es > sizeof g_mem)
         continue;
-      memset(out_a, 0, need);
-      for (g = 0; g < cols2; g++) /* cols2 column groups, scol2 apart in the source */
-        tp__transpose_scalar(out_a + (size_t)(g * cols) * es, g_mem + (size_t)(g * scol2) * es, 0,
-                             rows, 0, cols, scol, drow, es);
-      for (flags = 0; flags <= 4; flags++) {
-        int f = flags == 4 ? TP__K_C | TP__K_NT : flags; /* 4: the portable loops */
-        if ((f & TP__K_AVX2) && !tp__cpu_avx2()) f &= ~TP__K_AVX2;
-        memset(out_b, 0, need);
-        tp__transpose(out_b, g_mem, rows, cols, scol, cols2, scol2, drow, es, f);
-#if TP__SSE2
-        _mm_sfence();
-#endif
-        TPT_MEMEQ(out_b, out_a, need);
-        if (cols2 > 1) continue;
-        TPT_MEMEQ(out_b, out_a, need);
-        memset(out_b, 0, need);
-        tp__transpose_region(out_b, g_mem, rows, cols, scol, drow, es, f & (TP__K_AVX2 | TP__K_C));
-        TPT_MEMEQ(out_b, out_a, need);
-      }
+      check_flag_sets(g_mem, rows, cols, scol, cols2, scol2, drow, es, out_a, out_b, 1);
     }
   free(out_a);
   free(out_b);
@@ -366,12 +396,12 @@ static void test_transpose_superblocks(void) {
   static const int64_t shapes[4][3] = {
       {1100, 530, 1}, {530, 1100, 1}, {700, 300, 3}, {600, 333, 1}};
   size_t es_list[4] = {1, 2, 4, 8};
-  int k, sh, flags;
+  int k, sh;
   for (k = 0; k < 4; k++)
     for (sh = 0; sh < 4; sh++) {
       size_t es = es_list[k];
       int64_t rows = shapes[sh][0], cols = shapes[sh][1], cols2 = shapes[sh][2];
-      int64_t scol = rows + 3, scol2 = cols * scol + 5, drow = (cols * cols2 + 15) / 16 * 16, g;
+      int64_t scol = rows + 3, scol2 = cols * scol + 5, drow = (cols * cols2 + 15) / 16 * 16;
       if (sh == 3) drow = 4096 / (int64_t)es; /* 4 KiB between output rows: the second buffer */
       size_t need = (size_t)(rows * drow) * es;
       size_t sbytes = (size_t)(rows + cols * scol + (cols2 - 1) * scol2) * es;
@@ -383,20 +413,7 @@ static void test_transpose_superblocks(void) {
         return;
       }
       fill_random(src, sbytes);
-      memset(a, 0, need);
-      for (g = 0; g < cols2; g++)
-        tp__transpose_scalar(a + (size_t)(g * cols) * es, src + (size_t)(g * scol2) * es, 0,
-                             rows, 0, cols, scol, drow, es);
-      for (flags = 0; flags <= 4; flags++) {
-        int f = flags == 4 ? TP__K_C | TP__K_NT : flags;
-        if ((f & TP__K_AVX2) && !tp__cpu_avx2()) f &= ~TP__K_AVX2;
-        memset(b, 0, need);
-        tp__transpose(b, src, rows, cols, scol, cols2, scol2, drow, es, f);
-#if TP__SSE2
-        _mm_sfence();
-#endif
-        TPT_MEMEQ(b, a, need);
-      }
+      check_flag_sets(src, rows, cols, scol, cols2, scol2, drow, es, a, b, 0);
       free(src); free(a); free(b);
     }
 }
@@ -644,9 +661,8 @@ static void test_transpose_routes(void) {
           for (g = 0; g < c2; g++)
             tp__transpose_scalar(a + (size_t)(g * cols) * es, src + (size_t)(base + g * scol2) * es,
                                  0, rows, 0, cols, neg ? -scol : scol, drow, es);
-          for (flags = 0; flags <= 4; flags++) {
-            int f = flags == 4 ? TP__K_C | TP__K_NT : flags;
-            if ((f & TP__K_AVX2) && !tp__cpu_avx2()) f &= ~TP__K_AVX2;
+          for (flags = 0; flags < KFLAG_SETS; flags++) {
+            int f = kflags(flags);
             memset(b, 0, need);
             tp__transpose(b, src + (size_t)base * es, rows, cols, neg ? -scol : scol, c2, scol2,
                           drow, es, f);
@@ -657,11 +673,66 @@ static void test_transpose_routes(void) {
             if (c2 > 1 || es > 8) continue;
             memset(b, 0, need); /* the line-group kernel on its own, whatever the route */
             tp__transpose_lines(b, src + (size_t)base * es, rows, cols, neg ? -scol : scol, drow,
-                                es, f & (TP__K_AVX2 | TP__K_C), (f & TP__K_NT) != 0);
+                                es, f & KFLAG_TILES, (f & TP__K_NT) != 0);
             TPT_MEMEQ(b, a, need);
           }
           free(src); free(a); free(b);
         }
+}
+
+/* n bytes 64-byte aligned plus off (the AVX-512 tiles' paths depend on the rows' lines); *raw
+   is what to free. */
+static unsigned char *alloc_at(size_t n, size_t off, unsigned char **raw) {
+  *raw = (unsigned char *)malloc(n + 128);
+  if (!*raw) return NULL;
+  return *raw + ((64u - ((uintptr_t)*raw & 63u)) & 63u) + off;
+}
+
+/* The AVX-512 tiles (16x16 of 4-byte, 8x8 of 8-byte elements: 64-byte loads and stores) run
+   where the source rows are on 64-byte lines and stream straight from the tiles where the
+   output rows are too: source and output rows on lines, 16 bytes off, or a stride one element
+   off, through every route (region kernel, line groups, bounce blocks, one small block), sides
+   shorter and longer than a tile (edge tiles), one and two column levels, at every flag set:
+   the same bytes as the scalar loop. */
+static void test_transpose_lines64(void) {
+  /* rows, cols, which stride aliases 4 KiB (1 source, 2 output) */
+  static const int64_t shapes[][3] = {{16, 16, 0},  {13, 40, 0},  {40, 13, 0},   {100, 77, 0},
+                                      {64, 64, 0},  {48, 300, 0}, {37, 200, 1},  {200, 40, 2},
+                                      {130, 300, 3}, {300, 130, 1}, {70, 50, 0}};
+  size_t es_list[2] = {4, 8};
+  int k, sh, sv, dv, c2;
+  for (k = 0; k < 2; k++)
+    for (sh = 0; sh < (int)(sizeof shapes / sizeof shapes[0]); sh++)
+      for (sv = 0; sv < 3; sv++)
+        for (dv = 0; dv < 3; dv++)
+          for (c2 = 1; c2 <= 2; c2++) {
+            size_t es = es_list[k];
+            int64_t rows = shapes[sh][0], cols = shapes[sh][1], al = shapes[sh][2];
+            int64_t e = (int64_t)es, line = 64 / e, page = 4096 / e;
+            /* variant 0: rows on lines; 1: the base 16 bytes off; 2: the stride one element off */
+            int64_t scol = al & 1 ? (rows + page - 1) / page * page : (rows + line) / line * line;
+            int64_t drow = al & 2 ? (cols * c2 + page - 1) / page * page
+                                  : (cols * c2 + line - 1) / line * line;
+            int64_t scol2 = cols * scol + (sv == 2 ? 1 : line), span;
+            size_t need, sbytes;
+            unsigned char *src, *a, *b, *rs, *ra, *rb;
+            if (sv == 2) scol += 1;
+            if (dv == 2) drow += 1;
+            span = rows + (cols - 1) * scol + (c2 - 1) * scol2;
+            need = (size_t)(rows * drow) * es;
+            sbytes = (size_t)span * es;
+            src = alloc_at(sbytes, sv == 1 ? 16 : 0, &rs);
+            a = alloc_at(need, 0, &ra);
+            b = alloc_at(need, dv == 1 ? 16 : 0, &rb);
+            if (!src || !a || !b) {
+              tpt_fail_at(__FILE__, __LINE__, "out of memory");
+              free(rs); free(ra); free(rb);
+              return;
+            }
+            fill_random(src, sbytes);
+            check_flag_sets(src, rows, cols, scol, c2, scol2, drow, es, a, b, 1);
+            free(rs); free(ra); free(rb);
+          }
 }
 
 /* Slices whose rows are long runs (>= 1 KiB: the row copies that prefetch the next row), every
@@ -759,6 +830,7 @@ int main(void) {
   TPT_RUN(test_transpose_kernels);
   TPT_RUN(test_transpose_superblocks);
   TPT_RUN(test_transpose_routes);
+  TPT_RUN(test_transpose_lines64);
   TPT_RUN(test_big_transpose);
   TPT_RUN(test_long_rows);
   TPT_RUN(test_every_cpu_level);
