@@ -22,7 +22,7 @@
 const int TP__ABI_NAME = 0;
 
 typedef tp_status (*view_fn)(tp_storage, tp_dtype, int, const int64_t *, const int64_t *,
-                             int64_t, tp_tensor *);
+                             int64_t, tp_tensor *, tp_error *);
 typedef tp_status (*into_fn)(const tp_tensor *, tp_order, void *, size_t);
 
 static double now(void) {
@@ -104,7 +104,7 @@ int main(int argc, char **argv) {
     view = (view_fn)(size_t)dlsym(lib[k], "tp_view");
     into[k] = (into_fn)(size_t)dlsym(lib[k], "tp_compact_into");
     if (!view || !into[k] ||
-        view(s, types[dt], nd, sz, st, strtoll(argv[a + 1], NULL, 10), &v[k]) != TP_OK) {
+        view(s, types[dt], nd, sz, st, strtoll(argv[a + 1], NULL, 10), &v[k], NULL) != TP_OK) {
       fprintf(stderr, "ab_calls: %s: no tp_view / tp_compact_into, or the view does not fit in %lu MiB\n",
               argv[1 + k], (unsigned long)(CAP >> 20));
       return 1;
