@@ -4039,11 +4039,27 @@ static void tp__gather(unsigned char *dst, const unsigned char *src, int64_t n, 
 #define TP__K_C 4    /* the portable C loops only (no SSE2 tile, no streaming store) */
 #define TP__K_PF 8   /* the region kernel prefetches its source rows (a plane out of cache) */
 #define TP__K_PFW 16 /* ... and its output lines for writing (one column level: whole rows) */
+#define TP__K_BUF 128 /* the region kernel writes tp__transpose_lines' buffer (rows alias) */
 #ifndef TP__T2_AVX2
 #define TP__T2_AVX2 1 /* the AVX2 16x16 tile for 2-byte elements */
 #endif
 #ifndef TP__T2_LINES
 #define TP__T2_LINES 0 /* ... also in tp__transpose_lines (16 aliasing source rows at once) */
+#endif
+#ifndef TP__T512_REGION1
+#define TP__T512_REGION1 2 /* AVX-512BW byte super-tiles of the region kernel: 2 "lines", 1 "rows" */
+#endif
+#ifndef TP__T512_REGION2
+#define TP__T512_REGION2 0 /* ... of 2-byte elements (0: none, the AVX2 16x16 tile) */
+#endif
+#ifndef TP__T512_LINES
+#define TP__T512_LINES 1 /* ... 1- and 2-byte, in tp__transpose_lines' buffer (1 "rows") */
+#endif
+#ifndef TP__T512_BLOCK
+#define TP__T512_BLOCK 1 /* AVX-512BW 1-/2-byte "lines" tiles in the bounce blocks */
+#endif
+#ifndef TP__NT_TILES512
+#define TP__NT_TILES512 1 /* ... streaming straight from them (64-byte aligned outputs) */
 #endif
 #define TP__K_NT 2   /* streaming stores for the output */
 #if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
@@ -4252,6 +4268,213 @@ static int tp__cpu_avx512(void) {
 #define TP__AVX512 0
 static int tp__cpu_avx512(void) { return 0; }
 #endif
+/* AVX-512BW tiles of 1- and 2-byte elements: 64 x 64 bytes and 32 x 32 2-byte elements, every
+   output row of a tile one whole 64-byte line (pure bit moves). Both are built from one in-lane
+   network: sixteen 16-byte rows (eight of 2-byte elements) held in the four 128-bit lanes of
+   as many zmm registers, transposed per lane by unpack stages (epi8, epi16, epi32, epi64 for
+   bytes; the last three for 2-byte elements), four (sub)tiles at once. TP__N1 / TP__N2 leave
+   in O##c (c < 16 / 8) the c-th element of every input row, per lane. Two ways to fill the
+   lanes give the two tile forms:
+   - "rows" (TP__T512_RW): lane L of register k = 64 bytes of source row k, split per lane (16
+     source rows whole: one line each), so lane L of O##c is 16 bytes of output row
+     16L + c (8L + c for 2-byte elements): whole source lines in, 16-byte pieces out;
+   - "lines" (TP__T512_LN): lane L of register k = 16 bytes of source row 16L + k (8L + k), so
+     O##c is all 64 bytes of output row c: 16-byte pieces in, whole output lines out - the form
+     that writes every output line at once (no half-written lines, nothing for a 4 KiB-aliasing
+     set to evict), and can stream straight from the tile (TP__T512_LN_NT; a 64-byte aligned
+     output and row stride). */
+#if TP__AVX512
+#if defined(__GNUC__) && !defined(__clang__) && defined(__cplusplus)
+/* g++ 12 takes the intrinsics' own _mm512_undefined_*() placeholders for uninitialized values */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
+#define TP__Z_LD(p) _mm512_loadu_si512((const void *)(p))
+#define TP__Z_ST(p, v) _mm512_storeu_si512((void *)(p), (v))
+#define TP__Z_STN(p, v) _mm512_stream_si512((__m512i *)(void *)(p), (v))
+#define TP__Z_U(w, lh, x, y) _mm512_unpack##lh##_epi##w((x), (y))
+/* 4 x 16 bytes into one zmm: lane L from a + L * step */
+#define TP__Z_LANES(a, step)                                                                    \
+  _mm512_inserti64x4(                                                                           \
+      _mm512_castsi256_si512(_mm256_inserti128_si256(                                           \
+          _mm256_castsi128_si256(TP__LD(a)), TP__LD((a) + (step)), 1)),                         \
+      _mm256_inserti128_si256(_mm256_castsi128_si256(TP__LD((a) + 2 * (step))),                 \
+                              TP__LD((a) + 3 * (step)), 1),                                     \
+      1)
+/* the 16 x 16 byte network on R##0..R##15 into O##0..O##15 (O##c: byte c of every row) */
+#define TP__N1(R, O)                                                                            \
+  do {                                                                                          \
+    __m512i a0 = TP__Z_U(8, lo, R##0, R##1), a1 = TP__Z_U(8, hi, R##0, R##1);                   \
+    __m512i a2 = TP__Z_U(8, lo, R##2, R##3), a3 = TP__Z_U(8, hi, R##2, R##3);                   \
+    __m512i a4 = TP__Z_U(8, lo, R##4, R##5), a5 = TP__Z_U(8, hi, R##4, R##5);                   \
+    __m512i a6 = TP__Z_U(8, lo, R##6, R##7), a7 = TP__Z_U(8, hi, R##6, R##7);                   \
+    __m512i a8 = TP__Z_U(8, lo, R##8, R##9), a9 = TP__Z_U(8, hi, R##8, R##9);                   \
+    __m512i a10 = TP__Z_U(8, lo, R##10, R##11), a11 = TP__Z_U(8, hi, R##10, R##11);             \
+    __m512i a12 = TP__Z_U(8, lo, R##12, R##13), a13 = TP__Z_U(8, hi, R##12, R##13);             \
+    __m512i a14 = TP__Z_U(8, lo, R##14, R##15), a15 = TP__Z_U(8, hi, R##14, R##15);             \
+    /* a(2p) / a(2p+1): bytes 0-7 / 8-15 of rows 2p, 2p+1, paired */                            \
+    __m512i b0 = TP__Z_U(16, lo, a0, a2), b1 = TP__Z_U(16, hi, a0, a2);                         \
+    __m512i b2 = TP__Z_U(16, lo, a1, a3), b3 = TP__Z_U(16, hi, a1, a3);                         \
+    __m512i b4 = TP__Z_U(16, lo, a4, a6), b5 = TP__Z_U(16, hi, a4, a6);                         \
+    __m512i b6 = TP__Z_U(16, lo, a5, a7), b7 = TP__Z_U(16, hi, a5, a7);                         \
+    __m512i b8 = TP__Z_U(16, lo, a8, a10), b9 = TP__Z_U(16, hi, a8, a10);                       \
+    __m512i b10 = TP__Z_U(16, lo, a9, a11), b11 = TP__Z_U(16, hi, a9, a11);                     \
+    __m512i b12 = TP__Z_U(16, lo, a12, a14), b13 = TP__Z_U(16, hi, a12, a14);                   \
+    __m512i b14 = TP__Z_U(16, lo, a13, a15), b15 = TP__Z_U(16, hi, a13, a15);                   \
+    /* b(4q + m): bytes 4m..4m+3 of rows 4q..4q+3 */                                            \
+    __m512i c0 = TP__Z_U(32, lo, b0, b4), c1 = TP__Z_U(32, hi, b0, b4);                         \
+    __m512i c2 = TP__Z_U(32, lo, b1, b5), c3 = TP__Z_U(32, hi, b1, b5);                         \
+    __m512i c4 = TP__Z_U(32, lo, b2, b6), c5 = TP__Z_U(32, hi, b2, b6);                         \
+    __m512i c6 = TP__Z_U(32, lo, b3, b7), c7 = TP__Z_U(32, hi, b3, b7);                         \
+    __m512i c8 = TP__Z_U(32, lo, b8, b12), c9 = TP__Z_U(32, hi, b8, b12);                       \
+    __m512i c10 = TP__Z_U(32, lo, b9, b13), c11 = TP__Z_U(32, hi, b9, b13);                     \
+    __m512i c12 = TP__Z_U(32, lo, b10, b14), c13 = TP__Z_U(32, hi, b10, b14);                   \
+    __m512i c14 = TP__Z_U(32, lo, b11, b15), c15 = TP__Z_U(32, hi, b11, b15);                   \
+    /* c(8h + m): bytes 2m, 2m+1 of rows 8h..8h+7 */                                            \
+    O##0 = TP__Z_U(64, lo, c0, c8);                                                             \
+    O##1 = TP__Z_U(64, hi, c0, c8);                                                             \
+    O##2 = TP__Z_U(64, lo, c1, c9);                                                             \
+    O##3 = TP__Z_U(64, hi, c1, c9);                                                             \
+    O##4 = TP__Z_U(64, lo, c2, c10);                                                            \
+    O##5 = TP__Z_U(64, hi, c2, c10);                                                            \
+    O##6 = TP__Z_U(64, lo, c3, c11);                                                            \
+    O##7 = TP__Z_U(64, hi, c3, c11);                                                            \
+    O##8 = TP__Z_U(64, lo, c4, c12);                                                            \
+    O##9 = TP__Z_U(64, hi, c4, c12);                                                            \
+    O##10 = TP__Z_U(64, lo, c5, c13);                                                           \
+    O##11 = TP__Z_U(64, hi, c5, c13);                                                           \
+    O##12 = TP__Z_U(64, lo, c6, c14);                                                           \
+    O##13 = TP__Z_U(64, hi, c6, c14);                                                           \
+    O##14 = TP__Z_U(64, lo, c7, c15);                                                           \
+    O##15 = TP__Z_U(64, hi, c7, c15);                                                           \
+  } while (0)
+/* the 8 x 8 network of 2-byte elements on R##0..R##7 into O##0..O##7 (tp__tile2_8x8's) */
+#define TP__N2(R, O)                                                                            \
+  do {                                                                                          \
+    __m512i a = TP__Z_U(16, lo, R##0, R##1), b = TP__Z_U(16, hi, R##0, R##1);                   \
+    __m512i c = TP__Z_U(16, lo, R##2, R##3), e = TP__Z_U(16, hi, R##2, R##3);                   \
+    __m512i f = TP__Z_U(16, lo, R##4, R##5), g = TP__Z_U(16, hi, R##4, R##5);                   \
+    __m512i h = TP__Z_U(16, lo, R##6, R##7), k = TP__Z_U(16, hi, R##6, R##7);                   \
+    __m512i ac0 = TP__Z_U(32, lo, a, c), ac1 = TP__Z_U(32, hi, a, c);                           \
+    __m512i be0 = TP__Z_U(32, lo, b, e), be1 = TP__Z_U(32, hi, b, e);                           \
+    __m512i fh0 = TP__Z_U(32, lo, f, h), fh1 = TP__Z_U(32, hi, f, h);                           \
+    __m512i gk0 = TP__Z_U(32, lo, g, k), gk1 = TP__Z_U(32, hi, g, k);                           \
+    O##0 = TP__Z_U(64, lo, ac0, fh0);                                                           \
+    O##1 = TP__Z_U(64, hi, ac0, fh0);                                                           \
+    O##2 = TP__Z_U(64, lo, ac1, fh1);                                                           \
+    O##3 = TP__Z_U(64, hi, ac1, fh1);                                                           \
+    O##4 = TP__Z_U(64, lo, be0, gk0);                                                           \
+    O##5 = TP__Z_U(64, hi, be0, gk0);                                                           \
+    O##6 = TP__Z_U(64, lo, be1, gk1);                                                           \
+    O##7 = TP__Z_U(64, hi, be1, gk1);                                                           \
+  } while (0)
+#define TP__ZR16(X) X##0, X##1, X##2, X##3, X##4, X##5, X##6, X##7, X##8, X##9, X##10, X##11, \
+                    X##12, X##13, X##14, X##15
+#define TP__ZR8(X) X##0, X##1, X##2, X##3, X##4, X##5, X##6, X##7
+/* lane L of O##c to output row L * LS + c, at q (16 bytes: "rows" form) */
+#define TP__Z_PUT4(q, O, c, LS)                                                                 \
+  TP__ST((q) + (c) * ds, _mm512_castsi512_si128(O##c));                                        \
+  TP__ST((q) + ((LS) + (c)) * ds, _mm512_extracti32x4_epi32(O##c, 1));                         \
+  TP__ST((q) + (2 * (LS) + (c)) * ds, _mm512_extracti32x4_epi32(O##c, 2));                     \
+  TP__ST((q) + (3 * (LS) + (c)) * ds, _mm512_extracti32x4_epi32(O##c, 3))
+#define TP__A512 __attribute__((target("avx512f,avx512bw")))
+/* "rows": 16 whole source rows (16 output columns) per strip, four strips */
+TP__A512 static void tp__tile1_64_rw(unsigned char *d, int64_t ds, const unsigned char *s,
+                                      int64_t ss) {
+  int t;
+  for (t = 0; t < 4; t++, s += 16 * ss, d += 16) {
+    __m512i r0 = TP__Z_LD(s), r1 = TP__Z_LD(s + ss), r2 = TP__Z_LD(s + 2 * ss);
+    __m512i r3 = TP__Z_LD(s + 3 * ss), r4 = TP__Z_LD(s + 4 * ss), r5 = TP__Z_LD(s + 5 * ss);
+    __m512i r6 = TP__Z_LD(s + 6 * ss), r7 = TP__Z_LD(s + 7 * ss), r8 = TP__Z_LD(s + 8 * ss);
+    __m512i r9 = TP__Z_LD(s + 9 * ss), r10 = TP__Z_LD(s + 10 * ss);
+    __m512i r11 = TP__Z_LD(s + 11 * ss), r12 = TP__Z_LD(s + 12 * ss);
+    __m512i r13 = TP__Z_LD(s + 13 * ss), r14 = TP__Z_LD(s + 14 * ss);
+    __m512i r15 = TP__Z_LD(s + 15 * ss);
+    __m512i TP__ZR16(o);
+    TP__N1(r, o);
+    TP__Z_PUT4(d, o, 0, 16); TP__Z_PUT4(d, o, 1, 16); TP__Z_PUT4(d, o, 2, 16);
+    TP__Z_PUT4(d, o, 3, 16); TP__Z_PUT4(d, o, 4, 16); TP__Z_PUT4(d, o, 5, 16);
+    TP__Z_PUT4(d, o, 6, 16); TP__Z_PUT4(d, o, 7, 16); TP__Z_PUT4(d, o, 8, 16);
+    TP__Z_PUT4(d, o, 9, 16); TP__Z_PUT4(d, o, 10, 16); TP__Z_PUT4(d, o, 11, 16);
+    TP__Z_PUT4(d, o, 12, 16); TP__Z_PUT4(d, o, 13, 16); TP__Z_PUT4(d, o, 14, 16);
+    TP__Z_PUT4(d, o, 15, 16);
+  }
+}
+TP__A512 static void tp__tile2_32_rw(unsigned char *d, int64_t ds, const unsigned char *s,
+                                      int64_t ss) {
+  int t;
+  for (t = 0; t < 4; t++, s += 8 * ss, d += 16) {
+    __m512i r0 = TP__Z_LD(s), r1 = TP__Z_LD(s + ss), r2 = TP__Z_LD(s + 2 * ss);
+    __m512i r3 = TP__Z_LD(s + 3 * ss), r4 = TP__Z_LD(s + 4 * ss), r5 = TP__Z_LD(s + 5 * ss);
+    __m512i r6 = TP__Z_LD(s + 6 * ss), r7 = TP__Z_LD(s + 7 * ss);
+    __m512i TP__ZR8(o);
+    TP__N2(r, o);
+    TP__Z_PUT4(d, o, 0, 8); TP__Z_PUT4(d, o, 1, 8); TP__Z_PUT4(d, o, 2, 8);
+    TP__Z_PUT4(d, o, 3, 8); TP__Z_PUT4(d, o, 4, 8); TP__Z_PUT4(d, o, 5, 8);
+    TP__Z_PUT4(d, o, 6, 8); TP__Z_PUT4(d, o, 7, 8);
+  }
+}
+/* "lines": 16 output rows (8 of 2-byte elements) per strip, each one whole store, four strips */
+#define TP__TILE1_64_LN(NAME, STORE)                                                            \
+  TP__A512 static void NAME(unsigned char *d, int64_t ds, const unsigned char *s, int64_t ss) { \
+    int t;                                                                                      \
+    for (t = 0; t < 4; t++, s += 16, d += 16 * ds) {                                            \
+      __m512i r0 = TP__Z_LANES(s, 16 * ss), r1 = TP__Z_LANES(s + ss, 16 * ss);                  \
+      __m512i r2 = TP__Z_LANES(s + 2 * ss, 16 * ss), r3 = TP__Z_LANES(s + 3 * ss, 16 * ss);     \
+      __m512i r4 = TP__Z_LANES(s + 4 * ss, 16 * ss), r5 = TP__Z_LANES(s + 5 * ss, 16 * ss);     \
+      __m512i r6 = TP__Z_LANES(s + 6 * ss, 16 * ss), r7 = TP__Z_LANES(s + 7 * ss, 16 * ss);     \
+      __m512i r8 = TP__Z_LANES(s + 8 * ss, 16 * ss), r9 = TP__Z_LANES(s + 9 * ss, 16 * ss);     \
+      __m512i r10 = TP__Z_LANES(s + 10 * ss, 16 * ss);                                          \
+      __m512i r11 = TP__Z_LANES(s + 11 * ss, 16 * ss);                                          \
+      __m512i r12 = TP__Z_LANES(s + 12 * ss, 16 * ss);                                          \
+      __m512i r13 = TP__Z_LANES(s + 13 * ss, 16 * ss);                                          \
+      __m512i r14 = TP__Z_LANES(s + 14 * ss, 16 * ss);                                          \
+      __m512i r15 = TP__Z_LANES(s + 15 * ss, 16 * ss);                                          \
+      __m512i TP__ZR16(o);                                                                      \
+      TP__N1(r, o);                                                                             \
+      STORE(d, o0); STORE(d + ds, o1); STORE(d + 2 * ds, o2); STORE(d + 3 * ds, o3);           \
+      STORE(d + 4 * ds, o4); STORE(d + 5 * ds, o5); STORE(d + 6 * ds, o6);                     \
+      STORE(d + 7 * ds, o7); STORE(d + 8 * ds, o8); STORE(d + 9 * ds, o9);                     \
+      STORE(d + 10 * ds, o10); STORE(d + 11 * ds, o11); STORE(d + 12 * ds, o12);               \
+      STORE(d + 13 * ds, o13); STORE(d + 14 * ds, o14); STORE(d + 15 * ds, o15);               \
+    }                                                                                           \
+  }
+TP__TILE1_64_LN(tp__tile1_64_ln, TP__Z_ST)
+TP__TILE1_64_LN(tp__tile1_64_ln_nt, TP__Z_STN)
+#undef TP__TILE1_64_LN
+#define TP__TILE2_32_LN(NAME, STORE)                                                            \
+  TP__A512 static void NAME(unsigned char *d, int64_t ds, const unsigned char *s, int64_t ss) { \
+    int t;                                                                                      \
+    for (t = 0; t < 4; t++, s += 16, d += 8 * ds) {                                             \
+      __m512i r0 = TP__Z_LANES(s, 8 * ss), r1 = TP__Z_LANES(s + ss, 8 * ss);                    \
+      __m512i r2 = TP__Z_LANES(s + 2 * ss, 8 * ss), r3 = TP__Z_LANES(s + 3 * ss, 8 * ss);       \
+      __m512i r4 = TP__Z_LANES(s + 4 * ss, 8 * ss), r5 = TP__Z_LANES(s + 5 * ss, 8 * ss);       \
+      __m512i r6 = TP__Z_LANES(s + 6 * ss, 8 * ss), r7 = TP__Z_LANES(s + 7 * ss, 8 * ss);       \
+      __m512i TP__ZR8(o);                                                                       \
+      TP__N2(r, o);                                                                             \
+      STORE(d, o0); STORE(d + ds, o1); STORE(d + 2 * ds, o2); STORE(d + 3 * ds, o3);           \
+      STORE(d + 4 * ds, o4); STORE(d + 5 * ds, o5); STORE(d + 6 * ds, o6);                     \
+      STORE(d + 7 * ds, o7);                                                                    \
+    }                                                                                           \
+  }
+TP__TILE2_32_LN(tp__tile2_32_ln, TP__Z_ST)
+TP__TILE2_32_LN(tp__tile2_32_ln_nt, TP__Z_STN)
+#undef TP__TILE2_32_LN
+#undef TP__Z_PUT4
+#undef TP__ZR8
+#undef TP__ZR16
+#undef TP__N2
+#undef TP__N1
+#undef TP__Z_LANES
+#undef TP__Z_U
+#undef TP__Z_STN
+#undef TP__Z_ST
+#undef TP__Z_LD
+#if defined(__GNUC__) && !defined(__clang__) && defined(__cplusplus)
+#pragma GCC diagnostic pop
+#endif
+#endif
 
 /* What the copy kernels use, from what the CPU has (detected at run time): TP__CPU_AVX512 (x86
    with AVX-512 F and BW), TP__CPU_AVX2 (x86 with AVX2), TP__CPU_SSE2 (x86-64's baseline; SSE2
@@ -4386,10 +4609,31 @@ __attribute__((target("avx2,prfchw"))) static void tp__super2_avx2(unsigned char
   TP__SUPER_BODY(tp__tile2_16x16_avx2, 16, 2, 1)
 }
 #endif
+#if TP__AVX512
+/* one tile a super-tile (S = T = one line of elements), in each of the two forms */
+#define TP__SUPER512(NAME, TILE, T, ES)                                                        \
+  __attribute__((target("avx512f,avx512bw,prfchw"))) static void NAME(                         \
+      unsigned char *dst, const unsigned char *src, int64_t rs, int64_t cs, int64_t scol,      \
+      int64_t drow, int pf) {                                                                  \
+    TP__SUPER_BODY(TILE, T, ES, 1)                                                             \
+  }
+TP__SUPER512(tp__super1_rw_avx512, tp__tile1_64_rw, 64, 1)
+TP__SUPER512(tp__super1_ln_avx512, tp__tile1_64_ln, 64, 1)
+TP__SUPER512(tp__super2_rw_avx512, tp__tile2_32_rw, 32, 2)
+TP__SUPER512(tp__super2_ln_avx512, tp__tile2_32_ln, 32, 2)
+#undef TP__SUPER512
+#endif
 #undef TP__SUPER_BODY
 static tp__super_fn tp__super_for(size_t es, int kind) {
   (void)kind;
   if (kind & TP__K_C) return NULL;
+#if TP__AVX512
+  if (es <= 2 && (kind & TP__K_AVX512)) { /* the form: TP__T512_* (measured, bench/README.md) */
+    int form = kind & TP__K_BUF ? TP__T512_LINES : es == 1 ? TP__T512_REGION1 : TP__T512_REGION2;
+    if (form == 1) return es == 1 ? tp__super1_rw_avx512 : tp__super2_rw_avx512;
+    if (form == 2) return es == 1 ? tp__super1_ln_avx512 : tp__super2_ln_avx512;
+  }
+#endif
 #if TP__AVX2
   if (es == 4 && (kind & TP__K_AVX2)) return tp__super4_avx2;
   if (es == 2 && (kind & TP__K_AVX2) && TP__T2_AVX2) return tp__super2_avx2;
@@ -4491,6 +4735,32 @@ TP__BLOCK_FN(tp__block4_avx2, __attribute__((target("avx2"))), tp__tile4_8x8_avx
 TP__BLOCK_FN(tp__block4_avx2_nt, __attribute__((target("avx2"))), tp__tile4_8x8_avx2_nt, 8, 4)
 TP__BLOCK_FN(tp__block2_avx2, __attribute__((target("avx2"))), tp__tile2_16x16_avx2, 16, 2)
 #endif
+#if TP__AVX512
+/* 1- and 2-byte blocks with AVX-512BW: "lines" tiles of TB x TB (whole output lines, streamed
+   or not) where they fit, the SSE2 8x8 tile for the rest (bi, bj multiples of 8) */
+#define TP__BLOCK512_FN(NAME, BIG, TB, ES)                                                     \
+  TP__A512 static void NAME(unsigned char *dst, int64_t drow, const unsigned char *buf,        \
+                            int64_t bs, int64_t bi, int64_t bj) {                              \
+    int64_t ii, jj, k, ib = bi / (TB) * (TB), jb = bj / (TB) * (TB), ds = drow * (ES);          \
+    int64_t ss = bs * (ES);                                                                    \
+    for (ii = 0; ii < ib; ii += (TB)) {                                                        \
+      for (jj = 0; jj < jb; jj += (TB))                                                        \
+        BIG(dst + (ii * drow + jj) * (ES), ds, buf + (ii + jj * bs) * (ES), ss);               \
+      for (; jj < bj; jj += 8)                                                                 \
+        for (k = ii; k < ii + (TB); k += 8)                                                    \
+          tp__tile##ES##_8x8(dst + (k * drow + jj) * (ES), ds, buf + (k + jj * bs) * (ES), ss); \
+    }                                                                                          \
+    for (; ii < bi; ii += 8)                                                                   \
+      for (jj = 0; jj < bj; jj += 8)                                                           \
+        tp__tile##ES##_8x8(dst + (ii * drow + jj) * (ES), ds, buf + (ii + jj * bs) * (ES), ss); \
+  }
+TP__BLOCK512_FN(tp__block1_avx512, tp__tile1_64_ln, 64, 1)
+TP__BLOCK512_FN(tp__block1_avx512_nt, tp__tile1_64_ln_nt, 64, 1)
+TP__BLOCK512_FN(tp__block2_avx512, tp__tile2_32_ln, 32, 2)
+TP__BLOCK512_FN(tp__block2_avx512_nt, tp__tile2_32_ln_nt, 32, 2)
+#undef TP__BLOCK512_FN
+#undef TP__A512
+#endif
 #undef TP__NOATTR
 #undef TP__BLOCK_FN
 
@@ -4502,6 +4772,14 @@ static tp__block_fn tp__block_for(size_t es, int flags, int64_t *T, int *nt) {
   *nt = 0;
   (void)want_nt;
   if (flags & TP__K_C) return NULL;
+#if TP__AVX512
+  if (es <= 2 && (flags & TP__K_AVX512) && TP__T512_BLOCK) {
+    *T = 8;
+    *nt = want_nt; /* (asked for 64-byte aligned outputs only: tp__transpose) */
+    return es == 1 ? (want_nt ? tp__block1_avx512_nt : tp__block1_avx512)
+                   : (want_nt ? tp__block2_avx512_nt : tp__block2_avx512);
+  }
+#endif
 #if TP__AVX2
   if (es == 4 && (flags & TP__K_AVX2)) {
     *T = 8;
@@ -4646,7 +4924,7 @@ static void tp__transpose_lines(unsigned char *dst, const unsigned char *src, in
     for (c0 = 0; c0 < cols; c0 += seg) {
       int64_t sc = cols - c0 < seg ? cols - c0 : seg;
       tp__transpose_region(buf, src + (i0 + c0 * scol) * e, bi, sc, scol, sc, es,
-                           es == 2 && !TP__T2_LINES ? kind & ~TP__K_AVX2 : kind);
+                           (es == 2 && !TP__T2_LINES ? kind & ~TP__K_AVX2 : kind) | TP__K_BUF);
       for (i = 0; i < bi; i++) {
 #if TP__SSE2
         if (nt && !(kind & TP__K_C)) {
@@ -4674,18 +4952,25 @@ static void tp__transpose(unsigned char *dst, const unsigned char *src, int64_t 
                           int64_t cols, int64_t scol, int64_t cols2, int64_t scol2, int64_t drow,
                           size_t es, int flags) {
   int64_t e = (int64_t)es, T, g, ncols = cols * cols2, plane;
-  int nt, small, alias, ntp = 0;
+  int nt, small, alias, ntp = 0, nt512 = 0;
   tp__block_fn blk;
   if ((flags & TP__K_NT) && (((uintptr_t)dst & 15u) != 0 || ((drow * e) & 15) != 0))
     flags &= ~TP__K_NT;
+  /* the AVX-512BW 1-/2-byte "lines" tiles stream whole 64-byte lines: aligned ones only */
+  if (TP__NT_TILES && (flags & TP__K_NT) && es <= 2 &&
+      (((uintptr_t)dst & 63u) != 0 || ((drow * e) & 63) != 0))
+    flags &= ~TP__K_AVX512; /* (TP__NT_TILES: streaming from every tile) */
   if ((flags & TP__K_NT) && !TP__NT_TILES && !(es == 8 && TP__NT_TILES8)) {
     /* streamed from the second buffer, not from the tiles: 8-16 output rows in flight leave as
        many half-filled write-combining buffers (measured 1.2-2x slower); the 2x2 tile of 8-byte
-       elements fills two rows' lines in order, and streams from the tiles */
+       elements fills two rows' lines in order, and streams from the tiles, and so do the
+       AVX-512BW "lines" tiles of the bounce blocks (every store a whole line; nt512) */
     flags &= ~TP__K_NT;
     ntp = 1;
+    nt512 = TP__AVX512 && TP__T512_BLOCK && TP__NT_TILES512 && es <= 2 &&
+            (flags & TP__K_AVX512) && ((uintptr_t)dst & 63u) == 0 && ((drow * e) & 63) == 0;
   }
-  blk = tp__block_for(es, flags, &T, &nt);
+  blk = tp__block_for(es, nt512 ? flags | TP__K_NT : flags, &T, &nt);
   plane = rows * ncols * e;
   small = plane <= TP__TBLOCK && ncols <= TP__TBLOCK / 128;
   alias = (scol * e) % 4096 == 0 || (drow * e) % 4096 == 0;
@@ -4700,13 +4985,15 @@ static void tp__transpose(unsigned char *dst, const unsigned char *src, int64_t 
                            kind);
     return;
   }
-  if (!small && TP__ROUTE_LINES && !nt && (size_t)plane <= tp__llc_bytes() / 4) {
+  if (!small && TP__ROUTE_LINES && (!nt || (nt512 && TP__NT_TILES512 < 2)) &&
+      (size_t)plane <= tp__llc_bytes() / 4) {
     for (g = 0; g < cols2; g++)
       tp__transpose_lines(dst + g * cols * e, src + g * scol2 * e, rows, cols, scol, drow, es,
                           flags & (TP__K_AVX2 | TP__K_AVX512 | TP__K_C), ntp);
     return;
   }
-  tp__transpose_blocks(dst, src, rows, cols, scol, cols2, scol2, drow, es, blk, T, nt, ntp, small);
+  tp__transpose_blocks(dst, src, rows, cols, scol, cols2, scol2, drow, es, blk, T, nt,
+                       nt512 ? 0 : ntp, small);
 }
 
 /* The cache-block route of tp__transpose (its buffers in this frame only: the other routes do
