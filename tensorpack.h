@@ -4058,6 +4058,9 @@ static void tp__gather(unsigned char *dst, const unsigned char *src, int64_t n, 
 #ifndef TP__T512_BLOCK
 #define TP__T512_BLOCK 1 /* AVX-512BW 1-/2-byte "lines" tiles in the bounce blocks */
 #endif
+#ifndef TP__NT_ALIGN
+#define TP__NT_ALIGN 1 /* 1-/2-byte streaming outputs off their lines: first columns apart */
+#endif
 #ifndef TP__NT_TILES512
 #define TP__NT_TILES512 1 /* ... streaming straight from them (64-byte aligned outputs) */
 #endif
@@ -4956,6 +4959,18 @@ static void tp__transpose(unsigned char *dst, const unsigned char *src, int64_t 
   tp__block_fn blk;
   if ((flags & TP__K_NT) && (((uintptr_t)dst & 15u) != 0 || ((drow * e) & 15) != 0))
     flags &= ~TP__K_NT;
+  if (TP__NT_ALIGN && (flags & TP__K_NT) && es <= 2 && cols2 == 1 && ((drow * e) & 63) == 0 &&
+      ((uintptr_t)dst & 63u) != 0 && cols * e > 64) {
+    /* an output off its 64-byte lines (as malloc's big blocks, 16 bytes into one): streamed
+       pieces would fill the lines at both of their ends in part. The columns up to the first
+       line boundary (every row's, the row stride being whole lines) are transposed on their own
+       with normal stores, the rest then streams whole lines */
+    int64_t lead = (int64_t)((64u - ((uintptr_t)dst & 63u)) & 63u) / e;
+    tp__transpose(dst, src, rows, lead, scol, 1, 0, drow, es, flags & ~TP__K_NT);
+    tp__transpose(dst + lead * e, src + lead * scol * e, rows, cols - lead, scol, 1, 0, drow, es,
+                  flags);
+    return;
+  }
   /* the AVX-512BW 1-/2-byte "lines" tiles stream whole 64-byte lines: aligned ones only */
   if (TP__NT_TILES && (flags & TP__K_NT) && es <= 2 &&
       (((uintptr_t)dst & 63u) != 0 || ((drow * e) & 63) != 0))

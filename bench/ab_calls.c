@@ -4,12 +4,14 @@
    side by side; the same view is copied by each in turn (the order flips every round), and
    each side's fastest call and the median of the rounds' paired ratios are printed.
 
-     ab_calls OLD.so NEW.so [--cold] [--rounds N] DTYPE OFFSET SIZES STRIDES
+     ab_calls OLD.so NEW.so [--cold] [--rounds N] [--dst-off B] DTYPE OFFSET SIZES STRIDES
 
    DTYPE u8 / bf16 / i16 / f32 / i64 / f64; OFFSET in elements; SIZES and STRIDES comma lists
    (elements), e.g. "f32 0 1024,1024 1,1024" (a transpose) or "f32 100 4096,512 4096,1" (the
    columns [:, 100:612] of 4096x4096). In cache (default): each timed call follows an untimed
-   one of the same side; --cold: each follows 64 MiB of other writes. Thread CPU time. */
+   one of the same side; --cold: each follows 64 MiB of other writes; --dst-off B: the output
+   starts B bytes past a 64-byte line (0 by default; malloc'd outputs are often 16 off). Thread
+   CPU time. */
 #define _POSIX_C_SOURCE 200112L
 #include "tensorpack.h"
 #include <dlfcn.h>
@@ -61,18 +63,19 @@ int main(int argc, char **argv) {
   tp_tensor v[2];
   int64_t sz[TP_MAX_DIMS], st[TP_MAX_DIMS];
   double best[2] = {1e30, 1e30};
-  int a = 3, cold = 0, rounds = 60, nd, k, r, dt = -1, wins = 0;
+  int a = 3, cold = 0, rounds = 60, dst_off = 0, nd, k, r, dt = -1, wins = 0;
   unsigned char *src, *dst, *junk;
   size_t i, nbytes;
   tp_storage s;
   for (; a < argc && argv[a][0] == '-'; a++) {
     if (strcmp(argv[a], "--cold") == 0) cold = 1;
     else if (strcmp(argv[a], "--rounds") == 0 && a + 1 < argc) rounds = atoi(argv[++a]);
+    else if (strcmp(argv[a], "--dst-off") == 0 && a + 1 < argc) dst_off = atoi(argv[++a]) & 63;
   }
   if (rounds < 1) rounds = 1;
   if (rounds > ROUNDS_MAX) rounds = ROUNDS_MAX;
   if (argc - a != 4) {
-    fprintf(stderr, "usage: ab_calls OLD.so NEW.so [--cold] [--rounds N] DTYPE OFFSET SIZES STRIDES\n");
+    fprintf(stderr, "usage: ab_calls OLD.so NEW.so [--cold] [--rounds N] [--dst-off B] DTYPE OFFSET SIZES STRIDES\n");
     return 2;
   }
   for (k = 0; k < 6; k++)
@@ -119,9 +122,9 @@ int main(int argc, char **argv) {
       double t0;
       k = r & 1 ? 1 - j : j;
       if (cold) memset(junk, r + j, JUNK);
-      else if (into[k](&v[k], TP_ORDER_ROW_MAJOR, dst, CAP) != TP_OK) return 1;
+      else if (into[k](&v[k], TP_ORDER_ROW_MAJOR, dst + dst_off, CAP - 64) != TP_OK) return 1;
       t0 = now();
-      if (into[k](&v[k], TP_ORDER_ROW_MAJOR, dst, CAP) != TP_OK) return 1;
+      if (into[k](&v[k], TP_ORDER_ROW_MAJOR, dst + dst_off, CAP - 64) != TP_OK) return 1;
       t[k] = now() - t0;
       if (t[k] < best[k]) best[k] = t[k];
     }
@@ -132,7 +135,8 @@ int main(int argc, char **argv) {
   printf("%s %s %s %s (%lu bytes, %s): old %.1f us, new %.1f us; new/old fastest %.3f, paired "
          "median %.3f [quartiles %.3f-%.3f], new faster in %d of %d\n",
          argv[a], argv[a + 1], argv[a + 2], argv[a + 3], (unsigned long)nbytes,
-         cold ? "cold" : "in cache", best[0] * 1e6, best[1] * 1e6, best[1] / best[0],
+         cold ? (dst_off ? "cold, output off the line" : "cold")
+              : (dst_off ? "in cache, output off the line" : "in cache"), best[0] * 1e6, best[1] * 1e6, best[1] / best[0],
          ratio[rounds / 2], ratio[rounds / 4], ratio[rounds * 3 / 4], wins, rounds);
   return 0;
 }

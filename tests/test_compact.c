@@ -668,8 +668,9 @@ static void test_transpose_routes(void) {
    form on its own (odd source strides, streaming into 64-byte aligned rows), then every route
    that takes them - the region kernel's super-tiles, tp__transpose_lines' buffer, the bounce
    blocks with tiles streaming whole lines (64-byte aligned output and row stride), with the
-   second buffer (4 KiB output strides) and with streamed pieces (an output 16 bytes off its
-   lines) - on shapes with partial tiles and blocks at every edge, one and two column levels,
+   second buffer (4 KiB output strides), an output 16 bytes off its lines (the columns before
+   the first line boundary apart, or streamed pieces when the row stride is not whole lines) -
+   on shapes with partial tiles and blocks at every edge, one and two column levels,
    negative source strides: the same bytes as the scalar loop. */
 static void test_avx512_tiles(void) {
 #if TP__AVX512
@@ -679,7 +680,7 @@ static void test_avx512_tiles(void) {
   static const int64_t shapes[][4] = {{150, 133, 0, 0},   {150, 133, 0, -1},  {200, 150, -1, 0},
                                       {150, 200, -1, -1}, {300, 333, -1, -1}, {300, 333, -1, 0},
                                       {70, 300, -1, -2},  {333, 129, 0, -2},  {64, 64, -1, -1},
-                                      {129, 95, -1, -1}};
+                                      {129, 95, -1, -1},  {300, 40, -1, -1},  {200, 70, -1, -1}};
   static const tp__tile_fn tiles[6] = {tp__tile1_64_rw, tp__tile1_64_ln, tp__tile1_64_ln_nt,
                                        tp__tile2_32_rw, tp__tile2_32_ln, tp__tile2_32_ln_nt};
   unsigned char *src, *a, *out, *b;
