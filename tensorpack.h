@@ -4058,6 +4058,9 @@ static void tp__gather(unsigned char *dst, const unsigned char *src, int64_t n, 
 #ifndef TP__T512_BLOCK
 #define TP__T512_BLOCK 1 /* AVX-512BW 1-/2-byte "lines" tiles in the bounce blocks */
 #endif
+#ifndef TP__T512_BOUNCE
+#define TP__T512_BOUNCE 1 /* their bounce copy: 256-byte pieces with inline 64-byte moves */
+#endif
 #ifndef TP__NT_ALIGN
 #define TP__NT_ALIGN 1 /* 1-/2-byte streaming outputs off their lines: first columns apart */
 #endif
@@ -4762,6 +4765,18 @@ TP__BLOCK512_FN(tp__block1_avx512_nt, tp__tile1_64_ln_nt, 64, 1)
 TP__BLOCK512_FN(tp__block2_avx512, tp__tile2_32_ln, 32, 2)
 TP__BLOCK512_FN(tp__block2_avx512_nt, tp__tile2_32_ln_nt, 32, 2)
 #undef TP__BLOCK512_FN
+/* The bounce copy of the streaming blocks (TP__T512_BOUNCE): n source rows' 256-byte pieces
+   at row[k] + off into b, bs apart, with 64-byte moves inline (the memcpy call per piece
+   measured 1.04-1.05x slower for u8 / bf16 4096x4096) */
+TP__A512 static void tp__bounce256_avx512(unsigned char *b, int64_t bs,
+                                          const unsigned char *const *row, int64_t n,
+                                          int64_t off) {
+  int64_t k;
+  int q;
+  for (k = 0; k < n; k++, b += bs)
+    for (q = 0; q < 256; q += 64)
+      _mm512_storeu_si512((void *)(b + q), _mm512_loadu_si512((const void *)(row[k] + off + q)));
+}
 #undef TP__A512
 #endif
 #undef TP__NOATTR
@@ -5063,6 +5078,12 @@ static void tp__transpose_blocks(unsigned char *dst, const unsigned char *src, i
         for (i0 = I; i0 < iend; i0 += Bi) {
           int64_t bi = iend - i0 < Bi ? iend - i0 : Bi, ti = bi / T * T;
           unsigned char *d = dst + (i0 * drow + j0) * e;
+#if TP__AVX512
+          if (TP__T512_BOUNCE && bi * e == 256 &&
+              (blk == tp__block1_avx512_nt || blk == tp__block2_avx512_nt))
+            tp__bounce256_avx512(b, Bi * e, row, bj, i0 * e);
+          else
+#endif
           for (k = 0; k < bj; k++) memcpy(b + k * Bi * e, row[k] + i0 * e, (size_t)(bi * e));
 #if TP__SSE2
           if (TP__PF_BLOCK && i0 + Bi < iend) { /* the next block's runs continue these rows */
