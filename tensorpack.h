@@ -4506,11 +4506,35 @@ static void tp__transpose_scalar(unsigned char *dst, const unsigned char *src, i
                                  int64_t i1, int64_t j0, int64_t j1, int64_t scol, int64_t drow,
                                  size_t es) {
   int64_t i, j, e = (int64_t)es;
+  if (j1 - j0 < 4 && i1 - i0 > 4 && (es == 1 || es == 2 || es == 4)) {
+    /* a few long columns (the channels of an HWC image): down each one, its source one run
+       (u8 / bf16 / f32 224x224x3 CHW -> HWC: 0.54x / 0.46x / 0.87-0.97x the row-wise loop; i64
+       1.03-1.05x, so not for 8-byte elements; others: the rows below) */
+    for (j = j0; j < j1; j++) {
+      unsigned char *d = dst + (i0 * drow + j) * e;
+      const unsigned char *s = src + (i0 + j * scol) * e;
+      switch (es) {
+        case 1: for (i = i0; i < i1; i++, d += drow, s += 1) *d = *s; break;
+        case 2: for (i = i0; i < i1; i++, d += drow * 2, s += 2) memcpy(d, s, 2); break;
+        default: for (i = i0; i < i1; i++, d += drow * 4, s += 4) memcpy(d, s, 4); break;
+      }
+    }
+    return;
+  }
   for (i = i0; i < i1; i++) {
     unsigned char *d = dst + (i * drow + j0) * e;
     const unsigned char *s = src + (i + j0 * scol) * e;
     switch (es) {
-      case 1: for (j = j0; j < j1; j++, d += 1, s += scol) *d = *s; break;
+      case 1: /* four a step (u8 3x224x224 HWC -> CHW 0.73x; one a step it ran at half speed
+                 when its loop crossed a 64-byte code line, 82 vs 41 us, by placement alone) */
+        for (j = j0; j + 4 <= j1; j += 4, d += 4, s += scol * 4) {
+          d[0] = s[0];
+          d[1] = s[scol];
+          d[2] = s[scol * 2];
+          d[3] = s[scol * 3];
+        }
+        for (; j < j1; j++, d += 1, s += scol) *d = *s;
+        break;
       case 2: for (j = j0; j < j1; j++, d += 2, s += scol * 2) memcpy(d, s, 2); break;
       case 4: for (j = j0; j < j1; j++, d += 4, s += scol * 4) memcpy(d, s, 4); break;
       case 8: for (j = j0; j < j1; j++, d += 8, s += scol * 8) memcpy(d, s, 8); break;
