@@ -4000,7 +4000,10 @@ static void tp__gather(unsigned char *dst, const unsigned char *src, int64_t n, 
      CPU has it, chosen at run time: tp__cpu_level), scalar loops for element sizes without a
      tile, for sides shorter than a tile and on CPUs without SSE2 (TP__K_C). (A 16x16 SSE2
      byte tile was measured: no faster in cache, slower out of it - 16 output rows in flight
-     at once; see bench/README.md.);
+     at once; see bench/README.md.) With AVX-512BW, 1- and 2-byte elements have 64x64-byte
+     and 32x32 tiles whose output rows are whole 64-byte lines (two forms, below the AVX2
+     tiles): the region kernel's byte super-tiles, tp__transpose_lines' buffer and the bounce
+     blocks take them; tp__tile_for keeps the small tiles for the edges;
    - routes (tp__transpose, measured per row on an AMD EPYC Zen 4 against the 2026-11-30 and
      the previous kernels, bench/README.md): a plane of at most TP__TDIRECT bytes, or one whose
      source and output strides are not multiples of 4 KiB, goes straight through the region
@@ -4020,7 +4023,9 @@ static void tp__gather(unsigned char *dst, const unsigned char *src, int64_t n, 
    skipping the caches and the read-for-ownership of every output line; only the 2x2 tile of
    8-byte elements streams straight from its registers (two output rows in flight fill whole
    lines in order; 8-16 rows in flight, as from the 4-, 8- and 16-row tiles, left as many
-   half-filled write-combining buffers and measured 1.2-2x slower). The TP__* switches below
+   half-filled write-combining buffers and measured 1.2-2x slower), and so do the AVX-512BW
+   1-/2-byte bounce blocks into a 64-byte aligned output (every store one whole line; an output
+   off its lines has its first columns transposed apart, TP__NT_ALIGN). The TP__* switches below
    select each choice at compile time for A/B runs (make bench-ab). */
 #ifndef TP__PF_ROWS
 #define TP__PF_ROWS 1
@@ -4047,7 +4052,7 @@ static void tp__gather(unsigned char *dst, const unsigned char *src, int64_t n, 
 #define TP__T2_LINES 0 /* ... also in tp__transpose_lines (16 aliasing source rows at once) */
 #endif
 #ifndef TP__T512_REGION1
-#define TP__T512_REGION1 2 /* AVX-512BW byte super-tiles of the region kernel: 2 "lines", 1 "rows" */
+#define TP__T512_REGION1 2 /* AVX-512BW byte super-tiles, region kernel: 2 "lines", 1 "rows" */
 #endif
 #ifndef TP__T512_REGION2
 #define TP__T512_REGION2 0 /* ... of 2-byte elements (0: none, the AVX2 16x16 tile) */
@@ -4058,14 +4063,15 @@ static void tp__gather(unsigned char *dst, const unsigned char *src, int64_t n, 
 #ifndef TP__T512_BLOCK
 #define TP__T512_BLOCK 1 /* AVX-512BW 1-/2-byte "lines" tiles in the bounce blocks */
 #endif
+#ifndef TP__NT_TILES512
+#define TP__NT_TILES512 1 /* ... streaming from them (64-byte aligned outputs; 2: also planes of
+                             the line groups' size, instead of tp__transpose_lines) */
+#endif
 #ifndef TP__T512_BOUNCE
-#define TP__T512_BOUNCE 1 /* their bounce copy: 256-byte pieces with inline 64-byte moves */
+#define TP__T512_BOUNCE 1 /* ... their bounce copy: 256-byte pieces, inline 64-byte moves */
 #endif
 #ifndef TP__NT_ALIGN
 #define TP__NT_ALIGN 1 /* 1-/2-byte streaming outputs off their lines: first columns apart */
-#endif
-#ifndef TP__NT_TILES512
-#define TP__NT_TILES512 1 /* ... streaming straight from them (64-byte aligned outputs) */
 #endif
 #define TP__K_NT 2   /* streaming stores for the output */
 #if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
@@ -4278,17 +4284,18 @@ static int tp__cpu_avx512(void) { return 0; }
    output row of a tile one whole 64-byte line (pure bit moves). Both are built from one in-lane
    network: sixteen 16-byte rows (eight of 2-byte elements) held in the four 128-bit lanes of
    as many zmm registers, transposed per lane by unpack stages (epi8, epi16, epi32, epi64 for
-   bytes; the last three for 2-byte elements), four (sub)tiles at once. TP__N1 / TP__N2 leave
-   in O##c (c < 16 / 8) the c-th element of every input row, per lane. Two ways to fill the
-   lanes give the two tile forms:
-   - "rows" (TP__T512_RW): lane L of register k = 64 bytes of source row k, split per lane (16
-     source rows whole: one line each), so lane L of O##c is 16 bytes of output row
-     16L + c (8L + c for 2-byte elements): whole source lines in, 16-byte pieces out;
-   - "lines" (TP__T512_LN): lane L of register k = 16 bytes of source row 16L + k (8L + k), so
-     O##c is all 64 bytes of output row c: 16-byte pieces in, whole output lines out - the form
-     that writes every output line at once (no half-written lines, nothing for a 4 KiB-aliasing
-     set to evict), and can stream straight from the tile (TP__T512_LN_NT; a 64-byte aligned
-     output and row stride). */
+   bytes; the last three for 2-byte elements), four sub-tiles at once. TP__N1 / TP__N2 leave in
+   O##c (c < 16 / 8) the c-th element of every input row, per lane. Two ways to fill the lanes
+   give the two forms of each tile:
+   - "rows" (tp__tile*_rw): lane L of register k = the L-th 16 bytes of source row k's 64, so
+     lane L of O##c is 16 bytes of output row 16L + c (8L + c for 2-byte elements): whole
+     source lines in, 16-byte pieces out - for 4 KiB-aliasing source rows (tp__transpose_lines,
+     TP__T512_LINES), where each line is read by one load;
+   - "lines" (tp__tile*_ln): lane L of register k = 16 bytes of source row 16L + k (8L + k), so
+     O##c is all 64 bytes of output row c: 16-byte pieces in, whole output lines out (the region
+     kernel's byte super-tiles, TP__T512_REGION1; the bounce blocks, TP__T512_BLOCK), and
+     streamed straight from the registers into 64-byte aligned rows (tp__tile*_ln_nt,
+     TP__NT_TILES512): no half-filled write-combining buffers. */
 #if TP__AVX512
 #if defined(__GNUC__) && !defined(__clang__) && defined(__cplusplus)
 /* g++ 12 takes the intrinsics' own _mm512_undefined_*() placeholders for uninitialized values */
@@ -4688,7 +4695,8 @@ static tp__super_fn tp__super_for(size_t es, int kind) {
    at least T) built from T x T tiles, source row groups consumed a whole line at a time; tiles
    for the edge strips, a partial last tile column / row as overlapping whole tiles, scalar
    loops only where a side is shorter than T. kind: TP__K_AVX2, TP__K_C (scalar loops only),
-   TP__K_PF (the super-tiles prefetch their source rows). */
+   TP__K_PF (the super-tiles prefetch their source rows), TP__K_AVX512 (the AVX-512BW super-tiles
+   of 1-/2-byte elements; with TP__K_BUF, for tp__transpose_lines' buffer: their "rows" form). */
 static void tp__transpose_region(unsigned char *dst, const unsigned char *src, int64_t rows,
                                  int64_t cols, int64_t scol, int64_t drow, size_t es, int kind) {
   int64_t T, e = (int64_t)es, ss = scol * e, ds = drow * e, ifull = 0, jfull = 0;
