@@ -5033,7 +5033,7 @@ static void tp__transpose(unsigned char *dst, const unsigned char *src, int64_t 
        AVX-512BW "lines" tiles of the bounce blocks (every store a whole line; nt512) */
     flags &= ~TP__K_NT;
     ntp = 1;
-    nt512 = TP__AVX512 && TP__T512_BLOCK && TP__NT_TILES512 && es <= 2 &&
+    nt512 = TP__AVX512 && TP__T512_BLOCK && TP__NT_TILES512 != 0 && es <= 2 &&
             (flags & TP__K_AVX512) && ((uintptr_t)dst & 63u) == 0 && ((drow * e) & 63) == 0;
   }
   blk = tp__block_for(es, nt512 ? flags | TP__K_NT : flags, &T, &nt);
