@@ -4071,7 +4071,7 @@ static void tp__gather(unsigned char *dst, const unsigned char *src, int64_t n, 
 #define TP__T512_BOUNCE 1 /* ... their bounce copy: 256-byte pieces, inline 64-byte moves */
 #endif
 #ifndef TP__NT_REGION512
-#define TP__NT_REGION512 1 /* ... and from the region kernel's byte super-tiles (one column level) */
+#define TP__NT_REGION512 2 /* ... and from the region kernel's super-tiles (one column level) */
 #endif
 #ifndef TP__NT_ALIGN
 #define TP__NT_ALIGN 1 /* 1-/2-byte streaming outputs off their lines: first columns apart */
@@ -4662,6 +4662,7 @@ TP__SUPER512(tp__super1_ln_avx512, tp__tile1_64_ln, 64, 1)
 TP__SUPER512(tp__super2_rw_avx512, tp__tile2_32_rw, 32, 2)
 TP__SUPER512(tp__super2_ln_avx512, tp__tile2_32_ln, 32, 2)
 TP__SUPER512(tp__super1_ln_nt_avx512, tp__tile1_64_ln_nt, 64, 1)
+TP__SUPER512(tp__super2_ln_nt_avx512, tp__tile2_32_ln_nt, 32, 2)
 #undef TP__SUPER512
 #endif
 #undef TP__SUPER_BODY
@@ -4672,7 +4673,7 @@ static tp__super_fn tp__super_for(size_t es, int kind) {
   if (es <= 2 && (kind & TP__K_AVX512)) { /* the form: TP__T512_* (measured, bench/README.md) */
     int form = kind & TP__K_BUF ? TP__T512_LINES : es == 1 ? TP__T512_REGION1 : TP__T512_REGION2;
     if (form == 1) return es == 1 ? tp__super1_rw_avx512 : tp__super2_rw_avx512;
-    if (form == 2 && es == 1 && (kind & TP__K_NT)) return tp__super1_ln_nt_avx512;
+    if (kind & TP__K_NT) return es == 1 ? tp__super1_ln_nt_avx512 : tp__super2_ln_nt_avx512;
     if (form == 2) return es == 1 ? tp__super1_ln_avx512 : tp__super2_ln_avx512;
   }
 #endif
@@ -5050,7 +5051,7 @@ static void tp__transpose(unsigned char *dst, const unsigned char *src, int64_t 
     /* the write prefetch only for one column level: with two (a channels_last slice), each
        region writes a short piece of every output row and it measured 1.08x [1.04-1.14] slower */
     int kind = (flags & (TP__K_AVX2 | TP__K_AVX512 | TP__K_C)) | (ntp || nt ? TP__K_PF : 0);
-    if (TP__NT_REGION512 && ntp && es == 1 && (flags & TP__K_AVX512) && cols2 == 1 &&
+    if (TP__NT_REGION512 && ntp && es <= TP__NT_REGION512 && (flags & TP__K_AVX512) && cols2 == 1 &&
         ((uintptr_t)dst & 63u) == 0 && ((drow * e) & 63) == 0)
       kind |= TP__K_NT; /* the byte super-tiles stream whole lines (their edges do not) */
     if ((kind & TP__K_PF) && cols2 == 1 && TP__PFW_REGION && !(kind & TP__K_NT))
