@@ -4024,8 +4024,9 @@ static void tp__gather(unsigned char *dst, const unsigned char *src, int64_t n, 
    8-byte elements streams straight from its registers (two output rows in flight fill whole
    lines in order; 8-16 rows in flight, as from the 4-, 8- and 16-row tiles, left as many
    half-filled write-combining buffers and measured 1.2-2x slower), and so do the AVX-512BW
-   1-/2-byte bounce blocks into a 64-byte aligned output (every store one whole line; an output
-   off its lines has its first columns transposed apart, TP__NT_ALIGN). The TP__* switches below
+   1-/2-byte "lines" tiles of the bounce blocks and of the region kernel into a 64-byte aligned
+   output (every store one whole line; an output off its lines has its first columns transposed
+   apart, TP__NT_ALIGN). The TP__* switches below
    select each choice at compile time for A/B runs (make bench-ab). */
 #ifndef TP__PF_ROWS
 #define TP__PF_ROWS 1
