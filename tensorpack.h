@@ -4004,14 +4004,18 @@ static void tp__gather(unsigned char *dst, const unsigned char *src, int64_t n, 
      lines and neither side is shorter than a tile (else every other row straddles two lines:
      f32 1000x1000 measured 1.02-1.2x slower with them), and not in the line groups (16 rows
      4 KiB apart in one L1 set: 1.03-1.09x slower). (A 16x16 SSE2 byte tile was measured: no
-     faster in cache, slower out of it - 16 output rows in flight at once; bench/README.md.);
+     faster in cache, slower out of it - 16 output rows in flight at once; bench/README.md.)
+     With AVX-512BW, 1- and 2-byte elements have 64x64-byte and 32x32 tiles whose output rows
+     are whole 64-byte lines (two forms, below the AVX2 tiles): the region kernel's byte
+     super-tiles, tp__transpose_lines' buffer and the bounce blocks take them; tp__tile_for
+     keeps the small tiles for the edges;
    - routes (tp__transpose, measured per row on an AMD EPYC Zen 4 against the 2026-11-30 and
      the previous kernels, bench/README.md): a plane of at most TP__TDIRECT bytes, or one whose
      source and output strides are not multiples of 4 KiB, goes straight through the region
      kernel (no row of it in the same cache set as the next); a small plane (<= 16 KiB) is one
      bounce block (below), or for the AVX-512 tiles, when its rows are on lines and do not
-     alias, the region kernel too; an aliasing plane of at most a quarter of the last-level cache goes
-     through tp__transpose_lines (line groups into a buffer, whole output pieces out: the
+     alias, the region kernel too; an aliasing plane of at most a quarter of the last-level
+     cache goes through tp__transpose_lines (line groups into a buffer, whole output pieces out: the
      cache serves its 64-byte reads); bigger aliasing planes are cut into cache blocks of Bj
      source rows x Bi elements. Each block's source rows are first copied into a small
      contiguous bounce buffer (long sequential reads the prefetchers follow, and no cache-set
@@ -4026,10 +4030,12 @@ static void tp__gather(unsigned char *dst, const unsigned char *src, int64_t n, 
    elements streams straight from its registers (two output rows in flight fill whole lines in
    order; 8-16 rows in flight, as from the SSE2 / AVX2 4-, 8- and 16-row tiles, left as many
    half-filled write-combining buffers and measured 1.2-2x slower), and so do the AVX-512
-   tiles onto 64-byte aligned output rows, in the bounce blocks and in the region kernel (each
-   row of a tile is one whole line, one store: f32 4096x4096 0.67x, NCHW->NHWC 0.56x the time
-   of the second buffer's pieces). The TP__* switches below select each choice at compile time
-   for A/B runs (make bench-ab). */
+   tiles onto 64-byte aligned output rows: the 4- and 8-byte ones in the bounce blocks and in
+   the region kernel (each row of a tile is one whole line, one store: f32 4096x4096 0.67x,
+   NCHW->NHWC 0.56x the time of the second buffer's pieces), the AVX-512BW 1-/2-byte "lines"
+   tiles of the bounce blocks and of the region kernel (every store one whole line; an output
+   off its lines has its first columns transposed apart, TP__NT_ALIGN). The TP__* switches
+   below select each choice at compile time for A/B runs (make bench-ab). */
 #ifndef TP__PF_ROWS
 #define TP__PF_ROWS 1
 #endif
@@ -4053,6 +4059,7 @@ static void tp__gather(unsigned char *dst, const unsigned char *src, int64_t n, 
 #define TP__K_C 4    /* the portable C loops only (no SSE2 tile, no streaming store) */
 #define TP__K_PF 8   /* the region kernel prefetches its source rows (a plane out of cache) */
 #define TP__K_PFW 16 /* ... and its output lines for writing (one column level: whole rows) */
+#define TP__K_BUF 128 /* the region kernel writes tp__transpose_lines' buffer (rows alias) */
 #ifndef TP__T2_AVX2
 #define TP__T2_AVX2 1 /* the AVX2 16x16 tile for 2-byte elements */
 #endif
@@ -4064,6 +4071,32 @@ static void tp__gather(unsigned char *dst, const unsigned char *src, int64_t n, 
 #endif
 #ifndef TP__T8_AVX512
 #define TP__T8_AVX512 1 /* the AVX-512 8x8 tile for 8-byte elements (0: the SSE2 2x2) */
+#endif
+#ifndef TP__T512_REGION1
+#define TP__T512_REGION1 2 /* AVX-512BW byte super-tiles, region kernel: 2 "lines", 1 "rows" */
+#endif
+#ifndef TP__T512_REGION2
+#define TP__T512_REGION2 0 /* ... of 2-byte elements (0: none, the AVX2 16x16 tile) */
+#endif
+#ifndef TP__T512_LINES
+#define TP__T512_LINES 1 /* ... 1- and 2-byte, in tp__transpose_lines' buffer (1 "rows") */
+#endif
+#ifndef TP__T512_BLOCK
+#define TP__T512_BLOCK 1 /* AVX-512BW 1-/2-byte "lines" tiles in the bounce blocks */
+#endif
+#ifndef TP__NT_TILES512
+#define TP__NT_TILES512 1 /* ... streaming from them (64-byte aligned outputs; 2: also planes of
+                             the line groups' size, instead of tp__transpose_lines) */
+#endif
+#ifndef TP__T512_BOUNCE
+#define TP__T512_BOUNCE 1 /* ... their bounce copy: 256-byte pieces, inline 64-byte moves */
+#endif
+#ifndef TP__NT_REGION512B
+#define TP__NT_REGION512B 2 /* ... and from the region kernel's super-tiles of elements up to this
+                              size (one column level) */
+#endif
+#ifndef TP__NT_ALIGN
+#define TP__NT_ALIGN 1 /* 1-/2-byte streaming outputs off their lines: first columns apart */
 #endif
 #define TP__K_NT 2   /* streaming stores for the output */
 #if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
@@ -4362,6 +4395,214 @@ TP__TILE8_8X8(tp__tile8_8x8_avx512_nt, TP__S512N)
 #define TP__AVX512 0
 static int tp__cpu_avx512(void) { return 0; }
 #endif
+/* AVX-512BW tiles of 1- and 2-byte elements: 64 x 64 bytes and 32 x 32 2-byte elements, every
+   output row of a tile one whole 64-byte line (pure bit moves). Both are built from one in-lane
+   network: sixteen 16-byte rows (eight of 2-byte elements) held in the four 128-bit lanes of
+   as many zmm registers, transposed per lane by unpack stages (epi8, epi16, epi32, epi64 for
+   bytes; the last three for 2-byte elements), four sub-tiles at once. TP__N1 / TP__N2 leave in
+   O##c (c < 16 / 8) the c-th element of every input row, per lane. Two ways to fill the lanes
+   give the two forms of each tile:
+   - "rows" (tp__tile*_rw): lane L of register k = the L-th 16 bytes of source row k's 64, so
+     lane L of O##c is 16 bytes of output row 16L + c (8L + c for 2-byte elements): whole
+     source lines in, 16-byte pieces out - for 4 KiB-aliasing source rows (tp__transpose_lines,
+     TP__T512_LINES), where each line is read by one load;
+   - "lines" (tp__tile*_ln): lane L of register k = 16 bytes of source row 16L + k (8L + k), so
+     O##c is all 64 bytes of output row c: 16-byte pieces in, whole output lines out (the region
+     kernel's byte super-tiles, TP__T512_REGION1; the bounce blocks, TP__T512_BLOCK), and
+     streamed straight from the registers into 64-byte aligned rows (tp__tile*_ln_nt,
+     TP__NT_TILES512): no half-filled write-combining buffers. */
+#if TP__AVX512
+#if defined(__GNUC__) && !defined(__clang__) && defined(__cplusplus)
+/* g++ 12 takes the intrinsics' own _mm512_undefined_*() placeholders for uninitialized values */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
+#define TP__Z_LD(p) _mm512_loadu_si512((const void *)(p))
+#define TP__Z_ST(p, v) _mm512_storeu_si512((void *)(p), (v))
+#define TP__Z_STN(p, v) _mm512_stream_si512((__m512i *)(void *)(p), (v))
+#define TP__Z_U(w, lh, x, y) _mm512_unpack##lh##_epi##w((x), (y))
+/* 4 x 16 bytes into one zmm: lane L from a + L * step */
+#define TP__Z_LANES(a, step)                                                                    \
+  _mm512_inserti64x4(                                                                           \
+      _mm512_castsi256_si512(_mm256_inserti128_si256(                                           \
+          _mm256_castsi128_si256(TP__LD(a)), TP__LD((a) + (step)), 1)),                         \
+      _mm256_inserti128_si256(_mm256_castsi128_si256(TP__LD((a) + 2 * (step))),                 \
+                              TP__LD((a) + 3 * (step)), 1),                                     \
+      1)
+/* the 16 x 16 byte network on R##0..R##15 into O##0..O##15 (O##c: byte c of every row) */
+#define TP__N1(R, O)                                                                            \
+  do {                                                                                          \
+    __m512i a0 = TP__Z_U(8, lo, R##0, R##1), a1 = TP__Z_U(8, hi, R##0, R##1);                   \
+    __m512i a2 = TP__Z_U(8, lo, R##2, R##3), a3 = TP__Z_U(8, hi, R##2, R##3);                   \
+    __m512i a4 = TP__Z_U(8, lo, R##4, R##5), a5 = TP__Z_U(8, hi, R##4, R##5);                   \
+    __m512i a6 = TP__Z_U(8, lo, R##6, R##7), a7 = TP__Z_U(8, hi, R##6, R##7);                   \
+    __m512i a8 = TP__Z_U(8, lo, R##8, R##9), a9 = TP__Z_U(8, hi, R##8, R##9);                   \
+    __m512i a10 = TP__Z_U(8, lo, R##10, R##11), a11 = TP__Z_U(8, hi, R##10, R##11);             \
+    __m512i a12 = TP__Z_U(8, lo, R##12, R##13), a13 = TP__Z_U(8, hi, R##12, R##13);             \
+    __m512i a14 = TP__Z_U(8, lo, R##14, R##15), a15 = TP__Z_U(8, hi, R##14, R##15);             \
+    /* a(2p) / a(2p+1): bytes 0-7 / 8-15 of rows 2p, 2p+1, paired */                            \
+    __m512i b0 = TP__Z_U(16, lo, a0, a2), b1 = TP__Z_U(16, hi, a0, a2);                         \
+    __m512i b2 = TP__Z_U(16, lo, a1, a3), b3 = TP__Z_U(16, hi, a1, a3);                         \
+    __m512i b4 = TP__Z_U(16, lo, a4, a6), b5 = TP__Z_U(16, hi, a4, a6);                         \
+    __m512i b6 = TP__Z_U(16, lo, a5, a7), b7 = TP__Z_U(16, hi, a5, a7);                         \
+    __m512i b8 = TP__Z_U(16, lo, a8, a10), b9 = TP__Z_U(16, hi, a8, a10);                       \
+    __m512i b10 = TP__Z_U(16, lo, a9, a11), b11 = TP__Z_U(16, hi, a9, a11);                     \
+    __m512i b12 = TP__Z_U(16, lo, a12, a14), b13 = TP__Z_U(16, hi, a12, a14);                   \
+    __m512i b14 = TP__Z_U(16, lo, a13, a15), b15 = TP__Z_U(16, hi, a13, a15);                   \
+    /* b(4q + m): bytes 4m..4m+3 of rows 4q..4q+3 */                                            \
+    __m512i c0 = TP__Z_U(32, lo, b0, b4), c1 = TP__Z_U(32, hi, b0, b4);                         \
+    __m512i c2 = TP__Z_U(32, lo, b1, b5), c3 = TP__Z_U(32, hi, b1, b5);                         \
+    __m512i c4 = TP__Z_U(32, lo, b2, b6), c5 = TP__Z_U(32, hi, b2, b6);                         \
+    __m512i c6 = TP__Z_U(32, lo, b3, b7), c7 = TP__Z_U(32, hi, b3, b7);                         \
+    __m512i c8 = TP__Z_U(32, lo, b8, b12), c9 = TP__Z_U(32, hi, b8, b12);                       \
+    __m512i c10 = TP__Z_U(32, lo, b9, b13), c11 = TP__Z_U(32, hi, b9, b13);                     \
+    __m512i c12 = TP__Z_U(32, lo, b10, b14), c13 = TP__Z_U(32, hi, b10, b14);                   \
+    __m512i c14 = TP__Z_U(32, lo, b11, b15), c15 = TP__Z_U(32, hi, b11, b15);                   \
+    /* c(8h + m): bytes 2m, 2m+1 of rows 8h..8h+7 */                                            \
+    O##0 = TP__Z_U(64, lo, c0, c8);                                                             \
+    O##1 = TP__Z_U(64, hi, c0, c8);                                                             \
+    O##2 = TP__Z_U(64, lo, c1, c9);                                                             \
+    O##3 = TP__Z_U(64, hi, c1, c9);                                                             \
+    O##4 = TP__Z_U(64, lo, c2, c10);                                                            \
+    O##5 = TP__Z_U(64, hi, c2, c10);                                                            \
+    O##6 = TP__Z_U(64, lo, c3, c11);                                                            \
+    O##7 = TP__Z_U(64, hi, c3, c11);                                                            \
+    O##8 = TP__Z_U(64, lo, c4, c12);                                                            \
+    O##9 = TP__Z_U(64, hi, c4, c12);                                                            \
+    O##10 = TP__Z_U(64, lo, c5, c13);                                                           \
+    O##11 = TP__Z_U(64, hi, c5, c13);                                                           \
+    O##12 = TP__Z_U(64, lo, c6, c14);                                                           \
+    O##13 = TP__Z_U(64, hi, c6, c14);                                                           \
+    O##14 = TP__Z_U(64, lo, c7, c15);                                                           \
+    O##15 = TP__Z_U(64, hi, c7, c15);                                                           \
+  } while (0)
+/* the 8 x 8 network of 2-byte elements on R##0..R##7 into O##0..O##7 (tp__tile2_8x8's) */
+#define TP__N2(R, O)                                                                            \
+  do {                                                                                          \
+    __m512i a = TP__Z_U(16, lo, R##0, R##1), b = TP__Z_U(16, hi, R##0, R##1);                   \
+    __m512i c = TP__Z_U(16, lo, R##2, R##3), e = TP__Z_U(16, hi, R##2, R##3);                   \
+    __m512i f = TP__Z_U(16, lo, R##4, R##5), g = TP__Z_U(16, hi, R##4, R##5);                   \
+    __m512i h = TP__Z_U(16, lo, R##6, R##7), k = TP__Z_U(16, hi, R##6, R##7);                   \
+    __m512i ac0 = TP__Z_U(32, lo, a, c), ac1 = TP__Z_U(32, hi, a, c);                           \
+    __m512i be0 = TP__Z_U(32, lo, b, e), be1 = TP__Z_U(32, hi, b, e);                           \
+    __m512i fh0 = TP__Z_U(32, lo, f, h), fh1 = TP__Z_U(32, hi, f, h);                           \
+    __m512i gk0 = TP__Z_U(32, lo, g, k), gk1 = TP__Z_U(32, hi, g, k);                           \
+    O##0 = TP__Z_U(64, lo, ac0, fh0);                                                           \
+    O##1 = TP__Z_U(64, hi, ac0, fh0);                                                           \
+    O##2 = TP__Z_U(64, lo, ac1, fh1);                                                           \
+    O##3 = TP__Z_U(64, hi, ac1, fh1);                                                           \
+    O##4 = TP__Z_U(64, lo, be0, gk0);                                                           \
+    O##5 = TP__Z_U(64, hi, be0, gk0);                                                           \
+    O##6 = TP__Z_U(64, lo, be1, gk1);                                                           \
+    O##7 = TP__Z_U(64, hi, be1, gk1);                                                           \
+  } while (0)
+#define TP__ZR16(X) X##0, X##1, X##2, X##3, X##4, X##5, X##6, X##7, X##8, X##9, X##10, X##11, \
+                    X##12, X##13, X##14, X##15
+#define TP__ZR8(X) X##0, X##1, X##2, X##3, X##4, X##5, X##6, X##7
+/* lane L of O##c to output row L * LS + c, at q (16 bytes: "rows" form) */
+#define TP__Z_PUT4(q, O, c, LS)                                                                 \
+  TP__ST((q) + (c) * ds, _mm512_castsi512_si128(O##c));                                        \
+  TP__ST((q) + ((LS) + (c)) * ds, _mm512_extracti32x4_epi32(O##c, 1));                         \
+  TP__ST((q) + (2 * (LS) + (c)) * ds, _mm512_extracti32x4_epi32(O##c, 2));                     \
+  TP__ST((q) + (3 * (LS) + (c)) * ds, _mm512_extracti32x4_epi32(O##c, 3))
+#define TP__A512 __attribute__((target("avx512f,avx512bw")))
+/* "rows": 16 whole source rows (16 output columns) per strip, four strips */
+TP__A512 static void tp__tile1_64_rw(unsigned char *d, int64_t ds, const unsigned char *s,
+                                      int64_t ss) {
+  int t;
+  for (t = 0; t < 4; t++, s += 16 * ss, d += 16) {
+    __m512i r0 = TP__Z_LD(s), r1 = TP__Z_LD(s + ss), r2 = TP__Z_LD(s + 2 * ss);
+    __m512i r3 = TP__Z_LD(s + 3 * ss), r4 = TP__Z_LD(s + 4 * ss), r5 = TP__Z_LD(s + 5 * ss);
+    __m512i r6 = TP__Z_LD(s + 6 * ss), r7 = TP__Z_LD(s + 7 * ss), r8 = TP__Z_LD(s + 8 * ss);
+    __m512i r9 = TP__Z_LD(s + 9 * ss), r10 = TP__Z_LD(s + 10 * ss);
+    __m512i r11 = TP__Z_LD(s + 11 * ss), r12 = TP__Z_LD(s + 12 * ss);
+    __m512i r13 = TP__Z_LD(s + 13 * ss), r14 = TP__Z_LD(s + 14 * ss);
+    __m512i r15 = TP__Z_LD(s + 15 * ss);
+    __m512i TP__ZR16(o);
+    TP__N1(r, o);
+    TP__Z_PUT4(d, o, 0, 16); TP__Z_PUT4(d, o, 1, 16); TP__Z_PUT4(d, o, 2, 16);
+    TP__Z_PUT4(d, o, 3, 16); TP__Z_PUT4(d, o, 4, 16); TP__Z_PUT4(d, o, 5, 16);
+    TP__Z_PUT4(d, o, 6, 16); TP__Z_PUT4(d, o, 7, 16); TP__Z_PUT4(d, o, 8, 16);
+    TP__Z_PUT4(d, o, 9, 16); TP__Z_PUT4(d, o, 10, 16); TP__Z_PUT4(d, o, 11, 16);
+    TP__Z_PUT4(d, o, 12, 16); TP__Z_PUT4(d, o, 13, 16); TP__Z_PUT4(d, o, 14, 16);
+    TP__Z_PUT4(d, o, 15, 16);
+  }
+}
+TP__A512 static void tp__tile2_32_rw(unsigned char *d, int64_t ds, const unsigned char *s,
+                                      int64_t ss) {
+  int t;
+  for (t = 0; t < 4; t++, s += 8 * ss, d += 16) {
+    __m512i r0 = TP__Z_LD(s), r1 = TP__Z_LD(s + ss), r2 = TP__Z_LD(s + 2 * ss);
+    __m512i r3 = TP__Z_LD(s + 3 * ss), r4 = TP__Z_LD(s + 4 * ss), r5 = TP__Z_LD(s + 5 * ss);
+    __m512i r6 = TP__Z_LD(s + 6 * ss), r7 = TP__Z_LD(s + 7 * ss);
+    __m512i TP__ZR8(o);
+    TP__N2(r, o);
+    TP__Z_PUT4(d, o, 0, 8); TP__Z_PUT4(d, o, 1, 8); TP__Z_PUT4(d, o, 2, 8);
+    TP__Z_PUT4(d, o, 3, 8); TP__Z_PUT4(d, o, 4, 8); TP__Z_PUT4(d, o, 5, 8);
+    TP__Z_PUT4(d, o, 6, 8); TP__Z_PUT4(d, o, 7, 8);
+  }
+}
+/* "lines": 16 output rows (8 of 2-byte elements) per strip, each one whole store, four strips */
+#define TP__TILE1_64_LN(NAME, STORE)                                                            \
+  TP__A512 static void NAME(unsigned char *d, int64_t ds, const unsigned char *s, int64_t ss) { \
+    int t;                                                                                      \
+    for (t = 0; t < 4; t++, s += 16, d += 16 * ds) {                                            \
+      __m512i r0 = TP__Z_LANES(s, 16 * ss), r1 = TP__Z_LANES(s + ss, 16 * ss);                  \
+      __m512i r2 = TP__Z_LANES(s + 2 * ss, 16 * ss), r3 = TP__Z_LANES(s + 3 * ss, 16 * ss);     \
+      __m512i r4 = TP__Z_LANES(s + 4 * ss, 16 * ss), r5 = TP__Z_LANES(s + 5 * ss, 16 * ss);     \
+      __m512i r6 = TP__Z_LANES(s + 6 * ss, 16 * ss), r7 = TP__Z_LANES(s + 7 * ss, 16 * ss);     \
+      __m512i r8 = TP__Z_LANES(s + 8 * ss, 16 * ss), r9 = TP__Z_LANES(s + 9 * ss, 16 * ss);     \
+      __m512i r10 = TP__Z_LANES(s + 10 * ss, 16 * ss);                                          \
+      __m512i r11 = TP__Z_LANES(s + 11 * ss, 16 * ss);                                          \
+      __m512i r12 = TP__Z_LANES(s + 12 * ss, 16 * ss);                                          \
+      __m512i r13 = TP__Z_LANES(s + 13 * ss, 16 * ss);                                          \
+      __m512i r14 = TP__Z_LANES(s + 14 * ss, 16 * ss);                                          \
+      __m512i r15 = TP__Z_LANES(s + 15 * ss, 16 * ss);                                          \
+      __m512i TP__ZR16(o);                                                                      \
+      TP__N1(r, o);                                                                             \
+      STORE(d, o0); STORE(d + ds, o1); STORE(d + 2 * ds, o2); STORE(d + 3 * ds, o3);           \
+      STORE(d + 4 * ds, o4); STORE(d + 5 * ds, o5); STORE(d + 6 * ds, o6);                     \
+      STORE(d + 7 * ds, o7); STORE(d + 8 * ds, o8); STORE(d + 9 * ds, o9);                     \
+      STORE(d + 10 * ds, o10); STORE(d + 11 * ds, o11); STORE(d + 12 * ds, o12);               \
+      STORE(d + 13 * ds, o13); STORE(d + 14 * ds, o14); STORE(d + 15 * ds, o15);               \
+    }                                                                                           \
+  }
+TP__TILE1_64_LN(tp__tile1_64_ln, TP__Z_ST)
+TP__TILE1_64_LN(tp__tile1_64_ln_nt, TP__Z_STN)
+#undef TP__TILE1_64_LN
+#define TP__TILE2_32_LN(NAME, STORE)                                                            \
+  TP__A512 static void NAME(unsigned char *d, int64_t ds, const unsigned char *s, int64_t ss) { \
+    int t;                                                                                      \
+    for (t = 0; t < 4; t++, s += 16, d += 8 * ds) {                                             \
+      __m512i r0 = TP__Z_LANES(s, 8 * ss), r1 = TP__Z_LANES(s + ss, 8 * ss);                    \
+      __m512i r2 = TP__Z_LANES(s + 2 * ss, 8 * ss), r3 = TP__Z_LANES(s + 3 * ss, 8 * ss);       \
+      __m512i r4 = TP__Z_LANES(s + 4 * ss, 8 * ss), r5 = TP__Z_LANES(s + 5 * ss, 8 * ss);       \
+      __m512i r6 = TP__Z_LANES(s + 6 * ss, 8 * ss), r7 = TP__Z_LANES(s + 7 * ss, 8 * ss);       \
+      __m512i TP__ZR8(o);                                                                       \
+      TP__N2(r, o);                                                                             \
+      STORE(d, o0); STORE(d + ds, o1); STORE(d + 2 * ds, o2); STORE(d + 3 * ds, o3);           \
+      STORE(d + 4 * ds, o4); STORE(d + 5 * ds, o5); STORE(d + 6 * ds, o6);                     \
+      STORE(d + 7 * ds, o7);                                                                    \
+    }                                                                                           \
+  }
+TP__TILE2_32_LN(tp__tile2_32_ln, TP__Z_ST)
+TP__TILE2_32_LN(tp__tile2_32_ln_nt, TP__Z_STN)
+#undef TP__TILE2_32_LN
+#undef TP__Z_PUT4
+#undef TP__ZR8
+#undef TP__ZR16
+#undef TP__N2
+#undef TP__N1
+#undef TP__Z_LANES
+#undef TP__Z_U
+#undef TP__Z_STN
+#undef TP__Z_ST
+#undef TP__Z_LD
+#if defined(__GNUC__) && !defined(__clang__) && defined(__cplusplus)
+#pragma GCC diagnostic pop
+#endif
+#endif
 
 /* What the copy kernels use, from what the CPU has (detected at run time): TP__CPU_AVX512 (x86
    with AVX-512 F and BW), TP__CPU_AVX2 (x86 with AVX2), TP__CPU_SSE2 (x86-64's baseline; SSE2
@@ -4387,11 +4628,35 @@ static void tp__transpose_scalar(unsigned char *dst, const unsigned char *src, i
                                  int64_t i1, int64_t j0, int64_t j1, int64_t scol, int64_t drow,
                                  size_t es) {
   int64_t i, j, e = (int64_t)es;
+  if (j1 - j0 < 4 && i1 - i0 > 4 && (es == 1 || es == 2 || es == 4)) {
+    /* a few long columns (the channels of an HWC image): down each one, its source one run
+       (u8 / bf16 / f32 224x224x3 CHW -> HWC: 0.54x / 0.46x / 0.87-0.97x the row-wise loop; i64
+       1.03-1.05x, so not for 8-byte elements; others: the rows below) */
+    for (j = j0; j < j1; j++) {
+      unsigned char *d = dst + (i0 * drow + j) * e;
+      const unsigned char *s = src + (i0 + j * scol) * e;
+      switch (es) {
+        case 1: for (i = i0; i < i1; i++, d += drow, s += 1) *d = *s; break;
+        case 2: for (i = i0; i < i1; i++, d += drow * 2, s += 2) memcpy(d, s, 2); break;
+        default: for (i = i0; i < i1; i++, d += drow * 4, s += 4) memcpy(d, s, 4); break;
+      }
+    }
+    return;
+  }
   for (i = i0; i < i1; i++) {
     unsigned char *d = dst + (i * drow + j0) * e;
     const unsigned char *s = src + (i + j0 * scol) * e;
     switch (es) {
-      case 1: for (j = j0; j < j1; j++, d += 1, s += scol) *d = *s; break;
+      case 1: /* four a step (u8 3x224x224 HWC -> CHW 0.73x; one a step it ran at half speed
+                 when its loop crossed a 64-byte code line, 82 vs 41 us, by placement alone) */
+        for (j = j0; j + 4 <= j1; j += 4, d += 4, s += scol * 4) {
+          d[0] = s[0];
+          d[1] = s[scol];
+          d[2] = s[scol * 2];
+          d[3] = s[scol * 3];
+        }
+        for (; j < j1; j++, d += 1, s += scol) *d = *s;
+        break;
       case 2: for (j = j0; j < j1; j++, d += 2, s += scol * 2) memcpy(d, s, 2); break;
       case 4: for (j = j0; j < j1; j++, d += 4, s += scol * 4) memcpy(d, s, 4); break;
       case 8: for (j = j0; j < j1; j++, d += 8, s += scol * 8) memcpy(d, s, 8); break;
@@ -4517,6 +4782,14 @@ TP__SUPER512(tp__super4_avx512, tp__tile4_16x16_avx512, 16, 4)
 TP__SUPER512(tp__super8_avx512, tp__tile8_8x8_avx512, 8, 8)
 TP__SUPER512(tp__super4_avx512_nt, tp__tile4_16x16_avx512_nt, 16, 4)
 TP__SUPER512(tp__super8_avx512_nt, tp__tile8_8x8_avx512_nt, 8, 8)
+/* (1- and 2-byte: one tile a super-tile, S = T = one line of elements, in each of the two
+   forms) */
+TP__SUPER512(tp__super1_rw_avx512, tp__tile1_64_rw, 64, 1)
+TP__SUPER512(tp__super1_ln_avx512, tp__tile1_64_ln, 64, 1)
+TP__SUPER512(tp__super2_rw_avx512, tp__tile2_32_rw, 32, 2)
+TP__SUPER512(tp__super2_ln_avx512, tp__tile2_32_ln, 32, 2)
+TP__SUPER512(tp__super1_ln_nt_avx512, tp__tile1_64_ln_nt, 64, 1)
+TP__SUPER512(tp__super2_ln_nt_avx512, tp__tile2_32_ln_nt, 32, 2)
 #undef TP__SUPER512
 #endif
 #undef TP__SUPER_BODY
@@ -4528,6 +4801,12 @@ static tp__super_fn tp__super_for(size_t es, int kind) {
     return kind & TP__K_NT ? tp__super4_avx512_nt : tp__super4_avx512;
   if (es == 8 && (kind & TP__K_AVX512) && TP__T8_AVX512)
     return kind & TP__K_NT ? tp__super8_avx512_nt : tp__super8_avx512;
+  if (es <= 2 && (kind & TP__K_AVX512)) { /* the form: TP__T512_* (measured, bench/README.md) */
+    int form = kind & TP__K_BUF ? TP__T512_LINES : es == 1 ? TP__T512_REGION1 : TP__T512_REGION2;
+    if (form == 1) return es == 1 ? tp__super1_rw_avx512 : tp__super2_rw_avx512;
+    if (kind & TP__K_NT) return es == 1 ? tp__super1_ln_nt_avx512 : tp__super2_ln_nt_avx512;
+    if (form == 2) return es == 1 ? tp__super1_ln_avx512 : tp__super2_ln_avx512;
+  }
 #endif
 #if TP__AVX2
   if (es == 4 && (kind & TP__K_AVX2)) return tp__super4_avx2;
@@ -4552,10 +4831,12 @@ static tp__super_fn tp__super_for(size_t es, int kind) {
 /* Transposes a rows x cols region: super-tiles of S x S (S = one 64-byte line of elements,
    at least T) built from T x T tiles, source row groups consumed a whole line at a time; tiles
    for the edge strips, a partial last tile column / row as overlapping whole tiles, scalar
-   loops only where a side is shorter than T. kind: TP__K_AVX2, TP__K_AVX512 (where the source
-   rows are on 64-byte lines and both sides at least the tile's), TP__K_C (scalar loops only),
-   TP__K_PF (the super-tiles prefetch their source rows), TP__K_NT (the AVX-512 super-tiles
-   stream onto 64-byte aligned output rows, without the write prefetch of TP__K_PFW). */
+   loops only where a side is shorter than T. kind: TP__K_AVX2, TP__K_AVX512 (4-/8-byte: where
+   the source rows are on 64-byte lines and both sides at least the tile's; 1-/2-byte: the
+   AVX-512BW super-tiles; with TP__K_BUF, for tp__transpose_lines' buffer: their "rows" form),
+   TP__K_C (scalar loops only), TP__K_PF (the super-tiles prefetch their source rows), TP__K_NT
+   (the AVX-512 super-tiles stream onto 64-byte aligned output rows, without the write prefetch
+   of TP__K_PFW). */
 static void tp__transpose_region(unsigned char *dst, const unsigned char *src, int64_t rows,
                                  int64_t cols, int64_t scol, int64_t drow, size_t es, int kind) {
   int64_t T, e = (int64_t)es, ss = scol * e, ds = drow * e, ifull = 0, jfull = 0;
@@ -4563,14 +4844,15 @@ static void tp__transpose_region(unsigned char *dst, const unsigned char *src, i
 #ifndef TP__A512_ALIGN
 #define TP__A512_ALIGN 1
 #endif
-  if (tile && (kind & TP__K_AVX512) &&
+  if (tile && (kind & TP__K_AVX512) && es >= 4 &&
       (rows < T || cols < T ||
        ((TP__A512_ALIGN & 1) && ((((uintptr_t)src) | (uintptr_t)ss) & 63u) != 0) ||
        ((TP__A512_ALIGN & 2) && ((((uintptr_t)dst) | (uintptr_t)ds) & 63u) != 0)))
     tile = tp__tile_for(es, kind &= ~TP__K_AVX512, &T);
   if (!(kind & TP__K_AVX512) || (((uintptr_t)dst | (uintptr_t)ds) & 63u) != 0)
     kind &= ~TP__K_NT; /* streaming from the AVX-512 tiles: whole output lines only */
-  if (kind & TP__K_NT) kind &= ~TP__K_PFW; /* (a write prefetch before streaming stores: 1.8x slower) */
+  if (kind & TP__K_NT)
+    kind &= ~TP__K_PFW; /* (a write prefetch before streaming stores: 1.8x slower) */
   if (tile) {
     int64_t S = 64 / e < T ? T : 64 / e, rs = rows / S * S, cs = cols / S * S, i, j;
     tp__super_fn super = tp__super_for(es, kind);
@@ -4644,11 +4926,45 @@ TP__BLOCK_FN(tp__block4_avx2_nt, __attribute__((target("avx2"))), tp__tile4_8x8_
 TP__BLOCK_FN(tp__block2_avx2, __attribute__((target("avx2"))), tp__tile2_16x16_avx2, 16, 2)
 #endif
 #if TP__AVX512
-#define TP__A512 __attribute__((target("avx512f,avx512bw")))
 TP__BLOCK_FN(tp__block4_avx512, TP__A512, tp__tile4_16x16_avx512, 16, 4)
 TP__BLOCK_FN(tp__block4_avx512_nt, TP__A512, tp__tile4_16x16_avx512_nt, 16, 4)
 TP__BLOCK_FN(tp__block8_avx512, TP__A512, tp__tile8_8x8_avx512, 8, 8)
 TP__BLOCK_FN(tp__block8_avx512_nt, TP__A512, tp__tile8_8x8_avx512_nt, 8, 8)
+/* 1- and 2-byte blocks with AVX-512BW: "lines" tiles of TB x TB (whole output lines, streamed
+   or not) where they fit, the SSE2 8x8 tile for the rest (bi, bj multiples of 8) */
+#define TP__BLOCK512_FN(NAME, BIG, TB, ES)                                                     \
+  TP__A512 static void NAME(unsigned char *dst, int64_t drow, const unsigned char *buf,        \
+                            int64_t bs, int64_t bi, int64_t bj) {                              \
+    int64_t ii, jj, k, ib = bi / (TB) * (TB), jb = bj / (TB) * (TB), ds = drow * (ES);          \
+    int64_t ss = bs * (ES);                                                                    \
+    for (ii = 0; ii < ib; ii += (TB)) {                                                        \
+      for (jj = 0; jj < jb; jj += (TB))                                                        \
+        BIG(dst + (ii * drow + jj) * (ES), ds, buf + (ii + jj * bs) * (ES), ss);               \
+      for (; jj < bj; jj += 8)                                                                 \
+        for (k = ii; k < ii + (TB); k += 8)                                                    \
+          tp__tile##ES##_8x8(dst + (k * drow + jj) * (ES), ds, buf + (k + jj * bs) * (ES), ss); \
+    }                                                                                          \
+    for (; ii < bi; ii += 8)                                                                   \
+      for (jj = 0; jj < bj; jj += 8)                                                           \
+        tp__tile##ES##_8x8(dst + (ii * drow + jj) * (ES), ds, buf + (ii + jj * bs) * (ES), ss); \
+  }
+TP__BLOCK512_FN(tp__block1_avx512, tp__tile1_64_ln, 64, 1)
+TP__BLOCK512_FN(tp__block1_avx512_nt, tp__tile1_64_ln_nt, 64, 1)
+TP__BLOCK512_FN(tp__block2_avx512, tp__tile2_32_ln, 32, 2)
+TP__BLOCK512_FN(tp__block2_avx512_nt, tp__tile2_32_ln_nt, 32, 2)
+#undef TP__BLOCK512_FN
+/* The bounce copy of the streaming blocks (TP__T512_BOUNCE): n source rows' 256-byte pieces
+   at row[k] + off into b, bs apart, with 64-byte moves inline (the memcpy call per piece
+   measured 1.04-1.05x slower for u8 / bf16 4096x4096) */
+TP__A512 static void tp__bounce256_avx512(unsigned char *b, int64_t bs,
+                                          const unsigned char *const *row, int64_t n,
+                                          int64_t off) {
+  int64_t k;
+  int q;
+  for (k = 0; k < n; k++, b += bs)
+    for (q = 0; q < 256; q += 64)
+      _mm512_storeu_si512((void *)(b + q), _mm512_loadu_si512((const void *)(row[k] + off + q)));
+}
 #undef TP__A512
 #endif
 #undef TP__NOATTR
@@ -4672,6 +4988,12 @@ static tp__block_fn tp__block_for(size_t es, int flags, int64_t *T, int *nt) {
     *T = 8;
     *nt = want_nt;
     return want_nt ? tp__block8_avx512_nt : tp__block8_avx512;
+  }
+  if (es <= 2 && (flags & TP__K_AVX512) && TP__T512_BLOCK) {
+    *T = 8;
+    *nt = want_nt; /* (asked for 64-byte aligned outputs only: tp__transpose) */
+    return es == 1 ? (want_nt ? tp__block1_avx512_nt : tp__block1_avx512)
+                   : (want_nt ? tp__block2_avx512_nt : tp__block2_avx512);
   }
 #endif
 #if TP__AVX2
@@ -4800,7 +5122,9 @@ static size_t tp__llc_bytes(void) {
     if (f) {
       int got = fscanf(f, "%lu%c", &n, &unit);
       if (got >= 1 && n > 0 && n < (1ul << 30))
-        v = (size_t)n << (got == 2 && (unit == 'K' || unit == 'k') ? 10 : got == 2 && unit == 'M' ? 20 : 0);
+        v = (size_t)n << (got == 2 && (unit == 'K' || unit == 'k') ? 10
+                          : got == 2 && unit == 'M'                   ? 20
+                                                                       : 0);
       fclose(f);
     }
     __atomic_store_n(&cached, v, __ATOMIC_RELAXED);
@@ -4834,13 +5158,17 @@ static void tp__transpose_lines(unsigned char *dst, const unsigned char *src, in
   unsigned char buf[TP__TBUF];
   int64_t e = (int64_t)es, B = TP__LINES_BYTES / e, seg = TP__TBUF / TP__LINES_BYTES, i0, c0, i;
   (void)nt; /* streaming needs SSE2 */
+  if (es == 2 && ((uintptr_t)src & 63u) != 0)
+    kind &= ~TP__K_AVX512; /* each "rows" load would straddle two lines: bf16 2048x2048 16
+                              bytes off the line 1.25x slower than the SSE2 8x8 (u8 3 bytes
+                              off: 0.68x, kept) */
   for (i0 = 0; i0 < rows; i0 += B) {
     int64_t bi = rows - i0 < B ? rows - i0 : B;
     for (c0 = 0; c0 < cols; c0 += seg) {
       int64_t sc = cols - c0 < seg ? cols - c0 : seg;
       tp__transpose_region(buf, src + (i0 + c0 * scol) * e, bi, sc, scol, sc, es,
-                           (es == 2 && !TP__T2_LINES ? kind & ~TP__K_AVX2 : kind) &
-                               ~(es >= 4 && !TP__LINES512 ? TP__K_AVX512 : 0));
+                           ((es == 2 && !TP__T2_LINES ? kind & ~TP__K_AVX2 : kind) &
+                            ~(es >= 4 && !TP__LINES512 ? TP__K_AVX512 : 0)) | TP__K_BUF);
       for (i = 0; i < bi; i++) {
 #if TP__SSE2
         if (nt && !(kind & TP__K_C)) {
@@ -4868,22 +5196,39 @@ static void tp__transpose(unsigned char *dst, const unsigned char *src, int64_t 
                           int64_t cols, int64_t scol, int64_t cols2, int64_t scol2, int64_t drow,
                           size_t es, int flags) {
   int64_t e = (int64_t)es, T, g, ncols = cols * cols2, plane;
-  int nt, small, alias, ntp = 0, a64;
+  int nt, small, alias, ntp = 0, nt512 = 0, a64;
   tp__block_fn blk;
   if ((flags & TP__K_NT) && (((uintptr_t)dst & 15u) != 0 || ((drow * e) & 15) != 0))
     flags &= ~TP__K_NT;
-  /* the AVX-512 4- and 8-byte tiles stream whole 64-byte rows: 64-byte aligned output rows */
+  if (TP__NT_ALIGN && (flags & TP__K_NT) && es <= 2 && cols2 == 1 && ((drow * e) & 63) == 0 &&
+      ((uintptr_t)dst & 63u) != 0 && cols * e > 64) {
+    /* an output off its 64-byte lines (as malloc's big blocks, 16 bytes into one): streamed
+       pieces would fill the lines at both of their ends in part. The columns up to the first
+       line boundary (every row's, the row stride being whole lines) are transposed on their own
+       with normal stores, the rest then streams whole lines */
+    int64_t lead = (int64_t)((64u - ((uintptr_t)dst & 63u)) & 63u) / e;
+    tp__transpose(dst, src, rows, lead, scol, 1, 0, drow, es, flags & ~TP__K_NT);
+    tp__transpose(dst + lead * e, src + lead * scol * e, rows, cols - lead, scol, 1, 0, drow, es,
+                  flags);
+    return;
+  }
+  /* the AVX-512 tiles stream whole 64-byte lines: 64-byte aligned output rows */
   a64 = ((uintptr_t)dst & 63u) == 0 && ((drow * e) & 63) == 0;
+  if (TP__NT_TILES && (flags & TP__K_NT) && es <= 2 && !a64)
+    flags &= ~TP__K_AVX512; /* (TP__NT_TILES: streaming from every tile) */
   if ((flags & TP__K_NT) && !TP__NT_TILES && !(es == 8 && TP__NT_TILES8) &&
       !(es == 4 && TP__NT_TILES4_512 && TP__T4_AVX512 && (flags & TP__K_AVX512) && a64)) {
     /* streamed from the second buffer, not from the tiles: 8-16 output rows in flight leave as
        many half-filled write-combining buffers (measured 1.2-2x slower); the 2x2 tile of 8-byte
-       elements fills two rows' lines in order, and streams from the tiles */
+       elements fills two rows' lines in order, and streams from the tiles, and so do the
+       AVX-512BW "lines" tiles of the bounce blocks (every store a whole line; nt512) */
     flags &= ~TP__K_NT;
     ntp = 1;
+    nt512 = TP__AVX512 && TP__T512_BLOCK && TP__NT_TILES512 != 0 && es <= 2 &&
+            (flags & TP__K_AVX512) && a64;
   }
   if ((flags & TP__K_NT) && es == 8 && !a64) flags &= ~TP__K_AVX512;
-  blk = tp__block_for(es, flags, &T, &nt);
+  blk = tp__block_for(es, nt512 ? flags | TP__K_NT : flags, &T, &nt);
   plane = rows * ncols * e;
   small = plane <= TP__TBLOCK && ncols <= TP__TBLOCK / 128;
   alias = (scol * e) % 4096 == 0 || (drow * e) % 4096 == 0;
@@ -4891,27 +5236,35 @@ static void tp__transpose(unsigned char *dst, const unsigned char *src, int64_t 
      alias: the AVX-512 tiles straight from the source, no bounce block (64x64 f32 in cache
      0.69x the time) */
   if (small && !alias && es >= 4 && (flags & TP__K_AVX512) && TP__SMALL512 &&
-      ((((uintptr_t)src) | (uintptr_t)(scol * e) | (uintptr_t)(cols2 > 1 ? scol2 * e : 0)) & 63u) == 0)
+      (((uintptr_t)src | (uintptr_t)(scol * e) | (uintptr_t)(cols2 > 1 ? scol2 * e : 0)) & 63u) ==
+          0)
     small = 2;
-  if (!blk || plane <= TP__TDIRECT || small == 2 || (!small && !alias && TP__ROUTE_DIRECT && !(ntp && cols2 == 1 && TP__NT_BOUNCE))) {
+  if (!blk || plane <= TP__TDIRECT || small == 2 ||
+      (!small && !alias && TP__ROUTE_DIRECT && !(ntp && cols2 == 1 && TP__NT_BOUNCE))) {
     /* no aliasing of rows in one cache set: the region kernel straight from the source */
     /* the write prefetch only for one column level: with two (a channels_last slice), each
        region writes a short piece of every output row and it measured 1.08x [1.04-1.14] slower */
     int kind = (flags & (TP__K_AVX2 | TP__K_AVX512 | TP__K_C)) | (ntp || nt ? TP__K_PF : 0);
-    if ((kind & TP__K_PF) && cols2 == 1 && TP__PFW_REGION) kind |= TP__K_PFW;
     if (nt && es >= 4 && TP__NT_REGION512) kind |= TP__K_NT; /* the AVX-512 super-tiles stream */
+    if (TP__NT_REGION512B && ntp && es <= TP__NT_REGION512B && (flags & TP__K_AVX512) &&
+        cols2 == 1 && a64)
+      kind |= TP__K_NT; /* the byte super-tiles stream whole lines (their edges do not) */
+    if ((kind & TP__K_PF) && cols2 == 1 && TP__PFW_REGION && !(kind & TP__K_NT))
+      kind |= TP__K_PFW; /* (not for lines streamed past the caches: 0.74-0.76x without) */
     for (g = 0; g < cols2; g++)
       tp__transpose_region(dst + g * cols * e, src + g * scol2 * e, rows, cols, scol, drow, es,
                            kind);
     return;
   }
-  if (!small && TP__ROUTE_LINES && !nt && (size_t)plane <= tp__llc_bytes() / 4) {
+  if (!small && TP__ROUTE_LINES && (!nt || (nt512 && TP__NT_TILES512 < 2)) &&
+      (size_t)plane <= tp__llc_bytes() / 4) {
     for (g = 0; g < cols2; g++)
       tp__transpose_lines(dst + g * cols * e, src + g * scol2 * e, rows, cols, scol, drow, es,
                           flags & (TP__K_AVX2 | TP__K_AVX512 | TP__K_C), ntp);
     return;
   }
-  tp__transpose_blocks(dst, src, rows, cols, scol, cols2, scol2, drow, es, blk, T, nt, ntp, small);
+  tp__transpose_blocks(dst, src, rows, cols, scol, cols2, scol2, drow, es, blk, T, nt,
+                       nt512 ? 0 : ntp, small);
 }
 
 /* The cache-block route of tp__transpose (its buffers in this frame only: the other routes do
@@ -4946,7 +5299,8 @@ static void tp__transpose_blocks(unsigned char *dst, const unsigned char *src, i
      second buffer: the tiles write there, then each output row's piece is copied whole
      (measured: bf16 2048x2048 1.02-1.04 -> 0.72-0.75 ms, u8 4096x4096 5.4-5.6 -> 3.3-3.7 ms;
      slower for 8-byte elements, mixed for 4-byte ones and 2 KiB strides, which stay direct) */
-  if (ntp || (!nt && es <= 2 && (drow * e) % 4096 == 0)) ob = (unsigned char *)obuf + (TP__BUF64 ? (64u - ((uintptr_t)obuf & 63u)) & 63u : 0);
+  if (ntp || (!nt && es <= 2 && (drow * e) % 4096 == 0))
+    ob = (unsigned char *)obuf + (TP__BUF64 ? (64u - ((uintptr_t)obuf & 63u)) & 63u : 0);
   /* super-blocks of TP__TSUPER source rows x TP__TSUPER output rows: the blocks inside one
      touch at most ~2 x TP__TSUPER pages (source rows' pieces, output rows' pieces), few enough
      for the TLB to keep; without them a column of blocks touches every output row's page */
@@ -4968,6 +5322,12 @@ static void tp__transpose_blocks(unsigned char *dst, const unsigned char *src, i
         for (i0 = I; i0 < iend; i0 += Bi) {
           int64_t bi = iend - i0 < Bi ? iend - i0 : Bi, ti = bi / T * T;
           unsigned char *d = dst + (i0 * drow + j0) * e;
+#if TP__AVX512
+          if (TP__T512_BOUNCE && bi * e == 256 &&
+              (blk == tp__block1_avx512_nt || blk == tp__block2_avx512_nt))
+            tp__bounce256_avx512(b, Bi * e, row, bj, i0 * e);
+          else
+#endif
           for (k = 0; k < bj; k++) memcpy(b + k * Bi * e, row[k] + i0 * e, (size_t)(bi * e));
 #if TP__SSE2
           if (TP__PF_BLOCK && i0 + Bi < iend) { /* the next block's runs continue these rows */
@@ -4981,7 +5341,8 @@ static void tp__transpose_blocks(unsigned char *dst, const unsigned char *src, i
             if (ti < bi) tp__transpose_scalar(ob, b, ti, bi, 0, bj, Bi, Bj, es);
 #if TP__SSE2
             if (ntp) {
-              for (k = 0; k < bi; k++) tp__copy_nt(d + k * drow * e, ob + k * Bj * e, (size_t)(bj * e));
+              for (k = 0; k < bi; k++)
+                tp__copy_nt(d + k * drow * e, ob + k * Bj * e, (size_t)(bj * e));
               continue;
             }
 #endif
@@ -5093,7 +5454,8 @@ static void tp__plan_copy(const tp__plan *p, unsigned char *dst, int nt) {
         tp__prefetch_far(p->base + aoff, (size_t)(n * es));
         tp__odo_step(nl, lsize, lsrc, NULL, aidx, &aoff, NULL);
       }
-      if (TP__NT_ROWS && nt >= 2 && n * es >= 256) tp__copy_nt(dst + d0, p->base + s0, (size_t)(n * es));
+      if (TP__NT_ROWS && nt >= 2 && n * es >= 256)
+        tp__copy_nt(dst + d0, p->base + s0, (size_t)(n * es));
       else
 #endif
         memcpy(dst + d0, p->base + s0, (size_t)(n * es));

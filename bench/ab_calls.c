@@ -4,7 +4,8 @@
    side by side; the same view is copied by each in turn (the order flips every round), and
    each side's fastest call and the median of the rounds' paired ratios are printed.
 
-     ab_calls OLD.so NEW.so [--cold] [--rounds N] [--many N] DTYPE OFFSET SIZES STRIDES
+     ab_calls OLD.so NEW.so [--cold] [--rounds N] [--many N] [--dst-off B] DTYPE OFFSET SIZES
+             STRIDES
 
    DTYPE u8 / bf16 / i16 / f32 / i64 / f64; OFFSET in elements; SIZES and STRIDES comma lists
    (elements), e.g. "f32 0 1024,1024 1,1024" (a transpose) or "f32 100 4096,512 4096,1" (the
@@ -12,7 +13,8 @@
    one of the same side; --cold: each follows 64 MiB of other writes. --many N: a call is N
    copies of the view, the k-th OFFSET + k * its extent in (the elements it spans) into the
    next nbytes of the output (bench_compact's "1000 separate 64x64 transposes" is --many 1000
-   --cold f32 0 64,64 1,64). Thread CPU time. */
+   --cold f32 0 64,64 1,64). --dst-off B: the output starts B bytes past a 64-byte line (0 by
+   default; malloc'd outputs are often 16 off). Thread CPU time. */
 #define _POSIX_C_SOURCE 200112L
 #include "tensorpack.h"
 #include <dlfcn.h>
@@ -66,7 +68,7 @@ int main(int argc, char **argv) {
   static tp_tensor v[2][MANY_MAX];
   int64_t sz[TP_MAX_DIMS], st[TP_MAX_DIMS];
   double best[2] = {1e30, 1e30};
-  int a = 3, cold = 0, rounds = 60, many = 1, nd, k, r, dt = -1, wins = 0, q;
+  int a = 3, cold = 0, rounds = 60, many = 1, dst_off = 0, nd, k, r, dt = -1, wins = 0, q;
   int64_t extent = 1;
   unsigned char *src, *dst, *junk;
   size_t i, nbytes;
@@ -75,14 +77,15 @@ int main(int argc, char **argv) {
     if (strcmp(argv[a], "--cold") == 0) cold = 1;
     else if (strcmp(argv[a], "--rounds") == 0 && a + 1 < argc) rounds = atoi(argv[++a]);
     else if (strcmp(argv[a], "--many") == 0 && a + 1 < argc) many = atoi(argv[++a]);
+    else if (strcmp(argv[a], "--dst-off") == 0 && a + 1 < argc) dst_off = atoi(argv[++a]) & 63;
   }
   if (many < 1) many = 1;
   if (many > MANY_MAX) many = MANY_MAX;
   if (rounds < 1) rounds = 1;
   if (rounds > ROUNDS_MAX) rounds = ROUNDS_MAX;
   if (argc - a != 4) {
-    fprintf(stderr, "usage: ab_calls OLD.so NEW.so [--cold] [--rounds N] [--many N] DTYPE OFFSET "
-                    "SIZES STRIDES\n");
+    fprintf(stderr, "usage: ab_calls OLD.so NEW.so [--cold] [--rounds N] [--many N] [--dst-off B] "
+                    "DTYPE OFFSET SIZES STRIDES\n");
     return 2;
   }
   for (k = 0; k < 6; k++)
@@ -126,7 +129,7 @@ int main(int argc, char **argv) {
   }
   nbytes = esize[dt];
   for (k = 0; k < nd; k++) nbytes *= (size_t)sz[k];
-  if (nbytes * (size_t)many > CAP) {
+  if (nbytes * (size_t)many > CAP - 64) {
     fprintf(stderr, "ab_calls: %d copies of %lu bytes do not fit in %lu MiB\n", many,
             (unsigned long)nbytes, (unsigned long)(CAP >> 20));
     return 1;
@@ -140,10 +143,12 @@ int main(int argc, char **argv) {
       if (cold) memset(junk, r + j, JUNK);
       else
         for (q = 0; q < many; q++)
-          if (into[k](&v[k][q], TP_ORDER_ROW_MAJOR, dst + q * nbytes, nbytes) != TP_OK) return 1;
+          if (into[k](&v[k][q], TP_ORDER_ROW_MAJOR, dst + dst_off + q * nbytes, nbytes) != TP_OK)
+            return 1;
       t0 = now();
       for (q = 0; q < many; q++)
-        if (into[k](&v[k][q], TP_ORDER_ROW_MAJOR, dst + q * nbytes, nbytes) != TP_OK) return 1;
+        if (into[k](&v[k][q], TP_ORDER_ROW_MAJOR, dst + dst_off + q * nbytes, nbytes) != TP_OK)
+          return 1;
       t[k] = now() - t0;
       if (t[k] < best[k]) best[k] = t[k];
     }
@@ -155,7 +160,9 @@ int main(int argc, char **argv) {
          "median %.3f [quartiles %.3f-%.3f], new faster in %d of %d\n",
          many > 1 ? "many copies of " : "", argv[a], argv[a + 1], argv[a + 2], argv[a + 3],
          (unsigned long)(nbytes * (size_t)many),
-         cold ? "cold" : "in cache", best[0] * 1e6, best[1] * 1e6, best[1] / best[0],
+         cold ? (dst_off ? "cold, output off the line" : "cold")
+              : (dst_off ? "in cache, output off the line" : "in cache"),
+         best[0] * 1e6, best[1] * 1e6, best[1] / best[0],
          ratio[rounds / 2], ratio[rounds / 4], ratio[rounds * 3 / 4], wins, rounds);
   return 0;
 }

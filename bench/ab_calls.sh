@@ -1,6 +1,6 @@
 #!/bin/sh
-# bench/ab_calls.sh REV [--cold] [--rounds N] [--many N] DTYPE OFFSET SIZES STRIDES - the A/B of one view's
-# tp_compact_into inside one process (bench/ab_calls.c): the implementation built twice as a
+# bench/ab_calls.sh REV [--cold] [--rounds N] [--many N] [--dst-off B] DTYPE OFFSET SIZES STRIDES
+# - the A/B of one view's tp_compact_into inside one process (bench/ab_calls.c): the implementation built twice as a
 # shared object, from the tensorpack.h of REV ("old") and the working tree's ("new"), called
 # in turn. For a loaded machine: on 2026-12-06 at load 11-12 separate processes of one binary
 # moved by +-15%, two loaded copies of one build in one process by 0.99-1.07x (fastest calls
@@ -14,7 +14,7 @@
 set -eu
 REV=${1:-}
 if [ -z "$REV" ] || [ $# -lt 5 ]; then
-  echo "usage: sh bench/ab_calls.sh REV [--cold] [--rounds N] [--many N] DTYPE OFFSET SIZES STRIDES" >&2
+  echo "usage: sh bench/ab_calls.sh REV [--cold] [--rounds N] [--many N] [--dst-off B] DTYPE OFFSET SIZES STRIDES" >&2
   exit 2
 fi
 shift

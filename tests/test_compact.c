@@ -735,6 +735,98 @@ static void test_transpose_lines64(void) {
           }
 }
 
+/* The AVX-512BW tiles of 1- and 2-byte elements (when the CPU has AVX-512 F and BW): each tile
+   form on its own (odd source strides, streaming into 64-byte aligned rows), then every route
+   that takes them - the region kernel's super-tiles, tp__transpose_lines' buffer, the bounce
+   blocks with tiles streaming whole lines (64-byte aligned output and row stride), with the
+   second buffer (4 KiB output strides), an output 16 bytes off its lines (the columns before
+   the first line boundary apart, or streamed pieces when the row stride is not whole lines;
+   that also with AVX2 and SSE2 tiles) - on shapes with partial tiles and blocks at every edge,
+   one and two column levels, negative source strides: the same bytes as the scalar loop. */
+static void test_avx512_tiles(void) {
+#if TP__AVX512
+#define TPT_AVX512_BUF ((size_t)4 << 20)
+  /* rows, cols, source stride (elements; 0: rows + 3, -1: 4 KiB), output stride (0: cols * c2
+     + 5, -1: a multiple of 64 bytes, -2: 4 KiB) */
+  static const int64_t shapes[][4] = {{150, 133, 0, 0},   {150, 133, 0, -1},  {200, 150, -1, 0},
+                                      {150, 200, -1, -1}, {300, 333, -1, -1}, {300, 333, -1, 0},
+                                      {70, 300, -1, -2},  {333, 129, 0, -2},  {64, 64, -1, -1},
+                                      {129, 95, -1, -1},  {300, 40, -1, -1},  {200, 70, -1, -1}};
+  static const tp__tile_fn tiles[6] = {tp__tile1_64_rw, tp__tile1_64_ln, tp__tile1_64_ln_nt,
+                                       tp__tile2_32_rw, tp__tile2_32_ln, tp__tile2_32_ln_nt};
+  unsigned char *src, *a, *out, *b;
+  size_t k;
+  int sh, neg, c2, nt, off, lv;
+  if (!tp__cpu_avx2()) return;
+  src = (unsigned char *)malloc(TPT_AVX512_BUF);
+  a = (unsigned char *)malloc(TPT_AVX512_BUF);
+  out = (unsigned char *)malloc((TPT_AVX512_BUF) + 64);
+  if (!src || !a || !out) {
+    tpt_fail_at(__FILE__, __LINE__, "out of memory");
+    free(src); free(a); free(out);
+    return;
+  }
+  b = out + ((64u - ((uintptr_t)out & 63u)) & 63u); /* on a line */
+  fill_random(src, TPT_AVX512_BUF);
+  for (k = 0; k < 6 && tp__cpu_avx512(); k++) { /* one tile: T x T, rows T * es + 3 bytes apart */
+    int64_t e = k < 3 ? 1 : 2, T = 64 / e, scol = T + 3, drow = T + 64 / e;
+    memset(a, 0, (size_t)(T * drow * e));
+    memset(b, 0, (size_t)(T * drow * e));
+    tp__transpose_scalar(a, src + 5, 0, T, 0, T, scol, drow, (size_t)e);
+    tiles[k](b, drow * e, src + 5, scol * e);
+    _mm_sfence();
+    TPT_MEMEQ(b, a, (size_t)(T * drow * e));
+  }
+  /* the routes with AVX-512, then (the output off its lines) with AVX2 and SSE2: level lv / 2,
+     element size lv % 2 + 1 */
+  for (lv = tp__cpu_avx512() ? 0 : 2; lv < 6; lv++)
+    for (sh = 0; sh < (int)(sizeof shapes / sizeof shapes[0]); sh++)
+      for (neg = 0; neg < 2; neg++)
+        for (c2 = 1; c2 <= 2; c2++)
+          for (nt = 0; nt < 2; nt++)
+            for (off = 0; off <= 16; off += 16) {
+              int f = lv < 2 ? TP__K_AVX2 | TP__K_AVX512 : lv < 4 ? TP__K_AVX2 : 0;
+              size_t es = (size_t)(lv % 2 + 1);
+              int64_t e = (int64_t)es, rows = shapes[sh][0], cols = shapes[sh][1], g;
+              int64_t scol = shapes[sh][2] == -1 ? 4096 / e : rows + 3, scol2 = cols * scol + 5;
+              int64_t drow = cols * c2 + 5, base, span;
+              size_t need;
+              if (shapes[sh][3] == -1) drow = (cols * c2 * e + 63) / 64 * 64 / e;
+              if (shapes[sh][3] == -2) drow = (cols * c2 * e + 4095) / 4096 * 4096 / e;
+              span = rows + (cols - 1) * scol + (c2 - 1) * scol2;
+              need = (size_t)(rows * drow * e);
+              if (lv > 1 && (!nt || !off)) continue;
+              if ((size_t)(span * e) > (TPT_AVX512_BUF) || need + 16 > (TPT_AVX512_BUF)) {
+                tpt_fail_at(__FILE__, __LINE__, "shape too big for the test's buffers");
+                continue;
+              }
+              base = neg ? (cols - 1) * scol : 0;
+              memset(a, 0, need);
+              for (g = 0; g < c2; g++)
+                tp__transpose_scalar(a + g * cols * e, src + (base + g * scol2) * e, 0, rows, 0,
+                                     cols, neg ? -scol : scol, drow, es);
+              memset(b + off, 0, need);
+              tp__transpose(b + off, src + base * e, rows, cols, neg ? -scol : scol, c2, scol2,
+                            drow, es, f | (nt ? TP__K_NT : 0));
+              _mm_sfence();
+              TPT_MEMEQ(b + off, a, need);
+              if (c2 > 1 || nt || off || lv > 1) continue;
+              memset(b, 0, need); /* the line-group kernel and the region kernel on their own */
+              tp__transpose_lines(b, src + base * e, rows, cols, neg ? -scol : scol, drow, es,
+                                  TP__K_AVX2 | TP__K_AVX512, 0);
+              TPT_MEMEQ(b, a, need);
+              memset(b, 0, need);
+              tp__transpose_region(b, src + base * e, rows, cols, neg ? -scol : scol, drow, es,
+                                   TP__K_AVX2 | TP__K_AVX512 | TP__K_PF);
+              TPT_MEMEQ(b, a, need);
+            }
+  free(src);
+  free(a);
+  free(out);
+#undef TPT_AVX512_BUF
+#endif
+}
+
 /* Slices whose rows are long runs (>= 1 KiB: the row copies that prefetch the next row), every
    element size, odd run lengths and offsets, one and two row levels, through tp_compact_into
    (exact cap, guard byte) against the reference. */
@@ -831,6 +923,7 @@ int main(void) {
   TPT_RUN(test_transpose_superblocks);
   TPT_RUN(test_transpose_routes);
   TPT_RUN(test_transpose_lines64);
+  TPT_RUN(test_avx512_tiles);
   TPT_RUN(test_big_transpose);
   TPT_RUN(test_long_rows);
   TPT_RUN(test_every_cpu_level);
