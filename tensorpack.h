@@ -4096,7 +4096,7 @@ static void tp__gather(unsigned char *dst, const unsigned char *src, int64_t n, 
                               size (one column level) */
 #endif
 #ifndef TP__NT_ALIGN
-#define TP__NT_ALIGN 1 /* 1-/2-byte streaming outputs off their lines: first columns apart */
+#define TP__NT_ALIGN 1 /* streaming outputs off their lines: the first columns apart */
 #endif
 #define TP__K_NT 2   /* streaming stores for the output */
 #if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
@@ -5200,7 +5200,7 @@ static void tp__transpose(unsigned char *dst, const unsigned char *src, int64_t 
   tp__block_fn blk;
   if ((flags & TP__K_NT) && (((uintptr_t)dst & 15u) != 0 || ((drow * e) & 15) != 0))
     flags &= ~TP__K_NT;
-  if (TP__NT_ALIGN && (flags & TP__K_NT) && es <= 2 && cols2 == 1 && ((drow * e) & 63) == 0 &&
+  if (TP__NT_ALIGN && (flags & TP__K_NT) && cols2 == 1 && ((drow * e) & 63) == 0 &&
       ((uintptr_t)dst & 63u) != 0 && cols * e > 64) {
     /* an output off its 64-byte lines (as malloc's big blocks, 16 bytes into one): streamed
        pieces would fill the lines at both of their ends in part. The columns up to the first
