@@ -471,7 +471,8 @@ TPDEF tp_status tp_atomic_write(const char *path, tp_status (*produce)(void *ctx
 typedef enum tp_order { TP_ORDER_ROW_MAJOR = 0, TP_ORDER_PRESERVE = 1 } tp_order;
 
 /* data/nbytes: the compact bytes. owned == NULL when data points into the storage
-   (zero-copy); release with tp_buffer_release. */
+   (zero-copy); else the allocation, which data lies in (a big copy's data starts on a 64-byte
+   line, up to 63 bytes past owned); release with tp_buffer_release. */
 typedef struct tp_buffer {
   const void *data;
   size_t nbytes;
@@ -5498,6 +5499,17 @@ static int tp__stream_out(size_t n) {
   return n >= llc ? 2 : n >= llc / 4 ? 1 : 0;
 }
 
+/* n bytes for a copy of a view: one the copy streams (tp__stream_out) starts on a 64-byte line,
+   so its stores are whole lines from the first (malloc's big blocks start 16 bytes into one:
+   f32 4096x4096 transposed there took 1.08x the time). *owned: what to free (also on failure:
+   NULL). Returns NULL when there is no memory. */
+static unsigned char *tp__alloc_copy(size_t n, void **owned) {
+  size_t pad = tp__stream_out(n) ? 63 : 0;
+  unsigned char *m = n > SIZE_MAX - 63 ? NULL : (unsigned char *)TP_MALLOC(n + pad);
+  *owned = m;
+  return m && pad ? m + ((64u - ((uintptr_t)m & 63u)) & 63u) : m;
+}
+
 static int tp__plan_zero_copy(const tp__plan *p) {
   return tp__plan_is_run(p) && (!TP__BIG_ENDIAN || p->esize == 1);
 }
@@ -5521,7 +5533,7 @@ TPDEF tp_status tp_compact(const tp_tensor *t, tp_order order, tp_buffer *out) {
     out->data = p.base;
     return TP_OK;
   }
-  mem = (unsigned char *)TP_MALLOC(nbytes);
+  mem = tp__alloc_copy(nbytes, &out->owned);
   if (!mem) {
     out->data = NULL;
     out->nbytes = 0;
@@ -5529,7 +5541,6 @@ TPDEF tp_status tp_compact(const tp_tensor *t, tp_order order, tp_buffer *out) {
   }
   tp__plan_emit(&p, mem, tp__stream_out(nbytes));
   out->data = mem;
-  out->owned = mem;
   return TP_OK;
 }
 
@@ -7862,19 +7873,21 @@ static tp_status tp__store_insert(tp_store *s, const char *key_or_null, tp__stor
       ng->is_bytes = 1;
       ng->bytes = (const unsigned char *)it->bytes;
       if ((it->view || it->copy) && it->nbytes > 0) {
-        ng->owned = (unsigned char *)TP_MALLOC((size_t)it->nbytes);
-        if (!ng->owned)
+        void *own = NULL;
+        unsigned char *at = tp__alloc_copy((size_t)it->nbytes, &own);
+        ng->owned = (unsigned char *)own;
+        if (!at)
           return tp__error_set(&s->err, TP_ERR_NOMEM, "key \"%.80s\": cannot copy %llu bytes",
                               key, (unsigned long long)it->nbytes);
-        if (it->view) st = tp_compact_into(it->view, it->order, ng->owned, (size_t)it->nbytes);
-        else memcpy(ng->owned, it->bytes, (size_t)it->nbytes);
+        if (it->view) st = tp_compact_into(it->view, it->order, at, (size_t)it->nbytes);
+        else memcpy(at, it->bytes, (size_t)it->nbytes);
         if (st != TP_OK) { /* (TP_OK from the reserve above for a memcpy) */
           TP_FREE(ng->owned);
           ng->owned = NULL;
           return tp__error_set(&s->err, st, "key \"%.80s\": copying the view failed (%s)", key,
                               tp_status_str(st));
         }
-        ng->bytes = ng->owned;
+        ng->bytes = at;
       }
     }
     ng->nbytes = it->nbytes;

@@ -446,6 +446,17 @@ static void test_big_transpose(void) {
   /* the same at an odd destination address (unaligned head of every streamed row) */
   TPT_STATUS(tp_compact_into(&v, TP_ORDER_ROW_MAJOR, b + 1, n), TP_OK);
   TPT_MEMEQ(b + 1, a, n);
+  { /* tp_compact's own copy of a streamed size starts on a 64-byte line inside its allocation */
+    tp_buffer cb;
+    TPT_STATUS(tp_compact(&v, TP_ORDER_ROW_MAJOR, &cb), TP_OK);
+    TPT_EQ_U64(cb.nbytes, n);
+    TPT_CHECK(cb.owned != NULL && ((uintptr_t)cb.data & 63u) == 0);
+    TPT_CHECK((const unsigned char *)cb.data >= (unsigned char *)cb.owned &&
+              (const unsigned char *)cb.data < (unsigned char *)cb.owned + 64);
+    if (cb.data) TPT_MEMEQ(cb.data, a, n);
+    tp_buffer_release(&cb);
+    TPT_CHECK(cb.data == NULL && cb.owned == NULL);
+  }
   /* a compact run bigger than the (test's) LLC: the streaming run copy, at an odd source offset
      and an aligned / odd destination, the byte after it untouched */
   sz[0] = (int64_t)n - 5;

@@ -87,6 +87,54 @@ static void test_copy_frees_weights(void) {
   free(w1);
 }
 
+/* A copy big enough to be streamed (9 MiB, a quarter of a 36 MiB last-level cache) is made
+   into a buffer whose bytes start on a 64-byte line inside the allocation: the .ptd holds the
+   transposed view's bytes, after the weights are scribbled on and freed. */
+static void test_copy_big(void) {
+  const int64_t n = 1536;
+  size_t bytes = (size_t)(n * n) * sizeof(float);
+  float *w = (float *)malloc(bytes), *want = (float *)malloc(bytes);
+  tp_store *s = NULL;
+  tp_store_options o;
+  tp_storage st;
+  tp_tensor x, t;
+  int64_t sizes[2] = {1536, 1536}, i, j;
+  tp_membuf m;
+  tp_sink sk;
+  tp_ptd p;
+  tp_ptd_entry e;
+  TPT_CHECK(w && want);
+  if (!w || !want) {
+    free(w);
+    free(want);
+    return;
+  }
+  for (i = 0; i < n * n; i++) w[i] = (float)(i % 100003) - 7.25f;
+  for (i = 0; i < n; i++)
+    for (j = 0; j < n; j++) want[i * n + j] = w[j * n + i];
+  tpt_to_le(want, want, (size_t)(n * n), 4);
+  memset(&o, 0, sizeof o);
+  memset(&m, 0, sizeof m);
+  o.copy = 1;
+  st.data = w;
+  st.nbytes = bytes;
+  TPT_STATUS(tp_store_create(&o, &s), TP_OK);
+  TPT_STATUS(tp_view(st, TP_F32, 2, sizes, NULL, 0, &x, NULL), TP_OK);
+  TPT_STATUS(tp_transpose(&x, 0, 1, &t, NULL), TP_OK);
+  TPT_STATUS(tp_store_add(s, "big", &t, TP_ORDER_ROW_MAJOR, 0, NULL), TP_OK);
+  memset(w, 0xAB, bytes);
+  free(w);
+  sk = tp_sink_membuf(&m);
+  TPT_STATUS(tp_store_write_ptd(s, &sk), TP_OK);
+  TPT_STATUS(tp_ptd_open(&p, m.data, m.size), TP_OK);
+  TPT_STATUS(tp_ptd_find(&p, "big", &e), TP_OK);
+  TPT_EQ_U64(e.nbytes, bytes);
+  if (e.nbytes == bytes) TPT_MEMEQ(e.data, want, bytes);
+  tp_membuf_free(&m);
+  tp_store_destroy(s);
+  free(want);
+}
+
 /* Copies are made once per distinct content: a second key over equal bytes copies nothing. */
 static void test_copy_once_per_content(void) {
   tp_store *s = NULL;
@@ -170,6 +218,7 @@ static void test_create_ex_args(void) {
 int main(void) {
   (void)tpt_range;
   TPT_RUN(test_copy_frees_weights);
+  TPT_RUN(test_copy_big);
   TPT_RUN(test_copy_once_per_content);
   TPT_RUN(test_copy_nomem);
   TPT_RUN(test_create_ex_args);
