@@ -6,6 +6,13 @@
 #define TENSORPACK_IMPLEMENTATION
 #include "tensorpack.h"
 #include "bench_table.h"
+/* The view calls take a last tp_error * since 0.3; `make bench-ab` builds this driver against
+   older headers too (the 2026-11-30 one), whose calls have none. */
+#if defined(TP_VERSION_MINOR) && (TP_VERSION_MAJOR > 0 || TP_VERSION_MINOR >= 3)
+#define TPB_VIEW(call, ...) call(__VA_ARGS__, NULL)
+#else
+#define TPB_VIEW(call, ...) call(__VA_ARGS__)
+#endif
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -176,7 +183,7 @@ static tp_tensor view(tp_dtype dt, int nd, const int64_t *sz, const int64_t *st,
   tp_storage s;
   s.data = g_src;
   s.nbytes = g_cap;
-  if (tp_view(s, dt, nd, sz, st, off, &t, NULL) != TP_OK) {
+  if (TPB_VIEW(tp_view, s, dt, nd, sz, st, off, &t) != TP_OK) {
     fprintf(stderr, "bad bench view\n");
     exit(1);
   }
@@ -227,67 +234,67 @@ int main(int argc, char **argv) {
   {
     int64_t sz[2] = {4096, 4096};
     t = view(TP_F32, 2, sz, NULL, 0);
-    tp_transpose(&t, 0, 1, &v, NULL);
+    TPB_VIEW(tp_transpose, &t, 0, 1, &v);
     bench("f32 transpose 4096x4096 (64 MiB)", &v, 1, 1.5, 0);
     sz[0] = sz[1] = 1024;
     t = view(TP_F32, 2, sz, NULL, 0);
-    tp_transpose(&t, 0, 1, &v, NULL);
+    TPB_VIEW(tp_transpose, &t, 0, 1, &v);
     bench("f32 transpose 1024x1024 (4 MiB, in cache)", &v, 1, 1.5, 1);
     sz[0] = 1000; sz[1] = 1000;
     t = view(TP_F32, 2, sz, NULL, 0);
-    tp_transpose(&t, 0, 1, &v, NULL);
+    TPB_VIEW(tp_transpose, &t, 0, 1, &v);
     bench("f32 transpose 1000x1000 (in cache, no aliasing)", &v, 1, 1.5, 1);
     sz[0] = sz[1] = 4096;
     t = view(TP_BF16, 2, sz, NULL, 0);
-    tp_transpose(&t, 0, 1, &v, NULL);
+    TPB_VIEW(tp_transpose, &t, 0, 1, &v);
     bench("bf16 transpose 4096x4096 (32 MiB)", &v, 1, 1.5, 0);
     sz[0] = sz[1] = 2048;
     t = view(TP_BF16, 2, sz, NULL, 0);
-    tp_transpose(&t, 0, 1, &v, NULL);
+    TPB_VIEW(tp_transpose, &t, 0, 1, &v);
     bench("bf16 transpose 2048x2048 (8 MiB, in cache)", &v, 1, 1.5, 1);
     sz[0] = sz[1] = 4096;
     t = view(TP_U8, 2, sz, NULL, 0);
-    tp_transpose(&t, 0, 1, &v, NULL);
+    TPB_VIEW(tp_transpose, &t, 0, 1, &v);
     bench("u8 transpose 4096x4096 (16 MiB)", &v, 1, 1.5, 0);
     sz[0] = sz[1] = 2048;
     t = view(TP_I64, 2, sz, NULL, 0);
-    tp_transpose(&t, 0, 1, &v, NULL);
+    TPB_VIEW(tp_transpose, &t, 0, 1, &v);
     bench("i64 transpose 2048x2048 (32 MiB)", &v, 1, 1.5, 0);
   }
   {
     int64_t sz[4] = {64, 256, 56, 56};
     int p[4] = {0, 2, 3, 1};
     t = view(TP_F32, 4, sz, NULL, 0);
-    tp_permute(&t, p, &v, NULL);
+    TPB_VIEW(tp_permute, &t, p, &v);
     bench("f32 NCHW->NHWC 64x256x56x56 (196 MiB)", &v, 1, 1.5, 0);
   }
   {
     int64_t sz[2] = {8192, 1024};
     t = view(TP_F32, 2, sz, NULL, 0);
-    tp_slice(&t, 0, 0, INT64_MAX, 2, &v, NULL);
+    TPB_VIEW(tp_slice, &t, 0, 0, INT64_MAX, 2, &v);
     bench("f32 every other row of 8192x1024", &v, 1, 1.15, 0);
     sz[0] = 32768; /* a 64 MiB output: beyond a 32 MiB LLC, the streaming row copies */
     t = view(TP_F32, 2, sz, NULL, 0);
-    tp_slice(&t, 0, 0, INT64_MAX, 2, &v, NULL);
+    TPB_VIEW(tp_slice, &t, 0, 0, INT64_MAX, 2, &v);
     bench("f32 every other row of 32768x1024 (beyond the LLC)", &v, 1, 1.15, 0);
     sz[0] = sz[1] = 4096;
     t = view(TP_F32, 2, sz, NULL, 0);
-    tp_slice(&t, 1, 100, 612, 1, &v, NULL);
+    TPB_VIEW(tp_slice, &t, 1, 100, 612, 1, &v);
     bench("f32 columns [:, 100:612] of 4096x4096", &v, 1, 1.15, 0);
     bench("same columns, in cache", &v, 1, 1.15, 1);
   }
   {
     int64_t sz[4] = {32, 64, 56, 56}, st[4] = {64 * 56 * 56, 1, 56 * 64, 64};
     t = view(TP_F32, 4, sz, st, 0);
-    tp_slice(&t, 2, 1, -1, 1, &v, NULL);
-    tp_slice(&v, 3, 1, -1, 1, &v, NULL);
+    TPB_VIEW(tp_slice, &t, 2, 1, -1, 1, &v);
+    TPB_VIEW(tp_slice, &v, 3, 1, -1, 1, &v);
     bench("f32 channels_last [:, :, 1:-1, 1:-1] -> NCHW", &v, 1, 1.5, 0);
   }
   {
     int64_t sz[2] = {64, 64};
     for (i = 0; i < 1000; i++) {
       t = view(TP_F32, 2, sz, NULL, (int64_t)i * 4096);
-      tp_transpose(&t, 0, 1, &many[i], NULL);
+      TPB_VIEW(tp_transpose, &t, 0, 1, &many[i]);
     }
     bench("1000 separate f32 64x64 transposes", many, 1000, 1.5, 0);
   }
