@@ -108,7 +108,9 @@
                             once at run time from Linux's /sys, else 32 MiB): transposes with
                             outputs of at least a quarter of it, and compact runs of at least
                             all of it, are written with streaming (non-temporal) stores on x86
-     TP_NO_AVX2             never use the AVX2 transpose tiles (else chosen at run time)
+     TP_NO_AVX2             never use the AVX2 (nor AVX-512) transpose tiles (else chosen at
+                            run time, by what the CPU has)
+     TP_NO_AVX512           never use the AVX-512 (F, BW) transpose tiles
      TP_NO_SHANI            never use the SHA-NI instructions
      TP_ASSERT(x)           the assert used for NULL-object misuse (default assert)
 
@@ -13609,6 +13611,11 @@ TPDEF tp_status tp_view_from_dlpack(const DLTensor *t, size_t storage_nbytes, tp
           called, drop _ex where the _ex form was). JSON reader (tp_json_*), program graphs'
           shape checks, tp_xnn_load_pte for graph-API methods, tp_xnn_define_node, the Vulkan
           operator table with argument kinds and types, plumbing out of the public API.
+          The copy's transposes use AVX-512 F/BW tiles where the CPU has them (TP_NO_AVX512);
+          a copy big enough to be streamed starts on a 64-byte line inside its allocation, so
+          tp_buffer.data may lie up to 63 bytes past .owned (free .owned, or call
+          tp_buffer_release). tp_xnn_define_node takes TP_XNN_INVALID_ID only in a slot its
+          node kind does not use, and the reader's rules ignore what a blob holds there.
    0.2.0  One error rule (ERRORS above): a failed write no longer kills a store, sentences name
           paths; tp_store_status, tp_atomic_write's err, tp_fb_reader_init_ex / _error,
           tp_ptd_status / _error / _lookup_error. View ops take negative dims (from the end,

@@ -1,11 +1,12 @@
 #!/bin/sh
 # The headers compile cleanly as C99 and as C++ with gcc and clang (-Wall -Wextra -pedantic
-# -Werror -Wconversion), also with TENSORPACK_STATIC, TP_NO_STDIO and a small TP_MAX_DIMS. One
-# case per compiler x language x option set. Each option set is checked with -fsyntax-only (the
-# front end gives these warnings); once per compiler the fullest set (with the runtime parts when
-# XNNPACK and Vulkan are installed) is compiled at -O2 (the optimizer's warnings too), linked
-# and run. The examples, tools/tpdump.c and fuzz/make_seeds.c, which define the implementation
-# in their own file (the test build links a shared object instead), compile that way here.
+# -Werror -Wconversion), also with TENSORPACK_STATIC, TP_NO_STDIO, a small TP_MAX_DIMS,
+# TP_NO_AVX512 and TP_NO_AVX2. One case per compiler x language x option set. Each option set is
+# checked with -fsyntax-only (the front end gives these warnings); once per compiler the fullest
+# set (with the runtime parts when XNNPACK and Vulkan are installed) is compiled at -O2 (the
+# optimizer's warnings too), linked and run. The examples, tools/tpdump.c and fuzz/make_seeds.c,
+# which define the implementation in their own file (the test build links a shared object
+# instead), compile that way here.
 # TP_JOBS=n runs n cases at a time (default 1: make test already runs suites in parallel).
 # Run from the repository root.
 cd "${TP_ROOT:-.}" || exit 1
@@ -41,6 +42,8 @@ for cc in gcc clang; do
   case_ "$cc c11 static" syntax tests/compile_all.c "" $cc -std=c11 $W -DTENSORPACK_STATIC
   case_ "$cc c99 no-stdio" syntax tests/compile_all.c "" $cc -std=c99 $W -DTP_NO_STDIO
   case_ "$cc c99 dims 4" syntax tests/compile_all.c "" $cc -std=c99 $W -DTP_MAX_DIMS=4
+  case_ "$cc c99 no-avx512" syntax tests/compile_all.c "" $cc -std=c99 $W -DTP_NO_AVX512
+  case_ "$cc c99 no-avx2" syntax tests/compile_all.c "" $cc -std=c99 $W -DTP_NO_AVX2
 done
 for cxx in g++ clang++; do
   command -v $cxx >/dev/null || continue
