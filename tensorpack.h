@@ -5501,12 +5501,12 @@ static int tp__stream_out(size_t n) {
   return n >= llc ? 2 : n >= llc / 4 ? 1 : 0;
 }
 
-/* n bytes for a copy of a view: one the copy streams (tp__stream_out) starts on a 64-byte line,
-   so its stores are whole lines from the first (malloc's big blocks start 16 bytes into one:
-   f32 4096x4096 transposed there took 1.08x the time). *owned: what to free (also on failure:
-   NULL). Returns NULL when there is no memory. */
-static unsigned char *tp__alloc_copy(size_t n, void **owned) {
-  size_t pad = tp__stream_out(n) ? 63 : 0;
+/* n bytes for a copy of a view; nt: tp__stream_out(n). A streamed copy starts on a 64-byte
+   line, so its stores are whole lines from the first (malloc's big blocks start 16 bytes into
+   one: f32 4096x4096 transposed there took 1.08x the time). *owned: what to free (also on
+   failure: NULL). Returns NULL when there is no memory. */
+static unsigned char *tp__alloc_copy(size_t n, int nt, void **owned) {
+  size_t pad = nt ? 63 : 0;
   unsigned char *m = n > SIZE_MAX - 63 ? NULL : (unsigned char *)TP_MALLOC(n + pad);
   *owned = m;
   return m && pad ? m + ((64u - ((uintptr_t)m & 63u)) & 63u) : m;
@@ -5521,6 +5521,7 @@ TPDEF tp_status tp_compact(const tp_tensor *t, tp_order order, tp_buffer *out) {
   size_t nbytes;
   unsigned char *mem;
   tp_status s;
+  int nt;
   if (!out) return TP_ERR_INVALID;
   s = tp__plan_make(t, order, &p);
   if (s != TP_OK) return s;
@@ -5535,13 +5536,14 @@ TPDEF tp_status tp_compact(const tp_tensor *t, tp_order order, tp_buffer *out) {
     out->data = p.base;
     return TP_OK;
   }
-  mem = tp__alloc_copy(nbytes, &out->owned);
+  nt = tp__stream_out(nbytes);
+  mem = tp__alloc_copy(nbytes, nt, &out->owned);
   if (!mem) {
     out->data = NULL;
     out->nbytes = 0;
     return TP_ERR_NOMEM;
   }
-  tp__plan_emit(&p, mem, tp__stream_out(nbytes));
+  tp__plan_emit(&p, mem, nt);
   out->data = mem;
   return TP_OK;
 }
@@ -7876,7 +7878,8 @@ static tp_status tp__store_insert(tp_store *s, const char *key_or_null, tp__stor
       ng->bytes = (const unsigned char *)it->bytes;
       if ((it->view || it->copy) && it->nbytes > 0) {
         void *own = NULL;
-        unsigned char *at = tp__alloc_copy((size_t)it->nbytes, &own);
+        unsigned char *at = tp__alloc_copy((size_t)it->nbytes,
+                                           tp__stream_out((size_t)it->nbytes), &own);
         ng->owned = (unsigned char *)own;
         if (!at)
           return tp__error_set(&s->err, TP_ERR_NOMEM, "key \"%.80s\": cannot copy %llu bytes",

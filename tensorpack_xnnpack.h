@@ -3421,7 +3421,8 @@ static float tp__xnn_bitsf(uint32_t u) {
 TPDEF tp_status tp_xnn_define_node(tp_xnn_graph *g, int kind, const tp_xnn_node_args *a) {
   tp__xnn_node n;
   tp__xnn_nview cn;
-  const char *l = tp__xnn_layout(kind);
+  const tp_xnn_node_desc *d = tp_xnn_describe_node(kind);
+  const char *l = d ? d->layout : NULL;
   unsigned idx;
   size_t i, k, nv = 0, total = 0;
   tp_status st;
@@ -3471,7 +3472,7 @@ TPDEF tp_status tp_xnn_define_node(tp_xnn_graph *g, int kind, const tp_xnn_node_
     }
     n.f[i] = c == 'f' ? tp__xnn_fbits(a->f[i]) : a->u[i];
     if (c == 'b' && n.f[i] != TP_XNN_INVALID_ID &&
-        tp_xnn_describe_node(kind)->fields[i].role == 'n') /* ExecuTorch would ignore it */
+        d->fields[i].role == 'n') /* ExecuTorch would ignore it */
       return tp__error_set(&g->err, TP_ERR_INVALID,
                           "node %u (%s): %s is a slot this kind does not use: it must be "
                           "TP_XNN_INVALID_ID, not %u",
