@@ -8,7 +8,7 @@ FB_SCHEMAS := tests/schemas/xnnpack.fbs tests/schemas/vulkan.fbs \
 FB_GEN     := $(BUILD)/gen/xnnpack_generated.h $(BUILD)/gen/vulkan_generated.h \
               $(BUILD)/gen/flat_tensor_generated.h $(BUILD)/gen/scalar_type_generated.h
 FB_VERIFY  := $(patsubst tests/%.cpp,$(BUILD)/tests/%,$(wildcard tests/verify_*.cpp))
-FB_CXXFLAGS := -std=c++17 -Wall -Wextra -Werror -O1 -g $(SAN) -I. -Itests -I$(BUILD)/gen
+FB_CXXFLAGS := -std=c++17 -Wall -Wextra -Werror -O1 $(TDEBUG) $(SAN) -I. -Itests -I$(BUILD)/gen
 
 ifeq ($(HAVE_FLATC),1)
 TESTS   += $(FB_VERIFY)

@@ -22,7 +22,7 @@ FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 # TP_COUNT_STEPS: the implementation counts its work, which the reader targets bound per input
 # byte (fuzz/fuzz_bound.h).
-FUZZ_FLAGS   := -std=c99 -Wall -Wextra -pedantic -Werror -g -O1 -DTP_COUNT_STEPS \
+FUZZ_FLAGS   := -std=c99 -Wall -Wextra -pedantic -Werror $(TDEBUG) -O1 -DTP_COUNT_STEPS \
                 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -I.
 HAVE_LIBFUZZER := $(shell printf '$(H)include <stddef.h>\n$(H)include <stdint.h>\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n);\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { (void)d; (void)n; return 0; }\n' | $(FUZZ_CC) -x c - -fsanitize=fuzzer,address,undefined -o /dev/null 2>/dev/null && echo 1)
 

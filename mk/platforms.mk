@@ -21,7 +21,7 @@ QEMU_S390X ?= qemu-s390x
 MINGW_CC   ?= x86_64-w64-mingw32-gcc
 WINE64     ?= $(firstword $(shell command -v wine64 2>/dev/null) $(wildcard /usr/lib/wine/wine64))
 TSAN_CC    ?= clang
-PLAT_STRICT := $(STRICT) -O1 -g -I. -Itests
+PLAT_STRICT := $(STRICT) -O1 $(TDEBUG) -I. -Itests
 PLAT_PROBE  := printf '$(H)include <stdio.h>\nint main(void){puts("ok");return 0;}\n'
 
 # The plain suites, by name. test_tpdump_flatc needs flatc (run by the suite through the shell).
@@ -143,7 +143,7 @@ endif
 
 # ---- ThreadSanitizer --------------------------------------------------------------------------
 # The probe runs a TSan program: some kernels/containers refuse TSan's memory layout.
-TSAN_FLAGS := $(STRICT) -O1 -g -fsanitize=thread -I. -Itests
+TSAN_FLAGS := $(STRICT) -O1 $(TDEBUG) -fsanitize=thread -I. -Itests
 HAVE_TSAN  := $(shell d=$$(mktemp -d) && printf '$(H)include <pthread.h>\nstatic void *f(void *p){return p;}\nint main(void){pthread_t t; if (pthread_create(&t, 0, f, 0)) return 1; return pthread_join(t, 0);}\n' | \
                 $(TSAN_CC) -x c - -fsanitize=thread -pthread -o $$d/p 2>/dev/null && $$d/p && echo 1; rm -rf $$d)
 ifeq ($(HAVE_TSAN),1)

@@ -912,7 +912,8 @@ done:
 
 /* The views of the public calls again with each level of what the copy kernels may use
    (tp__cpu_cap: the portable C loops, SSE2, AVX2 and AVX-512 when the CPU has them): the same
-   bytes. */
+   bytes. The large paths, long rows, rows ahead and big transposes run only here, once per
+   level this CPU has (the last one is the default). */
 static void test_every_cpu_level(void) {
   int level, it, zc[2] = {0, 0}, ran = -1;
   for (level = TP__CPU_C; level <= TP__CPU_AVX512; level++) {
@@ -936,15 +937,12 @@ static void test_every_cpu_level(void) {
 int main(void) {
   TPT_RUN(test_random_views);
   TPT_RUN(test_streamed_convert_and_int4);
-  TPT_RUN(test_large_paths);
   TPT_RUN(test_transpose_kernels);
   TPT_RUN(test_transpose_superblocks);
   TPT_RUN(test_transpose_routes);
   TPT_RUN(test_transpose_lines64);
   TPT_RUN(test_avx512_tiles);
-  TPT_RUN(test_big_transpose);
-  TPT_RUN(test_long_rows);
-  TPT_RUN(test_every_cpu_level);
+  TPT_RUN(test_every_cpu_level); /* test_large_paths, _long_rows, _big_transpose at each level */
   TPT_RUN(test_zero_copy_exact);
   TPT_RUN(test_errors);
   TPT_RUN(test_sink_in_place);
