@@ -60,7 +60,7 @@ $(eval $(call tp_flavor,s390x,$(S390X_CC) $(PLAT_STRICT)))
 $(S390X_DIR)/%: tests/%.c $(HEADERS) tests/tp_test.h tests/tp_count_alloc.h \
                 $$(call tp_objs,tests/$$*.c,s390x)
 	@mkdir -p $(dir $@)
-	$(T) $(S390X_CC) $(DEP) $(PLAT_STRICT) $(PLAT_FLAGS_$*) $< $(call tp_objs,$<,s390x) -o $@ $(LIBM)
+	$(T) $(S390X_CC) $(DEP) $(PLAT_STRICT) $(call tp_quick,$*) $< $(call tp_objs,$<,s390x) -o $@ $(LIBM)
 $(S390X_DIR)/tpdump: tools/tpdump.c $(HEADERS) $(call tp_all,s390x)
 	@mkdir -p $(dir $@)
 	$(T) $(S390X_CC) $(DEP) $(PLAT_STRICT) $(TP_LINKED) $< $(call tp_all,s390x) -o $@ $(LIBM)
@@ -105,7 +105,7 @@ $(eval $(call tp_flavor,win,$(MINGW_CC) $(PLAT_STRICT)))
 $(WIN_DIR)/%.exe: tests/%.c $(HEADERS) tests/tp_test.h tests/tp_count_alloc.h \
                   $$(call tp_objs,tests/$$*.c,win)
 	@mkdir -p $(dir $@)
-	$(T) $(MINGW_CC) $(DEP) $(PLAT_STRICT) $< $(call tp_objs,$<,win) -o $@ $(LIBM)
+	$(T) $(MINGW_CC) $(DEP) $(PLAT_STRICT) $(call tp_quick,$*) $< $(call tp_objs,$<,win) -o $@ $(LIBM)
 $(WIN_DIR)/golden.exe: tests/data/golden.sha256
 $(WIN_DIR)/golden.exe: PLAT_STRICT += -Wno-format-truncation -DGOLDEN_TMP='"$(abspath $(WIN_DIR))/golden.tmp"'
 $(WIN_DIR)/tpdump.exe: tools/tpdump.c $(HEADERS) $(call tp_all,win)
@@ -143,7 +143,8 @@ endif
 
 # ---- ThreadSanitizer --------------------------------------------------------------------------
 # The probe runs a TSan program: some kernels/containers refuse TSan's memory layout.
-TSAN_FLAGS := $(STRICT) -O1 $(TDEBUG) -fsanitize=thread -I. -Itests
+# (-O0: the program runs in 0.4 s; at -O1 clang took 9 s to compile it under TSan, at -O0 2 s)
+TSAN_FLAGS := $(STRICT) -O0 $(TDEBUG) -fsanitize=thread -I. -Itests
 HAVE_TSAN  := $(shell d=$$(mktemp -d) && printf '$(H)include <pthread.h>\nstatic void *f(void *p){return p;}\nint main(void){pthread_t t; if (pthread_create(&t, 0, f, 0)) return 1; return pthread_join(t, 0);}\n' | \
                 $(TSAN_CC) -x c - -fsanitize=thread -pthread -o $$d/p 2>/dev/null && $$d/p && echo 1; rm -rf $$d)
 ifeq ($(HAVE_TSAN),1)

@@ -37,11 +37,13 @@ X
 # name, expect (link|fail:<text in the linker's message>), impl compiler+flags, user compiler+flags
 case_() {
   name=$1; expect=$2; ic=$3; uc=$4
-  if ! $ic $W -I. -c "$tmp/impl.c" -o "$tmp/impl.o" >"$tmp/log" 2>&1 ||
+  # the implementation once per compiler and options (the cases share three of them)
+  io="$tmp/impl-$(printf '%s' "$ic" | tr -c 'A-Za-z0-9' _).o"
+  if { [ ! -f "$io" ] && ! $ic $W -I. -c "$tmp/impl.c" -o "$io" >"$tmp/log" 2>&1; } ||
      ! $uc $W -I. -c "$tmp/user.c" -o "$tmp/user.o" >>"$tmp/log" 2>&1; then
     echo "FAIL $name (does not compile)"; head -n 20 "$tmp/log"; failed=$((failed + 1)); return
   fi
-  if g++ "$tmp/impl.o" "$tmp/user.o" -o "$tmp/a.out" >"$tmp/log" 2>&1; then linked=1; else linked=0; fi
+  if g++ "$io" "$tmp/user.o" -o "$tmp/a.out" >"$tmp/log" 2>&1; then linked=1; else linked=0; fi
   case $expect in
     link)
       if [ $linked = 1 ] && "$tmp/a.out"; then echo "ok   $name"; passed=$((passed + 1))

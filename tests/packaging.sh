@@ -11,6 +11,10 @@
 # and through pkg-config tensorpack-xnnpack-runtime; when Vulkan is installed, a consumer of
 # tensorpack::vulkan_runtime / tensorpack-vulkan-runtime.pc (tp_vk_upload_blob refusing a bad
 # blob) in each CMake way and through pkg-config.
+# As a user's project does, one file defines the core's implementation (impl.c, an object
+# library in CMake) and every program links it; the runtime consumers define their backend's
+# part (its runtime flags come from the target or the .pc file). (The C++ build of the
+# implementation itself is compile_matrix's.)
 # Run from anywhere; TP_ROOT is the source tree. Prints "packaging: N passed, N failed".
 cd "${TP_ROOT:-.}" || exit 1
 root=$(pwd)
@@ -20,8 +24,8 @@ ok() { echo "ok   $1"; passed=$((passed + 1)); }
 bad() { echo "FAIL $1"; [ -f "$tmp/log" ] && tail -n 25 "$tmp/log"; failed=$((failed + 1)); }
 
 mkdir -p "$tmp/src"
+printf '#define TENSORPACK_IMPLEMENTATION\n#include "tensorpack.h"\n' > "$tmp/src/impl.c"
 cat > "$tmp/src/main.c" <<'SRC'
-#define TENSORPACK_IMPLEMENTATION
 #include "tensorpack.h"
 #include <stdio.h>
 #include <string.h>
@@ -51,7 +55,6 @@ part() { sed -n "s/^#define TP_VERSION_$1 *\([0-9][0-9]*\) *\$/\1/p" tensorpack.
 version="$(part MAJOR).$(part MINOR).$(part PATCH)"
 next_minor="$(part MAJOR).$(($(part MINOR) + 1))"
 cat > "$tmp/src/xnn.c" <<'SRC'
-#define TENSORPACK_IMPLEMENTATION
 #define TENSORPACK_XNNPACK_IMPLEMENTATION
 #include "tensorpack_xnnpack.h"
 #include <stdio.h>
@@ -66,7 +69,6 @@ int main(void) {
 }
 SRC
 cat > "$tmp/src/vk.c" <<'SRC'
-#define TENSORPACK_IMPLEMENTATION
 #define TENSORPACK_VULKAN_IMPLEMENTATION
 #include "tensorpack_vulkan.h"
 #include <stdio.h>
@@ -95,16 +97,18 @@ elseif(MODE STREQUAL "fetch")
 else()
   find_package(tensorpack ${WANT_VERSION} CONFIG REQUIRED)
 endif()
-add_executable(use_c main.c)
+add_library(tp_impl OBJECT impl.c)
+target_link_libraries(tp_impl PRIVATE tensorpack::tensorpack)
+add_executable(use_c main.c $<TARGET_OBJECTS:tp_impl>)
 target_link_libraries(use_c PRIVATE tensorpack::tensorpack)
-add_executable(use_cxx main.cpp)
+add_executable(use_cxx main.cpp $<TARGET_OBJECTS:tp_impl>)
 target_link_libraries(use_cxx PRIVATE tensorpack::tensorpack)
 if(WANT_XNN)
-  add_executable(use_xnn xnn.c)
+  add_executable(use_xnn xnn.c $<TARGET_OBJECTS:tp_impl>)
   target_link_libraries(use_xnn PRIVATE tensorpack::xnnpack_runtime)
 endif()
 if(WANT_VK)
-  add_executable(use_vk vk.c)
+  add_executable(use_vk vk.c $<TARGET_OBJECTS:tp_impl>)
   target_link_libraries(use_vk PRIVATE tensorpack::vulkan_runtime)
 endif()
 SRC
@@ -172,9 +176,11 @@ export PKG_CONFIG_PATH="$tmp/prefix-make/share/pkgconfig"
 cflags=$(pkg-config --cflags tensorpack | sed "s/ *$//"); libs=$(pkg-config --libs tensorpack)
 if [ "$cflags" = "-I$tmp/prefix-make/include" ]; then ok "pkg-config --cflags"; else echo "  cflags: $cflags"; bad "pkg-config --cflags"; fi
 cd "$tmp/src" || exit 1   # the headers are not here: only the prefix has them
-if cc -std=c99 -Wall -Wextra -pedantic -Werror $cflags main.c -o "$tmp/pkg_c" $libs >"$tmp/log" 2>&1 &&
+W="-Wall -Wextra -pedantic -Werror"
+if cc -std=c99 $W $cflags -c impl.c -o "$tmp/impl.o" >"$tmp/log" 2>&1; then ok "pkg-config implementation"; else bad "pkg-config implementation"; fi
+if cc -std=c99 $W $cflags main.c "$tmp/impl.o" -o "$tmp/pkg_c" $libs >"$tmp/log" 2>&1 &&
    "$tmp/pkg_c" | grep -q "consumer ok"; then ok "pkg-config C"; else bad "pkg-config C"; fi
-if c++ -Wall -Wextra -pedantic -Werror $cflags main.cpp -o "$tmp/pkg_cxx" $libs >"$tmp/log" 2>&1 &&
+if c++ $W $cflags main.cpp "$tmp/impl.o" -o "$tmp/pkg_cxx" $libs >"$tmp/log" 2>&1 &&
    "$tmp/pkg_cxx" | grep -q "consumer ok"; then ok "pkg-config C++"; else bad "pkg-config C++"; fi
 for pc in tensorpack tensorpack-xnnpack-runtime tensorpack-vulkan-runtime; do
   got=$(pkg-config --modversion $pc 2>&1)
@@ -184,14 +190,14 @@ if [ "$HAVE_XNNPACK" = 1 ]; then
   flags=$(pkg-config --cflags --libs tensorpack-xnnpack-runtime)
   case " $flags " in *" -DTENSORPACK_XNNPACK_RUNTIME "*" -lXNNPACK "*) ok "tensorpack-xnnpack-runtime flags";;
     *) echo "  got: $flags"; bad "tensorpack-xnnpack-runtime flags";; esac
-  if cc -std=c99 -Wall -Wextra -pedantic -Werror xnn.c -o "$tmp/pkg_xnn" $flags >"$tmp/log" 2>&1 &&
+  if cc -std=c99 $W xnn.c "$tmp/impl.o" -o "$tmp/pkg_xnn" $flags >"$tmp/log" 2>&1 &&
      "$tmp/pkg_xnn" | grep -q "runtime consumer ok"; then ok "pkg-config xnnpack runtime"; else bad "pkg-config xnnpack runtime"; fi
 fi
 if [ "$HAVE_VULKAN" = 1 ] && pkg-config --exists vulkan; then
   flags=$(pkg-config --cflags --libs tensorpack-vulkan-runtime)
   case " $flags " in *" -DTENSORPACK_VULKAN_RUNTIME "*" -lvulkan "*) ok "tensorpack-vulkan-runtime flags";;
     *) echo "  got: $flags"; bad "tensorpack-vulkan-runtime flags";; esac
-  if cc -std=c99 -Wall -Wextra -pedantic -Werror vk.c -o "$tmp/pkg_vk" $flags >"$tmp/log" 2>&1 &&
+  if cc -std=c99 $W vk.c "$tmp/impl.o" -o "$tmp/pkg_vk" $flags >"$tmp/log" 2>&1 &&
      "$tmp/pkg_vk" | grep -q "runtime consumer ok"; then ok "pkg-config vulkan runtime"; else bad "pkg-config vulkan runtime"; fi
 fi
 echo "packaging: $passed passed, $failed failed"

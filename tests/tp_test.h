@@ -71,9 +71,9 @@ static inline void tpt_to_le(void *dst, const void *src, size_t n, size_t es) {
   do {                                                                                    \
     const char *tpt_a_ = (a), *tpt_b_ = (b);                                              \
     if (!tpt_a_ || !tpt_b_ || strcmp(tpt_a_, tpt_b_) != 0) {                              \
-      char tpt_m_[512];                                                                   \
-      snprintf(tpt_m_, sizeof tpt_m_, "%s == %s: \"%.200s\" != \"%.200s\"", #a, #b,       \
-               tpt_a_ ? tpt_a_ : "(null)", tpt_b_ ? tpt_b_ : "(null)");                   \
+      char tpt_m_[640]; /* room for the widest case (gcc -O0 checks it) */                \
+      snprintf(tpt_m_, sizeof tpt_m_, "%.100s == %.100s: \"%.200s\" != \"%.200s\"",       \
+               #a, #b, tpt_a_ ? tpt_a_ : "(null)", tpt_b_ ? tpt_b_ : "(null)");           \
       tpt_fail_at(__FILE__, __LINE__, tpt_m_);                                            \
     }                                                                                     \
   } while (0)
