@@ -1,8 +1,11 @@
 /* xnnrt_checks.c - the loader (tp_xnn_load on the real XNNPACK) refuses, by the writer's own
    rules, the blobs that made XNNPACK abort, crash or hang (issue 14 items 1-7, 17): each with
    its status and sentence, the same sentence tp_xnn_check_blob gives. The blobs are written
-   with TP_XNN_TARGET_UNCHECKED (the writer refuses them at define time: test_xnn_checks.c). */
+   with TP_XNN_TARGET_UNCHECKED (the writer refuses them at define time: test_xnn_checks.c).
+   And the other way round: a blob whose unused node slots hold real ids, which the checker
+   accepts, gets the loader's answer for the same blob without them (test_unused_slot). */
 #include <math.h>
+#include <stdlib.h>
 #include <xnnpack.h>
 
 #define TENSORPACK_XNNPACK_RUNTIME
@@ -330,6 +333,109 @@ static void test_depthwise_zero_channels(void) {
           "channels 1: each must be >= 1");
 }
 
+/* The node slots a kind does not use (role 'n': a concatenate's inputs above its count) hold
+   TP_XNN_INVALID_ID in every blob the writer makes; ExecuTorch ignores what a blob holds there,
+   and so does the loader (tp__xnn_rt_node skips the slot before any lookup). Each concatenate
+   with such slots, written, then each unused slot patched to an earlier value (input 0), to the
+   node's own output, and to an id no value has: the checker accepts every patched blob at both
+   targets, and the loader answers it exactly as it answers the unpatched blob. Debian's 2022
+   XNNPACK has no concatenate (rt 0), so that answer is the refusal of the kind, which the
+   loader gives only after reading every field. Here only the id no value has tells a loader
+   that skips the slot from one that looks it up (that one refuses "node 0 (concatenate2):
+   input3_id 3 is not a defined value"); the real ids, and running the node to compare its
+   outputs, need an XNNPACK with concatenate. */
+static int patch_slot(unsigned char *blob, size_t size, uint32_t field, uint32_t id) {
+  static const unsigned char none[4] = {0xFF, 0xFF, 0xFF, 0xFF};
+  unsigned char w[4];
+  size_t at;
+  w[0] = (unsigned char)id;
+  w[1] = (unsigned char)(id >> 8);
+  w[2] = (unsigned char)(id >> 16);
+  w[3] = (unsigned char)(id >> 24);
+  for (at = 0; at + 4 <= size; at++) { /* the stored none that reads back as this field */
+    tp_xnn_blob b;
+    int hit;
+    if (memcmp(blob + at, none, 4) != 0) continue;
+    memcpy(blob + at, w, 4);
+    hit = tp_xnn_read_blob(blob, size, &b, NULL) == TP_OK && b.num_nodes == 1 &&
+          b.nodes[0].f[field] == id;
+    tp_xnn_blob_free(&b);
+    if (hit) return 1; /* patched */
+    memcpy(blob + at, none, 4);
+  }
+  return 0;
+}
+
+static void test_unused_slot(void) {
+  int kind, kinds = 0, cases = 0;
+  for (kind = 1; kind <= TP_XNN_NODE_KINDS; kind++) {
+    const tp_xnn_node_desc *d = tp_xnn_describe_node(kind);
+    size_t din[2] = {2, 3}, dout[2] = {2, 0};
+    uint32_t f, nin = 0, k, out, ids[3];
+    tp_xnn_node_args a;
+    tp_xnn_graph *g;
+    tp_membuf m;
+    tp_xnn_runtime *rt = NULL;
+    tp_error e, c;
+    unsigned char *p;
+    char want[128];
+    int unused = 0;
+    for (f = 0; f < d->nfields; f++) unused += d->fields[f].role == 'n';
+    if (!unused) continue;
+    kinds++;
+    memset(&a, 0, sizeof a);
+    g = mk();
+    for (f = 0; f < d->nfields; f++) { /* inputs [2, 3] along axis 1, in field order */
+      if (d->fields[f].role == 'i') {
+        a.u[d->fields[f].id] = val(g, 2, din, nin, IN);
+        nin++;
+      } else if (d->fields[f].role == 'n') {
+        a.u[d->fields[f].id] = NONE;
+      }
+    }
+    dout[1] = 3 * nin;
+    out = val(g, 2, dout, nin, OUT);
+    a.u[TP_XNN_FIELD(_XNNCat, axis)] = 1;
+    a.u[TP_XNN_FIELD(_XNNCat, output_id)] = out;
+    TPT_STATUS(tp_xnn_define_node(g, kind, &a), TP_OK);
+    write_blob(g, &m);
+    tp_xnn_graph_destroy(g);
+    TPT_EQ_INT(d->rt, 0); /* if this changes: run both blobs, compare their outputs' bytes */
+    snprintf(want, sizeof want, "node 0: %s is not in the linked XNNPACK", d->name);
+    memset(&e, 0, sizeof e);
+    TPT_STATUS(tp_xnn_load(m.data, m.size, NULL, 0, 0, &rt, &e), TP_ERR_UNSUPPORTED);
+    TPT_EQ_STR(e.msg, want);
+    TPT_CHECK(rt == NULL);
+    ids[0] = 0;       /* an earlier value: the first input */
+    ids[1] = out;     /* the node's own output */
+    ids[2] = out + 1; /* no value's id */
+    p = (unsigned char *)malloc(m.size);
+    TPT_CHECK(p != NULL);
+    if (!p) {
+      tp_membuf_free(&m);
+      continue;
+    }
+    for (f = 0; f < d->nfields; f++) {
+      if (d->fields[f].role != 'n') continue;
+      for (k = 0; k < 3; k++) {
+        memcpy(p, m.data, m.size);
+        TPT_EQ_INT(patch_slot(p, m.size, d->fields[f].id, ids[k]), 1);
+        TPT_STATUS(tp_xnn_check_blob(p, m.size, TP_XNN_TARGET_EXECUTORCH, &c), TP_OK);
+        TPT_STATUS(tp_xnn_check_blob(p, m.size, TP_XNN_TARGET_XNNPACK, &c), TP_OK);
+        memset(&e, 0, sizeof e);
+        TPT_STATUS(tp_xnn_load(p, m.size, NULL, 0, 0, &rt, &e), TP_ERR_UNSUPPORTED);
+        TPT_EQ_STR(e.msg, want);
+        TPT_CHECK(rt == NULL);
+        cases++;
+      }
+    }
+    free(p);
+    tp_membuf_free(&m);
+  }
+  TPT_EQ_INT(kinds, 3);               /* concatenate2, 3, 4 */
+  TPT_EQ_INT(cases, (3 + 2 + 1) * 3); /* their unused slots, three ids each */
+}
+
 int main(void) {
   TPT_RUN(test_prelu_slope);
   TPT_RUN(test_unconsumed_output);
@@ -341,5 +447,6 @@ int main(void) {
   TPT_RUN(test_unbound_and_sizes);
   TPT_RUN(test_runtime_flags);
   TPT_RUN(test_depthwise_zero_channels);
+  TPT_RUN(test_unused_slot);
   return tpt_finish("xnnrt_checks");
 }
