@@ -4037,25 +4037,20 @@ static void tp__gather(unsigned char *dst, const unsigned char *src, int64_t n, 
    the region kernel (each row of a tile is one whole line, one store: f32 4096x4096 0.67x,
    NCHW->NHWC 0.56x the time of the second buffer's pieces), the AVX-512BW 1-/2-byte "lines"
    tiles of the bounce blocks and of the region kernel (every store one whole line; an output
-   off its lines has its first columns transposed apart, TP__NT_ALIGN). The TP__* switches
-   below select each choice at compile time for A/B runs (make bench-ab). */
-#ifndef TP__PF_ROWS
-#define TP__PF_ROWS 1
-#endif
-#ifndef TP__PF_BLOCK
-#define TP__PF_BLOCK 1
-#endif
+   off its lines has its first columns transposed apart, tp__transpose). Every choice here was
+   measured against its alternatives (bench/README.md); the alternatives that lost are gone
+   from the code, and "The switches removed" in bench/README.md names the commit that still
+   builds each of them (make bench-ab REV=<commit> runs the bench against it). */
 #ifndef TP__PF_ROW_BYTES
-#define TP__PF_ROW_BYTES 256
-#endif
-#ifndef TP__PF_AHEAD
-#define TP__PF_AHEAD 1 /* row copies of 1-4 KiB: the whole row ~4 KiB ahead, too (0: not) */
-#endif
-#ifndef TP__PF_AHEAD_MIN
-#define TP__PF_AHEAD_MIN ((size_t)1 << 20) /* ... in outputs of at least this many bytes */
+#define TP__PF_ROW_BYTES 256 /* a long row copy prefetches this much of the next row's head
+                                (128 / 1024: the columns [:, 100:612] 1.11x / 1.27x slower) */
 #endif
 #ifndef TP__PF_ROW_TAIL
-#define TP__PF_ROW_TAIL 128 /* ... and the next row's last bytes (0: none; 64 / 256 measured) */
+#define TP__PF_ROW_TAIL 128 /* ... and this much of its tail (0: none; 64 mixed, 256 slower) */
+#endif
+#ifndef TP__PF_AHEAD_MIN
+#define TP__PF_AHEAD_MIN ((size_t)1 << 20) /* row copies of 1-4 KiB in outputs of at least this
+                                              many bytes also prefetch a row ~4 KiB ahead */
 #endif
 #define TP__K_AVX2 1 /* the CPU has AVX2 */
 #define TP__K_AVX512 32 /* ... and AVX-512 F and BW (always with TP__K_AVX2) */
@@ -4063,45 +4058,13 @@ static void tp__gather(unsigned char *dst, const unsigned char *src, int64_t n, 
 #define TP__K_PF 8   /* the region kernel prefetches its source rows (a plane out of cache) */
 #define TP__K_PFW 16 /* ... and its output lines for writing (one column level: whole rows) */
 #define TP__K_BUF 128 /* the region kernel writes tp__transpose_lines' buffer (rows alias) */
-#ifndef TP__T2_AVX2
-#define TP__T2_AVX2 1 /* the AVX2 16x16 tile for 2-byte elements */
-#endif
-#ifndef TP__T2_LINES
-#define TP__T2_LINES 0 /* ... also in tp__transpose_lines (16 aliasing source rows at once) */
-#endif
-#ifndef TP__T4_AVX512
-#define TP__T4_AVX512 1 /* the AVX-512 16x16 tile for 4-byte elements (0: the AVX2 8x8) */
-#endif
-#ifndef TP__T8_AVX512
-#define TP__T8_AVX512 1 /* the AVX-512 8x8 tile for 8-byte elements (0: the SSE2 2x2) */
-#endif
-#ifndef TP__T512_REGION1
-#define TP__T512_REGION1 2 /* AVX-512BW byte super-tiles, region kernel: 2 "lines", 1 "rows" */
-#endif
-#ifndef TP__T512_REGION2
-#define TP__T512_REGION2 0 /* ... of 2-byte elements (0: none, the AVX2 16x16 tile) */
-#endif
-#ifndef TP__T512_LINES
-#define TP__T512_LINES 1 /* ... 1- and 2-byte, in tp__transpose_lines' buffer (1 "rows") */
-#endif
-#ifndef TP__T512_BLOCK
-#define TP__T512_BLOCK 1 /* AVX-512BW 1-/2-byte "lines" tiles in the bounce blocks */
-#endif
-#ifndef TP__NT_TILES512
-#define TP__NT_TILES512 1 /* ... streaming from them (64-byte aligned outputs; 2: also planes of
-                             the line groups' size, instead of tp__transpose_lines) */
-#endif
-#ifndef TP__T512_BOUNCE
-#define TP__T512_BOUNCE 1 /* ... their bounce copy: 256-byte pieces, inline 64-byte moves */
-#endif
-#ifndef TP__NT_REGION512B
-#define TP__NT_REGION512B 2 /* ... and from the region kernel's super-tiles of elements up to this
-                              size (one column level) */
-#endif
-#ifndef TP__NT_ALIGN
-#define TP__NT_ALIGN 1 /* streaming outputs off their lines: the first columns apart */
-#endif
 #define TP__K_NT 2   /* streaming stores for the output */
+/* The one choice still a switch: 2-byte "lines" super-tiles in the region kernel lost to the
+   AVX2 16x16 (1.09-1.31x slower), but tp__super_for names them in a branch gcc cannot prove
+   dead, and without them gcc inlines tp__tile2_32_ln into tp__block2_avx512 (other code) */
+#ifndef TP__T512_REGION2
+#define TP__T512_REGION2 0 /* 2: 2-byte "lines" super-tiles in the region kernel */
+#endif
 #if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
 #include <emmintrin.h>
 #define TP__SSE2 1
@@ -4407,13 +4370,16 @@ static int tp__cpu_avx512(void) { return 0; }
    give the two forms of each tile:
    - "rows" (tp__tile*_rw): lane L of register k = the L-th 16 bytes of source row k's 64, so
      lane L of O##c is 16 bytes of output row 16L + c (8L + c for 2-byte elements): whole
-     source lines in, 16-byte pieces out - for 4 KiB-aliasing source rows (tp__transpose_lines,
-     TP__T512_LINES), where each line is read by one load;
+     source lines in, 16-byte pieces out - for 4 KiB-aliasing source rows (tp__transpose_lines'
+     buffer), where each line is read by one load ("lines" there: bf16 2048² 2.36x slower, 32
+     source rows of a tile in one 8-way L1 set);
    - "lines" (tp__tile*_ln): lane L of register k = 16 bytes of source row 16L + k (8L + k), so
      O##c is all 64 bytes of output row c: 16-byte pieces in, whole output lines out (the region
-     kernel's byte super-tiles, TP__T512_REGION1; the bounce blocks, TP__T512_BLOCK), and
-     streamed straight from the registers into 64-byte aligned rows (tp__tile*_ln_nt,
-     TP__NT_TILES512): no half-filled write-combining buffers. */
+     kernel's byte super-tiles - 2-byte elements keep the AVX2 16x16 there, "lines" 1.09-1.31x
+     and "rows" 1.18-1.46x slower; the bounce blocks, where the SSE2 8x8 / AVX2 16x16 measured
+     1.25-1.27x slower), and streamed straight from the registers into 64-byte aligned rows
+     (tp__tile*_ln_nt): no half-filled write-combining buffers (the second buffer's streamed
+     pieces instead: 1.12-1.28x slower). */
 #if TP__AVX512
 #if defined(__GNUC__) && !defined(__clang__) && defined(__cplusplus)
 /* g++ 12 takes the intrinsics' own _mm512_undefined_*() placeholders for uninitialized values */
@@ -4678,11 +4644,11 @@ static tp__tile_fn tp__tile_for(size_t es, int kind, int64_t *T) {
   (void)es;
   if (kind & TP__K_C) return NULL;
 #if TP__AVX512
-  if (es == 4 && (kind & TP__K_AVX512) && TP__T4_AVX512) {
+  if (es == 4 && (kind & TP__K_AVX512)) {
     *T = 16;
     return tp__tile4_16x16_avx512;
   }
-  if (es == 8 && (kind & TP__K_AVX512) && TP__T8_AVX512) {
+  if (es == 8 && (kind & TP__K_AVX512)) {
     *T = 8;
     return tp__tile8_8x8_avx512;
   }
@@ -4692,7 +4658,7 @@ static tp__tile_fn tp__tile_for(size_t es, int kind, int64_t *T) {
     *T = 8;
     return tp__tile4_8x8_avx2;
   }
-  if (es == 2 && (kind & TP__K_AVX2) && TP__T2_AVX2) {
+  if (es == 2 && (kind & TP__K_AVX2)) {
     *T = 16;
     return tp__tile2_16x16_avx2;
   }
@@ -4710,23 +4676,17 @@ static tp__tile_fn tp__tile_for(size_t es, int kind, int64_t *T) {
 }
 
 /* The super-tile loop with the tile call made directly (so it is inlined): rs and cs are
-   multiples of S. pf: before each super-tile, ask for the source lines TP__PF_REGION groups of
-   S output rows further on (each of the S source rows the super-tile reads continues there; a
-   big plane has more of them in flight than the hardware prefetchers follow); pf 2: the AVX2
-   kernels also ask for the output lines those rows fill, for writing (PREFETCHW, a no-op on CPUs
-   without it: the read-for-ownership starts early). One function per kernel. */
-#ifndef TP__PF_REGION
-#define TP__PF_REGION 2
-#endif
-#ifndef TP__PFW_REGION
-#define TP__PFW_REGION 1 /* switch for A/B runs: 0 leaves out the output's write prefetch */
-#endif
+   multiples of S. pf: before each super-tile, ask for the source lines 2 groups of S output
+   rows further on (each of the S source rows the super-tile reads continues there; a big plane
+   has more of them in flight than the hardware prefetchers follow: NCHW->NHWC 0.85x the time
+   without; 1 group ahead 0.89x, 4 groups 0.85x); pf 2: the AVX2 kernels also ask for the output
+   lines those rows fill, for writing (PREFETCHW, a no-op on CPUs without it: the
+   read-for-ownership starts early; NCHW->NHWC 0.86x). One function per kernel. */
 typedef void (*tp__super_fn)(unsigned char *dst, const unsigned char *src, int64_t rs,
                              int64_t cs, int64_t scol, int64_t drow, int pf);
 #define TP__SUPER_BODY(TILE, T, ES, PFW)                                                       \
   int64_t i, j, ii, jj, S = 64 / (ES) < (T) ? (T) : 64 / (ES), ss = scol * (ES),                \
-                        ds = drow * (ES), ahead = S * TP__PF_REGION;                           \
-  if (!TP__PF_REGION) pf = 0;                                                                  \
+                        ds = drow * (ES), ahead = S * 2;                                       \
   for (i = 0; i < rs; i += S)                                                                  \
     for (j = 0; j < cs; j += S) {                                                              \
       if (pf && i + ahead < rs) {                                                              \
@@ -4800,12 +4760,12 @@ static tp__super_fn tp__super_for(size_t es, int kind) {
   (void)kind;
   if (kind & TP__K_C) return NULL;
 #if TP__AVX512
-  if (es == 4 && (kind & TP__K_AVX512) && TP__T4_AVX512)
+  if (es == 4 && (kind & TP__K_AVX512))
     return kind & TP__K_NT ? tp__super4_avx512_nt : tp__super4_avx512;
-  if (es == 8 && (kind & TP__K_AVX512) && TP__T8_AVX512)
+  if (es == 8 && (kind & TP__K_AVX512))
     return kind & TP__K_NT ? tp__super8_avx512_nt : tp__super8_avx512;
-  if (es <= 2 && (kind & TP__K_AVX512)) { /* the form: TP__T512_* (measured, bench/README.md) */
-    int form = kind & TP__K_BUF ? TP__T512_LINES : es == 1 ? TP__T512_REGION1 : TP__T512_REGION2;
+  if (es <= 2 && (kind & TP__K_AVX512)) { /* the form (see tp__tile1_64_rw): 1 "rows" */
+    int form = kind & TP__K_BUF ? 1 : es == 1 ? 2 : TP__T512_REGION2; /* 2 "lines", 0 none */
     if (form == 1) return es == 1 ? tp__super1_rw_avx512 : tp__super2_rw_avx512;
     if (kind & TP__K_NT) return es == 1 ? tp__super1_ln_nt_avx512 : tp__super2_ln_nt_avx512;
     if (form == 2) return es == 1 ? tp__super1_ln_avx512 : tp__super2_ln_avx512;
@@ -4813,7 +4773,7 @@ static tp__super_fn tp__super_for(size_t es, int kind) {
 #endif
 #if TP__AVX2
   if (es == 4 && (kind & TP__K_AVX2)) return tp__super4_avx2;
-  if (es == 2 && (kind & TP__K_AVX2) && TP__T2_AVX2) return tp__super2_avx2;
+  if (es == 2 && (kind & TP__K_AVX2)) return tp__super2_avx2;
 #endif
 #if TP__SSE2
   switch (es) {
@@ -4828,9 +4788,6 @@ static tp__super_fn tp__super_for(size_t es, int kind) {
   return NULL;
 }
 
-#ifndef TP__EDGE_TILES
-#define TP__EDGE_TILES 1 /* partial edge tiles as overlapping whole tiles (0: scalar loops) */
-#endif
 /* Transposes a rows x cols region: super-tiles of S x S (S = one 64-byte line of elements,
    at least T) built from T x T tiles, source row groups consumed a whole line at a time; tiles
    for the edge strips, a partial last tile column / row as overlapping whole tiles, scalar
@@ -4844,13 +4801,8 @@ static void tp__transpose_region(unsigned char *dst, const unsigned char *src, i
                                  int64_t cols, int64_t scol, int64_t drow, size_t es, int kind) {
   int64_t T, e = (int64_t)es, ss = scol * e, ds = drow * e, ifull = 0, jfull = 0;
   tp__tile_fn tile = tp__tile_for(es, kind, &T);
-#ifndef TP__A512_ALIGN
-#define TP__A512_ALIGN 1
-#endif
   if (tile && (kind & TP__K_AVX512) && es >= 4 &&
-      (rows < T || cols < T ||
-       ((TP__A512_ALIGN & 1) && ((((uintptr_t)src) | (uintptr_t)ss) & 63u) != 0) ||
-       ((TP__A512_ALIGN & 2) && ((((uintptr_t)dst) | (uintptr_t)ds) & 63u) != 0)))
+      (rows < T || cols < T || ((((uintptr_t)src) | (uintptr_t)ss) & 63u) != 0))
     tile = tp__tile_for(es, kind &= ~TP__K_AVX512, &T);
   if (!(kind & TP__K_AVX512) || (((uintptr_t)dst | (uintptr_t)ds) & 63u) != 0)
     kind &= ~TP__K_NT; /* streaming from the AVX-512 tiles: whole output lines only */
@@ -4878,13 +4830,13 @@ static void tp__transpose_region(unsigned char *dst, const unsigned char *src, i
     /* the last partial tile column and row as whole tiles that overlap the ones before them
        (the overlapped elements are written twice, with the same bytes): no scalar edges when
        both sides are at least T (the 54-wide rows of a channels_last slice spent half their
-       instructions in the scalar loop) */
-    if (TP__EDGE_TILES && jfull < cols && jfull > 0) {
+       instructions in the scalar loop: 0.86x the time) */
+    if (jfull < cols && jfull > 0) {
       for (i = 0; i < ifull; i += T)
         tile(dst + (i * drow + cols - T) * e, ds, src + (i + (cols - T) * scol) * e, ss);
       jfull = cols;
     }
-    if (TP__EDGE_TILES && ifull < rows && ifull > 0 && jfull == cols) {
+    if (ifull < rows && ifull > 0 && jfull == cols) {
       for (j = 0; j + T <= cols; j += T)
         tile(dst + ((rows - T) * drow + j) * e, ds, src + (rows - T + j * scol) * e, ss);
       if (j < cols)
@@ -4956,7 +4908,7 @@ TP__BLOCK512_FN(tp__block1_avx512_nt, tp__tile1_64_ln_nt, 64, 1)
 TP__BLOCK512_FN(tp__block2_avx512, tp__tile2_32_ln, 32, 2)
 TP__BLOCK512_FN(tp__block2_avx512_nt, tp__tile2_32_ln_nt, 32, 2)
 #undef TP__BLOCK512_FN
-/* The bounce copy of the streaming blocks (TP__T512_BOUNCE): n source rows' 256-byte pieces
+/* The bounce copy of the streaming 1-/2-byte blocks: n source rows' 256-byte pieces
    at row[k] + off into b, bs apart, with 64-byte moves inline (the memcpy call per piece
    measured 1.04-1.05x slower for u8 / bf16 4096x4096) */
 TP__A512 static void tp__bounce256_avx512(unsigned char *b, int64_t bs,
@@ -4982,17 +4934,17 @@ static tp__block_fn tp__block_for(size_t es, int flags, int64_t *T, int *nt) {
   (void)want_nt;
   if (flags & TP__K_C) return NULL;
 #if TP__AVX512
-  if (es == 4 && (flags & TP__K_AVX512) && TP__T4_AVX512) {
+  if (es == 4 && (flags & TP__K_AVX512)) {
     *T = 16;
     *nt = want_nt;
     return want_nt ? tp__block4_avx512_nt : tp__block4_avx512;
   }
-  if (es == 8 && (flags & TP__K_AVX512) && TP__T8_AVX512) {
+  if (es == 8 && (flags & TP__K_AVX512)) {
     *T = 8;
     *nt = want_nt;
     return want_nt ? tp__block8_avx512_nt : tp__block8_avx512;
   }
-  if (es <= 2 && (flags & TP__K_AVX512) && TP__T512_BLOCK) {
+  if (es <= 2 && (flags & TP__K_AVX512)) {
     *T = 8;
     *nt = want_nt; /* (asked for 64-byte aligned outputs only: tp__transpose) */
     return es == 1 ? (want_nt ? tp__block1_avx512_nt : tp__block1_avx512)
@@ -5005,7 +4957,7 @@ static tp__block_fn tp__block_for(size_t es, int flags, int64_t *T, int *nt) {
     *nt = want_nt;
     return want_nt ? tp__block4_avx2_nt : tp__block4_avx2;
   }
-  if (es == 2 && (flags & TP__K_AVX2) && !want_nt && TP__T2_AVX2) {
+  if (es == 2 && (flags & TP__K_AVX2) && !want_nt) {
     /* (streaming: the 8x8 SSE2 tile below - 16 output rows in flight, each line finished only
        by the second tile, measured slower than 8) */
     *T = 16;
@@ -5064,48 +5016,8 @@ static void tp__copy_nt(unsigned char *d, const unsigned char *s, size_t n) {
 #define TP__TDIRECT 4096
 #endif
 #define TP__TBLOCK 16384
-#ifndef TP__BUF64
-#define TP__BUF64 1 /* the bounce buffers start on a 64-byte line */
-#endif
 #ifndef TP__TSUPER
 #define TP__TSUPER 512
-#endif
-/* Which kernel a plane takes (internal switches for A/B runs; see bench/README.md) */
-#ifndef TP__ROUTE_DIRECT
-#define TP__ROUTE_DIRECT 1 /* planes without 4 KiB-multiple strides: the region kernel */
-#endif
-#ifndef TP__ROUTE_LINES
-#define TP__ROUTE_LINES 1 /* aliasing planes of at most a quarter of the LLC: tp__transpose_lines */
-#endif
-#ifndef TP__NT_TILES
-#define TP__NT_TILES 0 /* streaming stores from the transpose tiles */
-#endif
-#ifndef TP__NT_TILES8
-#define TP__NT_TILES8 1 /* ... except for 8-byte elements (2 output rows in flight) */
-#endif
-#ifndef TP__NT_TILES4_512
-#define TP__NT_TILES4_512 1 /* ... and for 4-byte ones from the AVX-512 tile (whole-line rows) */
-#endif
-#ifndef TP__NT_REGION512
-#define TP__NT_REGION512 1 /* ... also in the region kernel (planes without aliasing) */
-#endif
-#ifndef TP__SMALL512
-#define TP__SMALL512 1 /* small planes the AVX-512 tiles take whole: the region kernel */
-#endif
-#ifndef TP__NT_PIECES
-#define TP__NT_PIECES 1 /* streaming outputs: tiles into the second buffer, pieces streamed */
-#endif
-#ifndef TP__NT_TRANSPOSE
-#define TP__NT_TRANSPOSE 1 /* the tp__stream_out level from which transposes stream pieces */
-#endif
-#ifndef TP__NT_BOUNCE
-#define TP__NT_BOUNCE 0 /* streaming planes without aliasing (one column level): bounce blocks */
-#endif
-#ifndef TP__NT_RUN
-#define TP__NT_RUN 1 /* a compact run of at least the LLC is copied with streaming stores */
-#endif
-#ifndef TP__NT_ROWS
-#define TP__NT_ROWS 0 /* streaming stores for the row copies of outputs of at least the LLC */
 #endif
 /* The last-level cache's size in bytes: TP_LLC_BYTES when the build sets it, else read once
    from Linux's /sys (the cache index of level 3 of cpu0; sysconf(_SC_LEVEL3_CACHE_SIZE) was
@@ -5149,11 +5061,8 @@ static size_t tp__llc_bytes(void) {
    line a group, the rows' other lines, fetched with them, had left the cache by the next
    group: bf16 2048x2048 in cache took 1.11-1.16x as long, f32 1024x1024 1.03-1.07x.) */
 #define TP__TBUF 32768
-#ifndef TP__LINES512
-#define TP__LINES512 0 /* the AVX-512 4- and 8-byte tiles here too (16 / 8 aliasing rows a tile) */
-#endif
 #ifndef TP__LINES_BYTES
-#define TP__LINES_BYTES 128 /* switch for A/B runs: 64 = one line of each source row a group */
+#define TP__LINES_BYTES 128 /* 64: one line of each source row a group (above) */
 #endif
 static void tp__transpose_lines(unsigned char *dst, const unsigned char *src, int64_t rows,
                                 int64_t cols, int64_t scol, int64_t drow, size_t es, int kind,
@@ -5169,9 +5078,12 @@ static void tp__transpose_lines(unsigned char *dst, const unsigned char *src, in
     int64_t bi = rows - i0 < B ? rows - i0 : B;
     for (c0 = 0; c0 < cols; c0 += seg) {
       int64_t sc = cols - c0 < seg ? cols - c0 : seg;
+      /* (not the AVX2 16x16 2-byte tile: 16 source rows 4 KiB apart fill one 8-way L1 set,
+         D1 read misses 0.85M -> 1.26M for bf16 2048x2048, 1.18x slower; nor the AVX-512 4- and
+         8-byte tiles: f32 1024x1024 1.03-1.09x slower) */
       tp__transpose_region(buf, src + (i0 + c0 * scol) * e, bi, sc, scol, sc, es,
-                           ((es == 2 && !TP__T2_LINES ? kind & ~TP__K_AVX2 : kind) &
-                            ~(es >= 4 && !TP__LINES512 ? TP__K_AVX512 : 0)) | TP__K_BUF);
+                           ((es == 2 ? kind & ~TP__K_AVX2 : kind) &
+                            ~(es >= 4 ? TP__K_AVX512 : 0)) | TP__K_BUF);
       for (i = 0; i < bi; i++) {
 #if TP__SSE2
         if (nt && !(kind & TP__K_C)) {
@@ -5203,12 +5115,13 @@ static void tp__transpose(unsigned char *dst, const unsigned char *src, int64_t 
   tp__block_fn blk;
   if ((flags & TP__K_NT) && (((uintptr_t)dst & 15u) != 0 || ((drow * e) & 15) != 0))
     flags &= ~TP__K_NT;
-  if (TP__NT_ALIGN && (flags & TP__K_NT) && cols2 == 1 && ((drow * e) & 63) == 0 &&
+  if ((flags & TP__K_NT) && cols2 == 1 && ((drow * e) & 63) == 0 &&
       ((uintptr_t)dst & 63u) != 0 && cols * e > 64) {
     /* an output off its 64-byte lines (as malloc's big blocks, 16 bytes into one): streamed
        pieces would fill the lines at both of their ends in part. The columns up to the first
        line boundary (every row's, the row stride being whole lines) are transposed on their own
-       with normal stores, the rest then streams whole lines */
+       with normal stores, the rest then streams whole lines (u8 / bf16 4096x4096 cold: 0.48x /
+       0.60x the time of the pieces streamed across the lines) */
     int64_t lead = (int64_t)((64u - ((uintptr_t)dst & 63u)) & 63u) / e;
     tp__transpose(dst, src, rows, lead, scol, 1, 0, drow, es, flags & ~TP__K_NT);
     tp__transpose(dst + lead * e, src + lead * scol * e, rows, cols - lead, scol, 1, 0, drow, es,
@@ -5217,18 +5130,14 @@ static void tp__transpose(unsigned char *dst, const unsigned char *src, int64_t 
   }
   /* the AVX-512 tiles stream whole 64-byte lines: 64-byte aligned output rows */
   a64 = ((uintptr_t)dst & 63u) == 0 && ((drow * e) & 63) == 0;
-  if (TP__NT_TILES && (flags & TP__K_NT) && es <= 2 && !a64)
-    flags &= ~TP__K_AVX512; /* (TP__NT_TILES: streaming from every tile) */
-  if ((flags & TP__K_NT) && !TP__NT_TILES && !(es == 8 && TP__NT_TILES8) &&
-      !(es == 4 && TP__NT_TILES4_512 && TP__T4_AVX512 && (flags & TP__K_AVX512) && a64)) {
+  if ((flags & TP__K_NT) && !(es == 8 || (es == 4 && (flags & TP__K_AVX512) && a64))) {
     /* streamed from the second buffer, not from the tiles: 8-16 output rows in flight leave as
        many half-filled write-combining buffers (measured 1.2-2x slower); the 2x2 tile of 8-byte
        elements fills two rows' lines in order, and streams from the tiles, and so do the
        AVX-512BW "lines" tiles of the bounce blocks (every store a whole line; nt512) */
     flags &= ~TP__K_NT;
     ntp = 1;
-    nt512 = TP__AVX512 && TP__T512_BLOCK && TP__NT_TILES512 != 0 && es <= 2 &&
-            (flags & TP__K_AVX512) && a64;
+    nt512 = TP__AVX512 && es <= 2 && (flags & TP__K_AVX512) && a64;
   }
   if ((flags & TP__K_NT) && es == 8 && !a64) flags &= ~TP__K_AVX512;
   blk = tp__block_for(es, nt512 ? flags | TP__K_NT : flags, &T, &nt);
@@ -5238,29 +5147,31 @@ static void tp__transpose(unsigned char *dst, const unsigned char *src, int64_t 
   /* a small plane of 4- or 8-byte elements whose source rows are on 64-byte lines and do not
      alias: the AVX-512 tiles straight from the source, no bounce block (64x64 f32 in cache
      0.69x the time) */
-  if (small && !alias && es >= 4 && (flags & TP__K_AVX512) && TP__SMALL512 &&
+  if (small && !alias && es >= 4 && (flags & TP__K_AVX512) &&
       (((uintptr_t)src | (uintptr_t)(scol * e) | (uintptr_t)(cols2 > 1 ? scol2 * e : 0)) & 63u) ==
           0)
     small = 2;
-  if (!blk || plane <= TP__TDIRECT || small == 2 ||
-      (!small && !alias && TP__ROUTE_DIRECT && !(ntp && cols2 == 1 && TP__NT_BOUNCE))) {
-    /* no aliasing of rows in one cache set: the region kernel straight from the source */
+  if (!blk || plane <= TP__TDIRECT || small == 2 || (!small && !alias)) {
+    /* no aliasing of rows in one cache set: the region kernel straight from the source (the
+       bounce blocks, streamed, for these: NCHW->NHWC 0.88-1.02x, a channels_last slice 5.5x
+       the time) */
     /* the write prefetch only for one column level: with two (a channels_last slice), each
        region writes a short piece of every output row and it measured 1.08x [1.04-1.14] slower */
     int kind = (flags & (TP__K_AVX2 | TP__K_AVX512 | TP__K_C)) | (ntp || nt ? TP__K_PF : 0);
-    if (nt && es >= 4 && TP__NT_REGION512) kind |= TP__K_NT; /* the AVX-512 super-tiles stream */
-    if (TP__NT_REGION512B && ntp && es <= TP__NT_REGION512B && (flags & TP__K_AVX512) &&
-        cols2 == 1 && a64)
+    if (nt && es >= 4) kind |= TP__K_NT; /* the AVX-512 super-tiles stream */
+    if (ntp && es <= 2 && (flags & TP__K_AVX512) && cols2 == 1 && a64)
       kind |= TP__K_NT; /* the byte super-tiles stream whole lines (their edges do not) */
-    if ((kind & TP__K_PF) && cols2 == 1 && TP__PFW_REGION && !(kind & TP__K_NT))
+    if ((kind & TP__K_PF) && cols2 == 1 && !(kind & TP__K_NT))
       kind |= TP__K_PFW; /* (not for lines streamed past the caches: 0.74-0.76x without) */
     for (g = 0; g < cols2; g++)
       tp__transpose_region(dst + g * cols * e, src + g * scol2 * e, rows, cols, scol, drow, es,
                            kind);
     return;
   }
-  if (!small && TP__ROUTE_LINES && (!nt || (nt512 && TP__NT_TILES512 < 2)) &&
-      (size_t)plane <= tp__llc_bytes() / 4) {
+  /* aliasing planes of at most LLC/4: the line groups (the bounce blocks instead: bf16 2048x2048
+     1.07x, f32 1024x1024 1.36x the time; streaming "lines" blocks for a streamed output of this
+     size: 1.03-1.04x, a tie, not taken) */
+  if (!small && (!nt || nt512) && (size_t)plane <= tp__llc_bytes() / 4) {
     for (g = 0; g < cols2; g++)
       tp__transpose_lines(dst + g * cols * e, src + g * scol2 * e, rows, cols, scol, drow, es,
                           flags & (TP__K_AVX2 | TP__K_AVX512 | TP__K_C), ntp);
@@ -5279,9 +5190,10 @@ static void tp__transpose_blocks(unsigned char *dst, const unsigned char *src, i
                                  int ntp, int small) {
   int64_t e = (int64_t)es, Bi, Bj, i0, j0, k, g, c, ncols = cols * cols2, I, J, SB;
   /* both buffers start on a 64-byte line (the 64-byte loads and stores of the AVX-512 tiles
-     would otherwise straddle two lines each; TP__BUF64 0: as declared, 8-byte aligned) */
+     would otherwise straddle two lines each; 8-byte aligned as declared: f32 4096x4096 cold
+     1.07x the time) */
   uint64_t buf[TP__TBLOCK / 8 + 8], obuf[TP__TBLOCK / 8 + 8];
-  unsigned char *b = (unsigned char *)buf + (TP__BUF64 ? (64u - ((uintptr_t)buf & 63u)) & 63u : 0);
+  unsigned char *b = (unsigned char *)buf + ((64u - ((uintptr_t)buf & 63u)) & 63u);
   unsigned char *ob = NULL;
   const unsigned char *row[TP__TBLOCK / 128]; /* the block's source rows (Bj <= TP__TBLOCK / 128) */
   /* runs of 256 source bytes when streaming (whole output lines per tile row; fewer, longer
@@ -5303,7 +5215,7 @@ static void tp__transpose_blocks(unsigned char *dst, const unsigned char *src, i
      (measured: bf16 2048x2048 1.02-1.04 -> 0.72-0.75 ms, u8 4096x4096 5.4-5.6 -> 3.3-3.7 ms;
      slower for 8-byte elements, mixed for 4-byte ones and 2 KiB strides, which stay direct) */
   if (ntp || (!nt && es <= 2 && (drow * e) % 4096 == 0))
-    ob = (unsigned char *)obuf + (TP__BUF64 ? (64u - ((uintptr_t)obuf & 63u)) & 63u : 0);
+    ob = (unsigned char *)obuf + ((64u - ((uintptr_t)obuf & 63u)) & 63u);
   /* super-blocks of TP__TSUPER source rows x TP__TSUPER output rows: the blocks inside one
      touch at most ~2 x TP__TSUPER pages (source rows' pieces, output rows' pieces), few enough
      for the TLB to keep; without them a column of blocks touches every output row's page */
@@ -5326,14 +5238,14 @@ static void tp__transpose_blocks(unsigned char *dst, const unsigned char *src, i
           int64_t bi = iend - i0 < Bi ? iend - i0 : Bi, ti = bi / T * T;
           unsigned char *d = dst + (i0 * drow + j0) * e;
 #if TP__AVX512
-          if (TP__T512_BOUNCE && bi * e == 256 &&
+          if (bi * e == 256 &&
               (blk == tp__block1_avx512_nt || blk == tp__block2_avx512_nt))
             tp__bounce256_avx512(b, Bi * e, row, bj, i0 * e);
           else
 #endif
           for (k = 0; k < bj; k++) memcpy(b + k * Bi * e, row[k] + i0 * e, (size_t)(bi * e));
 #if TP__SSE2
-          if (TP__PF_BLOCK && i0 + Bi < iend) { /* the next block's runs continue these rows */
+          if (i0 + Bi < iend) { /* the next block's runs continue these rows */
             int64_t nb = iend - i0 - Bi < Bi ? iend - i0 - Bi : Bi;
             for (k = 0; k < bj; k++) tp__prefetch(row[k] + (i0 + Bi) * e, (size_t)(nb * e));
           }
@@ -5389,7 +5301,8 @@ static void tp__plan_copy(const tp__plan *p, unsigned char *dst, int nt) {
   level = tp__cpu_level();
   if (level == TP__CPU_C) nt = 0;
 #if TP__SSE2
-  if (TP__NT_RUN && nt >= 2 && tp__plan_is_run(p)) { /* beyond the LLC: no read-for-ownership */
+  if (nt >= 2 && tp__plan_is_run(p)) { /* beyond the LLC: no read-for-ownership (a 64 MiB
+                                          run: 0.58x the time of glibc's memcpy) */
     tp__copy_nt(dst, p->base, (size_t)(p->numel * es));
     _mm_sfence();
     return;
@@ -5412,7 +5325,7 @@ static void tp__plan_copy(const tp__plan *p, unsigned char *dst, int nt) {
             : level >= TP__CPU_AVX2 ? TP__K_AVX2
             : level == TP__CPU_C    ? TP__K_C
                                     : 0;
-  if (nt >= TP__NT_TRANSPOSE && (TP__NT_TILES || TP__NT_PIECES)) flags |= TP__K_NT;
+  if (nt > 0) flags |= TP__K_NT; /* from LLC/4 transposes stream (tp__transpose says how) */
   /* the dim outside the inner one joins the transpose's output rows (a second column level) */
   g2 = k >= 0 && k < inner - 1 ? inner - 1 : -1;
   count = 1;
@@ -5431,7 +5344,7 @@ static void tp__plan_copy(const tp__plan *p, unsigned char *dst, int nt) {
      cache, 0.84-1.02x in cache (bench/README.md); rows of a page or more (the prefetchers
      follow them) and outputs under TP__PF_AHEAD_MIN (the prefetches of lines already in the
      cache cost more than they give) do not. */
-  if (TP__SSE2 && TP__PF_AHEAD && s == 1 && n * es >= 1024 && n * es < 4096 &&
+  if (TP__SSE2 && s == 1 && n * es >= 1024 && n * es < 4096 &&
       (size_t)(p->numel * es) >= TP__PF_AHEAD_MIN && level != TP__CPU_C) {
     ahead = (4096 + n * es - 1) / (n * es);
     if (ahead < 2) ahead = 2;
@@ -5447,8 +5360,11 @@ static void tp__plan_copy(const tp__plan *p, unsigned char *dst, int nt) {
       /* a long row starts the next one's reads (the hardware prefetchers stop at the end of a
          run and take a while to start on a new one; short rows they follow by stride): its
          head, and the lines of its last TP__PF_ROW_TAIL bytes, which glibc's vector memcpy
-         reads before its loop */
-      if (TP__PF_ROWS && n * es >= 1024 && it + 1 < count && level != TP__CPU_C) {
+         reads before its loop (without the head's: the columns [:, 100:612] of 4096x4096
+         1.34x the time). The rows are never streamed: from LLC/4 on, every other row of
+         8192x1024 / 16384x1024 cold took 1.17x / 1.24x the time, the columns 1.23x out of
+         cache, 0.75x in cache (which the sizes cannot tell apart) */
+      if (n * es >= 1024 && it + 1 < count && level != TP__CPU_C) {
         size_t nb = (size_t)(n * es);
         tp__prefetch(p->base + soff, nb < TP__PF_ROW_BYTES ? nb : TP__PF_ROW_BYTES);
         if (TP__PF_ROW_TAIL) tp__prefetch(p->base + soff + nb - TP__PF_ROW_TAIL, TP__PF_ROW_TAIL);
@@ -5457,11 +5373,8 @@ static void tp__plan_copy(const tp__plan *p, unsigned char *dst, int nt) {
         tp__prefetch_far(p->base + aoff, (size_t)(n * es));
         tp__odo_step(nl, lsize, lsrc, NULL, aidx, &aoff, NULL);
       }
-      if (TP__NT_ROWS && nt >= 2 && n * es >= 256)
-        tp__copy_nt(dst + d0, p->base + s0, (size_t)(n * es));
-      else
 #endif
-        memcpy(dst + d0, p->base + s0, (size_t)(n * es));
+      memcpy(dst + d0, p->base + s0, (size_t)(n * es));
     } else if (k >= 0) {
       tp__transpose(dst + d0, p->base + s0, p->size[k], n, s, g2 >= 0 ? p->size[g2] : 1,
                     g2 >= 0 ? p->stride[g2] : 0, ostride[k], p->esize, flags);

@@ -10,7 +10,10 @@
 #   sh bench/ab_calls.sh HEAD --cold f32 100 4096,512 4096,1       (columns, out of cache)
 #
 # REV is a git revision or a path to a tensorpack.h (REV = the working tree's own header: an
-# A/A, the noise). OLD_CFLAGS / NEW_CFLAGS add -D switches to one side, as in ab.sh.
+# A/A, the noise). OLD_CFLAGS / NEW_CFLAGS add -D switches to one side, as in ab.sh; a choice
+# removed from >>copy is built on the old side from the header that still has it, e.g.
+#   OLD_CFLAGS=-DTP__NT_ROWS=1 sh bench/ab_calls.sh 83dcf9c f32 0 4096,1024 2048,1
+# (bench/README.md, "The switches removed").
 set -eu
 REV=${1:-}
 if [ -z "$REV" ] || [ $# -lt 5 ]; then
