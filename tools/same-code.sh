@@ -104,15 +104,19 @@ if [ -n "${ONLY:-}" ]; then
   mv "$TMP/only" "$TMP/builds"
 fi
 
-# normalize: objdump -t, -s and -dr of one object (in that order, separated by lines "==S" and
-# "==D") -> one line per instruction: "function<TAB>instruction" (see the header comment).
+# hexval(h): the number a hex string (0x or not) spells; awk's part of both programs below
 # shellcheck disable=SC2016
-NORMALIZE='
+HEXVAL='
 function hexval(h,   i, v) {
   h = tolower(h); sub(/^0x/, "", h); v = 0
   for (i = 1; i <= length(h); i++) v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
   return v
 }
+'
+# normalize: objdump -t, -s and -dr of one object (in that order, separated by lines "==S" and
+# "==D") -> one line per instruction: "function<TAB>instruction" (see the header comment).
+# shellcheck disable=SC2016
+NORMALIZE="$HEXVAL"'
 function fmt(v) { return v < 0 ? sprintf("-0x%x", -v) : sprintf("+0x%x", v) }
 function bare(n) { sub(/\.[0-9]+$/, "", n); return n }
 # bytes of a mergeable section at offset o: a string up to its terminator, a constant whole
@@ -202,12 +206,7 @@ END { if (ins != "") print ins pend }
 # compare: old.lst new.lst [old-shift.lst new-shift.lst] -> the report lines of one object;
 # the last line is "RESULT <compared> <identical> <differing> <only-old> <only-new>".
 # shellcheck disable=SC2016
-COMPARE='
-function hexval(h,   i, v) {
-  h = tolower(h); sub(/^0x/, "", h); v = 0
-  for (i = 1; i <= length(h); i++) v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
-  return v
-}
+COMPARE="$HEXVAL"'
 # a with every immediate that is a line number (it moves by SHIFT in its twin b) as $LINE
 function lines(a, b,   pa, pb, na, nb, i, ia, ib, out, ra, rb) {
   ra = a; rb = b; gsub(/\$0x[0-9a-f]+/, "$", ra); gsub(/\$0x[0-9a-f]+/, "$", rb)
