@@ -4072,46 +4072,38 @@ static void tp__gather(unsigned char *dst, const unsigned char *src, int64_t n, 
 #define TP__ST(p, v) _mm_storeu_si128((__m128i *)(void *)(p), (v))
 #define TP__STN(p, v) _mm_stream_si128((__m128i *)(void *)(p), (v))
 /* 4x4 of 4-byte elements; ss / ds are byte strides between source / destination rows. */
-#define TP__TILE4_4X4(NAME, STORE)                                                             \
-  static void NAME(unsigned char *d, int64_t ds, const unsigned char *s, int64_t ss) {        \
-    __m128i r0 = TP__LD(s), r1 = TP__LD(s + ss), r2 = TP__LD(s + 2 * ss);                      \
-    __m128i r3 = TP__LD(s + 3 * ss);                                                           \
-    __m128i t0 = _mm_unpacklo_epi32(r0, r1), t1 = _mm_unpacklo_epi32(r2, r3);                  \
-    __m128i t2 = _mm_unpackhi_epi32(r0, r1), t3 = _mm_unpackhi_epi32(r2, r3);                  \
-    STORE(d, _mm_unpacklo_epi64(t0, t1));                                                      \
-    STORE(d + ds, _mm_unpackhi_epi64(t0, t1));                                                 \
-    STORE(d + 2 * ds, _mm_unpacklo_epi64(t2, t3));                                             \
-    STORE(d + 3 * ds, _mm_unpackhi_epi64(t2, t3));                                             \
-  }
-TP__TILE4_4X4(tp__tile4_4x4, TP__ST)
-TP__TILE4_4X4(tp__tile4_4x4_nt, TP__STN)
-#undef TP__TILE4_4X4
+static void tp__tile4_4x4(unsigned char *d, int64_t ds, const unsigned char *s, int64_t ss) {
+  __m128i r0 = TP__LD(s), r1 = TP__LD(s + ss), r2 = TP__LD(s + 2 * ss);
+  __m128i r3 = TP__LD(s + 3 * ss);
+  __m128i t0 = _mm_unpacklo_epi32(r0, r1), t1 = _mm_unpacklo_epi32(r2, r3);
+  __m128i t2 = _mm_unpackhi_epi32(r0, r1), t3 = _mm_unpackhi_epi32(r2, r3);
+  TP__ST(d, _mm_unpacklo_epi64(t0, t1));
+  TP__ST(d + ds, _mm_unpackhi_epi64(t0, t1));
+  TP__ST(d + 2 * ds, _mm_unpacklo_epi64(t2, t3));
+  TP__ST(d + 3 * ds, _mm_unpackhi_epi64(t2, t3));
+}
 /* 8x8 of 2-byte elements. */
-#define TP__TILE2_8X8(NAME, STORE)                                                             \
-  static void NAME(unsigned char *d, int64_t ds, const unsigned char *s, int64_t ss) {        \
-    __m128i r0 = TP__LD(s), r1 = TP__LD(s + ss), r2 = TP__LD(s + 2 * ss);                      \
-    __m128i r3 = TP__LD(s + 3 * ss), r4 = TP__LD(s + 4 * ss), r5 = TP__LD(s + 5 * ss);         \
-    __m128i r6 = TP__LD(s + 6 * ss), r7 = TP__LD(s + 7 * ss);                                  \
-    __m128i a = _mm_unpacklo_epi16(r0, r1), b = _mm_unpackhi_epi16(r0, r1);                    \
-    __m128i c = _mm_unpacklo_epi16(r2, r3), e = _mm_unpackhi_epi16(r2, r3);                    \
-    __m128i f = _mm_unpacklo_epi16(r4, r5), g = _mm_unpackhi_epi16(r4, r5);                    \
-    __m128i h = _mm_unpacklo_epi16(r6, r7), k = _mm_unpackhi_epi16(r6, r7);                    \
-    __m128i ac0 = _mm_unpacklo_epi32(a, c), ac1 = _mm_unpackhi_epi32(a, c);                    \
-    __m128i be0 = _mm_unpacklo_epi32(b, e), be1 = _mm_unpackhi_epi32(b, e);                    \
-    __m128i fh0 = _mm_unpacklo_epi32(f, h), fh1 = _mm_unpackhi_epi32(f, h);                    \
-    __m128i gk0 = _mm_unpacklo_epi32(g, k), gk1 = _mm_unpackhi_epi32(g, k);                    \
-    STORE(d, _mm_unpacklo_epi64(ac0, fh0));                                                    \
-    STORE(d + ds, _mm_unpackhi_epi64(ac0, fh0));                                               \
-    STORE(d + 2 * ds, _mm_unpacklo_epi64(ac1, fh1));                                           \
-    STORE(d + 3 * ds, _mm_unpackhi_epi64(ac1, fh1));                                           \
-    STORE(d + 4 * ds, _mm_unpacklo_epi64(be0, gk0));                                           \
-    STORE(d + 5 * ds, _mm_unpackhi_epi64(be0, gk0));                                           \
-    STORE(d + 6 * ds, _mm_unpacklo_epi64(be1, gk1));                                           \
-    STORE(d + 7 * ds, _mm_unpackhi_epi64(be1, gk1));                                           \
-  }
-TP__TILE2_8X8(tp__tile2_8x8, TP__ST)
-TP__TILE2_8X8(tp__tile2_8x8_nt, TP__STN)
-#undef TP__TILE2_8X8
+static void tp__tile2_8x8(unsigned char *d, int64_t ds, const unsigned char *s, int64_t ss) {
+  __m128i r0 = TP__LD(s), r1 = TP__LD(s + ss), r2 = TP__LD(s + 2 * ss);
+  __m128i r3 = TP__LD(s + 3 * ss), r4 = TP__LD(s + 4 * ss), r5 = TP__LD(s + 5 * ss);
+  __m128i r6 = TP__LD(s + 6 * ss), r7 = TP__LD(s + 7 * ss);
+  __m128i a = _mm_unpacklo_epi16(r0, r1), b = _mm_unpackhi_epi16(r0, r1);
+  __m128i c = _mm_unpacklo_epi16(r2, r3), e = _mm_unpackhi_epi16(r2, r3);
+  __m128i f = _mm_unpacklo_epi16(r4, r5), g = _mm_unpackhi_epi16(r4, r5);
+  __m128i h = _mm_unpacklo_epi16(r6, r7), k = _mm_unpackhi_epi16(r6, r7);
+  __m128i ac0 = _mm_unpacklo_epi32(a, c), ac1 = _mm_unpackhi_epi32(a, c);
+  __m128i be0 = _mm_unpacklo_epi32(b, e), be1 = _mm_unpackhi_epi32(b, e);
+  __m128i fh0 = _mm_unpacklo_epi32(f, h), fh1 = _mm_unpackhi_epi32(f, h);
+  __m128i gk0 = _mm_unpacklo_epi32(g, k), gk1 = _mm_unpackhi_epi32(g, k);
+  TP__ST(d, _mm_unpacklo_epi64(ac0, fh0));
+  TP__ST(d + ds, _mm_unpackhi_epi64(ac0, fh0));
+  TP__ST(d + 2 * ds, _mm_unpacklo_epi64(ac1, fh1));
+  TP__ST(d + 3 * ds, _mm_unpackhi_epi64(ac1, fh1));
+  TP__ST(d + 4 * ds, _mm_unpacklo_epi64(be0, gk0));
+  TP__ST(d + 5 * ds, _mm_unpackhi_epi64(be0, gk0));
+  TP__ST(d + 6 * ds, _mm_unpacklo_epi64(be1, gk1));
+  TP__ST(d + 7 * ds, _mm_unpackhi_epi64(be1, gk1));
+}
 /* 8x8 of bytes (8-byte row pieces; no streaming form: 8-byte pieces would not fill a line). */
 static void tp__tile1_8x8(unsigned char *d, int64_t ds, const unsigned char *s, int64_t ss) {
 #define TP__L8(p) _mm_loadl_epi64((const __m128i *)(const void *)(p))
@@ -4158,42 +4150,31 @@ static void tp__tile8_2x2_nt(unsigned char *d, int64_t ds, const unsigned char *
    Rows k and k + 4 share a register (low / high 128 bits): the inserts are loads plus blends,
    which leaves the shuffle port 16 shuffles per tile instead of 24. r_k = [row k cols 0-3 |
    row k+4 cols 0-3] (k < 4), r_{k+4} the same for cols 4-7; after two shuffle stages each
-   register holds one output row: [col c rows 0-3 | col c rows 4-7]. The streaming form stores
-   each row as two 16-byte halves (16-byte alignment is all it needs). */
+   register holds one output row: [col c rows 0-3 | col c rows 4-7]. */
 #define TP__LDH(p) _mm_loadu_ps((const float *)(const void *)(p))
 #define TP__LROW(k, o)                                                                          \
   _mm256_insertf128_ps(_mm256_castps128_ps256(TP__LDH(s + (k) * ss + (o))),                     \
                        TP__LDH(s + ((k) + 4) * ss + (o)), 1)
 #define TP__S256(p, v) _mm256_storeu_ps((float *)(void *)(p), (v))
-#define TP__S256N(p, v)                                                                         \
-  do {                                                                                          \
-    __m256 tp__v = (v);                                                                         \
-    _mm_stream_ps((float *)(void *)(p), _mm256_castps256_ps128(tp__v));                          \
-    _mm_stream_ps((float *)(void *)((p) + 16), _mm256_extractf128_ps(tp__v, 1));                \
-  } while (0)
-#define TP__TILE4_8X8(NAME, STORE)                                                              \
-  __attribute__((target("avx2"))) static void NAME(unsigned char *d, int64_t ds,                \
-                                                   const unsigned char *s, int64_t ss) {        \
-    __m256 r0 = TP__LROW(0, 0), r1 = TP__LROW(1, 0), r2 = TP__LROW(2, 0), r3 = TP__LROW(3, 0);   \
-    __m256 r4 = TP__LROW(0, 16), r5 = TP__LROW(1, 16), r6 = TP__LROW(2, 16);                    \
-    __m256 r7 = TP__LROW(3, 16);                                                                \
-    __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);                    \
-    __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);                    \
-    __m256 t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5);                    \
-    __m256 t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);                    \
-    STORE(d, _mm256_shuffle_ps(t0, t2, 0x44));                                                  \
-    STORE(d + ds, _mm256_shuffle_ps(t0, t2, 0xEE));                                             \
-    STORE(d + 2 * ds, _mm256_shuffle_ps(t1, t3, 0x44));                                         \
-    STORE(d + 3 * ds, _mm256_shuffle_ps(t1, t3, 0xEE));                                         \
-    STORE(d + 4 * ds, _mm256_shuffle_ps(t4, t6, 0x44));                                         \
-    STORE(d + 5 * ds, _mm256_shuffle_ps(t4, t6, 0xEE));                                         \
-    STORE(d + 6 * ds, _mm256_shuffle_ps(t5, t7, 0x44));                                         \
-    STORE(d + 7 * ds, _mm256_shuffle_ps(t5, t7, 0xEE));                                         \
-  }
-TP__TILE4_8X8(tp__tile4_8x8_avx2, TP__S256)
-TP__TILE4_8X8(tp__tile4_8x8_avx2_nt, TP__S256N)
-#undef TP__TILE4_8X8
-#undef TP__S256N
+__attribute__((target("avx2"))) static void tp__tile4_8x8_avx2(unsigned char *d, int64_t ds,
+                                                                 const unsigned char *s,
+                                                                 int64_t ss) {
+  __m256 r0 = TP__LROW(0, 0), r1 = TP__LROW(1, 0), r2 = TP__LROW(2, 0), r3 = TP__LROW(3, 0);
+  __m256 r4 = TP__LROW(0, 16), r5 = TP__LROW(1, 16), r6 = TP__LROW(2, 16);
+  __m256 r7 = TP__LROW(3, 16);
+  __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
+  __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
+  __m256 t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5);
+  __m256 t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
+  TP__S256(d, _mm256_shuffle_ps(t0, t2, 0x44));
+  TP__S256(d + ds, _mm256_shuffle_ps(t0, t2, 0xEE));
+  TP__S256(d + 2 * ds, _mm256_shuffle_ps(t1, t3, 0x44));
+  TP__S256(d + 3 * ds, _mm256_shuffle_ps(t1, t3, 0xEE));
+  TP__S256(d + 4 * ds, _mm256_shuffle_ps(t4, t6, 0x44));
+  TP__S256(d + 5 * ds, _mm256_shuffle_ps(t4, t6, 0xEE));
+  TP__S256(d + 6 * ds, _mm256_shuffle_ps(t5, t7, 0x44));
+  TP__S256(d + 7 * ds, _mm256_shuffle_ps(t5, t7, 0xEE));
+}
 #undef TP__S256
 #undef TP__LROW
 #undef TP__LDH
@@ -4869,15 +4850,12 @@ typedef void (*tp__block_fn)(unsigned char *dst, int64_t drow, const unsigned ch
 #if TP__SSE2
 TP__BLOCK_FN(tp__block1, TP__NOATTR, tp__tile1_8x8, 8, 1)
 TP__BLOCK_FN(tp__block2, TP__NOATTR, tp__tile2_8x8, 8, 2)
-TP__BLOCK_FN(tp__block2_nt, TP__NOATTR, tp__tile2_8x8_nt, 8, 2)
 TP__BLOCK_FN(tp__block4, TP__NOATTR, tp__tile4_4x4, 4, 4)
-TP__BLOCK_FN(tp__block4_nt, TP__NOATTR, tp__tile4_4x4_nt, 4, 4)
 TP__BLOCK_FN(tp__block8, TP__NOATTR, tp__tile8_2x2, 2, 8)
 TP__BLOCK_FN(tp__block8_nt, TP__NOATTR, tp__tile8_2x2_nt, 2, 8)
 #endif
 #if TP__AVX2
 TP__BLOCK_FN(tp__block4_avx2, __attribute__((target("avx2"))), tp__tile4_8x8_avx2, 8, 4)
-TP__BLOCK_FN(tp__block4_avx2_nt, __attribute__((target("avx2"))), tp__tile4_8x8_avx2_nt, 8, 4)
 TP__BLOCK_FN(tp__block2_avx2, __attribute__((target("avx2"))), tp__tile2_16x16_avx2, 16, 2)
 #endif
 #if TP__AVX512
@@ -4926,7 +4904,10 @@ TP__A512 static void tp__bounce256_avx512(unsigned char *b, int64_t bs,
 #undef TP__BLOCK_FN
 
 /* The block kernel for an element size and TP__K_* flags, its tile size T, and whether it
-   streams (NULL: none; element sizes without a tile never stream). */
+   streams (NULL: none; element sizes without a tile never stream). Streaming blocks exist for
+   8-byte elements and, with TP__K_AVX512, for 1-, 2- and 4-byte ones, and tp__transpose asks
+   for no others (streamed from the SSE2 / AVX2 tiles, f32 / bf16 4096x4096 took 1.7x / 3.2x
+   the time: TP__NT_TILES in bench/README.md); TP__K_NT for any other gets the normal block. */
 static tp__block_fn tp__block_for(size_t es, int flags, int64_t *T, int *nt) {
   int want_nt = (flags & TP__K_NT) != 0;
   *T = 0;
@@ -4954,26 +4935,21 @@ static tp__block_fn tp__block_for(size_t es, int flags, int64_t *T, int *nt) {
 #if TP__AVX2
   if (es == 4 && (flags & TP__K_AVX2)) {
     *T = 8;
-    *nt = want_nt;
-    return want_nt ? tp__block4_avx2_nt : tp__block4_avx2;
+    return tp__block4_avx2;
   }
-  if (es == 2 && (flags & TP__K_AVX2) && !want_nt) {
-    /* (streaming: the 8x8 SSE2 tile below - 16 output rows in flight, each line finished only
-       by the second tile, measured slower than 8) */
+  if (es == 2 && (flags & TP__K_AVX2)) {
     *T = 16;
     return tp__block2_avx2;
   }
 #endif
 #if TP__SSE2
-  *nt = want_nt && es != 1;
   switch (es) {
     case 1: *T = 8; return tp__block1;
-    case 2: *T = 8; return want_nt ? tp__block2_nt : tp__block2;
-    case 4: *T = 4; return want_nt ? tp__block4_nt : tp__block4;
-    case 8: *T = 2; return want_nt ? tp__block8_nt : tp__block8;
+    case 2: *T = 8; return tp__block2;
+    case 4: *T = 4; return tp__block4;
+    case 8: *T = 2; *nt = want_nt; return want_nt ? tp__block8_nt : tp__block8;
     default: break;
   }
-  *nt = 0;
 #endif
   (void)es;
   return NULL;
