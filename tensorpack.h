@@ -4059,12 +4059,6 @@ static void tp__gather(unsigned char *dst, const unsigned char *src, int64_t n, 
 #define TP__K_PFW 16 /* ... and its output lines for writing (one column level: whole rows) */
 #define TP__K_BUF 128 /* the region kernel writes tp__transpose_lines' buffer (rows alias) */
 #define TP__K_NT 2   /* streaming stores for the output */
-/* The one choice still a switch: 2-byte "lines" super-tiles in the region kernel lost to the
-   AVX2 16x16 (1.09-1.31x slower), but tp__super_for names them in a branch gcc cannot prove
-   dead, and without them gcc inlines tp__tile2_32_ln into tp__block2_avx512 (other code) */
-#ifndef TP__T512_REGION2
-#define TP__T512_REGION2 0 /* 2: 2-byte "lines" super-tiles in the region kernel */
-#endif
 #if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
 #include <emmintrin.h>
 #define TP__SSE2 1
@@ -4731,7 +4725,6 @@ TP__SUPER512(tp__super8_avx512_nt, tp__tile8_8x8_avx512_nt, 8, 8)
 TP__SUPER512(tp__super1_rw_avx512, tp__tile1_64_rw, 64, 1)
 TP__SUPER512(tp__super1_ln_avx512, tp__tile1_64_ln, 64, 1)
 TP__SUPER512(tp__super2_rw_avx512, tp__tile2_32_rw, 32, 2)
-TP__SUPER512(tp__super2_ln_avx512, tp__tile2_32_ln, 32, 2)
 TP__SUPER512(tp__super1_ln_nt_avx512, tp__tile1_64_ln_nt, 64, 1)
 TP__SUPER512(tp__super2_ln_nt_avx512, tp__tile2_32_ln_nt, 32, 2)
 #undef TP__SUPER512
@@ -4745,11 +4738,11 @@ static tp__super_fn tp__super_for(size_t es, int kind) {
     return kind & TP__K_NT ? tp__super4_avx512_nt : tp__super4_avx512;
   if (es == 8 && (kind & TP__K_AVX512))
     return kind & TP__K_NT ? tp__super8_avx512_nt : tp__super8_avx512;
-  if (es <= 2 && (kind & TP__K_AVX512)) { /* the form (see tp__tile1_64_rw): 1 "rows" */
-    int form = kind & TP__K_BUF ? 1 : es == 1 ? 2 : TP__T512_REGION2; /* 2 "lines", 0 none */
-    if (form == 1) return es == 1 ? tp__super1_rw_avx512 : tp__super2_rw_avx512;
+  if (es <= 2 && (kind & TP__K_AVX512)) { /* the forms: see tp__tile1_64_rw */
+    if (kind & TP__K_BUF) return es == 1 ? tp__super1_rw_avx512 : tp__super2_rw_avx512;
     if (kind & TP__K_NT) return es == 1 ? tp__super1_ln_nt_avx512 : tp__super2_ln_nt_avx512;
-    if (form == 2) return es == 1 ? tp__super1_ln_avx512 : tp__super2_ln_avx512;
+    /* (2-byte "lines" unstreamed lost to the AVX2 16x16 below: 1.09-1.31x slower) */
+    if (es == 1) return tp__super1_ln_avx512;
   }
 #endif
 #if TP__AVX2
