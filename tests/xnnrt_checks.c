@@ -10,6 +10,7 @@
 
 #define TENSORPACK_XNNPACK_RUNTIME
 #include "tensorpack_xnnpack.h"
+#include "xnn_patch.h"
 #include "tp_test.h"
 
 #define IN TP_XNN_FLAG_EXTERNAL_INPUT
@@ -344,28 +345,6 @@ static void test_depthwise_zero_channels(void) {
    that skips the slot from one that looks it up (that one refuses "node 0 (concatenate2):
    input3_id 3 is not a defined value"); the real ids, and running the node to compare its
    outputs, need an XNNPACK with concatenate. */
-static int patch_slot(unsigned char *blob, size_t size, uint32_t field, uint32_t id) {
-  static const unsigned char none[4] = {0xFF, 0xFF, 0xFF, 0xFF};
-  unsigned char w[4];
-  size_t at;
-  w[0] = (unsigned char)id;
-  w[1] = (unsigned char)(id >> 8);
-  w[2] = (unsigned char)(id >> 16);
-  w[3] = (unsigned char)(id >> 24);
-  for (at = 0; at + 4 <= size; at++) { /* the stored none that reads back as this field */
-    tp_xnn_blob b;
-    int hit;
-    if (memcmp(blob + at, none, 4) != 0) continue;
-    memcpy(blob + at, w, 4);
-    hit = tp_xnn_read_blob(blob, size, &b, NULL) == TP_OK && b.num_nodes == 1 &&
-          b.nodes[0].f[field] == id;
-    tp_xnn_blob_free(&b);
-    if (hit) return 1; /* patched */
-    memcpy(blob + at, none, 4);
-  }
-  return 0;
-}
-
 static void test_unused_slot(void) {
   int kind, kinds = 0, cases = 0;
   for (kind = 1; kind <= TP_XNN_NODE_KINDS; kind++) {
@@ -419,7 +398,7 @@ static void test_unused_slot(void) {
       if (d->fields[f].role != 'n') continue;
       for (k = 0; k < 3; k++) {
         memcpy(p, m.data, m.size);
-        TPT_EQ_INT(patch_slot(p, m.size, d->fields[f].id, ids[k]), 1);
+        TPT_EQ_INT(tpt_xnn_patch_slot(p, m.size, d->fields[f].id, ids[k]), 1);
         TPT_STATUS(tp_xnn_check_blob(p, m.size, TP_XNN_TARGET_EXECUTORCH, &c), TP_OK);
         TPT_STATUS(tp_xnn_check_blob(p, m.size, TP_XNN_TARGET_XNNPACK, &c), TP_OK);
         memset(&e, 0, sizeof e);
